@@ -1,0 +1,44 @@
+// The audit log: one JSON line per request (time, user, verb, resource, namespace, name, code,
+// latency). Tests and benchmarks count API calls from it; `--audit-log FILE` writes it to disk.
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+export interface AuditEntry {
+  time: string;
+  user: string;
+  verb: string;
+  /** resource[/subresource], or the non-resource path */
+  resource: string;
+  group: string;
+  namespace: string;
+  name: string;
+  code: number;
+  latencyMs: number;
+  userAgent?: string;
+}
+
+export class AuditLog {
+  private buffer: AuditEntry[] = [];
+  private stream: WriteStream | undefined;
+
+  constructor(private readonly maxEntries = 200_000, file?: string) {
+    if (file) this.stream = createWriteStream(file, { flags: 'a' });
+  }
+
+  record(e: AuditEntry): void {
+    this.buffer.push(e);
+    if (this.buffer.length > this.maxEntries) this.buffer.splice(0, this.buffer.length - this.maxEntries);
+    this.stream?.write(`${JSON.stringify(e)}\n`);
+  }
+
+  entries(): AuditEntry[] {
+    return [...this.buffer];
+  }
+
+  clear(): void {
+    this.buffer = [];
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.stream ? this.stream.end(resolve) : resolve()));
+  }
+}

@@ -1,0 +1,94 @@
+// Kubernetes `Status` errors. Every failure the API server returns is one of these, with the reason, code
+// and (for 422) one cause per invalid field, exactly as kube-apiserver shapes them, because kubectl and
+// client libraries branch on `reason` and print `message`.
+
+export interface StatusCause {
+  /** e.g. FieldValueInvalid, FieldValueRequired, FieldValueNotSupported, FieldValueDuplicate, FieldValueTooLong, FieldValueForbidden, FieldValueTypeInvalid, FieldManagerConflict */
+  reason: string;
+  message: string;
+  /** JSON-ish path such as `spec.replicas` or `metadata.labels[app]` */
+  field: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message: string;
+  reason: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details?: StatusDetails,
+    /** extra response headers, e.g. Retry-After */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  toStatus(): Status {
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+    if (this.details) s.details = this.details;
+    return s;
+  }
+}
+
+/** group-qualified resource as kube-apiserver prints it: `deployments.apps`, `pods`, `widgets.example.com` */
+export function qualifiedResource(resource: string, group: string): string {
+  return group ? `${resource}.${group}` : resource;
+}
+
+export const errors = {
+  badRequest: (message: string) => new ApiError(400, 'BadRequest', message),
+  unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),
+  forbidden: (message: string, details?: StatusDetails) => new ApiError(403, 'Forbidden', message, details),
+  notFound: (resource: string, group: string, name: string) =>
+    new ApiError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, { name, group, kind: resource }),
+  notFoundPath: (path: string) => new ApiError(404, 'NotFound', `the server could not find the requested resource (${path})`, {}),
+  methodNotAllowed: (message: string) => new ApiError(405, 'MethodNotAllowed', message),
+  notAcceptable: (message: string) => new ApiError(406, 'NotAcceptable', message),
+  alreadyExists: (resource: string, group: string, name: string) =>
+    new ApiError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, { name, group, kind: resource }),
+  conflict: (resource: string, group: string, name: string, why: string) =>
+    new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, { name, group, kind: resource }),
+  applyConflict: (causes: StatusCause[]) => {
+    const lines = causes.map((c) => `- ${c.message}`);
+    const message = causes.length === 1 ? `Apply failed with 1 conflict: ${causes[0]!.message}` : `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
+    return new ApiError(409, 'Conflict', message, { causes });
+  },
+  gone: (message: string) => new ApiError(410, 'Expired', message),
+  requestEntityTooLarge: (message: string) => new ApiError(413, 'RequestEntityTooLarge', message),
+  unsupportedMediaType: (contentType: string) => new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType, field: '' }] }),
+  /** 422 with one cause per field; message matches kube-apiserver: `<Kind> "<name>" is invalid: [a, b]` */
+  invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
+    const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
+    const joined = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
+    return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { name, group, kind, causes });
+  },
+  tooManyRequests: (message: string, retryAfterSeconds = 1) =>
+    new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),
+  internal: (message: string) => new ApiError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }] }),
+  serviceUnavailable: (message: string) => new ApiError(503, 'ServiceUnavailable', message),
+  timeout: (message: string) => new ApiError(504, 'Timeout', message),
+};
+
+/** A field-level problem found by validation; turned into a 422 by the handler that knows the kind and name. */
+export function cause(field: string, reason: string, message: string): StatusCause {
+  return { reason, message, field };
+}

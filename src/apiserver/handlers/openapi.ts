@@ -1,0 +1,123 @@
+// OpenAPI v3: the index and one document per group-version. kubectl reads them to check that the server
+// supports `fieldValidation` (cli-runtime's query-param verifier looks for a PATCH operation tagged with
+// the kind's x-kubernetes-group-version-kind and a `fieldValidation` query parameter), and for explain.
+// Strategic merge patch is deliberately not advertised: kubectl then computes client-side-apply patches
+// for built-ins from its compiled-in types, which carry the real merge keys.
+import { createHash } from 'node:crypto';
+import type { Registry } from '../registry/registry.ts';
+import { type ResourceType, groupVersion } from '../registry/resource-type.ts';
+import type { JSONSchemaProps } from '../schema/types.ts';
+
+export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0', platform: 'linux/amd64' };
+
+interface Doc {
+  body: string;
+  hash: string;
+}
+
+export class OpenApiCache {
+  private generation = -1;
+  private docs = new Map<string, Doc>();
+
+  constructor(private readonly registry: Registry) {}
+
+  private rebuild(): void {
+    if (this.generation === this.registry.generation) return;
+    this.generation = this.registry.generation;
+    this.docs = new Map();
+    for (const [group, versions] of this.registry.groups()) {
+      for (const version of versions) {
+        const key = group ? `apis/${group}/${version}` : `api/${version}`;
+        const body = JSON.stringify(groupVersionDoc(this.registry, group, version));
+        this.docs.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
+      }
+    }
+  }
+
+  index(): Record<string, unknown> {
+    this.rebuild();
+    const paths: Record<string, unknown> = {};
+    for (const [key, doc] of this.docs) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+    return { paths };
+  }
+
+  doc(key: string): Doc | undefined {
+    this.rebuild();
+    return this.docs.get(key);
+  }
+}
+
+const queryParams = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'];
+
+function param(name: string): Record<string, unknown> {
+  const schema = name === 'force' ? { type: 'boolean' } : { type: 'string' };
+  return { name, in: 'query', description: name, schema, ...(name === 'force' ? {} : { uniqueItems: true }) };
+}
+
+function schemaName(rt: ResourceType, version: string): string {
+  const group = rt.group || 'core';
+  return rt.builtin ? `io.k8s.api.${group.split('.')[0]}.${version}.${rt.kind}` : `${rt.group.split('.').reverse().join('.')}.${version}.${rt.kind}`;
+}
+
+function groupVersionDoc(registry: Registry, group: string, version: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  for (const rt of registry.all()) {
+    const rv = rt.versions.find((v) => v.name === version && v.served);
+    if (rt.group !== group || !rv) continue;
+    const gvk = { group, version, kind: rt.kind };
+    const name = schemaName(rt, version);
+    schemas[name] = {
+      ...publishedSchema(rv.schema),
+      'x-kubernetes-group-version-kind': [gvk],
+    };
+    const ref = { $ref: `#/components/schemas/${name}` };
+    const content = (types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: ref }]));
+    const itemPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}` : `${prefix}/${rt.plural}/{name}`;
+    const listPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}` : `${prefix}/${rt.plural}`;
+    const op = (action: string, extra: Record<string, unknown> = {}) => ({
+      operationId: `${action}${rt.kind}`,
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': gvk,
+      responses: { '200': { description: 'OK', content: content(['application/json', 'application/yaml']) } },
+      ...extra,
+    });
+    paths[itemPath] = {
+      get: op('get'),
+      put: op('put', { parameters: queryParams.filter((p) => p !== 'force').map(param), requestBody: { content: content(['*/*']) } }),
+      patch: op('patch', {
+        parameters: queryParams.map(param),
+        requestBody: { content: content(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']) },
+      }),
+      delete: op('delete'),
+    };
+    paths[listPath] = { get: op('list'), post: op('post', { parameters: queryParams.filter((p) => p !== 'force').map(param), requestBody: { content: content(['*/*']) } }) };
+    if (rt.subresources.status) {
+      paths[`${itemPath}/status`] = {
+        get: op('get'),
+        patch: op('patch', { parameters: queryParams.map(param), requestBody: { content: content(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']) } }),
+      };
+    }
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: KUBE_VERSION.gitVersion },
+    paths,
+    components: { schemas },
+  };
+}
+
+/** A CRD version's schema as published, or an open object for built-ins (the server validates them). */
+function publishedSchema(schema: JSONSchemaProps | undefined): Record<string, unknown> {
+  if (!schema) return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const out = { ...(schema as Record<string, unknown>) };
+  const props = { ...((out.properties as Record<string, unknown>) ?? {}) };
+  props.apiVersion ??= { type: 'string' };
+  props.kind ??= { type: 'string' };
+  props.metadata = { type: 'object' };
+  out.properties = props;
+  return out;
+}
+
+export { groupVersion };

@@ -1,0 +1,135 @@
+// WATCH: a chunked stream of newline-delimited events. Starts from the current state (resourceVersion
+// unset or "0": synthetic ADDED events first) or resumes after a given resourceVersion (410 Expired as
+// an ERROR event when it is older than the retained history). Objects moving out of a selector are sent
+// as DELETED and into it as ADDED. Bookmarks on request, `timeoutSeconds`, and fault hooks to close or
+// stall every open watch.
+import type { StoredEvent } from '../storage/store.ts';
+import { ApiError, errors } from '../errors.ts';
+import type { KubeObject, WatchEventType } from '../types.ts';
+import { boolParam, intParam, rvParam } from './params.ts';
+import { type ResourceRequest, namespaceOf } from './resources.ts';
+import { compileSelectors } from './selectors.ts';
+import { negotiateShape, partialMetadata, tableColumns, tableRow } from './table.ts';
+
+/** Open watches, so fault injection can close or stall them all. */
+export class WatchRegistry {
+  readonly open = new Set<OpenWatch>();
+  stalled = false;
+
+  closeAll(): void {
+    for (const w of [...this.open]) w.abort();
+  }
+}
+
+export interface OpenWatch {
+  abort(): void;
+  user: string;
+  resource: string;
+}
+
+export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise<number> {
+  const { core, rt, res, query } = r;
+  const ns = namespaceOf(r);
+  const matches = compileSelectors(rt, r.info.version, query);
+  const fromRv = rvParam(query);
+  const bookmarks = boolParam(query, 'allowWatchBookmarks');
+  const sendInitial = query.get('sendInitialEvents') === 'true' || fromRv === undefined || fromRv === 0;
+  const timeoutSeconds = intParam(query, 'timeoutSeconds') ?? 1800 + Math.floor(Math.random() * 1800);
+  const shape = negotiateShape(r.req.headers.accept);
+  let firstTable = true;
+
+  const encode = (type: WatchEventType, obj: unknown): string => {
+    let object = obj;
+    if (type !== 'ERROR' && type !== 'BOOKMARK') {
+      const o = obj as KubeObject;
+      if (shape === 'table') {
+        object = {
+          kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion },
+          columnDefinitions: firstTable ? tableColumns(rt, r.info.version) : [],
+          rows: [tableRow(rt, r.info.version, o, (query.get('includeObject') ?? 'Metadata') as 'Metadata')],
+        };
+        firstTable = false;
+      } else if (shape === 'partial') {
+        object = partialMetadata(o);
+      }
+    }
+    return `${JSON.stringify({ type, object })}\n`;
+  };
+
+  return new Promise((resolve) => {
+    let done = false;
+    let unsubscribe: (() => void) | undefined;
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (graceful: boolean) => {
+      if (done) return;
+      done = true;
+      unsubscribe?.();
+      for (const t of timers) clearTimeout(t), clearInterval(t);
+      watches.open.delete(handle);
+      if (graceful) res.end();
+      else res.destroy();
+      resolve(200);
+    };
+    const handle: OpenWatch = { abort: () => finish(false), user: r.user.username, resource: rt.plural };
+    watches.open.add(handle);
+    res.on('close', () => finish(false));
+
+    const send = (type: WatchEventType, obj: unknown) => {
+      if (done || watches.stalled) return;
+      res.write(encode(type, obj));
+    };
+
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    // Flush headers at once: clients wait for them before they consider the watch established.
+    res.flushHeaders();
+
+    const deliver = (e: StoredEvent) => {
+      if (ns && e.object.metadata.namespace !== ns) return;
+      const obj = core.convertOut(rt, e.object, r.info.version);
+      const now = e.type !== 'DELETED' && matches(obj);
+      const before = e.prev ? matches(core.convertOut(rt, e.prev, r.info.version)) : false;
+      if (e.type === 'ADDED') {
+        if (now) send('ADDED', obj);
+      } else if (e.type === 'DELETED') {
+        if (matches(obj)) send('DELETED', obj);
+      } else if (now && before) send('MODIFIED', obj);
+      else if (now && !before) send('ADDED', obj);
+      else if (!now && before) send('DELETED', obj);
+    };
+
+    try {
+      let startRv: number;
+      if (sendInitial && (fromRv === undefined || fromRv === 0)) {
+        startRv = core.store.currentRv();
+        for (const stored of core.store.list(rt.storageKey, ns)) {
+          const obj = core.convertOut(rt, stored, r.info.version);
+          if (matches(obj)) send('ADDED', obj);
+        }
+        if (bookmarks && query.get('sendInitialEvents') === 'true') {
+          send('BOOKMARK', bookmarkObject(rt.kind, r.rt.group, r.info.version, startRv, true));
+        }
+      } else {
+        startRv = fromRv!;
+      }
+      unsubscribe = core.store.watch(rt.storageKey, startRv, deliver);
+    } catch (e) {
+      const err = e instanceof ApiError ? e : errors.internal(String(e));
+      res.write(encode('ERROR', err.toStatus()));
+      finish(true);
+      return;
+    }
+
+    timers.push(setTimeout(() => finish(true), timeoutSeconds * 1000));
+    if (bookmarks) {
+      timers.push(setInterval(() => send('BOOKMARK', bookmarkObject(rt.kind, rt.group, r.info.version, core.store.currentRv(), false)), core.bookmarkIntervalMs));
+    }
+  });
+}
+
+function bookmarkObject(kind: string, group: string, version: string, rv: number, initialEnd: boolean): Record<string, unknown> {
+  return {
+    kind,
+    apiVersion: group ? `${group}/${version}` : version,
+    metadata: { resourceVersion: String(rv), ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+  };
+}

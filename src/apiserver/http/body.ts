@@ -1,0 +1,71 @@
+// Request bodies: size-limited reading and JSON/YAML decoding with precise errors.
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { errors } from '../errors.ts';
+
+/** kube-apiserver's limit for a request body (3 MiB) */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      // Drain so the connection can be reused, but refuse at once.
+      req.resume();
+      reject(errors.requestEntityTooLarge(`the request body is ${declared} bytes, larger than the limit of ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(errors.requestEntityTooLarge(`the request body is larger than the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (err) => {
+      if (!failed) reject(errors.badRequest(`error reading request body: ${err.message}`));
+    });
+  });
+}
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Decodes a JSON (or, for YAML content types, YAML) body into a value. */
+export function decodeBody(buf: Buffer, contentType: string | undefined): unknown {
+  const text = buf.toString('utf8');
+  if (text.trim() === '') throw errors.badRequest('the request body is empty');
+  const type = mediaType(contentType);
+  const yaml = type.includes('yaml');
+  if (!yaml || text.trimStart().startsWith('{') || text.trimStart().startsWith('[')) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      if (!yaml) throw errors.badRequest(`error decoding JSON body: ${(e as Error).message}`);
+    }
+  }
+  try {
+    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
+  } catch (e) {
+    throw errors.badRequest(`error decoding YAML body: ${(e as Error).message}`);
+  }
+}
+
+/** A body that must be a Kubernetes object (JSON object with apiVersion and kind). */
+export function decodeObject(buf: Buffer, contentType: string | undefined): Record<string, unknown> {
+  const value = decodeBody(buf, contentType);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw errors.badRequest(`the request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,119 @@
+// The embedded Kubernetes-compatible API server: `startApiServer()` brings up HTTPS on 127.0.0.1 with a
+// generated CA, an admin token and the built-in kinds, and returns a handle for tests and `modelplane dev`.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { AuditLog } from './audit.ts';
+import { ADMIN_USER, TokenAuthenticator } from './auth.ts';
+import { ServerCore } from './core.ts';
+import { CrdController } from './crd-controller.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
+import { kubeTime, newUid } from './objects/meta.ts';
+import { Deleter } from './objects/deleter.ts';
+import { HttpFront } from './server.ts';
+import { createCA, type CertificateAuthority } from './tls.ts';
+
+export interface ApiServerOptions {
+  /** 0 picks a free port */
+  port?: number;
+  host?: string;
+  /** the admin bearer token; random when not given */
+  adminToken?: string;
+  auditLogFile?: string;
+  /** watch history kept per resource (older resourceVersions get 410) */
+  historyLimit?: number;
+  bookmarkIntervalMs?: number;
+  ca?: { certPem: string; keyPem: string };
+}
+
+export interface ApiServer {
+  readonly url: string;
+  readonly port: number;
+  readonly caPem: string;
+  readonly ca: CertificateAuthority;
+  readonly adminToken: string;
+  readonly core: ServerCore;
+  readonly front: HttpFront;
+  readonly audit: AuditLog;
+  readonly tokens: TokenAuthenticator;
+  kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
+  writeKubeconfig(path: string): void;
+  close(): Promise<void>;
+}
+
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const ca = await createCA(opts.ca);
+  const serving = await ca.issue('kube-apiserver', ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'], ['127.0.0.1', '::1']);
+  const core = new ServerCore({ historyLimit: opts.historyLimit, bookmarkIntervalMs: opts.bookmarkIntervalMs });
+  core.deleter = new Deleter({ store: core.store, admission: () => core.admission, onDeleted: (rt, obj) => core.notifyDeleted(rt, obj) });
+  bootstrap(core);
+  const crds = new CrdController(core);
+  crds.start();
+
+  const tokens = new TokenAuthenticator();
+  const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
+  tokens.add(adminToken, ADMIN_USER);
+  const audit = new AuditLog(undefined, opts.auditLogFile);
+  let address = `${host}:${opts.port ?? 6443}`;
+  const front = new HttpFront(core, tokens, audit, () => address);
+
+  const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem }, front.handle);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0; // watches are long-lived
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('tlsClientError', () => {});
+  server.on('clientError', (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 6443, host, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  address = `${host}:${port}`;
+  const url = `https://${host}:${port}`;
+
+  const handle: ApiServer = {
+    url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens,
+    kubeconfigYaml: (o = {}) => kubeconfigYaml({ server: url, caPem: ca.certPem, token: o.token ?? adminToken, ...(o.user ? { user: o.user } : {}), ...(o.namespace ? { namespace: o.namespace } : {}) }),
+    writeKubeconfig(path) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, handle.kubeconfigYaml(), { mode: 0o600 });
+    },
+    async close() {
+      crds.stop();
+      front.watches.closeAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      await audit.close();
+    },
+  };
+  return handle;
+}
+
+/** What a fresh cluster has: the system namespaces. */
+function bootstrap(core: ServerCore): void {
+  for (const name of SYSTEM_NAMESPACES) {
+    if (core.namespaceExists(name)) continue;
+    core.store.commit('/namespaces', 'ADDED', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, uid: newUid(), creationTimestamp: kubeTime(), labels: { 'kubernetes.io/metadata.name': name } },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
+  }
+}
+
+export { ServerCore } from './core.ts';
+export type { KubeObject } from './types.ts';

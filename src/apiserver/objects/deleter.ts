@@ -1,0 +1,75 @@
+// Deletion semantics: preconditions, finalizers (an object with finalizers is only marked with a
+// deletionTimestamp), the propagation-policy finalizers the garbage collector honours, and dry runs.
+import { errors } from '../errors.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import type { ObjectStore } from '../storage/store.ts';
+import type { KubeObject } from '../types.ts';
+import type { DeleteOptions, RequestContext } from './context.ts';
+import type { AdmissionChain } from './hooks.ts';
+import { kubeTime } from './meta.ts';
+
+export interface DeleteResult {
+  /** the final state: the deleted object, or the object now marked for deletion */
+  object: KubeObject;
+  /** true when the object is gone; false when finalizers keep it */
+  deleted: boolean;
+}
+
+export interface DeleterDeps {
+  store: ObjectStore;
+  admission: () => AdmissionChain;
+  onDeleted: (rt: ResourceType, obj: KubeObject) => void;
+  /** the default propagation policy when the client gives none (kube: Background, Orphan for a few legacy kinds) */
+  defaultPolicy?: (rt: ResourceType) => DeleteOptions['propagationPolicy'];
+}
+
+export class Deleter {
+  constructor(private readonly deps: DeleterDeps) {}
+
+  async delete(rt: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+    const { store } = this.deps;
+    const obj = store.get(rt.storageKey, namespace, name);
+    if (!obj) throw errors.notFound(rt.plural, rt.group, name);
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== obj.metadata.uid) {
+      throw errors.conflict(rt.plural, rt.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(rt.plural, rt.group, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    await this.deps.admission().validate({
+      rt, version: obj.apiVersion.split('/').pop()!, operation: 'DELETE', namespace, name, oldObject: obj, user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings,
+    });
+
+    const policy = options.propagationPolicy ?? this.deps.defaultPolicy?.(rt) ?? 'Background';
+    const finalizers = [...(obj.metadata.finalizers ?? [])];
+    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+    if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+
+    if (finalizers.length === 0) {
+      if (ctx.dryRun) return { object: obj, deleted: true };
+      const gone = store.commit(rt.storageKey, 'DELETED', obj);
+      this.deps.onDeleted(rt, gone);
+      return { object: gone, deleted: true };
+    }
+    if (obj.metadata.deletionTimestamp && sameList(finalizers, obj.metadata.finalizers ?? [])) {
+      return { object: obj, deleted: false };
+    }
+    const marked: KubeObject = {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        finalizers,
+        deletionTimestamp: obj.metadata.deletionTimestamp ?? kubeTime(),
+        deletionGracePeriodSeconds: obj.metadata.deletionGracePeriodSeconds ?? 0,
+        generation: obj.metadata.deletionTimestamp ? obj.metadata.generation : (obj.metadata.generation ?? 0) + 1,
+      },
+    };
+    if (ctx.dryRun) return { object: marked, deleted: false };
+    return { object: store.commit(rt.storageKey, 'MODIFIED', marked), deleted: false };
+  }
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,180 @@
+// The write path every create, update, patch and apply goes through, in kube-apiserver's order:
+// immutable metadata kept, subresource scoping, mutating admission, defaults and pruning, validation
+// (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
+import { type ApiError, type StatusCause, cause, errors } from '../errors.ts';
+import { eventsV1ToEvent } from '../builtin/events.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import { groupVersion, storageVersion } from '../registry/resource-type.ts';
+import type { ObjectStore } from '../storage/store.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
+import type { RequestContext } from './context.ts';
+import type { AdmissionChain, AdmissionOperation } from './hooks.ts';
+import { deepClone, deepEqual, generateNameSuffix, isPlainObject, kubeTime, newUid, specPartsEqual } from './meta.ts';
+import type { StrategyProvider } from './strategy.ts';
+import { validateMeta } from './validate-meta.ts';
+
+export interface WriteRequest {
+  rt: ResourceType;
+  /** the version the client used */
+  version: string;
+  namespace?: string;
+  subresource?: string;
+  ctx: RequestContext;
+  /** the object as it should be after this write (before server-side processing) */
+  candidate: KubeObject;
+  old?: KubeObject;
+  /** set by server-side apply, which computes ownership itself */
+  managedFields?: ManagedFieldsEntry[];
+  /** set for ordinary writes: records ownership of what changed */
+  recordManagedFields?: (oldObj: KubeObject | undefined, newObj: KubeObject) => ManagedFieldsEntry[] | undefined;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  created: boolean;
+  /** the write changed nothing: the stored object is returned unchanged */
+  noop: boolean;
+  /** the write removed the last finalizer of a deleting object, so it was deleted */
+  deleted?: boolean;
+}
+
+export interface LifecycleDeps {
+  store: ObjectStore;
+  strategies: StrategyProvider;
+  admission: () => AdmissionChain;
+  /** called for create when the namespace must exist */
+  namespaceExists: (ns: string) => boolean;
+  /** called after an object is finally removed (GC and namespace cleanup react to it) */
+  onDeleted?: (rt: ResourceType, obj: KubeObject) => void;
+}
+
+const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'] as const;
+
+export class Lifecycle {
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  async write(req: WriteRequest): Promise<WriteResult> {
+    const { rt, ctx, old } = req;
+    const strategy = this.deps.strategies.for(rt);
+    let obj = deepClone(req.candidate);
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
+    delete obj.metadata.resourceVersion;
+    obj.apiVersion = groupVersion(rt.group, req.version);
+    obj.kind = rt.kind;
+
+    if (old) {
+      for (const k of SERVER_META) {
+        if (old.metadata[k] === undefined) delete obj.metadata[k];
+        else (obj.metadata as Record<string, unknown>)[k] = old.metadata[k];
+      }
+      obj.metadata.name = old.metadata.name;
+      if (rt.namespaced) obj.metadata.namespace = old.metadata.namespace;
+      if (rt.subresources.status) {
+        if (req.subresource === 'status') obj = onlyStatusChanged(old, obj);
+        else if (old.status === undefined) delete obj.status;
+        else obj.status = old.status;
+      }
+    } else {
+      this.prepareNew(req, obj);
+      if (rt.subresources.status && req.subresource !== 'status') delete obj.status;
+      strategy.prepareForCreate?.(obj);
+    }
+
+    const operation: AdmissionOperation = old ? 'UPDATE' : 'CREATE';
+    const admission = this.deps.admission();
+    const attrs = {
+      rt, version: req.version, operation, namespace: req.namespace, name: obj.metadata.name!, object: obj, oldObject: old,
+      user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings, ...(req.subresource ? { subresource: req.subresource } : {}),
+    };
+    const mutated = await admission.mutate(attrs);
+    if (mutated) obj = mutated;
+
+    const unknown = strategy.prune(obj, req.version);
+    if (unknown.length > 0) {
+      if (ctx.fieldValidation === 'Strict') {
+        const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
+        throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
+      }
+      if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+    }
+    strategy.applyDefaults(obj, req.version);
+
+    const causes: StatusCause[] = [...validateMeta(rt, obj, old), ...strategy.validate(obj, old, req.version)];
+    if (old?.metadata.deletionTimestamp) {
+      const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
+      if (added.length > 0) causes.push(cause('metadata.finalizers', 'FieldValueForbidden', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+    }
+    if (causes.length > 0) throw errors.invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
+    await admission.validate({ ...attrs, object: obj });
+
+    obj.metadata.managedFields = req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
+    if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
+
+    if (!old) {
+      obj.metadata.generation = 1;
+    } else {
+      if (!specPartsEqual(old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      if (unchanged(old, obj)) return { object: old, created: false, noop: true };
+    }
+
+    const stored = this.toStorage(rt, obj);
+    if (old?.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) {
+      if (ctx.dryRun) return { object: obj, created: false, noop: false, deleted: true };
+      const gone = this.deps.store.commit(rt.storageKey, 'DELETED', stored);
+      this.deps.onDeleted?.(rt, gone);
+      return { object: gone, created: false, noop: false, deleted: true };
+    }
+    if (ctx.dryRun) {
+      if (old) obj.metadata.resourceVersion = old.metadata.resourceVersion;
+      return { object: obj, created: !old, noop: false };
+    }
+    const committed = this.deps.store.commit(rt.storageKey, old ? 'MODIFIED' : 'ADDED', stored);
+    return { object: committed, created: !old, noop: false };
+  }
+
+  private prepareNew(req: WriteRequest, obj: KubeObject): void {
+    const { rt } = req;
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${generateNameSuffix()}`;
+    if (!meta.name) throw errors.invalid(rt.kind, rt.group, '', [cause('metadata.name', 'FieldValueRequired', 'Required value: name or generateName is required')]);
+    if (rt.namespaced) {
+      const ns = req.namespace ?? meta.namespace;
+      if (meta.namespace && req.namespace && meta.namespace !== req.namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      if (!ns) throw errors.badRequest('the namespace of the object must be set');
+      meta.namespace = ns;
+      if (!this.deps.namespaceExists(ns)) throw errors.notFound('namespaces', '', ns);
+    } else {
+      delete meta.namespace;
+    }
+    if (this.deps.store.get(rt.storageKey, meta.namespace, meta.name)) throw errors.alreadyExists(rt.plural, rt.group, meta.name);
+    meta.uid = newUid();
+    meta.creationTimestamp = kubeTime();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+  }
+
+  /** Objects are stored in the storage version; conversion for strategy None only rewrites apiVersion. */
+  toStorage(rt: ResourceType, obj: KubeObject): KubeObject {
+    if (rt.group === 'events.k8s.io') return eventsV1ToEvent(obj);
+    const sv = groupVersion(rt.group, storageVersion(rt));
+    return obj.apiVersion === sv ? obj : { ...obj, apiVersion: sv };
+  }
+}
+
+function onlyStatusChanged(old: KubeObject, candidate: KubeObject): KubeObject {
+  const out: KubeObject = { ...old, metadata: { ...old.metadata } };
+  if (candidate.status === undefined) delete out.status;
+  else out.status = candidate.status;
+  return out;
+}
+
+function unchanged(old: KubeObject, obj: KubeObject): boolean {
+  const strip = (o: KubeObject) => ({ ...o, apiVersion: undefined, metadata: { ...o.metadata, managedFields: undefined, resourceVersion: undefined } });
+  return deepEqual(strip(old), strip(obj));
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof Error && typeof (e as ApiError).code === 'number' && typeof (e as ApiError).reason === 'string';
+}

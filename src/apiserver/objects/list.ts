@@ -1,0 +1,79 @@
+// List with selectors and `limit`/`continue` pagination over a consistent snapshot: the first page of a
+// paginated list pins the matching objects (stored objects are immutable, so this is references only),
+// and continue tokens walk that snapshot until it expires, as etcd's compaction window would.
+import { randomUUID } from 'node:crypto';
+import { errors } from '../errors.ts';
+import type { KubeObject } from '../types.ts';
+
+interface Snapshot {
+  items: KubeObject[];
+  rv: number;
+  expires: number;
+}
+
+interface ContinueToken {
+  id: string;
+  offset: number;
+  rv: number;
+}
+
+const SNAPSHOT_TTL_MS = 5 * 60 * 1000;
+const MAX_SNAPSHOTS = 1000;
+
+export class ListPaginator {
+  private readonly snapshots = new Map<string, Snapshot>();
+
+  page(items: KubeObject[], rv: number, limit: number | undefined, continueToken: string | undefined): { items: KubeObject[]; rv: number; continue?: string; remaining?: number } {
+    let all = items;
+    let offset = 0;
+    let snapRv = rv;
+    let id: string | undefined;
+    if (continueToken) {
+      const tok = decodeToken(continueToken);
+      const snap = this.snapshots.get(tok.id);
+      if (!snap || snap.expires < Date.now()) {
+        throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      }
+      all = snap.items;
+      offset = tok.offset;
+      snapRv = snap.rv;
+      id = tok.id;
+    }
+    if (!limit || limit <= 0 || offset + limit >= all.length) {
+      if (id) this.snapshots.delete(id);
+      return { items: all.slice(offset), rv: snapRv };
+    }
+    if (!id) {
+      this.evict();
+      id = randomUUID();
+      this.snapshots.set(id, { items: all, rv: snapRv, expires: Date.now() + SNAPSHOT_TTL_MS });
+    }
+    const next = offset + limit;
+    return { items: all.slice(offset, next), rv: snapRv, continue: encodeToken({ id, offset: next, rv: snapRv }), remaining: all.length - next };
+  }
+
+  /** fault injection: every outstanding continue token becomes too old */
+  expireAll(): void {
+    this.snapshots.clear();
+  }
+
+  private evict(): void {
+    const now = Date.now();
+    for (const [k, s] of this.snapshots) if (s.expires < now) this.snapshots.delete(k);
+    while (this.snapshots.size >= MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
+  }
+}
+
+function encodeToken(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'modelplane.io/v1', ...t })).toString('base64url');
+}
+
+function decodeToken(s: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<ContinueToken>;
+    if (typeof t.id !== 'string' || typeof t.offset !== 'number' || typeof t.rv !== 'number') throw new Error('bad token');
+    return t as ContinueToken;
+  } catch {
+    throw errors.badRequest('invalid value for continue: the continue token is not one this server issued');
+  }
+}

@@ -1,0 +1,66 @@
+// A ResourceType is everything the server knows about one group/resource: its names, scope, versions and
+// subresources. Built-in kinds are declared in builtin-types.ts; custom resources are derived from their
+// CustomResourceDefinition by crd-types.ts. Handlers only ever see this shape.
+import type { JSONSchemaProps } from '../schema/types.ts';
+
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+export interface ResourceVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  /** CRDs only: openAPIV3Schema of this version */
+  schema?: JSONSchemaProps;
+  printerColumns?: PrinterColumn[];
+  selectableFields?: string[];
+}
+
+export interface ResourceType {
+  group: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  versions: ResourceVersion[];
+  subresources: { status: boolean; scale?: ScaleSubresource; log?: boolean; token?: boolean };
+  builtin: boolean;
+  /** storage identity: two views of the same objects (core/v1 and events.k8s.io/v1 Events) share one */
+  storageKey: string;
+  /** CRDs: `None` rewrites apiVersion; `Webhook` calls the conversion webhook */
+  conversion?: { strategy: 'None' | 'Webhook'; webhook?: unknown };
+  /** verbs served; default ALL_VERBS (virtual resources such as reviews serve only `create`) */
+  verbs?: string[];
+  /** the CRD's uid, so a recreated CRD is a new type */
+  crdUid?: string;
+}
+
+export function storageVersion(rt: ResourceType): string {
+  return (rt.versions.find((v) => v.storage) ?? rt.versions[0]!).name;
+}
+
+export function servedVersion(rt: ResourceType, version: string): ResourceVersion | undefined {
+  return rt.versions.find((v) => v.name === version && v.served);
+}
+
+export function groupVersion(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+export const READ_VERBS = ['get', 'list', 'watch'];
+export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

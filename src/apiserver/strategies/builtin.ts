@@ -1,0 +1,41 @@
+// Strategy for built-in kinds: kube's defaults, server-assigned fields (Service cluster IPs, Namespace
+// and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
+// full CRD check for CustomResourceDefinitions.
+import { applyBuiltinDefaults } from '../builtin/defaults.ts';
+import { validateBuiltin } from '../builtin/validate.ts';
+import { patchSchemaFor } from '../patch/index.ts';
+import type { TypeStrategy } from '../objects/strategy.ts';
+import type { ResourceType } from '../registry/resource-type.ts';
+import type { KubeObject } from '../types.ts';
+import { ClusterIpAllocator } from './cluster-ip.ts';
+
+export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): TypeStrategy {
+  return {
+    strategicMerge: true,
+    prune: () => [],
+    applyDefaults: (obj, version) => applyBuiltinDefaults(rt.group, version, rt.kind, obj),
+    validate: (obj, old) => validateBuiltin(rt, obj, old),
+    patchSchema: (version) => patchSchemaFor(rt.group, version, rt.kind),
+    prepareForCreate: (obj) => prepareBuiltin(rt, obj, ips),
+  };
+}
+
+function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocator): void {
+  const key = `${rt.group}/${rt.kind}`;
+  if (key === '/Namespace') {
+    obj.spec = { finalizers: ['kubernetes'], ...((obj.spec as object) ?? {}) };
+    obj.status = { phase: 'Active' };
+    obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name! };
+  } else if (key === '/Pod') {
+    obj.status = { phase: 'Pending', qosClass: 'BestEffort', ...((obj.status as object) ?? {}) };
+  } else if (key === '/Service') {
+    const spec = (obj.spec ?? {}) as Record<string, unknown>;
+    if (spec.type !== 'ExternalName' && (spec.clusterIP === undefined || spec.clusterIP === '')) {
+      spec.clusterIP = ips.allocate();
+      spec.clusterIPs = [spec.clusterIP];
+    }
+    obj.spec = spec;
+  } else if (key === '/PersistentVolumeClaim') {
+    obj.status = { phase: 'Pending', ...((obj.status as object) ?? {}) };
+  }
+}

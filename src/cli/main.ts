@@ -1,0 +1,14 @@
+// The `modelplane` command. Each subcommand lives in its own file and registers itself here.
+import { Command } from 'commander';
+import { registerDev } from './dev.ts';
+
+const program = new Command();
+program
+  .name('modelplane')
+  .description('A Kubernetes operator that serves large language models, with an embedded cluster for development.')
+  .version('0.1.0')
+  .showHelpAfterError();
+
+registerDev(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,207 @@
+// Every failure of a request to the API server becomes an ApiError, classified by HTTP status and, when
+// no response arrived, by the network cause (the socket error code). Callers branch on these predicates,
+// never on message strings, because messages differ between API server versions.
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** A Kubernetes `Status` object as returned in error bodies and watch ERROR events. */
+export interface Status {
+  kind?: 'Status';
+  apiVersion?: string;
+  status?: 'Failure' | 'Success';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code?: number;
+}
+
+/** Why a request got no HTTP response at all. */
+export type NetworkCause = 'connection-refused' | 'connection-reset' | 'dns' | 'timeout' | 'tls' | 'aborted' | 'other';
+
+export interface ApiErrorInit {
+  /** HTTP status; 0 when the request never got a response */
+  code: number;
+  reason: string;
+  message: string;
+  verb?: string;
+  path?: string;
+  details?: StatusDetails;
+  retryAfterSeconds?: number;
+  network?: NetworkCause;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: number;
+  readonly reason: string;
+  readonly verb: string;
+  readonly path: string;
+  readonly details?: StatusDetails;
+  readonly retryAfterSeconds?: number;
+  readonly network?: NetworkCause;
+
+  constructor(init: ApiErrorInit) {
+    const where = init.verb && init.path ? `${init.verb} ${init.path}: ` : '';
+    super(`${where}${init.message}`, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'ApiError';
+    this.code = init.code;
+    this.reason = init.reason;
+    this.verb = init.verb ?? '';
+    this.path = init.path ?? '';
+    if (init.details) this.details = init.details;
+    if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
+    if (init.network) this.network = init.network;
+  }
+
+  /** builds the error for a non-2xx response; `body` is the parsed Status when the server sent one */
+  static fromResponse(verb: string, path: string, code: number, body: unknown, retryAfterHeader?: string): ApiError {
+    const status = isStatus(body) ? body : undefined;
+    const headerRetry = retryAfterHeader !== undefined ? Number.parseInt(retryAfterHeader, 10) : Number.NaN;
+    const retryAfterSeconds = Number.isFinite(headerRetry) ? headerRetry : status?.details?.retryAfterSeconds;
+    const init: ApiErrorInit = {
+      code,
+      reason: status?.reason || defaultReason(code),
+      message: status?.message || `HTTP ${code} ${defaultReason(code)}`,
+      verb,
+      path,
+    };
+    if (status?.details) init.details = status.details;
+    if (retryAfterSeconds !== undefined) init.retryAfterSeconds = retryAfterSeconds;
+    return new ApiError(init);
+  }
+
+  /** builds the error for a Status carried in a watch ERROR event */
+  static fromStatus(verb: string, path: string, status: Status): ApiError {
+    const code = typeof status.code === 'number' ? status.code : 500;
+    return ApiError.fromResponse(verb, path, code, status);
+  }
+
+  static fromNetwork(verb: string, path: string, err: unknown): ApiError {
+    if (err instanceof ApiError) return err;
+    const network = networkCause(err);
+    const message = err instanceof Error ? err.message : String(err);
+    return new ApiError({ code: 0, reason: network === 'timeout' ? 'Timeout' : 'NetworkError', message, verb, path, network, cause: err });
+  }
+}
+
+function isStatus(body: unknown): body is Status {
+  return typeof body === 'object' && body !== null && (body as Status).kind === 'Status';
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Expired',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+function defaultReason(code: number): string {
+  return REASONS[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
+}
+
+const CONN_REFUSED = new Set(['ECONNREFUSED']);
+const CONN_RESET = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
+const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN']);
+const TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_REQUEST_TIMEOUT']);
+
+/** classifies a socket-level error by its `code` (node's errno names), not its message */
+export function networkCause(err: unknown): NetworkCause {
+  const e = err as { code?: unknown; name?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (CONN_REFUSED.has(code)) return 'connection-refused';
+  if (CONN_RESET.has(code)) return 'connection-reset';
+  if (DNS.has(code)) return 'dns';
+  if (TIMEOUT.has(code) || e?.name === 'TimeoutError') return 'timeout';
+  if (code === 'ABORT_ERR' || e?.name === 'AbortError') return 'aborted';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return 'tls';
+  return 'other';
+}
+
+function asApiError(err: unknown): ApiError | undefined {
+  return err instanceof ApiError ? err : undefined;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return asApiError(err)?.code === 404;
+}
+export function isAlreadyExists(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 409 && e.reason === 'AlreadyExists';
+}
+/** an optimistic-concurrency conflict (stale resourceVersion) or a server-side-apply field conflict */
+export function isConflict(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 409 && e.reason !== 'AlreadyExists';
+}
+/** a server-side apply refused because another field manager owns some of the fields */
+export function isApplyConflict(err: unknown): boolean {
+  const e = asApiError(err);
+  return e?.code === 409 && (e.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict');
+}
+/** 410: the requested resourceVersion is older than the server's history; relist */
+export function isGone(err: unknown): boolean {
+  return asApiError(err)?.code === 410;
+}
+export function isInvalid(err: unknown): boolean {
+  return asApiError(err)?.code === 422;
+}
+export function isBadRequest(err: unknown): boolean {
+  return asApiError(err)?.code === 400;
+}
+export function isForbidden(err: unknown): boolean {
+  return asApiError(err)?.code === 403;
+}
+export function isUnauthorized(err: unknown): boolean {
+  return asApiError(err)?.code === 401;
+}
+export function isTooManyRequests(err: unknown): boolean {
+  return asApiError(err)?.code === 429;
+}
+export function isServerError(err: unknown): boolean {
+  const code = asApiError(err)?.code ?? 0;
+  return code >= 500;
+}
+export function isNetworkError(err: unknown): boolean {
+  const e = asApiError(err);
+  return e !== undefined && e.code === 0 && e.network !== 'aborted';
+}
+export function isTimeout(err: unknown): boolean {
+  const e = asApiError(err);
+  return e !== undefined && (e.network === 'timeout' || e.code === 504);
+}
+/** the request was aborted by the caller (e.g. a stop); not a failure to report */
+export function isAborted(err: unknown): boolean {
+  return asApiError(err)?.network === 'aborted';
+}
+/** worth retrying unchanged: the server or network was unavailable, overloaded or slow */
+export function isTransient(err: unknown): boolean {
+  const e = asApiError(err);
+  if (!e) return false;
+  if (e.code === 0) return e.network !== 'tls' && e.network !== 'aborted';
+  return e.code === 429 || e.code === 500 || e.code === 502 || e.code === 503 || e.code === 504;
+}
