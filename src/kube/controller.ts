@@ -8,7 +8,7 @@ import type { Cache, InformerSpec } from './cache.ts';
 import type { KubeClient } from './client.ts';
 import { discardRecorder, type EventRecorder } from './events.ts';
 import type { EventHandler, Informer } from './informer.ts';
-import { Logger, rootLogger } from './log.ts';
+import { type Logger, rootLogger } from './log.ts';
 import type { ResourceMapping } from './mapper.ts';
 import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
@@ -39,6 +39,7 @@ export interface ReconcileContext {
   retries: number;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: lets `async (req) => { … }` without a return statement be a Reconciler
 export type Reconciler = (req: Request, ctx: ReconcileContext) => Promise<Result | undefined | void>;
 
 /** a reconcile error that retrying cannot fix (invalid spec): logged and counted, not requeued */

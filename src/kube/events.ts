@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeClient } from './client.ts';
 import { isNotFound } from './errors.ts';
-import { Logger, rootLogger } from './log.ts';
+import { type Logger, rootLogger } from './log.ts';
 import { kindRef, type KubeObject } from './types.ts';
 
 export type EventType = 'Normal' | 'Warning';

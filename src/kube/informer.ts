@@ -5,7 +5,7 @@
 import { deepFreeze } from './freeze.ts';
 import type { Transport } from './http.ts';
 import { ListWatch } from './listwatch.ts';
-import { Logger, rootLogger } from './log.ts';
+import { type Logger, rootLogger } from './log.ts';
 import { collectionPath, type ResourceMapping } from './mapper.ts';
 import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
 import { type IndexFunc, Store, type StoreChange } from './store.ts';

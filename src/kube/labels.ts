@@ -108,9 +108,9 @@ export function parseSelector(selector: string): Selector {
       reqs.push({ key: checkKey(set[1]!, selector), op: set[2] === 'in' ? 'in' : 'notin', values });
       continue;
     }
-    const eq = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(part);
+    const eq = /^([^=!\s]+)\s*(==|=|!=)(.*)$/.exec(part);
     if (eq) {
-      reqs.push({ key: checkKey(eq[1]!, selector), op: eq[2] === '!=' ? 'notin' : 'in', values: [checkValue(eq[3]!, selector)] });
+      reqs.push({ key: checkKey(eq[1]!, selector), op: eq[2] === '!=' ? 'notin' : 'in', values: [checkValue(eq[3]!.trim(), selector)] });
       continue;
     }
     if (part.startsWith('!')) {

@@ -14,7 +14,7 @@ import type http from 'node:http';
 import { Backoff, randomBetween, sleep } from './backoff.ts';
 import { ApiError, isGone, type Status } from './errors.ts';
 import type { QueryValue, Transport } from './http.ts';
-import { Logger, rootLogger } from './log.ts';
+import { type Logger, rootLogger } from './log.ts';
 import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
 import type { KubeList, KubeObject, WatchEvent } from './types.ts';
 

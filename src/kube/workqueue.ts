@@ -68,8 +68,6 @@ export class WorkQueue {
       this.delayed.delete(key);
       this.add(key);
     }, delayMs);
-    // pending retries must not keep a finished process alive
-    timer.unref();
     this.delayed.set(key, { at, timer });
   }
 

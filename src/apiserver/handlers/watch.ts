@@ -16,13 +16,20 @@ export class WatchRegistry {
   readonly open = new Set<OpenWatch>();
   stalled = false;
 
+  /** drops every watch connection abruptly (as a crashed server or a broken network would) */
   closeAll(): void {
     for (const w of [...this.open]) w.abort();
+  }
+
+  /** ends every watch cleanly (as kube-apiserver does when a watch reaches its timeout) */
+  endAll(): void {
+    for (const w of [...this.open]) w.end();
   }
 }
 
 export interface OpenWatch {
   abort(): void;
+  end(): void;
   user: string;
   resource: string;
 }
@@ -70,7 +77,7 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
       else res.destroy();
       resolve(200);
     };
-    const handle: OpenWatch = { abort: () => finish(false), user: r.user.username, resource: rt.plural };
+    const handle: OpenWatch = { abort: () => finish(false), end: () => finish(true), user: r.user.username, resource: rt.plural };
     watches.open.add(handle);
     res.on('close', () => finish(false));
 

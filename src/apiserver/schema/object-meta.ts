@@ -3,7 +3,6 @@
 // resources must also carry apiVersion and kind (apiextensions-apiserver schema/objectmeta).
 import type { StatusCause } from '../errors.ts';
 import { fieldError, fieldPath } from './field-errors.ts';
-import { isPlainObject } from './compiled-schema.ts';
 
 export const OBJECT_META_FIELDS = new Set([
   'name',
@@ -45,6 +44,17 @@ export function dns1035LabelErrors(value: string): string[] {
   return errs;
 }
 
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push('must be no more than 253 characters');
+  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(DNS1123_SUBDOMAIN_MSG);
+  return errs;
+}
+
 /** schema.ParseGroupVersion's error for an apiVersion with more than one slash. */
 function groupVersionError(apiVersion: string): string | undefined {
   if (apiVersion.split('/').length > 2) return `unexpected GroupVersion string: ${apiVersion}`;
@@ -77,8 +87,4 @@ export function embeddedResourceErrors(obj: Record<string, unknown>, path: strin
     }
   }
   return out;
-}
-
-export function isObjectMeta(v: unknown): v is Record<string, unknown> {
-  return isPlainObject(v);
 }

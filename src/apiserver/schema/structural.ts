@@ -1,6 +1,7 @@
 // The structural-schema rules kube-apiserver enforces on every apiextensions.k8s.io/v1 CRD schema
 // (apiextensions-apiserver pkg/apiserver/schema: ValidateStructural = invariants + completeness).
 // Messages and field paths match kube's so `kubectl apply` of a non-structural CRD prints the same lines.
+import { RE2JS } from 're2js';
 import type { StatusCause } from '../errors.ts';
 import { fieldError, fieldPath } from './field-errors.ts';
 import type { JSONSchemaProps } from './types.ts';
@@ -96,6 +97,14 @@ function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
   (v.allOf ?? []).forEach((n, i) => nested(n, skipFirstAllOfAnyOf && i === 0, index(child(path, 'allOf'), i), out));
   (v.oneOf ?? []).forEach((n, i) => nested(n, false, index(child(path, 'oneOf'), i), out));
   if (v.not) nested(v.not, false, child(path, 'not'), out);
+  if (v.pattern) {
+    try {
+      RE2JS.compile(v.pattern);
+    } catch (e) {
+      // re2js is a port of Go's regexp, so its messages are Go's ("error parsing regexp: ...")
+      out.push(fieldError.invalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
+    }
+  }
 }
 
 const FORBIDDEN_IN_NESTED: [keyof JSONSchemaProps, string][] = [

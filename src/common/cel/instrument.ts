@@ -78,15 +78,23 @@ function countNodes(node: CelNode, seen: Set<CelNode>): number {
   return n;
 }
 
+/** replaces the node's evaluation with `hook(value)` applied to its normal result */
+function meterResult(node: CelNode, hook: (value: unknown) => void): void {
+  node.evaluate = (ev, _ast, ctx) => {
+    const value = evaluateUnwrapped(node, ev as Evaluator, ctx);
+    hook(value);
+    return value;
+  };
+}
+
+const chargeSize = (value: unknown) => charge(sizeOf(value));
+/** strings are charged per 64 characters: concatenation is cheap per byte, but not free */
+const chargeConcat = (value: unknown) => charge(typeof value === 'string' ? value.length >> 6 : sizeOf(value));
+
 function meterComprehension(node: CelNode): void {
   const c = node.args as { iterable: CelNode; step: CelNode };
   const weight = countNodes(c.step, new Set()) + 1;
-  const iterable = c.iterable;
-  iterable.evaluate = (ev, _ast, ctx) => {
-    const collection = evaluateUnwrapped(iterable, ev as Evaluator, ctx);
-    charge(sizeOf(collection) * weight);
-    return collection;
-  };
+  meterResult(c.iterable, (collection) => charge(sizeOf(collection) * weight));
   const step = c.step;
   step.evaluate = (ev, _ast, ctx) => {
     tick();
@@ -95,19 +103,47 @@ function meterComprehension(node: CelNode): void {
 }
 
 /**
- * Installs the budget hooks on every comprehension below `root` and returns the number of distinct AST
- * nodes (macro expansions included), which the caller checks against maxAstNodes.
+ * Operators whose work grows with their operands: `x in list` scans the list, `==` on lists and maps
+ * compares deeply, `+` on lists and strings copies. Their collection operands are charged by size.
  */
-export function instrumentProgram(root: unknown): number {
-  if (!isNode(root)) return 0;
+function meterOperator(node: CelNode): void {
+  const args = node.args as CelNode[];
+  switch (node.op) {
+    case 'in':
+      meterResult(args[1]!, chargeSize);
+      break;
+    case '==':
+    case '!=':
+      meterResult(args[0]!, chargeSize);
+      meterResult(args[1]!, chargeSize);
+      break;
+    case '+':
+      meterResult(node, chargeConcat);
+      break;
+  }
+}
+
+export interface ProgramShape {
+  /** distinct AST nodes, macro expansions included */
+  nodes: number;
+  /** identifiers the program references (variables, constants, comprehension variables) */
+  identifiers: Set<string>;
+}
+
+/** Installs the budget hooks on every comprehension and size-dependent operator below `root`. */
+export function instrumentProgram(root: unknown): ProgramShape {
+  const identifiers = new Set<string>();
+  if (!isNode(root)) return { nodes: 0, identifiers };
   const seen = new Set<CelNode>();
   const stack: CelNode[] = [root];
   while (stack.length) {
     const node = stack.pop()!;
     if (seen.has(node)) continue;
     seen.add(node);
+    if (node.op === 'id' && typeof node.args === 'string') identifiers.add(node.args);
     if (node.op === 'comprehension') meterComprehension(node);
+    else meterOperator(node);
     for (const c of children(node)) stack.push(c);
   }
-  return seen.size;
+  return { nodes: seen.size, identifiers };
 }

@@ -15,30 +15,43 @@ const INCOMPATIBLE = 'incompatible types for comparison';
 
 /** Applies a filter operator; throws EvalFailure (partial = results so far) on an unsupported operator or types. */
 export function compareValues(operator: string, left: unknown, right: unknown, partial: readonly unknown[]): boolean {
-  const fail = (message: string): never => {
-    throw new EvalFailure(message, partial);
-  };
-  const eq = (): boolean => {
-    const result = equal(left, right);
-    return typeof result === 'string' ? fail(result) : result;
-  };
+  // Fast path for the common `[?(@.type=="Ready")]`.
+  if (operator === '==' && typeof left === 'string' && typeof right === 'string') return left === right;
+  let outcome: boolean | string;
   switch (operator) {
     case '==':
-      return eq();
+      outcome = equal(left, right);
+      break;
     case '!=':
-      return !eq();
+      outcome = negate(equal(left, right));
+      break;
     case '<':
-      return less(left, right, fail);
+      outcome = less(left, right);
+      break;
     case '>':
       // Go: Greater = !LessEqual, where LessEqual = Less || Equal.
-      return !(less(left, right, fail) || eq());
+      outcome = negate(lessOrEqual(left, right));
+      break;
     case '<=':
-      return less(left, right, fail) || eq();
+      outcome = lessOrEqual(left, right);
+      break;
     case '>=':
-      return !less(left, right, fail);
+      outcome = negate(less(left, right));
+      break;
     default:
-      return fail(`unrecognized filter operator ${operator}`);
+      outcome = `unrecognized filter operator ${operator}`;
   }
+  if (typeof outcome === 'string') throw new EvalFailure(outcome, partial);
+  return outcome;
+}
+
+function negate(outcome: boolean | string): boolean | string {
+  return typeof outcome === 'string' ? outcome : !outcome;
+}
+
+function lessOrEqual(left: unknown, right: unknown): boolean | string {
+  const lt = less(left, right);
+  return lt === false ? equal(left, right) : lt;
 }
 
 function kindOf(v: unknown): Kind | undefined {
@@ -78,18 +91,19 @@ function equal(left: unknown, right: unknown): boolean | string {
   return a === b;
 }
 
-function less(left: unknown, right: unknown, fail: (message: string) => never): boolean {
+/** Go's Less: a boolean, or the error message when the values cannot be ordered. */
+function less(left: unknown, right: unknown): boolean | string {
   const k1 = kindOf(left);
-  if (k1 === undefined) return fail(BAD_TYPE);
+  if (k1 === undefined) return BAD_TYPE;
   const k2 = kindOf(right);
-  if (k2 === undefined) return fail(BAD_TYPE);
+  if (k2 === undefined) return BAD_TYPE;
   const a = scalar(left);
   const b = scalar(right);
   if (k1 !== k2) {
     if ((k1 === Kind.Int && k2 === Kind.Uint) || (k1 === Kind.Uint && k2 === Kind.Int)) return a < b;
-    return fail(INCOMPATIBLE);
+    return INCOMPATIBLE;
   }
-  if (k1 === Kind.Bool) return fail(BAD_TYPE);
+  if (k1 === Kind.Bool) return BAD_TYPE;
   if (k1 === Kind.String) return compareUtf8(a as string, b as string) < 0;
   return a < b;
 }

@@ -9,7 +9,7 @@
  */
 import { GoByte, GoFloat, GoScalar, NO_VALUE } from './ast.ts';
 
-const TWO_63 = 9223372036854775808;
+const TWO_63 = 2 ** 63;
 
 /** True when kubectl would hold this JSON number as int64 rather than float64. */
 export function isGoInt(n: number): boolean {

@@ -30,9 +30,9 @@ export function unquoteExtend(quoted: string): string | undefined {
       continue;
     }
     if (i + 1 >= s.length) return undefined;
-    const escape = s[i + 1]!;
+    const escaped = s[i + 1]!;
     i += 2;
-    switch (escape) {
+    switch (escaped) {
       case 'a':
         bytes.push(0x07);
         break;
@@ -57,7 +57,7 @@ export function unquoteExtend(quoted: string): string | undefined {
       case 'x':
       case 'u':
       case 'U': {
-        const digits = escape === 'x' ? 2 : escape === 'u' ? 4 : 8;
+        const digits = escaped === 'x' ? 2 : escaped === 'u' ? 4 : 8;
         if (i + digits > s.length) return undefined;
         let v = 0;
         for (let j = 0; j < digits; j++) {
@@ -66,7 +66,7 @@ export function unquoteExtend(quoted: string): string | undefined {
           v = v * 16 + h;
         }
         i += digits;
-        if (escape === 'x') {
+        if (escaped === 'x') {
           bytes.push(v);
         } else {
           if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) return undefined;
@@ -83,7 +83,7 @@ export function unquoteExtend(quoted: string): string | undefined {
       case '6':
       case '7': {
         if (i + 2 > s.length) return undefined;
-        let v = escape.charCodeAt(0) - 0x30;
+        let v = escaped.charCodeAt(0) - 0x30;
         for (let j = 0; j < 2; j++) {
           const d = s.charCodeAt(i + j) - 0x30;
           if (d < 0 || d > 7) return undefined;
@@ -99,7 +99,7 @@ export function unquoteExtend(quoted: string): string | undefined {
         break;
       case "'":
       case '"':
-        if (escape.charCodeAt(0) !== quote) return undefined;
+        if (escaped.charCodeAt(0) !== quote) return undefined;
         bytes.push(quote);
         break;
       default:
