@@ -17,7 +17,7 @@ export function compileSelectors(rt: ResourceType, version: string, query: URLSe
       const sel = parseLabelSelector(ls);
       labelMatch = (o) => sel.matches(o.metadata.labels);
     } catch (e) {
-      throw errors.badRequest(`unable to parse requirement: ${(e as Error).message}`.replace('unable to parse requirement: unable to parse requirement: ', 'unable to parse requirement: '));
+      throw errors.badRequest((e as Error).message);
     }
   }
   if (fs) {

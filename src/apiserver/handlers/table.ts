@@ -1,7 +1,7 @@
 // meta.k8s.io/v1 Table responses (`kubectl get` asks for them): columns and cells from the built-in
 // printers, or from a CRD version's additionalPrinterColumns evaluated with Kubernetes JSONPath.
-import { printerColumnValue } from '../../common/jsonpath/index.ts';
-import { builtinTableColumns, builtinTableRow, humanDuration } from '../builtin/printers.ts';
+import { printerColumnCell } from '../../common/jsonpath/index.ts';
+import { builtinTableColumns, builtinTableRow } from '../builtin/printers.ts';
 import type { PrinterColumn, ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 
@@ -23,32 +23,8 @@ export function tableColumns(rt: ResourceType, version: string): Record<string, 
   ];
 }
 
-function crdCell(col: PrinterColumn, obj: KubeObject, now: number): unknown {
-  let value: unknown;
-  try {
-    value = printerColumnValue(col.jsonPath, obj);
-  } catch {
-    return null;
-  }
-  if (value === undefined || value === null) return null;
-  switch (col.type) {
-    case 'date': {
-      const t = Date.parse(String(value));
-      return Number.isNaN(t) ? String(value) : humanDuration(now - t);
-    }
-    case 'integer':
-      return typeof value === 'number' ? Math.trunc(value) : null;
-    case 'number':
-      return typeof value === 'number' ? value : null;
-    case 'boolean':
-      return typeof value === 'boolean' ? value : null;
-    default:
-      return typeof value === 'string' ? value : JSON.stringify(value);
-  }
-}
-
 export function tableRow(rt: ResourceType, version: string, obj: KubeObject, include: IncludeObject, now = Date.now()): Record<string, unknown> {
-  const cells = rt.builtin ? builtinTableRow(rt.group, rt.kind, obj, now) : [obj.metadata.name, ...crdColumns(rt, version).map((c) => crdCell(c, obj, now))];
+  const cells = rt.builtin ? builtinTableRow(rt.group, rt.kind, obj, now) : [obj.metadata.name, ...crdColumns(rt, version).map((c) => cellOrNull(c, obj, now))];
   const row: Record<string, unknown> = { cells };
   if (include === 'Object') row.object = obj;
   else if (include === 'Metadata') row.object = partialMetadata(obj);
@@ -83,4 +59,12 @@ export function negotiateShape(accept: string | undefined): ResponseShape {
     if (!p.includes('as=')) return 'object';
   }
   return 'object';
+}
+
+function cellOrNull(col: PrinterColumn, obj: KubeObject, now: number): unknown {
+  try {
+    return printerColumnCell(col, obj, now) ?? null;
+  } catch {
+    return null;
+  }
 }

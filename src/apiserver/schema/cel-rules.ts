@@ -32,12 +32,40 @@ const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldV
 const RULE_VARIABLES = ['self', 'oldSelf'];
 const OPTIONAL_OLD_SELF_VARIABLES = ['self', { name: 'oldSelf', type: 'optional<dyn>' }];
 
+// A schema's rule objects live as long as the CRD; remembering their programs here spares the per-item
+// walk over a long list the key building of compileCel's cache.
+const rulePrograms = new WeakMap<ValidationRule, CelProgram | CelCompileError>();
+const optionalOldSelfRulePrograms = new WeakMap<ValidationRule, CelProgram | CelCompileError>();
+const messagePrograms = new WeakMap<ValidationRule, CelProgram | CelCompileError>();
+
+function cachedCompile(
+  cache: WeakMap<ValidationRule, CelProgram | CelCompileError>,
+  rule: ValidationRule,
+  source: string,
+  compile: () => CelProgram,
+): CelProgram {
+  let entry = cache.get(rule);
+  if (entry === undefined || entry.expression !== source) {
+    try {
+      entry = compile();
+    } catch (err) {
+      if (!(err instanceof CelCompileError)) throw err;
+      entry = err;
+    }
+    cache.set(rule, entry);
+  }
+  if (entry instanceof CelCompileError) throw entry;
+  return entry;
+}
+
 function compileRule(rule: ValidationRule): CelProgram {
-  return compileCel(rule.rule, { variables: rule.optionalOldSelf === true ? OPTIONAL_OLD_SELF_VARIABLES : RULE_VARIABLES });
+  const optional = rule.optionalOldSelf === true;
+  const variables = optional ? OPTIONAL_OLD_SELF_VARIABLES : RULE_VARIABLES;
+  return cachedCompile(optional ? optionalOldSelfRulePrograms : rulePrograms, rule, rule.rule, () => compileCel(rule.rule, { variables }));
 }
 
 function compileMessageExpression(rule: ValidationRule): CelProgram {
-  return compileCel(rule.messageExpression!, { variables: RULE_VARIABLES });
+  return cachedCompile(messagePrograms, rule, rule.messageExpression!, () => compileCel(rule.messageExpression!, { variables: RULE_VARIABLES }));
 }
 
 /** the rule as Go's %#v prints apiextensions.ValidationRule, the value kube shows for a rule that fails to compile */
@@ -134,7 +162,8 @@ function runRules(schema: JSONSchemaProps, node: JSONSchemaProps, value: unknown
   for (const rule of rules) {
     if (walk.stopped) return;
     if (walk.budget <= 0) {
-      return stop(walk, invalid(path, JSON.stringify(type), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      stop(walk, invalid(path, JSON.stringify(type), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      return;
     }
     let program: CelProgram;
     try {
@@ -163,7 +192,8 @@ function runRules(schema: JSONSchemaProps, node: JSONSchemaProps, value: unknown
         const detail = msg.startsWith(COST_LIMIT_MESSAGE)
           ? `'${msg}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`
           : `'${msg}': no further validation rules will be run for rule: ${ruleErrorString(rule)}`;
-        return stop(walk, invalid(path, JSON.stringify(type), detail));
+        stop(walk, invalid(path, JSON.stringify(type), detail));
+        return;
       }
       const detail = msg.startsWith('no such overload')
         ? `'${msg}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`
@@ -256,16 +286,23 @@ function validateNode(
 /**
  * Evaluates every `x-kubernetes-validations` rule of a CRD version's structural schema against `obj` (and
  * `oldObj` on update). `fieldPath` is the path of `obj` itself, '' for a custom resource's root; causes at
- * the root carry kube's `<nil>` field.
+ * the root carry kube's `<nil>` field. `resourceRoot` (default: fieldPath is '') applies kube's typing of a
+ * resource root: apiVersion, kind, and metadata reduced to name and generateName.
  */
-export function celRuleCauses(schema: JSONSchemaProps, obj: unknown, oldObj: unknown | undefined, fieldPath: string): StatusCause[] {
+export function celRuleCauses(
+  schema: JSONSchemaProps,
+  obj: unknown,
+  oldObj: unknown | undefined,
+  fieldPath: string,
+  opts?: { resourceRoot?: boolean },
+): StatusCause[] {
   const walk: Walk = { causes: [], budget: OBJECT_COST_BUDGET, stopped: false };
-  validateNode(schema, schema, obj, oldObj, fieldPath, true, walk);
+  validateNode(schema, schema, obj, oldObj, fieldPath, opts?.resourceRoot ?? fieldPath === '', walk);
   return walk.causes;
 }
 
 function hasNewline(s: string | undefined): boolean {
-  return s !== undefined && s.includes('\n');
+  return s?.includes('\n') === true;
 }
 
 function checkRule(rule: ValidationRule, node: JSONSchemaProps, rulePath: string, uncorrelatable: string | undefined): StatusCause[] {
@@ -335,7 +372,9 @@ function checkSchema(schema: JSONSchemaProps, path: string, uncorrelatable: stri
     const apPath = `${path}.additionalProperties`;
     checkSchema(schema.additionalProperties, apPath, uncorrelatable ?? (schema['x-kubernetes-map-type'] === 'atomic' ? apPath : undefined), causes);
   }
-  schema.allOf?.forEach((sub, i) => checkSchema(sub, `${path}.allOf[${i}]`, uncorrelatable, causes));
+  schema.allOf?.forEach((sub, i) => {
+    checkSchema(sub, `${path}.allOf[${i}]`, uncorrelatable, causes);
+  });
 }
 
 /**

@@ -20,7 +20,7 @@ export interface SchemaNode {
   items: SchemaNode | null;
   /** properties with a default, in schema order */
   defaulted: [string, unknown][];
-  /** additionalProperties/items default (applied to null entries) */
+  /** compiled with RE2 semantics, like Go's regexp */
   pattern: RE2JS | null;
   /** format kube validates (original spelling) and its checker */
   format: string;

@@ -7,7 +7,7 @@ import type { StatusCause } from '../errors.ts';
 import { jsonEqual } from './compiled-schema.ts';
 import { checkConversion, checkPrinterColumn, checkSubresources } from './crd-parts-check.ts';
 import { checkVersionSchema } from './crd-schema-check.ts';
-import { fieldError, fieldPath } from './field-errors.ts';
+import { fieldError, fieldPath, RenderedValue } from './field-errors.ts';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './object-meta.ts';
 import type { CustomResourceDefinition, CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, JSONSchemaProps } from './types.ts';
 
@@ -118,10 +118,14 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
     const statusEnabled = (hoisted.subresources ? topSubresources : v.subresources)?.status !== undefined;
     if (!hoisted.schema && v.schema?.openAPIV3Schema) out.push(...checkVersionSchema(v.schema.openAPIV3Schema, `${vPath}.schema`, statusEnabled));
     if (!hoisted.subresources) out.push(...checkSubresources(v.subresources, `${vPath}.subresources`));
-    if (!hoisted.columns) (v.additionalPrinterColumns ?? []).forEach((c, j) => out.push(...checkPrinterColumn(c, `${vPath}.additionalPrinterColumns[${j}]`)));
+    if (!hoisted.columns) (v.additionalPrinterColumns ?? []).forEach((c, j) => {
+      out.push(...checkPrinterColumn(c, `${vPath}.additionalPrinterColumns[${j}]`));
+    });
   });
-  if (!unique) out.push(fieldError.invalid('spec.versions', versions, 'must contain unique version names'));
-  if (storage !== 1) out.push(fieldError.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  // kube prints the typed version list with %#v (pointers included); JSON is the readable equivalent
+  const shownVersions = new RenderedValue(JSON.stringify(versions));
+  if (!unique) out.push(fieldError.invalid('spec.versions', shownVersions, 'must contain unique version names'));
+  if (storage !== 1) out.push(fieldError.invalid('spec.versions', shownVersions, 'must have exactly one version marked as storage version'));
   // the internal spec.version is versions[0].name, so kube checks that name a second time
   const first = versions[0]?.name;
   if (first && dns1035LabelErrors(first).length) out.push(fieldError.invalid('spec.version', first, dns1035LabelErrors(first).join(',')));
@@ -129,7 +133,9 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
   namesErrors(spec, out);
   if (topSchema?.openAPIV3Schema) out.push(...checkVersionSchema(topSchema.openAPIV3Schema, 'spec.validation', anyStatus));
   if (hoisted.subresources) out.push(...checkSubresources(topSubresources, 'spec.subresources'));
-  if (hoisted.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`)));
+  if (hoisted.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => {
+    out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`));
+  });
 
   if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
     out.push(fieldError.invalid('spec.conversion.strategy', spec.conversion.strategy, 'must be None if spec.preserveUnknownFields is true'));

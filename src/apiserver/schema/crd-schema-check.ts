@@ -83,16 +83,6 @@ function defaultErrors(s: JSONSchemaProps, path: string, insideMeta: boolean, is
   }
 }
 
-/** compileSchemaRules reports fields relative to the schema root; anchor them under this version's schema path. */
-function anchorRuleCause(c: StatusCause, schemaPath: string): StatusCause {
-  let f = c.field;
-  if (f === '' || f === 'openAPIV3Schema') f = schemaPath;
-  else if (f.startsWith('openAPIV3Schema.')) f = `${schemaPath}${f.slice('openAPIV3Schema'.length)}`;
-  else if (f.startsWith('[')) f = `${schemaPath}${f}`;
-  else if (!f.startsWith('spec.')) f = `${schemaPath}.${f}`;
-  return { ...c, field: f };
-}
-
 /**
  * Everything kube checks about `<path>.openAPIV3Schema`, where path is `spec.validation` when every version
  * shares the schema (kube's internal form hoists it) and `spec.versions[i].schema` otherwise.
@@ -108,6 +98,6 @@ export function checkVersionSchema(schema: JSONSchemaProps, path: string, status
   const schemaErrs = openAPISchemaErrors(schema, schemaPath);
   out.push(...schemaErrs);
   // like kube, CEL rules are only compiled once the schema is structural and otherwise valid
-  if (structural.length === 0 && schemaErrs.length === 0) out.push(...compileSchemaRules(schema).map((c: StatusCause) => anchorRuleCause(c, schemaPath)));
+  if (structural.length === 0 && schemaErrs.length === 0) out.push(...compileSchemaRules(schema, schemaPath));
   return out;
 }

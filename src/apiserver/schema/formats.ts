@@ -78,7 +78,7 @@ function isUri(s: string): boolean {
   if (!rest.startsWith('//')) return true;
   const authority = rest.slice(2).split(/[/?#]/, 1)[0]!;
   const host = authority.includes('@') ? authority.slice(authority.lastIndexOf('@') + 1) : authority;
-  return /^(\[[0-9a-fA-F:.]+\]|[^\[\]]*)(:\d*)?$/.test(host);
+  return /^(\[[0-9a-fA-F:.]+\]|[^[\]]*)(:\d*)?$/.test(host);
 }
 
 /** net/mail.ParseAddress for the common forms: `local@domain` and `Name <local@domain>`. */

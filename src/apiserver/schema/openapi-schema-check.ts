@@ -179,11 +179,19 @@ function walk(s: JSONSchemaProps | undefined, path: string, ssv: Ssv, isRoot: bo
     walk(p, key(child(path, 'properties'), name), sub, false, out);
   }
   walk(s.not, child(path, 'not'), ssv, false, out);
-  (s.allOf ?? []).forEach((x, i) => walk(x, index(child(path, 'allOf'), i), ssv, false, out));
-  (s.oneOf ?? []).forEach((x, i) => walk(x, index(child(path, 'oneOf'), i), ssv, false, out));
-  (s.anyOf ?? []).forEach((x, i) => walk(x, index(child(path, 'anyOf'), i), ssv, false, out));
+  (s.allOf ?? []).forEach((x, i) => {
+    walk(x, index(child(path, 'allOf'), i), ssv, false, out);
+  });
+  (s.oneOf ?? []).forEach((x, i) => {
+    walk(x, index(child(path, 'oneOf'), i), ssv, false, out);
+  });
+  (s.anyOf ?? []).forEach((x, i) => {
+    walk(x, index(child(path, 'anyOf'), i), ssv, false, out);
+  });
   for (const [name, d] of Object.entries(s.definitions ?? {})) walk(d, key(child(path, 'definitions'), name), ssv, false, out);
-  if (Array.isArray(s.items)) s.items.forEach((x, i) => walk(x, index(child(path, 'items'), i), ssv, false, out));
+  if (Array.isArray(s.items)) s.items.forEach((x, i) => {
+    walk(x, index(child(path, 'items'), i), ssv, false, out);
+  });
   else walk(s.items, child(path, 'items'), ssv, false, out);
   for (const [name, d] of Object.entries(s.dependencies ?? {})) {
     if (!Array.isArray(d)) walk(d, key(child(path, 'dependencies'), name), ssv, false, out);

@@ -103,10 +103,11 @@ export function pruneResource(obj: Record<string, unknown>, root: SchemaNode): s
         else prune(v, prop, k, out);
       } else if (root.additional) prune(v, root.additional, k, out);
     }
-    return out;
+    return out.sort();
   }
   pruneMap(obj, root, true, '', out);
-  return out;
+  // sorted so Strict-mode errors and Warn-mode warnings list the fields in a stable order
+  return out.sort();
 }
 
 /** Prunes a value against a schema node that is not a resource root (used to check CRD default values). */

@@ -11,7 +11,7 @@ type Level = 'root' | 'item' | 'field';
 const { child, key, index } = fieldPath;
 
 function isIntOrStringPair(list: JSONSchemaProps[] | undefined): boolean {
-  if (!list || list.length !== 2) return false;
+  if (list?.length !== 2) return false;
   const only = (s: JSONSchemaProps, t: string) => Object.keys(s).length === 1 && s.type === t;
   return only(list[0]!, 'integer') && only(list[1]!, 'string');
 }
@@ -93,9 +93,15 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
 
 /** The junctors (anyOf/allOf/oneOf/not) of a node: only value validations may appear inside them. */
 function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: string, out: StatusCause[]): void {
-  if (!skipAnyOf) (v.anyOf ?? []).forEach((n, i) => nested(n, false, index(child(path, 'anyOf'), i), out));
-  (v.allOf ?? []).forEach((n, i) => nested(n, skipFirstAllOfAnyOf && i === 0, index(child(path, 'allOf'), i), out));
-  (v.oneOf ?? []).forEach((n, i) => nested(n, false, index(child(path, 'oneOf'), i), out));
+  if (!skipAnyOf) (v.anyOf ?? []).forEach((n, i) => {
+    nested(n, false, index(child(path, 'anyOf'), i), out);
+  });
+  (v.allOf ?? []).forEach((n, i) => {
+    nested(n, skipFirstAllOfAnyOf && i === 0, index(child(path, 'allOf'), i), out);
+  });
+  (v.oneOf ?? []).forEach((n, i) => {
+    nested(n, false, index(child(path, 'oneOf'), i), out);
+  });
   if (v.not) nested(v.not, false, child(path, 'not'), out);
   if (v.pattern) {
     try {
@@ -146,9 +152,15 @@ function nested(v: JSONSchemaProps | undefined, skipAnyOf: boolean, path: string
 function completeness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath: string, vPath: string, out: StatusCause[]): void {
   const junctors: [JSONSchemaProps, string][] = [];
   if (v.not) junctors.push([v.not, child(vPath, 'not')]);
-  (v.allOf ?? []).forEach((n, i) => junctors.push([n, index(child(vPath, 'allOf'), i)]));
-  (v.anyOf ?? []).forEach((n, i) => junctors.push([n, index(child(vPath, 'anyOf'), i)]));
-  (v.oneOf ?? []).forEach((n, i) => junctors.push([n, index(child(vPath, 'oneOf'), i)]));
+  (v.allOf ?? []).forEach((n, i) => {
+    junctors.push([n, index(child(vPath, 'allOf'), i)]);
+  });
+  (v.anyOf ?? []).forEach((n, i) => {
+    junctors.push([n, index(child(vPath, 'anyOf'), i)]);
+  });
+  (v.oneOf ?? []).forEach((n, i) => {
+    junctors.push([n, index(child(vPath, 'oneOf'), i)]);
+  });
   for (const [n, nPath] of junctors) nestedCompleteness(n, s, sPath, nPath, out);
 }
 

@@ -1,6 +1,6 @@
 // The per-version validator the API server runs on every custom resource write, in kube-apiserver's
 // order: prune (decode), default (decode), then validate: schema, embedded resources, list sets/maps,
-// and finally the x-kubernetes-validations CEL rules (skipped when the object has type errors, as kube does).
+// and finally the x-kubernetes-validations CEL rules (skipped after type, required, enum or size violations, as kube does).
 import type { StatusCause } from '../errors.ts';
 import { celRuleCauses } from './cel-rules.ts';
 import { compileSchema, type SchemaNode } from './compiled-schema.ts';
@@ -20,6 +20,8 @@ export interface CrdVersionValidator {
   validate(obj: unknown, oldObj?: unknown): StatusCause[];
 }
 
+/** Violations after which kube does not evaluate CEL rules: the object may not have the shape the rules (and their cost estimates) assume. */
+const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
 const BLOCKED_RULES_MESSAGE = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 /**
@@ -28,11 +30,11 @@ const BLOCKED_RULES_MESSAGE = 'some validation rules were not checked because th
  */
 export function validateAgainstSchema(schema: JSONSchemaProps, node: SchemaNode, obj: unknown, oldObj: unknown, prefix: string, isResourceRoot: boolean): StatusCause[] {
   const out: StatusCause[] = [];
-  validateNode(node, obj, '', { out, prefix });
+  validateNode(node, obj, '', { out, prefix }, oldObj);
   embeddedErrors(node, obj, prefix, out, isResourceRoot);
   listTypeErrors(node, obj, prefix, out);
   if (node.hasRules) {
-    if (out.some((c) => c.reason === 'FieldValueTypeInvalid')) out.push(fieldError.invalid(prefix || '<nil>', null, BLOCKED_RULES_MESSAGE));
+    if (out.some((c) => BLOCKING_REASONS.has(c.reason))) out.push(fieldError.invalid(prefix || '<nil>', null, BLOCKED_RULES_MESSAGE));
     else out.push(...celRuleCauses(schema, obj, oldObj, prefix));
   }
   return out;

@@ -66,10 +66,10 @@ function checkType(node: SchemaNode, data: unknown, name: string, ctx: Validatio
   if (node.types.length > 0 && !typeOk) invalidType(ctx, name, node.types.join(','), schType);
 }
 
-function checkJunctors(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext): void {
+function checkJunctors(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext, old: unknown): void {
   const branch = (n: SchemaNode): StatusCause[] => {
     const sub: ValidationContext = { out: [], prefix: ctx.prefix };
-    validateNode(n, data, name, sub);
+    validateNode(n, data, name, sub, old);
     return sub.out;
   };
   if (node.anyOf.length > 0) {
@@ -168,8 +168,26 @@ function checkNumber(node: SchemaNode, n: number, name: string, ctx: ValidationC
   }
 }
 
-function checkArray(node: SchemaNode, a: unknown[], name: string, ctx: ValidationContext): void {
-  if (node.items !== null) for (let i = 0; i < a.length; i++) validateNode(node.items, a[i], `${name}[${i}]`, ctx);
+/** Map-type lists correlate new items with old ones by their keys; other lists do not correlate. */
+function oldListItems(node: SchemaNode, a: unknown[], old: unknown): unknown[] | undefined {
+  if (node.listType !== 'map' || !Array.isArray(old) || node.listMapKeys.length === 0) return undefined;
+  const keyOf = (x: unknown) => (isPlainObject(x) ? JSON.stringify(node.listMapKeys.map((k) => x[k] ?? null)) : undefined);
+  const byKey = new Map<string, unknown>();
+  for (const o of old) {
+    const k = keyOf(o);
+    if (k !== undefined) byKey.set(k, o);
+  }
+  return a.map((x) => {
+    const k = keyOf(x);
+    return k === undefined ? undefined : byKey.get(k);
+  });
+}
+
+function checkArray(node: SchemaNode, a: unknown[], name: string, ctx: ValidationContext, old: unknown): void {
+  if (node.items !== null) {
+    const olds = old === undefined ? undefined : oldListItems(node, a, old);
+    for (let i = 0; i < a.length; i++) validateNode(node.items, a[i], `${name}[${i}]`, ctx, olds?.[i]);
+  }
   const { minItems, maxItems, uniqueItems } = node.schema;
   if (minItems !== undefined && a.length < minItems) invalid(ctx, name, a.length, `should have at least ${minItems} items`);
   if (maxItems !== undefined && a.length > maxItems) ctx.out.push(fieldError.tooMany(causeField(ctx, name), a.length, maxItems));
@@ -184,7 +202,8 @@ function checkEnum(node: SchemaNode, data: unknown, name: string, ctx: Validatio
   ctx.out.push(fieldError.notSupported(causeField(ctx, name), data, supported));
 }
 
-function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: string, ctx: ValidationContext): void {
+function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: string, ctx: ValidationContext, old: unknown): void {
+  const oldObj = isPlainObject(old) ? old : undefined;
   const { minProperties, maxProperties } = node.schema;
   if (minProperties !== undefined || maxProperties !== undefined) {
     const n = Object.keys(obj).length;
@@ -199,33 +218,40 @@ function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: strin
   }
   const props = node.properties;
   if (node.additional !== null) {
-    for (const k in obj) if (props === null || !props.has(k)) validateNode(node.additional, obj[k], `${name}.${k}`, ctx);
+    for (const k in obj) if (props === null || !props.has(k)) validateNode(node.additional, obj[k], `${name}.${k}`, ctx, oldObj?.[k]);
   }
   if (props !== null) {
     for (const [k, prop] of props) {
-      if (Object.hasOwn(obj, k)) validateNode(prop, obj[k], name === '' ? k : `${name}.${k}`, ctx);
+      if (Object.hasOwn(obj, k)) validateNode(prop, obj[k], name === '' ? k : `${name}.${k}`, ctx, oldObj?.[k]);
     }
   }
   for (const k of node.required) if (!Object.hasOwn(obj, k)) ctx.out.push(fieldError.required(causeField(ctx, `${name}.${k}`)));
 }
 
-/** Validates `data` against one schema node, appending kube-worded causes to ctx.out. */
-export function validateNode(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext): void {
+/**
+ * Validates `data` against one schema node, appending kube-worded causes to ctx.out. `old` is the
+ * correlated value of the object being updated (undefined when there is none): errors found in a value
+ * that did not change are dropped, as kube's CRD validation ratcheting does, so objects stored under an
+ * older, looser schema can still be updated.
+ */
+export function validateNode(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext, old?: unknown): void {
+  const before = ctx.out.length;
   if (data === null || data === undefined) {
     if (node.types.length > 0 && !node.nullable) invalidType(ctx, name, node.types.join(','), 'null');
     checkEnum(node, null, name, ctx);
-    return;
+  } else {
+    checkType(node, data, name, ctx);
+    if (node.anyOf.length > 0 || node.oneOf.length > 0 || node.allOf.length > 0 || node.not !== null) checkJunctors(node, data, name, ctx, old);
+    if (typeof data === 'string') {
+      checkString(node, data, name, ctx);
+      checkFormat(node, data, name, ctx);
+    } else if (typeof data === 'number') {
+      checkNumber(node, data, name, ctx);
+    } else if (Array.isArray(data)) {
+      checkArray(node, data, name, ctx, old);
+    }
+    checkEnum(node, data, name, ctx);
+    if (isPlainObject(data)) checkObject(node, data, name, ctx, old);
   }
-  checkType(node, data, name, ctx);
-  if (node.anyOf.length > 0 || node.oneOf.length > 0 || node.allOf.length > 0 || node.not !== null) checkJunctors(node, data, name, ctx);
-  if (typeof data === 'string') {
-    checkString(node, data, name, ctx);
-    checkFormat(node, data, name, ctx);
-  } else if (typeof data === 'number') {
-    checkNumber(node, data, name, ctx);
-  } else if (Array.isArray(data)) {
-    checkArray(node, data, name, ctx);
-  }
-  checkEnum(node, data, name, ctx);
-  if (isPlainObject(data)) checkObject(node, data, name, ctx);
+  if (old !== undefined && ctx.out.length > before && jsonEqual(data, old)) ctx.out.length = before;
 }

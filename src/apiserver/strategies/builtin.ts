@@ -1,7 +1,7 @@
 // Strategy for built-in kinds: kube's defaults, server-assigned fields (Service cluster IPs, Namespace
 // and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
 // full CRD check for CustomResourceDefinitions.
-import { applyBuiltinDefaults } from '../builtin/defaults.ts';
+import { applyBuiltinDefaults, applyPodAdmissionDefaults } from '../builtin/defaults.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
 import type { TypeStrategy } from '../objects/strategy.ts';
@@ -27,6 +27,7 @@ function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocat
     obj.status = { phase: 'Active' };
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name! };
   } else if (key === '/Pod') {
+    applyPodAdmissionDefaults(obj);
     obj.status = { phase: 'Pending', qosClass: 'BestEffort', ...((obj.status as object) ?? {}) };
   } else if (key === '/Service') {
     const spec = (obj.spec ?? {}) as Record<string, unknown>;

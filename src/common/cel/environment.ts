@@ -1,7 +1,7 @@
 // The Kubernetes CEL environment on top of cel-js: optional types on, heterogeneous list literals allowed
 // (as in kube), undeclared identifiers rejected at compile time, and the libraries kube adds (strings ext,
-// lists, sets, regex via RE2, quantity, IP/CIDR, URL). Building one costs milliseconds, so there is one base
-// environment per set of parse limits and one child per set of declared variables, both cached.
+// lists, sets, regex via RE2, quantity, IP/CIDR, URL, semver). Building one costs milliseconds, so there is
+// one base environment per set of parse limits and one child per set of declared variables, both cached.
 
 import { Environment } from '@marcbachmann/cel-js';
 import type { CelLimits } from './limits.ts';
@@ -9,6 +9,7 @@ import { registerListsLibrary } from './lists.ts';
 import { registerNetLibrary } from './net.ts';
 import { registerQuantityLibrary } from './quantity-lib.ts';
 import { registerRegexLibrary } from './regex.ts';
+import { registerSemverLibrary } from './semver.ts';
 import { registerStringsLibrary } from './strings.ts';
 import { registerURLLibrary } from './url.ts';
 
@@ -45,6 +46,7 @@ function baseEnvironment(limits: ParseLimits): Environment {
   registerQuantityLibrary(env);
   registerNetLibrary(env);
   registerURLLibrary(env);
+  registerSemverLibrary(env);
   baseEnvironments.set(key, env);
   return env;
 }

@@ -3,7 +3,7 @@
 // sets.equivalent, sets.intersects). Receivers are typed `list` so they accept the dyn lists that come out of
 // JSON objects; element types are checked at run time.
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { charge } from './limits.ts';
 import { celCompare, celEquals, describe } from './values.ts';
 

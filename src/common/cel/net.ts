@@ -2,7 +2,7 @@
 // parsed the way Go's net/netip does: strict dotted quads (no leading zeros), RFC 4291 IPv6 text, no zones
 // and no IPv4-mapped IPv6 addresses (kube rejects both); printed in RFC 5952 canonical form.
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 
 export class CelIP {
   constructor(readonly bytes: Uint8Array) {}

@@ -2,7 +2,7 @@
 // asInteger, asApproximateFloat, add, sub, isLessThan, isGreaterThan, compareTo), with `==` by value so
 // quantity('1') == quantity('1000m').
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { isQuantity, parseQuantity, Quantity } from '../quantity.ts';
 
 function toQuantity(s: string): Quantity {

@@ -5,7 +5,7 @@
 // overload, so registering `matches` as a one-argument macro on an otherwise unused receiver type captures
 // every `x.matches(re)` call at parse time and the built-in is never reached.
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { charge } from './limits.ts';
 

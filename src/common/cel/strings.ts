@@ -3,7 +3,7 @@
 // cel-js already.) Every function that builds a string checks the result size against the budget first, so
 // `s.replace('', s)` nested a few times cannot allocate gigabytes.
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 import { charge, checkStringLength } from './limits.ts';
 
 function codePoints(s: string): string[] {

@@ -3,7 +3,7 @@
 // hierarchical part (`scheme:/...`) or an absolute path (`/...`), keeps any `#` in the path or query (no
 // fragment split) and rejects control characters, bad %-escapes, bad hosts and non-numeric ports.
 
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 
 export class CelURL {
   constructor(

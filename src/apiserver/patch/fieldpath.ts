@@ -1,0 +1,296 @@
+// Field paths and field sets as structured-merge-diff models them, with the fieldsV1 encoding stored
+// in metadata.managedFields. A set is a trie: each node is either a member (the field itself is in
+// the set), a parent of further members, or both — fieldsV1 writes the "both" case as `".": {}`.
+// Sets are built once (insert) and then only combined into new sets, which may share subtrees.
+import { compareStrings, compareValues, goJson, goQuote, isObject, type Json, type JsonObject, valueToString } from './json-value.ts';
+
+export type PathElement =
+  | { field: string }
+  /** key fields of a map-list item, sorted by field name */
+  | { key: Array<[string, Json]> }
+  | { value: Json }
+  | { index: number };
+
+export type FieldPath = PathElement[];
+
+export class FieldPathError extends Error {}
+
+/** The fieldsV1 key of a path element: `f:name`, `k:{"name":"x"}`, `v:"a"`, `i:0`. */
+export function peToken(pe: PathElement): string {
+  if ('field' in pe) return `f:${pe.field}`;
+  if ('key' in pe) return `k:{${pe.key.map(([n, v]) => `${goQuote(n)}:${goJson(v)}`).join(',')}}`;
+  if ('value' in pe) return `v:${goJson(pe.value)}`;
+  return `i:${pe.index}`;
+}
+
+/** Parses a fieldsV1 key; undefined for element types this version does not know (SMD drops those). */
+export function parseToken(token: string): PathElement | undefined {
+  if (token.length < 2) throw new FieldPathError(`key must be 2 characters long: ${token}`);
+  if (token[1] !== ':') throw new FieldPathError(`missing colon: ${token}`);
+  const body = token.slice(2);
+  switch (token[0]) {
+    case 'f':
+      return { field: body };
+    case 'v':
+      return { value: parseJson(body, token) };
+    case 'k': {
+      const obj = parseJson(body, token);
+      if (!isObject(obj)) throw new FieldPathError(`key path element is not an object: ${token}`);
+      return { key: sortKeyFields(Object.entries(obj)) };
+    }
+    case 'i': {
+      if (!/^-?\d+$/.test(body)) throw new FieldPathError(`invalid index: ${token}`);
+      return { index: Number(body) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function parseJson(text: string, token: string): Json {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new FieldPathError(`invalid JSON in path element ${token}`);
+  }
+}
+
+export function sortKeyFields(fields: Array<[string, Json]>): Array<[string, Json]> {
+  return fields.sort((a, b) => compareStrings(a[0], b[0]));
+}
+
+function kindRank(pe: PathElement): number {
+  if ('field' in pe) return 0;
+  if ('key' in pe) return 1;
+  if ('value' in pe) return 2;
+  return 3;
+}
+
+/** SMD's order of path elements: field names, then keys, then values, then indexes. */
+export function comparePE(a: PathElement, b: PathElement): number {
+  const ra = kindRank(a);
+  const rb = kindRank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  if ('field' in a) return compareStrings(a.field, (b as { field: string }).field);
+  if ('key' in a) {
+    const bk = (b as { key: Array<[string, Json]> }).key;
+    for (let i = 0; ; i++) {
+      if (i >= a.key.length || i >= bk.length) return a.key.length === bk.length ? 0 : a.key.length < bk.length ? -1 : 1;
+      const c = compareStrings(a.key[i]![0], bk[i]![0]) || compareValues(a.key[i]![1], bk[i]![1]);
+      if (c !== 0) return c;
+    }
+  }
+  if ('value' in a) return compareValues(a.value, (b as { value: Json }).value);
+  const bi = (b as { index: number }).index;
+  return a.index === bi ? 0 : a.index < bi ? -1 : 1;
+}
+
+/** A path element as kube prints it in conflicts: `.spec`, `[name="x"]`, `[=v]`, `[0]`. */
+export function peString(pe: PathElement): string {
+  if ('field' in pe) return `.${pe.field}`;
+  if ('key' in pe) return `[${pe.key.map(([n, v]) => `${n}=${valueToString(v)}`).join(',')}]`;
+  if ('value' in pe) return `[=${valueToString(pe.value)}]`;
+  return `[${pe.index}]`;
+}
+
+export function pathString(path: FieldPath): string {
+  return path.map(peString).join('');
+}
+
+interface SetNode {
+  pe: PathElement;
+  member: boolean;
+  children: FieldSet | undefined;
+}
+
+export class FieldSet {
+  private readonly nodes = new Map<string, SetNode>();
+  private sortedCache: Array<[string, SetNode]> | undefined;
+
+  static of(...paths: FieldPath[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  insert(path: FieldPath): void {
+    if (path.length === 0) return;
+    let set: FieldSet = this;
+    for (let i = 0; i < path.length; i++) {
+      const pe = path[i]!;
+      const tok = peToken(pe);
+      set.sortedCache = undefined;
+      let node = set.nodes.get(tok);
+      if (!node) {
+        node = { pe, member: false, children: undefined };
+        set.nodes.set(tok, node);
+      }
+      if (i === path.length - 1) node.member = true;
+      else set = node.children ??= new FieldSet();
+    }
+  }
+
+  has(path: FieldPath): boolean {
+    let set: FieldSet | undefined = this;
+    for (let i = 0; i < path.length && set; i++) {
+      const node = set.nodes.get(peToken(path[i]!));
+      if (!node) return false;
+      if (i === path.length - 1) return node.member;
+      set = node.children;
+    }
+    return false;
+  }
+
+  isEmpty(): boolean {
+    return this.nodes.size === 0;
+  }
+
+  /** The set below one path element (SMD WithPrefix), or undefined. */
+  child(pe: PathElement): FieldSet | undefined {
+    return this.nodes.get(peToken(pe))?.children;
+  }
+
+  hasMember(pe: PathElement): boolean {
+    return this.nodes.get(peToken(pe))?.member ?? false;
+  }
+
+  /** Nodes in SMD order. */
+  entries(): Array<[string, SetNode]> {
+    this.sortedCache ??= [...this.nodes.entries()].sort((a, b) => comparePE(a[1].pe, b[1].pe));
+    return this.sortedCache;
+  }
+
+  private static build(nodes: Iterable<[string, SetNode]>): FieldSet {
+    const out = new FieldSet();
+    for (const [tok, n] of nodes) {
+      const children = n.children && !n.children.isEmpty() ? n.children : undefined;
+      if (n.member || children) out.nodes.set(tok, { pe: n.pe, member: n.member, children });
+    }
+    return out;
+  }
+
+  union(o: FieldSet): FieldSet {
+    if (o.isEmpty()) return this;
+    if (this.isEmpty()) return o;
+    const merged = new Map(this.nodes);
+    for (const [tok, b] of o.nodes) {
+      const a = merged.get(tok);
+      if (!a) merged.set(tok, b);
+      else {
+        const children = a.children && b.children ? a.children.union(b.children) : (a.children ?? b.children);
+        merged.set(tok, { pe: a.pe, member: a.member || b.member, children });
+      }
+    }
+    return FieldSet.build(merged);
+  }
+
+  intersection(o: FieldSet): FieldSet {
+    const out: Array<[string, SetNode]> = [];
+    for (const [tok, a] of this.nodes) {
+      const b = o.nodes.get(tok);
+      if (!b) continue;
+      const children = a.children && b.children ? a.children.intersection(b.children) : undefined;
+      out.push([tok, { pe: a.pe, member: a.member && b.member, children }]);
+    }
+    return FieldSet.build(out);
+  }
+
+  difference(o: FieldSet): FieldSet {
+    if (o.isEmpty() || this.isEmpty()) return this;
+    const out: Array<[string, SetNode]> = [];
+    for (const [tok, a] of this.nodes) {
+      const b = o.nodes.get(tok);
+      if (!b) out.push([tok, a]);
+      else {
+        const children = a.children && b.children ? a.children.difference(b.children) : a.children;
+        out.push([tok, { pe: a.pe, member: a.member && !b.member, children }]);
+      }
+    }
+    return FieldSet.build(out);
+  }
+
+  /** Removes every path that is in `o` or lies below a member of `o`. */
+  recursiveDifference(o: FieldSet): FieldSet {
+    if (o.isEmpty() || this.isEmpty()) return this;
+    const out: Array<[string, SetNode]> = [];
+    for (const [tok, a] of this.nodes) {
+      const b = o.nodes.get(tok);
+      if (!b) out.push([tok, a]);
+      else if (!b.member) {
+        const children = a.children && b.children ? a.children.recursiveDifference(b.children) : a.children;
+        out.push([tok, { pe: a.pe, member: a.member, children }]);
+      }
+    }
+    return FieldSet.build(out);
+  }
+
+  /** Keeps only the subtree under one top-level field (the field itself included). */
+  onlyUnder(field: string): FieldSet {
+    const tok = peToken({ field });
+    const n = this.nodes.get(tok);
+    return n ? FieldSet.build([[tok, n]]) : new FieldSet();
+  }
+
+  /** Rebuilds the set with a transformation of each node (used by schema-aware passes). */
+  mapNodes(fn: (pe: PathElement, member: boolean, children: FieldSet | undefined) => { member: boolean; children: FieldSet | undefined }): FieldSet {
+    const out: Array<[string, SetNode]> = [];
+    for (const [tok, n] of this.nodes) out.push([tok, { pe: n.pe, ...fn(n.pe, n.member, n.children) }]);
+    return FieldSet.build(out);
+  }
+
+  /** Member paths in SMD iteration order: this level's members, then each child subtree. */
+  paths(prefix: FieldPath = []): FieldPath[] {
+    const out: FieldPath[] = [];
+    const entries = this.entries();
+    for (const [, n] of entries) if (n.member) out.push([...prefix, n.pe]);
+    for (const [, n] of entries) if (n.children) out.push(...n.children.paths([...prefix, n.pe]));
+    return out;
+  }
+
+  equals(o: FieldSet): boolean {
+    if (this.nodes.size !== o.nodes.size) return false;
+    for (const [tok, a] of this.nodes) {
+      const b = o.nodes.get(tok);
+      if (!b || a.member !== b.member) return false;
+      if (!a.children !== !b.children) return false;
+      if (a.children && b.children && !a.children.equals(b.children)) return false;
+    }
+    return true;
+  }
+
+  /** The fieldsV1 object: children in SMD order, `"."` first where a node is also a member. */
+  toFieldsV1(): JsonObject {
+    return this.emit(false);
+  }
+
+  private emit(includeSelf: boolean): JsonObject {
+    const out: JsonObject = {};
+    if (includeSelf && !this.isEmpty()) out['.'] = {};
+    for (const [tok, n] of this.entries()) out[tok] = n.children ? n.children.emit(n.member) : {};
+    return out;
+  }
+
+  static fromFieldsV1(v: unknown): FieldSet {
+    if (!isObject(v)) throw new FieldPathError('fieldsV1 must be a JSON object');
+    return FieldSet.read(v).set;
+  }
+
+  private static read(obj: JsonObject): { set: FieldSet; member: boolean } {
+    const set = new FieldSet();
+    let member = false;
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === '.') {
+        member = true;
+        continue;
+      }
+      const pe = parseToken(k);
+      if (!pe) continue;
+      if (!isObject(v)) throw new FieldPathError(`fieldsV1 entry ${k} must be an object`);
+      const child = FieldSet.read(v);
+      const tok = peToken(pe);
+      set.nodes.set(tok, { pe, member: child.member, children: child.set.isEmpty() ? undefined : child.set });
+    }
+    if (set.isEmpty()) member = true;
+    return { set, member };
+  }
+}
