@@ -67,9 +67,20 @@ export const errors = {
     new ApiError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, { name, group, kind: resource }),
   conflict: (resource: string, group: string, name: string, why: string) =>
     new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, { name, group, kind: resource }),
+  /**
+   * Server-side apply conflicts. Each cause is `{reason: FieldManagerConflict, message: 'conflict with "m" using v1',
+   * field: '.spec.replicas'}`; the message is kube's: `Apply failed with 1 conflict: conflict with "m" using v1: .spec.replicas`,
+   * or for several, per manager (in the order the causes list them): `conflicts with "m" using v1:` then `- <field>` lines.
+   */
   applyConflict: (causes: StatusCause[]) => {
-    const lines = causes.map((c) => `- ${c.message}`);
-    const message = causes.length === 1 ? `Apply failed with 1 conflict: ${causes[0]!.message}` : `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
+    let message: string;
+    if (causes.length === 1) message = `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`;
+    else {
+      const byManager = new Map<string, string[]>();
+      for (const c of causes) byManager.set(c.message, [...(byManager.get(c.message) ?? []), c.field]);
+      const lines = [...byManager].flatMap(([m, fields]) => [`${m.replace(/^conflict with /, 'conflicts with ')}:`, ...fields.map((f) => `- ${f}`)]);
+      message = `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
+    }
     return new ApiError(409, 'Conflict', message, { causes });
   },
   gone: (message: string) => new ApiError(410, 'Expired', message),

@@ -1,4 +1,5 @@
 // A private CA and a serving certificate for the API server (ECDSA P-256: fast to generate, accepted
+import 'reflect-metadata';
 // by Go's and Node's TLS stacks). Also used to mint certificates for webhook servers in tests.
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';

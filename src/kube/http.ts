@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError } from './errors.ts';
 import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
 
@@ -90,6 +90,9 @@ export class Transport {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`kubeconfig: current context "${kc.getCurrentContext()}" names no cluster`);
     const server = new URL(cluster.server);
+    // client-node refuses to build options for plain-http servers (kubectl proxy, test stubs) unless TLS
+    // verification is off; TLS settings mean nothing there, so hand it a view that says so
+    if (server.protocol === 'http:') kc = withoutTlsVerification(kc);
     const tls: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(tls);
     const agentOpts: https.AgentOptions = { keepAlive: true, maxSockets: 64 };
@@ -200,6 +203,18 @@ export class Transport {
       else request.end();
     });
   }
+}
+
+function withoutTlsVerification(kc: KubeConfig): KubeConfig {
+  const view = new KubeConfig();
+  const current = kc.getCurrentCluster()?.name;
+  view.loadFromOptions({
+    clusters: kc.getClusters().map((c) => (c.name === current ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.getUsers(),
+    contexts: kc.getContexts(),
+    currentContext: kc.getCurrentContext(),
+  });
+  return view;
 }
 
 function headerString(v: string | string[] | undefined): string | undefined {

@@ -4,17 +4,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StatusCause } from '../../src/apiserver/errors.ts';
 import { checkCrd, defaultCrd } from '../../src/apiserver/schema/index.ts';
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../src/apiserver/schema/types.ts';
+import type { CustomResourceDefinition } from '../../src/apiserver/schema/types.ts';
 import { aimServiceCrd } from './schema-fixture.ts';
 
 type Crd = CustomResourceDefinition;
-const V = 'spec.validation.openAPIV3Schema';
 const DNS1035 =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 const c = (field: string, reason: string, message: string): StatusCause => ({ field, reason, message });
-const schemaOf = (crd: Crd) => crd.spec.versions[0]!.schema!.openAPIV3Schema!;
-const specProps = (crd: Crd) => schemaOf(crd).properties!.spec!.properties!;
 
 interface Case {
   name: string;
@@ -215,6 +212,27 @@ describe('checkCrd', () => {
     assert.deepEqual(checkCrd(crd, old), [c('spec.names.kind', 'FieldValueInvalid', 'Invalid value: "AIMSvc": field is immutable')]);
     old.status = {};
     assert.deepEqual(checkCrd(crd, old), []);
+  });
+
+  it('reports JSON type errors instead of failing on them', () => {
+    const crd = aimServiceCrd() as any;
+    crd.spec.versions = 'v1';
+    assert.deepEqual(checkCrd(crd), [c('spec.versions', 'FieldValueTypeInvalid', 'Invalid value: "string": spec.versions in body must be of type array: "string"')]);
+    const crd2 = aimServiceCrd() as any;
+    crd2.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas = null;
+    crd2.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'][0].rule = 7;
+    assert.deepEqual(checkCrd(crd2), [
+      c(
+        'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas',
+        'FieldValueTypeInvalid',
+        'Invalid value: "null": spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas in body must be of type object: "null"',
+      ),
+      c(
+        'spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].rule',
+        'FieldValueTypeInvalid',
+        'Invalid value: "integer": spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].rule in body must be of type string: "integer"',
+      ),
+    ]);
   });
 
   it('defaultCrd fills singular, listKind and the conversion strategy like the v1 defaulter', () => {

@@ -9,8 +9,6 @@ import { aimServiceCrd } from './schema-fixture.ts';
 
 type Crd = CustomResourceDefinition;
 const V = 'spec.validation.openAPIV3Schema';
-const DNS1035 =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 const c = (field: string, reason: string, message: string): StatusCause => ({ field, reason, message });
 const schemaOf = (crd: Crd) => crd.spec.versions[0]!.schema!.openAPIV3Schema!;

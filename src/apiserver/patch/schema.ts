@@ -150,6 +150,48 @@ export function zeroObject(s: PatchSchema): Record<string, unknown> {
   return out;
 }
 
+const zeroBearing = new WeakMap<PatchSchema, boolean>();
+
+/** Whether any field at or below this schema appears in a Go zero value (memoized; schemas are acyclic). */
+function hasZeroFields(s: PatchSchema): boolean {
+  let r = zeroBearing.get(s);
+  if (r === undefined) {
+    if (s.kind === 'struct') r = Object.values(s.fields).some((f) => f.zero !== undefined || hasZeroFields(f));
+    else if (s.kind === 'list') r = hasZeroFields(s.item);
+    else r = false;
+    zeroBearing.set(s, r);
+  }
+  return r;
+}
+
+/**
+ * The value as kube's typed conversion sees it: non-pointer structs and non-omitempty lists that a
+ * built-in object omits are present (`{}` / null). Comparisons use this form so that a field the
+ * Go type always has is never reported as newly added. Returns `v` itself when nothing is missing.
+ */
+export function withZeroFields<T>(v: T, s: PatchSchema): T {
+  if (!hasZeroFields(s)) return v;
+  if (s.kind === 'list' && Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    v.forEach((item, i) => {
+      const filled = withZeroFields(item, s.item);
+      if (filled !== item) (out ??= [...v])[i] = filled;
+    });
+    return (out ?? v) as T;
+  }
+  if (s.kind !== 'struct' || typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const obj = v as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, f] of Object.entries(s.fields)) {
+    if (Object.hasOwn(obj, k)) {
+      const filled = withZeroFields(obj[k], f);
+      if (filled !== obj[k]) (out ??= { ...obj })[k] = filled;
+    } else if (f.zero === 'struct') (out ??= { ...obj })[k] = zeroObject(f);
+    else if (f.zero === 'null') (out ??= { ...obj })[k] = null;
+  }
+  return (out ?? v) as T;
+}
+
 // ---- metadata ----
 
 export const objectMetaSchema: StructSchema = zero(

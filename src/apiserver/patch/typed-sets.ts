@@ -121,7 +121,10 @@ function check(v: Json, s: PatchSchema, path: FieldPath, out: string[]): void {
       return;
     case 'struct':
       if (v === null) return;
-      if (!isObject(v)) return report(out, path, `expected map, got ${describe(v)}`);
+      if (!isObject(v)) {
+        report(out, path, `expected map, got ${describe(v)}`);
+        return;
+      }
       for (const k of Object.keys(v)) check(v[k]!, fieldSchema(s, k), [...path, { field: k }], out);
       return;
     case 'untyped':
@@ -129,16 +132,23 @@ function check(v: Json, s: PatchSchema, path: FieldPath, out: string[]): void {
       return;
     case 'list': {
       if (v === null) return;
-      if (!Array.isArray(v)) return report(out, path, `expected list, got ${describe(v)}`);
+      if (!Array.isArray(v)) {
+        report(out, path, `expected list, got ${describe(v)}`);
+        return;
+      }
       const seen = new Set<string>();
       v.forEach((item, i) => {
-        if (s.listType === 'atomic') return check(item, s.item, [...path, { index: i }], out);
+        if (s.listType === 'atomic') {
+          check(item, s.item, [...path, { index: i }], out);
+          return;
+        }
         const got = itemPE(s, item);
-        if (typeof got === 'string') return report(out, path, `element ${i}: ${got}`);
-        const tok = peToken(got);
-        if (seen.has(tok)) return report(out, path, `duplicate entries for key ${peString(got)}`);
-        seen.add(tok);
-        check(item, s.item, [...path, got], out);
+        if (typeof got === 'string') report(out, path, `element ${i}: ${got}`);
+        else if (seen.has(peToken(got))) report(out, path, `duplicate entries for key ${peString(got)}`);
+        else {
+          seen.add(peToken(got));
+          check(item, s.item, [...path, got], out);
+        }
       });
       return;
     }

@@ -7,6 +7,7 @@ import type { StatusCause } from '../errors.ts';
 import { jsonEqual } from './compiled-schema.ts';
 import { checkConversion, checkPrinterColumn, checkSubresources } from './crd-parts-check.ts';
 import { checkVersionSchema } from './crd-schema-check.ts';
+import { crdShapeErrors } from './crd-shape.ts';
 import { fieldError, fieldPath, RenderedValue } from './field-errors.ts';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './object-meta.ts';
 import type { CustomResourceDefinition, CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, JSONSchemaProps } from './types.ts';
@@ -98,8 +99,8 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
     });
   }
   const schemas = versions.map((v) => v.schema?.openAPIV3Schema);
-  if (spec.preserveUnknownFields !== false && schemas.some((s) => schemaHas(s, (x) => x.default !== undefined && x.default !== null))) {
-    if (spec.preserveUnknownFields) out.push(fieldError.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  if (spec.preserveUnknownFields && schemas.some((s) => schemaHas(s, (x) => x.default !== undefined && x.default !== null))) {
+    out.push(fieldError.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
   }
 
   let storage = 0;
@@ -159,10 +160,12 @@ export interface CrdLike {
 }
 
 /**
- * Validates a (defaulted) CRD. With `oldCrd` it is an update: group and plural are immutable, and once
+ * Validates a (defaulted) CRD; a CRD with JSON type errors gets only those. With `oldCrd` it is an update: group and plural are immutable, and once
  * the old CRD is Established so are scope and kind.
  */
 export function checkCrd(crdObject: CrdLike, oldObject?: CrdLike): StatusCause[] {
+  const shape = crdShapeErrors(crdObject);
+  if (shape.length > 0) return shape;
   const crd = crdObject as CustomResourceDefinition;
   const oldCrd = oldObject as CustomResourceDefinition | undefined;
   const out: StatusCause[] = [];

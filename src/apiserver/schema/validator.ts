@@ -1,6 +1,7 @@
 // The per-version validator the API server runs on every custom resource write, in kube-apiserver's
 // order: prune (decode), default (decode), then validate: schema, embedded resources, list sets/maps,
-// and finally the x-kubernetes-validations CEL rules (skipped after type, required, enum or size violations, as kube does).
+// and finally the x-kubernetes-validations CEL rules, which kube skips once a type, required, enum or
+// size violation was found.
 import type { StatusCause } from '../errors.ts';
 import { celRuleCauses } from './cel-rules.ts';
 import { compileSchema, type SchemaNode } from './compiled-schema.ts';
@@ -16,7 +17,7 @@ export interface CrdVersionValidator {
   prune(obj: Record<string, unknown>): string[];
   /** Applies schema defaults in place. */
   default(obj: unknown): void;
-  /** Validates a pruned and defaulted object; `oldObj` enables CEL transition rules on update. */
+  /** Validates a pruned and defaulted object; on update `oldObj` enables CEL transition rules and ratcheting of unchanged values. */
   validate(obj: unknown, oldObj?: unknown): StatusCause[];
 }
 
@@ -26,7 +27,7 @@ const BLOCKED_RULES_MESSAGE = 'some validation rules were not checked because th
 
 /**
  * Schema checks for a value at `prefix` (the resource itself when prefix is ''): kube-openapi validation,
- * embedded-resource apiVersion/kind, list-type uniqueness, then CEL rules unless a type error blocks them.
+ * embedded-resource apiVersion/kind, list-type uniqueness, then CEL rules unless a blocking violation was found.
  */
 export function validateAgainstSchema(schema: JSONSchemaProps, node: SchemaNode, obj: unknown, oldObj: unknown, prefix: string, isResourceRoot: boolean): StatusCause[] {
   const out: StatusCause[] = [];

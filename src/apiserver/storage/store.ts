@@ -103,6 +103,14 @@ export class ObjectStore {
     const prev = t.items.get(key);
     const rv = ++this.rv;
     const stored: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    const event: StoredEvent = { type, object: stored, rv, storageKey, ...(prev ? { prev } : {}) };
+    // Log before changing memory: if persistence refuses the write, nothing observable changed.
+    try {
+      this.sink?.write(event, rv);
+    } catch (e) {
+      this.rv--;
+      throw e;
+    }
     if (type === 'DELETED') {
       t.items.delete(key);
       t.sortedKeys = undefined;
@@ -110,8 +118,6 @@ export class ObjectStore {
       if (!prev) t.sortedKeys = undefined;
       t.items.set(key, stored);
     }
-    const event: StoredEvent = { type, object: stored, rv, storageKey, ...(prev ? { prev } : {}) };
-    this.sink?.write(event, rv);
     this.record(t, event);
     return stored;
   }

@@ -4,16 +4,21 @@
 import { applyBuiltinDefaults, applyPodAdmissionDefaults } from '../builtin/defaults.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
+import { defaultCrd } from '../schema/index.ts';
 import type { TypeStrategy } from '../objects/strategy.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import { ClusterIpAllocator } from './cluster-ip.ts';
 
 export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): TypeStrategy {
+  const isCrd = rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition';
   return {
     strategicMerge: true,
     prune: () => [],
-    applyDefaults: (obj, version) => applyBuiltinDefaults(rt.group, version, rt.kind, obj),
+    applyDefaults: (obj, version) => {
+      if (isCrd) defaultCrd(obj);
+      applyBuiltinDefaults(rt.group, version, rt.kind, obj);
+    },
     validate: (obj, old) => validateBuiltin(rt, obj, old),
     patchSchema: (version) => patchSchemaFor(rt.group, version, rt.kind),
     prepareForCreate: (obj) => prepareBuiltin(rt, obj, ips),

@@ -18,7 +18,9 @@ export interface RawRequest {
 export type Outcome =
   | { kind: 'response'; status: number; headers: IncomingHttpHeaders; body: Buffer; ms: number; cutOff: boolean }
   | { kind: 'timeout'; phase: 'headers' | 'body'; ms: number }
-  | { kind: 'error'; message: string; ms: number };
+  | { kind: 'error'; message: string; ms: number }
+  /** Node refused to send the request at all: a bug in the generator, not a server finding */
+  | { kind: 'unsendable'; message: string };
 
 export interface TargetServer {
   host: string;
@@ -26,6 +28,8 @@ export interface TargetServer {
   caPem: string;
   token: string;
 }
+
+const ignore = () => {};
 
 export class RawClient {
   readonly agent: Agent;
@@ -49,13 +53,25 @@ export class RawClient {
         resolve(o);
       };
       const headers: Record<string, string | number> = { Authorization: `Bearer ${this.target.token}`, ...r.headers };
-      if (r.body && !r.chunked) headers['Content-Length'] = r.body.length;
-      const req = request({ host: this.target.host, port: this.target.port, method: r.method, path: r.path, headers, agent: this.agent, ca: this.target.caPem });
+      // Node frames a body as chunked by default only for POST/PUT/PATCH: say so for every method
+      if (r.body) headers[r.chunked ? 'Transfer-Encoding' : 'Content-Length'] = r.chunked ? 'chunked' : r.body.length;
+      let req: ReturnType<typeof request>;
+      try {
+        req = request({ host: this.target.host, port: this.target.port, method: r.method, path: r.path, headers, agent: this.agent, ca: this.target.caPem });
+      } catch (e) {
+        settled = true;
+        resolve({ kind: 'unsendable', message: (e as Error).message });
+        return;
+      }
       let phase: 'headers' | 'body' = 'headers';
-      const timer = setTimeout(() => {
+      const timer: NodeJS.Timeout = setTimeout(() => {
         settle({ kind: 'timeout', phase, ms: elapsed() });
         req.destroy();
       }, timeoutMs);
+      // a keep-alive socket can fail after its request settled (the server answered early and reset it)
+      req.on('socket', (sock) => {
+        if (!sock.listeners('error').includes(ignore)) sock.on('error', ignore);
+      });
       req.on('error', (e) => settle({ kind: 'error', message: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`.trim(), ms: elapsed() }));
       req.on('response', (res) => {
         phase = 'body';

@@ -21,7 +21,7 @@ export const UNICODE_STRINGS = [
   'tab\there',
   '"quoted"',
   '\\backslash\\',
-  '${jndi:ldap://x}',
+  '$' + '{jndi:ldap://x}',
   '{{.metadata.name}}',
   '../../etc/passwd',
   '%00%ff',
@@ -29,7 +29,7 @@ export const UNICODE_STRINGS = [
   'a'.repeat(254),
 ];
 
-export const ODD_NUMBERS: number[] = [0, -0, -1, 1.5, -2.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 9223372036854775807, 18446744073709551615];
+export const ODD_NUMBERS: number[] = [0, -0, -1, 1.5, -2.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 2 ** 63, 2 ** 64];
 
 /** literal number texts JSON.stringify cannot produce (spliced into raw JSON) */
 export const RAW_NUMBER_TEXTS = ['1e999', '-1e999', '9223372036854775808', '123456789012345678901234567890', '0.0000000000000000000000000000001', '1E+2', '-0.0', '00012', '1.', '.5', 'NaN', 'Infinity', '-Infinity', '0x10', '+1'];

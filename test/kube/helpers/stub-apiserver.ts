@@ -54,6 +54,8 @@ export class StubApiServer {
   latencyMs = 0;
   /** hold list responses (not watches) without answering */
   holdLists = false;
+  /** answer PartialObjectMetadata requests with whole objects (servers may) */
+  ignorePartialAccept = false;
   url = '';
 
   constructor() {
@@ -143,7 +145,7 @@ export class StubApiServer {
 
   /** forgets history: resuming from any earlier resourceVersion gets 410 */
   compact(): void {
-    this.compactedBelow = this.rv + 1;
+    this.compactedBelow = this.rv;
     this.history.length = 0;
   }
 
@@ -220,7 +222,7 @@ export class StubApiServer {
     const [, namespace, plural, name, sub] = m;
     const resource = STUB_RESOURCES.find((r) => r.plural === plural);
     if (!resource) return this.status(res, 404, 'NotFound', `no resource ${plural}`);
-    const partialWanted = String(req.headers.accept ?? '').includes('as=PartialObjectMetadata');
+    const partialWanted = !this.ignorePartialAccept && String(req.headers.accept ?? '').includes('as=PartialObjectMetadata');
     if (req.method === 'GET' && !name) {
       if (isWatch) return this.watch(res, url, plural!, namespace, partialWanted);
       if (this.holdLists) return; // never answered: the client's timeout must fire

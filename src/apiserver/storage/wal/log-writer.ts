@@ -102,7 +102,10 @@ export class LogWriter {
    * do it with no write slipping in between; requires drain() first.
    */
   seal(): void {
-    if (this.sealed) return;
+    if (this.sealed) {
+      if (this.failure) throw this.failure;
+      return;
+    }
     if (this.syncing) throw new Error(`write-ahead log ${this.path}: seal() while an fdatasync is running (call drain() first)`);
     try {
       if (!this.failure && this.durable < this.appended) this.syncInline();
@@ -112,12 +115,19 @@ export class LogWriter {
       const failure = this.failure ?? new Error(`write-ahead log ${this.path} is closed`);
       for (const w of this.waiters.splice(0)) w.reject(failure);
     }
+    if (this.failure) throw this.failure;
   }
 
   async close(): Promise<void> {
     await this.drain();
     this.seal();
+  }
+
+  /** fdatasync now, on the calling thread (startup records and tests). */
+  syncNow(): void {
     if (this.failure) throw this.failure;
+    if (this.syncing) throw new Error(`write-ahead log ${this.path}: syncNow() while an fdatasync is running`);
+    this.syncInline();
   }
 
   private syncInline(): void {

@@ -1,0 +1,152 @@
+// Drives a fuzz run: N generated requests over a few keep-alive connections, each judged on arrival;
+// findings are grouped by signature, replayed to confirm and shrunk to a small reproduction.
+import { type Verdict, judge } from './check.ts';
+import type { RawClient } from './http.ts';
+import type { FuzzRequest, RequestGenerator } from './requests.ts';
+
+export interface Finding {
+  signature: string;
+  count: number;
+  request: FuzzRequest;
+  verdict: Verdict;
+  /** a smaller request that still fails the same way, when shrinking found one */
+  reduced?: FuzzRequest;
+  reproducible?: boolean;
+}
+
+export interface RunStats {
+  sent: number;
+  byCode: Map<string, number>;
+  byFamily: Map<string, number>;
+  slowest: { ms: number; what: string }[];
+  elapsedMs: number;
+}
+
+export interface RunOptions {
+  requests: number;
+  concurrency: number;
+  timeoutMs: number;
+  /** stop generating new requests after this long (the run stays bounded on a slow machine) */
+  budgetMs: number;
+  onProgress?: (done: number) => void;
+}
+
+const normalise = (s: string) => s.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 160);
+
+export function signatureOf(req: FuzzRequest, v: Verdict): string {
+  const problem = v.problems.find((p) => p.startsWith('server error')) ?? v.problems[0] ?? '';
+  return `${v.code} ${req.method} ${req.family.split(' ')[0]} ${normalise(problem)}`;
+}
+
+export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: RunOptions): Promise<{ findings: Finding[]; stats: RunStats }> {
+  const findings = new Map<string, Finding>();
+  const stats: RunStats = { sent: 0, byCode: new Map(), byFamily: new Map(), slowest: [], elapsedMs: 0 };
+  const start = performance.now();
+  let issued = 0;
+  const worker = async () => {
+    while (issued < opts.requests && performance.now() - start < opts.budgetMs) {
+      issued++;
+      const req = gen.next();
+      const outcome = await client.send(req, opts.timeoutMs);
+      const v = judge(req.method, req.stream === true, outcome, opts.timeoutMs);
+      stats.sent++;
+      stats.byCode.set(String(v.code), (stats.byCode.get(String(v.code)) ?? 0) + 1);
+      const fam = req.family.split(' ')[0]!;
+      stats.byFamily.set(fam, (stats.byFamily.get(fam) ?? 0) + 1);
+      if (outcome.kind === 'response' && !req.stream) {
+        stats.slowest.push({ ms: outcome.ms, what: `${req.method} ${req.path.slice(0, 100)} → ${outcome.status} (${req.note.slice(0, 80)})` });
+        stats.slowest.sort((a, b) => b.ms - a.ms).splice(5);
+      }
+      if (v.problems.length) {
+        const sig = signatureOf(req, v);
+        const f = findings.get(sig);
+        if (f) f.count++;
+        else findings.set(sig, { signature: sig, count: 1, request: req, verdict: v });
+      }
+      if (stats.sent % 250 === 0) opts.onProgress?.(stats.sent);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, worker));
+  stats.elapsedMs = Math.round(performance.now() - start);
+  return { findings: [...findings.values()], stats };
+}
+
+function sameFailure(a: Verdict, b: Verdict): boolean {
+  const key = (v: Verdict) => normalise(v.problems.find((p) => p.startsWith('server error')) ?? v.problems[0] ?? '');
+  return b.problems.length > 0 && a.code === b.code && key(a) === key(b);
+}
+
+/** Replays a finding alone to confirm it, then greedily drops JSON fields from its body while it still fails. */
+export async function confirmAndShrink(client: RawClient, f: Finding, timeoutMs: number, maxReplays = 60): Promise<void> {
+  const replay = async (req: FuzzRequest) => judge(req.method, req.stream === true, await client.send(req, timeoutMs), timeoutMs);
+  const first = await replay(f.request);
+  f.reproducible = sameFailure(f.verdict, first);
+  if (!f.reproducible || !f.request.body || f.request.body.length > 64 * 1024) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(f.request.body.toString('utf8'));
+  } catch {
+    return;
+  }
+  // deeply nested bodies are their own minimal reproduction (and would overflow this recursion)
+  if (depthOf(value) > 64) return;
+  let replays = 0;
+  let current = value;
+  let improved = true;
+  while (improved && replays < maxReplays) {
+    improved = false;
+    for (const candidate of smallerValues(current)) {
+      if (++replays > maxReplays) break;
+      const req = { ...f.request, body: Buffer.from(JSON.stringify(candidate)) };
+      if (sameFailure(f.verdict, await replay(req))) {
+        current = candidate;
+        f.reduced = req;
+        improved = true;
+        break;
+      }
+    }
+  }
+}
+
+function depthOf(v: unknown, limit = 65): number {
+  if (limit === 0 || v === null || typeof v !== 'object') return 0;
+  let max = 0;
+  for (const c of Object.values(v as object)) max = Math.max(max, depthOf(c, limit - 1));
+  return max + 1;
+}
+
+/** one-step reductions: drop one key or array item anywhere (shallow positions first) */
+function* smallerValues(v: unknown): Generator<unknown> {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) yield [...v.slice(0, i), ...v.slice(i + 1)];
+    for (let i = 0; i < v.length; i++) for (const c of smallerValues(v[i])) yield v.map((x, j) => (j === i ? c : x));
+  } else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const { [k]: _dropped, ...rest } = o;
+      yield rest;
+    }
+    for (const k of Object.keys(o)) for (const c of smallerValues(o[k])) yield { ...o, [k]: c };
+  }
+}
+
+function showBody(body: Buffer | undefined, note: string): string {
+  if (!body) return '(no body)';
+  const text = body.toString('utf8');
+  const printable = /^[\x20-\x7e\n\t]*$/.test(text);
+  if (body.length <= 800 && printable) return `${body.length} bytes: ${text}`;
+  return `${body.length} bytes (${note || 'generated'}), starting ${JSON.stringify(text.slice(0, 160))}`;
+}
+
+/** A finding as a self-contained reproduction. */
+export function describeFinding(f: Finding): string {
+  const req = f.reduced ?? f.request;
+  const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join(' | ') || '(none)';
+  return [
+    `[${f.count}×${f.reproducible === false ? ', did not reproduce alone' : f.reproducible ? ', reproduces alone' : ''}] ${f.verdict.problems.join('; ')}`,
+    `  request: ${req.method} ${req.path.length > 300 ? `${req.path.slice(0, 300)}… (${req.path.length} chars)` : req.path}`,
+    `  headers: ${headers}${req.chunked ? ' (chunked)' : ''}`,
+    `  body: ${showBody(req.body, f.request.note)}`,
+    ...(f.reduced ? [`  (shrunk from: ${f.request.note.slice(0, 200)})`] : f.request.note ? [`  generator: ${f.request.note.slice(0, 300)}`] : []),
+  ].join('\n');
+}
