@@ -36,6 +36,7 @@ export interface SourceOptions<T extends KubeObject> {
 
 export interface BuilderOptions {
   concurrency?: number;
+  cacheSyncTimeoutMs?: number;
   resyncPeriodMs?: number;
   rateLimiter?: RateLimiter;
   /** default: the controller name */
@@ -99,6 +100,7 @@ export class ControllerBuilder {
       reconciler,
       ...(this.options.concurrency !== undefined ? { concurrency: this.options.concurrency } : {}),
       ...(this.options.resyncPeriodMs !== undefined ? { resyncPeriodMs: this.options.resyncPeriodMs } : {}),
+      ...(this.options.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: this.options.cacheSyncTimeoutMs } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),
       ...(this.deps.recorderFor ? { recorder: this.deps.recorderFor(this.name) } : {}),
       ...(this.deps.metrics ? { metrics: this.deps.metrics } : {}),

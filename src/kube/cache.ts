@@ -102,6 +102,11 @@ export class Cache {
     return items;
   }
 
+  /** our own write's result: informers holding that kind take it now rather than when the watch delivers it */
+  observeWrite(obj: KubeObject): void {
+    for (const inf of this.resolved) inf.observeWrite(obj);
+  }
+
   /** starts every informer created so far and every one created later */
   start(): void {
     this.started = true;

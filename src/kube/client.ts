@@ -54,6 +54,9 @@ export interface ClientOptions extends TransportOptions {
   fieldManager?: string;
 }
 
+/** sees the server's response to every successful (non-dry-run) write, e.g. to update a cache */
+export type WriteObserver = (obj: KubeObject) => void;
+
 export class KubeClient {
   readonly fieldManager: string | undefined;
 
@@ -61,8 +64,14 @@ export class KubeClient {
     readonly transport: Transport,
     readonly mapper: RestMapper = new RestMapper(transport),
     fieldManager?: string,
+    private readonly observers: WriteObserver[] = [],
   ) {
     this.fieldManager = fieldManager;
+  }
+
+  /** registers `fn` on this client and every view sharing its connection */
+  observeWrites(fn: WriteObserver): void {
+    this.observers.push(fn);
   }
 
   /** `kc` may be a KubeConfig, kubeconfig YAML text, or omitted for the default loading rules (in-cluster, KUBECONFIG, ~/.kube/config) */
@@ -74,7 +83,7 @@ export class KubeClient {
 
   /** the same connection and discovery cache, writing as `fieldManager` */
   withFieldManager(fieldManager: string): KubeClient {
-    return new KubeClient(this.transport, this.mapper, fieldManager);
+    return new KubeClient(this.transport, this.mapper, fieldManager, this.observers);
   }
 
   mapping(kind: KindRef<any>): Promise<ResourceMapping> {
@@ -121,21 +130,21 @@ export class KubeClient {
   async create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'POST', path: collectionPath(m, obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
-    return res.body as T;
+    return this.written(res.body as T, opts);
   }
 
   /** PUT: replaces the object; fails with a conflict when metadata.resourceVersion is stale */
   async update<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
-    return res.body as T;
+    return this.written(res.body as T, opts);
   }
 
   /** PUT on /status: replaces only the status */
   async updateStatus<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace, 'status'), query: this.writeQuery(opts), body: obj });
-    return res.body as T;
+    return this.written(res.body as T, opts);
   }
 
   async patch<T extends KubeObject>(
@@ -154,7 +163,7 @@ export class KubeClient {
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
     });
-    return res.body as T;
+    return this.written(res.body as T, opts);
   }
 
   /** deletes the object; a missing object is an error the caller can test with isNotFound */
@@ -199,7 +208,13 @@ export class KubeClient {
       body,
       contentType: APPLY_CONTENT_TYPE,
     });
-    return res.body as T;
+    return this.written(res.body as T, opts);
+  }
+
+  private written<T extends KubeObject>(obj: T, opts: WriteOptions): T {
+    if (opts.dryRun || !obj || typeof obj !== 'object' || !obj.metadata) return obj;
+    for (const fn of this.observers) fn(obj);
+    return obj;
   }
 
   private writeQuery(opts: WriteOptions): Record<string, QueryValue> {

@@ -72,6 +72,8 @@ export interface ControllerOptions {
   globalPredicates?: Predicate<any>[];
   reconciler: Reconciler;
   concurrency?: number;
+  /** how long start() waits for the caches to list (default 2 min, as controller-runtime) */
+  cacheSyncTimeoutMs?: number;
   /** every this many ms, every object of the primary kind is reconciled again (default 10 h) */
   resyncPeriodMs?: number;
   rateLimiter?: RateLimiter;
@@ -112,22 +114,34 @@ export class Controller {
     return this.opts.cache.informer(primary.kind, primary.spec);
   }
 
-  /** subscribes to every source, waits for their caches, then starts the workers */
+  /** creates (and so starts, once the cache runs) the informers of every source, without subscribing */
+  async informers(): Promise<Informer[]> {
+    return Promise.all(this.opts.sources.map((s) => this.opts.cache.informer(s.kind, s.spec)));
+  }
+
+  /**
+   * Subscribes to every source, waits for their caches, then starts the workers. Fails (leaving nothing
+   * running) if a kind is unknown or its cache does not sync within cacheSyncTimeoutMs.
+   */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
-    this.primaryMapping = (await this.primaryInformer()).mapping;
     const queueOpts = { name: this.name, metrics: this.metrics, ...(this.opts.rateLimiter ? { rateLimiter: this.opts.rateLimiter } : {}) };
     const queue = new WorkQueue(queueOpts);
     this.queue = queue;
-    const informers: Informer[] = [];
-    for (const source of this.opts.sources) {
-      const inf = await this.opts.cache.informer(source.kind, source.spec);
-      informers.push(inf);
-      this.unsubscribe.push(inf.addHandler(this.handlerFor(source, queue)));
+    try {
+      const informers = await this.informers();
+      this.primaryMapping = informers[0]!.mapping;
+      informers.forEach((inf, i) => this.unsubscribe.push(inf.addHandler(this.handlerFor(this.opts.sources[i]!, queue))));
+      await this.waitForSync(informers);
+    } catch (err) {
+      for (const u of this.unsubscribe) u();
+      this.unsubscribe = [];
+      queue.shutdown();
+      this.running = false;
+      throw err;
     }
-    await Promise.all(informers.map((i) => i.synced));
     if (!this.running) return;
     this.metrics.maxConcurrentReconciles.set({ controller: this.name }, this.concurrency);
     this.metrics.activeWorkers.set({ controller: this.name }, 0);
@@ -138,6 +152,22 @@ export class Controller {
       this.resyncTimer.unref();
     }
     this.log.info('controller started', { workers: this.concurrency });
+  }
+
+  private async waitForSync(informers: Informer[]): Promise<void> {
+    const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const pending = informers.filter((i) => !i.hasSynced).map((i) => i.mapping.kind);
+        reject(new Error(`controller "${this.name}": caches for ${pending.join(', ')} did not sync within ${timeoutMs} ms (can the operator list and watch them?)`));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.all(informers.map((i) => i.synced)), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** enqueues every cached object of the primary kind */

@@ -4,6 +4,7 @@
 
 import { deepFreeze } from './freeze.ts';
 import type { Transport } from './http.ts';
+import { parseSelector, type Selector } from './labels.ts';
 import { ListWatch } from './listwatch.ts';
 import { type Logger, rootLogger } from './log.ts';
 import { collectionPath, type ResourceMapping } from './mapper.ts';
@@ -55,6 +56,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly listWatch: ListWatch;
   private readonly log: Logger;
   private resolveSynced!: () => void;
+  private readonly selector: Selector | undefined;
   private isSynced = false;
   private started = false;
 
@@ -62,6 +64,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.mapping = opts.mapping;
     this.metadataOnly = opts.metadataOnly ?? false;
     this.store = new Store<T>(opts.indexers);
+    this.selector = opts.labelSelector ? parseSelector(opts.labelSelector) : undefined;
     this.synced = new Promise((resolve) => (this.resolveSynced = resolve));
     const resource = opts.mapping.group ? `${opts.mapping.resource}.${opts.mapping.group}` : opts.mapping.resource;
     this.log = (opts.logger ?? rootLogger()).child({ component: 'informer', resource });
@@ -139,8 +142,32 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Feeds the server's response to one of our own writes into the cache, so the next reconcile sees it
+   * even if the watch event has not arrived yet (otherwise it would write the same thing again). The watch
+   * event for that resourceVersion is then recognised as already applied. Only done when resourceVersions
+   * are integers (etcd revisions, and this project's API server) so "newer" is decidable; otherwise the
+   * watch alone updates the cache.
+   */
+  observeWrite(raw: KubeObject): void {
+    if (!this.isSynced || this.opts.fieldSelector) return;
+    if (raw.apiVersion !== this.mapping.apiVersion || raw.kind !== this.mapping.kind) return;
+    if (this.opts.namespace && raw.metadata?.namespace !== this.opts.namespace) return;
+    if (this.selector && !this.selector.matches(raw.metadata?.labels)) return;
+    const rv = raw.metadata?.resourceVersion;
+    if (!isIntegerRv(rv)) return;
+    const current = this.store.get(keyOf(raw));
+    if (current && (!isIntegerRv(current.metadata.resourceVersion) || !isNewerRv(rv, current.metadata.resourceVersion))) return;
+    const obj = this.normalise(structuredClone(raw));
+    const old = this.store.upsert(obj);
+    this.emit(old ? { type: 'update', old, obj } : { type: 'add', obj });
+  }
+
   private onEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: KubeObject): void {
     const obj = this.normalise(raw);
+    const current = this.store.get(keyOf(obj));
+    // already applied through observeWrite (same or newer state): nothing changed for the handlers
+    if (type !== 'DELETED' && current && !isNewerRv(obj.metadata.resourceVersion, current.metadata.resourceVersion)) return;
     if (type === 'DELETED') {
       this.store.remove(keyOf(obj));
       // handlers get the final state the server sent, frozen like everything else they see
@@ -168,6 +195,20 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.log.error('event handler threw', { error: err });
     }
   }
+}
+
+function isIntegerRv(rv: string | undefined): rv is string {
+  return rv !== undefined && /^\d+$/.test(rv);
+}
+
+/**
+ * true when `a` is a later resourceVersion than `b`. Non-integer versions are opaque: then any difference
+ * counts as newer, which is what a watch stream (delivered in order) means.
+ */
+function isNewerRv(a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return false;
+  if (!isIntegerRv(a) || !isIntegerRv(b)) return true;
+  return a.length !== b.length ? a.length > b.length : a > b;
 }
 
 function pick<T extends object, K extends keyof T>(obj: T, keys: K[]): Partial<Pick<T, K>> {

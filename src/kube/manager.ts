@@ -91,6 +91,8 @@ export class Manager {
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
       ...(opts.tuning ? { tuning: opts.tuning } : {}),
     });
+    // reconciles then see their own writes at once, instead of writing again before the watch catches up
+    client.observeWrites((obj) => this.cache.observeWrite(obj));
   }
 
   static async create(opts: ManagerOptions = {}): Promise<Manager> {
@@ -153,7 +155,7 @@ export class Manager {
     if (this.opts.httpPort !== undefined) await this.listen(this.opts.httpPort, this.opts.httpHost ?? '127.0.0.1');
     // every replica warms the caches its controllers need, so a new leader starts with synced caches
     this.cache.start();
-    await Promise.all(this.controllers.map((c) => c.primaryInformer()));
+    await Promise.all(this.controllers.map((c) => c.informers()));
     const le = this.opts.leaderElection;
     if (!le?.enabled) {
       this.becomeLeader();

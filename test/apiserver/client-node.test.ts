@@ -87,10 +87,13 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'before-410' } } });
       await until(() => events.includes('add before-410'));
       const listsBefore = server.audit.entries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
-      server.core.store.compact();
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'during-410' } } });
-      server.core.store.compact();
+      // In one tick: end the watch cleanly, write an object the informer has not seen, and drop the history,
+      // so the informer's resumed watch starts from a resourceVersion the server no longer has.
       server.front.watches.endAll();
+      server.core.store.commit('/configmaps', 'ADDED', {
+        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-410', namespace: 'default', uid: 'u-410', creationTimestamp: new Date().toISOString() },
+      });
+      server.core.store.compact();
       await until(() => events.includes('add during-410'));
       const listsAfter = server.audit.entries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
       assert.ok(listsAfter > listsBefore, 'the informer relisted');
@@ -106,7 +109,7 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.org' },
       spec: {
         group: 'example.org', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, mode: { type: 'string' } } }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, mode: { type: 'string' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } } } }],
       },
     };
     await objs.create(crd as k8s.KubernetesObject);

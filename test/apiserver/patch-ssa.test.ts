@@ -21,7 +21,7 @@ function apply(live: Obj | undefined, manager: string, config: Obj, opts: { forc
     apiVersion: opts.apiVersion ?? 'apps/v1',
     ...(opts.subresource ? { subresource: opts.subresource } : {}),
   });
-  assert.deepEqual(r.object.metadata.managedFields ?? [], r.managedFields);
+  assert.deepEqual((r.object as Obj).metadata.managedFields ?? [], r.managedFields);
   const out = structuredClone(r.object) as Obj;
   out.metadata.uid ??= 'uid-1';
   return out;
@@ -136,7 +136,7 @@ describe('server-side apply: ownership between managers', () => {
   });
 
   it('lists several conflicts per manager, updaters with their apiVersion', () => {
-    let obj = apply(undefined, 'a', deployment({ replicas: 3, minReadySeconds: 1, template: podTemplate([nginx()]) }));
+    const obj = apply(undefined, 'a', deployment({ replicas: 3, minReadySeconds: 1, template: podTemplate([nginx()]) }));
     obj.metadata.managedFields.push({
       manager: 'kubectl-edit', operation: 'Update', apiVersion: 'apps/v1', time: '2024-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:paused': {} } },
     });

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { needsApply } from '../../src/kube/apply-noop.ts';
 import { isSubset } from '../../src/kube/equality.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
 
 const owner = { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'w', uid: 'u1', controller: true, blockOwnerDeletion: true };
 
 function live(over: { data?: Record<string, string>; labels?: Record<string, string>; fields?: Record<string, unknown>; manager?: string; operation?: 'Apply' | 'Update'; status?: unknown; statusFields?: Record<string, unknown> } = {}): KubeObject {
-  const managedFields = [
+  const managedFields: ManagedFieldsEntry[] = [
     { manager: over.manager ?? 'ctrl', operation: over.operation ?? 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: over.fields ?? { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} }, 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } } },
     { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:extra': {} } } },
   ];
-  if (over.statusFields) managedFields.push({ manager: 'ctrl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: over.statusFields, subresource: 'status' } as never);
+  if (over.statusFields) managedFields.push({ manager: 'ctrl', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: over.statusFields, subresource: 'status' });
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

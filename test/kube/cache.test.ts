@@ -157,6 +157,26 @@ describe('Cache (shared informers)', () => {
     await waitFor(() => good === 2, 'both adds');
   });
 
+  it("observeWrite puts our own write's result in the cache before the watch delivers it, and the watch event is not delivered twice", async () => {
+    cache.start();
+    const inf = await cache.informer(ConfigMaps);
+    await inf.synced;
+    const seen: string[] = [];
+    inf.addHandler({ add: (o) => seen.push(`add:${o.metadata.resourceVersion}`), update: (_o, n) => seen.push(`update:${n.metadata.resourceVersion}`) });
+    stub.stallWatches();
+    const written = stub.put(cm('mine'));
+    cache.observeWrite(written);
+    assert.equal(inf.get('mine', 'ns')?.metadata.resourceVersion, written.metadata.resourceVersion);
+    assert.equal(Object.isFrozen(written), false, 'the caller keeps a mutable object');
+    cache.observeWrite({ ...written, metadata: { ...written.metadata, resourceVersion: '1' } });
+    assert.equal(inf.get('mine', 'ns')?.metadata.resourceVersion, written.metadata.resourceVersion, 'an older version never replaces a newer one');
+    stub.closeWatchesAbruptly();
+    stub.stallNewWatches = false;
+    const next = stub.put(cm('mine', 'ns', { v: '2' }));
+    await waitFor(() => inf.get('mine', 'ns')?.metadata.resourceVersion === next.metadata.resourceVersion, 'later change via the watch');
+    assert.deepEqual(seen, [`add:${written.metadata.resourceVersion}`, `update:${next.metadata.resourceVersion}`]);
+  });
+
   it('a namespace-restricted cache watches that namespace only', async () => {
     const scoped = new Cache({ client, namespace: 'team-a', metrics: new RuntimeMetrics() });
     stub.put(cm('in', 'team-a'));

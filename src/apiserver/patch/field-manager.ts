@@ -101,7 +101,7 @@ function updateManagers(ctx: FieldManagerContext, oldObj: Json, newObj: Json, fi
   return compare;
 }
 
-/** Records a non-apply write under `managerName`; `trackUntracked` is false only for the first-apply bootstrap. */
+/** Records a non-apply write under `managerName`; `skipUntracked` is false only for the first-apply bootstrap. */
 export function recordWrite(ctx: FieldManagerContext, live: JsonObject, next: JsonObject, managed: Managed, managerName: string, skipUntracked = true): Managed {
   // An existing object without managedFields stays untracked until someone applies (skipNonAppliedManager).
   if (skipUntracked && managed.fields.size === 0 && isObject(live.metadata) && live.metadata.uid) return managed;
@@ -134,8 +134,10 @@ export function applyOnce(ctx: FieldManagerContext, live: JsonObject, config: Js
   const id = managerIdentifier({ manager: managerName || 'unknown', operation: 'Apply', subresource: ctx.subresource });
   let merged = (mergeTyped(live, config, ctx.schema) ?? {}) as JsonObject;
   const lastSet = m.fields.get(id)?.set;
-  m.fields.set(id, { set: scope(ctx, toFieldSet(config, ctx.schema)), apiVersion: ctx.apiVersion, applied: true });
-  if (lastSet && !lastSet.isEmpty()) merged = prune(ctx.schema, merged, m.fields, lastSet);
+  const set = scope(ctx, toFieldSet(config, ctx.schema));
+  m.fields.set(id, { set, apiVersion: ctx.apiVersion, applied: true });
+  // Pruning only ever removes fields of the last set that this apply no longer sets.
+  if (lastSet && !lastSet.difference(set).isEmpty()) merged = prune(ctx.schema, merged, m.fields, lastSet);
   merged = scopeObject(ctx, live, merged);
   updateManagers(ctx, live, merged, m.fields, id, force);
   stripManager(m.fields, id);

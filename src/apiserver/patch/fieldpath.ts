@@ -103,6 +103,8 @@ interface SetNode {
   children: FieldSet | undefined;
 }
 
+const decoded = new WeakMap<object, FieldSet>();
+
 export class FieldSet {
   private readonly nodes = new Map<string, SetNode>();
   private sortedCache: Array<[string, SetNode]> | undefined;
@@ -272,7 +274,13 @@ export class FieldSet {
 
   static fromFieldsV1(v: unknown): FieldSet {
     if (!isObject(v)) throw new FieldPathError('fieldsV1 must be a JSON object');
-    return FieldSet.read(v).set;
+    // Stored objects hand the same fieldsV1 to every request; sets are never mutated once read.
+    let set = decoded.get(v);
+    if (!set) {
+      set = FieldSet.read(v).set;
+      decoded.set(v, set);
+    }
+    return set;
   }
 
   private static read(obj: JsonObject): { set: FieldSet; member: boolean } {

@@ -41,8 +41,11 @@ const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '
 
 /** A string as Go's encoding/json writes it (it escapes <, >, & and the JS line separators). */
 export function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => HTML_ESCAPES[c]!);
+  const q = JSON.stringify(s);
+  return HTML_UNSAFE.test(q) ? q.replace(HTML_UNSAFE_ALL, (c) => HTML_ESCAPES[c]!) : q;
 }
+const HTML_UNSAFE = /[<>&\u2028\u2029]/;
+const HTML_UNSAFE_ALL = /[<>&\u2028\u2029]/g;
 
 /** Compact JSON as Go's encoding/json (and jsoniter's std-compatible config) writes it: map keys sorted. */
 export function goJson(v: Json): string {

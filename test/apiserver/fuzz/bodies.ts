@@ -62,8 +62,7 @@ export function hostileBody(p: Prng, valid: Obj): Body {
     [1, () => textBody(deepYamlText(10_000), '10000 levels of YAML flow nesting')],
     [3, () => {
       const size = 3 * MiB + p.pick([1, 1024, MiB]);
-      const d = new Doc(structuredClone(valid));
-      ((d.value as Obj).metadata as Obj).annotations = { big: 'x'.repeat(size) };
+      const d = new Doc({ ...structuredClone(valid), metadata: { name: 'big', annotations: { big: 'x'.repeat(size) } } });
       return { bytes: Buffer.from(d.toJson()), note: `body over 3 MiB (${size}-byte annotation)`, chunked: p.chance(0.4) };
     }],
     [2, () => ({ bytes: Buffer.alloc(0), note: 'empty body' })],
@@ -196,10 +195,10 @@ function strategicPatch(p: Prng, valid: Obj): Body {
       d.notes.push(`${key}=${JSON.stringify(value)} at ${path.join('.') || '<root>'}`);
     }
   }
-  const spec = v.spec as Obj | undefined;
-  if (spec && p.chance(0.3)) {
+  const spec = v.spec;
+  if (spec !== null && typeof spec === 'object' && !Array.isArray(spec) && p.chance(0.3)) {
     // list items without their merge key
-    spec.containers = [{ image: 'no-name' }, { name: null }, 'scalar'];
+    (spec as Obj).containers = [{ image: 'no-name' }, { name: null }, 'scalar'];
     d.notes.push('containers without merge keys');
   }
   return textBody(d.toJson(), `strategic patch: ${d.notes.join('; ')}`);

@@ -72,23 +72,31 @@ function removeAt(root: unknown, path: Path): void {
 
 const fmt = (path: Path) => path.map(String).join('.');
 
+/** a random path in the document, or undefined when it has none left */
+function pickPath(p: Prng, d: Doc, filter: (path: Path) => boolean = () => true): Path | undefined {
+  const paths = allPaths(d.value).filter(filter);
+  return paths.length ? p.pick(paths) : undefined;
+}
+
 type Mutation = (p: Prng, d: Doc) => void;
 
 /** each mutation edits d.value in place and appends a note */
 const mutations: [number, Mutation][] = [
   [6, (p, d) => {
-    const path = p.pick(allPaths(d.value));
+    const path = pickPath(p, d);
     if (!path) return;
     setAt(d.value, path, typeFlip(p, getAt(d.value, path)));
     d.notes.push(`type flip at ${fmt(path)}`);
   }],
   [4, (p, d) => {
-    const path = p.pick(allPaths(d.value));
+    const path = pickPath(p, d);
+    if (!path) return;
     setAt(d.value, path, null);
     d.notes.push(`null at ${fmt(path)}`);
   }],
   [4, (p, d) => {
-    const path = p.pick(allPaths(d.value));
+    const path = pickPath(p, d);
+    if (!path) return;
     removeAt(d.value, path);
     d.notes.push(`removed ${fmt(path)}`);
   }],
@@ -134,8 +142,8 @@ const mutations: [number, Mutation][] = [
     d.notes.push(`type meta → ${JSON.stringify({ apiVersion: root.apiVersion, kind: root.kind })}`);
   }],
   [2, (p, d) => {
-    const path = p.pick(allPaths(d.value));
-    const n = p.pick([1000, 10_000, 12_000]);
+    const path = pickPath(p, d) ?? ['spec'];
+    const n = p.pick([500, 1000, 10_000, 12_000]);
     setAt(d.value, path, d.splice(deepJsonText(n, p.chance(0.5) ? 'array' : 'object')));
     d.notes.push(`${n} levels of nesting at ${fmt(path)}`);
   }],

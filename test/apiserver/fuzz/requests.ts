@@ -22,9 +22,12 @@ export interface FuzzRequest extends RawRequest {
   family: string;
   /** what the generator did to the body/URL */
   note: string;
+  /** the status kube-apiserver gives this request, when the generator knows it for sure */
+  expect?: number;
 }
 
-const ODD_METHODS = ['OPTIONS', 'TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'REPORT', 'SEARCH', 'COPY', 'MOVE', 'MKCOL'];
+// methods Node's HTTP parser knows, then two it does not (a Go server answers those with 405 too)
+const ODD_METHODS = ['OPTIONS', 'TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'REPORT', 'SEARCH', 'COPY', 'MOVE', 'MKCOL', 'OPTIONS', 'TRACE', 'PROPFIND', 'FUZZ', 'get'];
 const AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 const base = (r: Resource) => (r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`);
@@ -65,11 +68,11 @@ export class RequestGenerator {
     const p = this.p;
     if (!r.namespaced) return p.chance(0.05) ? FUZZ_NAMESPACE : undefined; // a namespace on a cluster-scoped path is a 404
     return p.weighted<() => string | undefined>([
-      [75, () => FUZZ_NAMESPACE],
-      [8, () => 'default'],
-      [6, () => 'does-not-exist'],
-      [6, () => p.pick(INVALID_NAMES)],
-      [5, () => undefined],
+      [84, () => FUZZ_NAMESPACE],
+      [5, () => 'default'],
+      [4, () => 'does-not-exist'],
+      [4, () => p.pick(INVALID_NAMES)],
+      [3, () => undefined],
     ])();
   }
 
@@ -80,9 +83,9 @@ export class RequestGenerator {
   private name(r: Resource): string {
     const p = this.p;
     return p.weighted<() => string>([
-      [45, () => fixtureName(r)],
-      [35, () => (r.plural === 'customresourcedefinitions' ? `fz${p.string(6, 'abcdefghij')}s.${FUZZ_GROUP}` : `fz-${p.string(p.range(1, 12))}`)],
-      [20, () => p.pick(INVALID_NAMES)],
+      [60, () => fixtureName(r)],
+      [28, () => (r.plural === 'customresourcedefinitions' ? `fz${p.string(6, 'abcdefghij')}s.${FUZZ_GROUP}` : `fz-${p.string(p.range(1, 12))}`)],
+      [12, () => p.pick(INVALID_NAMES)],
     ])();
   }
 
@@ -142,7 +145,8 @@ export class RequestGenerator {
   }
 
   private withQuery(path: string, q: string[]): string {
-    return q.length ? `${path}?${q.join('&')}` : path;
+    if (!q.length) return path;
+    return `${path}${path.includes('?') ? '&' : '?'}${q.join('&')}`;
   }
 
   /** the headers and body of a write with the given method */
@@ -203,14 +207,22 @@ export class RequestGenerator {
     const path = this.collectionPath(r, ns);
     const method = this.method([[45, 'GET'], [30, 'POST'], [5, 'DELETE'], [5, 'PUT'], [5, 'PATCH'], [3, 'HEAD']]);
     const name = this.name(r);
-    const w = this.write(method, this.valid(r, name, ns));
+    const valid = this.valid(r, name, ns);
+    // half of the creates are victims a later deletecollection may take
+    if (method === 'POST' && p.chance(0.5)) (valid.metadata as Record<string, Record<string, string>>).labels!['fuzz.modelplane.dev/victim'] = 'true';
+    const w = this.write(method, valid);
     let extra: string[] = [];
     if (method === 'GET' || method === 'HEAD') extra = this.listQuery();
+    const broken = extra.some((q) => BROKEN_LABEL_SELECTORS.some((b) => q === `labelSelector=${encodeURIComponent(b)}`) || BROKEN_FIELD_SELECTORS.some((b) => q === `fieldSelector=${encodeURIComponent(b)}`));
+    // a plain list with an unparseable selector is a 400 whatever else the query holds (selectors are parsed first)
+    const expect = method === 'GET' && broken && (r.namespaced || ns === undefined) ? 400 : undefined;
     if (method === 'DELETE') {
       // deletecollection mostly targets objects the fuzzer created, so fixtures survive
       extra = [`labelSelector=${encodeURIComponent(p.chance(0.8) ? 'fuzz.modelplane.dev/victim=true' : p.pick(BROKEN_LABEL_SELECTORS))}`];
     }
-    return this.build(`collection ${r.plural}`, method, path, w, extra);
+    const fr = this.build(`collection ${r.plural}`, method, path, w, extra);
+    if (expect && !fr.headers.Accept) fr.expect = expect;
+    return fr;
   }
 
   item(r: Resource): FuzzRequest {
@@ -263,7 +275,8 @@ export class RequestGenerator {
     ]);
     const method = this.method([[60, 'GET'], [15, 'POST'], [10, 'PATCH'], [10, 'DELETE'], [5, 'PUT']]);
     const w = this.write(method, this.valid(r, FIXTURE_NAME, FUZZ_NAMESPACE));
-    const fr = this.build('garbage URL', method, path, w);
+    // a DELETE on a collection is a deletecollection: keep it to the fuzzer's own victims
+    const fr = this.build('garbage URL', method, path, w, method === 'DELETE' ? ['labelSelector=fuzz.modelplane.dev%2Fvictim%3Dtrue'] : []);
     if (path.includes('watch')) fr.stream = true;
     return fr;
   }

@@ -31,11 +31,14 @@ export interface RunOptions {
   onProgress?: (done: number) => void;
 }
 
-const normalise = (s: string) => s.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 160);
+/** the shape of a problem message: quoted, parenthesised and numeric details removed */
+const normalise = (s: string) =>
+  s.replace(/"[^"]*"/g, '"…"').replace(/\([^)]*\)/g, '(…)').replace(/\d+/g, 'N').replace(/: \S+ (ECONNRESET|socket hang up).*/, ': $1').slice(0, 90);
 
-export function signatureOf(req: FuzzRequest, v: Verdict): string {
+/** findings with one root cause share a signature: the status and the shape of the first problem */
+export function signatureOf(v: Verdict): string {
   const problem = v.problems.find((p) => p.startsWith('server error')) ?? v.problems[0] ?? '';
-  return `${v.code} ${req.method} ${req.family.split(' ')[0]} ${normalise(problem)}`;
+  return `${v.code} ${normalise(problem)}`;
 }
 
 export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: RunOptions): Promise<{ findings: Finding[]; stats: RunStats }> {
@@ -43,12 +46,19 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
   const stats: RunStats = { sent: 0, byCode: new Map(), byFamily: new Map(), slowest: [], elapsedMs: 0 };
   const start = performance.now();
   let issued = 0;
+  let aborted = false;
   const worker = async () => {
-    while (issued < opts.requests && performance.now() - start < opts.budgetMs) {
+    while (!aborted && issued < opts.requests && performance.now() - start < opts.budgetMs) {
       issued++;
-      const req = gen.next();
+      let req: FuzzRequest;
+      try {
+        req = gen.next();
+      } catch (e) {
+        aborted = true; // a generator bug: stop every worker, then fail with it
+        throw e;
+      }
       const outcome = await client.send(req, opts.timeoutMs);
-      const v = judge(req.method, req.stream === true, outcome, opts.timeoutMs);
+      const v = judge(req.method, req.stream === true, outcome, opts.timeoutMs, req.expect);
       stats.sent++;
       stats.byCode.set(String(v.code), (stats.byCode.get(String(v.code)) ?? 0) + 1);
       const fam = req.family.split(' ')[0]!;
@@ -58,7 +68,7 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
         stats.slowest.sort((a, b) => b.ms - a.ms).splice(5);
       }
       if (v.problems.length) {
-        const sig = signatureOf(req, v);
+        const sig = signatureOf(v);
         const f = findings.get(sig);
         if (f) f.count++;
         else findings.set(sig, { signature: sig, count: 1, request: req, verdict: v });
@@ -78,7 +88,7 @@ function sameFailure(a: Verdict, b: Verdict): boolean {
 
 /** Replays a finding alone to confirm it, then greedily drops JSON fields from its body while it still fails. */
 export async function confirmAndShrink(client: RawClient, f: Finding, timeoutMs: number, maxReplays = 60): Promise<void> {
-  const replay = async (req: FuzzRequest) => judge(req.method, req.stream === true, await client.send(req, timeoutMs), timeoutMs);
+  const replay = async (req: FuzzRequest) => judge(req.method, req.stream === true, await client.send(req, timeoutMs), timeoutMs, req.expect);
   const first = await replay(f.request);
   f.reproducible = sameFailure(f.verdict, first);
   if (!f.reproducible || !f.request.body || f.request.body.length > 64 * 1024) return;

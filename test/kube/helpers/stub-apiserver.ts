@@ -52,8 +52,16 @@ export class StubApiServer {
   stallNewWatches = false;
   /** delay before answering non-watch requests */
   latencyMs = 0;
-  /** hold list responses (not watches) without answering */
-  holdLists = false;
+  private held: Array<() => void> = [];
+  private holding = false;
+  /** hold list responses (not watches) without answering; setting it back to false answers the held ones */
+  get holdLists(): boolean {
+    return this.holding;
+  }
+  set holdLists(on: boolean) {
+    this.holding = on;
+    if (!on) for (const release of this.held.splice(0)) release();
+  }
   /** answer PartialObjectMetadata requests with whole objects (servers may) */
   ignorePartialAccept = false;
   url = '';
@@ -225,7 +233,10 @@ export class StubApiServer {
     const partialWanted = !this.ignorePartialAccept && String(req.headers.accept ?? '').includes('as=PartialObjectMetadata');
     if (req.method === 'GET' && !name) {
       if (isWatch) return this.watch(res, url, plural!, namespace, partialWanted);
-      if (this.holdLists) return; // never answered: the client's timeout must fire
+      if (this.holding) {
+        this.held.push(() => this.listResponse(res, url, plural!, namespace, partialWanted));
+        return;
+      }
       return this.listResponse(res, url, plural!, namespace, partialWanted);
     }
     if (req.method === 'POST' && !name) {
