@@ -50,8 +50,12 @@ export class ServerCore {
       admission: () => this.admission,
       namespaceExists: (ns) => this.namespaceExists(ns),
       onDeleted: (rt, obj) => this.notifyDeleted(rt, obj),
+      durable: () => this.durable(),
     });
   }
+
+  /** replaced by persistence with its flush(); in memory every commit is final at once */
+  durable: () => Promise<void> = () => Promise.resolve();
 
   notifyDeleted(rt: ResourceType, obj: KubeObject): void {
     for (const l of this.deletedListeners) l(rt, obj);

@@ -13,6 +13,8 @@ import { kubeconfigYaml } from './kubeconfig.ts';
 import { kubeTime, newUid } from './objects/meta.ts';
 import { Deleter } from './objects/deleter.ts';
 import { HttpFront } from './server.ts';
+import { loadServerIdentity, saveServerIdentity } from './storage/identity.ts';
+import { openPersistence } from './storage/wal/persistence.ts';
 import { createCA, type CertificateAuthority } from './tls.ts';
 
 export interface ApiServerOptions {
@@ -26,6 +28,8 @@ export interface ApiServerOptions {
   historyLimit?: number;
   bookmarkIntervalMs?: number;
   ca?: { certPem: string; keyPem: string };
+  /** persist objects, the resourceVersion counter, the CA and the admin token here (crash-safe) */
+  dataDir?: string;
 }
 
 export interface ApiServer {
@@ -47,16 +51,24 @@ const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-l
 
 export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
   const host = opts.host ?? '127.0.0.1';
-  const ca = await createCA(opts.ca);
+  const state = opts.dataDir ? loadServerIdentity(opts.dataDir) : undefined;
+  const ca = await createCA(opts.ca ?? state?.ca);
+  if (opts.dataDir && !state?.ca) saveServerIdentity(opts.dataDir, { ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
   const serving = await ca.issue('kube-apiserver', ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'], ['127.0.0.1', '::1']);
   const core = new ServerCore({ historyLimit: opts.historyLimit, bookmarkIntervalMs: opts.bookmarkIntervalMs });
-  core.deleter = new Deleter({ store: core.store, admission: () => core.admission, onDeleted: (rt, obj) => core.notifyDeleted(rt, obj) });
+  core.deleter = new Deleter({ store: core.store, admission: () => core.admission, onDeleted: (rt, obj) => core.notifyDeleted(rt, obj), durable: () => core.durable() });
+  const persistence = opts.dataDir ? openPersistence(opts.dataDir) : undefined;
+  if (persistence) {
+    persistence.load(core.store);
+    core.durable = () => persistence.flush();
+  }
   bootstrap(core);
   const crds = new CrdController(core);
   crds.start();
 
   const tokens = new TokenAuthenticator();
-  const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
+  const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');
+  if (opts.dataDir && !state?.adminToken) saveServerIdentity(opts.dataDir, { adminToken });
   tokens.add(adminToken, ADMIN_USER);
   const audit = new AuditLog(undefined, opts.auditLogFile);
   let address = `${host}:${opts.port ?? 6443}`;
@@ -96,6 +108,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         for (const s of sockets) s.destroy();
       });
       await audit.close();
+      await persistence?.close();
     },
   };
   return handle;

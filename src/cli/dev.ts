@@ -45,7 +45,7 @@ async function runDev(opts: DevOptions): Promise<void> {
     process.exit(2);
   }
   const started = Date.now();
-  const server = await startApiServer({ port, ...(opts.auditLog ? { auditLogFile: opts.auditLog } : {}) });
+  const server = await startApiServer({ port, ...(opts.auditLog ? { auditLogFile: opts.auditLog } : {}), ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}) });
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });

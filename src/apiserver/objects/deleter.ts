@@ -19,6 +19,8 @@ export interface DeleterDeps {
   store: ObjectStore;
   admission: () => AdmissionChain;
   onDeleted: (rt: ResourceType, obj: KubeObject) => void;
+  /** resolves once committed writes are durable */
+  durable: () => Promise<void>;
   /** the default propagation policy when the client gives none (kube: Background, Orphan for a few legacy kinds) */
   defaultPolicy?: (rt: ResourceType) => DeleteOptions['propagationPolicy'];
 }
@@ -50,6 +52,7 @@ export class Deleter {
       if (ctx.dryRun) return { object: obj, deleted: true };
       const gone = store.commit(rt.storageKey, 'DELETED', obj);
       this.deps.onDeleted(rt, gone);
+      await this.deps.durable();
       return { object: gone, deleted: true };
     }
     if (obj.metadata.deletionTimestamp && sameList(finalizers, obj.metadata.finalizers ?? [])) {
@@ -66,7 +69,9 @@ export class Deleter {
       },
     };
     if (ctx.dryRun) return { object: marked, deleted: false };
-    return { object: store.commit(rt.storageKey, 'MODIFIED', marked), deleted: false };
+    const committed = store.commit(rt.storageKey, 'MODIFIED', marked);
+    await this.deps.durable();
+    return { object: committed, deleted: false };
   }
 }
 

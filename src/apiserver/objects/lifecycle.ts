@@ -46,6 +46,8 @@ export interface LifecycleDeps {
   namespaceExists: (ns: string) => boolean;
   /** called after an object is finally removed (GC and namespace cleanup react to it) */
   onDeleted?: (rt: ResourceType, obj: KubeObject) => void;
+  /** resolves once committed writes are durable (persistence); a write is acknowledged only after it */
+  durable: () => Promise<void>;
 }
 
 const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'] as const;
@@ -122,6 +124,7 @@ export class Lifecycle {
       if (ctx.dryRun) return { object: obj, created: false, noop: false, deleted: true };
       const gone = this.deps.store.commit(rt.storageKey, 'DELETED', stored);
       this.deps.onDeleted?.(rt, gone);
+      await this.deps.durable();
       return { object: gone, created: false, noop: false, deleted: true };
     }
     if (ctx.dryRun) {
@@ -129,6 +132,7 @@ export class Lifecycle {
       return { object: obj, created: !old, noop: false };
     }
     const committed = this.deps.store.commit(rt.storageKey, old ? 'MODIFIED' : 'ADDED', stored);
+    await this.deps.durable();
     return { object: committed, created: !old, noop: false };
   }
 
