@@ -257,7 +257,8 @@ function generate(bin: Buffer, version: string): string {
       let flags = '';
       if (f.repeated && !type.startsWith('map<')) flags += '*';
       if (f.nullable && !f.repeated && f.type !== 12) flags += '?';
-      if (!js.omitempty && !js.inline) flags += '!';
+      const plainStruct = f.type === TYPE_MESSAGE && !type.startsWith('map<') && !f.nullable && !f.repeated;
+      if (!js.omitempty && !js.inline && !plainStruct) flags += '!'; // a Go struct value is always written
       if (js.inline) flags += '^';
       tokens.push(`${js.inline ? f.name : js.name}=${f.number}:${type}${flags}`);
     }

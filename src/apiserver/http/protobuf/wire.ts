@@ -121,9 +121,11 @@ export class WireReader {
       case WIRE_FIXED64:
         this.take(8);
         return;
-      case WIRE_BYTES:
-        this.pos += this.length();
+      case WIRE_BYTES: {
+        const n = this.length(); // read before advancing: `pos += length()` would add to the old pos
+        this.pos += n;
         return;
+      }
       case WIRE_FIXED32:
         this.take(4);
         return;

@@ -1,0 +1,187 @@
+// Wire-level API semantics: watch from "", "0" and a resourceVersion, bookmarks, timeoutSeconds, 410
+// for compacted history, selector transitions; list pagination over a consistent snapshot; metadata
+// rules; dryRun; fieldValidation warnings; Status errors with causes; discovery and OpenAPI shapes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
+import { openWatch, raw } from '../helpers/raw.ts';
+
+const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+const CMS = '/api/v1/namespaces/default/configmaps';
+
+describe('API semantics', () => {
+  let s: ApiServer;
+  before(async () => {
+    s = await startApiServer({ port: 0, bookmarkIntervalMs: 200 });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  it('watch from "" sends current objects, then changes; objects leaving the selector are DELETED', async () => {
+    await raw(s, 'POST', CMS, cm('w-a', { team: 'x' }));
+    const w = openWatch(s, `${CMS}?watch=true&labelSelector=team%3Dx`);
+    await w.next((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-a');
+    await raw(s, 'POST', CMS, cm('w-b', { team: 'y' }));
+    await raw(s, 'PATCH', `${CMS}/w-b`, { metadata: { labels: { team: 'x' } } }, { contentType: 'application/merge-patch+json' });
+    await w.next((e) => e.type === 'ADDED' && e.object.metadata.name === 'w-b');
+    await raw(s, 'PATCH', `${CMS}/w-a`, { metadata: { labels: { team: 'z' } } }, { contentType: 'application/merge-patch+json' });
+    await w.next((e) => e.type === 'DELETED' && e.object.metadata.name === 'w-a');
+    w.stop();
+  });
+
+  it('watch resumes after a resourceVersion, sends bookmarks, honours timeoutSeconds, and answers 410 for compacted history', async () => {
+    const first = (await raw(s, 'POST', CMS, cm('r-1'))).json();
+    await raw(s, 'POST', CMS, cm('r-2'));
+    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${first.metadata.resourceVersion}&allowWatchBookmarks=true&timeoutSeconds=1`);
+    const ev = await w.next((e) => e.type === 'ADDED');
+    assert.equal(ev.object.metadata.name, 'r-2', 'only events after the given resourceVersion');
+    await w.next((e) => e.type === 'BOOKMARK');
+    assert.equal(await w.ended, 200, 'the stream ends cleanly after timeoutSeconds');
+
+    s.core.store.compact();
+    const old = openWatch(s, `${CMS}?watch=true&resourceVersion=${first.metadata.resourceVersion}`);
+    const err = await old.next((e) => e.type === 'ERROR');
+    assert.equal(err.object.code, 410);
+    assert.equal(err.object.reason, 'Expired');
+  });
+
+  it('sendInitialEvents ends the initial list with an annotated bookmark', async () => {
+    const w = openWatch(s, `${CMS}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan`);
+    const bm = await w.next((e) => e.type === 'BOOKMARK');
+    assert.equal(bm.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+    w.stop();
+  });
+
+  it('paginates a list over a consistent snapshot', async () => {
+    await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pages' } });
+    for (let i = 0; i < 25; i++) await raw(s, 'POST', '/api/v1/namespaces/pages/configmaps', cm(`p-${String(i).padStart(2, '0')}`));
+    const p1 = (await raw(s, 'GET', '/api/v1/namespaces/pages/configmaps?limit=10')).json();
+    assert.equal(p1.items.length, 10);
+    assert.equal(p1.metadata.remainingItemCount, 15);
+    // a write between pages is not visible in the rest of this list
+    await raw(s, 'POST', '/api/v1/namespaces/pages/configmaps', cm('p-00a'));
+    const p2 = (await raw(s, 'GET', `/api/v1/namespaces/pages/configmaps?limit=10&continue=${p1.metadata.continue}`)).json();
+    const p3 = (await raw(s, 'GET', `/api/v1/namespaces/pages/configmaps?limit=10&continue=${p2.metadata.continue}`)).json();
+    const names = [...p1.items, ...p2.items, ...p3.items].map((i: any) => i.metadata.name);
+    assert.equal(names.length, 25);
+    assert.ok(!names.includes('p-00a'));
+    assert.equal(p3.metadata.continue, undefined);
+    assert.equal(p2.metadata.resourceVersion, p1.metadata.resourceVersion);
+    const bad = await raw(s, 'GET', '/api/v1/namespaces/pages/configmaps?limit=10&continue=garbage');
+    assert.equal(bad.status, 400);
+  });
+
+  it('keeps metadata rules: generateName, stale resourceVersion conflict, generation, immutable uid', async () => {
+    const created = (await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } })).json();
+    assert.match(created.metadata.name, /^gen-[a-z0-9]{5}$/);
+    assert.equal(created.metadata.generation, 1);
+    const stale = { ...created, metadata: { ...created.metadata, resourceVersion: '1' }, data: { a: 'b' } };
+    const conflict = await raw(s, 'PUT', `${CMS}/${created.metadata.name}`, stale);
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.json().reason, 'Conflict');
+    const moved = await raw(s, 'PUT', `${CMS}/${created.metadata.name}`, { ...created, metadata: { ...created.metadata, uid: 'other' } });
+    assert.equal(moved.json().metadata.uid, created.metadata.uid);
+    const noop = await raw(s, 'PUT', `${CMS}/${created.metadata.name}`, moved.json());
+    assert.equal(noop.json().metadata.resourceVersion, moved.json().metadata.resourceVersion, 'a no-op write does not bump resourceVersion');
+  });
+
+  it('rejects invalid names and labels with one cause per field', async () => {
+    const r = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', labels: { 'bad key!': 'v', ok: 'x'.repeat(70) } } });
+    assert.equal(r.status, 422);
+    const st = r.json();
+    assert.equal(st.kind, 'Status');
+    assert.equal(st.reason, 'Invalid');
+    const fields = st.details.causes.map((c: any) => c.field).sort();
+    assert.deepEqual(fields, ['metadata.labels', 'metadata.labels', 'metadata.name']);
+  });
+
+  it('honours dryRun=All and reports unknown fields as warnings or errors per fieldValidation', async () => {
+    const dry = await raw(s, 'POST', `${CMS}?dryRun=All`, cm('dry'));
+    assert.equal(dry.status, 201);
+    assert.equal((await raw(s, 'GET', `${CMS}/dry`)).status, 404);
+    await raw(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'knobs.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'knobs', kind: 'Knob' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } } } }] },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const body = { apiVersion: 'example.com/v1', kind: 'Knob', metadata: { name: 'k1' }, spec: { a: 'x', b: 'y' } };
+    const warn = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/knobs?fieldValidation=Warn', body);
+    assert.equal(warn.status, 201);
+    assert.match(String(warn.headers.warning), /unknown field \\"spec\.b\\"/);
+    assert.equal(warn.json().spec.b, undefined, 'pruned');
+    const strict = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/knobs?fieldValidation=Strict', { ...body, metadata: { name: 'k2' } });
+    assert.equal(strict.status, 400);
+    assert.match(strict.json().message, /strict decoding error: unknown field "spec.b"/);
+  });
+
+  it('answers errors as Status objects: 404, 405, 413, 415 and malformed bodies', async () => {
+    const nf = await raw(s, 'GET', `${CMS}/missing`);
+    assert.deepEqual([nf.status, nf.json().reason, nf.json().message], [404, 'NotFound', 'configmaps "missing" not found']);
+    const noType = await raw(s, 'GET', '/apis/nope.example.com/v1/things');
+    assert.equal(noType.status, 404);
+    const bad = await raw(s, 'POST', CMS, '{"apiVersion": "v1", "kind": ');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json().kind, 'Status');
+    const big = await raw(s, 'POST', CMS, JSON.stringify(cm('big', {}, { x: 'a'.repeat(3 * 1024 * 1024 + 10) })));
+    assert.equal(big.status, 413);
+    const smp = await raw(s, 'PATCH', '/apis/example.com/v1/namespaces/default/knobs/k1', {}, { contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 415);
+    const wrongKind = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } });
+    assert.equal(wrongKind.status, 400);
+    const noNs = await raw(s, 'POST', '/api/v1/namespaces/nowhere/configmaps', cm('x'));
+    assert.deepEqual([noNs.status, noNs.json().message], [404, 'namespaces "nowhere" not found']);
+    const badSel = await raw(s, 'GET', `${CMS}?labelSelector=a%20in%20(`);
+    assert.equal(badSel.status, 400);
+    const unauth = await raw(s, 'GET', CMS, undefined, { token: 'wrong' });
+    assert.equal(unauth.status, 401);
+  });
+
+  it('serves aggregated and legacy discovery and an OpenAPI v3 document with fieldValidation', async () => {
+    const agg = await raw(s, 'GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    assert.match(String(agg.headers['content-type']), /as=APIGroupDiscoveryList/);
+    const apps = agg.json().items.find((g: any) => g.metadata.name === 'apps');
+    const deploy = apps.versions[0].resources.find((r: any) => r.resource === 'deployments');
+    assert.deepEqual(deploy.shortNames, ['deploy']);
+    assert.deepEqual(deploy.subresources.map((x: any) => x.subresource), ['scale', 'status']);
+    const legacy = (await raw(s, 'GET', '/apis/apps/v1')).json();
+    assert.ok(legacy.resources.some((r: any) => r.name === 'deployments/scale' && r.kind === 'Scale'));
+    const index = (await raw(s, 'GET', '/openapi/v3')).json();
+    const url = index.paths['apis/apps/v1'].serverRelativeURL;
+    const doc = (await raw(s, 'GET', url)).json();
+    const patchOp = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
+    assert.deepEqual(patchOp['x-kubernetes-group-version-kind'], { group: 'apps', version: 'v1', kind: 'Deployment' });
+    assert.ok(patchOp.parameters.some((p: any) => p.name === 'fieldValidation' && p.in === 'query'));
+  });
+
+  it('serves the scale subresource and Table output', async () => {
+    await raw(s, 'POST', '/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'sc' },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    });
+    const scale = (await raw(s, 'GET', '/apis/apps/v1/namespaces/default/deployments/sc/scale')).json();
+    assert.deepEqual([scale.kind, scale.apiVersion, scale.spec.replicas, scale.status.selector], ['Scale', 'autoscaling/v1', 1, 'a=b']);
+    await raw(s, 'PATCH', '/apis/apps/v1/namespaces/default/deployments/sc/scale', { spec: { replicas: 4 } }, { contentType: 'application/merge-patch+json' });
+    assert.equal((await raw(s, 'GET', '/apis/apps/v1/namespaces/default/deployments/sc')).json().spec.replicas, 4);
+    const table = (await raw(s, 'GET', '/apis/apps/v1/namespaces/default/deployments', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json();
+    assert.equal(table.kind, 'Table');
+    assert.deepEqual(table.columnDefinitions.slice(0, 5).map((c: any) => c.name), ['Name', 'Ready', 'Up-to-date', 'Available', 'Age']);
+    assert.equal(table.rows[0].cells[0], 'sc');
+    assert.equal(table.rows[0].object.kind, 'PartialObjectMetadata');
+  });
+
+  it('serves core/v1 and events.k8s.io/v1 Events as two views of the same objects', async () => {
+    const created = await raw(s, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'ev1' }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'modelplane.io/test', reportingInstance: 'i', action: 'Reconcile', reason: 'Tested', note: 'hello', type: 'Normal',
+      regarding: { kind: 'ConfigMap', namespace: 'default', name: 'w-a', apiVersion: 'v1' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const core = (await raw(s, 'GET', '/api/v1/namespaces/default/events/ev1')).json();
+    assert.equal(core.message, 'hello');
+    assert.equal(core.involvedObject.name, 'w-a');
+    const filtered = (await raw(s, 'GET', '/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dw-a')).json();
+    assert.equal(filtered.items.length, 1);
+    const v1 = (await raw(s, 'GET', '/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dw-a')).json();
+    assert.equal(v1.items[0].note, 'hello');
+  });
+});
