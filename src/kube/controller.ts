@@ -133,7 +133,7 @@ export class Controller {
     try {
       const informers = await this.informers();
       this.primaryMapping = informers[0]!.mapping;
-      informers.forEach((inf, i) => this.unsubscribe.push(inf.addHandler(this.handlerFor(this.opts.sources[i]!, queue))));
+      for (const [i, inf] of informers.entries()) this.unsubscribe.push(inf.addHandler(this.handlerFor(this.opts.sources[i]!, queue)));
       await this.waitForSync(informers);
     } catch (err) {
       for (const u of this.unsubscribe) u();

@@ -184,4 +184,29 @@ describe('API semantics', () => {
     const v1 = (await raw(s, 'GET', '/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dw-a')).json();
     assert.equal(v1.items[0].note, 'hello');
   });
+
+  it('serves a CRD in several versions, storing the storage version (conversion strategy None)', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
+    const r = await raw(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'dials.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'dials', kind: 'Dial' }, versions: [
+        { name: 'v1alpha1', served: true, storage: false, schema },
+        { name: 'v1', served: true, storage: true, schema },
+        { name: 'v0', served: false, storage: false, schema },
+      ] },
+    });
+    assert.equal(r.status, 201, r.text);
+    await new Promise((res) => setTimeout(res, 20));
+    const created = await raw(s, 'POST', '/apis/example.com/v1alpha1/namespaces/default/dials', { apiVersion: 'example.com/v1alpha1', kind: 'Dial', metadata: { name: 'd1' }, spec: { size: 3 } });
+    assert.equal(created.json().apiVersion, 'example.com/v1alpha1');
+    const asV1 = (await raw(s, 'GET', '/apis/example.com/v1/namespaces/default/dials/d1')).json();
+    assert.deepEqual([asV1.apiVersion, asV1.spec.size], ['example.com/v1', 3]);
+    assert.equal(s.core.store.get('example.com/dials', 'default', 'd1')?.apiVersion, 'example.com/v1', 'stored in the storage version');
+    assert.equal((await raw(s, 'GET', '/apis/example.com/v0/namespaces/default/dials/d1')).status, 404, 'unserved version');
+    const crd = (await raw(s, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.example.com')).json();
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+    assert.equal(crd.status.conditions.find((c: any) => c.type === 'Established').status, 'True');
+    const disc = (await raw(s, 'GET', '/apis/example.com')).json();
+    assert.equal(disc.preferredVersion.version, 'v1');
+  });
 });
