@@ -60,6 +60,8 @@ async function serveAsChild(): Promise<void> {
       process.exit(0);
     }
   });
+  // the benchmark process died or was interrupted: do not linger as an orphaned server
+  process.on('disconnect', () => process.exit(0));
   process.send!({ op: 'ready', target: s.target });
 }
 
@@ -325,6 +327,7 @@ async function main(): Promise<void> {
       writes: { type: 'string', default: '200' },
       'object-bytes': { type: 'string', default: '2048' },
       'list-runs': { type: 'string', default: '7' },
+      warmup: { type: 'string', default: '3000' },
     },
   });
   if (values.serve) return serveAsChild();
@@ -338,8 +341,8 @@ async function main(): Promise<void> {
     await c.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd());
     for (let i = 0; i < 200 && (await c.call('GET', col('default'))).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
     for (const ns of ['bench', 'bench-warmup']) await c.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    log(`object body: ${Buffer.byteLength(benchObject('o-0', size))} bytes; warming up with 1000 creates`);
-    await createMany(c, 'bench-warmup', 'warm', 1000, n('concurrency'), size);
+    log(`object body: ${Buffer.byteLength(benchObject('o-0', size))} bytes; warming up with ${n('warmup')} creates`);
+    await createMany(c, 'bench-warmup', 'warm', n('warmup'), n('concurrency'), size);
 
     const measured = await createMany(c, 'bench', 'o', creates, n('concurrency'), size);
     log(`${creates} creates at concurrency ${n('concurrency')}: ${Math.round(measured.rate)} creates/s (${measured.failures} failed)`);

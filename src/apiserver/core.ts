@@ -65,9 +65,11 @@ export class ServerCore {
   managedFieldsRecorder(rt: ResourceType, version: string, ctx: RequestContext, subresource: string | undefined) {
     const manager = ctx.fieldManager ?? 'unknown';
     const schema = this.strategies.for(rt).patchSchema(version);
-    const sub = subresource === 'status' ? 'status' : undefined;
     return (oldObj: KubeObject | undefined, newObj: KubeObject) =>
-      recordUpdate({ oldObj, newObj, manager, operation: 'Update', schema, now: new Date(), apiVersion: groupVersion(rt.group, version), ...(sub ? { subresource: sub } : {}) }) as ManagedFieldsEntry[];
+      recordUpdate({
+        oldObj, newObj, manager, operation: 'Update', schema, now: new Date(), apiVersion: groupVersion(rt.group, version),
+        statusSubresource: rt.subresources.status, ...(subresource ? { subresource } : {}),
+      }) as ManagedFieldsEntry[];
   }
 
   namespaceExists(ns: string): boolean {

@@ -3,7 +3,7 @@
 // Planning is pure by construction: the planner and the status hooks receive data only (no client, no
 // reader) and are synchronous, so they cannot await any I/O.
 
-import type { KindRef, KubeClient, KubeObject } from '../kube/index.ts';
+import type { KubeClient, KubeObject } from '../kube/index.ts';
 import type { Condition, ConditionManager } from './conditions.ts';
 import type { FetchResult, ObjectReader } from './fetch-result.ts';
 import type { ComponentHealth } from './health.ts';
@@ -57,6 +57,3 @@ export interface DomainReconciler<T extends KubeObject, F, O = F, C = unknown, S
 export interface RuntimeConfigSource<T extends KubeObject, C> {
   fetch(object: T, reader: ObjectReader): Promise<FetchResult<C>>;
 }
-
-/** the primary kind a pipeline reconciles */
-export type PrimaryKind<T extends KubeObject> = KindRef<T>;

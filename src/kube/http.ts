@@ -95,7 +95,8 @@ export class Transport {
     if (server.protocol === 'http:') kc = withoutTlsVerification(kc);
     const tls: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(tls);
-    const agentOpts: https.AgentOptions = { keepAlive: true, maxSockets: 64 };
+    // no socket limit: every informer holds one socket for its watch, and requests must never queue behind them
+    const agentOpts: https.AgentOptions = { keepAlive: true };
     if (server.protocol === 'https:') {
       if (tls.ca) agentOpts.ca = tls.ca;
       if (tls.cert) agentOpts.cert = tls.cert;

@@ -14,7 +14,7 @@ import { ControllerBuilder } from './builder.ts';
 import { Cache } from './cache.ts';
 import { KubeClient } from './client.ts';
 import type { Controller } from './controller.ts';
-import { AggregatingRecorder, apiEventSink, type EventRecorder } from './events.ts';
+import { AggregatingRecorder, apiEventSink } from './events.ts';
 import type { ListWatchTuning } from './informer.ts';
 import { apiLeaseStore, LeaderElector } from './leaderelection.ts';
 import { type Logger, rootLogger } from './log.ts';
@@ -114,8 +114,8 @@ export class Manager {
     });
   }
 
-  /** the aggregating event recorder reporting as `<manager name>.io/<controller>`-style `modelplane.io/<name>` */
-  recorder(controllerName: string): EventRecorder {
+  /** the aggregating event recorder for a controller, reporting as `<manager name>.io/<controller>` */
+  recorder(controllerName: string): AggregatingRecorder {
     let r = this.recorders.get(controllerName);
     if (!r) {
       r = new AggregatingRecorder({ reportingController: `${this.name}.io/${controllerName}`, sink: apiEventSink(this.client.withFieldManager(controllerName)), logger: this.log });

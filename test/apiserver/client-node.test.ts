@@ -73,7 +73,11 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
     informer.on('add', (o) => events.push(`add ${o.metadata?.name}`));
     informer.on('update', (o) => events.push(`update ${o.metadata?.name}`));
     informer.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
-    informer.on('error', () => setTimeout(() => informer.start(), 100));
+    // client-node 1.4.0's informer stops on any error (and emits one on stop()): restart it unless we stopped it.
+    let stopped = false;
+    informer.on('error', () => {
+      if (!stopped) setTimeout(() => informer.start(), 100);
+    });
     await informer.start();
     try {
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'inf' }, data: { v: '1' } } });
@@ -99,6 +103,7 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       assert.ok(listsAfter > listsBefore, 'the informer relisted');
       assert.ok(server.audit.entries().some((e) => e.verb === 'watch' && e.resource === 'configmaps'));
     } finally {
+      stopped = true;
       await informer.stop();
     }
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinRowConditions, builtinTableColumns, builtinTableRow, hasBuiltinPrinter, humanDuration } from '../../src/apiserver/builtin/printers.ts';
+import { builtinRowConditions, builtinTableColumns, builtinTableRow, hasBuiltinPrinter, humanDuration } from '../../src/apiserver/builtin/printers/index.ts';
 import type { KubeObject } from '../../src/apiserver/types.ts';
 
 const NOW = Date.parse('2024-06-01T12:00:00Z');

@@ -58,7 +58,7 @@ describe('leader election across two operator processes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('exactly one process reconciles; SIGKILL of the leader hands over within 20 s', { timeout: 90_000 }, async () => {
+  it('exactly one process reconciles; SIGKILL of the leader hands over within 20 s', { timeout: 90_000 }, async (t) => {
     const kubeconfigPath = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigPath, cluster.operatorKubeconfig, { mode: 0o600 });
     const a = launch(kubeconfigPath, 'op-a');
@@ -84,6 +84,7 @@ describe('leader election across two operator processes', () => {
     await cluster.admin.create(widget('after-kill', NS));
     await waitFor(() => has(standby, 'leading'), 'the standby to take over', 25_000);
     const handover = standby.events.find((e) => e.event === 'leading')!.t - killedAt;
+    t.diagnostic(`handover after SIGKILL: ${handover} ms`);
     assert.ok(handover < 20_000, `handover took ${handover} ms`);
     await waitFor(() => has(standby, 'reconciled', 'after-kill'), 'the new leader reconciles', 10_000);
     assert.equal(reconciles(standby), 4, 'the new leader reconciles every object once');

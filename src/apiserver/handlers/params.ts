@@ -42,7 +42,7 @@ export function rvParam(q: URLSearchParams): number | undefined {
 export function fieldManagerParam(q: URLSearchParams, userAgent: string | undefined, required: boolean): string | undefined {
   const v = q.get('fieldManager');
   if (v === null || v === '') {
-    if (required) throw errors.badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    if (required) throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [{ field: 'fieldManager', reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' }]);
     return defaultFieldManager(userAgent);
   }
   if (v.length > 128) throw errors.badRequest(`fieldManager: Too long: may not be more than 128 bytes`);

@@ -67,6 +67,7 @@ function apply(r: ResourceRequest, body: unknown, old: KubeObject | undefined, c
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   if (r.info.subresource === 'scale') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  if (r.info.subresource === 'status' && !old) throw errors.notFound(r.rt.plural, r.rt.group, r.info.name!);
   const strategy = r.core.strategies.for(r.rt);
   const result = applyServerSide({
     live: old,
@@ -77,6 +78,7 @@ function apply(r: ResourceRequest, body: unknown, old: KubeObject | undefined, c
     ...(r.info.subresource === 'status' ? { subresource: 'status' } : {}),
     now: new Date(),
     apiVersion: gv,
+    statusSubresource: r.rt.subresources.status,
   });
   return { object: result.object as KubeObject, managedFields: result.managedFields as ManagedFieldsEntry[] };
 }

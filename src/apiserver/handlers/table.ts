@@ -1,7 +1,7 @@
 // meta.k8s.io/v1 Table responses (`kubectl get` asks for them): columns and cells from the built-in
 // printers, or from a CRD version's additionalPrinterColumns evaluated with Kubernetes JSONPath.
 import { printerColumnCell } from '../../common/jsonpath/index.ts';
-import { builtinTableColumns, builtinTableRow } from '../builtin/printers.ts';
+import { builtinTableColumns, builtinTableRow } from '../builtin/printers/index.ts';
 import type { PrinterColumn, ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 

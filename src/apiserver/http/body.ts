@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { errors } from '../errors.ts';
+import { decodeKubeProtobuf, isKubeProtobuf } from './protobuf/index.ts';
 
 /** kube-apiserver's limit for a request body (3 MiB) */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -43,6 +44,15 @@ export function mediaType(contentType: string | undefined): string {
 
 /** Decodes a JSON (or, for YAML content types, YAML) body into a value. */
 export function decodeBody(buf: Buffer, contentType: string | undefined): unknown {
+  // Typed Go clients (kubectl create, auth can-i, create token, drain) send Kubernetes protobuf.
+  if (isKubeProtobuf(contentType)) {
+    if (buf.length === 0) throw errors.badRequest('the request body is empty');
+    try {
+      return decodeKubeProtobuf(buf);
+    } catch (e) {
+      throw errors.badRequest(`error decoding protobuf body: ${(e as Error).message}`);
+    }
+  }
   const text = buf.toString('utf8');
   if (text.trim() === '') throw errors.badRequest('the request body is empty');
   const type = mediaType(contentType);

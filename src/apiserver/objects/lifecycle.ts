@@ -174,8 +174,9 @@ function onlyStatusChanged(old: KubeObject, candidate: KubeObject): KubeObject {
   return out;
 }
 
+/** A write that changes nothing, managed fields included (ownership-only changes are real writes). */
 function unchanged(old: KubeObject, obj: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, apiVersion: undefined, metadata: { ...o.metadata, managedFields: undefined, resourceVersion: undefined } });
+  const strip = (o: KubeObject) => ({ ...o, apiVersion: undefined, metadata: { ...o.metadata, resourceVersion: undefined } });
   return deepEqual(strip(old), strip(obj));
 }
 

@@ -61,7 +61,7 @@ function watchProblems(body: Buffer, cutOff: boolean): { problems: string[]; mes
   return { problems, message };
 }
 
-export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: number, expect?: number): Verdict {
+export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: number, expect?: number[]): Verdict {
   if (o.kind === 'unsendable') return { problems: [], code: 'unsendable', message: o.message };
   if (o.kind === 'timeout') return { problems: [`no ${o.phase === 'headers' ? 'response' : 'complete response body'} within ${timeoutMs} ms`], code: 'timeout', message: '' };
   if (o.kind === 'error') return { problems: [`connection failed without a response: ${o.message}`], code: 'reset', message: o.message };
@@ -80,7 +80,7 @@ export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: nu
     if (!contentType.startsWith('application/json')) problems.push(`error Content-Type is ${JSON.stringify(contentType)}`);
   }
   if (code >= 500) problems.push(`server error ${code}: ${message || o.body.toString('utf8').slice(0, 200)}`);
-  else if (expect !== undefined && code !== expect) problems.push(`expected ${expect}, got ${code}`);
+  else if (expect !== undefined && !expect.includes(code)) problems.push(`expected ${expect.join(' or ')}, got ${code}`);
   if (code >= 200 && code < 300 && method !== 'HEAD' && contentType.startsWith('application/json')) {
     if (stream && code === 200 && !o.headers['content-length']) {
       const w = watchProblems(o.body, o.cutOff);

@@ -22,14 +22,15 @@ export interface FuzzRequest extends RawRequest {
   family: string;
   /** what the generator did to the body/URL */
   note: string;
-  /** the status kube-apiserver gives this request, when the generator knows it for sure */
-  expect?: number;
+  /** the statuses kube-apiserver could give this request, when the generator knows them for sure */
+  expect?: number[];
 }
 
 // methods Node's HTTP parser knows, then two it does not (a Go server answers those with 405 too)
 const ODD_METHODS = ['OPTIONS', 'TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'REPORT', 'SEARCH', 'COPY', 'MOVE', 'MKCOL', 'OPTIONS', 'TRACE', 'PROPFIND', 'FUZZ', 'get'];
 const AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
+const VICTIMS = `labelSelector=${encodeURIComponent('fuzz.modelplane.dev/victim=true')}`;
 const base = (r: Resource) => (r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`);
 const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
 
@@ -176,8 +177,12 @@ export class RequestGenerator {
   }
 
   private build(family: string, method: string, path: string, w: { headers: Record<string, string>; body?: Body; q: string[] }, extraQ: string[] = [], note = ''): FuzzRequest {
+    const q = [...w.q, ...extraQ];
+    // Any DELETE may turn into a deletecollection (an empty name, a trailing slash, a garbage path): keep it to
+    // the fuzzer's own victims so the fixtures, the fuzz namespace and the fuzz CRD survive the run.
+    if (method === 'DELETE' && !q.some((x) => x.startsWith('labelSelector=')) && !path.includes('labelSelector=')) q.push(VICTIMS);
     const fr: FuzzRequest = {
-      family, method, path: encodeNonAscii(this.withQuery(path, [...w.q, ...extraQ])), headers: { ...this.accept(), ...w.headers },
+      family, method, path: encodeNonAscii(this.withQuery(path, q)), headers: { ...this.accept(), ...w.headers },
       note: [note, w.body?.note].filter(Boolean).join('; '),
     };
     if (w.body) fr.body = w.body.bytes;
@@ -215,10 +220,10 @@ export class RequestGenerator {
     if (method === 'GET' || method === 'HEAD') extra = this.listQuery();
     const broken = extra.some((q) => BROKEN_LABEL_SELECTORS.some((b) => q === `labelSelector=${encodeURIComponent(b)}`) || BROKEN_FIELD_SELECTORS.some((b) => q === `fieldSelector=${encodeURIComponent(b)}`));
     // a plain list with an unparseable selector is a 400 whatever else the query holds (selectors are parsed first)
-    const expect = method === 'GET' && broken && (r.namespaced || ns === undefined) ? 400 : undefined;
+    const expect = method === 'GET' && broken && (r.namespaced || ns === undefined) ? [400] : undefined;
     if (method === 'DELETE') {
       // deletecollection mostly targets objects the fuzzer created, so fixtures survive
-      extra = [`labelSelector=${encodeURIComponent(p.chance(0.8) ? 'fuzz.modelplane.dev/victim=true' : p.pick(BROKEN_LABEL_SELECTORS))}`];
+      extra = [p.chance(0.8) ? VICTIMS : `labelSelector=${encodeURIComponent(p.pick(BROKEN_LABEL_SELECTORS))}`];
     }
     const fr = this.build(`collection ${r.plural}`, method, path, w, extra);
     if (expect && !fr.headers.Accept) fr.expect = expect;
@@ -232,7 +237,13 @@ export class RequestGenerator {
     const path = `${this.collectionPath(r, ns)}/${raw ? name : encodeURIComponent(name)}`;
     const method = this.method([[25, 'GET'], [20, 'PUT'], [30, 'PATCH'], [10, 'DELETE'], [5, 'POST'], [3, 'HEAD']]);
     const w = this.write(method, this.valid(r, name, ns));
-    return this.build(`item ${r.plural}`, method, path, w);
+    const fr = this.build(`item ${r.plural}`, method, path, w);
+    // kube-apiserver refuses "." and ".." as names (400) before reading the body; they must never be
+    // resolved as path dot-segments (DELETE …/configmaps/.. would address the namespace)
+    const scopeOk = r.namespaced ? ns !== undefined && ns !== '.' && ns !== '..' : ns === undefined;
+    // (413 too: this server checks a declared body size before it looks at the name)
+    if ((name === '.' || name === '..') && scopeOk && ['GET', 'PUT', 'PATCH', 'DELETE'].includes(method)) fr.expect = [400, 413];
+    return fr;
   }
 
   subresource(r: Resource): FuzzRequest {
@@ -265,7 +276,7 @@ export class RequestGenerator {
     const col = this.collectionPath(r, r.namespaced ? FUZZ_NAMESPACE : undefined);
     const path = p.pick([
       `${col}/%zz`, `${col}/%E0%A4%A`, `${col}/a%00b`, `${col}/%2F`, `${col}/..`, `${col}/.`, `${col}/${fixtureName(r)}/status/extra/more`,
-      `/${col}`, `${col.replace(/\//g, '//')}`, `${base(r)}/namespaces//${r.plural}`, `${base(r)}/namespaces/${FUZZ_NAMESPACE}/`,
+      `/${col}`, `${col.replace(/\//g, '//')}`, `${base(r)}/namespaces//${r.plural}`, `${base(r)}/namespaces/${FIXTURE_NAME}/`,
       `/api/v1/watch/namespaces/${FUZZ_NAMESPACE}/configmaps?timeoutSeconds=1`, `${col}?labelSelector=%ZZ`, `${col}?%zz=1`, `${col}?watch=maybe`,
       `/apis/${FUZZ_GROUP}/v1/namespaces/${FUZZ_NAMESPACE}/gadgets/${FIXTURE_NAME}/scale/../status`, `/apis/${FUZZ_GROUP}/v9/gadgets`,
       `/apis/apps/v1/namespaces/${FUZZ_NAMESPACE}/deployments/${FIXTURE_NAME}/scale/status`, `/openapi/v3/../../etc/passwd`,
@@ -275,8 +286,7 @@ export class RequestGenerator {
     ]);
     const method = this.method([[60, 'GET'], [15, 'POST'], [10, 'PATCH'], [10, 'DELETE'], [5, 'PUT']]);
     const w = this.write(method, this.valid(r, FIXTURE_NAME, FUZZ_NAMESPACE));
-    // a DELETE on a collection is a deletecollection: keep it to the fuzzer's own victims
-    const fr = this.build('garbage URL', method, path, w, method === 'DELETE' ? ['labelSelector=fuzz.modelplane.dev%2Fvictim%3Dtrue'] : []);
+    const fr = this.build('garbage URL', method, path, w);
     if (path.includes('watch')) fr.stream = true;
     return fr;
   }

@@ -42,9 +42,10 @@ export function scenarioReconciler(s: Scenario): DomainReconciler<Widget, Scenar
       return new PlanResult().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${object.metadata.name}-child`, namespace: object.metadata.namespace }, data: { value: object.spec.value } });
     },
     getComponentHealth: (obs) => obs.health,
+    decorateStatus: (status, cm) => s.decorate?.(status, cm),
   };
-  if (s.decorate) r.decorateStatus = (status, cm) => s.decorate!(status, cm);
-  if (s.manual) r.setStatus = (status, cm) => s.manual!(status, cm);
+  // the pipeline picks manual mode by the presence of setStatus, which tests switch between runs
+  Object.defineProperty(r, 'setStatus', { get: () => (s.manual ? (status: EngineStatus, cm: ConditionManager) => s.manual!(status, cm) : undefined) });
   return r;
 }
 

@@ -129,16 +129,20 @@ export class WireReader {
       case WIRE_FIXED32:
         this.take(4);
         return;
-      case WIRE_START_GROUP:
-        for (;;) {
-          if (this.done) throw new ProtobufError(`unterminated group for field ${field}`);
+      case WIRE_START_GROUP: {
+        // Iterative, so a body of deeply nested groups cannot exhaust the stack.
+        const open = [field];
+        while (open.length) {
+          if (this.done) throw new ProtobufError(`unterminated group for field ${open[open.length - 1]}`);
           const t = this.tag();
-          if (t.wire === WIRE_END_GROUP) {
-            if (t.field !== field) throw new ProtobufError(`group for field ${field} closed by field ${t.field} at byte ${this.pos}`);
-            return;
-          }
-          this.skip(t.wire, t.field);
+          if (t.wire === WIRE_START_GROUP) open.push(t.field);
+          else if (t.wire === WIRE_END_GROUP) {
+            const expected = open.pop();
+            if (t.field !== expected) throw new ProtobufError(`group for field ${expected} closed by field ${t.field} at byte ${this.pos}`);
+          } else this.skip(t.wire, t.field);
         }
+        return;
+      }
       default:
         throw new ProtobufError(`unexpected end-group for field ${field} at byte ${this.pos}`);
     }
