@@ -12,6 +12,7 @@ import { CrdController } from './crd-controller.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { kubeTime, newUid } from './objects/meta.ts';
 import { Deleter } from './objects/deleter.ts';
+import { FaultInjector } from './faults.ts';
 import { HttpFront } from './server.ts';
 import { loadServerIdentity, saveServerIdentity } from './storage/identity.ts';
 import { openPersistence } from './storage/wal/persistence.ts';
@@ -42,6 +43,9 @@ export interface ApiServer {
   readonly front: HttpFront;
   readonly audit: AuditLog;
   readonly tokens: TokenAuthenticator;
+  readonly faults: FaultInjector;
+  /** stops this server and starts a new one on the same port with the same options (state kept only with dataDir) */
+  restart(): Promise<ApiServer>;
   kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
   writeKubeconfig(path: string): void;
   close(): Promise<void>;
@@ -73,6 +77,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const audit = new AuditLog(undefined, opts.auditLogFile);
   let address = `${host}:${opts.port ?? 6443}`;
   const front = new HttpFront(core, tokens, audit, () => address);
+  const faults = new FaultInjector(front.watches, () => {
+    core.store.compact();
+    core.paginator.expireAll();
+  });
+  front.interceptors.push(faults.intercept);
+  front.adminEndpoints.set('/debug/faults', (req, res, path, body) => faults.serveHttp(req, res, path, body));
 
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem }, front.handle);
   server.keepAliveTimeout = 65_000;
@@ -94,7 +104,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const url = `https://${host}:${port}`;
 
   const handle: ApiServer = {
-    url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens,
+    url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens, faults,
+    async restart() {
+      await handle.close();
+      return startApiServer({ ...opts, port, adminToken, ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
+    },
     kubeconfigYaml: (o = {}) => kubeconfigYaml({ server: url, caPem: ca.certPem, token: o.token ?? adminToken, ...(o.user ? { user: o.user } : {}), ...(o.namespace ? { namespace: o.namespace } : {}) }),
     writeKubeconfig(path) {
       mkdirSync(dirname(path), { recursive: true });

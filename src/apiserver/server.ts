@@ -11,6 +11,7 @@ import { KUBE_VERSION } from './handlers/openapi.ts';
 import { type ResourceRequest, handleResource } from './handlers/resources.ts';
 import { WatchRegistry, handleWatch } from './handlers/watch.ts';
 import { parseRequestInfo, type RequestInfo } from './http/request-info.ts';
+import { decodeBody, readBody } from './http/body.ts';
 import { writeError, writeJson } from './http/respond.ts';
 import type { UserInfo } from './types.ts';
 
@@ -25,6 +26,8 @@ export class HttpFront {
   authorizer: Authorizer = allowAll;
   interceptors: RequestInterceptor[] = [];
   virtualHandlers: VirtualHandler[] = [];
+  /** admin-only non-resource endpoints such as /debug/faults */
+  adminEndpoints = new Map<string, (req: IncomingMessage, res: ServerResponse, path: string, body: unknown) => Promise<number>>();
   ready = true;
 
   constructor(
@@ -75,6 +78,13 @@ export class HttpFront {
     const denied = this.authorizer.authorize(user, info);
     if (denied) throw errors.forbidden(denied);
     if (info.isResourceRequest) return this.resource(req, res, info, url.searchParams, user);
+    const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
+    if (admin) {
+      if (!user.groups.includes('system:masters')) throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
+      const buf = await readBody(req);
+      const body = buf.length ? decodeBody(buf, req.headers['content-type'] ?? 'application/json') : undefined;
+      return admin[1](req, res, url.pathname, body);
+    }
     return this.nonResource(req, res, url);
   }
 

@@ -54,6 +54,8 @@ describe(`API server fuzz (FUZZ_SEED=${SEED})`, { timeout: 240_000 }, () => {
     const gen = new RequestGenerator(new Prng(SEED), resources);
     const { findings, stats } = await runFuzz(client, gen, {
       requests: REQUESTS, concurrency: CONCURRENCY, timeoutMs: TIMEOUT_MS, budgetMs: BUDGET_MS, onProgress: (n) => log(`${n} requests sent`),
+      // fixtures the fuzzer deleted come back, so item, status and scale paths keep reaching real objects
+      refresh: async () => void (await createFixtures(client, resources, true)),
     });
     const codes = [...stats.byCode].sort().map(([c, n]) => `${c}×${n}`).join(' ');
     log(`${stats.sent} requests in ${stats.elapsedMs} ms; codes: ${codes}`);

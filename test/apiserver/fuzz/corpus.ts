@@ -99,6 +99,17 @@ export function gadgetSpec(): Obj {
   };
 }
 
+/**
+ * Schema-valid Gadget specs that break one CEL rule each (the transition rule only on update): the server
+ * must answer 422 with the rule's message. Applied to a fresh `gadgetSpec()`.
+ */
+export const GADGET_RULE_VIOLATIONS: { rule: string; update?: boolean; apply: (spec: Obj) => void }[] = [
+  { rule: 'minReplicas must not exceed maxReplicas', apply: (s) => Object.assign(s, { minReplicas: 5, maxReplicas: 2 }) },
+  { rule: 'a large gadget may have at most 10 replicas', apply: (s) => Object.assign(s, { size: 'large', replicas: 11, maxReplicas: 20 }) },
+  { rule: 'value and valueFrom are mutually exclusive', apply: (s) => ((s.env as Obj[])[0]!.valueFrom = { configMapKeyRef: { name: 'cm', key: 'k' } }) },
+  { rule: 'image.repository is immutable', update: true, apply: (s) => ((s.image as Obj).repository = 'registry.example.com/other') },
+];
+
 /** the schema of the fuzz CRD: types, enums, patterns, bounds, formats, list types, defaults, CEL */
 export function gadgetSchema(): Obj {
   return {

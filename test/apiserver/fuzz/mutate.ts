@@ -162,7 +162,9 @@ const mutations: [number, Mutation][] = [
       arr.push(structuredClone(arr[0]));
       d.notes.push(`duplicate item in ${fmt(path)}`);
     } else {
-      const n = p.pick([1000, 20_000]);
+      // many items, but at most ~4 MiB of them (a huge string may already sit in the first item)
+      const itemBytes = arr.length ? (JSON.stringify(arr[0]) ?? '').length + 1 : 2;
+      const n = Math.min(p.pick([1000, 20_000]), Math.max(1, Math.floor((4 * 1024 * 1024) / itemBytes)));
       setAt(d.value, path, Array.from({ length: n }, (_, i) => (arr.length ? structuredClone(arr[0]) : i)));
       d.notes.push(`${n} items in ${fmt(path)}`);
     }

@@ -29,6 +29,8 @@ export interface RunOptions {
   /** stop generating new requests after this long (the run stays bounded on a slow machine) */
   budgetMs: number;
   onProgress?: (done: number) => void;
+  /** called every 250 requests (awaited by one worker while the others go on): re-creates deleted fixtures */
+  refresh?: () => Promise<void>;
 }
 
 /** the shape of a problem message: quoted, parenthesised and numeric details removed */
@@ -73,7 +75,10 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
         if (f) f.count++;
         else findings.set(sig, { signature: sig, count: 1, request: req, verdict: v });
       }
-      if (stats.sent % 250 === 0) opts.onProgress?.(stats.sent);
+      if (stats.sent % 250 === 0) {
+        opts.onProgress?.(stats.sent);
+        await opts.refresh?.();
+      }
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));

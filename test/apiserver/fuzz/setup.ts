@@ -73,9 +73,10 @@ const base = (r: Resource) => (r.group ? `/apis/${r.group}/${r.version}` : `/api
  * Creates the fixture object of every kind the corpus knows. Returns the kinds whose valid fixture was
  * refused (each is itself a finding: a valid object must be accepted).
  */
-export async function createFixtures(client: RawClient, resources: Resource[]): Promise<string[]> {
+export async function createFixtures(client: RawClient, resources: Resource[], existingOk = false): Promise<string[]> {
   const refused: string[] = [];
   const seen = new Set<string>();
+  if (existingOk) await call(client, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: FUZZ_NAMESPACE } });
   for (const r of resources) {
     if (!hasCorpusEntry(r)) continue;
     const storage = `${r.group}/${r.plural}`;
@@ -86,7 +87,7 @@ export async function createFixtures(client: RawClient, resources: Resource[]): 
     const ns = r.namespaced ? FUZZ_NAMESPACE : undefined;
     const path = ns ? `${base(r)}/namespaces/${ns}/${r.plural}` : `${base(r)}/${r.plural}`;
     const res = await call(client, 'POST', path, validObject(r, name, ns));
-    if (res.status !== 201) refused.push(`${r.kind} (${storage}): ${res.status} ${JSON.stringify((res.json as { message?: string })?.message ?? res.json)?.slice(0, 300)}`);
+    if (res.status !== 201 && !(existingOk && res.status === 409)) refused.push(`${r.kind} (${storage}): ${res.status} ${JSON.stringify((res.json as { message?: string })?.message ?? res.json)?.slice(0, 300)}`);
   }
   return refused;
 }

@@ -1,0 +1,135 @@
+// Fault injection for reliability tests: fail a fraction of matching requests with 500/503/429, add
+// latency, reject writes with 409, and act on open watches (close abruptly, stall, expire history).
+// Scoped by user, verb and resource. Driven in-process (`server.faults`) or over HTTP by admins at
+// /debug/faults, so tests of separate operator processes can use it too.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errors } from './errors.ts';
+import type { RequestInfo } from './http/request-info.ts';
+import type { UserInfo } from './types.ts';
+
+export interface FaultSpec {
+  /** request verbs (get, list, watch, create, update, patch, delete, deletecollection); all when absent */
+  verbs?: string[];
+  /** resources, optionally with subresource (`pods`, `deployments/status`); all when absent */
+  resources?: string[];
+  /** usernames; all when absent */
+  users?: string[];
+  /** share of matching requests affected, 0..1 (default 1) */
+  fraction?: number;
+  error?: 500 | 503 | 429;
+  latencyMs?: number;
+  /** answer writes with 409 Conflict */
+  conflict?: boolean;
+}
+
+export interface WatchControl {
+  closeAll(): void;
+  endAll(): void;
+  stalled: boolean;
+}
+
+let nextId = 1;
+
+export class FaultInjector {
+  private readonly faults = new Map<string, FaultSpec>();
+
+  constructor(
+    private readonly watches: WatchControl,
+    private readonly expireHistory: () => void,
+  ) {}
+
+  add(spec: FaultSpec): string {
+    if (spec.fraction !== undefined && !(spec.fraction >= 0 && spec.fraction <= 1)) throw new Error(`fault fraction must be between 0 and 1, got ${spec.fraction}`);
+    if (!spec.error && !spec.latencyMs && !spec.conflict) throw new Error('a fault needs one of error, latencyMs or conflict');
+    const id = `fault-${nextId++}`;
+    this.faults.set(id, { ...spec });
+    return id;
+  }
+
+  remove(id: string): boolean {
+    return this.faults.delete(id);
+  }
+
+  clear(): void {
+    this.faults.clear();
+    this.watches.stalled = false;
+  }
+
+  list(): Array<FaultSpec & { id: string }> {
+    return [...this.faults].map(([id, f]) => ({ id, ...f }));
+  }
+
+  /** drops every open watch connection without a clean end */
+  closeWatches(): void {
+    this.watches.closeAll();
+  }
+
+  /** while on, open watches stay connected but receive nothing */
+  stallWatches(on: boolean): void {
+    this.watches.stalled = on;
+  }
+
+  /** compacts history so watches resumed from any earlier resourceVersion get 410 */
+  expireWatches(): void {
+    this.expireHistory();
+    this.watches.endAll();
+  }
+
+  /** the request interceptor: delays or fails a matching request */
+  intercept = async (user: UserInfo, info: RequestInfo): Promise<void> => {
+    if (this.faults.size === 0 || !info.isResourceRequest) return;
+    const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
+    for (const f of this.faults.values()) {
+      if (f.verbs && !f.verbs.includes(info.verb)) continue;
+      if (f.resources && !f.resources.includes(resource) && !f.resources.includes(info.resource ?? '')) continue;
+      if (f.users && !f.users.includes(user.username)) continue;
+      if (f.fraction !== undefined && Math.random() >= f.fraction) continue;
+      if (f.latencyMs) await new Promise((r) => setTimeout(r, f.latencyMs));
+      if (f.error === 429) throw errors.tooManyRequests('the server has received too many requests and has asked us to try again later (injected fault)', 1);
+      if (f.error === 503) throw errors.serviceUnavailable('the server is currently unable to handle the request (injected fault)');
+      if (f.error === 500) throw errors.internal('injected fault');
+      if (f.conflict && ['create', 'update', 'patch', 'delete'].includes(info.verb)) {
+        throw errors.conflict(info.resource ?? '', info.group, info.name ?? '', 'the object has been modified; please apply your changes to the latest version and try again (injected fault)');
+      }
+    }
+  };
+
+  /**
+   * /debug/faults: GET lists, POST {spec} adds (returns {id}), DELETE /debug/faults/<id> removes,
+   * DELETE /debug/faults clears, POST /debug/faults/watches {action: close|stall|unstall|expire}.
+   */
+  async serveHttp(req: IncomingMessage, res: ServerResponse, path: string, body: unknown): Promise<number> {
+    const send = (code: number, obj: unknown) => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(obj));
+      return code;
+    };
+    const rest = path.replace(/^\/debug\/faults\/?/, '');
+    if (req.method === 'GET' && rest === '') return send(200, { faults: this.list(), watchesStalled: this.watches.stalled });
+    if (req.method === 'POST' && rest === '') {
+      try {
+        return send(201, { id: this.add((body ?? {}) as FaultSpec) });
+      } catch (e) {
+        throw errors.badRequest((e as Error).message);
+      }
+    }
+    if (req.method === 'POST' && rest === 'watches') {
+      const action = (body as { action?: string } | undefined)?.action;
+      if (action === 'close') this.closeWatches();
+      else if (action === 'stall') this.stallWatches(true);
+      else if (action === 'unstall') this.stallWatches(false);
+      else if (action === 'expire') this.expireWatches();
+      else throw errors.badRequest('action must be one of close, stall, unstall, expire');
+      return send(200, { action });
+    }
+    if (req.method === 'DELETE' && rest === '') {
+      this.clear();
+      return send(200, {});
+    }
+    if (req.method === 'DELETE') {
+      if (!this.remove(rest)) throw errors.notFoundPath(path);
+      return send(200, { id: rest });
+    }
+    throw errors.methodNotAllowed(`${req.method} is not supported on ${path}`);
+  }
+}
