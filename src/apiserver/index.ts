@@ -106,8 +106,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const handle: ApiServer = {
     url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens, faults,
     async restart() {
+      // In place: callers keep their handle (and extra tokens they registered); state survives only with dataDir.
+      const extraTokens = [...tokens.tokens];
       await handle.close();
-      return startApiServer({ ...opts, port, adminToken, ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
+      const next = await startApiServer({ ...opts, port, adminToken, ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
+      for (const [t, u] of extraTokens) next.tokens.add(t, u);
+      Object.assign(handle, next);
+      return handle;
     },
     kubeconfigYaml: (o = {}) => kubeconfigYaml({ server: url, caPem: ca.certPem, token: o.token ?? adminToken, ...(o.user ? { user: o.user } : {}), ...(o.namespace ? { namespace: o.namespace } : {}) }),
     writeKubeconfig(path) {
