@@ -43,6 +43,8 @@ export class ObjectStore {
   /** history floor for tables created later (after compaction or a restart nothing older can be replayed) */
   private floorRv = 0;
   private readonly tables = new Map<string, Table>();
+  /** store-wide listeners (in-server controllers), called after the resource's own watchers */
+  private readonly allListeners = new Set<WatchListener>();
   sink: WriteSink | undefined;
 
   constructor(private readonly historyLimit = DEFAULT_HISTORY) {}
@@ -142,6 +144,13 @@ export class ObjectStore {
       t.compactedRv = dropped[dropped.length - 1]!.rv;
     }
     for (const l of t.listeners) l(event);
+    for (const l of this.allListeners) l(event);
+  }
+
+  /** Subscribes to every committed write of every resource from now on (no replay, never 410). */
+  watchAll(listener: WatchListener): () => void {
+    this.allListeners.add(listener);
+    return () => this.allListeners.delete(listener);
   }
 
   /**
