@@ -3,7 +3,10 @@
 import { eventToEventsV1 } from './builtin/events.ts';
 import { OpenApiCache } from './handlers/openapi.ts';
 import { ListPaginator } from './objects/list.ts';
-import { type AdmissionChain, noAdmission } from './objects/hooks.ts';
+import { ServiceEndpoints } from './admission/service-endpoints.ts';
+import { WebhookAdmission } from './admission/webhook-admission.ts';
+import { ObjectConverter } from './conversion/converter.ts';
+import type { AdmissionChain } from './objects/hooks.ts';
 import { Lifecycle } from './objects/lifecycle.ts';
 import type { StrategyProvider } from './objects/strategy.ts';
 import { Registry } from './registry/registry.ts';
@@ -32,7 +35,15 @@ export class ServerCore {
   readonly lifecycle: Lifecycle;
   readonly paginator = new ListPaginator();
   readonly openapi: OpenApiCache;
-  admission: AdmissionChain = noAdmission;
+  /**
+   * Where webhook `service` references lead (`ns/name:port` → `https://127.0.0.1:PORT`); `modelplane dev`
+   * registers its webhook server here. See admission/service-endpoints.ts.
+   */
+  readonly serviceEndpoints = new ServiceEndpoints();
+  /** CRD conversion (None and Webhook strategies) */
+  readonly converter: ObjectConverter;
+  /** admission webhooks from Mutating/ValidatingWebhookConfiguration objects; replaceable in tests */
+  admission: AdmissionChain;
   logProvider: LogProvider | undefined;
   readonly bookmarkIntervalMs: number;
   readonly deletedListeners = new Set<(rt: ResourceType, obj: KubeObject) => void>();
@@ -44,6 +55,9 @@ export class ServerCore {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 10_000;
     this.strategies = createStrategyProvider();
     this.openapi = new OpenApiCache(this.registry);
+    const resolveDeps = { endpoints: this.serviceEndpoints, serviceExists: (ns: string, name: string) => this.store.get('/services', ns, name) !== undefined };
+    this.converter = new ObjectConverter(resolveDeps);
+    this.admission = new WebhookAdmission({ store: this.store, serviceEndpoints: this.serviceEndpoints, convert: (rt, objs, v) => this.converter.convert(rt, objs, v) });
     this.lifecycle = new Lifecycle({
       store: this.store,
       strategies: this.strategies,
@@ -51,6 +65,7 @@ export class ServerCore {
       namespaceExists: (ns) => this.namespaceExists(ns),
       onDeleted: (rt, obj) => this.notifyDeleted(rt, obj),
       durable: () => this.durable(),
+      convert: (rt, objs, v) => this.converter.convert(rt, objs, v),
     });
   }
 
@@ -76,13 +91,31 @@ export class ServerCore {
     return this.store.get('/namespaces', undefined, ns) !== undefined;
   }
 
-  /** The stored object as seen in `version` (conversion strategy None: only apiVersion changes). */
-  convertOut(rt: ResourceType, obj: KubeObject, version: string): KubeObject {
-    const gv = groupVersion(rt.group, version);
-    let out = obj;
-    if (obj.apiVersion !== gv) out = { ...obj, apiVersion: gv };
-    if (rt.storageKey === 'events' && rt.group === 'events.k8s.io') out = eventToEventsV1(out);
+  /** The stored object as seen in `version`; may call the CRD's conversion webhook (500 when it fails). */
+  async convertOut(rt: ResourceType, obj: KubeObject, version: string): Promise<KubeObject> {
+    return this.convertOutSync(rt, obj, version) ?? this.viewOf(rt, (await this.converter.convert(rt, [obj], version))[0]!);
+  }
+
+  /** Stored objects as seen in `version`, in order; a conversion webhook gets them in one ConversionReview. */
+  async convertOutMany(rt: ResourceType, objs: KubeObject[], version: string): Promise<KubeObject[]> {
+    const out: KubeObject[] = [];
+    for (const o of objs) {
+      const done = this.convertOutSync(rt, o, version);
+      if (!done) return (await this.converter.convert(rt, objs, version)).map((c) => this.viewOf(rt, c));
+      out.push(done);
+    }
     return out;
+  }
+
+  /** convertOut when it needs no webhook call (always, except for CRDs with strategy Webhook); else undefined. */
+  convertOutSync(rt: ResourceType, obj: KubeObject, version: string): KubeObject | undefined {
+    const out = this.converter.trySync(rt, obj, version);
+    return out && this.viewOf(rt, out);
+  }
+
+  /** events.k8s.io/v1 Events are core/v1 Events stored under other field names */
+  private viewOf(rt: ResourceType, obj: KubeObject): KubeObject {
+    return rt.storageKey === 'events' && rt.group === 'events.k8s.io' ? eventToEventsV1(obj) : obj;
   }
 
 

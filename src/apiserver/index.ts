@@ -6,9 +6,10 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { AuditLog } from './audit.ts';
-import { ADMIN_USER, TokenAuthenticator } from './auth.ts';
+import { ADMIN_USER, AuthStack, type TokenAuthenticator } from './auth/index.ts';
 import { ServerCore } from './core.ts';
 import { CrdController } from './crd-controller.ts';
+import { LifecycleControllers, defaultPropagationPolicy } from './controllers/index.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { kubeTime, newUid } from './objects/meta.ts';
 import { Deleter } from './objects/deleter.ts';
@@ -31,6 +32,8 @@ export interface ApiServerOptions {
   ca?: { certPem: string; keyPem: string };
   /** persist objects, the resourceVersion counter, the CA and the admin token here (crash-safe) */
   dataDir?: string;
+  /** kube-apiserver's --token-auth-file: CSV `token,user,uid,"group1,group2"` */
+  tokensFile?: string;
 }
 
 export interface ApiServer {
@@ -43,7 +46,11 @@ export interface ApiServer {
   readonly front: HttpFront;
   readonly audit: AuditLog;
   readonly tokens: TokenAuthenticator;
+  /** authentication (tokens, ServiceAccount JWTs), RBAC, impersonation, TokenRequest and the review APIs */
+  readonly auth: AuthStack;
   readonly faults: FaultInjector;
+  /** the in-server kube-controller-manager parts: garbage collector, namespace and ServiceAccount controllers */
+  readonly controllers: LifecycleControllers;
   /** stops this server and starts a new one on the same port with the same options (state kept only with dataDir) */
   restart(): Promise<ApiServer>;
   kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
@@ -60,7 +67,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   if (opts.dataDir && !state?.ca) saveServerIdentity(opts.dataDir, { ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
   const serving = await ca.issue('kube-apiserver', ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'], ['127.0.0.1', '::1']);
   const core = new ServerCore({ historyLimit: opts.historyLimit, bookmarkIntervalMs: opts.bookmarkIntervalMs });
-  core.deleter = new Deleter({ store: core.store, admission: () => core.admission, onDeleted: (rt, obj) => core.notifyDeleted(rt, obj), durable: () => core.durable() });
+  core.deleter = new Deleter({ store: core.store, admission: () => core.admission, onDeleted: (rt, obj) => core.notifyDeleted(rt, obj), durable: () => core.durable(), defaultPolicy: defaultPropagationPolicy });
   const persistence = opts.dataDir ? openPersistence(opts.dataDir) : undefined;
   if (persistence) {
     persistence.load(core.store);
@@ -69,14 +76,21 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   bootstrap(core);
   const crds = new CrdController(core);
   crds.start();
+  const controllers = new LifecycleControllers(core, { caPem: ca.certPem });
+  controllers.start();
 
-  const tokens = new TokenAuthenticator();
+  const auth = new AuthStack(core, { signingSeed: ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
+  await auth.start();
+  const tokens = auth.tokens;
   const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');
   if (opts.dataDir && !state?.adminToken) saveServerIdentity(opts.dataDir, { adminToken });
   tokens.add(adminToken, ADMIN_USER);
   const audit = new AuditLog(undefined, opts.auditLogFile);
   let address = `${host}:${opts.port ?? 6443}`;
-  const front = new HttpFront(core, tokens, audit, () => address);
+  const front = new HttpFront(core, auth.authenticator, audit, () => address);
+  front.authorizer = auth.rbac;
+  front.impersonate = auth.impersonate;
+  front.virtualHandlers.push(...auth.virtualHandlers);
   const faults = new FaultInjector(front.watches, () => {
     core.store.compact();
     core.paginator.expireAll();
@@ -104,7 +118,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const url = `https://${host}:${port}`;
 
   const handle: ApiServer = {
-    url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens, faults,
+    url, port, caPem: ca.certPem, ca, adminToken, core, front, audit, tokens, auth, faults, controllers,
     async restart() {
       // In place: callers keep their handle (and extra tokens they registered); state survives only with dataDir.
       const extraTokens = [...tokens.tokens];
@@ -121,6 +135,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     },
     async close() {
       crds.stop();
+      auth.stop();
+      controllers.stop();
       front.watches.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -2,7 +2,8 @@
 // handlers, error shaping and the audit record of every request. Never lets an exception escape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AuditLog } from './audit.ts';
-import { type Authenticator, type Authorizer, allowAll } from './auth.ts';
+import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './auth/types.ts';
+import { forbidden } from './auth/forbidden.ts';
 import type { ServerCore } from './core.ts';
 import { errors } from './errors.ts';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, negotiateAggregated } from './handlers/discovery.ts';
@@ -24,6 +25,8 @@ export type VirtualHandler = (r: ResourceRequest) => Promise<number> | undefined
 export class HttpFront {
   readonly watches = new WatchRegistry();
   authorizer: Authorizer = allowAll;
+  /** turns the authenticated user into the effective one (impersonation headers); throws 403 when not allowed */
+  impersonate: (user: AuthUser, req: IncomingMessage) => AuthUser = (user) => user;
   interceptors: RequestInterceptor[] = [];
   virtualHandlers: VirtualHandler[] = [];
   /** admin-only non-resource endpoints such as /debug/faults */
@@ -71,12 +74,14 @@ export class HttpFront {
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     note(info);
     if (isHealthPath(url.pathname)) return this.health(url.pathname, res);
-    const user = this.authenticator.authenticate(req);
-    if (!user) throw errors.unauthorized();
+    const authenticated = this.authenticator.authenticate(req);
+    if (!authenticated) throw errors.unauthorized();
+    note(info, authenticated);
+    const user = this.impersonate(authenticated, req);
     note(info, user);
     for (const i of this.interceptors) await i(user, info);
-    const denied = this.authorizer.authorize(user, info);
-    if (denied) throw errors.forbidden(denied);
+    const decision = this.authorizer.authorize(user, info);
+    if (!decision.allowed) throw forbidden(user, info, decision.reason);
     if (info.isResourceRequest) return this.resource(req, res, info, url.searchParams, user);
     const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (admin) {

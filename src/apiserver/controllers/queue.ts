@@ -81,7 +81,8 @@ export class WorkQueue {
     this.notifyIdle();
   }
 
-  private isIdle(): boolean {
+  /** nothing queued or running */
+  isIdle(): boolean {
     return this.queue.length === 0 && this.processing.size === 0;
   }
 

@@ -1,5 +1,7 @@
 // Deletion semantics: preconditions, finalizers (an object with finalizers is only marked with a
 // deletionTimestamp), the propagation-policy finalizers the garbage collector honours, and dry runs.
+// Namespaces: the first DELETE only marks them Terminating (spec.finalizers keeps them until the
+// namespace controller has emptied them), and the system namespaces cannot be deleted at all.
 import { errors } from '../errors.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
@@ -21,17 +23,27 @@ export interface DeleterDeps {
   onDeleted: (rt: ResourceType, obj: KubeObject) => void;
   /** resolves once committed writes are durable */
   durable: () => Promise<void>;
-  /** the default propagation policy when the client gives none (kube: Background, Orphan for a few legacy kinds) */
-  defaultPolicy?: (rt: ResourceType) => DeleteOptions['propagationPolicy'];
+  /**
+   * the default propagation policy when the client gives none (kube: Background, Orphan for a few
+   * legacy kinds such as batch/v1 Jobs), and the warning kube returns with it
+   */
+  defaultPolicy?: (rt: ResourceType) => { policy: NonNullable<DeleteOptions['propagationPolicy']>; warning?: string };
 }
+
+const NAMESPACES = '/namespaces';
+/** kube's NamespaceLifecycle admission: these can never be deleted */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 
 export class Deleter {
   constructor(private readonly deps: DeleterDeps) {}
 
   async delete(rt: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
     const { store } = this.deps;
-    const obj = store.get(rt.storageKey, namespace, name);
+    let obj = store.get(rt.storageKey, namespace, name);
     if (!obj) throw errors.notFound(rt.plural, rt.group, name);
+    if (rt.storageKey === NAMESPACES && IMMORTAL_NAMESPACES.has(name)) {
+      throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, group: '', kind: 'namespaces' });
+    }
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== obj.metadata.uid) {
       throw errors.conflict(rt.plural, rt.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
@@ -43,12 +55,24 @@ export class Deleter {
       rt, version: obj.apiVersion.split('/').pop()!, operation: 'DELETE', namespace, name, oldObject: obj, user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings,
     });
 
-    const policy = options.propagationPolicy ?? this.deps.defaultPolicy?.(rt) ?? 'Background';
+    // Admission may have waited (webhooks): decide on the latest version, not the one read before it.
+    const latest = store.get(rt.storageKey, namespace, name);
+    if (!latest || latest.metadata.uid !== obj.metadata.uid) throw errors.notFound(rt.plural, rt.group, name);
+    obj = latest;
+
+    const legacyOrphan = (options as { orphanDependents?: unknown }).orphanDependents;
+    let policy = options.propagationPolicy ?? (typeof legacyOrphan === 'boolean' ? (legacyOrphan ? 'Orphan' : 'Background') : undefined);
+    if (!policy) {
+      const defaulted = this.deps.defaultPolicy?.(rt);
+      if (defaulted?.warning) ctx.warnings.push(defaulted.warning);
+      policy = defaulted?.policy ?? 'Background';
+    }
     const finalizers = [...(obj.metadata.finalizers ?? [])];
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
 
-    if (finalizers.length === 0) {
+    const heldBySpec = rt.storageKey === NAMESPACES && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
+    if (finalizers.length === 0 && !heldBySpec) {
       if (ctx.dryRun) return { object: obj, deleted: true };
       const gone = store.commit(rt.storageKey, 'DELETED', obj);
       this.deps.onDeleted(rt, gone);
@@ -67,6 +91,7 @@ export class Deleter {
         deletionGracePeriodSeconds: obj.metadata.deletionGracePeriodSeconds ?? 0,
         generation: obj.metadata.deletionTimestamp ? obj.metadata.generation : (obj.metadata.generation ?? 0) + 1,
       },
+      ...(rt.storageKey === NAMESPACES ? { status: { ...(obj.status as object | undefined), phase: 'Terminating' } } : {}),
     };
     if (ctx.dryRun) return { object: marked, deleted: false };
     const committed = store.commit(rt.storageKey, 'MODIFIED', marked);

@@ -48,6 +48,8 @@ export interface LifecycleDeps {
   onDeleted?: (rt: ResourceType, obj: KubeObject) => void;
   /** resolves once committed writes are durable (persistence); a write is acknowledged only after it */
   durable: () => Promise<void>;
+  /** converts objects to another version of their resource (CRD conversion webhooks); default rewrites apiVersion */
+  convert?: (rt: ResourceType, objects: KubeObject[], version: string) => Promise<KubeObject[]>;
 }
 
 const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'] as const;
@@ -119,8 +121,10 @@ export class Lifecycle {
       if (unchanged(old, obj)) return { object: old, created: false, noop: true };
     }
 
-    const stored = this.toStorage(rt, obj);
-    if (old?.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0) {
+    const stored = await this.toStorage(rt, obj);
+    // Admission and conversion may have waited on webhooks: refuse to overwrite a write that landed meanwhile.
+    this.assertUnchangedSince(rt, obj, old);
+    if (old?.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0 && !heldByNamespaceFinalizers(rt, stored)) {
       if (ctx.dryRun) return { object: obj, created: false, noop: false, deleted: true };
       const gone = this.deps.store.commit(rt.storageKey, 'DELETED', stored);
       this.deps.onDeleted?.(rt, gone);
@@ -149,6 +153,7 @@ export class Lifecycle {
       if (!ns) throw errors.badRequest('the namespace of the object must be set');
       meta.namespace = ns;
       if (!this.deps.namespaceExists(ns)) throw errors.notFound('namespaces', '', ns);
+      if (this.deps.store.get('/namespaces', undefined, ns)?.metadata.deletionTimestamp) throw namespaceTerminating(rt, meta.name, ns);
     } else {
       delete meta.namespace;
     }
@@ -159,12 +164,36 @@ export class Lifecycle {
     delete meta.deletionGracePeriodSeconds;
   }
 
-  /** Objects are stored in the storage version; conversion for strategy None only rewrites apiVersion. */
-  toStorage(rt: ResourceType, obj: KubeObject): KubeObject {
+  /** Objects are stored in the storage version (strategy None only rewrites apiVersion; Webhook asks the CRD's webhook). */
+  async toStorage(rt: ResourceType, obj: KubeObject): Promise<KubeObject> {
     if (rt.group === 'events.k8s.io') return eventsV1ToEvent(obj);
     const sv = groupVersion(rt.group, storageVersion(rt));
-    return obj.apiVersion === sv ? obj : { ...obj, apiVersion: sv };
+    if (obj.apiVersion === sv) return obj;
+    if (this.deps.convert) return (await this.deps.convert(rt, [obj], storageVersion(rt)))[0]!;
+    return { ...obj, apiVersion: sv };
   }
+
+  private assertUnchangedSince(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined): void {
+    const latest = this.deps.store.get(rt.storageKey, obj.metadata.namespace, obj.metadata.name!);
+    if (!old && latest) throw errors.alreadyExists(rt.plural, rt.group, obj.metadata.name!);
+    if (old && latest?.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw errors.conflict(rt.plural, rt.group, obj.metadata.name!, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+  }
+}
+
+/** kube's NamespaceLifecycle admission refusing new objects in a namespace being deleted */
+function namespaceTerminating(rt: ResourceType, name: string, ns: string): ApiError {
+  const resource = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+  return errors.forbidden(`${resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
+    name, group: rt.group, kind: rt.plural,
+    causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+  });
+}
+
+/** A Namespace is removed only when its spec.finalizers are empty too (kube's ShouldDeleteNamespaceDuringUpdate). */
+function heldByNamespaceFinalizers(rt: ResourceType, obj: KubeObject): boolean {
+  return rt.storageKey === '/namespaces' && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
 }
 
 function onlyStatusChanged(old: KubeObject, candidate: KubeObject): KubeObject {

@@ -16,6 +16,8 @@ interface BuiltinSpec {
   token?: boolean;
   /** storage shared with another group's view of the same objects */
   storageKey?: string;
+  /** verbs served when not all (the review kinds are create-only and store nothing) */
+  verbs?: string[];
 }
 
 const specs: BuiltinSpec[] = [
@@ -47,6 +49,13 @@ const specs: BuiltinSpec[] = [
   { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', plural: 'ingresses', namespaced: true, shortNames: ['ing'], status: true },
   { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', namespaced: true, shortNames: ['netpol'] },
   { group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', plural: 'storageclasses', namespaced: false, shortNames: ['sc'] },
+  // Virtual kinds: answered by auth/ (reviews, token review), never stored.
+  { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false, verbs: ['create'] },
+  { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', namespaced: false, verbs: ['create'] },
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'LocalSubjectAccessReview', plural: 'localsubjectaccessreviews', namespaced: true, verbs: ['create'] },
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, verbs: ['create'] },
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', plural: 'selfsubjectrulesreviews', namespaced: false, verbs: ['create'] },
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false, verbs: ['create'] },
 ];
 
 function singularOf(kind: string): string {
@@ -72,5 +81,6 @@ export function builtinResourceTypes(): ResourceType[] {
     },
     builtin: true,
     storageKey: s.storageKey ?? `${s.group}/${s.plural}`,
+    ...(s.verbs ? { verbs: s.verbs } : {}),
   }));
 }

@@ -1,0 +1,45 @@
+// Whether an object a user applied is Ready, with a one-word status and a reason, for any kind: the
+// Ready condition when there is one, the Deployment availability rule, and the phase/status fields the
+// operator's own kinds report.
+import type { KubeObject } from '../../kube/index.ts';
+
+export interface Readiness {
+  ready: boolean;
+  status: string;
+  reason: string;
+}
+
+interface Condition {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+const READY_PHASES = new Set(['Running', 'Ready', 'Succeeded', 'Bound', 'Active', 'Available']);
+
+export function readinessOf(obj: KubeObject): Readiness {
+  const status = (obj.status ?? {}) as Record<string, unknown>;
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+  const generation = obj.metadata.generation;
+  const observed = status.observedGeneration as number | undefined;
+  const stale = generation !== undefined && observed !== undefined && observed < generation;
+
+  if (obj.kind === 'Namespace') return { ready: status.phase === 'Active', status: String(status.phase ?? 'Unknown'), reason: '' };
+  if (obj.kind === 'Deployment' || obj.kind === 'ReplicaSet') {
+    const want = ((obj.spec as { replicas?: number } | undefined)?.replicas ?? 1) as number;
+    const avail = (status.availableReplicas as number | undefined) ?? 0;
+    const ok = !stale && avail >= want && (status.updatedReplicas ?? 0) === want;
+    const progressing = conditions.find((c) => c.type === 'Progressing');
+    return { ready: ok, status: ok ? 'Available' : 'Progressing', reason: `${avail}/${want} available${!ok && progressing?.reason ? ` (${progressing.reason})` : ''}` };
+  }
+  // The operator's own kinds report a phase or status word (ModelDeployment.status.phase, AIMService.status.status).
+  const word = (status.phase ?? status.status) as string | undefined;
+  const ready = conditions.find((c) => c.type === 'Ready');
+  if (ready) {
+    const ok = ready.status === 'True' && !stale && (word === undefined || READY_PHASES.has(word));
+    return { ready: ok, status: word ?? (ok ? 'Ready' : 'NotReady'), reason: ready.reason ?? '' };
+  }
+  if (word) return { ready: READY_PHASES.has(word) && !stale, status: word, reason: '' };
+  return { ready: false, status: 'Pending', reason: 'no status reported yet' };
+}

@@ -1,0 +1,138 @@
+// The simulated cluster's fixed furniture: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
+// device plugins and feature discovery label them), a default StorageClass, and the Gateway the seeds'
+// routing examples point at. Applied through the normal client, like any other object.
+import type { KubeClient, KubeObject } from '../kube/index.ts';
+
+export interface NodePoolSpec {
+  cpuNodes: number;
+  nvidiaNodes: number;
+  amdNodes: number;
+  gpusPerNode: number;
+}
+
+export const DEFAULT_NODE_POOL: NodePoolSpec = { cpuNodes: 2, nvidiaNodes: 2, amdNodes: 2, gpusPerNode: 8 };
+
+export const SIM_GATEWAY = { namespace: 'gateways', name: 'inference-gateway', className: 'modelplane-sim' };
+export const DEFAULT_STORAGE_CLASS = 'standard';
+
+function node(name: string, labels: Record<string, string>, capacity: Record<string, string>): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'node.kubernetes.io/instance-type': labels['node.kubernetes.io/instance-type'] ?? 'sim-standard',
+        ...labels,
+      },
+    },
+    spec: { podCIDR: '10.244.0.0/24' },
+  };
+}
+
+function nodeStatus(capacity: Record<string, string>, index: number): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    capacity,
+    allocatable: capacity,
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure', lastHeartbeatTime: now, lastTransitionTime: now },
+      { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available', lastHeartbeatTime: now, lastTransitionTime: now },
+    ],
+    addresses: [
+      { type: 'InternalIP', address: `192.168.49.${10 + index}` },
+      { type: 'Hostname', address: `sim-node-${index}` },
+    ],
+    nodeInfo: {
+      architecture: 'amd64', operatingSystem: 'linux', osImage: 'modelplane simulated node', kernelVersion: '6.1.0-sim',
+      containerRuntimeVersion: 'containerd://1.7.0-sim', kubeletVersion: 'v1.32.0', kubeProxyVersion: 'v1.32.0',
+      machineID: `sim${index}`, systemUUID: `sim-${index}`, bootID: `boot-${index}`,
+    },
+  };
+}
+
+/** Node objects (without status) and the status each gets, for the given pool. */
+export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ node: KubeObject; status: Record<string, unknown> }> {
+  const out: Array<{ node: KubeObject; status: Record<string, unknown> }> = [];
+  let i = 0;
+  const base = { cpu: '32', memory: '128Gi', pods: '110', 'ephemeral-storage': '500Gi' };
+  const gpus = String(pool.gpusPerNode);
+  for (let n = 0; n < pool.cpuNodes; n++) {
+    const cap = base;
+    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, cap), status: nodeStatus(cap, i++) });
+  }
+  for (let n = 0; n < pool.nvidiaNodes; n++) {
+    const cap = { ...base, cpu: '96', memory: '1024Gi', 'nvidia.com/gpu': gpus };
+    const labels = {
+      'node.kubernetes.io/instance-type': 'sim-h100-8',
+      'nvidia.com/gpu.present': 'true',
+      'nvidia.com/gpu.count': gpus,
+      'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3',
+      'nvidia.com/gpu.memory': '81559',
+      'nvidia.com/gpu.family': 'hopper',
+      'nvidia.com/cuda.driver.major': '550',
+      'feature.node.kubernetes.io/pci-10de.present': 'true',
+    };
+    out.push({ node: node(`nvidia-node-${n + 1}`, labels, cap), status: nodeStatus(cap, i++) });
+  }
+  for (let n = 0; n < pool.amdNodes; n++) {
+    const cap = { ...base, cpu: '96', memory: '1536Gi', 'amd.com/gpu': gpus };
+    const labels = {
+      'node.kubernetes.io/instance-type': 'sim-mi300x-8',
+      'amd.com/gpu.device-id': '74a1',
+      'amd.com/gpu.vram': '192G',
+      'amd.com/gpu.family': 'AI',
+      'amd.com/gpu.product-name': 'AMD_Instinct_MI300X_OAM',
+      'feature.node.kubernetes.io/amd-gpu': 'true',
+      'feature.node.kubernetes.io/pci-1002.present': 'true',
+    };
+    out.push({ node: node(`amd-node-${n + 1}`, labels, cap), status: nodeStatus(cap, i++) });
+  }
+  return out;
+}
+
+export function defaultStorageClass(): KubeObject {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: DEFAULT_STORAGE_CLASS, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'sim.modelplane.io/hostpath',
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'Immediate',
+    allowVolumeExpansion: true,
+  };
+}
+
+export function simGatewayObjects(): KubeObject[] {
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SIM_GATEWAY.namespace } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: SIM_GATEWAY.className },
+      spec: { controllerName: 'sim.modelplane.io/gateway-controller', description: 'The simulated Gateway API implementation of modelplane dev' },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: SIM_GATEWAY.name, namespace: SIM_GATEWAY.namespace },
+      spec: { gatewayClassName: SIM_GATEWAY.className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] },
+    },
+  ];
+}
+
+/** Creates the nodes, storage class and gateway (idempotent: server-side apply). */
+export async function installClusterFurniture(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL): Promise<void> {
+  const c = client.withFieldManager('modelplane-dev');
+  for (const { node: n, status } of simulatedNodes(pool)) {
+    await c.apply(n);
+    await c.applyStatus({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name }, status });
+  }
+  await c.apply(defaultStorageClass());
+  for (const o of simGatewayObjects()) await c.apply(o);
+}
