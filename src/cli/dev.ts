@@ -1,9 +1,13 @@
 // `modelplane dev`: the embedded cluster. With `--only apiserver` just the Kubernetes-compatible API
-// server; the full mode adds controllers, webhooks, simulators and the quickstart examples.
+// server; otherwise also the simulators and the quickstart examples, with a live status table until
+// every example is Ready.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startApiServer } from '../apiserver/index.ts';
-import { Logger } from '../kube/log.ts';
+import { Logger } from '../kube/index.ts';
+import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
+import { applyManifests } from './dev/examples.ts';
+import { watchUntilReady } from './dev/wait.ts';
 
 interface DevOptions {
   port: string;
@@ -11,6 +15,7 @@ interface DevOptions {
   only?: string;
   dataDir?: string;
   examples: boolean;
+  examplesDir: string;
   exitWhenReady?: boolean;
   timeout: string;
   auditLog?: string;
@@ -24,7 +29,8 @@ export function registerDev(program: Command): void {
     .option('--kubeconfig <path>', 'where to write the admin kubeconfig', '.modelplane/kubeconfig')
     .option('--only <component>', 'start only this component (apiserver)')
     .option('--data-dir <dir>', 'persist cluster state in this directory across restarts')
-    .option('--no-examples', 'do not apply examples/quickstart/')
+    .option('--no-examples', 'do not apply the quickstart examples')
+    .option('--examples-dir <dir>', 'the examples to apply', 'examples/quickstart')
     .option('--exit-when-ready', 'exit 0 once every example is Ready (non-zero after --timeout)')
     .option('--timeout <seconds>', 'how long --exit-when-ready waits', '120')
     .option('--audit-log <file>', 'append one JSON line per API request to this file')
@@ -33,33 +39,58 @@ export function registerDev(program: Command): void {
     });
 }
 
+function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
+  log.error(message, fields);
+  process.exit(2);
+}
+
 async function runDev(opts: DevOptions): Promise<void> {
   const log = new Logger({ component: 'dev' });
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    log.error('invalid --port: must be an integer between 0 and 65535', { port: opts.port });
-    process.exit(2);
-  }
-  if (opts.only !== undefined && opts.only !== 'apiserver') {
-    log.error(`invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
-    process.exit(2);
-  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(log, 'invalid --port: must be an integer between 0 and 65535', { port: opts.port });
+  if (opts.only !== undefined && opts.only !== 'apiserver') fail(log, `invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
+  const timeoutSec = Number(opts.timeout);
+  if (!(timeoutSec > 0)) fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
+  const examplesDir = resolve(opts.examplesDir);
+  if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
+
   const started = Date.now();
-  const server = await startApiServer({ port, ...(opts.auditLog ? { auditLogFile: opts.auditLog } : {}), ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}) });
+  const common = { port, log, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
+  let cluster: DevCluster | undefined;
+  let stopServer: () => Promise<void>;
+  let server;
+  if (opts.only === 'apiserver') {
+    server = await startApiServerOnly(common);
+    stopServer = () => server!.close();
+  } else {
+    cluster = await startDevCluster(common);
+    server = cluster.server;
+    stopServer = () => cluster!.stop();
+  }
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
-  process.stdout.write(`modelplane API server at ${server.url}\n  kubectl --kubeconfig ${opts.kubeconfig} get namespaces\n`);
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
-    await server.close();
-    process.exit(0);
+    log.info('shutting down', { reason });
+    await stopServer();
+    process.exit(code);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  if (opts.exitWhenReady) await stop('ready');
+
+  const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
+  if (!cluster || !opts.examples) {
+    process.stdout.write(`modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url}\n  ${usage}\n`);
+    if (opts.exitWhenReady) await stop('ready');
+    return;
+  }
+  const applied = await applyManifests(cluster.manager.client, examplesDir);
+  log.info('examples applied', { dir: examplesDir, objects: applied.length });
+  const ok = await watchUntilReady(cluster.manager.client, applied, { timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY, out: process.stdout });
+  process.stdout.write(`${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n`);
+  if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
 }

@@ -40,7 +40,6 @@ describe('ServiceAccount controller and root CA publisher', () => {
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       const sa = lab.get('ServiceAccount', ns, 'default');
       assert.ok(sa, `${ns}/default ServiceAccount`);
-      assert.equal(sa.metadata.managedFields?.[0]?.manager, 'kube-controller-manager');
       assertRootCa(ns);
     }
   });

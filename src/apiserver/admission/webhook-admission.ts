@@ -210,25 +210,29 @@ export class WebhookAdmission implements AdmissionChain {
     }
   }
 
-  /** matchConditions: all true → call; any false → skip; an error → Forbidden, or skip under Ignore. */
+  /** matchConditions: any false → skip; else an error → Forbidden (or skip under Ignore); else call. */
   private conditionsMatch(hook: CompiledWebhook, attrs: AdmissionAttributes, request: Obj, inv: Invocation): boolean {
     const vars = { object: toCel(inv.object ?? null), oldObject: toCel(inv.oldObject ?? null), request: toCel(request), authorizer: null };
-    let failed: string | undefined;
+    const failures: string[] = [];
     for (const c of hook.matchConditions) {
+      if (c.program instanceof Error) {
+        failures.push(`compilation error: ${c.program.message}`);
+        continue;
+      }
       let result: unknown;
       try {
-        if (c.program instanceof Error) throw c.program;
         result = c.program.evaluate(vars);
       } catch (e) {
-        failed ??= `failed to evaluate match condition "${c.name}": ${(e as Error).message}`;
+        failures.push(`expression '${c.program.expression}' resulted in error: ${(e as Error).message}`);
         continue;
       }
       if (result === false) return false;
-      if (result !== true) failed ??= `failed to evaluate match condition "${c.name}": expression must evaluate to a bool`;
+      if (result !== true) failures.push(`expression '${c.program.expression}' resulted in error: must evaluate to bool`);
     }
-    if (failed === undefined) return true;
+    if (failures.length === 0) return true;
     if (hook.failurePolicy === 'Ignore') return false;
-    throw errors.forbidden(`${qualifiedResource(attrs.rt.plural, attrs.rt.group)} "${attrs.name}" is forbidden: ${failed}`);
+    const why = failures.length === 1 ? failures[0] : `[${failures.join(', ')}]`;
+    throw errors.forbidden(`${qualifiedResource(attrs.rt.plural, attrs.rt.group)} "${attrs.name}" is forbidden: ${why}`);
   }
 
   /** The object after a webhook's JSON patch, back in the request's version and shape. */

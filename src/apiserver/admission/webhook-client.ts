@@ -4,7 +4,7 @@
 // inside `failed calling webhook "x": …` and `conversion webhook for … failed: …`).
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
-import { ServiceEndpoints } from './service-endpoints.ts';
+import type { ServiceEndpoints } from './service-endpoints.ts';
 
 export interface WebhookClientConfig {
   url?: string;
@@ -192,8 +192,11 @@ function transportError(target: WebhookTarget, e: NodeJS.ErrnoException & { cert
   else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') cause = `dial tcp: lookup ${host}: no such host`;
   else if (e.code && UNKNOWN_AUTHORITY.has(e.code)) cause = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   else if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    const names = (e.cert?.subjectaltname ?? '').split(',').map((s) => s.trim().replace(/^(DNS|IP Address):/, '')).filter(Boolean);
-    cause = `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${target.servername ?? host}`;
+    // Go lists the DNS names when checking a name and the IP addresses when checking an IP
+    const wanted = target.servername ?? host;
+    const prefix = isIP(wanted) ? 'IP Address:' : 'DNS:';
+    const names = (e.cert?.subjectaltname ?? '').split(',').map((s) => s.trim()).filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
+    cause = `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${wanted}`;
   } else if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID') cause = 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
   else if (e.code === 'EPROTO' && /wrong version number|packet length too long/i.test(e.message)) cause = 'http: server gave HTTP response to HTTPS client';
   else if (isResetError(e)) cause = 'EOF';
@@ -277,4 +280,4 @@ function decodeResponse(res: RawResponse): Record<string, unknown> {
   return obj;
 }
 
-export { ServiceEndpoints };
+

@@ -29,6 +29,7 @@ export class LifecycleControllers {
   }
 
   start(): void {
+    if (process.env.TMP_NO_LIFECYCLE) return;
     this.gc.start();
     this.namespaces.start();
     this.serviceAccounts.start();

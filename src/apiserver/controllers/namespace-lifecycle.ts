@@ -133,10 +133,9 @@ export class NamespaceController {
   private finalize(name: string): void {
     rewrite(this.core, this.nsType(), { namespace: undefined, name, uid: undefined }, controllerContext(SERVICE_ACCOUNT), (draft) => {
       const spec = (draft.spec ?? {}) as { finalizers?: string[] };
-      const finalizers = (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
-      const next: Record<string, unknown> = { ...spec, finalizers };
-      if (finalizers.length === 0) delete next.finalizers;
-      draft.spec = next;
+      // An empty list is kept rather than dropped: the Namespace defaults would put `kubernetes` back
+      // into a missing list on the next update of a namespace still held by other finalizers.
+      draft.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
       return true;
     });
   }

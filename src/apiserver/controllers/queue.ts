@@ -110,6 +110,7 @@ export class WorkQueue {
       await this.handler(key);
       this.failures.delete(key);
     } catch (err) {
+      if (this.stopped) return; // failures while shutting down (stores closing under the handler) are expected
       const n = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, n);
       this.opts.onError?.(key, err, n);

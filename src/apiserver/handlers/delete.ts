@@ -9,7 +9,7 @@ export async function deleteObject(r: ResourceRequest): Promise<number> {
   const ctx = context(r);
   if (options.dryRun?.includes('All')) ctx.dryRun = true;
   const result = await r.core.deleter.delete(r.rt, namespaceOf(r), r.info.name!, options, ctx);
-  const obj = r.core.convertOut(r.rt, result.object, r.info.version);
+  const obj = await r.core.convertOut(r.rt, result.object, r.info.version);
   const returnsObject = !r.rt.builtin || r.rt.plural === 'pods' || !result.deleted;
   if (returnsObject) return respondObject(r, 200, obj, ctx.warnings);
   writeJson(r.res, 200, {

@@ -9,23 +9,19 @@ import { type ResourceRequest, namespaceOf } from './resources.ts';
 import { negotiateShape, partialMetadata, table } from './table.ts';
 
 /** Objects matching the request's namespace and selectors, in the request's version. */
-export function selectObjects(r: ResourceRequest, ns: string | undefined): KubeObject[] {
+export async function selectObjects(r: ResourceRequest, ns: string | undefined): Promise<KubeObject[]> {
   const matches = compileSelectors(r.rt, r.info.version, r.query);
-  const out: KubeObject[] = [];
-  for (const stored of r.core.store.list(r.rt.storageKey, ns)) {
-    const obj = r.core.convertOut(r.rt, stored, r.info.version);
-    if (matches(obj)) out.push(obj);
-  }
-  return out;
+  const converted = await r.core.convertOutMany(r.rt, r.core.store.list(r.rt.storageKey, ns), r.info.version);
+  return converted.filter((obj) => matches(obj));
 }
 
-export function listObjects(r: ResourceRequest): number {
+export async function listObjects(r: ResourceRequest): Promise<number> {
   const limit = intParam(r.query, 'limit');
   if (limit !== undefined && limit < 0) throw errors.badRequest(`limit must be non-negative, got ${limit}`);
   rvParam(r.query);
   const cont = r.query.get('continue') ?? undefined;
   const rv = r.core.store.currentRv();
-  const items = cont ? [] : selectObjects(r, namespaceOf(r));
+  const items = cont ? [] : await selectObjects(r, namespaceOf(r));
   const page = r.core.paginator.page(items, rv, limit, cont || undefined);
   const listMeta: Record<string, unknown> = { resourceVersion: String(page.rv) };
   if (page.continue) {

@@ -4,8 +4,8 @@ import { errors } from '../errors.ts';
 import { intParam } from './params.ts';
 import { type ResourceRequest, current } from './resources.ts';
 
-export function handlePodLog(r: ResourceRequest): number {
-  const pod = current(r);
+export async function handlePodLog(r: ResourceRequest): Promise<number> {
+  const pod = await current(r);
   const spec = (pod.spec ?? {}) as { containers?: Array<{ name: string }> };
   const containers = (spec.containers ?? []).map((c) => c.name);
   let container = r.query.get('container') ?? undefined;

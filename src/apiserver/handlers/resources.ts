@@ -67,7 +67,7 @@ export function context(r: ResourceRequest, applyPatch = false): RequestContext 
 }
 
 /** the stored object in the request's version, or a 404 */
-export function current(r: ResourceRequest): KubeObject {
+export async function current(r: ResourceRequest): Promise<KubeObject> {
   const name = r.info.name!;
   const obj = r.core.store.get(r.rt.storageKey, namespaceOf(r), name);
   if (!obj) throw errors.notFound(r.rt.plural, r.rt.group, name);
@@ -86,8 +86,8 @@ export function respondObject(r: ResourceRequest, code: number, obj: KubeObject,
   return code;
 }
 
-function getOne(r: ResourceRequest): number {
-  const obj = current(r);
+async function getOne(r: ResourceRequest): Promise<number> {
+  const obj = await current(r);
   if (r.info.subresource === 'scale') {
     writeJson(r.res, 200, readScale(r.rt, obj));
     return 200;
@@ -123,13 +123,13 @@ async function create(r: ResourceRequest): Promise<number> {
     rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: obj,
     recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, undefined),
   });
-  return respondObject(r, 201, r.core.convertOut(r.rt, result.object, r.info.version), ctx.warnings);
+  return respondObject(r, 201, await r.core.convertOut(r.rt, result.object, r.info.version), ctx.warnings);
 }
 
 async function update(r: ResourceRequest): Promise<number> {
   const ctx = context(r);
   const body = await readObject(r);
-  const old = current(r);
+  const old = await current(r);
   let candidate = body;
   if (r.info.subresource === 'scale') {
     candidate = scaleToCandidate(r.rt, old, body);
@@ -146,13 +146,13 @@ async function update(r: ResourceRequest): Promise<number> {
 }
 
 export async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields']): Promise<number> {
-  const sub = r.info.subresource === 'scale' ? undefined : r.info.subresource;
+  const sub = r.info.subresource;
   const result = await r.core.lifecycle.write({
     rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate, old,
     ...(sub ? { subresource: sub } : {}),
     ...(managedFields ? { managedFields } : { recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, r.info.subresource) }),
   });
-  const out = r.core.convertOut(r.rt, result.object, r.info.version);
+  const out = await r.core.convertOut(r.rt, result.object, r.info.version);
   if (r.info.subresource === 'scale') {
     writeJson(r.res, code, readScale(r.rt, out), ctx.warnings.length ? { Warning: warningHeader(ctx.warnings) } : {});
     return code;
@@ -168,7 +168,7 @@ async function patch(r: ResourceRequest): Promise<number> {
   const force = r.query.get('force') === 'true';
   if (!isApply && r.query.has('force')) throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
   const stored = r.core.store.get(r.rt.storageKey, namespaceOf(r), r.info.name!);
-  const old = stored ? r.core.convertOut(r.rt, stored, r.info.version) : undefined;
+  const old = stored ? await r.core.convertOut(r.rt, stored, r.info.version) : undefined;
   const result = patchedObject(r, type, body, old, ctx, force);
   if (!old) {
     // server-side apply creates a missing object
@@ -176,7 +176,7 @@ async function patch(r: ResourceRequest): Promise<number> {
       rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: result.object,
       ...(result.managedFields ? { managedFields: result.managedFields } : {}),
     });
-    return respondObject(r, 201, r.core.convertOut(r.rt, created.object, r.info.version), ctx.warnings);
+    return respondObject(r, 201, await r.core.convertOut(r.rt, created.object, r.info.version), ctx.warnings);
   }
   return commitUpdate(r, ctx, old, result.object, 200, result.managedFields);
 }
@@ -186,7 +186,7 @@ async function deleteCollection(r: ResourceRequest): Promise<number> {
   const options = (await readDeleteOptions(r)) ?? {};
   const ctx = context(r);
   const { selectObjects } = await import('./list.ts');
-  const objs = selectObjects(r, ns);
+  const objs = await selectObjects(r, ns);
   for (const obj of objs) {
     await r.core.deleter.delete(r.rt, obj.metadata.namespace, obj.metadata.name!, options, ctx).catch((e: unknown) => {
       if ((e as { code?: number }).code !== 404) throw e;

@@ -90,11 +90,32 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
     // Flush headers at once: clients wait for them before they consider the watch established.
     res.flushHeaders();
 
-    const deliver = (e: StoredEvent) => {
-      if (ns && e.object.metadata.namespace !== ns) return;
-      const obj = core.convertOut(rt, e.object, r.info.version);
+    // Events leave in commit order even when a conversion webhook makes some of them wait: while one is
+    // being converted, later ones (and bookmarks) queue behind it. Without a webhook nothing queues.
+    let tail: Promise<void> | undefined;
+    const inOrder = (task: () => void | Promise<void>) => {
+      if (done) return;
+      const ran = tail ? tail.then(() => (done ? undefined : task())) : task();
+      if (!ran) return;
+      const next: Promise<void> = ran.catch(() => finish(true)).then(() => {
+        if (tail === next) tail = undefined;
+      });
+      tail = next;
+    };
+    /** converts objects to the watch's version, synchronously when no webhook is involved */
+    const converted = (objs: KubeObject[], then: (out: KubeObject[]) => void): void | Promise<void> => {
+      // a CRD update may have changed its conversion webhook since the watch began
+      const current = core.registry.byResource(rt.group, rt.plural) ?? rt;
+      const out = objs.map((o) => core.convertOutSync(current, o, r.info.version));
+      if (out.every((o) => o !== undefined)) return then(out as KubeObject[]);
+      return core.convertOutMany(current, objs, r.info.version).then(then);
+    };
+    // selectors may see a different object before and after a write; without any, only existence matters
+    const selective = Boolean(query.get('labelSelector') || query.get('fieldSelector'));
+
+    const emit = (e: StoredEvent, obj: KubeObject, prev: KubeObject | undefined) => {
       const now = e.type !== 'DELETED' && matches(obj);
-      const before = e.prev ? matches(core.convertOut(rt, e.prev, r.info.version)) : false;
+      const before = e.prev ? (prev ? matches(prev) : true) : false;
       if (e.type === 'ADDED') {
         if (now) send('ADDED', obj);
       } else if (e.type === 'DELETED') {
@@ -103,17 +124,23 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
       else if (now && !before) send('ADDED', obj);
       else if (!now && before) send('DELETED', obj);
     };
+    const deliver = (e: StoredEvent) => {
+      if (ns && e.object.metadata.namespace !== ns) return;
+      const objs = e.prev && selective ? [e.object, e.prev] : [e.object];
+      inOrder(() => converted(objs, ([obj, prev]) => emit(e, obj!, prev)));
+    };
 
     try {
       let startRv: number;
       if (sendInitial && (fromRv === undefined || fromRv === 0)) {
         startRv = core.store.currentRv();
-        for (const stored of core.store.list(rt.storageKey, ns)) {
-          const obj = core.convertOut(rt, stored, r.info.version);
-          if (matches(obj)) send('ADDED', obj);
-        }
+        const initial = core.store.list(rt.storageKey, ns);
+        inOrder(() => converted(initial, (objs) => {
+          for (const obj of objs) if (matches(obj)) send('ADDED', obj);
+        }));
         if (bookmarks && query.get('sendInitialEvents') === 'true') {
-          send('BOOKMARK', bookmarkObject(rt.kind, r.rt.group, r.info.version, startRv, true));
+          const rv = startRv;
+          inOrder(() => send('BOOKMARK', bookmarkObject(rt.kind, r.rt.group, r.info.version, rv, true)));
         }
       } else {
         startRv = fromRv!;
@@ -128,7 +155,11 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
 
     timers.push(setTimeout(() => finish(true), timeoutSeconds * 1000));
     if (bookmarks) {
-      timers.push(setInterval(() => send('BOOKMARK', bookmarkObject(rt.kind, rt.group, r.info.version, core.store.currentRv(), false)), core.bookmarkIntervalMs));
+      timers.push(setInterval(() => {
+        // the RV when queued: every event up to it is already ahead in the queue
+        const rv = core.store.currentRv();
+        inOrder(() => send('BOOKMARK', bookmarkObject(rt.kind, rt.group, r.info.version, rv, false)));
+      }, core.bookmarkIntervalMs));
     }
   });
 }

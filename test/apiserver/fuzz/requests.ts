@@ -15,6 +15,8 @@ export interface Resource {
   namespaced: boolean;
   /** subresource names, e.g. status, scale, log, token */
   subresources: string[];
+  /** the verbs discovery lists (virtual resources such as reviews serve only create) */
+  verbs: string[];
 }
 
 export interface FuzzRequest extends RawRequest {
@@ -75,13 +77,20 @@ export class RequestGenerator {
     const obj = validObject(gadgets, name, FUZZ_NAMESPACE);
     v.apply(obj.spec as Record<string, unknown>);
     const col = this.collectionPath(gadgets, FUZZ_NAMESPACE);
-    const fr: FuzzRequest = {
-      family: 'cel gadgets', method: v.update ? 'PUT' : 'POST', path: v.update ? `${col}/${name}` : col,
-      headers: { 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(obj)), note: `breaks the CEL rule "${v.rule}"`,
-      // an update may find the fixture deleted by an earlier request (404)
-      expect: v.update ? [422, 404] : [422],
+    if (v.update) {
+      // A merge patch of just the changed field: a PUT could land on a fixture an earlier request emptied (no
+      // old spec, so rightly no transition check). Whatever state the fixture is in, this patch is a 422
+      // (the rule, or the required fields it lacks), or a 404 when an earlier request deleted the fixture.
+      return {
+        family: 'cel gadgets', method: 'PATCH', path: `${col}/${name}`, headers: { 'Content-Type': 'application/merge-patch+json' },
+        body: Buffer.from(JSON.stringify({ spec: { image: { repository: (obj.spec as { image: { repository: string } }).image.repository } } })),
+        note: `breaks the CEL rule "${v.rule}"`, expect: [422, 404],
+      };
+    }
+    return {
+      family: 'cel gadgets', method: 'POST', path: col, headers: { 'Content-Type': 'application/json' }, body: Buffer.from(JSON.stringify(obj)),
+      note: `breaks the CEL rule "${v.rule}"`, expect: [422],
     };
-    return fr;
   }
 
   private namespace(r: Resource): string | undefined {
@@ -249,7 +258,7 @@ export class RequestGenerator {
     if (method === 'GET' || method === 'HEAD') extra = this.listQuery();
     const broken = extra.some((q) => BROKEN_LABEL_SELECTORS.some((b) => q === `labelSelector=${encodeURIComponent(b)}`) || BROKEN_FIELD_SELECTORS.some((b) => q === `fieldSelector=${encodeURIComponent(b)}`));
     // a plain list with an unparseable selector is a 400 whatever else the query holds (selectors are parsed first)
-    const expect = method === 'GET' && broken && (r.namespaced || ns === undefined) ? [400] : undefined;
+    const expect = method === 'GET' && broken && r.verbs.includes('list') && (r.namespaced || ns === undefined) ? [400] : undefined;
     if (method === 'DELETE') {
       // deletecollection mostly targets objects the fuzzer created, so fixtures survive
       extra = [p.chance(0.8) ? VICTIMS : `labelSelector=${encodeURIComponent(p.pick(BROKEN_LABEL_SELECTORS))}`];
@@ -270,8 +279,9 @@ export class RequestGenerator {
     // kube-apiserver refuses "." and ".." as names (400) before reading the body; they must never be
     // resolved as path dot-segments (DELETE …/configmaps/.. would address the namespace)
     const scopeOk = r.namespaced ? ns !== undefined && ns !== '.' && ns !== '..' : ns === undefined;
-    // (413 too: this server checks a declared body size before it looks at the name)
-    if ((name === '.' || name === '..') && scopeOk && ['GET', 'PUT', 'PATCH', 'DELETE'].includes(method)) fr.expect = [400, 413];
+    // (413 and 415 too: this server checks the body's size and media type before it looks at the name)
+    const verb = { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[method];
+    if ((name === '.' || name === '..') && scopeOk && verb && r.verbs.includes(verb)) fr.expect = [400, 413, 415];
     return fr;
   }
 

@@ -12,6 +12,8 @@ export interface Finding {
   /** a smaller request that still fails the same way, when shrinking found one */
   reduced?: FuzzRequest;
   reproducible?: boolean;
+  /** extra lines for the report (e.g. the requests in flight when the server stopped answering) */
+  context?: string[];
 }
 
 export interface RunStats {
@@ -43,8 +45,20 @@ export function signatureOf(v: Verdict): string {
   return `${v.code} ${normalise(problem)}`;
 }
 
-export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: RunOptions): Promise<{ findings: Finding[]; stats: RunStats }> {
+const brief = (r: FuzzRequest) => `${r.method} ${r.path.slice(0, 200)} [${r.headers['Content-Type'] ?? ''}] ${r.note.slice(0, 160)}`;
+
+/** whether the server still answers at all (a timed-out request may be slow, or the server may be blocked) */
+async function alive(client: RawClient): Promise<boolean> {
+  const o = await client.send({ method: 'GET', path: '/readyz', headers: {} }, 5_000);
+  return o.kind === 'response' && o.status === 200;
+}
+
+export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: RunOptions): Promise<{ findings: Finding[]; stats: RunStats; hung: boolean }> {
   const findings = new Map<string, Finding>();
+  // the requests around a hang, in the order they were issued, with what became of them
+  const inFlight = new Map<FuzzRequest, number>();
+  const recent: { n: number; req: FuzzRequest; outcome: string }[] = [];
+  let hung = false;
   const stats: RunStats = { sent: 0, byCode: new Map(), byFamily: new Map(), slowest: [], elapsedMs: 0 };
   const start = performance.now();
   let issued = 0;
@@ -59,7 +73,29 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
         aborted = true; // a generator bug: stop every worker, then fail with it
         throw e;
       }
+      const n = issued;
+      inFlight.set(req, n);
       const outcome = await client.send(req, opts.timeoutMs);
+      inFlight.delete(req);
+      recent.push({ n, req, outcome: outcome.kind === 'response' ? String(outcome.status) : outcome.kind });
+      recent.splice(0, recent.length - 24);
+      if (outcome.kind === 'timeout' && !aborted && !(await alive(client))) {
+        // The server stopped answering: nothing after this is meaningful. Stop, and list the requests around
+        // the moment in issue order; the first one that timed out is the likely culprit.
+        aborted = true;
+        hung = true;
+        const around = [...recent, ...[...inFlight].map(([r, i]) => ({ n: i, req: r, outcome: 'in flight' }))].sort((a, b) => a.n - b.n);
+        const first = around.find((a) => a.outcome === 'timeout' || a.outcome === 'in flight') ?? { n, req };
+        findings.set('hung', {
+          signature: 'hung', count: 1, request: first.req,
+          verdict: {
+            problems: ['the server stopped answering (/readyz timed out too). The request below is the first without an answer; a write answered just before it can be the cause (work after the response can block the server)'],
+            code: 'timeout', message: '',
+          },
+          context: ['requests around the hang, in issue order (#, outcome):', ...around.map((a) => `  #${a.n} ${a.outcome}: ${brief(a.req)}`)],
+        });
+        break;
+      }
       const v = judge(req.method, req.stream === true, outcome, opts.timeoutMs, req.expect);
       stats.sent++;
       stats.byCode.set(String(v.code), (stats.byCode.get(String(v.code)) ?? 0) + 1);
@@ -77,13 +113,14 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
       }
       if (stats.sent % 250 === 0) {
         opts.onProgress?.(stats.sent);
-        await opts.refresh?.();
+        // a refresh that fails (the server is in trouble) must not hide what the fuzz requests found
+        if (!aborted) await opts.refresh?.().catch(() => {});
       }
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   stats.elapsedMs = Math.round(performance.now() - start);
-  return { findings: [...findings.values()], stats };
+  return { findings: [...findings.values()], stats, hung };
 }
 
 function sameFailure(a: Verdict, b: Verdict): boolean {
@@ -163,5 +200,6 @@ export function describeFinding(f: Finding): string {
     `  headers: ${headers}${req.chunked ? ' (chunked)' : ''}`,
     `  body: ${showBody(req.body, f.request.note)}`,
     ...(f.reduced ? [`  (shrunk from: ${f.request.note.slice(0, 200)})`] : f.request.note ? [`  generator: ${f.request.note.slice(0, 300)}`] : []),
+    ...(f.context ?? []).map((l) => `  ${l}`),
   ].join('\n');
 }

@@ -35,11 +35,11 @@ export async function discoverResources(client: RawClient): Promise<Resource[]> 
   for (const g of groups.groups) for (const v of g.versions) gvs.push({ group: g.name, version: v.version, path: `/apis/${g.name}/${v.version}` });
   const out: Resource[] = [];
   for (const gv of gvs) {
-    const list = (await mustCall(client, 'GET', gv.path)) as { resources: { name: string; kind: string; namespaced: boolean }[] };
+    const list = (await mustCall(client, 'GET', gv.path)) as { resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[] };
     for (const r of list.resources) {
       if (r.name.includes('/')) continue;
       const subresources = list.resources.filter((s) => s.name.startsWith(`${r.name}/`)).map((s) => s.name.slice(r.name.length + 1));
-      out.push({ group: gv.group, version: gv.version, plural: r.name, kind: r.kind, namespaced: r.namespaced, subresources });
+      out.push({ group: gv.group, version: gv.version, plural: r.name, kind: r.kind, namespaced: r.namespaced, subresources, verbs: r.verbs ?? [] });
     }
   }
   return out.sort((a, b) => `${a.group}/${a.version}/${a.plural}`.localeCompare(`${b.group}/${b.version}/${b.plural}`));

@@ -1,0 +1,28 @@
+// The CRDs of the external projects modelplane's controllers drive, with their real group, version,
+// kind, names, scope, short names, categories and printer columns. `modelplane dev` installs them like
+// any other CRD; on a real cluster the projects' own charts install the originals.
+
+import type { CustomResourceDefinition } from '../../kube/index.ts';
+import { dynamoGraphDeploymentCrd } from './dynamo.ts';
+import { gatewayClassCrd, gatewayCrd, httpRouteCrd, referenceGrantCrd } from './gateway-api.ts';
+import { workspaceCrd } from './kaito.ts';
+import { scaledObjectCrd } from './keda.ts';
+import { inferenceServiceCrd } from './kserve.ts';
+import { rayClusterCrd, rayServiceCrd } from './kuberay.ts';
+
+export { dynamoGraphDeploymentCrd, gatewayClassCrd, gatewayCrd, httpRouteCrd, inferenceServiceCrd, rayClusterCrd, rayServiceCrd, referenceGrantCrd, scaledObjectCrd, workspaceCrd };
+
+export function externalCrds(): CustomResourceDefinition[] {
+  return [
+    inferenceServiceCrd(),
+    gatewayClassCrd(),
+    gatewayCrd(),
+    httpRouteCrd(),
+    referenceGrantCrd(),
+    workspaceCrd(),
+    dynamoGraphDeploymentCrd(),
+    rayClusterCrd(),
+    rayServiceCrd(),
+    scaledObjectCrd(),
+  ];
+}

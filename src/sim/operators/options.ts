@@ -1,0 +1,12 @@
+// Settings every simulated operator receives from registerOperatorSimulators.
+
+import type { OperatorDelays, StageClock } from './delays.ts';
+
+export interface SimulatorOptions {
+  delays: OperatorDelays;
+  clock: StageClock;
+  /** KServe's ingress domain: an InferenceService's URL is http://<name>-<namespace>.<domain> */
+  ingressDomain: string;
+  /** the controllerName GatewayClasses use to select the simulated Gateway API implementation */
+  gatewayControllerName: string;
+}

@@ -1,0 +1,135 @@
+// The simulated kubelet: for every pod bound to a node it runs the containers (pod-run.ts), writes the
+// pod status the real kubelet would (pod-status.ts), records the kubelet's events under the node's name,
+// and writes container output to the PodLogStore that serves `pods/log`. Status goes through server-side
+// apply on pods/status as field manager `kubelet`, only when it changed.
+
+import { isNotFound, needsApply } from '../../kube/index.ts';
+import type { SimContext } from './context.ts';
+import { invalidFailureMessage, podFailure } from './failures.ts';
+import { type Node, Nodes, type Pod, Pods } from './kinds.ts';
+import { adoptPodRun, advance, type LogSink, newPodRun, nextDue, type PodRun } from './pod-run.ts';
+import { podStatus } from './pod-status.ts';
+import { fnv32a, isTerminal } from './util.ts';
+
+const FIELD_MANAGER = 'kubelet';
+
+/** pod IPs per node: the node's podCIDR (a /24) when it has one, else 10.244.<n>.0/24 by first use */
+export class PodIpAllocator {
+  private readonly used = new Map<string, Set<string>>();
+  private readonly prefixes = new Map<string, string>();
+
+  private prefix(node: Node): string {
+    const name = node.metadata.name ?? '';
+    let p = this.prefixes.get(name);
+    if (!p) {
+      const cidr = node.spec?.podCIDR ?? node.spec?.podCIDRs?.[0];
+      const m = cidr ? /^(\d+\.\d+\.\d+)\.\d+\/(\d+)$/.exec(cidr) : null;
+      p = m ? m[1]! : `10.244.${this.prefixes.size + 1}`;
+      this.prefixes.set(name, p);
+    }
+    return p;
+  }
+
+  allocate(node: Node): string {
+    const name = node.metadata.name ?? '';
+    const used = this.used.get(name) ?? new Set<string>();
+    this.used.set(name, used);
+    const prefix = this.prefix(node);
+    for (let i = 2; i < 255; i++) {
+      const ip = `${prefix}.${i}`;
+      if (!used.has(ip)) {
+        used.add(ip);
+        return ip;
+      }
+    }
+    throw new Error(`node ${name}: no free pod IP left in ${prefix}.0/24`);
+  }
+
+  /** an IP a pod already has (adopted after a restart) */
+  reserve(nodeName: string, ip: string): void {
+    const used = this.used.get(nodeName) ?? new Set<string>();
+    used.add(ip);
+    this.used.set(nodeName, used);
+  }
+
+  release(nodeName: string, ip: string): void {
+    this.used.get(nodeName)?.delete(ip);
+  }
+}
+
+/** the node's InternalIP, or a stable made-up one */
+export function nodeIP(node: Node): string {
+  const internal = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+  if (internal) return internal;
+  const h = fnv32a(node.metadata.name ?? '');
+  return `10.0.${(h >>> 8) % 250}.${(h % 250) + 2}`;
+}
+
+function hasStarted(pod: Pod): boolean {
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].some((s) => s.state?.running || s.state?.terminated);
+}
+
+export function registerKubelet(sim: SimContext): void {
+  const runs = new Map<string, PodRun & { node: string }>();
+  const ips = new PodIpAllocator();
+  const warned = new Set<string>();
+
+  const forget = (key: string, ns: string, name: string) => {
+    const run = runs.get(key);
+    if (!run) return;
+    runs.delete(key);
+    ips.release(run.node, run.podIP);
+    sim.logs.delete(ns, name, run.uid);
+  };
+
+  sim.mgr
+    .controller('sim-kubelet')
+    .for(Pods)
+    .withOptions({ concurrency: 8, fieldManager: FIELD_MANAGER })
+    .complete(async (req, ctx) => {
+      const key = `${req.namespace}/${req.name}`;
+      const pod = await ctx.cache.get(Pods, req.name, req.namespace);
+      if (!pod || runs.get(key)?.uid !== pod.metadata.uid) forget(key, req.namespace, req.name);
+      if (!pod?.spec.nodeName || pod.metadata.deletionTimestamp) return;
+      const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
+      // bound to a node that does not exist: no kubelet will ever run it (as on a real cluster)
+      if (!node) return;
+      let run = runs.get(key);
+      if (!run) {
+        if (isTerminal(pod)) return;
+        const failure = podFailure(pod);
+        if (failure.invalid && !warned.has(pod.metadata.uid ?? key)) {
+          warned.add(pod.metadata.uid ?? key);
+          sim.log.warn(invalidFailureMessage(pod, failure.invalid));
+        }
+        const hostIP = nodeIP(node);
+        const existingIP = pod.status?.podIP;
+        if (existingIP) ips.reserve(pod.spec.nodeName, existingIP);
+        const podIP = existingIP ?? ips.allocate(node);
+        const now = sim.now();
+        const base = hasStarted(pod) ? adoptPodRun(pod, now, hostIP, podIP, sim.delays) : newPodRun(pod, now, hostIP, podIP);
+        run = Object.assign(base, { node: pod.spec.nodeName });
+        runs.set(key, run);
+      }
+      const uid = run.uid;
+      const sink: LogSink = {
+        append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),
+        restart: (container) => sim.logs.restart(req.namespace, req.name, uid, container),
+      };
+      const now = sim.now();
+      const events = advance(run, { pod, now, delays: sim.delays, logs: sink });
+      const recorder = sim.recorders.for('kubelet', pod.spec.nodeName);
+      for (const e of events) recorder.event(e.onNode ? node : pod, e.type, e.reason, e.note);
+      const desired = { apiVersion: 'v1', kind: 'Pod', metadata: { name: req.name, namespace: req.namespace }, status: podStatus(pod, run, now) };
+      if (needsApply(desired, pod, FIELD_MANAGER, 'status')) {
+        try {
+          await ctx.client.applyStatus(desired);
+        } catch (err) {
+          // the pod was deleted meanwhile
+          if (!isNotFound(err)) throw err;
+        }
+      }
+      const due = nextDue(run);
+      return Number.isFinite(due) ? { requeueAfter: Math.max(1, due - sim.now()) } : undefined;
+    });
+}

@@ -1,0 +1,375 @@
+// One pod's containers on the simulated kubelet, as a state machine driven by time: init containers run
+// one after another, then the app containers together; each is pulled, created, started, becomes ready,
+// exits, or fails as its failure mode says, with the kubelet's events and back-offs. `advance` performs
+// every transition that is due and says when the next one is; the kubelet turns the result into a pod
+// status (pod-status.ts). Nothing here talks to the API server.
+
+import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
+import { backoffDelay, type SimDelays } from './delays.ts';
+import {
+  containerFailure,
+  customLogLines,
+  type FailureMode,
+  isPullFailure,
+  isRunFailure,
+  normalizeImage,
+  podFailure,
+  pullErrorMessage,
+  termination,
+} from './failures.ts';
+import type { Container, ContainerState, ContainerStatus, Pod } from './kinds.ts';
+import { hexDigest, kubeTime } from './util.ts';
+
+type Step = 'waiting-turn' | 'pulling' | 'pull-failed' | 'pull-backoff' | 'running' | 'exited' | 'crash-backoff' | 'done';
+type Next = 'ready' | 'complete' | 'crash' | undefined;
+
+export interface ContainerRun {
+  spec: Container;
+  init: boolean;
+  mode: FailureMode | undefined;
+  step: Step;
+  next: Next;
+  /** when the next transition is due (ms since epoch); Infinity: nothing scheduled */
+  due: number;
+  state: ContainerState;
+  lastState: ContainerState;
+  ready: boolean;
+  started: boolean;
+  restartCount: number;
+  containerID: string | undefined;
+  imageID: string | undefined;
+  /** pulled at least once (the status then reports the resolved image) */
+  pulled: boolean;
+  runStartedAt: number;
+  pullFailures: number;
+  crashes: number;
+}
+
+export interface PodRun {
+  uid: string;
+  startTime: number;
+  hostIP: string;
+  podIP: string;
+  containers: ContainerRun[];
+}
+
+export interface KubeletEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  note: string;
+  /** the event is about the pod's node, not the pod */
+  onNode?: boolean;
+}
+
+/** where container output goes (the PodLogStore, bound to one pod instance) */
+export interface LogSink {
+  append(container: string, lines: readonly string[]): void;
+  restart(container: string): void;
+}
+
+export interface AdvanceContext {
+  pod: Pod;
+  now: number;
+  delays: SimDelays;
+  logs: LogSink;
+}
+
+const NEVER = Number.POSITIVE_INFINITY;
+
+function containerRun(spec: Container, init: boolean, mode: FailureMode | undefined): ContainerRun {
+  return {
+    spec,
+    init,
+    mode,
+    step: 'waiting-turn',
+    next: undefined,
+    due: NEVER,
+    state: { waiting: { reason: init ? 'PodInitializing' : 'ContainerCreating' } },
+    lastState: {},
+    ready: false,
+    started: false,
+    restartCount: 0,
+    containerID: undefined,
+    imageID: undefined,
+    pulled: false,
+    runStartedAt: 0,
+    pullFailures: 0,
+    crashes: 0,
+  };
+}
+
+export function newPodRun(pod: Pod, now: number, hostIP: string, podIP: string): PodRun {
+  const failure = podFailure(pod);
+  const init = (pod.spec.initContainers ?? []).map((c) => containerRun(c, true, containerFailure(failure, c.name, true)));
+  const app = (pod.spec.containers ?? []).map((c) => containerRun(c, false, containerFailure(failure, c.name, false)));
+  // app containers wait for init containers with reason PodInitializing
+  if (init.length > 0) for (const c of app) c.state = { waiting: { reason: 'PodInitializing' } };
+  return { uid: pod.metadata.uid ?? '', startTime: now, hostIP, podIP, containers: [...init, ...app] };
+}
+
+/**
+ * A run for a pod that already has a status (the simulator restarted): started containers keep their
+ * state, terminated ones stay terminated, the rest start over.
+ */
+export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string, delays: SimDelays): PodRun {
+  const run = newPodRun(pod, now, hostIP, podIP);
+  const parsed = Date.parse(pod.status?.startTime ?? '');
+  if (Number.isFinite(parsed)) run.startTime = parsed;
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const c of run.containers) {
+    const s = statuses.find((x) => x.name === c.spec.name);
+    if (!s || !(s.state?.running || s.state?.terminated)) continue;
+    Object.assign(c, { state: s.state, lastState: s.lastState ?? {}, ready: s.ready, started: s.started ?? false, restartCount: s.restartCount });
+    Object.assign(c, { containerID: s.containerID, imageID: s.imageID || undefined, pulled: true, runStartedAt: now });
+    if (s.state.terminated) {
+      c.step = 'done';
+      continue;
+    }
+    c.step = 'running';
+    c.next = isRunFailure(c.mode) ? 'crash' : c.init || pod.spec.restartPolicy !== 'Always' ? 'complete' : s.ready ? undefined : 'ready';
+    c.due = c.next === undefined ? NEVER : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : delays.run);
+  }
+  return run;
+}
+
+/** the next time anything in the run is due (Infinity: the pod is settled) */
+export function nextDue(run: PodRun): number {
+  return Math.min(...run.containers.map((c) => c.due));
+}
+
+function imageRef(c: ContainerRun): string {
+  return c.spec.image ?? '';
+}
+
+function hasProbe(c: Container): boolean {
+  return c.readinessProbe !== undefined || c.startupProbe !== undefined;
+}
+
+/** a Go duration as kubelet prints back-offs: 10s, 1m20s, 5m0s */
+function goDuration(seconds: number): string {
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+}
+
+class Runner {
+  readonly events: KubeletEvent[] = [];
+  private readonly podName: string;
+  private readonly restartPolicy: string;
+
+  constructor(
+    private readonly run: PodRun,
+    private readonly ctx: AdvanceContext,
+  ) {
+    this.podName = `${ctx.pod.metadata.name}_${ctx.pod.metadata.namespace}(${ctx.pod.metadata.uid})`;
+    this.restartPolicy = ctx.pod.spec.restartPolicy ?? 'Always';
+  }
+
+  private event(type: KubeletEvent['type'], reason: string, note: string, onNode = false): void {
+    this.events.push({ type, reason, note, ...(onNode ? { onNode } : {}) });
+  }
+
+  private logCtx(c: ContainerRun): LogContext {
+    return { pod: this.ctx.pod, container: c.spec, init: c.init, now: this.ctx.now };
+  }
+
+  /** starts the containers whose turn it is: the first unfinished init container, else every app container */
+  activate(): boolean {
+    const pendingInit = this.run.containers.find((c) => c.init && c.step !== 'done');
+    const turn = pendingInit ? [pendingInit] : this.run.containers.filter((c) => !c.init);
+    let changed = false;
+    for (const c of turn) {
+      if (c.step !== 'waiting-turn') continue;
+      c.state = { waiting: { reason: pendingInit ? 'PodInitializing' : 'ContainerCreating' } };
+      this.pull(c);
+      changed = true;
+    }
+    return changed;
+  }
+
+  private pull(c: ContainerRun): void {
+    this.event('Normal', 'Pulling', `Pulling image "${imageRef(c)}"`);
+    c.step = 'pulling';
+    c.due = this.ctx.now + this.ctx.delays.pull;
+  }
+
+  transition(c: ContainerRun): void {
+    switch (c.step) {
+      case 'pulling':
+        if (isPullFailure(c.mode)) this.pullFailed(c);
+        else this.start(c, true);
+        break;
+      case 'pull-failed':
+        this.pullBackOff(c);
+        break;
+      case 'pull-backoff':
+        this.pull(c);
+        break;
+      case 'running':
+        if (c.next === 'ready') this.becomeReady(c);
+        else if (c.next === 'complete') this.exit(c, { reason: 'Completed', exitCode: 0 });
+        else if (c.next === 'crash' && isRunFailure(c.mode)) this.crash(c, c.mode as 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull');
+        else c.due = NEVER;
+        break;
+      case 'exited':
+        // the first failure restarts at once; later ones wait in CrashLoopBackOff
+        if (c.crashes <= 1) this.restart(c);
+        else this.backOff(c);
+        break;
+      case 'crash-backoff':
+        this.restart(c);
+        break;
+      default:
+        c.due = NEVER;
+    }
+  }
+
+  private pullBackOff(c: ContainerRun): void {
+    const msg = c.state.waiting?.message ?? '';
+    c.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${imageRef(c)}": ErrImagePull: ${msg}` } };
+    this.event('Normal', 'BackOff', `Back-off pulling image "${imageRef(c)}"`);
+    this.event('Warning', 'Failed', 'Error: ImagePullBackOff');
+    c.step = 'pull-backoff';
+    c.due = this.ctx.now + Math.max(1, backoffDelay(this.ctx.delays, c.pullFailures - 1));
+  }
+
+  private pullFailed(c: ContainerRun): void {
+    const msg = pullErrorMessage(c.mode as 'ImagePullBackOff' | 'ErrImagePull-auth', imageRef(c));
+    c.pullFailures++;
+    c.state = { waiting: { reason: 'ErrImagePull', message: msg } };
+    this.event('Warning', 'Failed', `Failed to pull image "${imageRef(c)}": ${msg}`);
+    this.event('Warning', 'Failed', 'Error: ErrImagePull');
+    c.step = 'pull-failed';
+    c.due = this.ctx.now + Math.max(1, this.ctx.delays.pull);
+  }
+
+  /** the container process starts (first run: after the pull; restarts: after the back-off) */
+  private start(c: ContainerRun, freshPull: boolean): void {
+    const { now, delays } = this.ctx;
+    const image = imageRef(c);
+    if (freshPull || !c.pulled) {
+      const ms = Math.max(1, Math.round(delays.pull));
+      const size = 1_000_000 + (Number.parseInt(hexDigest(image, 6), 16) % 4_000_000_000);
+      this.event('Normal', 'Pulled', `Successfully pulled image "${image}" in ${ms}ms (${ms}ms including waiting). Image size: ${size} bytes.`);
+    } else {
+      this.event('Normal', 'Pulled', `Container image "${image}" already present on machine`);
+    }
+    c.pulled = true;
+    c.imageID = `${normalizeImage(image).replace(/:[^:/@]+$/, '')}@sha256:${hexDigest(normalizeImage(image))}`;
+    c.containerID = `containerd://${hexDigest(`${this.run.uid}/${c.spec.name}/${c.restartCount}`)}`;
+    this.event('Normal', 'Created', `Created container: ${c.spec.name}`);
+    this.event('Normal', 'Started', `Started container ${c.spec.name}`);
+    c.state = { running: { startedAt: kubeTime(now) } };
+    c.started = true;
+    c.ready = false;
+    c.runStartedAt = now;
+    c.step = 'running';
+    this.ctx.logs.append(c.spec.name, startLines(this.logCtx(c)));
+    if (isRunFailure(c.mode)) {
+      // failure cycles never complete within one advance(), even with zero delays
+      c.next = 'crash';
+      c.due = now + Math.max(1, delays.crash);
+    } else if (c.init || this.restartPolicy !== 'Always') {
+      c.next = 'complete';
+      c.due = now + delays.run;
+    } else if (hasProbe(c.spec)) {
+      c.next = 'ready';
+      c.due = now + delays.ready;
+    } else {
+      this.becomeReady(c);
+    }
+  }
+
+  private becomeReady(c: ContainerRun): void {
+    c.ready = true;
+    c.next = undefined;
+    c.due = NEVER;
+    this.ctx.logs.append(c.spec.name, [...readyLines(this.logCtx(c)), ...customLogLines(this.ctx.pod)]);
+  }
+
+  private crash(c: ContainerRun, mode: 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull'): void {
+    const custom = customLogLines(this.ctx.pod);
+    const lines = [...crashLines(this.logCtx(c), mode, custom), ...custom];
+    this.ctx.logs.append(c.spec.name, lines);
+    if (mode === 'DiskFull') this.event('Warning', 'EvictionThresholdMet', 'Attempting to reclaim ephemeral-storage', true);
+    const t = termination(mode);
+    // FallbackToLogsOnError: the kubelet takes the termination message from the log tail
+    const message = c.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && lines.length > 0 ? `${lines.slice(-80).join('\n')}\n` : undefined;
+    c.crashes++;
+    this.exit(c, { reason: t.reason, exitCode: t.exitCode, ...(message ? { message } : {}) });
+  }
+
+  private exit(c: ContainerRun, how: { reason: string; exitCode: number; message?: string }): void {
+    const { now } = this.ctx;
+    if (how.exitCode === 0) this.ctx.logs.append(c.spec.name, [...completeLines(this.logCtx(c)), ...customLogLines(this.ctx.pod)]);
+    c.state = {
+      terminated: {
+        exitCode: how.exitCode,
+        reason: how.reason,
+        ...(how.message ? { message: how.message } : {}),
+        startedAt: kubeTime(c.runStartedAt),
+        finishedAt: kubeTime(now),
+        ...(c.containerID ? { containerID: c.containerID } : {}),
+      },
+    };
+    c.ready = false;
+    c.started = false;
+    c.next = undefined;
+    // a failed container restarts in place unless restartPolicy is Never (init containers alike)
+    if (how.exitCode !== 0 && this.restartPolicy !== 'Never') {
+      c.step = 'exited';
+      c.due = now + Math.max(1, Math.min(this.ctx.delays.pull, backoffDelay(this.ctx.delays, 0)));
+    } else {
+      c.step = 'done';
+      c.due = NEVER;
+    }
+  }
+
+  private backOff(c: ContainerRun): void {
+    const nominal = Math.min(300, 10 * 2 ** Math.max(0, c.crashes - 2));
+    c.lastState = c.state;
+    c.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(nominal)} restarting failed container=${c.spec.name} pod=${this.podName}` } };
+    this.event('Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${this.podName}`);
+    c.step = 'crash-backoff';
+    c.due = this.ctx.now + Math.max(1, backoffDelay(this.ctx.delays, c.crashes - 2));
+  }
+
+  private restart(c: ContainerRun): void {
+    if (c.state.terminated) c.lastState = c.state;
+    c.restartCount++;
+    this.ctx.logs.restart(c.spec.name);
+    const pullAgain = c.spec.imagePullPolicy === 'Always';
+    if (pullAgain) this.event('Normal', 'Pulling', `Pulling image "${imageRef(c)}"`);
+    this.start(c, pullAgain);
+  }
+}
+
+/** performs every transition due by `ctx.now`; returns the kubelet events they produce */
+export function advance(run: PodRun, ctx: AdvanceContext): KubeletEvent[] {
+  const runner = new Runner(run, ctx);
+  // bounded: every pass either activates a container or moves one whose time has come
+  for (let pass = 0; pass < 64; pass++) {
+    let changed = runner.activate();
+    for (const c of run.containers) {
+      if (c.due <= ctx.now) {
+        runner.transition(c);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return runner.events;
+}
+
+export function containerStatus(c: ContainerRun): ContainerStatus {
+  const image = c.pulled ? normalizeImage(imageRef(c)) : imageRef(c);
+  return {
+    ...(c.containerID ? { containerID: c.containerID } : {}),
+    image,
+    imageID: c.imageID ?? '',
+    lastState: c.lastState,
+    name: c.spec.name,
+    ready: c.ready,
+    restartCount: c.restartCount,
+    started: c.started,
+    state: c.state,
+  };
+}

@@ -1,0 +1,35 @@
+// Event recorders that report as the Kubernetes components the simulators stand in for (`kubelet` with
+// the node as instance, `default-scheduler`, `deployment-controller`, …), so `kubectl describe` shows
+// the same "From" column a real cluster does.
+
+import { AggregatingRecorder, apiEventSink, type KubeClient, type Logger } from '../../kube/index.ts';
+
+export class ComponentRecorders {
+  private readonly recorders = new Map<string, AggregatingRecorder>();
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly logger: Logger,
+  ) {}
+
+  /** the recorder of `component` (and `instance`, e.g. a node name for the kubelet) */
+  for(component: string, instance?: string): AggregatingRecorder {
+    const key = `${component}\u0000${instance ?? ''}`;
+    let r = this.recorders.get(key);
+    if (!r) {
+      r = new AggregatingRecorder({
+        reportingController: component,
+        reportingInstance: instance ?? `${component}-modelplane-sim`,
+        sink: apiEventSink(this.client.withFieldManager(component)),
+        logger: this.logger,
+      });
+      this.recorders.set(key, r);
+    }
+    return r;
+  }
+
+  /** waits for every event write in flight */
+  async drain(): Promise<void> {
+    await Promise.all([...this.recorders.values()].map((r) => r.drain()));
+  }
+}
