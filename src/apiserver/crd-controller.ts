@@ -65,7 +65,10 @@ export class CrdController {
 
   private cleanup(crd: KubeObject): void {
     const rt = resourceTypeFromCrd(crd);
-    this.core.registry.remove(rt.group, rt.plural);
+    const current = this.core.registry.byResource(rt.group, rt.plural);
+    if (current?.crdUid === crd.metadata.uid) this.core.registry.remove(rt.group, rt.plural);
+    // Our part is done once our finalizer is gone; other finalizers (foreground/orphan) belong to others.
+    if (!(crd.metadata.finalizers ?? []).includes(CRD_FINALIZER)) return;
     for (const obj of this.core.store.list(rt.storageKey)) {
       const gone = this.core.store.commit(rt.storageKey, 'DELETED', obj);
       for (const l of this.core.deletedListeners) l(rt, gone);

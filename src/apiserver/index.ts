@@ -108,7 +108,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     s.on('close', () => sockets.delete(s));
   });
   server.on('tlsClientError', () => {});
-  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 6443, host, () => resolve());
@@ -165,3 +165,15 @@ function bootstrap(core: ServerCore): void {
 
 export { ServerCore } from './core.ts';
 export type { KubeObject } from './types.ts';
+
+/** Requests Node's HTTP parser rejects still get a Kubernetes Status (400, or 431 for oversized headers). */
+function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const code = tooLarge ? 431 : 400;
+  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: tooLarge ? 'request headers are too large' : `malformed HTTP request: ${err.message}`, reason: tooLarge ? 'RequestHeaderFieldsTooLarge' : 'BadRequest', code });
+  socket.end(`HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -65,12 +65,7 @@ export class HttpFront {
   };
 
   private async serve(req: IncomingMessage, res: ServerResponse, note: (i: RequestInfo, u?: UserInfo) => void): Promise<number> {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'https://localhost');
-    } catch {
-      throw errors.badRequest(`malformed request URL: ${req.url}`);
-    }
+    const url = parseRequestUrl(req.url ?? '/');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     note(info);
     if (isHealthPath(url.pathname)) return this.health(url.pathname, res);
@@ -100,7 +95,7 @@ export class HttpFront {
     return ok ? 200 : 500;
   }
 
-  private nonResource(req: IncomingMessage, res: ServerResponse, url: URL): number {
+  private nonResource(req: IncomingMessage, res: ServerResponse, url: { pathname: string; searchParams: URLSearchParams }): number {
     const p = url.pathname.replace(/\/+$/, '') || '/';
     const accept = req.headers.accept;
     const reg = this.core.registry;
@@ -155,6 +150,26 @@ export class HttpFront {
     if (info.subresource === 'log' && rt.subresources.log && info.verb === 'get') return handlePodLog(r);
     return handleResource(r);
   }
+}
+
+/**
+ * The path exactly as sent: WHATWG URL parsing would resolve `.`/`..` segments (also percent-encoded
+ * ones), turning `…/configmaps/..` into the namespace itself. kube-apiserver refuses such paths.
+ */
+function parseRequestUrl(raw: string): { pathname: string; searchParams: URLSearchParams } {
+  const q = raw.indexOf('?');
+  const pathname = q >= 0 ? raw.slice(0, q) : raw;
+  if (!pathname.startsWith('/')) throw errors.badRequest(`malformed request path: ${pathname}`);
+  for (const seg of pathname.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(seg);
+    } catch {
+      throw errors.badRequest(`malformed request path: invalid percent-encoding in "${seg}"`);
+    }
+    if (decoded === '.' || decoded === '..') throw errors.badRequest(`invalid request path ${pathname}: "." and ".." segments are not allowed`);
+  }
+  return { pathname, searchParams: new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '') };
 }
 
 function isHealthPath(p: string): boolean {

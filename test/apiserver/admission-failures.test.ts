@@ -30,7 +30,8 @@ describe('admission webhook failures', () => {
 
   before(async () => {
     s = await startApiServer({ port: 0 });
-    (s.core.admission as WebhookAdmission).warn = (m) => logged.push(m);
+    assert.ok(s.core.admission instanceof WebhookAdmission, 'the server admits through webhooks by default');
+    s.core.admission.warn = (m) => logged.push(m);
     hooks = await startWebhookServer({ dnsNames: ['hooks.webhooks.svc'] });
     // a server whose certificate comes from a CA nobody trusts
     strangers = await startWebhookServer({ ca: await createCA(undefined, 'stranger-ca') });

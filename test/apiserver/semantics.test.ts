@@ -54,21 +54,23 @@ describe('API semantics', () => {
   });
 
   it('paginates a list over a consistent snapshot', async () => {
+    // Secrets: the namespace's own ConfigMap (kube-root-ca.crt) would make the counts depend on the ServiceAccount controller
+    const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });
     await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pages' } });
-    for (let i = 0; i < 25; i++) await raw(s, 'POST', '/api/v1/namespaces/pages/configmaps', cm(`p-${String(i).padStart(2, '0')}`));
-    const p1 = (await raw(s, 'GET', '/api/v1/namespaces/pages/configmaps?limit=10')).json();
+    for (let i = 0; i < 25; i++) await raw(s, 'POST', '/api/v1/namespaces/pages/secrets', secret(`p-${String(i).padStart(2, '0')}`));
+    const p1 = (await raw(s, 'GET', '/api/v1/namespaces/pages/secrets?limit=10')).json();
     assert.equal(p1.items.length, 10);
     assert.equal(p1.metadata.remainingItemCount, 15);
     // a write between pages is not visible in the rest of this list
-    await raw(s, 'POST', '/api/v1/namespaces/pages/configmaps', cm('p-00a'));
-    const p2 = (await raw(s, 'GET', `/api/v1/namespaces/pages/configmaps?limit=10&continue=${p1.metadata.continue}`)).json();
-    const p3 = (await raw(s, 'GET', `/api/v1/namespaces/pages/configmaps?limit=10&continue=${p2.metadata.continue}`)).json();
+    await raw(s, 'POST', '/api/v1/namespaces/pages/secrets', secret('p-00a'));
+    const p2 = (await raw(s, 'GET', `/api/v1/namespaces/pages/secrets?limit=10&continue=${p1.metadata.continue}`)).json();
+    const p3 = (await raw(s, 'GET', `/api/v1/namespaces/pages/secrets?limit=10&continue=${p2.metadata.continue}`)).json();
     const names = [...p1.items, ...p2.items, ...p3.items].map((i: any) => i.metadata.name);
     assert.equal(names.length, 25);
     assert.ok(!names.includes('p-00a'));
     assert.equal(p3.metadata.continue, undefined);
     assert.equal(p2.metadata.resourceVersion, p1.metadata.resourceVersion);
-    const bad = await raw(s, 'GET', '/api/v1/namespaces/pages/configmaps?limit=10&continue=garbage');
+    const bad = await raw(s, 'GET', '/api/v1/namespaces/pages/secrets?limit=10&continue=garbage');
     assert.equal(bad.status, 400);
   });
 

@@ -29,7 +29,6 @@ export class LifecycleControllers {
   }
 
   start(): void {
-    if (process.env.TMP_NO_LIFECYCLE) return;
     this.gc.start();
     this.namespaces.start();
     this.serviceAccounts.start();

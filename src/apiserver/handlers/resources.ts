@@ -34,6 +34,9 @@ export async function handleResource(r: ResourceRequest): Promise<number> {
   if (sub && sub !== 'status' && sub !== 'scale') throw errors.notFoundPath(info.path);
   if (sub === 'status' && !rt.subresources.status) throw errors.notFoundPath(info.path);
   if (sub === 'scale' && !rt.subresources.scale) throw errors.notFoundPath(info.path);
+  if (sub && (info.verb === 'delete' || info.verb === 'deletecollection' || info.verb === 'create')) {
+    throw errors.methodNotAllowed(`${info.verb} is not supported on the ${sub} subresource`);
+  }
   const verbs = rt.verbs;
   if (verbs && !verbs.includes(info.verb)) throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   switch (info.verb) {
@@ -202,6 +205,7 @@ export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptio
   if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
     const body = decodeBody(buf, r.req.headers['content-type']);
     if (!isPlainObject(body)) throw errors.badRequest('DeleteOptions must be a JSON object');
+    checkDeleteOptions(body);
     Object.assign(opts, body);
   }
   const q = r.query;
@@ -212,4 +216,20 @@ export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptio
     throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported', message: `Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"` }]);
   }
   return opts;
+}
+
+/** Type checks a decoded DeleteOptions body (kube rejects mistyped fields when decoding). */
+function checkDeleteOptions(body: Record<string, unknown>): void {
+  const bad = (field: string, want: string) => errors.badRequest(`DeleteOptions.${field} must be ${want}`);
+  if (body.dryRun !== undefined && (!Array.isArray(body.dryRun) || !body.dryRun.every((v) => typeof v === 'string'))) throw bad('dryRun', 'a list of strings');
+  if (body.gracePeriodSeconds !== undefined && body.gracePeriodSeconds !== null && !Number.isInteger(body.gracePeriodSeconds)) throw bad('gracePeriodSeconds', 'an integer');
+  if (body.propagationPolicy !== undefined && body.propagationPolicy !== null && typeof body.propagationPolicy !== 'string') throw bad('propagationPolicy', 'a string');
+  if (body.orphanDependents !== undefined && body.orphanDependents !== null && typeof body.orphanDependents !== 'boolean') throw bad('orphanDependents', 'a boolean');
+  if (body.preconditions !== undefined && body.preconditions !== null) {
+    if (!isPlainObject(body.preconditions)) throw bad('preconditions', 'an object');
+    for (const k of ['uid', 'resourceVersion']) {
+      const v = body.preconditions[k];
+      if (v !== undefined && v !== null && typeof v !== 'string') throw bad(`preconditions.${k}`, 'a string');
+    }
+  }
 }

@@ -55,6 +55,7 @@ export function decodeBody(buf: Buffer, contentType: string | undefined): unknow
   }
   const text = buf.toString('utf8');
   if (text.trim() === '') throw errors.badRequest('the request body is empty');
+  checkNestingDepth(text);
   const type = mediaType(contentType);
   const yaml = type.includes('yaml');
   if (!yaml || text.trimStart().startsWith('{') || text.trimStart().startsWith('[')) {
@@ -78,4 +79,22 @@ export function decodeObject(buf: Buffer, contentType: string | undefined): Reco
     throw errors.badRequest(`the request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
   }
   return value as Record<string, unknown>;
+}
+
+/** Deeper bodies are refused before parsing: every later step (cloning, merging, validation) recurses. */
+export const MAX_NESTING_DEPTH = 1000;
+
+function checkNestingDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > MAX_NESTING_DEPTH) throw errors.badRequest(`the request body exceeds the maximum nesting depth of ${MAX_NESTING_DEPTH}`);
+    } else if (c === 125 || c === 93) depth--;
+  }
 }

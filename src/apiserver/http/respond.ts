@@ -4,7 +4,12 @@ import { ApiError, errors } from '../errors.ts';
 
 export function warningHeader(warnings: string[]): string[] {
   // RFC 7234 warn-code 299, agent "-", quoted text (kube escapes quotes and backslashes)
-  return [...new Set(warnings)].map((w) => `299 - "${w.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+  return [...new Set(warnings)].map((w) => `299 - "${headerSafe(w).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
+}
+
+/** Header values may hold only visible ASCII: escape everything else as \uXXXX. */
+function headerSafe(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function writeJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, contentType = 'application/json'): void {

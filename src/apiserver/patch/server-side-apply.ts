@@ -78,9 +78,12 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
   return { ...obj, metadata };
 }
 
-/** An error kube-apiserver returns without a Status reason (a plain Go error surfaced as 500). */
+/**
+ * A patch the typed merge cannot use. kube-apiserver surfaces these as a bare 500; they are caused by the
+ * request, so we answer 400 with the same message (as kubernetes/kubernetes PR #139255 proposes).
+ */
 function serverError(message: string): ApiError {
-  return new ApiError(500, '', message);
+  return errors.badRequest(message);
 }
 
 /** The managedFields of a create, update or patch (not apply) under `manager`. */

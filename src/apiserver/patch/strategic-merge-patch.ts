@@ -34,7 +34,8 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown, schema
     if (!(e instanceof SmpError)) throw e;
     if (e.status === 'badRequest') throw errors.badRequest(e.message);
     if (e.status === 'invalid') throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
-    throw new ApiError(500, '', e.message);
+    // kube answers these with a bare 500; the request caused them, so 400 (same message)
+    throw errors.badRequest(e.message);
   }
 }
 

@@ -2,6 +2,7 @@
 // and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
 // full CRD check for CustomResourceDefinitions.
 import { applyBuiltinDefaults, applyPodAdmissionDefaults } from '../builtin/defaults.ts';
+import { checkBuiltinShape } from '../builtin/shape.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
 import { defaultCrd } from '../schema/index.ts';
@@ -14,7 +15,11 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
   const isCrd = rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition';
   return {
     strategicMerge: true,
-    prune: () => [],
+    // Built-in kinds have no schema to prune by; decoding into Go structs would reject mistyped fields.
+    prune: (obj, version) => {
+      checkBuiltinShape(obj, version);
+      return [];
+    },
     applyDefaults: (obj, version) => {
       if (isCrd) defaultCrd(obj);
       applyBuiltinDefaults(rt.group, version, rt.kind, obj);
@@ -27,6 +32,11 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
 
 function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocator): void {
   const key = `${rt.group}/${rt.kind}`;
+  // Mistyped objects are refused right after this (checkBuiltinShape); do not touch them here.
+  for (const f of ['spec', 'status'] as const) {
+    const v = obj[f];
+    if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) return;
+  }
   if (key === '/Namespace') {
     obj.spec = { finalizers: ['kubernetes'], ...((obj.spec as object) ?? {}) };
     obj.status = { phase: 'Active' };

@@ -34,9 +34,6 @@ export const quantity = (): Schema => ({
   pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
 });
 
-export const resourceRequirements = (): Schema =>
-  open({ limits: mapOf(quantity()), requests: mapOf(quantity()) });
-
 export const labelSelector = (): Schema =>
   obj(
     {
@@ -92,7 +89,6 @@ export interface CrdVersion {
   storage: boolean;
   /** default true */
   served?: boolean;
-  deprecated?: boolean;
   /** the root's properties besides apiVersion, kind and metadata */
   properties: Record<string, Schema>;
   required?: string[];
@@ -139,7 +135,6 @@ export function crd(spec: CrdSpec): CustomResourceDefinition {
         name: v.name,
         served: v.served ?? true,
         storage: v.storage,
-        ...(v.deprecated ? { deprecated: true } : {}),
         schema: {
           openAPIV3Schema: {
             type: 'object',

@@ -71,20 +71,9 @@ export class StageClock {
     return Math.max(0, at + durationMs - this.now());
   }
 
-  /** the stage must be waited for again (its precondition went away) */
-  reset(obj: ClockSubject, stage: string): void {
-    this.started.get(subjectKey(obj))?.delete(stage);
-  }
-
   /** drops every stage of the object(s) named namespace/name (called when it is gone) */
   forget(namespace: string, name: string): void {
     const prefix = `${namespace}/${name}/`;
     for (const key of this.started.keys()) if (key.startsWith(prefix)) this.started.delete(key);
   }
-}
-
-/** the smallest positive wait among `ms`, or undefined when nothing is pending */
-export function soonest(...ms: Array<number | undefined>): number | undefined {
-  const pending = ms.filter((m): m is number => m !== undefined && m > 0);
-  return pending.length > 0 ? Math.min(...pending) : undefined;
 }

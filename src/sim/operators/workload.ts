@@ -4,7 +4,7 @@
 
 import { controllerRef, type KindRef, type KubeObject, needsApply, type ReconcileContext } from '../../kube/index.ts';
 import type { Deployment, Json, Pod, PodSpec, PodTemplate, Service } from './kinds.ts';
-import { SimDeployments, SimPods, SimServices } from './kinds.ts';
+import { SimDeployments, SimPods } from './kinds.ts';
 
 /** annotations a user puts on a custom resource to drive the simulated kubelet (failure injection, logs) */
 export const SIM_ANNOTATION_PREFIX = 'sim.modelplane.io/';
@@ -103,10 +103,6 @@ export async function observeDeployment(ctx: ReconcileContext, namespace: string
   return { ...(deployment ? { deployment } : {}), pods };
 }
 
-export async function cachedService(ctx: ReconcileContext, namespace: string, name: string): Promise<Service | undefined> {
-  return ctx.cache.get(SimServices, name, namespace);
-}
-
 /** a mutable deep copy of a (frozen) cached value */
 export function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
@@ -120,6 +116,3 @@ export function dnsName(raw: string, max = 63): string {
     .replace(/^-+|-+$/g, '');
   return cleaned.slice(0, max).replace(/-+$/, '') || 'x';
 }
-
-/** GPU resource names the simulated nodes advertise */
-export const GPU_RESOURCES = ['nvidia.com/gpu', 'amd.com/gpu'] as const;

@@ -27,7 +27,7 @@ export function programKind(c: Container, init: boolean): ProgramKind {
   return 'generic';
 }
 
-/** the model a container serves or downloads: --model, `serve <model>`, or the usual env variables */
+/** the model a container serves or downloads: --model, `serve <model>`, a source URI argument, or the usual env variables */
 export function modelName(c: Container): string {
   const argv = [...(c.command ?? []), ...(c.args ?? [])].flatMap((a) => a.split(/\s+/)).filter(Boolean);
   for (let i = 0; i < argv.length; i++) {
@@ -37,6 +37,9 @@ export function modelName(c: Container): string {
     if (eq) return eq[1]!;
     if (a === 'serve' && argv[i + 1] && !argv[i + 1]!.startsWith('-')) return argv[i + 1]!;
   }
+  // storage initializers take the source URI positionally: hf://org/model, s3://bucket/path, pvc://claim/path
+  const uri = argv.find((a) => /^[a-z][a-z0-9+.-]*:\/\//i.test(a) && !/^https?:\/\/(0\.0\.0\.0|localhost|127\.)/.test(a));
+  if (uri) return uri;
   for (const name of ['MODEL', 'MODEL_ID', 'MODEL_NAME', 'HF_MODEL_ID', 'AIM_MODEL_ID', 'STORAGE_URI']) {
     const v = c.env?.find((e) => e.name === name)?.value;
     if (v) return v;
