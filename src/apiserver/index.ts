@@ -122,9 +122,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     async restart() {
       // In place: callers keep their handle (and extra tokens they registered); state survives only with dataDir.
       const extraTokens = [...tokens.tokens];
+      const endpoints = [...core.serviceEndpoints];
       await handle.close();
       const next = await startApiServer({ ...opts, port, adminToken, ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
       for (const [t, u] of extraTokens) next.tokens.add(t, u);
+      for (const [k, v] of endpoints) next.core.serviceEndpoints.set(k, v);
       Object.assign(handle, next);
       return handle;
     },

@@ -274,9 +274,9 @@ describe('server-side apply: request checks', () => {
     assert.equal(e.message, 'metadata.managedFields must be nil');
   });
 
-  it('reports a configuration that does not fit the schema as kube does (duplicate keys)', () => {
+  it('reports a configuration that does not fit the schema with kube\'s message, as a 400 (kube: a bare 500)', () => {
     const e = applyError(undefined, 'm', deployment({ template: podTemplate([nginx(), nginx()]) }));
-    assert.equal(e.code, 500);
+    assert.equal(e.code, 400);
     assert.equal(
       e.message,
       'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: duplicate entries for key [name="nginx"]',

@@ -153,16 +153,17 @@ describe('strategic merge patch', () => {
   });
 });
 
+// Request-caused failures that kube answers with a bare 500 are 400 here (same message).
 describe('strategic merge patch errors', () => {
   const errorCases: Array<{ name: string; target?: Obj; patch: Obj; code: number; message: string }> = [
     {
       name: 'a merge-list item without its merge key',
       patch: tmplSpec({ containers: [{ image: 'nameless' }] }),
-      code: 500,
+      code: 400,
       message: 'map: map[image:nameless] does not contain declared merge key: name',
     },
-    { name: '$patch: merge in a map', patch: { metadata: { labels: { $patch: 'merge', x: '1' } } }, code: 500, message: 'unknown patch type: merge in map: map[$patch:merge x:1]' },
-    { name: '$patch: merge in a list', patch: tmplSpec({ containers: [{ name: 'app', $patch: 'merge' }] }), code: 500, message: 'merging lists cannot yet be specified in the patch' },
+    { name: '$patch: merge in a map', patch: { metadata: { labels: { $patch: 'merge', x: '1' } } }, code: 400, message: 'unknown patch type: merge in map: map[$patch:merge x:1]' },
+    { name: '$patch: merge in a list', patch: tmplSpec({ containers: [{ name: 'app', $patch: 'merge' }] }), code: 400, message: 'merging lists cannot yet be specified in the patch' },
     { name: '$retainKeys that is not a list', patch: { spec: { strategy: { $retainKeys: 'type' } } }, code: 400, message: 'invalid patch format of retainKeys' },
     { name: 'a patch key missing from $retainKeys', patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } }, code: 400, message: 'invalid patch format of retainKeys' },
     { name: 'a malformed $deleteFromPrimitiveList key', patch: { metadata: { $deleteFromPrimitiveListfinalizers: ['x'] } }, code: 400, message: 'invalid patch format of primitive list' },
@@ -173,7 +174,7 @@ describe('strategic merge patch errors', () => {
       code: 422,
       message: 'the server rejected our request due to an error in our request',
     },
-    { name: 'mixed element types in a merged list', patch: { metadata: { finalizers: [['x']] } }, code: 500, message: 'list element types are not identical: [[a/one b/two] [[x]]]' },
+    { name: 'mixed element types in a merged list', patch: { metadata: { finalizers: [['x']] } }, code: 400, message: 'list element types are not identical: [[a/one b/two] [[x]]]' },
   ];
   for (const c of errorCases) {
     it(c.name, () => {

@@ -59,7 +59,7 @@ describe('Dynamo simulator on the embedded API server', () => {
     assert.equal(frontend.spec?.template?.spec?.containers[0]?.image, 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.1');
     assert.ok(frontend.spec?.template?.spec?.containers[0]?.env?.some((e) => e.name === 'DYN_ROUTER_MODE'));
     const svc = await c.client.get(SimServices, 'qwen-frontend', NS);
-    assert.deepEqual((svc.spec?.ports as Array<{ port: number }>).map((p) => p.port), [8000]);
+    assert.deepEqual(((svc.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port), [8000]);
   });
 
   it('a worker that cannot pull its image turns the graph failed with the reason in status.message', async () => {

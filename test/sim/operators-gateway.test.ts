@@ -119,7 +119,7 @@ describe('Gateway API simulator on the embedded API server', () => {
     });
     await eventually('the Gateway counts the attached route', async () => {
       const gw = await c.client.get(Gateways, SIM_GATEWAY.name, SIM_GATEWAY.namespace);
-      return (gw.status?.listeners as Array<{ attachedRoutes: number }>)[0]?.attachedRoutes === 1;
+      return ((gw.status?.listeners ?? []) as Array<{ attachedRoutes: number }>)[0]?.attachedRoutes === 1;
     });
   });
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SimDeployments, SimServices, Workspaces } from '../../src/sim/operators/index.ts';
+import { gpusPerReplica, presetImage } from '../../src/sim/operators/kaito-workload.ts';
 import { condition, ensureNamespace, eventually, getObj, type OperatorsCluster, startOperatorsCluster } from './operators-fixture.ts';
 
 const NS = 'kaito';
@@ -14,6 +15,19 @@ function workspace(name: string, body: Record<string, unknown>, annotations?: Re
 }
 
 const gpuResource = { instanceType: 'Standard_NC12s_v3', labelSelector: { matchLabels: { 'nvidia.com/gpu.present': 'true' } } };
+
+describe('KAITO workload plan', () => {
+  it('names preset images after the preset, including Hugging Face ids', () => {
+    assert.equal(presetImage('falcon-7b'), 'mcr.microsoft.com/aks/kaito/kaito-falcon-7b:0.2.0');
+    assert.equal(presetImage('meta-llama/Llama-3.1-8B-Instruct'), 'mcr.microsoft.com/aks/kaito/kaito-meta-llama-llama-3.1-8b-instruct:0.2.0');
+  });
+  it('requests the GPUs of the instance type, one when the type is unknown or unset', () => {
+    assert.equal(gpusPerReplica({ instanceType: 'Standard_NC96ads_A100_v4' }), 4);
+    assert.equal(gpusPerReplica({ instanceType: 'Standard_ND96isr_H100_v5' }), 8);
+    assert.equal(gpusPerReplica({ instanceType: 'custom-sku' }), 1);
+    assert.equal(gpusPerReplica({}), 1);
+  });
+});
 
 describe('KAITO simulator on the embedded API server', () => {
   let c: OperatorsCluster;
@@ -44,7 +58,7 @@ describe('KAITO simulator on the embedded API server', () => {
     assert.equal(deploy.spec?.template?.metadata?.labels?.['kaito.sh/workspace'], 'falcon');
     assert.deepEqual(deploy.spec?.template?.spec?.nodeSelector, { 'nvidia.com/gpu.present': 'true' });
     const svc = await c.client.get(SimServices, 'falcon', NS);
-    assert.deepEqual((svc.spec?.ports as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, 5000]]);
+    assert.deepEqual(((svc.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, 5000]]);
   });
 
   it('a crashing inference pod fails the workspace with the pod reason in the condition message', async () => {

@@ -49,7 +49,7 @@ describe('KServe predictor plan', () => {
       assert.equal(container?.name, 'kserve-container');
       assert.equal(container?.image, c.image);
       if (c.args) assert.deepEqual(container?.args, c.args);
-      assert.deepEqual((plan.service.spec?.ports as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, c.port]]);
+      assert.deepEqual(((plan.service.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, c.port]]);
     });
   }
 
@@ -122,7 +122,7 @@ describe('KServe simulator on the embedded API server', () => {
     assert.equal(container?.resources?.limits?.['nvidia.com/gpu'], '1');
     assert.ok(container?.env?.some((e) => e.name === 'HF_HOME'));
     const svc = await c.client.get(SimServices, 'qwen-predictor', 'serving');
-    assert.deepEqual((svc.spec?.ports as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, 8080]]);
+    assert.deepEqual(((svc.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, 8080]]);
   });
 
   it("a predictor pod that cannot pull its image fails PredictorReady with the pod's reason and message", async () => {

@@ -99,7 +99,7 @@ describe('KubeRay simulator on the embedded API server', () => {
     assert.equal(workers.spec?.template?.spec?.containers[0]?.resources?.limits?.['nvidia.com/gpu'], '2');
     const serve = await c.client.get(SimServices, 'llama-serve-svc', NS);
     assert.deepEqual(serve.spec?.selector, { 'ray.io/cluster': clusterName, 'ray.io/serve': 'true' });
-    assert.deepEqual((serve.spec?.ports as Array<{ port: number }>).map((p) => p.port), [8000]);
+    assert.deepEqual(((serve.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port), [8000]);
   });
 
   it('a head pod that cannot pull its image fails the service with DEPLOY_FAILED applications', async () => {

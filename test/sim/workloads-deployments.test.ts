@@ -4,8 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Logger, Manager } from '../../src/kube/index.ts';
+import { PodLogStore, registerWorkloadSimulators } from '../../src/sim/workloads/index.ts';
 import { type Deployment, Deployments, type Pod, Pods, type ReplicaSet, ReplicaSets } from '../../src/sim/workloads/kinds.ts';
-import { type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
+import { FAST, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 function deployment(name: string, namespace: string, replicas: number, image = 'nginx:1.27', extra: Partial<Deployment['spec']> = {}): Deployment {
   return {
@@ -218,5 +220,35 @@ describe('workload simulators: Deployments', () => {
     assert.equal(condition(live, 'Available')?.message, 'Deployment does not have minimum availability.');
     assert.equal(live.status?.unavailableReplicas, 1);
     assert.equal(condition(live, 'Progressing')?.status, 'True');
+  });
+
+  // runs last: it replaces the cluster's simulators with a fresh set
+  it('simulators restarted on the same cluster adopt running pods without rewriting them, and serve their logs again', async () => {
+    const ns = await c.namespace('deploy-restart');
+    await c.admin.create(deployment('keep', ns, 2, 'vllm/vllm-openai:v0.8.5'));
+    await ready(ns, 'keep', 2, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    const before = new Map((await pods(ns)).map((p) => [p.metadata.name!, p.metadata.resourceVersion]));
+    await c.sims.drain();
+    await c.mgr.stop();
+
+    const logs = new PodLogStore();
+    c.server.core.logProvider = (n, p, container) => logs.get(n, p, container);
+    const mgr = await Manager.create({ kubeconfig: c.server.kubeconfigYaml(), logger: new Logger({}, 'silent') });
+    const sims = registerWorkloadSimulators(mgr, { logs, delays: FAST });
+    await mgr.start();
+    try {
+      const name = [...before.keys()][0]!;
+      const log = await waitFor(async () => (await c.podLog(ns, name)) || undefined, 'logs served again');
+      assert.match(log, /Application startup complete/);
+      await new Promise((r) => setTimeout(r, 200));
+      const after = new Map((await pods(ns)).map((p) => [p.metadata.name!, p.metadata.resourceVersion]));
+      assert.deepEqual(after, before, 'no pod was rewritten or replaced');
+      const d = await c.admin.get(Deployments, 'keep', ns);
+      assert.equal(d.status?.availableReplicas, 2);
+    } finally {
+      await sims.drain();
+      await mgr.stop();
+    }
   });
 });

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jobHealth } from '../../src/engine/index.ts';
+import { type CategorizedError, jobHealth } from '../../src/engine/index.ts';
 import { type Job, Jobs, type Pod, Pods } from '../../src/sim/workloads/kinds.ts';
 import { type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
@@ -140,7 +140,7 @@ describe('workload simulators: Jobs', () => {
     const ev = (await c.events(ns, 'Job', 'flaky')).find((e) => e.reason === 'BackoffLimitExceeded');
     assert.equal(ev?.type, 'Warning');
     const health = jobHealth(j as never);
-    assert.equal(health.errors?.[0]?.reason, 'JobBackoffLimitExceeded');
+    assert.equal((health.errors?.[0] as CategorizedError | undefined)?.reason, 'JobBackoffLimitExceeded');
   });
 
   it('backoffLimit with restartPolicy OnFailure: container restarts count, the running pod is removed', async () => {

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { pvcHealth } from '../../src/engine/index.ts';
+import { type CategorizedError, pvcHealth } from '../../src/engine/index.ts';
 import { type Endpoints, EndpointsKind, type PersistentVolumeClaim, PersistentVolumeClaims, PersistentVolumes, Pods, Services, type StorageClass } from '../../src/sim/workloads/kinds.ts';
 import { pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
@@ -170,7 +170,7 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
     const pvc = await c.admin.get(PersistentVolumeClaims, 'huge', ns);
     assert.equal(pvc.status?.phase, 'Pending');
     const health = pvcHealth(pvc as never, (await c.events(ns, 'PersistentVolumeClaim', 'huge')) as never);
-    assert.equal(health.errors?.[0]?.reason, 'StorageFull');
+    assert.equal((health.errors?.[0] as CategorizedError | undefined)?.reason, 'StorageFull');
   });
 
   it('Endpoints list ready pods under addresses and the others under notReadyAddresses, by resolved port', async () => {

@@ -2,6 +2,7 @@
 // configs, `caBundle` verification against the URL host or the Service DNS name, a hard deadline that
 // covers connect, TLS, request and response body, and client-go's error texts (kubectl users see them
 // inside `failed calling webhook "x": …` and `conversion webhook for … failed: …`).
+import type { ClientRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import type { ServiceEndpoints } from './service-endpoints.ts';
@@ -87,7 +88,13 @@ export function resolveTarget(cfg: WebhookClientConfig, timeoutMs: number, deps:
     const why = exists ? `no endpoints available for service "${svc.name}"` : `service "${svc.name}" not found`;
     throw new WebhookCallError('call', `Post "${shownUrl}": ${why}`);
   }
-  const dialUrl = new URL(base);
+  let dialUrl: URL;
+  try {
+    dialUrl = new URL(base);
+  } catch {
+    throw new WebhookCallError('client', `the address registered for service ${svc.namespace}/${svc.name}:${port} is not a URL: ${JSON.stringify(base)}`);
+  }
+  if (dialUrl.protocol !== 'https:') throw new WebhookCallError('client', `the address registered for service ${svc.namespace}/${svc.name}:${port} must use https, got ${JSON.stringify(base)}`);
   dialUrl.pathname = path || '/';
   dialUrl.search = `?${timeoutQuery}`;
   return { shownUrl, dialUrl, servername: host, ca };
@@ -135,18 +142,24 @@ function send(target: WebhookTarget, payload: Buffer, deadline: number): Promise
   return new Promise((resolve, reject) => {
     let reused = false;
     const fail = (error: Error) => reject({ error, reused });
-    const req = request(target.dialUrl, {
-      method: 'POST',
-      agent,
-      ...(target.ca ? { ca: target.ca } : {}),
-      ...(target.servername ? { servername: target.servername } : {}),
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, */*',
-        'User-Agent': 'kube-apiserver-admission',
-        'Content-Length': payload.length,
-      },
-    });
+    let req: ClientRequest;
+    try {
+      req = request(target.dialUrl, {
+        method: 'POST',
+        agent,
+        ...(target.ca ? { ca: target.ca } : {}),
+        ...(target.servername ? { servername: target.servername } : {}),
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, */*',
+          'User-Agent': 'kube-apiserver-admission',
+          'Content-Length': payload.length,
+        },
+      });
+    } catch (e) {
+      fail(e as Error);
+      return;
+    }
     const timer = setTimeout(() => req.destroy(new DeadlineExceeded()), Math.max(0, deadline - Date.now()));
     req.on('socket', () => {
       reused = req.reusedSocket;

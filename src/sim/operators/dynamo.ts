@@ -7,7 +7,7 @@
 import { INDEX_OWNER, ignoreOwnStatusWrites, isNotFound, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
 import { buildConditions } from './conditions.ts';
 import { type Container, DynamoGraphDeployments, type Json, type PodSpec, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, problemText, progressText, type WorkloadHealth } from './pod-health.ts';
 import { applyChild, applyStatus, deploymentFor, dnsName, observeDeployment, type ServicePort, serviceFor, simAnnotations } from './workload.ts';
 
@@ -40,6 +40,7 @@ export function registerDynamoSimulator(mgr: Manager, opts: SimulatorOptions): v
       const g = pod.metadata.labels?.[GRAPH_LABEL];
       return g ? [{ namespace: pod.metadata.namespace ?? '', name: g }] : [];
     })
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileGraph(req, ctx, opts));
 }
 

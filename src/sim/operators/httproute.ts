@@ -8,7 +8,7 @@ import { buildConditions, type ConditionInput } from './conditions.ts';
 import { isSimGatewayClass } from './gateway.ts';
 import { attach, type Attachment, type BackendRef, isGatewayRef, type Listener, type ParentRef, resolveBackends } from './gateway-attach.ts';
 import { type Condition, Gateways, HTTPRoutes, ReferenceGrants, SimNamespaces, SimServices } from './kinds.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { RefIndex } from './ref-index.ts';
 import { applyStatus } from './workload.ts';
 
@@ -29,6 +29,7 @@ export function registerHTTPRouteSimulator(mgr: Manager, opts: SimulatorOptions)
     .watches(Gateways, (gw) => refs.lookup(`gateway:${gw.metadata.namespace}/${gw.metadata.name}`), { predicates: [generationChanged()] })
     .watches(SimServices, (svc) => refs.lookup(`service:${svc.metadata.namespace}/${svc.metadata.name}`), existence)
     .watches(ReferenceGrants, (g) => refs.lookup(`grants:${g.metadata.namespace}`))
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileHTTPRoute(req, ctx, opts, refs));
 }
 

@@ -52,13 +52,18 @@ const GPU_TOLERATIONS = [
   { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
+/** the public preset image; preset names may be Hugging Face ids (`org/Model`), which image names cannot hold */
+export function presetImage(preset: string): string {
+  return `mcr.microsoft.com/aks/kaito/kaito-${preset.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}:0.2.0`;
+}
+
 function presetPodSpec(ws: KubeObject, resource: WorkspaceResource, preset: NonNullable<WorkspaceInference['preset']>, config?: string): PodSpec {
   const name = ws.metadata.name ?? '';
   const gpus = String(gpusPerReplica(resource));
   const isPrivate = preset.accessMode === 'private';
   const container: Container = {
     name,
-    image: isPrivate && preset.presetOptions?.image ? preset.presetOptions.image : `mcr.microsoft.com/aks/kaito/kaito-${preset.name}:0.2.0`,
+    image: isPrivate && preset.presetOptions?.image ? preset.presetOptions.image : presetImage(preset.name),
     command: ['/bin/sh', '-c'],
     args: [`python3 /workspace/vllm/inference_api.py --served-model-name=${preset.name} --kaito-config-file=/mnt/config/inference_config.yaml`],
     ports: [{ containerPort: INFERENCE_PORT, protocol: 'TCP' }],
@@ -125,7 +130,7 @@ export function tuningJob(ws: KubeObject, resource: WorkspaceResource, tuning: J
           containers: [
             {
               name,
-              image: `mcr.microsoft.com/aks/kaito/kaito-tuning-${preset}:0.2.0`,
+              image: presetImage(`tuning-${preset}`),
               args: [`--method=${String(tuning.method ?? 'qlora')}`],
               resources: { requests: { 'nvidia.com/gpu': gpus }, limits: { 'nvidia.com/gpu': gpus } },
             },

@@ -9,7 +9,7 @@ import { ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Reques
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { planInference, tuningJob, WORKSPACE_LABEL, type WorkspaceInference, type WorkspaceResource } from './kaito-workload.ts';
 import { type Json, SimDeployments, SimJobs, SimNodes, SimPods, SimServices, type WithStatus, Workspaces } from './kinds.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, firstProblem, problemText, progressText } from './pod-health.ts';
 import { applyChild, applyStatus, observeDeployment, selectorString } from './workload.ts';
 
@@ -28,6 +28,7 @@ export function registerKaitoSimulator(mgr: Manager, opts: SimulatorOptions): vo
       const ws = pod.metadata.labels?.[WORKSPACE_LABEL];
       return ws ? [{ namespace: pod.metadata.namespace ?? '', name: ws }] : [];
     })
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileWorkspace(req, ctx, opts));
 }
 

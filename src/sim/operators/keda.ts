@@ -7,7 +7,7 @@
 import { controllerRef, ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { type Json, ScaledObjects, SimDeployments, SimHPAs, type WithStatus } from './kinds.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { RefIndex } from './ref-index.ts';
 import { applyChild, applyStatus } from './workload.ts';
 
@@ -27,6 +27,7 @@ export function registerKedaSimulator(mgr: Manager, opts: SimulatorOptions): voi
     .for(ScaledObjects, { predicates: [ignoreOwnStatusWrites(KEDA_CONTROLLER)] })
     .owns(SimHPAs)
     .watches(SimDeployments, (d) => targets.lookup(`${d.metadata.namespace}/${d.metadata.name}`))
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileScaledObject(req, ctx, opts, targets));
 }
 

@@ -6,7 +6,7 @@
 
 import { ignoreOwnStatusWrites, isNotFound, type KubeObject, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { InferenceServices, type Json, ScaledObjects, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
 import { ISVC_LABEL, type PlanError, planPredictor, planScaledObject } from './kserve-predictor.ts';
 import { deploymentHealth, problemText, progressText, type WorkloadHealth } from './pod-health.ts';
@@ -25,6 +25,7 @@ export function registerKServeSimulator(mgr: Manager, opts: SimulatorOptions): v
       const isvc = pod.metadata.labels?.[ISVC_LABEL];
       return isvc && pod.metadata.labels?.component === 'predictor' ? [{ namespace: pod.metadata.namespace ?? '', name: isvc }] : [];
     })
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileInferenceService(req, ctx, opts));
 }
 

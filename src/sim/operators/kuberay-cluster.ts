@@ -8,7 +8,7 @@ import { parseQuantity, type Quantity } from '../../common/quantity.ts';
 import { ignoreOwnStatusWrites, type KubeObject, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
 import { type Container, type Pod, type PodSpec, type PodTemplate, RayClusters, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, problemText, type WorkloadHealth } from './pod-health.ts';
 import { applyChild, applyStatus, deploymentFor, dnsName, observeDeployment, serviceFor, simAnnotations } from './workload.ts';
 
@@ -52,6 +52,7 @@ export function registerRayClusterSimulator(mgr: Manager, _opts: SimulatorOption
       const c = pod.metadata.labels?.[CLUSTER_LABEL];
       return c ? [{ namespace: pod.metadata.namespace ?? '', name: c }] : [];
     })
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileRayCluster(req, ctx));
 }
 

@@ -12,7 +12,7 @@ import { controllerRef, ignoreOwnStatusWrites, INDEX_OWNER, isNotFound, type Man
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
 import { type Json, RayClusters, RayServices, SimPods, SimServices, type WithStatus } from './kinds.ts';
 import { CLUSTER_LABEL, ORIGIN_CRD_LABEL, ORIGIN_NAME_LABEL, SERVE_LABEL } from './kuberay-cluster.ts';
-import type { SimulatorOptions } from './options.ts';
+import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { applyChild, applyStatus, clone, dnsName, serviceFor, simAnnotations } from './workload.ts';
 
 export const RAYSERVICE_CONTROLLER = 'sim-rayservice';
@@ -32,6 +32,7 @@ export function registerRayServiceSimulator(mgr: Manager, opts: SimulatorOptions
       const l = pod.metadata.labels ?? {};
       return l[ORIGIN_CRD_LABEL] === 'RayService' && l[ORIGIN_NAME_LABEL] ? [{ namespace: pod.metadata.namespace ?? '', name: l[ORIGIN_NAME_LABEL] }] : [];
     })
+    .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileRayService(req, ctx, opts));
 }
 

@@ -10,3 +10,6 @@ export interface SimulatorOptions {
   /** the controllerName GatewayClasses use to select the simulated Gateway API implementation */
   gatewayControllerName: string;
 }
+
+/** workers per simulated operator: a thousand custom resources at once should not queue behind one worker */
+export const SIM_CONCURRENCY = 4;

@@ -13,27 +13,45 @@ import { fnv32a, isTerminal } from './util.ts';
 
 const FIELD_MANAGER = 'kubelet';
 
-/** pod IPs per node: the node's podCIDR (a /24) when it has one, else 10.244.<n>.0/24 by first use */
+/**
+ * Pod IPs per node: from the node's podCIDR (a /24) when it has one, as kube-controller-manager assigns
+ * them; otherwise from a 10.244.<n>.0/24 chosen by the node name's hash, skipping ranges other nodes
+ * already use, so IPs stay unique across nodes and across simulator restarts.
+ */
 export class PodIpAllocator {
   private readonly used = new Map<string, Set<string>>();
   private readonly prefixes = new Map<string, string>();
+  private readonly owners = new Map<string, string>();
+
+  private claim(node: string, prefix: string): void {
+    this.prefixes.set(node, prefix);
+    this.owners.set(prefix, node);
+  }
 
   private prefix(node: Node): string {
     const name = node.metadata.name ?? '';
-    let p = this.prefixes.get(name);
-    if (!p) {
-      const cidr = node.spec?.podCIDR ?? node.spec?.podCIDRs?.[0];
-      const m = cidr ? /^(\d+\.\d+\.\d+)\.\d+\/(\d+)$/.exec(cidr) : null;
-      p = m ? m[1]! : `10.244.${this.prefixes.size + 1}`;
-      this.prefixes.set(name, p);
+    const known = this.prefixes.get(name);
+    if (known) return known;
+    const cidr = node.spec?.podCIDR ?? node.spec?.podCIDRs?.[0];
+    const m = cidr ? /^(\d+\.\d+\.\d+)\.\d+\/(\d+)$/.exec(cidr) : null;
+    if (m) {
+      this.claim(name, m[1]!);
+      return m[1]!;
     }
-    return p;
+    const start = fnv32a(name) % 250;
+    for (let i = 0; i < 250; i++) {
+      const prefix = `10.244.${((start + i) % 250) + 1}`;
+      if (!this.owners.has(prefix)) {
+        this.claim(name, prefix);
+        return prefix;
+      }
+    }
+    throw new Error(`node ${name}: no free 10.244.x.0/24 pod range left`);
   }
 
   allocate(node: Node): string {
     const name = node.metadata.name ?? '';
-    const used = this.used.get(name) ?? new Set<string>();
-    this.used.set(name, used);
+    const used = this.usedOn(name);
     const prefix = this.prefix(node);
     for (let i = 2; i < 255; i++) {
       const ip = `${prefix}.${i}`;
@@ -45,15 +63,24 @@ export class PodIpAllocator {
     throw new Error(`node ${name}: no free pod IP left in ${prefix}.0/24`);
   }
 
-  /** an IP a pod already has (adopted after a restart) */
+  /** an IP a pod already has (adopted after a restart); its range belongs to that node from now on */
   reserve(nodeName: string, ip: string): void {
-    const used = this.used.get(nodeName) ?? new Set<string>();
-    used.add(ip);
-    this.used.set(nodeName, used);
+    this.usedOn(nodeName).add(ip);
+    const prefix = ip.slice(0, ip.lastIndexOf('.'));
+    if (!this.prefixes.has(nodeName) && !this.owners.has(prefix)) this.claim(nodeName, prefix);
   }
 
   release(nodeName: string, ip: string): void {
     this.used.get(nodeName)?.delete(ip);
+  }
+
+  private usedOn(node: string): Set<string> {
+    let used = this.used.get(node);
+    if (!used) {
+      used = new Set();
+      this.used.set(node, used);
+    }
+    return used;
   }
 }
 
@@ -94,6 +121,11 @@ export function registerKubelet(sim: SimContext): void {
       const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
       // bound to a node that does not exist: no kubelet will ever run it (as on a real cluster)
       if (!node) return;
+      const uid = pod.metadata.uid ?? '';
+      const sink: LogSink = {
+        append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),
+        restart: (container) => sim.logs.restart(req.namespace, req.name, uid, container),
+      };
       let run = runs.get(key);
       if (!run) {
         if (isTerminal(pod)) return;
@@ -107,15 +139,10 @@ export function registerKubelet(sim: SimContext): void {
         if (existingIP) ips.reserve(pod.spec.nodeName, existingIP);
         const podIP = existingIP ?? ips.allocate(node);
         const now = sim.now();
-        const base = hasStarted(pod) ? adoptPodRun(pod, now, hostIP, podIP, sim.delays) : newPodRun(pod, now, hostIP, podIP);
+        const base = hasStarted(pod) ? adoptPodRun(pod, now, hostIP, podIP, sim.delays, sink) : newPodRun(pod, now, hostIP, podIP);
         run = Object.assign(base, { node: pod.spec.nodeName });
         runs.set(key, run);
       }
-      const uid = run.uid;
-      const sink: LogSink = {
-        append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),
-        restart: (container) => sim.logs.restart(req.namespace, req.name, uid, container),
-      };
       const now = sim.now();
       const events = advance(run, { pod, now, delays: sim.delays, logs: sink });
       const recorder = sim.recorders.for('kubelet', pod.spec.nodeName);

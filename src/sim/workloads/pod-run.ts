@@ -109,25 +109,32 @@ export function newPodRun(pod: Pod, now: number, hostIP: string, podIP: string):
 
 /**
  * A run for a pod that already has a status (the simulator restarted): started containers keep their
- * state, terminated ones stay terminated, the rest start over.
+ * state, terminated ones stay terminated, the rest start over. Running containers print their startup
+ * output again, since container logs lived in the previous process.
  */
-export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string, delays: SimDelays): PodRun {
+export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string, delays: SimDelays, logs?: LogSink): PodRun {
   const run = newPodRun(pod, now, hostIP, podIP);
   const parsed = Date.parse(pod.status?.startTime ?? '');
   if (Number.isFinite(parsed)) run.startTime = parsed;
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const restartPolicy = pod.spec.restartPolicy ?? 'Always';
   for (const c of run.containers) {
     const s = statuses.find((x) => x.name === c.spec.name);
     if (!s || !(s.state?.running || s.state?.terminated)) continue;
+    const startedAt = Date.parse(s.state.running?.startedAt ?? s.state.terminated?.startedAt ?? '');
     Object.assign(c, { state: s.state, lastState: s.lastState ?? {}, ready: s.ready, started: s.started ?? false, restartCount: s.restartCount });
-    Object.assign(c, { containerID: s.containerID, imageID: s.imageID || undefined, pulled: true, runStartedAt: now });
+    Object.assign(c, { containerID: s.containerID, imageID: s.imageID || undefined, pulled: true, runStartedAt: Number.isFinite(startedAt) ? startedAt : now });
     if (s.state.terminated) {
       c.step = 'done';
       continue;
     }
     c.step = 'running';
-    c.next = isRunFailure(c.mode) ? 'crash' : c.init || pod.spec.restartPolicy !== 'Always' ? 'complete' : s.ready ? undefined : 'ready';
+    c.next = isRunFailure(c.mode) ? 'crash' : c.init || restartPolicy !== 'Always' ? 'complete' : s.ready ? undefined : 'ready';
     c.due = c.next === undefined ? NEVER : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : delays.run);
+    if (logs) {
+      const ctx: LogContext = { pod, container: c.spec, init: c.init, now };
+      logs.append(c.spec.name, [...startLines(ctx), ...(s.ready ? [...readyLines(ctx), ...customLogLines(pod)] : [])]);
+    }
   }
   return run;
 }
