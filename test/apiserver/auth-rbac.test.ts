@@ -17,8 +17,8 @@ const res = (verb: string, group: string, resource: string, namespace?: string, 
 const url = (path: string, verb = 'get'): AuthzAttributes => ({ isResourceRequest: false, path, verb, group: '', version: '' });
 
 let n = 0;
-function put(key: string, obj: Omit<KubeObject, 'apiVersion'> & { apiVersion?: string }): KubeObject {
-  return core.store.commit(key, 'ADDED', { apiVersion: RBAC, ...obj, metadata: { uid: `uid-${++n}`, ...obj.metadata } } as KubeObject);
+function put(key: string, obj: { kind: string; metadata: KubeObject['metadata']; [k: string]: unknown }): KubeObject {
+  return core.store.commit(key, 'ADDED', { apiVersion: RBAC, ...obj, metadata: { uid: `uid-${++n}`, ...obj.metadata } });
 }
 function role(name: string, namespace: string, rules: unknown[]): KubeObject {
   return put(RBAC_STORAGE.roles, { kind: 'Role', metadata: { name, namespace }, rules });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { forbidden, forbiddenMessage } from '../../src/apiserver/auth/forbidden.ts';
+import { compactRules, compactString, covers } from '../../src/apiserver/auth/rbac/escalation.ts';
 import { type PolicyRule, compileRule, describeSubject, ruleAllows, subjectMatches } from '../../src/apiserver/auth/rbac/rules.ts';
 import type { AuthzAttributes } from '../../src/apiserver/auth/types.ts';
 import { splitServiceAccountUsername } from '../../src/apiserver/auth/types.ts';
@@ -119,4 +120,25 @@ describe('403 Forbidden wording', () => {
   it('quotes names the way Go does', () => {
     assert.equal(forbiddenMessage({ username: 'we"ird', groups: [] }, url('get', '/x')), 'User "we\\"ird" cannot get path "/x"');
   });
+});
+
+describe('RBAC escalation coverage', () => {
+  const cases: { name: string; owner: PolicyRule[]; wanted: PolicyRule[]; missing: string[] }[] = [
+    { name: 'identical rule', owner: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }], wanted: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }], missing: [] },
+    { name: 'a missing verb', owner: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }], wanted: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete', 'patch'] }], missing: ['{APIGroups:[""], Resources:["pods"], Verbs:["delete" "patch"]}'] },
+    { name: 'wildcards cover everything', owner: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }], wanted: [{ apiGroups: ['apps'], resources: ['deployments/scale'], verbs: ['update'], resourceNames: ['web'] }], missing: [] },
+    { name: '*/status covers a status subresource only', owner: [{ apiGroups: ['apps'], resources: ['*/status'], verbs: ['get'] }], wanted: [{ apiGroups: ['apps'], resources: ['deployments/status', 'deployments'], verbs: ['get'] }], missing: ['{APIGroups:["apps"], Resources:["deployments"], Verbs:["get"]}'] },
+    { name: 'named owner rule does not cover unnamed', owner: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['a'] }], wanted: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }], missing: ['{APIGroups:[""], Resources:["configmaps"], Verbs:["get"]}'] },
+    { name: 'unnamed owner rule covers names', owner: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }], wanted: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['a', 'b'] }], missing: [] },
+    { name: 'names are kept apart', owner: [], wanted: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['a', 'b'] }], missing: ['{APIGroups:[""], Resources:["configmaps"], ResourceNames:["a"], Verbs:["get"]}', '{APIGroups:[""], Resources:["configmaps"], ResourceNames:["b"], Verbs:["get"]}'] },
+    { name: 'URL prefixes', owner: [{ nonResourceURLs: ['/apis/*'], verbs: ['get'] }], wanted: [{ nonResourceURLs: ['/apis/apps', '/metrics'], verbs: ['get'] }], missing: ['{NonResourceURLs:["/metrics"], Verbs:["get"]}'] },
+    { name: 'several groups and resources', owner: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] }], wanted: [{ apiGroups: ['', 'apps'], resources: ['deployments'], verbs: ['get'] }], missing: ['{APIGroups:[""], Resources:["deployments"], Verbs:["get"]}'] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const { covered, missing } = covers(c.owner, c.wanted);
+      assert.equal(covered, c.missing.length === 0);
+      assert.deepEqual([...new Set(compactRules(missing).map(compactString))].sort(), c.missing);
+    });
+  }
 });

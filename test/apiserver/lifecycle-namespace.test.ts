@@ -156,8 +156,13 @@ describe('namespaces', () => {
     await lab.del('Namespace', undefined, name);
     await lab.settle();
     assert.deepEqual(specFinalizers(name), ['example.com/other']);
-    await lab.update('Namespace', undefined, name, (o) => {
-      o.spec = { finalizers: [] };
+    // spec.finalizers change only through the finalize subresource, as in kube
+    const { core } = lab.server;
+    const rt = core.registry.byResource('', 'namespaces')!;
+    const old = core.store.get(rt.storageKey, undefined, name)!;
+    await core.lifecycle.write({
+      rt, version: 'v1', ctx: { user: { username: 'admin', groups: ['system:masters'] }, dryRun: false, fieldValidation: 'Strict', warnings: [] },
+      candidate: { ...old, spec: { finalizers: [] } }, old, subresource: 'finalize',
     });
     assert.equal(ns(name), undefined);
   });

@@ -113,7 +113,7 @@ describe('controller runtime on the embedded API server', () => {
         if (needsApply(status, w, 'widget-child', 'status')) await ctx.client.applyStatus(status);
       });
     await mgr.start();
-    await waitFor(async () => (await cluster.admin.list(ConfigMaps, { namespace: 'child' })).items.length === 10, 'children', 10_000);
+    await waitFor(async () => (await cluster.admin.list(ConfigMaps, { namespace: 'child' })).items.filter((c) => c.metadata.ownerReferences?.length).length === 10, 'children', 10_000);
     await waitFor(async () => (await cluster.admin.list(Widgets, { namespace: 'child' })).items.every((w) => w.status?.configMap === `${w.metadata.name}-cfg`), 'status', 10_000);
     await waitFor(() => ctrl.pendingWork === 0, 'queue drained');
     const writes = cluster.srv.audit.entries().filter((e) => e.user === cluster.operatorUser && e.namespace === 'child' && ['create', 'update', 'patch', 'delete'].includes(e.verb));

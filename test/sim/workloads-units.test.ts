@@ -275,6 +275,8 @@ describe('PodIpAllocator', () => {
     assert.deepEqual([a.allocate(n), a.allocate(n)], ['10.100.3.2', '10.100.3.3']);
     a.release('n1', '10.100.3.2');
     assert.equal(a.allocate(n), '10.100.3.2');
+    const twin = a.allocate(node('n2', '10.100.3.0/24'));
+    assert.doesNotMatch(twin, /^10\.100\.3\./, 'a podCIDR another node has is not shared');
   });
 
   it('gives nodes without a podCIDR distinct ranges, and keeps ranges adopted pods already use', () => {

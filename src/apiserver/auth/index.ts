@@ -4,12 +4,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerCore } from '../core.ts';
 import type { ResourceRequest } from '../handlers/resources.ts';
+import type { AdmissionAttributes, AdmissionChain } from '../objects/hooks.ts';
 import { BearerAuthenticator } from './authenticator.ts';
 import { impersonate } from './impersonation.ts';
 import { deriveJwtKey } from './jwt.ts';
 import { ClusterRoleAggregator } from './rbac/aggregation.ts';
 import { RbacAuthorizer } from './rbac/authorizer.ts';
 import { ensureBootstrapPolicy } from './rbac/bootstrap-policy.ts';
+import { rbacEscalationCheck } from './rbac/escalation.ts';
 import { reviewHandler } from './reviews.ts';
 import { DEFAULT_ISSUER, ServiceAccountTokens } from './service-account-tokens.ts';
 import { TokenAuthenticator, loadTokensFile } from './static-tokens.ts';
@@ -23,6 +25,7 @@ export { impersonate } from './impersonation.ts';
 export { RbacAuthorizer, RBAC_STORAGE } from './rbac/authorizer.ts';
 export { ClusterRoleAggregator, aggregatedRules } from './rbac/aggregation.ts';
 export { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './rbac/bootstrap-policy.ts';
+export { compactString, covers, escalationError, rbacEscalationCheck } from './rbac/escalation.ts';
 export { type CompiledRule, type PolicyRule, type Subject, compileRule, ruleAllows, subjectMatches } from './rbac/rules.ts';
 export { DEFAULT_ISSUER, ServiceAccountTokens } from './service-account-tokens.ts';
 export { TokenAuthenticator, bearerToken, loadTokensFile, parseTokensFile } from './static-tokens.ts';
@@ -55,14 +58,32 @@ export class AuthStack {
     this.authenticator = new BearerAuthenticator(this.tokens, this.serviceAccounts);
     this.rbac = new RbacAuthorizer(core.store);
     this.aggregator = new ClusterRoleAggregator(core);
+    this.escalationCheck = rbacEscalationCheck(this.rbac);
     this.virtualHandlers = [
       tokenRequestHandler(this.serviceAccounts),
       reviewHandler({ authorizer: this.rbac, rbac: this.rbac, authenticator: this.authenticator }),
     ];
   }
 
+  /** RBAC's escalation prevention for writes of roles and bindings (throws 403). */
+  readonly escalationCheck: (attrs: AdmissionAttributes) => void;
+
   /** The effective user of a request (impersonation headers honoured); throws 403 when not allowed. */
   impersonate = (user: AuthUser, req: IncomingMessage): AuthUser => impersonate(this.rbac, user, req);
+
+  /**
+   * An admission chain that refuses RBAC privilege escalation before `inner` validates, as kube's RBAC
+   * storage does before validating admission runs.
+   */
+  guardAdmission(inner: AdmissionChain): AdmissionChain {
+    return {
+      mutate: (a) => inner.mutate(a),
+      validate: async (a) => {
+        this.escalationCheck(a);
+        await inner.validate(a);
+      },
+    };
+  }
 
   /** Creates the default RBAC policy where missing, follows RBAC writes, fills in aggregated roles. */
   async start(): Promise<void> {

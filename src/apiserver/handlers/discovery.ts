@@ -17,6 +17,7 @@ export function subresourcesOf(rt: ResourceType, version: string): SubresourceIn
   if (rt.subresources.status) out.push({ name: 'status', kind: rt.kind, group: '', version: '', verbs: ['get', 'patch', 'update'] });
   if (rt.subresources.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
   if (rt.subresources.log) out.push({ name: 'log', kind: 'Pod', group: '', version: '', verbs: ['get'] });
+  if (rt.group === '' && rt.plural === 'namespaces') out.push({ name: 'finalize', kind: 'Namespace', group: '', version: '', verbs: ['update'] });
   if (rt.subresources.token) out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   void version;
   return out.sort((a, b) => a.name.localeCompare(b.name));

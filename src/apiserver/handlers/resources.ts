@@ -31,7 +31,9 @@ export interface ResourceRequest {
 export async function handleResource(r: ResourceRequest): Promise<number> {
   const { info, rt } = r;
   const sub = info.subresource;
-  if (sub && sub !== 'status' && sub !== 'scale') throw errors.notFoundPath(info.path);
+  const finalize = sub === 'finalize' && rt.group === '' && rt.plural === 'namespaces';
+  if (finalize && info.verb !== 'update') throw errors.methodNotAllowed('only PUT is supported on namespaces/finalize');
+  if (sub && sub !== 'status' && sub !== 'scale' && !finalize) throw errors.notFoundPath(info.path);
   if (sub === 'status' && !rt.subresources.status) throw errors.notFoundPath(info.path);
   if (sub === 'scale' && !rt.subresources.scale) throw errors.notFoundPath(info.path);
   if (sub && (info.verb === 'delete' || info.verb === 'deletecollection' || info.verb === 'create')) {

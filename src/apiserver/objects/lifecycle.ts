@@ -73,6 +73,8 @@ export class Lifecycle {
       }
       obj.metadata.name = old.metadata.name;
       if (rt.namespaced) obj.metadata.namespace = old.metadata.namespace;
+      if (req.subresource === 'finalize') obj = onlyFinalizersChanged(old, obj);
+      else strategy.prepareForUpdate?.(obj, old);
       if (rt.subresources.status) {
         if (req.subresource === 'status') obj = onlyStatusChanged(old, obj);
         else if (old.status === undefined) delete obj.status;
@@ -194,6 +196,15 @@ function namespaceTerminating(rt: ResourceType, name: string, ns: string): ApiEr
 /** A Namespace is removed only when its spec.finalizers are empty too (kube's ShouldDeleteNamespaceDuringUpdate). */
 function heldByNamespaceFinalizers(rt: ResourceType, obj: KubeObject): boolean {
   return rt.storageKey === '/namespaces' && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
+}
+
+/** PUT namespaces/<name>/finalize: only spec.finalizers change */
+function onlyFinalizersChanged(old: KubeObject, candidate: KubeObject): KubeObject {
+  const spec = { ...((old.spec as Record<string, unknown>) ?? {}) };
+  const next = (candidate.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  if (next === undefined) delete spec.finalizers;
+  else spec.finalizers = next;
+  return { ...old, metadata: { ...old.metadata }, spec };
 }
 
 function onlyStatusChanged(old: KubeObject, candidate: KubeObject): KubeObject {

@@ -17,6 +17,8 @@ export interface TypeStrategy {
   strategicMerge: boolean;
   /** server-assigned fields on create (Service clusterIP, Pod phase…) */
   prepareForCreate?(obj: KubeObject): void;
+  /** fields an update may not change (e.g. a Namespace's spec.finalizers, changed only through /finalize) */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
 }
 
 export interface StrategyProvider {

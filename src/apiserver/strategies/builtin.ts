@@ -27,6 +27,14 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
     validate: (obj, old) => validateBuiltin(rt, obj, old),
     patchSchema: (version) => patchSchemaFor(rt.group, version, rt.kind),
     prepareForCreate: (obj) => prepareBuiltin(rt, obj, ips),
+    prepareForUpdate: (obj, old) => {
+      // kube's namespace strategy: spec.finalizers only change through the /finalize subresource
+      if (rt.group === '' && rt.kind === 'Namespace' && obj.spec !== null && typeof obj.spec === 'object' && !Array.isArray(obj.spec)) {
+        const finalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
+        if (finalizers === undefined) delete (obj.spec as Record<string, unknown>).finalizers;
+        else (obj.spec as Record<string, unknown>).finalizers = finalizers;
+      }
+    },
   };
 }
 

@@ -14,9 +14,9 @@ import { fnv32a, isTerminal } from './util.ts';
 const FIELD_MANAGER = 'kubelet';
 
 /**
- * Pod IPs per node: from the node's podCIDR (a /24) when it has one, as kube-controller-manager assigns
- * them; otherwise from a 10.244.<n>.0/24 chosen by the node name's hash, skipping ranges other nodes
- * already use, so IPs stay unique across nodes and across simulator restarts.
+ * Pod IPs per node: from the node's podCIDR (a /24) when it has one of its own, as kube-controller-manager
+ * assigns them; otherwise from a 10.244.<n>.0/24 chosen by the node name's hash, skipping ranges other
+ * nodes already use, so IPs stay unique across nodes and across simulator restarts.
  */
 export class PodIpAllocator {
   private readonly used = new Map<string, Set<string>>();
@@ -34,7 +34,9 @@ export class PodIpAllocator {
     if (known) return known;
     const cidr = node.spec?.podCIDR ?? node.spec?.podCIDRs?.[0];
     const m = cidr ? /^(\d+\.\d+\.\d+)\.\d+\/(\d+)$/.exec(cidr) : null;
-    if (m) {
+    // a podCIDR another node already has (a misconfigured pool) would hand out duplicate IPs
+    const owner = m ? this.owners.get(m[1]!) : undefined;
+    if (m && (owner === undefined || owner === name)) {
       this.claim(name, m[1]!);
       return m[1]!;
     }

@@ -1,14 +1,17 @@
 // Resource arithmetic for scheduling: what a pod requests (kube's computePodResourceRequest) and what a
-// node has left, in exact Kubernetes quantities.
+// node has left. Quantities are parsed exactly, then held as the scheduler holds them: cpu in millicores,
+// everything else in whole units rounded up (kube's MilliValue / Value), which plain numbers represent
+// exactly up to 2^53 (8 PiB of memory), so summing the pods of a node is cheap.
 
-import { parseQuantity, type Quantity } from '../../common/quantity.ts';
+import { parseQuantity } from '../../common/quantity.ts';
 import type { Container, Node, Pod, ResourceList } from './kinds.ts';
 
-export type Resources = Map<string, Quantity>;
+export type Resources = Map<string, number>;
 
-function quantity(value: string, what: string): Quantity {
+function amount(resource: string, value: string, what: string): number {
   try {
-    return parseQuantity(String(value));
+    const q = parseQuantity(String(value));
+    return Number(resource === 'cpu' ? q.milliValue() : q.value());
   } catch (err) {
     throw new Error(`${what}: ${(err as Error).message}`);
   }
@@ -18,15 +21,12 @@ function containerRequests(c: Container, pod: string): Resources {
   const out: Resources = new Map();
   // the API server defaults requests from limits; do the same for objects written before that existed
   const merged: ResourceList = { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) };
-  for (const [name, v] of Object.entries(merged)) out.set(name, quantity(v, `pod ${pod}: container ${c.name}: resources.requests.${name}`));
+  for (const [name, v] of Object.entries(merged)) out.set(name, amount(name, v, `pod ${pod}: container ${c.name}: resources.requests.${name}`));
   return out;
 }
 
 function addInto(into: Resources, add: Resources): void {
-  for (const [k, v] of add) {
-    const cur = into.get(k);
-    into.set(k, cur ? cur.add(v) : v);
-  }
+  for (const [k, v] of add) into.set(k, (into.get(k) ?? 0) + v);
 }
 
 // cached objects are frozen and replaced on change, so an object is a safe key for its parsed requests
@@ -47,21 +47,27 @@ function computeRequests(pod: Pod): Resources {
   const total: Resources = new Map();
   for (const c of pod.spec.containers ?? []) addInto(total, containerRequests(c, name));
   for (const c of pod.spec.initContainers ?? []) {
-    for (const [k, v] of containerRequests(c, name)) {
-      const cur = total.get(k);
-      if (!cur || v.cmp(cur) > 0) total.set(k, v);
-    }
+    for (const [k, v] of containerRequests(c, name)) total.set(k, Math.max(total.get(k) ?? 0, v));
   }
-  const overhead: Resources = new Map();
-  for (const [k, v] of Object.entries(pod.spec.overhead ?? {})) overhead.set(k, quantity(v, `pod ${name}: spec.overhead.${k}`));
-  addInto(total, overhead);
+  for (const [k, v] of Object.entries(pod.spec.overhead ?? {})) total.set(k, (total.get(k) ?? 0) + amount(k, v, `pod ${name}: spec.overhead.${k}`));
   return total;
 }
 
+const allocatableOf = new WeakMap<Node, Resources>();
+
 export function nodeAllocatable(node: Node): Resources {
+  let cached = allocatableOf.get(node);
+  if (!cached) {
+    cached = computeAllocatable(node);
+    allocatableOf.set(node, cached);
+  }
+  return cached;
+}
+
+function computeAllocatable(node: Node): Resources {
   const out: Resources = new Map();
   const list = node.status?.allocatable ?? node.status?.capacity ?? {};
-  for (const [k, v] of Object.entries(list)) out.set(k, quantity(v, `node ${node.metadata.name}: status.allocatable.${k}`));
+  for (const [k, v] of Object.entries(list)) out.set(k, amount(k, v, `node ${node.metadata.name}: status.allocatable.${k}`));
   return out;
 }
 
@@ -76,13 +82,11 @@ export function sumRequests(pods: readonly Pod[]): Resources {
 export function insufficient(request: Resources, allocatable: Resources, used: Resources, podsOnNode: number): string[] {
   const out: string[] = [];
   const maxPods = allocatable.get('pods');
-  if (maxPods && BigInt(podsOnNode) + 1n > maxPods.value()) out.push('pods');
+  if (maxPods !== undefined && podsOnNode + 1 > maxPods) out.push('pods');
   for (const [name, want] of request) {
-    if (name === 'pods' || want.isZero()) continue;
-    const have = allocatable.get(name);
-    const inUse = used.get(name);
-    const free = have ? (inUse ? have.sub(inUse) : have) : undefined;
-    if (!free || want.cmp(free) > 0) out.push(name);
+    if (name === 'pods' || want === 0) continue;
+    const free = (allocatable.get(name) ?? 0) - (used.get(name) ?? 0);
+    if (want > free) out.push(name);
   }
   return out;
 }
@@ -91,9 +95,9 @@ export function insufficient(request: Resources, allocatable: Resources, used: R
 export function leastAllocatedScore(request: Resources, allocatable: Resources, used: Resources): number {
   let score = 0;
   for (const name of ['cpu', 'memory']) {
-    const cap = allocatable.get(name)?.asApproximateFloat() ?? 0;
+    const cap = allocatable.get(name) ?? 0;
     if (cap <= 0) continue;
-    const taken = (used.get(name)?.asApproximateFloat() ?? 0) + (request.get(name)?.asApproximateFloat() ?? 0);
+    const taken = (used.get(name) ?? 0) + (request.get(name) ?? 0);
     score += Math.max(0, cap - taken) / cap;
   }
   return score / 2;

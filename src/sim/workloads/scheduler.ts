@@ -116,8 +116,13 @@ export function registerScheduler(sim: SimContext): void {
       const infos: NodeInfo[] = nodes.map((node) => ({ node, pods: byNode.get(node.metadata.name ?? '') ?? [] }));
 
       const volumes = await checkVolumes(sim, pod);
-      const decision =
-        'blocked' in volumes ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) } : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
+      let decision: ReturnType<typeof decide>;
+      try {
+        decision = 'blocked' in volumes ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) } : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
+      } catch (err) {
+        // a quantity the API server let through but nothing can parse: report it where a user looks
+        decision = { unschedulable: (err as Error).message };
+      }
       const recorder = sim.recorders.for(FIELD_MANAGER);
 
       if ('unschedulable' in decision) {

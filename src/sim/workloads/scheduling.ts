@@ -78,7 +78,7 @@ export function matchesNodeSelector(pod: Pod, node: Node): boolean {
   return true;
 }
 
-function filter(pod: Pod, request: Resources, info: NodeInfo): Rejection | undefined {
+function filter(pod: Pod, request: Resources, info: NodeInfo, allocatable: Resources, used: Resources): Rejection | undefined {
   const { node } = info;
   const tolerations = pod.spec.tolerations;
   if (node.spec?.unschedulable && !tolerates(tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
@@ -87,7 +87,7 @@ function filter(pod: Pod, request: Resources, info: NodeInfo): Rejection | undef
   const taint = (node.spec?.taints ?? []).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, t));
   if (taint) return { reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`], resolvable: false };
   if (!matchesNodeSelector(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false };
-  const short = insufficient(request, nodeAllocatable(node), sumRequests(info.pods), info.pods.length);
+  const short = insufficient(request, allocatable, used, info.pods.length);
   if (short.length > 0) return { reasons: short.map((r) => (r === 'pods' ? 'Too many pods' : `Insufficient ${r}`)), resolvable: true };
   return undefined;
 }
@@ -122,7 +122,7 @@ export function preFilterMessage(total: number, reason: string): string {
 
 /** the resource a forced-unschedulable pod is reported short of: the scarcest one it asks for */
 function scarcestRequested(request: Resources): string {
-  const names = [...request.keys()].filter((n) => !request.get(n)!.isZero());
+  const names = [...request.keys()].filter((n) => request.get(n)! > 0);
   const accelerator = names.find((n) => n !== 'cpu' && n !== 'memory' && n !== 'ephemeral-storage' && n !== 'pods');
   return accelerator ?? (names.includes('memory') ? 'memory' : 'cpu');
 }
@@ -137,12 +137,14 @@ export function decide(pod: Pod, nodes: readonly NodeInfo[], opts: { forceUnsche
   const rejections: Rejection[] = [];
   let best: { name: string; score: number } | undefined;
   for (const info of nodes) {
-    const rejected = filter(pod, request, info) ?? (opts.forceUnschedulable ? { reasons: [`Insufficient ${scarcestRequested(request)}`], resolvable: true } : undefined);
+    const allocatable = nodeAllocatable(info.node);
+    const used = sumRequests(info.pods);
+    const rejected = filter(pod, request, info, allocatable, used) ?? (opts.forceUnschedulable ? { reasons: [`Insufficient ${scarcestRequested(request)}`], resolvable: true } : undefined);
     if (rejected) {
       rejections.push(rejected);
       continue;
     }
-    const score = leastAllocatedScore(request, nodeAllocatable(info.node), sumRequests(info.pods));
+    const score = leastAllocatedScore(request, allocatable, used);
     const name = info.node.metadata.name ?? '';
     if (!best || score > best.score || (score === best.score && name < best.name)) best = { name, score };
   }

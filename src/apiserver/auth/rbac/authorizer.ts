@@ -123,6 +123,12 @@ export class RbacAuthorizer implements Authorizer {
     return out;
   }
 
+  /** The rules of the role a binding in `namespace` (undefined: a ClusterRoleBinding) refers to, or kube's error text. */
+  roleRulesOf(ref: RoleRef, namespace: string | undefined): PolicyRule[] | string {
+    const rules = this.roleRules(ref, namespace);
+    return typeof rules === 'string' ? rules : rules.map((r) => r.rule);
+  }
+
   /** GetRoleReferenceRules: the compiled rules of the referenced role, or kube's error text. */
   private roleRules(ref: RoleRef, namespace: string | undefined): CompiledRule[] | string {
     const name = ref.name ?? '';

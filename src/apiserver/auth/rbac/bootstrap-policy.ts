@@ -41,6 +41,8 @@ const ROLES: RoleSpec[] = [
     ],
   },
   { name: 'system:auth-delegator', rules: [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
+  // the controller that fills in aggregated roles needs `escalate` to write rules it does not hold itself
+  { name: 'system:controller:clusterrole-aggregation-controller', rules: [rule(['escalate', 'get', 'list', 'patch', 'update', 'watch'], ['rbac.authorization.k8s.io'], ['clusterroles'])] },
   { name: 'admin', aggregateFrom: AGGREGATE_TO_ADMIN },
   { name: 'edit', labels: { [AGGREGATE_TO_ADMIN]: 'true' }, aggregateFrom: AGGREGATE_TO_EDIT },
   { name: 'view', labels: { [AGGREGATE_TO_EDIT]: 'true' }, aggregateFrom: AGGREGATE_TO_VIEW },
@@ -86,11 +88,13 @@ const ROLES: RoleSpec[] = [
   },
 ];
 
-const BINDINGS: { name: string; groups: string[] }[] = [
-  { name: 'cluster-admin', groups: [GROUP_MASTERS] },
-  { name: 'system:discovery', groups: [GROUP_AUTHENTICATED] },
-  { name: 'system:basic-user', groups: [GROUP_AUTHENTICATED] },
-  { name: 'system:public-info-viewer', groups: [GROUP_AUTHENTICATED, GROUP_UNAUTHENTICATED] },
+const group = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name });
+const BINDINGS: { name: string; subjects: Record<string, string>[] }[] = [
+  { name: 'cluster-admin', subjects: [group(GROUP_MASTERS)] },
+  { name: 'system:discovery', subjects: [group(GROUP_AUTHENTICATED)] },
+  { name: 'system:basic-user', subjects: [group(GROUP_AUTHENTICATED)] },
+  { name: 'system:public-info-viewer', subjects: [group(GROUP_AUTHENTICATED), group(GROUP_UNAUTHENTICATED)] },
+  { name: 'system:controller:clusterrole-aggregation-controller', subjects: [{ kind: 'ServiceAccount', name: 'clusterrole-aggregation-controller', namespace: 'kube-system' }] },
 ];
 
 function meta(name: string, labels: Record<string, string> = {}): KubeObject['metadata'] {
@@ -119,7 +123,7 @@ export function bootstrapClusterRoleBindings(): KubeObject[] {
     kind: 'ClusterRoleBinding',
     metadata: meta(b.name),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: b.name },
-    subjects: b.groups.map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name })),
+    subjects: b.subjects,
   }));
 }
 
