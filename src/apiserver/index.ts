@@ -167,6 +167,7 @@ function bootstrap(core: ServerCore): void {
 }
 
 export { ServerCore } from './core.ts';
+export { serviceAccountKubeconfig } from './auth/index.ts';
 export type { KubeObject } from './types.ts';
 
 /** Requests Node's HTTP parser rejects still get a Kubernetes Status (400, or 431 for oversized headers). */

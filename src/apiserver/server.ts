@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AuditLog } from './audit.ts';
 import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './auth/types.ts';
+import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
 import type { ServerCore } from './core.ts';
 import { errors } from './errors.ts';
@@ -75,8 +76,9 @@ export class HttpFront {
     const user = this.impersonate(authenticated, req);
     note(info, user);
     for (const i of this.interceptors) await i(user, info);
-    const decision = this.authorizer.authorize(user, info);
-    if (!decision.allowed) throw forbidden(user, info, decision.reason);
+    const attrs = authorizationAttributes(info, url.searchParams);
+    const decision = this.authorizer.authorize(user, attrs);
+    if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
     if (info.isResourceRequest) return this.resource(req, res, info, url.searchParams, user);
     const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (admin) {

@@ -142,6 +142,21 @@ describe('auth over HTTP', () => {
     assert.equal(r.body.status.userInfo.username, BOT);
   });
 
+  it('authorizes a list pinned by fieldSelector=metadata.name as that name (resourceNames rules)', async () => {
+    await call(s, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles', {
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'one-cm' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'], resourceNames: ['cfg'] }] },
+    });
+    await call(s, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings', {
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'bot-one-cm' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-cm' }, subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'team' }] },
+    });
+    const pinned = await call(s, 'GET', '/api/v1/namespaces/team/configmaps?fieldSelector=metadata.name%3Dcfg', { token: botToken });
+    assert.equal(pinned.status, 200);
+    assert.equal(pinned.body.kind, 'ConfigMapList');
+    assert.equal((await call(s, 'GET', '/api/v1/namespaces/team/configmaps', { token: botToken })).status, 403);
+    const other = await call(s, 'GET', '/api/v1/namespaces/team/configmaps?fieldSelector=metadata.name%3Dother', { token: botToken });
+    assert.equal(other.body.message, `configmaps "other" is forbidden: User "${BOT}" cannot list resource "configmaps" in API group "" in the namespace "team"`);
+  });
+
   it('answers SubjectAccessReview and LocalSubjectAccessReview with kube’s reasons and validation', async () => {
     const sar = (spec: unknown, token?: string) => call(s, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { token, body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } });
     const allowed = await sar({ user: 'alice', groups: ['devs'], resourceAttributes: { namespace: 'team', verb: 'impersonate', resource: 'serviceaccounts', name: 'bot' } });
@@ -204,5 +219,25 @@ describe('auth over HTTP', () => {
     const who = await call(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: {} });
     assert.equal(who.body.status.userInfo.username, BOT);
     assert.throws(() => serviceAccountKubeconfig(s, 'team', 'ghost'), /serviceaccounts "ghost" not found/);
+  });
+});
+
+describe('ServiceAccount tokens across a restart with --data-dir', () => {
+  it('keeps working, because the signing key follows the persisted CA', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auth-restart-'));
+    let s = await startApiServer({ port: 0, dataDir: dir });
+    try {
+      await call(s, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'keeper' } } });
+      const token = (await call(s, 'POST', '/api/v1/namespaces/default/serviceaccounts/keeper/token', { body: { spec: {} } })).body.status.token;
+      await s.close();
+      s = await startApiServer({ port: 0, dataDir: dir });
+      const who = await call(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: {} });
+      assert.equal(who.status, 201);
+      assert.equal(who.body.status.userInfo.username, 'system:serviceaccount:default:keeper');
+      assert.equal(s.core.store.list('rbac.authorization.k8s.io/clusterroles').filter((r) => r.metadata.name === 'cluster-admin').length, 1, 'defaults are not duplicated');
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

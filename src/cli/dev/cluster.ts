@@ -2,7 +2,7 @@
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
-import { type KubeObject, Logger, Manager, ensureCrd } from '../../kube/index.ts';
+import { Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';
@@ -40,7 +40,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     return out;
   };
   await step('external CRDs installed', async () => {
-    for (const crd of externalCrds()) await ensureCrd(manager.client, crd as KubeObject as never);
+    for (const crd of externalCrds()) await ensureCrd(manager.client, crd);
   });
   await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
   registerWorkloadSimulators(manager, { logs });

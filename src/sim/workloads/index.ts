@@ -40,6 +40,8 @@ export interface WorkloadSimulatorOptions {
   /** a subset to run (default: all) */
   only?: readonly WorkloadSimulator[];
   logger?: Logger;
+  /** record the Kubernetes events the real components would (default true) */
+  events?: boolean;
   /** the clock (tests) */
   now?: () => number;
 }
@@ -53,7 +55,7 @@ export interface WorkloadSimulators {
 /** registers the workload simulators as controllers of `mgr`; call before `mgr.start()` */
 export function registerWorkloadSimulators(mgr: Manager, opts: WorkloadSimulatorOptions): WorkloadSimulators {
   const log = (opts.logger ?? mgr.log).child({ component: 'sim-workloads' });
-  const recorders = new ComponentRecorders(mgr.client, log);
+  const recorders = new ComponentRecorders(mgr.client, log, opts.events ?? true);
   const sim: SimContext = { mgr, delays: resolveDelays(opts.delays), logs: opts.logs, recorders, log, now: opts.now ?? Date.now };
   const only = new Set(opts.only ?? WORKLOAD_SIMULATORS);
   for (const name of only) if (!WORKLOAD_SIMULATORS.includes(name)) throw new Error(`registerWorkloadSimulators: unknown simulator "${name}" (known: ${WORKLOAD_SIMULATORS.join(', ')})`);

@@ -2,18 +2,21 @@
 // the node as instance, `default-scheduler`, `deployment-controller`, …), so `kubectl describe` shows
 // the same "From" column a real cluster does.
 
-import { AggregatingRecorder, apiEventSink, type KubeClient, type Logger } from '../../kube/index.ts';
+import { AggregatingRecorder, apiEventSink, discardRecorder, type EventRecorder, type KubeClient, type Logger } from '../../kube/index.ts';
 
 export class ComponentRecorders {
   private readonly recorders = new Map<string, AggregatingRecorder>();
 
+  /** `enabled: false` drops every event (benchmarks that measure the controllers, not the simulators) */
   constructor(
     private readonly client: KubeClient,
     private readonly logger: Logger,
+    private readonly enabled = true,
   ) {}
 
   /** the recorder of `component` (and `instance`, e.g. a node name for the kubelet) */
-  for(component: string, instance?: string): AggregatingRecorder {
+  for(component: string, instance?: string): EventRecorder {
+    if (!this.enabled) return discardRecorder;
     const key = `${component}\u0000${instance ?? ''}`;
     let r = this.recorders.get(key);
     if (!r) {

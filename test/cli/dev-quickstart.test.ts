@@ -1,0 +1,80 @@
+// `npm start` as a user runs it: the embedded cluster with simulators converges the quickstart and
+// `--exit-when-ready` exits 0; a second instance on another port and kubeconfig runs beside a first one
+// and real kubectl lists the simulated objects.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { runKubectl } from '../helpers/cluster.ts';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** `npm start -- ARGS`, or the `modelplane dev` command directly (so signals reach it without npm in between) */
+function run(args: string[], viaNpm = true): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const [cmd, pre] = viaNpm ? [NPM, ['start', '--silent', '--']] : [process.execPath, [resolve('bin/modelplane.js'), 'dev']];
+  const env: Record<string, string> = {};
+  const child = spawn(cmd, [...pre, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'warn', ...env }, detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('exit', (code) => r({ code, stdout, stderr })));
+  return { child, done };
+}
+
+async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
+  const start = Date.now();
+  while (!existsSync(path)) {
+    if (Date.now() - start > timeoutMs) throw new Error(`${path} not written within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
+
+describe('npm start (modelplane dev)', () => {
+  it('converges the quickstart and exits 0 with --exit-when-ready; a second instance runs beside it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-'));
+    const first = run(['--port', '0', '--kubeconfig', join(dir, 'a.kubeconfig')], false);
+    try {
+      await waitForFile(join(dir, 'a.kubeconfig'));
+      const second = run(['--port', '0', '--kubeconfig', join(dir, 'b.kubeconfig'), '--exit-when-ready', '--timeout', '60']);
+      const result = await second.done;
+      assert.equal(result.code, 0, `exit code; stdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-2000)}`);
+      assert.match(result.stdout, /Every example is Ready/);
+      assert.match(result.stdout, /InferenceService quickstart\/qwen-small: Ready/);
+
+      // the first instance is still serving, with its own simulated cluster
+      const k = (args: string[]) => runKubectl(['--kubeconfig', join(dir, 'a.kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args]);
+      const nodes = await k(['get', 'nodes', '-o', 'name']);
+      assert.equal(nodes.code, 0, nodes.stderr);
+      assert.equal(nodes.stdout.trim().split('\n').length, 6, 'two CPU, two NVIDIA and two AMD nodes');
+      const amd = await k(['get', 'nodes', '-l', 'amd.com/gpu.device-id=74a1', '-o', 'jsonpath={.items[*].status.allocatable.amd\\.com/gpu}']);
+      assert.equal(amd.stdout, '8 8');
+      const gw = await k(['get', 'gateway', '-n', 'gateways', 'inference-gateway', '-o', 'jsonpath={.spec.gatewayClassName}']);
+      assert.equal(gw.stdout, 'modelplane-sim');
+      const sc = await k(['get', 'storageclass', '-o', 'name']);
+      assert.match(sc.stdout, /storageclass.storage.k8s.io\/standard/);
+      let pods = '';
+      for (let i = 0; i < 100 && !/Running/.test(pods); i++) {
+        pods = (await k(['get', 'pods', '-n', 'quickstart'])).stdout;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.match(pods, /hello-web-[a-z0-9]+-[a-z0-9]{5}\s+1\/1\s+Running/);
+      assert.match(pods, /qwen-small-predictor-/);
+      killGroup(first.child, 'SIGINT');
+      assert.equal((await first.done).code, 0, 'Ctrl-C stops everything cleanly');
+    } finally {
+      killGroup(first.child, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
