@@ -81,7 +81,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   const auth = new AuthStack(core, { signingSeed: ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
   core.admission = auth.guardAdmission(core.admission);
-  await auth.start();
+  auth.start();
   const tokens = auth.tokens;
   const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');
   if (opts.dataDir && !state?.adminToken) saveServerIdentity(opts.dataDir, { adminToken });

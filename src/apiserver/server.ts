@@ -1,7 +1,7 @@
 // The HTTP front: authentication, authorization, fault hooks, routing to discovery/OpenAPI/resource
 // handlers, error shaping and the audit record of every request. Never lets an exception escape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AuditLog } from './audit.ts';
+import type { AuditLog } from './audit.ts';
 import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './auth/types.ts';
 import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
@@ -60,7 +60,11 @@ export class HttpFront {
         ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
       });
     };
-    this.serve(req, res, (i, u) => ((info = i), (user = u)))
+    const note = (i: RequestInfo, u?: UserInfo) => {
+      info = i;
+      user = u;
+    };
+    this.serve(req, res, note)
       .then(finish)
       .catch((err: unknown) => finish(writeError(res, err)));
   };

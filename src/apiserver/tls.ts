@@ -6,7 +6,7 @@ import * as x509 from '@peculiar/x509';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-// biome-ignore lint/suspicious/noExplicitAny: @peculiar/x509 types the provider with the DOM Crypto type
+// @peculiar/x509 types the provider with the DOM Crypto type, which Node's webcrypto implements
 x509.cryptoProvider.set(webcrypto as any);
 
 const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { ApiServer } from '../apiserver/index.ts';
 import { Logger } from '../kube/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
@@ -58,7 +59,7 @@ async function runDev(opts: DevOptions): Promise<void> {
   const common = { port, log, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
   let cluster: DevCluster | undefined;
   let stopServer: () => Promise<void>;
-  let server;
+  let server: ApiServer;
   if (opts.only === 'apiserver') {
     server = await startApiServerOnly(common);
     stopServer = () => server!.close();

@@ -44,10 +44,10 @@ let auth: AuthStack;
 const can = (u: UserInfo, a: AuthzAttributes) => auth.rbac.authorize(u, a).allowed;
 
 describe('RBAC authorizer', () => {
-  before(async () => {
+  before(() => {
     core = new ServerCore();
     auth = new AuthStack(core, { signingSeed: 'test-seed' });
-    await auth.start();
+    auth.start();
   });
   after(() => auth.stop());
 
@@ -137,10 +137,10 @@ describe('RBAC authorizer', () => {
 });
 
 describe('ClusterRole aggregation', () => {
-  before(async () => {
+  before(() => {
     core = new ServerCore();
     auth = new AuthStack(core, { signingSeed: 'test-seed' });
-    await auth.start();
+    auth.start();
   });
   after(() => auth.stop());
 

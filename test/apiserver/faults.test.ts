@@ -56,7 +56,7 @@ describe('fault injection', () => {
   });
 
   it('rejects writes with 409 Conflict', async () => {
-    const id = s.faults.add({ resources: ['configmaps'], conflict: true });
+    s.faults.add({ resources: ['configmaps'], conflict: true });
     const r = await raw(s, 'PATCH', `${CMS}/f-500`, { data: { a: 'b' } }, { contentType: 'application/merge-patch+json' });
     assert.equal(r.status, 409);
     assert.equal(r.json().reason, 'Conflict');

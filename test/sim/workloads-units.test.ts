@@ -11,6 +11,8 @@ import { formatIndexes } from '../../src/sim/workloads/jobs.ts';
 import type { Deployment, Node, Pod, ReplicaSet } from '../../src/sim/workloads/kinds.ts';
 import { PodIpAllocator } from '../../src/sim/workloads/kubelet.ts';
 import { PodLogStore } from '../../src/sim/workloads/pod-logs.ts';
+import { ComponentRecorders } from '../../src/sim/workloads/recorders.ts';
+import { discardRecorder, KubeClient, Logger, type Transport } from '../../src/kube/index.ts';
 import { advance, type LogSink, newPodRun, nextDue, type PodRun } from '../../src/sim/workloads/pod-run.ts';
 import { podPhase, podStatus } from '../../src/sim/workloads/pod-status.ts';
 import { equalTemplates, templateHash } from '../../src/sim/workloads/pod-template.ts';
@@ -122,6 +124,13 @@ describe('rolling updates (kube arithmetic)', () => {
     assert.equal(progressing?.lastTransitionTime, '2026-01-01T00:00:00Z', 'status stayed True: transition time kept');
     assert.equal(done.status.unavailableReplicas, undefined);
     assert.equal(done.recheckAfter, undefined);
+
+    const quota = { ...rs('d-abc', 2, 0, '1'), status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True' as const, reason: 'FailedCreate', message: 'pods "d-abc-x" is forbidden: exceeded quota' }] } };
+    const failing = deploymentStatus({ d, newRS: quota, all: [quota], created: false, now });
+    assert.deepEqual(
+      failing.status.conditions?.filter((c) => c.type === 'ReplicaFailure').map((c) => [c.status, c.reason, c.message]),
+      [['True', 'FailedCreate', 'pods "d-abc-x" is forbidden: exceeded quota']],
+    );
 
     const stuck = deploymentStatus({ d: { ...d, status: fresh.status }, newRS: rs('d-abc', 2, 0, '1'), all: [rs('d-abc', 2, 0, '1')], created: false, now: now + 601_000 });
     const timedOut = stuck.status.conditions?.find((c) => c.type === 'Progressing');
@@ -286,5 +295,17 @@ describe('PodIpAllocator', () => {
     assert.equal(ranges.size, 4);
     assert.ok(ranges.has('10.244.9'));
     assert.equal(a.allocate(node('old')), '10.244.9.3', 'addresses next to adopted ones');
+  });
+});
+
+describe('ComponentRecorders', () => {
+  it('reports as the component (one recorder per component and instance), or drops events when disabled', () => {
+    const client = new KubeClient({} as Transport);
+    const quiet = new Logger({}, 'silent');
+    const on = new ComponentRecorders(client, quiet);
+    assert.equal(on.for('kubelet', 'node-1'), on.for('kubelet', 'node-1'));
+    assert.notEqual(on.for('kubelet', 'node-1'), on.for('kubelet', 'node-2'));
+    assert.notEqual(on.for('kubelet', 'node-1'), discardRecorder);
+    assert.equal(new ComponentRecorders(client, quiet, false).for('kubelet', 'node-1'), discardRecorder);
   });
 });

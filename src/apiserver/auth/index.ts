@@ -86,10 +86,10 @@ export class AuthStack {
   }
 
   /** Creates the default RBAC policy where missing, follows RBAC writes, fills in aggregated roles. */
-  async start(): Promise<void> {
+  start(): void {
     ensureBootstrapPolicy(this.core.store);
     this.rbac.start();
-    await this.aggregator.start();
+    this.aggregator.start();
   }
 
   stop(): void {

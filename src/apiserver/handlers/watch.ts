@@ -71,7 +71,7 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
       if (done) return;
       done = true;
       unsubscribe?.();
-      for (const t of timers) clearTimeout(t), clearInterval(t);
+      for (const t of timers) clearTimeout(t);
       watches.open.delete(handle);
       if (graceful) res.end();
       else res.destroy();

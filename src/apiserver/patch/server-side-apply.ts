@@ -2,7 +2,7 @@
 // does them (see field-manager.ts for the merge/ownership rules). This file is the request-facing
 // part: input checks, decoding the live managedFields, turning conflicts into the 409 kubectl
 // prints, and kubectl's client-side-apply interop (the last-applied annotation).
-import { ApiError, errors, type StatusCause } from '../errors.ts';
+import { type ApiError, errors, type StatusCause } from '../errors.ts';
 import { type ApplyOutcome, ApplyConflicts, applyOnce, type FieldManagerContext, recordWrite } from './field-manager.ts';
 import { type FieldSet, pathString } from './fieldpath.ts';
 import { clone, goJson, goQuoteString, isObject, type JsonObject } from './json-value.ts';

@@ -9,7 +9,7 @@ import { defaultCrd } from '../schema/index.ts';
 import type { TypeStrategy } from '../objects/strategy.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
-import { ClusterIpAllocator } from './cluster-ip.ts';
+import type { ClusterIpAllocator } from './cluster-ip.ts';
 
 export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): TypeStrategy {
   const isCrd = rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition';

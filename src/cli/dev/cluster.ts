@@ -2,7 +2,7 @@
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
-import { Logger, Manager, ensureCrd } from '../../kube/index.ts';
+import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';

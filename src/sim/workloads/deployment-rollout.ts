@@ -116,6 +116,13 @@ export function counts(d: Deployment, newRS: ReplicaSet | undefined, all: readon
   };
 }
 
+/** a ReplicaSet's ReplicaFailure (pods cannot be created) is surfaced on the Deployment */
+function replicaFailure(all: readonly ReplicaSet[], live: readonly WorkloadCondition[] | undefined, now: number): WorkloadCondition[] {
+  const failed = all.map((rs) => rs.status?.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True')).find((c) => c !== undefined);
+  if (!failed) return [];
+  return [keepTimes({ type: 'ReplicaFailure', status: 'True', reason: failed.reason ?? 'FailedCreate', message: failed.message ?? '' }, live, now, { update: true })];
+}
+
 export interface StatusInput {
   d: Deployment;
   newRS: ReplicaSet | undefined;
@@ -183,7 +190,7 @@ export function deploymentStatus(input: StatusInput): { status: NonNullable<Depl
       unavailableReplicas: c.unavailableReplicas,
       collisionCount: old.collisionCount,
     }),
-    conditions: [availableCond, ...(progressing ? [progressing] : [])],
+    conditions: [availableCond, ...(progressing ? [progressing] : []), ...replicaFailure(all, live, now)],
   };
   return { status, ...(recheckAfter !== undefined ? { recheckAfter: Math.max(1, recheckAfter) } : {}) };
 }

@@ -4,9 +4,9 @@
 
 import { controllerOf, isNotFound, needsApply, type Selector, selectorFromObject } from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
-import { type Pod, Pods, type ReplicaSet, ReplicaSets } from './kinds.ts';
+import { type Pod, Pods, ReplicaSets } from './kinds.ts';
 import { podFromTemplate } from './pod-template.ts';
-import { availableIn, isActive, isPodReady, omitZero, parseTime } from './util.ts';
+import { availableIn, isActive, isPodReady, keepTimes, omitZero, parseTime } from './util.ts';
 
 const FIELD_MANAGER = 'replicaset-controller';
 /** kube creates pods in slow-start batches; this bounds one reconcile's burst */
@@ -53,16 +53,17 @@ export function registerReplicaSets(sim: SimContext): void {
       const active = all.filter((p) => isActive(p) && !deleted.has(p.metadata.uid ?? ''));
       const want = rs.spec.replicas ?? 1;
 
+      let createError: unknown;
       if (active.length < want) {
         const n = Math.min(want - active.length, MAX_BURST);
-        for (let i = 0; i < n; i++) {
+        for (let i = 0; i < n && createError === undefined; i++) {
           try {
             const created = await ctx.client.create(podFromTemplate(rs, rs.spec.template));
             active.push(created);
             recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
           } catch (err) {
+            createError = err;
             recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
-            throw err;
           }
         }
       } else if (active.length > want) {
@@ -98,15 +99,24 @@ export function registerReplicaSets(sim: SimContext): void {
           observedGeneration: rs.metadata.generation,
         }),
       };
-      const desired = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: req.name, namespace: req.namespace }, status };
-      const live = (await ctx.cache.get(ReplicaSets, req.name, req.namespace)) as ReplicaSet | undefined;
-      if (needsApply(desired, live, FIELD_MANAGER, 'status')) {
+      // a failed pod creation (quota, admission) shows as ReplicaFailure until creations succeed again
+      const failure = createError
+        ? [keepTimes({ type: 'ReplicaFailure', status: 'True' as const, reason: 'FailedCreate', message: (createError as Error).message }, rs.status?.conditions, now)]
+        : [];
+      const desired = {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: req.name, namespace: req.namespace },
+        status: { ...status, ...(failure.length > 0 ? { conditions: failure } : {}) },
+      };
+      if (needsApply(desired, rs, FIELD_MANAGER, 'status')) {
         try {
           await ctx.client.applyStatus(desired);
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
       }
+      if (createError) throw createError;
       return Number.isFinite(nextAvailable) ? { requeueAfter: Math.max(1, nextAvailable) } : undefined;
     });
 }

@@ -50,11 +50,10 @@ export class ClusterRoleAggregator {
 
   constructor(private readonly core: ServerCore) {}
 
-  /** Subscribes and performs the first sync; resolves when the aggregated roles are filled in. */
-  async start(): Promise<void> {
+  /** Subscribes and schedules a first sync (idle() tells when it is done). */
+  start(): void {
     this.unsubscribe = this.core.store.watch(RBAC_STORAGE.clusterRoles, this.core.store.currentRv(), () => this.schedule());
     this.schedule();
-    await this.idle();
   }
 
   stop(): void {

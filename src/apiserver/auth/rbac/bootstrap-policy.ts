@@ -2,10 +2,11 @@
 // (plugin/pkg/auth/authorizer/rbac/bootstrappolicy), limited to the ones that matter to an operator and
 // its users: cluster-admin (bound to system:masters), the discovery/basic-user/public-info roles every
 // authenticated user has, and the aggregated user-facing roles admin ⊇ edit ⊇ view.
-import { kubeTime, newUid } from '../../objects/meta.ts';
+import { deepEqual, kubeTime, newUid } from '../../objects/meta.ts';
 import type { ObjectStore } from '../../storage/store.ts';
 import type { KubeObject } from '../../types.ts';
 import { GROUP_AUTHENTICATED, GROUP_MASTERS, GROUP_UNAUTHENTICATED } from '../types.ts';
+import { aggregatedRules } from './aggregation.ts';
 import { RBAC_STORAGE } from './authorizer.ts';
 import type { PolicyRule } from './rules.ts';
 
@@ -132,9 +133,21 @@ export function bootstrapClusterRoleBindings(): KubeObject[] {
  * roles whose autoupdate annotation was turned off; deleted defaults come back, as they do in kube).
  */
 export function ensureBootstrapPolicy(store: ObjectStore): void {
-  for (const role of bootstrapClusterRoles()) {
-    if (!store.get(RBAC_STORAGE.clusterRoles, undefined, role.metadata.name!)) store.commit(RBAC_STORAGE.clusterRoles, 'ADDED', role);
+  const created = bootstrapClusterRoles().filter((r) => !store.get(RBAC_STORAGE.clusterRoles, undefined, r.metadata.name!));
+  // Aggregate before storing, so admin/edit/view are never seen empty and startup writes nothing twice.
+  const pool = [...store.list(RBAC_STORAGE.clusterRoles), ...created];
+  for (let pass = 0, changed = true; changed && pass < pool.length; pass++) {
+    changed = false;
+    for (const role of created) {
+      if (!role.aggregationRule) continue;
+      const rules = aggregatedRules(role, pool);
+      if (!deepEqual(rules, role.rules)) {
+        role.rules = rules;
+        changed = true;
+      }
+    }
   }
+  for (const role of created) store.commit(RBAC_STORAGE.clusterRoles, 'ADDED', role);
   for (const binding of bootstrapClusterRoleBindings()) {
     if (!store.get(RBAC_STORAGE.clusterRoleBindings, undefined, binding.metadata.name!)) store.commit(RBAC_STORAGE.clusterRoleBindings, 'ADDED', binding);
   }
