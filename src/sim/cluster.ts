@@ -15,7 +15,7 @@ export const DEFAULT_NODE_POOL: NodePoolSpec = { cpuNodes: 2, nvidiaNodes: 2, am
 export const SIM_GATEWAY = { namespace: 'gateways', name: 'inference-gateway', className: 'modelplane-sim' };
 export const DEFAULT_STORAGE_CLASS = 'standard';
 
-function node(name: string, labels: Record<string, string>): KubeObject {
+function node(name: string, labels: Record<string, string>, index: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -29,7 +29,7 @@ function node(name: string, labels: Record<string, string>): KubeObject {
         ...labels,
       },
     },
-    spec: { podCIDR: '10.244.0.0/24' },
+    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
   };
 }
 
@@ -64,7 +64,7 @@ export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ 
   const gpus = String(pool.gpusPerNode);
   for (let n = 0; n < pool.cpuNodes; n++) {
     const cap = base;
-    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i), status: nodeStatus(cap, i++) });
   }
   for (let n = 0; n < pool.nvidiaNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1024Gi', 'nvidia.com/gpu': gpus };
@@ -78,7 +78,7 @@ export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ 
       'nvidia.com/cuda.driver.major': '550',
       'feature.node.kubernetes.io/pci-10de.present': 'true',
     };
-    out.push({ node: node(`nvidia-node-${n + 1}`, labels), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`nvidia-node-${n + 1}`, labels, i), status: nodeStatus(cap, i++) });
   }
   for (let n = 0; n < pool.amdNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1536Gi', 'amd.com/gpu': gpus };
@@ -91,7 +91,7 @@ export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ 
       'feature.node.kubernetes.io/amd-gpu': 'true',
       'feature.node.kubernetes.io/pci-1002.present': 'true',
     };
-    out.push({ node: node(`amd-node-${n + 1}`, labels), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`amd-node-${n + 1}`, labels, i), status: nodeStatus(cap, i++) });
   }
   return out;
 }

@@ -197,4 +197,13 @@ describe('workload simulators: scheduler on the API server', () => {
     await waitFor(async () => (await c.admin.get(Pods, 'mine', ns)).spec.nodeName, 'default-scheduler pod bound');
     assert.equal((await c.admin.get(Pods, 'volcano', ns)).spec.nodeName, undefined);
   });
+
+  it('a pod bound to a node that registers later runs once it does', async () => {
+    const ns = await c.namespace('sched-late-node');
+    await c.admin.create(pod('early', ns, { nodeName: 'late-node' }));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await c.admin.get(Pods, 'early', ns)).status?.phase, 'Pending');
+    await c.node('late-node', { cpu: '4', memory: '8Gi', pods: '110' });
+    await waitFor(async () => (await c.admin.get(Pods, 'early', ns)).status?.phase === 'Running', 'pod running on the late node');
+  });
 });

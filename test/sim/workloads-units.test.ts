@@ -226,6 +226,16 @@ describe('kubelet state machine (fake clock)', () => {
     assert.equal(logs.store.get('ns', 'p', 'c'), undefined);
   });
 
+  it('QoS class: Guaranteed, Burstable or BestEffort from cpu and memory, unless the API server set one', () => {
+    const res = (requests: Record<string, string>, limits: Record<string, string>) => testPod({}, { containers: [{ name: 'c', image: 'x', resources: { requests, limits } }] });
+    const qos = (p: Pod) => podStatus(p, newPodRun(p, 0, 'h', 'i'), 0).qosClass;
+    assert.equal(qos(res({ cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })), 'Guaranteed');
+    assert.equal(qos(res({ cpu: '1' }, { cpu: '2', memory: '1Gi' })), 'Burstable');
+    assert.equal(qos(res({}, { 'nvidia.com/gpu': '1' })), 'BestEffort');
+    const set = { ...res({ cpu: '1' }, {}), status: { qosClass: 'BestEffort' } };
+    assert.equal(qos(set), undefined);
+  });
+
   it('init containers run one after another before the app container', () => {
     const pod = testPod({}, { initContainers: [{ name: 'i1', image: 'busybox' }, { name: 'i2', image: 'busybox' }] });
     const run = newPodRun(pod, 0, '10.0.0.1', '10.244.0.2');

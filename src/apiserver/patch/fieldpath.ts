@@ -85,6 +85,47 @@ export function comparePE(a: PathElement, b: PathElement): number {
   return a.index === bi ? 0 : a.index < bi ? -1 : 1;
 }
 
+// kindRank by the token's first character (peToken starts every token with its kind).
+const TOKEN_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+/**
+ * comparePE on set nodes, with shortcuts for the common cases: field tokens share their `f:` prefix,
+ * so they order as their names do, and single-key items with string values order by that value.
+ */
+function compareNodes(a: [string, SetNode], b: [string, SetNode]): number {
+  const ka = a[0][0]!;
+  const kb = b[0][0]!;
+  if (ka !== kb) return TOKEN_RANK[ka]! < TOKEN_RANK[kb]! ? -1 : 1;
+  if (ka === 'f') return compareStrings(a[0], b[0]);
+  if (ka === 'k') {
+    const x = (a[1].pe as { key: Array<[string, Json]> }).key;
+    const y = (b[1].pe as { key: Array<[string, Json]> }).key;
+    if (x.length === 1 && y.length === 1 && x[0]![0] === y[0]![0]) {
+      const vx = x[0]![1];
+      const vy = y[0]![1];
+      if (typeof vx === 'string' && typeof vy === 'string') return compareStrings(vx, vy);
+    }
+  }
+  return comparePE(a[1].pe, b[1].pe);
+}
+
+// Most levels of a set are small; a stable insertion sort there saves Array#sort's call overhead
+// and gives the same order (both are stable).
+const SMALL_SORT = 24;
+
+function insertionSort(a: Array<[string, SetNode]>): Array<[string, SetNode]> {
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareNodes(a[j]!, x) > 0) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = x;
+  }
+  return a;
+}
+
 /** A path element as kube prints it in conflicts: `.spec`, `[name="x"]`, `[=v]`, `[0]`. */
 export function peString(pe: PathElement): string {
   if ('field' in pe) return `.${pe.field}`;
@@ -95,6 +136,22 @@ export function peString(pe: PathElement): string {
 
 export function pathString(path: FieldPath): string {
   return path.map(peString).join('');
+}
+
+/**
+ * A path as a chain from its last element up to the root, each element with its token, so walkers
+ * extend a path without copying it and inserting needs no token encoding. `memo` remembers the node
+ * this path last resolved to in a set under construction (nodes there are only ever added).
+ */
+export interface PathLink {
+  parent: PathLink | undefined;
+  pe: PathElement;
+  tok: string;
+  memo?: { root: FieldSet; node: SetNode };
+}
+
+export function fieldLink(parent: PathLink | undefined, field: string): PathLink {
+  return { parent, pe: { field }, tok: `f:${field}` };
 }
 
 interface SetNode {
@@ -132,6 +189,24 @@ export class FieldSet {
     }
   }
 
+  /** insert() for a linked path; the same set as inserting the path's elements in order. */
+  insertLink(link: PathLink): void {
+    this.nodeAt(link).member = true;
+  }
+
+  private nodeAt(link: PathLink): SetNode {
+    if (link.memo?.root === this) return link.memo.node;
+    const set: FieldSet = link.parent ? (this.nodeAt(link.parent).children ??= new FieldSet()) : this;
+    set.sortedCache = undefined;
+    let node = set.nodes.get(link.tok);
+    if (!node) {
+      node = { pe: link.pe, member: false, children: undefined };
+      set.nodes.set(link.tok, node);
+    }
+    link.memo = { root: this, node };
+    return node;
+  }
+
   has(path: FieldPath): boolean {
     let set: FieldSet | undefined = this;
     for (let i = 0; i < path.length && set; i++) {
@@ -158,7 +233,10 @@ export class FieldSet {
 
   /** Nodes in SMD order. */
   entries(): Array<[string, SetNode]> {
-    this.sortedCache ??= [...this.nodes.entries()].sort((a, b) => comparePE(a[1].pe, b[1].pe));
+    if (!this.sortedCache) {
+      const all = [...this.nodes.entries()];
+      this.sortedCache = all.length > SMALL_SORT ? all.sort(compareNodes) : insertionSort(all);
+    }
     return this.sortedCache;
   }
 

@@ -41,6 +41,16 @@ const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '
 
 /** A string as Go's encoding/json writes it (it escapes <, >, & and the JS line separators). */
 export function goQuote(s: string): string {
+  // Printable ASCII other than `"`, `\`, `<`, `>` and `&` is written as is by both encoders; keys and
+  // values in managedFields almost always are, so they skip JSON.stringify and the escape scan.
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) return quoteEscaped(s);
+  }
+  return `"${s}"`;
+}
+
+function quoteEscaped(s: string): string {
   const q = JSON.stringify(s);
   return HTML_UNSAFE.test(q) ? q.replace(HTML_UNSAFE_ALL, (c) => HTML_ESCAPES[c]!) : q;
 }
@@ -60,6 +70,20 @@ export function goJson(v: Json): string {
 /** Byte-wise string order (Go's strings.Compare on UTF-8), which differs from UTF-16 order only for astral code points. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
+  const n = a.length < b.length ? a.length : b.length;
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Without a surrogate where they first differ (or just before the end of a common prefix), code
+  // unit order is code point order; only strings with astral characters need the slow walk.
+  if (i < n) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if ((ca & 0xf800) !== 0xd800 && (cb & 0xf800) !== 0xd800) return ca < cb ? -1 : 1;
+  } else if (i === 0 || (a.charCodeAt(i - 1) & 0xfc00) !== 0xd800) return a.length < b.length ? -1 : 1;
+  return compareCodePoints(a, b);
+}
+
+function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const ca = a.codePointAt(i)!;

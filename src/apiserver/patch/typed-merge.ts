@@ -2,7 +2,7 @@
 // walker: scalars, atomic maps and atomic lists are leaves; granular maps merge key by key;
 // associative lists (sets and maps with keys) merge item by item, keyed by their path element.
 // When both sides are empty or null the node is a leaf too, which keeps the empty/null distinction.
-import { FieldSet, type FieldPath, type PathElement, peToken, sortKeyFields } from './fieldpath.ts';
+import { FieldSet, fieldLink, type PathElement, type PathLink, peToken, sortKeyFields } from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 import { fieldSchema, type ListSchema, type PatchSchema, type StructSchema, structOfUntyped } from './schema.ts';
 
@@ -177,32 +177,37 @@ export interface Comparison {
 
 export function compareTyped(lhs: Json | undefined, rhs: Json | undefined, s: PatchSchema): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  if (lhs !== undefined || rhs !== undefined) compareNode(lhs, rhs, s, [], c);
+  if (lhs !== undefined || rhs !== undefined) compareNode(lhs, rhs, s, undefined, c);
   return c;
 }
 
-function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, path: FieldPath, c: Comparison): void {
+// The root path is empty and never recorded.
+function record(set: FieldSet, path: PathLink | undefined): void {
+  if (path) set.insertLink(path);
+}
+
+function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, path: PathLink | undefined, c: Comparison): void {
   const v = viewOf(s, l, r);
   if (v.kind === 'leaf' || (isEmptyish(l) && isEmptyish(r))) {
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-    else if (!deepEqual(l, r)) c.modified.insert(path);
+    if (l === undefined) record(c.added, path);
+    else if (r === undefined) record(c.removed, path);
+    else if (!deepEqual(l, r)) record(c.modified, path);
     return;
   }
   if (v.kind === 'map') {
     const lo = isObject(l) ? l : undefined;
     const ro = isObject(r) ? r : undefined;
-    if (lo) for (const k of Object.keys(lo)) compareNode(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), [...path, { field: k }], c);
-    if (ro) for (const k of Object.keys(ro)) if (!lo || !hasOwn(lo, k)) compareNode(undefined, ro[k], fieldSchema(v.s, k), [...path, { field: k }], c);
+    if (lo) for (const k of Object.keys(lo)) compareNode(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), fieldLink(path, k), c);
+    if (ro) for (const k of Object.keys(ro)) if (!lo || !hasOwn(lo, k)) compareNode(undefined, ro[k], fieldSchema(v.s, k), fieldLink(path, k), c);
   } else {
     const left = new Map<string, ListEntry>();
     for (const e of indexList(v.s, l)) if (!e.dup) left.set(e.tok, e);
     const right = new Map<string, ListEntry>();
     for (const e of indexList(v.s, r)) if (!e.dup) right.set(e.tok, e);
-    for (const [tok, e] of left) compareNode(e.value, right.get(tok)?.value, v.s.item, [...path, e.pe], c);
-    for (const [tok, e] of right) if (!left.has(tok)) compareNode(undefined, e.value, v.s.item, [...path, e.pe], c);
+    for (const [tok, e] of left) compareNode(e.value, right.get(tok)?.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
+    for (const [tok, e] of right) if (!left.has(tok)) compareNode(undefined, e.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
   }
   // non-leaf nodes are recorded only when they appear or disappear as a whole
-  if (l === undefined) c.added.insert(path);
-  else if (r === undefined) c.removed.insert(path);
+  if (l === undefined) record(c.added, path);
+  else if (r === undefined) record(c.removed, path);
 }

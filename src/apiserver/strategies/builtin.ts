@@ -51,7 +51,7 @@ function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocat
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name! };
   } else if (key === '/Pod') {
     applyPodAdmissionDefaults(obj);
-    obj.status = { phase: 'Pending', qosClass: 'BestEffort', ...((obj.status as object) ?? {}) };
+    obj.status = { phase: 'Pending', ...((obj.status as object) ?? {}) };
   } else if (key === '/Service') {
     const spec = (obj.spec ?? {}) as Record<string, unknown>;
     if (spec.type !== 'ExternalName' && (spec.clusterIP === undefined || spec.clusterIP === '')) {

@@ -31,7 +31,7 @@ export async function startApiServerOnly(opts: DevClusterOptions): Promise<ApiSe
 export async function startDevCluster(opts: DevClusterOptions): Promise<DevCluster> {
   const server = await startApiServerOnly(opts);
   const logs = new PodLogStore();
-  server.core.logProvider = (ns, pod, container) => logs.get(ns, pod, container ?? '');
+  server.core.logProvider = (ns, pod, container) => logs.get(ns, pod, container);
   const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const started = Date.now();

@@ -102,6 +102,8 @@ export function registerKubelet(sim: SimContext): void {
   const runs = new Map<string, PodRun & { node: string }>();
   const ips = new PodIpAllocator();
   const warned = new Set<string>();
+  // pods bound to a node that does not exist (yet): run them once it appears
+  const awaitingNode = new Map<string, Set<string>>();
 
   const forget = (key: string, ns: string, name: string) => {
     const run = runs.get(key);
@@ -114,6 +116,11 @@ export function registerKubelet(sim: SimContext): void {
   sim.mgr
     .controller('sim-kubelet')
     .for(Pods)
+    .watches(Nodes, (node) => {
+      const keys = awaitingNode.get(node.metadata.name ?? '');
+      awaitingNode.delete(node.metadata.name ?? '');
+      return keys ? [...keys] : [];
+    })
     .withOptions({ concurrency: 8, fieldManager: FIELD_MANAGER })
     .complete(async (req, ctx) => {
       const key = `${req.namespace}/${req.name}`;
@@ -121,8 +128,12 @@ export function registerKubelet(sim: SimContext): void {
       if (!pod || runs.get(key)?.uid !== pod.metadata.uid) forget(key, req.namespace, req.name);
       if (!pod?.spec.nodeName || pod.metadata.deletionTimestamp) return;
       const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
-      // bound to a node that does not exist: no kubelet will ever run it (as on a real cluster)
-      if (!node) return;
+      if (!node) {
+        // no kubelet runs it until the node registers (as on a real cluster)
+        const waiting = awaitingNode.get(pod.spec.nodeName) ?? new Set<string>();
+        awaitingNode.set(pod.spec.nodeName, waiting.add(key));
+        return;
+      }
       const uid = pod.metadata.uid ?? '';
       const sink: LogSink = {
         append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),

@@ -87,7 +87,8 @@ export function podStatus(pod: Pod, run: PodRun, now: number): PodStatus {
     startTime: kubeTime(run.startTime),
     ...(init.length > 0 ? { initContainerStatuses: init.map(containerStatus) } : {}),
     containerStatuses: app.map(containerStatus),
-    qosClass: qosClass(pod),
+    // the API server sets the QoS class at creation and it never changes; only fill it in when missing
+    ...(pod.status?.qosClass ? {} : { qosClass: qosClass(pod) }),
   };
   return out;
 }
