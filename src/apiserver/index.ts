@@ -80,7 +80,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   controllers.start();
 
   const auth = new AuthStack(core, { signingSeed: ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
-  core.admission = auth.guardAdmission(core.admission);
   auth.start();
   const tokens = auth.tokens;
   const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');

@@ -180,3 +180,62 @@ describe('ClusterRole aggregation', () => {
     ]);
   });
 });
+
+describe('RBAC escalation prevention (guardAdmission on the write path)', () => {
+  before(() => {
+    core = new ServerCore();
+    auth = new AuthStack(core, { signingSeed: 'test-seed' });
+    auth.start();
+    core.admission = auth.guardAdmission(core.admission);
+    core.store.commit('/namespaces', 'ADDED', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', uid: 'ns-uid' } });
+    binding('alice-admin', 'team', { kind: 'ClusterRole', name: 'admin' }, [{ kind: 'User', name: 'alice' }]);
+  });
+  after(() => auth.stop());
+
+  const write = (plural: string, namespace: string | undefined, obj: Record<string, unknown>, user: UserInfo = alice) => {
+    const rt = core.registry.byResource('rbac.authorization.k8s.io', plural)!;
+    return core.lifecycle.write({
+      rt, version: 'v1', namespace, candidate: { apiVersion: RBAC, kind: rt.kind, ...obj } as KubeObject,
+      ctx: { user, dryRun: false, fieldValidation: 'Strict', warnings: [] },
+    });
+  };
+  const refused = (message: string) => (e: unknown) => (e as { code?: number }).code === 403 && (e as Error).message === message;
+  const ALICE_GRANTS = 'user "alice" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:';
+
+  it('lets a user write a Role with permissions they hold, and refuses one with more', async () => {
+    await write('roles', 'team', { metadata: { name: 'secret-reader' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] });
+    await assert.rejects(
+      write('roles', 'team', { metadata: { name: 'too-much' }, rules: [{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['get', 'delete'] }] }),
+      refused(`roles.rbac.authorization.k8s.io "too-much" is forbidden: ${ALICE_GRANTS}\n{APIGroups:[""], Resources:["nodes"], Verbs:["get" "delete"]}`),
+    );
+  });
+
+  it('refuses to bind a role the user does not hold, unless they have `bind` on it', async () => {
+    await write('rolebindings', 'team', { metadata: { name: 'bob-view' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    const root = { metadata: { name: 'bob-root' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'User', name: 'bob' }] };
+    await assert.rejects(
+      write('rolebindings', 'team', root),
+      refused(`rolebindings.rbac.authorization.k8s.io "bob-root" is forbidden: ${ALICE_GRANTS}\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}`),
+    );
+    await assert.rejects(
+      write('rolebindings', 'team', { ...root, metadata: { name: 'dangling' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'missing' } }),
+      refused('rolebindings.rbac.authorization.k8s.io "dangling" is forbidden: role.rbac.authorization.k8s.io "missing" not found'),
+    );
+    clusterRole('binder', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['cluster-admin'] }]);
+    binding('alice-binder', 'team', { kind: 'ClusterRole', name: 'binder' }, [{ kind: 'User', name: 'alice' }]);
+    await write('rolebindings', 'team', root);
+  });
+
+  it('lets `escalate` and system:masters write anything, and guards aggregationRule', async () => {
+    const admin = { username: 'root', groups: ['system:masters'] };
+    await write('clusterroles', undefined, { metadata: { name: 'big' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] }, admin);
+    clusterRole('escalator', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['create', 'escalate'] }]);
+    const carol = { username: 'carol', groups: ['system:authenticated'] };
+    binding('carol-escalates', undefined, { kind: 'ClusterRole', name: 'escalator' }, [{ kind: 'User', name: 'carol' }]);
+    await write('clusterroles', undefined, { metadata: { name: 'bigger' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] }, carol);
+    await assert.rejects(
+      write('clusterroles', undefined, { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] }, rules: [] }, alice),
+      refused('clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule'),
+    );
+  });
+});

@@ -15,10 +15,31 @@ export type FieldPath = PathElement[];
 
 export class FieldPathError extends Error {}
 
+// Field names repeat across objects (spec, name, value…); handing out the same token string lets
+// V8 reuse its internalized form when the token becomes a fieldsV1 key, instead of hashing a fresh
+// string each time. Bounded so arbitrary user keys cannot grow it without limit.
+const FIELD_TOKENS = new Map<string, string>();
+const MAX_FIELD_TOKENS = 4096;
+
+/** peToken of `{ field }`. */
+export function fieldToken(field: string): string {
+  let tok = FIELD_TOKENS.get(field);
+  if (tok === undefined) {
+    tok = `f:${field}`;
+    if (FIELD_TOKENS.size >= MAX_FIELD_TOKENS) FIELD_TOKENS.clear();
+    FIELD_TOKENS.set(field, tok);
+  }
+  return tok;
+}
+
 /** The fieldsV1 key of a path element: `f:name`, `k:{"name":"x"}`, `v:"a"`, `i:0`. */
 export function peToken(pe: PathElement): string {
-  if ('field' in pe) return `f:${pe.field}`;
-  if ('key' in pe) return `k:{${pe.key.map(([n, v]) => `${goQuote(n)}:${goJson(v)}`).join(',')}}`;
+  if ('field' in pe) return fieldToken(pe.field);
+  if ('key' in pe) {
+    const k = pe.key;
+    if (k.length === 1) return `k:{${goQuote(k[0]![0])}:${goJson(k[0]![1])}}`;
+    return `k:{${k.map(([n, v]) => `${goQuote(n)}:${goJson(v)}`).join(',')}}`;
+  }
   if ('value' in pe) return `v:${goJson(pe.value)}`;
   return `i:${pe.index}`;
 }
@@ -56,7 +77,7 @@ function parseJson(text: string, token: string): Json {
 }
 
 export function sortKeyFields(fields: Array<[string, Json]>): Array<[string, Json]> {
-  return fields.sort((a, b) => compareStrings(a[0], b[0]));
+  return fields.length < 2 ? fields : fields.sort((a, b) => compareStrings(a[0], b[0]));
 }
 
 function kindRank(pe: PathElement): number {
@@ -151,7 +172,17 @@ export interface PathLink {
 }
 
 export function fieldLink(parent: PathLink | undefined, field: string): PathLink {
-  return { parent, pe: { field }, tok: `f:${field}` };
+  return { parent, pe: { field }, tok: fieldToken(field) };
+}
+
+/** Inserts paths below one member node of a set under construction. */
+export class SubtreeBuilder {
+  constructor(private readonly node: SetNode) {}
+
+  /** Inserts the child `pe` (whose token is `tok`) as a member and returns the builder below it. */
+  member(tok: string, pe: PathElement): SubtreeBuilder {
+    return new SubtreeBuilder(FieldSet.memberNode(FieldSet.childrenOf(this.node), tok, pe));
+  }
 }
 
 interface SetNode {
@@ -194,6 +225,35 @@ export class FieldSet {
     this.nodeAt(link).member = true;
   }
 
+  /**
+   * Inserts a path and returns a builder for paths below it, for walkers that record a whole
+   * subtree (the same set as inserting each of its paths).
+   */
+  insertSubtree(link: PathLink): SubtreeBuilder {
+    const node = this.nodeAt(link);
+    node.member = true;
+    return new SubtreeBuilder(node);
+  }
+
+  /** The child set of a node, created on first use (for SubtreeBuilder). */
+  static childrenOf(node: SetNode): FieldSet {
+    if (node.children) {
+      node.children.sortedCache = undefined;
+      return node.children;
+    }
+    return (node.children = new FieldSet());
+  }
+
+  /** Inserts one element as a member of this set, returning its node (for SubtreeBuilder). */
+  static memberNode(set: FieldSet, tok: string, pe: PathElement): SetNode {
+    let node = set.nodes.get(tok);
+    if (!node) {
+      node = { pe, member: true, children: undefined };
+      set.nodes.set(tok, node);
+    } else node.member = true;
+    return node;
+  }
+
   private nodeAt(link: PathLink): SetNode {
     if (link.memo?.root === this) return link.memo.node;
     const set: FieldSet = link.parent ? (this.nodeAt(link.parent).children ??= new FieldSet()) : this;
@@ -234,7 +294,9 @@ export class FieldSet {
   /** Nodes in SMD order. */
   entries(): Array<[string, SetNode]> {
     if (!this.sortedCache) {
-      const all = [...this.nodes.entries()];
+      // (a for-of copy: spreading a Map iterator is several times slower for the small levels most sets have)
+      const all: Array<[string, SetNode]> = [];
+      for (const e of this.nodes) all.push(e);
       this.sortedCache = all.length > SMALL_SORT ? all.sort(compareNodes) : insertionSort(all);
     }
     return this.sortedCache;

@@ -2,7 +2,7 @@
 // walker: scalars, atomic maps and atomic lists are leaves; granular maps merge key by key;
 // associative lists (sets and maps with keys) merge item by item, keyed by their path element.
 // When both sides are empty or null the node is a leaf too, which keeps the empty/null distinction.
-import { FieldSet, fieldLink, type PathElement, type PathLink, peToken, sortKeyFields } from './fieldpath.ts';
+import { FieldSet, fieldLink, fieldToken, type PathElement, type PathLink, peToken, type SubtreeBuilder, sortKeyFields } from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 import { fieldSchema, type ListSchema, type PatchSchema, type StructSchema, structOfUntyped } from './schema.ts';
 
@@ -187,6 +187,12 @@ function record(set: FieldSet, path: PathLink | undefined): void {
 }
 
 function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, path: PathLink | undefined, c: Comparison): void {
+  // A node only in the new object is added as a whole subtree (most of a create). (Not used for
+  // removals: an undefined entry inside a removed subtree is recorded as added, below.)
+  if (path && l === undefined && r !== undefined) {
+    recordAdded(r, s, c.added.insertSubtree(path));
+    return;
+  }
   const v = viewOf(s, l, r);
   if (v.kind === 'leaf' || (isEmptyish(l) && isEmptyish(r))) {
     if (l === undefined) record(c.added, path);
@@ -210,4 +216,19 @@ function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, p
   // non-leaf nodes are recorded only when they appear or disappear as a whole
   if (l === undefined) record(c.added, path);
   else if (r === undefined) record(c.removed, path);
+}
+
+/**
+ * compareNode for a value only the new object has: every node it walks is added, the leaves as
+ * leaves and the maps and lists after their children, so the subtree is inserted top-down at once.
+ */
+function recordAdded(x: Json | undefined, s: PatchSchema, at: SubtreeBuilder): void {
+  const v = viewOf(s, undefined, x);
+  if (v.kind === 'leaf' || isEmptyish(x)) return;
+  if (v.kind === 'map') {
+    const o = x as JsonObject;
+    for (const k of Object.keys(o)) recordAdded(o[k], fieldSchema(v.s, k), at.member(fieldToken(k), { field: k }));
+  } else {
+    for (const e of indexList(v.s, x)) if (!e.dup) recordAdded(e.value, v.s.item, at.member(e.tok, e.pe));
+  }
 }
