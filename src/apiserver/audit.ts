@@ -14,6 +14,8 @@ export interface AuditEntry {
   code: number;
   latencyMs: number;
   userAgent?: string;
+  /** the authenticated user when the request impersonated `user` */
+  impersonatedBy?: string;
 }
 
 export class AuditLog {

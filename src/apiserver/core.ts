@@ -16,6 +16,7 @@ import { ObjectStore } from './storage/store.ts';
 import { createStrategyProvider } from './strategies/index.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 import type { RequestContext } from './objects/context.ts';
+import type { AdmissionAttributes } from './objects/hooks.ts';
 import type { Deleter } from './objects/deleter.ts';
 import { recordUpdate } from './patch/index.ts';
 
@@ -65,9 +66,13 @@ export class ServerCore {
       namespaceExists: (ns) => this.namespaceExists(ns),
       onDeleted: (rt, obj) => this.notifyDeleted(rt, obj),
       durable: () => this.durable(),
+      builtinValidators: () => this.builtinValidators,
       convert: (rt, objs, v) => this.converter.convert(rt, objs, v),
     });
   }
+
+  /** built-in validating admission plugins, run on every write before the validating webhooks */
+  builtinValidators: Array<(attrs: AdmissionAttributes) => void> = [];
 
   /** replaced by persistence with its flush(); in memory every commit is final at once */
   durable: () => Promise<void> = () => Promise.resolve();

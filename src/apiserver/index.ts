@@ -81,6 +81,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   const auth = new AuthStack(core, { signingSeed: ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
   auth.start();
+  core.builtinValidators.push(auth.escalationCheck);
   const tokens = auth.tokens;
   const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');
   if (opts.dataDir && !state?.adminToken) saveServerIdentity(opts.dataDir, { adminToken });

@@ -8,7 +8,7 @@ import { groupVersion, storageVersion } from '../registry/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
 import type { RequestContext } from './context.ts';
-import type { AdmissionChain, AdmissionOperation } from './hooks.ts';
+import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from './hooks.ts';
 import { deepClone, deepEqual, generateNameSuffix, isPlainObject, kubeTime, newUid, specPartsEqual } from './meta.ts';
 import type { StrategyProvider } from './strategy.ts';
 import { validateMeta } from './validate-meta.ts';
@@ -46,6 +46,8 @@ export interface LifecycleDeps {
   namespaceExists: (ns: string) => boolean;
   /** called after an object is finally removed (GC and namespace cleanup react to it) */
   onDeleted?: (rt: ResourceType, obj: KubeObject) => void;
+  /** built-in validating admission (e.g. RBAC escalation prevention), run before the validating webhooks */
+  builtinValidators?: () => Array<(attrs: AdmissionAttributes) => void>;
   /** resolves once committed writes are durable (persistence); a write is acknowledged only after it */
   durable: () => Promise<void>;
   /** converts objects to another version of their resource (CRD conversion webhooks); default rewrites apiVersion */
@@ -111,6 +113,7 @@ export class Lifecycle {
       if (added.length > 0) causes.push(cause('metadata.finalizers', 'FieldValueForbidden', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
     }
     if (causes.length > 0) throw errors.invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
+    for (const check of this.deps.builtinValidators?.() ?? []) check({ ...attrs, object: obj });
     await admission.validate({ ...attrs, object: obj });
 
     obj.metadata.managedFields = req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
