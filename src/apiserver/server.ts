@@ -50,7 +50,7 @@ export class HttpFront {
       this.audit.record({
         time: new Date().toISOString(),
         user: user?.username ?? 'system:anonymous',
-        ...(user?.impersonatedBy ? { impersonatedBy: user.impersonatedBy.username } : {}),
+        ...((user as AuthUser | undefined)?.impersonatedBy ? { impersonatedBy: (user as AuthUser).impersonatedBy!.username } : {}),
         verb: info?.verb ?? (req.method ?? '').toLowerCase(),
         resource: info?.isResourceRequest ? `${info.resource}${info.subresource ? `/${info.subresource}` : ''}` : (info?.path ?? req.url ?? ''),
         group: info?.group ?? '',
