@@ -11,7 +11,7 @@ import type { ResourceType } from '../registry/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { type ContentTotals, type NamespaceCondition, namespaceConditions } from './namespace-conditions.ts';
-import { WorkQueue, failureReporter } from './queue.ts';
+import { NamespaceKeyedController } from './namespace-keyed-controller.ts';
 import { NAMESPACES, controllerContext, isRaceError, rewrite } from './writes.ts';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
@@ -24,33 +24,16 @@ export interface NamespaceControllerOptions {
 /** Thrown to retry a pass whose deletions failed (the queue backs off). */
 class ContentDeletionFailed extends Error {}
 
-export class NamespaceController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
-  constructor(private readonly core: ServerCore, opts: NamespaceControllerOptions = {}) {
-    this.queue = new WorkQueue((ns) => this.sync(ns), { concurrency: 2, onError: failureReporter('namespace controller', opts.warn ?? console.warn) });
+export class NamespaceController extends NamespaceKeyedController {
+  constructor(core: ServerCore, opts: NamespaceControllerOptions = {}) {
+    super(core, 'namespace controller', 2, opts.warn ?? console.warn);
   }
 
-  start(): void {
-    for (const ns of this.core.store.list(NAMESPACES)) if (ns.metadata.deletionTimestamp) this.queue.add(ns.metadata.name!);
-    this.unsubscribe = this.core.store.watchAll((e) => this.onEvent(e));
+  protected initialKeys(): string[] {
+    return this.core.store.list(NAMESPACES).filter((ns) => ns.metadata.deletionTimestamp).map((ns) => ns.metadata.name!);
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  isIdle(): boolean {
-    return this.queue.isIdle();
-  }
-
-  private onEvent(e: StoredEvent): void {
+  protected onEvent(e: StoredEvent): void {
     try {
       if (e.storageKey === NAMESPACES) {
         if (e.type !== 'DELETED' && e.object.metadata.deletionTimestamp) this.queue.add(e.object.metadata.name!);
@@ -74,7 +57,7 @@ export class NamespaceController {
     return [...byStorage.values()];
   }
 
-  private async sync(name: string): Promise<void> {
+  protected async sync(name: string): Promise<void> {
     const ns = this.core.store.get(NAMESPACES, undefined, name);
     if (!ns?.metadata.deletionTimestamp || !specFinalizers(ns).includes(NAMESPACE_FINALIZER)) return;
     const types = this.namespacedTypes();

@@ -9,7 +9,7 @@ import type { RequestContext } from '../objects/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
-import { WorkQueue, failureReporter } from './queue.ts';
+import { NamespaceKeyedController } from './namespace-keyed-controller.ts';
 import { NAMESPACES, controllerContext } from './writes.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -26,33 +26,16 @@ export interface ServiceAccountControllerOptions {
   warn?: (message: string) => void;
 }
 
-export class ServiceAccountController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
-  constructor(private readonly core: ServerCore, private readonly opts: ServiceAccountControllerOptions) {
-    this.queue = new WorkQueue((ns) => this.sync(ns), { concurrency: 4, onError: failureReporter('serviceaccount controller', opts.warn ?? console.warn) });
+export class ServiceAccountController extends NamespaceKeyedController {
+  constructor(core: ServerCore, private readonly opts: ServiceAccountControllerOptions) {
+    super(core, 'serviceaccount controller', 4, opts.warn ?? console.warn);
   }
 
-  start(): void {
-    for (const ns of this.core.store.list(NAMESPACES)) this.queue.add(ns.metadata.name!);
-    this.unsubscribe = this.core.store.watchAll((e) => this.onEvent(e));
+  protected initialKeys(): string[] {
+    return this.core.store.list(NAMESPACES).map((ns) => ns.metadata.name!);
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  isIdle(): boolean {
-    return this.queue.isIdle();
-  }
-
-  private onEvent(e: StoredEvent): void {
+  protected onEvent(e: StoredEvent): void {
     const { name, namespace } = e.object.metadata;
     if (e.storageKey === NAMESPACES) {
       if (e.type !== 'DELETED') this.queue.add(name!);
@@ -63,7 +46,7 @@ export class ServiceAccountController {
     }
   }
 
-  private async sync(namespace: string): Promise<void> {
+  protected async sync(namespace: string): Promise<void> {
     const ns = this.core.store.get(NAMESPACES, undefined, namespace);
     if (!ns || ns.metadata.deletionTimestamp) return;
     await this.ensureServiceAccount(namespace);
