@@ -51,7 +51,7 @@ function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocat
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name! };
   } else if (key === '/Pod') {
     applyPodAdmissionDefaults(obj);
-    obj.status = { phase: 'Pending', ...((obj.status as object) ?? {}) };
+    obj.status = { phase: 'Pending', qosClass: podQosClass(obj), ...((obj.status as object) ?? {}) };
   } else if (key === '/Service') {
     const spec = (obj.spec ?? {}) as Record<string, unknown>;
     if (spec.type !== 'ExternalName' && (spec.clusterIP === undefined || spec.clusterIP === '')) {
@@ -62,4 +62,26 @@ function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocat
   } else if (key === '/PersistentVolumeClaim') {
     obj.status = { phase: 'Pending', ...((obj.status as object) ?? {}) };
   }
+}
+
+type Resources = { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+
+/** kube's qos.GetPodQOS: Guaranteed when every container limits cpu and memory with requests equal to limits. */
+function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const spec = (pod.spec ?? {}) as { containers?: Array<{ resources?: Resources }>; initContainers?: Array<{ resources?: Resources }> };
+  const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {};
+    const lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const r of ['cpu', 'memory']) {
+      const l = lim[r];
+      const q = req[r] ?? l;
+      if (l === undefined || String(q) !== String(l)) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
 }
