@@ -28,7 +28,8 @@ export class AuditLog {
 
   record(e: AuditEntry): void {
     this.buffer.push(e);
-    if (this.buffer.length > this.maxEntries) this.buffer.splice(0, this.buffer.length - this.maxEntries);
+    // Drop a tenth at a time: trimming one entry per request would copy the whole buffer on every request.
+    if (this.buffer.length > this.maxEntries) this.buffer.splice(0, this.buffer.length - Math.floor(this.maxEntries * 0.9));
     this.stream?.write(`${JSON.stringify(e)}\n`);
   }
 
