@@ -1,0 +1,18 @@
+/** AIMService route paths: JSONPath templates, the seed's normalisation, and template precedence. */
+export { encodeSegment, MAX_ROUTE_PATH_LENGTH, type NormalizeResult, normalizeRoutePath } from './normalize.ts';
+export {
+  MAX_PLACEHOLDER_LENGTH,
+  MAX_TEMPLATE_LENGTH,
+  type PathTemplateError,
+  type PathTemplateResult,
+  renderPathTemplate,
+  validatePathTemplate,
+} from './render.ts';
+export {
+  RUNTIME_CONFIG_PATH_TEMPLATE_FIELD,
+  type RoutedService,
+  type RoutePathResult,
+  type RoutePathSource,
+  resolveServiceRoutePath,
+  SERVICE_PATH_TEMPLATE_FIELD,
+} from './route-path.ts';
