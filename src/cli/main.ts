@@ -1,5 +1,6 @@
 // The `modelplane` command. Each subcommand lives in its own file and registers itself here.
 import { Command } from 'commander';
+import { registerCrds } from './crds.ts';
 import { registerDev } from './dev.ts';
 
 const program = new Command();
@@ -10,5 +11,6 @@ program
   .showHelpAfterError();
 
 registerDev(program);
+registerCrds(program);
 
 await program.parseAsync(process.argv);

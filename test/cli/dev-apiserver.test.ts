@@ -50,7 +50,7 @@ describe('modelplane dev --only apiserver', () => {
   }
 
   it('prints --help for every command', async () => {
-    for (const args of [['--help'], ['dev', '--help']]) {
+    for (const args of [['--help'], ['dev', '--help'], ['crds', '--help']]) {
       const out = await new Promise<string>((resolveOut) => {
         const c = spawn(process.execPath, [resolve('bin/modelplane.js'), ...args]);
         let s = '';

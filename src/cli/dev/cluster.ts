@@ -4,6 +4,7 @@
 import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
+import { allCrds } from '../crds.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';
 
@@ -41,6 +42,9 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   };
   await step('external CRDs installed', async () => {
     for (const crd of externalCrds()) await ensureCrd(manager.client, crd);
+  });
+  await step('modelplane CRDs installed', async () => {
+    for (const crd of allCrds()) await ensureCrd(manager.client, crd);
   });
   await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
   registerWorkloadSimulators(manager, { logs });

@@ -1,0 +1,15 @@
+// The aim.eai.amd.com/v1alpha1 API: zod schemas (types, parsing) and the CRDs generated from them.
+import type { CustomResourceDefinition } from '../../kube/kinds.ts';
+import { clusterModelCrd, modelCrd } from './model.ts';
+import { clusterRuntimeConfigCrd, runtimeConfigCrd } from './runtime-config.ts';
+import { serviceCrd } from './service.ts';
+
+export * from './common.ts';
+export * from './model.ts';
+export * from './runtime-config.ts';
+export * from './service.ts';
+
+/** every CRD of the aim.eai.amd.com group, in install order (configs before their consumers) */
+export function aimCrds(): CustomResourceDefinition[] {
+  return [clusterRuntimeConfigCrd(), runtimeConfigCrd(), clusterModelCrd(), modelCrd(), serviceCrd()];
+}

@@ -1,0 +1,95 @@
+// AIMService: the user's serving request. The catalogue fields behind it (template, caching, overrides,
+// autoscaling) belong to a later issue and are added here as new optional fields when it lands.
+import { z } from 'zod';
+import { crdFromZod } from '../crd-gen/index.ts';
+import {
+  AIM_CATEGORIES,
+  AIM_GROUP,
+  AIM_VERSION,
+  ageColumn,
+  conditionListSchema,
+  envListSchema,
+  localObjectReferenceSchema,
+  resolvedReferenceSchema,
+  resolvedRuntimeConfigSchema,
+  resourceRequirementsSchema,
+} from './common.ts';
+import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
+
+export const MODEL_EXACTLY_ONE_MESSAGE = 'spec.model: exactly one of name (or its alias ref), image or custom must be set';
+
+export const customModelSchema = z.object({
+  baseImage: z.string().min(1),
+  modelSources: z.array(z.looseObject({ name: z.string().optional(), sourceUri: z.string().optional() })).min(1),
+  hardware: z.looseObject({}),
+});
+
+export const serviceModelSchema = z
+  .object({
+    /** an AIMModel in the service's namespace, else an AIMClusterModel */
+    name: z.string().min(1).optional(),
+    /** the seed's examples spell model.name this way; accepted as an alias so they apply unchanged */
+    ref: z.string().min(1).optional(),
+    /** a container image; the controller finds a model with this image or creates one */
+    image: z.string().min(1).optional(),
+    custom: customModelSchema.optional(),
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: '(has(self.name) ? 1 : 0) + (has(self.ref) ? 1 : 0) + (has(self.image) ? 1 : 0) + (has(self.custom) ? 1 : 0) == 1',
+        message: MODEL_EXACTLY_ONE_MESSAGE,
+      },
+    ],
+  });
+
+export const serviceSpecSchema = z.object({
+  model: serviceModelSchema,
+  runtimeConfigName: z.string().optional(),
+  storage: storageConfigSchema.optional(),
+  routing: routingConfigSchema.optional(),
+  env: envListSchema.optional(),
+  replicas: z.int32().min(0).optional(),
+  resources: resourceRequirementsSchema.optional(),
+  imagePullSecrets: z.array(localObjectReferenceSchema).optional(),
+  serviceAccountName: z.string().optional(),
+});
+
+export const SERVICE_STATUSES = ['Pending', 'Starting', 'Running', 'Degraded', 'Failed'] as const;
+
+export const serviceStatusSchema = z.object({
+  observedGeneration: z.number().int().min(0).optional(),
+  status: z.enum(SERVICE_STATUSES).optional(),
+  conditions: conditionListSchema.optional(),
+  resolvedRuntimeConfig: resolvedRuntimeConfigSchema.optional(),
+  resolvedModel: resolvedReferenceSchema.optional(),
+  routing: z.object({ path: z.string().optional() }).optional(),
+});
+
+export type AIMServiceSpec = z.infer<typeof serviceSpecSchema>;
+export type AIMServiceStatus = z.infer<typeof serviceStatusSchema>;
+export type AIMServiceStatusValue = (typeof SERVICE_STATUSES)[number];
+
+export const serviceCrd = () =>
+  crdFromZod({
+    group: AIM_GROUP,
+    kind: 'AIMService',
+    plural: 'aimservices',
+    shortNames: ['aimsvc'],
+    categories: AIM_CATEGORIES,
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: AIM_VERSION,
+        spec: serviceSpecSchema,
+        status: serviceStatusSchema,
+        printerColumns: [
+          { name: 'Status', type: 'string', jsonPath: '.status.status' },
+          { name: 'Model', type: 'string', jsonPath: '.status.resolvedModel.name' },
+          { name: 'Path', type: 'string', jsonPath: '.status.routing.path' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
+          ageColumn,
+        ],
+      },
+    ],
+  });

@@ -1,0 +1,90 @@
+// zod → CustomResourceDefinition. Each API group describes spec and status with zod (which also gives it the
+// TypeScript types and runtime parsing); this builds the CRD object around them with a structural schema.
+import { z } from 'zod';
+import type { CustomResourceDefinition } from '../../kube/kinds.ts';
+import { type JsonSchema, toStructural } from './structural.ts';
+
+export { type JsonSchema, toStructural } from './structural.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+export interface CrdVersionSpec {
+  name: string;
+  /** defaults to true for the first version */
+  storage?: boolean;
+  served?: boolean;
+  spec: z.ZodType;
+  status?: z.ZodType;
+  /** whether `spec` must be present (default true) */
+  specRequired?: boolean;
+  printerColumns?: PrinterColumn[];
+  /** defaults to the status subresource when a status schema is given */
+  subresources?: { status?: Record<string, never>; scale?: Record<string, unknown> };
+}
+
+export interface CrdSpec {
+  group: string;
+  kind: string;
+  plural: string;
+  singular?: string;
+  shortNames?: string[];
+  categories?: string[];
+  scope: 'Namespaced' | 'Cluster';
+  versions: CrdVersionSpec[];
+}
+
+/** One zod schema as a structural OpenAPI v3 schema (input shape, so optional-with-default fields stay optional). */
+export function structuralSchema(schema: z.ZodType): JsonSchema {
+  return toStructural(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'throw' }) as JsonSchema);
+}
+
+export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
+  const singular = spec.singular ?? spec.kind.toLowerCase();
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${spec.plural}.${spec.group}` },
+    spec: {
+      group: spec.group,
+      names: {
+        kind: spec.kind,
+        listKind: `${spec.kind}List`,
+        plural: spec.plural,
+        singular,
+        ...(spec.shortNames?.length ? { shortNames: spec.shortNames } : {}),
+        ...(spec.categories?.length ? { categories: spec.categories } : {}),
+      },
+      scope: spec.scope,
+      versions: spec.versions.map((v, i) => {
+        const properties: JsonSchema = {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: { type: 'object' },
+          spec: withContext(structuralSchema(v.spec), `${spec.kind}.spec`),
+        };
+        if (v.status) properties.status = structuralSchema(v.status);
+        const subresources = v.subresources ?? (v.status ? { status: {} } : undefined);
+        return {
+          name: v.name,
+          served: v.served ?? true,
+          storage: v.storage ?? i === 0,
+          schema: { openAPIV3Schema: { type: 'object', properties, ...((v.specRequired ?? true) ? { required: ['spec'] } : {}) } },
+          ...(subresources ? { subresources } : {}),
+          ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) } : {}),
+        };
+      }),
+    },
+  };
+}
+
+function withContext(schema: JsonSchema, what: string): JsonSchema {
+  if (schema.type !== 'object') throw new Error(`${what}: must be an object schema, got ${String(schema.type)}`);
+  return schema;
+}

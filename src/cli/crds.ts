@@ -1,0 +1,23 @@
+// `modelplane crds`: every CRD modelplane serves, as multi-document YAML for `kubectl apply -f -`.
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { aimCrds } from '../apis/aim/index.ts';
+import type { CustomResourceDefinition } from '../kube/kinds.ts';
+
+/** every CRD of ours, API group by API group */
+export function allCrds(): CustomResourceDefinition[] {
+  return [...aimCrds()];
+}
+
+export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {
+  return crds.map((c) => `---\n${stringify(c, { lineWidth: 0 })}`).join('');
+}
+
+export function registerCrds(program: Command): void {
+  program
+    .command('crds')
+    .description("Print every CustomResourceDefinition modelplane serves, as multi-document YAML (pipe into 'kubectl apply -f -').")
+    .action(() => {
+      process.stdout.write(crdsYaml());
+    });
+}
