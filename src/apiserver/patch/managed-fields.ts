@@ -4,15 +4,9 @@
 import { FieldPathError, FieldSet } from './fieldpath.ts';
 import { goQuote, isObject } from './json-value.ts';
 
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update';
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: 'FieldsV1';
-  fieldsV1?: Record<string, unknown>;
-  subresource?: string;
-}
+import type { ManagedFieldsEntry } from '../types.ts';
+
+export type { ManagedFieldsEntry };
 
 export interface ManagerSet {
   set: FieldSet;

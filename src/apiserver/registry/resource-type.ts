@@ -1,22 +1,11 @@
 // A ResourceType is everything the server knows about one group/resource: its names, scope, versions and
 // subresources. Built-in kinds are declared in builtin-types.ts; custom resources are derived from their
 // CustomResourceDefinition by crd-types.ts. Handlers only ever see this shape.
-import type { JSONSchemaProps } from '../schema/types.ts';
+import type { CustomResourceColumnDefinition, CustomResourceSubresourceScale, JSONSchemaProps } from '../schema/types.ts';
 
-export interface ScaleSubresource {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
-
-export interface PrinterColumn {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
-}
+/** the CRD's shapes serve built-in kinds too */
+export type ScaleSubresource = CustomResourceSubresourceScale;
+export type PrinterColumn = CustomResourceColumnDefinition;
 
 export interface ResourceVersion {
   name: string;
