@@ -2,6 +2,8 @@
 import { Command } from 'commander';
 import { registerCrds } from './crds.ts';
 import { registerDev } from './dev.ts';
+import { registerRbac } from './rbac.ts';
+import { registerRun } from './run.ts';
 
 const program = new Command();
 program
@@ -11,6 +13,8 @@ program
   .showHelpAfterError();
 
 registerDev(program);
+registerRun(program);
 registerCrds(program);
+registerRbac(program);
 
 await program.parseAsync(process.argv);

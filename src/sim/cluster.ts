@@ -1,5 +1,5 @@
 // The simulated cluster's fixed furniture: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
-// device plugins and feature discovery label them), a default StorageClass, and the Gateway the seeds'
+// device plugins and feature discovery label them), a default StorageClass, and the Gateways the seeds'
 // routing examples point at. Applied through the normal client, like any other object.
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 
@@ -13,6 +13,8 @@ export interface NodePoolSpec {
 export const DEFAULT_NODE_POOL: NodePoolSpec = { cpuNodes: 2, nvidiaNodes: 2, amdNodes: 2, gpusPerNode: 8 };
 
 export const SIM_GATEWAY = { namespace: 'gateways', name: 'inference-gateway', className: 'modelplane-sim' };
+/** the KServe gateway seed 000's namespace example routes to; served by the same simulated class */
+export const SIM_KSERVE_GATEWAY = { namespace: 'kgateway-system', name: 'kserve-gateway' };
 export const DEFAULT_STORAGE_CLASS = 'standard';
 
 function node(name: string, labels: Record<string, string>, index: number): KubeObject {
@@ -109,20 +111,24 @@ export function defaultStorageClass(): KubeObject {
 }
 
 export function simGatewayObjects(): KubeObject[] {
+  const gateway = (g: { namespace: string; name: string }): KubeObject[] => [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: g.namespace } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: g.name, namespace: g.namespace },
+      spec: { gatewayClassName: SIM_GATEWAY.className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] },
+    },
+  ];
   return [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SIM_GATEWAY.namespace } },
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'GatewayClass',
       metadata: { name: SIM_GATEWAY.className },
       spec: { controllerName: 'sim.modelplane.io/gateway-controller', description: 'The simulated Gateway API implementation of modelplane dev' },
     },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: SIM_GATEWAY.name, namespace: SIM_GATEWAY.namespace },
-      spec: { gatewayClassName: SIM_GATEWAY.className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] },
-    },
+    ...gateway(SIM_GATEWAY),
+    ...gateway(SIM_KSERVE_GATEWAY),
   ];
 }
 

@@ -1,0 +1,50 @@
+// `modelplane run`: the operator against any cluster (a real one, or `modelplane dev --no-controllers`).
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
+import { startOperator } from '../controllers/operator.ts';
+import { selectControllerSets } from '../controllers/registry.ts';
+import { CONTROLLER_SETS } from '../controllers/sets.ts';
+import { Logger } from '../kube/index.ts';
+import { parsePort } from './options.ts';
+
+interface RunOptions {
+  kubeconfig?: string;
+  controllers?: string;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  httpPort: string;
+  httpHost: string;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run the operator against a cluster: the chosen controllers, with metrics and health probes.')
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
+    .option('--controllers <list>', `comma-separated controller sets to run, or "all" (${CONTROLLER_SETS.map((s) => s.name).join(', ')})`, 'all')
+    .option('--leader-elect', 'run controllers only on the replica holding the lease modelplane-leader')
+    .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
+    .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
+    .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
+    .addHelpText('after', '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)')
+    .action(async (opts: RunOptions) => {
+      const log = new Logger({ component: 'operator' });
+      try {
+        const sets = selectControllerSets(CONTROLLER_SETS, opts.controllers);
+        const mgr = await startOperator({
+          ...(opts.kubeconfig ? { kubeconfig: readFileSync(opts.kubeconfig, 'utf8') } : {}),
+          sets,
+          httpPort: parsePort(opts.httpPort, '--http-port'),
+          httpHost: opts.httpHost,
+          operatorNamespace: operatorNamespaceFromEnv(process.env),
+          log,
+          ...(opts.leaderElect ? { leaderElection: { enabled: true, ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}) } } : {}),
+        });
+        mgr.stopOnSignals();
+      } catch (err) {
+        log.error('operator failed to start', { error: err });
+        process.exit(2);
+      }
+    });
+}

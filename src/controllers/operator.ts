@@ -1,0 +1,38 @@
+// Starts the operator: one Manager (client, cache, metrics/health server, leader election) running the
+// chosen controller sets. `modelplane run` and `modelplane dev` both come through here, so the embedded
+// cluster runs exactly what a real cluster runs.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type KubeClient, type LeaderElectionConfig, type Logger, Manager } from '../kube/index.ts';
+import type { ControllerSet, OperatorEnv } from './registry.ts';
+
+export interface OperatorOptions {
+  /** kubeconfig YAML or a KubeConfig; omitted = in-cluster / default loading rules */
+  kubeconfig?: string | KubeConfig;
+  client?: KubeClient;
+  sets: readonly ControllerSet[];
+  /** the manager name: lease `<name>-leader`, events reported as `<name>.io/<controller>` */
+  name?: string;
+  leaderElection?: LeaderElectionConfig;
+  httpPort?: number;
+  httpHost?: string;
+  operatorNamespace: string;
+  log: Logger;
+}
+
+export async function startOperator(opts: OperatorOptions): Promise<Manager> {
+  const mgr = await Manager.create({
+    ...(opts.client ? { client: opts.client } : opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
+    name: opts.name ?? 'modelplane',
+    logger: opts.log,
+    ...(opts.leaderElection ? { leaderElection: opts.leaderElection } : {}),
+    ...(opts.httpPort !== undefined ? { httpPort: opts.httpPort } : {}),
+    ...(opts.httpHost ? { httpHost: opts.httpHost } : {}),
+  });
+  const env: OperatorEnv = { operatorNamespace: opts.operatorNamespace, log: opts.log };
+  for (const set of opts.sets) {
+    await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });
+  }
+  await mgr.start();
+  opts.log.info('operator started', { controllers: opts.sets.map((s) => s.name), leaderElection: Boolean(opts.leaderElection?.enabled) });
+  return mgr;
+}

@@ -1,0 +1,87 @@
+// RBAC for the operator's processes, generated from what each controller set declares it uses. Every
+// process also needs to write Events and hold its leader-election Lease; those rules are added here, once.
+// The same objects are what deploy/rbac/ holds and what tests run the controllers under (with a
+// ServiceAccount token), so a missing rule fails a test rather than a user's install.
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+export const READ = ['get', 'list', 'watch'] as const;
+/** what server-side apply of owned children needs (create on first apply, patch after; delete for pruned children) */
+export const WRITE = ['create', 'patch', 'update', 'delete'] as const;
+
+export function rule(apiGroup: string, resources: string[], verbs: readonly string[]): PolicyRule {
+  return { apiGroups: [apiGroup], resources: [...resources], verbs: [...verbs] };
+}
+
+/** rules every controller process needs: events, and reading its own namespace's lease */
+export const COMMON_CLUSTER_RULES: readonly PolicyRule[] = [rule('', ['events'], ['create', 'patch', 'update']), rule('events.k8s.io', ['events'], ['create', 'patch', 'update'])];
+export const LEADER_ELECTION_RULES: readonly PolicyRule[] = [rule('coordination.k8s.io', ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch'])];
+
+export interface RbacSubject {
+  /** names the ServiceAccount, ClusterRole and bindings: `modelplane-<name>` */
+  name: string;
+  rules: readonly PolicyRule[];
+}
+
+/** merges rules with the same apiGroups/resources/resourceNames, sorted so the output is stable */
+export function normalizeRules(rules: readonly PolicyRule[]): PolicyRule[] {
+  const byKey = new Map<string, PolicyRule>();
+  for (const r of rules) {
+    for (const group of r.apiGroups) {
+      for (const resource of r.resources) {
+        const key = JSON.stringify([group, resource, r.resourceNames ?? null]);
+        const found = byKey.get(key);
+        if (found) found.verbs = [...new Set([...found.verbs, ...r.verbs])];
+        else byKey.set(key, { apiGroups: [group], resources: [resource], verbs: [...r.verbs], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}) });
+      }
+    }
+  }
+  // then group resources of one API group that ended up with the same verbs
+  const grouped = new Map<string, PolicyRule>();
+  for (const r of byKey.values()) {
+    r.verbs.sort(compareVerbs);
+    const key = JSON.stringify([r.apiGroups[0], r.verbs, r.resourceNames ?? null]);
+    const found = grouped.get(key);
+    if (found) found.resources.push(...r.resources);
+    else grouped.set(key, { ...r, resources: [...r.resources] });
+  }
+  const out = [...grouped.values()];
+  for (const r of out) r.resources.sort();
+  return out.sort((a, b) => a.apiGroups[0]!.localeCompare(b.apiGroups[0]!) || a.resources[0]!.localeCompare(b.resources[0]!));
+}
+
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+function compareVerbs(a: string, b: string): number {
+  return (VERB_ORDER.indexOf(a) + 100 * Number(!VERB_ORDER.includes(a))) - (VERB_ORDER.indexOf(b) + 100 * Number(!VERB_ORDER.includes(b))) || a.localeCompare(b);
+}
+
+/** ServiceAccount, ClusterRole + binding, and the leader-election Role + binding in `namespace` */
+export function rbacObjects(subject: RbacSubject, namespace: string): Array<Record<string, unknown>> {
+  const name = `modelplane-${subject.name}`;
+  const labels = { 'app.kubernetes.io/name': 'modelplane', 'app.kubernetes.io/component': subject.name };
+  const sa = { kind: 'ServiceAccount', name, namespace };
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules: normalizeRules([...COMMON_CLUSTER_RULES, ...subject.rules]) },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [sa],
+    },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: `${name}-leader-election`, namespace, labels }, rules: normalizeRules(LEADER_ELECTION_RULES) },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${name}-leader-election`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${name}-leader-election` },
+      subjects: [sa],
+    },
+  ];
+}

@@ -1,0 +1,40 @@
+// The controller sets `modelplane run --controllers …` can start, each with the RBAC rules it needs. A set is
+// the unit of deployment: one process may run several, a provider runs alone (`modelplane provider`). The
+// rules are the single source for deploy/rbac/ and for the tests that run controllers under their own
+// ServiceAccount, so a set that starts using a new resource must say so here or its tests fail with 403s.
+import type { Logger, Manager } from '../kube/index.ts';
+import type { PolicyRule } from './rbac.ts';
+
+export interface OperatorEnv {
+  /** AIM_SYSTEM_NAMESPACE (default aim-system): where cluster-scoped AIM consumers resolve namespaced configs */
+  operatorNamespace: string;
+  log: Logger;
+}
+
+export interface ControllerSet {
+  /** the name `--controllers` takes */
+  name: string;
+  description: string;
+  register(mgr: Manager, env: OperatorEnv): Promise<unknown>;
+  rules: readonly PolicyRule[];
+}
+
+export class UnknownControllerError extends Error {
+  constructor(unknown: string[], known: readonly string[]) {
+    super(`unknown controller${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')} in --controllers: known ones are ${known.join(', ')}`);
+    this.name = 'UnknownControllerError';
+  }
+}
+
+/** the sets named in a comma-separated list (`all` or empty = every set), in registry order */
+export function selectControllerSets(all: readonly ControllerSet[], list: string | undefined): ControllerSet[] {
+  const names = (list ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0 || names.includes('all')) return [...all];
+  const known = all.map((s) => s.name);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) throw new UnknownControllerError(unknown, known);
+  return all.filter((s) => names.includes(s.name));
+}

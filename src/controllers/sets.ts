@@ -1,0 +1,10 @@
+// Every controller set modelplane ships. CONTROLLER_SETS run in the operator (`modelplane run`);
+// PROVIDER_SETS each run as their own process (`modelplane provider <name>`). Add a set here with its RBAC
+// rules; deploy/rbac and the CLI pick it up.
+import type { ControllerSet } from './registry.ts';
+
+export const CONTROLLER_SETS: readonly ControllerSet[] = [];
+
+export const PROVIDER_SETS: readonly ControllerSet[] = [];
+
+export const ALL_PROCESS_SETS: readonly ControllerSet[] = [...CONTROLLER_SETS, ...PROVIDER_SETS];
