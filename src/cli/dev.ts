@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ApiServer } from '../apiserver/index.ts';
+import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
+import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
 import { Logger } from '../kube/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
@@ -20,6 +22,7 @@ interface DevOptions {
   exitWhenReady?: boolean;
   timeout: string;
   auditLog?: string;
+  controllers: string | false;
 }
 
 export function registerDev(program: Command): void {
@@ -35,6 +38,8 @@ export function registerDev(program: Command): void {
     .option('--exit-when-ready', 'exit 0 once every example is Ready (non-zero after --timeout)')
     .option('--timeout <seconds>', 'how long --exit-when-ready waits', '120')
     .option('--audit-log <file>', 'append one JSON line per API request to this file')
+    .option('--controllers <list>', 'controller sets and providers to run in this process, comma-separated, or "all"', 'all')
+    .option('--no-controllers', 'run no controllers (start them yourself, e.g. `modelplane run` under its own RBAC)')
     .action(async (opts: DevOptions) => {
       await runDev(opts);
     });
@@ -56,7 +61,13 @@ async function runDev(opts: DevOptions): Promise<void> {
   if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
 
   const started = Date.now();
-  const common = { port, log, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
+  let sets: ControllerSet[] = [];
+  try {
+    if (opts.controllers !== false) sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers);
+  } catch (err) {
+    fail(log, (err as Error).message);
+  }
+  const common = { port, log, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
   let cluster: DevCluster | undefined;
   let stopServer: () => Promise<void>;
   let server: ApiServer;

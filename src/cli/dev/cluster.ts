@@ -2,6 +2,10 @@
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
+import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
+import { startOperator } from '../../controllers/operator.ts';
+import type { ControllerSet } from '../../controllers/registry.ts';
+import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
 import { allCrds } from '../crds.ts';
@@ -13,13 +17,23 @@ export interface DevClusterOptions {
   dataDir?: string;
   auditLogFile?: string;
   log: Logger;
+  /** run the operator's controller sets and the providers in this process (default true) */
+  controllers?: boolean;
+  /** which sets to run (default: every operator set and every provider) */
+  sets?: readonly ControllerSet[];
 }
 
 export interface DevCluster {
   server: ApiServer;
+  /** the simulators' manager (admin credentials) */
   manager: Manager;
+  /** the operator and each provider: one manager each, as separate processes would have */
+  operators: Manager[];
   stop(): Promise<void>;
 }
+
+/** namespaces the operator's own objects live in: deploy/'s namespace and the AIM operator namespace */
+export const OPERATOR_NAMESPACES = ['modelplane-system', operatorNamespaceFromEnv(process.env)];
 
 export async function startApiServerOnly(opts: DevClusterOptions): Promise<ApiServer> {
   return startApiServer({
@@ -50,10 +64,25 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   registerWorkloadSimulators(manager, { logs });
   registerOperatorSimulators(manager);
   await step('simulators started', () => manager.start());
+  for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const operators: Manager[] = [];
+  if (opts.controllers !== false) {
+    await step('controllers started', async () => {
+      const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
+      const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
+      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env) };
+      if (core.length > 0) operators.push(await startOperator({ ...common, sets: core, log: opts.log.child({ component: 'operator' }) }));
+      for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
+        operators.push(await startOperator({ ...common, name: `modelplane-${p.name}`, sets: [p], log: opts.log.child({ component: p.name }) }));
+      }
+    });
+  }
   return {
     server,
     manager,
+    operators,
     async stop() {
+      await Promise.all(operators.map((o) => o.stop()));
       await manager.stop();
       await server.close();
     },
