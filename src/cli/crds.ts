@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { aimCrds } from '../apis/aim/index.ts';
+import { kubeairunwayCrds } from '../apis/kubeairunway/index.ts';
 import type { CustomResourceDefinition } from '../kube/kinds.ts';
 
 /** every CRD of ours, API group by API group */
 export function allCrds(): CustomResourceDefinition[] {
-  return [...aimCrds()];
+  return [...aimCrds(), ...kubeairunwayCrds()];
 }
 
 export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {

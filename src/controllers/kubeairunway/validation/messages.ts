@@ -1,0 +1,46 @@
+// The core webhook's messages. The first group is the seed's validation table, word for word: tests and
+// users compare them exactly, as kubectl prints them after `denied the request: `.
+import type { EngineType } from '../../../apis/kubeairunway/index.ts';
+
+export const ENGINE_REQUIRES_GPU: Readonly<Partial<Record<EngineType, string>>> = {
+  vllm: 'vLLM engine requires GPU (set resources.gpu.count > 0)',
+  sglang: 'SGLang engine requires GPU (set resources.gpu.count > 0)',
+  trtllm: 'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)',
+};
+export const DISAGGREGATED_GPU_CONFLICT = 'Cannot specify both resources.gpu and scaling.prefill/decode';
+export const DISAGGREGATED_REQUIRES_SCALING = 'Disaggregated mode requires scaling.prefill and scaling.decode';
+export const DISAGGREGATED_REQUIRES_PREFILL_GPU = 'Disaggregated mode requires scaling.prefill.gpu.count';
+export const DISAGGREGATED_REQUIRES_DECODE_GPU = 'Disaggregated mode requires scaling.decode.gpu.count';
+export const ENGINE_TYPE_REQUIRED = 'engine.type is required';
+export const MODEL_ID_REQUIRED = 'model.id is required when source is huggingface';
+export function providerCrdNotInstalled(name: string): string {
+  return `Provider '${name}' CRD not installed in cluster`;
+}
+
+// Where the seed is silent: the upstream webhook's checks, with messages that name the field.
+export const MAX_GPU_COUNT = 64;
+export const MAX_REPLICAS = 32;
+export const MAX_CPU = '512';
+export const MAX_MEMORY = '4Ti';
+
+export function exceedsMaximum(field: string, value: string | number, max: string | number): string {
+  return `${field} ${value} exceeds maximum allowed (${max})`;
+}
+export function invalidQuantity(field: string, value: unknown): string {
+  return `${field}: invalid resource quantity ${JSON.stringify(value)} (use a Kubernetes quantity such as "4", "500m" or "16Gi")`;
+}
+export const NAME_WITH_DOTS = 'metadata.name must not contain dots: it names the provider resource and its Service (use dashes)';
+export const IMAGE_CONFLICT = 'spec.image and spec.engine.image are both set to different images: set only spec.engine.image';
+export function argInBothPlaces(flag: string): string {
+  return `engine.args key "${flag}" is also passed in engine.extraArgs: set it in one place only`;
+}
+export function invalidArgKey(key: string): string {
+  return `engine.args key "${key}" is invalid: use letters, digits, "_" and "-" without leading dashes (it is rendered as --${key.replace(/^-+/, '')})`;
+}
+export function invalidSecretName(name: string): string {
+  return `secrets.huggingFaceToken must be the name of a Secret in the same namespace (a DNS subdomain), got ${JSON.stringify(name)}`;
+}
+
+export const WARN_SERVED_NAME_CUSTOM = 'model.servedName is ignored when model.source is custom (the image decides the served name)';
+export const WARN_TRUST_REMOTE_CODE = 'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod';
+export const WARN_CONTEXT_LENGTH_TRTLLM = 'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)';

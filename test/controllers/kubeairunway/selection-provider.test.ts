@@ -1,0 +1,200 @@
+// Provider selection: the worked outcomes of reference §1.3 with the shipped InferenceProviderConfigs, plus
+// ties, readiness (status.ready and heartbeat staleness), stickiness, explicit names and bad rules.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BUILTIN_PROVIDERS, type InferenceProviderConfig, type ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
+import { defaultModelDeployment } from '../../../src/controllers/kubeairunway/validation/index.ts';
+import { DEFAULT_PROVIDER_SPECS, defaultProviderConfig, providerReadiness, selectProvider } from '../../../src/controllers/kubeairunway/selection/index.ts';
+
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const fresh = new Date(NOW - 30_000).toISOString();
+
+function ready(config: InferenceProviderConfig, heartbeat = fresh): InferenceProviderConfig {
+  return { ...config, status: { ready: true, version: 'test', lastHeartbeat: heartbeat } };
+}
+const shipped = (names: readonly string[] = BUILTIN_PROVIDERS) => names.map((n) => ready(defaultProviderConfig(n as (typeof BUILTIN_PROVIDERS)[number])));
+
+function custom(name: string, rules: Array<{ condition: string; priority?: number }>, engines = ['vllm']): InferenceProviderConfig {
+  return ready({
+    apiVersion: 'kubeairunway.ai/v1alpha1',
+    kind: 'InferenceProviderConfig',
+    metadata: { name },
+    spec: {
+      capabilities: { engines: engines.map((e) => ({ name: e as 'vllm', servingModes: ['aggregated', 'disaggregated'], gpuSupport: true, cpuSupport: true })) },
+      selectionRules: rules,
+    },
+  });
+}
+
+type Spec = ModelDeployment['spec'];
+const md = (spec: Spec, status?: ModelDeployment['status']) => ({ spec, ...(status ? { status } : {}) });
+/** as stored: after the mutating webhook's defaults */
+const defaulted = (spec: Spec) => defaultModelDeployment({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'x' }, spec });
+
+describe('provider selection: the worked outcomes with every shipped provider ready', () => {
+  const cases: Array<[string, Spec, string, number]> = [
+    ['CPU-only llama.cpp → kaito', { model: { id: 'm' }, engine: { type: 'llamacpp' }, resources: { cpu: '8', memory: '16Gi' }, image: 'runner' }, 'kaito', 100],
+    ['CPU-only llama.cpp without a resources block → kaito', { model: { source: 'custom' }, engine: { type: 'llamacpp' }, image: 'runner' }, 'kaito', 100],
+    ['1 GPU + vllm → dynamo (50)', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }, 'dynamo', 50],
+    ['vllm with no resources gets the default GPU → dynamo', { model: { id: 'm' }, engine: { type: 'vllm' } }, 'dynamo', 50],
+    ['2 GPUs + vllm → kuberay (80 beats 50)', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }, 'kuberay', 80],
+    ['8 GPUs + vllm → kuberay', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 8 } } }, 'kuberay', 80],
+    ['sglang → dynamo', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: { gpu: { count: 1 } } }, 'dynamo', 100],
+    ['trtllm → dynamo', { model: { id: 'm' }, engine: { type: 'trtllm' }, resources: { gpu: { count: 2 } } }, 'dynamo', 100],
+    [
+      'disaggregated vllm → dynamo (90 over kuberay 0)',
+      { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { gpu: { count: 4 } }, decode: { gpu: { count: 2 } } } },
+      'dynamo',
+      90,
+    ],
+    ['1 amd.com/gpu + vllm → aim', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }, 'aim', 200],
+    ['4 amd.com/gpu + vllm → aim (beats kuberay)', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 4, type: 'amd.com/gpu' } } }, 'aim', 200],
+    ['amd.com/gpu + sglang → dynamo (aim serves vllm only)', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }, 'dynamo', 100],
+  ];
+  for (const [name, spec, expected, priority] of cases) {
+    it(name, () => {
+      const r = selectProvider(md(defaulted(spec).spec), shipped(), { now: NOW });
+      assert.equal(r.provider, expected, r.message);
+      assert.equal(r.reason, 'AutoSelected');
+      assert.equal(r.priority, priority);
+      assert.deepEqual(r.skippedRules, [], 'the shipped rules never error');
+      assert.match(r.message, /^matched capabilities: engine=\w+, gpu=(true|false), mode=\w+$/);
+    });
+  }
+
+  it('the shipped rules also stay error-free on specs that were never defaulted', () => {
+    for (const [, spec] of cases) assert.deepEqual(selectProvider(md(spec), shipped(), { now: NOW }).skippedRules, [], JSON.stringify(spec));
+  });
+
+  it('only KAITO installed and 1 GPU vllm → kaito (priority 0 still wins)', () => {
+    const r = selectProvider(md({ model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }), shipped(['kaito']), { now: NOW });
+    assert.deepEqual([r.provider, r.priority], ['kaito', 0]);
+  });
+
+  it('the message reports what was matched', () => {
+    const r = selectProvider(md({ model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }), shipped(), { now: NOW });
+    assert.equal(r.message, 'matched capabilities: engine=vllm, gpu=true, mode=aggregated');
+  });
+});
+
+describe('provider selection: ties, readiness, stickiness and bad rules', () => {
+  const gpu1 = { model: { id: 'm' }, engine: { type: 'vllm' as const }, resources: { gpu: { count: 1 } } };
+
+  it('breaks a tie by the lexicographically smallest name, whatever the list order', () => {
+    for (const order of [['zeta', 'alpha', 'mid'], ['mid', 'zeta', 'alpha']]) {
+      const r = selectProvider(md(gpu1), order.map((n) => custom(n, [{ condition: 'true', priority: 10 }])), { now: NOW });
+      assert.equal(r.provider, 'alpha');
+    }
+    const none = selectProvider(md(gpu1), [custom('b', []), custom('a', [])], { now: NOW });
+    assert.deepEqual([none.provider, none.priority], ['a', 0], 'no rules at all: every candidate at 0, smallest name');
+  });
+
+  it('takes the maximum priority among a provider\'s true rules', () => {
+    const r = selectProvider(md(gpu1), [custom('a', [{ condition: 'true', priority: 60 }]), custom('b', [{ condition: 'true', priority: 10 }, { condition: 'true', priority: 70 }, { condition: 'false', priority: 99 }])], { now: NOW });
+    assert.deepEqual([r.provider, r.priority], ['b', 70]);
+  });
+
+  it('skips providers that are not ready, and says so when none is', () => {
+    const providers = shipped();
+    providers.find((p) => p.metadata.name === 'kuberay')!.status!.ready = false;
+    const r = selectProvider(md({ ...gpu1, resources: { gpu: { count: 2 } } }), providers, { now: NOW });
+    assert.equal(r.provider, 'dynamo', 'kuberay would win with 2 GPUs');
+
+    const down = shipped().map((p) => ({ ...p, status: { ...p.status, ready: false } }));
+    const none = selectProvider(md(gpu1), down, { now: NOW });
+    assert.equal(none.provider, undefined);
+    assert.equal(none.reason, 'NoHealthyProviders');
+    assert.match(none.message, /^no healthy providers available \(aim: status\.ready is not true; /);
+    assert.equal(selectProvider(md(gpu1), [], { now: NOW }).message, 'no healthy providers available (no InferenceProviderConfig registered)');
+  });
+
+  it('treats a stale or missing heartbeat as not ready (threshold is a parameter)', () => {
+    const stale = new Date(NOW - 10 * 60_000).toISOString();
+    const providers = shipped().map((p) => (p.metadata.name === 'dynamo' ? ready(p, stale) : p));
+    assert.equal(selectProvider(md(gpu1), shipped(), { now: NOW }).provider, 'dynamo');
+    assert.equal(selectProvider(md(gpu1), providers, { now: NOW }).provider, 'kaito', 'dynamo (50) is stale: kaito and kuberay tie at 0');
+    assert.equal(selectProvider(md(gpu1), providers, { now: NOW, heartbeatStaleAfterMs: 15 * 60_000 }).provider, 'dynamo', 'within a longer threshold');
+    const noBeat = shipped().map((p) => (p.metadata.name === 'dynamo' ? { ...p, status: { ready: true } } : p));
+    assert.equal(selectProvider(md(gpu1), noBeat, { now: NOW }).provider, 'kaito', 'never sent a heartbeat');
+  });
+
+  it('never offers a vendor-specific provider for another vendor\'s GPUs (capabilities.gpuTypes)', () => {
+    const onlyAimAndKaito = shipped(['aim', 'kaito']);
+    assert.equal(selectProvider(md(gpu1), onlyAimAndKaito, { now: NOW }).provider, 'kaito', 'aim would win the tie at 0 by name');
+    const amd = { ...gpu1, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } };
+    assert.equal(selectProvider(md(amd), onlyAimAndKaito, { now: NOW }).provider, 'aim');
+    const aimDown: InferenceProviderConfig[] = [{ ...defaultProviderConfig('aim'), status: { ready: false } }, ...shipped(['dynamo'])];
+    assert.equal(selectProvider(md(amd), aimDown, { now: NOW }).provider, 'dynamo', 'aim down: another provider takes it');
+  });
+
+  it('reports why a provider is not ready', () => {
+    const p = defaultProviderConfig('dynamo');
+    assert.deepEqual(providerReadiness({ status: { ready: true, lastHeartbeat: fresh } }, NOW), { ready: true });
+    assert.match(providerReadiness({ status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW).reason!, /^heartbeat stale: last at .*, more than 180s ago$/);
+    assert.equal(providerReadiness({ status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW, 300_000).ready, true);
+    assert.equal(providerReadiness({ status: { ready: true } }, NOW).reason, 'no heartbeat (status.lastHeartbeat is unset)');
+    assert.equal(providerReadiness(p, NOW).ready, false, 'no status at all');
+  });
+
+  it('returns NoCompatibleProvider when no ready provider has the engine, GPU/CPU and mode', () => {
+    const r = selectProvider(md({ model: { id: 'm' }, engine: { type: 'trtllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } }), shipped(), { now: NOW });
+    assert.equal(r.reason, 'NoCompatibleProvider');
+    assert.equal(r.message, 'no compatible provider found for this configuration (engine=trtllm, gpu=true, mode=disaggregated)');
+    const cpuVllm = selectProvider(md({ model: { id: 'm' }, engine: { type: 'vllm' }, resources: { cpu: '4' } }), shipped(), { now: NOW });
+    assert.equal(cpuVllm.reason, 'NoCompatibleProvider', 'nobody ships vLLM on CPU');
+  });
+
+  it('is sticky: an earlier choice in status.provider.name is kept even if rules now prefer another', () => {
+    const r = selectProvider(md({ ...gpu1, resources: { gpu: { count: 4 } } }, { provider: { name: 'dynamo', selectedReason: 'matched capabilities: engine=vllm, gpu=true, mode=aggregated' } }), shipped(), { now: NOW });
+    assert.deepEqual([r.provider, r.reason, r.message], ['dynamo', 'PreviouslySelected', 'matched capabilities: engine=vllm, gpu=true, mode=aggregated']);
+    const gone = selectProvider(md(gpu1, { provider: { name: 'kuberay' } }), [], { now: NOW });
+    assert.deepEqual([gone.provider, gone.reason], ['kuberay', 'PreviouslySelected'], 'even when that provider is gone');
+  });
+
+  it('takes spec.provider.name as is (explicit selection), before stickiness', () => {
+    const r = selectProvider(md({ ...gpu1, provider: { name: 'kuberay' } }, { provider: { name: 'dynamo' } }), shipped(), { now: NOW });
+    assert.deepEqual([r.provider, r.reason, r.message], ['kuberay', 'ExplicitSelection', 'explicit provider selection']);
+  });
+
+  it('skips and reports rules that fail to compile, fail to evaluate or are not bool', () => {
+    const providers = [
+      custom('a', [
+        { condition: 'spec.engine.type ==', priority: 100 },
+        { condition: 'spec.nothing.here == 1', priority: 90 },
+        { condition: "'not a bool'", priority: 80 },
+        { condition: 'true', priority: 5 },
+      ]),
+      custom('b', [{ condition: 'spec.resources.gpu.count == 1', priority: 10 }]),
+    ];
+    const r = selectProvider(md(gpu1), providers, { now: NOW });
+    assert.deepEqual([r.provider, r.priority], ['b', 10], 'a sits at 5: its failing rules count for nothing');
+    assert.deepEqual(r.skippedRules.map((s) => [s.provider, s.rule]), [
+      ['a', 'spec.engine.type =='],
+      ['a', 'spec.nothing.here == 1'],
+      ['a', "'not a bool'"],
+    ]);
+    assert.match(r.skippedRules[0]!.error, /^ERROR: <input>:1:/);
+    assert.match(r.skippedRules[1]!.error, /no such key: nothing/);
+    assert.match(r.skippedRules[2]!.error, /must evaluate to a bool/);
+  });
+
+  it('exposes exactly one CEL variable, spec (self is unknown)', () => {
+    const r = selectProvider(md(gpu1), [custom('a', [{ condition: "self.engine.type == 'vllm'", priority: 50 }]), custom('b', [{ condition: "spec.engine.type == 'vllm'", priority: 40 }])], { now: NOW });
+    assert.equal(r.provider, 'b');
+    assert.match(r.skippedRules[0]!.error, /self/);
+  });
+
+  it('sees integers as CEL ints and explicit zeros as present fields', () => {
+    const rules = [{ condition: 'has(spec.scaling) && spec.scaling.replicas == 0 && spec.scaling.replicas + 1 == 1', priority: 10 }];
+    const r = selectProvider(md({ ...gpu1, scaling: { replicas: 0 } }), [custom('zero', rules), custom('other', [])], { now: NOW });
+    assert.deepEqual([r.provider, r.skippedRules], ['zero', []]);
+  });
+
+  it('ships a rule for every built-in provider, and capabilities that never offer vLLM on CPU', () => {
+    for (const name of BUILTIN_PROVIDERS) assert.ok((DEFAULT_PROVIDER_SPECS[name].selectionRules ?? []).length > 0, name);
+    for (const name of BUILTIN_PROVIDERS) {
+      const vllm = DEFAULT_PROVIDER_SPECS[name].capabilities?.engines?.find((e) => e.name === 'vllm');
+      assert.equal(vllm?.cpuSupport, false, name);
+    }
+  });
+});
