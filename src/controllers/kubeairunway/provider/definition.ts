@@ -1,0 +1,45 @@
+// What a provider is, as data and pure functions. The provider skeleton (this folder) turns any
+// ProviderDefinition into a controller set with the seed's lifecycle: selection filter, finalizer with the
+// 5-minute cleanup timeout, pause, compatibility, transform + overrides + labels + ownerReference, drift
+// revert, identity-field recreation and status mapping written with server-side apply under the provider's
+// own field manager. Each provider (../providers/<name>/) supplies only what differs; its compatibility rules
+// and documented overrides live with the admission logic in ../validation/ (keyed by provider name).
+import type { InferenceProviderConfigSpec, ModelDeployment, ModelDeploymentPhase } from '../../../apis/kubeairunway/index.ts';
+import type { KindRef, KubeObject } from '../../../kube/index.ts';
+
+/** the unified status a provider maps its upstream object to (seed: "Status Mapping") */
+export interface MappedStatus {
+  phase: Exclude<ModelDeploymentPhase, 'Terminating'>;
+  /** extracted from the upstream status when the seed's table says so */
+  message?: string;
+  replicas?: { desired?: number; ready?: number; available?: number };
+  endpoint?: { service: string; port: number };
+}
+
+export interface ProviderDefinition<U extends KubeObject = KubeObject> {
+  /** status.provider.name value, InferenceProviderConfig name, `modelplane provider <name>` */
+  name: string;
+  /** how messages name it: KAITO, Dynamo, KubeRay, AIM */
+  displayName: string;
+  /** the upstream kind it builds (one object per ModelDeployment, same name and namespace) */
+  upstream: KindRef<U>;
+  /** the plural of the upstream kind, for RBAC */
+  upstreamResource: string;
+  version: string;
+  /** registered as its InferenceProviderConfig spec at start (capabilities + CEL selection rules) */
+  config: InferenceProviderConfigSpec;
+  /**
+   * Pure: the desired upstream object for a compatible deployment, WITHOUT ownerReference, the
+   * `kubeairunway.ai/` label propagation, managed-by label or overrides (the skeleton adds those, the same way
+   * for every provider). Throw an Error with a message naming the field when the spec cannot be built.
+   */
+  transform(md: ModelDeployment): U;
+  /**
+   * Pure: spec.provider.overrides translated into the object to deep-merge into the transformed upstream
+   * object (nested maps merge, anything else replaces). Omitted = the overrides are merged as they are.
+   * Dynamo's `routerMode`, for one, is not a DynamoGraphDeployment field and becomes an env var.
+   */
+  overridePatch?(md: ModelDeployment): Record<string, unknown>;
+  /** Pure: the seed's status-mapping table for this provider, message extraction included. */
+  mapStatus(upstream: U, md: ModelDeployment): MappedStatus;
+}
