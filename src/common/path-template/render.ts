@@ -21,6 +21,8 @@ export type PathTemplateResult = { ok: true; path: string } | { ok: false; error
 const PLACEHOLDER = /\{([^{}]*)\}/g;
 // A bracketed, quoted key containing a dot: kubectl re-splits it on the dot and finds nothing.
 const DOTTED_BRACKET_KEY = /\[\s*(['"])([^'"\]]*\.[^'"\]]*)\1\s*\]/g;
+const UNESCAPED_DOT = /(?<!\\)\./;
+const UNESCAPED_DOTS = /(?<!\\)\./g;
 
 interface Placeholder {
   start: number;
@@ -86,7 +88,9 @@ function checkPlaceholder(expression: string): string | undefined {
     return `placeholder is ${expression.length} characters, more than the maximum of ${MAX_PLACEHOLDER_LENGTH}`;
   }
   for (const match of expression.matchAll(DOTTED_BRACKET_KEY)) {
-    const escaped = expression.replace(DOTTED_BRACKET_KEY, (_all, _q, key: string) => `.${key.replaceAll('.', '\\.')}`);
+    // `['org\.example/team']` is already escaped and resolves; only a bare dot is split by kubectl
+    if (!UNESCAPED_DOT.test(match[2]!)) continue;
+    const escaped = expression.replace(DOTTED_BRACKET_KEY, (all, _q, key: string) => (UNESCAPED_DOT.test(key) ? `.${key.replace(UNESCAPED_DOTS, '\\.')}` : all));
     return (
       `placeholder {${expression}}: bracketed key ${match[0]} contains a dot, which Kubernetes JSONPath splits into ` +
       `separate fields (it resolves to nothing); write {${escaped}} instead`

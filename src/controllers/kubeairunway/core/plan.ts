@@ -1,0 +1,91 @@
+// The core controller's decision, pure: validate (again: the webhook may have been bypassed), select a
+// provider, and produce exactly the status fields the core owns in the seed's ownership table —
+// status.provider.{name, selectedReason}, conditions Validated and ProviderSelected — plus `phase: Pending`
+// with a message while the deployment cannot proceed ("the controller will accept the resource and set
+// status.phase: Pending with a descriptive message until validation passes"). Once a provider is selected
+// the core stops asserting phase, and the provider's field manager owns it.
+import {
+  CONDITION_PROVIDER_SELECTED,
+  CONDITION_VALIDATED,
+  type InferenceProviderConfig,
+  type ModelDeployment,
+} from '../../../apis/kubeairunway/index.ts';
+import { type Condition, ConditionManager } from '../../../engine/index.ts';
+import { type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
+import { admissionMessage, defaultModelDeployment, validateModelDeployment } from '../validation/index.ts';
+
+/** the part of ModelDeployment.status the core writes (server-side apply as kubeairunway-core) */
+export interface CoreStatus {
+  phase?: 'Pending';
+  message?: string;
+  provider?: { name: string; selectedReason: string };
+  conditions: Condition[];
+}
+
+export interface CoreInputs {
+  providers: readonly InferenceProviderConfig[];
+  /** whether the upstream API a provider reports in status.upstreamCRDVersion is served */
+  apiServed: (groupVersion: string) => boolean;
+  now: number;
+  heartbeatStaleAfterMs?: number;
+  /** what the core owned before, for stable lastTransitionTimes */
+  previous: Partial<CoreStatus>;
+}
+
+export interface CoreDecision {
+  status: CoreStatus;
+  validation: { ok: boolean; message?: string };
+  selection?: SelectionResult;
+  skippedRules: SkippedRule[];
+  /** no provider could be picked: selection depends on heartbeats, which change with time, not events */
+  retrySelection: boolean;
+}
+
+export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDecision {
+  const cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+  const defaulted = defaultModelDeployment(md);
+  const result = validateModelDeployment(defaulted, undefined, {
+    providers: inputs.providers,
+    providerCrdInstalled: (name) => {
+      const gv = inputs.providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
+      return gv === undefined || inputs.apiServed(gv);
+    },
+  });
+  const status: CoreStatus = { conditions: [] };
+  if (result.errors.length > 0) {
+    const message = admissionMessage(result.errors);
+    cm.markFalse(CONDITION_VALIDATED, 'ValidationFailed', message);
+    status.phase = 'Pending';
+    status.message = message;
+    // a previous choice stays recorded (sticky), but nothing new is selected for an invalid spec
+    if (inputs.previous.provider) status.provider = inputs.previous.provider;
+    keepOrDrop(cm, inputs.previous, CONDITION_PROVIDER_SELECTED);
+    status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
+    return { status, validation: { ok: false, message }, skippedRules: [], retrySelection: false };
+  }
+  cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation');
+
+  const selection = selectProvider(defaulted, inputs.providers, { now: inputs.now, ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}) });
+  if (selection.provider && selection.reason === 'PreviouslySelected' && inputs.previous.provider?.name === selection.provider && cm.isTrue(CONDITION_PROVIDER_SELECTED)) {
+    // our own earlier choice: keep its recorded reason instead of rewriting it as "previously selected"
+    cm.keep(CONDITION_PROVIDER_SELECTED);
+    status.provider = inputs.previous.provider;
+  } else if (selection.provider) {
+    cm.markTrue(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message);
+    status.provider = { name: selection.provider, selectedReason: selection.message };
+  } else {
+    cm.markFalse(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message);
+    status.phase = 'Pending';
+    status.message = selection.message;
+  }
+  status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
+  return { status, validation: { ok: true }, selection, skippedRules: selection.skippedRules, retrySelection: !selection.provider };
+}
+
+function keepOrDrop(cm: ConditionManager, previous: Partial<CoreStatus>, type: string): void {
+  if (!previous.conditions?.some((c) => c.type === type)) cm.delete(type);
+}
+
+function pick(cm: ConditionManager, types: string[]): Condition[] {
+  return types.map((t) => cm.get(t)).filter((c): c is Condition => c !== undefined);
+}

@@ -1,0 +1,128 @@
+// The core controller on the embedded API server: selection through the shipped InferenceProviderConfigs,
+// reconcile-time validation when no webhook is installed (phase Pending with the seed's message),
+// recovery when a provider registers later, a broken selection rule reported by a Warning event, and the
+// status fields it owns under its own field manager.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BUILTIN_PROVIDERS, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import { kubeairunwayCoreSet } from '../../../src/controllers/kubeairunway/core/index.ts';
+import { startOperator } from '../../../src/controllers/operator.ts';
+import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
+import { ensureCrd, KubeClient, Logger, type Manager } from '../../../src/kube/index.ts';
+import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+
+const NS = 'default';
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined && v !== false) return v;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('kubeairunway core controller', { timeout: 90_000 }, () => {
+  let cluster: TestCluster;
+  let admin: KubeClient;
+  let mgr: Manager;
+
+  const register = async (name: (typeof BUILTIN_PROVIDERS)[number]) => {
+    const c = admin.withFieldManager(`${name}-provider`);
+    await c.apply(defaultProviderConfig(name), { force: true });
+    await c.applyStatus({ ...defaultProviderConfig(name), status: { ready: true, version: 'test', lastHeartbeat: new Date().toISOString() } }, { force: true });
+  };
+  const create = (name: string, spec: ModelDeployment['spec'], annotations?: Record<string, string>) =>
+    admin.create({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS, ...(annotations ? { annotations } : {}) }, spec } as ModelDeployment);
+  const get = (name: string) => admin.get(ModelDeployments, name, NS);
+  const selected = (name: string) => waitFor(`${name} to get a provider`, async () => (await get(name)).status?.provider?.name);
+
+  before(async () => {
+    cluster = await startTestCluster();
+    admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
+    for (const p of ['kaito', 'dynamo', 'kuberay'] as const) await register(p);
+    mgr = await startOperator({ kubeconfig: cluster.server.kubeconfigYaml(), sets: [kubeairunwayCoreSet()], operatorNamespace: 'aim-system', log: new Logger({ level: 'error' }) });
+  });
+
+  after(async () => {
+    await mgr?.stop();
+    await cluster?.close();
+  });
+
+  it('selects per the worked outcomes and records why', async () => {
+    await create('cpu', { model: { id: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/ggml-org/llama.cpp:server', resources: { cpu: '4', memory: '8Gi' } });
+    await create('one-gpu', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
+    await create('two-gpu', { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } });
+    assert.equal(await selected('cpu'), 'kaito');
+    assert.equal(await selected('one-gpu'), 'dynamo');
+    assert.equal(await selected('two-gpu'), 'kuberay');
+    const md = await get('two-gpu');
+    assert.equal(md.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.reason, 'AutoSelected');
+    assert.ok(md.status?.provider?.selectedReason);
+    // the core's fields are owned by kubeairunway-core and nothing else was written by it
+    const entry = md.metadata.managedFields?.find((m) => m.manager === 'kubeairunway-core' && m.subresource === 'status');
+    const owned = JSON.stringify(entry?.fieldsV1);
+    assert.match(owned, /"f:name"/);
+    assert.match(owned, /"k:\{\\"type\\":\\"ProviderSelected\\"\}"/);
+    assert.doesNotMatch(owned, /f:replicas|f:endpoint|f:resourceName/);
+  });
+
+  it('validates at reconcile time when no webhook is installed: Pending with the seed message', async () => {
+    await create('bad', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } });
+    const md = await waitFor('bad to be Pending', async () => ((await get('bad')).status?.phase === 'Pending' ? get('bad') : undefined));
+    assert.equal(md.status?.message, 'SGLang engine requires GPU (set resources.gpu.count > 0)');
+    assert.equal(md.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'False');
+    assert.equal(md.status?.provider?.name, undefined);
+    // fixing the spec lets it proceed, and the core stops asserting phase
+    await admin.patch(ModelDeployments, 'bad', NS, { spec: { resources: { gpu: { count: 1 } } } }, 'merge');
+    assert.equal(await selected('bad'), 'dynamo');
+    const fixed = await waitFor('phase to be released', async () => ((await get('bad')).status?.phase === undefined ? get('bad') : undefined));
+    assert.equal(fixed.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'True');
+  });
+
+  it('waits for an explicitly named provider that registers later', async () => {
+    await create('amd', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } }, provider: { name: 'aim' } });
+    const pending = await waitFor('amd to be Pending', async () => ((await get('amd')).status?.phase === 'Pending' ? get('amd') : undefined));
+    assert.match(pending.status?.message ?? '', /aim/);
+    await register('aim');
+    assert.equal(await selected('amd'), 'aim');
+    const md = await get('amd');
+    assert.equal(md.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.reason, 'ExplicitSelection');
+  });
+
+  it('skips a rule that fails to compile and says so in one Warning event', async () => {
+    const c = admin.withFieldManager('third-party');
+    await c.apply(
+      { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'zz-broken' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] }, selectionRules: [{ condition: 'spec.engine.type ==', priority: 1000 }] } } as never,
+      { force: true },
+    );
+    await c.applyStatus({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'zz-broken' }, status: { ready: true, lastHeartbeat: new Date().toISOString() } } as never, { force: true });
+    await waitFor('the provider to be listed', async () => (await admin.list(InferenceProviderConfigs)).items.some((p) => p.metadata.name === 'zz-broken'));
+    await create('rules', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
+    assert.equal(await selected('rules'), 'dynamo');
+    const events = await waitFor('the SelectionRuleSkipped event', async () => {
+      const out = await cluster.k(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=rules,reason=SelectionRuleSkipped', '-o', 'json']);
+      const items = JSON.parse(out).items as Array<{ message: string; count?: number }>;
+      return items.length > 0 ? items : undefined;
+    });
+    assert.equal(events.length, 1);
+    assert.match(events[0]!.message, /zz-broken: selection rule "spec.engine.type ==" was skipped/);
+  });
+
+  it('leaves a paused deployment alone', async () => {
+    await create('paused', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }, { 'kubeairunway.ai/reconcile-paused': 'true' });
+    await sleep(1_000);
+    assert.equal((await get('paused')).status, undefined);
+    await cluster.k(['annotate', '-n', NS, 'md', 'paused', 'kubeairunway.ai/reconcile-paused-']);
+    assert.equal(await selected('paused'), 'dynamo');
+  });
+
+  it('kubectl shows the printer columns', async () => {
+    const out = await cluster.k(['get', 'md', '-n', NS, 'two-gpu']);
+    assert.match(out, /^NAME\s+PHASE\s+PROVIDER\s+ENGINE\s+READY\s+AGE/);
+    assert.match(out, /two-gpu\s+kuberay\s+vllm/);
+  });
+});

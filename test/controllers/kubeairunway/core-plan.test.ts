@@ -1,0 +1,95 @@
+// The core's status decision: validation at reconcile time (webhook bypassed), selection, and only the
+// fields the ownership table gives the core.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BUILTIN_PROVIDERS, type InferenceProviderConfig, type ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
+import { planCoreStatus } from '../../../src/controllers/kubeairunway/core/index.ts';
+import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
+
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const providers = (opts: { stale?: string[]; gv?: Record<string, string> } = {}): InferenceProviderConfig[] =>
+  BUILTIN_PROVIDERS.map((n) => ({
+    ...defaultProviderConfig(n),
+    status: {
+      ready: true,
+      lastHeartbeat: new Date(NOW - (opts.stale?.includes(n) ? 3_600_000 : 10_000)).toISOString(),
+      ...(opts.gv?.[n] ? { upstreamCRDVersion: opts.gv[n] } : {}),
+    },
+  }));
+const md = (spec: ModelDeployment['spec'], status?: ModelDeployment['status']): ModelDeployment => ({
+  apiVersion: 'kubeairunway.ai/v1alpha1',
+  kind: 'ModelDeployment',
+  metadata: { name: 'm', namespace: 'ns', generation: 3 },
+  spec,
+  ...(status ? { status } : {}),
+});
+const inputs = (over: Partial<Parameters<typeof planCoreStatus>[1]> = {}) => ({ providers: providers(), apiServed: () => true, now: NOW, previous: {}, ...over });
+
+describe('planCoreStatus', () => {
+  const cases: Array<{ name: string; md: ModelDeployment; in?: Partial<Parameters<typeof planCoreStatus>[1]>; provider?: string; phase?: string; validated: string; selected?: string; message?: RegExp }> = [
+    { name: '1 GPU vllm → dynamo', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }), provider: 'dynamo', validated: 'True', selected: 'True' },
+    { name: '2 GPU vllm → kuberay', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }), provider: 'kuberay', validated: 'True', selected: 'True' },
+    { name: 'CPU llamacpp → kaito', md: md({ model: { id: 'q' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/ggml-org/llama.cpp:server', resources: { cpu: '4' } }), provider: 'kaito', validated: 'True', selected: 'True' },
+    { name: 'amd.com/gpu → aim', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }), provider: 'aim', validated: 'True', selected: 'True' },
+    {
+      name: 'invalid spec (webhook bypassed) → Pending with the seed message, nothing selected',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 0 } } }),
+      phase: 'Pending',
+      validated: 'False',
+      message: /^vLLM engine requires GPU \(set resources\.gpu\.count > 0\)$/,
+    },
+    { name: 'missing engine.type', md: md({ model: { id: 'q' } }), phase: 'Pending', validated: 'False', message: /engine\.type is required/ },
+    {
+      name: 'explicit provider whose CRD is not served → Pending naming it',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'kaito' } }),
+      in: { providers: providers({ gv: { kaito: 'kaito.sh/v1beta1' } }), apiServed: (gv) => gv !== 'kaito.sh/v1beta1' },
+      phase: 'Pending',
+      validated: 'False',
+      message: /Provider 'kaito' CRD not installed in cluster/,
+    },
+    {
+      name: 'every capable provider stale → Pending, ProviderSelected False',
+      md: md({ model: { id: 'q' }, engine: { type: 'sglang' }, resources: { gpu: { count: 1 } } }),
+      in: { providers: providers({ stale: ['dynamo'] }) },
+      phase: 'Pending',
+      validated: 'True',
+      selected: 'False',
+    },
+    {
+      name: 'sticky: a previous choice is kept even when another would win now',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }, { provider: { name: 'dynamo' } }),
+      provider: 'dynamo',
+      validated: 'True',
+      selected: 'True',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const d = planCoreStatus(c.md, inputs(c.in));
+      assert.equal(d.status.provider?.name, c.provider);
+      assert.equal(d.status.phase, c.phase);
+      const cond = (t: string) => d.status.conditions.find((x) => x.type === t);
+      assert.equal(cond('Validated')?.status, c.validated);
+      assert.equal(cond('ProviderSelected')?.status, c.selected);
+      if (c.message) assert.match(d.status.message ?? '', c.message);
+      // the core never writes provider-owned fields
+      assert.deepEqual(Object.keys(d.status).filter((k) => !['phase', 'message', 'provider', 'conditions'].includes(k)), []);
+      assert.ok(d.status.conditions.every((x) => x.observedGeneration === 3));
+    });
+  }
+
+  it('is stable: planning again from its own output changes nothing (no status churn)', () => {
+    const m = md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
+    const first = planCoreStatus(m, inputs());
+    // as the next reconcile sees it: the written status is on the object
+    const written = { ...m, status: { ...first.status } } as ModelDeployment;
+    const second = planCoreStatus(written, inputs({ now: NOW + 60_000, previous: first.status }));
+    assert.deepEqual(second.status, first.status);
+  });
+
+  it('retries selection while nothing can be selected', () => {
+    const d = planCoreStatus(md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }), inputs({ providers: [] }));
+    assert.equal(d.retrySelection, true);
+    assert.equal(d.status.phase, 'Pending');
+  });
+});
