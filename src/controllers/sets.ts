@@ -1,9 +1,11 @@
 // Every controller set modelplane ships. CONTROLLER_SETS run in the operator (`modelplane run`);
 // PROVIDER_SETS each run as their own process (`modelplane provider <name>`). Add a set here with its RBAC
 // rules; deploy/rbac and the CLI pick it up.
+import { aimControllerSet } from './aim/index.ts';
+import { kubeairunwayCoreSet } from './kubeairunway/core/index.ts';
 import type { ControllerSet } from './registry.ts';
 
-export const CONTROLLER_SETS: readonly ControllerSet[] = [];
+export const CONTROLLER_SETS: readonly ControllerSet[] = [aimControllerSet(), kubeairunwayCoreSet()];
 
 export const PROVIDER_SETS: readonly ControllerSet[] = [];
 

@@ -172,7 +172,8 @@ function rollUp(cm: ConditionManager, contributions: readonly Contribution[], er
   for (const category of BLOCKING_PRIORITY) {
     const first = errors.find((e) => e.error.category === category);
     if (!first) continue;
-    cm.markFalse('Ready', BLOCKING_READY_REASON[category]!, describe(first), asError());
+    // the error's own reason (ConfigNotFound, InvalidImageReference, …) says more than its category's
+    cm.markFalse('Ready', first.error.reason || BLOCKING_READY_REASON[category]!, describe(first), asError());
     return 'Failed';
   }
   const infraAfterGrace = grace.infra && !grace.withinGrace;

@@ -58,7 +58,7 @@ describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'aim-model-'));
     const log = new Logger({}, 'silent');
-    dev = await startDevCluster({ port: 0, log });
+    dev = await startDevCluster({ port: 0, log, controllers: false });
     writeFileSync(join(dir, 'kubeconfig'), dev.server.kubeconfigYaml());
     mgr = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'aim-model-test', logger: log, gracefulShutdownMs: 2_000 });
     admin = mgr.client;
@@ -73,15 +73,15 @@ describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runtimeConfigName: missing → ConfigNotFound (Degraded), then Ready once the config is created; other namespaces untouched', async () => {
+  it('runtimeConfigName: missing → ConfigNotFound (Failed), then Ready once the config is created; other namespaces untouched', async () => {
     await apply(nsModel('ml-team', 'qwen', 'missing'));
     await apply(nsModel('team-b', 'qwen', 'missing'));
-    const degraded = await until('ml-team', 'qwen', (m) => m.status?.status === 'Degraded', 'ml-team/qwen Degraded');
+    const degraded = await until('ml-team', 'qwen', (m) => m.status?.status === 'Failed', 'ml-team/qwen Failed');
     assert.equal(cond(degraded, 'Ready')?.reason, 'ConfigNotFound');
     assert.equal(cond(degraded, 'RuntimeConfigReady')?.status, 'False');
     assert.match(cond(degraded, 'RuntimeConfigReady')?.message ?? '', /RuntimeConfig missing not found/);
-    assert.match(await kubectl(['get', 'aimmdl', '-n', 'ml-team']), /qwen\s+Degraded\s+ghcr\.io\/silogen\/aim-dummy:0\.1\.8/);
-    const teamB = await until('team-b', 'qwen', (m) => m.status?.status === 'Degraded', 'team-b/qwen Degraded');
+    assert.match(await kubectl(['get', 'aimmdl', '-n', 'ml-team']), /qwen\s+Failed\s+ghcr\.io\/silogen\/aim-dummy:0\.1\.8/);
+    const teamB = await until('team-b', 'qwen', (m) => m.status?.status === 'Failed', 'team-b/qwen Failed');
 
     await apply(nsConfig('ml-team', 'missing'));
     const ready = await until('ml-team', 'qwen', (m) => m.status?.status === 'Ready', 'ml-team/qwen Ready after the config appears');
@@ -92,15 +92,15 @@ describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
     // ml-team's config is not team-b's: team-b's model was not even rewritten
     await sleep(300);
     const teamBAfter = await model('team-b', 'qwen');
-    assert.equal(teamBAfter.status?.status, 'Degraded');
+    assert.equal(teamBAfter.status?.status, 'Failed');
     assert.equal(teamBAfter.metadata.resourceVersion, teamB.metadata.resourceVersion, "team-b's model was not touched");
   });
 
   it('resolvedRuntimeConfig in both scopes, for AIMModel and AIMClusterModel (operator namespace from opts)', async () => {
     await apply(nsModel('team-b', 'shared-user', 'shared'));
     await apply({ apiVersion: API, kind: 'AIMClusterModel', metadata: { name: 'cluster-qwen' }, spec: { image: IMAGE, runtimeConfigName: 'shared' } });
-    await until('team-b', 'shared-user', (m) => m.status?.status === 'Degraded', 'team-b/shared-user waits for its config');
-    await until(undefined, 'cluster-qwen', (m) => m.status?.status === 'Degraded', 'cluster-qwen waits for its config');
+    await until('team-b', 'shared-user', (m) => m.status?.status === 'Failed', 'team-b/shared-user waits for its config');
+    await until(undefined, 'cluster-qwen', (m) => m.status?.status === 'Failed', 'cluster-qwen waits for its config');
 
     await apply(clusterConfig('shared'));
     const clusterUid = JSON.parse(await kubectl(['get', 'aimclrc', 'shared', '-o', 'json'])).metadata.uid;

@@ -1,5 +1,5 @@
 // AIMModel / AIMClusterModel status decisions, pure and through the pipeline on the in-memory cluster:
-// image reference syntax, runtime-config resolution in both scopes, ConfigNotFound → Degraded and
+// image reference syntax, runtime-config resolution in both scopes, ConfigNotFound → Failed and
 // recovery, DefaultConfigNotFound (True, one Normal event), and the pause annotation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -97,12 +97,13 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
   const cases: Case[] = [
     { name: 'no config and none named: default absent is fine', object: model({ image: IMAGE }), configs: [], status: 'Ready', ready: ['True', 'AllComponentsReady'], runtimeConfig: ['True', 'DefaultConfigNotFound'] },
     {
-      name: 'explicit config missing: Degraded, reason ConfigNotFound',
+      name: 'explicit config missing: Failed, reason ConfigNotFound',
       object: model({ image: IMAGE, runtimeConfigName: 'missing' }),
       configs: [nsConfig('missing', 'other-team')],
-      status: 'Degraded',
+      status: 'Failed',
       ready: ['False', 'ConfigNotFound'],
       runtimeConfig: ['False', 'ConfigNotFound'],
+      configValid: ['False', 'ReferenceNotFound'],
       message: /RuntimeConfig missing not found.*in namespace ml-team/,
     },
     {
@@ -145,9 +146,10 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       name: 'cluster model: a namespaced config elsewhere does not count',
       object: clusterModel({ image: IMAGE, runtimeConfigName: 'gpu' }),
       configs: [nsConfig('gpu', 'ml-team')],
-      status: 'Degraded',
+      status: 'Failed',
       ready: ['False', 'ConfigNotFound'],
       runtimeConfig: ['False', 'ConfigNotFound'],
+      configValid: ['False', 'ReferenceNotFound'],
       message: new RegExp(`in namespace ${OP_NS}`),
     },
     {
@@ -155,7 +157,7 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       object: model({ image: 'ghcr.io/Silogen/aim dummy' }),
       configs: [],
       status: 'Failed',
-      ready: ['False', 'InvalidSpec'],
+      ready: ['False', 'InvalidImageReference'],
       runtimeConfig: ['True', 'DefaultConfigNotFound'],
       configValid: ['False', 'InvalidSpec'],
       message: /spec\.image "ghcr\.io\/Silogen\/aim dummy" is not a valid OCI image reference/,
@@ -165,7 +167,7 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       object: clusterModel({ image: 'UPPER', runtimeConfigName: 'nope' }),
       configs: [],
       status: 'Failed',
-      ready: ['False', 'InvalidSpec'],
+      ready: ['False', 'InvalidImageReference'],
       runtimeConfig: ['False', 'ConfigNotFound'],
       configValid: ['False', 'InvalidSpec'],
     },
@@ -181,7 +183,7 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       if (c.ref) assert.deepEqual(status.resolvedRuntimeConfig, c.ref);
       else assert.equal(status.resolvedRuntimeConfig, undefined, 'no ref');
       if (c.configValid) assert.deepEqual([cond('ConfigValid')?.status, cond('ConfigValid')?.reason], c.configValid);
-      else assert.equal(cond('ConfigValid'), undefined, 'no ConfigValid unless the spec is invalid');
+      else assert.equal(cond('ConfigValid'), undefined, 'no ConfigValid unless the spec or a reference is invalid');
       if (c.message) assert.match(cond('Ready')!.message, c.message);
       assert.equal(status.observedGeneration, 1);
     });
@@ -190,18 +192,18 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
   it('ConfigNotFound, then the config is created: recovers with the ref', async () => {
     const fake = new FakeCluster(FM);
     let r = await reconcile(fake, model({ image: IMAGE, runtimeConfigName: 'late' }));
-    assert.equal(r.status.status, 'Degraded');
+    assert.equal(r.status.status, 'Failed');
     fake.put(nsConfig('late', 'ml-team', 'uid-late'));
     await modelPipeline(OP_NS).run(r.after, fake.deps());
     const after = fake.getObject<AIMModel>(API, 'AIMModel', 'qwen', 'ml-team')!;
     r = { ...r, status: after.status as AIMModelStatus };
     assert.equal(r.status.status, 'Ready');
     assert.equal(r.status.resolvedRuntimeConfig?.uid, 'uid-late');
-    // and the config deleted again: the ref goes, the model is Degraded again
+    // and the config deleted again: the ref goes, the model is Failed again
     fake.remove(API, 'AIMRuntimeConfig', 'late', 'ml-team');
     await modelPipeline(OP_NS).run(after, fake.deps());
     const again = fake.getObject<AIMModel>(API, 'AIMModel', 'qwen', 'ml-team')!.status as AIMModelStatus;
-    assert.equal(again.status, 'Degraded');
+    assert.equal(again.status, 'Failed');
     assert.equal(again.resolvedRuntimeConfig, undefined);
   });
 

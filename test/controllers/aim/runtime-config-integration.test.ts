@@ -65,7 +65,7 @@ describe('runtime-config controllers on the dev cluster', { timeout: 60_000 }, (
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'aim-rc-'));
     const log = new Logger({}, 'silent');
-    dev = await startDevCluster({ port: 0, log });
+    dev = await startDevCluster({ port: 0, log, controllers: false });
     writeFileSync(join(dir, 'kubeconfig'), dev.server.kubeconfigYaml());
     mgr = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'aim-rc-test', logger: log, gracefulShutdownMs: 2_000 });
     admin = mgr.client;

@@ -1,21 +1,16 @@
 // What an AIMModel / AIMClusterModel reports, decided from data (pure). For now a model depends on two
 // things: its runtime config (RuntimeConfigReady) and a syntactically valid image reference.
 //
-// A missing explicit config is reported as Degraded with reason ConfigNotFound rather than as a blocking
-// MissingUpstreamDependency (which the engine rolls up to Failed): the seed allows either, and for a model
-// that creates nothing the condition heals on its own when the config appears (the controllers watch both
-// config kinds), so Degraded, "waiting on something outside", is the accurate state. Ready then carries the
-// reason ConfigNotFound, as the seed words it.
+// A missing explicit config is a MissingUpstreamDependency (reason ConfigNotFound) like on every other AIM
+// kind: the engine rolls it up to Failed with ConfigValid=False (seed 001: "stop apply, fail resource"), and
+// the controllers watch both config kinds so the model recovers the moment the config appears.
 import { type FetchResult, invalidSpecError, type MaybeHealth } from '../../../engine/index.ts';
-import { type AimRuntimeConfig, CONFIG_NOT_FOUND, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
+import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
 
 export const INVALID_IMAGE_REFERENCE = 'InvalidImageReference';
 
 export function modelRuntimeConfigHealth(rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth {
-  if (rc && !rc.ok() && rc.categorized()?.reason === CONFIG_NOT_FOUND) {
-    return { component: 'RuntimeConfig', state: 'Degraded', reason: CONFIG_NOT_FOUND, message: rc.categorized()!.message, dependencyType: 'Upstream' };
-  }
   return runtimeConfigHealth(rc);
 }
 

@@ -1,7 +1,7 @@
 // The AIM runtime-config resolution as the engine's RuntimeConfigSource: two cache reads (the namespaced config
 // in the consumer's namespace, or in the operator namespace for cluster-scoped consumers, and the cluster
 // config of the same name), then the pure resolution of src/common/runtime-config. A missing explicit config
-// is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Degraded, and the controllers
+// is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Failed (seed 001), and the controllers
 // watch both config kinds so it is reconciled again the moment the config appears.
 import { FetchResult, fetch, missingUpstreamError, type ObjectReader, type RuntimeConfigSource } from '../../../engine/index.ts';
 import {

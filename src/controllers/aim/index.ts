@@ -1,0 +1,29 @@
+// The `aim` controller set (seed 000): runtime configs, models and services of aim.eai.amd.com.
+import { READ, rule, WRITE } from '../rbac.ts';
+import type { ControllerSet } from '../registry.ts';
+import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';
+import { registerAimRuntimeConfigControllers, RUNTIME_CONFIG_RBAC_RULES } from './runtime-config/index.ts';
+import { registerAimServiceController } from './service/index.ts';
+
+export function aimControllerSet(): ControllerSet {
+  return {
+    name: 'aim',
+    description: 'AIM runtime configs, models and services: AIMService → KServe InferenceService + Gateway API HTTPRoute',
+    async register(mgr, env) {
+      const opts = { operatorNamespace: env.operatorNamespace };
+      await registerAimRuntimeConfigControllers(mgr, opts);
+      await registerAimModelControllers(mgr, opts);
+      await registerAimServiceController(mgr, opts);
+    },
+    rules: [
+      ...RUNTIME_CONFIG_RBAC_RULES,
+      ...MODEL_RBAC_RULES,
+      rule('aim.eai.amd.com', ['aimservices'], READ),
+      rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
+      // auto-created AIMModels for spec.model.image
+      rule('aim.eai.amd.com', ['aimmodels'], ['create', 'patch']),
+      rule('serving.kserve.io', ['inferenceservices'], [...READ, ...WRITE]),
+      rule('gateway.networking.k8s.io', ['httproutes'], [...READ, ...WRITE]),
+    ],
+  };
+}

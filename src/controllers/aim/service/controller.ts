@@ -1,0 +1,54 @@
+// The thin AIMService controller: indexes and watches, then the pipeline. A service is reconciled when it
+// changes, when its InferenceService or HTTPRoute changes, when a runtime config it resolves changes, and
+// when a model it names (or whose image it serves) changes. Every lookup goes through a cache index.
+import { pipelineReconciler } from '../../../engine/index.ts';
+import { type Controller, type IndexFunc, ignoreOwnStatusWrites, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
+import { watchRuntimeConfigs } from '../shared/config-watches.ts';
+import { AIMClusterModels, AIMModels, type AIMService, AIMServices } from '../shared/kinds.ts';
+import { HTTPRoutes, InferenceServices } from './children.ts';
+import { MODEL_IMAGE_INDEX, modelImageIndex, modelMode } from './model.ts';
+import { AIM_SERVICE_CONTROLLER } from './names.ts';
+import { aimServicePipeline } from './reconciler.ts';
+
+/** AIMServices by the models they may resolve: `<namespace>/<name>` or `/<name>` (cluster), by name or image */
+export const SERVICE_MODEL_INDEX = 'aim.eai.amd.com/service-model';
+
+export const serviceModelIndex: IndexFunc = (obj) => {
+  const service = obj as AIMService;
+  const mode = modelMode(service.spec ?? { model: {} });
+  const ns = service.metadata.namespace ?? '';
+  if (mode.kind === 'name') return [`name:${ns}/${mode.name}`, `name:/${mode.name}`];
+  if (mode.kind === 'image') return [`image:${ns}/${mode.image}`, `image:/${mode.image}`];
+  return [];
+};
+
+/** the index values under which services that may use `model` are filed */
+export function modelKeys(model: KubeObject): string[] {
+  const ns = model.metadata.namespace ?? '';
+  const keys = [`name:${ns}/${model.metadata.name ?? ''}`];
+  for (const image of modelImageIndex(model)) keys.push(`image:${ns}/${image}`);
+  return keys;
+}
+
+export interface AimServiceControllerOptions {
+  /** where cluster-scoped consumers resolve namespaced configs (AIM_SYSTEM_NAMESPACE, default aim-system) */
+  operatorNamespace: string;
+}
+
+export async function registerAimServiceController(mgr: Manager, opts: AimServiceControllerOptions): Promise<Controller> {
+  await mgr.cache.indexField(AIMModels, MODEL_IMAGE_INDEX, modelImageIndex);
+  await mgr.cache.indexField(AIMClusterModels, MODEL_IMAGE_INDEX, modelImageIndex);
+  await mgr.cache.indexField(AIMServices, SERVICE_MODEL_INDEX, serviceModelIndex);
+  const services = await mgr.cache.informer(AIMServices);
+  const servicesUsing = (model: KubeObject) => [...new Set(modelKeys(model).flatMap((k) => services.store.byIndex(SERVICE_MODEL_INDEX, k).map(keyOf)))];
+  const builder = mgr
+    .controller(AIM_SERVICE_CONTROLLER)
+    // our own status writes need no second reconcile; everyone else's changes do
+    .for(AIMServices, { predicates: [ignoreOwnStatusWrites(AIM_SERVICE_CONTROLLER)] })
+    .owns(InferenceServices)
+    .owns(HTTPRoutes)
+    .watches(AIMModels, servicesUsing)
+    .watches(AIMClusterModels, servicesUsing);
+  await watchRuntimeConfigs(mgr, builder, AIMServices, opts.operatorNamespace);
+  return builder.complete(pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })));
+}

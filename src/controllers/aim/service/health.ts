@@ -1,0 +1,114 @@
+// Component health of an AIMService: RuntimeConfig, Model, InferenceService, Routing and HTTPRoute. Pure.
+// Problems a changed spec or config must fix (a rejected route, an invalid path template, a predictor
+// KServe refuses) are reported as error *states* without a blocking error, because an InvalidSpec error
+// would stop every apply, including the one that fixes it (docs/controllers.md §9). They still set the
+// component condition False and make the service Degraded or Failed.
+import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
+import { runtimeConfigHealth, type AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
+import { modelHealth } from './model.ts';
+import type { ServiceObservation } from './plan.ts';
+
+export function serviceHealth(obs: ServiceObservation, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
+  return [runtimeConfigHealth(runtimeConfig), modelHealth(obs.model), inferenceServiceHealth(obs), routingHealth(obs), httpRouteHealth(obs)];
+}
+
+function condition(conds: readonly KubeCondition[] | undefined, type: string): KubeCondition | undefined {
+  return conds?.find((c) => c.type === type);
+}
+
+function where(o: { metadata: { name?: string; namespace?: string } }): string {
+  return `${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`;
+}
+
+/** KServe's verdict: Ready=True ⇒ Ready; a spec KServe refuses ⇒ Failed; a model that fails to load ⇒ Degraded */
+export function inspectInferenceService(isvc: InferenceService): HealthReport {
+  const name = `InferenceService ${where(isvc)}`;
+  const status = isvc.status ?? {};
+  const generation = isvc.metadata.generation;
+  if (generation !== undefined && status.observedGeneration !== undefined && status.observedGeneration < generation) {
+    return { state: 'Progressing', reason: 'InferenceServiceUpdating', message: `${name}: waiting for KServe to observe generation ${generation}` };
+  }
+  const ready = condition(status.conditions, 'Ready');
+  if (ready?.status === 'True') return { state: 'Ready', reason: 'InferenceServiceReady', message: `${name} is ready${status.url ? ` at ${status.url}` : ''}` };
+  const detail = ready?.message ? `: ${ready.message}` : '';
+  const transition = status.modelStatus?.transitionStatus;
+  if (transition === 'InvalidSpec') return { state: 'Failed', reason: ready?.reason || 'InvalidSpec', message: `${name} was rejected by KServe${detail}` };
+  if (transition === 'BlockedByFailedLoad') {
+    const failure = status.modelStatus?.lastFailureInfo;
+    return { state: 'Degraded', reason: failure?.reason || 'ModelLoadFailed', message: `${name}: the model failed to load${failure?.message ? `: ${failure.message}` : detail}` };
+  }
+  return { state: 'Progressing', reason: ready?.reason || 'InferenceServiceNotReady', message: `${name} is not ready yet${detail}` };
+}
+
+function inferenceServiceHealth(obs: ServiceObservation): ComponentHealth {
+  return obs.inferenceService.toDownstreamComponentHealth('InferenceService', inspectInferenceService);
+}
+
+/** the route's path: Ready with the path, or why there is no route (named field and cause) */
+function routingHealth(obs: ServiceObservation): MaybeHealth {
+  const routing = obs.desired?.routing;
+  if (!routing || routing.kind === 'disabled') return undefined;
+  if (routing.kind === 'route') {
+    return { component: 'Routing', state: 'Ready', reason: 'PathResolved', message: `route path ${routing.path} (from ${routing.source}) on gateway ${gatewayName(routing.gatewayRef, obs)}` };
+  }
+  const kept = obs.httpRoute.ok() ? `; the existing HTTPRoute ${where(obs.httpRoute.value)} is left unchanged` : '; no HTTPRoute is created';
+  return { component: 'Routing', state: 'Degraded', reason: routing.reason, message: `${routing.message}${kept}` };
+}
+
+function gatewayName(ref: { name: string; namespace?: string | undefined }, obs: ServiceObservation): string {
+  const ns = ref.namespace ?? (obs.httpRoute.ok() ? obs.httpRoute.value.metadata.namespace : undefined);
+  return ns ? `${ns}/${ref.name}` : ref.name;
+}
+
+function httpRouteHealth(obs: ServiceObservation): MaybeHealth {
+  const routing = obs.desired?.routing;
+  // routing off: the route is being deleted; no route planned and none there: nothing to report
+  if (routing?.kind === 'disabled') return undefined;
+  if (routing?.kind !== 'route' && !obs.httpRoute.ok()) return undefined;
+  const gatewayField = routing?.kind === 'route' ? routing.gatewayField : 'spec.routing.gatewayRef';
+  return obs.httpRoute.toDownstreamComponentHealth('HTTPRoute', (route) => inspectHTTPRoute(route, gatewayField));
+}
+
+interface ParentRefLike {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+
+function sameParent(a: ParentRefLike, b: ParentRefLike, routeNamespace: string): boolean {
+  const norm = (r: ParentRefLike) => [r.group ?? GATEWAY_API_GROUP, r.kind ?? 'Gateway', r.namespace ?? routeNamespace, r.name, r.sectionName ?? '', r.port ?? ''].join('|');
+  return norm(a) === norm(b);
+}
+
+/**
+ * HTTPRouteReady from the gateway's verdict on our parentRef: Accepted=True ⇒ Ready (Progressing while
+ * the backend Service does not resolve yet); Accepted=False ⇒ Degraded with the gateway's reason and a
+ * message naming the gatewayRef field; no verdict for the current generation ⇒ Progressing.
+ */
+export function inspectHTTPRoute(route: HTTPRoute, gatewayField: string): HealthReport {
+  const name = `HTTPRoute ${where(route)}`;
+  const ns = route.metadata.namespace ?? '';
+  const ours = route.spec?.parentRefs?.[0] as ParentRefLike | undefined;
+  if (!ours) return { state: 'Progressing', reason: 'HTTPRoutePending', message: `${name} has no parentRef yet` };
+  const gateway = `${ours.namespace ?? ns}/${ours.name}`;
+  const parent = route.status?.parents?.find((p) => sameParent(p.parentRef as ParentRefLike, ours, ns));
+  const generation = route.metadata.generation;
+  const current = (c: KubeCondition | undefined) => (c && !(generation !== undefined && c.observedGeneration !== undefined && c.observedGeneration < generation) ? c : undefined);
+  const accepted = current(condition(parent?.conditions, 'Accepted'));
+  const resolved = current(condition(parent?.conditions, 'ResolvedRefs'));
+  if (accepted?.status === 'True') {
+    if (resolved?.status === 'False') {
+      return { state: 'Progressing', reason: resolved.reason || 'BackendNotFound', message: `${name} is accepted by Gateway ${gateway}, but its backend does not resolve yet: ${resolved.message ?? ''}`.trim() };
+    }
+    return { state: 'Ready', reason: 'HTTPRouteAccepted', message: `${name} is accepted by Gateway ${gateway}` };
+  }
+  if (accepted?.status === 'False') {
+    const cause = `${accepted.reason ?? 'NotAccepted'}${accepted.message ? `: ${accepted.message}` : ''}`;
+    return { state: 'Degraded', reason: accepted.reason || 'HTTPRouteNotAccepted', message: `${name} is not accepted by Gateway ${gateway} (${gatewayField}): ${cause}` };
+  }
+  return { state: 'Progressing', reason: 'HTTPRoutePending', message: `${name} is waiting for Gateway ${gateway} to accept it` };
+}

@@ -1,0 +1,81 @@
+// The KServe InferenceService an AIMService runs as (reference §3.5): one custom predictor container,
+// `kserve-container`, running the model image on port 8000, with /dev/shm in memory. A custom container
+// needs no ServingRuntime, so it runs on any KServe install (RawDeployment/Standard mode). Pure.
+import { type EnvVar, mergeEnvByName } from '../../../common/env-merge/index.ts';
+import type { RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
+import type { KubeObject } from '../../../kube/index.ts';
+import type { AIMService } from '../shared/kinds.ts';
+import { COMPONENT_LABEL, labelValueFor, MANAGED_BY, MANAGED_BY_LABEL, MODEL_LABEL, SERVICE_LABEL } from './names.ts';
+
+export const PREDICTOR_CONTAINER = 'kserve-container';
+export const PREDICTOR_PORT = 8000;
+export const SHM_SIZE = '8Gi';
+export const AUTOSCALER_CLASS_ANNOTATION = 'serving.kserve.io/autoscalerClass';
+
+/** the lowest env layer: what the operator sets on every AIM container before any runtime config */
+export const OPERATOR_DEFAULT_SERVING_ENV: readonly EnvVar[] = Object.freeze([
+  Object.freeze({ name: 'AIM_CACHE_PATH', value: '/workspace/cache' }),
+  Object.freeze({ name: 'VLLM_ENABLE_METRICS', value: 'true' }),
+]);
+
+/** runtime-config fields only a namespaced AIMRuntimeConfig carries (secrets live in a namespace) */
+interface NamespaceAuth {
+  imagePullSecrets?: Array<{ name: string }>;
+  serviceAccountName?: string;
+}
+
+export interface InferenceServiceInput {
+  service: AIMService;
+  name: string;
+  image: string;
+  /** the runtime config with the service's inline values on top (env: cluster < namespace < service) */
+  effective: RuntimeConfigSpec;
+  /** the AIMModel or AIMClusterModel served, when there is one (custom models have none) */
+  modelName?: string;
+}
+
+/** env, lowest precedence first: operator defaults < cluster < namespace < the service's spec.env */
+export function servingEnv(effective: RuntimeConfigSpec): EnvVar[] {
+  return mergeEnvByName(OPERATOR_DEFAULT_SERVING_ENV, effective.env);
+}
+
+export function buildInferenceService(input: InferenceServiceInput): KubeObject {
+  const { service, effective } = input;
+  const spec = service.spec;
+  const auth = effective as NamespaceAuth;
+  // the service's own credentials, else the namespace runtime config's
+  const pullSecrets = spec.imagePullSecrets?.length ? spec.imagePullSecrets : auth.imagePullSecrets;
+  const serviceAccountName = spec.serviceAccountName || auth.serviceAccountName;
+  const replicas = spec.replicas ?? 1;
+  const labels: Record<string, string> = { [MANAGED_BY_LABEL]: MANAGED_BY, [COMPONENT_LABEL]: 'inference', [SERVICE_LABEL]: labelValueFor(service.metadata.name ?? '') };
+  if (input.modelName) labels[MODEL_LABEL] = labelValueFor(input.modelName);
+  const container: Record<string, unknown> = {
+    name: PREDICTOR_CONTAINER,
+    image: input.image,
+    env: servingEnv(effective),
+    ports: [{ name: 'http', containerPort: PREDICTOR_PORT, protocol: 'TCP' }],
+    volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
+  };
+  if (spec.resources) container.resources = structuredClone(spec.resources);
+  return {
+    apiVersion: 'serving.kserve.io/v1beta1',
+    kind: 'InferenceService',
+    metadata: {
+      name: input.name,
+      namespace: service.metadata.namespace ?? '',
+      labels,
+      // fixed replicas: no autoscaler (autoscaling arrives with the catalogue issue)
+      annotations: { [AUTOSCALER_CLASS_ANNOTATION]: 'none' },
+    },
+    spec: {
+      predictor: {
+        minReplicas: replicas,
+        maxReplicas: replicas,
+        ...(pullSecrets?.length ? { imagePullSecrets: pullSecrets.map((s) => ({ name: s.name })) } : {}),
+        ...(serviceAccountName ? { serviceAccountName } : {}),
+        containers: [container],
+        volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }],
+      },
+    },
+  };
+}

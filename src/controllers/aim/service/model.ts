@@ -1,0 +1,144 @@
+// Which model an AIMService serves (reference §4.1): `spec.model.name` (alias `ref`) names an AIMModel in
+// the service's namespace, else an AIMClusterModel; `spec.model.image` finds a model with that image (the
+// namespace first, through a cache index) or has one created; `spec.model.custom` serves its base image
+// directly. The fetch half reads the cache; the health half is pure.
+import type { AIMServiceSpec } from '../../../apis/aim/index.ts';
+import {
+  type ComponentHealth,
+  bestCandidate,
+  FetchResult,
+  fetch,
+  invalidSpecError,
+  missingUpstreamError,
+  type ObjectReader,
+  type ResolvedReference,
+  resolveWithStoredReference,
+} from '../../../engine/index.ts';
+import { Cache, type KindRef, type KubeObject } from '../../../kube/index.ts';
+import { parseImageReference } from '../shared/image-reference.ts';
+import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels, type AIMService } from '../shared/kinds.ts';
+
+export type ModelObject = AIMModel | AIMClusterModel;
+
+export type ModelMode =
+  | { kind: 'name'; name: string; field: 'spec.model.name' | 'spec.model.ref' }
+  | { kind: 'image'; image: string }
+  | { kind: 'custom'; image: string }
+  | { kind: 'invalid'; reason: 'InvalidModelSpec' | 'InvalidImageReference'; message: string };
+
+export interface ModelObservation {
+  mode: ModelMode;
+  /** name and image modes. Image mode: NotFound means "no model has this image yet: create one" */
+  model?: FetchResult<ModelObject>;
+}
+
+/** the cache index of AIMModels and AIMClusterModels by spec.image */
+export const MODEL_IMAGE_INDEX = 'aim.eai.amd.com/model-image';
+export const modelImageIndex = (o: KubeObject): string[] => {
+  const image = ((o as { spec?: unknown }).spec as { image?: unknown } | undefined)?.image;
+  return typeof image === 'string' && image !== '' ? [image] : [];
+};
+
+export function modelMode(spec: AIMServiceSpec): ModelMode {
+  const m = spec.model ?? {};
+  const set = (['name', 'ref', 'image', 'custom'] as const).filter((k) => m[k] !== undefined);
+  // the CRD's CEL rule enforces this; an object stored before the rule existed still must not crash us
+  if (set.length !== 1) return { kind: 'invalid', reason: 'InvalidModelSpec', message: `spec.model: exactly one of name (or ref), image or custom must be set, found ${set.length === 0 ? 'none' : set.join(', ')}` };
+  if (m.name !== undefined) return { kind: 'name', name: m.name, field: 'spec.model.name' };
+  if (m.ref !== undefined) return { kind: 'name', name: m.ref, field: 'spec.model.ref' };
+  if (m.image !== undefined) return checkedImage('image', m.image, 'spec.model.image');
+  return checkedImage('custom', m.custom?.baseImage ?? '', 'spec.model.custom.baseImage');
+}
+
+/** an image a pod could never pull is reported on the service, before anything is created from it */
+function checkedImage(kind: 'image' | 'custom', image: string, field: string): ModelMode {
+  const parsed = parseImageReference(image);
+  if (!parsed.ok) return { kind: 'invalid', reason: 'InvalidImageReference', message: `${field}: image reference ${JSON.stringify(image.slice(0, 256))} ${parsed.message}` };
+  return { kind, image };
+}
+
+export function isModelReady(m: ModelObject): boolean {
+  return m.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true || m.status?.status === 'Ready';
+}
+
+export function describeModel(m: ModelObject): string {
+  return m.metadata.namespace ? `${m.kind} ${m.metadata.namespace}/${m.metadata.name}` : `${m.kind} ${m.metadata.name}`;
+}
+
+/** status.resolvedModel for a model */
+export function modelReference(m: ModelObject): ResolvedReference {
+  const namespaced = Boolean(m.metadata.namespace);
+  return { kind: m.kind, name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', scope: namespaced ? 'Namespace' : 'Cluster', uid: m.metadata.uid ?? '' };
+}
+
+export async function fetchServiceModel(service: AIMService, reader: ObjectReader): Promise<ModelObservation> {
+  const mode = modelMode(service.spec);
+  const namespace = service.metadata.namespace ?? '';
+  if (mode.kind === 'name') return { mode, model: await modelByName(reader, mode, namespace) };
+  if (mode.kind !== 'image') return { mode };
+  const image = mode.image;
+  const stored = service.status?.resolvedModel;
+  const model = await resolveWithStoredReference<ModelObject>({
+    stored: stored?.name ? (stored as ResolvedReference) : undefined,
+    fetchStored: (ref) => (ref.namespace ? fetch<ModelObject>(reader, AIMModels, ref.name, ref.namespace) : fetch<ModelObject>(reader, AIMClusterModels, ref.name)),
+    // a stored model that no longer has the service's image is not the service's model any more
+    isReady: (m) => m.spec.image === image && isModelReady(m),
+    resolve: () => modelByImage(reader, image, namespace),
+  });
+  return { mode, model };
+}
+
+async function modelByName(reader: ObjectReader, mode: { name: string; field: string }, namespace: string): Promise<FetchResult<ModelObject>> {
+  const own = await fetch<ModelObject>(reader, AIMModels, mode.name, namespace);
+  if (own.ok() || !own.isNotFound()) return own;
+  const cluster = await fetch<ModelObject>(reader, AIMClusterModels, mode.name);
+  if (cluster.ok() || !cluster.isNotFound()) return cluster;
+  const message = `${mode.field}: no AIMModel ${namespace}/${mode.name} and no AIMClusterModel ${mode.name} exist`;
+  return FetchResult.failure(missingUpstreamError('ModelNotFound', message), { kind: 'AIMModel', name: mode.name, namespace });
+}
+
+/** namespaced models with the image win over cluster models; among several, a Ready one, then by name */
+async function modelByImage(reader: ObjectReader, image: string, namespace: string): Promise<FetchResult<ModelObject>> {
+  const target = { kind: 'AIMModel', namespace };
+  try {
+    const own = await withImage<ModelObject>(reader, AIMModels, image, namespace);
+    const candidates = own.length > 0 ? own : await withImage<ModelObject>(reader, AIMClusterModels, image);
+    const best = bestCandidate(candidates, isModelReady);
+    return best ? FetchResult.of(best, { kind: best.kind, name: best.metadata.name ?? '', ...(best.metadata.namespace ? { namespace } : {}) }) : FetchResult.notFound(target);
+  } catch (err) {
+    return FetchResult.failure(err, target);
+  }
+}
+
+async function withImage<T extends ModelObject>(reader: ObjectReader, kind: KindRef<T>, image: string, namespace?: string): Promise<T[]> {
+  // the informer cache answers from its index; any other reader (tests, a live client) by filtering
+  if (reader instanceof Cache) return reader.list(kind, { index: { name: MODEL_IMAGE_INDEX, value: image }, ...(namespace ? { namespace } : {}) });
+  return (await reader.list(kind, namespace ? { namespace } : {})).filter((m) => m.spec?.image === image);
+}
+
+/** the Model component: upstream when the user named it, downstream while we are creating it */
+export function modelHealth(obs: ModelObservation): ComponentHealth {
+  const { mode } = obs;
+  if (mode.kind === 'invalid') return { component: 'Model', errors: [invalidSpecError(mode.reason, mode.message)], dependencyType: 'Upstream' };
+  if (mode.kind === 'custom') return { component: 'Model', state: 'Ready', reason: 'CustomModel', message: `spec.model.custom: serving base image ${mode.image}`, dependencyType: 'Upstream' };
+  const result = obs.model!;
+  if (mode.kind === 'image' && result.isNotFound()) {
+    return { component: 'Model', state: 'Progressing', reason: 'CreatingModel', message: `no AIMModel or AIMClusterModel has image ${mode.image}; creating one`, dependencyType: 'Downstream' };
+  }
+  return result.toUpstreamComponentHealth('Model', (m) => {
+    const what = describeModel(m);
+    if (isModelReady(m)) return { state: 'Ready', reason: 'ModelResolved', message: `${what} is Ready (image ${m.spec.image})` };
+    const status = m.status?.status;
+    if (status === 'Failed' || status === 'Degraded') return { state: 'Failed', reason: 'ModelNotReady', message: `${what} is ${status}` };
+    if (status === 'NotAvailable') return { state: 'NotAvailable', reason: 'ModelNotReady', message: `${what} is NotAvailable` };
+    return { state: 'Progressing', reason: 'ModelNotReady', message: `waiting for ${what} to become Ready (status ${status ?? 'not reported yet'})` };
+  });
+}
+
+/** the image the predictor runs, when the model is known */
+export function servedImage(obs: ModelObservation): string | undefined {
+  const { mode } = obs;
+  if (mode.kind === 'custom' || mode.kind === 'image') return mode.image;
+  if (mode.kind === 'name' && obs.model?.ok()) return obs.model.value.spec.image;
+  return undefined;
+}

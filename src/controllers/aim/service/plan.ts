@@ -1,0 +1,110 @@
+// The AIMService planner. Pure: from the service, its resolved runtime config and what the fetch observed
+// to the desired children. `desireService` computes them once per reconcile (the engine's composeState),
+// and planResources, component health and status all read that one result.
+import { type FetchResult, type ObjectRef, PlanResult } from '../../../engine/index.ts';
+import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
+import type { KubeObject } from '../../../kube/index.ts';
+import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
+import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { AIMModels, type AIMService } from '../shared/kinds.ts';
+import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts';
+import { buildInferenceService } from './inference-service.ts';
+import { type ModelObservation, servedImage } from './model.ts';
+import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
+import { planRouting, type RoutingPlan } from './routing.ts';
+
+/** what fetchRemoteState reads */
+export interface ServiceFetch {
+  model: ModelObservation;
+  inferenceService: FetchResult<InferenceService>;
+  httpRoute: FetchResult<HTTPRoute>;
+}
+
+export interface DesiredService {
+  /** the runtime config with the service's inline routing/storage/env on top */
+  effective: RuntimeConfigSpec;
+  inferenceService?: KubeObject;
+  /** an AIMModel to create for spec.model.image (no owner: other services may use it too) */
+  autoModel?: KubeObject;
+  routing: RoutingPlan;
+}
+
+export interface ServiceObservation extends ServiceFetch {
+  /** undefined while the runtime config does not resolve (nothing can be planned then) */
+  desired?: DesiredService;
+}
+
+/** how messages name the resolved runtime config */
+export function describeRuntimeConfig(rc: AimRuntimeConfig): string {
+  const ref = rc.ref;
+  if (!ref) return `runtime config "${rc.name}"`;
+  return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+}
+
+/** the inline AIMService values over the resolved config, field by field (DESIGN.md) */
+export function effectiveConfig(rcSpec: RuntimeConfigSpec, service: AIMService): RuntimeConfigSpec {
+  const { routing, storage, env } = service.spec;
+  return mergeRuntimeConfig(rcSpec, undefined, { ...(routing ? { routing } : {}), ...(storage ? { storage } : {}), ...(env ? { env } : {}) });
+}
+
+export function desireService(service: AIMService, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined, fetched: ServiceFetch): ServiceObservation {
+  if (!runtimeConfig?.ok()) return { ...fetched };
+  const rc = runtimeConfig.value;
+  const effective = effectiveConfig(rc.spec, service);
+  const isvcName = inferenceServiceName(service.metadata.name ?? '');
+  const image = servedImage(fetched.model);
+  const model = fetched.model.model;
+  const desired: DesiredService = {
+    effective,
+    routing: planRouting({ service, runtimeConfig: rc.spec, runtimeConfigName: describeRuntimeConfig(rc), effective, isvcName }),
+  };
+  if (image) {
+    desired.inferenceService = buildInferenceService({ service, name: isvcName, image, effective, ...(model?.ok() ? { modelName: model.value.metadata.name ?? '' } : {}) });
+  }
+  if (fetched.model.mode.kind === 'image' && model?.isNotFound()) desired.autoModel = buildAutoModel(service, fetched.model.mode.image);
+  return { ...fetched, desired };
+}
+
+/** the AIMModel created for `spec.model.image`, carrying the service's runtime config and credentials */
+export function buildAutoModel(service: AIMService, image: string): KubeObject {
+  const spec = service.spec;
+  return {
+    apiVersion: AIMModels.apiVersion,
+    kind: AIMModels.kind,
+    metadata: {
+      name: autoModelName(image),
+      namespace: service.metadata.namespace ?? '',
+      labels: { [ORIGIN_LABEL]: ORIGIN_AUTO_GENERATED, [MANAGED_BY_LABEL]: MANAGED_BY },
+    },
+    spec: {
+      image,
+      ...(spec.runtimeConfigName ? { runtimeConfigName: spec.runtimeConfigName } : {}),
+      ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
+    },
+  };
+}
+
+/** is `obj` controlled by `owner` (so ours to delete)? */
+function controlledBy(obj: KubeObject, owner: KubeObject): boolean {
+  return (obj.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === owner.metadata.uid);
+}
+
+export function planService(service: AIMService, obs: ServiceObservation): PlanResult {
+  const plan = new PlanResult();
+  const desired = obs.desired;
+  if (!desired) return plan;
+  if (desired.autoModel) plan.applyWithoutOwnerRef(desired.autoModel);
+  if (desired.inferenceService) plan.apply(desired.inferenceService);
+  const routing = desired.routing;
+  if (routing.kind === 'route') {
+    plan.apply(routing.route);
+  } else if (routing.kind === 'disabled' && obs.httpRoute.ok() && controlledBy(obs.httpRoute.value, service)) {
+    const live = obs.httpRoute.value;
+    const ref: ObjectRef = { apiVersion: HTTPRoutes.apiVersion, kind: HTTPRoutes.kind, metadata: { name: live.metadata.name ?? '', namespace: live.metadata.namespace ?? '' } };
+    plan.delete(ref);
+  }
+  // an invalid route (template, gateway, timeout) is neither created nor re-applied: the last good route,
+  // if there is one, keeps serving until the user fixes the field the condition names
+  return plan;
+}

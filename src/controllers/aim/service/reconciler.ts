@@ -1,0 +1,98 @@
+// The AIMService reconciler on the engine: fetch (cache reads only), compose (the pure planner's one
+// computation), plan, component health and the status fields of our own. The pipeline resolves the
+// runtime config and propagates labels; mapState gives the seed's state names.
+import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
+import { type ComponentState, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
+import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
+import type { AIMService } from '../shared/kinds.ts';
+import { HTTPRoutes, InferenceServices } from './children.ts';
+import { serviceHealth } from './health.ts';
+import { fetchServiceModel, isModelReady, type ModelObject, modelReference } from './model.ts';
+import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
+import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
+
+export interface AimServiceStatus extends EngineStatus {
+  status?: string;
+  observedGeneration?: number;
+  resolvedRuntimeConfig?: ResolvedRuntimeConfigRef;
+  resolvedModel?: ResolvedReference;
+  routing?: { path?: string };
+}
+
+/** the seed's AIMService states: Progressing → Starting, Ready → Running; NotAvailable is shown as Degraded */
+export function serviceState(state: ComponentState): string {
+  switch (state) {
+    case 'Ready':
+    case 'Running':
+      return 'Running';
+    case 'Progressing':
+    case 'Starting':
+      return 'Starting';
+    case 'NotAvailable':
+      return 'Degraded';
+    default:
+      return state;
+  }
+}
+
+export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus> = {
+  async fetchRemoteState({ object, reader }) {
+    const ns = object.metadata.namespace;
+    const name = object.metadata.name ?? '';
+    const [model, inferenceService, httpRoute] = await Promise.all([
+      fetchServiceModel(object, reader),
+      fetch(reader, InferenceServices, inferenceServiceName(name), ns),
+      fetch(reader, HTTPRoutes, httpRouteName(name), ns),
+    ]);
+    return { model, inferenceService, httpRoute };
+  },
+
+  composeState: ({ object, runtimeConfig }, fetched) => desireService(object, runtimeConfig, fetched),
+
+  planResources: ({ object }, obs) => planService(object, obs),
+
+  getComponentHealth: (obs, { runtimeConfig }) => serviceHealth(obs, runtimeConfig),
+
+  decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
+    if (object.metadata.generation !== undefined) status.observedGeneration = object.metadata.generation;
+    setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));
+    setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
+    const routing = obs.desired?.routing;
+    if (routing?.kind === 'route') status.routing = { path: routing.path };
+    else if (routing?.kind === 'disabled' || (routing?.kind === 'invalid' && !obs.httpRoute.ok())) delete status.routing;
+    // otherwise (config unresolved, or an invalid template with the last good route still serving) the last path stays
+  },
+};
+
+/** the seed-001 resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
+function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
+  const { mode, model } = obs.model;
+  if (mode.kind !== 'name' && mode.kind !== 'image') return undefined;
+  const stillFits = previous && (mode.kind === 'image' || previous.name === mode.name) ? previous : undefined;
+  if (model?.isNotFound() || (model?.hasError() && model.categorized()?.reason === 'ModelNotFound')) return undefined;
+  return lockedReference<ModelObject>(model, isModelReady, modelReference, stillFits);
+}
+
+function setOrDelete<K extends keyof AimServiceStatus>(status: AimServiceStatus, key: K, value: AimServiceStatus[K] | undefined): void {
+  if (value === undefined) delete status[key];
+  else status[key] = value;
+}
+
+export interface AimServicePipelineOptions extends Partial<Pick<PipelineOptions<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus>, 'clock' | 'gracePeriodMs'>> {
+  operatorNamespace: string;
+}
+
+export function aimServicePipeline(opts: AimServicePipelineOptions): Pipeline<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus> {
+  return new Pipeline({
+    name: AIM_SERVICE_CONTROLLER,
+    reconciler: aimServiceReconciler,
+    pauseAnnotation: PAUSE_ANNOTATION,
+    runtimeConfig: aimRuntimeConfigSource<AIMService>(opts.operatorNamespace),
+    labelPropagators: [runtimeConfigLabelPropagator],
+    mapState: serviceState,
+    observedGeneration: true,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.gracePeriodMs !== undefined ? { gracePeriodMs: opts.gracePeriodMs } : {}),
+  });
+}

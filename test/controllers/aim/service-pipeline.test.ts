@@ -1,0 +1,108 @@
+// The AIMService pipeline end to end on the engine's in-memory fake cluster: what is applied, the
+// conditions and status it writes, the events it emits, over several reconciles.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { aimServicePipeline } from '../../../src/controllers/aim/service/index.ts';
+import type { AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
+import type { Condition } from '../../../src/engine/index.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
+import { model, NS, SEED_ROUTING, service } from './helpers/service-fixtures.ts';
+
+const API = 'aim.eai.amd.com/v1alpha1';
+
+function setup(...objects: KubeObject[]) {
+  const fake = new FakeCluster('aim-service-controller');
+  for (const o of objects) fake.put(o);
+  const pipeline = aimServicePipeline({ operatorNamespace: 'aim-system' });
+  const current = (name = 'qwen-chat') => fake.getObject<AIMService>(API, 'AIMService', name, NS)!;
+  const reconcile = async (name = 'qwen-chat') => pipeline.run(current(name), fake.deps());
+  const cond = (type: string, name = 'qwen-chat'): Condition | undefined => (current(name).status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+  const applied = (kind: string) => fake.requests.filter((r) => r.verb === 'apply' && r.kind === kind);
+  return { fake, current, reconcile, cond, applied };
+}
+
+const nsConfig = (name: string, spec: object): KubeObject => ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace: NS }, spec });
+
+describe('AIMService pipeline', () => {
+  it('DefaultConfigNotFound: RuntimeConfigReady=True with that reason, one Normal event over many reconciles', async () => {
+    const t = setup(model(), service());
+    for (let i = 0; i < 4; i++) await t.reconcile();
+    const c = t.cond('RuntimeConfigReady');
+    assert.equal(c?.status, 'True');
+    assert.equal(c?.reason, 'DefaultConfigNotFound');
+    const events = t.fake.events.filter((e) => e.reason === 'DefaultConfigNotFound');
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.type, 'Normal');
+    assert.equal(t.current().status?.resolvedRuntimeConfig, undefined);
+    assert.equal(t.applied('InferenceService').length, 1, 'applied once, then skipped as unchanged');
+    assert.equal(t.applied('HTTPRoute').length, 0, 'routing is off without a config');
+  });
+
+  it('ConfigNotFound: nothing applied, Failed with the reason; creating the config recovers it', async () => {
+    const t = setup(model(), service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }));
+    await t.reconcile();
+    assert.equal(t.fake.count('apply'), 0);
+    assert.equal(t.cond('RuntimeConfigReady')?.status, 'False');
+    assert.equal(t.cond('RuntimeConfigReady')?.reason, 'ConfigNotFound');
+    assert.match(t.cond('RuntimeConfigReady')!.message, /RuntimeConfig non-existent not found/);
+    assert.equal(t.cond('ConfigValid')?.reason, 'ReferenceNotFound');
+    assert.equal(t.current().status?.status, 'Failed');
+
+    t.fake.put(nsConfig('non-existent', {}));
+    await t.reconcile();
+    assert.equal(t.cond('RuntimeConfigReady')?.status, 'True');
+    assert.equal(t.cond('ConfigValid')?.status, 'True');
+    assert.equal(t.applied('InferenceService').length, 1);
+    assert.deepEqual(t.current().status?.resolvedRuntimeConfig, { kind: 'AIMRuntimeConfig', name: 'non-existent', namespace: NS, scope: 'Namespace', uid: t.fake.getObject(API, 'AIMRuntimeConfig', 'non-existent', NS)!.metadata.uid });
+  });
+
+  it('PathTemplateInvalid: InferenceService applied, no HTTPRoute, Degraded with the reason', async () => {
+    const t = setup(model(), nsConfig('default', SEED_ROUTING), service({ metadata: { labels: {} } }));
+    await t.reconcile();
+    assert.equal(t.applied('InferenceService').length, 1);
+    assert.equal(t.applied('HTTPRoute').length, 0);
+    assert.equal(t.current().status?.status, 'Degraded');
+    assert.equal(t.cond('RoutingReady')?.status, 'False');
+    assert.equal(t.cond('RoutingReady')?.reason, 'PathTemplateInvalid');
+    assert.equal(t.cond('Ready')?.reason, 'PathTemplateInvalid');
+    assert.match(t.cond('Ready')!.message, /spec\.routing\.pathTemplate of AIMRuntimeConfig ml-team\/default: .*project/);
+    assert.equal(t.current().status?.routing, undefined);
+  });
+
+  it('routing, labels and status: the seed example routed, cost-center labels on both children, Running once ready', async () => {
+    const config = nsConfig('default', { ...SEED_ROUTING, labelPropagation: { enabled: true, match: ['org.example/*', 'app.kubernetes.io/*'] } });
+    const labels = { project: 'conversational-ai', 'org.example/cost-center': 'eng-ml', 'app.kubernetes.io/component': 'parent-value' };
+    const t = setup(model(), config, service({ metadata: { labels } }));
+    await t.reconcile();
+    const [isvc] = t.applied('InferenceService');
+    const [route] = t.applied('HTTPRoute');
+    for (const child of [isvc!.body!, route!.body!]) {
+      assert.equal(child.metadata.labels?.['org.example/cost-center'], 'eng-ml');
+      assert.notEqual(child.metadata.labels?.['app.kubernetes.io/component'], 'parent-value', "the child's own label wins");
+      assert.equal(child.metadata.labels?.project, undefined, 'labels not matched are not propagated');
+      assert.equal(child.metadata.ownerReferences?.[0]?.uid, t.current().metadata.uid);
+    }
+    assert.equal(t.current().status?.routing?.path, '/ml/ml-team/conversational-ai');
+    assert.equal(t.current().status?.resolvedModel?.name, 'qwen-qwen3-32b');
+    assert.equal(t.current().status?.status, 'Starting', 'children exist but are not ready');
+
+    // KServe and the gateway report ready
+    const live = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    t.fake.put({ ...live, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    const liveRoute = t.fake.getObject<KubeObject>('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS)!;
+    t.fake.put({ ...liveRoute, status: { parents: [{ parentRef: { name: 'inference-gateway', namespace: 'gateways' }, controllerName: 'x', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }] }] } } as KubeObject);
+    await t.reconcile();
+    assert.equal(t.current().status?.status, 'Running');
+    assert.equal(t.cond('HTTPRouteReady')?.status, 'True');
+    assert.equal(t.cond('InferenceServiceReady')?.status, 'True');
+    assert.equal(t.cond('Ready')?.status, 'True');
+  });
+
+  it('paused services are left alone', async () => {
+    const t = setup(model(), service({ metadata: { annotations: { 'aim.eai.amd.com/reconcile-paused': 'true' } } }));
+    const out = await t.reconcile();
+    assert.equal(out.phase, 'paused');
+    assert.equal(t.fake.requests.length, 0);
+  });
+});

@@ -1,0 +1,70 @@
+// Runs a controller set the way a cluster would: as its own `modelplane run` / `modelplane provider` process,
+// authenticated as its own ServiceAccount and authorised only by the RBAC `modelplane rbac` generates for it.
+// Tests then read the API server's audit log by that user to prove least privilege (no 403s, no Secrets).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type ApiServer, serviceAccountKubeconfig } from '../../src/apiserver/index.ts';
+import { rbacObjects } from '../../src/controllers/rbac.ts';
+import type { ControllerSet } from '../../src/controllers/registry.ts';
+import type { KubeClient } from '../../src/kube/index.ts';
+
+export const DEPLOY_NAMESPACE = 'modelplane-system';
+
+export interface OperatorProcess {
+  /** the ServiceAccount user name the audit log records */
+  user: string;
+  child: ChildProcess;
+  /** stdout+stderr so far (JSON log lines) */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface ProcessOptions {
+  /** `run` (default) or `provider` */
+  command?: 'run' | 'provider';
+  extraArgs?: string[];
+  env?: Record<string, string>;
+  /** how long to wait for the process to say it started */
+  startTimeoutMs?: number;
+}
+
+/** creates the set's RBAC with `admin`, then starts the process with a token of its ServiceAccount */
+export async function startOperatorProcess(server: ApiServer, admin: KubeClient, set: ControllerSet, opts: ProcessOptions = {}): Promise<OperatorProcess> {
+  const c = admin.withFieldManager('test-rbac');
+  await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEPLOY_NAMESPACE } });
+  for (const o of rbacObjects(set, DEPLOY_NAMESPACE)) await c.apply(o as never);
+  const sa = `modelplane-${set.name}`;
+  const dir = mkdtempSync(join(tmpdir(), `modelplane-${set.name}-`));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, serviceAccountKubeconfig(server, DEPLOY_NAMESPACE, sa));
+  const command = opts.command ?? 'run';
+  const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
+  const args = [resolve('bin/modelplane.js'), command, ...target, '--kubeconfig', kubeconfig, '--http-port', '0', '--http-host', '127.0.0.1', ...(opts.extraArgs ?? [])];
+  const child = spawn(process.execPath, args, { env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  while (!/"msg":"operator started"/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`modelplane ${command} ${set.name} did not start in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    user: `system:serviceaccount:${DEPLOY_NAMESPACE}:${sa}`,
+    child,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      const code = await exited;
+      rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
