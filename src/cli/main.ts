@@ -1,7 +1,9 @@
 // The `modelplane` command. Each subcommand lives in its own file and registers itself here.
 import { Command } from 'commander';
 import { registerCrds } from './crds.ts';
+import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
 import { registerDev } from './dev.ts';
+import { registerProvider } from './provider.ts';
 import { registerRbac } from './rbac.ts';
 import { registerRun } from './run.ts';
 
@@ -14,6 +16,7 @@ program
 
 registerDev(program);
 registerRun(program);
+registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
 registerCrds(program);
 registerRbac(program);
 

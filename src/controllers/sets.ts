@@ -3,10 +3,12 @@
 // rules; deploy/rbac and the CLI pick it up.
 import { aimControllerSet } from './aim/index.ts';
 import { kubeairunwayCoreSet } from './kubeairunway/core/index.ts';
+import { providerControllerSet } from './kubeairunway/provider/index.ts';
+import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
 import type { ControllerSet } from './registry.ts';
 
 export const CONTROLLER_SETS: readonly ControllerSet[] = [aimControllerSet(), kubeairunwayCoreSet()];
 
-export const PROVIDER_SETS: readonly ControllerSet[] = [];
+export const PROVIDER_SETS: readonly ControllerSet[] = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) => providerControllerSet(d));
 
 export const ALL_PROCESS_SETS: readonly ControllerSet[] = [...CONTROLLER_SETS, ...PROVIDER_SETS];

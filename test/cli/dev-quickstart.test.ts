@@ -1,5 +1,5 @@
-// `npm start` as a user runs it: the embedded cluster with simulators converges the quickstart and
-// `--exit-when-ready` exits 0; a second instance on another port and kubeconfig runs beside a first one
+// `npm start` as a user runs it: the embedded cluster with simulators and every controller converges the
+// quickstart (plain workloads, AIM, three ModelDeployments on three providers) and `--exit-when-ready` exits 0; a second instance on another port and kubeconfig runs beside a first one
 // and real kubectl lists the simulated objects.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -70,6 +70,17 @@ describe('npm start (modelplane dev)', () => {
       }
       assert.match(pods, /hello-web-[a-z0-9]+-[a-z0-9]{5}\s+1\/1\s+Running/);
       assert.match(pods, /qwen-small-predictor-/);
+      // the quickstart's three ModelDeployments went to three different providers, the AIMService got a route
+      let mds = '';
+      for (let i = 0; i < 100 && (mds.match(/Running/g) ?? []).length < 3; i++) {
+        mds = (await k(['get', 'md', '-n', 'quickstart', '-o', 'custom-columns=NAME:.metadata.name,PROVIDER:.status.provider.name,PHASE:.status.phase', '--no-headers'])).stdout;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.match(mds, /gemma-cpu\s+kaito\s+Running/);
+      assert.match(mds, /llama-1gpu\s+dynamo\s+Running/);
+      assert.match(mds, /qwen-2gpu\s+kuberay\s+Running/);
+      const path = await k(['get', 'aimsvc', '-n', 'quickstart', 'qwen-chat', '-o', 'jsonpath={.status.routing.path}']);
+      assert.equal(path.stdout, '/quickstart/chatbot/qwen-chat');
       killGroup(first.child, 'SIGINT');
       assert.equal((await first.done).code, 0, 'Ctrl-C stops everything cleanly');
     } finally {

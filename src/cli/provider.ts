@@ -1,0 +1,88 @@
+// `modelplane provider <name>`: one provider controller as its own process (the seed's out-of-tree
+// providers), with the same connection, probe and leader-election flags as `modelplane run`. Each provider
+// holds its own lease, `modelplane-provider-<name>`, so replicas of different providers never contend.
+import { readFileSync } from 'node:fs';
+import { Argument, type Command } from 'commander';
+import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
+import type { ProviderDefinition } from '../controllers/kubeairunway/provider/definition.ts';
+import type { ProviderControllerOptions } from '../controllers/kubeairunway/provider/controller.ts';
+import { providerControllerSet } from '../controllers/kubeairunway/provider/set.ts';
+import { startOperator } from '../controllers/operator.ts';
+import { Logger, type Manager } from '../kube/index.ts';
+import { parsePort } from './options.ts';
+
+export interface ProviderRunOptions {
+  /** kubeconfig YAML (not a path); omitted = in-cluster / default loading rules */
+  kubeconfig?: string;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  httpPort?: number;
+  httpHost?: string;
+  log: Logger;
+  controller?: ProviderControllerOptions;
+}
+
+/** the Lease a provider's replicas elect their leader on */
+export function providerLeaseName(provider: string): string {
+  return `modelplane-provider-${provider}`;
+}
+
+/** starts one provider's manager (registration, heartbeat, controller) and returns it running */
+export function runProvider(def: ProviderDefinition, opts: ProviderRunOptions): Promise<Manager> {
+  return startOperator({
+    ...(opts.kubeconfig !== undefined ? { kubeconfig: opts.kubeconfig } : {}),
+    sets: [providerControllerSet(def, opts.controller)],
+    ...(opts.httpPort !== undefined ? { httpPort: opts.httpPort } : {}),
+    ...(opts.httpHost ? { httpHost: opts.httpHost } : {}),
+    operatorNamespace: operatorNamespaceFromEnv(process.env),
+    log: opts.log,
+    ...(opts.leaderElect
+      ? { leaderElection: { enabled: true, leaseName: providerLeaseName(def.name), ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}) } }
+      : {}),
+  });
+}
+
+interface ProviderFlags {
+  kubeconfig?: string;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  httpPort: string;
+  httpHost: string;
+}
+
+function providerList(definitions: readonly ProviderDefinition[]): string {
+  const width = Math.max(...definitions.map((d) => d.name.length));
+  return definitions.map((d) => `  ${d.name.padEnd(width)}  ${d.displayName}: builds ${d.upstream.kind} (${d.upstream.apiVersion})`).join('\n');
+}
+
+export function registerProvider(program: Command, definitions: readonly ProviderDefinition[]): void {
+  const names = definitions.map((d) => d.name);
+  program
+    .command('provider')
+    .description('Run one KubeAIRunway provider controller: it registers its InferenceProviderConfig, heartbeats, and builds the upstream resource of every ModelDeployment assigned to it.')
+    .addArgument(new Argument('<name>', 'the provider to run').choices(names))
+    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
+    .option('--leader-elect', 'reconcile only on the replica holding the lease modelplane-provider-<name>')
+    .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
+    .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
+    .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
+    .addHelpText('after', `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`)
+    .action(async (name: string, flags: ProviderFlags) => {
+      const def = definitions.find((d) => d.name === name)!;
+      const log = new Logger({ component: `provider-${name}` });
+      try {
+        const mgr = await runProvider(def, {
+          ...(flags.kubeconfig ? { kubeconfig: readFileSync(flags.kubeconfig, 'utf8') } : {}),
+          ...(flags.leaderElect ? { leaderElect: true } : {}),
+          ...(flags.leaderElectionNamespace ? { leaderElectionNamespace: flags.leaderElectionNamespace } : {}),
+          httpPort: parsePort(flags.httpPort, '--http-port'),
+          httpHost: flags.httpHost,
+          log,
+        });
+        mgr.stopOnSignals();
+      } catch (err) {
+        log.error('provider failed to start', { provider: name, error: err });
+        process.exit(2);
+      }
+    });
+}

@@ -1,0 +1,148 @@
+// Wires one provider into a Manager: the ModelDeployment watch (only deployments whose status names this
+// provider, or that still carry its finalizer), the watch on the upstream kind (so a `kubectl edit` of a
+// managed field, or the upstream operator's status, reconciles the owner at once), the registration and
+// heartbeat, and the domain metrics.
+//
+// The upstream kind is watched through a handler added once discovery finds it, not through the builder's
+// owns(): owns() would make the controller's start fail while the CRD is missing, which is exactly the
+// crash loop upstream had (issue #178). The registration retries discovery and adds the watch when the CRD
+// appears.
+import { type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
+import { type Clock, systemClock } from '../../../engine/index.ts';
+import {
+  type Controller,
+  controllerOf,
+  ignoreOwnStatusWrites,
+  type KubeObject,
+  type Logger,
+  type Manager,
+  objectKeyString,
+  or,
+  type Predicate,
+} from '../../../kube/index.ts';
+import { FINALIZER_CLEANUP_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, KAR_GROUP } from '../../../apis/kubeairunway/index.ts';
+import type { ProviderDefinition } from './definition.ts';
+import { providerMetrics } from './metrics.ts';
+import { MD_PROVIDER_INDEX, providerControllerName } from './names.ts';
+import { ProviderReconciler } from './reconciler.ts';
+import { ProviderRegistration } from './registration.ts';
+
+export interface ProviderControllerOptions {
+  /** how often status.lastHeartbeat is rewritten (default HEARTBEAT_INTERVAL_MS, 1 min) */
+  heartbeatIntervalMs?: number;
+  /** how long cleanup may take before the finalizer is dropped anyway (default 5 min, the seed's) */
+  finalizerTimeoutMs?: number;
+  /** how often discovery is retried while the upstream CRD is missing (default 10 s) */
+  discoveryRetryMs?: number;
+  /** how often to look again while an upstream object is going away (default 5 s) */
+  pollMs?: number;
+  clock?: Clock;
+  concurrency?: number;
+  log?: Logger;
+}
+
+export interface ProviderController {
+  controller: Controller;
+  registration: ProviderRegistration;
+}
+
+/** ModelDeployment events this provider cares about: its selection, or its finalizer, before or after */
+export function concernsProvider(provider: string): Predicate<ModelDeployment> {
+  const finalizer = providerFinalizer(provider);
+  const concerns = (md: ModelDeployment) => md.status?.provider?.name === provider || (md.metadata.finalizers?.includes(finalizer) ?? false);
+  return (ev) => concerns(ev.obj) || (ev.type === 'update' && concerns(ev.old));
+}
+
+const selectionChanged: Predicate<ModelDeployment> = (ev) => ev.type !== 'update' || ev.old.status?.provider?.name !== ev.obj.status?.provider?.name;
+
+function countPhases(mds: readonly ModelDeployment[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const md of mds) {
+    const phase = md.status?.phase ?? 'Pending';
+    out.set(phase, (out.get(phase) ?? 0) + 1);
+  }
+  return out;
+}
+
+export async function registerProviderController(mgr: Manager, def: ProviderDefinition, opts: ProviderControllerOptions = {}): Promise<ProviderController> {
+  const fieldManager = providerFieldManager(def.name);
+  const clock = opts.clock ?? systemClock;
+  const log = (opts.log ?? mgr.log).child({ provider: def.name });
+  await mgr.cache.indexField(ModelDeployments, MD_PROVIDER_INDEX, (o) => {
+    const p = (o as ModelDeployment).status?.provider?.name;
+    return p ? [p] : [];
+  });
+  const deployments = await mgr.cache.informer(ModelDeployments);
+  const metrics = providerMetrics(mgr.metrics.registry, def.name, () => countPhases(deployments.store.byIndex(MD_PROVIDER_INDEX, def.name)));
+  const discoveryRetryMs = opts.discoveryRetryMs ?? 10_000;
+  const reconciler = new ProviderReconciler({
+    def,
+    clock,
+    finalizerTimeoutMs: opts.finalizerTimeoutMs ?? FINALIZER_CLEANUP_TIMEOUT_MS,
+    discoveryRetryMs,
+    pollMs: opts.pollMs ?? 5_000,
+    metrics,
+  });
+  const controller = mgr
+    .controller(providerControllerName(def.name))
+    // our own status writes need no second reconcile; the core's change of selection always does (a
+    // status-only write that ignoreOwnStatusWrites may not tell apart when the core's managedFields entry
+    // does not move)
+    .for(ModelDeployments, { predicates: [concernsProvider(def.name), or(selectionChanged, ignoreOwnStatusWrites(fieldManager))] })
+    .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4 })
+    .complete(reconciler.reconcile);
+
+  // upstream objects enqueue their owning deployment, and a deployment of the same name (a foreign object
+  // appearing or going away changes that deployment's ResourceConflict)
+  const keysFor = (obj: KubeObject): string[] => {
+    const ns = obj.metadata.namespace;
+    const keys = new Set<string>();
+    const owner = controllerOf(obj);
+    if (owner?.kind === ModelDeployments.kind && owner.apiVersion.startsWith(`${KAR_GROUP}/`)) keys.add(objectKeyString(ns, owner.name));
+    const name = obj.metadata.name ?? '';
+    if (deployments.get(name, ns)) keys.add(objectKeyString(ns, name));
+    return [...keys];
+  };
+  const enqueue = (obj: KubeObject) => {
+    for (const key of keysFor(obj)) controller.enqueue(key);
+  };
+  let watching = false;
+  const watchUpstream = async () => {
+    const upstream = await mgr.cache.informer(def.upstream);
+    if (watching) return;
+    watching = true;
+    upstream.addHandler({
+      add: enqueue,
+      update: (old, obj) => {
+        enqueue(old);
+        enqueue(obj);
+      },
+      delete: enqueue,
+    });
+    log.info('watching the upstream kind', { apiVersion: def.upstream.apiVersion, kind: def.upstream.kind });
+    // deployments that waited for the CRD go on at once
+    await controller.resync();
+  };
+
+  const registration = new ProviderRegistration(mgr.client.withFieldManager(fieldManager), def, {
+    heartbeatIntervalMs: opts.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
+    discoveryRetryMs,
+    clock,
+    log,
+    onUpstreamServed: watchUpstream,
+  });
+  // The registration lives exactly as long as the controller runs, i.e. while this process leads: only the
+  // leader registers and heartbeats, and stopping (shutdown or lost lease) reports ready=false. The
+  // Manager has no hook for non-controller runnables, so the controller's start/stop carry it.
+  const start = controller.start.bind(controller);
+  const stop = controller.stop.bind(controller);
+  controller.start = async () => {
+    await start();
+    await registration.start();
+  };
+  controller.stop = async () => {
+    await stop();
+    await registration.stop();
+  };
+  return { controller, registration };
+}

@@ -1,0 +1,36 @@
+// A provider as a controller set: `modelplane provider <name>` runs exactly one of these, and the RBAC it
+// declares is the whole of what it may do (deploy/rbac and the RBAC tests are generated from it). No rule
+// names Secrets: a provider passes secret references on and never reads one.
+import { INFERENCE_PROVIDER_CONFIG_PLURAL, KAR_GROUP, MODEL_DEPLOYMENT_PLURAL } from '../../../apis/kubeairunway/index.ts';
+import { parseApiVersion } from '../../../kube/index.ts';
+import { type PolicyRule, READ, rule } from '../../rbac.ts';
+import type { ControllerSet } from '../../registry.ts';
+import { type ProviderControllerOptions, registerProviderController } from './controller.ts';
+import type { ProviderDefinition } from './definition.ts';
+import { providerControllerName } from './names.ts';
+
+/** what one provider's process needs, besides events and its lease (added for every process) */
+export function providerRules(def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource'>): PolicyRule[] {
+  const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
+  return [
+    // read through the cache; patch adds and removes the finalizer (update: controller-runtime parity)
+    rule(KAR_GROUP, [MODEL_DEPLOYMENT_PLURAL], [...READ, 'patch', 'update']),
+    rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/status`], ['patch']),
+    // blockOwnerDeletion on the upstream object requires update on the owner's finalizers
+    rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/finalizers`], ['update']),
+    rule(upstreamGroup, [def.upstreamResource], [...READ, 'create', 'update', 'patch', 'delete']),
+    // registration: server-side apply creates it the first time, patches it after
+    rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
+    rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),
+  ];
+}
+
+/** the controller set `provider-<name>` for one provider definition */
+export function providerControllerSet(def: ProviderDefinition, opts: ProviderControllerOptions = {}): ControllerSet {
+  return {
+    name: providerControllerName(def.name),
+    description: `The ${def.displayName} provider: builds a ${def.upstream.kind} (${def.upstream.apiVersion}) for each ModelDeployment assigned to "${def.name}" and reports its status back.`,
+    register: (mgr, env) => registerProviderController(mgr, def, { log: env.log, ...opts }),
+    rules: providerRules(def),
+  };
+}

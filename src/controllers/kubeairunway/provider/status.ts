@@ -1,0 +1,131 @@
+// The part of ModelDeployment.status a provider owns (the seed's ownership table): phase, message,
+// provider.resourceName/resourceKind, replicas, endpoint and the conditions ProviderCompatible,
+// ResourceCreated and Ready. Pure: from what the reconcile found to that status, with the engine's
+// ConditionManager keeping lastTransitionTime unless a condition's status or reason changes and deciding
+// which transitions become events.
+import {
+  CONDITION_PROVIDER_COMPATIBLE,
+  CONDITION_READY,
+  CONDITION_RESOURCE_CREATED,
+  type ModelDeploymentPhase,
+} from '../../../apis/kubeairunway/index.ts';
+import { asInfo, asWarning, type Condition, ConditionManager, silent } from '../../../engine/index.ts';
+import type { KubeObject } from '../../../kube/index.ts';
+import type { MappedStatus } from './definition.ts';
+import { refOf } from './desired.ts';
+import { Reason } from './names.ts';
+
+/** exactly the status fields a provider writes; nothing else is ever sent */
+export interface ProviderStatus {
+  phase?: ModelDeploymentPhase;
+  message?: string;
+  provider?: { resourceName?: string; resourceKind?: string };
+  replicas?: { desired?: number; ready?: number; available?: number };
+  endpoint?: { service?: string; port?: number };
+  conditions?: Condition[];
+}
+
+/** what the reconcile found, as far as status is concerned */
+export type StatusOutcome =
+  | { kind: 'incompatible'; messages: string[] }
+  /** nothing can be built or applied until the spec (or the conflicting object) changes */
+  | { kind: 'failed'; reason: 'InvalidOverrides' | 'TransformFailed' | 'ApplyFailed' | 'ResourceConflict'; message: string }
+  /** the upstream CRD is not installed */
+  | { kind: 'pending'; reason: 'CRDNotInstalled'; message: string }
+  /** the upstream object is being deleted (to be recreated, or by someone else) */
+  | { kind: 'replacing'; reason: 'RecreatingResource' | 'WaitingForDeletion'; message: string }
+  | { kind: 'created'; object: KubeObject; mapped: MappedStatus }
+  /** cleanup on deletion: everything as it was, phase Terminating */
+  | { kind: 'terminating'; message: string };
+
+export interface StatusContext {
+  /** the upstream kind, for messages */
+  kind: string;
+  now: number;
+  /** the deployment's metadata.generation, recorded on the conditions */
+  generation?: number;
+}
+
+function compact<T extends Record<string, unknown>>(o: T | undefined): T | undefined {
+  if (!o) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return Object.keys(out).length > 0 ? (out as T) : undefined;
+}
+
+const compatible = (cm: ConditionManager) =>
+  cm.markTrue(CONDITION_PROVIDER_COMPATIBLE, Reason.CompatibilityVerified, 'The deployment configuration is compatible with this provider', silent());
+
+/** the provider's status for `outcome`, starting from what it owned before (`before` is not modified) */
+export function computeProviderStatus(before: ProviderStatus, outcome: StatusOutcome, ctx: StatusContext): { status: ProviderStatus; conditions: ConditionManager } {
+  const cm = new ConditionManager(before.conditions ?? [], { now: () => ctx.now, ...(ctx.generation !== undefined ? { generation: ctx.generation } : {}) });
+  if (outcome.kind === 'terminating') {
+    const status: ProviderStatus = { ...structuredClone(before), phase: 'Terminating', message: outcome.message };
+    return { status, conditions: cm };
+  }
+
+  const status: ProviderStatus = {};
+  const set = (phase: ModelDeploymentPhase, message: string) => {
+    status.phase = phase;
+    status.message = message;
+  };
+  switch (outcome.kind) {
+    case 'incompatible': {
+      const message = outcome.messages.join('; ');
+      cm.markFalse(CONDITION_PROVIDER_COMPATIBLE, Reason.IncompatibleConfiguration, message, asWarning());
+      cm.delete(CONDITION_RESOURCE_CREATED);
+      cm.markFalse(CONDITION_READY, Reason.IncompatibleConfiguration, message, silent());
+      set('Failed', message);
+      break;
+    }
+    case 'failed':
+      compatible(cm);
+      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, asWarning());
+      cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
+      set('Failed', outcome.message);
+      break;
+    case 'pending':
+      compatible(cm);
+      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, asWarning());
+      cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
+      set('Pending', outcome.message);
+      break;
+    case 'replacing':
+      compatible(cm);
+      // the recreate itself is announced by its own event, naming the fields
+      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, silent());
+      cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, outcome.message, silent());
+      set('Deploying', outcome.message);
+      break;
+    case 'created':
+      compatible(cm);
+      created(status, cm, outcome.object, outcome.mapped, ctx.kind);
+      break;
+  }
+  const conditions = cm.list();
+  if (conditions.length > 0) status.conditions = conditions;
+  return { status, conditions: cm };
+}
+
+function created(status: ProviderStatus, cm: ConditionManager, object: KubeObject, mapped: MappedStatus, kind: string): void {
+  cm.markTrue(CONDITION_RESOURCE_CREATED, Reason.ResourceCreated, `${kind} ${refOf(object)} created`, asInfo());
+  status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
+  if (mapped.phase === 'Running') {
+    status.phase = 'Running';
+    status.message = mapped.message || `${kind} created, pods are ready`;
+    cm.markTrue(CONDITION_READY, Reason.DeploymentReady, status.message, asInfo());
+  } else if (mapped.phase === 'Failed') {
+    status.phase = 'Failed';
+    status.message = mapped.message || `${kind} ${refOf(object)} failed`;
+    cm.markFalse(CONDITION_READY, Reason.DeploymentFailed, status.message, asWarning());
+  } else {
+    // the seed: anything short of Running or Failed is Deploying, with the upstream's own words appended
+    status.phase = 'Deploying';
+    status.message = `${kind} created, waiting for pods to be ready${mapped.message ? `: ${mapped.message}` : ''}`;
+    cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, status.message, silent());
+  }
+  const replicas = compact(mapped.replicas);
+  if (replicas) status.replicas = replicas;
+  const endpoint = compact(mapped.endpoint);
+  if (endpoint) status.endpoint = endpoint;
+}

@@ -1,0 +1,157 @@
+// Test fixtures for the provider skeleton: two small provider definitions (one over KAITO's Workspace, which
+// the simulator runs; one over a test CRD whose status the test writes itself), ModelDeployment builders,
+// the core's part of the status (applied as kubeairunway-core, since no core controller runs here), and
+// waiting/reading helpers.
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CORE_FIELD_MANAGER,
+  KAR_API_VERSION,
+  MODEL_DEPLOYMENT_KIND,
+  type ModelDeployment,
+  type ModelDeploymentSpec,
+} from '../../../src/apis/kubeairunway/index.ts';
+import type { MappedStatus, ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
+import { type CustomResourceDefinition, EventsV1, type KubeClient, type KubeEvent, type KubeObject, kindRef } from '../../../src/kube/index.ts';
+
+type Cond = { type: string; status: string; reason?: string; message?: string };
+type WithConditions = KubeObject & { status?: { conditions?: Cond[]; state?: string } };
+
+export const Workspaces = kindRef<WithConditions>('kaito.sh/v1beta1', 'Workspace');
+
+/** a KAITO-like provider over the simulated Workspace: preset = model id, one node per replica */
+export const testKaito: ProviderDefinition<WithConditions> = {
+  name: 'kaito',
+  displayName: 'KAITO',
+  upstream: Workspaces,
+  upstreamResource: 'workspaces',
+  version: '0.0.1-test',
+  config: { capabilities: { engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true }] }, selectionRules: [{ condition: 'true', priority: 1 }] },
+  transform(md) {
+    return {
+      apiVersion: Workspaces.apiVersion,
+      kind: Workspaces.kind,
+      metadata: { name: md.metadata.name, namespace: md.metadata.namespace, labels: { 'kubeairunway.ai/model-deployment': md.metadata.name ?? '' } },
+      resource: {
+        count: md.spec.scaling?.replicas ?? 1,
+        instanceType: 'Standard_NC24ads_A100_v4',
+        labelSelector: { matchLabels: { 'nvidia.com/gpu.present': 'true' } },
+      },
+      inference: { preset: { name: md.spec.model.id ?? 'custom' } },
+    };
+  },
+  mapStatus(ws, md): MappedStatus {
+    const cond = (t: string) => ws.status?.conditions?.find((c) => c.type === t);
+    const endpoint = { service: ws.metadata.name ?? '', port: 80 };
+    const replicas = { desired: md.spec.scaling?.replicas ?? 1 };
+    if (cond('WorkspaceSucceeded')?.status === 'True') return { phase: 'Running', replicas, endpoint };
+    if (cond('WorkspaceSucceeded')?.status === 'False') return { phase: 'Failed', message: cond('WorkspaceSucceeded')?.message ?? 'failed', replicas };
+    const inference = cond('InferenceReady');
+    return { phase: 'Deploying', ...(inference?.status === 'False' && inference.message ? { message: inference.message } : {}), replicas };
+  },
+  // as the real KAITO provider: no supported overrides, every key is reported unknown and ignored
+  overridePatch: () => ({}),
+};
+
+/** the test CRD `widgets.test.modelplane.io`: whatever spec, and a status the test writes (state: Ready|Failed|…) */
+export const Widgets = kindRef<WithConditions>('test.modelplane.io/v1', 'Widget');
+
+export function widgetCrd(): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.test.modelplane.io' },
+    spec: {
+      group: 'test.modelplane.io',
+      names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          },
+        },
+      ],
+    },
+  } as CustomResourceDefinition;
+}
+
+/** a provider over Widgets: spec mirrors model and replicas; status.state Ready → Running, Failed → Failed */
+export const testWidgets: ProviderDefinition<WithConditions> = {
+  name: 'widgets',
+  displayName: 'Widgets',
+  upstream: Widgets,
+  upstreamResource: 'widgets',
+  version: '0.0.1-test',
+  config: { capabilities: { engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: true }], requiresCRD: true } },
+  transform(md) {
+    if (md.spec.model.id === 'untransformable') throw new Error('spec.model.id "untransformable" has no widget');
+    return {
+      apiVersion: Widgets.apiVersion,
+      kind: Widgets.kind,
+      metadata: { name: md.metadata.name, namespace: md.metadata.namespace },
+      spec: { model: md.spec.model.id, replicas: md.spec.scaling?.replicas ?? 1, engine: md.spec.engine?.type },
+    };
+  },
+  mapStatus(w): MappedStatus {
+    if (w.status?.state === 'Ready') return { phase: 'Running', endpoint: { service: `${w.metadata.name}-svc`, port: 8000 }, replicas: { desired: 1, ready: 1 } };
+    if (w.status?.state === 'Failed') return { phase: 'Failed', message: 'widget broke' };
+    return { phase: 'Deploying' };
+  },
+};
+
+export function modelDeployment(name: string, namespace: string, spec: Partial<ModelDeploymentSpec> = {}, labels?: Record<string, string>): ModelDeployment {
+  return {
+    apiVersion: KAR_API_VERSION,
+    kind: MODEL_DEPLOYMENT_KIND,
+    metadata: { name, namespace, ...(labels ? { labels } : {}) },
+    spec: { model: { id: 'phi-3-mini' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, ...spec },
+  };
+}
+
+/** what the core controller would write: the selected provider, as the core's field manager */
+export async function selectProvider(client: KubeClient, namespace: string, name: string, provider: string): Promise<void> {
+  await client.applyStatus(
+    {
+      apiVersion: KAR_API_VERSION,
+      kind: MODEL_DEPLOYMENT_KIND,
+      metadata: { name, namespace },
+      status: {
+        provider: { name: provider, selectedReason: 'test selection' },
+        conditions: [{ type: 'ProviderSelected', status: 'True', reason: 'Selected', message: `selected ${provider}`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+      },
+    },
+    { fieldManager: CORE_FIELD_MANAGER, force: true },
+  );
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+export const condition = (md: ModelDeployment | undefined, type: string) => md?.status?.conditions?.find((c) => c.type === type);
+
+export async function eventsFor(client: KubeClient, namespace: string, name: string, reason?: string): Promise<KubeEvent[]> {
+  const list = await client.list(EventsV1, { namespace });
+  return list.items.filter((e) => e.regarding?.name === name && (reason === undefined || e.reason === reason));
+}

@@ -1,0 +1,184 @@
+// The provider skeleton on the embedded API server, over a test CRD whose status the test writes: starting
+// without the upstream CRD (no crash loop: ready=false, retry, proceed once it appears), a foreign object of
+// the same name (ResourceConflict, left alone), deletion, a stuck upstream finalizer (dropped after the
+// shortened timeout with a Warning naming the orphan), invalid overrides, and the deployment moving to
+// another provider (cleanup and release of every status field of ours). Ends with ready=false on stop.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type InferenceProviderConfig, InferenceProviderConfigs, kubeairunwayCrds, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import { registerProviderController } from '../../../src/controllers/kubeairunway/provider/controller.ts';
+import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
+import { ensureCrd, KubeClient, type KubeObject, Logger, Manager } from '../../../src/kube/index.ts';
+import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+import { condition, eventsFor, modelDeployment, selectProvider, testWidgets, waitFor, widgetCrd, Widgets } from './provider-helpers.ts';
+
+const NS = 'team';
+const TIMEOUT_MS = 2_000;
+
+describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 60_000 }, () => {
+  let cluster: TestCluster;
+  let admin: KubeClient;
+  let mgr: Manager;
+  const md = (name: string) => admin.get(ModelDeployments, name, NS);
+  const ipc = () => admin.get(InferenceProviderConfigs, 'widgets');
+  const ipcCondition = (c: InferenceProviderConfig) => c.status?.conditions?.find((x) => x.type === 'UpstreamCRDInstalled');
+  const setWidgetState = (name: string, state: string) =>
+    admin.applyStatus({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name, namespace: NS }, status: { state } }, { fieldManager: 'widget-operator' });
+  const create = async (name: string, spec = {}) => {
+    await admin.create(modelDeployment(name, NS, spec));
+    await selectProvider(admin, NS, name, 'widgets');
+  };
+
+  before(async () => {
+    cluster = await startTestCluster();
+    admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
+    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    mgr = await Manager.create({ kubeconfig: cluster.server.kubeconfigYaml(), name: 'modelplane', logger: new Logger({}, (process.env.TEST_LOG as 'silent') ?? 'silent'), gracefulShutdownMs: 2_000 });
+    await registerProviderController(mgr, testWidgets as ProviderDefinition, { heartbeatIntervalMs: 500, discoveryRetryMs: 300, finalizerTimeoutMs: TIMEOUT_MS, pollMs: 200 });
+    await mgr.start();
+  });
+
+  after(async () => {
+    await mgr?.stop();
+    admin?.close();
+    await cluster?.close();
+  });
+
+  it('without the upstream CRD: registered with ready=false and a condition saying why; deployments wait as Pending', async () => {
+    const c = await waitFor('the InferenceProviderConfig', async () => {
+      const c = await ipc();
+      return c.status?.lastHeartbeat ? c : undefined;
+    });
+    assert.equal(c.status?.ready, false);
+    assert.equal(c.status?.version, 'widgets-provider:0.0.1-test');
+    assert.equal(ipcCondition(c)?.status, 'False');
+    assert.equal(ipcCondition(c)?.reason, 'CRDNotInstalled');
+    assert.match(ipcCondition(c)!.message!, /Widget CRD \(widgets\.test\.modelplane\.io, test\.modelplane\.io\/v1\) is not installed/);
+    assert.deepEqual(c.spec, testWidgets.config);
+
+    await create('a');
+    const m = await waitFor('a Pending', async () => {
+      const m = await md('a');
+      return m.status?.phase === 'Pending' ? m : undefined;
+    });
+    assert.equal(condition(m, 'ResourceCreated')?.reason, 'CRDNotInstalled');
+    assert.ok(m.metadata.finalizers?.includes('kubeairunway.ai/widgets-provider'));
+  });
+
+  it('the CRD appears: ready=true, and the waiting deployment proceeds without a restart', async () => {
+    await ensureCrd(admin, widgetCrd());
+    const c = await waitFor('ready=true', async () => {
+      const c = await ipc();
+      return c.status?.ready === true ? c : undefined;
+    });
+    assert.equal(ipcCondition(c)?.status, 'True');
+    assert.equal(c.status?.upstreamCRDVersion, 'test.modelplane.io/v1');
+    const m = await waitFor('a Deploying', async () => {
+      const m = await md('a');
+      return m.status?.phase === 'Deploying' ? m : undefined;
+    });
+    assert.equal(m.status?.message, 'Widget created, waiting for pods to be ready');
+    const w = await admin.get(Widgets, 'a', NS);
+    assert.deepEqual(w.metadata.ownerReferences, [{ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', name: 'a', uid: m.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    await setWidgetState('a', 'Ready');
+    const running = await waitFor('a Running', async () => {
+      const m = await md('a');
+      return m.status?.phase === 'Running' ? m : undefined;
+    });
+    assert.deepEqual(running.status?.endpoint, { service: 'a-svc', port: 8000 });
+    assert.equal(condition(running, 'Ready')?.reason, 'DeploymentReady');
+  });
+
+  it('a foreign object of the same name: ResourceConflict, left untouched; once it is gone the deployment creates its own', async () => {
+    const foreign: KubeObject = await admin.create<KubeObject>({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name: 'b', namespace: NS }, spec: { owner: 'someone else' } });
+    await create('b');
+    const m = await waitFor('b Failed', async () => {
+      const m = await md('b');
+      return m.status?.phase === 'Failed' ? m : undefined;
+    });
+    assert.equal(m.status?.message, 'resource team/b exists but is not managed by this ModelDeployment');
+    assert.equal(condition(m, 'ResourceCreated')?.status, 'False');
+    assert.equal(condition(m, 'ResourceCreated')?.reason, 'ResourceConflict');
+    await sleep(300);
+    const still = await admin.get(Widgets, 'b', NS);
+    assert.equal(still.metadata.resourceVersion, foreign.metadata.resourceVersion, 'the foreign object was not written');
+    assert.deepEqual(still.spec, { owner: 'someone else' });
+
+    await admin.delete(Widgets, 'b', NS);
+    const own = await waitFor('b\'s own widget', async () => {
+      const w = await admin.getOrUndefined(Widgets, 'b', NS);
+      return w?.metadata.ownerReferences?.[0]?.uid === m.metadata.uid ? w : undefined;
+    });
+    assert.equal((own.spec as { model: string }).model, 'phi-3-mini');
+    await waitFor('b Deploying', async () => (await md('b')).status?.phase === 'Deploying');
+  });
+
+  it('deleting a deployment deletes its upstream object, then drops the finalizer', async () => {
+    await admin.delete(ModelDeployments, 'b', NS);
+    await waitFor('b gone', async () => (await admin.getOrUndefined(ModelDeployments, 'b', NS)) === undefined);
+    assert.equal(await admin.getOrUndefined(Widgets, 'b', NS), undefined);
+  });
+
+  it('an upstream finalizer that never clears: the finalizer is dropped after the timeout, with a Warning naming the orphan', async () => {
+    await admin.patch(Widgets, 'a', NS, { metadata: { finalizers: ['test.modelplane.io/stuck'] } }, 'merge');
+    const started = Date.now();
+    await admin.delete(ModelDeployments, 'a', NS);
+    const terminating = await waitFor('a Terminating', async () => {
+      const m = await admin.getOrUndefined(ModelDeployments, 'a', NS);
+      return m?.status?.phase === 'Terminating' ? m : undefined;
+    });
+    assert.match(terminating.status!.message!, /Widget team\/a/);
+    await waitFor('a gone', async () => (await admin.getOrUndefined(ModelDeployments, 'a', NS)) === undefined, 15_000);
+    assert.ok(Date.now() - started >= TIMEOUT_MS - 1_000, `the finalizer was held for the timeout (${Date.now() - started} ms)`);
+    const [ev] = await waitFor('the FinalizerTimeout event', async () => {
+      const evs = await eventsFor(admin, NS, 'a', 'FinalizerTimeout');
+      return evs.length > 0 ? evs : undefined;
+    });
+    assert.equal(ev!.type, 'Warning');
+    assert.match(ev!.note ?? '', /cleanup of Widget team\/a did not finish within 2s: removing finalizer kubeairunway\.ai\/widgets-provider anyway/);
+    assert.match(ev!.note ?? '', /orphaned/);
+    const orphan = await admin.get(Widgets, 'a', NS);
+    assert.ok(orphan.metadata.deletionTimestamp, 'the widget is still there, stuck on its own finalizer');
+    await admin.patch(Widgets, 'a', NS, { metadata: { finalizers: null } }, 'merge');
+  });
+
+  it('invalid overrides: Failed with the message naming the path; fixing them recovers', async () => {
+    await create('d', { provider: { overrides: { spec: { hostNetwork: true } } } });
+    const m = await waitFor('d Failed', async () => {
+      const m = await md('d');
+      return m.status?.phase === 'Failed' ? m : undefined;
+    });
+    assert.equal(m.status?.message, 'spec.provider.overrides.spec.hostNetwork: overriding "hostNetwork" is not allowed for security reasons');
+    assert.equal(condition(m, 'ResourceCreated')?.reason, 'InvalidOverrides');
+    assert.equal(await admin.getOrUndefined(Widgets, 'd', NS), undefined, 'nothing was built');
+    await admin.patch(ModelDeployments, 'd', NS, { spec: { provider: { overrides: { spec: { hostNetwork: null, color: 'blue' } } } } }, 'merge');
+    const w = await waitFor('d\'s widget', () => admin.getOrUndefined(Widgets, 'd', NS));
+    assert.equal((w.spec as { color: string }).color, 'blue');
+  });
+
+  it('moved to another provider: the widget is deleted, our finalizer and every status field of ours removed', async () => {
+    await setWidgetState('d', 'Ready');
+    await waitFor('d Running', async () => (await md('d')).status?.phase === 'Running');
+    await selectProvider(admin, NS, 'd', 'dynamo');
+    const m = await waitFor('d released', async () => {
+      const m = await md('d');
+      return !m.metadata.finalizers?.includes('kubeairunway.ai/widgets-provider') ? m : undefined;
+    });
+    assert.equal(await admin.getOrUndefined(Widgets, 'd', NS), undefined);
+    assert.equal(m.status?.phase, undefined, 'our phase is gone');
+    assert.deepEqual(m.status?.provider, { name: 'dynamo', selectedReason: 'test selection' }, 'the core\'s fields stay');
+    assert.deepEqual(m.status?.conditions?.map((c) => c.type), ['ProviderSelected']);
+    const [ev] = await eventsFor(admin, NS, 'd', 'ProviderChanged');
+    assert.match(ev?.note ?? '', /provider\.name changed from widgets to dynamo: deleting Widget team\/d/);
+  });
+
+  it('stopping the provider reports ready=false', async () => {
+    const before = await ipc();
+    assert.equal(before.status?.ready, true);
+    assert.ok(Date.now() - Date.parse(before.status!.lastHeartbeat!) < 3_000, 'the heartbeat is fresh');
+    await mgr.stop();
+    assert.equal((await ipc()).status?.ready, false);
+  });
+});
