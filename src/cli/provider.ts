@@ -9,7 +9,7 @@ import type { ProviderControllerOptions } from '../controllers/kubeairunway/prov
 import { providerControllerSet } from '../controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../controllers/operator.ts';
 import { Logger, type Manager } from '../kube/index.ts';
-import { parsePort } from './options.ts';
+import { parsePort, UsageError } from './options.ts';
 
 export interface ProviderRunOptions {
   /** kubeconfig YAML (not a path); omitted = in-cluster / default loading rules */
@@ -48,6 +48,7 @@ interface ProviderFlags {
   leaderElectionNamespace?: string;
   httpPort: string;
   httpHost: string;
+  finalizerTimeout: string;
 }
 
 function providerList(definitions: readonly ProviderDefinition[]): string {
@@ -66,11 +67,14 @@ export function registerProvider(program: Command, definitions: readonly Provide
     .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
     .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
+    .option('--finalizer-timeout <seconds>', "how long deleting a ModelDeployment's resource is retried before its finalizer is removed anyway (with a Warning event)", '300')
     .addHelpText('after', `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`)
     .action(async (name: string, flags: ProviderFlags) => {
       const def = definitions.find((d) => d.name === name)!;
       const log = new Logger({ component: `provider-${name}` });
       try {
+        const finalizerTimeoutSec = Number(flags.finalizerTimeout);
+        if (!(finalizerTimeoutSec > 0)) throw new UsageError(`invalid --finalizer-timeout "${flags.finalizerTimeout}": must be a positive number of seconds`);
         const mgr = await runProvider(def, {
           ...(flags.kubeconfig ? { kubeconfig: readFileSync(flags.kubeconfig, 'utf8') } : {}),
           ...(flags.leaderElect ? { leaderElect: true } : {}),
@@ -78,6 +82,7 @@ export function registerProvider(program: Command, definitions: readonly Provide
           httpPort: parsePort(flags.httpPort, '--http-port'),
           httpHost: flags.httpHost,
           log,
+          controller: { finalizerTimeoutMs: finalizerTimeoutSec * 1000 },
         });
         mgr.stopOnSignals();
       } catch (err) {
