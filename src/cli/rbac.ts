@@ -2,11 +2,12 @@
 // controller set (or the chosen ones), generated from the rules the sets declare.
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { rbacObjects } from '../controllers/rbac.ts';
 import { selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
 
-export const DEFAULT_DEPLOY_NAMESPACE = 'modelplane-system';
+export const DEFAULT_DEPLOY_NAMESPACE = DEFAULT_POD_NAMESPACE;
 
 export function rbacYaml(controllers?: string, namespace = DEFAULT_DEPLOY_NAMESPACE): string {
   const sets = selectControllerSets(ALL_PROCESS_SETS, controllers);

@@ -15,6 +15,8 @@ interface RunOptions {
   leaderElectionNamespace?: string;
   httpPort: string;
   httpHost: string;
+  webhookPort: string;
+  webhookHost: string;
 }
 
 export function registerRun(program: Command): void {
@@ -27,7 +29,9 @@ export function registerRun(program: Command): void {
     .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
     .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
-    .addHelpText('after', '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)')
+    .option('--webhook-port <port>', 'HTTPS port of the admission webhook server (controller set "webhooks")', '9443')
+    .option('--webhook-host <host>', 'address the webhook server binds', '0.0.0.0')
+    .addHelpText('after', '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)')
     .action(async (opts: RunOptions) => {
       const log = new Logger({ component: 'operator' });
       try {
@@ -37,6 +41,7 @@ export function registerRun(program: Command): void {
           sets,
           httpPort: parsePort(opts.httpPort, '--http-port'),
           httpHost: opts.httpHost,
+          webhook: { port: parsePort(opts.webhookPort, '--webhook-port'), host: opts.webhookHost },
           operatorNamespace: operatorNamespaceFromEnv(process.env),
           log,
           ...(opts.leaderElect ? { leaderElection: { enabled: true, ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}) } } : {}),

@@ -3,7 +3,10 @@
 // cluster runs exactly what a real cluster runs.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type KubeClient, type LeaderElectionConfig, type Logger, Manager } from '../kube/index.ts';
-import type { ControllerSet, OperatorEnv } from './registry.ts';
+import type { ControllerSet, OperatorEnv, WebhookEnv } from './registry.ts';
+
+/** where deploy/ installs the operator; also the namespace `modelplane dev` uses */
+export const DEFAULT_POD_NAMESPACE = 'modelplane-system';
 
 export interface OperatorOptions {
   /** kubeconfig YAML or a KubeConfig; omitted = in-cluster / default loading rules */
@@ -16,6 +19,9 @@ export interface OperatorOptions {
   httpPort?: number;
   httpHost?: string;
   operatorNamespace: string;
+  /** default $POD_NAMESPACE or modelplane-system */
+  podNamespace?: string;
+  webhook?: WebhookEnv;
   log: Logger;
 }
 
@@ -28,7 +34,12 @@ export async function startOperator(opts: OperatorOptions): Promise<Manager> {
     ...(opts.httpPort !== undefined ? { httpPort: opts.httpPort } : {}),
     ...(opts.httpHost ? { httpHost: opts.httpHost } : {}),
   });
-  const env: OperatorEnv = { operatorNamespace: opts.operatorNamespace, log: opts.log };
+  const env: OperatorEnv = {
+    operatorNamespace: opts.operatorNamespace,
+    podNamespace: opts.podNamespace ?? (process.env.POD_NAMESPACE || DEFAULT_POD_NAMESPACE),
+    log: opts.log,
+    ...(opts.webhook ? { webhook: opts.webhook } : {}),
+  };
   for (const set of opts.sets) {
     await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });
   }

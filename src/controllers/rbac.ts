@@ -26,6 +26,8 @@ export interface RbacSubject {
   /** names the ServiceAccount, ClusterRole and bindings: `modelplane-<name>` */
   name: string;
   rules: readonly PolicyRule[];
+  /** rules granted only in the deploy namespace (a Role), e.g. the webhook's own certificate Secret */
+  namespaceRules?: readonly PolicyRule[];
 }
 
 /** merges rules with the same apiGroups/resources/resourceNames, sorted so the output is stable */
@@ -60,11 +62,23 @@ function compareVerbs(a: string, b: string): number {
   return (VERB_ORDER.indexOf(a) + 100 * Number(!VERB_ORDER.includes(a))) - (VERB_ORDER.indexOf(b) + 100 * Number(!VERB_ORDER.includes(b))) || a.localeCompare(b);
 }
 
-/** ServiceAccount, ClusterRole + binding, and the leader-election Role + binding in `namespace` */
+/** ServiceAccount, ClusterRole + binding, the leader-election Role + binding in `namespace`, and a Role for namespaceRules */
 export function rbacObjects(subject: RbacSubject, namespace: string): Array<Record<string, unknown>> {
   const name = `modelplane-${subject.name}`;
   const labels = { 'app.kubernetes.io/name': 'modelplane', 'app.kubernetes.io/component': subject.name };
   const sa = { kind: 'ServiceAccount', name, namespace };
+  const namespaced = subject.namespaceRules?.length
+    ? [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace, labels }, rules: normalizeRules(subject.namespaceRules) },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name, namespace, labels },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+          subjects: [sa],
+        },
+      ]
+    : [];
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules: normalizeRules([...COMMON_CLUSTER_RULES, ...subject.rules]) },
@@ -83,5 +97,6 @@ export function rbacObjects(subject: RbacSubject, namespace: string): Array<Reco
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${name}-leader-election` },
       subjects: [sa],
     },
+    ...namespaced,
   ];
 }

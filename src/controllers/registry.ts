@@ -8,7 +8,17 @@ import type { PolicyRule } from './rbac.ts';
 export interface OperatorEnv {
   /** AIM_SYSTEM_NAMESPACE (default aim-system): where cluster-scoped AIM consumers resolve namespaced configs */
   operatorNamespace: string;
+  /** the namespace this process runs in (POD_NAMESPACE, default modelplane-system): its Secret and Service live there */
+  podNamespace: string;
   log: Logger;
+  webhook?: WebhookEnv;
+}
+
+export interface WebhookEnv {
+  port: number;
+  host: string;
+  /** told the server's URL once it listens (modelplane dev points the webhook Service at it) */
+  onListening?: (url: string) => Promise<void> | void;
 }
 
 export interface ControllerSet {
@@ -17,6 +27,8 @@ export interface ControllerSet {
   description: string;
   register(mgr: Manager, env: OperatorEnv): Promise<unknown>;
   rules: readonly PolicyRule[];
+  /** rules granted only in the namespace the operator is deployed to */
+  namespaceRules?: readonly PolicyRule[];
 }
 
 export class UnknownControllerError extends Error {

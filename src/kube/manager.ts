@@ -73,6 +73,7 @@ export class Manager {
   private stopping: Promise<void> | undefined;
   private leading = false;
   private readonly leaderWaiters: Array<() => void> = [];
+  private readonly shutdownHooks: Array<() => Promise<void>> = [];
   private controllersRunning: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -122,6 +123,11 @@ export class Manager {
       this.recorders.set(controllerName, r);
     }
     return r;
+  }
+
+  /** runs `fn` on stop, after the controllers finished and before the connections close (e.g. a webhook server) */
+  onShutdown(fn: () => Promise<void>): void {
+    this.shutdownHooks.push(fn);
   }
 
   addHealthCheck(name: string, check: Check): void {
@@ -243,6 +249,7 @@ export class Manager {
       await this.stopControllers();
     }
     await Promise.all([...this.recorders.values()].map((r) => r.drain()));
+    for (const hook of this.shutdownHooks.splice(0)) await hook().catch((error) => this.log.error('shutdown hook failed', { error }));
     await this.cache.stop();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();

@@ -3,9 +3,10 @@
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
 import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
-import { startOperator } from '../../controllers/operator.ts';
+import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator.ts';
 import type { ControllerSet } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
+import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
 import { allCrds } from '../crds.ts';
@@ -33,7 +34,7 @@ export interface DevCluster {
 }
 
 /** namespaces the operator's own objects live in: deploy/'s namespace and the AIM operator namespace */
-export const OPERATOR_NAMESPACES = ['modelplane-system', operatorNamespaceFromEnv(process.env)];
+export const OPERATOR_NAMESPACES = [DEFAULT_POD_NAMESPACE, operatorNamespaceFromEnv(process.env)];
 
 export async function startApiServerOnly(opts: DevClusterOptions): Promise<ApiServer> {
   return startApiServer({
@@ -70,8 +71,10 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     await step('controllers started', async () => {
       const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
       const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
-      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env) };
-      if (core.length > 0) operators.push(await startOperator({ ...common, sets: core, log: opts.log.child({ component: 'operator' }) }));
+      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE };
+      // the webhook Service of deploy/ resolves to this process's webhook server
+      const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void server.core.serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
+      if (core.length > 0) operators.push(await startOperator({ ...common, webhook, sets: core, log: opts.log.child({ component: 'operator' }) }));
       for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
         operators.push(await startOperator({ ...common, name: `modelplane-${p.name}`, sets: [p], log: opts.log.child({ component: p.name }) }));
       }

@@ -4,7 +4,8 @@
 import { Counter } from 'prom-client';
 import { CORE_FIELD_MANAGER, type InferenceProviderConfig, InferenceProviderConfigs, isReconcilePaused, ModelDeployments } from '../../../apis/kubeairunway/index.ts';
 import { ownedStatus } from '../../../engine/index.ts';
-import { type CustomResourceDefinition, CustomResourceDefinitions, type Controller, deepEqual, type Manager, objectKeyString } from '../../../kube/index.ts';
+import { CustomResourceDefinitions, type Controller, deepEqual, type Manager, objectKeyString } from '../../../kube/index.ts';
+import { servedGroupVersions } from '../served-apis.ts';
 import { type CoreStatus, planCoreStatus } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
@@ -64,16 +65,6 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
       }
       return decision.retrySelection ? { requeueAfter: RESELECT_AFTER_MS } : {};
     });
-}
-
-/** `group/version` of every served version of every Established CRD */
-function servedGroupVersions(crds: readonly CustomResourceDefinition[]): Set<string> {
-  const out = new Set<string>();
-  for (const crd of crds) {
-    if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) continue;
-    for (const v of crd.spec.versions) if (v.served) out.add(`${crd.spec.group}/${v.name}`);
-  }
-  return out;
 }
 
 /** a set that forgets its oldest entries past `limit` */

@@ -47,6 +47,7 @@ export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDec
   const result = validateModelDeployment(defaulted, undefined, {
     providers: inputs.providers,
     providerCrdInstalled: (name) => {
+      // a provider that does not say which API it builds is assumed to be installed
       const gv = inputs.providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
       return gv === undefined || inputs.apiServed(gv);
     },

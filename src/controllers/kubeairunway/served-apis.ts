@@ -1,0 +1,20 @@
+// Which upstream APIs the cluster serves, from the CRD cache: "Provider '{name}' CRD not installed in cluster"
+// is decided from a provider's status.upstreamCRDVersion, so the core needs no provider knowledge.
+import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
+import type { CustomResourceDefinition } from '../../kube/index.ts';
+
+/** `group/version` of every served version of every Established CRD */
+export function servedGroupVersions(crds: readonly CustomResourceDefinition[]): Set<string> {
+  const out = new Set<string>();
+  for (const crd of crds) {
+    if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) continue;
+    for (const v of crd.spec.versions) if (v.served) out.add(`${crd.spec.group}/${v.name}`);
+  }
+  return out;
+}
+
+/** a provider that does not say which API it builds is assumed to be installed */
+export function providerApiServed(providers: readonly InferenceProviderConfig[], served: ReadonlySet<string>, name: string): boolean {
+  const gv = providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
+  return gv === undefined || served.has(gv);
+}

@@ -1,0 +1,48 @@
+// The `webhooks` set: the operator's admission webhook server (src/webhooks) with every API group's hooks
+// registered. It runs as its own identity because it is the one part of modelplane that touches a Secret (its
+// own serving certificate, through a Role in its own namespace only); the controllers never do.
+import { KAR_GROUP } from '../apis/kubeairunway/index.ts';
+import { startWebhookServer } from '../webhooks/index.ts';
+import { registerModelDeploymentWebhooks } from './kubeairunway/webhook.ts';
+import { READ, rule } from './rbac.ts';
+import type { ControllerSet } from './registry.ts';
+
+export const WEBHOOK_SERVICE = 'modelplane-webhook-service';
+export const WEBHOOK_CERT_SECRET = 'modelplane-webhook-server-cert';
+export const WEBHOOK_CONFIGURATIONS = { mutating: 'modelplane-mutating-webhook-configuration', validating: 'modelplane-validating-webhook-configuration' };
+export const WEBHOOK_FIELD_MANAGER = 'modelplane-webhooks';
+
+export function webhooksSet(): ControllerSet {
+  return {
+    name: 'webhooks',
+    description: 'The admission webhook server (ModelDeployment defaulting and validation), with in-process certificates',
+    async register(mgr, env) {
+      const client = mgr.client.withFieldManager(WEBHOOK_FIELD_MANAGER);
+      const hooks = await startWebhookServer({
+        client,
+        port: env.webhook?.port ?? 9443,
+        host: env.webhook?.host ?? '0.0.0.0',
+        certSecret: { name: WEBHOOK_CERT_SECRET, namespace: env.podNamespace },
+        service: { name: WEBHOOK_SERVICE, namespace: env.podNamespace },
+        webhookConfigurations: [WEBHOOK_CONFIGURATIONS.mutating, WEBHOOK_CONFIGURATIONS.validating],
+        registry: mgr.metrics.registry,
+        logger: env.log,
+      });
+      mgr.onShutdown(() => hooks.close());
+      await registerModelDeploymentWebhooks(hooks, mgr.cache);
+      mgr.addReadyCheck('webhook-certificate', () => {
+        const why = hooks.notReady();
+        if (why) throw new Error(why);
+      });
+      await env.webhook?.onListening?.(hooks.url);
+      // the configurations are ours to keep in step with what is registered; the caBundle is the injector's field
+      for (const obj of hooks.configurations(WEBHOOK_CONFIGURATIONS)) await client.apply(obj, { force: true });
+    },
+    rules: [
+      rule(KAR_GROUP, ['inferenceproviderconfigs'], READ),
+      rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
+      rule('admissionregistration.k8s.io', ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], [...READ, 'create', 'patch']),
+    ],
+    namespaceRules: [rule('', ['secrets'], ['get', 'create', 'update'])],
+  };
+}

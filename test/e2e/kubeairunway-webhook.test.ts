@@ -1,0 +1,112 @@
+// The ModelDeployment admission webhooks as users meet them: the `webhooks` set runs as its own process under
+// its generated RBAC, creates its certificate Secret, gets its caBundle injected, and kubectl prints every rule
+// of the seed's validation table with its exact message. The defaulting webhook's values are stored.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'yaml';
+import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
+import { WEBHOOK_SERVICE, webhooksSet } from '../../src/controllers/webhooks.ts';
+import { type KubeClient, type KubeObject, Logger } from '../../src/kube/index.ts';
+import { runKubectl } from '../helpers/cluster.ts';
+import { DEPLOY_NAMESPACE, type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
+
+const NS = 'default';
+const WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
+
+const md = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS }, spec });
+const gpu0 = { gpu: { count: 0 } };
+
+// the seed's "Schema validation (core webhook)" table, one object per row, with the seed's message
+const RULES: Array<[string, Record<string, unknown>, string]> = [
+  ['vllm without GPU', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: gpu0 }, 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
+  ['sglang without GPU', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: gpu0 }, 'SGLang engine requires GPU (set resources.gpu.count > 0)'],
+  ['trtllm without GPU', { model: { id: 'm' }, engine: { type: 'trtllm' }, resources: gpu0 }, 'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)'],
+  [
+    'disaggregated with resources.gpu',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, resources: { gpu: { count: 1 } }, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } },
+    'Cannot specify both resources.gpu and scaling.prefill/decode',
+  ],
+  ['disaggregated without prefill/decode', { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' } }, 'Disaggregated mode requires scaling.prefill and scaling.decode'],
+  [
+    'disaggregated without prefill GPUs',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { replicas: 1 }, decode: { gpu: { count: 1 } } } },
+    'Disaggregated mode requires scaling.prefill.gpu.count',
+  ],
+  [
+    'disaggregated without decode GPUs',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { gpu: { count: 1 } }, decode: { replicas: 1 } } },
+    'Disaggregated mode requires scaling.decode.gpu.count',
+  ],
+  ['missing engine.type', { model: { id: 'm' } }, 'engine.type is required'],
+  ['missing model.id for huggingface', { model: { source: 'huggingface' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }, 'model.id is required when source is huggingface'],
+  ['provider CRD not installed', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'llmd' } }, "Provider 'llmd' CRD not installed in cluster"],
+];
+
+describe('ModelDeployment admission webhooks (webhooks set as a process)', { timeout: 180_000 }, () => {
+  let dev: DevCluster;
+  let admin: KubeClient;
+  let proc: OperatorProcess;
+  let kubeconfig: string;
+  const apply = (obj: object) => runKubectl(['--kubeconfig', kubeconfig, 'apply', '-f', '-'], stringify(obj));
+
+  before(async () => {
+    dev = await startDevCluster({ port: 0, log: new Logger({ level: 'error' }), controllers: false });
+    admin = dev.manager.client.withFieldManager('test-user');
+    kubeconfig = `/tmp/modelplane-webhook-e2e-${process.pid}.kubeconfig`;
+    dev.server.writeKubeconfig(kubeconfig);
+    // a provider that builds an API this cluster does not serve
+    const ipc = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'llmd' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } } };
+    await admin.apply(ipc as KubeObject);
+    await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'llmd.ai/v1alpha1' } } as KubeObject);
+    proc = await startOperatorProcess(dev.server, admin, webhooksSet(), { extraArgs: ['--webhook-port', '0', '--webhook-host', '127.0.0.1'] });
+    const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(proc.output())?.[1];
+    assert.ok(url, proc.output());
+    dev.server.core.serviceEndpoints.register(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, 443, url);
+    // ready once a known-bad object is refused (the caBundle is injected and the provider cache synced)
+    for (let i = 0; i < 200; i++) {
+      const r = await apply(md('probe', RULES.at(-1)![1]));
+      if (r.code !== 0 && r.stderr.includes(WEBHOOK)) break;
+      if (r.code === 0) await admin.delete({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'probe', NS).catch(() => undefined);
+      await sleep(100);
+    }
+  });
+
+  after(async () => {
+    await proc?.stop();
+    await dev?.stop();
+  });
+
+  for (const [what, spec, message] of RULES) {
+    it(`refuses ${what}: "${message}"`, async () => {
+      const r = await apply(md('bad', spec));
+      assert.notEqual(r.code, 0, r.stdout);
+      assert.equal(r.stderr.trim(), `Error from server (Forbidden): error when creating "STDIN": admission webhook "${WEBHOOK}" denied the request: ${message}`);
+    });
+  }
+
+  it('refuses privileged overrides, naming the path', async () => {
+    const r = await apply(md('bad', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'dynamo', overrides: { spec: { services: { Frontend: { extraPodSpec: { securityContext: { privileged: true } } } } } } } }));
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /spec\.provider\.overrides\.spec\.services\.Frontend\.extraPodSpec\.securityContext: overriding "securityContext" is not allowed for security reasons/);
+  });
+
+  it('stores the defaulting webhook values, and an explicit zero sticks', async () => {
+    const r = await apply(md('good', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm', enablePrefixCaching: false }, scaling: { replicas: 0 } }));
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse((await runKubectl(['--kubeconfig', kubeconfig, 'get', 'md', 'good', '-n', NS, '-o', 'json'])).stdout);
+    assert.equal(out.spec.serving.mode, 'aggregated');
+    assert.equal(out.spec.model.source, 'huggingface');
+    assert.deepEqual(out.spec.resources.gpu, { count: 1, type: 'nvidia.com/gpu' });
+    assert.equal(out.spec.scaling.replicas, 0);
+    assert.equal(out.spec.engine.enablePrefixCaching, false);
+  });
+
+  it('its identity only ever touched its own certificate Secret, in its own namespace', () => {
+    const mine = dev.server.audit.entries().filter((e) => e.user === proc.user);
+    assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.group}/${e.resource}`), []);
+    const secrets = mine.filter((e) => e.resource.startsWith('secrets'));
+    assert.ok(secrets.length > 0);
+    assert.ok(secrets.every((e) => e.namespace === DEPLOY_NAMESPACE && (e.name === 'modelplane-webhook-server-cert' || e.verb === 'create')), JSON.stringify(secrets));
+  });
+});
