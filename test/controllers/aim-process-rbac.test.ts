@@ -4,30 +4,30 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
-import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { type KubeClient, type KubeObject, Logger } from '../../src/kube/index.ts';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const yamlDocs = (file: string) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject);
 
 describe('aim controllers as a process under their generated RBAC', { timeout: 120_000 }, () => {
-  let dev: DevCluster;
+  let cluster: DevTestCluster;
   let admin: KubeClient;
   let proc: OperatorProcess;
 
   before(async () => {
-    dev = await startDevCluster({ port: 0, log: new Logger({ level: 'error' }), controllers: false });
-    admin = dev.manager.client.withFieldManager('test-user');
-    proc = await startOperatorProcess(dev.server, admin, aimControllerSet());
+    cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }) });
+    admin = cluster.admin;
+    proc = await startOperatorProcess(cluster.dev.server, admin, aimControllerSet());
   });
 
   after(async () => {
     await proc?.stop();
-    await dev?.stop();
+    await cluster?.stop();
   });
 
   it('converges the seed example: /ml/ml-team/conversational-ai', async () => {
@@ -36,18 +36,19 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
     await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: 'qwen-qwen3-32b', namespace: 'ml-team' }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5' } } as KubeObject);
     // the seed's service, with the project label its template needs
     await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 'qwen-chat', namespace: 'ml-team', labels: { project: 'conversational-ai' } }, spec: { model: { name: 'qwen-qwen3-32b' } } } as KubeObject);
-    const deadline = Date.now() + 60_000;
-    let svc = await admin.get(AIMServices, 'qwen-chat', 'ml-team');
-    while (svc.status?.status !== 'Running' && Date.now() < deadline) {
-      await sleep(200);
-      svc = await admin.get(AIMServices, 'qwen-chat', 'ml-team');
-    }
-    assert.equal(svc.status?.status, 'Running', `${JSON.stringify(svc.status)}\n${proc.output().slice(-3000)}`);
+    const svc = await waitFor(
+      'ml-team/qwen-chat Running',
+      async () => {
+        const s = await admin.get(AIMServices, 'qwen-chat', 'ml-team');
+        return s.status?.status === 'Running' ? s : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, detail: async () => `${JSON.stringify((await admin.get(AIMServices, 'qwen-chat', 'ml-team')).status)}\n${proc.output().slice(-3000)}` },
+    );
     assert.equal(svc.status?.routing?.path, '/ml/ml-team/conversational-ai');
   });
 
   it('was never refused and never read a Secret', () => {
-    const mine = dev.server.audit.entries().filter((e) => e.user === proc.user);
+    const mine = cluster.dev.server.audit.entries().filter((e) => e.user === proc.user);
     assert.ok(mine.length > 10, 'the process made requests as its ServiceAccount');
     const refused = mine.filter((e) => e.code === 403);
     assert.deepEqual(refused.map((e) => `${e.verb} ${e.group}/${e.resource}`), []);

@@ -9,61 +9,46 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
-import { type ModelDeployment, ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
-import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
+import { ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { type KubeClient, type KubeObject, kindRef, Logger } from '../../src/kube/index.ts';
-import { runKubectl } from '../helpers/cluster.ts';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
+import { type WaitOptions, waitFor } from '../helpers/wait.ts';
 
 const NS = 'quickstart';
 const Workspaces = kindRef('kaito.sh/v1beta1', 'Workspace');
 const DGDs = kindRef('nvidia.com/v1alpha1', 'DynamoGraphDeployment');
 const FINALIZER_TIMEOUT_S = 3;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
-}
+// separate processes behind watches: give each step more time than an in-process controller needs
+const PROCESS_WAIT: WaitOptions = { timeoutMs: 45_000, intervalMs: 150 };
 
 describe('KubeAIRunway: core and providers as separate processes under their own RBAC', { timeout: 300_000 }, () => {
-  let dev: DevCluster;
+  let cluster: DevTestCluster;
   let admin: KubeClient;
   const procs: OperatorProcess[] = [];
-  let kubeconfig: string;
-  const kubectl = async (args: string[], input?: string) => {
-    const r = await runKubectl(['--kubeconfig', kubeconfig, ...args], input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => cluster.k(args, input);
   const md = (name: string) => admin.get(ModelDeployments, name, NS);
-  const running = (name: string) => until(`${name} Running`, async () => ((await md(name)).status?.phase === 'Running' ? md(name) : undefined));
+  const running = (name: string) => waitFor(`${name} Running`, async () => ((await md(name)).status?.phase === 'Running' ? md(name) : undefined), PROCESS_WAIT);
   const userOf = (set: string) => procs.find((p) => p.user.endsWith(`modelplane-${set}`))!.user;
 
   before(async () => {
-    dev = await startDevCluster({ port: 0, log: new Logger({ level: 'error' }), controllers: false });
-    admin = dev.manager.client.withFieldManager('test-user');
-    kubeconfig = `/tmp/modelplane-e2e-${process.pid}.kubeconfig`;
-    dev.server.writeKubeconfig(kubeconfig);
+    cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), namespaces: [NS] });
+    admin = cluster.admin;
     const started = await Promise.all([
-      startOperatorProcess(dev.server, admin, kubeairunwayCoreSet()),
-      startOperatorProcess(dev.server, admin, aimControllerSet()),
-      ...PROVIDER_SETS.map((set) => startOperatorProcess(dev.server, admin, set, { command: 'provider', extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)] })),
+      startOperatorProcess(cluster.dev.server, admin, kubeairunwayCoreSet()),
+      startOperatorProcess(cluster.dev.server, admin, aimControllerSet()),
+      ...PROVIDER_SETS.map((set) => startOperatorProcess(cluster.dev.server, admin, set, { command: 'provider', extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)] })),
     ]);
     procs.push(...started);
-    await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   });
 
   after(async () => {
     await Promise.all(procs.map((p) => p.stop()));
-    await dev?.stop();
+    await cluster?.stop();
   });
 
   it('the quickstart flows reach Running on three providers, and amd.com/gpu on AIM', async () => {
@@ -104,7 +89,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     const before = await admin.get(Workspaces, 'gemma-cpu', NS);
     const count = (before as { resource?: { count?: number } }).resource?.count;
     await kubectl(['patch', 'workspace', 'gemma-cpu', '-n', NS, '--type', 'merge', '-p', '{"resource":{"count":7}}']);
-    await until('the edit to be reverted', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === count);
+    await waitFor('the edit to be reverted', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === count, PROCESS_WAIT);
   });
 
   it('pause stops reconciliation; unpausing converges', async () => {
@@ -113,23 +98,23 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     await sleep(2_000);
     assert.equal(((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count, 5, 'paused: the edit stays');
     await kubectl(['annotate', 'md', '-n', NS, 'gemma-cpu', 'kubeairunway.ai/reconcile-paused-']);
-    await until('drift reverted after unpause', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === 1);
+    await waitFor('drift reverted after unpause', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === 1, PROCESS_WAIT);
     await running('gemma-cpu');
   });
 
   it('a replicas change updates in place; an identity change recreates with a Warning naming the field', async () => {
     const dgd = await admin.get(DGDs, 'llama-1gpu', NS);
     await admin.patch(ModelDeployments, 'llama-1gpu', NS, { spec: { scaling: { replicas: 2 } } }, 'merge');
-    await until('the worker scaled in place', async () => {
+    await waitFor('the worker scaled in place', async () => {
       const now = await admin.get(DGDs, 'llama-1gpu', NS);
       const replicas = (now.spec as { services?: Record<string, { replicas?: number; componentType?: string }> }).services;
       return Object.values(replicas ?? {}).some((s) => s.componentType === 'worker' && s.replicas === 2) && now.metadata.uid === dgd.metadata.uid;
-    });
+    }, PROCESS_WAIT);
     await admin.patch(ModelDeployments, 'llama-1gpu', NS, { spec: { model: { id: 'meta-llama/Llama-3.2-3B-Instruct' } } }, 'merge');
-    const recreated = await until('a new DynamoGraphDeployment', async () => {
+    const recreated = await waitFor('a new DynamoGraphDeployment', async () => {
       const now = await admin.get(DGDs, 'llama-1gpu', NS);
       return now.metadata.uid !== dgd.metadata.uid ? now : undefined;
-    });
+    }, PROCESS_WAIT);
     assert.ok(recreated);
     const events = await kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=llama-1gpu,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
     assert.match(events, /model\.id/);
@@ -148,22 +133,22 @@ describe('KubeAIRunway: core and providers as separate processes under their own
         provider: { name: 'dynamo', overrides: { spec: { services: { VllmWorker: { extraPodSpec: { hostNetwork: true } } } } } },
       },
     } as KubeObject);
-    const m = await until('sneaky to be refused', async () => {
+    const m = await waitFor('sneaky to be refused', async () => {
       const s = await md('sneaky');
       return s.status?.phase === 'Failed' || s.status?.phase === 'Pending' ? s : undefined;
-    });
+    }, PROCESS_WAIT);
     assert.match(m.status?.message ?? '', /spec\.provider\.overrides\.spec\.services\.VllmWorker\.extraPodSpec\.hostNetwork/);
     assert.equal(await admin.getOrUndefined(DGDs, 'sneaky', NS), undefined);
   });
 
   it('with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event', async () => {
     const kaitoUser = userOf('provider-kaito');
-    const fault = dev.server.faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
+    const fault = cluster.dev.server.faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
     try {
       await admin.delete(ModelDeployments, 'gemma-cpu', NS);
-      await until('the ModelDeployment to be gone', async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined, (FINALIZER_TIMEOUT_S + 30) * 1000);
+      await waitFor('the ModelDeployment to be gone', async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined, { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 });
     } finally {
-      dev.server.faults.remove(fault);
+      cluster.dev.server.faults.remove(fault);
     }
     const events = await kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gemma-cpu,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
     assert.match(events, /FinalizerTimeout/);
@@ -172,7 +157,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   it('no controller process read a Secret or was refused', () => {
     const users = new Set(procs.map((p) => p.user));
-    const mine = dev.server.audit.entries().filter((e) => users.has(e.user));
+    const mine = cluster.dev.server.audit.entries().filter((e) => users.has(e.user));
     assert.ok(mine.length > 50);
     assert.deepEqual(mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.user} ${e.verb} secrets`), []);
     assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource}`), []);

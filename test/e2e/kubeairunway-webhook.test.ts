@@ -3,13 +3,12 @@
 // of the seed's validation table with its exact message. The defaulting webhook's values are stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { WEBHOOK_SERVICE, webhooksSet } from '../../src/controllers/webhooks.ts';
 import { type KubeClient, type KubeObject, Logger } from '../../src/kube/index.ts';
-import { runKubectl } from '../helpers/cluster.ts';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { DEPLOY_NAMESPACE, type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'default';
 const WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
@@ -44,37 +43,37 @@ const RULES: Array<[string, Record<string, unknown>, string]> = [
 ];
 
 describe('ModelDeployment admission webhooks (webhooks set as a process)', { timeout: 180_000 }, () => {
-  let dev: DevCluster;
+  let cluster: DevTestCluster;
   let admin: KubeClient;
   let proc: OperatorProcess;
-  let kubeconfig: string;
-  const apply = (obj: object) => runKubectl(['--kubeconfig', kubeconfig, 'apply', '-f', '-'], stringify(obj));
+  const apply = (obj: object) => cluster.kubectl(['apply', '-f', '-'], stringify(obj));
 
   before(async () => {
-    dev = await startDevCluster({ port: 0, log: new Logger({ level: 'error' }), controllers: false });
-    admin = dev.manager.client.withFieldManager('test-user');
-    kubeconfig = `/tmp/modelplane-webhook-e2e-${process.pid}.kubeconfig`;
-    dev.server.writeKubeconfig(kubeconfig);
+    cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }) });
+    admin = cluster.admin;
     // a provider that builds an API this cluster does not serve
     const ipc = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'llmd' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } } };
     await admin.apply(ipc as KubeObject);
     await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'llmd.ai/v1alpha1' } } as KubeObject);
-    proc = await startOperatorProcess(dev.server, admin, webhooksSet(), { extraArgs: ['--webhook-port', '0', '--webhook-host', '127.0.0.1'] });
+    proc = await startOperatorProcess(cluster.dev.server, admin, webhooksSet(), { extraArgs: ['--webhook-port', '0', '--webhook-host', '127.0.0.1'] });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(proc.output())?.[1];
     assert.ok(url, proc.output());
-    dev.server.core.serviceEndpoints.register(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, 443, url);
+    cluster.dev.server.core.serviceEndpoints.register(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, 443, url);
     // ready once a known-bad object is refused (the caBundle is injected and the provider cache synced)
-    for (let i = 0; i < 200; i++) {
-      const r = await apply(md('probe', RULES.at(-1)![1]));
-      if (r.code !== 0 && r.stderr.includes(WEBHOOK)) break;
-      if (r.code === 0) await admin.delete({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'probe', NS).catch(() => undefined);
-      await sleep(100);
-    }
+    await waitFor(
+      'the webhook to refuse a known-bad object',
+      async () => {
+        const r = await apply(md('probe', RULES.at(-1)![1]));
+        if (r.code === 0) await admin.delete({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'probe', NS).catch(() => undefined);
+        return r.code !== 0 && r.stderr.includes(WEBHOOK);
+      },
+      { timeoutMs: 60_000, detail: () => proc.output().slice(-3000) },
+    );
   });
 
   after(async () => {
     await proc?.stop();
-    await dev?.stop();
+    await cluster?.stop();
   });
 
   for (const [what, spec, message] of RULES) {
@@ -94,7 +93,7 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
   it('stores the defaulting webhook values, and an explicit zero sticks', async () => {
     const r = await apply(md('good', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm', enablePrefixCaching: false }, scaling: { replicas: 0 } }));
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse((await runKubectl(['--kubeconfig', kubeconfig, 'get', 'md', 'good', '-n', NS, '-o', 'json'])).stdout);
+    const out = JSON.parse(await cluster.k(['get', 'md', 'good', '-n', NS, '-o', 'json']));
     assert.equal(out.spec.serving.mode, 'aggregated');
     assert.equal(out.spec.model.source, 'huggingface');
     assert.deepEqual(out.spec.resources.gpu, { count: 1, type: 'nvidia.com/gpu' });
@@ -103,7 +102,7 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
   });
 
   it('its identity only ever touched its own certificate Secret, in its own namespace', () => {
-    const mine = dev.server.audit.entries().filter((e) => e.user === proc.user);
+    const mine = cluster.dev.server.audit.entries().filter((e) => e.user === proc.user);
     assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.group}/${e.resource}`), []);
     const secrets = mine.filter((e) => e.resource.startsWith('secrets'));
     assert.ok(secrets.length > 0);

@@ -9,7 +9,8 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigMaps, CustomResourceDefinitions, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { MutatingWebhookConfigurations, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
-import { caBundles, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE, waitFor } from './fixture.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { caBundles, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 
 const SYSTEM = 'modelplane-system';
 const SECRET = { name: 'webhook-server-cert', namespace: SYSTEM };
@@ -170,7 +171,7 @@ describe('webhook server on the embedded API server', () => {
       assert.match(late.notReady() ?? '', /^certificate Secret late-ns\/late-cert unavailable: .*namespaces "late-ns" not found/);
       const bootstrapCa = late.caPem();
       await c.k(['create', 'namespace', 'late-ns']);
-      await waitFor('the late server to become ready', () => (late.notReady() === undefined ? true : undefined), 15_000);
+      await waitFor('the late server to become ready', () => (late.notReady() === undefined ? true : undefined), { timeoutMs: 15_000 });
       const secret = await client.get<Secret>(Secrets, 'late-cert', 'late-ns');
       assert.equal(Buffer.from(secret.data!['ca.crt']!, 'base64').toString(), late.caPem());
       assert.notEqual(late.caPem(), bootstrapCa);

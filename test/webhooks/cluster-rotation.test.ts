@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { Cache, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { splitPemCerts, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
-import { caBundles, configMap, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE, waitFor } from './fixture.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { caBundles, configMap, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 
 const SYSTEM = 'modelplane-system';
 const SECRET = { name: 'webhook-server-cert', namespace: SYSTEM };
@@ -18,6 +19,25 @@ const CERT_LIFETIME_MS = 3_000;
 const silent = new Logger({}, 'silent');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** creates ConfigMaps `<prefix>-<i>` back to back until stopped, so admissions keep coming during a rotation; records each failure */
+function admissionLoad(client: KubeClient, prefix: string): { failures: string[]; stop(): Promise<void> } {
+  const failures: string[] = [];
+  let stopped = false;
+  const running = (async () => {
+    for (let i = 0; !stopped; i++) {
+      await client.create(configMap(`${prefix}-${i}`, { owner: 'me' })).catch((err) => failures.push(`${prefix}-${i}: ${err.message}`));
+      await sleep(30);
+    }
+  })();
+  return {
+    failures,
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}
 
 async function rotations(h: WebhookServerHandle, action: string): Promise<number> {
   return (await h.metrics.rotations.get()).values.filter((v) => v.labels.action === action).reduce((n, v) => n + v.value, 0);
@@ -103,7 +123,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     // each rotation was written by exactly one replica: a loser of the race re-read instead of writing again
     // (a rotation may be in flight: its write counted but its watch event not yet seen, or the reverse)
     const written = async () => (await rotations(a, 'issue-serving')) + (await rotations(b, 'issue-serving'));
-    await waitFor('every rotation written once and seen', async () => ((await written()) === stored.length - 1 ? true : undefined), 2_000).catch(async () => {
+    await waitFor('every rotation written once and seen', async () => ((await written()) === stored.length - 1 ? true : undefined), { timeoutMs: 2_000 }).catch(async () => {
       assert.equal(await written(), stored.length - 1);
     });
     // a renewed certificate is good for 3 s and renewed 1 s before its end: a second write right after a
@@ -119,20 +139,13 @@ describe('certificate rotation while the API server keeps calling', () => {
       await b.checkNow();
       const secretCert = Buffer.from((await client.get<Secret>(Secrets, SECRET.name, SECRET.namespace)).data!['tls.crt']!, 'base64').toString();
       return a.servingCertPem() === secretCert && b.servingCertPem() === secretCert ? true : undefined;
-    }, 5_000);
+    }, { timeoutMs: 5_000 });
   });
 
   it('a forced CA rotation trusts old and new CAs together and never fails an admission', async () => {
     const oldCa = a.caPem();
     c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, b.url);
-    const failures: string[] = [];
-    let stop = false;
-    const load = (async () => {
-      for (let i = 0; !stop; i++) {
-        await client.create(configMap(`ca-${i}`, { owner: 'me' })).catch((err) => failures.push(`ca-${i}: ${err.message}`));
-        await sleep(30);
-      }
-    })();
+    const load = admissionLoad(client, 'ca');
     let trust: string[];
     try {
       await a.rotateNow('all');
@@ -147,10 +160,9 @@ describe('certificate rotation while the API server keeps calling', () => {
       // and the replicas never fought over the bundle: it is still what A injected
       assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
     } finally {
-      stop = true;
-      await load;
+      await load.stop();
     }
-    assert.deepEqual(failures, []);
+    assert.deepEqual(load.failures, []);
     const served = await presentedCert(a.port, trust[0]!, SERVICE_DNS);
     assert.ok(served.checkIssued(new (await import('node:crypto')).X509Certificate(trust[0]!)), 'A serves a certificate from the new CA');
   });
@@ -160,14 +172,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
     const before = a.servingCertPem();
     const fault = c.server.faults.add({ verbs: ['patch'], resources: ['validatingwebhookconfigurations'], error: 500 });
-    const failures: string[] = [];
-    let stop = false;
-    const load = (async () => {
-      for (let i = 0; !stop; i++) {
-        await client.create(configMap(`stuck-${i}`, { owner: 'me' })).catch((err) => failures.push(`stuck-${i}: ${err.message}`));
-        await sleep(30);
-      }
-    })();
+    const load = admissionLoad(client, 'stuck');
     try {
       await a.rotateNow('all');
       const newCa = new X509Certificate(splitPemCerts(a.caPem())[0]!);
@@ -175,15 +180,14 @@ describe('certificate rotation while the API server keeps calling', () => {
       await sleep(400);
       assert.ok(!new X509Certificate(a.servingCertPem()).checkIssued(newCa));
       c.server.faults.remove(fault);
-      await waitFor('A to serve a certificate of the new CA', () => (new X509Certificate(a.servingCertPem()).checkIssued(newCa) ? true : undefined), 10_000);
+      await waitFor('A to serve a certificate of the new CA', () => (new X509Certificate(a.servingCertPem()).checkIssued(newCa) ? true : undefined), { timeoutMs: 10_000 });
       assert.notEqual(a.servingCertPem(), before);
       assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
       await sleep(300);
     } finally {
       c.server.faults.remove(fault);
-      stop = true;
-      await load;
+      await load.stop();
     }
-    assert.deepEqual(failures, []);
+    assert.deepEqual(load.failures, []);
   });
 });

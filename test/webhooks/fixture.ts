@@ -1,5 +1,5 @@
 // Shared pieces of the webhook tests: a ConfigMap validator and defaulter standing in for the
-// ModelDeployment ones, their registrations, the certificate a server presents, and polling.
+// ModelDeployment ones, their registrations, and the certificate a server presents.
 import type { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import type { ConfigMap, KubeObject } from '../../src/kube/index.ts';
@@ -57,21 +57,6 @@ export function presentedCert(port: number, ca: string, servername: string): Pro
     });
     socket.on('error', reject);
   });
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 export function caBundles(obj: KubeObject | undefined): unknown[] {

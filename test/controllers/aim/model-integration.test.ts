@@ -3,46 +3,22 @@
 // ref in both scopes and for both model kinds, a config in one namespace never touching another, and the
 // DefaultConfigNotFound event exactly once.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
 import { registerAimModelControllers } from '../../../src/controllers/aim/model/index.ts';
 import { AIMClusterModels, AIMModels, type AIMModel } from '../../../src/controllers/aim/shared/kinds.ts';
-import { EventsV1, type KubeClient, Logger, Manager } from '../../../src/kube/index.ts';
-import { runKubectl } from '../../helpers/cluster.ts';
+import { EventsV1, type KubeClient } from '../../../src/kube/index.ts';
+import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const OPERATOR_NS = 'aim-ops';
 const API = 'aim.eai.amd.com/v1alpha1';
 const IMAGE = 'ghcr.io/silogen/aim-dummy:0.1.8';
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
-
 describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
-  let dev: DevCluster;
-  let mgr: Manager;
+  let cluster: OperatorTestCluster<unknown[]>;
   let admin: KubeClient;
-  let dir: string;
-  const kubectl = async (args: string[], input?: string) => {
-    const r = await runKubectl(['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => cluster.k(args, input);
   const apply = (obj: object) => kubectl(['apply', '-f', '-'], JSON.stringify(obj));
   const nsModel = (namespace: string, name: string, runtimeConfigName?: string) => ({ apiVersion: API, kind: 'AIMModel', metadata: { name, namespace }, spec: { image: IMAGE, ...(runtimeConfigName ? { runtimeConfigName } : {}) } });
   const nsConfig = (namespace: string, name: string) => ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace }, spec: {} });
@@ -56,22 +32,16 @@ describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
     });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aim-model-'));
-    const log = new Logger({}, 'silent');
-    dev = await startDevCluster({ port: 0, log, controllers: false });
-    writeFileSync(join(dir, 'kubeconfig'), dev.server.kubeconfigYaml());
-    mgr = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'aim-model-test', logger: log, gracefulShutdownMs: 2_000 });
-    admin = mgr.client;
-    assert.equal((await registerAimModelControllers(mgr, { operatorNamespace: OPERATOR_NS })).length, 2);
-    await mgr.start();
-    for (const ns of ['ml-team', 'team-b', OPERATOR_NS]) await kubectl(['create', 'namespace', ns]);
+    cluster = await startOperatorTestCluster({
+      name: 'aim-model-test',
+      namespaces: ['ml-team', 'team-b', OPERATOR_NS],
+      register: (mgr) => registerAimModelControllers(mgr, { operatorNamespace: OPERATOR_NS }),
+    });
+    admin = cluster.admin;
+    assert.equal(cluster.registered.length, 2);
   });
 
-  after(async () => {
-    await mgr?.stop();
-    await dev?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cluster?.stop());
 
   it('runtimeConfigName: missing → ConfigNotFound (Failed), then Ready once the config is created; other namespaces untouched', async () => {
     await apply(nsModel('ml-team', 'qwen', 'missing'));

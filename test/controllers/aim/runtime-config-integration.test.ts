@@ -3,15 +3,11 @@
 // broken config shows ConfigValid=False naming each field, a missing Gateway shows GatewayFound=False and
 // clears when the Gateway is created, and deprecated spellings leave a Warning event.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
 import { registerAimRuntimeConfigControllers } from '../../../src/controllers/aim/runtime-config/index.ts';
-import { EventsV1, type KubeClient, Logger, Manager } from '../../../src/kube/index.ts';
-import { runKubectl } from '../../helpers/cluster.ts';
+import { EventsV1, type KubeClient } from '../../../src/kube/index.ts';
+import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const EXAMPLES = ['01-aimclusterruntimeconfig-default.yaml', '02-aimruntimeconfig-default.yaml', '03-aimruntimeconfig-default.yaml', '05-aimruntimeconfig-default.yaml', '06-aimclusterruntimeconfig-default.yaml', '08-aimclusterruntimeconfig-default.yaml', '09-aimruntimeconfig-default.yaml'];
 
@@ -27,31 +23,10 @@ interface Config {
   status?: { observedGeneration?: number; conditions?: Cond[] };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-}
-
 describe('runtime-config controllers on the dev cluster', { timeout: 60_000 }, () => {
-  let dev: DevCluster;
-  let mgr: Manager;
-  let dir: string;
+  let cluster: OperatorTestCluster<unknown[]>;
   let admin: KubeClient;
-  const kubectl = async (args: string[], input?: string) => {
-    const r = await runKubectl(['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => cluster.k(args, input);
   const getConfig = async (namespace: string | undefined, name: string): Promise<Config> =>
     JSON.parse(await kubectl(namespace ? ['get', 'aimrc', name, '-n', namespace, '-o', 'json'] : ['get', 'aimclrc', name, '-o', 'json']));
   const cond = (c: Config, type: string) => c.status?.conditions?.find((x) => x.type === type);
@@ -63,24 +38,16 @@ describe('runtime-config controllers on the dev cluster', { timeout: 60_000 }, (
     });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aim-rc-'));
-    const log = new Logger({}, 'silent');
-    dev = await startDevCluster({ port: 0, log, controllers: false });
-    writeFileSync(join(dir, 'kubeconfig'), dev.server.kubeconfigYaml());
-    mgr = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'aim-rc-test', logger: log, gracefulShutdownMs: 2_000 });
-    admin = mgr.client;
-    const controllers = await registerAimRuntimeConfigControllers(mgr, { operatorNamespace: 'aim-system' });
-    assert.equal(controllers.length, 2);
-    await mgr.start();
-    await kubectl(['create', 'namespace', 'ml-team']);
-    await kubectl(['create', 'namespace', 'team-b']);
+    cluster = await startOperatorTestCluster({
+      name: 'aim-rc-test',
+      namespaces: ['ml-team', 'team-b'],
+      register: (mgr) => registerAimRuntimeConfigControllers(mgr, { operatorNamespace: 'aim-system' }),
+    });
+    admin = cluster.admin;
+    assert.equal(cluster.registered.length, 2);
   });
 
-  after(async () => {
-    await mgr?.stop();
-    await dev?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cluster?.stop());
 
   it("applies each of the seed's config examples unchanged and sees it Ready", async () => {
     for (const file of EXAMPLES) {

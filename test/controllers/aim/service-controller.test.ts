@@ -2,15 +2,13 @@
 // and Gateway API simulators), with the operator in its own Manager. The seed's examples in examples/aim/
 // are applied unchanged with the real kubectl, in the order a user would try them.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startDevCluster, type DevCluster } from '../../../src/cli/dev/cluster.ts';
 import { registerAimServiceController } from '../../../src/controllers/aim/service/index.ts';
 import { AIMClusterRuntimeConfigs, AIMModels, type AIMService, AIMServices, AIMRuntimeConfigs } from '../../../src/controllers/aim/shared/kinds.ts';
-import { type Controller, EventsV1, type KindRef, KubeClient, type KubeObject, Logger, Manager, parseLogLevel } from '../../../src/kube/index.ts';
-import { runKubectl } from '../../helpers/cluster.ts';
+import { type Controller, EventsV1, type KindRef, type KubeClient, type KubeObject, Logger, parseLogLevel } from '../../../src/kube/index.ts';
+import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import { type WaitOptions, waitFor } from '../../helpers/wait.ts';
 
 const ISVC = { apiVersion: 'serving.kserve.io/v1beta1', kind: 'InferenceService' } as KindRef<KubeObject & { spec: Json; status?: Json }>;
 const ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as KindRef<KubeObject & { spec: Json; status?: Json }>;
@@ -21,54 +19,26 @@ const example = (file: string) => resolve('examples/aim', file);
 // AIM_TEST_LOG=info shows the operator's and the simulators' logs while debugging
 const log = new Logger({}, parseLogLevel(process.env.AIM_TEST_LOG, 'silent'));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      if (process.env.AIM_TEST_DEBUG) console.error(what, JSON.stringify(await debugDump?.(), null, 1));
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-// AIM_TEST_DEBUG=1 prints ml-team/qwen-chat's status and HTTPRoute when a wait times out
-let debugDump: (() => Promise<unknown>) | undefined;
 const cond = (o: { status?: unknown } | undefined, type: string): Json | undefined => ((o?.status as Json | undefined)?.conditions as Json[] | undefined)?.find((c) => c.type === type);
 
 describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () => {
-  let dev: DevCluster;
-  let operator: Manager;
-  let controller: Controller;
+  let cluster: OperatorTestCluster<Controller>;
   let admin: KubeClient;
-  let dir: string;
-  let kubeconfig: string;
-
-  const k = async (args: string[], input?: string): Promise<string> => {
-    const r = await runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}${r.stdout}`);
-    return r.stdout;
-  };
+  const k = (args: string[], input?: string) => cluster.k(args, input);
   const svc = (name: string, ns: string) => admin.getOrUndefined(AIMServices, name, ns);
-  const svcWhere = (what: string, name: string, ns: string, ok: (s: AIMService) => boolean, timeoutMs?: number) =>
+  const isvc = (name: string, ns: string) => admin.getOrUndefined(ISVC, name, ns);
+  const route = (name: string, ns: string) => admin.getOrUndefined(ROUTE, name, ns);
+  // AIM_TEST_DEBUG=1 adds ml-team/qwen-chat's status and HTTPRoute to the error of a wait that times out
+  const debug: WaitOptions = process.env.AIM_TEST_DEBUG ? { detail: async () => ({ svc: (await svc('qwen-chat', 'ml-team'))?.status, route: await route('qwen-chat', 'ml-team') }) } : {};
+  const svcWhere = (what: string, name: string, ns: string, ok: (s: AIMService) => boolean) =>
     waitFor(
       `AIMService ${ns}/${name}: ${what}`,
       async () => {
         const s = await svc(name, ns);
         return s && ok(s) ? s : undefined;
       },
-      timeoutMs,
+      debug,
     );
-  const isvc = (name: string, ns: string) => admin.getOrUndefined(ISVC, name, ns);
-  const route = (name: string, ns: string) => admin.getOrUndefined(ROUTE, name, ns);
   const defaultConfigEvents = async () =>
     (await admin.list(EventsV1, { namespace: 'ml-team' })).items.filter((e) => e.reason === 'DefaultConfigNotFound' && e.regarding.name === 'qwen-chat');
   /** the frozen-dependency technique: a model held Ready through its status subresource */
@@ -79,27 +49,19 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
   };
 
   before(async () => {
-    debugDump = async () => ({ svc: (await svc('qwen-chat', 'ml-team'))?.status, route: await route('qwen-chat', 'ml-team') });
-    // the operator runs in its own Manager below, with only this controller
-    dev = await startDevCluster({ port: 0, log, controllers: false });
-    dir = mkdtempSync(join(tmpdir(), 'aim-service-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, dev.server.kubeconfigYaml());
-    admin = await KubeClient.create(dev.server.kubeconfigYaml(), { fieldManager: 'test-user' });
-    operator = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'aim-operator', logger: log, gracefulShutdownMs: 2_000 });
-    controller = await registerAimServiceController(operator, { operatorNamespace: 'aim-system' });
-    await operator.start();
-    for (const ns of ['ml-team', 'team-b', 'ml-other']) await k(['create', 'namespace', ns]);
+    // the operator runs in its own Manager, with only this controller
+    cluster = await startOperatorTestCluster({
+      name: 'aim-operator',
+      log,
+      namespaces: ['ml-team', 'team-b', 'ml-other'],
+      register: (mgr) => registerAimServiceController(mgr, { operatorNamespace: 'aim-system' }),
+    });
+    admin = cluster.admin;
     await readyModel('AIMModel', 'qwen-qwen3-32b', 'ml-team');
     await readyModel('AIMClusterModel', 'qwen-qwen3-32b');
   });
 
-  after(async () => {
-    await operator?.stop();
-    admin?.close();
-    await dev?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cluster?.stop());
 
   it('no runtime config anywhere: RuntimeConfigReady=True/DefaultConfigNotFound, one event, the InferenceService runs the model, Running', async () => {
     await k(['apply', '-f', example('04-aimservice-qwen-chat.yaml')]);
@@ -114,7 +76,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     assert.equal(i?.metadata.ownerReferences?.[0]?.uid, s.metadata.uid);
     assert.equal(await route('qwen-chat', 'ml-team'), undefined);
     assert.match(await k(['get', 'aimsvc', '-n', 'ml-team']), /qwen-chat\s+Running\s+qwen-qwen3-32b\s/);
-    const events = await waitFor('the DefaultConfigNotFound event', async () => ((await defaultConfigEvents()).length > 0 ? defaultConfigEvents() : undefined));
+    const events = await waitFor('the DefaultConfigNotFound event', async () => ((await defaultConfigEvents()).length > 0 ? defaultConfigEvents() : undefined), debug);
     assert.equal(events.length, 1);
     assert.equal(events[0]!.type, 'Normal');
   });
@@ -160,7 +122,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     const overridden = "apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata:\n  name: qwen-chat\n  namespace: ml-team\n  labels:\n    project: conversational-ai\nspec:\n  model:\n    ref: qwen-qwen3-32b\n  routing:\n    pathTemplate: \"/custom/{.metadata.name}\"\n";
     await k(['apply', '-f', '-'], overridden);
     await svcWhere('path /custom/qwen-chat', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/custom/qwen-chat');
-    await waitFor('the HTTPRoute to match /custom/qwen-chat', async () => (await route('qwen-chat', 'ml-team'))?.spec.rules[0].matches[0].path.value === '/custom/qwen-chat');
+    await waitFor('the HTTPRoute to match /custom/qwen-chat', async () => (await route('qwen-chat', 'ml-team'))?.spec.rules[0].matches[0].path.value === '/custom/qwen-chat', debug);
     await k(['apply', '-f', example('04-aimservice-qwen-chat.yaml')]);
     await svcWhere('path back to the template', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/ml/ml-team/conversational-ai');
   });
@@ -201,7 +163,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
       const child = await waitFor('propagated labels', async () => {
         const o = await get();
         return o?.metadata.labels?.['org.example/department'] === 'engineering' ? o : undefined;
-      });
+      }, debug);
       for (const [key, value] of Object.entries(want)) assert.equal(child.metadata.labels?.[key], value, `${child.kind} ${key}`);
       assert.equal(child.metadata.labels?.project, undefined, 'unmatched labels stay on the service');
       assert.equal(child.metadata.labels?.team, undefined);
@@ -214,14 +176,14 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     await k(['apply', '-f', '-'], 'apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata:\n  name: qwen-chat\n  namespace: ml-other\n  labels:\n    org.example/cost-center: research\n    project: conversational-ai\nspec:\n  model:\n    name: qwen-qwen3-32b\n');
     const image = 'ghcr.io/example/aim-llama-3-8b:0.9.1';
     await k(['apply', '-f', '-'], `apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata:\n  name: llama\n  namespace: ml-other\n  labels:\n    org.example/cost-center: research\nspec:\n  model:\n    image: ${image}\n`);
-    const cluster = await admin.get(AIMClusterRuntimeConfigs, 'default');
+    const clusterConfig = await admin.get(AIMClusterRuntimeConfigs, 'default');
     const s = await svcWhere('Running', 'qwen-chat', 'ml-other', (s) => s.status?.status === 'Running');
-    assert.deepEqual(s.status?.resolvedRuntimeConfig, { kind: 'AIMClusterRuntimeConfig', name: 'default', namespace: '', scope: 'Cluster', uid: cluster.metadata.uid });
+    assert.deepEqual(s.status?.resolvedRuntimeConfig, { kind: 'AIMClusterRuntimeConfig', name: 'default', namespace: '', scope: 'Cluster', uid: clusterConfig.metadata.uid });
     assert.equal(s.status?.routing, undefined);
     assert.equal(await route('qwen-chat', 'ml-other'), undefined);
     assert.equal((await isvc('qwen-chat', 'ml-other'))?.metadata.labels?.['org.example/cost-center'], 'research');
 
-    const created = await waitFor('the auto-created AIMModel', async () => (await admin.list(AIMModels, { namespace: 'ml-other' })).items.find((m) => m.spec.image === image));
+    const created = await waitFor('the auto-created AIMModel', async () => (await admin.list(AIMModels, { namespace: 'ml-other' })).items.find((m) => m.spec.image === image), debug);
     assert.equal(created.metadata.labels?.['aim.eai.amd.com/origin'], 'auto-generated');
     assert.equal(created.metadata.labels?.['org.example/cost-center'], 'research', 'propagated to the auto-created model');
     assert.equal(created.metadata.ownerReferences, undefined, 'no owner: the model outlives the service');
@@ -232,11 +194,11 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
 
   it('seed example 5: the namespace match list replaces the cluster one, and dropping routing deletes the route', async () => {
     await k(['apply', '-f', example('05-aimruntimeconfig-default.yaml')]);
-    await waitFor('the HTTPRoute to be deleted', async () => (await route('qwen-chat', 'ml-team')) === undefined);
+    await waitFor('the HTTPRoute to be deleted', async () => (await route('qwen-chat', 'ml-team')) === undefined, debug);
     const i = await waitFor('department label removed', async () => {
       const o = await isvc('qwen-chat', 'ml-team');
       return o && o.metadata.labels?.['org.example/department'] === undefined ? o : undefined;
-    });
+    }, debug);
     assert.equal(i.metadata.labels?.['org.example/cost-center'], 'eng-ml');
     assert.equal(i.metadata.labels?.['org.example/project'], undefined);
     await svcWhere('no route path', 'qwen-chat', 'ml-team', (s) => s.status?.routing === undefined && s.status?.status === 'Running');
@@ -246,8 +208,8 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     await k(['apply', '-f', example('08-aimclusterruntimeconfig-default.yaml')]);
     await k(['apply', '-f', example('09-aimruntimeconfig-default.yaml')]);
     const envOf = async (ns: string) => Object.fromEntries(((await isvc('qwen-chat', ns))?.spec.predictor.containers[0].env ?? []).map((e: Json) => [e.name, e.value]));
-    await waitFor('ml-team: HTTP', async () => (await envOf('ml-team')).AIM_DOWNLOADER_PROTOCOL === 'HTTP');
-    await waitFor('ml-other: HTTP,XET', async () => (await envOf('ml-other')).AIM_DOWNLOADER_PROTOCOL === 'HTTP,XET');
+    await waitFor('ml-team: HTTP', async () => (await envOf('ml-team')).AIM_DOWNLOADER_PROTOCOL === 'HTTP', debug);
+    await waitFor('ml-other: HTTP,XET', async () => (await envOf('ml-other')).AIM_DOWNLOADER_PROTOCOL === 'HTTP,XET', debug);
     assert.equal((await envOf('team-b')).AIM_DOWNLOADER_PROTOCOL, undefined, 'team-b resolves `non-existent`: the configs named `default` are not its configs');
   });
 
@@ -275,8 +237,8 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
       const settled = JSON.stringify(now) === JSON.stringify(before);
       before = now;
       return settled;
-    });
-    assert.ok((await controller.resync()) >= 4);
+    }, debug);
+    assert.ok((await cluster.registered.resync()) >= 4);
     await new Promise((r) => setTimeout(r, 1_000));
     assert.deepEqual(await versions(), before);
   });

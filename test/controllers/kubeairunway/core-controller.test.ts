@@ -5,24 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BUILTIN_PROVIDERS, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import { type BUILTIN_PROVIDERS, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
 import { kubeairunwayCoreSet } from '../../../src/controllers/kubeairunway/core/index.ts';
 import { startOperator } from '../../../src/controllers/operator.ts';
 import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
 import { ensureCrd, KubeClient, Logger, type Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const NS = 'default';
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   let cluster: TestCluster;

@@ -1,8 +1,7 @@
 // Test fixtures for the provider skeleton: two small provider definitions (one over KAITO's Workspace, which
 // the simulator runs; one over a test CRD whose status the test writes itself), ModelDeployment builders,
 // the core's part of the status (applied as kubeairunway-core, since no core controller runs here), and
-// waiting/reading helpers.
-import { setTimeout as sleep } from 'node:timers/promises';
+// reading helpers.
 import {
   CORE_FIELD_MANAGER,
   KAR_API_VERSION,
@@ -132,21 +131,6 @@ export async function selectProvider(client: KubeClient, namespace: string, name
     },
     { fieldManager: CORE_FIELD_MANAGER, force: true },
   );
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
 export const condition = (md: ModelDeployment | undefined, type: string) => md?.status?.conditions?.find((c) => c.type === type);

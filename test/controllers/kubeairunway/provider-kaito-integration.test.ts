@@ -5,22 +5,18 @@
 // identity change recreating the Workspace with a Warning naming the field; an incompatible deployment; the
 // unknown-override warning once per generation; heartbeat, metrics and ready=false on stop.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serviceAccountKubeconfig } from '../../../src/apiserver/index.ts';
 import { InferenceProviderConfigs, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
-import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../../../src/controllers/operator.ts';
 import { rbacObjects } from '../../../src/controllers/rbac.ts';
 import { type KubeClient, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
-import { KubeClient as Client } from '../../../src/kube/index.ts';
-import { runKubectl } from '../../helpers/cluster.ts';
-import { condition, eventsFor, selectProvider, testKaito, waitFor, Workspaces } from './provider-helpers.ts';
+import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { condition, eventsFor, selectProvider, testKaito, Workspaces } from './provider-helpers.ts';
 
 const NS = 'ml';
 const A100 = 'Standard_NC24ads_A100_v4';
@@ -46,15 +42,10 @@ spec:
 `;
 
 describe('provider skeleton on the dev cluster with the simulated KAITO', { timeout: 90_000 }, () => {
-  let dev: DevCluster;
+  let cluster: DevTestCluster;
   let admin: KubeClient;
   let provider: Manager;
-  let dir: string;
-  const kubectl = async (args: string[], input?: string) => {
-    const r = await runKubectl(['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = (args: string[], input?: string) => cluster.k(args, input);
   const md = (name = 'llama') => admin.get(ModelDeployments, name, NS);
   const ws = (name = 'llama') => admin.getOrUndefined(Workspaces, name, NS);
   const instanceType = (w: KubeObject | undefined) => (w?.resource as { instanceType?: string } | undefined)?.instanceType;
@@ -65,23 +56,18 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'provider-kaito-'));
     const log = new Logger({}, 'silent');
-    dev = await startDevCluster({ port: 0, log, controllers: false });
-    writeFileSync(join(dir, 'kubeconfig'), dev.server.kubeconfigYaml());
-    admin = await Client.create(dev.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    cluster = await startDevTestCluster({ log, namespaces: [NS] });
+    admin = cluster.admin;
     const set = providerControllerSet(testKaito as ProviderDefinition, { heartbeatIntervalMs: 1_000, pollMs: 300 });
     for (const obj of rbacObjects({ name: set.name, rules: set.rules }, 'modelplane-system')) await admin.apply(obj as KubeObject, { fieldManager: 'test-rbac' });
-    const kubeconfig = serviceAccountKubeconfig(dev.server, 'modelplane-system', `modelplane-${set.name}`);
+    const kubeconfig = serviceAccountKubeconfig(cluster.dev.server, 'modelplane-system', `modelplane-${set.name}`);
     provider = await startOperator({ kubeconfig, sets: [set], log, operatorNamespace: 'aim-system' });
-    await kubectl(['create', 'namespace', NS]);
   });
 
   after(async () => {
     await provider?.stop();
-    admin?.close();
-    await dev?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('a ModelDeployment assigned to the provider reaches Running through the simulated KAITO', async () => {

@@ -11,7 +11,8 @@ import { registerProviderController } from '../../../src/controllers/kubeairunwa
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { ensureCrd, KubeClient, type KubeObject, Logger, Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
-import { condition, eventsFor, modelDeployment, selectProvider, testWidgets, waitFor, widgetCrd, Widgets } from './provider-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { condition, eventsFor, modelDeployment, selectProvider, testWidgets, widgetCrd, Widgets } from './provider-helpers.ts';
 
 const NS = 'team';
 const TIMEOUT_MS = 2_000;
@@ -130,7 +131,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       return m?.status?.phase === 'Terminating' ? m : undefined;
     });
     assert.match(terminating.status!.message!, /Widget team\/a/);
-    await waitFor('a gone', async () => (await admin.getOrUndefined(ModelDeployments, 'a', NS)) === undefined, 15_000);
+    await waitFor('a gone', async () => (await admin.getOrUndefined(ModelDeployments, 'a', NS)) === undefined, { timeoutMs: 15_000 });
     assert.ok(Date.now() - started >= TIMEOUT_MS - 1_000, `the finalizer was held for the timeout (${Date.now() - started} ms)`);
     const [ev] = await waitFor('the FinalizerTimeout event', async () => {
       const evs = await eventsFor(admin, NS, 'a', 'FinalizerTimeout');

@@ -11,7 +11,8 @@ import { providerControllerSet } from '../../../src/controllers/kubeairunway/pro
 import { normalizeRules } from '../../../src/controllers/rbac.ts';
 import { ensureCrd, KubeClient, kindRef, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
-import { testKaito, testWidgets, waitFor } from './provider-helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { testKaito, testWidgets } from './provider-helpers.ts';
 
 const defs = [testKaito, testWidgets] as ProviderDefinition[];
 

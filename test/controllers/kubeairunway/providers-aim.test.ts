@@ -3,19 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceSpecSchema } from '../../../src/apis/aim/index.ts';
-import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
 import { type AIMService, aimProvider, translateAimOverrides } from '../../../src/controllers/kubeairunway/providers/aim/index.ts';
+import { deploymentsIn, pathsOf, statusRows, transformCases, withStatus } from './provider-test-kit.ts';
 
-function md(spec: ModelDeploymentSpec, name = 'qwen'): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'ml-team', uid: 'u1' }, spec };
-}
-
-function pathsOf(obj: unknown, value: string, path = ''): string[] {
-  if (obj === value) return [path];
-  if (Array.isArray(obj)) return obj.flatMap((v, i) => pathsOf(v, value, `${path}[${i}]`));
-  if (obj && typeof obj === 'object') return Object.entries(obj).flatMap(([k, v]) => pathsOf(v, value, `${path}.${k}`));
-  return [];
-}
+const md = deploymentsIn('ml-team', 'qwen');
 
 const AMD: ModelDeploymentSpec = { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } };
 
@@ -80,16 +72,7 @@ describe('aim transform', () => {
       check: (svc) => assert.deepEqual(svc.spec.env, [{ name: 'AIM_MODEL_ID', value: 'other' }]),
     },
   ];
-  for (const c of cases) {
-    it(c.name, () => {
-      const input = md(c.spec);
-      const before = structuredClone(input);
-      const svc = aimProvider.transform(input);
-      c.check(svc);
-      assert.equal(serviceSpecSchema.safeParse(svc.spec).success, true, 'the AIMService schema accepts it');
-      assert.deepEqual(input, before, 'transform does not modify the ModelDeployment');
-    });
-  }
+  transformCases(cases, md, (input) => aimProvider.transform(input), (svc) => assert.equal(serviceSpecSchema.safeParse(svc.spec).success, true, 'the AIMService schema accepts it'));
 
   for (const [name, spec, message] of [
     ['a custom model without an image', { ...AMD, model: { source: 'custom' } }, /^spec\.image: a custom model on AIM is served from its image/],
@@ -125,10 +108,7 @@ describe('aim overrides', () => {
 });
 
 describe('aim mapStatus', () => {
-  const svc = (status: AIMService['status'], generation = 1): AIMService => {
-    const base = aimProvider.transform(md({ ...AMD, scaling: { replicas: 2 } }));
-    return { ...base, metadata: { ...base.metadata, generation }, ...(status ? { status } : {}) };
-  };
+  const svc = (status: AIMService['status'], generation = 1) => withStatus(aimProvider.transform(md({ ...AMD, scaling: { replicas: 2 } })), status, generation);
   const notReady = (message: string) => [{ type: 'Ready', status: 'False' as const, reason: 'x', message }];
   const rows: Array<{ name: string; svc: AIMService; phase: string; message?: string }> = [
     { name: 'Running → Running', svc: svc({ status: 'Running', conditions: [{ type: 'Ready', status: 'True', message: 'all ready' }] }), phase: 'Running' },
@@ -147,14 +127,9 @@ describe('aim mapStatus', () => {
     { name: 'no status → Pending', svc: svc(undefined), phase: 'Pending' },
     { name: 'a status for an older generation → Deploying', svc: svc({ status: 'Running', observedGeneration: 1 }, 2), phase: 'Deploying', message: 'waiting for the AIM operator to observe generation 2 (it reports 1)' },
   ];
-  for (const r of rows) {
-    it(r.name, () => {
-      const s = aimProvider.mapStatus(r.svc, md(AMD));
-      assert.equal(s.phase, r.phase);
-      assert.equal(s.message, r.message);
-      assert.deepEqual(s.endpoint, { service: 'qwen-predictor', port: 80 });
-      const ready = r.phase === 'Running' ? 2 : 0;
-      assert.deepEqual(s.replicas, { desired: 2, ready, available: ready });
-    });
-  }
+  statusRows(rows, (r) => aimProvider.mapStatus(r.svc, md(AMD)), (s, r) => {
+    assert.deepEqual(s.endpoint, { service: 'qwen-predictor', port: 80 });
+    const ready = r.phase === 'Running' ? 2 : 0;
+    assert.deepEqual(s.replicas, { desired: 2, ready, available: ready });
+  });
 });

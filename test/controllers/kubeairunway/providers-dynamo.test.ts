@@ -3,19 +3,11 @@
 // seed's status-mapping table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
 import { type DynamoGraphDeployment, dynamoProvider, translateDynamoOverrides } from '../../../src/controllers/kubeairunway/providers/dynamo/index.ts';
+import { deploymentsIn, pathsOf, statusRows, transformCases, withStatus } from './provider-test-kit.ts';
 
-function md(spec: ModelDeploymentSpec, name = 'llm'): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a', uid: 'u1' }, spec };
-}
-
-function pathsOf(obj: unknown, value: string, path = ''): string[] {
-  if (obj === value) return [path];
-  if (Array.isArray(obj)) return obj.flatMap((v, i) => pathsOf(v, value, `${path}[${i}]`));
-  if (obj && typeof obj === 'object') return Object.entries(obj).flatMap(([k, v]) => pathsOf(v, value, `${path}.${k}`));
-  return [];
-}
+const md = deploymentsIn('team-a', 'llm');
 
 const VLLM: ModelDeploymentSpec = { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } };
 const DISAGG: ModelDeploymentSpec = {
@@ -160,14 +152,7 @@ describe('dynamo transform', () => {
       check: (dgd) => assert.deepEqual(mainContainer(dgd, 'VllmWorker').args, ['--enable-prefix-caching']),
     },
   ];
-  for (const c of cases) {
-    it(c.name, () => {
-      const input = md(c.spec);
-      const before = structuredClone(input);
-      c.check(dynamoProvider.transform(input));
-      assert.deepEqual(input, before, 'transform does not modify the ModelDeployment');
-    });
-  }
+  transformCases(cases, md, (input) => dynamoProvider.transform(input));
 
   it('passes the token Secret by name (envFromSecret) and env secrets by reference', () => {
     const dgd = dynamoProvider.transform(md({ ...DISAGG, secrets: { huggingFaceToken: 'hf-secret' }, env: [{ name: 'K', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }));
@@ -216,10 +201,7 @@ describe('dynamo overrides', () => {
 });
 
 describe('dynamo mapStatus', () => {
-  const dgd = (status: DynamoGraphDeployment['status'], generation = 1): DynamoGraphDeployment => {
-    const base = dynamoProvider.transform(md(DISAGG));
-    return { ...base, metadata: { ...base.metadata, generation }, ...(status ? { status } : {}) };
-  };
+  const dgd = (status: DynamoGraphDeployment['status'], generation = 1) => withStatus(dynamoProvider.transform(md(DISAGG)), status, generation);
   const rows: Array<{ name: string; dgd: DynamoGraphDeployment; phase: string; message?: string }> = [
     { name: 'seed: state successful → Running', dgd: dgd({ state: 'successful', message: 'All resources are ready' }), phase: 'Running' },
     { name: 'seed: state deploying → Deploying', dgd: dgd({ state: 'deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' }), phase: 'Deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' },
@@ -242,13 +224,7 @@ describe('dynamo mapStatus', () => {
       message: 'waiting for the Dynamo operator to observe generation 2 (it reports 1)',
     },
   ];
-  for (const r of rows) {
-    it(r.name, () => {
-      const s = dynamoProvider.mapStatus(r.dgd, md(DISAGG));
-      assert.equal(s.phase, r.phase);
-      assert.equal(s.message, r.message);
-    });
-  }
+  statusRows(rows, (r) => dynamoProvider.mapStatus(r.dgd, md(DISAGG)));
 
   it('sums the workers’ replicas (not the Frontend’s) and takes the endpoint from the status', () => {
     const s = dynamoProvider.mapStatus(

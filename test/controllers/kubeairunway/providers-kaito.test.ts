@@ -2,20 +2,11 @@
 // → unified phase for every row of the seed's status-mapping table plus KAITO's status.state.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
 import { kaitoProvider, type Workspace } from '../../../src/controllers/kubeairunway/providers/kaito/index.ts';
+import { deploymentsIn, pathsOf, statusRows, transformCases } from './provider-test-kit.ts';
 
-function md(spec: ModelDeploymentSpec, name = 'llm'): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a', uid: 'u1' }, spec };
-}
-
-/** every path in `obj` whose value is exactly `value` */
-function pathsOf(obj: unknown, value: string, path = ''): string[] {
-  if (obj === value) return [path];
-  if (Array.isArray(obj)) return obj.flatMap((v, i) => pathsOf(v, value, `${path}[${i}]`));
-  if (obj && typeof obj === 'object') return Object.entries(obj).flatMap(([k, v]) => pathsOf(v, value, `${path}.${k}`));
-  return [];
-}
+const md = deploymentsIn('team-a', 'llm');
 
 const CPU_LLAMA: ModelDeploymentSpec = { model: { id: 'google/gemma-3-1b-it' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', resources: { cpu: '4', memory: '8Gi' } };
 const GPU_VLLM: ModelDeploymentSpec = { model: { id: 'microsoft/Phi-4-mini-instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } };
@@ -121,14 +112,7 @@ describe('kaito transform', () => {
     { name: 'replicas become the node count', spec: { ...GPU_VLLM, scaling: { replicas: 3 } }, check: (ws) => assert.equal(ws.resource?.count, 3) },
     { name: 'replicas 0: KAITO cannot scale to zero, one node', spec: { ...GPU_VLLM, scaling: { replicas: 0 } }, check: (ws) => assert.equal(ws.resource?.count, 1) },
   ];
-  for (const c of cases) {
-    it(c.name, () => {
-      const input = md(c.spec);
-      const before = structuredClone(input);
-      c.check(kaitoProvider.transform(input));
-      assert.deepEqual(input, before, 'transform does not modify the ModelDeployment');
-    });
-  }
+  transformCases(cases, md, (input) => kaitoProvider.transform(input));
 
   it('passes the Hugging Face token and env secrets by reference only', () => {
     const spec: ModelDeploymentSpec = {
@@ -239,14 +223,9 @@ describe('kaito mapStatus', () => {
       message: 'waiting for the KAITO operator to observe generation 2 (it reports 1)',
     },
   ];
-  for (const r of rows) {
-    it(r.name, () => {
-      const s = kaitoProvider.mapStatus(r.ws, md(GPU_VLLM));
-      assert.equal(s.phase, r.phase);
-      assert.equal(s.message, r.message);
-      assert.deepEqual(s.endpoint, { service: 'llm', port: 80 });
-      const ready = r.phase === 'Running' ? 2 : 0;
-      assert.deepEqual(s.replicas, { desired: 2, ready, available: ready });
-    });
-  }
+  statusRows(rows, (r) => kaitoProvider.mapStatus(r.ws, md(GPU_VLLM)), (s, r) => {
+    assert.deepEqual(s.endpoint, { service: 'llm', port: 80 });
+    const ready = r.phase === 'Running' ? 2 : 0;
+    assert.deepEqual(s.replicas, { desired: 2, ready, available: ready });
+  });
 });

@@ -4,19 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
 import { argvToKwargs, kuberayProvider, type RayService, translateKubeRayOverrides } from '../../../src/controllers/kubeairunway/providers/kuberay/index.ts';
+import { deploymentsIn, pathsOf, statusRows, transformCases, withStatus } from './provider-test-kit.ts';
 
-function md(spec: ModelDeploymentSpec, name = 'llm'): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a', uid: 'u1' }, spec };
-}
-
-function pathsOf(obj: unknown, value: string, path = ''): string[] {
-  if (obj === value) return [path];
-  if (Array.isArray(obj)) return obj.flatMap((v, i) => pathsOf(v, value, `${path}[${i}]`));
-  if (obj && typeof obj === 'object') return Object.entries(obj).flatMap(([k, v]) => pathsOf(v, value, `${path}.${k}`));
-  return [];
-}
+const md = deploymentsIn('team-a', 'llm');
 
 const AGG: ModelDeploymentSpec = { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 }, memory: '64Gi' } };
 const DISAGG: ModelDeploymentSpec = {
@@ -141,14 +133,7 @@ describe('kuberay transform', () => {
       },
     },
   ];
-  for (const c of cases) {
-    it(c.name, () => {
-      const input = md(c.spec);
-      const before = structuredClone(input);
-      c.check(kuberayProvider.transform(input));
-      assert.deepEqual(input, before, 'transform does not modify the ModelDeployment');
-    });
-  }
+  transformCases(cases, md, (input) => kuberayProvider.transform(input));
 
   it('passes the token and env secrets by reference to every Ray node', () => {
     const rs = kuberayProvider.transform(md({ ...DISAGG, secrets: { huggingFaceToken: 'hf-secret' }, env: [{ name: 'A', value: '1' }] }));
@@ -210,10 +195,7 @@ describe('kuberay overrides (seed: head.resources, head.rayStartParams)', () => 
 });
 
 describe('kuberay mapStatus', () => {
-  const rs = (status: RayService['status'], generation = 1): RayService => {
-    const base = kuberayProvider.transform(md(DISAGG));
-    return { ...base, metadata: { ...base.metadata, generation }, ...(status ? { status } : {}) };
-  };
+  const rs = (status: RayService['status'], generation = 1) => withStatus(kuberayProvider.transform(md(DISAGG)), status, generation);
   const apps = (status: string, message = '', deployments: Record<string, { status: string; message?: string }> = {}) => ({ llm: { status, message, serveDeploymentStatuses: deployments } });
   const rows: Array<{ name: string; rs: RayService; phase: string; message?: string }> = [
     { name: 'seed: serviceStatus Running → Running', rs: rs({ serviceStatus: 'Running' }), phase: 'Running' },
@@ -255,14 +237,7 @@ describe('kuberay mapStatus', () => {
     { name: 'no status → Pending', rs: rs(undefined), phase: 'Pending' },
     { name: 'a status for an older generation → Deploying', rs: rs({ serviceStatus: 'Running', observedGeneration: 1 }, 2), phase: 'Deploying', message: 'waiting for the KubeRay operator to observe generation 2 (it reports 1)' },
   ];
-  for (const r of rows) {
-    it(r.name, () => {
-      const s = kuberayProvider.mapStatus(r.rs, md(DISAGG));
-      assert.equal(s.phase, r.phase);
-      assert.equal(s.message, r.message);
-      assert.deepEqual(s.endpoint, { service: 'llm-serve-svc', port: 8000 });
-    });
-  }
+  statusRows(rows, (r) => kuberayProvider.mapStatus(r.rs, md(DISAGG)), (s) => assert.deepEqual(s.endpoint, { service: 'llm-serve-svc', port: 8000 }));
 
   it('replicas: desired from the worker groups, ready from the active cluster when it reports them', () => {
     assert.deepEqual(kuberayProvider.mapStatus(rs({ serviceStatus: 'Running' }), md(DISAGG)).replicas, { desired: 4, ready: 4, available: 4 });

@@ -4,14 +4,14 @@
 // for a fixed time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
-import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
 import { registerAimServiceController } from '../../../src/controllers/aim/service/index.ts';
 import { type BuiltinProviderDefinition, BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { mergeOverrides } from '../../../src/controllers/kubeairunway/provider/merge.ts';
-import { type KubeClient, Logger, Manager } from '../../../src/kube/index.ts';
+import { type KubeClient, Logger } from '../../../src/kube/index.ts';
+import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const NS = 'providers-sim';
 
@@ -62,41 +62,38 @@ function desired(c: Case) {
 }
 
 describe('built-in providers on the simulated operators', { timeout: 90_000 }, () => {
-  let dev: DevCluster;
-  let aimMgr: Manager;
+  let cluster: OperatorTestCluster<unknown>;
   let client: KubeClient;
 
   before(async () => {
-    const log = new Logger({}, 'error');
-    dev = await startDevCluster({ port: 0, log, controllers: false });
-    aimMgr = await Manager.create({ kubeconfig: dev.server.kubeconfigYaml(), name: 'providers-sim-aim', logger: log, gracefulShutdownMs: 2_000 });
-    await registerAimServiceController(aimMgr, { operatorNamespace: 'aim-system' });
-    await aimMgr.start();
-    client = dev.manager.client.withFieldManager('providers-test');
-    await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    cluster = await startOperatorTestCluster({
+      name: 'providers-sim-aim',
+      log: new Logger({}, 'error'),
+      namespaces: [NS],
+      register: (mgr) => registerAimServiceController(mgr, { operatorNamespace: 'aim-system' }),
+    });
+    client = cluster.admin.withFieldManager('providers-test');
   });
 
-  after(async () => {
-    await aimMgr?.stop();
-    await dev?.stop();
-  });
+  after(() => cluster?.stop());
 
   it('every transformed object is accepted and reaches Running', async () => {
-    const deadline = Date.now() + 60_000;
     const outcomes = await Promise.all(
       CASES.map(async (c) => {
-        const obj = desired(c);
-        await client.apply(obj as never);
+        await client.apply(desired(c) as never);
+        const name = c.md.metadata.name!;
         const seen: MappedStatus['phase'][] = [];
         let last: MappedStatus | undefined;
-        while (Date.now() < deadline) {
-          const live = await client.get(c.provider.upstream, c.md.metadata.name!, NS);
-          last = c.provider.mapStatus(live, c.md);
-          if (seen.at(-1) !== last.phase) seen.push(last.phase);
-          if (last.phase === 'Running' || last.phase === 'Failed') break;
-          await sleep(200);
-        }
-        return { name: c.md.metadata.name!, seen, last };
+        await waitFor(
+          `${name} to reach Running or Failed`,
+          async () => {
+            last = c.provider.mapStatus(await client.get(c.provider.upstream, name, NS), c.md);
+            if (seen.at(-1) !== last.phase) seen.push(last.phase);
+            return last.phase === 'Running' || last.phase === 'Failed';
+          },
+          { timeoutMs: 60_000, intervalMs: 200, detail: () => `phases ${seen.join(' → ')}, last ${JSON.stringify(last)}` },
+        );
+        return { name, seen, last };
       }),
     );
     for (const o of outcomes) {
