@@ -5,6 +5,7 @@ import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/provid
 import { registerDev } from './dev.ts';
 import { registerProvider } from './provider.ts';
 import { registerRbac } from './rbac.ts';
+import { registerRender } from './render.ts';
 import { registerRun } from './run.ts';
 
 const program = new Command();
@@ -19,5 +20,6 @@ registerRun(program);
 registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
 registerCrds(program);
 registerRbac(program);
+registerRender(program);
 
 await program.parseAsync(process.argv);

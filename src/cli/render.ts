@@ -1,0 +1,58 @@
+// `modelplane render -f FILE`: prints, without a cluster, the objects the controllers would create for the
+// AIMServices and ModelDeployments in FILE (a file, a folder of *.yaml, or - for stdin), using the runtime
+// configs, models and provider configs found beside them. Problems a controller would report as conditions
+// go to stderr, and the exit code is 1 when any resource could not be rendered.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
+import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
+import { renderObjects } from '../controllers/render.ts';
+import type { KubeObject } from '../kube/index.ts';
+import { readManifests } from './dev/examples.ts';
+import { UsageError } from './options.ts';
+
+export function readInput(file: string): KubeObject[] {
+  if (file === '-') return parseYaml(readFileSync(0, 'utf8'), 'stdin');
+  try {
+    return readManifests(file).map((m) => m.obj);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+    return parseYaml(readFileSync(file, 'utf8'), file);
+  }
+}
+
+function parseYaml(text: string, where: string): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length) throw new UsageError(`${where}: ${doc.errors[0]!.message}`);
+    const obj = doc.toJS() as KubeObject | null;
+    if (!obj) continue;
+    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) throw new UsageError(`${where}: every document needs apiVersion, kind and metadata.name`);
+    out.push(obj);
+  }
+  return out;
+}
+
+export function registerRender(program: Command): void {
+  program
+    .command('render')
+    .description('Print, without a cluster, the objects the controllers would create for the AIMServices and ModelDeployments in a file.')
+    .requiredOption('-f, --filename <path>', 'a YAML file, a folder of *.yaml files, or - for stdin')
+    .addHelpText('after', '\nRuntime configs, models and InferenceProviderConfigs in the input are used as the cluster would have them;\nthe providers modelplane ships are assumed to be running. Objects without a uid get a placeholder one.')
+    .action(async (opts: { filename: string }) => {
+      try {
+        const results = await renderObjects(readInput(opts.filename), { operatorNamespace: operatorNamespaceFromEnv(process.env) });
+        let failed = false;
+        for (const r of results) {
+          for (const o of r.objects) process.stdout.write(`---\n# rendered from ${r.source}\n${stringify(o, { lineWidth: 0 })}`);
+          for (const p of r.problems) process.stderr.write(`${r.source}: ${p}\n`);
+          if (r.objects.length === 0 && r.problems.length > 0) failed = true;
+        }
+        if (results.length === 0) process.stderr.write('render: the input has no AIMService or ModelDeployment\n');
+        process.exitCode = failed ? 1 : 0;
+      } catch (err) {
+        process.stderr.write(`render: ${(err as Error).message}\n`);
+        process.exitCode = 2;
+      }
+    });
+}
