@@ -47,7 +47,7 @@ export async function startOperatorProcess(server: ApiServer, admin: KubeClient,
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
   while (!/"msg":"operator started"/.test(out)) {
     if (child.exitCode !== null) throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
     if (Date.now() > deadline) {
