@@ -76,7 +76,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
       const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void server.core.serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
       if (core.length > 0) operators.push(await startOperator({ ...common, webhook, sets: core, log: opts.log.child({ component: 'operator' }) }));
       for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
-        operators.push(await startOperator({ ...common, name: `modelplane-${p.name}`, sets: [p], log: opts.log.child({ component: p.name }) }));
+        operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
       }
     });
   }
