@@ -1,8 +1,10 @@
 // What the built-in providers share: labels, env by reference, engine flags, status helpers, the refusal of
 // fields an upstream kind cannot carry, and the shape of a built-in definition.
-import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
+import type { BuiltinProvider, ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import type { KubeObject } from '../../../../kube/index.ts';
 import type { ProviderDefinition } from '../../provider/definition.ts';
+import { DEFAULT_PROVIDER_SPECS } from '../../selection/default-providers.ts';
+import { PROVIDER_DISPLAY_NAMES } from '../../validation/index.ts';
 
 export * from './engine-args.ts';
 export * from './env.ts';
@@ -34,4 +36,12 @@ export function mergePatch(base: Record<string, unknown>, patch: Record<string, 
     out[key] = isPlainObject(current) && isPlainObject(value) ? mergePatch(current, value) : value;
   }
   return out;
+}
+
+/** a built-in provider from its name and the parts that differ: name, display name, version and config come from one place */
+export function builtinProvider<U extends KubeObject>(
+  name: BuiltinProvider,
+  parts: Pick<BuiltinProviderDefinition<U>, 'upstream' | 'upstreamResource' | 'transform' | 'mapStatus' | 'overridePatch'>,
+): BuiltinProviderDefinition<U> {
+  return { name, displayName: PROVIDER_DISPLAY_NAMES[name] ?? name, version: PROVIDER_VERSION, config: DEFAULT_PROVIDER_SPECS[name], ...parts };
 }

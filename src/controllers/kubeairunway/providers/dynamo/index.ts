@@ -1,8 +1,6 @@
 // The Dynamo provider: a ModelDeployment becomes an nvidia.com/v1alpha1 DynamoGraphDeployment.
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
-import { DEFAULT_PROVIDER_SPECS } from '../../selection/default-providers.ts';
-import { PROVIDER_DISPLAY_NAMES } from '../../validation/index.ts';
-import { type BuiltinProviderDefinition, PROVIDER_VERSION } from '../common/index.ts';
+import { builtinProvider } from '../common/index.ts';
 import { translateDynamoOverrides } from './overrides.ts';
 import { graphDeploymentStatus } from './status.ts';
 import { graphDeploymentFor } from './transform.ts';
@@ -13,14 +11,10 @@ export * from './status.ts';
 export * from './transform.ts';
 export * from './types.ts';
 
-export const dynamoProvider: BuiltinProviderDefinition<DynamoGraphDeployment> = {
-  name: 'dynamo',
-  displayName: PROVIDER_DISPLAY_NAMES.dynamo ?? 'Dynamo',
+export const dynamoProvider = builtinProvider<DynamoGraphDeployment>('dynamo', {
   upstream: DynamoGraphDeployments,
   upstreamResource: DGD_RESOURCE,
-  version: PROVIDER_VERSION,
-  config: DEFAULT_PROVIDER_SPECS.dynamo,
   transform: graphDeploymentFor,
   mapStatus: graphDeploymentStatus,
   overridePatch: (md: ModelDeployment) => translateDynamoOverrides(md.spec.provider?.overrides),
-};
+});
