@@ -168,11 +168,14 @@ function parseRequestUrl(raw: string): { pathname: string; searchParams: URLSear
   const pathname = q >= 0 ? raw.slice(0, q) : raw;
   if (!pathname.startsWith('/')) throw errors.badRequest(`malformed request path: ${pathname}`);
   for (const seg of pathname.split('/')) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(seg);
-    } catch {
-      throw errors.badRequest(`malformed request path: invalid percent-encoding in "${seg}"`);
+    let decoded = seg;
+    // (only a segment with a percent sign can decode to anything but itself)
+    if (seg.includes('%')) {
+      try {
+        decoded = decodeURIComponent(seg);
+      } catch {
+        throw errors.badRequest(`malformed request path: invalid percent-encoding in "${seg}"`);
+      }
     }
     if (decoded === '.' || decoded === '..') throw errors.badRequest(`invalid request path ${pathname}: "." and ".." segments are not allowed`);
   }

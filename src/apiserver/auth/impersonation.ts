@@ -29,6 +29,8 @@ interface Request {
 
 /** The effective user of the request: `user` itself, or the impersonated user (403 when not allowed). */
 export function impersonate(authorizer: Authorizer, user: AuthUser, req: IncomingMessage): AuthUser {
+  // Almost no request impersonates: look at the raw header names before building headersDistinct.
+  if (!hasImpersonationHeader(req.rawHeaders)) return user;
   const headers = req.headersDistinct;
   const requests = impersonationRequests(headers);
   if (requests.length === 0) return user;
@@ -76,6 +78,15 @@ export function impersonate(authorizer: Authorizer, user: AuthUser, req: Incomin
   }
   const realUser = { username: user.username, groups: user.groups, ...(user.uid ? { uid: user.uid } : {}) };
   return { username, groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}), impersonatedBy: realUser };
+}
+
+/** rawHeaders alternate names and values; names keep the client's case */
+function hasImpersonationHeader(raw: string[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length > 12 && (name.charCodeAt(0) | 0x20) === 0x69 && name.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+  }
+  return false;
 }
 
 function impersonationRequests(headers: NodeJS.Dict<string[]>): Request[] {

@@ -120,7 +120,8 @@ export class GarbageCollector {
     }
     const refs = obj.metadata.ownerReferences ?? [];
     const refsChanged = type === 'ADDED' || JSON.stringify(prev?.metadata.ownerReferences ?? []) !== JSON.stringify(refs);
-    if (refsChanged) {
+    // (most objects never had owners: nothing to index or wake)
+    if (refsChanged && (refs.length > 0 || formerOwners.length > 0)) {
       const owners = refs.map((r) => r.uid).filter((u): u is string => typeof u === 'string');
       for (const owner of new Set([...formerOwners, ...owners])) this.wakeWaitingOwner(owner);
       this.index.set(id, owners);

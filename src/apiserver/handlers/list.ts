@@ -1,6 +1,7 @@
 // LIST: namespace scoping, label and field selectors, limit/continue over a consistent snapshot, and
 // the response shapes (List, Table, PartialObjectMetadataList).
 import { errors } from '../errors.ts';
+import { withJsonItems } from '../http/object-json.ts';
 import { writeJson } from '../http/respond.ts';
 import { compileSelectors } from './selectors.ts';
 import type { KubeObject } from '../types.ts';
@@ -37,7 +38,8 @@ export async function listObjects(r: ResourceRequest): Promise<number> {
     body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map(partialMetadata) };
   } else {
     const gv = r.rt.group ? `${r.rt.group}/${r.info.version}` : r.info.version;
-    body = { kind: r.rt.listKind, apiVersion: gv, metadata: listMeta, items: page.items };
+    // each stored object's text is serialised once and shared (http/object-json.ts)
+    body = withJsonItems({ kind: r.rt.listKind, apiVersion: gv, metadata: listMeta }, 'items', page.items);
   }
   writeJson(r.res, 200, body);
   return 200;

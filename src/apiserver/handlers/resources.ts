@@ -5,6 +5,7 @@ import type { ServerCore } from '../core.ts';
 import { errors } from '../errors.ts';
 import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
 import type { RequestInfo } from '../http/request-info.ts';
+import { objectJsonIfCached } from '../http/object-json.ts';
 import { warningHeader, writeJson } from '../http/respond.ts';
 import type { DeleteOptions, RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
@@ -84,9 +85,11 @@ export function respondObject(r: ResourceRequest, code: number, obj: KubeObject,
   const headers: Record<string, string | string[]> = {};
   if (warnings.length) headers.Warning = warningHeader(warnings);
   const shape = negotiateShape(r.req.headers.accept);
-  let body: unknown = obj;
+  // (a text already shared by watchers and lists is reused; a write's response alone does not keep one)
+  let body: unknown;
   if (shape === 'table' && r.info.subresource === undefined) body = table(r.rt, r.info.version, [obj], 'Metadata', { resourceVersion: obj.metadata.resourceVersion });
   else if (shape === 'partial') body = partialMetadata(obj);
+  else body = objectJsonIfCached(obj);
   writeJson(r.res, code, body, headers);
   return code;
 }
@@ -125,7 +128,7 @@ async function create(r: ResourceRequest): Promise<number> {
   const ctx = context(r);
   const obj = await readObject(r);
   const result = await r.core.lifecycle.write({
-    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: obj,
+    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: obj, owned: true,
     recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, undefined),
   });
   return respondObject(r, 201, await r.core.convertOut(r.rt, result.object, r.info.version), ctx.warnings);
@@ -136,7 +139,8 @@ async function update(r: ResourceRequest): Promise<number> {
   const body = await readObject(r);
   const old = await current(r);
   let candidate = body;
-  if (r.info.subresource === 'scale') {
+  const scale = r.info.subresource === 'scale';
+  if (scale) {
     candidate = scaleToCandidate(r.rt, old, body);
   } else {
     if (body.metadata.name !== undefined && body.metadata.name !== r.info.name) {
@@ -147,13 +151,14 @@ async function update(r: ResourceRequest): Promise<number> {
       throw errors.conflict(r.rt.plural, r.rt.group, r.info.name!, 'the object has been modified; please apply your changes to the latest version and try again');
     }
   }
-  return commitUpdate(r, ctx, old, candidate, 200);
+  // a scale candidate is built from the stored object; a plain body is the request's own
+  return commitUpdate(r, ctx, old, candidate, 200, undefined, !scale);
 }
 
-export async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields']): Promise<number> {
+export async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields'], owned = false): Promise<number> {
   const sub = r.info.subresource;
   const result = await r.core.lifecycle.write({
-    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate, old,
+    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate, old, owned,
     ...(sub ? { subresource: sub } : {}),
     ...(managedFields ? { managedFields } : { recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, r.info.subresource) }),
   });

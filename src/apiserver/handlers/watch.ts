@@ -5,6 +5,7 @@
 // stall every open watch.
 import type { StoredEvent } from '../storage/store.ts';
 import { ApiError, errors } from '../errors.ts';
+import { objectJson } from '../http/object-json.ts';
 import type { KubeObject, WatchEventType } from '../types.ts';
 import { boolParam, intParam, rvParam } from './params.ts';
 import { type ResourceRequest, namespaceOf } from './resources.ts';
@@ -49,6 +50,8 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
     let object = obj;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       const o = obj as KubeObject;
+      // the object's text is shared by every watcher (and list) that sends it: JSON.stringify({ type, object })
+      if (shape !== 'table' && shape !== 'partial') return `{"type":${JSON.stringify(type)},"object":${objectJson(o)}}\n`;
       if (shape === 'table') {
         object = {
           kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion },

@@ -22,6 +22,11 @@ export interface WriteRequest {
   ctx: RequestContext;
   /** the object as it should be after this write (before server-side processing) */
   candidate: KubeObject;
+  /**
+   * The candidate is a value nothing else references (a freshly decoded request body), so the write
+   * may change it in place. Otherwise it is copied first: patch results share parts with the stored object.
+   */
+  owned?: boolean;
   old?: KubeObject;
   /** set by server-side apply, which computes ownership itself */
   managedFields?: ManagedFieldsEntry[];
@@ -62,7 +67,7 @@ export class Lifecycle {
   async write(req: WriteRequest): Promise<WriteResult> {
     const { rt, ctx, old } = req;
     const strategy = this.deps.strategies.for(rt);
-    let obj = deepClone(req.candidate);
+    let obj = req.owned ? req.candidate : deepClone(req.candidate);
     if (!isPlainObject(obj.metadata)) obj.metadata = {};
     delete obj.metadata.resourceVersion;
     obj.apiVersion = groupVersion(rt.group, req.version);
@@ -75,12 +80,14 @@ export class Lifecycle {
       }
       obj.metadata.name = old.metadata.name;
       if (rt.namespaced) obj.metadata.namespace = old.metadata.namespace;
-      if (req.subresource === 'finalize') obj = onlyFinalizersChanged(old, obj);
+      // What the write takes over from the stored object is copied: pruning, defaulting and admission
+      // below change `obj` in place, and stored objects never change (their JSON is cached and shared).
+      if (req.subresource === 'finalize') obj = onlyFinalizersChanged(deepClone(old), obj);
       else strategy.prepareForUpdate?.(obj, old);
       if (rt.subresources.status) {
-        if (req.subresource === 'status') obj = onlyStatusChanged(old, obj);
+        if (req.subresource === 'status') obj = onlyStatusChanged(deepClone(old), obj);
         else if (old.status === undefined) delete obj.status;
-        else obj.status = old.status;
+        else obj.status = deepClone(old.status);
       }
     } else {
       this.prepareNew(req, obj);

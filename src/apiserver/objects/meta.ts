@@ -4,7 +4,9 @@ import type { KubeObject } from '../types.ts';
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function kubeTime(date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = date.toISOString();
+  // toISOString always ends in `.sssZ`
+  return `${iso.slice(0, -5)}Z`;
 }
 
 /** RFC 3339 with microseconds, as metav1.MicroTime serialises (events, leases). */

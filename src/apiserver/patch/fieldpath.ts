@@ -110,29 +110,33 @@ export function comparePE(a: PathElement, b: PathElement): number {
 const TOKEN_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 /**
- * comparePE on set nodes, with shortcuts for the common cases: field tokens share their `f:` prefix,
- * so they order as their names do, and single-key items with string values order by that value.
+ * comparePE on tokens and their elements, with shortcuts for the common cases: field tokens share their
+ * `f:` prefix, so they order as their names do, and single-key items with string values order by that value.
  */
-function compareNodes(a: [string, SetNode], b: [string, SetNode]): number {
-  const ka = a[0][0]!;
-  const kb = b[0][0]!;
+export function compareTokens(aTok: string, aPe: PathElement, bTok: string, bPe: PathElement): number {
+  const ka = aTok[0]!;
+  const kb = bTok[0]!;
   if (ka !== kb) return TOKEN_RANK[ka]! < TOKEN_RANK[kb]! ? -1 : 1;
-  if (ka === 'f') return compareStrings(a[0], b[0]);
+  if (ka === 'f') return compareStrings(aTok, bTok);
   if (ka === 'k') {
-    const x = (a[1].pe as { key: Array<[string, Json]> }).key;
-    const y = (b[1].pe as { key: Array<[string, Json]> }).key;
+    const x = (aPe as { key: Array<[string, Json]> }).key;
+    const y = (bPe as { key: Array<[string, Json]> }).key;
     if (x.length === 1 && y.length === 1 && x[0]![0] === y[0]![0]) {
       const vx = x[0]![1];
       const vy = y[0]![1];
       if (typeof vx === 'string' && typeof vy === 'string') return compareStrings(vx, vy);
     }
   }
-  return comparePE(a[1].pe, b[1].pe);
+  return comparePE(aPe, bPe);
+}
+
+function compareNodes(a: [string, SetNode], b: [string, SetNode]): number {
+  return compareTokens(a[0], a[1].pe, b[0], b[1].pe);
 }
 
 // Most levels of a set are small; a stable insertion sort there saves Array#sort's call overhead
 // and gives the same order (both are stable).
-const SMALL_SORT = 24;
+export const SMALL_SORT = 24;
 
 function insertionSort(a: Array<[string, SetNode]>): Array<[string, SetNode]> {
   for (let i = 1; i < a.length; i++) {
@@ -192,6 +196,13 @@ interface SetNode {
 }
 
 const decoded = new WeakMap<object, FieldSet>();
+
+/**
+ * The `{}` of every leaf (and of every `"."`) in the fieldsV1 the server writes. Most of a fieldsV1 tree
+ * is such leaves, and stored objects keep their managedFields for good: sharing one (frozen, since
+ * fieldsV1 trees are only ever read) keeps them out of every object's footprint.
+ */
+export const EMPTY_FIELDS: JsonObject = Object.freeze({}) as JsonObject;
 
 export class FieldSet {
   private readonly nodes = new Map<string, SetNode>();
@@ -407,8 +418,8 @@ export class FieldSet {
 
   private emit(includeSelf: boolean): JsonObject {
     const out: JsonObject = {};
-    if (includeSelf && !this.isEmpty()) out['.'] = {};
-    for (const [tok, n] of this.entries()) out[tok] = n.children ? n.children.emit(n.member) : {};
+    if (includeSelf && !this.isEmpty()) out['.'] = EMPTY_FIELDS;
+    for (const [tok, n] of this.entries()) out[tok] = n.children ? n.children.emit(n.member) : EMPTY_FIELDS;
     return out;
   }
 

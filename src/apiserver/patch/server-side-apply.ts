@@ -3,6 +3,7 @@
 // part: input checks, decoding the live managedFields, turning conflicts into the 409 kubectl
 // prints, and kubectl's client-side-apply interop (the last-applied annotation).
 import { type ApiError, errors, type StatusCause } from '../errors.ts';
+import { createdFieldsV1 } from './created-fields.ts';
 import { type ApplyOutcome, ApplyConflicts, applyOnce, type FieldManagerContext, recordWrite } from './field-manager.ts';
 import { type FieldSet, pathString } from './fieldpath.ts';
 import { clone, goJson, goQuoteString, isObject, type JsonObject } from './json-value.ts';
@@ -89,10 +90,21 @@ function serverError(message: string): ApiError {
 /** The managedFields of a create, update or patch (not apply) under `manager`. */
 export function recordUpdate(opts: UpdateOptions): ManagedFieldsEntry[] {
   const ctx = context(opts);
+  // A create that brings no managedFields of its own: one entry, built directly (created-fields.ts).
+  if (opts.oldObj === undefined && ctx.subresource === undefined && isObject(opts.newObj)) {
+    const meta = opts.newObj.metadata;
+    if (!isObject(meta) || meta.managedFields === undefined || meta.managedFields === null) return createdEntry(ctx, opts.newObj, opts.manager);
+  }
   const live = isObject(opts.oldObj) ? opts.oldObj : (zeroObject(ctx.schema) as JsonObject);
   const next = isObject(opts.newObj) ? opts.newObj : {};
   const managed = liveOrRequestManaged(live, next, ctx.subresource !== undefined);
   return encodeManagedFields(recordWrite(ctx, withoutManagedFields(live), withoutManagedFields(next), managed, opts.manager));
+}
+
+function createdEntry(ctx: FieldManagerContext, obj: JsonObject, manager: string): ManagedFieldsEntry[] {
+  const fieldsV1 = createdFieldsV1(obj, ctx.schema, ctx.statusSubresource);
+  if (!fieldsV1) return [];
+  return [{ manager: manager || 'unknown', operation: 'Update', apiVersion: ctx.apiVersion, time: ctx.now, fieldsType: 'FieldsV1', fieldsV1 }];
 }
 
 /**

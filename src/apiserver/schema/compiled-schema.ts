@@ -13,6 +13,8 @@ export interface SchemaNode {
   preserveUnknown: boolean;
   embedded: boolean;
   properties: Map<string, SchemaNode> | null;
+  /** the same, in schema order, for walks over every property (iterating the Map allocates an entry per step) */
+  propertyList: Array<[string, SchemaNode]>;
   /** additionalProperties given as a schema */
   additional: SchemaNode | null;
   /** additionalProperties given at all (schema or boolean) */
@@ -65,6 +67,7 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
     preserveUnknown: !!schema['x-kubernetes-preserve-unknown-fields'],
     embedded: !!schema['x-kubernetes-embedded-resource'],
     properties: null,
+    propertyList: [],
     additional: null,
     hasAdditional: schema.additionalProperties !== undefined,
     items: null,
@@ -100,6 +103,7 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
     for (const [k, v] of Object.entries(schema.properties)) {
       const c = compileSchema(v);
       node.properties.set(k, c);
+      node.propertyList.push([k, c]);
       children.push(c);
       if (v.default !== undefined && v.default !== null) node.defaulted.push([k, v.default]);
     }

@@ -35,16 +35,22 @@ function mapErrors(node: SchemaNode, list: unknown[], path: string, out: StatusC
     }
   }
   if (list.length <= 1) return;
+  const keys = node.listMapKeys;
   const seen = new Map<string, number>();
-  list.forEach((x, i) => {
-    const item = (x ?? {}) as Record<string, unknown>;
-    const keyValue: Record<string, unknown> = {};
-    for (const k of node.listMapKeys) if (Object.hasOwn(item, k)) keyValue[k] = item[k];
-    const id = node.listMapKeys.map((k) => (Object.hasOwn(item, k) ? canonical(item[k]) : '<unspecified>')).join('\u0000');
+  for (let i = 0; i < list.length; i++) {
+    const item = (list[i] ?? {}) as Record<string, unknown>;
+    const id = keys.length === 1 ? keyPart(item, keys[0]!) : keys.map((k) => keyPart(item, k)).join('\u0000');
     const times = seen.get(id) ?? 0;
     seen.set(id, times + 1);
-    if (times === 1) out.push(fieldError.duplicate(fieldPath.index(path, i), keyValue));
-  });
+    if (times !== 1) continue;
+    const keyValue: Record<string, unknown> = {};
+    for (const k of keys) if (Object.hasOwn(item, k)) keyValue[k] = item[k];
+    out.push(fieldError.duplicate(fieldPath.index(path, i), keyValue));
+  }
+}
+
+function keyPart(item: Record<string, unknown>, k: string): string {
+  return Object.hasOwn(item, k) ? canonical(item[k]) : '<unspecified>';
 }
 
 /** Appends duplicate-entry causes for every set/map list in `x`. */

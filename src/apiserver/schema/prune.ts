@@ -36,11 +36,12 @@ function pruneMap(x: Record<string, unknown>, node: SchemaNode | null, embedded:
       continue;
     }
     const prop = node.properties?.get(k);
+    // (a scalar has nothing to prune: its path is not even built)
     if (prop !== undefined) {
       if (v === null && dropsNull(prop)) delete x[k];
-      else prune(v, prop, childKey(path, k), out);
+      else if (typeof v === 'object' && v !== null) prune(v, prop, childKey(path, k), out);
     } else if (node.hasAdditional) {
-      prune(v, node.additional, childKey(path, k), out);
+      if (typeof v === 'object' && v !== null) prune(v, node.additional, childKey(path, k), out);
     } else {
       out.push(childKey(path, k));
       delete x[k];

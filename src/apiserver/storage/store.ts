@@ -1,8 +1,10 @@
 // The object store: every object of every resource, a cluster-wide monotonic resourceVersion, and a
 // bounded per-resource history so watches can resume from a resourceVersion. Stored objects are never
-// mutated (a write stores a new object), so lists and watch events share references safely.
+// mutated (a write stores a new object, and they are frozen: immutable.ts), so lists, watch events and
+// cached JSON share references safely.
 import { errors } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
+import { deepFreeze } from './immutable.ts';
 
 export type StoredEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -26,8 +28,13 @@ const DEFAULT_HISTORY = 10_000;
 
 class Table {
   readonly items = new Map<string, KubeObject>();
-  /** ring of the most recent events */
+  /**
+   * The most recent events are history[historyStart…]. Dropping the oldest only advances the start
+   * (the array is compacted now and then): splicing the front off on every write of a full history
+   * moved the whole window each time.
+   */
   history: StoredEvent[] = [];
+  historyStart = 0;
   /** events at or below this resourceVersion are gone: a watch from an older RV gets 410 */
   compactedRv = 0;
   readonly listeners = new Set<WatchListener>();
@@ -104,7 +111,7 @@ export class ObjectStore {
     const key = objectKey(object.metadata.namespace, object.metadata.name!);
     const prev = t.items.get(key);
     const rv = ++this.rv;
-    const stored: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    const stored: KubeObject = deepFreeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } });
     const event: StoredEvent = { type, object: stored, rv, storageKey, ...(prev ? { prev } : {}) };
     // Log before changing memory: if persistence refuses the write, nothing observable changed.
     try {
@@ -127,7 +134,7 @@ export class ObjectStore {
   /** Loads an object from persistence without emitting an event. */
   load(storageKey: string, object: KubeObject): void {
     const t = this.table(storageKey);
-    t.items.set(objectKey(object.metadata.namespace, object.metadata.name!), object);
+    t.items.set(objectKey(object.metadata.namespace, object.metadata.name!), deepFreeze(object));
     t.sortedKeys = undefined;
   }
 
@@ -139,9 +146,13 @@ export class ObjectStore {
 
   private record(t: Table, event: StoredEvent): void {
     t.history.push(event);
-    if (t.history.length > this.historyLimit) {
-      const dropped = t.history.splice(0, t.history.length - this.historyLimit);
-      t.compactedRv = dropped[dropped.length - 1]!.rv;
+    if (t.history.length - t.historyStart > this.historyLimit) {
+      t.historyStart = t.history.length - this.historyLimit;
+      t.compactedRv = t.history[t.historyStart - 1]!.rv;
+      if (t.historyStart >= this.historyLimit) {
+        t.history = t.history.slice(t.historyStart);
+        t.historyStart = 0;
+      }
     }
     for (const l of t.listeners) l(event);
     for (const l of this.allListeners) l(event);
@@ -162,7 +173,19 @@ export class ObjectStore {
     if (fromRv < t.compactedRv) {
       throw errors.gone(`too old resource version: ${fromRv} (${t.compactedRv + 1})`);
     }
-    for (const e of t.history) if (e.rv > fromRv) listener(e);
+    // A listener may commit while replaying; its events are appended (and the array possibly compacted).
+    let last = fromRv;
+    for (let h = t.history, i = t.historyStart; ; ) {
+      if (h !== t.history) {
+        h = t.history;
+        i = t.historyStart;
+      }
+      if (i >= h.length) break;
+      const e = h[i++]!;
+      if (e.rv <= last) continue;
+      last = e.rv;
+      listener(e);
+    }
     t.listeners.add(listener);
     return () => t.listeners.delete(listener);
   }
@@ -172,6 +195,7 @@ export class ObjectStore {
     this.floorRv = this.rv;
     for (const t of this.tables.values()) {
       t.history = [];
+      t.historyStart = 0;
       t.compactedRv = this.rv;
     }
   }

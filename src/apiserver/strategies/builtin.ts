@@ -32,7 +32,7 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
       if (rt.group === '' && rt.kind === 'Namespace' && obj.spec !== null && typeof obj.spec === 'object' && !Array.isArray(obj.spec)) {
         const finalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
         if (finalizers === undefined) delete (obj.spec as Record<string, unknown>).finalizers;
-        else (obj.spec as Record<string, unknown>).finalizers = finalizers;
+        else (obj.spec as Record<string, unknown>).finalizers = [...finalizers]; // (a copy: stored objects never change)
       }
     },
   };
