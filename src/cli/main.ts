@@ -1,5 +1,6 @@
 // The `modelplane` command. Each subcommand lives in its own file and registers itself here.
 import { Command } from 'commander';
+import { registerChart } from './chart.ts';
 import { registerCrds } from './crds.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
 import { registerDev } from './dev.ts';
@@ -21,5 +22,6 @@ registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
 registerCrds(program);
 registerRbac(program);
 registerRender(program);
+registerChart(program);
 
 await program.parseAsync(process.argv);

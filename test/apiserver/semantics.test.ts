@@ -212,3 +212,15 @@ describe('API semantics', () => {
     assert.equal(disc.preferredVersion.version, 'v1');
   });
 });
+
+describe('deeply nested YAML bodies', () => {
+  it('are refused with 400 (and never take the server down), however often they are sent', async () => {
+    const { decodeBody } = await import('../../src/apiserver/http/body.ts');
+    const deep = '['.repeat(999) + ']'.repeat(998);
+    for (let i = 0; i < 3; i++) assert.throws(() => decodeBody(Buffer.from(deep), 'application/apply-patch+yaml'), /nests deeper than the maximum of 500 levels/);
+    let block = '';
+    for (let i = 0; i < 600; i++) block += `${' '.repeat(i)}k${i}:\n`;
+    assert.throws(() => decodeBody(Buffer.from(block), 'application/yaml'), /nests deeper/);
+    assert.deepEqual(decodeBody(Buffer.from('a:\n  b:\n    - c: 1\n'), 'application/yaml'), { a: { b: [{ c: 1 }] } });
+  });
+});

@@ -60,6 +60,7 @@ export function decodeBody(buf: Buffer, contentType: string | undefined): unknow
   const yaml = type.includes('yaml');
   if (!yaml) return decodeJson(text);
   checkNestingDepth(text);
+  checkYamlNesting(text);
   if (text.trimStart().startsWith('{') || text.trimStart().startsWith('[')) {
     try {
       return JSON.parse(text);
@@ -122,6 +123,43 @@ export function decodeObject(buf: Buffer, contentType: string | undefined): Reco
 
 /** Deeper bodies are refused before parsing: every later step (cloning, merging, validation) recurses. */
 export const MAX_NESTING_DEPTH = 1000;
+
+/**
+ * The YAML parser recurses per level and, driven into a stack overflow twice, can take V8 down with it, so
+ * YAML bodies get a lower limit. Block nesting needs at least one column of indentation per level (a `- `
+ * two), so the column where a line's content starts bounds its block depth; flow brackets add to it.
+ */
+export const MAX_YAML_NESTING_DEPTH = 500;
+
+function checkYamlNesting(text: string): void {
+  let maxColumn = 0;
+  let column = 0;
+  let atLineStart = true;
+  let flow = 0;
+  let maxFlow = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      atLineStart = true;
+      column = 0;
+      continue;
+    }
+    if (atLineStart) {
+      if (c === 32 || c === 9 || c === 45) {
+        column++;
+        continue;
+      }
+      atLineStart = false;
+      if (column > maxColumn) maxColumn = column;
+    }
+    if (c === 91 || c === 123) {
+      if (++flow > maxFlow) maxFlow = flow;
+    } else if (c === 93 || c === 125) flow--;
+  }
+  if (maxColumn + maxFlow > MAX_YAML_NESTING_DEPTH) {
+    throw errors.badRequest(`the YAML request body nests deeper than the maximum of ${MAX_YAML_NESTING_DEPTH} levels (indentation plus brackets)`);
+  }
+}
 
 function checkNestingDepth(text: string): void {
   let depth = 0;
