@@ -42,12 +42,12 @@ export async function startOperatorProcess(server: ApiServer, admin: KubeClient,
   const command = opts.command ?? 'run';
   const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
   const args = [resolve('bin/modelplane.js'), command, ...target, '--kubeconfig', kubeconfig, '--http-port', '0', '--http-host', '127.0.0.1', ...(opts.extraArgs ?? [])];
-  const child = spawn(process.execPath, args, { env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, MODELPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   while (!/"msg":"operator started"/.test(out)) {
     if (child.exitCode !== null) throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
     if (Date.now() > deadline) {
