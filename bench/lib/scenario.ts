@@ -1,0 +1,180 @@
+// One convergence benchmark, run `runs` times: (1) the measured run — the real controllers and the upstream
+// stand-in on a fresh embedded API server, the user creating N objects with C creates in flight, the clock
+// running from the first create until the Nth object is Ready in the operator's cache; then the operator's
+// request count, and a resync of every controller with the requests it makes; (2) the baseline — a second
+// fresh API server with the same setup, on which runBaseline performs the minimum writes for the same N
+// objects (payloads read back from the measured run), C chains in flight. Figures are medians over runs,
+// except the resync counts, which are the worst run's (any write at all fails the bar).
+import { join } from 'node:path';
+import type { AuditEntry } from '../../src/apiserver/audit.ts';
+import { type CustomResourceDefinition, EventsV1, type KindRef, type KubeObject, type Manager } from '../../src/kube/index.ts';
+import { runBaseline, type Step } from './baseline.ts';
+import { type BenchArgs, type BenchServer, controllersOf, elapsed, type Instant, inPool, instant, reconcilesByController, isWrite, median, progress, readyTracker, resultLine, resyncAndCount, settle, startBenchServer, startProfile, tally } from './harness.ts';
+
+export interface Operators {
+  managers: Manager[];
+  /** the users the operator's processes authenticate as: their requests are the operator's */
+  users: Set<string>;
+  /** whose cache tells when an object is Ready */
+  observer: Manager;
+  stop(): Promise<void>;
+}
+
+export interface Scenario<T extends KubeObject> {
+  /** the result line's name and the key its object count goes under, e.g. aim / services */
+  name: string;
+  countKey: string;
+  kind: KindRef<T>;
+  isReady(obj: T): boolean;
+  crds: CustomResourceDefinition[];
+  namespaces: string[];
+  /** objects that exist before the clock starts (configs, models, a gateway), on both servers */
+  setup(server: BenchServer): Promise<void>;
+  startOperators(server: BenchServer): Promise<Operators>;
+  /** the object the user creates, number i */
+  object(i: number): T;
+  /** after convergence: each object's chain of minimum writes, from what the controllers wrote */
+  chains(server: BenchServer, created: T[]): Promise<Step[][]>;
+  /** requests during the resync that are no resync's doing (a provider's heartbeat) */
+  notResync?(e: AuditEntry): boolean;
+}
+
+/** samples every controller's pending work each second; stop() says, per controller that had any, the series */
+function sampleQueues(mgrs: readonly Manager[]): { stop(): string } {
+  const series = new Map<string, number[]>();
+  const sample = () => {
+    for (const m of mgrs) for (const c of controllersOf(m)) series.set(c.name, [...(series.get(c.name) ?? []), c.pendingWork]);
+  };
+  const timer = setInterval(sample, 1000);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      const busy = [...series].filter(([, xs]) => xs.some((x) => x > 0));
+      return busy.length ? busy.map(([name, xs]) => `${name}=[${xs.join(' ')}]`).join(' ') : 'none';
+    },
+  };
+}
+
+/** the events in the benchmark's namespace by reason, most frequent first: they are most of the writes */
+async function eventReasons(server: BenchServer, namespace: string): Promise<string> {
+  const counts = new Map<string, number>();
+  for (const e of (await server.admin.list(EventsV1, { namespace })).items) {
+    const key = `${e.reportingController ?? '?'}/${e.reason ?? '?'}`;
+    counts.set(key, (counts.get(key) ?? 0) + (e.series?.count ?? 1));
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(' ') || 'none';
+}
+
+interface RunFigures {
+  converge: Instant;
+  baseline: Instant;
+  requestsPerObject: number;
+  writesPerObject: number;
+  baselineWritesPerObject: number;
+  resyncWrites: number;
+  resyncReads: number;
+  resyncReconciles: number;
+}
+
+async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, run: number): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
+  const server = await startBenchServer(s.crds, s.namespaces);
+  try {
+    await s.setup(server);
+    const ops = await s.startOperators(server);
+    try {
+      const objects = Array.from({ length: args.count }, (_, i) => s.object(i));
+      const tracker = await readyTracker(ops.observer, s.kind, args.count, s.isReady);
+      const stopProfile = args.profileDir ? await startProfile(join(args.profileDir, `${s.name}-run${run}.cpuprofile`)) : undefined;
+      const queues = sampleQueues(ops.managers);
+      const reconcilesBefore = await reconcilesByController(ops.managers);
+      const mark = server.auditLength;
+      const t0 = instant();
+      await inPool(args.count, args.concurrency, async (i) => void (await server.admin.create(objects[i]!)));
+      const createdMs = performance.now() - t0.ms;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${s.name}: only ${tracker.ready()} of ${args.count} Ready after ${args.timeoutMs} ms`)), args.timeoutMs);
+      });
+      const converge = elapsed(t0, await Promise.race([tracker.done, timeout]).finally(() => clearTimeout(timer)));
+      tracker.unsubscribe();
+      await stopProfile?.();
+      progress(`  measured: ${args.count} created in ${createdMs.toFixed(0)} ms, all Ready after ${converge.ms.toFixed(0)} ms (${converge.cpuMs.toFixed(0)} ms CPU)`);
+      progress(`  work queues (keys waiting or in flight, sampled each second): ${queues.stop()}`);
+      const reconciles = [...(await reconcilesByController(ops.managers))].map(([c, n]) => [c, n - (reconcilesBefore.get(c) ?? 0)] as const).filter(([, n]) => n > 0);
+      progress(`  reconciles until Ready: ${reconciles.map(([c, n]) => `${c}=${n}`).join(' ')}`);
+      // whatever the controllers still write after the last object turned Ready counts too
+      await settle(server, ops.managers, ops.users, 1000, args.timeoutMs);
+      const requests = server.requests(ops.users, mark);
+      const writes = requests.filter(isWrite);
+      progress(`  operator requests: ${requests.length} (${writes.length} writes): ${tally(requests)}`);
+      progress(`  events by reason: ${await eventReasons(server, s.namespaces[0]!)}`);
+
+      const resync = await resyncAndCount(server, ops.managers, ops.users, args.timeoutMs, s.notResync);
+      progress(`  resync: ${resync.reconciles} reconciles, ${resync.writes.length} writes, ${resync.reads.length} reads${resync.writes.length + resync.reads.length ? `: ${tally([...resync.writes, ...resync.reads])}` : ''}`);
+      await ops.stop();
+      const chains = await s.chains(server, objects);
+      return {
+        figures: {
+          converge,
+          requestsPerObject: requests.length / args.count,
+          writesPerObject: writes.length / args.count,
+          resyncWrites: resync.writes.length,
+          resyncReads: resync.reads.length,
+          resyncReconciles: resync.reconciles,
+        },
+        chains,
+      };
+    } catch (err) {
+      await ops.stop().catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await server.close();
+  }
+}
+
+async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, chains: Step[][]): Promise<{ time: Instant; writesPerObject: number }> {
+  const server = await startBenchServer(s.crds, s.namespaces);
+  try {
+    await s.setup(server);
+    const { time, writes } = await runBaseline(server, chains, args.concurrency);
+    progress(`  baseline: ${writes} writes in ${time.ms.toFixed(0)} ms (${time.cpuMs.toFixed(0)} ms CPU)`);
+    return { time, writesPerObject: writes / args.count };
+  } finally {
+    await server.close();
+  }
+}
+
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+/** runs the scenario `args.runs` times and prints the result line (the last line on stdout) */
+export async function runScenario<T extends KubeObject>(s: Scenario<T>, args: BenchArgs): Promise<void> {
+  progress(`${s.name} bench: ${args.count} ${s.countKey}, ${args.concurrency} in flight, ${args.runs} run(s)`);
+  const runs: RunFigures[] = [];
+  for (let r = 1; r <= args.runs; r++) {
+    progress(`run ${r}/${args.runs}`);
+    const m = await measured(s, args, r);
+    const b = await baseline(s, args, m.chains);
+    const run: RunFigures = { ...m.figures, baseline: b.time, baselineWritesPerObject: b.writesPerObject };
+    progress(`  ratio ${fmt(run.converge.ms / run.baseline.ms)} (CPU ${fmt(run.converge.cpuMs / run.baseline.cpuMs)})`);
+    runs.push(run);
+  }
+  const med = (f: (r: RunFigures) => number) => median(runs.map(f));
+  const worst = (f: (r: RunFigures) => number) => Math.max(...runs.map(f));
+  console.log(
+    resultLine(s.name, fmt(med((r) => r.converge.ms / r.baseline.ms)), 'ratio', {
+      [s.countKey]: args.count,
+      runs: args.runs,
+      'converge-ms': fmt(med((r) => r.converge.ms), 0),
+      'baseline-ms': fmt(med((r) => r.baseline.ms), 0),
+      'cpu-ratio': fmt(med((r) => r.converge.cpuMs / r.baseline.cpuMs)),
+      'requests/object': fmt(med((r) => r.requestsPerObject)),
+      'writes/object': fmt(med((r) => r.writesPerObject)),
+      'baseline-writes/object': fmt(med((r) => r.baselineWritesPerObject)),
+      'resync-reconciles': Math.min(...runs.map((r) => r.resyncReconciles)),
+      'resync-writes': worst((r) => r.resyncWrites),
+      'resync-reads': worst((r) => r.resyncReads),
+    }),
+  );
+}

@@ -1,0 +1,168 @@
+// Convergence benchmark of the KubeAIRunway controllers (DESIGN.md "Quality bars"): N ModelDeployments,
+// spread round-robin over the providers, converge to phase Running within 1.5× the time the same API server
+// takes to perform the minimum writes a perfect controller needs; a resync at steady state makes zero
+// writes and zero reads.
+//
+//   npm run bench -- modeldeployment [--count 1000] [--concurrency 16] [--runs 3] [--timeout 600]
+//                                    [--profile DIR] [--providers kaito,dynamo,kuberay,aim]
+//
+// Measured run: a fresh embedded API server with our and the external CRDs; the operator process as
+// `modelplane dev` runs it (`aim` + `kubeairunway-core` sets; the webhooks set is left out: admission is not
+// convergence, and without it the providers default the specs themselves), each provider of PROVIDER_SETS
+// as its own Manager and user (as its own process would be), and the upstream stand-in (bench/lib/upstream.ts:
+// the Workspace, DynamoGraphDeployment and RayService turn ready, and for the aim provider the
+// InferenceService its AIMService gets; one status write each). The clock starts when the providers have
+// registered (InferenceProviderConfigs ready), runs from the first create until the Nth ModelDeployment
+// is phase Running in the operator's cache.
+//
+// Baseline (bench/lib/baseline.ts), per ModelDeployment, on a second fresh server with the same setup and
+// nothing watching, C chains in flight, the payloads the controllers wrote in the measured run:
+//   1 create ModelDeployment (the user) · 2 core status (provider selection) · 3 the provider's finalizer
+//   (merge patch) · 4 apply the upstream object · 5 its ready status (stand-in) · 6 provider status
+// = 6 writes; on the aim provider the AIMService's own chain sits between 4 and 6: apply InferenceService,
+// its status (stand-in), AIMService status = 8 writes. Core and provider are separate field managers (and
+// processes) by the seed's design, so each needs its own status write; a perfect provider writes once,
+// Running, and neither emits events.
+//
+// Last line: modeldeployment: <median converge/baseline> ratio (deployments=N, runs=R, converge-ms=…,
+//   baseline-ms=…, cpu-ratio=…, requests/object=…, writes/object=…, baseline-writes/object=…, resync-…),
+// the figures as bench/aim.ts explains them. The providers' heartbeat (InferenceProviderConfig status, once
+// a minute) is not counted as a resync write.
+import { aimCrds } from '../src/apis/aim/index.ts';
+import { type BuiltinProvider, CORE_FIELD_MANAGER, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../src/apis/kubeairunway/index.ts';
+import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
+import { aimControllerSet } from '../src/controllers/aim/index.ts';
+import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
+import { AIMServices } from '../src/controllers/aim/shared/kinds.ts';
+import { kubeairunwayCoreSet } from '../src/controllers/kubeairunway/core/index.ts';
+import { providerControllerName } from '../src/controllers/kubeairunway/provider/names.ts';
+import { BUILTIN_PROVIDER_DEFINITIONS } from '../src/controllers/kubeairunway/providers/index.ts';
+import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
+import { PROVIDER_SETS } from '../src/controllers/sets.ts';
+import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
+import { externalCrds } from '../src/sim/crds/index.ts';
+import type { Step } from './lib/baseline.ts';
+import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
+import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
+import { DynamoGraphDeploymentKind, InferenceServiceKind, RayServiceKind, registerUpstreamStandIn, STAND_IN, type UpstreamKind, WorkspaceKind } from './lib/upstream.ts';
+
+const NS = 'bench-md';
+const OPERATOR_USER = 'modelplane';
+const USER = 'bench-user';
+const silent = new Logger({}, 'silent');
+
+/** what the user asks for, per provider: the quickstart's deployments, which the CEL rules send there */
+const SPECS: Record<BuiltinProvider, ModelDeployment['spec']> = {
+  kaito: { model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', resources: { cpu: '8', memory: '16Gi' } },
+  dynamo: { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm', contextLength: 8192 }, resources: { gpu: { count: 1 }, memory: '32Gi' } },
+  kuberay: { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 }, memory: '64Gi' } },
+  aim: { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' }, memory: '32Gi' } },
+} as Record<BuiltinProvider, ModelDeployment['spec']>;
+
+const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = { kaito: WorkspaceKind, dynamo: DynamoGraphDeploymentKind, kuberay: RayServiceKind, aim: undefined };
+
+const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim' });
+const providers = args.extra.providers!.split(',').map((p) => p.trim()) as BuiltinProvider[];
+for (const p of providers) if (!(p in BUILTIN_PROVIDER_DEFINITIONS)) throw new Error(`--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`);
+const providerOf = (i: number): BuiltinProvider => providers[i % providers.length]!;
+
+async function startOperators(server: BenchServer): Promise<Operators> {
+  const common = { operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, log: silent };
+  const managers: Manager[] = [];
+  const users = new Set<string>();
+  const start = async (user: string, sets: Parameters<typeof startOperator>[0]['sets']) => {
+    users.add(user);
+    managers.push(await startOperator({ ...common, kubeconfig: server.kubeconfigFor(user), name: user, sets }));
+  };
+  await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
+  for (const p of providers) await start(`modelplane-${p}`, PROVIDER_SETS.filter((s) => s.name === providerControllerName(p)));
+  const standIn = await Manager.create({ kubeconfig: server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
+  const kinds = providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind);
+  registerUpstreamStandIn(standIn, [...new Set(kinds)]);
+  await standIn.start();
+  const operator = managers[0]!;
+  await waitFor(
+    `providers ${providers.join(', ')} registered and ready`,
+    async () => {
+      const ready = new Set((await operator.cache.list(InferenceProviderConfigs)).filter((c) => c.status?.ready === true).map((c) => c.metadata.name));
+      return providers.every((p) => ready.has(p));
+    },
+    60_000,
+  );
+  progress(`  operator, ${providers.length} provider(s) and stand-in ready`);
+  return {
+    managers,
+    users,
+    observer: operator,
+    async stop() {
+      for (const m of managers) await m.stop();
+      await standIn.stop();
+    },
+  };
+}
+
+function deployment(i: number): ModelDeployment {
+  return { apiVersion: ModelDeployments.apiVersion, kind: ModelDeployments.kind, metadata: { name: `md-${i}`, namespace: NS, labels: { 'kubeairunway.ai/team': `team-${i % 10}` } }, spec: structuredClone(SPECS[providerOf(i)]) };
+}
+
+async function byName<T extends KubeObject>(server: BenchServer, kind: KindRef<T>): Promise<Map<string, T>> {
+  return new Map((await server.admin.list(kind, { namespace: NS })).items.map((o) => [o.metadata.name ?? '', o]));
+}
+
+/** each deployment's minimum writes, with the bytes the core, the provider and the stand-in wrote */
+async function chains(server: BenchServer, created: ModelDeployment[]): Promise<Step[][]> {
+  const mds = await byName(server, ModelDeployments);
+  const upstreams = new Map<BuiltinProvider, Map<string, KubeObject>>();
+  for (const p of new Set(providers)) upstreams.set(p, await byName(server, upstreamKindOf(p)));
+  const isvcs = providers.includes('aim') ? await byName(server, InferenceServiceKind.kind) : new Map<string, KubeObject>();
+  return created.map((user, i) => {
+    const name = user.metadata.name ?? '';
+    const p = providerOf(i);
+    const found = <T>(what: string, o: T | undefined): T => {
+      if (!o) throw new Error(`modeldeployment bench: ${what} ${NS}/${name} is missing after convergence`);
+      return o;
+    };
+    const md = found('ModelDeployment', mds.get(name));
+    const upstream = found(upstreamKindOf(p).kind, upstreams.get(p)!.get(name));
+    const provider = providerFieldManager(p);
+    const upstreamReady: Step[] =
+      p === 'aim'
+        ? [
+            { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(found('InferenceService', isvcs.get(name)), AIM_SERVICE_CONTROLLER) },
+            { op: 'applyStatus', by: STAND_IN, obj: appliedBy(isvcs.get(name)!, STAND_IN, 'status') },
+            { op: 'applyStatus', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(upstream, AIM_SERVICE_CONTROLLER, 'status') },
+          ]
+        : [{ op: 'applyStatus', by: STAND_IN, obj: appliedBy(upstream, STAND_IN, 'status') }];
+    return [
+      { op: 'create', by: USER, obj: user },
+      { op: 'applyStatus', by: CORE_FIELD_MANAGER, obj: appliedBy(md, CORE_FIELD_MANAGER, 'status') },
+      { op: 'addFinalizer', by: provider, kind: ModelDeployments as KindRef<KubeObject>, name, namespace: NS, finalizer: providerFinalizer(p) },
+      { op: 'apply', by: provider, obj: appliedBy(upstream, provider) },
+      ...upstreamReady,
+      { op: 'applyStatus', by: provider, obj: appliedBy(md, provider, 'status') },
+    ];
+  });
+}
+
+function upstreamKindOf(p: BuiltinProvider): KindRef<KubeObject> {
+  return (UPSTREAM[p]?.kind ?? AIMServices) as KindRef<KubeObject>;
+}
+
+const scenario: Scenario<ModelDeployment> = {
+  name: 'modeldeployment',
+  countKey: 'deployments',
+  kind: ModelDeployments,
+  isReady: (md) => md.status?.phase === 'Running',
+  crds: [...externalCrds(), ...aimCrds(), ...kubeairunwayCrds()],
+  namespaces: [NS, DEFAULT_POD_NAMESPACE, operatorNamespaceFromEnv(process.env)],
+  setup: async () => {},
+  startOperators,
+  object: deployment,
+  chains,
+  notResync: (e) => e.resource.startsWith('inferenceproviderconfigs'),
+};
+
+runScenario(scenario, args).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
