@@ -48,7 +48,9 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
     .owns(InferenceServices)
     .owns(HTTPRoutes)
     .watches(AIMModels, servicesUsing)
-    .watches(AIMClusterModels, servicesUsing);
+    .watches(AIMClusterModels, servicesUsing)
+    // each reconcile waits on a few sequential writes: one worker leaves the API server idle (bench/aim.ts)
+    .withOptions({ concurrency: 8 });
   await watchRuntimeConfigs(mgr, builder, AIMServices, opts.operatorNamespace);
   return builder.complete(pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })));
 }

@@ -4,7 +4,7 @@
 import { Counter } from 'prom-client';
 import { CORE_FIELD_MANAGER, type InferenceProviderConfig, InferenceProviderConfigs, isReconcilePaused, ModelDeployments } from '../../../apis/kubeairunway/index.ts';
 import { ownedStatus } from '../../../engine/index.ts';
-import { CustomResourceDefinitions, type Controller, deepEqual, type Manager, objectKeyString } from '../../../kube/index.ts';
+import { annotationsChanged, CustomResourceDefinitions, type Controller, deepEqual, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { type CoreStatus, planCoreStatus } from './plan.ts';
 
@@ -33,9 +33,12 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
 
   return mgr
     .controller(CORE_FIELD_MANAGER)
-    .for(ModelDeployments)
+    // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
+    // status writes cannot change it, and reconciling on each of them doubled the core's work
+    .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
     .watches(InferenceProviderConfigs, unselected)
     .watches(CustomResourceDefinitions, unselected)
+    .withOptions({ concurrency: 4 })
     .complete(async (req, ctx) => {
       const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
       if (!md || md.metadata.deletionTimestamp || isReconcilePaused(md.metadata.annotations)) return {};

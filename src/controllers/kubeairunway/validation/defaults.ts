@@ -26,7 +26,8 @@ function defaultGpu(gpu: { count?: number; type?: string } | undefined): void {
  * nvidia.com/gpu when an aggregated GPU engine (not llama.cpp, no custom image) names no resources at all.
  */
 export function defaultModelDeployment<T extends ModelDeployment>(md: T): T {
-  const out = structuredClone(md);
+  // only the spec changes: copying metadata (managedFields above all) and status would be most of the cost
+  const out = { ...md, spec: structuredClone(md.spec) } as T;
   out.spec ??= { model: {} };
   const spec = out.spec;
   spec.model ??= {};
