@@ -2,7 +2,7 @@
 // `<Component>Ready` and parent conditions, `Ready`, and the overall state. Pure: it works on a
 // ConditionManager and data, so every rule of the seed's table is unit-testable without a cluster.
 
-import { asError, asInfo, type ConditionManager } from './conditions.ts';
+import { asError, asInfo, type ConditionManager, silent, withDebugLog } from './conditions.ts';
 import { BLOCKING_PRIORITY, CATEGORY_BEHAVIOUR, type CategorizedError, type ErrorCategory, PARENT_TRUE_REASON, ParentCondition, type ParentConditionType } from './errors.ts';
 import type { GraceState } from './grace.ts';
 import { type ComponentState, conditionTypeFor, isErrorState, isReadyState, type NormalizedHealth, STATE_PRIORITY, worstState } from './health.ts';
@@ -159,6 +159,9 @@ function heldContribution(cm: ConditionManager, h: NormalizedHealth, type: strin
 function setComponentCondition(cm: ConditionManager, h: NormalizedHealth, type: string): void {
   if (isReadyState(h.state)) cm.markTrue(type, h.reason, h.message, asInfo());
   else if (isErrorState(h.state)) cm.markFalse(type, h.reason, h.message, asError());
+  // a child this controller is still creating or starting is the normal course of things, not news: the
+  // parent's own Progressing/Ready transitions say it once (it used to be an event per child per reconcile)
+  else if (h.dependencyType === 'Downstream') cm.markUnknown(type, h.reason, h.message, withDebugLog(), silent());
   else cm.markUnknown(type, h.reason, h.message, asInfo());
 }
 
