@@ -128,7 +128,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       const next = await startApiServer({ ...opts, port, adminToken, ca: { certPem: ca.certPem, keyPem: ca.keyPem } });
       for (const [t, u] of extraTokens) next.tokens.add(t, u);
       for (const [k, v] of endpoints) next.core.serviceEndpoints.set(k, v);
-      Object.assign(handle, next);
+      // everything but restart itself: a second restart must replace the servers behind this same handle
+      const { restart: _nextRestart, ...rest } = next;
+      Object.assign(handle, rest);
       return handle;
     },
     kubeconfigYaml: (o = {}) => kubeconfigYaml({ server: url, caPem: ca.certPem, token: o.token ?? adminToken, ...(o.user ? { user: o.user } : {}), ...(o.namespace ? { namespace: o.namespace } : {}) }),

@@ -56,7 +56,7 @@ export interface RunOutcome {
   errors: CategorizedError[];
   grace?: GraceState;
   statusWritten: boolean;
-  /** the status write lost a race with another writer; the watch brings the object back */
+  /** the status write lost a race with another writer; the key is requeued */
   statusConflict: boolean;
   /** retry with backoff (infrastructure errors) */
   requeueWithBackoff: boolean;
@@ -174,7 +174,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       } catch (err) {
         persisted = false;
         if (isConflict(err)) {
-          // someone wrote the object since our read; the watch delivers it and we reconcile again
+          // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
           outcome.statusConflict = true;
           log.debug('status write conflicted, waiting for the newer object', { error: err });
         } else {
@@ -193,6 +193,9 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 /** src/kube's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */
 export function toResult(outcome: RunOutcome): Result {
   if (outcome.requeueWithBackoff) throw new RequeueError(outcome.errors);
+  // a lost status race is retried rather than left to the watch: the newer object's event may be one the
+  // controller filters (its own status write), and a spurious 409 brings no event at all
+  if (outcome.statusConflict) return { requeue: true };
   return outcome.requeueAfterMs !== undefined ? { requeueAfter: outcome.requeueAfterMs } : {};
 }
 

@@ -1,0 +1,148 @@
+// A batch of AIMServices in one namespace that the reliability tests create, change, delete and recreate
+// while faults hit the controller, with the state every service must end in: Running at its generation,
+// exactly one InferenceService and one HTTPRoute controlled by it, carrying its latest replicas and path.
+import { AIMModels, AIMServices, type AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
+import { type KindRef, type KubeClient, type KubeObject, isNotFound, kindRef } from '../../../src/kube/index.ts';
+import { childProblems, childrenByOwner, nameProblems, retrying } from './convergence.ts';
+import { between } from './process-chaos.ts';
+
+type Json = Record<string, any>;
+const InferenceServices = kindRef('serving.kserve.io/v1beta1', 'InferenceService') as KindRef<KubeObject & { spec: Json }>;
+const HTTPRoutes = kindRef('gateway.networking.k8s.io/v1', 'HTTPRoute') as KindRef<KubeObject & { spec: Json }>;
+
+export const AIM_MODEL = 'qwen3-8b';
+const AIM_IMAGE = 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5';
+
+interface ServiceSpec {
+  replicas: number;
+  project: string;
+}
+
+/** what every namespace of the batch needs first: a routed runtime config and a model */
+export async function installAimNamespace(admin: KubeClient, namespace: string): Promise<void> {
+  await admin.apply({
+    apiVersion: 'aim.eai.amd.com/v1alpha1',
+    kind: 'AIMRuntimeConfig',
+    metadata: { name: 'default', namespace },
+    spec: { routing: { enabled: true, gatewayRef: { name: 'inference-gateway', namespace: 'gateways' }, pathTemplate: "/{.metadata.namespace}/{.metadata.labels['project']}/{.metadata.name}" } },
+  });
+  await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: AIM_MODEL, namespace }, spec: { image: AIM_IMAGE } });
+}
+
+/** is the namespace's model Ready? (services wait for it; tests start their faults only after it is) */
+export async function aimModelReady(admin: KubeClient, namespace: string): Promise<boolean> {
+  const model = await admin.getOrUndefined(AIMModels, AIM_MODEL, namespace);
+  return (model?.status as { status?: string } | undefined)?.status === 'Ready';
+}
+
+export class AimWorkload {
+  /** name → the spec last written (absent: deleted) */
+  readonly expected = new Map<string, ServiceSpec>();
+  private version = 0;
+
+  constructor(
+    private readonly admin: KubeClient,
+    readonly namespace: string,
+  ) {}
+
+  private async write(name: string, spec: ServiceSpec): Promise<void> {
+    this.expected.set(name, spec);
+    await retrying(`apply AIMService ${this.namespace}/${name}`, () =>
+      this.admin.apply({
+        apiVersion: 'aim.eai.amd.com/v1alpha1',
+        kind: 'AIMService',
+        metadata: { name, namespace: this.namespace, labels: { project: spec.project } },
+        spec: { model: { name: AIM_MODEL }, replicas: spec.replicas },
+      }),
+    );
+  }
+
+  create(name: string): Promise<void> {
+    return this.write(name, { replicas: 1, project: 'p0' });
+  }
+
+  /** a new replica count and a new route path (the project label) */
+  change(name: string): Promise<void> {
+    const was = this.expected.get(name);
+    if (!was) return Promise.resolve();
+    this.version++;
+    return this.write(name, { replicas: was.replicas === 1 ? 2 : 1, project: `p${this.version}` });
+  }
+
+  async remove(name: string): Promise<void> {
+    this.expected.delete(name);
+    await retrying(`delete AIMService ${this.namespace}/${name}`, async () => {
+      try {
+        await this.admin.delete(AIMServices, name, this.namespace);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+  }
+
+  /** delete and create again under the same name: the new service (new uid) must get children of its own */
+  async recreate(name: string): Promise<void> {
+    await this.remove(name);
+    await this.create(name);
+  }
+
+  /**
+   * `count` creates, then in random order changes of about half, deletes of a sixth, recreations of an
+   * eighth and a second change of a quarter; every op sees the state the ones before it left.
+   */
+  plan(prefix: string, count: number, rng: () => number): Array<() => Promise<void>> {
+    const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+    const pick = (n: number) => [...names].sort(() => rng() - 0.5).slice(0, n);
+    const ops: Array<() => Promise<void>> = names.map((n) => () => this.create(n));
+    const later: Array<() => Promise<void>> = [
+      ...pick(Math.ceil(count / 2)).map((n) => () => this.change(n)),
+      ...pick(Math.ceil(count / 6)).map((n) => () => this.remove(n)),
+      ...pick(Math.ceil(count / 8)).map((n) => () => this.recreate(n)),
+      ...pick(Math.ceil(count / 4)).map((n) => () => this.change(n)),
+    ];
+    for (let i = later.length - 1; i > 0; i--) {
+      const j = between(rng, 0, i);
+      [later[i], later[j]] = [later[j]!, later[i]!];
+    }
+    return [...ops, ...later];
+  }
+
+  /** a service's status and its children's, for the message of a wait that timed out */
+  async inspect(name: string): Promise<string> {
+    const [s, isvc, route] = await Promise.all([
+      this.admin.getOrUndefined(AIMServices, name, this.namespace),
+      this.admin.getOrUndefined(InferenceServices, name, this.namespace),
+      this.admin.getOrUndefined(HTTPRoutes, name, this.namespace),
+    ]);
+    const brief = (o: (KubeObject & { status?: unknown }) | undefined) => (o ? { uid: o.metadata.uid, rv: o.metadata.resourceVersion, generation: o.metadata.generation, owner: o.metadata.ownerReferences?.[0]?.uid, status: o.status } : 'absent');
+    return JSON.stringify({ service: brief(s), inferenceService: brief(isvc), httpRoute: brief(route) });
+  }
+
+  /** everything still wrong in the namespace (empty: converged) */
+  async problems(): Promise<string[]> {
+    const ns = this.namespace;
+    const services = (await this.admin.list(AIMServices, { namespace: ns })).items;
+    const [isvcs, routes] = await Promise.all([childrenByOwner(this.admin, InferenceServices, ns), childrenByOwner(this.admin, HTTPRoutes, ns)]);
+    const problems = [...nameProblems('AIMService', services, this.expected.keys()), ...childProblems(services, isvcs, 'InferenceService'), ...childProblems(services, routes, 'HTTPRoute')];
+    for (const s of services) problems.push(...this.serviceProblems(s, isvcs.get(s.metadata.uid ?? '')?.[0], routes.get(s.metadata.uid ?? '')?.[0]));
+    return problems;
+  }
+
+  private serviceProblems(s: AIMService, isvc: (KubeObject & { spec?: Json }) | undefined, route: (KubeObject & { spec?: Json }) | undefined): string[] {
+    const name = s.metadata.name ?? '';
+    const want = this.expected.get(name);
+    if (!want) return [];
+    const out: string[] = [];
+    const path = `/${this.namespace}/${want.project}/${name}`;
+    if (s.status?.status !== 'Running') {
+      const why = (s.status?.conditions ?? []).filter((c) => c.status !== 'True').map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
+      out.push(`AIMService ${name}: status ${s.status?.status ?? '<none>'} (${why.join('; ')})`);
+    }
+    if (s.status?.observedGeneration !== s.metadata.generation) out.push(`AIMService ${name}: observedGeneration ${s.status?.observedGeneration} of generation ${s.metadata.generation}`);
+    if (s.status?.routing?.path !== path) out.push(`AIMService ${name}: status.routing.path ${s.status?.routing?.path} instead of ${path}`);
+    if (isvc && isvc.spec?.predictor?.minReplicas !== want.replicas) out.push(`InferenceService ${name}: minReplicas ${isvc.spec?.predictor?.minReplicas} instead of ${want.replicas}`);
+    const routePath = route?.spec?.rules?.[0]?.matches?.[0]?.path?.value;
+    if (route && routePath !== path) out.push(`HTTPRoute ${name}: path ${routePath} instead of ${path}`);
+    return out;
+  }
+}

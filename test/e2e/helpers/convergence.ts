@@ -1,0 +1,76 @@
+// What "converged" means for the reliability tests, as lists of problems (empty = converged), so a wait that
+// times out names every object still wrong: children counted by their controller owner's uid (none missing,
+// none duplicated, none orphaned), and the audit log by the controllers' users for the steady-state check.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiServer } from '../../../src/apiserver/index.ts';
+import { controllerOf, type KindRef, type KubeClient, type KubeObject } from '../../../src/kube/index.ts';
+
+export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/** the objects of `kind` in `namespace`, by the uid of their controller owner ('' for none) */
+export async function childrenByOwner(admin: KubeClient, kind: KindRef<KubeObject>, namespace: string): Promise<Map<string, KubeObject[]>> {
+  const out = new Map<string, KubeObject[]>();
+  for (const child of (await admin.list(kind, { namespace })).items) {
+    const uid = controllerOf(child)?.uid ?? '';
+    out.set(uid, [...(out.get(uid) ?? []), child]);
+  }
+  return out;
+}
+
+/**
+ * Exactly one child of `kind` per parent, and no child whose controller owner is not a live parent: a lost
+ * child, a duplicate (two objects controlled by one parent) and an orphan (a child of a deleted parent, or
+ * of an earlier incarnation of a recreated one) each give a problem naming the objects.
+ */
+export function childProblems(parents: readonly KubeObject[], children: Map<string, KubeObject[]>, kind: string): string[] {
+  const problems: string[] = [];
+  const live = new Set(parents.map((p) => p.metadata.uid ?? ''));
+  for (const p of parents) {
+    const mine = children.get(p.metadata.uid ?? '') ?? [];
+    if (mine.length === 0) problems.push(`${p.kind} ${p.metadata.name}: no ${kind}`);
+    if (mine.length > 1) problems.push(`${p.kind} ${p.metadata.name}: ${mine.length} ${kind}s (${mine.map((c) => c.metadata.name).join(', ')})`);
+  }
+  for (const [uid, kids] of children) {
+    if (live.has(uid)) continue;
+    for (const c of kids) problems.push(`${kind} ${c.metadata.name} (owner uid ${uid || 'none'}) has no live parent`);
+  }
+  return problems;
+}
+
+/** names expected but missing (lost) and present but not expected (a delete undone, or a stray create) */
+export function nameProblems(kind: string, actual: readonly KubeObject[], expected: Iterable<string>): string[] {
+  const want = new Set(expected);
+  const have = new Set(actual.map((o) => o.metadata.name ?? ''));
+  return [...[...want].filter((n) => !have.has(n)).map((n) => `${kind} ${n} is missing`), ...[...have].filter((n) => !want.has(n)).map((n) => `${kind} ${n} should not exist`)];
+}
+
+/** the controllers' writes the audit log recorded after `sinceIso` (requests that got an answer, any code) */
+export function writesSince(server: ApiServer, users: readonly string[], sinceIso: string, ignoreResources: readonly string[] = []): string[] {
+  return server.audit
+    .entries()
+    .filter((e) => e.time > sinceIso && users.includes(e.user) && WRITE_VERBS.includes(e.verb) && !ignoreResources.some((r) => e.resource === r || e.resource.startsWith(`${r}/`)))
+    .map((e) => `${e.time} ${e.user.replace(/^system:serviceaccount:[^:]+:/, '')} ${e.verb} ${e.resource} ${e.namespace}/${e.name} → ${e.code}`);
+}
+
+/** how many of the controllers' requests the injected faults answered with `codes` since `sinceIso` */
+export function faultedRequests(server: ApiServer, users: readonly string[], sinceIso: string, codes: readonly number[]): number {
+  return server.audit.entries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
+}
+
+/**
+ * `fn`, retried while the API server is away (restarting) or briefly refuses: the test's own writes must
+ * land even during the faults it injects into the controllers' requests.
+ */
+export async function retrying<T>(what: string, fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${what} kept failing for ${timeoutMs} ms: ${(err as Error).message}`, { cause: err });
+      await sleep(150);
+    }
+  }
+}
+
+export const nowIso = (): string => new Date().toISOString();
