@@ -18,7 +18,7 @@ import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, writesSince } from './helpers/convergence.ts';
-import { between, OperatorSlot, prng, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import { between, OperatorSlot, prng, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -112,35 +112,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
   it('dropped, stalled and expired (410) watches while services change', async () => {
     const w = batch(NAMESPACES.watches);
     const ops = w.plan('svc', 24, rng);
-    const quarter = Math.ceil(ops.length / 4);
-    const f = server().faults;
-
-    f.closeWatches();
-    await run(ops.splice(0, quarter));
-
-    // a stalled stream delivers nothing; it ends the way a black-holed connection does, with a reset,
-    // in the same tick so no event slips out between the two
-    f.stallWatches(true);
-    await run(ops.splice(0, quarter));
-    await sleep(between(rng, 300, 1_000));
-    f.stallWatches(false);
-    f.closeWatches();
-
-    // changes the watches miss, then history compacted: resuming gets 410 Gone and must relist
-    f.stallWatches(true);
-    await run(ops.splice(0, quarter));
-    const expiredAt = nowIso();
-    f.stallWatches(false);
-    f.expireWatches();
-
-    const closing = (async () => {
-      for (let i = 0; i < 3; i++) {
-        await sleep(between(rng, 100, 600));
-        f.closeWatches();
-      }
-    })();
-    await run(ops);
-    await closing;
+    const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
     const relists = server().audit.entries().filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
     assert.ok(relists.length > 0, 'the 410 made the operator relist');

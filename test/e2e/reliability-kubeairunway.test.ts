@@ -16,7 +16,7 @@ import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/ind
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, writesSince } from './helpers/convergence.ts';
 import { ModelDeploymentWorkload } from './helpers/modeldeployment-workload.ts';
-import { between, OperatorSlot, prng, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import { between, OperatorSlot, prng, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -134,35 +134,7 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
   it('dropped, stalled and expired (410) watches while deployments change', async () => {
     const w = batch(NAMESPACES.watches);
     const ops = w.plan('md', BATCH, rng);
-    const quarter = Math.ceil(ops.length / 4);
-    const f = server().faults;
-
-    f.closeWatches();
-    await run(ops.splice(0, quarter));
-
-    // a stalled stream delivers nothing; it ends the way a black-holed connection does, with a reset,
-    // in the same tick so no event slips out between the two
-    f.stallWatches(true);
-    await run(ops.splice(0, quarter));
-    await sleep(between(rng, 300, 1_000));
-    f.stallWatches(false);
-    f.closeWatches();
-
-    // changes the watches miss, then history compacted: resuming gets 410 Gone and must relist
-    f.stallWatches(true);
-    await run(ops.splice(0, quarter));
-    const expiredAt = nowIso();
-    f.stallWatches(false);
-    f.expireWatches();
-
-    const closing = (async () => {
-      for (let i = 0; i < 3; i++) {
-        await sleep(between(rng, 100, 600));
-        f.closeWatches();
-      }
-    })();
-    await run(ops);
-    await closing;
+    const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
     for (const s of slots()) {
       const relists = server().audit.entries().filter((e) => e.time > expiredAt && e.user === s.user && e.verb === 'list');

@@ -2,6 +2,8 @@
 // tests may SIGKILL at any moment and start again, as a crash-looping pod would be. The slot keeps the
 // ServiceAccount user (the same for every incarnation, so faults and the audit log follow it) and the
 // output of every incarnation, for the detail of a failed wait.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiServer } from '../../../src/apiserver/index.ts';
 import type { ControllerSet } from '../../../src/controllers/registry.ts';
 import { type OperatorProcess, type ProcessOptions, startOperatorProcess } from '../../helpers/operator-process.ts';
 import type { ReliabilityCluster } from './reliability-cluster.ts';
@@ -116,4 +118,39 @@ export async function runWithKills(opts: {
     await Promise.all(victims.map((s) => s.start()));
   }
   for (const op of ops) await op();
+}
+
+/**
+ * The watch-fault sequence both reliability suites run while `ops` change objects: watches dropped; stalled
+ * (ending, like a black-holed connection, with a reset in the same tick so no event slips out); stalled again
+ * over changes and then expired, so resuming gets 410 Gone and must relist; and a few more drops during the
+ * last quarter. Returns when every op ran and the drops are over, with the moment the history expired.
+ */
+export async function runUnderWatchFaults(server: ApiServer, rng: () => number, ops: Array<() => Promise<void>>, run: (ops: Array<() => Promise<void>>) => Promise<void>): Promise<{ expiredAt: string }> {
+  const quarter = Math.ceil(ops.length / 4);
+  const f = server.faults;
+  f.closeWatches();
+  await run(ops.splice(0, quarter));
+
+  f.stallWatches(true);
+  await run(ops.splice(0, quarter));
+  await sleep(between(rng, 300, 1_000));
+  f.stallWatches(false);
+  f.closeWatches();
+
+  f.stallWatches(true);
+  await run(ops.splice(0, quarter));
+  const expiredAt = new Date().toISOString();
+  f.stallWatches(false);
+  f.expireWatches();
+
+  const closing = (async () => {
+    for (let i = 0; i < 3; i++) {
+      await sleep(between(rng, 100, 600));
+      f.closeWatches();
+    }
+  })();
+  await run(ops);
+  await closing;
+  return { expiredAt };
 }
