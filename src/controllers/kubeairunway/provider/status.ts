@@ -79,16 +79,11 @@ export function computeProviderStatus(before: ProviderStatus, outcome: StatusOut
       break;
     }
     case 'failed':
-      compatible(cm);
-      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, asWarning());
-      cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
-      set('Failed', outcome.message);
-      break;
     case 'pending':
       compatible(cm);
       cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, asWarning());
       cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
-      set('Pending', outcome.message);
+      set(outcome.kind === 'failed' ? 'Failed' : 'Pending', outcome.message);
       break;
     case 'replacing':
       compatible(cm);
