@@ -18,7 +18,7 @@ import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, writesSince } from './helpers/convergence.ts';
-import { between, OperatorSlot, prng, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import { OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -120,15 +120,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
 
   it('API server restarted in place (twice) while services change', async () => {
     const w = batch(NAMESPACES.restart);
-    const writing = run(w.plan('svc', 24, rng));
-    writing.catch(() => {});
-    for (let i = 0; i < 2; i++) {
-      await sleep(between(rng, 300, 1_500));
-      const before = server().core;
-      await cluster.restartApiServer();
-      assert.notEqual(server().core, before, 'a new server (empty watch history) answers on the same address');
-    }
-    await writing;
+    await restartApiServerDuring(cluster, rng, run(w.plan('svc', 24, rng)));
     await converge('after API server restarts', [w]);
   });
 

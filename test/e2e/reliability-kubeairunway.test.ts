@@ -16,7 +16,7 @@ import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/ind
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, writesSince } from './helpers/convergence.ts';
 import { ModelDeploymentWorkload } from './helpers/modeldeployment-workload.ts';
-import { between, OperatorSlot, prng, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import { between, OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -144,15 +144,7 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
 
   it('API server restarted in place (twice) while deployments change', async () => {
     const w = batch(NAMESPACES.restart);
-    const writing = run(w.plan('md', BATCH, rng));
-    writing.catch(() => {});
-    for (let i = 0; i < 2; i++) {
-      await sleep(between(rng, 300, 1_500));
-      const before = server().core;
-      await cluster.restartApiServer();
-      assert.notEqual(server().core, before, 'a new server (empty watch history) answers on the same address');
-    }
-    await writing;
+    await restartApiServerDuring(cluster, rng, run(w.plan('md', BATCH, rng)));
     await converge('after API server restarts', [w]);
   });
 

@@ -154,3 +154,15 @@ export async function runUnderWatchFaults(server: ApiServer, rng: () => number, 
   await closing;
   return { expiredAt };
 }
+
+/** restarts the API server in place `times` times at random moments while `writing` runs, each time checking a new server answers */
+export async function restartApiServerDuring(cluster: ReliabilityCluster, rng: () => number, writing: Promise<void>, times = 2): Promise<void> {
+  writing.catch(() => {});
+  for (let i = 0; i < times; i++) {
+    await sleep(between(rng, 300, 1_500));
+    const before = cluster.server.core;
+    await cluster.restartApiServer();
+    if (cluster.server.core === before) throw new Error('API server restart: the same server core still answers (expected a new server with an empty watch history)');
+  }
+  await writing;
+}
