@@ -77,7 +77,7 @@ describe('API semantics', () => {
   it('keeps metadata rules: generateName, stale resourceVersion conflict, generation, immutable uid', async () => {
     const created = (await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } })).json();
     assert.match(created.metadata.name, /^gen-[a-z0-9]{5}$/);
-    assert.equal(created.metadata.generation, 1);
+    assert.equal(created.metadata.generation, undefined, 'ConfigMaps have no generation in kube 1.32');
     const stale = { ...created, metadata: { ...created.metadata, resourceVersion: '1' }, data: { a: 'b' } };
     const conflict = await raw(s, 'PUT', `${CMS}/${created.metadata.name}`, stale);
     assert.equal(conflict.status, 409);
@@ -86,6 +86,35 @@ describe('API semantics', () => {
     assert.equal(moved.json().metadata.uid, created.metadata.uid);
     const noop = await raw(s, 'PUT', `${CMS}/${created.metadata.name}`, moved.json());
     assert.equal(noop.json().metadata.resourceVersion, moved.json().metadata.resourceVersion, 'a no-op write does not bump resourceVersion');
+  });
+
+  it('keeps metadata.generation only for the kinds whose strategy does, bumped by what bumps it there', async () => {
+    const dep = (annotations: Record<string, string>, replicas: number) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gen-dep', annotations },
+      spec: { replicas, selector: { matchLabels: { app: 'g' } }, template: { metadata: { labels: { app: 'g' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    });
+    const DEPS = '/apis/apps/v1/namespaces/default/deployments';
+    const SVCS = '/api/v1/namespaces/default/services';
+    const PODS = '/api/v1/namespaces/default/pods';
+    const cases: Array<{ what: string; path: string; create: unknown; update: (o: any) => unknown; created: number | undefined; updated: number | undefined }> = [
+      { what: 'Deployment: spec change', path: DEPS, create: dep({}, 1), update: (o) => ({ ...o, spec: { ...o.spec, replicas: 2 } }), created: 1, updated: 2 },
+      { what: 'Deployment: an annotation change bumps it too', path: DEPS, create: dep({}, 1), update: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { a: 'b' } } }), created: 1, updated: 2 },
+      { what: 'Deployment: a label change does not', path: DEPS, create: dep({}, 1), update: (o) => ({ ...o, metadata: { ...o.metadata, labels: { a: 'b' } } }), created: 1, updated: 1 },
+      { what: 'Service: none', path: SVCS, create: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gen-svc' }, spec: { ports: [{ port: 80 }] } }, update: (o) => ({ ...o, spec: { ...o.spec, ports: [{ port: 81 }] } }), created: undefined, updated: undefined },
+      { what: 'Pod: none', path: PODS, create: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gen-pod' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, update: (o) => ({ ...o, spec: { ...o.spec, activeDeadlineSeconds: 30 } }), created: undefined, updated: undefined },
+      { what: 'ConfigMap: a creator-set value is kept, never bumped', path: CMS, create: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gen-cm', generation: 7 } }, update: (o) => ({ ...o, data: { a: 'b' } }), created: 7, updated: 7 },
+    ];
+    for (const c of cases) {
+      const name = (c.create as { metadata: { name: string } }).metadata.name;
+      await raw(s, 'DELETE', `${c.path}/${name}?gracePeriodSeconds=0`);
+      const created = await raw(s, 'POST', c.path, c.create);
+      assert.equal(created.status, 201, `${c.what}: ${created.text}`);
+      assert.equal(created.json().metadata.generation, c.created, `${c.what}: on create`);
+      const updated = await raw(s, 'PUT', `${c.path}/${name}`, c.update(created.json()));
+      assert.equal(updated.status, 200, `${c.what}: ${updated.text}`);
+      assert.equal(updated.json().metadata.generation, c.updated, `${c.what}: after the update`);
+      await raw(s, 'DELETE', `${c.path}/${name}?gracePeriodSeconds=0`);
+    }
   });
 
   it('rejects invalid names and labels with one cause per field', async () => {

@@ -3,7 +3,7 @@
 // (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
 import { type ApiError, type StatusCause, cause, errors } from '../errors.ts';
 import { eventsV1ToEvent } from '../builtin/events.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { Generation, ResourceType } from '../registry/resource-type.ts';
 import { groupVersion, storageVersion } from '../registry/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
@@ -126,10 +126,12 @@ export class Lifecycle {
     obj.metadata.managedFields = req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
     if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
 
+    // Kinds whose strategy keeps no generation (Pods, Services, ConfigMaps … in 1.32) store whatever the
+    // creator sent, and updates carry the old value over (SERVER_META), as kube-apiserver does.
     if (!old) {
-      obj.metadata.generation = 1;
+      if (rt.generation) obj.metadata.generation = 1;
     } else {
-      if (!specPartsEqual(old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      if (rt.generation && generationBumps(rt.generation, old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       if (unchanged(old, obj)) return { object: old, created: false, noop: true };
     }
 
@@ -232,4 +234,9 @@ function unchanged(old: KubeObject, obj: KubeObject): boolean {
 
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof Error && typeof (e as ApiError).code === 'number' && typeof (e as ApiError).reason === 'string';
+}
+
+function generationBumps(rule: Generation, old: KubeObject, obj: KubeObject, hasStatus: boolean): boolean {
+  if (!specPartsEqual(old, obj, hasStatus)) return true;
+  return rule === 'spec+annotations' && !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {});
 }

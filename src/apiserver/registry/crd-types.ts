@@ -53,6 +53,7 @@ export function resourceTypeFromCrd(crd: KubeObject): ResourceType {
       ...(first.subresources?.scale ? { scale: first.subresources.scale } : {}),
     },
     builtin: false,
+    generation: 'spec',
     storageKey: `${spec.group}/${names.plural}`,
     conversion: spec.conversion ?? { strategy: 'None' },
     ...(crd.metadata.uid ? { crdUid: crd.metadata.uid } : {}),

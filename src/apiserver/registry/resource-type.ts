@@ -37,7 +37,15 @@ export interface ResourceType {
   verbs?: string[];
   /** the CRD's uid, so a recreated CRD is a new type */
   crdUid?: string;
+  /** how metadata.generation is kept: absent = the kind has none (kube 1.32: Pods, Services, ConfigMaps, RBAC …) */
+  generation?: Generation;
 }
+
+/**
+ * What bumps metadata.generation: any change outside metadata (and status, with a status subresource), or for
+ * Deployments also an annotation change, because annotations are copied to their ReplicaSets.
+ */
+export type Generation = 'spec' | 'spec+annotations';
 
 export function storageVersion(rt: ResourceType): string {
   return (rt.versions.find((v) => v.storage) ?? rt.versions[0]!).name;
