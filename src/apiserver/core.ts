@@ -88,7 +88,7 @@ export class ServerCore {
     return (oldObj: KubeObject | undefined, newObj: KubeObject) =>
       recordUpdate({
         oldObj, newObj, manager, operation: 'Update', schema, now: new Date(), apiVersion: groupVersion(rt.group, version),
-        statusSubresource: rt.subresources.status, ...(subresource ? { subresource } : {}),
+        statusSubresource: rt.subresources.status, statusAnnotations: rt.statusWritesAnnotations === true, ...(subresource ? { subresource } : {}),
       }) as ManagedFieldsEntry[];
   }
 

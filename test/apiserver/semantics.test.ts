@@ -117,6 +117,27 @@ describe('API semantics', () => {
     }
   });
 
+  it('a Deployment /status write may change annotations but not labels, and bumps no generation (kube\'s deployment status strategy)', async () => {
+    const DEPS = '/apis/apps/v1/namespaces/default/deployments';
+    const created = await raw(s, 'POST', DEPS, {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'status-ann' },
+      spec: { selector: { matchLabels: { app: 's' } }, template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const merge = { contentType: 'application/merge-patch+json' };
+    const patched = await raw(s, 'PATCH', `${DEPS}/status-ann/status?fieldManager=kube-controller-manager`, { metadata: { annotations: { 'deployment.kubernetes.io/revision': '1' }, labels: { l: 'm' } }, status: { replicas: 0 } }, merge);
+    assert.equal(patched.status, 200, patched.text);
+    const d = patched.json();
+    assert.equal(d.metadata.annotations['deployment.kubernetes.io/revision'], '1');
+    assert.equal(d.metadata.labels, undefined, 'labels are reset on /status');
+    assert.equal(d.metadata.generation, 1);
+    const entry = d.metadata.managedFields.find((m: any) => m.manager === 'kube-controller-manager');
+    assert.deepEqual(entry.fieldsV1['f:metadata'], { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} } });
+    const viaMain = await raw(s, 'PATCH', `${DEPS}/status-ann`, { metadata: { annotations: { other: 'x' } } }, merge);
+    assert.equal(viaMain.json().metadata.generation, 2, 'an annotation change on the main resource bumps a Deployment\'s generation');
+    await raw(s, 'DELETE', `${DEPS}/status-ann`);
+  });
+
   it('rejects invalid names and labels with one cause per field', async () => {
     const r = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', labels: { 'bad key!': 'v', ok: 'x'.repeat(70) } } });
     assert.equal(r.status, 422);

@@ -85,7 +85,7 @@ export class Lifecycle {
       if (req.subresource === 'finalize') obj = onlyFinalizersChanged(deepClone(old), obj);
       else strategy.prepareForUpdate?.(obj, old);
       if (rt.subresources.status) {
-        if (req.subresource === 'status') obj = onlyStatusChanged(deepClone(old), obj);
+        if (req.subresource === 'status') obj = onlyStatusChanged(deepClone(old), obj, rt.statusWritesAnnotations === true);
         else if (old.status === undefined) delete obj.status;
         else obj.status = deepClone(old.status);
       }
@@ -131,7 +131,8 @@ export class Lifecycle {
     if (!old) {
       if (rt.generation) obj.metadata.generation = 1;
     } else {
-      if (rt.generation && generationBumps(rt.generation, old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      // a /status write never bumps it (kube's status strategies leave generation alone), a /scale write does
+      if (rt.generation && req.subresource !== 'status' && generationBumps(rt.generation, old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       if (unchanged(old, obj)) return { object: old, created: false, noop: true };
     }
 
@@ -219,8 +220,12 @@ function onlyFinalizersChanged(old: KubeObject, candidate: KubeObject): KubeObje
   return { ...old, metadata: { ...old.metadata }, spec };
 }
 
-function onlyStatusChanged(old: KubeObject, candidate: KubeObject): KubeObject {
+function onlyStatusChanged(old: KubeObject, candidate: KubeObject, withAnnotations: boolean): KubeObject {
   const out: KubeObject = { ...old, metadata: { ...old.metadata } };
+  if (withAnnotations) {
+    if (candidate.metadata.annotations === undefined) delete out.metadata.annotations;
+    else out.metadata.annotations = candidate.metadata.annotations;
+  }
   if (candidate.status === undefined) delete out.status;
   else out.status = candidate.status;
   return out;

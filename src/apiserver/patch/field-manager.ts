@@ -22,6 +22,8 @@ export interface FieldManagerContext {
   now: string;
   /** true when the kind has a status subresource (the main resource then ignores .status) */
   statusSubresource: boolean;
+  /** /status also writes metadata.annotations (kube's Deployment status strategy resets only spec and labels) */
+  statusAnnotations?: boolean;
 }
 
 /** Conflicts of an apply, by manager identifier. */
@@ -48,7 +50,11 @@ const STRIPPED = FieldSet.of(
 
 /** The part of a field set a request may own: only .status on /status, everything but .status on the main resource. */
 function scope(ctx: FieldManagerContext, set: FieldSet): FieldSet {
-  if (ctx.subresource === 'status') return set.onlyUnder('status');
+  if (ctx.subresource === 'status') {
+    const status = set.onlyUnder('status');
+    if (!ctx.statusAnnotations) return status;
+    return status.union(set.onlyUnder('metadata').mapNodes((_pe, _member, children) => ({ member: false, children: children?.onlyUnder('annotations') })));
+  }
   if (ctx.statusSubresource) return set.recursiveDifference(STATUS);
   return set;
 }
@@ -65,7 +71,15 @@ export function scopeObject(ctx: FieldManagerContext, live: JsonObject, next: Js
     else out.status = src.status;
     return out;
   };
-  if (ctx.subresource === 'status') return keepFrom(next, live);
+  if (ctx.subresource === 'status') {
+    const out = keepFrom(next, live);
+    if (!ctx.statusAnnotations) return out;
+    const meta = { ...(out.metadata as JsonObject) };
+    const annotations = (next.metadata as JsonObject | undefined)?.annotations;
+    if (annotations === undefined) delete meta.annotations;
+    else meta.annotations = annotations;
+    return { ...out, metadata: meta };
+  }
   if (ctx.statusSubresource) return keepFrom(live, next);
   return next;
 }

@@ -35,6 +35,8 @@ interface CommonOptions {
   apiVersion: string;
   /** whether the kind has a status subresource (default true): the main resource then ignores .status */
   statusSubresource?: boolean;
+  /** a /status write also owns metadata.annotations (Deployments: see ResourceType.statusWritesAnnotations) */
+  statusAnnotations?: boolean;
 }
 
 export interface ApplyOptions extends CommonOptions {
@@ -70,6 +72,7 @@ function context(o: CommonOptions): FieldManagerContext {
     subresource: o.subresource || undefined,
     now: formatTime(o.now),
     statusSubresource: o.statusSubresource ?? true,
+    statusAnnotations: o.statusAnnotations === true,
   };
 }
 

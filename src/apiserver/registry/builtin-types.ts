@@ -20,6 +20,7 @@ interface BuiltinSpec {
   verbs?: string[];
   /** how the kind's strategy keeps metadata.generation (absent: it has none, like Pods, Services and ConfigMaps in 1.32) */
   generation?: Generation;
+  statusWritesAnnotations?: boolean;
 }
 
 const specs: BuiltinSpec[] = [
@@ -34,7 +35,7 @@ const specs: BuiltinSpec[] = [
   { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', namespaced: false, shortNames: ['pv'], status: true },
   { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true },
   { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'] },
-  { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: true, generation: 'spec+annotations' },
+  { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], status: true, scale: true, generation: 'spec+annotations', statusWritesAnnotations: true },
   { group: 'apps', version: 'v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'], status: true, scale: true, generation: 'spec' },
   { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true, categories: ['all'], status: true, generation: 'spec' },
   { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
@@ -85,5 +86,6 @@ export function builtinResourceTypes(): ResourceType[] {
     storageKey: s.storageKey ?? `${s.group}/${s.plural}`,
     ...(s.verbs ? { verbs: s.verbs } : {}),
     ...(s.generation ? { generation: s.generation } : {}),
+    ...(s.statusWritesAnnotations ? { statusWritesAnnotations: true } : {}),
   }));
 }

@@ -39,6 +39,11 @@ export interface ResourceType {
   crdUid?: string;
   /** how metadata.generation is kept: absent = the kind has none (kube 1.32: Pods, Services, ConfigMaps, RBAC …) */
   generation?: Generation;
+  /**
+   * a /status write may also change annotations (kube's Deployment status strategy resets only spec and labels:
+   * the deployment controller records `deployment.kubernetes.io/revision` that way, without bumping generation)
+   */
+  statusWritesAnnotations?: boolean;
 }
 
 /**

@@ -148,8 +148,10 @@ export function registerDeployments(sim: SimContext): void {
           newRS = await ctx.client.patch(ReplicaSets, rs.metadata.name!, req.namespace, { metadata: { annotations } }, 'merge');
           all = all.map((x) => (x === rs ? newRS! : x));
         }
+        // through /status, as kube's deployment controller does (UpdateStatus): an annotation change on the
+        // main resource would bump the Deployment's generation
         if (d!.metadata.annotations?.[REVISION] !== String(revision)) {
-          await ctx.client.patch(Deployments, req.name, req.namespace, { metadata: { annotations: { [REVISION]: String(revision) } } }, 'merge');
+          await ctx.client.patch(Deployments, req.name, req.namespace, { metadata: { annotations: { [REVISION]: String(revision) } } }, 'merge', { subresource: 'status' });
         }
       }
 
