@@ -16,6 +16,11 @@ export interface AuditEntry {
   userAgent?: string;
   /** the authenticated user when the request impersonated `user` */
   impersonatedBy?: string;
+  /**
+   * audit.k8s.io Event annotations admission added, e.g. PodSecurity's
+   * `pod-security.kubernetes.io/enforce-policy` and `pod-security.kubernetes.io/audit-violations`
+   */
+  annotations?: Record<string, string>;
 }
 
 export class AuditLog {

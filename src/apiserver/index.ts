@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { podSecurityAdmission } from './admission/pod-security/index.ts';
 import { AuditLog } from './audit.ts';
 import { ADMIN_USER, AuthStack, type TokenAuthenticator } from './auth/index.ts';
 import { ServerCore } from './core.ts';
@@ -82,6 +83,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const auth = new AuthStack(core, { signingSeed: ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
   auth.start();
   core.builtinValidators.push(auth.escalationCheck);
+  core.builtinValidators.push(podSecurityAdmission(core.store));
   const tokens = auth.tokens;
   const adminToken = opts.adminToken ?? state?.adminToken ?? randomBytes(24).toString('base64url');
   if (opts.dataDir && !state?.adminToken) saveServerIdentity(opts.dataDir, { adminToken });
