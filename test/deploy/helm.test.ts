@@ -71,7 +71,12 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
     cluster = c;
     printedCrds = crds;
     for (const [i, ns] of NAMESPACES.entries()) printedRbac.set(ns, parseManifests(rbac[i]!));
-    for (const ns of NAMESPACES) await cluster.k(['create', 'namespace', ns]);
+    // The release namespaces enforce and warn at Pod Security "restricted", so the API server's PodSecurity
+    // admission checks the chart's pod templates exactly as a hardened cluster would.
+    for (const ns of NAMESPACES) {
+      await cluster.k(['create', 'namespace', ns]);
+      await cluster.k(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted']);
+    }
     for (const c of CASES) {
       const r = await renderChart(c.namespace, c.values);
       renders.set(c.name, r.objects);
@@ -117,6 +122,7 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
         assert.deepEqual(objectProblems(objects(), c.namespace), []);
         const r = await cluster.kubectl(['apply', '--dry-run=server', '-f', '-'], { input: yamls.get(c.name)! });
         assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stderr, /PodSecurity/, 'no pod template would violate the namespace\'s restricted level');
         assert.equal(r.stdout.match(/\(server dry run\)/g)?.length, objects().length, r.stdout);
       });
 
