@@ -2,8 +2,11 @@
 // supports `fieldValidation` (cli-runtime's query-param verifier looks for a PATCH operation tagged with
 // the kind's x-kubernetes-group-version-kind and a `fieldValidation` query parameter), and for explain.
 // Strategic merge patch is deliberately not advertised: kubectl then computes client-side-apply patches
-// for built-ins from its compiled-in types, which carry the real merge keys.
+// for built-ins from its compiled-in types, which carry the real merge keys. Built-in kinds publish their
+// full field schemas (../builtin/openapi-schemas.ts) for explain; that does not change what kubectl
+// patches with, since it only reads schemas for patching when the PATCH operation offers strategic merge.
 import { createHash } from 'node:crypto';
+import { builtinOpenApiSchemas } from '../builtin/openapi-schemas.ts';
 import type { Registry } from '../registry/registry.ts';
 import { type ResourceType, groupVersion } from '../registry/resource-type.ts';
 import type { JSONSchemaProps } from '../schema/types.ts';
@@ -13,6 +16,8 @@ export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0', pl
 interface Doc {
   body: string;
   hash: string;
+  /** set for group-versions served only by built-in kinds: their document depends on nothing else */
+  builtinKinds?: string;
 }
 
 export class OpenApiCache {
@@ -24,12 +29,21 @@ export class OpenApiCache {
   private rebuild(): void {
     if (this.generation === this.registry.generation) return;
     this.generation = this.registry.generation;
+    const previous = this.docs;
     this.docs = new Map();
     for (const [group, versions] of this.registry.groups()) {
       for (const version of versions) {
         const key = group ? `apis/${group}/${version}` : `api/${version}`;
+        // the built-in documents are large and never change: a CRD change does not rebuild them
+        const rts = this.registry.all().filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
+        const builtinKinds = rts.every((rt) => rt.builtin) ? rts.map((rt) => rt.kind).join(',') : undefined;
+        const old = previous.get(key);
+        if (builtinKinds !== undefined && old?.builtinKinds === builtinKinds) {
+          this.docs.set(key, old);
+          continue;
+        }
         const body = JSON.stringify(groupVersionDoc(this.registry, group, version));
-        this.docs.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase() });
+        this.docs.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase(), ...(builtinKinds !== undefined ? { builtinKinds } : {}) });
       }
     }
   }
@@ -63,15 +77,20 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {};
   const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  for (const rt of registry.all()) {
-    const rv = rt.versions.find((v) => v.name === version && v.served);
-    if (rt.group !== group || !rv) continue;
+  const served = registry.all().filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
+  const builtin = builtinOpenApiSchemas(group, version, served.filter((rt) => rt.builtin).map((rt) => rt.kind));
+  Object.assign(schemas, builtin.schemas);
+  for (const rt of served) {
+    const rv = rt.versions.find((v) => v.name === version && v.served)!;
     const gvk = { group, version, kind: rt.kind };
-    const name = schemaName(rt, version);
-    schemas[name] = {
-      ...publishedSchema(rv.schema),
-      'x-kubernetes-group-version-kind': [gvk],
-    };
+    let name = builtin.roots.get(rt.kind);
+    if (!rt.builtin || name === undefined) {
+      name = schemaName(rt, version);
+      schemas[name] = {
+        ...publishedSchema(rv.schema),
+        'x-kubernetes-group-version-kind': [gvk],
+      };
+    }
     const ref = { $ref: `#/components/schemas/${name}` };
     const content = (types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: ref }]));
     const itemPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}` : `${prefix}/${rt.plural}/{name}`;

@@ -2,7 +2,7 @@
 // and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
 // full CRD check for CustomResourceDefinitions.
 import { applyBuiltinDefaults, applyPodAdmissionDefaults } from '../builtin/defaults.ts';
-import { checkBuiltinShape } from '../builtin/shape.ts';
+import { decodeBuiltin } from '../builtin/decode.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
 import { defaultCrd } from '../schema/index.ts';
@@ -15,11 +15,8 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
   const isCrd = rt.group === 'apiextensions.k8s.io' && rt.kind === 'CustomResourceDefinition';
   return {
     strategicMerge: true,
-    // Built-in kinds have no schema to prune by; decoding into Go structs would reject mistyped fields.
-    prune: (obj, version) => {
-      checkBuiltinShape(obj, version);
-      return [];
-    },
+    // kube decodes built-ins into Go structs: unknown fields dropped (and reported), wrong types refused
+    prune: (obj, version) => decodeBuiltin(obj, rt.group, version, rt.kind),
     applyDefaults: (obj, version) => {
       if (isCrd) defaultCrd(obj);
       applyBuiltinDefaults(rt.group, version, rt.kind, obj);
@@ -40,7 +37,7 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
 
 function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocator): void {
   const key = `${rt.group}/${rt.kind}`;
-  // Mistyped objects are refused right after this (checkBuiltinShape); do not touch them here.
+  // Mistyped objects are refused right after this (decodeBuiltin); do not touch them here.
   for (const f of ['spec', 'status'] as const) {
     const v = obj[f];
     if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) return;
@@ -68,13 +65,15 @@ type Resources = { requests?: Record<string, unknown>; limits?: Record<string, u
 
 /** kube's qos.GetPodQOS: Guaranteed when every container limits cpu and memory with requests equal to limits. */
 function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const spec = (pod.spec ?? {}) as { containers?: Array<{ resources?: Resources }>; initContainers?: Array<{ resources?: Resources }> };
-  const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
+  const spec = (pod.spec ?? {}) as { containers?: unknown; initContainers?: unknown };
+  // (runs before decoding: anything may be anywhere)
+  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<{ resources?: Resources } | null>) : []);
+  const containers = [...list(spec.containers), ...list(spec.initContainers)];
   let any = false;
   let guaranteed = containers.length > 0;
   for (const c of containers) {
-    const req = c.resources?.requests ?? {};
-    const lim = c.resources?.limits ?? {};
+    const req = asRecord(c?.resources?.requests);
+    const lim = asRecord(c?.resources?.limits);
     if (Object.keys(req).length || Object.keys(lim).length) any = true;
     for (const r of ['cpu', 'memory']) {
       const l = lim[r];
@@ -84,4 +83,8 @@ function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort'
   }
   if (!any) return 'BestEffort';
   return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
