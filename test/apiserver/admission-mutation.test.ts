@@ -95,7 +95,8 @@ describe('admission webhook effects', () => {
     });
   }
 
-  it('runs mutating webhooks, then defaulting and schema/CEL validation, then validating webhooks', async () => {
+  // Decoding (pruning, schema defaults: KEP-575) comes first, so mutating webhooks already see defaults.
+  it('decodes and defaults, runs mutating webhooks, then schema/CEL validation, then validating webhooks', async () => {
     const seen: Record<string, any[]> = { mutate: [], validate: [] };
     hooks.on('/order-m', (r) => {
       seen.mutate!.push(r.request.object);
@@ -110,7 +111,7 @@ describe('admission webhook effects', () => {
     try {
       const ok = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/gadgets', gadget('v1', 'g1', { color: 'blue' }));
       assert.equal(ok.status, 201, ok.text);
-      assert.equal(seen.mutate![0].spec.size, undefined, 'mutating webhooks run before defaulting');
+      assert.equal(seen.mutate![0].spec.size, 1, 'mutating webhooks see the object defaulted at decoding');
       assert.deepEqual(seen.validate![0].spec, { color: 'blue', size: 1 }, 'validating webhooks see the defaulted object');
       assert.equal(seen.validate![0].metadata.labels.mutated, 'true');
       // invalid by CEL: the mutating webhook was asked, the validating one never is
@@ -119,6 +120,11 @@ describe('admission webhook effects', () => {
       assert.match(bad.json().message, /only red gadgets may be big/);
       assert.equal(seen.mutate!.length, 2);
       assert.equal(seen.validate!.length, 1);
+      // a strict-decoding error is the decoder's: no webhook is asked
+      const unknown = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/gadgets?fieldValidation=Strict', gadget('v1', 'g3', { color: 'blue', shade: 'dark' } as never));
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.match(unknown.json().message, /strict decoding error: unknown field "spec.shade"/);
+      assert.equal(seen.mutate!.length, 2);
     } finally {
       await remove('Mutating', 'order-m');
       await remove('Validating', 'order-v');

@@ -72,6 +72,7 @@ export class Lifecycle {
     delete obj.metadata.resourceVersion;
     obj.apiVersion = groupVersion(rt.group, req.version);
     obj.kind = rt.kind;
+    this.decode(req, obj);
 
     if (old) {
       for (const k of SERVER_META) {
@@ -104,15 +105,12 @@ export class Lifecycle {
     const mutated = await admission.mutate(attrs);
     if (mutated) obj = mutated;
 
-    const unknown = strategy.prune(obj, req.version);
-    if (unknown.length > 0) {
-      if (ctx.fieldValidation === 'Strict') {
-        const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
-        throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
-      }
-      if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+    // What a mutating webhook returned is decoded again (kube re-decodes the patched object): its unknown
+    // fields are dropped without a strict-decoding error, since the client did not send them.
+    if (mutated) {
+      strategy.prune(obj, req.version);
+      strategy.applyDefaults(obj, req.version);
     }
-    strategy.applyDefaults(obj, req.version);
 
     const causes: StatusCause[] = [...validateMeta(rt, obj, old), ...strategy.validate(obj, old, req.version)];
     if (old?.metadata.deletionTimestamp) {
@@ -153,6 +151,24 @@ export class Lifecycle {
     const committed = this.deps.store.commit(rt.storageKey, old ? 'MODIFIED' : 'ADDED', stored);
     await this.deps.durable();
     return { object: committed, created: !old, noop: false };
+  }
+
+  /**
+   * kube-apiserver's decoding step, before any strategy or admission sees the object: unknown fields dropped
+   * (and refused or warned about per fieldValidation), wrong JSON types refused, defaults applied.
+   */
+  private decode(req: WriteRequest, obj: KubeObject): void {
+    const { rt, ctx } = req;
+    const strategy = this.deps.strategies.for(rt);
+    const unknown = strategy.prune(obj, req.version);
+    if (unknown.length > 0) {
+      if (ctx.fieldValidation === 'Strict') {
+        const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
+        throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
+      }
+      if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+    }
+    strategy.applyDefaults(obj, req.version);
   }
 
   private prepareNew(req: WriteRequest, obj: KubeObject): void {
