@@ -138,6 +138,19 @@ describe('API semantics', () => {
     await raw(s, 'DELETE', `${DEPS}/status-ann`);
   });
 
+  it('merges a Secret\'s stringData into data (base64) and never stores stringData', async () => {
+    const SECRETS = '/api/v1/namespaces/default/secrets';
+    const created = await raw(s, 'POST', SECRETS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sd' }, data: { a: 'b2xk', keep: 'eA==' }, stringData: { a: 'new', token: 'hf_ü' } });
+    assert.equal(created.status, 201, created.text);
+    const stored = (await raw(s, 'GET', `${SECRETS}/sd`)).json();
+    assert.equal(stored.stringData, undefined);
+    assert.deepEqual(stored.data, { a: Buffer.from('new').toString('base64'), keep: 'eA==', token: Buffer.from('hf_ü').toString('base64') });
+    const updated = await raw(s, 'PUT', `${SECRETS}/sd`, { ...stored, stringData: { keep: 'y' } });
+    assert.equal(updated.json().data.keep, Buffer.from('y').toString('base64'));
+    assert.equal(updated.json().stringData, undefined);
+    await raw(s, 'DELETE', `${SECRETS}/sd`);
+  });
+
   it('rejects invalid names and labels with one cause per field', async () => {
     const r = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', labels: { 'bad key!': 'v', ok: 'x'.repeat(70) } } });
     assert.equal(r.status, 422);

@@ -16,7 +16,11 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
   return {
     strategicMerge: true,
     // kube decodes built-ins into Go structs: unknown fields dropped (and reported), wrong types refused
-    prune: (obj, version) => decodeBuiltin(obj, rt.group, version, rt.kind),
+    prune: (obj, version) => {
+      const unknown = decodeBuiltin(obj, rt.group, version, rt.kind);
+      if (rt.group === '' && rt.kind === 'Secret') mergeStringData(obj);
+      return unknown;
+    },
     applyDefaults: (obj, version) => {
       if (isCrd) defaultCrd(obj);
       applyBuiltinDefaults(rt.group, version, rt.kind, obj);
@@ -33,6 +37,19 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
       }
     },
   };
+}
+
+/**
+ * kube's v1 → internal Secret conversion: each stringData entry overwrites the data entry of the same key
+ * (base64 of its UTF-8 bytes) and stringData itself is never stored, so readers only ever see `data`.
+ */
+function mergeStringData(secret: KubeObject): void {
+  const stringData = secret.stringData as Record<string, string> | null | undefined;
+  delete secret.stringData;
+  if (!stringData || Object.keys(stringData).length === 0) return;
+  const data = { ...((secret.data as Record<string, string> | null | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v ?? '', 'utf8').toString('base64');
+  secret.data = data;
 }
 
 function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocator): void {
