@@ -67,8 +67,21 @@ describe('decodeBuiltin', () => {
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z', extra: 1 }] },
     };
     assert.deepEqual(decode(pod, 'Pod'), ['metadata.nope', 'spec.containers[0].bogus', 'status.conditions[0].extra']);
-    assert.deepEqual(pod.spec, { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: 0.5, memory: '1Gi' } } }] });
+    assert.deepEqual(pod.spec, { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '500m', memory: '1Gi' } } }] });
     assert.deepEqual(pod.metadata.managedFields[0]!.fieldsV1, { 'f:spec': { 'f:x': {} } }, 'fieldsV1 is opaque');
+  });
+
+  it('stores quantities in canonical form, as Go re-encodes a decoded resource.Quantity', () => {
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q' },
+      spec: {
+        containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1000m', memory: '1024Mi', 'nvidia.com/gpu': 1 }, limits: { cpu: 0.1, memory: ' 1.5Gi ' } } }],
+        volumes: [{ name: 'v', emptyDir: { sizeLimit: '2048Mi' } }],
+      },
+    };
+    decode(pod, 'Pod');
+    assert.deepEqual(pod.spec.containers[0]!.resources, { requests: { cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' }, limits: { cpu: '100m', memory: '1536Mi' } });
+    assert.deepEqual(pod.spec.volumes[0]!.emptyDir, { sizeLimit: '2Gi' });
   });
 
   it('names the Go struct, field path and type of a wrong value; the first saved error wins', () => {

@@ -6,6 +6,7 @@
 // Go's error order is kept: a type error is saved and decoding goes on (the first one is reported), an
 // error from a custom decoder (IntOrString, Quantity, Time, the CRD schema wrappers) ends decoding at
 // once and wins, and unknown fields are reported only when there was no error at all.
+import { parseQuantity } from '../../common/quantity.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
 import { goBase64Error, goQuantityError, goTimeError } from './go-values.ts';
@@ -26,6 +27,8 @@ interface State {
   unknown: string[];
   saved: string | undefined;
   schemaProps: TypeNode;
+  /** set by walk() when the parent must store another value in place of the one walked (a canonical quantity) */
+  replacement: string | undefined;
 }
 
 // The current position, shared by every decode (decoding is synchronous: one at a time). `path` holds
@@ -93,6 +96,7 @@ function walkStruct(obj: Record<string, unknown>, n: TypeNode, silent: boolean, 
     fields.pop();
     structs.pop();
     if (drop) delete obj[key];
+    else if (st.replacement !== undefined) replace(obj, key, st);
   }
 }
 
@@ -128,8 +132,12 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
       if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX)) return false;
       throw new DecodeAbort(typeError(typeof v === 'number' ? `number ${v}` : jsonKind(v), 'int32'));
     case K.quantity: {
-      const err = goQuantityError(typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v));
+      const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
+      const err = goQuantityError(text);
       if (err) throw new DecodeAbort(err);
+      // Go re-encodes a decoded Quantity in canonical form: `0.5` and "500m" are both stored as "500m"
+      const canonical = canonicalQuantity(text);
+      if (canonical !== undefined && canonical !== v) st.replacement = canonical;
       return false;
     }
     case K.any:
@@ -164,12 +172,26 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
   }
 }
 
+function replace(container: Record<string, unknown> | unknown[], key: string | number, st: State): void {
+  (container as Record<string | number, unknown>)[key] = st.replacement;
+  st.replacement = undefined;
+}
+
+function canonicalQuantity(text: string): string | undefined {
+  try {
+    return parseQuantity(text.trim()).toString();
+  } catch {
+    return undefined; // (the shape was valid but the value is out of range: left as sent)
+  }
+}
+
 function walkItems(items: unknown[], elem: TypeNode, silent: boolean, st: State): void {
   for (let i = 0; i < items.length; i++) {
     if (items[i] === null) continue;
     path.push(i);
     walk(items[i], elem, silent, st);
     path.pop();
+    if (st.replacement !== undefined) replace(items, i, st);
   }
 }
 
@@ -181,6 +203,7 @@ function walkMap(map: Record<string, unknown>, elem: TypeNode, silent: boolean, 
     const drop = walk(v, elem, silent, st);
     path.pop();
     if (drop) delete map[key];
+    else if (st.replacement !== undefined) replace(map, key, st);
   }
 }
 
@@ -193,7 +216,7 @@ export function decodeBuiltin(obj: KubeObject, group: string, version: string, k
   const types = builtinTypes();
   const root = types.kind(group, version, kind);
   if (!root) return [];
-  const st: State = { unknown: [], saved: undefined, schemaProps: types.schemaProps };
+  const st: State = { unknown: [], saved: undefined, schemaProps: types.schemaProps, replacement: undefined };
   path.length = 0;
   fields.length = 0;
   structs.length = 0;
