@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { decodeBuiltin } from '../../src/apiserver/builtin/decode.ts';
-import { goBase64Error, goQuantityError, goTimeError } from '../../src/apiserver/builtin/go-values.ts';
+import { goBase64Error, goQuantityError, goTimeCanonical, goTimeError } from '../../src/apiserver/builtin/go-values.ts';
 import { builtinOpenApiSchemas } from '../../src/apiserver/builtin/openapi-schemas.ts';
 import { K, type TypeNode, builtinTypes } from '../../src/apiserver/builtin/schema-types.ts';
 import { ApiError } from '../../src/apiserver/errors.ts';
@@ -82,6 +82,23 @@ describe('decodeBuiltin', () => {
     decode(pod, 'Pod');
     assert.deepEqual(pod.spec.containers[0]!.resources, { requests: { cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' }, limits: { cpu: '100m', memory: '1536Mi' } });
     assert.deepEqual(pod.spec.volumes[0]!.emptyDir, { sizeLimit: '2Gi' });
+  });
+
+  it('stores times as Go re-encodes them: UTC, whole seconds for Time, six fraction digits for MicroTime', () => {
+    const cases: Array<[string, boolean, string | undefined]> = [
+      ['2024-01-01T00:00:00Z', false, undefined],
+      ['2024-01-01T00:00:00.789Z', false, '2024-01-01T00:00:00Z'],
+      ['2024-01-01T01:30:00+01:30', false, '2024-01-01T00:00:00Z'],
+      ['2024-01-01T23:00:00-02:00', false, '2024-01-02T01:00:00Z'],
+      ['0099-03-01T00:00:00Z', false, undefined],
+      ['2024-01-01T00:00:00.123456Z', true, undefined],
+      ['2024-01-01T00:00:00.123456789+00:00', true, '2024-01-01T00:00:00.123456Z'],
+      ['2024-02-29T00:30:00.120000+01:00', true, '2024-02-28T23:30:00.120000Z'],
+    ];
+    for (const [v, micro, want] of cases) assert.equal(goTimeCanonical(v, micro), want, v);
+    const cond = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 't' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2024-06-01T12:00:00.5+02:00' }] } };
+    decode(cond, 'Pod');
+    assert.equal(cond.status.conditions[0]!.lastTransitionTime, '2024-06-01T10:00:00Z');
   });
 
   it('names the Go struct, field path and type of a wrong value; the first saved error wins', () => {

@@ -9,7 +9,7 @@
 import { parseQuantity } from '../../common/quantity.ts';
 import { errors } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
-import { goBase64Error, goQuantityError, goTimeError } from './go-values.ts';
+import { goBase64Error, goQuantityError, goTimeCanonical, goTimeError } from './go-values.ts';
 import { K, type TypeNode, builtinTypes } from './schema-types.ts';
 
 /** sigs.k8s.io/json keeps at most this many strict errors */
@@ -126,6 +126,8 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
       if (typeof v !== 'string') throw new DecodeAbort(typeError(jsonKind(v), 'string'));
       const err = goTimeError(v, n.kind === K.microTime);
       if (err) throw new DecodeAbort(err);
+      const canonical = goTimeCanonical(v, n.kind === K.microTime);
+      if (canonical !== undefined) st.replacement = canonical;
       return false;
     }
     case K.intOrString:

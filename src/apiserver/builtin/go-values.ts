@@ -62,6 +62,32 @@ export function goTimeError(value: string, micro: boolean): string | undefined {
   return undefined;
 }
 
+const TIME_PARTS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(Z|[+-]\d{2}:\d{2})$/;
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const CANONICAL_MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/**
+ * How Go re-encodes a time that goTimeError accepted: in UTC, whole seconds for metav1.Time (the fraction is
+ * dropped) and six fraction digits for MicroTime (truncated, not rounded). Undefined when it is already so.
+ */
+export function goTimeCanonical(value: string, micro: boolean): string | undefined {
+  if ((micro ? CANONICAL_MICRO_TIME : CANONICAL_TIME).test(value)) return undefined;
+  const m = TIME_PARTS.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, sec, fraction = '', zone] = m;
+  const t = new Date(0);
+  t.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  t.setUTCHours(Number(h), Number(mi), Number(sec), 0);
+  if (zone !== 'Z') {
+    const sign = zone![0] === '-' ? -1 : 1;
+    t.setTime(t.getTime() - sign * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6))) * 60_000);
+  }
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  const base = `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())}T${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
+  const out = micro ? `${base}.${fraction.slice(0, 6).padEnd(6, '0')}Z` : `${base}Z`;
+  return out === value ? undefined : out;
+}
+
 const B64 = /[A-Za-z0-9+/]/;
 
 /** base64.StdEncoding.Decode's CorruptInputError offset (newlines are skipped, padding is required). */
