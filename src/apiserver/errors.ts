@@ -60,7 +60,8 @@ export const errors = {
   forbidden: (message: string, details?: StatusDetails) => new ApiError(403, 'Forbidden', message, details),
   notFound: (resource: string, group: string, name: string) =>
     new ApiError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, { name, group, kind: resource }),
-  notFoundPath: (path: string) => new ApiError(404, 'NotFound', `the server could not find the requested resource (${path})`, {}),
+  /** no route for the path (go-restful's 404, which names nothing) */
+  notFoundPath: () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}),
   methodNotAllowed: (message: string) => new ApiError(405, 'MethodNotAllowed', message),
   notAcceptable: (message: string) => new ApiError(406, 'NotAcceptable', message),
   alreadyExists: (resource: string, group: string, name: string) =>
@@ -85,12 +86,14 @@ export const errors = {
   },
   gone: (message: string) => new ApiError(410, 'Expired', message),
   requestEntityTooLarge: (message: string) => new ApiError(413, 'RequestEntityTooLarge', message),
-  unsupportedMediaType: (contentType: string) => new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`, { causes: [{ reason: 'UnsupportedMediaType', message: contentType, field: '' }] }),
+  /** negotiation.NewUnsupportedMediaTypeError: the media types the endpoint takes, no details */
+  unsupportedMediaType: (accepted: string[]) => new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
   /** 422 with one cause per field; message matches kube-apiserver: `<Kind> "<name>" is invalid: [a, b]` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
     const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
     const joined = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-    return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { name, group, kind, causes });
+    // (Go's StatusDetails omits an empty name)
+    return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { ...(name ? { name } : {}), group, kind, causes });
   },
   tooManyRequests: (message: string, retryAfterSeconds = 1) =>
     new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),

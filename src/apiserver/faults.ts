@@ -1,5 +1,5 @@
 // Fault injection for reliability tests: fail a fraction of matching requests with 500/503/429, add
-// latency, reject writes with 409, and act on open watches (close abruptly, stall, expire history).
+// latency, reject writes with 409, and act on open watches (close abruptly, stall and resume, expire history).
 // Scoped by user, verb and resource. Driven in-process (`server.faults`) or over HTTP by admins at
 // /debug/faults, so tests of separate operator processes can use it too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -64,7 +64,10 @@ export class FaultInjector {
     this.watches.closeAll();
   }
 
-  /** while on, open watches stay connected but receive nothing */
+  /**
+   * While on, open watches stay connected and hold their events; turning it off delivers them in order (a
+   * close or expire in between drops the streams instead, events and all).
+   */
   stallWatches(on: boolean): void {
     this.watches.stalled = on;
   }
@@ -127,7 +130,7 @@ export class FaultInjector {
       return send(200, {});
     }
     if (req.method === 'DELETE') {
-      if (!this.remove(rest)) throw errors.notFoundPath(path);
+      if (!this.remove(rest)) throw errors.notFoundPath();
       return send(200, { id: rest });
     }
     throw errors.methodNotAllowed(`${req.method} is not supported on ${path}`);

@@ -6,15 +6,18 @@ import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './
 import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
 import type { ServerCore } from './core.ts';
-import { errors } from './errors.ts';
+import { ApiError, errors } from './errors.ts';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, negotiateAggregated } from './handlers/discovery.ts';
 import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
 import { type ResourceRequest, handleResource } from './handlers/resources.ts';
 import { WatchRegistry, handleWatch } from './handlers/watch.ts';
-import { parseRequestInfo, type RequestInfo } from './http/request-info.ts';
+import { parseRequestInfo, splitPath, type RequestInfo } from './http/request-info.ts';
 import { decodeBody, readBody } from './http/body.ts';
+import { parseGoDuration } from './http/go-duration.ts';
+import { negotiateOutput } from './http/negotiate.ts';
 import { writeError, writeJson } from './http/respond.ts';
+import { checkRoute, endpointCapabilities } from './handlers/route.ts';
 import type { UserInfo } from './types.ts';
 
 /** Runs before a request is served; may delay it or throw an ApiError (fault injection). */
@@ -45,7 +48,13 @@ export class HttpFront {
     const start = process.hrtime.bigint();
     let info: RequestInfo | undefined;
     let user: UserInfo | undefined;
+    let finished = false;
+    let deadline: NodeJS.Timeout | undefined;
     const finish = (code: number) => {
+      // (a request past its deadline is answered, and recorded, once)
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
       const latencyMs = Number(process.hrtime.bigint() - start) / 1e6;
       this.audit.record({
         time: new Date().toISOString(),
@@ -65,15 +74,23 @@ export class HttpFront {
       info = i;
       user = u;
     };
-    this.serve(req, res, note)
+    const arm = (ms: number) => {
+      deadline = setTimeout(() => {
+        if (!res.headersSent) finish(writeError(res, new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})));
+      }, ms);
+      deadline.unref();
+    };
+    this.serve(req, res, note, arm)
       .then(finish)
       .catch((err: unknown) => finish(writeError(res, err)));
   };
 
-  private async serve(req: IncomingMessage, res: ServerResponse, note: (i: RequestInfo, u?: UserInfo) => void): Promise<number> {
+  private async serve(req: IncomingMessage, res: ServerResponse, note: (i: RequestInfo, u?: UserInfo) => void, arm: (ms: number) => void): Promise<number> {
     const url = parseRequestUrl(req.url ?? '/');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     note(info);
+    // watches and logs stream for as long as they like; everything else gets kube-apiserver's deadline
+    if (info.verb !== 'watch' && info.subresource !== 'log') arm(requestTimeoutMs(url.searchParams));
     if (isHealthPath(url.pathname)) return this.health(url.pathname, res);
     const authenticated = this.authenticator.authenticate(req);
     if (!authenticated) throw errors.unauthorized();
@@ -84,7 +101,7 @@ export class HttpFront {
     const attrs = authorizationAttributes(info, url.searchParams);
     const decision = this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
-    if (info.isResourceRequest) return this.resource(req, res, info, url.searchParams, user);
+    if (info.isResourceRequest) return this.resource(req, res, info, url, user);
     const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (admin) {
       if (!user.groups.includes('system:masters')) throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
@@ -103,10 +120,14 @@ export class HttpFront {
   }
 
   private nonResource(req: IncomingMessage, res: ServerResponse, url: { pathname: string; searchParams: URLSearchParams }): number {
-    const p = url.pathname.replace(/\/+$/, '') || '/';
+    // go-restful trims trailing slashes; an empty segment anywhere else matches no route
+    const parts = splitPath(url.pathname);
+    if (parts.includes('') || url.pathname.startsWith('//')) throw errors.notFoundPath();
+    const p = `/${parts.join('/')}`;
     const accept = req.headers.accept;
     const reg = this.core.registry;
-    if (p === '/version') return json(res, { ...KUBE_VERSION, gitCommit: 'modelplane', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.23.0', compiler: 'gc' });
+    // (written with WriteRawJSON, which indents, whatever the Accept header says)
+    if (p === '/version') return json(res, JSON.stringify({ ...KUBE_VERSION, gitCommit: 'modelplane', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.23.0', compiler: 'gc' }, null, 2));
     if (p === '/api' || p === '/apis') {
       const agg = negotiateAggregated(accept);
       if (agg) {
@@ -115,7 +136,6 @@ export class HttpFront {
       }
       return json(res, p === '/api' ? apiVersions(this.serverAddress()) : apiGroupList(reg));
     }
-    const parts = p.split('/').filter(Boolean);
     if (parts[0] === 'api' && parts.length === 2) {
       const doc = apiResourceList(reg, '', parts[1]!);
       if (doc) return json(res, doc);
@@ -137,18 +157,19 @@ export class HttpFront {
         return 200;
       }
     }
-    throw errors.notFoundPath(p);
+    throw errors.notFoundPath();
   }
 
-  private async resource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, user: UserInfo): Promise<number> {
-    const rt = this.core.registry.lookup(info.group, info.version, info.resource ?? '');
-    if (!rt) throw errors.notFoundPath(info.path);
-    // A namespaced resource addressed without a namespace is only valid for list/watch across namespaces,
-    // and a cluster-scoped one never takes a namespace (except Namespaces themselves).
-    if (rt.namespaced && !info.namespace && info.name) throw errors.notFoundPath(info.path);
-    if (rt.namespaced && !info.namespace && info.verb === 'create') throw errors.notFoundPath(info.path);
-    if (!rt.namespaced && info.namespace && rt.plural !== 'namespaces') throw errors.notFoundPath(info.path);
-    const r: ResourceRequest = { core: this.core, req, res, info, query, user, rt };
+  private async resource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, url: { searchParams: URLSearchParams; rawQuery: string }, user: UserInfo): Promise<number> {
+    // (a leading `//` never reaches the API handlers: no route prefix matches it)
+    const rt = info.path.startsWith('//') ? undefined : this.core.registry.lookup(info.group, info.version, info.resource ?? '');
+    if (!rt) throw errors.notFoundPath();
+    checkRoute(info, rt, req.method ?? 'GET', req.headers);
+    const negotiate = (accept: string | undefined) => negotiateOutput(accept, endpointCapabilities(rt, info.version), { userAgent: req.headers['user-agent'], query: url.rawQuery });
+    // kube-apiserver streams pods/log before any negotiation (a ResourceStreamer): whatever the client
+    // accepts, it gets text/plain, and its errors come back as JSON
+    const out = info.subresource === 'log' ? negotiateLenient(() => negotiate(req.headers.accept), () => negotiate(undefined)) : negotiate(req.headers.accept);
+    const r: ResourceRequest = { core: this.core, req, res, info, query: url.searchParams, user, rt, out };
     for (const v of this.virtualHandlers) {
       const handled = v(r);
       if (handled) return handled;
@@ -160,26 +181,43 @@ export class HttpFront {
 }
 
 /**
- * The path exactly as sent: WHATWG URL parsing would resolve `.`/`..` segments (also percent-encoded
- * ones), turning `…/configmaps/..` into the namespace itself. kube-apiserver refuses such paths.
+ * The request target split like Go's url.ParseRequestURI: the path percent-decoded as a whole (so `%2F` is a
+ * separator, as kube-apiserver sees it), `.`/`..` kept as they are (never resolved: `…/configmaps/..` must not
+ * address the namespace), the query left raw for URLSearchParams. A malformed escape is a 400.
  */
-function parseRequestUrl(raw: string): { pathname: string; searchParams: URLSearchParams } {
+function parseRequestUrl(raw: string): { pathname: string; searchParams: URLSearchParams; rawQuery: string } {
   const q = raw.indexOf('?');
-  const pathname = q >= 0 ? raw.slice(0, q) : raw;
-  if (!pathname.startsWith('/')) throw errors.badRequest(`malformed request path: ${pathname}`);
-  for (const seg of pathname.split('/')) {
-    let decoded = seg;
-    // (only a segment with a percent sign can decode to anything but itself)
-    if (seg.includes('%')) {
-      try {
-        decoded = decodeURIComponent(seg);
-      } catch {
-        throw errors.badRequest(`malformed request path: invalid percent-encoding in "${seg}"`);
-      }
-    }
-    if (decoded === '.' || decoded === '..') throw errors.badRequest(`invalid request path ${pathname}: "." and ".." segments are not allowed`);
+  const rawPath = q >= 0 ? raw.slice(0, q) : raw;
+  const rawQuery = q >= 0 ? raw.slice(q + 1) : '';
+  if (!rawPath.startsWith('/')) throw errors.badRequest(`malformed request path: ${rawPath}`);
+  return { pathname: rawPath.includes('%') ? unescapePath(rawPath) : rawPath, searchParams: new URLSearchParams(rawQuery), rawQuery };
+}
+
+function unescapePath(rawPath: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < rawPath.length; i++) {
+    const c = rawPath.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = rawPath.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw errors.badRequest(`malformed request path: invalid URL escape "%${hex}"`);
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(rawPath[i]!, 'latin1'));
   }
-  return { pathname, searchParams: new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '') };
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** kube-apiserver's --request-timeout default */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** WithRequestDeadline: `?timeout=` shortens the deadline (never lengthens it); a malformed one is a 400. */
+function requestTimeoutMs(query: URLSearchParams): number {
+  const value = query.get('timeout');
+  if (!value) return REQUEST_TIMEOUT_MS;
+  const parsed = parseGoDuration(value);
+  if ('error' in parsed) throw errors.badRequest(`invalid timeout specified in the request URL - ${parsed.error}`);
+  const ms = Number(parsed.ns) / 1e6;
+  return ms > 0 && ms < REQUEST_TIMEOUT_MS ? Math.max(ms, 1) : REQUEST_TIMEOUT_MS;
 }
 
 function isHealthPath(p: string): boolean {
@@ -189,4 +227,12 @@ function isHealthPath(p: string): boolean {
 function json(res: ServerResponse, body: unknown, contentType = 'application/json'): number {
   writeJson(res, 200, body, {}, contentType);
   return 200;
+}
+
+function negotiateLenient<T>(wanted: () => T, fallback: () => T): T {
+  try {
+    return wanted();
+  } catch {
+    return fallback();
+  }
 }

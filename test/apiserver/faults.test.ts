@@ -1,10 +1,28 @@
 // Every fault the injector offers, scoped by user, verb and resource, in-process and over /debug/faults.
 import assert from 'node:assert/strict';
+import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
 import { openWatch, raw } from '../helpers/raw.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
+
+/** A watch read to its end: whether the server finished the chunked stream cleanly, and the events it sent. */
+function cleanEnd(s: ApiServer, path: string): Promise<{ clean: boolean; events: string[] }> {
+  return new Promise((resolve) => {
+    const req = request(`${s.url}${path}`, { ca: s.caPem, headers: { Authorization: `Bearer ${s.adminToken}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      const done = (clean: boolean) => resolve({ clean, events: text.split('\n').filter(Boolean).map((l) => JSON.parse(l).type) });
+      res.on('end', () => done(true));
+      res.on('aborted', () => done(false));
+      res.on('error', () => done(false));
+    });
+    req.on('error', () => resolve({ clean: false, events: [] }));
+    req.end();
+  });
+}
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
 
 describe('fault injection', () => {
@@ -77,6 +95,7 @@ describe('fault injection', () => {
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(w2.events.length, 0, 'a stalled watch receives nothing but stays open');
     s.faults.stallWatches(false);
+    await w2.next((e) => e.object.metadata.name === 'during-stall');
     w2.stop();
 
     const rv = s.core.store.currentRv();
@@ -88,6 +107,56 @@ describe('fault injection', () => {
     const w4 = openWatch(s, `${CMS}?watch=true&resourceVersion=${rv}`);
     const err = await w4.next((e) => e.type === 'ERROR');
     assert.equal(err.object.code, 410);
+  });
+
+  it('holds the events of a stalled watch and delivers every one, in order, when it resumes', async () => {
+    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await raw(s, 'POST', '/debug/faults/watches', { action: 'stall' })).status, 200);
+    // a watch opened during the stall is stalled too
+    const late = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const name of ['held-1', 'held-2', 'held-3']) assert.equal((await raw(s, 'POST', CMS, cm(name))).status, 201);
+    assert.equal((await raw(s, 'PATCH', `${CMS}/held-1`, { data: { k: 'v' } }, { contentType: 'application/merge-patch+json' })).status, 200);
+    assert.equal((await raw(s, 'DELETE', `${CMS}/held-2`)).status, 200);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(w.events.length + late.events.length, 0, 'nothing arrives while stalled');
+    assert.equal((await raw(s, 'POST', '/debug/faults/watches', { action: 'unstall' })).status, 200);
+    const want = ['ADDED held-1', 'ADDED held-2', 'ADDED held-3', 'MODIFIED held-1', 'DELETED held-2'];
+    for (const watch of [w, late]) {
+      await watch.next((e) => e.type === 'DELETED');
+      assert.deepEqual(watch.events.map((e) => `${e.type} ${e.object.metadata.name}`), want, 'every held event, in commit order');
+    }
+    // after the stall, events flow again as they happen
+    await raw(s, 'POST', CMS, cm('after-unstall'));
+    await w.next((e) => e.object.metadata.name === 'after-unstall');
+    w.stop();
+    late.stop();
+  });
+
+  it('drops a stalled watch that holds events when it is closed or expired, and ends an idle one cleanly', async () => {
+    for (const action of ['close', 'expire'] as const) {
+      const holding = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+      await new Promise((r) => setTimeout(r, 100));
+      s.faults.stallWatches(true);
+      await raw(s, 'POST', CMS, cm(`dropped-${action}`));
+      if (action === 'close') s.faults.closeWatches();
+      else s.faults.expireWatches();
+      assert.deepEqual(await holding, { clean: false, events: [] }, `${action}: the held event is never delivered and the stream does not end cleanly`);
+      s.faults.stallWatches(false);
+    }
+    const idle = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    await new Promise((r) => setTimeout(r, 100));
+    s.faults.stallWatches(true);
+    s.faults.expireWatches();
+    assert.deepEqual(await idle, { clean: true, events: [] }, 'a stalled watch holding nothing ends like any other');
+    // clearing every fault also resumes stalled watches
+    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    await new Promise((r) => setTimeout(r, 100));
+    await raw(s, 'POST', CMS, cm('released-by-clear'));
+    assert.equal((await raw(s, 'DELETE', '/debug/faults')).status, 200);
+    await w.next((e) => e.object.metadata.name === 'released-by-clear');
+    w.stop();
   });
 
   it('is driven over /debug/faults by admins only', async () => {

@@ -1,13 +1,16 @@
 // Fuzz test of the embedded API server: a seeded stream of random and mutated requests against every
 // endpoint family (discovery, OpenAPI, every built-in collection/item, status/scale/log subresources, a
-// CRD with a CEL-validated schema, watch), every method and content type, hostile bodies (random bytes,
-// truncated and 10k-deep JSON, > 3 MiB, YAML bombs) and broken patches/selectors/names. Every response
-// must arrive in time with a real HTTP status, every error must be a well-formed Status, no request may
-// produce a 5xx, and the server must keep serving afterwards.
+// CRD with a CEL-validated schema, watch), every method, content type and Accept header, hostile bodies
+// (random bytes, invalid UTF-8, truncated and 10k-deep JSON, > 3 MiB, YAML bombs, `__proto__` fields) and
+// broken patches/selectors/names/paths, plus probes whose exact answer is known (fuzz/probes.ts: query
+// parameters, empty and encoded path segments, 406s, slow-loris bodies against a deadline). Every response
+// must arrive in time with a real HTTP status, every error must be a well-formed Status (JSON, YAML or
+// protobuf, as negotiated), no request may produce a 5xx it was not built to get, and the server must keep
+// serving afterwards.
 //
 // The server runs in a child process: a request that blocks its event loop is then reported as a hung
 // request instead of freezing this test. Reproduce a run with FUZZ_SEED=<seed> (printed at the start);
-// FUZZ_REQUESTS sets the number of requests (default 3000).
+// FUZZ_REQUESTS sets the number of requests (default 3000), FUZZ_BUDGET_MS the time allowed for them (75 s).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FUZZ_CRD_NAME, FUZZ_GROUP, FUZZ_NAMESPACE, gadgetSpec } from './fuzz/corpus.ts';
@@ -22,10 +25,11 @@ const SEED = seedFromEnv();
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
 const CONCURRENCY = 8;
 const TIMEOUT_MS = 15_000;
-const BUDGET_MS = 75_000;
+/** stop issuing requests after this long; raise it with FUZZ_REQUESTS for long local runs */
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 75_000);
 const log = (s: string) => process.stderr.write(`[fuzz] ${s}\n`);
 
-describe(`API server fuzz (FUZZ_SEED=${SEED})`, { timeout: 300_000 }, () => {
+describe(`API server fuzz (FUZZ_SEED=${SEED})`, { timeout: Math.max(300_000, BUDGET_MS * 2) }, () => {
   let server: ServerProcess;
   let client: RawClient;
   let resources: Resource[];

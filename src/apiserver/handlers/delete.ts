@@ -1,20 +1,19 @@
 // DELETE of one object. Custom resources and pods answer with the object (as kube-apiserver does for
 // kinds that return the deleted object); other kinds answer with a Success Status unless finalizers
 // keep the object, in which case the marked object is returned.
-import { writeJson } from '../http/respond.ts';
-import { type ResourceRequest, context, namespaceOf, readDeleteOptions, respondObject } from './resources.ts';
+import { type ResourceRequest, checkObjectKey, context, namespaceOf, readDeleteOptions, respondObject, respondOther } from './resources.ts';
 
 export async function deleteObject(r: ResourceRequest): Promise<number> {
   const options = (await readDeleteOptions(r)) ?? {};
   const ctx = context(r);
   if (options.dryRun?.includes('All')) ctx.dryRun = true;
+  checkObjectKey(r);
   const result = await r.core.deleter.delete(r.rt, namespaceOf(r), r.info.name!, options, ctx);
   const obj = await r.core.convertOut(r.rt, result.object, r.info.version);
   const returnsObject = !r.rt.builtin || r.rt.plural === 'pods' || !result.deleted;
   if (returnsObject) return respondObject(r, 200, obj, ctx.warnings);
-  writeJson(r.res, 200, {
+  return respondOther(r, 200, {
     kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
     details: { name: obj.metadata.name, group: r.rt.group, kind: r.rt.plural, uid: obj.metadata.uid },
   });
-  return 200;
 }

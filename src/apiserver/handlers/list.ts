@@ -1,47 +1,44 @@
 // LIST: namespace scoping, label and field selectors, limit/continue over a consistent snapshot, and
 // the response shapes (List, Table, PartialObjectMetadataList).
-import { errors } from '../errors.ts';
 import { withJsonItems } from '../http/object-json.ts';
-import { writeJson } from '../http/respond.ts';
+import { writeNegotiated } from '../http/respond.ts';
 import { compileSelectors } from './selectors.ts';
 import type { KubeObject } from '../types.ts';
-import { intParam, rvParam } from './params.ts';
+import { decodeListOptions, validateListOptions } from './params.ts';
 import { type ResourceRequest, namespaceOf } from './resources.ts';
-import { negotiateShape, partialMetadata, table } from './table.ts';
+import { convertList } from './table.ts';
 
 /** Objects matching the request's namespace and selectors, in the request's version. */
-export async function selectObjects(r: ResourceRequest, ns: string | undefined): Promise<KubeObject[]> {
-  const matches = compileSelectors(r.rt, r.info.version, r.query);
+export async function selectObjects(r: ResourceRequest, ns: string | undefined, matches = compileSelectors(r.rt, r.info.version, r.query)): Promise<KubeObject[]> {
   const converted = await r.core.convertOutMany(r.rt, r.core.store.list(r.rt.storageKey, ns), r.info.version);
   return converted.filter((obj) => matches(obj));
 }
 
 export async function listObjects(r: ResourceRequest): Promise<number> {
-  const limit = intParam(r.query, 'limit');
-  if (limit !== undefined && limit < 0) throw errors.badRequest(`limit must be non-negative, got ${limit}`);
-  rvParam(r.query);
+  // kube-apiserver's order: numbers and booleans, selectors, then the options' validation
+  const opts = decodeListOptions(r.query);
+  const matches = compileSelectors(r.rt, r.info.version, r.query);
+  validateListOptions(r.query, opts, false);
+  // (a negative limit is no limit, as etcd sees it)
+  const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : undefined;
   const cont = r.query.get('continue') ?? undefined;
   const rv = r.core.store.currentRv();
-  const items = cont ? [] : await selectObjects(r, namespaceOf(r));
+  const items = cont ? [] : await selectObjects(r, namespaceOf(r), matches);
   const page = r.core.paginator.page(items, rv, limit, cont || undefined);
   const listMeta: Record<string, unknown> = { resourceVersion: String(page.rv) };
   if (page.continue) {
     listMeta.continue = page.continue;
     if (!r.query.get('labelSelector') && !r.query.get('fieldSelector')) listMeta.remainingItemCount = page.remaining;
   }
-  const shape = negotiateShape(r.req.headers.accept);
   let body: unknown;
-  if (shape === 'table') {
-    const include = (r.query.get('includeObject') ?? 'Metadata') as 'None' | 'Metadata' | 'Object';
-    body = table(r.rt, r.info.version, page.items, include, listMeta);
-  } else if (shape === 'partial') {
-    body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: page.items.map(partialMetadata) };
-  } else {
+  if (r.out.convert) body = convertList(r, page.items, listMeta);
+  else {
     const gv = r.rt.group ? `${r.rt.group}/${r.info.version}` : r.info.version;
+    const head = { kind: r.rt.listKind, apiVersion: gv, metadata: listMeta };
     // each stored object's text is serialised once and shared (http/object-json.ts)
-    body = withJsonItems({ kind: r.rt.listKind, apiVersion: gv, metadata: listMeta }, 'items', page.items);
+    body = r.out.format === 'json' ? withJsonItems(head, 'items', page.items) : { ...head, items: page.items };
   }
-  writeJson(r.res, 200, body);
+  writeNegotiated(r.res, r.out, 200, body);
   return 200;
 }
 

@@ -32,13 +32,13 @@ export function patchedObject(r: ResourceRequest, type: string, body: unknown, o
       break;
     case 'application/strategic-merge-patch+json': {
       const strategy = r.core.strategies.for(r.rt);
-      if (!strategy.strategicMerge) throw errors.unsupportedMediaType(type);
       if (!isPlainObject(body)) throw errors.badRequest('a strategic merge patch must be a JSON object');
       patched = applyStrategicMergePatch(base, body, r.info.subresource === 'scale' ? undefined : strategy.patchSchema(r.info.version));
       break;
     }
     default:
-      throw errors.unsupportedMediaType(type);
+      // (the handler admits only the endpoint's patch types)
+      throw errors.unsupportedMediaType([type]);
   }
   if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
   if (r.info.subresource === 'scale') return { object: scaleToCandidate(r.rt, old, patched as KubeObject) };
@@ -66,7 +66,7 @@ function apply(r: ResourceRequest, body: unknown, old: KubeObject | undefined, c
   if (ns && applied.metadata.namespace !== undefined && applied.metadata.namespace !== ns) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  if (r.info.subresource === 'scale') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  if (r.info.subresource === 'scale') throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
   if (r.info.subresource === 'status' && !old) throw errors.notFound(r.rt.plural, r.rt.group, r.info.name!);
   const strategy = r.core.strategies.for(r.rt);
   const result = applyServerSide({
@@ -79,6 +79,7 @@ function apply(r: ResourceRequest, body: unknown, old: KubeObject | undefined, c
     now: new Date(),
     apiVersion: gv,
     statusSubresource: r.rt.subresources.status,
+    statusAnnotations: r.rt.statusWritesAnnotations === true,
   });
   return { object: result.object as KubeObject, managedFields: result.managedFields as ManagedFieldsEntry[] };
 }

@@ -4,9 +4,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerCore } from '../core.ts';
 import { errors } from '../errors.ts';
 import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
+import type { Negotiated } from '../http/negotiate.ts';
 import type { RequestInfo } from '../http/request-info.ts';
 import { objectJsonIfCached } from '../http/object-json.ts';
-import { warningHeader, writeJson } from '../http/respond.ts';
+import { warningHeader, writeNegotiated } from '../http/respond.ts';
 import type { DeleteOptions, RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
@@ -14,10 +15,12 @@ import { groupVersion } from '../registry/resource-type.ts';
 import type { KubeObject, UserInfo } from '../types.ts';
 import { deleteObject } from './delete.ts';
 import { listObjects } from './list.ts';
-import { dryRunParam, fieldManagerParam, fieldValidationParam } from './params.ts';
+import { type OptionsKind, writeOptions } from './write-options.ts';
 import { patchedObject } from './patch.ts';
+import { boolParam, intParam } from './params.ts';
+import { checkPathSegmentName } from './route.ts';
 import { readScale, scaleToCandidate } from './scale.ts';
-import { negotiateShape, partialMetadata, table } from './table.ts';
+import { convertObject } from './table.ts';
 
 export interface ResourceRequest {
   core: ServerCore;
@@ -27,21 +30,15 @@ export interface ResourceRequest {
   query: URLSearchParams;
   user: UserInfo;
   rt: ResourceType;
+  /** the response format the Accept header negotiated */
+  out: Negotiated;
 }
 
 export async function handleResource(r: ResourceRequest): Promise<number> {
-  const { info, rt } = r;
+  const { info } = r;
   const sub = info.subresource;
-  const finalize = sub === 'finalize' && rt.group === '' && rt.plural === 'namespaces';
-  if (finalize && info.verb !== 'update') throw errors.methodNotAllowed('only PUT is supported on namespaces/finalize');
-  if (sub && sub !== 'status' && sub !== 'scale' && !finalize) throw errors.notFoundPath(info.path);
-  if (sub === 'status' && !rt.subresources.status) throw errors.notFoundPath(info.path);
-  if (sub === 'scale' && !rt.subresources.scale) throw errors.notFoundPath(info.path);
-  if (sub && (info.verb === 'delete' || info.verb === 'deletecollection' || info.verb === 'create')) {
-    throw errors.methodNotAllowed(`${info.verb} is not supported on the ${sub} subresource`);
-  }
-  const verbs = rt.verbs;
-  if (verbs && !verbs.includes(info.verb)) throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
+  // (route.ts already refused paths, methods and subresources that have no route)
+  if (sub && sub !== 'status' && sub !== 'scale' && sub !== 'finalize') throw errors.notFoundPath();
   switch (info.verb) {
     case 'get':
       return getOne(r);
@@ -62,18 +59,30 @@ export async function handleResource(r: ResourceRequest): Promise<number> {
   }
 }
 
+/** The request's namespace; for a namespaced kind, "" (from `namespaces//…`) and none both mean all namespaces. */
 export function namespaceOf(r: ResourceRequest): string | undefined {
-  return r.rt.namespaced ? r.info.namespace : undefined;
+  return r.rt.namespaced ? r.info.namespace || undefined : undefined;
 }
 
-export function context(r: ResourceRequest, applyPatch = false): RequestContext {
-  const q = r.query;
-  const fieldManager = fieldManagerParam(q, r.req.headers['user-agent'], applyPatch);
-  return { user: r.user, dryRun: dryRunParam(q), fieldValidation: fieldValidationParam(q), warnings: [], ...(fieldManager ? { fieldManager } : {}) };
+/**
+ * The checks kube-apiserver's storage key functions make on the URL's namespace and name before touching an
+ * object: a namespaced object needs a namespace, and a name may not be `.`/`..` nor contain `/` or `%`.
+ */
+export function checkObjectKey(r: ResourceRequest): void {
+  if (r.rt.namespaced && !r.info.namespace) throw errors.badRequest('Namespace parameter required.');
+  checkPathSegmentName(r.info.name ?? '');
+}
+
+/** The request context of a write, its options validated; deletes take theirs from readDeleteOptions. */
+export function context(r: ResourceRequest, kind?: OptionsKind, patchType?: string): RequestContext {
+  if (!kind) return { user: r.user, dryRun: r.query.getAll('dryRun').includes('All'), fieldValidation: 'Warn', warnings: [] };
+  const o = writeOptions(r.query, kind, r.req.headers['user-agent'], patchType);
+  return { user: r.user, dryRun: o.dryRun, fieldValidation: o.fieldValidation, warnings: [], fieldManager: o.fieldManager };
 }
 
 /** the stored object in the request's version, or a 404 */
 export async function current(r: ResourceRequest): Promise<KubeObject> {
+  checkObjectKey(r);
   const name = r.info.name!;
   const obj = r.core.store.get(r.rt.storageKey, namespaceOf(r), name);
   if (!obj) throw errors.notFound(r.rt.plural, r.rt.group, name);
@@ -84,22 +93,21 @@ export async function current(r: ResourceRequest): Promise<KubeObject> {
 export function respondObject(r: ResourceRequest, code: number, obj: KubeObject, warnings: string[] = []): number {
   const headers: Record<string, string | string[]> = {};
   if (warnings.length) headers.Warning = warningHeader(warnings);
-  const shape = negotiateShape(r.req.headers.accept);
   // (a text already shared by watchers and lists is reused; a write's response alone does not keep one)
-  let body: unknown;
-  if (shape === 'table' && r.info.subresource === undefined) body = table(r.rt, r.info.version, [obj], 'Metadata', { resourceVersion: obj.metadata.resourceVersion });
-  else if (shape === 'partial') body = partialMetadata(obj);
-  else body = objectJsonIfCached(obj);
-  writeJson(r.res, code, body, headers);
+  const body = r.out.convert ? convertObject(r, obj) : r.out.format === 'json' ? objectJsonIfCached(obj) : obj;
+  writeNegotiated(r.res, r.out, code, body, headers);
+  return code;
+}
+
+/** A body that is not the resource's object (Scale, Status): written in the negotiated format, never converted. */
+export function respondOther(r: ResourceRequest, code: number, body: Record<string, unknown>, warnings: string[] = []): number {
+  writeNegotiated(r.res, r.out, code, body, warnings.length ? { Warning: warningHeader(warnings) } : {});
   return code;
 }
 
 async function getOne(r: ResourceRequest): Promise<number> {
   const obj = await current(r);
-  if (r.info.subresource === 'scale') {
-    writeJson(r.res, 200, readScale(r.rt, obj));
-    return 200;
-  }
+  if (r.info.subresource === 'scale') return respondOther(r, 200, readScale(r.rt, obj));
   return respondObject(r, 200, obj);
 }
 
@@ -115,18 +123,33 @@ function checkTypeMeta(r: ResourceRequest, body: Record<string, unknown>): void 
   if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw errors.badRequest('metadata must be an object');
 }
 
-async function readObject(r: ResourceRequest): Promise<KubeObject> {
-  const body = decodeObject(await readBody(r.req), r.req.headers['content-type']);
+/** what create and update bodies may be (kube-apiserver's serializers; no Content-Type means JSON) */
+const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/**
+ * A create or update in kube-apiserver's order: the body's media type (415) and size (413), then the options
+ * (422), then the body decoded and its type meta checked.
+ */
+async function readObject(r: ResourceRequest, kind: OptionsKind): Promise<{ ctx: RequestContext; obj: KubeObject }> {
+  const contentType = r.req.headers['content-type'];
+  // (built-in routes refuse other types before this; the CRD handler only when it picks a decoder)
+  if (contentType && !OBJECT_MEDIA_TYPES.includes(mediaType(contentType))) throw errors.unsupportedMediaType(OBJECT_MEDIA_TYPES);
+  const buf = await readBody(r.req);
+  const ctx = context(r, kind);
+  const body = decodeObject(buf, contentType);
   checkTypeMeta(r, body);
   const obj = body as unknown as KubeObject;
   obj.metadata ??= {};
-  return obj;
+  return { ctx, obj };
 }
 
 async function create(r: ResourceRequest): Promise<number> {
   if (r.info.subresource) throw errors.methodNotAllowed('create is not supported on this subresource');
-  const ctx = context(r);
-  const obj = await readObject(r);
+  const { ctx, obj } = await readObject(r, 'CreateOptions');
+  if (r.rt.namespaced && !r.info.namespace) {
+    // the object's namespace is cleared to match the request's (none), which validation then requires
+    throw errors.invalid(r.rt.kind, r.rt.group, String(obj.metadata.name ?? obj.metadata.generateName ?? ''), [{ field: 'metadata.namespace', reason: 'FieldValueRequired', message: 'Required value' }]);
+  }
   const result = await r.core.lifecycle.write({
     rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: obj, owned: true,
     recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, undefined),
@@ -135,8 +158,7 @@ async function create(r: ResourceRequest): Promise<number> {
 }
 
 async function update(r: ResourceRequest): Promise<number> {
-  const ctx = context(r);
-  const body = await readObject(r);
+  const { ctx, obj: body } = await readObject(r, 'UpdateOptions');
   const old = await current(r);
   let candidate = body;
   const scale = r.info.subresource === 'scale';
@@ -163,20 +185,21 @@ export async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old:
     ...(managedFields ? { managedFields } : { recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, r.info.subresource) }),
   });
   const out = await r.core.convertOut(r.rt, result.object, r.info.version);
-  if (r.info.subresource === 'scale') {
-    writeJson(r.res, code, readScale(r.rt, out), ctx.warnings.length ? { Warning: warningHeader(ctx.warnings) } : {});
-    return code;
-  }
+  if (r.info.subresource === 'scale') return respondOther(r, code, readScale(r.rt, out), ctx.warnings);
   return respondObject(r, code, out, ctx.warnings);
 }
 
 async function patch(r: ResourceRequest): Promise<number> {
-  const type = mediaType(r.req.headers['content-type']);
-  const isApply = type === 'application/apply-patch+yaml' || type === 'application/apply-patch+cbor';
-  const ctx = context(r, isApply);
-  const body = decodeBody(await readBody(r.req), r.req.headers['content-type']);
-  const force = r.query.get('force') === 'true';
-  if (!isApply && r.query.has('force')) throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
+  const contentType = r.req.headers['content-type'] ?? '';
+  // kube-apiserver compares the type up to any parameters, case and spaces included
+  const type = contentType.split(';')[0]!;
+  const supported = patchTypes(r);
+  if (!supported.includes(type)) throw errors.unsupportedMediaType(supported);
+  const buf = await readBody(r.req);
+  const ctx = context(r, 'PatchOptions', type);
+  const body = decodeBody(buf, contentType);
+  const force = type === 'application/apply-patch+yaml' && boolParam(r.query, 'force');
+  checkObjectKey(r);
   const stored = r.core.store.get(r.rt.storageKey, namespaceOf(r), r.info.name!);
   const old = stored ? await r.core.convertOut(r.rt, stored, r.info.version) : undefined;
   const result = patchedObject(r, type, body, old, ctx, force);
@@ -191,6 +214,12 @@ async function patch(r: ResourceRequest): Promise<number> {
   return commitUpdate(r, ctx, old, result.object, 200, result.managedFields);
 }
 
+/** the patch types an endpoint takes: strategic merge only where the kind has a Go struct (built-ins) */
+function patchTypes(r: ResourceRequest): string[] {
+  const strategic = r.core.strategies.for(r.rt).strategicMerge;
+  return ['application/json-patch+json', 'application/merge-patch+json', ...(strategic ? ['application/strategic-merge-patch+json'] : []), 'application/apply-patch+yaml'];
+}
+
 async function deleteCollection(r: ResourceRequest): Promise<number> {
   const ns = namespaceOf(r);
   const options = (await readDeleteOptions(r)) ?? {};
@@ -202,8 +231,7 @@ async function deleteCollection(r: ResourceRequest): Promise<number> {
       if ((e as { code?: number }).code !== 404) throw e;
     });
   }
-  writeJson(r.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
-  return 200;
+  return respondOther(r, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }
 
 export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions | undefined> {
@@ -218,7 +246,12 @@ export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptio
   const q = r.query;
   const pp = q.get('propagationPolicy');
   if (pp) opts.propagationPolicy = pp as DeleteOptions['propagationPolicy'];
-  if (q.has('gracePeriodSeconds')) opts.gracePeriodSeconds = Number(q.get('gracePeriodSeconds'));
+  const grace = intParam(q, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = grace;
+  const dryRun = q.getAll('dryRun');
+  if (dryRun.some((v) => v !== 'All')) {
+    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"` }]);
+  }
   if (opts.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(opts.propagationPolicy)) {
     throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported', message: `Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"` }]);
   }

@@ -2,8 +2,10 @@
 // printers, or from a CRD version's additionalPrinterColumns evaluated with Kubernetes JSONPath.
 import { printerColumnCell } from '../../common/jsonpath/index.ts';
 import { builtinTableColumns, builtinTableRow } from '../builtin/printers/index.ts';
+import { ApiError } from '../errors.ts';
 import type { PrinterColumn, ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
+import type { ResourceRequest } from './resources.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -31,34 +33,54 @@ export function tableRow(rt: ResourceType, version: string, obj: KubeObject, inc
   return row;
 }
 
-export function partialMetadata(obj: KubeObject): Record<string, unknown> {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+export function partialMetadata(obj: KubeObject, metaVersion = 'v1'): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${metaVersion}`, metadata: obj.metadata };
 }
 
-export function table(rt: ResourceType, version: string, objs: KubeObject[], include: IncludeObject, listMeta: Record<string, unknown>): Record<string, unknown> {
+export function table(rt: ResourceType, version: string, objs: KubeObject[], include: IncludeObject, listMeta: Record<string, unknown>, metaVersion = 'v1'): Record<string, unknown> {
   const now = Date.now();
   return {
     kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
+    apiVersion: `meta.k8s.io/${metaVersion}`,
     metadata: listMeta,
     columnDefinitions: tableColumns(rt, version),
     rows: objs.map((o) => tableRow(rt, version, o, include, now)),
   };
 }
 
-export type ResponseShape = 'object' | 'table' | 'partial';
+/** includeObject: what each Table row carries (None, Metadata, Object); anything else is a 400 as kube decodes it */
+export function includeObjectParam(r: ResourceRequest): IncludeObject {
+  const v = r.query.get('includeObject');
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw new ApiError(400, 'BadRequest', `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+}
 
-/** What the client asked for in Accept: a Table, PartialObjectMetadata(List), or the object itself. */
-export function negotiateShape(accept: string | undefined): ResponseShape {
-  if (!accept) return 'object';
-  for (const part of accept.split(',')) {
-    const p = part.replace(/\s+/g, '');
-    if (!p.startsWith('application/json') && !p.startsWith('*/*')) continue;
-    if (p.includes('as=Table') && p.includes('g=meta.k8s.io')) return 'table';
-    if (p.includes('as=PartialObjectMetadata') && p.includes('g=meta.k8s.io')) return 'partial';
-    if (!p.includes('as=')) return 'object';
+/** The Go type kube-apiserver names in a 406 about a conversion: its internal type, or unstructured for CRs. */
+function goType(rt: ResourceType, list: boolean): string {
+  if (!rt.builtin) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  const pkg = rt.group === '' || rt.group === 'events.k8s.io' ? 'core' : rt.group.split('.')[0]!;
+  return `*${pkg}.${rt.kind}${list ? 'List' : ''}`;
+}
+
+/** One object in the shape `as=` asked for: a Table of one row, or PartialObjectMetadata. */
+export function convertObject(r: ResourceRequest, obj: KubeObject): Record<string, unknown> {
+  const { convert, convertVersion } = r.out;
+  if (convert === 'PartialObjectMetadataList') {
+    throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(r.rt, false)})`);
   }
-  return 'object';
+  if (convert === 'Table') return table(r.rt, r.info.version, [obj], includeObjectParam(r), { resourceVersion: obj.metadata.resourceVersion }, convertVersion);
+  return partialMetadata(obj, convertVersion);
+}
+
+/** A list page in the shape `as=` asked for: a Table, or PartialObjectMetadataList. */
+export function convertList(r: ResourceRequest, items: KubeObject[], listMeta: Record<string, unknown>): Record<string, unknown> {
+  const { convert, convertVersion } = r.out;
+  if (convert === 'PartialObjectMetadata') {
+    throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${goType(r.rt, true)})`);
+  }
+  if (convert === 'Table') return table(r.rt, r.info.version, items, includeObjectParam(r), listMeta, convertVersion);
+  return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${convertVersion}`, metadata: listMeta, items: items.map((o) => partialMetadata(o, convertVersion)) };
 }
 
 function cellOrNull(col: PrinterColumn, obj: KubeObject, now: number): unknown {

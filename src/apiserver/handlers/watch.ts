@@ -1,75 +1,70 @@
-// WATCH: a chunked stream of newline-delimited events. Starts from the current state (resourceVersion
-// unset or "0": synthetic ADDED events first) or resumes after a given resourceVersion (410 Expired as
-// an ERROR event when it is older than the retained history). Objects moving out of a selector are sent
-// as DELETED and into it as ADDED. Bookmarks on request, `timeoutSeconds`, and fault hooks to close or
-// stall every open watch.
+// WATCH: a chunked stream of events, newline-delimited JSON or length-prefixed protobuf frames. Starts from
+// the current state (resourceVersion unset or "0": synthetic ADDED events first, unless sendInitialEvents=false)
+// or resumes after a given resourceVersion (410 Expired as an ERROR event when it is older than the retained
+// history). Objects moving out of a selector are sent as DELETED and into it as ADDED. Bookmarks on request,
+// `timeoutSeconds`, and fault hooks to close, end or stall every open watch.
 import type { StoredEvent } from '../storage/store.ts';
 import { ApiError, errors } from '../errors.ts';
+import { negotiateOutput } from '../http/negotiate.ts';
 import { objectJson } from '../http/object-json.ts';
+import { encodeWatchFrame } from '../http/protobuf/encode.ts';
 import type { KubeObject, WatchEventType } from '../types.ts';
-import { boolParam, intParam, rvParam } from './params.ts';
+import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
 import { type ResourceRequest, namespaceOf } from './resources.ts';
+import { endpointCapabilities } from './route.ts';
 import { compileSelectors } from './selectors.ts';
-import { negotiateShape, partialMetadata, tableColumns, tableRow } from './table.ts';
+import { includeObjectParam, partialMetadata, tableColumns, tableRow } from './table.ts';
+import type { OpenWatch, WatchRegistry } from './watch-registry.ts';
 
-/** Open watches, so fault injection can close or stall them all. */
-export class WatchRegistry {
-  readonly open = new Set<OpenWatch>();
-  stalled = false;
+export { WatchRegistry } from './watch-registry.ts';
 
-  /** drops every watch connection abruptly (as a crashed server or a broken network would) */
-  closeAll(): void {
-    for (const w of [...this.open]) w.abort();
-  }
-
-  /** ends every watch cleanly (as kube-apiserver does when a watch reaches its timeout) */
-  endAll(): void {
-    for (const w of [...this.open]) w.end();
-  }
-}
-
-export interface OpenWatch {
-  abort(): void;
-  end(): void;
-  user: string;
-  resource: string;
-}
+/** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts 1800-3600 s */
+const MIN_REQUEST_TIMEOUT_S = 1800;
 
 export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise<number> {
   const { core, rt, res, query } = r;
   const ns = namespaceOf(r);
-  const matches = compileSelectors(rt, r.info.version, query);
+  const opts = decodeListOptions(query);
+  const nameMatches = compileSelectors(rt, r.info.version, query);
+  validateListOptions(query, opts, true);
+  // the deprecated `/watch/…/{name}` path watches one object
+  const name = r.info.watchPath ? r.info.name : undefined;
+  const matches = name === undefined ? nameMatches : (o: KubeObject) => o.metadata.name === name && nameMatches(o);
   const fromRv = rvParam(query);
-  const bookmarks = boolParam(query, 'allowWatchBookmarks');
-  const sendInitial = query.get('sendInitialEvents') === 'true' || fromRv === undefined || fromRv === 0;
-  const timeoutSeconds = intParam(query, 'timeoutSeconds') ?? 1800 + Math.floor(Math.random() * 1800);
-  const shape = negotiateShape(r.req.headers.accept);
+  const bookmarks = opts.allowWatchBookmarks;
+  const sendInitial = opts.sendInitialEvents ?? (fromRv === undefined || fromRv === 0);
+  const timeoutSeconds = opts.timeoutSeconds || MIN_REQUEST_TIMEOUT_S + Math.floor(Math.random() * MIN_REQUEST_TIMEOUT_S);
+  // the stream encoding: a YAML winner has none (406); Table and metadata-only views as negotiated
+  const out = negotiateOutput(r.req.headers.accept, endpointCapabilities(rt, r.info.version), { stream: true });
+  const include = out.convert === 'Table' ? includeObjectParam(r) : 'Metadata';
+  const protobuf = out.format === 'protobuf';
   let firstTable = true;
 
-  const encode = (type: WatchEventType, obj: unknown): string => {
-    let object = obj;
+  const encode = (type: WatchEventType, obj: unknown): string | Buffer => {
+    let object = obj as Record<string, unknown>;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       const o = obj as KubeObject;
       // the object's text is shared by every watcher (and list) that sends it: JSON.stringify({ type, object })
-      if (shape !== 'table' && shape !== 'partial') return `{"type":${JSON.stringify(type)},"object":${objectJson(o)}}\n`;
-      if (shape === 'table') {
+      if (!out.convert && !protobuf) return `{"type":${JSON.stringify(type)},"object":${objectJson(o)}}\n`;
+      if (out.convert === 'Table') {
         object = {
-          kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion },
+          kind: 'Table', apiVersion: `meta.k8s.io/${out.convertVersion}`, metadata: { resourceVersion: o.metadata.resourceVersion },
           columnDefinitions: firstTable ? tableColumns(rt, r.info.version) : [],
-          rows: [tableRow(rt, r.info.version, o, (query.get('includeObject') ?? 'Metadata') as 'Metadata')],
+          rows: [tableRow(rt, r.info.version, o, include)],
         };
         firstTable = false;
-      } else if (shape === 'partial') {
-        object = partialMetadata(o);
-      }
+      } else if (out.convert) object = partialMetadata(o, out.convertVersion);
     }
-    return `${JSON.stringify({ type, object })}\n`;
+    return protobuf ? encodeWatchFrame(type, object) : `${JSON.stringify({ type, object })}\n`;
   };
 
   return new Promise((resolve) => {
     let done = false;
     let unsubscribe: (() => void) | undefined;
     const timers: NodeJS.Timeout[] = [];
+    // events held while fault injection stalls the stream, delivered in order when it resumes
+    const held: (string | Buffer)[] = [];
+    let endWhenDelivered = false;
     const finish = (graceful: boolean) => {
       if (done) return;
       done = true;
@@ -80,16 +75,34 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
       else res.destroy();
       resolve(200);
     };
-    const handle: OpenWatch = { abort: () => finish(false), end: () => finish(true), user: r.user.username, resource: rt.plural };
+    const deliverHeld = () => {
+      if (done) return;
+      for (const chunk of held.splice(0)) res.write(chunk);
+      if (endWhenDelivered) finish(true);
+    };
+    const handle: OpenWatch = {
+      abort: () => finish(false),
+      // a stalled connection with events still held cannot end cleanly: it drops, as a dead TCP peer would
+      end: () => (held.length ? finish(false) : finish(true)),
+      resume: deliverHeld,
+      user: r.user.username,
+      resource: rt.plural,
+    };
     watches.open.add(handle);
     res.on('close', () => finish(false));
 
     const send = (type: WatchEventType, obj: unknown) => {
-      if (done || watches.stalled) return;
-      res.write(encode(type, obj));
+      if (done) return;
+      const chunk = encode(type, obj);
+      if (watches.stalled || held.length) held.push(chunk);
+      else res.write(chunk);
     };
 
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     // Flush headers at once: clients wait for them before they consider the watch established.
     res.flushHeaders();
 
@@ -129,25 +142,25 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
     };
     const deliver = (e: StoredEvent) => {
       if (ns && e.object.metadata.namespace !== ns) return;
-      const objs = e.prev && selective ? [e.object, e.prev] : [e.object];
+      const objs = e.prev && (selective || name !== undefined) ? [e.object, e.prev] : [e.object];
       inOrder(() => converted(objs, ([obj, prev]) => emit(e, obj!, prev)));
     };
 
     try {
       let startRv: number;
-      if (sendInitial && (fromRv === undefined || fromRv === 0)) {
+      // sendInitialEvents=true is the current state whatever the resourceVersion (it only bounds how old it
+      // may be); without it, resourceVersion unset or "0" starts with the state and any other resumes after it
+      if (sendInitial && (opts.sendInitialEvents === true || fromRv === undefined || fromRv === 0)) {
         startRv = core.store.currentRv();
         const initial = core.store.list(rt.storageKey, ns);
         inOrder(() => converted(initial, (objs) => {
           for (const obj of objs) if (matches(obj)) send('ADDED', obj);
         }));
-        if (bookmarks && query.get('sendInitialEvents') === 'true') {
+        if (bookmarks && opts.sendInitialEvents === true) {
           const rv = startRv;
-          inOrder(() => send('BOOKMARK', bookmarkObject(rt.kind, r.rt.group, r.info.version, rv, true)));
+          inOrder(() => send('BOOKMARK', bookmarkObject(rt.kind, rt.group, r.info.version, rv, true)));
         }
-      } else {
-        startRv = fromRv!;
-      }
+      } else startRv = fromRv ?? core.store.currentRv();
       unsubscribe = core.store.watch(rt.storageKey, startRv, deliver);
     } catch (e) {
       const err = e instanceof ApiError ? e : errors.internal(String(e));
@@ -156,7 +169,11 @@ export function handleWatch(r: ResourceRequest, watches: WatchRegistry): Promise
       return;
     }
 
-    timers.push(setTimeout(() => finish(true), timeoutSeconds * 1000));
+    timers.push(setTimeout(() => {
+      // a stalled stream ends once what it holds is delivered
+      if (held.length) endWhenDelivered = true;
+      else finish(true);
+    }, Math.max(timeoutSeconds, 0) * 1000));
     if (bookmarks) {
       timers.push(setInterval(() => {
         // the RV when queued: every event up to it is already ahead in the queue

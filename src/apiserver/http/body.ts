@@ -1,7 +1,7 @@
 // Request bodies: size-limited reading and JSON/YAML decoding with precise errors.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { errors } from '../errors.ts';
+import { ApiError, errors } from '../errors.ts';
 import { decodeKubeProtobuf, isKubeProtobuf } from './protobuf/index.ts';
 
 /** kube-apiserver's limit for a request body (3 MiB) */
@@ -13,7 +13,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     if (declared > limit) {
       // Drain so the connection can be reused, but refuse at once.
       req.resume();
-      reject(errors.requestEntityTooLarge(`the request body is ${declared} bytes, larger than the limit of ${limit} bytes`));
+      reject(errors.requestEntityTooLarge(`Request entity too large: limit is ${limit}`));
       return;
     }
     const chunks: Buffer[] = [];
@@ -24,7 +24,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       size += chunk.length;
       if (size > limit) {
         failed = true;
-        reject(errors.requestEntityTooLarge(`the request body is larger than the limit of ${limit} bytes`));
+        reject(errors.requestEntityTooLarge(`Request entity too large: limit is ${limit}`));
         return;
       }
       chunks.push(chunk);
@@ -48,11 +48,14 @@ export function decodeBody(buf: Buffer, contentType: string | undefined): unknow
   // Typed Go clients (kubectl create, auth can-i, create token, drain) send Kubernetes protobuf.
   if (isKubeProtobuf(contentType)) {
     if (buf.length === 0) throw errors.badRequest('the request body is empty');
+    let value: unknown;
     try {
-      return decodeKubeProtobuf(buf);
+      value = decodeKubeProtobuf(buf);
     } catch (e) {
       throw errors.badRequest(`error decoding protobuf body: ${(e as Error).message}`);
     }
+    // (map keys, such as labels, are the only names a protobuf body chooses)
+    return buf.includes('__proto__') ? checkedBody(value) : value;
   }
   const text = buf.toString('utf8');
   if (text.trim() === '') throw errors.badRequest('the request body is empty');
@@ -63,16 +66,19 @@ export function decodeBody(buf: Buffer, contentType: string | undefined): unknow
   checkYamlNesting(text);
   if (text.trimStart().startsWith('{') || text.trimStart().startsWith('[')) {
     try {
-      return JSON.parse(text);
-    } catch {
+      return checkedBody(JSON.parse(text));
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
       // not JSON after all: YAML may still read it
     }
   }
+  let value: unknown;
   try {
-    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
+    value = parseYaml(text, { maxAliasCount: 100, uniqueKeys: true });
   } catch (e) {
     throw errors.badRequest(`error decoding YAML body: ${(e as Error).message}`);
   }
+  return checkedBody(value);
 }
 
 /** Bodies at least this long have their nesting checked before parsing, so a huge deep one is refused at once. */
@@ -93,7 +99,38 @@ function decodeJson(text: string): unknown {
     throw errors.badRequest(`error decoding JSON body: ${(e as Error).message}`);
   }
   if (text.length > MAX_NESTING_DEPTH && tooDeep(value, 0)) throw nestingError();
+  // (the key may be spelt with \u escapes)
+  if (text.includes('__proto__') || text.includes('\\u')) checkedBody(value);
   return value;
+}
+
+/**
+ * Refuses a `__proto__` field anywhere in a body. JSON.parse keeps it as a plain own property, so it cannot
+ * pollute Object.prototype, but every later lookup by field name (`schema.properties[key]`, merges, managed
+ * fields) would see the prototype instead. kube-apiserver would treat it as an unknown field; no Kubernetes
+ * object has one.
+ */
+function checkedBody(value: unknown): unknown {
+  const at = protoKeyPath(value, 0);
+  if (at) throw errors.badRequest(`the request body has a field named "__proto__" at ${at}: this API server refuses that name in any object; remove or rename the field`);
+  return value;
+}
+
+function protoKeyPath(v: unknown, depth: number): string | undefined {
+  if (v === null || typeof v !== 'object' || depth > MAX_NESTING_DEPTH) return undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const at = protoKeyPath(v[i], depth + 1);
+      if (at) return `[${i}]${at.startsWith('[') ? '' : '.'}${at}`;
+    }
+    return undefined;
+  }
+  for (const k of Object.keys(v)) {
+    if (k === '__proto__') return k;
+    const at = protoKeyPath((v as Record<string, unknown>)[k], depth + 1);
+    if (at) return `${k}${at.startsWith('[') ? '' : '.'}${at}`;
+  }
+  return undefined;
 }
 
 /** whether a decoded value nests objects/arrays deeper than MAX_NESTING_DEPTH (stops descending there) */

@@ -76,12 +76,13 @@ export function asPatchSchema(s: unknown): PatchSchema {
   return UNTYPED;
 }
 
+// (own properties only: a field named `constructor` or `toString` must not find Object's members)
 export function fieldSchema(s: StructSchema, key: string): PatchSchema {
-  return s.fields[key] ?? s.other ?? UNTYPED;
+  return (Object.hasOwn(s.fields, key) ? s.fields[key] : undefined) ?? s.other ?? UNTYPED;
 }
 
 export function isNamedField(s: StructSchema, key: string): boolean {
-  return key in s.fields || s.otherNamed === true;
+  return Object.hasOwn(s.fields, key) || s.otherNamed === true;
 }
 
 /** The struct view of a schema for a map value, or undefined when the schema is not a map. */

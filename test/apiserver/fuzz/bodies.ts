@@ -70,6 +70,14 @@ export function hostileBody(p: Prng, valid: Obj): Body {
     [2, () => textBody(JSON.stringify(randomJson(p, 4)), 'random JSON value')],
     [1, () => textBody(p.pick(['null', 'true', '0', '"str"', '[]', '{}', '[{}]', 'NaN', '-', '{"a":}']), 'scalar or tiny JSON')],
     [2, () => textBody(yamlOddity(p), 'YAML oddity')],
+    [2, () => {
+      // bytes that are not UTF-8 inside a string of an otherwise valid object (Go's decoder reads them as U+FFFD)
+      const bad = p.pick([[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf], [0xe2, 0x82]]);
+      const text = JSON.stringify(valid);
+      const at = text.indexOf('"', text.indexOf('"name":') + 7) + 1;
+      const bytes = at > 0 ? Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bad), Buffer.from(text.slice(at))]) : Buffer.from(bad);
+      return { bytes, note: `invalid UTF-8 (${bad.map((b) => b.toString(16)).join(' ')}) in metadata.name` };
+    }],
   ])();
 }
 

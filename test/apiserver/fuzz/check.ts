@@ -1,8 +1,13 @@
 // What every response must satisfy: it arrives in time, carries a real HTTP status, any 4xx/5xx body is a
-// well-formed Kubernetes Status whose code matches, no 5xx at all, 2xx JSON bodies parse, and watch
-// streams are newline-delimited events (ERROR events being Status objects too).
+// well-formed Kubernetes Status whose code matches (in JSON, YAML or protobuf, as negotiated), no 5xx at all,
+// 2xx bodies decode as their Content-Type says, and watch streams are newline-delimited JSON events or
+// length-prefixed protobuf frames (ERROR events being Status objects too).
 import { STATUS_CODES } from 'node:http';
+import { decodeBody, decodeProtobufWatch, mediaTypeOf } from './decode.ts';
 import type { Outcome } from './http.ts';
+
+/** what kube-apiserver writes bodies in */
+const BODY_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 export interface Verdict {
   /** problems that make the request a finding; empty when the response is acceptable */
@@ -35,6 +40,31 @@ function parseJson(buf: Buffer): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
+function eventProblems(ev: { type?: unknown; object?: Record<string, unknown> }): { problems: string[]; message: string } {
+  const problems: string[] = [];
+  let message = '';
+  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(String(ev.type))) problems.push(`watch event type ${JSON.stringify(ev.type)}`);
+  if (!ev.object || typeof ev.object !== 'object') problems.push('watch event without an object');
+  if (ev.type === 'ERROR') {
+    const code = typeof ev.object?.code === 'number' ? ev.object.code : 0;
+    message = String(ev.object?.message ?? '');
+    problems.push(...statusProblems(ev.object, code).map((p) => `watch ERROR event: ${p}`));
+    if (code >= 500) problems.push(`watch ERROR event with code ${code}: ${message}`);
+  }
+  return { problems, message };
+}
+
+function protobufWatchProblems(body: Buffer, cutOff: boolean): { problems: string[]; message: string } {
+  const { events, problems } = decodeProtobufWatch(body, cutOff);
+  let message = '';
+  for (const ev of events) {
+    const e = eventProblems(ev);
+    problems.push(...e.problems);
+    message ||= e.message;
+  }
+  return { problems, message };
+}
+
 function watchProblems(body: Buffer, cutOff: boolean): { problems: string[]; message: string } {
   const lines = body.toString('utf8').split('\n');
   // a stream we cut off may end mid-line; a stream the server ended must end with a newline
@@ -48,15 +78,9 @@ function watchProblems(body: Buffer, cutOff: boolean): { problems: string[]; mes
       problems.push(`watch event is not JSON (${parsed.error}): ${line.slice(0, 80)}`);
       continue;
     }
-    const ev = parsed.value as { type?: unknown; object?: Record<string, unknown> };
-    if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(String(ev.type))) problems.push(`watch event type ${JSON.stringify(ev.type)}`);
-    if (!ev.object || typeof ev.object !== 'object') problems.push('watch event without an object');
-    if (ev.type === 'ERROR') {
-      const code = typeof ev.object?.code === 'number' ? ev.object.code : 0;
-      message = String(ev.object?.message ?? '');
-      problems.push(...statusProblems(ev.object, code).map((p) => `watch ERROR event: ${p}`));
-      if (code >= 500) problems.push(`watch ERROR event with code ${code}: ${message}`);
-    }
+    const e = eventProblems(parsed.value as { type?: unknown; object?: Record<string, unknown> });
+    problems.push(...e.problems);
+    message ||= e.message;
   }
   return { problems, message };
 }
@@ -70,25 +94,27 @@ export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: nu
   if (!Number.isInteger(code) || code < 100 || code > 599 || !STATUS_CODES[code]) problems.push(`invalid HTTP status ${code}`);
   const contentType = String(o.headers['content-type'] ?? '');
   let message = '';
+  const type = mediaTypeOf(contentType);
   if (code >= 400 && method !== 'HEAD') {
-    const parsed = parseJson(o.body);
-    if (!parsed.ok) problems.push(`error body is not JSON (${parsed.error}): ${o.body.toString('utf8').slice(0, 120)}`);
+    const parsed = decodeBody(o.body, contentType);
+    if (!parsed.ok) problems.push(`error body does not decode as ${type || 'JSON'} (${parsed.error}): ${o.body.toString('utf8').slice(0, 120)}`);
     else {
       message = String((parsed.value as { message?: unknown })?.message ?? '');
       problems.push(...statusProblems(parsed.value, code));
     }
-    if (!contentType.startsWith('application/json')) problems.push(`error Content-Type is ${JSON.stringify(contentType)}`);
+    if (!BODY_TYPES.includes(type)) problems.push(`error Content-Type is ${JSON.stringify(contentType)}`);
   }
-  if (code >= 500) problems.push(`server error ${code}: ${message || o.body.toString('utf8').slice(0, 200)}`);
+  // (a 5xx is a finding unless the request was built to get exactly that, e.g. a 504 for a body too slow)
+  if (code >= 500 && !expect?.includes(code)) problems.push(`server error ${code}: ${message || o.body.toString('utf8').slice(0, 200)}`);
   else if (expect !== undefined && !expect.includes(code)) problems.push(`expected ${expect.join(' or ')}, got ${code}`);
-  if (code >= 200 && code < 300 && method !== 'HEAD' && contentType.startsWith('application/json')) {
+  if (code >= 200 && code < 300 && method !== 'HEAD') {
     if (stream && code === 200 && !o.headers['content-length']) {
-      const w = watchProblems(o.body, o.cutOff);
+      const w = type === 'application/vnd.kubernetes.protobuf' ? protobufWatchProblems(o.body, o.cutOff) : type === 'application/json' ? watchProblems(o.body, o.cutOff) : { problems: [`watch Content-Type is ${JSON.stringify(contentType)}`], message: '' };
       problems.push(...w.problems);
       message = w.message;
-    } else {
-      const parsed = parseJson(o.body);
-      if (!parsed.ok) problems.push(`2xx body is not JSON (${parsed.error})`);
+    } else if (BODY_TYPES.includes(type)) {
+      const parsed = decodeBody(o.body, contentType);
+      if (!parsed.ok) problems.push(`2xx body does not decode as ${type} (${parsed.error})`);
     }
   }
   return { problems, code, message };

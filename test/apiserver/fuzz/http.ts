@@ -13,6 +13,8 @@ export interface RawRequest {
   chunked?: boolean;
   /** a streaming response (watch): headers must arrive in time, the body is read until `streamMs` */
   stream?: boolean;
+  /** slow-loris: the body trickles out in this many pieces, `delayMs` apart (the server may answer first) */
+  slow?: { pieces: number; delayMs: number };
 }
 
 export type Outcome =
@@ -92,6 +94,26 @@ export class RawClient {
         res.on('error', (e) => settle({ kind: 'error', message: `response stream: ${e.message}`, ms: elapsed() }));
         res.on('aborted', () => settle({ kind: 'error', message: 'response aborted by the server', ms: elapsed() }));
       });
+      if (r.body && r.slow) {
+        const body = r.body;
+        const size = Math.max(1, Math.ceil(body.length / r.slow.pieces));
+        const delayMs = r.slow.delayMs;
+        let at = 0;
+        const trickle = () => {
+          if (req.destroyed) return;
+          // answered before the body was done: hang up, as such a client would (the socket is no use half-sent)
+          if (settled) {
+            req.destroy();
+            return;
+          }
+          req.write(body.subarray(at, at + size));
+          at += size;
+          if (at < body.length) setTimeout(trickle, delayMs);
+          else req.end();
+        };
+        trickle();
+        return;
+      }
       if (r.body) {
         // Write in pieces so large bodies are streamed and a server that answers early is not blocked on.
         const piece = 256 * 1024;

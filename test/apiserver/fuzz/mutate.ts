@@ -80,6 +80,12 @@ function pickPath(p: Prng, d: Doc, filter: (path: Path) => boolean = () => true)
 
 type Mutation = (p: Prng, d: Doc) => void;
 
+/**
+ * Field names a JavaScript object already answers to. `__proto__` must be refused cleanly; the inherited
+ * names are legitimate field names (a ConfigMap key "constructor") that must be served like any other.
+ */
+const HOSTILE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];
+
 /** each mutation edits d.value in place and appends a note */
 const mutations: [number, Mutation][] = [
   [6, (p, d) => {
@@ -128,6 +134,15 @@ const mutations: [number, Mutation][] = [
     const parent = target.length ? getAt(d.value, target) : d.value;
     if (isObj(parent)) parent[key] = randomJson(p);
     d.notes.push(`unknown field ${JSON.stringify(key.slice(0, 20))} under ${fmt(target) || '<root>'}`);
+  }],
+  [1, (p, d) => {
+    const containers = allPaths(d.value).filter((path) => isObj(getAt(d.value, path)));
+    const target = containers.length && p.chance(0.8) ? p.pick(containers) : [];
+    const parent = target.length ? getAt(d.value, target) : d.value;
+    const key = p.pick(HOSTILE_KEYS);
+    // (an assignment would set the prototype; JSON.parse, like this, makes it a plain own field)
+    if (isObj(parent)) Object.defineProperty(parent, key, { value: p.chance(0.5) ? { polluted: 'yes', name: 'evil' } : randomJson(p, 2), enumerable: true, writable: true, configurable: true });
+    d.notes.push(`field ${JSON.stringify(key)} under ${fmt(target) || '<root>'}`);
   }],
   [4, (p, d) => mutateMetadata(p, d)],
   [3, (p, d) => {

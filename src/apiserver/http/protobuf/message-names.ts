@@ -14,6 +14,11 @@ export const API_PACKAGES: Readonly<Record<string, string>> = {
   'autoscaling/v1': 'autoscaling/v1',
   'autoscaling/v2': 'autoscaling/v2',
   'certificates.k8s.io/v1': 'certificates/v1',
+  'coordination.k8s.io/v1': 'coordination/v1',
+  'events.k8s.io/v1': 'events/v1',
+  'storage.k8s.io/v1': 'storage/v1',
+  'admissionregistration.k8s.io/v1': 'admissionregistration/v1',
+  'meta.k8s.io/v1': 'meta/v1',
 };
 
 /**
@@ -37,6 +42,32 @@ export const KINDS: Readonly<Record<string, readonly string[]>> = {
 };
 
 export const DELETE_OPTIONS = 'meta/v1.DeleteOptions';
+
+/**
+ * The kinds kube-apiserver answers in protobuf when a client asks for it (typed Go clients such as kubectl's send
+ * `Accept: application/vnd.kubernetes.protobuf,application/json`): every built-in kind this server serves, its
+ * list, Scale, and the meta.k8s.io kinds of errors, metadata-only views and watch events. Status goes out under
+ * apiVersion v1, as kube-apiserver writes it in every group. CustomResourceDefinitions are missing: kubectl does
+ * not carry the apiextensions descriptors this table is generated from, so they negotiate like custom resources.
+ */
+export const RESPONSE_KINDS: Readonly<Record<string, readonly string[]>> = {
+  v1: ['ConfigMap', 'Endpoints', 'Event', 'Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'Secret', 'Service', 'ServiceAccount'],
+  'apps/v1': ['Deployment', 'ReplicaSet'],
+  'batch/v1': ['Job'],
+  'coordination.k8s.io/v1': ['Lease'],
+  'events.k8s.io/v1': ['Event'],
+  'rbac.authorization.k8s.io/v1': ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
+  'admissionregistration.k8s.io/v1': ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'],
+  'autoscaling/v2': ['HorizontalPodAutoscaler'],
+  'autoscaling/v1': ['Scale'],
+  'policy/v1': ['PodDisruptionBudget'],
+  'networking.k8s.io/v1': ['Ingress', 'NetworkPolicy'],
+  'storage.k8s.io/v1': ['StorageClass'],
+  'meta.k8s.io/v1': ['PartialObjectMetadata', 'PartialObjectMetadataList', 'Status', 'WatchEvent'],
+};
+
+/** Kinds of RESPONSE_KINDS that also have a `<Kind>List` message (the others are lists already, or never listed). */
+const UNLISTED = new Set(['Scale', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'Status', 'WatchEvent']);
 
 /** Messages with their own JSON form (custom MarshalJSON in Go); decoded by special-messages.ts. */
 export const SPECIAL_MESSAGES: ReadonlySet<string> = new Set([
@@ -67,6 +98,13 @@ export function protoToShort(full: string): string {
 
 /** Full protobuf names of the top-level messages (generate-messages.ts starts from these). */
 export const ROOT_MESSAGES: readonly string[] = [
-  ...Object.entries(KINDS).flatMap(([apiVersion, kinds]) => kinds.map((k) => `k8s.io.api.${API_PACKAGES[apiVersion]!.replace('/', '.')}.${k}`)),
+  ...Object.entries(KINDS).flatMap(([apiVersion, kinds]) => kinds.map((k) => fullName(apiVersion, k))),
+  ...Object.entries(RESPONSE_KINDS).flatMap(([apiVersion, kinds]) => kinds.flatMap((k) => [fullName(apiVersion, k), ...(UNLISTED.has(k) ? [] : [fullName(apiVersion, `${k}List`)])])),
   'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
 ];
+
+function fullName(apiVersion: string, kind: string): string {
+  const pkg = API_PACKAGES[apiVersion]!;
+  if (pkg === 'meta/v1') return `k8s.io.apimachinery.pkg.apis.meta.v1.${kind}`;
+  return `k8s.io.api.${pkg.replace('/', '.')}.${kind}`;
+}

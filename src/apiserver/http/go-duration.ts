@@ -1,0 +1,31 @@
+// Go's time.ParseDuration ("300ms", "1.5h", "2h45m"), with its error texts, for the `timeout` query parameter
+// and metav1.Duration fields.
+
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** Nanoseconds, or the error time.ParseDuration would return. */
+export function parseGoDuration(s: string): { ns: bigint } | { error: string } {
+  const quoted = JSON.stringify(s);
+  let rest = s;
+  let sign = 1n;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    if (rest[0] === '-') sign = -1n;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return { ns: 0n };
+  if (rest === '') return { error: `time: invalid duration ${quoted}` };
+  let total = 0;
+  while (rest !== '') {
+    const num = /^(\d*)(\.\d*)?/.exec(rest)!;
+    if (num[0] === '' || num[0] === '.') return { error: `time: invalid duration ${quoted}` };
+    rest = rest.slice(num[0].length);
+    const unit = /^[^\d.]*/.exec(rest)![0];
+    if (unit === '') return { error: `time: missing unit in duration ${quoted}` };
+    const scale = UNIT_NS[unit];
+    if (scale === undefined) return { error: `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}` };
+    total += Number(num[0]) * scale;
+    rest = rest.slice(unit.length);
+  }
+  if (total > 2 ** 63) return { error: `time: invalid duration ${quoted}` };
+  return { ns: sign * BigInt(Math.round(total)) };
+}
