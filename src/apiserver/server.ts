@@ -50,6 +50,7 @@ export class HttpFront {
     let user: UserInfo | undefined;
     let finished = false;
     let deadline: NodeJS.Timeout | undefined;
+    const auditAnnotations: Record<string, string> = {};
     const finish = (code: number) => {
       // (a request past its deadline is answered, and recorded, once)
       if (finished) return;
@@ -68,6 +69,7 @@ export class HttpFront {
         code,
         latencyMs: Math.round(latencyMs * 1000) / 1000,
         ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+        ...(Object.keys(auditAnnotations).length > 0 ? { annotations: auditAnnotations } : {}),
       });
     };
     const note = (i: RequestInfo, u?: UserInfo) => {
@@ -80,12 +82,18 @@ export class HttpFront {
       }, ms);
       deadline.unref();
     };
-    this.serve(req, res, note, arm)
+    this.serve(req, res, note, arm, auditAnnotations)
       .then(finish)
       .catch((err: unknown) => finish(writeError(res, err)));
   };
 
-  private async serve(req: IncomingMessage, res: ServerResponse, note: (i: RequestInfo, u?: UserInfo) => void, arm: (ms: number) => void): Promise<number> {
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    note: (i: RequestInfo, u?: UserInfo) => void,
+    arm: (ms: number) => void,
+    auditAnnotations: Record<string, string>,
+  ): Promise<number> {
     const url = parseRequestUrl(req.url ?? '/');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
     note(info);
@@ -101,7 +109,7 @@ export class HttpFront {
     const attrs = authorizationAttributes(info, url.searchParams);
     const decision = this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
-    if (info.isResourceRequest) return this.resource(req, res, info, url, user);
+    if (info.isResourceRequest) return this.resource(req, res, info, url, user, auditAnnotations);
     const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (admin) {
       if (!user.groups.includes('system:masters')) throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
@@ -160,7 +168,14 @@ export class HttpFront {
     throw errors.notFoundPath();
   }
 
-  private async resource(req: IncomingMessage, res: ServerResponse, info: RequestInfo, url: { searchParams: URLSearchParams; rawQuery: string }, user: UserInfo): Promise<number> {
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    url: { searchParams: URLSearchParams; rawQuery: string },
+    user: UserInfo,
+    auditAnnotations: Record<string, string>,
+  ): Promise<number> {
     // (a leading `//` never reaches the API handlers: no route prefix matches it)
     const rt = info.path.startsWith('//') ? undefined : this.core.registry.lookup(info.group, info.version, info.resource ?? '');
     if (!rt) throw errors.notFoundPath();
@@ -169,7 +184,7 @@ export class HttpFront {
     // kube-apiserver streams pods/log before any negotiation (a ResourceStreamer): whatever the client
     // accepts, it gets text/plain, and its errors come back as JSON
     const out = info.subresource === 'log' ? negotiateLenient(() => negotiate(req.headers.accept), () => negotiate(undefined)) : negotiate(req.headers.accept);
-    const r: ResourceRequest = { core: this.core, req, res, info, query: url.searchParams, user, rt, out };
+    const r: ResourceRequest = { core: this.core, req, res, info, query: url.searchParams, user, rt, out, auditAnnotations };
     for (const v of this.virtualHandlers) {
       const handled = v(r);
       if (handled) return handled;

@@ -1,5 +1,5 @@
 // PodSecurity's audit annotations and exemptions, calling the plugin the way the write path does (the
-// audit log has no per-request annotations yet, so these are read from the attributes' sink): the keys
+// audit log records them per request; most cases here call the plugin directly and read the attributes' sink): the keys
 // kube-apiserver records (pod-security.kubernetes.io/enforce-policy, …/audit-violations, …/error,
 // …/exempt), and that custom resources are not looked at.
 import assert from 'node:assert/strict';
@@ -123,5 +123,25 @@ describe('PodSecurity exemptions', () => {
     const crd: ResourceType = { ...rt('deployments', 'apps'), group: 'example.com', builtin: false, storageKey: 'apps/deployments' };
     const r = run(labels, attrs(crd, { apiVersion: 'example.com/v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'ns' }, spec: { template: { spec: bare().spec } } }));
     assert.deepEqual(r, { annotations: {}, warnings: [] });
+  });
+});
+
+describe('PodSecurity audit annotations over HTTP', () => {
+  it('land on the request\'s audit record', async () => {
+    const { startApiServer } = await import('../../src/apiserver/index.ts');
+    const { raw } = await import('../helpers/raw.ts');
+    const s = await startApiServer({ port: 0 });
+    try {
+      await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'audited', labels: { 'pod-security.kubernetes.io/audit': 'restricted' } } });
+      const created = await raw(s, 'POST', '/api/v1/namespaces/audited/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'loose' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      assert.equal(created.status, 201, created.text);
+      const entry = s.audit.entries().find((e) => e.verb === 'create' && e.resource === 'pods' && e.namespace === 'audited');
+      assert.ok(entry, 'the create is audited');
+      assert.match(entry.annotations?.['pod-security.kubernetes.io/audit-violations'] ?? '', /would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+      const plain = s.audit.entries().find((e) => e.verb === 'create' && e.resource === 'namespaces');
+      assert.equal(plain?.annotations, undefined, 'requests without annotations carry none');
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -32,6 +32,8 @@ export interface ResourceRequest {
   rt: ResourceType;
   /** the response format the Accept header negotiated */
   out: Negotiated;
+  /** filled by admission, written into the request's audit record */
+  auditAnnotations?: Record<string, string>;
 }
 
 export async function handleResource(r: ResourceRequest): Promise<number> {
@@ -75,9 +77,10 @@ export function checkObjectKey(r: ResourceRequest): void {
 
 /** The request context of a write, its options validated; deletes take theirs from readDeleteOptions. */
 export function context(r: ResourceRequest, kind?: OptionsKind, patchType?: string): RequestContext {
-  if (!kind) return { user: r.user, dryRun: r.query.getAll('dryRun').includes('All'), fieldValidation: 'Warn', warnings: [] };
+  const audit = r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {};
+  if (!kind) return { user: r.user, dryRun: r.query.getAll('dryRun').includes('All'), fieldValidation: 'Warn', warnings: [], ...audit };
   const o = writeOptions(r.query, kind, r.req.headers['user-agent'], patchType);
-  return { user: r.user, dryRun: o.dryRun, fieldValidation: o.fieldValidation, warnings: [], fieldManager: o.fieldManager };
+  return { user: r.user, dryRun: o.dryRun, fieldValidation: o.fieldValidation, warnings: [], fieldManager: o.fieldManager, ...audit };
 }
 
 /** the stored object in the request's version, or a 404 */

@@ -10,6 +10,8 @@ export interface RequestContext {
   fieldValidation: FieldValidation;
   /** collected `Warning` response headers (kubectl prints them) */
   warnings: string[];
+  /** annotations admission adds to the request's audit record */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface DeleteOptions {

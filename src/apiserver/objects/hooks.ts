@@ -19,6 +19,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** warnings returned to the client */
   warnings: string[];
+  /** annotations for the request's audit record (PodSecurity's `pod-security.kubernetes.io/…`) */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface AdmissionChain {

@@ -101,6 +101,7 @@ export class Lifecycle {
     const attrs = {
       rt, version: req.version, operation, namespace: req.namespace, name: obj.metadata.name!, object: obj, oldObject: old,
       user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings, ...(req.subresource ? { subresource: req.subresource } : {}),
+      ...(ctx.auditAnnotations ? { auditAnnotations: ctx.auditAnnotations } : {}),
     };
     const mutated = await admission.mutate(attrs);
     if (mutated) obj = mutated;
