@@ -2,7 +2,7 @@
 // Running within 1.5× the time the same API server takes to perform the minimum writes a perfect
 // controller needs; a resync at steady state makes zero writes and zero reads.
 //
-//   npm run bench -- aim [--count 1000] [--concurrency 16] [--runs 3] [--timeout 600] [--profile DIR]
+//   npm run bench -- aim [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600] [--profile DIR]
 //
 // Measured run: a fresh embedded API server with the AIM and external CRDs; an AIMRuntimeConfig `default`
 // (routing on a Gateway with a path template, label propagation, env) and a Ready AIMModel in the

@@ -3,8 +3,9 @@
 // takes to perform the minimum writes a perfect controller needs; a resync at steady state makes zero
 // writes and zero reads.
 //
-//   npm run bench -- modeldeployment [--count 1000] [--concurrency 16] [--runs 3] [--timeout 600]
+//   npm run bench -- modeldeployment [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600]
 //                                    [--profile DIR] [--providers kaito,dynamo,kuberay,aim]
+//                                    [--provider-managers separate|shared]
 //
 // Measured run: a fresh embedded API server with our and the external CRDs; the operator process as
 // `modelplane dev` runs it (`aim` + `kubeairunway-core` sets; the webhooks set is left out: admission is not
@@ -13,16 +14,21 @@
 // the Workspace, DynamoGraphDeployment and RayService turn ready, and for the aim provider the
 // InferenceService its AIMService gets; one status write each). The clock starts when the providers have
 // registered (InferenceProviderConfigs ready), runs from the first create until the Nth ModelDeployment
-// is phase Running in the operator's cache.
+// is phase Running in the operator's cache. `--provider-managers shared` instead runs every provider in the
+// operator's Manager (one cache, one ModelDeployment watch instead of five): not how providers are
+// deployed (their own processes, by the seed's design), but it shows what the watch fan-out of five
+// informers sharing this one thread costs.
 //
 // Baseline (bench/lib/baseline.ts), per ModelDeployment, on a second fresh server with the same setup and
 // nothing watching, C chains in flight, the payloads the controllers wrote in the measured run:
 //   1 create ModelDeployment (the user) · 2 core status (provider selection) · 3 the provider's finalizer
 //   (merge patch) · 4 apply the upstream object · 5 its ready status (stand-in) · 6 provider status
 // = 6 writes; on the aim provider the AIMService's own chain sits between 4 and 6: apply InferenceService,
-// its status (stand-in), AIMService status = 8 writes. Core and provider are separate field managers (and
-// processes) by the seed's design, so each needs its own status write; a perfect provider writes once,
-// Running, and neither emits events.
+// its status (stand-in), AIMService status, and the Normal event DefaultConfigNotFound that the AIM seed
+// requires on the first reconcile of a service whose namespace has no default runtime config (this one
+// has none) = 9 writes. Core and provider are separate field managers (and processes) by the seed's
+// design, so each needs its own status write; a perfect provider writes once, Running, and no event a
+// seed does not ask for.
 //
 // Last line: modeldeployment: <median converge/baseline> ratio (deployments=N, runs=R, converge-ms=…,
 //   baseline-ms=…, cpu-ratio=…, requests/object=…, writes/object=…, baseline-writes/object=…, resync-…),
@@ -42,7 +48,7 @@ import { PROVIDER_SETS } from '../src/controllers/sets.ts';
 import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
 import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
-import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
+import { appliedBy, type BenchServer, benchArgs, eventsByObject, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
 import { DynamoGraphDeploymentKind, InferenceServiceKind, RayServiceKind, registerUpstreamStandIn, STAND_IN, type UpstreamKind, WorkspaceKind } from './lib/upstream.ts';
 
@@ -61,7 +67,9 @@ const SPECS: Record<BuiltinProvider, ModelDeployment['spec']> = {
 
 const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = { kaito: WorkspaceKind, dynamo: DynamoGraphDeploymentKind, kuberay: RayServiceKind, aim: undefined };
 
-const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim' });
+const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim', 'provider-managers': 'separate' });
+const sharedManager = args.extra['provider-managers'] === 'shared';
+if (!sharedManager && args.extra['provider-managers'] !== 'separate') throw new Error(`--provider-managers: expected separate or shared, got "${args.extra['provider-managers']}"`);
 const providers = args.extra.providers!.split(',').map((p) => p.trim()) as BuiltinProvider[];
 for (const p of providers) if (!(p in BUILTIN_PROVIDER_DEFINITIONS)) throw new Error(`--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`);
 const providerOf = (i: number): BuiltinProvider => providers[i % providers.length]!;
@@ -74,8 +82,12 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     users.add(user);
     managers.push(await startOperator({ ...common, kubeconfig: server.kubeconfigFor(user), name: user, sets }));
   };
-  await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
-  for (const p of providers) await start(`modelplane-${p}`, PROVIDER_SETS.filter((s) => s.name === providerControllerName(p)));
+  const providerSets = (p: BuiltinProvider) => PROVIDER_SETS.filter((s) => s.name === providerControllerName(p));
+  if (sharedManager) await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet(), ...providers.flatMap(providerSets)]);
+  else {
+    await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
+    for (const p of providers) await start(`modelplane-${p}`, providerSets(p));
+  }
   const standIn = await Manager.create({ kubeconfig: server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
   const kinds = providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind);
   registerUpstreamStandIn(standIn, [...new Set(kinds)]);
@@ -115,6 +127,7 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
   const upstreams = new Map<BuiltinProvider, Map<string, KubeObject>>();
   for (const p of new Set(providers)) upstreams.set(p, await byName(server, upstreamKindOf(p)));
   const isvcs = providers.includes('aim') ? await byName(server, InferenceServiceKind.kind) : new Map<string, KubeObject>();
+  const defaultConfigEvents = providers.includes('aim') ? await eventsByObject(server, NS, 'DefaultConfigNotFound') : new Map<string, KubeObject>();
   return created.map((user, i) => {
     const name = user.metadata.name ?? '';
     const p = providerOf(i);
@@ -131,6 +144,7 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
             { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(found('InferenceService', isvcs.get(name)), AIM_SERVICE_CONTROLLER) },
             { op: 'applyStatus', by: STAND_IN, obj: appliedBy(isvcs.get(name)!, STAND_IN, 'status') },
             { op: 'applyStatus', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(upstream, AIM_SERVICE_CONTROLLER, 'status') },
+            { op: 'create', by: AIM_SERVICE_CONTROLLER, obj: found('DefaultConfigNotFound event about AIMService', defaultConfigEvents.get(name)) },
           ]
         : [{ op: 'applyStatus', by: STAND_IN, obj: appliedBy(upstream, STAND_IN, 'status') }];
     return [
@@ -160,6 +174,7 @@ const scenario: Scenario<ModelDeployment> = {
   object: deployment,
   chains,
   notResync: (e) => e.resource.startsWith('inferenceproviderconfigs'),
+  ...(sharedManager ? { variant: { 'provider-managers': 'shared' } } : {}),
 };
 
 runScenario(scenario, args).catch((err) => {

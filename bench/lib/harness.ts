@@ -11,13 +11,15 @@ import { parseArgs } from 'node:util';
 import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
 import type { AuditEntry } from '../../src/apiserver/audit.ts';
 import { extractOwned } from '../../src/engine/index.ts';
-import { type Controller, type CustomResourceDefinition, ensureCrd, type KindRef, KubeClient, type KubeObject, type Manager } from '../../src/kube/index.ts';
+import { type Controller, type CustomResourceDefinition, ensureCrd, EventsV1, type KindRef, KubeClient, type KubeEvent, type KubeObject, type Manager } from '../../src/kube/index.ts';
 
 export interface BenchArgs {
   count: number;
   /** in-flight chains of the user's creates and of the baseline */
   concurrency: number;
   runs: number;
+  /** objects of an unreported run first (0: none), so no measured run pays for compiling the code */
+  warmup: number;
   timeoutMs: number;
   /** write a CPU profile of each measured run (creates to convergence) into this directory */
   profileDir: string;
@@ -25,7 +27,7 @@ export interface BenchArgs {
   extra: Record<string, string>;
 }
 
-/** --count N (default 1000), --concurrency C (16), --runs R (3), --timeout S (600 per run), --profile DIR, plus `extra` */
+/** --count N (default 1000), --concurrency C (16), --runs R (3), --warmup W (100), --timeout S (600 per run), --profile DIR, plus `extra` */
 export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
   const own = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { type: 'string' as const, default: v }]));
   const { values } = parseArgs({
@@ -33,6 +35,7 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
       count: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '16' },
       runs: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '100' },
       timeout: { type: 'string', default: '600' },
       profile: { type: 'string', default: '' },
       ...own,
@@ -47,6 +50,7 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
     count: num('count', values.count),
     concurrency: num('concurrency', values.concurrency),
     runs: num('runs', values.runs),
+    warmup: values.warmup === '0' ? 0 : num('warmup', values.warmup),
     timeoutMs: num('timeout', values.timeout) * 1000,
     profileDir: values.profile ?? '',
     extra: Object.fromEntries(Object.keys(extra).map((k) => [k, String((values as Record<string, unknown>)[k])])),
@@ -251,6 +255,21 @@ export function appliedBy(obj: KubeObject, manager: string, subresource: '' | 's
   if (!entry?.fieldsV1) throw new Error(`bench: ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} has no ${subresource || 'main-resource'} apply entry of field manager "${manager}"`);
   const owned = extractOwned(obj, entry.fieldsV1 as Record<string, unknown>) as KubeObject;
   return { ...owned, apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...owned.metadata, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) } };
+}
+
+/**
+ * The Events with `reason` in `namespace`, by the name of the object they are about, as their controller
+ * created them (without what the server set): for the events a seed requires, which a perfect controller
+ * writes too.
+ */
+export async function eventsByObject(server: BenchServer, namespace: string, reason: string): Promise<Map<string, KubeEvent>> {
+  const out = new Map<string, KubeEvent>();
+  for (const e of (await server.admin.list(EventsV1, { namespace })).items) {
+    if (e.reason !== reason) continue;
+    const { uid: _u, resourceVersion: _rv, creationTimestamp: _c, managedFields: _m, ...metadata } = e.metadata;
+    out.set(e.regarding.name, { ...e, metadata });
+  }
+  return out;
 }
 
 /** points the object's ownerReferences at the owners' uids in this run (by kind and name) */

@@ -27,6 +27,8 @@ export interface ObservabilityConfig {
   logMessage?: string;
   /** log at debug level instead of info (info level only) */
   debugLog?: boolean;
+  /** say nothing when the condition first appears, only when an existing one changes */
+  quietWhenNew?: boolean;
 }
 
 export type ObservabilityOption = Partial<ObservabilityConfig>;
@@ -44,6 +46,7 @@ export const withEventReason = (eventReason: string): ObservabilityOption => ({ 
 export const withEventMessage = (eventMessage: string): ObservabilityOption => ({ eventMessage });
 export const withLogMessage = (logMessage: string): ObservabilityOption => ({ logMessage });
 export const withDebugLog = (): ObservabilityOption => ({ debugLog: true });
+export const quietWhenNew = (): ObservabilityOption => ({ quietWhenNew: true });
 
 /** one condition set in this reconcile, with whether it transitioned and how to report it */
 export interface ConditionObservation {
@@ -201,5 +204,6 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 /** should this observation produce an event and a log line now? */
 export function shouldReport(o: ConditionObservation): boolean {
   if (o.config.level === 'silent') return false;
+  if (o.config.quietWhenNew && !o.previous) return false;
   return o.transitioned || o.config.recurring;
 }

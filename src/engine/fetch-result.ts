@@ -91,7 +91,14 @@ function describe(t: FetchTarget | undefined): string {
 }
 
 function notFoundError(t: FetchTarget): ApiError {
-  return new ApiError({ code: 404, reason: 'NotFound', message: `${describe(t)} not found`, details: { kind: t.kind, ...(t.name ? { name: t.name } : {}) } });
+  // a cache miss is an answer, not a failure to trace: no stack (capturing one was most of its cost)
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new ApiError({ code: 404, reason: 'NotFound', message: `${describe(t)} not found`, details: { kind: t.kind, ...(t.name ? { name: t.name } : {}) } });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /**

@@ -64,6 +64,11 @@ export interface ComponentHealth {
   errors?: readonly unknown[];
   dependencyType?: DependencyType;
   childRef?: ChildRef;
+  /**
+   * a Ready state worth a Normal event even when its condition first appears (DefaultConfigNotFound);
+   * otherwise a component ready from the start gets no event, only its condition
+   */
+  announce?: boolean;
 }
 
 /** what an inspector returns: a ComponentHealth whose component name the caller supplies */
@@ -78,6 +83,7 @@ export interface NormalizedHealth {
   errors: CategorizedError[];
   dependencyType?: DependencyType;
   childRef?: ChildRef;
+  announce?: boolean;
 }
 
 /**
@@ -110,6 +116,7 @@ export function normalizeHealth(h: ComponentHealth): NormalizedHealth {
   };
   if (h.dependencyType) out.dependencyType = h.dependencyType;
   if (h.childRef) out.childRef = h.childRef;
+  if (h.announce) out.announce = true;
   return out;
 }
 

@@ -18,6 +18,7 @@ export * from './pipeline.ts';
 export * from './plan.ts';
 export * from './references.ts';
 export * from './report.ts';
+export * from './settle.ts';
 export * from './state-engine.ts';
 export * from './status-helper.ts';
 export * from './types.ts';

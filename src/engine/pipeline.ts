@@ -1,18 +1,21 @@
 // The pipeline every controller runs: pause check → runtime config → FetchRemoteState → ComposeState →
-// PlanResources → decision → apply → conditions and status → events. Status is written with server-side
-// apply on the status subresource, only the fields this controller owns, and only when they changed.
+// PlanResources → decision → apply → (after writes: FetchRemoteState and health again) → conditions and
+// status → events. Status is written with server-side apply on the status subresource, only the fields
+// this controller owns, and only when they changed. Because status reflects the state after the apply,
+// the controller needs no second reconcile for the echo of its own writes (src/kube levelBased).
 
-import { deepEqual, type EventRecorder, isConflict, type KindRef, type KubeClient, type KubeObject, kindRef, type ReconcileContext, type Reconciler, type Result } from '../kube/index.ts';
+import { deepEqual, type EventRecorder, isConflict, isNotFound, type KindRef, type KubeClient, type KubeObject, kindRef, type ReconcileContext, type Reconciler, type Result } from '../kube/index.ts';
 import { executePlan, type ApplyOutcome } from './apply.ts';
 import { ConditionManager } from './conditions.ts';
 import { CategorizedError, categorize, invalidSpecError } from './errors.ts';
 import type { FetchResult, ObjectReader } from './fetch-result.ts';
 import { type Clock, DEFAULT_GRACE_PERIOD_MS, type GraceState, GraceTracker, systemClock } from './grace.ts';
-import { type ComponentState, type NormalizedHealth, normalizeHealth } from './health.ts';
+import { type ComponentState, isErrorState, isReadyState, type NormalizedHealth, normalizeHealth } from './health.ts';
 import type { LabelPropagator } from './labels.ts';
 import { ownedStatus } from './owned-fields.ts';
 import type { ObjectRef, PlanResult } from './plan.ts';
 import { type EngineLogger, reportObservations } from './report.ts';
+import { SettleWindow } from './settle.ts';
 import { asComponentState, type Decision, decide, runAutomatic, setParentConditions, sourcedErrors } from './state-engine.ts';
 import type { DomainReconciler, EngineStatus, FetchContext, PlanContext, ReadClient, RuntimeConfigSource } from './types.ts';
 
@@ -33,6 +36,11 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   observedGeneration?: boolean;
   clock?: Clock;
   gracePeriodMs?: number;
+  /**
+   * hold back a status that only says "the children this reconcile just wrote are not ready yet" for up
+   * to this long (settle.ts); 0 or unset writes every status at once
+   */
+  settleWindowMs?: number;
 }
 
 /** what the pipeline needs from the runtime for one run (src/kube's ReconcileContext provides it) */
@@ -58,6 +66,8 @@ export interface RunOutcome {
   statusWritten: boolean;
   /** the status write lost a race with another writer; the key is requeued */
   statusConflict: boolean;
+  /** a changed status was held back inside the settle window; requeueAfterMs says when it ends */
+  statusHeld: boolean;
   /** retry with backoff (infrastructure errors) */
   requeueWithBackoff: boolean;
   requeueAfterMs?: number;
@@ -75,12 +85,14 @@ const silentLog: EngineLogger = { debug() {}, info() {}, error() {} };
 
 export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends EngineStatus = EngineStatus> {
   readonly grace: GraceTracker;
+  readonly settle: SettleWindow | undefined;
   private readonly clock: Clock;
   private readonly statusField: string | null;
 
   constructor(readonly opts: PipelineOptions<T, F, O, C, S>) {
     this.clock = opts.clock ?? systemClock;
     this.grace = new GraceTracker(this.clock, opts.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS);
+    this.settle = opts.settleWindowMs ? new SettleWindow(this.clock, opts.settleWindowMs) : undefined;
     this.statusField = opts.statusField === undefined ? 'status' : opts.statusField;
   }
 
@@ -91,7 +103,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
   }
 
   async run(object: T, deps: RunDeps): Promise<RunOutcome> {
-    const base: RunOutcome = { phase: 'reconciled', errors: [], statusWritten: false, statusConflict: false, requeueWithBackoff: false };
+    const base: RunOutcome = { phase: 'reconciled', errors: [], statusWritten: false, statusConflict: false, statusHeld: false, requeueWithBackoff: false };
     const pause = this.opts.pauseAnnotation;
     if (pause && object.metadata.annotations?.[pause] === 'true') return { ...base, phase: 'paused' };
     // finalizers and cleanup belong to the thin controller; children of a deleting owner must not be re-applied
@@ -104,8 +116,14 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     const runtimeConfig = this.opts.runtimeConfig ? await this.opts.runtimeConfig.fetch(object, deps.reader) : undefined;
     const planCtx: PlanContext<T, C> = { object, runtimeConfig };
     const fetchCtx: FetchContext<T, C> = { ...planCtx, reader: deps.reader, client: deps.client, log, ...(deps.signal ? { signal: deps.signal } : {}) };
-    const fetched = await r.fetchRemoteState(fetchCtx);
-    const obs = r.composeState ? r.composeState(planCtx, fetched) : (fetched as unknown as O);
+    const observe = async (): Promise<{ obs: O; components: NormalizedHealth[] }> => {
+      const fetched = await r.fetchRemoteState(fetchCtx);
+      const obs = r.composeState ? r.composeState(planCtx, fetched) : (fetched as unknown as O);
+      const components: NormalizedHealth[] = [];
+      for (const h of r.getComponentHealth?.(obs, planCtx) ?? []) if (h) components.push(normalizeHealth(h));
+      return { obs, components };
+    };
+    let { obs, components } = await observe();
 
     const otherErrors: CategorizedError[] = [];
     let plan: PlanResult | undefined;
@@ -115,9 +133,6 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       // a planner that throws met data it cannot turn into objects: a spec problem, not an outage
       otherErrors.push(err instanceof CategorizedError ? err : invalidSpecError('PlanningFailed', `planning failed: ${err instanceof Error ? err.message : String(err)}`, err));
     }
-    const components: NormalizedHealth[] = [];
-    for (const h of r.getComponentHealth?.(obs, planCtx) ?? []) if (h) components.push(normalizeHealth(h));
-
     const decision = decide([...components.flatMap((h) => h.errors), ...otherErrors]);
     let applyOutcome: ApplyOutcome | undefined;
     if (decision.shouldApply && plan) {
@@ -129,11 +144,15 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
         runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
       });
       otherErrors.push(...applyOutcome.errors);
+      // status tells what the writes left behind: the cache holds the server's answers to them, so a child
+      // created ready, or an existing one updated, is reported as it now is, not as it was before the apply
+      if (applyOutcome.applied > 0) ({ obs, components } = await observe());
     }
 
     const allErrors = [...components.flatMap((h) => h.errors), ...otherErrors];
     const infra = allErrors.some((e) => e.category === 'Infrastructure');
-    const grace = this.grace.observe(object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name}`, infra);
+    const objectKey = object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+    const grace = this.grace.observe(objectKey, infra);
 
     const before = ownedStatus(object, fieldManager) as S;
     const status = structuredClone(before);
@@ -165,7 +184,18 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     if (plan?.requeueAfterMs !== undefined) outcome.requeueAfterMs = plan.requeueAfterMs;
 
     let persisted = true;
-    if (!deepEqual(before, status)) {
+    if (deepEqual(before, status)) {
+      this.settle?.release(objectKey);
+    } else {
+      const left = this.settle && state && settling(state, components, allErrors) ? this.settle.hold(objectKey, object.metadata.generation, (applyOutcome?.applied ?? 0) > 0) : undefined;
+      if (left !== undefined) {
+        // nothing is reported either: the reconcile that writes the status reports its transitions
+        outcome.statusHeld = true;
+        outcome.requeueAfterMs = Math.min(outcome.requeueAfterMs ?? left, left);
+        log.debug('status held back while the children just written settle', { state, remainingMs: left });
+        return outcome;
+      }
+      this.settle?.release(objectKey);
       try {
         const { name, namespace, resourceVersion } = object.metadata;
         const metadata = { name, ...(namespace ? { namespace } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
@@ -177,6 +207,9 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
           // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
           outcome.statusConflict = true;
           log.debug('status write conflicted, waiting for the newer object', { error: err });
+        } else if (isNotFound(err)) {
+          // deleted since our read: its deletion event ends the work; retrying would only 404 again
+          log.debug('object deleted before its status write', { error: err });
         } else {
           const c = categorize(err);
           outcome.errors.push(c);
@@ -188,6 +221,16 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     reportObservations(cm.observations(), object, deps.recorder, log, { events: persisted });
     return outcome;
   }
+}
+
+/**
+ * A status the settle window may hold back: not ready only because children are coming up (Downstream,
+ * not in an error state), with no error but "not there yet".
+ */
+function settling(state: ComponentState, components: readonly NormalizedHealth[], errors: readonly CategorizedError[]): boolean {
+  if (state !== 'Progressing' && state !== 'Starting') return false;
+  if (errors.some((e) => e.category !== 'MissingDownstreamDependency')) return false;
+  return components.every((h) => isReadyState(h.state) || (h.dependencyType === 'Downstream' && !isErrorState(h.state)));
 }
 
 /** src/kube's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */

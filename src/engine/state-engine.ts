@@ -2,7 +2,7 @@
 // `<Component>Ready` and parent conditions, `Ready`, and the overall state. Pure: it works on a
 // ConditionManager and data, so every rule of the seed's table is unit-testable without a cluster.
 
-import { asError, asInfo, type ConditionManager, silent, withDebugLog } from './conditions.ts';
+import { asError, asInfo, type ConditionManager, quietWhenNew, silent, withDebugLog } from './conditions.ts';
 import { BLOCKING_PRIORITY, CATEGORY_BEHAVIOUR, type CategorizedError, type ErrorCategory, PARENT_TRUE_REASON, ParentCondition, type ParentConditionType } from './errors.ts';
 import type { GraceState } from './grace.ts';
 import { type ComponentState, conditionTypeFor, isErrorState, isReadyState, type NormalizedHealth, STATE_PRIORITY, worstState } from './health.ts';
@@ -157,7 +157,10 @@ function heldContribution(cm: ConditionManager, h: NormalizedHealth, type: strin
 
 /** the DESIGN rule: True for Ready, Unknown while Progressing/Starting/Pending, False for error states */
 function setComponentCondition(cm: ConditionManager, h: NormalizedHealth, type: string): void {
-  if (isReadyState(h.state)) cm.markTrue(type, h.reason, h.message, asInfo());
+  // a component ready from the start is no news (an event per component per object was most of the
+  // writes of a thousand services coming up); one that becomes ready after not being ready, or one that
+  // asks to be announced (DefaultConfigNotFound), still gets its event
+  if (isReadyState(h.state)) cm.markTrue(type, h.reason, h.message, asInfo(), ...(h.announce ? [] : [quietWhenNew()]));
   else if (isErrorState(h.state)) cm.markFalse(type, h.reason, h.message, asError());
   // a child this controller is still creating or starting is the normal course of things, not news: the
   // parent's own Progressing/Ready transitions say it once (it used to be an event per child per reconcile)
@@ -183,7 +186,9 @@ function rollUp(cm: ConditionManager, contributions: readonly Contribution[], er
   let state = worstState(contributions.map((c) => c.state));
   if (infraAfterGrace) state = worstState([state], 'Degraded');
   if (isReadyState(state)) {
-    cm.markTrue('Ready', 'AllComponentsReady', 'All components are ready', asInfo());
+    // ready at its first status write: the status says so, an event would only repeat it; ready after
+    // having been not ready is a change and gets its event
+    cm.markTrue('Ready', 'AllComponentsReady', 'All components are ready', asInfo(), quietWhenNew());
     return 'Ready';
   }
   if (isErrorState(state)) {

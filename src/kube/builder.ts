@@ -41,6 +41,11 @@ export interface BuilderOptions {
   rateLimiter?: RateLimiter;
   /** default: the controller name */
   fieldManager?: string;
+  /**
+   * each reconcile works from the current state and the answers to its own writes and returns every
+   * requeue it needs: its own writes' echoes do not wake it, its latest success cancels pending requeues
+   */
+  levelBased?: boolean;
 }
 
 export class ControllerBuilder {
@@ -99,6 +104,7 @@ export class ControllerBuilder {
       globalPredicates: this.global,
       reconciler,
       ...(this.options.concurrency !== undefined ? { concurrency: this.options.concurrency } : {}),
+      ...(this.options.levelBased ? { levelBased: true } : {}),
       ...(this.options.resyncPeriodMs !== undefined ? { resyncPeriodMs: this.options.resyncPeriodMs } : {}),
       ...(this.options.cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs: this.options.cacheSyncTimeoutMs } : {}),
       ...(this.options.rateLimiter ? { rateLimiter: this.options.rateLimiter } : {}),

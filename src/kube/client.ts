@@ -57,6 +57,21 @@ export interface ClientOptions extends TransportOptions {
 /** sees the server's response to every successful (non-dry-run) write, e.g. to update a cache */
 export type WriteObserver = (obj: KubeObject) => void;
 
+/**
+ * sees the writes of one client view, and whether the answer is the object exactly as this write made it
+ * (`pure`): true only for a create (201). Any other write may have changed nothing and returned someone
+ * else's resourceVersion, or been applied on top of someone else's change made since the caller read the
+ * object (a resourceVersion in a server-side apply body is not enforced everywhere), so its answer may
+ * carry news the caller never acted on.
+ */
+export type OwnWriteObserver = (obj: KubeObject, pure: boolean) => void;
+
+interface WriteFacts {
+  dryRun?: boolean | undefined;
+  /** the server answered 201 Created */
+  created?: boolean;
+}
+
 export class KubeClient {
   readonly fieldManager: string | undefined;
 
@@ -65,6 +80,7 @@ export class KubeClient {
     readonly mapper: RestMapper = new RestMapper(transport),
     fieldManager?: string,
     private readonly observers: WriteObserver[] = [],
+    private readonly ownObservers: readonly OwnWriteObserver[] = [],
   ) {
     this.fieldManager = fieldManager;
   }
@@ -83,7 +99,12 @@ export class KubeClient {
 
   /** the same connection and discovery cache, writing as `fieldManager` */
   withFieldManager(fieldManager: string): KubeClient {
-    return new KubeClient(this.transport, this.mapper, fieldManager, this.observers);
+    return new KubeClient(this.transport, this.mapper, fieldManager, this.observers, this.ownObservers);
+  }
+
+  /** this view (and views made from it) also report their own writes to `fn`, before the shared observers */
+  withOwnWriteObserver(fn: OwnWriteObserver): KubeClient {
+    return new KubeClient(this.transport, this.mapper, this.fieldManager, this.observers, [...this.ownObservers, fn]);
   }
 
   mapping(kind: KindRef<any>): Promise<ResourceMapping> {
@@ -130,21 +151,21 @@ export class KubeClient {
   async create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'POST', path: collectionPath(m, obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
-    return this.written(res.body as T, opts);
+    return this.written(res.body as T, { dryRun: opts.dryRun, created: true });
   }
 
   /** PUT: replaces the object; fails with a conflict when metadata.resourceVersion is stale */
   async update<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
-    return this.written(res.body as T, opts);
+    return this.written(res.body as T, { dryRun: opts.dryRun, created: res.status === 201 });
   }
 
   /** PUT on /status: replaces only the status */
   async updateStatus<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
     const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace, 'status'), query: this.writeQuery(opts), body: obj });
-    return this.written(res.body as T, opts);
+    return this.written(res.body as T, { dryRun: opts.dryRun });
   }
 
   async patch<T extends KubeObject>(
@@ -163,7 +184,7 @@ export class KubeClient {
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
     });
-    return this.written(res.body as T, opts);
+    return this.written(res.body as T, { dryRun: opts.dryRun, created: res.status === 201 });
   }
 
   /** deletes the object; a missing object is an error the caller can test with isNotFound */
@@ -208,11 +229,12 @@ export class KubeClient {
       body,
       contentType: APPLY_CONTENT_TYPE,
     });
-    return this.written(res.body as T, opts);
+    return this.written(res.body as T, { dryRun: opts.dryRun, created: res.status === 201 });
   }
 
-  private written<T extends KubeObject>(obj: T, opts: WriteOptions): T {
-    if (opts.dryRun || !obj || typeof obj !== 'object' || !obj.metadata) return obj;
+  private written<T extends KubeObject>(obj: T, facts: WriteFacts): T {
+    if (facts.dryRun || !obj || typeof obj !== 'object' || !obj.metadata) return obj;
+    for (const fn of this.ownObservers) fn(obj, facts.created === true);
     for (const fn of this.observers) fn(obj);
     return obj;
   }

@@ -1,6 +1,10 @@
 // A controller: event sources (its own kind, owned children, mapped relations) feed keys into a workqueue;
 // N workers reconcile keys, reading state from the shared cache. A reconcile returns `{requeueAfter}` to be
 // called again later, or throws to be retried with per-key exponential backoff; TerminalError stops retries.
+// A `levelBased` controller promises that each reconcile works from the current state and the server's
+// answers to its own writes, and returns every requeue it still needs. Then the echoes of its own writes
+// do not wake it (own-writes.ts), and a reconcile that succeeds without asking to be requeued cancels a
+// retry or requeueAfter still pending for its key: the latest reconcile saw the newest state.
 
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +15,7 @@ import type { EventHandler, Informer } from './informer.ts';
 import { type Logger, rootLogger } from './log.ts';
 import type { ResourceMapping } from './mapper.ts';
 import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
+import { OwnWrites } from './own-writes.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
 import type { RateLimiter } from './ratelimit.ts';
 import { controllerOf, type KindRef, keyOf, type KubeObject, type ObjectKey, objectKeyString, parseApiVersion, parseKey } from './types.ts';
@@ -72,6 +77,8 @@ export interface ControllerOptions {
   globalPredicates?: Predicate<any>[];
   reconciler: Reconciler;
   concurrency?: number;
+  /** see the header: no reconcile on the echoes of its own writes; the latest success cancels pending requeues */
+  levelBased?: boolean;
   /** how long start() waits for the caches to list (default 2 min, as controller-runtime) */
   cacheSyncTimeoutMs?: number;
   /** every this many ms, every object of the primary kind is reconciled again (default 10 h) */
@@ -92,6 +99,10 @@ export class Controller {
   private readonly log: Logger;
   private readonly metrics: RuntimeMetrics;
   private readonly concurrency: number;
+  /** the controller's client, recording which resourceVersions its own writes produced */
+  private readonly client: KubeClient;
+  /** levelBased controllers only */
+  private readonly ownWrites: OwnWrites | undefined;
   private running = false;
   /** known once started; owner mapping needs to know whether the primary kind is namespaced */
   primaryMapping: ResourceMapping | undefined;
@@ -102,6 +113,13 @@ export class Controller {
     this.concurrency = Math.max(1, opts.concurrency ?? 1);
     this.log = (opts.logger ?? rootLogger()).child({ controller: opts.name });
     this.metrics = opts.metrics ?? sharedMetrics();
+    const own = opts.levelBased ? new OwnWrites() : undefined;
+    this.ownWrites = own;
+    this.client = own
+      ? opts.client.withOwnWriteObserver((obj, pure) => {
+          if (pure) own.record(obj);
+        })
+      : opts.client;
   }
 
   get isRunning(): boolean {
@@ -185,6 +203,24 @@ export class Controller {
     this.queue?.add(typeof key === 'string' ? key : objectKeyString(key.namespace, key.name));
   }
 
+  /**
+   * enqueues `keys` for a change to `changed` (undefined: a deletion), as the builder's sources do: a
+   * levelBased controller skips the echo of its own write, and judges events for a key it is reconciling
+   * when that reconcile ends
+   */
+  offer(keys: Iterable<string>, changed: KubeObject | undefined): void {
+    if (this.queue) this.offerTo(this.queue, keys, changed);
+  }
+
+  private offerTo(queue: WorkQueue, keys: Iterable<string>, changed: KubeObject | undefined): void {
+    const own = this.ownWrites;
+    if (own && changed && own.isEcho(changed)) return;
+    for (const key of keys) {
+      if (own && queue.isProcessing(key)) own.hold(key, changed);
+      else queue.add(key);
+    }
+  }
+
   /** stops taking new keys and waits for in-flight reconciles to finish */
   async stop(): Promise<void> {
     if (!this.running) return;
@@ -207,8 +243,9 @@ export class Controller {
 
   private handlerFor(source: Source, queue: WorkQueue): EventHandler {
     const predicates = [...source.predicates, ...(this.opts.globalPredicates ?? [])];
-    const enqueue = (obj: KubeObject) => {
-      for (const r of source.map(obj)) queue.add(typeof r === 'string' ? r : objectKeyString(r.namespace, r.name));
+    const keys = (obj: KubeObject, into = new Set<string>()) => {
+      for (const r of source.map(obj)) into.add(typeof r === 'string' ? r : objectKeyString(r.namespace, r.name));
+      return into;
     };
     const pass = (ev: ObjectEvent) => {
       for (const p of predicates) if (!p(ev)) return false;
@@ -216,15 +253,15 @@ export class Controller {
     };
     return {
       add: (obj) => {
-        if (pass({ type: 'add', obj })) enqueue(obj);
+        if (pass({ type: 'add', obj })) this.offerTo(queue, keys(obj), obj);
       },
       update: (old, obj) => {
         if (!pass({ type: 'update', old, obj })) return;
-        if (source.mapOld) enqueue(old);
-        enqueue(obj);
+        // one key once per event: a second add would find it already handed to a worker and run it twice
+        this.offerTo(queue, keys(obj, source.mapOld ? keys(old) : undefined), obj);
       },
       delete: (obj) => {
-        if (pass({ type: 'delete', obj })) enqueue(obj);
+        if (pass({ type: 'delete', obj })) this.offerTo(queue, keys(obj), undefined);
       },
     };
   }
@@ -236,6 +273,8 @@ export class Controller {
       try {
         await this.reconcileKey(queue, key);
       } finally {
+        // events that came in meanwhile and were not our own echoes: once more (add marks it, done re-queues)
+        if (this.ownWrites?.release(key)) queue.add(key);
         queue.done(key);
       }
     }
@@ -247,7 +286,7 @@ export class Controller {
     const log = this.log.child({ object: key, reconcileID: randomUUID() });
     const ctx: ReconcileContext = {
       controller,
-      client: this.opts.client,
+      client: this.client,
       cache: this.opts.cache,
       recorder: this.opts.recorder ?? discardRecorder,
       log,
@@ -267,6 +306,7 @@ export class Controller {
         this.metrics.reconcileTotal.inc({ controller, result: 'requeue' });
       } else {
         queue.forget(key);
+        if (this.opts.levelBased) queue.cancelDelayed(key);
         this.metrics.reconcileTotal.inc({ controller, result: 'success' });
       }
     } catch (err) {

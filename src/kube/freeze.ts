@@ -11,7 +11,8 @@ export type DeepReadonly<T> = T extends (infer U)[]
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  // for…in rather than Object.values: no array per object frozen (every cached object passes through here)
+  for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
   return value;
 }
 

@@ -70,6 +70,8 @@ export class Transport {
   private readonly authCacheMs: number;
   private authHeaders: Record<string, string> | undefined;
   private authFetchedAt = 0;
+  /** where requests go, taken apart once (a URL parsed per request was a measurable share of each one) */
+  private readonly target: { protocol: string; hostname: string; port: string; basePath: string };
 
   private constructor(
     private readonly kc: KubeConfig,
@@ -84,6 +86,8 @@ export class Transport {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? 'modelplane/0.1.0';
     this.authCacheMs = opts.authCacheMs ?? 10_000;
+    // an IPv6 literal is bracketed in URLs, bare in request options
+    this.target = { protocol: server.protocol, hostname: server.hostname.replace(/^\[(.*)\]$/, '$1'), port: server.port, basePath: server.pathname.replace(/\/$/, '') };
   }
 
   static async fromKubeConfig(kc: KubeConfig, opts: TransportOptions = {}): Promise<Transport> {
@@ -158,8 +162,9 @@ export class Transport {
 
   private async send(req: HttpRequest, streaming: boolean): Promise<{ status: number; message: http.IncomingMessage }> {
     const pathWithQuery = this.pathOf(req);
-    const url = new URL(this.server.pathname.replace(/\/$/, '') + pathWithQuery, this.server);
-    const headers: Record<string, string> = { ...(await this.headersForAuth()), 'User-Agent': this.userAgent, Accept: req.accept ?? 'application/json' };
+    const fresh = this.authHeaders && Date.now() - this.authFetchedAt < this.authCacheMs;
+    const auth = fresh ? this.authHeaders! : await this.headersForAuth();
+    const headers: Record<string, string> = { ...auth, 'User-Agent': this.userAgent, Accept: req.accept ?? 'application/json' };
     let payload: Buffer | undefined;
     if (req.body !== undefined) {
       payload = Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
@@ -167,7 +172,8 @@ export class Transport {
       headers['Content-Length'] = String(payload.length);
     }
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    const mod = url.protocol === 'https:' ? https : http;
+    const { protocol, hostname, port, basePath } = this.target;
+    const mod = protocol === 'https:' ? https : http;
     const started = performance.now();
     const record = (code: string) => {
       this.metrics.restRequests.inc({ code, method: req.method, host: this.host });
@@ -176,7 +182,7 @@ export class Transport {
     return new Promise((resolve, reject) => {
       if (req.signal?.aborted) return reject(ApiError.fromNetwork(req.method, pathWithQuery, abortError()));
       let settled = false;
-      const request = mod.request(url, { method: req.method, headers, agent: this.agent });
+      const request = mod.request({ protocol, hostname, ...(port ? { port } : {}), path: basePath + pathWithQuery, method: req.method, headers, agent: this.agent });
       const timer = setTimeout(() => request.destroy(timeoutError(timeoutMs)), timeoutMs);
       const onAbort = () => request.destroy(abortError());
       req.signal?.addEventListener('abort', onAbort, { once: true });

@@ -69,6 +69,28 @@ export function ignoreOwnStatusWrites<T extends KubeObject>(fieldManager: string
   };
 }
 
+function withoutFinalizers(obj: KubeObject): unknown {
+  const { resourceVersion: _rv, managedFields: _mf, finalizers: _f, ...meta } = obj.metadata;
+  return { ...obj, metadata: meta };
+}
+
+/**
+ * Drops an update whose only change is `finalizer` being added to or removed from metadata.finalizers:
+ * the controller that holds that finalizer wrote it, acts on the patched object in the same reconcile,
+ * and needs no second reconcile for its own patch. Deletion (deletionTimestamp) always shows as a change.
+ */
+export function ignoreFinalizerChange<T extends KubeObject>(finalizer: string): Predicate<T> {
+  return (ev) => {
+    if (ev.type !== 'update') return true;
+    const before = ev.old.metadata.finalizers ?? [];
+    const after = ev.obj.metadata.finalizers ?? [];
+    if (deepEqual(before, after)) return true;
+    const others = (fs: readonly string[]) => fs.filter((f) => f !== finalizer);
+    if (!deepEqual(others(before), others(after))) return true;
+    return !deepEqual(withoutFinalizers(ev.old), withoutFinalizers(ev.obj));
+  };
+}
+
 export function and<T extends KubeObject>(...ps: Predicate<T>[]): Predicate<T> {
   return (ev) => ps.every((p) => p(ev));
 }

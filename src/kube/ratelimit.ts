@@ -96,7 +96,37 @@ export class MaxOfRateLimiter implements RateLimiter {
   }
 }
 
-/** controller-runtime's default: 5 ms → 1000 s per key, 10 qps / burst 100 overall */
+/** at most `maxMs`, whatever the inner limiter says */
+export class CappedRateLimiter implements RateLimiter {
+  constructor(
+    private readonly inner: RateLimiter,
+    readonly maxMs: number,
+  ) {}
+
+  when(key: string): number {
+    return Math.min(this.maxMs, this.inner.when(key));
+  }
+
+  forget(key: string): void {
+    this.inner.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.inner.numRequeues(key);
+  }
+}
+
+/**
+ * The longest a failing key waits between retries under the default limiter. controller-runtime's 1000 s
+ * is tuned for objects that fail for good; ours mostly fail for a moment (409 races, a 5xx burst, an API
+ * server restart), and after such a burst a key must not sit out a quarter of an hour. Ten doublings from
+ * 5 ms get there, so a key that keeps failing still backs off to one try per 30 s. The cap bounds the
+ * overall bucket too: a burst of a thousand failures would otherwise leave the last key 100 s in debt.
+ */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+
+/** every controller's default: 5 ms → 30 s per key, 10 qps / burst 100 overall, never more than 30 s */
 export function defaultControllerRateLimiter(): RateLimiter {
-  return new MaxOfRateLimiter(new ItemExponentialRateLimiter(5, 1000_000), new BucketRateLimiter(10, 100));
+  const limiter = new MaxOfRateLimiter(new ItemExponentialRateLimiter(5, DEFAULT_MAX_RETRY_DELAY_MS), new BucketRateLimiter(10, 100));
+  return new CappedRateLimiter(limiter, DEFAULT_MAX_RETRY_DELAY_MS);
 }

@@ -71,6 +71,14 @@ export class WorkQueue {
     this.delayed.set(key, { at, timer });
   }
 
+  /** drops a pending addAfter of `key` (its retry or requeueAfter is no longer needed) */
+  cancelDelayed(key: string): void {
+    const pending = this.delayed.get(key);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.delayed.delete(key);
+  }
+
   /** adds `key` after its rate-limited backoff (one more failure recorded) */
   addRateLimited(key: string): void {
     if (this.shuttingDown) return;

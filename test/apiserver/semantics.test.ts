@@ -151,6 +151,20 @@ describe('API semantics', () => {
     await raw(s, 'DELETE', `${SECRETS}/sd`);
   });
 
+  it('treats a resourceVersion in a server-side apply configuration as a precondition (409 when stale)', async () => {
+    const apply = { contentType: 'application/apply-patch+yaml' };
+    const path = `${CMS}/ssa-rv?fieldManager=t`;
+    const first = await raw(s, 'PATCH', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-rv' }, data: { a: '1' } }, apply);
+    assert.equal(first.status, 201, first.text);
+    const rv = first.json().metadata.resourceVersion;
+    const fresh = await raw(s, 'PATCH', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-rv', resourceVersion: rv }, data: { a: '2' } }, apply);
+    assert.equal(fresh.status, 200, fresh.text);
+    const stale = await raw(s, 'PATCH', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-rv', resourceVersion: rv }, data: { a: '3' } }, apply);
+    assert.equal(stale.status, 409, stale.text);
+    assert.equal(stale.json().reason, 'Conflict');
+    await raw(s, 'DELETE', `${CMS}/ssa-rv`);
+  });
+
   it('rejects invalid names and labels with one cause per field', async () => {
     const r = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', labels: { 'bad key!': 'v', ok: 'x'.repeat(70) } } });
     assert.equal(r.status, 422);

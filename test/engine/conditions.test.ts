@@ -8,6 +8,7 @@ import {
   ConditionManager,
   conditionTime,
   ManualClock,
+  quietWhenNew,
   sanitizeReason,
   shouldReport,
   silent,
@@ -18,6 +19,7 @@ import { apiError } from './helpers/fake-cluster.ts';
 import { Harness } from './helpers/scenario.ts';
 
 const ready = (component: string, message = `${component} ok`): ComponentHealth => ({ component, state: 'Ready', reason: `${component}Found`, message });
+const loading = (component: string): ComponentHealth => ({ component, state: 'Progressing', reason: `${component}Loading`, message: `${component} is loading`, dependencyType: 'Upstream' });
 
 describe('ConditionManager', () => {
   it('lastTransitionTime moves on status or reason changes only, not on message changes', () => {
@@ -91,6 +93,8 @@ describe('ConditionManager', () => {
 describe('events and logs from a reconcile', () => {
   it('a transition gives one event; the same state again gives none; a message-only change gives none', async () => {
     const h = new Harness();
+    h.scenario.health = [loading('Model')];
+    await h.run();
     h.scenario.health = [ready('Model')];
     await h.run();
     assert.deepEqual(
@@ -109,6 +113,39 @@ describe('events and logs from a reconcile', () => {
     assert.equal(h.cluster.count('applyStatus'), 1, 'but the new message is written');
     assert.equal(h.condition('ModelReady')!.message, 'model ok, 3 replicas');
     assert.equal(h.condition('ModelReady')!.lastTransitionTime, ltt);
+  });
+
+  it('an object ready at its first status write gets no events: its status says it (a component may ask to be announced)', async () => {
+    const h = new Harness();
+    h.scenario.health = [ready('Model'), ready('Pods')];
+    await h.run();
+    assert.equal(h.condition('Ready')?.status, 'True');
+    assert.equal(h.cluster.events.length, 0);
+    assert.ok(h.cluster.logs.every((l) => l.level !== 'info' || !/condition (ModelReady|PodsReady|Ready)=True/.test(l.msg)), 'nor info logs');
+    const announced = new Harness();
+    announced.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }];
+    await announced.run();
+    assert.deepEqual(announced.cluster.events.map((e) => `${e.type}/${e.reason}`), ['Normal/DefaultConfigNotFound']);
+  });
+
+  it('a component ready from the start is quiet; one that becomes ready later, or asks to be announced, gets its event', async () => {
+    const h = new Harness();
+    h.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }, { component: 'Pods', state: 'Progressing', reason: 'PodsStarting', dependencyType: 'Downstream' }];
+    await h.run();
+    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/DefaultConfigNotFound', 'Normal/Progressing']);
+    assert.equal(h.condition('ModelReady')?.status, 'True', 'the condition is there all the same');
+    h.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }, ready('Pods')];
+    await h.run();
+    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/AllComponentsReady', 'Normal/PodsFound']);
+  });
+
+  it('quietWhenNew: no report when the condition first appears, a report when an existing one changes', () => {
+    const fresh = new ConditionManager([]);
+    fresh.markTrue('A', 'Ok', 'msg', asInfo(), quietWhenNew());
+    assert.equal(shouldReport(fresh.observations()[0]!), false);
+    const existing = new ConditionManager([{ type: 'A', status: 'False', reason: 'Broken', message: '', lastTransitionTime: conditionTime(0) }]);
+    existing.markTrue('A', 'Ok', 'msg', asInfo(), quietWhenNew());
+    assert.equal(shouldReport(existing.observations()[0]!), true);
   });
 
   it('error states emit a Warning event and an error log on every reconcile', async () => {
@@ -135,6 +172,8 @@ describe('events and logs from a reconcile', () => {
 
   it('no events when the status write lost a conflict (the next reconcile reports the transition)', async () => {
     const h = new Harness();
+    h.scenario.health = [loading('Model')];
+    await h.run();
     h.scenario.health = [ready('Model')];
     const stale = h.object;
     h.cluster.put(h.object); // someone else wrote: resourceVersion moved on
@@ -142,9 +181,9 @@ describe('events and logs from a reconcile', () => {
     const outcome = await h.pipeline.run(stale, h.cluster.deps());
     assert.equal(outcome.statusConflict, true);
     assert.equal(outcome.requeueWithBackoff, false);
-    assert.deepEqual(h.cluster.events, []);
+    assert.equal(h.cluster.events.length, 0);
     await h.run();
-    assert.equal(h.cluster.events.length, 2);
+    assert.deepEqual(h.cluster.events.map((e) => e.reason), ['ModelFound', 'AllComponentsReady']);
   });
 
   it('a decorator can mark a condition silent or with its own event reason', async () => {

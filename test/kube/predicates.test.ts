@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { and, annotationsChanged, generationChanged, ignoreOwnStatusWrites, labelsChanged, not, type ObjectEvent, or, resourceVersionChanged } from '../../src/kube/predicates.ts';
+import { and, annotationsChanged, generationChanged, ignoreFinalizerChange, ignoreOwnStatusWrites, labelsChanged, not, type ObjectEvent, or, resourceVersionChanged } from '../../src/kube/predicates.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../src/kube/types.ts';
 
 const mf = (manager: string, time: string, subresource?: string): ManagedFieldsEntry => ({ manager, operation: 'Apply', time, ...(subresource ? { subresource } : {}), fieldsType: 'FieldsV1', fieldsV1: {} });
@@ -24,6 +24,8 @@ function widget(over: { gen?: number; rv?: string; labels?: Record<string, strin
 }
 
 const update = (old: KubeObject, obj: KubeObject): ObjectEvent => ({ type: 'update', old, obj });
+const withMeta = (o: KubeObject, meta: Partial<KubeObject['metadata']>): KubeObject => ({ ...o, metadata: { ...o.metadata, ...meta } });
+const OURS = 'example.com/cleanup';
 
 describe('predicates', () => {
   const cases: Array<{ name: string; pred: (ev: ObjectEvent) => boolean; ev: ObjectEvent; want: boolean }> = [
@@ -72,6 +74,22 @@ describe('predicates', () => {
       want: true,
     },
     { name: 'ignoreOwnStatusWrites passes adds', pred: ignoreOwnStatusWrites('ctrl'), ev: { type: 'add', obj: widget() }, want: true },
+    {
+      name: 'ignoreFinalizerChange drops our finalizer being added (and its managedFields entry)',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(widget(), withMeta(widget({ rv: '2', managedFields: [mf('user', 't0'), mf('ctrl', 't1')] }), { finalizers: [OURS] })),
+      want: false,
+    },
+    { name: 'ignoreFinalizerChange drops our finalizer being removed', pred: ignoreFinalizerChange(OURS), ev: update(withMeta(widget(), { finalizers: ['other/x', OURS] }), withMeta(widget({ rv: '2' }), { finalizers: ['other/x'] })), want: false },
+    { name: 'ignoreFinalizerChange passes another finalizer moving', pred: ignoreFinalizerChange(OURS), ev: update(widget(), withMeta(widget({ rv: '2' }), { finalizers: ['other/x'] })), want: true },
+    { name: 'ignoreFinalizerChange passes our finalizer with a spec change', pred: ignoreFinalizerChange(OURS), ev: update(widget(), withMeta(widget({ rv: '2', gen: 2, spec: { size: 2 } }), { finalizers: [OURS] })), want: true },
+    {
+      name: 'ignoreFinalizerChange passes the deletion that comes with it',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(withMeta(widget(), { finalizers: [OURS, 'other/x'] }), withMeta(widget({ rv: '2' }), { finalizers: ['other/x'], deletionTimestamp: '2026-01-01T00:00:00Z' })),
+      want: true,
+    },
+    { name: 'ignoreFinalizerChange passes updates that leave finalizers alone', pred: ignoreFinalizerChange(OURS), ev: update(widget(), widget({ rv: '2', status: { ready: true } })), want: true },
     { name: 'and() needs all', pred: and(generationChanged(), labelsChanged()), ev: update(widget(), widget({ gen: 2 })), want: false },
     { name: 'or() needs one', pred: or(generationChanged(), labelsChanged()), ev: update(widget(), widget({ gen: 2 })), want: true },
     { name: 'not() inverts', pred: not(generationChanged()), ev: update(widget(), widget({ gen: 2 })), want: false },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Backoff, randomBetween, sleep } from '../../src/kube/backoff.ts';
-import { BucketRateLimiter, ItemExponentialRateLimiter, MaxOfRateLimiter } from '../../src/kube/ratelimit.ts';
+import { BucketRateLimiter, DEFAULT_MAX_RETRY_DELAY_MS, defaultControllerRateLimiter, ItemExponentialRateLimiter, MaxOfRateLimiter } from '../../src/kube/ratelimit.ts';
 
 describe('ItemExponentialRateLimiter', () => {
   it('doubles from 5 ms per failure and caps at 1000 s (controller-runtime defaults)', () => {
@@ -66,6 +66,27 @@ describe('MaxOfRateLimiter', () => {
     assert.equal(l.when('a'), 20);
     l.forget('a');
     assert.equal(l.numRequeues('a'), 0);
+  });
+});
+
+describe('defaultControllerRateLimiter', () => {
+  it('every controller\'s failing key backs off from 5 ms to at most 30 s, not controller-runtime\'s 1000 s', () => {
+    const l = defaultControllerRateLimiter();
+    assert.equal(DEFAULT_MAX_RETRY_DELAY_MS, 30_000);
+    assert.equal(l.when('k'), 5);
+    let d = 0;
+    // 40 failures of one key: the overall bucket (burst 100) is not what limits it
+    for (let i = 0; i < 40; i++) d = l.when('k');
+    assert.equal(d, 30_000);
+    l.forget('k');
+    assert.equal(l.when('k'), 5);
+  });
+
+  it('a burst of failures over many keys leaves none waiting longer than 30 s (the overall bucket is capped too)', () => {
+    const l = defaultControllerRateLimiter();
+    let longest = 0;
+    for (let i = 0; i < 2000; i++) longest = Math.max(longest, l.when(`key-${i}`));
+    assert.equal(longest, DEFAULT_MAX_RETRY_DELAY_MS, 'without the cap the 2000th key would wait 190 s');
   });
 });
 

@@ -68,6 +68,11 @@ function apply(r: ResourceRequest, body: unknown, old: KubeObject | undefined, c
   }
   if (r.info.subresource === 'scale') throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
   if (r.info.subresource === 'status' && !old) throw errors.notFound(r.rt.plural, r.rt.group, r.info.name!);
+  // a resourceVersion in the applied configuration is a precondition, as in any other write
+  const rv = applied.metadata.resourceVersion;
+  if (old && rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
+    throw errors.conflict(r.rt.plural, r.rt.group, r.info.name!, 'the object has been modified; please apply your changes to the latest version and try again');
+  }
   const strategy = r.core.strategies.for(r.rt);
   const result = applyServerSide({
     live: old,

@@ -1,10 +1,12 @@
 // The AIMService pipeline end to end on the engine's in-memory fake cluster: what is applied, the
-// conditions and status it writes, the events it emits, over several reconciles.
+// conditions and status it writes, the events it emits, over several reconciles. `reconcile` plays the
+// controller's part for a status held in the settle window: it lets the window's time pass and runs the
+// requeued reconcile, as the work queue would.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aimServicePipeline } from '../../../src/controllers/aim/service/index.ts';
 import type { AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
-import type { Condition } from '../../../src/engine/index.ts';
+import { type Condition, DEFAULT_SETTLE_WINDOW_MS, ManualClock } from '../../../src/engine/index.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 import { model, NS, SEED_ROUTING, service } from './helpers/service-fixtures.ts';
@@ -14,12 +16,19 @@ const API = 'aim.eai.amd.com/v1alpha1';
 function setup(...objects: KubeObject[]) {
   const fake = new FakeCluster('aim-service-controller');
   for (const o of objects) fake.put(o);
-  const pipeline = aimServicePipeline({ operatorNamespace: 'aim-system' });
+  const clock = new ManualClock();
+  const pipeline = aimServicePipeline({ operatorNamespace: 'aim-system', clock });
   const current = (name = 'qwen-chat') => fake.getObject<AIMService>(API, 'AIMService', name, NS)!;
-  const reconcile = async (name = 'qwen-chat') => pipeline.run(current(name), fake.deps());
+  const once = async (name = 'qwen-chat') => pipeline.run(current(name), fake.deps());
+  const reconcile = async (name = 'qwen-chat') => {
+    const out = await once(name);
+    if (!out.statusHeld) return out;
+    clock.advance(out.requeueAfterMs!);
+    return once(name);
+  };
   const cond = (type: string, name = 'qwen-chat'): Condition | undefined => (current(name).status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
   const applied = (kind: string) => fake.requests.filter((r) => r.verb === 'apply' && r.kind === kind);
-  return { fake, current, reconcile, cond, applied };
+  return { fake, clock, current, once, reconcile, cond, applied };
 }
 
 const nsConfig = (name: string, spec: object): KubeObject => ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace: NS }, spec });
@@ -97,6 +106,58 @@ describe('AIMService pipeline', () => {
     assert.equal(t.cond('HTTPRouteReady')?.status, 'True');
     assert.equal(t.cond('InferenceServiceReady')?.status, 'True');
     assert.equal(t.cond('Ready')?.status, 'True');
+  });
+
+  it('children just created: their not-ready status waits out the settle window; ready within it, one write says Running', async () => {
+    const t = setup(model(), nsConfig('default', SEED_ROUTING), service({ metadata: { labels: { project: 'conversational-ai' } } }));
+    const first = await t.once();
+    assert.equal(t.applied('InferenceService').length, 1);
+    assert.equal(first.statusHeld, true);
+    assert.equal(first.requeueAfterMs, DEFAULT_SETTLE_WINDOW_MS, 'requeued for the end of the window');
+    assert.equal(t.fake.count('applyStatus'), 0, 'nothing written yet');
+    assert.equal(t.fake.events.length, 0, 'nor reported');
+
+    // within the window a reconcile that writes no child holds on, for what is left of it
+    t.clock.advance(500);
+    const again = await t.once();
+    assert.equal(again.statusHeld, true);
+    assert.equal(again.requeueAfterMs, DEFAULT_SETTLE_WINDOW_MS - 500);
+
+    const live = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    t.fake.put({ ...live, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    const liveRoute = t.fake.getObject<KubeObject>('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS)!;
+    t.fake.put({ ...liveRoute, status: { parents: [{ parentRef: { name: 'inference-gateway', namespace: 'gateways' }, controllerName: 'x', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }] }] } } as KubeObject);
+    const done = await t.once();
+    assert.equal(done.statusHeld, false);
+    assert.equal(t.fake.count('applyStatus'), 1, 'one status write');
+    assert.equal(t.current().status?.status, 'Running');
+    assert.equal(t.fake.events.length, 0, 'ready at its first status write: the status says it, no event repeats it');
+  });
+
+  it('a window that ended is not reopened by a child that keeps being written; a Failed status is never held', async () => {
+    const t = setup(model(), service());
+    await t.reconcile();
+    assert.equal(t.current().status?.status, 'Starting', 'written once the window ended');
+    const writes = t.fake.count('applyStatus');
+    // a spec change rewrites the InferenceService: a new generation gets a window of its own
+    t.fake.put({ ...t.current(), metadata: { ...t.current().metadata, generation: 2 }, spec: { ...t.current().spec, replicas: 2 } } as AIMService);
+    const held = await t.once();
+    assert.equal(held.statusHeld, true, 'the new generation waits for the changed child');
+    t.clock.advance(DEFAULT_SETTLE_WINDOW_MS);
+    // someone edits the child: the reconcile after the window writes it back and the status with it
+    const isvc = t.fake.getObject<KubeObject & { spec: object }>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    t.fake.put({ ...isvc, spec: {} } as KubeObject);
+    const applies = t.applied('InferenceService').length;
+    const after = await t.once();
+    assert.equal(t.applied('InferenceService').length, applies + 1, 'the child was written again');
+    assert.equal(after.statusHeld, false, 'and yet the ended window did not reopen');
+    assert.equal(t.fake.count('applyStatus'), writes + 1);
+    assert.equal(t.current().status?.observedGeneration, 2);
+
+    const failing = setup(model(), service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }));
+    const out = await failing.once();
+    assert.equal(out.statusHeld, false);
+    assert.equal(failing.current().status?.status, 'Failed');
   });
 
   it('paused services are left alone', async () => {

@@ -92,6 +92,22 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     assert.equal(condition(running, 'Ready')?.reason, 'DeploymentReady');
   });
 
+  it('an upstream ready within the settle window: Running in one status write, without a Deploying before it or an event', async () => {
+    const since = cluster.server.audit.entries().length;
+    await create('quick');
+    await waitFor('the quick widget', async () => (await admin.getOrUndefined(Widgets, 'quick', NS)) ?? undefined);
+    await setWidgetState('quick', 'Ready');
+    const m = await waitFor('quick Running', async () => {
+      const m = await md('quick');
+      return m.status?.phase === 'Running' ? m : undefined;
+    });
+    assert.equal(condition(m, 'Ready')?.reason, 'DeploymentReady');
+    const statusWrites = cluster.server.audit.entries().slice(since).filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');
+    // one by the test standing in for the core (the selection), one by the provider
+    assert.equal(statusWrites.length, 2, JSON.stringify(statusWrites));
+    assert.deepEqual(await eventsFor(admin, NS, 'quick'), [], 'ready at its first status write: no event repeats the status');
+  });
+
   it('a foreign object of the same name: ResourceConflict, left untouched; once it is gone the deployment creates its own', async () => {
     const foreign: KubeObject = await admin.create<KubeObject>({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name: 'b', namespace: NS }, spec: { owner: 'someone else' } });
     await create('b');

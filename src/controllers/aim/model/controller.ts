@@ -64,7 +64,7 @@ export async function registerAimModelControllers(mgr: Manager, opts: { operator
     const builder = mgr
       .controller(v.controllerName)
       .for(v.kind, { predicates: [ignoreOwnStatusWrites(MODEL_FIELD_MANAGER)] })
-      .withOptions({ fieldManager: MODEL_FIELD_MANAGER });
+      .withOptions({ fieldManager: MODEL_FIELD_MANAGER, levelBased: true });
     await watchRuntimeConfigs(mgr, builder, v.kind, opts.operatorNamespace);
     controllers.push(builder.complete(pipelineReconciler(v.kind, modelPipeline(opts.operatorNamespace, v.controllerName))));
   }

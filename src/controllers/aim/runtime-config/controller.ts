@@ -95,7 +95,7 @@ export async function registerAimRuntimeConfigControllers(mgr: Manager, _opts: {
         .controller(v.controllerName)
         .for(v.kind, { predicates: [ignoreOwnStatusWrites(RUNTIME_CONFIG_FIELD_MANAGER)] })
         .watches(Gateways, byGateway)
-        .withOptions({ fieldManager: RUNTIME_CONFIG_FIELD_MANAGER })
+        .withOptions({ fieldManager: RUNTIME_CONFIG_FIELD_MANAGER, levelBased: true })
         .complete(pipelineReconciler(v.kind, runtimeConfigPipeline(v.scope))),
     );
   }

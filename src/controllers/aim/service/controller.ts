@@ -2,7 +2,7 @@
 // changes, when its InferenceService or HTTPRoute changes, when a runtime config it resolves changes, and
 // when a model it names (or whose image it serves) changes. Every lookup goes through a cache index.
 import { pipelineReconciler } from '../../../engine/index.ts';
-import { type Controller, type IndexFunc, ignoreOwnStatusWrites, ItemExponentialRateLimiter, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
+import { type Controller, type IndexFunc, ignoreOwnStatusWrites, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { AIMClusterModels, AIMModels, type AIMService, AIMServices } from '../shared/kinds.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
@@ -49,9 +49,9 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
     .owns(HTTPRoutes)
     .watches(AIMModels, servicesUsing)
     .watches(AIMClusterModels, servicesUsing)
-    // each reconcile waits on a few sequential writes: one worker leaves the API server idle (bench/aim.ts)
-    // and a write that keeps failing (409s, 5xx) is retried at least every 30 s, not up to the default 1000 s
-    .withOptions({ concurrency: 8, rateLimiter: new ItemExponentialRateLimiter(5, 30_000) });
+    // each reconcile waits on a few sequential writes: one worker leaves the API server idle (bench/aim.ts);
+    // the pipeline reports what its own writes left behind, so their echoes need no second reconcile
+    .withOptions({ concurrency: 8, levelBased: true });
   await watchRuntimeConfigs(mgr, builder, AIMServices, opts.operatorNamespace);
   return builder.complete(pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })));
 }

@@ -2,7 +2,7 @@
 // computation), plan, component health and the status fields of our own. The pipeline resolves the
 // runtime config and propagates labels; mapState gives the seed's state names.
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
-import { type ComponentState, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
+import { type ComponentState, DEFAULT_SETTLE_WINDOW_MS, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
 import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import type { AIMService } from '../shared/kinds.ts';
@@ -79,7 +79,7 @@ function setOrDelete<K extends keyof AimServiceStatus>(status: AimServiceStatus,
   else status[key] = value;
 }
 
-export interface AimServicePipelineOptions extends Partial<Pick<PipelineOptions<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus>, 'clock' | 'gracePeriodMs'>> {
+export interface AimServicePipelineOptions extends Partial<Pick<PipelineOptions<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus>, 'clock' | 'gracePeriodMs' | 'settleWindowMs'>> {
   operatorNamespace: string;
 }
 
@@ -92,6 +92,8 @@ export function aimServicePipeline(opts: AimServicePipelineOptions): Pipeline<AI
     labelPropagators: [runtimeConfigLabelPropagator],
     mapState: serviceState,
     observedGeneration: true,
+    // KServe and the gateway often answer within moments of the apply: Running in one status write
+    settleWindowMs: opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.gracePeriodMs !== undefined ? { gracePeriodMs: opts.gracePeriodMs } : {}),
   });

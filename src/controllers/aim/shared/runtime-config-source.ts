@@ -6,11 +6,13 @@
 import { FetchResult, fetch, missingUpstreamError, type ObjectReader, type RuntimeConfigSource } from '../../../engine/index.ts';
 import {
   type ResolvedRuntimeConfigRef,
+  type RuntimeConfigResolution,
   type RuntimeConfigSpec,
   resolveRuntimeConfig,
   runtimeConfigLookupNamespace,
   runtimeConfigNameFor,
 } from '../../../common/runtime-config/index.ts';
+import { deepFreeze } from '../../../kube/index.ts';
 import { AIMClusterRuntimeConfigs, AIMRuntimeConfigs, type RuntimeConfigConsumer } from './kinds.ts';
 
 /** what every AIM planner sees as ctx.runtimeConfig */
@@ -34,12 +36,7 @@ export async function fetchAimRuntimeConfig(consumer: RuntimeConfigConsumer, rea
   const target = { kind: 'AIMRuntimeConfig', name, namespace };
   const [namespaced, cluster] = await Promise.all([fetch(reader, AIMRuntimeConfigs, name, namespace), fetch(reader, AIMClusterRuntimeConfigs, name)]);
   for (const r of [namespaced, cluster]) if (!r.ok() && !r.isNotFound()) return FetchResult.failure(r.error, target);
-  const resolution = resolveRuntimeConfig({
-    runtimeConfigName: name,
-    namespace,
-    ...(namespaced.ok() ? { namespaced: asCandidate(namespaced.value) } : {}),
-    ...(cluster.ok() ? { cluster: asCandidate(cluster.value) } : {}),
-  });
+  const resolution = resolveOnce(name, namespace, namespaced.ok() ? namespaced.value : undefined, cluster.ok() ? cluster.value : undefined);
   switch (resolution.outcome) {
     case 'ConfigNotFound':
       return FetchResult.failure(missingUpstreamError(CONFIG_NOT_FOUND, resolution.message), target);
@@ -48,6 +45,30 @@ export async function fetchAimRuntimeConfig(consumer: RuntimeConfigConsumer, rea
     case 'Resolved':
       return FetchResult.of({ name, outcome: resolution.outcome, spec: resolution.spec, ref: resolution.ref }, target);
   }
+}
+
+type ConfigObject = Parameters<typeof asCandidate>[0];
+
+/**
+ * Resolutions by the config objects they were merged from. Cached objects are frozen and replaced, never
+ * changed, on every update, so the pair of objects identifies the result: a thousand services sharing one
+ * config merge it once. The result is frozen too, as everything else a planner reads from the cache.
+ */
+const resolutions = new WeakMap<object, WeakMap<object, RuntimeConfigResolution>>();
+const ABSENT = Object.freeze({});
+
+function resolveOnce(name: string, namespace: string, namespaced: ConfigObject | undefined, cluster: ConfigObject | undefined): RuntimeConfigResolution {
+  const resolve = () =>
+    resolveRuntimeConfig({ runtimeConfigName: name, namespace, ...(namespaced ? { namespaced: asCandidate(namespaced) } : {}), ...(cluster ? { cluster: asCandidate(cluster) } : {}) });
+  // nothing to merge, or objects that are not the cache's (frozen) own: resolve as is
+  if ((!namespaced && !cluster) || (namespaced && !Object.isFrozen(namespaced)) || (cluster && !Object.isFrozen(cluster))) return resolve();
+  const a = namespaced ?? ABSENT;
+  const b = cluster ?? ABSENT;
+  let byCluster = resolutions.get(a);
+  if (!byCluster) resolutions.set(a, (byCluster = new WeakMap()));
+  let r = byCluster.get(b);
+  if (!r) byCluster.set(b, (r = deepFreeze(resolve())));
+  return r;
 }
 
 function asCandidate(o: { metadata: { name?: string; namespace?: string; uid?: string }; spec?: RuntimeConfigSpec }) {
@@ -66,7 +87,8 @@ export function runtimeConfigHealth(rc: FetchResult<AimRuntimeConfig> | undefine
   if (!rc) return undefined;
   return rc.toUpstreamComponentHealth('RuntimeConfig', (v) =>
     v.outcome === 'DefaultConfigNotFound'
-      ? { state: 'Ready' as const, reason: DEFAULT_CONFIG_NOT_FOUND, message: `no runtime config named ${v.name} exists; continuing without runtime config overrides` }
+      ? // the seed: "a Normal event is emitted on the first reconcile with reason DefaultConfigNotFound"
+        { state: 'Ready' as const, reason: DEFAULT_CONFIG_NOT_FOUND, message: `no runtime config named ${v.name} exists; continuing without runtime config overrides`, announce: true }
       : { state: 'Ready' as const, reason: 'RuntimeConfigResolved', message: `resolved ${v.ref?.kind} ${v.ref?.namespace ? `${v.ref.namespace}/` : ''}${v.name}` },
   );
 }

@@ -38,7 +38,7 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
     .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
     .watches(InferenceProviderConfigs, unselected)
     .watches(CustomResourceDefinitions, unselected)
-    .withOptions({ concurrency: 4 })
+    .withOptions({ concurrency: 4, levelBased: true })
     .complete(async (req, ctx) => {
       const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
       if (!md || md.metadata.deletionTimestamp || isReconcilePaused(md.metadata.annotations)) return {};
@@ -57,7 +57,9 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
         await ctx.client.applyStatus({ apiVersion: md.apiVersion, kind: md.kind, metadata: { name, namespace }, status: decision.status }, { force: true });
         if (decision.selection?.provider && decision.selection.provider !== previous.provider?.name) {
           selections.inc({ provider: decision.selection.provider, reason: decision.selection.reason });
-          ctx.recorder.event(md, 'Normal', 'ProviderSelected', decision.selection.message);
+          // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
+          // change of provider moves the deployment and is worth an event
+          if (previous.provider?.name) ctx.recorder.event(md, 'Normal', 'ProviderSelected', `${decision.selection.message} (was ${previous.provider.name})`);
         }
         if (!decision.validation.ok && decision.validation.message !== previous.message) ctx.recorder.event(md, 'Warning', 'ValidationFailed', decision.validation.message ?? '');
       }

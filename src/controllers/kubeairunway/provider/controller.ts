@@ -8,10 +8,11 @@
 // crash loop upstream had (issue #178). The registration retries discovery and adds the watch when the CRD
 // appears.
 import { type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, systemClock } from '../../../engine/index.ts';
+import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
 import {
   type Controller,
   controllerOf,
+  ignoreFinalizerChange,
   ignoreOwnStatusWrites,
   type KubeObject,
   type Logger,
@@ -37,6 +38,8 @@ export interface ProviderControllerOptions {
   /** how often to look again while an upstream object is going away (default 5 s) */
   pollMs?: number;
   clock?: Clock;
+  /** how long a Deploying status may wait for an upstream that answers at once (default 2 s, engine's settle.ts) */
+  settleWindowMs?: number;
   concurrency?: number;
   log?: Logger;
 }
@@ -53,6 +56,12 @@ export function concernsProvider(provider: string): Predicate<ModelDeployment> {
   return (ev) => concerns(ev.obj) || (ev.type === 'update' && concerns(ev.old));
 }
 
+/** one function for every provider: several providers in one Manager share the index */
+const byProvider = (o: KubeObject): string[] => {
+  const p = (o as ModelDeployment).status?.provider?.name;
+  return p ? [p] : [];
+};
+
 const selectionChanged: Predicate<ModelDeployment> = (ev) => ev.type !== 'update' || ev.old.status?.provider?.name !== ev.obj.status?.provider?.name;
 
 function countPhases(mds: readonly ModelDeployment[]): Map<string, number> {
@@ -68,10 +77,7 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
   const fieldManager = providerFieldManager(def.name);
   const clock = opts.clock ?? systemClock;
   const log = (opts.log ?? mgr.log).child({ provider: def.name });
-  await mgr.cache.indexField(ModelDeployments, MD_PROVIDER_INDEX, (o) => {
-    const p = (o as ModelDeployment).status?.provider?.name;
-    return p ? [p] : [];
-  });
+  await mgr.cache.indexField(ModelDeployments, MD_PROVIDER_INDEX, byProvider);
   const deployments = await mgr.cache.informer(ModelDeployments);
   const metrics = providerMetrics(mgr.metrics.registry, def.name, () => countPhases(deployments.store.byIndex(MD_PROVIDER_INDEX, def.name)));
   const discoveryRetryMs = opts.discoveryRetryMs ?? 10_000;
@@ -82,14 +88,15 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     discoveryRetryMs,
     pollMs: opts.pollMs ?? 5_000,
     metrics,
+    settleWindowMs: opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS,
   });
   const controller = mgr
     .controller(providerControllerName(def.name))
-    // our own status writes need no second reconcile; the core's change of selection always does (a
-    // status-only write that ignoreOwnStatusWrites may not tell apart when the core's managedFields entry
-    // does not move)
-    .for(ModelDeployments, { predicates: [concernsProvider(def.name), or(selectionChanged, ignoreOwnStatusWrites(fieldManager))] })
-    .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4 })
+    // our own status writes and finalizer patches need no second reconcile (the sync follows the patch in
+    // the same reconcile); the core's change of selection always does (a status-only write that
+    // ignoreOwnStatusWrites may not tell apart when the core's managedFields entry does not move)
+    .for(ModelDeployments, { predicates: [concernsProvider(def.name), ignoreFinalizerChange(providerFinalizer(def.name)), or(selectionChanged, ignoreOwnStatusWrites(fieldManager))] })
+    .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4, levelBased: true })
     .complete(reconciler.reconcile);
 
   // upstream objects enqueue their owning deployment, and a deployment of the same name (a foreign object
@@ -103,9 +110,8 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     if (deployments.get(name, ns)) keys.add(objectKeyString(ns, name));
     return [...keys];
   };
-  const enqueue = (obj: KubeObject) => {
-    for (const key of keysFor(obj)) controller.enqueue(key);
-  };
+  // through offer(), so the echo of our own apply does not reconcile the deployment again
+  const enqueue = (obj: KubeObject) => controller.offer(keysFor(obj), obj);
   let watching = false;
   const watchUpstream = async () => {
     const upstream = await mgr.cache.informer(def.upstream);
@@ -113,11 +119,8 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     watching = true;
     upstream.addHandler({
       add: enqueue,
-      update: (old, obj) => {
-        enqueue(old);
-        enqueue(obj);
-      },
-      delete: enqueue,
+      update: (old, obj) => controller.offer(new Set([...keysFor(old), ...keysFor(obj)]), obj),
+      delete: (obj) => controller.offer(keysFor(obj), undefined),
     });
     log.info('watching the upstream kind', { apiVersion: def.upstream.apiVersion, kind: def.upstream.kind });
     // deployments that waited for the CRD go on at once

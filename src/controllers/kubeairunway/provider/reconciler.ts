@@ -15,7 +15,7 @@ import {
   ModelDeployments,
   providerFinalizer,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, categorize, ownedStatus, reportObservations } from '../../../engine/index.ts';
+import { type Clock, categorize, ownedStatus, reportObservations, SettleWindow } from '../../../engine/index.ts';
 import {
   deepEqual,
   isConflict,
@@ -45,7 +45,12 @@ export interface ProviderReconcilerOptions {
   /** requeue interval while an upstream object is going away */
   pollMs: number;
   metrics: ProviderMetrics;
+  /** hold back a Deploying status right after the upstream object was written, for up to this long (0: never) */
+  settleWindowMs: number;
 }
+
+/** what became of a status write */
+type StatusWrite = 'written' | 'conflict' | { heldMs: number };
 
 /** how often a rejected apply (422, 403) is tried again when nothing else changes */
 const APPLY_RETRY_MS = 60_000;
@@ -56,7 +61,11 @@ export class ProviderReconciler {
   /** per deployment (ns/name): the upstream object we asked to delete and why (one event per delete) */
   private readonly deleteIssued = new Map<string, { uid: string; message: string }>();
 
-  constructor(private readonly opts: ProviderReconcilerOptions) {}
+  private readonly settle: SettleWindow | undefined;
+
+  constructor(private readonly opts: ProviderReconcilerOptions) {
+    this.settle = opts.settleWindowMs > 0 ? new SettleWindow(opts.clock, opts.settleWindowMs) : undefined;
+  }
 
   readonly reconcile: Reconciler = async (req, ctx) => {
     const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace || undefined);
@@ -103,7 +112,7 @@ export class ProviderReconciler {
         if (step.cause === 'deletion') {
           const finalizers = step.object.metadata.finalizers ?? [];
           const message = `waiting for ${this.kind} ${refOf(step.object)} to be deleted${finalizers.length ? ` (finalizers: ${finalizers.join(', ')})` : ''}`;
-          if (!(await this.writeStatus(md, { kind: 'terminating', message }, ctx))) return { requeue: true };
+          if ((await this.writeStatus(md, { kind: 'terminating', message }, ctx)) === 'conflict') return { requeue: true };
         }
         return { requeueAfter: step.requeueAfterMs };
       }
@@ -136,12 +145,14 @@ export class ProviderReconciler {
     const effective = defaultModelDeployment(md);
     const plan = planSync(this.opts.def, effective, upstream);
     if ('warnings' in plan) this.warnUnknownOverrides(md, plan.warnings, ctx);
-    const { outcome, requeueAfter } = await this.execute(plan, effective, ctx);
-    if (!(await this.writeStatus(md, outcome, ctx))) return { requeue: true };
+    const { outcome, requeueAfter, wrote } = await this.execute(plan, effective, ctx);
+    const written = await this.writeStatus(md, outcome, ctx, wrote === true);
+    if (written === 'conflict') return { requeue: true };
+    if (typeof written === 'object') return { requeueAfter: Math.min(requeueAfter ?? written.heldMs, written.heldMs) };
     return requeueAfter !== undefined ? { requeueAfter } : {};
   }
 
-  private async execute(plan: SyncPlan, md: ModelDeployment, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number }> {
+  private async execute(plan: SyncPlan, md: ModelDeployment, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number; wrote?: boolean }> {
     switch (plan.kind) {
       case 'incompatible':
         return { outcome: { kind: 'incompatible', messages: plan.messages } };
@@ -170,12 +181,14 @@ export class ProviderReconciler {
     }
   }
 
-  private async apply(md: ModelDeployment, desired: KubeObject, live: KubeObject | undefined, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number }> {
+  private async apply(md: ModelDeployment, desired: KubeObject, live: KubeObject | undefined, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number; wrote?: boolean }> {
     let object = live;
+    let wrote = false;
     // force: the provider is the authority for the fields it sets, so a `kubectl edit` of them is reverted
     if (!live || needsApply(desired, live, ctx.client.fieldManager ?? '')) {
       try {
         object = await ctx.client.apply(desired, { force: true });
+        wrote = true;
       } catch (err) {
         if (isNoKindMatch(err)) return { outcome: { kind: 'pending', reason: 'CRDNotInstalled', message: crdMissingMessage(this.opts.def) }, requeueAfter: this.opts.discoveryRetryMs };
         const c = categorize(err);
@@ -184,7 +197,7 @@ export class ProviderReconciler {
         return { outcome: { kind: 'failed', reason: 'ApplyFailed', message: `apply ${this.kind} ${refOf(desired)}: ${c.message}` }, requeueAfter: APPLY_RETRY_MS };
       }
     }
-    return { outcome: { kind: 'created', object: object!, mapped: this.mapStatus(object!, md) } };
+    return { outcome: { kind: 'created', object: object!, mapped: this.mapStatus(object!, md) }, wrote };
   }
 
   private mapStatus(object: KubeObject, md: ModelDeployment): MappedStatus {
@@ -236,7 +249,7 @@ export class ProviderReconciler {
       }
       throw err;
     }
-    if (cause === 'deletion' && !(await this.writeStatus(md, { kind: 'terminating', message }, ctx))) return { requeue: true };
+    if (cause === 'deletion' && (await this.writeStatus(md, { kind: 'terminating', message }, ctx)) === 'conflict') return { requeue: true };
     return { requeueAfter: this.opts.pollMs };
   }
 
@@ -273,21 +286,31 @@ export class ProviderReconciler {
     ctx.recorder.event(md, 'Warning', EventReason.UnknownOverride, warnings.join('; '));
   }
 
-  /** computes and writes our status; false when the write lost a race (the watch brings the newer object) */
-  private async writeStatus(md: ModelDeployment, outcome: StatusOutcome, ctx: ReconcileContext): Promise<boolean> {
+  /**
+   * computes and writes our status: 'conflict' when the write lost a race (the watch brings the newer
+   * object); held when a Deploying status right after `wroteUpstream` waits out the settle window, in
+   * which an upstream operator that answers at once lets the next reconcile write Running instead
+   */
+  private async writeStatus(md: ModelDeployment, outcome: StatusOutcome, ctx: ReconcileContext, wroteUpstream = false): Promise<StatusWrite> {
     const before = ownedStatus(md, ctx.client.fieldManager ?? '') as ProviderStatus;
     const { status, conditions } = computeProviderStatus(before, outcome, {
       kind: this.kind,
       now: this.opts.clock.now(),
       ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}),
     });
+    const key = md.metadata.uid ?? refOf(md);
+    if (this.settle && !deepEqual(before, status) && outcome.kind === 'created' && status.phase === 'Deploying') {
+      const heldMs = this.settle.hold(key, md.metadata.generation, wroteUpstream);
+      if (heldMs !== undefined) return { heldMs };
+    }
+    this.settle?.release(key);
     const persisted = await this.writeOwnedStatus(md, status, ctx, before);
     if (persisted && before.phase !== status.phase && status.phase === 'Failed') {
       const reason = outcome.kind === 'failed' ? outcome.reason : outcome.kind === 'incompatible' ? 'IncompatibleConfiguration' : 'DeploymentFailed';
       this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: reason });
     }
     reportObservations(conditions.observations(), md, ctx.recorder, ctx.log, { events: persisted });
-    return persisted;
+    return persisted ? 'written' : 'conflict';
   }
 
   private async writeOwnedStatus(md: ModelDeployment, status: ProviderStatus, ctx: ReconcileContext, before = ownedStatus(md, ctx.client.fieldManager ?? '') as ProviderStatus): Promise<boolean> {

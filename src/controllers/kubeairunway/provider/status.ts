@@ -9,7 +9,7 @@ import {
   CONDITION_RESOURCE_CREATED,
   type ModelDeploymentPhase,
 } from '../../../apis/kubeairunway/index.ts';
-import { asInfo, asWarning, type Condition, ConditionManager, silent } from '../../../engine/index.ts';
+import { asInfo, asWarning, type Condition, ConditionManager, quietWhenNew, silent } from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import type { MappedStatus } from './definition.ts';
 import { refOf } from './desired.ts';
@@ -103,12 +103,14 @@ export function computeProviderStatus(before: ProviderStatus, outcome: StatusOut
 }
 
 function created(status: ProviderStatus, cm: ConditionManager, object: KubeObject, mapped: MappedStatus, kind: string): void {
-  cm.markTrue(CONDITION_RESOURCE_CREATED, Reason.ResourceCreated, `${kind} ${refOf(object)} created`, asInfo());
+  // conditions True at the first status write are told by the status alone; a resource that appears
+  // after a failure (CRD installed, conflict gone), or pods that become ready after Deploying, get events
+  cm.markTrue(CONDITION_RESOURCE_CREATED, Reason.ResourceCreated, `${kind} ${refOf(object)} created`, asInfo(), quietWhenNew());
   status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
   if (mapped.phase === 'Running') {
     status.phase = 'Running';
     status.message = mapped.message || `${kind} created, pods are ready`;
-    cm.markTrue(CONDITION_READY, Reason.DeploymentReady, status.message, asInfo());
+    cm.markTrue(CONDITION_READY, Reason.DeploymentReady, status.message, asInfo(), quietWhenNew());
   } else if (mapped.phase === 'Failed') {
     status.phase = 'Failed';
     status.message = mapped.message || `${kind} ${refOf(object)} failed`;

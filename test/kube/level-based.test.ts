@@ -1,0 +1,154 @@
+// levelBased controllers (src/kube/controller.ts, own-writes.ts): the echo of their own creates does not
+// reconcile them again, whether it arrives during the reconcile that wrote or after it; anyone else's
+// change, and the answer to an update, still do; a successful reconcile cancels a requeueAfter still
+// pending for its key.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { ControllerBuilder } from '../../src/kube/builder.ts';
+import { Cache } from '../../src/kube/cache.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { ConfigMaps } from '../../src/kube/kinds.ts';
+import { Logger } from '../../src/kube/log.ts';
+import { RuntimeMetrics } from '../../src/kube/metrics.ts';
+import { OwnWrites } from '../../src/kube/own-writes.ts';
+import { kindRef, type KubeObject } from '../../src/kube/types.ts';
+import { StubApiServer, waitFor } from './helpers/stub-apiserver.ts';
+
+const Widgets = kindRef<KubeObject & { spec?: { size?: number } }>('test.modelplane.io/v1', 'Widget');
+const widget = (name: string, size = 1) => ({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name, namespace: 'ns' }, spec: { size } });
+const settle = () => new Promise((r) => setTimeout(r, 150));
+
+describe('levelBased controllers', () => {
+  let stub: StubApiServer;
+  let client: KubeClient;
+  let cache: Cache;
+  const quiet = new Logger({}, 'silent');
+
+  before(async () => {
+    stub = await new StubApiServer().start();
+    client = await KubeClient.create(stub.kubeconfig());
+  });
+  after(async () => {
+    await cache?.stop();
+    client.close();
+    await stub.close();
+  });
+  beforeEach(async () => {
+    await cache?.stop();
+    for (const o of stub.list('widgets')) stub.remove('test.modelplane.io/v1', 'Widget', o.metadata.name, o.metadata.namespace);
+    for (const o of stub.list('configmaps')) stub.remove('v1', 'ConfigMap', o.metadata.name, o.metadata.namespace);
+    cache = new Cache({ client, metrics: new RuntimeMetrics(), logger: quiet });
+    cache.start();
+  });
+
+  const builder = (name: string) => new ControllerBuilder(name, { cache, client, metrics: new RuntimeMetrics(), logger: quiet });
+
+  /** a controller that creates one ConfigMap per Widget, owned by it, and counts its reconciles */
+  function childMaker(name: string, levelBased: boolean, pauseMs = 0) {
+    const calls: string[] = [];
+    const c = builder(name)
+      .for(Widgets)
+      .owns(ConfigMaps)
+      .withOptions({ levelBased })
+      .complete(async (req, ctx) => {
+        calls.push(req.name);
+        const w = await ctx.cache.get(Widgets, req.name, req.namespace);
+        if (!w || (await ctx.cache.get(ConfigMaps, `${req.name}-cm`, req.namespace))) return;
+        const owner = { apiVersion: w.apiVersion, kind: w.kind, name: req.name, uid: w.metadata.uid!, controller: true };
+        await ctx.client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace, ownerReferences: [owner] }, data: { a: '1' } });
+        // the echo arrives while this reconcile still runs: it is held and judged at the end
+        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
+      });
+    return { c, calls };
+  }
+
+  it('the echo of its own create does not reconcile the owner again; without levelBased it does', async () => {
+    stub.put(widget('a'));
+    const level = childMaker('level', true, 50);
+    await level.c.start();
+    await waitFor(() => level.calls.length === 1 && stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns') !== undefined, 'child created');
+    await settle();
+    assert.deepEqual(level.calls, ['a'], 'one reconcile: the child event was our own write');
+
+    // someone else edits the child: that is news
+    const cm = stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns')!;
+    stub.put({ ...cm, data: { a: '2' } });
+    await waitFor(() => level.calls.length >= 2, 'a foreign change reconciles');
+    await level.c.stop();
+
+    stub.remove('v1', 'ConfigMap', 'a-cm', 'ns');
+    const plain = childMaker('plain', false, 50);
+    await plain.c.start();
+    await waitFor(() => plain.calls.length >= 2, 'the echo reconciles a controller that is not levelBased');
+    await plain.c.stop();
+  });
+
+  it('an echo that arrives after the reconcile ended is recognised too', async () => {
+    stub.put(widget('late'));
+    const level = childMaker('late', true);
+    await level.c.start();
+    await waitFor(() => stub.getObject('v1', 'ConfigMap', 'late-cm', 'ns') !== undefined, 'child created');
+    await settle();
+    await level.c.stop();
+    assert.deepEqual(level.calls, ['late']);
+  });
+
+  it('only a create counts as an echo: the answer to an update may carry someone else\'s change, so it reconciles', async () => {
+    const w = stub.put(widget('upd'));
+    const owner = { apiVersion: w.apiVersion, kind: w.kind, name: 'upd', uid: w.metadata.uid, controller: true };
+    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd-cm', namespace: 'ns', ownerReferences: [owner] }, data: { a: '0' } });
+    let calls = 0;
+    const c = builder('updater')
+      .for(Widgets)
+      .owns(ConfigMaps)
+      .withOptions({ levelBased: true })
+      .complete(async (req, ctx) => {
+        calls++;
+        if (calls === 1) await ctx.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace }, data: { a: '1' } });
+      });
+    await c.start();
+    await waitFor(() => calls >= 2, 'the update\'s echo reconciles');
+    await c.stop();
+  });
+
+  it('a successful reconcile cancels the requeueAfter an earlier one asked for', async () => {
+    stub.put(widget('timer'));
+    let calls = 0;
+    const c = builder('timer')
+      .for(Widgets)
+      .withOptions({ levelBased: true })
+      .complete(async () => {
+        calls++;
+        return calls === 1 ? { requeueAfter: 200 } : {};
+      });
+    await c.start();
+    await waitFor(() => calls === 1, 'first reconcile');
+    stub.put(widget('timer', 2));
+    await waitFor(() => calls === 2, 'the change reconciles');
+    await new Promise((r) => setTimeout(r, 350));
+    await c.stop();
+    assert.equal(calls, 2, 'the pending requeueAfter was dropped: the latest reconcile had nothing left to do');
+  });
+});
+
+describe('OwnWrites', () => {
+  const obj = (rv: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', uid: 'u1', resourceVersion: rv } });
+
+  it('recognises recorded writes by uid and resourceVersion; held events count unless all are echoes', () => {
+    const own = new OwnWrites(2);
+    own.record(obj('5'));
+    assert.equal(own.isEcho(obj('5')), true);
+    assert.equal(own.isEcho(obj('6')), false);
+    own.hold('ns/x', obj('5'));
+    assert.equal(own.release('ns/x'), false, 'only our own echo came');
+    own.hold('ns/x', obj('5'));
+    own.hold('ns/x', obj('7'));
+    assert.equal(own.release('ns/x'), true, 'someone else wrote too');
+    own.hold('ns/x', undefined);
+    assert.equal(own.release('ns/x'), true, 'a deletion always counts');
+    assert.equal(own.release('ns/x'), false, 'nothing held');
+    own.record(obj('8'));
+    own.record(obj('9'));
+    assert.equal(own.isEcho(obj('5')), false, 'the oldest is forgotten past the limit');
+  });
+});
