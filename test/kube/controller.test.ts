@@ -1,52 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ControllerBuilder } from '../../src/kube/builder.ts';
-import { Cache } from '../../src/kube/cache.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { type Reconciler, TerminalError } from '../../src/kube/controller.ts';
 import { ConfigMaps } from '../../src/kube/kinds.ts';
-import { Logger } from '../../src/kube/log.ts';
-import { RuntimeMetrics } from '../../src/kube/metrics.ts';
 import { generationChanged } from '../../src/kube/predicates.ts';
 import { ItemExponentialRateLimiter } from '../../src/kube/ratelimit.ts';
-import { kindRef, type KubeObject } from '../../src/kube/types.ts';
-import { StubApiServer, waitFor } from './helpers/stub-apiserver.ts';
-
-const Widgets = kindRef<KubeObject & { spec?: { size?: number } }>('test.modelplane.io/v1', 'Widget');
-
-function widget(name: string, size = 1, ns = 'ns') {
-  return { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name, namespace: ns }, spec: { size } };
-}
+import { kindRef } from '../../src/kube/types.ts';
+import { controllerBed, Widgets, widget } from './helpers/controller-bed.ts';
+import { waitFor } from './helpers/stub-apiserver.ts';
 
 describe('Controller', () => {
-  let stub: StubApiServer;
-  let client: KubeClient;
-  let cache: Cache;
-  let metrics: RuntimeMetrics;
-  const quiet = new Logger({}, 'silent');
+  const t = controllerBed();
 
-  before(async () => {
-    stub = await new StubApiServer().start();
-    client = await KubeClient.create(stub.kubeconfig());
-  });
-  after(async () => {
-    await cache?.stop();
-    client.close();
-    await stub.close();
-  });
-  beforeEach(async () => {
-    await cache?.stop();
-    for (const o of stub.list('widgets')) stub.remove('test.modelplane.io/v1', 'Widget', o.metadata.name, o.metadata.namespace);
-    for (const o of stub.list('configmaps')) stub.remove('v1', 'ConfigMap', o.metadata.name, o.metadata.namespace);
-    metrics = new RuntimeMetrics();
-    cache = new Cache({ client, metrics, logger: quiet });
-    cache.start();
-  });
-
-  const builder = (name: string) => new ControllerBuilder(name, { cache, client, metrics, logger: quiet });
+  const builder = (name: string) => new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: t.metrics, logger: t.quiet });
 
   it('coalesces 20 rapid updates into a few reconciles, the last one sees the final state, never two at once for a key', async () => {
-    stub.put(widget('w', 0));
+    t.stub.put(widget('w', 0));
     const seen: number[] = [];
     let active = 0;
     let overlap = 0;
@@ -62,7 +31,7 @@ describe('Controller', () => {
       });
     await c.start();
     await waitFor(() => seen.length === 1, 'initial reconcile');
-    for (let i = 1; i <= 20; i++) stub.put(widget('w', i));
+    for (let i = 1; i <= 20; i++) t.stub.put(widget('w', i));
     await waitFor(() => seen.at(-1) === 20 && c.pendingWork === 0, 'final state reconciled');
     await new Promise((r) => setTimeout(r, 100));
     await c.stop();
@@ -71,8 +40,8 @@ describe('Controller', () => {
     assert.equal(seen.at(-1), 20);
   });
 
-  it('retries a reconcile that throws with growing delays, then succeeds; counts results in metrics', async () => {
-    stub.put(widget('flaky'));
+  it('retries a reconcile that throws with growing delays, then succeeds; counts results in t.metrics', async () => {
+    t.stub.put(widget('flaky'));
     const times: number[] = [];
     const c = builder('flaky')
       .for(Widgets)
@@ -90,7 +59,7 @@ describe('Controller', () => {
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // each retry waits at least its backoff (40, 80, 160 ms): the delays grow
     assert.ok(gaps[0]! >= 35 && gaps[1]! >= 75 && gaps[2]! >= 155, `retry delays ${gaps} must be at least 40, 80, 160 ms`);
-    const text = await metrics.text();
+    const text = await t.metrics.text();
     assert.match(text, /controller_runtime_reconcile_total\{controller="flaky",result="error"\} 3/);
     assert.match(text, /controller_runtime_reconcile_total\{controller="flaky",result="success"\} 1/);
     assert.match(text, /controller_runtime_reconcile_errors_total\{controller="flaky"\} 3/);
@@ -99,7 +68,7 @@ describe('Controller', () => {
   });
 
   it('a TerminalError is not retried', async () => {
-    stub.put(widget('bad'));
+    t.stub.put(widget('bad'));
     let calls = 0;
     const c = builder('terminal')
       .for(Widgets)
@@ -116,7 +85,7 @@ describe('Controller', () => {
   });
 
   it('requeueAfter reconciles the key again after the delay', async () => {
-    stub.put(widget('periodic'));
+    t.stub.put(widget('periodic'));
     const times: number[] = [];
     const c = builder('periodic')
       .for(Widgets)
@@ -131,7 +100,7 @@ describe('Controller', () => {
   });
 
   it('owns(): a change to a child with a controller ownerReference enqueues its owner, other children do not', async () => {
-    const w = stub.put(widget('parent'));
+    const w = t.stub.put(widget('parent'));
     const reconciled: string[] = [];
     const c = builder('owner')
       .for(Widgets)
@@ -141,15 +110,15 @@ describe('Controller', () => {
       });
     await c.start();
     await waitFor(() => reconciled.length === 1, 'initial');
-    stub.put({
+    t.stub.put({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'child', namespace: 'ns', ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'parent', uid: w.metadata.uid, controller: true }] },
     });
-    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-controlled', namespace: 'ns', ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'other', uid: 'x' }] } });
-    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-kind', namespace: 'ns', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'y', controller: true }] } });
+    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-controlled', namespace: 'ns', ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'other', uid: 'x' }] } });
+    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-kind', namespace: 'ns', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'y', controller: true }] } });
     await waitFor(() => reconciled.length === 2, 'owner enqueued by child');
-    stub.remove('v1', 'ConfigMap', 'child', 'ns');
+    t.stub.remove('v1', 'ConfigMap', 'child', 'ns');
     await waitFor(() => reconciled.length === 3, 'owner enqueued by child deletion');
     await new Promise((r) => setTimeout(r, 50));
     await c.stop();
@@ -157,8 +126,8 @@ describe('Controller', () => {
   });
 
   it('watches() with a map function enqueues the mapped keys, old and new', async () => {
-    stub.put(widget('a'));
-    stub.put(widget('b'));
+    t.stub.put(widget('a'));
+    t.stub.put(widget('b'));
     const reconciled: string[] = [];
     const c = builder('mapped')
       .for(Widgets)
@@ -169,15 +138,15 @@ describe('Controller', () => {
     await c.start();
     await waitFor(() => reconciled.length === 2, 'initial');
     reconciled.length = 0;
-    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'a' } } });
+    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'a' } } });
     await waitFor(() => reconciled.includes('a'), 'a');
-    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'b' } } });
+    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'b' } } });
     await waitFor(() => reconciled.includes('b') && reconciled.filter((r) => r === 'a').length === 2, 'old target a and new target b');
     await c.stop();
   });
 
   it('predicates: generationChanged ignores status-only updates', async () => {
-    const w = stub.put(widget('gen'));
+    const w = t.stub.put(widget('gen'));
     let calls = 0;
     const c = builder('gen')
       .for(Widgets, { predicates: [generationChanged()] })
@@ -186,16 +155,16 @@ describe('Controller', () => {
       });
     await c.start();
     await waitFor(() => calls === 1, 'initial');
-    stub.put({ ...w, status: { ready: true } });
+    t.stub.put({ ...w, status: { ready: true } });
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(calls, 1, 'status update filtered');
-    stub.put({ ...w, spec: { size: 9 } });
+    t.stub.put({ ...w, spec: { size: 9 } });
     await waitFor(() => calls === 2, 'spec update passes');
     await c.stop();
   });
 
   it('resync() reconciles every cached object of the primary kind, bypassing predicates', async () => {
-    for (const n of ['r1', 'r2', 'r3']) stub.put(widget(n));
+    for (const n of ['r1', 'r2', 'r3']) t.stub.put(widget(n));
     const reconciled: string[] = [];
     const c = builder('resync')
       .for(Widgets, { predicates: [() => false] })
@@ -211,7 +180,7 @@ describe('Controller', () => {
   });
 
   it('periodic resync runs at the configured period', async () => {
-    stub.put(widget('p1'));
+    t.stub.put(widget('p1'));
     let calls = 0;
     const c = builder('periodic-resync')
       .for(Widgets)
@@ -225,8 +194,8 @@ describe('Controller', () => {
   });
 
   it('stop() lets an in-flight reconcile finish and starts no new one', async () => {
-    stub.put(widget('slow'));
-    stub.put(widget('queued'));
+    t.stub.put(widget('slow'));
+    t.stub.put(widget('queued'));
     let finished = 0;
     let started = 0;
     const slow: Reconciler = async () => {
@@ -243,7 +212,7 @@ describe('Controller', () => {
   });
 
   it('a controller can be started again after stop (leadership regained)', async () => {
-    stub.put(widget('again'));
+    t.stub.put(widget('again'));
     let calls = 0;
     const c = builder('restart')
       .for(Widgets)
@@ -262,13 +231,13 @@ describe('Controller', () => {
     const unknown = builder('unknown').for(kindRef('test.modelplane.io/v1', 'Gadget')).complete(async () => {});
     await assert.rejects(unknown.start(), /no matches for kind "Gadget"/);
     assert.equal(unknown.isRunning, false);
-    stub.holdLists = true;
+    t.stub.holdLists = true;
     try {
       const stuck = builder('stuck').for(Widgets).withOptions({ cacheSyncTimeoutMs: 200 }).complete(async () => {});
       await assert.rejects(stuck.start(), /caches for Widget did not sync within 200 ms/);
       assert.equal(stuck.isRunning, false);
     } finally {
-      stub.holdLists = false;
+      t.stub.holdLists = false;
     }
   });
 
@@ -278,16 +247,16 @@ describe('Controller', () => {
     assert.throws(() => builder('twice').for(Widgets).for(Widgets), /for\(\) already called/);
   });
 
-  it('the reconcile client writes with the controller name as field manager', async () => {
-    stub.put(widget('fm'));
+  it('the reconcile t.client writes with the controller name as field manager', async () => {
+    t.stub.put(widget('fm'));
     const c = builder('fm-ctrl')
       .for(Widgets)
       .complete(async (req, ctx) => {
         await ctx.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace } });
       });
     await c.start();
-    await waitFor(() => stub.requests.some((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm')), 'apply');
+    await waitFor(() => t.stub.requests.some((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm')), 'apply');
     await c.stop();
-    assert.equal(stub.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm'))!.query.get('fieldManager'), 'fm-ctrl');
+    assert.equal(t.stub.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm'))!.query.get('fieldManager'), 'fm-ctrl');
   });
 });

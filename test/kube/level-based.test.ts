@@ -3,45 +3,20 @@
 // change, and the answer to an update, still do; a successful reconcile cancels a requeueAfter still
 // pending for its key.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ControllerBuilder } from '../../src/kube/builder.ts';
-import { Cache } from '../../src/kube/cache.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { ConfigMaps } from '../../src/kube/kinds.ts';
-import { Logger } from '../../src/kube/log.ts';
 import { RuntimeMetrics } from '../../src/kube/metrics.ts';
 import { OwnWrites } from '../../src/kube/own-writes.ts';
-import { kindRef, type KubeObject } from '../../src/kube/types.ts';
-import { StubApiServer, waitFor } from './helpers/stub-apiserver.ts';
+import { controllerBed, Widgets, widget } from './helpers/controller-bed.ts';
+import { waitFor } from './helpers/stub-apiserver.ts';
 
-const Widgets = kindRef<KubeObject & { spec?: { size?: number } }>('test.modelplane.io/v1', 'Widget');
-const widget = (name: string, size = 1) => ({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name, namespace: 'ns' }, spec: { size } });
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
 describe('levelBased controllers', () => {
-  let stub: StubApiServer;
-  let client: KubeClient;
-  let cache: Cache;
-  const quiet = new Logger({}, 'silent');
+  const t = controllerBed();
 
-  before(async () => {
-    stub = await new StubApiServer().start();
-    client = await KubeClient.create(stub.kubeconfig());
-  });
-  after(async () => {
-    await cache?.stop();
-    client.close();
-    await stub.close();
-  });
-  beforeEach(async () => {
-    await cache?.stop();
-    for (const o of stub.list('widgets')) stub.remove('test.modelplane.io/v1', 'Widget', o.metadata.name, o.metadata.namespace);
-    for (const o of stub.list('configmaps')) stub.remove('v1', 'ConfigMap', o.metadata.name, o.metadata.namespace);
-    cache = new Cache({ client, metrics: new RuntimeMetrics(), logger: quiet });
-    cache.start();
-  });
-
-  const builder = (name: string) => new ControllerBuilder(name, { cache, client, metrics: new RuntimeMetrics(), logger: quiet });
+  const builder = (name: string) => new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: new RuntimeMetrics(), logger: t.quiet });
 
   /** a controller that creates one ConfigMap per Widget, owned by it, and counts its reconciles */
   function childMaker(name: string, levelBased: boolean, pauseMs = 0) {
@@ -63,20 +38,20 @@ describe('levelBased controllers', () => {
   }
 
   it('the echo of its own create does not reconcile the owner again; without levelBased it does', async () => {
-    stub.put(widget('a'));
+    t.stub.put(widget('a'));
     const level = childMaker('level', true, 50);
     await level.c.start();
-    await waitFor(() => level.calls.length === 1 && stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns') !== undefined, 'child created');
+    await waitFor(() => level.calls.length === 1 && t.stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns') !== undefined, 'child created');
     await settle();
     assert.deepEqual(level.calls, ['a'], 'one reconcile: the child event was our own write');
 
     // someone else edits the child: that is news
-    const cm = stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns')!;
-    stub.put({ ...cm, data: { a: '2' } });
+    const cm = t.stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns')!;
+    t.stub.put({ ...cm, data: { a: '2' } });
     await waitFor(() => level.calls.length >= 2, 'a foreign change reconciles');
     await level.c.stop();
 
-    stub.remove('v1', 'ConfigMap', 'a-cm', 'ns');
+    t.stub.remove('v1', 'ConfigMap', 'a-cm', 'ns');
     const plain = childMaker('plain', false, 50);
     await plain.c.start();
     await waitFor(() => plain.calls.length >= 2, 'the echo reconciles a controller that is not levelBased');
@@ -84,19 +59,19 @@ describe('levelBased controllers', () => {
   });
 
   it('an echo that arrives after the reconcile ended is recognised too', async () => {
-    stub.put(widget('late'));
+    t.stub.put(widget('late'));
     const level = childMaker('late', true);
     await level.c.start();
-    await waitFor(() => stub.getObject('v1', 'ConfigMap', 'late-cm', 'ns') !== undefined, 'child created');
+    await waitFor(() => t.stub.getObject('v1', 'ConfigMap', 'late-cm', 'ns') !== undefined, 'child created');
     await settle();
     await level.c.stop();
     assert.deepEqual(level.calls, ['late']);
   });
 
   it('only a create counts as an echo: the answer to an update may carry someone else\'s change, so it reconciles', async () => {
-    const w = stub.put(widget('upd'));
+    const w = t.stub.put(widget('upd'));
     const owner = { apiVersion: w.apiVersion, kind: w.kind, name: 'upd', uid: w.metadata.uid, controller: true };
-    stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd-cm', namespace: 'ns', ownerReferences: [owner] }, data: { a: '0' } });
+    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd-cm', namespace: 'ns', ownerReferences: [owner] }, data: { a: '0' } });
     let calls = 0;
     const c = builder('updater')
       .for(Widgets)
@@ -112,7 +87,7 @@ describe('levelBased controllers', () => {
   });
 
   it('a successful reconcile cancels the requeueAfter an earlier one asked for', async () => {
-    stub.put(widget('timer'));
+    t.stub.put(widget('timer'));
     let calls = 0;
     const c = builder('timer')
       .for(Widgets)
@@ -123,7 +98,7 @@ describe('levelBased controllers', () => {
       });
     await c.start();
     await waitFor(() => calls === 1, 'first reconcile');
-    stub.put(widget('timer', 2));
+    t.stub.put(widget('timer', 2));
     await waitFor(() => calls === 2, 'the change reconciles');
     await new Promise((r) => setTimeout(r, 350));
     await c.stop();
