@@ -74,3 +74,22 @@ export async function retrying<T>(what: string, fn: () => Promise<T>, timeoutMs 
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/**
+ * The controllers' writes during a quiet period (1.5 s to settle, then 4 s watched). A list of `kind` by the
+ * test inside the window proves the audit log read is the live server's (it fails the test otherwise).
+ */
+export async function writesInQuietPeriod(
+  server: () => ApiServer,
+  admin: KubeClient,
+  probe: { kind: KindRef; resource: string; namespace: string },
+  users: readonly string[],
+  ignoreResources: readonly string[] = [],
+): Promise<string[]> {
+  await sleep(1_500);
+  const mark = nowIso();
+  await sleep(4_000);
+  await admin.list(probe.kind, { namespace: probe.namespace });
+  if (!server().audit.entries().some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')) throw new Error('the audit log did not record the quiet period');
+  return writesSince(server(), users, mark, ignoreResources);
+}
