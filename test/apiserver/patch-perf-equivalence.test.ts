@@ -8,6 +8,7 @@ import { patchSchemaFor, recordUpdate, schemaFromOpenAPI } from '../../src/apise
 import { compareStrings, goQuote, type Json } from '../../src/apiserver/patch/json-value.ts';
 import type { PatchSchema } from '../../src/apiserver/patch/schema.ts';
 import { compareTyped } from '../../src/apiserver/patch/typed-merge.ts';
+import { prng } from '../helpers/prng.ts';
 
 type Obj = Record<string, any>;
 const now = new Date(Date.UTC(2024, 0, 1));
@@ -54,15 +55,6 @@ function recordedCases(): Record<string, unknown> {
   return cases;
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ODD_STRINGS = ['a', 'name', 'x.y/z', 'a<b', 'a&b', 'q"t', 'back\\s', 'tab\t', 'ctl\u0001', 'ls\u2028', 'é', '日本', '😀', 'z😀', '\ud800', '\ue000', '\uffff', 'k:v', '', 'E1', 'E10', 'E2', 'del\u007f'];
 

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { prng } from '../helpers/prng.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CREATES = 1000;
@@ -26,17 +27,6 @@ const ROUNDS = 3;
 const LABEL = 'crash-test';
 const COLLECTION = '/api/v1/namespaces/default/configmaps';
 
-/** mulberry32: small, seedable, good enough to pick kill points and operations. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Server {
   child: ChildProcess;

@@ -1,19 +1,12 @@
 // A small seeded PRNG (mulberry32) so a fuzz run is reproducible from the seed it prints.
+import { prng } from '../../helpers/prng.ts';
 
 export class Prng {
-  private state: number;
+  /** uniform in [0, 1) */
+  readonly next: () => number;
 
   constructor(readonly seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** uniform in [0, 1) */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = prng(seed);
   }
 
   /** integer in [0, n) */

@@ -66,17 +66,7 @@ export class OperatorSlot {
   }
 }
 
-/** mulberry32: a small seedable PRNG, so a failing run's kill moments and choices can be repeated */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../helpers/prng.ts';
 
 /** the seed from RELIABILITY_SEED, else a fresh one; the test prints it so a failure can be replayed */
 export function testSeed(): number {
