@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
-import { faultedRequests, nowIso, WRITE_VERBS, writesInQuietPeriod } from './helpers/convergence.ts';
+import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
 import { OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -42,17 +42,8 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
   const run = async (ops: Array<() => Promise<void>>) => {
     for (const op of ops) await op();
   };
-  async function converge(what: string, workloads: AimWorkload[] = [...batches.values()], timeoutMs = CONVERGE_TIMEOUT_MS): Promise<void> {
-    let last: string[] = [];
-    await waitFor(
-      `${what}: every AIMService converged (seed ${seed})`,
-      async () => {
-        last = (await Promise.all(workloads.map((w) => w.problems()))).flat();
-        return last.length === 0;
-      },
-      { timeoutMs, intervalMs: 300, detail: () => stuckDetail(workloads, last) },
-    );
-  }
+  const converge = (what: string, workloads: AimWorkload[] = [...batches.values()], timeoutMs = CONVERGE_TIMEOUT_MS) =>
+    waitConverged(`${what}: every AIMService converged (seed ${seed})`, workloads, timeoutMs, stuckDetail);
 
   /** the problems, and for the first stuck services their objects and what the operator logged about them */
   async function stuckDetail(workloads: AimWorkload[], problems: string[]): Promise<string> {

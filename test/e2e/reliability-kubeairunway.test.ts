@@ -14,11 +14,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
-import { faultedRequests, nowIso, WRITE_VERBS, writesInQuietPeriod } from './helpers/convergence.ts';
+import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
 import { ModelDeploymentWorkload } from './helpers/modeldeployment-workload.ts';
 import { between, OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
-import { waitFor } from '../helpers/wait.ts';
 
 const NAMESPACES = { errors: 'rel-kar-errors', watches: 'rel-kar-watches', restart: 'rel-kar-restart', kill: 'rel-kar-kill' } as const;
 const CONVERGE_TIMEOUT_MS = 45_000;
@@ -52,17 +51,8 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
   const run = async (ops: Array<() => Promise<void>>) => {
     for (const op of ops) await op();
   };
-  async function converge(what: string, workloads: ModelDeploymentWorkload[] = [...batches.values()]): Promise<void> {
-    let last: string[] = [];
-    await waitFor(
-      `${what}: every ModelDeployment converged (seed ${seed})`,
-      async () => {
-        last = (await Promise.all(workloads.map((w) => w.problems()))).flat();
-        return last.length === 0;
-      },
-      { timeoutMs: CONVERGE_TIMEOUT_MS, intervalMs: 300, detail: () => stuckDetail(workloads, last) },
-    );
-  }
+  const converge = (what: string, workloads: ModelDeploymentWorkload[] = [...batches.values()]) =>
+    waitConverged(`${what}: every ModelDeployment converged (seed ${seed})`, workloads, CONVERGE_TIMEOUT_MS, stuckDetail);
 
   /** the problems, and for the first stuck deployments their objects and what each process logged about them */
   async function stuckDetail(workloads: ModelDeploymentWorkload[], problems: string[]): Promise<string> {

@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiServer } from '../../../src/apiserver/index.ts';
 import { controllerOf, type KindRef, type KubeClient, type KubeObject } from '../../../src/kube/index.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -74,6 +75,24 @@ export async function retrying<T>(what: string, fn: () => Promise<T>, timeoutMs 
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/** Waits until no workload reports a problem; a timeout names them, with `detail` on what is stuck. */
+export async function waitConverged<W extends { problems(): Promise<string[]> }>(
+  what: string,
+  workloads: W[],
+  timeoutMs: number,
+  detail: (workloads: W[], problems: string[]) => Promise<string>,
+): Promise<void> {
+  let last: string[] = [];
+  await waitFor(
+    what,
+    async () => {
+      last = (await Promise.all(workloads.map((w) => w.problems()))).flat();
+      return last.length === 0;
+    },
+    { timeoutMs, intervalMs: 300, detail: () => detail(workloads, last) },
+  );
+}
 
 /**
  * The controllers' writes during a quiet period (1.5 s to settle, then 4 s watched). A list of `kind` by the
