@@ -10,7 +10,7 @@ import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
 import type { RequestContext } from './context.ts';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from './hooks.ts';
 import { deepClone, deepEqual, generateNameSuffix, isPlainObject, kubeTime, newUid, specPartsEqual } from './meta.ts';
-import type { StrategyProvider } from './strategy.ts';
+import type { StrategyProvider, TypeStrategy } from './strategy.ts';
 import { validateMeta } from './validate-meta.ts';
 
 export interface WriteRequest {
@@ -72,7 +72,7 @@ export class Lifecycle {
     delete obj.metadata.resourceVersion;
     obj.apiVersion = groupVersion(rt.group, req.version);
     obj.kind = rt.kind;
-    this.decode(req, obj);
+    decode(req, strategy, obj);
 
     if (old) {
       for (const k of SERVER_META) {
@@ -152,24 +152,6 @@ export class Lifecycle {
     const committed = this.deps.store.commit(rt.storageKey, old ? 'MODIFIED' : 'ADDED', stored);
     await this.deps.durable();
     return { object: committed, created: !old, noop: false };
-  }
-
-  /**
-   * kube-apiserver's decoding step, before any strategy or admission sees the object: unknown fields dropped
-   * (and refused or warned about per fieldValidation), wrong JSON types refused, defaults applied.
-   */
-  private decode(req: WriteRequest, obj: KubeObject): void {
-    const { rt, ctx } = req;
-    const strategy = this.deps.strategies.for(rt);
-    const unknown = strategy.prune(obj, req.version);
-    if (unknown.length > 0) {
-      if (ctx.fieldValidation === 'Strict') {
-        const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
-        throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
-      }
-      if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
-    }
-    strategy.applyDefaults(obj, req.version);
   }
 
   private prepareNew(req: WriteRequest, obj: KubeObject): void {
@@ -261,4 +243,21 @@ export function isApiError(e: unknown): e is ApiError {
 function generationBumps(rule: Generation, old: KubeObject, obj: KubeObject, hasStatus: boolean): boolean {
   if (!specPartsEqual(old, obj, hasStatus)) return true;
   return rule === 'spec+annotations' && !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {});
+}
+
+/**
+ * kube-apiserver's decoding step, before any strategy or admission sees the object: unknown fields dropped
+ * (and refused or warned about per fieldValidation), wrong JSON types refused, defaults applied.
+ */
+function decode(req: WriteRequest, strategy: TypeStrategy, obj: KubeObject): void {
+  const { rt, ctx } = req;
+  const unknown = strategy.prune(obj, req.version);
+  if (unknown.length > 0) {
+    if (ctx.fieldValidation === 'Strict') {
+      const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
+      throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
+    }
+    if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+  }
+  strategy.applyDefaults(obj, req.version);
 }
