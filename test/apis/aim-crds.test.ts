@@ -36,8 +36,8 @@ describe('aim.eai.amd.com CRDs', () => {
   });
 
   it('installs every kind Established, with the short names kubectl resolves', async () => {
-    assert.deepEqual(aimCrds().map((c) => c.spec.names.kind), ['AIMClusterRuntimeConfig', 'AIMRuntimeConfig', 'AIMClusterModel', 'AIMModel', 'AIMService']);
-    for (const short of ['aimclrc', 'aimrc', 'aimclmdl', 'aimmdl', 'aimsvc']) {
+    assert.deepEqual(aimCrds().map((c) => c.spec.names.kind), ['AIMClusterRuntimeConfig', 'AIMRuntimeConfig', 'AIMClusterModelSource', 'AIMClusterModel', 'AIMModel', 'AIMClusterServiceTemplate', 'AIMServiceTemplate', 'AIMTemplateCache', 'AIMArtifact', 'AIMService']);
+    for (const short of ['aimclrc', 'aimrc', 'aimclsrc', 'aimclmdl', 'aimmdl', 'aimcltpl', 'aimtpl', 'aimtc', 'aimart', 'aimsvc']) {
       const r = await cluster.kubectl(['get', short, '-A']);
       assert.equal(r.code, 0, `${short}: ${r.stderr}`);
     }
@@ -159,7 +159,7 @@ describe('aim.eai.amd.com CRDs', () => {
 
   it('prints the AIMService status columns in kubectl get', async () => {
     const out = await cluster.k(['get', 'aimsvc', '-n', 'ml-team', 'status-0']);
-    assert.match(out.split('\n')[0]!, /^NAME\s+STATUS\s+MODEL\s+PATH\s+AGE/);
+    assert.match(out.split('\n')[0]!, /^NAME\s+STATUS\s+MODEL\s+TEMPLATE\s+PATH\s+AGE/);
   });
 });
 
@@ -175,8 +175,8 @@ describe('modelplane crds', () => {
     const all = parseAllDocuments(out).map((d) => d.toJS()).filter(Boolean);
     assert.ok(all.every((d) => d.kind === 'CustomResourceDefinition'));
     const docs = all.filter((d) => d.spec.group === 'aim.eai.amd.com');
-    assert.equal(docs.length, 5);
-    assert.deepEqual(docs.map((d) => d.spec.names.kind).sort(), ['AIMClusterModel', 'AIMClusterRuntimeConfig', 'AIMModel', 'AIMRuntimeConfig', 'AIMService']);
+    assert.equal(docs.length, 10);
+    assert.deepEqual(docs.map((d) => d.spec.names.kind).sort(), ['AIMClusterRuntimeConfig', 'AIMRuntimeConfig', 'AIMClusterModelSource', 'AIMClusterModel', 'AIMModel', 'AIMClusterServiceTemplate', 'AIMServiceTemplate', 'AIMTemplateCache', 'AIMArtifact', 'AIMService'].sort());
     assert.deepEqual(docs, JSON.parse(JSON.stringify(aimCrds())));
   });
 });

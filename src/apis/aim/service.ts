@@ -1,5 +1,5 @@
-// AIMService: the user's serving request. The catalogue fields behind it (template, caching, overrides,
-// autoscaling) belong to a later issue and are added here as new optional fields when it lands.
+// AIMService: the user's serving request: a model (by name, image or custom), optionally a template (else
+// one is selected, docs/aim.md "Template selection"), a caching mode, overrides and the inline runtime config.
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
 import {
@@ -14,6 +14,7 @@ import {
   resolvedRuntimeConfigSchema,
   resourceRequirementsSchema,
 } from './common.ts';
+import { runtimeParametersShape } from './catalog-shared.ts';
 import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
 
 export const MODEL_EXACTLY_ONE_MESSAGE = 'spec.model: exactly one of name (or its alias ref), image or custom must be set';
@@ -43,8 +44,16 @@ export const serviceModelSchema = z
     ],
   });
 
+const immutable = (field: string) => ({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: `${field} is immutable; create a new AIMService instead` }] });
+
+/** Dedicated | Shared; the legacy spellings Always/Auto (→ Shared) and Never (→ Dedicated) are still accepted */
+export const SERVICE_CACHING_MODES = ['Dedicated', 'Shared', 'Auto', 'Always', 'Never'] as const;
+
 export const serviceSpecSchema = z.object({
   model: serviceModelSchema,
+  template: z.object({ name: z.string().optional(), allowUnoptimized: z.boolean().optional() }).meta(immutable('spec.template')).optional(),
+  caching: z.object({ mode: z.enum(SERVICE_CACHING_MODES).optional() }).meta(immutable('spec.caching')).optional(),
+  overrides: z.object(runtimeParametersShape).optional(),
   runtimeConfigName: z.string().optional(),
   storage: storageConfigSchema.optional(),
   routing: routingConfigSchema.optional(),
@@ -63,6 +72,8 @@ export const serviceStatusSchema = z.object({
   conditions: conditionListSchema.optional(),
   resolvedRuntimeConfig: resolvedRuntimeConfigSchema.optional(),
   resolvedModel: resolvedReferenceSchema.optional(),
+  resolvedTemplate: resolvedReferenceSchema.optional(),
+  cache: z.object({ templateCacheRef: resolvedReferenceSchema.optional(), retryAttempts: z.int32().optional() }).optional(),
   routing: z.object({ path: z.string().optional() }).optional(),
 });
 
@@ -86,6 +97,7 @@ export const serviceCrd = () =>
         printerColumns: [
           { name: 'Status', type: 'string', jsonPath: '.status.status' },
           { name: 'Model', type: 'string', jsonPath: '.status.resolvedModel.name' },
+          { name: 'Template', type: 'string', jsonPath: '.status.resolvedTemplate.name' },
           { name: 'Path', type: 'string', jsonPath: '.status.routing.path' },
           { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
           ageColumn,
