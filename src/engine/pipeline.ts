@@ -23,8 +23,8 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   /** the controller's name, for logs */
   name: string;
   reconciler: DomainReconciler<T, F, O, C, S>;
-  /** an annotation that, set to exactly "true", makes the pipeline leave the object alone */
-  pauseAnnotation?: string;
+  /** an annotation (or several spellings of it) that, set to exactly "true", makes the pipeline leave the object alone */
+  pauseAnnotation?: string | readonly string[];
   runtimeConfig?: RuntimeConfigSource<T, C>;
   /** applied to every planned object before it is applied */
   labelPropagators?: readonly LabelPropagator<C>[];
@@ -81,6 +81,13 @@ export class RequeueError extends Error {
   }
 }
 
+/** is `object` annotated with (one of) `annotation` set to exactly "true"? */
+export function isPaused(object: KubeObject, annotation: string | readonly string[] | undefined): boolean {
+  if (!annotation) return false;
+  const names = typeof annotation === 'string' ? [annotation] : annotation;
+  return names.some((name) => object.metadata.annotations?.[name] === 'true');
+}
+
 const silentLog: EngineLogger = { debug() {}, info() {}, error() {} };
 
 export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends EngineStatus = EngineStatus> {
@@ -104,8 +111,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 
   async run(object: T, deps: RunDeps): Promise<RunOutcome> {
     const base: RunOutcome = { phase: 'reconciled', errors: [], statusWritten: false, statusConflict: false, statusHeld: false, requeueWithBackoff: false };
-    const pause = this.opts.pauseAnnotation;
-    if (pause && object.metadata.annotations?.[pause] === 'true') return { ...base, phase: 'paused' };
+    if (isPaused(object, this.opts.pauseAnnotation)) return { ...base, phase: 'paused' };
     // finalizers and cleanup belong to the thin controller; children of a deleting owner must not be re-applied
     if (object.metadata.deletionTimestamp) return { ...base, phase: 'deleting' };
     const log = deps.log ?? silentLog;

@@ -160,10 +160,57 @@ describe('AIMService pipeline', () => {
     assert.equal(failing.current().status?.status, 'Failed');
   });
 
-  it('paused services are left alone', async () => {
-    const t = setup(model(), service({ metadata: { annotations: { 'aim.eai.amd.com/reconcile-paused': 'true' } } }));
-    const out = await t.reconcile();
-    assert.equal(out.phase, 'paused');
-    assert.equal(t.fake.requests.length, 0);
+  it("paused services are left alone, under both spellings of the annotation (AIM engine's reconciliation-paused too)", async () => {
+    for (const annotation of ['aim.eai.amd.com/reconcile-paused', 'aim.eai.amd.com/reconciliation-paused']) {
+      const t = setup(model(), service({ metadata: { annotations: { [annotation]: 'true' } } }));
+      const out = await t.reconcile();
+      assert.equal(out.phase, 'paused', annotation);
+      assert.equal(t.fake.requests.length, 0, annotation);
+    }
+    const notExactlyTrue = setup(model(), service({ metadata: { annotations: { 'aim.eai.amd.com/reconciliation-paused': 'True' } } }));
+    assert.equal((await notExactlyTrue.reconcile()).phase, 'reconciled', 'only the exact value "true" pauses');
+  });
+
+  it('a named model deleted after the InferenceService exists: not Failed, applies go on, the InferenceService is left as built', async () => {
+    const t = setup(model(), nsConfig('default', { routing: { ...SEED_ROUTING.routing, pathTemplate: '/{.metadata.name}' } }), service());
+    await t.reconcile();
+    const built = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    t.fake.put({ ...built, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    await t.reconcile();
+    assert.equal(t.current().status?.resolvedModel?.name, 'qwen-qwen3-32b');
+
+    t.fake.remove(API, 'AIMModel', 'qwen-qwen3-32b', NS);
+    // the user changes the route: the apply must not be blocked by the missing model
+    t.fake.put({ ...t.current(), spec: { ...t.current().spec, routing: { pathTemplate: '/renamed/{.metadata.name}' } } } as KubeObject);
+    const before = t.applied('InferenceService').length;
+    await t.reconcile();
+    assert.notEqual(t.current().status?.status, 'Failed');
+    assert.equal(t.cond('ModelReady')?.status, 'True');
+    assert.equal(t.cond('ModelReady')?.reason, 'ModelDeleted');
+    assert.match(t.cond('ModelReady')!.message, /AIMModel ml-team\/qwen-qwen3-32b was deleted/);
+    assert.equal(t.current().status?.resolvedModel?.name, 'qwen-qwen3-32b', 'the resolved reference is kept');
+    assert.equal(t.applied('InferenceService').length, before, 'the InferenceService is not rebuilt without its model');
+    assert.equal(t.current().status?.routing?.path, '/renamed/qwen-chat', 'the route change went through');
+
+    // the InferenceService gone too: now the model is needed again, and its absence fails the service
+    t.fake.remove('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS);
+    await t.reconcile();
+    assert.equal(t.current().status?.status, 'Failed');
+    assert.equal(t.cond('ModelReady')?.reason, 'ModelNotFound');
+  });
+
+  it('a path template that stops rendering keeps the last good HTTPRoute, and status says which path it still routes', async () => {
+    const t = setup(model(), nsConfig('default', SEED_ROUTING), service());
+    await t.reconcile();
+    assert.equal(t.current().status?.routing?.path, '/ml/ml-team/conversational-ai');
+    // the label the template needs is removed: the template no longer renders
+    t.fake.put({ ...t.current(), metadata: { ...t.current().metadata, labels: {} } } as KubeObject);
+    await t.reconcile();
+    assert.ok(t.fake.getObject('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS), 'the route is kept');
+    assert.equal(t.fake.requests.filter((r) => r.verb === 'delete').length, 0);
+    assert.equal(t.current().status?.routing?.path, '/ml/ml-team/conversational-ai', 'the path the kept route really serves');
+    assert.equal(t.cond('RoutingReady')?.reason, 'PathTemplateInvalid');
+    assert.match(t.cond('RoutingReady')!.message, /HTTPRoute ml-team\/qwen-chat is kept and still routes the last valid path \/ml\/ml-team\/conversational-ai/);
+    assert.equal(t.current().status?.status, 'Degraded');
   });
 });

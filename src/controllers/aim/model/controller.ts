@@ -7,7 +7,7 @@ import { type Controller, ignoreOwnStatusWrites, type KindRef, type Manager } fr
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels } from '../shared/kinds.ts';
-import { AIM_PAUSE_ANNOTATION } from '../shared/reconcile-paused.ts';
+import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
 import { modelHealth } from './health.ts';
 
@@ -47,7 +47,7 @@ export function modelPipeline(operatorNamespace: string, name = 'aim-model'): Pi
     name,
     reconciler: modelReconciler,
     runtimeConfig: aimRuntimeConfigSource<AnyModel>(operatorNamespace),
-    pauseAnnotation: AIM_PAUSE_ANNOTATION,
+    pauseAnnotation: AIM_PAUSE_ANNOTATIONS,
     observedGeneration: true,
   });
 }

@@ -12,7 +12,7 @@ import {
 import { type Controller, ignoreOwnStatusWrites, type KindRef, type KubeObject, type Manager, objectKeyString } from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import { AIMClusterRuntimeConfigs, type AIMClusterRuntimeConfig, type AIMRuntimeConfig, AIMRuntimeConfigs } from '../shared/kinds.ts';
-import { AIM_PAUSE_ANNOTATION } from '../shared/reconcile-paused.ts';
+import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type GatewayCheck, gatewayCheckFor, gatewayKey, Gateways, type RuntimeConfigScope } from './gateway.ts';
 import { type RuntimeConfigObservation, type RuntimeConfigStatus, setRuntimeConfigStatus } from './status.ts';
 import { validateRuntimeConfigSpec } from './validate.ts';
@@ -68,7 +68,7 @@ export function runtimeConfigPipeline(scope: RuntimeConfigScope): Pipeline<AnyRu
   return new Pipeline({
     name: scope === 'Namespace' ? 'aim-runtime-config' : 'aim-cluster-runtime-config',
     reconciler: reconcilerFor(scope),
-    pauseAnnotation: AIM_PAUSE_ANNOTATION,
+    pauseAnnotation: AIM_PAUSE_ANNOTATIONS,
     statusField: null,
     observedGeneration: true,
   });

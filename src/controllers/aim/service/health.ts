@@ -7,6 +7,7 @@ import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHe
 import { runtimeConfigHealth, type AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
 import { modelHealth } from './model.ts';
+import { servedPath } from './routing.ts';
 import type { ServiceObservation } from './plan.ts';
 
 export function serviceHealth(obs: ServiceObservation, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
@@ -52,7 +53,10 @@ function routingHealth(obs: ServiceObservation): MaybeHealth {
   if (routing.kind === 'route') {
     return { component: 'Routing', state: 'Ready', reason: 'PathResolved', message: `route path ${routing.path} (from ${routing.source}) on gateway ${gatewayName(routing.gatewayRef, obs)}` };
   }
-  const kept = obs.httpRoute.ok() ? `; the existing HTTPRoute ${where(obs.httpRoute.value)} is left unchanged` : '; no HTTPRoute is created';
+  const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
+  const kept = obs.httpRoute.ok()
+    ? `; the existing HTTPRoute ${where(obs.httpRoute.value)} is kept and still routes the last valid path ${served ?? '(none)'} (status.routing.path) until the field is fixed`
+    : '; no HTTPRoute is created';
   return { component: 'Routing', state: 'Degraded', reason: routing.reason, message: `${routing.message}${kept}` };
 }
 

@@ -1,10 +1,10 @@
 // Names and labels of what an AIMService creates. Every name is derived from the service (or, for an
 // auto-created AIMModel, from the image) so a restarted operator plans exactly the same objects.
 import { createHash } from 'node:crypto';
-import { AIM_PAUSE_ANNOTATION } from '../shared/reconcile-paused.ts';
+import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 
 export const AIM_SERVICE_CONTROLLER = 'aim-service-controller';
-export const PAUSE_ANNOTATION = AIM_PAUSE_ANNOTATION;
+export const PAUSE_ANNOTATION = AIM_PAUSE_ANNOTATIONS;
 
 export const SERVICE_LABEL = 'aim.eai.amd.com/service';
 export const MODEL_LABEL = 'aim.eai.amd.com/model';

@@ -7,8 +7,9 @@ import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import type { AIMService } from '../shared/kinds.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
+import { servedPath } from './routing.ts';
 import { serviceHealth } from './health.ts';
-import { fetchServiceModel, isModelReady, type ModelObject, modelReference } from './model.ts';
+import { fetchServiceModel, isModelReady, type ModelObject, modelMissing, modelReference, retainDeletedModel } from './model.ts';
 import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
 import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
 
@@ -45,7 +46,7 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
       fetch(reader, InferenceServices, inferenceServiceName(name), ns),
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
     ]);
-    return { model, inferenceService, httpRoute };
+    return { model: retainDeletedModel(model, object, inferenceService.ok()), inferenceService, httpRoute };
   },
 
   composeState: ({ object, runtimeConfig }, fetched) => desireService(object, runtimeConfig, fetched),
@@ -59,18 +60,22 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
     setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));
     setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
     const routing = obs.desired?.routing;
+    const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
     if (routing?.kind === 'route') status.routing = { path: routing.path };
-    else if (routing?.kind === 'disabled' || (routing?.kind === 'invalid' && !obs.httpRoute.ok())) delete status.routing;
-    // otherwise (config unresolved, or an invalid template with the last good route still serving) the last path stays
+    // an invalid route keeps the last good HTTPRoute serving: status shows the path it really routes
+    else if (routing?.kind === 'invalid' && served) status.routing = { path: served };
+    else if (routing?.kind === 'disabled' || routing?.kind === 'invalid') delete status.routing;
+    // otherwise (config unresolved) the last path stays
   },
 };
 
 /** the seed-001 resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
 function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
-  const { mode, model } = obs.model;
+  const { mode, model, retained } = obs.model;
+  if (retained) return retained;
   if (mode.kind !== 'name' && mode.kind !== 'image') return undefined;
   const stillFits = previous && (mode.kind === 'image' || previous.name === mode.name) ? previous : undefined;
-  if (model?.isNotFound() || (model?.hasError() && model.categorized()?.reason === 'ModelNotFound')) return undefined;
+  if (modelMissing(model)) return undefined;
   return lockedReference<ModelObject>(model, isModelReady, modelReference, stillFits);
 }
 

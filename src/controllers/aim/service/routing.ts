@@ -98,3 +98,9 @@ export function buildHTTPRoute(service: AIMService, isvcName: string, path: stri
     },
   };
 }
+
+/** the path prefix a live HTTPRoute of ours routes (the first rule's first match) */
+export function servedPath(route: KubeObject): string | undefined {
+  const rules = (route.spec as { rules?: Array<{ matches?: Array<{ path?: { value?: string } }> }> } | undefined)?.rules;
+  return rules?.[0]?.matches?.[0]?.path?.value;
+}

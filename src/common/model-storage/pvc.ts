@@ -1,0 +1,74 @@
+// The PVC that holds a model's weights (docs/aim.md, "Caches and artifacts"): sized from the model's size
+// plus the runtime config's headroom, rounded up to whole GiB, with the storage class chosen explicitly,
+// else by the runtime config, else the cluster default. Pure; shared by every controller that downloads
+// model weights onto a volume.
+import { Quantity } from '../quantity.ts';
+import type { RuntimeConfigSpec } from '../runtime-config/index.ts';
+
+export const DEFAULT_PVC_HEADROOM_PERCENT = 10;
+const GI = 1024n ** 3n;
+
+/** bytes of a Kubernetes quantity ("8Gi", "4500000000", 1024); undefined when it does not parse or is not positive */
+export function quantityBytes(q: string | number | undefined): number | undefined {
+  if (q === undefined || q === '') return undefined;
+  try {
+    const v = Quantity.parse(String(q)).value();
+    return v > 0n ? Number(v) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `storage.pvcHeadroomPercent` of the (merged) runtime config, its deprecated top-level spelling, or 10 */
+export function headroomPercent(config: RuntimeConfigSpec | undefined): number {
+  const v = config?.storage?.pvcHeadroomPercent ?? config?.pvcHeadroomPercent;
+  return typeof v === 'number' && v >= 0 ? v : DEFAULT_PVC_HEADROOM_PERCENT;
+}
+
+/** `storage.defaultStorageClassName` of the runtime config, or its deprecated spelling; undefined = cluster default */
+export function configStorageClass(config: RuntimeConfigSpec | undefined): string | undefined {
+  return config?.storage?.defaultStorageClassName || config?.defaultStorageClassName || undefined;
+}
+
+/** ceil((size × (1 + headroom/100)) / 1 GiB) GiB, at least 1Gi */
+export function pvcSize(sizeBytes: number, headroom: number): string {
+  const withHeadroom = (BigInt(Math.ceil(sizeBytes)) * BigInt(100 + Math.max(0, Math.floor(headroom))) + 99n) / 100n;
+  const gib = (withHeadroom + GI - 1n) / GI;
+  return `${gib < 1n ? 1n : gib}Gi`;
+}
+
+/** "4.5 GiB" style size for status columns */
+export function displaySize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+export interface ModelPvcInput {
+  name: string;
+  namespace: string;
+  sizeBytes: number;
+  headroomPercent: number;
+  /** explicit class (the object's own), else the runtime config's; neither: the cluster default */
+  storageClassName?: string | undefined;
+  labels?: Record<string, string>;
+}
+
+export function buildModelPvc(input: ModelPvcInput): { apiVersion: 'v1'; kind: 'PersistentVolumeClaim'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: Record<string, unknown> } {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: input.name, namespace: input.namespace, labels: { ...(input.labels ?? {}) } },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      resources: { requests: { storage: pvcSize(input.sizeBytes, input.headroomPercent) } },
+      ...(input.storageClassName ? { storageClassName: input.storageClassName } : {}),
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// The pure model-storage builders: derived names, PVC sizing with headroom and storage class, and the
+// download env precedence (artifact > namespace > cluster > operator default XET,HF_TRANSFER).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mergeEnvByName } from '../../src/common/env-merge/index.ts';
+import {
+  buildDownloadJob,
+  buildModelPvc,
+  configStorageClass,
+  derivedName,
+  downloadBaseEnv,
+  downloadEnv,
+  headroomPercent,
+  parseCheckSizeOutput,
+  protocolSequence,
+  pvcSize,
+  quantityBytes,
+} from '../../src/common/model-storage/index.ts';
+
+const GiB = 1024 ** 3;
+
+describe('derivedName', () => {
+  it('joins DNS-1123 parts with a hash of the inputs, stays within 63 characters, and differs per input', () => {
+    const a = derivedName(['hf://Qwen/Qwen3.32B'], ['hf://Qwen/Qwen3.32B', 'fast']);
+    assert.match(a, /^hf-qwen-qwen3-32b-[0-9a-f]{8}$/);
+    assert.notEqual(a, derivedName(['hf://Qwen/Qwen3.32B'], ['hf://Qwen/Qwen3.32B', 'slow']));
+    const long = derivedName(['x'.repeat(80), 'short', 'y'.repeat(70)], ['k']);
+    assert.ok(long.length <= 63, long);
+    assert.match(long, /-short-/, 'the shorter part survives: the longest parts are cut first');
+    assert.equal(derivedName(['---'], ['k']).startsWith('part-'), true, 'an empty part becomes "part"');
+  });
+});
+
+describe('PVC sizing', () => {
+  const table: Array<[string, number, number, string]> = [
+    ['10 GiB + default 10 % → 11Gi', 10 * GiB, 10, '11Gi'],
+    ['10 GiB + 0 % → exactly 10Gi', 10 * GiB, 0, '10Gi'],
+    ['15.2 GB + 10 % rounds up to whole GiB', 15_200_000_000, 10, '16Gi'],
+    ['1 byte → at least 1Gi', 1, 10, '1Gi'],
+    ['100 GiB + 50 %', 100 * GiB, 50, '150Gi'],
+  ];
+  for (const [name, bytes, headroom, want] of table) it(name, () => assert.equal(pvcSize(bytes, headroom), want));
+
+  it('headroom and storage class come from the merged runtime config (new field, then the deprecated one, then defaults)', () => {
+    assert.equal(headroomPercent(undefined), 10);
+    assert.equal(headroomPercent({ pvcHeadroomPercent: 25 }), 25);
+    assert.equal(headroomPercent({ storage: { pvcHeadroomPercent: 0 }, pvcHeadroomPercent: 25 }), 0, 'an explicit 0 counts');
+    assert.equal(configStorageClass({ defaultStorageClassName: 'fast-nvme' }), 'fast-nvme');
+    assert.equal(configStorageClass({ storage: { defaultStorageClassName: 'team-ssd' }, defaultStorageClassName: 'fast-nvme' }), 'team-ssd');
+    assert.equal(configStorageClass({}), undefined, 'none: the cluster default class');
+    const pvc = buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 10 * GiB, headroomPercent: 10, storageClassName: 'team-ssd' });
+    assert.deepEqual(pvc.spec.resources, { requests: { storage: '11Gi' } });
+    assert.equal(pvc.spec.storageClassName, 'team-ssd');
+    assert.equal('storageClassName' in buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, headroomPercent: 0 }).spec, false);
+  });
+
+  it('quantities parse to bytes; junk is undefined, never a crash', () => {
+    assert.equal(quantityBytes('8Gi'), 8 * GiB);
+    assert.equal(quantityBytes(1024), 1024);
+    assert.equal(quantityBytes('lots'), undefined);
+    assert.equal(quantityBytes('-1'), undefined);
+  });
+});
+
+describe('download env precedence', () => {
+  const base = downloadBaseEnv({ artifactName: 'art', namespace: 'ml-team' });
+  const value = (env: Array<{ name: string; value?: string }>, name: string) => env.find((e) => e.name === name)?.value;
+  const cluster = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }];
+  const namespace = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' }];
+  const table: Array<[string, Array<{ name: string; value: string }> | undefined, Array<{ name: string; value: string }> | undefined, string]> = [
+    ['operator default', undefined, undefined, 'XET,HF_TRANSFER'],
+    ['cluster over default', cluster, undefined, 'HTTP,XET'],
+    ['namespace over cluster', mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>, undefined, 'HTTP'],
+    ['artifact over everything', mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>, [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HF_TRANSFER' }], 'HF_TRANSFER'],
+  ];
+  for (const [name, rc, own, want] of table) {
+    it(name, () => {
+      const env = downloadEnv(base, rc, own);
+      assert.equal(value(env, 'AIM_DOWNLOADER_PROTOCOL'), want);
+      assert.deepEqual(protocolSequence(env), want.split(','));
+      assert.equal(value(env, 'ARTIFACT_NAME'), 'art', 'the fixed variables stay');
+    });
+  }
+
+  it('the download Job mounts the claim and carries the env and labels on its pod template', () => {
+    const job = buildDownloadJob({ name: 'j', namespace: 'ml-team', image: 'img', sourceUri: 'hf://a/b', env: base, claimName: 'pvc-1', labels: { a: 'b' } });
+    const tpl = (job.spec as any).template;
+    assert.equal(tpl.metadata.labels.a, 'b');
+    assert.equal(tpl.spec.volumes[0].persistentVolumeClaim.claimName, 'pvc-1');
+    assert.deepEqual(tpl.spec.containers[0].args, ['download', 'hf://a/b']);
+    assert.equal(tpl.spec.containers[0].securityContext.runAsNonRoot, true);
+  });
+
+  it('check-size output: the last byte-count line wins; none is undefined', () => {
+    assert.equal(parseCheckSizeOutput('starting\n123\nINFO size computed\n16106127360\n'), 16106127360);
+    assert.equal(parseCheckSizeOutput('error: 401 Unauthorized'), undefined);
+  });
+});
