@@ -1,16 +1,19 @@
 // `modelplane dev`: the embedded cluster. With `--only apiserver` just the Kubernetes-compatible API
 // server; otherwise also the simulators and the quickstart examples, with a live status table until
-// every example is Ready.
+// every example is Ready. The terminal gets a compact live view and readable warnings; the JSON logs go to a
+// file under .modelplane/logs/ (streamed with --verbose).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ApiServer } from '../apiserver/index.ts';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
-import { Logger } from '../kube/index.ts';
+import { Logger, setProcessLogSink } from '../kube/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
-import { watchUntilReady } from './dev/wait.ts';
+import { startLiveView } from './dev/live.ts';
+import { LogRouter } from './view/logs.ts';
+import { TerminalView } from './view/terminal.ts';
 
 interface DevOptions {
   port: string;
@@ -23,6 +26,8 @@ interface DevOptions {
   timeout: string;
   auditLog?: string;
   controllers: string | false;
+  verbose?: boolean;
+  logDir: string;
 }
 
 export function registerDev(program: Command): void {
@@ -40,6 +45,8 @@ export function registerDev(program: Command): void {
     .option('--audit-log <file>', 'append one JSON line per API request to this file')
     .option('--controllers <list>', 'controller sets and providers to run in this process, comma-separated, or "all"', 'all')
     .option('--no-controllers', 'run no controllers (start them yourself, e.g. `modelplane run` under its own RBAC)')
+    .option('--verbose', 'stream every log line to the terminal (readable), not just warnings and errors')
+    .option('--log-dir <dir>', 'where the JSON log file is written', '.modelplane/logs')
     .action(async (opts: DevOptions) => {
       await runDev(opts);
     });
@@ -50,8 +57,19 @@ function fail(log: Logger, message: string, fields: Record<string, unknown> = {}
   process.exit(2);
 }
 
-async function runDev(opts: DevOptions): Promise<void> {
+/** the terminal view and the log file; console.warn (the API server's own reports) joins the log too */
+function setUpOutput(opts: DevOptions): { view: TerminalView; log: Logger; router: LogRouter } {
+  const view = new TerminalView(process.stdout);
+  const router = new LogRouter({ dir: resolve(opts.logDir), command: 'dev', verbose: opts.verbose === true, show: (line) => view.print(line), color: view.tty });
+  setProcessLogSink(router);
   const log = new Logger({ component: 'dev' });
+  const apiserverLog = log.child({ component: 'apiserver' });
+  console.warn = (...args: unknown[]) => apiserverLog.warn(args.map(String).join(' '));
+  view.print(`logs: ${router.displayPath()}${opts.verbose ? '' : ' (--verbose streams them here)'}`);
+  return { view, log, router };
+}
+
+function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: number; examplesDir: string } {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(log, 'invalid --port: must be an integer between 0 and 65535', { port: opts.port });
   if (opts.only !== undefined && opts.only !== 'apiserver') fail(log, `invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
@@ -59,7 +77,12 @@ async function runDev(opts: DevOptions): Promise<void> {
   if (!(timeoutSec > 0)) fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
   const examplesDir = resolve(opts.examplesDir);
   if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
+  return { port, timeoutSec, examplesDir };
+}
 
+async function runDev(opts: DevOptions): Promise<void> {
+  const { view, log, router } = setUpOutput(opts);
+  const { port, timeoutSec, examplesDir } = validate(log, opts);
   const started = Date.now();
   let sets: ControllerSet[] = [];
   try {
@@ -67,42 +90,45 @@ async function runDev(opts: DevOptions): Promise<void> {
   } catch (err) {
     fail(log, (err as Error).message);
   }
-  const common = { port, log, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
+  const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
+  const common = { port, log, onStep, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
   let cluster: DevCluster | undefined;
-  let stopServer: () => Promise<void>;
   let server: ApiServer;
   if (opts.only === 'apiserver') {
     server = await startApiServerOnly(common);
-    stopServer = () => server!.close();
   } else {
     cluster = await startDevCluster(common);
     server = cluster.server;
-    stopServer = () => cluster!.stop();
   }
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
+  const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
+  view.print(`modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`);
 
+  const stoppers: Array<() => Promise<void>> = [() => (cluster ? cluster.stop() : server.close())];
   let stopping = false;
   const stop = async (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { reason });
-    await stopServer();
+    for (const s of stoppers.reverse()) await s();
+    await router.close();
     process.exit(code);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
   if (!cluster || !opts.examples) {
-    process.stdout.write(`modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url}\n  ${usage}\n`);
+    view.print(`  ${usage}`);
     if (opts.exitWhenReady) await stop('ready');
     return;
   }
   const applied = await applyManifests(cluster.manager.client, examplesDir);
   log.info('examples applied', { dir: examplesDir, objects: applied.length });
-  const ok = await watchUntilReady(cluster.manager.client, applied, { timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY, out: process.stdout });
-  process.stdout.write(`${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n`);
+  const live = await startLiveView({ client: cluster.manager.client, view, refs: applied, timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY, logger: log.child({ component: 'status-view' }) });
+  stoppers.push(() => live.stop());
+  const ok = await live.ready;
+  view.print(`${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`);
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
 }

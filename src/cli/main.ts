@@ -8,6 +8,7 @@ import { registerProvider } from './provider.ts';
 import { registerRbac } from './rbac.ts';
 import { registerRender } from './render.ts';
 import { registerRun } from './run.ts';
+import { registerStatus } from './status.ts';
 
 const program = new Command();
 program
@@ -22,6 +23,7 @@ registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
 registerCrds(program);
 registerRbac(program);
 registerRender(program);
+registerStatus(program);
 registerChart(program);
 
 await program.parseAsync(process.argv);

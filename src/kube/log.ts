@@ -15,6 +15,18 @@ export interface LogSink {
 }
 
 const stderrSink: LogSink = { write: (line) => process.stderr.write(line) };
+let processSink: LogSink = stderrSink;
+
+/**
+ * Where loggers created without an explicit sink write: stderr unless a command redirects it (e.g.
+ * `modelplane dev` sends the JSON lines to a file and shows only readable warnings). Loggers made before
+ * the call follow the redirect too.
+ */
+export function setProcessLogSink(sink: LogSink | undefined): void {
+  processSink = sink ?? stderrSink;
+}
+
+const defaultSink: LogSink = { write: (line) => processSink.write(line) };
 
 export function parseLogLevel(value: string | undefined, fallback: LogLevel = 'info'): LogLevel {
   const v = (value ?? '').trim().toLowerCase();
@@ -42,7 +54,7 @@ export class Logger {
   constructor(
     private readonly fields: LogFields = {},
     level: LogLevel = parseLogLevel(process.env.MODELPLANE_LOG_LEVEL),
-    private readonly sink: LogSink = stderrSink,
+    private readonly sink: LogSink = defaultSink,
   ) {
     this.level = level;
     this.rank = LEVEL_RANK[level];

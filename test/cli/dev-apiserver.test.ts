@@ -2,14 +2,14 @@
 // kubectl can use, and exits cleanly on SIGTERM and SIGINT.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { runKubectl } from '../helpers/cluster.ts';
 
-function startDev(kubeconfig: string): ChildProcess {
-  return spawn(process.execPath, [resolve('bin/modelplane.js'), 'dev', '--only', 'apiserver', '--port', '0', '--kubeconfig', kubeconfig], {
+function startDev(kubeconfig: string, logDir: string): ChildProcess {
+  return spawn(process.execPath, [resolve('bin/modelplane.js'), 'dev', '--only', 'apiserver', '--port', '0', '--kubeconfig', kubeconfig, '--log-dir', logDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, MODELPLANE_LOG_LEVEL: 'info' },
   });
@@ -28,18 +28,23 @@ describe('modelplane dev --only apiserver', () => {
     it(`serves kubectl and exits 0 on ${signal}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'modelplane-cli-'));
       const kubeconfig = join(dir, 'kubeconfig');
-      const child = startDev(kubeconfig);
+      const child = startDev(kubeconfig, join(dir, 'logs'));
       let stderr = '';
+      let stdout = '';
       child.stderr!.on('data', (d) => (stderr += d));
+      child.stdout!.on('data', (d) => (stdout += d));
       const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
       try {
         await waitForFile(kubeconfig);
         const r = await runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'get', 'namespaces', '-o', 'name']);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /namespace\/default/);
-        // logs are JSON lines
-        const first = stderr.split('\n').find((l) => l.trim());
+        // logs are JSON lines, in the file named on the terminal; the terminal itself gets no JSON
+        const file = /^logs: (\S+)/m.exec(stdout)?.[1];
+        assert.ok(file && existsSync(file), `log file named on stdout: ${stdout}`);
+        const first = readFileSync(file, 'utf8').split('\n').find((l) => l.trim());
         assert.ok(first && JSON.parse(first).msg, `structured log line: ${first}`);
+        assert.ok(!/^\{/m.test(stdout + stderr), `no JSON on the terminal: ${stdout}${stderr}`);
         child.kill(signal);
         assert.equal(await exited, 0);
       } finally {

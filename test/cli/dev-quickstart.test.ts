@@ -2,8 +2,8 @@
 // quickstart (plain workloads, AIM, three ModelDeployments on three providers) and `--exit-when-ready` exits 0; a second instance on another port and kubeconfig runs beside a first one
 // and real kubectl lists the simulated objects.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -15,7 +15,7 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 function run(args: string[], viaNpm = true): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const [cmd, pre] = viaNpm ? [NPM, ['start', '--silent', '--']] : [process.execPath, [resolve('bin/modelplane.js'), 'dev']];
   const env: Record<string, string> = {};
-  const child = spawn(cmd, [...pre, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'warn', ...env }, detached: true });
+  const child = spawn(cmd, [...pre, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'info', ...env }, detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -43,14 +43,21 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 describe('npm start (modelplane dev)', () => {
   it('converges the quickstart and exits 0 with --exit-when-ready; a second instance runs beside it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-'));
-    const first = run(['--port', '0', '--kubeconfig', join(dir, 'a.kubeconfig')], false);
+    const first = run(['--port', '0', '--kubeconfig', join(dir, 'a.kubeconfig'), '--log-dir', join(dir, 'logs-a')], false);
     try {
       await waitForFile(join(dir, 'a.kubeconfig'));
-      const second = run(['--port', '0', '--kubeconfig', join(dir, 'b.kubeconfig'), '--exit-when-ready', '--timeout', '60']);
+      const second = run(['--port', '0', '--kubeconfig', join(dir, 'b.kubeconfig'), '--log-dir', join(dir, 'logs'), '--exit-when-ready', '--timeout', '60']);
       const result = await second.done;
       assert.equal(result.code, 0, `exit code; stdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-2000)}`);
       assert.match(result.stdout, /Every example is Ready/);
       assert.match(result.stdout, /InferenceService quickstart\/qwen-small: Ready/);
+      // the JSON logs went to the file named once at the start, not to the terminal
+      const logFile = /^logs: (\S+\.jsonl)/m.exec(result.stdout)?.[1];
+      assert.ok(logFile && existsSync(logFile), `log file named on stdout:\n${result.stdout}`);
+      const logLines = readFileSync(logFile, 'utf8').trim().split('\n');
+      assert.ok(logLines.length > 20 && logLines.every((l) => JSON.parse(l).msg !== undefined), 'every line of the file is a JSON log record');
+      assert.ok(!/^\{/m.test(result.stdout + result.stderr), `no JSON on the terminal:\n${result.stdout}${result.stderr}`);
+      assert.match(result.stdout, /waiting for|Pending|Deploying/, 'progress while the examples converge');
 
       // the first instance is still serving, with its own simulated cluster
       const k = (args: string[]) => runKubectl(['--kubeconfig', join(dir, 'a.kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args]);
@@ -81,6 +88,14 @@ describe('npm start (modelplane dev)', () => {
       assert.match(mds, /qwen-2gpu\s+kuberay\s+Running/);
       const path = await k(['get', 'aimsvc', '-n', 'quickstart', 'qwen-chat', '-o', 'jsonpath={.status.routing.path}']);
       assert.equal(path.stdout, '/quickstart/chatbot/qwen-chat');
+      // `modelplane status` prints the same one-line view for the running cluster
+      const status = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'status', '--kubeconfig', join(dir, 'a.kubeconfig'), '-n', 'quickstart'], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(status.status, 0, status.stderr);
+      assert.match(status.stdout, /^✓ ModelDeployment +quickstart\/gemma-cpu +Running +DeploymentReady/m);
+      assert.match(status.stdout, /^✓ AIMService +quickstart\/qwen-chat +Running/m);
+      assert.ok(status.stdout.indexOf('ModelDeployment') < status.stdout.indexOf('AIMModel'), 'primary kinds first');
+      const none = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'status', '--kubeconfig', join(dir, 'a.kubeconfig'), '-n', 'nowhere'], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(none.stdout, 'No modelplane resources found in namespace nowhere.\n');
       killGroup(first.child, 'SIGINT');
       assert.equal((await first.done).code, 0, 'Ctrl-C stops everything cleanly');
     } finally {

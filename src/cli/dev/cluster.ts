@@ -22,6 +22,8 @@ export interface DevClusterOptions {
   controllers?: boolean;
   /** which sets to run (default: every operator set and every provider) */
   sets?: readonly ControllerSet[];
+  /** told when each start-up step is done (the terminal shows progress) */
+  onStep?: (what: string, ms: number) => void;
 }
 
 export interface DevCluster {
@@ -53,6 +55,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     const started = Date.now();
     const out = await fn();
     opts.log.info(what, { ms: Date.now() - started });
+    opts.onStep?.(what, Date.now() - started);
     return out;
   };
   await step('external CRDs installed', async () => {

@@ -1,6 +1,8 @@
 // Whether an object a user applied is Ready, with a one-word status and a reason, for any kind: the
 // Ready condition when there is one, the Deployment availability rule, and the phase/status fields the
 // operator's own kinds report.
+import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
+import { providerReadiness } from '../../controllers/kubeairunway/selection/index.ts';
 import type { KubeObject } from '../../kube/index.ts';
 
 export interface Readiness {
@@ -18,7 +20,12 @@ interface Condition {
 
 const READY_PHASES = new Set(['Running', 'Ready', 'Succeeded', 'Bound', 'Active', 'Available']);
 
-export function readinessOf(obj: KubeObject): Readiness {
+export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
+  if (obj.kind === 'InferenceProviderConfig') {
+    // a provider is ready by its own report and a fresh heartbeat, exactly as selection judges it
+    const r = providerReadiness(obj as InferenceProviderConfig, now);
+    return { ready: r.ready, status: r.ready ? 'Ready' : 'NotReady', reason: r.ready ? '' : (r.reason ?? '') };
+  }
   const status = (obj.status ?? {}) as Record<string, unknown>;
   const conditions = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
   const generation = obj.metadata.generation;

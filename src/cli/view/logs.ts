@@ -1,0 +1,83 @@
+// Where `modelplane dev`'s structured logs go: every JSON line to a file under .modelplane/logs/, and to the
+// terminal only what a person should read there: warnings and errors (all levels with --verbose), each as
+// one readable line. The file keeps the JSON (src/kube/log.ts) for filtering by field.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { LogSink } from '../../kube/index.ts';
+
+const LEVEL_RANK: Record<string, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const LEVEL_COLOR: Record<string, string> = { debug: '\x1b[2m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
+const WHO = ['controller', 'component', 'manager'] as const;
+const SKIP = new Set(['ts', 'level', 'msg', ...WHO]);
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return /\s/.test(v) || v === '' ? JSON.stringify(v) : v;
+  if (v !== null && typeof v === 'object' && 'message' in (v as object)) return JSON.stringify(String((v as { message: unknown }).message));
+  return JSON.stringify(v);
+}
+
+/**
+ * One readable line for a JSON log line: `23:59:01 WARN  controller-name: message key=value …`. A line that
+ * is not JSON is returned as it is (trimmed), so nothing written to the log is ever lost from view.
+ */
+export function formatLogLine(line: string, opts: { color?: boolean } = {}): string {
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.trimEnd();
+  }
+  if (rec === null || typeof rec !== 'object') return line.trimEnd();
+  const level = String(rec.level ?? 'info');
+  const time = typeof rec.ts === 'string' ? rec.ts.slice(11, 19) : '';
+  const who = WHO.map((k) => rec[k]).find((v) => typeof v === 'string');
+  const fields = Object.entries(rec).filter(([k]) => !SKIP.has(k)).map(([k, v]) => `${k}=${valueText(v)}`);
+  const tag = level.toUpperCase().padEnd(5);
+  const head = opts.color ? `${LEVEL_COLOR[level] ?? ''}${tag}\x1b[0m` : tag;
+  return [time, head, `${who ? `${who}: ` : ''}${String(rec.msg ?? '')}`, ...fields].filter((s) => s !== '').join(' ');
+}
+
+function levelOf(line: string): number {
+  const m = /"level":"(\w+)"/.exec(line);
+  return LEVEL_RANK[m?.[1] ?? ''] ?? LEVEL_RANK.info!;
+}
+
+export interface LogRouterOptions {
+  /** the folder of log files (created); the file is named after the command and the start time */
+  dir: string;
+  command: string;
+  /** show every line on the terminal, not just warnings and errors */
+  verbose: boolean;
+  /** where readable lines go (the terminal view prints them above its live region) */
+  show(line: string): void;
+  color?: boolean;
+  now?: Date;
+}
+
+/** a LogSink for setProcessLogSink: the file gets every line, the terminal the readable subset */
+export class LogRouter implements LogSink {
+  readonly path: string;
+  private readonly file: WriteStream;
+
+  constructor(private readonly opts: LogRouterOptions) {
+    mkdirSync(opts.dir, { recursive: true });
+    const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    this.path = join(opts.dir, `${opts.command}-${stamp}.jsonl`);
+    this.file = createWriteStream(this.path, { flags: 'a' });
+  }
+
+  /** the file's path relative to the working directory when it is inside it (what the user types) */
+  displayPath(cwd = process.cwd()): string {
+    const rel = relative(cwd, this.path);
+    return rel.startsWith('..') ? this.path : rel;
+  }
+
+  write(line: string): void {
+    this.file.write(line.endsWith('\n') ? line : `${line}\n`);
+    if (this.opts.verbose || levelOf(line) >= LEVEL_RANK.warn!) this.opts.show(formatLogLine(line, { color: this.opts.color }));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.file.end(resolve));
+  }
+}

@@ -1,0 +1,164 @@
+// The terminal views' text, pure: rows from objects, the aligned table, plain change lines, progress,
+// readable log lines, and the live region's redraw protocol on a fake terminal.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../../src/kube/index.ts';
+import { formatLogLine } from '../../src/cli/view/logs.ts';
+import { renderChange, renderProgress, renderRows, renderWaitingSummary } from '../../src/cli/view/render.ts';
+import { type ResourceRow, rowOf, sortRows } from '../../src/cli/view/rows.ts';
+import { TerminalView } from '../../src/cli/view/terminal.ts';
+import { renderStatus } from '../../src/cli/status.ts';
+
+const NOW = Date.parse('2026-01-01T00:10:00Z');
+const md = (name: string, status: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, status,
+}) as KubeObject;
+const readyCond = (status: string, reason: string) => ({ observedGeneration: 1, conditions: [{ type: 'Ready', status, reason }] });
+
+class FakeTerminal {
+  written = '';
+  isTTY: boolean;
+  columns = 60;
+  rows = 10;
+  constructor(tty: boolean) {
+    this.isTTY = tty;
+  }
+  write(s: string): boolean {
+    this.written += s;
+    return true;
+  }
+}
+const term = (tty: boolean) => new FakeTerminal(tty) as FakeTerminal & NodeJS.WriteStream;
+
+describe('rows', () => {
+  const cases: Array<[string, KubeObject, Partial<ResourceRow>]> = [
+    ['Ready condition True', md('a', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }), { ready: true, tone: 'ok', state: 'Running', reason: 'DeploymentReady' }],
+    ['progressing', md('b', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }), { ready: false, tone: 'progress', state: 'Deploying' }],
+    ['failing', md('c', { phase: 'Failed', ...readyCond('False', 'ProviderSelectionFailed') }), { ready: false, tone: 'fail' }],
+    ['no status', md('d', {}), { ready: false, tone: 'progress', state: 'Pending', reason: 'no status reported yet' }],
+    ['stale observedGeneration is not Ready', { ...md('e', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }), metadata: { name: 'e', namespace: 'team-a', generation: 2 } }, { ready: false }],
+    ['provider with a fresh heartbeat', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: new Date().toISOString() } }, { ready: true, state: 'Ready', group: 'kubeairunway.ai' }],
+    ['provider whose process died', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: '2020-01-01T00:00:00Z' } }, { ready: false, tone: 'progress' }],
+  ];
+  for (const [name, obj, want] of cases) {
+    it(name, () => {
+      const row = rowOf(obj);
+      for (const [k, v] of Object.entries(want)) assert.equal(row[k as keyof ResourceRow], v, `${k} of ${JSON.stringify(row)}`);
+    });
+  }
+
+  it('sorts primary kinds first, then other modelplane kinds, then everything else', () => {
+    const rows = sortRows([
+      rowOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'a' } }),
+      rowOf({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: 'm', namespace: 'a' } }),
+      rowOf({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 's', namespace: 'a' } }),
+      rowOf(md('z', {})),
+    ]);
+    assert.deepEqual(rows.map((r) => r.kind), ['ModelDeployment', 'AIMService', 'AIMModel', 'Deployment']);
+  });
+});
+
+describe('renderRows', () => {
+  const rows = [rowOf(md('gemma-cpu', { phase: 'Running', ...readyCond('True', 'DeploymentReady') })), rowOf(md('llama', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }))];
+
+  it('one aligned line per resource: symbol, kind, namespace/name, state, reason, age', () => {
+    const lines = renderRows(rows, { now: NOW });
+    assert.deepEqual(lines, [
+      '✓ ModelDeployment  team-a/gemma-cpu  Running    DeploymentReady       10m',
+      '… ModelDeployment  team-a/llama      Deploying  DeploymentInProgress  10m',
+    ]);
+  });
+
+  it('fits a narrow terminal: the reason gives way, the age stays, no line is longer than the width', () => {
+    const lines = renderRows(rows, { now: NOW, width: 64 });
+    for (const l of lines) assert.ok(l.length <= 64, `${l.length}: ${l}`);
+    assert.match(lines[1]!, /Deploying {2}Deployment… {2}10m$/);
+  });
+
+  it('colours only the symbol', () => {
+    const [line] = renderRows(rows.slice(0, 1), { now: NOW, color: true });
+    assert.equal(line, `\x1b[32m✓\x1b[0m ModelDeployment  team-a/gemma-cpu  Running  DeploymentReady  10m`);
+  });
+
+  it('plain change lines name the kind, object, state and reason', () => {
+    assert.equal(renderChange(rows[1]!), 'ModelDeployment team-a/llama: Deploying (DeploymentInProgress)');
+    assert.equal(renderChange(rowOf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'q' }, status: { phase: 'Active' } })), 'Namespace q: Active');
+  });
+
+  it('progress: what is still awaited, the elapsed time and the limit; a summary naming the laggards', () => {
+    assert.equal(renderProgress({ ready: 1, total: 3, elapsedMs: 12_400, timeoutMs: 120_000, frame: 0 }), '⠋ waiting for 2 of 3 resources to be Ready · 12s (gives up at 120s)');
+    assert.equal(renderProgress({ ready: 3, total: 3, elapsedMs: 4_000 }), '✓ all 3 Ready · 4s');
+    assert.equal(renderProgress({ ready: 0, total: 1, elapsedMs: 0, timeoutMs: Number.POSITIVE_INFINITY }), '… waiting for 1 of 1 resources to be Ready · 0s');
+    assert.equal(renderWaitingSummary(rows, 30_000), 'still waiting after 30s for 1 of 2: ModelDeployment team-a/llama (Deploying: DeploymentInProgress)');
+  });
+
+  it('status: the rows, or a sentence when there are none, and what the credentials could not list', () => {
+    assert.equal(renderStatus({ rows: [], forbidden: [] }, 'team-a'), 'No modelplane resources found in namespace team-a.\n');
+    const text = renderStatus({ rows: rows.slice(0, 1), forbidden: ['variantautoscalings.llmd.ai'] }, undefined, { now: NOW });
+    assert.equal(text, '✓ ModelDeployment  team-a/gemma-cpu  Running  DeploymentReady  10m\n(not allowed to list variantautoscalings.llmd.ai with these credentials)\n');
+  });
+});
+
+describe('formatLogLine', () => {
+  it('one readable line: time, level, who, message, fields', () => {
+    const line = JSON.stringify({ ts: '2026-01-01T12:34:56.789Z', level: 'warn', msg: 'reconcile failed', controller: 'modeldeployment', key: 'a/b', error: { name: 'Error', message: 'boom now' }, attempt: 3 });
+    assert.equal(formatLogLine(line), '12:34:56 WARN  modeldeployment: reconcile failed key=a/b error="boom now" attempt=3');
+  });
+  it('text that is not JSON passes through', () => {
+    assert.equal(formatLogLine('garbage collector: indexing x\n'), 'garbage collector: indexing x');
+  });
+});
+
+describe('TerminalView', () => {
+  const rowsA = [rowOf(md('a', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }))];
+  const rowsB = [rowOf(md('a', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }))];
+
+  it('plain output prints a line only when a resource changes', () => {
+    const out = term(false);
+    const view = new TerminalView(out);
+    view.update({ rows: rowsA });
+    view.update({ rows: rowsA });
+    view.update({ rows: rowsB });
+    view.print('hello');
+    assert.equal(out.written, 'ModelDeployment team-a/a: Deploying (DeploymentInProgress)\nModelDeployment team-a/a: Running (DeploymentReady)\nhello\n');
+  });
+
+  it('plain output reports a long wait every interval', () => {
+    const out = term(false);
+    const view = new TerminalView(out, { plainProgressEveryMs: 10_000 });
+    for (const elapsedMs of [0, 5_000, 10_000, 15_000, 20_000]) view.update({ rows: rowsA, progress: { ready: 0, total: 1, elapsedMs } });
+    assert.equal(out.written.match(/still waiting/g)?.length, 2);
+  });
+
+  it('a terminal gets the region redrawn in place, and printed lines go above it', async () => {
+    const out = term(true);
+    const view = new TerminalView(out);
+    view.update({ rows: rowsA, progress: { ready: 0, total: 1, elapsedMs: 0 } });
+    await new Promise((r) => setTimeout(r, 60));
+    assert.match(out.written, /ModelDeployment {2}team-a\/a {2}Deploying/);
+    assert.doesNotMatch(out.written, /\x1b\[\d+A/, 'nothing to erase on the first draw');
+    out.written = '';
+    view.print('WARN something');
+    // erase the 2-line region (row + progress), print the line, redraw the region under it
+    assert.ok(out.written.startsWith('\x1b[2A\x1b[0JWARN something\n'), JSON.stringify(out.written));
+    assert.match(out.written, /Deploying/);
+    out.written = '';
+    view.update({ rows: rowsB });
+    await new Promise((r) => setTimeout(r, 60));
+    view.stop();
+    assert.ok(out.written.startsWith('\x1b[2A\x1b[0J'), JSON.stringify(out.written));
+    assert.match(out.written, /Running/);
+  });
+
+  it('a region taller than the screen is cut, saying how many are hidden', async () => {
+    const out = term(true);
+    const view = new TerminalView(out);
+    const many = Array.from({ length: 30 }, (_, i) => rowOf(md(`m${String(i).padStart(2, '0')}`, {})));
+    view.update({ rows: many });
+    await new Promise((r) => setTimeout(r, 60));
+    view.stop();
+    const lines = out.written.split('\x1b[0J').at(-1)!.trimEnd().split('\n');
+    assert.ok(lines.length <= out.rows, `${lines.length} lines`);
+    assert.match(lines.at(-1)!, /… and 24 more \(modelplane status lists them all\)/);
+  });
+});
