@@ -3,11 +3,17 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { aimCrds } from '../apis/aim/index.ts';
 import { kubeairunwayCrds } from '../apis/kubeairunway/index.ts';
+import { LLAMASTACK_CONVERSION_PATH, llamaStackCrd } from '../apis/llamastack/index.ts';
+import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
+import { WEBHOOK_SERVICE } from '../controllers/webhooks.ts';
+import { conversionStanza } from '../webhooks/index.ts';
 import type { CustomResourceDefinition } from '../kube/kinds.ts';
 
 /** every CRD of ours, API group by API group */
 export function allCrds(): CustomResourceDefinition[] {
-  return [...aimCrds(), ...kubeairunwayCrds()];
+  // the conversion webhook is served by the `webhooks` set behind deploy/'s webhook Service
+  const llamaStackConversion = conversionStanza(LLAMASTACK_CONVERSION_PATH, { service: { name: WEBHOOK_SERVICE, namespace: DEFAULT_POD_NAMESPACE } });
+  return [...aimCrds(), ...kubeairunwayCrds(), llamaStackCrd(llamaStackConversion)];
 }
 
 export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {

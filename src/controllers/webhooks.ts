@@ -2,8 +2,10 @@
 // registered. It runs as its own identity because it is the one part of modelplane that touches a Secret (its
 // own serving certificate, through a Role in its own namespace only); the controllers never do.
 import { KAR_GROUP } from '../apis/kubeairunway/index.ts';
+import { LLS_CRD_NAME } from '../apis/llamastack/index.ts';
 import { startWebhookServer } from '../webhooks/index.ts';
 import { registerModelDeploymentWebhooks } from './kubeairunway/webhook.ts';
+import { registerLlamaStackConversion, registerLlamaStackDefaulting } from './llamastack/webhook.ts';
 import { READ, rule } from './rbac.ts';
 import type { ControllerSet } from './registry.ts';
 
@@ -15,7 +17,7 @@ export const WEBHOOK_FIELD_MANAGER = 'modelplane-webhooks';
 export function webhooksSet(): ControllerSet {
   return {
     name: 'webhooks',
-    description: 'The admission webhook server (ModelDeployment defaulting and validation), with in-process certificates',
+    description: 'The admission and conversion webhook server (ModelDeployment and LlamaStackDistribution), with in-process certificates',
     async register(mgr, env) {
       const client = mgr.client.withFieldManager(WEBHOOK_FIELD_MANAGER);
       const hooks = await startWebhookServer({
@@ -30,6 +32,8 @@ export function webhooksSet(): ControllerSet {
       });
       mgr.onShutdown(() => hooks.close());
       await registerModelDeploymentWebhooks(hooks, mgr.cache);
+      registerLlamaStackConversion(hooks);
+      registerLlamaStackDefaulting(hooks);
       mgr.addReadyCheck('webhook-certificate', () => {
         const why = hooks.notReady();
         if (why) throw new Error(why);
@@ -41,6 +45,8 @@ export function webhooksSet(): ControllerSet {
     rules: [
       rule(KAR_GROUP, ['inferenceproviderconfigs'], READ),
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
+      // the caBundle of the conversion webhooks it serves, and nothing else
+      { ...rule('apiextensions.k8s.io', ['customresourcedefinitions'], ['patch']), resourceNames: [LLS_CRD_NAME] },
       rule('admissionregistration.k8s.io', ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], [...READ, 'create', 'patch']),
     ],
     namespaceRules: [rule('', ['secrets'], ['get', 'create', 'update'])],

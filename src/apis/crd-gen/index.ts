@@ -38,6 +38,8 @@ export interface CrdSpec {
   categories?: string[];
   scope: 'Namespaced' | 'Cluster';
   versions: CrdVersionSpec[];
+  /** spec.conversion (e.g. a conversion webhook stanza from src/webhooks); default: none */
+  conversion?: Record<string, unknown>;
 }
 
 /** One zod schema as a structural OpenAPI v3 schema (input shape, so optional-with-default fields stay optional). */
@@ -80,6 +82,7 @@ export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
           ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) } : {}),
         };
       }),
+      ...(spec.conversion ? { conversion: spec.conversion } : {}),
     },
   };
 }

@@ -1,0 +1,23 @@
+// The LlamaStackDistribution webhooks: the conversion between v1alpha1 and v1alpha2, and the defaulting
+// step that turns a provider section written as one object into a list before the schema and its CEL
+// rules see it (docs/llamastack.md, "One object or a list").
+import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, LLS_GROUP, LLS_PLURAL, LLS_V1ALPHA2, type LlamaStackDistribution, convertLlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
+import type { KubeObject } from '../../kube/index.ts';
+import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
+
+export const LLAMASTACK_MUTATING_PATH = '/mutate-llamastack-io-v1alpha2-llamastackdistribution';
+export const LLAMASTACK_MUTATING_WEBHOOK = 'mllamastackdistribution.llamastack.io';
+
+const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], apiGroups: [LLS_GROUP], apiVersions: [LLS_V1ALPHA2], resources: [LLS_PLURAL] }];
+
+export function registerLlamaStackConversion(hooks: WebhookRegistry): void {
+  hooks.conversion(LLAMASTACK_CONVERSION_PATH, { crds: [LLS_CRD_NAME] }, (obj, desired) => convertLlamaStackDistribution(obj, desired) as KubeObject);
+}
+
+export function registerLlamaStackDefaulting(hooks: WebhookRegistry): void {
+  // Ignore: while the webhook is down, list-form objects still apply, and a single-object section is
+  // refused by the schema itself with a message naming the field ("must be of type array")
+  hooks.mutating<LlamaStackDistribution>(LLAMASTACK_MUTATING_PATH, { name: LLAMASTACK_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, (req) =>
+    req.object ? { ...req.object, spec: normalizeV1Alpha2Spec(req.object.spec) } : undefined,
+  );
+}
