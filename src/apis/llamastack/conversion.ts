@@ -139,7 +139,7 @@ export function toV1Alpha1(obj: LlamaStackDistribution): LlamaStackDistributionV
 }
 
 /** the conversion webhook's converter: any served version to `desiredAPIVersion` */
-export function convertLlamaStackDistribution(obj: { apiVersion: string } & Obj, desiredAPIVersion: string): Obj {
+export function convertLlamaStackDistribution(obj: { apiVersion: string } & Obj, desiredAPIVersion: string): { apiVersion: string } & Obj {
   if (obj.apiVersion === desiredAPIVersion) return obj;
   const hub = obj.apiVersion === LLS_API_VERSION_V1ALPHA1 ? toV1Alpha2(obj as LlamaStackDistributionV1Alpha1) : obj.apiVersion === LLS_API_VERSION_V1ALPHA2 ? (obj as LlamaStackDistribution) : undefined;
   if (!hub) throw new Error(`unsupported apiVersion ${obj.apiVersion}: served versions are ${LLS_API_VERSION_V1ALPHA1} and ${LLS_API_VERSION_V1ALPHA2}`);
