@@ -41,10 +41,7 @@ export const asInfo = (): ObservabilityOption => ({ level: 'info', recurring: fa
 export const asWarning = (): ObservabilityOption => ({ level: 'warning', recurring: false });
 /** Warning event + error log on every reconcile, for errors that need attention until fixed */
 export const asError = (): ObservabilityOption => ({ level: 'error', recurring: true });
-export const withRecurring = (): ObservabilityOption => ({ recurring: true });
 export const withEventReason = (eventReason: string): ObservabilityOption => ({ eventReason });
-export const withEventMessage = (eventMessage: string): ObservabilityOption => ({ eventMessage });
-export const withLogMessage = (logMessage: string): ObservabilityOption => ({ logMessage });
 export const withDebugLog = (): ObservabilityOption => ({ debugLog: true });
 export const quietWhenNew = (): ObservabilityOption => ({ quietWhenNew: true });
 

@@ -121,6 +121,3 @@ function categorizeApiError(err: ApiError, message: string): CategorizedError {
 /** the worst-first order in which parent conditions and the Ready reason pick among blocking categories */
 export const BLOCKING_PRIORITY: readonly ErrorCategory[] = ['Auth', 'InvalidSpec', 'MissingUpstreamDependency'];
 
-export function hasCategory(errors: readonly CategorizedError[], category: ErrorCategory): boolean {
-  return errors.some((e) => e.category === category);
-}

@@ -90,7 +90,7 @@ export interface NormalizedHealth {
  * The state implied by a set of errors: none ⇒ Ready; Auth, InvalidSpec or ResourceExhaustion ⇒ Failed;
  * MissingUpstream or Infrastructure ⇒ Degraded; only MissingDownstream ⇒ Progressing.
  */
-export function deriveStateFromErrors(errors: readonly CategorizedError[]): ComponentState {
+function deriveStateFromErrors(errors: readonly CategorizedError[]): ComponentState {
   if (errors.length === 0) return 'Ready';
   const cats = new Set(errors.map((e) => e.category));
   if (cats.has('Auth') || cats.has('InvalidSpec') || cats.has('ResourceExhaustion')) return 'Failed';

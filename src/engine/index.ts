@@ -1,24 +1,26 @@
 // The reconcile engine (seed 001): FetchResult, ComponentHealth, error categories, ConditionManager, the
-// state engine, PlanResult and the pipeline. Controllers import from here; see docs/controllers.md.
+// state engine, PlanResult, the pipeline and the one status-write path. Controllers import from here; see
+// docs/controllers.md. Only what some controller or test uses is exported.
 
-export * from './apply.ts';
-export * from './conditions.ts';
-export * from './errors.ts';
-export * from './fetch-result.ts';
-export * from './grace.ts';
-export * from './health.ts';
-export * from './inspectors/diagnostics.ts';
-export * from './inspectors/log-patterns.ts';
-export * from './inspectors/pods.ts';
-export * from './inspectors/types.ts';
-export * from './inspectors/workloads.ts';
-export * from './labels.ts';
-export * from './owned-fields.ts';
-export * from './pipeline.ts';
-export * from './plan.ts';
-export * from './references.ts';
-export * from './report.ts';
-export * from './settle.ts';
-export * from './state-engine.ts';
-export * from './status-helper.ts';
-export * from './types.ts';
+export { type ApplyOutcome, executePlan, prepareForApply } from './apply.ts';
+export { asError, asInfo, asWarning, type Condition, ConditionManager, conditionTime, quietWhenNew, sanitizeReason, shouldReport, silent, withEventReason } from './conditions.ts';
+export { authError, categorize, CategorizedError, CATEGORY_BEHAVIOUR, infrastructureError, invalidSpecError, missingDownstreamError, missingUpstreamError, resourceExhaustionError } from './errors.ts';
+export { clientReader, fetch, fetchList, FetchResult, type ObjectReader } from './fetch-result.ts';
+export { type Clock, ManualClock, systemClock } from './grace.ts';
+export { type ComponentHealth, type ComponentState, type HealthReport, normalizeHealth } from './health.ts';
+export { addLabelsIfAbsent, type LabelPropagator, staticLabels } from './labels.ts';
+export { extractOwned, ownedStatus } from './owned-fields.ts';
+export { Pipeline, type PipelineOptions, pipelineReconciler, RequeueError, type RunDeps, type RunOutcome, type RunPhase, runtimeConfigValue, toResult } from './pipeline.ts';
+export { type ObjectRef, PlanResult } from './plan.ts';
+export { bestCandidate, fetchUnlessDownstreamExists, fromCandidates, lockedReference, type ResolvedReference, resolveWithStoredReference } from './references.ts';
+export { type EngineLogger, reportObservations } from './report.ts';
+export { DEFAULT_SETTLE_WINDOW_MS, SettleWindow } from './settle.ts';
+export { decide, type Decision } from './state-engine.ts';
+export { StatusHelper } from './status-helper.ts';
+export { type StatusWriteResult, writeOwnedStatus } from './status-write.ts';
+export type { DomainReconciler, EngineStatus, MaybeHealth, FetchContext, PlanContext, ReadClient, RuntimeConfigSource, StatusContext } from './types.ts';
+export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
+export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
+export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
+export { type ContainerState, type ContainerStateTerminated, type ContainerStateWaiting, type ContainerStatus, type CoreEvent, eventTime, findCondition, type HTTPRoute, type Job, type KubeCondition, type PersistentVolumeClaim, type Pod } from './inspectors/types.ts';
+export { httpRouteHealth, jobHealth, pvcHealth } from './inspectors/workloads.ts';

@@ -1,10 +1,12 @@
-// The pipeline every controller runs: pause check → runtime config → FetchRemoteState → ComposeState →
-// PlanResources → decision → apply → (after writes: FetchRemoteState and health again) → conditions and
-// status → events. Status is written with server-side apply on the status subresource, only the fields
-// this controller owns, and only when they changed. Because status reflects the state after the apply,
-// the controller needs no second reconcile for the echo of its own writes (src/kube levelBased).
+// The pipeline every controller runs, as named phases (Pipeline.run reads top to bottom): skip (paused,
+// deleting) → begin (runtime config) → observe (FetchRemoteState → ComposeState → health) → plan → apply
+// (decision, writes, observe again after writes) → status (conditions, roll-up) → persist (the one status
+// write, status-write.ts) → report (events). Status is written with server-side apply on the status
+// subresource, only the fields this controller owns, and only when they changed. Because status reflects
+// the state after the apply, the controller needs no second reconcile for the echo of its own writes
+// (src/kube levelBased). See docs/controllers.md.
 
-import { deepEqual, type EventRecorder, isConflict, isNotFound, type KindRef, type KubeClient, type KubeObject, kindRef, type ReconcileContext, type Reconciler, type Result } from '../kube/index.ts';
+import { deepEqual, type EventRecorder, type KindRef, type KubeClient, type KubeObject, kindRef, type ReconcileContext, type Reconciler, type Result } from '../kube/index.ts';
 import { executePlan, type ApplyOutcome } from './apply.ts';
 import { ConditionManager } from './conditions.ts';
 import { CategorizedError, categorize, invalidSpecError } from './errors.ts';
@@ -17,7 +19,8 @@ import type { ObjectRef, PlanResult } from './plan.ts';
 import { type EngineLogger, reportObservations } from './report.ts';
 import { SettleWindow } from './settle.ts';
 import { asComponentState, type Decision, decide, runAutomatic, setParentConditions, sourcedErrors } from './state-engine.ts';
-import type { DomainReconciler, EngineStatus, FetchContext, PlanContext, ReadClient, RuntimeConfigSource } from './types.ts';
+import { writeOwnedStatus } from './status-write.ts';
+import type { DomainReconciler, EngineStatus, FetchContext, PlanContext, ReadClient, RuntimeConfigSource, StatusContext } from './types.ts';
 
 export interface PipelineOptions<T extends KubeObject, F, O, C, S extends EngineStatus> {
   /** the controller's name, for logs */
@@ -32,8 +35,13 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   statusField?: string | null;
   /** the kind's names for states (AIMService: Progressing → Starting, Ready → Running) */
   mapState?: (state: ComponentState) => string;
-  /** record metadata.generation as the conditions' observedGeneration (the CRD schema must allow it) */
+  /**
+   * record metadata.generation as status.observedGeneration and as the conditions' observedGeneration
+   * (the CRD schema must allow both)
+   */
   observedGeneration?: boolean;
+  /** owned children get blockOwnerDeletion: true on their ownerReference (KubeAIRunway's provider resources) */
+  blockOwnerDeletion?: boolean;
   clock?: Clock;
   gracePeriodMs?: number;
   /**
@@ -90,6 +98,31 @@ export function isPaused(object: KubeObject, annotation: string | readonly strin
 
 const silentLog: EngineLogger = { debug() {}, info() {}, error() {} };
 
+/** what one run carries from phase to phase */
+interface Run<T extends KubeObject, O, C, S extends EngineStatus> {
+  object: T;
+  deps: RunDeps;
+  log: EngineLogger;
+  fieldManager: string;
+  /** uid (or ns/name): the key of the grace and settle bookkeeping */
+  key: string;
+  planCtx: PlanContext<T, C>;
+  fetchCtx: FetchContext<T, C>;
+  obs: O;
+  components: NormalizedHealth[];
+  /** planning, apply and status-write errors (component errors live in `components`) */
+  otherErrors: CategorizedError[];
+  plan?: PlanResult;
+  decision?: Decision;
+  apply?: ApplyOutcome;
+  grace?: GraceState;
+  before: S;
+  status: S;
+  cm?: ConditionManager;
+  state?: ComponentState;
+  outcome: RunOutcome;
+}
+
 export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends EngineStatus = EngineStatus> {
   readonly grace: GraceTracker;
   readonly settle: SettleWindow | undefined;
@@ -109,132 +142,178 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     return toResult(outcome);
   }
 
+  /**
+   * One reconcile, phase by phase: skip (paused, deleting) → begin (runtime config, contexts) → observe
+   * (fetch, compose, health) → plan → apply (decision, writes, observe again after writes) → status
+   * (conditions, roll-up) → persist (settle window, the one status write) → report (events, logs).
+   */
   async run(object: T, deps: RunDeps): Promise<RunOutcome> {
-    const base: RunOutcome = { phase: 'reconciled', errors: [], statusWritten: false, statusConflict: false, statusHeld: false, requeueWithBackoff: false };
-    if (isPaused(object, this.opts.pauseAnnotation)) return { ...base, phase: 'paused' };
-    // finalizers and cleanup belong to the thin controller; children of a deleting owner must not be re-applied
-    if (object.metadata.deletionTimestamp) return { ...base, phase: 'deleting' };
-    const log = deps.log ?? silentLog;
+    const skipped = this.skip(object);
+    if (skipped) return emptyOutcome(skipped);
+    const run = await this.begin(object, deps);
+    await this.observe(run);
+    this.planResources(run);
+    await this.applyPlan(run);
+    this.computeStatus(run);
+    const persisted = await this.persistStatus(run);
+    // nothing is reported for a held status: the reconcile that writes it reports its transitions
+    if (!run.outcome.statusHeld) reportObservations(run.cm!.observations(), object, deps.recorder, run.log, { events: persisted });
+    return run.outcome;
+  }
+
+  /** paused objects are left alone; deleting ones belong to the thin controller (finalizers, cleanup) */
+  private skip(object: T): RunPhase | undefined {
+    if (isPaused(object, this.opts.pauseAnnotation)) return 'paused';
+    // children of a deleting owner must not be re-applied
+    if (object.metadata.deletionTimestamp) return 'deleting';
+    return undefined;
+  }
+
+  /** the runtime config and the contexts every later phase sees */
+  private async begin(object: T, deps: RunDeps): Promise<Run<T, O, C, S>> {
     const fieldManager = deps.client.fieldManager;
     if (!fieldManager) throw new Error(`pipeline ${this.opts.name}: the client has no field manager (use client.withFieldManager)`);
-    const r = this.opts.reconciler;
-
+    const log = deps.log ?? silentLog;
     const runtimeConfig = this.opts.runtimeConfig ? await this.opts.runtimeConfig.fetch(object, deps.reader) : undefined;
     const planCtx: PlanContext<T, C> = { object, runtimeConfig };
     const fetchCtx: FetchContext<T, C> = { ...planCtx, reader: deps.reader, client: deps.client, log, ...(deps.signal ? { signal: deps.signal } : {}) };
-    const observe = async (): Promise<{ obs: O; components: NormalizedHealth[] }> => {
-      const fetched = await r.fetchRemoteState(fetchCtx);
-      const obs = r.composeState ? r.composeState(planCtx, fetched) : (fetched as unknown as O);
-      const components: NormalizedHealth[] = [];
-      for (const h of r.getComponentHealth?.(obs, planCtx) ?? []) if (h) components.push(normalizeHealth(h));
-      return { obs, components };
+    const before = ownedStatus(object, fieldManager) as S;
+    return {
+      object,
+      deps,
+      log,
+      fieldManager,
+      key: object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name}`,
+      planCtx,
+      fetchCtx,
+      obs: undefined as O,
+      components: [],
+      otherErrors: [],
+      before,
+      status: structuredClone(before),
+      outcome: emptyOutcome('reconciled'),
     };
-    let { obs, components } = await observe();
+  }
 
-    const otherErrors: CategorizedError[] = [];
-    let plan: PlanResult | undefined;
+  /** FetchRemoteState → ComposeState → component health */
+  private async observe(run: Run<T, O, C, S>): Promise<void> {
+    const r = this.opts.reconciler;
+    const fetched = await r.fetchRemoteState(run.fetchCtx);
+    run.obs = r.composeState ? r.composeState(run.planCtx, fetched) : (fetched as unknown as O);
+    run.components = [];
+    for (const h of r.getComponentHealth?.(run.obs, run.planCtx) ?? []) if (h) run.components.push(normalizeHealth(h));
+  }
+
+  /** PlanResources; a planner that throws met data it cannot turn into objects: a spec problem, not an outage */
+  private planResources(run: Run<T, O, C, S>): void {
     try {
-      plan = r.planResources(planCtx, obs);
+      run.plan = this.opts.reconciler.planResources(run.planCtx, run.obs);
     } catch (err) {
-      // a planner that throws met data it cannot turn into objects: a spec problem, not an outage
-      otherErrors.push(err instanceof CategorizedError ? err : invalidSpecError('PlanningFailed', `planning failed: ${err instanceof Error ? err.message : String(err)}`, err));
+      run.otherErrors.push(err instanceof CategorizedError ? err : invalidSpecError('PlanningFailed', `planning failed: ${err instanceof Error ? err.message : String(err)}`, err));
     }
-    const decision = decide([...components.flatMap((h) => h.errors), ...otherErrors]);
-    let applyOutcome: ApplyOutcome | undefined;
-    if (decision.shouldApply && plan) {
-      applyOutcome = await executePlan(plan, object, {
-        client: deps.client,
-        fieldManager,
-        live: (ref: ObjectRef) => deps.reader.get(kindRef(ref.apiVersion, ref.kind) as KindRef, ref.metadata.name ?? '', ref.metadata.namespace),
-        propagators: this.opts.labelPropagators ?? [],
-        runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
-      });
-      otherErrors.push(...applyOutcome.errors);
-      // status tells what the writes left behind: the cache holds the server's answers to them, so a child
-      // created ready, or an existing one updated, is reported as it now is, not as it was before the apply
-      if (applyOutcome.applied > 0) ({ obs, components } = await observe());
-    }
+  }
 
+  /** the state engine's decision, then the writes it allows, then a fresh observation if anything was written */
+  private async applyPlan(run: Run<T, O, C, S>): Promise<void> {
+    run.decision = decide([...run.components.flatMap((h) => h.errors), ...run.otherErrors]);
+    if (!run.decision.shouldApply || !run.plan) return;
+    const { deps } = run;
+    const runtimeConfig = run.planCtx.runtimeConfig;
+    run.apply = await executePlan(run.plan, run.object, {
+      client: deps.client,
+      fieldManager: run.fieldManager,
+      live: (ref: ObjectRef) => deps.reader.get(kindRef(ref.apiVersion, ref.kind) as KindRef, ref.metadata.name ?? '', ref.metadata.namespace),
+      propagators: this.opts.labelPropagators ?? [],
+      runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
+      ...(this.opts.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
+    });
+    run.otherErrors.push(...run.apply.errors);
+    // status tells what the writes left behind: the cache holds the server's answers to them, so a child
+    // created ready, or an existing one updated, is reported as it now is, not as it was before the apply
+    if (run.apply.applied > 0 || run.apply.deleted > 0) await this.observe(run);
+  }
+
+  /** conditions and the overall state: automatic (health roll-up, decorateStatus) or manual (setStatus) */
+  private computeStatus(run: Run<T, O, C, S>): void {
+    const { object, status, components, otherErrors } = run;
+    const r = this.opts.reconciler;
     const allErrors = [...components.flatMap((h) => h.errors), ...otherErrors];
     const infra = allErrors.some((e) => e.category === 'Infrastructure');
-    const objectKey = object.metadata.uid ?? `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
-    const grace = this.grace.observe(objectKey, infra);
-
-    const before = ownedStatus(object, fieldManager) as S;
-    const status = structuredClone(before);
-    const cm = new ConditionManager(before.conditions ?? [], {
-      now: () => this.clock.now(),
-      ...(this.opts.observedGeneration && object.metadata.generation !== undefined ? { generation: object.metadata.generation } : {}),
-    });
-    let state: ComponentState | undefined;
+    run.grace = this.grace.observe(run.key, infra);
+    const generation = this.opts.observedGeneration ? object.metadata.generation : undefined;
+    const cm = new ConditionManager(run.before.conditions ?? [], { now: () => this.clock.now(), ...(generation !== undefined ? { generation } : {}) });
+    run.cm = cm;
+    const statusCtx: StatusContext<T, C> = { ...run.planCtx, errors: otherErrors };
     if (r.setStatus) {
-      r.setStatus(status, cm, obs, planCtx);
-      setParentConditions(cm, sourcedErrors(components, otherErrors), grace, new Set(['DependenciesReachable']));
+      r.setStatus(status, cm, run.obs, statusCtx);
+      setParentConditions(cm, sourcedErrors(components, otherErrors), run.grace, new Set(['DependenciesReachable']));
     } else {
-      state = runAutomatic({
+      run.state = runAutomatic({
         cm,
         components,
         otherErrors,
-        grace,
+        grace: run.grace,
         previousState: asComponentState(this.statusField ? (object.status as Record<string, unknown> | undefined)?.[this.statusField] : undefined),
-        decorate: () => r.decorateStatus?.(status, cm, obs, planCtx),
+        decorate: () => r.decorateStatus?.(status, cm, run.obs, statusCtx),
       });
-      if (this.statusField) status[this.statusField as keyof S] = (this.opts.mapState ? this.opts.mapState(state) : state) as S[keyof S];
+      if (this.statusField) status[this.statusField as keyof S] = (this.opts.mapState ? this.opts.mapState(run.state) : run.state) as S[keyof S];
     }
     const conditions = cm.list();
-    if (conditions.length > 0 || before.conditions) status.conditions = conditions;
+    if (conditions.length > 0 || run.before.conditions) status.conditions = conditions;
+    // the status as a whole says which generation it describes (kubectl wait on observedGeneration)
+    if (generation !== undefined) status.observedGeneration = generation;
 
-    const outcome: RunOutcome = { ...base, decision, errors: allErrors, grace, requeueWithBackoff: decision.requeueWithBackoff || infra };
-    if (state) outcome.state = state;
-    if (applyOutcome) outcome.apply = applyOutcome;
-    if (plan?.requeueAfterMs !== undefined) outcome.requeueAfterMs = plan.requeueAfterMs;
-
-    let persisted = true;
-    if (deepEqual(before, status)) {
-      this.settle?.release(objectKey);
-    } else {
-      const left = this.settle && state && settling(state, components, allErrors) ? this.settle.hold(objectKey, object.metadata.generation, (applyOutcome?.applied ?? 0) > 0) : undefined;
-      if (left !== undefined) {
-        // nothing is reported either: the reconcile that writes the status reports its transitions
-        outcome.statusHeld = true;
-        outcome.requeueAfterMs = Math.min(outcome.requeueAfterMs ?? left, left);
-        log.debug('status held back while the children just written settle', { state, remainingMs: left });
-        return outcome;
-      }
-      this.settle?.release(objectKey);
-      try {
-        const { name, namespace, resourceVersion } = object.metadata;
-        const metadata = { name, ...(namespace ? { namespace } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
-        await deps.client.applyStatus({ apiVersion: object.apiVersion, kind: object.kind, metadata, status }, { fieldManager, force: true });
-        outcome.statusWritten = true;
-      } catch (err) {
-        persisted = false;
-        if (isConflict(err)) {
-          // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
-          outcome.statusConflict = true;
-          log.debug('status write conflicted, waiting for the newer object', { error: err });
-        } else if (isNotFound(err)) {
-          // deleted since our read: its deletion event ends the work; retrying would only 404 again
-          log.debug('object deleted before its status write', { error: err });
-        } else {
-          const c = categorize(err);
-          outcome.errors.push(c);
-          outcome.requeueWithBackoff = true;
-          log.error('status write failed', { error: err, category: c.category });
-        }
-      }
-    }
-    reportObservations(cm.observations(), object, deps.recorder, log, { events: persisted });
-    return outcome;
+    const decision = run.decision!;
+    const outcome = run.outcome;
+    Object.assign(outcome, { decision, errors: allErrors, grace: run.grace, requeueWithBackoff: decision.requeueWithBackoff || infra });
+    if (run.state) outcome.state = run.state;
+    if (run.apply) outcome.apply = run.apply;
+    if (run.plan?.requeueAfterMs !== undefined) outcome.requeueAfterMs = run.plan.requeueAfterMs;
   }
+
+  /** the settle window, then the one status write (status-write.ts); whether events may go out */
+  private async persistStatus(run: Run<T, O, C, S>): Promise<boolean> {
+    const { outcome, log } = run;
+    if (deepEqual(run.before, run.status)) {
+      this.settle?.release(run.key);
+      return true;
+    }
+    const left = this.settle && settling(run.state, run.components, outcome.errors) ? this.settle.hold(run.key, run.object.metadata.generation, (run.apply?.applied ?? 0) > 0) : undefined;
+    if (left !== undefined) {
+      outcome.statusHeld = true;
+      outcome.requeueAfterMs = Math.min(outcome.requeueAfterMs ?? left, left);
+      log.debug('status held back while the children just written settle', { state: run.state, remainingMs: left });
+      return false;
+    }
+    this.settle?.release(run.key);
+    try {
+      const result = await writeOwnedStatus(run.deps.client, run.object, run.status, { fieldManager: run.fieldManager, before: run.before });
+      if (result === 'written') outcome.statusWritten = true;
+      // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
+      if (result === 'conflict') outcome.statusConflict = true;
+      if (result === 'conflict' || result === 'gone') log.debug(result === 'conflict' ? 'status write conflicted, waiting for the newer object' : 'object deleted before its status write');
+      return result === 'written';
+    } catch (err) {
+      const c = categorize(err);
+      outcome.errors.push(c);
+      outcome.requeueWithBackoff = true;
+      log.error('status write failed', { error: err, category: c.category });
+      return false;
+    }
+  }
+}
+
+function emptyOutcome(phase: RunPhase): RunOutcome {
+  return { phase, errors: [], statusWritten: false, statusConflict: false, statusHeld: false, requeueWithBackoff: false };
 }
 
 /**
  * A status the settle window may hold back: not ready only because children are coming up (Downstream,
  * not in an error state), with no error but "not there yet".
  */
-function settling(state: ComponentState, components: readonly NormalizedHealth[], errors: readonly CategorizedError[]): boolean {
-  if (state !== 'Progressing' && state !== 'Starting') return false;
+function settling(state: ComponentState | undefined, components: readonly NormalizedHealth[], errors: readonly CategorizedError[]): boolean {
+  // manual status (setStatus): judged by the components alone; at least one must still be coming up
+  if (state === undefined ? components.every((h) => isReadyState(h.state)) : state !== 'Progressing' && state !== 'Starting') return false;
   if (errors.some((e) => e.category !== 'MissingDownstreamDependency')) return false;
   return components.every((h) => isReadyState(h.state) || (h.dependencyType === 'Downstream' && !isErrorState(h.state)));
 }

@@ -12,11 +12,11 @@ export interface PlannedApply {
   mode: ApplyMode;
 }
 
-/** what a delete needs: the kind and the object's name */
+/** what a delete needs: the kind and the object's name (and its uid, to delete exactly that object) */
 export interface ObjectRef {
   apiVersion: string;
   kind: string;
-  metadata: { name?: string; namespace?: string };
+  metadata: { name?: string; namespace?: string; uid?: string };
 }
 
 export class PlanResult {
@@ -129,7 +129,7 @@ function rank(obj: ObjectRef): number {
 }
 
 /** kind rank, then group, kind, namespace, name */
-export function compareForApply(a: ObjectRef, b: ObjectRef): number {
+function compareForApply(a: ObjectRef, b: ObjectRef): number {
   return (
     rank(a) - rank(b) ||
     cmp(parseApiVersion(a.apiVersion).group, parseApiVersion(b.apiVersion).group) ||

@@ -168,7 +168,7 @@ function setComponentCondition(cm: ConditionManager, h: NormalizedHealth, type: 
   else cm.markUnknown(type, h.reason, h.message, asInfo());
 }
 
-export function isComponentConditionType(type: string): boolean {
+function isComponentConditionType(type: string): boolean {
   return type !== 'Ready' && type.endsWith('Ready') && !PARENT_TYPES.has(type);
 }
 

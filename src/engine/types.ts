@@ -5,6 +5,7 @@
 
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 import type { Condition, ConditionManager } from './conditions.ts';
+import type { CategorizedError } from './errors.ts';
 import type { FetchResult, ObjectReader } from './fetch-result.ts';
 import type { ComponentHealth } from './health.ts';
 import type { PlanResult } from './plan.ts';
@@ -13,6 +14,7 @@ import type { EngineLogger } from './report.ts';
 /** the status shape the engine writes: conditions plus whatever fields the controller owns */
 export interface EngineStatus {
   conditions?: Condition[];
+  observedGeneration?: number;
   [field: string]: unknown;
 }
 
@@ -21,6 +23,12 @@ export interface PlanContext<T extends KubeObject, C = unknown> {
   readonly object: T;
   /** undefined for kinds without runtime config */
   readonly runtimeConfig: FetchResult<C> | undefined;
+}
+
+/** what the status hooks see: the plan context plus this run's planning and apply errors */
+export interface StatusContext<T extends KubeObject, C = unknown> extends PlanContext<T, C> {
+  /** errors of the plan and apply steps (a rejected apply, a planner that threw); component errors are in the health */
+  readonly errors: readonly CategorizedError[];
 }
 
 /** live reads only; writes belong to the apply step */
@@ -48,9 +56,9 @@ export interface DomainReconciler<T extends KubeObject, F, O = F, C = unknown, S
   /** automatic status (approaches 1 and 2); in manual mode it still drives the apply/requeue decision */
   getComponentHealth?(obs: O, ctx: PlanContext<T, C>): readonly MaybeHealth[];
   /** approach 2: add fields or conditions after the engine set the standard ones */
-  decorateStatus?(status: S, cm: ConditionManager, obs: O, ctx: PlanContext<T, C>): void;
+  decorateStatus?(status: S, cm: ConditionManager, obs: O, ctx: StatusContext<T, C>): void;
   /** approach 3: set every condition and the status field yourself */
-  setStatus?(status: S, cm: ConditionManager, obs: O, ctx: PlanContext<T, C>): void;
+  setStatus?(status: S, cm: ConditionManager, obs: O, ctx: StatusContext<T, C>): void;
 }
 
 /** resolves the merged runtime config of an object (the AIM runtime-config resolution plugs in here) */

@@ -1,7 +1,8 @@
 // The manager owns what controllers share: one client, one informer cache, metrics, event recorders,
 // leader election, and an HTTP server for /metrics, /healthz and /readyz. Caches run on every replica (a
-// standby takes over warm); controllers run only on the leader, and losing the lease stops them.
-// stop() finishes in-flight reconciles before closing connections.
+// standby takes over warm); controllers and every other Runnable that needs leader election run only on
+// the leader, and losing the lease stops them. stop() finishes in-flight reconciles before closing
+// connections.
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,25 @@ export interface ManagerOptions {
 
 export type Check = () => void | Promise<void>;
 
+/**
+ * Something the manager starts and stops, as controller-runtime's Runnable: controllers are runnables, and
+ * so is anything else that lives exactly as long as they do (a provider's registration and heartbeat).
+ * Leader-election runnables start once this manager leads (controllers first, together, then the others
+ * in the order they were added) and stop in the reverse order when it stops leading or shuts down; the
+ * others start with the manager and stop at shutdown.
+ */
+export interface Runnable {
+  readonly name: string;
+  /** resolves once running */
+  start(): Promise<void>;
+  /** resolves once stopped, in-flight work finished */
+  stop(): Promise<void>;
+  /** whether it may run only on the leader (default true) */
+  needsLeaderElection?(): boolean;
+}
+
+const needsLeader = (r: Runnable) => r.needsLeaderElection?.() ?? true;
+
 export class Manager {
   readonly client: KubeClient;
   readonly cache: Cache;
@@ -63,6 +83,8 @@ export class Manager {
   readonly log: Logger;
   readonly name: string;
   private readonly controllers: Controller[] = [];
+  /** every runnable that is not a controller, in the order added */
+  private readonly runnables: Runnable[] = [];
   private readonly recorders = new Map<string, AggregatingRecorder>();
   private readonly healthChecks = new Map<string, Check>();
   private readonly readyChecks = new Map<string, Check>();
@@ -125,6 +147,13 @@ export class Manager {
     return r;
   }
 
+  /** starts `r` with the manager (or when it leads) and stops it with the manager; see Runnable */
+  add(r: Runnable): void {
+    if (this.started) throw new Error(`manager: runnable "${r.name}" added after start`);
+    if (this.runnables.some((x) => x.name === r.name)) throw new Error(`manager: a runnable named "${r.name}" already exists`);
+    this.runnables.push(r);
+  }
+
   /** runs `fn` on stop, after the controllers finished and before the connections close (e.g. a webhook server) */
   onShutdown(fn: () => Promise<void>): void {
     this.shutdownHooks.push(fn);
@@ -162,6 +191,7 @@ export class Manager {
     // every replica warms the caches its controllers need, so a new leader starts with synced caches
     this.cache.start();
     await Promise.all(this.controllers.map((c) => c.informers()));
+    for (const r of this.runnables.filter((x) => !needsLeader(x))) await r.start();
     const le = this.opts.leaderElection;
     if (!le?.enabled) {
       this.becomeLeader();
@@ -226,15 +256,22 @@ export class Manager {
     for (const w of this.leaderWaiters.splice(0)) w();
   }
 
+  /** the leader's runnables: controllers together, then the others in order */
   private async startControllers(): Promise<void> {
     await Promise.all(this.controllers.map((c) => c.start()));
+    for (const r of this.runnables.filter(needsLeader)) await r.start();
   }
 
+  /** the reverse of startControllers, within the graceful shutdown period */
   private async stopControllers(): Promise<void> {
     const grace = this.opts.gracefulShutdownMs ?? 30_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), grace)));
-    const outcome = await Promise.race([Promise.all(this.controllers.map((c) => c.stop())).then(() => 'done' as const), timeout]);
+    const stopAll = async () => {
+      for (const r of this.runnables.filter(needsLeader).reverse()) await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
+      await Promise.all(this.controllers.map((c) => c.stop()));
+    };
+    const outcome = await Promise.race([stopAll().then(() => 'done' as const), timeout]);
     clearTimeout(timer);
     if (outcome === 'timeout') this.log.warn('in-flight reconciles did not finish within the graceful shutdown period', { gracefulShutdownMs: grace });
   }
@@ -248,6 +285,7 @@ export class Manager {
       await this.controllersRunning.catch(() => undefined);
       await this.stopControllers();
     }
+    for (const r of this.runnables.filter((x) => !needsLeader(x)).reverse()) await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
     await Promise.all([...this.recorders.values()].map((r) => r.drain()));
     for (const hook of this.shutdownHooks.splice(0)) await hook().catch((error) => this.log.error('shutdown hook failed', { error }));
     await this.cache.stop();

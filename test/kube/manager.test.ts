@@ -118,4 +118,50 @@ describe('Manager', () => {
     }
     await mgr.stop();
   });
+  it('runnables: leader ones start after the controllers and stop before them; others run on a standby too', async () => {
+    const log: string[] = [];
+    const runnable = (name: string, leader: boolean) => ({
+      name,
+      start: async () => void log.push(`start ${name}`),
+      stop: async () => void log.push(`stop ${name}`),
+      needsLeaderElection: () => leader,
+    });
+    const holder = await Manager.create({
+      kubeconfig: stub.kubeconfig(),
+      logger: quiet,
+      leaderElection: { enabled: true, identity: 'holder', leaseName: 'runnables', leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
+    });
+    await holder.start();
+    await waitFor(() => holder.isLeader, 'the other manager leads');
+    const mgr = await Manager.create({
+      kubeconfig: stub.kubeconfig(),
+      logger: quiet,
+      leaderElection: { enabled: true, identity: 'standby', leaseName: 'runnables', leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
+    });
+    const c = mgr
+      .controller('with-runnables')
+      .for(Widgets)
+      .complete(async () => {});
+    const originalStart = c.start.bind(c);
+    const originalStop = c.stop.bind(c);
+    c.start = async () => {
+      await originalStart();
+      log.push('start controller');
+    };
+    c.stop = async () => {
+      log.push('stop controller');
+      await originalStop();
+    };
+    mgr.add(runnable('registration', true));
+    mgr.add(runnable('server', false));
+    assert.throws(() => mgr.add(runnable('server', false)), /already exists/);
+    await mgr.start();
+    assert.deepEqual(log, ['start server'], 'a standby runs only what needs no leader');
+    await holder.stop();
+    await waitFor(() => mgr.isLeader && log.includes('start registration'), 'leading after the handover');
+    assert.deepEqual(log, ['start server', 'start controller', 'start registration']);
+    await mgr.stop();
+    assert.deepEqual(log.slice(3), ['stop registration', 'stop controller', 'stop server']);
+    assert.throws(() => mgr.add(runnable('late', true)), /after start/);
+  });
 });

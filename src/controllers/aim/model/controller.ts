@@ -34,11 +34,10 @@ export const modelReconciler: DomainReconciler<AnyModel, Fetched, Fetched, AimRu
   fetchRemoteState: async () => ({}),
   planResources: () => new PlanResult(),
   getComponentHealth: (_obs, { object, runtimeConfig }) => modelHealth(object, runtimeConfig),
-  decorateStatus(status, _cm, _obs, { object, runtimeConfig }) {
+  decorateStatus(status, _cm, _obs, { runtimeConfig }) {
     const ref = resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig);
     if (ref) status.resolvedRuntimeConfig = ref;
     else delete status.resolvedRuntimeConfig;
-    if (object.metadata.generation !== undefined) status.observedGeneration = object.metadata.generation;
   },
 };
 

@@ -55,8 +55,7 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
 
   getComponentHealth: (obs, { runtimeConfig }) => serviceHealth(obs, runtimeConfig),
 
-  decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
-    if (object.metadata.generation !== undefined) status.observedGeneration = object.metadata.generation;
+  decorateStatus(status, _cm, obs, { runtimeConfig }) {
     setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));
     setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
     const routing = obs.desired?.routing;

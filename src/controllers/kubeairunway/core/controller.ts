@@ -3,8 +3,8 @@
 // `kubeairunway-core`; it creates nothing. It has no finalizer (providers hold their own).
 import { Counter } from 'prom-client';
 import { CORE_FIELD_MANAGER, type InferenceProviderConfig, InferenceProviderConfigs, isReconcilePaused, ModelDeployments } from '../../../apis/kubeairunway/index.ts';
-import { ownedStatus } from '../../../engine/index.ts';
-import { annotationsChanged, CustomResourceDefinitions, type Controller, deepEqual, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
+import { ownedStatus, writeOwnedStatus } from '../../../engine/index.ts';
+import { annotationsChanged, CustomResourceDefinitions, type Controller, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { type CoreStatus, planCoreStatus } from './plan.ts';
 
@@ -52,9 +52,10 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
         previous,
         ...(opts.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: opts.heartbeatStaleAfterMs } : {}),
       });
-      if (!deepEqual(previous, decision.status)) {
-        const { name, namespace } = md.metadata;
-        await ctx.client.applyStatus({ apiVersion: md.apiVersion, kind: md.kind, metadata: { name, namespace }, status: decision.status }, { force: true });
+      const written = await writeOwnedStatus(ctx.client, md, { ...decision.status }, { fieldManager: CORE_FIELD_MANAGER, before: { ...previous } });
+      // a newer object is on its way (or the object is gone): decide again from it
+      if (written === 'conflict') return { requeue: true };
+      if (written === 'written') {
         if (decision.selection?.provider && decision.selection.provider !== previous.provider?.name) {
           selections.inc({ provider: decision.selection.provider, reason: decision.selection.reason });
           // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a

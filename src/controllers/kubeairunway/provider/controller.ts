@@ -134,18 +134,9 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     log,
     onUpstreamServed: watchUpstream,
   });
-  // The registration lives exactly as long as the controller runs, i.e. while this process leads: only the
-  // leader registers and heartbeats, and stopping (shutdown or lost lease) reports ready=false. The
-  // Manager has no hook for non-controller runnables, so the controller's start/stop carry it.
-  const start = controller.start.bind(controller);
-  const stop = controller.stop.bind(controller);
-  controller.start = async () => {
-    await start();
-    await registration.start();
-  };
-  controller.stop = async () => {
-    await stop();
-    await registration.stop();
-  };
+  // The registration is a leader-election Runnable: it lives exactly as long as the controller runs (it
+  // starts after the controllers and stops before them), so only the leader registers and heartbeats, and
+  // stopping (shutdown or lost lease) reports ready=false before reconciling ends.
+  mgr.add(registration);
   return { controller, registration };
 }

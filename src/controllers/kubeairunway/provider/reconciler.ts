@@ -15,7 +15,7 @@ import {
   ModelDeployments,
   providerFinalizer,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, categorize, ownedStatus, reportObservations, SettleWindow } from '../../../engine/index.ts';
+import { type Clock, categorize, ownedStatus, reportObservations, SettleWindow, writeOwnedStatus } from '../../../engine/index.ts';
 import {
   deepEqual,
   isConflict,
@@ -314,16 +314,9 @@ export class ProviderReconciler {
   }
 
   private async writeOwnedStatus(md: ModelDeployment, status: ProviderStatus, ctx: ReconcileContext, before = ownedStatus(md, ctx.client.fieldManager ?? '') as ProviderStatus): Promise<boolean> {
-    if (deepEqual(before, status)) return true;
-    const { name, namespace, resourceVersion } = md.metadata;
-    try {
-      await ctx.client.applyStatus({ apiVersion: md.apiVersion, kind: md.kind, metadata: { name, namespace, resourceVersion }, status }, { force: true });
-    } catch (err) {
-      if (isConflict(err)) return false;
-      if (isNotFound(err)) return true;
-      throw err;
-    }
-    if (before.phase !== status.phase) {
+    const result = await writeOwnedStatus(ctx.client, md, { ...status }, { fieldManager: ctx.client.fieldManager ?? '', before: { ...before } });
+    if (result === 'conflict') return false;
+    if (result === 'written' && before.phase !== status.phase) {
       this.opts.metrics.phaseTransitions.inc({ provider: this.opts.def.name, from_phase: before.phase ?? '', to_phase: status.phase ?? '' });
     }
     return true;

@@ -11,8 +11,8 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, type Condition, ConditionManager, silent } from '../../../engine/index.ts';
-import { isNoKindMatch, type KubeClient, type Logger } from '../../../kube/index.ts';
+import { type Clock, type Condition, ConditionManager, silent, writeOwnedStatus } from '../../../engine/index.ts';
+import { isNoKindMatch, type KubeClient, type Logger, type Runnable } from '../../../kube/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { UPSTREAM_CRD_CONDITION } from './names.ts';
 import { crdMissingMessage } from './plan.ts';
@@ -27,7 +27,9 @@ export interface RegistrationOptions {
   onUpstreamServed: () => Promise<void> | void;
 }
 
-export class ProviderRegistration {
+/** a leader-election Runnable of the provider's Manager (src/kube's Runnable) */
+export class ProviderRegistration implements Runnable {
+  readonly name: string;
   private served = false;
   private servedAnnounced = false;
   private running = false;
@@ -42,7 +44,9 @@ export class ProviderRegistration {
     private readonly client: KubeClient,
     private readonly def: ProviderDefinition,
     private readonly opts: RegistrationOptions,
-  ) {}
+  ) {
+    this.name = `${def.name}-provider-registration`;
+  }
 
   /** whether the upstream kind was served at the last discovery */
   get upstreamServed(): boolean {
@@ -141,7 +145,9 @@ export class ProviderRegistration {
       ...(this.served ? { upstreamCRDVersion: this.def.upstream.apiVersion } : {}),
       conditions,
     };
-    await this.client.applyStatus({ apiVersion: KAR_API_VERSION, kind: INFERENCE_PROVIDER_CONFIG_KIND, metadata: { name: this.def.name }, status });
+    // the provider is the only writer of its registration's status, so no resourceVersion precondition
+    const object = { apiVersion: KAR_API_VERSION, kind: INFERENCE_PROVIDER_CONFIG_KIND, metadata: { name: this.def.name } };
+    await writeOwnedStatus(this.client, object, { ...status }, { fieldManager: this.client.fieldManager ?? '', before: {}, precondition: false });
     this.conditions = conditions;
   }
 }
