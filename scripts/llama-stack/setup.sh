@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 LLAMA_STACK_VERSION="${LLAMA_STACK_VERSION:-0.7.3}"
 VENV=.llama-stack/venv
-STAMP="$VENV/.installed-$LLAMA_STACK_VERSION"
+STAMP="$VENV/.installed-$LLAMA_STACK_VERSION-$(sha256sum scripts/llama-stack/constraints.txt | cut -c1-12)"
 if [ -f "$STAMP" ]; then echo "llama-stack $LLAMA_STACK_VERSION already installed in $VENV"; exit 0; fi
 
 new_enough() { "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; }
@@ -35,6 +35,6 @@ echo "using $PY ($("$PY" --version))"
 rm -rf "$VENV"
 "$PY" -m venv "$VENV"
 "$VENV/bin/pip" install --quiet --upgrade pip
-"$VENV/bin/pip" install --quiet "llama-stack==$LLAMA_STACK_VERSION"
+"$VENV/bin/pip" install --quiet -c scripts/llama-stack/constraints.txt "llama-stack==$LLAMA_STACK_VERSION"
 touch "$STAMP"
 echo "installed llama-stack $LLAMA_STACK_VERSION in $VENV"
