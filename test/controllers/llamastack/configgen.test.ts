@@ -44,7 +44,7 @@ describe('config generator', () => {
 
   it('writes YAML that parses back to exactly the input, tricky scalars included', () => {
     const tricky = {
-      strings: ['yes', 'no', 'on', 'null', '~', '1.0', '0x1F', '1e3', '2026-01-01', ' lead', 'trail ', 'a: b', '- x', '#c', 'x #c', '*alias', '&anchor', '!tag', '%dir', '@at', '`tick`', "it's", 'quote"d', 'multi\nline', '', '${env.X:=y}', 'remote::vllm', 'ünïcode', '[a]', '{b}', '|', '>', '?', '.inf', '-.nan', 'Yes', 'TRUE'],
+      strings: ['yes', 'no', 'on', 'null', '~', '1.0', '0x1F', '1e3', '2026-01-01', ' lead', 'trail ', 'a: b', '- x', '#c', 'x #c', '*alias', '&anchor', '!tag', '%dir', '@at', '`tick`', "it's", 'quote"d', 'multi\nline', '', `\${env.X:=y}`, 'remote::vllm', 'ünïcode', '[a]', '{b}', '|', '>', '?', '.inf', '-.nan', 'Yes', 'TRUE'],
       numbers: [0, -1, 1.5, 1e21, 4096],
       bools: [true, false],
       nil: null,
