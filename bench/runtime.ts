@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { startApiServer } from '../src/apiserver/index.ts';
+import { startApiServer } from '@modelplane/apiserver';
 import { needsApply } from '../src/kube/apply-noop.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { ensureCrd } from '../src/kube/crd.ts';

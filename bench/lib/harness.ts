@@ -8,8 +8,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
-import type { AuditEntry } from '../../src/apiserver/audit.ts';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import type { AuditEntry } from '@modelplane/apiserver';
 import { extractOwned } from '../../src/engine/index.ts';
 import { type Controller, type CustomResourceDefinition, ensureCrd, EventsV1, type KindRef, KubeClient, type KubeEvent, type KubeObject, type Manager } from '../../src/kube/index.ts';
 

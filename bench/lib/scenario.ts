@@ -8,7 +8,7 @@
 // warm-up run of `--warmup` objects (measured and baseline) comes first, so that no run pays for V8
 // compiling the code while the other side of its ratio does not.
 import { join } from 'node:path';
-import type { AuditEntry } from '../../src/apiserver/audit.ts';
+import type { AuditEntry } from '@modelplane/apiserver';
 import { type CustomResourceDefinition, EventsV1, type KindRef, type KubeObject, type Manager } from '../../src/kube/index.ts';
 import { runBaseline, type Step } from './baseline.ts';
 import { type BenchArgs, type BenchServer, controllersOf, elapsed, type Instant, inPool, instant, reconcilesByController, isWrite, median, progress, readyTracker, resultLine, resyncAndCount, settle, startBenchServer, startProfile, tally } from './harness.ts';

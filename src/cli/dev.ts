@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ApiServer } from '../apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
 import { Logger, setProcessLogSink } from '../kube/index.ts';

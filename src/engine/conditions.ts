@@ -4,17 +4,9 @@
 // says: on a status or reason transition (never on a message-only change), or on every reconcile for
 // `asError`.
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+import type { Condition, ConditionStatus } from '@modelplane/apimachinery';
 
-/** metav1.Condition */
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition, ConditionStatus };
 
 export type ObservabilityLevel = 'silent' | 'info' | 'warning' | 'error';
 

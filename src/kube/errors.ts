@@ -1,32 +1,9 @@
 // Every failure of a request to the API server becomes an ApiError, classified by HTTP status and, when
 // no response arrived, by the network cause (the socket error code). Callers branch on these predicates,
 // never on message strings, because messages differ between API server versions.
+import { isStatus, reasonForCode, type Status, type StatusDetails } from '@modelplane/apimachinery';
 
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
-
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
-
-/** A Kubernetes `Status` object as returned in error bodies and watch ERROR events. */
-export interface Status {
-  kind?: 'Status';
-  apiVersion?: string;
-  status?: 'Failure' | 'Success';
-  message?: string;
-  reason?: string;
-  details?: StatusDetails;
-  code?: number;
-}
+export type { Status, StatusCause, StatusDetails } from '@modelplane/apimachinery';
 
 /** Why a request got no HTTP response at all. */
 export type NetworkCause = 'connection-refused' | 'connection-reset' | 'dns' | 'timeout' | 'tls' | 'aborted' | 'other';
@@ -73,8 +50,8 @@ export class ApiError extends Error {
     const retryAfterSeconds = Number.isFinite(headerRetry) ? headerRetry : status?.details?.retryAfterSeconds;
     const init: ApiErrorInit = {
       code,
-      reason: status?.reason || defaultReason(code),
-      message: status?.message || `HTTP ${code} ${defaultReason(code)}`,
+      reason: status?.reason || reasonForCode(code),
+      message: status?.message || `HTTP ${code} ${reasonForCode(code)}`,
       verb,
       path,
     };
@@ -95,33 +72,6 @@ export class ApiError extends Error {
     const message = err instanceof Error ? err.message : String(err);
     return new ApiError({ code: 0, reason: network === 'timeout' ? 'Timeout' : 'NetworkError', message, verb, path, network, cause: err });
   }
-}
-
-function isStatus(body: unknown): body is Status {
-  return typeof body === 'object' && body !== null && (body as Status).kind === 'Status';
-}
-
-const REASONS: Record<number, string> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  410: 'Expired',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-  422: 'Invalid',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  502: 'BadGateway',
-  503: 'ServiceUnavailable',
-  504: 'Timeout',
-};
-
-function defaultReason(code: number): string {
-  return REASONS[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
 }
 
 const CONN_REFUSED = new Set(['ECONNREFUSED']);

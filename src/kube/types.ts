@@ -1,60 +1,20 @@
 // The object model the runtime works with: plain JSON as the API server sends it (timestamps stay strings).
+// The Kubernetes types themselves are the shared set of @modelplane/apimachinery; this module adds the
+// runtime's own: kind references, object keys and owner-reference helpers.
+import type { KubeObject, ObjectMeta, OwnerReference } from '@modelplane/apimachinery';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update';
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: Record<string, unknown>;
-  subresource?: string;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: ManagedFieldsEntry[];
-}
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  [field: string]: unknown;
-}
-
-export interface ListMeta {
-  resourceVersion?: string;
-  continue?: string;
-  remainingItemCount?: number;
-}
-
-export interface KubeList<T extends KubeObject = KubeObject> {
-  apiVersion: string;
-  kind: string;
-  metadata: ListMeta;
-  items: T[];
-}
+export {
+  type GroupVersion,
+  type KubeList,
+  type KubeObject,
+  type ListMeta,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+  type OwnerReference,
+  type WatchEvent,
+  type WatchEventType,
+  parseApiVersion,
+} from '@modelplane/apimachinery';
 
 /**
  * Names a kind and carries its TypeScript type, so `client.get(ConfigMaps, …)` returns a ConfigMap.
@@ -74,23 +34,6 @@ export function kindRef<T extends KubeObject = KubeObject>(apiVersion: string, k
 export interface ObjectKey {
   namespace: string;
   name: string;
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-
-export interface WatchEvent<T = KubeObject> {
-  type: WatchEventType;
-  object: T;
-}
-
-export interface GroupVersion {
-  group: string;
-  version: string;
-}
-
-export function parseApiVersion(apiVersion: string): GroupVersion {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** `namespace/name`, or just `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc) */

@@ -4,72 +4,22 @@
 // `admission webhook "<name>" denied the request: <message>`); a handler that crashes becomes 500 with the
 // request's uid echoed, so kube-apiserver reports the webhook's words and applies no failurePolicy guesswork.
 import jsonpatch from 'fast-json-patch';
+import type { AdmissionOperation as Operation, AdmissionRequest, AdmissionResponse, AdmissionReviewVersion as ReviewVersion, StatusCause } from '@modelplane/apimachinery';
 import type { KubeObject } from '../kube/index.ts';
 
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
-
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
-}
-
-export interface UserInfo {
-  username?: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-/** The `request` of an AdmissionReview. `object` is null for DELETE, `oldObject` null for CREATE. */
-export interface AdmissionRequest<T extends KubeObject = KubeObject> {
-  uid: string;
-  kind: GroupVersionKind;
-  resource: GroupVersionResource;
-  subResource?: string;
-  requestKind?: GroupVersionKind;
-  requestResource?: GroupVersionResource;
-  requestSubResource?: string;
-  name?: string;
-  namespace?: string;
-  operation: Operation;
-  userInfo: UserInfo;
-  object: T | null;
-  oldObject: T | null;
-  dryRun?: boolean;
-  options?: unknown;
-}
-
-export type ReviewVersion = 'v1' | 'v1beta1';
-
-export interface StatusCause {
-  reason?: string;
-  field?: string;
-  message?: string;
-}
+export type {
+  AdmissionOperation as Operation,
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReviewVersion as ReviewVersion,
+  AdmissionUserInfo as UserInfo,
+  GroupVersionKind,
+  GroupVersionResource,
+  StatusCause,
+} from '@modelplane/apimachinery';
 
 /** metav1.Status as it travels in `response.status` */
-export interface ResponseStatus {
-  code: number;
-  reason?: string;
-  message: string;
-  details?: { causes: StatusCause[] };
-}
-
-export interface AdmissionResponse {
-  uid: string;
-  allowed: boolean;
-  status?: ResponseStatus;
-  patch?: string;
-  patchType?: 'JSONPatch';
-  warnings?: string[];
-}
+export type ResponseStatus = NonNullable<AdmissionResponse['status']>;
 
 /** One problem a validator found; `field` is the path as kube writes it (`spec.resources.gpu.count`). */
 export interface FieldError {

@@ -7,8 +7,8 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { AIM_API_VERSION, aimCrds, MODEL_EXACTLY_ONE_MESSAGE } from '../../src/apis/aim/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
-import { raw } from '../helpers/raw.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const SEED = readFileSync(resolve('../shared/seeds/000_80f16cd2ba88f2be.txt'), 'utf8');
@@ -32,7 +32,7 @@ describe('aim.eai.amd.com CRDs', () => {
     await cluster.k(['create', 'namespace', 'ml-team']);
   });
   after(async () => {
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('installs every kind Established, with the short names kubectl resolves', async () => {

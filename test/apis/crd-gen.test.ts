@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { crdFromZod, structuralSchema } from '../../src/apis/crd-gen/index.ts';
-import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
-import { raw } from '../helpers/raw.ts';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const widget = z.object({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { ApiServer } from '../../src/apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import type { CustomResourceDefinition } from '../../src/kube/kinds.ts';
-import { raw } from '../helpers/raw.ts';
+import { raw } from '@modelplane/apiserver/testing';
 
 /** creates `crd` and resolves with the live object once it is Established */
 export async function createCrdAndWait(server: ApiServer, crd: CustomResourceDefinition, timeoutMs = 10_000): Promise<CustomResourceDefinition> {

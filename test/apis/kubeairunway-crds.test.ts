@@ -11,8 +11,8 @@ import {
   modelDeploymentSpecSchema,
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../src/apis/kubeairunway/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
-import { raw } from '../helpers/raw.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const mds = (ns: string) => `/apis/${KAR_API_VERSION}/namespaces/${ns}/modeldeployments`;
@@ -71,7 +71,7 @@ describe('kubeairunway.ai CRDs', () => {
     await cluster.k(['create', 'namespace', 'ml']);
   });
   after(async () => {
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('installs both kinds Established, with the short names kubectl resolves', async () => {

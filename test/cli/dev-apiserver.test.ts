@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { runKubectl } from '../helpers/cluster.ts';
+import { runKubectl } from '@modelplane/apiserver/testing';
 
 function startDev(kubeconfig: string, logDir: string): ChildProcess {
   return spawn(process.execPath, [resolve('bin/modelplane.js'), 'dev', '--only', 'apiserver', '--port', '0', '--kubeconfig', kubeconfig, '--log-dir', logDir], {

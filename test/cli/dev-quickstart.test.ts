@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { runKubectl } from '../helpers/cluster.ts';
+import { runKubectl } from '@modelplane/apiserver/testing';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, CHART_RBAC_FILE, staleChartFiles } from '../../src/cli/chart.ts';
-import { type TestCluster, startTestCluster } from '../helpers/cluster.ts';
+import { type TestCluster, startTestCluster } from '@modelplane/apiserver/testing';
 import { CHART_PATH, helm, type Manifest, ofKind, parseManifests, renderChart, run } from './chart.ts';
 import { METRICS_SERVICE, objectProblems, rbacProblems, securityProblems, WEBHOOK_SERVICE, wiringProblems } from './chart-checks.ts';
 import { runDeploymentsAsProcesses } from './processes.ts';
@@ -83,7 +83,7 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
       yamls.set(c.name, r.yaml);
     }
   });
-  after(() => cluster?.close());
+  after(() => cluster?.stop());
 
   it('its generated files are current: the CRDs are what `modelplane crds` prints, the rules what `modelplane rbac` prints', () => {
     assert.deepEqual(staleChartFiles(CHART_DIR), [], 'run npm run gen:chart');

@@ -8,12 +8,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { serviceAccountKubeconfig } from '../../src/apiserver/index.ts';
+import { serviceAccountKubeconfig } from '@modelplane/apiserver';
 import { WEBHOOK_CERT_SECRET, WEBHOOK_CONFIGURATIONS } from '../../src/controllers/webhooks.ts';
 import { crdsYaml } from '../../src/cli/crds.ts';
 import { providerLeaseName } from '../../src/cli/provider.ts';
 import { externalCrds } from '../../src/sim/crds/index.ts';
-import type { TestCluster } from '../helpers/cluster.ts';
+import type { TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { effectiveGrants, grants, type Manifest, ofKind, parseModelplaneArgs, unionGrants } from './chart.ts';
 

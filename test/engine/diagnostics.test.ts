@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
 import { fetchEventsFor, fetchPodDiagnostics, normalizeHealth, type Pod, podsHealth } from '../../src/engine/index.ts';
 import { KubeClient, Pods } from '../../src/kube/index.ts';
 
@@ -13,12 +13,12 @@ describe('fetchPodDiagnostics on the embedded API server', () => {
   const logReads: string[] = [];
 
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    client = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'diag-test' });
-    server.core.logProvider = (_ns, name, container) => {
+    const podLogs = (_ns: string, name: string, container: string | undefined) => {
       logReads.push(`${name}/${container}`);
       return name === 'downloader' ? 'fetching model\nshard 1/4 done\nOSError: [Errno 28] No space left on device\n' : 'serving\n';
     };
+    server = await startApiServer({ port: 0, podLogs });
+    client = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'diag-test' });
     for (const name of ['downloader', 'server', 'waiting']) {
       await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'main', image: 'example/x:1' }] } });
     }

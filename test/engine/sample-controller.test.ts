@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Condition } from '../../src/engine/index.ts';
-import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
 import { type ConfigMap, ConfigMaps, type Controller, CustomResourceDefinitions, KubeClient, Manager } from '../../src/kube/index.ts';
 import { type FaultControl, faultControl } from './helpers/faults.ts';
 import { GREETING_CRD, type Greeting, Greetings, registerGreetingController } from './sample/greeting.ts';

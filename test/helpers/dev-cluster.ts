@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { type KubeClient, Logger, Manager } from '../../src/kube/index.ts';
-import { type KubectlResult, runKubectl } from './cluster.ts';
+import { type KubectlResult, runKubectl } from '@modelplane/apiserver/testing';
 
 export interface DevTestClusterOptions {
   /** the cluster's (and the operator's) logger; default silent */

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type ApiServer, serviceAccountKubeconfig } from '../../src/apiserver/index.ts';
+import { type ApiServer, serviceAccountKubeconfig } from '@modelplane/apiserver';
 import { rbacObjects } from '../../src/controllers/rbac.ts';
 import type { ControllerSet } from '../../src/controllers/registry.ts';
 import type { KubeClient } from '../../src/kube/index.ts';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { ensureCrd, KubeClient } from '../../src/kube/index.ts';
 import { externalCrds } from '../../src/sim/operators/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 
 const NS = 'crds';
 
@@ -124,7 +124,7 @@ describe('external CRDs with real kubectl', () => {
   });
   after(async () => {
     client?.close();
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('every CRD is served with its upstream group, kind, scope and names', () => {

@@ -3,7 +3,7 @@
 // workload simulators (scheduler, kubelet, Deployment/ReplicaSet/Job controllers; near-zero delays), so
 // the failure annotations act out exactly as they do in `modelplane dev`.
 
-import { startApiServer } from '../../src/apiserver/index.ts';
+import { startApiServer } from '@modelplane/apiserver';
 import { ensureCrd, type KindRef, KubeClient, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
 import { installClusterFurniture } from '../../src/sim/cluster.ts';
 import type { OperatorDelays } from '../../src/sim/operators/delays.ts';
@@ -27,15 +27,14 @@ export interface OperatorsCluster {
 const quiet = new Logger({}, parseLogLevel(process.env.SIM_TEST_LOG, 'silent'));
 
 export async function startOperatorsCluster(opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays> } = {}): Promise<OperatorsCluster> {
-  const srv = await startApiServer({ port: 0 });
+  const logs = new PodLogStore();
+  const srv = await startApiServer({ port: 0, podLogs: (ns, pod, container) => (container ? logs.get(ns, pod, container) : undefined) });
   const kubeconfig = srv.kubeconfigYaml();
   const client = await KubeClient.create(kubeconfig, { fieldManager: 'test' });
   for (const crd of externalCrds()) await ensureCrd(client, crd);
   await installClusterFurniture(client);
   const mgr = await Manager.create({ kubeconfig, logger: quiet, name: 'sim-test' });
   registerOperatorSimulators(mgr, { delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) }, ...(opts.only ? { only: opts.only } : {}) });
-  const logs = new PodLogStore();
-  srv.core.logProvider = (ns, pod, container) => (container ? logs.get(ns, pod, container) : undefined);
   const workloads = registerWorkloadSimulators(mgr, { logs, delays: WORKLOAD_DELAYS, logger: quiet });
   await mgr.start();
   return {

@@ -233,7 +233,7 @@ describe('workload simulators: Deployments', () => {
     await c.mgr.stop();
 
     const logs = new PodLogStore();
-    c.server.core.logProvider = (n, p, container) => logs.get(n, p, container);
+    c.useLogs(logs);
     const mgr = await Manager.create({ kubeconfig: c.server.kubeconfigYaml(), logger: new Logger({}, 'silent') });
     const sims = registerWorkloadSimulators(mgr, { logs, delays: FAST });
     await mgr.start();

@@ -2,7 +2,7 @@
 // PodLogStore, a manager running the simulators with near-zero delays, and helpers to create Nodes,
 // wait for conditions and read events and logs the way kubectl does.
 
-import { type ApiServer, startApiServer } from '../../src/apiserver/index.ts';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
 import { KubeClient, kindRef, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
 import type { Node, Pod, Taint } from '../../src/sim/workloads/kinds.ts';
 import { PodLogStore, registerWorkloadSimulators, type SimDelays, type WorkloadSimulators } from '../../src/sim/workloads/index.ts';
@@ -23,6 +23,8 @@ export interface SimCluster {
   server: ApiServer;
   admin: KubeClient;
   logs: PodLogStore;
+  /** serve pods/log from another store from now on (simulators restarted mid-test bring their own) */
+  useLogs(store: PodLogStore): void;
   mgr: Manager;
   sims: WorkloadSimulators;
   namespace(name: string): Promise<string>;
@@ -49,9 +51,9 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T
 }
 
 export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}): Promise<SimCluster> {
-  const server = await startApiServer({ port: 0 });
   const logs = new PodLogStore();
-  server.core.logProvider = (ns, pod, container) => logs.get(ns, pod, container);
+  let served = logs;
+  const server = await startApiServer({ port: 0, podLogs: (ns, pod, container) => served.get(ns, pod, container) });
   const admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test-admin' });
   const mgr = await Manager.create({ kubeconfig: server.kubeconfigYaml(), logger: new Logger({}, parseLogLevel(process.env.MODELPLANE_LOG_LEVEL, 'silent')), gracefulShutdownMs: 2_000 });
   const sims = registerWorkloadSimulators(mgr, { logs, delays: { ...FAST, ...(opts.delays ?? {}) } });
@@ -60,6 +62,9 @@ export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}
     server,
     admin,
     logs,
+    useLogs(store) {
+      served = store;
+    },
     mgr,
     sims,
     async namespace(name) {

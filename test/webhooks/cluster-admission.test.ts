@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ConfigMaps, CustomResourceDefinitions, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { MutatingWebhookConfigurations, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 
@@ -69,7 +69,7 @@ describe('webhook server on the embedded API server', () => {
   after(async () => {
     await hooks?.close();
     client?.close();
-    await c?.close();
+    await c?.stop();
   });
 
   it('creates the certificate Secret and serves a certificate for the Service name that chains to its CA', async () => {

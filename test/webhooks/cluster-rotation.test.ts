@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Cache, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { splitPemCerts, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, configMap, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 
@@ -91,7 +91,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     await Promise.all([a?.close(), b?.close()]);
     await cache?.stop();
     client?.close();
-    await c?.close();
+    await c?.stop();
   });
 
   it('rotates serving certificates on schedule with no failed admission, no double write and no CA change', async () => {

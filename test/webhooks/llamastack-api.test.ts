@@ -9,7 +9,7 @@ import { registerLlamaStackConversion, registerLlamaStackDefaulting } from '../.
 import { CustomResourceDefinitions, KubeClient, Logger } from '../../src/kube/index.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'llama';
@@ -61,7 +61,7 @@ describe('LlamaStackDistribution on the API server', () => {
   after(async () => {
     await hooks?.close();
     client?.close();
-    await c?.close();
+    await c?.stop();
   });
 
   it('v1alpha2 → v1alpha1 → v1alpha2 through kubectl keeps every field', async () => {

@@ -1,7 +1,7 @@
 // Brings up the embedded cluster for `modelplane dev`: the API server, the external projects' CRDs, the
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
-import { type ApiServer, startApiServer } from '../../apiserver/index.ts';
+import { type ApiServer, type ApiServerOptions, ServiceEndpoints, startApiServer } from '@modelplane/apiserver';
 import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator.ts';
 import type { ControllerSet } from '../../controllers/registry.ts';
@@ -38,18 +38,20 @@ export interface DevCluster {
 /** namespaces the operator's own objects live in: deploy/'s namespace and the AIM operator namespace */
 export const OPERATOR_NAMESPACES = [DEFAULT_POD_NAMESPACE, operatorNamespaceFromEnv(process.env)];
 
-export async function startApiServerOnly(opts: DevClusterOptions): Promise<ApiServer> {
+export async function startApiServerOnly(opts: DevClusterOptions, extra: Pick<ApiServerOptions, 'podLogs' | 'serviceEndpoints'> = {}): Promise<ApiServer> {
   return startApiServer({
     port: opts.port,
     ...(opts.auditLogFile ? { auditLogFile: opts.auditLogFile } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...extra,
   });
 }
 
 export async function startDevCluster(opts: DevClusterOptions): Promise<DevCluster> {
-  const server = await startApiServerOnly(opts);
   const logs = new PodLogStore();
-  server.core.logProvider = (ns, pod, container) => logs.get(ns, pod, container);
+  // the webhook Service of deploy/ resolves to this process's webhook server once it listens
+  const serviceEndpoints = new ServiceEndpoints();
+  const server = await startApiServerOnly(opts, { podLogs: (ns, pod, container) => logs.get(ns, pod, container), serviceEndpoints });
   const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const started = Date.now();
@@ -75,8 +77,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
       const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
       const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
       const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE };
-      // the webhook Service of deploy/ resolves to this process's webhook server
-      const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void server.core.serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
+      const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
       if (core.length > 0) operators.push(await startOperator({ ...common, webhook, sets: core, log: opts.log.child({ component: 'operator' }) }));
       for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
         operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));

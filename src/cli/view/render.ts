@@ -1,6 +1,6 @@
 // Text for the terminal views, pure so it is tested without a terminal: the aligned one-line-per-resource
 // table, the plain "changed" lines for logs and CI, and the progress line shown during long waits.
-import { humanDuration } from '../../apiserver/builtin/printers/index.ts';
+import { humanDuration } from '@modelplane/apimachinery';
 import type { ResourceRow, Tone } from './rows.ts';
 
 export interface RenderOptions {

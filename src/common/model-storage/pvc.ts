@@ -2,7 +2,7 @@
 // plus the runtime config's headroom, rounded up to whole GiB, with the storage class chosen explicitly,
 // else by the runtime config, else the cluster default. Pure; shared by every controller that downloads
 // model weights onto a volume.
-import { Quantity } from '../quantity.ts';
+import { Quantity } from '@modelplane/apimachinery/quantity';
 import type { RuntimeConfigSpec } from '../runtime-config/index.ts';
 
 export const DEFAULT_PVC_HEADROOM_PERCENT = 10;

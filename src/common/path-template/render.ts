@@ -3,7 +3,7 @@
  * be a plain field path (fields and single indexes) yielding exactly one scalar. Filters, wildcards, recursive
  * descent, unions and range blocks are rejected so a template cannot select data other than the one field it names.
  */
-import { findJsonPathResults, JsonPathError, type JsonPathNode, parseJsonPath } from '../jsonpath/index.ts';
+import { findJsonPathResults, JsonPathError, type JsonPathNode, parseJsonPath } from '@modelplane/apimachinery/jsonpath';
 import { normalizeRoutePath } from './normalize.ts';
 
 export const MAX_TEMPLATE_LENGTH = 1024;

@@ -4,7 +4,7 @@
 // RayClusterProvisioned (True from the first time every pod is ready), desired/ready worker counts,
 // desired CPU/memory/GPU, head pod and service, state "ready".
 
-import { parseQuantity, type Quantity } from '../../common/quantity.ts';
+import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
 import { ignoreOwnStatusWrites, type KubeObject, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
 import { type Container, type Pod, type PodSpec, type PodTemplate, RayClusters, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';

@@ -5,7 +5,7 @@
 // event; `sim.modelplane.io/fail: DiskFull` on a claim makes provisioning fail for lack of space.
 
 import { isAlreadyExists, isNotFound, needsApply } from '../../kube/index.ts';
-import { parseQuantity } from '../../common/quantity.ts';
+import { parseQuantity } from '@modelplane/apimachinery/quantity';
 import type { SimContext } from './context.ts';
 import { FAIL_ANNOTATION, type PersistentVolume, type PersistentVolumeClaim, PersistentVolumeClaims, PersistentVolumes, type StorageClass, StorageClasses } from './kinds.ts';
 import { claimClass, SELECTED_NODE_ANNOTATION } from './scheduler.ts';

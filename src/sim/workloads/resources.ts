@@ -3,7 +3,7 @@
 // everything else in whole units rounded up (kube's MilliValue / Value), which plain numbers represent
 // exactly up to 2^53 (8 PiB of memory), so summing the pods of a node is cheap.
 
-import { parseQuantity } from '../../common/quantity.ts';
+import { parseQuantity } from '@modelplane/apimachinery/quantity';
 import type { Container, Node, Pod, ResourceList } from './kinds.ts';
 
 export type Resources = Map<string, number>;

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import type { RuntimeConfigSpec } from '../../../src/common/runtime-config/index.ts';
 import { gatewayCheckFor, type NamespaceAuthFields, REASON, validateRuntimeConfigSpec } from '../../../src/controllers/aim/runtime-config/index.ts';
-import { KUBECTL, runKubectl } from '../../helpers/cluster.ts';
+import { KUBECTL, runKubectl } from '@modelplane/apiserver/testing';
 
 const TEMPLATE = 'spec.routing.pathTemplate';
 

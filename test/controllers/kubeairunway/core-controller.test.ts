@@ -10,7 +10,7 @@ import { kubeairunwayCoreSet } from '../../../src/controllers/kubeairunway/core/
 import { startOperator } from '../../../src/controllers/operator.ts';
 import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
 import { ensureCrd, KubeClient, Logger, type Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 
 const NS = 'default';
@@ -40,7 +40,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
 
   after(async () => {
     await mgr?.stop();
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('selects per the worked outcomes and records why', async () => {

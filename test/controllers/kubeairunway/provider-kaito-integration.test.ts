@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { serviceAccountKubeconfig } from '../../../src/apiserver/index.ts';
+import { serviceAccountKubeconfig } from '@modelplane/apiserver';
 import { InferenceProviderConfigs, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';

@@ -10,7 +10,7 @@ import { type InferenceProviderConfig, InferenceProviderConfigs, kubeairunwayCrd
 import { registerProviderController } from '../../../src/controllers/kubeairunway/provider/controller.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { ensureCrd, KubeClient, type KubeObject, Logger, Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 import { condition, eventsFor, modelDeployment, selectProvider, testWidgets, widgetCrd, Widgets } from './provider-helpers.ts';
 
@@ -44,7 +44,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
   after(async () => {
     await mgr?.stop();
     admin?.close();
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('without the upstream CRD: registered with ready=false and a condition saying why; deployments wait as Pending', async () => {

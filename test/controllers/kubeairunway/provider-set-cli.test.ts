@@ -10,7 +10,7 @@ import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/p
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';
 import { normalizeRules } from '../../../src/controllers/rbac.ts';
 import { ensureCrd, KubeClient, kindRef, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '../../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 import { testKaito, testWidgets } from './provider-helpers.ts';
 
@@ -81,7 +81,7 @@ describe('runProvider', { timeout: 30_000 }, () => {
   after(async () => {
     await mgr?.stop();
     admin?.close();
-    await cluster?.close();
+    await cluster?.stop();
   });
 
   it('holds the lease modelplane-provider-<name>, registers, and serves metrics and probes', async () => {

@@ -2,7 +2,7 @@
 // times out names every object still wrong: children counted by their controller owner's uid (none missing,
 // none duplicated, none orphaned), and the audit log by the controllers' users for the steady-state check.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiServer } from '../../../src/apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import { controllerOf, type KindRef, type KubeClient, type KubeObject } from '../../../src/kube/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 

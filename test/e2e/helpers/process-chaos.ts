@@ -3,7 +3,7 @@
 // ServiceAccount user (the same for every incarnation, so faults and the audit log follow it) and the
 // output of every incarnation, for the detail of a failed wait.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiServer } from '../../../src/apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import type { ControllerSet } from '../../../src/controllers/registry.ts';
 import { type OperatorProcess, type ProcessOptions, startOperatorProcess } from '../../helpers/operator-process.ts';
 import type { ReliabilityCluster } from './reliability-cluster.ts';
@@ -66,7 +66,7 @@ export class OperatorSlot {
   }
 }
 
-export { prng } from '../../helpers/prng.ts';
+export { prng } from '@modelplane/apiserver/testing';
 
 /** the seed from RELIABILITY_SEED, else a fresh one; the test prints it so a failure can be replayed */
 export function testSeed(): number {

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiServer } from '../../../src/apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
 import { type KubeClient, Logger, parseLogLevel } from '../../../src/kube/index.ts';
 
@@ -36,7 +36,7 @@ export async function startReliabilityCluster(namespaces: readonly string[]): Pr
     // The first handle's own restart() every time: after one restart, `server.restart` is the new
     // server's method, which swaps the next server into that server's handle instead of this one, so a
     // second restart would leave this handle on a closed server (stale faults and audit log) and leak the
-    // new one (see the report on src/apiserver/index.ts). The first handle's method always updates it.
+    // new one (see restart() in @modelplane/apiserver). The first handle's method always updates it.
     const restartInPlace = dev.server.restart;
     const restartApiServer = async () => {
       await restartInPlace();

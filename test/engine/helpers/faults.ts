@@ -3,7 +3,7 @@
 // has it. Until then the same rules are applied inside the operator's HTTP transport: a matching request
 // fails with exactly the ApiError a 503 response produces there, so the engine cannot tell the difference.
 
-import type { ApiServer } from '../../../src/apiserver/index.ts';
+import type { ApiServer } from '@modelplane/apiserver';
 import { ApiError, type HttpRequest, type Transport } from '../../../src/kube/index.ts';
 
 export interface FaultRule {

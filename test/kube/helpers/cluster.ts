@@ -2,7 +2,7 @@
 // identity (so faults and audit entries can be scoped to the code under test), and the Widget CRD.
 
 import { randomBytes } from 'node:crypto';
-import { startApiServer } from '../../../src/apiserver/index.ts';
+import { startApiServer } from '@modelplane/apiserver';
 import { KubeClient } from '../../../src/kube/client.ts';
 import { ensureCrd } from '../../../src/kube/crd.ts';
 import type { CustomResourceDefinition } from '../../../src/kube/kinds.ts';

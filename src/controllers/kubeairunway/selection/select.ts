@@ -7,7 +7,7 @@
 // CEL sees exactly one variable, `spec`: the ModelDeployment's spec as stored (integers as CEL ints).
 import type { EngineCapability, InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_GPU_TYPE, HEARTBEAT_STALE_AFTER_MS } from '../../../apis/kubeairunway/index.ts';
-import { CelCompileError, type CelProgram, compileCel, evaluateBool, toCel } from '../../../common/cel/index.ts';
+import { CelCompileError, type CelProgram, compileCel, evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import { providerReadiness } from './readiness.ts';
 
 export type SelectionReason = 'ExplicitSelection' | 'PreviouslySelected' | 'AutoSelected' | 'NoHealthyProviders' | 'NoCompatibleProvider';

@@ -4,7 +4,7 @@
 //  - the keys that would change the upstream object's identity or status are refused at the top level;
 //  - per provider, the overrides the seed documents are type-checked (wrong type → error) and any other key
 //    is reported as a warning (the seed: "unknown keys trigger warnings; invalid types cause failure").
-import { isQuantity } from '../../../common/quantity.ts';
+import { isQuantity } from '@modelplane/apimachinery/quantity';
 import type { ValidationIssue } from './types.ts';
 
 export const OVERRIDES_PATH = 'spec.provider.overrides';

@@ -2,7 +2,7 @@
 // and the upstream webhook's bounds where the seed is silent. Pure and cheap: the validating webhook calls it
 // on every admission, and the core controller calls it at reconcile time when the webhook was bypassed.
 import type { InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
-import { parseQuantity, type Quantity } from '../../../common/quantity.ts';
+import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
 import { modelSourceOf, servingModeOf } from './defaults.ts';
 import { identityChanges, identityChangeWarning } from './identity.ts';
 import * as m from './messages.ts';

@@ -1,0 +1,136 @@
+// The server's shared state, assembled once: store, registry, write lifecycle, and the pluggable parts
+// (admission, conversion, logs) that later layers replace. Handlers receive this and nothing else.
+import { eventToEventsV1 } from './builtin/events.ts';
+import { OpenApiCache } from './handlers/openapi.ts';
+import { ListPaginator } from './objects/list.ts';
+import { ServiceEndpoints } from './admission/service-endpoints.ts';
+import { WebhookAdmission } from './admission/webhook-admission.ts';
+import { ObjectConverter } from './conversion/converter.ts';
+import type { AdmissionChain } from './objects/hooks.ts';
+import { Lifecycle } from './objects/lifecycle.ts';
+import type { StrategyProvider } from './objects/strategy.ts';
+import { Registry } from './registry/registry.ts';
+import type { ResourceType } from './registry/resource-type.ts';
+import { groupVersion, storageVersion } from './registry/resource-type.ts';
+import { ObjectStore } from './storage/store.ts';
+import { createStrategyProvider } from './strategies/index.ts';
+import type { KubeObject, ManagedFieldsEntry } from './types.ts';
+import type { RequestContext } from './objects/context.ts';
+import type { AdmissionAttributes } from './objects/hooks.ts';
+import type { Deleter } from './objects/deleter.ts';
+import { recordUpdate } from './patch/index.ts';
+
+/** Supplies container logs for the pods/log subresource (the simulated kubelet registers one). */
+export type LogProvider = (namespace: string, pod: string, container: string | undefined) => string | undefined;
+
+export interface CoreOptions {
+  historyLimit?: number;
+  /** seconds between watch bookmarks when a client asks for them */
+  bookmarkIntervalMs?: number;
+  /** container logs for pods/log; without one the subresource answers as for a pod with no logs */
+  podLogs?: LogProvider;
+  /** where webhook `service` references lead; the caller may keep registering into it after start */
+  serviceEndpoints?: ServiceEndpoints;
+}
+
+export class ServerCore {
+  readonly store: ObjectStore;
+  readonly registry = new Registry();
+  readonly strategies: StrategyProvider;
+  readonly lifecycle: Lifecycle;
+  readonly paginator = new ListPaginator();
+  readonly openapi: OpenApiCache;
+  /**
+   * Where webhook `service` references lead (`ns/name:port` → `https://127.0.0.1:PORT`); `modelplane dev`
+   * registers its webhook server here. See admission/service-endpoints.ts.
+   */
+  readonly serviceEndpoints: ServiceEndpoints;
+  /** CRD conversion (None and Webhook strategies) */
+  readonly converter: ObjectConverter;
+  /** admission webhooks from Mutating/ValidatingWebhookConfiguration objects; replaceable in tests */
+  admission: AdmissionChain;
+  readonly logProvider: LogProvider | undefined;
+  readonly bookmarkIntervalMs: number;
+  readonly deletedListeners = new Set<(rt: ResourceType, obj: KubeObject) => void>();
+  /** set by the server assembly (it needs the admission chain, which is replaceable) */
+  deleter!: Deleter;
+
+  constructor(opts: CoreOptions = {}) {
+    this.store = new ObjectStore(opts.historyLimit);
+    this.serviceEndpoints = opts.serviceEndpoints ?? new ServiceEndpoints();
+    this.logProvider = opts.podLogs;
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 10_000;
+    this.strategies = createStrategyProvider();
+    this.openapi = new OpenApiCache(this.registry);
+    const resolveDeps = { endpoints: this.serviceEndpoints, serviceExists: (ns: string, name: string) => this.store.get('/services', ns, name) !== undefined };
+    this.converter = new ObjectConverter(resolveDeps);
+    this.admission = new WebhookAdmission({ store: this.store, serviceEndpoints: this.serviceEndpoints, convert: (rt, objs, v) => this.converter.convert(rt, objs, v) });
+    this.lifecycle = new Lifecycle({
+      store: this.store,
+      strategies: this.strategies,
+      admission: () => this.admission,
+      namespaceExists: (ns) => this.namespaceExists(ns),
+      onDeleted: (rt, obj) => this.notifyDeleted(rt, obj),
+      durable: () => this.durable(),
+      builtinValidators: () => this.builtinValidators,
+      convert: (rt, objs, v) => this.converter.convert(rt, objs, v),
+    });
+  }
+
+  /** built-in validating admission plugins, run on every write before the validating webhooks */
+  builtinValidators: Array<(attrs: AdmissionAttributes) => void> = [];
+
+  /** replaced by persistence with its flush(); in memory every commit is final at once */
+  durable: () => Promise<void> = () => Promise.resolve();
+
+  notifyDeleted(rt: ResourceType, obj: KubeObject): void {
+    for (const l of this.deletedListeners) l(rt, obj);
+  }
+
+  /** Records ownership for non-apply writes (create/update/patch) under the request's field manager. */
+  managedFieldsRecorder(rt: ResourceType, version: string, ctx: RequestContext, subresource: string | undefined) {
+    const manager = ctx.fieldManager ?? 'unknown';
+    const schema = this.strategies.for(rt).patchSchema(version);
+    return (oldObj: KubeObject | undefined, newObj: KubeObject) =>
+      recordUpdate({
+        oldObj, newObj, manager, operation: 'Update', schema, now: new Date(), apiVersion: groupVersion(rt.group, version),
+        statusSubresource: rt.subresources.status, statusAnnotations: rt.statusWritesAnnotations === true, ...(subresource ? { subresource } : {}),
+      }) as ManagedFieldsEntry[];
+  }
+
+  namespaceExists(ns: string): boolean {
+    return this.store.get('/namespaces', undefined, ns) !== undefined;
+  }
+
+  /** The stored object as seen in `version`; may call the CRD's conversion webhook (500 when it fails). */
+  async convertOut(rt: ResourceType, obj: KubeObject, version: string): Promise<KubeObject> {
+    return this.convertOutSync(rt, obj, version) ?? this.viewOf(rt, (await this.converter.convert(rt, [obj], version))[0]!);
+  }
+
+  /** Stored objects as seen in `version`, in order; a conversion webhook gets them in one ConversionReview. */
+  async convertOutMany(rt: ResourceType, objs: KubeObject[], version: string): Promise<KubeObject[]> {
+    const out: KubeObject[] = [];
+    for (const o of objs) {
+      const done = this.convertOutSync(rt, o, version);
+      if (!done) return (await this.converter.convert(rt, objs, version)).map((c) => this.viewOf(rt, c));
+      out.push(done);
+    }
+    return out;
+  }
+
+  /** convertOut when it needs no webhook call (always, except for CRDs with strategy Webhook); else undefined. */
+  convertOutSync(rt: ResourceType, obj: KubeObject, version: string): KubeObject | undefined {
+    const out = this.converter.trySync(rt, obj, version);
+    return out && this.viewOf(rt, out);
+  }
+
+  /** events.k8s.io/v1 Events are core/v1 Events stored under other field names */
+  private viewOf(rt: ResourceType, obj: KubeObject): KubeObject {
+    return rt.storageKey === 'events' && rt.group === 'events.k8s.io' ? eventToEventsV1(obj) : obj;
+  }
+
+
+  storageVersionOf(rt: ResourceType): string {
+    return storageVersion(rt);
+  }
+}
