@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { aimCrds } from '../apis/aim/index.ts';
 import { kubeairunwayCrds } from '../apis/kubeairunway/index.ts';
 import { LLAMASTACK_CONVERSION_PATH, llamaStackCrd } from '../apis/llamastack/index.ts';
+import { llmdCrds } from '../apis/llmd/index.ts';
 import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { WEBHOOK_SERVICE } from '../controllers/webhooks.ts';
 import { conversionStanza } from '../webhooks/index.ts';
@@ -13,7 +14,7 @@ import type { CustomResourceDefinition } from '../kube/kinds.ts';
 export function allCrds(): CustomResourceDefinition[] {
   // the conversion webhook is served by the `webhooks` set behind deploy/'s webhook Service
   const llamaStackConversion = conversionStanza(LLAMASTACK_CONVERSION_PATH, { service: { name: WEBHOOK_SERVICE, namespace: DEFAULT_POD_NAMESPACE } });
-  return [...aimCrds(), ...kubeairunwayCrds(), llamaStackCrd(llamaStackConversion)];
+  return [...aimCrds(), ...kubeairunwayCrds(), llamaStackCrd(llamaStackConversion), ...llmdCrds()];
 }
 
 export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {

@@ -1,0 +1,149 @@
+// The saturation engine's loop (docs/autoscaling.md, "The loop"): every GLOBAL_OPT_INTERVAL it reads the
+// config cache and the informer cache, asks the metrics source for replica load, runs the pure cycle and
+// hands the decisions to the VariantAutoscaling controller. It never calls the API server: it holds no
+// client at all. A changed interval reschedules the next cycle at once.
+import type { Logger } from '../../kube/index.ts';
+import type { ConfigCache } from './config/cache.ts';
+import type { DecisionStore, VariantDecision } from './decisions.ts';
+import { type CacheReader, type GatheredModel, gatherInputs } from './inputs.ts';
+import type { MetricsSource } from './metrics-source/source.ts';
+import { optimizeModel } from './saturation/cycle.ts';
+
+export const DEFAULT_SCALE_TO_ZERO_WINDOW_SECONDS = 600;
+
+export interface SaturationEngineOptions {
+  reader: CacheReader;
+  config: ConfigCache;
+  source: MetricsSource;
+  decisions: DecisionStore;
+  /** told the VAs (`namespace/name`) that got a new decision */
+  onDecisions: (keys: string[]) => void;
+  log: Logger;
+  saturationConfigMapName: string;
+  controllerInstance?: string;
+  scaleToZeroWindowSeconds?: number;
+  now?: () => Date;
+}
+
+export interface CycleReport {
+  cycle: number;
+  models: number;
+  variants: number;
+  durationMs: number;
+}
+
+export class SaturationEngine {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+  private cycle = 0;
+  private lastStart = 0;
+  private failures = 0;
+  private unsubscribe: (() => void) | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: SaturationEngineOptions) {}
+
+  get cycles(): number {
+    return this.cycle;
+  }
+
+  /** runs the first cycle now and the next ones every interval */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    let interval = this.opts.config.snapshot().optimizationIntervalMs;
+    this.unsubscribe = this.opts.config.onChange((s) => {
+      if (s.optimizationIntervalMs === interval) return;
+      this.opts.log.info('optimization interval changed; the next cycle follows the new interval', { fromMs: interval, toMs: s.optimizationIntervalMs });
+      interval = s.optimizationIntervalMs;
+      if (!this.running) this.schedule(Math.max(0, this.lastStart + interval - Date.now()));
+    });
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+    this.abort.abort();
+    await this.running?.catch(() => undefined);
+  }
+
+  /** one cycle; the loop calls it, and tests may too */
+  async runCycle(): Promise<CycleReport> {
+    const started = performance.now();
+    const snapshot = this.opts.config.snapshot();
+    const cycle = ++this.cycle;
+    const gathered = await gatherInputs(this.opts.reader, snapshot, this.opts.source, {
+      saturationConfigMapName: this.opts.saturationConfigMapName,
+      ...(this.opts.controllerInstance ? { controllerInstance: this.opts.controllerInstance } : {}),
+      scaleToZeroWindowSeconds: this.opts.scaleToZeroWindowSeconds ?? DEFAULT_SCALE_TO_ZERO_WINDOW_SECONDS,
+      signal: this.abort.signal,
+    });
+    const time = (this.opts.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const keys: string[] = [];
+    let variants = 0;
+    for (const g of gathered) {
+      for (const d of this.decide(g, cycle, time)) {
+        this.opts.decisions.record(d);
+        keys.push(`${d.namespace}/${d.name}`);
+        variants++;
+      }
+    }
+    const durationMs = performance.now() - started;
+    this.opts.log.debug('optimization cycle done', { cycle, models: gathered.length, variants, durationMs: Math.round(durationMs * 10) / 10, configVersion: snapshot.version });
+    if (keys.length) this.opts.onDecisions(keys);
+    return { cycle, models: gathered.length, variants, durationMs };
+  }
+
+  private decide(g: GatheredModel, cycle: number, time: string): VariantDecision[] {
+    const result = optimizeModel(g.input);
+    if (result.outcome === 'skipped') this.opts.log.info('saturation config not loaded for model, skipping optimization', { namespace: g.input.namespace, modelID: g.input.modelID });
+    const analysis = result.analysis
+      ? { avgSpareKv: result.analysis.avgSpareKv, avgSpareQueue: result.analysis.avgSpareQueue, saturatedReplicas: result.analysis.saturatedReplicas, nonSaturatedReplicas: result.analysis.nonSaturatedReplicas }
+      : undefined;
+    return result.decisions.map((d) => {
+      const extra = g.extras.get(d.name);
+      const state = g.input.variants.find((v) => v.name === d.name);
+      return {
+        ...d,
+        namespace: g.input.namespace,
+        modelID: g.input.modelID,
+        cycle,
+        time,
+        current: extra?.current ?? 0,
+        replicasWithMetrics: state?.replicas.length ?? 0,
+        ...(analysis ? { analysis } : {}),
+        ...(extra?.load ? { load: extra.load } : {}),
+        ...(g.metricsProblem ? { metricsProblem: g.metricsProblem } : {}),
+      };
+    });
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.lastStart = Date.now();
+    this.running = this.runCycle();
+    let next: number;
+    try {
+      await this.running;
+      this.failures = 0;
+      next = this.opts.config.snapshot().optimizationIntervalMs;
+    } catch (err) {
+      // a failed cycle (not a model's metrics: those take the safety net) retries soon: 100 ms doubling to 4 s
+      this.failures++;
+      next = Math.min(4_000, 100 * 2 ** (this.failures - 1));
+      if (!this.stopped) this.opts.log.error('optimization cycle failed; retrying', { error: err, retryInMs: next });
+    } finally {
+      this.running = undefined;
+    }
+    this.schedule(Math.max(0, this.lastStart + next - Date.now()));
+  }
+}

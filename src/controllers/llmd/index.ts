@@ -1,0 +1,98 @@
+// The `autoscaler` controller set (llm-d's saturation autoscaler, docs/autoscaling.md): the ConfigMap
+// controller (sole writer of the config cache), the saturation engine loop (reads caches and the metrics
+// source only) and the VariantAutoscaling controller (status, events, wva_* metrics).
+import { DEFAULT_AUTOSCALER_NAMESPACE, DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME, LLMD_GROUP } from '../../apis/llmd/index.ts';
+import type { Controller, Logger, Manager } from '../../kube/index.ts';
+import { type PolicyRule, READ, rule } from '../rbac.ts';
+import type { ControllerSet } from '../registry.ts';
+import { ConfigCache } from './config/cache.ts';
+import { type ConfigNames, registerConfigController } from './config/controller.ts';
+import { DecisionStore } from './decisions.ts';
+import { SaturationEngine } from './engine-loop.ts';
+import { AutoscalerMetrics } from './metrics.ts';
+import { PrometheusMetricsSource } from './metrics-source/prometheus.ts';
+import { type MetricsSource, UnconfiguredMetricsSource } from './metrics-source/source.ts';
+import { registerVariantAutoscalingController } from './variantautoscaling/controller.ts';
+
+export interface AutoscalerOptions extends ConfigNames {
+  metricsSource: MetricsSource;
+  /** CONTROLLER_INSTANCE: handle only VAs labelled wva.llmd.ai/controller-instance=<it> */
+  controllerInstance?: string;
+  scaleToZeroWindowSeconds?: number;
+  historyLimit?: number;
+  /** start the engine loop once leading (default true; tests drive cycles with engine.runCycle()) */
+  autoStart?: boolean;
+}
+
+/** what a running autoscaler exposes to `modelplane dev`, tests and the dashboard */
+export interface Autoscaler {
+  readonly config: ConfigCache;
+  readonly decisions: DecisionStore;
+  readonly engine: SaturationEngine;
+  /** the VariantAutoscaling controller (enqueue a VA to have its status written now) */
+  readonly controller: Controller;
+  readonly options: AutoscalerOptions;
+}
+
+export const AUTOSCALER_RBAC_RULES: readonly PolicyRule[] = [
+  rule(LLMD_GROUP, ['variantautoscalings'], READ),
+  rule(LLMD_GROUP, ['variantautoscalings/status'], ['patch']),
+  rule('', ['configmaps', 'pods', 'namespaces'], READ),
+  rule('apps', ['deployments', 'replicasets'], READ),
+];
+
+/** the options from the environment, as llm-d's autoscaler reads them */
+export function autoscalerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AutoscalerOptions {
+  const url = env.PROMETHEUS_BASE_URL;
+  return {
+    namespace: env.POD_NAMESPACE || DEFAULT_AUTOSCALER_NAMESPACE,
+    configMapName: env.CONFIG_MAP_NAME || DEFAULT_CONFIG_MAP_NAME,
+    saturationConfigMapName: env.SATURATION_CONFIG_MAP_NAME || DEFAULT_SATURATION_CONFIG_MAP_NAME,
+    metricsSource: url
+      ? new PrometheusMetricsSource({ baseUrl: url, ...(env.PROMETHEUS_BEARER_TOKEN ? { bearerToken: env.PROMETHEUS_BEARER_TOKEN } : {}) })
+      : new UnconfiguredMetricsSource('no Prometheus is configured: set PROMETHEUS_BASE_URL to the Prometheus that scrapes the vLLM pods (e.g. http://prometheus.monitoring:9090)'),
+    ...(env.CONTROLLER_INSTANCE ? { controllerInstance: env.CONTROLLER_INSTANCE } : {}),
+  };
+}
+
+export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, log: Logger): Promise<Autoscaler> {
+  const config = new ConfigCache();
+  const decisions = new DecisionStore(opts.historyLimit);
+  const metrics = new AutoscalerMetrics(mgr.metrics.registry, opts.controllerInstance);
+  await registerConfigController(mgr, config, opts);
+  const controller = await registerVariantAutoscalingController(mgr, { decisions, metrics, metricsSource: opts.metricsSource.description });
+  const engine = new SaturationEngine({
+    reader: mgr.cache,
+    config,
+    source: opts.metricsSource,
+    decisions,
+    onDecisions: (keys) => {
+      for (const k of keys) controller.enqueue(k);
+    },
+    log: log.child({ component: 'saturation-engine' }),
+    saturationConfigMapName: opts.saturationConfigMapName,
+    ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
+    ...(opts.scaleToZeroWindowSeconds ? { scaleToZeroWindowSeconds: opts.scaleToZeroWindowSeconds } : {}),
+  });
+  // the engine runs where the controllers run: on the leader, once the caches it reads have synced
+  if (opts.autoStart !== false)
+    void mgr.whenLeader().then(async () => {
+      await mgr.cache.waitForSync();
+      engine.start();
+    });
+  mgr.onShutdown(() => engine.stop());
+  return { config, decisions, engine, controller, options: opts };
+}
+
+export function autoscalerControllerSet(overrides: Partial<AutoscalerOptions> = {}, onRegistered?: (a: Autoscaler) => void): ControllerSet {
+  return {
+    name: 'autoscaler',
+    description: 'llm-d saturation autoscaling: VariantAutoscaling → desired replicas (status and wva_desired_replicas) from vLLM metrics in Prometheus',
+    async register(mgr, env) {
+      const a = await registerAutoscaler(mgr, { ...autoscalerOptionsFromEnv(), ...overrides }, env.log);
+      onRegistered?.(a);
+      return a;
+    },
+    rules: AUTOSCALER_RBAC_RULES,
+  };
+}

@@ -1,0 +1,30 @@
+// Where the saturation engine gets replica load from (docs/autoscaling.md, "Metrics in"). The engine sees
+// only this interface; the Prometheus HTTP API implementation is the one `modelplane run` and dev use.
+
+export interface PodLoad {
+  /** vllm:kv_cache_usage_perc (max over the last minute), undefined when the series is missing */
+  kvCacheUsage?: number;
+  /** vllm:num_requests_waiting (max over the last minute) */
+  queueLength?: number;
+}
+
+export interface MetricsSource {
+  /** a description for logs and condition messages, e.g. `Prometheus at http://127.0.0.1:9090` */
+  readonly description: string;
+  /** load per pod name for one model in one namespace */
+  podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>>;
+  /** requests the model served in the last `windowSeconds` (undefined: no data) */
+  requestsInWindow(namespace: string, modelID: string, windowSeconds: number, signal?: AbortSignal): Promise<number | undefined>;
+}
+
+/** what the autoscaler uses when no metrics backend is configured: every read fails with instructions */
+export class UnconfiguredMetricsSource implements MetricsSource {
+  readonly description = 'no metrics source';
+  constructor(private readonly why: string) {}
+  podLoad(): Promise<Map<string, PodLoad>> {
+    return Promise.reject(new Error(this.why));
+  }
+  requestsInWindow(): Promise<number | undefined> {
+    return Promise.reject(new Error(this.why));
+  }
+}

@@ -1,0 +1,124 @@
+// From a model's analysis to one target replica count per variant (docs/autoscaling.md, "The algorithm",
+// steps 6–7): the transition guard, at most one replica changed per model and cycle (the cheapest variant
+// without pending replicas grows, the most expensive shrinks), the variants' min/max bounds and the
+// scale-to-zero rule. Pure.
+import type { ModelAnalysis, ReplicaMetrics } from './analyzer.ts';
+
+export interface VariantState {
+  /** the VariantAutoscaling's name (unique within the model's namespace) */
+  readonly name: string;
+  readonly cost: number;
+  readonly minReplicas: number;
+  readonly maxReplicas: number;
+  /** the target's replicas (Deployment status.replicas, else spec.replicas) */
+  readonly current: number;
+  /** ready replicas; current - ready are pending */
+  readonly ready: number;
+  /** the previous decision (status.desiredOptimizedAlloc.numReplicas), if any */
+  readonly previousDesired?: number;
+  /** the replicas with metrics */
+  readonly replicas: readonly ReplicaMetrics[];
+}
+
+export type VariantAction = 'scale-up' | 'scale-down' | 'no-change' | 'in-transition' | 'scale-to-zero';
+
+export interface VariantTarget {
+  readonly name: string;
+  readonly target: number;
+  readonly action: VariantAction;
+  /** in words: why this variant got this target */
+  readonly reason: string;
+}
+
+export interface ScaleToZeroInput {
+  /** requests the model served within the retention window (undefined: unknown, so never zero) */
+  readonly requestsInWindow?: number;
+  readonly windowDescription: string;
+}
+
+const byName = (a: VariantState, b: VariantState) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** step 6 and the bounds, then step 7 */
+export function calculateTargets(variants: readonly VariantState[], analysis: ModelAnalysis, scaleToZero: ScaleToZeroInput): VariantTarget[] {
+  const transition = transitionOf(variants);
+  const targets = transition ? inTransition(variants, transition) : decide(variants, analysis);
+  return enforceScaleToZero(variants, targets.map((t, i) => bound(variants[i]!, t)), scaleToZero);
+}
+
+function transitionOf(variants: readonly VariantState[]): string | undefined {
+  for (const v of variants) {
+    if (v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current) return `${v.name} is moving from ${v.current} to the desired ${v.previousDesired} replicas`;
+    if (v.replicas.length !== v.current) return `${v.name} has ${v.replicas.length} replicas with metrics of ${v.current}`;
+  }
+  return undefined;
+}
+
+function inTransition(variants: readonly VariantState[], why: string): VariantTarget[] {
+  return variants.map((v) => {
+    const keep = v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current ? v.previousDesired : v.current;
+    return { name: v.name, target: keep, action: 'in-transition', reason: `model in transition (${why}); keeping ${keep} replicas, no scaling decision this cycle` };
+  });
+}
+
+function decide(variants: readonly VariantState[], analysis: ModelAnalysis): VariantTarget[] {
+  const targets = variants.map<VariantTarget>((v) => ({ name: v.name, target: v.replicas.length, action: 'no-change', reason: analysis.reason }));
+  if (analysis.shouldScaleUp) {
+    const up = cheapestGrowable(variants);
+    for (let i = 0; i < variants.length; i++) {
+      const v = variants[i]!;
+      if (v === up) targets[i] = { name: v.name, target: v.replicas.length + 1, action: 'scale-up', reason: `${analysis.reason}; +1 on ${v.name}, the cheapest variant (cost ${v.cost}) without pending replicas` };
+      else targets[i] = { ...targets[i]!, reason: up ? `${analysis.reason}; ${up.name} grows instead (cheaper, or earlier by name)` : `${analysis.reason}; but no variant can grow (pending replicas or at maxReplicas)` };
+    }
+  } else if (analysis.scaleDownSafe) {
+    const down = mostExpensiveShrinkable(variants);
+    for (let i = 0; i < variants.length; i++) {
+      const v = variants[i]!;
+      if (v === down) targets[i] = { name: v.name, target: v.replicas.length - 1, action: 'scale-down', reason: `${analysis.reason}; -1 on ${v.name}, the most expensive variant (cost ${v.cost}) above its floor` };
+      else targets[i] = { ...targets[i]!, reason: down ? `${analysis.reason}; ${down.name} shrinks instead` : `${analysis.reason}; but no variant is above its floor` };
+    }
+  }
+  return targets;
+}
+
+/** the cheapest variant with no pending replicas and room below maxReplicas; ties: first by name */
+function cheapestGrowable(variants: readonly VariantState[]): VariantState | undefined {
+  let best: VariantState | undefined;
+  for (const v of variants) {
+    if (v.current - v.ready > 0 || v.replicas.length + 1 > v.maxReplicas) continue;
+    if (!best || v.cost < best.cost || (v.cost === best.cost && byName(v, best) < 0)) best = v;
+  }
+  return best;
+}
+
+/** the most expensive variant whose target is above 1 and its minReplicas; ties: last by name */
+function mostExpensiveShrinkable(variants: readonly VariantState[]): VariantState | undefined {
+  let best: VariantState | undefined;
+  for (const v of variants) {
+    if (v.replicas.length <= Math.max(1, v.minReplicas)) continue;
+    if (!best || v.cost > best.cost || (v.cost === best.cost && byName(v, best) > 0)) best = v;
+  }
+  return best;
+}
+
+function bound(v: VariantState, t: VariantTarget): VariantTarget {
+  if (t.target > v.maxReplicas) return { ...t, target: v.maxReplicas, reason: `${t.reason}; capped at maxReplicas ${v.maxReplicas}` };
+  if (t.target < v.minReplicas) return { ...t, target: v.minReplicas, reason: `${t.reason}; raised to minReplicas ${v.minReplicas}` };
+  return t;
+}
+
+/**
+ * Step 7. Scale to zero is allowed for the variants whose minReplicas is 0; when every variant allows it and
+ * the model served no request in the window, all go to 0. Otherwise the model never drops to zero: if the
+ * total would be 0, the cheapest variant keeps 1.
+ */
+function enforceScaleToZero(variants: readonly VariantState[], targets: VariantTarget[], s: ScaleToZeroInput): VariantTarget[] {
+  const allowed = variants.length > 0 && variants.every((v) => v.minReplicas === 0);
+  if (allowed && s.requestsInWindow === 0) {
+    return targets.map((t) => ({ name: t.name, target: 0, action: 'scale-to-zero', reason: `no requests for the model in ${s.windowDescription} and every variant allows 0 replicas: scaling to zero` }));
+  }
+  if (targets.reduce((sum, t) => sum + t.target, 0) > 0) return targets;
+  const cheapest = [...variants].sort((a, b) => a.cost - b.cost || byName(a, b))[0];
+  if (!cheapest) return targets;
+  const why = allowed ? `the model served requests in ${s.windowDescription} (or the count is unknown)` : 'scale to zero is not allowed';
+  return targets.map((t) => (t.name === cheapest.name ? { ...t, target: 1, reason: `${t.reason}; keeping 1 replica on ${t.name}, the cheapest variant: ${why}` } : t));
+}
