@@ -49,7 +49,9 @@ describe('autoscaler on the embedded API server', () => {
       config: autoscaler.config,
       source: metrics,
       decisions: autoscaler.decisions,
-      onDecisions: (keys) => keys.forEach((k) => autoscaler.controller.enqueue(k)),
+      onDecisions: (keys) => {
+        for (const k of keys) autoscaler.controller.enqueue(k);
+      },
       log: quiet,
       saturationConfigMapName: NAMES.saturationConfigMapName,
     });
