@@ -2,7 +2,7 @@
 // config cache and the informer cache, asks the metrics source for replica load, runs the pure cycle and
 // hands the decisions to the VariantAutoscaling controller. It never calls the API server: it holds no
 // client at all. A changed interval reschedules the next cycle at once.
-import type { Logger } from '../../kube/index.ts';
+import type { Logger, Runnable } from '../../kube/index.ts';
 import type { ConfigCache } from './config/cache.ts';
 import type { DecisionStore, VariantDecision } from './decisions.ts';
 import { type CacheReader, type GatheredModel, gatherInputs } from './inputs.ts';
@@ -32,7 +32,8 @@ export interface CycleReport {
   durationMs: number;
 }
 
-export class SaturationEngine {
+export class SaturationEngine implements Runnable {
+  readonly name = 'saturation-engine';
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
@@ -40,7 +41,7 @@ export class SaturationEngine {
   private lastStart = 0;
   private failures = 0;
   private unsubscribe: (() => void) | undefined;
-  private readonly abort = new AbortController();
+  private abort = new AbortController();
 
   constructor(private readonly opts: SaturationEngineOptions) {}
 
@@ -48,10 +49,11 @@ export class SaturationEngine {
     return this.cycle;
   }
 
-  /** runs the first cycle now and the next ones every interval */
-  start(): void {
+  /** runs the first cycle now and the next ones every interval (a leader-only Runnable of the manager) */
+  async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
+    this.abort = new AbortController();
     let interval = this.opts.config.snapshot().optimizationIntervalMs;
     this.unsubscribe = this.opts.config.onChange((s) => {
       if (s.optimizationIntervalMs === interval) return;

@@ -74,13 +74,8 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
     ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
     ...(opts.scaleToZeroWindowSeconds ? { scaleToZeroWindowSeconds: opts.scaleToZeroWindowSeconds } : {}),
   });
-  // the engine runs where the controllers run: on the leader, once the caches it reads have synced
-  if (opts.autoStart !== false)
-    void mgr.whenLeader().then(async () => {
-      await mgr.cache.waitForSync();
-      engine.start();
-    });
-  mgr.onShutdown(() => engine.stop());
+  // the engine runs where the controllers run: on the leader, after them (its reads wait for the caches)
+  if (opts.autoStart !== false) mgr.add(engine);
   return { config, decisions, engine, controller, options: opts };
 }
 

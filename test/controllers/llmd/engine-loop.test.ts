@@ -26,7 +26,7 @@ describe('SaturationEngine loop', () => {
   it('runs the first cycle at once and applies a shorter interval to the next cycle without waiting out the old one', async () => {
     const config = new ConfigCache(); // 30 s
     const engine = engineWith(config, emptyReader());
-    engine.start();
+    await engine.start();
     try {
       await waitFor('the first cycle', () => engine.cycles >= 1);
       assert.equal(engine.cycles, 1);
@@ -52,7 +52,7 @@ describe('SaturationEngine loop', () => {
         if (calls <= 2) throw new Error('cache not ready');
       }),
     );
-    engine.start();
+    await engine.start();
     try {
       await waitFor('a successful cycle after two failures', () => calls >= 3);
     } finally {
