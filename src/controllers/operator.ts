@@ -3,6 +3,7 @@
 // cluster runs exactly what a real cluster runs.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type KubeClient, type LeaderElectionConfig, type Logger, Manager } from '../kube/index.ts';
+import type { ImageRegistry } from './aim/catalog/registry.ts';
 import type { ControllerSet, OperatorEnv, WebhookEnv } from './registry.ts';
 
 /** where deploy/ installs the operator; also the namespace `modelplane dev` uses */
@@ -22,6 +23,7 @@ export interface OperatorOptions {
   /** default $POD_NAMESPACE or modelplane-system */
   podNamespace?: string;
   webhook?: WebhookEnv;
+  imageRegistry?: ImageRegistry;
   log: Logger;
 }
 
@@ -39,6 +41,7 @@ export async function startOperator(opts: OperatorOptions): Promise<Manager> {
     podNamespace: opts.podNamespace ?? (process.env.POD_NAMESPACE || DEFAULT_POD_NAMESPACE),
     log: opts.log,
     ...(opts.webhook ? { webhook: opts.webhook } : {}),
+    ...(opts.imageRegistry ? { imageRegistry: opts.imageRegistry } : {}),
   };
   for (const set of opts.sets) {
     await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });

@@ -3,6 +3,7 @@
 // rules are the single source for deploy/rbac/ and for the tests that run controllers under their own
 // ServiceAccount, so a set that starts using a new resource must say so here or its tests fail with 403s.
 import type { Logger, Manager } from '../kube/index.ts';
+import type { ImageRegistry } from './aim/catalog/registry.ts';
 import type { PolicyRule } from './rbac.ts';
 
 export interface OperatorEnv {
@@ -12,6 +13,8 @@ export interface OperatorEnv {
   podNamespace: string;
   log: Logger;
   webhook?: WebhookEnv;
+  /** where the AIM controllers read image labels and list model registries (modelplane dev: the simulated one) */
+  imageRegistry?: ImageRegistry;
 }
 
 export interface WebhookEnv {

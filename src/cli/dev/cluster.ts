@@ -9,6 +9,7 @@ import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
+import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';
@@ -76,7 +77,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     await step('controllers started', async () => {
       const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
       const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
-      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE };
+      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, imageRegistry: new SimRegistry() };
       const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
       if (core.length > 0) operators.push(await startOperator({ ...common, webhook, sets: core, log: opts.log.child({ component: 'operator' }) }));
       for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {

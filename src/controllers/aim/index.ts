@@ -4,6 +4,7 @@ import type { ControllerSet } from '../registry.ts';
 import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';
 import { registerAimRuntimeConfigControllers, RUNTIME_CONFIG_RBAC_RULES } from './runtime-config/index.ts';
 import { registerAimServiceController } from './service/index.ts';
+import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
 export function aimControllerSet(): ControllerSet {
   return {
@@ -12,12 +13,14 @@ export function aimControllerSet(): ControllerSet {
     async register(mgr, env) {
       const opts = { operatorNamespace: env.operatorNamespace };
       await registerAimRuntimeConfigControllers(mgr, opts);
-      await registerAimModelControllers(mgr, opts);
+      await registerAimModelControllers(mgr, { ...opts, ...(env.imageRegistry ? { registry: env.imageRegistry } : {}) });
+      await registerAimTemplateControllers(mgr, opts);
       await registerAimServiceController(mgr, opts);
     },
     rules: [
       ...RUNTIME_CONFIG_RBAC_RULES,
       ...MODEL_RBAC_RULES,
+      ...TEMPLATE_RBAC_RULES,
       rule('aim.eai.amd.com', ['aimservices'], READ),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image

@@ -2,6 +2,7 @@
 // "Application startup complete"), a model downloader (storage initializers, download Jobs), or a generic
 // program. Failures end with the lines the real programs print (Python tracebacks, ENOSPC).
 
+import { aimProgram, aimProgramLines } from './aim-programs.ts';
 import type { Container, Pod } from './kinds.ts';
 
 export type ProgramKind = 'model-server' | 'downloader' | 'generic';
@@ -100,6 +101,7 @@ export function readyLines(ctx: LogContext): string[] {
 
 export function completeLines(ctx: LogContext): string[] {
   const { container: c, now } = ctx;
+  if (aimProgram(c)) return aimProgramLines(c, now);
   if (programKind(c, ctx.init) === 'downloader') {
     return [isoLine(now, `INFO Successfully copied ${modelName(c)} to /mnt/models`), isoLine(now, 'INFO Download complete')];
   }
@@ -109,6 +111,7 @@ export function completeLines(ctx: LogContext): string[] {
 /** the last lines of a run that fails; `custom` replaces the generic crash report */
 export function crashLines(ctx: LogContext, mode: 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull', custom: readonly string[]): string[] {
   const { container: c, now } = ctx;
+  if (mode === 'CrashLoopBackOff' && aimProgram(c)) return aimProgramLines(c, now);
   switch (mode) {
     case 'OOMKilled':
       // the kernel kills the process mid-load: the log just stops

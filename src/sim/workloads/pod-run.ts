@@ -4,6 +4,7 @@
 // every transition that is due and says when the next one is; the kubelet turns the result into a pod
 // status (pod-status.ts). Nothing here talks to the API server.
 
+import { aimProgramFails } from './aim-programs.ts';
 import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
 import { backoffDelay, type SimDelays } from './delays.ts';
 import {
@@ -101,7 +102,8 @@ function containerRun(spec: Container, init: boolean, mode: FailureMode | undefi
 export function newPodRun(pod: Pod, now: number, hostIP: string, podIP: string): PodRun {
   const failure = podFailure(pod);
   const init = (pod.spec.initContainers ?? []).map((c) => containerRun(c, true, containerFailure(failure, c.name, true)));
-  const app = (pod.spec.containers ?? []).map((c) => containerRun(c, false, containerFailure(failure, c.name, false)));
+  // an AIM program that fails by itself (every download protocol failing, a gated source) exits 1
+  const app = (pod.spec.containers ?? []).map((c) => containerRun(c, false, containerFailure(failure, c.name, false) ?? (aimProgramFails(c) ? 'CrashLoopBackOff' : undefined)));
   // app containers wait for init containers with reason PodInitializing
   if (init.length > 0) for (const c of app) c.state = { waiting: { reason: 'PodInitializing' } };
   return { uid: pod.metadata.uid ?? '', startTime: now, hostIP, podIP, containers: [...init, ...app] };

@@ -74,7 +74,7 @@ const clusterConfig = (name: string, uid = `uid-cl-${name}`): KubeObject => ({ a
 
 async function reconcile(fake: FakeCluster, obj: AIMModel | AIMClusterModel) {
   const stored = fake.put(obj);
-  await modelPipeline(OP_NS).run(stored, fake.deps());
+  await modelPipeline({ operatorNamespace: OP_NS }).run(stored, fake.deps());
   const after = fake.getObject<AIMModel>(API, obj.kind, obj.metadata.name!, obj.metadata.namespace)!;
   const status = (after.status ?? {}) as AIMModelStatus;
   const cond = (t: string) => status.conditions?.find((c) => c.type === t);
@@ -194,14 +194,14 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
     let r = await reconcile(fake, model({ image: IMAGE, runtimeConfigName: 'late' }));
     assert.equal(r.status.status, 'Failed');
     fake.put(nsConfig('late', 'ml-team', 'uid-late'));
-    await modelPipeline(OP_NS).run(r.after, fake.deps());
+    await modelPipeline({ operatorNamespace: OP_NS }).run(r.after, fake.deps());
     const after = fake.getObject<AIMModel>(API, 'AIMModel', 'qwen', 'ml-team')!;
     r = { ...r, status: after.status as AIMModelStatus };
     assert.equal(r.status.status, 'Ready');
     assert.equal(r.status.resolvedRuntimeConfig?.uid, 'uid-late');
     // and the config deleted again: the ref goes, the model is Failed again
     fake.remove(API, 'AIMRuntimeConfig', 'late', 'ml-team');
-    await modelPipeline(OP_NS).run(after, fake.deps());
+    await modelPipeline({ operatorNamespace: OP_NS }).run(after, fake.deps());
     const again = fake.getObject<AIMModel>(API, 'AIMModel', 'qwen', 'ml-team')!.status as AIMModelStatus;
     assert.equal(again.status, 'Failed');
     assert.equal(again.resolvedRuntimeConfig, undefined);
@@ -209,7 +209,7 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
 
   it('DefaultConfigNotFound: one Normal event on the first reconcile, none after', async () => {
     const fake = new FakeCluster(FM);
-    const pipeline = modelPipeline(OP_NS);
+    const pipeline = modelPipeline({ operatorNamespace: OP_NS });
     let obj = fake.put(model({ image: IMAGE }));
     for (let i = 0; i < 3; i++) {
       await pipeline.run(obj, fake.deps());
@@ -224,7 +224,7 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
   it('a paused model is left alone', async () => {
     const fake = new FakeCluster(FM);
     const obj = fake.put(model({ image: 'NOT VALID' }, { annotations: { 'aim.eai.amd.com/reconcile-paused': 'true' } }));
-    assert.equal((await modelPipeline(OP_NS).run(obj, fake.deps())).phase, 'paused');
+    assert.equal((await modelPipeline({ operatorNamespace: OP_NS }).run(obj, fake.deps())).phase, 'paused');
     assert.equal(fake.count('applyStatus'), 0);
   });
 });

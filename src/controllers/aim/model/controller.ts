@@ -1,15 +1,22 @@
 // The AIMModel (namespaced) and AIMClusterModel (cluster) controllers: one skeleton, run once per scope.
-// For now a model resolves its runtime config (cluster-scoped models look namespaced configs up in the
-// operator namespace) and checks its image; it creates nothing yet (the template catalogue is a later issue).
+// A model resolves its runtime config, reads its image metadata (spec, earlier status, or the registry),
+// creates one template per recommended deployment plus its custom templates (owned), and rolls the state
+// of every template of the model up into its own (docs/aim.md, "Models").
+import type { AIMImageMetadata } from '../../../apis/aim/index.ts';
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
 import { type DomainReconciler, type EngineStatus, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type KindRef, type Manager } from '../../../kube/index.ts';
-import { type PolicyRule, READ, rule } from '../../rbac.ts';
+import { type Controller, ignoreOwnStatusWrites, type KindRef, type KubeObject, type Manager, objectKeyString } from '../../../kube/index.ts';
+import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
+import type { ImageRegistry } from '../catalog/registry.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels } from '../shared/kinds.ts';
+import { listIndexed } from '../shared/indexed-list.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
+import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, AIMServiceTemplates, type AnyModel, type AnyTemplate } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
 import { modelHealth } from './health.ts';
+import { fetchImageMetadata, type MetadataObservation, metadataHealth } from './metadata.ts';
+import { plannedTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex, templatesHealth } from './templates.ts';
 
 export const MODEL_FIELD_MANAGER = 'aim-model-controller';
 
@@ -17,55 +24,97 @@ export const MODEL_FIELD_MANAGER = 'aim-model-controller';
 export const MODEL_RBAC_RULES: readonly PolicyRule[] = [
   rule('aim.eai.amd.com', ['aimmodels', 'aimclustermodels', 'aimruntimeconfigs', 'aimclusterruntimeconfigs'], READ),
   rule('aim.eai.amd.com', ['aimmodels/status', 'aimclustermodels/status'], ['patch']),
+  rule('aim.eai.amd.com', ['aimservicetemplates', 'aimclusterservicetemplates'], [...READ, ...WRITE]),
 ];
-
-type AnyModel = AIMModel | AIMClusterModel;
 
 /** the status fields this controller owns (status.status is Pending|Progressing|Ready|Degraded|Failed|NotAvailable) */
 export interface AIMModelStatus extends EngineStatus {
   status?: string;
   observedGeneration?: number;
   resolvedRuntimeConfig?: ResolvedRuntimeConfigRef;
+  imageMetadata?: AIMImageMetadata;
+  sourceType?: 'Image' | 'Custom';
 }
-type Fetched = Record<string, never>;
 
-export const modelReconciler: DomainReconciler<AnyModel, Fetched, Fetched, AimRuntimeConfig, AIMModelStatus> = {
-  // the runtime config is the only read, and the engine does it through the RuntimeConfigSource
-  fetchRemoteState: async () => ({}),
-  planResources: () => new PlanResult(),
-  getComponentHealth: (_obs, { object, runtimeConfig }) => modelHealth(object, runtimeConfig),
-  decorateStatus(status, _cm, _obs, { runtimeConfig }) {
-    const ref = resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig);
-    if (ref) status.resolvedRuntimeConfig = ref;
-    else delete status.resolvedRuntimeConfig;
-  },
-};
+export interface ModelObservation {
+  metadata: MetadataObservation;
+  templates: AnyTemplate[];
+}
 
-export function modelPipeline(operatorNamespace: string, name = 'aim-model'): Pipeline<AnyModel, Fetched, Fetched, AimRuntimeConfig, AIMModelStatus> {
+function knownMetadata(obs: ModelObservation): AIMImageMetadata | undefined {
+  return obs.metadata.result?.ok() ? obs.metadata.result.value : undefined;
+}
+
+export function modelReconciler(registry: ImageRegistry | undefined, operatorNamespace: string): DomainReconciler<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
+  return {
+    async fetchRemoteState({ object, reader }) {
+      const kind: KindRef<AnyTemplate> = object.metadata.namespace ? AIMServiceTemplates : AIMClusterServiceTemplates;
+      const [metadata, templates] = await Promise.all([
+        fetchImageMetadata(object, registry, operatorNamespace),
+        listIndexed(reader, kind, { name: TEMPLATE_MODEL_INDEX, fn: templateModelIndex, value: object.metadata.name ?? '' }, object.metadata.namespace),
+      ]);
+      return { metadata, templates };
+    },
+    planResources({ object }, obs) {
+      const plan = new PlanResult();
+      // templates are created once the metadata says which (custom models need none)
+      if (obs.metadata.result && !obs.metadata.result.ok()) return plan;
+      for (const t of plannedTemplates(object, knownMetadata(obs))) plan.apply(t);
+      return plan;
+    },
+    getComponentHealth: (obs, { object, runtimeConfig }) => [
+      ...modelHealth(object, runtimeConfig),
+      metadataHealth(obs.metadata),
+      templatesHealth(object, obs.templates, knownMetadata(obs), obs.metadata.source === 'Disabled' || obs.metadata.result?.ok() === true),
+    ],
+    decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
+      const ref = resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig);
+      if (ref) status.resolvedRuntimeConfig = ref;
+      else delete status.resolvedRuntimeConfig;
+      const metadata = knownMetadata(obs);
+      if (metadata && obs.metadata.source !== 'Spec') status.imageMetadata = metadata;
+      else if (obs.metadata.source === 'Spec' && object.spec.imageMetadata) status.imageMetadata = object.spec.imageMetadata;
+      status.sourceType = object.spec.modelSources?.length ? 'Custom' : 'Image';
+    },
+  };
+}
+
+export interface ModelControllerOptions {
+  operatorNamespace: string;
+  /** where image labels come from; none: models get templates only from spec.imageMetadata or custom templates */
+  registry?: ImageRegistry;
+}
+
+export function modelPipeline(opts: ModelControllerOptions, name = 'aim-model'): Pipeline<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
   return new Pipeline({
     name,
-    reconciler: modelReconciler,
-    runtimeConfig: aimRuntimeConfigSource<AnyModel>(operatorNamespace),
+    reconciler: modelReconciler(opts.registry, opts.operatorNamespace),
+    runtimeConfig: aimRuntimeConfigSource<AnyModel>(opts.operatorNamespace),
     pauseAnnotation: AIM_PAUSE_ANNOTATIONS,
+    labelPropagators: [runtimeConfigLabelPropagator],
     observedGeneration: true,
   });
 }
 
-const VARIANTS: ReadonlyArray<{ kind: KindRef<AnyModel>; controllerName: string }> = [
-  { kind: AIMModels, controllerName: 'aim-model' },
-  { kind: AIMClusterModels, controllerName: 'aim-cluster-model' },
+const VARIANTS: ReadonlyArray<{ kind: KindRef<AnyModel>; templates: KindRef<AnyTemplate>; controllerName: string }> = [
+  { kind: AIMModels, templates: AIMServiceTemplates, controllerName: 'aim-model' },
+  { kind: AIMClusterModels, templates: AIMClusterServiceTemplates, controllerName: 'aim-cluster-model' },
 ];
 
-/** Registers the AIMModel and AIMClusterModel controllers; both re-reconcile when a config they resolve changes. */
-export async function registerAimModelControllers(mgr: Manager, opts: { operatorNamespace: string }): Promise<Controller[]> {
+/** Registers the AIMModel and AIMClusterModel controllers: they follow their templates and the configs they resolve. */
+export async function registerAimModelControllers(mgr: Manager, opts: ModelControllerOptions): Promise<Controller[]> {
   const controllers: Controller[] = [];
   for (const v of VARIANTS) {
+    await mgr.cache.indexField(v.templates, TEMPLATE_MODEL_INDEX, templateModelIndex);
+    // every template of the model counts, owned or written by a user
+    const modelOf = (t: KubeObject) => [objectKeyString(t.metadata.namespace, (t as AnyTemplate).spec?.modelName ?? '')];
     const builder = mgr
       .controller(v.controllerName)
       .for(v.kind, { predicates: [ignoreOwnStatusWrites(MODEL_FIELD_MANAGER)] })
+      .watches(v.templates, modelOf)
       .withOptions({ fieldManager: MODEL_FIELD_MANAGER, levelBased: true });
     await watchRuntimeConfigs(mgr, builder, v.kind, opts.operatorNamespace);
-    controllers.push(builder.complete(pipelineReconciler(v.kind, modelPipeline(opts.operatorNamespace, v.controllerName))));
+    controllers.push(builder.complete(pipelineReconciler(v.kind, modelPipeline(opts, v.controllerName))));
   }
   return controllers;
 }

@@ -14,7 +14,8 @@ import {
   type ResolvedReference,
   resolveWithStoredReference,
 } from '../../../engine/index.ts';
-import { Cache, type KindRef, type KubeObject } from '../../../kube/index.ts';
+import type { KindRef, KubeObject } from '../../../kube/index.ts';
+import { listIndexed } from '../shared/indexed-list.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
 import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels, type AIMService } from '../shared/kinds.ts';
 
@@ -131,10 +132,8 @@ async function modelByImage(reader: ObjectReader, image: string, namespace: stri
   }
 }
 
-async function withImage<T extends ModelObject>(reader: ObjectReader, kind: KindRef<T>, image: string, namespace?: string): Promise<T[]> {
-  // the informer cache answers from its index; any other reader (tests, a live client) by filtering
-  if (reader instanceof Cache) return reader.list(kind, { index: { name: MODEL_IMAGE_INDEX, value: image }, ...(namespace ? { namespace } : {}) });
-  return (await reader.list(kind, namespace ? { namespace } : {})).filter((m) => m.spec?.image === image);
+function withImage<T extends ModelObject>(reader: ObjectReader, kind: KindRef<T>, image: string, namespace?: string): Promise<T[]> {
+  return listIndexed(reader, kind, { name: MODEL_IMAGE_INDEX, fn: modelImageIndex, value: image }, namespace);
 }
 
 /** the Model component: upstream when the user named it, downstream while we are creating it */

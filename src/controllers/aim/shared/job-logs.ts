@@ -1,0 +1,21 @@
+// The log of a Job's (latest) pod, read live: pod logs are not cached. Only called when a Job has finished
+// and its output is wanted (discovery profile, check-size result, download progress), so a steady state
+// costs nothing.
+import type { ReadClient } from '../../../engine/index.ts';
+import { kindRef, type KubeObject } from '../../../kube/index.ts';
+
+const Pods = kindRef<KubeObject & { status?: { startTime?: string } }>('v1', 'Pod');
+
+export async function jobPodLog(client: ReadClient, job: KubeObject, container: string, tailLines = 200): Promise<string | undefined> {
+  const { name, namespace } = job.metadata;
+  const pods = (await client.list(Pods, { namespace: namespace ?? 'default', labelSelector: `job-name=${name}` })).items;
+  const latest = pods.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '')).at(-1);
+  if (!latest) return undefined;
+  const res = await client.transport.request({
+    method: 'GET',
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace ?? 'default')}/pods/${encodeURIComponent(latest.metadata.name ?? '')}/log`,
+    query: { container, tailLines },
+    accept: 'text/plain',
+  });
+  return typeof res.body === 'string' ? res.body : undefined;
+}
