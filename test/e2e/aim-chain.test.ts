@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
-import { AIMServiceTemplates, type AIMServiceTemplate, AIMModels, type AIMModel } from '../../src/controllers/aim/shared/kinds.ts';
+import { AIMModels, AIMServiceTemplates } from '../../src/controllers/aim/shared/kinds.ts';
 import { type KubeClient, type KubeObject, kindRef, Logger, parseLogLevel } from '../../src/kube/index.ts';
 import { SimRegistry } from '../../src/sim/registry/index.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../helpers/dev-cluster.ts';

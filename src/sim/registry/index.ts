@@ -53,7 +53,7 @@ export function findSimImage(image: string): { entry: SimModelImage; tag: string
   const tag = hasTag ? noDigest.slice(colon + 1) : 'latest';
   for (const host of [`${SIM_REGISTRY_HOST}/`, 'registry-1.docker.io/', 'index.docker.io/']) if (repo.startsWith(host)) repo = repo.slice(host.length);
   const entry = SIM_MODEL_IMAGES.find((e) => e.repository === repo);
-  return entry && entry.tags.includes(tag) ? { entry, tag } : undefined;
+  return entry?.tags.includes(tag) ? { entry, tag } : undefined;
 }
 
 /** the model source (Hugging Face) behind an image, as the dry-run reports it */

@@ -50,7 +50,7 @@ describe('model controllers on the dev cluster', { timeout: 60_000 }, () => {
     assert.equal(cond(degraded, 'Ready')?.reason, 'ConfigNotFound');
     assert.equal(cond(degraded, 'RuntimeConfigReady')?.status, 'False');
     assert.match(cond(degraded, 'RuntimeConfigReady')?.message ?? '', /RuntimeConfig missing not found/);
-    assert.match(await kubectl(['get', 'aimmdl', '-n', 'ml-team']), /qwen\s+Failed\s+ghcr\.io\/silogen\/aim-dummy:0\.1\.8/);
+    assert.match(await kubectl(['get', 'aimmdl', '-n', 'ml-team']), /qwen\s+Failed\s+Image\s+ghcr\.io\/silogen\/aim-dummy:0\.1\.8/);
     const teamB = await until('team-b', 'qwen', (m) => m.status?.status === 'Failed', 'team-b/qwen Failed');
 
     await apply(nsConfig('ml-team', 'missing'));

@@ -29,16 +29,3 @@ export interface ImageRegistry {
   /** the tags of `registry/repository`; throws RegistryError */
   listTags(registry: string, repository: string, auth?: RegistryAuth): Promise<string[]>;
 }
-
-/** what a process without a registry client answers: every call is Unavailable, with what to do */
-export const noRegistry: ImageRegistry = {
-  imageLabels: async (image) => {
-    throw new RegistryError('Unavailable', `no image registry client is configured to read ${image}; set spec.imageMetadata for air-gapped use`);
-  },
-  listRepositories: async (registry) => {
-    throw new RegistryError('Unavailable', `no image registry client is configured to list ${registry}`);
-  },
-  listTags: async (registry, repository) => {
-    throw new RegistryError('Unavailable', `no image registry client is configured to list ${registry}/${repository}`);
-  },
-};
