@@ -136,7 +136,6 @@ function setDiscovery(status: TemplateStatus, obs: TemplateObservation): void {
 }
 
 export function decorateTemplateStatus(status: TemplateStatus, obs: TemplateObservation, t: AnyTemplate, rc: FetchResult<AimRuntimeConfig> | undefined): void {
-  if (t.metadata.generation !== undefined) status.observedGeneration = t.metadata.generation;
   const ref = resolvedRuntimeConfigRef(rc, status.resolvedRuntimeConfig as never);
   if (ref) status.resolvedRuntimeConfig = ref;
   else delete status.resolvedRuntimeConfig;
