@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { variantAutoscalingCrd } from '../../src/apis/llmd/index.ts';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.ts';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const SAMPLE = `apiVersion: llmd.ai/v1alpha1
@@ -28,7 +28,7 @@ describe('VariantAutoscaling CRD', () => {
     c = await startTestCluster();
     await createCrdAndWait(c.server, variantAutoscalingCrd());
   });
-  after(() => c.close());
+  after(() => c.stop());
 
   it("applies llm-d's sample unchanged and fills the defaults", async () => {
     await c.k(['apply', '-f', '-'], SAMPLE);
