@@ -5,11 +5,12 @@ import { aimControllerSet } from './aim/index.ts';
 import { kubeairunwayCoreSet } from './kubeairunway/core/index.ts';
 import { providerControllerSet } from './kubeairunway/provider/index.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
+import { llamaStackControllerSet } from './llamastack/index.ts';
 import { autoscalerControllerSet } from './llmd/index.ts';
 import type { ControllerSet } from './registry.ts';
 import { webhooksSet } from './webhooks.ts';
 
-export const CONTROLLER_SETS: readonly ControllerSet[] = [aimControllerSet(), kubeairunwayCoreSet(), webhooksSet(), autoscalerControllerSet()];
+export const CONTROLLER_SETS: readonly ControllerSet[] = [aimControllerSet(), kubeairunwayCoreSet(), llamaStackControllerSet(), webhooksSet(), autoscalerControllerSet()];
 
 export const PROVIDER_SETS: readonly ControllerSet[] = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) => providerControllerSet(d));
 

@@ -40,6 +40,8 @@ export interface GeneratedConfig {
   hash: string;
   /** every Secret reference, as `${env.NAME}` in the YAML and NAME ← secretKeyRef in the container */
   secrets: SecretRefUse[];
+  /** every provider of the generated config, by API, in config order (for status) */
+  providers: Array<{ api: string; provider_id: string; provider_type: string }>;
   providerCount: number;
   resourceCount: number;
   configVersion: number;
@@ -96,6 +98,7 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
     yaml,
     hash: sha256Hex(yaml),
     secrets: secrets.list(),
+    providers: Object.entries(providers).flatMap(([api, list]) => (Array.isArray(list) ? list : []).map((p) => ({ api, provider_id: String(p.provider_id), provider_type: String(p.provider_type) }))),
     providerCount: countLists(providers),
     resourceCount: countLists(out.registered_resources),
     configVersion,

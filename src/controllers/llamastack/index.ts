@@ -1,0 +1,32 @@
+// The `llamastack` controller set: LlamaStackDistribution → generated config.yaml (immutable ConfigMap),
+// Deployment, Service and the optional PVC, PDB, HPA, NetworkPolicy and Ingress. See docs/llamastack.md.
+import { KAR_GROUP } from '../../apis/kubeairunway/index.ts';
+import { LLS_GROUP } from '../../apis/llamastack/index.ts';
+import { READ, rule, WRITE } from '../rbac.ts';
+import type { ControllerSet } from '../registry.ts';
+import { registerLlamaStackController } from './controller.ts';
+
+export { type LlamaStackControllerOptions, REFERENCES_INDEX, referencesIndex, registerLlamaStackController } from './controller.ts';
+export { llamaStackPipeline, llamaStackReconciler } from './reconciler.ts';
+
+export function llamaStackControllerSet(): ControllerSet {
+  return {
+    name: 'llamastack',
+    description: 'Llama Stack servers: LlamaStackDistribution → generated config.yaml (immutable ConfigMap) + Deployment + Service',
+    register: (mgr, env) => registerLlamaStackController(mgr, { operatorNamespace: env.podNamespace }),
+    rules: [
+      rule(LLS_GROUP, ['llamastackdistributions'], READ),
+      rule(LLS_GROUP, ['llamastackdistributions/status'], ['patch']),
+      rule('', ['configmaps', 'services', 'serviceaccounts', 'persistentvolumeclaims'], [...READ, ...WRITE]),
+      // referenced values go into the pods by secretKeyRef; the controller reads them only to hash them
+      rule('', ['secrets'], READ),
+      rule('apps', ['deployments'], [...READ, ...WRITE]),
+      rule('apps', ['replicasets'], READ),
+      rule('policy', ['poddisruptionbudgets'], [...READ, ...WRITE]),
+      rule('autoscaling', ['horizontalpodautoscalers'], [...READ, ...WRITE]),
+      rule('networking.k8s.io', ['networkpolicies', 'ingresses'], [...READ, ...WRITE]),
+      rule(KAR_GROUP, ['modeldeployments'], READ),
+      rule('aim.eai.amd.com', ['aimservices'], READ),
+    ],
+  };
+}

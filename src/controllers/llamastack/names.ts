@@ -1,0 +1,58 @@
+// Names the Llama Stack controller gives things: its own name (also its field manager), labels,
+// annotations, child object names and where the generated config is mounted (docs/llamastack.md).
+import { LLS_GROUP } from '../../apis/llamastack/index.ts';
+import { kindRef, type KubeObject } from '../../kube/index.ts';
+
+export const LLAMASTACK_CONTROLLER = 'llamastack';
+export const PAUSE_ANNOTATION = `${LLS_GROUP}/reconcile-paused`;
+/** the operator ConfigMap (in the operator's namespace): `image-overrides` */
+export const OPERATOR_CONFIGMAP = 'llama-stack-operator-config';
+export const IMAGE_OVERRIDES_KEY = 'image-overrides';
+
+export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+export const GENERATED_CONFIG_LABEL = `${LLS_GROUP}/generated-config`;
+export const COMMON_LABELS = { 'app.kubernetes.io/managed-by': 'llama-stack-operator', 'app.kubernetes.io/part-of': 'llama-stack' } as const;
+/** pod-template annotations: a change of either rolls the pods */
+export const CONFIG_HASH_ANNOTATION = `${LLS_GROUP}/config-hash`;
+export const SECRET_HASH_ANNOTATION = `${LLS_GROUP}/secret-hash`;
+
+export const CONTAINER_NAME = 'llama-stack';
+export const CONFIG_DIR = '/etc/llama-stack';
+export const CONFIG_PATH = `${CONFIG_DIR}/config.yaml`;
+export const DEFAULT_MOUNT_PATH = '/.llama';
+export const DEFAULT_STORAGE_SIZE = '10Gi';
+export const CA_BUNDLE_DIR = '/etc/ssl/certs/ca-bundle';
+/** generated ConfigMaps kept besides the ones the Deployment or its ReplicaSets still use */
+export const CONFIGMAPS_KEPT = 2;
+
+export const selectorLabels = (cr: string): Record<string, string> => ({ app: 'llama-stack', [INSTANCE_LABEL]: cr });
+export const objectLabels = (cr: string): Record<string, string> => ({ ...COMMON_LABELS, ...selectorLabels(cr) });
+
+export const serviceName = (cr: string) => `${cr}-service`;
+export const pvcName = (cr: string) => `${cr}-pvc`;
+export const pdbName = (cr: string) => `${cr}-pdb`;
+export const hpaName = (cr: string) => `${cr}-hpa`;
+export const networkPolicyName = (cr: string) => `${cr}-network-policy`;
+export const ingressName = (cr: string) => `${cr}-ingress`;
+export const serviceAccountName = (cr: string) => `${cr}-sa`;
+/** `{cr}-config-{sha256[:8]}` */
+export const configMapName = (cr: string, hash: string) => `${cr}-config-${hash.slice(0, 8)}`;
+
+export interface Deployment extends KubeObject {
+  spec?: {
+    replicas?: number;
+    template?: { metadata?: { annotations?: Record<string, string> }; spec?: { volumes?: Array<{ name: string; configMap?: { name?: string } }> } };
+  };
+  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number; updatedReplicas?: number; observedGeneration?: number; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+}
+export type ReplicaSet = Deployment;
+export interface Ingress extends KubeObject {
+  status?: { loadBalancer?: { ingress?: Array<{ hostname?: string; ip?: string }> } };
+}
+
+export const Deployments = kindRef<Deployment>('apps/v1', 'Deployment');
+export const ReplicaSets = kindRef<ReplicaSet>('apps/v1', 'ReplicaSet');
+export const PodDisruptionBudgets = kindRef<KubeObject>('policy/v1', 'PodDisruptionBudget');
+export const HorizontalPodAutoscalers = kindRef<KubeObject>('autoscaling/v2', 'HorizontalPodAutoscaler');
+export const NetworkPolicies = kindRef<KubeObject>('networking.k8s.io/v1', 'NetworkPolicy');
+export const Ingresses = kindRef<Ingress>('networking.k8s.io/v1', 'Ingress');

@@ -1,0 +1,110 @@
+// The LlamaStackDistribution reconciler on the engine: fetch (cache reads only), observe (pure: image,
+// generated config, secrets), plan, health for the apply decision, and the status set by hand because
+// the condition contract (ConfigGenerated, DeploymentUpdated, Available, SecretsResolved) is the kind's own.
+import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
+import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
+import { type DomainReconciler, fetch, fetchList, FetchResult, type ObjectReader, Pipeline, type PipelineOptions } from '../../engine/index.ts';
+import { ConfigMaps, type KubeObject, PersistentVolumeClaims, type Secret, Secrets, ServiceAccounts, Services } from '../../kube/index.ts';
+import { AIMServices } from '../aim/shared/kinds.ts';
+import {
+  Deployments,
+  GENERATED_CONFIG_LABEL,
+  HorizontalPodAutoscalers,
+  hpaName,
+  Ingresses,
+  ingressName,
+  INSTANCE_LABEL,
+  LLAMASTACK_CONTROLLER,
+  NetworkPolicies,
+  networkPolicyName,
+  OPERATOR_CONFIGMAP,
+  PAUSE_ANNOTATION,
+  PodDisruptionBudgets,
+  pdbName,
+  pvcName,
+  ReplicaSets,
+  serviceAccountName,
+  serviceName,
+} from './names.ts';
+import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
+import { planLlamaStack } from './plan.ts';
+import { secretRefsOf } from './secret-refs.ts';
+import { llamaStackHealth, type LlamaStackStatus, setLlamaStackStatus } from './status.ts';
+
+export interface LlamaStackReconcilerOptions {
+  /** where the operator ConfigMap (image overrides) lives, and whose pods the NetworkPolicy lets in */
+  operatorNamespace: string;
+}
+
+async function fetchSecrets(reader: ObjectReader, names: string[], ns: string): Promise<Map<string, FetchResult<Secret>>> {
+  const results = await Promise.all(names.map((n) => fetch(reader, Secrets, n, ns)));
+  return new Map(names.map((n, i) => [n, results[i]!]));
+}
+
+export function llamaStackReconciler(opts: LlamaStackReconcilerOptions): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
+  return {
+    async fetchRemoteState({ object, reader }) {
+      const ns = object.metadata.namespace!;
+      const name = object.metadata.name!;
+      const spec = normalizeV1Alpha2Spec(object.spec);
+      const override = spec.overrideConfig;
+      const ca = spec.networking?.tls?.caBundle;
+      const refs = referencedEndpoints(object);
+      const [operatorConfig, overrideConfig, caBundle, secrets, refObjects] = await Promise.all([
+        fetch(reader, ConfigMaps, OPERATOR_CONFIGMAP, opts.operatorNamespace),
+        override ? fetch(reader, ConfigMaps, override.configMapName, override.configMapNamespace ?? ns) : undefined,
+        ca ? fetch(reader, ConfigMaps, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
+        fetchSecrets(reader, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
+        Promise.all(refs.map((r) => fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns))),
+      ]);
+      const [deployment, service, serviceAccount, pvc, pdb, hpa, networkPolicy, ingress, configMaps, replicaSets] = await Promise.all([
+        fetch(reader, Deployments, name, ns),
+        fetch(reader, Services, serviceName(name), ns),
+        fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
+        fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
+        fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
+        fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
+        fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
+        fetch(reader, Ingresses, ingressName(name), ns),
+        fetchList(reader, ConfigMaps, { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` }),
+        fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
+      ]);
+      return {
+        operatorConfig,
+        ...(overrideConfig ? { overrideConfig } : {}),
+        ...(caBundle ? { caBundle } : {}),
+        secrets,
+        refs: refs.map((r, i) => ({ ...r, object: refObjects[i]! })),
+        deployment,
+        service,
+        serviceAccount,
+        pvc,
+        pdb,
+        hpa,
+        networkPolicy,
+        ingress,
+        configMaps,
+        replicaSets,
+      };
+    },
+    composeState: ({ object }, fetched) => observe(object, fetched),
+    planResources: ({ object }, obs) => planLlamaStack(object, obs, opts.operatorNamespace),
+    getComponentHealth: (obs, { object }) => llamaStackHealth(object, obs),
+    setStatus: (status, cm, obs, ctx) => setLlamaStackStatus(status, cm, obs, ctx),
+  };
+}
+
+export interface LlamaStackPipelineOptions extends LlamaStackReconcilerOptions, Partial<Pick<PipelineOptions<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus>, 'clock' | 'gracePeriodMs' | 'settleWindowMs'>> {}
+
+export function llamaStackPipeline(opts: LlamaStackPipelineOptions): Pipeline<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
+  return new Pipeline({
+    name: LLAMASTACK_CONTROLLER,
+    reconciler: llamaStackReconciler(opts),
+    pauseAnnotation: PAUSE_ANNOTATION,
+    statusField: 'phase',
+    observedGeneration: true,
+    ...(opts.settleWindowMs !== undefined ? { settleWindowMs: opts.settleWindowMs } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.gracePeriodMs !== undefined ? { gracePeriodMs: opts.gracePeriodMs } : {}),
+  });
+}

@@ -1,0 +1,157 @@
+// Health and status of a LlamaStackDistribution (docs/llamastack.md, "Conditions"): the conditions
+// ConfigGenerated, DeploymentUpdated, Available and SecretsResolved with their contract reasons, Ready and
+// the phase (Pending, Initializing, Ready, Failed), and the status fields of v1alpha2.
+import type { LlamaStackDistribution, LlamaStackDistributionStatus } from '../../apis/llamastack/index.ts';
+import {
+  asError,
+  asInfo,
+  type ComponentState,
+  type ConditionManager,
+  type EngineStatus,
+  invalidSpecError,
+  type MaybeHealth,
+  missingUpstreamError,
+  type StatusContext,
+  StatusHelper,
+  withEventReason,
+} from '../../engine/index.ts';
+import { DISTRIBUTIONS, parseImageOverrides } from './config/index.ts';
+import { CONFIG_HASH_ANNOTATION, CONTAINER_NAME, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress } from './names.ts';
+import { serviceURL } from './network.ts';
+import type { LlamaStackObservation } from './observe.ts';
+import { configSource } from './plan.ts';
+
+export type LlamaStackStatus = EngineStatus & LlamaStackDistributionStatus;
+
+const value = <T>(r: { ok(): boolean; value?: T } | undefined): T | undefined => (r?.ok() ? r.value : undefined);
+
+export function phaseOf(state: ComponentState): string {
+  if (state === 'Ready' || state === 'Running') return 'Ready';
+  if (state === 'Progressing' || state === 'Starting') return 'Initializing';
+  if (state === 'Pending') return 'Pending';
+  return 'Failed';
+}
+
+/** what drives the engine's apply decision: a broken config or a missing Secret or ConfigMap stops every write */
+export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObservation): MaybeHealth[] {
+  const { problem } = configSource(cr, obs);
+  const c = obs.config;
+  const config: MaybeHealth =
+    !obs.image.ok || c.kind === 'failed'
+      ? { component: 'Config', errors: [invalidSpecError(c.kind === 'failed' ? c.error.reason : 'ConfigGenerationFailed', c.kind === 'failed' ? c.error.message : problem ?? '')] }
+      : c.kind === 'waiting'
+        ? { component: 'Config', state: 'Pending', reason: 'WaitingForEndpoint', message: c.message, dependencyType: 'Upstream' }
+        : problem
+          ? { component: 'Config', errors: [missingUpstreamError('ReferenceNotFound', problem)] }
+          : { component: 'Config', state: 'Ready', reason: 'ConfigReady', message: 'config.yaml is known' };
+  const secrets: MaybeHealth = obs.secretProblems.length > 0 && { component: 'Secrets', errors: obs.secretProblems.map((p) => missingUpstreamError(p.reason, p.message)) };
+  const d = value(obs.fetched.deployment);
+  const deployment: MaybeHealth = { component: 'Deployment', state: d && available(d) ? 'Ready' : 'Progressing', dependencyType: 'Downstream' };
+  return [config, secrets, deployment];
+}
+
+function available(d: Deployment): boolean {
+  const want = d.spec?.replicas ?? 1;
+  return (d.status?.availableReplicas ?? 0) >= want && (d.status?.updatedReplicas ?? 0) >= want && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
+}
+
+/** the live Deployment runs the image and config.yaml this reconcile wants */
+function deploymentCurrent(d: Deployment | undefined, obs: LlamaStackObservation, cr: LlamaStackDistribution): boolean {
+  if (!d || !obs.image.ok) return false;
+  const containers = (d.spec?.template?.spec as { containers?: Array<{ name: string; image?: string }> } | undefined)?.containers ?? [];
+  const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
+  const want = configSource(cr, obs).source?.hash?.slice(0, 16);
+  return image === obs.image.image && d.spec?.template?.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] === want;
+}
+
+function setSecrets(cm: ConditionManager, obs: LlamaStackObservation): void {
+  const [first] = obs.secretProblems;
+  if (first) cm.markFalse('SecretsResolved', first.reason, obs.secretProblems.map((p) => p.message).join('; '), asError(), withEventReason('SecretResolutionFailed'));
+  else cm.markTrue('SecretsResolved', 'AllSecretsFound', `${obs.secretRefs.length} Secret reference(s) resolved`, asInfo());
+}
+
+function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation): void {
+  const c = obs.config;
+  if (c.kind === 'generated') {
+    cm.markTrue('ConfigGenerated', 'ConfigGenerationSucceeded', `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`, asInfo(), withEventReason('ConfigGenerated'));
+  } else if (c.kind === 'failed') {
+    const reason = obs.imageChanged && c.error.reason === 'ConfigGenerationFailed' ? 'UpgradeConfigFailure' : c.error.reason;
+    cm.markFalse('ConfigGenerated', reason, c.error.message, asError(), withEventReason('ConfigGenerationFailed'));
+  } else if (c.kind === 'waiting') cm.markUnknown('ConfigGenerated', 'WaitingForEndpoint', c.message, asInfo());
+  else cm.delete('ConfigGenerated');
+}
+
+function setDeploymentConditions(cm: ConditionManager, cr: LlamaStackDistribution, obs: LlamaStackObservation, ctx: StatusContext<LlamaStackDistribution>, blocked: string | undefined): void {
+  const d = value(obs.fetched.deployment);
+  const applyError = ctx.errors.find((e) => e.message.includes(`Deployment ${cr.metadata.namespace}/${cr.metadata.name}`));
+  if (blocked) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateSkipped', `${d ? 'kept the running Deployment unchanged' : 'no Deployment created'}: ${blocked}`, asInfo());
+  else if (applyError) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateFailed', applyError.message, asError());
+  else if (deploymentCurrent(d, obs, cr)) {
+    cm.markTrue('DeploymentUpdated', 'DeploymentUpdateSucceeded', `Deployment ${cr.metadata.name} runs ${obs.image.ok ? obs.image.image : ''}`, asInfo(), withEventReason('DeploymentUpdated'));
+  } else cm.markUnknown('DeploymentUpdated', 'DeploymentUpdatePending', 'the Deployment has not been updated yet', asInfo());
+  if (!d) cm.markFalse('Available', 'ReplicasUnavailable', 'the Deployment does not exist yet', asInfo());
+  else if (available(d)) cm.markTrue('Available', 'MinimumReplicasAvailable', `${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1} replicas available`, asInfo());
+  else if ((d.status?.updatedReplicas ?? 0) < (d.spec?.replicas ?? 1)) cm.markFalse('Available', 'RolloutInProgress', `Deployment is rolling out: ${d.status?.updatedReplicas ?? 0}/${d.spec?.replicas ?? 1} updated`, asInfo());
+  else cm.markFalse('Available', 'ReplicasUnavailable', `Deployment is scaling: ${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1}`, asInfo());
+}
+
+function routeURL(ingress: Ingress | undefined, host: string | undefined): string | undefined {
+  if (!ingress) return undefined;
+  const lb = ingress.status?.loadBalancer?.ingress?.[0];
+  const h = lb?.hostname ?? lb?.ip ?? host;
+  return h ? `http://${h}` : '';
+}
+
+function setFields(status: LlamaStackStatus, cr: LlamaStackDistribution, obs: LlamaStackObservation): void {
+  const f = obs.fetched;
+  const d = value(f.deployment);
+  status.availableReplicas = d?.status?.availableReplicas ?? 0;
+  if (f.service.ok()) status.serviceURL = serviceURL(cr, obs.port);
+  else delete status.serviceURL;
+  const route = routeURL(value(f.ingress), obs.spec.networking?.expose?.hostname);
+  if (route === undefined) delete status.routeURL;
+  else status.routeURL = route;
+  const overrides = parseImageOverrides(value(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY]).images;
+  const c = obs.config;
+  status.distributionConfig = {
+    activeDistribution: obs.spec.distribution.name ?? 'custom',
+    availableDistributions: { ...DISTRIBUTIONS, ...overrides },
+    ...(c.kind === 'generated' ? { providers: c.generated.providers } : {}),
+  };
+  if (c.kind === 'generated' && deploymentCurrent(d, obs, cr) && obs.image.ok) {
+    status.resolvedDistribution = { image: obs.image.image, configSource: c.source, configHash: c.generated.hash };
+    const cm = value(f.configMaps)?.find((m) => m.metadata.name === c.configMap);
+    status.configGeneration = {
+      configMapName: c.configMap,
+      ...(cm?.metadata.creationTimestamp ? { generatedAt: cm.metadata.creationTimestamp } : {}),
+      providerCount: c.generated.providerCount,
+      resourceCount: c.generated.resourceCount,
+      configVersion: c.generated.configVersion,
+      ...(cr.metadata.generation !== undefined ? { observedGeneration: cr.metadata.generation } : {}),
+    };
+  } else if ((c.kind === 'override' || c.kind === 'image-default') && deploymentCurrent(d, obs, cr) && obs.image.ok) {
+    status.resolvedDistribution = { image: obs.image.image, configSource: 'override' };
+    delete status.configGeneration;
+  }
+}
+
+export function setLlamaStackStatus(status: LlamaStackStatus, cm: ConditionManager, obs: LlamaStackObservation, ctx: StatusContext<LlamaStackDistribution>): void {
+  const cr = ctx.object;
+  const h = new StatusHelper(status, cm, { statusField: 'phase', mapState: phaseOf });
+  const { problem } = configSource(cr, obs);
+  const c = obs.config;
+  const failure = !obs.image.ok ? obs.image.message : c.kind === 'failed' ? c.error.message : obs.secretProblems[0]?.message ?? (c.kind !== 'waiting' ? problem : undefined);
+  const blocked = failure ?? (c.kind === 'waiting' ? c.message : undefined);
+  setSecrets(cm, obs);
+  setConfigGenerated(cm, obs);
+  setDeploymentConditions(cm, cr, obs, ctx, blocked);
+  setFields(status, cr, obs);
+  const d = value(obs.fetched.deployment);
+  const applyError = ctx.errors[0];
+  if (failure) h.failed(c.kind === 'failed' ? c.error.reason : obs.secretProblems[0]?.reason ?? 'ConfigurationInvalid', failure);
+  else if (applyError) h.failed(applyError.reason, applyError.message);
+  else if (c.kind === 'waiting') h.pending('WaitingForEndpoint', c.message);
+  else if (!d) h.pending('DeploymentPending', 'the Deployment has not been created yet');
+  else if (!cm.isTrue('Available')) h.progressing('Initializing', cm.get('Available')?.message ?? 'the Deployment is starting');
+  else h.ready('AllComponentsReady', `Llama Stack is serving at ${status.serviceURL ?? 'its Service'}`);
+}
