@@ -3,7 +3,7 @@
 // the condition contract (ConfigGenerated, DeploymentUpdated, Available, SecretsResolved) is the kind's own.
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
 import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
-import { type DomainReconciler, fetch, fetchList, FetchResult, type ObjectReader, Pipeline, type PipelineOptions } from '../../engine/index.ts';
+import { type DomainReconciler, fetch, fetchList, type FetchResult, type ObjectReader, Pipeline, type PipelineOptions } from '../../engine/index.ts';
 import { ConfigMaps, type KubeObject, PersistentVolumeClaims, type Secret, Secrets, ServiceAccounts, Services } from '../../kube/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
