@@ -8,11 +8,13 @@ import type { Command } from 'commander';
 import type { ApiServer } from '@modelplane/apiserver';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
-import { Logger, setProcessLogSink } from '../kube/index.ts';
+import { KubeClient, Logger, setProcessLogSink } from '../kube/index.ts';
+import { dashboardBanner, startDashboard } from './dashboard/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
 import { startLiveView } from './dev/live.ts';
 import { LogRouter } from './view/logs.ts';
+import { parsePort } from './options.ts';
 import { TerminalView } from './view/terminal.ts';
 
 interface DevOptions {
@@ -28,6 +30,9 @@ interface DevOptions {
   controllers: string | false;
   verbose?: boolean;
   logDir: string;
+  dashboard: boolean;
+  dashboardPort: string;
+  dashboardAddress: string;
 }
 
 export function registerDev(program: Command): void {
@@ -47,6 +52,9 @@ export function registerDev(program: Command): void {
     .option('--no-controllers', 'run no controllers (start them yourself, e.g. `modelplane run` under its own RBAC)')
     .option('--verbose', 'stream every log line to the terminal (readable), not just warnings and errors')
     .option('--log-dir <dir>', 'where the JSON log file is written', '.modelplane/logs')
+    .option('--no-dashboard', 'do not serve the web dashboard')
+    .option('--dashboard-port <port>', 'port of the web dashboard (taken: a free one is used instead)', '8090')
+    .option('--dashboard-address <host>', 'address the dashboard listens on; anything but loopback requires the token printed at start', '127.0.0.1')
     .action(async (opts: DevOptions) => {
       await runDev(opts);
     });
@@ -78,6 +86,22 @@ function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: nu
   const examplesDir = resolve(opts.examplesDir);
   if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
   return { port, timeoutSec, examplesDir };
+}
+
+/** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
+async function serveDashboard(server: ApiServer, opts: DevOptions, log: Logger, view: TerminalView): Promise<() => Promise<void>> {
+  const client = await KubeClient.create(server.kubeconfigYaml());
+  const common = { client, host: opts.dashboardAddress, cluster: server.url, user: 'admin (modelplane dev)', logger: log.child({ component: 'dashboard' }) };
+  const port = parsePort(opts.dashboardPort, '--dashboard-port');
+  const d = await startDashboard({ ...common, port }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    return startDashboard({ ...common, port: 0 });
+  });
+  view.print(dashboardBanner(d));
+  return async () => {
+    await d.close();
+    client.close();
+  };
 }
 
 async function runDev(opts: DevOptions): Promise<void> {
@@ -119,6 +143,7 @@ async function runDev(opts: DevOptions): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
+  if (cluster && opts.dashboard) stoppers.push(await serveDashboard(server, opts, log, view));
   if (!cluster || !opts.examples) {
     view.print(`  ${usage}`);
     if (opts.exitWhenReady) await stop('ready');

@@ -9,6 +9,7 @@ import { registerRbac } from './rbac.ts';
 import { registerRender } from './render.ts';
 import { registerRun } from './run.ts';
 import { registerStatus } from './status.ts';
+import { registerDashboard } from './dashboard.ts';
 
 const program = new Command();
 program
@@ -24,6 +25,7 @@ registerCrds(program);
 registerRbac(program);
 registerRender(program);
 registerStatus(program);
+registerDashboard(program);
 registerChart(program);
 
 await program.parseAsync(process.argv);

@@ -37,7 +37,7 @@ export interface SelectionOptions {
 }
 
 const CEL_VARIABLES = ['spec'];
-type CompiledRule = { condition: string; priority: number; program?: CelProgram; compileError?: string };
+export type CompiledRule = { condition: string; priority: number; program?: CelProgram; compileError?: string };
 
 const ruleCache = new Map<string, CompiledRule['program'] | CelCompileError>();
 const RULE_CACHE_LIMIT = 4096;
@@ -57,7 +57,7 @@ function compileRule(condition: string): CelProgram | CelCompileError {
   return entry;
 }
 
-interface PreparedProvider {
+export interface PreparedProvider {
   name: string;
   engines: ReadonlyMap<string, EngineCapability>;
   rules: CompiledRule[];
@@ -67,7 +67,8 @@ interface PreparedProvider {
 // prepared once per version.
 const prepared = new WeakMap<InferenceProviderConfig, PreparedProvider>();
 
-function prepare(config: InferenceProviderConfig): PreparedProvider {
+/** the provider's capabilities by engine and its compiled rules, highest priority first (cached per object) */
+export function prepareProvider(config: InferenceProviderConfig): PreparedProvider {
   let p = prepared.get(config);
   if (p) return p;
   const engines = new Map<string, EngineCapability>();
@@ -86,12 +87,18 @@ function prepare(config: InferenceProviderConfig): PreparedProvider {
   return p;
 }
 
-function supports(p: PreparedProvider, engine: string | undefined, gpuTypes: readonly string[] | undefined, mode: string): boolean {
+/** why a provider's capabilities rule it out (undefined: they match); the explanation views show it */
+export function capabilityMismatch(p: PreparedProvider, engine: string | undefined, gpuTypes: readonly string[] | undefined, mode: string): string | undefined {
   const cap = engine === undefined ? undefined : p.engines.get(engine);
-  if (!cap) return false;
-  if (!(gpuTypes ? cap.gpuSupport : cap.cpuSupport)) return false;
-  if (gpuTypes && cap.gpuTypes && !gpuTypes.every((t) => cap.gpuTypes!.includes(t))) return false;
-  return (cap.servingModes ?? ['aggregated']).includes(mode as 'aggregated');
+  if (!cap) return `does not support engine ${engine ?? '<none>'}`;
+  if (!(gpuTypes ? cap.gpuSupport : cap.cpuSupport)) return gpuTypes ? `engine ${engine} has no GPU support` : `engine ${engine} has no CPU support`;
+  if (gpuTypes && cap.gpuTypes && !gpuTypes.every((t) => cap.gpuTypes!.includes(t))) return `GPU type ${gpuTypes.join(', ')} is not among ${cap.gpuTypes.join(', ')}`;
+  if (!(cap.servingModes ?? ['aggregated']).includes(mode as 'aggregated')) return `serving mode ${mode} is not supported`;
+  return undefined;
+}
+
+function supports(p: PreparedProvider, engine: string | undefined, gpuTypes: readonly string[] | undefined, mode: string): boolean {
+  return capabilityMismatch(p, engine, gpuTypes, mode) === undefined;
 }
 
 /** GPU or CPU, as the capability filter sees it: any top-level GPU, and disaggregated serving always */
@@ -100,7 +107,7 @@ export function wantsGpu(spec: ModelDeploymentSpec): boolean {
 }
 
 /** the GPU resource names a deployment asks for (undefined for CPU-only), defaults applied */
-function requestedGpuTypes(spec: ModelDeploymentSpec): string[] | undefined {
+export function requestedGpuTypes(spec: ModelDeploymentSpec): string[] | undefined {
   if (!wantsGpu(spec)) return undefined;
   const gpus = spec.serving?.mode === 'disaggregated' ? [spec.scaling?.prefill?.gpu, spec.scaling?.decode?.gpu] : [spec.resources?.gpu];
   return gpus.map((g) => g?.type ?? DEFAULT_GPU_TYPE);
@@ -135,7 +142,7 @@ export function selectProvider(
       notReady.push(`${config.metadata.name}: ${readiness.reason}`);
       continue;
     }
-    const p = prepare(config);
+    const p = prepareProvider(config);
     if (supports(p, engine, gpuTypes, mode)) candidates.push(p);
   }
   const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}`;

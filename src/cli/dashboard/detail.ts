@@ -1,0 +1,86 @@
+// A resource's page: its conditions, events, children (objects it owns), owners, the kind-specific panels
+// and the sanitized object. Built from the dashboard's informer caches only.
+import type { InferenceProviderConfig, ModelDeployment } from '../../apis/kubeairunway/index.ts';
+import type { AIMService } from '../../controllers/aim/shared/kinds.ts';
+import { explainSelection } from '../../controllers/kubeairunway/selection/index.ts';
+import type { KubeObject } from '../../kube/index.ts';
+import { autoscalerPanel, type DecisionFeed } from './panels/autoscaler.ts';
+import { configPanels } from './panels/config.ts';
+import { routePanel } from './panels/route.ts';
+import { sanitizeObject } from './sanitize.ts';
+import { type DashboardState, keyOf } from './state.ts';
+import { childOf, summaryOf } from './summary.ts';
+import type { ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
+
+type Loose = Record<string, any>;
+
+function conditionsOf(obj: KubeObject): ConditionView[] {
+  const list = ((obj.status as Loose | undefined)?.conditions ?? []) as Loose[];
+  return list.filter((c) => c && typeof c.type === 'string').map((c) => ({ type: c.type, status: String(c.status ?? 'Unknown'), ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}), ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}) }));
+}
+
+function eventsOf(state: DashboardState, obj: KubeObject): EventView[] {
+  const uid = obj.metadata.uid;
+  const out: EventView[] = [];
+  for (const e of state.objects('events') as Iterable<Loose>) {
+    const io = e.involvedObject ?? {};
+    if (uid ? io.uid !== uid : io.kind !== obj.kind || io.name !== obj.metadata.name || (io.namespace ?? '') !== (obj.metadata.namespace ?? '')) continue;
+    out.push({
+      type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? e.note ?? '', count: e.count ?? e.series?.count ?? 1,
+      lastSeen: e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '', source: e.source?.component ?? e.reportingComponent ?? e.reportingController ?? '',
+    });
+  }
+  return out.sort((a, b) => b.lastSeen.localeCompare(a.lastSeen)).slice(0, 50);
+}
+
+function childrenOf(state: DashboardState, obj: KubeObject): KubeObject[] {
+  const uid = obj.metadata.uid;
+  if (!uid) return [];
+  const out: KubeObject[] = [];
+  for (const role of ['resource', 'child'] as const) for (const o of state.objects(role)) if (o.metadata.ownerReferences?.some((r) => r.uid === uid)) out.push(o);
+  return out;
+}
+
+function panelsOf(state: DashboardState, obj: KubeObject, children: KubeObject[], feed: DecisionFeed | undefined): Panel[] {
+  switch (obj.kind) {
+    case 'ModelDeployment':
+      return [{ kind: 'selection', ...explainSelection(obj as ModelDeployment, state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[]) }];
+    case 'AIMService': {
+      const svc = obj as AIMService;
+      const name = svc.spec.runtimeConfigName || 'default';
+      const namespaced = state.ofKind('AIMRuntimeConfig').find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
+      const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
+      return [routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<typeof routePanel>[1])];
+    }
+    case 'LlamaStackDistribution':
+      return configPanels(obj, children);
+    case 'VariantAutoscaling':
+      return [autoscalerPanel(obj, state.autoscalerHistory.get(keyOf(obj)) ?? [], feed)];
+    default:
+      return [];
+  }
+}
+
+export function resourceDetail(state: DashboardState, key: string, feed?: DecisionFeed): ResourceDetail | undefined {
+  const obj = state.find(key);
+  if (!obj) return undefined;
+  const children = childrenOf(state, obj);
+  const owners = (obj.metadata.ownerReferences ?? []).map((r) => {
+    const group = r.apiVersion.includes('/') ? r.apiVersion.slice(0, r.apiVersion.indexOf('/')) : '';
+    const owner = state.find(`${group}/${r.kind}/${obj.metadata.namespace ?? ''}/${r.name}`);
+    return owner ? childOf(owner, true) : { group, kind: r.kind, namespace: obj.metadata.namespace ?? '', name: r.name, state: 'Unknown', reason: 'not visible to the dashboard', tone: 'progress' as const };
+  });
+  return {
+    summary: summaryOf(obj),
+    conditions: conditionsOf(obj),
+    events: eventsOf(state, obj),
+    children: children.map((c) => childOf(c, state.find(keyOf(c)) !== undefined && isResourceKind(state, c))),
+    owners,
+    panels: panelsOf(state, obj, children, feed),
+    object: sanitizeObject(obj),
+  };
+}
+
+function isResourceKind(state: DashboardState, obj: KubeObject): boolean {
+  return state.kinds.some((k) => k.kind === obj.kind);
+}

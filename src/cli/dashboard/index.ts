@@ -1,0 +1,71 @@
+// `startDashboard`: watches through the given client and serves the web dashboard (docs/dashboard.md).
+// Used by `modelplane dev` (admin kubeconfig of the embedded cluster) and `modelplane dashboard` (any
+// kubeconfig: the user's own credentials, nothing more).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { KubeClient, Logger } from '../../kube/index.ts';
+import type { DecisionFeed } from './panels/autoscaler.ts';
+import { type DashboardServer, startDashboardServer } from './server.ts';
+import { DashboardState } from './state.ts';
+
+export type { DecisionFeed, DecisionLike } from './panels/autoscaler.ts';
+export type { DashboardServer } from './server.ts';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
+
+export interface DashboardOptions {
+  client: KubeClient;
+  host?: string;
+  port?: number;
+  namespace?: string;
+  cluster: string;
+  user: string;
+  readOnly?: boolean;
+  feed?: DecisionFeed;
+  logger: Logger;
+  /** default web/dist */
+  staticDir?: string;
+}
+
+export interface Dashboard extends DashboardServer {
+  state: DashboardState;
+}
+
+/** builds the front end when it is missing (a checkout where `npm ci` skipped scripts); false if it cannot */
+export function ensureWebBuilt(log: Logger, dir = WEB_DIST): boolean {
+  if (existsSync(`${dir}/index.html`)) return true;
+  log.info('building the dashboard front end (first start)', { dir });
+  const r = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (r.status !== 0) log.warn('the dashboard front end could not be built; the API still works', { stderr: r.stderr?.slice(-2000) });
+  return existsSync(`${dir}/index.html`);
+}
+
+export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
+  const staticDir = opts.staticDir ?? WEB_DIST;
+  if (!opts.staticDir) ensureWebBuilt(opts.logger, staticDir);
+  const state = await DashboardState.start({ client: opts.client, logger: opts.logger, ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+  try {
+    const server = await startDashboardServer({
+      state, host: opts.host ?? '127.0.0.1', port: opts.port ?? 0, staticDir, cluster: opts.cluster, user: opts.user, logger: opts.logger,
+      ...(opts.readOnly ? { readOnly: true } : {}), ...(opts.feed ? { feed: opts.feed } : {}),
+    });
+    return {
+      ...server,
+      state,
+      async close() {
+        await server.close();
+        await state.stop();
+      },
+    };
+  } catch (err) {
+    await state.stop();
+    throw err;
+  }
+}
+
+/** the line printed at start: the URL, with the token when one is needed */
+export function dashboardBanner(d: Pick<DashboardServer, 'url' | 'token'>): string {
+  return d.token ? `dashboard: ${d.url}?token=${d.token}  (bound beyond loopback: the token is required)` : `dashboard: ${d.url}`;
+}

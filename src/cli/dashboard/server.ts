@@ -1,0 +1,137 @@
+// The dashboard's backend: a small HTTP server inside the CLI. It reads the cluster only through the
+// DashboardState's watches (the user's credentials), pushes changes to browsers over Server-Sent Events,
+// checks the ModelDeployment form like the webhooks would, and creates with the user's credentials.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
+import { ApiError, type KubeObject, type Logger } from '../../kube/index.ts';
+import { resourceDetail } from './detail.ts';
+import { type AccessPolicy, admit, isLoopback, openEventStream, readJson, sendJson, serveStatic } from './http.ts';
+import type { DecisionFeed } from './panels/autoscaler.ts';
+import type { DashboardState } from './state.ts';
+import type { DashboardInfo, SnapshotMessage } from './types.ts';
+import { validateForm } from './validate.ts';
+
+export interface DashboardServerOptions {
+  state: DashboardState;
+  host: string;
+  port: number;
+  /** the built front end (web/dist) */
+  staticDir: string;
+  /** shown in the header: which cluster and who */
+  cluster: string;
+  user: string;
+  readOnly?: boolean;
+  /** the autoscaler's decision history, when it runs in this process */
+  feed?: DecisionFeed;
+  logger: Logger;
+}
+
+export interface DashboardServer {
+  url: string;
+  /** set when bound beyond loopback: the browser must present it */
+  token?: string;
+  close(): Promise<void>;
+}
+
+async function servedApis(state: DashboardState): Promise<Set<string>> {
+  const body = (await state.client.transport.request({ method: 'GET', path: '/apis' })).body as { groups?: Array<{ versions?: Array<{ groupVersion: string }> }> };
+  return new Set((body.groups ?? []).flatMap((g) => (g.versions ?? []).map((v) => v.groupVersion)));
+}
+
+function streamOverview(req: IncomingMessage, res: ServerResponse, state: DashboardState, info: () => DashboardInfo): void {
+  let off = () => {};
+  const send = openEventStream(req, res, () => off());
+  const snapshot: SnapshotMessage = { info: info(), resources: state.summaries() };
+  send('snapshot', snapshot);
+  off = state.onChange((c) => {
+    if (c.upserts.length > 0 || c.removes.length > 0) send('changes', { upserts: c.upserts, removes: c.removes });
+  });
+}
+
+function streamResource(req: IncomingMessage, res: ServerResponse, state: DashboardState, key: string, feed: DecisionFeed | undefined): void {
+  let off = () => {};
+  const send = openEventStream(req, res, () => off());
+  let last = '';
+  const push = () => {
+    const detail = resourceDetail(state, key, feed);
+    const text = JSON.stringify(detail ?? null);
+    if (text === last) return;
+    last = text;
+    send(detail ? 'detail' : 'gone', detail ?? { key });
+  };
+  push();
+  // any change may move this page: its own object, a child, an event, a provider's heartbeat
+  off = state.onChange(() => push());
+}
+
+async function create(req: IncomingMessage, res: ServerResponse, state: DashboardState): Promise<void> {
+  const body = await readJson(req);
+  const checked = validateForm(body, { providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[], served: await servedApis(state) });
+  if (checked.errors.length > 0) return sendJson(res, 422, checked);
+  try {
+    const created = await state.client.withFieldManager('modelplane-dashboard').create(body as KubeObject);
+    sendJson(res, 201, { key: `kubeairunway.ai/ModelDeployment/${created.metadata.namespace}/${created.metadata.name}`, warnings: checked.warnings });
+  } catch (err) {
+    // the API server's answer (admission, quota, RBAC) is the user's to read, as kubectl would print it
+    const status = err instanceof ApiError && err.code >= 400 ? err.code : 502;
+    sendJson(res, status, { errors: [{ field: '', message: (err as Error).message }], warnings: [] });
+  }
+}
+
+export async function startDashboardServer(opts: DashboardServerOptions): Promise<DashboardServer> {
+  const { state } = opts;
+  const loopback = isLoopback(opts.host);
+  const token = loopback ? undefined : randomBytes(24).toString('base64url');
+  const policy: AccessPolicy = token ? { token } : {};
+  const info = (): DashboardInfo => ({ cluster: opts.cluster, user: opts.user, kinds: state.kinds, hidden: state.hidden, readOnly: opts.readOnly === true });
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://dashboard');
+    if (!admit(req, res, url, policy)) return;
+    route(req, res, url).catch((err) => {
+      opts.logger.warn('dashboard request failed', { path: url.pathname, error: err });
+      if (!res.headersSent) sendJson(res, err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, { error: (err as Error).message });
+      else res.end();
+    });
+  });
+  const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const p = url.pathname;
+    if (p === '/api/info') return sendJson(res, 200, info());
+    if (p === '/api/stream') return streamOverview(req, res, state, info);
+    if (p === '/api/stream/resource') return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
+    if (p === '/api/resources') return sendJson(res, 200, state.summaries());
+    if (p === '/api/resource') {
+      const detail = resourceDetail(state, url.searchParams.get('key') ?? '', opts.feed);
+      return detail ? sendJson(res, 200, detail) : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });
+    }
+    if (p === '/api/providers') return sendJson(res, 200, state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name));
+    if (p === '/api/modeldeployments/validate' && req.method === 'POST') {
+      return sendJson(res, 200, validateForm(await readJson(req), { providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[], served: await servedApis(state) }));
+    }
+    if (p === '/api/modeldeployments' && req.method === 'POST') {
+      if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
+      return create(req, res, state);
+    }
+    if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p}` });
+    if (!existsSync(opts.staticDir)) return sendJson(res, 503, { error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web` });
+    serveStatic(res, opts.staticDir, p);
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  if (loopback) policy.loopbackHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+  return {
+    url: `http://${hostForUrl}:${port}/`,
+    ...(token ? { token } : {}),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,175 @@
+// What the dashboard's backend sends the browser (docs/dashboard.md). Shared by src/cli/dashboard and web/,
+// so both sides agree on the shape; no value here is ever a Secret's content.
+
+export interface KindInfo {
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+  namespaced: boolean;
+  primary: boolean;
+}
+
+export interface ResourceSummary {
+  /** `group/Kind/namespace/name`: the id pages and streams use */
+  key: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  state: string;
+  reason: string;
+  ready: boolean;
+  tone: 'ok' | 'progress' | 'fail';
+  createdAt?: string;
+  /** a short kind-specific note for the overview, e.g. the chosen provider or the route path */
+  detail?: string;
+}
+
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface EventView {
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  lastSeen: string;
+  source: string;
+}
+
+export interface ChildView {
+  key?: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  state: string;
+  reason: string;
+  tone: 'ok' | 'progress' | 'fail';
+}
+
+export interface RuleView {
+  condition: string;
+  priority: number;
+  /** true/false as CEL evaluated it, or the error that made selection skip the rule */
+  result: boolean | 'error';
+  error?: string;
+}
+
+export interface ProviderView {
+  name: string;
+  ready: boolean;
+  readyReason?: string;
+  compatible: boolean;
+  compatibleReason?: string;
+  rules: RuleView[];
+  /** the highest priority among its true rules (0 when none is true) */
+  priority: number;
+  chosen: boolean;
+}
+
+export interface SelectionPanel {
+  kind: 'selection';
+  /** the provider in status.provider.name */
+  selected?: string;
+  /** status.provider.selectedReason as the controller wrote it */
+  selectedReason?: string;
+  /** explicit (spec.provider.name), sticky (kept from an earlier choice), or auto (CEL rules) */
+  how: 'explicit' | 'sticky' | 'auto' | 'none';
+  /** what the capability filter looked for */
+  wanted: { engine?: string; gpu: boolean; mode: string };
+  providers: ProviderView[];
+  /** the provider the rules pick today, ignoring stickiness; differs from `selected` only after a change */
+  wouldSelect?: string;
+  message: string;
+}
+
+export interface RoutePanel {
+  kind: 'route';
+  /** status.routing.path: where the gateway sends traffic */
+  statusPath?: string;
+  enabled: boolean;
+  /** the template used and where it came from (the service, its runtime config, or the default) */
+  template?: string;
+  source?: string;
+  /** each `{placeholder}` of the template and the value it rendered to */
+  placeholders: Array<{ expression: string; value?: string; error?: string }>;
+  renderedPath?: string;
+  runtimeConfig?: string;
+  gateway?: string;
+  problem?: string;
+}
+
+export interface ConfigPanel {
+  kind: 'config';
+  title: string;
+  /** the ConfigMap holding it */
+  source: string;
+  /** the generated configuration text; secret values appear only as references (e.g. `${env.LLSD_…}`) */
+  text: string;
+  secretRefs: string[];
+}
+
+export interface AutoscalerPoint {
+  /** milliseconds since the epoch */
+  t: number;
+  load?: number;
+  kvCache?: number;
+  queue?: number;
+  desired?: number;
+  current?: number;
+}
+
+export interface AutoscalerPanel {
+  kind: 'autoscaler';
+  points: AutoscalerPoint[];
+  /** where the history comes from: the object's own status history, or what this dashboard observed */
+  source: string;
+  latest?: string;
+}
+
+export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel;
+
+export interface ResourceDetail {
+  summary: ResourceSummary;
+  conditions: ConditionView[];
+  events: EventView[];
+  children: ChildView[];
+  owners: ChildView[];
+  panels: Panel[];
+  /** the object as stored, without managedFields or last-applied annotations */
+  object: unknown;
+}
+
+export interface DashboardInfo {
+  cluster: string;
+  user: string;
+  kinds: KindInfo[];
+  /** kinds the credentials may not list: missing from the views, named so the user knows */
+  hidden: string[];
+  readOnly: boolean;
+}
+
+/** the overview stream's messages (Server-Sent Events, event `snapshot` then `changes`) */
+export interface SnapshotMessage {
+  info: DashboardInfo;
+  resources: ResourceSummary[];
+}
+
+export interface ChangesMessage {
+  upserts: ResourceSummary[];
+  removes: string[];
+}
+
+export interface ValidationResponse {
+  errors: Array<{ field: string; message: string }>;
+  warnings: string[];
+  /** the object after the defaulting webhook, as it would be stored */
+  defaulted?: unknown;
+}

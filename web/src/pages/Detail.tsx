@@ -1,0 +1,108 @@
+// One resource's page: state, the kind's own panel (provider choice, route, generated config, autoscaler
+// chart), conditions, children, events and the stored object; live from the backend's stream.
+import type { ChildView, ConditionView, EventView, Panel } from '../../../src/cli/dashboard/types.ts';
+import { age, resourceHref, useResource } from '../api.ts';
+import { AutoscalerChart } from '../panels/Autoscaler.tsx';
+import { ConfigView } from '../panels/Config.tsx';
+import { RouteView } from '../panels/Route.tsx';
+import { SelectionView } from '../panels/Selection.tsx';
+import { StatusBadge } from '../Status.tsx';
+
+function Conditions({ conditions }: { conditions: ConditionView[] }) {
+  if (conditions.length === 0) return <p>No conditions reported.</p>;
+  return (
+    <table>
+      <thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+      <tbody>
+        {conditions.map((c) => (
+          <tr key={c.type}>
+            <td>{c.type}</td>
+            <td><StatusBadge tone={c.status === 'True' ? 'ok' : c.status === 'False' ? 'fail' : 'progress'} state={c.status} /></td>
+            <td>{c.reason ?? '-'}</td>
+            <td className="message">{c.message ?? ''}</td>
+            <td>{age(c.lastTransitionTime)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Related({ items, empty }: { items: ChildView[]; empty: string }) {
+  if (items.length === 0) return <p>{empty}</p>;
+  return (
+    <table>
+      <thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">State</th><th scope="col">Reason</th></tr></thead>
+      <tbody>
+        {items.map((c) => (
+          <tr key={`${c.kind}/${c.namespace}/${c.name}`}>
+            <td>{c.kind}</td>
+            <td>{c.key ? <a href={resourceHref(c.key)}>{c.name}</a> : c.name}</td>
+            <td><StatusBadge tone={c.tone} state={c.state} /></td>
+            <td>{c.reason || '-'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Events({ events }: { events: EventView[] }) {
+  if (events.length === 0) return <p>No events.</p>;
+  return (
+    <table>
+      <thead><tr><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Count</th><th scope="col">Last seen</th><th scope="col">From</th></tr></thead>
+      <tbody>
+        {events.map((e) => (
+          <tr key={`${e.reason}-${e.lastSeen}-${e.message}`} className={e.type === 'Warning' ? 'warning' : undefined}>
+            <td>{e.type}</td>
+            <td>{e.reason}</td>
+            <td className="message">{e.message}</td>
+            <td>{e.count}</td>
+            <td>{age(e.lastSeen)}</td>
+            <td>{e.source}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function PanelView({ panel }: { panel: Panel }) {
+  switch (panel.kind) {
+    case 'selection':
+      return <SelectionView panel={panel} />;
+    case 'route':
+      return <RouteView panel={panel} />;
+    case 'config':
+      return <ConfigView panel={panel} />;
+    case 'autoscaler':
+      return <AutoscalerChart panel={panel} />;
+  }
+}
+
+export function DetailPage({ resourceKey }: { resourceKey: string }) {
+  const { detail, gone } = useResource(resourceKey);
+  const [, kind = '', namespace = '', name = ''] = resourceKey.split('/');
+  if (gone) return <><h1>{kind} {namespace ? `${namespace}/` : ''}{name}</h1><p role="alert">This resource does not exist (any more), or your credentials cannot see it.</p></>;
+  if (!detail) return <><h1>{kind} {namespace ? `${namespace}/` : ''}{name}</h1><p>Loading…</p></>;
+  const s = detail.summary;
+  return (
+    <article className="detail" data-key={s.key}>
+      <p className="crumbs"><a href="#/">Overview</a> / {s.kind}</p>
+      <h1>{s.kind} {s.namespace ? `${s.namespace}/` : ''}{s.name}</h1>
+      <p className="headline">
+        <StatusBadge tone={s.tone} state={s.state} /> {s.reason && <span className="reason">{s.reason}</span>} {s.detail && <span className="note-inline">{s.detail}</span>}
+      </p>
+      {detail.panels.map((p) => <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} />)}
+      <section aria-labelledby="h-conditions"><h2 id="h-conditions">Conditions</h2><Conditions conditions={detail.conditions} /></section>
+      <section aria-labelledby="h-children"><h2 id="h-children">Children</h2><Related items={detail.children} empty="No objects owned by this resource are visible." /></section>
+      {detail.owners.length > 0 && <section aria-labelledby="h-owners"><h2 id="h-owners">Owned by</h2><Related items={detail.owners} empty="" /></section>}
+      <section aria-labelledby="h-events"><h2 id="h-events">Events</h2><Events events={detail.events} /></section>
+      <section aria-labelledby="h-object">
+        <h2 id="h-object">Stored object</h2>
+        <details><summary>Show the object as stored (managedFields omitted)</summary><pre>{JSON.stringify(detail.object, null, 2)}</pre></details>
+      </section>
+    </article>
+  );
+}
