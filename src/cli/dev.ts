@@ -9,7 +9,6 @@ import type { ApiServer } from '@modelplane/apiserver';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
 import { KubeClient, Logger, setProcessLogSink } from '../kube/index.ts';
-import { dashboardBanner, startDashboard } from './dashboard/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
 import { startLiveView } from './dev/live.ts';
@@ -90,6 +89,8 @@ function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: nu
 
 /** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
 async function serveDashboard(server: ApiServer, opts: DevOptions, log: Logger, view: TerminalView): Promise<() => Promise<void>> {
+  // loaded only when served: `--only apiserver` starts without the dashboard's modules
+  const { dashboardBanner, startDashboard } = await import('./dashboard/index.ts');
   const client = await KubeClient.create(server.kubeconfigYaml());
   const common = { client, host: opts.dashboardAddress, cluster: server.url, user: 'admin (modelplane dev)', logger: log.child({ component: 'dashboard' }) };
   const port = parsePort(opts.dashboardPort, '--dashboard-port');
