@@ -7,7 +7,9 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ApiServer } from '@modelplane/apiserver';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
+import { type Autoscaler, autoscalerControllerSet } from '../controllers/llmd/index.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
+import type { DecisionFeed } from './dashboard/index.ts';
 import { KubeClient, Logger, setProcessLogSink } from '../kube/index.ts';
 import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
@@ -88,11 +90,11 @@ function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: nu
 }
 
 /** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
-async function serveDashboard(server: ApiServer, opts: DevOptions, log: Logger, view: TerminalView): Promise<() => Promise<void>> {
+async function serveDashboard(server: ApiServer, opts: DevOptions, log: Logger, view: TerminalView, feed: DecisionFeed): Promise<() => Promise<void>> {
   // loaded only when served: `--only apiserver` starts without the dashboard's modules
   const { dashboardBanner, startDashboard } = await import('./dashboard/index.ts');
   const client = await KubeClient.create(server.kubeconfigYaml());
-  const common = { client, host: opts.dashboardAddress, cluster: server.url, user: 'admin (modelplane dev)', logger: log.child({ component: 'dashboard' }) };
+  const common = { client, host: opts.dashboardAddress, cluster: server.url, user: 'admin (modelplane dev)', feed, logger: log.child({ component: 'dashboard' }) };
   const port = parsePort(opts.dashboardPort, '--dashboard-port');
   const d = await startDashboard({ ...common, port }).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
@@ -110,11 +112,14 @@ async function runDev(opts: DevOptions): Promise<void> {
   const { port, timeoutSec, examplesDir } = validate(log, opts);
   const started = Date.now();
   let sets: ControllerSet[] = [];
+  // the autoscaler runs in this process: the dashboard charts its own decision history
+  let autoscaler: Autoscaler | undefined;
   try {
-    if (opts.controllers !== false) sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers);
+    if (opts.controllers !== false) sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) => (s.name === 'autoscaler' ? autoscalerControllerSet({}, (a) => (autoscaler = a)) : s));
   } catch (err) {
     fail(log, (err as Error).message);
   }
+  const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
   const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
   const common = { port, log, onStep, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
   let cluster: DevCluster | undefined;
@@ -144,7 +149,7 @@ async function runDev(opts: DevOptions): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  if (cluster && opts.dashboard) stoppers.push(await serveDashboard(server, opts, log, view));
+  if (cluster && opts.dashboard) stoppers.push(await serveDashboard(server, opts, log, view, feed));
   if (!cluster || !opts.examples) {
     view.print(`  ${usage}`);
     if (opts.exitWhenReady) await stop('ready');

@@ -97,7 +97,7 @@ export class DashboardState {
       } else {
         p.upserts.set(key, obj);
         p.removes.delete(key);
-        if (obj.kind === 'VariantAutoscaling') recordAutoscalerPoint(this.autoscalerHistory, key, obj);
+        if (obj.kind === 'VariantAutoscaling') this.recordAutoscaler(obj);
       }
       p.touched.add(key);
     }
@@ -105,8 +105,26 @@ export class DashboardState {
       const io = (obj as { involvedObject?: { apiVersion?: string; kind?: string; namespace?: string; name?: string } }).involvedObject;
       if (io?.kind && io.name) p.touched.add(rowKey({ group: groupOf(io.apiVersion), kind: io.kind, namespace: io.namespace ?? '', name: io.name }));
     }
+    if (w.role === 'child' && !deleted) for (const va of this.autoscalersTargeting(obj)) this.recordAutoscaler(va);
     for (const ref of obj.metadata.ownerReferences ?? []) p.touched.add(rowKey({ group: groupOf(ref.apiVersion), kind: ref.kind, namespace: obj.metadata.namespace ?? '', name: ref.name }));
     this.flushTimer ??= setTimeout(() => this.flush(), 50);
+  }
+
+  /** a VariantAutoscaling's point: its desired replicas, and the current replicas of its scale target */
+  private recordAutoscaler(va: KubeObject): void {
+    const ref = (va as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }).spec?.scaleTargetRef;
+    const target = ref?.kind && ref.name ? this.ofKind(ref.kind).find((o) => o.metadata.name === ref.name && o.metadata.namespace === va.metadata.namespace) : undefined;
+    const current = (target?.status as { replicas?: number } | undefined)?.replicas;
+    const key = keyOf(va);
+    recordAutoscalerPoint(this.autoscalerHistory, key, va, typeof current === 'number' ? current : undefined);
+    this.pending.touched.add(key);
+  }
+
+  private autoscalersTargeting(obj: KubeObject): KubeObject[] {
+    return this.ofKind('VariantAutoscaling', 'llmd.ai').filter((va) => {
+      const ref = (va as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }).spec?.scaleTargetRef;
+      return ref?.kind === obj.kind && ref.name === obj.metadata.name && va.metadata.namespace === obj.metadata.namespace;
+    });
   }
 
   private flush(): void {

@@ -2,7 +2,7 @@
 // readiness, whether its capabilities match, and each CEL rule's outcome with its priority. Pure, and built
 // from the same pieces as selectProvider, so it cannot disagree with what the controller does.
 import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kubeairunway/index.ts';
-import { evaluateBool, toCel } from '../../../common/cel/index.ts';
+import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import { providerReadiness } from './readiness.ts';
 import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider } from './select.ts';
 
