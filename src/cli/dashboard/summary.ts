@@ -16,9 +16,8 @@ export function noteOf(obj: KubeObject): string | undefined {
     case 'AIMService':
       return status.routing?.path ? `route ${status.routing.path}` : undefined;
     case 'VariantAutoscaling': {
-      const desired = status.desiredOptimizedAlloc?.numReplicas ?? status.desiredReplicas;
-      const current = status.currentAlloc?.numReplicas ?? status.currentReplicas;
-      return desired !== undefined || current !== undefined ? `replicas ${current ?? '?'} → ${desired ?? '?'}` : undefined;
+      const desired = status.desiredOptimizedAlloc?.numReplicas;
+      return typeof desired === 'number' ? `desired ${desired} replica${desired === 1 ? '' : 's'}${status.desiredOptimizedAlloc?.accelerator ? ` on ${status.desiredOptimizedAlloc.accelerator}` : ''}` : undefined;
     }
     case 'LlamaStackDistribution': {
       const replicas = status.availableReplicas ?? status.readyReplicas;

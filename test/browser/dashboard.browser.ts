@@ -1,0 +1,174 @@
+// The dashboard in a real browser (Debian's Chromium through playwright-core; `npm run test:browser`): the
+// overview loads, a kubectl change appears without a reload, each kind's page shows its panel, the create
+// form shows the webhook's messages for invalid input and creates valid input, the autoscaler chart draws,
+// no secret value reaches the page, and axe finds no serious accessibility violation. Screenshots of every
+// page go to test-artifacts/browser/ (and to docs/images/ with MODELPLANE_UPDATE_SCREENSHOTS=1).
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { ENGINE_REQUIRES_GPU, NAME_WITH_DOTS } from '../../src/controllers/kubeairunway/validation/index.ts';
+import { type Browser, launchChromium } from './chromium.ts';
+import { ARTIFACTS, startWorld, type World } from './fixture.ts';
+
+const SECRET_VALUE = 'tops3cret-value-that-must-never-show';
+const AXE_SOURCE = readFileSync(resolve('node_modules/axe-core/axe.min.js'), 'utf8');
+
+async function shot(page: Page, name: string): Promise<void> {
+  const file = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.MODELPLANE_UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(resolve('docs/images'), { recursive: true });
+    copyFileSync(file, resolve(`docs/images/dashboard-${name}.png`));
+  }
+}
+
+/** axe-core on the page as it is; returns the serious and critical violations, described */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // evaluated through the debugging protocol: the dashboard's Content-Security-Policy forbids inline scripts
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, o: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } };
+    const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
+}
+
+async function openResource(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(`${url}#/r/${encodeURIComponent(key)}`);
+  await page.waitForSelector(`article.detail[data-key="${key}"]`);
+}
+
+describe('dashboard in Chromium', { timeout: 240_000 }, () => {
+  let world: World;
+  let browser: Browser;
+  let page: Page;
+  let url: string;
+
+  before(async () => {
+    world = await startWorld();
+    url = world.dashboard.url;
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (let i = 0; i < 300 && !world.dashboard.state.summaries().filter((s) => s.kind === 'ModelDeployment').every((s) => s.ready); i++) await wait(100);
+  });
+  after(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  it('loads the overview: every quickstart resource, grouped by kind, primary kinds first', async () => {
+    await page.goto(url);
+    await page.waitForSelector('body[data-overview-rendered]');
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/gemma-cpu"]');
+    const headings = await page.locator('section.kind h2').allTextContents();
+    assert.match(headings[0]!, /^ModelDeployment/);
+    assert.ok(headings.some((h) => h.startsWith('AIMService')));
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/qwen-2gpu"] >> text=provider kuberay');
+    await shot(page, 'overview');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('shows a kubectl change live, without a reload', async () => {
+    await page.goto(url);
+    await page.waitForSelector('body[data-overview-rendered]');
+    await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 42));
+    const md = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'live-md', namespace: 'quickstart' }, spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } } };
+    const r = await world.kubectl(['apply', '-f', '-'], JSON.stringify(md));
+    assert.equal(r.code, 0, r.stderr);
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', { timeout: 20_000 });
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"] >> text=provider', { timeout: 30_000 });
+    const del = await world.kubectl(['delete', 'md', 'live-md', '-n', 'quickstart', '--wait=false']);
+    assert.equal(del.code, 0, del.stderr);
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', { state: 'detached', timeout: 30_000 });
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 42, 'the same page, never reloaded');
+  });
+
+  it('a ModelDeployment page explains the provider choice', async () => {
+    await openResource(page, url, 'kubeairunway.ai/ModelDeployment/quickstart/gemma-cpu');
+    const panel = page.locator('section[aria-labelledby="h-selection"]');
+    await panel.locator('tr.chosen >> text=kaito').waitFor();
+    assert.match(await panel.textContent() ?? '', /spec\.engine\.type == 'llamacpp'.*priority 100: true/s);
+    await page.locator('section[aria-labelledby="h-children"] >> text=Workspace').waitFor();
+    await shot(page, 'modeldeployment');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('an AIMService page shows the route and how it was rendered', async () => {
+    await openResource(page, url, 'aim.eai.amd.com/AIMService/quickstart/qwen-chat');
+    const panel = page.locator('section[aria-labelledby="h-route"]');
+    await panel.locator('text="/quickstart/chatbot/qwen-chat"').first().waitFor();
+    const text = (await panel.textContent()) ?? '';
+    assert.match(text, /Placeholders/);
+    assert.match(text, /\{\.metadata\.name\}\s*qwen-chat/);
+    await shot(page, 'aimservice');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it("the create form shows the webhook's messages for invalid input, then creates valid input", async () => {
+    await page.goto(`${url}#/create`);
+    await page.fill('#md-name', 'bad.name');
+    await page.fill('#md-model', 'Qwen/Qwen3-0.6B');
+    await page.fill('#md-gpus', '0');
+    await page.fill('#md-namespace', 'quickstart');
+    await page.waitForSelector('#validation-summary[data-state="invalid"]');
+    const summary = (await page.locator('#validation-summary').textContent()) ?? '';
+    assert.ok(summary.includes(NAME_WITH_DOTS), summary);
+    assert.ok(summary.includes(ENGINE_REQUIRES_GPU.vllm!), summary);
+    assert.ok(await page.locator('button[type="submit"]').isDisabled());
+    await shot(page, 'create-invalid');
+    assert.deepEqual(await seriousViolations(page), []);
+
+    await page.fill('#md-name', 'from-the-form');
+    await page.fill('#md-gpus', '1');
+    await page.waitForSelector('#validation-summary[data-state="valid"]');
+    await page.locator('button[type="submit"]').click();
+    await page.waitForSelector('article.detail[data-key="kubeairunway.ai/ModelDeployment/quickstart/from-the-form"]');
+    const got = await world.kubectl(['get', 'md', 'from-the-form', '-n', 'quickstart', '-o', 'jsonpath={.spec.engine.type}']);
+    assert.equal(got.stdout, 'vllm');
+  });
+
+  it('the autoscaler chart draws desired and current replicas over time', async () => {
+    const va = { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'hello-web', namespace: 'quickstart' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'hello-web' }, modelID: 'hello' } };
+    assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(va))).code, 0);
+    await openResource(page, url, 'llmd.ai/VariantAutoscaling/quickstart/hello-web');
+    // play the autoscaler: three decisions, and the Deployment following them
+    for (const replicas of [2, 3, 1]) {
+      const status = { status: { desiredOptimizedAlloc: { accelerator: 'H100', numReplicas: replicas, lastRunTime: new Date().toISOString() } } };
+      const r = await world.kubectl(['patch', 'va', 'hello-web', '-n', 'quickstart', '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((await world.kubectl(['scale', 'deployment', 'hello-web', '-n', 'quickstart', `--replicas=${replicas}`])).code, 0);
+      await page.waitForSelector(`section[aria-labelledby="h-autoscaler"] >> text=/desired ${replicas}/`, { timeout: 20_000 });
+    }
+    const chart = page.locator('figure[data-chart="Replicas"] canvas');
+    await chart.waitFor();
+    const box = await chart.boundingBox();
+    assert.ok(box && box.width > 200 && box.height > 100, `a drawn chart: ${JSON.stringify(box)}`);
+    const rows = await page.locator('section[aria-labelledby="h-autoscaler"] table.latest tbody tr').count();
+    assert.ok(rows >= 3, `${rows} decisions listed`);
+    await shot(page, 'variantautoscaling');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('never sends a secret value to the browser', async () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf', namespace: 'quickstart' }, stringData: { HF_TOKEN: SECRET_VALUE } };
+    assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(secret))).code, 0);
+    const md = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'gated', namespace: 'quickstart' }, spec: { model: { id: 'meta-llama/Llama-3.1-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, secrets: { huggingFaceToken: 'hf' } } };
+    assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(md))).code, 0);
+    const bodies: string[] = [];
+    page.on('response', async (res) => {
+      if (!res.url().includes('/api/stream')) bodies.push(await res.text().catch(() => ''));
+    });
+    await openResource(page, url, 'kubeairunway.ai/ModelDeployment/quickstart/gated');
+    await page.locator('section[aria-labelledby="h-children"]').waitFor();
+    await page.locator('summary >> text=Show the object').click();
+    const html = await page.content();
+    assert.ok(html.includes('"huggingFaceToken": "hf"'), 'the reference is shown');
+    assert.ok(!html.includes(SECRET_VALUE) && !bodies.some((b) => b.includes(SECRET_VALUE)), 'the value is not');
+    const api = await page.evaluate(async () => (await fetch('/api/resources')).text());
+    assert.ok(!api.includes(SECRET_VALUE));
+  });
+});
