@@ -68,8 +68,8 @@ async function main(): Promise<void> {
   await ensureCrd(admin, CRD);
   await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   const token = randomBytes(18).toString('base64url');
-  srv.tokens.add(token, { username: MANAGER, groups: ['system:masters', 'system:authenticated'] });
-  const operatorRequests = () => srv.audit.entries().filter((e) => e.user === MANAGER);
+  srv.addToken(token, { username: MANAGER, groups: ['system:masters', 'system:authenticated'] });
+  const operatorRequests = () => srv.auditEntries().filter((e) => e.user === MANAGER);
 
   const mgr = await Manager.create({ kubeconfig: srv.kubeconfigYaml({ token, user: MANAGER }), logger: new Logger({}, 'silent') });
   mgr.cache.configure(ConfigMaps, { namespace: NS, labelSelector: `${LABEL}=${MANAGER}` });
@@ -125,11 +125,11 @@ async function main(): Promise<void> {
 
   // a resync with nothing changed: every widget reconciled again, from the cache only
   await new Promise((r) => setTimeout(r, 500));
-  const mark = srv.audit.entries().length;
+  const mark = srv.auditEntries().length;
   const before = reconciles;
   await controller.resync();
   while (reconciles < before + N || controller.pendingWork > 0) await new Promise((r) => setTimeout(r, 10));
-  const during = srv.audit.entries().slice(mark).filter((e) => e.user === MANAGER && e.verb !== 'watch');
+  const during = srv.auditEntries().slice(mark).filter((e) => e.user === MANAGER && e.verb !== 'watch');
   const resyncWrites = during.filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb)).length;
   const resyncReads = during.length - resyncWrites;
 

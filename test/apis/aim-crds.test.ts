@@ -2,7 +2,7 @@
 // example of seed 000 exactly as the seed prints it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
@@ -11,10 +11,15 @@ import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testin
 import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
-const SEED = readFileSync(resolve('../shared/seeds/000_80f16cd2ba88f2be.txt'), 'utf8');
-const seedBlocks = [...SEED.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
-const fullObjects = seedBlocks.filter((b) => /^apiVersion:/m.test(b));
-const fragments = seedBlocks.filter((b) => !/^apiVersion:/m.test(b));
+// the design's full objects are examples/aim/ (each file's first line is a comment); its partial snippets
+// are a fixture, split on `---` lines
+const fullObjects = readdirSync('examples/aim')
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()
+  .map((f) => readFileSync(`examples/aim/${f}`, 'utf8').replace(/^# .*\n/, ''));
+const fragments = readFileSync('test/apis/fixtures/aim-design-fragments.yaml', 'utf8')
+  .replace(/^(# .*\n)+/, '')
+  .split(/^---\n/m);
 
 const services = (ns: string) => `/apis/${AIM_API_VERSION}/namespaces/${ns}/aimservices`;
 const nsConfigs = (ns: string) => `/apis/${AIM_API_VERSION}/namespaces/${ns}/aimruntimeconfigs`;

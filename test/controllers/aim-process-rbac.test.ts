@@ -48,7 +48,7 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
   });
 
   it('was never refused and never read a Secret', () => {
-    const mine = cluster.dev.server.audit.entries().filter((e) => e.user === proc.user);
+    const mine = cluster.dev.server.auditEntries().filter((e) => e.user === proc.user);
     assert.ok(mine.length > 10, 'the process made requests as its ServiceAccount');
     const refused = mine.filter((e) => e.code === 403);
     assert.deepEqual(refused.map((e) => `${e.verb} ${e.group}/${e.resource}`), []);

@@ -8,7 +8,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { serviceAccountKubeconfig } from '@modelplane/apiserver';
 import { WEBHOOK_CERT_SECRET, WEBHOOK_CONFIGURATIONS } from '../../src/controllers/webhooks.ts';
 import { crdsYaml } from '../../src/cli/crds.ts';
 import { providerLeaseName } from '../../src/cli/provider.ts';
@@ -39,7 +38,7 @@ function startContainer(cluster: TestCluster, namespace: string, d: Manifest, di
   const c = d.spec.template.spec.containers[0];
   const sa = d.spec.template.spec.serviceAccountName as string;
   const kubeconfig = join(dir, `${sa}.kubeconfig`);
-  writeFileSync(kubeconfig, serviceAccountKubeconfig(cluster.server, namespace, sa));
+  writeFileSync(kubeconfig, cluster.server.serviceAccountKubeconfig(namespace, sa));
   const env: Record<string, string> = {};
   for (const e of c.env ?? []) {
     if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = namespace;
@@ -94,7 +93,7 @@ export async function runDeploymentsAsProcesses(cluster: TestCluster, namespace:
       const holder = await waitFor(`Lease ${namespace}/${lease} held`, async () => JSON.parse(await cluster.k(['get', 'lease', lease, '-n', namespace, '-o', 'json'])).spec?.holderIdentity);
       assert.ok(holder, `${d.metadata.name}: Lease ${lease} has a holder`);
     }
-    const mine = cluster.server.audit.entries().filter((e) => users.has(e.user));
+    const mine = cluster.server.auditEntries().filter((e) => users.has(e.user));
     for (const user of users) assert.ok(mine.some((e) => e.user === user), `${user} made no request`);
     assert.deepEqual(
       mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource} ${e.namespace}/${e.name}`),

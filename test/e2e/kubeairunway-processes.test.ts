@@ -157,7 +157,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   it('no controller process read a Secret or was refused', () => {
     const users = new Set(procs.map((p) => p.user));
-    const mine = cluster.dev.server.audit.entries().filter((e) => users.has(e.user));
+    const mine = cluster.dev.server.auditEntries().filter((e) => users.has(e.user));
     assert.ok(mine.length > 50);
     assert.deepEqual(mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.user} ${e.verb} secrets`), []);
     assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource}`), []);

@@ -103,7 +103,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     const ops = w.plan('svc', 24, rng);
     const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
-    const relists = server().audit.entries().filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
+    const relists = server().auditEntries().filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
     assert.ok(relists.length > 0, 'the 410 made the operator relist');
   });
 

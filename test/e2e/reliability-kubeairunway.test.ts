@@ -127,7 +127,7 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
     for (const s of slots()) {
-      const relists = server().audit.entries().filter((e) => e.time > expiredAt && e.user === s.user && e.verb === 'list');
+      const relists = server().auditEntries().filter((e) => e.time > expiredAt && e.user === s.user && e.verb === 'list');
       assert.ok(relists.length > 0, `the 410 made ${s.set.name} relist`);
     }
   });

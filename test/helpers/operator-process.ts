@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type ApiServer, serviceAccountKubeconfig } from '@modelplane/apiserver';
+import type { ApiServer } from '@modelplane/apiserver';
 import { rbacObjects } from '../../src/controllers/rbac.ts';
 import type { ControllerSet } from '../../src/controllers/registry.ts';
 import type { KubeClient } from '../../src/kube/index.ts';
@@ -38,7 +38,7 @@ export async function startOperatorProcess(server: ApiServer, admin: KubeClient,
   const sa = `modelplane-${set.name}`;
   const dir = mkdtempSync(join(tmpdir(), `modelplane-${set.name}-`));
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, serviceAccountKubeconfig(server, DEPLOY_NAMESPACE, sa));
+  writeFileSync(kubeconfig, server.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
   const command = opts.command ?? 'run';
   const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
   const args = [resolve('bin/modelplane.js'), command, ...target, '--kubeconfig', kubeconfig, '--http-port', '0', '--http-host', '127.0.0.1', ...(opts.extraArgs ?? [])];

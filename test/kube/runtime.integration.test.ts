@@ -116,18 +116,18 @@ describe('controller runtime on the embedded API server', () => {
     await waitFor(async () => (await cluster.admin.list(ConfigMaps, { namespace: 'child' })).items.filter((c) => c.metadata.ownerReferences?.length).length === 10, 'children', 10_000);
     await waitFor(async () => (await cluster.admin.list(Widgets, { namespace: 'child' })).items.every((w) => w.status?.configMap === `${w.metadata.name}-cfg`), 'status', 10_000);
     await waitFor(() => ctrl.pendingWork === 0, 'queue drained');
-    const writes = cluster.srv.audit.entries().filter((e) => e.user === cluster.operatorUser && e.namespace === 'child' && ['create', 'update', 'patch', 'delete'].includes(e.verb));
+    const writes = cluster.srv.auditEntries().filter((e) => e.user === cluster.operatorUser && e.namespace === 'child' && ['create', 'update', 'patch', 'delete'].includes(e.verb));
     assert.equal(writes.length, 20, `one child apply and one status apply per widget, got ${writes.map((w) => `${w.verb} ${w.resource}/${w.name}`).join(', ')}`);
     const cm = await cluster.admin.get(ConfigMaps, 'w3-cfg', 'child');
     assert.equal(cm.data?.size, '3');
     assert.equal(cm.metadata.managedFields?.find((m) => m.operation === 'Apply')?.manager, 'widget-child');
 
     await new Promise((r) => setTimeout(r, 200));
-    const before = cluster.srv.audit.entries().length;
+    const before = cluster.srv.auditEntries().length;
     const before2 = reconciles;
     assert.equal(await ctrl.resync(), 10);
     await waitFor(() => reconciles >= before2 + 10 && ctrl.pendingWork === 0, 'resync processed');
-    const during = cluster.srv.audit.entries().slice(before).filter((e) => e.user === cluster.operatorUser && e.verb !== 'watch');
+    const during = cluster.srv.auditEntries().slice(before).filter((e) => e.user === cluster.operatorUser && e.verb !== 'watch');
     assert.deepEqual(
       during.map((e) => `${e.verb} ${e.resource}`),
       [],

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ConfigMaps, CustomResourceDefinitions, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { MutatingWebhookConfigurations, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
+import { ServiceEndpoints } from '@modelplane/apiserver';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
@@ -39,11 +40,13 @@ function widgetCrd() {
 
 describe('webhook server on the embedded API server', () => {
   let c: TestCluster;
+  // where the webhook configurations' Service references lead: the test's own webhook servers
+  const endpoints = new ServiceEndpoints();
   let client: KubeClient;
   let hooks: WebhookServerHandle;
 
   before(async () => {
-    c = await startTestCluster();
+    c = await startTestCluster({ serviceEndpoints: endpoints });
     client = await KubeClient.create(c.server.kubeconfigYaml(), { fieldManager: 'webhook-test' });
     await c.k(['create', 'namespace', SYSTEM]);
     await c.k(['create', 'namespace', TEST_NAMESPACE]);
@@ -61,7 +64,7 @@ describe('webhook server on the embedded API server', () => {
       const spec = obj.spec as any;
       return desired.endsWith('/v2') ? { ...obj, apiVersion: desired, spec: { dimensions: { size: spec?.size } } } : { ...obj, apiVersion: desired, spec: { size: spec?.dimensions?.size } };
     });
-    c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, hooks.url);
+    endpoints.register(SERVICE.namespace, SERVICE.name, 443, hooks.url);
     const configs = hooks.configurations('modelplane-test-webhooks');
     assert.ok(configs.every((o) => caBundles(o).every((b) => b === undefined)), 'configurations are built without a caBundle');
     await c.k(['apply', '-f', '-'], configs.map((o) => JSON.stringify(o)).join('\n'));
@@ -140,12 +143,12 @@ describe('webhook server on the embedded API server', () => {
       assert.equal(second.caBundle(), hooks.caBundle());
       assert.equal(second.servingCertPem(), hooks.servingCertPem());
       // kube-apiserver now calls the second replica, with the bundle the first one injected
-      c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, second.url);
+      endpoints.register(SERVICE.namespace, SERVICE.name, 443, second.url);
       await c.k(['create', 'configmap', 'via-second', '-n', TEST_NAMESPACE, '--from-literal=owner=me']);
       assert.equal((await client.get(ConfigMaps, 'via-second', TEST_NAMESPACE)).data?.tier, 'standard');
       assert.equal((await second.metrics.results.get()).values.find((v) => v.labels.webhook === '/default-configmap' && v.labels.result === 'patched')?.value, 1);
     } finally {
-      c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, hooks.url);
+      endpoints.register(SERVICE.namespace, SERVICE.name, 443, hooks.url);
       await second.close();
     }
   });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Cache, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
 import { splitPemCerts, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
+import { ServiceEndpoints } from '@modelplane/apiserver';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, configMap, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
@@ -45,6 +46,8 @@ async function rotations(h: WebhookServerHandle, action: string): Promise<number
 
 describe('certificate rotation while the API server keeps calling', () => {
   let c: TestCluster;
+  // where the webhook configurations' Service references lead: the test's own webhook servers
+  const endpoints = new ServiceEndpoints();
   let client: KubeClient;
   let cache: Cache;
   let a: WebhookServerHandle;
@@ -67,7 +70,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     });
 
   before(async () => {
-    c = await startTestCluster();
+    c = await startTestCluster({ serviceEndpoints: endpoints });
     client = await KubeClient.create(c.server.kubeconfigYaml(), { fieldManager: 'rotation-test' });
     await c.k(['create', 'namespace', SYSTEM]);
     await c.k(['create', 'namespace', TEST_NAMESPACE]);
@@ -83,7 +86,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     [a, b] = await Promise.all([start(), start()]);
     registerConfigMapWebhooks(a);
     registerConfigMapWebhooks(b);
-    c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
+    endpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
     await c.k(['apply', '-f', '-'], a.configurations('rotation-webhooks').map((o) => JSON.stringify(o)).join('\n'));
     await waitFor('caBundle injected', async () => caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')).every((x) => x === a.caBundle()) || undefined);
   });
@@ -102,7 +105,7 @@ describe('certificate rotation while the API server keeps calling', () => {
     const deadline = Date.now() + 7_000;
     for (let i = 0; Date.now() < deadline; i++) {
       // halfway through, kube-apiserver's endpoint moves to the other replica
-      if (i === 25) c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, b.url);
+      if (i === 25) endpoints.register(SERVICE.namespace, SERVICE.name, 443, b.url);
       try {
         const created = await client.create(configMap(`cm-${i}`, { owner: 'me' }));
         assert.equal(created.data?.tier, 'standard');
@@ -144,7 +147,7 @@ describe('certificate rotation while the API server keeps calling', () => {
 
   it('a forced CA rotation trusts old and new CAs together and never fails an admission', async () => {
     const oldCa = a.caPem();
-    c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, b.url);
+    endpoints.register(SERVICE.namespace, SERVICE.name, 443, b.url);
     const load = admissionLoad(client, 'ca');
     let trust: string[];
     try {
@@ -155,7 +158,7 @@ describe('certificate rotation while the API server keeps calling', () => {
       assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
       // B, still serving a certificate from the old CA, keeps working, then picks up the new one
       await waitFor('replica B on the new CA', () => (b.caPem() === a.caPem() ? true : undefined));
-      c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
+      endpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
       await sleep(500);
       // and the replicas never fought over the bundle: it is still what A injected
       assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
@@ -169,7 +172,7 @@ describe('certificate rotation while the API server keeps calling', () => {
 
   it('keeps serving the old certificate while a new CA cannot be injected, and switches once it is', async () => {
     const { X509Certificate } = await import('node:crypto');
-    c.server.core.serviceEndpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
+    endpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
     const before = a.servingCertPem();
     const fault = c.server.faults.add({ verbs: ['patch'], resources: ['validatingwebhookconfigurations'], error: 500 });
     const load = admissionLoad(client, 'stuck');

@@ -15,6 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { partsOf } from '../src/handle.ts';
 
 const GROUP = 'bench.modelplane.dev';
 const PLURAL = 'benchobjects';
@@ -55,7 +56,7 @@ async function startServer(): Promise<{ target: Target; stamps: CommitStamps; cl
   const stamps: CommitStamps = new Map();
   const storageKey = `${GROUP}/${PLURAL}`;
   // A store listener runs synchronously inside the commit, before any watch is notified: the commit time.
-  server.core.store.watch(storageKey, server.core.store.currentRv(), (e) => {
+  partsOf(server).core.store.watch(storageKey, partsOf(server).core.store.currentRv(), (e) => {
     const name = e.object.metadata.name ?? '';
     if (name.startsWith('w-')) stamps.set(name, process.hrtime.bigint());
   });

@@ -1,5 +1,6 @@
-// The server's shared state, assembled once: store, registry, write lifecycle, and the pluggable parts
-// (admission, conversion, logs) that later layers replace. Handlers receive this and nothing else.
+// The server's shared state, built once from what the assembly passes in: store, registry, write lifecycle,
+// admission (webhooks after the built-in plugins), conversion, deletion, pod logs. Handlers receive this and
+// nothing else; nothing in it is replaced after construction.
 import { eventToEventsV1 } from './builtin/events.ts';
 import { OpenApiCache } from './handlers/openapi.ts';
 import { ListPaginator } from './objects/list.ts';
@@ -17,13 +18,15 @@ import { createStrategyProvider } from './strategies/index.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 import type { RequestContext } from './objects/context.ts';
 import type { AdmissionAttributes } from './objects/hooks.ts';
-import type { Deleter } from './objects/deleter.ts';
+import { Deleter, type DeleterDeps } from './objects/deleter.ts';
 import { recordUpdate } from './patch/index.ts';
 
 /** Supplies container logs for the pods/log subresource (the simulated kubelet registers one). */
 export type LogProvider = (namespace: string, pod: string, container: string | undefined) => string | undefined;
 
 export interface CoreOptions {
+  /** the object store (the assembly loads persisted objects into it first); a fresh one when absent */
+  store?: ObjectStore;
   historyLimit?: number;
   /** seconds between watch bookmarks when a client asks for them */
   bookmarkIntervalMs?: number;
@@ -31,7 +34,20 @@ export interface CoreOptions {
   podLogs?: LogProvider;
   /** where webhook `service` references lead; the caller may keep registering into it after start */
   serviceEndpoints?: ServiceEndpoints;
+  /** resolves once committed writes are durable (persistence's flush); in memory every commit is final */
+  durable?: () => Promise<void>;
+  /** built-in validating admission plugins, run on every write before the validating webhooks */
+  admissionPlugins?: AdmissionPlugin[];
+  /** the default propagation policy of deletes that name none (the garbage collector's rule) */
+  defaultPropagationPolicy?: DeleterDeps['defaultPolicy'];
+  /** where the server reports what it would log (e.g. a webhook failing open); default console.warn */
+  warn?: (message: string) => void;
+  /** wraps the webhook admission chain (tests put a refusing step in front of it) */
+  wrapAdmission?: (webhooks: AdmissionChain) => AdmissionChain;
 }
+
+/** a built-in validating admission plugin: throws an ApiError to refuse the write */
+export type AdmissionPlugin = (attrs: AdmissionAttributes) => void;
 
 export class ServerCore {
   readonly store: ObjectStore;
@@ -47,41 +63,49 @@ export class ServerCore {
   readonly serviceEndpoints: ServiceEndpoints;
   /** CRD conversion (None and Webhook strategies) */
   readonly converter: ObjectConverter;
-  /** admission webhooks from Mutating/ValidatingWebhookConfiguration objects; replaceable in tests */
-  admission: AdmissionChain;
+  /** admission webhooks from Mutating/ValidatingWebhookConfiguration objects */
+  readonly admission: AdmissionChain;
   readonly logProvider: LogProvider | undefined;
   readonly bookmarkIntervalMs: number;
   readonly deletedListeners = new Set<(rt: ResourceType, obj: KubeObject) => void>();
-  /** set by the server assembly (it needs the admission chain, which is replaceable) */
-  deleter!: Deleter;
+  readonly deleter: Deleter;
+  /** built-in validating admission plugins, run on every write before the validating webhooks */
+  readonly admissionPlugins: readonly AdmissionPlugin[];
+  readonly durable: () => Promise<void>;
 
   constructor(opts: CoreOptions = {}) {
-    this.store = new ObjectStore(opts.historyLimit);
+    this.store = opts.store ?? new ObjectStore(opts.historyLimit);
     this.serviceEndpoints = opts.serviceEndpoints ?? new ServiceEndpoints();
     this.logProvider = opts.podLogs;
+    this.durable = opts.durable ?? (() => Promise.resolve());
+    this.admissionPlugins = opts.admissionPlugins ?? [];
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 10_000;
     this.strategies = createStrategyProvider();
     this.openapi = new OpenApiCache(this.registry);
     const resolveDeps = { endpoints: this.serviceEndpoints, serviceExists: (ns: string, name: string) => this.store.get('/services', ns, name) !== undefined };
     this.converter = new ObjectConverter(resolveDeps);
-    this.admission = new WebhookAdmission({ store: this.store, serviceEndpoints: this.serviceEndpoints, convert: (rt, objs, v) => this.converter.convert(rt, objs, v) });
+    const convert = (rt: ResourceType, objs: KubeObject[], v: string) => this.converter.convert(rt, objs, v);
+    const webhooks = new WebhookAdmission({ store: this.store, serviceEndpoints: this.serviceEndpoints, convert, ...(opts.warn ? { warn: opts.warn } : {}) });
+    this.admission = opts.wrapAdmission ? opts.wrapAdmission(webhooks) : webhooks;
+    const onDeleted = (rt: ResourceType, obj: KubeObject) => this.notifyDeleted(rt, obj);
     this.lifecycle = new Lifecycle({
       store: this.store,
       strategies: this.strategies,
       admission: () => this.admission,
       namespaceExists: (ns) => this.namespaceExists(ns),
-      onDeleted: (rt, obj) => this.notifyDeleted(rt, obj),
-      durable: () => this.durable(),
-      builtinValidators: () => this.builtinValidators,
-      convert: (rt, objs, v) => this.converter.convert(rt, objs, v),
+      onDeleted,
+      durable: this.durable,
+      builtinValidators: () => this.admissionPlugins,
+      convert,
+    });
+    this.deleter = new Deleter({
+      store: this.store,
+      admission: () => this.admission,
+      onDeleted,
+      durable: this.durable,
+      ...(opts.defaultPropagationPolicy ? { defaultPolicy: opts.defaultPropagationPolicy } : {}),
     });
   }
-
-  /** built-in validating admission plugins, run on every write before the validating webhooks */
-  builtinValidators: Array<(attrs: AdmissionAttributes) => void> = [];
-
-  /** replaced by persistence with its flush(); in memory every commit is final at once */
-  durable: () => Promise<void> = () => Promise.resolve();
 
   notifyDeleted(rt: ResourceType, obj: KubeObject): void {
     for (const l of this.deletedListeners) l(rt, obj);

@@ -10,8 +10,9 @@ import { ApiError, errors } from './errors.ts';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, negotiateAggregated } from './handlers/discovery.ts';
 import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
-import { type ResourceRequest, handleResource } from './handlers/resources.ts';
-import { WatchRegistry, handleWatch } from './handlers/watch.ts';
+import type { ResourceRequest } from './handlers/request.ts';
+import { handleResource } from './handlers/resources.ts';
+import { type WatchRegistry, handleWatch } from './handlers/watch.ts';
 import { parseRequestInfo, splitPath, type RequestInfo } from './http/request-info.ts';
 import { decodeBody, readBody } from './http/body.ts';
 import { parseGoDuration } from './http/go-duration.ts';
@@ -26,23 +27,50 @@ export type RequestInterceptor = (user: UserInfo, info: RequestInfo) => Promise<
 /** Handles resources that are not stored objects (reviews, token requests); returns undefined to pass. */
 export type VirtualHandler = (r: ResourceRequest) => Promise<number> | undefined;
 
-export class HttpFront {
-  readonly watches = new WatchRegistry();
-  authorizer: Authorizer = allowAll;
-  /** turns the authenticated user into the effective one (impersonation headers); throws 403 when not allowed */
-  impersonate: (user: AuthUser, req: IncomingMessage) => AuthUser = (user) => user;
-  interceptors: RequestInterceptor[] = [];
-  virtualHandlers: VirtualHandler[] = [];
-  /** admin-only non-resource endpoints such as /debug/faults */
-  adminEndpoints = new Map<string, (req: IncomingMessage, res: ServerResponse, path: string, body: unknown) => Promise<number>>();
-  ready = true;
+/** an admin-only non-resource endpoint such as /debug/faults */
+export type AdminEndpoint = (req: IncomingMessage, res: ServerResponse, path: string, body: unknown) => Promise<number>;
 
-  constructor(
-    readonly core: ServerCore,
-    readonly authenticator: Authenticator,
-    readonly audit: AuditLog,
-    private readonly serverAddress: () => string,
-  ) {}
+export interface HttpFrontParts {
+  core: ServerCore;
+  authenticator: Authenticator;
+  audit: AuditLog;
+  /** host:port as clients reach the server (it is known only once the socket listens) */
+  serverAddress: () => string;
+  /** the open watches (fault injection closes and stalls them) */
+  watches: WatchRegistry;
+  authorizer?: Authorizer;
+  /** turns the authenticated user into the effective one (impersonation headers); throws 403 when not allowed */
+  impersonate?: (user: AuthUser, req: IncomingMessage) => AuthUser;
+  interceptors?: RequestInterceptor[];
+  virtualHandlers?: VirtualHandler[];
+  /** path prefix → handler */
+  adminEndpoints?: Record<string, AdminEndpoint>;
+}
+
+export class HttpFront {
+  readonly core: ServerCore;
+  readonly watches: WatchRegistry;
+  private readonly authenticator: Authenticator;
+  private readonly audit: AuditLog;
+  private readonly serverAddress: () => string;
+  private readonly authorizer: Authorizer;
+  private readonly impersonate: (user: AuthUser, req: IncomingMessage) => AuthUser;
+  private readonly interceptors: readonly RequestInterceptor[];
+  private readonly virtualHandlers: readonly VirtualHandler[];
+  private readonly adminEndpoints: ReadonlyArray<[string, AdminEndpoint]>;
+
+  constructor(parts: HttpFrontParts) {
+    this.core = parts.core;
+    this.watches = parts.watches;
+    this.authenticator = parts.authenticator;
+    this.audit = parts.audit;
+    this.serverAddress = parts.serverAddress;
+    this.authorizer = parts.authorizer ?? allowAll;
+    this.impersonate = parts.impersonate ?? ((user) => user);
+    this.interceptors = parts.interceptors ?? [];
+    this.virtualHandlers = parts.virtualHandlers ?? [];
+    this.adminEndpoints = Object.entries(parts.adminEndpoints ?? {});
+  }
 
   handle = (req: IncomingMessage, res: ServerResponse): void => {
     const start = process.hrtime.bigint();
@@ -99,7 +127,7 @@ export class HttpFront {
     note(info);
     // watches and logs stream for as long as they like; everything else gets kube-apiserver's deadline
     if (info.verb !== 'watch' && info.subresource !== 'log') arm(requestTimeoutMs(url.searchParams));
-    if (isHealthPath(url.pathname)) return this.health(url.pathname, res);
+    if (isHealthPath(url.pathname)) return this.health(res);
     const authenticated = this.authenticator.authenticate(req);
     if (!authenticated) throw errors.unauthorized();
     note(info, authenticated);
@@ -110,7 +138,7 @@ export class HttpFront {
     const decision = this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
     if (info.isResourceRequest) return this.resource(req, res, info, url, user, auditAnnotations);
-    const admin = [...this.adminEndpoints].find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
+    const admin = this.adminEndpoints.find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
     if (admin) {
       if (!user.groups.includes('system:masters')) throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
       const buf = await readBody(req);
@@ -120,11 +148,11 @@ export class HttpFront {
     return this.nonResource(req, res, url);
   }
 
-  private health(path: string, res: ServerResponse): number {
-    const ok = path.startsWith('/readyz') ? this.ready : true;
-    res.writeHead(ok ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-    res.end(ok ? 'ok' : 'not ready');
-    return ok ? 200 : 500;
+  /** healthz, livez and readyz: a server that answers at all is live and ready (it has no warm-up) */
+  private health(res: ServerResponse): number {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    res.end('ok');
+    return 200;
   }
 
   private nonResource(req: IncomingMessage, res: ServerResponse, url: { pathname: string; searchParams: URLSearchParams }): number {

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { WebhookAdmission } from '../src/admission/index.ts';
-import { type ApiServer, startApiServer } from '../src/index.ts';
+import { type ApiServer, ServiceEndpoints, startApiServer } from '../src/index.ts';
 import { createCA } from '../src/tls.ts';
 import { raw } from '../src/testing/index.ts';
 import { type Handler, type WebhookServer, admissionAnswer, allow, configuration, jsonPatch, startWebhookServer, webhookEntry } from './admission-fixture.ts';
+import { partsOf } from '../src/handle.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const RULES = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
@@ -27,17 +28,17 @@ describe('admission webhook failures', () => {
   let strangers: WebhookServer;
   let deadPort: number;
   const logged: string[] = [];
+  const endpoints = new ServiceEndpoints();
 
   before(async () => {
-    s = await startApiServer({ port: 0 });
-    assert.ok(s.core.admission instanceof WebhookAdmission, 'the server admits through webhooks by default');
-    s.core.admission.warn = (m) => logged.push(m);
+    s = await startApiServer({ port: 0, warn: (m) => logged.push(m), serviceEndpoints: endpoints });
+    assert.ok(partsOf(s).core.admission instanceof WebhookAdmission, 'the server admits through webhooks by default');
     hooks = await startWebhookServer({ dnsNames: ['hooks.webhooks.svc'] });
     // a server whose certificate comes from a CA nobody trusts
     strangers = await startWebhookServer({ ca: await createCA(undefined, 'stranger-ca') });
     deadPort = await closedPort();
-    s.core.serviceEndpoints.register('webhooks', 'hooks', 443, hooks.url);
-    s.core.serviceEndpoints.register('webhooks', 'wrong-name', 8443, hooks.url);
+    endpoints.register('webhooks', 'hooks', 443, hooks.url);
+    endpoints.register('webhooks', 'wrong-name', 8443, hooks.url);
     await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'webhooks' } });
     await raw(s, 'POST', '/api/v1/namespaces/webhooks/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'no-endpoints' }, spec: { ports: [{ port: 443 }] } });
   });

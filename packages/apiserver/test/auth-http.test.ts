@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { serviceAccountKubeconfig } from '../src/auth/index.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 interface Reply {
   status: number;
@@ -104,11 +104,11 @@ describe('auth over HTTP', () => {
   });
 
   it('impersonates for admins, records the effective user in the audit log, and refuses others', async () => {
-    s.audit.clear();
+    s.clearAuditEntries();
     const r = await call(s, 'GET', '/api/v1/namespaces/team/configmaps', { headers: { 'Impersonate-User': BOT } });
     assert.equal(r.status, 403);
     assert.match(r.body.message, /User "system:serviceaccount:team:bot" cannot list resource "configmaps"/);
-    const entry = s.audit.entries().find((e) => e.resource === 'configmaps');
+    const entry = s.auditEntries().find((e) => e.resource === 'configmaps');
     assert.equal(entry?.user, BOT);
     assert.equal(entry?.code, 403);
 
@@ -211,14 +211,14 @@ describe('auth over HTTP', () => {
   });
 
   it('builds a ServiceAccount kubeconfig that works', async () => {
-    const cfg = parseYaml(serviceAccountKubeconfig(s, 'team', 'bot'));
+    const cfg = parseYaml(s.serviceAccountKubeconfig('team', 'bot'));
     assert.equal(cfg.contexts[0].context.namespace, 'team');
     const token = cfg.users[0].user.token;
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     assert.ok(claims.exp - claims.iat >= 365 * 24 * 3600);
     const who = await call(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: {} });
     assert.equal(who.body.status.userInfo.username, BOT);
-    assert.throws(() => serviceAccountKubeconfig(s, 'team', 'ghost'), /serviceaccounts "ghost" not found/);
+    assert.throws(() => s.serviceAccountKubeconfig('team', 'ghost'), /serviceaccounts "ghost" not found/);
   });
 });
 
@@ -234,7 +234,7 @@ describe('ServiceAccount tokens across a restart with --data-dir', () => {
       const who = await call(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { token, body: {} });
       assert.equal(who.status, 201);
       assert.equal(who.body.status.userInfo.username, 'system:serviceaccount:default:keeper');
-      assert.equal(s.core.store.list('rbac.authorization.k8s.io/clusterroles').filter((r) => r.metadata.name === 'cluster-admin').length, 1, 'defaults are not duplicated');
+      assert.equal(partsOf(s).core.store.list('rbac.authorization.k8s.io/clusterroles').filter((r) => r.metadata.name === 'cluster-admin').length, 1, 'defaults are not duplicated');
     } finally {
       await s.close();
       rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthStack, RBAC_STORAGE } from '../src/auth/index.ts';
+import { ClusterRoleAggregator } from '../src/auth/rbac/aggregation.ts';
+import { ObjectStore } from '../src/storage/store.ts';
 import type { AuthzAttributes } from '../src/auth/types.ts';
 import { ServerCore } from '../src/core.ts';
 import type { KubeObject, UserInfo } from '../src/types.ts';
@@ -46,7 +48,7 @@ const can = (u: UserInfo, a: AuthzAttributes) => auth.rbac.authorize(u, a).allow
 describe('RBAC authorizer', () => {
   before(() => {
     core = new ServerCore();
-    auth = new AuthStack(core, { signingSeed: 'test-seed' });
+    auth = new AuthStack(core.store, { signingSeed: 'test-seed' });
     auth.start();
   });
   after(() => auth.stop());
@@ -137,12 +139,18 @@ describe('RBAC authorizer', () => {
 });
 
 describe('ClusterRole aggregation', () => {
+  let aggregator: ClusterRoleAggregator;
   before(() => {
     core = new ServerCore();
-    auth = new AuthStack(core, { signingSeed: 'test-seed' });
+    auth = new AuthStack(core.store, { signingSeed: 'test-seed' });
+    aggregator = new ClusterRoleAggregator(core);
     auth.start();
+    aggregator.start();
   });
-  after(() => auth.stop());
+  after(() => {
+    aggregator.stop();
+    auth.stop();
+  });
 
   const rulesOf = (name: string) => (core.store.get(RBAC_STORAGE.clusterRoles, undefined, name)!.rules ?? []) as { resources?: string[]; verbs?: string[] }[];
   const grants = (name: string, resource: string, verb: string) => rulesOf(name).some((r) => r.resources?.includes(resource) && r.verbs?.includes(verb));
@@ -157,10 +165,10 @@ describe('ClusterRole aggregation', () => {
 
   it('adds and removes a labelled ClusterRole’s rules through the whole chain', async () => {
     const widgets = clusterRole('widgets-view', [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }], { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' });
-    await auth.aggregator.idle();
+    await aggregator.idle();
     for (const r of ['view', 'edit', 'admin']) assert.ok(grants(r, 'widgets', 'list'), r);
     core.store.commit(RBAC_STORAGE.clusterRoles, 'MODIFIED', { ...widgets, metadata: { ...widgets.metadata, labels: {} } });
-    await auth.aggregator.idle();
+    await aggregator.idle();
     for (const r of ['view', 'edit', 'admin']) assert.equal(grants(r, 'widgets', 'list'), false, r);
   });
 
@@ -173,7 +181,7 @@ describe('ClusterRole aggregation', () => {
     });
     clusterRole('metrics-a', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }], { 'example.com/aggregate-to-monitoring': 'yes' });
     clusterRole('metrics-b', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }, { apiGroups: [''], resources: ['pods'], verbs: ['list'] }], { 'example.com/aggregate-to-monitoring': '' });
-    await auth.aggregator.idle();
+    await aggregator.idle();
     assert.deepEqual(core.store.get(RBAC_STORAGE.clusterRoles, undefined, 'monitoring')!.rules, [
       { nonResourceURLs: ['/metrics'], verbs: ['get'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
@@ -181,12 +189,12 @@ describe('ClusterRole aggregation', () => {
   });
 });
 
-describe('RBAC escalation prevention (guardAdmission on the write path)', () => {
+describe('RBAC escalation prevention (the escalation admission plugin on the write path)', () => {
   before(() => {
-    core = new ServerCore();
-    auth = new AuthStack(core, { signingSeed: 'test-seed' });
+    const store = new ObjectStore();
+    auth = new AuthStack(store, { signingSeed: 'test-seed' });
+    core = new ServerCore({ store, admissionPlugins: [auth.escalationCheck] });
     auth.start();
-    core.admission = auth.guardAdmission(core.admission);
     core.store.commit('/namespaces', 'ADDED', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', uid: 'ns-uid' } });
     binding('alice-admin', 'team', { kind: 'ClusterRole', name: 'admin' }, [{ kind: 'User', name: 'alice' }]);
   });

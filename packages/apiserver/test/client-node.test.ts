@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { type ApiServer, startApiServer } from '../src/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
   const start = Date.now();
@@ -90,18 +91,18 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       // Force expiry: compact the history and end the watch; the informer's resumed watch gets 410 and relists.
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'before-410' } } });
       await until(() => events.includes('add before-410'));
-      const listsBefore = server.audit.entries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
+      const listsBefore = server.auditEntries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
       // In one tick: end the watch cleanly, write an object the informer has not seen, and drop the history,
       // so the informer's resumed watch starts from a resourceVersion the server no longer has.
-      server.front.watches.endAll();
-      server.core.store.commit('/configmaps', 'ADDED', {
+      partsOf(server).front.watches.endAll();
+      partsOf(server).core.store.commit('/configmaps', 'ADDED', {
         apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-410', namespace: 'default', uid: 'u-410', creationTimestamp: new Date().toISOString() },
       });
-      server.core.store.compact();
+      partsOf(server).core.store.compact();
       await until(() => events.includes('add during-410'));
-      const listsAfter = server.audit.entries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
+      const listsAfter = server.auditEntries().filter((e) => e.verb === 'list' && e.resource === 'configmaps').length;
       assert.ok(listsAfter > listsBefore, 'the informer relisted');
-      assert.ok(server.audit.entries().some((e) => e.verb === 'watch' && e.resource === 'configmaps'));
+      assert.ok(server.auditEntries().some((e) => e.verb === 'watch' && e.resource === 'configmaps'));
     } finally {
       stopped = true;
       await informer.stop();
@@ -118,7 +119,7 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       },
     };
     await objs.create(crd as k8s.KubernetesObject);
-    await until(() => server.core.registry.byResource('example.org', 'gadgets') !== undefined);
+    await until(() => partsOf(server).core.registry.byResource('example.org', 'gadgets') !== undefined);
     const gadget = { apiVersion: 'example.org/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' }, spec: { size: 2 } };
     const applied = (await objs.patch(gadget, undefined, undefined, 'gadget-operator', true, k8s.PatchStrategy.ServerSideApply)) as k8s.KubernetesObject;
     assert.equal(applied.metadata?.managedFields?.[0]?.manager, 'gadget-operator');

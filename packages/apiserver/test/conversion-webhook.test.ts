@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
 import { type WebhookServer, startWebhookServer } from './admission-fixture.ts';
+import { partsOf } from '../src/handle.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const V1 = '/apis/example.com/v1/namespaces/default/sprockets';
@@ -81,7 +82,7 @@ describe('CRD conversion webhooks', () => {
     assert.equal(toStorage.request.desiredAPIVersion, 'example.com/v2');
     assert.deepEqual(toStorage.request.objects.map((o: any) => o.spec), [{ size: 3, color: 'red' }]);
 
-    const stored = s.core.store.get('example.com/sprockets', 'default', 'a')!;
+    const stored = partsOf(s).core.store.get('example.com/sprockets', 'default', 'a')!;
     assert.equal(stored.apiVersion, 'example.com/v2');
     assert.deepEqual(stored.spec, { dimensions: { size: 3 }, paint: { color: 'red' } });
 
@@ -205,9 +206,9 @@ describe('CRD conversion webhooks', () => {
     }
     assert.deepEqual(status.storedVersions, ['v2', 'v1']);
     assert.equal((await raw(s, 'POST', V2, { apiVersion: 'example.com/v2', kind: 'Sprocket', metadata: { name: 'new' }, spec: { dimensions: { size: 5 }, paint: { color: 'red' } } })).status, 201);
-    assert.equal(s.core.store.get('example.com/sprockets', 'default', 'new')!.apiVersion, 'example.com/v1');
-    assert.deepEqual(s.core.store.get('example.com/sprockets', 'default', 'new')!.spec, { size: 5, color: 'red' });
-    assert.equal(s.core.store.get('example.com/sprockets', 'default', 'b')!.apiVersion, 'example.com/v2');
+    assert.equal(partsOf(s).core.store.get('example.com/sprockets', 'default', 'new')!.apiVersion, 'example.com/v1');
+    assert.deepEqual(partsOf(s).core.store.get('example.com/sprockets', 'default', 'new')!.spec, { size: 5, color: 'red' });
+    assert.equal(partsOf(s).core.store.get('example.com/sprockets', 'default', 'b')!.apiVersion, 'example.com/v2');
     // a v2 list now mixes stored versions: only the v1-stored object goes to the webhook
     const before = reviews().length;
     const list = (await raw(s, 'GET', V2)).json();

@@ -4,6 +4,7 @@ import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 
@@ -29,7 +30,7 @@ describe('fault injection', () => {
   let s: ApiServer;
   before(async () => {
     s = await startApiServer({ port: 0 });
-    s.tokens.add('bob-token', { username: 'bob', groups: ['system:authenticated'] });
+    s.addToken('bob-token', { username: 'bob', groups: ['system:authenticated'] });
   });
   after(async () => {
     await s?.close();
@@ -88,7 +89,7 @@ describe('fault injection', () => {
     s.faults.closeWatches();
     assert.equal(await w1.ended, 200);
 
-    const w2 = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    const w2 = openWatch(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     s.faults.stallWatches(true);
     await raw(s, 'POST', CMS, cm('during-stall'));
@@ -98,7 +99,7 @@ describe('fault injection', () => {
     await w2.next((e) => e.object.metadata.name === 'during-stall');
     w2.stop();
 
-    const rv = s.core.store.currentRv();
+    const rv = partsOf(s).core.store.currentRv();
     await raw(s, 'POST', CMS, cm('after-rv'));
     const w3 = openWatch(s, `${CMS}?watch=true&resourceVersion=${rv}`);
     await w3.next((e) => e.type === 'ADDED');
@@ -110,11 +111,11 @@ describe('fault injection', () => {
   });
 
   it('holds the events of a stalled watch and delivers every one, in order, when it resumes', async () => {
-    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await raw(s, 'POST', '/debug/faults/watches', { action: 'stall' })).status, 200);
     // a watch opened during the stall is stalled too
-    const late = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    const late = openWatch(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     for (const name of ['held-1', 'held-2', 'held-3']) assert.equal((await raw(s, 'POST', CMS, cm(name))).status, 201);
     assert.equal((await raw(s, 'PATCH', `${CMS}/held-1`, { data: { k: 'v' } }, { contentType: 'application/merge-patch+json' })).status, 200);
@@ -136,7 +137,7 @@ describe('fault injection', () => {
 
   it('drops a stalled watch that holds events when it is closed or expired, and ends an idle one cleanly', async () => {
     for (const action of ['close', 'expire'] as const) {
-      const holding = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+      const holding = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
       await new Promise((r) => setTimeout(r, 100));
       s.faults.stallWatches(true);
       await raw(s, 'POST', CMS, cm(`dropped-${action}`));
@@ -145,13 +146,13 @@ describe('fault injection', () => {
       assert.deepEqual(await holding, { clean: false, events: [] }, `${action}: the held event is never delivered and the stream does not end cleanly`);
       s.faults.stallWatches(false);
     }
-    const idle = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    const idle = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     s.faults.stallWatches(true);
     s.faults.expireWatches();
     assert.deepEqual(await idle, { clean: true, events: [] }, 'a stalled watch holding nothing ends like any other');
     // clearing every fault also resumes stalled watches
-    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${s.core.store.currentRv()}`);
+    const w = openWatch(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     await raw(s, 'POST', CMS, cm('released-by-clear'));
     assert.equal((await raw(s, 'DELETE', '/debug/faults')).status, 200);

@@ -114,9 +114,9 @@ describe('kubectl auth against the embedded API server', () => {
   });
 
   it('the audit log records the impersonated user', async () => {
-    c.server.audit.clear();
+    c.server.clearAuditEntries();
     await c.k(['get', 'configmaps', '-n', 'team', AS_BOT]);
-    const e = c.server.audit.entries().find((x) => x.resource === 'configmaps' && x.verb === 'list');
+    const e = c.server.auditEntries().find((x) => x.resource === 'configmaps' && x.verb === 'list');
     assert.equal(e?.user, SA);
   });
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
 import { type WebhookServer, admissionAnswer, allow, jsonPatch, startWebhookServer } from './admission-fixture.ts';
+import { partsOf } from '../src/handle.ts';
 
 function convertSprocket(obj: any, desired: string): any {
   const out = structuredClone(obj);
@@ -22,7 +23,7 @@ describe('kubectl with admission and conversion webhooks', () => {
   before(async () => {
     c = await startTestCluster();
     hooks = await startWebhookServer({ dnsNames: ['modelplane-webhooks.webhooks.svc'] });
-    c.server.core.serviceEndpoints.register('webhooks', 'modelplane-webhooks', 443, hooks.url);
+    partsOf(c.server).core.serviceEndpoints.register('webhooks', 'modelplane-webhooks', 443, hooks.url);
     hooks.on('/validate', (r) =>
       r.request.name.startsWith('forbidden-')
         ? admissionAnswer(r, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'configmaps named forbidden-* are not allowed' } })
@@ -145,7 +146,7 @@ spec:
     assert.deepEqual(back.metadata.labels, { tier: 'gold' });
     assert.equal(back.metadata.uid, v1.metadata.uid);
     assert.equal(back.metadata.generation, 2);
-    const stored = c.server.core.store.get('example.com/sprockets', 'default', 's1')!;
+    const stored = partsOf(c.server).core.store.get('example.com/sprockets', 'default', 's1')!;
     assert.equal(stored.apiVersion, 'example.com/v2');
 
     const listed = await c.k(['get', 'sprockets.v1.example.com', '-n', 'default', '-o', "jsonpath={range .items[*]}{.metadata.name}:{.spec.size}:{.spec.color}{'\\n'}{end}"]);

@@ -1,11 +1,13 @@
 // In-process fixture for the lifecycle tests: an embedded API server driven through its own write and
 // delete paths (no HTTP), with helpers that wait for the in-server controllers to settle.
 import assert from 'node:assert/strict';
-import { ADMIN_USER } from '../src/auth.ts';
-import { type ApiServer, startApiServer } from '../src/index.ts';
+import { ADMIN_USER } from '../src/auth/types.ts';
+import type { AssemblyOptions } from '../src/assembly.ts';
+import type { ApiServer } from '../src/index.ts';
 import type { DeleteOptions, RequestContext } from '../src/objects/context.ts';
 import type { ResourceType } from '../src/registry/resource-type.ts';
 import type { KubeObject, OwnerReference } from '../src/types.ts';
+import { partsOf, startServer } from '../src/handle.ts';
 
 export interface Lab {
   server: ApiServer;
@@ -24,9 +26,9 @@ export function adminContext(): RequestContext {
   return { user: ADMIN_USER, dryRun: false, fieldValidation: 'Strict', warnings: [], fieldManager: 'lifecycle-test' };
 }
 
-export async function startLab(): Promise<Lab> {
-  const server = await startApiServer({ port: 0 });
-  const { core } = server;
+export async function startLab(opts: Pick<AssemblyOptions, 'wrapAdmission'> = {}): Promise<Lab> {
+  const server = await startServer({ port: 0, ...opts });
+  const { core } = partsOf(server);
   const typeOf = (apiVersionOrKind: string, kind?: string): ResourceType => {
     const group = kind && apiVersionOrKind.includes('/') ? apiVersionOrKind.split('/')[0]! : '';
     const k = kind ?? apiVersionOrKind;
@@ -68,7 +70,7 @@ export async function startLab(): Promise<Lab> {
     get(kind, namespace, name) {
       return core.store.get(typeOf(kind).storageKey, namespace, name);
     },
-    settle: () => server.controllers.idle(),
+    settle: () => partsOf(server).controllers.idle(),
     close: () => server.close(),
   };
   return lab;
@@ -84,8 +86,8 @@ export function configMap(namespace: string, name: string, meta: Record<string, 
 
 /** names of the objects of `kind` in `namespace`, sorted, without the ones every namespace gets */
 export function names(lab: Lab, kind: string, namespace: string): string[] {
-  const rt = lab.server.core.registry.all().find((t) => t.kind === kind)!;
-  return lab.server.core.store
+  const rt = partsOf(lab.server).core.registry.all().find((t) => t.kind === kind)!;
+  return partsOf(lab.server).core.store
     .list(rt.storageKey, namespace)
     .map((o) => o.metadata.name!)
     .filter((n) => n !== 'kube-root-ca.crt' && !(kind === 'ServiceAccount' && n === 'default'))

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LifecycleControllers } from '../src/controllers/index.ts';
 import { type Lab, configMap, names, ownerRef, startLab } from './lifecycle-fixture.ts';
+import { partsOf } from '../src/handle.ts';
 
 let lab: Lab;
 let nsCounter = 0;
@@ -19,7 +20,7 @@ before(async () => {
   lab = await startLab();
 });
 after(async () => {
-  lab.server.controllers.stop(); // one test swaps in a restarted set the server's close() does not know
+  partsOf(lab.server).controllers.stop(); // one test swaps in a restarted set the server's close() does not know
   await lab.close();
 });
 
@@ -249,14 +250,14 @@ describe('garbage collector', () => {
 
   it('collects dangling dependents that existed before it started', async () => {
     const ns = await freshNamespace();
-    const { core } = lab.server;
-    lab.server.controllers.stop();
+    const { core } = partsOf(lab.server);
+    partsOf(lab.server).controllers.stop();
     const owner = await lab.create(configMap(ns, 'owner'));
     await lab.create(configMap(ns, 'child', { ownerReferences: [ownerRef(owner)] }));
     await lab.del('ConfigMap', ns, 'owner');
     assert.ok(lab.get('ConfigMap', ns, 'child'), 'nothing collects while stopped');
     const restarted = new LifecycleControllers(core, { caPem: lab.server.caPem });
-    Object.assign(lab.server, { controllers: restarted });
+    partsOf(lab.server).controllers = restarted;
     restarted.start();
     await lab.settle();
     assert.equal(lab.get('ConfigMap', ns, 'child'), undefined);
@@ -269,10 +270,10 @@ describe('garbage collector', () => {
     for (let i = 0; i < n; i++) await lab.create(configMap(ns, `child-${i}`, { ownerReferences: [ownerRef(owner)] }));
     for (let i = 0; i < 500; i++) await lab.create(configMap(ns, `bystander-${i}`));
     await lab.settle();
-    assert.equal(lab.server.controllers.gc.dependentsOf(owner.metadata.uid!).length, n);
+    assert.equal(partsOf(lab.server).controllers.gc.dependentsOf(owner.metadata.uid!).length, n);
     await lab.del('ConfigMap', ns, 'owner');
     await lab.settle();
     assert.equal(names(lab, 'ConfigMap', ns).length, 500);
-    assert.equal(lab.server.controllers.gc.dependentsOf(owner.metadata.uid!).length, 0);
+    assert.equal(partsOf(lab.server).controllers.gc.dependentsOf(owner.metadata.uid!).length, 0);
   });
 });

@@ -8,6 +8,7 @@ import { errors } from '../src/errors.ts';
 import type { AdmissionChain } from '../src/objects/hooks.ts';
 import type { KubeObject } from '../src/types.ts';
 import { type Lab, configMap, startLab } from './lifecycle-fixture.ts';
+import { partsOf } from '../src/handle.ts';
 
 let lab: Lab;
 let counter = 0;
@@ -43,8 +44,18 @@ async function rejection(p: Promise<unknown>): Promise<{ code: number; message: 
   assert.fail('expected the request to be refused');
 }
 
+// a refusal test sets this to make deletes of the named ConfigMap fail in admission until it clears it
+let refuseDeleteOf: string | undefined;
+const refusing = (inner: AdmissionChain): AdmissionChain => ({
+  mutate: (a) => inner.mutate(a),
+  validate: async (a) => {
+    if (a.operation === 'DELETE' && a.name === refuseDeleteOf) throw errors.forbidden(`configmaps "${a.name}" is forbidden: not yet`);
+    await inner.validate(a);
+  },
+});
+
 before(async () => {
-  lab = await startLab();
+  lab = await startLab({ wrapAdmission: refusing });
 });
 after(async () => {
   await lab.close();
@@ -157,7 +168,7 @@ describe('namespaces', () => {
     await lab.settle();
     assert.deepEqual(specFinalizers(name), ['example.com/other']);
     // spec.finalizers change only through the finalize subresource, as in kube
-    const { core } = lab.server;
+    const { core } = partsOf(lab.server);
     const rt = core.registry.byResource('', 'namespaces')!;
     const old = core.store.get(rt.storageKey, undefined, name)!;
     await core.lifecycle.write({
@@ -170,17 +181,7 @@ describe('namespaces', () => {
   it('reports content that fails to delete and retries until it can', async () => {
     const name = await namespace();
     await lab.create(configMap(name, 'guarded'));
-    const { core } = lab.server;
-    const original = core.admission;
-    let refuse = true;
-    const guard: AdmissionChain = {
-      mutate: (a) => original.mutate(a),
-      validate: async (a) => {
-        if (refuse && a.operation === 'DELETE' && a.name === 'guarded') throw errors.forbidden('configmaps "guarded" is forbidden: not yet');
-        await original.validate(a);
-      },
-    };
-    core.admission = guard;
+    refuseDeleteOf = 'guarded';
     try {
       await lab.del('Namespace', undefined, name);
       await lab.settle();
@@ -188,11 +189,11 @@ describe('namespaces', () => {
       assert.equal(failure?.status, 'True');
       assert.equal(failure?.reason, 'ContentDeletionFailed');
       assert.match(failure?.message ?? '', /^Failed to delete all resource types, 1 remaining: configmaps\. "guarded": configmaps "guarded" is forbidden: not yet$/);
-      refuse = false;
+      refuseDeleteOf = undefined;
       for (let i = 0; i < 200 && ns(name); i++) await new Promise((r) => setTimeout(r, 25));
       assert.equal(ns(name), undefined, 'the retry deleted the content and the namespace');
     } finally {
-      core.admission = original;
+      refuseDeleteOf = undefined;
     }
   });
 
@@ -217,6 +218,6 @@ describe('namespaces', () => {
     await lab.del('Namespace', undefined, name);
     await lab.settle();
     assert.equal(ns(name), undefined);
-    assert.equal(lab.server.core.store.list('/configmaps', name).length + lab.server.core.store.list('/secrets', name).length, 0);
+    assert.equal(partsOf(lab.server).core.store.list('/configmaps', name).length + partsOf(lab.server).core.store.list('/secrets', name).length, 0);
   });
 });

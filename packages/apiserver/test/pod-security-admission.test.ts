@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 interface Reply {
   status: number;
@@ -230,8 +231,8 @@ describe('PodSecurity namespace labels', () => {
   it('a namespace that already carries an invalid enforce label enforces restricted:latest', async () => {
     const ns = await namespace({});
     // labels written before the plugin checked them (e.g. restored from a data dir)
-    const stored = s.core.store.get('/namespaces', undefined, ns)!;
-    s.core.store.commit('/namespaces', 'MODIFIED', { ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, 'pod-security.kubernetes.io/enforce': 'strict' } } });
+    const stored = partsOf(s).core.store.get('/namespaces', undefined, ns)!;
+    partsOf(s).core.store.commit('/namespaces', 'MODIFIED', { ...stored, metadata: { ...stored.metadata, labels: { ...stored.metadata.labels, 'pod-security.kubernetes.io/enforce': 'strict' } } });
     const r = await createPod(ns, barePod('bare'));
     assert.equal(r.status, 403);
     assert.equal(r.body.message, `pods "bare" is forbidden: violates PodSecurity "restricted:latest": ${RESTRICTED_LATEST_BARE('c')}`);

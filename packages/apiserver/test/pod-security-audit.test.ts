@@ -135,10 +135,10 @@ describe('PodSecurity audit annotations over HTTP', () => {
       await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'audited', labels: { 'pod-security.kubernetes.io/audit': 'restricted' } } });
       const created = await raw(s, 'POST', '/api/v1/namespaces/audited/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'loose' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
       assert.equal(created.status, 201, created.text);
-      const entry = s.audit.entries().find((e) => e.verb === 'create' && e.resource === 'pods' && e.namespace === 'audited');
+      const entry = s.auditEntries().find((e) => e.verb === 'create' && e.resource === 'pods' && e.namespace === 'audited');
       assert.ok(entry, 'the create is audited');
       assert.match(entry.annotations?.['pod-security.kubernetes.io/audit-violations'] ?? '', /would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
-      const plain = s.audit.entries().find((e) => e.verb === 'create' && e.resource === 'namespaces');
+      const plain = s.auditEntries().find((e) => e.verb === 'create' && e.resource === 'namespaces');
       assert.equal(plain?.annotations, undefined, 'requests without annotations carry none');
     } finally {
       await s.close();

@@ -16,6 +16,7 @@ import { goDuration } from '../src/http/protobuf/special-messages.ts';
 import { WireReader } from '../src/http/protobuf/wire.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { KUBECTL, runKubectl } from '../src/testing/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 type Obj = Record<string, any>;
 
@@ -232,10 +233,10 @@ describe('live: kubectl 1.32 typed clients', { skip: !existsSync(KUBECTL) && 'no
   let captured: Buffer[] = [];
   before(async () => {
     api = await startApiServer({ port: 0 });
-    const cert = await api.ca.issue('capture', ['localhost'], ['127.0.0.1']);
+    const cert = await api.issueCertificate('capture', ['localhost'], ['127.0.0.1']);
     // Protobuf writes are captured and answered with the decoded object; everything else (discovery) is the real server.
     server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-      if (!isKubeProtobuf(req.headers['content-type'])) return api.front.handle(req, res);
+      if (!isKubeProtobuf(req.headers['content-type'])) return partsOf(api).front.handle(req, res);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -250,7 +251,7 @@ describe('live: kubectl 1.32 typed clients', { skip: !existsSync(KUBECTL) && 'no
     kubeconfig = join(dir, 'kubeconfig');
     const url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
     writeFileSync(kubeconfig, api.kubeconfigYaml({ namespace: 'default' }).replace(api.url, url));
-    const tls = await api.ca.issue('example.com', ['example.com'], []);
+    const tls = await api.issueCertificate('example.com', ['example.com'], []);
     writeFileSync(join(dir, 'tls.crt'), tls.certPem);
     writeFileSync(join(dir, 'tls.key'), tls.keyPem);
     writeFileSync(join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 0xfe, 0xff]));

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
+import { partsOf } from '../src/handle.ts';
 
 const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -39,7 +40,7 @@ describe('API semantics', () => {
     await w.next((e) => e.type === 'BOOKMARK');
     assert.equal(await w.ended, 200, 'the stream ends cleanly after timeoutSeconds');
 
-    s.core.store.compact();
+    partsOf(s).core.store.compact();
     const old = openWatch(s, `${CMS}?watch=true&resourceVersion=${first.metadata.resourceVersion}`);
     const err = await old.next((e) => e.type === 'ERROR');
     assert.equal(err.object.code, 410);
@@ -280,7 +281,7 @@ describe('API semantics', () => {
     assert.equal(created.json().apiVersion, 'example.com/v1alpha1');
     const asV1 = (await raw(s, 'GET', '/apis/example.com/v1/namespaces/default/dials/d1')).json();
     assert.deepEqual([asV1.apiVersion, asV1.spec.size], ['example.com/v1', 3]);
-    assert.equal(s.core.store.get('example.com/dials', 'default', 'd1')?.apiVersion, 'example.com/v1', 'stored in the storage version');
+    assert.equal(partsOf(s).core.store.get('example.com/dials', 'default', 'd1')?.apiVersion, 'example.com/v1', 'stored in the storage version');
     assert.equal((await raw(s, 'GET', '/apis/example.com/v0/namespaces/default/dials/d1')).status, 404, 'unserved version');
     const crd = (await raw(s, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.example.com')).json();
     assert.deepEqual(crd.status.storedVersions, ['v1']);

@@ -29,6 +29,8 @@ export interface DevClusterOptions {
 
 export interface DevCluster {
   server: ApiServer;
+  /** where the API server sends webhook calls for a Service (the operator's webhook server registers here) */
+  serviceEndpoints: ServiceEndpoints;
   /** the simulators' manager (admin credentials) */
   manager: Manager;
   /** the operator and each provider: one manager each, as separate processes would have */
@@ -87,6 +89,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   }
   return {
     server,
+    serviceEndpoints,
     manager,
     operators,
     async stop() {

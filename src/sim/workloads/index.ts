@@ -4,7 +4,7 @@
 // kube-controller-manager, kube-scheduler and kubelets could take their place.
 //
 //   const logs = new PodLogStore();
-//   server.core.logProvider = (ns, pod, container) => logs.get(ns, pod, container);
+//   const server = await startApiServer({ podLogs: (ns, pod, container) => logs.get(ns, pod, container) });
 //   const sims = registerWorkloadSimulators(mgr, { logs, delays: { pull: 300 } });
 //   await mgr.start();
 //   …

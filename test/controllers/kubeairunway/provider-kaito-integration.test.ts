@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { serviceAccountKubeconfig } from '@modelplane/apiserver';
 import { InferenceProviderConfigs, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';
@@ -61,7 +60,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     admin = cluster.admin;
     const set = providerControllerSet(testKaito as ProviderDefinition, { heartbeatIntervalMs: 1_000, pollMs: 300 });
     for (const obj of rbacObjects({ name: set.name, rules: set.rules }, 'modelplane-system')) await admin.apply(obj as KubeObject, { fieldManager: 'test-rbac' });
-    const kubeconfig = serviceAccountKubeconfig(cluster.dev.server, 'modelplane-system', `modelplane-${set.name}`);
+    const kubeconfig = cluster.dev.server.serviceAccountKubeconfig('modelplane-system', `modelplane-${set.name}`);
     provider = await startOperator({ kubeconfig, sets: [set], log, operatorNamespace: 'aim-system' });
   });
 

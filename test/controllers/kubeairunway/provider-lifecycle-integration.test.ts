@@ -93,7 +93,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
   });
 
   it('an upstream ready within the settle window: Running in one status write, without a Deploying before it or an event', async () => {
-    const since = cluster.server.audit.entries().length;
+    const since = cluster.server.auditEntries().length;
     await create('quick');
     await waitFor('the quick widget', async () => (await admin.getOrUndefined(Widgets, 'quick', NS)) ?? undefined);
     await setWidgetState('quick', 'Ready');
@@ -102,7 +102,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       return m.status?.phase === 'Running' ? m : undefined;
     });
     assert.equal(condition(m, 'Ready')?.reason, 'DeploymentReady');
-    const statusWrites = cluster.server.audit.entries().slice(since).filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');
+    const statusWrites = cluster.server.auditEntries().slice(since).filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');
     // one by the test standing in for the core (the selection), one by the provider
     assert.equal(statusWrites.length, 2, JSON.stringify(statusWrites));
     assert.deepEqual(await eventsFor(admin, NS, 'quick'), [], 'ready at its first status write: no event repeats the status');

@@ -131,8 +131,8 @@ describe('autoscaler on the embedded API server', () => {
 
   it('the engine makes zero API-server requests over many cycles, including right after ConfigMap edits', async () => {
     await engine.runCycle(); // its informers exist and have synced from here on
-    const mark = cluster.srv.audit.entries().length;
-    const engineLists = cluster.srv.audit.entries().filter((e) => e.user === 'wva-engine' && e.verb === 'list').map((e) => e.resource);
+    const mark = cluster.srv.auditEntries().length;
+    const engineLists = cluster.srv.auditEntries().filter((e) => e.user === 'wva-engine' && e.verb === 'list').map((e) => e.resource);
     assert.ok(engineLists.includes('variantautoscalings') && engineLists.includes('pods'), 'the audit log attributes the engine cache\'s initial lists to its identity');
     const versions: number[] = [];
     const thresholds: number[] = [];
@@ -147,13 +147,13 @@ describe('autoscaler on the embedded API server', () => {
       await engine.runCycle(); // right after the edit reached the cache
       versions.push(autoscaler.config.snapshot().version);
     }
-    const engineRequests = cluster.srv.audit.entries().slice(mark).filter((e) => e.user === 'wva-engine' && e.verb !== 'watch');
+    const engineRequests = cluster.srv.auditEntries().slice(mark).filter((e) => e.user === 'wva-engine' && e.verb !== 'watch');
     assert.deepEqual(engineRequests, [], `the engine made API requests: ${JSON.stringify(engineRequests.slice(0, 5))}`);
     // and the cycles did use the edited configuration
     assert.equal(new Set(versions).size, 6);
     const last = autoscaler.decisions.latest('llm', 'llama-a')!;
     assert.match(last.reason, /\[config saturation-scaling-config\[llama\]\]/);
-    const controllerCmReads = cluster.srv.audit.entries().slice(mark).filter((e) => e.user === 'wva-controller' && e.resource === 'configmaps' && e.verb !== 'watch');
+    const controllerCmReads = cluster.srv.auditEntries().slice(mark).filter((e) => e.user === 'wva-controller' && e.resource === 'configmaps' && e.verb !== 'watch');
     assert.deepEqual(controllerCmReads, [], 'ConfigMaps reach the cache by watch only');
   });
 

@@ -47,15 +47,15 @@ export function nameProblems(kind: string, actual: readonly KubeObject[], expect
 
 /** the controllers' writes the audit log recorded after `sinceIso` (requests that got an answer, any code) */
 export function writesSince(server: ApiServer, users: readonly string[], sinceIso: string, ignoreResources: readonly string[] = []): string[] {
-  return server.audit
-    .entries()
+  return server
+    .auditEntries()
     .filter((e) => e.time > sinceIso && users.includes(e.user) && WRITE_VERBS.includes(e.verb) && !ignoreResources.some((r) => e.resource === r || e.resource.startsWith(`${r}/`)))
     .map((e) => `${e.time} ${e.user.replace(/^system:serviceaccount:[^:]+:/, '')} ${e.verb} ${e.resource} ${e.namespace}/${e.name} → ${e.code}`);
 }
 
 /** how many of the controllers' requests the injected faults answered with `codes` since `sinceIso` */
 export function faultedRequests(server: ApiServer, users: readonly string[], sinceIso: string, codes: readonly number[]): number {
-  return server.audit.entries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
+  return server.auditEntries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
 }
 
 /**
@@ -109,6 +109,6 @@ export async function writesInQuietPeriod(
   const mark = nowIso();
   await sleep(4_000);
   await admin.list(probe.kind, { namespace: probe.namespace });
-  if (!server().audit.entries().some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')) throw new Error('the audit log did not record the quiet period');
+  if (!server().auditEntries().some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')) throw new Error('the audit log did not record the quiet period');
   return writesSince(server(), users, mark, ignoreResources);
 }

@@ -11,7 +11,7 @@ import { type KubeClient, Logger, parseLogLevel } from '../../../src/kube/index.
 
 export interface ReliabilityCluster {
   dev: DevCluster;
-  /** the same handle across `restart()` (the server swaps its internals into it) */
+  /** the same handle across `restart()` (a new server runs behind it) */
   server: ApiServer;
   admin: KubeClient;
   /** restarts the API server in place: same port, CA and tokens, objects kept (the data directory) */
@@ -33,14 +33,7 @@ export async function startReliabilityCluster(namespaces: readonly string[]): Pr
   try {
     const admin = dev.manager.client.withFieldManager('test-user');
     for (const name of namespaces) await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    // The first handle's own restart() every time: after one restart, `server.restart` is the new
-    // server's method, which swaps the next server into that server's handle instead of this one, so a
-    // second restart would leave this handle on a closed server (stale faults and audit log) and leak the
-    // new one (see restart() in @modelplane/apiserver). The first handle's method always updates it.
-    const restartInPlace = dev.server.restart;
-    const restartApiServer = async () => {
-      await restartInPlace();
-    };
+    const restartApiServer = () => dev.server.restart();
     return { dev, server: dev.server, admin, restartApiServer, stop };
   } catch (err) {
     await stop();

@@ -57,7 +57,7 @@ export interface TestCluster {
 /** a kubeconfig for a second admin-level user, so audit entries and faults can tell the operator apart */
 export function userKubeconfig(srv: ApiServer, username: string): string {
   const token = randomBytes(18).toString('base64url');
-  srv.tokens.add(token, { username, groups: ['system:masters', 'system:authenticated'] });
+  srv.addToken(token, { username, groups: ['system:masters', 'system:authenticated'] });
   return srv.kubeconfigYaml({ token, user: username });
 }
 

@@ -26,6 +26,8 @@ export interface AdmissionHost {
   serviceEndpoints: ServiceEndpoints;
   /** converts objects of one resource to a version (conversion webhooks included) */
   convert(rt: ResourceType, objects: KubeObject[], version: string): Promise<KubeObject[]>;
+  /** where failing-open webhook calls are reported; default console.warn */
+  warn?: (message: string) => void;
 }
 
 type Obj = Record<string, unknown>;
@@ -47,12 +49,13 @@ const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 export class WebhookAdmission implements AdmissionChain {
   /** where failing-open webhooks are reported */
-  warn: (message: string) => void = (m) => console.warn(m);
+  private readonly warn: (message: string) => void;
   private readonly mutating: WebhookConfigCache;
   private readonly validating: WebhookConfigCache;
   private readonly resolveDeps: ResolveDeps;
 
   constructor(private readonly host: AdmissionHost) {
+    this.warn = host.warn ?? ((m) => console.warn(m));
     this.mutating = new WebhookConfigCache(host.store, MUTATING_CONFIGS);
     this.validating = new WebhookConfigCache(host.store, VALIDATING_CONFIGS);
     this.resolveDeps = {

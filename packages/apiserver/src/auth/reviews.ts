@@ -2,7 +2,7 @@
 // (`can-i --list`), SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectReview (`kubectl auth
 // whoami`) and TokenReview. Each answers from the live authenticator/authorizer and stores nothing.
 import { type ApiError, errors } from '../errors.ts';
-import type { ResourceRequest } from '../handlers/resources.ts';
+import type { ResourceRequest } from '../handlers/request.ts';
 import { decodeObject, readBody } from '../http/body.ts';
 import { writeJson } from '../http/respond.ts';
 import { isPlainObject } from '../objects/meta.ts';

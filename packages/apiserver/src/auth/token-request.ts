@@ -2,7 +2,7 @@
 // pkg/registry/core/serviceaccount/storage/token.go: name/namespace must match the URL, audiences
 // default to the API audiences, expirationSeconds defaults to 3600 and must lie in [600, 2^32].
 import { errors } from '../errors.ts';
-import type { ResourceRequest } from '../handlers/resources.ts';
+import type { ResourceRequest } from '../handlers/request.ts';
 import { decodeObject, readBody } from '../http/body.ts';
 import { writeJson } from '../http/respond.ts';
 import { isPlainObject, kubeTime } from '../objects/meta.ts';

@@ -1,6 +1,7 @@
 // The parts of kube-controller-manager the embedded API server runs itself, because on a real cluster
-// object lifecycle depends on them: the garbage collector, the namespace controller, and the
-// ServiceAccount / root-CA publishers.
+// object lifecycle depends on them: the garbage collector, the namespace controller, the
+// ServiceAccount / root-CA publishers and the ClusterRole aggregation controller.
+import { ClusterRoleAggregator } from '../auth/rbac/aggregation.ts';
 import type { ServerCore } from '../core.ts';
 import { GarbageCollector } from './gc.ts';
 import { NamespaceController } from './namespace-lifecycle.ts';
@@ -20,15 +21,19 @@ export class LifecycleControllers {
   readonly gc: GarbageCollector;
   readonly namespaces: NamespaceController;
   readonly serviceAccounts: ServiceAccountController;
+  /** fills in the rules of aggregated ClusterRoles (admin, edit, view and any with aggregationRule) */
+  readonly clusterRoles: ClusterRoleAggregator;
 
   constructor(core: ServerCore, opts: LifecycleControllerOptions) {
     const warn = opts.warn ? { warn: opts.warn } : {};
     this.gc = new GarbageCollector(core, warn);
     this.namespaces = new NamespaceController(core, warn);
     this.serviceAccounts = new ServiceAccountController(core, { caPem: opts.caPem, ...warn });
+    this.clusterRoles = new ClusterRoleAggregator(core);
   }
 
   start(): void {
+    this.clusterRoles.start();
     this.gc.start();
     this.namespaces.start();
     this.serviceAccounts.start();
@@ -38,6 +43,7 @@ export class LifecycleControllers {
     this.serviceAccounts.stop();
     this.namespaces.stop();
     this.gc.stop();
+    this.clusterRoles.stop();
   }
 
   /**
@@ -47,7 +53,7 @@ export class LifecycleControllers {
    */
   async idle(): Promise<void> {
     for (let round = 0; round < 1000; round++) {
-      await Promise.all([this.gc.idle(), this.namespaces.idle(), this.serviceAccounts.idle()]);
+      await Promise.all([this.gc.idle(), this.namespaces.idle(), this.serviceAccounts.idle(), this.clusterRoles.idle()]);
       // Let listeners queued by the last writes run, then check nothing new arrived.
       await new Promise((r) => setImmediate(r));
       if (this.quiet()) return;

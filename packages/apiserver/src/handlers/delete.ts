@@ -1,7 +1,9 @@
 // DELETE of one object. Custom resources and pods answer with the object (as kube-apiserver does for
 // kinds that return the deleted object); other kinds answer with a Success Status unless finalizers
 // keep the object, in which case the marked object is returned.
-import { type ResourceRequest, checkObjectKey, context, namespaceOf, readDeleteOptions, respondObject, respondOther } from './resources.ts';
+import { readDeleteOptions } from './delete-options.ts';
+import { type ResourceRequest, checkObjectKey, context, namespaceOf } from './request.ts';
+import { respondObject, respondOther } from './respond.ts';
 
 export async function deleteObject(r: ResourceRequest): Promise<number> {
   const options = (await readDeleteOptions(r)) ?? {};

@@ -5,7 +5,7 @@ import { writeNegotiated } from '../http/respond.ts';
 import { compileSelectors } from './selectors.ts';
 import type { KubeObject } from '../types.ts';
 import { decodeListOptions, validateListOptions } from './params.ts';
-import { type ResourceRequest, namespaceOf } from './resources.ts';
+import { type ResourceRequest, namespaceOf } from './request.ts';
 import { convertList } from './table.ts';
 
 /** Objects matching the request's namespace and selectors, in the request's version. */

@@ -2,7 +2,7 @@
 // simulates the kubelet registers a LogProvider. `tailLines`, `container` and `limitBytes` are honoured.
 import { errors } from '../errors.ts';
 import { intParam } from './params.ts';
-import { type ResourceRequest, current } from './resources.ts';
+import { type ResourceRequest, current } from './request.ts';
 
 export async function handlePodLog(r: ResourceRequest): Promise<number> {
   const pod = await current(r);

@@ -6,7 +6,7 @@ import type { RequestContext } from '../objects/context.ts';
 import { applyJsonPatch, applyMergePatch, applyServerSide, applyStrategicMergePatch } from '../patch/index.ts';
 import { groupVersion } from '../registry/resource-type.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
-import { type ResourceRequest, namespaceOf } from './resources.ts';
+import { type ResourceRequest, namespaceOf } from './request.ts';
 import { readScale, scaleToCandidate } from './scale.ts';
 
 export interface PatchOutcome {

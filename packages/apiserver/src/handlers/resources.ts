@@ -1,40 +1,20 @@
 // CRUD for every resource: get, list, create, update, patch (merge, JSON, strategic, apply), delete and
 // deletecollection, on the main resource and its status/scale subresources. Watch is in watch.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ServerCore } from '../core.ts';
 import { errors } from '../errors.ts';
 import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
-import type { Negotiated } from '../http/negotiate.ts';
-import type { RequestInfo } from '../http/request-info.ts';
-import { objectJsonIfCached } from '../http/object-json.ts';
-import { warningHeader, writeNegotiated } from '../http/respond.ts';
-import type { DeleteOptions, RequestContext } from '../objects/context.ts';
+import type { RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
 import { groupVersion } from '../registry/resource-type.ts';
-import type { KubeObject, UserInfo } from '../types.ts';
+import type { KubeObject } from '../types.ts';
 import { deleteObject } from './delete.ts';
-import { listObjects } from './list.ts';
-import { type OptionsKind, writeOptions } from './write-options.ts';
+import { readDeleteOptions } from './delete-options.ts';
+import { listObjects, selectObjects } from './list.ts';
 import { patchedObject } from './patch.ts';
-import { boolParam, intParam } from './params.ts';
-import { checkPathSegmentName } from './route.ts';
+import { boolParam } from './params.ts';
+import { type ResourceRequest, checkObjectKey, context, current, namespaceOf } from './request.ts';
+import { respondObject, respondOther } from './respond.ts';
 import { readScale, scaleToCandidate } from './scale.ts';
-import { convertObject } from './table.ts';
-
-export interface ResourceRequest {
-  core: ServerCore;
-  req: IncomingMessage;
-  res: ServerResponse;
-  info: RequestInfo;
-  query: URLSearchParams;
-  user: UserInfo;
-  rt: ResourceType;
-  /** the response format the Accept header negotiated */
-  out: Negotiated;
-  /** filled by admission, written into the request's audit record */
-  auditAnnotations?: Record<string, string>;
-}
+import type { OptionsKind } from './write-options.ts';
 
 export async function handleResource(r: ResourceRequest): Promise<number> {
   const { info } = r;
@@ -59,53 +39,6 @@ export async function handleResource(r: ResourceRequest): Promise<number> {
     default:
       throw errors.methodNotAllowed(`the server does not allow this method on the requested resource`);
   }
-}
-
-/** The request's namespace; for a namespaced kind, "" (from `namespaces//…`) and none both mean all namespaces. */
-export function namespaceOf(r: ResourceRequest): string | undefined {
-  return r.rt.namespaced ? r.info.namespace || undefined : undefined;
-}
-
-/**
- * The checks kube-apiserver's storage key functions make on the URL's namespace and name before touching an
- * object: a namespaced object needs a namespace, and a name may not be `.`/`..` nor contain `/` or `%`.
- */
-export function checkObjectKey(r: ResourceRequest): void {
-  if (r.rt.namespaced && !r.info.namespace) throw errors.badRequest('Namespace parameter required.');
-  checkPathSegmentName(r.info.name ?? '');
-}
-
-/** The request context of a write, its options validated; deletes take theirs from readDeleteOptions. */
-export function context(r: ResourceRequest, kind?: OptionsKind, patchType?: string): RequestContext {
-  const audit = r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {};
-  if (!kind) return { user: r.user, dryRun: r.query.getAll('dryRun').includes('All'), fieldValidation: 'Warn', warnings: [], ...audit };
-  const o = writeOptions(r.query, kind, r.req.headers['user-agent'], patchType);
-  return { user: r.user, dryRun: o.dryRun, fieldValidation: o.fieldValidation, warnings: [], fieldManager: o.fieldManager, ...audit };
-}
-
-/** the stored object in the request's version, or a 404 */
-export async function current(r: ResourceRequest): Promise<KubeObject> {
-  checkObjectKey(r);
-  const name = r.info.name!;
-  const obj = r.core.store.get(r.rt.storageKey, namespaceOf(r), name);
-  if (!obj) throw errors.notFound(r.rt.plural, r.rt.group, name);
-  return r.core.convertOut(r.rt, obj, r.info.version);
-}
-
-/** Writes the object (or Table/PartialObjectMetadata) in the shape the client asked for. */
-export function respondObject(r: ResourceRequest, code: number, obj: KubeObject, warnings: string[] = []): number {
-  const headers: Record<string, string | string[]> = {};
-  if (warnings.length) headers.Warning = warningHeader(warnings);
-  // (a text already shared by watchers and lists is reused; a write's response alone does not keep one)
-  const body = r.out.convert ? convertObject(r, obj) : r.out.format === 'json' ? objectJsonIfCached(obj) : obj;
-  writeNegotiated(r.res, r.out, code, body, headers);
-  return code;
-}
-
-/** A body that is not the resource's object (Scale, Status): written in the negotiated format, never converted. */
-export function respondOther(r: ResourceRequest, code: number, body: Record<string, unknown>, warnings: string[] = []): number {
-  writeNegotiated(r.res, r.out, code, body, warnings.length ? { Warning: warningHeader(warnings) } : {});
-  return code;
 }
 
 async function getOne(r: ResourceRequest): Promise<number> {
@@ -180,7 +113,7 @@ async function update(r: ResourceRequest): Promise<number> {
   return commitUpdate(r, ctx, old, candidate, 200, undefined, !scale);
 }
 
-export async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields'], owned = false): Promise<number> {
+async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields'], owned = false): Promise<number> {
   const sub = r.info.subresource;
   const result = await r.core.lifecycle.write({
     rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate, old, owned,
@@ -227,7 +160,6 @@ async function deleteCollection(r: ResourceRequest): Promise<number> {
   const ns = namespaceOf(r);
   const options = (await readDeleteOptions(r)) ?? {};
   const ctx = context(r);
-  const { selectObjects } = await import('./list.ts');
   const objs = await selectObjects(r, ns);
   for (const obj of objs) {
     await r.core.deleter.delete(r.rt, obj.metadata.namespace, obj.metadata.name!, options, ctx).catch((e: unknown) => {
@@ -237,42 +169,3 @@ async function deleteCollection(r: ResourceRequest): Promise<number> {
   return respondOther(r, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }
 
-export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptions | undefined> {
-  const buf = await readBody(r.req);
-  const opts: DeleteOptions = {};
-  if (buf.length > 0 && buf.toString('utf8').trim() !== '') {
-    const body = decodeBody(buf, r.req.headers['content-type']);
-    if (!isPlainObject(body)) throw errors.badRequest('DeleteOptions must be a JSON object');
-    checkDeleteOptions(body);
-    Object.assign(opts, body);
-  }
-  const q = r.query;
-  const pp = q.get('propagationPolicy');
-  if (pp) opts.propagationPolicy = pp as DeleteOptions['propagationPolicy'];
-  const grace = intParam(q, 'gracePeriodSeconds');
-  if (grace !== undefined) opts.gracePeriodSeconds = grace;
-  const dryRun = q.getAll('dryRun');
-  if (dryRun.some((v) => v !== 'All')) {
-    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"` }]);
-  }
-  if (opts.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(opts.propagationPolicy)) {
-    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported', message: `Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"` }]);
-  }
-  return opts;
-}
-
-/** Type checks a decoded DeleteOptions body (kube rejects mistyped fields when decoding). */
-function checkDeleteOptions(body: Record<string, unknown>): void {
-  const bad = (field: string, want: string) => errors.badRequest(`DeleteOptions.${field} must be ${want}`);
-  if (body.dryRun !== undefined && (!Array.isArray(body.dryRun) || !body.dryRun.every((v) => typeof v === 'string'))) throw bad('dryRun', 'a list of strings');
-  if (body.gracePeriodSeconds !== undefined && body.gracePeriodSeconds !== null && !Number.isInteger(body.gracePeriodSeconds)) throw bad('gracePeriodSeconds', 'an integer');
-  if (body.propagationPolicy !== undefined && body.propagationPolicy !== null && typeof body.propagationPolicy !== 'string') throw bad('propagationPolicy', 'a string');
-  if (body.orphanDependents !== undefined && body.orphanDependents !== null && typeof body.orphanDependents !== 'boolean') throw bad('orphanDependents', 'a boolean');
-  if (body.preconditions !== undefined && body.preconditions !== null) {
-    if (!isPlainObject(body.preconditions)) throw bad('preconditions', 'an object');
-    for (const k of ['uid', 'resourceVersion']) {
-      const v = body.preconditions[k];
-      if (v !== undefined && v !== null && typeof v !== 'string') throw bad(`preconditions.${k}`, 'a string');
-    }
-  }
-}

@@ -5,7 +5,7 @@ import { builtinTableColumns, builtinTableRow } from '../builtin/printers/index.
 import { ApiError } from '../errors.ts';
 import type { PrinterColumn, ResourceType } from '../registry/resource-type.ts';
 import type { KubeObject } from '../types.ts';
-import type { ResourceRequest } from './resources.ts';
+import type { ResourceRequest } from './request.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

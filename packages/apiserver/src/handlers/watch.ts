@@ -10,7 +10,7 @@ import { objectJson } from '../http/object-json.ts';
 import { encodeWatchFrame } from '../http/protobuf/encode.ts';
 import type { KubeObject, WatchEventType } from '../types.ts';
 import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
-import { type ResourceRequest, namespaceOf } from './resources.ts';
+import { type ResourceRequest, namespaceOf } from './request.ts';
 import { endpointCapabilities } from './route.ts';
 import { compileSelectors } from './selectors.ts';
 import { includeObjectParam, partialMetadata, tableColumns, tableRow } from './table.ts';

@@ -52,7 +52,7 @@ export interface LifecycleDeps {
   /** called after an object is finally removed (GC and namespace cleanup react to it) */
   onDeleted?: (rt: ResourceType, obj: KubeObject) => void;
   /** built-in validating admission (e.g. RBAC escalation prevention), run before the validating webhooks */
-  builtinValidators?: () => Array<(attrs: AdmissionAttributes) => void>;
+  builtinValidators?: () => ReadonlyArray<(attrs: AdmissionAttributes) => void>;
   /** resolves once committed writes are durable (persistence); a write is acknowledged only after it */
   durable: () => Promise<void>;
   /** converts objects to another version of their resource (CRD conversion webhooks); default rewrites apiVersion */

@@ -4,7 +4,7 @@
 // `__proto__` field. Every one was a wrong answer of this server once; they stay as regression cases.
 import { FIXTURE_NAME, FUZZ_GROUP, FUZZ_NAMESPACE, validObject } from './corpus.ts';
 import type { Prng } from './prng.ts';
-import type { FuzzRequest, Resource } from './requests.ts';
+import type { FuzzRequest, Resource } from './types.ts';
 
 const base = (r: Resource) => (r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`);
 const collection = (r: Resource) => (r.namespaced ? `${base(r)}/namespaces/${FUZZ_NAMESPACE}/${r.plural}` : `${base(r)}/${r.plural}`);

@@ -2,33 +2,12 @@
 // drawn from the seeded PRNG alone (never from responses), so a seed reproduces the same sequence.
 import { CONTENT_TYPES, ODD_CONTENT_TYPES, type Body, deleteOptionsBody, hostileBody, objectBody, patchBody } from './bodies.ts';
 import { FIXTURE_NAME, FUZZ_CRD_NAME, FUZZ_GROUP, FUZZ_NAMESPACE, GADGET_RULE_VIOLATIONS, validObject } from './corpus.ts';
-import type { RawRequest } from './http.ts';
+import type { FuzzRequest, Resource } from './types.ts';
 import type { Prng } from './prng.ts';
 import { probe } from './probes.ts';
 import { BROKEN_FIELD_SELECTORS, BROKEN_LABEL_SELECTORS, INVALID_NAMES, VALID_FIELD_SELECTORS, VALID_LABEL_SELECTORS } from './values.ts';
 
 /** a served resource as discovery describes it */
-export interface Resource {
-  group: string;
-  version: string;
-  plural: string;
-  kind: string;
-  namespaced: boolean;
-  /** subresource names, e.g. status, scale, log, token */
-  subresources: string[];
-  /** the verbs discovery lists (virtual resources such as reviews serve only create) */
-  verbs: string[];
-}
-
-export interface FuzzRequest extends RawRequest {
-  /** endpoint family, for the summary */
-  family: string;
-  /** what the generator did to the body/URL */
-  note: string;
-  /** the statuses kube-apiserver could give this request, when the generator knows them for sure */
-  expect?: number[];
-}
-
 // methods Node's HTTP parser knows, then two it does not (a Go server answers those with 405 too)
 const ODD_METHODS = ['OPTIONS', 'TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'REPORT', 'SEARCH', 'COPY', 'MOVE', 'MKCOL', 'OPTIONS', 'TRACE', 'PROPFIND', 'FUZZ', 'get'];
 const AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';

@@ -2,7 +2,8 @@
 // findings are grouped by signature, replayed to confirm and shrunk to a small reproduction.
 import { type Verdict, judge } from './check.ts';
 import type { RawClient } from './http.ts';
-import type { FuzzRequest, RequestGenerator } from './requests.ts';
+import type { RequestGenerator } from './requests.ts';
+import type { FuzzRequest } from './types.ts';
 
 export interface Finding {
   signature: string;

@@ -8,9 +8,9 @@ export type ChildRequest = { op: 'audit'; id: number } | { op: 'audit-clear'; id
 const server = await startApiServer({ port: 0 });
 process.on('disconnect', () => process.exit(0));
 process.on('message', async (m: ChildRequest) => {
-  if (m.op === 'audit') process.send!({ id: m.id, entries: server.audit.entries() });
+  if (m.op === 'audit') process.send!({ id: m.id, entries: server.auditEntries() });
   if (m.op === 'audit-clear') {
-    server.audit.clear();
+    server.clearAuditEntries();
     process.send!({ id: m.id });
   }
   if (m.op === 'stop') {

@@ -3,7 +3,8 @@
 // existing objects.
 import { FIXTURE_NAME, FUZZ_CRD_NAME, FUZZ_GROUP, FUZZ_NAMESPACE, hasCorpusEntry, validObject } from './corpus.ts';
 import type { Outcome, RawClient } from './http.ts';
-import { type Resource, fixtureName } from './requests.ts';
+import { fixtureName } from './requests.ts';
+import type { Resource } from './types.ts';
 
 const TIMEOUT_MS = 10_000;
 
