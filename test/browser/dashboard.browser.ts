@@ -153,6 +153,21 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     assert.deepEqual(await seriousViolations(page), []);
   });
 
+  it('a LlamaStackDistribution page shows the generated config, secrets as references only', async () => {
+    assert.equal((await world.kubectl(['create', 'namespace', 'llama'])).code, 0);
+    const r = await world.kubectl(['apply', '-f', resolve('examples/llamastack/full-v1alpha2.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    await openResource(page, url, 'llamastack.io/LlamaStackDistribution/llama/full');
+    const panel = page.locator('section.panel >> text=Generated config').first();
+    await panel.waitFor({ timeout: 30_000 });
+    const text = (await page.locator('section.panel').first().textContent()) ?? '';
+    assert.match(text, /LLSD_VLLM_PRIMARY_API_KEY/, 'the secret is referenced by its environment variable');
+    const html = await page.content();
+    for (const value of ['not-a-real-token', 'not-a-real-key', 'not-a-real-password', 'llama:pw@']) assert.ok(!html.includes(value), `${value} reached the page`);
+    await shot(page, 'llamastackdistribution');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
   it('never sends a secret value to the browser', async () => {
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf', namespace: 'quickstart' }, stringData: { HF_TOKEN: SECRET_VALUE } };
     assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(secret))).code, 0);

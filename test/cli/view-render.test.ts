@@ -38,6 +38,10 @@ describe('rows', () => {
     ['no status', md('d', {}), { ready: false, tone: 'progress', state: 'Pending', reason: 'no status reported yet' }],
     ['stale observedGeneration is not Ready', { ...md('e', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }), metadata: { name: 'e', namespace: 'team-a', generation: 2 } }, { ready: false }],
     ['provider with a fresh heartbeat', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: new Date().toISOString() } }, { ready: true, state: 'Ready', group: 'kubeairunway.ai' }],
+    ['a ConfigMap is done once it exists', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } }, { ready: true, state: 'Created' }],
+    ['an HTTPRoute accepted by its gateway', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }] }] } }, { ready: true, state: 'Accepted' }],
+    ['an HTTPRoute refused', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, status: { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' }] }] } }, { ready: false, tone: 'fail', reason: 'NotAllowedByListeners' }],
+    ['status.state word (KAITO Workspace)', { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'w' }, status: { state: 'Ready' } }, { ready: true, state: 'Ready' }],
     ['provider whose process died', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: '2020-01-01T00:00:00Z' } }, { ready: false, tone: 'progress' }],
   ];
   for (const [name, obj, want] of cases) {

@@ -4,8 +4,9 @@
 import type { KubeObject } from '../../kube/index.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-/** keys whose literal values are credentials */
-const SECRET_KEY = /(password|passwd|secret|token|api[-_]?key|credential|private[-_]?key)/i;
+/** keys whose literal values are credentials: the credential word ends the key (`api_token`, `apiKey`,
+ * `HF_TOKEN`), so counts and settings such as `max_tokens` or `secretName` are not taken for one */
+const SECRET_KEY = /(password|passwd|secret|token|api[-_]?key|credentials?|private[-_]?key)$/i;
 /** a value that only points at a secret (environment reference or a ${…} substitution) */
 const REFERENCE = /^\$\{[^}]+\}$|^\$[A-Z_][A-Z0-9_]*$/;
 export const REDACTED = '‹redacted›';

@@ -19,6 +19,16 @@ interface Condition {
 }
 
 const READY_PHASES = new Set(['Running', 'Ready', 'Succeeded', 'Bound', 'Active', 'Available']);
+/** kinds that have no status to wait for: they are done once they exist */
+const NO_STATUS_KINDS = new Set(['ConfigMap', 'Secret', 'Service', 'ServiceAccount', 'Endpoints', 'Role', 'RoleBinding']);
+
+/** a Gateway API route: accepted by every parent gateway it names */
+function routeReadiness(status: Record<string, unknown>): Readiness {
+  const parents = Array.isArray(status.parents) ? (status.parents as Array<{ conditions?: Condition[] }>) : [];
+  if (parents.length === 0) return { ready: false, status: 'Pending', reason: 'no gateway has accepted it yet' };
+  const refused = parents.map((p) => p.conditions?.find((c) => c.type === 'Accepted')).find((c) => c?.status !== 'True');
+  return refused ? { ready: false, status: 'NotAccepted', reason: refused.reason ?? '' } : { ready: true, status: 'Accepted', reason: '' };
+}
 
 export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
   if (obj.kind === 'InferenceProviderConfig') {
@@ -32,6 +42,8 @@ export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
   const observed = status.observedGeneration as number | undefined;
   const stale = generation !== undefined && observed !== undefined && observed < generation;
 
+  if (NO_STATUS_KINDS.has(obj.kind) && Object.keys(status).length === 0) return { ready: true, status: 'Created', reason: '' };
+  if (obj.kind === 'HTTPRoute' || obj.kind === 'GRPCRoute') return routeReadiness(status);
   if (obj.kind === 'Namespace') return { ready: status.phase === 'Active', status: String(status.phase ?? 'Unknown'), reason: '' };
   if (obj.kind === 'Deployment' || obj.kind === 'ReplicaSet') {
     const want = ((obj.spec as { replicas?: number } | undefined)?.replicas ?? 1) as number;
@@ -41,7 +53,7 @@ export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
     return { ready: ok, status: ok ? 'Available' : 'Progressing', reason: `${avail}/${want} available${!ok && progressing?.reason ? ` (${progressing.reason})` : ''}` };
   }
   // The operator's own kinds report a phase or status word (ModelDeployment.status.phase, AIMService.status.status).
-  const word = (status.phase ?? status.status) as string | undefined;
+  const word = [status.phase, status.status, status.state].find((w): w is string => typeof w === 'string');
   const ready = conditions.find((c) => c.type === 'Ready');
   if (ready) {
     const ok = ready.status === 'True' && !stale && (word === undefined || READY_PHASES.has(word));

@@ -18,7 +18,7 @@ export interface ResourceRow {
   createdAt?: string;
 }
 
-const FAILING = /fail|error|invalid|degraded|crash|backoff|conflict|denied|forbidden|notfound|missing/i;
+const FAILING = /fail|error|invalid|degraded|crash|backoff|conflict|denied|forbidden|notfound|missing|notaccepted|rejected|notallowed/i;
 
 export function toneOf(ready: boolean, state: string, reason: string): Tone {
   if (ready) return 'ok';

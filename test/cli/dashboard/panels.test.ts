@@ -149,10 +149,11 @@ describe('secrets never reach the browser', () => {
   });
 
   it('configuration text: literal credentials replaced, references listed', () => {
-    const { text, secretRefs } = redactConfigText(`providers:\n  - provider_id: openai\n    config:\n      api_key: ${envRef('LLSD_OPENAI_API_KEY')}\n      password: plain\n      url: http://x\n`);
+    const { text, secretRefs } = redactConfigText(`providers:\n  - provider_id: openai\n    config:\n      api_key: ${envRef('LLSD_OPENAI_API_KEY')}\n      password: plain\n      max_tokens: 4096\n      url: http://x\n`);
     assert.ok(text.includes(`api_key: ${envRef('LLSD_OPENAI_API_KEY')}`));
     assert.ok(text.includes(`password: ${REDACTED}`));
     assert.ok(!text.includes('plain'));
+    assert.ok(text.includes('max_tokens: 4096'), 'a setting named like a credential word is not one');
     assert.deepEqual(secretRefs, ['LLSD_OPENAI_API_KEY']);
   });
 
