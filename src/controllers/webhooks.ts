@@ -5,7 +5,7 @@ import { KAR_GROUP } from '../apis/kubeairunway/index.ts';
 import { LLS_CRD_NAME } from '../apis/llamastack/index.ts';
 import { startWebhookServer } from '../webhooks/index.ts';
 import { registerModelDeploymentWebhooks } from './kubeairunway/webhook.ts';
-import { registerLlamaStackConversion, registerLlamaStackDefaulting } from './llamastack/webhook.ts';
+import { registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from './llamastack/webhook.ts';
 import { READ, rule } from './rbac.ts';
 import type { ControllerSet } from './registry.ts';
 
@@ -34,6 +34,7 @@ export function webhooksSet(): ControllerSet {
       await registerModelDeploymentWebhooks(hooks, mgr.cache);
       registerLlamaStackConversion(hooks);
       registerLlamaStackDefaulting(hooks);
+      registerLlamaStackValidation(hooks, client, env.podNamespace);
       mgr.addReadyCheck('webhook-certificate', () => {
         const why = hooks.notReady();
         if (why) throw new Error(why);
@@ -47,6 +48,8 @@ export function webhooksSet(): ControllerSet {
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
       // the caBundle of the conversion webhooks it serves, and nothing else
       { ...rule('apiextensions.k8s.io', ['customresourcedefinitions'], ['patch']), resourceNames: [LLS_CRD_NAME] },
+      // LlamaStackDistribution admission: do the Secrets and ConfigMaps it references exist (single gets)
+      rule('', ['secrets', 'configmaps'], ['get']),
       rule('admissionregistration.k8s.io', ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], [...READ, 'create', 'patch']),
     ],
     namespaceRules: [rule('', ['secrets'], ['get', 'create', 'update'])],

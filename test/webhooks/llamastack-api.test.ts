@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, llamaStackCrd, V1ALPHA2_FIELDS_ANNOTATION } from '../../src/apis/llamastack/index.ts';
-import { registerLlamaStackConversion, registerLlamaStackDefaulting } from '../../src/controllers/llamastack/webhook.ts';
+import { registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from '../../src/controllers/llamastack/webhook.ts';
 import { CustomResourceDefinitions, KubeClient, Logger } from '../../src/kube/index.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
@@ -50,6 +50,12 @@ describe('LlamaStackDistribution on the API server', () => {
     });
     registerLlamaStackConversion(hooks);
     registerLlamaStackDefaulting(hooks);
+    registerLlamaStackValidation(hooks, client, SYSTEM);
+    // what the fixtures reference, so the validating webhook lets them in
+    for (const [secret, key] of [['vllm-creds', 'token'], ['brave', 'key'], ['redis', 'pw'], ['pg', 'dsn']]) {
+      await c.k(['create', 'secret', 'generic', secret!, '-n', NS, `--from-literal=${key}=x`]);
+    }
+    for (const cm of ['my-config', 'ca']) await c.k(['create', 'configmap', cm, '-n', NS, '--from-literal=config.yaml=version: 2']);
     await c.k(['apply', '-f', '-'], JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { url: hooks.url }))));
     await c.k(['apply', '-f', '-'], hooks.configurations(CONFIGS, { target: { url: hooks.url } }).map((o) => JSON.stringify(o)).join('\n'));
     await waitFor('conversion caBundle injected', async () => {
@@ -109,6 +115,14 @@ spec:
   });
 
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      'a Secret that does not exist (validating webhook)',
+      { distribution: { name: 'remote-vllm' }, providers: { inference: [{ provider: 'vllm', endpoint: 'http://x', apiKey: { name: 'missing', key: 'token' } }] } },
+      /admission webhook "vllamastackdistribution.llamastack.io" denied the request: Secret "missing" not found in namespace "llama". Referenced by: spec.providers.inference\[0\].apiKey/,
+    ],
+    ['an unknown distribution (validating webhook)', { distribution: { name: 'nope' } }, /Unknown distribution "nope". Available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter/],
+    ['a model naming a provider the config will not have (validating webhook)', { distribution: { name: 'remote-vllm' }, resources: { models: [{ name: 'm', provider: 'ghost' }] } }, /spec.resources.models\[0\].provider: "ghost" is not an inference provider/],
+    ['a misspelt provider field (validating webhook)', { distribution: { name: 'remote-vllm' }, providers: { inference: [{ provider: 'vllm', endpiont: 'http://x' }] } }, /spec.providers.inference\[0\].endpiont: unknown field/],
     ['both name and image', { distribution: { name: 'starter', image: 'x' } }, /distribution: set exactly one of name and image/],
     ['neither name nor image', { distribution: {} }, /distribution: set exactly one of name and image/],
     ['two providers without ids', { distribution: { name: 'starter' }, providers: { inference: [{ provider: 'vllm' }, { provider: 'ollama' }] } }, /providers.inference: every provider needs an id/],

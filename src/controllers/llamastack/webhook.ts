@@ -2,11 +2,16 @@
 // step that turns a provider section written as one object into a list before the schema and its CEL
 // rules see it (docs/llamastack.md, "One object or a list").
 import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, LLS_GROUP, LLS_PLURAL, LLS_V1ALPHA2, type LlamaStackDistribution, convertLlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
+import { ConfigMaps, type KubeClient, type KubeObject, Secrets } from '../../kube/index.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
+import { parseImageOverrides } from './config/index.ts';
+import { IMAGE_OVERRIDES_KEY, OPERATOR_CONFIGMAP } from './names.ts';
+import { validateLlamaStack } from './validate.ts';
 
 export const LLAMASTACK_MUTATING_PATH = '/mutate-llamastack-io-v1alpha2-llamastackdistribution';
 export const LLAMASTACK_MUTATING_WEBHOOK = 'mllamastackdistribution.llamastack.io';
+export const LLAMASTACK_VALIDATING_PATH = '/validate-llamastack-io-v1alpha2-llamastackdistribution';
+export const LLAMASTACK_VALIDATING_WEBHOOK = 'vllamastackdistribution.llamastack.io';
 
 const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], apiGroups: [LLS_GROUP], apiVersions: [LLS_V1ALPHA2], resources: [LLS_PLURAL] }];
 
@@ -20,4 +25,24 @@ export function registerLlamaStackDefaulting(hooks: WebhookRegistry): void {
   hooks.mutating<LlamaStackDistribution>(LLAMASTACK_MUTATING_PATH, { name: LLAMASTACK_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, (req) =>
     req.object ? { ...req.object, spec: normalizeV1Alpha2Spec(req.object.spec) } : undefined,
   );
+}
+
+/**
+ * Existence checks read live with `get` (one object each, nothing cached or logged): a Secret or ConfigMap
+ * created a moment before the LlamaStackDistribution is seen. Ignore, like the defaulting webhook: the
+ * controller repeats every check at reconcile time and reports it in status.
+ */
+export function registerLlamaStackValidation(hooks: WebhookRegistry, client: KubeClient, operatorNamespace: string): void {
+  hooks.validating<LlamaStackDistribution>(LLAMASTACK_VALIDATING_PATH, { name: LLAMASTACK_VALIDATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, async (req) => {
+    if (!req.object) return undefined;
+    const operatorConfig = await client.getOrUndefined(ConfigMaps, OPERATOR_CONFIGMAP, operatorNamespace);
+    return validateLlamaStack(req.object, {
+      secretKeys: async (ns, name) => {
+        const s = await client.getOrUndefined(Secrets, name, ns);
+        return s ? Object.keys({ ...(s.data ?? {}), ...(s.stringData ?? {}) }) : undefined;
+      },
+      configMapExists: async (ns, name) => (await client.getOrUndefined(ConfigMaps, name, ns)) !== undefined,
+      overrideNames: Object.keys(parseImageOverrides(operatorConfig?.data?.[IMAGE_OVERRIDES_KEY]).images),
+    });
+  });
 }
