@@ -11,6 +11,7 @@ import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { installClusterFurniture } from '../../sim/cluster.ts';
 import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
+import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';
 
@@ -72,6 +73,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
   registerWorkloadSimulators(manager, { logs });
   registerOperatorSimulators(manager);
+  const llamaStack = registerLlamaStackSimulator(manager, { endpoints: serviceEndpoints, logs });
   await step('simulators started', () => manager.start());
   for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   const operators: Manager[] = [];
@@ -95,6 +97,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     async stop() {
       await Promise.all(operators.map((o) => o.stop()));
       await manager.stop();
+      await llamaStack.stop();
       await server.close();
     },
   };

@@ -66,11 +66,11 @@ export interface LlamaStackObservation {
   imageChanged: boolean;
 }
 
-const valueOf = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
+const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
 
 /** the URL of a ModelDeployment's or AIMService's OpenAI-compatible API, once its status names a Service */
 export function endpointOf(ref: ReferencedEndpoint, namespace: string): string | undefined {
-  const o = valueOf(ref.object) as { status?: { endpoint?: { service?: string; port?: number } } } | undefined;
+  const o = fetchedValue(ref.object) as { status?: { endpoint?: { service?: string; port?: number } } } | undefined;
   const ep = o?.status?.endpoint;
   if (!ep?.service) return undefined;
   return `http://${ep.service}.${namespace}.svc.cluster.local${ep.port ? `:${ep.port}` : ''}/v1`;
@@ -115,10 +115,10 @@ function decideConfig(cr: LlamaStackDistribution, spec: LlamaStackDistribution['
 
 export function observe(cr: LlamaStackDistribution, f: LlamaStackFetch): LlamaStackObservation {
   const spec = normalizeV1Alpha2Spec(cr.spec);
-  const { images: overrides, skipped } = parseImageOverrides(valueOf(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY]);
+  const { images: overrides, skipped } = parseImageOverrides(fetchedValue(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY]);
   const image = resolveImage(spec.distribution, overrides);
   const secretRefs = secretRefsOf(spec);
-  const secrets = new Map([...f.secrets].map(([name, r]) => [name, valueOf(r)]));
+  const secrets = new Map([...f.secrets].map(([name, r]) => [name, fetchedValue(r)]));
   const problems = secretProblems(secretRefs, secrets, cr.metadata.namespace!);
   const recorded = cr.status?.resolvedDistribution?.image;
   return {
