@@ -12,7 +12,7 @@ import { runKubectl } from '@modelplane/apiserver/testing';
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** `npm start -- ARGS`, or the `modelplane dev` command directly (so signals reach it without npm in between) */
-function run(args: string[], viaNpm = true): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function run(args: string[], viaNpm = true): { child: ChildProcess; stdout: () => string; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const [cmd, pre] = viaNpm ? [NPM, ['start', '--silent', '--']] : [process.execPath, [resolve('bin/modelplane.js'), 'dev']];
   const env: Record<string, string> = {};
   const child = spawn(cmd, [...pre, ...args], { cwd: resolve('.'), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'info', ...env }, detached: true });
@@ -21,7 +21,7 @@ function run(args: string[], viaNpm = true): { child: ChildProcess; done: Promis
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('exit', (code) => r({ code, stdout, stderr })));
-  return { child, done };
+  return { child, stdout: () => stdout, done };
 }
 
 async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
@@ -88,6 +88,11 @@ describe('npm start (modelplane dev)', () => {
       assert.match(mds, /qwen-2gpu\s+kuberay\s+Running/);
       const path = await k(['get', 'aimsvc', '-n', 'quickstart', 'qwen-chat', '-o', 'jsonpath={.status.routing.path}']);
       assert.equal(path.stdout, '/quickstart/chatbot/qwen-chat');
+      // the web dashboard it serves lists the quickstart, read through the API server
+      const dashboardUrl = /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(first.stdout())?.[1];
+      assert.ok(dashboardUrl, `dashboard URL printed:\n${first.stdout()}`);
+      const listed = (await (await fetch(`${dashboardUrl}api/resources`)).json()) as Array<{ kind: string; name: string }>;
+      assert.ok(listed.some((r) => r.kind === 'ModelDeployment' && r.name === 'gemma-cpu'), JSON.stringify(listed));
       // `modelplane status` prints the same one-line view for the running cluster
       const status = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'status', '--kubeconfig', join(dir, 'a.kubeconfig'), '-n', 'quickstart'], { encoding: 'utf8', timeout: 30_000 });
       assert.equal(status.status, 0, status.stderr);

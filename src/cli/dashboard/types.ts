@@ -43,15 +43,9 @@ export interface EventView {
   source: string;
 }
 
-export interface ChildView {
+/** an object related to a resource (a child it owns, or its owner); `key` when it has its own page */
+export interface ChildView extends Pick<ResourceSummary, 'group' | 'kind' | 'namespace' | 'name' | 'state' | 'reason' | 'tone'> {
   key?: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  state: string;
-  reason: string;
-  tone: 'ok' | 'progress' | 'fail';
 }
 
 export interface RuleView {
