@@ -78,3 +78,89 @@ describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
     await waitFor('NotAvailable again', async () => (await admin.get(AIMServiceTemplates, mi355.metadata.name!, NS)).status?.status === 'NotAvailable');
   });
 });
+
+describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, () => {
+  let cluster: OperatorTestCluster<unknown>;
+  let admin: KubeClient;
+  const apply = (obj: object) => cluster.k(['apply', '-f', '-'], JSON.stringify(obj));
+  const Caches = kindRef<KubeObject & { spec: Json; status?: Json }>(API, 'AIMTemplateCache');
+  const Artifacts = kindRef<KubeObject & { spec: Json; status?: Json }>(API, 'AIMArtifact');
+  const Pvcs = kindRef<KubeObject & { spec: Json; status?: Json }>('v1', 'PersistentVolumeClaim');
+
+  before(async () => {
+    cluster = await startOperatorTestCluster({
+      name: 'aim-cache',
+      log,
+      namespaces: [NS, OPERATOR_NS],
+      register: (mgr) => aimControllerSet().register(mgr, { operatorNamespace: OPERATOR_NS, podNamespace: 'modelplane-system', log, imageRegistry: new SimRegistry() }),
+    });
+    admin = cluster.admin;
+  });
+  after(() => cluster?.stop());
+
+  it('a template with caching: cache → artifact → check-size → PVC (size + headroom, class from the runtime config) → download → Ready; labels propagate to the Jobs and their pods', async () => {
+    await apply({
+      apiVersion: API,
+      kind: 'AIMRuntimeConfig',
+      metadata: { name: 'default', namespace: NS },
+      spec: { storage: { defaultStorageClassName: 'standard', pvcHeadroomPercent: 20 }, labelPropagation: { enabled: true, match: ['org.example/*'] }, env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }] },
+    });
+    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'qwen8', namespace: NS }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } } });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMServiceTemplate',
+      metadata: { name: 'qwen8-cached', namespace: NS, labels: { 'org.example/team': 'ml', env: 'test' } },
+      spec: { modelName: 'qwen8', caching: { enabled: true, env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HTTP' }] }, hardware: { gpu: { requests: 1, model: 'MI300X' } } },
+    });
+    const cache = await waitFor('cache Ready', async () => {
+      const c = await admin.getOrUndefined(Caches, 'qwen8-cached', NS);
+      return c?.status?.status === 'Ready' ? c : undefined;
+    }, { timeoutMs: 40_000, detail: async () => ({ cache: (await admin.getOrUndefined(Caches, 'qwen8-cached', NS))?.status, artifacts: (await admin.list(Artifacts, { namespace: NS })).items.map((a) => a.status) }) });
+    assert.equal(cache.metadata.labels?.['org.example/team'], 'ml', 'template → cache');
+    assert.equal(cache.metadata.labels?.env, undefined, 'a label not matched is not propagated');
+    const entries = Object.values(cache.status?.artifacts ?? {}) as Json[];
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.mountPoint, '/workspace/cache/Qwen/Qwen3-8B');
+    const artifact = await admin.get(Artifacts, entries[0]!.name, NS);
+    assert.equal(artifact.metadata.labels?.['org.example/team'], 'ml', 'cache → artifact');
+    assert.equal(artifact.status?.mode, 'Shared');
+    assert.equal(artifact.status?.progress?.displayPercentage, '100 %');
+    assert.equal(artifact.status?.download?.protocol, 'XET', 'the artifact env (from caching.env) wins over the runtime config');
+    assert.equal(artifact.spec.size, '16400000000', 'the size the discovery reported for the source');
+    const pvc = await admin.get(Pvcs, artifact.status?.persistentVolumeClaim, NS);
+    assert.equal(pvc.spec.resources.requests.storage, '19Gi', '16.4 GB × 1.2 rounded up to whole GiB');
+    assert.equal(pvc.spec.storageClassName, 'standard');
+    assert.equal(pvc.metadata.labels?.['org.example/team'], 'ml', 'artifact → PVC');
+    const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter((j) => j.metadata.labels?.['aim.eai.amd.com/artifact'] === artifact.metadata.name);
+    assert.equal(jobs.length, 1, 'the size is known: only the download Job');
+    for (const j of jobs) {
+      assert.equal(j.metadata.labels?.['org.example/team'], 'ml', 'artifact → Job');
+      assert.equal((j.spec as Json).template.metadata.labels['org.example/team'], 'ml', "and the Job's pod template");
+    }
+  });
+
+  it('a gated source fails with AuthError and progress N/A, and records when it failed (the retry waits from there)', async () => {
+    await apply({ apiVersion: API, kind: 'AIMArtifact', metadata: { name: 'gated', namespace: NS }, spec: { sourceUri: 'hf://meta-llama/gated-llama', size: '1Gi' } });
+    const a = await waitFor('artifact Failed', async () => {
+      const x = await admin.get(Artifacts, 'gated', NS);
+      return x.status?.status === 'Failed' ? x : undefined;
+    }, { timeoutMs: 30_000 });
+    assert.equal(a.status?.progress?.displayPercentage, 'N/A');
+    assert.equal(cond(a, 'Ready')?.reason, 'AuthError');
+    assert.equal(cond(a, 'AuthValid')?.status, 'False');
+    assert.equal(cond(a, 'DownloadJobReady')?.status, 'False');
+    assert.ok(a.status?.lastFailureTime);
+  });
+
+  it('protocol switching: a failing protocol is skipped for the next one, and status names the protocol used', async () => {
+    await apply({ apiVersion: API, kind: 'AIMArtifact', metadata: { name: 'switching', namespace: NS }, spec: { sourceUri: 'hf://Qwen/Qwen3-8B', env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HF_TRANSFER,HTTP' }, { name: 'AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS', value: 'XET,HF_TRANSFER' }] } });
+    const a = await waitFor('artifact Ready', async () => {
+      const x = await admin.get(Artifacts, 'switching', NS);
+      return x.status?.status === 'Ready' ? x : undefined;
+    }, { timeoutMs: 30_000, detail: async () => ({ status: (await admin.get(Artifacts, 'switching', NS)).status, jobs: (await admin.list(Jobs, { namespace: NS })).items.map((j) => [j.metadata.name, j.status]) }) });
+    assert.equal(a.status?.download?.protocol, 'HTTP');
+    assert.equal(a.status?.download?.attempt, 3);
+    assert.equal(a.status?.download?.protocolSequence, 'XET,HF_TRANSFER,HTTP');
+    assert.equal(a.status?.discoveredSizeBytes, 16_400_000_000, 'no spec.size: a check-size Job measured it');
+  });
+});

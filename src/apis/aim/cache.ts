@@ -74,6 +74,8 @@ export const artifactStatusSchema = z.object({
   allocatedSize: z.string().optional(),
   headroomPercent: z.int32().optional(),
   lastFailureTime: z.string().optional(),
+  /** which download Job this is: 1, then one more per retry of a failed download */
+  downloadAttempt: z.int32().min(1).optional(),
 });
 
 export type AIMTemplateCacheSpec = z.infer<typeof templateCacheSpecSchema>;

@@ -3,6 +3,8 @@ import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';
 import { registerAimRuntimeConfigControllers, RUNTIME_CONFIG_RBAC_RULES } from './runtime-config/index.ts';
+import { ARTIFACT_RBAC_RULES, registerAimArtifactController } from './artifact/controller.ts';
+import { CACHE_RBAC_RULES, registerAimTemplateCacheController } from './cache/controller.ts';
 import { registerAimServiceController } from './service/index.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
@@ -15,12 +17,16 @@ export function aimControllerSet(): ControllerSet {
       await registerAimRuntimeConfigControllers(mgr, opts);
       await registerAimModelControllers(mgr, { ...opts, ...(env.imageRegistry ? { registry: env.imageRegistry } : {}) });
       await registerAimTemplateControllers(mgr, opts);
+      await registerAimTemplateCacheController(mgr, opts);
+      await registerAimArtifactController(mgr, opts);
       await registerAimServiceController(mgr, opts);
     },
     rules: [
       ...RUNTIME_CONFIG_RBAC_RULES,
       ...MODEL_RBAC_RULES,
       ...TEMPLATE_RBAC_RULES,
+      ...CACHE_RBAC_RULES,
+      ...ARTIFACT_RBAC_RULES,
       rule('aim.eai.amd.com', ['aimservices'], READ),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image

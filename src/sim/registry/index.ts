@@ -60,13 +60,13 @@ export function findSimImage(image: string): { entry: SimModelImage; tag: string
 export function simModelSource(image: string): { modelId: string; sourceUri: string; sizeBytes: number } | undefined {
   const found = findSimImage(image);
   if (!found) return undefined;
-  return { modelId: found.entry.canonicalName, sourceUri: `hf://${found.entry.canonicalName}`, sizeBytes: found.entry.sizeBytes };
+  return { modelId: found.entry.canonicalName, sourceUri: `hf://${found.entry.canonicalName}`, sizeBytes: Math.round(found.entry.sizeBytes) };
 }
 
 /** the size of an hf:// source the catalogue knows; others get a stable size from their name */
 export function simSourceSize(sourceUri: string): number {
   const known = SIM_MODEL_IMAGES.find((e) => `hf://${e.canonicalName}` === sourceUri);
-  if (known) return known.sizeBytes;
+  if (known) return Math.round(known.sizeBytes);
   let h = 0;
   for (const ch of sourceUri) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return (2 + (h % 30)) * GB;

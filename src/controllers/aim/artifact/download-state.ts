@@ -1,0 +1,56 @@
+// Where an artifact's download stands, decided from data (docs/aim.md, "Caches and artifacts"): size
+// unknown → check-size Job; size known → PVC (size + headroom, never resized) and download Job; a failed
+// download is Failed until its retry time, then a new attempt. Progress and the protocol in use come from
+// the downloader's log lines. Pure.
+import { findCondition, type Job } from '../../../engine/index.ts';
+
+export const DEFAULT_DOWNLOAD_RETRY_MS = 5 * 60_000;
+export const PROGRESS_POLL_MS = 2_000;
+
+export type JobPhase = 'absent' | 'running' | 'complete' | 'failed';
+
+export function jobPhase(job: Job | undefined): JobPhase {
+  if (!job) return 'absent';
+  if (findCondition(job.status?.conditions, 'Complete')?.status === 'True') return 'complete';
+  if (findCondition(job.status?.conditions, 'Failed')?.status === 'True') return 'failed';
+  return 'running';
+}
+
+export interface DownloadProgress {
+  protocol?: string;
+  attempt?: number;
+  totalAttempts?: number;
+  downloadedBytes?: number;
+  totalBytes?: number;
+  complete: boolean;
+  /** the last warning or error line */
+  message?: string;
+}
+
+/** the downloader's state from its log: the last protocol tried, the last progress line, completion */
+export function parseDownloadLog(log: string | undefined): DownloadProgress {
+  const out: DownloadProgress = { complete: false };
+  for (const line of (log ?? '').split('\n')) {
+    const trying = /Trying protocol (\S+) \(attempt (\d+)\/(\d+)\)/.exec(line);
+    if (trying) Object.assign(out, { protocol: trying[1], attempt: Number(trying[2]), totalAttempts: Number(trying[3]) });
+    const progress = /progress (\d+)\/(\d+) bytes/.exec(line);
+    if (progress) Object.assign(out, { downloadedBytes: Number(progress[1]), totalBytes: Number(progress[2]) });
+    if (/Download complete/.test(line)) out.complete = true;
+    if (/\b(WARN|ERROR)\b/.test(line)) out.message = line.replace(/^\S+Z\s+/, '').slice(0, 512);
+  }
+  return out;
+}
+
+export function percentage(downloaded: number | undefined, total: number | undefined): number | undefined {
+  if (!total || downloaded === undefined) return undefined;
+  return Math.max(0, Math.min(100, Math.floor((downloaded * 100) / total)));
+}
+
+export type RetryDecision = { retry: false; waitMs: number } | { retry: true };
+
+/** a failed attempt is retried `retryMs` after it failed */
+export function retryDecision(failedAt: number | undefined, now: number, retryMs: number): RetryDecision {
+  const at = failedAt ?? now;
+  const wait = at + retryMs - now;
+  return wait > 0 ? { retry: false, waitMs: wait } : { retry: true };
+}

@@ -1,0 +1,44 @@
+// What an artifact reconcile reads: its PVC and Jobs (cache), and the Jobs' output when it matters (live):
+// the check-size result once, the downloader's log while it runs or just after.
+import { type Clock, type FetchContext, type FetchResult, fetch, type Job, type PersistentVolumeClaim } from '../../../engine/index.ts';
+import { kindRef } from '../../../kube/index.ts';
+import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER } from '../../../common/model-storage/index.ts';
+import { jobPodLog } from '../shared/job-logs.ts';
+import type { AIMArtifact as ArtifactObject } from '../shared/kinds.ts';
+import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { jobPhase } from './download-state.ts';
+import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
+
+export const ArtifactJobs = kindRef<Job>('batch/v1', 'Job');
+export const ArtifactPvcs = kindRef<PersistentVolumeClaim>('v1', 'PersistentVolumeClaim');
+
+export interface ArtifactFetch {
+  pvc: FetchResult<PersistentVolumeClaim>;
+  checkSizeJob: FetchResult<Job>;
+  downloadJob: FetchResult<Job>;
+  /** the download attempt the status is on (1 for a new artifact) */
+  attempt: number;
+  checkSizeLog?: string;
+  downloadLog?: string;
+  now: number;
+}
+
+export async function fetchArtifactState(ctx: FetchContext<ArtifactObject, AimRuntimeConfig>, clock: Clock): Promise<ArtifactFetch> {
+  const a = ctx.object;
+  const ns = a.metadata.namespace ?? '';
+  const name = a.metadata.name ?? '';
+  const attempt = Math.max(1, a.status?.downloadAttempt ?? 1);
+  const [pvc, checkSizeJob, downloadJob] = await Promise.all([
+    fetch(ctx.reader, ArtifactPvcs, pvcName(name), ns),
+    fetch(ctx.reader, ArtifactJobs, checkSizeJobName(name), ns),
+    fetch(ctx.reader, ArtifactJobs, downloadJobName(name, attempt), ns),
+  ]);
+  const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, now: clock.now() };
+  const sizeKnown = a.spec.size !== undefined || a.status?.discoveredSizeBytes !== undefined;
+  const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;
+  if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running') out.checkSizeLog = await jobPodLog(ctx.client, sizeJob, CHECK_SIZE_CONTAINER).catch(() => undefined);
+  const dl = downloadJob.ok() ? downloadJob.value : undefined;
+  const settled = a.status?.status === 'Ready' || (a.status?.status === 'Failed' && jobPhase(dl) === 'failed');
+  if (dl && !settled) out.downloadLog = await jobPodLog(ctx.client, dl, DOWNLOAD_CONTAINER).catch(() => undefined);
+  return out;
+}

@@ -1,0 +1,170 @@
+// The artifact planner, health and status (docs/aim.md, "Caches and artifacts"). Pure: from the fetched
+// PVC, Jobs and output to the check-size Job, the PVC (sized once: size × (1 + headroom %), the storage
+// class from the artifact, else the runtime config), the download Job with the download env precedence,
+// the components and the progress in status.
+import type { AIMArtifactStatus } from '../../../apis/aim/index.ts';
+import { DEFAULT_DOWNLOAD_IMAGE } from '../../../apis/aim/index.ts';
+import {
+  buildCheckSizeJob,
+  buildDownloadJob,
+  buildModelPvc,
+  configStorageClass,
+  displaySize,
+  downloadBaseEnv,
+  downloadEnv,
+  headroomPercent,
+  parseCheckSizeOutput,
+  protocolSequence,
+  pvcSize,
+  quantityBytes,
+} from '../../../common/model-storage/index.ts';
+import type { EnvVar } from '../../../common/env-merge/index.ts';
+import { type CategorizedError, classifyLogTail, type ComponentHealth, type EngineStatus, type FetchResult, invalidSpecError, type MaybeHealth, PlanResult, pvcHealth } from '../../../engine/index.ts';
+import type { AIMArtifact } from '../shared/kinds.ts';
+import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
+import { type DownloadProgress, jobPhase, type JobPhase, parseDownloadLog, percentage, PROGRESS_POLL_MS, type RetryDecision, retryDecision } from './download-state.ts';
+import type { ArtifactFetch } from './fetch.ts';
+import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
+
+export interface ArtifactObservation extends ArtifactFetch {
+  sizeBytes?: number;
+  sizePhase: JobPhase | 'known';
+  headroom: number;
+  storageClass?: string;
+  env: EnvVar[];
+  download: DownloadProgress;
+  downloadPhase: JobPhase;
+  /** the error a failed Job's output shows (auth, disk full, …) */
+  failure?: CategorizedError;
+  retry?: RetryDecision;
+}
+
+function failureOf(log: string | undefined, what: string, fallback: string): CategorizedError {
+  return classifyLogTail(log, what) ?? invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`);
+}
+
+export function composeArtifact(a: AIMArtifact, fetched: ArtifactFetch, rc: AimRuntimeConfig | undefined, retryMs: number): ArtifactObservation {
+  const ns = a.metadata.namespace ?? '';
+  const name = a.metadata.name ?? '';
+  const known = quantityBytes(a.spec.size) ?? a.status?.discoveredSizeBytes;
+  const sizeJob = fetched.checkSizeJob.ok() ? fetched.checkSizeJob.value : undefined;
+  const checked = fetched.checkSizeLog ? parseCheckSizeOutput(fetched.checkSizeLog) : undefined;
+  const sizeBytes = known ?? (jobPhase(sizeJob) === 'complete' ? checked : undefined);
+  const dl = fetched.downloadJob.ok() ? fetched.downloadJob.value : undefined;
+  const base = downloadBaseEnv({ artifactName: name, namespace: ns, expectedSizeBytes: sizeBytes });
+  const obs: ArtifactObservation = {
+    ...fetched,
+    sizePhase: known !== undefined ? 'known' : jobPhase(sizeJob),
+    headroom: headroomPercent(rc?.spec),
+    env: downloadEnv(base, rc?.spec.env, a.spec.env),
+    download: parseDownloadLog(fetched.downloadLog),
+    downloadPhase: jobPhase(dl),
+  };
+  if (sizeBytes !== undefined) obs.sizeBytes = sizeBytes;
+  const storageClass = a.spec.storageClassName || configStorageClass(rc?.spec);
+  if (storageClass) obs.storageClass = storageClass;
+  const failedAt = Date.parse(a.status?.lastFailureTime ?? '') || undefined;
+  if (obs.sizePhase === 'failed') {
+    obs.failure = failureOf(fetched.checkSizeLog, `check-size Job ${ns}/${checkSizeJobName(name)}`, `spec.sourceUri ${a.spec.sourceUri}`);
+    obs.retry = retryDecision(failedAt, fetched.now, retryMs);
+  } else if (obs.sizePhase === 'complete' && sizeBytes === undefined) {
+    obs.failure = invalidSpecError('SizeUnknown', `check-size Job ${ns}/${checkSizeJobName(name)} printed no size; set spec.size on AIMArtifact ${ns}/${name}`);
+  } else if (obs.downloadPhase === 'failed') {
+    obs.failure = failureOf(fetched.downloadLog, `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`, 'it is retried later');
+    obs.retry = retryDecision(failedAt, fetched.now, retryMs);
+  }
+  return obs;
+}
+
+function jobInput(a: AIMArtifact, obs: ArtifactObservation) {
+  return {
+    namespace: a.metadata.namespace ?? '',
+    image: a.spec.modelDownloadImage || DEFAULT_DOWNLOAD_IMAGE,
+    sourceUri: a.spec.sourceUri,
+    env: obs.env,
+    labels: { 'app.kubernetes.io/name': 'aim-artifact', 'app.kubernetes.io/managed-by': 'modelplane', 'aim.eai.amd.com/artifact': (a.metadata.name ?? '').slice(0, 63) },
+    imagePullSecrets: a.spec.imagePullSecrets,
+  };
+}
+
+/** the attempt a retry starts (the status moves to it) */
+export const nextAttempt = (obs: ArtifactObservation) => (obs.retry?.retry ? obs.attempt + 1 : obs.attempt);
+
+export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResult {
+  const plan = new PlanResult();
+  const name = a.metadata.name ?? '';
+  if (obs.retry && !obs.retry.retry) return plan.requeueAfter(obs.retry.waitMs);
+  if (obs.sizePhase === 'failed') {
+    // the retry is due: a fresh check-size Job
+    if (obs.checkSizeJob.ok()) plan.delete(obs.checkSizeJob.value);
+    return plan;
+  }
+  if (obs.sizeBytes === undefined) {
+    if (obs.sizePhase === 'absent') plan.apply(buildCheckSizeJob({ ...jobInput(a, obs), name: checkSizeJobName(name) }));
+    return plan;
+  }
+  // a PVC is never resized or changed once it exists
+  if (!obs.pvc.ok()) plan.apply(buildModelPvc({ name: pvcName(name), namespace: a.metadata.namespace ?? '', sizeBytes: obs.sizeBytes, headroomPercent: obs.headroom, storageClassName: obs.storageClass, labels: jobInput(a, obs).labels }));
+  const attempt = nextAttempt(obs);
+  if (obs.retry?.retry && obs.downloadJob.ok()) plan.delete(obs.downloadJob.value);
+  if (obs.downloadPhase === 'absent' || obs.retry?.retry) plan.apply(buildDownloadJob({ ...jobInput(a, obs), name: downloadJobName(name, attempt), claimName: pvcName(name) }));
+  if (obs.downloadPhase === 'running') plan.requeueAfter(PROGRESS_POLL_MS);
+  return plan;
+}
+
+export function artifactHealth(a: AIMArtifact, obs: ArtifactObservation, rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
+  const ns = a.metadata.namespace ?? '';
+  const name = a.metadata.name ?? '';
+  const waiting = obs.retry && !obs.retry.retry;
+  const failed = (component: string): ComponentHealth =>
+    waiting ? { component, errors: [obs.failure!] } : { component, state: 'Progressing', reason: 'Retrying', message: `${obs.failure!.message}; retrying now` };
+  const size: MaybeHealth =
+    obs.sizePhase === 'known'
+      ? undefined
+      : obs.failure && obs.sizePhase !== 'running' && obs.downloadPhase === 'absent'
+        ? failed('CheckSizeJob')
+        : obs.sizeBytes !== undefined
+          ? { component: 'CheckSizeJob', state: 'Ready', reason: 'SizeDiscovered', message: `${a.spec.sourceUri} is ${displaySize(obs.sizeBytes)}` }
+          : { component: 'CheckSizeJob', state: 'Progressing', reason: 'CheckingSize', message: `check-size Job ${ns}/${checkSizeJobName(name)} is measuring ${a.spec.sourceUri}` };
+  const pvc: MaybeHealth = obs.sizeBytes === undefined ? undefined : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p));
+  let download: MaybeHealth;
+  if (obs.sizeBytes !== undefined) {
+    const job = `download Job ${ns}/${downloadJobName(name, obs.attempt)}`;
+    if (obs.downloadPhase === 'failed') download = failed('DownloadJob');
+    else if (obs.downloadPhase === 'complete') download = { component: 'DownloadJob', state: 'Ready', reason: 'Verified', message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}` };
+    else download = { component: 'DownloadJob', state: 'Progressing', reason: 'Downloading', message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}` };
+  }
+  return [runtimeConfigHealth(rc), size, pvc, download];
+}
+
+type ArtifactStatus = EngineStatus & AIMArtifactStatus;
+
+export function decorateArtifactStatus(status: ArtifactStatus, obs: ArtifactObservation, a: AIMArtifact): void {
+  status.mode = (a.metadata.ownerReferences ?? []).some((r) => r.controller) ? 'Dedicated' : 'Shared';
+  if (obs.sizeBytes !== undefined) {
+    if (a.spec.size === undefined) status.discoveredSizeBytes = obs.sizeBytes;
+    status.displaySize = displaySize(obs.sizeBytes);
+    status.allocatedSize = pvcSize(obs.sizeBytes, obs.headroom);
+    status.headroomPercent = obs.headroom;
+    status.persistentVolumeClaim = pvcName(a.metadata.name ?? '');
+  }
+  const total = obs.download.totalBytes ?? obs.sizeBytes;
+  const done = obs.downloadPhase === 'complete' ? total : obs.download.downloadedBytes;
+  const pct = obs.downloadPhase === 'complete' ? 100 : percentage(done, total);
+  if (obs.failure && obs.retry && !obs.retry.retry) {
+    status.progress = { ...(total ? { totalBytes: total } : {}), displayPercentage: 'N/A' };
+    status.lastFailureTime ??= new Date(obs.now).toISOString().replace(/\.\d+Z$/, 'Z');
+  } else if (pct !== undefined) {
+    status.progress = { ...(total ? { totalBytes: total } : {}), ...(done !== undefined ? { downloadedBytes: done } : {}), percentage: pct, displayPercentage: `${pct} %` };
+  }
+  if (obs.retry?.retry) delete status.lastFailureTime;
+  const sequence = protocolSequence(obs.env);
+  status.downloadAttempt = nextAttempt(obs);
+  status.download = {
+    ...(obs.download.attempt ? { attempt: obs.download.attempt } : {}),
+    protocolSequence: sequence.join(','),
+    ...(obs.download.protocol ? { protocol: obs.download.protocol } : {}),
+    totalAttempts: obs.download.totalAttempts ?? sequence.length,
+    ...(obs.download.message ? { message: obs.download.message } : {}),
+  };
+}
