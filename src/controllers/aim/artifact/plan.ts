@@ -159,12 +159,17 @@ export function decorateArtifactStatus(status: ArtifactStatus, obs: ArtifactObse
   }
   if (obs.retry?.retry) delete status.lastFailureTime;
   const sequence = protocolSequence(obs.env);
+  // the log is read only while the download runs: a settled artifact keeps what it last learned from it
+  const seen = obs.downloadLog === undefined && !obs.retry?.retry ? (status.download ?? {}) : {};
+  const attempt = obs.download.attempt ?? seen.attempt;
+  const protocol = obs.download.protocol ?? seen.protocol;
+  const message = obs.download.message ?? seen.message;
   status.downloadAttempt = nextAttempt(obs);
   status.download = {
-    ...(obs.download.attempt ? { attempt: obs.download.attempt } : {}),
+    ...(attempt ? { attempt } : {}),
     protocolSequence: sequence.join(','),
-    ...(obs.download.protocol ? { protocol: obs.download.protocol } : {}),
-    totalAttempts: obs.download.totalAttempts ?? sequence.length,
-    ...(obs.download.message ? { message: obs.download.message } : {}),
+    ...(protocol ? { protocol } : {}),
+    totalAttempts: obs.download.totalAttempts ?? seen.totalAttempts ?? sequence.length,
+    ...(message ? { message } : {}),
   };
 }
