@@ -4,6 +4,7 @@
 // default route paths and ownerReferences are visibly not real.
 import { createHash } from 'node:crypto';
 import { type InferenceProviderConfig, type ModelDeployment, ModelDeployments } from '../apis/kubeairunway/index.ts';
+import { type LlamaStackDistribution, LlamaStackDistributions, toV1Alpha2 } from '../apis/llamastack/index.ts';
 import { type ObjectReader, prepareForApply, type ReadClient } from '../engine/index.ts';
 import { type KindRef, type KubeObject, parseSelector } from '../kube/index.ts';
 import { aimServicePipeline, aimServiceReconciler } from './aim/service/index.ts';
@@ -13,6 +14,7 @@ import { buildDesired } from './kubeairunway/provider/desired.ts';
 import type { ProviderDefinition } from './kubeairunway/provider/definition.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
 import { defaultProviderConfig, selectProvider } from './kubeairunway/selection/index.ts';
+import { renderLlamaStack } from './llamastack/render.ts';
 import { checkProviderCompatibility, defaultModelDeployment, validateModelDeployment, admissionMessage } from './kubeairunway/validation/index.ts';
 
 export interface RenderOutcome {
@@ -54,8 +56,21 @@ export async function renderObjects(input: readonly KubeObject[], opts: { operat
   for (const o of objects) {
     if (same(o, AIMServices)) out.push(await renderAimService(o as AIMService, objects, opts.operatorNamespace));
     else if (same(o, ModelDeployments)) out.push(...(await renderModelDeployment(o as ModelDeployment, objects, opts)));
+    else if (o.kind === LlamaStackDistributions.kind && o.apiVersion.startsWith('llamastack.io/')) {
+      const cr = (same(o, LlamaStackDistributions) ? o : toV1Alpha2(o as never)) as LlamaStackDistribution;
+      out.push({ source: describe(cr), ...(await renderLlamaStack(cr, new MemoryReader(objects.map(secretAsStored)), offlineClient, opts.operatorNamespace)) });
+    }
   }
   return out;
+}
+
+/** a Secret as the API server stores it: stringData merged into data (base64) */
+function secretAsStored(o: KubeObject): KubeObject {
+  const s = o as KubeObject & { data?: Record<string, string>; stringData?: Record<string, string> };
+  if (o.kind !== 'Secret' || !s.stringData) return o;
+  const { stringData, ...rest } = s;
+  const encoded = Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, Buffer.from(String(v)).toString('base64')]));
+  return { ...rest, data: { ...(s.data ?? {}), ...encoded } } as KubeObject;
 }
 
 async function renderAimService(svc: AIMService, all: KubeObject[], operatorNamespace: string): Promise<RenderOutcome> {

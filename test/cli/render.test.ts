@@ -54,12 +54,42 @@ describe('renderObjects', () => {
   });
 });
 
+describe('renderObjects: LlamaStackDistribution', () => {
+  it('the full example: the generated ConfigMap, the Deployment mounting it and every optional child', async () => {
+    const [out] = await renderObjects(docs('examples/llamastack/full-v1alpha2.yaml'), { operatorNamespace: 'modelplane-system' });
+    assert.deepEqual(out!.problems, []);
+    const kinds = out!.objects.map((o) => o.kind).sort();
+    assert.deepEqual(kinds, ['ConfigMap', 'Deployment', 'Ingress', 'NetworkPolicy', 'PersistentVolumeClaim', 'PodDisruptionBudget', 'Service', 'ServiceAccount']);
+    const cm = out!.objects.find((o) => o.kind === 'ConfigMap') as KubeObject & { data: Record<string, string> };
+    assert.match(cm.metadata.name!, /^full-config-[0-9a-f]{8}$/);
+    assert.match(cm.data['config.yaml']!, /provider_id: vllm-primary/);
+    const d = out!.objects.find((o) => o.kind === 'Deployment') as any;
+    assert.equal(d.spec.template.spec.volumes.find((v: any) => v.name === 'user-config').configMap.name, cm.metadata.name);
+  });
+
+  it('the quickstart one: the endpoint of its ModelDeployment is assumed offline, and says so', async () => {
+    const [out] = await renderObjects(docs('examples/quickstart/50-llamastack-distribution.yaml'), { operatorNamespace: 'modelplane-system' });
+    assert.match(out!.problems[0]!, /ModelDeployment gemma-cpu reports no endpoint offline; assumed http:\/\/gemma-cpu.quickstart.svc.cluster.local\/v1/);
+    assert.ok(out!.objects.some((o) => o.kind === 'Deployment'));
+  });
+
+  it('a v1alpha1 object is rendered through the conversion, and a missing Secret is the controller\'s message', async () => {
+    const v1 = { apiVersion: 'llamastack.io/v1alpha1', kind: 'LlamaStackDistribution', metadata: { name: 'old', namespace: 'x' }, spec: { server: { distribution: { name: 'starter' } } } } as KubeObject;
+    const [a] = await renderObjects([v1], { operatorNamespace: 'modelplane-system' });
+    assert.ok(a!.objects.some((o) => o.kind === 'Deployment'));
+    const v2 = { apiVersion: 'llamastack.io/v1alpha2', kind: 'LlamaStackDistribution', metadata: { name: 'n', namespace: 'x' }, spec: { distribution: { name: 'starter' }, providers: { inference: [{ provider: 'vllm', apiKey: { name: 'gone', key: 'k' } }] } } } as KubeObject;
+    const [b] = await renderObjects([v2], { operatorNamespace: 'modelplane-system' });
+    assert.deepEqual(b!.problems, ['SecretsResolved: SecretNotFound: Secret "gone" not found in namespace "x". Referenced by: spec.providers.inference[0].apiKey']);
+    assert.deepEqual(b!.objects, []);
+  });
+});
+
 describe('modelplane render (command)', () => {
   it('prints YAML for a folder and exits 0; exits 1 when nothing could be rendered for a resource', () => {
     const ok = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'render', '-f', 'examples/quickstart'], { encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
     const kinds = parseAllDocuments(ok.stdout).map((d) => (d.toJS() as KubeObject).kind);
-    assert.deepEqual(kinds.sort(), ['DynamoGraphDeployment', 'HTTPRoute', 'InferenceService', 'RayService', 'Workspace']);
+    assert.deepEqual(kinds.sort(), ['ConfigMap', 'Deployment', 'DynamoGraphDeployment', 'HTTPRoute', 'InferenceService', 'RayService', 'Service', 'ServiceAccount', 'Workspace']);
     const bad = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'render', '-f', '-'], { encoding: 'utf8', input: 'apiVersion: kubeairunway.ai/v1alpha1\nkind: ModelDeployment\nmetadata: {name: x, namespace: y}\nspec: {model: {id: m}}\n' });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /ModelDeployment y\/x: Validated: engine\.type is required/);
