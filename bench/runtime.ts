@@ -18,6 +18,8 @@ import { Logger } from '../src/kube/log.ts';
 import { Manager } from '../src/kube/manager.ts';
 import { ignoreOwnStatusWrites } from '../src/kube/predicates.ts';
 import { controllerRef, kindRef, type KubeObject } from '../src/kube/types.ts';
+import { z } from 'zod';
+import { crdFromZod } from '../src/apis/crd-gen/index.ts';
 
 const { values } = parseArgs({ options: { objects: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } } });
 const N = Number(values.objects);
@@ -32,33 +34,20 @@ interface Widget extends KubeObject {
 }
 const Widgets = kindRef<Widget>('bench.modelplane.io/v1', 'Widget');
 
-const CRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.bench.modelplane.io' },
-  spec: {
-    group: 'bench.modelplane.io',
-    names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-              status: { type: 'object', properties: { observedGeneration: { type: 'integer' }, configMap: { type: 'string' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+const CRD: CustomResourceDefinition = crdFromZod({
+  group: 'bench.modelplane.io',
+  kind: 'Widget',
+  plural: 'widgets',
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1',
+      specRequired: false,
+      spec: z.object({ size: z.number().int().optional() }),
+      status: z.object({ observedGeneration: z.number().int().optional(), configMap: z.string().optional() }),
+    },
+  ],
+});
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 

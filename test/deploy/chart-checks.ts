@@ -1,8 +1,8 @@
 // What a rendered chart must satisfy, as functions returning every problem found (empty = fine), so the test
 // can both assert a render is clean and show that each check catches the breakage it is for.
 import { type EffectiveGrants, effectiveGrants, type Manifest, ofKind, parseModelplaneArgs, unionGrants } from './chart.ts';
+import type { TestCluster } from '@modelplane/apiserver/testing';
 import { schemaErrors } from './k8s-schema.ts';
-import { restrictedViolations } from './pod-security.ts';
 
 export const WEBHOOK_SERVICE = 'modelplane-webhook-service';
 export const METRICS_SERVICE = 'modelplane-metrics';
@@ -122,13 +122,14 @@ export function wiringProblems(objects: Manifest[], env: Record<string, string>)
 }
 
 /**
- * PSS restricted on every pod template, plus the chart's own bar: a read-only root filesystem with an emptyDir
- * at /tmp, where tsx keeps its compile cache (without a writable os.tmpdir() the process hangs at startup).
+ * The chart's own bar beyond Pod Security Standards (which the API server's PodSecurity admission checks, see
+ * podSecurityWarnings): a read-only root filesystem with an emptyDir at /tmp, where tsx keeps its compile
+ * cache (without a writable os.tmpdir() the process hangs at startup).
  */
 export function securityProblems(objects: Manifest[]): string[] {
   return ofKind(objects, 'Deployment').flatMap((d) => {
     const spec = d.spec.template.spec;
-    const out = restrictedViolations(spec).map((v) => `Deployment ${d.metadata.name}: ${v}`);
+    const out: string[] = [];
     const emptyDirs = new Set((spec.volumes ?? []).filter((v: { emptyDir?: unknown }) => v.emptyDir).map((v: { name: string }) => v.name));
     for (const c of spec.containers) {
       if (c.securityContext?.readOnlyRootFilesystem !== true) out.push(`Deployment ${d.metadata.name}: container ${c.name}: securityContext.readOnlyRootFilesystem must be true`);
@@ -138,4 +139,15 @@ export function securityProblems(objects: Manifest[]): string[] {
     }
     return out;
   });
+}
+
+/**
+ * What the API server's PodSecurity admission says about the Deployments' pod templates: a server-side dry
+ * run into `namespace`, whose pod-security.kubernetes.io/warn label sets the level; one line per warning.
+ */
+export async function podSecurityWarnings(objects: Manifest[], namespace: string, kubectl: TestCluster['kubectl']): Promise<string[]> {
+  const deployments = ofKind(objects, 'Deployment').map((d) => ({ ...d, metadata: { ...d.metadata, namespace } }));
+  const r = await kubectl(['create', '--dry-run=server', '-o', 'name', '-f', '-'], { input: deployments.map((d) => JSON.stringify(d)).join('\n') });
+  if (r.code !== 0) throw new Error(`dry-run create of the Deployments failed: ${r.stderr}`);
+  return r.stderr.split('\n').filter((l) => l.includes('would violate PodSecurity'));
 }

@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, CHART_RBAC_FILE, staleChartFiles } from '../../src/cli/chart.ts';
 import { type TestCluster, startTestCluster } from '@modelplane/apiserver/testing';
 import { CHART_PATH, helm, type Manifest, ofKind, parseManifests, renderChart, run } from './chart.ts';
-import { METRICS_SERVICE, objectProblems, rbacProblems, securityProblems, WEBHOOK_SERVICE, wiringProblems } from './chart-checks.ts';
+import { METRICS_SERVICE, objectProblems, podSecurityWarnings, rbacProblems, securityProblems, WEBHOOK_SERVICE, wiringProblems } from './chart-checks.ts';
 import { runDeploymentsAsProcesses } from './processes.ts';
 
 const ALL = ['controller', 'webhooks', 'provider-aim', 'provider-dynamo', 'provider-kaito', 'provider-kuberay'];
@@ -160,23 +160,24 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
 
   describe('the checks catch a broken chart', () => {
     const deployment = (objects: Manifest[], name: string) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === `modelplane-${name}`)!;
-    const MUTATIONS: Array<[string, (o: Manifest[]) => void, (o: Manifest[]) => string[], RegExp]> = [
+    const podSecurity = (o: Manifest[]) => podSecurityWarnings(o, 'modelplane-system', cluster.kubectl);
+    const MUTATIONS: Array<[string, (o: Manifest[]) => void, (o: Manifest[]) => string[] | Promise<string[]>, RegExp]> = [
       ['a ClusterRole grants a verb more', (o) => o.find((x) => x.kind === 'ClusterRole' && x.metadata.name === 'modelplane-aim')!.rules[0].verbs.push('delete'), (o) => rbacProblems(o, 'modelplane-system', printedRbac.get('modelplane-system')!), /modelplane-controller \(runs aim,kubeairunway-core\): cluster grants beyond modelplane rbac: \/events delete/],
       ['a Deployment runs a set it has no RBAC for', (o) => (deployment(o, 'controller').spec.template.spec.containers[0].args[1] = '--controllers=aim,kubeairunway-core,webhooks'), (o) => rbacProblems(o, 'modelplane-system', printedRbac.get('modelplane-system')!), /grants missing vs modelplane rbac: .*secrets/],
       ['an option modelplane does not have', (o) => (deployment(o, 'provider-kaito').spec.template.spec.containers[0].args[4] = '--leader-election'), (o) => wiringProblems(o, {}), /unknown option\(s\) --leader-election/],
       ['the webhook Service targets the metrics port', (o) => (o.find((x) => x.metadata.name === WEBHOOK_SERVICE)!.spec.ports[0].targetPort = 'metrics'), (o) => wiringProblems(o, {}), /port 443 targets metrics \(8080\), not --webhook-port 9443/],
       ['a probe on the wrong port', (o) => (deployment(o, 'webhooks').spec.template.spec.containers[0].readinessProbe.httpGet.port = 'webhook'), (o) => wiringProblems(o, {}), /readinessProbe must GET \/readyz on --http-port 8080/],
-      ['privilege escalation allowed', (o) => (deployment(o, 'webhooks').spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation = true), securityProblems, /allowPrivilegeEscalation: must be false/],
+      ['privilege escalation allowed', (o) => (deployment(o, 'webhooks').spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation = true), podSecurity, /would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false \(container "modelplane" must set securityContext.allowPrivilegeEscalation=false\)/],
       ['a writable root filesystem', (o) => delete deployment(o, 'controller').spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem, securityProblems, /readOnlyRootFilesystem must be true/],
       ['no writable /tmp', (o) => (deployment(o, 'provider-aim').spec.template.spec.containers[0].volumeMounts = []), securityProblems, /provider-aim: container modelplane: needs a writable emptyDir mounted at \/tmp/],
       ['a misspelt field', (o) => (deployment(o, 'controller').spec.template.spec.enableServiceLink = false), (o) => objectProblems(o, 'modelplane-system'), /spec\.template\.spec\.enableServiceLink: unknown field/],
     ];
     for (const [name, mutate, check, problem] of MUTATIONS) {
-      it(name, () => {
+      it(name, async () => {
         const objects = structuredClone(renders.get(CASES[0]!.name)!);
-        assert.deepEqual(check(objects), [], 'clean before the change');
+        assert.deepEqual(await check(objects), [], 'clean before the change');
         mutate(objects);
-        assert.match(check(objects).join('\n'), problem);
+        assert.match((await check(objects)).join('\n'), problem);
       });
     }
   });

@@ -44,9 +44,9 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
   before(async () => {
     server = await startApiServer({ port: 0 });
     admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test-user' });
-    await admin.create(GREETING_CRD as never);
+    await admin.create(GREETING_CRD);
     await waitFor('the Greeting CRD to be established', async () => {
-      const crd = await admin.get(CustomResourceDefinitions, GREETING_CRD.metadata.name);
+      const crd = await admin.get(CustomResourceDefinitions, GREETING_CRD.metadata.name!);
       return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
     });
     await waitFor('Greetings to be served', async () => (await admin.list(Greetings, { namespace: NS })) && true);

@@ -35,17 +35,7 @@ export const resourceRequirementsSchema = z.object({
     .optional(),
 });
 
-/** metav1.Condition; reason/message stay optional so a controller's first write can be partial */
-export const conditionSchema = z.object({
-  type: z.string().min(1),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-  observedGeneration: z.number().int().min(0).optional(),
-});
-
-export const conditionListSchema = z.array(conditionSchema).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+export { conditionListSchema, conditionSchema } from '../crd-gen/meta-schemas.ts';
 
 /** AIMResolvedReference: which object a consumer resolved, with its uid so a recreated object is noticed */
 export const resolvedReferenceSchema = z.object({

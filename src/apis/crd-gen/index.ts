@@ -5,6 +5,7 @@ import type { CustomResourceDefinition } from '../../kube/kinds.ts';
 import { type JsonSchema, toStructural } from './structural.ts';
 
 export { type JsonSchema, toStructural } from './structural.ts';
+export { conditionListSchema, conditionSchema } from './meta-schemas.ts';
 
 export interface PrinterColumn {
   name: string;

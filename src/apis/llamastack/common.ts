@@ -3,6 +3,7 @@
 // v1alpha1 and v1alpha2 spell the same way. See docs/llamastack.md.
 import { z } from 'zod';
 import { envListSchema, quantitySchema, resourceRequirementsSchema } from '../aim/common.ts';
+import { conditionListSchema } from '../crd-gen/meta-schemas.ts';
 
 export const LLS_GROUP = 'llamastack.io';
 export const LLS_V1ALPHA1 = 'v1alpha1';
@@ -56,15 +57,7 @@ export const passthroughList = () => z.array(z.looseObject({})).optional();
 
 export const distributionSchema = z.object({ name: z.string().min(1).optional(), image: z.string().min(1).optional() });
 
-export const conditionSchema = z.object({
-  type: z.string().min(1),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-  observedGeneration: z.number().int().min(0).optional(),
-});
-export const conditionListSchema = z.array(conditionSchema).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+export { conditionListSchema, conditionSchema } from '../crd-gen/meta-schemas.ts';
 
 export const PHASES = ['Pending', 'Initializing', 'Ready', 'Failed', 'Terminating'] as const;
 export type LlamaStackPhase = (typeof PHASES)[number];

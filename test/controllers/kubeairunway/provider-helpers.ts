@@ -11,6 +11,8 @@ import {
 } from '../../../src/apis/kubeairunway/index.ts';
 import type { MappedStatus, ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { type CustomResourceDefinition, EventsV1, type KubeClient, type KubeEvent, type KubeObject, kindRef } from '../../../src/kube/index.ts';
+import { z } from 'zod';
+import { crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
 type Cond = { type: string; status: string; reason?: string; message?: string };
 type WithConditions = KubeObject & { status?: { conditions?: Cond[]; state?: string } };
@@ -55,33 +57,13 @@ export const testKaito: ProviderDefinition<WithConditions> = {
 export const Widgets = kindRef<WithConditions>('test.modelplane.io/v1', 'Widget');
 
 export function widgetCrd(): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.test.modelplane.io' },
-    spec: {
-      group: 'test.modelplane.io',
-      names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-          },
-        },
-      ],
-    },
-  } as CustomResourceDefinition;
+  return crdFromZod({
+    group: 'test.modelplane.io',
+    kind: 'Widget',
+    plural: 'widgets',
+    scope: 'Namespaced',
+    versions: [{ name: 'v1', specRequired: false, spec: z.looseObject({}), status: z.looseObject({}) }],
+  });
 }
 
 /** a provider over Widgets: spec mirrors model and replicas; status.state Ready → Running, Failed → Failed */

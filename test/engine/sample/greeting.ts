@@ -16,6 +16,8 @@ import {
   staticLabels,
 } from '../../../src/engine/index.ts';
 import { type ConfigMap, ConfigMaps, type Controller, ItemExponentialRateLimiter, type KubeObject, kindRef, type Manager, objectKeyString } from '../../../src/kube/index.ts';
+import { z } from 'zod';
+import { conditionListSchema, crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
 export interface Greeting extends KubeObject {
   spec: { configMapName: string; name: string };
@@ -104,50 +106,17 @@ export async function registerGreetingController(mgr: Manager, pipeline = greeti
     .complete(pipelineReconciler(Greetings, pipeline));
 }
 
-const condition = {
-  type: 'object',
-  required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-  properties: {
-    type: { type: 'string' },
-    status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-    reason: { type: 'string' },
-    message: { type: 'string' },
-    lastTransitionTime: { type: 'string', format: 'date-time' },
-    observedGeneration: { type: 'integer', format: 'int64' },
-  },
-};
-
-export const GREETING_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'greetings.samples.modelplane.io' },
-  spec: {
-    group: 'samples.modelplane.io',
-    names: { kind: 'Greeting', plural: 'greetings', singular: 'greeting', listKind: 'GreetingList' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', required: ['configMapName', 'name'], properties: { configMapName: { type: 'string' }, name: { type: 'string' } } },
-              status: {
-                type: 'object',
-                properties: {
-                  status: { type: 'string' },
-                  renderedConfigMap: { type: 'string' },
-                  conditions: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'], items: condition },
-                },
-              },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+export const GREETING_CRD = crdFromZod({
+  group: 'samples.modelplane.io',
+  kind: 'Greeting',
+  plural: 'greetings',
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1alpha1',
+      specRequired: false,
+      spec: z.object({ configMapName: z.string(), name: z.string() }),
+      status: z.object({ status: z.string().optional(), renderedConfigMap: z.string().optional(), conditions: conditionListSchema.optional() }),
+    },
+  ],
+});

@@ -7,6 +7,8 @@ import { KubeClient } from '../../../src/kube/client.ts';
 import { ensureCrd } from '../../../src/kube/crd.ts';
 import type { CustomResourceDefinition } from '../../../src/kube/kinds.ts';
 import { kindRef, type KubeObject } from '../../../src/kube/types.ts';
+import { z } from 'zod';
+import { crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
 export type ApiServer = Awaited<ReturnType<typeof startApiServer>>;
 
@@ -17,33 +19,20 @@ export interface Widget extends KubeObject {
 
 export const Widgets = kindRef<Widget>('test.modelplane.io/v1', 'Widget');
 
-export const WIDGET_CRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.test.modelplane.io' },
-  spec: {
-    group: 'test.modelplane.io',
-    names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer', minimum: 0 }, note: { type: 'string' } } },
-              status: { type: 'object', properties: { observedGeneration: { type: 'integer' }, configMap: { type: 'string' }, ready: { type: 'boolean' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+export const WIDGET_CRD: CustomResourceDefinition = crdFromZod({
+  group: 'test.modelplane.io',
+  kind: 'Widget',
+  plural: 'widgets',
+  scope: 'Namespaced',
+  versions: [
+    {
+      name: 'v1',
+      specRequired: false,
+      spec: z.object({ size: z.number().int().min(0).optional(), note: z.string().optional() }),
+      status: z.object({ observedGeneration: z.number().int().optional(), configMap: z.string().optional(), ready: z.boolean().optional() }),
+    },
+  ],
+});
 
 export interface TestCluster {
   srv: ApiServer;
