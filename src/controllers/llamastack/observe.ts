@@ -16,6 +16,7 @@ import {
   refOf,
   resolveImage,
 } from './config/index.ts';
+import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
 import { configMapName, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress, type ReplicaSet } from './names.ts';
 import { type SecretProblem, type SecretRef, secretProblems, secretRefsOf, secretValuesHash } from './secret-refs.ts';
 
@@ -68,9 +69,15 @@ export interface LlamaStackObservation {
 
 const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
 
-/** the URL of a ModelDeployment's or AIMService's OpenAI-compatible API, once its status names a Service */
+/**
+ * The URL of a ModelDeployment's or AIMService's OpenAI-compatible API: a ModelDeployment names its Service
+ * in status.endpoint; an AIMService serves through its InferenceService's predictor Service once Running.
+ */
 export function endpointOf(ref: ReferencedEndpoint, namespace: string): string | undefined {
-  const o = fetchedValue(ref.object) as { status?: { endpoint?: { service?: string; port?: number } } } | undefined;
+  const o = fetchedValue(ref.object) as { status?: { endpoint?: { service?: string; port?: number }; status?: string } } | undefined;
+  if (ref.kind === 'AIMService' && o?.status?.status === 'Running') {
+    return `http://${predictorServiceName(inferenceServiceName(ref.name))}.${namespace}.svc.cluster.local:${PREDICTOR_SERVICE_PORT}/v1`;
+  }
   const ep = o?.status?.endpoint;
   if (!ep?.service) return undefined;
   return `http://${ep.service}.${namespace}.svc.cluster.local${ep.port ? `:${ep.port}` : ''}/v1`;

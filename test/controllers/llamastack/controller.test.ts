@@ -170,4 +170,33 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
     await waitFor('config with the new endpoint', async () => ((await config()).includes('http://qwen-b.llama.svc.cluster.local:8000/v1') ? true : undefined));
     await admin.delete(ModelDeployments, 'qwen', NS);
   });
+
+  it('fills an endpoint from an AIMService once it is Running', async () => {
+    await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 'qwen-aim', namespace: NS }, spec: { model: { name: 'qwen' } } } as KubeObject);
+    await admin.apply(llsd('from-aim', { distribution: { name: 'remote-vllm' }, providers: { inference: [{ id: 'aim', provider: 'vllm', aimServiceRef: { name: 'qwen-aim' } }] } }));
+    await where('waiting for the AIMService', 'from-aim', (o) => o.status?.phase === 'Pending');
+    await admin.applyStatus({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 'qwen-aim', namespace: NS }, status: { status: 'Running' } } as KubeObject, { fieldManager: 'test-aim' });
+    const ready = await waitFor('config with the predictor endpoint', async () => {
+      const text = (await generated('from-aim')).map((c: ConfigMap) => c.data!['config.yaml']!).join('\n');
+      return /base_url: "http:\/\/[a-z0-9-]+-predictor\.llama\.svc\.cluster\.local:80\/v1"/.test(text) ? text : undefined;
+    });
+    assert.match(ready, /provider_id: aim/);
+  });
+
+  it('an image override (an operator upgrade) changes image and keeps config in one Deployment write, and is recorded', async () => {
+    await admin.apply(llsd('upgrade', { distribution: { name: 'starter' } }));
+    const before = await where('Ready', 'upgrade', (o) => o.status?.phase === 'Ready');
+    assert.equal(before.status?.resolvedDistribution?.image, 'docker.io/llamastack/distribution-starter:latest');
+    const d0 = await deployment('upgrade');
+    await admin.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'llama-stack-operator-config', namespace: 'modelplane-system' }, data: { 'image-overrides': 'starter: quay.io/acme/starter:2.0\n' } } as KubeObject);
+    const after = await where('the new image recorded', 'upgrade', (o) => o.status?.resolvedDistribution?.image === 'quay.io/acme/starter:2.0');
+    const d1 = await deployment('upgrade');
+    assert.equal(d1!.spec.template.spec.containers[0].image, 'quay.io/acme/starter:2.0');
+    assert.equal(d1!.metadata.generation, d0!.metadata.generation + 1);
+    assert.equal(volumeOf(d1), volumeOf(d0), 'same config');
+    assert.equal(after.status?.distributionConfig?.availableDistributions?.starter, 'quay.io/acme/starter:2.0');
+    const events = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' } as KindRef<KubeObject & Json>, { namespace: NS });
+    const reasons = new Set(events.items.filter((e) => e.regarding?.name === 'basic').map((e) => e.reason));
+    for (const r of ['ConfigGenerationFailed', 'SecretResolutionFailed']) assert.ok(reasons.has(r), `event ${r} for basic: ${[...reasons]}`);
+  });
 });
