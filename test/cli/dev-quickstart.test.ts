@@ -99,8 +99,6 @@ describe('npm start (modelplane dev)', () => {
       assert.match(status.stdout, /^✓ ModelDeployment +quickstart\/gemma-cpu +Running +DeploymentReady/m);
       assert.match(status.stdout, /^✓ AIMService +quickstart\/qwen-chat +Running/m);
       assert.ok(status.stdout.indexOf('ModelDeployment') < status.stdout.indexOf('AIMModel'), 'primary kinds first');
-      const none = spawnSync(process.execPath, [resolve('bin/modelplane.js'), 'status', '--kubeconfig', join(dir, 'a.kubeconfig'), '-n', 'nowhere'], { encoding: 'utf8', timeout: 30_000 });
-      assert.equal(none.stdout, 'No modelplane resources found in namespace nowhere.\n');
       killGroup(first.child, 'SIGINT');
       assert.equal((await first.done).code, 0, 'Ctrl-C stops everything cleanly');
     } finally {
