@@ -131,22 +131,30 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     assert.equal(got.stdout, 'vllm');
   });
 
-  it('the autoscaler chart draws desired and current replicas over time', async () => {
-    const va = { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'hello-web', namespace: 'quickstart' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'hello-web' }, modelID: 'hello' } };
-    assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(va))).code, 0);
+  it("the autoscaler chart draws the autoscaler's decisions: replicas, KV-cache use and queue over time", async () => {
+    const setup = [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'workload-variant-autoscaler-system' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'saturation-scaling-config', namespace: 'workload-variant-autoscaler-system' }, data: { default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n' } },
+      { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'hello-web', namespace: 'quickstart', labels: { 'inference.optimization/acceleratorName': 'H100' } }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'hello-web' }, modelID: 'hello', maxReplicas: 4 } },
+    ];
+    for (const obj of setup) assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(obj))).code, 0, JSON.stringify(obj));
+    const pods = (await world.kubectl(['get', 'pods', '-n', 'quickstart', '-l', 'app.kubernetes.io/name=hello-web', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout.split(' ').filter(Boolean);
+    assert.ok(pods.length > 0, 'hello-web has pods');
     await openResource(page, url, 'llmd.ai/VariantAutoscaling/quickstart/hello-web');
-    // play the autoscaler: three decisions, and the Deployment following them
-    for (const replicas of [2, 3, 1]) {
-      const status = { status: { desiredOptimizedAlloc: { accelerator: 'H100', numReplicas: replicas, lastRunTime: new Date().toISOString() } } };
-      const r = await world.kubectl(['patch', 'va', 'hello-web', '-n', 'quickstart', '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.equal((await world.kubectl(['scale', 'deployment', 'hello-web', '-n', 'quickstart', `--replicas=${replicas}`])).code, 0);
-      await page.waitForSelector(`section[aria-labelledby="h-autoscaler"] >> text=/desired ${replicas}/`, { timeout: 20_000 });
+    // three cycles: saturated (scale up), saturated, then quiet
+    for (const [kv, queue] of [[0.9, 6], [0.85, 4], [0.3, 0]] as const) {
+      // decisions are stamped to the second: space the cycles so each is its own point in time
+      await new Promise((r) => setTimeout(r, 1100));
+      world.metrics.load = new Map(pods.map((p) => [p, { kvCacheUsage: kv, queueLength: queue }]));
+      await world.autoscaler().engine.runCycle();
+      await page.waitForSelector(`section[aria-labelledby="h-autoscaler"] >> text=/KV-cache ${Math.round(kv * 100)}%, queue ${queue}/`, { timeout: 20_000 });
     }
-    const chart = page.locator('figure[data-chart="Replicas"] canvas');
-    await chart.waitFor();
-    const box = await chart.boundingBox();
-    assert.ok(box && box.width > 200 && box.height > 100, `a drawn chart: ${JSON.stringify(box)}`);
+    const text = (await page.locator('section[aria-labelledby="h-autoscaler"]').textContent()) ?? '';
+    assert.match(text, /decision history/);
+    for (const chart of ['Replicas', 'Load']) {
+      const box = await page.locator(`figure[data-chart="${chart}"] canvas`).first().boundingBox();
+      assert.ok(box && box.width > 200 && box.height > 100, `${chart} chart drawn: ${JSON.stringify(box)}`);
+    }
     const rows = await page.locator('section[aria-labelledby="h-autoscaler"] table.latest tbody tr').count();
     assert.ok(rows >= 3, `${rows} decisions listed`);
     await shot(page, 'variantautoscaling');

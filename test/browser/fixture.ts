@@ -1,6 +1,7 @@
-// The browser tests' world: the `modelplane dev` cluster with every controller but the autoscaler (the test
-// plays the autoscaler, writing VariantAutoscaling status, so the chart's history is deterministic), the
-// quickstart applied and converged, and the dashboard served from the built front end.
+// The browser tests' world: the `modelplane dev` cluster with every controller, the autoscaler reading a
+// metrics source the test sets (its cycles run when the test says, so the chart's history is
+// deterministic), the quickstart applied, and the dashboard served from the built front end with the
+// autoscaler's decision history, as `modelplane dev` serves it.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,13 +9,29 @@ import { type KubectlResult, runKubectl } from '@modelplane/apiserver/testing';
 import { type Dashboard, ensureWebBuilt, startDashboard, WEB_DIST } from '../../src/cli/dashboard/index.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { applyManifests } from '../../src/cli/dev/examples.ts';
+import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
+import type { MetricsSource, PodLoad } from '../../src/controllers/llmd/metrics-source/source.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { KubeClient, Logger } from '../../src/kube/index.ts';
 
 export const ARTIFACTS = resolve('test-artifacts/browser');
 
+/** the load each pod reports, set by the test */
+export class TestMetrics implements MetricsSource {
+  readonly description = 'the browser test';
+  load = new Map<string, PodLoad>();
+  async podLoad(): Promise<Map<string, PodLoad>> {
+    return this.load;
+  }
+  async requestsInWindow(): Promise<number | undefined> {
+    return 100;
+  }
+}
+
 export interface World {
   cluster: DevCluster;
+  metrics: TestMetrics;
+  autoscaler(): Autoscaler;
   dashboard: Dashboard;
   kubectl(args: string[], input?: string): Promise<KubectlResult>;
   stop(): Promise<void>;
@@ -24,7 +41,9 @@ export async function startWorld(): Promise<World> {
   const log = new Logger({}, 'silent');
   if (!ensureWebBuilt(log) || !existsSync(join(WEB_DIST, 'index.html'))) throw new Error(`the dashboard front end is not built at ${WEB_DIST}: run npm run build:web`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  const sets = [...CONTROLLER_SETS, ...PROVIDER_SETS].filter((s) => s.name !== 'autoscaler');
+  const metrics = new TestMetrics();
+  let autoscaler: Autoscaler | undefined;
+  const sets = [...CONTROLLER_SETS, ...PROVIDER_SETS].map((s) => (s.name === 'autoscaler' ? autoscalerControllerSet({ metricsSource: metrics, autoStart: false }, (a) => (autoscaler = a)) : s));
   const cluster = await startDevCluster({ port: 0, log, sets });
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-browser-'));
   const kubeconfig = join(dir, 'kubeconfig');
@@ -32,9 +51,15 @@ export async function startWorld(): Promise<World> {
   const client = await KubeClient.create(cluster.server.kubeconfigYaml());
   try {
     await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
-    const dashboard = await startDashboard({ client, cluster: cluster.server.url, user: 'admin', logger: log });
+    const feed = (namespace: string, name: string) => autoscaler?.decisions.history(namespace, name) ?? [];
+    const dashboard = await startDashboard({ client, cluster: cluster.server.url, user: 'admin', logger: log, feed });
     return {
       cluster,
+      metrics,
+      autoscaler: () => {
+        if (!autoscaler) throw new Error('the autoscaler set did not register');
+        return autoscaler;
+      },
       dashboard,
       kubectl: (args, input) => runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input),
       async stop() {

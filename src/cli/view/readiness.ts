@@ -30,6 +30,16 @@ function routeReadiness(status: Record<string, unknown>): Readiness {
   return refused ? { ready: false, status: 'NotAccepted', reason: refused.reason ?? '' } : { ready: true, status: 'Accepted', reason: '' };
 }
 
+/** conditions whose True means trouble (Kubernetes' "abnormal-true" polarity) */
+const ABNORMAL_TRUE = /Degraded|Stalled|Failed|Error|Pressure|Unavailable/;
+
+/** no Ready condition and no phase: ready when every condition is in its good state, else the first that is not */
+function fromConditions(conditions: Condition[], stale: boolean): Readiness {
+  const bad = conditions.find((c) => (ABNORMAL_TRUE.test(c.type ?? '') ? c.status === 'True' : c.status !== 'True'));
+  if (bad) return { ready: false, status: bad.status === 'Unknown' ? 'Progressing' : 'NotReady', reason: `${bad.type}: ${bad.reason ?? bad.status}` };
+  return { ready: !stale, status: 'Ready', reason: conditions.at(-1)?.reason ?? '' };
+}
+
 export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
   if (obj.kind === 'InferenceProviderConfig') {
     // a provider is ready by its own report and a fresh heartbeat, exactly as selection judges it
@@ -60,5 +70,6 @@ export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
     return { ready: ok, status: word ?? (ok ? 'Ready' : 'NotReady'), reason: ready.reason ?? '' };
   }
   if (word) return { ready: READY_PHASES.has(word) && !stale, status: word, reason: '' };
+  if (conditions.length > 0) return fromConditions(conditions, stale);
   return { ready: false, status: 'Pending', reason: 'no status reported yet' };
 }

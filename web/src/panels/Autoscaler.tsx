@@ -17,7 +17,15 @@ const LOAD: Series[] = [
   { label: 'load (req/s)', pick: (p) => p.load, stroke: '#8a5a00', scale: 'count' },
 ];
 
-function Chart({ title, points, series }: { title: string; points: AutoscalerPoint[]; series: Series[] }) {
+/** uPlot wants strictly ascending x: one point per timestamp (the latest wins), in time order */
+function byTime(points: AutoscalerPoint[]): AutoscalerPoint[] {
+  const m = new Map<number, AutoscalerPoint>();
+  for (const p of points) m.set(p.t, p);
+  return [...m.values()].sort((a, b) => a.t - b.t);
+}
+
+function Chart({ title, points: raw, series }: { title: string; points: AutoscalerPoint[]; series: Series[] }) {
+  const points = byTime(raw);
   const ref = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const present = series.filter((s) => points.some((p) => s.pick(p) !== undefined));
@@ -33,7 +41,8 @@ function Chart({ title, points, series }: { title: string; points: AutoscalerPoi
       height: 220,
       series: [{}, ...present.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, scale: s.scale, ...(s.step ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {}) }))],
       axes: [{}, ...scales.map((sc, i) => ({ scale: sc, side: i === 0 ? 3 : 1, grid: { show: i === 0 } }))],
-      scales: { x: { time: true } },
+      // a single instant still gets a readable minute of axis around it
+      scales: { x: { time: true, range: (_u, min, max) => (max - min < 1 ? [min - 30, max + 30] : [min, max]) } },
     };
     plot.current = new uPlot(opts, data, ref.current);
     return () => {
