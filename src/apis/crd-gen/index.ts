@@ -21,10 +21,13 @@ export interface CrdVersionSpec {
   /** defaults to true for the first version */
   storage?: boolean;
   served?: boolean;
-  spec: z.ZodType;
+  /** absent only for kinds whose fields all sit at the root (see rootFields) */
+  spec?: z.ZodType;
   status?: z.ZodType;
-  /** whether `spec` must be present (default true) */
+  /** whether `spec` must be present (default true when there is a spec) */
   specRequired?: boolean;
+  /** fields at the object's root beside spec and status (some external kinds keep their spec there) */
+  rootFields?: Record<string, z.ZodType>;
   printerColumns?: PrinterColumn[];
   /** defaults to the status subresource when a status schema is given */
   subresources?: { status?: Record<string, never>; scale?: Record<string, unknown> };
@@ -41,6 +44,8 @@ export interface CrdSpec {
   versions: CrdVersionSpec[];
   /** spec.conversion (e.g. a conversion webhook stanza from src/webhooks); default: none */
   conversion?: Record<string, unknown>;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 /** One zod schema as a structural OpenAPI v3 schema (input shape, so optional-with-default fields stay optional). */
@@ -53,7 +58,11 @@ export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${spec.plural}.${spec.group}` },
+    metadata: {
+      name: `${spec.plural}.${spec.group}`,
+      ...(spec.labels ? { labels: spec.labels } : {}),
+      ...(spec.annotations ? { annotations: spec.annotations } : {}),
+    },
     spec: {
       group: spec.group,
       names: {
@@ -66,19 +75,17 @@ export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
       },
       scope: spec.scope,
       versions: spec.versions.map((v, i) => {
-        const properties: JsonSchema = {
-          apiVersion: { type: 'string' },
-          kind: { type: 'string' },
-          metadata: { type: 'object' },
-          spec: withContext(structuralSchema(v.spec), `${spec.kind}.spec`),
-        };
+        const properties: JsonSchema = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' } };
+        if (v.spec) properties.spec = withContext(structuralSchema(v.spec), `${spec.kind}.spec`);
+        for (const [name, field] of Object.entries(v.rootFields ?? {})) properties[name] = structuralSchema(field);
         if (v.status) properties.status = structuralSchema(v.status);
         const subresources = v.subresources ?? (v.status ? { status: {} } : undefined);
+        const specRequired = v.spec !== undefined && (v.specRequired ?? true);
         return {
           name: v.name,
           served: v.served ?? true,
           storage: v.storage ?? i === 0,
-          schema: { openAPIV3Schema: { type: 'object', properties, ...((v.specRequired ?? true) ? { required: ['spec'] } : {}) } },
+          schema: { openAPIV3Schema: { type: 'object', properties, ...(specRequired ? { required: ['spec'] } : {}) } },
           ...(subresources ? { subresources } : {}),
           ...(v.printerColumns?.length ? { additionalPrinterColumns: v.printerColumns.map((c) => ({ ...c })) } : {}),
         };

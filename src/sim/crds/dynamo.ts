@@ -1,7 +1,7 @@
 // NVIDIA Dynamo's DynamoGraphDeployment (nvidia.com/v1alpha1): one graph of services (frontend, workers,
 // planner, EPP), each a DynamoComponentDeployment spec that is kept open.
 
-import { age, arr, conditionColumn, conditions, crd, int32, mapOf, obj, open, str } from './schema.ts';
+import { age, arr, conditionColumn, conditions, crd, int, int32, mapOf, obj, open, str } from './schema.ts';
 
 export function dynamoGraphDeploymentCrd() {
   const service = open({
@@ -46,7 +46,7 @@ export function dynamoGraphDeploymentCrd() {
             message: str(),
             conditions: conditions(),
             services: mapOf(serviceStatus),
-            observedGeneration: { type: 'integer', format: 'int64' },
+            observedGeneration: int({ format: 'int64' }),
             endpoint: obj({ service: str(), port: int32() }),
           }),
         },

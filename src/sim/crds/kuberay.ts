@@ -1,7 +1,7 @@
 // KubeRay's RayCluster and RayService (ray.io/v1). Pod templates and rayStartParams follow the real
 // schema's shape; the template bodies are kept open.
 
-import { arr, bool, conditions, crd, int32, mapOf, obj, open, quantity, type Schema, str, stringMap } from './schema.ts';
+import { arr, bool, conditions, crd, int, int32, mapOf, obj, open, quantity, type Schema, str, stringMap } from './schema.ts';
 
 const rayClusterSpec = (): Schema =>
   open({
@@ -47,7 +47,7 @@ const rayClusterStatus = (): Schema =>
     head: obj({ podIP: str(), serviceIP: str(), podName: str(), serviceName: str() }),
     endpoints: stringMap(),
     lastUpdateTime: str(),
-    observedGeneration: { type: 'integer', format: 'int64' },
+    observedGeneration: int({ format: 'int64' }),
   });
 
 export function rayClusterCrd() {
@@ -112,7 +112,7 @@ export function rayServiceCrd() {
             conditions: conditions(),
             activeServiceStatus: serviceStatusDetail(),
             pendingServiceStatus: serviceStatusDetail(),
-            observedGeneration: { type: 'integer', format: 'int64' },
+            observedGeneration: int({ format: 'int64' }),
             lastUpdateTime: str(),
           }),
         },

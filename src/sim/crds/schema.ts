@@ -1,45 +1,51 @@
-// Building blocks for the external projects' CRDs. Each CRD keeps the real names, scope, short names,
-// categories and printer columns, types the fields our controllers and simulators read or write, and
-// lets everything else through with x-kubernetes-preserve-unknown-fields, so any object the real project
-// accepts is accepted here too (the real schemas run to hundreds of thousands of lines).
-
+// Shorthands for the external projects' CRDs, written in zod and built by src/apis/crd-gen like every
+// other CRD. Each CRD keeps the real names, scope, short names, categories and printer columns, types the
+// fields our controllers and simulators read or write, and lets everything else through
+// (x-kubernetes-preserve-unknown-fields), so any object the real project accepts is accepted here too
+// (the real schemas run to hundreds of thousands of lines). Every field is optional unless an object
+// lists it in `required`, as in the projects' own schemas.
+import { z } from 'zod';
+import { type CrdVersionSpec, crdFromZod, type PrinterColumn } from '../../apis/crd-gen/index.ts';
 import type { CustomResourceDefinition } from '../../kube/index.ts';
 
-export type Schema = Record<string, unknown>;
+export type Schema = z.ZodType;
+/** OpenAPI keywords a field adds (format, enum, default, pattern, x-kubernetes-*) */
+type Extra = Record<string, unknown>;
 
-export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
-export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
-export const int32 = (extra: Schema = {}): Schema => ({ type: 'integer', format: 'int32', ...extra });
-export const bool = (extra: Schema = {}): Schema => ({ type: 'boolean', ...extra });
-export const arr = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+const withExtra = <T extends z.ZodType>(schema: T, extra: Extra): T => (Object.keys(extra).length > 0 ? schema.meta(extra) : schema);
+
+export const str = (extra: Extra = {}): Schema => withExtra(z.string(), extra);
+export const int = (extra: Extra = {}): Schema => withExtra(z.number().int(), extra);
+export const int32 = (extra: Extra = {}): Schema => int({ format: 'int32', ...extra });
+export const bool = (extra: Extra = {}): Schema => withExtra(z.boolean(), extra);
+export const arr = (items: Schema, extra: Extra = {}): Schema => withExtra(z.array(items), extra);
 export const strings = (): Schema => arr(str());
-export const stringMap = (): Schema => ({ type: 'object', additionalProperties: str() });
-export const mapOf = (values: Schema): Schema => ({ type: 'object', additionalProperties: values });
+export const stringMap = (): Schema => z.record(z.string(), z.string());
+export const mapOf = (values: Schema): Schema => z.record(z.string(), values);
+
+/** properties, optional unless `extra.required` names them; the rest of `extra` annotates the object */
+function shape(properties: Record<string, Schema>, required: readonly string[] = []): Record<string, Schema> {
+  return Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, required.includes(name) ? s : s.optional()]));
+}
 
 /** an object with typed properties that also keeps any field it does not name */
-export const open = (properties: Record<string, Schema> = {}, extra: Schema = {}): Schema => ({
-  type: 'object',
-  ...(Object.keys(properties).length > 0 ? { properties } : {}),
-  'x-kubernetes-preserve-unknown-fields': true,
-  ...extra,
-});
+export const open = (properties: Record<string, Schema> = {}, { required, ...extra }: Extra & { required?: string[] } = {}): Schema =>
+  withExtra(Object.keys(properties).length > 0 ? z.looseObject(shape(properties, required)) : z.record(z.string(), z.unknown()), extra);
 
 /** an object with exactly these properties (unknown fields are pruned, as in the real CRD) */
-export const obj = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: 'object', properties, ...extra });
+export const obj = (properties: Record<string, Schema>, { required, ...extra }: Extra & { required?: string[] } = {}): Schema =>
+  withExtra(z.object(shape(properties, required)), extra);
 
 /** a Kubernetes quantity: "1", 1, "500m", "8Gi" */
-export const quantity = (): Schema => ({
-  'x-kubernetes-int-or-string': true,
-  anyOf: [{ type: 'integer' }, { type: 'string' }],
-  pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
-});
+export const quantity = (): Schema =>
+  z.union([z.number().int(), z.string()]).meta({
+    'x-kubernetes-int-or-string': true,
+    pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+  });
 
 export const labelSelector = (): Schema =>
   obj(
-    {
-      matchLabels: stringMap(),
-      matchExpressions: arr(obj({ key: str(), operator: str(), values: strings() }, { required: ['key', 'operator'] })),
-    },
+    { matchLabels: stringMap(), matchExpressions: arr(obj({ key: str(), operator: str(), values: strings() }, { required: ['key', 'operator'] })) },
     { 'x-kubernetes-map-type': 'atomic' },
   );
 
@@ -47,14 +53,7 @@ export const labelSelector = (): Schema =>
 export const conditions = (): Schema =>
   arr(
     obj(
-      {
-        type: str(),
-        status: str(),
-        observedGeneration: int({ format: 'int64' }),
-        lastTransitionTime: str({ format: 'date-time' }),
-        reason: str(),
-        message: str(),
-      },
+      { type: str(), status: str(), observedGeneration: int({ format: 'int64' }), lastTransitionTime: str({ format: 'date-time' }), reason: str(), message: str() },
       { required: ['type', 'status'] },
     ),
     { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
@@ -62,20 +61,7 @@ export const conditions = (): Schema =>
 
 /** Knative-style conditions (KServe): no observedGeneration, an extra severity */
 export const knativeConditions = (): Schema =>
-  arr(
-    obj(
-      { type: str(), status: str(), severity: str(), lastTransitionTime: str(), reason: str(), message: str() },
-      { required: ['type', 'status'] },
-    ),
-  );
-
-export interface PrinterColumn {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  jsonPath: string;
-  description?: string;
-  priority?: number;
-}
+  arr(obj({ type: str(), status: str(), severity: str(), lastTransitionTime: str(), reason: str(), message: str() }, { required: ['type', 'status'] }));
 
 export const age = (): PrinterColumn => ({ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' });
 export const conditionColumn = (name: string, type = name): PrinterColumn => ({
@@ -89,7 +75,7 @@ export interface CrdVersion {
   storage: boolean;
   /** default true */
   served?: boolean;
-  /** the root's properties besides apiVersion, kind and metadata */
+  /** the root's properties besides apiVersion, kind and metadata: spec, status and any root-level fields */
   properties: Record<string, Schema>;
   required?: string[];
   columns?: PrinterColumn[];
@@ -98,7 +84,7 @@ export interface CrdVersion {
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
-export interface CrdSpec {
+export interface ExternalCrdSpec {
   group: string;
   kind: string;
   plural: string;
@@ -110,44 +96,31 @@ export interface CrdSpec {
   annotations?: Record<string, string>;
 }
 
-export function crd(spec: CrdSpec): CustomResourceDefinition {
-  const singular = spec.singular ?? spec.kind.toLowerCase();
+/** an external project's CRD, marked as installed by `modelplane dev` */
+export function crd(spec: ExternalCrdSpec): CustomResourceDefinition {
+  const { versions, annotations, ...names } = spec;
+  return crdFromZod({
+    ...names,
+    labels: { 'app.kubernetes.io/managed-by': 'modelplane-dev', 'sim.modelplane.io/external-crd': 'true' },
+    ...(annotations ? { annotations } : {}),
+    versions: versions.map(versionSpec),
+  });
+}
+
+function versionSpec(v: CrdVersion): CrdVersionSpec {
+  const { spec, status, ...rootFields } = v.properties;
+  const required = v.required ?? [];
   return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: {
-      name: `${spec.plural}.${spec.group}`,
-      labels: { 'app.kubernetes.io/managed-by': 'modelplane-dev', 'sim.modelplane.io/external-crd': 'true' },
-      ...(spec.annotations ? { annotations: spec.annotations } : {}),
+    name: v.name,
+    storage: v.storage,
+    served: v.served ?? true,
+    ...(spec ? { spec, specRequired: required.includes('spec') } : {}),
+    ...(status ? { status } : {}),
+    rootFields: shape(rootFields, required),
+    subresources: {
+      ...(v.statusSubresource === false ? {} : { status: {} as Record<string, never> }),
+      ...(v.scale ? { scale: v.scale } : {}),
     },
-    spec: {
-      group: spec.group,
-      names: {
-        kind: spec.kind,
-        listKind: `${spec.kind}List`,
-        plural: spec.plural,
-        singular,
-        ...(spec.shortNames ? { shortNames: spec.shortNames } : {}),
-        ...(spec.categories ? { categories: spec.categories } : {}),
-      },
-      scope: spec.scope,
-      versions: spec.versions.map((v) => ({
-        name: v.name,
-        served: v.served ?? true,
-        storage: v.storage,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: { apiVersion: str(), kind: str(), metadata: { type: 'object' }, ...v.properties },
-            ...(v.required ? { required: v.required } : {}),
-          },
-        },
-        subresources: {
-          ...(v.statusSubresource === false ? {} : { status: {} as Record<string, never> }),
-          ...(v.scale ? { scale: v.scale } : {}),
-        },
-        ...(v.columns ? { additionalPrinterColumns: v.columns as unknown as Array<Record<string, unknown>> } : {}),
-      })),
-    },
+    ...(v.columns ? { printerColumns: v.columns } : {}),
   };
 }
