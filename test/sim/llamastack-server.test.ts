@@ -59,7 +59,8 @@ describe('simulated Llama Stack server', () => {
     const unknown = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'nope', messages: [] }) });
     assert.equal(unknown.status, 400);
     assert.match(((await unknown.json()) as any).detail, /Model 'nope' not found/);
-    assert.equal(clusterUrlResolver({ register: () => undefined, resolve: () => undefined })('http://x.y.svc:80/v1'), undefined);
+    assert.equal(await clusterUrlResolver({ register: () => undefined, resolve: () => undefined })('http://x.y.svc:80/v1'), undefined);
+    assert.equal(await clusterUrlResolver({ register: () => undefined, resolve: () => undefined }, async () => 'http://127.244.0.5:8000')('http://x.y.svc.cluster.local:80/v1'), 'http://127.244.0.5:8000/v1');
   });
 
   it('substitutes environment references the way Llama Stack does', () => {

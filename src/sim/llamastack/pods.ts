@@ -3,7 +3,7 @@
 // included, as the container would see them), its address is registered for the `<name>-service`
 // Service in the API server's ServiceEndpoints and written to the container's log as the real server's
 // startup line, and it is stopped when the pod stops running (docs/llamastack.md, "Dev cluster").
-import { ConfigMaps, type KubeObject, type Manager, Pods, type ReconcileContext, type Request, Secrets } from '../../kube/index.ts';
+import { ConfigMaps, kindRef, type KubeObject, type Manager, Pods, type ReconcileContext, type Request, Secrets } from '../../kube/index.ts';
 import type { PodLogStore } from '../workloads/index.ts';
 import { type SimLlamaStackServer, startSimLlamaStackServer } from './server.ts';
 
@@ -17,12 +17,19 @@ export interface ServiceEndpointRegistry {
 
 interface PodShape extends KubeObject {
   spec?: { containers?: Array<{ name: string; env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; ports?: Array<{ containerPort: number }> }>; volumes?: Array<{ name: string; configMap?: { name: string; items?: Array<{ key: string }> } }> };
-  status?: { phase?: string };
+  status?: { phase?: string; podIP?: string };
 }
 
-/** `http://svc.ns.svc.cluster.local:port/path` → the registered local URL of that Service port, plus the path */
-export function clusterUrlResolver(endpoints: ServiceEndpointRegistry): (url: string) => string | undefined {
-  return (url) => {
+/** a Service port's ready backend, as kube-proxy would pick one: `http://<pod IP>:<target port>` */
+export type ServiceBackendLookup = (namespace: string, service: string, port: number) => Promise<string | undefined>;
+
+/**
+ * `http://svc.ns.svc.cluster.local:port/path` → a local URL for that Service port plus the path: the
+ * address registered for it, else one of its ready endpoints (simulated pods listen on their own loopback
+ * IPs); other URLs are used as they are.
+ */
+export function clusterUrlResolver(endpoints: ServiceEndpointRegistry, backend?: ServiceBackendLookup): (url: string) => Promise<string | undefined> {
+  return async (url) => {
     let u: URL;
     try {
       u = new URL(url);
@@ -31,8 +38,31 @@ export function clusterUrlResolver(endpoints: ServiceEndpointRegistry): (url: st
     }
     const m = /^([a-z0-9-]+)\.([a-z0-9-]+)\.svc(?:\.cluster\.local)?$/.exec(u.hostname);
     if (!m) return url;
-    const base = endpoints.resolve(m[2]!, m[1]!, Number(u.port || (u.protocol === 'https:' ? 443 : 80)));
+    const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    const base = endpoints.resolve(m[2]!, m[1]!, port) ?? (await backend?.(m[2]!, m[1]!, port));
     return base ? `${base.replace(/\/+$/, '')}${u.pathname.replace(/\/+$/, '')}` : undefined;
+  };
+}
+
+interface ServiceShape extends KubeObject {
+  spec?: { ports?: Array<{ port: number; targetPort?: number | string }> };
+}
+interface EndpointsShape extends KubeObject {
+  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
+}
+const ServicesRef = kindRef<ServiceShape>('v1', 'Service');
+const EndpointsRef = kindRef<EndpointsShape>('v1', 'Endpoints');
+
+function cacheBackend(mgr: Manager): ServiceBackendLookup {
+  return async (ns, name, port) => {
+    const svc = await mgr.cache.get(ServicesRef, name, ns);
+    const sp = svc?.spec?.ports?.find((p) => p.port === port);
+    if (!sp) return undefined;
+    const eps = await mgr.cache.get(EndpointsRef, name, ns);
+    const subset = eps?.subsets?.find((s) => s.addresses?.length);
+    const ip = subset?.addresses?.[0]?.ip;
+    const target = typeof sp.targetPort === 'number' ? sp.targetPort : (subset?.ports?.find((p) => p.name === sp.targetPort)?.port ?? subset?.ports?.[0]?.port ?? port);
+    return ip ? `http://${ip}:${target}` : undefined;
   };
 }
 
@@ -68,9 +98,16 @@ export function registerLlamaStackSimulator(mgr: Manager, opts: { endpoints: Ser
     const cm = volume ? await ctx.cache.get(ConfigMaps, volume.name, req.namespace) : undefined;
     const config = cm?.data?.[volume?.items?.[0]?.key ?? 'config.yaml'];
     if (config === undefined) return;
-    const server = await startSimLlamaStackServer({ config, env: await podEnv(pod, ctx), resolveUrl: clusterUrlResolver(opts.endpoints) });
-    servers.set(key, { uid: pod.metadata.uid ?? '', server });
     const port = pod.spec?.containers?.[0]?.ports?.[0]?.containerPort ?? 8321;
+    const env = await podEnv(pod, ctx);
+    const resolveUrl = clusterUrlResolver(opts.endpoints, cacheBackend(mgr));
+    // on its own pod IP when the simulated nodes hand out loopback ones (reached through the Service's
+    // Endpoints, as on a cluster); otherwise on any free local port
+    const ip = pod.status?.podIP;
+    const server = await (ip?.startsWith('127.') ? startSimLlamaStackServer({ config, env, resolveUrl, host: ip, port }) : Promise.reject(new Error('no loopback pod IP'))).catch(() =>
+      startSimLlamaStackServer({ config, env, resolveUrl }),
+    );
+    servers.set(key, { uid: pod.metadata.uid ?? '', server });
     opts.endpoints.register(req.namespace ?? '', `${instance}-service`, port, server.url);
     opts.logs?.append(req.namespace ?? '', req.name, pod.metadata.uid ?? '', pod.spec?.containers?.[0]?.name ?? 'llama-stack', [`INFO     Uvicorn running on ${server.url} (simulated Llama Stack server)`]);
   };

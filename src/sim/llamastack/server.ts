@@ -27,7 +27,7 @@ export interface SimLlamaStackOptions {
   /** the process environment the config's ${env.X} references read */
   env?: Readonly<Record<string, string>>;
   /** maps a configured URL to one this process can reach (e.g. a Service's DNS name to a local simulator); undefined = unreachable */
-  resolveUrl?: (url: string) => string | undefined;
+  resolveUrl?: (url: string) => string | undefined | Promise<string | undefined>;
   host?: string;
   port?: number;
 }
@@ -87,7 +87,7 @@ async function chatCompletion(cfg: SimConfig, body: string, opts: SimLlamaStackO
   const provider = activeProviders(cfg).find((p) => p.api === 'inference' && p.provider_id === model.provider_id);
   const base = provider?.config?.base_url ?? provider?.config?.url;
   if (typeof base !== 'string' || !base) return json(res, 400, { detail: `provider ${model.provider_id} has no base_url to forward to` });
-  const target = (opts.resolveUrl ?? ((u) => u))(base.replace(/\/+$/, ''));
+  const target = await (opts.resolveUrl ?? ((u) => u))(base.replace(/\/+$/, ''));
   if (!target) return json(res, 502, { detail: `no reachable endpoint serves ${base} (simulated cluster)` });
   const token = provider?.config?.api_token ?? provider?.config?.api_key;
   try {
