@@ -70,10 +70,13 @@ function setSecrets(cm: ConditionManager, obs: LlamaStackObservation): void {
   else cm.markTrue('SecretsResolved', 'AllSecretsFound', `${obs.secretRefs.length} Secret reference(s) resolved`, asInfo());
 }
 
-function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation): void {
+function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation, recordedHash: string | undefined): void {
   const c = obs.config;
   if (c.kind === 'generated') {
-    cm.markTrue('ConfigGenerated', 'ConfigGenerationSucceeded', `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`, asInfo(), withEventReason('ConfigGenerated'));
+    // a config not yet recorded as rolled out is news even while the condition stays True: say so (Normal
+    // event ConfigGenerated, naming the ConfigMap) until status records it
+    const fresh = c.generated.hash !== recordedHash ? [{ recurring: true, eventMessage: `Generated config.yaml (ConfigMap ${c.configMap}) with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources` }] : [];
+    cm.markTrue('ConfigGenerated', 'ConfigGenerationSucceeded', `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`, asInfo(), withEventReason('ConfigGenerated'), ...fresh);
   } else if (c.kind === 'failed') {
     const reason = obs.imageChanged && c.error.reason === 'ConfigGenerationFailed' ? 'UpgradeConfigFailure' : c.error.reason;
     cm.markFalse('ConfigGenerated', reason, c.error.message, asError(), withEventReason('ConfigGenerationFailed'));
@@ -142,8 +145,9 @@ export function setLlamaStackStatus(status: LlamaStackStatus, cm: ConditionManag
   const c = obs.config;
   const failure = !obs.image.ok ? obs.image.message : c.kind === 'failed' ? c.error.message : obs.secretProblems[0]?.message ?? (c.kind !== 'waiting' ? problem : undefined);
   const blocked = failure ?? (c.kind === 'waiting' ? c.message : undefined);
+  const recordedHash = status.resolvedDistribution?.configHash;
   setSecrets(cm, obs);
-  setConfigGenerated(cm, obs);
+  setConfigGenerated(cm, obs, recordedHash);
   setDeploymentConditions(cm, cr, obs, ctx, blocked);
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
