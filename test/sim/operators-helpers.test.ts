@@ -7,7 +7,6 @@ import { buildConditions } from '../../src/sim/operators/conditions.ts';
 import { StageClock } from '../../src/sim/operators/delays.ts';
 import type { Deployment, Pod } from '../../src/sim/operators/kinds.ts';
 import { deploymentHealth, firstProblem, podProblem } from '../../src/sim/operators/pod-health.ts';
-import { RefIndex } from '../../src/sim/operators/ref-index.ts';
 
 const pod = (name: string, status: Pod['status']): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, status });
 
@@ -107,20 +106,5 @@ describe('stage clock', () => {
     clock.forget('ns', 'a');
     assert.equal(clock.remaining(obj, 'ingress', 500), 500);
     assert.equal(clock.remaining(obj, 'instant', 0), 0);
-  });
-});
-
-describe('reference index', () => {
-  it('maps references back to their holders and follows changes', () => {
-    const idx = new RefIndex();
-    idx.set('ns/r1', ['svc:a', 'svc:b']);
-    idx.set('ns/r2', ['svc:a']);
-    assert.deepEqual(idx.lookup('svc:a').sort(), ['ns/r1', 'ns/r2']);
-    idx.set('ns/r1', ['svc:c']);
-    assert.deepEqual(idx.lookup('svc:a'), ['ns/r2']);
-    assert.deepEqual(idx.lookup('svc:b'), []);
-    idx.delete('ns/r2');
-    assert.deepEqual(idx.lookup('svc:a'), []);
-    assert.deepEqual(idx.lookup('svc:c'), ['ns/r1']);
   });
 });

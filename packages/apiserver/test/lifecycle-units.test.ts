@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ContentTotals, namespaceConditions } from '../src/controllers/namespace-conditions.ts';
-import { OwnerIndex, objectId, parseObjectId } from '../src/controllers/owner-index.ts';
+import { objectId, parseObjectId } from '../src/controllers/owner-index.ts';
 import { WorkQueue } from '../src/controllers/queue.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -75,21 +75,7 @@ describe('WorkQueue', () => {
   });
 });
 
-describe('OwnerIndex', () => {
-  it('tracks dependents by owner uid through changes and deletions', () => {
-    const idx = new OwnerIndex();
-    const child = objectId('/configmaps', 'ns', 'c');
-    idx.set(child, ['u1', 'u2']);
-    assert.deepEqual(idx.dependentsOf('u1'), [child]);
-    idx.set(child, ['u2']);
-    assert.deepEqual(idx.dependentsOf('u1'), []);
-    assert.equal(idx.hasDependents('u1'), false);
-    assert.deepEqual(idx.ownersOf(child), ['u2']);
-    idx.delete(child);
-    assert.equal(idx.size, 0);
-    assert.equal(idx.hasDependents('u2'), false);
-  });
-
+describe('garbage collector object ids', () => {
   it('object ids round-trip, cluster-scoped ones too', () => {
     assert.deepEqual(parseObjectId(objectId('apps/deployments', 'ns', 'web')), { storageKey: 'apps/deployments', namespace: 'ns', name: 'web' });
     assert.deepEqual(parseObjectId(objectId('/namespaces', undefined, 'x')), { storageKey: '/namespaces', namespace: undefined, name: 'x' });

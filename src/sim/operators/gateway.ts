@@ -7,7 +7,7 @@ import { buildConditions, type ConditionInput } from './conditions.ts';
 import { attach, defaultRouteKinds, GATEWAY_GROUP, isGatewayRef, type Listener, type ParentRef } from './gateway-attach.ts';
 import { type Condition, GatewayClasses, Gateways, HTTPRoutes, type Json, SimNamespaces, type WithStatus } from './kinds.ts';
 import type { SimulatorOptions } from './options.ts';
-import { RefIndex } from './ref-index.ts';
+import { ReverseIndex } from '@modelplane/apimachinery';
 import { applyStatus } from './workload.ts';
 
 export const GATEWAY_CLASS_CONTROLLER = 'sim-gatewayclass';
@@ -21,11 +21,11 @@ export function registerGatewaySimulators(mgr: Manager, opts: SimulatorOptions):
     .for(GatewayClasses, { predicates: [ignoreOwnStatusWrites(GATEWAY_CLASS_CONTROLLER)] })
     .complete((req, ctx) => reconcileGatewayClass(req, ctx, opts));
 
-  const byClass = new RefIndex();
+  const byClass = new ReverseIndex();
   mgr
     .controller(GATEWAY_CONTROLLER)
     .for(Gateways, { predicates: [ignoreOwnStatusWrites(GATEWAY_CONTROLLER)] })
-    .watches(GatewayClasses, (gc) => byClass.lookup(gc.metadata.name ?? ''))
+    .watches(GatewayClasses, (gc) => byClass.holdersOf(gc.metadata.name ?? ''))
     .watches(
       HTTPRoutes,
       (route) => ((route.spec?.parentRefs as ParentRef[] | undefined) ?? []).filter(isGatewayRef).map((r) => `${r.namespace ?? route.metadata.namespace}/${r.name}`),
@@ -84,7 +84,7 @@ async function attachedRouteCounts(ctx: ReconcileContext, gw: WithStatus, listen
   return counts;
 }
 
-async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, byClass: RefIndex) {
+async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, byClass: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const gw = await ctx.cache.get(Gateways, req.name, req.namespace);
   if (!gw) {

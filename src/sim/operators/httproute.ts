@@ -9,7 +9,7 @@ import { isSimGatewayClass } from './gateway.ts';
 import { attach, type Attachment, type BackendRef, isGatewayRef, type Listener, type ParentRef, resolveBackends } from './gateway-attach.ts';
 import { type Condition, Gateways, HTTPRoutes, ReferenceGrants, SimNamespaces, SimServices } from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
-import { RefIndex } from './ref-index.ts';
+import { ReverseIndex } from '@modelplane/apimachinery';
 import { applyStatus } from './workload.ts';
 
 export const HTTPROUTE_CONTROLLER = 'sim-httproute';
@@ -21,14 +21,14 @@ interface ParentStatus {
 }
 
 export function registerHTTPRouteSimulator(mgr: Manager, opts: SimulatorOptions): void {
-  const refs = new RefIndex();
+  const refs = new ReverseIndex();
   const existence = { predicates: [(ev: { type: string }) => ev.type !== 'update'] };
   mgr
     .controller(HTTPROUTE_CONTROLLER)
     .for(HTTPRoutes, { predicates: [ignoreOwnStatusWrites(HTTPROUTE_CONTROLLER)] })
-    .watches(Gateways, (gw) => refs.lookup(`gateway:${gw.metadata.namespace}/${gw.metadata.name}`), { predicates: [generationChanged()] })
-    .watches(SimServices, (svc) => refs.lookup(`service:${svc.metadata.namespace}/${svc.metadata.name}`), existence)
-    .watches(ReferenceGrants, (g) => refs.lookup(`grants:${g.metadata.namespace}`))
+    .watches(Gateways, (gw) => refs.holdersOf(`gateway:${gw.metadata.namespace}/${gw.metadata.name}`), { predicates: [generationChanged()] })
+    .watches(SimServices, (svc) => refs.holdersOf(`service:${svc.metadata.namespace}/${svc.metadata.name}`), existence)
+    .watches(ReferenceGrants, (g) => refs.holdersOf(`grants:${g.metadata.namespace}`))
     .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileHTTPRoute(req, ctx, opts, refs));
 }
@@ -44,7 +44,7 @@ function acceptedCondition(a: Attachment): ConditionInput {
     : { type: 'Accepted', status: false, reason: a.reason, message: a.message };
 }
 
-async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, refs: RefIndex) {
+async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, refs: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const route = await ctx.cache.get(HTTPRoutes, req.name, req.namespace);
   if (!route) {

@@ -8,7 +8,7 @@ import { controllerRef, ignoreOwnStatusWrites, type Manager, type ReconcileConte
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { type Json, ScaledObjects, SimDeployments, SimHPAs, type WithStatus } from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
-import { RefIndex } from './ref-index.ts';
+import { ReverseIndex } from '@modelplane/apimachinery';
 import { applyChild, applyStatus } from './workload.ts';
 
 export const KEDA_CONTROLLER = 'sim-keda';
@@ -21,12 +21,12 @@ interface Trigger {
 }
 
 export function registerKedaSimulator(mgr: Manager, opts: SimulatorOptions): void {
-  const targets = new RefIndex();
+  const targets = new ReverseIndex();
   mgr
     .controller(KEDA_CONTROLLER)
     .for(ScaledObjects, { predicates: [ignoreOwnStatusWrites(KEDA_CONTROLLER)] })
     .owns(SimHPAs)
-    .watches(SimDeployments, (d) => targets.lookup(`${d.metadata.namespace}/${d.metadata.name}`))
+    .watches(SimDeployments, (d) => targets.holdersOf(`${d.metadata.namespace}/${d.metadata.name}`))
     .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileScaledObject(req, ctx, opts, targets));
 }
@@ -55,7 +55,7 @@ function externalMetricName(t: Trigger, i: number): string {
   return `s${i}-${t.name ?? t.type}`;
 }
 
-async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, targets: RefIndex) {
+async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, targets: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const so = await ctx.cache.get(ScaledObjects, req.name, req.namespace);
   if (!so) {

@@ -13,7 +13,8 @@ import type { DeleteOptions } from '../objects/context.ts';
 import type { ResourceType } from '../registry/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
-import { OwnerIndex, objectId, parseObjectId } from './owner-index.ts';
+import { ReverseIndex } from '@modelplane/apimachinery';
+import { objectId, parseObjectId } from './owner-index.ts';
 import { WorkQueue, failureReporter } from './queue.ts';
 import { controllerContext, hasFinalizer, isRaceError, resourceTypeOf, rewrite } from './writes.ts';
 
@@ -49,7 +50,8 @@ export interface GarbageCollectorOptions {
 }
 
 export class GarbageCollector {
-  private readonly index = new OwnerIndex();
+  /** owner uid → the ids of the objects whose ownerReferences name it */
+  private readonly index = new ReverseIndex();
   /** owners waiting for their dependents (foregroundDeletion), uid → object id */
   private readonly waitingOwners = new Map<string, string>();
   /** dependents naming an owner kind this server does not serve: rechecked when the served types change */
@@ -91,7 +93,7 @@ export class GarbageCollector {
 
   /** the dependents currently recorded for an owner uid (tests and diagnostics) */
   dependentsOf(ownerUid: string): string[] {
-    return this.index.dependentsOf(ownerUid);
+    return this.index.holdersOf(ownerUid);
   }
 
   private onEvent(e: StoredEvent): void {
@@ -107,13 +109,13 @@ export class GarbageCollector {
   private observe(storageKey: string, type: StoredEvent['type'], obj: KubeObject, prev?: KubeObject): void {
     const id = objectId(storageKey, obj.metadata.namespace, obj.metadata.name!);
     const uid = obj.metadata.uid;
-    const formerOwners = this.index.ownersOf(id);
+    const formerOwners = this.index.refsFrom(id);
     if (type === 'DELETED') {
       this.index.delete(id);
       this.unresolvable.delete(id);
       if (uid) {
         this.waitingOwners.delete(uid);
-        for (const dependent of this.index.dependentsOf(uid)) this.queue.add(`dependent ${dependent}`);
+        for (const dependent of this.index.holdersOf(uid)) this.queue.add(`dependent ${dependent}`);
       }
       for (const owner of formerOwners) this.wakeWaitingOwner(owner);
       return;
@@ -205,7 +207,7 @@ export class GarbageCollector {
     }
 
     let policy: PropagationPolicy;
-    if (waiting.size > 0 && obj.metadata.uid && this.index.hasDependents(obj.metadata.uid)) {
+    if (waiting.size > 0 && obj.metadata.uid && this.index.hasHolders(obj.metadata.uid)) {
       // Its owner waits for it, so it must wait for its own dependents. If one of those is itself
       // waiting (a cycle), stop blocking the owners first so neither side waits forever.
       if (this.hasWaitingDependent(obj.metadata.uid)) {
@@ -230,7 +232,7 @@ export class GarbageCollector {
   }
 
   private hasWaitingDependent(uid: string): boolean {
-    for (const depId of this.index.dependentsOf(uid)) {
+    for (const depId of this.index.holdersOf(uid)) {
       const { storageKey, namespace, name } = parseObjectId(depId);
       const dep = this.core.store.get(storageKey, namespace, name);
       if (dep?.metadata.deletionTimestamp && hasFinalizer(dep, FOREGROUND_FINALIZER)) return true;
@@ -248,7 +250,7 @@ export class GarbageCollector {
     const uid = owner?.metadata.uid;
     if (!owner || !uid || !owner.metadata.deletionTimestamp || !hasFinalizer(owner, FOREGROUND_FINALIZER)) return;
     let blocking = 0;
-    for (const depId of this.index.dependentsOf(uid)) {
+    for (const depId of this.index.holdersOf(uid)) {
       const dep = parseObjectId(depId);
       const obj = this.core.store.get(dep.storageKey, dep.namespace, dep.name);
       const ref = obj?.metadata.ownerReferences?.find((r) => r.uid === uid);
@@ -272,7 +274,7 @@ export class GarbageCollector {
     const uid = owner?.metadata.uid;
     if (!owner || !uid || !owner.metadata.deletionTimestamp || !hasFinalizer(owner, ORPHAN_FINALIZER)) return;
     const ctx = controllerContext(SERVICE_ACCOUNT);
-    for (const depId of this.index.dependentsOf(uid)) {
+    for (const depId of this.index.holdersOf(uid)) {
       const dep = parseObjectId(depId);
       const rt = resourceTypeOf(this.core, dep.storageKey);
       if (!rt) continue;
