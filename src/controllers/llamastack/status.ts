@@ -119,7 +119,8 @@ function setFields(status: LlamaStackStatus, cr: LlamaStackDistribution, obs: Ll
   status.distributionConfig = {
     activeDistribution: obs.spec.distribution.name ?? 'custom',
     availableDistributions: { ...DISTRIBUTIONS, ...overrides },
-    ...(c.kind === 'generated' ? { providers: c.generated.providers } : {}),
+    // providers whose id depends on an environment variable may not exist at run time: not listed
+    ...(c.kind === 'generated' ? { providers: c.generated.providers.filter((p) => !p.provider_id.includes('${')) } : {}),
   };
   if (c.kind === 'generated' && deploymentCurrent(d, obs, cr) && obs.image.ok) {
     status.resolvedDistribution = { image: obs.image.image, configSource: c.source, configHash: c.generated.hash };

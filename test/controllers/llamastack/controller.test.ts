@@ -199,4 +199,18 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
     const reasons = new Set(events.items.filter((e) => e.regarding?.name === 'basic').map((e) => e.reason));
     for (const r of ['ConfigGenerated', 'ConfigGenerationFailed', 'SecretResolutionFailed']) assert.ok(reasons.has(r), `event ${r} for basic: ${[...reasons]}`);
   });
+
+  it('overrideConfig: the user\'s ConfigMap is mounted as it is and nothing is generated; an image with providers needs one', async () => {
+    await admin.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'my-config', namespace: NS }, data: { 'config.yaml': 'version: 2\ndistro_name: mine\n' } } as KubeObject);
+    await admin.apply(llsd('own', { distribution: { image: 'quay.io/me/llama:1' }, overrideConfig: { configMapName: 'my-config' } }));
+    const ready = await where('Ready', 'own', (o) => o.status?.phase === 'Ready');
+    assert.equal(cond(ready, 'ConfigGenerated'), undefined);
+    assert.deepEqual(await generated('own'), []);
+    assert.equal(volumeOf(await deployment('own')), 'my-config');
+    assert.equal(ready.status?.resolvedDistribution?.configSource, 'override');
+    await admin.apply(llsd('needs-base', { distribution: { image: 'quay.io/me/llama:1' }, providers: { inference: [{ provider: 'vllm', endpoint: 'http://x/v1' }] } }));
+    const failed = await where('BaseConfigRequired', 'needs-base', (o) => cond(o, 'ConfigGenerated')?.reason === 'BaseConfigRequired');
+    assert.match(cond(failed, 'ConfigGenerated')?.message, /spec.distribution.image quay.io\/me\/llama:1 has no known base config .*: set spec.overrideConfig/);
+    assert.equal(await deployment('needs-base'), undefined);
+  });
 });
