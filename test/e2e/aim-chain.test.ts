@@ -164,3 +164,78 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
     assert.equal(a.status?.discoveredSizeBytes, 16_400_000_000, 'no spec.size: a check-size Job measured it');
   });
 });
+
+describe('AIMService through the whole chain on the dev cluster', { timeout: 120_000 }, () => {
+  let cluster: OperatorTestCluster<unknown>;
+  let admin: KubeClient;
+  const apply = (obj: object) => cluster.k(['apply', '-f', '-'], JSON.stringify(obj));
+  const Services = kindRef<KubeObject & { spec: Json; status?: Json }>(API, 'AIMService');
+  const Isvcs = kindRef<KubeObject & { spec: Json; status?: Json }>('serving.kserve.io/v1beta1', 'InferenceService');
+  const Caches = kindRef<KubeObject & { spec: Json; status?: Json }>(API, 'AIMTemplateCache');
+  const Pods = kindRef<KubeObject & { spec: Json; status?: Json }>('v1', 'Pod');
+
+  before(async () => {
+    cluster = await startOperatorTestCluster({
+      name: 'aim-service-chain',
+      log,
+      namespaces: [NS, OPERATOR_NS],
+      register: (mgr) => aimControllerSet().register(mgr, { operatorNamespace: OPERATOR_NS, podNamespace: 'modelplane-system', log, imageRegistry: new SimRegistry() }),
+    });
+    admin = cluster.admin;
+    await apply({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name: 'default', namespace: NS }, spec: { labelPropagation: { enabled: true, match: ['org.example/*'] } } });
+  });
+  after(() => cluster?.stop());
+
+  it('by image: model → templates → selection → Shared cache → artifact → PVC → InferenceService mounting it → Running; labels down the chain', async () => {
+    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'chat', namespace: NS, labels: { 'org.example/cost-center': 'eng-ml', env: 'test' } }, spec: { model: { image: QWEN } } });
+    const svc = await waitFor('service Running', async () => {
+      const s = await admin.get(Services, 'chat', NS);
+      return s.status?.status === 'Running' ? s : undefined;
+    }, { timeoutMs: 60_000, detail: async () => (await admin.get(Services, 'chat', NS)).status });
+    assert.equal(cond(svc, 'TemplateReady')?.reason, 'Resolved');
+    assert.equal(cond(svc, 'CacheReady')?.reason, 'CacheReady');
+    assert.equal(svc.status?.resolvedTemplate?.scope, 'Namespace');
+    assert.match(svc.status?.resolvedTemplate?.name, /1x-mi300x-lat-fp8/, 'latency ranks before throughput');
+    const cacheName = svc.status?.cache?.templateCacheRef?.name;
+    const cache = await admin.get(Caches, cacheName, NS);
+    assert.equal(cache.spec.mode, 'Shared');
+    assert.equal(cache.metadata.ownerReferences, undefined, 'a Shared cache has no owner');
+    assert.equal(cache.metadata.labels?.['org.example/cost-center'], 'eng-ml', 'service → cache');
+    const isvc = await admin.get(Isvcs, 'chat', NS);
+    const predictor = isvc.spec.predictor;
+    const claim = predictor.volumes.find((v: Json) => v.persistentVolumeClaim)?.persistentVolumeClaim.claimName;
+    assert.ok(claim, 'the cache PVC is mounted');
+    assert.ok(predictor.containers[0].volumeMounts.some((m: Json) => m.mountPath === '/workspace/cache/Qwen/Qwen3-32B'));
+    assert.ok(predictor.containers[0].env.some((e: Json) => e.name === 'AIM_METRIC' && e.value === 'latency'));
+    assert.equal(isvc.metadata.labels?.['org.example/cost-center'], 'eng-ml');
+    assert.equal(isvc.metadata.labels?.env, undefined);
+    const pods = (await admin.list(Pods, { namespace: NS })).items.filter((p) => p.metadata.labels?.['serving.kserve.io/inferenceservice'] === 'chat');
+    assert.ok(pods.length > 0 && pods.every((p) => p.metadata.labels?.['org.example/cost-center'] === 'eng-ml'), 'and the predictor pods');
+  });
+
+  it('a second service on the same image shares the model, template and cache', async () => {
+    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'chat-2', namespace: NS }, spec: { model: { image: QWEN } } });
+    const svc = await waitFor('second service Running', async () => {
+      const s = await admin.get(Services, 'chat-2', NS);
+      return s.status?.status === 'Running' ? s : undefined;
+    }, { timeoutMs: 30_000 });
+    const first = await admin.get(Services, 'chat', NS);
+    assert.equal(svc.status?.cache?.templateCacheRef?.name, first.status?.cache?.templateCacheRef?.name);
+    assert.equal(svc.status?.resolvedModel?.name, first.status?.resolvedModel?.name);
+  });
+
+  it('two templates that rank equally: TemplateSelectionAmbiguous naming both, nothing created', async () => {
+    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'twin', namespace: NS }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } } });
+    for (const name of ['twin-a', 'twin-b']) {
+      await apply({ apiVersion: API, kind: 'AIMServiceTemplate', metadata: { name, namespace: NS }, spec: { modelName: 'twin', metric: 'latency', precision: 'fp16', hardware: { gpu: { requests: 1, model: 'MI300X' } } } });
+    }
+    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'twin-svc', namespace: NS }, spec: { model: { name: 'twin' } } });
+    const svc = await waitFor('ambiguous', async () => {
+      const s = await admin.get(Services, 'twin-svc', NS);
+      return cond(s, 'TemplateReady')?.reason === 'TemplateSelectionAmbiguous' ? s : undefined;
+    }, { timeoutMs: 30_000, detail: async () => (await admin.get(Services, 'twin-svc', NS)).status });
+    assert.match(cond(svc, 'TemplateReady')?.message, /AIMServiceTemplate twin-a, AIMServiceTemplate twin-b/);
+    assert.equal(svc.status?.status, 'Pending');
+    assert.equal(await admin.getOrUndefined(Isvcs, 'twin-svc', NS), undefined);
+  });
+});

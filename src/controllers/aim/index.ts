@@ -31,6 +31,9 @@ export function aimControllerSet(): ControllerSet {
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image
       rule('aim.eai.amd.com', ['aimmodels'], ['create', 'patch']),
+      // Shared and Dedicated template caches for the services' templates
+      rule('aim.eai.amd.com', ['aimtemplatecaches'], [...READ, ...WRITE]),
+      rule('', ['nodes'], READ),
       rule('serving.kserve.io', ['inferenceservices'], [...READ, ...WRITE]),
       rule('gateway.networking.k8s.io', ['httproutes'], [...READ, ...WRITE]),
     ],

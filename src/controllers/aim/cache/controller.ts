@@ -10,13 +10,11 @@ import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { type AIMArtifact, AIMArtifacts, AIMClusterServiceTemplates, AIMServiceTemplates, type AIMTemplateCache, AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
-import { type CacheFetch, type CacheObservation, cacheHealth, composeCache, decorateCacheStatus, planCache } from './plan.ts';
+import { CACHE_TEMPLATE_INDEX, type CacheFetch, type CacheObservation, cacheHealth, cacheTemplateIndex, composeCache, decorateCacheStatus, planCache } from './plan.ts';
 
 export const CACHE_CONTROLLER = 'aim-template-cache';
 export const ARTIFACT_SOURCE_INDEX = 'aim.eai.amd.com/artifact-source';
 const artifactSourceIndex = (o: KubeObject) => [(o as AIMArtifact).spec?.sourceUri ?? ''];
-const CACHE_TEMPLATE_INDEX = 'aim.eai.amd.com/cache-template';
-const cacheTemplateIndex = (o: KubeObject) => [(o as AIMTemplateCache).spec?.templateName ?? ''];
 
 export const CACHE_RBAC_RULES: readonly PolicyRule[] = [
   rule('aim.eai.amd.com', ['aimtemplatecaches/status'], ['patch']),

@@ -13,6 +13,10 @@ import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-co
 export const CACHE_LABEL = 'aim.eai.amd.com/template-cache.name';
 export const CACHE_MOUNT_ROOT = '/workspace/cache';
 
+/** the cache index of template caches by spec.templateName */
+export const CACHE_TEMPLATE_INDEX = 'aim.eai.amd.com/cache-template';
+export const cacheTemplateIndex = (o: KubeObject) => [(o as AIMTemplateCache).spec?.templateName ?? ''];
+
 export interface CacheFetch {
   template: FetchResult<AnyTemplate>;
   /** the artifacts in the namespace with one of the sources' URIs */

@@ -4,7 +4,9 @@
 import { pipelineReconciler } from '../../../engine/index.ts';
 import { type Controller, type IndexFunc, ignoreOwnStatusWrites, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { AIMClusterModels, AIMModels, type AIMService, AIMServices } from '../shared/kinds.ts';
+import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, type AIMService, AIMServices, AIMServiceTemplates, type AIMTemplateCache, AIMTemplateCaches } from '../shared/kinds.ts';
+import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
+import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { MODEL_IMAGE_INDEX, modelImageIndex, modelMode } from './model.ts';
 import { AIM_SERVICE_CONTROLLER } from './names.ts';
@@ -30,6 +32,15 @@ export function modelKeys(model: KubeObject): string[] {
   return keys;
 }
 
+/** AIMServices by the template they use (`tpl:<name>`), or, with none yet, by namespace (`free:<ns>`) */
+export const SERVICE_TEMPLATE_INDEX = 'aim.eai.amd.com/service-template';
+
+export const serviceTemplateIndex: IndexFunc = (obj) => {
+  const service = obj as AIMService;
+  const name = service.spec?.template?.name || service.status?.resolvedTemplate?.name;
+  return name ? [`tpl:${name}`] : [`free:${service.metadata.namespace ?? ''}`, 'free:'];
+};
+
 export interface AimServiceControllerOptions {
   /** where cluster-scoped consumers resolve namespaced configs (AIM_SYSTEM_NAMESPACE, default aim-system) */
   operatorNamespace: string;
@@ -39,8 +50,22 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
   await mgr.cache.indexField(AIMModels, MODEL_IMAGE_INDEX, modelImageIndex);
   await mgr.cache.indexField(AIMClusterModels, MODEL_IMAGE_INDEX, modelImageIndex);
   await mgr.cache.indexField(AIMServices, SERVICE_MODEL_INDEX, serviceModelIndex);
+  await mgr.cache.indexField(AIMServiceTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex);
+  await mgr.cache.indexField(AIMClusterServiceTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex);
   const services = await mgr.cache.informer(AIMServices);
   const servicesUsing = (model: KubeObject) => [...new Set(modelKeys(model).flatMap((k) => services.store.byIndex(SERVICE_MODEL_INDEX, k).map(keyOf)))];
+  await mgr.cache.indexField(AIMServices, SERVICE_TEMPLATE_INDEX, serviceTemplateIndex);
+  await mgr.cache.indexField(AIMTemplateCaches, CACHE_TEMPLATE_INDEX, cacheTemplateIndex);
+  // a template concerns the services using it and those still choosing one (its namespace, or all for a cluster template)
+  const servicesOfTemplate = (t: KubeObject) => {
+    const ns = t.metadata.namespace;
+    const using = services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${t.metadata.name ?? ''}`).filter((s) => !ns || s.metadata.namespace === ns);
+    return [...new Set([...using, ...services.store.byIndex(SERVICE_TEMPLATE_INDEX, `free:${ns ?? ''}`)].map(keyOf))];
+  };
+  const servicesOfCache = (c: KubeObject) => {
+    const template = (c as AIMTemplateCache).spec?.templateName ?? '';
+    return services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${template}`).filter((s) => s.metadata.namespace === c.metadata.namespace).map(keyOf);
+  };
   const builder = mgr
     .controller(AIM_SERVICE_CONTROLLER)
     // our own status writes need no second reconcile; everyone else's changes do
@@ -49,6 +74,9 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
     .owns(HTTPRoutes)
     .watches(AIMModels, servicesUsing)
     .watches(AIMClusterModels, servicesUsing)
+    .watches(AIMServiceTemplates, servicesOfTemplate)
+    .watches(AIMClusterServiceTemplates, servicesOfTemplate)
+    .watches(AIMTemplateCaches, servicesOfCache)
     // each reconcile waits on a few sequential writes: one worker leaves the API server idle (bench/aim.ts);
     // the pipeline reports what its own writes left behind, so their echoes need no second reconcile
     .withOptions({ concurrency: 8, levelBased: true });

@@ -6,12 +6,14 @@
 import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
 import { runtimeConfigHealth, type AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
+import { cacheHealth, templateHealth } from './catalog.ts';
 import { modelHealth } from './model.ts';
 import { servedPath } from './routing.ts';
 import type { ServiceObservation } from './plan.ts';
 
 export function serviceHealth(obs: ServiceObservation, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
-  return [runtimeConfigHealth(runtimeConfig), modelHealth(obs.model), inferenceServiceHealth(obs), routingHealth(obs), httpRouteHealth(obs)];
+  const template = obs.template ? templateHealth(obs.template) : undefined;
+  return [runtimeConfigHealth(runtimeConfig), modelHealth(obs.model), template, cacheHealth(obs.cache, obs.inferenceService.ok()), inferenceServiceHealth(obs), routingHealth(obs), httpRouteHealth(obs)];
 }
 
 function condition(conds: readonly KubeCondition[] | undefined, type: string): KubeCondition | undefined {

@@ -5,7 +5,7 @@ import { type EnvVar, mergeEnvByName } from '../../../common/env-merge/index.ts'
 import type { RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
-import { COMPONENT_LABEL, labelValueFor, MANAGED_BY, MANAGED_BY_LABEL, MODEL_LABEL, SERVICE_LABEL } from './names.ts';
+import { COMPONENT_LABEL, labelValueFor, MANAGED_BY, MANAGED_BY_LABEL, MODEL_LABEL, SERVICE_LABEL, TEMPLATE_LABEL } from './names.ts';
 
 export const PREDICTOR_CONTAINER = 'kserve-container';
 export const PREDICTOR_PORT = 8000;
@@ -32,11 +32,41 @@ export interface InferenceServiceInput {
   effective: RuntimeConfigSpec;
   /** the AIMModel or AIMClusterModel served, when there is one (custom models have none) */
   modelName?: string;
+  /** the template it runs with: its parameters, env, GPU and node affinity */
+  template?: TemplateInput;
+  /** the cache's PVCs, mounted read-only where the model expects its weights */
+  cacheVolumes?: CacheVolume[];
 }
 
-/** env, lowest precedence first: operator defaults < cluster < namespace < the service's spec.env */
-export function servingEnv(effective: RuntimeConfigSpec): EnvVar[] {
-  return mergeEnvByName(OPERATOR_DEFAULT_SERVING_ENV, effective.env);
+export interface TemplateInput {
+  name: string;
+  metric?: string | undefined;
+  precision?: string | undefined;
+  profileId?: string | undefined;
+  env?: readonly EnvVar[] | undefined;
+  gpu?: { count: number; resourceName: string } | undefined;
+  nodeAffinity?: Record<string, unknown> | undefined;
+}
+
+export interface CacheVolume {
+  name: string;
+  claimName: string;
+  mountPath: string;
+}
+
+/**
+ * env, lowest precedence first: operator defaults < cluster < namespace config < the template's parameters
+ * (AIM_PROFILE_ID, AIM_METRIC, AIM_PRECISION) < the template's env < the service's spec.env
+ */
+export function servingEnv(effective: RuntimeConfigSpec, template?: TemplateInput, serviceEnv?: readonly EnvVar[]): EnvVar[] {
+  if (!template) return mergeEnvByName(OPERATOR_DEFAULT_SERVING_ENV, effective.env);
+  const params: EnvVar[] = [
+    ...(template.profileId ? [{ name: 'AIM_PROFILE_ID', value: template.profileId }] : []),
+    ...(template.metric ? [{ name: 'AIM_METRIC', value: template.metric }] : []),
+    ...(template.precision ? [{ name: 'AIM_PRECISION', value: template.precision }] : []),
+  ];
+  // effective.env already ends with the service's own env; it goes on top again after the template's
+  return mergeEnvByName(OPERATOR_DEFAULT_SERVING_ENV, effective.env, params, template.env, serviceEnv);
 }
 
 export function buildInferenceService(input: InferenceServiceInput): KubeObject {
@@ -52,11 +82,15 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
   const container: Record<string, unknown> = {
     name: PREDICTOR_CONTAINER,
     image: input.image,
-    env: servingEnv(effective),
+    env: servingEnv(effective, input.template, spec.env),
     ports: [{ name: 'http', containerPort: PREDICTOR_PORT, protocol: 'TCP' }],
-    volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
+    volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }, ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, mountPath: v.mountPath, readOnly: true }))],
   };
+  const gpu = input.template?.gpu;
   if (spec.resources) container.resources = structuredClone(spec.resources);
+  else if (gpu && gpu.count > 0) container.resources = { requests: { [gpu.resourceName]: String(gpu.count) }, limits: { [gpu.resourceName]: String(gpu.count) } };
+  if (input.template) labels[TEMPLATE_LABEL] = labelValueFor(input.template.name);
+  const affinity = input.template?.nodeAffinity;
   return {
     apiVersion: 'serving.kserve.io/v1beta1',
     kind: 'InferenceService',
@@ -74,7 +108,8 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
         ...(pullSecrets?.length ? { imagePullSecrets: pullSecrets.map((s) => ({ name: s.name })) } : {}),
         ...(serviceAccountName ? { serviceAccountName } : {}),
         containers: [container],
-        volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }],
+        ...(affinity ? { affinity: { nodeAffinity: structuredClone(affinity) } } : {}),
+        volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }, ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, persistentVolumeClaim: { claimName: v.claimName, readOnly: true } }))],
       },
     },
   };

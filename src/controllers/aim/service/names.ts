@@ -8,6 +8,7 @@ export const PAUSE_ANNOTATION = AIM_PAUSE_ANNOTATIONS;
 
 export const SERVICE_LABEL = 'aim.eai.amd.com/service';
 export const MODEL_LABEL = 'aim.eai.amd.com/model';
+export const TEMPLATE_LABEL = 'aim.eai.amd.com/template';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const COMPONENT_LABEL = 'app.kubernetes.io/component';
 export const MANAGED_BY = 'modelplane';

@@ -6,9 +6,11 @@ import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runt
 import type { KubeObject } from '../../../kube/index.ts';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
-import { AIMModels, type AIMService } from '../shared/kinds.ts';
+import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts';
-import { buildInferenceService } from './inference-service.ts';
+import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
+import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
+import { configStorageClass } from '../../../common/model-storage/index.ts';
 import { type ModelObservation, servedImage } from './model.ts';
 import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
 import { planRouting, type RoutingPlan } from './routing.ts';
@@ -18,6 +20,10 @@ export interface ServiceFetch {
   model: ModelObservation;
   inferenceService: FetchResult<InferenceService>;
   httpRoute: FetchResult<HTTPRoute>;
+  /** the template (named, selected, or none for a model without templates) */
+  template?: TemplateObservation;
+  /** the template cache, when the Ready template has model sources */
+  cache?: CacheObservation;
 }
 
 export interface DesiredService {
@@ -26,6 +32,8 @@ export interface DesiredService {
   inferenceService?: KubeObject;
   /** an AIMModel to create for spec.model.image (no owner: other services may use it too) */
   autoModel?: KubeObject;
+  /** the AIMTemplateCache to create (Shared: no owner; Dedicated: owned) */
+  cache?: { object: KubeObject; owned: boolean };
   routing: RoutingPlan;
 }
 
@@ -58,8 +66,21 @@ export function desireService(service: AIMService, runtimeConfig: FetchResult<Ai
     effective,
     routing: planRouting({ service, runtimeConfig: rc.spec, runtimeConfigName: describeRuntimeConfig(rc), effective, isvcName }),
   };
-  if (image) {
-    desired.inferenceService = buildInferenceService({ service, name: isvcName, image, effective, ...(model?.ok() ? { modelName: model.value.metadata.name ?? '' } : {}) });
+  const gate = inferenceServiceGate(fetched);
+  const template = fetched.template ? readyTemplate(fetched.template) : undefined;
+  if (image && gate.create) {
+    desired.inferenceService = buildInferenceService({
+      service,
+      name: isvcName,
+      image,
+      effective,
+      ...(model?.ok() ? { modelName: model.value.metadata.name ?? '' } : {}),
+      ...(template ? { template: templateInput(template) } : {}),
+      cacheVolumes: gate.volumes,
+    });
+  }
+  if (template && fetched.cache?.cache.isNotFound()) {
+    desired.cache = { object: buildServiceCache(service, template, fetched.cache!, configStorageClass(effective)), owned: fetched.cache!.mode === 'Dedicated' };
   }
   if (fetched.model.mode.kind === 'image' && model?.isNotFound()) desired.autoModel = buildAutoModel(service, fetched.model.mode.image);
   return { ...fetched, desired };
@@ -95,6 +116,8 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
   const desired = obs.desired;
   if (!desired) return plan;
   if (desired.autoModel) plan.applyWithoutOwnerRef(desired.autoModel);
+  if (desired.cache?.owned) plan.apply(desired.cache.object);
+  else if (desired.cache) plan.applyWithoutOwnerRef(desired.cache.object);
   if (desired.inferenceService) plan.apply(desired.inferenceService);
   const routing = desired.routing;
   if (routing.kind === 'route') {
@@ -107,4 +130,53 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
   // an invalid route (template, gateway, timeout) is neither created nor re-applied: the last good route,
   // if there is one, keeps serving until the user fixes the field the condition names
   return plan;
+}
+
+/** the template's part of the InferenceService */
+export function templateInput(t: AnyTemplate): TemplateInput {
+  const hw = t.status?.resolvedHardware ?? t.spec.hardware;
+  const count = hw?.gpu?.requests ?? 0;
+  return {
+    name: t.metadata.name ?? '',
+    metric: t.status?.profile?.metadata?.metric ?? t.spec.metric,
+    precision: t.status?.profile?.metadata?.precision ?? t.spec.precision,
+    profileId: t.spec.profileId,
+    env: t.spec.env,
+    ...(count > 0 ? { gpu: { count, resourceName: hw?.gpu?.resourceName ?? 'amd.com/gpu' } } : {}),
+    nodeAffinity: t.status?.resolvedNodeAffinity,
+  };
+}
+
+/**
+ * May the InferenceService be applied, and with which cache volumes? Created only once the template (if
+ * any) is Ready and its cache (if it needs one) is Ready; an existing one keeps being updated, and keeps
+ * the PVC volumes it has while its cache is briefly gone.
+ */
+export function inferenceServiceGate(fetched: ServiceFetch): { create: boolean; volumes: CacheVolume[] } {
+  const exists = fetched.inferenceService.ok();
+  const t = fetched.template;
+  const templateOk = !t || t.kind === 'none' || readyTemplate(t) !== undefined;
+  const cache = fetched.cache;
+  const ready = cache?.cache.ok() && cache.cache.value.status?.status === 'Ready' ? cache.cache.value : undefined;
+  const cacheReady = ready !== undefined;
+  const volumes = ready ? cacheVolumes(ready) : exists ? liveCacheVolumes(fetched.inferenceService.value!) : [];
+  if (exists) return { create: true, volumes };
+  return { create: templateOk && (!cache || cacheReady), volumes };
+}
+
+function cacheVolumes(cache: AIMTemplateCache): CacheVolume[] {
+  return Object.values(cache.status?.artifacts ?? {})
+    .filter((a) => a.persistentVolumeClaim && a.mountPoint)
+    .map((a) => ({ name: `cache-${(a.persistentVolumeClaim ?? '').slice(0, 56)}`, claimName: a.persistentVolumeClaim!, mountPath: a.mountPoint! }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** the PVC volumes a live InferenceService mounts (kept while its cache is recreated) */
+function liveCacheVolumes(isvc: InferenceService): CacheVolume[] {
+  const predictor = (isvc.spec?.predictor ?? {}) as { volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>; containers?: Array<{ volumeMounts?: Array<{ name: string; mountPath: string }> }> };
+  const mounts = predictor.containers?.[0]?.volumeMounts ?? [];
+  return (predictor.volumes ?? []).flatMap((v) => {
+    const m = mounts.find((x) => x.name === v.name);
+    return v.persistentVolumeClaim && m ? [{ name: v.name, claimName: v.persistentVolumeClaim.claimName, mountPath: m.mountPath }] : [];
+  });
 }

@@ -5,7 +5,8 @@ import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/in
 import { type ComponentState, DEFAULT_SETTLE_WINDOW_MS, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
 import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
-import type { AIMService } from '../shared/kinds.ts';
+import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
+import { fetchServiceCache, fetchServiceTemplate, isTemplateReady, readyTemplate } from './catalog.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { servedPath } from './routing.ts';
 import { serviceHealth } from './health.ts';
@@ -18,6 +19,8 @@ export interface AimServiceStatus extends EngineStatus {
   observedGeneration?: number;
   resolvedRuntimeConfig?: ResolvedRuntimeConfigRef;
   resolvedModel?: ResolvedReference;
+  resolvedTemplate?: ResolvedReference;
+  cache?: { templateCacheRef?: ResolvedReference };
   routing?: { path?: string };
 }
 
@@ -46,7 +49,11 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
       fetch(reader, InferenceServices, inferenceServiceName(name), ns),
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
     ]);
-    return { model: retainDeletedModel(model, object, inferenceService.ok()), inferenceService, httpRoute };
+    const observed = retainDeletedModel(model, object, inferenceService.ok());
+    const modelName = observed.model?.ok() ? observed.model.value.metadata.name : observed.retained?.name;
+    const template = await fetchServiceTemplate(object, reader, modelName);
+    const cache = await fetchServiceCache(object, reader, readyTemplate(template));
+    return { model: observed, inferenceService, httpRoute, template, ...(cache ? { cache } : {}) };
   },
 
   composeState: ({ object, runtimeConfig }, fetched) => desireService(object, runtimeConfig, fetched),
@@ -58,6 +65,10 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
   decorateStatus(status, _cm, obs, { runtimeConfig }) {
     setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));
     setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
+    setOrDelete(status, 'resolvedTemplate', resolvedTemplate(obs, status.resolvedTemplate));
+    const cache = obs.cache?.cache.ok() ? obs.cache.cache.value : undefined;
+    if (cache) status.cache = { templateCacheRef: { kind: 'AIMTemplateCache', name: cache.metadata.name ?? '', namespace: cache.metadata.namespace ?? '', scope: 'Namespace', uid: cache.metadata.uid ?? '' } };
+    else if (!obs.cache) delete status.cache;
     const routing = obs.desired?.routing;
     const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
     if (routing?.kind === 'route') status.routing = { path: routing.path };
@@ -76,6 +87,15 @@ function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | un
   const stillFits = previous && (mode.kind === 'image' || previous.name === mode.name) ? previous : undefined;
   if (modelMissing(model)) return undefined;
   return lockedReference<ModelObject>(model, isModelReady, modelReference, stillFits);
+}
+
+/** the template in use, locked in once Ready (a template deleted under a running service keeps its reference) */
+function resolvedTemplate(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
+  const t = obs.template;
+  if (!t || t.kind === 'none') return undefined;
+  if (t.kind === 'unselected') return obs.inferenceService.ok() ? previous : undefined;
+  const toRef = (x: AnyTemplate): ResolvedReference => ({ kind: x.kind, name: x.metadata.name ?? '', namespace: x.metadata.namespace ?? '', scope: x.metadata.namespace ? 'Namespace' : 'Cluster', uid: x.metadata.uid ?? '' });
+  return lockedReference<AnyTemplate>(t.template, isTemplateReady, toRef, previous);
 }
 
 function setOrDelete<K extends keyof AimServiceStatus>(status: AimServiceStatus, key: K, value: AimServiceStatus[K] | undefined): void {
