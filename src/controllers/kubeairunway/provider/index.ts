@@ -1,14 +1,14 @@
 // The generic provider controller: one skeleton that turns any ProviderDefinition into a controller set
 // with the seed's lifecycle. See definition.ts for what a provider supplies.
-export * from './controller.ts';
+export { concernsProvider, type ProviderController, type ProviderControllerOptions, registerProviderController } from './controller.ts';
 export type { MappedStatus, ProviderDefinition } from './definition.ts';
-export * from './desired.ts';
-export * from './lifecycle.ts';
-export * from './merge.ts';
-export * from './metrics.ts';
-export * from './names.ts';
-export * from './plan.ts';
-export * from './reconciler.ts';
-export * from './registration.ts';
-export * from './set.ts';
-export * from './status.ts';
+export { buildDesired, describeIdentityChanges, identityChangesSince, identityOf, type IdentityRecord, ownedBy, recordedIdentity, refOf, upstreamLabels } from './desired.ts';
+export { type CleanupCause, cleanupStartedAt, cleanupTimedOut, decideLifecycle, type LifecycleInput, type LifecycleStep, selectedProvider, type UpstreamView } from './lifecycle.ts';
+export { mergeOverrides } from './merge.ts';
+export { type PhaseCounter, type ProviderMetrics, providerMetrics } from './metrics.ts';
+export { EventReason, IDENTITY_ANNOTATION, MD_PROVIDER_INDEX, providerControllerName, Reason, UPSTREAM_CRD_CONDITION } from './names.ts';
+export { conflictMessage, crdMissingMessage, planSync, recreateMessage, type SyncPlan } from './plan.ts';
+export { formatDuration, ProviderReconciler, type ProviderReconcilerOptions } from './reconciler.ts';
+export { ProviderRegistration, type RegistrationOptions } from './registration.ts';
+export { providerControllerSet, providerRules } from './set.ts';
+export { computeProviderStatus, type ProviderStatus, type StatusContext, type StatusOutcome } from './status.ts';

@@ -1,6 +1,6 @@
 // Provider selection for ModelDeployments, pure: readiness (status.ready + heartbeat), capability filter,
 // CEL selection rules, stickiness; plus the InferenceProviderConfigs the shipped providers register.
-export * from './default-providers.ts';
-export * from './explain.ts';
-export * from './readiness.ts';
-export * from './select.ts';
+export { DEFAULT_PROVIDER_SPECS, defaultProviderConfig } from './default-providers.ts';
+export { explainSelection, type ProviderOutcome, type RuleOutcome, type SelectionExplanation } from './explain.ts';
+export { type ProviderReadiness, providerReadiness } from './readiness.ts';
+export { capabilityMismatch, type CompiledRule, type PreparedProvider, prepareProvider, requestedGpuTypes, type SelectionOptions, type SelectionReason, type SelectionResult, selectProvider, type SkippedRule, wantsGpu } from './select.ts';

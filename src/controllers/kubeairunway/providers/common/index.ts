@@ -6,11 +6,11 @@ import type { ProviderDefinition } from '../../provider/definition.ts';
 import { DEFAULT_PROVIDER_SPECS } from '../../selection/default-providers.ts';
 import { PROVIDER_DISPLAY_NAMES } from '../../validation/index.ts';
 
-export * from './engine-args.ts';
-export * from './env.ts';
-export * from './labels.ts';
-export * from './status.ts';
-export * from './unsupported.ts';
+export { derivedEngineFlags, type EngineFlagOptions, type Flag, flagKey, renderEngineArgs, userFlagKeys } from './engine-args.ts';
+export { HF_TOKEN_ENV, HF_TOKEN_SECRET_KEY, hfTokenEnv, hfTokenSecretName, modelEnv, userEnv } from './env.ts';
+export { modelLabels, podAnnotations, podLabels, sanitizeLabelValue } from './labels.ts';
+export { findCondition, nonNegativeInt, staleStatus } from './status.ts';
+export { type OptionalField, rejectUnsupportedFields } from './unsupported.ts';
 
 /** the version each built-in provider reports (`<name>-provider:<version>`): modelplane's own */
 export const PROVIDER_VERSION = '0.1.0';
