@@ -2,7 +2,7 @@
 // Running within 1.5× the time the same API server takes to perform the minimum writes a perfect
 // controller needs; a resync at steady state makes zero writes and zero reads.
 //
-//   npm run bench -- aim [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600] [--profile DIR]
+//   npm run bench -- aim [--backend embedded|real|both] [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600] [--profile DIR]
 //
 // Measured run: a fresh embedded API server with the AIM and external CRDs; an AIMRuntimeConfig `default`
 // (routing on a Gateway with a path template, label propagation, env) and a Ready AIMModel in the
@@ -72,8 +72,8 @@ async function setup(server: BenchServer): Promise<void> {
 
 async function startOperators(server: BenchServer): Promise<Operators> {
   const operatorNamespace = operatorNamespaceFromEnv(process.env);
-  const operator = await startOperator({ kubeconfig: server.kubeconfigFor(OPERATOR_USER), name: OPERATOR_USER, sets: [aimControllerSet()], operatorNamespace, podNamespace: DEFAULT_POD_NAMESPACE, log: silent });
-  const standIn = await Manager.create({ kubeconfig: server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
+  const operator = await startOperator({ kubeconfig: await server.kubeconfigFor(OPERATOR_USER), name: OPERATOR_USER, sets: [aimControllerSet()], operatorNamespace, podNamespace: DEFAULT_POD_NAMESPACE, log: silent });
+  const standIn = await Manager.create({ kubeconfig: await server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
   registerUpstreamStandIn(standIn, [InferenceServiceKind, HTTPRouteKind]);
   await standIn.start();
   // the model controller makes the model Ready before the clock starts: every service then resolves it

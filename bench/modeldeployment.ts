@@ -3,7 +3,7 @@
 // takes to perform the minimum writes a perfect controller needs; a resync at steady state makes zero
 // writes and zero reads.
 //
-//   npm run bench -- modeldeployment [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600]
+//   npm run bench -- modeldeployment [--backend embedded|real|both] [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600]
 //                                    [--profile DIR] [--providers kaito,dynamo,kuberay,aim]
 //                                    [--provider-managers separate|shared]
 //
@@ -80,7 +80,7 @@ async function startOperators(server: BenchServer): Promise<Operators> {
   const users = new Set<string>();
   const start = async (user: string, sets: Parameters<typeof startOperator>[0]['sets']) => {
     users.add(user);
-    managers.push(await startOperator({ ...common, kubeconfig: server.kubeconfigFor(user), name: user, sets }));
+    managers.push(await startOperator({ ...common, kubeconfig: await server.kubeconfigFor(user), name: user, sets }));
   };
   const providerSets = (p: BuiltinProvider) => PROVIDER_SETS.filter((s) => s.name === providerControllerName(p));
   if (sharedManager) await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet(), ...providers.flatMap(providerSets)]);
@@ -88,7 +88,7 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
     for (const p of providers) await start(`modelplane-${p}`, providerSets(p));
   }
-  const standIn = await Manager.create({ kubeconfig: server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
+  const standIn = await Manager.create({ kubeconfig: await server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
   const kinds = providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind);
   registerUpstreamStandIn(standIn, [...new Set(kinds)]);
   await standIn.start();

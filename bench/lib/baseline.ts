@@ -28,7 +28,7 @@ export interface BaselineResult {
 export async function runBaseline(server: BenchServer, chains: readonly Step[][], concurrency: number): Promise<BaselineResult> {
   const clients = new Map<string, KubeClient>();
   for (const step of chains.flat()) {
-    if (!clients.has(step.by)) clients.set(step.by, await KubeClient.create(server.kubeconfigFor(step.by), { fieldManager: step.by }));
+    if (!clients.has(step.by)) clients.set(step.by, await KubeClient.create(await server.kubeconfigFor(step.by), { fieldManager: step.by }));
   }
   // connection setup and discovery of each kind happen before the clock starts, as the controllers' do
   for (const step of chains[0] ?? []) await clients.get(step.by)!.mapping(step.op === 'addFinalizer' ? step.kind : step.obj);

@@ -8,9 +8,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import { startApiServer } from '@modelplane/apiserver';
 import type { AuditEntry } from '@modelplane/apiserver';
 import { extractOwned } from '../../src/engine/index.ts';
+import { startRealBenchServer } from './real-server.ts';
 import { type Controller, type CustomResourceDefinition, ensureCrd, EventsV1, type KindRef, KubeClient, type KubeEvent, type KubeObject, type Manager } from '../../src/kube/index.ts';
 
 export interface BenchArgs {
@@ -25,6 +26,8 @@ export interface BenchArgs {
   profileDir: string;
   /** the benchmark's own string options */
   extra: Record<string, string>;
+  /** --backend embedded (default), real, or both: each run on each backend, the figures side by side */
+  backends: BenchBackend[];
 }
 
 /** --count N (default 1000), --concurrency C (16), --runs R (3), --warmup W (100), --timeout S (600 per run), --profile DIR, plus `extra` */
@@ -38,6 +41,7 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
       warmup: { type: 'string', default: '100' },
       timeout: { type: 'string', default: '600' },
       profile: { type: 'string', default: '' },
+      backend: { type: 'string', default: 'embedded' },
       ...own,
     },
   });
@@ -53,8 +57,15 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
     warmup: values.warmup === '0' ? 0 : num('warmup', values.warmup),
     timeoutMs: num('timeout', values.timeout) * 1000,
     profileDir: values.profile ?? '',
+    backends: backendsOf(values.backend ?? 'embedded'),
     extra: Object.fromEntries(Object.keys(extra).map((k) => [k, String((values as Record<string, unknown>)[k])])),
   };
+}
+
+function backendsOf(flag: string): BenchBackend[] {
+  if (flag === 'both') return ['embedded', 'real'];
+  if (flag === 'embedded' || flag === 'real') return [flag];
+  throw new Error(`--backend: expected embedded, real or both, got ${JSON.stringify(flag)}`);
 }
 
 export const progress = (msg: string): void => void process.stderr.write(`${msg}\n`);
@@ -63,17 +74,21 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
 export const isWrite = (e: AuditEntry): boolean => WRITE_VERBS.has(e.verb);
 
 export interface BenchServer {
-  srv: ApiServer;
+  backend: BenchBackend;
   admin: KubeClient;
   /** a kubeconfig for a new cluster-admin user `name`, whose requests the audit log files under that name */
-  kubeconfigFor(name: string): string;
+  kubeconfigFor(name: string): Promise<string>;
   /** audit entries from index `from` on, of the given users */
   requests(users: ReadonlySet<string>, from?: number): AuditEntry[];
   get auditLength(): number;
   close(): Promise<void>;
 }
 
-export async function startBenchServer(crds: readonly CustomResourceDefinition[], namespaces: readonly string[]): Promise<BenchServer> {
+/** the embedded API server, or the real kube-apiserver + etcd + kube-controller-manager (docs/real-kubernetes.md) */
+export type BenchBackend = 'embedded' | 'real';
+
+export async function startBenchServer(crds: readonly CustomResourceDefinition[], namespaces: readonly string[], backend: BenchBackend = 'embedded'): Promise<BenchServer> {
+  if (backend === 'real') return startRealBenchServer(crds, namespaces);
   // the audit log keeps a bounded buffer and trims it from the front, which would shift the indices the
   // benchmark marks; an append-only copy of every entry keeps them stable (and needs no copy to read)
   const entries: AuditEntry[] = [];
@@ -82,9 +97,9 @@ export async function startBenchServer(crds: readonly CustomResourceDefinition[]
   for (const crd of crds) await ensureCrd(admin, crd);
   for (const name of namespaces) await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   return {
-    srv,
+    backend,
     admin,
-    kubeconfigFor(name) {
+    async kubeconfigFor(name) {
       const token = randomBytes(18).toString('base64url');
       srv.addToken(token, { username: name, groups: ['system:masters', 'system:authenticated'] });
       return srv.kubeconfigYaml({ token, user: name });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { AuditEntry } from '@modelplane/apiserver';
 import { type CustomResourceDefinition, EventsV1, type KindRef, type KubeObject, type Manager } from '../../src/kube/index.ts';
 import { runBaseline, type Step } from './baseline.ts';
-import { type BenchArgs, type BenchServer, controllersOf, elapsed, type Instant, inPool, instant, reconcilesByController, isWrite, median, progress, readyTracker, resultLine, resyncAndCount, settle, startBenchServer, startProfile, tally } from './harness.ts';
+import { type BenchArgs, type BenchBackend, type BenchServer, controllersOf, elapsed, type Instant, inPool, instant, reconcilesByController, isWrite, median, progress, readyTracker, resultLine, resyncAndCount, settle, startBenchServer, startProfile, tally } from './harness.ts';
 
 export interface Operators {
   managers: Manager[];
@@ -81,8 +81,8 @@ interface RunFigures {
   resyncReconciles: number;
 }
 
-async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, run: number): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
-  const server = await startBenchServer(s.crds, s.namespaces);
+async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, run: number, backend: BenchBackend): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
+  const server = await startBenchServer(s.crds, s.namespaces, backend);
   try {
     await s.setup(server);
     const ops = await s.startOperators(server);
@@ -138,8 +138,8 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
   }
 }
 
-async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, chains: Step[][]): Promise<{ time: Instant; writesPerObject: number }> {
-  const server = await startBenchServer(s.crds, s.namespaces);
+async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, chains: Step[][], backend: BenchBackend): Promise<{ time: Instant; writesPerObject: number }> {
+  const server = await startBenchServer(s.crds, s.namespaces, backend);
   try {
     await s.setup(server);
     const { time, writes } = await runBaseline(server, chains, args.concurrency);
@@ -152,42 +152,64 @@ async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, c
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
-/** runs the scenario `args.runs` times and prints the result line (the last line on stdout) */
-export async function runScenario<T extends KubeObject>(s: Scenario<T>, args: BenchArgs): Promise<void> {
-  progress(`${s.name} bench: ${args.count} ${s.countKey}, ${args.concurrency} in flight, ${args.runs} run(s)`);
+/** the scenario's runs on one backend (after an unreported warm-up) */
+async function runsOn<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, backend: BenchBackend): Promise<RunFigures[]> {
   if (args.warmup > 0) {
     // V8 compiles the controllers' and the server's code during whichever run comes first: the first
     // measured run paid for it while its baseline, run after it, found the server's code compiled already
-    progress(`warm-up: ${args.warmup} ${s.countKey}, not reported`);
+    progress(`warm-up on ${backend}: ${args.warmup} ${s.countKey}, not reported`);
     const warm = { ...args, count: Math.min(args.warmup, args.count), profileDir: '' };
-    const m = await measured(s, warm, 0);
-    await baseline(s, warm, m.chains);
+    const m = await measured(s, warm, 0, backend);
+    await baseline(s, warm, m.chains, backend);
   }
   const runs: RunFigures[] = [];
   for (let r = 1; r <= args.runs; r++) {
-    progress(`run ${r}/${args.runs}`);
-    const m = await measured(s, args, r);
-    const b = await baseline(s, args, m.chains);
+    progress(`run ${r}/${args.runs} on ${backend}`);
+    const m = await measured(s, args, r, backend);
+    const b = await baseline(s, args, m.chains, backend);
     const run: RunFigures = { ...m.figures, baseline: b.time, baselineWritesPerObject: b.writesPerObject };
     progress(`  ratio ${fmt(run.converge.ms / run.baseline.ms)} (CPU ${fmt(run.converge.cpuMs / run.baseline.cpuMs)})`);
     runs.push(run);
   }
+  return runs;
+}
+
+/** the medians of one backend's runs, as result-line fields (prefixed for the second backend) */
+function figuresOf(runs: RunFigures[], prefix: string): Record<string, string | number> {
   const med = (f: (r: RunFigures) => number) => median(runs.map(f));
   const worst = (f: (r: RunFigures) => number) => Math.max(...runs.map(f));
-  console.log(
-    resultLine(s.name, fmt(med((r) => r.converge.ms / r.baseline.ms)), 'ratio', {
-      [s.countKey]: args.count,
-      runs: args.runs,
-      'converge-ms': fmt(med((r) => r.converge.ms), 0),
-      'baseline-ms': fmt(med((r) => r.baseline.ms), 0),
-      'cpu-ratio': fmt(med((r) => r.converge.cpuMs / r.baseline.cpuMs)),
-      'requests/object': fmt(med((r) => r.requestsPerObject)),
-      'writes/object': fmt(med((r) => r.writesPerObject)),
-      'baseline-writes/object': fmt(med((r) => r.baselineWritesPerObject)),
-      'resync-reconciles': Math.min(...runs.map((r) => r.resyncReconciles)),
-      'resync-writes': worst((r) => r.resyncWrites),
-      'resync-reads': worst((r) => r.resyncReads),
-      ...(s.variant ?? {}),
-    }),
-  );
+  return {
+    [`${prefix}converge-ms`]: fmt(med((r) => r.converge.ms), 0),
+    [`${prefix}baseline-ms`]: fmt(med((r) => r.baseline.ms), 0),
+    [`${prefix}cpu-ratio`]: fmt(med((r) => r.converge.cpuMs / r.baseline.cpuMs)),
+    [`${prefix}requests/object`]: fmt(med((r) => r.requestsPerObject)),
+    [`${prefix}writes/object`]: fmt(med((r) => r.writesPerObject)),
+    [`${prefix}baseline-writes/object`]: fmt(med((r) => r.baselineWritesPerObject)),
+    [`${prefix}resync-reconciles`]: Math.min(...runs.map((r) => r.resyncReconciles)),
+    [`${prefix}resync-writes`]: worst((r) => r.resyncWrites),
+    [`${prefix}resync-reads`]: worst((r) => r.resyncReads),
+  };
+}
+
+const ratioOf = (runs: RunFigures[]) => median(runs.map((r) => r.converge.ms / r.baseline.ms));
+
+/**
+ * Runs the scenario `args.runs` times on each backend of `--backend` and prints the result line (the last
+ * line on stdout): the first backend's ratio is the figure; with two backends the second's figures follow
+ * prefixed `real-`, and `real/embedded` is how much longer convergence takes on the real control plane.
+ */
+export async function runScenario<T extends KubeObject>(s: Scenario<T>, args: BenchArgs): Promise<void> {
+  progress(`${s.name} bench: ${args.count} ${s.countKey}, ${args.concurrency} in flight, ${args.runs} run(s) on ${args.backends.join(' and ')}`);
+  const results: Array<[BenchBackend, RunFigures[]]> = [];
+  for (const backend of args.backends) results.push([backend, await runsOn(s, args, backend)]);
+  const [first, second] = results;
+  const [firstBackend, firstRuns] = first!;
+  const fields: Record<string, string | number> = { [s.countKey]: args.count, runs: args.runs, ...(firstBackend === 'real' ? { backend: 'real' } : {}), ...figuresOf(firstRuns, '') };
+  if (second) {
+    const [, secondRuns] = second;
+    fields[`${second[0]}-ratio`] = fmt(ratioOf(secondRuns));
+    Object.assign(fields, figuresOf(secondRuns, `${second[0]}-`));
+    fields[`${second[0]}/${firstBackend}`] = fmt(median(secondRuns.map((r) => r.converge.ms)) / median(firstRuns.map((r) => r.converge.ms)));
+  }
+  console.log(resultLine(s.name, fmt(ratioOf(firstRuns)), 'ratio', { ...fields, ...(s.variant ?? {}) }));
 }

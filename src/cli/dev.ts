@@ -5,14 +5,15 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ApiServer } from '@modelplane/apiserver';
+import { KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, startRealControlPlane } from '@modelplane/apiserver/testing';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../controllers/llmd/index.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
 import type { DecisionFeed } from './dashboard/index.ts';
 import { KubeClient, Logger, setProcessLogSink } from '../kube/index.ts';
-import { type DevCluster, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
+import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCluster } from './dev/cluster.ts';
 import { applyManifests } from './dev/examples.ts';
+import { startRealDevCluster } from './dev/real-cluster.ts';
 import { startLiveView } from './dev/live.ts';
 import { LogRouter } from './view/logs.ts';
 import { parsePort } from './options.ts';
@@ -29,6 +30,7 @@ interface DevOptions {
   timeout: string;
   auditLog?: string;
   controllers: string | false;
+  cluster: string;
   verbose?: boolean;
   logDir: string;
   dashboard: boolean;
@@ -50,6 +52,7 @@ export function registerDev(program: Command): void {
     .option('--timeout <seconds>', 'how long --exit-when-ready waits', '120')
     .option('--audit-log <file>', 'append one JSON line per API request to this file')
     .option('--controllers <list>', 'controller sets and providers to run in this process, comma-separated, or "all"', 'all')
+    .option('--cluster <backend>', 'embedded (the built-in API server) or real (etcd + kube-apiserver + kube-controller-manager built by `npm run build:kube`)', 'embedded')
     .option('--no-controllers', 'run no controllers (start them yourself, e.g. `modelplane run` under its own RBAC)')
     .option('--verbose', 'stream every log line to the terminal (readable), not just warnings and errors')
     .option('--log-dir <dir>', 'where the JSON log file is written', '.modelplane/logs')
@@ -86,11 +89,34 @@ function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: nu
   if (!(timeoutSec > 0)) fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
   const examplesDir = resolve(opts.examplesDir);
   if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
+  if (opts.cluster !== 'embedded' && opts.cluster !== 'real') fail(log, `invalid --cluster "${opts.cluster}": use "embedded" or "real"`);
+  if (opts.cluster === 'real') {
+    const missing = missingKubeBinaries();
+    if (missing.length > 0) fail(log, `--cluster real needs the real Kubernetes control plane, which is not built (${missing.join(', ')} missing from ${kubeBinDir()}): run "${KUBE_BUILD_COMMAND}" first (needs Go), or use --cluster embedded`);
+    if (opts.dataDir) fail(log, '--data-dir is not supported with --cluster real (the real control plane keeps its etcd data in a temporary directory)');
+  }
   return { port, timeoutSec, examplesDir };
 }
 
+/** what `modelplane dev` needs of either API server */
+interface DevServer {
+  readonly url: string;
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): void;
+}
+
+/** the API server alone, or the whole dev cluster, on the backend --cluster names */
+async function startCluster(opts: DevOptions, common: DevClusterOptions): Promise<{ server: DevServer; cluster: DevCluster<DevServer> | undefined; stop: () => Promise<void> }> {
+  if (opts.only === 'apiserver') {
+    const server = opts.cluster === 'real' ? await startRealControlPlane({ port: common.port }) : await startApiServerOnly(common);
+    return { server, cluster: undefined, stop: () => ('stop' in server ? server.stop() : server.close()) };
+  }
+  const cluster = opts.cluster === 'real' ? await startRealDevCluster(common) : await startDevCluster(common);
+  return { server: cluster.server, cluster, stop: () => cluster.stop() };
+}
+
 /** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
-async function serveDashboard(server: ApiServer, opts: DevOptions, log: Logger, view: TerminalView, feed: DecisionFeed): Promise<() => Promise<void>> {
+async function serveDashboard(server: DevServer, opts: DevOptions, log: Logger, view: TerminalView, feed: DecisionFeed): Promise<() => Promise<void>> {
   // loaded only when served: `--only apiserver` starts without the dashboard's modules
   const { dashboardBanner, startDashboard } = await import('./dashboard/index.ts');
   const client = await KubeClient.create(server.kubeconfigYaml());
@@ -122,21 +148,14 @@ async function runDev(opts: DevOptions): Promise<void> {
   const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
   const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
   const common = { port, log, onStep, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
-  let cluster: DevCluster | undefined;
-  let server: ApiServer;
-  if (opts.only === 'apiserver') {
-    server = await startApiServerOnly(common);
-  } else {
-    cluster = await startDevCluster(common);
-    server = cluster.server;
-  }
+  const { server, cluster, stop: stopCluster } = await startCluster(opts, common);
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
   const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
   view.print(`modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`);
 
-  const stoppers: Array<() => Promise<void>> = [() => (cluster ? cluster.stop() : server.close())];
+  const stoppers: Array<() => Promise<void>> = [stopCluster];
   let stopping = false;
   const stop = async (reason: string, code = 0) => {
     if (stopping) return;

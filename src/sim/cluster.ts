@@ -2,6 +2,7 @@
 // device plugins and feature discovery label them), a default StorageClass, and the Gateways the seeds'
 // routing examples point at. Applied through the normal client, like any other object.
 import type { KubeClient, KubeObject } from '../kube/index.ts';
+import { Nodes } from './workloads/kinds.ts';
 
 export interface NodePoolSpec {
   cpuNodes: number;
@@ -133,11 +134,25 @@ export function simGatewayObjects(): KubeObject[] {
 }
 
 /** Creates the nodes, storage class and gateway (idempotent: server-side apply). */
+/**
+ * kube-apiserver taints every new Node `node.kubernetes.io/not-ready:NoSchedule` until the node lifecycle
+ * controller sees it Ready; with simulated nodes (no kubelet heartbeats) that controller does not run on
+ * the real control plane, so the node, Ready from the start, lifts the taint itself (docs/real-kubernetes.md).
+ */
+async function liftNotReadyTaint(c: KubeClient, node: KubeObject): Promise<void> {
+  const taints = ((node as { spec?: { taints?: Array<{ key: string }> } }).spec?.taints ?? []);
+  if (!taints.some((t) => t.key === NOT_READY_TAINT)) return;
+  await c.patch(Nodes, node.metadata.name!, undefined, { spec: { taints: taints.filter((t) => t.key !== NOT_READY_TAINT) } }, 'merge');
+}
+
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+
 export async function installClusterFurniture(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   for (const { node: n, status } of simulatedNodes(pool)) {
-    await c.apply(n);
+    const created = await c.apply(n);
     await c.applyStatus({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name }, status });
+    await liftNotReadyTaint(c, created);
   }
   await c.apply(defaultStorageClass());
   for (const o of simGatewayObjects()) await c.apply(o);

@@ -22,7 +22,7 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }) });
     admin = cluster.admin;
-    proc = await startOperatorProcess(cluster.dev.server, admin, aimControllerSet());
+    proc = await startOperatorProcess(cluster, admin, aimControllerSet());
   });
 
   after(async () => {
@@ -48,7 +48,7 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
   });
 
   it('was never refused and never read a Secret', () => {
-    const mine = cluster.dev.server.auditEntries().filter((e) => e.user === proc.user);
+    const mine = cluster.auditEntries().filter((e) => e.user === proc.user);
     assert.ok(mine.length > 10, 'the process made requests as its ServiceAccount');
     const refused = mine.filter((e) => e.code === 403);
     assert.deepEqual(refused.map((e) => `${e.verb} ${e.group}/${e.resource}`), []);

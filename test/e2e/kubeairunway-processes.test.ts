@@ -14,6 +14,7 @@ import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { type KubeClient, type KubeObject, kindRef, Logger } from '../../src/kube/index.ts';
+import { embeddedOnly } from '../helpers/backend.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
 import { type WaitOptions, waitFor } from '../helpers/wait.ts';
@@ -39,9 +40,9 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), namespaces: [NS] });
     admin = cluster.admin;
     const started = await Promise.all([
-      startOperatorProcess(cluster.dev.server, admin, kubeairunwayCoreSet()),
-      startOperatorProcess(cluster.dev.server, admin, aimControllerSet()),
-      ...PROVIDER_SETS.map((set) => startOperatorProcess(cluster.dev.server, admin, set, { command: 'provider', extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)] })),
+      startOperatorProcess(cluster, admin, kubeairunwayCoreSet()),
+      startOperatorProcess(cluster, admin, aimControllerSet()),
+      ...PROVIDER_SETS.map((set) => startOperatorProcess(cluster, admin, set, { command: 'provider', extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)] })),
     ]);
     procs.push(...started);
   });
@@ -141,14 +142,15 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     assert.equal(await admin.getOrUndefined(DGDs, 'sneaky', NS), undefined);
   });
 
-  it('with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event', async () => {
+  it('with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event', embeddedOnly('injects 500s into one user\'s deletes (the embedded server\'s fault injector)'), async () => {
     const kaitoUser = userOf('provider-kaito');
-    const fault = cluster.dev.server.faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
+    const faults = cluster.embedded!.faults;
+    const fault = faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
     try {
       await admin.delete(ModelDeployments, 'gemma-cpu', NS);
       await waitFor('the ModelDeployment to be gone', async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined, { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 });
     } finally {
-      cluster.dev.server.faults.remove(fault);
+      faults.remove(fault);
     }
     const events = await kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gemma-cpu,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
     assert.match(events, /FinalizerTimeout/);
@@ -157,7 +159,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   it('no controller process read a Secret or was refused', () => {
     const users = new Set(procs.map((p) => p.user));
-    const mine = cluster.dev.server.auditEntries().filter((e) => users.has(e.user));
+    const mine = cluster.auditEntries().filter((e) => users.has(e.user));
     assert.ok(mine.length > 50);
     assert.deepEqual(mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.user} ${e.verb} secrets`), []);
     assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource}`), []);

@@ -55,10 +55,10 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
     const ipc = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'llmd' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } } };
     await admin.apply(ipc as KubeObject);
     await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'llmd.ai/v1alpha1' } } as KubeObject);
-    proc = await startOperatorProcess(cluster.dev.server, admin, webhooksSet(), { extraArgs: ['--webhook-port', '0', '--webhook-host', '127.0.0.1'] });
+    proc = await startOperatorProcess(cluster, admin, webhooksSet(), { extraArgs: cluster.webhookListenArgs() });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(proc.output())?.[1];
     assert.ok(url, proc.output());
-    cluster.dev.serviceEndpoints.register(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, 443, url);
+    await cluster.exposeWebhook(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, url);
     // ready once a known-bad object is refused (the caBundle is injected and the provider cache synced)
     await waitFor(
       'the webhook to refuse a known-bad object',
@@ -102,7 +102,7 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
   });
 
   it('its identity only ever touched its own certificate Secret, in its own namespace', () => {
-    const mine = cluster.dev.server.auditEntries().filter((e) => e.user === proc.user);
+    const mine = cluster.auditEntries().filter((e) => e.user === proc.user);
     assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.group}/${e.resource}`), []);
     const secrets = mine.filter((e) => e.resource.startsWith('secrets'));
     assert.ok(secrets.length > 0);

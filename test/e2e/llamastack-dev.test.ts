@@ -36,11 +36,11 @@ describe('Llama Stack on modelplane dev (controller and webhooks as processes, k
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), namespaces: [NS] });
-    hooks = await startOperatorProcess(cluster.dev.server, cluster.admin, webhooksSet(), { extraArgs: ['--webhook-port', '0', '--webhook-host', '127.0.0.1'] });
+    hooks = await startOperatorProcess(cluster, cluster.admin, webhooksSet(), { extraArgs: cluster.webhookListenArgs() });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(hooks.output())?.[1];
     assert.ok(url, hooks.output());
-    cluster.dev.serviceEndpoints.register(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, 443, url);
-    controller = await startOperatorProcess(cluster.dev.server, cluster.admin, llamaStackControllerSet());
+    await cluster.exposeWebhook(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, url);
+    controller = await startOperatorProcess(cluster, cluster.admin, llamaStackControllerSet());
     vllm = createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));

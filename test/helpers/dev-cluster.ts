@@ -1,12 +1,16 @@
-// The embedded `modelplane dev` cluster (API server, every CRD, the simulated external operators) for
-// controller tests: the real kubectl pointed at it, an admin client, and optionally the controllers under
-// test in their own Manager beside the simulators, as the operator runs next to them on a real cluster.
+// The `modelplane dev` cluster (API server, every CRD, the simulated external operators) for controller
+// tests, on the backend MODELPLANE_TEST_BACKEND names (test/helpers/backend.ts): the real kubectl pointed at
+// it, an admin client, and optionally the controllers under test in their own Manager beside the
+// simulators, as the operator runs next to them on a real cluster.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApiServer, AuditEntry } from '@modelplane/apiserver';
+import { type KubectlResult, type RealControlPlane, realServiceAccountKubeconfig, runKubectl } from '@modelplane/apiserver/testing';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
+import { exposeWebhookService, loopbackWebhookHost, startRealDevCluster } from '../../src/cli/dev/real-cluster.ts';
 import { type KubeClient, Logger, Manager } from '../../src/kube/index.ts';
-import { type KubectlResult, runKubectl } from '@modelplane/apiserver/testing';
+import { type TestBackend, testBackend } from './backend.ts';
 
 export interface DevTestClusterOptions {
   /** the cluster's (and the operator's) logger; default silent */
@@ -16,7 +20,10 @@ export interface DevTestClusterOptions {
 }
 
 export interface DevTestCluster {
-  dev: DevCluster;
+  backend: TestBackend;
+  dev: DevCluster<ApiServer | RealControlPlane>;
+  /** the embedded API server's handle (faults, in-memory audit log), undefined on the real backend */
+  embedded: ApiServer | undefined;
   /** admin credentials, writing as field manager `test-user` */
   admin: KubeClient;
   /** a kubeconfig file for the cluster, for kubectl and processes */
@@ -25,12 +32,49 @@ export interface DevTestCluster {
   kubectl(args: string[], input?: string): Promise<KubectlResult>;
   /** kubectl that must succeed; returns its stdout */
   k(args: string[], input?: string): Promise<string>;
+  /** every completed API request so far (the embedded audit log, or kube-apiserver's) */
+  auditEntries(): AuditEntry[];
+  /** a kubeconfig authenticating as ServiceAccount `namespace/name` (which must exist on the real backend) */
+  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
+  /** `modelplane run` flags for a webhook server the API server can reach once `exposeWebhook` names it */
+  webhookListenArgs(): string[];
+  /** points the webhook Service `namespace/name` (port 443) at a webhook server's URL */
+  exposeWebhook(namespace: string, name: string, url: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+function backendHandles(dev: DevCluster<ApiServer | RealControlPlane>, admin: KubeClient) {
+  const endpoints = dev.serviceEndpoints;
+  if ('auditEntries' in dev.server) {
+    const server = dev.server;
+    return {
+      embedded: server,
+      auditEntries: () => server.auditEntries(),
+      serviceAccountKubeconfig: async (ns: string, name: string) => server.serviceAccountKubeconfig(ns, name),
+      webhookListenArgs: () => ['--webhook-port', '0', '--webhook-host', '127.0.0.1'],
+      exposeWebhook: async (ns: string, name: string, url: string) => void endpoints.register(ns, name, 443, url),
+    };
+  }
+  const plane = dev.server as RealControlPlane;
+  const host = loopbackWebhookHost();
+  return {
+    embedded: undefined,
+    auditEntries: () => plane.audit.entries(),
+    serviceAccountKubeconfig: (ns: string, name: string) => realServiceAccountKubeconfig(plane, ns, name, { expirationSeconds: 24 * 3600 }),
+    webhookListenArgs: () => ['--webhook-port', '443', '--webhook-host', host],
+    exposeWebhook: async (ns: string, name: string, url: string) => {
+      const target = new URL(url);
+      if (target.port !== '' && target.port !== '443') throw new Error(`exposeWebhook ${ns}/${name}: on the real backend the webhook server must listen on port 443 of its own loopback address (use webhookListenArgs()), not ${url}`);
+      await exposeWebhookService(admin, ns, name, target.hostname);
+    },
+  };
 }
 
 /** the dev cluster with no modelplane controllers running: the test starts what it tests (e.g. as processes) */
 export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Promise<DevTestCluster> {
-  const dev = await startDevCluster({ port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: false });
+  const backend = testBackend();
+  const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: false };
+  const dev: DevCluster<ApiServer | RealControlPlane> = backend === 'real' ? await startRealDevCluster(devOpts) : await startDevCluster(devOpts);
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-test-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const stop = async () => {
@@ -47,7 +91,7 @@ export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Pro
       if (r.code === 0) return r.stdout;
       throw new Error(`kubectl ${args.join(' ')} failed (exit ${r.code}): ${r.stderr}${r.stdout}`);
     };
-    return { dev, admin, kubeconfig, kubectl, k, stop };
+    return { backend, dev, admin, kubeconfig, kubectl, k, stop, ...backendHandles(dev, admin) };
   } catch (err) {
     await stop();
     throw err;

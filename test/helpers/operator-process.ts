@@ -30,15 +30,24 @@ export interface ProcessOptions {
   startTimeoutMs?: number;
 }
 
+/** where a process's ServiceAccount kubeconfig comes from: a DevTestCluster (either backend), or `embeddedCredentials` */
+export interface ServiceAccountCredentials {
+  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
+}
+
+export function embeddedCredentials(server: ApiServer): ServiceAccountCredentials {
+  return { serviceAccountKubeconfig: async (namespace, name) => server.serviceAccountKubeconfig(namespace, name) };
+}
+
 /** creates the set's RBAC with `admin`, then starts the process with a token of its ServiceAccount */
-export async function startOperatorProcess(server: ApiServer, admin: KubeClient, set: ControllerSet, opts: ProcessOptions = {}): Promise<OperatorProcess> {
+export async function startOperatorProcess(credentials: ServiceAccountCredentials, admin: KubeClient, set: ControllerSet, opts: ProcessOptions = {}): Promise<OperatorProcess> {
   const c = admin.withFieldManager('test-rbac');
   await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEPLOY_NAMESPACE } });
   for (const o of rbacObjects(set, DEPLOY_NAMESPACE)) await c.apply(o as never);
   const sa = `modelplane-${set.name}`;
   const dir = mkdtempSync(join(tmpdir(), `modelplane-${set.name}-`));
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, server.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
+  writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
   const command = opts.command ?? 'run';
   const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
   const args = [resolve('bin/modelplane.js'), command, ...target, '--kubeconfig', kubeconfig, '--http-port', '0', '--http-host', '127.0.0.1', ...(opts.extraArgs ?? [])];

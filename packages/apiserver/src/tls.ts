@@ -14,8 +14,8 @@ const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 export interface CertificateAuthority {
   certPem: string;
   keyPem: string;
-  /** issues a serving certificate for the given DNS names and IP addresses */
-  issue(commonName: string, dnsNames: string[], ips: string[], days?: number): Promise<{ certPem: string; keyPem: string }>;
+  /** issues a serving certificate for the given DNS names and IP addresses; `organizations` become O= (a client certificate's groups) */
+  issue(commonName: string, dnsNames: string[], ips: string[], days?: number, organizations?: string[]): Promise<{ certPem: string; keyPem: string }>;
 }
 
 function pem(label: string, der: ArrayBuffer): string {
@@ -66,12 +66,12 @@ export async function createCA(existing?: { certPem: string; keyPem: string }, c
   return {
     certPem,
     keyPem,
-    async issue(cn, dnsNames, ips, days = 365) {
+    async issue(cn, dnsNames, ips, days = 365, organizations = []) {
       const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
       const now = new Date();
       const cert = await x509.X509CertificateGenerator.create({
         serialNumber: serial(),
-        subject: `CN=${cn}`,
+        subject: [`CN=${cn}`, ...organizations.map((o) => `O=${o}`)].join(', '),
         issuer: caCert.subject,
         notBefore: new Date(now.getTime() - 60_000),
         notAfter: new Date(now.getTime() + days * 86400_000),

@@ -1,10 +1,10 @@
-// Brings up the embedded cluster for `modelplane dev`: the API server, the external projects' CRDs, the
+// Brings up the cluster for `modelplane dev` (embedded here; the real control plane in real-cluster.ts): the API server, the external projects' CRDs, the
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, type ApiServerOptions, ServiceEndpoints, startApiServer } from '@modelplane/apiserver';
 import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator.ts';
-import type { ControllerSet } from '../../controllers/registry.ts';
+import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
@@ -13,7 +13,7 @@ import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
-import { PodLogStore, registerWorkloadSimulators } from '../../sim/workloads/index.ts';
+import { PodLogStore, registerWorkloadSimulators, type WorkloadSimulator } from '../../sim/workloads/index.ts';
 
 export interface DevClusterOptions {
   port: number;
@@ -28,9 +28,12 @@ export interface DevClusterOptions {
   onStep?: (what: string, ms: number) => void;
 }
 
-export interface DevCluster {
-  server: ApiServer;
-  /** where the API server sends webhook calls for a Service (the operator's webhook server registers here) */
+export interface DevCluster<S = ApiServer> {
+  server: S;
+  /**
+   * local servers standing in for in-cluster Services: the embedded API server sends webhook calls there;
+   * on the real control plane only the simulators read it (kube-apiserver resolves Services itself)
+   */
   serviceEndpoints: ServiceEndpoints;
   /** the simulators' manager (admin credentials) */
   manager: Manager;
@@ -56,7 +59,42 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   // the webhook Service of deploy/ resolves to this process's webhook server once it listens
   const serviceEndpoints = new ServiceEndpoints();
   const server = await startApiServerOnly(opts, { podLogs: (ns, pod, container) => logs.get(ns, pod, container), serviceEndpoints });
+  try {
+    const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
+    const parts = await populateDevCluster(server, opts, { logs, serviceEndpoints, webhook: () => webhook });
+    return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.close()) };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
+/** what the dev cluster needs of its API server, embedded or real */
+export interface DevClusterServer {
+  readonly url: string;
+  kubeconfigYaml(): string;
+}
+
+export interface DevClusterWiring {
+  logs: PodLogStore;
+  /** local servers standing in for in-cluster Services (the embedded API server dials them too) */
+  serviceEndpoints: ServiceEndpoints;
+  /** how the operator's webhook server listens and is made reachable from the API server (given the simulators' manager) */
+  webhook(manager: Manager): WebhookEnv;
+  /** the workload simulators to run (default all; a real control plane runs Kubernetes' own controllers) */
+  workloads?: readonly WorkloadSimulator[];
+}
+
+/** CRDs, cluster furniture, simulators and (unless opts.controllers is false) the controllers, on `server` */
+export async function populateDevCluster(server: DevClusterServer, opts: DevClusterOptions, wiring: DevClusterWiring): Promise<Pick<DevCluster, 'manager' | 'operators' | 'stop'>> {
   const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
+  const operators: Manager[] = [];
+  let llamaStack: { stop(): Promise<void> } | undefined;
+  const stop = async () => {
+    await Promise.all(operators.map((o) => o.stop()));
+    await manager.stop();
+    await llamaStack?.stop();
+  };
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const started = Date.now();
     const out = await fn();
@@ -64,41 +102,33 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
     opts.onStep?.(what, Date.now() - started);
     return out;
   };
-  await step('external CRDs installed', async () => {
-    for (const crd of externalCrds()) await ensureCrd(manager.client, crd);
-  });
-  await step('modelplane CRDs installed', async () => {
-    for (const crd of allCrds()) await ensureCrd(manager.client, crd);
-  });
-  await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
-  registerWorkloadSimulators(manager, { logs });
-  registerOperatorSimulators(manager);
-  const llamaStack = registerLlamaStackSimulator(manager, { endpoints: serviceEndpoints, logs });
-  await step('simulators started', () => manager.start());
-  for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  const operators: Manager[] = [];
-  if (opts.controllers !== false) {
-    await step('controllers started', async () => {
-      const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
-      const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
-      const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, imageRegistry: new SimRegistry() };
-      const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
-      if (core.length > 0) operators.push(await startOperator({ ...common, webhook, sets: core, log: opts.log.child({ component: 'operator' }) }));
-      for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
-        operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
-      }
+  try {
+    await step('external CRDs installed', async () => {
+      for (const crd of externalCrds()) await ensureCrd(manager.client, crd);
     });
+    await step('modelplane CRDs installed', async () => {
+      for (const crd of allCrds()) await ensureCrd(manager.client, crd);
+    });
+    await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
+    registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
+    registerOperatorSimulators(manager);
+    llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
+    await step('simulators started', () => manager.start());
+    for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    if (opts.controllers !== false) {
+      await step('controllers started', async () => {
+        const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
+        const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
+        const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, imageRegistry: new SimRegistry() };
+        if (core.length > 0) operators.push(await startOperator({ ...common, webhook: wiring.webhook(manager), sets: core, log: opts.log.child({ component: 'operator' }) }));
+        for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
+          operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
+        }
+      });
+    }
+  } catch (err) {
+    await stop();
+    throw err;
   }
-  return {
-    server,
-    serviceEndpoints,
-    manager,
-    operators,
-    async stop() {
-      await Promise.all(operators.map((o) => o.stop()));
-      await manager.stop();
-      await llamaStack.stop();
-      await server.close();
-    },
-  };
+  return { manager, operators, stop };
 }

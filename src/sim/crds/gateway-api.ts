@@ -6,7 +6,13 @@
 import { age, arr, conditionColumn, conditions, crd, type CrdVersion, int32, labelSelector, obj, open, type Schema, str, stringMap, strings } from './schema.ts';
 
 const GROUP = 'gateway.networking.k8s.io';
-const BUNDLE = { 'gateway.networking.k8s.io/bundle-version': 'v1.4.1', 'gateway.networking.k8s.io/channel': 'standard' };
+// kube-apiserver refuses a CRD of a *.k8s.io group without `api-approved.kubernetes.io` (the Kubernetes API
+// review's approval); the published Gateway API CRDs carry it (docs/real-kubernetes.md)
+const BUNDLE = {
+  'api-approved.kubernetes.io': 'https://github.com/kubernetes-sigs/gateway-api/pull/3328',
+  'gateway.networking.k8s.io/bundle-version': 'v1.4.1',
+  'gateway.networking.k8s.io/channel': 'standard',
+};
 
 const pendingConditions = (...types: string[]) =>
   types.map((type) => ({ type, status: 'Unknown', reason: 'Pending', message: 'Waiting for controller', lastTransitionTime: '1970-01-01T00:00:00Z' }));

@@ -185,13 +185,12 @@ async function reconcileRayService(req: Request, ctx: ReconcileContext, opts: Si
     {
       serviceStatus: ready ? 'Running' : failed ? 'Failed' : 'Pending',
       numServeEndpoints: endpoints,
-      activeServiceStatus: activeView
-        ? { rayClusterName: activeView.name, ...(activeView.status ? { rayClusterStatus: activeView.status } : {}), ...(activeApps ? { applicationStatuses: activeApps } : {}) }
-        : {},
-      pendingServiceStatus:
-        activeName !== desiredName
-          ? { rayClusterName: desiredName, ...(pending.status ? { rayClusterStatus: pending.status } : {}), ...(pendingApps ? { applicationStatuses: pendingApps } : {}) }
-          : {},
+      // an empty status block is left out rather than applied as {}: kube-apiserver's server-side apply turns
+      // a map whose fields this manager gave up into null, which the schema refuses (docs/real-kubernetes.md)
+      ...(activeView ? { activeServiceStatus: { rayClusterName: activeView.name, ...(activeView.status ? { rayClusterStatus: activeView.status } : {}), ...(activeApps ? { applicationStatuses: activeApps } : {}) } } : {}),
+      ...(activeName !== desiredName
+        ? { pendingServiceStatus: { rayClusterName: desiredName, ...(pending.status ? { rayClusterStatus: pending.status } : {}), ...(pendingApps ? { applicationStatuses: pendingApps } : {}) } }
+        : {}),
     },
     [readyCond, upgradeCond],
   );

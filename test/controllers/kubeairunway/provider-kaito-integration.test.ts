@@ -60,7 +60,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     admin = cluster.admin;
     const set = providerControllerSet(testKaito as ProviderDefinition, { heartbeatIntervalMs: 1_000, pollMs: 300 });
     for (const obj of rbacObjects({ name: set.name, rules: set.rules }, 'modelplane-system')) await admin.apply(obj as KubeObject, { fieldManager: 'test-rbac' });
-    const kubeconfig = cluster.dev.server.serviceAccountKubeconfig('modelplane-system', `modelplane-${set.name}`);
+    const kubeconfig = await cluster.serviceAccountKubeconfig('modelplane-system', `modelplane-${set.name}`);
     provider = await startOperator({ kubeconfig, sets: [set], log, operatorNamespace: 'aim-system' });
   });
 

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiServer } from '@modelplane/apiserver';
 import type { ControllerSet } from '../../../src/controllers/registry.ts';
-import { type OperatorProcess, type ProcessOptions, startOperatorProcess } from '../../helpers/operator-process.ts';
+import { embeddedCredentials, type OperatorProcess, type ProcessOptions, startOperatorProcess } from '../../helpers/operator-process.ts';
 import type { ReliabilityCluster } from './reliability-cluster.ts';
 
 export class OperatorSlot {
@@ -29,7 +29,7 @@ export class OperatorSlot {
 
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.set.name}: a process is already running`);
-    this.proc = await startOperatorProcess(this.cluster.server, this.cluster.admin, this.set, this.opts);
+    this.proc = await startOperatorProcess(embeddedCredentials(this.cluster.server), this.cluster.admin, this.set, this.opts);
   }
 
   /** SIGKILL: no graceful shutdown, in-flight requests and the workqueue are simply gone */

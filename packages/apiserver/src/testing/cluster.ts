@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiServer } from '../index.ts';
+import type { AuditEntry } from '../audit.ts';
+import type { RealControlPlane } from '../real/index.ts';
 import { type BackendOptions, type TestBackendName, selectBackend } from './backends/index.ts';
 import { type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
 
@@ -17,8 +19,14 @@ export interface TestCluster {
   readonly url: string;
   readonly caPem: string;
   readonly adminToken: string;
-  /** the server handle (tokens, audit entries, faults, restart) */
+  /** the embedded server's handle (tokens, faults, restart); on the real backend reading it throws, naming what to use instead */
   readonly server: ApiServer;
+  /** the real control plane; undefined on the embedded backend */
+  readonly real: RealControlPlane | undefined;
+  /** every completed request so far, on either backend */
+  auditEntries(): AuditEntry[];
+  /** a kubeconfig authenticating as ServiceAccount `namespace/name` */
+  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
   /** a temporary directory owned by the cluster (removed by stop) */
   readonly dir: string;
   /** the admin kubeconfig, as YAML */
@@ -50,7 +58,12 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     },
     caPem: started.caPem,
     adminToken: started.adminToken,
-    server: started.server,
+    get server() {
+      return started.server;
+    },
+    real: started.real,
+    auditEntries: () => started.auditEntries(),
+    serviceAccountKubeconfig: (namespace, name) => started.serviceAccountKubeconfig(namespace, name),
     dir,
     kubeconfig,
     kubeconfigPath,

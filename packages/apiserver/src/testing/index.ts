@@ -5,3 +5,16 @@ export { TEST_BACKEND_ENV, type TestBackendName, type BackendCluster, type Backe
 export { KUBECTL, type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
 export { openWatch, raw, type RawResponse, type RawTarget, type WatchEvent } from './raw.ts';
 export { prng } from './prng.ts';
+export {
+  KUBE_BINARIES,
+  KUBE_BUILD_COMMAND,
+  kubeBinDir,
+  missingKubeBinaries,
+  RealAuditLog,
+  type RealControlPlane,
+  type RealControlPlaneOptions,
+  realServiceAccountKubeconfig,
+  requestServiceAccountToken,
+  requireKubeBinaries,
+  startRealControlPlane,
+} from '../real/index.ts';

@@ -17,7 +17,7 @@ export interface RawResponse {
   json(): any;
 }
 
-export function raw(server: RawTarget, method: string, path: string, body?: unknown, opts: { contentType?: string; accept?: string; token?: string; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function raw(server: RawTarget, method: string, path: string, body?: unknown, opts: { contentType?: string; accept?: string; token?: string; timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
     const req = request(
@@ -29,6 +29,7 @@ export function raw(server: RawTarget, method: string, path: string, body?: unkn
           Authorization: `Bearer ${opts.token ?? server.adminToken}`,
           ...(data !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json' } : {}),
           ...(opts.accept ? { Accept: opts.accept } : {}),
+          ...opts.headers,
         },
         timeout: opts.timeoutMs ?? 10_000,
       },

@@ -12,6 +12,9 @@ export async function startEmbeddedBackend(opts: BackendOptions): Promise<Backen
     adminToken: server.adminToken,
     kubeconfigYaml: () => server.kubeconfigYaml(),
     server,
+    real: undefined,
+    auditEntries: () => server.auditEntries(),
+    serviceAccountKubeconfig: async (namespace, name) => server.serviceAccountKubeconfig(namespace, name),
     stop: () => server.close(),
   };
 }

@@ -1,6 +1,8 @@
 // What a test-cluster backend provides. A backend starts an API server that kubectl and the operator's
 // client can talk to, with the requested CRDs installed and Established, and stops it again.
 import type { ApiServer, ApiServerOptions } from '../../index.ts';
+import type { AuditEntry } from '../../audit.ts';
+import type { RealControlPlane } from '../../real/index.ts';
 import type { KubeObject } from '../../types.ts';
 
 export type TestBackendName = 'embedded' | 'real';
@@ -15,8 +17,14 @@ export interface BackendCluster {
   readonly caPem: string;
   readonly adminToken: string;
   kubeconfigYaml(): string;
-  /** the server handle (tokens, audit entries, faults, restart) */
+  /** the embedded server's handle (tokens, faults, restart); on the real backend reading it throws, naming what to use instead */
   readonly server: ApiServer;
+  /** the real control plane (processes, restartApiServer, client-certificate users); undefined on the embedded backend */
+  readonly real: RealControlPlane | undefined;
+  /** every completed request so far, on either backend (kube-apiserver's audit log on the real one) */
+  auditEntries(): AuditEntry[];
+  /** a kubeconfig authenticating as ServiceAccount `namespace/name` (on the real backend it must exist: a TokenRequest is made) */
+  serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
   stop(): Promise<void>;
 }
 

@@ -1,0 +1,49 @@
+// The real control plane's credentials, made fresh per cluster: a CA, the kube-apiserver serving
+// certificate (loopback and the in-cluster `kubernetes` Service names), the ServiceAccount token signing
+// key, and the static tokens of the admin and of kube-controller-manager (kube-apiserver's
+// --token-auth-file), so clients authenticate with a bearer token exactly as on the embedded server.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCA } from '../tls.ts';
+
+export const REAL_ADMIN_USER = 'modelplane-admin';
+export const KCM_USER = 'system:kube-controller-manager';
+/** the first address of --service-cluster-ip-range: the `kubernetes` Service's ClusterIP */
+export const SERVICE_CIDR = '10.0.0.0/24';
+const KUBERNETES_SERVICE_IP = '10.0.0.1';
+
+export interface RealPki {
+  caPem: string;
+  caKeyPem: string;
+  adminToken: string;
+  kcmToken: string;
+  files: { ca: string; caKey: string; servingCert: string; servingKey: string; saKey: string; saPub: string; tokens: string };
+}
+
+/** writes the CA, serving certificate, ServiceAccount key pair and token file into `dir` */
+export async function writeRealPki(dir: string): Promise<RealPki> {
+  const ca = await createCA(undefined, 'modelplane-real-ca');
+  const names = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const serving = await ca.issue('kube-apiserver', names, ['127.0.0.1', '::1', KUBERNETES_SERVICE_IP]);
+  const sa = generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const adminToken = randomBytes(24).toString('hex');
+  const kcmToken = randomBytes(24).toString('hex');
+  const files = {
+    ca: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    servingCert: join(dir, 'apiserver.crt'),
+    servingKey: join(dir, 'apiserver.key'),
+    saKey: join(dir, 'sa.key'),
+    saPub: join(dir, 'sa.pub'),
+    tokens: join(dir, 'tokens.csv'),
+  };
+  writeFileSync(files.ca, ca.certPem);
+  writeFileSync(files.caKey, ca.keyPem, { mode: 0o600 });
+  writeFileSync(files.servingCert, serving.certPem);
+  writeFileSync(files.servingKey, serving.keyPem, { mode: 0o600 });
+  writeFileSync(files.saKey, sa.privateKey, { mode: 0o600 });
+  writeFileSync(files.saPub, sa.publicKey);
+  writeFileSync(files.tokens, `${adminToken},${REAL_ADMIN_USER},${REAL_ADMIN_USER},"system:masters"\n${kcmToken},${KCM_USER},${KCM_USER}\n`, { mode: 0o600 });
+  return { caPem: ca.certPem, caKeyPem: ca.keyPem, adminToken, kcmToken, files };
+}

@@ -1,0 +1,53 @@
+// `npm run test:real`: the integration and e2e suites against a real etcd + kube-apiserver +
+// kube-controller-manager (docs/real-kubernetes.md). Builds the binaries first when absent
+// (tools/kube/build.sh), runs the suites with MODELPLANE_TEST_BACKEND=real, then checks that no
+// control-plane process outlived its test. `node scripts/test-real.mjs FILE…` runs just those files.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+// Every suite that talks to an API server through the backend switch (test/helpers/backend.ts).
+const REAL_SUITES = [
+  'test/real/control-plane.test.ts',
+  'test/controllers/aim-process-rbac.test.ts',
+  'test/controllers/aim/service-controller.test.ts',
+  'test/controllers/aim/runtime-config-integration.test.ts',
+  'test/controllers/aim/model-integration.test.ts',
+  'test/controllers/kubeairunway/providers-simulated.test.ts',
+  'test/controllers/kubeairunway/provider-kaito-integration.test.ts',
+  'test/e2e/kubeairunway-webhook.test.ts',
+  'test/e2e/kubeairunway-processes.test.ts',
+];
+
+const started = Date.now();
+const build = spawnSync('bash', ['tools/kube/build.sh'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('test:real: building the real control plane failed (see above)');
+  process.exit(build.status ?? 1);
+}
+spawnSync(process.execPath, ['scripts/extract-kubectl.mjs'], { stdio: 'inherit' });
+
+const files = process.argv.length > 2 ? process.argv.slice(2) : REAL_SUITES;
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+const env = { ...process.env, MODELPLANE_TEST_BACKEND: 'real', MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent' };
+const result = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+
+/** control-plane processes still running from a test's temporary directory (there should be none) */
+function leftovers() {
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (/(^|\/)(etcd|kube-apiserver|kube-controller-manager)$/.test(cmd[0] ?? '') && cmd.some((a) => a.includes('modelplane-real-'))) found.push({ pid: Number(pid), cmd: cmd[0] });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+const left = leftovers();
+for (const p of left) {
+  console.error(`test:real: ${p.cmd} (pid ${p.pid}) outlived its test; killing it`);
+  process.kill(p.pid, 'SIGKILL');
+}
+console.log(`test:real: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s (build included), exit ${result.status}`);
+process.exit(left.length > 0 ? 1 : (result.status ?? 1));
