@@ -51,10 +51,10 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }) });
     admin = cluster.admin;
-    // a provider that builds an API this cluster does not serve
+    // a provider that builds an API this cluster does not serve (llmd.ai itself is served now: the autoscaler's VariantAutoscaling)
     const ipc = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'llmd' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } } };
     await admin.apply(ipc as KubeObject);
-    await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'llmd.ai/v1alpha1' } } as KubeObject);
+    await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'inference.llm-d.example/v1alpha1' } } as KubeObject);
     proc = await startOperatorProcess(cluster, admin, webhooksSet(), { extraArgs: cluster.webhookListenArgs() });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(proc.output())?.[1];
     assert.ok(url, proc.output());
