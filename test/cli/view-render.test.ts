@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../src/kube/index.ts';
-import { formatLogLine } from '../../src/cli/view/logs.ts';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatLogLine, LogRouter } from '../../src/cli/view/logs.ts';
 import { renderChange, renderProgress, renderRows, renderWaitingSummary } from '../../src/cli/view/render.ts';
 import { type ResourceRow, rowOf, sortRows } from '../../src/cli/view/rows.ts';
 import { TerminalView } from '../../src/cli/view/terminal.ts';
@@ -103,6 +106,26 @@ describe('renderRows', () => {
     assert.equal(renderStatus({ rows: [], forbidden: [] }, 'team-a'), 'No modelplane resources found in namespace team-a.\n');
     const text = renderStatus({ rows: rows.slice(0, 1), forbidden: ['variantautoscalings.llmd.ai'] }, undefined, { now: NOW });
     assert.equal(text, '✓ ModelDeployment  team-a/gemma-cpu  Running  DeploymentReady  10m\n(not allowed to list variantautoscalings.llmd.ai with these credentials)\n');
+  });
+});
+
+describe('log files', () => {
+  it('one file per run, named after the command and its start; older runs beyond the limit are removed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelplane-logs-'));
+    try {
+      for (let i = 0; i < 5; i++) writeFileSync(join(dir, `dev-2026-01-01T00-00-0${i}.jsonl`), '');
+      writeFileSync(join(dir, 'other.txt'), '');
+      const shown: string[] = [];
+      const router = new LogRouter({ dir, command: 'dev', verbose: false, keep: 2, show: (l) => shown.push(l), now: new Date('2026-01-02T00:00:00Z') });
+      router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:00Z', level: 'info', msg: 'quiet' })}\n`);
+      router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:01Z', level: 'error', msg: 'loud' })}\n`);
+      await router.close();
+      assert.deepEqual(readdirSync(dir).sort(), ['dev-2026-01-01T00-00-03.jsonl', 'dev-2026-01-01T00-00-04.jsonl', 'dev-2026-01-02T00-00-00.jsonl', 'other.txt']);
+      assert.equal(readFileSync(router.path, 'utf8').trim().split('\n').length, 2, 'the file gets every line');
+      assert.deepEqual(shown, ['00:00:01 ERROR loud'], 'the terminal only the error, readable');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

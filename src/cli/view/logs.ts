@@ -1,7 +1,7 @@
 // Where `modelplane dev`'s structured logs go: every JSON line to a file under .modelplane/logs/, and to the
 // terminal only what a person should read there: warnings and errors (all levels with --verbose), each as
 // one readable line. The file keeps the JSON (src/kube/log.ts) for filtering by field.
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { LogSink } from '../../kube/index.ts';
 
@@ -46,12 +46,20 @@ export interface LogRouterOptions {
   /** the folder of log files (created); the file is named after the command and the start time */
   dir: string;
   command: string;
+  /** how many earlier files of this command to keep (default 10): the folder does not grow without end */
+  keep?: number;
   /** show every line on the terminal, not just warnings and errors */
   verbose: boolean;
   /** where readable lines go (the terminal view prints them above its live region) */
   show(line: string): void;
   color?: boolean;
   now?: Date;
+}
+
+/** deletes all but the newest `keep` earlier log files of `command` (names sort by their start time) */
+export function pruneOldLogs(dir: string, command: string, keep: number, current: string): void {
+  const earlier = readdirSync(dir).filter((f) => f.startsWith(`${command}-`) && f.endsWith('.jsonl') && join(dir, f) !== current).sort();
+  for (const f of earlier.slice(0, Math.max(0, earlier.length - keep))) rmSync(join(dir, f), { force: true });
 }
 
 /** a LogSink for setProcessLogSink: the file gets every line, the terminal the readable subset */
@@ -64,6 +72,7 @@ export class LogRouter implements LogSink {
     const stamp = (opts.now ?? new Date()).toISOString().replace(/[:.]/g, '-').slice(0, 19);
     this.path = join(opts.dir, `${opts.command}-${stamp}.jsonl`);
     this.file = createWriteStream(this.path, { flags: 'a' });
+    pruneOldLogs(opts.dir, opts.command, opts.keep ?? 10, this.path);
   }
 
   /** the file's path relative to the working directory when it is inside it (what the user types) */
