@@ -168,7 +168,15 @@ async function runDev(opts: DevOptions): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  if (cluster && opts.dashboard) stoppers.push(await serveDashboard(server, opts, log, view, feed));
+  // --exit-when-ready (CI, scripts) ends before anyone could open it: no dashboard then
+  if (cluster && opts.dashboard && !opts.exitWhenReady) {
+    // started beside the examples, not before them: it must not delay the cluster converging
+    const dashboard = serveDashboard(server, opts, log, view, feed).catch((err) => {
+      log.error('the dashboard could not start', { error: err });
+      return async () => {};
+    });
+    stoppers.push(async () => (await dashboard)());
+  }
   if (!cluster || !opts.examples) {
     view.print(`  ${usage}`);
     if (opts.exitWhenReady) await stop('ready');

@@ -55,35 +55,43 @@ export class DashboardState {
     const cache = new Cache({ client: opts.client, logger: opts.logger, ...(opts.namespace ? { namespace: opts.namespace } : {}) });
     const state = new DashboardState(opts.client, cache);
     cache.start();
-    for (const m of await discoverModelplaneKinds(opts.client)) await state.watch(m, 'resource', opts.namespace);
-    for (const [apiVersion, kind] of [...CHILD_KINDS, EVENTS]) {
-      let m: ResourceMapping;
-      try {
-        m = await opts.client.mapping(kindRef(apiVersion, kind));
-      } catch (err) {
-        if (isNoKindMatch(err)) continue;
-        throw err;
-      }
-      await state.watch(m, kind === 'Event' ? 'events' : 'child', opts.namespace);
-    }
+    const wanted: Array<[ResourceMapping, Role]> = (await discoverModelplaneKinds(opts.client)).map((m) => [m, 'resource']);
+    const others = await Promise.all(
+      [...CHILD_KINDS, EVENTS].map(async ([apiVersion, kind]): Promise<[ResourceMapping, Role] | undefined> => {
+        try {
+          return [await opts.client.mapping(kindRef(apiVersion, kind)), kind === 'Event' ? 'events' : 'child'];
+        } catch (err) {
+          if (isNoKindMatch(err)) return undefined;
+          throw err;
+        }
+      }),
+    );
+    for (const w of others) if (w) wanted.push(w);
+    // the access checks and list-watches run together; the kinds keep discovery's order
+    const watched = await Promise.all(wanted.map(([m, role]) => state.watch(m, role, opts.namespace)));
+    for (const w of watched) if (w) state.adopt(w);
+    state.hidden.sort();
     await cache.waitForSync();
     return state;
   }
 
   /** checks the credentials may list the kind (so a forbidden kind is named, not retried forever), then watches it */
-  private async watch(m: ResourceMapping, role: Role, namespace: string | undefined): Promise<void> {
+  private async watch(m: ResourceMapping, role: Role, namespace: string | undefined): Promise<Watched | undefined> {
     try {
       await this.client.list(kindRef(m.apiVersion, m.kind), { limit: 1, ...(namespace && m.namespaced ? { namespace } : {}) });
     } catch (err) {
       if (!isForbidden(err)) throw err;
       this.hidden.push(`${m.resource}${m.group ? `.${m.group}` : ''}`);
-      return;
+      return undefined;
     }
-    const informer = await this.cache.informer(kindRef(m.apiVersion, m.kind));
-    const w: Watched = { mapping: m, role, informer };
+    return { mapping: m, role, informer: await this.cache.informer(kindRef(m.apiVersion, m.kind)) };
+  }
+
+  private adopt(w: Watched): void {
+    const m = w.mapping;
     this.watched.push(w);
-    if (role === 'resource') this.kinds.push({ group: m.group, version: m.version, kind: m.kind, resource: m.resource, namespaced: m.namespaced, primary: isPrimaryKind(m.kind) });
-    informer.addHandler({ add: (o) => this.changed(w, o, false), update: (_old, o) => this.changed(w, o, false), delete: (o) => this.changed(w, o, true) });
+    if (w.role === 'resource') this.kinds.push({ group: m.group, version: m.version, kind: m.kind, resource: m.resource, namespaced: m.namespaced, primary: isPrimaryKind(m.kind) });
+    w.informer.addHandler({ add: (o) => this.changed(w, o, false), update: (_old, o) => this.changed(w, o, false), delete: (o) => this.changed(w, o, true) });
   }
 
   private changed(w: Watched, raw: KubeObject, deleted: boolean): void {
