@@ -16,7 +16,7 @@
 // registered (InferenceProviderConfigs ready), runs from the first create until the Nth ModelDeployment
 // is phase Running in the operator's cache. `--provider-managers shared` instead runs every provider in the
 // operator's Manager (one cache, one ModelDeployment watch instead of five): not how providers are
-// deployed (their own processes, by the seed's design), but it shows what the watch fan-out of five
+// deployed (their own processes, by docs/kubeairunway.md's design), but it shows what the watch fan-out of five
 // informers sharing this one thread costs.
 //
 // Baseline (bench/lib/baseline.ts), per ModelDeployment, on a second fresh server with the same setup and
@@ -26,7 +26,7 @@
 // = 6 writes; on the aim provider the AIMService's own chain sits between 4 and 6: apply InferenceService,
 // its status (stand-in), AIMService status, and the Normal event DefaultConfigNotFound that the AIM seed
 // requires on the first reconcile of a service whose namespace has no default runtime config (this one
-// has none) = 9 writes. Core and provider are separate field managers (and processes) by the seed's
+// has none) = 9 writes. Core and provider are separate field managers (and processes) by docs/kubeairunway.md's
 // design, so each needs its own status write; a perfect provider writes once, Running, and no event a
 // seed does not ask for.
 //

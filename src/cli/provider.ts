@@ -1,4 +1,4 @@
-// `modelplane provider <name>`: one provider controller as its own process (the seed's out-of-tree
+// `modelplane provider <name>`: one provider controller as its own process (docs/kubeairunway.md's out-of-tree
 // providers), with the same connection, probe and leader-election flags as `modelplane run`. Each provider
 // holds its own lease, `modelplane-provider-<name>`, so replicas of different providers never contend.
 import { readFileSync } from 'node:fs';

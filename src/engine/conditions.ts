@@ -1,6 +1,6 @@
 // ConditionManager: the conditions of one object during one reconcile. It is seeded with the conditions
 // the object had, keeps lastTransitionTime unless status or reason changes, and remembers how each
-// condition set in this reconcile wants to be reported, so events and logs go out exactly when the seed
+// condition set in this reconcile wants to be reported, so events and logs go out exactly when docs/controllers.md
 // says: on a status or reason transition (never on a message-only change), or on every reconcile for
 // `asError`.
 

@@ -1,4 +1,4 @@
-// The error categories of the seed's table and the ONE function that sorts any failure into them.
+// The error categories of docs/controllers.md's table and the ONE function that sorts any failure into them.
 // Everything downstream (parent conditions, apply gating, requeue) keys off the category, so a new kind
 // of failure is taught to the engine here and nowhere else. API errors are classified by HTTP status and
 // network cause as src/kube reports them, never by message text.
@@ -34,7 +34,7 @@ export interface CategoryBehaviour {
   defaultReason: string;
 }
 
-/** The seed's error table. ResourceExhaustion stops applies as the seed says (the original kept applying). */
+/** docs/controllers.md's error table. ResourceExhaustion stops applies as docs/controllers.md says (the original kept applying). */
 export const CATEGORY_BEHAVIOUR: Readonly<Record<ErrorCategory, CategoryBehaviour>> = {
   Infrastructure: { blocksApply: true, requeueWithBackoff: true, parent: { type: 'DependenciesReachable', reason: 'InfrastructureError' }, defaultReason: 'InfrastructureError' },
   Auth: { blocksApply: true, requeueWithBackoff: false, parent: { type: 'AuthValid', reason: 'AuthError' }, defaultReason: 'AuthError' },

@@ -1,4 +1,4 @@
-// The reconcile engine (seed 001): FetchResult, ComponentHealth, error categories, ConditionManager, the
+// The reconcile engine (docs/controllers.md): FetchResult, ComponentHealth, error categories, ConditionManager, the
 // state engine, PlanResult, the pipeline and the one status-write path. Controllers import from here; see
 // docs/controllers.md. Only what some controller or test uses is exported.
 

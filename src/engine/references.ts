@@ -1,4 +1,4 @@
-// The resolved-reference pattern and fetch gating (seed: "Resolved Reference Pattern").
+// The resolved-reference pattern and fetch gating (docs/controllers.md: "Resolved Reference Pattern").
 //  - A reference is stored in status only while its target is Ready ("locked in").
 //  - The next fetch uses the stored reference only if the target is still Ready; otherwise (not Ready,
 //    deleted) it resolves again. Other fetch errors are returned as they are.

@@ -1,6 +1,6 @@
 // The state engine: from the component health of one reconcile to the apply/requeue decision, the
 // `<Component>Ready` and parent conditions, `Ready`, and the overall state. Pure: it works on a
-// ConditionManager and data, so every rule of the seed's table is unit-testable without a cluster.
+// ConditionManager and data, so every rule of docs/controllers.md's table is unit-testable without a cluster.
 
 import { asError, asInfo, type ConditionManager, quietWhenNew, silent, withDebugLog } from './conditions.ts';
 import { BLOCKING_PRIORITY, CATEGORY_BEHAVIOUR, type CategorizedError, type ErrorCategory, PARENT_TRUE_REASON, ParentCondition, type ParentConditionType } from './errors.ts';

@@ -1,7 +1,7 @@
 // A thin HTTP layer over client-node's KubeConfig: client-node supplies TLS material and credentials
 // (tokens, client certs, exec/OIDC plugins); requests go through node's own http/https with a keep-alive
 // agent, because we need streaming watches, exact status codes, real timeouts and caller aborts, which
-// client-node 1.4.0's fetch wrapper loses (see reference/ts-ecosystem.md §1.2).
+// client-node 1.4.0's fetch wrapper loses (see docs/runtime.md).
 
 import http from 'node:http';
 import https from 'node:https';

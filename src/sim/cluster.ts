@@ -1,5 +1,5 @@
 // The simulated cluster's fixed furniture: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
-// device plugins and feature discovery label them), a default StorageClass, and the Gateways the seeds'
+// device plugins and feature discovery label them), a default StorageClass, and the Gateways the design docs (docs/)'
 // routing examples point at. Applied through the normal client, like any other object.
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 import { Nodes } from './workloads/kinds.ts';
@@ -14,7 +14,7 @@ export interface NodePoolSpec {
 export const DEFAULT_NODE_POOL: NodePoolSpec = { cpuNodes: 2, nvidiaNodes: 2, amdNodes: 2, gpusPerNode: 8 };
 
 export const SIM_GATEWAY = { namespace: 'gateways', name: 'inference-gateway', className: 'modelplane-sim' };
-/** the KServe gateway seed 000's namespace example routes to; served by the same simulated class */
+/** the KServe gateway docs/aim.md's namespace example routes to; served by the same simulated class */
 export const SIM_KSERVE_GATEWAY = { namespace: 'kgateway-system', name: 'kserve-gateway' };
 export const DEFAULT_STORAGE_CLASS = 'standard';
 

@@ -1,5 +1,5 @@
 // The aim.eai.amd.com CRDs on the embedded API server: installed, Established, and accepting every YAML
-// example of seed 000 exactly as the seed prints it.
+// example of docs/aim.md exactly as docs/aim.md prints it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -48,12 +48,12 @@ describe('aim.eai.amd.com CRDs', () => {
     }
   });
 
-  it('finds the seed examples (guards the extraction itself)', () => {
+  it('finds docs/aim.md examples (guards the extraction itself)', () => {
     assert.equal(fullObjects.length, 9);
     assert.equal(fragments.length, 5);
   });
 
-  describe('every full YAML example of seed 000 applies unchanged', () => {
+  describe('every full YAML example of docs/aim.md applies unchanged', () => {
     fullObjects.forEach((yaml, i) => {
       const doc = parse(yaml) as { kind: string; metadata: { name: string; namespace?: string } };
       it(`example ${i + 1}: ${doc.kind} ${doc.metadata.namespace ?? ''}/${doc.metadata.name}`, async () => {
@@ -64,11 +64,11 @@ describe('aim.eai.amd.com CRDs', () => {
     });
   });
 
-  describe('the seed fragments fit the schemas they illustrate', () => {
+  describe('docs/aim.md fragments fit the schemas they illustrate', () => {
     const specFragments = fragments.filter((f) => /^spec:/m.test(f));
     specFragments.forEach((yaml, i) => {
       const spec = (parse(yaml) as { spec: Record<string, unknown> }).spec;
-      it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with the seed model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
+      it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with docs/aim.md model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
         const svcSpec = spec.model ? spec : { model: { name: 'qwen-qwen3-32b' }, ...spec };
         const r = await raw(cluster.server, 'POST', services('ml-team'), service(`fragment-${i}`, svcSpec, { project: 'conversational-ai' }));
         assert.equal(r.status, 201, r.text);

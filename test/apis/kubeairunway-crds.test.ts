@@ -1,4 +1,4 @@
-// The kubeairunway.ai CRDs on the embedded API server: installed and Established, the seed's and the
+// The kubeairunway.ai CRDs on the embedded API server: installed and Established, docs/kubeairunway.md's and the
 // reference's example shapes accepted unchanged, explicit zero values kept, status split between field
 // managers with server-side apply, and the printer columns kubectl shows.
 import assert from 'node:assert/strict';
@@ -22,7 +22,7 @@ function md(name: string, spec: Record<string, unknown>, metadata: Record<string
   return { apiVersion: KAR_API_VERSION, kind: MODEL_DEPLOYMENT_KIND, metadata: { name, ...metadata }, spec };
 }
 
-// Example specs: the seed's override fragments and the upstream samples (reference §1.4).
+// Example specs: docs/kubeairunway.md's override fragments and the upstream samples (docs/kubeairunway.md).
 const EXAMPLES: Array<[string, Record<string, unknown>]> = [
   [
     'llama-8b-vllm',

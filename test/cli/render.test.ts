@@ -12,7 +12,7 @@ const docs = (...files: string[]) => files.flatMap((f) => parseAllDocuments(read
 const model = (ns: string, name: string): KubeObject => ({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name, namespace: ns }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5' } } as KubeObject);
 
 describe('renderObjects', () => {
-  it("the seed's routing example: an InferenceService and an HTTPRoute on /ml/ml-team/conversational-ai", async () => {
+  it("the AIM routing example (docs/aim.md): an InferenceService and an HTTPRoute on /ml/ml-team/conversational-ai", async () => {
     const [r] = await renderObjects([...docs('examples/aim/03-aimruntimeconfig-default.yaml', 'examples/aim/04-aimservice-qwen-chat.yaml'), model('ml-team', 'qwen-qwen3-32b')], { operatorNamespace: 'aim-system' });
     assert.deepEqual(r!.problems, []);
     assert.deepEqual(r!.objects.map((o) => o.kind).sort(), ['HTTPRoute', 'InferenceService']);
@@ -21,7 +21,7 @@ describe('renderObjects', () => {
     assert.equal(route.metadata.ownerReferences?.[0]?.kind, 'AIMService');
   });
 
-  it('the cost-center labels of the seed example reach both children', async () => {
+  it('the cost-center labels of the AIM label-propagation example (docs/aim.md) reach both children', async () => {
     const svc = docs('examples/aim/07-aimservice-qwen-chat.yaml')[0]!;
     const [r] = await renderObjects([...docs('examples/aim/06-aimclusterruntimeconfig-default.yaml'), svc, model('ml-team', 'qwen-qwen3-32b')], { operatorNamespace: 'aim-system' });
     assert.ok(r!.objects.length >= 1);

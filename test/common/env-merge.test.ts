@@ -53,7 +53,7 @@ describe('mergeEnvByName', () => {
   });
 });
 
-describe('mergeEnvByPrecedence (seed: operator defaults < cluster < namespace < artifact)', () => {
+describe('mergeEnvByPrecedence (docs/aim.md: operator defaults < cluster < namespace < artifact)', () => {
   const cluster = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }];
   const namespace = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' }];
   const artifact = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET' }];

@@ -44,7 +44,7 @@ describe('labelKeyMatches', () => {
 describe('validateLabelPatterns', () => {
   const cases: { name: string; match: string[] | undefined; want: { field: string; message: RegExp }[] }[] = [
     { name: 'undefined', match: undefined, want: [] },
-    { name: 'seed patterns', match: ['org.example/cost-center', 'compliance.example/*', 'compliance.*/severity'], want: [] },
+    { name: 'the AIM design patterns', match: ['org.example/cost-center', 'compliance.example/*', 'compliance.*/severity'], want: [] },
     { name: 'empty', match: ['ok/*', ''], want: [{ field: 'spec.labelPropagation.match[1]', message: /must not be empty/ }] },
     { name: 'two slashes', match: ['a/b/c'], want: [{ field: 'spec.labelPropagation.match[0]', message: /at most one "\/"/ }] },
     { name: 'empty prefix', match: ['/x'], want: [{ field: 'spec.labelPropagation.match[0]', message: /prefix part must not be empty/ }] },
@@ -65,7 +65,7 @@ describe('validateLabelPatterns', () => {
   }
 });
 
-// The seed's cost-tracking example, unchanged.
+// docs/aim.md's cost-tracking example, unchanged.
 const seedConfig = parse(`
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterRuntimeConfig
@@ -103,7 +103,7 @@ describe('propagatedLabels', () => {
     child?: Record<string, string>;
     want: Record<string, string>;
   }[] = [
-    { name: 'seed example: cost labels propagate, env does not', config: seedMatch, want: seedService.metadata.labels },
+    { name: 'AIM example: cost labels propagate, env does not', config: seedMatch, want: seedService.metadata.labels },
     { name: 'disabled', config: { ...seedMatch, enabled: false }, want: {} },
     { name: 'no config', config: undefined, want: {} },
     { name: 'enabled without match', config: { enabled: true }, want: {} },

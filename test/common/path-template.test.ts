@@ -10,7 +10,7 @@ import {
 } from '../../src/common/path-template/index.ts';
 import type { RuntimeConfigObject } from '../../src/common/runtime-config/index.ts';
 
-// The seed's "Routing Templates → Example", unchanged.
+// docs/aim.md's "Routing Templates → Example", unchanged.
 const seedRuntimeConfig = parse(`
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMRuntimeConfig
@@ -46,7 +46,7 @@ spec:
     pathTemplate: "/custom/{.metadata.name}"
 `) as { spec: RoutedService['spec'] };
 
-describe('resolveServiceRoutePath (seed precedence)', () => {
+describe('resolveServiceRoutePath (the AIM design precedence, docs/aim.md)', () => {
   const runtimeTemplate = seedRuntimeConfig.spec?.routing?.pathTemplate;
   it('runtime config template: /ml/ml-team/conversational-ai', () => {
     assert.deepEqual(resolveServiceRoutePath(seedService, runtimeTemplate), {

@@ -125,7 +125,7 @@ describe('mergeRuntimeConfig', () => {
   });
 });
 
-// The seed's cluster and namespace examples, unchanged.
+// docs/aim.md's cluster and namespace examples, unchanged.
 const seedCluster = parse(`
 apiVersion: aim.eai.amd.com/v1alpha1
 kind: AIMClusterRuntimeConfig
@@ -166,7 +166,7 @@ describe('resolveRuntimeConfig', () => {
     assert.deepEqual(got.spec.routing?.gatewayRef, { name: 'kserve-gateway', namespace: 'kgateway-system' });
   });
 
-  it('cluster only: the seed\'s cluster status shape', () => {
+  it('cluster only: docs/aim.md\'s cluster status shape', () => {
     const got = resolveRuntimeConfig({ namespace: 'ml-team', cluster: seedCluster });
     assert.equal(got.outcome, 'Resolved');
     if (got.outcome !== 'Resolved') return;

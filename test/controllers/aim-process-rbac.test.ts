@@ -1,5 +1,5 @@
 // The `aim` controller set as a cluster runs it: its own `modelplane run` process, authenticated as its
-// ServiceAccount, authorised only by the generated RBAC. The seed's routing example converges, and the audit
+// ServiceAccount, authorised only by the generated RBAC. docs/aim.md's routing example converges, and the audit
 // log shows the process was never refused (the rules are enough) and never touched a Secret.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -30,11 +30,11 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
     await cluster?.stop();
   });
 
-  it('converges the seed example: /ml/ml-team/conversational-ai', async () => {
+  it('converges docs/aim.md example: /ml/ml-team/conversational-ai', async () => {
     await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml-team' } });
     for (const f of ['examples/aim/03-aimruntimeconfig-default.yaml']) for (const o of yamlDocs(f)) await admin.apply(o);
     await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: 'qwen-qwen3-32b', namespace: 'ml-team' }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5' } } as KubeObject);
-    // the seed's service, with the project label its template needs
+    // docs/aim.md's service, with the project label its template needs
     await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 'qwen-chat', namespace: 'ml-team', labels: { project: 'conversational-ai' } }, spec: { model: { name: 'qwen-qwen3-32b' } } } as KubeObject);
     const svc = await waitFor(
       'ml-team/qwen-chat Running',

@@ -1,6 +1,6 @@
 // KubeAIRunway end to end as a cluster runs it: the core and each provider are separate `modelplane` processes,
 // each authenticated as its own ServiceAccount and authorised only by its generated RBAC, on the embedded
-// cluster with the KAITO / Dynamo / KubeRay / KServe simulators. Shows the seed's flows: selection → Running on
+// cluster with the KAITO / Dynamo / KubeRay / KServe simulators. Shows docs/kubeairunway.md's flows: selection → Running on
 // three providers and on AIM, the status ownership split in managedFields, drift reverted, pause, identity
 // recreation versus in-place config changes, the finalizer timeout when deletes are refused, privileged
 // overrides refused, and no Secret ever read.
@@ -73,7 +73,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     assert.match(table, /gemma-cpu\s+Running\s+kaito\s+llamacpp\s+True/);
   });
 
-  it('kubectl get md -o yaml shows the status ownership split of the seed table', async () => {
+  it('kubectl get md -o yaml shows the status ownership split of docs/kubeairunway.md table', async () => {
     const out = JSON.parse(await kubectl(['get', 'md', '-n', NS, 'gemma-cpu', '-o', 'json', '--show-managed-fields']));
     const status = (manager: string) => JSON.stringify(out.metadata.managedFields.find((m: { manager: string; subresource?: string }) => m.manager === manager && m.subresource === 'status')?.fieldsV1 ?? {});
     const core = status('kubeairunway-core');

@@ -1,6 +1,6 @@
 // The ModelDeployment admission webhooks as users meet them: the `webhooks` set runs as its own process under
 // its generated RBAC, creates its certificate Secret, gets its caBundle injected, and kubectl prints every rule
-// of the seed's validation table with its exact message. The defaulting webhook's values are stored.
+// of docs/kubeairunway.md's validation table with its exact message. The defaulting webhook's values are stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
@@ -16,7 +16,7 @@ const WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
 const md = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS }, spec });
 const gpu0 = { gpu: { count: 0 } };
 
-// the seed's "Schema validation (core webhook)" table, one object per row, with the seed's message
+// docs/kubeairunway.md's "Schema validation (core webhook)" table, one object per row, with docs/kubeairunway.md's message
 const RULES: Array<[string, Record<string, unknown>, string]> = [
   ['vllm without GPU', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: gpu0 }, 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
   ['sglang without GPU', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: gpu0 }, 'SGLang engine requires GPU (set resources.gpu.count > 0)'],

@@ -34,7 +34,7 @@ describe('categorize: the one place errors get their category', () => {
     });
   }
 
-  it('the categories behave as the seed table says', () => {
+  it('the categories behave as docs/controllers.md table says', () => {
     const summary = Object.fromEntries(Object.entries(CATEGORY_BEHAVIOUR).map(([k, b]) => [k, [b.blocksApply, b.requeueWithBackoff, b.parent?.type ?? '-', b.parent?.reason ?? '-']]));
     assert.deepEqual(summary, {
       Infrastructure: [true, true, 'DependenciesReachable', 'InfrastructureError'],

@@ -20,7 +20,7 @@ interface RuntimeConfig {
   replicas: number;
 }
 
-/** reports the runtime config as a component, as the seed's example does, and plans from it */
+/** reports the runtime config as a component, as docs/controllers.md's example does, and plans from it */
 const reconciler: DomainReconciler<Widget, { seen: RuntimeConfig | undefined }, { seen: RuntimeConfig | undefined }, RuntimeConfig> = {
   fetchRemoteState: async (ctx) => ({ seen: runtimeConfigValue(ctx) }),
   planResources: (ctx) => new PlanResult().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'child', namespace: 'ns' }, data: { replicas: String(runtimeConfigValue(ctx)?.replicas ?? 1) } }),

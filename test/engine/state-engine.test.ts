@@ -17,7 +17,7 @@ import { Harness } from './helpers/scenario.ts';
 
 const ready = (component: string, extra: Partial<ComponentHealth> = {}): ComponentHealth => ({ component, state: 'Ready', reason: `${component}Found`, message: `${component} ok`, ...extra });
 
-// The seed's error table, one row each: what the component reports, and what the engine must do.
+// docs/controllers.md's error table, one row each: what the component reports, and what the engine must do.
 const TABLE = [
   { row: 'Infrastructure', error: apiError(503, 'ServiceUnavailable'), apply: false, requeue: true, parent: ['DependenciesReachable', 'InfrastructureError'], state: 'Degraded', componentStatus: 'False' },
   { row: 'Infrastructure (network)', error: infrastructureError(undefined, 'connect ECONNREFUSED'), apply: false, requeue: true, parent: ['DependenciesReachable', 'InfrastructureError'], state: 'Degraded', componentStatus: 'False' },
@@ -28,7 +28,7 @@ const TABLE = [
   { row: 'ResourceExhaustion', error: resourceExhaustionError('PodOOMKilled', 'pod p was OOMKilled'), apply: false, requeue: false, parent: undefined, state: 'Failed', componentStatus: 'False', ready: 'PodOOMKilled' },
 ] as const;
 
-describe('state engine: every row of the seed error table', () => {
+describe('state engine: every row of docs/controllers.md error table', () => {
   for (const t of TABLE) {
     it(`${t.row}: apply=${t.apply} requeue=${t.requeue} parent=${t.parent?.join('/') ?? 'none'} status=${t.state}`, async () => {
       const h = new Harness();

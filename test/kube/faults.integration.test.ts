@@ -17,7 +17,7 @@ import type { KubeObject } from '../../src/kube/types.ts';
 import { type ApiServer, ensureNamespace, startCluster, type TestCluster, type Widget, Widgets, widget } from './helpers/cluster.ts';
 import { waitFor } from './helpers/stub-apiserver.ts';
 
-/** the fault-injection API of the embedded server (issue 3) */
+/** the fault-injection API of the embedded server */
 interface Faults {
   add(f: { verbs?: string[]; resources?: string[]; users?: string[]; fraction: number; error?: 500 | 503 | 429; latencyMs?: number; conflict?: true }): string;
   remove(id: string): void;
@@ -110,7 +110,7 @@ describe('informer cache under API server faults', () => {
 
   function requireFaults(t: TestContext): Faults | undefined {
     const f = faultsOf(cluster.srv);
-    if (!f) t.skip('the API server has no fault-injection API (srv.faults, issue 3) yet');
+    if (!f) t.skip('the API server has no fault-injection API (srv.faults) yet');
     return f;
   }
 
@@ -185,7 +185,7 @@ describe('informer cache across an API server restart (--data-dir)', () => {
     if (typeof srv.restart !== 'function') {
       await cluster.close();
       rmSync(dataDir, { recursive: true, force: true });
-      t.skip('the API server has no restart() with a data dir (issue 3) yet');
+      t.skip('the API server has no restart() with a data dir yet');
       return;
     }
     const metrics = new RuntimeMetrics();

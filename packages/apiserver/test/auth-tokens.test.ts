@@ -32,7 +32,7 @@ describe('tokens file', () => {
 describe('ServiceAccount tokens', () => {
   let store: ObjectStore;
   let tokens: ServiceAccountTokens;
-  const key = deriveJwtKey('seed-1');
+  const key = deriveJwtKey('docs/controllers.md');
   const add = (key: string, kind: string, name: string, uid: string, namespace: string | null = 'team'): KubeObject =>
     store.commit(key, 'ADDED', { apiVersion: 'v1', kind, metadata: { name, uid, ...(namespace ? { namespace } : {}) } });
 

@@ -1,4 +1,4 @@
-// The crash test of issue 3: a child process writes 1,000 ConfigMaps (plus updates and deletes) from four
+// The crash test: a child process writes 1,000 ConfigMaps (plus updates and deletes) from four
 // concurrent clients into a data directory and is killed with SIGKILL at a random moment; the directory is
 // then loaded again and every acknowledged write must be there with its resourceVersion, the in-flight
 // writes either fully there or not at all, and the counter not below anything acknowledged. Several rounds

@@ -1,4 +1,4 @@
-// The crash test of issue 3, through the real server: `modelplane dev --only apiserver --data-dir DIR` runs
+// The crash test through the real server: `modelplane dev --only apiserver --data-dir DIR` runs
 // in a child process while this process writes 2 KiB ConfigMaps (plus updates and deletes) over several
 // keep-alive HTTPS connections, and the child is SIGKILLed after a random number of acknowledged writes.
 // A write counts as acknowledged only once its 2xx response body has fully arrived and parsed. The server

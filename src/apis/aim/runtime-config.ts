@@ -1,4 +1,4 @@
-// AIMClusterRuntimeConfig and AIMRuntimeConfig (seed 000 "Configuration Scoping"). No field has a default:
+// AIMClusterRuntimeConfig and AIMRuntimeConfig (docs/aim.md "Configuration Scoping"). No field has a default:
 // an absent field must stay absent so the namespace ⊕ cluster merge can tell "unset" from an explicit
 // false / 0 / "" (DESIGN.md, runtime-config merge).
 import { z } from 'zod';
@@ -50,7 +50,7 @@ const commonShape = {
   ...serviceRuntimeConfigShape,
   model: z.object({ autoDiscovery: z.boolean().optional() }).optional(),
   labelPropagation: labelPropagationSchema.optional(),
-  /** deprecated spelling of storage.defaultStorageClassName (still what the seed's examples use) */
+  /** deprecated spelling of storage.defaultStorageClassName (still what docs/aim.md's examples use) */
   defaultStorageClassName: z.string().optional(),
   /** deprecated spelling of storage.pvcHeadroomPercent */
   pvcHeadroomPercent: z.int32().min(0).optional(),

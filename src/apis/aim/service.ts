@@ -29,7 +29,7 @@ export const serviceModelSchema = z
   .object({
     /** an AIMModel in the service's namespace, else an AIMClusterModel */
     name: z.string().min(1).optional(),
-    /** the seed's examples spell model.name this way; accepted as an alias so they apply unchanged */
+    /** docs/aim.md's examples spell model.name this way; accepted as an alias so they apply unchanged */
     ref: z.string().min(1).optional(),
     /** a container image; the controller finds a model with this image or creates one */
     image: z.string().min(1).optional(),

@@ -1,6 +1,6 @@
 // Names shared by the kubeairunway.ai kinds and every controller that handles them: group/version, the
-// well-known labels and annotations, finalizers and field managers. The seed spells the prefix
-// `kubeairunway.ai/` (upstream later renamed it to airunway.ai); we keep the seed's spelling everywhere.
+// well-known labels and annotations, finalizers and field managers. docs/kubeairunway.md spells the prefix
+// `kubeairunway.ai/` (upstream later renamed it to airunway.ai); we keep docs/kubeairunway.md's spelling everywhere.
 
 export const KAR_GROUP = 'kubeairunway.ai';
 export const KAR_VERSION = 'v1alpha1';
@@ -40,7 +40,7 @@ export function providerFieldManager(provider: string): string {
   return `${provider}-provider`;
 }
 
-/** how long a provider keeps trying to delete its resource before dropping its finalizer (seed: 5 minutes) */
+/** how long a provider keeps trying to delete its resource before dropping its finalizer (docs/kubeairunway.md: 5 minutes) */
 export const FINALIZER_CLEANUP_TIMEOUT_MS = 5 * 60_000;
 
 export const ENGINE_TYPES = ['vllm', 'sglang', 'trtllm', 'llamacpp'] as const;

@@ -1,4 +1,4 @@
-// The kubeairunway.ai/v1alpha1 API (seed 003): ModelDeployment and InferenceProviderConfig as zod schemas,
+// The kubeairunway.ai/v1alpha1 API (docs/kubeairunway.md): ModelDeployment and InferenceProviderConfig as zod schemas,
 // the TypeScript types inferred from them, well-known names, and the CRDs generated from the schemas.
 import type { CustomResourceDefinition } from '../../kube/kinds.ts';
 import { modelDeploymentCrd } from './model-deployment.ts';

@@ -3,9 +3,9 @@
 //
 // Defaults live both here (CRD `default`, applied by the API server only to ABSENT fields, so an explicit
 // `replicas: 0` or `enablePrefixCaching: false` always sticks) and in defaultModelDeployment (the mutating
-// webhook), which adds the defaults that depend on other fields. The fields the seed's validation table
+// webhook), which adds the defaults that depend on other fields. The fields docs/kubeairunway.md's validation table
 // checks (engine.type, model.id, the GPU rules) are deliberately optional here: the schema would reject them
-// with the API server's generic message, while the webhook gives the seed's exact one.
+// with the API server's generic message, while the webhook gives docs/kubeairunway.md's exact one.
 import { z } from 'zod';
 import { kindRef, type KubeObject } from '../../kube/types.ts';
 import { ageColumn, conditionListSchema, envListSchema, quantitySchema } from '../aim/common.ts';
@@ -116,7 +116,7 @@ export const modelDeploymentSpecSchema = z.object({
   tolerations: z.array(tolerationSchema).optional(),
 });
 
-// Status: every leaf below has exactly one owner in the seed's ownership table, and nested objects are
+// Status: every leaf below has exactly one owner in docs/kubeairunway.md's ownership table, and nested objects are
 // granular maps (the structural-schema default), so core and provider field managers can each server-side
 // apply their part (provider.name vs provider.resourceName, conditions by type) without conflicts.
 export const modelDeploymentStatusSchema = z.object({

@@ -18,7 +18,7 @@ export interface EnvVarError {
   message: string;
 }
 
-/** Download-job defaults the operator applies before any runtime config (the seed's "operator defaults"). */
+/** Download-job defaults the operator applies before any runtime config (docs/aim.md's "operator defaults"). */
 export const OPERATOR_DEFAULT_DOWNLOAD_ENV: readonly EnvVar[] = Object.freeze([
   Object.freeze({ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HF_TRANSFER' }),
 ]);
@@ -43,7 +43,7 @@ export function mergeEnvByName(...layers: ReadonlyArray<readonly EnvVar[] | unde
   return merged;
 }
 
-/** The layers that feed a download Job, named after the seed's precedence list. */
+/** The layers that feed a download Job, named after docs/aim.md's precedence list. */
 export interface DownloadEnvLayers {
   operatorDefaults?: readonly EnvVar[];
   clusterRuntimeConfig?: readonly EnvVar[];

@@ -1,6 +1,6 @@
 // The Jobs that fill a model PVC (docs/aim.md, "Caches and artifacts"): a check-size Job that prints the
 // source's size in bytes as its last log line (run when the size is not known up front), and a download
-// Job that copies the weights onto the PVC. Pure; the download env follows the seed's precedence:
+// Job that copies the weights onto the PVC. Pure; the download env follows docs/aim.md's precedence:
 // operator defaults < cluster runtime config < namespace runtime config < the object's own env.
 import { type EnvVar, mergeEnvByPrecedence, OPERATOR_DEFAULT_DOWNLOAD_ENV } from '../env-merge/index.ts';
 

@@ -1,4 +1,4 @@
-/** AIMService route paths: JSONPath templates, the seed's normalisation, and template precedence. */
+/** AIMService route paths: JSONPath templates, docs/aim.md's normalisation, and template precedence. */
 export { encodeSegment, MAX_ROUTE_PATH_LENGTH, type NormalizeResult, normalizeRoutePath } from './normalize.ts';
 export {
   MAX_PLACEHOLDER_LENGTH,

@@ -1,5 +1,5 @@
 /**
- * The seed's route-path normalisation: split on `/` (collapsing `//`), lowercase and RFC 3986 percent-encode each
+ * docs/aim.md's route-path normalisation: split on `/` (collapsing `//`), lowercase and RFC 3986 percent-encode each
  * segment, drop the trailing `/`, and cap the result at 200 characters. Everything but RFC 3986 unreserved
  * characters is encoded, so a rendered value can never add a query, fragment or extra path segment.
  */

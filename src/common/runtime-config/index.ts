@@ -1,4 +1,4 @@
-/** AIM runtime configs: pure merge and resolution (the seed's "Resolution Model"); fetching is the caller's job. */
+/** AIM runtime configs: pure merge and resolution (docs/aim.md's "Resolution Model"); fetching is the caller's job. */
 export { mergeRuntimeConfig, migrateDeprecatedFields } from './merge.ts';
 export {
   DEFAULT_OPERATOR_NAMESPACE,

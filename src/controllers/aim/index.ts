@@ -1,4 +1,4 @@
-// The `aim` controller set (seed 000): runtime configs, models and services of aim.eai.amd.com.
+// The `aim` controller set (docs/aim.md): runtime configs, models and services of aim.eai.amd.com.
 import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';

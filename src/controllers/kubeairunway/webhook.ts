@@ -1,9 +1,9 @@
-// The ModelDeployment admission webhooks (seed "Validation Webhook"): defaulting, then the validation tables
-// with the seed's exact messages. Both run the pure functions the core controller also runs at reconcile
+// The ModelDeployment admission webhooks (docs/kubeairunway.md "Validation Webhook"): defaulting, then the validation tables
+// with docs/kubeairunway.md's exact messages. Both run the pure functions the core controller also runs at reconcile
 // time, so a request the webhook never saw (it was down, or not installed yet) is held at `phase: Pending`
 // with the same message instead of slipping through.
 //
-// failurePolicy is Ignore, deliberately unlike upstream's Fail: the seed says that while the webhook is
+// failurePolicy is Ignore, deliberately unlike upstream's Fail: docs/kubeairunway.md says that while the webhook is
 // unavailable "the controller will accept the resource" and validate it at reconcile time, and providers
 // default and check compatibility and overrides themselves, so nothing unsafe gets through an outage.
 import {

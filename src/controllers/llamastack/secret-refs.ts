@@ -29,7 +29,7 @@ export function secretRefsOf(spec: LlamaStackDistributionSpec): SecretRef[] {
 
 export type SecretProblem = { reason: 'SecretNotFound' | 'SecretKeyMissing'; message: string; field: string };
 
-/** the first problem per reference, in spec order, with the seed's message */
+/** the first problem per reference, in spec order, with docs/llamastack.md's message */
 export function secretProblems(refs: readonly SecretRef[], secrets: ReadonlyMap<string, Secret | undefined>, namespace: string): SecretProblem[] {
   const out: SecretProblem[] = [];
   for (const r of refs) {

@@ -3,7 +3,7 @@
 // applications of serveConfigV2 go DEPLOYING → RUNNING after a delay, the cluster becomes the active one,
 // and `<name>-head-svc` / `<name>-serve-svc` point at it. A changed rayClusterConfig brings up a pending
 // cluster and switches over when it serves (zero-downtime upgrade). Status: serviceStatus
-// Pending/Running/Failed (the seed's vocabulary), conditions Ready and UpgradeInProgress, the
+// Pending/Running/Failed (docs/kubeairunway.md's vocabulary), conditions Ready and UpgradeInProgress, the
 // application and Serve deployment statuses (DEPLOY_FAILED with the cluster's failure as the message).
 
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 // The runtime-config controllers on the embedded dev cluster (all CRDs, the simulated Gateways), driven
-// with the real kubectl as a user would: the seed's config examples applied unchanged become Ready, a
+// with the real kubectl as a user would: docs/aim.md's config examples applied unchanged become Ready, a
 // broken config shows ConfigValid=False naming each field, a missing Gateway shows GatewayFound=False and
 // clears when the Gateway is created, and deprecated spellings leave a Warning event.
 import assert from 'node:assert/strict';
@@ -49,13 +49,13 @@ describe('runtime-config controllers on the dev cluster', { timeout: 60_000 }, (
 
   after(() => cluster?.stop());
 
-  it("applies each of the seed's config examples unchanged and sees it Ready", async () => {
+  it("applies each of docs/aim.md's config examples unchanged and sees it Ready", async () => {
     for (const file of EXAMPLES) {
       const out = await kubectl(['apply', '-f', `examples/aim/${file}`, '-o', 'jsonpath={.kind} {.metadata.namespace} {.metadata.name}']);
       const [kind, namespace, name] = out.split(' ');
       const c = await judged(kind === 'AIMRuntimeConfig' ? namespace : undefined, name!, (c) => cond(c, 'Ready')?.status === 'True', `${file} Ready`);
       assert.equal(cond(c, 'ConfigValid')?.status, 'True', file);
-      if (file.startsWith('02') || file.startsWith('03')) assert.equal(cond(c, 'GatewayFound')?.status, 'True', `${file}: the seed's Gateway exists on the dev cluster`);
+      if (file.startsWith('02') || file.startsWith('03')) assert.equal(cond(c, 'GatewayFound')?.status, 'True', `${file}: docs/aim.md's Gateway exists on the dev cluster`);
       else assert.equal(cond(c, 'GatewayFound'), undefined, `${file}: no gatewayRef, no Gateway condition`);
     }
     // what a user sees

@@ -1,5 +1,5 @@
 // The runtime configs' static validation (pure): every kind of bad input names its field and cause, the
-// seed's examples are valid, deprecated spellings say which value wins, and the escaped form suggested
+// design's examples are valid, deprecated spellings say which value wins, and the escaped form suggested
 // for a dotted bracket key is what the real kubectl resolves.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -109,7 +109,7 @@ describe('runtime config validation: valid input', () => {
     it(c.name, () => assert.deepEqual(validateRuntimeConfigSpec(c.spec).errors, []));
   }
 
-  it("every runtime config example of the seed (examples/aim) is valid", () => {
+  it("every runtime config example of docs/aim.md (examples/aim) is valid", () => {
     const files = readdirSync('examples/aim').filter((f) => f.endsWith('.yaml'));
     let configs = 0;
     for (const f of files) {
@@ -118,7 +118,7 @@ describe('runtime config validation: valid input', () => {
       configs++;
       assert.deepEqual(validateRuntimeConfigSpec(doc.spec).errors, [], f);
     }
-    assert.equal(configs, 7, 'the seed has seven runtime config examples');
+    assert.equal(configs, 7, 'docs/aim.md has seven runtime config examples');
   });
 });
 

@@ -1,5 +1,5 @@
 // The AIMService controller end to end on `modelplane dev`'s embedded cluster (API server, CRDs, KServe
-// and Gateway API simulators), with the operator in its own Manager. The seed's examples in examples/aim/
+// and Gateway API simulators), with the operator in its own Manager. docs/aim.md's examples in examples/aim/
 // are applied unchanged with the real kubectl, in the order a user would try them.
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
@@ -100,7 +100,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     assert.equal(s.status?.resolvedModel?.kind, 'AIMClusterModel', 'no AIMModel in team-b: the cluster model');
   });
 
-  it('seed example 3: the namespace template renders /ml/ml-team/conversational-ai, the gateway accepts the route', async () => {
+  it('AIM example 3: the namespace template renders /ml/ml-team/conversational-ai, the gateway accepts the route', async () => {
     await k(['apply', '-f', example('03-aimruntimeconfig-default.yaml')]);
     const s = await svcWhere('routed and Running', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/ml/ml-team/conversational-ai' && s.status.status === 'Running' && cond(s, 'HTTPRouteReady')?.status === 'True');
     const config = await admin.get(AIMRuntimeConfigs, 'default', 'ml-team');
@@ -118,7 +118,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     assert.equal((await svc('qwen-chat', 'team-b'))?.status?.resolvedRuntimeConfig?.name, 'non-existent');
   });
 
-  it("the seed's override: spec.routing.pathTemplate renders /custom/qwen-chat; removing it restores the config's path", async () => {
+  it("docs/aim.md's override: spec.routing.pathTemplate renders /custom/qwen-chat; removing it restores the config's path", async () => {
     const overridden = "apiVersion: aim.eai.amd.com/v1alpha1\nkind: AIMService\nmetadata:\n  name: qwen-chat\n  namespace: ml-team\n  labels:\n    project: conversational-ai\nspec:\n  model:\n    ref: qwen-qwen3-32b\n  routing:\n    pathTemplate: \"/custom/{.metadata.name}\"\n";
     await k(['apply', '-f', '-'], overridden);
     await svcWhere('path /custom/qwen-chat', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/custom/qwen-chat');
@@ -127,7 +127,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     await svcWhere('path back to the template', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/ml/ml-team/conversational-ai');
   });
 
-  it('seed example 2: a template needing a missing label is PathTemplateInvalid (route kept, InferenceService intact); the missing Gateway is named; creating it heals', async () => {
+  it('AIM example 2: a template needing a missing label is PathTemplateInvalid (route kept, InferenceService intact); the missing Gateway is named; creating it heals', async () => {
     const routeBefore = (await route('qwen-chat', 'ml-team'))!;
     await k(['apply', '-f', example('02-aimruntimeconfig-default.yaml')]);
     const s = await svcWhere('PathTemplateInvalid', 'qwen-chat', 'ml-team', (s) => cond(s, 'RoutingReady')?.reason === 'PathTemplateInvalid');
@@ -150,7 +150,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     await svcWhere('Running behind kserve-gateway', 'qwen-chat', 'ml-team', (s) => s.status?.status === 'Running' && cond(s, 'HTTPRouteReady')?.status === 'True');
   });
 
-  it('seed examples 6, 3 and 7: cluster label propagation puts the cost-center labels on the InferenceService and the HTTPRoute', async () => {
+  it('AIM examples 6, 3 and 7: cluster label propagation puts the cost-center labels on the InferenceService and the HTTPRoute', async () => {
     await k(['apply', '-f', example('06-aimclusterruntimeconfig-default.yaml')]);
     await k(['apply', '-f', example('03-aimruntimeconfig-default.yaml')]);
     await k(['apply', '-f', example('07-aimservice-qwen-chat.yaml')]);
@@ -192,7 +192,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     assert.equal((await isvc('llama', 'ml-other'))?.spec.predictor.containers[0].image, image, 'the InferenceService is built before the model is Ready');
   });
 
-  it('seed example 5: the namespace match list replaces the cluster one, and dropping routing deletes the route', async () => {
+  it('AIM example 5: the namespace match list replaces the cluster one, and dropping routing deletes the route', async () => {
     await k(['apply', '-f', example('05-aimruntimeconfig-default.yaml')]);
     await waitFor('the HTTPRoute to be deleted', async () => (await route('qwen-chat', 'ml-team')) === undefined, debug);
     const i = await waitFor('department label removed', async () => {
@@ -204,7 +204,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     await svcWhere('no route path', 'qwen-chat', 'ml-team', (s) => s.status?.routing === undefined && s.status?.status === 'Running');
   });
 
-  it('seed examples 8 and 9: env from the cluster config, overridden by the namespace config, each namespace its own', async () => {
+  it('AIM examples 8 and 9: env from the cluster config, overridden by the namespace config, each namespace its own', async () => {
     await k(['apply', '-f', example('08-aimclusterruntimeconfig-default.yaml')]);
     await k(['apply', '-f', example('09-aimruntimeconfig-default.yaml')]);
     const envOf = async (ns: string) => Object.fromEntries(((await isvc('qwen-chat', ns))?.spec.predictor.containers[0].env ?? []).map((e: Json) => [e.name, e.value]));

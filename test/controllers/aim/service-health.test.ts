@@ -93,7 +93,7 @@ describe('runtimeConfigLabelPropagator', () => {
   const parent = service({ metadata: { labels: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes', env: 'prod' } } });
   const child: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
   const cases: Array<{ name: string; config: AimRuntimeConfig | undefined; want: Record<string, string> }> = [
-    { name: 'exact keys and a prefix wildcard (seed example 5)', config: rc(true, ['org.example/cost-center', 'org.example/team', 'compliance.example/*']), want: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes' } },
+    { name: 'exact keys and a prefix wildcard (AIM example 5)', config: rc(true, ['org.example/cost-center', 'org.example/team', 'compliance.example/*']), want: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes' } },
     { name: 'disabled', config: rc(false, ['org.example/*']), want: {} },
     { name: 'enabled not set (defaults to off)', config: rc(undefined, ['org.example/*']), want: {} },
     { name: 'no runtime config', config: undefined, want: {} },

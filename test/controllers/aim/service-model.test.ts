@@ -1,4 +1,4 @@
-// Model resolution for an AIMService (reference §4.1): by name (namespace, then cluster), by image (find or
+// Model resolution for an AIMService (docs/aim.md): by name (namespace, then cluster), by image (find or
 // create, namespace first), custom base images, and invalid references; the auto-created AIMModel's shape.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -79,7 +79,7 @@ describe('AIMService pipeline', () => {
     assert.equal(t.current().status?.routing, undefined);
   });
 
-  it('routing, labels and status: the seed example routed, cost-center labels on both children, Running once ready', async () => {
+  it('routing, labels and status: docs/aim.md example routed, cost-center labels on both children, Running once ready', async () => {
     const config = nsConfig('default', { ...SEED_ROUTING, labelPropagation: { enabled: true, match: ['org.example/*', 'app.kubernetes.io/*'] } });
     const labels = { project: 'conversational-ai', 'org.example/cost-center': 'eng-ml', 'app.kubernetes.io/component': 'parent-value' };
     const t = setup(model(), config, service({ metadata: { labels } }));

@@ -79,9 +79,9 @@ describe('InferenceService shape', () => {
 describe('env precedence: operator defaults < cluster < namespace < service', () => {
   const cases: Array<{ name: string; cluster?: Json[]; namespace?: Json[]; service?: Json[]; want: Record<string, string> }> = [
     { name: 'operator defaults only', want: { AIM_CACHE_PATH: '/workspace/cache', VLLM_ENABLE_METRICS: 'true' } },
-    { name: 'seed example 8: cluster sets the protocol', cluster: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }], want: { AIM_CACHE_PATH: '/workspace/cache', VLLM_ENABLE_METRICS: 'true', AIM_DOWNLOADER_PROTOCOL: 'HTTP,XET' } },
+    { name: 'AIM example 8: cluster sets the protocol', cluster: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }], want: { AIM_CACHE_PATH: '/workspace/cache', VLLM_ENABLE_METRICS: 'true', AIM_DOWNLOADER_PROTOCOL: 'HTTP,XET' } },
     {
-      name: 'seed examples 8 + 9: namespace beats cluster',
+      name: 'AIM examples 8 + 9: namespace beats cluster',
       cluster: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }],
       namespace: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' }],
       want: { AIM_CACHE_PATH: '/workspace/cache', VLLM_ENABLE_METRICS: 'true', AIM_DOWNLOADER_PROTOCOL: 'HTTP' },
@@ -107,7 +107,7 @@ describe('env precedence: operator defaults < cluster < namespace < service', ()
 });
 
 describe('HTTPRoute shape', () => {
-  it('the seed example: parentRef, PathPrefix on the rendered path, rewrite to /, predictor backend, timeout, annotations', () => {
+  it('docs/aim.md example: parentRef, PathPrefix on the rendered path, rewrite to /, predictor backend, timeout, annotations', () => {
     const layers = { namespace: { routing: { ...SEED_ROUTING.routing, requestTimeout: '90s', annotations: { 'example.com/team': 'ml' } } } };
     const { route, plan } = applied(desire(service(), layers));
     assert.ok(route, 'an HTTPRoute is planned');
@@ -141,7 +141,7 @@ describe('inline AIMService routing over the runtime config, field by field', ()
     { name: 'config enabled: false and nothing inline: not routed', config: { enabled: false, gatewayRef: gwA }, want: { route: false } },
     { name: 'inline gatewayRef replaces the whole ref (no field mixing)', config: SEED_ROUTING.routing!, inline: { gatewayRef: { name: 'team-gateway', sectionName: 'https' } }, want: { parent: { name: 'team-gateway', sectionName: 'https' } } },
     { name: 'inline gatewayRef with its own namespace', config: SEED_ROUTING.routing!, inline: { gatewayRef: gwB }, want: { parent: gwB } },
-    { name: 'the seed override: inline pathTemplate wins', config: SEED_ROUTING.routing!, inline: { pathTemplate: '/custom/{.metadata.name}' }, want: { path: '/custom/qwen-chat' } },
+    { name: 'docs/aim.md override: inline pathTemplate wins', config: SEED_ROUTING.routing!, inline: { pathTemplate: '/custom/{.metadata.name}' }, want: { path: '/custom/qwen-chat' } },
     { name: 'empty inline pathTemplate falls back to the config', config: SEED_ROUTING.routing!, inline: { pathTemplate: '' }, want: { path: '/ml/ml-team/conversational-ai' } },
     { name: 'inline requestTimeout wins', config: { ...SEED_ROUTING.routing!, requestTimeout: '30s' }, inline: { requestTimeout: '2m' }, want: { timeout: '2m' } },
     { name: 'annotations merge by key, inline wins', config: { ...SEED_ROUTING.routing!, annotations: { a: 'config', b: 'config' } }, inline: { annotations: { b: 'inline', c: 'inline' } }, want: { annotations: { a: 'config', b: 'inline', c: 'inline' } } },

@@ -1,4 +1,4 @@
-// Route paths on the AIMService: the seed's rendering and the issue's bad input. Every invalid template
+// Route paths on the AIMService: docs/aim.md's rendering and the issue's bad input. Every invalid template
 // yields a Routing condition with reason PathTemplateInvalid naming the field and the cause, no HTTPRoute,
 // and the InferenceService still planned; values needing encoding are encoded per segment.
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ const invalid: Case[] = [
   { name: 'a very long key', template: `/{.metadata.labels.${long(300)}}`, from: 'config', cause: /more than the maximum of 256/ },
   { name: 'a template over 1024 characters', template: `/${long(1100)}`, from: 'service', cause: /more than the maximum of 1024/ },
   { name: 'an empty placeholder', template: '/x/{}', from: 'config', cause: /empty placeholder/ },
-  { name: 'the seed example without the label it needs', template: "/ml/{.metadata.namespace}/{.metadata.labels['project']}", from: 'config', labels: {}, cause: /labels\['project'\]\}.*(returned no results|not found)/ },
+  { name: 'docs/aim.md example without the label it needs', template: "/ml/{.metadata.namespace}/{.metadata.labels['project']}", from: 'config', labels: {}, cause: /labels\['project'\]\}.*(returned no results|not found)/ },
   { name: 'a bracketed key with an unescaped dot', template: "/{.metadata.labels['org.example/team']}", from: 'config', cause: /contains a dot.*write \{\.metadata\.labels\.org\\\.example\/team\}/ },
   { name: 'a field that is an object, not a value', template: '/{.spec.model}', from: 'service', cause: /not a string, number or boolean/ },
   { name: 'a 300-character result', template: '/{.metadata.annotations.long}', from: 'service', annotations: { long: long(300, 'b') }, cause: /more than the maximum of 200/ },

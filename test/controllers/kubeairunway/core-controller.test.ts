@@ -1,5 +1,5 @@
 // The core controller on the embedded API server: selection through the shipped InferenceProviderConfigs,
-// reconcile-time validation when no webhook is installed (phase Pending with the seed's message),
+// reconcile-time validation when no webhook is installed (phase Pending with docs/kubeairunway.md's message),
 // recovery when a provider registers later, a broken selection rule reported by a Warning event, and the
 // status fields it owns under its own field manager.
 import assert from 'node:assert/strict';
@@ -61,7 +61,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     assert.doesNotMatch(owned, /f:replicas|f:endpoint|f:resourceName/);
   });
 
-  it('validates at reconcile time when no webhook is installed: Pending with the seed message', async () => {
+  it('validates at reconcile time when no webhook is installed: Pending with docs/kubeairunway.md message', async () => {
     await create('bad', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } });
     const md = await waitFor('bad to be Pending', async () => ((await get('bad')).status?.phase === 'Pending' ? get('bad') : undefined));
     assert.equal(md.status?.message, 'SGLang engine requires GPU (set resources.gpu.count > 0)');

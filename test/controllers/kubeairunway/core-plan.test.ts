@@ -32,7 +32,7 @@ describe('planCoreStatus', () => {
     { name: 'CPU llamacpp → kaito', md: md({ model: { id: 'q' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/ggml-org/llama.cpp:server', resources: { cpu: '4' } }), provider: 'kaito', validated: 'True', selected: 'True' },
     { name: 'amd.com/gpu → aim', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }), provider: 'aim', validated: 'True', selected: 'True' },
     {
-      name: 'invalid spec (webhook bypassed) → Pending with the seed message, nothing selected',
+      name: 'invalid spec (webhook bypassed) → Pending with docs/kubeairunway.md message, nothing selected',
       md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 0 } } }),
       phase: 'Pending',
       validated: 'False',

@@ -87,7 +87,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     assert.equal(instanceType(w), A100);
   });
 
-  it('kubectl --show-managed-fields shows the seed\'s status ownership split between core and provider', async () => {
+  it('kubectl --show-managed-fields shows docs/kubeairunway.md\'s status ownership split between core and provider', async () => {
     const m = JSON.parse(await kubectl(['get', 'md', 'llama', '-n', NS, '-o', 'json', '--show-managed-fields'])) as ModelDeployment;
     const entry = (manager: string) => m.metadata.managedFields?.find((e) => e.manager === manager && e.subresource === 'status' && e.operation === 'Apply');
     const fields = (manager: string) => (entry(manager)?.fieldsV1?.['f:status'] ?? {}) as Record<string, Record<string, unknown>>;
@@ -148,7 +148,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     await phase('llama', 'Running');
   });
 
-  it('an incompatible deployment: ProviderCompatible=False with the seed\'s message, Failed, nothing built', async () => {
+  it('an incompatible deployment: ProviderCompatible=False with docs/kubeairunway.md\'s message, Failed, nothing built', async () => {
     await kubectl(['apply', '-f', '-'], MD_YAML.replace('name: llama', 'name: sg').replace('type: vllm', 'type: sglang'));
     await selectProvider(admin, NS, 'sg', 'kaito');
     const m = await phase('sg', 'Failed');

@@ -34,7 +34,7 @@ const present = (object: KubeObject): UpstreamView => ({ state: 'present', objec
 
 describe('planSync', () => {
   const cases: Array<[string, ProviderDefinition, ModelDeployment, UpstreamView, Record<string, unknown>]> = [
-    ['KAITO with sglang → incompatible, the seed\'s message', kaito, md({ engine: { type: 'sglang' } }), { state: 'absent' }, { kind: 'incompatible', messages: ['KAITO does not support sglang engine'] }],
+    ['KAITO with sglang → incompatible, docs/kubeairunway.md\'s message', kaito, md({ engine: { type: 'sglang' } }), { state: 'absent' }, { kind: 'incompatible', messages: ['KAITO does not support sglang engine'] }],
     [
       'KAITO disaggregated → incompatible',
       kaito,
@@ -65,7 +65,7 @@ describe('planSync', () => {
       { kind: 'crdMissing', message: "Widgets's Widget CRD (widgets.test.modelplane.io, test.modelplane.io/v1) is not installed in the cluster; waiting for it" },
     ],
     ['nothing there → apply', widgets, md(), { state: 'absent' }, { kind: 'apply', live: undefined }],
-    ['a foreign object of that name → conflict, the seed\'s message', widgets, md(), present(foreign), { kind: 'conflict', message: 'resource team/llm exists but is not managed by this ModelDeployment' }],
+    ['a foreign object of that name → conflict, docs/kubeairunway.md\'s message', widgets, md(), present(foreign), { kind: 'conflict', message: 'resource team/llm exists but is not managed by this ModelDeployment' }],
     ['ours, being deleted → wait', widgets, md(), present(ours(widgets, md(), { deletionTimestamp: '2026-01-01T00:00:00Z' })), { kind: 'waitForDeletion' }],
     ['ours, config changed → apply in place', widgets, md({ scaling: { replicas: 5 } }), present(ours(widgets, md())), { kind: 'apply' }],
     [
@@ -106,7 +106,7 @@ describe('computeProviderStatus', () => {
       },
     ],
     [
-      'created, not ready yet: Deploying with the seed\'s message and the upstream\'s own words',
+      'created, not ready yet: Deploying with docs/kubeairunway.md\'s message and the upstream\'s own words',
       { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'pulling image' } },
       {
         phase: 'Deploying',

@@ -1,6 +1,6 @@
 // The Dynamo provider, pure: ModelDeployment → DynamoGraphDeployment for each engine and serving mode, the
 // documented overrides translated into a DGD patch, and DGD status → unified phase for every row of the
-// seed's status-mapping table.
+// design's status-mapping table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
@@ -203,9 +203,9 @@ describe('dynamo overrides', () => {
 describe('dynamo mapStatus', () => {
   const dgd = (status: DynamoGraphDeployment['status'], generation = 1) => withStatus(dynamoProvider.transform(md(DISAGG)), status, generation);
   const rows: Array<{ name: string; dgd: DynamoGraphDeployment; phase: string; message?: string }> = [
-    { name: 'seed: state successful → Running', dgd: dgd({ state: 'successful', message: 'All resources are ready' }), phase: 'Running' },
-    { name: 'seed: state deploying → Deploying', dgd: dgd({ state: 'deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' }), phase: 'Deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' },
-    { name: 'seed: state failed → Failed with status.message', dgd: dgd({ state: 'failed', message: 'VllmWorker: CrashLoopBackOff: back-off restarting failed container' }), phase: 'Failed', message: 'VllmWorker: CrashLoopBackOff: back-off restarting failed container' },
+    { name: 'status mapping (docs/kubeairunway.md): state successful → Running', dgd: dgd({ state: 'successful', message: 'All resources are ready' }), phase: 'Running' },
+    { name: 'status mapping (docs/kubeairunway.md): state deploying → Deploying', dgd: dgd({ state: 'deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' }), phase: 'Deploying', message: 'Resources not ready: VllmDecodeWorker: 1/4 ready' },
+    { name: 'status mapping (docs/kubeairunway.md): state failed → Failed with status.message', dgd: dgd({ state: 'failed', message: 'VllmWorker: CrashLoopBackOff: back-off restarting failed container' }), phase: 'Failed', message: 'VllmWorker: CrashLoopBackOff: back-off restarting failed container' },
     {
       name: 'state failed without a message → the Ready condition’s',
       dgd: dgd({ state: 'failed', conditions: [{ type: 'Ready', status: 'False', reason: 'x', message: 'graph invalid' }] }),

@@ -1,5 +1,5 @@
 // The KAITO provider, pure: ModelDeployment → Workspace for each engine and placement, and Workspace status
-// → unified phase for every row of the seed's status-mapping table plus KAITO's status.state.
+// → unified phase for every row of docs/kubeairunway.md's status-mapping table plus KAITO's status.state.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
@@ -177,21 +177,21 @@ describe('kaito mapStatus', () => {
     ...extra,
   });
   const rows: Array<{ name: string; ws: Workspace; phase: string; message?: string }> = [
-    { name: 'seed: WorkspaceSucceeded True → Running', ws: ws({ conditions: [cond('WorkspaceSucceeded', 'True', 'workspaceSucceeded', 'workspace succeeds')] }), phase: 'Running' },
+    { name: 'status mapping (docs/kubeairunway.md): WorkspaceSucceeded True → Running', ws: ws({ conditions: [cond('WorkspaceSucceeded', 'True', 'workspaceSucceeded', 'workspace succeeds')] }), phase: 'Running' },
     {
-      name: 'seed: InferenceReady False → Deploying with its message',
+      name: 'status mapping (docs/kubeairunway.md): InferenceReady False → Deploying with its message',
       ws: ws({ conditions: [cond('ResourceReady', 'True', 'ok'), cond('InferenceReady', 'False', 'workspaceInferenceStatusNotReady', 'inference deployment llm is not ready: 0/2 pods ready')] }),
       phase: 'Deploying',
       message: 'inference deployment llm is not ready: 0/2 pods ready',
     },
     {
-      name: 'seed: error condition (WorkspaceSucceeded False) → Failed with its message',
+      name: 'status mapping (docs/kubeairunway.md): error condition (WorkspaceSucceeded False) → Failed with its message',
       ws: ws({ conditions: [cond('InferenceReady', 'False', 'workspaceInferenceStatusNotReady', 'waiting'), cond('WorkspaceSucceeded', 'False', 'workspaceFailed', 'pod llm-0: ImagePullBackOff')] }),
       phase: 'Failed',
       message: 'pod llm-0: ImagePullBackOff',
     },
     {
-      name: 'seed: error condition (a stage condition KAITO marks failed) → Failed with its message',
+      name: 'status mapping (docs/kubeairunway.md): error condition (a stage condition KAITO marks failed) → Failed with its message',
       ws: ws({ conditions: [cond('ResourceReady', 'False', 'workspaceResourceStatusFailed', 'no node matches resource.labelSelector')] }),
       phase: 'Failed',
       message: 'no node matches resource.labelSelector',

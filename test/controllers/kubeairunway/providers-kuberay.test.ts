@@ -1,5 +1,5 @@
 // The KubeRay provider, pure: ModelDeployment → RayService (Ray Serve LLM config, head and worker groups),
-// the seed's head overrides, and RayService status → unified phase for every row of the seed's table plus
+// docs/kubeairunway.md's head overrides, and RayService status → unified phase for every row of docs/kubeairunway.md's table plus
 // the Ready-condition and application-status forms of newer KubeRay releases.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -157,7 +157,7 @@ describe('kuberay transform', () => {
   });
 });
 
-describe('kuberay overrides (seed: head.resources, head.rayStartParams)', () => {
+describe('kuberay overrides (docs/kubeairunway.md: head.resources, head.rayStartParams)', () => {
   const withOverrides = (overrides: Record<string, unknown>) => md({ ...AGG, secrets: { huggingFaceToken: 'hf' }, provider: { name: 'kuberay', overrides } });
 
   it('head.resources: the whole head container, resized', () => {
@@ -198,16 +198,16 @@ describe('kuberay mapStatus', () => {
   const rs = (status: RayService['status'], generation = 1) => withStatus(kuberayProvider.transform(md(DISAGG)), status, generation);
   const apps = (status: string, message = '', deployments: Record<string, { status: string; message?: string }> = {}) => ({ llm: { status, message, serveDeploymentStatuses: deployments } });
   const rows: Array<{ name: string; rs: RayService; phase: string; message?: string }> = [
-    { name: 'seed: serviceStatus Running → Running', rs: rs({ serviceStatus: 'Running' }), phase: 'Running' },
-    { name: 'seed: serviceStatus Pending → Pending', rs: rs({ serviceStatus: 'Pending' }), phase: 'Pending' },
+    { name: 'status mapping (docs/kubeairunway.md): serviceStatus Running → Running', rs: rs({ serviceStatus: 'Running' }), phase: 'Running' },
+    { name: 'status mapping (docs/kubeairunway.md): serviceStatus Pending → Pending', rs: rs({ serviceStatus: 'Pending' }), phase: 'Pending' },
     {
-      name: 'seed: serviceStatus Failed → Failed with the application’s message',
+      name: 'status mapping (docs/kubeairunway.md): serviceStatus Failed → Failed with the application’s message',
       rs: rs({ serviceStatus: 'Failed', pendingServiceStatus: { applicationStatuses: apps('DEPLOY_FAILED', 'Deploying the applications failed: ImagePullBackOff') } }),
       phase: 'Failed',
       message: 'llm: Deploying the applications failed: ImagePullBackOff',
     },
     {
-      name: 'seed: serviceStatus Failed → Failed with the failed Serve deployment’s message',
+      name: 'status mapping (docs/kubeairunway.md): serviceStatus Failed → Failed with the failed Serve deployment’s message',
       rs: rs({ serviceStatus: 'Failed', activeServiceStatus: { applicationStatuses: apps('UNHEALTHY', '', { LLMServer: { status: 'UNHEALTHY', message: 'replica died: CUDA OOM' } }) } }),
       phase: 'Failed',
       message: 'llm/LLMServer: replica died: CUDA OOM',

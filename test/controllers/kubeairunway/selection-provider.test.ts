@@ -1,4 +1,4 @@
-// Provider selection: the worked outcomes of reference §1.3 with the shipped InferenceProviderConfigs, plus
+// Provider selection: the worked outcomes of docs/kubeairunway.md with the shipped InferenceProviderConfigs, plus
 // ties, readiness (status.ready and heartbeat staleness), stickiness, explicit names and bad rules.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

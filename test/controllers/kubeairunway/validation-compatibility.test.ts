@@ -1,4 +1,4 @@
-// The seed's provider-compatibility table (checked by the provider controllers), exact messages, plus
+// docs/kubeairunway.md's provider-compatibility table (checked by the provider controllers), exact messages, plus
 // our aim provider's limits.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ const spec = (engine: 'vllm' | 'sglang' | 'trtllm' | 'llamacpp', extra: Partial<
 });
 const DISAGG: Partial<ModelDeploymentSpec> = { serving: { mode: 'disaggregated' }, resources: undefined, scaling: { prefill: gpu(2), decode: gpu(1) } };
 
-describe("the seed's provider compatibility table", () => {
+describe("docs/kubeairunway.md's provider compatibility table", () => {
   const cases: Array<[string, string, ModelDeploymentSpec, string]> = [
     ['kaito', 'sglang', spec('sglang'), 'KAITO does not support sglang engine'],
     ['kaito', 'trtllm', spec('trtllm'), 'KAITO does not support trtllm engine'],

@@ -1,4 +1,4 @@
-// Defaulting (absent fields only, explicit zeros kept) and the identity/config field split of the seed's
+// Defaulting (absent fields only, explicit zeros kept) and the identity/config field split of docs/kubeairunway.md's
 // update semantics.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -70,7 +70,7 @@ describe('defaultModelDeployment', () => {
 });
 
 describe('identity and config fields', () => {
-  it("lists the seed's identity fields and keeps them apart from the config fields", () => {
+  it("lists docs/kubeairunway.md's identity fields and keeps them apart from the config fields", () => {
     assert.deepEqual([...IDENTITY_FIELDS], ['model.id', 'model.source', 'engine.type', 'provider.name', 'serving.mode']);
     for (const f of IDENTITY_FIELDS) assert.ok(!(CONFIG_FIELDS as readonly string[]).includes(f), f);
     for (const f of ['model.servedName', 'scaling.replicas', 'env', 'resources', 'engine.args', 'image', 'secrets.huggingFaceToken', 'podTemplate.metadata', 'nodeSelector', 'tolerations', 'provider.overrides']) {

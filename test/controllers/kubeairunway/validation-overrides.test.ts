@@ -1,5 +1,5 @@
 // spec.provider.overrides: privileged pod fields refused anywhere (naming the path), reserved top-level keys
-// refused, the seed's documented overrides type-checked per provider, unknown keys warned about.
+// refused, docs/kubeairunway.md's documented overrides type-checked per provider, unknown keys warned about.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
@@ -54,7 +54,7 @@ describe('privileged pod fields in overrides are refused wherever they are', () 
     assert.deepEqual(errors.map((e) => e.field), ['spec.provider.overrides.spec.hostNetwork', 'spec.provider.overrides.spec.hostPID', 'spec.provider.overrides.spec.template.spec.securityContext']);
   });
 
-  it('covers at least the fields the seed and the issue name', () => {
+  it('covers at least the fields docs/kubeairunway.md and the issue name', () => {
     for (const k of ['securityContext', 'hostNetwork', 'hostPID', 'privileged', 'serviceAccountName', 'hostPath']) assert.ok(PRIVILEGED_OVERRIDE_KEYS.has(k), k);
   });
 
@@ -74,8 +74,8 @@ describe('reserved top-level keys', () => {
   }
 });
 
-describe("the seed's documented overrides, per provider", () => {
-  it('accepts the seed\'s Dynamo and KubeRay examples without a warning', () => {
+describe("docs/kubeairunway.md's documented overrides, per provider", () => {
+  it('accepts docs/kubeairunway.md\'s Dynamo and KubeRay examples without a warning', () => {
     const dynamo = { routerMode: 'kv', frontend: { replicas: 2, resources: { cpu: '4', memory: '8Gi' } } };
     const kuberay = { head: { resources: { cpu: '4', memory: '8Gi' }, rayStartParams: { 'dashboard-host': '0.0.0.0', 'num-cpus': '0' } } };
     assert.deepEqual(validateModelDeployment(md({ name: 'dynamo', overrides: dynamo })), { errors: [], warnings: [] });

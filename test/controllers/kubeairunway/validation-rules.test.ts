@@ -1,5 +1,5 @@
-// The core webhook's validation, rule by rule: the seed's table with its exact messages, the provider CRD
-// check, upstream's bounds where the seed is silent, warnings, and the message a webhook denies with.
+// The core webhook's validation, rule by rule: docs/kubeairunway.md's table with its exact messages, the provider CRD
+// check, upstream's bounds where docs/kubeairunway.md is silent, warnings, and the message a webhook denies with.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
@@ -17,7 +17,7 @@ const DISAGG: Spec = {
   scaling: { prefill: { replicas: 2, gpu: { count: 4 } }, decode: { replicas: 4, gpu: { count: 2 } } },
 };
 
-describe("the seed's validation table, exact messages", () => {
+describe("docs/kubeairunway.md's validation table, exact messages", () => {
   const cases: Array<[string, Spec, string, string]> = [
     ['vllm with gpu.count 0', { ...VALID_GPU, resources: { gpu: { count: 0 } } }, 'spec.resources.gpu.count', 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
     ['sglang with gpu.count 0', { ...VALID_GPU, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } }, 'spec.resources.gpu.count', 'SGLang engine requires GPU (set resources.gpu.count > 0)'],
@@ -82,7 +82,7 @@ describe("the seed's validation table, exact messages", () => {
   });
 });
 
-describe('checks where the seed is silent (upstream webhook behaviour)', () => {
+describe('checks where docs/kubeairunway.md is silent (upstream webhook behaviour)', () => {
   const cases: Array<[string, Spec, string, string, string?]> = [
     ['gpu count over 64', { ...VALID_GPU, resources: { gpu: { count: 65 } } }, 'spec.resources.gpu.count', 'spec.resources.gpu.count 65 exceeds maximum allowed (64)'],
     ['replicas over 32', { ...VALID_GPU, scaling: { replicas: 33 } }, 'spec.scaling.replicas', 'spec.scaling.replicas 33 exceeds maximum allowed (32)'],

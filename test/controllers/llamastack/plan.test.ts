@@ -82,7 +82,7 @@ describe('Llama Stack planner pieces', () => {
     assert.deepEqual((buildNetworkPolicy(cr({ networking: { allowedFrom: { namespaces: ['*'] } } }), 1, 's') as any).spec.ingress[0].from, [{ namespaceSelector: {} }]);
   });
 
-  it('checks secrets with the seed message and hashes values, not labels', () => {
+  it('checks secrets with docs/llamastack.md message and hashes values, not labels', () => {
     const spec = cr({ providers: { inference: [{ provider: 'vllm', apiKey: { name: 's', key: 'k' } }] }, storage: { kv: { type: 'redis', endpoint: 'r:1', password: { name: 's', key: 'pw' } } } }).spec;
     const refs = secretRefsOf(spec);
     assert.deepEqual(refs.map((r) => r.field), ['spec.providers.inference[0].apiKey', 'spec.storage.kv.password']);

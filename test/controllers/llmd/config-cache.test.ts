@@ -11,7 +11,7 @@ const DEFAULT = 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger
 const NAME = 'saturation-scaling-config';
 
 describe('parseSaturationConfigMap', () => {
-  it("parses the seed's example: default plus a per-model entry", () => {
+  it("parses docs/autoscaling.md's example: default plus a per-model entry", () => {
     const { config, problems } = parseSaturationConfigMap({ default: DEFAULT, 'llama-3-8b-l40s': 'kvCacheThreshold: 0.85\nqueueLengthThreshold: 8\nkvSpareTrigger: 0.15\nqueueSpareTrigger: 4\n' });
     assert.deepEqual(problems, []);
     assert.equal(config.defaultConfig?.kvCacheThreshold, 0.8);

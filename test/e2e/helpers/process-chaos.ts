@@ -68,7 +68,7 @@ export class OperatorSlot {
 
 export { prng } from '@modelplane/apiserver/testing';
 
-/** the seed from RELIABILITY_SEED, else a fresh one; the test prints it so a failure can be replayed */
+/** docs/architecture.md from RELIABILITY_SEED, else a fresh one; the test prints it so a failure can be replayed */
 export function testSeed(): number {
   const fromEnv = Number(process.env.RELIABILITY_SEED);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : Math.floor(Math.random() * 2 ** 31) + 1;

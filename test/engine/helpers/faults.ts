@@ -1,5 +1,5 @@
-// Fault injection for the engine's integration test. The embedded API server's fault API (issue 3,
-// `server.faults.add({verbs, resources, users, fraction, error})` / `remove(id)`) is used when the server
+// Fault injection for the engine's integration test. The embedded API server's fault API
+// (`server.faults.add({verbs, resources, users, fraction, error})` / `remove(id)`) is used when the server
 // has it. Until then the same rules are applied inside the operator's HTTP transport: a matching request
 // fails with exactly the ApiError a 503 response produces there, so the engine cannot tell the difference.
 

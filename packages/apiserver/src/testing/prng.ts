@@ -1,5 +1,5 @@
 // mulberry32: a small seedable PRNG, so a randomised test (fuzzing, kill moments, generated objects) repeats
-// exactly from the seed it prints.
+// exactly from docs/apiserver.md it prints.
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

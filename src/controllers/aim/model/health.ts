@@ -2,7 +2,7 @@
 // things: its runtime config (RuntimeConfigReady) and a syntactically valid image reference.
 //
 // A missing explicit config is a MissingUpstreamDependency (reason ConfigNotFound) like on every other AIM
-// kind: the engine rolls it up to Failed with ConfigValid=False (seed 001: "stop apply, fail resource"), and
+// kind: the engine rolls it up to Failed with ConfigValid=False (docs/controllers.md: "stop apply, fail resource"), and
 // the controllers watch both config kinds so the model recovers the moment the config appears.
 import { type FetchResult, invalidSpecError, type MaybeHealth } from '../../../engine/index.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';

@@ -1,4 +1,4 @@
-// AIMRuntimeConfig / AIMClusterRuntimeConfig controllers (issue 7): validation and status of the configs.
+// AIMRuntimeConfig / AIMClusterRuntimeConfig controllers: validation and status of the configs.
 export { RUNTIME_CONFIG_FIELD_MANAGER, RUNTIME_CONFIG_RBAC_RULES, registerAimRuntimeConfigControllers, runtimeConfigPipeline } from './controller.ts';
 export { type GatewayCheck, gatewayCheckFor, Gateways, type RuntimeConfigScope } from './gateway.ts';
 export { CONDITION, type GatewayLookup, type RuntimeConfigObservation, type RuntimeConfigStatus, setRuntimeConfigStatus } from './status.ts';

@@ -1,4 +1,4 @@
-// The AIMService controller (seed 000): an AIMService becomes a KServe InferenceService and, when routing
+// The AIMService controller (docs/aim.md): an AIMService becomes a KServe InferenceService and, when routing
 // is enabled, a Gateway API HTTPRoute, configured by the resolved runtime config.
 export { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes, type InferenceService, InferenceServices } from './children.ts';
 export { type AimServiceControllerOptions, modelKeys, registerAimServiceController, SERVICE_MODEL_INDEX, serviceModelIndex } from './controller.ts';

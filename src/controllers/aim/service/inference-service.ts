@@ -1,4 +1,4 @@
-// The KServe InferenceService an AIMService runs as (reference §3.5): one custom predictor container,
+// The KServe InferenceService an AIMService runs as (docs/autoscaling.md): one custom predictor container,
 // `kserve-container`, running the model image on port 8000, with /dev/shm in memory. A custom container
 // needs no ServingRuntime, so it runs on any KServe install (RawDeployment/Standard mode). Pure.
 import { type EnvVar, mergeEnvByName } from '../../../common/env-merge/index.ts';

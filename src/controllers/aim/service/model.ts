@@ -1,4 +1,4 @@
-// Which model an AIMService serves (reference §4.1): `spec.model.name` (alias `ref`) names an AIMModel in
+// Which model an AIMService serves (docs/aim.md): `spec.model.name` (alias `ref`) names an AIMModel in
 // the service's namespace, else an AIMClusterModel; `spec.model.image` finds a model with that image (the
 // namespace first, through a cache index) or has one created; `spec.model.custom` serves its base image
 // directly. The fetch half reads the cache; the health half is pure.
@@ -44,7 +44,7 @@ export function modelMissing(result: FetchResult<ModelObject> | undefined): bool
 }
 
 /**
- * Seed 001's gate on downstream existence: an upstream model deleted after the InferenceService was
+ * docs/controllers.md's gate on downstream existence: an upstream model deleted after the InferenceService was
  * created does not fail the service or block its applies; it only matters again if the InferenceService
  * has to be recreated.
  */

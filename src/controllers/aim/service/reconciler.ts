@@ -1,6 +1,6 @@
 // The AIMService reconciler on the engine: fetch (cache reads only), compose (the pure planner's one
 // computation), plan, component health and the status fields of our own. The pipeline resolves the
-// runtime config and propagates labels; mapState gives the seed's state names.
+// runtime config and propagates labels; mapState gives docs/aim.md's state names.
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
 import { type ComponentState, DEFAULT_SETTLE_WINDOW_MS, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
 import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
@@ -24,7 +24,7 @@ export interface AimServiceStatus extends EngineStatus {
   routing?: { path?: string };
 }
 
-/** the seed's AIMService states: Progressing → Starting, Ready → Running; NotAvailable is shown as Degraded */
+/** docs/aim.md's AIMService states: Progressing → Starting, Ready → Running; NotAvailable is shown as Degraded */
 export function serviceState(state: ComponentState): string {
   switch (state) {
     case 'Ready':
@@ -79,7 +79,7 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
   },
 };
 
-/** the seed-001 resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
+/** the docs/controllers.md resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
 function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
   const { mode, model, retained } = obs.model;
   if (retained) return retained;

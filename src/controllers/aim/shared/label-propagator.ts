@@ -1,4 +1,4 @@
-// The seed's label propagation as the engine's labelPropagators hook: parent labels whose keys match the
+// docs/aim.md's label propagation as the engine's labelPropagators hook: parent labels whose keys match the
 // resolved runtime config's `labelPropagation.match` go on every child the parent's controller applies
 // (owned or not). The engine merges them under the child's own labels, so a child's own value always wins,
 // and copies them onto a Job's pod template too. Generic: any AIM parent, any child kind.

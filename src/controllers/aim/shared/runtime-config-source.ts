@@ -1,7 +1,7 @@
 // The AIM runtime-config resolution as the engine's RuntimeConfigSource: two cache reads (the namespaced config
 // in the consumer's namespace, or in the operator namespace for cluster-scoped consumers, and the cluster
 // config of the same name), then the pure resolution of src/common/runtime-config. A missing explicit config
-// is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Failed (seed 001), and the controllers
+// is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Failed (docs/controllers.md), and the controllers
 // watch both config kinds so it is reconciled again the moment the config appears.
 import { FetchResult, fetch, missingUpstreamError, type ObjectReader, type RuntimeConfigSource } from '../../../engine/index.ts';
 import {
@@ -81,13 +81,13 @@ export function aimRuntimeConfigSource<T extends RuntimeConfigConsumer>(operator
 
 /**
  * The RuntimeConfig component every consumer reports: Ready (reason RuntimeConfigResolved, or
- * DefaultConfigNotFound when the implicit default is absent: True, as the seed says), or the failure.
+ * DefaultConfigNotFound when the implicit default is absent: True, as docs/aim.md says), or the failure.
  */
 export function runtimeConfigHealth(rc: FetchResult<AimRuntimeConfig> | undefined) {
   if (!rc) return undefined;
   return rc.toUpstreamComponentHealth('RuntimeConfig', (v) =>
     v.outcome === 'DefaultConfigNotFound'
-      ? // the seed: "a Normal event is emitted on the first reconcile with reason DefaultConfigNotFound"
+      ? // docs/aim.md: "a Normal event is emitted on the first reconcile with reason DefaultConfigNotFound"
         { state: 'Ready' as const, reason: DEFAULT_CONFIG_NOT_FOUND, message: `no runtime config named ${v.name} exists; continuing without runtime config overrides`, announce: true }
       : { state: 'Ready' as const, reason: 'RuntimeConfigResolved', message: `resolved ${v.ref?.kind} ${v.ref?.namespace ? `${v.ref.namespace}/` : ''}${v.name}` },
   );

@@ -1,5 +1,5 @@
 // The KubeAIRunway core controller: thin wiring around planCoreStatus. It validates, selects a provider and
-// writes only the status fields the seed's ownership table gives the core, by server-side apply as
+// writes only the status fields docs/kubeairunway.md's ownership table gives the core, by server-side apply as
 // `kubeairunway-core`; it creates nothing. It has no finalizer (providers hold their own).
 import { Counter } from 'prom-client';
 import { CORE_FIELD_MANAGER, type InferenceProviderConfig, InferenceProviderConfigs, isReconcilePaused, ModelDeployments } from '../../../apis/kubeairunway/index.ts';

@@ -1,5 +1,5 @@
 // The core controller's decision, pure: validate (again: the webhook may have been bypassed), select a
-// provider, and produce exactly the status fields the core owns in the seed's ownership table —
+// provider, and produce exactly the status fields the core owns in docs/kubeairunway.md's ownership table —
 // status.provider.{name, selectedReason}, conditions Validated and ProviderSelected — plus `phase: Pending`
 // with a message while the deployment cannot proceed ("the controller will accept the resource and set
 // status.phase: Pending with a descriptive message until validation passes"). Once a provider is selected

@@ -5,7 +5,7 @@
 //
 // The upstream kind is watched through a handler added once discovery finds it, not through the builder's
 // owns(): owns() would make the controller's start fail while the CRD is missing, which is exactly the
-// crash loop upstream had (issue #178). The registration retries discovery and adds the watch when the CRD
+// crash loop upstream had. The registration retries discovery and adds the watch when the CRD
 // appears.
 import { type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
 import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
@@ -31,7 +31,7 @@ import { ProviderRegistration } from './registration.ts';
 export interface ProviderControllerOptions {
   /** how often status.lastHeartbeat is rewritten (default HEARTBEAT_INTERVAL_MS, 1 min) */
   heartbeatIntervalMs?: number;
-  /** how long cleanup may take before the finalizer is dropped anyway (default 5 min, the seed's) */
+  /** how long cleanup may take before the finalizer is dropped anyway (default 5 min, docs/kubeairunway.md's) */
   finalizerTimeoutMs?: number;
   /** how often discovery is retried while the upstream CRD is missing (default 10 s) */
   discoveryRetryMs?: number;

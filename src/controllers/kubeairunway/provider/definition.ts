@@ -1,5 +1,5 @@
 // What a provider is, as data and pure functions. The provider skeleton (this folder) turns any
-// ProviderDefinition into a controller set with the seed's lifecycle: selection filter, finalizer with the
+// ProviderDefinition into a controller set with docs/kubeairunway.md's lifecycle: selection filter, finalizer with the
 // 5-minute cleanup timeout, pause, compatibility, transform + overrides + labels + ownerReference, drift
 // revert, identity-field recreation and status mapping written with server-side apply under the provider's
 // own field manager. Each provider (../providers/<name>/) supplies only what differs; its compatibility rules
@@ -7,10 +7,10 @@
 import type { InferenceProviderConfigSpec, ModelDeployment, ModelDeploymentPhase } from '../../../apis/kubeairunway/index.ts';
 import type { KindRef, KubeObject } from '../../../kube/index.ts';
 
-/** the unified status a provider maps its upstream object to (seed: "Status Mapping") */
+/** the unified status a provider maps its upstream object to (docs/kubeairunway.md: "Status Mapping") */
 export interface MappedStatus {
   phase: Exclude<ModelDeploymentPhase, 'Terminating'>;
-  /** extracted from the upstream status when the seed's table says so */
+  /** extracted from the upstream status when docs/kubeairunway.md's table says so */
   message?: string;
   replicas?: { desired?: number; ready?: number; available?: number };
   endpoint?: { service: string; port: number };
@@ -40,6 +40,6 @@ export interface ProviderDefinition<U extends KubeObject = KubeObject> {
    * Dynamo's `routerMode`, for one, is not a DynamoGraphDeployment field and becomes an env var.
    */
   overridePatch?(md: ModelDeployment): Record<string, unknown>;
-  /** Pure: the seed's status-mapping table for this provider, message extraction included. */
+  /** Pure: docs/kubeairunway.md's status-mapping table for this provider, message extraction included. */
   mapStatus(upstream: U, md: ModelDeployment): MappedStatus;
 }

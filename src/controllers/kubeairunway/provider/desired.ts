@@ -15,7 +15,7 @@ import type { ProviderDefinition } from './definition.ts';
 import { mergeOverrides } from './merge.ts';
 import { IDENTITY_ANNOTATION } from './names.ts';
 
-/** the identity-field values an upstream object was built from (seed: "Identity fields") */
+/** the identity-field values an upstream object was built from (docs/kubeairunway.md: "Identity fields") */
 export interface IdentityRecord {
   'model.id': string;
   'model.source': string;

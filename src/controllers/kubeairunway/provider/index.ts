@@ -1,5 +1,5 @@
 // The generic provider controller: one skeleton that turns any ProviderDefinition into a controller set
-// with the seed's lifecycle. See definition.ts for what a provider supplies.
+// with docs/kubeairunway.md's lifecycle. See definition.ts for what a provider supplies.
 export { concernsProvider, type ProviderController, type ProviderControllerOptions, registerProviderController } from './controller.ts';
 export type { MappedStatus, ProviderDefinition } from './definition.ts';
 export { buildDesired, describeIdentityChanges, identityChangesSince, identityOf, type IdentityRecord, ownedBy, recordedIdentity, refOf, upstreamLabels } from './desired.ts';

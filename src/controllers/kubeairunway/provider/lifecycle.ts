@@ -46,7 +46,7 @@ function parseTime(t: string | undefined): number | undefined {
 }
 
 /**
- * When the cleanup clock started: the deployment's deletionTimestamp (the seed: "5 minutes"), or, when the
+ * When the cleanup clock started: the deployment's deletionTimestamp (docs/kubeairunway.md: "5 minutes"), or, when the
  * deployment moved to another provider, the moment our upstream object's deletion began.
  */
 export function cleanupStartedAt(cause: CleanupCause, md: ModelDeployment, upstream: KubeObject | undefined): number | undefined {

@@ -1,4 +1,4 @@
-// KubeAIRunway's domain metrics (reference §3.12, under the seed's kubeairunway_ prefix), next to the
+// KubeAIRunway's domain metrics (docs/kubeairunway.md, under docs/kubeairunway.md's kubeairunway_ prefix), next to the
 // runtime's per-controller ones on the manager's registry. Registered once per registry and shared by
 // every provider running in the process (each labels its own series with provider=<name>).
 import { Counter, Gauge, type Registry } from 'prom-client';

@@ -5,7 +5,7 @@
 //
 // Why not the engine's Pipeline: its status model is a roll-up of components into engine conditions
 // (ConfigValid, DependenciesReachable, <Component>Ready) and its apply sets no blockOwnerDeletion, while
-// the seed fixes both the provider's conditions (ProviderCompatible, ResourceCreated, Ready only, shared
+// docs/kubeairunway.md fixes both the provider's conditions (ProviderCompatible, ResourceCreated, Ready only, shared
 // with the core) and the ownerReference, and a provider must refuse to take over a foreign object of the
 // same name and order delete-before-recreate. The engine's pieces still do their jobs here: the
 // ConditionManager and its event reporting, ownedStatus (our managedFields slice of the shared status),

@@ -1,7 +1,7 @@
 // A provider's registration: its InferenceProviderConfig (spec = what it can run and its selection rules)
 // applied when it starts leading, then status.ready / version / lastHeartbeat kept fresh every heartbeat
 // interval, and ready=false when it stops. It also finds out whether the upstream kind is served: when
-// the CRD is missing the provider does not crash-loop (upstream's issue #178), it reports ready=false with
+// the CRD is missing the provider does not crash-loop (upstream's provider did), it reports ready=false with
 // a condition saying so and retries discovery until the CRD appears.
 import {
   INFERENCE_PROVIDER_CONFIG_KIND,

@@ -1,4 +1,4 @@
-// The part of ModelDeployment.status a provider owns (the seed's ownership table): phase, message,
+// The part of ModelDeployment.status a provider owns (docs/kubeairunway.md's ownership table): phase, message,
 // provider.resourceName/resourceKind, replicas, endpoint and the conditions ProviderCompatible,
 // ResourceCreated and Ready. Pure: from what the reconcile found to that status, with the engine's
 // ConditionManager keeping lastTransitionTime unless a condition's status or reason changes and deciding
@@ -116,7 +116,7 @@ function created(status: ProviderStatus, cm: ConditionManager, object: KubeObjec
     status.message = mapped.message || `${kind} ${refOf(object)} failed`;
     cm.markFalse(CONDITION_READY, Reason.DeploymentFailed, status.message, asWarning());
   } else {
-    // the seed: anything short of Running or Failed is Deploying, with the upstream's own words appended
+    // docs/kubeairunway.md: anything short of Running or Failed is Deploying, with the upstream's own words appended
     status.phase = 'Deploying';
     status.message = `${kind} created, waiting for pods to be ready${mapped.message ? `: ${mapped.message}` : ''}`;
     cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, status.message, silent());

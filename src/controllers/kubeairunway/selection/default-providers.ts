@@ -1,5 +1,5 @@
 // The InferenceProviderConfig each shipped provider registers at startup: its capabilities and the CEL rules
-// that make the core pick it. Priorities follow upstream (reference §1.3); the worked outcomes are
+// that make the core pick it. Priorities follow upstream (docs/kubeairunway.md); the worked outcomes are
 // CPU → kaito, 1 GPU vLLM → dynamo, ≥2 GPUs vLLM → kuberay, sglang/trtllm/disaggregated → dynamo, and ours:
 // a deployment asking for amd.com/gpu → aim, whose rule outranks every other.
 //

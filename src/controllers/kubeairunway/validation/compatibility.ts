@@ -1,6 +1,6 @@
-// Provider compatibility (seed: "validated by provider controllers, not core"): each provider controller
+// Provider compatibility (docs/kubeairunway.md: "validated by provider controllers, not core"): each provider controller
 // calls checkProviderCompatibility with its own name and surfaces the result as ProviderCompatible=False.
-// The core never calls it, keeping "core has zero provider knowledge". Messages are the seed's, exactly.
+// The core never calls it, keeping "core has zero provider knowledge". Messages are docs/kubeairunway.md's, exactly.
 import type { EngineType, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
 import { AMD_GPU_TYPE } from '../../../apis/kubeairunway/index.ts';
 import { servingModeOf } from './defaults.ts';
@@ -30,7 +30,7 @@ export function requestsGpu(spec: ModelDeploymentSpec): boolean {
 }
 
 /**
- * The seed's compatibility messages for `provider` (empty when compatible, or when the provider is not one
+ * docs/kubeairunway.md's compatibility messages for `provider` (empty when compatible, or when the provider is not one
  * modelplane ships). A missing engine.type is the core's validation error, not an incompatibility.
  */
 export function checkProviderCompatibility(provider: string, spec: ModelDeploymentSpec): string[] {

@@ -1,5 +1,5 @@
-// Update semantics (seed "Update Semantics"): changing an identity field deletes and recreates the provider
-// resource; every other field is a config field, updated in place. The webhook accepts both (the seed's
+// Update semantics (docs/kubeairunway.md "Update Semantics"): changing an identity field deletes and recreates the provider
+// resource; every other field is a config field, updated in place. The webhook accepts both (docs/kubeairunway.md's
 // semantics, not upstream's rejection) and warns about the downtime an identity change causes.
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
 import { modelSourceOf, servingModeOf } from './defaults.ts';
@@ -7,7 +7,7 @@ import { modelSourceOf, servingModeOf } from './defaults.ts';
 export const IDENTITY_FIELDS = ['model.id', 'model.source', 'engine.type', 'provider.name', 'serving.mode'] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
 
-/** config fields (spec paths), updated in place; listed so controllers and docs agree with the seed's table */
+/** config fields (spec paths), updated in place; listed so controllers and docs agree with docs/kubeairunway.md's table */
 export const CONFIG_FIELDS = [
   'model.servedName',
   'scaling.replicas',

@@ -1,4 +1,4 @@
-// The core webhook's messages. The first group is the seed's validation table, word for word: tests and
+// The core webhook's messages. The first group is docs/kubeairunway.md's validation table, word for word: tests and
 // users compare them exactly, as kubectl prints them after `denied the request: `.
 import type { EngineType } from '../../../apis/kubeairunway/index.ts';
 
@@ -17,7 +17,7 @@ export function providerCrdNotInstalled(name: string): string {
   return `Provider '${name}' CRD not installed in cluster`;
 }
 
-// Where the seed is silent: the upstream webhook's checks, with messages that name the field.
+// Where docs/kubeairunway.md is silent: the upstream webhook's checks, with messages that name the field.
 export const MAX_GPU_COUNT = 64;
 export const MAX_REPLICAS = 32;
 export const MAX_CPU = '512';

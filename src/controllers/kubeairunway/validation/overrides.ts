@@ -2,8 +2,8 @@
 //  - privileged pod fields (anywhere, at any depth, inside arrays too) are refused: a user allowed to create
 //    a ModelDeployment must not get a privileged pod through the controller acting on their behalf;
 //  - the keys that would change the upstream object's identity or status are refused at the top level;
-//  - per provider, the overrides the seed documents are type-checked (wrong type → error) and any other key
-//    is reported as a warning (the seed: "unknown keys trigger warnings; invalid types cause failure").
+//  - per provider, the overrides docs/kubeairunway.md documents are type-checked (wrong type → error) and any other key
+//    is reported as a warning (docs/kubeairunway.md: "unknown keys trigger warnings; invalid types cause failure").
 import { isQuantity } from '@modelplane/apimachinery/quantity';
 import type { ValidationIssue } from './types.ts';
 
@@ -34,7 +34,7 @@ export function privilegedFieldMessage(path: string, key: string): string {
   return `${path}: overriding "${key}" is not allowed for security reasons`;
 }
 
-/** The type language for documented overrides: small on purpose, it only has to describe the seed's tables. */
+/** The type language for documented overrides: small on purpose, it only has to describe docs/kubeairunway.md's tables. */
 export type OverrideType =
   | 'string'
   | 'boolean'

@@ -1,5 +1,5 @@
-// The core's ModelDeployment validation: the seed's validation table (exact messages), override safety,
-// and the upstream webhook's bounds where the seed is silent. Pure and cheap: the validating webhook calls it
+// The core's ModelDeployment validation: docs/kubeairunway.md's validation table (exact messages), override safety,
+// and the upstream webhook's bounds where docs/kubeairunway.md is silent. Pure and cheap: the validating webhook calls it
 // on every admission, and the core controller calls it at reconcile time when the webhook was bypassed.
 import type { InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
 import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';

@@ -1,4 +1,4 @@
-// Fixtures for the AIMService planner tests: the seed's qwen-chat service and model, runtime configs as the
+// Fixtures for the AIMService planner tests: docs/aim.md's qwen-chat service and model, runtime configs as the
 // resolver produces them, and observations as fetchRemoteState would return them.
 import { AIM_API_VERSION } from '../../../../src/apis/aim/index.ts';
 import { type RuntimeConfigObject, type RuntimeConfigSpec, resolveRuntimeConfig } from '../../../../src/common/runtime-config/index.ts';
@@ -51,7 +51,7 @@ export function resolvedConfig(layers: { cluster?: RuntimeConfigSpec; namespace?
   );
 }
 
-/** the seed's "Routing Templates → Example" runtime config */
+/** docs/aim.md's "Routing Templates → Example" runtime config */
 export const SEED_ROUTING: RuntimeConfigSpec = {
   routing: { enabled: true, gatewayRef: { name: 'inference-gateway', namespace: 'gateways' }, pathTemplate: "/ml/{.metadata.namespace}/{.metadata.labels['project']}" },
 };

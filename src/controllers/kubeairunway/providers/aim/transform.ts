@@ -1,4 +1,4 @@
-// ModelDeployment → AIMService (ours, seed 000): the deployment asking for AMD GPUs joins the AIM subsystem.
+// ModelDeployment → AIMService (ours, docs/aim.md): the deployment asking for AMD GPUs joins the AIM subsystem.
 //
 // Which model: AIM serves container images. An image the user names (spec.engine.image, or the legacy
 // spec.image) is served as `model.image`, and the AIMService controller finds or creates its AIMModel. A
@@ -65,7 +65,7 @@ export function aimServiceFor(input: ModelDeployment): AIMService {
       name: md.metadata.name ?? '',
       namespace: md.metadata.namespace ?? '',
       // An AIMService has no pod template: its labels reach the predictor pods through the runtime config's
-      // labelPropagation (seed 000), so the pod template's labels go here.
+      // labelPropagation (docs/aim.md), so the pod template's labels go here.
       labels: { ...(spec.podTemplate?.metadata?.labels ?? {}), ...modelLabels(md) },
       ...(annotations ? { annotations } : {}),
     },

@@ -1,5 +1,5 @@
 // Container environment built from a ModelDeployment. Secrets are passed on BY REFERENCE only: the token's
-// Secret name becomes a secretKeyRef and the controllers never read a Secret (seed: "Secret Handling").
+// Secret name becomes a secretKeyRef and the controllers never read a Secret (docs/kubeairunway.md: "Secret Handling").
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { type EnvVar, mergeEnvByName } from '../../../../common/env-merge/index.ts';
 

@@ -1,4 +1,4 @@
-// spec.provider.overrides for Dynamo (the seed's "Dynamo overrides") translated into a partial
+// spec.provider.overrides for Dynamo (docs/kubeairunway.md's "Dynamo overrides") translated into a partial
 // DynamoGraphDeployment. `routerMode` is not a DGD field: the Frontend reads it from DYN_ROUTER_MODE.
 // `frontend.replicas/resources` size the Frontend component; `spec` holds raw DGD spec fields (e.g.
 // services.VllmWorker.multinode.nodeCount) and is merged last, so it can refine anything above.

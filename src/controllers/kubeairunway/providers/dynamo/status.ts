@@ -1,4 +1,4 @@
-// DynamoGraphDeployment status → unified phase: the seed's table (successful → Running, deploying →
+// DynamoGraphDeployment status → unified phase: docs/kubeairunway.md's table (successful → Running, deploying →
 // Deploying, failed → Failed with status.message) plus upstream's initializing → Deploying and pending or
 // unknown → Pending. Replicas count the engine workers (a Frontend is not a model replica).
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';

@@ -1,4 +1,4 @@
-// ModelDeployment → DynamoGraphDeployment (reference §2.3): a Frontend (the OpenAI-compatible HTTP server
+// ModelDeployment → DynamoGraphDeployment (docs/kubeairunway.md): a Frontend (the OpenAI-compatible HTTP server
 // and router) and the engine workers, one `VllmWorker` (aggregated) or a `VllmPrefillWorker` and a
 // `VllmDecodeWorker` (disaggregated). Upstream keeps the "Vllm" service names for every engine; so do we, so
 // that `overrides.spec.services.VllmWorker…` written for upstream applies unchanged.

@@ -1,6 +1,6 @@
-// Workspace status → unified phase: the seed's table (WorkspaceSucceeded=True → Running, InferenceReady=False
+// Workspace status → unified phase: docs/kubeairunway.md's table (WorkspaceSucceeded=True → Running, InferenceReady=False
 // → Deploying with its message, an error condition → Failed with its message) and, in between, the
-// `status.state` KAITO ≥ 0.10 writes (reference §2.2).
+// `status.state` KAITO ≥ 0.10 writes (docs/kubeairunway.md).
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import type { KubeCondition } from '../../../../engine/index.ts';
 import type { MappedStatus } from '../../provider/definition.ts';

@@ -1,4 +1,4 @@
-// ModelDeployment → KAITO Workspace (reference §2.2). vLLM runs as a KAITO preset named after the model id
+// ModelDeployment → KAITO Workspace (docs/kubeairunway.md). vLLM runs as a KAITO preset named after the model id
 // (KAITO manages the image and the engine configuration); llama.cpp runs as a template: the user's image in
 // a pod spec this provider writes. `resource` picks the nodes: Linux, the user's nodeSelector, and the GPU
 // nodes when GPUs are asked for (forced last, so a nodeSelector cannot send a GPU workload to CPU nodes).
@@ -33,7 +33,7 @@ export function workspaceFor(input: ModelDeployment): Workspace {
   const preset = engine === 'vllm';
   const inference = preset ? presetInference(md) : templateInference(md, matchLabels);
   // The preset's pods are KAITO's: the Workspace's metadata is the one place for the pod template metadata
-  // (reference §2.2). The template form carries it on the pods themselves.
+  // (docs/kubeairunway.md). The template form carries it on the pods themselves.
   const annotations = preset ? podAnnotations(md) : undefined;
   return {
     apiVersion: KAITO_API_VERSION,

@@ -1,4 +1,4 @@
-// spec.provider.overrides for KubeRay (the seed's "KubeRay overrides", which upstream documents but never
+// spec.provider.overrides for KubeRay (docs/kubeairunway.md's "KubeRay overrides", which upstream documents but never
 // applies): `head.rayStartParams` merge into the head group's start parameters; `head.resources` resize the
 // head container. Containers are a list, which a deep merge replaces whole, so the patch carries the
 // complete head container as the transform builds it, with the new size.

@@ -1,7 +1,7 @@
 // The Ray Serve application a RayService runs: Ray Serve LLM's OpenAI-compatible app
 // (`ray.serve.llm:build_openai_app`, or `build_pd_openai_app` for prefill/decode disaggregation), with vLLM
 // configured through engine_kwargs. Upstream's `vllm_serve:deployment` import does not exist in the Ray
-// images (reference §2.4, PR #116), so it is not reproduced. The engine settings come from the same flag
+// images (docs/kubeairunway.md, PR #116), so it is not reproduced. The engine settings come from the same flag
 // derivation Dynamo uses, turned into keyword arguments (`--max-model-len 8192` → `max_model_len: 8192`).
 import { stringify } from 'yaml';
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';

@@ -1,6 +1,6 @@
-// RayService status → unified phase. The seed's table reads `serviceStatus` (Running → Running, Pending →
+// RayService status → unified phase. docs/kubeairunway.md's table reads `serviceStatus` (Running → Running, Pending →
 // Pending, Failed → Failed with the message extracted from the Serve statuses). KubeRay releases that no
-// longer write serviceStatus are read the way upstream does (reference §2.4): the Ready condition (KubeRay's
+// longer write serviceStatus are read the way upstream does (docs/kubeairunway.md): the Ready condition (KubeRay's
 // RayServiceReady, type "Ready"), then the Serve application statuses.
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import type { MappedStatus } from '../../provider/definition.ts';

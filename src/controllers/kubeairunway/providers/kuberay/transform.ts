@@ -1,4 +1,4 @@
-// ModelDeployment → RayService (reference §2.4): the Serve application (serve-config.ts) on a Ray cluster of
+// ModelDeployment → RayService (docs/kubeairunway.md): the Serve application (serve-config.ts) on a Ray cluster of
 // one head and GPU worker groups: `gpu-workers` (aggregated) or `prefill-workers` and `decode-workers`. The
 // model runs on the workers, so the deployment's resources size the workers; the head keeps a fixed size
 // that the documented `head.resources` override changes.
