@@ -58,6 +58,48 @@ function Field({ id, label, field, errors, children, hint }: { id: string; label
   );
 }
 
+type Setter = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => void;
+
+/** the form's inputs, each with the messages for its field */
+function ModelDeploymentFields({ form, set, errors, providers }: { form: Form; set: Setter; errors: ValidationResponse['errors']; providers: string[] }) {
+  return (
+    <>
+          <fieldset>
+            <legend>Identity</legend>
+            <Field id="md-name" label="Name" field="metadata.name" errors={errors}><input id="md-name" value={form.name} onChange={set('name')} autoComplete="off" /></Field>
+            <Field id="md-namespace" label="Namespace" field="metadata.namespace" errors={errors}><input id="md-namespace" value={form.namespace} onChange={set('namespace')} /></Field>
+          </fieldset>
+          <fieldset>
+            <legend>Model and engine</legend>
+            <Field id="md-source" label="Model source" field="spec.model.source" errors={errors}>
+              <select id="md-source" value={form.source} onChange={set('source')}><option value="huggingface">Hugging Face</option><option value="custom">custom image</option></select>
+            </Field>
+            <Field id="md-model" label="Model ID" field="spec.model.id" errors={errors} hint="e.g. Qwen/Qwen3-0.6B"><input id="md-model" value={form.modelId} onChange={set('modelId')} /></Field>
+            <Field id="md-engine" label="Engine" field="spec.engine" errors={errors}>
+              <select id="md-engine" value={form.engine} onChange={set('engine')}>{ENGINES.map((e) => <option key={e} value={e}>{e}</option>)}</select>
+            </Field>
+            <Field id="md-image" label="Image (optional)" field="spec.image" errors={errors}><input id="md-image" value={form.image} onChange={set('image')} /></Field>
+            <Field id="md-provider" label="Provider" field="spec.provider" errors={errors}>
+              <select id="md-provider" value={form.provider} onChange={set('provider')}><option value="">automatic (CEL selection rules)</option>{providers.map((p) => <option key={p} value={p}>{p}</option>)}</select>
+            </Field>
+            <Field id="md-mode" label="Serving mode" field="spec.serving" errors={errors}>
+              <select id="md-mode" value={form.mode} onChange={set('mode')}><option value="aggregated">aggregated</option><option value="disaggregated">disaggregated</option></select>
+            </Field>
+          </fieldset>
+          <fieldset>
+            <legend>Resources</legend>
+            <Field id="md-gpus" label="GPUs" field="spec.resources.gpu" errors={errors} hint="empty or 0 for CPU only"><input id="md-gpus" inputMode="numeric" value={form.gpuCount} onChange={set('gpuCount')} /></Field>
+            <Field id="md-gputype" label="GPU type" field="spec.resources.gpu.type" errors={errors}>
+              <select id="md-gputype" value={form.gpuType} onChange={set('gpuType')}><option value="nvidia.com/gpu">nvidia.com/gpu</option><option value="amd.com/gpu">amd.com/gpu</option></select>
+            </Field>
+            <Field id="md-cpu" label="CPU" field="spec.resources.cpu" errors={errors} hint="e.g. 4"><input id="md-cpu" value={form.cpu} onChange={set('cpu')} /></Field>
+            <Field id="md-memory" label="Memory" field="spec.resources.memory" errors={errors} hint="e.g. 16Gi"><input id="md-memory" value={form.memory} onChange={set('memory')} /></Field>
+            <Field id="md-replicas" label="Replicas" field="spec.scaling" errors={errors}><input id="md-replicas" inputMode="numeric" value={form.replicas} onChange={set('replicas')} /></Field>
+          </fieldset>
+    </>
+  );
+}
+
 export function CreatePage() {
   const [form, setForm] = useState<Form>(INITIAL);
   const [providers, setProviders] = useState<string[]>([]);
@@ -75,7 +117,7 @@ export function CreatePage() {
       live = false;
     };
   }, [debounced]);
-  const set = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  const set: Setter = (k) => (e) => setForm((f) => ({ ...f, [k]: e.target.value }));
   const errors = result?.errors ?? [];
   const stale = debounced !== obj;
   const submit = async (e: React.FormEvent) => {
@@ -95,38 +137,7 @@ export function CreatePage() {
       <h1>Create a ModelDeployment</h1>
       <p>Checked as you type with the admission webhook's own rules; nothing is created until you submit.</p>
       <form onSubmit={submit} noValidate aria-describedby="validation-summary">
-        <fieldset>
-          <legend>Identity</legend>
-          <Field id="md-name" label="Name" field="metadata.name" errors={errors}><input id="md-name" value={form.name} onChange={set('name')} autoComplete="off" /></Field>
-          <Field id="md-namespace" label="Namespace" field="metadata.namespace" errors={errors}><input id="md-namespace" value={form.namespace} onChange={set('namespace')} /></Field>
-        </fieldset>
-        <fieldset>
-          <legend>Model and engine</legend>
-          <Field id="md-source" label="Model source" field="spec.model.source" errors={errors}>
-            <select id="md-source" value={form.source} onChange={set('source')}><option value="huggingface">Hugging Face</option><option value="custom">custom image</option></select>
-          </Field>
-          <Field id="md-model" label="Model ID" field="spec.model.id" errors={errors} hint="e.g. Qwen/Qwen3-0.6B"><input id="md-model" value={form.modelId} onChange={set('modelId')} /></Field>
-          <Field id="md-engine" label="Engine" field="spec.engine" errors={errors}>
-            <select id="md-engine" value={form.engine} onChange={set('engine')}>{ENGINES.map((e) => <option key={e} value={e}>{e}</option>)}</select>
-          </Field>
-          <Field id="md-image" label="Image (optional)" field="spec.image" errors={errors}><input id="md-image" value={form.image} onChange={set('image')} /></Field>
-          <Field id="md-provider" label="Provider" field="spec.provider" errors={errors}>
-            <select id="md-provider" value={form.provider} onChange={set('provider')}><option value="">automatic (CEL selection rules)</option>{providers.map((p) => <option key={p} value={p}>{p}</option>)}</select>
-          </Field>
-          <Field id="md-mode" label="Serving mode" field="spec.serving" errors={errors}>
-            <select id="md-mode" value={form.mode} onChange={set('mode')}><option value="aggregated">aggregated</option><option value="disaggregated">disaggregated</option></select>
-          </Field>
-        </fieldset>
-        <fieldset>
-          <legend>Resources</legend>
-          <Field id="md-gpus" label="GPUs" field="spec.resources.gpu" errors={errors} hint="empty or 0 for CPU only"><input id="md-gpus" inputMode="numeric" value={form.gpuCount} onChange={set('gpuCount')} /></Field>
-          <Field id="md-gputype" label="GPU type" field="spec.resources.gpu.type" errors={errors}>
-            <select id="md-gputype" value={form.gpuType} onChange={set('gpuType')}><option value="nvidia.com/gpu">nvidia.com/gpu</option><option value="amd.com/gpu">amd.com/gpu</option></select>
-          </Field>
-          <Field id="md-cpu" label="CPU" field="spec.resources.cpu" errors={errors} hint="e.g. 4"><input id="md-cpu" value={form.cpu} onChange={set('cpu')} /></Field>
-          <Field id="md-memory" label="Memory" field="spec.resources.memory" errors={errors} hint="e.g. 16Gi"><input id="md-memory" value={form.memory} onChange={set('memory')} /></Field>
-          <Field id="md-replicas" label="Replicas" field="spec.scaling" errors={errors}><input id="md-replicas" inputMode="numeric" value={form.replicas} onChange={set('replicas')} /></Field>
-        </fieldset>
+        <ModelDeploymentFields form={form} set={set} errors={errors} providers={providers} />
         <div id="validation-summary" className="validation" aria-live="polite" data-state={stale || !result ? 'checking' : errors.length ? 'invalid' : 'valid'}>
           {!result ? <p>Fill in the form; it is checked as you type.</p> : errors.length > 0 ? (
             <>
