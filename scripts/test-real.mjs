@@ -16,6 +16,9 @@ const REAL_SUITES = [
   'test/controllers/kubeairunway/provider-kaito-integration.test.ts',
   'test/e2e/kubeairunway-webhook.test.ts',
   'test/e2e/kubeairunway-processes.test.ts',
+  'test/webhooks/llamastack-api.test.ts',
+  'test/controllers/llamastack/controller.test.ts',
+  'test/e2e/llamastack-dev.test.ts',
 ];
 
 const started = Date.now();

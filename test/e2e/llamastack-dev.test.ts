@@ -85,12 +85,9 @@ describe('Llama Stack on modelplane dev (controller and webhooks as processes, k
     await cluster.k(['wait', 'llsd/chat', '-n', NS, '--for=jsonpath={.status.phase}=Ready', '--timeout=90s']);
     const stored = JSON.parse(await cluster.k(['get', 'llsd', 'chat', '-n', NS, '-o', 'json']));
     assert.equal(stored.spec.providers.inference.length, 1, 'the single object was stored as a list');
-    const logs = await waitFor('the server address in the pod log', async () => {
-      const r = await cluster.kubectl(['logs', '-n', NS, 'deploy/chat']);
-      return r.code === 0 && /Uvicorn running on http:\/\/127\.0\.0\.1:\d+/.test(r.stdout) ? r.stdout : undefined;
-    });
-    const server = /Uvicorn running on (http:\/\/127\.0\.0\.1:\d+)/.exec(logs)![1]!;
-    assert.equal(cluster.dev.serviceEndpoints.resolve(NS, 'chat-service', 8321), server);
+    const server = await waitFor('the simulated server registered for chat-service', () => cluster.dev.serviceEndpoints.resolve(NS, 'chat-service', 8321));
+    // the embedded API server serves pod logs from the simulated kubelet (a real one has no kubelet to ask)
+    if (cluster.backend === 'embedded') assert.match(await cluster.k(['logs', '-n', NS, 'deploy/chat']), new RegExp(`Uvicorn running on ${server}`));
     const models = (await (await fetch(`${server}/v1/models`)).json()) as any;
     assert.deepEqual(models.data.map((m: any) => m.id), ['fake/tiny-chat']);
     const r = await fetch(`${server}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake/tiny-chat', messages: [{ role: 'user', content: 'hi' }] }) });

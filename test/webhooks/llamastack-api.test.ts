@@ -36,7 +36,7 @@ describe('LlamaStackDistribution on the API server', () => {
 
   before(async () => {
     c = await startTestCluster();
-    client = await KubeClient.create(c.server.kubeconfigYaml(), { fieldManager: 'llamastack-test' });
+    client = await KubeClient.create(c.kubeconfig, { fieldManager: 'llamastack-test' });
     await c.k(['create', 'namespace', SYSTEM]);
     await c.k(['create', 'namespace', NS]);
     hooks = await startWebhookServer({
