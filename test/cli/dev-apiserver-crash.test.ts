@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { prng } from '../src/testing/index.ts';
+import { prng } from '@modelplane/apiserver/testing';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CREATES = 1000;
 const CONNECTIONS = 4;
 const ROUNDS = 3;
