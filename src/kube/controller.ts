@@ -208,11 +208,11 @@ export class Controller {
    * levelBased controller skips the echo of its own write, and judges events for a key it is reconciling
    * when that reconcile ends
    */
-  offer(keys: Iterable<string>, changed: KubeObject | undefined): void {
-    if (this.queue) this.offerTo(this.queue, keys, changed);
+  enqueueChange(keys: Iterable<string>, changed: KubeObject | undefined): void {
+    if (this.queue) this.enqueueChangeOn(this.queue, keys, changed);
   }
 
-  private offerTo(queue: WorkQueue, keys: Iterable<string>, changed: KubeObject | undefined): void {
+  private enqueueChangeOn(queue: WorkQueue, keys: Iterable<string>, changed: KubeObject | undefined): void {
     const own = this.ownWrites;
     if (own && changed && own.isEcho(changed)) return;
     for (const key of keys) {
@@ -253,15 +253,15 @@ export class Controller {
     };
     return {
       add: (obj) => {
-        if (pass({ type: 'add', obj })) this.offerTo(queue, keys(obj), obj);
+        if (pass({ type: 'add', obj })) this.enqueueChangeOn(queue, keys(obj), obj);
       },
       update: (old, obj) => {
         if (!pass({ type: 'update', old, obj })) return;
         // one key once per event: a second add would find it already handed to a worker and run it twice
-        this.offerTo(queue, keys(obj, source.mapOld ? keys(old) : undefined), obj);
+        this.enqueueChangeOn(queue, keys(obj, source.mapOld ? keys(old) : undefined), obj);
       },
       delete: (obj) => {
-        if (pass({ type: 'delete', obj })) this.offerTo(queue, keys(obj), undefined);
+        if (pass({ type: 'delete', obj })) this.enqueueChangeOn(queue, keys(obj), undefined);
       },
     };
   }

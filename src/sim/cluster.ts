@@ -1,4 +1,4 @@
-// The simulated cluster's fixed furniture: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
+// The simulated cluster's fixed infrastructure: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
 // device plugins and feature discovery label them), a default StorageClass, and the Gateways the design docs (docs/)'
 // routing examples point at. Applied through the normal client, like any other object.
 import type { KubeClient, KubeObject } from '../kube/index.ts';
@@ -147,7 +147,7 @@ async function liftNotReadyTaint(c: KubeClient, node: KubeObject): Promise<void>
 
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
-export async function installClusterFurniture(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL): Promise<void> {
+export async function installSimulatedInfrastructure(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   for (const { node: n, status } of simulatedNodes(pool)) {
     const created = await c.apply(n);

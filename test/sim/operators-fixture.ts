@@ -5,7 +5,7 @@
 
 import { startApiServer } from '@modelplane/apiserver';
 import { ensureCrd, type KindRef, KubeClient, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
-import { installClusterFurniture } from '../../src/sim/cluster.ts';
+import { installSimulatedInfrastructure } from '../../src/sim/cluster.ts';
 import type { OperatorDelays } from '../../src/sim/operators/delays.ts';
 import { externalCrds, type OperatorName, registerOperatorSimulators, ZERO_DELAYS } from '../../src/sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators, type SimDelays } from '../../src/sim/workloads/index.ts';
@@ -32,7 +32,7 @@ export async function startOperatorsCluster(opts: { only?: OperatorName[]; delay
   const kubeconfig = srv.kubeconfigYaml();
   const client = await KubeClient.create(kubeconfig, { fieldManager: 'test' });
   for (const crd of externalCrds()) await ensureCrd(client, crd);
-  await installClusterFurniture(client);
+  await installSimulatedInfrastructure(client);
   const mgr = await Manager.create({ kubeconfig, logger: quiet, name: 'sim-test' });
   registerOperatorSimulators(mgr, { delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) }, ...(opts.only ? { only: opts.only } : {}) });
   const workloads = registerWorkloadSimulators(mgr, { logs, delays: WORKLOAD_DELAYS, logger: quiet });

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { builtinResourceTypes } from '../src/registry/builtin-types.ts';
+import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';
 
 const OUT = resolve(import.meta.dirname, '../src/builtin/schemas.generated.json');
 const MODELS = join(dirname(createRequire(import.meta.url).resolve('@kubernetes/client-node')), 'gen/models');

@@ -12,7 +12,7 @@ import { ADMIN_USER, AuthStack } from './auth/index.ts';
 import { type CoreOptions, ServerCore } from './core.ts';
 import { CrdController } from './crd-controller.ts';
 import { installCrds } from './crd-install.ts';
-import { LifecycleControllers, defaultPropagationPolicy } from './controllers/index.ts';
+import { LifecycleControllers, defaultPropagationPolicy } from './controller-manager/index.ts';
 import { FaultInjector } from './faults.ts';
 import { WatchRegistry } from './handlers/watch.ts';
 import { kubeTime, newUid } from './objects/meta.ts';

@@ -3,7 +3,7 @@
 // maintain status.storedVersions, and on deletion remove every custom resource before the CRD goes.
 import type { ServerCore } from './core.ts';
 import { kubeTime } from './objects/meta.ts';
-import { resourceTypeFromCrd } from './registry/crd-types.ts';
+import { resourceTypeFromCrd } from './resource-types/crd-types.ts';
 import type { StoredEvent } from './storage/store.ts';
 import type { KubeObject } from './types.ts';
 

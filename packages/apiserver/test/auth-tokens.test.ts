@@ -5,7 +5,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { deriveJwtKey, signJwt } from '../src/auth/jwt.ts';
 import { DEFAULT_ISSUER, ServiceAccountTokens } from '../src/auth/service-account-tokens.ts';
 import { parseTokensFile } from '../src/auth/static-tokens.ts';
-import { isApiError } from '../src/objects/lifecycle.ts';
+import { isApiError } from '../src/objects/write-path.ts';
 import { ObjectStore } from '../src/storage/store.ts';
 import type { KubeObject } from '../src/types.ts';
 

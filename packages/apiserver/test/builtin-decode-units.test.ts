@@ -10,7 +10,7 @@ import { builtinOpenApiSchemas } from '../src/builtin/openapi-schemas.ts';
 import { K, type TypeNode, builtinTypes } from '../src/builtin/schema-types.ts';
 import { ApiError } from '../src/errors.ts';
 import { MESSAGES } from '../src/http/protobuf/messages.ts';
-import { builtinResourceTypes } from '../src/registry/builtin-types.ts';
+import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';
 import type { KubeObject } from '../src/types.ts';
 
 const decode = (obj: Record<string, unknown>, kind: string, group = '', version = 'v1') => decodeBuiltin(obj as unknown as KubeObject, group, version, kind);

@@ -5,7 +5,7 @@ import { ADMIN_USER } from '../src/auth/types.ts';
 import type { AssemblyOptions } from '../src/assembly.ts';
 import type { ApiServer } from '../src/index.ts';
 import type { DeleteOptions, RequestContext } from '../src/objects/context.ts';
-import type { ResourceType } from '../src/registry/resource-type.ts';
+import type { ResourceType } from '../src/resource-types/resource-type.ts';
 import type { KubeObject, OwnerReference } from '../src/types.ts';
 import { partsOf, startServer } from '../src/handle.ts';
 

@@ -2,7 +2,7 @@
 // owners, dangling and cross-namespace references, several owners, cycles, and a large cascade.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LifecycleControllers } from '../src/controllers/index.ts';
+import { LifecycleControllers } from '../src/controller-manager/index.ts';
 import { type Lab, configMap, names, ownerRef, startLab } from './lifecycle-fixture.ts';
 import { partsOf } from '../src/handle.ts';
 

@@ -3,7 +3,7 @@
 // conditions, creates refused meanwhile, then the `kubernetes` finalizer removed and the namespace gone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { NamespaceCondition } from '../src/controllers/namespace-conditions.ts';
+import type { NamespaceCondition } from '../src/controller-manager/namespace-conditions.ts';
 import { errors } from '../src/errors.ts';
 import type { AdmissionChain } from '../src/objects/hooks.ts';
 import type { KubeObject } from '../src/types.ts';

@@ -4,7 +4,7 @@
 // namespace being deleted.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ROOT_CA_CONFIGMAP } from '../src/controllers/index.ts';
+import { ROOT_CA_CONFIGMAP } from '../src/controller-manager/index.ts';
 import { type Lab, configMap, startLab } from './lifecycle-fixture.ts';
 
 const DESCRIPTION =

@@ -2,9 +2,9 @@
 // the owner index, and the namespace conditions' texts and transition times.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ContentTotals, namespaceConditions } from '../src/controllers/namespace-conditions.ts';
-import { objectId, parseObjectId } from '../src/controllers/owner-index.ts';
-import { WorkQueue } from '../src/controllers/queue.ts';
+import { type ContentTotals, namespaceConditions } from '../src/controller-manager/namespace-conditions.ts';
+import { objectId, parseObjectId } from '../src/controller-manager/owner-index.ts';
+import { WorkQueue } from '../src/controller-manager/queue.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type PodSecurityAttributes, type PodSecurityConfig, podSecurityAdmission } from '../src/admission/pod-security/index.ts';
 import type { ApiError } from '../src/errors.ts';
-import { builtinResourceTypes } from '../src/registry/builtin-types.ts';
-import type { ResourceType } from '../src/registry/resource-type.ts';
+import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';
+import type { ResourceType } from '../src/resource-types/resource-type.ts';
 import { ObjectStore } from '../src/storage/store.ts';
 import type { KubeObject } from '../src/types.ts';
 

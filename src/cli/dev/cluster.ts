@@ -8,7 +8,7 @@ import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
-import { installClusterFurniture } from '../../sim/cluster.ts';
+import { installSimulatedInfrastructure } from '../../sim/cluster.ts';
 import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
@@ -85,7 +85,7 @@ export interface DevClusterWiring {
   workloads?: readonly WorkloadSimulator[];
 }
 
-/** CRDs, cluster furniture, simulators and (unless opts.controllers is false) the controllers, on `server` */
+/** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
 export async function populateDevCluster(server: DevClusterServer, opts: DevClusterOptions, wiring: DevClusterWiring): Promise<Pick<DevCluster, 'manager' | 'operators' | 'stop'>> {
   const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
   const operators: Manager[] = [];
@@ -109,7 +109,7 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
-    await step('simulated nodes, storage class and gateway created', () => installClusterFurniture(manager.client));
+    await step('simulated nodes, storage class and gateway created', () => installSimulatedInfrastructure(manager.client));
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
     registerOperatorSimulators(manager);
     llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });

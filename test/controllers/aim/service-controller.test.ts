@@ -137,7 +137,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     assert.equal(cond(s, 'InferenceServiceReady')?.status, 'True', 'the InferenceService is untouched');
     assert.equal((await route('qwen-chat', 'ml-team'))?.metadata.resourceVersion, routeBefore.metadata.resourceVersion, 'the last good route is not re-applied');
 
-    // the dev furniture may provide this Gateway; the point here is a cluster without it
+    // the dev cluster's simulated infrastructure may provide this Gateway; the point here is a cluster without it
     await k(['delete', 'gateway', 'kserve-gateway', '-n', 'kgateway-system', '--ignore-not-found']);
     await k(['label', 'aimsvc', 'qwen-chat', '-n', 'ml-team', 'team=nlp']);
     const rejected = await svcWhere('HTTPRouteReady=False for the missing gateway', 'qwen-chat', 'ml-team', (s) => s.status?.routing?.path === '/ml-team/nlp' && cond(s, 'HTTPRouteReady')?.status === 'False');

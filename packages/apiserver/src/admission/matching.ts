@@ -6,7 +6,7 @@
 // the new or the old object's labels match.
 import { errors } from '../errors.ts';
 import type { AdmissionAttributes } from '../objects/hooks.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import type { CompiledWebhook, WebhookRule } from './config.ts';

@@ -1,5 +1,5 @@
 // POST …/serviceaccounts/<name>/token (TokenRequest): what `kubectl create token <sa>` calls. Follows
-// pkg/registry/core/serviceaccount/storage/token.go: name/namespace must match the URL, audiences
+// pkg/resource-types/core/serviceaccount/storage/token.go: name/namespace must match the URL, audiences
 // default to the API audiences, expirationSeconds defaults to 3600 and must lie in [600, 2^32].
 import { errors } from '../errors.ts';
 import type { ResourceRequest } from '../handlers/request.ts';

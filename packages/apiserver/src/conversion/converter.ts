@@ -5,8 +5,8 @@
 // prints as `Error from server: conversion webhook for <group>/<version>, Kind=<Kind> failed: …`.
 import type { ResolveDeps } from '../admission/webhook-client.ts';
 import { ApiError } from '../errors.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
-import { groupVersion } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
+import { groupVersion } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import { type ConversionWebhookConfig, callConversionWebhook } from './webhook-conversion.ts';
 

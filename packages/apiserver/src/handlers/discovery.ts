@@ -1,8 +1,8 @@
 // Discovery documents: the legacy forms (APIVersions, APIGroupList, APIGroup, APIResourceList) and the
 // aggregated form (apidiscovery.k8s.io/v2, v2beta1) chosen by content negotiation as kube-apiserver does.
 // kubectl's RESTMapper builds everything from these, so names, verbs and subresources must be exact.
-import type { Registry } from '../registry/registry.ts';
-import { ALL_VERBS, type ResourceType, groupVersion } from '../registry/resource-type.ts';
+import type { Registry } from '../resource-types/resource-registry.ts';
+import { ALL_VERBS, type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
 
 export interface SubresourceInfo {
   name: string;

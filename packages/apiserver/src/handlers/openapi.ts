@@ -7,8 +7,8 @@
 // patches with, since it only reads schemas for patching when the PATCH operation offers strategic merge.
 import { createHash } from 'node:crypto';
 import { builtinOpenApiSchemas } from '../builtin/openapi-schemas.ts';
-import type { Registry } from '../registry/registry.ts';
-import { type ResourceType, groupVersion } from '../registry/resource-type.ts';
+import type { Registry } from '../resource-types/resource-registry.ts';
+import { type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
 import type { JSONSchemaProps } from '../schema/types.ts';
 
 export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0', platform: 'linux/amd64' };

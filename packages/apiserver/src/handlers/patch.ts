@@ -4,7 +4,7 @@ import { errors } from '../errors.ts';
 import { isPlainObject } from '../objects/meta.ts';
 import type { RequestContext } from '../objects/context.ts';
 import { applyJsonPatch, applyMergePatch, applyServerSide, applyStrategicMergePatch } from '../patch/index.ts';
-import { groupVersion } from '../registry/resource-type.ts';
+import { groupVersion } from '../resource-types/resource-type.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
 import { type ResourceRequest, namespaceOf } from './request.ts';
 import { readScale, scaleToCandidate } from './scale.ts';

@@ -6,7 +6,7 @@ import { errors } from '../errors.ts';
 import type { Negotiated } from '../http/negotiate.ts';
 import type { RequestInfo } from '../http/request-info.ts';
 import type { RequestContext } from '../objects/context.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject, UserInfo } from '../types.ts';
 import { type OptionsKind, writeOptions } from './write-options.ts';
 import { checkPathSegmentName } from './route.ts';

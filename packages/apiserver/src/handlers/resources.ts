@@ -4,7 +4,7 @@ import { errors } from '../errors.ts';
 import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
 import type { RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
-import { groupVersion } from '../registry/resource-type.ts';
+import { groupVersion } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import { deleteObject } from './delete.ts';
 import { readDeleteOptions } from './delete-options.ts';

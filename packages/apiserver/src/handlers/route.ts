@@ -8,7 +8,7 @@ import { ApiError, errors, qualifiedResource } from '../errors.ts';
 import type { EndpointCapabilities } from '../http/negotiate.ts';
 import { responseMessage } from '../http/protobuf/encode.ts';
 import type { RequestInfo } from '../http/request-info.ts';
-import { type ResourceType, groupVersion } from '../registry/resource-type.ts';
+import { type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
 
 const capabilities = new WeakMap<ResourceType, Map<string, EndpointCapabilities>>();
 

@@ -2,7 +2,7 @@
 // taken from the built-in definition or the CRD's `subresources.scale`.
 import { errors } from '../errors.ts';
 import { isPlainObject } from '../objects/meta.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import { labelSelectorToString } from './selectors.ts';
 

@@ -2,7 +2,7 @@
 // malformed selectors and unsupported field labels.
 import { eventsV1ToEvent } from '../builtin/events.ts';
 import { errors } from '../errors.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import { convertFieldSelector, parseFieldSelector } from '../selectors/fields.ts';
 import { formatLabelSelector, type LabelSelectorObject, parseLabelSelector } from '../selectors/labels.ts';
 import type { KubeObject } from '../types.ts';

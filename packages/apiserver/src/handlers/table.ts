@@ -3,7 +3,7 @@
 import { printerColumnCell } from '@modelplane/apimachinery/jsonpath';
 import { builtinTableColumns, builtinTableRow } from '../builtin/printers/index.ts';
 import { ApiError } from '../errors.ts';
-import type { PrinterColumn, ResourceType } from '../registry/resource-type.ts';
+import type { PrinterColumn, ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import type { ResourceRequest } from './request.ts';
 

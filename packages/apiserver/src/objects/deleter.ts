@@ -3,7 +3,7 @@
 // Namespaces: the first DELETE only marks them Terminating (spec.finalizers keeps them until the
 // namespace controller has emptied them), and the system namespaces cannot be deleted at all.
 import { errors } from '../errors.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import type { DeleteOptions, RequestContext } from './context.ts';

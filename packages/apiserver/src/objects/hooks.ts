@@ -1,7 +1,7 @@
 // Extension points the lifecycle plugs into: admission (webhooks), conversion (webhooks), and
 // deletion side effects (garbage collection, namespace lifecycle). Each has a no-op default so the
 // core write path stays the same whether or not they are configured.
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject, UserInfo } from '../types.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

@@ -1,7 +1,7 @@
 // What differs between kinds on the write path: defaults, pruning, validation and the schema patch
 // logic needs. Built-in kinds and custom resources each get one implementation (strategies/).
 import type { StatusCause } from '../errors.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 
 export interface TypeStrategy {

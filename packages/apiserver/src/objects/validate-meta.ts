@@ -1,7 +1,7 @@
 // Metadata validation for every kind: names (per kind's rule), labels, annotations, owner references,
 // finalizers. The rules themselves live in ../validation/metadata.ts.
 import type { StatusCause } from '../errors.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import { validateObjectMeta } from '../validation/metadata.ts';
 

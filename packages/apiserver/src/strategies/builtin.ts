@@ -7,7 +7,7 @@ import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
 import { defaultCrd } from '../schema/index.ts';
 import type { TypeStrategy } from '../objects/strategy.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import type { ClusterIpAllocator } from './cluster-ip.ts';
 

@@ -3,7 +3,7 @@
 // server-side apply. Compiled once per CRD version and reused.
 import type { TypeStrategy } from '../objects/strategy.ts';
 import { schemaFromOpenAPI } from '../patch/index.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import { compileCrdVersionValidator } from '../schema/index.ts';
 
 export function customStrategy(rt: ResourceType): TypeStrategy {

@@ -1,7 +1,7 @@
 // Chooses the write strategy for a resource type; custom-resource strategies are cached per CRD
 // identity so a changed CRD gets freshly compiled validators.
 import type { StrategyProvider, TypeStrategy } from '../objects/strategy.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import { builtinStrategy } from './builtin.ts';
 import { ClusterIpAllocator } from './cluster-ip.ts';
 import { customStrategy } from './custom.ts';

@@ -110,8 +110,8 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     if (deployments.get(name, ns)) keys.add(objectKeyString(ns, name));
     return [...keys];
   };
-  // through offer(), so the echo of our own apply does not reconcile the deployment again
-  const enqueue = (obj: KubeObject) => controller.offer(keysFor(obj), obj);
+  // through enqueueChange(), so the echo of our own apply does not reconcile the deployment again
+  const enqueue = (obj: KubeObject) => controller.enqueueChange(keysFor(obj), obj);
   let watching = false;
   const watchUpstream = async () => {
     const upstream = await mgr.cache.informer(def.upstream);
@@ -119,8 +119,8 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     watching = true;
     upstream.addHandler({
       add: enqueue,
-      update: (old, obj) => controller.offer(new Set([...keysFor(old), ...keysFor(obj)]), obj),
-      delete: (obj) => controller.offer(keysFor(obj), undefined),
+      update: (old, obj) => controller.enqueueChange(new Set([...keysFor(old), ...keysFor(obj)]), obj),
+      delete: (obj) => controller.enqueueChange(keysFor(obj), undefined),
     });
     log.info('watching the upstream kind', { apiVersion: def.upstream.apiVersion, kind: def.upstream.kind });
     // deployments that waited for the CRD go on at once

@@ -1,4 +1,4 @@
-// RBAC's privilege-escalation prevention (pkg/registry/rbac/*/policybased and rbac/validation): a user
+// RBAC's privilege-escalation prevention (pkg/resource-types/rbac/*/policybased and rbac/validation): a user
 // may only write a Role/ClusterRole whose rules they already hold (or with the `escalate` verb), and only
 // bind a role whose rules they hold (or with the `bind` verb). system:masters is exempt. Shaped as a
 // validating admission step so the write path can run it before committing.

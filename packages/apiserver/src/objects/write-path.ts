@@ -3,8 +3,8 @@
 // (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
 import { type ApiError, type StatusCause, cause, errors } from '../errors.ts';
 import { eventsV1ToEvent } from '../builtin/events.ts';
-import type { Generation, ResourceType } from '../registry/resource-type.ts';
-import { groupVersion, storageVersion } from '../registry/resource-type.ts';
+import type { Generation, ResourceType } from '../resource-types/resource-type.ts';
+import { groupVersion, storageVersion } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
 import type { RequestContext } from './context.ts';

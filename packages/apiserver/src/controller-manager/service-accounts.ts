@@ -6,7 +6,7 @@
 // the real controllers' API calls do.
 import type { ServerCore } from '../core.ts';
 import type { RequestContext } from '../objects/context.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { NamespaceKeyedController } from './namespace-keyed-controller.ts';

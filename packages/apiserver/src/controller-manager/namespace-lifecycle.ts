@@ -7,7 +7,7 @@
 // object finishes the namespace at once.
 import type { ServerCore } from '../core.ts';
 import { kubeTime } from '../objects/meta.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { type ContentTotals, type NamespaceCondition, namespaceConditions } from './namespace-conditions.ts';

@@ -4,7 +4,7 @@
 // between the read and the commit (the store is only ever touched from this thread).
 import type { ServerCore } from '../core.ts';
 import type { RequestContext } from '../objects/context.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 
 export const NAMESPACES = '/namespaces';

@@ -10,7 +10,7 @@
 // absent owners are then dropped from it.
 import type { ServerCore } from '../core.ts';
 import type { DeleteOptions } from '../objects/context.ts';
-import type { ResourceType } from '../registry/resource-type.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
 import { ReverseIndex } from '@modelplane/apimachinery';
