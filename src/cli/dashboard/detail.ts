@@ -19,15 +19,21 @@ function conditionsOf(obj: KubeObject): ConditionView[] {
   return list.filter((c) => c && typeof c.type === 'string').map((c) => ({ type: c.type, status: String(c.status ?? 'Unknown'), ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}), ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}) }));
 }
 
-function eventsOf(state: DashboardState, obj: KubeObject): EventView[] {
-  const uid = obj.metadata.uid;
+/** the events of the resource and of its children (a child's events are often where the reason is) */
+function eventsOf(state: DashboardState, obj: KubeObject, children: readonly KubeObject[]): EventView[] {
+  const about = new Map<string, string | undefined>();
+  if (obj.metadata.uid) about.set(obj.metadata.uid, undefined);
+  for (const c of children) if (c.metadata.uid) about.set(c.metadata.uid, `${c.kind} ${c.metadata.name}`);
   const out: EventView[] = [];
   for (const e of state.objects('events') as Iterable<Loose>) {
     const io = e.involvedObject ?? {};
-    if (uid ? io.uid !== uid : io.kind !== obj.kind || io.name !== obj.metadata.name || (io.namespace ?? '') !== (obj.metadata.namespace ?? '')) continue;
+    const mine = io.uid ? about.has(io.uid) : io.kind === obj.kind && io.name === obj.metadata.name && (io.namespace ?? '') === (obj.metadata.namespace ?? '');
+    if (!mine) continue;
+    const object = io.uid ? about.get(io.uid) : undefined;
     out.push({
       type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? e.note ?? '', count: e.count ?? e.series?.count ?? 1,
       lastSeen: e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '', source: e.source?.component ?? e.reportingComponent ?? e.reportingController ?? '',
+      ...(object ? { object } : {}),
     });
   }
   return out.sort((a, b) => b.lastSeen.localeCompare(a.lastSeen)).slice(0, 50);
@@ -73,7 +79,7 @@ export function resourceDetail(state: DashboardState, key: string, feed?: Decisi
   return {
     summary: summaryOf(obj),
     conditions: conditionsOf(obj),
-    events: eventsOf(state, obj),
+    events: eventsOf(state, obj, children),
     children: children.map((c) => childOf(c, state.find(keyOf(c)) !== undefined && isResourceKind(state, c))),
     owners,
     panels: panelsOf(state, obj, children, feed),

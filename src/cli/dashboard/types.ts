@@ -41,6 +41,8 @@ export interface EventView {
   count: number;
   lastSeen: string;
   source: string;
+  /** set when the event is about one of the resource's children, e.g. `Workspace gemma-cpu` */
+  object?: string;
 }
 
 /** an object related to a resource (a child it owns, or its owner); `key` when it has its own page */

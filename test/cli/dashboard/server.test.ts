@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Dashboard, startDashboard } from '../../../src/cli/dashboard/index.ts';
 import type { ResourceDetail, SnapshotMessage } from '../../../src/cli/dashboard/types.ts';
-import { KubeClient, Logger } from '../../../src/kube/index.ts';
+import { KubeClient, type KubeObject, Logger } from '../../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
 
 const log = new Logger({}, 'silent');
@@ -110,8 +110,14 @@ describe('dashboard backend', () => {
     const owned = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first-extra', namespace: 'team-a', ownerReferences: [{ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', name: 'first', uid: (detail.object as any).metadata.uid }] }, data: { a: 'b' } };
     const stream = readEvents(`${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`, (e, d) => e === 'detail' && d.children.some((c: any) => c.name === 'first-extra'));
     await new Promise((r) => setTimeout(r, 200));
-    await cluster.admin.create(owned);
+    const child = (await cluster.admin.create(owned)) as KubeObject;
     await stream;
+    // an event about the child shows on the resource's page, naming the child
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'first-extra.1', namespace: 'team-a' }, involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: 'first-extra', namespace: 'team-a', uid: child.metadata.uid }, reason: 'Checked', message: 'child looked at', type: 'Warning', source: { component: 'test' } };
+    const withEvent = readEvents(`${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`, (e, d) => e === 'detail' && d.events.some((ev: any) => ev.object === 'ConfigMap first-extra' && ev.reason === 'Checked'));
+    await new Promise((r) => setTimeout(r, 200));
+    await cluster.admin.create(event);
+    await withEvent;
     assert.equal((await call(`${dashboard.url}api/resource?key=nope`)).status, 404);
   });
 

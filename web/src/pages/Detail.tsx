@@ -51,11 +51,12 @@ function Events({ events }: { events: EventView[] }) {
   if (events.length === 0) return <p>No events.</p>;
   return (
     <table>
-      <thead><tr><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Count</th><th scope="col">Last seen</th><th scope="col">From</th></tr></thead>
+      <thead><tr><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Count</th><th scope="col">Last seen</th><th scope="col">From</th></tr></thead>
       <tbody>
         {events.map((e) => (
-          <tr key={`${e.reason}-${e.lastSeen}-${e.message}`} className={e.type === 'Warning' ? 'warning' : undefined}>
+          <tr key={`${e.object ?? ''}-${e.reason}-${e.lastSeen}-${e.message}`} className={e.type === 'Warning' ? 'warning' : undefined}>
             <td>{e.type}</td>
+            <td>{e.object ?? 'this'}</td>
             <td>{e.reason}</td>
             <td className="message">{e.message}</td>
             <td>{e.count}</td>
@@ -98,7 +99,7 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
       <section aria-labelledby="h-conditions"><h2 id="h-conditions">Conditions</h2><Conditions conditions={detail.conditions} /></section>
       <section aria-labelledby="h-children"><h2 id="h-children">Children</h2><Related items={detail.children} empty="No objects owned by this resource are visible." /></section>
       {detail.owners.length > 0 && <section aria-labelledby="h-owners"><h2 id="h-owners">Owned by</h2><Related items={detail.owners} empty="" /></section>}
-      <section aria-labelledby="h-events"><h2 id="h-events">Events</h2><Events events={detail.events} /></section>
+      <section aria-labelledby="h-events"><h2 id="h-events">Events (this resource and its children)</h2><Events events={detail.events} /></section>
       <section aria-labelledby="h-object">
         <h2 id="h-object">Stored object</h2>
         <details><summary>Show the object as stored (managedFields omitted)</summary><pre>{JSON.stringify(detail.object, null, 2)}</pre></details>
