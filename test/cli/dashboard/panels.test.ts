@@ -53,6 +53,8 @@ describe('explainSelection', () => {
     assert.deepEqual(sticky.providers.filter((p) => p.chosen).map((p) => p.name), ['kuberay']);
     assert.notEqual(sticky.wouldSelect, 'kuberay', 'the rules would pick another today');
     assert.equal(explainSelection(md({ ...spec, provider: { name: 'dynamo' } }), providers, NOW).how, 'explicit');
+    const auto = explainSelection(md(spec, { provider: { name: 'dynamo' }, conditions: [{ type: 'ProviderSelected', status: 'True', reason: 'AutoSelected' }] }), providers, NOW);
+    assert.equal(auto.how, 'auto', 'recorded as chosen by the rules');
     const dead = providers.map((p) => (p.metadata.name === 'dynamo' ? { ...p, status: { ready: true, lastHeartbeat: '2020-01-01T00:00:00Z' } } : p));
     const e = explainSelection(md(spec), dead as InferenceProviderConfig[], NOW);
     const dynamo = e.providers.find((p) => p.name === 'dynamo')!;

@@ -1,7 +1,7 @@
 // Why a ModelDeployment got its provider, for people (the dashboard): every registered provider with its
 // readiness, whether its capabilities match, and each CEL rule's outcome with its priority. Pure, and built
 // from the same pieces as selectProvider, so it cannot disagree with what the controller does.
-import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kubeairunway/index.ts';
+import { CONDITION_PROVIDER_SELECTED, type InferenceProviderConfig, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import { providerReadiness } from './readiness.ts';
 import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider } from './select.ts';
@@ -68,7 +68,9 @@ export function explainSelection(md: Pick<ModelDeployment, 'spec' | 'status'>, p
       const priority = Math.max(0, ...rules.filter((r) => r.result === true).map((r) => r.priority));
       return { name, ready: readiness.ready, ...(readiness.reason ? { readyReason: readiness.reason } : {}), compatible: mismatch === undefined, ...(mismatch ? { compatibleReason: mismatch } : {}), rules, priority, chosen: name === chosen };
     });
-  const how = explicit ? 'explicit' : selected ? 'sticky' : fresh.provider ? 'auto' : 'none';
+  // a recorded choice was made by the rules when its ProviderSelected condition says so; otherwise it was kept
+  const recorded = md.status?.conditions?.find((c) => c.type === CONDITION_PROVIDER_SELECTED)?.reason;
+  const how = explicit ? 'explicit' : !selected ? (fresh.provider ? 'auto' : 'none') : recorded === 'AutoSelected' ? 'auto' : 'sticky';
   return {
     ...(selected ? { selected } : {}),
     ...(md.status?.provider?.selectedReason ? { selectedReason: md.status.provider.selectedReason } : {}),
