@@ -1,5 +1,6 @@
 // What the dashboard's backend sends the browser (docs/dashboard.md). Shared by src/cli/dashboard and web/,
 // so both sides agree on the shape; no value here is ever a Secret's content.
+import type { SelectionExplanation } from '../../controllers/kubeairunway/selection/explanation.ts';
 
 export interface KindInfo {
   group: string;
@@ -50,40 +51,9 @@ export interface ChildView extends Pick<ResourceSummary, 'group' | 'kind' | 'nam
   key?: string;
 }
 
-export interface RuleView {
-  condition: string;
-  priority: number;
-  /** true/false as CEL evaluated it, or the error that made selection skip the rule */
-  result: boolean | 'error';
-  error?: string;
-}
-
-export interface ProviderView {
-  name: string;
-  ready: boolean;
-  readyReason?: string;
-  compatible: boolean;
-  compatibleReason?: string;
-  rules: RuleView[];
-  /** the highest priority among its true rules (0 when none is true) */
-  priority: number;
-  chosen: boolean;
-}
-
-export interface SelectionPanel {
+/** why a ModelDeployment got its provider (computed next to selectProvider) */
+export interface SelectionPanel extends SelectionExplanation {
   kind: 'selection';
-  /** the provider in status.provider.name */
-  selected?: string;
-  /** status.provider.selectedReason as the controller wrote it */
-  selectedReason?: string;
-  /** explicit (spec.provider.name), sticky (kept from an earlier choice), or auto (CEL rules) */
-  how: 'explicit' | 'sticky' | 'auto' | 'none';
-  /** what the capability filter looked for */
-  wanted: { engine?: string; gpu: boolean; mode: string };
-  providers: ProviderView[];
-  /** the provider the rules pick today, ignoring stickiness; differs from `selected` only after a change */
-  wouldSelect?: string;
-  message: string;
 }
 
 export interface RoutePanel {

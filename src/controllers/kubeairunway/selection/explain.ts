@@ -3,38 +3,9 @@
 // from the same pieces as selectProvider, so it cannot disagree with what the controller does.
 import { CONDITION_PROVIDER_SELECTED, type InferenceProviderConfig, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
+import type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 import { providerReadiness } from './readiness.ts';
 import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider } from './select.ts';
-
-export interface RuleOutcome {
-  condition: string;
-  priority: number;
-  result: boolean | 'error';
-  error?: string;
-}
-
-export interface ProviderOutcome {
-  name: string;
-  ready: boolean;
-  readyReason?: string;
-  compatible: boolean;
-  compatibleReason?: string;
-  rules: RuleOutcome[];
-  /** the highest priority among the true rules, 0 when none is true */
-  priority: number;
-  chosen: boolean;
-}
-
-export interface SelectionExplanation {
-  selected?: string;
-  selectedReason?: string;
-  how: 'explicit' | 'sticky' | 'auto' | 'none';
-  wanted: { engine?: string; gpu: boolean; mode: string };
-  providers: ProviderOutcome[];
-  /** what the rules pick today for this spec, ignoring an earlier (sticky) choice */
-  wouldSelect?: string;
-  message: string;
-}
 
 function evaluateRules(config: InferenceProviderConfig, celSpec: () => unknown): RuleOutcome[] {
   return prepareProvider(config).rules.map((rule): RuleOutcome => {

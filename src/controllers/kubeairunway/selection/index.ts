@@ -1,6 +1,7 @@
 // Provider selection for ModelDeployments, pure: readiness (status.ready + heartbeat), capability filter,
 // CEL selection rules, stickiness; plus the InferenceProviderConfigs the shipped providers register.
 export { DEFAULT_PROVIDER_SPECS, defaultProviderConfig } from './default-providers.ts';
-export { explainSelection, type ProviderOutcome, type RuleOutcome, type SelectionExplanation } from './explain.ts';
+export { explainSelection } from './explain.ts';
+export type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 export { type ProviderReadiness, providerReadiness } from './readiness.ts';
 export { capabilityMismatch, type CompiledRule, type PreparedProvider, prepareProvider, requestedGpuTypes, type SelectionOptions, type SelectionReason, type SelectionResult, selectProvider, type SkippedRule, wantsGpu } from './select.ts';
