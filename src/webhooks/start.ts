@@ -83,6 +83,67 @@ const BOOTSTRAP_LIFETIME_MS = 86_400_000;
 export async function startWebhookServer(opts: StartWebhookServerOptions): Promise<WebhookServerHandle> {
   const log = (opts.logger ?? rootLogger()).child({ component: 'webhook-server' });
   const metrics = new WebhookMetrics(opts.registry ?? new Registry());
+  const { config, checkIntervalMs } = certificateConfig(opts);
+  const certs = new CertificateSecret(opts.client, config, log, metrics);
+  const serving = new ServingCertificates(certs, config, log, metrics, checkIntervalMs);
+  await serving.load();
+  const http = new WebhookHttpServer({
+    cert: serving.current.certPem,
+    key: serving.current.keyPem,
+    metrics,
+    logger: log,
+    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(opts.handlerTimeoutMs !== undefined ? { handlerTimeoutMs: opts.handlerTimeoutMs } : {}),
+    ...(opts.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: opts.keepAliveTimeoutMs } : {}),
+    notReady: () => serving.bootstrapReason,
+  });
+  const host = opts.host ?? '0.0.0.0';
+  const port = await http.listen(opts.port ?? 9443, host);
+  const url = `https://${dialHost(host)}:${port}`;
+  const ownCache = opts.cache === undefined;
+  const cache = opts.cache ?? new Cache({ client: opts.client, logger: log });
+  const injector = (opts.injectCaBundle ?? true)
+    ? new CaBundleInjector({ client: opts.client, cache, fieldManager: opts.fieldManager ?? 'modelplane-webhook-certs', logger: log, metrics, webhookConfigurations: opts.webhookConfigurations ?? [], crds: opts.crds ?? [], readTrust: () => certs.readTrust() })
+    : undefined;
+  await serving.start(http, injector);
+  const svc = opts.service;
+  log.info('webhook server listening', { url, secret: serving.secretName, service: `${svc.namespace}/${svc.name}` });
+  return {
+    url,
+    port,
+    metrics,
+    validating: (path, spec, handler) => http.validating(path, spec, handler),
+    mutating: (path, spec, handler) => http.mutating(path, spec, handler),
+    conversion: (path, spec, converter) => {
+      http.conversion(path, spec, converter);
+      // the CRDs it serves get the caBundle too, as if they had been listed in `crds`
+      for (const name of spec.crds) {
+        injector?.add({ kind: 'CustomResourceDefinition', name }).catch((err) => log.warn('could not watch a CRD for caBundle injection', { crd: name, error: err }));
+      }
+    },
+    routes: () => http.routes(),
+    caPem: () => serving.current.trustPem,
+    caBundle: () => Buffer.from(serving.current.trustPem).toString('base64'),
+    servingCertPem: () => serving.served.certPem,
+    notReady: () => serving.bootstrapReason,
+    configurations: (name, o = {}) =>
+      buildWebhookConfigurations(http.routes(), {
+        name,
+        target: o.target ?? { service: { name: svc.name, namespace: svc.namespace, ...(svc.port !== undefined ? { port: svc.port } : {}) } },
+        ...(o.withCaBundle ? { caBundle: Buffer.from(serving.current.trustPem).toString('base64') } : {}),
+      }),
+    rotateNow: (what = 'serving') => serving.check(what),
+    checkNow: () => serving.check(),
+    async close() {
+      await serving.stop();
+      if (ownCache) await cache.stop();
+      await http.close();
+    },
+  };
+}
+
+/** The certificate settings from the options: names from the Service, lifetimes and renewal points checked. */
+function certificateConfig(opts: StartWebhookServerOptions): { config: CertificateConfig; checkIntervalMs: number } {
   const t = opts.certificates ?? {};
   const svc = opts.service;
   const certLifetimeMs = t.certLifetimeMs ?? YEAR_MS;
@@ -101,153 +162,138 @@ export async function startWebhookServer(opts: StartWebhookServerOptions): Promi
   };
   checkTimings(config);
   const checkIntervalMs = t.checkIntervalMs ?? Math.min(600_000, Math.max(100, Math.floor(config.certRenewBeforeMs / 4)));
-  const secretName = `${opts.certSecret.namespace}/${opts.certSecret.name}`;
-  const certs = new CertificateSecret(opts.client, config, log, metrics);
+  return { config, checkIntervalMs };
+}
 
-  let current: CertMaterial;
-  let bootstrapReason: string | undefined;
-  try {
-    current = (await certs.reconcile()).material;
-  } catch (err) {
-    bootstrapReason = `certificate Secret ${secretName} unavailable: ${(err as Error).message}`;
-    log.warn('serving a temporary in-memory certificate until the certificate Secret can be used', { secret: secretName, error: err });
-    current = await bootstrapMaterial(config);
+/** the host clients dial for a listening address (a wildcard listens on loopback too) */
+function dialHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The certificates of one webhook server over time: what the Secret holds (`current`), what the TLS server
+ * presents (`served`, which lags while a new CA is not yet trusted everywhere), the caBundle injection and
+ * the periodic check. Checks run one at a time.
+ */
+class ServingCertificates {
+  current!: CertMaterial;
+  served!: { certPem: string; keyPem: string; caCertPem: string };
+  /** why a temporary in-memory certificate is served (the Secret is unusable), or undefined */
+  bootstrapReason: string | undefined;
+  readonly secretName: string;
+  private http: WebhookHttpServer | undefined;
+  private injector: CaBundleInjector | undefined;
+  private injectorStarted = false;
+  private chain: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private failures = 0;
+
+  constructor(
+    private readonly certs: CertificateSecret,
+    private readonly config: CertificateConfig,
+    private readonly log: Logger,
+    private readonly metrics: WebhookMetrics,
+    private readonly checkIntervalMs: number,
+  ) {
+    this.secretName = `${config.secret.namespace}/${config.secret.name}`;
   }
 
-  const http = new WebhookHttpServer({
-    cert: current.certPem,
-    key: current.keyPem,
-    metrics,
-    logger: log,
-    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
-    ...(opts.handlerTimeoutMs !== undefined ? { handlerTimeoutMs: opts.handlerTimeoutMs } : {}),
-    ...(opts.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: opts.keepAliveTimeoutMs } : {}),
-    notReady: () => bootstrapReason,
-  });
-  const host = opts.host ?? '0.0.0.0';
-  const port = await http.listen(opts.port ?? 9443, host);
-  const dialHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const url = `https://${dialHost}:${port}`;
+  /** the Secret's certificates, or a bootstrap pair (and the reason) when the Secret cannot be used yet */
+  async load(): Promise<void> {
+    try {
+      this.current = (await this.certs.reconcile()).material;
+      this.recordExpiry(this.current);
+    } catch (err) {
+      this.bootstrapReason = `certificate Secret ${this.secretName} unavailable: ${(err as Error).message}`;
+      this.log.warn('serving a temporary in-memory certificate until the certificate Secret can be used', { secret: this.secretName, error: err });
+      this.current = await bootstrapMaterial(this.config);
+    }
+    this.served = { certPem: this.current.certPem, keyPem: this.current.keyPem, caCertPem: this.current.caCertPem };
+  }
 
-  const ownCache = opts.cache === undefined;
-  const cache = opts.cache ?? new Cache({ client: opts.client, logger: log });
-  const injector = (opts.injectCaBundle ?? true)
-    ? new CaBundleInjector({ client: opts.client, cache, fieldManager: opts.fieldManager ?? 'modelplane-webhook-certs', logger: log, metrics, webhookConfigurations: opts.webhookConfigurations ?? [], crds: opts.crds ?? [], readTrust: () => certs.readTrust() })
-    : undefined;
-  let injectorStarted = false;
+  /** starts injecting (when the Secret is usable) and the periodic check */
+  async start(http: WebhookHttpServer, injector: CaBundleInjector | undefined): Promise<void> {
+    this.http = http;
+    this.injector = injector;
+    try {
+      await this.ensureInjector();
+    } catch (err) {
+      this.log.warn('could not start watching the caBundle targets; retrying with the periodic check', { error: err });
+    }
+    this.schedule(this.bootstrapReason ? 500 : this.checkIntervalMs);
+  }
 
-  const recordExpiry = (m: CertMaterial) => {
-    metrics.certExpiry.set({ secret: secretName, certificate: 'ca' }, validity(m.caCertPem).notAfter.getTime() / 1000);
-    metrics.certExpiry.set({ secret: secretName, certificate: 'serving' }, validity(m.certPem).notAfter.getTime() / 1000);
-  };
-  if (!bootstrapReason) recordExpiry(current);
+  /** one check: the Secret reconciled (rotating when due or forced), its trust injected, the certificate used */
+  check(force?: ForcedRotation): Promise<void> {
+    return this.serialized(async () => {
+      await this.use((await this.certs.reconcile(force)).material);
+      await this.ensureInjector();
+      if (this.injectorStarted) await this.injector!.injectAll();
+    });
+  }
 
-  const ensureInjector = async () => {
-    if (!injector || injectorStarted || bootstrapReason) return;
-    await injector.start();
-    injectorStarted = true;
-    await injector.setBundle(current.trustPem);
-  };
+  async stop(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.injector?.stop();
+    await this.chain;
+  }
 
-  /** what the TLS server presents, which lags `current` while a new CA is not yet injected */
-  let served = { certPem: current.certPem, keyPem: current.keyPem, caCertPem: current.caCertPem };
+  private serialized(work: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(work);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(async () => {
+      try {
+        await this.check();
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        this.log.warn('webhook certificate check failed; retrying', { secret: this.secretName, error: err });
+      }
+      this.schedule(this.failures ? Math.min(this.checkIntervalMs, 500 * 2 ** Math.min(this.failures, 10)) : this.checkIntervalMs);
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async ensureInjector(): Promise<void> {
+    if (!this.injector || this.injectorStarted || this.bootstrapReason) return;
+    await this.injector.start();
+    this.injectorStarted = true;
+    await this.injector.setBundle(this.current.trustPem);
+  }
 
   /** trust first, then the certificate that needs it */
-  const use = async (next: CertMaterial) => {
-    const trustChanged = next.trustPem !== current.trustPem;
-    const wasBootstrap = bootstrapReason !== undefined;
-    current = next;
-    bootstrapReason = undefined;
-    if (wasBootstrap) await ensureInjector();
-    else if (trustChanged && injectorStarted) await injector!.setBundle(next.trustPem);
-    recordExpiry(next);
-    if (next.certPem === served.certPem) return;
+  private async use(next: CertMaterial): Promise<void> {
+    const trustChanged = next.trustPem !== this.current.trustPem;
+    const wasBootstrap = this.bootstrapReason !== undefined;
+    this.current = next;
+    this.bootstrapReason = undefined;
+    if (wasBootstrap) await this.ensureInjector();
+    else if (trustChanged && this.injectorStarted) await this.injector!.setBundle(next.trustPem);
+    this.recordExpiry(next);
+    if (next.certPem === this.served.certPem) return;
     // a certificate from a new CA is presented only once kube-apiserver trusts that CA, unless the
     // certificate served now is no longer valid anyway
-    const newCa = next.caCertPem !== served.caCertPem;
-    if (!wasBootstrap && newCa && injectorStarted && !injector!.allInjected() && validity(served.certPem).notAfter.getTime() > Date.now()) {
-      log.warn('keeping the current serving certificate until the new CA bundle is injected everywhere', { secret: secretName });
+    const newCa = next.caCertPem !== this.served.caCertPem;
+    if (!wasBootstrap && newCa && this.injectorStarted && !this.injector!.allInjected() && validity(this.served.certPem).notAfter.getTime() > Date.now()) {
+      this.log.warn('keeping the current serving certificate until the new CA bundle is injected everywhere', { secret: this.secretName });
       return;
     }
-    served = { certPem: next.certPem, keyPem: next.keyPem, caCertPem: next.caCertPem };
-    http.setCertificate(next.certPem, next.keyPem);
-    log.info('serving a new certificate', { secret: secretName, notAfter: validity(next.certPem).notAfter.toISOString() });
-  };
-
-  let chain: Promise<void> = Promise.resolve();
-  const serialized = (work: () => Promise<void>): Promise<void> => {
-    const run = chain.then(work);
-    chain = run.catch(() => undefined);
-    return run;
-  };
-  const check = (force?: ForcedRotation) =>
-    serialized(async () => {
-      await use((await certs.reconcile(force)).material);
-      await ensureInjector();
-      if (injectorStarted) await injector!.injectAll();
-    });
-
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  let failures = 0;
-  const schedule = (ms: number) => {
-    if (closed) return;
-    timer = setTimeout(async () => {
-      try {
-        await check();
-        failures = 0;
-      } catch (err) {
-        failures++;
-        log.warn('webhook certificate check failed; retrying', { secret: secretName, error: err });
-      }
-      schedule(failures ? Math.min(checkIntervalMs, 500 * 2 ** Math.min(failures, 10)) : checkIntervalMs);
-    }, ms);
-    timer.unref();
-  };
-
-  try {
-    await ensureInjector();
-  } catch (err) {
-    log.warn('could not start watching the caBundle targets; retrying with the periodic check', { error: err });
+    this.served = { certPem: next.certPem, keyPem: next.keyPem, caCertPem: next.caCertPem };
+    this.http!.setCertificate(next.certPem, next.keyPem);
+    this.log.info('serving a new certificate', { secret: this.secretName, notAfter: validity(next.certPem).notAfter.toISOString() });
   }
-  schedule(bootstrapReason ? 500 : checkIntervalMs);
-  log.info('webhook server listening', { url, secret: secretName, service: `${svc.namespace}/${svc.name}` });
 
-  return {
-    url,
-    port,
-    metrics,
-    validating: (path, spec, handler) => http.validating(path, spec, handler),
-    mutating: (path, spec, handler) => http.mutating(path, spec, handler),
-    conversion: (path, spec, converter) => {
-      http.conversion(path, spec, converter);
-      // the CRDs it serves get the caBundle too, as if they had been listed in `crds`
-      for (const name of spec.crds) {
-        injector?.add({ kind: 'CustomResourceDefinition', name }).catch((err) => log.warn('could not watch a CRD for caBundle injection', { crd: name, error: err }));
-      }
-    },
-    routes: () => http.routes(),
-    caPem: () => current.trustPem,
-    caBundle: () => Buffer.from(current.trustPem).toString('base64'),
-    servingCertPem: () => served.certPem,
-    notReady: () => bootstrapReason,
-    configurations: (name, o = {}) =>
-      buildWebhookConfigurations(http.routes(), {
-        name,
-        target: o.target ?? { service: { name: svc.name, namespace: svc.namespace, ...(svc.port !== undefined ? { port: svc.port } : {}) } },
-        ...(o.withCaBundle ? { caBundle: Buffer.from(current.trustPem).toString('base64') } : {}),
-      }),
-    rotateNow: (what = 'serving') => check(what),
-    checkNow: () => check(),
-    async close() {
-      closed = true;
-      clearTimeout(timer);
-      injector?.stop();
-      await chain;
-      if (ownCache) await cache.stop();
-      await http.close();
-    },
-  };
+  private recordExpiry(m: CertMaterial): void {
+    this.metrics.certExpiry.set({ secret: this.secretName, certificate: 'ca' }, validity(m.caCertPem).notAfter.getTime() / 1000);
+    this.metrics.certExpiry.set({ secret: this.secretName, certificate: 'serving' }, validity(m.certPem).notAfter.getTime() / 1000);
+  }
 }
 
 /** a self-signed pair that only lets the server listen; nothing trusts it until the Secret is usable */
