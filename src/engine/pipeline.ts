@@ -67,6 +67,10 @@ export interface RunOutcome {
   decision?: Decision;
   /** the overall state (automatic mode), before mapState */
   state?: ComponentState;
+  /** the status this controller owns, as computed by this run (written, held back or unchanged) */
+  status?: EngineStatus;
+  /** the last observation (composeState's result), for a thin controller's metrics and events */
+  observation?: unknown;
   apply?: ApplyOutcome;
   /** every categorised error of this run (components, planning, apply, status write) */
   errors: CategorizedError[];
@@ -230,7 +234,8 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     run.otherErrors.push(...run.apply.errors);
     // status tells what the writes left behind: the cache holds the server's answers to them, so a child
     // created ready, or an existing one updated, is reported as it now is, not as it was before the apply
-    if (run.apply.applied > 0 || run.apply.deleted > 0) await this.observe(run);
+    // (after deletes only, the status still tells what was deleted and why: the next reconcile sees it gone)
+    if (run.apply.applied > 0) await this.observe(run);
   }
 
   /** conditions and the overall state: automatic (health roll-up, decorateStatus) or manual (setStatus) */
@@ -265,7 +270,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 
     const decision = run.decision!;
     const outcome = run.outcome;
-    Object.assign(outcome, { decision, errors: allErrors, grace: run.grace, requeueWithBackoff: decision.requeueWithBackoff || infra });
+    Object.assign(outcome, { decision, errors: allErrors, grace: run.grace, requeueWithBackoff: decision.requeueWithBackoff || infra, status, observation: run.obs });
     if (run.state) outcome.state = run.state;
     if (run.apply) outcome.apply = run.apply;
     if (run.plan?.requeueAfterMs !== undefined) outcome.requeueAfterMs = run.plan.requeueAfterMs;

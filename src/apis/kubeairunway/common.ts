@@ -50,6 +50,9 @@ export type ServingMode = (typeof SERVING_MODES)[number];
 export const MODEL_SOURCES = ['huggingface', 'custom'] as const;
 export type ModelSource = (typeof MODEL_SOURCES)[number];
 
+export const STORAGE_PURPOSES = ['modelCache', 'compilationCache', 'custom'] as const;
+export const STORAGE_ACCESS_MODES = ['ReadWriteOnce', 'ReadWriteMany', 'ReadOnlyMany', 'ReadWriteOncePod'] as const;
+
 export const DEFAULT_GPU_TYPE = 'nvidia.com/gpu';
 export const AMD_GPU_TYPE = 'amd.com/gpu';
 

@@ -22,6 +22,8 @@ import {
   MODEL_SOURCES,
   PHASES,
   SERVING_MODES,
+  STORAGE_ACCESS_MODES,
+  STORAGE_PURPOSES,
 } from './common.ts';
 
 /** a CRD default that leaves the TypeScript field optional (objects may come from before defaulting) */
@@ -38,12 +40,34 @@ export const gpuSchema = z.object({
   type: withDefault(z.string().min(1), DEFAULT_GPU_TYPE).optional(),
 });
 
+/** one volume of spec.model.storage: an existing claim (claimName), or a managed PVC (size) */
+export const storageVolumeSchema = z.object({
+  name: z
+    .string()
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/),
+  /** an existing PVC; with `size` it must be `<deployment>-<volume>` (the defaulting webhook sets it) */
+  claimName: z.string().optional(),
+  /** defaults from purpose: /model-cache, /compilation-cache; required for custom */
+  mountPath: z.string().optional(),
+  purpose: withDefault(z.enum(STORAGE_PURPOSES), 'custom').optional(),
+  readOnly: z.boolean().optional(),
+  /** when set, the controller creates and owns the PVC */
+  size: quantitySchema.optional(),
+  storageClassName: z.string().optional(),
+  accessMode: z.enum(STORAGE_ACCESS_MODES).optional(),
+});
+
 export const modelSchema = z.object({
   /** HuggingFace repo id (e.g. meta-llama/Llama-3.1-8B-Instruct); required when source is huggingface */
   id: z.string().optional(),
   /** the model name the API serves; ignored for custom images */
   servedName: z.string().optional(),
   source: withDefault(z.enum(MODEL_SOURCES), 'huggingface').optional(),
+  /** volumes for the model (a managed modelCache PVC gets a download Job) */
+  storage: z
+    .object({ volumes: z.array(storageVolumeSchema).max(8).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }).optional() })
+    .optional(),
 });
 
 export const engineSchema = z.object({

@@ -13,8 +13,12 @@ export function servedGroupVersions(crds: readonly CustomResourceDefinition[]): 
   return out;
 }
 
-/** a provider that does not say which API it builds is assumed to be installed */
+/**
+ * Whether the upstream API of a provider that requires a CRD is served. A provider that does not (yet) say
+ * which API it builds counts as not installed: "Provider '{name}' CRD not installed in cluster" until its
+ * registration reports status.upstreamCRDVersion and that group/version is served (docs/kubeairunway.md).
+ */
 export function providerApiServed(providers: readonly InferenceProviderConfig[], served: ReadonlySet<string>, name: string): boolean {
   const gv = providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
-  return gv === undefined || served.has(gv);
+  return gv !== undefined && served.has(gv);
 }

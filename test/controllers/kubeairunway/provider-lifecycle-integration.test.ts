@@ -1,8 +1,10 @@
 // The provider skeleton on the embedded API server, over a test CRD whose status the test writes: starting
 // without the upstream CRD (no crash loop: ready=false, retry, proceed once it appears), a foreign object of
 // the same name (ResourceConflict, left alone), deletion, a stuck upstream finalizer (dropped after the
-// shortened timeout with a Warning naming the orphan), invalid overrides, and the deployment moving to
-// another provider (cleanup and release of every status field of ours). Ends with ready=false on stop.
+// shortened timeout with a Warning naming the orphan), a paused deployment that is deleted (cleanup and the
+// timeout still apply), privileged overrides and an invalid update past a bypassed webhook (Pending with
+// the validation message, nothing reaches the widget), and the deployment moving to another provider
+// (cleanup and release of every status field of ours). Ends with ready=false on stop.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -161,18 +163,60 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     await admin.patch(Widgets, 'a', NS, { metadata: { finalizers: null } }, 'merge');
   });
 
-  it('invalid overrides: Failed with the message naming the path; fixing them recovers', async () => {
-    await create('d', { provider: { overrides: { spec: { hostNetwork: true } } } });
-    const m = await waitFor('d Failed', async () => {
-      const m = await md('d');
-      return m.status?.phase === 'Failed' ? m : undefined;
+  it('a paused deployment still finishes deleting: cleanup runs and the finalizer timeout applies', async () => {
+    await create('paused', {});
+    await waitFor('the paused widget', () => admin.getOrUndefined(Widgets, 'paused', NS));
+    await admin.patch(Widgets, 'paused', NS, { metadata: { finalizers: ['test.modelplane.io/stuck'] } }, 'merge');
+    await admin.patch(ModelDeployments, 'paused', NS, { metadata: { annotations: { 'kubeairunway.ai/reconcile-paused': 'true' } } }, 'merge');
+    const started = Date.now();
+    await admin.delete(ModelDeployments, 'paused', NS);
+    await waitFor('the widget asked to go', async () => (await admin.get(Widgets, 'paused', NS)).metadata.deletionTimestamp !== undefined);
+    await waitFor('paused gone', async () => (await admin.getOrUndefined(ModelDeployments, 'paused', NS)) === undefined, { timeoutMs: 15_000 });
+    assert.ok(Date.now() - started >= TIMEOUT_MS - 1_000, `the finalizer was held for the timeout (${Date.now() - started} ms)`);
+    const evs = await waitFor('the FinalizerTimeout event', async () => {
+      const evs = await eventsFor(admin, NS, 'paused', 'FinalizerTimeout');
+      return evs.length > 0 ? evs : undefined;
     });
-    assert.equal(m.status?.message, 'spec.provider.overrides.spec.hostNetwork: overriding "hostNetwork" is not allowed for security reasons');
-    assert.equal(condition(m, 'ResourceCreated')?.reason, 'InvalidOverrides');
+    assert.match(evs[0]!.note ?? '', /cleanup of Widget team\/paused did not finish within 2s/);
+    await admin.patch(Widgets, 'paused', NS, { metadata: { finalizers: null } }, 'merge');
+  });
+
+  it('privileged overrides past a bypassed webhook: Pending with the validation message naming the path, nothing built; fixing them recovers', async () => {
+    await create('d', { provider: { overrides: { spec: { HostNetwork: true } } } });
+    const m = await waitFor('d Pending', async () => {
+      const m = await md('d');
+      return m.status?.phase === 'Pending' ? m : undefined;
+    });
+    assert.equal(m.status?.message, 'spec.provider.overrides.spec.HostNetwork: overriding "HostNetwork" is not allowed for security reasons');
+    assert.equal(condition(m, 'Ready')?.reason, 'ValidationFailed');
     assert.equal(await admin.getOrUndefined(Widgets, 'd', NS), undefined, 'nothing was built');
+    await admin.patch(ModelDeployments, 'd', NS, { spec: { provider: { overrides: { spec: { HostNetwork: null, hostNetwork: true } } } } }, 'merge');
+    await waitFor('d Pending on the new spelling', async () => (await md('d')).status?.message?.includes('"hostNetwork"'));
     await admin.patch(ModelDeployments, 'd', NS, { spec: { provider: { overrides: { spec: { hostNetwork: null, color: 'blue' } } } } }, 'merge');
     const w = await waitFor('d\'s widget', () => admin.getOrUndefined(Widgets, 'd', NS));
     assert.equal((w.spec as { color: string }).color, 'blue');
+  });
+
+  it('an invalid update after the provider was chosen (webhook down): Pending with the validation message, the widget untouched; fixing it recovers', async () => {
+    await setWidgetState('d', 'Ready');
+    await waitFor('d Running', async () => (await md('d')).status?.phase === 'Running');
+    const before = await admin.get(Widgets, 'd', NS);
+    await admin.patch(ModelDeployments, 'd', NS, { spec: { scaling: { replicas: 40 } } }, 'merge');
+    const m = await waitFor('d Pending', async () => {
+      const m = await md('d');
+      return m.status?.phase === 'Pending' ? m : undefined;
+    });
+    assert.equal(m.status?.message, 'spec.scaling.replicas 40 exceeds maximum allowed (32)');
+    assert.equal(condition(m, 'Ready')?.status, 'False');
+    assert.equal(condition(m, 'Ready')?.reason, 'ValidationFailed');
+    assert.equal(m.status?.observedGeneration, m.metadata.generation, 'the status says which generation it judged');
+    await sleep(300);
+    const after = await admin.get(Widgets, 'd', NS);
+    assert.deepEqual(after.spec, before.spec, 'nothing invalid reached the widget');
+    assert.equal((await md('d')).status?.phase, 'Pending', 'and it stays Pending: the provider does not write Running over it');
+    await admin.patch(ModelDeployments, 'd', NS, { spec: { scaling: { replicas: 3 } } }, 'merge');
+    await waitFor('the widget at 3 replicas', async () => ((await admin.get(Widgets, 'd', NS)).spec as { replicas: number }).replicas === 3);
+    await waitFor('d Running again', async () => (await md('d')).status?.phase === 'Running');
   });
 
   it('moved to another provider: the widget is deleted, our finalizer and every status field of ours removed', async () => {

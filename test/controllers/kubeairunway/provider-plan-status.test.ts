@@ -43,11 +43,25 @@ describe('planSync', () => {
       { kind: 'incompatible', messages: ['KAITO does not support disaggregated mode'] },
     ],
     [
-      'a privileged override → invalidOverrides naming the path',
+      'a privileged override (the webhook was bypassed) → invalid, naming the path: nothing is applied',
       widgets,
       md({ provider: { overrides: { spec: { template: { securityContext: { privileged: true } } } } } }),
       { state: 'absent' },
-      { kind: 'invalidOverrides', messages: ['spec.provider.overrides.spec.template.securityContext: overriding "securityContext" is not allowed for security reasons'] },
+      { kind: 'invalid', message: 'spec.provider.overrides.spec.template.securityContext: overriding "securityContext" is not allowed for security reasons' },
+    ],
+    [
+      'an update past the limits after the provider was chosen (webhook down) → invalid with the validation message',
+      widgets,
+      md({ scaling: { replicas: 40 } }),
+      { state: 'absent' },
+      { kind: 'invalid', message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)' },
+    ],
+    [
+      'an override past the limits → invalid',
+      widgets,
+      md({ provider: { overrides: { spec: { services: { VllmWorker: { replicas: 33 } } } } } }),
+      { state: 'absent' },
+      { kind: 'invalid', message: 'spec.provider.overrides.spec.services.VllmWorker.replicas 33 exceeds maximum allowed (32): overrides may not ask for more than spec.scaling may; set it there' },
     ],
     [
       'KAITO has no documented overrides: unknown keys are warnings, the apply goes on',
@@ -115,13 +129,18 @@ describe('computeProviderStatus', () => {
       },
     ],
     [
-      'a mapped Pending is reported as Deploying',
-      { kind: 'created', object: widget(), mapped: { phase: 'Pending' } },
+      "a mapped Pending is Pending, as the seed's status-mapping table says (KubeRay serviceStatus Pending, Dynamo pending)",
+      { kind: 'created', object: widget(), mapped: { phase: 'Pending', message: 'waiting for a head node' } },
       {
-        phase: 'Deploying',
-        message: 'Widget created, waiting for pods to be ready',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'False/DeploymentInProgress' },
+        phase: 'Pending',
+        message: 'Widget created, pending in its operator: waiting for a head node',
+        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'False/DeploymentPending' },
       },
+    ],
+    [
+      'invalid (webhook bypassed): everything as it was, Pending with the validation message, Ready=False',
+      { kind: 'invalid', message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)' },
+      { phase: 'Pending', message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)', conditions: { Ready: 'False/ValidationFailed' } },
     ],
     [
       'created and Failed: the extracted message',

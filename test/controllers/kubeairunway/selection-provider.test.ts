@@ -104,18 +104,18 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     const none = selectProvider(md(gpu1), down, { now: NOW });
     assert.equal(none.provider, undefined);
     assert.equal(none.reason, 'NoHealthyProviders');
-    assert.match(none.message, /^no healthy providers available \(aim: status\.ready is not true; /);
+    assert.match(none.message, /^no healthy providers available \(aim: not ready \(status\.ready is false\); start its provider controller \(modelplane provider aim, or its Deployment\) and check its logs; /);
     assert.equal(selectProvider(md(gpu1), [], { now: NOW }).message, 'no healthy providers available (no InferenceProviderConfig registered)');
   });
 
-  it('treats a stale or missing heartbeat as not ready (threshold is a parameter)', () => {
+  it('treats a stale heartbeat as not ready (threshold is a parameter); one that never heartbeat is taken at its word', () => {
     const stale = new Date(NOW - 10 * 60_000).toISOString();
     const providers = shipped().map((p) => (p.metadata.name === 'dynamo' ? ready(p, stale) : p));
     assert.equal(selectProvider(md(gpu1), shipped(), { now: NOW }).provider, 'dynamo');
     assert.equal(selectProvider(md(gpu1), providers, { now: NOW }).provider, 'kaito', 'dynamo (50) is stale: kaito and kuberay tie at 0');
     assert.equal(selectProvider(md(gpu1), providers, { now: NOW, heartbeatStaleAfterMs: 15 * 60_000 }).provider, 'dynamo', 'within a longer threshold');
     const noBeat = shipped().map((p) => (p.metadata.name === 'dynamo' ? { ...p, status: { ready: true } } : p));
-    assert.equal(selectProvider(md(gpu1), noBeat, { now: NOW }).provider, 'kaito', 'never sent a heartbeat');
+    assert.equal(selectProvider(md(gpu1), noBeat, { now: NOW }).provider, 'dynamo', 'ready: true and never sent a heartbeat: selected, as the public project does');
   });
 
   it('never offers a vendor-specific provider for another vendor\'s GPUs (capabilities.gpuTypes)', () => {
@@ -129,11 +129,21 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
 
   it('reports why a provider is not ready', () => {
     const p = defaultProviderConfig('dynamo');
-    assert.deepEqual(providerReadiness({ status: { ready: true, lastHeartbeat: fresh } }, NOW), { ready: true });
-    assert.match(providerReadiness({ status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW).reason!, /^heartbeat stale: last at .*, more than 180s ago$/);
-    assert.equal(providerReadiness({ status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW, 300_000).ready, true);
-    assert.equal(providerReadiness({ status: { ready: true } }, NOW).reason, 'no heartbeat (status.lastHeartbeat is unset)');
+    const metadata = { name: 'dynamo' };
+    assert.deepEqual(providerReadiness({ metadata, status: { ready: true, lastHeartbeat: fresh } }, NOW), { ready: true });
+    assert.match(
+      providerReadiness({ metadata, status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW).reason!,
+      /^heartbeat stale: last at .*, more than 180s ago, so its controller is not running; start its provider controller \(modelplane provider dynamo, or its Deployment\) and check its logs$/,
+    );
+    assert.equal(providerReadiness({ metadata, status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } }, NOW, 300_000).ready, true);
+    assert.deepEqual(providerReadiness({ metadata, status: { ready: true } }, NOW), { ready: true }, 'never heartbeat: taken at its word');
+    assert.match(providerReadiness({ metadata, status: { ready: true, lastHeartbeat: 'yesterday' } }, NOW).reason!, /"yesterday" is not a timestamp; start its provider controller/);
     assert.equal(providerReadiness(p, NOW).ready, false, 'no status at all');
+    const crdMissing = { metadata, status: { ready: false, conditions: [{ type: 'UpstreamCRDInstalled', status: 'False' as const, reason: 'CRDNotInstalled', message: "Dynamo's DynamoGraphDeployment CRD is not installed", lastTransitionTime: '2026-01-01T00:00:00Z' }] } };
+    assert.equal(
+      providerReadiness(crdMissing, NOW).reason,
+      "not ready (status.ready is false): Dynamo's DynamoGraphDeployment CRD is not installed; fix that, or start its provider controller (modelplane provider dynamo, or its Deployment) and check its logs",
+    );
   });
 
   it('returns NoCompatibleProvider when no ready provider has the engine, GPU/CPU and mode', () => {

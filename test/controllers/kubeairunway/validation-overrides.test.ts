@@ -120,3 +120,50 @@ describe("docs/kubeairunway.md's documented overrides, per provider", () => {
     assert.deepEqual(validateProviderOverrides('dynamo', ['kv']).errors, [{ field: 'spec.provider.overrides', message: 'spec.provider.overrides: must be an object, got a list' }]);
   });
 });
+
+describe('overrides cannot escape the limits or the denylist, whatever the spelling or nesting', () => {
+  const errorsOf = (provider: string, overrides: Record<string, unknown>) => validateProviderOverrides(provider, overrides).errors;
+
+  it('refuses privileged keys whatever their case or -/_ spelling, and projected service-account tokens', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ spec: { HostNetwork: true } }, 'spec.provider.overrides.spec.HostNetwork'],
+      [{ spec: { SECURITYCONTEXT: { runAsUser: 0 } } }, 'spec.provider.overrides.spec.SECURITYCONTEXT'],
+      [{ spec: { host_pid: true } }, 'spec.provider.overrides.spec.host_pid'],
+      [{ spec: { 'service-account-name': 'admin' } }, 'spec.provider.overrides.spec.service-account-name'],
+      [
+        { spec: { volumes: [{ name: 'tok', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'kube' } }] } }] } },
+        'spec.provider.overrides.spec.volumes[0].projected.sources[0].serviceAccountToken',
+      ],
+    ];
+    for (const [overrides, field] of cases) {
+      const errors = errorsOf('dynamo', overrides);
+      assert.deepEqual(errors.map((e) => e.field), [field], JSON.stringify(overrides));
+      assert.match(errors[0]!.message, /is not allowed for security reasons$/);
+    }
+  });
+
+  it('holds replica, GPU, CPU and memory counts in overrides to the ceilings of spec', () => {
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ['untyped Dynamo spec replicas', { spec: { services: { VllmWorker: { replicas: 40 } } } }, 'spec.provider.overrides.spec.services.VllmWorker.replicas', /40 exceeds maximum allowed \(32\): overrides may not ask for more than spec\.scaling may; set it there$/],
+      ['typed Dynamo frontend.replicas', { frontend: { replicas: 33 } }, 'spec.provider.overrides.frontend.replicas', /33 exceeds maximum allowed \(32\)/],
+      ['multinode nodeCount', { spec: { services: { VllmWorker: { multinode: { nodeCount: 100 } } } } }, 'spec.provider.overrides.spec.services.VllmWorker.multinode.nodeCount', /100 exceeds maximum allowed \(32\)/],
+      ['GPU limits by resource name', { spec: { services: { VllmWorker: { resources: { limits: { gpu: '65' } } } } } }, 'spec.provider.overrides.spec.services.VllmWorker.resources.limits.gpu', /65 exceeds maximum allowed \(64\)/],
+      ['an extended GPU resource name', { spec: { template: { limits: { 'nvidia.com/gpu': 128 } } } }, 'spec.provider.overrides.spec.template.limits.nvidia.com/gpu', /128 exceeds maximum allowed \(64\)/],
+      ['a gpu block with a count', { spec: { gpu: { count: 100 } } }, 'spec.provider.overrides.spec.gpu.count', /100 exceeds maximum allowed \(64\)/],
+      ['case does not matter', { spec: { Replicas: 50 } }, 'spec.provider.overrides.spec.Replicas', /50 exceeds maximum allowed \(32\)/],
+      ['cpu', { frontend: { resources: { cpu: '1000' } } }, 'spec.provider.overrides.frontend.resources.cpu', /1000 exceeds maximum allowed \(512\)/],
+      ['memory', { head: { resources: { memory: '8Ti' } } }, 'spec.provider.overrides.head.resources.memory', /8Ti exceeds maximum allowed \(4Ti\)/],
+    ];
+    for (const [name, overrides, field, message] of cases) {
+      const provider = name.includes('head') ? 'kuberay' : 'dynamo';
+      const errors = errorsOf(provider, overrides);
+      assert.deepEqual(errors.map((e) => e.field), [field], name);
+      assert.match(errors[0]!.message, message, name);
+    }
+    // within the limits, and numbers that are not sizes, pass
+    assert.deepEqual(errorsOf('dynamo', { frontend: { replicas: 2, resources: { cpu: '4', memory: '8Gi' } }, spec: { services: { VllmWorker: { replicas: 32, multinode: { nodeCount: 2 } } }, gpu: { count: 64, timeoutSeconds: 600 } } }), []);
+    // the webhook (and the reconcile-time validation) refuses them with the rest of the spec
+    const r = validateModelDeployment(md({ name: 'dynamo', overrides: { spec: { services: { VllmWorker: { replicas: 1000 } } } } }));
+    assert.match(admissionMessage(r.errors), /VllmWorker\.replicas 1000 exceeds maximum allowed \(32\)/);
+  });
+});

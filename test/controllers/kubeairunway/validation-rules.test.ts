@@ -141,3 +141,24 @@ describe('warnings (never block)', () => {
     assert.deepEqual(validateModelDeployment(scaled, old), { errors: [], warnings: [] });
   });
 });
+
+describe('names whose children would exceed 63 characters are refused, naming the limit', () => {
+  it('uses the named provider, or every provider while none is chosen, and the download Job of managed storage', () => {
+    const name = (n: number) => 'm'.repeat(n);
+    const byName = (spec: Spec, n: number) => validateModelDeployment(defaultModelDeployment(md(spec, name(n))), undefined).errors.filter((e) => e.field === 'metadata.name');
+    const kuberay = { ...VALID_GPU, provider: { name: 'kuberay' } };
+    assert.deepEqual(byName(kuberay, 53), [], '53 + "-serve-svc" = 63');
+    const [e] = byName(kuberay, 54);
+    assert.equal(
+      e!.message,
+      `metadata.name "${name(54)}" is 54 characters, more than the 53 allowed: KubeRay's Serve Service is named "${name(54)}-serve-svc" (63 + 1 characters)`.replace('(63 + 1 characters)', '(64 characters)') +
+        ', and such names are DNS labels of at most 63 characters; choose a name of at most 53 characters',
+    );
+    assert.deepEqual(byName(VALID_GPU, 45), [], 'auto-selection: the longest child of any provider (Dynamo\'s prefill worker) fits');
+    assert.match(byName(VALID_GPU, 46)[0]!.message, /Dynamo's prefill worker Service is named ".*-vllmprefillworker" \(64 characters\).*at most 45 characters$/);
+    assert.deepEqual(byName({ ...VALID_GPU, provider: { name: 'someone-elses' } }, 63), [], 'an unknown provider: the DNS label limit only');
+    const storage = { ...VALID_GPU, provider: { name: 'kaito' }, model: { id: 'm', storage: { volumes: [{ name: 'cache', size: '100Gi', purpose: 'modelCache' as const }] } } };
+    assert.match(byName(storage, 49)[0]!.message, /the model download Job is named ".*-model-download" \(64 characters\)/);
+    assert.deepEqual(validateModelDeployment(defaultModelDeployment(md(kuberay, name(60))), md(kuberay, name(60))).errors, [], 'names cannot change: checked on create only');
+  });
+});

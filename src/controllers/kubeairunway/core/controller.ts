@@ -1,12 +1,22 @@
-// The KubeAIRunway core controller: thin wiring around planCoreStatus. It validates, selects a provider and
-// writes only the status fields docs/kubeairunway.md's ownership table gives the core, by server-side apply as
-// `kubeairunway-core`; it creates nothing. It has no finalizer (providers hold their own).
+// The KubeAIRunway core controller on the reconcile engine: fetch reads the InferenceProviderConfigs and
+// CRDs from the cache, compose decides (planCoreStatus: validate, select), the planner creates nothing
+// (the core never does) and the manual status hook writes only the fields docs/kubeairunway.md's ownership
+// table gives the core, through the engine's one status-write path as `kubeairunway-core`. It has no finalizer
+// (providers hold their own). The thin part here adds what is not a condition: the selection metric, an
+// event when the provider changes, and one event per skipped CEL rule and generation.
 import { Counter } from 'prom-client';
-import { CORE_FIELD_MANAGER, type InferenceProviderConfig, InferenceProviderConfigs, isReconcilePaused, ModelDeployments } from '../../../apis/kubeairunway/index.ts';
-import { ownedStatus, writeOwnedStatus } from '../../../engine/index.ts';
+import {
+  CORE_FIELD_MANAGER,
+  type InferenceProviderConfig,
+  InferenceProviderConfigs,
+  type ModelDeployment,
+  ModelDeployments,
+  RECONCILE_PAUSED_ANNOTATION,
+} from '../../../apis/kubeairunway/index.ts';
+import { type DomainReconciler, ownedStatus, Pipeline, PlanResult, toResult } from '../../../engine/index.ts';
 import { annotationsChanged, CustomResourceDefinitions, type Controller, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
-import { type CoreStatus, planCoreStatus } from './plan.ts';
+import { type CoreDecision, type CoreStatus, planCoreStatus } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
 /** while nothing can be selected, look again this often: provider heartbeats go stale without any event */
@@ -17,8 +27,52 @@ export interface CoreControllerOptions {
   now?: () => number;
 }
 
-export async function registerKubeairunwayCoreController(mgr: Manager, opts: CoreControllerOptions = {}): Promise<Controller> {
+interface CoreFetch {
+  providers: InferenceProviderConfig[];
+  served: Set<string>;
+  now: number;
+}
+
+type CoreEngineStatus = Partial<CoreStatus> & Record<string, unknown>;
+
+/** the decision, with what it was decided from (the status hook decides again on the engine's conditions) */
+export interface CoreObservation {
+  decision: CoreDecision;
+  fetched: CoreFetch;
+}
+
+export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconciler<ModelDeployment, CoreFetch, CoreObservation, unknown, CoreEngineStatus> {
   const now = opts.now ?? Date.now;
+  const decide = (md: ModelDeployment, f: CoreFetch, cm?: Parameters<typeof planCoreStatus>[2]) =>
+    planCoreStatus(
+      md,
+      {
+        providers: f.providers,
+        apiServed: (gv) => f.served.has(gv),
+        now: f.now,
+        previous: ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>,
+        ...(opts.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: opts.heartbeatStaleAfterMs } : {}),
+      },
+      cm,
+    );
+  return {
+    async fetchRemoteState({ reader }) {
+      const [providers, crds] = await Promise.all([reader.list(InferenceProviderConfigs), reader.list(CustomResourceDefinitions)]);
+      return { providers: providers as InferenceProviderConfig[], served: servedGroupVersions(crds), now: now() };
+    },
+    // the decision without conditions, for the plan and the thin controller's events
+    composeState: ({ object }, fetched) => ({ decision: decide(object, fetched), fetched }),
+    planResources: (_ctx, { decision }) => (decision.retrySelection ? new PlanResult().requeueAfter(RESELECT_AFTER_MS) : new PlanResult()),
+    setStatus(status, cm, { fetched }, { object }) {
+      // decided again on the engine's ConditionManager, so condition transitions become the engine's events
+      const { status: next } = decide(object, fetched, cm);
+      for (const key of Object.keys(status)) delete status[key];
+      Object.assign(status, next);
+    },
+  };
+}
+
+export async function registerKubeairunwayCoreController(mgr: Manager, opts: CoreControllerOptions = {}): Promise<Controller> {
   const selections = new Counter({
     name: 'kubeairunway_provider_selection_total',
     help: 'Provider selections by the core controller, by provider and reason',
@@ -30,6 +84,13 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
   const mds = await mgr.cache.informer(ModelDeployments);
   const unselected = () => mds.store.byIndex(UNSELECTED_INDEX, 'true').map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
   const reported = new BoundedSet(4096);
+  const pipeline = new Pipeline({
+    name: CORE_FIELD_MANAGER,
+    reconciler: coreReconciler(opts),
+    pauseAnnotation: RECONCILE_PAUSED_ANNOTATION,
+    statusField: null,
+    observedGeneration: true,
+  });
 
   return mgr
     .controller(CORE_FIELD_MANAGER)
@@ -41,35 +102,23 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
     .withOptions({ concurrency: 4, levelBased: true })
     .complete(async (req, ctx) => {
       const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
-      if (!md || md.metadata.deletionTimestamp || isReconcilePaused(md.metadata.annotations)) return {};
-      const [providers, crds] = await Promise.all([ctx.cache.list(InferenceProviderConfigs), ctx.cache.list(CustomResourceDefinitions)]);
-      const served = servedGroupVersions(crds);
+      if (!md) return {};
       const previous = ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
-      const decision = planCoreStatus(md, {
-        providers: providers as InferenceProviderConfig[],
-        apiServed: (gv) => served.has(gv),
-        now: now(),
-        previous,
-        ...(opts.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: opts.heartbeatStaleAfterMs } : {}),
-      });
-      const written = await writeOwnedStatus(ctx.client, md, { ...decision.status }, { fieldManager: CORE_FIELD_MANAGER, before: { ...previous } });
-      // a newer object is on its way (or the object is gone): decide again from it
-      if (written === 'conflict') return { requeue: true };
-      if (written === 'written') {
-        if (decision.selection?.provider && decision.selection.provider !== previous.provider?.name) {
-          selections.inc({ provider: decision.selection.provider, reason: decision.selection.reason });
-          // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
-          // change of provider moves the deployment and is worth an event
-          if (previous.provider?.name) ctx.recorder.event(md, 'Normal', 'ProviderSelected', `${decision.selection.message} (was ${previous.provider.name})`);
-        }
-        if (!decision.validation.ok && decision.validation.message !== previous.message) ctx.recorder.event(md, 'Warning', 'ValidationFailed', decision.validation.message ?? '');
+      const outcome = await pipeline.run(md, { client: ctx.client, reader: ctx.cache, recorder: ctx.recorder, log: ctx.log, signal: ctx.signal });
+      const decision = (outcome.observation as CoreObservation | undefined)?.decision;
+      const chosen = decision?.selection?.provider;
+      if (outcome.statusWritten && decision && chosen && chosen !== previous.provider?.name && decision.validation.ok) {
+        selections.inc({ provider: chosen, reason: decision.selection!.reason });
+        // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
+        // change of provider moves the deployment and is worth an event
+        if (previous.provider?.name) ctx.recorder.event(md, 'Normal', 'ProviderSelected', `${decision.selection!.message} (was ${previous.provider.name})`);
       }
-      for (const s of decision.skippedRules) {
+      for (const s of decision?.skippedRules ?? []) {
         // once per object generation and rule, not on every reconcile
         const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
         if (reported.add(key)) ctx.recorder.event(md, 'Warning', 'SelectionRuleSkipped', `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`);
       }
-      return decision.retrySelection ? { requeueAfter: RESELECT_AFTER_MS } : {};
+      return toResult(outcome);
     });
 }
 

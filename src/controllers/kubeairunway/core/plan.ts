@@ -10,7 +10,7 @@ import {
   type InferenceProviderConfig,
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Condition, ConditionManager } from '../../../engine/index.ts';
+import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
 import { type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
 import { admissionMessage, defaultModelDeployment, validateModelDeployment } from '../validation/index.ts';
 
@@ -41,21 +41,28 @@ export interface CoreDecision {
   retrySelection: boolean;
 }
 
-export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDecision {
-  const cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+/**
+ * The core's decision for `md`. Its conditions are set on `cm`: the engine's, in a pipeline run (so their
+ * transitions become events there), or a fresh one over `inputs.previous` when omitted.
+ */
+export function planCoreStatus(
+  md: ModelDeployment,
+  inputs: CoreInputs,
+  cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) }),
+): CoreDecision {
   const defaulted = defaultModelDeployment(md);
   const result = validateModelDeployment(defaulted, undefined, {
     providers: inputs.providers,
     providerCrdInstalled: (name) => {
-      // a provider that does not say which API it builds is assumed to be installed
+      // a provider that does not say which API it builds is not known to be installed (served-apis.ts)
       const gv = inputs.providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
-      return gv === undefined || inputs.apiServed(gv);
+      return gv !== undefined && inputs.apiServed(gv);
     },
   });
   const status: CoreStatus = { conditions: [] };
   if (result.errors.length > 0) {
     const message = admissionMessage(result.errors);
-    cm.markFalse(CONDITION_VALIDATED, 'ValidationFailed', message);
+    cm.markFalse(CONDITION_VALIDATED, 'ValidationFailed', message, asWarning());
     status.phase = 'Pending';
     status.message = message;
     // a previous choice stays recorded (sticky), but nothing new is selected for an invalid spec
@@ -64,7 +71,8 @@ export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDec
     status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
     return { status, validation: { ok: false, message }, skippedRules: [], retrySelection: false };
   }
-  cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation');
+  // True at first sight is told by the status alone; a spec that becomes valid again is evented
+  cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation', quietWhenNew());
 
   const selection = selectProvider(defaulted, inputs.providers, { now: inputs.now, ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}) });
   if (selection.provider && selection.reason === 'PreviouslySelected' && inputs.previous.provider?.name === selection.provider && cm.isTrue(CONDITION_PROVIDER_SELECTED)) {
@@ -72,10 +80,10 @@ export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDec
     cm.keep(CONDITION_PROVIDER_SELECTED);
     status.provider = inputs.previous.provider;
   } else if (selection.provider) {
-    cm.markTrue(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message);
+    cm.markTrue(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message, quietWhenNew());
     status.provider = { name: selection.provider, selectedReason: selection.message };
   } else {
-    cm.markFalse(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message);
+    cm.markFalse(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message, asWarning());
     status.phase = 'Pending';
     status.message = selection.message;
   }

@@ -72,8 +72,9 @@ export function decideLifecycle(input: LifecycleInput): LifecycleStep {
   const selected = selectedProvider(md);
   const mine = selected === provider;
   if (!mine && !hasFinalizer) return { do: 'ignore' };
-  // before the deletion branch, as upstream: a paused deployment keeps its finalizer until unpaused
-  if (isReconcilePaused(md.metadata.annotations)) return { do: 'paused' };
+  // after the deletion branch (docs/kubeairunway.md, "Pause"): deleting is the user's explicit wish, and a
+  // pause that held the finalizer would keep a deleted deployment forever, past the 5-minute timeout
+  if (!md.metadata.deletionTimestamp && isReconcilePaused(md.metadata.annotations)) return { do: 'paused' };
 
   let cause: CleanupCause | undefined;
   if (md.metadata.deletionTimestamp) cause = 'deletion';

@@ -34,6 +34,8 @@ export const Reason = {
   DeploymentReady: 'DeploymentReady',
   DeploymentFailed: 'DeploymentFailed',
   DeploymentInProgress: 'DeploymentInProgress',
+  DeploymentPending: 'DeploymentPending',
+  ValidationFailed: 'ValidationFailed',
 } as const;
 
 /** event reasons that are not condition reasons */

@@ -1,21 +1,25 @@
 // The sync half of the reconcile, pure: from the (defaulted) deployment and what the cache holds for its
-// upstream object to one thing to do. Order as upstream's skeleton: compatibility, then the overrides,
-// then the transform, then the object already there (not ours → conflict; going away → wait; built
+// upstream object to one thing to do. First the core's validation again (the webhook may have been down
+// when an invalid update was stored: nothing invalid may reach the upstream object, and the deployment is
+// Pending with the validation message until it passes), then as upstream's skeleton: compatibility, the
+// overrides, the transform, then the object already there (not ours → conflict; going away → wait; built
 // from other identity values → delete and recreate), else apply.
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
-import { checkProviderCompatibility, type IdentityChange, validateProviderOverrides } from '../validation/index.ts';
+import { admissionMessage, checkProviderCompatibility, type IdentityChange, validateModelDeployment, validateProviderOverrides } from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { buildDesired, describeIdentityChanges, identityChangesSince, ownedBy, refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
 
 export type SyncPlan =
+  | { kind: 'invalid'; message: string }
   | { kind: 'incompatible'; messages: string[] }
   | { kind: 'invalidOverrides'; messages: string[]; warnings: string[] }
   | { kind: 'transformFailed'; message: string; warnings: string[] }
   | { kind: 'crdMissing'; message: string; warnings: string[] }
   | { kind: 'conflict'; message: string; warnings: string[] }
-  | { kind: 'waitForDeletion'; object: KubeObject; message: string; warnings: string[] }
+  /** `recreating`: it is going away because its identity fields changed (our own recreate) */
+  | { kind: 'waitForDeletion'; object: KubeObject; message: string; recreating: boolean; warnings: string[] }
   | { kind: 'recreate'; object: KubeObject; changes: IdentityChange[]; message: string; warnings: string[] }
   | { kind: 'apply'; desired: KubeObject; live: KubeObject | undefined; warnings: string[] };
 
@@ -33,6 +37,9 @@ export function recreateMessage(kind: string, md: ModelDeployment, changes: read
 }
 
 export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream: UpstreamView): SyncPlan {
+  // exactly the core's (and the webhook's) validation; this provider's typed overrides come next
+  const validation = validateModelDeployment(md);
+  if (validation.errors.length > 0) return { kind: 'invalid', message: admissionMessage(validation.errors) };
   const incompatible = checkProviderCompatibility(def.name, md.spec);
   if (incompatible.length > 0) return { kind: 'incompatible', messages: incompatible };
 
@@ -52,10 +59,11 @@ export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream:
   if (upstream.state === 'absent') return { kind: 'apply', desired, live: undefined, warnings };
   const live = upstream.object;
   if (!ownedBy(live, md)) return { kind: 'conflict', message: conflictMessage(md), warnings };
-  if (live.metadata.deletionTimestamp) {
-    return { kind: 'waitForDeletion', object: live, message: `waiting for ${def.upstream.kind} ${refOf(live)} to finish deleting before creating it again`, warnings };
-  }
   const changes = identityChangesSince(live, md);
+  if (live.metadata.deletionTimestamp) {
+    if (changes.length > 0) return { kind: 'waitForDeletion', object: live, message: recreateMessage(def.upstream.kind, md, changes), recreating: true, warnings };
+    return { kind: 'waitForDeletion', object: live, message: `waiting for ${def.upstream.kind} ${refOf(live)} to finish deleting before creating it again`, recreating: false, warnings };
+  }
   if (changes.length > 0) return { kind: 'recreate', object: live, changes, message: recreateMessage(def.upstream.kind, md, changes), warnings };
   return { kind: 'apply', desired, live, warnings };
 }

@@ -1,39 +1,30 @@
-// The provider reconcile: the I/O around the pure pieces (lifecycle.ts decides, plan.ts plans, status.ts
-// computes the owned status). Reads come from the informer cache; writes are the finalizer patch (JSON
-// merge patch with the resourceVersion as an optimistic lock, never a full update), the server-side apply
-// of the upstream object and of our part of the status, and the upstream delete.
-//
-// Why not the engine's Pipeline: its status model is a roll-up of components into engine conditions
-// (ConfigValid, DependenciesReachable, <Component>Ready) and its apply sets no blockOwnerDeletion, while
-// docs/kubeairunway.md fixes both the provider's conditions (ProviderCompatible, ResourceCreated, Ready only, shared
-// with the core) and the ownerReference, and a provider must refuse to take over a foreign object of the
-// same name and order delete-before-recreate. The engine's pieces still do their jobs here: the
-// ConditionManager and its event reporting, ownedStatus (our managedFields slice of the shared status),
-// needsApply (no write when nothing changed) and categorize (which failures are retried).
+// The provider's thin controller: the lifecycle steps (lifecycle.ts decides: deletion first, then pause,
+// then the finalizer) and, for a deployment this provider serves, one run of its pipeline on the reconcile
+// engine (pipeline.ts). Reads come from the informer cache; writes here are the finalizer patch (JSON merge
+// patch with the resourceVersion as an optimistic lock, never a full update), the upstream delete on
+// cleanup and the Terminating status through the engine's one status-write path (writeOwnedStatus).
 import {
   type ModelDeployment,
   ModelDeployments,
   providerFinalizer,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, categorize, ownedStatus, reportObservations, SettleWindow, writeOwnedStatus } from '../../../engine/index.ts';
+import { type Clock, categorize, ownedStatus, type Pipeline, reportObservations, toResult, writeOwnedStatus } from '../../../engine/index.ts';
 import {
-  deepEqual,
   isConflict,
   isNoKindMatch,
   isNotFound,
   type KubeObject,
-  needsApply,
   type ReconcileContext,
   type Reconciler,
   type Result,
 } from '../../../kube/index.ts';
-import { defaultModelDeployment } from '../validation/index.ts';
-import type { MappedStatus, ProviderDefinition } from './definition.ts';
+import { validateProviderOverrides } from '../validation/index.ts';
+import type { ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
-import { type CleanupCause, cleanupTimedOut, decideLifecycle, type LifecycleStep, selectedProvider, type UpstreamView } from './lifecycle.ts';
+import { type CleanupCause, cleanupTimedOut, decideLifecycle, type LifecycleStep, selectedProvider } from './lifecycle.ts';
 import type { ProviderMetrics } from './metrics.ts';
 import { EventReason } from './names.ts';
-import { crdMissingMessage, planSync, type SyncPlan } from './plan.ts';
+import { type ProviderObservation, providerPipeline, readUpstream } from './pipeline.ts';
 import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from './status.ts';
 
 export interface ProviderReconcilerOptions {
@@ -49,22 +40,18 @@ export interface ProviderReconcilerOptions {
   settleWindowMs: number;
 }
 
-/** what became of a status write */
-type StatusWrite = 'written' | 'conflict' | { heldMs: number };
-
 /** how often a rejected apply (422, 403) is tried again when nothing else changes */
 const APPLY_RETRY_MS = 60_000;
 
 export class ProviderReconciler {
   /** per deployment (ns/name): the generation whose unknown-override warning was evented */
   private readonly warned = new Map<string, { uid: string; generation: number }>();
-  /** per deployment (ns/name): the upstream object we asked to delete and why (one event per delete) */
+  /** per deployment (ns/name): the upstream object we asked to delete on cleanup (one event per delete) */
   private readonly deleteIssued = new Map<string, { uid: string; message: string }>();
-
-  private readonly settle: SettleWindow | undefined;
+  readonly pipeline: Pipeline<ModelDeployment, unknown, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>>;
 
   constructor(private readonly opts: ProviderReconcilerOptions) {
-    this.settle = opts.settleWindowMs > 0 ? new SettleWindow(opts.clock, opts.settleWindowMs) : undefined;
+    this.pipeline = providerPipeline({ def: opts.def, clock: opts.clock, discoveryRetryMs: opts.discoveryRetryMs, pollMs: opts.pollMs, settleWindowMs: opts.settleWindowMs }) as typeof this.pipeline;
   }
 
   readonly reconcile: Reconciler = async (req, ctx) => {
@@ -76,43 +63,33 @@ export class ProviderReconciler {
       return {};
     }
     try {
-      const upstream = await this.readUpstream(md, ctx);
+      const upstream = await readUpstream(this.opts.def, md, ctx.cache);
       const step = decideLifecycle({ md, provider: this.opts.def.name, upstream, now: this.opts.clock.now(), finalizerTimeoutMs: this.opts.finalizerTimeoutMs, pollMs: this.opts.pollMs });
-      return await this.carryOut(step, md, upstream, ctx);
+      return await this.carryOut(step, md, ctx);
     } catch (err) {
       this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: isConflict(err) ? 'Conflict' : categorize(err).category });
       throw err;
     }
   };
 
-  private async readUpstream(md: ModelDeployment, ctx: ReconcileContext): Promise<UpstreamView> {
-    try {
-      const object = await ctx.cache.get(this.opts.def.upstream, md.metadata.name ?? '', md.metadata.namespace);
-      return object ? { state: 'present', object } : { state: 'absent' };
-    } catch (err) {
-      if (isNoKindMatch(err)) return { state: 'crdMissing' };
-      throw err;
-    }
-  }
-
-  private async carryOut(step: LifecycleStep, md: ModelDeployment, upstream: UpstreamView, ctx: ReconcileContext): Promise<Result> {
+  private async carryOut(step: LifecycleStep, md: ModelDeployment, ctx: ReconcileContext): Promise<Result> {
     switch (step.do) {
       case 'ignore':
       case 'paused':
         return {};
       case 'addFinalizer': {
         const updated = await this.patchFinalizers(md, [...(md.metadata.finalizers ?? []), this.finalizer], ctx);
-        return updated ? this.sync(updated, upstream, ctx) : { requeue: true };
+        return updated ? this.sync(updated, ctx) : { requeue: true };
       }
       case 'sync':
-        return this.sync(md, upstream, ctx);
+        return this.sync(md, ctx);
       case 'deleteUpstream':
         return this.deleteUpstream(step.cause, md, step.object, ctx);
       case 'waitForUpstream': {
         if (step.cause === 'deletion') {
           const finalizers = step.object.metadata.finalizers ?? [];
           const message = `waiting for ${this.kind} ${refOf(step.object)} to be deleted${finalizers.length ? ` (finalizers: ${finalizers.join(', ')})` : ''}`;
-          if ((await this.writeStatus(md, { kind: 'terminating', message }, ctx)) === 'conflict') return { requeue: true };
+          if ((await this.writeTerminating(md, message, ctx)) === 'conflict') return { requeue: true };
         }
         return { requeueAfter: step.requeueAfterMs };
       }
@@ -140,81 +117,20 @@ export class ProviderReconciler {
     }
   }
 
-  private async sync(md: ModelDeployment, upstream: UpstreamView, ctx: ReconcileContext): Promise<Result> {
-    // the webhook defaults stored objects; this covers deployments admitted while it was bypassed
-    const effective = defaultModelDeployment(md);
-    const plan = planSync(this.opts.def, effective, upstream);
-    if ('warnings' in plan) this.warnUnknownOverrides(md, plan.warnings, ctx);
-    const { outcome, requeueAfter, wrote } = await this.execute(plan, effective, ctx);
-    const written = await this.writeStatus(md, outcome, ctx, wrote === true);
-    if (written === 'conflict') return { requeue: true };
-    if (typeof written === 'object') return { requeueAfter: Math.min(requeueAfter ?? written.heldMs, written.heldMs) };
-    return requeueAfter !== undefined ? { requeueAfter } : {};
-  }
-
-  private async execute(plan: SyncPlan, md: ModelDeployment, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number; wrote?: boolean }> {
-    switch (plan.kind) {
-      case 'incompatible':
-        return { outcome: { kind: 'incompatible', messages: plan.messages } };
-      case 'invalidOverrides':
-        return { outcome: { kind: 'failed', reason: 'InvalidOverrides', message: plan.messages.join('; ') } };
-      case 'transformFailed':
-        return { outcome: { kind: 'failed', reason: 'TransformFailed', message: plan.message } };
-      case 'conflict':
-        return { outcome: { kind: 'failed', reason: 'ResourceConflict', message: plan.message } };
-      case 'crdMissing':
-        return { outcome: { kind: 'pending', reason: 'CRDNotInstalled', message: plan.message }, requeueAfter: this.opts.discoveryRetryMs };
-      case 'waitForDeletion': {
-        // our own recreate keeps saying so until the new object exists
-        const issued = this.deleteIssued.get(refOf(md));
-        const ours = issued?.uid === plan.object.metadata.uid;
-        const outcome: StatusOutcome = ours
-          ? { kind: 'replacing', reason: 'RecreatingResource', message: issued!.message }
-          : { kind: 'replacing', reason: 'WaitingForDeletion', message: plan.message };
-        return { outcome, requeueAfter: this.opts.pollMs };
-      }
-      case 'recreate':
-        await this.deleteForRecreate(md, plan.object, plan.message, ctx);
-        return { outcome: { kind: 'replacing', reason: 'RecreatingResource', message: plan.message }, requeueAfter: this.opts.pollMs };
-      case 'apply':
-        return this.apply(md, plan.desired, plan.live, ctx);
+  /** one pipeline run; a rejected apply (422, 403) is looked at again later: a fixed RBAC rule or CRD brings no event */
+  private async sync(md: ModelDeployment, ctx: ReconcileContext): Promise<Result> {
+    this.warnUnknownOverrides(md, ctx);
+    const before = md.status?.phase;
+    const outcome = await this.pipeline.run(md, { client: ctx.client, reader: ctx.cache, recorder: ctx.recorder, log: ctx.log, signal: ctx.signal });
+    const after = (outcome.status as ProviderStatus | undefined)?.phase;
+    if (outcome.statusWritten && after !== undefined && before !== after) {
+      this.opts.metrics.phaseTransitions.inc({ provider: this.opts.def.name, from_phase: before ?? '', to_phase: after });
+      const ready = (outcome.status as ProviderStatus).conditions?.find((c) => c.type === 'Ready');
+      if (after === 'Failed') this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: ready?.reason ?? 'DeploymentFailed' });
     }
-  }
-
-  private async apply(md: ModelDeployment, desired: KubeObject, live: KubeObject | undefined, ctx: ReconcileContext): Promise<{ outcome: StatusOutcome; requeueAfter?: number; wrote?: boolean }> {
-    let object = live;
-    let wrote = false;
-    // force: the provider is the authority for the fields it sets, so a `kubectl edit` of them is reverted
-    if (!live || needsApply(desired, live, ctx.client.fieldManager ?? '')) {
-      try {
-        object = await ctx.client.apply(desired, { force: true });
-        wrote = true;
-      } catch (err) {
-        if (isNoKindMatch(err)) return { outcome: { kind: 'pending', reason: 'CRDNotInstalled', message: crdMissingMessage(this.opts.def) }, requeueAfter: this.opts.discoveryRetryMs };
-        const c = categorize(err);
-        if (c.category === 'Infrastructure') throw err;
-        // a spec fix arrives as a watch event; a fixed RBAC rule or upstream CRD does not, so look again
-        return { outcome: { kind: 'failed', reason: 'ApplyFailed', message: `apply ${this.kind} ${refOf(desired)}: ${c.message}` }, requeueAfter: APPLY_RETRY_MS };
-      }
-    }
-    return { outcome: { kind: 'created', object: object!, mapped: this.mapStatus(object!, md) }, wrote };
-  }
-
-  private mapStatus(object: KubeObject, md: ModelDeployment): MappedStatus {
-    try {
-      return this.opts.def.mapStatus(object, md);
-    } catch (err) {
-      return { phase: 'Deploying', message: `cannot read the ${this.kind} status: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  }
-
-  private async deleteForRecreate(md: ModelDeployment, object: KubeObject, message: string, ctx: ReconcileContext): Promise<void> {
-    const key = refOf(md);
-    if (this.deleteIssued.get(key)?.uid === object.metadata.uid) return;
-    ctx.recorder.event(md, 'Warning', EventReason.RecreatingResource, message);
-    ctx.log.info('identity fields changed, recreating the upstream object', { object: refOf(object), message });
-    await this.deleteObject(object, ctx);
-    this.deleteIssued.set(key, { uid: object.metadata.uid ?? '', message });
+    const result = toResult(outcome);
+    const rejected = (outcome.apply?.errors.length ?? 0) > 0;
+    return rejected ? { ...result, requeueAfter: Math.min(result.requeueAfter ?? APPLY_RETRY_MS, APPLY_RETRY_MS) } : result;
   }
 
   /** deletes exactly this object (uid precondition); already gone counts as done */
@@ -249,7 +165,7 @@ export class ProviderReconciler {
       }
       throw err;
     }
-    if (cause === 'deletion' && (await this.writeStatus(md, { kind: 'terminating', message }, ctx)) === 'conflict') return { requeue: true };
+    if (cause === 'deletion' && (await this.writeTerminating(md, message, ctx)) === 'conflict') return { requeue: true };
     return { requeueAfter: this.opts.pollMs };
   }
 
@@ -266,7 +182,7 @@ export class ProviderReconciler {
     if (step.foreign) ctx.log.info('an object of the same name is not ours; leaving it alone', { object: refOf(md) });
     if (step.cause === 'release') {
       // give up every status field we own: the provider now in charge writes its own
-      if (!(await this.writeOwnedStatus(md, {}, ctx))) return { requeue: true };
+      if ((await writeOwnedStatus(ctx.client, md, {}, { fieldManager: ctx.client.fieldManager ?? '' })) === 'conflict') return { requeue: true };
     }
     const finalizers = (md.metadata.finalizers ?? []).filter((f) => f !== this.finalizer);
     const updated = await this.patchFinalizers(md, finalizers, ctx);
@@ -275,7 +191,8 @@ export class ProviderReconciler {
     return {};
   }
 
-  private warnUnknownOverrides(md: ModelDeployment, warnings: readonly string[], ctx: ReconcileContext): void {
+  private warnUnknownOverrides(md: ModelDeployment, ctx: ReconcileContext): void {
+    const { warnings } = validateProviderOverrides(this.opts.def.name, md.spec.provider?.overrides);
     if (warnings.length === 0) return;
     const key = refOf(md);
     const uid = md.metadata.uid ?? '';
@@ -286,40 +203,18 @@ export class ProviderReconciler {
     ctx.recorder.event(md, 'Warning', EventReason.UnknownOverride, warnings.join('; '));
   }
 
-  /**
-   * computes and writes our status: 'conflict' when the write lost a race (the watch brings the newer
-   * object); held when a Deploying status right after `wroteUpstream` waits out the settle window, in
-   * which an upstream operator that answers at once lets the next reconcile write Running instead
-   */
-  private async writeStatus(md: ModelDeployment, outcome: StatusOutcome, ctx: ReconcileContext, wroteUpstream = false): Promise<StatusWrite> {
-    const before = ownedStatus(md, ctx.client.fieldManager ?? '') as ProviderStatus;
-    const { status, conditions } = computeProviderStatus(before, outcome, {
-      kind: this.kind,
-      now: this.opts.clock.now(),
-      ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}),
-    });
-    const key = md.metadata.uid ?? refOf(md);
-    if (this.settle && !deepEqual(before, status) && outcome.kind === 'created' && status.phase === 'Deploying') {
-      const heldMs = this.settle.hold(key, md.metadata.generation, wroteUpstream);
-      if (heldMs !== undefined) return { heldMs };
-    }
-    this.settle?.release(key);
-    const persisted = await this.writeOwnedStatus(md, status, ctx, before);
-    if (persisted && before.phase !== status.phase && status.phase === 'Failed') {
-      const reason = outcome.kind === 'failed' ? outcome.reason : outcome.kind === 'incompatible' ? 'IncompatibleConfiguration' : 'DeploymentFailed';
-      this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: reason });
-    }
-    reportObservations(conditions.observations(), md, ctx.recorder, ctx.log, { events: persisted });
-    return persisted ? 'written' : 'conflict';
-  }
-
-  private async writeOwnedStatus(md: ModelDeployment, status: ProviderStatus, ctx: ReconcileContext, before = ownedStatus(md, ctx.client.fieldManager ?? '') as ProviderStatus): Promise<boolean> {
-    const result = await writeOwnedStatus(ctx.client, md, { ...status }, { fieldManager: ctx.client.fieldManager ?? '', before: { ...before } });
-    if (result === 'conflict') return false;
+  /** phase Terminating during cleanup, through the one status-write path */
+  private async writeTerminating(md: ModelDeployment, message: string, ctx: ReconcileContext): Promise<'written' | 'unchanged' | 'conflict' | 'gone'> {
+    const fieldManager = ctx.client.fieldManager ?? '';
+    const before = ownedStatus(md, fieldManager) as ProviderStatus;
+    const outcome: StatusOutcome = { kind: 'terminating', message };
+    const { status, conditions } = computeProviderStatus(before, outcome, { kind: this.kind, now: this.opts.clock.now(), ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+    const result = await writeOwnedStatus(ctx.client, md, { ...status }, { fieldManager, before: { ...before } });
     if (result === 'written' && before.phase !== status.phase) {
       this.opts.metrics.phaseTransitions.inc({ provider: this.opts.def.name, from_phase: before.phase ?? '', to_phase: status.phase ?? '' });
     }
-    return true;
+    reportObservations(conditions.observations(), md, ctx.recorder, ctx.log, { events: result !== 'conflict' });
+    return result;
   }
 }
 

@@ -142,7 +142,8 @@ export class ProviderRegistration implements Runnable {
       ready: this.running && this.served,
       version: this.version,
       lastHeartbeat: new Date(this.opts.clock.now()).toISOString(),
-      ...(this.served ? { upstreamCRDVersion: this.def.upstream.apiVersion } : {}),
+      // always the API this provider builds, served or not: the core checks whether it is served
+      upstreamCRDVersion: this.def.upstream.apiVersion,
       conditions,
     };
     // the provider is the only writer of its registration's status, so no resourceVersion precondition

@@ -27,6 +27,8 @@ export interface ProviderStatus {
 
 /** what the reconcile found, as far as status is concerned */
 export type StatusOutcome =
+  /** the spec fails validation (the webhook was bypassed): nothing reaches the upstream object */
+  | { kind: 'invalid'; message: string }
   | { kind: 'incompatible'; messages: string[] }
   /** nothing can be built or applied until the spec (or the conflicting object) changes */
   | { kind: 'failed'; reason: 'InvalidOverrides' | 'TransformFailed' | 'ApplyFailed' | 'ResourceConflict'; message: string }
@@ -56,11 +58,24 @@ function compact<T extends Record<string, unknown>>(o: T | undefined): T | undef
 const compatible = (cm: ConditionManager) =>
   cm.markTrue(CONDITION_PROVIDER_COMPATIBLE, Reason.CompatibilityVerified, 'The deployment configuration is compatible with this provider', silent());
 
-/** the provider's status for `outcome`, starting from what it owned before (`before` is not modified) */
-export function computeProviderStatus(before: ProviderStatus, outcome: StatusOutcome, ctx: StatusContext): { status: ProviderStatus; conditions: ConditionManager } {
-  const cm = new ConditionManager(before.conditions ?? [], { now: () => ctx.now, ...(ctx.generation !== undefined ? { generation: ctx.generation } : {}) });
-  if (outcome.kind === 'terminating') {
-    const status: ProviderStatus = { ...structuredClone(before), phase: 'Terminating', message: outcome.message };
+/**
+ * The provider's status for `outcome`, starting from what it owned before (`before` is not modified). The
+ * conditions go into `cm` (the engine's, in a pipeline run), a fresh one over `before` when omitted.
+ */
+export function computeProviderStatus(
+  before: ProviderStatus,
+  outcome: StatusOutcome,
+  ctx: StatusContext,
+  cm = new ConditionManager(before.conditions ?? [], { now: () => ctx.now, ...(ctx.generation !== undefined ? { generation: ctx.generation } : {}) }),
+): { status: ProviderStatus; conditions: ConditionManager } {
+  if (outcome.kind === 'terminating' || outcome.kind === 'invalid') {
+    // everything as it was (the resource keeps serving the last valid spec), with the phase that says why
+    for (const c of before.conditions ?? []) cm.keep(c.type);
+    const status: ProviderStatus = { ...structuredClone(before), phase: outcome.kind === 'invalid' ? 'Pending' : 'Terminating', message: outcome.message };
+    if (outcome.kind === 'invalid') cm.markFalse(CONDITION_READY, Reason.ValidationFailed, outcome.message, asWarning());
+    const conditions = cm.list();
+    if (conditions.length > 0) status.conditions = conditions;
+    else delete status.conditions;
     return { status, conditions: cm };
   }
 
@@ -87,8 +102,8 @@ export function computeProviderStatus(before: ProviderStatus, outcome: StatusOut
       break;
     case 'replacing':
       compatible(cm);
-      // the recreate itself is announced by its own event, naming the fields
-      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, silent());
+      // our own recreate is announced once, as a Warning naming the fields; someone else's deletion is not ours to announce
+      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, outcome.reason === Reason.RecreatingResource ? asWarning() : silent());
       cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, outcome.message, silent());
       set('Deploying', outcome.message);
       break;
@@ -115,8 +130,12 @@ function created(status: ProviderStatus, cm: ConditionManager, object: KubeObjec
     status.phase = 'Failed';
     status.message = mapped.message || `${kind} ${refOf(object)} failed`;
     cm.markFalse(CONDITION_READY, Reason.DeploymentFailed, status.message, asWarning());
+  } else if (mapped.phase === 'Pending') {
+    // the status-mapping table (docs/kubeairunway.md): KubeRay serviceStatus Pending (and Dynamo pending) is Pending
+    status.phase = 'Pending';
+    status.message = `${kind} created, pending in its operator${mapped.message ? `: ${mapped.message}` : ''}`;
+    cm.markFalse(CONDITION_READY, Reason.DeploymentPending, status.message, silent());
   } else {
-    // docs/kubeairunway.md: anything short of Running or Failed is Deploying, with the upstream's own words appended
     status.phase = 'Deploying';
     status.message = `${kind} created, waiting for pods to be ready${mapped.message ? `: ${mapped.message}` : ''}`;
     cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, status.message, silent());

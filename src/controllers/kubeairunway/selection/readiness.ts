@@ -1,25 +1,38 @@
-// Whether a registered provider can be selected: it says it is ready AND its process is alive, i.e. its
-// heartbeat is recent. A provider that crashed never gets to write ready=false, so status.ready alone
-// (upstream's only check) would keep routing new deployments to a dead provider.
+// Whether a registered provider can be selected (docs/kubeairunway.md, "Provider readiness and heartbeats"):
+//  - status.ready must be true;
+//  - a provider that has never written status.lastHeartbeat is taken at its word, as the public project
+//    does: a hand-made or third-party InferenceProviderConfig need not heartbeat;
+//  - a heartbeat that exists but is older than the stale limit (3 intervals) means the provider's process
+//    is gone without saying so (a crash never writes ready=false), so it is not selected.
+// Every "not ready" reason says what to do about it.
 import { HEARTBEAT_STALE_AFTER_MS, type InferenceProviderConfig } from '../../../apis/kubeairunway/index.ts';
 
 export interface ProviderReadiness {
   ready: boolean;
-  /** why not, for messages and events */
+  /** why not, and what to do, for messages and events */
   reason?: string;
 }
 
+function startIt(name: string): string {
+  return `start its provider controller (modelplane provider ${name}, or its Deployment) and check its logs`;
+}
+
 export function providerReadiness(
-  provider: Pick<InferenceProviderConfig, 'status'>,
+  provider: Pick<InferenceProviderConfig, 'metadata' | 'status'>,
   now: number = Date.now(),
   staleAfterMs: number = HEARTBEAT_STALE_AFTER_MS,
 ): ProviderReadiness {
+  const name = provider.metadata.name ?? '';
   const status = provider.status;
-  if (status?.ready !== true) return { ready: false, reason: 'status.ready is not true' };
-  const beat = status.lastHeartbeat ? Date.parse(status.lastHeartbeat) : Number.NaN;
-  if (Number.isNaN(beat)) return { ready: false, reason: 'no heartbeat (status.lastHeartbeat is unset)' };
+  if (status?.ready !== true) {
+    const why = status?.conditions?.find((c) => c.status === 'False' && c.message)?.message;
+    return { ready: false, reason: `not ready (status.ready is ${status?.ready ?? 'unset'})${why ? `: ${why}` : ''}; ${why ? 'fix that, or ' : ''}${startIt(name)}` };
+  }
+  if (!status.lastHeartbeat) return { ready: true };
+  const beat = Date.parse(status.lastHeartbeat);
+  if (Number.isNaN(beat)) return { ready: false, reason: `status.lastHeartbeat ${JSON.stringify(status.lastHeartbeat)} is not a timestamp; ${startIt(name)} (it rewrites the heartbeat)` };
   if (now - beat > staleAfterMs) {
-    return { ready: false, reason: `heartbeat stale: last at ${status.lastHeartbeat}, more than ${Math.round(staleAfterMs / 1000)}s ago` };
+    return { ready: false, reason: `heartbeat stale: last at ${status.lastHeartbeat}, more than ${Math.round(staleAfterMs / 1000)}s ago, so its controller is not running; ${startIt(name)}` };
   }
   return { ready: true };
 }

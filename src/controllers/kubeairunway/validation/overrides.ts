@@ -1,10 +1,13 @@
-// spec.provider.overrides: the escape hatch deep-merged into a provider's upstream resource. Three checks:
-//  - privileged pod fields (anywhere, at any depth, inside arrays too) are refused: a user allowed to create
-//    a ModelDeployment must not get a privileged pod through the controller acting on their behalf;
+// spec.provider.overrides: the escape hatch deep-merged into a provider's upstream resource. Four checks:
+//  - privileged pod fields (anywhere, at any depth, inside arrays too, whatever the case or the `-`/`_`
+//    spelling of the key) are refused: a user allowed to create a ModelDeployment must not get a
+//    privileged pod, or a service-account token, through the controller acting on their behalf;
+//  - sizes (replica, GPU, CPU and memory counts, at any depth) may not exceed what spec itself may ask for;
 //  - the keys that would change the upstream object's identity or status are refused at the top level;
 //  - per provider, the overrides docs/kubeairunway.md documents are type-checked (wrong type → error) and any other key
 //    is reported as a warning (docs/kubeairunway.md: "unknown keys trigger warnings; invalid types cause failure").
 import { isQuantity } from '@modelplane/apimachinery/quantity';
+import { findOversizedOverrides } from './override-limits.ts';
 import type { ValidationIssue } from './types.ts';
 
 export const OVERRIDES_PATH = 'spec.provider.overrides';
@@ -25,7 +28,20 @@ export const PRIVILEGED_OVERRIDE_KEYS: ReadonlySet<string> = new Set([
   'nodeName',
   'priorityClassName',
   'runtimeClassName',
+  // a projected volume source that mounts a service-account token, around the automount ban
+  'serviceAccountToken',
 ]);
+
+/** the key as the denylist compares it: case and `-`/`_` do not matter (`HostNetwork`, `host_network`) */
+function normalizedKey(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, '');
+}
+
+const PRIVILEGED_NORMALIZED: ReadonlySet<string> = new Set([...PRIVILEGED_OVERRIDE_KEYS].map(normalizedKey));
+
+export function isPrivilegedOverrideKey(key: string): boolean {
+  return PRIVILEGED_NORMALIZED.has(normalizedKey(key));
+}
 
 /** top-level keys of the upstream object an override may not touch */
 export const RESERVED_TOP_LEVEL_KEYS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'status']);
@@ -91,7 +107,7 @@ export function findPrivilegedOverrides(value: unknown, path = OVERRIDES_PATH, o
   } else if (isPlainObject(value)) {
     for (const [key, child] of Object.entries(value)) {
       const childPath = `${path}.${key}`;
-      if (PRIVILEGED_OVERRIDE_KEYS.has(key)) out.push({ field: childPath, message: privilegedFieldMessage(childPath, key) });
+      if (isPrivilegedOverrideKey(key)) out.push({ field: childPath, message: privilegedFieldMessage(childPath, key) });
       else findPrivilegedOverrides(child, childPath, out);
     }
   }
@@ -142,7 +158,7 @@ function checkType(type: OverrideType, value: unknown, path: string, provider: s
     return;
   }
   for (const [key, child] of Object.entries(value)) {
-    if (PRIVILEGED_OVERRIDE_KEYS.has(key)) continue; // already refused by findPrivilegedOverrides
+    if (isPrivilegedOverrideKey(key)) continue; // already refused by findPrivilegedOverrides
     const childType = type.fields[key];
     if (childType === undefined) warnings.push(`${path}.${key}: unknown override for provider ${provider}; it is ignored`);
     else checkType(childType, child, `${path}.${key}`, provider, errors, warnings);
@@ -172,6 +188,7 @@ export function validateProviderOverrides(provider: string | undefined, override
     }
   }
   findPrivilegedOverrides(overrides, OVERRIDES_PATH, errors);
+  findOversizedOverrides(overrides, OVERRIDES_PATH, errors);
   const type = provider ? PROVIDER_OVERRIDES[provider] : undefined;
   if (type) {
     const typed = Object.fromEntries(Object.entries(overrides).filter(([k]) => !RESERVED_TOP_LEVEL_KEYS.has(k)));

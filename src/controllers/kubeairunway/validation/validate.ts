@@ -4,6 +4,7 @@
 import type { InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
 import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
 import { modelSourceOf, servingModeOf } from './defaults.ts';
+import { validateChildNames } from './child-names.ts';
 import { identityChanges, identityChangeWarning } from './identity.ts';
 import * as m from './messages.ts';
 import { validateProviderOverrides } from './overrides.ts';
@@ -33,6 +34,7 @@ export function validateModelDeployment(md: Pick<ModelDeployment, 'metadata' | '
   const spec: ModelDeploymentSpec = md.spec ?? { model: {} };
 
   if (!old && md.metadata?.name?.includes('.')) err('metadata.name', m.NAME_WITH_DOTS);
+  if (!old) errors.push(...validateChildNames(md.metadata?.name, spec));
 
   const source = modelSourceOf(spec);
   if (source === 'huggingface' && !spec.model?.id) err('spec.model.id', m.MODEL_ID_REQUIRED);

@@ -1,0 +1,139 @@
+// A provider's sync on the reconcile engine (docs/controllers.md): fetch reads the upstream object from the
+// cache, compose plans the sync (plan.ts, pure), the planner turns that into a PlanResult (apply the
+// upstream object; delete it first when its identity fields changed), and the manual status hook maps the
+// outcome to the provider's part of the ModelDeployment status (status.ts). The engine does the rest: the
+// apply with the provider's field manager and a blockOwnerDeletion ownerReference, observing again after
+// the write, the settle window, the one status write, events.
+import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
+import { type Clock, type ComponentState, type DomainReconciler, type ObjectReader, Pipeline, PlanResult } from '../../../engine/index.ts';
+import { isNoKindMatch } from '../../../kube/index.ts';
+import { defaultModelDeployment } from '../validation/index.ts';
+import type { MappedStatus, ProviderDefinition } from './definition.ts';
+import { refOf } from './desired.ts';
+import type { UpstreamView } from './lifecycle.ts';
+import { planSync, type SyncPlan } from './plan.ts';
+import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from './status.ts';
+
+export interface ProviderPipelineOptions {
+  def: ProviderDefinition;
+  clock?: Clock;
+  /** requeue interval while the upstream CRD is missing */
+  discoveryRetryMs: number;
+  /** requeue interval while an upstream object is going away */
+  pollMs: number;
+  /** hold back a not-yet-ready status right after the upstream object was written (engine's settle.ts) */
+  settleWindowMs: number;
+}
+
+export interface ProviderObservation {
+  plan: SyncPlan;
+  /** the upstream object's status in the unified phases, when it exists and is ours */
+  mapped?: MappedStatus;
+}
+
+/** what the cache holds for `md`'s upstream object; a kind the server does not serve is `crdMissing` */
+export async function readUpstream(def: ProviderDefinition, md: ModelDeployment, reader: ObjectReader): Promise<UpstreamView> {
+  try {
+    const object = await reader.get(def.upstream, md.metadata.name ?? '', md.metadata.namespace);
+    return object ? { state: 'present', object } : { state: 'absent' };
+  } catch (err) {
+    if (isNoKindMatch(err)) return { state: 'crdMissing' };
+    throw err;
+  }
+}
+
+function mapStatus(def: ProviderDefinition, plan: SyncPlan, md: ModelDeployment): MappedStatus | undefined {
+  if (plan.kind !== 'apply' || !plan.live) return undefined;
+  try {
+    return def.mapStatus(plan.live, md);
+  } catch (err) {
+    return { phase: 'Deploying', message: `cannot read the ${def.upstream.kind} status: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** the status outcome of a sync plan whose writes succeeded */
+export function outcomeOf(plan: SyncPlan, mapped: MappedStatus | undefined): StatusOutcome {
+  switch (plan.kind) {
+    case 'invalid':
+      return { kind: 'invalid', message: plan.message };
+    case 'incompatible':
+      return { kind: 'incompatible', messages: plan.messages };
+    case 'invalidOverrides':
+      return { kind: 'failed', reason: 'InvalidOverrides', message: plan.messages.join('; ') };
+    case 'transformFailed':
+      return { kind: 'failed', reason: 'TransformFailed', message: plan.message };
+    case 'conflict':
+      return { kind: 'failed', reason: 'ResourceConflict', message: plan.message };
+    case 'crdMissing':
+      return { kind: 'pending', reason: 'CRDNotInstalled', message: plan.message };
+    case 'waitForDeletion':
+      return { kind: 'replacing', reason: plan.recreating ? 'RecreatingResource' : 'WaitingForDeletion', message: plan.message };
+    case 'recreate':
+      return { kind: 'replacing', reason: 'RecreatingResource', message: plan.message };
+    case 'apply':
+      // right after the first apply the engine observes again, so `live` is the object as created
+      return plan.live ? { kind: 'created', object: plan.live, mapped: mapped ?? { phase: 'Pending' } } : { kind: 'replacing', reason: 'WaitingForDeletion', message: `creating ${plan.desired.kind} ${refOf(plan.desired)}` };
+  }
+}
+
+const COMPONENT_STATE: Readonly<Record<MappedStatus['phase'], ComponentState>> = { Running: 'Ready', Deploying: 'Progressing', Pending: 'Progressing', Failed: 'Failed' };
+
+export function providerReconciler(opts: ProviderPipelineOptions): DomainReconciler<ModelDeployment, { upstream: UpstreamView }, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
+  const { def } = opts;
+  const clock = opts.clock;
+  return {
+    fetchRemoteState: async ({ object, reader }) => ({ upstream: await readUpstream(def, object, reader) }),
+
+    composeState({ object }, { upstream }) {
+      // the webhook defaults stored objects; this covers deployments admitted while it was bypassed
+      const effective = defaultModelDeployment(object);
+      const plan = planSync(def, effective, upstream);
+      const mapped = mapStatus(def, plan, effective);
+      return mapped ? { plan, mapped } : { plan };
+    },
+
+    planResources(_ctx, { plan }) {
+      const out = new PlanResult();
+      if (plan.kind === 'apply') out.apply(plan.desired);
+      if (plan.kind === 'recreate') {
+        // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one
+        const { name, namespace, uid } = plan.object.metadata;
+        out.delete({ apiVersion: def.upstream.apiVersion, kind: def.upstream.kind, metadata: { name, namespace, ...(uid ? { uid } : {}) } });
+      }
+      if (plan.kind === 'recreate' || plan.kind === 'waitForDeletion') out.requeueAfter(opts.pollMs);
+      if (plan.kind === 'crdMissing') out.requeueAfter(opts.discoveryRetryMs);
+      return out;
+    },
+
+    // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
+    getComponentHealth: ({ plan, mapped }) =>
+      plan.kind === 'apply' ? [{ component: 'Resource', dependencyType: 'Downstream', state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing', reason: 'Upstream', message: mapped?.message ?? '' }] : [],
+
+    setStatus(status, cm, { plan, mapped }, ctx) {
+      // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
+      if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
+      const rejected = ctx.errors[0];
+      const outcome: StatusOutcome = rejected
+        ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
+        : outcomeOf(plan, mapped);
+      const before = structuredClone(status);
+      const { status: next } = computeProviderStatus(before, outcome, { kind: def.upstream.kind, now: clock?.now() ?? Date.now() }, cm);
+      for (const key of Object.keys(status)) delete status[key];
+      Object.assign(status, next);
+    },
+  };
+}
+
+export function providerPipeline(opts: ProviderPipelineOptions): Pipeline<ModelDeployment, { upstream: UpstreamView }, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
+  return new Pipeline({
+    name: `provider-${opts.def.name}`,
+    reconciler: providerReconciler(opts),
+    // pause and deletion are the thin controller's (deletion first: a paused deployment can still be deleted)
+    pauseAnnotation: RECONCILE_PAUSED_ANNOTATION,
+    statusField: null,
+    observedGeneration: true,
+    blockOwnerDeletion: true,
+    settleWindowMs: opts.settleWindowMs,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
+}
