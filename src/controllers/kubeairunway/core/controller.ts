@@ -13,10 +13,10 @@ import {
   ModelDeployments,
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../../apis/kubeairunway/index.ts';
-import { type DomainReconciler, ownedStatus, Pipeline, PlanResult, toResult } from '../../../engine/index.ts';
+import { ConditionManager, type DomainReconciler, ownedStatus, Pipeline, PlanResult, toResult } from '../../../engine/index.ts';
 import { annotationsChanged, CustomResourceDefinitions, type Controller, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
-import { type CoreDecision, type CoreStatus, planCoreStatus } from './plan.ts';
+import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
 /** while nothing can be selected, look again this often: provider heartbeats go stale without any event */
@@ -35,37 +35,38 @@ interface CoreFetch {
 
 type CoreEngineStatus = Partial<CoreStatus> & Record<string, unknown>;
 
-/** the decision, with what it was decided from (the status hook decides again on the engine's conditions) */
+/** the judgement (validation, selection) and the decision from it (the status hook sets its conditions again, on the engine's manager) */
 export interface CoreObservation {
+  judgement: CoreJudgement;
   decision: CoreDecision;
-  fetched: CoreFetch;
 }
 
 export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconciler<ModelDeployment, CoreFetch, CoreObservation, unknown, CoreEngineStatus> {
   const now = opts.now ?? Date.now;
-  const decide = (md: ModelDeployment, f: CoreFetch, cm?: Parameters<typeof planCoreStatus>[2]) =>
-    planCoreStatus(
-      md,
-      {
-        providers: f.providers,
-        apiServed: (gv) => f.served.has(gv),
-        now: f.now,
-        previous: ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>,
-        ...(opts.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: opts.heartbeatStaleAfterMs } : {}),
-      },
-      cm,
-    );
+  const previousOf = (md: ModelDeployment) => ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
+  const judge = (md: ModelDeployment, f: CoreFetch) =>
+    judgeCore(md, {
+      providers: f.providers,
+      apiServed: (gv) => f.served.has(gv),
+      now: f.now,
+      previous: {},
+      ...(opts.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: opts.heartbeatStaleAfterMs } : {}),
+    });
   return {
     async fetchRemoteState({ reader }) {
       const [providers, crds] = await Promise.all([reader.list(InferenceProviderConfigs), reader.list(CustomResourceDefinitions)]);
       return { providers: providers as InferenceProviderConfig[], served: servedGroupVersions(crds), now: now() };
     },
-    // the decision without conditions, for the plan and the thin controller's events
-    composeState: ({ object }, fetched) => ({ decision: decide(object, fetched), fetched }),
+    // the decision, for the plan and the thin controller's events
+    composeState({ object }, fetched) {
+      const judgement = judge(object, fetched);
+      const cm = new ConditionManager(previousOf(object).conditions ?? [], { now: () => fetched.now });
+      return { judgement, decision: coreStatusFrom(judgement, previousOf(object), cm) };
+    },
     planResources: (_ctx, { decision }) => (decision.retrySelection ? new PlanResult().requeueAfter(RESELECT_AFTER_MS) : new PlanResult()),
-    setStatus(status, cm, { fetched }, { object }) {
-      // decided again on the engine's ConditionManager, so condition transitions become the engine's events
-      const { status: next } = decide(object, fetched, cm);
+    setStatus(status, cm, { judgement }, { object }) {
+      // on the engine's ConditionManager, so condition transitions become the engine's events
+      const { status: next } = coreStatusFrom(judgement, previousOf(object), cm);
       for (const key of Object.keys(status)) delete status[key];
       Object.assign(status, next);
     },

@@ -12,7 +12,7 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
 import { type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
-import { admissionMessage, defaultModelDeployment, validateModelDeployment } from '../validation/index.ts';
+import { admissionMessage, defaultModelDeployment, validateModelDeployment, type ValidationIssue } from '../validation/index.ts';
 
 /** the part of ModelDeployment.status the core writes (server-side apply as kubeairunway-core) */
 export interface CoreStatus {
@@ -41,15 +41,20 @@ export interface CoreDecision {
   retrySelection: boolean;
 }
 
-/**
- * The core's decision for `md`. Its conditions are set on `cm`: the engine's, in a pipeline run (so their
- * transitions become events there), or a fresh one over `inputs.previous` when omitted.
- */
-export function planCoreStatus(
-  md: ModelDeployment,
-  inputs: CoreInputs,
-  cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) }),
-): CoreDecision {
+/** what validation and selection say about a deployment: the expensive half (CEL), done once per reconcile */
+export interface CoreJudgement {
+  errors: ValidationIssue[];
+  selection?: SelectionResult;
+}
+
+/** The core's decision for `md`, with its conditions on a fresh ConditionManager over `inputs.previous`. */
+export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDecision {
+  const cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+  return coreStatusFrom(judgeCore(md, inputs), inputs.previous, cm);
+}
+
+/** validate (the webhook may have been bypassed), then select, unless the spec is invalid */
+export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgement {
   const defaulted = defaultModelDeployment(md);
   const result = validateModelDeployment(defaulted, undefined, {
     providers: inputs.providers,
@@ -59,9 +64,21 @@ export function planCoreStatus(
       return gv !== undefined && inputs.apiServed(gv);
     },
   });
+  if (result.errors.length > 0) return { errors: result.errors };
+  const selection = selectProvider(defaulted, inputs.providers, { now: inputs.now, ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}) });
+  return { errors: [], selection };
+}
+
+/**
+ * The status fields the core owns, from a judgement; conditions are set on `cm` (the engine's, in a
+ * pipeline run, so their transitions become its events). Cheap: it may run twice per reconcile.
+ */
+export function coreStatusFrom(judgement: CoreJudgement, previous: Partial<CoreStatus>, cm: ConditionManager): CoreDecision {
+  const inputs = { previous };
   const status: CoreStatus = { conditions: [] };
-  if (result.errors.length > 0) {
-    const message = admissionMessage(result.errors);
+  const selection = judgement.selection;
+  if (!selection) {
+    const message = admissionMessage(judgement.errors);
     cm.markFalse(CONDITION_VALIDATED, 'ValidationFailed', message, asWarning());
     status.phase = 'Pending';
     status.message = message;
@@ -73,8 +90,6 @@ export function planCoreStatus(
   }
   // True at first sight is told by the status alone; a spec that becomes valid again is evented
   cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation', quietWhenNew());
-
-  const selection = selectProvider(defaulted, inputs.providers, { now: inputs.now, ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}) });
   if (selection.provider && selection.reason === 'PreviouslySelected' && inputs.previous.provider?.name === selection.provider && cm.isTrue(CONDITION_PROVIDER_SELECTED)) {
     // our own earlier choice: keep its recorded reason instead of rewriting it as "previously selected"
     cm.keep(CONDITION_PROVIDER_SELECTED);

@@ -128,6 +128,12 @@ export class ProviderReconciler {
       const ready = (outcome.status as ProviderStatus).conditions?.find((c) => c.type === 'Ready');
       if (after === 'Failed') this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: ready?.reason ?? 'DeploymentFailed' });
     }
+    const plan = (outcome.observation as ProviderObservation | undefined)?.plan;
+    // announced when the delete goes out, whatever becomes of the status write (a lost race must not lose it)
+    if (plan?.kind === 'recreate' && (outcome.apply?.deleted ?? 0) > 0) {
+      ctx.recorder.event(md, 'Warning', EventReason.RecreatingResource, plan.message);
+      ctx.log.info('identity fields changed, recreating the upstream object', { object: refOf(plan.object), message: plan.message });
+    }
     const result = toResult(outcome);
     const rejected = (outcome.apply?.errors.length ?? 0) > 0;
     return rejected ? { ...result, requeueAfter: Math.min(result.requeueAfter ?? APPLY_RETRY_MS, APPLY_RETRY_MS) } : result;

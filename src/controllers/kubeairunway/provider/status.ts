@@ -102,8 +102,8 @@ export function computeProviderStatus(
       break;
     case 'replacing':
       compatible(cm);
-      // our own recreate is announced once, as a Warning naming the fields; someone else's deletion is not ours to announce
-      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, outcome.reason === Reason.RecreatingResource ? asWarning() : silent());
+      // the recreate itself is announced by its own event when the delete is issued (reconciler.ts), naming the fields
+      cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, silent());
       cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, outcome.message, silent());
       set('Deploying', outcome.message);
       break;
