@@ -83,7 +83,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await create('amd', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } }, provider: { name: 'aim' } });
     const pending = await waitFor('amd to be Pending', async () => ((await get('amd')).status?.phase === 'Pending' ? get('amd') : undefined));
     assert.equal(pending.status?.message, "Provider 'aim' CRD not installed in cluster");
-    // registered, but the AIMService CRD it builds is not served: still refused, with the seed's message
+    // registered, but the AIMService CRD it builds is not served: still refused, with the documented message
     await register('aim');
     await sleep(500);
     const still = await get('amd');

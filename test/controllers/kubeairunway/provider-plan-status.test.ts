@@ -129,7 +129,7 @@ describe('computeProviderStatus', () => {
       },
     ],
     [
-      "a mapped Pending is Pending, as the seed's status-mapping table says (KubeRay serviceStatus Pending, Dynamo pending)",
+      "a mapped Pending is Pending, as the status-mapping table says (KubeRay serviceStatus Pending, Dynamo pending)",
       { kind: 'created', object: widget(), mapped: { phase: 'Pending', message: 'waiting for a head node' } },
       {
         phase: 'Pending',
