@@ -10,6 +10,7 @@ import { registerRender } from './render.ts';
 import { registerRun } from './run.ts';
 import { registerStatus } from './status.ts';
 import { registerDashboard } from './dashboard.ts';
+import { registerLoad } from './load.ts';
 
 const program = new Command();
 program
@@ -27,5 +28,6 @@ registerRender(program);
 registerStatus(program);
 registerDashboard(program);
 registerChart(program);
+registerLoad(program);
 
 await program.parseAsync(process.argv);

@@ -32,7 +32,8 @@ function node(name: string, labels: Record<string, string>, index: number): Kube
         ...labels,
       },
     },
-    spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
+    // pod IPs are loopback addresses, so a simulated pod can really listen on its IP (the inference simulator)
+    spec: { podCIDR: `127.244.${index}.0/24`, podCIDRs: [`127.244.${index}.0/24`] },
   };
 }
 
