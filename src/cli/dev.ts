@@ -36,6 +36,7 @@ interface DevOptions {
   dashboard: boolean;
   dashboardPort: string;
   dashboardAddress: string;
+  prometheus: boolean;
 }
 
 export function registerDev(program: Command): void {
@@ -58,6 +59,7 @@ export function registerDev(program: Command): void {
     .option('--log-dir <dir>', 'where the JSON log file is written', '.modelplane/logs')
     .option('--no-dashboard', 'do not serve the web dashboard')
     .option('--dashboard-port <port>', 'port of the web dashboard (taken: a free one is used instead)', '8090')
+    .option('--no-prometheus', "do not start Prometheus for the saturation autoscaler (it starts when installed: npm run setup:prometheus)")
     .option('--dashboard-address <host>', 'address the dashboard listens on; anything but loopback requires the token printed at start', '127.0.0.1')
     .action(async (opts: DevOptions) => {
       await runDev(opts);
@@ -147,7 +149,7 @@ async function runDev(opts: DevOptions): Promise<void> {
   }
   const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
   const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
-  const common = { port, log, onStep, controllers: opts.controllers !== false, sets, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
+  const common = { port, log, onStep, controllers: opts.controllers !== false, sets, prometheus: opts.prometheus !== false, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
   const { server, cluster, stop: stopCluster } = await startCluster(opts, common);
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);

@@ -13,12 +13,19 @@ export interface NodePoolSpec {
 
 export const DEFAULT_NODE_POOL: NodePoolSpec = { cpuNodes: 2, nvidiaNodes: 2, amdNodes: 2, gpusPerNode: 8 };
 
+/**
+ * Pod IPs are loopback addresses `<podNetwork>.<node>.<n>`, so a simulated pod can really listen on its IP
+ * (the inference simulator). Each dev cluster claims its own 127.N network (claimPodNetwork), so clusters
+ * running side by side never hand out the same IP.
+ */
+export const DEFAULT_POD_NETWORK = '127.244';
+
 export const SIM_GATEWAY = { namespace: 'gateways', name: 'inference-gateway', className: 'modelplane-sim' };
 /** the KServe gateway docs/aim.md's namespace example routes to; served by the same simulated class */
 export const SIM_KSERVE_GATEWAY = { namespace: 'kgateway-system', name: 'kserve-gateway' };
 export const DEFAULT_STORAGE_CLASS = 'standard';
 
-function node(name: string, labels: Record<string, string>, index: number): KubeObject {
+function node(name: string, labels: Record<string, string>, index: number, podNetwork: string): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -32,8 +39,7 @@ function node(name: string, labels: Record<string, string>, index: number): Kube
         ...labels,
       },
     },
-    // pod IPs are loopback addresses, so a simulated pod can really listen on its IP (the inference simulator)
-    spec: { podCIDR: `127.244.${index}.0/24`, podCIDRs: [`127.244.${index}.0/24`] },
+    spec: { podCIDR: `${podNetwork}.${index}.0/24`, podCIDRs: [`${podNetwork}.${index}.0/24`] },
   };
 }
 
@@ -61,14 +67,14 @@ function nodeStatus(capacity: Record<string, string>, index: number): Record<str
 }
 
 /** Node objects (without status) and the status each gets, for the given pool. */
-export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ node: KubeObject; status: Record<string, unknown> }> {
+export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL, podNetwork = DEFAULT_POD_NETWORK): Array<{ node: KubeObject; status: Record<string, unknown> }> {
   const out: Array<{ node: KubeObject; status: Record<string, unknown> }> = [];
   let i = 0;
   const base = { cpu: '32', memory: '128Gi', pods: '110', 'ephemeral-storage': '500Gi' };
   const gpus = String(pool.gpusPerNode);
   for (let n = 0; n < pool.cpuNodes; n++) {
     const cap = base;
-    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i, podNetwork), status: nodeStatus(cap, i++) });
   }
   for (let n = 0; n < pool.nvidiaNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1024Gi', 'nvidia.com/gpu': gpus };
@@ -82,7 +88,7 @@ export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ 
       'nvidia.com/cuda.driver.major': '550',
       'feature.node.kubernetes.io/pci-10de.present': 'true',
     };
-    out.push({ node: node(`nvidia-node-${n + 1}`, labels, i), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`nvidia-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++) });
   }
   for (let n = 0; n < pool.amdNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1536Gi', 'amd.com/gpu': gpus };
@@ -95,7 +101,7 @@ export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL): Array<{ 
       'feature.node.kubernetes.io/amd-gpu': 'true',
       'feature.node.kubernetes.io/pci-1002.present': 'true',
     };
-    out.push({ node: node(`amd-node-${n + 1}`, labels, i), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`amd-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++) });
   }
   return out;
 }
@@ -148,13 +154,30 @@ async function liftNotReadyTaint(c: KubeClient, node: KubeObject): Promise<void>
 
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
-export async function installSimulatedInfrastructure(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL): Promise<void> {
+export async function installSimulatedInfrastructure(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL, podNetwork = DEFAULT_POD_NETWORK): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
-  for (const { node: n, status } of simulatedNodes(pool)) {
+  for (const { node: n, status } of simulatedNodes(pool, podNetwork)) {
     const created = await c.apply(n);
     await c.applyStatus({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name }, status });
     await liftNotReadyTaint(c, created);
   }
   await c.apply(defaultStorageClass());
   for (const o of simGatewayObjects()) await c.apply(o);
+}
+
+/**
+ * A 127.N pod network no other dev cluster on this machine uses: held by a listener on 127.N.255.254:<port>
+ * until release(); a network whose claim address is taken belongs to another cluster.
+ */
+export async function claimPodNetwork(claimPort = 6244): Promise<{ network: string; release(): Promise<void> }> {
+  const { createServer } = await import('node:net');
+  for (const n of [244, ...Array.from({ length: 240 }, (_, i) => 10 + ((i * 37) % 240))]) {
+    const server = createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(claimPort, `127.${n}.255.254`, () => resolve(true));
+    });
+    if (ok) return { network: `127.${n}`, release: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+  throw new Error('no free 127.N pod network left for a simulated cluster (more than 240 dev clusters on this machine?)');
 }

@@ -1,7 +1,10 @@
 // A real Prometheus (Debian's `prometheus` package) for `modelplane dev` and the e2e tests: started with a
 // generated configuration that discovers pods through Prometheus's own Kubernetes service discovery against
 // our API server (kubeconfig_file), scrapes the ones annotated prometheus.io/scrape: "true", and scrapes the
-// operator's /metrics (docs/autoscaling.md, "Prometheus in dev"). Installed by scripts/setup-prometheus.sh.
+// operator's /metrics (docs/autoscaling.md, "Prometheus in dev"). Debian builds Prometheus without the
+// Kubernetes discovery; with such a binary the same pods come from `discoveryUrl` (http_sd_configs, served
+// by pod-discovery.ts with the labels Kubernetes discovery would give), and the relabelling is the same.
+// Installed by scripts/setup-prometheus.sh.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -17,6 +20,8 @@ export interface PrometheusOptions {
   dir: string;
   /** a kubeconfig file for the API server whose pods to discover */
   kubeconfigFile: string;
+  /** an HTTP service-discovery URL listing the same pods, for a binary without Kubernetes discovery */
+  discoveryUrl?: string;
   /** 0 = a free port */
   port?: number;
   /** extra static targets, e.g. the operator's metrics server `127.0.0.1:8080` (labels kept: honor_labels) */
@@ -57,7 +62,7 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** the generated prometheus.yml (pure) */
-export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | 'staticTargets' | 'scrapeIntervalSeconds'>): string {
+export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | 'staticTargets' | 'scrapeIntervalSeconds'> & { httpDiscovery?: string }): string {
   const interval = `${o.scrapeIntervalSeconds ?? 2}s`;
   const meta = (name: string) => `__meta_kubernetes_pod_annotation_prometheus_io_${name}`;
   return stringify({
@@ -65,7 +70,7 @@ export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | '
     scrape_configs: [
       {
         job_name: 'kubernetes-pods',
-        kubernetes_sd_configs: [{ role: 'pod', kubeconfig_file: o.kubeconfigFile }],
+        ...(o.httpDiscovery ? { http_sd_configs: [{ url: o.httpDiscovery, refresh_interval: interval }] } : { kubernetes_sd_configs: [{ role: 'pod', kubeconfig_file: o.kubeconfigFile }] }),
         relabel_configs: [
           { source_labels: [meta('scrape')], action: 'keep', regex: 'true' },
           { source_labels: ['__meta_kubernetes_pod_phase'], action: 'keep', regex: 'Running' },
@@ -81,9 +86,19 @@ export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | '
 }
 
 export async function startPrometheus(o: PrometheusOptions): Promise<RunningPrometheus> {
+  try {
+    return await launch(o, undefined);
+  } catch (err) {
+    if (!o.discoveryUrl || !/field kubernetes_sd_configs not found/.test((err as Error).message)) throw err;
+    o.log.info('this prometheus has no Kubernetes service discovery (Debian builds it without); discovering pods over HTTP instead', { discoveryUrl: o.discoveryUrl });
+    return launch(o, o.discoveryUrl);
+  }
+}
+
+async function launch(o: PrometheusOptions, httpDiscovery: string | undefined): Promise<RunningPrometheus> {
   mkdirSync(join(o.dir, 'data'), { recursive: true });
   const configFile = join(o.dir, 'prometheus.yml');
-  writeFileSync(configFile, prometheusConfig(o));
+  writeFileSync(configFile, prometheusConfig({ ...o, ...(httpDiscovery ? { httpDiscovery } : {}) }));
   const port = o.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(o.binary, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(o.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=2h', '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });

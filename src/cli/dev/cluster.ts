@@ -8,12 +8,13 @@ import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
-import { installSimulatedInfrastructure } from '../../sim/cluster.ts';
+import { claimPodNetwork, installSimulatedInfrastructure } from '../../sim/cluster.ts';
 import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators, type WorkloadSimulator } from '../../sim/workloads/index.ts';
+import { applyAutoscalerDefaults, type DevMetrics, prepareDevMetrics } from './autoscaling.ts';
 
 export interface DevClusterOptions {
   port: number;
@@ -26,6 +27,8 @@ export interface DevClusterOptions {
   sets?: readonly ControllerSet[];
   /** told when each start-up step is done (the terminal shows progress) */
   onStep?: (what: string, ms: number) => void;
+  /** run a real Prometheus for the saturation autoscaler when it is installed (default false) */
+  prometheus?: boolean;
 }
 
 export interface DevCluster<S = ApiServer> {
@@ -90,10 +93,14 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
   const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
   const operators: Manager[] = [];
   let llamaStack: { stop(): Promise<void> } | undefined;
+  let metrics: DevMetrics | undefined;
+  const podNetwork = await claimPodNetwork();
   const stop = async () => {
+    await metrics?.stop();
     await Promise.all(operators.map((o) => o.stop()));
     await manager.stop();
     await llamaStack?.stop();
+    await podNetwork.release();
   };
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const started = Date.now();
@@ -109,10 +116,12 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
-    await step('simulated nodes, storage class and gateway created', () => installSimulatedInfrastructure(manager.client));
+    await step('simulated nodes, storage class and gateway created', () => installSimulatedInfrastructure(manager.client, undefined, podNetwork.network));
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
     registerOperatorSimulators(manager);
     llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
+    const devMetrics = await prepareDevMetrics(manager, opts.prometheus === true, opts.log.child({ component: 'prometheus' }));
+    metrics = devMetrics;
     await step('simulators started', () => manager.start());
     for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (opts.controllers !== false) {
@@ -120,12 +129,15 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
         const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
         const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
         const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, imageRegistry: new SimRegistry() };
-        if (core.length > 0) operators.push(await startOperator({ ...common, webhook: wiring.webhook(manager), sets: core, log: opts.log.child({ component: 'operator' }) }));
+        if (core.length > 0) operators.push(await startOperator({ ...common, webhook: wiring.webhook(manager), sets: core, log: opts.log.child({ component: 'operator' }), ...(devMetrics.prometheusUrl ? { httpPort: 0 } : {}) }));
         for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
           operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
         }
       });
+      await applyAutoscalerDefaults(manager.client);
     }
+    // in the background: the cluster is usable before Prometheus is (the autoscaler's safety net covers the gap)
+    if (devMetrics.prometheusUrl) void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), operators[0]?.url)).catch((err: Error) => opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }));
   } catch (err) {
     await stop();
     throw err;

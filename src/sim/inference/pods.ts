@@ -30,7 +30,7 @@ export function servedModel(pod: Pod): ServedModel | undefined {
   const ann = pod.metadata.annotations ?? {};
   for (const c of pod.spec?.containers ?? []) {
     const words = [...(c.command ?? []), ...(c.args ?? [])].flatMap((w) => w.split(/\s+/)).filter(Boolean);
-    const isVllm = ann[INFERENCE_ANNOTATION] === 'true' || /vllm/i.test(c.image ?? '') || words.some((w) => /vllm/i.test(w));
+    const isVllm = ann[INFERENCE_ANNOTATION] === 'true' || isVllmImage(c.image) || words.some((w) => /(^|\/)vllm$/i.test(w) || /^vllm\./i.test(w));
     if (!isVllm) continue;
     const model = flag(words, '--served-model-name') ?? flag(words, '--model') ?? afterServe(words) ?? ann[MODEL_ANNOTATION] ?? envValue(c, 'MODEL_ID') ?? envValue(c, 'MODEL');
     if (!model) continue;
@@ -38,6 +38,12 @@ export function servedModel(pod: Pod): ServedModel | undefined {
     return { model, port, capacity: parseCapacity(ann[CAPACITY_ANNOTATION]) };
   }
   return undefined;
+}
+
+/** vllm/vllm-openai, rocm/vllm-dev, …: the image's own name starts with vllm (not e.g. distribution-remote-vllm) */
+function isVllmImage(image: string | undefined): boolean {
+  const name = (image ?? '').split('@')[0]!.split(':')[0]!.split('/').at(-1) ?? '';
+  return /^vllm/i.test(name);
 }
 
 function flag(words: string[], name: string): string | undefined {

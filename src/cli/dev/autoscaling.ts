@@ -1,0 +1,80 @@
+// The saturation autoscaler's loop in `modelplane dev` (docs/autoscaling.md, "Prometheus in dev"): an
+// inference simulator on every vLLM pod, a real Prometheus discovering those pods through our API server,
+// the autoscaler reading it, and a simulated HPA controller acting on wva_desired_replicas.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_AUTOSCALER_NAMESPACE, DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME } from '../../apis/llmd/index.ts';
+import type { Logger, Manager } from '../../kube/index.ts';
+import { registerInferencePods } from '../../sim/inference/index.ts';
+import { registerHpaSimulator } from '../../sim/operators/hpa.ts';
+import { type PodDiscoveryServer, startPodDiscovery } from '../../sim/pod-discovery.ts';
+import { findPrometheus, freePort, PROMETHEUS_SETUP_HINT, type RunningPrometheus, startPrometheus } from '../../sim/prometheus.ts';
+
+export interface DevMetrics {
+  /** set when Prometheus will run (the autoscaler and the HPA simulator read it) */
+  readonly prometheusUrl?: string;
+  /** starts Prometheus once the operator's metrics server is known; no-op without Prometheus */
+  start(kubeconfigYaml: string, operatorMetricsUrl: string | undefined): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Before the simulators' manager starts: inference simulators for vLLM pods, and, when Prometheus is wanted
+ * and installed, its port, the HPA simulator and PROMETHEUS_BASE_URL for the autoscaler (unless set already).
+ */
+export async function prepareDevMetrics(simulators: Manager, want: boolean, log: Logger): Promise<DevMetrics> {
+  registerInferencePods(simulators);
+  const binary = want ? findPrometheus() : undefined;
+  if (want && !binary) log.warn(`Prometheus is not installed, so the saturation autoscaler has no metrics (VariantAutoscalings report MetricsAvailable=False): ${PROMETHEUS_SETUP_HINT}`);
+  if (!binary) return { start: async () => undefined, stop: async () => undefined };
+  const bin = binary;
+  const port = await freePort();
+  const prometheusUrl = process.env.PROMETHEUS_BASE_URL || `http://127.0.0.1:${port}`;
+  process.env.PROMETHEUS_BASE_URL = prometheusUrl;
+  registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
+  let running: RunningPrometheus | undefined;
+  let discovery: PodDiscoveryServer | undefined;
+  let starting: Promise<unknown> = Promise.resolve();
+  const dir = mkdtempSync(join(tmpdir(), 'modelplane-prometheus-'));
+  return {
+    prometheusUrl,
+    start(kubeconfigYaml, operatorMetricsUrl) {
+      const p = launch(kubeconfigYaml, operatorMetricsUrl);
+      starting = p.catch(() => undefined);
+      return p;
+    },
+    async stop() {
+      await starting;
+      await running?.stop();
+      await discovery?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+
+  async function launch(kubeconfigYaml: string, operatorMetricsUrl: string | undefined): Promise<void> {
+    const kubeconfigFile = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigFile, kubeconfigYaml, { mode: 0o600 });
+    const target = operatorMetricsUrl?.replace(/^https?:\/\//, '');
+    discovery = await startPodDiscovery(simulators);
+    running = await startPrometheus({ binary: bin, dir, port, kubeconfigFile, discoveryUrl: discovery.url, staticTargets: target ? [{ job: 'modelplane-operator', target }] : [], log });
+  }
+}
+
+/** the autoscaler's two ConfigMaps with llm-d's sample values, so VariantAutoscalings work out of the box */
+export async function applyAutoscalerDefaults(client: Manager['client']): Promise<void> {
+  const c = client.withFieldManager('modelplane-dev');
+  await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEFAULT_AUTOSCALER_NAMESPACE } });
+  const existing = async (name: string) => c.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap' } as never, name, DEFAULT_AUTOSCALER_NAMESPACE);
+  if (!(await existing(DEFAULT_CONFIG_MAP_NAME))) {
+    await c.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: DEFAULT_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE }, data: { GLOBAL_OPT_INTERVAL: '10s' } } as never);
+  }
+  if (!(await existing(DEFAULT_SATURATION_CONFIG_MAP_NAME))) {
+    await c.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: DEFAULT_SATURATION_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE },
+      data: { default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n' },
+    } as never);
+  }
+}
