@@ -5,7 +5,7 @@ import { KAR_GROUP } from '../apis/kubeairunway/index.ts';
 import { LLS_CRD_NAME } from '../apis/llamastack/index.ts';
 import { startWebhookServer } from '../webhooks/index.ts';
 import { registerModelDeploymentWebhooks } from './kubeairunway/webhook.ts';
-import { registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from './llamastack/webhook.ts';
+import { pointLlamaStackConversion, registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from './llamastack/webhook.ts';
 import { READ, rule } from './rbac.ts';
 import type { ControllerSet } from './registry.ts';
 
@@ -42,6 +42,7 @@ export function webhooksSet(): ControllerSet {
       await env.webhook?.onListening?.(hooks.url);
       // the configurations are ours to keep in step with what is registered; the caBundle is the injector's field
       for (const obj of hooks.configurations(WEBHOOK_CONFIGURATIONS)) await client.apply(obj, { force: true });
+      await pointLlamaStackConversion(client, { name: WEBHOOK_SERVICE, namespace: env.podNamespace });
     },
     rules: [
       rule(KAR_GROUP, ['inferenceproviderconfigs'], READ),

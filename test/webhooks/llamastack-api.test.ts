@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, llamaStackCrd, V1ALPHA2_FIELDS_ANNOTATION } from '../../src/apis/llamastack/index.ts';
-import { registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from '../../src/controllers/llamastack/webhook.ts';
+import { pointLlamaStackConversion, registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from '../../src/controllers/llamastack/webhook.ts';
 import { CustomResourceDefinitions, KubeClient, Logger } from '../../src/kube/index.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
@@ -146,4 +146,16 @@ spec:
       assert.match(r.stderr, message);
     });
   }
+
+  // last: it points conversion at a Service this test does not serve
+  it('points the conversion webhook at the installation\'s own webhook Service, keeping the injected caBundle', async () => {
+    assert.equal(await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }), false, 'a URL is left alone');
+    // as shipped: a Service in the default namespace
+    await c.k(['apply', '-f', '-'], JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { service: { name: 'modelplane-webhook-service', namespace: 'modelplane-system' } }))));
+    assert.equal(await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }), true);
+    const crd = await client.get(CustomResourceDefinitions, LLS_CRD_NAME);
+    const cc = (crd.spec as any).conversion.webhook.clientConfig;
+    assert.deepEqual(cc.service, { name: 'modelplane-webhook-service', namespace: 'llama-ops', path: LLAMASTACK_CONVERSION_PATH, port: 443 });
+    assert.equal(cc.caBundle, hooks.caBundle());
+  });
 });

@@ -2,7 +2,7 @@
 // step that turns a provider section written as one object into a list before the schema and its CEL
 // rules see it (docs/llamastack.md, "One object or a list").
 import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, LLS_GROUP, LLS_PLURAL, LLS_V1ALPHA2, type LlamaStackDistribution, convertLlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
-import { ConfigMaps, type KubeClient, type KubeObject, Secrets } from '../../kube/index.ts';
+import { ConfigMaps, CustomResourceDefinitions, type KubeClient, type KubeObject, Secrets } from '../../kube/index.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { parseImageOverrides } from './config/index.ts';
 import { IMAGE_OVERRIDES_KEY, OPERATOR_CONFIGMAP } from './names.ts';
@@ -17,6 +17,23 @@ const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], a
 
 export function registerLlamaStackConversion(hooks: WebhookRegistry): void {
   hooks.conversion(LLAMASTACK_CONVERSION_PATH, { crds: [LLS_CRD_NAME] }, (obj, desired) => convertLlamaStackDistribution(obj, desired) as KubeObject);
+}
+
+/**
+ * Points the CRD's conversion webhook at this installation's webhook Service: the shipped CRD names the
+ * default namespace, and a chart installed elsewhere would otherwise send conversions nowhere. A missing
+ * CRD (LlamaStackDistribution not installed) is not an error: there is nothing to convert. Returns whether
+ * it wrote.
+ */
+export async function pointLlamaStackConversion(client: KubeClient, service: { name: string; namespace: string }): Promise<boolean> {
+  const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: LLS_CRD_NAME } };
+  const live = await client.getOrUndefined(CustomResourceDefinitions, LLS_CRD_NAME);
+  const current = (live?.spec as { conversion?: { webhook?: { clientConfig?: { url?: string } } } } | undefined)?.conversion?.webhook?.clientConfig;
+  // a URL was chosen on purpose (a development setup): leave it
+  if (!live || current?.url) return false;
+  const clientConfig = { service: { name: service.name, namespace: service.namespace, path: LLAMASTACK_CONVERSION_PATH } };
+  await client.apply({ ...crd, spec: { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } } } } as KubeObject, { force: true });
+  return true;
 }
 
 export function registerLlamaStackDefaulting(hooks: WebhookRegistry): void {
