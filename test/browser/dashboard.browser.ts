@@ -104,6 +104,10 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     const text = (await panel.textContent()) ?? '';
     assert.match(text, /Placeholders/);
     assert.match(text, /\{\.metadata\.name\}\s*qwen-chat/);
+    // the model chain it resolved, each link to its own page
+    const chain = page.locator('section[aria-labelledby="h-chain"]');
+    await chain.locator('a >> text=qwen3-8b').first().waitFor();
+    assert.match((await chain.textContent()) ?? '', /Runtime config.*AIMRuntimeConfig.*default/s);
     await shot(page, 'aimservice');
     assert.deepEqual(await seriousViolations(page), []);
   });

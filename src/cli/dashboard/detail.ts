@@ -10,7 +10,7 @@ import { routePanel } from './panels/route.ts';
 import { sanitizeObject } from './sanitize.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
-import type { ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
+import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
 
 type Loose = Record<string, any>;
 
@@ -47,6 +47,21 @@ function childrenOf(state: DashboardState, obj: KubeObject): KubeObject[] {
   return out;
 }
 
+type Ref = { kind?: string; name?: string; namespace?: string };
+
+/** an AIMService's resolved chain from its status, each link with its state when the dashboard sees it */
+function chainPanel(state: DashboardState, svc: KubeObject): ChainPanel | undefined {
+  const st = (svc.status ?? {}) as { resolvedRuntimeConfig?: Ref; resolvedModel?: Ref; resolvedTemplate?: Ref; cache?: { templateCacheRef?: Ref } };
+  const refs: Array<[string, Ref | undefined]> = [['Runtime config', st.resolvedRuntimeConfig], ['Model', st.resolvedModel], ['Template', st.resolvedTemplate], ['Template cache', st.cache?.templateCacheRef]];
+  const links = refs.flatMap(([role, ref]) => {
+    if (!ref?.kind || !ref.name) return [];
+    const obj = state.find(`aim.eai.amd.com/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+    const link = obj ? childOf(obj, true) : { group: 'aim.eai.amd.com', kind: ref.kind, namespace: ref.namespace ?? '', name: ref.name, state: 'Unknown', reason: 'not visible to the dashboard', tone: 'progress' as const };
+    return [{ role, ...link }];
+  });
+  return links.length > 0 ? { kind: 'chain', links } : undefined;
+}
+
 function panelsOf(state: DashboardState, obj: KubeObject, children: KubeObject[], feed: DecisionFeed | undefined): Panel[] {
   switch (obj.kind) {
     case 'ModelDeployment':
@@ -56,7 +71,8 @@ function panelsOf(state: DashboardState, obj: KubeObject, children: KubeObject[]
       const name = svc.spec.runtimeConfigName || 'default';
       const namespaced = state.ofKind('AIMRuntimeConfig').find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
       const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
-      return [routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<typeof routePanel>[1])];
+      const chain = chainPanel(state, obj);
+      return [routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<typeof routePanel>[1]), ...(chain ? [chain] : [])];
     }
     case 'LlamaStackDistribution':
       return configPanels(obj, children);

@@ -100,7 +100,13 @@ export interface AutoscalerPanel {
   latest?: string;
 }
 
-export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel;
+/** the objects an AIMService resolved (runtime config, model, template, template cache), in that order */
+export interface ChainPanel {
+  kind: 'chain';
+  links: Array<ChildView & { role: string }>;
+}
+
+export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel;
 
 export interface ResourceDetail {
   summary: ResourceSummary;

@@ -79,6 +79,20 @@ function PanelView({ panel }: { panel: Panel }) {
       return <ConfigView panel={panel} />;
     case 'autoscaler':
       return <AutoscalerChart panel={panel} />;
+    case 'chain':
+      return (
+        <section aria-labelledby="h-chain" className="panel">
+          <h2 id="h-chain">Resolved model chain</h2>
+          <table>
+            <thead><tr><th scope="col">Role</th><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">State</th></tr></thead>
+            <tbody>
+              {panel.links.map((l) => (
+                <tr key={l.role}><td>{l.role}</td><td>{l.kind}</td><td>{l.key ? <a href={resourceHref(l.key)}>{l.name}</a> : l.name}</td><td><StatusBadge tone={l.tone} state={l.state} /></td></tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      );
   }
 }
 
