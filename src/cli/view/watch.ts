@@ -37,7 +37,8 @@ export class ResourceWatcher {
   static async start(opts: ResourceWatcherOptions): Promise<ResourceWatcher> {
     const w = new ResourceWatcher(opts);
     const kinds = new Map<string, boolean>();
-    for (const m of await discoverModelplaneKinds(opts.client)) kinds.set(`${m.apiVersion}|${m.kind}`, true);
+    // a namespace view shows that namespace's objects only, as `modelplane status -n` does
+    for (const m of await discoverModelplaneKinds(opts.client)) if (!opts.namespace || m.namespaced) kinds.set(`${m.apiVersion}|${m.kind}`, true);
     for (const r of w.refs) if (!kinds.has(`${r.apiVersion}|${r.kind}`)) kinds.set(`${r.apiVersion}|${r.kind}`, false);
     w.cache.start();
     for (const [id, all] of kinds) {
