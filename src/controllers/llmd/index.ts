@@ -8,6 +8,7 @@ import type { ControllerSet } from '../registry.ts';
 import { ConfigCache } from './config/cache.ts';
 import { type ConfigNames, registerConfigController } from './config/controller.ts';
 import { DecisionStore } from './decisions.ts';
+import { registerDiscoveryControllers } from './discovery/controller.ts';
 import { SaturationEngine } from './engine-loop.ts';
 import { AutoscalerMetrics } from './metrics.ts';
 import { PrometheusMetricsSource } from './metrics-source/prometheus.ts';
@@ -20,6 +21,8 @@ export interface AutoscalerOptions extends ConfigNames {
   controllerInstance?: string;
   scaleToZeroWindowSeconds?: number;
   historyLimit?: number;
+  /** create VariantAutoscalings for annotated ModelDeployments and AIMServices (default true) */
+  discovery?: boolean;
   /** start the engine loop once leading (default true; tests drive cycles with engine.runCycle()) */
   autoStart?: boolean;
 }
@@ -35,7 +38,10 @@ export interface Autoscaler {
 }
 
 export const AUTOSCALER_RBAC_RULES: readonly PolicyRule[] = [
-  rule(LLMD_GROUP, ['variantautoscalings'], READ),
+  rule(LLMD_GROUP, ['variantautoscalings'], [...READ, 'create', 'patch', 'delete']),
+  // ModelDeployments and AIMServices annotated llm-d.ai/managed: "true" get a VariantAutoscaling
+  rule('kubeairunway.ai', ['modeldeployments'], READ),
+  rule('aim.eai.amd.com', ['aimservices'], READ),
   rule(LLMD_GROUP, ['variantautoscalings/status'], ['patch']),
   rule('', ['configmaps', 'pods', 'namespaces'], READ),
   rule('apps', ['deployments', 'replicasets'], READ),
@@ -61,6 +67,7 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
   const metrics = new AutoscalerMetrics(mgr.metrics.registry, opts.controllerInstance);
   await registerConfigController(mgr, config, opts);
   const controller = await registerVariantAutoscalingController(mgr, { decisions, metrics, metricsSource: opts.metricsSource.description });
+  if (opts.discovery !== false) await registerDiscoveryControllers(mgr, log);
   const engine = new SaturationEngine({
     reader: mgr.cache,
     config,
