@@ -142,7 +142,7 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
 
   describe('values that cannot work fail to render, naming the value', () => {
     const BAD: Array<[string, string[], RegExp]> = [
-      ['an unknown controller set', ['--set-json', 'controller.sets=["aim","llamastack"]'], /controller\.sets: unknown controller set "llamastack"; known: aim, kubeairunway-core/],
+      ['an unknown controller set', ['--set-json', 'controller.sets=["aim","vllm-router"]'], /controller\.sets: unknown controller set "vllm-router"; known: aim, kubeairunway-core, llamastack, autoscaler$/m],
       ['webhooks inside the controller', ['--set-json', 'controller.sets=["aim","webhooks"]'], /controller\.sets: "webhooks" runs in its own Deployment/],
       ['no controller sets', ['--set-json', 'controller.sets=[]'], /controller\.sets is empty/],
       ['an unknown provider', ['--set', 'providers.vllm.enabled=true'], /providers\.vllm: unknown provider; known: aim, dynamo, kaito, kuberay/],
