@@ -33,7 +33,11 @@ export class ApiError extends Error {
 
   toStatus(): Status {
     const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
-    if (this.details) s.details = this.details;
+    if (this.details) {
+      // StatusDetails.group is `omitempty`: kube-apiserver leaves it out for the core group
+      const { group, ...rest } = this.details;
+      s.details = group ? this.details : rest;
+    }
     return s;
   }
 }

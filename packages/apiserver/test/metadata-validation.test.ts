@@ -118,7 +118,7 @@ describe('validateObjectMeta', () => {
         invalid('metadata.ownerReferences.apiVersion', 'Invalid value: "apps/": version must not be empty'),
         invalid('metadata.ownerReferences.kind', 'Invalid value: "": must not be empty'),
         invalid('metadata.ownerReferences.name', 'Invalid value: "": must not be empty'),
-        invalid('metadata.ownerReferences.uid', 'Invalid value: "": must not be empty'),
+        invalid('metadata.ownerReferences.uid', 'Invalid value: "": uid must not be empty'),
       ],
     },
     {

@@ -72,7 +72,7 @@ const cases: Case[] = [
   {
     name: 'maxLength (checked before the pattern)',
     mutate: (o) => (o.spec.model.name = 'a'.repeat(64)),
-    want: [c('spec.model.name', 'FieldValueTooLong', 'Too long: may not be longer than 63'), BLOCKED],
+    want: [c('spec.model.name', 'FieldValueTooLong', 'Too long: may not be more than 63 bytes'), BLOCKED],
   },
   {
     name: 'minLength',
@@ -178,7 +178,7 @@ const cases: Case[] = [
   {
     name: 'metadata.name restriction from the schema',
     mutate: (o) => (o.metadata.name = 'x'.repeat(41)),
-    want: [c('metadata.name', 'FieldValueTooLong', 'Too long: may not be longer than 40'), BLOCKED],
+    want: [c('metadata.name', 'FieldValueTooLong', 'Too long: may not be more than 40 bytes'), BLOCKED],
   },
   {
     name: 'CEL rule message passthrough',

@@ -13,6 +13,7 @@ export function normaliseText(text: string, serverUrl: string): string {
     .replace(UID, '<uid>')
     .replace(/too old resource version: \d+ \(\d+\)/g, 'too old resource version: <rv> (<rv>)')
     .replace(/resourceVersion[=:]\s*"?\d+"?/g, 'resourceVersion=<rv>')
+    .replace(/Resource Version:(\s+)\d+/g, 'Resource Version:$1<rv>')
     // kubectl's AGE column and describe's ages
     .replace(/(?<=\s)(\d+(\.\d+)?(ms|s|m|h|d))(?=\s|$)/gm, '<age>')
     .replace(/<age>(\s+)<age>/g, '<age>$1<age>');
@@ -30,6 +31,8 @@ export function normaliseJson(value: unknown, serverUrl: string): unknown {
     }
     return out;
   }
+  // a Table's AGE cell
+  if (typeof value === 'string' && /^\d+(ms|s|m|h|d)(\d+(s|m|h))?$/.test(value)) return '<age>';
   if (typeof value === 'string') return normaliseText(value, serverUrl);
   return value;
 }

@@ -97,7 +97,9 @@ export const crdSteps: Step[] = [
   http('crd', 'CEL rule with fieldPath', 'POST', widgets, widget('w4', { size: 7 })),
   http('crd', 'CEL messageExpression', 'POST', widgets, widget('w4', { size: 1, name: 'forbidden' })),
   http('crd', 'several errors at once', 'POST', widgets, widget('w4', { size: 0, mode: 'x', tags: ['a', 'b', 'c'] })),
-  http('crd', 'status subresource ignores spec', 'PUT', `${widgets}/w1/status`, widget('w1', { size: 9 }, { status: { phase: 'Ready' } }), { pick: (b) => ({ spec: b.spec, status: b.status }) }),
+  http('crd', 'unconditional update of a custom resource → Invalid', 'PUT', `${widgets}/w1/status`, widget('w1', { size: 9 }, { status: { phase: 'Ready' } })),
+  http('crd', 'read w1 for its resourceVersion', 'GET', `${widgets}/w1`, undefined, { save: (b, t) => t.saved.set('w1', b.metadata?.resourceVersion ?? ''), pick: (b) => b.spec }),
+  http('crd', 'status subresource ignores spec', 'PUT', `${widgets}/w1/status`, (t: Target) => widget('w1', { size: 9 }, { metadata: { name: 'w1', namespace: NS, resourceVersion: t.saved.get('w1') }, status: { phase: 'Ready' } }), { pick: (b) => ({ spec: b.spec, status: b.status }) }),
   http('crd', 'main resource ignores status', 'PATCH', `${widgets}/w1`, { status: { phase: 'Gone' }, spec: { size: 3 } }, { contentType: 'application/merge-patch+json', pick: (b) => ({ spec: b.spec, status: b.status, generation: b.metadata?.generation }) }),
   http('crd', 'merge patch breaking a CEL rule', 'PATCH', `${widgets}/w1`, { spec: { size: 8 } }, { contentType: 'application/merge-patch+json' }),
   http('crd', 'strategic merge patch on a custom resource → UnsupportedMediaType', 'PATCH', `${widgets}/w1`, { spec: {} }, { contentType: 'application/strategic-merge-patch+json' }),
@@ -151,6 +153,7 @@ export const rbacSteps: Step[] = [
 ];
 
 export const kubectlSteps: Step[] = [
+  kubectl('kubectl', 'apply a List', ['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: ['l1', 'l2'].map((n) => cm(n)) })),
   kubectl('kubectl', 'get configmaps by label', ['get', 'configmaps', '-n', NS, '-l', 'page=yes']),
   kubectl('kubectl', 'get deployment -o wide', ['get', 'deployment', 'web', '-n', NS, '-o', 'wide']),
   kubectl('kubectl', 'get widgets (printer columns, short name)', ['get', 'wd', '-n', NS]),

@@ -1,5 +1,5 @@
 // The fidelity sequence's admission webhook: refuses ConfigMaps labelled deny=true and labels the others
-// mutated=yes. Served over HTTPS with its own CA, called by URL so both backends reach it the same way.
+// mutated=yes (kube-apiserver appends ?timeout=… to the path). Served over HTTPS with its own CA, called by URL so both backends reach it the same way.
 import { createServer, type Server } from 'node:https';
 
 export interface FidelityWebhook {
@@ -27,7 +27,7 @@ export async function startFidelityWebhook(ca: { caPem: string; issueCertificate
     req.on('end', () => {
       const parsed = JSON.parse(body || '{}');
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: review(req.url ?? '', parsed.request) }));
+      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: review(new URL(req.url ?? '/', 'https://webhook').pathname, parsed.request) }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

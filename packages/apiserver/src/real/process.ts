@@ -33,6 +33,7 @@ function hookExit(): void {
 export class ControlPlaneProcess {
   private readonly child: ChildProcess;
   private exited = false;
+  private stopping = false;
   readonly exitedPromise: Promise<number | null>;
 
   constructor(
@@ -48,9 +49,11 @@ export class ControlPlaneProcess {
     closeSync(fd);
     live.add(this.child);
     this.exitedPromise = new Promise((resolve) => {
-      this.child.once('exit', (code) => {
+      this.child.once('exit', (code, signal) => {
         this.exited = true;
         live.delete(this.child);
+        // a control-plane process that dies under a running test explains the test's connection errors
+        if (!this.stopping) process.stderr.write(`real control plane: ${this.name} (pid ${this.child.pid}) exited unexpectedly (${signal ?? `code ${code}`}); last log lines:\n${this.tail(30)}\n`);
         resolve(code);
       });
     });
@@ -74,6 +77,7 @@ export class ControlPlaneProcess {
   }
 
   async stop(graceMs = 5_000): Promise<void> {
+    this.stopping = true;
     if (this.exited) return;
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);

@@ -95,6 +95,8 @@ export const fieldError = {
     message: maxLength >= 0 ? `Too long: may not be longer than ${maxLength}` : 'Too long: value is too long',
     field,
   }),
+  /** field.TooLong with a byte limit, as kube's OpenAPI schema validation reports maxLength */
+  tooLongBytes: (field: string, maxLength: number): StatusCause => ({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxLength} bytes`, field }),
   tooMany: (field: string, actual: number, max: number): StatusCause => ({
     reason: 'FieldValueTooMany',
     message: `${actual >= 0 ? `Too many: ${actual}` : 'Too many'}: ${max >= 0 ? `must have at most ${max} items` : 'has too many items'}`,

@@ -139,7 +139,7 @@ function checkString(node: SchemaNode, s: string, name: string, ctx: ValidationC
   if ((maxLength !== undefined && s.length > maxLength) || (minLength !== undefined && s.length < 2 * minLength)) {
     const runes = runeCount(s);
     if (maxLength !== undefined && runes > maxLength) {
-      ctx.out.push(fieldError.tooLong(causeField(ctx, name), maxLength));
+      ctx.out.push(fieldError.tooLongBytes(causeField(ctx, name), maxLength));
       return;
     }
     if (minLength !== undefined && runes < minLength) {

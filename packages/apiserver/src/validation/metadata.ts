@@ -180,7 +180,7 @@ export function validateOwnerReferences(refs: unknown, path: string): StatusCaus
     if (!gv.version) errs.push(fieldErrors.invalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
     if (!kind) errs.push(fieldErrors.invalid(`${path}.kind`, kind, 'must not be empty'));
     if (!str(ref.name)) errs.push(fieldErrors.invalid(`${path}.name`, str(ref.name), 'must not be empty'));
-    if (!str(ref.uid)) errs.push(fieldErrors.invalid(`${path}.uid`, str(ref.uid), 'must not be empty'));
+    if (!str(ref.uid)) errs.push(fieldErrors.invalid(`${path}.uid`, str(ref.uid), 'uid must not be empty'));
     if (gv.group === '' && gv.version === 'v1' && kind === 'Event') {
       errs.push(fieldErrors.invalid(path, new GoRendered(ownerRefString(ref)), `/v1, Kind=Event is disallowed from being an owner`));
     }
