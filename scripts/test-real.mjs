@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 // Every suite that talks to an API server through the backend switch (test/helpers/backend.ts).
 const REAL_SUITES = [
   'test/real/control-plane.test.ts',
+  'test/real/fidelity.test.ts',
   'test/controllers/aim-process-rbac.test.ts',
   'test/controllers/aim/service-controller.test.ts',
   'test/controllers/aim/runtime-config-integration.test.ts',

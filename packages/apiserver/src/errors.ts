@@ -32,7 +32,8 @@ export class ApiError extends Error {
   }
 
   toStatus(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+    // reason is `omitempty` too: a webhook that denies without one gets none
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, ...(this.reason ? { reason: this.reason } : {}), code: this.code } as Status;
     if (this.details) {
       // StatusDetails.group is `omitempty`: kube-apiserver leaves it out for the core group
       const { group, ...rest } = this.details;

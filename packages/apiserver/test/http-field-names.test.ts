@@ -34,6 +34,8 @@ describe('field names JavaScript objects inherit', () => {
         ['PATCH', `${WIDGETS}/w-${id}?fieldManager=t&force=true`, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${id}` }, spec: { [key]: { [key]: 3 } } }, 'application/apply-patch+yaml'],
       ];
       for (const [method, path, body, contentType] of writes) {
+        // an update of a custom resource must name the resourceVersion it replaces, as on kube-apiserver
+        if (method === 'PUT') (body as { metadata: Record<string, unknown> }).metadata.resourceVersion = (await raw(s, 'GET', path)).json().metadata.resourceVersion;
         const r = await raw(s, method, path, body, contentType ? { contentType } : {});
         assert.ok(r.status < 300, `${method} ${path} with a field "${key}": ${r.status} ${r.text.slice(0, 200)}`);
       }

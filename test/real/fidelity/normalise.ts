@@ -11,6 +11,10 @@ export function normaliseText(text: string, serverUrl: string): string {
     .join('<server>')
     .replace(TIME, '<time>')
     .replace(UID, '<uid>')
+    // each cluster's own CA (kube-root-ca.crt, caBundles)
+    .replace(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----\n?/g, '<certificate>')
+    // generateName's random suffix
+    .replace(/\bgen-[a-z0-9]{5}\b/g, 'gen-<suffix>')
     .replace(/too old resource version: \d+ \(\d+\)/g, 'too old resource version: <rv> (<rv>)')
     .replace(/resourceVersion[=:]\s*"?\d+"?/g, 'resourceVersion=<rv>')
     .replace(/Resource Version:(\s+)\d+/g, 'Resource Version:$1<rv>')

@@ -81,7 +81,9 @@ export function kubectl(area: string, name: string, args: Dynamic<string[]>, inp
     counted: true,
     async run(t) {
       const r = await runKubectl(['--kubeconfig', t.kubeconfig, '--cache-dir', join(t.dir, 'cache'), ...resolve(args, t)], input === undefined ? undefined : resolve(input, t));
-      return { status: r.code, body: { stdout: normaliseText(r.stdout, t.url), stderr: normaliseText(r.stderr, t.url) } };
+      // column widths follow the widest cell, which an <age> no longer shows
+      const text = (s: string) => normaliseText(s, t.url).replace(/ {2,}/g, '  ');
+      return { status: r.code, body: { stdout: text(r.stdout), stderr: text(r.stderr) } };
     },
   };
 }

@@ -60,6 +60,25 @@ function validateWorkload(obj: KubeObject, requireSelector: boolean): StatusCaus
   return out;
 }
 
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const CONFIG_KEY_MESSAGE = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/** kube's IsConfigMapKey for ConfigMap data/binaryData and Secret data keys */
+function validateConfigKeys(obj: KubeObject, fields: readonly string[]): StatusCause[] {
+  const out: StatusCause[] = [];
+  for (const field of fields) {
+    for (const key of Object.keys(asObj(obj[field]))) {
+      const invalid = (detail: string) => out.push(cause(`${field}[${key}]`, 'FieldValueInvalid', `Invalid value: ${JSON.stringify(key)}: ${detail}`));
+      if (key.length > 253) invalid('must be no more than 253 characters');
+      if (!CONFIG_KEY.test(key)) invalid(CONFIG_KEY_MESSAGE);
+      if (key === '.') invalid("must not be '.'");
+      else if (key === '..') invalid("must not be '..'");
+      else if (key.startsWith('..')) invalid("must not start with '..'");
+    }
+  }
+  return out;
+}
+
 export function validateBuiltin(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
   switch (`${rt.group}/${rt.kind}`) {
     case 'apiextensions.k8s.io/CustomResourceDefinition':
@@ -71,6 +90,10 @@ export function validateBuiltin(rt: ResourceType, obj: KubeObject, old: KubeObje
       return validatePodSpec(asObj(asObj(asObj(obj.spec).template).spec), 'spec.template.spec');
     case '/Pod':
       return validatePodSpec(asObj(obj.spec), 'spec');
+    case '/ConfigMap':
+      return validateConfigKeys(obj, ['data', 'binaryData']);
+    case '/Secret':
+      return validateConfigKeys(obj, ['data']);
     case '/Service': {
       const ports = asObj(obj.spec).ports;
       const out: StatusCause[] = [];

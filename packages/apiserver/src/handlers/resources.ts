@@ -1,6 +1,6 @@
 // CRUD for every resource: get, list, create, update, patch (merge, JSON, strategic, apply), delete and
 // deletecollection, on the main resource and its status/scale subresources. Watch is in watch.ts.
-import { errors } from '../errors.ts';
+import { cause, errors } from '../errors.ts';
 import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
 import type { RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
@@ -105,6 +105,10 @@ async function update(r: ResourceRequest): Promise<number> {
       throw errors.badRequest(`the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${r.info.name})`);
     }
     const rv = body.metadata.resourceVersion;
+    // custom resources do not allow unconditional updates (the CRD registry's AllowUnconditionalUpdate is false)
+    if (!r.rt.builtin && (rv === undefined || rv === '')) {
+      throw errors.invalid(r.rt.plural, r.rt.group, r.info.name!, [cause('metadata.resourceVersion', 'FieldValueInvalid', 'Invalid value: 0x0: must be specified for an update')]);
+    }
     if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
       throw errors.conflict(r.rt.plural, r.rt.group, r.info.name!, 'the object has been modified; please apply your changes to the latest version and try again');
     }
