@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { KubeClient, Logger, loadKubeConfig } from '../kube/index.ts';
-import { dashboardBanner, startDashboard } from './dashboard/index.ts';
 import { parsePort } from './options.ts';
 
 interface DashboardCommandOptions {
@@ -26,6 +25,8 @@ export function registerDashboard(program: Command): void {
     .action(async (opts: DashboardCommandOptions) => {
       const log = new Logger({ component: 'dashboard' });
       try {
+        // loaded when the command runs, so every other command starts without the dashboard's modules
+        const { dashboardBanner, startDashboard } = await import('./dashboard/index.ts');
         const text = opts.kubeconfig ? readFileSync(opts.kubeconfig, 'utf8') : undefined;
         const kc = loadKubeConfig(text);
         const client = await KubeClient.create(kc);

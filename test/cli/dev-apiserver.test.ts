@@ -15,7 +15,7 @@ function startDev(kubeconfig: string, logDir: string): ChildProcess {
   });
 }
 
-async function waitForFile(path: string, timeoutMs = 15_000): Promise<void> {
+async function waitForFile(path: string, timeoutMs = 45_000): Promise<void> {
   const start = Date.now();
   while (!existsSync(path)) {
     if (Date.now() - start > timeoutMs) throw new Error(`${path} was not written within ${timeoutMs} ms`);
