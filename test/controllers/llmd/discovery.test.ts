@@ -74,7 +74,14 @@ describe('discovery controller on the embedded API server', () => {
     assert.equal(va.metadata.ownerReferences?.[0]?.uid, created.metadata.uid);
     const parent = await cluster.admin.get({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' } as never, 'llama', 'ns');
     assert.ok(!parent.metadata.managedFields?.some((f) => f.manager === 'variantautoscaling-discovery'), 'the parent is never written by the discovery controller');
-    await cluster.admin.patch({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' } as never, 'llama', 'ns', { metadata: { annotations: { 'llm-d.ai/managed': null } } }, 'merge');
+    const mdKind = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' } as never;
+    await cluster.admin.patch(mdKind, 'llama', 'ns', { metadata: { annotations: { 'llm-d.ai/max-replicas': 'lots' } } }, 'merge');
+    const warning = await waitFor('a Warning event naming the annotation', async () =>
+      (await cluster.admin.list({ apiVersion: 'v1', kind: 'Event' } as never, { namespace: 'ns' })).items.find((e) => (e as unknown as { reason: string }).reason === 'InvalidAutoscalingAnnotation'),
+    );
+    assert.match((warning as unknown as { message: string }).message, /ModelDeployment ns\/llama: annotation llm-d.ai\/max-replicas is "lots"; it must be an integer >= 1; the VariantAutoscaling is left as it was/);
+    assert.ok(await cluster.admin.getOrUndefined(VariantAutoscalings, 'llama', 'ns'), 'the VariantAutoscaling stays');
+    await cluster.admin.patch(mdKind, 'llama', 'ns', { metadata: { annotations: { 'llm-d.ai/managed': null } } }, 'merge');
     await waitFor('the VariantAutoscaling deleted', async () => (await cluster.admin.getOrUndefined(VariantAutoscalings, 'llama', 'ns')) === undefined);
   });
 });

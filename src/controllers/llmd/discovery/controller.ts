@@ -7,7 +7,7 @@ import { ModelDeployments } from '../../../apis/kubeairunway/index.ts';
 import { type DomainReconciler, fetch, fetchList, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
 import { type KindRef, kindRef, type Logger, type Manager } from '../../../kube/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../kinds.ts';
-import { type Parent, parentLabel, planVariantAutoscaling, type ServingDeployment } from './plan.ts';
+import { type Parent, parentLabel, planVariantAutoscaling, type ServingDeployment, wantsAutoscaling } from './plan.ts';
 
 export const DISCOVERY_CONTROLLER = 'variantautoscaling-discovery';
 
@@ -32,7 +32,7 @@ const reconciler: DomainReconciler<Parent, Observed> = {
     const outcome = planVariantAutoscaling(object, obs.deployments);
     if ('va' in outcome) plan.apply(outcome.va);
     else if ('off' in outcome && obs.owned) plan.delete({ apiVersion: VariantAutoscalings.apiVersion, kind: VariantAutoscalings.kind, metadata: obs.owned });
-    else if ('invalid' in outcome) throw new Error(outcome.invalid);
+    // an invalid annotation changes nothing (the existing VariantAutoscaling stays); the controller events it
     return plan;
   },
   // the parent's status belongs to its own controllers
@@ -52,7 +52,7 @@ export async function registerDiscoveryControllers(mgr: Manager, log: Logger): P
       continue;
     }
     const parents = await mgr.cache.informer(kind);
-    const pipeline = new Pipeline({ name: `${DISCOVERY_CONTROLLER}-${name}`, reconciler, statusField: null });
+    const run = pipelineReconciler(kind, new Pipeline({ name: `${DISCOVERY_CONTROLLER}-${name}`, reconciler, statusField: null }));
     mgr
       .controller(`${DISCOVERY_CONTROLLER}-${name}`)
       .for(kind)
@@ -65,6 +65,14 @@ export async function registerDiscoveryControllers(mgr: Manager, log: Logger): P
           .map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
       })
       .withOptions({ fieldManager: DISCOVERY_CONTROLLER })
-      .complete(pipelineReconciler(kind, pipeline));
+      .complete(async (req, ctx) => {
+        const result = await run(req, ctx);
+        const parent = await ctx.cache.get(kind, req.name, req.namespace);
+        if (parent && wantsAutoscaling(parent)) {
+          const outcome = planVariantAutoscaling(parent, (await ctx.cache.list(AutoscaledDeployments, { namespace: req.namespace ?? '' })) as ServingDeployment[]);
+          if ('invalid' in outcome) ctx.recorder.event(parent, 'Warning', 'InvalidAutoscalingAnnotation', `${outcome.invalid}; the VariantAutoscaling is left as it was`, 'Validate');
+        }
+        return result;
+      });
   }
 }
