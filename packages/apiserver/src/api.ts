@@ -66,7 +66,7 @@ export interface ApiServer {
   issueCertificate(commonName: string, dnsNames: string[], ips?: string[]): Promise<{ certPem: string; keyPem: string }>;
   /** an admin kubeconfig, or one for the given token/user/namespace */
   kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
-  /** a kubeconfig authenticating as an existing ServiceAccount (404 ApiError when it does not exist) */
+  /** a kubeconfig authenticating as an existing ServiceAccount (404 StatusError when it does not exist) */
   serviceAccountKubeconfig(namespace: string, name: string, opts?: ServiceAccountKubeconfigOptions): string;
   writeKubeconfig(path: string): void;
   /** stops the server and starts it again on the same port with the same options, CA and tokens (state survives with dataDir) */

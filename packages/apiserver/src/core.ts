@@ -46,7 +46,7 @@ export interface CoreOptions {
   wrapAdmission?: (webhooks: AdmissionChain) => AdmissionChain;
 }
 
-/** a built-in validating admission plugin: throws an ApiError to refuse the write */
+/** a built-in validating admission plugin: throws an StatusError to refuse the write */
 export type AdmissionPlugin = (attrs: AdmissionAttributes) => void;
 
 export class ServerCore {

@@ -19,7 +19,7 @@ export interface Status extends WireStatus {
   code: number;
 }
 
-export class ApiError extends Error {
+export class StatusError extends Error {
   constructor(
     readonly code: number,
     readonly reason: string,
@@ -49,19 +49,19 @@ export function qualifiedResource(resource: string, group: string): string {
 }
 
 export const errors = {
-  badRequest: (message: string) => new ApiError(400, 'BadRequest', message),
-  unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),
-  forbidden: (message: string, details?: StatusDetails) => new ApiError(403, 'Forbidden', message, details),
+  badRequest: (message: string) => new StatusError(400, 'BadRequest', message),
+  unauthorized: () => new StatusError(401, 'Unauthorized', 'Unauthorized'),
+  forbidden: (message: string, details?: StatusDetails) => new StatusError(403, 'Forbidden', message, details),
   notFound: (resource: string, group: string, name: string) =>
-    new ApiError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, { name, group, kind: resource }),
+    new StatusError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, { name, group, kind: resource }),
   /** no route for the path (go-restful's 404, which names nothing) */
-  notFoundPath: () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {}),
-  methodNotAllowed: (message: string) => new ApiError(405, 'MethodNotAllowed', message),
-  notAcceptable: (message: string) => new ApiError(406, 'NotAcceptable', message),
+  notFoundPath: () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  methodNotAllowed: (message: string) => new StatusError(405, 'MethodNotAllowed', message),
+  notAcceptable: (message: string) => new StatusError(406, 'NotAcceptable', message),
   alreadyExists: (resource: string, group: string, name: string) =>
-    new ApiError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, { name, group, kind: resource }),
+    new StatusError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, { name, group, kind: resource }),
   conflict: (resource: string, group: string, name: string, why: string) =>
-    new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, { name, group, kind: resource }),
+    new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, { name, group, kind: resource }),
   /**
    * Server-side apply conflicts. Each cause is `{reason: FieldManagerConflict, message: 'conflict with "m" using v1',
    * field: '.spec.replicas'}`; the message is kube's: `Apply failed with 1 conflict: conflict with "m" using v1: .spec.replicas`,
@@ -76,24 +76,24 @@ export const errors = {
       const lines = [...byManager].flatMap(([m, fields]) => [`${m.replace(/^conflict with /, 'conflicts with ')}:`, ...fields.map((f) => `- ${f}`)]);
       message = `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
     }
-    return new ApiError(409, 'Conflict', message, { causes });
+    return new StatusError(409, 'Conflict', message, { causes });
   },
-  gone: (message: string) => new ApiError(410, 'Expired', message),
-  requestEntityTooLarge: (message: string) => new ApiError(413, 'RequestEntityTooLarge', message),
+  gone: (message: string) => new StatusError(410, 'Expired', message),
+  requestEntityTooLarge: (message: string) => new StatusError(413, 'RequestEntityTooLarge', message),
   /** negotiation.NewUnsupportedMediaTypeError: the media types the endpoint takes, no details */
-  unsupportedMediaType: (accepted: string[]) => new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+  unsupportedMediaType: (accepted: string[]) => new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
   /** 422 with one cause per field; message matches kube-apiserver: `<Kind> "<name>" is invalid: [a, b]` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
     const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
     const joined = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
     // (Go's StatusDetails omits an empty name)
-    return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { ...(name ? { name } : {}), group, kind, causes });
+    return new StatusError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { ...(name ? { name } : {}), group, kind, causes });
   },
   tooManyRequests: (message: string, retryAfterSeconds = 1) =>
-    new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),
-  internal: (message: string) => new ApiError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }] }),
-  serviceUnavailable: (message: string) => new ApiError(503, 'ServiceUnavailable', message),
-  timeout: (message: string) => new ApiError(504, 'Timeout', message),
+    new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),
+  internal: (message: string) => new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }] }),
+  serviceUnavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
+  timeout: (message: string) => new StatusError(504, 'Timeout', message),
 };
 
 /** A field-level problem found by validation; turned into a 422 by the handler that knows the kind and name. */

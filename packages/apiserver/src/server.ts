@@ -6,7 +6,7 @@ import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './
 import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
 import type { ServerCore } from './core.ts';
-import { ApiError, errors } from './errors.ts';
+import { StatusError, errors } from './errors.ts';
 import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, negotiateAggregated } from './handlers/discovery.ts';
 import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
@@ -21,7 +21,7 @@ import { writeError, writeJson } from './http/respond.ts';
 import { checkRoute, endpointCapabilities } from './handlers/route.ts';
 import type { UserInfo } from './types.ts';
 
-/** Runs before a request is served; may delay it or throw an ApiError (fault injection). */
+/** Runs before a request is served; may delay it or throw an StatusError (fault injection). */
 export type RequestInterceptor = (user: UserInfo, info: RequestInfo) => Promise<void> | void;
 
 /** Handles resources that are not stored objects (reviews, token requests); returns undefined to pass. */
@@ -106,7 +106,7 @@ export class HttpFront {
     };
     const arm = (ms: number) => {
       deadline = setTimeout(() => {
-        if (!res.headersSent) finish(writeError(res, new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})));
+        if (!res.headersSent) finish(writeError(res, new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})));
       }, ms);
       deadline.unref();
     };

@@ -8,7 +8,7 @@ import { decodeBuiltin } from '../src/builtin/decode.ts';
 import { goBase64Error, goQuantityError, goTimeCanonical, goTimeError } from '../src/builtin/go-values.ts';
 import { builtinOpenApiSchemas } from '../src/builtin/openapi-schemas.ts';
 import { K, type TypeNode, builtinTypes } from '../src/builtin/schema-types.ts';
-import { ApiError } from '../src/errors.ts';
+import { StatusError } from '../src/errors.ts';
 import { MESSAGES } from '../src/http/protobuf/messages.ts';
 import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';
 import type { KubeObject } from '../src/types.ts';
@@ -19,7 +19,7 @@ function decodeError(obj: Record<string, unknown>, kind: string, group = '', ver
   try {
     decode(obj, kind, group, version);
   } catch (e) {
-    assert.ok(e instanceof ApiError, String(e));
+    assert.ok(e instanceof StatusError, String(e));
     assert.equal(e.code, 400);
     return e.message;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../src/errors.ts';
+import { StatusError } from '../src/errors.ts';
 import { applyJsonPatch, applyMergePatch } from '../src/patch/index.ts';
 
 type Obj = Record<string, any>;
@@ -34,7 +34,7 @@ describe('JSON merge patch (RFC 7386)', () => {
 
   it('a list patch becomes the document; null and scalar patches are 400s', () => {
     assert.deepEqual(applyMergePatch(pod, [1, { a: null }]), [1, {}]);
-    for (const p of [null, 'x', 3]) assert.throws(() => applyMergePatch(pod, p), (e: ApiError) => e.code === 400 && e.message === 'Invalid JSON Patch');
+    for (const p of [null, 'x', 3]) assert.throws(() => applyMergePatch(pod, p), (e: StatusError) => e.code === 400 && e.message === 'Invalid JSON Patch');
   });
 });
 
@@ -80,7 +80,7 @@ describe('JSON patch (RFC 6902)', () => {
       assert.throws(
         () => applyJsonPatch(pod, [{ op: 'add', path: '/metadata/labels/x', value: 'y' }, ...c.ops]),
         (e: unknown) =>
-          e instanceof ApiError &&
+          e instanceof StatusError &&
           e.code === 422 &&
           e.reason === 'Invalid' &&
           e.message === 'the server rejected our request due to an error in our request' &&
@@ -91,12 +91,12 @@ describe('JSON patch (RFC 6902)', () => {
   }
 
   it('a patch that is not a list of operations is a 400', () => {
-    assert.throws(() => applyJsonPatch(pod, { op: 'add' }), (e: ApiError) => e.code === 400 && e.message === 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-    assert.throws(() => applyJsonPatch(pod, ['x']), (e: ApiError) => e.code === 400 && e.message === 'json: cannot unmarshal string into Go value of type jsonpatch.Operation');
+    assert.throws(() => applyJsonPatch(pod, { op: 'add' }), (e: StatusError) => e.code === 400 && e.message === 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    assert.throws(() => applyJsonPatch(pod, ['x']), (e: StatusError) => e.code === 400 && e.message === 'json: cannot unmarshal string into Go value of type jsonpatch.Operation');
   });
 
   it('more than 10000 operations is 413', () => {
     const ops = Array.from({ length: 10001 }, () => ({ op: 'test', path: '/kind', value: 'Pod' }));
-    assert.throws(() => applyJsonPatch(pod, ops), (e: ApiError) => e.code === 413 && e.message === 'The allowed maximum operations in a JSON patch is 10000, got 10001');
+    assert.throws(() => applyJsonPatch(pod, ops), (e: StatusError) => e.code === 413 && e.message === 'The allowed maximum operations in a JSON patch is 10000, got 10001');
   });
 });

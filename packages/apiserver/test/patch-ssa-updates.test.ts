@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../src/errors.ts';
+import { StatusError } from '../src/errors.ts';
 import { applyServerSide, type ManagedFieldsEntry, patchSchemaFor, recordUpdate, schemaFromOpenAPI } from '../src/patch/index.ts';
 
 type Obj = Record<string, any>;
@@ -31,11 +31,11 @@ function apply(live: Obj | undefined, manager: string, config: Obj, force = fals
   return r.object as Obj;
 }
 
-function conflict(fn: () => unknown): ApiError {
+function conflict(fn: () => unknown): StatusError {
   try {
     fn();
   } catch (e) {
-    if (e instanceof ApiError) return e;
+    if (e instanceof StatusError) return e;
     throw e;
   }
   assert.fail('expected a conflict');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../src/errors.ts';
+import { StatusError } from '../src/errors.ts';
 import { applyServerSide, type ManagedFieldsEntry, patchSchemaFor } from '../src/patch/index.ts';
 
 // A cluster-in-miniature: each apply starts from the object the previous one produced, with a uid
@@ -27,11 +27,11 @@ function apply(live: Obj | undefined, manager: string, config: Obj, opts: { forc
   return out;
 }
 
-function applyError(live: Obj | undefined, manager: string, config: Obj, opts: { force?: boolean; subresource?: string } = {}): ApiError {
+function applyError(live: Obj | undefined, manager: string, config: Obj, opts: { force?: boolean; subresource?: string } = {}): StatusError {
   try {
     apply(live, manager, config, opts);
   } catch (e) {
-    if (e instanceof ApiError) return e;
+    if (e instanceof StatusError) return e;
     throw e;
   }
   assert.fail('expected the apply to fail');
@@ -286,7 +286,7 @@ describe('server-side apply: request checks', () => {
   it('checks apiVersion and kind when the caller names the kind', () => {
     assert.throws(
       () => applyServerSide({ live: undefined, applied: { apiVersion: 'apps/v1beta1', kind: 'Deployment', metadata: { name: 'x' } }, manager: 'm', schema: deploymentSchema, now: tick(), apiVersion: 'apps/v1', kind: 'Deployment' }),
-      (e: ApiError) => e.code === 400 && e.message === 'invalid object type: apps/v1beta1, Kind=Deployment',
+      (e: StatusError) => e.code === 400 && e.message === 'invalid object type: apps/v1beta1, Kind=Deployment',
     );
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../src/errors.ts';
+import { StatusError } from '../src/errors.ts';
 import { applyStrategicMergePatch, patchSchemaFor } from '../src/patch/index.ts';
 
 type Obj = Record<string, any>;
@@ -180,7 +180,7 @@ describe('strategic merge patch errors', () => {
     it(c.name, () => {
       assert.throws(
         () => applyStrategicMergePatch(c.target ?? deployment, structuredClone(c.patch), deploymentSchema),
-        (e: unknown) => e instanceof ApiError && e.code === c.code && e.message === c.message,
+        (e: unknown) => e instanceof StatusError && e.code === c.code && e.message === c.message,
       );
     });
   }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type PodSecurityAttributes, type PodSecurityConfig, podSecurityAdmission } from '../src/admission/pod-security/index.ts';
-import type { ApiError } from '../src/errors.ts';
+import type { StatusError } from '../src/errors.ts';
 import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';
 import type { ResourceType } from '../src/resource-types/resource-type.ts';
 import { ObjectStore } from '../src/storage/store.ts';
@@ -36,13 +36,13 @@ function attrs(resource: ResourceType, object: KubeObject, user = 'alice'): PodS
   };
 }
 
-function run(labels: Record<string, string>, a: PodSecurityAttributes, config?: PodSecurityConfig): { annotations: Record<string, string>; warnings: string[]; error?: ApiError } {
+function run(labels: Record<string, string>, a: PodSecurityAttributes, config?: PodSecurityConfig): { annotations: Record<string, string>; warnings: string[]; error?: StatusError } {
   const validate = podSecurityAdmission(storeWith({ ns: labels }), config);
   try {
     validate(a);
     return { annotations: a.auditAnnotations!, warnings: a.warnings };
   } catch (e) {
-    return { annotations: a.auditAnnotations!, warnings: a.warnings, error: e as ApiError };
+    return { annotations: a.auditAnnotations!, warnings: a.warnings, error: e as StatusError };
   }
 }
 

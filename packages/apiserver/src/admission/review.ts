@@ -3,7 +3,7 @@
 // prefixed `admission webhook "<name>" denied the request: `), a broken answer is a call failure whose
 // text kubectl shows after `failed calling webhook "<name>": `.
 import type { GroupVersionKind, GroupVersionResource } from '@modelplane/apimachinery';
-import { ApiError, type StatusDetails } from '../errors.ts';
+import { StatusError, type StatusDetails } from '../errors.ts';
 import { warningHeader } from '../http/respond.ts';
 import type { AdmissionAttributes } from '../objects/hooks.ts';
 
@@ -108,18 +108,18 @@ export function verifyAdmissionResponse(answer: Obj, reviewVersion: string, uid:
 }
 
 /** The error with the warnings collected so far attached, since kube sends them even on a failure. */
-export function withWarnings(e: ApiError, warnings: string[]): ApiError {
+export function withWarnings(e: StatusError, warnings: string[]): StatusError {
   if (warnings.length === 0) return e;
-  return new ApiError(e.code, e.reason, e.message, e.details, { ...(e.headers ?? {}), Warning: warningHeader(warnings).join(', ') });
+  return new StatusError(e.code, e.reason, e.message, e.details, { ...(e.headers ?? {}), Warning: warningHeader(warnings).join(', ') });
 }
 
 /** webhookerrors.ToStatusErr */
-export function denial(webhookName: string, status: Obj | undefined): ApiError {
+export function denial(webhookName: string, status: Obj | undefined): StatusError {
   const deniedBy = `admission webhook "${webhookName}" denied the request`;
   const s = status ?? {};
   const code = typeof s.code === 'number' && s.code >= 400 ? s.code : 400;
   const reason = typeof s.reason === 'string' ? s.reason : '';
   const message = typeof s.message === 'string' && s.message ? `${deniedBy}: ${s.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
   const details = isObj(s.details) ? (s.details as StatusDetails) : undefined;
-  return new ApiError(code, reason, message, details);
+  return new StatusError(code, reason, message, details);
 }

@@ -6,7 +6,7 @@
 // webhook configurations, as in kube (a broken webhook could otherwise lock itself in).
 import { randomUUID } from 'node:crypto';
 import { toCel } from '@modelplane/apimachinery/cel';
-import { ApiError, errors, qualifiedResource } from '../errors.ts';
+import { StatusError, errors, qualifiedResource } from '../errors.ts';
 import { readScale, scaleToCandidate } from '../handlers/scale.ts';
 import type { AdmissionAttributes, AdmissionChain } from '../objects/hooks.ts';
 import { deepEqual, isPlainObject } from '../objects/meta.ts';
@@ -88,7 +88,7 @@ export class WebhookAdmission implements AdmissionChain {
     try {
       return await run();
     } catch (e) {
-      if (e instanceof ApiError) throw withWarnings(e, attrs.warnings);
+      if (e instanceof StatusError) throw withWarnings(e, attrs.warnings);
       throw e;
     }
   }

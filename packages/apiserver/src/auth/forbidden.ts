@@ -1,7 +1,7 @@
 // The 403 kube-apiserver writes when authorization denies a request (responsewriters.Forbidden +
 // apierrors.NewForbidden), e.g. `configmaps is forbidden: User "system:serviceaccount:ns:sa" cannot list
 // resource "configmaps" in API group "" in the namespace "ns"`. kubectl prints the message verbatim.
-import { type ApiError, type StatusDetails, errors } from '../errors.ts';
+import { type StatusError, type StatusDetails, errors } from '../errors.ts';
 import type { UserInfo } from '../types.ts';
 import { goQuote } from '../validation/field-errors.ts';
 import type { AuthzAttributes } from './types.ts';
@@ -15,7 +15,7 @@ export function forbiddenMessage(user: UserInfo | undefined, a: AuthzAttributes)
   return `User ${who} cannot ${a.verb} resource ${goQuote(resource)} in API group ${goQuote(a.group)} ${scope}`;
 }
 
-export function forbidden(user: UserInfo | undefined, a: AuthzAttributes, reason = ''): ApiError {
+export function forbidden(user: UserInfo | undefined, a: AuthzAttributes, reason = ''): StatusError {
   const err = reason ? `${forbiddenMessage(user, a)}: ${reason}` : forbiddenMessage(user, a);
   const resource = a.isResourceRequest ? (a.resource ?? '') : '';
   const group = a.isResourceRequest ? a.group : '';

@@ -10,7 +10,7 @@ export interface ServiceAccountKubeconfigOptions {
   audiences?: string[];
 }
 
-/** Mints a token for an existing ServiceAccount; throws a 404 ApiError naming it when it does not exist. */
+/** Mints a token for an existing ServiceAccount; throws a 404 StatusError naming it when it does not exist. */
 export function serviceAccountCredentials(
   tokens: ServiceAccountTokens,
   namespace: string,

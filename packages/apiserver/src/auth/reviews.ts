@@ -1,7 +1,7 @@
 // The create-only review APIs: SelfSubjectAccessReview (`kubectl auth can-i`), SelfSubjectRulesReview
 // (`can-i --list`), SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectReview (`kubectl auth
 // whoami`) and TokenReview. Each answers from the live authenticator/authorizer and stores nothing.
-import { type ApiError, errors } from '../errors.ts';
+import { type StatusError, errors } from '../errors.ts';
 import type { ResourceRequest } from '../handlers/request.ts';
 import { decodeObject, readBody } from '../http/body.ts';
 import { writeJson } from '../http/respond.ts';
@@ -97,7 +97,7 @@ function statusOf(d: Decision): Body {
   return { allowed: d.allowed, ...(d.reason ? { reason: d.reason } : {}), ...(d.evaluationError ? { evaluationError: d.evaluationError } : {}) };
 }
 
-function invalid(kind: string, causes: ReturnType<typeof fieldErrors.invalid>[]): ApiError {
+function invalid(kind: string, causes: ReturnType<typeof fieldErrors.invalid>[]): StatusError {
   return errors.invalid(kind, AUTHZ_GROUP, '', causes);
 }
 

@@ -78,7 +78,7 @@ export class ServiceAccountTokens {
     readonly apiAudiences: string[] = [issuer],
   ) {}
 
-  /** Signs a token for an existing ServiceAccount; throws the ApiError kube's TokenRequest REST would. */
+  /** Signs a token for an existing ServiceAccount; throws the StatusError kube's TokenRequest REST would. */
   mint(req: MintRequest, now = new Date()): { token: string; claims: ServiceAccountClaims } {
     const sa = this.store.get('/serviceaccounts', req.namespace, req.name);
     if (!sa) throw errors.notFound('serviceaccounts', '', req.name);

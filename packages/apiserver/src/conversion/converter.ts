@@ -4,7 +4,7 @@
 // objects in one ConversionReview. A webhook failure is kube's 500 with an empty reason, which kubectl
 // prints as `Error from server: conversion webhook for <group>/<version>, Kind=<Kind> failed: …`.
 import type { ResolveDeps } from '../admission/webhook-client.ts';
-import { ApiError } from '../errors.ts';
+import { StatusError } from '../errors.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
 import { groupVersion } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
@@ -36,8 +36,8 @@ export class ObjectConverter {
       const cfg = rt.conversion?.webhook as ConversionWebhookConfig | undefined;
       converted = await callConversionWebhook(cfg, pending.map((i) => objects[i]!), groupVersion(rt.group, version), this.deps);
     } catch (e) {
-      if (e instanceof ApiError) throw e;
-      throw new ApiError(500, '', (e as Error).message);
+      if (e instanceof StatusError) throw e;
+      throw new StatusError(500, '', (e as Error).message);
     }
     pending.forEach((idx, j) => {
       out[idx] = converted[j]!;

@@ -4,7 +4,7 @@
 // handler instead, which routes on the parsed request info alone: an unknown subresource is a NotFound for
 // the object, an unsupported verb "<verb> is not supported on resources of kind …", and trailing segments
 // after a known subresource are ignored.
-import { ApiError, errors, qualifiedResource } from '../errors.ts';
+import { StatusError, errors, qualifiedResource } from '../errors.ts';
 import type { EndpointCapabilities } from '../http/negotiate.ts';
 import { responseMessage } from '../http/protobuf/encode.ts';
 import type { RequestInfo } from '../http/request-info.ts';
@@ -63,7 +63,7 @@ function routeConsumes(method: string, contentType: string | undefined): boolean
   return false;
 }
 
-const routeMethodNotAllowed = () => new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+const routeMethodNotAllowed = () => new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 
 /** go-restful's matchesAccept: some Accept entry (parameters dropped) is one of the route's types, or `*` / `*`. */
 function routeAccepts(accept: string | undefined, produces: string[]): boolean {
@@ -112,11 +112,11 @@ export function checkRoute(info: RequestInfo, rt: ResourceType, method: string, 
   if (!route) throw errors.notFoundPath();
   // (no HEAD routes: kube-apiserver answers HEAD on a resource with 405)
   if (!route.methods.includes(method)) throw routeMethodNotAllowed();
-  if (!routeConsumes(method, headers['content-type'])) throw new ApiError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+  if (!routeConsumes(method, headers['content-type'])) throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
   const accept = headers.accept;
   const produces = info.subresource === 'log' ? ['text/plain', ...PRODUCES] : route.collection && route.methods.includes('GET') ? [...PRODUCES, ...STREAM_PRODUCES] : PRODUCES;
   if (!routeAccepts(accept, produces)) {
-    throw new ApiError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
+    throw new StatusError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
   }
   if (info.name === '' && !info.watchPath) throw errors.badRequest('name must be provided');
 }
@@ -129,7 +129,7 @@ function checkCustomResourceRoute(info: RequestInfo, rt: ResourceType): void {
   }
   const verbs = sub ? ['get', 'update', 'patch'] : ALL_VERBS;
   if (!verbs.includes(info.verb)) {
-    throw new ApiError(405, 'MethodNotAllowed', `${info.verb} is not supported on resources of kind "${qualifiedResource(rt.plural, rt.group)}"`, { group: rt.group, kind: rt.plural });
+    throw new StatusError(405, 'MethodNotAllowed', `${info.verb} is not supported on resources of kind "${qualifiedResource(rt.plural, rt.group)}"`, { group: rt.group, kind: rt.plural });
   }
   // an update or patch of the collection itself reaches the handler without a name
   if (info.name === '' || (info.name === undefined && (info.verb === 'update' || info.verb === 'patch'))) throw errors.badRequest('name must be provided');

@@ -2,7 +2,7 @@
 // printers, or from a CRD version's additionalPrinterColumns evaluated with Kubernetes JSONPath.
 import { printerColumnCell } from '@modelplane/apimachinery/jsonpath';
 import { builtinTableColumns, builtinTableRow } from '../builtin/printers/index.ts';
-import { ApiError } from '../errors.ts';
+import { StatusError } from '../errors.ts';
 import type { PrinterColumn, ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject } from '../types.ts';
 import type { ResourceRequest } from './request.ts';
@@ -53,7 +53,7 @@ export function includeObjectParam(r: ResourceRequest): IncludeObject {
   const v = r.query.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw new ApiError(400, 'BadRequest', `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  throw new StatusError(400, 'BadRequest', `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
 }
 
 /** The Go type kube-apiserver names in a 406 about a conversion: its internal type, or unstructured for CRs. */
@@ -67,7 +67,7 @@ function goType(rt: ResourceType, list: boolean): string {
 export function convertObject(r: ResourceRequest, obj: KubeObject): Record<string, unknown> {
   const { convert, convertVersion } = r.out;
   if (convert === 'PartialObjectMetadataList') {
-    throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(r.rt, false)})`);
+    throw new StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(r.rt, false)})`);
   }
   if (convert === 'Table') return table(r.rt, r.info.version, [obj], includeObjectParam(r), { resourceVersion: obj.metadata.resourceVersion }, convertVersion);
   return partialMetadata(obj, convertVersion);
@@ -77,7 +77,7 @@ export function convertObject(r: ResourceRequest, obj: KubeObject): Record<strin
 export function convertList(r: ResourceRequest, items: KubeObject[], listMeta: Record<string, unknown>): Record<string, unknown> {
   const { convert, convertVersion } = r.out;
   if (convert === 'PartialObjectMetadata') {
-    throw new ApiError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${goType(r.rt, true)})`);
+    throw new StatusError(406, 'NotAcceptable', `you requested PartialObjectMetadata, but the requested object is a list (${goType(r.rt, true)})`);
   }
   if (convert === 'Table') return table(r.rt, r.info.version, items, includeObjectParam(r), listMeta, convertVersion);
   return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${convertVersion}`, metadata: listMeta, items: items.map((o) => partialMetadata(o, convertVersion)) };

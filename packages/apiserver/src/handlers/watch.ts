@@ -4,7 +4,7 @@
 // history). Objects moving out of a selector are sent as DELETED and into it as ADDED. Bookmarks on request,
 // `timeoutSeconds`, and fault hooks to close, end or stall every open watch.
 import type { StoredEvent } from '../storage/store.ts';
-import { ApiError, errors } from '../errors.ts';
+import { StatusError, errors } from '../errors.ts';
 import { type Negotiated, negotiateOutput } from '../http/negotiate.ts';
 import { objectJson } from '../http/object-json.ts';
 import { encodeWatchFrame } from '../http/protobuf/encode.ts';
@@ -111,7 +111,7 @@ class WatchStream {
     try {
       this.subscribe();
     } catch (e) {
-      const err = e instanceof ApiError ? e : errors.internal(String(e));
+      const err = e instanceof StatusError ? e : errors.internal(String(e));
       res.write(this.encode('ERROR', err.toStatus()));
       this.finish(true);
       return;

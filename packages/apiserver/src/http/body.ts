@@ -1,7 +1,7 @@
 // Request bodies: size-limited reading and JSON/YAML decoding with precise errors.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, errors } from '../errors.ts';
+import { StatusError, errors } from '../errors.ts';
 import { decodeKubeProtobuf, isKubeProtobuf } from './protobuf/index.ts';
 
 /** kube-apiserver's limit for a request body (3 MiB) */
@@ -68,7 +68,7 @@ export function decodeBody(buf: Buffer, contentType: string | undefined): unknow
     try {
       return checkedBody(JSON.parse(text));
     } catch (e) {
-      if (e instanceof ApiError) throw e;
+      if (e instanceof StatusError) throw e;
       // not JSON after all: YAML may still read it
     }
   }

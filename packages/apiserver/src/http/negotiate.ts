@@ -3,7 +3,7 @@
 // media types in its own order (JSON, YAML, protobuf), the first whose parameters the endpoint allows wins.
 // `as=Table|PartialObjectMetadata[List];g=meta.k8s.io;v=v1|v1beta1` asks for a transformed object. Nothing
 // acceptable is a 406. An absent Accept (and a bare `application/json`, the common case) skips the parsing.
-import { ApiError } from '../errors.ts';
+import { StatusError } from '../errors.ts';
 
 export type OutputFormat = 'json' | 'yaml' | 'protobuf';
 export type Conversion = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
@@ -93,11 +93,11 @@ function goParseFloat(s: string): number {
 }
 
 /** kube-apiserver's 406: the media types the endpoint serves (for watches, their `;stream=watch` forms). */
-export function notAcceptable(stream = false): ApiError {
+export function notAcceptable(stream = false): StatusError {
   const types = stream
     ? [...STREAMING].map((f) => `${MEDIA_TYPES[f]};stream=watch`)
     : SERVER_ORDER.map((f) => MEDIA_TYPES[f]);
-  return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${types.join(', ')}`);
+  return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${types.join(', ')}`);
 }
 
 function isPrettyRequest(userAgent: string | undefined, query: string | undefined): boolean {

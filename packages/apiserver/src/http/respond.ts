@@ -1,7 +1,7 @@
 // Response writing: JSON bodies, bodies in the negotiated format (JSON, YAML, protobuf), Kubernetes Status
 // errors and `Warning` headers.
 import type { ServerResponse } from 'node:http';
-import { ApiError, errors } from '../errors.ts';
+import { StatusError, errors } from '../errors.ts';
 import { MEDIA_TYPES, type Negotiated, negotiateErrorOutput } from './negotiate.ts';
 import { encodeKubeProtobuf } from './protobuf/encode.ts';
 import { toYaml } from './yaml-output.ts';
@@ -23,8 +23,8 @@ export function writeJson(res: ServerResponse, code: number, body: unknown, head
   res.end(text);
 }
 
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+export function toApiError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
   const message = err instanceof Error ? err.message : String(err);
   return errors.internal(message);
 }

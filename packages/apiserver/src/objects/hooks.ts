@@ -26,7 +26,7 @@ export interface AdmissionAttributes {
 export interface AdmissionChain {
   /** may return a modified object */
   mutate(attrs: AdmissionAttributes): Promise<KubeObject | undefined>;
-  /** throws ApiError to deny */
+  /** throws StatusError to deny */
   validate(attrs: AdmissionAttributes): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // The write path every create, update, patch and apply goes through, in kube-apiserver's order:
 // immutable metadata kept, subresource scoping, mutating admission, defaults and pruning, validation
 // (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
-import { type ApiError, type StatusCause, cause, errors } from '../errors.ts';
+import { type StatusError, type StatusCause, cause, errors } from '../errors.ts';
 import { eventsV1ToEvent } from '../builtin/events.ts';
 import type { Generation, ResourceType } from '../resource-types/resource-type.ts';
 import { groupVersion, storageVersion } from '../resource-types/resource-type.ts';
@@ -197,7 +197,7 @@ export class Lifecycle {
 }
 
 /** kube's NamespaceLifecycle admission refusing new objects in a namespace being deleted */
-function namespaceTerminating(rt: ResourceType, name: string, ns: string): ApiError {
+function namespaceTerminating(rt: ResourceType, name: string, ns: string): StatusError {
   const resource = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
   return errors.forbidden(`${resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
     name, group: rt.group, kind: rt.plural,
@@ -236,8 +236,8 @@ function unchanged(old: KubeObject, obj: KubeObject): boolean {
   return deepEqual(strip(old), strip(obj));
 }
 
-export function isApiError(e: unknown): e is ApiError {
-  return e instanceof Error && typeof (e as ApiError).code === 'number' && typeof (e as ApiError).reason === 'string';
+export function isApiError(e: unknown): e is StatusError {
+  return e instanceof Error && typeof (e as StatusError).code === 'number' && typeof (e as StatusError).reason === 'string';
 }
 
 function generationBumps(rule: Generation, old: KubeObject, obj: KubeObject, hasStatus: boolean): boolean {

@@ -3,7 +3,7 @@
 // value also passes for a missing member. A patch that is not a list of operation objects is a 400;
 // an operation that cannot be applied (including a failed `test`) is kube's generic 422, whose
 // message names no cause — kube-apiserver discards the library's error text.
-import { ApiError, errors } from '../errors.ts';
+import { StatusError, errors } from '../errors.ts';
 import { clone, deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 
 /** kube's maxJSONPatchOperations */
@@ -31,7 +31,7 @@ export function applyJsonPatch(target: unknown, ops: unknown): unknown {
   try {
     for (const op of ops as JsonObject[]) doc = applyOperation(doc, op);
   } catch (e) {
-    if (e instanceof NotApplicable) throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    if (e instanceof NotApplicable) throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     throw e;
   }
   return doc;

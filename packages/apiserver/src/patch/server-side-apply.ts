@@ -2,7 +2,7 @@
 // does them (see field-manager.ts for the merge/ownership rules). This file is the request-facing
 // part: input checks, decoding the live managedFields, turning conflicts into the 409 kubectl
 // prints, and kubectl's client-side-apply interop (the last-applied annotation).
-import { type ApiError, errors, type StatusCause } from '../errors.ts';
+import { type StatusError, errors, type StatusCause } from '../errors.ts';
 import { createdFieldsV1 } from './created-fields.ts';
 import { type ApplyOutcome, ApplyConflicts, applyOnce, type FieldManagerContext, recordWrite } from './field-manager.ts';
 import { type FieldSet, pathString } from './fieldpath.ts';
@@ -86,7 +86,7 @@ function withoutManagedFields(obj: JsonObject): JsonObject {
  * A patch the typed merge cannot use. kube-apiserver surfaces these as a bare 500; they are caused by the
  * request, so we answer 400 with the same message (as kubernetes/kubernetes PR #139255 proposes).
  */
-function serverError(message: string): ApiError {
+function serverError(message: string): StatusError {
   return errors.badRequest(message);
 }
 
@@ -144,7 +144,7 @@ function gvkString(apiVersion: unknown, kind: unknown): string {
   return `${group}/${version}, Kind=${typeof kind === 'string' ? kind : ''}`;
 }
 
-/** Server-side apply of `applied` onto `live` by `manager`; throws ApiError 409 on conflicts. */
+/** Server-side apply of `applied` onto `live` by `manager`; throws StatusError 409 on conflicts. */
 export function applyServerSide(opts: ApplyOptions): ApplyResult {
   const ctx = context(opts);
   if (!isObject(opts.applied)) throw errors.badRequest('an apply patch must be a JSON or YAML object');
@@ -251,7 +251,7 @@ function printManager(id: string): string {
 }
 
 /** The 409 kube returns: one FieldManagerConflict cause per conflicting field, managers in identifier order. */
-function conflictError(conflicts: Map<string, FieldSet>): ApiError {
+function conflictError(conflicts: Map<string, FieldSet>): StatusError {
   const causes: StatusCause[] = [];
   for (const id of [...conflicts.keys()].sort()) {
     for (const path of conflicts.get(id)!.paths()) {

@@ -3,7 +3,7 @@
 // null deletes; lists follow the field's patchStrategy (merge by patchMergeKey, or replace); the
 // directives `$patch: replace|delete`, `$retainKeys`, `$deleteFromPrimitiveList/<f>` and
 // `$setElementOrder/<f>` work as documented. `$patch: merge` is rejected, as kube rejects it.
-import { ApiError, errors } from '../errors.ts';
+import { StatusError, errors } from '../errors.ts';
 import { clone, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 import { asPatchSchema, fieldSchema, type PatchSchema, structView, UNTYPED } from './schema.ts';
 import {
@@ -33,7 +33,7 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown, schema
   } catch (e) {
     if (!(e instanceof SmpError)) throw e;
     if (e.status === 'badRequest') throw errors.badRequest(e.message);
-    if (e.status === 'invalid') throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    if (e.status === 'invalid') throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     // kube answers these with a bare 500; the request caused them, so 400 (same message)
     throw errors.badRequest(e.message);
   }

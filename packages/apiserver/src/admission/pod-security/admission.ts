@@ -7,7 +7,7 @@
 // - Namespaces must carry valid pod-security labels (422 otherwise), and tightening `enforce` returns
 //   warnings naming the existing pods the new level would refuse.
 // Unlabelled namespaces are privileged, and nothing is exempt unless configured (kube-system included).
-import { type ApiError, type StatusCause, errors } from '../../errors.ts';
+import { type StatusError, type StatusCause, errors } from '../../errors.ts';
 import type { AdmissionAttributes } from '../../objects/hooks.ts';
 import { deepEqual } from '../../objects/meta.ts';
 import type { ObjectStore } from '../../storage/store.ts';
@@ -70,7 +70,7 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
       if (!results.has(key)) results.set(key, forbiddenDetail(evaluatePod(lv, pod.meta, pod.spec)));
       return results.get(key)!;
     };
-    let refusal: ApiError | undefined;
+    let refusal: StatusError | undefined;
     if (enforce) {
       annotations['enforce-policy'] = levelVersionString(policy.enforce);
       const detail = detailFor(policy.enforce);
@@ -148,7 +148,7 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
 }
 
 /** admission.NewForbidden for the pod: `pods "x" is forbidden: <why>` */
-function forbidden(attrs: AdmissionAttributes, why: string): ApiError {
+function forbidden(attrs: AdmissionAttributes, why: string): StatusError {
   const resource = attrs.rt.group ? `${attrs.rt.plural}.${attrs.rt.group}` : attrs.rt.plural;
   return errors.forbidden(`${resource} ${goQuote(attrs.name)} is forbidden: ${why}`, { name: attrs.name, ...(attrs.rt.group ? { group: attrs.rt.group } : {}), kind: attrs.rt.plural });
 }

@@ -2,7 +2,7 @@
 // may only write a Role/ClusterRole whose rules they already hold (or with the `escalate` verb), and only
 // bind a role whose rules they hold (or with the `bind` verb). system:masters is exempt. Shaped as a
 // validating admission step so the write path can run it before committing.
-import { type ApiError, errors } from '../../errors.ts';
+import { type StatusError, errors } from '../../errors.ts';
 import type { AdmissionAttributes } from '../../objects/hooks.ts';
 import { deepEqual } from '../../objects/meta.ts';
 import type { KubeObject, UserInfo } from '../../types.ts';
@@ -130,7 +130,7 @@ export function rbacEscalationCheck(rbac: RbacAuthorizer): (attrs: AdmissionAttr
     if (old && onlyGcFieldsChanged(obj, old)) return;
     const namespace = rt.namespaced ? (attrs.namespace ?? '') : '';
     const name = obj.metadata.name ?? attrs.name;
-    const deny = (why: string): ApiError => errors.forbidden(`${rt.plural}.${GROUP} ${goQuote(name)} is forbidden: ${why}`, { name, group: GROUP, kind: rt.plural });
+    const deny = (why: string): StatusError => errors.forbidden(`${rt.plural}.${GROUP} ${goQuote(name)} is forbidden: ${why}`, { name, group: GROUP, kind: rt.plural });
     const allowed = (verb: string, resource: string, resourceName: string) =>
       rbac.authorize(user, { isResourceRequest: true, path: '', verb, group: GROUP, version: 'v1', resource, namespace, name: resourceName }).allowed;
 
