@@ -65,12 +65,14 @@ const SPECS: Record<BuiltinProvider, ModelDeployment['spec']> = {
   aim: { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' }, memory: '32Gi' } },
 } as Record<BuiltinProvider, ModelDeployment['spec']>;
 
-const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = { kaito: WorkspaceKind, dynamo: DynamoGraphDeploymentKind, kuberay: RayServiceKind, aim: undefined };
+// llm-d's upstream object is a plain Deployment, which the stand-in does not turn ready: not benchmarked
+const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = { kaito: WorkspaceKind, dynamo: DynamoGraphDeploymentKind, kuberay: RayServiceKind, aim: undefined, llmd: undefined };
 
 const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim', 'provider-managers': 'separate' });
 const sharedManager = args.extra['provider-managers'] === 'shared';
 if (!sharedManager && args.extra['provider-managers'] !== 'separate') throw new Error(`--provider-managers: expected separate or shared, got "${args.extra['provider-managers']}"`);
 const providers = args.extra.providers!.split(',').map((p) => p.trim()) as BuiltinProvider[];
+if (providers.includes('llmd')) throw new Error('--providers: llmd is not benchmarked (its Deployment needs the workload simulators)');
 for (const p of providers) if (!(p in BUILTIN_PROVIDER_DEFINITIONS)) throw new Error(`--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`);
 const providerOf = (i: number): BuiltinProvider => providers[i % providers.length]!;
 

@@ -56,8 +56,11 @@ function providerList(definitions: readonly ProviderDefinition[]): string {
   return definitions.map((d) => `  ${d.name.padEnd(width)}  ${d.displayName}: builds ${d.upstream.kind} (${d.upstream.apiVersion})`).join('\n');
 }
 
+/** other spellings of a provider's name on the command line (the project's own name for llm-d) */
+const ALIASES: Readonly<Record<string, string>> = { 'llm-d': 'llmd' };
+
 export function registerProvider(program: Command, definitions: readonly ProviderDefinition[]): void {
-  const names = definitions.map((d) => d.name);
+  const names = [...definitions.map((d) => d.name), ...Object.keys(ALIASES).filter((a) => definitions.some((d) => d.name === ALIASES[a]))];
   program
     .command('provider')
     .description('Run one KubeAIRunway provider controller: it registers its InferenceProviderConfig, heartbeats, and builds the upstream resource of every ModelDeployment assigned to it.')
@@ -69,7 +72,8 @@ export function registerProvider(program: Command, definitions: readonly Provide
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
     .option('--finalizer-timeout <seconds>', "how long deleting a ModelDeployment's resource is retried before its finalizer is removed anyway (with a Warning event)", '300')
     .addHelpText('after', `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`)
-    .action(async (name: string, flags: ProviderFlags) => {
+    .action(async (given: string, flags: ProviderFlags) => {
+      const name = ALIASES[given] ?? given;
       const def = definitions.find((d) => d.name === name)!;
       const log = new Logger({ component: `provider-${name}` });
       try {

@@ -57,7 +57,7 @@ export const DEFAULT_GPU_TYPE = 'nvidia.com/gpu';
 export const AMD_GPU_TYPE = 'amd.com/gpu';
 
 /** the providers modelplane ships; others may register an InferenceProviderConfig of their own */
-export const BUILTIN_PROVIDERS = ['aim', 'dynamo', 'kaito', 'kuberay'] as const;
+export const BUILTIN_PROVIDERS = ['aim', 'dynamo', 'kaito', 'kuberay', 'llmd'] as const;
 export type BuiltinProvider = (typeof BUILTIN_PROVIDERS)[number];
 
 export const PHASES = ['Pending', 'Deploying', 'Running', 'Failed', 'Terminating'] as const;

@@ -155,7 +155,8 @@ export const modelDeploymentStatusSchema = z.object({
     })
     .optional(),
   replicas: z.object({ desired: nonNegativeInt().optional(), ready: nonNegativeInt().optional(), available: nonNegativeInt().optional() }).optional(),
-  endpoint: z.object({ service: z.string().optional(), port: z.int32().min(0).max(65535).optional() }).optional(),
+  /** where the model is served in the cluster: the provider's Service, its port, and the URL clients use */
+  endpoint: z.object({ service: z.string().optional(), port: z.int32().min(0).max(65535).optional(), url: z.string().optional() }).optional(),
   observedGeneration: z.number().int().min(0).optional(),
   conditions: conditionListSchema.optional(),
 });

@@ -184,7 +184,9 @@ describe('computeProviderStatus', () => {
     const { status } = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', replicas: { desired: 2, ready: undefined }, endpoint: { service: 'svc', port: 80 } } }, ctx());
     assert.deepEqual(status.provider, { resourceName: 'llm', resourceKind: 'Widget' });
     assert.deepEqual(status.replicas, { desired: 2 });
-    assert.deepEqual(status.endpoint, { service: 'svc', port: 80 });
+    assert.deepEqual(status.endpoint, { service: 'svc', port: 80, url: 'http://svc.team.svc.cluster.local' }, 'the in-cluster URL (port 80 implied)');
+    const other = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 'llm-serve-svc', port: 8000 } } }, ctx()).status;
+    assert.equal(other.endpoint?.url, 'http://llm-serve-svc.team.svc.cluster.local:8000');
     assert.equal(cond(status, 'Ready')?.observedGeneration, 3);
   });
 

@@ -26,6 +26,7 @@ describe('BUILTIN_PROVIDER_DEFINITIONS', () => {
     dynamo: ['nvidia.com/v1alpha1', 'DynamoGraphDeployment', 'dynamographdeployments'],
     kuberay: ['ray.io/v1', 'RayService', 'rayservices'],
     aim: ['aim.eai.amd.com/v1alpha1', 'AIMService', 'aimservices'],
+    llmd: ['apps/v1', 'Deployment', 'deployments'],
   };
   for (const name of BUILTIN_PROVIDERS) {
     it(`${name}: shared config and display name, its upstream kind, a version`, () => {

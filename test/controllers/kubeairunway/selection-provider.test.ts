@@ -200,8 +200,11 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     assert.deepEqual([r.provider, r.skippedRules], ['zero', []]);
   });
 
-  it('ships a rule for every built-in provider, and capabilities that never offer vLLM on CPU', () => {
-    for (const name of BUILTIN_PROVIDERS) assert.ok((DEFAULT_PROVIDER_SPECS[name].selectionRules ?? []).length > 0, name);
+  it('ships a rule for every built-in provider but llm-d (chosen when named, or as the only fit), and capabilities that never offer vLLM on CPU', () => {
+    for (const name of BUILTIN_PROVIDERS) assert.equal((DEFAULT_PROVIDER_SPECS[name].selectionRules ?? []).length > 0, name !== 'llmd', name);
+    assert.equal(DEFAULT_PROVIDER_SPECS.llmd.capabilities?.requiresCRD, false);
+    // a cluster with only llm-d registered still serves a GPU vLLM deployment
+    assert.equal(selectProvider(md(gpu1), shipped(['llmd']), { now: NOW }).provider, 'llmd');
     for (const name of BUILTIN_PROVIDERS) {
       const vllm = DEFAULT_PROVIDER_SPECS[name].capabilities?.engines?.find((e) => e.name === 'vllm');
       assert.equal(vllm?.cpuSupport, false, name);

@@ -42,4 +42,10 @@ export interface ProviderDefinition<U extends KubeObject = KubeObject> {
   overridePatch?(md: ModelDeployment): Record<string, unknown>;
   /** Pure: docs/kubeairunway.md's status-mapping table for this provider, message extraction included. */
   mapStatus(upstream: U, md: ModelDeployment): MappedStatus;
+  /**
+   * Pure, optional: objects applied beside the upstream one (owned by the ModelDeployment, garbage-collected
+   * with it), e.g. llm-d's Service; `extraResources` names their resources for RBAC.
+   */
+  extraObjects?(md: ModelDeployment): KubeObject[];
+  extraResources?: ReadonlyArray<{ group: string; resource: string }>;
 }

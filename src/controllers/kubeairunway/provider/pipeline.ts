@@ -92,9 +92,12 @@ export function providerReconciler(opts: ProviderPipelineOptions): DomainReconci
       return mapped ? { plan, mapped } : { plan };
     },
 
-    planResources(_ctx, { plan }) {
+    planResources(ctx, { plan }) {
       const out = new PlanResult();
-      if (plan.kind === 'apply') out.apply(plan.desired);
+      if (plan.kind === 'apply') {
+        out.apply(plan.desired);
+        for (const extra of def.extraObjects?.(defaultModelDeployment(ctx.object)) ?? []) out.apply(extra);
+      }
       if (plan.kind === 'recreate') {
         // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one
         const { name, namespace, uid } = plan.object.metadata;

@@ -10,7 +10,7 @@ import type { ProviderDefinition } from './definition.ts';
 import { providerControllerName } from './names.ts';
 
 /** what one provider's process needs, besides events and its lease (added for every process) */
-export function providerRules(def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource'>): PolicyRule[] {
+export function providerRules(def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources'>): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
     // read through the cache; patch adds and removes the finalizer (update: controller-runtime parity)
@@ -19,6 +19,8 @@ export function providerRules(def: Pick<ProviderDefinition, 'upstream' | 'upstre
     // blockOwnerDeletion on the upstream object requires update on the owner's finalizers
     rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/finalizers`], ['update']),
     rule(upstreamGroup, [def.upstreamResource], [...READ, 'create', 'update', 'patch', 'delete']),
+    // objects applied beside the upstream one (llm-d's Service): server-side apply, garbage-collected with the deployment
+    ...(def.extraResources ?? []).map((r) => rule(r.group, [r.resource], [...READ, 'create', 'patch'])),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),

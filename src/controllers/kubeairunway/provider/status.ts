@@ -21,7 +21,7 @@ export interface ProviderStatus {
   message?: string;
   provider?: { resourceName?: string; resourceKind?: string };
   replicas?: { desired?: number; ready?: number; available?: number };
-  endpoint?: { service?: string; port?: number };
+  endpoint?: { service?: string; port?: number; url?: string };
   conditions?: Condition[];
 }
 
@@ -117,6 +117,11 @@ export function computeProviderStatus(
   return { status, conditions: cm };
 }
 
+/** the in-cluster URL of a Service port: what a client in the cluster (or a Llama Stack provider) points at */
+export function endpointUrl(service: string, namespace: string | undefined, port: number | undefined): string {
+  return `http://${service}.${namespace ?? 'default'}.svc.cluster.local${port !== undefined && port !== 80 ? `:${port}` : ''}`;
+}
+
 function created(status: ProviderStatus, cm: ConditionManager, object: KubeObject, mapped: MappedStatus, kind: string): void {
   // conditions True at the first status write are told by the status alone; a resource that appears
   // after a failure (CRD installed, conflict gone), or pods that become ready after Deploying, get events
@@ -143,5 +148,5 @@ function created(status: ProviderStatus, cm: ConditionManager, object: KubeObjec
   const replicas = compact(mapped.replicas);
   if (replicas) status.replicas = replicas;
   const endpoint = compact(mapped.endpoint);
-  if (endpoint) status.endpoint = endpoint;
+  if (endpoint) status.endpoint = { ...endpoint, ...(endpoint.service ? { url: endpointUrl(endpoint.service, object.metadata.namespace, endpoint.port) } : {}) };
 }

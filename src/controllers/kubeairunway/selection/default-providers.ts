@@ -54,6 +54,14 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
     },
     selectionRules: [{ condition: `${HAS_GPU_BLOCK} && spec.resources.gpu.count > 1 && spec.engine.type == 'vllm'`, priority: 80 }],
   },
+  // no CRD, no operator, no selection rule: chosen when named, or when it is the only ready provider that fits
+  llmd: {
+    capabilities: {
+      engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false }],
+      requiresCRD: false,
+    },
+    selectionRules: [],
+  },
   aim: {
     capabilities: {
       engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false, gpuTypes: [AMD_GPU_TYPE] }],

@@ -6,7 +6,7 @@ import { AMD_GPU_TYPE } from '../../../apis/kubeairunway/index.ts';
 import { servingModeOf } from './defaults.ts';
 
 /** the name each provider's messages use */
-export const PROVIDER_DISPLAY_NAMES: Readonly<Record<string, string>> = { kaito: 'KAITO', dynamo: 'Dynamo', kuberay: 'KubeRay', aim: 'AIM' };
+export const PROVIDER_DISPLAY_NAMES: Readonly<Record<string, string>> = { kaito: 'KAITO', dynamo: 'Dynamo', kuberay: 'KubeRay', aim: 'AIM', llmd: 'llm-d' };
 
 interface ProviderLimits {
   engines: readonly EngineType[];
@@ -20,6 +20,8 @@ const LIMITS: Readonly<Record<string, ProviderLimits>> = {
   kuberay: { engines: ['vllm'], requiresGpu: true, disaggregated: true },
   // AIM serves vLLM images on AMD Instinct GPUs, one AIMService per deployment
   aim: { engines: ['vllm'], requiresGpu: true, disaggregated: false },
+  // plain vLLM Deployments, one per deployment (disaggregated serving needs an operator)
+  llmd: { engines: ['vllm'], requiresGpu: true, disaggregated: false },
 };
 
 /** whether the deployment asks for any GPU: top level, or (disaggregated) on prefill or decode */

@@ -1,0 +1,22 @@
+// The llm-d provider: plain vLLM Deployments and a Service, no CRD (requiresCRD: false), registered and run
+// like the others (`modelplane provider llmd`, alias `llm-d`).
+import { Deployments, type KubeObject } from '../../../../kube/index.ts';
+import { builtinProvider } from '../common/index.ts';
+import { vllmDeploymentStatus } from './status.ts';
+import { vllmDeploymentFor, vllmServiceFor } from './transform.ts';
+
+export { vllmDeploymentStatus } from './status.ts';
+export { VLLM_CONTAINER, VLLM_IMAGE, VLLM_PORT, vllmDeploymentFor, vllmServiceFor } from './transform.ts';
+
+export const llmdProvider = {
+  ...builtinProvider<KubeObject>('llmd', {
+    upstream: Deployments,
+    upstreamResource: 'deployments',
+    transform: vllmDeploymentFor,
+    mapStatus: vllmDeploymentStatus,
+    // no documented overrides: every key is unknown (a Warning), none reaches the pod spec
+    overridePatch: () => ({}),
+  }),
+  extraObjects: (md: Parameters<typeof vllmServiceFor>[0]) => [vllmServiceFor(md)],
+  extraResources: [{ group: '', resource: 'services' }],
+};
