@@ -90,7 +90,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       const m = await md('a');
       return m.status?.phase === 'Running' ? m : undefined;
     });
-    assert.deepEqual(running.status?.endpoint, { service: 'a-svc', port: 8000 });
+    assert.deepEqual(running.status?.endpoint, { service: 'a-svc', port: 8000, url: 'http://a-svc.team.svc.cluster.local:8000' });
     assert.equal(condition(running, 'Ready')?.reason, 'DeploymentReady');
   });
 
