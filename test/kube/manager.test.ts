@@ -22,6 +22,13 @@ describe('Manager', () => {
   after(async () => {
     await stub.close();
   });
+  /** a manager campaigning for `leaseName` in namespace ns with short, test-sized lease timings */
+  const electing = (identity: string, leaseName: string) =>
+    Manager.create({
+      kubeconfig: stub.kubeconfig(),
+      logger: quiet,
+      leaderElection: { enabled: true, identity, leaseName, leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
+    });
 
   it('serves /metrics, /healthz and /readyz; ready only once caches synced', async () => {
     stub.put({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'm1', namespace: 'ns' } });
@@ -97,11 +104,7 @@ describe('Manager', () => {
 
   it('a leader whose lease is taken over stops its controllers', async () => {
     stub.put({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'lost-1', namespace: 'ns' } });
-    const mgr = await Manager.create({
-      kubeconfig: stub.kubeconfig(),
-      logger: quiet,
-      leaderElection: { enabled: true, identity: 'loser', leaseName: 'lost', leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
-    });
+    const mgr = await electing('loser', 'lost');
     const c = mgr
       .controller('lost')
       .for(Widgets)
@@ -126,18 +129,10 @@ describe('Manager', () => {
       stop: async () => void log.push(`stop ${name}`),
       needsLeaderElection: () => leader,
     });
-    const holder = await Manager.create({
-      kubeconfig: stub.kubeconfig(),
-      logger: quiet,
-      leaderElection: { enabled: true, identity: 'holder', leaseName: 'runnables', leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
-    });
+    const holder = await electing('holder', 'runnables');
     await holder.start();
     await waitFor(() => holder.isLeader, 'the other manager leads');
-    const mgr = await Manager.create({
-      kubeconfig: stub.kubeconfig(),
-      logger: quiet,
-      leaderElection: { enabled: true, identity: 'standby', leaseName: 'runnables', leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
-    });
+    const mgr = await electing('standby', 'runnables');
     const c = mgr
       .controller('with-runnables')
       .for(Widgets)
