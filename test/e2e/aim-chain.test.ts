@@ -118,12 +118,14 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
     }, { timeoutMs: 40_000, detail: async () => ({ cache: (await admin.getOrUndefined(Caches, 'qwen8-cached', NS))?.status, artifacts: (await admin.list(Artifacts, { namespace: NS })).items.map((a) => a.status) }) });
     assert.equal(cache.metadata.labels?.['org.example/team'], 'ml', 'template → cache');
     assert.equal(cache.metadata.labels?.env, undefined, 'a label not matched is not propagated');
+    assert.equal(cache.status?.resolvedRuntimeConfig?.name, 'default', 'the cache resolves its runtime config');
     const entries = Object.values(cache.status?.artifacts ?? {}) as Json[];
     assert.equal(entries.length, 1);
     assert.equal(entries[0]!.mountPoint, '/workspace/cache/Qwen/Qwen3-8B');
     const artifact = await admin.get(Artifacts, entries[0]!.name, NS);
     assert.equal(artifact.metadata.labels?.['org.example/team'], 'ml', 'cache → artifact');
     assert.equal(artifact.status?.mode, 'Shared');
+    assert.equal(artifact.status?.resolvedRuntimeConfig?.kind, 'AIMRuntimeConfig', 'and so does the artifact');
     assert.equal(artifact.status?.progress?.displayPercentage, '100 %');
     assert.equal(artifact.status?.download?.protocol, 'XET', 'the artifact env (from caching.env) wins over the runtime config');
     assert.equal(artifact.spec.size, '16400000000', 'the size the discovery reported for the source');

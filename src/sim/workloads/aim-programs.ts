@@ -8,6 +8,9 @@ import type { Container } from './kinds.ts';
 
 export type AimProgram = 'dry-run' | 'check-size' | 'download';
 
+/** how long an AIM program runs in the simulator */
+export const AIM_PROGRAM_RUN_MS = 100;
+
 export function aimProgram(c: Container): AimProgram | undefined {
   const first = c.args?.[0];
   if (first === 'dry-run' && c.args?.includes('--format=json')) return 'dry-run';

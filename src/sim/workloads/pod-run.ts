@@ -4,7 +4,7 @@
 // every transition that is due and says when the next one is; the kubelet turns the result into a pod
 // status (pod-status.ts). Nothing here talks to the API server.
 
-import { aimProgramFails } from './aim-programs.ts';
+import { AIM_PROGRAM_RUN_MS, aimProgram, aimProgramFails } from './aim-programs.ts';
 import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
 import { backoffDelay, type SimDelays } from './delays.ts';
 import {
@@ -77,6 +77,11 @@ export interface AdvanceContext {
 
 const NEVER = Number.POSITIVE_INFINITY;
 
+/** AIM's dry-run, check-size and (simulated) download programs finish in a moment */
+function runDelay(c: Container, delays: SimDelays): number {
+  return aimProgram(c) ? Math.min(delays.run, AIM_PROGRAM_RUN_MS) : delays.run;
+}
+
 function containerRun(spec: Container, init: boolean, mode: FailureMode | undefined): ContainerRun {
   return {
     spec,
@@ -132,7 +137,7 @@ export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string
     }
     c.step = 'running';
     c.next = isRunFailure(c.mode) ? 'crash' : c.init || restartPolicy !== 'Always' ? 'complete' : s.ready ? undefined : 'ready';
-    c.due = c.next === undefined ? NEVER : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : delays.run);
+    c.due = c.next === undefined ? NEVER : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : runDelay(c.spec, delays));
     if (logs) {
       const ctx: LogContext = { pod, container: c.spec, init: c.init, now };
       logs.append(c.spec.name, [...startLines(ctx), ...(s.ready ? [...readyLines(ctx), ...customLogLines(pod)] : [])]);
@@ -278,7 +283,7 @@ class Runner {
       c.due = now + Math.max(1, delays.crash);
     } else if (c.init || this.restartPolicy !== 'Always') {
       c.next = 'complete';
-      c.due = now + delays.run;
+      c.due = now + runDelay(c.spec, delays);
     } else if (hasProbe(c.spec)) {
       c.next = 'ready';
       c.due = now + delays.ready;

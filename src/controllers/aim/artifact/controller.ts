@@ -7,7 +7,7 @@ import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { type AIMArtifact, AIMArtifacts } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
+import { type AimRuntimeConfig, aimRuntimeConfigSource, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { DEFAULT_DOWNLOAD_RETRY_MS } from './download-state.ts';
 import { type ArtifactFetch, ArtifactJobs, ArtifactPvcs, fetchArtifactState } from './fetch.ts';
 import { type ArtifactObservation, artifactHealth, composeArtifact, decorateArtifactStatus, planArtifact } from './plan.ts';
@@ -34,7 +34,10 @@ export function artifactReconciler(opts: ArtifactControllerOptions): DomainRecon
     composeState: (ctx, fetched) => composeArtifact(ctx.object, fetched, runtimeConfigValue(ctx), opts.retryMs ?? DEFAULT_DOWNLOAD_RETRY_MS),
     planResources: ({ object }, obs) => planArtifact(object, obs),
     getComponentHealth: (obs, { object, runtimeConfig }) => artifactHealth(object, obs, runtimeConfig),
-    decorateStatus: (status, _cm, obs, { object }) => decorateArtifactStatus(status, obs, object),
+    decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
+      decorateArtifactStatus(status, obs, object);
+      setResolvedRuntimeConfig(status, runtimeConfig);
+    },
   };
 }
 

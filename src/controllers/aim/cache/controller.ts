@@ -9,7 +9,7 @@ import { listIndexed } from '../shared/indexed-list.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { type AIMArtifact, AIMArtifacts, AIMClusterServiceTemplates, AIMServiceTemplates, type AIMTemplateCache, AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
+import { type AimRuntimeConfig, aimRuntimeConfigSource, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { CACHE_TEMPLATE_INDEX, type CacheFetch, type CacheObservation, cacheHealth, cacheTemplateIndex, composeCache, decorateCacheStatus, planCache } from './plan.ts';
 
 export const CACHE_CONTROLLER = 'aim-template-cache';
@@ -33,7 +33,10 @@ export const cacheReconciler: DomainReconciler<AIMTemplateCache, CacheFetch, Cac
   composeState: ({ object }, fetched) => composeCache(object, fetched),
   planResources: ({ object }, obs) => planCache(object, obs),
   getComponentHealth: (obs, { object, runtimeConfig }) => cacheHealth(object, obs, runtimeConfig),
-  decorateStatus: (status, _cm, obs, { object }) => decorateCacheStatus(status, obs, object),
+  decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
+    decorateCacheStatus(status, obs, object);
+    setResolvedRuntimeConfig(status, runtimeConfig);
+  },
 };
 
 export function cachePipeline(operatorNamespace: string) {

@@ -13,7 +13,7 @@ import { listIndexed } from '../shared/indexed-list.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, AIMServiceTemplates, type AnyModel, type AnyTemplate } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type AimRuntimeConfig, aimRuntimeConfigSource, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
+import { type AimRuntimeConfig, aimRuntimeConfigSource, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { modelHealth } from './health.ts';
 import { fetchImageMetadata, type MetadataObservation, metadataHealth } from './metadata.ts';
 import { plannedTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex, templatesHealth } from './templates.ts';
@@ -68,9 +68,7 @@ export function modelReconciler(registry: ImageRegistry | undefined, operatorNam
       templatesHealth(object, obs.templates, knownMetadata(obs), obs.metadata.source === 'Disabled' || obs.metadata.result?.ok() === true),
     ],
     decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
-      const ref = resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig);
-      if (ref) status.resolvedRuntimeConfig = ref;
-      else delete status.resolvedRuntimeConfig;
+      setResolvedRuntimeConfig(status, runtimeConfig);
       const metadata = knownMetadata(obs);
       if (metadata && obs.metadata.source !== 'Spec') status.imageMetadata = metadata;
       else if (obs.metadata.source === 'Spec' && object.spec.imageMetadata) status.imageMetadata = object.spec.imageMetadata;

@@ -100,3 +100,10 @@ export function resolvedRuntimeConfigRef(rc: FetchResult<AimRuntimeConfig> | und
   // a read failure keeps what we knew; a config that is now missing is no longer resolved
   return rc.isNotFound() || rc.categorized()?.reason === CONFIG_NOT_FOUND ? undefined : previous;
 }
+
+/** sets (or removes) status.resolvedRuntimeConfig from this reconcile's resolution */
+export function setResolvedRuntimeConfig(status: { resolvedRuntimeConfig?: unknown; [field: string]: unknown }, rc: FetchResult<AimRuntimeConfig> | undefined): void {
+  const ref = resolvedRuntimeConfigRef(rc, status.resolvedRuntimeConfig as ResolvedRuntimeConfigRef | undefined);
+  if (ref) status.resolvedRuntimeConfig = ref;
+  else delete status.resolvedRuntimeConfig;
+}

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../kube/index.ts';
 import { buildDiscoveryJob } from '../catalog/discovery.ts';
 import { GPU_DEVICE_ID_LABEL, GPU_DEVICE_IDS, gpuAvailability, hardwareSummary, normalizeGpuModel } from '../catalog/gpu.ts';
 import { AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
-import { type AimRuntimeConfig, resolvedRuntimeConfigRef, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
+import { type AimRuntimeConfig, runtimeConfigHealth, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
 import type { DiscoveryStep } from './discovery-plan.ts';
 import type { TemplateFetch } from './fetch.ts';
 
@@ -136,9 +136,7 @@ function setDiscovery(status: TemplateStatus, obs: TemplateObservation): void {
 }
 
 export function decorateTemplateStatus(status: TemplateStatus, obs: TemplateObservation, t: AnyTemplate, rc: FetchResult<AimRuntimeConfig> | undefined): void {
-  const ref = resolvedRuntimeConfigRef(rc, status.resolvedRuntimeConfig as never);
-  if (ref) status.resolvedRuntimeConfig = ref;
-  else delete status.resolvedRuntimeConfig;
+  setResolvedRuntimeConfig(status, rc);
   if (obs.model.ok()) {
     const m = obs.model.value;
     status.resolvedModel = { kind: m.kind, name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', scope: m.metadata.namespace ? 'Namespace' : 'Cluster', uid: m.metadata.uid ?? '' };
