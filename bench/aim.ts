@@ -5,11 +5,12 @@
 //   npm run bench -- aim [--backend embedded|real|both] [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600] [--profile DIR]
 //
 // Measured run: a fresh embedded API server with the AIM and external CRDs; an AIMRuntimeConfig `default`
-// (routing on a Gateway with a path template, label propagation, env) and a Ready AIMModel in the
-// namespace; the operator (`startOperator` with the `aim` controller set, its own user) and the upstream
+// (routing on a Gateway with a path template, label propagation, env), a node with an MI300X and a Ready
+// AIMModel whose optimized template (its own, created by the model controller) has a model source; the operator (`startOperator` with the `aim` controller set, its own user) and the upstream
 // stand-in (bench/lib/upstream.ts: KServe marks each InferenceService Ready, the gateway accepts each
-// HTTPRoute, one status write each; why not the dev simulators is said there). The user creates N
-// AIMServices naming the model, C creates in flight; the time runs from the first create until the Nth
+// HTTPRoute, completes each Job and binds each PVC, one status write each; why not the dev simulators is
+// said there). The user creates N AIMServices naming the model, C creates in flight: each selects the
+// template and uses one Shared AIMTemplateCache → AIMArtifact → PVC + download Job, created by the first; the time runs from the first create until the Nth
 // AIMService is `Running` for its current generation in the operator's cache.
 //
 // Baseline (bench/lib/baseline.ts), per AIMService, on a second fresh server with the same setup and
@@ -17,7 +18,9 @@
 // can do, whatever worker count a controller picked), the payloads the controllers wrote in the measured run:
 //   1 create AIMService (the user) · 2 apply InferenceService · 3 apply HTTPRoute (the controller)
 //   4 InferenceService status · 5 HTTPRoute status (the stand-in) · 6 AIMService status (the controller)
-// = 6 writes/object. A perfect controller writes the status once, Running, and no events; the measured
+// = 6 writes/object, plus once (in the first chain) the 8 writes of the shared cache: the cache, its
+// artifact, the PVC and the download Job, their two statuses, the artifact's and the cache's status. A
+// perfect controller writes the status once, Running, and no events; the measured
 // writes/object shows how far the real one is from that.
 //
 // Last line: aim: <median converge/baseline> ratio (services=N, runs=R, converge-ms=…, baseline-ms=…,
@@ -33,14 +36,16 @@ import { aimCrds } from '../src/apis/aim/index.ts';
 import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
 import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
-import { AIMModels, type AIMService, AIMServices } from '../src/controllers/aim/shared/kinds.ts';
+import { ARTIFACT_CONTROLLER } from '../src/controllers/aim/artifact/controller.ts';
+import { CACHE_CONTROLLER } from '../src/controllers/aim/cache/controller.ts';
+import { AIMArtifacts, AIMModels, type AIMService, AIMServices, AIMServiceTemplates, AIMTemplateCaches } from '../src/controllers/aim/shared/kinds.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
 import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
 import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
-import { HTTPRouteKind, InferenceServiceKind, registerUpstreamStandIn, STAND_IN } from './lib/upstream.ts';
+import { HTTPRouteKind, InferenceServiceKind, JobKind, PersistentVolumeClaimKind, registerUpstreamStandIn, STAND_IN } from './lib/upstream.ts';
 
 const NS = 'bench-aim';
 const GATEWAY_NS = 'gateways';
@@ -67,17 +72,30 @@ async function setup(server: BenchServer): Promise<void> {
       env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }],
     },
   });
-  await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: MODEL, namespace: NS }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5' } });
+  // the whole catalogue chain: a model with its weights' source and an optimized MI300X template (no
+  // discovery needed), a node with that GPU, so every service selects the template and shares one cache
+  await admin.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'mi300x-node', labels: { 'amd.com/gpu.device-id': '74a1' } } });
+  await admin.apply({
+    apiVersion: 'aim.eai.amd.com/v1alpha1',
+    kind: 'AIMModel',
+    metadata: { name: MODEL, namespace: NS },
+    spec: {
+      image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5',
+      modelSources: [{ modelId: 'Qwen/Qwen3-8B', sourceUri: 'hf://Qwen/Qwen3-8B', size: '16Gi' }],
+      custom: { type: 'optimized', hardware: { gpu: { requests: 1, model: 'MI300X' } } },
+    },
+  });
 }
 
 async function startOperators(server: BenchServer): Promise<Operators> {
   const operatorNamespace = operatorNamespaceFromEnv(process.env);
   const operator = await startOperator({ kubeconfig: await server.kubeconfigFor(OPERATOR_USER), name: OPERATOR_USER, sets: [aimControllerSet()], operatorNamespace, podNamespace: DEFAULT_POD_NAMESPACE, log: silent });
   const standIn = await Manager.create({ kubeconfig: await server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
-  registerUpstreamStandIn(standIn, [InferenceServiceKind, HTTPRouteKind]);
+  registerUpstreamStandIn(standIn, [InferenceServiceKind, HTTPRouteKind, JobKind, PersistentVolumeClaimKind]);
   await standIn.start();
   // the model controller makes the model Ready before the clock starts: every service then resolves it
   await waitFor(`AIMModel ${NS}/${MODEL} Ready`, async () => (await operator.cache.get(AIMModels, MODEL, NS))?.status?.status === 'Ready', 60_000);
+  await waitFor(`the model's template Ready`, async () => (await operator.cache.list(AIMServiceTemplates, { namespace: NS })).some((t) => t.status?.status === 'Ready'), 60_000);
   progress(`  operator, stand-in and model ready`);
   return {
     managers: [operator],
@@ -108,6 +126,7 @@ async function chains(server: BenchServer, created: AIMService[]): Promise<Step[
   const services = await byName(server, AIMServices);
   const isvcs = await byName(server, InferenceServiceKind.kind);
   const routes = await byName(server, HTTPRouteKind.kind);
+  const sharedCacheChain = await cacheChain(server);
   return created.map((user) => {
     const name = user.metadata.name ?? '';
     const found = (what: string, o: KubeObject | undefined) => {
@@ -119,6 +138,7 @@ async function chains(server: BenchServer, created: AIMService[]): Promise<Step[
     const route = found('HTTPRoute', routes.get(name));
     return [
       { op: 'create', by: USER, obj: user },
+      ...(user === created[0] ? sharedCacheChain : []),
       { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(isvc, AIM_SERVICE_CONTROLLER) },
       { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(route, AIM_SERVICE_CONTROLLER) },
       { op: 'applyStatus', by: STAND_IN, obj: appliedBy(isvc, STAND_IN, 'status') },
@@ -126,6 +146,30 @@ async function chains(server: BenchServer, created: AIMService[]): Promise<Step[
       { op: 'applyStatus', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(svc, AIM_SERVICE_CONTROLLER, 'status') },
     ];
   });
+}
+
+/**
+ * The writes that bring the one Shared cache all services use to Ready, once, in the first service's
+ * chain: the cache (by the service controller), its artifact, the artifact's PVC and download Job, their
+ * statuses (the stand-in), the artifact's and the cache's status.
+ */
+async function cacheChain(server: BenchServer): Promise<Step[]> {
+  const [cache] = (await server.admin.list(AIMTemplateCaches, { namespace: NS })).items;
+  const [artifact] = (await server.admin.list(AIMArtifacts, { namespace: NS })).items;
+  if (!cache || !artifact) throw new Error('aim bench: the shared cache or its artifact is missing after convergence');
+  const [pvc] = [...(await byName(server, PersistentVolumeClaimKind.kind)).values()];
+  const [job] = [...(await byName(server, JobKind.kind)).values()];
+  if (!pvc || !job) throw new Error("aim bench: the artifact's PVC or download Job is missing after convergence");
+  return [
+    { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(cache, AIM_SERVICE_CONTROLLER) },
+    { op: 'apply', by: CACHE_CONTROLLER, obj: appliedBy(artifact, CACHE_CONTROLLER) },
+    { op: 'apply', by: ARTIFACT_CONTROLLER, obj: appliedBy(pvc, ARTIFACT_CONTROLLER) },
+    { op: 'apply', by: ARTIFACT_CONTROLLER, obj: appliedBy(job, ARTIFACT_CONTROLLER) },
+    { op: 'applyStatus', by: STAND_IN, obj: appliedBy(pvc, STAND_IN, 'status') },
+    { op: 'applyStatus', by: STAND_IN, obj: appliedBy(job, STAND_IN, 'status') },
+    { op: 'applyStatus', by: ARTIFACT_CONTROLLER, obj: appliedBy(artifact, ARTIFACT_CONTROLLER, 'status') },
+    { op: 'applyStatus', by: CACHE_CONTROLLER, obj: appliedBy(cache, CACHE_CONTROLLER, 'status') },
+  ];
 }
 
 const scenario: Scenario<AIMService> = {

@@ -90,3 +90,22 @@ export function registerUpstreamStandIn(mgr: Manager, kinds: readonly UpstreamKi
       });
   }
 }
+
+/** in place of the Job controller and kubelet: the Job ran and completed */
+export const JobKind: UpstreamKind = {
+  kind: { apiVersion: 'batch/v1', kind: 'Job' } as KindRef<Upstream>,
+  isReady: (o) => o.status?.conditions?.some((c: Json) => c.type === 'Complete' && c.status === 'True'),
+  readyStatus: (_o, now) => ({
+    startTime: now,
+    completionTime: now,
+    succeeded: 1,
+    conditions: ['SuccessCriteriaMet', 'Complete'].map((type) => ({ type, status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods (upstream stand-in)', lastTransitionTime: now, lastProbeTime: now })),
+  }),
+};
+
+/** in place of the volume controller and a provisioner: the claim is bound */
+export const PersistentVolumeClaimKind: UpstreamKind = {
+  kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as KindRef<Upstream>,
+  isReady: (o) => o.status?.phase === 'Bound',
+  readyStatus: (o) => ({ phase: 'Bound', accessModes: o.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: o.spec?.resources?.requests?.storage ?? '1Gi' } }),
+};
