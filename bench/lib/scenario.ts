@@ -98,7 +98,12 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
       const createdMs = performance.now() - t0.ms;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${s.name}: only ${tracker.ready()} of ${args.count} Ready after ${args.timeoutMs} ms`)), args.timeoutMs);
+        timer = setTimeout(async () => {
+          // name what is stuck: the objects not Ready, with the conditions that say why
+          const stuck = (await server.admin.list(s.kind)).items.filter((o) => !s.isReady(o)).slice(0, 3);
+          const why = stuck.map((o) => `${o.metadata.namespace}/${o.metadata.name}: ${JSON.stringify((o as { status?: unknown }).status)}`).join('\n');
+          reject(new Error(`${s.name}: only ${tracker.ready()} of ${args.count} Ready after ${args.timeoutMs} ms; not Ready:\n${why}`));
+        }, args.timeoutMs);
       });
       const converge = elapsed(t0, await Promise.race([tracker.done, timeout]).finally(() => clearTimeout(timer)));
       tracker.unsubscribe();

@@ -64,7 +64,9 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
   };
   const servicesOfCache = (c: KubeObject) => {
     const template = (c as AIMTemplateCache).spec?.templateName ?? '';
-    return services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${template}`).filter((s) => s.metadata.namespace === c.metadata.namespace).map(keyOf);
+    // services still without a template in status may be writing one right now: they count too
+    const using = services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${template}`).filter((s) => s.metadata.namespace === c.metadata.namespace);
+    return [...new Set([...using, ...services.store.byIndex(SERVICE_TEMPLATE_INDEX, `free:${c.metadata.namespace ?? ''}`)].map(keyOf))];
   };
   const builder = mgr
     .controller(AIM_SERVICE_CONTROLLER)
