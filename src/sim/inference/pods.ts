@@ -5,8 +5,15 @@
 //
 // A container serves a model when its image or command names vLLM, or the pod is annotated
 // sim.modelplane.io/inference: "true". The model is --served-model-name, else --model, else the argument
-// after `vllm serve`, else the annotation sim.modelplane.io/model. The port is --port, else the first
-// container port, else 8000. sim.modelplane.io/inference-capacity (JSON) overrides the capacity model.
+// after `vllm serve`, else the annotation sim.modelplane.io/model. The port is the annotation
+// sim.modelplane.io/inference-port, else --port, else the first container port, else 8000.
+// sim.modelplane.io/inference-capacity (JSON) overrides the capacity model.
+//
+// The other serving stacks are marked by the simulated operator that makes their pods, because only it knows
+// what the real stack serves there (src/sim/workloads/README.md, "Pods that serve a model"): KAITO inference
+// pods (the preset's name, or the llama.cpp template's model, on port 5000), Dynamo's frontend (the workers'
+// served model, port 8000) and Ray Serve pods (the Serve config's model_id, port 8000). Every one of them
+// answers the same OpenAI-compatible API, as the real servers do.
 import type { Manager, ReconcileContext, Request } from '../../kube/index.ts';
 import { kindRef } from '../../kube/index.ts';
 import type { Container, Pod } from '../workloads/kinds.ts';
@@ -16,6 +23,27 @@ import { type InferenceServer, startInferenceServer } from './server.ts';
 export const INFERENCE_ANNOTATION = 'sim.modelplane.io/inference';
 export const MODEL_ANNOTATION = 'sim.modelplane.io/model';
 export const CAPACITY_ANNOTATION = 'sim.modelplane.io/inference-capacity';
+export const PORT_ANNOTATION = 'sim.modelplane.io/inference-port';
+
+/** the annotations a simulated operator puts on a pod template whose pods serve `model` on `port` */
+export function servingAnnotations(model: string, port: number): Record<string, string> {
+  return { [INFERENCE_ANNOTATION]: 'true', [MODEL_ANNOTATION]: model, [PORT_ANNOTATION]: String(port) };
+}
+
+/** the model a container's command line names: --served-model-name, else --model, else `… serve MODEL` (pure) */
+export function commandModel(c: CommandLine): string | undefined {
+  const words = commandWords(c);
+  return flag(words, '--served-model-name') ?? flag(words, '--model') ?? afterServe(words);
+}
+
+/** a container (of any of the simulators' container types): commandModel reads its command and args */
+export type CommandLine = object;
+
+function commandWords(container: CommandLine): string[] {
+  const c = container as { command?: unknown; args?: unknown };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((w): w is string => typeof w === 'string') : []);
+  return [...strings(c.command), ...strings(c.args)].flatMap((w) => w.split(/\s+/)).filter(Boolean);
+}
 
 const InferencePods = kindRef<Pod>('v1', 'Pod');
 
@@ -29,12 +57,12 @@ export interface ServedModel {
 export function servedModel(pod: Pod): ServedModel | undefined {
   const ann = pod.metadata.annotations ?? {};
   for (const c of pod.spec?.containers ?? []) {
-    const words = [...(c.command ?? []), ...(c.args ?? [])].flatMap((w) => w.split(/\s+/)).filter(Boolean);
+    const words = commandWords(c);
     const isVllm = ann[INFERENCE_ANNOTATION] === 'true' || isVllmImage(c.image) || words.some((w) => /(^|\/)vllm$/i.test(w) || /^vllm\./i.test(w));
     if (!isVllm) continue;
-    const model = flag(words, '--served-model-name') ?? flag(words, '--model') ?? afterServe(words) ?? ann[MODEL_ANNOTATION] ?? envValue(c, 'MODEL_ID') ?? envValue(c, 'MODEL');
+    const model = commandModel(c) ?? ann[MODEL_ANNOTATION] ?? envValue(c, 'MODEL_ID') ?? envValue(c, 'MODEL');
     if (!model) continue;
-    const port = Number(flag(words, '--port') ?? c.ports?.[0]?.containerPort ?? 8000);
+    const port = Number(ann[PORT_ANNOTATION] ?? flag(words, '--port') ?? c.ports?.[0]?.containerPort ?? 8000);
     return { model, port, capacity: parseCapacity(ann[CAPACITY_ANNOTATION]) };
   }
   return undefined;

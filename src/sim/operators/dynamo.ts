@@ -5,6 +5,7 @@
 // failure, which is where KubeAIRunway's status mapping takes the message from.
 
 import { INDEX_OWNER, ignoreOwnStatusWrites, isNotFound, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import { commandModel, servingAnnotations } from '../inference/index.ts';
 import { buildConditions } from './conditions.ts';
 import { type Container, DynamoGraphDeployments, type Json, type PodSpec, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
@@ -74,6 +75,19 @@ function componentType(name: string, svc: ComponentSpec): string {
 
 const labelValue = (v: string) => v.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x';
 
+const FRONTEND_PORT = 8000;
+
+/** the model Dynamo's frontend lists: the one its workers register (their --served-model-name, else --model) */
+function workerModel(dgd: WithStatus): string | undefined {
+  const services = ((dgd.spec as { services?: Record<string, ComponentSpec> } | undefined)?.services ?? {}) as Record<string, ComponentSpec>;
+  for (const [name, svc] of Object.entries(services)) {
+    const main = svc.extraPodSpec?.mainContainer;
+    const model = componentType(name, svc) === 'frontend' || !main ? undefined : commandModel(main);
+    if (model) return model;
+  }
+  return undefined;
+}
+
 export function planComponent(dgd: WithStatus, serviceName: string, svc: ComponentSpec) {
   const graph = dgd.metadata.name ?? '';
   const spec = (dgd.spec ?? {}) as { backendFramework?: string; envs?: Array<Json & { name: string }> };
@@ -103,7 +117,8 @@ export function planComponent(dgd: WithStatus, serviceName: string, svc: Compone
   };
   const podSpec: PodSpec = { ...podFields, containers: [container, ...(sidecars ?? [])] };
   const replicas = Math.max(0, svc.replicas ?? 1) * Math.max(1, svc.multinode?.nodeCount ?? 1);
-  const annotations = { ...(svc.annotations ?? {}), ...simAnnotations(dgd) };
+  const model = type === 'frontend' ? workerModel(dgd) : undefined;
+  const annotations = { ...(model ? servingAnnotations(model, FRONTEND_PORT) : {}), ...(svc.annotations ?? {}), ...simAnnotations(dgd) };
   const deployment = deploymentFor({ owner: dgd, name, labels, selector, replicas, template: { metadata: { labels, annotations }, spec: podSpec } });
   const service = ports.length > 0 ? serviceFor(dgd, name, labels, selector, ports) : undefined;
   return { name, type, deployment, service, selector, replicas };

@@ -4,6 +4,7 @@
 // template workloads run the user's pod template as given.
 
 import { controllerRef, type KubeObject } from '../../kube/index.ts';
+import { commandModel, servingAnnotations } from '../inference/index.ts';
 import type { Container, Deployment, Json, PodSpec, Service } from './kinds.ts';
 import { deploymentFor, serviceFor, simAnnotations } from './workload.ts';
 
@@ -85,6 +86,13 @@ function templatePodSpec(resource: WorkspaceResource, template: NonNullable<Work
   return { ...spec, ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}) };
 }
 
+/** the model a template's server reports: its --served-model-name/--model, else the repository of a `huggingface://` source (llama.cpp runners) */
+function templateModel(c: Container | undefined): string | undefined {
+  if (!c) return undefined;
+  const source = ((c.args ?? []) as string[]).find((a) => a.startsWith('huggingface://'));
+  return commandModel(c) ?? source?.slice('huggingface://'.length);
+}
+
 export interface InferencePlan {
   deployment: Deployment;
   service: Service;
@@ -98,7 +106,9 @@ export function planInference(ws: KubeObject, resource: WorkspaceResource, infer
   const spec = inference.preset ? presetPodSpec(ws, resource, inference.preset, inference.config) : templatePodSpec(resource, inference.template!);
   const selector = { [WORKSPACE_LABEL]: name };
   const podLabels = { ...(inference.template?.metadata?.labels ?? {}), ...selector };
-  const podAnnotations = { ...(inference.template?.metadata?.annotations ?? {}), ...simAnnotations(ws) };
+  const targetPort = spec.containers[0]?.ports?.[0]?.containerPort ?? INFERENCE_PORT;
+  const served = servingAnnotations(inference.preset?.name ?? templateModel(spec.containers[0]) ?? name, targetPort);
+  const podAnnotations = { ...served, ...(inference.template?.metadata?.annotations ?? {}), ...simAnnotations(ws) };
   const deployment = deploymentFor({
     owner: ws,
     name,
@@ -107,7 +117,6 @@ export function planInference(ws: KubeObject, resource: WorkspaceResource, infer
     replicas: Math.max(1, resource.count ?? 1),
     template: { metadata: { labels: podLabels, annotations: podAnnotations }, spec },
   });
-  const targetPort = spec.containers[0]?.ports?.[0]?.containerPort ?? INFERENCE_PORT;
   const service = serviceFor(ws, name, selector, selector, [{ name: 'http', port: 80, targetPort }]);
   return { deployment, service, selector };
 }

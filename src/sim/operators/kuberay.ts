@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { controllerRef, ignoreOwnStatusWrites, INDEX_OWNER, isNotFound, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import { servingAnnotations } from '../inference/index.ts';
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
 import { type Json, RayClusters, RayServices, SimPods, SimServices, type WithStatus } from './kinds.ts';
 import { CLUSTER_LABEL, ORIGIN_CRD_LABEL, ORIGIN_NAME_LABEL, SERVE_LABEL } from './kuberay-cluster.ts';
@@ -60,6 +61,30 @@ export function serveApps(config: string | undefined): ServeApp[] {
     return { name, deployments: deployments.length > 0 ? deployments : [name] };
   });
 }
+
+/** the model Ray Serve LLM's OpenAI app lists: the first llm config's model_loading_config.model_id */
+export function serveModel(config: string | undefined): string | undefined {
+  const find = (v: unknown): string | undefined => {
+    if (Array.isArray(v)) return v.map(find).find(Boolean);
+    if (v === null || typeof v !== 'object') return undefined;
+    const id = (v as { model_loading_config?: { model_id?: unknown } }).model_loading_config?.model_id;
+    return typeof id === 'string' && id ? id : Object.values(v).map(find).find(Boolean);
+  };
+  try {
+    return find(parseYaml(config ?? ''));
+  } catch {
+    return undefined;
+  }
+}
+
+/** the RayService's sim annotations, plus (for a Serve LLM app) what its Serve proxies answer on port 8000 */
+export function rayClusterAnnotations(rs: WithStatus): { annotations?: Record<string, string> } {
+  const model = serveModel(rs.spec?.serveConfigV2 as string | undefined);
+  const annotations = { ...(model ? servingAnnotations(model, RAY_SERVE_PORT) : {}), ...simAnnotations(rs) };
+  return Object.keys(annotations).length > 0 ? { annotations } : {};
+}
+
+const RAY_SERVE_PORT = 8000;
 
 type AppState = 'DEPLOYING' | 'RUNNING' | 'DEPLOY_FAILED' | 'UNHEALTHY';
 
@@ -120,7 +145,7 @@ async function reconcileRayService(req: Request, ctx: ReconcileContext, opts: Si
       name: desiredName,
       namespace: req.namespace,
       labels: { [ORIGIN_CRD_LABEL]: 'RayService', [ORIGIN_NAME_LABEL]: req.name },
-      ...(Object.keys(simAnnotations(rs)).length > 0 ? { annotations: simAnnotations(rs) } : {}),
+      ...rayClusterAnnotations(rs),
       ownerReferences: [controllerRef(rs)],
     },
     spec: rs.spec.rayClusterConfig as Json,
