@@ -17,6 +17,8 @@ export interface DevTestClusterOptions {
   log?: Logger;
   /** namespaces created before the tests start */
   namespaces?: string[];
+  /** run every operator controller set and provider in-process, as `modelplane dev` does (default false) */
+  controllers?: boolean;
 }
 
 export interface DevTestCluster {
@@ -70,10 +72,10 @@ function backendHandles(dev: DevCluster<ApiServer | RealControlPlane>, admin: Ku
   };
 }
 
-/** the dev cluster with no modelplane controllers running: the test starts what it tests (e.g. as processes) */
+/** the dev cluster, by default with no modelplane controllers running: the test starts what it tests (e.g. as processes) */
 export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Promise<DevTestCluster> {
   const backend = testBackend();
-  const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: false };
+  const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: opts.controllers ?? false };
   const dev: DevCluster<ApiServer | RealControlPlane> = backend === 'real' ? await startRealDevCluster(devOpts) : await startDevCluster(devOpts);
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-test-'));
   const kubeconfig = join(dir, 'kubeconfig');

@@ -16,9 +16,9 @@ import { type InferenceServer, servedModel, startInferenceServer } from '../../s
 import { planComponent } from '../../src/sim/operators/dynamo.ts';
 import { planInference } from '../../src/sim/operators/kaito-workload.ts';
 import type { Deployment, Service, WithStatus } from '../../src/sim/operators/kinds.ts';
-import type { Pod } from '../../src/sim/workloads/kinds.ts';
 import { rayClusterAnnotations } from '../../src/sim/operators/kuberay.ts';
 import { planRayCluster } from '../../src/sim/operators/kuberay-cluster.ts';
+import type { Pod } from '../../src/sim/workloads/kinds.ts';
 
 function md(name: string, spec: Record<string, unknown>): ModelDeployment {
   return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'quickstart', uid: `uid-${name}`, generation: 1 }, spec } as unknown as ModelDeployment;
