@@ -277,7 +277,8 @@ export async function eventsByObject(server: BenchServer, namespace: string, rea
   for (const e of (await server.admin.list(EventsV1, { namespace })).items) {
     if (e.reason !== reason) continue;
     const { uid: _u, resourceVersion: _rv, creationTimestamp: _c, managedFields: _m, ...metadata } = e.metadata;
-    out.set(e.regarding.name, { ...e, metadata });
+    // kube-apiserver's list items of built-in kinds carry no apiVersion/kind (docs/apiserver.md)
+    out.set(e.regarding.name, { ...e, apiVersion: EventsV1.apiVersion, kind: EventsV1.kind, metadata });
   }
   return out;
 }

@@ -41,7 +41,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
-echo "kube binaries: building kubernetes $k8s_version + etcd into $out (a cold build takes ~15-25 min on 2 cores)"
+echo "kube binaries: building kubernetes $k8s_version + etcd into $out (a cold build took ~32 min on 2 shared cores)"
 go build -trimpath -ldflags "$ldflags" -o "$out/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
 go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3
