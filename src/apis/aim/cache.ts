@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
 import { CATALOG_STATUSES, MODEL_ID_PATTERN, modelSourceSchema, SOURCE_URI_PATTERN } from './catalog-shared.ts';
-import { AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, ageColumn, conditionListSchema, envListSchema, localObjectReferenceSchema, quantitySchema, resolvedRuntimeConfigSchema } from './common.ts';
+import { AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, ageColumn, conditionListSchema, envListSchema, immutableField, localObjectReferenceSchema, quantitySchema, resolvedRuntimeConfigSchema } from './common.ts';
 
 export const CACHE_MODES = ['Dedicated', 'Shared'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
@@ -40,7 +40,7 @@ export const templateCacheStatusSchema = z.object({
   artifacts: z.record(z.string(), cacheArtifactStatusSchema).optional(),
 });
 
-const immutableUri = { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.sourceUri is immutable; create a new artifact instead' }] };
+const immutableUri = immutableField('spec.sourceUri', 'artifact');
 
 export const DEFAULT_DOWNLOAD_IMAGE = 'ghcr.io/silogen/aim-artifact-downloader:0.2.0';
 

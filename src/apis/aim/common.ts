@@ -57,3 +57,8 @@ export const resolvedRuntimeConfigSchema = z.object({
 /** Printer column showing the Ready condition, the one a user scans `kubectl get` for. */
 export const readyColumn = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' } as const;
 export const ageColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
+
+/** a CEL rule making a field immutable, with a message naming it and what to do instead */
+export function immutableField(field: string, instead: string) {
+  return { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: `${field} is immutable; create a new ${instead} instead` }] };
+}

@@ -13,6 +13,7 @@ import {
   resolvedReferenceSchema,
   resolvedRuntimeConfigSchema,
   resourceRequirementsSchema,
+  immutableField,
 } from './common.ts';
 import { runtimeParametersShape } from './catalog-shared.ts';
 import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
@@ -44,7 +45,7 @@ export const serviceModelSchema = z
     ],
   });
 
-const immutable = (field: string) => ({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: `${field} is immutable; create a new AIMService instead` }] });
+const immutable = (field: string) => immutableField(field, 'AIMService');
 
 /** Dedicated | Shared; the legacy spellings Always/Auto (→ Shared) and Never (→ Dedicated) are still accepted */
 export const SERVICE_CACHING_MODES = ['Dedicated', 'Shared', 'Auto', 'Always', 'Never'] as const;

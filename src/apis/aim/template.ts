@@ -16,9 +16,10 @@ import {
   resolvedReferenceSchema,
   resolvedRuntimeConfigSchema,
   resourceRequirementsSchema,
+  immutableField,
 } from './common.ts';
 
-const immutable = (field: string) => ({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: `${field} is immutable; create a new template instead` }] });
+const immutable = (field: string) => immutableField(field, 'template');
 
 const templateCommonShape = {
   modelName: z.string().min(1).meta(immutable('spec.modelName')),
