@@ -75,7 +75,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     const m = await phase('llama', 'Running');
     assert.deepEqual(m.metadata.finalizers, ['kubeairunway.ai/kaito-provider']);
     assert.deepEqual(m.status?.provider, { name: 'kaito', selectedReason: 'test selection', resourceName: 'llama', resourceKind: 'Workspace' });
-    assert.deepEqual(m.status?.endpoint, { service: 'llama', port: 80 });
+    assert.deepEqual(m.status?.endpoint, { service: 'llama', port: 80, url: 'http://llama.ml.svc.cluster.local' });
     assert.deepEqual(m.status?.replicas, { desired: 1 });
     for (const [type, reason] of [['ProviderCompatible', 'CompatibilityVerified'], ['ResourceCreated', 'ResourceCreated'], ['Ready', 'DeploymentReady']]) {
       assert.equal(condition(m, type!)?.status, 'True', type);
