@@ -11,7 +11,7 @@ import { defaultModelDeployment } from '../validation/index.ts';
 import type { MappedStatus, ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
-import { planSync, type SyncPlan } from './plan.ts';
+import { type PreparedSync, planSync, prepareSync, type SyncPlan } from './plan.ts';
 import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from './status.ts';
 
 export interface ProviderPipelineOptions {
@@ -81,13 +81,25 @@ const COMPONENT_STATE: Readonly<Record<MappedStatus['phase'], ComponentState>> =
 export function providerReconciler(opts: ProviderPipelineOptions): DomainReconciler<ModelDeployment, { upstream: UpstreamView }, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
   const { def } = opts;
   const clock = opts.clock;
+  // the engine observes again after its apply with the very same deployment object (cached objects are
+  // frozen, a change is a new object): defaulting, validation and the transform are done once per object
+  const prepared = new WeakMap<ModelDeployment, { effective: ModelDeployment; sync: PreparedSync }>();
+  const prepare = (object: ModelDeployment) => {
+    let p = prepared.get(object);
+    if (!p) {
+      // the webhook defaults stored objects; this covers deployments admitted while it was bypassed
+      const effective = defaultModelDeployment(object);
+      p = { effective, sync: prepareSync(def, effective) };
+      prepared.set(object, p);
+    }
+    return p;
+  };
   return {
     fetchRemoteState: async ({ object, reader }) => ({ upstream: await readUpstream(def, object, reader) }),
 
     composeState({ object }, { upstream }) {
-      // the webhook defaults stored objects; this covers deployments admitted while it was bypassed
-      const effective = defaultModelDeployment(object);
-      const plan = planSync(def, effective, upstream);
+      const { effective, sync } = prepare(object);
+      const plan = planSync(def, effective, upstream, sync);
       const mapped = mapStatus(def, plan, effective);
       return mapped ? { plan, mapped } : { plan };
     },
@@ -96,7 +108,7 @@ export function providerReconciler(opts: ProviderPipelineOptions): DomainReconci
       const out = new PlanResult();
       if (plan.kind === 'apply') {
         out.apply(plan.desired);
-        for (const extra of def.extraObjects?.(defaultModelDeployment(ctx.object)) ?? []) out.apply(extra);
+        for (const extra of def.extraObjects?.(prepare(ctx.object).effective) ?? []) out.apply(extra);
       }
       if (plan.kind === 'recreate') {
         // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one

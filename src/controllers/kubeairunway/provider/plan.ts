@@ -36,7 +36,14 @@ export function recreateMessage(kind: string, md: ModelDeployment, changes: read
   return `${describeIdentityChanges(changes)}: deleting and recreating ${kind} ${refOf(md)}`;
 }
 
-export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream: UpstreamView): SyncPlan {
+/**
+ * The half of the sync that depends on the deployment alone (validation, compatibility, overrides, the
+ * transform): either a plan that needs no upstream object, or the object to apply. The engine observes again
+ * after its apply (docs/controllers.md), with the same deployment, so the caller may reuse this per object.
+ */
+export type PreparedSync = Extract<SyncPlan, { kind: 'invalid' | 'incompatible' | 'invalidOverrides' | 'transformFailed' }> | { kind: 'ready'; desired: KubeObject; warnings: string[] };
+
+export function prepareSync(def: ProviderDefinition, md: ModelDeployment): PreparedSync {
   // exactly the core's (and the webhook's) validation; this provider's typed overrides come next
   const validation = validateModelDeployment(md);
   if (validation.errors.length > 0) return { kind: 'invalid', message: admissionMessage(validation.errors) };
@@ -47,13 +54,18 @@ export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream:
   const warnings = overrides.warnings;
   if (overrides.errors.length > 0) return { kind: 'invalidOverrides', messages: overrides.errors.map((e) => e.message), warnings };
 
-  let desired: KubeObject;
   try {
-    desired = buildDesired(def, md);
+    return { kind: 'ready', desired: buildDesired(def, md), warnings };
   } catch (err) {
     const message = `cannot build the ${def.upstream.kind} for ${refOf(md)}: ${err instanceof Error ? err.message : String(err)}`;
     return { kind: 'transformFailed', message, warnings };
   }
+}
+
+/** `prepared`: prepareSync's answer for this same `md`, when the caller already has it */
+export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream: UpstreamView, prepared: PreparedSync = prepareSync(def, md)): SyncPlan {
+  if (prepared.kind !== 'ready') return prepared;
+  const { desired, warnings } = prepared;
 
   if (upstream.state === 'crdMissing') return { kind: 'crdMissing', message: crdMissingMessage(def), warnings };
   if (upstream.state === 'absent') return { kind: 'apply', desired, live: undefined, warnings };
