@@ -38,14 +38,28 @@ import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
 import { ARTIFACT_CONTROLLER } from '../src/controllers/aim/artifact/controller.ts';
 import { CACHE_CONTROLLER } from '../src/controllers/aim/cache/controller.ts';
-import { AIMArtifacts, AIMModels, type AIMService, AIMServices, AIMServiceTemplates, AIMTemplateCaches } from '../src/controllers/aim/shared/kinds.ts';
+import {
+  AIMArtifacts,
+  AIMModels,
+  type AIMService,
+  AIMServices,
+  AIMServiceTemplates,
+  AIMTemplateCaches,
+} from '../src/controllers/aim/shared/kinds.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
 import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
 import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
-import { HTTPRouteKind, InferenceServiceKind, JobKind, PersistentVolumeClaimKind, registerUpstreamStandIn, STAND_IN } from './lib/upstream.ts';
+import {
+  HTTPRouteKind,
+  InferenceServiceKind,
+  JobKind,
+  PersistentVolumeClaimKind,
+  registerUpstreamStandIn,
+  STAND_IN,
+} from './lib/upstream.ts';
 
 const NS = 'bench-aim';
 const GATEWAY_NS = 'gateways';
@@ -60,21 +74,33 @@ async function setup(server: BenchServer): Promise<void> {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
     metadata: { name: 'inference-gateway', namespace: GATEWAY_NS },
-    spec: { gatewayClassName: 'bench', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] },
+    spec: {
+      gatewayClassName: 'bench',
+      listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }],
+    },
   });
   await admin.apply({
     apiVersion: 'aim.eai.amd.com/v1alpha1',
     kind: 'AIMRuntimeConfig',
     metadata: { name: 'default', namespace: NS },
     spec: {
-      routing: { enabled: true, gatewayRef: { name: 'inference-gateway', namespace: GATEWAY_NS }, pathTemplate: "/{.metadata.namespace}/{.metadata.labels['project']}/{.metadata.name}", requestTimeout: '120s' },
+      routing: {
+        enabled: true,
+        gatewayRef: { name: 'inference-gateway', namespace: GATEWAY_NS },
+        pathTemplate: "/{.metadata.namespace}/{.metadata.labels['project']}/{.metadata.name}",
+        requestTimeout: '120s',
+      },
       labelPropagation: { enabled: true, match: ['org.example/*'] },
       env: [{ name: 'VLLM_LOGGING_LEVEL', value: 'INFO' }],
     },
   });
   // the whole catalogue chain: a model with its weights' source and an optimized MI300X template (no
   // discovery needed), a node with that GPU, so every service selects the template and shares one cache
-  await admin.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'mi300x-node', labels: { 'amd.com/gpu.device-id': '74a1' } } });
+  await admin.apply({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'mi300x-node', labels: { 'amd.com/gpu.device-id': '74a1' } },
+  });
   await admin.apply({
     apiVersion: 'aim.eai.amd.com/v1alpha1',
     kind: 'AIMModel',
@@ -89,13 +115,33 @@ async function setup(server: BenchServer): Promise<void> {
 
 async function startOperators(server: BenchServer): Promise<Operators> {
   const operatorNamespace = operatorNamespaceFromEnv(process.env);
-  const operator = await startOperator({ kubeconfig: await server.kubeconfigFor(OPERATOR_USER), name: OPERATOR_USER, sets: [aimControllerSet()], operatorNamespace, podNamespace: DEFAULT_POD_NAMESPACE, log: silent });
-  const standIn = await Manager.create({ kubeconfig: await server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
+  const operator = await startOperator({
+    kubeconfig: await server.kubeconfigFor(OPERATOR_USER),
+    name: OPERATOR_USER,
+    sets: [aimControllerSet()],
+    operatorNamespace,
+    podNamespace: DEFAULT_POD_NAMESPACE,
+    log: silent,
+  });
+  const standIn = await Manager.create({
+    kubeconfig: await server.kubeconfigFor(STAND_IN),
+    name: STAND_IN,
+    logger: silent,
+  });
   registerUpstreamStandIn(standIn, [InferenceServiceKind, HTTPRouteKind, JobKind, PersistentVolumeClaimKind]);
   await standIn.start();
   // the model controller makes the model Ready before the clock starts: every service then resolves it
-  await waitFor(`AIMModel ${NS}/${MODEL} Ready`, async () => (await operator.cache.get(AIMModels, MODEL, NS))?.status?.status === 'Ready', 60_000);
-  await waitFor(`the model's template Ready`, async () => (await operator.cache.list(AIMServiceTemplates, { namespace: NS })).some((t) => t.status?.status === 'Ready'), 60_000);
+  await waitFor(
+    `AIMModel ${NS}/${MODEL} Ready`,
+    async () => (await operator.cache.get(AIMModels, MODEL, NS))?.status?.status === 'Ready',
+    60_000,
+  );
+  await waitFor(
+    `the model's template Ready`,
+    async () =>
+      (await operator.cache.list(AIMServiceTemplates, { namespace: NS })).some((t) => t.status?.status === 'Ready'),
+    60_000,
+  );
   progress(`  operator, stand-in and model ready`);
   return {
     managers: [operator],
@@ -112,8 +158,16 @@ function service(i: number): AIMService {
   return {
     apiVersion: AIMServices.apiVersion,
     kind: AIMServices.kind,
-    metadata: { name: `svc-${i}`, namespace: NS, labels: { project: `project-${i % 10}`, 'org.example/cost-center': 'eng-ml' } },
-    spec: { model: { name: MODEL }, replicas: 1, resources: { requests: { cpu: '4', memory: '32Gi', 'amd.com/gpu': '1' }, limits: { 'amd.com/gpu': '1' } } },
+    metadata: {
+      name: `svc-${i}`,
+      namespace: NS,
+      labels: { project: `project-${i % 10}`, 'org.example/cost-center': 'eng-ml' },
+    },
+    spec: {
+      model: { name: MODEL },
+      replicas: 1,
+      resources: { requests: { cpu: '4', memory: '32Gi', 'amd.com/gpu': '1' }, limits: { 'amd.com/gpu': '1' } },
+    },
   } as AIMService;
 }
 

@@ -15,7 +15,12 @@ if (!cr) throw new Error(`${EXAMPLE.pathname} has no LlamaStackDistribution`);
 const base = embeddedBaseConfig(cr.spec.distribution.name!)!;
 
 // each run starts from a fresh copy of the spec, as a reconcile reads a new object from the cache
-const run = () => generateConfig({ spec: normalizeV1Alpha2Spec(structuredClone(cr.spec)), base, distroName: cr.spec.distribution.name! });
+const run = () =>
+  generateConfig({
+    spec: normalizeV1Alpha2Spec(structuredClone(cr.spec)),
+    base,
+    distroName: cr.spec.distribution.name!,
+  });
 const first = run();
 
 for (let i = 0; i < 300; i++) run();
@@ -31,7 +36,8 @@ for (let i = 0; i < RUNS; i++) {
   const d = process.cpuUsage(c);
   cpu.push((d.user + d.system) / 1000);
 }
-const quantile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const quantile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const f = (x: number) => x.toFixed(3);
 console.log(
   `configgen: ${f(quantile(times, 0.99))} ms p99 (median=${f(quantile(times, 0.5))}, cpu-p99=${f(quantile(cpu, 0.99))}, max=${f(Math.max(...times))}, runs=${RUNS}, providers=${first.providerCount}, resources=${first.resourceCount}, bytes=${first.yaml.length}, load1=${loadavg()[0]!.toFixed(1)})`,

@@ -35,7 +35,16 @@
 // the figures as bench/aim.ts explains them. The providers' heartbeat (InferenceProviderConfig status, once
 // a minute) is not counted as a resync write.
 import { aimCrds } from '../src/apis/aim/index.ts';
-import { type BuiltinProvider, CORE_FIELD_MANAGER, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../src/apis/kubeairunway/index.ts';
+import {
+  type BuiltinProvider,
+  CORE_FIELD_MANAGER,
+  InferenceProviderConfigs,
+  kubeairunwayCrds,
+  type ModelDeployment,
+  ModelDeployments,
+  providerFieldManager,
+  providerFinalizer,
+} from '../src/apis/kubeairunway/index.ts';
 import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
 import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
@@ -50,7 +59,15 @@ import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, eventsByObject, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
-import { DynamoGraphDeploymentKind, InferenceServiceKind, RayServiceKind, registerUpstreamStandIn, STAND_IN, type UpstreamKind, WorkspaceKind } from './lib/upstream.ts';
+import {
+  DynamoGraphDeploymentKind,
+  InferenceServiceKind,
+  RayServiceKind,
+  registerUpstreamStandIn,
+  STAND_IN,
+  type UpstreamKind,
+  WorkspaceKind,
+} from './lib/upstream.ts';
 
 const NS = 'bench-md';
 const OPERATOR_USER = 'modelplane';
@@ -59,25 +76,58 @@ const silent = new Logger({}, 'silent');
 
 /** what the user asks for, per provider: the quickstart's deployments, which the CEL rules send there */
 const SPECS: Record<BuiltinProvider, ModelDeployment['spec']> = {
-  kaito: { model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', resources: { cpu: '8', memory: '16Gi' } },
-  dynamo: { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm', contextLength: 8192 }, resources: { gpu: { count: 1 }, memory: '32Gi' } },
-  kuberay: { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 }, memory: '64Gi' } },
-  aim: { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' }, memory: '32Gi' } },
+  kaito: {
+    model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
+    engine: { type: 'llamacpp' },
+    image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
+    resources: { cpu: '8', memory: '16Gi' },
+  },
+  dynamo: {
+    model: { id: 'meta-llama/Llama-3.1-8B-Instruct' },
+    engine: { type: 'vllm', contextLength: 8192 },
+    resources: { gpu: { count: 1 }, memory: '32Gi' },
+  },
+  kuberay: {
+    model: { id: 'Qwen/Qwen3-32B' },
+    engine: { type: 'vllm' },
+    resources: { gpu: { count: 2 }, memory: '64Gi' },
+  },
+  aim: {
+    model: { id: 'Qwen/Qwen3-8B' },
+    engine: { type: 'vllm' },
+    resources: { gpu: { count: 1, type: 'amd.com/gpu' }, memory: '32Gi' },
+  },
 } as Record<BuiltinProvider, ModelDeployment['spec']>;
 
 // llm-d's upstream object is a plain Deployment, which the stand-in does not turn ready: not benchmarked
-const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = { kaito: WorkspaceKind, dynamo: DynamoGraphDeploymentKind, kuberay: RayServiceKind, aim: undefined, llmd: undefined };
+const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = {
+  kaito: WorkspaceKind,
+  dynamo: DynamoGraphDeploymentKind,
+  kuberay: RayServiceKind,
+  aim: undefined,
+  llmd: undefined,
+};
 
 const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim', 'provider-managers': 'separate' });
 const sharedManager = args.extra['provider-managers'] === 'shared';
-if (!sharedManager && args.extra['provider-managers'] !== 'separate') throw new Error(`--provider-managers: expected separate or shared, got "${args.extra['provider-managers']}"`);
+if (!sharedManager && args.extra['provider-managers'] !== 'separate')
+  throw new Error(`--provider-managers: expected separate or shared, got "${args.extra['provider-managers']}"`);
 const providers = args.extra.providers!.split(',').map((p) => p.trim()) as BuiltinProvider[];
-if (providers.includes('llmd')) throw new Error('--providers: llmd is not benchmarked (its Deployment needs the workload simulators)');
-for (const p of providers) if (!(p in BUILTIN_PROVIDER_DEFINITIONS)) throw new Error(`--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`);
+if (providers.includes('llmd'))
+  throw new Error('--providers: llmd is not benchmarked (its Deployment needs the workload simulators)');
+for (const p of providers)
+  if (!(p in BUILTIN_PROVIDER_DEFINITIONS))
+    throw new Error(
+      `--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`,
+    );
 const providerOf = (i: number): BuiltinProvider => providers[i % providers.length]!;
 
 async function startOperators(server: BenchServer): Promise<Operators> {
-  const common = { operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, log: silent };
+  const common = {
+    operatorNamespace: operatorNamespaceFromEnv(process.env),
+    podNamespace: DEFAULT_POD_NAMESPACE,
+    log: silent,
+  };
   const managers: Manager[] = [];
   const users = new Set<string>();
   const start = async (user: string, sets: Parameters<typeof startOperator>[0]['sets']) => {
@@ -85,12 +135,17 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     managers.push(await startOperator({ ...common, kubeconfig: await server.kubeconfigFor(user), name: user, sets }));
   };
   const providerSets = (p: BuiltinProvider) => PROVIDER_SETS.filter((s) => s.name === providerControllerName(p));
-  if (sharedManager) await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet(), ...providers.flatMap(providerSets)]);
+  if (sharedManager)
+    await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet(), ...providers.flatMap(providerSets)]);
   else {
     await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
     for (const p of providers) await start(`modelplane-${p}`, providerSets(p));
   }
-  const standIn = await Manager.create({ kubeconfig: await server.kubeconfigFor(STAND_IN), name: STAND_IN, logger: silent });
+  const standIn = await Manager.create({
+    kubeconfig: await server.kubeconfigFor(STAND_IN),
+    name: STAND_IN,
+    logger: silent,
+  });
   const kinds = providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind);
   registerUpstreamStandIn(standIn, [...new Set(kinds)]);
   await standIn.start();
@@ -98,7 +153,11 @@ async function startOperators(server: BenchServer): Promise<Operators> {
   await waitFor(
     `providers ${providers.join(', ')} registered and ready`,
     async () => {
-      const ready = new Set((await operator.cache.list(InferenceProviderConfigs)).filter((c) => c.status?.ready === true).map((c) => c.metadata.name));
+      const ready = new Set(
+        (await operator.cache.list(InferenceProviderConfigs))
+          .filter((c) => c.status?.ready === true)
+          .map((c) => c.metadata.name),
+      );
       return providers.every((p) => ready.has(p));
     },
     60_000,
@@ -116,7 +175,12 @@ async function startOperators(server: BenchServer): Promise<Operators> {
 }
 
 function deployment(i: number): ModelDeployment {
-  return { apiVersion: ModelDeployments.apiVersion, kind: ModelDeployments.kind, metadata: { name: `md-${i}`, namespace: NS, labels: { 'kubeairunway.ai/team': `team-${i % 10}` } }, spec: structuredClone(SPECS[providerOf(i)]) };
+  return {
+    apiVersion: ModelDeployments.apiVersion,
+    kind: ModelDeployments.kind,
+    metadata: { name: `md-${i}`, namespace: NS, labels: { 'kubeairunway.ai/team': `team-${i % 10}` } },
+    spec: structuredClone(SPECS[providerOf(i)]),
+  };
 }
 
 async function byName<T extends KubeObject>(server: BenchServer, kind: KindRef<T>): Promise<Map<string, T>> {
@@ -128,8 +192,12 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
   const mds = await byName(server, ModelDeployments);
   const upstreams = new Map<BuiltinProvider, Map<string, KubeObject>>();
   for (const p of new Set(providers)) upstreams.set(p, await byName(server, upstreamKindOf(p)));
-  const isvcs = providers.includes('aim') ? await byName(server, InferenceServiceKind.kind) : new Map<string, KubeObject>();
-  const defaultConfigEvents = providers.includes('aim') ? await eventsByObject(server, NS, 'DefaultConfigNotFound') : new Map<string, KubeObject>();
+  const isvcs = providers.includes('aim')
+    ? await byName(server, InferenceServiceKind.kind)
+    : new Map<string, KubeObject>();
+  const defaultConfigEvents = providers.includes('aim')
+    ? await eventsByObject(server, NS, 'DefaultConfigNotFound')
+    : new Map<string, KubeObject>();
   return created.map((user, i) => {
     const name = user.metadata.name ?? '';
     const p = providerOf(i);
@@ -143,16 +211,35 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
     const upstreamReady: Step[] =
       p === 'aim'
         ? [
-            { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(found('InferenceService', isvcs.get(name)), AIM_SERVICE_CONTROLLER) },
+            {
+              op: 'apply',
+              by: AIM_SERVICE_CONTROLLER,
+              obj: appliedBy(found('InferenceService', isvcs.get(name)), AIM_SERVICE_CONTROLLER),
+            },
             { op: 'applyStatus', by: STAND_IN, obj: appliedBy(isvcs.get(name)!, STAND_IN, 'status') },
-            { op: 'applyStatus', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(upstream, AIM_SERVICE_CONTROLLER, 'status') },
-            { op: 'create', by: AIM_SERVICE_CONTROLLER, obj: found('DefaultConfigNotFound event about AIMService', defaultConfigEvents.get(name)) },
+            {
+              op: 'applyStatus',
+              by: AIM_SERVICE_CONTROLLER,
+              obj: appliedBy(upstream, AIM_SERVICE_CONTROLLER, 'status'),
+            },
+            {
+              op: 'create',
+              by: AIM_SERVICE_CONTROLLER,
+              obj: found('DefaultConfigNotFound event about AIMService', defaultConfigEvents.get(name)),
+            },
           ]
         : [{ op: 'applyStatus', by: STAND_IN, obj: appliedBy(upstream, STAND_IN, 'status') }];
     return [
       { op: 'create', by: USER, obj: user },
       { op: 'applyStatus', by: CORE_FIELD_MANAGER, obj: appliedBy(md, CORE_FIELD_MANAGER, 'status') },
-      { op: 'addFinalizer', by: provider, kind: ModelDeployments as KindRef<KubeObject>, name, namespace: NS, finalizer: providerFinalizer(p) },
+      {
+        op: 'addFinalizer',
+        by: provider,
+        kind: ModelDeployments as KindRef<KubeObject>,
+        name,
+        namespace: NS,
+        finalizer: providerFinalizer(p),
+      },
       { op: 'apply', by: provider, obj: appliedBy(upstream, provider) },
       ...upstreamReady,
       { op: 'applyStatus', by: provider, obj: appliedBy(md, provider, 'status') },

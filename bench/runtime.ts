@@ -21,7 +21,9 @@ import { controllerRef, kindRef, type KubeObject } from '../src/kube/types.ts';
 import { z } from 'zod';
 import { crdFromZod } from '../src/apis/crd-gen/index.ts';
 
-const { values } = parseArgs({ options: { objects: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: { objects: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } },
+});
 const N = Number(values.objects);
 const CONCURRENCY = Number(values.concurrency);
 const NS = 'bench';
@@ -60,7 +62,10 @@ async function main(): Promise<void> {
   srv.addToken(token, { username: MANAGER, groups: ['system:masters', 'system:authenticated'] });
   const operatorRequests = () => srv.auditEntries().filter((e) => e.user === MANAGER);
 
-  const mgr = await Manager.create({ kubeconfig: srv.kubeconfigYaml({ token, user: MANAGER }), logger: new Logger({}, 'silent') });
+  const mgr = await Manager.create({
+    kubeconfig: srv.kubeconfigYaml({ token, user: MANAGER }),
+    logger: new Logger({}, 'silent'),
+  });
   mgr.cache.configure(ConfigMaps, { namespace: NS, labelSelector: `${LABEL}=${MANAGER}` });
   mgr.cache.configure(Widgets, { namespace: NS });
   let reconciles = 0;
@@ -80,8 +85,14 @@ async function main(): Promise<void> {
         metadata: { name, namespace: req.namespace, labels: { [LABEL]: MANAGER }, ownerReferences: [controllerRef(w)] },
         data: { size: String(w.spec?.size ?? 0) },
       };
-      if (needsApply(desired, await ctx.cache.get(ConfigMaps, name, req.namespace), MANAGER)) await ctx.client.apply(desired);
-      const status: Widget = { apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name: req.name, namespace: req.namespace }, status: { observedGeneration: w.metadata.generation ?? 0, configMap: name } };
+      if (needsApply(desired, await ctx.cache.get(ConfigMaps, name, req.namespace), MANAGER))
+        await ctx.client.apply(desired);
+      const status: Widget = {
+        apiVersion: Widgets.apiVersion,
+        kind: Widgets.kind,
+        metadata: { name: req.name, namespace: req.namespace },
+        status: { observedGeneration: w.metadata.generation ?? 0, configMap: name },
+      };
       if (needsApply(status, w, MANAGER, 'status')) await ctx.client.applyStatus(status);
     });
   await mgr.start();
@@ -90,7 +101,13 @@ async function main(): Promise<void> {
     const widgets = await mgr.cache.list(Widgets);
     if (widgets.length < N) return false;
     const cms = await mgr.cache.list(ConfigMaps);
-    return cms.length >= N && widgets.every((w) => w.status?.configMap === `${w.metadata.name}-config` && w.status.observedGeneration === w.metadata.generation);
+    return (
+      cms.length >= N &&
+      widgets.every(
+        (w) =>
+          w.status?.configMap === `${w.metadata.name}-config` && w.status.observedGeneration === w.metadata.generation,
+      )
+    );
   };
 
   log(`runtime bench: ${N} widgets, ${CONCURRENCY} workers`);
@@ -100,7 +117,12 @@ async function main(): Promise<void> {
     Array.from({ length: 16 }, async () => {
       while (next < N) {
         const i = next++;
-        await admin.create({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name: `w-${i}`, namespace: NS }, spec: { size: i } });
+        await admin.create({
+          apiVersion: Widgets.apiVersion,
+          kind: Widgets.kind,
+          metadata: { name: `w-${i}`, namespace: NS },
+          spec: { size: i },
+        });
       }
     }),
   );
@@ -110,7 +132,9 @@ async function main(): Promise<void> {
   while (controller.pendingWork > 0) await new Promise((r) => setTimeout(r, 10));
   const requests = operatorRequests();
   const writes = requests.filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb)).length;
-  log(`created ${N} in ${((created - t0) / 1000).toFixed(2)} s; converged in ${elapsedS.toFixed(2)} s; ${reconciles} reconciles; operator requests: ${requests.length} (${writes} writes)`);
+  log(
+    `created ${N} in ${((created - t0) / 1000).toFixed(2)} s; converged in ${elapsedS.toFixed(2)} s; ${reconciles} reconciles; operator requests: ${requests.length} (${writes} writes)`,
+  );
 
   // a resync with nothing changed: every widget reconciled again, from the cache only
   await new Promise((r) => setTimeout(r, 500));
@@ -118,7 +142,10 @@ async function main(): Promise<void> {
   const before = reconciles;
   await controller.resync();
   while (reconciles < before + N || controller.pendingWork > 0) await new Promise((r) => setTimeout(r, 10));
-  const during = srv.auditEntries().slice(mark).filter((e) => e.user === MANAGER && e.verb !== 'watch');
+  const during = srv
+    .auditEntries()
+    .slice(mark)
+    .filter((e) => e.user === MANAGER && e.verb !== 'watch');
   const resyncWrites = during.filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb)).length;
   const resyncReads = during.length - resyncWrites;
 
@@ -126,7 +153,9 @@ async function main(): Promise<void> {
   admin.close();
   await srv.close();
   const rate = Math.round(N / elapsedS);
-  console.log(`runtime: ${rate} objects/s (requests/object=${(requests.length / N).toFixed(2)}, resync-writes=${resyncWrites}, resync-reads=${resyncReads})`);
+  console.log(
+    `runtime: ${rate} objects/s (requests/object=${(requests.length / N).toFixed(2)}, resync-writes=${resyncWrites}, resync-reads=${resyncReads})`,
+  );
 }
 
 main().catch((err) => {

@@ -30,23 +30,52 @@ const put = (kind: string, apiVersion: string, o: { metadata: KubeObject['metada
   return obj;
 };
 let seed = 7;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 for (let m = 0; m < MODELS; m++) {
   const modelID = `model-${m}`;
   const modelLoad = new Map<string, PodLoad>();
   load.set(modelID, modelLoad);
   for (let v = 0; v < VARIANTS; v++) {
     const name = `${modelID}-v${v}`;
-    const d = put('Deployment', 'apps/v1', { metadata: { name }, spec: { replicas: REPLICAS }, status: { replicas: REPLICAS, readyReplicas: REPLICAS } } as never);
-    const rs = put('ReplicaSet', 'apps/v1', { metadata: { name: `${name}-rs`, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid!, controller: true }] } });
+    const d = put('Deployment', 'apps/v1', {
+      metadata: { name },
+      spec: { replicas: REPLICAS },
+      status: { replicas: REPLICAS, readyReplicas: REPLICAS },
+    } as never);
+    const rs = put('ReplicaSet', 'apps/v1', {
+      metadata: {
+        name: `${name}-rs`,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid!, controller: true }],
+      },
+    });
     for (let r = 0; r < REPLICAS; r++) {
       const pod = `${name}-rs-${r}`;
-      put('Pod', 'v1', { metadata: { name: pod, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name!, uid: rs.metadata.uid!, controller: true }] }, status: { phase: 'Running' } } as never);
+      put('Pod', 'v1', {
+        metadata: {
+          name: pod,
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: rs.metadata.name!,
+              uid: rs.metadata.uid!,
+              controller: true,
+            },
+          ],
+        },
+        status: { phase: 'Running' },
+      } as never);
       modelLoad.set(pod, { kvCacheUsage: rnd() * 0.9, queueLength: Math.floor(rnd() * 6) });
     }
     put('VariantAutoscaling', 'llmd.ai/v1alpha1', {
       metadata: { name, labels: { 'inference.optimization/acceleratorName': v % 2 ? 'H100' : 'MI300X' } },
-      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, modelID, variantCost: String(10 + v), minReplicas: 1, maxReplicas: 10 },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+        modelID,
+        variantCost: String(10 + v),
+        minReplicas: 1,
+        maxReplicas: 10,
+      },
     } as never);
   }
 }
@@ -66,12 +95,29 @@ const source: MetricsSource = {
   requestsInWindow: async () => 42,
 };
 const config = new ConfigCache();
-config.setSaturationConfig('global', parseSaturationConfigMap({ default: 'kvCacheThreshold: 0.8\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.1\nqueueSpareTrigger: 3', 'model-7': 'kvCacheThreshold: 0.9' }).config);
+config.setSaturationConfig(
+  'global',
+  parseSaturationConfigMap({
+    default: 'kvCacheThreshold: 0.8\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.1\nqueueSpareTrigger: 3',
+    'model-7': 'kvCacheThreshold: 0.9',
+  }).config,
+);
 const silent = new Logger({}, 'silent');
-const engine = new SaturationEngine({ reader, config, source, decisions: new DecisionStore(), onDecisions: () => undefined, log: silent, saturationConfigMapName: 'saturation-scaling-config' });
+const engine = new SaturationEngine({
+  reader,
+  config,
+  source,
+  decisions: new DecisionStore(),
+  onDecisions: () => undefined,
+  log: silent,
+  saturationConfigMapName: 'saturation-scaling-config',
+});
 
 const first = await engine.runCycle();
-if (first.variants !== MODELS * VARIANTS || first.models !== MODELS) throw new Error(`expected ${MODELS * VARIANTS} variants in ${MODELS} models, got ${first.variants} in ${first.models}`);
+if (first.variants !== MODELS * VARIANTS || first.models !== MODELS)
+  throw new Error(
+    `expected ${MODELS * VARIANTS} variants in ${MODELS} models, got ${first.variants} in ${first.models}`,
+  );
 for (let i = 0; i < 20; i++) await engine.runCycle();
 // The machine is shared, so the figure is the CPU time this process spent per cycle (process.cpuUsage), which
 // other processes' load does not inflate; the wall-clock median is printed beside it.
@@ -84,6 +130,9 @@ while (performance.now() < until || cpu.length < 50) {
   const c = process.cpuUsage(c0);
   cpu.push((c.user + c.system) / 1000);
 }
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const q = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const f = (x: number) => (Math.round(x * 100) / 100).toString();
-console.log(`saturation: ${f(q(cpu, 0.5))} ms/cycle (variants=${MODELS * VARIANTS}, models=${MODELS}, pods=${MODELS * VARIANTS * REPLICAS}, cpu-p95=${f(q(cpu, 0.95))}, wall-p50=${f(q(wall, 0.5))}, cycles=${cpu.length})`);
+console.log(
+  `saturation: ${f(q(cpu, 0.5))} ms/cycle (variants=${MODELS * VARIANTS}, models=${MODELS}, pods=${MODELS * VARIANTS * REPLICAS}, cpu-p95=${f(q(cpu, 0.95))}, wall-p50=${f(q(wall, 0.5))}, cycles=${cpu.length})`,
+);

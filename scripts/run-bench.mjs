@@ -4,11 +4,20 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const benchDirs = ['bench', ...readdirSync('packages').sort().map((p) => join('packages', p, 'bench'))].filter((d) => existsSync(d));
+const benchDirs = [
+  'bench',
+  ...readdirSync('packages')
+    .sort()
+    .map((p) => join('packages', p, 'bench')),
+].filter((d) => existsSync(d));
 const [name, ...rest] = process.argv.slice(2);
 const file = name && benchDirs.map((d) => join(d, `${name}.ts`)).find((f) => existsSync(f));
 if (!file) {
-  const names = benchDirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)));
+  const names = benchDirs.flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3)),
+  );
   console.error(`usage: npm run bench -- <name>\navailable: ${names.sort().join(', ')}`);
   process.exit(2);
 }

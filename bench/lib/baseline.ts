@@ -25,13 +25,19 @@ export interface BaselineResult {
  * Runs every chain (steps in order, owners' uids filled in as they are created) with `concurrency` chains
  * in flight; `by` names the field manager and the user each step is written as.
  */
-export async function runBaseline(server: BenchServer, chains: readonly Step[][], concurrency: number): Promise<BaselineResult> {
+export async function runBaseline(
+  server: BenchServer,
+  chains: readonly Step[][],
+  concurrency: number,
+): Promise<BaselineResult> {
   const clients = new Map<string, KubeClient>();
   for (const step of chains.flat()) {
-    if (!clients.has(step.by)) clients.set(step.by, await KubeClient.create(await server.kubeconfigFor(step.by), { fieldManager: step.by }));
+    if (!clients.has(step.by))
+      clients.set(step.by, await KubeClient.create(await server.kubeconfigFor(step.by), { fieldManager: step.by }));
   }
   // connection setup and discovery of each kind happen before the clock starts, as the controllers' do
-  for (const step of chains[0] ?? []) await clients.get(step.by)!.mapping(step.op === 'addFinalizer' ? step.kind : step.obj);
+  for (const step of chains[0] ?? [])
+    await clients.get(step.by)!.mapping(step.op === 'addFinalizer' ? step.kind : step.obj);
   let writes = 0;
   const t0 = instant();
   await inPool(chains.length, concurrency, async (i) => {
@@ -57,7 +63,15 @@ export async function runBaseline(server: BenchServer, chains: readonly Step[][]
           break;
         case 'addFinalizer': {
           const resourceVersion = versions.get(`${step.kind.kind}/${step.name}`);
-          seen(await client.patch(step.kind, step.name, step.namespace, { metadata: { resourceVersion, finalizers: [step.finalizer] } }, 'merge'));
+          seen(
+            await client.patch(
+              step.kind,
+              step.name,
+              step.namespace,
+              { metadata: { resourceVersion, finalizers: [step.finalizer] } },
+              'merge',
+            ),
+          );
           break;
         }
       }

@@ -12,7 +12,17 @@ import { startApiServer } from '@modelplane/apiserver';
 import type { AuditEntry } from '@modelplane/apiserver';
 import { extractOwned } from '../../src/engine/index.ts';
 import { startRealBenchServer } from './real-server.ts';
-import { type Controller, type CustomResourceDefinition, ensureCrd, EventsV1, type KindRef, KubeClient, type KubeEvent, type KubeObject, type Manager } from '../../src/kube/index.ts';
+import {
+  type Controller,
+  type CustomResourceDefinition,
+  ensureCrd,
+  EventsV1,
+  type KindRef,
+  KubeClient,
+  type KubeEvent,
+  type KubeObject,
+  type Manager,
+} from '../../src/kube/index.ts';
 
 export interface BenchArgs {
   count: number;
@@ -47,7 +57,8 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
   });
   const num = (flag: string, v: string | undefined) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag}: expected a positive integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`--${flag}: expected a positive integer, got ${JSON.stringify(v)}`);
     return n;
   };
   return {
@@ -87,7 +98,11 @@ export interface BenchServer {
 /** the embedded API server, or the real kube-apiserver + etcd + kube-controller-manager (docs/real-kubernetes.md) */
 export type BenchBackend = 'embedded' | 'real';
 
-export async function startBenchServer(crds: readonly CustomResourceDefinition[], namespaces: readonly string[], backend: BenchBackend = 'embedded'): Promise<BenchServer> {
+export async function startBenchServer(
+  crds: readonly CustomResourceDefinition[],
+  namespaces: readonly string[],
+  backend: BenchBackend = 'embedded',
+): Promise<BenchServer> {
   if (backend === 'real') return startRealBenchServer(crds, namespaces);
   // the audit log keeps a bounded buffer and trims it from the front, which would shift the indices the
   // benchmark marks; an append-only copy of every entry keeps them stable (and needs no copy to read)
@@ -142,7 +157,12 @@ export async function startProfile(file: string): Promise<() => Promise<void>> {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`bench: timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -168,7 +188,12 @@ export const elapsed = (a: Instant, b: Instant): Instant => ({ ms: b.ms - a.ms, 
  * Counts objects of `kind` in the manager's cache that satisfy `ready`, by informer events (polling a list
  * of a thousand objects would itself cost the run CPU). `done` resolves when `count` are ready at once.
  */
-export async function readyTracker<T extends KubeObject>(mgr: Manager, kind: KindRef<T>, count: number, ready: (o: T) => boolean) {
+export async function readyTracker<T extends KubeObject>(
+  mgr: Manager,
+  kind: KindRef<T>,
+  count: number,
+  ready: (o: T) => boolean,
+) {
   const inf = await mgr.cache.informer(kind);
   const readyKeys = new Set<string>();
   let resolve!: (at: Instant) => void;
@@ -179,7 +204,11 @@ export async function readyTracker<T extends KubeObject>(mgr: Manager, kind: Kin
     else readyKeys.delete(key);
     if (readyKeys.size >= count) resolve(instant());
   };
-  const unsubscribe = inf.addHandler({ add: see, update: (_old, o) => see(o), delete: (o) => readyKeys.delete(`${o.metadata.namespace}/${o.metadata.name}`) });
+  const unsubscribe = inf.addHandler({
+    add: see,
+    update: (_old, o) => see(o),
+    delete: (o) => readyKeys.delete(`${o.metadata.namespace}/${o.metadata.name}`),
+  });
   return { done, ready: () => readyKeys.size, unsubscribe };
 }
 
@@ -191,10 +220,17 @@ export function controllersOf(mgr: Manager): Controller[] {
   return (mgr as unknown as { controllers: Controller[] }).controllers;
 }
 
-const pending = (mgrs: readonly Manager[]) => mgrs.reduce((n, m) => n + controllersOf(m).reduce((k, c) => k + c.pendingWork, 0), 0);
+const pending = (mgrs: readonly Manager[]) =>
+  mgrs.reduce((n, m) => n + controllersOf(m).reduce((k, c) => k + c.pendingWork, 0), 0);
 
 /** waits until no controller of `mgrs` has work and no request of `users` (watches aside) came for `quietMs` */
-export async function settle(server: BenchServer, mgrs: readonly Manager[], users: ReadonlySet<string>, quietMs: number, timeoutMs: number): Promise<void> {
+export async function settle(
+  server: BenchServer,
+  mgrs: readonly Manager[],
+  users: ReadonlySet<string>,
+  quietMs: number,
+  timeoutMs: number,
+): Promise<void> {
   let seen = server.auditLength;
   let quietSince = Date.now();
   await waitFor(
@@ -214,7 +250,9 @@ export async function settle(server: BenchServer, mgrs: readonly Manager[], user
 /** reconciles so far, per controller */
 export async function reconcilesByController(mgrs: readonly Manager[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const m of mgrs) for (const v of (await m.metrics.reconcileTotal.get()).values) out.set(String(v.labels.controller), (out.get(String(v.labels.controller)) ?? 0) + v.value);
+  for (const m of mgrs)
+    for (const v of (await m.metrics.reconcileTotal.get()).values)
+      out.set(String(v.labels.controller), (out.get(String(v.labels.controller)) ?? 0) + v.value);
   return out;
 }
 
@@ -233,14 +271,24 @@ export interface ResyncOutcome {
  * resync does), and the operator's requests meanwhile are counted. Watches are not requests of the
  * reconcile path; `exclude` drops requests that are no resync's doing (e.g. a provider's heartbeat).
  */
-export async function resyncAndCount(server: BenchServer, mgrs: readonly Manager[], users: ReadonlySet<string>, timeoutMs: number, exclude: (e: AuditEntry) => boolean = () => false): Promise<ResyncOutcome> {
+export async function resyncAndCount(
+  server: BenchServer,
+  mgrs: readonly Manager[],
+  users: ReadonlySet<string>,
+  timeoutMs: number,
+  exclude: (e: AuditEntry) => boolean = () => false,
+): Promise<ResyncOutcome> {
   const mark = server.auditLength;
   const before = await reconcileCount(mgrs);
   for (const m of mgrs) for (const c of controllersOf(m)) await c.resync();
   // the event recorder flushes asynchronously: a quiet second catches a late write
   await settle(server, mgrs, users, 1000, timeoutMs);
   const during = server.requests(users, mark).filter((e) => e.verb !== 'watch' && !exclude(e));
-  return { reconciles: (await reconcileCount(mgrs)) - before, writes: during.filter(isWrite), reads: during.filter((e) => !isWrite(e)) };
+  return {
+    reconciles: (await reconcileCount(mgrs)) - before,
+    writes: during.filter(isWrite),
+    reads: during.filter((e) => !isWrite(e)),
+  };
 }
 
 /** "verb resource" → count, most frequent first, for the progress output */
@@ -261,10 +309,24 @@ export function tally(entries: readonly AuditEntry[]): string {
  * status subresource), as an apply configuration: the same bytes a perfect controller would send.
  */
 export function appliedBy(obj: KubeObject, manager: string, subresource: '' | 'status' = ''): KubeObject {
-  const entry = (obj.metadata.managedFields ?? []).find((e) => e.manager === manager && e.operation === 'Apply' && (e.subresource ?? '') === subresource);
-  if (!entry?.fieldsV1) throw new Error(`bench: ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} has no ${subresource || 'main-resource'} apply entry of field manager "${manager}"`);
+  const entry = (obj.metadata.managedFields ?? []).find(
+    (e) => e.manager === manager && e.operation === 'Apply' && (e.subresource ?? '') === subresource,
+  );
+  if (!entry?.fieldsV1)
+    throw new Error(
+      `bench: ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name} has no ${subresource || 'main-resource'} apply entry of field manager "${manager}"`,
+    );
   const owned = extractOwned(obj, entry.fieldsV1 as Record<string, unknown>) as KubeObject;
-  return { ...owned, apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...owned.metadata, name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) } };
+  return {
+    ...owned,
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      ...owned.metadata,
+      name: obj.metadata.name,
+      ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+    },
+  };
 }
 
 /**
@@ -272,7 +334,11 @@ export function appliedBy(obj: KubeObject, manager: string, subresource: '' | 's
  * created them (without what the server set): for the events a seed requires, which a perfect controller
  * writes too.
  */
-export async function eventsByObject(server: BenchServer, namespace: string, reason: string): Promise<Map<string, KubeEvent>> {
+export async function eventsByObject(
+  server: BenchServer,
+  namespace: string,
+  reason: string,
+): Promise<Map<string, KubeEvent>> {
   const out = new Map<string, KubeEvent>();
   for (const e of (await server.admin.list(EventsV1, { namespace })).items) {
     if (e.reason !== reason) continue;
@@ -289,7 +355,10 @@ export function rebindOwners(obj: KubeObject, uids: ReadonlyMap<string, string>)
   if (!refs) return obj;
   const ownerReferences = refs.map((r) => {
     const uid = uids.get(`${r.kind}/${r.name}`);
-    if (!uid) throw new Error(`bench: ${obj.kind} ${obj.metadata.name}: its owner ${r.kind} ${r.name} was not written earlier in the chain`);
+    if (!uid)
+      throw new Error(
+        `bench: ${obj.kind} ${obj.metadata.name}: its owner ${r.kind} ${r.name} was not written earlier in the chain`,
+      );
     return { ...r, uid };
   });
   return { ...obj, metadata: { ...obj.metadata, ownerReferences } };
@@ -301,7 +370,12 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-export function resultLine(name: string, figure: string, unit: string, fields: Record<string, string | number>): string {
+export function resultLine(
+  name: string,
+  figure: string,
+  unit: string,
+  fields: Record<string, string | number>,
+): string {
   return `${name}: ${figure} ${unit} (${Object.entries(fields)
     .map(([k, v]) => `${k}=${v}`)
     .join(', ')})`;

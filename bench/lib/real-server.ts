@@ -6,7 +6,10 @@ import { startRealControlPlane } from '@modelplane/apiserver/testing';
 import { type CustomResourceDefinition, ensureCrd, KubeClient } from '../../src/kube/index.ts';
 import type { BenchServer } from './harness.ts';
 
-export async function startRealBenchServer(crds: readonly CustomResourceDefinition[], namespaces: readonly string[]): Promise<BenchServer> {
+export async function startRealBenchServer(
+  crds: readonly CustomResourceDefinition[],
+  namespaces: readonly string[],
+): Promise<BenchServer> {
   const plane = await startRealControlPlane();
   try {
     const admin = await KubeClient.create(plane.kubeconfigYaml(), { fieldManager: 'bench-admin' });
@@ -16,7 +19,11 @@ export async function startRealBenchServer(crds: readonly CustomResourceDefiniti
       backend: 'real',
       admin,
       kubeconfigFor: (name) => plane.kubeconfigForUser(name, ['system:masters']),
-      requests: (users, from = 0) => plane.audit.entries().slice(from).filter((e) => users.has(e.user)),
+      requests: (users, from = 0) =>
+        plane.audit
+          .entries()
+          .slice(from)
+          .filter((e) => users.has(e.user)),
       get auditLength() {
         return plane.audit.length;
       },

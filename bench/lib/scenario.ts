@@ -9,9 +9,35 @@
 // compiling the code while the other side of its ratio does not.
 import { join } from 'node:path';
 import type { AuditEntry } from '@modelplane/apiserver';
-import { type CustomResourceDefinition, EventsV1, type KindRef, type KubeObject, type Manager } from '../../src/kube/index.ts';
+import {
+  type CustomResourceDefinition,
+  EventsV1,
+  type KindRef,
+  type KubeObject,
+  type Manager,
+} from '../../src/kube/index.ts';
 import { runBaseline, type Step } from './baseline.ts';
-import { type BenchArgs, type BenchBackend, type BenchServer, controllersOf, elapsed, type Instant, inPool, instant, reconcilesByController, isWrite, median, progress, readyTracker, resultLine, resyncAndCount, settle, startBenchServer, startProfile, tally } from './harness.ts';
+import {
+  type BenchArgs,
+  type BenchBackend,
+  type BenchServer,
+  controllersOf,
+  elapsed,
+  type Instant,
+  inPool,
+  instant,
+  reconcilesByController,
+  isWrite,
+  median,
+  progress,
+  readyTracker,
+  resultLine,
+  resyncAndCount,
+  settle,
+  startBenchServer,
+  startProfile,
+  tally,
+} from './harness.ts';
 
 export interface Operators {
   managers: Manager[];
@@ -47,7 +73,8 @@ export interface Scenario<T extends KubeObject> {
 function sampleQueues(mgrs: readonly Manager[]): { stop(): string } {
   const series = new Map<string, number[]>();
   const sample = () => {
-    for (const m of mgrs) for (const c of controllersOf(m)) series.set(c.name, [...(series.get(c.name) ?? []), c.pendingWork]);
+    for (const m of mgrs)
+      for (const c of controllersOf(m)) series.set(c.name, [...(series.get(c.name) ?? []), c.pendingWork]);
   };
   const timer = setInterval(sample, 1000);
   timer.unref();
@@ -67,7 +94,12 @@ async function eventReasons(server: BenchServer, namespace: string): Promise<str
     const key = `${e.reportingController ?? '?'}/${e.reason ?? '?'}`;
     counts.set(key, (counts.get(key) ?? 0) + (e.series?.count ?? 1));
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}=${n}`).join(' ') || 'none';
+  return (
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ') || 'none'
+  );
 }
 
 interface RunFigures {
@@ -81,7 +113,12 @@ interface RunFigures {
   resyncReconciles: number;
 }
 
-async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, run: number, backend: BenchBackend): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
+async function measured<T extends KubeObject>(
+  s: Scenario<T>,
+  args: BenchArgs,
+  run: number,
+  backend: BenchBackend,
+): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
   const server = await startBenchServer(s.crds, s.namespaces, backend);
   try {
     await s.setup(server);
@@ -89,7 +126,9 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
     try {
       const objects = Array.from({ length: args.count }, (_, i) => s.object(i));
       const tracker = await readyTracker(ops.observer, s.kind, args.count, s.isReady);
-      const stopProfile = args.profileDir ? await startProfile(join(args.profileDir, `${s.name}-run${run}.cpuprofile`)) : undefined;
+      const stopProfile = args.profileDir
+        ? await startProfile(join(args.profileDir, `${s.name}-run${run}.cpuprofile`))
+        : undefined;
       const queues = sampleQueues(ops.managers);
       const reconcilesBefore = await reconcilesByController(ops.managers);
       const mark = server.auditLength;
@@ -101,16 +140,29 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
         timer = setTimeout(async () => {
           // name what is stuck: the objects not Ready, with the conditions that say why
           const stuck = (await server.admin.list(s.kind)).items.filter((o) => !s.isReady(o)).slice(0, 3);
-          const why = stuck.map((o) => `${o.metadata.namespace}/${o.metadata.name}: ${JSON.stringify((o as { status?: unknown }).status)}`).join('\n');
-          reject(new Error(`${s.name}: only ${tracker.ready()} of ${args.count} Ready after ${args.timeoutMs} ms; not Ready:\n${why}`));
+          const why = stuck
+            .map(
+              (o) =>
+                `${o.metadata.namespace}/${o.metadata.name}: ${JSON.stringify((o as { status?: unknown }).status)}`,
+            )
+            .join('\n');
+          reject(
+            new Error(
+              `${s.name}: only ${tracker.ready()} of ${args.count} Ready after ${args.timeoutMs} ms; not Ready:\n${why}`,
+            ),
+          );
         }, args.timeoutMs);
       });
       const converge = elapsed(t0, await Promise.race([tracker.done, timeout]).finally(() => clearTimeout(timer)));
       tracker.unsubscribe();
       await stopProfile?.();
-      progress(`  measured: ${args.count} created in ${createdMs.toFixed(0)} ms, all Ready after ${converge.ms.toFixed(0)} ms (${converge.cpuMs.toFixed(0)} ms CPU)`);
+      progress(
+        `  measured: ${args.count} created in ${createdMs.toFixed(0)} ms, all Ready after ${converge.ms.toFixed(0)} ms (${converge.cpuMs.toFixed(0)} ms CPU)`,
+      );
       progress(`  work queues (keys waiting or in flight, sampled each second): ${queues.stop()}`);
-      const reconciles = [...(await reconcilesByController(ops.managers))].map(([c, n]) => [c, n - (reconcilesBefore.get(c) ?? 0)] as const).filter(([, n]) => n > 0);
+      const reconciles = [...(await reconcilesByController(ops.managers))]
+        .map(([c, n]) => [c, n - (reconcilesBefore.get(c) ?? 0)] as const)
+        .filter(([, n]) => n > 0);
       progress(`  reconciles until Ready: ${reconciles.map(([c, n]) => `${c}=${n}`).join(' ')}`);
       // whatever the controllers still write after the last object turned Ready counts too
       await settle(server, ops.managers, ops.users, 1000, args.timeoutMs);
@@ -120,7 +172,9 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
       progress(`  events by reason: ${await eventReasons(server, s.namespaces[0]!)}`);
 
       const resync = await resyncAndCount(server, ops.managers, ops.users, args.timeoutMs, s.notResync);
-      progress(`  resync: ${resync.reconciles} reconciles, ${resync.writes.length} writes, ${resync.reads.length} reads${resync.writes.length + resync.reads.length ? `: ${tally([...resync.writes, ...resync.reads])}` : ''}`);
+      progress(
+        `  resync: ${resync.reconciles} reconciles, ${resync.writes.length} writes, ${resync.reads.length} reads${resync.writes.length + resync.reads.length ? `: ${tally([...resync.writes, ...resync.reads])}` : ''}`,
+      );
       await ops.stop();
       const chains = await s.chains(server, objects);
       return {
@@ -143,7 +197,12 @@ async function measured<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, r
   }
 }
 
-async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, chains: Step[][], backend: BenchBackend): Promise<{ time: Instant; writesPerObject: number }> {
+async function baseline<T extends KubeObject>(
+  s: Scenario<T>,
+  args: BenchArgs,
+  chains: Step[][],
+  backend: BenchBackend,
+): Promise<{ time: Instant; writesPerObject: number }> {
   const server = await startBenchServer(s.crds, s.namespaces, backend);
   try {
     await s.setup(server);
@@ -158,7 +217,11 @@ async function baseline<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, c
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 /** the scenario's runs on one backend (after an unreported warm-up) */
-async function runsOn<T extends KubeObject>(s: Scenario<T>, args: BenchArgs, backend: BenchBackend): Promise<RunFigures[]> {
+async function runsOn<T extends KubeObject>(
+  s: Scenario<T>,
+  args: BenchArgs,
+  backend: BenchBackend,
+): Promise<RunFigures[]> {
   if (args.warmup > 0) {
     // V8 compiles the controllers' and the server's code during whichever run comes first: the first
     // measured run paid for it while its baseline, run after it, found the server's code compiled already
@@ -184,8 +247,14 @@ function figuresOf(runs: RunFigures[], prefix: string): Record<string, string | 
   const med = (f: (r: RunFigures) => number) => median(runs.map(f));
   const worst = (f: (r: RunFigures) => number) => Math.max(...runs.map(f));
   return {
-    [`${prefix}converge-ms`]: fmt(med((r) => r.converge.ms), 0),
-    [`${prefix}baseline-ms`]: fmt(med((r) => r.baseline.ms), 0),
+    [`${prefix}converge-ms`]: fmt(
+      med((r) => r.converge.ms),
+      0,
+    ),
+    [`${prefix}baseline-ms`]: fmt(
+      med((r) => r.baseline.ms),
+      0,
+    ),
     [`${prefix}cpu-ratio`]: fmt(med((r) => r.converge.cpuMs / r.baseline.cpuMs)),
     [`${prefix}requests/object`]: fmt(med((r) => r.requestsPerObject)),
     [`${prefix}writes/object`]: fmt(med((r) => r.writesPerObject)),
@@ -204,17 +273,26 @@ const ratioOf = (runs: RunFigures[]) => median(runs.map((r) => r.converge.ms / r
  * prefixed `real-`, and `real/embedded` is how much longer convergence takes on the real control plane.
  */
 export async function runScenario<T extends KubeObject>(s: Scenario<T>, args: BenchArgs): Promise<void> {
-  progress(`${s.name} bench: ${args.count} ${s.countKey}, ${args.concurrency} in flight, ${args.runs} run(s) on ${args.backends.join(' and ')}`);
+  progress(
+    `${s.name} bench: ${args.count} ${s.countKey}, ${args.concurrency} in flight, ${args.runs} run(s) on ${args.backends.join(' and ')}`,
+  );
   const results: Array<[BenchBackend, RunFigures[]]> = [];
   for (const backend of args.backends) results.push([backend, await runsOn(s, args, backend)]);
   const [first, second] = results;
   const [firstBackend, firstRuns] = first!;
-  const fields: Record<string, string | number> = { [s.countKey]: args.count, runs: args.runs, ...(firstBackend === 'real' ? { backend: 'real' } : {}), ...figuresOf(firstRuns, '') };
+  const fields: Record<string, string | number> = {
+    [s.countKey]: args.count,
+    runs: args.runs,
+    ...(firstBackend === 'real' ? { backend: 'real' } : {}),
+    ...figuresOf(firstRuns, ''),
+  };
   if (second) {
     const [, secondRuns] = second;
     fields[`${second[0]}-ratio`] = fmt(ratioOf(secondRuns));
     Object.assign(fields, figuresOf(secondRuns, `${second[0]}-`));
-    fields[`${second[0]}/${firstBackend}`] = fmt(median(secondRuns.map((r) => r.converge.ms)) / median(firstRuns.map((r) => r.converge.ms)));
+    fields[`${second[0]}/${firstBackend}`] = fmt(
+      median(secondRuns.map((r) => r.converge.ms)) / median(firstRuns.map((r) => r.converge.ms)),
+    );
   }
   console.log(resultLine(s.name, fmt(ratioOf(firstRuns)), 'ratio', { ...fields, ...(s.variant ?? {}) }));
 }

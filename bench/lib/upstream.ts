@@ -34,7 +34,9 @@ const cond = (type: string, o: Upstream, now: string, observed = true) => ({
 
 export const InferenceServiceKind: UpstreamKind = {
   kind: { apiVersion: 'serving.kserve.io/v1beta1', kind: 'InferenceService' } as KindRef<Upstream>,
-  isReady: (o) => o.status?.observedGeneration === generation(o) && o.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True'),
+  isReady: (o) =>
+    o.status?.observedGeneration === generation(o) &&
+    o.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True'),
   readyStatus: (o, now) => {
     const url = `http://${o.metadata.name}-predictor.${o.metadata.namespace}.svc.cluster.local`;
     return {
@@ -44,29 +46,52 @@ export const InferenceServiceKind: UpstreamKind = {
       conditions: ['IngressReady', 'PredictorReady', 'Ready'].map((t) => cond(t, o, now, false)),
       url: `http://${o.metadata.name}-${o.metadata.namespace}.example.com`,
       address: { url },
-      modelStatus: { transitionStatus: 'UpToDate', states: { activeModelState: 'Loaded', targetModelState: 'Loaded' }, copies: { totalCopies: 1 } },
+      modelStatus: {
+        transitionStatus: 'UpToDate',
+        states: { activeModelState: 'Loaded', targetModelState: 'Loaded' },
+        copies: { totalCopies: 1 },
+      },
     };
   },
 };
 
 export const HTTPRouteKind: UpstreamKind = {
   kind: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as KindRef<Upstream>,
-  isReady: (o) => o.status?.parents?.some((p: Json) => p.controllerName === CONTROLLER_NAME && p.conditions?.some((c: Json) => c.type === 'Accepted' && c.observedGeneration === generation(o))),
+  isReady: (o) =>
+    o.status?.parents?.some(
+      (p: Json) =>
+        p.controllerName === CONTROLLER_NAME &&
+        p.conditions?.some((c: Json) => c.type === 'Accepted' && c.observedGeneration === generation(o)),
+    ),
   readyStatus: (o, now) => ({
-    parents: (o.spec?.parentRefs ?? []).map((parentRef: Json) => ({ parentRef, controllerName: CONTROLLER_NAME, conditions: [cond('Accepted', o, now), cond('ResolvedRefs', o, now)] })),
+    parents: (o.spec?.parentRefs ?? []).map((parentRef: Json) => ({
+      parentRef,
+      controllerName: CONTROLLER_NAME,
+      conditions: [cond('Accepted', o, now), cond('ResolvedRefs', o, now)],
+    })),
   }),
 };
 
 export const WorkspaceKind: UpstreamKind = {
   kind: { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace' } as KindRef<Upstream>,
-  isReady: (o) => o.status?.conditions?.some((c: Json) => c.type === 'WorkspaceSucceeded' && c.status === 'True' && c.observedGeneration === generation(o)),
-  readyStatus: (o, now) => ({ conditions: ['ResourceReady', 'InferenceReady', 'WorkspaceSucceeded'].map((t) => cond(t, o, now)), state: 'Ready' }),
+  isReady: (o) =>
+    o.status?.conditions?.some(
+      (c: Json) => c.type === 'WorkspaceSucceeded' && c.status === 'True' && c.observedGeneration === generation(o),
+    ),
+  readyStatus: (o, now) => ({
+    conditions: ['ResourceReady', 'InferenceReady', 'WorkspaceSucceeded'].map((t) => cond(t, o, now)),
+    state: 'Ready',
+  }),
 };
 
 export const DynamoGraphDeploymentKind: UpstreamKind = {
   kind: { apiVersion: 'nvidia.com/v1alpha1', kind: 'DynamoGraphDeployment' } as KindRef<Upstream>,
   isReady: (o) => o.status?.state === 'successful' && o.status?.observedGeneration === generation(o),
-  readyStatus: (o, now) => ({ state: 'successful', observedGeneration: generation(o), conditions: [cond('Ready', o, now)] }),
+  readyStatus: (o, now) => ({
+    state: 'successful',
+    observedGeneration: generation(o),
+    conditions: [cond('Ready', o, now)],
+  }),
 };
 
 export const RayServiceKind: UpstreamKind = {
@@ -86,7 +111,15 @@ export function registerUpstreamStandIn(mgr: Manager, kinds: readonly UpstreamKi
         const obj = await ctx.cache.get(u.kind, req.name, req.namespace);
         if (!obj || obj.metadata.deletionTimestamp || u.isReady(obj)) return;
         const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-        await ctx.client.applyStatus({ apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: req.name, namespace: req.namespace }, status: u.readyStatus(obj, now) }, { force: true });
+        await ctx.client.applyStatus(
+          {
+            apiVersion: obj.apiVersion,
+            kind: obj.kind,
+            metadata: { name: req.name, namespace: req.namespace },
+            status: u.readyStatus(obj, now),
+          },
+          { force: true },
+        );
       });
   }
 }
@@ -99,7 +132,14 @@ export const JobKind: UpstreamKind = {
     startTime: now,
     completionTime: now,
     succeeded: 1,
-    conditions: ['SuccessCriteriaMet', 'Complete'].map((type) => ({ type, status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods (upstream stand-in)', lastTransitionTime: now, lastProbeTime: now })),
+    conditions: ['SuccessCriteriaMet', 'Complete'].map((type) => ({
+      type,
+      status: 'True',
+      reason: 'CompletionsReached',
+      message: 'Reached expected number of succeeded pods (upstream stand-in)',
+      lastTransitionTime: now,
+      lastProbeTime: now,
+    })),
   }),
 };
 
@@ -107,5 +147,9 @@ export const JobKind: UpstreamKind = {
 export const PersistentVolumeClaimKind: UpstreamKind = {
   kind: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } as KindRef<Upstream>,
   isReady: (o) => o.status?.phase === 'Bound',
-  readyStatus: (o) => ({ phase: 'Bound', accessModes: o.spec?.accessModes ?? ['ReadWriteOnce'], capacity: { storage: o.spec?.resources?.requests?.storage ?? '1Gi' } }),
+  readyStatus: (o) => ({
+    phase: 'Bound',
+    accessModes: o.spec?.accessModes ?? ['ReadWriteOnce'],
+    capacity: { storage: o.spec?.resources?.requests?.storage ?? '1Gi' },
+  }),
 };

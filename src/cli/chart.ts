@@ -48,7 +48,10 @@ function rulesOf(objects: RbacObject[], kind: string, name: string): PolicyRule[
 }
 
 /** the rules of each set, read back from rbacObjects (what `modelplane rbac` prints), not recomputed */
-export function chartRbac(runSets: readonly ControllerSet[] = CONTROLLER_SETS, providerSets: readonly ControllerSet[] = PROVIDER_SETS): ChartRbac {
+export function chartRbac(
+  runSets: readonly ControllerSet[] = CONTROLLER_SETS,
+  providerSets: readonly ControllerSet[] = PROVIDER_SETS,
+): ChartRbac {
   const sets: Record<string, SetRbac> = {};
   let leaderElectionRules: PolicyRule[] | undefined;
   for (const set of [...runSets, ...providerSets]) {
@@ -108,7 +111,9 @@ export function writeChartFiles(chartDir: string, files: Record<string, string> 
 export function registerChart(program: Command): void {
   program
     .command('chart')
-    .description(`Write the generated files of the Helm chart (${CHART_CRDS_FILE}, ${CHART_RBAC_FILE}): the CRDs and every controller set's RBAC rules.`)
+    .description(
+      `Write the generated files of the Helm chart (${CHART_CRDS_FILE}, ${CHART_RBAC_FILE}): the CRDs and every controller set's RBAC rules.`,
+    )
     .option('--out <dir>', 'the chart directory', CHART_DIR)
     .option('--check', 'write nothing; exit 1 naming the files that differ from what would be written')
     .action((opts: { out: string; check?: boolean }) => {

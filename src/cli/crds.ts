@@ -13,7 +13,9 @@ import type { CustomResourceDefinition } from '../kube/kinds.ts';
 /** every CRD of ours, API group by API group */
 export function allCrds(): CustomResourceDefinition[] {
   // the conversion webhook is served by the `webhooks` set behind deploy/'s webhook Service
-  const llamaStackConversion = conversionStanza(LLAMASTACK_CONVERSION_PATH, { service: { name: WEBHOOK_SERVICE, namespace: DEFAULT_POD_NAMESPACE } });
+  const llamaStackConversion = conversionStanza(LLAMASTACK_CONVERSION_PATH, {
+    service: { name: WEBHOOK_SERVICE, namespace: DEFAULT_POD_NAMESPACE },
+  });
   return [...aimCrds(), ...kubeairunwayCrds(), llamaStackCrd(llamaStackConversion), ...llmdCrds()];
 }
 
@@ -24,7 +26,9 @@ export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {
 export function registerCrds(program: Command): void {
   program
     .command('crds')
-    .description("Print every CustomResourceDefinition modelplane serves, as multi-document YAML (pipe into 'kubectl apply -f -').")
+    .description(
+      "Print every CustomResourceDefinition modelplane serves, as multi-document YAML (pipe into 'kubectl apply -f -').",
+    )
     .action(() => {
       process.stdout.write(crdsYaml());
     });

@@ -17,9 +17,16 @@ export function registerDashboard(program: Command): void {
   program
     .command('dashboard')
     .description('Serve the web dashboard of every modelplane resource of a cluster, read with your own credentials.')
-    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
+    )
     .option('-n, --namespace <ns>', 'only this namespace (default: all namespaces)')
-    .option('--address <host>', 'address to listen on; anything but loopback requires the token printed at start', '127.0.0.1')
+    .option(
+      '--address <host>',
+      'address to listen on; anything but loopback requires the token printed at start',
+      '127.0.0.1',
+    )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8090')
     .option('--read-only', 'hide the create form; the dashboard only reads')
     .action(async (opts: DashboardCommandOptions) => {
@@ -31,11 +38,18 @@ export function registerDashboard(program: Command): void {
         const kc = loadKubeConfig(text);
         const client = await KubeClient.create(kc);
         const d = await startDashboard({
-          client, host: opts.address, port: parsePort(opts.port, '--port'), cluster: kc.getCurrentCluster()?.server ?? 'unknown cluster', user: kc.getCurrentUser()?.name ?? 'unknown user', logger: log,
-          ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.readOnly ? { readOnly: true } : {}),
+          client,
+          host: opts.address,
+          port: parsePort(opts.port, '--port'),
+          cluster: kc.getCurrentCluster()?.server ?? 'unknown cluster',
+          user: kc.getCurrentUser()?.name ?? 'unknown user',
+          logger: log,
+          ...(opts.namespace ? { namespace: opts.namespace } : {}),
+          ...(opts.readOnly ? { readOnly: true } : {}),
         });
         process.stdout.write(`${dashboardBanner(d)}\n`);
-        if (d.state.hidden.length > 0) process.stdout.write(`not visible with these credentials: ${d.state.hidden.join(', ')}\n`);
+        if (d.state.hidden.length > 0)
+          process.stdout.write(`not visible with these credentials: ${d.state.hidden.join(', ')}\n`);
         const stop = async () => {
           await d.close();
           process.exit(0);

@@ -5,7 +5,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, startRealControlPlane } from '@modelplane/apiserver/testing';
+import {
+  KUBE_BUILD_COMMAND,
+  kubeBinDir,
+  missingKubeBinaries,
+  startRealControlPlane,
+} from '@modelplane/apiserver/testing';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../controllers/llmd/index.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
@@ -42,7 +47,9 @@ interface DevOptions {
 export function registerDev(program: Command): void {
   program
     .command('dev')
-    .description('Start the embedded Kubernetes-compatible cluster (API server, controllers, simulators) and apply the quickstart examples.')
+    .description(
+      'Start the embedded Kubernetes-compatible cluster (API server, controllers, simulators) and apply the quickstart examples.',
+    )
     .option('--port <port>', 'HTTPS port of the API server (0 picks a free one)', '6443')
     .option('--kubeconfig <path>', 'where to write the admin kubeconfig', '.modelplane/kubeconfig')
     .option('--only <component>', 'start only this component (apiserver)')
@@ -52,15 +59,30 @@ export function registerDev(program: Command): void {
     .option('--exit-when-ready', 'exit 0 once every example is Ready (non-zero after --timeout)')
     .option('--timeout <seconds>', 'how long --exit-when-ready waits', '120')
     .option('--audit-log <file>', 'append one JSON line per API request to this file')
-    .option('--controllers <list>', 'controller sets and providers to run in this process, comma-separated, or "all"', 'all')
-    .option('--cluster <backend>', 'embedded (the built-in API server) or real (etcd + kube-apiserver + kube-controller-manager built by `npm run build:kube`)', 'embedded')
+    .option(
+      '--controllers <list>',
+      'controller sets and providers to run in this process, comma-separated, or "all"',
+      'all',
+    )
+    .option(
+      '--cluster <backend>',
+      'embedded (the built-in API server) or real (etcd + kube-apiserver + kube-controller-manager built by `npm run build:kube`)',
+      'embedded',
+    )
     .option('--no-controllers', 'run no controllers (start them yourself, e.g. `modelplane run` under its own RBAC)')
     .option('--verbose', 'stream every log line to the terminal (readable), not just warnings and errors')
     .option('--log-dir <dir>', 'where the JSON log file is written', '.modelplane/logs')
     .option('--no-dashboard', 'do not serve the web dashboard')
     .option('--dashboard-port <port>', 'port of the web dashboard (taken: a free one is used instead)', '8090')
-    .option('--no-prometheus', "do not start Prometheus for the saturation autoscaler (it starts when installed: npm run setup:prometheus)")
-    .option('--dashboard-address <host>', 'address the dashboard listens on; anything but loopback requires the token printed at start', '127.0.0.1')
+    .option(
+      '--no-prometheus',
+      'do not start Prometheus for the saturation autoscaler (it starts when installed: npm run setup:prometheus)',
+    )
+    .option(
+      '--dashboard-address <host>',
+      'address the dashboard listens on; anything but loopback requires the token printed at start',
+      '127.0.0.1',
+    )
     .action(async (opts: DevOptions) => {
       await runDev(opts);
     });
@@ -74,7 +96,13 @@ function fail(log: Logger, message: string, fields: Record<string, unknown> = {}
 /** the terminal view and the log file; console.warn (the API server's own reports) joins the log too */
 function setUpOutput(opts: DevOptions): { view: TerminalView; log: Logger; router: LogRouter } {
   const view = new TerminalView(process.stdout);
-  const router = new LogRouter({ dir: resolve(opts.logDir), command: 'dev', verbose: opts.verbose === true, show: (line) => view.print(line), color: view.tty });
+  const router = new LogRouter({
+    dir: resolve(opts.logDir),
+    command: 'dev',
+    verbose: opts.verbose === true,
+    show: (line) => view.print(line),
+    color: view.tty,
+  });
   setProcessLogSink(router);
   const log = new Logger({ component: 'dev' });
   const apiserverLog = log.child({ component: 'apiserver' });
@@ -85,17 +113,30 @@ function setUpOutput(opts: DevOptions): { view: TerminalView; log: Logger; route
 
 function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: number; examplesDir: string } {
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(log, 'invalid --port: must be an integer between 0 and 65535', { port: opts.port });
-  if (opts.only !== undefined && opts.only !== 'apiserver') fail(log, `invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(log, 'invalid --port: must be an integer between 0 and 65535', { port: opts.port });
+  if (opts.only !== undefined && opts.only !== 'apiserver')
+    fail(log, `invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
   const timeoutSec = Number(opts.timeout);
-  if (!(timeoutSec > 0)) fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
+  if (!(timeoutSec > 0))
+    fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
   const examplesDir = resolve(opts.examplesDir);
-  if (opts.examples && opts.only === undefined && !existsSync(examplesDir)) fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
-  if (opts.cluster !== 'embedded' && opts.cluster !== 'real') fail(log, `invalid --cluster "${opts.cluster}": use "embedded" or "real"`);
+  if (opts.examples && opts.only === undefined && !existsSync(examplesDir))
+    fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
+  if (opts.cluster !== 'embedded' && opts.cluster !== 'real')
+    fail(log, `invalid --cluster "${opts.cluster}": use "embedded" or "real"`);
   if (opts.cluster === 'real') {
     const missing = missingKubeBinaries();
-    if (missing.length > 0) fail(log, `--cluster real needs the real Kubernetes control plane, which is not built (${missing.join(', ')} missing from ${kubeBinDir()}): run "${KUBE_BUILD_COMMAND}" first (needs Go), or use --cluster embedded`);
-    if (opts.dataDir) fail(log, '--data-dir is not supported with --cluster real (the real control plane keeps its etcd data in a temporary directory)');
+    if (missing.length > 0)
+      fail(
+        log,
+        `--cluster real needs the real Kubernetes control plane, which is not built (${missing.join(', ')} missing from ${kubeBinDir()}): run "${KUBE_BUILD_COMMAND}" first (needs Go), or use --cluster embedded`,
+      );
+    if (opts.dataDir)
+      fail(
+        log,
+        '--data-dir is not supported with --cluster real (the real control plane keeps its etcd data in a temporary directory)',
+      );
   }
   return { port, timeoutSec, examplesDir };
 }
@@ -108,9 +149,13 @@ interface DevServer {
 }
 
 /** the API server alone, or the whole dev cluster, on the backend --cluster names */
-async function startCluster(opts: DevOptions, common: DevClusterOptions): Promise<{ server: DevServer; cluster: DevCluster<DevServer> | undefined; stop: () => Promise<void> }> {
+async function startCluster(
+  opts: DevOptions,
+  common: DevClusterOptions,
+): Promise<{ server: DevServer; cluster: DevCluster<DevServer> | undefined; stop: () => Promise<void> }> {
   if (opts.only === 'apiserver') {
-    const server = opts.cluster === 'real' ? await startRealControlPlane({ port: common.port }) : await startApiServerOnly(common);
+    const server =
+      opts.cluster === 'real' ? await startRealControlPlane({ port: common.port }) : await startApiServerOnly(common);
     return { server, cluster: undefined, stop: () => ('stop' in server ? server.stop() : server.close()) };
   }
   const cluster = opts.cluster === 'real' ? await startRealDevCluster(common) : await startDevCluster(common);
@@ -118,11 +163,24 @@ async function startCluster(opts: DevOptions, common: DevClusterOptions): Promis
 }
 
 /** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
-async function serveDashboard(server: DevServer, opts: DevOptions, log: Logger, view: TerminalView, feed: DecisionFeed): Promise<() => Promise<void>> {
+async function serveDashboard(
+  server: DevServer,
+  opts: DevOptions,
+  log: Logger,
+  view: TerminalView,
+  feed: DecisionFeed,
+): Promise<() => Promise<void>> {
   // loaded only when served: `--only apiserver` starts without the dashboard's modules
   const { dashboardBanner, startDashboard } = await import('./dashboard/index.ts');
   const client = await KubeClient.create(server.kubeconfigYaml());
-  const common = { client, host: opts.dashboardAddress, cluster: server.url, user: 'admin (modelplane dev)', feed, logger: log.child({ component: 'dashboard' }) };
+  const common = {
+    client,
+    host: opts.dashboardAddress,
+    cluster: server.url,
+    user: 'admin (modelplane dev)',
+    feed,
+    logger: log.child({ component: 'dashboard' }),
+  };
   const port = parsePort(opts.dashboardPort, '--dashboard-port');
   const d = await startDashboard({ ...common, port }).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
@@ -143,19 +201,33 @@ async function runDev(opts: DevOptions): Promise<void> {
   // the autoscaler runs in this process: the dashboard charts its own decision history
   let autoscaler: Autoscaler | undefined;
   try {
-    if (opts.controllers !== false) sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) => (s.name === 'autoscaler' ? autoscalerControllerSet({}, (a) => (autoscaler = a)) : s));
+    if (opts.controllers !== false)
+      sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) =>
+        s.name === 'autoscaler' ? autoscalerControllerSet({}, (a) => (autoscaler = a)) : s,
+      );
   } catch (err) {
     fail(log, (err as Error).message);
   }
   const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
   const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
-  const common = { port, log, onStep, controllers: opts.controllers !== false, sets, prometheus: opts.prometheus !== false, ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}), ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}) };
+  const common = {
+    port,
+    log,
+    onStep,
+    controllers: opts.controllers !== false,
+    sets,
+    prometheus: opts.prometheus !== false,
+    ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}),
+    ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}),
+  };
   const { server, cluster, stop: stopCluster } = await startCluster(opts, common);
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
   const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
-  view.print(`modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`);
+  view.print(
+    `modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`,
+  );
 
   const stoppers: Array<() => Promise<void>> = [stopCluster];
   let stopping = false;
@@ -186,9 +258,17 @@ async function runDev(opts: DevOptions): Promise<void> {
   }
   const applied = await applyManifests(cluster.manager.client, examplesDir);
   log.info('examples applied', { dir: examplesDir, objects: applied.length });
-  const live = await startLiveView({ client: cluster.manager.client, view, refs: applied, timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY, logger: log.child({ component: 'status-view' }) });
+  const live = await startLiveView({
+    client: cluster.manager.client,
+    view,
+    refs: applied,
+    timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY,
+    logger: log.child({ component: 'status-view' }),
+  });
   stoppers.push(() => live.stop());
   const ok = await live.ready;
-  view.print(`${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`);
+  view.print(
+    `${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`,
+  );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
 }

@@ -32,13 +32,17 @@ const positive = (v: string, flag: string) => {
 /** a Service's ready endpoint URLs, read from its Endpoints (as kube-proxy spreads connections over them) */
 export async function serviceTargets(client: KubeClient, namespace: string, name: string): Promise<string[]> {
   const ep = await client.getOrUndefined(EndpointsKind, name, namespace);
-  return (ep?.subsets ?? []).flatMap((s) => (s.addresses ?? []).flatMap((a) => (s.ports ?? []).slice(0, 1).map((p) => `http://${a.ip}:${p.port}`)));
+  return (ep?.subsets ?? []).flatMap((s) =>
+    (s.addresses ?? []).flatMap((a) => (s.ports ?? []).slice(0, 1).map((p) => `http://${a.ip}:${p.port}`)),
+  );
 }
 
 export function registerLoad(program: Command): void {
   program
     .command('load')
-    .description("Send chat-completion load to vLLM-compatible servers: a Service's ready pods (re-read every second, so new replicas get load) or fixed URLs; prints a JSON summary.")
+    .description(
+      "Send chat-completion load to vLLM-compatible servers: a Service's ready pods (re-read every second, so new replicas get load) or fixed URLs; prints a JSON summary.",
+    )
     .option('--url <url...>', 'server base URLs, e.g. http://127.244.2.3:8000 (repeatable)')
     .option('--service <namespace/name>', "spread over this Service's ready endpoints")
     .option('--kubeconfig <file>', 'kubeconfig for --service', '.modelplane/kubeconfig')
@@ -74,7 +78,10 @@ async function load(flags: LoadFlags): Promise<LoadSummary> {
       maxTokens: Math.round(positive(flags.maxTokens, '--max-tokens')),
       ...(flags.rate ? { rate: positive(flags.rate, '--rate') } : {}),
       stream: flags.stream === true,
-      onProgress: (p) => process.stderr.write(`${Math.round(p.elapsedMs / 1000)}s: ${p.ok} ok, ${p.errors} errors, ${p.inFlight} in flight over ${p.targets} endpoints\n`),
+      onProgress: (p) =>
+        process.stderr.write(
+          `${Math.round(p.elapsedMs / 1000)}s: ${p.ok} ok, ${p.errors} errors, ${p.inFlight} in flight over ${p.targets} endpoints\n`,
+        ),
     });
   } finally {
     client?.close();

@@ -8,6 +8,7 @@ export class UsageError extends Error {
 
 export function parsePort(value: string, flag: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid ${flag} "${value}": must be an integer between 0 and 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`invalid ${flag} "${value}": must be an integer between 0 and 65535`);
   return port;
 }

@@ -37,7 +37,13 @@ export function runProvider(def: ProviderDefinition, opts: ProviderRunOptions): 
     operatorNamespace: operatorNamespaceFromEnv(process.env),
     log: opts.log,
     ...(opts.leaderElect
-      ? { leaderElection: { enabled: true, leaseName: providerLeaseName(def.name), ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}) } }
+      ? {
+          leaderElection: {
+            enabled: true,
+            leaseName: providerLeaseName(def.name),
+            ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}),
+          },
+        }
       : {}),
   });
 }
@@ -53,32 +59,52 @@ interface ProviderFlags {
 
 function providerList(definitions: readonly ProviderDefinition[]): string {
   const width = Math.max(...definitions.map((d) => d.name.length));
-  return definitions.map((d) => `  ${d.name.padEnd(width)}  ${d.displayName}: builds ${d.upstream.kind} (${d.upstream.apiVersion})`).join('\n');
+  return definitions
+    .map((d) => `  ${d.name.padEnd(width)}  ${d.displayName}: builds ${d.upstream.kind} (${d.upstream.apiVersion})`)
+    .join('\n');
 }
 
 /** other spellings of a provider's name on the command line (the project's own name for llm-d) */
 const ALIASES: Readonly<Record<string, string>> = { 'llm-d': 'llmd' };
 
 export function registerProvider(program: Command, definitions: readonly ProviderDefinition[]): void {
-  const names = [...definitions.map((d) => d.name), ...Object.keys(ALIASES).filter((a) => definitions.some((d) => d.name === ALIASES[a]))];
+  const names = [
+    ...definitions.map((d) => d.name),
+    ...Object.keys(ALIASES).filter((a) => definitions.some((d) => d.name === ALIASES[a])),
+  ];
   program
     .command('provider')
-    .description('Run one KubeAIRunway provider controller: it registers its InferenceProviderConfig, heartbeats, and builds the upstream resource of every ModelDeployment assigned to it.')
+    .description(
+      'Run one KubeAIRunway provider controller: it registers its InferenceProviderConfig, heartbeats, and builds the upstream resource of every ModelDeployment assigned to it.',
+    )
     .addArgument(new Argument('<name>', 'the provider to run').choices(names))
-    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
+    )
     .option('--leader-elect', 'reconcile only on the replica holding the lease modelplane-provider-<name>')
     .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
     .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
-    .option('--finalizer-timeout <seconds>', "how long deleting a ModelDeployment's resource is retried before its finalizer is removed anyway (with a Warning event)", '300')
-    .addHelpText('after', `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`)
+    .option(
+      '--finalizer-timeout <seconds>',
+      "how long deleting a ModelDeployment's resource is retried before its finalizer is removed anyway (with a Warning event)",
+      '300',
+    )
+    .addHelpText(
+      'after',
+      `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`,
+    )
     .action(async (given: string, flags: ProviderFlags) => {
       const name = ALIASES[given] ?? given;
       const def = definitions.find((d) => d.name === name)!;
       const log = new Logger({ component: `provider-${name}` });
       try {
         const finalizerTimeoutSec = Number(flags.finalizerTimeout);
-        if (!(finalizerTimeoutSec > 0)) throw new UsageError(`invalid --finalizer-timeout "${flags.finalizerTimeout}": must be a positive number of seconds`);
+        if (!(finalizerTimeoutSec > 0))
+          throw new UsageError(
+            `invalid --finalizer-timeout "${flags.finalizerTimeout}": must be a positive number of seconds`,
+          );
         const mgr = await runProvider(def, {
           ...(flags.kubeconfig ? { kubeconfig: readFileSync(flags.kubeconfig, 'utf8') } : {}),
           ...(flags.leaderElect ? { leaderElect: true } : {}),

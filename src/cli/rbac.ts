@@ -20,9 +20,15 @@ export function rbacYaml(controllers?: string, namespace = DEFAULT_DEPLOY_NAMESP
 export function registerRbac(program: Command): void {
   program
     .command('rbac')
-    .description('Print the least-privilege RBAC (ServiceAccount, ClusterRole, bindings, leader-election Role) of each controller set, as YAML.')
+    .description(
+      'Print the least-privilege RBAC (ServiceAccount, ClusterRole, bindings, leader-election Role) of each controller set, as YAML.',
+    )
     .option('--controllers <list>', 'comma-separated controller sets, or "all"', 'all')
-    .option('-n, --namespace <ns>', 'namespace of the ServiceAccounts and leader-election Roles', DEFAULT_DEPLOY_NAMESPACE)
+    .option(
+      '-n, --namespace <ns>',
+      'namespace of the ServiceAccounts and leader-election Roles',
+      DEFAULT_DEPLOY_NAMESPACE,
+    )
     .action((opts: { controllers: string; namespace: string }) => {
       process.stdout.write(rbacYaml(opts.controllers, opts.namespace));
     });

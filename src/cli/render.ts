@@ -27,7 +27,8 @@ function parseYaml(text: string, where: string): KubeObject[] {
     if (doc.errors.length) throw new UsageError(`${where}: ${doc.errors[0]!.message}`);
     const obj = doc.toJS() as KubeObject | null;
     if (!obj) continue;
-    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) throw new UsageError(`${where}: every document needs apiVersion, kind and metadata.name`);
+    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name)
+      throw new UsageError(`${where}: every document needs apiVersion, kind and metadata.name`);
     out.push(obj);
   }
   return out;
@@ -36,15 +37,23 @@ function parseYaml(text: string, where: string): KubeObject[] {
 export function registerRender(program: Command): void {
   program
     .command('render')
-    .description('Print, without a cluster, the objects the controllers would create for the AIMServices and ModelDeployments in a file.')
+    .description(
+      'Print, without a cluster, the objects the controllers would create for the AIMServices and ModelDeployments in a file.',
+    )
     .requiredOption('-f, --filename <path>', 'a YAML file, a folder of *.yaml files, or - for stdin')
-    .addHelpText('after', '\nRuntime configs, models and InferenceProviderConfigs in the input are used as the cluster would have them;\nthe providers modelplane ships are assumed to be running. Objects without a uid get a placeholder one.')
+    .addHelpText(
+      'after',
+      '\nRuntime configs, models and InferenceProviderConfigs in the input are used as the cluster would have them;\nthe providers modelplane ships are assumed to be running. Objects without a uid get a placeholder one.',
+    )
     .action(async (opts: { filename: string }) => {
       try {
-        const results = await renderObjects(readInput(opts.filename), { operatorNamespace: operatorNamespaceFromEnv(process.env) });
+        const results = await renderObjects(readInput(opts.filename), {
+          operatorNamespace: operatorNamespaceFromEnv(process.env),
+        });
         let failed = false;
         for (const r of results) {
-          for (const o of r.objects) process.stdout.write(`---\n# rendered from ${r.source}\n${stringify(o, { lineWidth: 0 })}`);
+          for (const o of r.objects)
+            process.stdout.write(`---\n# rendered from ${r.source}\n${stringify(o, { lineWidth: 0 })}`);
           for (const p of r.problems) process.stderr.write(`${r.source}: ${p}\n`);
           if (r.objects.length === 0 && r.problems.length > 0) failed = true;
         }

@@ -23,15 +23,25 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('Run the operator against a cluster: the chosen controllers, with metrics and health probes.')
-    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
-    .option('--controllers <list>', `comma-separated controller sets to run, or "all" (${CONTROLLER_SETS.map((s) => s.name).join(', ')})`, 'all')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
+    )
+    .option(
+      '--controllers <list>',
+      `comma-separated controller sets to run, or "all" (${CONTROLLER_SETS.map((s) => s.name).join(', ')})`,
+      'all',
+    )
     .option('--leader-elect', 'run controllers only on the replica holding the lease modelplane-leader')
     .option('--leader-election-namespace <ns>', 'namespace of the lease (default: the pod namespace)')
     .option('--http-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
     .option('--webhook-port <port>', 'HTTPS port of the admission webhook server (controller set "webhooks")', '9443')
     .option('--webhook-host <host>', 'address the webhook server binds', '0.0.0.0')
-    .addHelpText('after', '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)')
+    .addHelpText(
+      'after',
+      '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)',
+    )
     .action(async (opts: RunOptions) => {
       const log = new Logger({ component: 'operator' });
       try {
@@ -44,7 +54,14 @@ export function registerRun(program: Command): void {
           webhook: { port: parsePort(opts.webhookPort, '--webhook-port'), host: opts.webhookHost },
           operatorNamespace: operatorNamespaceFromEnv(process.env),
           log,
-          ...(opts.leaderElect ? { leaderElection: { enabled: true, ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}) } } : {}),
+          ...(opts.leaderElect
+            ? {
+                leaderElection: {
+                  enabled: true,
+                  ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}),
+                },
+              }
+            : {}),
         });
         mgr.stopOnSignals();
       } catch (err) {

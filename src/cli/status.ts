@@ -40,18 +40,28 @@ export async function listStatusRows(client: KubeClient, namespace?: string): Pr
 }
 
 /** the text `modelplane status` prints: the rows, or a sentence saying there are none, and what was not readable */
-export function renderStatus(listing: StatusListing, namespace: string | undefined, opts: { color?: boolean; width?: number; now?: number } = {}): string {
+export function renderStatus(
+  listing: StatusListing,
+  namespace: string | undefined,
+  opts: { color?: boolean; width?: number; now?: number } = {},
+): string {
   const where = namespace ? `in namespace ${namespace}` : 'in any namespace';
   const lines = listing.rows.length > 0 ? renderRows(listing.rows, opts) : [`No modelplane resources found ${where}.`];
-  if (listing.forbidden.length > 0) lines.push(`(not allowed to list ${listing.forbidden.join(', ')} with these credentials)`);
+  if (listing.forbidden.length > 0)
+    lines.push(`(not allowed to list ${listing.forbidden.join(', ')} with these credentials)`);
   return `${lines.join('\n')}\n`;
 }
 
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description('Print every AIMService, ModelDeployment, LlamaStackDistribution, VariantAutoscaling (and the rest of modelplane\'s kinds) with its state and reason, one line each.')
-    .option('--kubeconfig <path>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)')
+    .description(
+      "Print every AIMService, ModelDeployment, LlamaStackDistribution, VariantAutoscaling (and the rest of modelplane's kinds) with its state and reason, one line each.",
+    )
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
+    )
     .option('-n, --namespace <ns>', 'only this namespace (default: all namespaces)')
     .option('-w, --watch', 'keep the view open and update it from watches')
     .action(async (opts: StatusOptions) => {
@@ -60,19 +70,31 @@ export function registerStatus(program: Command): void {
       try {
         client = await KubeClient.create(opts.kubeconfig ? readFileSync(opts.kubeconfig, 'utf8') : undefined);
       } catch (err) {
-        process.stderr.write(`modelplane status: cannot load the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''}: ${(err as Error).message} (pass --kubeconfig FILE)\n`);
+        process.stderr.write(
+          `modelplane status: cannot load the kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''}: ${(err as Error).message} (pass --kubeconfig FILE)\n`,
+        );
         process.exit(2);
       }
       try {
         if (!opts.watch) {
-          process.stdout.write(renderStatus(await listStatusRows(client, opts.namespace), opts.namespace, { color: process.stdout.isTTY, width: process.stdout.columns }));
+          process.stdout.write(
+            renderStatus(await listStatusRows(client, opts.namespace), opts.namespace, {
+              color: process.stdout.isTTY,
+              width: process.stdout.columns,
+            }),
+          );
           client.close();
           return;
         }
         const view = new TerminalView(process.stdout);
         let watcher: ResourceWatcher | undefined;
         const show = () => view.update({ rows: watcher?.rows() ?? [] });
-        watcher = await ResourceWatcher.start({ client, ...(opts.namespace ? { namespace: opts.namespace } : {}), logger: log, onChange: show });
+        watcher = await ResourceWatcher.start({
+          client,
+          ...(opts.namespace ? { namespace: opts.namespace } : {}),
+          logger: log,
+          onChange: show,
+        });
         show();
         process.on('SIGINT', () => {
           view.stop();

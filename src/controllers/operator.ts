@@ -47,6 +47,9 @@ export async function startOperator(opts: OperatorOptions): Promise<Manager> {
     await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });
   }
   await mgr.start();
-  opts.log.info('operator started', { controllers: opts.sets.map((s) => s.name), leaderElection: Boolean(opts.leaderElection?.enabled) });
+  opts.log.info('operator started', {
+    controllers: opts.sets.map((s) => s.name),
+    leaderElection: Boolean(opts.leaderElection?.enabled),
+  });
   return mgr;
 }

@@ -19,8 +19,13 @@ export function rule(apiGroup: string, resources: string[], verbs: readonly stri
 }
 
 /** rules every controller process needs: events, and reading its own namespace's lease */
-export const COMMON_CLUSTER_RULES: readonly PolicyRule[] = [rule('', ['events'], ['create', 'patch', 'update']), rule('events.k8s.io', ['events'], ['create', 'patch', 'update'])];
-export const LEADER_ELECTION_RULES: readonly PolicyRule[] = [rule('coordination.k8s.io', ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch'])];
+export const COMMON_CLUSTER_RULES: readonly PolicyRule[] = [
+  rule('', ['events'], ['create', 'patch', 'update']),
+  rule('events.k8s.io', ['events'], ['create', 'patch', 'update']),
+];
+export const LEADER_ELECTION_RULES: readonly PolicyRule[] = [
+  rule('coordination.k8s.io', ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch']),
+];
 
 export interface RbacSubject {
   /** names the ServiceAccount, ClusterRole and bindings: `modelplane-<name>` */
@@ -39,7 +44,13 @@ export function normalizeRules(rules: readonly PolicyRule[]): PolicyRule[] {
         const key = JSON.stringify([group, resource, r.resourceNames ?? null]);
         const found = byKey.get(key);
         if (found) found.verbs = [...new Set([...found.verbs, ...r.verbs])];
-        else byKey.set(key, { apiGroups: [group], resources: [resource], verbs: [...r.verbs], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}) });
+        else
+          byKey.set(key, {
+            apiGroups: [group],
+            resources: [resource],
+            verbs: [...r.verbs],
+            ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}),
+          });
       }
     }
   }
@@ -54,12 +65,18 @@ export function normalizeRules(rules: readonly PolicyRule[]): PolicyRule[] {
   }
   const out = [...grouped.values()];
   for (const r of out) r.resources.sort();
-  return out.sort((a, b) => a.apiGroups[0]!.localeCompare(b.apiGroups[0]!) || a.resources[0]!.localeCompare(b.resources[0]!));
+  return out.sort(
+    (a, b) => a.apiGroups[0]!.localeCompare(b.apiGroups[0]!) || a.resources[0]!.localeCompare(b.resources[0]!),
+  );
 }
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 function compareVerbs(a: string, b: string): number {
-  return (VERB_ORDER.indexOf(a) + 100 * Number(!VERB_ORDER.includes(a))) - (VERB_ORDER.indexOf(b) + 100 * Number(!VERB_ORDER.includes(b))) || a.localeCompare(b);
+  return (
+    VERB_ORDER.indexOf(a) +
+      100 * Number(!VERB_ORDER.includes(a)) -
+      (VERB_ORDER.indexOf(b) + 100 * Number(!VERB_ORDER.includes(b))) || a.localeCompare(b)
+  );
 }
 
 /** ServiceAccount, ClusterRole + binding, the leader-election Role + binding in `namespace`, and a Role for namespaceRules */
@@ -69,7 +86,12 @@ export function rbacObjects(subject: RbacSubject, namespace: string): Array<Reco
   const sa = { kind: 'ServiceAccount', name, namespace };
   const namespaced = subject.namespaceRules?.length
     ? [
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace, labels }, rules: normalizeRules(subject.namespaceRules) },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name, namespace, labels },
+          rules: normalizeRules(subject.namespaceRules),
+        },
         {
           apiVersion: 'rbac.authorization.k8s.io/v1',
           kind: 'RoleBinding',
@@ -81,7 +103,12 @@ export function rbacObjects(subject: RbacSubject, namespace: string): Array<Reco
     : [];
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules: normalizeRules([...COMMON_CLUSTER_RULES, ...subject.rules]) },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels },
+      rules: normalizeRules([...COMMON_CLUSTER_RULES, ...subject.rules]),
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -89,7 +116,12 @@ export function rbacObjects(subject: RbacSubject, namespace: string): Array<Reco
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [sa],
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: `${name}-leader-election`, namespace, labels }, rules: normalizeRules(LEADER_ELECTION_RULES) },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: `${name}-leader-election`, namespace, labels },
+      rules: normalizeRules(LEADER_ELECTION_RULES),
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',

@@ -36,7 +36,9 @@ export interface ControllerSet {
 
 export class UnknownControllerError extends Error {
   constructor(unknown: string[], known: readonly string[]) {
-    super(`unknown controller${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')} in --controllers: known ones are ${known.join(', ')}`);
+    super(
+      `unknown controller${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')} in --controllers: known ones are ${known.join(', ')}`,
+    );
     this.name = 'UnknownControllerError';
   }
 }

@@ -15,7 +15,12 @@ import type { ProviderDefinition } from './kubeairunway/provider/definition.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
 import { defaultProviderConfig, selectProvider } from './kubeairunway/selection/index.ts';
 import { renderLlamaStack } from './llamastack/render.ts';
-import { checkProviderCompatibility, defaultModelDeployment, validateModelDeployment, admissionMessage } from './kubeairunway/validation/index.ts';
+import {
+  checkProviderCompatibility,
+  defaultModelDeployment,
+  validateModelDeployment,
+  admissionMessage,
+} from './kubeairunway/validation/index.ts';
 
 export interface RenderOutcome {
   /** the input object, as `Kind namespace/name` */
@@ -30,35 +35,64 @@ const silentLog = { debug() {}, info() {}, error() {} };
 class MemoryReader implements ObjectReader {
   constructor(private readonly objects: KubeObject[]) {}
   async get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined> {
-    return this.objects.find((o) => same(o, kind) && o.metadata.name === name && (o.metadata.namespace ?? '') === (namespace ?? '')) as T | undefined;
+    return this.objects.find(
+      (o) => same(o, kind) && o.metadata.name === name && (o.metadata.namespace ?? '') === (namespace ?? ''),
+    ) as T | undefined;
   }
-  async list<T extends KubeObject>(kind: KindRef<T>, opts: { namespace?: string; labelSelector?: string } = {}): Promise<T[]> {
+  async list<T extends KubeObject>(
+    kind: KindRef<T>,
+    opts: { namespace?: string; labelSelector?: string } = {},
+  ): Promise<T[]> {
     const selector = opts.labelSelector ? parseSelector(opts.labelSelector) : undefined;
-    return this.objects.filter((o) => same(o, kind) && (!opts.namespace || o.metadata.namespace === opts.namespace) && (!selector || selector.matches(o.metadata.labels))) as T[];
+    return this.objects.filter(
+      (o) =>
+        same(o, kind) &&
+        (!opts.namespace || o.metadata.namespace === opts.namespace) &&
+        (!selector || selector.matches(o.metadata.labels)),
+    ) as T[];
   }
 }
 
 const same = (o: KubeObject, kind: KindRef<KubeObject>) => o.apiVersion === kind.apiVersion && o.kind === kind.kind;
-const describe = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+const describe = (o: KubeObject) =>
+  `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 
 /** a placeholder uid, stable for the same object, shaped like a UUID and unmistakably not one the API server made */
 function placeholderUid(o: KubeObject): string {
-  const h = createHash('sha256').update(`${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).digest('hex');
+  const h = createHash('sha256')
+    .update(`${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)
+    .digest('hex');
   return `00000000-0000-4000-8000-${h.slice(0, 12)}`;
 }
 
 // Offline there is nothing live to read: a fetch step that reaches for the client is a bug in it.
-const offlineClient = new Proxy({}, { get: (_t, prop) => () => Promise.reject(new Error(`render: no cluster to call (${String(prop)})`)) }) as ReadClient;
+const offlineClient = new Proxy(
+  {},
+  { get: (_t, prop) => () => Promise.reject(new Error(`render: no cluster to call (${String(prop)})`)) },
+) as ReadClient;
 
-export async function renderObjects(input: readonly KubeObject[], opts: { operatorNamespace: string; now?: number }): Promise<RenderOutcome[]> {
-  const objects = input.map((o) => (o.metadata.uid ? o : { ...o, metadata: { ...o.metadata, uid: placeholderUid(o) } }));
+export async function renderObjects(
+  input: readonly KubeObject[],
+  opts: { operatorNamespace: string; now?: number },
+): Promise<RenderOutcome[]> {
+  const objects = input.map((o) =>
+    o.metadata.uid ? o : { ...o, metadata: { ...o.metadata, uid: placeholderUid(o) } },
+  );
   const out: RenderOutcome[] = [];
   for (const o of objects) {
     if (same(o, AIMServices)) out.push(await renderAimService(o as AIMService, objects, opts.operatorNamespace));
     else if (same(o, ModelDeployments)) out.push(...(await renderModelDeployment(o as ModelDeployment, objects, opts)));
     else if (o.kind === LlamaStackDistributions.kind && o.apiVersion.startsWith('llamastack.io/')) {
       const cr = (same(o, LlamaStackDistributions) ? o : toV1Alpha2(o as never)) as LlamaStackDistribution;
-      out.push({ source: describe(cr), ...(await renderLlamaStack(cr, new MemoryReader(objects.map(secretAsStored)), offlineClient, opts.operatorNamespace)) });
+      out.push({
+        source: describe(cr),
+        ...(await renderLlamaStack(
+          cr,
+          new MemoryReader(objects.map(secretAsStored)),
+          offlineClient,
+          opts.operatorNamespace,
+        )),
+      });
     }
   }
   return out;
@@ -69,7 +103,9 @@ function secretAsStored(o: KubeObject): KubeObject {
   const s = o as KubeObject & { data?: Record<string, string>; stringData?: Record<string, string> };
   if (o.kind !== 'Secret' || !s.stringData) return o;
   const { stringData, ...rest } = s;
-  const encoded = Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, Buffer.from(String(v)).toString('base64')]));
+  const encoded = Object.fromEntries(
+    Object.entries(stringData).map(([k, v]) => [k, Buffer.from(String(v)).toString('base64')]),
+  );
   return { ...rest, data: { ...(s.data ?? {}), ...encoded } } as KubeObject;
 }
 
@@ -78,7 +114,13 @@ async function renderAimService(svc: AIMService, all: KubeObject[], operatorName
   const outcome: RenderOutcome = { source: describe(svc), objects: [], problems: [] };
   const runtimeConfig = await fetchAimRuntimeConfig(svc, reader, operatorNamespace);
   const r = aimServiceReconciler;
-  const fetched = await r.fetchRemoteState({ object: svc, runtimeConfig, reader, client: offlineClient, log: silentLog });
+  const fetched = await r.fetchRemoteState({
+    object: svc,
+    runtimeConfig,
+    reader,
+    client: offlineClient,
+    log: silentLog,
+  });
   const ctx = { object: svc, runtimeConfig };
   const obs = r.composeState!(ctx, fetched);
   for (const h of r.getComponentHealth?.(obs, ctx) ?? []) {
@@ -87,31 +129,46 @@ async function renderAimService(svc: AIMService, all: KubeObject[], operatorName
     const problems = (h.errors ?? []).map((e) => (e instanceof Error ? e.message : String(e)));
     // waiting (Pending, Progressing) is normal offline; only what would fail or degrade the object is a problem
     const failed = h.state !== undefined && ['Failed', 'Degraded', 'NotAvailable'].includes(h.state);
-    for (const p of problems.length ? problems : failed && h.message ? [h.message] : []) outcome.problems.push(`${h.component}: ${p}`);
+    for (const p of problems.length ? problems : failed && h.message ? [h.message] : [])
+      outcome.problems.push(`${h.component}: ${p}`);
   }
   if (runtimeConfig.hasError()) return outcome;
   const plan = r.planResources(ctx, obs);
   const propagators = aimServicePipeline({ operatorNamespace }).opts.labelPropagators ?? [];
   const rc = runtimeConfig.ok() ? runtimeConfig.value : undefined;
-  for (const planned of plan.applies) outcome.objects.push(prepareForApply(planned, svc, propagators, { parent: svc, runtimeConfig: rc }));
+  for (const planned of plan.applies)
+    outcome.objects.push(prepareForApply(planned, svc, propagators, { parent: svc, runtimeConfig: rc }));
   return outcome;
 }
 
-async function renderModelDeployment(input: ModelDeployment, all: KubeObject[], opts: { operatorNamespace: string; now?: number }): Promise<RenderOutcome[]> {
+async function renderModelDeployment(
+  input: ModelDeployment,
+  all: KubeObject[],
+  opts: { operatorNamespace: string; now?: number },
+): Promise<RenderOutcome[]> {
   const md = defaultModelDeployment(input);
   const outcome: RenderOutcome = { source: describe(md), objects: [], problems: [] };
   const now = opts.now ?? Date.now();
   // the providers modelplane ships, as if each were running, plus any InferenceProviderConfig in the input
   const given = all.filter((o) => o.kind === 'InferenceProviderConfig') as InferenceProviderConfig[];
-  const shipped = (Object.keys(BUILTIN_PROVIDER_DEFINITIONS) as Array<keyof typeof BUILTIN_PROVIDER_DEFINITIONS>).filter((n) => !given.some((g) => g.metadata.name === n)).map(defaultProviderConfig);
-  const providers = [...given, ...shipped].map((p) => ({ ...p, status: { ready: true, lastHeartbeat: new Date(now).toISOString(), ...(p.status ?? {}) } }));
+  const shipped = (Object.keys(BUILTIN_PROVIDER_DEFINITIONS) as Array<keyof typeof BUILTIN_PROVIDER_DEFINITIONS>)
+    .filter((n) => !given.some((g) => g.metadata.name === n))
+    .map(defaultProviderConfig);
+  const providers = [...given, ...shipped].map((p) => ({
+    ...p,
+    status: { ready: true, lastHeartbeat: new Date(now).toISOString(), ...(p.status ?? {}) },
+  }));
   const validation = validateModelDeployment(md, undefined, { providers });
-  if (validation.errors.length > 0) return [{ ...outcome, problems: [`Validated: ${admissionMessage(validation.errors)}`] }];
+  if (validation.errors.length > 0)
+    return [{ ...outcome, problems: [`Validated: ${admissionMessage(validation.errors)}`] }];
   const selection = selectProvider(md, providers, { now });
   if (!selection.provider) return [{ ...outcome, problems: [`ProviderSelected: ${selection.message}`] }];
   outcome.problems.push(...selection.skippedRules.map((s) => `SelectionRuleSkipped: ${s.provider}: ${s.error}`));
   const def = (BUILTIN_PROVIDER_DEFINITIONS as Record<string, ProviderDefinition>)[selection.provider];
-  if (!def) return [{ ...outcome, problems: [`provider ${selection.provider} is not one modelplane ships: nothing to render`] }];
+  if (!def)
+    return [
+      { ...outcome, problems: [`provider ${selection.provider} is not one modelplane ships: nothing to render`] },
+    ];
   const incompatible = checkProviderCompatibility(def.name, md.spec);
   if (incompatible.length > 0) return [{ ...outcome, problems: [`ProviderCompatible: ${incompatible.join('; ')}`] }];
   try {

@@ -10,8 +10,16 @@ import { autoscalerControllerSet } from './llmd/index.ts';
 import type { ControllerSet } from './registry.ts';
 import { webhooksSet } from './webhooks.ts';
 
-export const CONTROLLER_SETS: readonly ControllerSet[] = [aimControllerSet(), kubeairunwayCoreSet(), llamaStackControllerSet(), webhooksSet(), autoscalerControllerSet()];
+export const CONTROLLER_SETS: readonly ControllerSet[] = [
+  aimControllerSet(),
+  kubeairunwayCoreSet(),
+  llamaStackControllerSet(),
+  webhooksSet(),
+  autoscalerControllerSet(),
+];
 
-export const PROVIDER_SETS: readonly ControllerSet[] = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) => providerControllerSet(d));
+export const PROVIDER_SETS: readonly ControllerSet[] = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) =>
+  providerControllerSet(d),
+);
 
 export const ALL_PROCESS_SETS: readonly ControllerSet[] = [...CONTROLLER_SETS, ...PROVIDER_SETS];

@@ -5,19 +5,28 @@ import { KAR_GROUP } from '../apis/kubeairunway/index.ts';
 import { LLS_CRD_NAME } from '../apis/llamastack/index.ts';
 import { startWebhookServer } from '../webhooks/index.ts';
 import { registerModelDeploymentWebhooks } from './kubeairunway/webhook.ts';
-import { pointLlamaStackConversion, registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from './llamastack/webhook.ts';
+import {
+  pointLlamaStackConversion,
+  registerLlamaStackConversion,
+  registerLlamaStackDefaulting,
+  registerLlamaStackValidation,
+} from './llamastack/webhook.ts';
 import { READ, rule } from './rbac.ts';
 import type { ControllerSet } from './registry.ts';
 
 export const WEBHOOK_SERVICE = 'modelplane-webhook-service';
 export const WEBHOOK_CERT_SECRET = 'modelplane-webhook-server-cert';
-export const WEBHOOK_CONFIGURATIONS = { mutating: 'modelplane-mutating-webhook-configuration', validating: 'modelplane-validating-webhook-configuration' };
+export const WEBHOOK_CONFIGURATIONS = {
+  mutating: 'modelplane-mutating-webhook-configuration',
+  validating: 'modelplane-validating-webhook-configuration',
+};
 export const WEBHOOK_FIELD_MANAGER = 'modelplane-webhooks';
 
 export function webhooksSet(): ControllerSet {
   return {
     name: 'webhooks',
-    description: 'The admission and conversion webhook server (ModelDeployment and LlamaStackDistribution), with in-process certificates',
+    description:
+      'The admission and conversion webhook server (ModelDeployment and LlamaStackDistribution), with in-process certificates',
     async register(mgr, env) {
       const client = mgr.client.withFieldManager(WEBHOOK_FIELD_MANAGER);
       const hooks = await startWebhookServer({
@@ -51,7 +60,11 @@ export function webhooksSet(): ControllerSet {
       { ...rule('apiextensions.k8s.io', ['customresourcedefinitions'], ['patch']), resourceNames: [LLS_CRD_NAME] },
       // LlamaStackDistribution admission: do the Secrets and ConfigMaps it references exist (single gets)
       rule('', ['secrets', 'configmaps'], ['get']),
-      rule('admissionregistration.k8s.io', ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'], [...READ, 'create', 'patch']),
+      rule(
+        'admissionregistration.k8s.io',
+        ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
+        [...READ, 'create', 'patch'],
+      ),
     ],
     namespaceRules: [rule('', ['secrets'], ['get', 'create', 'update'])],
   };

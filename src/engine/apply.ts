@@ -3,7 +3,15 @@
 // our managedFields entry) is skipped, which is what makes a resync with nothing changed cost no writes.
 // A failure does not stop the other writes; every failure comes back categorised, naming its object.
 
-import { isConflict, isNotFound, type KindRef, type KubeClient, type KubeObject, needsApply, type OwnerReference } from '../kube/index.ts';
+import {
+  isConflict,
+  isNotFound,
+  type KindRef,
+  type KubeClient,
+  type KubeObject,
+  needsApply,
+  type OwnerReference,
+} from '../kube/index.ts';
 import { type CategorizedError, CategorizedError as CE, categorize, invalidSpecError } from './errors.ts';
 import { type LabelPropagationContext, type LabelPropagator, propagateLabels } from './labels.ts';
 import { describeRef, type ObjectRef, type PlannedApply, type PlanResult } from './plan.ts';
@@ -31,25 +39,54 @@ export interface ApplyOutcome {
 /** the controller ownerReference to `owner` (blockOwnerDeletion unset unless asked for, as the original does) */
 function ownerRefTo(owner: KubeObject, blockOwnerDeletion: boolean): OwnerReference {
   const { name, uid } = owner.metadata;
-  if (!name || !uid) throw new Error(`${owner.kind} "${name ?? ''}" has no metadata.uid: only an object read from the API server can own children`);
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name, uid, controller: true, ...(blockOwnerDeletion ? { blockOwnerDeletion: true } : {}) };
+  if (!name || !uid)
+    throw new Error(
+      `${owner.kind} "${name ?? ''}" has no metadata.uid: only an object read from the API server can own children`,
+    );
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name,
+    uid,
+    controller: true,
+    ...(blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
+  };
 }
 
 /** the object as it will be applied: labels propagated, and for owned objects the owner's namespace and ownerReference */
-export function prepareForApply<C>(planned: PlannedApply, owner: KubeObject, propagators: readonly LabelPropagator<C>[], ctx: LabelPropagationContext<C>, blockOwnerDeletion = false): KubeObject {
+export function prepareForApply<C>(
+  planned: PlannedApply,
+  owner: KubeObject,
+  propagators: readonly LabelPropagator<C>[],
+  ctx: LabelPropagationContext<C>,
+  blockOwnerDeletion = false,
+): KubeObject {
   let obj = propagateLabels(planned.object, propagators, ctx);
   if (planned.mode !== 'owned') return obj;
   const ownerNs = owner.metadata.namespace;
   const childNs = obj.metadata.namespace;
   if (ownerNs && childNs && childNs !== ownerNs) {
-    throw invalidSpecError('InvalidChild', `${describeRef(obj)}: an owned object must be in its owner's namespace "${ownerNs}"`);
+    throw invalidSpecError(
+      'InvalidChild',
+      `${describeRef(obj)}: an owned object must be in its owner's namespace "${ownerNs}"`,
+    );
   }
   const ref = ownerRefTo(owner, blockOwnerDeletion);
   const others = (obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== ref.uid);
   if (others.some((r) => r.controller)) {
-    throw invalidSpecError('InvalidChild', `${describeRef(obj)}: already names another controller owner; use applyWithoutOwnerRef or drop that reference`);
+    throw invalidSpecError(
+      'InvalidChild',
+      `${describeRef(obj)}: already names another controller owner; use applyWithoutOwnerRef or drop that reference`,
+    );
   }
-  obj = { ...obj, metadata: { ...obj.metadata, ...(ownerNs && !childNs ? { namespace: ownerNs } : {}), ownerReferences: [...others, ref] } };
+  obj = {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      ...(ownerNs && !childNs ? { namespace: ownerNs } : {}),
+      ownerReferences: [...others, ref],
+    },
+  };
   return obj;
 }
 
@@ -76,7 +113,10 @@ export async function executePlan<C>(plan: PlanResult, owner: KubeObject, deps: 
     try {
       // a ref carrying a uid deletes exactly that object: a newer one of the same name is left alone
       const uid = ref.metadata.uid;
-      await deps.client.delete(ref as KindRef, ref.metadata.name ?? '', ref.metadata.namespace, { propagationPolicy: 'Background', ...(uid ? { preconditions: { uid } } : {}) });
+      await deps.client.delete(ref as KindRef, ref.metadata.name ?? '', ref.metadata.namespace, {
+        propagationPolicy: 'Background',
+        ...(uid ? { preconditions: { uid } } : {}),
+      });
       out.deleted++;
     } catch (err) {
       // gone already, or (uid precondition) replaced by another object of that name: nothing of ours to delete

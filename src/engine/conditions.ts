@@ -144,7 +144,8 @@ export class ConditionManager {
       status,
       reason: r,
       message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message,
-      lastTransitionTime: transitioned || !prev?.lastTransitionTime ? conditionTime(this.now()) : prev.lastTransitionTime,
+      lastTransitionTime:
+        transitioned || !prev?.lastTransitionTime ? conditionTime(this.now()) : prev.lastTransitionTime,
     };
     if (this.generation !== undefined) c.observedGeneration = this.generation;
     this.current.set(type, c);

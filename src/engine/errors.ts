@@ -36,10 +36,30 @@ export interface CategoryBehaviour {
 
 /** docs/controllers.md's error table. ResourceExhaustion stops applies as docs/controllers.md says (the original kept applying). */
 export const CATEGORY_BEHAVIOUR: Readonly<Record<ErrorCategory, CategoryBehaviour>> = {
-  Infrastructure: { blocksApply: true, requeueWithBackoff: true, parent: { type: 'DependenciesReachable', reason: 'InfrastructureError' }, defaultReason: 'InfrastructureError' },
-  Auth: { blocksApply: true, requeueWithBackoff: false, parent: { type: 'AuthValid', reason: 'AuthError' }, defaultReason: 'AuthError' },
-  InvalidSpec: { blocksApply: true, requeueWithBackoff: false, parent: { type: 'ConfigValid', reason: 'InvalidSpec' }, defaultReason: 'InvalidSpec' },
-  MissingUpstreamDependency: { blocksApply: true, requeueWithBackoff: false, parent: { type: 'ConfigValid', reason: 'ReferenceNotFound' }, defaultReason: 'ReferenceNotFound' },
+  Infrastructure: {
+    blocksApply: true,
+    requeueWithBackoff: true,
+    parent: { type: 'DependenciesReachable', reason: 'InfrastructureError' },
+    defaultReason: 'InfrastructureError',
+  },
+  Auth: {
+    blocksApply: true,
+    requeueWithBackoff: false,
+    parent: { type: 'AuthValid', reason: 'AuthError' },
+    defaultReason: 'AuthError',
+  },
+  InvalidSpec: {
+    blocksApply: true,
+    requeueWithBackoff: false,
+    parent: { type: 'ConfigValid', reason: 'InvalidSpec' },
+    defaultReason: 'InvalidSpec',
+  },
+  MissingUpstreamDependency: {
+    blocksApply: true,
+    requeueWithBackoff: false,
+    parent: { type: 'ConfigValid', reason: 'ReferenceNotFound' },
+    defaultReason: 'ReferenceNotFound',
+  },
   MissingDownstreamDependency: { blocksApply: false, requeueWithBackoff: false, defaultReason: 'ResourceNotReady' },
   ResourceExhaustion: { blocksApply: true, requeueWithBackoff: false, defaultReason: 'ResourceExhausted' },
 };
@@ -70,7 +90,12 @@ export class CategorizedError extends Error {
 
 function make(category: ErrorCategory) {
   return (reason: string | undefined, message: string, cause?: unknown): CategorizedError =>
-    new CategorizedError(category, reason || CATEGORY_BEHAVIOUR[category].defaultReason, message, cause === undefined ? undefined : { cause });
+    new CategorizedError(
+      category,
+      reason || CATEGORY_BEHAVIOUR[category].defaultReason,
+      message,
+      cause === undefined ? undefined : { cause },
+    );
 }
 
 /** network timeouts, API server down, 5xx, 429, conflicts: retried with backoff after a grace period */
@@ -113,11 +138,11 @@ function categorizeApiError(err: ApiError, message: string): CategorizedError {
   if (code === 404) return missingDownstreamError('NotFound', message, err);
   if (isAlreadyExists(err)) return invalidSpecError('AlreadyExists', message, err);
   if (isConflict(err)) return infrastructureError('Conflict', message, err);
-  if (code === 408 || code === 410 || code === 429 || code >= 500) return infrastructureError('InfrastructureError', message, err);
+  if (code === 408 || code === 410 || code === 429 || code >= 500)
+    return infrastructureError('InfrastructureError', message, err);
   // 400, 405, 413, 415, 422, other 4xx: the request itself is wrong, retrying unchanged cannot help
   return invalidSpecError('InvalidSpec', message, err);
 }
 
 /** the worst-first order in which parent conditions and the Ready reason pick among blocking categories */
 export const BLOCKING_PRIORITY: readonly ErrorCategory[] = ['Auth', 'InvalidSpec', 'MissingUpstreamDependency'];
-

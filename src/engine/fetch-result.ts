@@ -72,14 +72,18 @@ export class FetchResult<T> {
   /** for user-referenced objects: NotFound ⇒ MissingUpstreamDependency (`ReferenceNotFound`), state Pending when not ready */
   toUpstreamComponentHealth(component: string, inspect: (value: T) => HealthReport): ComponentHealth {
     if (this.ok()) return { ...inspect(this.value), component, dependencyType: 'Upstream' };
-    const error = this.isNotFound() ? missingUpstreamError('ReferenceNotFound', `${describe(this.target)} not found`, this.error) : this.error;
+    const error = this.isNotFound()
+      ? missingUpstreamError('ReferenceNotFound', `${describe(this.target)} not found`, this.error)
+      : this.error;
     return { component, errors: [error], dependencyType: 'Upstream' };
   }
 
   /** for objects this controller creates: NotFound ⇒ MissingDownstreamDependency (`ResourceNotReady`) */
   toDownstreamComponentHealth(component: string, inspect: (value: T) => HealthReport): ComponentHealth {
     if (this.ok()) return { ...inspect(this.value), component, dependencyType: 'Downstream' };
-    const error = this.isNotFound() ? missingDownstreamError('ResourceNotReady', `${describe(this.target)} does not exist yet`, this.error) : this.error;
+    const error = this.isNotFound()
+      ? missingDownstreamError('ResourceNotReady', `${describe(this.target)} does not exist yet`, this.error)
+      : this.error;
     return { component, errors: [error], dependencyType: 'Downstream' };
   }
 }
@@ -95,7 +99,12 @@ function notFoundError(t: FetchTarget): ApiError {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return new ApiError({ code: 404, reason: 'NotFound', message: `${describe(t)} not found`, details: { kind: t.kind, ...(t.name ? { name: t.name } : {}) } });
+    return new ApiError({
+      code: 404,
+      reason: 'NotFound',
+      message: `${describe(t)} not found`,
+      details: { kind: t.kind, ...(t.name ? { name: t.name } : {}) },
+    });
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -118,7 +127,12 @@ export function clientReader(client: Pick<KubeClient, 'getOrUndefined' | 'list'>
 }
 
 /** reads one object; a missing object is a NotFound result, any failure a categorisable error */
-export async function fetch<T extends KubeObject>(reader: ObjectReader, kind: KindRef<T>, name: string, namespace?: string): Promise<FetchResult<T>> {
+export async function fetch<T extends KubeObject>(
+  reader: ObjectReader,
+  kind: KindRef<T>,
+  name: string,
+  namespace?: string,
+): Promise<FetchResult<T>> {
   const target: FetchTarget = { kind: kind.kind, name, ...(namespace ? { namespace } : {}) };
   try {
     const obj = await reader.get(kind, name, namespace);

@@ -102,7 +102,9 @@ const COMPONENT_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 
 export function normalizeHealth(h: ComponentHealth): NormalizedHealth {
   if (!COMPONENT_NAME.test(h.component)) {
-    throw new Error(`component health: component name "${h.component}" must be alphanumeric and start with a letter (it becomes the condition type "${h.component}Ready")`);
+    throw new Error(
+      `component health: component name "${h.component}" must be alphanumeric and start with a letter (it becomes the condition type "${h.component}Ready")`,
+    );
   }
   const errors = (h.errors ?? []).map(categorize);
   const first = errors[0];

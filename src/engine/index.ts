@@ -3,24 +3,85 @@
 // docs/controllers.md. Only what some controller or test uses is exported.
 
 export { type ApplyOutcome, executePlan, prepareForApply } from './apply.ts';
-export { asError, asInfo, asWarning, type Condition, ConditionManager, conditionTime, quietWhenNew, sanitizeReason, shouldReport, silent, withEventReason } from './conditions.ts';
-export { authError, categorize, CategorizedError, CATEGORY_BEHAVIOUR, infrastructureError, invalidSpecError, missingDownstreamError, missingUpstreamError, resourceExhaustionError } from './errors.ts';
+export {
+  asError,
+  asInfo,
+  asWarning,
+  type Condition,
+  ConditionManager,
+  conditionTime,
+  quietWhenNew,
+  sanitizeReason,
+  shouldReport,
+  silent,
+  withEventReason,
+} from './conditions.ts';
+export {
+  authError,
+  categorize,
+  CategorizedError,
+  CATEGORY_BEHAVIOUR,
+  infrastructureError,
+  invalidSpecError,
+  missingDownstreamError,
+  missingUpstreamError,
+  resourceExhaustionError,
+} from './errors.ts';
 export { clientReader, fetch, fetchList, FetchResult, type ObjectReader } from './fetch-result.ts';
 export { type Clock, ManualClock, systemClock } from './grace.ts';
 export { type ComponentHealth, type ComponentState, type HealthReport, normalizeHealth } from './health.ts';
 export { addLabelsIfAbsent, type LabelPropagator, staticLabels } from './labels.ts';
 export { extractOwned, ownedStatus } from './owned-fields.ts';
-export { Pipeline, type PipelineOptions, pipelineReconciler, RequeueError, type RunDeps, type RunOutcome, type RunPhase, runtimeConfigValue, toResult } from './pipeline.ts';
+export {
+  Pipeline,
+  type PipelineOptions,
+  pipelineReconciler,
+  RequeueError,
+  type RunDeps,
+  type RunOutcome,
+  type RunPhase,
+  runtimeConfigValue,
+  toResult,
+} from './pipeline.ts';
 export { type ObjectRef, PlanResult } from './plan.ts';
-export { bestCandidate, fetchUnlessDownstreamExists, fromCandidates, lockedReference, type ResolvedReference, resolveWithStoredReference } from './references.ts';
+export {
+  bestCandidate,
+  fetchUnlessDownstreamExists,
+  fromCandidates,
+  lockedReference,
+  type ResolvedReference,
+  resolveWithStoredReference,
+} from './references.ts';
 export { type EngineLogger, reportObservations } from './report.ts';
 export { DEFAULT_SETTLE_WINDOW_MS, SettleWindow } from './settle.ts';
 export { decide, type Decision } from './state-engine.ts';
 export { StatusHelper } from './status-helper.ts';
 export { type StatusWriteResult, writeOwnedStatus } from './status-write.ts';
-export type { DomainReconciler, EngineStatus, MaybeHealth, FetchContext, PlanContext, ReadClient, RuntimeConfigSource, StatusContext } from './types.ts';
+export type {
+  DomainReconciler,
+  EngineStatus,
+  MaybeHealth,
+  FetchContext,
+  PlanContext,
+  ReadClient,
+  RuntimeConfigSource,
+  StatusContext,
+} from './types.ts';
 export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
 export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
 export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
-export { type ContainerState, type ContainerStateTerminated, type ContainerStateWaiting, type ContainerStatus, type CoreEvent, eventTime, findCondition, type HTTPRoute, type Job, type KubeCondition, type PersistentVolumeClaim, type Pod } from './inspectors/types.ts';
+export {
+  type ContainerState,
+  type ContainerStateTerminated,
+  type ContainerStateWaiting,
+  type ContainerStatus,
+  type CoreEvent,
+  eventTime,
+  findCondition,
+  type HTTPRoute,
+  type Job,
+  type KubeCondition,
+  type PersistentVolumeClaim,
+  type Pod,
+} from './inspectors/types.ts';
 export { httpRouteHealth, jobHealth, pvcHealth } from './inspectors/workloads.ts';

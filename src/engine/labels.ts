@@ -13,7 +13,10 @@ export interface LabelPropagationContext<C = unknown> {
 }
 
 /** returns the labels `child` should get (nothing to add: undefined or {}) */
-export type LabelPropagator<C = unknown> = (child: KubeObject, ctx: LabelPropagationContext<C>) => Record<string, string> | undefined;
+export type LabelPropagator<C = unknown> = (
+  child: KubeObject,
+  ctx: LabelPropagationContext<C>,
+) => Record<string, string> | undefined;
 
 /** a propagator adding fixed labels, e.g. `app.kubernetes.io/managed-by` */
 export function staticLabels(labels: Record<string, string>): LabelPropagator<unknown> {
@@ -45,7 +48,11 @@ function addToPodTemplate(obj: KubeObject, entries: Array<[string, string]>): vo
 }
 
 /** runs every propagator on `child`, in order; earlier propagators' labels win over later ones */
-export function propagateLabels<C>(child: KubeObject, propagators: readonly LabelPropagator<C>[], ctx: LabelPropagationContext<C>): KubeObject {
+export function propagateLabels<C>(
+  child: KubeObject,
+  propagators: readonly LabelPropagator<C>[],
+  ctx: LabelPropagationContext<C>,
+): KubeObject {
   let out = child;
   for (const p of propagators) {
     const labels = p(out, ctx);

@@ -8,7 +8,9 @@ import type { KubeObject, ManagedFieldsEntry } from '../kube/index.ts';
 type FieldsV1 = Record<string, unknown>;
 
 function ownApplyEntry(obj: KubeObject, fieldManager: string, subresource: string): ManagedFieldsEntry | undefined {
-  return (obj.metadata.managedFields ?? []).find((e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === subresource);
+  return (obj.metadata.managedFields ?? []).find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === subresource,
+  );
 }
 
 /**

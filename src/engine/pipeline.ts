@@ -6,7 +6,17 @@
 // the state after the apply, the controller needs no second reconcile for the echo of its own writes
 // (src/kube levelBased). See docs/controllers.md.
 
-import { deepEqual, type EventRecorder, type KindRef, type KubeClient, type KubeObject, kindRef, type ReconcileContext, type Reconciler, type Result } from '../kube/index.ts';
+import {
+  deepEqual,
+  type EventRecorder,
+  type KindRef,
+  type KubeClient,
+  type KubeObject,
+  kindRef,
+  type ReconcileContext,
+  type Reconciler,
+  type Result,
+} from '../kube/index.ts';
 import { executePlan, type ApplyOutcome } from './apply.ts';
 import { ConditionManager } from './conditions.ts';
 import { CategorizedError, categorize, invalidSpecError } from './errors.ts';
@@ -18,9 +28,24 @@ import { ownedStatus } from './owned-fields.ts';
 import type { ObjectRef, PlanResult } from './plan.ts';
 import { type EngineLogger, reportObservations } from './report.ts';
 import { SettleWindow } from './settle.ts';
-import { asComponentState, type Decision, decide, runAutomatic, setParentConditions, sourcedErrors } from './state-engine.ts';
+import {
+  asComponentState,
+  type Decision,
+  decide,
+  runAutomatic,
+  setParentConditions,
+  sourcedErrors,
+} from './state-engine.ts';
 import { writeOwnedStatus } from './status-write.ts';
-import type { DomainReconciler, EngineStatus, FetchContext, PlanContext, ReadClient, RuntimeConfigSource, StatusContext } from './types.ts';
+import type {
+  DomainReconciler,
+  EngineStatus,
+  FetchContext,
+  PlanContext,
+  ReadClient,
+  RuntimeConfigSource,
+  StatusContext,
+} from './types.ts';
 
 export interface PipelineOptions<T extends KubeObject, F, O, C, S extends EngineStatus> {
   /** the controller's name, for logs */
@@ -142,7 +167,13 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 
   /** runs the pipeline for `object` on src/kube's reconcile context; throws RequeueError for infrastructure errors */
   async reconcile(object: T, ctx: ReconcileContext): Promise<Result> {
-    const outcome = await this.run(object, { client: ctx.client, reader: ctx.cache, recorder: ctx.recorder, log: ctx.log, signal: ctx.signal });
+    const outcome = await this.run(object, {
+      client: ctx.client,
+      reader: ctx.cache,
+      recorder: ctx.recorder,
+      log: ctx.log,
+      signal: ctx.signal,
+    });
     return toResult(outcome);
   }
 
@@ -161,7 +192,8 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     this.computeStatus(run);
     const persisted = await this.persistStatus(run);
     // nothing is reported for a held status: the reconcile that writes it reports its transitions
-    if (!run.outcome.statusHeld) reportObservations(run.cm!.observations(), object, deps.recorder, run.log, { events: persisted });
+    if (!run.outcome.statusHeld)
+      reportObservations(run.cm!.observations(), object, deps.recorder, run.log, { events: persisted });
     return run.outcome;
   }
 
@@ -176,11 +208,20 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
   /** the runtime config and the contexts every later phase sees */
   private async begin(object: T, deps: RunDeps): Promise<Run<T, O, C, S>> {
     const fieldManager = deps.client.fieldManager;
-    if (!fieldManager) throw new Error(`pipeline ${this.opts.name}: the client has no field manager (use client.withFieldManager)`);
+    if (!fieldManager)
+      throw new Error(`pipeline ${this.opts.name}: the client has no field manager (use client.withFieldManager)`);
     const log = deps.log ?? silentLog;
-    const runtimeConfig = this.opts.runtimeConfig ? await this.opts.runtimeConfig.fetch(object, deps.reader) : undefined;
+    const runtimeConfig = this.opts.runtimeConfig
+      ? await this.opts.runtimeConfig.fetch(object, deps.reader)
+      : undefined;
     const planCtx: PlanContext<T, C> = { object, runtimeConfig };
-    const fetchCtx: FetchContext<T, C> = { ...planCtx, reader: deps.reader, client: deps.client, log, ...(deps.signal ? { signal: deps.signal } : {}) };
+    const fetchCtx: FetchContext<T, C> = {
+      ...planCtx,
+      reader: deps.reader,
+      client: deps.client,
+      log,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    };
     const before = ownedStatus(object, fieldManager) as S;
     return {
       object,
@@ -213,7 +254,15 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     try {
       run.plan = this.opts.reconciler.planResources(run.planCtx, run.obs);
     } catch (err) {
-      run.otherErrors.push(err instanceof CategorizedError ? err : invalidSpecError('PlanningFailed', `planning failed: ${err instanceof Error ? err.message : String(err)}`, err));
+      run.otherErrors.push(
+        err instanceof CategorizedError
+          ? err
+          : invalidSpecError(
+              'PlanningFailed',
+              `planning failed: ${err instanceof Error ? err.message : String(err)}`,
+              err,
+            ),
+      );
     }
   }
 
@@ -226,7 +275,8 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     run.apply = await executePlan(run.plan, run.object, {
       client: deps.client,
       fieldManager: run.fieldManager,
-      live: (ref: ObjectRef) => deps.reader.get(kindRef(ref.apiVersion, ref.kind) as KindRef, ref.metadata.name ?? '', ref.metadata.namespace),
+      live: (ref: ObjectRef) =>
+        deps.reader.get(kindRef(ref.apiVersion, ref.kind) as KindRef, ref.metadata.name ?? '', ref.metadata.namespace),
       propagators: this.opts.labelPropagators ?? [],
       runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
       ...(this.opts.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
@@ -246,7 +296,10 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     const infra = allErrors.some((e) => e.category === 'Infrastructure');
     run.grace = this.grace.observe(run.key, infra);
     const generation = this.opts.observedGeneration ? object.metadata.generation : undefined;
-    const cm = new ConditionManager(run.before.conditions ?? [], { now: () => this.clock.now(), ...(generation !== undefined ? { generation } : {}) });
+    const cm = new ConditionManager(run.before.conditions ?? [], {
+      now: () => this.clock.now(),
+      ...(generation !== undefined ? { generation } : {}),
+    });
     run.cm = cm;
     const statusCtx: StatusContext<T, C> = { ...run.planCtx, errors: otherErrors };
     if (r.setStatus) {
@@ -258,10 +311,15 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
         components,
         otherErrors,
         grace: run.grace,
-        previousState: asComponentState(this.statusField ? (object.status as Record<string, unknown> | undefined)?.[this.statusField] : undefined),
+        previousState: asComponentState(
+          this.statusField ? (object.status as Record<string, unknown> | undefined)?.[this.statusField] : undefined,
+        ),
         decorate: () => r.decorateStatus?.(status, cm, run.obs, statusCtx),
       });
-      if (this.statusField) status[this.statusField as keyof S] = (this.opts.mapState ? this.opts.mapState(run.state) : run.state) as S[keyof S];
+      if (this.statusField)
+        status[this.statusField as keyof S] = (
+          this.opts.mapState ? this.opts.mapState(run.state) : run.state
+        ) as S[keyof S];
     }
     const conditions = cm.list();
     if (conditions.length > 0 || run.before.conditions) status.conditions = conditions;
@@ -270,7 +328,14 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 
     const decision = run.decision!;
     const outcome = run.outcome;
-    Object.assign(outcome, { decision, errors: allErrors, grace: run.grace, requeueWithBackoff: decision.requeueWithBackoff || infra, status, observation: run.obs });
+    Object.assign(outcome, {
+      decision,
+      errors: allErrors,
+      grace: run.grace,
+      requeueWithBackoff: decision.requeueWithBackoff || infra,
+      status,
+      observation: run.obs,
+    });
     if (run.state) outcome.state = run.state;
     if (run.apply) outcome.apply = run.apply;
     if (run.plan?.requeueAfterMs !== undefined) outcome.requeueAfterMs = run.plan.requeueAfterMs;
@@ -283,7 +348,10 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       this.settle?.release(run.key);
       return true;
     }
-    const left = this.settle && settling(run.state, run.components, outcome.errors) ? this.settle.hold(run.key, run.object.metadata.generation, (run.apply?.applied ?? 0) > 0) : undefined;
+    const left =
+      this.settle && settling(run.state, run.components, outcome.errors)
+        ? this.settle.hold(run.key, run.object.metadata.generation, (run.apply?.applied ?? 0) > 0)
+        : undefined;
     if (left !== undefined) {
       outcome.statusHeld = true;
       outcome.requeueAfterMs = Math.min(outcome.requeueAfterMs ?? left, left);
@@ -292,11 +360,19 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     }
     this.settle?.release(run.key);
     try {
-      const result = await writeOwnedStatus(run.deps.client, run.object, run.status, { fieldManager: run.fieldManager, before: run.before });
+      const result = await writeOwnedStatus(run.deps.client, run.object, run.status, {
+        fieldManager: run.fieldManager,
+        before: run.before,
+      });
       if (result === 'written') outcome.statusWritten = true;
       // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
       if (result === 'conflict') outcome.statusConflict = true;
-      if (result === 'conflict' || result === 'gone') log.debug(result === 'conflict' ? 'status write conflicted, waiting for the newer object' : 'object deleted before its status write');
+      if (result === 'conflict' || result === 'gone')
+        log.debug(
+          result === 'conflict'
+            ? 'status write conflicted, waiting for the newer object'
+            : 'object deleted before its status write',
+        );
       return result === 'written';
     } catch (err) {
       const c = categorize(err);
@@ -309,18 +385,36 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
 }
 
 function emptyOutcome(phase: RunPhase): RunOutcome {
-  return { phase, errors: [], statusWritten: false, statusConflict: false, statusHeld: false, requeueWithBackoff: false };
+  return {
+    phase,
+    errors: [],
+    statusWritten: false,
+    statusConflict: false,
+    statusHeld: false,
+    requeueWithBackoff: false,
+  };
 }
 
 /**
  * A status the settle window may hold back: not ready only because children are coming up (Downstream,
  * not in an error state), with no error but "not there yet".
  */
-function settling(state: ComponentState | undefined, components: readonly NormalizedHealth[], errors: readonly CategorizedError[]): boolean {
+function settling(
+  state: ComponentState | undefined,
+  components: readonly NormalizedHealth[],
+  errors: readonly CategorizedError[],
+): boolean {
   // manual status (setStatus): judged by the components alone; at least one must still be coming up
-  if (state === undefined ? components.every((h) => isReadyState(h.state)) : state !== 'Progressing' && state !== 'Starting') return false;
+  if (
+    state === undefined
+      ? components.every((h) => isReadyState(h.state))
+      : state !== 'Progressing' && state !== 'Starting'
+  )
+    return false;
   if (errors.some((e) => e.category !== 'MissingDownstreamDependency')) return false;
-  return components.every((h) => isReadyState(h.state) || (h.dependencyType === 'Downstream' && !isErrorState(h.state)));
+  return components.every(
+    (h) => isReadyState(h.state) || (h.dependencyType === 'Downstream' && !isErrorState(h.state)),
+  );
 }
 
 /** src/kube's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */
@@ -336,7 +430,10 @@ export function toResult(outcome: RunOutcome): Result {
  * A src/kube Reconciler running `pipeline` for objects of `kind`, read from the cache. Objects that are
  * gone need nothing (children are garbage-collected through their ownerReferences).
  */
-export function pipelineReconciler<T extends KubeObject>(kind: KindRef<T>, pipeline: { reconcile(object: T, ctx: ReconcileContext): Promise<Result> }): Reconciler {
+export function pipelineReconciler<T extends KubeObject>(
+  kind: KindRef<T>,
+  pipeline: { reconcile(object: T, ctx: ReconcileContext): Promise<Result> },
+): Reconciler {
   return async (req, ctx) => {
     const object = await ctx.cache.get(kind, req.name, req.namespace || undefined);
     if (!object) return {};

@@ -43,7 +43,8 @@ export class PlanResult {
 
   /** reconcile again after `ms` milliseconds (the shortest of several requests wins) */
   requeueAfter(ms: number): this {
-    if (!(ms > 0) || !Number.isFinite(ms)) throw new Error(`plan: requeueAfter needs a positive number of milliseconds, got ${ms}`);
+    if (!(ms > 0) || !Number.isFinite(ms))
+      throw new Error(`plan: requeueAfter needs a positive number of milliseconds, got ${ms}`);
     this.requeueMs = this.requeueMs === undefined ? ms : Math.min(this.requeueMs, ms);
     return this;
   }
@@ -68,7 +69,9 @@ export class PlanResult {
 
   private add(obj: KubeObject, mode: ApplyMode): this {
     if (!obj?.apiVersion || !obj.kind || !obj.metadata?.name) {
-      throw new Error(`plan: an object to apply needs apiVersion, kind and metadata.name (got ${obj?.kind ?? '?'} "${obj?.metadata?.name ?? ''}")`);
+      throw new Error(
+        `plan: an object to apply needs apiVersion, kind and metadata.name (got ${obj?.kind ?? '?'} "${obj?.metadata?.name ?? ''}")`,
+      );
     }
     const key = objectKey(obj);
     if (this.appliesByKey.has(key)) throw new Error(`plan: ${describeRef(obj)} is planned twice`);
@@ -84,7 +87,9 @@ export function describeRef(obj: ObjectRef): string {
 }
 
 function objectKey(obj: ObjectRef): string {
-  return [parseApiVersion(obj.apiVersion).group, obj.kind, obj.metadata.namespace ?? '', obj.metadata.name ?? ''].join('/');
+  return [parseApiVersion(obj.apiVersion).group, obj.kind, obj.metadata.namespace ?? '', obj.metadata.name ?? ''].join(
+    '/',
+  );
 }
 
 // Helm's install order: what others depend on goes first (namespaces, accounts, config, storage, services

@@ -25,13 +25,16 @@ export interface ResolveOptions<T> {
   onFallthrough?: (why: 'not-ready' | 'deleted' | 'uid-changed', ref: ResolvedReference) => void;
 }
 
-export async function resolveWithStoredReference<T extends { metadata?: { uid?: string } }>(opts: ResolveOptions<T>): Promise<FetchResult<T>> {
+export async function resolveWithStoredReference<T extends { metadata?: { uid?: string } }>(
+  opts: ResolveOptions<T>,
+): Promise<FetchResult<T>> {
   const ref = opts.stored;
   if (ref) {
     const r = await opts.fetchStored(ref);
     if (r.ok()) {
       // a same-named object created after a delete is a different object: resolve it afresh
-      if (ref.uid && r.value.metadata?.uid && r.value.metadata.uid !== ref.uid) opts.onFallthrough?.('uid-changed', ref);
+      if (ref.uid && r.value.metadata?.uid && r.value.metadata.uid !== ref.uid)
+        opts.onFallthrough?.('uid-changed', ref);
       else if (opts.isReady(r.value)) return r;
       else opts.onFallthrough?.('not-ready', ref);
     } else if (r.isNotFound()) {
@@ -47,13 +50,22 @@ export async function resolveWithStoredReference<T extends { metadata?: { uid?: 
  * The reference to store: the resolved target when it is Ready, otherwise the previously stored one (do
  * not lock in something that may never become usable, and do not forget a good one because of a blip).
  */
-export function lockedReference<T>(result: FetchResult<T> | undefined, isReady: (value: T) => boolean, toRef: (value: T) => ResolvedReference, previous: ResolvedReference | undefined): ResolvedReference | undefined {
+export function lockedReference<T>(
+  result: FetchResult<T> | undefined,
+  isReady: (value: T) => boolean,
+  toRef: (value: T) => ResolvedReference,
+  previous: ResolvedReference | undefined,
+): ResolvedReference | undefined {
   if (result?.ok() && isReady(result.value)) return toRef(result.value);
   return previous;
 }
 
 /** picks the best of several candidates: Ready ones first, then by `rank` (higher first), then by name */
-export function bestCandidate<T extends { metadata?: { name?: string } }>(candidates: readonly T[], isReady: (value: T) => boolean, rank: (value: T) => number = () => 0): T | undefined {
+export function bestCandidate<T extends { metadata?: { name?: string } }>(
+  candidates: readonly T[],
+  isReady: (value: T) => boolean,
+  rank: (value: T) => number = () => 0,
+): T | undefined {
   let best: T | undefined;
   for (const c of candidates) {
     if (!best) {
@@ -73,14 +85,28 @@ export function bestCandidate<T extends { metadata?: { name?: string } }>(candid
  * (undefined) when the downstream exists, and also when the downstream could not be read, since that
  * error already stops the apply and planning from stale upstream data would be wrong.
  */
-export async function fetchUnlessDownstreamExists<U>(downstream: FetchResult<unknown>, fetchUpstream: () => Promise<FetchResult<U>>): Promise<FetchResult<U> | undefined> {
+export async function fetchUnlessDownstreamExists<U>(
+  downstream: FetchResult<unknown>,
+  fetchUpstream: () => Promise<FetchResult<U>>,
+): Promise<FetchResult<U> | undefined> {
   if (downstream.ok()) return undefined;
   if (!downstream.isNotFound()) return undefined;
   return fetchUpstream();
 }
 
 /** a FetchResult from a candidate list: the best one, or a NotFound naming what was looked for */
-export function fromCandidates<T extends { metadata?: { name?: string } }>(candidates: readonly T[], isReady: (v: T) => boolean, what: { kind: string; namespace?: string; name?: string }, rank?: (v: T) => number): FetchResult<T> {
+export function fromCandidates<T extends { metadata?: { name?: string } }>(
+  candidates: readonly T[],
+  isReady: (v: T) => boolean,
+  what: { kind: string; namespace?: string; name?: string },
+  rank?: (v: T) => number,
+): FetchResult<T> {
   const best = bestCandidate(candidates, isReady, rank);
-  return best ? FetchResult.of(best, { kind: what.kind, ...(best.metadata?.name ? { name: best.metadata.name } : {}), ...(what.namespace ? { namespace: what.namespace } : {}) }) : FetchResult.notFound<T>(what);
+  return best
+    ? FetchResult.of(best, {
+        kind: what.kind,
+        ...(best.metadata?.name ? { name: best.metadata.name } : {}),
+        ...(what.namespace ? { namespace: what.namespace } : {}),
+      })
+    : FetchResult.notFound<T>(what);
 }

@@ -3,9 +3,25 @@
 // ConditionManager and data, so every rule of docs/controllers.md's table is unit-testable without a cluster.
 
 import { asError, asInfo, type ConditionManager, quietWhenNew, silent, withDebugLog } from './conditions.ts';
-import { BLOCKING_PRIORITY, CATEGORY_BEHAVIOUR, type CategorizedError, type ErrorCategory, PARENT_TRUE_REASON, ParentCondition, type ParentConditionType } from './errors.ts';
+import {
+  BLOCKING_PRIORITY,
+  CATEGORY_BEHAVIOUR,
+  type CategorizedError,
+  type ErrorCategory,
+  PARENT_TRUE_REASON,
+  ParentCondition,
+  type ParentConditionType,
+} from './errors.ts';
 import type { GraceState } from './grace.ts';
-import { type ComponentState, conditionTypeFor, isErrorState, isReadyState, type NormalizedHealth, STATE_PRIORITY, worstState } from './health.ts';
+import {
+  type ComponentState,
+  conditionTypeFor,
+  isErrorState,
+  isReadyState,
+  type NormalizedHealth,
+  STATE_PRIORITY,
+  worstState,
+} from './health.ts';
 
 /** an error with where it came from: a component, or the plan/apply step */
 export interface SourcedError {
@@ -30,7 +46,10 @@ export function decide(errors: readonly CategorizedError[]): Decision {
   return { shouldApply: blockedBy.length === 0, requeueWithBackoff, blockedBy };
 }
 
-export function sourcedErrors(components: readonly NormalizedHealth[], other: readonly CategorizedError[] = []): SourcedError[] {
+export function sourcedErrors(
+  components: readonly NormalizedHealth[],
+  other: readonly CategorizedError[] = [],
+): SourcedError[] {
   const out: SourcedError[] = [];
   for (const h of components) for (const error of h.errors) out.push({ error, component: h.component });
   for (const error of other) out.push({ error });
@@ -48,7 +67,12 @@ const PARENT_TYPES: ReadonlySet<string> = new Set(Object.values(ParentCondition)
  * for good and flipped back to True when the errors go away. Infrastructure errors only count once the
  * grace period is over; during it DependenciesReachable stays as it was.
  */
-export function setParentConditions(cm: ConditionManager, errors: readonly SourcedError[], grace: GraceState, only?: ReadonlySet<ParentConditionType>): void {
+export function setParentConditions(
+  cm: ConditionManager,
+  errors: readonly SourcedError[],
+  grace: GraceState,
+  only?: ReadonlySet<ParentConditionType>,
+): void {
   const byParent = new Map<ParentConditionType, SourcedError[]>();
   for (const e of errors) {
     const parent = CATEGORY_BEHAVIOUR[e.error.category].parent;
@@ -128,7 +152,11 @@ export function runAutomatic(input: AutomaticInput): ComponentState {
       continue;
     }
     setComponentCondition(cm, h, type);
-    contributions.push(isReadyState(h.state) ? { type, state: 'Ready', reason: h.reason, message: h.message } : { type, state: notReadyState(h), reason: h.reason, message: h.message });
+    contributions.push(
+      isReadyState(h.state)
+        ? { type, state: 'Ready', reason: h.reason, message: h.message }
+        : { type, state: notReadyState(h), reason: h.reason, message: h.message },
+    );
   }
   // components that stopped being reported lose their condition (a decorator may set it again below)
   for (const type of cm.types()) if (isComponentConditionType(type) && !reported.has(type)) cm.delete(type);
@@ -137,21 +165,37 @@ export function runAutomatic(input: AutomaticInput): ComponentState {
   for (const type of cm.types()) {
     if (!isComponentConditionType(type) || reported.has(type)) continue;
     const c = cm.get(type)!;
-    contributions.push({ type, state: c.status === 'True' ? 'Ready' : 'Progressing', reason: c.reason, message: c.message });
+    contributions.push({
+      type,
+      state: c.status === 'True' ? 'Ready' : 'Progressing',
+      reason: c.reason,
+      message: c.message,
+    });
   }
   return rollUp(cm, contributions, errors, grace);
 }
 
-function heldContribution(cm: ConditionManager, h: NormalizedHealth, type: string, previous: ComponentState | undefined): Contribution {
+function heldContribution(
+  cm: ConditionManager,
+  h: NormalizedHealth,
+  type: string,
+  previous: ComponentState | undefined,
+): Contribution {
   const before = cm.initial(type);
   if (!before) {
     // never observed: count it as not ready yet, without creating a condition during the grace period
-    return { type, state: h.dependencyType === 'Upstream' ? 'Pending' : 'Progressing', reason: 'Waiting', message: 'waiting for the first successful observation' };
+    return {
+      type,
+      state: h.dependencyType === 'Upstream' ? 'Pending' : 'Progressing',
+      reason: 'Waiting',
+      message: 'waiting for the first successful observation',
+    };
   }
   cm.keep(type);
   const { reason, message } = before;
   if (before.status === 'True') return { type, state: 'Ready', reason, message };
-  if (before.status === 'Unknown') return { type, state: h.dependencyType === 'Upstream' ? 'Pending' : 'Progressing', reason, message };
+  if (before.status === 'Unknown')
+    return { type, state: h.dependencyType === 'Upstream' ? 'Pending' : 'Progressing', reason, message };
   return { type, state: previous && isErrorState(previous) ? previous : 'Degraded', reason, message };
 }
 
@@ -172,9 +216,18 @@ function isComponentConditionType(type: string): boolean {
   return type !== 'Ready' && type.endsWith('Ready') && !PARENT_TYPES.has(type);
 }
 
-const BLOCKING_READY_REASON: Partial<Record<ErrorCategory, string>> = { Auth: 'AuthError', InvalidSpec: 'InvalidSpec', MissingUpstreamDependency: 'ReferenceNotFound' };
+const BLOCKING_READY_REASON: Partial<Record<ErrorCategory, string>> = {
+  Auth: 'AuthError',
+  InvalidSpec: 'InvalidSpec',
+  MissingUpstreamDependency: 'ReferenceNotFound',
+};
 
-function rollUp(cm: ConditionManager, contributions: readonly Contribution[], errors: readonly SourcedError[], grace: GraceState): ComponentState {
+function rollUp(
+  cm: ConditionManager,
+  contributions: readonly Contribution[],
+  errors: readonly SourcedError[],
+  grace: GraceState,
+): ComponentState {
   for (const category of BLOCKING_PRIORITY) {
     const first = errors.find((e) => e.error.category === category);
     if (!first) continue;
@@ -194,16 +247,33 @@ function rollUp(cm: ConditionManager, contributions: readonly Contribution[], er
   if (isErrorState(state)) {
     const culprit = contributions.find((c) => c.state === state);
     if (culprit) {
-      cm.markFalse('Ready', culprit.reason, `Component ${culprit.type.slice(0, -'Ready'.length)} is not ready: ${culprit.message}`, asError());
+      cm.markFalse(
+        'Ready',
+        culprit.reason,
+        `Component ${culprit.type.slice(0, -'Ready'.length)} is not ready: ${culprit.message}`,
+        asError(),
+      );
     } else {
       const infra = errors.find((e) => e.error.category === 'Infrastructure');
-      cm.markFalse('Ready', 'InfrastructureError', infra ? describe(infra) : 'Dependencies are not reachable', asError());
+      cm.markFalse(
+        'Ready',
+        'InfrastructureError',
+        infra ? describe(infra) : 'Dependencies are not reachable',
+        asError(),
+      );
     }
     return state;
   }
-  const waiting = contributions.filter((c) => STATE_PRIORITY[c.state] < STATE_PRIORITY.Ready).map((c) => c.type.slice(0, -'Ready'.length));
+  const waiting = contributions
+    .filter((c) => STATE_PRIORITY[c.state] < STATE_PRIORITY.Ready)
+    .map((c) => c.type.slice(0, -'Ready'.length));
   const upstream = state === 'Pending';
-  cm.markFalse('Ready', upstream ? 'Pending' : 'Progressing', `${upstream ? 'Waiting for dependencies' : 'Waiting for components to become ready'}: ${waiting.join(', ')}`, asInfo());
+  cm.markFalse(
+    'Ready',
+    upstream ? 'Pending' : 'Progressing',
+    `${upstream ? 'Waiting for dependencies' : 'Waiting for components to become ready'}: ${waiting.join(', ')}`,
+    asInfo(),
+  );
   return state;
 }
 

@@ -27,13 +27,25 @@ export interface StatusWriteOptions {
 }
 
 /** writes `status` as `fieldManager`'s part of `object`'s status; other errors (5xx, 403, …) are thrown */
-export async function writeOwnedStatus(client: Pick<KubeClient, 'applyStatus'>, object: KubeObject, status: Record<string, unknown>, opts: StatusWriteOptions): Promise<StatusWriteResult> {
+export async function writeOwnedStatus(
+  client: Pick<KubeClient, 'applyStatus'>,
+  object: KubeObject,
+  status: Record<string, unknown>,
+  opts: StatusWriteOptions,
+): Promise<StatusWriteResult> {
   const before = opts.before ?? ownedStatus(object, opts.fieldManager);
   if (deepEqual(before, status)) return 'unchanged';
   const { name, namespace, resourceVersion } = object.metadata;
-  const metadata = { name, ...(namespace ? { namespace } : {}), ...(resourceVersion && opts.precondition !== false ? { resourceVersion } : {}) };
+  const metadata = {
+    name,
+    ...(namespace ? { namespace } : {}),
+    ...(resourceVersion && opts.precondition !== false ? { resourceVersion } : {}),
+  };
   try {
-    await client.applyStatus({ apiVersion: object.apiVersion, kind: object.kind, metadata, status }, { fieldManager: opts.fieldManager, force: true });
+    await client.applyStatus(
+      { apiVersion: object.apiVersion, kind: object.kind, metadata, status },
+      { fieldManager: opts.fieldManager, force: true },
+    );
     return 'written';
   } catch (err) {
     if (isConflict(err)) return 'conflict';

@@ -18,8 +18,14 @@ function applyBody(desired: KubeObject, subresource: string | undefined): Record
   return Object.keys(meta).length > 0 ? { ...rest, metadata: meta } : rest;
 }
 
-function ownEntry(live: KubeObject, fieldManager: string, subresource: string | undefined): ManagedFieldsEntry | undefined {
-  return (live.metadata.managedFields ?? []).find((e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === (subresource ?? ''));
+function ownEntry(
+  live: KubeObject,
+  fieldManager: string,
+  subresource: string | undefined,
+): ManagedFieldsEntry | undefined {
+  return (live.metadata.managedFields ?? []).find(
+    (e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === (subresource ?? ''),
+  );
 }
 
 /** does `items` (a desired list) contain an element the fieldsV1 list key `k:{…}` / `v:…` / `i:N` names? */
@@ -27,7 +33,12 @@ function listHas(items: Json[], key: string): boolean {
   try {
     if (key.startsWith('k:')) {
       const fields = JSON.parse(key.slice(2)) as Record<string, Json>;
-      return items.some((it) => typeof it === 'object' && it !== null && Object.entries(fields).every(([f, v]) => (it as Record<string, Json>)[f] === v));
+      return items.some(
+        (it) =>
+          typeof it === 'object' &&
+          it !== null &&
+          Object.entries(fields).every(([f, v]) => (it as Record<string, Json>)[f] === v),
+      );
     }
     if (key.startsWith('v:')) {
       const value = JSON.parse(key.slice(2)) as Json;
@@ -48,7 +59,13 @@ function ownedFieldsStillDesired(owned: Record<string, Json>, desired: Json): bo
       if (typeof desired !== 'object' || desired === null || Array.isArray(desired)) return false;
       const value = (desired as Record<string, Json>)[key.slice(2)];
       if (value === undefined) return false;
-      if (sub && typeof sub === 'object' && Object.keys(sub).length > 0 && !ownedFieldsStillDesired(sub as Record<string, Json>, value)) return false;
+      if (
+        sub &&
+        typeof sub === 'object' &&
+        Object.keys(sub).length > 0 &&
+        !ownedFieldsStillDesired(sub as Record<string, Json>, value)
+      )
+        return false;
       continue;
     }
     // a list element key: the element must still be desired, and so must its owned sub-fields
@@ -65,7 +82,12 @@ function elementFor(items: Json[], key: string): Json | undefined {
   if (key.startsWith('i:')) return items[Number.parseInt(key.slice(2), 10)];
   if (key.startsWith('k:')) {
     const fields = JSON.parse(key.slice(2)) as Record<string, Json>;
-    return items.find((it) => typeof it === 'object' && it !== null && Object.entries(fields).every(([f, v]) => (it as Record<string, Json>)[f] === v));
+    return items.find(
+      (it) =>
+        typeof it === 'object' &&
+        it !== null &&
+        Object.entries(fields).every(([f, v]) => (it as Record<string, Json>)[f] === v),
+    );
   }
   return undefined;
 }
@@ -74,7 +96,12 @@ function elementFor(items: Json[], key: string): Json | undefined {
  * True when applying `desired` as `fieldManager` (to the main resource, or to `status`) would change the
  * live object. `live` is normally the cached copy; undefined means the object does not exist.
  */
-export function needsApply(desired: KubeObject, live: KubeObject | undefined, fieldManager: string, subresource?: 'status'): boolean {
+export function needsApply(
+  desired: KubeObject,
+  live: KubeObject | undefined,
+  fieldManager: string,
+  subresource?: 'status',
+): boolean {
   if (!live) return true;
   const body = applyBody(desired, subresource);
   if (!isSubset(body, live)) return true;

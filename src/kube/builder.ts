@@ -59,26 +59,48 @@ export class ControllerBuilder {
     readonly name: string,
     private readonly deps: BuilderDeps,
   ) {
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) throw new Error(`controller name "${name}" must be a lowercase DNS-1123 name (it labels metrics and is the field manager)`);
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name))
+      throw new Error(
+        `controller name "${name}" must be a lowercase DNS-1123 name (it labels metrics and is the field manager)`,
+      );
   }
 
   for<T extends KubeObject>(kind: KindRef<T>, opts: SourceOptions<T> = {}): this {
     if (this.primary) throw new Error(`controller "${this.name}": for() already called with ${this.primary.kind.kind}`);
-    this.primary = { kind, predicates: opts.predicates ?? [], map: mapSelf, mapOld: false, ...(opts.spec ? { spec: opts.spec } : {}) };
+    this.primary = {
+      kind,
+      predicates: opts.predicates ?? [],
+      map: mapSelf,
+      mapOld: false,
+      ...(opts.spec ? { spec: opts.spec } : {}),
+    };
     return this;
   }
 
   /** children whose controller ownerReference points at the primary kind enqueue their owner */
   owns<T extends KubeObject>(kind: KindRef<T>, opts: SourceOptions<T> = {}): this {
     const owner = () => this.requirePrimary('owns').kind;
-    const map: MapFunc = (obj) => mapControllerOwner(owner(), () => this.controller?.primaryMapping?.namespaced ?? true)(obj);
-    this.secondary.push({ kind, predicates: opts.predicates ?? [], map, mapOld: true, ...(opts.spec ? { spec: opts.spec } : {}) });
+    const map: MapFunc = (obj) =>
+      mapControllerOwner(owner(), () => this.controller?.primaryMapping?.namespaced ?? true)(obj);
+    this.secondary.push({
+      kind,
+      predicates: opts.predicates ?? [],
+      map,
+      mapOld: true,
+      ...(opts.spec ? { spec: opts.spec } : {}),
+    });
     return this;
   }
 
   /** any other relation: `mapFn` turns an event's object into the keys to reconcile */
   watches<T extends KubeObject>(kind: KindRef<T>, mapFn: MapFunc<T>, opts: SourceOptions<T> = {}): this {
-    this.secondary.push({ kind, predicates: opts.predicates ?? [], map: mapFn as MapFunc, mapOld: true, ...(opts.spec ? { spec: opts.spec } : {}) });
+    this.secondary.push({
+      kind,
+      predicates: opts.predicates ?? [],
+      map: mapFn as MapFunc,
+      mapOld: true,
+      ...(opts.spec ? { spec: opts.spec } : {}),
+    });
     return this;
   }
 

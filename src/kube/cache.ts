@@ -52,7 +52,9 @@ export class Cache {
   configure(kind: KindRef<any>, spec: InformerSpec): void {
     const id = kindId(kind);
     if ([...this.informers.keys()].some((k) => k.startsWith(`${id}|`))) {
-      throw new Error(`cache: ${kind.kind} (${kind.apiVersion}) is already in use; configure it before the first reader`);
+      throw new Error(
+        `cache: ${kind.kind} (${kind.apiVersion}) is already in use; configure it before the first reader`,
+      );
     }
     this.defaults.set(id, spec);
   }
@@ -79,7 +81,12 @@ export class Cache {
     return p as Promise<Informer<T>>;
   }
 
-  async get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string, spec?: InformerSpec): Promise<T | undefined> {
+  async get<T extends KubeObject>(
+    kind: KindRef<T>,
+    name: string,
+    namespace?: string,
+    spec?: InformerSpec,
+  ): Promise<T | undefined> {
     this.assertStarted(kind, 'get');
     const inf = await this.informer(kind, spec);
     await inf.synced;

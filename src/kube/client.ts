@@ -118,7 +118,11 @@ export class KubeClient {
   }
 
   /** like get, but a missing object is `undefined` instead of an error */
-  async getOrUndefined<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined> {
+  async getOrUndefined<T extends KubeObject>(
+    kind: KindRef<T>,
+    name: string,
+    namespace?: string,
+  ): Promise<T | undefined> {
     try {
       return await this.get(kind, name, namespace);
     } catch (err) {
@@ -130,17 +134,31 @@ export class KubeClient {
   async list<T extends KubeObject>(kind: KindRef<T>, opts: ListOptions = {}): Promise<KubeList<T>> {
     const m = await this.mapping(kind);
     const path = collectionPath(m, opts.namespace);
-    const query: Record<string, QueryValue> = { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, resourceVersion: opts.resourceVersion };
+    const query: Record<string, QueryValue> = {
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      resourceVersion: opts.resourceVersion,
+    };
     const accept = opts.accept;
     if (opts.limit !== undefined) {
-      const res = await this.transport.request({ method: 'GET', path, query: { ...query, limit: opts.limit, continue: opts.continue }, ...(accept ? { accept } : {}) });
+      const res = await this.transport.request({
+        method: 'GET',
+        path,
+        query: { ...query, limit: opts.limit, continue: opts.continue },
+        ...(accept ? { accept } : {}),
+      });
       return res.body as KubeList<T>;
     }
     const items: T[] = [];
     let cont: string | undefined = opts.continue;
     let last: KubeList<T>;
     do {
-      const res = await this.transport.request({ method: 'GET', path, query: { ...query, limit: 500, continue: cont }, ...(accept ? { accept } : {}) });
+      const res = await this.transport.request({
+        method: 'GET',
+        path,
+        query: { ...query, limit: 500, continue: cont },
+        ...(accept ? { accept } : {}),
+      });
       last = res.body as KubeList<T>;
       items.push(...(last.items ?? []));
       cont = last.metadata?.continue || undefined;
@@ -150,21 +168,36 @@ export class KubeClient {
 
   async create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
-    const res = await this.transport.request({ method: 'POST', path: collectionPath(m, obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
+    const res = await this.transport.request({
+      method: 'POST',
+      path: collectionPath(m, obj.metadata.namespace),
+      query: this.writeQuery(opts),
+      body: obj,
+    });
     return this.written(res.body as T, { dryRun: opts.dryRun, created: true });
   }
 
   /** PUT: replaces the object; fails with a conflict when metadata.resourceVersion is stale */
   async update<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
-    const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace), query: this.writeQuery(opts), body: obj });
+    const res = await this.transport.request({
+      method: 'PUT',
+      path: objectPath(m, nameOf(obj), obj.metadata.namespace),
+      query: this.writeQuery(opts),
+      body: obj,
+    });
     return this.written(res.body as T, { dryRun: opts.dryRun, created: res.status === 201 });
   }
 
   /** PUT on /status: replaces only the status */
   async updateStatus<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {
     const m = await this.mapping(obj);
-    const res = await this.transport.request({ method: 'PUT', path: objectPath(m, nameOf(obj), obj.metadata.namespace, 'status'), query: this.writeQuery(opts), body: obj });
+    const res = await this.transport.request({
+      method: 'PUT',
+      path: objectPath(m, nameOf(obj), obj.metadata.namespace, 'status'),
+      query: this.writeQuery(opts),
+      body: obj,
+    });
     return this.written(res.body as T, { dryRun: opts.dryRun });
   }
 
@@ -194,7 +227,12 @@ export class KubeClient {
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
     if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     if (opts.preconditions) body.preconditions = opts.preconditions;
-    await this.transport.request({ method: 'DELETE', path: objectPath(m, name, namespace), query: { dryRun: opts.dryRun ? 'All' : undefined }, body });
+    await this.transport.request({
+      method: 'DELETE',
+      path: objectPath(m, name, namespace),
+      query: { dryRun: opts.dryRun ? 'All' : undefined },
+      body,
+    });
   }
 
   /**
@@ -215,9 +253,16 @@ export class KubeClient {
     this.transport.close();
   }
 
-  private async applyTo<T extends KubeObject>(obj: KubeObject, opts: ApplyOptions, subresource: string | undefined): Promise<T> {
+  private async applyTo<T extends KubeObject>(
+    obj: KubeObject,
+    opts: ApplyOptions,
+    subresource: string | undefined,
+  ): Promise<T> {
     const fieldManager = opts.fieldManager ?? this.fieldManager;
-    if (!fieldManager) throw new Error(`apply ${obj.kind} "${nameOf(obj)}": server-side apply needs a field manager (client.withFieldManager or opts.fieldManager)`);
+    if (!fieldManager)
+      throw new Error(
+        `apply ${obj.kind} "${nameOf(obj)}": server-side apply needs a field manager (client.withFieldManager or opts.fieldManager)`,
+      );
     const m = await this.mapping(obj);
     // the API server refuses apply bodies that carry managedFields; they describe, not request, ownership
     const { managedFields: _managed, ...metadata } = obj.metadata;
@@ -240,7 +285,11 @@ export class KubeClient {
   }
 
   private writeQuery(opts: WriteOptions): Record<string, QueryValue> {
-    return { dryRun: opts.dryRun ? 'All' : undefined, fieldManager: opts.fieldManager ?? this.fieldManager, fieldValidation: opts.fieldValidation };
+    return {
+      dryRun: opts.dryRun ? 'All' : undefined,
+      fieldManager: opts.fieldManager ?? this.fieldManager,
+      fieldValidation: opts.fieldValidation,
+    };
   }
 }
 

@@ -18,7 +18,16 @@ import { type RuntimeMetrics, sharedMetrics } from './metrics.ts';
 import { OwnWrites } from './own-writes.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
 import type { RateLimiter } from './ratelimit.ts';
-import { controllerOf, type KindRef, keyOf, type KubeObject, type ObjectKey, objectKeyString, parseApiVersion, parseKey } from './types.ts';
+import {
+  controllerOf,
+  type KindRef,
+  keyOf,
+  type KubeObject,
+  type ObjectKey,
+  objectKeyString,
+  parseApiVersion,
+  parseKey,
+} from './types.ts';
 import { WorkQueue } from './workqueue.ts';
 
 export type Request = ObjectKey;
@@ -145,13 +154,18 @@ export class Controller {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
-    const queueOpts = { name: this.name, metrics: this.metrics, ...(this.opts.rateLimiter ? { rateLimiter: this.opts.rateLimiter } : {}) };
+    const queueOpts = {
+      name: this.name,
+      metrics: this.metrics,
+      ...(this.opts.rateLimiter ? { rateLimiter: this.opts.rateLimiter } : {}),
+    };
     const queue = new WorkQueue(queueOpts);
     this.queue = queue;
     try {
       const informers = await this.informers();
       this.primaryMapping = informers[0]!.mapping;
-      for (const [i, inf] of informers.entries()) this.unsubscribe.push(inf.addHandler(this.handlerFor(this.opts.sources[i]!, queue)));
+      for (const [i, inf] of informers.entries())
+        this.unsubscribe.push(inf.addHandler(this.handlerFor(this.opts.sources[i]!, queue)));
       await this.waitForSync(informers);
     } catch (err) {
       for (const u of this.unsubscribe) u();
@@ -178,7 +192,11 @@ export class Controller {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const pending = informers.filter((i) => !i.hasSynced).map((i) => i.mapping.kind);
-        reject(new Error(`controller "${this.name}": caches for ${pending.join(', ')} did not sync within ${timeoutMs} ms (can the operator list and watch them?)`));
+        reject(
+          new Error(
+            `controller "${this.name}": caches for ${pending.join(', ')} did not sync within ${timeoutMs} ms (can the operator list and watch them?)`,
+          ),
+        );
       }, timeoutMs);
     });
     try {

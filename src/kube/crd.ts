@@ -12,7 +12,11 @@ export interface EnsureCrdOptions {
 }
 
 /** applies `crd` and resolves once every served version maps through discovery */
-export async function ensureCrd(client: KubeClient, crd: CustomResourceDefinition, opts: EnsureCrdOptions = {}): Promise<CustomResourceDefinition> {
+export async function ensureCrd(
+  client: KubeClient,
+  crd: CustomResourceDefinition,
+  opts: EnsureCrdOptions = {},
+): Promise<CustomResourceDefinition> {
   const fieldManager = opts.fieldManager ?? client.fieldManager ?? 'modelplane-crds';
   const applied = await client.apply<CustomResourceDefinition>(crd, { fieldManager, force: true });
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
@@ -34,7 +38,8 @@ export async function ensureCrd(client: KubeClient, crd: CustomResourceDefinitio
       }
       if (served) return live ?? applied;
     }
-    if (Date.now() > deadline) throw new Error(`CRD ${name}: not Established and served within ${opts.timeoutMs ?? 30_000} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`CRD ${name}: not Established and served within ${opts.timeoutMs ?? 30_000} ms`);
     await sleep(100);
   }
 }

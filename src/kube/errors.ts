@@ -70,12 +70,29 @@ export class ApiError extends Error {
     if (err instanceof ApiError) return err;
     const network = networkCause(err);
     const message = err instanceof Error ? err.message : String(err);
-    return new ApiError({ code: 0, reason: network === 'timeout' ? 'Timeout' : 'NetworkError', message, verb, path, network, cause: err });
+    return new ApiError({
+      code: 0,
+      reason: network === 'timeout' ? 'Timeout' : 'NetworkError',
+      message,
+      verb,
+      path,
+      network,
+      cause: err,
+    });
   }
 }
 
 const CONN_REFUSED = new Set(['ECONNREFUSED']);
-const CONN_RESET = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
+const CONN_RESET = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+]);
 const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN']);
 const TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_REQUEST_TIMEOUT']);
 
@@ -88,7 +105,13 @@ export function networkCause(err: unknown): NetworkCause {
   if (DNS.has(code)) return 'dns';
   if (TIMEOUT.has(code) || e?.name === 'TimeoutError') return 'timeout';
   if (code === 'ABORT_ERR' || e?.name === 'AbortError') return 'aborted';
-  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return 'tls';
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    code.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+  )
+    return 'tls';
   return 'other';
 }
 

@@ -26,7 +26,14 @@ export interface KubeEvent extends KubeObject {
   reason: string;
   note?: string;
   type: EventType;
-  regarding: { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string; resourceVersion?: string };
+  regarding: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+  };
   series?: EventSeries;
 }
 
@@ -88,12 +95,25 @@ export class AggregatingRecorder implements EventRecorder {
     this.maxSeries = opts.maxSeries ?? 4096;
     this.now = opts.now ?? Date.now;
     this.instance = opts.reportingInstance ?? `${opts.reportingController.split('/').pop()}-${hostname()}`;
-    this.log = (opts.logger ?? rootLogger()).child({ component: 'events', reportingController: opts.reportingController });
+    this.log = (opts.logger ?? rootLogger()).child({
+      component: 'events',
+      reportingController: opts.reportingController,
+    });
   }
 
   event(regarding: KubeObject, type: EventType, reason: string, note: string, action: string = reason): void {
     const meta = regarding.metadata;
-    const key = [type, reason, action, regarding.apiVersion, regarding.kind, meta.namespace ?? '', meta.name ?? '', meta.uid ?? '', note].join('\u0000');
+    const key = [
+      type,
+      reason,
+      action,
+      regarding.apiVersion,
+      regarding.kind,
+      meta.namespace ?? '',
+      meta.name ?? '',
+      meta.uid ?? '',
+      note,
+    ].join('\u0000');
     const now = this.now();
     const existing = this.series.get(key);
     if (existing && now - existing.lastObserved <= this.windowMs) {
@@ -128,7 +148,16 @@ export class AggregatingRecorder implements EventRecorder {
         ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
       },
     };
-    const state: SeriesState = { namespace, name, count: 1, lastObserved: now, writing: false, dirty: true, created: false, template };
+    const state: SeriesState = {
+      namespace,
+      name,
+      count: 1,
+      lastObserved: now,
+      writing: false,
+      dirty: true,
+      created: false,
+      template,
+    };
     this.series.delete(key);
     this.series.set(key, state);
     while (this.series.size > this.maxSeries) this.series.delete(this.series.keys().next().value!);
@@ -146,7 +175,13 @@ export class AggregatingRecorder implements EventRecorder {
     s.writing = true;
     s.dirty = false;
     const p = this.write(key, s)
-      .catch((err) => this.log.warn('could not record event', { reason: s.template.reason, regarding: `${s.template.regarding.kind}/${s.template.regarding.name}`, error: err }))
+      .catch((err) =>
+        this.log.warn('could not record event', {
+          reason: s.template.reason,
+          regarding: `${s.template.regarding.kind}/${s.template.regarding.name}`,
+          error: err,
+        }),
+      )
       .finally(() => {
         s.writing = false;
         this.pending.delete(p);

@@ -87,7 +87,12 @@ export class Transport {
     this.userAgent = opts.userAgent ?? 'modelplane/0.1.0';
     this.authCacheMs = opts.authCacheMs ?? 10_000;
     // an IPv6 literal is bracketed in URLs, bare in request options
-    this.target = { protocol: server.protocol, hostname: server.hostname.replace(/^\[(.*)\]$/, '$1'), port: server.port, basePath: server.pathname.replace(/\/$/, '') };
+    this.target = {
+      protocol: server.protocol,
+      hostname: server.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: server.port,
+      basePath: server.pathname.replace(/\/$/, ''),
+    };
   }
 
   static async fromKubeConfig(kc: KubeConfig, opts: TransportOptions = {}): Promise<Transport> {
@@ -124,7 +129,13 @@ export class Transport {
     }
     const body = await readBody(res.message, req, this.pathOf(req));
     if (res.status < 200 || res.status >= 300) {
-      throw ApiError.fromResponse(req.method, this.pathOf(req), res.status, body, headerString(res.message.headers['retry-after']));
+      throw ApiError.fromResponse(
+        req.method,
+        this.pathOf(req),
+        res.status,
+        body,
+        headerString(res.message.headers['retry-after']),
+      );
     }
     return { status: res.status, headers: res.message.headers, body };
   }
@@ -134,7 +145,13 @@ export class Transport {
     const res = await this.send(req, true);
     if (res.status < 200 || res.status >= 300) {
       const body = await readBody(res.message, req, this.pathOf(req));
-      throw ApiError.fromResponse(req.method, this.pathOf(req), res.status, body, headerString(res.message.headers['retry-after']));
+      throw ApiError.fromResponse(
+        req.method,
+        this.pathOf(req),
+        res.status,
+        body,
+        headerString(res.message.headers['retry-after']),
+      );
     }
     return res.message;
   }
@@ -153,7 +170,8 @@ export class Transport {
     const opts: https.RequestOptions = { headers: {} };
     await this.kc.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(opts.headers ?? {}))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     this.authHeaders = headers;
     this.authFetchedAt = now;
@@ -164,7 +182,11 @@ export class Transport {
     const pathWithQuery = this.pathOf(req);
     const fresh = this.authHeaders && Date.now() - this.authFetchedAt < this.authCacheMs;
     const auth = fresh ? this.authHeaders! : await this.headersForAuth();
-    const headers: Record<string, string> = { ...auth, 'User-Agent': this.userAgent, Accept: req.accept ?? 'application/json' };
+    const headers: Record<string, string> = {
+      ...auth,
+      'User-Agent': this.userAgent,
+      Accept: req.accept ?? 'application/json',
+    };
     let payload: Buffer | undefined;
     if (req.body !== undefined) {
       payload = Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
@@ -182,7 +204,15 @@ export class Transport {
     return new Promise((resolve, reject) => {
       if (req.signal?.aborted) return reject(ApiError.fromNetwork(req.method, pathWithQuery, abortError()));
       let settled = false;
-      const request = mod.request({ protocol, hostname, ...(port ? { port } : {}), path: basePath + pathWithQuery, method: req.method, headers, agent: this.agent });
+      const request = mod.request({
+        protocol,
+        hostname,
+        ...(port ? { port } : {}),
+        path: basePath + pathWithQuery,
+        method: req.method,
+        headers,
+        agent: this.agent,
+      });
       const timer = setTimeout(() => request.destroy(timeoutError(timeoutMs)), timeoutMs);
       const onAbort = () => request.destroy(abortError());
       req.signal?.addEventListener('abort', onAbort, { once: true });
@@ -234,7 +264,11 @@ function readBody(message: http.IncomingMessage, req: HttpRequest, path: string)
     const chunks: Buffer[] = [];
     message.on('data', (c: Buffer) => chunks.push(c));
     message.on('error', (err) => reject(ApiError.fromNetwork(req.method, path, err)));
-    message.on('aborted', () => reject(ApiError.fromNetwork(req.method, path, Object.assign(new Error('response aborted'), { code: 'ECONNRESET' }))));
+    message.on('aborted', () =>
+      reject(
+        ApiError.fromNetwork(req.method, path, Object.assign(new Error('response aborted'), { code: 'ECONNRESET' })),
+      ),
+    );
     message.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const type = String(message.headers['content-type'] ?? '');
@@ -242,7 +276,15 @@ function readBody(message: http.IncomingMessage, req: HttpRequest, path: string)
       try {
         resolve(JSON.parse(text));
       } catch (err) {
-        reject(new ApiError({ code: message.statusCode ?? 0, reason: 'InvalidResponse', message: `response is not valid JSON (${(err as Error).message})`, verb: req.method, path }));
+        reject(
+          new ApiError({
+            code: message.statusCode ?? 0,
+            reason: 'InvalidResponse',
+            message: `response is not valid JSON (${(err as Error).message})`,
+            verb: req.method,
+            path,
+          }),
+        );
       }
     });
   });

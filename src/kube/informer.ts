@@ -76,7 +76,14 @@ export class Informer<T extends KubeObject = KubeObject> {
       ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
       ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
       ...(this.metadataOnly ? { listAccept: PARTIAL_LIST_ACCEPT, watchAccept: PARTIAL_WATCH_ACCEPT } : {}),
-      ...pick(opts, ['inactivityTimeoutMs', 'minTimeoutSeconds', 'maxTimeoutSeconds', 'backoffInitialMs', 'backoffMaxMs', 'pageSize']),
+      ...pick(opts, [
+        'inactivityTimeoutMs',
+        'minTimeoutSeconds',
+        'maxTimeoutSeconds',
+        'backoffInitialMs',
+        'backoffMaxMs',
+        'pageSize',
+      ]),
       logger: opts.logger ?? rootLogger(),
       metrics: opts.metrics ?? sharedMetrics(),
     });
@@ -157,7 +164,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     const rv = raw.metadata?.resourceVersion;
     if (!isIntegerRv(rv)) return;
     const current = this.store.get(keyOf(raw));
-    if (current && (!isIntegerRv(current.metadata.resourceVersion) || !isNewerRv(rv, current.metadata.resourceVersion))) return;
+    if (current && (!isIntegerRv(current.metadata.resourceVersion) || !isNewerRv(rv, current.metadata.resourceVersion)))
+      return;
     const obj = this.normalise(structuredClone(raw));
     const old = this.store.upsert(obj);
     this.emit(old ? { type: 'update', old, obj } : { type: 'add', obj });
@@ -167,7 +175,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     const obj = this.normalise(raw);
     const current = this.store.get(keyOf(obj));
     // already applied through observeWrite (same or newer state): nothing changed for the handlers
-    if (type !== 'DELETED' && current && !isNewerRv(obj.metadata.resourceVersion, current.metadata.resourceVersion)) return;
+    if (type !== 'DELETED' && current && !isNewerRv(obj.metadata.resourceVersion, current.metadata.resourceVersion))
+      return;
     if (type === 'DELETED') {
       this.store.remove(keyOf(obj));
       // handlers get the final state the server sent, frozen like everything else they see

@@ -23,7 +23,14 @@ export interface Namespace extends KubeObject {
 export interface CustomResourceDefinition extends KubeObject {
   spec: {
     group: string;
-    names: { kind: string; plural: string; singular?: string; listKind?: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      plural: string;
+      singular?: string;
+      listKind?: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     scope: 'Namespaced' | 'Cluster';
     versions: Array<{
       name: string;
@@ -34,7 +41,10 @@ export interface CustomResourceDefinition extends KubeObject {
       additionalPrinterColumns?: Array<Record<string, unknown>>;
     }>;
   };
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>; storedVersions?: string[] };
+  status?: {
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+    storedVersions?: string[];
+  };
 }
 
 export const ConfigMaps = kindRef<ConfigMap>('v1', 'ConfigMap');
@@ -46,4 +56,7 @@ export const ServiceAccounts = kindRef<KubeObject>('v1', 'ServiceAccount');
 export const Deployments = kindRef<KubeObject>('apps/v1', 'Deployment');
 export const Jobs = kindRef<KubeObject>('batch/v1', 'Job');
 export const PersistentVolumeClaims = kindRef<KubeObject>('v1', 'PersistentVolumeClaim');
-export const CustomResourceDefinitions = kindRef<CustomResourceDefinition>('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+export const CustomResourceDefinitions = kindRef<CustomResourceDefinition>(
+  'apiextensions.k8s.io/v1',
+  'CustomResourceDefinition',
+);

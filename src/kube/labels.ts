@@ -53,9 +53,13 @@ export class Selector {
           case 'notexists':
             return `!${r.key}`;
           case 'in':
-            return r.values.length === 1 ? `${r.key}=${r.values[0]}` : `${r.key} in (${[...r.values].sort().join(',')})`;
+            return r.values.length === 1
+              ? `${r.key}=${r.values[0]}`
+              : `${r.key} in (${[...r.values].sort().join(',')})`;
           case 'notin':
-            return r.values.length === 1 ? `${r.key}!=${r.values[0]}` : `${r.key} notin (${[...r.values].sort().join(',')})`;
+            return r.values.length === 1
+              ? `${r.key}!=${r.values[0]}`
+              : `${r.key} notin (${[...r.values].sort().join(',')})`;
         }
         return '';
       })
@@ -64,7 +68,8 @@ export class Selector {
   }
 }
 
-const KEY_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const KEY_RE =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const VALUE_RE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 function checkKey(key: string, selector: string): string {
@@ -73,7 +78,8 @@ function checkKey(key: string, selector: string): string {
 }
 
 function checkValue(value: string, selector: string): string {
-  if (!VALUE_RE.test(value) || value.length > 63) throw new Error(`label selector "${selector}": invalid label value "${value}"`);
+  if (!VALUE_RE.test(value) || value.length > 63)
+    throw new Error(`label selector "${selector}": invalid label value "${value}"`);
   return value;
 }
 
@@ -110,7 +116,11 @@ export function parseSelector(selector: string): Selector {
     }
     const eq = /^([^=!\s]+)\s*(==|=|!=)(.*)$/.exec(part);
     if (eq) {
-      reqs.push({ key: checkKey(eq[1]!, selector), op: eq[2] === '!=' ? 'notin' : 'in', values: [checkValue(eq[3]!.trim(), selector)] });
+      reqs.push({
+        key: checkKey(eq[1]!, selector),
+        op: eq[2] === '!=' ? 'notin' : 'in',
+        values: [checkValue(eq[3]!.trim(), selector)],
+      });
       continue;
     }
     if (part.startsWith('!')) {
@@ -127,9 +137,12 @@ export function selectorFromObject(sel: LabelSelectorObject): Selector {
   const reqs: Requirement[] = [];
   for (const [key, value] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key, op: 'in', values: [value] });
   for (const e of sel.matchExpressions ?? []) {
-    const op: Operator = e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : 'notexists';
+    const op: Operator =
+      e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : 'notexists';
     if ((op === 'in' || op === 'notin') && (e.values ?? []).length === 0) {
-      throw new Error(`label selector: matchExpressions for key "${e.key}" with operator ${e.operator} needs at least one value`);
+      throw new Error(
+        `label selector: matchExpressions for key "${e.key}" with operator ${e.operator} needs at least one value`,
+      );
     }
     reqs.push({ key: e.key, op, values: op === 'in' || op === 'notin' ? [...(e.values ?? [])] : [] });
   }

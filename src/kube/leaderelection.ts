@@ -90,11 +90,17 @@ export class LeaderElector {
     this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
     this.retryMs = opts.retryPeriodMs ?? 2_000;
     if (!(this.leaseMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryMs && this.retryMs > 0)) {
-      throw new Error(`leader election "${opts.name}": need leaseDuration > renewDeadline > retryPeriod > 0, got ${this.leaseMs}/${this.renewDeadlineMs}/${this.retryMs} ms`);
+      throw new Error(
+        `leader election "${opts.name}": need leaseDuration > renewDeadline > retryPeriod > 0, got ${this.leaseMs}/${this.renewDeadlineMs}/${this.retryMs} ms`,
+      );
     }
     this.clock = opts.clock ?? realClock;
     this.random = opts.random ?? Math.random;
-    this.log = (opts.logger ?? rootLogger()).child({ component: 'leader-election', lease: opts.name, identity: opts.identity });
+    this.log = (opts.logger ?? rootLogger()).child({
+      component: 'leader-election',
+      lease: opts.name,
+      identity: opts.identity,
+    });
     this.metrics = opts.metrics ?? sharedMetrics();
   }
 
@@ -251,7 +257,12 @@ export class LeaderElector {
       const current = await this.withTimeout(this.opts.store.get());
       if (!current || current.record.holderIdentity !== this.identity) return;
       const now = microTime(this.clock.now());
-      await this.withTimeout(this.opts.store.update({ ...current.record, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now }, current.resourceVersion));
+      await this.withTimeout(
+        this.opts.store.update(
+          { ...current.record, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
+          current.resourceVersion,
+        ),
+      );
       this.log.info('released the lease');
     } catch (err) {
       this.log.warn('could not release the lease', { error: err });
@@ -267,7 +278,10 @@ export const Leases = kindRef<LeaseObject>('coordination.k8s.io/v1', 'Lease');
 
 /** a LeaseStore on a coordination.k8s.io/v1 Lease through the API server */
 export function apiLeaseStore(client: KubeClient, namespace: string, name: string): LeaseStore {
-  const toStored = (l: LeaseObject): StoredLease => ({ record: l.spec ?? {}, resourceVersion: l.metadata.resourceVersion ?? '' });
+  const toStored = (l: LeaseObject): StoredLease => ({
+    record: l.spec ?? {},
+    resourceVersion: l.metadata.resourceVersion ?? '',
+  });
   return {
     async get() {
       try {
@@ -278,10 +292,24 @@ export function apiLeaseStore(client: KubeClient, namespace: string, name: strin
       }
     },
     async create(record) {
-      return toStored(await client.create<LeaseObject>({ apiVersion: Leases.apiVersion, kind: Leases.kind, metadata: { name, namespace }, spec: record }));
+      return toStored(
+        await client.create<LeaseObject>({
+          apiVersion: Leases.apiVersion,
+          kind: Leases.kind,
+          metadata: { name, namespace },
+          spec: record,
+        }),
+      );
     },
     async update(record, resourceVersion) {
-      return toStored(await client.update<LeaseObject>({ apiVersion: Leases.apiVersion, kind: Leases.kind, metadata: { name, namespace, resourceVersion }, spec: record }));
+      return toStored(
+        await client.update<LeaseObject>({
+          apiVersion: Leases.apiVersion,
+          kind: Leases.kind,
+          metadata: { name, namespace, resourceVersion },
+          spec: record,
+        }),
+      );
     },
   };
 }

@@ -69,8 +69,17 @@ export class ListWatch {
 
   constructor(private readonly opts: ListWatchOptions) {
     this.random = opts.random ?? Math.random;
-    this.backoff = new Backoff({ initialMs: opts.backoffInitialMs ?? 800, maxMs: opts.backoffMaxMs ?? 30_000, jitter: 0.5, random: this.random });
-    this.log = (opts.logger ?? rootLogger()).child({ component: 'list-watch', resource: opts.resource, labelSelector: opts.labelSelector });
+    this.backoff = new Backoff({
+      initialMs: opts.backoffInitialMs ?? 800,
+      maxMs: opts.backoffMaxMs ?? 30_000,
+      jitter: 0.5,
+      random: this.random,
+    });
+    this.log = (opts.logger ?? rootLogger()).child({
+      component: 'list-watch',
+      resource: opts.resource,
+      labelSelector: opts.labelSelector,
+    });
     this.metrics = opts.metrics ?? sharedMetrics();
   }
 
@@ -119,15 +128,23 @@ export class ListWatch {
           continue;
         }
         const stalled = err instanceof WatchStalled;
-        this.metrics.watchRestarts.inc({ resource: this.opts.resource, reason: stalled ? 'stalled' : errorReason(err) });
+        this.metrics.watchRestarts.inc({
+          resource: this.opts.resource,
+          reason: stalled ? 'stalled' : errorReason(err),
+        });
         if (stalled) {
           // a stalled stream is not a server failure: resume at once
           this.log.warn('watch stalled, reconnecting', { resourceVersion: this.rv, error: err });
           continue;
         }
         let delay = this.backoff.next();
-        if (err instanceof ApiError && err.retryAfterSeconds !== undefined) delay = Math.max(delay, err.retryAfterSeconds * 1000);
-        this.log.warn(this.needList ? 'list failed, retrying' : 'watch failed, resuming', { error: err, delayMs: Math.round(delay), resourceVersion: this.rv });
+        if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
+          delay = Math.max(delay, err.retryAfterSeconds * 1000);
+        this.log.warn(this.needList ? 'list failed, retrying' : 'watch failed, resuming', {
+          error: err,
+          delayMs: Math.round(delay),
+          resourceVersion: this.rv,
+        });
         await sleep(delay, signal);
       }
     }
@@ -141,11 +158,20 @@ export class ListWatch {
     let rv = '';
     let paginate = true;
     for (;;) {
-      const query: Record<string, QueryValue> = { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector };
+      const query: Record<string, QueryValue> = {
+        labelSelector: this.opts.labelSelector,
+        fieldSelector: this.opts.fieldSelector,
+      };
       if (paginate) Object.assign(query, { limit: pageSize, continue: cont });
       let page: KubeList;
       try {
-        const res = await this.opts.transport.request({ method: 'GET', path: this.opts.path, query, signal, ...(this.opts.listAccept ? { accept: this.opts.listAccept } : {}) });
+        const res = await this.opts.transport.request({
+          method: 'GET',
+          path: this.opts.path,
+          query,
+          signal,
+          ...(this.opts.listAccept ? { accept: this.opts.listAccept } : {}),
+        });
         page = res.body as KubeList;
       } catch (err) {
         // an expired continue token: start over with one unpaginated consistent list
@@ -158,7 +184,13 @@ export class ListWatch {
         throw err;
       }
       if (!page || !Array.isArray(page.items)) {
-        throw new ApiError({ code: 200, reason: 'InvalidResponse', message: 'list response has no items array', verb: 'GET', path: this.opts.path });
+        throw new ApiError({
+          code: 200,
+          reason: 'InvalidResponse',
+          message: 'list response has no items array',
+          verb: 'GET',
+          path: this.opts.path,
+        });
       }
       items.push(...page.items);
       rv = page.metadata?.resourceVersion ?? '';
@@ -252,7 +284,13 @@ export class ListWatch {
     try {
       ev = JSON.parse(line) as WatchEvent;
     } catch {
-      throw new ApiError({ code: 200, reason: 'InvalidResponse', message: `watch sent a line that is not JSON: ${line.slice(0, 120)}`, verb: 'GET', path: this.opts.path });
+      throw new ApiError({
+        code: 200,
+        reason: 'InvalidResponse',
+        message: `watch sent a line that is not JSON: ${line.slice(0, 120)}`,
+        verb: 'GET',
+        path: this.opts.path,
+      });
     }
     if (ev.type === 'ERROR') throw ApiError.fromStatus('GET', this.opts.path, ev.object as unknown as Status);
     const rv = ev.object?.metadata?.resourceVersion;

@@ -126,7 +126,8 @@ export class Manager {
 
   /** starts building a controller that this manager will run */
   controller(name: string): ControllerBuilder {
-    if (this.controllers.some((c) => c.name === name)) throw new Error(`manager: a controller named "${name}" already exists`);
+    if (this.controllers.some((c) => c.name === name))
+      throw new Error(`manager: a controller named "${name}" already exists`);
     return new ControllerBuilder(name, {
       cache: this.cache,
       client: this.client,
@@ -141,7 +142,11 @@ export class Manager {
   recorder(controllerName: string): AggregatingRecorder {
     let r = this.recorders.get(controllerName);
     if (!r) {
-      r = new AggregatingRecorder({ reportingController: `${this.name}.io/${controllerName}`, sink: apiEventSink(this.client.withFieldManager(controllerName)), logger: this.log });
+      r = new AggregatingRecorder({
+        reportingController: `${this.name}.io/${controllerName}`,
+        sink: apiEventSink(this.client.withFieldManager(controllerName)),
+        logger: this.log,
+      });
       this.recorders.set(controllerName, r);
     }
     return r;
@@ -150,7 +155,8 @@ export class Manager {
   /** starts `r` with the manager (or when it leads) and stops it with the manager; see Runnable */
   add(r: Runnable): void {
     if (this.started) throw new Error(`manager: runnable "${r.name}" added after start`);
-    if (this.runnables.some((x) => x.name === r.name)) throw new Error(`manager: a runnable named "${r.name}" already exists`);
+    if (this.runnables.some((x) => x.name === r.name))
+      throw new Error(`manager: a runnable named "${r.name}" already exists`);
     this.runnables.push(r);
   }
 
@@ -268,12 +274,16 @@ export class Manager {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), grace)));
     const stopAll = async () => {
-      for (const r of this.runnables.filter(needsLeader).reverse()) await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
+      for (const r of this.runnables.filter(needsLeader).reverse())
+        await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
       await Promise.all(this.controllers.map((c) => c.stop()));
     };
     const outcome = await Promise.race([stopAll().then(() => 'done' as const), timeout]);
     clearTimeout(timer);
-    if (outcome === 'timeout') this.log.warn('in-flight reconciles did not finish within the graceful shutdown period', { gracefulShutdownMs: grace });
+    if (outcome === 'timeout')
+      this.log.warn('in-flight reconciles did not finish within the graceful shutdown period', {
+        gracefulShutdownMs: grace,
+      });
   }
 
   private async shutdown(): Promise<void> {
@@ -285,9 +295,11 @@ export class Manager {
       await this.controllersRunning.catch(() => undefined);
       await this.stopControllers();
     }
-    for (const r of this.runnables.filter((x) => !needsLeader(x)).reverse()) await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
+    for (const r of this.runnables.filter((x) => !needsLeader(x)).reverse())
+      await r.stop().catch((error) => this.log.error('runnable failed to stop', { runnable: r.name, error }));
     await Promise.all([...this.recorders.values()].map((r) => r.drain()));
-    for (const hook of this.shutdownHooks.splice(0)) await hook().catch((error) => this.log.error('shutdown hook failed', { error }));
+    for (const hook of this.shutdownHooks.splice(0))
+      await hook().catch((error) => this.log.error('shutdown hook failed', { error }));
     await this.cache.stop();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();

@@ -4,7 +4,10 @@
 import { deepEqual } from './equality.ts';
 import type { KubeObject } from './types.ts';
 
-export type ObjectEvent<T extends KubeObject = KubeObject> = { type: 'add'; obj: T } | { type: 'update'; old: T; obj: T } | { type: 'delete'; obj: T };
+export type ObjectEvent<T extends KubeObject = KubeObject> =
+  | { type: 'add'; obj: T }
+  | { type: 'update'; old: T; obj: T }
+  | { type: 'delete'; obj: T };
 
 export type Predicate<T extends KubeObject = KubeObject> = (ev: ObjectEvent<T>) => boolean;
 
@@ -28,7 +31,8 @@ export function labelsChanged<T extends KubeObject>(): Predicate<T> {
 }
 
 export function annotationsChanged<T extends KubeObject>(): Predicate<T> {
-  return (ev) => ev.type !== 'update' || !deepEqual(ev.old.metadata.annotations ?? {}, ev.obj.metadata.annotations ?? {});
+  return (ev) =>
+    ev.type !== 'update' || !deepEqual(ev.old.metadata.annotations ?? {}, ev.obj.metadata.annotations ?? {});
 }
 
 /** drops updates that carry no new resourceVersion (relist replays) */

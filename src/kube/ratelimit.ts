@@ -17,7 +17,8 @@ export class ItemExponentialRateLimiter implements RateLimiter {
     readonly baseDelayMs = 5,
     readonly maxDelayMs = 1000_000,
   ) {
-    if (baseDelayMs <= 0 || maxDelayMs < baseDelayMs) throw new Error(`ItemExponentialRateLimiter: need 0 < base <= max, got base=${baseDelayMs} max=${maxDelayMs}`);
+    if (baseDelayMs <= 0 || maxDelayMs < baseDelayMs)
+      throw new Error(`ItemExponentialRateLimiter: need 0 < base <= max, got base=${baseDelayMs} max=${maxDelayMs}`);
   }
 
   when(key: string): number {
@@ -50,7 +51,8 @@ export class BucketRateLimiter implements RateLimiter {
     readonly burst = 100,
     private readonly now: () => number = Date.now,
   ) {
-    if (qps <= 0 || burst < 1) throw new Error(`BucketRateLimiter: need qps > 0 and burst >= 1, got qps=${qps} burst=${burst}`);
+    if (qps <= 0 || burst < 1)
+      throw new Error(`BucketRateLimiter: need qps > 0 and burst >= 1, got qps=${qps} burst=${burst}`);
     this.tokens = burst;
     this.last = now();
   }
@@ -127,6 +129,9 @@ export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 
 /** every controller's default: 5 ms → 30 s per key, 10 qps / burst 100 overall, never more than 30 s */
 export function defaultControllerRateLimiter(): RateLimiter {
-  const limiter = new MaxOfRateLimiter(new ItemExponentialRateLimiter(5, DEFAULT_MAX_RETRY_DELAY_MS), new BucketRateLimiter(10, 100));
+  const limiter = new MaxOfRateLimiter(
+    new ItemExponentialRateLimiter(5, DEFAULT_MAX_RETRY_DELAY_MS),
+    new BucketRateLimiter(10, 100),
+  );
   return new CappedRateLimiter(limiter, DEFAULT_MAX_RETRY_DELAY_MS);
 }

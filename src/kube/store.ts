@@ -106,7 +106,8 @@ export class Store<T extends KubeObject = KubeObject> {
       seen.add(key);
       const old = this.upsert(obj);
       if (!old) changes.push({ type: 'add', obj });
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) changes.push({ type: 'update', old, obj });
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        changes.push({ type: 'update', old, obj });
     }
     for (const key of [...this.objects.keys()]) {
       if (seen.has(key)) continue;

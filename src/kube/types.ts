@@ -58,6 +58,16 @@ export function controllerOf(obj: { metadata: ObjectMeta }): OwnerReference | un
 /** builds a controller ownerReference pointing at `owner` (which must have been read from the server: it needs a uid) */
 export function controllerRef(owner: KubeObject, opts: { blockOwnerDeletion?: boolean } = {}): OwnerReference {
   const { name, uid } = owner.metadata;
-  if (!name || !uid) throw new Error(`controllerRef: ${owner.kind} ${owner.metadata.namespace ?? ''}/${name ?? '<no name>'} has no metadata.uid (read it from the server first)`);
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name, uid, controller: true, blockOwnerDeletion: opts.blockOwnerDeletion ?? true };
+  if (!name || !uid)
+    throw new Error(
+      `controllerRef: ${owner.kind} ${owner.metadata.namespace ?? ''}/${name ?? '<no name>'} has no metadata.uid (read it from the server first)`,
+    );
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: opts.blockOwnerDeletion ?? true,
+  };
 }

@@ -49,32 +49,73 @@ function nodeStatus(capacity: Record<string, string>, index: number): Record<str
     capacity,
     allocatable: capacity,
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure', lastHeartbeatTime: now, lastTransitionTime: now },
-      { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available', lastHeartbeatTime: now, lastTransitionTime: now },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+      {
+        type: 'MemoryPressure',
+        status: 'False',
+        reason: 'KubeletHasSufficientMemory',
+        message: 'kubelet has sufficient memory available',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+      {
+        type: 'DiskPressure',
+        status: 'False',
+        reason: 'KubeletHasNoDiskPressure',
+        message: 'kubelet has no disk pressure',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+      {
+        type: 'PIDPressure',
+        status: 'False',
+        reason: 'KubeletHasSufficientPID',
+        message: 'kubelet has sufficient PID available',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
     ],
     addresses: [
       { type: 'InternalIP', address: `192.168.49.${10 + index}` },
       { type: 'Hostname', address: `sim-node-${index}` },
     ],
     nodeInfo: {
-      architecture: 'amd64', operatingSystem: 'linux', osImage: 'modelplane simulated node', kernelVersion: '6.1.0-sim',
-      containerRuntimeVersion: 'containerd://1.7.0-sim', kubeletVersion: 'v1.32.0', kubeProxyVersion: 'v1.32.0',
-      machineID: `sim${index}`, systemUUID: `sim-${index}`, bootID: `boot-${index}`,
+      architecture: 'amd64',
+      operatingSystem: 'linux',
+      osImage: 'modelplane simulated node',
+      kernelVersion: '6.1.0-sim',
+      containerRuntimeVersion: 'containerd://1.7.0-sim',
+      kubeletVersion: 'v1.32.0',
+      kubeProxyVersion: 'v1.32.0',
+      machineID: `sim${index}`,
+      systemUUID: `sim-${index}`,
+      bootID: `boot-${index}`,
     },
   };
 }
 
 /** Node objects (without status) and the status each gets, for the given pool. */
-export function simulatedNodes(pool: NodePoolSpec = DEFAULT_NODE_POOL, podNetwork = DEFAULT_POD_NETWORK): Array<{ node: KubeObject; status: Record<string, unknown> }> {
+export function simulatedNodes(
+  pool: NodePoolSpec = DEFAULT_NODE_POOL,
+  podNetwork = DEFAULT_POD_NETWORK,
+): Array<{ node: KubeObject; status: Record<string, unknown> }> {
   const out: Array<{ node: KubeObject; status: Record<string, unknown> }> = [];
   let i = 0;
   const base = { cpu: '32', memory: '128Gi', pods: '110', 'ephemeral-storage': '500Gi' };
   const gpus = String(pool.gpusPerNode);
   for (let n = 0; n < pool.cpuNodes; n++) {
     const cap = base;
-    out.push({ node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i, podNetwork), status: nodeStatus(cap, i++) });
+    out.push({
+      node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i, podNetwork),
+      status: nodeStatus(cap, i++),
+    });
   }
   for (let n = 0; n < pool.nvidiaNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1024Gi', 'nvidia.com/gpu': gpus };
@@ -125,7 +166,10 @@ export function simGatewayObjects(): KubeObject[] {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'Gateway',
       metadata: { name: g.name, namespace: g.namespace },
-      spec: { gatewayClassName: SIM_GATEWAY.className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] },
+      spec: {
+        gatewayClassName: SIM_GATEWAY.className,
+        listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }],
+      },
     },
   ];
   return [
@@ -133,7 +177,10 @@ export function simGatewayObjects(): KubeObject[] {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'GatewayClass',
       metadata: { name: SIM_GATEWAY.className },
-      spec: { controllerName: 'sim.modelplane.io/gateway-controller', description: 'The simulated Gateway API implementation of modelplane dev' },
+      spec: {
+        controllerName: 'sim.modelplane.io/gateway-controller',
+        description: 'The simulated Gateway API implementation of modelplane dev',
+      },
     },
     ...gateway(SIM_GATEWAY),
     ...gateway(SIM_KSERVE_GATEWAY),
@@ -147,14 +194,24 @@ export function simGatewayObjects(): KubeObject[] {
  * the real control plane, so the node, Ready from the start, lifts the taint itself (docs/real-kubernetes.md).
  */
 async function liftNotReadyTaint(c: KubeClient, node: KubeObject): Promise<void> {
-  const taints = ((node as { spec?: { taints?: Array<{ key: string }> } }).spec?.taints ?? []);
+  const taints = (node as { spec?: { taints?: Array<{ key: string }> } }).spec?.taints ?? [];
   if (!taints.some((t) => t.key === NOT_READY_TAINT)) return;
-  await c.patch(Nodes, node.metadata.name!, undefined, { spec: { taints: taints.filter((t) => t.key !== NOT_READY_TAINT) } }, 'merge');
+  await c.patch(
+    Nodes,
+    node.metadata.name!,
+    undefined,
+    { spec: { taints: taints.filter((t) => t.key !== NOT_READY_TAINT) } },
+    'merge',
+  );
 }
 
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
 
-export async function installSimulatedInfrastructure(client: KubeClient, pool: NodePoolSpec = DEFAULT_NODE_POOL, podNetwork = DEFAULT_POD_NETWORK): Promise<void> {
+export async function installSimulatedInfrastructure(
+  client: KubeClient,
+  pool: NodePoolSpec = DEFAULT_NODE_POOL,
+  podNetwork = DEFAULT_POD_NETWORK,
+): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   for (const { node: n, status } of simulatedNodes(pool, podNetwork)) {
     const created = await c.apply(n);
@@ -179,5 +236,7 @@ export async function claimPodNetwork(claimPort = 6244): Promise<{ network: stri
     });
     if (ok) return { network: `127.${n}`, release: () => new Promise((resolve) => server.close(() => resolve())) };
   }
-  throw new Error('no free 127.N pod network left for a simulated cluster (more than 240 dev clusters on this machine?)');
+  throw new Error(
+    'no free 127.N pod network left for a simulated cluster (more than 240 dev clusters on this machine?)',
+  );
 }

@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { kindRef, type KubeObject, type Manager } from '../kube/index.ts';
 
 interface PodLike extends KubeObject {
-  spec?: { nodeName?: string; containers?: Array<{ name: string; ports?: Array<{ containerPort: number; name?: string; protocol?: string }> }> };
+  spec?: {
+    nodeName?: string;
+    containers?: Array<{ name: string; ports?: Array<{ containerPort: number; name?: string; protocol?: string }> }>;
+  };
   status?: { phase?: string; podIP?: string; conditions?: Array<{ type: string; status: string }> };
 }
 const DiscoveredPods = kindRef<PodLike>('v1', 'Pod');
@@ -34,14 +37,22 @@ export function podTargetGroups(pods: readonly PodLike[]): TargetGroup[] {
       __meta_kubernetes_pod_node_name: pod.spec?.nodeName ?? '',
       __meta_kubernetes_pod_uid: pod.metadata.uid ?? '',
     };
-    for (const [k, v] of Object.entries(pod.metadata.labels ?? {})) base[`__meta_kubernetes_pod_label_${sanitize(k)}`] = v;
-    for (const [k, v] of Object.entries(pod.metadata.annotations ?? {})) base[`__meta_kubernetes_pod_annotation_${sanitize(k)}`] = v;
+    for (const [k, v] of Object.entries(pod.metadata.labels ?? {}))
+      base[`__meta_kubernetes_pod_label_${sanitize(k)}`] = v;
+    for (const [k, v] of Object.entries(pod.metadata.annotations ?? {}))
+      base[`__meta_kubernetes_pod_annotation_${sanitize(k)}`] = v;
     const ports = (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => ({ c: c.name, p })));
     if (ports.length === 0) out.push({ targets: [ip], labels: base });
     for (const { c, p } of ports) {
       out.push({
         targets: [`${ip}:${p.containerPort}`],
-        labels: { ...base, __meta_kubernetes_pod_container_name: c, __meta_kubernetes_pod_container_port_number: String(p.containerPort), __meta_kubernetes_pod_container_port_name: p.name ?? '', __meta_kubernetes_pod_container_port_protocol: p.protocol ?? 'TCP' },
+        labels: {
+          ...base,
+          __meta_kubernetes_pod_container_name: c,
+          __meta_kubernetes_pod_container_port_number: String(p.containerPort),
+          __meta_kubernetes_pod_container_port_name: p.name ?? '',
+          __meta_kubernetes_pod_container_port_protocol: p.protocol ?? 'TCP',
+        },
       });
     }
   }

@@ -12,7 +12,8 @@ import { delimiter, join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Logger } from '../kube/index.ts';
 
-export const PROMETHEUS_SETUP_HINT = 'install it with `npm run setup:prometheus` (runs apt-get install prometheus; needs root) or set PROMETHEUS_BINARY';
+export const PROMETHEUS_SETUP_HINT =
+  'install it with `npm run setup:prometheus` (runs apt-get install prometheus; needs root) or set PROMETHEUS_BINARY';
 
 export interface PrometheusOptions {
   binary: string;
@@ -38,7 +39,11 @@ export interface RunningPrometheus {
 
 /** the prometheus binary: PROMETHEUS_BINARY, /usr/bin/prometheus, or on PATH */
 export function findPrometheus(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = [env.PROMETHEUS_BINARY, '/usr/bin/prometheus', ...(env.PATH ?? '').split(delimiter).map((d) => join(d, 'prometheus'))].filter((c): c is string => Boolean(c));
+  const candidates = [
+    env.PROMETHEUS_BINARY,
+    '/usr/bin/prometheus',
+    ...(env.PATH ?? '').split(delimiter).map((d) => join(d, 'prometheus')),
+  ].filter((c): c is string => Boolean(c));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -62,7 +67,9 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** the generated prometheus.yml (pure) */
-export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | 'staticTargets' | 'scrapeIntervalSeconds'> & { httpDiscovery?: string }): string {
+export function prometheusConfig(
+  o: Pick<PrometheusOptions, 'kubeconfigFile' | 'staticTargets' | 'scrapeIntervalSeconds'> & { httpDiscovery?: string },
+): string {
   const interval = `${o.scrapeIntervalSeconds ?? 2}s`;
   const meta = (name: string) => `__meta_kubernetes_pod_annotation_prometheus_io_${name}`;
   return stringify({
@@ -70,17 +77,29 @@ export function prometheusConfig(o: Pick<PrometheusOptions, 'kubeconfigFile' | '
     scrape_configs: [
       {
         job_name: 'kubernetes-pods',
-        ...(o.httpDiscovery ? { http_sd_configs: [{ url: o.httpDiscovery, refresh_interval: interval }] } : { kubernetes_sd_configs: [{ role: 'pod', kubeconfig_file: o.kubeconfigFile }] }),
+        ...(o.httpDiscovery
+          ? { http_sd_configs: [{ url: o.httpDiscovery, refresh_interval: interval }] }
+          : { kubernetes_sd_configs: [{ role: 'pod', kubeconfig_file: o.kubeconfigFile }] }),
         relabel_configs: [
           { source_labels: [meta('scrape')], action: 'keep', regex: 'true' },
           { source_labels: ['__meta_kubernetes_pod_phase'], action: 'keep', regex: 'Running' },
-          { source_labels: ['__address__', meta('port')], action: 'replace', regex: '([^:]+)(?::\\d+)?;(\\d+)', replacement: '$1:$2', target_label: '__address__' },
+          {
+            source_labels: ['__address__', meta('port')],
+            action: 'replace',
+            regex: '([^:]+)(?::\\d+)?;(\\d+)',
+            replacement: '$1:$2',
+            target_label: '__address__',
+          },
           { source_labels: [meta('path')], action: 'replace', regex: '(.+)', target_label: '__metrics_path__' },
           { source_labels: ['__meta_kubernetes_namespace'], target_label: 'namespace' },
           { source_labels: ['__meta_kubernetes_pod_name'], target_label: 'pod' },
         ],
       },
-      ...(o.staticTargets ?? []).map((t) => ({ job_name: t.job, honor_labels: true, static_configs: [{ targets: [t.target] }] })),
+      ...(o.staticTargets ?? []).map((t) => ({
+        job_name: t.job,
+        honor_labels: true,
+        static_configs: [{ targets: [t.target] }],
+      })),
     ],
   });
 }
@@ -90,7 +109,10 @@ export async function startPrometheus(o: PrometheusOptions): Promise<RunningProm
     return await launch(o, undefined);
   } catch (err) {
     if (!o.discoveryUrl || !/field kubernetes_sd_configs not found/.test((err as Error).message)) throw err;
-    o.log.info('this prometheus has no Kubernetes service discovery (Debian builds it without); discovering pods over HTTP instead', { discoveryUrl: o.discoveryUrl });
+    o.log.info(
+      'this prometheus has no Kubernetes service discovery (Debian builds it without); discovering pods over HTTP instead',
+      { discoveryUrl: o.discoveryUrl },
+    );
     return launch(o, o.discoveryUrl);
   }
 }
@@ -101,7 +123,17 @@ async function launch(o: PrometheusOptions, httpDiscovery: string | undefined): 
   writeFileSync(configFile, prometheusConfig({ ...o, ...(httpDiscovery ? { httpDiscovery } : {}) }));
   const port = o.port || (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(o.binary, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(o.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=2h', '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    o.binary,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(o.dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=2h',
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);
@@ -109,13 +141,21 @@ async function launch(o: PrometheusOptions, httpDiscovery: string | undefined): 
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     const code = await Promise.race([exited, new Promise<'wait'>((r) => setTimeout(() => r('wait'), 200))]);
-    if (code !== 'wait') throw new Error(`prometheus (${o.binary}) exited with code ${code} before it was ready: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    if (code !== 'wait')
+      throw new Error(
+        `prometheus (${o.binary}) exited with code ${code} before it was ready: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`prometheus at ${url} was not ready within 30 s: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      throw new Error(
+        `prometheus at ${url} was not ready within 30 s: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
     }
   }
   o.log.info('prometheus started', { url, config: configFile });

@@ -16,8 +16,14 @@ import {
 } from '../kube/index.ts';
 import type { WebhookMetrics } from './metrics.ts';
 
-export const MutatingWebhookConfigurations = kindRef<KubeObject>('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration');
-export const ValidatingWebhookConfigurations = kindRef<KubeObject>('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration');
+export const MutatingWebhookConfigurations = kindRef<KubeObject>(
+  'admissionregistration.k8s.io/v1',
+  'MutatingWebhookConfiguration',
+);
+export const ValidatingWebhookConfigurations = kindRef<KubeObject>(
+  'admissionregistration.k8s.io/v1',
+  'ValidatingWebhookConfiguration',
+);
 
 export type ConfigurationKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
 
@@ -88,7 +94,13 @@ export class CaBundleInjector {
     const kinds =
       typeof target === 'string'
         ? [MutatingWebhookConfigurations, ValidatingWebhookConfigurations]
-        : [target.kind === 'CustomResourceDefinition' ? CustomResourceDefinitions : target.kind === 'MutatingWebhookConfiguration' ? MutatingWebhookConfigurations : ValidatingWebhookConfigurations];
+        : [
+            target.kind === 'CustomResourceDefinition'
+              ? CustomResourceDefinitions
+              : target.kind === 'MutatingWebhookConfiguration'
+                ? MutatingWebhookConfigurations
+                : ValidatingWebhookConfigurations,
+          ];
     const added: Target[] = [];
     for (const kind of kinds) {
       if (this.targets.some((t) => t.kind === kind && t.name === name)) continue;
@@ -145,9 +157,14 @@ export class CaBundleInjector {
     if (this.stopped || bundle === undefined) return;
     const what = `${t.kind.kind} ${t.name}`;
     try {
-      const live = t.informer?.hasSynced ? t.informer.get(t.name) : await this.opts.client.getOrUndefined(t.kind, t.name);
+      const live = t.informer?.hasSynced
+        ? t.informer.get(t.name)
+        : await this.opts.client.getOrUndefined(t.kind, t.name);
       if (!live) return;
-      const patchFor = (b: string) => (t.kind === CustomResourceDefinitions ? crdPatch(live as CustomResourceDefinition, b) : configurationPatch(live, b));
+      const patchFor = (b: string) =>
+        t.kind === CustomResourceDefinitions
+          ? crdPatch(live as CustomResourceDefinition, b)
+          : configurationPatch(live, b);
       let patch = patchFor(bundle);
       if (patch !== undefined && this.opts.readTrust) {
         const trust = await this.opts.readTrust();
@@ -167,7 +184,11 @@ export class CaBundleInjector {
       t.failures++;
       this.opts.metrics?.injections.inc({ kind: t.kind.kind, name: t.name, outcome: 'failed' });
       const delay = Math.min((this.opts.retryMs ?? 500) * 2 ** (t.failures - 1), this.opts.retryMaxMs ?? 30_000);
-      this.opts.logger.warn('could not inject the webhook CA bundle; retrying', { target: what, error: err, retryInMs: delay });
+      this.opts.logger.warn('could not inject the webhook CA bundle; retrying', {
+        target: what,
+        error: err,
+        retryInMs: delay,
+      });
       clearTimeout(t.retry);
       t.retry = setTimeout(() => void this.inject(t), delay);
       t.retry.unref();
@@ -177,7 +198,9 @@ export class CaBundleInjector {
 
 /** the apply body setting caBundle on every webhook entry, or undefined when all already carry `bundle` */
 export function configurationPatch(live: KubeObject, bundle: string): KubeObject | undefined {
-  const webhooks: Obj[] = Array.isArray(live.webhooks) ? (live.webhooks as Obj[]).filter((w) => typeof w?.name === 'string') : [];
+  const webhooks: Obj[] = Array.isArray(live.webhooks)
+    ? (live.webhooks as Obj[]).filter((w) => typeof w?.name === 'string')
+    : [];
   if (webhooks.every((w) => w.clientConfig?.caBundle === bundle)) return undefined;
   // every entry, not just stale ones: apply drops fields this manager owned but no longer sends
   return {

@@ -3,7 +3,14 @@
 // meets a Conflict both re-read and decide again, so the first writer's certificates win and everyone
 // serves them. Keys: ca.crt (trust bundle), ca.key, tls.crt, tls.key, type kubernetes.io/tls.
 import { isAlreadyExists, isConflict, type KubeClient, type Logger, type Secret, Secrets } from '../kube/index.ts';
-import { type CertMaterial, generateCA, inspectCertData, issueServingCert, splitPemCerts, stillTrusted } from './certs.ts';
+import {
+  type CertMaterial,
+  generateCA,
+  inspectCertData,
+  issueServingCert,
+  splitPemCerts,
+  stillTrusted,
+} from './certs.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { decideRotation, type RotationDecision } from './rotation.ts';
 
@@ -44,7 +51,13 @@ function decode(secret: Secret | undefined): CertData {
 }
 
 function materialOf(d: CertData): CertMaterial {
-  return { caCertPem: splitPemCerts(d['ca.crt']!)[0]!, caKeyPem: d['ca.key']!, trustPem: d['ca.crt']!, certPem: d['tls.crt']!, keyPem: d['tls.key']! };
+  return {
+    caCertPem: splitPemCerts(d['ca.crt']!)[0]!,
+    caKeyPem: d['ca.key']!,
+    trustPem: d['ca.crt']!,
+    certPem: d['tls.crt']!,
+    keyPem: d['tls.key']!,
+  };
 }
 
 export class CertificateSecret {
@@ -80,8 +93,10 @@ export class CertificateSecret {
         if ((data['tls.crt'] ?? '') !== forcedAgainst) forced = undefined;
       }
       let decision = decideRotation(inspectCertData(data, this.config), this.config, now);
-      if (forced === 'all' && decision.action !== 'regenerate') decision = { action: 'regenerate', reason: 'a new CA was requested' };
-      else if (forced === 'serving' && decision.action === 'keep') decision = { action: 'issue-serving', reason: 'a new serving certificate was requested' };
+      if (forced === 'all' && decision.action !== 'regenerate')
+        decision = { action: 'regenerate', reason: 'a new CA was requested' };
+      else if (forced === 'serving' && decision.action === 'keep')
+        decision = { action: 'issue-serving', reason: 'a new serving certificate was requested' };
       if (decision.action === 'keep') return { material: materialOf(data), action: 'keep' };
 
       const next = await this.build(decision, data, now);
@@ -95,18 +110,31 @@ export class CertificateSecret {
         throw err;
       }
       this.metrics?.rotations.inc({ secret: this.where, action: decision.action });
-      this.log.info(secret ? 'rotated webhook certificates' : 'created webhook certificate Secret', { secret: this.where, action: decision.action, reason: decision.reason });
+      this.log.info(secret ? 'rotated webhook certificates' : 'created webhook certificate Secret', {
+        secret: this.where,
+        action: decision.action,
+        reason: decision.reason,
+      });
       return { material: materialOf(next), action: decision.action, reason: decision.reason };
     }
     throw new Error(`certificate Secret ${this.where}: still conflicting after ${MAX_ATTEMPTS} attempts to write it`);
   }
 
-  private async build(decision: Exclude<RotationDecision, { action: 'keep' }>, old: CertData, now: Date): Promise<Required<CertData>> {
+  private async build(
+    decision: Exclude<RotationDecision, { action: 'keep' }>,
+    old: CertData,
+    now: Date,
+  ): Promise<Required<CertData>> {
     const c = this.config;
     let ca: { certPem: string; keyPem: string };
     let trust: string;
     if (decision.action === 'regenerate') {
-      ca = await generateCA({ commonName: c.caCommonName, ...(c.organization ? { organization: c.organization } : {}), lifetimeMs: c.caLifetimeMs, now });
+      ca = await generateCA({
+        commonName: c.caCommonName,
+        ...(c.organization ? { organization: c.organization } : {}),
+        lifetimeMs: c.caLifetimeMs,
+        now,
+      });
       // the old CA stays trusted next to the new one while it is valid, so serving certificates it signed
       // (still served by replicas that have not reloaded yet) keep verifying
       trust = [ca.certPem, ...stillTrusted(old['ca.crt'] ?? '', now)].join('');
@@ -114,7 +142,13 @@ export class CertificateSecret {
       ca = { certPem: splitPemCerts(old['ca.crt']!)[0]!, keyPem: old['ca.key']! };
       trust = [ca.certPem, ...stillTrusted(old['ca.crt']!, now).filter((b) => b !== ca.certPem)].join('');
     }
-    const serving = await issueServingCert(ca, { commonName: c.commonName, dnsNames: c.dnsNames, ips: c.ips, lifetimeMs: c.certLifetimeMs, now });
+    const serving = await issueServingCert(ca, {
+      commonName: c.commonName,
+      dnsNames: c.dnsNames,
+      ips: c.ips,
+      lifetimeMs: c.certLifetimeMs,
+      now,
+    });
     return { 'ca.crt': trust, 'ca.key': ca.keyPem, 'tls.crt': serving.certPem, 'tls.key': serving.keyPem };
   }
 
@@ -128,7 +162,10 @@ export class CertificateSecret {
         metadata: {
           name: this.config.secret.name,
           namespace: this.config.secret.namespace,
-          labels: { 'app.kubernetes.io/managed-by': 'modelplane', 'app.kubernetes.io/component': 'webhook-certificates' },
+          labels: {
+            'app.kubernetes.io/managed-by': 'modelplane',
+            'app.kubernetes.io/component': 'webhook-certificates',
+          },
         },
         type: 'kubernetes.io/tls',
         data: encoded,
@@ -136,7 +173,10 @@ export class CertificateSecret {
       return;
     }
     if (existing.type && existing.type !== 'kubernetes.io/tls') {
-      this.log.warn('certificate Secret is not of type kubernetes.io/tls (the type cannot change); writing the keys anyway', { secret: this.where, type: existing.type });
+      this.log.warn(
+        'certificate Secret is not of type kubernetes.io/tls (the type cannot change); writing the keys anyway',
+        { secret: this.where, type: existing.type },
+      );
     }
     // the resourceVersion read above makes this fail with a Conflict if another replica wrote first
     const { stringData: _stringData, ...rest } = existing;

@@ -47,13 +47,18 @@ export interface ServingOptions {
 }
 
 function pem(label: string, der: ArrayBuffer): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
 /** a positive 128-bit serial (the leading nibble kept below 8 so DER does not read it as negative) */
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 async function newKeys(): Promise<CryptoKeyPair> {
@@ -87,7 +92,10 @@ export async function generateCA(opts: CaOptions): Promise<KeyPairPem> {
     keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -114,7 +122,10 @@ export async function issueServingCert(ca: KeyPairPem, opts: ServingOptions): Pr
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([...opts.dnsNames.map((value) => ({ type: 'dns' as const, value })), ...opts.ips.map((value) => ({ type: 'ip' as const, value }))]),
+      new x509.SubjectAlternativeNameExtension([
+        ...opts.dnsNames.map((value) => ({ type: 'dns' as const, value })),
+        ...opts.ips.map((value) => ({ type: 'ip' as const, value })),
+      ]),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });
@@ -169,7 +180,10 @@ function keyMatches(cert: NodeX509, keyPem: string): boolean {
 }
 
 /** `data` holds PEM text (already base64-decoded): ca.crt, ca.key, tls.crt, tls.key */
-export function inspectCertData(data: Partial<Record<'ca.crt' | 'ca.key' | 'tls.crt' | 'tls.key', string>>, required: Requirements): SecretFacts {
+export function inspectCertData(
+  data: Partial<Record<'ca.crt' | 'ca.key' | 'tls.crt' | 'tls.key', string>>,
+  required: Requirements,
+): SecretFacts {
   let caCert: NodeX509 | undefined;
   let ca: CaFacts | string;
   const caPem = splitPemCerts(data['ca.crt'] ?? '')[0];

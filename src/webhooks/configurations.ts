@@ -31,12 +31,22 @@ function clientConfig(target: ClientTarget, path: string, caBundle: string | und
   return { service: { name, namespace, path, ...(port !== undefined && port !== 443 ? { port } : {}) }, ...ca };
 }
 
-function webhookEntry(route: Route & { spec: AdmissionWebhookSpec }, target: ClientTarget, caBundle: string | undefined): Record<string, unknown> {
+function webhookEntry(
+  route: Route & { spec: AdmissionWebhookSpec },
+  target: ClientTarget,
+  caBundle: string | undefined,
+): Record<string, unknown> {
   const s = route.spec;
   const entry: Record<string, unknown> = {
     name: s.name,
     clientConfig: clientConfig(target, route.path, caBundle),
-    rules: s.rules.map((r) => ({ operations: r.operations, apiGroups: r.apiGroups, apiVersions: r.apiVersions, resources: r.resources, scope: r.scope ?? '*' })),
+    rules: s.rules.map((r) => ({
+      operations: r.operations,
+      apiGroups: r.apiGroups,
+      apiVersions: r.apiVersions,
+      resources: r.resources,
+      scope: r.scope ?? '*',
+    })),
     failurePolicy: s.failurePolicy ?? 'Fail',
     sideEffects: s.sideEffects ?? 'None',
     admissionReviewVersions: s.admissionReviewVersions ?? ['v1'],
@@ -69,5 +79,8 @@ export function buildWebhookConfigurations(routes: Route[], opts: BuildOptions):
 
 /** a CRD's `spec.conversion` for a conversion webhook served at `path` */
 export function conversionStanza(path: string, target: ClientTarget, caBundle?: string): Record<string, unknown> {
-  return { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfig(target, path, caBundle) } };
+  return {
+    strategy: 'Webhook',
+    webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfig(target, path, caBundle) },
+  };
 }

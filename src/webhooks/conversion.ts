@@ -23,20 +23,39 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 export function decodeConversionReview(body: unknown): { version: 'v1' | 'v1beta1'; request: ConversionRequest } {
   if (!isObj(body)) throw new BadReview('request body must be a JSON object (a ConversionReview)');
-  if (body.kind !== 'ConversionReview') throw new BadReview(`expected kind ConversionReview, got ${JSON.stringify(body.kind ?? '')}`);
-  const version = body.apiVersion === 'apiextensions.k8s.io/v1' ? 'v1' : body.apiVersion === 'apiextensions.k8s.io/v1beta1' ? 'v1beta1' : undefined;
-  if (!version) throw new BadReview(`unsupported ConversionReview apiVersion ${JSON.stringify(body.apiVersion ?? '')}: expected apiextensions.k8s.io/v1 or v1beta1`);
+  if (body.kind !== 'ConversionReview')
+    throw new BadReview(`expected kind ConversionReview, got ${JSON.stringify(body.kind ?? '')}`);
+  const version =
+    body.apiVersion === 'apiextensions.k8s.io/v1'
+      ? 'v1'
+      : body.apiVersion === 'apiextensions.k8s.io/v1beta1'
+        ? 'v1beta1'
+        : undefined;
+  if (!version)
+    throw new BadReview(
+      `unsupported ConversionReview apiVersion ${JSON.stringify(body.apiVersion ?? '')}: expected apiextensions.k8s.io/v1 or v1beta1`,
+    );
   const r = body.request;
   if (!isObj(r)) throw new BadReview('ConversionReview has no request');
-  if (typeof r.uid !== 'string' || r.uid === '') throw new BadReview('ConversionReview request.uid must be a non-empty string');
-  if (typeof r.desiredAPIVersion !== 'string' || !r.desiredAPIVersion.includes('/')) throw new BadReview(`ConversionReview request.desiredAPIVersion ${JSON.stringify(r.desiredAPIVersion ?? '')} is not group/version`);
-  if (!Array.isArray(r.objects) || !r.objects.every((o) => isObj(o) && typeof o.apiVersion === 'string' && isObj(o.metadata))) {
+  if (typeof r.uid !== 'string' || r.uid === '')
+    throw new BadReview('ConversionReview request.uid must be a non-empty string');
+  if (typeof r.desiredAPIVersion !== 'string' || !r.desiredAPIVersion.includes('/'))
+    throw new BadReview(
+      `ConversionReview request.desiredAPIVersion ${JSON.stringify(r.desiredAPIVersion ?? '')} is not group/version`,
+    );
+  if (
+    !Array.isArray(r.objects) ||
+    !r.objects.every((o) => isObj(o) && typeof o.apiVersion === 'string' && isObj(o.metadata))
+  ) {
     throw new BadReview('ConversionReview request.objects must be a list of objects with apiVersion and metadata');
   }
   return { version, request: r as unknown as ConversionRequest };
 }
 
-export function encodeConversionReview(version: 'v1' | 'v1beta1', response: ConversionResponse): Record<string, unknown> {
+export function encodeConversionReview(
+  version: 'v1' | 'v1beta1',
+  response: ConversionResponse,
+): Record<string, unknown> {
   return { apiVersion: `apiextensions.k8s.io/${version}`, kind: 'ConversionReview', response };
 }
 
@@ -56,7 +75,8 @@ export async function convertAll(request: ConversionRequest, convert: Converter)
     try {
       const converted = await convert(structuredClone(original), request.desiredAPIVersion);
       if (!isObj(converted)) throw new Error(`the converter returned ${typeof converted}, not an object`);
-      if (converted.apiVersion !== request.desiredAPIVersion) throw new Error(`the converter returned apiVersion ${JSON.stringify(converted.apiVersion)}`);
+      if (converted.apiVersion !== request.desiredAPIVersion)
+        throw new Error(`the converter returned apiVersion ${JSON.stringify(converted.apiVersion)}`);
       const meta: KubeObject['metadata'] = isObj(converted.metadata) ? converted.metadata : {};
       const metadata = { ...original.metadata };
       if (meta.labels !== undefined) metadata.labels = meta.labels;
@@ -66,7 +86,10 @@ export async function convertAll(request: ConversionRequest, convert: Converter)
       const why = err instanceof Error ? err.message : String(err);
       return {
         uid: request.uid,
-        result: { status: 'Failure', message: `converting ${describe(original)} from ${original.apiVersion} to ${request.desiredAPIVersion}: ${why}` },
+        result: {
+          status: 'Failure',
+          message: `converting ${describe(original)} from ${original.apiVersion} to ${request.desiredAPIVersion}: ${why}`,
+        },
         convertedObjects: [],
       };
     }

@@ -17,9 +17,18 @@ import {
   type Validator,
   validationResponse,
 } from './review.ts';
-import { describeResource, describeRules, type RuleWithOperations, ruleCoversOperation, ruleCoversResource } from './rules.ts';
+import {
+  describeResource,
+  describeRules,
+  type RuleWithOperations,
+  ruleCoversOperation,
+  ruleCoversResource,
+} from './rules.ts';
 
-type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+type LabelSelector = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+};
 
 /** How an admission webhook is registered: what kube sends it (rules) and how kube treats its failures. */
 export interface AdmissionWebhookSpec {
@@ -76,7 +85,8 @@ export function rejectBody(code: number, message: string): Dispatched {
 
 function parseJson(raw: Buffer, contentType: string): { ok: true; value: unknown } | { ok: false; answer: Dispatched } {
   const media = contentType.split(';')[0]!.trim().toLowerCase();
-  if (media !== 'application/json') return { ok: false, answer: rejectBody(415, `contentType=${contentType || '(none)'}, expected application/json`) };
+  if (media !== 'application/json')
+    return { ok: false, answer: rejectBody(415, `contentType=${contentType || '(none)'}, expected application/json`) };
   if (raw.length === 0) return { ok: false, answer: rejectBody(400, 'request body is empty') };
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) };
@@ -87,7 +97,9 @@ function parseJson(raw: Buffer, contentType: string): { ok: true; value: unknown
 
 /** the uid of a review we could not decode, if it has one, so the refusal can still be matched to it */
 function uidOf(body: unknown): string | undefined {
-  return isObj(body) && isObj(body.request) && typeof body.request.uid === 'string' && body.request.uid ? body.request.uid : undefined;
+  return isObj(body) && isObj(body.request) && typeof body.request.uid === 'string' && body.request.uid
+    ? body.request.uid
+    : undefined;
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -99,7 +111,13 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 }
 
 function requestInfo(r: AdmissionRequest): Record<string, unknown> {
-  return { uid: r.uid, operation: r.operation, resource: describeResource(r), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.name ? { name: r.name } : {}) };
+  return {
+    uid: r.uid,
+    operation: r.operation,
+    resource: describeResource(r),
+    ...(r.namespace ? { namespace: r.namespace } : {}),
+    ...(r.name ? { name: r.name } : {}),
+  };
 }
 
 function admissionResult(route: Route, res: AdmissionResponse, errored: boolean): WebhookResult {
@@ -108,7 +126,12 @@ function admissionResult(route: Route, res: AdmissionResponse, errored: boolean)
   return route.type === 'mutating' && res.patch ? 'patched' : 'allowed';
 }
 
-export async function dispatchAdmission(route: Extract<Route, { type: 'validating' | 'mutating' }>, raw: Buffer, contentType: string, timeoutMs: number): Promise<Dispatched> {
+export async function dispatchAdmission(
+  route: Extract<Route, { type: 'validating' | 'mutating' }>,
+  raw: Buffer,
+  contentType: string,
+  timeoutMs: number,
+): Promise<Dispatched> {
   const parsed = parseJson(raw, contentType);
   if (!parsed.ok) return parsed.answer;
   let version: ReviewVersion;
@@ -120,7 +143,13 @@ export async function dispatchAdmission(route: Extract<Route, { type: 'validatin
     const uid = uidOf(parsed.value);
     if (!uid) return rejectBody(400, err.message);
     const v = isObj(parsed.value) && parsed.value.apiVersion === 'admission.k8s.io/v1beta1' ? 'v1beta1' : 'v1';
-    return { status: 200, body: encodeAdmissionReview(v, erroredResponse(uid, 400, err.message)), result: 'error', code: 400, info: { uid, error: err.message } };
+    return {
+      status: 200,
+      body: encodeAdmissionReview(v, erroredResponse(uid, 400, err.message)),
+      result: 'error',
+      code: 400,
+      info: { uid, error: err.message },
+    };
   }
   const info = requestInfo(request);
   const answer = (res: AdmissionResponse, errored = false): Dispatched => ({
@@ -132,7 +161,14 @@ export async function dispatchAdmission(route: Extract<Route, { type: 'validatin
   });
   const rules = route.spec.rules;
   if (!rules.some((rule) => ruleCoversResource(rule, request))) {
-    return answer(erroredResponse(request.uid, 400, `webhook ${route.spec.name} (${route.path}) handles ${describeRules(rules)}, not ${describeResource(request)}`), true);
+    return answer(
+      erroredResponse(
+        request.uid,
+        400,
+        `webhook ${route.spec.name} (${route.path}) handles ${describeRules(rules)}, not ${describeResource(request)}`,
+      ),
+      true,
+    );
   }
   // an operation the webhook was not registered for (a hand-edited configuration): it has no opinion
   if (!rules.some((rule) => ruleCoversResource(rule, request) && ruleCoversOperation(rule, request.operation))) {
@@ -140,20 +176,36 @@ export async function dispatchAdmission(route: Extract<Route, { type: 'validatin
   }
   try {
     if (route.type === 'validating') {
-      const result = await withDeadline(Promise.resolve().then(() => route.handler(request)), timeoutMs, `validating webhook ${route.spec.name}`);
+      const result = await withDeadline(
+        Promise.resolve().then(() => route.handler(request)),
+        timeoutMs,
+        `validating webhook ${route.spec.name}`,
+      );
       return answer(validationResponse(request.uid, result));
     }
     const original = request.object;
     const copy: AdmissionRequest = { ...request, object: original === null ? null : structuredClone(original) };
-    const result = await withDeadline(Promise.resolve().then(() => route.handler(copy)), timeoutMs, `mutating webhook ${route.spec.name}`);
+    const result = await withDeadline(
+      Promise.resolve().then(() => route.handler(copy)),
+      timeoutMs,
+      `mutating webhook ${route.spec.name}`,
+    );
     return answer(mutationResponse(request.uid, original, result, copy.object));
   } catch (err) {
     const message = `internal error in webhook ${route.spec.name}: ${err instanceof Error ? err.message : String(err)}`;
-    return { ...answer(erroredResponse(request.uid, 500, message), true), info: { ...info, allowed: false, error: err } };
+    return {
+      ...answer(erroredResponse(request.uid, 500, message), true),
+      info: { ...info, allowed: false, error: err },
+    };
   }
 }
 
-export async function dispatchConversion(route: Extract<Route, { type: 'conversion' }>, raw: Buffer, contentType: string, timeoutMs: number): Promise<Dispatched> {
+export async function dispatchConversion(
+  route: Extract<Route, { type: 'conversion' }>,
+  raw: Buffer,
+  contentType: string,
+  timeoutMs: number,
+): Promise<Dispatched> {
   const parsed = parseJson(raw, contentType);
   if (!parsed.ok) return parsed.answer;
   let decoded: ReturnType<typeof decodeConversionReview>;
@@ -163,18 +215,36 @@ export async function dispatchConversion(route: Extract<Route, { type: 'conversi
     if (!(err instanceof BadReview)) throw err;
     const uid = uidOf(parsed.value);
     if (!uid) return rejectBody(400, err.message);
-    const body = encodeConversionReview('v1', { uid, result: { status: 'Failure', message: err.message }, convertedObjects: [] });
+    const body = encodeConversionReview('v1', {
+      uid,
+      result: { status: 'Failure', message: err.message },
+      convertedObjects: [],
+    });
     return { status: 200, body, result: 'error', code: 400, info: { uid, error: err.message } };
   }
   const { version, request } = decoded;
   const info = { uid: request.uid, desiredAPIVersion: request.desiredAPIVersion, objects: request.objects.length };
   try {
-    const response = await withDeadline(convertAll(request, route.handler), timeoutMs, `conversion webhook ${route.path}`);
+    const response = await withDeadline(
+      convertAll(request, route.handler),
+      timeoutMs,
+      `conversion webhook ${route.path}`,
+    );
     const ok = response.result.status === 'Success';
-    return { status: 200, body: encodeConversionReview(version, response), result: ok ? 'converted' : 'error', code: ok ? 200 : 500, info: { ...info, ...(ok ? {} : { message: response.result.message }) } };
+    return {
+      status: 200,
+      body: encodeConversionReview(version, response),
+      result: ok ? 'converted' : 'error',
+      code: ok ? 200 : 500,
+      info: { ...info, ...(ok ? {} : { message: response.result.message }) },
+    };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const body = encodeConversionReview(version, { uid: request.uid, result: { status: 'Failure', message }, convertedObjects: [] });
+    const body = encodeConversionReview(version, {
+      uid: request.uid,
+      result: { status: 'Failure', message },
+      convertedObjects: [],
+    });
     return { status: 200, body, result: 'error', code: 500, info: { ...info, error: err } };
   }
 }

@@ -4,7 +4,13 @@
 // `admission webhook "<name>" denied the request: <message>`); a handler that crashes becomes 500 with the
 // request's uid echoed, so kube-apiserver reports the webhook's words and applies no failurePolicy guesswork.
 import jsonpatch from 'fast-json-patch';
-import type { AdmissionOperation as Operation, AdmissionRequest, AdmissionResponse, AdmissionReviewVersion as ReviewVersion, StatusCause } from '@modelplane/apimachinery';
+import type {
+  AdmissionOperation as Operation,
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReviewVersion as ReviewVersion,
+  StatusCause,
+} from '@modelplane/apimachinery';
 import type { KubeObject } from '../kube/index.ts';
 
 export type {
@@ -46,8 +52,18 @@ export interface Denial {
   warnings: string[];
 }
 
-export function deny(message: string, opts: { code?: number; reason?: string; causes?: StatusCause[]; warnings?: string[] } = {}): Denial {
-  return { [DENIAL]: true, code: opts.code ?? 403, reason: opts.reason ?? 'Forbidden', message, causes: opts.causes ?? [], warnings: opts.warnings ?? [] };
+export function deny(
+  message: string,
+  opts: { code?: number; reason?: string; causes?: StatusCause[]; warnings?: string[] } = {},
+): Denial {
+  return {
+    [DENIAL]: true,
+    code: opts.code ?? 403,
+    reason: opts.reason ?? 'Forbidden',
+    message,
+    causes: opts.causes ?? [],
+    warnings: opts.warnings ?? [],
+  };
 }
 
 export function isDenial(v: unknown): v is Denial {
@@ -71,11 +87,15 @@ function isMutation(v: unknown): v is Mutation {
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a validator written as a block with no return statement returns void
 export type ValidatorResult = ValidationOutcome | Denial | undefined | void;
-export type Validator<T extends KubeObject = KubeObject> = (req: AdmissionRequest<T>) => ValidatorResult | Promise<ValidatorResult>;
+export type Validator<T extends KubeObject = KubeObject> = (
+  req: AdmissionRequest<T>,
+) => ValidatorResult | Promise<ValidatorResult>;
 /** returns the object as it should be stored; the request's object is a private copy, so changing it in place and returning nothing works too */
 // biome-ignore lint/suspicious/noConfusingVoidType: a mutator that changes the object in place returns void
 export type MutatorResult = KubeObject | Mutation | Denial | undefined | null | void;
-export type Mutator<T extends KubeObject = KubeObject> = (req: AdmissionRequest<T>) => MutatorResult | Promise<MutatorResult>;
+export type Mutator<T extends KubeObject = KubeObject> = (
+  req: AdmissionRequest<T>,
+) => MutatorResult | Promise<MutatorResult>;
 
 /** A request body that is not a usable AdmissionReview; answered with code 400 as controller-runtime does. */
 export class BadReview extends Error {}
@@ -85,7 +105,12 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 function gv(v: unknown, what: string, third: 'kind' | 'resource'): void {
-  if (!isObj(v) || typeof v.version !== 'string' || typeof v[third] !== 'string' || (v.group !== undefined && typeof v.group !== 'string')) {
+  if (
+    !isObj(v) ||
+    typeof v.version !== 'string' ||
+    typeof v[third] !== 'string' ||
+    (v.group !== undefined && typeof v.group !== 'string')
+  ) {
     throw new BadReview(`AdmissionReview request.${what} must be an object with group, version and ${third}`);
   }
   v.group ??= '';
@@ -94,18 +119,32 @@ function gv(v: unknown, what: string, third: 'kind' | 'resource'): void {
 /** Checks and returns the review's version and request; throws BadReview naming what is wrong. */
 export function decodeAdmissionReview(body: unknown): { version: ReviewVersion; request: AdmissionRequest } {
   if (!isObj(body)) throw new BadReview('request body must be a JSON object (an AdmissionReview)');
-  if (body.kind !== 'AdmissionReview') throw new BadReview(`expected kind AdmissionReview, got ${JSON.stringify(body.kind ?? '')}`);
-  const version = body.apiVersion === 'admission.k8s.io/v1' ? 'v1' : body.apiVersion === 'admission.k8s.io/v1beta1' ? 'v1beta1' : undefined;
-  if (!version) throw new BadReview(`unsupported AdmissionReview apiVersion ${JSON.stringify(body.apiVersion ?? '')}: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1`);
+  if (body.kind !== 'AdmissionReview')
+    throw new BadReview(`expected kind AdmissionReview, got ${JSON.stringify(body.kind ?? '')}`);
+  const version =
+    body.apiVersion === 'admission.k8s.io/v1'
+      ? 'v1'
+      : body.apiVersion === 'admission.k8s.io/v1beta1'
+        ? 'v1beta1'
+        : undefined;
+  if (!version)
+    throw new BadReview(
+      `unsupported AdmissionReview apiVersion ${JSON.stringify(body.apiVersion ?? '')}: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1`,
+    );
   const r = body.request;
   if (!isObj(r)) throw new BadReview('AdmissionReview has no request');
-  if (typeof r.uid !== 'string' || r.uid === '') throw new BadReview('AdmissionReview request.uid must be a non-empty string');
-  if (typeof r.operation !== 'string' || !OPERATIONS.has(r.operation as Operation)) throw new BadReview(`AdmissionReview request.operation ${JSON.stringify(r.operation ?? '')} is not one of CREATE, UPDATE, DELETE, CONNECT`);
+  if (typeof r.uid !== 'string' || r.uid === '')
+    throw new BadReview('AdmissionReview request.uid must be a non-empty string');
+  if (typeof r.operation !== 'string' || !OPERATIONS.has(r.operation as Operation))
+    throw new BadReview(
+      `AdmissionReview request.operation ${JSON.stringify(r.operation ?? '')} is not one of CREATE, UPDATE, DELETE, CONNECT`,
+    );
   gv(r.kind, 'kind', 'kind');
   gv(r.resource, 'resource', 'resource');
   for (const f of ['object', 'oldObject'] as const) {
     if (r[f] === undefined) r[f] = null;
-    else if (r[f] !== null && !isObj(r[f])) throw new BadReview(`AdmissionReview request.${f} must be an object or null`);
+    else if (r[f] !== null && !isObj(r[f]))
+      throw new BadReview(`AdmissionReview request.${f} must be an object or null`);
   }
   if (!isObj(r.userInfo)) r.userInfo = {};
   return { version, request: r as unknown as AdmissionRequest };
@@ -117,7 +156,8 @@ export function encodeAdmissionReview(version: ReviewVersion, response: Admissio
 
 /** controller-runtime's admission.Errored: the request is refused because the webhook could not judge it. */
 export function erroredResponse(uid: string, code: number, message: string): AdmissionResponse {
-  const reason = code === 400 ? 'BadRequest' : code === 413 ? 'RequestEntityTooLarge' : code >= 500 ? 'InternalError' : '';
+  const reason =
+    code === 400 ? 'BadRequest' : code === 413 ? 'RequestEntityTooLarge' : code >= 500 ? 'InternalError' : '';
   return { uid, allowed: false, status: { code, ...(reason ? { reason } : {}), message } };
 }
 
@@ -142,17 +182,20 @@ export function denialFromErrors(errors: FieldError[], warnings: string[] = []):
 
 function checkWarnings(v: unknown): string[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v) || !v.every((w) => typeof w === 'string')) throw new TypeError('handler returned warnings that are not a list of strings');
+  if (!Array.isArray(v) || !v.every((w) => typeof w === 'string'))
+    throw new TypeError('handler returned warnings that are not a list of strings');
   return v;
 }
 
 export function validationResponse(uid: string, result: ValidatorResult): AdmissionResponse {
   if (isDenial(result)) return denialResponse(uid, result);
   const outcome = (result ?? {}) as ValidationOutcome;
-  if (!isObj(outcome)) throw new TypeError(`validator returned ${typeof outcome}, expected { errors, warnings }, a denial or nothing`);
+  if (!isObj(outcome))
+    throw new TypeError(`validator returned ${typeof outcome}, expected { errors, warnings }, a denial or nothing`);
   const warnings = checkWarnings(outcome.warnings);
   const errors = outcome.errors ?? [];
-  if (!Array.isArray(errors) || !errors.every((e) => isObj(e) && typeof e.message === 'string')) throw new TypeError('validator returned errors that are not a list of { field, message }');
+  if (!Array.isArray(errors) || !errors.every((e) => isObj(e) && typeof e.message === 'string'))
+    throw new TypeError('validator returned errors that are not a list of { field, message }');
   if (errors.length) return denialResponse(uid, denialFromErrors(errors, warnings));
   return { uid, allowed: true, ...(warnings.length ? { warnings } : {}) };
 }
@@ -170,7 +213,12 @@ export function computePatch(original: unknown, changed: unknown): PatchOp[] {
  * `original` is the request's object as received; `working` is the copy the mutator was given, which
  * counts as its answer when it changed that copy in place and returned nothing.
  */
-export function mutationResponse(uid: string, original: KubeObject | null, result: MutatorResult, working: KubeObject | null = null): AdmissionResponse {
+export function mutationResponse(
+  uid: string,
+  original: KubeObject | null,
+  result: MutatorResult,
+  working: KubeObject | null = null,
+): AdmissionResponse {
   if (isDenial(result)) return denialResponse(uid, result);
   let object: KubeObject | undefined;
   let warnings: string[] = [];
@@ -184,8 +232,12 @@ export function mutationResponse(uid: string, original: KubeObject | null, resul
   }
   const base: AdmissionResponse = { uid, allowed: true, ...(warnings.length ? { warnings } : {}) };
   if (object === undefined) return base;
-  if (!isObj(object)) throw new TypeError(`mutator returned ${Array.isArray(object) ? 'an array' : typeof object}, expected the mutated object`);
-  if (original === null) throw new TypeError('mutator returned an object for a request without one (DELETE); return nothing instead');
+  if (!isObj(object))
+    throw new TypeError(
+      `mutator returned ${Array.isArray(object) ? 'an array' : typeof object}, expected the mutated object`,
+    );
+  if (original === null)
+    throw new TypeError('mutator returned an object for a request without one (DELETE); return nothing instead');
   const ops = computePatch(original, object);
   if (ops.length === 0) return base;
   return { ...base, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') };

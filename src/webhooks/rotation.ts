@@ -11,7 +11,10 @@ export interface RotationPolicy {
   certRenewBeforeMs: number;
 }
 
-export type RotationDecision = { action: 'keep' } | { action: 'issue-serving'; reason: string } | { action: 'regenerate'; reason: string };
+export type RotationDecision =
+  | { action: 'keep' }
+  | { action: 'issue-serving'; reason: string }
+  | { action: 'regenerate'; reason: string };
 
 const iso = (d: Date) => d.toISOString();
 
@@ -21,16 +24,21 @@ export function decideRotation(facts: SecretFacts, policy: RotationPolicy, now: 
   if (typeof ca === 'string') return { action: 'regenerate', reason: ca };
   if (!ca.isCA) return { action: 'regenerate', reason: 'ca.crt is not a CA certificate (basicConstraints CA:false)' };
   if (!ca.keyMatches) return { action: 'regenerate', reason: 'ca.key does not belong to ca.crt' };
-  if (t < ca.notBefore.getTime()) return { action: 'regenerate', reason: `the CA is not valid before ${iso(ca.notBefore)}` };
-  if (t >= ca.notAfter.getTime() - policy.caRenewBeforeMs) return { action: 'regenerate', reason: `the CA expires at ${iso(ca.notAfter)}, within the renewal window` };
+  if (t < ca.notBefore.getTime())
+    return { action: 'regenerate', reason: `the CA is not valid before ${iso(ca.notBefore)}` };
+  if (t >= ca.notAfter.getTime() - policy.caRenewBeforeMs)
+    return { action: 'regenerate', reason: `the CA expires at ${iso(ca.notAfter)}, within the renewal window` };
   const s = facts.serving;
   if (typeof s === 'string') return { action: 'issue-serving', reason: s };
   if (!s.signedByCA) return { action: 'issue-serving', reason: 'tls.crt is not signed by the CA in ca.crt' };
   if (!s.keyMatches) return { action: 'issue-serving', reason: 'tls.key does not belong to tls.crt' };
   if (!s.serverAuth) return { action: 'issue-serving', reason: 'tls.crt lacks the serverAuth extended key usage' };
-  if (s.missingNames.length) return { action: 'issue-serving', reason: `tls.crt does not cover ${s.missingNames.join(', ')}` };
-  if (t < s.notBefore.getTime()) return { action: 'issue-serving', reason: `tls.crt is not valid before ${iso(s.notBefore)}` };
-  if (t >= s.notAfter.getTime() - policy.certRenewBeforeMs) return { action: 'issue-serving', reason: `tls.crt expires at ${iso(s.notAfter)}, within the renewal window` };
+  if (s.missingNames.length)
+    return { action: 'issue-serving', reason: `tls.crt does not cover ${s.missingNames.join(', ')}` };
+  if (t < s.notBefore.getTime())
+    return { action: 'issue-serving', reason: `tls.crt is not valid before ${iso(s.notBefore)}` };
+  if (t >= s.notAfter.getTime() - policy.certRenewBeforeMs)
+    return { action: 'issue-serving', reason: `tls.crt expires at ${iso(s.notAfter)}, within the renewal window` };
   return { action: 'keep' };
 }
 

@@ -30,7 +30,10 @@ function resourceMatches(patterns: string[], resource: string, subresource: stri
 }
 
 /** whether the request's group/version/resource (after kube's version conversion) is one the rule names */
-export function ruleCoversResource(rule: RuleWithOperations, req: Pick<AdmissionRequest, 'resource' | 'subResource' | 'namespace'>): boolean {
+export function ruleCoversResource(
+  rule: RuleWithOperations,
+  req: Pick<AdmissionRequest, 'resource' | 'subResource' | 'namespace'>,
+): boolean {
   if (!anyOf(rule.apiGroups, req.resource.group) || !anyOf(rule.apiVersions, req.resource.version)) return false;
   if (!resourceMatches(rule.resources, req.resource.resource, req.subResource ?? '')) return false;
   const scope = rule.scope ?? '*';
@@ -50,5 +53,9 @@ export function describeResource(req: Pick<AdmissionRequest, 'resource' | 'subRe
 }
 
 export function describeRules(rules: RuleWithOperations[]): string {
-  return rules.map((r) => `${r.resources.join(',')} in ${r.apiGroups.map((g) => g || 'core').join(',')}/${r.apiVersions.join(',')}`).join('; ');
+  return rules
+    .map(
+      (r) => `${r.resources.join(',')} in ${r.apiGroups.map((g) => g || 'core').join(',')}/${r.apiVersions.join(',')}`,
+    )
+    .join('; ');
 }

@@ -7,7 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject, Logger } from '../kube/index.ts';
 import type { Converter } from './conversion.ts';
-import { type AdmissionWebhookSpec, type ConversionWebhookSpec, type Dispatched, dispatchAdmission, dispatchConversion, rejectBody, type Route } from './dispatch.ts';
+import {
+  type AdmissionWebhookSpec,
+  type ConversionWebhookSpec,
+  type Dispatched,
+  dispatchAdmission,
+  dispatchConversion,
+  rejectBody,
+  type Route,
+} from './dispatch.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import type { Mutator, Validator } from './review.ts';
 
@@ -48,7 +56,10 @@ export class WebhookHttpServer implements WebhookRegistry {
   constructor(private readonly opts: WebhookHttpServerOptions) {
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.timeoutMs = opts.handlerTimeoutMs ?? 9_000;
-    this.server = createServer({ cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2' }, (req, res) => void this.handle(req, res));
+    this.server = createServer(
+      { cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2' },
+      (req, res) => void this.handle(req, res),
+    );
     this.server.requestTimeout = 60_000;
     this.server.headersTimeout = 30_000;
     if (opts.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = opts.keepAliveTimeoutMs;
@@ -97,9 +108,12 @@ export class WebhookHttpServer implements WebhookRegistry {
   }
 
   private add(route: Route): void {
-    if (!route.path.startsWith('/') || route.path.includes('?') || route.path.includes('#')) throw new Error(`webhook path ${JSON.stringify(route.path)} must start with / and have no query`);
-    if (RESERVED.has(route.path)) throw new Error(`webhook path ${route.path} is reserved for the server's own endpoint`);
-    if (this.table.has(route.path)) throw new Error(`webhook path ${route.path} is already registered (${this.table.get(route.path)!.type})`);
+    if (!route.path.startsWith('/') || route.path.includes('?') || route.path.includes('#'))
+      throw new Error(`webhook path ${JSON.stringify(route.path)} must start with / and have no query`);
+    if (RESERVED.has(route.path))
+      throw new Error(`webhook path ${route.path} is reserved for the server's own endpoint`);
+    if (this.table.has(route.path))
+      throw new Error(`webhook path ${route.path} is already registered (${this.table.get(route.path)!.type})`);
     this.table.set(route.path, route);
   }
 
@@ -116,7 +130,8 @@ export class WebhookHttpServer implements WebhookRegistry {
       await this.serveWebhook(route, req, res);
     } catch (err) {
       this.opts.logger.error('webhook server failed to answer a request', { path, error: err });
-      if (!res.headersSent) send(res, rejectBodyWith(500, 'InternalError', `the webhook server failed: ${(err as Error).message}`));
+      if (!res.headersSent)
+        send(res, rejectBodyWith(500, 'InternalError', `the webhook server failed: ${(err as Error).message}`));
       else res.destroy();
     }
   }
@@ -145,14 +160,23 @@ export class WebhookHttpServer implements WebhookRegistry {
         res.setHeader('Connection', 'close');
       } else {
         const contentType = String(req.headers['content-type'] ?? '');
-        out = route.type === 'conversion' ? await dispatchConversion(route, body, contentType, this.timeoutMs) : await dispatchAdmission(route, body, contentType, this.timeoutMs);
+        out =
+          route.type === 'conversion'
+            ? await dispatchConversion(route, body, contentType, this.timeoutMs)
+            : await dispatchAdmission(route, body, contentType, this.timeoutMs);
       }
       send(res, out);
       const seconds = (performance.now() - started) / 1000;
       m.requests.inc({ webhook: route.path, code: String(out.code) });
       m.results.inc({ webhook: route.path, result: out.result });
       m.latency.observe({ webhook: route.path, result: out.result }, seconds);
-      const fields = { webhook: route.path, result: out.result, code: out.code, durationMs: Math.round(seconds * 1000), ...out.info };
+      const fields = {
+        webhook: route.path,
+        result: out.result,
+        code: out.code,
+        durationMs: Math.round(seconds * 1000),
+        ...out.info,
+      };
       if (out.result === 'error') this.opts.logger.warn('webhook request failed', fields);
       else this.opts.logger.debug('webhook request', fields);
     } finally {
@@ -199,11 +223,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
 }
 
 function checkSpec(path: string, spec: AdmissionWebhookSpec): AdmissionWebhookSpec {
-  if (!QUALIFIED_NAME.test(spec.name ?? '')) throw new Error(`webhook ${path}: name ${JSON.stringify(spec.name)} must be a fully qualified name of at least three lowercase segments, e.g. vmodeldeployment.kubeairunway.ai`);
-  if (!Array.isArray(spec.rules) || spec.rules.length === 0) throw new Error(`webhook ${spec.name}: rules must name at least one resource`);
+  if (!QUALIFIED_NAME.test(spec.name ?? ''))
+    throw new Error(
+      `webhook ${path}: name ${JSON.stringify(spec.name)} must be a fully qualified name of at least three lowercase segments, e.g. vmodeldeployment.kubeairunway.ai`,
+    );
+  if (!Array.isArray(spec.rules) || spec.rules.length === 0)
+    throw new Error(`webhook ${spec.name}: rules must name at least one resource`);
   for (const [i, r] of spec.rules.entries()) {
     for (const f of ['operations', 'apiGroups', 'apiVersions', 'resources'] as const) {
-      if (!Array.isArray(r[f]) || r[f].length === 0) throw new Error(`webhook ${spec.name}: rules[${i}].${f} must be a non-empty list`);
+      if (!Array.isArray(r[f]) || r[f].length === 0)
+        throw new Error(`webhook ${spec.name}: rules[${i}].${f} must be a non-empty list`);
     }
   }
   return spec;

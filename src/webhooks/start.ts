@@ -70,7 +70,10 @@ export interface WebhookServerHandle extends WebhookRegistry {
   /** why the server is not ready (serving a bootstrap certificate), or undefined */
   notReady(): string | undefined;
   /** the webhook configurations for what is registered, pointing at the Service (or `target`) */
-  configurations(name: string | { mutating: string; validating: string }, opts?: { target?: ClientTarget; withCaBundle?: boolean }): KubeObject[];
+  configurations(
+    name: string | { mutating: string; validating: string },
+    opts?: { target?: ClientTarget; withCaBundle?: boolean },
+  ): KubeObject[];
   /** forces a new serving certificate (or, with 'all', a new CA too) now */
   rotateNow(what?: ForcedRotation): Promise<void>;
   /** runs the periodic check now */
@@ -102,9 +105,19 @@ export async function startWebhookServer(opts: StartWebhookServerOptions): Promi
   const url = `https://${dialHost(host)}:${port}`;
   const ownCache = opts.cache === undefined;
   const cache = opts.cache ?? new Cache({ client: opts.client, logger: log });
-  const injector = (opts.injectCaBundle ?? true)
-    ? new CaBundleInjector({ client: opts.client, cache, fieldManager: opts.fieldManager ?? 'modelplane-webhook-certs', logger: log, metrics, webhookConfigurations: opts.webhookConfigurations ?? [], crds: opts.crds ?? [], readTrust: () => certs.readTrust() })
-    : undefined;
+  const injector =
+    (opts.injectCaBundle ?? true)
+      ? new CaBundleInjector({
+          client: opts.client,
+          cache,
+          fieldManager: opts.fieldManager ?? 'modelplane-webhook-certs',
+          logger: log,
+          metrics,
+          webhookConfigurations: opts.webhookConfigurations ?? [],
+          crds: opts.crds ?? [],
+          readTrust: () => certs.readTrust(),
+        })
+      : undefined;
   await serving.start(http, injector);
   const svc = opts.service;
   log.info('webhook server listening', { url, secret: serving.secretName, service: `${svc.namespace}/${svc.name}` });
@@ -118,7 +131,9 @@ export async function startWebhookServer(opts: StartWebhookServerOptions): Promi
       http.conversion(path, spec, converter);
       // the CRDs it serves get the caBundle too, as if they had been listed in `crds`
       for (const name of spec.crds) {
-        injector?.add({ kind: 'CustomResourceDefinition', name }).catch((err) => log.warn('could not watch a CRD for caBundle injection', { crd: name, error: err }));
+        injector
+          ?.add({ kind: 'CustomResourceDefinition', name })
+          .catch((err) => log.warn('could not watch a CRD for caBundle injection', { crd: name, error: err }));
       }
     },
     routes: () => http.routes(),
@@ -129,7 +144,9 @@ export async function startWebhookServer(opts: StartWebhookServerOptions): Promi
     configurations: (name, o = {}) =>
       buildWebhookConfigurations(http.routes(), {
         name,
-        target: o.target ?? { service: { name: svc.name, namespace: svc.namespace, ...(svc.port !== undefined ? { port: svc.port } : {}) } },
+        target: o.target ?? {
+          service: { name: svc.name, namespace: svc.namespace, ...(svc.port !== undefined ? { port: svc.port } : {}) },
+        },
         ...(o.withCaBundle ? { caBundle: Buffer.from(serving.current.trustPem).toString('base64') } : {}),
       }),
     rotateNow: (what = 'serving') => serving.check(what),
@@ -151,7 +168,16 @@ function certificateConfig(opts: StartWebhookServerOptions): { config: Certifica
   const config: CertificateConfig = {
     secret: opts.certSecret,
     commonName: `${svc.name}.${svc.namespace}.svc`,
-    dnsNames: [...new Set([`${svc.name}.${svc.namespace}.svc`, `${svc.name}.${svc.namespace}.svc.cluster.local`, `${svc.name}.${svc.namespace}`, svc.name, 'localhost', ...(opts.extraDnsNames ?? [])])],
+    dnsNames: [
+      ...new Set([
+        `${svc.name}.${svc.namespace}.svc`,
+        `${svc.name}.${svc.namespace}.svc.cluster.local`,
+        `${svc.name}.${svc.namespace}`,
+        svc.name,
+        'localhost',
+        ...(opts.extraDnsNames ?? []),
+      ]),
+    ],
     ips: opts.ips ?? ['127.0.0.1', '::1'],
     caCommonName: t.caCommonName ?? `${svc.name}-ca`,
     organization: t.organization ?? 'modelplane',
@@ -161,7 +187,8 @@ function certificateConfig(opts: StartWebhookServerOptions): { config: Certifica
     certRenewBeforeMs: t.certRenewBeforeMs ?? defaultRenewBefore(certLifetimeMs),
   };
   checkTimings(config);
-  const checkIntervalMs = t.checkIntervalMs ?? Math.min(600_000, Math.max(100, Math.floor(config.certRenewBeforeMs / 4)));
+  const checkIntervalMs =
+    t.checkIntervalMs ?? Math.min(600_000, Math.max(100, Math.floor(config.certRenewBeforeMs / 4)));
   return { config, checkIntervalMs };
 }
 
@@ -206,7 +233,10 @@ class ServingCertificates {
       this.recordExpiry(this.current);
     } catch (err) {
       this.bootstrapReason = `certificate Secret ${this.secretName} unavailable: ${(err as Error).message}`;
-      this.log.warn('serving a temporary in-memory certificate until the certificate Secret can be used', { secret: this.secretName, error: err });
+      this.log.warn('serving a temporary in-memory certificate until the certificate Secret can be used', {
+        secret: this.secretName,
+        error: err,
+      });
       this.current = await bootstrapMaterial(this.config);
     }
     this.served = { certPem: this.current.certPem, keyPem: this.current.keyPem, caCertPem: this.current.caCertPem };
@@ -256,7 +286,9 @@ class ServingCertificates {
         this.failures++;
         this.log.warn('webhook certificate check failed; retrying', { secret: this.secretName, error: err });
       }
-      this.schedule(this.failures ? Math.min(this.checkIntervalMs, 500 * 2 ** Math.min(this.failures, 10)) : this.checkIntervalMs);
+      this.schedule(
+        this.failures ? Math.min(this.checkIntervalMs, 500 * 2 ** Math.min(this.failures, 10)) : this.checkIntervalMs,
+      );
     }, ms);
     this.timer.unref();
   }
@@ -281,18 +313,35 @@ class ServingCertificates {
     // a certificate from a new CA is presented only once kube-apiserver trusts that CA, unless the
     // certificate served now is no longer valid anyway
     const newCa = next.caCertPem !== this.served.caCertPem;
-    if (!wasBootstrap && newCa && this.injectorStarted && !this.injector!.allInjected() && validity(this.served.certPem).notAfter.getTime() > Date.now()) {
-      this.log.warn('keeping the current serving certificate until the new CA bundle is injected everywhere', { secret: this.secretName });
+    if (
+      !wasBootstrap &&
+      newCa &&
+      this.injectorStarted &&
+      !this.injector!.allInjected() &&
+      validity(this.served.certPem).notAfter.getTime() > Date.now()
+    ) {
+      this.log.warn('keeping the current serving certificate until the new CA bundle is injected everywhere', {
+        secret: this.secretName,
+      });
       return;
     }
     this.served = { certPem: next.certPem, keyPem: next.keyPem, caCertPem: next.caCertPem };
     this.http!.setCertificate(next.certPem, next.keyPem);
-    this.log.info('serving a new certificate', { secret: this.secretName, notAfter: validity(next.certPem).notAfter.toISOString() });
+    this.log.info('serving a new certificate', {
+      secret: this.secretName,
+      notAfter: validity(next.certPem).notAfter.toISOString(),
+    });
   }
 
   private recordExpiry(m: CertMaterial): void {
-    this.metrics.certExpiry.set({ secret: this.secretName, certificate: 'ca' }, validity(m.caCertPem).notAfter.getTime() / 1000);
-    this.metrics.certExpiry.set({ secret: this.secretName, certificate: 'serving' }, validity(m.certPem).notAfter.getTime() / 1000);
+    this.metrics.certExpiry.set(
+      { secret: this.secretName, certificate: 'ca' },
+      validity(m.caCertPem).notAfter.getTime() / 1000,
+    );
+    this.metrics.certExpiry.set(
+      { secret: this.secretName, certificate: 'serving' },
+      validity(m.certPem).notAfter.getTime() / 1000,
+    );
   }
 }
 
@@ -300,8 +349,19 @@ class ServingCertificates {
 async function bootstrapMaterial(c: CertificateConfig): Promise<CertMaterial> {
   const lifetimeMs = Math.min(BOOTSTRAP_LIFETIME_MS, c.certLifetimeMs);
   const ca = await generateCA({ commonName: `${c.caCommonName}-bootstrap`, lifetimeMs });
-  const serving = await issueServingCert(ca, { commonName: c.commonName, dnsNames: c.dnsNames, ips: c.ips, lifetimeMs });
-  return { caCertPem: ca.certPem, caKeyPem: ca.keyPem, trustPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem };
+  const serving = await issueServingCert(ca, {
+    commonName: c.commonName,
+    dnsNames: c.dnsNames,
+    ips: c.ips,
+    lifetimeMs,
+  });
+  return {
+    caCertPem: ca.certPem,
+    caKeyPem: ca.keyPem,
+    trustPem: ca.certPem,
+    certPem: serving.certPem,
+    keyPem: serving.keyPem,
+  };
 }
 
 /** lifetimes that would make the server rotate on every check are refused up front */
@@ -309,11 +369,21 @@ function checkTimings(c: CertificateConfig): void {
   const fail = (why: string) => {
     throw new Error(`webhook certificates: ${why}`);
   };
-  for (const [name, v] of Object.entries({ caLifetimeMs: c.caLifetimeMs, certLifetimeMs: c.certLifetimeMs, caRenewBeforeMs: c.caRenewBeforeMs, certRenewBeforeMs: c.certRenewBeforeMs })) {
+  for (const [name, v] of Object.entries({
+    caLifetimeMs: c.caLifetimeMs,
+    certLifetimeMs: c.certLifetimeMs,
+    caRenewBeforeMs: c.caRenewBeforeMs,
+    certRenewBeforeMs: c.certRenewBeforeMs,
+  })) {
     if (!Number.isFinite(v) || v <= 0) fail(`${name} must be a positive number of milliseconds, got ${v}`);
   }
-  if (c.certRenewBeforeMs >= c.certLifetimeMs) fail(`certRenewBeforeMs (${c.certRenewBeforeMs}) must be less than certLifetimeMs (${c.certLifetimeMs})`);
-  if (c.caRenewBeforeMs >= c.caLifetimeMs) fail(`caRenewBeforeMs (${c.caRenewBeforeMs}) must be less than caLifetimeMs (${c.caLifetimeMs})`);
+  if (c.certRenewBeforeMs >= c.certLifetimeMs)
+    fail(`certRenewBeforeMs (${c.certRenewBeforeMs}) must be less than certLifetimeMs (${c.certLifetimeMs})`);
+  if (c.caRenewBeforeMs >= c.caLifetimeMs)
+    fail(`caRenewBeforeMs (${c.caRenewBeforeMs}) must be less than caLifetimeMs (${c.caLifetimeMs})`);
   // a serving certificate issued just before the CA is renewed must still end before the CA does
-  if (c.certLifetimeMs > c.caRenewBeforeMs) fail(`certLifetimeMs (${c.certLifetimeMs}) must not exceed caRenewBeforeMs (${c.caRenewBeforeMs}), or serving certificates would be cut short by the CA's expiry`);
+  if (c.certLifetimeMs > c.caRenewBeforeMs)
+    fail(
+      `certLifetimeMs (${c.certLifetimeMs}) must not exceed caRenewBeforeMs (${c.caRenewBeforeMs}), or serving certificates would be cut short by the CA's expiry`,
+    );
 }

@@ -41,8 +41,33 @@ describe('aim.eai.amd.com CRDs', () => {
   });
 
   it('installs every kind Established, with the short names kubectl resolves', async () => {
-    assert.deepEqual(aimCrds().map((c) => c.spec.names.kind), ['AIMClusterRuntimeConfig', 'AIMRuntimeConfig', 'AIMClusterModelSource', 'AIMClusterModel', 'AIMModel', 'AIMClusterServiceTemplate', 'AIMServiceTemplate', 'AIMTemplateCache', 'AIMArtifact', 'AIMService']);
-    for (const short of ['aimclrc', 'aimrc', 'aimclsrc', 'aimclmdl', 'aimmdl', 'aimcltpl', 'aimtpl', 'aimtc', 'aimart', 'aimsvc']) {
+    assert.deepEqual(
+      aimCrds().map((c) => c.spec.names.kind),
+      [
+        'AIMClusterRuntimeConfig',
+        'AIMRuntimeConfig',
+        'AIMClusterModelSource',
+        'AIMClusterModel',
+        'AIMModel',
+        'AIMClusterServiceTemplate',
+        'AIMServiceTemplate',
+        'AIMTemplateCache',
+        'AIMArtifact',
+        'AIMService',
+      ],
+    );
+    for (const short of [
+      'aimclrc',
+      'aimrc',
+      'aimclsrc',
+      'aimclmdl',
+      'aimmdl',
+      'aimcltpl',
+      'aimtpl',
+      'aimtc',
+      'aimart',
+      'aimsvc',
+    ]) {
       const r = await cluster.kubectl(['get', short, '-A']);
       assert.equal(r.code, 0, `${short}: ${r.stderr}`);
     }
@@ -58,7 +83,16 @@ describe('aim.eai.amd.com CRDs', () => {
       const doc = parse(yaml) as { kind: string; metadata: { name: string; namespace?: string } };
       it(`example ${i + 1}: ${doc.kind} ${doc.metadata.namespace ?? ''}/${doc.metadata.name}`, async () => {
         await cluster.k(['apply', '-f', '-'], yaml);
-        const live = JSON.parse(await cluster.k(['get', doc.kind, doc.metadata.name, ...(doc.metadata.namespace ? ['-n', doc.metadata.namespace] : []), '-o', 'json']));
+        const live = JSON.parse(
+          await cluster.k([
+            'get',
+            doc.kind,
+            doc.metadata.name,
+            ...(doc.metadata.namespace ? ['-n', doc.metadata.namespace] : []),
+            '-o',
+            'json',
+          ]),
+        );
         assertContains(live.spec, (parse(yaml) as { spec: unknown }).spec, `${doc.kind}/${doc.metadata.name}.spec`);
       });
     });
@@ -70,11 +104,21 @@ describe('aim.eai.amd.com CRDs', () => {
       const spec = (parse(yaml) as { spec: Record<string, unknown> }).spec;
       it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with docs/aim.md model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
         const svcSpec = spec.model ? spec : { model: { name: 'qwen-qwen3-32b' }, ...spec };
-        const r = await raw(cluster.server, 'POST', services('ml-team'), service(`fragment-${i}`, svcSpec, { project: 'conversational-ai' }));
+        const r = await raw(
+          cluster.server,
+          'POST',
+          services('ml-team'),
+          service(`fragment-${i}`, svcSpec, { project: 'conversational-ai' }),
+        );
         assert.equal(r.status, 201, r.text);
         assertContains(r.json().spec, svcSpec, 'spec');
         if (!spec.model && !spec.runtimeConfigName) {
-          const c = await raw(cluster.server, 'POST', nsConfigs('ml-team'), { apiVersion: AIM_API_VERSION, kind: 'AIMRuntimeConfig', metadata: { name: `fragment-${i}` }, spec });
+          const c = await raw(cluster.server, 'POST', nsConfigs('ml-team'), {
+            apiVersion: AIM_API_VERSION,
+            kind: 'AIMRuntimeConfig',
+            metadata: { name: `fragment-${i}` },
+            spec,
+          });
           assert.equal(c.status, 201, c.text);
         }
       });
@@ -84,9 +128,20 @@ describe('aim.eai.amd.com CRDs', () => {
       .forEach((yaml, i) => {
         it(`status fragment ${i + 1} is accepted by the AIMService status subresource unchanged`, async () => {
           const status = (parse(yaml) as { status: Record<string, unknown> }).status;
-          const created = await raw(cluster.server, 'POST', services('ml-team'), service(`status-${i}`, { model: { name: 'qwen-qwen3-32b' } }));
+          const created = await raw(
+            cluster.server,
+            'POST',
+            services('ml-team'),
+            service(`status-${i}`, { model: { name: 'qwen-qwen3-32b' } }),
+          );
           assert.equal(created.status, 201, created.text);
-          const r = await raw(cluster.server, 'PATCH', `${services('ml-team')}/status-${i}/status`, { status }, { contentType: 'application/merge-patch+json' });
+          const r = await raw(
+            cluster.server,
+            'PATCH',
+            `${services('ml-team')}/status-${i}/status`,
+            { status },
+            { contentType: 'application/merge-patch+json' },
+          );
           assert.equal(r.status, 200, r.text);
           assert.deepEqual(r.json().status.resolvedRuntimeConfig, status.resolvedRuntimeConfig);
         });
@@ -94,7 +149,11 @@ describe('aim.eai.amd.com CRDs', () => {
   });
 
   describe('model: exactly one of name | image | custom (CEL)', () => {
-    const custom = { baseImage: 'ghcr.io/amd/aim-base:1', modelSources: [{ name: 'm', sourceUri: 'hf://org/m' }], hardware: { gpu: { requests: 1 } } };
+    const custom = {
+      baseImage: 'ghcr.io/amd/aim-base:1',
+      modelSources: [{ name: 'm', sourceUri: 'hf://org/m' }],
+      hardware: { gpu: { requests: 1 } },
+    };
     const cases: Array<[string, Record<string, unknown>, boolean]> = [
       ['name', { name: 'qwen' }, true],
       ['ref (alias of name)', { ref: 'qwen' }, true],
@@ -131,7 +190,12 @@ describe('aim.eai.amd.com CRDs', () => {
       [clusterConfigs, 'AIMClusterRuntimeConfig', {}],
       [nsConfigs('ml-team'), 'AIMRuntimeConfig', { serviceAccountName: '', imagePullSecrets: [] }],
     ] as const) {
-      const created = await raw(cluster.server, 'POST', path, { apiVersion: AIM_API_VERSION, kind, metadata: { name: 'zeros' }, spec: { ...spec, ...extra } });
+      const created = await raw(cluster.server, 'POST', path, {
+        apiVersion: AIM_API_VERSION,
+        kind,
+        metadata: { name: 'zeros' },
+        spec: { ...spec, ...extra },
+      });
       assert.equal(created.status, 201, created.text);
       const live = (await raw(cluster.server, 'GET', `${path}/zeros`)).json();
       assert.deepEqual(live.spec, { ...spec, ...extra }, kind);
@@ -156,10 +220,18 @@ describe('aim.eai.amd.com CRDs', () => {
       apiVersion: AIM_API_VERSION,
       kind: 'AIMRuntimeConfig',
       metadata: { name: 'bad' },
-      spec: { routing: { requestTimeout: 'soon', gatewayRef: { namespace: 'x' } }, storage: { pvcHeadroomPercent: -1 } },
+      spec: {
+        routing: { requestTimeout: 'soon', gatewayRef: { namespace: 'x' } },
+        storage: { pvcHeadroomPercent: -1 },
+      },
     });
     assert.equal(r.status, 422, r.text);
-    for (const field of ['spec.routing.requestTimeout', 'spec.routing.gatewayRef.name', 'spec.storage.pvcHeadroomPercent']) assert.match(r.text, new RegExp(field.replace(/\./g, '\\.')));
+    for (const field of [
+      'spec.routing.requestTimeout',
+      'spec.routing.gatewayRef.name',
+      'spec.storage.pvcHeadroomPercent',
+    ])
+      assert.match(r.text, new RegExp(field.replace(/\./g, '\\.')));
   });
 
   it('prints the AIMService status columns in kubectl get', async () => {
@@ -177,11 +249,27 @@ describe('modelplane crds', () => {
       c.on('error', reject);
       c.on('exit', (code) => (code === 0 ? resolveOut(s) : reject(new Error(`modelplane crds exited ${code}`))));
     });
-    const all = parseAllDocuments(out).map((d) => d.toJS()).filter(Boolean);
+    const all = parseAllDocuments(out)
+      .map((d) => d.toJS())
+      .filter(Boolean);
     assert.ok(all.every((d) => d.kind === 'CustomResourceDefinition'));
     const docs = all.filter((d) => d.spec.group === 'aim.eai.amd.com');
     assert.equal(docs.length, 10);
-    assert.deepEqual(docs.map((d) => d.spec.names.kind).sort(), ['AIMClusterRuntimeConfig', 'AIMRuntimeConfig', 'AIMClusterModelSource', 'AIMClusterModel', 'AIMModel', 'AIMClusterServiceTemplate', 'AIMServiceTemplate', 'AIMTemplateCache', 'AIMArtifact', 'AIMService'].sort());
+    assert.deepEqual(
+      docs.map((d) => d.spec.names.kind).sort(),
+      [
+        'AIMClusterRuntimeConfig',
+        'AIMRuntimeConfig',
+        'AIMClusterModelSource',
+        'AIMClusterModel',
+        'AIMModel',
+        'AIMClusterServiceTemplate',
+        'AIMServiceTemplate',
+        'AIMTemplateCache',
+        'AIMArtifact',
+        'AIMService',
+      ].sort(),
+    );
     assert.deepEqual(docs, JSON.parse(JSON.stringify(aimCrds())));
   });
 });
@@ -189,8 +277,12 @@ describe('modelplane crds', () => {
 /** every field of `expected` is in `actual` with the same value (the server may add defaults around them) */
 function assertContains(actual: unknown, expected: unknown, path: string): void {
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
-    assert.ok(actual !== null && typeof actual === 'object', `${path}: expected an object, got ${JSON.stringify(actual)}`);
-    for (const [k, v] of Object.entries(expected)) assertContains((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
+    assert.ok(
+      actual !== null && typeof actual === 'object',
+      `${path}: expected an object, got ${JSON.stringify(actual)}`,
+    );
+    for (const [k, v] of Object.entries(expected))
+      assertContains((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
     return;
   }
   assert.deepEqual(actual, expected, path);

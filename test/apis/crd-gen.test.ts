@@ -13,7 +13,10 @@ const widget = z.object({
   extra: z.record(z.string(), z.unknown()).optional(),
   open: z.looseObject({ a: z.string().optional() }).optional(),
   mode: z.enum(['A', 'B']).optional(),
-  items: z.array(z.object({ name: z.string() })).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }).optional(),
+  items: z
+    .array(z.object({ name: z.string() }))
+    .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+    .optional(),
 });
 
 describe('structuralSchema', () => {
@@ -33,10 +36,7 @@ describe('structuralSchema', () => {
 
   it('keeps x-kubernetes-* annotations and int-or-string branches without bounds', () => {
     assert.deepEqual(s.properties.items['x-kubernetes-list-map-keys'], ['name']);
-    assert.deepEqual(
-      s.properties.quantity.anyOf.map((b: any) => b.type).sort(),
-      ['integer', 'string'],
-    );
+    assert.deepEqual(s.properties.quantity.anyOf.map((b: any) => b.type).sort(), ['integer', 'string']);
     for (const b of s.properties.quantity.anyOf) assert.deepEqual(Object.keys(b), ['type']);
   });
 
@@ -45,7 +45,8 @@ describe('structuralSchema', () => {
     ['a union of objects', z.object({ v: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]) })],
   ];
   for (const [name, schema] of rejected) {
-    it(`rejects ${name} (kube would need anyOf/oneOf without types)`, () => assert.throws(() => structuralSchema(schema), /schema \.v: anyOf/));
+    it(`rejects ${name} (kube would need anyOf/oneOf without types)`, () =>
+      assert.throws(() => structuralSchema(schema), /schema \.v: anyOf/));
   }
 });
 
@@ -66,20 +67,42 @@ describe('crdFromZod on the embedded API server', () => {
       shortNames: ['wdg'],
       categories: ['all'],
       scope: 'Namespaced',
-      versions: [{ name: 'v1', spec: widget, status: z.object({ phase: z.string().optional() }), printerColumns: [{ name: 'Mode', type: 'string', jsonPath: '.spec.mode' }] }],
+      versions: [
+        {
+          name: 'v1',
+          spec: widget,
+          status: z.object({ phase: z.string().optional() }),
+          printerColumns: [{ name: 'Mode', type: 'string', jsonPath: '.spec.mode' }],
+        },
+      ],
     });
     await createCrdAndWait(server, crd);
-    const obj = { apiVersion: 'test.modelplane.dev/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { count: 0, quantity: '8Gi', extra: { deep: { x: 1 } }, open: { a: 'x', b: 2 } } };
+    const obj = {
+      apiVersion: 'test.modelplane.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { count: 0, quantity: '8Gi', extra: { deep: { x: 1 } }, open: { a: 'x', b: 2 } },
+    };
     const r = await raw(server, 'POST', '/apis/test.modelplane.dev/v1/namespaces/default/widgets', obj);
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json().spec, obj.spec);
-    const bad = await raw(server, 'POST', '/apis/test.modelplane.dev/v1/namespaces/default/widgets', { ...obj, metadata: { name: 'w2' }, spec: { mode: 'C' } });
+    const bad = await raw(server, 'POST', '/apis/test.modelplane.dev/v1/namespaces/default/widgets', {
+      ...obj,
+      metadata: { name: 'w2' },
+      spec: { mode: 'C' },
+    });
     assert.equal(bad.status, 422, bad.text);
     assert.match(bad.text, /spec\.mode/);
   });
 
   it('is rejected by the server when hand-edited into a non-structural schema (the check is real)', async () => {
-    const crd = crdFromZod({ group: 'test.modelplane.dev', kind: 'Gadget', plural: 'gadgets', scope: 'Cluster', versions: [{ name: 'v1', spec: z.object({ a: z.string() }) }] });
+    const crd = crdFromZod({
+      group: 'test.modelplane.dev',
+      kind: 'Gadget',
+      plural: 'gadgets',
+      scope: 'Cluster',
+      versions: [{ name: 'v1', spec: z.object({ a: z.string() }) }],
+    });
     const spec = (crd.spec.versions[0]!.schema!.openAPIV3Schema as any).properties.spec;
     delete spec.properties.a.type;
     const r = await raw(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);

@@ -4,12 +4,18 @@ import type { CustomResourceDefinition } from '../../src/kube/kinds.ts';
 import { raw } from '@modelplane/apiserver/testing';
 
 /** creates `crd` and resolves with the live object once it is Established */
-export async function createCrdAndWait(server: ApiServer, crd: CustomResourceDefinition, timeoutMs = 10_000): Promise<CustomResourceDefinition> {
+export async function createCrdAndWait(
+  server: ApiServer,
+  crd: CustomResourceDefinition,
+  timeoutMs = 10_000,
+): Promise<CustomResourceDefinition> {
   const created = await raw(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
   assert.equal(created.status, 201, `${crd.metadata.name}: ${created.text}`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const live = (await raw(server, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)).json() as CustomResourceDefinition;
+    const live = (
+      await raw(server, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+    ).json() as CustomResourceDefinition;
     if (live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return live;
     if (Date.now() > deadline) throw new Error(`${crd.metadata.name} not Established: ${JSON.stringify(live.status)}`);
     await new Promise((r) => setTimeout(r, 50));

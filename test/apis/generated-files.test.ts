@@ -30,9 +30,19 @@ describe('generated and copied files', () => {
     assert.equal(readFileSync('deploy/rbac/modelplane.yaml', 'utf8'), rbacYaml());
   });
 
-  it('examples/aim/ holds the AIM design\'s nine full YAML examples, byte for byte as the design prints them', () => {
-    const files = readdirSync('examples/aim').filter((f) => f.endsWith('.yaml')).sort();
-    const digests = files.map((f) => createHash('sha256').update(readFileSync(`examples/aim/${f}`, 'utf8').replace(/^# .*\n/, '')).digest('hex'));
-    assert.deepEqual(digests, DESIGN_EXAMPLE_SHA256, 'an example was edited: the design\'s examples must apply unchanged (docs/aim.md)');
+  it("examples/aim/ holds the AIM design's nine full YAML examples, byte for byte as the design prints them", () => {
+    const files = readdirSync('examples/aim')
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
+    const digests = files.map((f) =>
+      createHash('sha256')
+        .update(readFileSync(`examples/aim/${f}`, 'utf8').replace(/^# .*\n/, ''))
+        .digest('hex'),
+    );
+    assert.deepEqual(
+      digests,
+      DESIGN_EXAMPLE_SHA256,
+      "an example was edited: the design's examples must apply unchanged (docs/aim.md)",
+    );
   });
 });

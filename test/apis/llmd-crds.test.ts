@@ -48,7 +48,11 @@ describe('VariantAutoscaling CRD', () => {
   const bad: Array<[string, string, RegExp]> = [
     ['no modelID', 'modelID: ""', /spec\.modelID/],
     ['a cost that is not a number', 'modelID: m\n  variantCost: "cheap"', /spec\.variantCost/],
-    ['maxReplicas below minReplicas', 'modelID: m\n  minReplicas: 5\n  maxReplicas: 2', /spec.maxReplicas must be greater than or equal to spec.minReplicas/],
+    [
+      'maxReplicas below minReplicas',
+      'modelID: m\n  minReplicas: 5\n  maxReplicas: 2',
+      /spec.maxReplicas must be greater than or equal to spec.minReplicas/,
+    ],
     ['negative minReplicas', 'modelID: m\n  minReplicas: -1', /spec\.minReplicas/],
   ];
   for (const [name, spec, message] of bad) {
@@ -61,6 +65,9 @@ describe('VariantAutoscaling CRD', () => {
   }
 
   it('minReplicas 0 (scale to zero) is allowed', async () => {
-    await c.k(['apply', '-f', '-'], `apiVersion: llmd.ai/v1alpha1\nkind: VariantAutoscaling\nmetadata: {name: zero, namespace: default}\nspec:\n  scaleTargetRef: {kind: Deployment, name: x}\n  modelID: m\n  minReplicas: 0\n`);
+    await c.k(
+      ['apply', '-f', '-'],
+      `apiVersion: llmd.ai/v1alpha1\nkind: VariantAutoscaling\nmetadata: {name: zero, namespace: default}\nspec:\n  scaleTargetRef: {kind: Deployment, name: x}\n  modelID: m\n  minReplicas: 0\n`,
+    );
   });
 });

@@ -9,8 +9,14 @@ import { type BrowserContext, chromium } from 'playwright-core';
 export const CHROMIUM = process.env.MODELPLANE_CHROMIUM ?? '/usr/bin/chromium';
 
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export interface Browser {
@@ -21,7 +27,12 @@ export interface Browser {
 export async function launchChromium(viewport = { width: 1280, height: 900 }): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'modelplane-chromium-'));
   // launchPersistentContext is how playwright passes --user-data-dir: a fresh, throw-away profile
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, viewport });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport,
+  });
   return {
     context,
     async close() {

@@ -29,11 +29,28 @@ async function seriousViolations(page: Page): Promise<string[]> {
   // evaluated through the debugging protocol: the dashboard's Content-Security-Policy forbids inline scripts
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, o: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } };
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: {
+        run(
+          ctx: unknown,
+          o: object,
+        ): Promise<{
+          violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+        }>;
+      };
+    };
     const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+    }));
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
 }
 
 async function openResource(page: Page, url: string, key: string): Promise<void> {
@@ -53,7 +70,16 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     browser = await launchChromium();
     page = await browser.context.newPage();
     const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    for (let i = 0; i < 300 && !world.dashboard.state.summaries().filter((s) => s.kind === 'ModelDeployment').every((s) => s.ready); i++) await wait(100);
+    for (
+      let i = 0;
+      i < 300 &&
+      !world.dashboard.state
+        .summaries()
+        .filter((s) => s.kind === 'ModelDeployment')
+        .every((s) => s.ready);
+      i++
+    )
+      await wait(100);
   });
   after(async () => {
     await browser?.close();
@@ -67,7 +93,9 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     const headings = await page.locator('section.kind h2').allTextContents();
     assert.match(headings[0]!, /^ModelDeployment/);
     assert.ok(headings.some((h) => h.startsWith('AIMService')));
-    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/qwen-2gpu"] >> text=provider kuberay');
+    await page.waitForSelector(
+      'tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/qwen-2gpu"] >> text=provider kuberay',
+    );
     await shot(page, 'overview');
     assert.deepEqual(await seriousViolations(page), []);
   });
@@ -76,22 +104,38 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     await page.goto(url);
     await page.waitForSelector('body[data-overview-rendered]');
     await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 42));
-    const md = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'live-md', namespace: 'quickstart' }, spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } } };
+    const md = {
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name: 'live-md', namespace: 'quickstart' },
+      spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } },
+    };
     const r = await world.kubectl(['apply', '-f', '-'], JSON.stringify(md));
     assert.equal(r.code, 0, r.stderr);
-    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', { timeout: 20_000 });
-    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"] >> text=provider', { timeout: 30_000 });
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', {
+      timeout: 20_000,
+    });
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"] >> text=provider', {
+      timeout: 30_000,
+    });
     const del = await world.kubectl(['delete', 'md', 'live-md', '-n', 'quickstart', '--wait=false']);
     assert.equal(del.code, 0, del.stderr);
-    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', { state: 'detached', timeout: 30_000 });
-    assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 42, 'the same page, never reloaded');
+    await page.waitForSelector('tr[data-key="kubeairunway.ai/ModelDeployment/quickstart/live-md"]', {
+      state: 'detached',
+      timeout: 30_000,
+    });
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker),
+      42,
+      'the same page, never reloaded',
+    );
   });
 
   it('a ModelDeployment page explains the provider choice', async () => {
     await openResource(page, url, 'kubeairunway.ai/ModelDeployment/quickstart/gemma-cpu');
     const panel = page.locator('section[aria-labelledby="h-selection"]');
     await panel.locator('tr.chosen >> text=kaito').waitFor();
-    assert.match(await panel.textContent() ?? '', /spec\.engine\.type == 'llamacpp'.*priority 100: true/s);
+    assert.match((await panel.textContent()) ?? '', /spec\.engine\.type == 'llamacpp'.*priority 100: true/s);
     await page.locator('section[aria-labelledby="h-children"] >> text=Workspace').waitFor();
     await shot(page, 'modeldeployment');
     assert.deepEqual(await seriousViolations(page), []);
@@ -131,27 +175,72 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     await page.waitForSelector('#validation-summary[data-state="valid"]');
     await page.locator('button[type="submit"]').click();
     await page.waitForSelector('article.detail[data-key="kubeairunway.ai/ModelDeployment/quickstart/from-the-form"]');
-    const got = await world.kubectl(['get', 'md', 'from-the-form', '-n', 'quickstart', '-o', 'jsonpath={.spec.engine.type}']);
+    const got = await world.kubectl([
+      'get',
+      'md',
+      'from-the-form',
+      '-n',
+      'quickstart',
+      '-o',
+      'jsonpath={.spec.engine.type}',
+    ]);
     assert.equal(got.stdout, 'vllm');
   });
 
   it("the autoscaler chart draws the autoscaler's decisions: replicas, KV-cache use and queue over time", async () => {
     const setup = [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'workload-variant-autoscaler-system' } },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'saturation-scaling-config', namespace: 'workload-variant-autoscaler-system' }, data: { default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n' } },
-      { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'hello-web', namespace: 'quickstart', labels: { 'inference.optimization/acceleratorName': 'H100' } }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'hello-web' }, modelID: 'hello', maxReplicas: 4 } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'saturation-scaling-config', namespace: 'workload-variant-autoscaler-system' },
+        data: {
+          default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n',
+        },
+      },
+      {
+        apiVersion: 'llmd.ai/v1alpha1',
+        kind: 'VariantAutoscaling',
+        metadata: {
+          name: 'hello-web',
+          namespace: 'quickstart',
+          labels: { 'inference.optimization/acceleratorName': 'H100' },
+        },
+        spec: { scaleTargetRef: { kind: 'Deployment', name: 'hello-web' }, modelID: 'hello', maxReplicas: 4 },
+      },
     ];
-    for (const obj of setup) assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(obj))).code, 0, JSON.stringify(obj));
-    const pods = (await world.kubectl(['get', 'pods', '-n', 'quickstart', '-l', 'app.kubernetes.io/name=hello-web', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout.split(' ').filter(Boolean);
+    for (const obj of setup)
+      assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(obj))).code, 0, JSON.stringify(obj));
+    const pods = (
+      await world.kubectl([
+        'get',
+        'pods',
+        '-n',
+        'quickstart',
+        '-l',
+        'app.kubernetes.io/name=hello-web',
+        '-o',
+        'jsonpath={.items[*].metadata.name}',
+      ])
+    ).stdout
+      .split(' ')
+      .filter(Boolean);
     assert.ok(pods.length > 0, 'hello-web has pods');
     await openResource(page, url, 'llmd.ai/VariantAutoscaling/quickstart/hello-web');
     // three cycles: saturated (scale up), saturated, then quiet
-    for (const [kv, queue] of [[0.9, 6], [0.85, 4], [0.3, 0]] as const) {
+    for (const [kv, queue] of [
+      [0.9, 6],
+      [0.85, 4],
+      [0.3, 0],
+    ] as const) {
       // decisions are stamped to the second: space the cycles so each is its own point in time
       await new Promise((r) => setTimeout(r, 1100));
       world.metrics.load = new Map(pods.map((p) => [p, { kvCacheUsage: kv, queueLength: queue }]));
       await world.autoscaler().engine.runCycle();
-      await page.waitForSelector(`section[aria-labelledby="h-autoscaler"] >> text=/KV-cache ${Math.round(kv * 100)}%, queue ${queue}/`, { timeout: 20_000 });
+      await page.waitForSelector(
+        `section[aria-labelledby="h-autoscaler"] >> text=/KV-cache ${Math.round(kv * 100)}%, queue ${queue}/`,
+        { timeout: 20_000 },
+      );
     }
     const text = (await page.locator('section[aria-labelledby="h-autoscaler"]').textContent()) ?? '';
     assert.match(text, /decision history/);
@@ -175,15 +264,31 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     const text = (await page.locator('section.panel').first().textContent()) ?? '';
     assert.match(text, /LLSD_VLLM_PRIMARY_API_KEY/, 'the secret is referenced by its environment variable');
     const html = await page.content();
-    for (const value of ['not-a-real-token', 'not-a-real-key', 'not-a-real-password', 'llama:pw@']) assert.ok(!html.includes(value), `${value} reached the page`);
+    for (const value of ['not-a-real-token', 'not-a-real-key', 'not-a-real-password', 'llama:pw@'])
+      assert.ok(!html.includes(value), `${value} reached the page`);
     await shot(page, 'llamastackdistribution');
     assert.deepEqual(await seriousViolations(page), []);
   });
 
   it('never sends a secret value to the browser', async () => {
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hf', namespace: 'quickstart' }, stringData: { HF_TOKEN: SECRET_VALUE } };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'hf', namespace: 'quickstart' },
+      stringData: { HF_TOKEN: SECRET_VALUE },
+    };
     assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(secret))).code, 0);
-    const md = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'gated', namespace: 'quickstart' }, spec: { model: { id: 'meta-llama/Llama-3.1-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, secrets: { huggingFaceToken: 'hf' } } };
+    const md = {
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name: 'gated', namespace: 'quickstart' },
+      spec: {
+        model: { id: 'meta-llama/Llama-3.1-8B' },
+        engine: { type: 'vllm' },
+        resources: { gpu: { count: 1 } },
+        secrets: { huggingFaceToken: 'hf' },
+      },
+    };
     assert.equal((await world.kubectl(['apply', '-f', '-'], JSON.stringify(md))).code, 0);
     const bodies: string[] = [];
     page.on('response', async (res) => {

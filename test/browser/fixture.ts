@@ -39,11 +39,16 @@ export interface World {
 
 export async function startWorld(): Promise<World> {
   const log = new Logger({}, 'silent');
-  if (!ensureWebBuilt(log) || !existsSync(join(WEB_DIST, 'index.html'))) throw new Error(`the dashboard front end is not built at ${WEB_DIST}: run npm run build:web`);
+  if (!ensureWebBuilt(log) || !existsSync(join(WEB_DIST, 'index.html')))
+    throw new Error(`the dashboard front end is not built at ${WEB_DIST}: run npm run build:web`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const metrics = new TestMetrics();
   let autoscaler: Autoscaler | undefined;
-  const sets = [...CONTROLLER_SETS, ...PROVIDER_SETS].map((s) => (s.name === 'autoscaler' ? autoscalerControllerSet({ metricsSource: metrics, autoStart: false }, (a) => (autoscaler = a)) : s));
+  const sets = [...CONTROLLER_SETS, ...PROVIDER_SETS].map((s) =>
+    s.name === 'autoscaler'
+      ? autoscalerControllerSet({ metricsSource: metrics, autoStart: false }, (a) => (autoscaler = a))
+      : s,
+  );
   const cluster = await startDevCluster({ port: 0, log, sets });
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-browser-'));
   const kubeconfig = join(dir, 'kubeconfig');
@@ -61,7 +66,8 @@ export async function startWorld(): Promise<World> {
         return autoscaler;
       },
       dashboard,
-      kubectl: (args, input) => runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input),
+      kubectl: (args, input) =>
+        runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input),
       async stop() {
         await dashboard.close();
         client.close();

@@ -27,7 +27,6 @@ const ROUNDS = 3;
 const LABEL = 'crash-test';
 const COLLECTION = '/api/v1/namespaces/default/configmaps';
 
-
 interface Server {
   child: ChildProcess;
   url: URL;
@@ -40,11 +39,15 @@ interface Server {
 /** Starts `modelplane dev --only apiserver` on DIR and resolves once it has written its kubeconfig. */
 function startServer(dir: string): Promise<Server> {
   const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, ['bin/modelplane.js', 'dev', '--only', 'apiserver', '--port', '0', '--data-dir', dir, '--kubeconfig', kubeconfig], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MODELPLANE_LOG_LEVEL: 'warn' },
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/modelplane.js', 'dev', '--only', 'apiserver', '--port', '0', '--data-dir', dir, '--kubeconfig', kubeconfig],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MODELPLANE_LOG_LEVEL: 'warn' },
+    },
+  );
   let stderr = '';
   let stdout = '';
   let ready = false;
@@ -101,7 +104,9 @@ function call(server: Server, agent: Agent, method: string, path: string, body?:
         headers: {
           authorization: `Bearer ${server.token}`,
           accept: 'application/json',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
         },
       },
       (res) => {
@@ -151,7 +156,13 @@ interface Round {
   inFlight: Map<string, Op>;
 }
 
-async function writeUntilKilled(server: Server, state: Map<string, Version>, round: number, killAfter: number, rand: () => number): Promise<Round> {
+async function writeUntilKilled(
+  server: Server,
+  state: Map<string, Version>,
+  round: number,
+  killAfter: number,
+  rand: () => number,
+): Promise<Round> {
   const run: Round = { acked: 0, maxAckedRv: 0, killed: false, inFlight: new Map() };
   // each connection owns its objects, so no two writes to one object are ever in flight together
   const owned: string[][] = Array.from({ length: CONNECTIONS }, () => []);
@@ -180,13 +191,21 @@ async function writeUntilKilled(server: Server, state: Map<string, Version>, rou
         let reply: Reply;
         try {
           if (op.op === 'create') reply = await call(server, agent, 'POST', COLLECTION, configMap(op.name, op.payload));
-          else if (op.op === 'update') reply = await call(server, agent, 'PUT', `${COLLECTION}/${op.name}`, configMap(op.name, op.payload, state.get(op.name)!.rv));
+          else if (op.op === 'update')
+            reply = await call(
+              server,
+              agent,
+              'PUT',
+              `${COLLECTION}/${op.name}`,
+              configMap(op.name, op.payload, state.get(op.name)!.rv),
+            );
           else reply = await call(server, agent, 'DELETE', `${COLLECTION}/${op.name}`);
         } catch (err) {
           if (run.killed) return; // the kill cut this one off: it stays in flight
           throw err;
         }
-        if (reply.status < 200 || reply.status > 299) throw new Error(`${op.op} ${op.name} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+        if (reply.status < 200 || reply.status > 299)
+          throw new Error(`${op.op} ${op.name} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
         run.inFlight.delete(op.name);
         // a delete answers with a Status, which carries no resourceVersion
         if (op.op === 'delete') state.delete(op.name);
@@ -212,7 +231,8 @@ async function listRestored(server: Server): Promise<{ objects: Map<string, Vers
     const reply = await call(server, agent, 'GET', `${COLLECTION}?labelSelector=app%3D${LABEL}`);
     assert.equal(reply.status, 200, `list after restart: ${JSON.stringify(reply.body)}`);
     const objects = new Map<string, Version>();
-    for (const o of reply.body.items) objects.set(o.metadata.name, { rv: o.metadata.resourceVersion, payload: o.data.payload });
+    for (const o of reply.body.items)
+      objects.set(o.metadata.name, { rv: o.metadata.resourceVersion, payload: o.data.payload });
     return { objects, listRv: Number(reply.body.metadata.resourceVersion) };
   } finally {
     agent.destroy();
@@ -229,15 +249,20 @@ function unexplained(acked: Map<string, Version>, restored: Map<string, Version>
     const op = inFlight.get(name);
     if (op?.op === 'delete' && got === undefined) continue;
     if (op && op.op !== 'delete' && got?.payload === op.payload) continue;
-    const what = want === undefined ? 'acknowledged absent (deleted or never created)' : `acknowledged ${JSON.stringify(want)}`;
-    problems.push(`${name}: ${what}, restored ${JSON.stringify(got ?? 'absent')}${op ? `, in flight: ${op.op} ${op.payload}` : ''}`);
+    const what =
+      want === undefined ? 'acknowledged absent (deleted or never created)' : `acknowledged ${JSON.stringify(want)}`;
+    problems.push(
+      `${name}: ${what}, restored ${JSON.stringify(got ?? 'absent')}${op ? `, in flight: ${op.op} ${op.payload}` : ''}`,
+    );
   }
   return problems;
 }
 
 describe('API server --data-dir: SIGKILL at a random moment loses no acknowledged write', { timeout: 120_000 }, () => {
   it(`${ROUNDS} rounds of up to ${CREATES} creates over ${CONNECTIONS} keep-alive connections, killed and restarted`, async (t) => {
-    const seed = process.env.MODELPLANE_CRASH_SEED ? Number(process.env.MODELPLANE_CRASH_SEED) : Math.floor(Math.random() * 2 ** 32);
+    const seed = process.env.MODELPLANE_CRASH_SEED
+      ? Number(process.env.MODELPLANE_CRASH_SEED)
+      : Math.floor(Math.random() * 2 ** 32);
     t.diagnostic(`seed ${seed} (MODELPLANE_CRASH_SEED=${seed} repeats it)`);
     const rand = prng(seed);
     const dir = mkdtempSync(join(tmpdir(), 'modelplane-crash-'));
@@ -256,19 +281,33 @@ describe('API server --data-dir: SIGKILL at a random moment loses no acknowledge
         highestAcked = Math.max(highestAcked, run.maxAckedRv);
 
         server = await startServer(dir);
-        assert.deepEqual({ ca: server.ca, token: server.token }, identity, `the CA and admin token come back from the data dir: ${context}`);
+        assert.deepEqual(
+          { ca: server.ca, token: server.token },
+          identity,
+          `the CA and admin token come back from the data dir: ${context}`,
+        );
         const { objects, listRv } = await listRestored(server);
-        const landed = [...run.inFlight.values()].filter((op) => objects.get(op.name)?.payload === op.payload || (op.op === 'delete' && !objects.has(op.name))).length;
-        t.diagnostic(`round ${round}: kill after ${killAfter}, ${run.acked} acks, ${run.inFlight.size} unanswered at the kill (${landed} of them landed), ${objects.size} objects restored, ${Date.now() - roundStarted} ms`);
+        const landed = [...run.inFlight.values()].filter(
+          (op) => objects.get(op.name)?.payload === op.payload || (op.op === 'delete' && !objects.has(op.name)),
+        ).length;
+        t.diagnostic(
+          `round ${round}: kill after ${killAfter}, ${run.acked} acks, ${run.inFlight.size} unanswered at the kill (${landed} of them landed), ${objects.size} objects restored, ${Date.now() - roundStarted} ms`,
+        );
         assert.deepEqual(unexplained(state, objects, run.inFlight), [], context);
-        assert.ok(listRv >= highestAcked, `list resourceVersion ${listRv} is below the highest acknowledged ${highestAcked}: ${context}`);
+        assert.ok(
+          listRv >= highestAcked,
+          `list resourceVersion ${listRv} is below the highest acknowledged ${highestAcked}: ${context}`,
+        );
 
         const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: server.ca });
         const probe = await call(server, agent, 'POST', COLLECTION, configMap(`probe-r${round}`, 'probe'));
         assert.equal(probe.status, 201, `probe create: ${JSON.stringify(probe.body)}`);
         const highestRestored = Math.max(0, ...[...objects.values()].map((v) => Number(v.rv)));
         const probeRv = Number(probe.body.metadata.resourceVersion);
-        assert.ok(probeRv > Math.max(highestAcked, highestRestored), `new write got ${probeRv}, not above acknowledged ${highestAcked} / restored ${highestRestored}: ${context}`);
+        assert.ok(
+          probeRv > Math.max(highestAcked, highestRestored),
+          `new write got ${probeRv}, not above acknowledged ${highestAcked} / restored ${highestRestored}: ${context}`,
+        );
         const removed = await call(server, agent, 'DELETE', `${COLLECTION}/probe-r${round}`);
         agent.destroy();
         assert.equal(removed.status, 200, `probe delete: ${JSON.stringify(removed.body)}`);

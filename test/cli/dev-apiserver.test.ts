@@ -9,10 +9,25 @@ import { describe, it } from 'node:test';
 import { runKubectl } from '@modelplane/apiserver/testing';
 
 function startDev(kubeconfig: string, logDir: string): ChildProcess {
-  return spawn(process.execPath, [resolve('bin/modelplane.js'), 'dev', '--only', 'apiserver', '--port', '0', '--kubeconfig', kubeconfig, '--log-dir', logDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MODELPLANE_LOG_LEVEL: 'info' },
-  });
+  return spawn(
+    process.execPath,
+    [
+      resolve('bin/modelplane.js'),
+      'dev',
+      '--only',
+      'apiserver',
+      '--port',
+      '0',
+      '--kubeconfig',
+      kubeconfig,
+      '--log-dir',
+      logDir,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MODELPLANE_LOG_LEVEL: 'info' },
+    },
+  );
 }
 
 async function waitForFile(path: string, timeoutMs = 45_000): Promise<void> {
@@ -36,13 +51,24 @@ describe('modelplane dev --only apiserver', () => {
       const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
       try {
         await waitForFile(kubeconfig);
-        const r = await runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'get', 'namespaces', '-o', 'name']);
+        const r = await runKubectl([
+          '--kubeconfig',
+          kubeconfig,
+          '--cache-dir',
+          join(dir, 'cache'),
+          'get',
+          'namespaces',
+          '-o',
+          'name',
+        ]);
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /namespace\/default/);
         // logs are JSON lines, in the file named on the terminal; the terminal itself gets no JSON
         const file = /^logs: (\S+)/m.exec(stdout)?.[1];
         assert.ok(file && existsSync(file), `log file named on stdout: ${stdout}`);
-        const first = readFileSync(file, 'utf8').split('\n').find((l) => l.trim());
+        const first = readFileSync(file, 'utf8')
+          .split('\n')
+          .find((l) => l.trim());
         assert.ok(first && JSON.parse(first).msg, `structured log line: ${first}`);
         assert.ok(!/^\{/m.test(stdout + stderr), `no JSON on the terminal: ${stdout}${stderr}`);
         child.kill(signal);

@@ -35,11 +35,32 @@ describe('modelplane status and dashboard with limited credentials', () => {
   before(async () => {
     cluster = await startDevTestCluster({ namespaces: ['team-a', 'team-b'] });
     for (const ns of ['team-a', 'team-b']) {
-      await cluster.admin.create({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: `md-${ns}`, namespace: ns }, spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } } });
+      await cluster.admin.create({
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'ModelDeployment',
+        metadata: { name: `md-${ns}`, namespace: ns },
+        spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } },
+      });
     }
     await cluster.k(['create', 'serviceaccount', 'viewer', '-n', 'team-a']);
-    await cluster.k(['create', 'role', 'md-reader', '-n', 'team-a', '--verb=get,list,watch', '--resource=modeldeployments.kubeairunway.ai']);
-    await cluster.k(['create', 'rolebinding', 'md-reader', '-n', 'team-a', '--role=md-reader', '--serviceaccount=team-a:viewer']);
+    await cluster.k([
+      'create',
+      'role',
+      'md-reader',
+      '-n',
+      'team-a',
+      '--verb=get,list,watch',
+      '--resource=modeldeployments.kubeairunway.ai',
+    ]);
+    await cluster.k([
+      'create',
+      'rolebinding',
+      'md-reader',
+      '-n',
+      'team-a',
+      '--role=md-reader',
+      '--serviceaccount=team-a:viewer',
+    ]);
     const token = (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim();
     viewerKubeconfig = join(cluster.kubeconfig, '..', 'viewer.kubeconfig');
     writeFileSync(viewerKubeconfig, cluster.dev.server.kubeconfigYaml({ token }));
@@ -49,10 +70,17 @@ describe('modelplane status and dashboard with limited credentials', () => {
   });
 
   it('status lists what the credentials may list and names the rest', async () => {
-    const client = await KubeClient.create(cluster.dev.server.kubeconfigYaml({ token: (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim() }));
+    const client = await KubeClient.create(
+      cluster.dev.server.kubeconfigYaml({
+        token: (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim(),
+      }),
+    );
     const listing = await listStatusRows(client, 'team-a');
     client.close();
-    assert.deepEqual(listing.rows.map((r) => `${r.kind} ${r.namespace}/${r.name}`), ['ModelDeployment team-a/md-team-a']);
+    assert.deepEqual(
+      listing.rows.map((r) => `${r.kind} ${r.namespace}/${r.name}`),
+      ['ModelDeployment team-a/md-team-a'],
+    );
     assert.ok(listing.forbidden.includes('aimservices.aim.eai.amd.com'), listing.forbidden.join());
     const out = await runCli(['status', '--kubeconfig', viewerKubeconfig, '-n', 'team-a']);
     assert.equal(out.status, 0, out.stderr);
@@ -61,7 +89,11 @@ describe('modelplane status and dashboard with limited credentials', () => {
   });
 
   it('dashboard bound beyond loopback prints a token URL and serves only with it', async () => {
-    const child: ChildProcess = spawn(process.execPath, [CLI, 'dashboard', '--kubeconfig', viewerKubeconfig, '-n', 'team-a', '--address', '0.0.0.0', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'silent' } });
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [CLI, 'dashboard', '--kubeconfig', viewerKubeconfig, '-n', 'team-a', '--address', '0.0.0.0', '--port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MODELPLANE_LOG_LEVEL: 'silent' } },
+    );
     try {
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
@@ -72,8 +104,13 @@ describe('modelplane status and dashboard with limited credentials', () => {
       assert.match(out, /not visible with these credentials: .*events/);
       const base = `http://127.0.0.1:${m[1]}`;
       assert.equal((await fetch(`${base}/api/info`)).status, 401);
-      const info = (await (await fetch(`${base}/api/info`, { headers: { Authorization: `Bearer ${m[2]}` } })).json()) as { kinds: Array<{ kind: string }> };
-      assert.deepEqual(info.kinds.map((k) => k.kind), ['ModelDeployment']);
+      const info = (await (
+        await fetch(`${base}/api/info`, { headers: { Authorization: `Bearer ${m[2]}` } })
+      ).json()) as { kinds: Array<{ kind: string }> };
+      assert.deepEqual(
+        info.kinds.map((k) => k.kind),
+        ['ModelDeployment'],
+      );
     } finally {
       child.kill('SIGTERM');
     }

@@ -13,10 +13,17 @@ import { TerminalView } from '../../src/cli/view/terminal.ts';
 import { renderStatus } from '../../src/cli/status.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
-const md = (name: string, status: Record<string, unknown>): KubeObject => ({
-  apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, status,
-}) as KubeObject;
-const readyCond = (status: string, reason: string) => ({ observedGeneration: 1, conditions: [{ type: 'Ready', status, reason }] });
+const md = (name: string, status: Record<string, unknown>): KubeObject =>
+  ({
+    apiVersion: 'kubeairunway.ai/v1alpha1',
+    kind: 'ModelDeployment',
+    metadata: { name, namespace: 'team-a', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    status,
+  }) as KubeObject;
+const readyCond = (status: string, reason: string) => ({
+  observedGeneration: 1,
+  conditions: [{ type: 'Ready', status, reason }],
+});
 
 class FakeTerminal {
   written = '';
@@ -35,25 +42,126 @@ const term = (tty: boolean) => new FakeTerminal(tty) as FakeTerminal & NodeJS.Wr
 
 describe('rows', () => {
   const cases: Array<[string, KubeObject, Partial<ResourceRow>]> = [
-    ['Ready condition True', md('a', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }), { ready: true, tone: 'ok', state: 'Running', reason: 'DeploymentReady' }],
-    ['progressing', md('b', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }), { ready: false, tone: 'progress', state: 'Deploying' }],
-    ['failing', md('c', { phase: 'Failed', ...readyCond('False', 'ProviderSelectionFailed') }), { ready: false, tone: 'fail' }],
+    [
+      'Ready condition True',
+      md('a', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }),
+      { ready: true, tone: 'ok', state: 'Running', reason: 'DeploymentReady' },
+    ],
+    [
+      'progressing',
+      md('b', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }),
+      { ready: false, tone: 'progress', state: 'Deploying' },
+    ],
+    [
+      'failing',
+      md('c', { phase: 'Failed', ...readyCond('False', 'ProviderSelectionFailed') }),
+      { ready: false, tone: 'fail' },
+    ],
     ['no status', md('d', {}), { ready: false, tone: 'progress', state: 'Pending', reason: 'no status reported yet' }],
-    ['stale observedGeneration is not Ready', { ...md('e', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }), metadata: { name: 'e', namespace: 'team-a', generation: 2 } }, { ready: false }],
-    ['provider with a fresh heartbeat', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: new Date().toISOString() } }, { ready: true, state: 'Ready', group: 'kubeairunway.ai' }],
-    ['a ConfigMap is done once it exists', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } }, { ready: true, state: 'Created' }],
-    ['an HTTPRoute accepted by its gateway', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }] }] } }, { ready: true, state: 'Accepted' }],
-    ['an HTTPRoute refused', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, status: { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' }] }] } }, { ready: false, tone: 'fail', reason: 'NotAllowedByListeners' }],
-    ['status.state word (KAITO Workspace)', { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'w' }, status: { state: 'Ready' } }, { ready: true, state: 'Ready' }],
-    ['conditions but no Ready one: all good', { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'v' }, status: { conditions: [{ type: 'TargetResolved', status: 'True', reason: 'TargetFound' }, { type: 'OptimizationReady', status: 'True', reason: 'OptimizationSucceeded' }] } }, { ready: true, state: 'Ready', reason: 'OptimizationSucceeded' }],
-    ['conditions but no Ready one: the first bad one', { apiVersion: 'llmd.ai/v1alpha1', kind: 'VariantAutoscaling', metadata: { name: 'v' }, status: { conditions: [{ type: 'TargetResolved', status: 'True' }, { type: 'MetricsAvailable', status: 'False', reason: 'MetricsMissing' }] } }, { ready: false, state: 'NotReady', reason: 'MetricsAvailable: MetricsMissing', tone: 'fail' }],
-    ['an abnormal-true condition counts against', { apiVersion: 'x/v1', kind: 'Thing', metadata: { name: 't' }, status: { conditions: [{ type: 'Degraded', status: 'True', reason: 'Broken' }] } }, { ready: false }],
-    ['provider whose process died', { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'kaito' }, status: { ready: true, lastHeartbeat: '2020-01-01T00:00:00Z' } }, { ready: false, tone: 'progress' }],
+    [
+      'stale observedGeneration is not Ready',
+      {
+        ...md('e', { phase: 'Running', ...readyCond('True', 'DeploymentReady') }),
+        metadata: { name: 'e', namespace: 'team-a', generation: 2 },
+      },
+      { ready: false },
+    ],
+    [
+      'provider with a fresh heartbeat',
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'InferenceProviderConfig',
+        metadata: { name: 'kaito' },
+        status: { ready: true, lastHeartbeat: new Date().toISOString() },
+      },
+      { ready: true, state: 'Ready', group: 'kubeairunway.ai' },
+    ],
+    [
+      'a ConfigMap is done once it exists',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } },
+      { ready: true, state: 'Created' },
+    ],
+    [
+      'an HTTPRoute accepted by its gateway',
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'HTTPRoute',
+        metadata: { name: 'r' },
+        status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True' }] }] },
+      },
+      { ready: true, state: 'Accepted' },
+    ],
+    [
+      'an HTTPRoute refused',
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'HTTPRoute',
+        metadata: { name: 'r' },
+        status: { parents: [{ conditions: [{ type: 'Accepted', status: 'False', reason: 'NotAllowedByListeners' }] }] },
+      },
+      { ready: false, tone: 'fail', reason: 'NotAllowedByListeners' },
+    ],
+    [
+      'status.state word (KAITO Workspace)',
+      { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'w' }, status: { state: 'Ready' } },
+      { ready: true, state: 'Ready' },
+    ],
+    [
+      'conditions but no Ready one: all good',
+      {
+        apiVersion: 'llmd.ai/v1alpha1',
+        kind: 'VariantAutoscaling',
+        metadata: { name: 'v' },
+        status: {
+          conditions: [
+            { type: 'TargetResolved', status: 'True', reason: 'TargetFound' },
+            { type: 'OptimizationReady', status: 'True', reason: 'OptimizationSucceeded' },
+          ],
+        },
+      },
+      { ready: true, state: 'Ready', reason: 'OptimizationSucceeded' },
+    ],
+    [
+      'conditions but no Ready one: the first bad one',
+      {
+        apiVersion: 'llmd.ai/v1alpha1',
+        kind: 'VariantAutoscaling',
+        metadata: { name: 'v' },
+        status: {
+          conditions: [
+            { type: 'TargetResolved', status: 'True' },
+            { type: 'MetricsAvailable', status: 'False', reason: 'MetricsMissing' },
+          ],
+        },
+      },
+      { ready: false, state: 'NotReady', reason: 'MetricsAvailable: MetricsMissing', tone: 'fail' },
+    ],
+    [
+      'an abnormal-true condition counts against',
+      {
+        apiVersion: 'x/v1',
+        kind: 'Thing',
+        metadata: { name: 't' },
+        status: { conditions: [{ type: 'Degraded', status: 'True', reason: 'Broken' }] },
+      },
+      { ready: false },
+    ],
+    [
+      'provider whose process died',
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'InferenceProviderConfig',
+        metadata: { name: 'kaito' },
+        status: { ready: true, lastHeartbeat: '2020-01-01T00:00:00Z' },
+      },
+      { ready: false, tone: 'progress' },
+    ],
   ];
   for (const [name, obj, want] of cases) {
     it(name, () => {
       const row = rowOf(obj);
-      for (const [k, v] of Object.entries(want)) assert.equal(row[k as keyof ResourceRow], v, `${k} of ${JSON.stringify(row)}`);
+      for (const [k, v] of Object.entries(want))
+        assert.equal(row[k as keyof ResourceRow], v, `${k} of ${JSON.stringify(row)}`);
     });
   }
 
@@ -64,12 +172,18 @@ describe('rows', () => {
       rowOf({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 's', namespace: 'a' } }),
       rowOf(md('z', {})),
     ]);
-    assert.deepEqual(rows.map((r) => r.kind), ['ModelDeployment', 'AIMService', 'AIMModel', 'Deployment']);
+    assert.deepEqual(
+      rows.map((r) => r.kind),
+      ['ModelDeployment', 'AIMService', 'AIMModel', 'Deployment'],
+    );
   });
 });
 
 describe('renderRows', () => {
-  const rows = [rowOf(md('gemma-cpu', { phase: 'Running', ...readyCond('True', 'DeploymentReady') })), rowOf(md('llama', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') }))];
+  const rows = [
+    rowOf(md('gemma-cpu', { phase: 'Running', ...readyCond('True', 'DeploymentReady') })),
+    rowOf(md('llama', { phase: 'Deploying', ...readyCond('False', 'DeploymentInProgress') })),
+  ];
 
   it('one aligned line per resource: symbol, kind, namespace/name, state, reason, age', () => {
     const lines = renderRows(rows, { now: NOW });
@@ -92,20 +206,42 @@ describe('renderRows', () => {
 
   it('plain change lines name the kind, object, state and reason', () => {
     assert.equal(renderChange(rows[1]!), 'ModelDeployment team-a/llama: Deploying (DeploymentInProgress)');
-    assert.equal(renderChange(rowOf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'q' }, status: { phase: 'Active' } })), 'Namespace q: Active');
+    assert.equal(
+      renderChange(
+        rowOf({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'q' }, status: { phase: 'Active' } }),
+      ),
+      'Namespace q: Active',
+    );
   });
 
   it('progress: what is still awaited, the elapsed time and the limit; a summary naming the laggards', () => {
-    assert.equal(renderProgress({ ready: 1, total: 3, elapsedMs: 12_400, timeoutMs: 120_000, frame: 0 }), '⠋ waiting for 2 of 3 resources to be Ready · 12s (gives up at 120s)');
+    assert.equal(
+      renderProgress({ ready: 1, total: 3, elapsedMs: 12_400, timeoutMs: 120_000, frame: 0 }),
+      '⠋ waiting for 2 of 3 resources to be Ready · 12s (gives up at 120s)',
+    );
     assert.equal(renderProgress({ ready: 3, total: 3, elapsedMs: 4_000 }), '✓ all 3 Ready · 4s');
-    assert.equal(renderProgress({ ready: 0, total: 1, elapsedMs: 0, timeoutMs: Number.POSITIVE_INFINITY }), '… waiting for 1 of 1 resources to be Ready · 0s');
-    assert.equal(renderWaitingSummary(rows, 30_000), 'still waiting after 30s for 1 of 2: ModelDeployment team-a/llama (Deploying: DeploymentInProgress)');
+    assert.equal(
+      renderProgress({ ready: 0, total: 1, elapsedMs: 0, timeoutMs: Number.POSITIVE_INFINITY }),
+      '… waiting for 1 of 1 resources to be Ready · 0s',
+    );
+    assert.equal(
+      renderWaitingSummary(rows, 30_000),
+      'still waiting after 30s for 1 of 2: ModelDeployment team-a/llama (Deploying: DeploymentInProgress)',
+    );
   });
 
   it('status: the rows, or a sentence when there are none, and what the credentials could not list', () => {
-    assert.equal(renderStatus({ rows: [], forbidden: [] }, 'team-a'), 'No modelplane resources found in namespace team-a.\n');
-    const text = renderStatus({ rows: rows.slice(0, 1), forbidden: ['variantautoscalings.llmd.ai'] }, undefined, { now: NOW });
-    assert.equal(text, '✓ ModelDeployment  team-a/gemma-cpu  Running  DeploymentReady  10m\n(not allowed to list variantautoscalings.llmd.ai with these credentials)\n');
+    assert.equal(
+      renderStatus({ rows: [], forbidden: [] }, 'team-a'),
+      'No modelplane resources found in namespace team-a.\n',
+    );
+    const text = renderStatus({ rows: rows.slice(0, 1), forbidden: ['variantautoscalings.llmd.ai'] }, undefined, {
+      now: NOW,
+    });
+    assert.equal(
+      text,
+      '✓ ModelDeployment  team-a/gemma-cpu  Running  DeploymentReady  10m\n(not allowed to list variantautoscalings.llmd.ai with these credentials)\n',
+    );
   });
 });
 
@@ -116,11 +252,23 @@ describe('log files', () => {
       for (let i = 0; i < 5; i++) writeFileSync(join(dir, `dev-2026-01-01T00-00-0${i}.jsonl`), '');
       writeFileSync(join(dir, 'other.txt'), '');
       const shown: string[] = [];
-      const router = new LogRouter({ dir, command: 'dev', verbose: false, keep: 2, show: (l) => shown.push(l), now: new Date('2026-01-02T00:00:00Z') });
+      const router = new LogRouter({
+        dir,
+        command: 'dev',
+        verbose: false,
+        keep: 2,
+        show: (l) => shown.push(l),
+        now: new Date('2026-01-02T00:00:00Z'),
+      });
       router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:00Z', level: 'info', msg: 'quiet' })}\n`);
       router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:01Z', level: 'error', msg: 'loud' })}\n`);
       await router.close();
-      assert.deepEqual(readdirSync(dir).sort(), ['dev-2026-01-01T00-00-03.jsonl', 'dev-2026-01-01T00-00-04.jsonl', 'dev-2026-01-02T00-00-00.jsonl', 'other.txt']);
+      assert.deepEqual(readdirSync(dir).sort(), [
+        'dev-2026-01-01T00-00-03.jsonl',
+        'dev-2026-01-01T00-00-04.jsonl',
+        'dev-2026-01-02T00-00-00.jsonl',
+        'other.txt',
+      ]);
       assert.equal(readFileSync(router.path, 'utf8').trim().split('\n').length, 2, 'the file gets every line');
       assert.deepEqual(shown, ['00:00:01 ERROR loud'], 'the terminal only the error, readable');
     } finally {
@@ -131,8 +279,19 @@ describe('log files', () => {
 
 describe('formatLogLine', () => {
   it('one readable line: time, level, who, message, fields', () => {
-    const line = JSON.stringify({ ts: '2026-01-01T12:34:56.789Z', level: 'warn', msg: 'reconcile failed', controller: 'modeldeployment', key: 'a/b', error: { name: 'Error', message: 'boom now' }, attempt: 3 });
-    assert.equal(formatLogLine(line), '12:34:56 WARN  modeldeployment: reconcile failed key=a/b error="boom now" attempt=3');
+    const line = JSON.stringify({
+      ts: '2026-01-01T12:34:56.789Z',
+      level: 'warn',
+      msg: 'reconcile failed',
+      controller: 'modeldeployment',
+      key: 'a/b',
+      error: { name: 'Error', message: 'boom now' },
+      attempt: 3,
+    });
+    assert.equal(
+      formatLogLine(line),
+      '12:34:56 WARN  modeldeployment: reconcile failed key=a/b error="boom now" attempt=3',
+    );
   });
   it('text that is not JSON passes through', () => {
     assert.equal(formatLogLine('garbage collector: indexing x\n'), 'garbage collector: indexing x');
@@ -150,13 +309,17 @@ describe('TerminalView', () => {
     view.update({ rows: rowsA });
     view.update({ rows: rowsB });
     view.print('hello');
-    assert.equal(out.written, 'ModelDeployment team-a/a: Deploying (DeploymentInProgress)\nModelDeployment team-a/a: Running (DeploymentReady)\nhello\n');
+    assert.equal(
+      out.written,
+      'ModelDeployment team-a/a: Deploying (DeploymentInProgress)\nModelDeployment team-a/a: Running (DeploymentReady)\nhello\n',
+    );
   });
 
   it('plain output reports a long wait every interval', () => {
     const out = term(false);
     const view = new TerminalView(out, { plainProgressEveryMs: 10_000 });
-    for (const elapsedMs of [0, 5_000, 10_000, 15_000, 20_000]) view.update({ rows: rowsA, progress: { ready: 0, total: 1, elapsedMs } });
+    for (const elapsedMs of [0, 5_000, 10_000, 15_000, 20_000])
+      view.update({ rows: rowsA, progress: { ready: 0, total: 1, elapsedMs } });
     assert.equal(out.written.match(/still waiting/g)?.length, 2);
   });
 

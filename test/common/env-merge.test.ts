@@ -11,7 +11,11 @@ import {
 describe('mergeEnvByName', () => {
   const cases: { name: string; layers: (EnvVar[] | undefined)[]; want: EnvVar[] }[] = [
     { name: 'no layers', layers: [], want: [] },
-    { name: 'undefined layers skipped', layers: [undefined, [{ name: 'A', value: '1' }], undefined], want: [{ name: 'A', value: '1' }] },
+    {
+      name: 'undefined layers skipped',
+      layers: [undefined, [{ name: 'A', value: '1' }], undefined],
+      want: [{ name: 'A', value: '1' }],
+    },
     {
       name: 'later layer replaces in place, new names appended',
       layers: [
@@ -60,13 +64,21 @@ describe('mergeEnvByPrecedence (docs/aim.md: operator defaults < cluster < names
   const cases = [
     { name: 'operator default only', layers: {}, want: 'XET,HF_TRANSFER' },
     { name: 'cluster over default', layers: { clusterRuntimeConfig: cluster }, want: 'HTTP,XET' },
-    { name: 'namespace over cluster', layers: { clusterRuntimeConfig: cluster, namespaceRuntimeConfig: namespace }, want: 'HTTP' },
+    {
+      name: 'namespace over cluster',
+      layers: { clusterRuntimeConfig: cluster, namespaceRuntimeConfig: namespace },
+      want: 'HTTP',
+    },
     {
       name: 'artifact over everything',
       layers: { clusterRuntimeConfig: cluster, namespaceRuntimeConfig: namespace, object: artifact },
       want: 'XET',
     },
-    { name: 'custom operator defaults', layers: { operatorDefaults: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HF_TRANSFER' }] }, want: 'HF_TRANSFER' },
+    {
+      name: 'custom operator defaults',
+      layers: { operatorDefaults: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HF_TRANSFER' }] },
+      want: 'HF_TRANSFER',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -85,8 +97,16 @@ describe('validateEnvVars', () => {
     { name: 'undefined is fine', env: undefined, want: [] },
     { name: 'valid names', env: [{ name: 'A_B', value: '' }, { name: '_x.y-z' }, { name: 'camelCase1' }], want: [] },
     { name: 'empty name', env: [{ name: '' }], want: [{ field: 'spec.env[0].name', match: /Required value/ }] },
-    { name: 'leading digit', env: [{ name: '1A' }], want: [{ field: 'spec.env[0].name', match: /"1A".*must not start with a digit/ }] },
-    { name: 'equals sign', env: [{ name: 'A=B' }], want: [{ field: 'spec.env[0].name', match: /Invalid value: "A=B"/ }] },
+    {
+      name: 'leading digit',
+      env: [{ name: '1A' }],
+      want: [{ field: 'spec.env[0].name', match: /"1A".*must not start with a digit/ }],
+    },
+    {
+      name: 'equals sign',
+      env: [{ name: 'A=B' }],
+      want: [{ field: 'spec.env[0].name', match: /Invalid value: "A=B"/ }],
+    },
     {
       name: 'duplicate name',
       env: [{ name: 'A' }, { name: 'B' }, { name: 'A' }],

@@ -44,14 +44,46 @@ describe('labelKeyMatches', () => {
 describe('validateLabelPatterns', () => {
   const cases: { name: string; match: string[] | undefined; want: { field: string; message: RegExp }[] }[] = [
     { name: 'undefined', match: undefined, want: [] },
-    { name: 'the AIM design patterns', match: ['org.example/cost-center', 'compliance.example/*', 'compliance.*/severity'], want: [] },
-    { name: 'empty', match: ['ok/*', ''], want: [{ field: 'spec.labelPropagation.match[1]', message: /must not be empty/ }] },
-    { name: 'two slashes', match: ['a/b/c'], want: [{ field: 'spec.labelPropagation.match[0]', message: /at most one "\/"/ }] },
-    { name: 'empty prefix', match: ['/x'], want: [{ field: 'spec.labelPropagation.match[0]', message: /prefix part must not be empty/ }] },
-    { name: 'empty name', match: ['x/'], want: [{ field: 'spec.labelPropagation.match[0]', message: /name part must not be empty/ }] },
-    { name: 'bad character', match: ['org.example/te am'], want: [{ field: 'spec.labelPropagation.match[0]', message: /"te am" may contain only/ }] },
-    { name: 'regex syntax is not a pattern', match: ['org\\.example/.+'], want: [{ field: 'spec.labelPropagation.match[0]', message: /may contain only/ }] },
-    { name: 'name too long', match: [`x/${'n'.repeat(64)}`], want: [{ field: 'spec.labelPropagation.match[0]', message: /longer than 63/ }] },
+    {
+      name: 'the AIM design patterns',
+      match: ['org.example/cost-center', 'compliance.example/*', 'compliance.*/severity'],
+      want: [],
+    },
+    {
+      name: 'empty',
+      match: ['ok/*', ''],
+      want: [{ field: 'spec.labelPropagation.match[1]', message: /must not be empty/ }],
+    },
+    {
+      name: 'two slashes',
+      match: ['a/b/c'],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /at most one "\/"/ }],
+    },
+    {
+      name: 'empty prefix',
+      match: ['/x'],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /prefix part must not be empty/ }],
+    },
+    {
+      name: 'empty name',
+      match: ['x/'],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /name part must not be empty/ }],
+    },
+    {
+      name: 'bad character',
+      match: ['org.example/te am'],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /"te am" may contain only/ }],
+    },
+    {
+      name: 'regex syntax is not a pattern',
+      match: ['org\\.example/.+'],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /may contain only/ }],
+    },
+    {
+      name: 'name too long',
+      match: [`x/${'n'.repeat(64)}`],
+      want: [{ field: 'spec.labelPropagation.match[0]', message: /longer than 63/ }],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -111,7 +143,12 @@ describe('propagatedLabels', () => {
       name: 'child labels win and are kept',
       config: seedMatch,
       child: { 'org.example/project': 'own', app: 'x' },
-      want: { 'org.example/project': 'own', app: 'x', 'org.example/cost-center': 'eng-ml', 'org.example/department': 'engineering' },
+      want: {
+        'org.example/project': 'own',
+        app: 'x',
+        'org.example/cost-center': 'eng-ml',
+        'org.example/department': 'engineering',
+      },
     },
     {
       name: 'wildcards and invalid patterns (skipped)',
@@ -151,11 +188,19 @@ describe('withPropagatedLabels', () => {
     assert.equal(job.metadata.labels, undefined);
   });
   it('Job without template labels gets them on the template', () => {
-    const out = withPropagatedLabels(parent, config, { kind: 'Job', metadata: {}, spec: { template: { spec: {} } } } as Workload);
+    const out = withPropagatedLabels(parent, config, {
+      kind: 'Job',
+      metadata: {},
+      spec: { template: { spec: {} } },
+    } as Workload);
     assert.deepEqual(out.spec.template.metadata?.labels, { 'org.example/team': 'ml' });
   });
   it('non-Job objects only get metadata labels', () => {
-    const deployment: Workload = { kind: 'Deployment', metadata: {}, spec: { template: { metadata: { labels: { a: 'b' } } } } };
+    const deployment: Workload = {
+      kind: 'Deployment',
+      metadata: {},
+      spec: { template: { metadata: { labels: { a: 'b' } } } },
+    };
     const out = withPropagatedLabels(parent, config, deployment);
     assert.deepEqual(out.metadata.labels, { 'org.example/team': 'ml' });
     assert.deepEqual(out.spec.template.metadata?.labels, { a: 'b' });

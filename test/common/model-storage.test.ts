@@ -44,14 +44,30 @@ describe('PVC sizing', () => {
   it('headroom and storage class come from the merged runtime config (new field, then the deprecated one, then defaults)', () => {
     assert.equal(headroomPercent(undefined), 10);
     assert.equal(headroomPercent({ pvcHeadroomPercent: 25 }), 25);
-    assert.equal(headroomPercent({ storage: { pvcHeadroomPercent: 0 }, pvcHeadroomPercent: 25 }), 0, 'an explicit 0 counts');
+    assert.equal(
+      headroomPercent({ storage: { pvcHeadroomPercent: 0 }, pvcHeadroomPercent: 25 }),
+      0,
+      'an explicit 0 counts',
+    );
     assert.equal(configStorageClass({ defaultStorageClassName: 'fast-nvme' }), 'fast-nvme');
-    assert.equal(configStorageClass({ storage: { defaultStorageClassName: 'team-ssd' }, defaultStorageClassName: 'fast-nvme' }), 'team-ssd');
+    assert.equal(
+      configStorageClass({ storage: { defaultStorageClassName: 'team-ssd' }, defaultStorageClassName: 'fast-nvme' }),
+      'team-ssd',
+    );
     assert.equal(configStorageClass({}), undefined, 'none: the cluster default class');
-    const pvc = buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 10 * GiB, headroomPercent: 10, storageClassName: 'team-ssd' });
+    const pvc = buildModelPvc({
+      name: 'a',
+      namespace: 'ns',
+      sizeBytes: 10 * GiB,
+      headroomPercent: 10,
+      storageClassName: 'team-ssd',
+    });
     assert.deepEqual(pvc.spec.resources, { requests: { storage: '11Gi' } });
     assert.equal(pvc.spec.storageClassName, 'team-ssd');
-    assert.equal('storageClassName' in buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, headroomPercent: 0 }).spec, false);
+    assert.equal(
+      'storageClassName' in buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, headroomPercent: 0 }).spec,
+      false,
+    );
   });
 
   it('quantities parse to bytes; junk is undefined, never a crash', () => {
@@ -67,11 +83,28 @@ describe('download env precedence', () => {
   const value = (env: Array<{ name: string; value?: string }>, name: string) => env.find((e) => e.name === name)?.value;
   const cluster = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }];
   const namespace = [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' }];
-  const table: Array<[string, Array<{ name: string; value: string }> | undefined, Array<{ name: string; value: string }> | undefined, string]> = [
+  const table: Array<
+    [
+      string,
+      Array<{ name: string; value: string }> | undefined,
+      Array<{ name: string; value: string }> | undefined,
+      string,
+    ]
+  > = [
     ['operator default', undefined, undefined, 'XET,HF_TRANSFER'],
     ['cluster over default', cluster, undefined, 'HTTP,XET'],
-    ['namespace over cluster', mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>, undefined, 'HTTP'],
-    ['artifact over everything', mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>, [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HF_TRANSFER' }], 'HF_TRANSFER'],
+    [
+      'namespace over cluster',
+      mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>,
+      undefined,
+      'HTTP',
+    ],
+    [
+      'artifact over everything',
+      mergeEnvByName(cluster, namespace) as Array<{ name: string; value: string }>,
+      [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HF_TRANSFER' }],
+      'HF_TRANSFER',
+    ],
   ];
   for (const [name, rc, own, want] of table) {
     it(name, () => {
@@ -83,7 +116,15 @@ describe('download env precedence', () => {
   }
 
   it('the download Job mounts the claim and carries the env and labels on its pod template', () => {
-    const job = buildDownloadJob({ name: 'j', namespace: 'ml-team', image: 'img', sourceUri: 'hf://a/b', env: base, claimName: 'pvc-1', labels: { a: 'b' } });
+    const job = buildDownloadJob({
+      name: 'j',
+      namespace: 'ml-team',
+      image: 'img',
+      sourceUri: 'hf://a/b',
+      env: base,
+      claimName: 'pvc-1',
+      labels: { a: 'b' },
+    });
     const tpl = (job.spec as any).template;
     assert.equal(tpl.metadata.labels.a, 'b');
     assert.equal(tpl.spec.volumes[0].persistentVolumeClaim.claimName, 'pvc-1');

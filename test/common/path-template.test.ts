@@ -57,11 +57,22 @@ describe('resolveServiceRoutePath (the AIM design precedence, docs/aim.md)', () 
   });
   it('service override ignores the runtime config: /custom/qwen-chat', () => {
     const service = { ...seedService, spec: seedOverrideSpec.spec };
-    assert.deepEqual(resolveServiceRoutePath(service, runtimeTemplate), { ok: true, path: '/custom/qwen-chat', source: 'Service' });
+    assert.deepEqual(resolveServiceRoutePath(service, runtimeTemplate), {
+      ok: true,
+      path: '/custom/qwen-chat',
+      source: 'Service',
+    });
   });
   it('default /<namespace>/<uid> when no template (empty strings count as unset)', () => {
-    const service = { metadata: { ...seedService.metadata, namespace: 'Testing', uid: '12345678-90AB' }, spec: { routing: { pathTemplate: '' } } };
-    assert.deepEqual(resolveServiceRoutePath(service, ''), { ok: true, path: '/testing/12345678-90ab', source: 'Default' });
+    const service = {
+      metadata: { ...seedService.metadata, namespace: 'Testing', uid: '12345678-90AB' },
+      spec: { routing: { pathTemplate: '' } },
+    };
+    assert.deepEqual(resolveServiceRoutePath(service, ''), {
+      ok: true,
+      path: '/testing/12345678-90ab',
+      source: 'Default',
+    });
   });
   it('default without a uid is an error naming metadata', () => {
     const got = resolveServiceRoutePath(seedService);
@@ -89,7 +100,14 @@ const obj = {
     name: 'svc',
     namespace: 'Team-A',
     uid: 'u-1',
-    labels: { team: 'Workload-42', 'app.kubernetes.io/name': 'Llama', spaced: 'a b', slashed: 'Meta/Llama-3', pct: '100%', empty: '' },
+    labels: {
+      team: 'Workload-42',
+      'app.kubernetes.io/name': 'Llama',
+      spaced: 'a b',
+      slashed: 'Meta/Llama-3',
+      pct: '100%',
+      empty: '',
+    },
     annotations: { uni: 'Café Ünï', dots: '..', hash: 'a#b?c' },
   },
   spec: { replicas: 3, flag: true, list: [{ n: 'first' }, { n: 'second' }], nested: { a: 1 }, long: 'x'.repeat(190) },
@@ -98,7 +116,11 @@ const obj = {
 describe('renderPathTemplate', () => {
   const ok: { name: string; template: string; want: string }[] = [
     { name: 'literal only', template: '/static/path', want: '/static/path' },
-    { name: 'lowercases values and literals', template: '/Api/{.metadata.namespace}/{.metadata.labels.team}', want: '/api/team-a/workload-42' },
+    {
+      name: 'lowercases values and literals',
+      template: '/Api/{.metadata.namespace}/{.metadata.labels.team}',
+      want: '/api/team-a/workload-42',
+    },
     { name: 'quoted bracket key without dot', template: "/{.metadata.labels['team']}", want: '/workload-42' },
     { name: 'escaped dots in a key', template: '/{.metadata.labels.app\\.kubernetes\\.io/name}', want: '/llama' },
     { name: 'collapses // and drops trailing /', template: '//a//{.metadata.name}//', want: '/a/svc' },
@@ -106,13 +128,25 @@ describe('renderPathTemplate', () => {
     { name: 'space encoded', template: '/{.metadata.labels.spaced}', want: '/a%20b' },
     { name: 'value with / becomes two segments', template: '/{.metadata.labels.slashed}', want: '/meta/llama-3' },
     { name: '% encoded', template: '/{.metadata.labels.pct}', want: '/100%25' },
-    { name: 'unicode lowercased then UTF-8 percent-encoded', template: '/{.metadata.annotations.uni}', want: '/caf%C3%A9%20%C3%BCn%C3%AF' },
-    { name: '# and ? encoded (no fragment or query injection)', template: '/{.metadata.annotations.hash}', want: '/a%23b%3Fc' },
+    {
+      name: 'unicode lowercased then UTF-8 percent-encoded',
+      template: '/{.metadata.annotations.uni}',
+      want: '/caf%C3%A9%20%C3%BCn%C3%AF',
+    },
+    {
+      name: '# and ? encoded (no fragment or query injection)',
+      template: '/{.metadata.annotations.hash}',
+      want: '/a%23b%3Fc',
+    },
     { name: 'sub-delims encoded', template: "/a!b'(c)*d", want: '/a%21b%27%28c%29%2Ad' },
     { name: 'numbers and booleans', template: '/{.spec.replicas}/{.spec.flag}', want: '/3/true' },
     { name: 'single array index', template: '/{.spec.list[1].n}', want: '/second' },
     { name: 'whitespace around expression trimmed', template: '/{ .metadata.name }', want: '/svc' },
-    { name: 'exactly 200 characters', template: `/{.spec.long}/${'y'.repeat(8)}`, want: `/${'x'.repeat(190)}/${'y'.repeat(8)}` },
+    {
+      name: 'exactly 200 characters',
+      template: `/{.spec.long}/${'y'.repeat(8)}`,
+      want: `/${'x'.repeat(190)}/${'y'.repeat(8)}`,
+    },
   ];
   for (const c of ok) {
     it(`renders: ${c.name}`, () => {
@@ -131,7 +165,11 @@ describe('renderPathTemplate', () => {
     { name: 'slice', template: '/{.spec.list[0:2].n}', cause: /slices/ },
     { name: 'union', template: "/{.metadata['name','namespace']}", cause: /unions/ },
     { name: 'range block', template: '/{range .spec.list}', cause: /range blocks are not allowed/ },
-    { name: 'parse error', template: '/{.metadata.labels["team"]}', cause: /invalid jsonpath expression.*invalid array index/ },
+    {
+      name: 'parse error',
+      template: '/{.metadata.labels["team"]}',
+      cause: /invalid jsonpath expression.*invalid array index/,
+    },
     { name: 'missing label', template: '/{.metadata.labels.nope}', cause: /nope is not found/ },
     { name: 'missing field', template: '/{.status.routing.path}', cause: /status is not found/ },
     { name: 'non-scalar value', template: '/{.spec.nested}', cause: /not a string, number or boolean/ },
@@ -139,9 +177,17 @@ describe('renderPathTemplate', () => {
     { name: 'dot-dot value', template: '/x/{.metadata.annotations.dots}/y', cause: /dot segments/ },
     { name: 'literal ..', template: '/x/../{.metadata.name}', cause: /dot segments/ },
     { name: 'root path only', template: '/', cause: /empty/ },
-    { name: 'over 200 characters', template: `/{.spec.long}/${'y'.repeat(9)}`, cause: /201 characters after encoding, more than the maximum of 200/ },
+    {
+      name: 'over 200 characters',
+      template: `/{.spec.long}/${'y'.repeat(9)}`,
+      cause: /201 characters after encoding, more than the maximum of 200/,
+    },
     { name: 'over 200 only after encoding', template: `/${'%'.repeat(67)}`, cause: /202 characters after encoding/ },
-    { name: 'very long key', template: `/{.metadata.labels.${'k'.repeat(300)}}`, cause: /placeholder is \d+ characters, more than the maximum of 256/ },
+    {
+      name: 'very long key',
+      template: `/{.metadata.labels.${'k'.repeat(300)}}`,
+      cause: /placeholder is \d+ characters, more than the maximum of 256/,
+    },
     { name: 'very long template', template: `/${'a'.repeat(2000)}`, cause: /template is 2001 characters/ },
   ];
   for (const c of bad) {
@@ -161,9 +207,15 @@ describe('renderPathTemplate', () => {
     assert.equal(got.ok, false);
     if (got.ok) return;
     assert.match(got.error.message, /bracketed key \['app\.kubernetes\.io\/name'\] contains a dot/);
-    assert.ok(got.error.message.includes('write {.metadata.labels.app\\.kubernetes\\.io/name} instead'), got.error.message);
+    assert.ok(
+      got.error.message.includes('write {.metadata.labels.app\\.kubernetes\\.io/name} instead'),
+      got.error.message,
+    );
     // The suggested form really works.
-    assert.deepEqual(renderPathTemplate('/{.metadata.labels.app\\.kubernetes\\.io/name}', obj, 'f'), { ok: true, path: '/llama' });
+    assert.deepEqual(renderPathTemplate('/{.metadata.labels.app\\.kubernetes\\.io/name}', obj, 'f'), {
+      ok: true,
+      path: '/llama',
+    });
   });
 });
 

@@ -20,11 +20,21 @@ describe('mergeRuntimeConfig', () => {
     want: RuntimeConfigSpec;
   }[] = [
     { name: 'nothing', want: {} },
-    { name: 'cluster only', cluster: { storage: { defaultStorageClassName: 'fast-nvme' } }, want: { storage: { defaultStorageClassName: 'fast-nvme' } } },
+    {
+      name: 'cluster only',
+      cluster: { storage: { defaultStorageClassName: 'fast-nvme' } },
+      want: { storage: { defaultStorageClassName: 'fast-nvme' } },
+    },
     {
       name: 'namespace overrides cluster field by field',
-      cluster: { storage: { defaultStorageClassName: 'fast-nvme', pvcHeadroomPercent: 10 }, routing: { enabled: true } },
-      namespace: { storage: { defaultStorageClassName: 'team-ssd' }, routing: { pathTemplate: '/{.metadata.namespace}' } },
+      cluster: {
+        storage: { defaultStorageClassName: 'fast-nvme', pvcHeadroomPercent: 10 },
+        routing: { enabled: true },
+      },
+      namespace: {
+        storage: { defaultStorageClassName: 'team-ssd' },
+        routing: { pathTemplate: '/{.metadata.namespace}' },
+      },
       want: {
         storage: { defaultStorageClassName: 'team-ssd', pvcHeadroomPercent: 10 },
         routing: { enabled: true, pathTemplate: '/{.metadata.namespace}' },
@@ -68,8 +78,18 @@ describe('mergeRuntimeConfig', () => {
     },
     {
       name: 'env merges by name (ns replaces in place, new appended)',
-      cluster: { env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }, { name: 'A', value: '1' }] },
-      namespace: { env: [{ name: 'B', value: '2' }, { name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' }] },
+      cluster: {
+        env: [
+          { name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' },
+          { name: 'A', value: '1' },
+        ],
+      },
+      namespace: {
+        env: [
+          { name: 'B', value: '2' },
+          { name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' },
+        ],
+      },
       want: {
         env: [
           { name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP' },
@@ -96,7 +116,10 @@ describe('mergeRuntimeConfig', () => {
       cluster: { routing: { enabled: true, requestTimeout: '60s' }, env: [{ name: 'A', value: 'c' }] },
       namespace: { routing: { pathTemplate: '/ns' }, env: [{ name: 'A', value: 'n' }] },
       inline: { routing: { enabled: false, pathTemplate: '/svc' }, env: [{ name: 'A', value: 's' }] },
-      want: { routing: { enabled: false, requestTimeout: '60s', pathTemplate: '/svc' }, env: [{ name: 'A', value: 's' }] },
+      want: {
+        routing: { enabled: false, requestTimeout: '60s', pathTemplate: '/svc' },
+        env: [{ name: 'A', value: 's' }],
+      },
     },
     {
       name: 'deprecated top-level storage fields migrate per layer before merging',
@@ -161,26 +184,74 @@ describe('resolveRuntimeConfig', () => {
     const got = resolveRuntimeConfig({ namespace: 'ml-team', namespaced: seedNamespace, cluster: seedCluster });
     assert.equal(got.outcome, 'Resolved');
     if (got.outcome !== 'Resolved') return;
-    assert.deepEqual(got.ref, { kind: 'AIMRuntimeConfig', name: 'default', namespace: 'ml-team', scope: 'Namespace', uid: 'abc123-def456' });
+    assert.deepEqual(got.ref, {
+      kind: 'AIMRuntimeConfig',
+      name: 'default',
+      namespace: 'ml-team',
+      scope: 'Namespace',
+      uid: 'abc123-def456',
+    });
     assert.equal(got.spec.storage?.defaultStorageClassName, 'team-ssd');
     assert.deepEqual(got.spec.routing?.gatewayRef, { name: 'kserve-gateway', namespace: 'kgateway-system' });
   });
 
-  it('cluster only: docs/aim.md\'s cluster status shape', () => {
+  it("cluster only: docs/aim.md's cluster status shape", () => {
     const got = resolveRuntimeConfig({ namespace: 'ml-team', cluster: seedCluster });
     assert.equal(got.outcome, 'Resolved');
     if (got.outcome !== 'Resolved') return;
-    assert.deepEqual(got.ref, { kind: 'AIMClusterRuntimeConfig', name: 'default', namespace: '', scope: 'Cluster', uid: 'xyz123-uvw123' });
+    assert.deepEqual(got.ref, {
+      kind: 'AIMClusterRuntimeConfig',
+      name: 'default',
+      namespace: '',
+      scope: 'Cluster',
+      uid: 'xyz123-uvw123',
+    });
     assert.deepEqual(got.spec, { storage: { defaultStorageClassName: 'fast-nvme' } });
   });
 
-  const outcomes: { name: string; runtimeConfigName?: string; present: ('ns' | 'cluster')[]; outcome: string; resolvedName: string }[] = [
+  const outcomes: {
+    name: string;
+    runtimeConfigName?: string;
+    present: ('ns' | 'cluster')[];
+    outcome: string;
+    resolvedName: string;
+  }[] = [
     { name: 'omitted name, nothing exists', present: [], outcome: 'DefaultConfigNotFound', resolvedName: 'default' },
-    { name: 'empty name means default', runtimeConfigName: '', present: [], outcome: 'DefaultConfigNotFound', resolvedName: 'default' },
-    { name: 'explicit "default", nothing exists', runtimeConfigName: 'default', present: [], outcome: 'DefaultConfigNotFound', resolvedName: 'default' },
-    { name: 'explicit name, nothing exists', runtimeConfigName: 'non-existent', present: [], outcome: 'ConfigNotFound', resolvedName: 'non-existent' },
-    { name: 'explicit name, namespaced exists', runtimeConfigName: 'my-config', present: ['ns'], outcome: 'Resolved', resolvedName: 'my-config' },
-    { name: 'explicit name, falls back to cluster', runtimeConfigName: 'my-config', present: ['cluster'], outcome: 'Resolved', resolvedName: 'my-config' },
+    {
+      name: 'empty name means default',
+      runtimeConfigName: '',
+      present: [],
+      outcome: 'DefaultConfigNotFound',
+      resolvedName: 'default',
+    },
+    {
+      name: 'explicit "default", nothing exists',
+      runtimeConfigName: 'default',
+      present: [],
+      outcome: 'DefaultConfigNotFound',
+      resolvedName: 'default',
+    },
+    {
+      name: 'explicit name, nothing exists',
+      runtimeConfigName: 'non-existent',
+      present: [],
+      outcome: 'ConfigNotFound',
+      resolvedName: 'non-existent',
+    },
+    {
+      name: 'explicit name, namespaced exists',
+      runtimeConfigName: 'my-config',
+      present: ['ns'],
+      outcome: 'Resolved',
+      resolvedName: 'my-config',
+    },
+    {
+      name: 'explicit name, falls back to cluster',
+      runtimeConfigName: 'my-config',
+      present: ['cluster'],
+      outcome: 'Resolved',
+      resolvedName: 'my-config',
+    },
   ];
   for (const c of outcomes) {
     it(c.name, () => {
@@ -200,8 +271,14 @@ describe('resolveRuntimeConfig', () => {
   }
 
   it('rejects candidates that do not match the request (caller bug)', () => {
-    assert.throws(() => resolveRuntimeConfig({ runtimeConfigName: 'x', cluster: seedCluster }), /does not match the requested name x/);
-    assert.throws(() => resolveRuntimeConfig({ namespace: 'other', namespaced: seedNamespace }), /not in namespace other/);
+    assert.throws(
+      () => resolveRuntimeConfig({ runtimeConfigName: 'x', cluster: seedCluster }),
+      /does not match the requested name x/,
+    );
+    assert.throws(
+      () => resolveRuntimeConfig({ namespace: 'other', namespaced: seedNamespace }),
+      /not in namespace other/,
+    );
   });
 
   const namespaces = [

@@ -32,17 +32,33 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
 
   it('converges docs/aim.md example: /ml/ml-team/conversational-ai', async () => {
     await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ml-team' } });
-    for (const f of ['examples/aim/03-aimruntimeconfig-default.yaml']) for (const o of yamlDocs(f)) await admin.apply(o);
-    await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: 'qwen-qwen3-32b', namespace: 'ml-team' }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5' } } as KubeObject);
+    for (const f of ['examples/aim/03-aimruntimeconfig-default.yaml'])
+      for (const o of yamlDocs(f)) await admin.apply(o);
+    await admin.apply({
+      apiVersion: 'aim.eai.amd.com/v1alpha1',
+      kind: 'AIMModel',
+      metadata: { name: 'qwen-qwen3-32b', namespace: 'ml-team' },
+      spec: { image: 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5' },
+    } as KubeObject);
     // docs/aim.md's service, with the project label its template needs
-    await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMService', metadata: { name: 'qwen-chat', namespace: 'ml-team', labels: { project: 'conversational-ai' } }, spec: { model: { name: 'qwen-qwen3-32b' } } } as KubeObject);
+    await admin.apply({
+      apiVersion: 'aim.eai.amd.com/v1alpha1',
+      kind: 'AIMService',
+      metadata: { name: 'qwen-chat', namespace: 'ml-team', labels: { project: 'conversational-ai' } },
+      spec: { model: { name: 'qwen-qwen3-32b' } },
+    } as KubeObject);
     const svc = await waitFor(
       'ml-team/qwen-chat Running',
       async () => {
         const s = await admin.get(AIMServices, 'qwen-chat', 'ml-team');
         return s.status?.status === 'Running' ? s : undefined;
       },
-      { timeoutMs: 60_000, intervalMs: 200, detail: async () => `${JSON.stringify((await admin.get(AIMServices, 'qwen-chat', 'ml-team')).status)}\n${proc.output().slice(-3000)}` },
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        detail: async () =>
+          `${JSON.stringify((await admin.get(AIMServices, 'qwen-chat', 'ml-team')).status)}\n${proc.output().slice(-3000)}`,
+      },
     );
     assert.equal(svc.status?.routing?.path, '/ml/ml-team/conversational-ai');
   });
@@ -51,7 +67,13 @@ describe('aim controllers as a process under their generated RBAC', { timeout: 1
     const mine = cluster.auditEntries().filter((e) => e.user === proc.user);
     assert.ok(mine.length > 10, 'the process made requests as its ServiceAccount');
     const refused = mine.filter((e) => e.code === 403);
-    assert.deepEqual(refused.map((e) => `${e.verb} ${e.group}/${e.resource}`), []);
-    assert.deepEqual(mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.verb} ${e.resource}`), []);
+    assert.deepEqual(
+      refused.map((e) => `${e.verb} ${e.group}/${e.resource}`),
+      [],
+    );
+    assert.deepEqual(
+      mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.verb} ${e.resource}`),
+      [],
+    );
   });
 });

@@ -20,7 +20,11 @@ describe('selectControllerSets', () => {
   for (const [input, want] of cases) {
     it(`${JSON.stringify(input)} → ${want}`, () => {
       if (want instanceof RegExp) assert.throws(() => selectControllerSets(sets, input), want);
-      else assert.deepEqual(selectControllerSets(sets, input).map((s) => s.name), want);
+      else
+        assert.deepEqual(
+          selectControllerSets(sets, input).map((s) => s.name),
+          want,
+        );
     });
   }
 });
@@ -42,7 +46,10 @@ describe('normalizeRules', () => {
   });
 
   it('keeps rules limited to resourceNames apart', () => {
-    const out = normalizeRules([{ ...rule('', ['secrets'], ['get']), resourceNames: ['certs'] }, rule('', ['secrets'], ['create'])]);
+    const out = normalizeRules([
+      { ...rule('', ['secrets'], ['get']), resourceNames: ['certs'] },
+      rule('', ['secrets'], ['create']),
+    ]);
     assert.equal(out.length, 2);
     assert.deepEqual(out.find((r) => r.resourceNames)?.resourceNames, ['certs']);
   });
@@ -50,15 +57,26 @@ describe('normalizeRules', () => {
 
 describe('rbacObjects', () => {
   it('gives each set a ServiceAccount, a ClusterRole with events, and a leader-election Role, all bound', () => {
-    const objs = rbacObjects({ name: 'aim', rules: [rule('aim.eai.amd.com', ['aimservices'], ['get'])] }, 'modelplane-system');
+    const objs = rbacObjects(
+      { name: 'aim', rules: [rule('aim.eai.amd.com', ['aimservices'], ['get'])] },
+      'modelplane-system',
+    );
     assert.deepEqual(
       objs.map((o) => `${o.kind}/${(o.metadata as { name: string }).name}`),
-      ['ServiceAccount/modelplane-aim', 'ClusterRole/modelplane-aim', 'ClusterRoleBinding/modelplane-aim', 'Role/modelplane-aim-leader-election', 'RoleBinding/modelplane-aim-leader-election'],
+      [
+        'ServiceAccount/modelplane-aim',
+        'ClusterRole/modelplane-aim',
+        'ClusterRoleBinding/modelplane-aim',
+        'Role/modelplane-aim-leader-election',
+        'RoleBinding/modelplane-aim-leader-election',
+      ],
     );
     const role = objs[1] as { rules: Array<{ apiGroups: string[]; resources: string[] }> };
     assert.ok(role.rules.some((r) => r.apiGroups[0] === 'events.k8s.io' && r.resources.includes('events')));
     assert.ok(role.rules.some((r) => r.apiGroups[0] === 'aim.eai.amd.com'));
     const binding = objs[2] as { subjects: Array<{ name: string; namespace: string }> };
-    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'modelplane-aim', namespace: 'modelplane-system' }]);
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: 'modelplane-aim', namespace: 'modelplane-system' },
+    ]);
   });
 });

@@ -15,7 +15,12 @@ import { CONTROLLER_SETS } from '../../src/controllers/sets.ts';
 export const HELM = resolve('.tools/bin/helm');
 export const CHART_PATH = resolve('deploy/helm/modelplane');
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [field: string]: any };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: any;
+};
 
 export interface ExecResult {
   code: number;
@@ -26,7 +31,11 @@ export interface ExecResult {
 export function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ExecResult> {
   return new Promise((done) => {
     execFile(file, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       done({ code, stdout, stderr });
     });
   });
@@ -35,7 +44,10 @@ export function run(file: string, args: string[], env: NodeJS.ProcessEnv = proce
 export const helm = (args: string[]) => run(HELM, args);
 
 /** the chart rendered by `helm template`; throws with helm's message when rendering fails */
-export async function renderChart(namespace: string, values: string[] = []): Promise<{ yaml: string; objects: Manifest[] }> {
+export async function renderChart(
+  namespace: string,
+  values: string[] = [],
+): Promise<{ yaml: string; objects: Manifest[] }> {
   const r = await helm(['template', 'modelplane', CHART_PATH, '--namespace', namespace, ...values]);
   if (r.code !== 0) throw new Error(`helm template ${values.join(' ')} failed: ${r.stderr}`);
   return { yaml: r.stdout, objects: parseManifests(r.stdout) };
@@ -84,10 +96,16 @@ export interface EffectiveGrants {
 /** what the bindings among `objects` grant the ServiceAccount namespace/name */
 export function effectiveGrants(objects: Manifest[], namespace: string, serviceAccount: string): EffectiveGrants {
   const boundTo = (b: Manifest) =>
-    (b.subjects ?? []).some((s: { kind: string; name: string; namespace?: string }) => s.kind === 'ServiceAccount' && s.name === serviceAccount && s.namespace === namespace);
+    (b.subjects ?? []).some(
+      (s: { kind: string; name: string; namespace?: string }) =>
+        s.kind === 'ServiceAccount' && s.name === serviceAccount && s.namespace === namespace,
+    );
   const roleRules = (kind: string, name: string, ns?: string) => {
-    const role = objects.find((o) => o.kind === kind && o.metadata.name === name && (ns === undefined || o.metadata.namespace === ns));
-    if (!role) throw new Error(`binding refers to ${kind} ${name}${ns ? ` in ${ns}` : ''}, which is not in the manifests`);
+    const role = objects.find(
+      (o) => o.kind === kind && o.metadata.name === name && (ns === undefined || o.metadata.namespace === ns),
+    );
+    if (!role)
+      throw new Error(`binding refers to ${kind} ${name}${ns ? ` in ${ns}` : ''}, which is not in the manifests`);
     return role.rules as Rule[];
   };
   const cluster = ofKind(objects, 'ClusterRoleBinding')
@@ -118,15 +136,21 @@ export function parseModelplaneArgs(args: string[]): ParsedArgs {
   registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
   const [name, ...rest] = args;
   const cmd = program.commands.find((c) => c.name() === name);
-  if (!cmd || (name !== 'run' && name !== 'provider')) throw new Error(`args[0] "${name}": expected the command run or provider`);
+  if (!cmd || (name !== 'run' && name !== 'provider'))
+    throw new Error(`args[0] "${name}": expected the command run or provider`);
   const { operands, unknown } = cmd.parseOptions(rest);
   if (unknown.length > 0) throw new Error(`modelplane ${name}: unknown option(s) ${unknown.join(' ')}`);
   const opts = cmd.opts();
   if (name === 'run') {
     if (operands.length > 0) throw new Error(`modelplane run takes no arguments, got ${operands.join(' ')}`);
-    return { command: 'run', sets: selectControllerSets(CONTROLLER_SETS, opts.controllers as string).map((s) => s.name), opts };
+    return {
+      command: 'run',
+      sets: selectControllerSets(CONTROLLER_SETS, opts.controllers as string).map((s) => s.name),
+      opts,
+    };
   }
   const providers = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) => d.name);
-  if (operands.length !== 1 || !providers.includes(operands[0]!)) throw new Error(`modelplane provider takes one of ${providers.join(', ')}, got "${operands.join(' ')}"`);
+  if (operands.length !== 1 || !providers.includes(operands[0]!))
+    throw new Error(`modelplane provider takes one of ${providers.join(', ')}, got "${operands.join(' ')}"`);
   return { command: 'provider', sets: [providerControllerName(operands[0]!)], opts };
 }

@@ -9,7 +9,11 @@ import { parse as parseYaml } from 'yaml';
 import { CHART_PATH, ofKind, renderChart } from './chart.ts';
 
 const DOCKERFILE = readFileSync('deploy/Dockerfile', 'utf8');
-const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 /** the Dockerfile's instructions as [keyword, rest], comments and blank lines dropped */
 function instructions(): Array<[string, string]> {
@@ -21,7 +25,10 @@ function instructions(): Array<[string, string]> {
       return [keyword!.toUpperCase(), rest.join(' ')];
     });
 }
-const only = (keyword: string) => instructions().filter(([k]) => k === keyword).map(([, rest]) => rest);
+const only = (keyword: string) =>
+  instructions()
+    .filter(([k]) => k === keyword)
+    .map(([, rest]) => rest);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -39,7 +46,10 @@ function packageOf(specifier: string): string {
 describe('deploy/Dockerfile', () => {
   it('builds FROM node:20-slim, installs production dependencies only, and copies files that exist', () => {
     assert.deepEqual(only('FROM'), ['node:20-slim']);
-    assert.ok(only('RUN').some((r) => /\bnpm ci --omit=dev\b/.test(r)), 'RUN npm ci --omit=dev');
+    assert.ok(
+      only('RUN').some((r) => /\bnpm ci --omit=dev\b/.test(r)),
+      'RUN npm ci --omit=dev',
+    );
     for (const copy of only('COPY')) {
       const sources = copy.split(/\s+/).slice(0, -1);
       for (const s of sources) assert.ok(existsSync(s), `COPY ${s}: no such file in the repository`);
@@ -47,16 +57,25 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('npm ci --omit=dev installs every package src/ imports, tsx included', () => {
-    assert.ok(PACKAGE.dependencies.tsx, 'tsx must stay a runtime dependency: the image runs the TypeScript sources through it');
+    assert.ok(
+      PACKAGE.dependencies.tsx,
+      'tsx must stay a runtime dependency: the image runs the TypeScript sources through it',
+    );
     const imported = new Set<string>();
     for (const file of sourceFiles('src')) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+'([^'.][^']*)'/gm)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(
+        /^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+'([^'.][^']*)'/gm,
+      )) {
         if (!m[1]!.startsWith('node:')) imported.add(packageOf(m[1]!));
       }
     }
     assert.ok(imported.size > 5, `found only ${[...imported].join(', ')}: the import scan is broken`);
     const missing = [...imported].filter((p) => !PACKAGE.dependencies[p]);
-    assert.deepEqual(missing, [], 'imported by src/ but not in package.json "dependencies" (the image omits devDependencies)');
+    assert.deepEqual(
+      missing,
+      [],
+      'imported by src/ but not in package.json "dependencies" (the image omits devDependencies)',
+    );
   });
 
   it('runs the CLI as a numeric non-root user, the one the chart sets', async () => {
@@ -65,7 +84,10 @@ describe('deploy/Dockerfile', () => {
     assert.equal(argv[0], 'node');
     const workdir = only('WORKDIR').at(-1)!;
     assert.equal(posix.relative(workdir, argv[1]!), 'bin/modelplane.js');
-    assert.ok(only('COPY').some((c) => c.startsWith('bin ')), 'bin/ is copied');
+    assert.ok(
+      only('COPY').some((c) => c.startsWith('bin ')),
+      'bin/ is copied',
+    );
     const [user] = only('USER');
     assert.match(user!, /^\d+(:\d+)?$/, 'USER must be numeric so the kubelet can enforce runAsNonRoot');
     const values = parseYaml(readFileSync(`${CHART_PATH}/values.yaml`, 'utf8'));
@@ -77,7 +99,11 @@ describe('deploy/Dockerfile', () => {
     const chart = parseYaml(readFileSync(`${CHART_PATH}/Chart.yaml`, 'utf8'));
     assert.equal(chart.apiVersion, 'v2');
     assert.equal(chart.appVersion, PACKAGE.version);
-    const { objects } = await renderChart('modelplane-system', ['--set', 'image.repository=registry.example/modelplane']);
-    for (const d of ofKind(objects, 'Deployment')) assert.equal(d.spec.template.spec.containers[0].image, `registry.example/modelplane:${PACKAGE.version}`);
+    const { objects } = await renderChart('modelplane-system', [
+      '--set',
+      'image.repository=registry.example/modelplane',
+    ]);
+    for (const d of ofKind(objects, 'Deployment'))
+      assert.equal(d.spec.template.spec.containers[0].image, `registry.example/modelplane:${PACKAGE.version}`);
   });
 });

@@ -46,7 +46,8 @@ function check(value: unknown, type: string, format: string, path: string, out: 
       return;
     case 'number':
       if (typeof value !== 'number' || (/^int/.test(format) && !Number.isInteger(value))) out.push(describe());
-      if (format === 'int32' && typeof value === 'number' && Math.abs(value) > 2 ** 31) out.push(`${path}: ${value} is out of int32 range`);
+      if (format === 'int32' && typeof value === 'number' && Math.abs(value) > 2 ** 31)
+        out.push(`${path}: ${value} is out of int32 range`);
       return;
     case 'IntOrString':
       if (typeof value !== 'string' && !Number.isInteger(value)) out.push(describe());

@@ -25,20 +25,36 @@ export function plotSvg(samples: Sample[], title: string): string {
   const yR = (r: number) => H - M.b - (r / rMax) * (H - M.t - M.b);
   const yL = (v: number) => H - M.b - (v / lMax) * (H - M.t - M.b);
   const step = (get: (s: Sample) => number, y: (v: number) => number) =>
-    samples.map((s, i) => `${i === 0 ? 'M' : `H${x(s.t).toFixed(1)} V`}${i === 0 ? `${x(s.t).toFixed(1)},` : ''}${y(get(s)).toFixed(1)}`).join(' ');
-  const line = (get: (s: Sample) => number, y: (v: number) => number) => samples.map((s, i) => `${i ? 'L' : 'M'}${x(s.t).toFixed(1)},${y(get(s)).toFixed(1)}`).join(' ');
+    samples
+      .map(
+        (s, i) =>
+          `${i === 0 ? 'M' : `H${x(s.t).toFixed(1)} V`}${i === 0 ? `${x(s.t).toFixed(1)},` : ''}${y(get(s)).toFixed(1)}`,
+      )
+      .join(' ');
+  const line = (get: (s: Sample) => number, y: (v: number) => number) =>
+    samples.map((s, i) => `${i ? 'L' : 'M'}${x(s.t).toFixed(1)},${y(get(s)).toFixed(1)}`).join(' ');
   const loadBands: string[] = [];
   let start: number | undefined;
   for (const s of [...samples, { ...samples.at(-1)!, loadOn: false }]) {
     if (s.loadOn && start === undefined) start = s.t;
     if (!s.loadOn && start !== undefined) {
-      loadBands.push(`<rect x="${x(start)}" y="${M.t}" width="${x(s.t) - x(start)}" height="${H - M.t - M.b}" fill="#fde9d9"/>`);
+      loadBands.push(
+        `<rect x="${x(start)}" y="${M.t}" width="${x(s.t) - x(start)}" height="${H - M.t - M.b}" fill="#fde9d9"/>`,
+      );
       start = undefined;
     }
   }
-  const ticksR = Array.from({ length: rMax + 1 }, (_, r) => `<line x1="${M.l - 4}" x2="${W - M.r}" y1="${yR(r)}" y2="${yR(r)}" stroke="#eee"/><text x="${M.l - 8}" y="${yR(r) + 4}" text-anchor="end">${r}</text>`);
-  const ticksT = Array.from({ length: 7 }, (_, i) => (i * tMax) / 6).map((t) => `<text x="${x(t)}" y="${H - M.b + 18}" text-anchor="middle">${Math.round(t)}s</text>`);
-  const ticksL = [0, 0.5, 1].map((f) => `<text x="${W - M.r + 8}" y="${yL(f * lMax) + 4}">${Math.round(f * lMax)}</text>`);
+  const ticksR = Array.from(
+    { length: rMax + 1 },
+    (_, r) =>
+      `<line x1="${M.l - 4}" x2="${W - M.r}" y1="${yR(r)}" y2="${yR(r)}" stroke="#eee"/><text x="${M.l - 8}" y="${yR(r) + 4}" text-anchor="end">${r}</text>`,
+  );
+  const ticksT = Array.from({ length: 7 }, (_, i) => (i * tMax) / 6).map(
+    (t) => `<text x="${x(t)}" y="${H - M.b + 18}" text-anchor="middle">${Math.round(t)}s</text>`,
+  );
+  const ticksL = [0, 0.5, 1].map(
+    (f) => `<text x="${W - M.r + 8}" y="${yL(f * lMax) + 4}">${Math.round(f * lMax)}</text>`,
+  );
   const legend = [
     ['#d62728', 'desired (wva_desired_replicas)', '6,3'],
     ['#1f77b4', 'Deployment replicas', ''],
@@ -46,7 +62,10 @@ export function plotSvg(samples: Sample[], title: string): string {
     ['#ff7f0e', 'requests in flight (right axis)', ''],
     ['#9467bd', 'avg KV-cache use ×max load (right axis)', '1,3'],
   ]
-    .map(([c, label, dash], i) => `<line x1="${M.l + 10 + (i % 3) * 270}" x2="${M.l + 40 + (i % 3) * 270}" y1="${H - 12 - (i < 3 ? 8 : -4)}" y2="${H - 12 - (i < 3 ? 8 : -4)}" stroke="${c}" stroke-width="2.5" stroke-dasharray="${dash}"/><text x="${M.l + 46 + (i % 3) * 270}" y="${H - 8 - (i < 3 ? 8 : -4)}">${label}</text>`)
+    .map(
+      ([c, label, dash], i) =>
+        `<line x1="${M.l + 10 + (i % 3) * 270}" x2="${M.l + 40 + (i % 3) * 270}" y1="${H - 12 - (i < 3 ? 8 : -4)}" y2="${H - 12 - (i < 3 ? 8 : -4)}" stroke="${c}" stroke-width="2.5" stroke-dasharray="${dash}"/><text x="${M.l + 46 + (i % 3) * 270}" y="${H - 8 - (i < 3 ? 8 : -4)}">${label}</text>`,
+    )
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H + 12}" font-family="DejaVu Sans, sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>

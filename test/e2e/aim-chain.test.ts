@@ -20,31 +20,54 @@ const Jobs = kindRef<KubeObject & { status?: any }>('batch/v1', 'Job');
 const Nodes = kindRef<KubeObject>('v1', 'Node');
 
 type Json = Record<string, any>;
-const cond = (o: { status?: unknown } | undefined, type: string): Json | undefined => ((o?.status as Json | undefined)?.conditions as Json[] | undefined)?.find((c) => c.type === type);
+const cond = (o: { status?: unknown } | undefined, type: string): Json | undefined =>
+  ((o?.status as Json | undefined)?.conditions as Json[] | undefined)?.find((c) => c.type === type);
 
 describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
   let cluster: OperatorTestCluster<unknown>;
   let admin: KubeClient;
   const apply = (obj: object) => cluster.k(['apply', '-f', '-'], JSON.stringify(obj));
-  const templatesOf = async (model: string) => (await admin.list(AIMServiceTemplates, { namespace: NS })).items.filter((t) => t.spec.modelName === model);
+  const templatesOf = async (model: string) =>
+    (await admin.list(AIMServiceTemplates, { namespace: NS })).items.filter((t) => t.spec.modelName === model);
 
   before(async () => {
     cluster = await startOperatorTestCluster({
       name: 'aim-chain',
       log,
       namespaces: [NS, OPERATOR_NS],
-      register: (mgr) => aimControllerSet().register(mgr, { operatorNamespace: OPERATOR_NS, podNamespace: 'modelplane-system', log, imageRegistry: new SimRegistry() }),
+      register: (mgr) =>
+        aimControllerSet().register(mgr, {
+          operatorNamespace: OPERATOR_NS,
+          podNamespace: 'modelplane-system',
+          log,
+          imageRegistry: new SimRegistry(),
+        }),
     });
     admin = cluster.admin;
   });
   after(() => cluster?.stop());
 
   it('a model by image: metadata from the registry labels, one template per recommended deployment, discovery Jobs, Ready templates and model', async () => {
-    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'qwen', namespace: NS }, spec: { image: QWEN } });
-    const model = await waitFor('model qwen Ready', async () => {
-      const m = await admin.get(AIMModels, 'qwen', NS);
-      return m.status?.status === 'Ready' ? m : undefined;
-    }, { timeoutMs: 30_000, detail: async () => ({ model: (await admin.get(AIMModels, 'qwen', NS)).status, templates: (await templatesOf('qwen')).map((t) => t.status) }) });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMModel',
+      metadata: { name: 'qwen', namespace: NS },
+      spec: { image: QWEN },
+    });
+    const model = await waitFor(
+      'model qwen Ready',
+      async () => {
+        const m = await admin.get(AIMModels, 'qwen', NS);
+        return m.status?.status === 'Ready' ? m : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        detail: async () => ({
+          model: (await admin.get(AIMModels, 'qwen', NS)).status,
+          templates: (await templatesOf('qwen')).map((t) => t.status),
+        }),
+      },
+    );
     assert.equal(model.status?.imageMetadata?.model?.canonicalName, 'Qwen/Qwen3-32B');
     assert.equal(cond(model, 'ServiceTemplatesReady')?.reason, 'AllTemplatesReady');
     const templates = await templatesOf('qwen');
@@ -57,14 +80,28 @@ describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
       assert.equal(cond(t, 'GPUReady')?.reason, 'GPUAvailable');
       assert.equal(t.metadata.ownerReferences?.[0]?.name, 'qwen');
     }
-    const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter((j) => j.metadata.labels?.['app.kubernetes.io/name'] === 'aim-discovery');
+    const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter(
+      (j) => j.metadata.labels?.['app.kubernetes.io/name'] === 'aim-discovery',
+    );
     assert.equal(jobs.length, 2);
     assert.deepEqual((jobs[0]!.spec as Json).template.spec.containers[0].args, ['dry-run', '--format=json']);
   });
 
   it('a template needing a GPU no node has is NotAvailable; labelling a node flips it to Ready, unlabelling back', async () => {
-    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'llama', namespace: NS }, spec: { image: LLAMA } });
-    const mi355 = await waitFor('the MI355X template NotAvailable', async () => (await templatesOf('llama')).find((t) => t.spec.hardware?.gpu?.model === 'MI355X' && t.status?.status === 'NotAvailable'), { timeoutMs: 30_000 });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMModel',
+      metadata: { name: 'llama', namespace: NS },
+      spec: { image: LLAMA },
+    });
+    const mi355 = await waitFor(
+      'the MI355X template NotAvailable',
+      async () =>
+        (await templatesOf('llama')).find(
+          (t) => t.spec.hardware?.gpu?.model === 'MI355X' && t.status?.status === 'NotAvailable',
+        ),
+      { timeoutMs: 30_000 },
+    );
     assert.equal(cond(mi355, 'GPUReady')?.reason, 'GPUNotAvailable');
     const model = await waitFor('model llama Ready with some templates', async () => {
       const m = await admin.get(AIMModels, 'llama', NS);
@@ -73,9 +110,15 @@ describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
     assert.equal(cond(model, 'ServiceTemplatesReady')?.reason, 'SomeTemplatesReady');
     const node = (await admin.list(Nodes)).items.find((n) => n.metadata.name?.startsWith('cpu-node'))!;
     await cluster.k(['label', 'node', node.metadata.name!, 'amd.com/gpu.device-id=75a3']);
-    await waitFor('the MI355X template Ready after the relabel', async () => (await admin.get(AIMServiceTemplates, mi355.metadata.name!, NS)).status?.status === 'Ready');
+    await waitFor(
+      'the MI355X template Ready after the relabel',
+      async () => (await admin.get(AIMServiceTemplates, mi355.metadata.name!, NS)).status?.status === 'Ready',
+    );
     await cluster.k(['label', 'node', node.metadata.name!, 'amd.com/gpu.device-id-']);
-    await waitFor('NotAvailable again', async () => (await admin.get(AIMServiceTemplates, mi355.metadata.name!, NS)).status?.status === 'NotAvailable');
+    await waitFor(
+      'NotAvailable again',
+      async () => (await admin.get(AIMServiceTemplates, mi355.metadata.name!, NS)).status?.status === 'NotAvailable',
+    );
   });
 });
 
@@ -92,7 +135,13 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
       name: 'aim-cache',
       log,
       namespaces: [NS, OPERATOR_NS],
-      register: (mgr) => aimControllerSet().register(mgr, { operatorNamespace: OPERATOR_NS, podNamespace: 'modelplane-system', log, imageRegistry: new SimRegistry() }),
+      register: (mgr) =>
+        aimControllerSet().register(mgr, {
+          operatorNamespace: OPERATOR_NS,
+          podNamespace: 'modelplane-system',
+          log,
+          imageRegistry: new SimRegistry(),
+        }),
     });
     admin = cluster.admin;
   });
@@ -103,19 +152,42 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
       apiVersion: API,
       kind: 'AIMRuntimeConfig',
       metadata: { name: 'default', namespace: NS },
-      spec: { storage: { defaultStorageClassName: 'standard', pvcHeadroomPercent: 20 }, labelPropagation: { enabled: true, match: ['org.example/*'] }, env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }] },
+      spec: {
+        storage: { defaultStorageClassName: 'standard', pvcHeadroomPercent: 20 },
+        labelPropagation: { enabled: true, match: ['org.example/*'] },
+        env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'HTTP,XET' }],
+      },
     });
-    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'qwen8', namespace: NS }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } } });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMModel',
+      metadata: { name: 'qwen8', namespace: NS },
+      spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } },
+    });
     await apply({
       apiVersion: API,
       kind: 'AIMServiceTemplate',
       metadata: { name: 'qwen8-cached', namespace: NS, labels: { 'org.example/team': 'ml', env: 'test' } },
-      spec: { modelName: 'qwen8', caching: { enabled: true, env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HTTP' }] }, hardware: { gpu: { requests: 1, model: 'MI300X' } } },
+      spec: {
+        modelName: 'qwen8',
+        caching: { enabled: true, env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HTTP' }] },
+        hardware: { gpu: { requests: 1, model: 'MI300X' } },
+      },
     });
-    const cache = await waitFor('cache Ready', async () => {
-      const c = await admin.getOrUndefined(Caches, 'qwen8-cached', NS);
-      return c?.status?.status === 'Ready' ? c : undefined;
-    }, { timeoutMs: 40_000, detail: async () => ({ cache: (await admin.getOrUndefined(Caches, 'qwen8-cached', NS))?.status, artifacts: (await admin.list(Artifacts, { namespace: NS })).items.map((a) => a.status) }) });
+    const cache = await waitFor(
+      'cache Ready',
+      async () => {
+        const c = await admin.getOrUndefined(Caches, 'qwen8-cached', NS);
+        return c?.status?.status === 'Ready' ? c : undefined;
+      },
+      {
+        timeoutMs: 40_000,
+        detail: async () => ({
+          cache: (await admin.getOrUndefined(Caches, 'qwen8-cached', NS))?.status,
+          artifacts: (await admin.list(Artifacts, { namespace: NS })).items.map((a) => a.status),
+        }),
+      },
+    );
     assert.equal(cache.metadata.labels?.['org.example/team'], 'ml', 'template → cache');
     assert.equal(cache.metadata.labels?.env, undefined, 'a label not matched is not propagated');
     assert.equal(cache.status?.resolvedRuntimeConfig?.name, 'default', 'the cache resolves its runtime config');
@@ -127,13 +199,19 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
     assert.equal(artifact.status?.mode, 'Shared');
     assert.equal(artifact.status?.resolvedRuntimeConfig?.kind, 'AIMRuntimeConfig', 'and so does the artifact');
     assert.equal(artifact.status?.progress?.displayPercentage, '100 %');
-    assert.equal(artifact.status?.download?.protocol, 'XET', 'the artifact env (from caching.env) wins over the runtime config');
+    assert.equal(
+      artifact.status?.download?.protocol,
+      'XET',
+      'the artifact env (from caching.env) wins over the runtime config',
+    );
     assert.equal(artifact.spec.size, '16400000000', 'the size the discovery reported for the source');
     const pvc = await admin.get(Pvcs, artifact.status?.persistentVolumeClaim, NS);
     assert.equal(pvc.spec.resources.requests.storage, '19Gi', '16.4 GB × 1.2 rounded up to whole GiB');
     assert.equal(pvc.spec.storageClassName, 'standard');
     assert.equal(pvc.metadata.labels?.['org.example/team'], 'ml', 'artifact → PVC');
-    const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter((j) => j.metadata.labels?.['aim.eai.amd.com/artifact'] === artifact.metadata.name);
+    const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter(
+      (j) => j.metadata.labels?.['aim.eai.amd.com/artifact'] === artifact.metadata.name,
+    );
     assert.equal(jobs.length, 1, 'the size is known: only the download Job');
     for (const j of jobs) {
       assert.equal(j.metadata.labels?.['org.example/team'], 'ml', 'artifact → Job');
@@ -142,11 +220,20 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
   });
 
   it('a gated source fails with AuthError and progress N/A, and records when it failed (the retry waits from there)', async () => {
-    await apply({ apiVersion: API, kind: 'AIMArtifact', metadata: { name: 'gated', namespace: NS }, spec: { sourceUri: 'hf://meta-llama/gated-llama', size: '1Gi' } });
-    const a = await waitFor('artifact Failed', async () => {
-      const x = await admin.get(Artifacts, 'gated', NS);
-      return x.status?.status === 'Failed' ? x : undefined;
-    }, { timeoutMs: 30_000 });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMArtifact',
+      metadata: { name: 'gated', namespace: NS },
+      spec: { sourceUri: 'hf://meta-llama/gated-llama', size: '1Gi' },
+    });
+    const a = await waitFor(
+      'artifact Failed',
+      async () => {
+        const x = await admin.get(Artifacts, 'gated', NS);
+        return x.status?.status === 'Failed' ? x : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.equal(a.status?.progress?.displayPercentage, 'N/A');
     assert.equal(cond(a, 'Ready')?.reason, 'AuthError');
     assert.equal(cond(a, 'AuthValid')?.status, 'False');
@@ -155,11 +242,32 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
   });
 
   it('protocol switching: a failing protocol is skipped for the next one, and status names the protocol used', async () => {
-    await apply({ apiVersion: API, kind: 'AIMArtifact', metadata: { name: 'switching', namespace: NS }, spec: { sourceUri: 'hf://Qwen/Qwen3-8B', env: [{ name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HF_TRANSFER,HTTP' }, { name: 'AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS', value: 'XET,HF_TRANSFER' }] } });
-    const a = await waitFor('artifact Ready', async () => {
-      const x = await admin.get(Artifacts, 'switching', NS);
-      return x.status?.status === 'Ready' ? x : undefined;
-    }, { timeoutMs: 30_000, detail: async () => ({ status: (await admin.get(Artifacts, 'switching', NS)).status, jobs: (await admin.list(Jobs, { namespace: NS })).items.map((j) => [j.metadata.name, j.status]) }) });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMArtifact',
+      metadata: { name: 'switching', namespace: NS },
+      spec: {
+        sourceUri: 'hf://Qwen/Qwen3-8B',
+        env: [
+          { name: 'AIM_DOWNLOADER_PROTOCOL', value: 'XET,HF_TRANSFER,HTTP' },
+          { name: 'AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS', value: 'XET,HF_TRANSFER' },
+        ],
+      },
+    });
+    const a = await waitFor(
+      'artifact Ready',
+      async () => {
+        const x = await admin.get(Artifacts, 'switching', NS);
+        return x.status?.status === 'Ready' ? x : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        detail: async () => ({
+          status: (await admin.get(Artifacts, 'switching', NS)).status,
+          jobs: (await admin.list(Jobs, { namespace: NS })).items.map((j) => [j.metadata.name, j.status]),
+        }),
+      },
+    );
     assert.equal(a.status?.download?.protocol, 'HTTP');
     assert.equal(a.status?.download?.attempt, 3);
     assert.equal(a.status?.download?.protocolSequence, 'XET,HF_TRANSFER,HTTP');
@@ -181,19 +289,39 @@ describe('AIMService through the whole chain on the dev cluster', { timeout: 120
       name: 'aim-service-chain',
       log,
       namespaces: [NS, OPERATOR_NS],
-      register: (mgr) => aimControllerSet().register(mgr, { operatorNamespace: OPERATOR_NS, podNamespace: 'modelplane-system', log, imageRegistry: new SimRegistry() }),
+      register: (mgr) =>
+        aimControllerSet().register(mgr, {
+          operatorNamespace: OPERATOR_NS,
+          podNamespace: 'modelplane-system',
+          log,
+          imageRegistry: new SimRegistry(),
+        }),
     });
     admin = cluster.admin;
-    await apply({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name: 'default', namespace: NS }, spec: { labelPropagation: { enabled: true, match: ['org.example/*'] } } });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMRuntimeConfig',
+      metadata: { name: 'default', namespace: NS },
+      spec: { labelPropagation: { enabled: true, match: ['org.example/*'] } },
+    });
   });
   after(() => cluster?.stop());
 
   it('by image: model → templates → selection → Shared cache → artifact → PVC → InferenceService mounting it → Running; labels down the chain', async () => {
-    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'chat', namespace: NS, labels: { 'org.example/cost-center': 'eng-ml', env: 'test' } }, spec: { model: { image: QWEN } } });
-    const svc = await waitFor('service Running', async () => {
-      const s = await admin.get(Services, 'chat', NS);
-      return s.status?.status === 'Running' ? s : undefined;
-    }, { timeoutMs: 60_000, detail: async () => (await admin.get(Services, 'chat', NS)).status });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMService',
+      metadata: { name: 'chat', namespace: NS, labels: { 'org.example/cost-center': 'eng-ml', env: 'test' } },
+      spec: { model: { image: QWEN } },
+    });
+    const svc = await waitFor(
+      'service Running',
+      async () => {
+        const s = await admin.get(Services, 'chat', NS);
+        return s.status?.status === 'Running' ? s : undefined;
+      },
+      { timeoutMs: 60_000, detail: async () => (await admin.get(Services, 'chat', NS)).status },
+    );
     assert.equal(cond(svc, 'TemplateReady')?.reason, 'Resolved');
     assert.equal(cond(svc, 'CacheReady')?.reason, 'CacheReady');
     assert.equal(svc.status?.resolvedTemplate?.scope, 'Namespace');
@@ -207,35 +335,75 @@ describe('AIMService through the whole chain on the dev cluster', { timeout: 120
     const predictor = isvc.spec.predictor;
     const claim = predictor.volumes.find((v: Json) => v.persistentVolumeClaim)?.persistentVolumeClaim.claimName;
     assert.ok(claim, 'the cache PVC is mounted');
-    assert.ok(predictor.containers[0].volumeMounts.some((m: Json) => m.mountPath === '/workspace/cache/Qwen/Qwen3-32B'));
+    assert.ok(
+      predictor.containers[0].volumeMounts.some((m: Json) => m.mountPath === '/workspace/cache/Qwen/Qwen3-32B'),
+    );
     assert.ok(predictor.containers[0].env.some((e: Json) => e.name === 'AIM_METRIC' && e.value === 'latency'));
     assert.equal(isvc.metadata.labels?.['org.example/cost-center'], 'eng-ml');
     assert.equal(isvc.metadata.labels?.env, undefined);
-    const pods = (await admin.list(Pods, { namespace: NS })).items.filter((p) => p.metadata.labels?.['serving.kserve.io/inferenceservice'] === 'chat');
-    assert.ok(pods.length > 0 && pods.every((p) => p.metadata.labels?.['org.example/cost-center'] === 'eng-ml'), 'and the predictor pods');
+    const pods = (await admin.list(Pods, { namespace: NS })).items.filter(
+      (p) => p.metadata.labels?.['serving.kserve.io/inferenceservice'] === 'chat',
+    );
+    assert.ok(
+      pods.length > 0 && pods.every((p) => p.metadata.labels?.['org.example/cost-center'] === 'eng-ml'),
+      'and the predictor pods',
+    );
   });
 
   it('a second service on the same image shares the model, template and cache', async () => {
-    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'chat-2', namespace: NS }, spec: { model: { image: QWEN } } });
-    const svc = await waitFor('second service Running', async () => {
-      const s = await admin.get(Services, 'chat-2', NS);
-      return s.status?.status === 'Running' ? s : undefined;
-    }, { timeoutMs: 30_000 });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMService',
+      metadata: { name: 'chat-2', namespace: NS },
+      spec: { model: { image: QWEN } },
+    });
+    const svc = await waitFor(
+      'second service Running',
+      async () => {
+        const s = await admin.get(Services, 'chat-2', NS);
+        return s.status?.status === 'Running' ? s : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     const first = await admin.get(Services, 'chat', NS);
     assert.equal(svc.status?.cache?.templateCacheRef?.name, first.status?.cache?.templateCacheRef?.name);
     assert.equal(svc.status?.resolvedModel?.name, first.status?.resolvedModel?.name);
   });
 
   it('two templates that rank equally: TemplateSelectionAmbiguous naming both, nothing created', async () => {
-    await apply({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'twin', namespace: NS }, spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } } });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMModel',
+      metadata: { name: 'twin', namespace: NS },
+      spec: { image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', discovery: { createServiceTemplates: false } },
+    });
     for (const name of ['twin-a', 'twin-b']) {
-      await apply({ apiVersion: API, kind: 'AIMServiceTemplate', metadata: { name, namespace: NS }, spec: { modelName: 'twin', metric: 'latency', precision: 'fp16', hardware: { gpu: { requests: 1, model: 'MI300X' } } } });
+      await apply({
+        apiVersion: API,
+        kind: 'AIMServiceTemplate',
+        metadata: { name, namespace: NS },
+        spec: {
+          modelName: 'twin',
+          metric: 'latency',
+          precision: 'fp16',
+          hardware: { gpu: { requests: 1, model: 'MI300X' } },
+        },
+      });
     }
-    await apply({ apiVersion: API, kind: 'AIMService', metadata: { name: 'twin-svc', namespace: NS }, spec: { model: { name: 'twin' } } });
-    const svc = await waitFor('ambiguous', async () => {
-      const s = await admin.get(Services, 'twin-svc', NS);
-      return cond(s, 'TemplateReady')?.reason === 'TemplateSelectionAmbiguous' ? s : undefined;
-    }, { timeoutMs: 30_000, detail: async () => (await admin.get(Services, 'twin-svc', NS)).status });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMService',
+      metadata: { name: 'twin-svc', namespace: NS },
+      spec: { model: { name: 'twin' } },
+    });
+    const svc = await waitFor(
+      'ambiguous',
+      async () => {
+        const s = await admin.get(Services, 'twin-svc', NS);
+        return cond(s, 'TemplateReady')?.reason === 'TemplateSelectionAmbiguous' ? s : undefined;
+      },
+      { timeoutMs: 30_000, detail: async () => (await admin.get(Services, 'twin-svc', NS)).status },
+    );
     assert.match(cond(svc, 'TemplateReady')?.message, /AIMServiceTemplate twin-a, AIMServiceTemplate twin-b/);
     assert.equal(svc.status?.status, 'Pending');
     assert.equal(await admin.getOrUndefined(Isvcs, 'twin-svc', NS), undefined);

@@ -33,7 +33,12 @@ describe('KubeAIRunway: core and providers as separate processes under their own
   const procs: OperatorProcess[] = [];
   const kubectl = (args: string[], input?: string) => cluster.k(args, input);
   const md = (name: string) => admin.get(ModelDeployments, name, NS);
-  const running = (name: string) => waitFor(`${name} Running`, async () => ((await md(name)).status?.phase === 'Running' ? md(name) : undefined), PROCESS_WAIT);
+  const running = (name: string) =>
+    waitFor(
+      `${name} Running`,
+      async () => ((await md(name)).status?.phase === 'Running' ? md(name) : undefined),
+      PROCESS_WAIT,
+    );
   const userOf = (set: string) => procs.find((p) => p.user.endsWith(`modelplane-${set}`))!.user;
 
   before(async () => {
@@ -42,7 +47,12 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     const started = await Promise.all([
       startOperatorProcess(cluster, admin, kubeairunwayCoreSet()),
       startOperatorProcess(cluster, admin, aimControllerSet()),
-      ...PROVIDER_SETS.map((set) => startOperatorProcess(cluster, admin, set, { command: 'provider', extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)] })),
+      ...PROVIDER_SETS.map((set) =>
+        startOperatorProcess(cluster, admin, set, {
+          command: 'provider',
+          extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)],
+        }),
+      ),
     ]);
     procs.push(...started);
   });
@@ -54,15 +64,25 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   it('the quickstart flows reach Running on three providers, and amd.com/gpu on AIM', async () => {
     for (const f of ['40-modeldeployment-cpu.yaml', '41-modeldeployment-1gpu.yaml', '42-modeldeployment-2gpu.yaml']) {
-      for (const d of parseAllDocuments(readFileSync(`examples/quickstart/${f}`, 'utf8'))) await admin.apply(d.toJS() as KubeObject);
+      for (const d of parseAllDocuments(readFileSync(`examples/quickstart/${f}`, 'utf8')))
+        await admin.apply(d.toJS() as KubeObject);
     }
     await admin.apply({
       apiVersion: 'kubeairunway.ai/v1alpha1',
       kind: 'ModelDeployment',
       metadata: { name: 'qwen-amd', namespace: NS },
-      spec: { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } },
+      spec: {
+        model: { id: 'Qwen/Qwen3-8B' },
+        engine: { type: 'vllm' },
+        resources: { gpu: { count: 1, type: 'amd.com/gpu' } },
+      },
     } as KubeObject);
-    const want: Record<string, [string, string]> = { 'gemma-cpu': ['kaito', 'Workspace'], 'llama-1gpu': ['dynamo', 'DynamoGraphDeployment'], 'qwen-2gpu': ['kuberay', 'RayService'], 'qwen-amd': ['aim', 'AIMService'] };
+    const want: Record<string, [string, string]> = {
+      'gemma-cpu': ['kaito', 'Workspace'],
+      'llama-1gpu': ['dynamo', 'DynamoGraphDeployment'],
+      'qwen-2gpu': ['kuberay', 'RayService'],
+      'qwen-amd': ['aim', 'AIMService'],
+    };
     for (const [name, [provider, kind]] of Object.entries(want)) {
       const m = await running(name);
       assert.equal(m.status?.provider?.name, provider, name);
@@ -75,14 +95,29 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   it('kubectl get md -o yaml shows the status ownership split of docs/kubeairunway.md table', async () => {
     const out = JSON.parse(await kubectl(['get', 'md', '-n', NS, 'gemma-cpu', '-o', 'json', '--show-managed-fields']));
-    const status = (manager: string) => JSON.stringify(out.metadata.managedFields.find((m: { manager: string; subresource?: string }) => m.manager === manager && m.subresource === 'status')?.fieldsV1 ?? {});
+    const status = (manager: string) =>
+      JSON.stringify(
+        out.metadata.managedFields.find(
+          (m: { manager: string; subresource?: string }) => m.manager === manager && m.subresource === 'status',
+        )?.fieldsV1 ?? {},
+      );
     const core = status('kubeairunway-core');
     const kaito = status('kaito-provider');
     assert.match(core, /"f:provider":\{[^}]*"f:name"/);
     assert.match(core, /"f:selectedReason"/);
     assert.match(core, /ProviderSelected/);
     assert.doesNotMatch(core, /f:phase|f:replicas|f:endpoint|f:resourceName/);
-    for (const f of ['f:phase', 'f:replicas', 'f:endpoint', 'f:resourceName', 'f:resourceKind', 'ProviderCompatible', 'ResourceCreated', '\\\\"type\\\\":\\\\"Ready']) assert.match(kaito, new RegExp(f), f);
+    for (const f of [
+      'f:phase',
+      'f:replicas',
+      'f:endpoint',
+      'f:resourceName',
+      'f:resourceKind',
+      'ProviderCompatible',
+      'ResourceCreated',
+      '\\\\"type\\\\":\\\\"Ready',
+    ])
+      assert.match(kaito, new RegExp(f), f);
     assert.doesNotMatch(kaito, /f:selectedReason|ProviderSelected/);
   });
 
@@ -90,34 +125,75 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     const before = await admin.get(Workspaces, 'gemma-cpu', NS);
     const count = (before as { resource?: { count?: number } }).resource?.count;
     await kubectl(['patch', 'workspace', 'gemma-cpu', '-n', NS, '--type', 'merge', '-p', '{"resource":{"count":7}}']);
-    await waitFor('the edit to be reverted', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === count, PROCESS_WAIT);
+    await waitFor(
+      'the edit to be reverted',
+      async () =>
+        ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === count,
+      PROCESS_WAIT,
+    );
   });
 
   it('pause stops reconciliation; unpausing converges', async () => {
     await kubectl(['annotate', 'md', '-n', NS, 'gemma-cpu', 'kubeairunway.ai/reconcile-paused=true']);
     await kubectl(['patch', 'workspace', 'gemma-cpu', '-n', NS, '--type', 'merge', '-p', '{"resource":{"count":5}}']);
     await sleep(2_000);
-    assert.equal(((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count, 5, 'paused: the edit stays');
+    assert.equal(
+      ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count,
+      5,
+      'paused: the edit stays',
+    );
     await kubectl(['annotate', 'md', '-n', NS, 'gemma-cpu', 'kubeairunway.ai/reconcile-paused-']);
-    await waitFor('drift reverted after unpause', async () => ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === 1, PROCESS_WAIT);
+    await waitFor(
+      'drift reverted after unpause',
+      async () =>
+        ((await admin.get(Workspaces, 'gemma-cpu', NS)) as { resource?: { count?: number } }).resource?.count === 1,
+      PROCESS_WAIT,
+    );
     await running('gemma-cpu');
   });
 
   it('a replicas change updates in place; an identity change recreates with a Warning naming the field', async () => {
     const dgd = await admin.get(DGDs, 'llama-1gpu', NS);
     await admin.patch(ModelDeployments, 'llama-1gpu', NS, { spec: { scaling: { replicas: 2 } } }, 'merge');
-    await waitFor('the worker scaled in place', async () => {
-      const now = await admin.get(DGDs, 'llama-1gpu', NS);
-      const replicas = (now.spec as { services?: Record<string, { replicas?: number; componentType?: string }> }).services;
-      return Object.values(replicas ?? {}).some((s) => s.componentType === 'worker' && s.replicas === 2) && now.metadata.uid === dgd.metadata.uid;
-    }, PROCESS_WAIT);
-    await admin.patch(ModelDeployments, 'llama-1gpu', NS, { spec: { model: { id: 'meta-llama/Llama-3.2-3B-Instruct' } } }, 'merge');
-    const recreated = await waitFor('a new DynamoGraphDeployment', async () => {
-      const now = await admin.get(DGDs, 'llama-1gpu', NS);
-      return now.metadata.uid !== dgd.metadata.uid ? now : undefined;
-    }, PROCESS_WAIT);
+    await waitFor(
+      'the worker scaled in place',
+      async () => {
+        const now = await admin.get(DGDs, 'llama-1gpu', NS);
+        const replicas = (now.spec as { services?: Record<string, { replicas?: number; componentType?: string }> })
+          .services;
+        return (
+          Object.values(replicas ?? {}).some((s) => s.componentType === 'worker' && s.replicas === 2) &&
+          now.metadata.uid === dgd.metadata.uid
+        );
+      },
+      PROCESS_WAIT,
+    );
+    await admin.patch(
+      ModelDeployments,
+      'llama-1gpu',
+      NS,
+      { spec: { model: { id: 'meta-llama/Llama-3.2-3B-Instruct' } } },
+      'merge',
+    );
+    const recreated = await waitFor(
+      'a new DynamoGraphDeployment',
+      async () => {
+        const now = await admin.get(DGDs, 'llama-1gpu', NS);
+        return now.metadata.uid !== dgd.metadata.uid ? now : undefined;
+      },
+      PROCESS_WAIT,
+    );
     assert.ok(recreated);
-    const events = await kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=llama-1gpu,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
+    const events = await kubectl([
+      'get',
+      'events',
+      '-n',
+      NS,
+      '--field-selector',
+      'involvedObject.name=llama-1gpu,type=Warning',
+      '-o',
+      'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+    ]);
     assert.match(events, /model\.id/);
     await running('llama-1gpu');
   });
@@ -131,37 +207,70 @@ describe('KubeAIRunway: core and providers as separate processes under their own
         model: { id: 'Qwen/Qwen3-8B' },
         engine: { type: 'sglang' },
         resources: { gpu: { count: 1 } },
-        provider: { name: 'dynamo', overrides: { spec: { services: { VllmWorker: { extraPodSpec: { hostNetwork: true } } } } } },
+        provider: {
+          name: 'dynamo',
+          overrides: { spec: { services: { VllmWorker: { extraPodSpec: { hostNetwork: true } } } } },
+        },
       },
     } as KubeObject);
-    const m = await waitFor('sneaky to be refused', async () => {
-      const s = await md('sneaky');
-      return s.status?.phase === 'Failed' || s.status?.phase === 'Pending' ? s : undefined;
-    }, PROCESS_WAIT);
-    assert.match(m.status?.message ?? '', /spec\.provider\.overrides\.spec\.services\.VllmWorker\.extraPodSpec\.hostNetwork/);
+    const m = await waitFor(
+      'sneaky to be refused',
+      async () => {
+        const s = await md('sneaky');
+        return s.status?.phase === 'Failed' || s.status?.phase === 'Pending' ? s : undefined;
+      },
+      PROCESS_WAIT,
+    );
+    assert.match(
+      m.status?.message ?? '',
+      /spec\.provider\.overrides\.spec\.services\.VllmWorker\.extraPodSpec\.hostNetwork/,
+    );
     assert.equal(await admin.getOrUndefined(DGDs, 'sneaky', NS), undefined);
   });
 
-  it('with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event', embeddedOnly('injects 500s into one user\'s deletes (the embedded server\'s fault injector)'), async () => {
-    const kaitoUser = userOf('provider-kaito');
-    const faults = cluster.embedded!.faults;
-    const fault = faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
-    try {
-      await admin.delete(ModelDeployments, 'gemma-cpu', NS);
-      await waitFor('the ModelDeployment to be gone', async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined, { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 });
-    } finally {
-      faults.remove(fault);
-    }
-    const events = await kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gemma-cpu,type=Warning', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}']);
-    assert.match(events, /FinalizerTimeout/);
-    assert.match(events, /Workspace/);
-  });
+  it(
+    'with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event',
+    embeddedOnly("injects 500s into one user's deletes (the embedded server's fault injector)"),
+    async () => {
+      const kaitoUser = userOf('provider-kaito');
+      const faults = cluster.embedded!.faults;
+      const fault = faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
+      try {
+        await admin.delete(ModelDeployments, 'gemma-cpu', NS);
+        await waitFor(
+          'the ModelDeployment to be gone',
+          async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined,
+          { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 },
+        );
+      } finally {
+        faults.remove(fault);
+      }
+      const events = await kubectl([
+        'get',
+        'events',
+        '-n',
+        NS,
+        '--field-selector',
+        'involvedObject.name=gemma-cpu,type=Warning',
+        '-o',
+        'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+      ]);
+      assert.match(events, /FinalizerTimeout/);
+      assert.match(events, /Workspace/);
+    },
+  );
 
   it('no controller process read a Secret or was refused', () => {
     const users = new Set(procs.map((p) => p.user));
     const mine = cluster.auditEntries().filter((e) => users.has(e.user));
     assert.ok(mine.length > 50);
-    assert.deepEqual(mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.user} ${e.verb} secrets`), []);
-    assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource}`), []);
+    assert.deepEqual(
+      mine.filter((e) => e.resource.startsWith('secrets')).map((e) => `${e.user} ${e.verb} secrets`),
+      [],
+    );
+    assert.deepEqual(
+      mine.filter((e) => e.code === 403).map((e) => `${e.user} ${e.verb} ${e.group}/${e.resource}`),
+      [],
+    );
   });
 });

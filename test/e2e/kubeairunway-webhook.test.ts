@@ -13,33 +13,78 @@ import { waitFor } from '../helpers/wait.ts';
 const NS = 'default';
 const WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
 
-const md = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS }, spec });
+const md = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'kubeairunway.ai/v1alpha1',
+  kind: 'ModelDeployment',
+  metadata: { name, namespace: NS },
+  spec,
+});
 const gpu0 = { gpu: { count: 0 } };
 
 // docs/kubeairunway.md's "Schema validation (core webhook)" table, one object per row, with docs/kubeairunway.md's message
 const RULES: Array<[string, Record<string, unknown>, string]> = [
-  ['vllm without GPU', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: gpu0 }, 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
-  ['sglang without GPU', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: gpu0 }, 'SGLang engine requires GPU (set resources.gpu.count > 0)'],
-  ['trtllm without GPU', { model: { id: 'm' }, engine: { type: 'trtllm' }, resources: gpu0 }, 'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)'],
+  [
+    'vllm without GPU',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, resources: gpu0 },
+    'vLLM engine requires GPU (set resources.gpu.count > 0)',
+  ],
+  [
+    'sglang without GPU',
+    { model: { id: 'm' }, engine: { type: 'sglang' }, resources: gpu0 },
+    'SGLang engine requires GPU (set resources.gpu.count > 0)',
+  ],
+  [
+    'trtllm without GPU',
+    { model: { id: 'm' }, engine: { type: 'trtllm' }, resources: gpu0 },
+    'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)',
+  ],
   [
     'disaggregated with resources.gpu',
-    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, resources: { gpu: { count: 1 } }, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } },
+    {
+      model: { id: 'm' },
+      engine: { type: 'vllm' },
+      serving: { mode: 'disaggregated' },
+      resources: { gpu: { count: 1 } },
+      scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } },
+    },
     'Cannot specify both resources.gpu and scaling.prefill/decode',
   ],
-  ['disaggregated without prefill/decode', { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' } }, 'Disaggregated mode requires scaling.prefill and scaling.decode'],
+  [
+    'disaggregated without prefill/decode',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' } },
+    'Disaggregated mode requires scaling.prefill and scaling.decode',
+  ],
   [
     'disaggregated without prefill GPUs',
-    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { replicas: 1 }, decode: { gpu: { count: 1 } } } },
+    {
+      model: { id: 'm' },
+      engine: { type: 'vllm' },
+      serving: { mode: 'disaggregated' },
+      scaling: { prefill: { replicas: 1 }, decode: { gpu: { count: 1 } } },
+    },
     'Disaggregated mode requires scaling.prefill.gpu.count',
   ],
   [
     'disaggregated without decode GPUs',
-    { model: { id: 'm' }, engine: { type: 'vllm' }, serving: { mode: 'disaggregated' }, scaling: { prefill: { gpu: { count: 1 } }, decode: { replicas: 1 } } },
+    {
+      model: { id: 'm' },
+      engine: { type: 'vllm' },
+      serving: { mode: 'disaggregated' },
+      scaling: { prefill: { gpu: { count: 1 } }, decode: { replicas: 1 } },
+    },
     'Disaggregated mode requires scaling.decode.gpu.count',
   ],
   ['missing engine.type', { model: { id: 'm' } }, 'engine.type is required'],
-  ['missing model.id for huggingface', { model: { source: 'huggingface' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }, 'model.id is required when source is huggingface'],
-  ['provider CRD not installed', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'llmd' } }, "Provider 'llmd' CRD not installed in cluster"],
+  [
+    'missing model.id for huggingface',
+    { model: { source: 'huggingface' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } },
+    'model.id is required when source is huggingface',
+  ],
+  [
+    'provider CRD not installed',
+    { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'llmd' } },
+    "Provider 'llmd' CRD not installed in cluster",
+  ],
 ];
 
 describe('ModelDeployment admission webhooks (webhooks set as a process)', { timeout: 180_000 }, () => {
@@ -52,9 +97,21 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }) });
     admin = cluster.admin;
     // a provider that builds an API this cluster does not serve (llmd.ai itself is served now: the autoscaler's VariantAutoscaling)
-    const ipc = { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'llmd' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } } };
+    const ipc = {
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'InferenceProviderConfig',
+      metadata: { name: 'llmd' },
+      spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] } },
+    };
     await admin.apply(ipc as KubeObject);
-    await admin.applyStatus({ ...ipc, status: { ready: true, lastHeartbeat: new Date().toISOString(), upstreamCRDVersion: 'inference.llm-d.example/v1alpha1' } } as KubeObject);
+    await admin.applyStatus({
+      ...ipc,
+      status: {
+        ready: true,
+        lastHeartbeat: new Date().toISOString(),
+        upstreamCRDVersion: 'inference.llm-d.example/v1alpha1',
+      },
+    } as KubeObject);
     proc = await startOperatorProcess(cluster, admin, webhooksSet(), { extraArgs: cluster.webhookListenArgs() });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(proc.output())?.[1];
     assert.ok(url, proc.output());
@@ -64,7 +121,10 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
       'the webhook to refuse a known-bad object',
       async () => {
         const r = await apply(md('probe', RULES.at(-1)![1]));
-        if (r.code === 0) await admin.delete({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'probe', NS).catch(() => undefined);
+        if (r.code === 0)
+          await admin
+            .delete({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'probe', NS)
+            .catch(() => undefined);
         return r.code !== 0 && r.stderr.includes(WEBHOOK);
       },
       { timeoutMs: 60_000, detail: () => proc.output().slice(-3000) },
@@ -80,18 +140,40 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
     it(`refuses ${what}: "${message}"`, async () => {
       const r = await apply(md('bad', spec));
       assert.notEqual(r.code, 0, r.stdout);
-      assert.equal(r.stderr.trim(), `Error from server (Forbidden): error when creating "STDIN": admission webhook "${WEBHOOK}" denied the request: ${message}`);
+      assert.equal(
+        r.stderr.trim(),
+        `Error from server (Forbidden): error when creating "STDIN": admission webhook "${WEBHOOK}" denied the request: ${message}`,
+      );
     });
   }
 
   it('refuses privileged overrides, naming the path', async () => {
-    const r = await apply(md('bad', { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'dynamo', overrides: { spec: { services: { Frontend: { extraPodSpec: { securityContext: { privileged: true } } } } } } } }));
+    const r = await apply(
+      md('bad', {
+        model: { id: 'm' },
+        engine: { type: 'vllm' },
+        resources: { gpu: { count: 1 } },
+        provider: {
+          name: 'dynamo',
+          overrides: { spec: { services: { Frontend: { extraPodSpec: { securityContext: { privileged: true } } } } } },
+        },
+      }),
+    );
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /spec\.provider\.overrides\.spec\.services\.Frontend\.extraPodSpec\.securityContext: overriding "securityContext" is not allowed for security reasons/);
+    assert.match(
+      r.stderr,
+      /spec\.provider\.overrides\.spec\.services\.Frontend\.extraPodSpec\.securityContext: overriding "securityContext" is not allowed for security reasons/,
+    );
   });
 
   it('stores the defaulting webhook values, and an explicit zero sticks', async () => {
-    const r = await apply(md('good', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm', enablePrefixCaching: false }, scaling: { replicas: 0 } }));
+    const r = await apply(
+      md('good', {
+        model: { id: 'Qwen/Qwen3-8B' },
+        engine: { type: 'vllm', enablePrefixCaching: false },
+        scaling: { replicas: 0 },
+      }),
+    );
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(await cluster.k(['get', 'md', 'good', '-n', NS, '-o', 'json']));
     assert.equal(out.spec.serving.mode, 'aggregated');
@@ -103,9 +185,17 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
 
   it('its identity only ever touched its own certificate Secret, in its own namespace', () => {
     const mine = cluster.auditEntries().filter((e) => e.user === proc.user);
-    assert.deepEqual(mine.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.group}/${e.resource}`), []);
+    assert.deepEqual(
+      mine.filter((e) => e.code === 403).map((e) => `${e.verb} ${e.group}/${e.resource}`),
+      [],
+    );
     const secrets = mine.filter((e) => e.resource.startsWith('secrets'));
     assert.ok(secrets.length > 0);
-    assert.ok(secrets.every((e) => e.namespace === DEPLOY_NAMESPACE && (e.name === 'modelplane-webhook-server-cert' || e.verb === 'create')), JSON.stringify(secrets));
+    assert.ok(
+      secrets.every(
+        (e) => e.namespace === DEPLOY_NAMESPACE && (e.name === 'modelplane-webhook-server-cert' || e.verb === 'create'),
+      ),
+      JSON.stringify(secrets),
+    );
   });
 });

@@ -36,7 +36,9 @@ describe('Llama Stack on modelplane dev (controller and webhooks as processes, k
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), namespaces: [NS] });
-    hooks = await startOperatorProcess(cluster, cluster.admin, webhooksSet(), { extraArgs: cluster.webhookListenArgs() });
+    hooks = await startOperatorProcess(cluster, cluster.admin, webhooksSet(), {
+      extraArgs: cluster.webhookListenArgs(),
+    });
     const url = /"msg":"webhook server listening".*?"url":"(https:\/\/[^"]+)"/.exec(hooks.output())?.[1];
     assert.ok(url, hooks.output());
     await cluster.exposeWebhook(DEPLOY_NAMESPACE, WEBHOOK_SERVICE, url);
@@ -47,16 +49,30 @@ describe('Llama Stack on modelplane dev (controller and webhooks as processes, k
       req.on('end', () => {
         received.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body || '{}') });
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ object: 'chat.completion', model: 'tiny-chat', choices: [{ index: 0, message: { role: 'assistant', content: 'hello from vLLM' }, finish_reason: 'stop' }] }));
+        res.end(
+          JSON.stringify({
+            object: 'chat.completion',
+            model: 'tiny-chat',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'hello from vLLM' }, finish_reason: 'stop' }],
+          }),
+        );
       });
     });
     await new Promise<void>((r) => vllm.listen(0, '127.0.0.1', r));
-    cluster.dev.serviceEndpoints.register(NS, 'fake-vllm', 8000, `http://127.0.0.1:${(vllm.address() as AddressInfo).port}`);
+    cluster.dev.serviceEndpoints.register(
+      NS,
+      'fake-vllm',
+      8000,
+      `http://127.0.0.1:${(vllm.address() as AddressInfo).port}`,
+    );
     // ready once the validating webhook refuses a reference to a missing Secret
     await waitFor(
       'the validating webhook',
       async () => {
-        const r = await cluster.kubectl(['create', '-f', '-'], chatDistribution.replace('name: chat,', 'name: probe,').replace('vllm-creds', 'missing'));
+        const r = await cluster.kubectl(
+          ['create', '-f', '-'],
+          chatDistribution.replace('name: chat,', 'name: probe,').replace('vllm-creds', 'missing'),
+        );
         if (r.code === 0) await cluster.kubectl(['delete', 'llsd', 'probe', '-n', NS]);
         return r.code !== 0 && r.stderr.includes('vllamastackdistribution.llamastack.io');
       },
@@ -85,33 +101,80 @@ describe('Llama Stack on modelplane dev (controller and webhooks as processes, k
     await cluster.k(['wait', 'llsd/chat', '-n', NS, '--for=jsonpath={.status.phase}=Ready', '--timeout=90s']);
     const stored = JSON.parse(await cluster.k(['get', 'llsd', 'chat', '-n', NS, '-o', 'json']));
     assert.equal(stored.spec.providers.inference.length, 1, 'the single object was stored as a list');
-    const server = await waitFor('the simulated server registered for chat-service', () => cluster.dev.serviceEndpoints.resolve(NS, 'chat-service', 8321));
+    const server = await waitFor('the simulated server registered for chat-service', () =>
+      cluster.dev.serviceEndpoints.resolve(NS, 'chat-service', 8321),
+    );
     // the embedded API server serves pod logs from the simulated kubelet (a real one has no kubelet to ask)
-    if (cluster.backend === 'embedded') assert.match(await cluster.k(['logs', '-n', NS, 'deploy/chat']), new RegExp(`Uvicorn running on ${server}`));
+    if (cluster.backend === 'embedded')
+      assert.match(await cluster.k(['logs', '-n', NS, 'deploy/chat']), new RegExp(`Uvicorn running on ${server}`));
     const models = (await (await fetch(`${server}/v1/models`)).json()) as any;
-    assert.deepEqual(models.data.map((m: any) => m.id), ['fake/tiny-chat']);
-    const r = await fetch(`${server}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fake/tiny-chat', messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.deepEqual(
+      models.data.map((m: any) => m.id),
+      ['fake/tiny-chat'],
+    );
+    const r = await fetch(`${server}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake/tiny-chat', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(((await r.json()) as any).choices[0].message.content, 'hello from vLLM');
     assert.equal(received.at(-1).auth, 'Bearer s3cret', 'the key came from the Secret through the pod environment');
     assert.equal(received.at(-1).body.model, 'tiny-chat');
   });
 
   it('reads the stored v1alpha2 object as v1alpha1 through the conversion webhook and back', async () => {
-    const v1 = JSON.parse(await cluster.k(['get', 'llamastackdistributions.v1alpha1.llamastack.io', 'chat', '-n', NS, '-o', 'json']));
+    const v1 = JSON.parse(
+      await cluster.k(['get', 'llamastackdistributions.v1alpha1.llamastack.io', 'chat', '-n', NS, '-o', 'json']),
+    );
     assert.equal(v1.apiVersion, 'llamastack.io/v1alpha1');
     assert.deepEqual(v1.spec.server.distribution, { name: 'remote-vllm' });
     assert.ok(v1.metadata.annotations['llamastack.io/v1alpha2-fields']);
     assert.equal(v1.status.phase, 'Ready');
     await cluster.k(['replace', '-f', '-'], JSON.stringify(v1));
     const back = JSON.parse(await cluster.k(['get', 'llsd', 'chat', '-n', NS, '-o', 'json']));
-    assert.deepEqual(back.spec.providers, { inference: [{ id: 'fake', provider: 'vllm', endpoint: `http://fake-vllm.${NS}.svc.cluster.local:8000/v1`, apiKey: { name: 'vllm-creds', key: 'token' } }] });
+    assert.deepEqual(back.spec.providers, {
+      inference: [
+        {
+          id: 'fake',
+          provider: 'vllm',
+          endpoint: `http://fake-vllm.${NS}.svc.cluster.local:8000/v1`,
+          apiKey: { name: 'vllm-creds', key: 'token' },
+        },
+      ],
+    });
   });
 
   it('a spec change through kubectl gives a new ConfigMap and keeps the old one', async () => {
-    const before = (await cluster.k(['get', 'cm', '-n', NS, '-l', 'llamastack.io/generated-config=true,app.kubernetes.io/instance=chat', '-o', 'name'])).trim().split('\n');
+    const before = (
+      await cluster.k([
+        'get',
+        'cm',
+        '-n',
+        NS,
+        '-l',
+        'llamastack.io/generated-config=true,app.kubernetes.io/instance=chat',
+        '-o',
+        'name',
+      ])
+    )
+      .trim()
+      .split('\n');
     await cluster.k(['patch', 'llsd', 'chat', '-n', NS, '--type=merge', '-p', '{"spec":{"networking":{"port":8400}}}']);
     await waitFor('a second generated ConfigMap', async () => {
-      const now = (await cluster.k(['get', 'cm', '-n', NS, '-l', 'llamastack.io/generated-config=true,app.kubernetes.io/instance=chat', '-o', 'name'])).trim().split('\n');
+      const now = (
+        await cluster.k([
+          'get',
+          'cm',
+          '-n',
+          NS,
+          '-l',
+          'llamastack.io/generated-config=true,app.kubernetes.io/instance=chat',
+          '-o',
+          'name',
+        ])
+      )
+        .trim()
+        .split('\n');
       return now.length === 2 && before.every((b) => now.includes(b)) ? true : undefined;
     });
     await cluster.k(['wait', 'llsd/chat', '-n', NS, '--for=jsonpath={.status.phase}=Ready', '--timeout=90s']);

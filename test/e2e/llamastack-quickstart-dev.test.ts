@@ -18,16 +18,28 @@ describe('the quickstart Llama Stack chat on modelplane dev', { timeout: 180_000
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
-    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml', '50-llamastack-distribution.yaml']) await cluster.k(['apply', '-f', '-'], example(f));
+    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml', '50-llamastack-distribution.yaml'])
+      await cluster.k(['apply', '-f', '-'], example(f));
   });
   after(async () => cluster?.stop());
 
-  it("the gemma-cpu endpoint answers /v1/models with the model id", async () => {
-    await cluster.k(['wait', 'modeldeployment/gemma-cpu', '-n', NS, '--for=jsonpath={.status.phase}=Running', '--timeout=90s']);
-    const endpoint = JSON.parse(await cluster.k(['get', 'modeldeployment', 'gemma-cpu', '-n', NS, '-o', 'jsonpath={.status.endpoint}'])) as { service: string; port: number };
+  it('the gemma-cpu endpoint answers /v1/models with the model id', async () => {
+    await cluster.k([
+      'wait',
+      'modeldeployment/gemma-cpu',
+      '-n',
+      NS,
+      '--for=jsonpath={.status.phase}=Running',
+      '--timeout=90s',
+    ]);
+    const endpoint = JSON.parse(
+      await cluster.k(['get', 'modeldeployment', 'gemma-cpu', '-n', NS, '-o', 'jsonpath={.status.endpoint}']),
+    ) as { service: string; port: number };
     // the Service's ready Endpoints, as in-cluster DNS would reach them
     const url = await waitFor('a served gemma-cpu endpoint', async () => {
-      const eps = JSON.parse(await cluster.k(['get', 'endpoints', endpoint.service, '-n', NS, '-o', 'json'])) as { subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number }> }> };
+      const eps = JSON.parse(await cluster.k(['get', 'endpoints', endpoint.service, '-n', NS, '-o', 'json'])) as {
+        subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number }> }>;
+      };
       const ip = eps.subsets?.[0]?.addresses?.[0]?.ip;
       const port = eps.subsets?.[0]?.ports?.[0]?.port;
       if (!ip || !port) return undefined;
@@ -35,14 +47,27 @@ describe('the quickstart Llama Stack chat on modelplane dev', { timeout: 180_000
       return r?.ok ? `http://${ip}:${port}` : undefined;
     });
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
-    assert.deepEqual(models.data.map((m) => m.id), [MODEL]);
+    assert.deepEqual(
+      models.data.map((m) => m.id),
+      [MODEL],
+    );
   });
 
   it('a chat completion sent to Llama Stack reaches gemma-cpu', async () => {
     await cluster.k(['wait', 'llsd/llama-stack', '-n', NS, '--for=jsonpath={.status.phase}=Ready', '--timeout=90s']);
-    const server = await waitFor('the Llama Stack server registered for llama-stack-service', () => cluster.dev.serviceEndpoints.resolve(NS, 'llama-stack-service', 8321));
+    const server = await waitFor('the Llama Stack server registered for llama-stack-service', () =>
+      cluster.dev.serviceEndpoints.resolve(NS, 'llama-stack-service', 8321),
+    );
     const r = await waitFor('a chat completion', async () => {
-      const res = await fetch(`${server}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: `gemma/${MODEL}`, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 }) });
+      const res = await fetch(`${server}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: `gemma/${MODEL}`,
+          messages: [{ role: 'user', content: 'Hello' }],
+          max_tokens: 8,
+        }),
+      });
       return res.status === 200 ? res : undefined;
     });
     const body = (await r.json()) as { model: string; choices: Array<{ message: { role: string; content: string } }> };

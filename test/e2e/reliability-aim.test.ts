@@ -18,14 +18,29 @@ import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
-import { OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import {
+  OperatorSlot,
+  prng,
+  restartApiServerDuring,
+  runUnderWatchFaults,
+  runWithKills,
+  testSeed,
+} from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const NAMESPACES = { errors: 'rel-aim-errors', watches: 'rel-aim-watches', restart: 'rel-aim-restart', kill: 'rel-aim-kill', conflicts: 'rel-aim-conflicts' } as const;
+const NAMESPACES = {
+  errors: 'rel-aim-errors',
+  watches: 'rel-aim-watches',
+  restart: 'rel-aim-restart',
+  kill: 'rel-aim-kill',
+  conflicts: 'rel-aim-conflicts',
+} as const;
 const CONVERGE_TIMEOUT_MS = 45_000;
 
-describe('aim controllers under faults: nothing lost, nothing duplicated, always converging', { timeout: 300_000 }, () => {
+describe('aim controllers under faults: nothing lost, nothing duplicated, always converging', {
+  timeout: 300_000,
+}, () => {
   const seed = testSeed();
   const rng = prng(seed);
   let cluster: ReliabilityCluster;
@@ -47,12 +62,16 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
 
   /** the problems, and for the first stuck services their objects and what the operator logged about them */
   async function stuckDetail(workloads: AimWorkload[], problems: string[]): Promise<string> {
-    const stuck = [...new Set(problems.map((p) => /^\w+ ([a-z0-9-]+):/.exec(p)?.[1]).filter((n): n is string => Boolean(n)))].slice(0, 2);
+    const stuck = [
+      ...new Set(problems.map((p) => /^\w+ ([a-z0-9-]+):/.exec(p)?.[1]).filter((n): n is string => Boolean(n))),
+    ].slice(0, 2);
     const about: string[] = [];
     for (const w of workloads) {
       for (const name of stuck) {
         if (!w.expected.has(name)) continue;
-        about.push(`--- ${w.namespace}/${name} ---\n${await w.inspect(name)}\n${operator.linesAbout([`"${w.namespace}/${name}"`])}`);
+        about.push(
+          `--- ${w.namespace}/${name} ---\n${await w.inspect(name)}\n${operator.linesAbout([`"${w.namespace}/${name}"`])}`,
+        );
       }
     }
     return `${problems.length} problems:\n${problems.slice(0, 40).join('\n')}\n${about.join('\n')}\n--- operator (tail) ---\n${operator.output(1500)}`;
@@ -65,7 +84,8 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     operator = new OperatorSlot(cluster, aimControllerSet());
     await operator.start();
     // every namespace's model Ready first, so one test's faults cannot leave another test's model behind
-    for (const ns of Object.values(NAMESPACES)) await waitFor(`AIMModel ${ns}/${AIM_MODEL} Ready`, () => aimModelReady(cluster.admin, ns), { timeoutMs: 30_000 });
+    for (const ns of Object.values(NAMESPACES))
+      await waitFor(`AIMModel ${ns}/${AIM_MODEL} Ready`, () => aimModelReady(cluster.admin, ns), { timeoutMs: 30_000 });
   });
 
   after(async () => {
@@ -103,7 +123,9 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     const ops = w.plan('svc', 24, rng);
     const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
-    const relists = server().auditEntries().filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
+    const relists = server()
+      .auditEntries()
+      .filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
     assert.ok(relists.length > 0, 'the 410 made the operator relist');
   });
 
@@ -122,18 +144,31 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
 
   it('steady state: every batch still converged, and a quiet period with no write by the operator', async () => {
     await converge('before the quiet period');
-    assert.deepEqual(await writesInQuietPeriod(server, cluster.admin, { kind: AIMServices, resource: 'aimservices', namespace: NAMESPACES.kill }, [operator.user]), []);
+    assert.deepEqual(
+      await writesInQuietPeriod(
+        server,
+        cluster.admin,
+        { kind: AIMServices, resource: 'aimservices', namespace: NAMESPACES.kill },
+        [operator.user],
+      ),
+      [],
+    );
     await converge('after the quiet period');
   });
 
-  it('409 conflicts on the operator\'s writes while services are created, changed and deleted', async () => {
+  it("409 conflicts on the operator's writes while services are created, changed and deleted", async () => {
     const w = batch(NAMESPACES.conflicts, false);
     const since = nowIso();
     const users = [operator.user];
     const ops = w.plan('svc', 12, rng);
     // every status write conflicts while the first services start (their InferenceServices become Ready
     // meanwhile), then a random share of every write
-    const statusConflicts = server().faults.add({ users, verbs: ['patch'], resources: ['aimservices/status'], conflict: true });
+    const statusConflicts = server().faults.add({
+      users,
+      verbs: ['patch'],
+      resources: ['aimservices/status'],
+      conflict: true,
+    });
     try {
       await run(ops.splice(0, 6));
       await sleep(6_000);

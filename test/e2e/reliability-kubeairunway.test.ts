@@ -16,10 +16,23 @@ import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/ind
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
 import { ModelDeploymentWorkload } from './helpers/modeldeployment-workload.ts';
-import { between, OperatorSlot, prng, restartApiServerDuring, runUnderWatchFaults, runWithKills, testSeed } from './helpers/process-chaos.ts';
+import {
+  between,
+  OperatorSlot,
+  prng,
+  restartApiServerDuring,
+  runUnderWatchFaults,
+  runWithKills,
+  testSeed,
+} from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
 
-const NAMESPACES = { errors: 'rel-kar-errors', watches: 'rel-kar-watches', restart: 'rel-kar-restart', kill: 'rel-kar-kill' } as const;
+const NAMESPACES = {
+  errors: 'rel-kar-errors',
+  watches: 'rel-kar-watches',
+  restart: 'rel-kar-restart',
+  kill: 'rel-kar-kill',
+} as const;
 const CONVERGE_TIMEOUT_MS = 45_000;
 const BATCH = 16;
 /** the providers' heartbeat (status.lastHeartbeat, once a minute) is the one write a steady state makes */
@@ -31,7 +44,9 @@ const providerSet = (name: string) => {
   return set;
 };
 
-describe('KubeAIRunway core and providers under faults: nothing lost, nothing duplicated, always converging', { timeout: 300_000 }, () => {
+describe('KubeAIRunway core and providers under faults: nothing lost, nothing duplicated, always converging', {
+  timeout: 300_000,
+}, () => {
   const seed = testSeed();
   const rng = prng(seed);
   let cluster: ReliabilityCluster;
@@ -52,11 +67,18 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     for (const op of ops) await op();
   };
   const converge = (what: string, workloads: ModelDeploymentWorkload[] = [...batches.values()]) =>
-    waitConverged(`${what}: every ModelDeployment converged (seed ${seed})`, workloads, CONVERGE_TIMEOUT_MS, stuckDetail);
+    waitConverged(
+      `${what}: every ModelDeployment converged (seed ${seed})`,
+      workloads,
+      CONVERGE_TIMEOUT_MS,
+      stuckDetail,
+    );
 
   /** the problems, and for the first stuck deployments their objects and what each process logged about them */
   async function stuckDetail(workloads: ModelDeploymentWorkload[], problems: string[]): Promise<string> {
-    const stuck = [...new Set(problems.map((p) => /^\w+ ([a-z0-9-]+):/.exec(p)?.[1]).filter((n): n is string => Boolean(n)))].slice(0, 2);
+    const stuck = [
+      ...new Set(problems.map((p) => /^\w+ ([a-z0-9-]+):/.exec(p)?.[1]).filter((n): n is string => Boolean(n))),
+    ].slice(0, 2);
     const about: string[] = [];
     for (const w of workloads) {
       for (const name of stuck) {
@@ -92,7 +114,12 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     const ops = w.plan('md', BATCH, rng);
     // every status write conflicts while the first deployments are selected and their upstream objects
     // come up, then random shares of every request fail
-    const statusConflicts = server().faults.add({ users: users(), verbs: ['patch'], resources: ['modeldeployments/status'], conflict: true });
+    const statusConflicts = server().faults.add({
+      users: users(),
+      verbs: ['patch'],
+      resources: ['modeldeployments/status'],
+      conflict: true,
+    });
     try {
       await run(ops.splice(0, 6));
       await sleep(5_000);
@@ -127,7 +154,9 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
     await converge('after watch faults', [w]);
     for (const s of slots()) {
-      const relists = server().auditEntries().filter((e) => e.time > expiredAt && e.user === s.user && e.verb === 'list');
+      const relists = server()
+        .auditEntries()
+        .filter((e) => e.time > expiredAt && e.user === s.user && e.verb === 'list');
       assert.ok(relists.length > 0, `the 410 made ${s.set.name} relist`);
     }
   });
@@ -141,7 +170,13 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
   it('random processes SIGKILLed 3 times at random moments while deployments are created, scaled and deleted', async () => {
     const w = batch(NAMESPACES.kill);
     const killsBefore = slots().reduce((n, s) => n + s.kills, 0);
-    await runWithKills({ ops: w.plan('md', BATCH, rng), kills: 3, rng, victims: someOf(slots()), delayMs: [50, 1_500] });
+    await runWithKills({
+      ops: w.plan('md', BATCH, rng),
+      kills: 3,
+      rng,
+      victims: someOf(slots()),
+      delayMs: [50, 1_500],
+    });
     assert.ok(slots().reduce((n, s) => n + s.kills, 0) - killsBefore >= 3);
     await converge('after SIGKILLs', [w]);
   });

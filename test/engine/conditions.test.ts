@@ -18,8 +18,19 @@ import {
 import { apiError } from './helpers/fake-cluster.ts';
 import { Harness } from './helpers/scenario.ts';
 
-const ready = (component: string, message = `${component} ok`): ComponentHealth => ({ component, state: 'Ready', reason: `${component}Found`, message });
-const loading = (component: string): ComponentHealth => ({ component, state: 'Progressing', reason: `${component}Loading`, message: `${component} is loading`, dependencyType: 'Upstream' });
+const ready = (component: string, message = `${component} ok`): ComponentHealth => ({
+  component,
+  state: 'Ready',
+  reason: `${component}Found`,
+  message,
+});
+const loading = (component: string): ComponentHealth => ({
+  component,
+  state: 'Progressing',
+  reason: `${component}Loading`,
+  message: `${component} is loading`,
+  dependencyType: 'Upstream',
+});
 
 describe('ConditionManager', () => {
   it('lastTransitionTime moves on status or reason changes only, not on message changes', () => {
@@ -48,7 +59,10 @@ describe('ConditionManager', () => {
 
   it('a condition removed and set again in one reconcile keeps its transition time', () => {
     const clock = new ManualClock();
-    const cm = new ConditionManager([{ type: 'XReady', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2020-01-01T00:00:00Z' }], { now: () => clock.now() });
+    const cm = new ConditionManager(
+      [{ type: 'XReady', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2020-01-01T00:00:00Z' }],
+      { now: () => clock.now() },
+    );
     cm.delete('XReady');
     cm.markTrue('XReady', 'Ok', 'again');
     assert.equal(cm.get('XReady')!.lastTransitionTime, '2020-01-01T00:00:00Z');
@@ -62,7 +76,9 @@ describe('ConditionManager', () => {
   });
 
   it('reports: silent never, info/warning on transitions, error on every reconcile', () => {
-    const existing = [{ type: 'A', status: 'True' as const, reason: 'Ok', message: '', lastTransitionTime: conditionTime(0) }];
+    const existing = [
+      { type: 'A', status: 'True' as const, reason: 'Ok', message: '', lastTransitionTime: conditionTime(0) },
+    ];
     const table = [
       { opt: silent(), transition: true, report: false },
       { opt: asInfo(), transition: true, report: true },
@@ -121,29 +137,54 @@ describe('events and logs from a reconcile', () => {
     await h.run();
     assert.equal(h.condition('Ready')?.status, 'True');
     assert.equal(h.cluster.events.length, 0);
-    assert.ok(h.cluster.logs.every((l) => l.level !== 'info' || !/condition (ModelReady|PodsReady|Ready)=True/.test(l.msg)), 'nor info logs');
+    assert.ok(
+      h.cluster.logs.every((l) => l.level !== 'info' || !/condition (ModelReady|PodsReady|Ready)=True/.test(l.msg)),
+      'nor info logs',
+    );
     const announced = new Harness();
-    announced.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }];
+    announced.scenario.health = [
+      ready('Model'),
+      { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true },
+    ];
     await announced.run();
-    assert.deepEqual(announced.cluster.events.map((e) => `${e.type}/${e.reason}`), ['Normal/DefaultConfigNotFound']);
+    assert.deepEqual(
+      announced.cluster.events.map((e) => `${e.type}/${e.reason}`),
+      ['Normal/DefaultConfigNotFound'],
+    );
   });
 
   it('a component ready from the start is quiet; one that becomes ready later, or asks to be announced, gets its event', async () => {
     const h = new Harness();
-    h.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }, { component: 'Pods', state: 'Progressing', reason: 'PodsStarting', dependencyType: 'Downstream' }];
+    h.scenario.health = [
+      ready('Model'),
+      { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true },
+      { component: 'Pods', state: 'Progressing', reason: 'PodsStarting', dependencyType: 'Downstream' },
+    ];
     await h.run();
-    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/DefaultConfigNotFound', 'Normal/Progressing']);
+    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), [
+      'Normal/DefaultConfigNotFound',
+      'Normal/Progressing',
+    ]);
     assert.equal(h.condition('ModelReady')?.status, 'True', 'the condition is there all the same');
-    h.scenario.health = [ready('Model'), { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true }, ready('Pods')];
+    h.scenario.health = [
+      ready('Model'),
+      { ...ready('Config'), reason: 'DefaultConfigNotFound', announce: true },
+      ready('Pods'),
+    ];
     await h.run();
-    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/AllComponentsReady', 'Normal/PodsFound']);
+    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), [
+      'Normal/AllComponentsReady',
+      'Normal/PodsFound',
+    ]);
   });
 
   it('quietWhenNew: no report when the condition first appears, a report when an existing one changes', () => {
     const fresh = new ConditionManager([]);
     fresh.markTrue('A', 'Ok', 'msg', asInfo(), quietWhenNew());
     assert.equal(shouldReport(fresh.observations()[0]!), false);
-    const existing = new ConditionManager([{ type: 'A', status: 'False', reason: 'Broken', message: '', lastTransitionTime: conditionTime(0) }]);
+    const existing = new ConditionManager([
+      { type: 'A', status: 'False', reason: 'Broken', message: '', lastTransitionTime: conditionTime(0) },
+    ]);
     existing.markTrue('A', 'Ok', 'msg', asInfo(), quietWhenNew());
     assert.equal(shouldReport(existing.observations()[0]!), true);
   });
@@ -154,7 +195,11 @@ describe('events and logs from a reconcile', () => {
     for (let i = 0; i < 3; i++) {
       await h.run();
       const warnings = h.cluster.events.filter((e) => e.type === 'Warning').map((e) => e.reason);
-      assert.deepEqual(warnings.sort(), ['AuthError', 'AuthError', 'AuthError'], `reconcile ${i}: ModelReady, AuthValid, Ready`);
+      assert.deepEqual(
+        warnings.sort(),
+        ['AuthError', 'AuthError', 'AuthError'],
+        `reconcile ${i}: ModelReady, AuthValid, Ready`,
+      );
       assert.equal(h.cluster.logs.filter((l) => l.level === 'error').length, 3);
     }
   });
@@ -165,7 +210,11 @@ describe('events and logs from a reconcile', () => {
     await h.run();
     h.scenario.health = [ready('Model')];
     await h.run();
-    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/AllComponentsReady', 'Normal/AuthenticationValid', 'Normal/ModelFound']);
+    assert.deepEqual(h.cluster.events.map((e) => `${e.type}/${e.reason}`).sort(), [
+      'Normal/AllComponentsReady',
+      'Normal/AuthenticationValid',
+      'Normal/ModelFound',
+    ]);
     await h.run();
     assert.deepEqual(h.cluster.events, []);
   });
@@ -183,7 +232,10 @@ describe('events and logs from a reconcile', () => {
     assert.equal(outcome.requeueWithBackoff, false);
     assert.equal(h.cluster.events.length, 0);
     await h.run();
-    assert.deepEqual(h.cluster.events.map((e) => e.reason), ['ModelFound', 'AllComponentsReady']);
+    assert.deepEqual(
+      h.cluster.events.map((e) => e.reason),
+      ['ModelFound', 'AllComponentsReady'],
+    );
   });
 
   it('a decorator can mark a condition silent or with its own event reason', async () => {
@@ -203,7 +255,10 @@ describe('events and logs from a reconcile', () => {
 describe('the three approaches', () => {
   it('1. automatic: component conditions, Ready and status.status from health alone', async () => {
     const h = new Harness();
-    h.scenario.health = [ready('Model'), { component: 'Template', state: 'Progressing', reason: 'TemplateNotReady', dependencyType: 'Upstream' }];
+    h.scenario.health = [
+      ready('Model'),
+      { component: 'Template', state: 'Progressing', reason: 'TemplateNotReady', dependencyType: 'Upstream' },
+    ];
     await h.run();
     assert.deepEqual(h.conditionTypes(), ['ModelReady', 'Ready', 'TemplateReady']);
     assert.equal(h.state, 'Pending');
@@ -292,7 +347,11 @@ describe('the three approaches', () => {
   });
 
   it('a paused object is left alone', async () => {
-    for (const [value, paused] of [['true', true], ['True', false], ['yes', false]] as const) {
+    for (const [value, paused] of [
+      ['true', true],
+      ['True', false],
+      ['yes', false],
+    ] as const) {
       const h = new Harness({ pauseAnnotation: 'aim.eai.amd.com/reconciliation-paused' });
       const w = h.object;
       w.metadata.annotations = { 'aim.eai.amd.com/reconciliation-paused': value };

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CATEGORY_BEHAVIOUR, categorize, clientReader, FetchResult, fetch, fetchList, invalidSpecError, type ObjectReader } from '../../src/engine/index.ts';
+import {
+  CATEGORY_BEHAVIOUR,
+  categorize,
+  clientReader,
+  FetchResult,
+  fetch,
+  fetchList,
+  invalidSpecError,
+  type ObjectReader,
+} from '../../src/engine/index.ts';
 import { ApiError, ConfigMaps, NoKindMatchError } from '../../src/kube/index.ts';
 import { apiError } from './helpers/fake-cluster.ts';
 
@@ -10,7 +19,12 @@ describe('categorize: the one place errors get their category', () => {
     ['403', apiError(403), 'Auth', 'AuthError'],
     ['404', apiError(404), 'MissingDownstreamDependency', 'NotFound'],
     ['409 conflict', new ApiError({ code: 409, reason: 'Conflict', message: 'stale' }), 'Infrastructure', 'Conflict'],
-    ['409 AlreadyExists', new ApiError({ code: 409, reason: 'AlreadyExists', message: 'exists' }), 'InvalidSpec', 'AlreadyExists'],
+    [
+      '409 AlreadyExists',
+      new ApiError({ code: 409, reason: 'AlreadyExists', message: 'exists' }),
+      'InvalidSpec',
+      'AlreadyExists',
+    ],
     ['400', apiError(400), 'InvalidSpec', 'InvalidSpec'],
     ['422', apiError(422), 'InvalidSpec', 'InvalidSpec'],
     ['410', apiError(410), 'Infrastructure', 'InfrastructureError'],
@@ -18,10 +32,30 @@ describe('categorize: the one place errors get their category', () => {
     ['500', apiError(500), 'Infrastructure', 'InfrastructureError'],
     ['503', apiError(503), 'Infrastructure', 'InfrastructureError'],
     ['504', apiError(504), 'Infrastructure', 'InfrastructureError'],
-    ['connection refused', ApiError.fromNetwork('GET', '/x', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), 'Infrastructure', 'InfrastructureError'],
-    ['DNS', ApiError.fromNetwork('GET', '/x', Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })), 'Infrastructure', 'InfrastructureError'],
-    ['raw socket error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'Infrastructure', 'InfrastructureError'],
-    ['kind not served', new NoKindMatchError('gateway.networking.k8s.io/v1', 'HTTPRoute'), 'Infrastructure', 'KindNotServed'],
+    [
+      'connection refused',
+      ApiError.fromNetwork('GET', '/x', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+      'Infrastructure',
+      'InfrastructureError',
+    ],
+    [
+      'DNS',
+      ApiError.fromNetwork('GET', '/x', Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })),
+      'Infrastructure',
+      'InfrastructureError',
+    ],
+    [
+      'raw socket error',
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      'Infrastructure',
+      'InfrastructureError',
+    ],
+    [
+      'kind not served',
+      new NoKindMatchError('gateway.networking.k8s.io/v1', 'HTTPRoute'),
+      'Infrastructure',
+      'KindNotServed',
+    ],
     ['unknown error', new Error('boom'), 'Infrastructure', 'InfrastructureError'],
     ['a string', 'boom', 'Infrastructure', 'InfrastructureError'],
     ['already categorised', invalidSpecError('BadTemplate', 'x'), 'InvalidSpec', 'BadTemplate'],
@@ -35,7 +69,12 @@ describe('categorize: the one place errors get their category', () => {
   }
 
   it('the categories behave as docs/controllers.md table says', () => {
-    const summary = Object.fromEntries(Object.entries(CATEGORY_BEHAVIOUR).map(([k, b]) => [k, [b.blocksApply, b.requeueWithBackoff, b.parent?.type ?? '-', b.parent?.reason ?? '-']]));
+    const summary = Object.fromEntries(
+      Object.entries(CATEGORY_BEHAVIOUR).map(([k, b]) => [
+        k,
+        [b.blocksApply, b.requeueWithBackoff, b.parent?.type ?? '-', b.parent?.reason ?? '-'],
+      ]),
+    );
     assert.deepEqual(summary, {
       Infrastructure: [true, true, 'DependenciesReachable', 'InfrastructureError'],
       Auth: [true, false, 'AuthValid', 'AuthError'],
@@ -49,7 +88,11 @@ describe('categorize: the one place errors get their category', () => {
 
 describe('FetchResult', () => {
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: { a: '1' } };
-  const reader = (over: Partial<ObjectReader>): ObjectReader => ({ get: async () => undefined, list: async () => [], ...over });
+  const reader = (over: Partial<ObjectReader>): ObjectReader => ({
+    get: async () => undefined,
+    list: async () => [],
+    ...over,
+  });
 
   it('fetch: a value, a NotFound naming the object, or the error', async () => {
     const ok = await fetch(reader({ get: async () => cm as never }), ConfigMaps, 'c', 'ns');
@@ -83,12 +126,19 @@ describe('FetchResult', () => {
     const raw = categorize(missing.toComponentHealth('Config', inspect).errors![0]);
     assert.equal(raw.category, 'MissingDownstreamDependency', 'a raw NotFound defaults to downstream');
     const up = categorize(missing.toUpstreamComponentHealth('Config', inspect).errors![0]);
-    assert.deepEqual([up.category, up.reason, up.message], ['MissingUpstreamDependency', 'ReferenceNotFound', 'ConfigMap ns/c not found']);
+    assert.deepEqual(
+      [up.category, up.reason, up.message],
+      ['MissingUpstreamDependency', 'ReferenceNotFound', 'ConfigMap ns/c not found'],
+    );
     const down = categorize(missing.toDownstreamComponentHealth('Config', inspect).errors![0]);
     assert.deepEqual([down.category, down.reason], ['MissingDownstreamDependency', 'ResourceNotReady']);
 
     const outage = FetchResult.failure(apiError(503), { kind: 'ConfigMap', name: 'c' });
-    assert.equal(categorize(outage.toUpstreamComponentHealth('Config', inspect).errors![0]).category, 'Infrastructure', 'only NotFound is re-categorised');
+    assert.equal(
+      categorize(outage.toUpstreamComponentHealth('Config', inspect).errors![0]).category,
+      'Infrastructure',
+      'only NotFound is re-categorised',
+    );
   });
 
   it('map keeps errors and transforms values', () => {
@@ -98,7 +148,10 @@ describe('FetchResult', () => {
   });
 
   it('clientReader turns a client into a reader', async () => {
-    const r = clientReader({ getOrUndefined: async () => undefined, list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [cm] }) } as never);
+    const r = clientReader({
+      getOrUndefined: async () => undefined,
+      list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [cm] }),
+    } as never);
     assert.equal(await r.get(ConfigMaps, 'x', 'ns'), undefined);
     assert.equal((await r.list(ConfigMaps)).length, 1);
   });

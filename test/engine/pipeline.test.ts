@@ -21,10 +21,23 @@ interface RuntimeConfig {
 }
 
 /** reports the runtime config as a component, as docs/controllers.md's example does, and plans from it */
-const reconciler: DomainReconciler<Widget, { seen: RuntimeConfig | undefined }, { seen: RuntimeConfig | undefined }, RuntimeConfig> = {
+const reconciler: DomainReconciler<
+  Widget,
+  { seen: RuntimeConfig | undefined },
+  { seen: RuntimeConfig | undefined },
+  RuntimeConfig
+> = {
   fetchRemoteState: async (ctx) => ({ seen: runtimeConfigValue(ctx) }),
-  planResources: (ctx) => new PlanResult().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'child', namespace: 'ns' }, data: { replicas: String(runtimeConfigValue(ctx)?.replicas ?? 1) } }),
-  getComponentHealth: (_obs, ctx) => [ctx.runtimeConfig?.toComponentHealth('RuntimeConfig', () => ({ state: 'Ready', reason: 'ConfigFound' }))],
+  planResources: (ctx) =>
+    new PlanResult().apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'child', namespace: 'ns' },
+      data: { replicas: String(runtimeConfigValue(ctx)?.replicas ?? 1) },
+    }),
+  getComponentHealth: (_obs, ctx) => [
+    ctx.runtimeConfig?.toComponentHealth('RuntimeConfig', () => ({ state: 'Ready', reason: 'ConfigFound' })),
+  ],
 };
 
 function setup(config: FetchResult<RuntimeConfig>) {
@@ -60,13 +73,18 @@ describe('pipeline', () => {
   });
 
   it('a missing explicit runtime config fails the object with ConfigValid=False and nothing applied', async () => {
-    const { cluster, pipeline, w } = setup(FetchResult.failure(missingUpstreamError('ConfigNotFound', 'RuntimeConfig team-a not found')));
+    const { cluster, pipeline, w } = setup(
+      FetchResult.failure(missingUpstreamError('ConfigNotFound', 'RuntimeConfig team-a not found')),
+    );
     const outcome = await pipeline.run(w, cluster.deps());
     assert.equal(outcome.state, 'Failed');
     assert.equal(cluster.count('apply'), 0);
     const status = cluster.getObject<Widget>(Widgets.apiVersion, Widgets.kind, 'w1', 'ns')!.status!;
     assert.deepEqual(
-      status.conditions!.filter((c) => c.type === 'ConfigValid' || c.type === 'RuntimeConfigReady').map((c) => `${c.type}=${c.status}/${c.reason}`).sort(),
+      status
+        .conditions!.filter((c) => c.type === 'ConfigValid' || c.type === 'RuntimeConfigReady')
+        .map((c) => `${c.type}=${c.status}/${c.reason}`)
+        .sort(),
       ['ConfigValid=False/ReferenceNotFound', 'RuntimeConfigReady=False/ConfigNotFound'],
     );
   });
@@ -95,17 +113,32 @@ describe('pipeline', () => {
       reconciler: {
         fetchRemoteState: async () => ({}),
         planResources: () => new PlanResult().requeueAfter(30_000),
-        getComponentHealth: () => [{ component: 'Db', errors: [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })] }],
+        getComponentHealth: () => [
+          { component: 'Db', errors: [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })] },
+        ],
       },
     });
     cluster.put(widget());
-    const ctx = { client: cluster.client, cache: cluster.reader, recorder: { event() {} }, log: cluster.log } as unknown as ReconcileContext;
+    const ctx = {
+      client: cluster.client,
+      cache: cluster.reader,
+      recorder: { event() {} },
+      log: cluster.log,
+    } as unknown as ReconcileContext;
     const reconcile = pipelineReconciler(Widgets, pipeline);
-    await assert.rejects(reconcile({ namespace: 'ns', name: 'w1' }, ctx), /retrying after infrastructure errors: connect ECONNREFUSED/);
+    await assert.rejects(
+      reconcile({ namespace: 'ns', name: 'w1' }, ctx),
+      /retrying after infrastructure errors: connect ECONNREFUSED/,
+    );
     assert.deepEqual(await reconcile({ namespace: 'ns', name: 'gone' }, ctx), {});
 
-    const ok = new Pipeline({ name: 'y', reconciler: { fetchRemoteState: async () => ({}), planResources: () => new PlanResult().requeueAfter(30_000) } });
-    assert.deepEqual(await pipelineReconciler(Widgets, ok)({ namespace: 'ns', name: 'w1' }, ctx), { requeueAfter: 30_000 });
+    const ok = new Pipeline({
+      name: 'y',
+      reconciler: { fetchRemoteState: async () => ({}), planResources: () => new PlanResult().requeueAfter(30_000) },
+    });
+    assert.deepEqual(await pipelineReconciler(Widgets, ok)({ namespace: 'ns', name: 'w1' }, ctx), {
+      requeueAfter: 30_000,
+    });
   });
 });
 

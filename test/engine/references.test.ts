@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bestCandidate, FetchResult, fetchUnlessDownstreamExists, fromCandidates, lockedReference, resolveWithStoredReference } from '../../src/engine/index.ts';
+import {
+  bestCandidate,
+  FetchResult,
+  fetchUnlessDownstreamExists,
+  fromCandidates,
+  lockedReference,
+  resolveWithStoredReference,
+} from '../../src/engine/index.ts';
 import { apiError } from './helpers/fake-cluster.ts';
 
 interface Tpl {
@@ -8,7 +15,11 @@ interface Tpl {
   ready: boolean;
   priority?: number;
 }
-const tpl = (name: string, ready: boolean, uid = `${name}-uid`, priority = 0): Tpl => ({ metadata: { name, uid }, ready, priority });
+const tpl = (name: string, ready: boolean, uid = `${name}-uid`, priority = 0): Tpl => ({
+  metadata: { name, uid },
+  ready,
+  priority,
+});
 const isReady = (t: Tpl) => t.ready;
 
 describe('resolved-reference pattern', () => {
@@ -55,14 +66,20 @@ describe('resolved-reference pattern', () => {
 
   it('locks in a reference only when Ready, otherwise keeps the previous one', () => {
     const toRef = (t: Tpl) => ({ name: t.metadata.name, uid: t.metadata.uid });
-    assert.deepEqual(lockedReference(FetchResult.of(tpl('b', true)), isReady, toRef, { name: 'a' }), { name: 'b', uid: 'b-uid' });
+    assert.deepEqual(lockedReference(FetchResult.of(tpl('b', true)), isReady, toRef, { name: 'a' }), {
+      name: 'b',
+      uid: 'b-uid',
+    });
     assert.deepEqual(lockedReference(FetchResult.of(tpl('b', false)), isReady, toRef, { name: 'a' }), { name: 'a' });
     assert.equal(lockedReference(FetchResult.failure<Tpl>(apiError(500)), isReady, toRef, undefined), undefined);
   });
 
   it('bestCandidate: Ready first, then rank, then the smallest name', () => {
     assert.equal(bestCandidate([tpl('c', false), tpl('b', true), tpl('a', true)], isReady)?.metadata.name, 'a');
-    assert.equal(bestCandidate([tpl('a', true, 'x', 1), tpl('b', true, 'y', 5)], isReady, (t) => t.priority ?? 0)?.metadata.name, 'b');
+    assert.equal(
+      bestCandidate([tpl('a', true, 'x', 1), tpl('b', true, 'y', 5)], isReady, (t) => t.priority ?? 0)?.metadata.name,
+      'b',
+    );
     assert.equal(bestCandidate([tpl('z', false), tpl('y', false)], isReady)?.metadata.name, 'y');
     assert.equal(bestCandidate([], isReady), undefined);
     assert.equal(fromCandidates([], isReady, { kind: 'Template', namespace: 'ns' }).isNotFound(), true);
@@ -77,9 +94,16 @@ describe('gating upstream fetches on downstream existence', () => {
       return FetchResult.of('model');
     };
     assert.equal(await fetchUnlessDownstreamExists(FetchResult.of({}), upstream), undefined, 'exists: skip');
-    assert.equal(await fetchUnlessDownstreamExists(FetchResult.failure(apiError(503)), upstream), undefined, 'unknown: skip');
+    assert.equal(
+      await fetchUnlessDownstreamExists(FetchResult.failure(apiError(503)), upstream),
+      undefined,
+      'unknown: skip',
+    );
     assert.equal(calls, 0);
-    const r = await fetchUnlessDownstreamExists(FetchResult.notFound({ kind: 'InferenceService', name: 'x' }), upstream);
+    const r = await fetchUnlessDownstreamExists(
+      FetchResult.notFound({ kind: 'InferenceService', name: 'x' }),
+      upstream,
+    );
     assert.equal(r?.value, 'model');
     assert.equal(calls, 1);
   });

@@ -8,7 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Condition } from '../../src/engine/index.ts';
 import { type ApiServer, startApiServer } from '@modelplane/apiserver';
-import { type ConfigMap, ConfigMaps, type Controller, CustomResourceDefinitions, KubeClient, Manager } from '../../src/kube/index.ts';
+import {
+  type ConfigMap,
+  ConfigMaps,
+  type Controller,
+  CustomResourceDefinitions,
+  KubeClient,
+  Manager,
+} from '../../src/kube/index.ts';
 import { type FaultControl, faultControl } from './helpers/faults.ts';
 import { GREETING_CRD, type Greeting, Greetings, registerGreetingController } from './sample/greeting.ts';
 
@@ -29,7 +36,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
-const cond = (g: Greeting | undefined, type: string): Condition | undefined => g?.status?.conditions?.find((c) => c.type === type);
+const cond = (g: Greeting | undefined, type: string): Condition | undefined =>
+  g?.status?.conditions?.find((c) => c.type === type);
 
 describe('sample controller on the embedded API server', { timeout: 120_000 }, () => {
   let server: ApiServer;
@@ -39,7 +47,10 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
   let controller: Controller;
 
   const greeting = () => admin.get(Greetings, 'hello', NS);
-  const children = async () => (await admin.list(ConfigMaps, { namespace: NS })).items.filter((c) => c.metadata.ownerReferences?.some((r) => r.kind === 'Greeting'));
+  const children = async () =>
+    (await admin.list(ConfigMaps, { namespace: NS })).items.filter((c) =>
+      c.metadata.ownerReferences?.some((r) => r.kind === 'Greeting'),
+    );
 
   before(async () => {
     server = await startApiServer({ port: 0 });
@@ -50,7 +61,11 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
       return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
     });
     await waitFor('Greetings to be served', async () => (await admin.list(Greetings, { namespace: NS })) && true);
-    mgr = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'engine-sample', gracefulShutdownMs: 5_000 });
+    mgr = await Manager.create({
+      kubeconfig: server.kubeconfigYaml(),
+      name: 'engine-sample',
+      gracefulShutdownMs: 5_000,
+    });
     faults = faultControl(server, mgr.client.transport);
     controller = await registerGreetingController(mgr);
     await mgr.start();
@@ -63,7 +78,12 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
   });
 
   it('a missing user-referenced ConfigMap: ConfigValid=False/ReferenceNotFound, Failed, and no children', async () => {
-    await admin.create({ apiVersion: Greetings.apiVersion, kind: Greetings.kind, metadata: { name: 'hello', namespace: NS }, spec: { configMapName: 'greeting-template', name: 'Ada' } });
+    await admin.create({
+      apiVersion: Greetings.apiVersion,
+      kind: Greetings.kind,
+      metadata: { name: 'hello', namespace: NS },
+      spec: { configMapName: 'greeting-template', name: 'Ada' },
+    });
     const g = await waitFor('status Failed', async () => {
       const g = await greeting();
       return g.status?.status === 'Failed' ? g : undefined;
@@ -79,7 +99,12 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
   });
 
   it('creating the ConfigMap converges to Ready without a restart', async () => {
-    await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'greeting-template', namespace: NS }, data: { template: 'Hello, {name}!' } });
+    await admin.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'greeting-template', namespace: NS },
+      data: { template: 'Hello, {name}!' },
+    });
     const g = await waitFor('status Ready', async () => {
       const g = await greeting();
       return g.status?.status === 'Ready' ? g : undefined;
@@ -93,8 +118,14 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
     assert.equal((child as ConfigMap).data?.message, 'Hello, Ada!');
     assert.equal(child!.metadata.labels?.['app.kubernetes.io/managed-by'], 'modelplane-sample');
     assert.equal(child!.metadata.ownerReferences?.[0]?.uid, g.metadata.uid);
-    const managers = (g.metadata.managedFields ?? []).filter((m) => m.subresource === 'status').map((m) => `${m.manager}/${m.operation}`);
-    assert.deepEqual(managers, ['greeting/Apply'], 'status is written by server-side apply with the controller field manager');
+    const managers = (g.metadata.managedFields ?? [])
+      .filter((m) => m.subresource === 'status')
+      .map((m) => `${m.manager}/${m.operation}`);
+    assert.deepEqual(
+      managers,
+      ['greeting/Apply'],
+      'status is written by server-side apply with the controller field manager',
+    );
   });
 
   it('503s on writes shorter than the grace period leave the conditions untouched', async () => {
@@ -109,7 +140,9 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
       await sleep(250);
     }
     faults.remove(id);
-    await waitFor('the child to catch up', async () => ((await admin.get(ConfigMaps, 'hello-rendered', NS)).data?.message === 'Hello, Grace!' ? true : undefined));
+    await waitFor('the child to catch up', async () =>
+      (await admin.get(ConfigMaps, 'hello-rendered', NS)).data?.message === 'Hello, Grace!' ? true : undefined,
+    );
     await sleep(500);
     const g = await greeting();
     assert.equal(JSON.stringify(g.status), snapshot, 'no condition moved, none was added');

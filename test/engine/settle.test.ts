@@ -2,7 +2,15 @@
 // children just written are not ready yet" waits out the settle window (src/engine/settle.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DomainReconciler, type FetchResult, fetch, ManualClock, Pipeline, PlanResult, SettleWindow } from '../../src/engine/index.ts';
+import {
+  type DomainReconciler,
+  type FetchResult,
+  fetch,
+  ManualClock,
+  Pipeline,
+  PlanResult,
+  SettleWindow,
+} from '../../src/engine/index.ts';
 import { type KubeObject, kindRef } from '../../src/kube/index.ts';
 import { FakeCluster } from './helpers/fake-cluster.ts';
 import { type Widget, widget } from './helpers/scenario.ts';
@@ -16,13 +24,33 @@ interface Seen {
 }
 
 /** plans one child ConfigMap; it counts as ready when it carries data.ready=yes (as the "upstream" would set it) */
-function reconciler(opts: { childData?: Record<string, string>; upstream?: Seen['upstream'] } = {}): DomainReconciler<Widget, Seen> {
+function reconciler(
+  opts: { childData?: Record<string, string>; upstream?: Seen['upstream'] } = {},
+): DomainReconciler<Widget, Seen> {
   return {
-    fetchRemoteState: async ({ reader, object }) => ({ child: await fetch(reader, ConfigMaps, `${object.metadata.name}-child`, object.metadata.namespace), ...(opts.upstream ? { upstream: opts.upstream } : {}) }),
-    planResources: ({ object }) => new PlanResult().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${object.metadata.name}-child`, namespace: object.metadata.namespace }, data: opts.childData ?? { value: 'x' } }),
+    fetchRemoteState: async ({ reader, object }) => ({
+      child: await fetch(reader, ConfigMaps, `${object.metadata.name}-child`, object.metadata.namespace),
+      ...(opts.upstream ? { upstream: opts.upstream } : {}),
+    }),
+    planResources: ({ object }) =>
+      new PlanResult().apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${object.metadata.name}-child`, namespace: object.metadata.namespace },
+        data: opts.childData ?? { value: 'x' },
+      }),
     getComponentHealth: (obs) => [
-      obs.child.toDownstreamComponentHealth('Child', (cm) => (cm.data?.ready === 'yes' ? { state: 'Ready', reason: 'ChildReady' } : { state: 'Progressing', reason: 'ChildStarting' })),
-      obs.upstream === 'waiting' && { component: 'Model', state: 'Progressing', reason: 'ModelLoading', dependencyType: 'Upstream' },
+      obs.child.toDownstreamComponentHealth('Child', (cm) =>
+        cm.data?.ready === 'yes'
+          ? { state: 'Ready', reason: 'ChildReady' }
+          : { state: 'Progressing', reason: 'ChildStarting' },
+      ),
+      obs.upstream === 'waiting' && {
+        component: 'Model',
+        state: 'Progressing',
+        reason: 'ModelLoading',
+        dependencyType: 'Upstream',
+      },
       obs.upstream === 'broken' && { component: 'Model', state: 'Failed', reason: 'ModelBroken' },
     ],
   };
@@ -31,7 +59,12 @@ function reconciler(opts: { childData?: Record<string, string>; upstream?: Seen[
 function setup(r: DomainReconciler<Widget, Seen>, settleWindowMs?: number) {
   const cluster = new FakeCluster();
   const clock = new ManualClock();
-  const pipeline = new Pipeline<Widget, Seen>({ name: 'settle', reconciler: r, clock, ...(settleWindowMs !== undefined ? { settleWindowMs } : {}) });
+  const pipeline = new Pipeline<Widget, Seen>({
+    name: 'settle',
+    reconciler: r,
+    clock,
+    ...(settleWindowMs !== undefined ? { settleWindowMs } : {}),
+  });
   cluster.put(widget());
   const current = () => cluster.getObject<Widget>('test.modelplane.io/v1', 'Widget', 'w1', 'ns')!;
   const run = () => pipeline.run(current(), cluster.deps());

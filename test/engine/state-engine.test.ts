@@ -15,17 +15,83 @@ import {
 import { apiError } from './helpers/fake-cluster.ts';
 import { Harness } from './helpers/scenario.ts';
 
-const ready = (component: string, extra: Partial<ComponentHealth> = {}): ComponentHealth => ({ component, state: 'Ready', reason: `${component}Found`, message: `${component} ok`, ...extra });
+const ready = (component: string, extra: Partial<ComponentHealth> = {}): ComponentHealth => ({
+  component,
+  state: 'Ready',
+  reason: `${component}Found`,
+  message: `${component} ok`,
+  ...extra,
+});
 
 // docs/controllers.md's error table, one row each: what the component reports, and what the engine must do.
 const TABLE = [
-  { row: 'Infrastructure', error: apiError(503, 'ServiceUnavailable'), apply: false, requeue: true, parent: ['DependenciesReachable', 'InfrastructureError'], state: 'Degraded', componentStatus: 'False' },
-  { row: 'Infrastructure (network)', error: infrastructureError(undefined, 'connect ECONNREFUSED'), apply: false, requeue: true, parent: ['DependenciesReachable', 'InfrastructureError'], state: 'Degraded', componentStatus: 'False' },
-  { row: 'Auth', error: apiError(403, 'Forbidden'), apply: false, requeue: false, parent: ['AuthValid', 'AuthError'], state: 'Failed', componentStatus: 'False', ready: 'AuthError' },
-  { row: 'InvalidSpec', error: apiError(422, 'Invalid'), apply: false, requeue: false, parent: ['ConfigValid', 'InvalidSpec'], state: 'Failed', componentStatus: 'False', ready: 'InvalidSpec' },
-  { row: 'MissingUpstreamDependency', error: missingUpstreamError('ReferenceNotFound', 'ConfigMap ns/user-config not found'), apply: false, requeue: false, parent: ['ConfigValid', 'ReferenceNotFound'], state: 'Failed', componentStatus: 'False', ready: 'ReferenceNotFound' },
-  { row: 'MissingDownstreamDependency', error: missingDownstreamError('ResourceNotReady', 'Deployment ns/x does not exist yet'), apply: true, requeue: false, parent: undefined, state: 'Progressing', componentStatus: 'Unknown' },
-  { row: 'ResourceExhaustion', error: resourceExhaustionError('PodOOMKilled', 'pod p was OOMKilled'), apply: false, requeue: false, parent: undefined, state: 'Failed', componentStatus: 'False', ready: 'PodOOMKilled' },
+  {
+    row: 'Infrastructure',
+    error: apiError(503, 'ServiceUnavailable'),
+    apply: false,
+    requeue: true,
+    parent: ['DependenciesReachable', 'InfrastructureError'],
+    state: 'Degraded',
+    componentStatus: 'False',
+  },
+  {
+    row: 'Infrastructure (network)',
+    error: infrastructureError(undefined, 'connect ECONNREFUSED'),
+    apply: false,
+    requeue: true,
+    parent: ['DependenciesReachable', 'InfrastructureError'],
+    state: 'Degraded',
+    componentStatus: 'False',
+  },
+  {
+    row: 'Auth',
+    error: apiError(403, 'Forbidden'),
+    apply: false,
+    requeue: false,
+    parent: ['AuthValid', 'AuthError'],
+    state: 'Failed',
+    componentStatus: 'False',
+    ready: 'AuthError',
+  },
+  {
+    row: 'InvalidSpec',
+    error: apiError(422, 'Invalid'),
+    apply: false,
+    requeue: false,
+    parent: ['ConfigValid', 'InvalidSpec'],
+    state: 'Failed',
+    componentStatus: 'False',
+    ready: 'InvalidSpec',
+  },
+  {
+    row: 'MissingUpstreamDependency',
+    error: missingUpstreamError('ReferenceNotFound', 'ConfigMap ns/user-config not found'),
+    apply: false,
+    requeue: false,
+    parent: ['ConfigValid', 'ReferenceNotFound'],
+    state: 'Failed',
+    componentStatus: 'False',
+    ready: 'ReferenceNotFound',
+  },
+  {
+    row: 'MissingDownstreamDependency',
+    error: missingDownstreamError('ResourceNotReady', 'Deployment ns/x does not exist yet'),
+    apply: true,
+    requeue: false,
+    parent: undefined,
+    state: 'Progressing',
+    componentStatus: 'Unknown',
+  },
+  {
+    row: 'ResourceExhaustion',
+    error: resourceExhaustionError('PodOOMKilled', 'pod p was OOMKilled'),
+    apply: false,
+    requeue: false,
+    parent: undefined,
+    state: 'Failed',
+    componentStatus: 'False',
+    ready: 'PodOOMKilled',
+  },
 ] as const;
 
 describe('state engine: every row of docs/controllers.md error table', () => {
@@ -53,7 +119,8 @@ describe('state engine: every row of docs/controllers.md error table', () => {
         assert.equal(h.condition(t.parent[0])?.reason, t.parent[1]);
       }
       // no other parent condition is invented
-      for (const p of parents) if (p !== t.parent?.[0]) assert.equal(h.condition(p), undefined, `${p} should not exist`);
+      for (const p of parents)
+        if (p !== t.parent?.[0]) assert.equal(h.condition(p), undefined, `${p} should not exist`);
       if ('ready' in t) assert.equal(h.condition('Ready')?.reason, t.ready);
       assert.equal(h.condition('Ready')?.status, 'False');
     });
@@ -61,20 +128,36 @@ describe('state engine: every row of docs/controllers.md error table', () => {
 
   it('decide() alone: nothing ⇒ apply; a blocking category ⇒ no apply, no requeue; infrastructure ⇒ requeue', () => {
     assert.deepEqual(decide([]), { shouldApply: true, requeueWithBackoff: false, blockedBy: [] });
-    assert.deepEqual(decide([missingDownstreamError(undefined, 'x')]), { shouldApply: true, requeueWithBackoff: false, blockedBy: [] });
-    for (const e of [authError(undefined, 'x'), invalidSpecError(undefined, 'x'), missingUpstreamError(undefined, 'x'), resourceExhaustionError(undefined, 'x')]) {
+    assert.deepEqual(decide([missingDownstreamError(undefined, 'x')]), {
+      shouldApply: true,
+      requeueWithBackoff: false,
+      blockedBy: [],
+    });
+    for (const e of [
+      authError(undefined, 'x'),
+      invalidSpecError(undefined, 'x'),
+      missingUpstreamError(undefined, 'x'),
+      resourceExhaustionError(undefined, 'x'),
+    ]) {
       const d = decide([e]);
       assert.equal(d.shouldApply, false, e.category);
       assert.equal(d.requeueWithBackoff, false, e.category);
     }
-    assert.deepEqual(decide([infrastructureError(undefined, 'x')]), { shouldApply: false, requeueWithBackoff: true, blockedBy: ['Infrastructure'] });
+    assert.deepEqual(decide([infrastructureError(undefined, 'x')]), {
+      shouldApply: false,
+      requeueWithBackoff: true,
+      blockedBy: ['Infrastructure'],
+    });
   });
 });
 
 describe('state engine: mixed errors', () => {
   it('infrastructure wins the decision (no apply, requeue) while the auth error still fails the object', async () => {
     const h = new Harness();
-    h.scenario.health = [{ component: 'Model', errors: [apiError(403)] }, { component: 'Storage', errors: [apiError(500)] }];
+    h.scenario.health = [
+      { component: 'Model', errors: [apiError(403)] },
+      { component: 'Storage', errors: [apiError(500)] },
+    ];
     const outcome = await h.run();
     assert.equal(outcome.decision!.shouldApply, false);
     assert.equal(outcome.requeueWithBackoff, true);
@@ -92,7 +175,11 @@ describe('state engine: mixed errors', () => {
     ];
     await h.run();
     assert.equal(h.condition('Ready')?.reason, 'InvalidSpec');
-    assert.equal(h.condition('ConfigValid')?.reason, 'InvalidSpec', 'InvalidSpec outranks ReferenceNotFound on ConfigValid');
+    assert.equal(
+      h.condition('ConfigValid')?.reason,
+      'InvalidSpec',
+      'InvalidSpec outranks ReferenceNotFound on ConfigValid',
+    );
     h.scenario.health.push({ component: 'C', errors: [apiError(401)] });
     await h.run();
     assert.equal(h.condition('Ready')?.reason, 'AuthError');
@@ -236,8 +323,21 @@ describe('state engine: roll-up', () => {
   const CASES = [
     { name: 'all ready', health: [ready('A'), ready('B')], state: 'Ready', reason: 'AllComponentsReady' },
     { name: 'no components', health: [], state: 'Ready', reason: 'AllComponentsReady' },
-    { name: 'upstream not ready ⇒ Pending', health: [ready('A'), { component: 'Model', state: 'Progressing', reason: 'ModelNotReady', dependencyType: 'Upstream' }], state: 'Pending', reason: 'Pending' },
-    { name: 'downstream not ready ⇒ Progressing', health: [{ component: 'Pods', state: 'Progressing', reason: 'PodsStarting', dependencyType: 'Downstream' }], state: 'Progressing', reason: 'Progressing' },
+    {
+      name: 'upstream not ready ⇒ Pending',
+      health: [
+        ready('A'),
+        { component: 'Model', state: 'Progressing', reason: 'ModelNotReady', dependencyType: 'Upstream' },
+      ],
+      state: 'Pending',
+      reason: 'Pending',
+    },
+    {
+      name: 'downstream not ready ⇒ Progressing',
+      health: [{ component: 'Pods', state: 'Progressing', reason: 'PodsStarting', dependencyType: 'Downstream' }],
+      state: 'Progressing',
+      reason: 'Progressing',
+    },
     {
       name: 'upstream beats downstream',
       health: [
@@ -247,9 +347,27 @@ describe('state engine: roll-up', () => {
       state: 'Pending',
       reason: 'Pending',
     },
-    { name: 'an explicit Degraded component', health: [ready('A'), { component: 'Cache', state: 'Degraded', reason: 'CacheLost', message: 'lost' }], state: 'Degraded', reason: 'CacheLost' },
-    { name: 'NotAvailable beats Degraded', health: [{ component: 'Cache', state: 'Degraded', reason: 'CacheLost' }, { component: 'GPU', state: 'NotAvailable', reason: 'NoGPU' }], state: 'NotAvailable', reason: 'NoGPU' },
-    { name: 'not-applicable entries are skipped', health: [ready('A'), undefined, null, false], state: 'Ready', reason: 'AllComponentsReady' },
+    {
+      name: 'an explicit Degraded component',
+      health: [ready('A'), { component: 'Cache', state: 'Degraded', reason: 'CacheLost', message: 'lost' }],
+      state: 'Degraded',
+      reason: 'CacheLost',
+    },
+    {
+      name: 'NotAvailable beats Degraded',
+      health: [
+        { component: 'Cache', state: 'Degraded', reason: 'CacheLost' },
+        { component: 'GPU', state: 'NotAvailable', reason: 'NoGPU' },
+      ],
+      state: 'NotAvailable',
+      reason: 'NoGPU',
+    },
+    {
+      name: 'not-applicable entries are skipped',
+      health: [ready('A'), undefined, null, false],
+      state: 'Ready',
+      reason: 'AllComponentsReady',
+    },
   ] as const;
   for (const c of CASES) {
     it(c.name, async () => {
@@ -274,7 +392,9 @@ describe('state engine: roll-up', () => {
       ready('R'),
     ];
     await h.run();
-    const got = Object.fromEntries(['P', 'Q', 'S', 'D', 'F', 'N', 'R'].map((c) => [c, h.condition(`${c}Ready`)?.status]));
+    const got = Object.fromEntries(
+      ['P', 'Q', 'S', 'D', 'F', 'N', 'R'].map((c) => [c, h.condition(`${c}Ready`)?.status]),
+    );
     assert.deepEqual(got, { P: 'Unknown', Q: 'Unknown', S: 'Unknown', D: 'False', F: 'False', N: 'False', R: 'True' });
     assert.equal(h.condition('Ready')?.reason, 'Broken');
     assert.equal(h.condition('Ready')?.message, 'Component F is not ready: disk broke');

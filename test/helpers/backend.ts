@@ -6,7 +6,8 @@ export type TestBackend = 'embedded' | 'real';
 
 export function testBackend(env: NodeJS.ProcessEnv = process.env): TestBackend {
   const value = env.MODELPLANE_TEST_BACKEND ?? 'embedded';
-  if (value !== 'embedded' && value !== 'real') throw new Error(`MODELPLANE_TEST_BACKEND="${value}": use "embedded" or "real"`);
+  if (value !== 'embedded' && value !== 'real')
+    throw new Error(`MODELPLANE_TEST_BACKEND="${value}": use "embedded" or "real"`);
   return value;
 }
 

@@ -6,7 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiServer, AuditEntry } from '@modelplane/apiserver';
-import { type KubectlResult, type RealControlPlane, realServiceAccountKubeconfig, runKubectl } from '@modelplane/apiserver/testing';
+import {
+  type KubectlResult,
+  type RealControlPlane,
+  realServiceAccountKubeconfig,
+  runKubectl,
+} from '@modelplane/apiserver/testing';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { exposeWebhookService, loopbackWebhookHost, startRealDevCluster } from '../../src/cli/dev/real-cluster.ts';
 import { type KubeClient, Logger, Manager } from '../../src/kube/index.ts';
@@ -62,11 +67,15 @@ function backendHandles(dev: DevCluster<ApiServer | RealControlPlane>, admin: Ku
   return {
     embedded: undefined,
     auditEntries: () => plane.audit.entries(),
-    serviceAccountKubeconfig: (ns: string, name: string) => realServiceAccountKubeconfig(plane, ns, name, { expirationSeconds: 24 * 3600 }),
+    serviceAccountKubeconfig: (ns: string, name: string) =>
+      realServiceAccountKubeconfig(plane, ns, name, { expirationSeconds: 24 * 3600 }),
     webhookListenArgs: () => ['--webhook-port', '443', '--webhook-host', host],
     exposeWebhook: async (ns: string, name: string, url: string) => {
       const target = new URL(url);
-      if (target.port !== '' && target.port !== '443') throw new Error(`exposeWebhook ${ns}/${name}: on the real backend the webhook server must listen on port 443 of its own loopback address (use webhookListenArgs()), not ${url}`);
+      if (target.port !== '' && target.port !== '443')
+        throw new Error(
+          `exposeWebhook ${ns}/${name}: on the real backend the webhook server must listen on port 443 of its own loopback address (use webhookListenArgs()), not ${url}`,
+        );
       await exposeWebhookService(admin, ns, name, target.hostname);
     },
   };
@@ -76,7 +85,8 @@ function backendHandles(dev: DevCluster<ApiServer | RealControlPlane>, admin: Ku
 export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Promise<DevTestCluster> {
   const backend = testBackend();
   const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: opts.controllers ?? false };
-  const dev: DevCluster<ApiServer | RealControlPlane> = backend === 'real' ? await startRealDevCluster(devOpts) : await startDevCluster(devOpts);
+  const dev: DevCluster<ApiServer | RealControlPlane> =
+    backend === 'real' ? await startRealDevCluster(devOpts) : await startDevCluster(devOpts);
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-test-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const stop = async () => {
@@ -86,8 +96,10 @@ export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Pro
   try {
     dev.server.writeKubeconfig(kubeconfig);
     const admin = dev.manager.client.withFieldManager('test-user');
-    for (const name of opts.namespaces ?? []) await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    const kubectl = (args: string[], input?: string) => runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input);
+    for (const name of opts.namespaces ?? [])
+      await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    const kubectl = (args: string[], input?: string) =>
+      runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], input);
     const k = async (args: string[], input?: string) => {
       const r = await kubectl(args, input);
       if (r.code === 0) return r.stdout;
@@ -115,10 +127,17 @@ export interface OperatorTestCluster<R> extends DevTestCluster {
 }
 
 /** the dev cluster plus the controllers under test in their own, started Manager */
-export async function startOperatorTestCluster<R>(opts: OperatorTestClusterOptions<R>): Promise<OperatorTestCluster<R>> {
+export async function startOperatorTestCluster<R>(
+  opts: OperatorTestClusterOptions<R>,
+): Promise<OperatorTestCluster<R>> {
   const cluster = await startDevTestCluster(opts);
   try {
-    const manager = await Manager.create({ kubeconfig: cluster.dev.server.kubeconfigYaml(), name: opts.name, logger: opts.log ?? new Logger({}, 'silent'), gracefulShutdownMs: 2_000 });
+    const manager = await Manager.create({
+      kubeconfig: cluster.dev.server.kubeconfigYaml(),
+      name: opts.name,
+      logger: opts.log ?? new Logger({}, 'silent'),
+      gracefulShutdownMs: 2_000,
+    });
     const registered = await opts.register(manager);
     await manager.start();
     const stop = async () => {

@@ -40,7 +40,12 @@ export function embeddedCredentials(server: ApiServer): ServiceAccountCredential
 }
 
 /** creates the set's RBAC with `admin`, then starts the process with a token of its ServiceAccount */
-export async function startOperatorProcess(credentials: ServiceAccountCredentials, admin: KubeClient, set: ControllerSet, opts: ProcessOptions = {}): Promise<OperatorProcess> {
+export async function startOperatorProcess(
+  credentials: ServiceAccountCredentials,
+  admin: KubeClient,
+  set: ControllerSet,
+  opts: ProcessOptions = {},
+): Promise<OperatorProcess> {
   const c = admin.withFieldManager('test-rbac');
   await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEPLOY_NAMESPACE } });
   for (const o of rbacObjects(set, DEPLOY_NAMESPACE)) await c.apply(o as never);
@@ -50,15 +55,30 @@ export async function startOperatorProcess(credentials: ServiceAccountCredential
   writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
   const command = opts.command ?? 'run';
   const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
-  const args = [resolve('bin/modelplane.js'), command, ...target, '--kubeconfig', kubeconfig, '--http-port', '0', '--http-host', '127.0.0.1', ...(opts.extraArgs ?? [])];
-  const child = spawn(process.execPath, args, { env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, MODELPLANE_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    resolve('bin/modelplane.js'),
+    command,
+    ...target,
+    '--kubeconfig',
+    kubeconfig,
+    '--http-port',
+    '0',
+    '--http-host',
+    '127.0.0.1',
+    ...(opts.extraArgs ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, MODELPLANE_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   while (!/"msg":"operator started"/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
+    if (child.exitCode !== null)
+      throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`modelplane ${command} ${set.name} did not start in time:\n${out}`);

@@ -18,7 +18,11 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 20_000;
  * throws counts as "not yet" (the object may not exist yet); if the wait times out, the error names `what`,
  * the time waited, the error of the last probe if it threw, and `detail`.
  */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, opts: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  opts: WaitOptions = {},
+): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -29,7 +33,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last probe failed: ${errorText(lastError)})` : ''}${await detailText(opts.detail)}`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last probe failed: ${errorText(lastError)})` : ''}${await detailText(opts.detail)}`,
+      );
     await sleep(opts.intervalMs ?? 100);
   }
 }

@@ -15,7 +15,18 @@ function cm(name: string, ns = 'ns', labels: Record<string, string> = {}, owner?
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, labels, ...(owner ? { ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'w', uid: owner, controller: true }] } : {}) },
+    metadata: {
+      name,
+      namespace: ns,
+      labels,
+      ...(owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'w', uid: owner, controller: true },
+            ],
+          }
+        : {}),
+    },
     data: { big: 'x'.repeat(100) },
   };
 }
@@ -99,7 +110,15 @@ describe('Cache (shared informers)', () => {
     assert.equal((m1 as { data?: unknown }).data, undefined);
     const req = stub.requests.find((r) => r.path === CM_PATH && !r.query.has('watch'))!;
     assert.match(String(req.headers.accept), /as=PartialObjectMetadataList;g=meta.k8s.io;v=v1/);
-    await waitFor(() => stub.requests.some((r) => r.query.get('watch') === 'true' && /as=PartialObjectMetadata;g=meta.k8s.io;v=v1/.test(String(r.headers.accept))), 'metadata watch');
+    await waitFor(
+      () =>
+        stub.requests.some(
+          (r) =>
+            r.query.get('watch') === 'true' &&
+            /as=PartialObjectMetadata;g=meta.k8s.io;v=v1/.test(String(r.headers.accept)),
+        ),
+      'metadata watch',
+    );
 
     stub.ignorePartialAccept = true;
     const other = new Cache({ client, metrics: new RuntimeMetrics() });
@@ -116,9 +135,20 @@ describe('Cache (shared informers)', () => {
     stub.put(cm('c2', 'ns', { app: 'y' }, 'uid-1'));
     stub.put(cm('c3', 'ns', { app: 'x' }, 'uid-2'));
     cache.start();
-    assert.deepEqual((await cache.list(ConfigMaps, { index: { name: INDEX_OWNER, value: 'uid-1' } })).map((o) => o.metadata.name).sort(), ['c1', 'c2']);
-    assert.deepEqual((await cache.list(ConfigMaps, { index: { name: 'by-app', value: 'x' } })).map((o) => o.metadata.name).sort(), ['c1', 'c3']);
-    assert.deepEqual((await cache.list(ConfigMaps, { labelSelector: 'app=y' })).map((o) => o.metadata.name), ['c2']);
+    assert.deepEqual(
+      (await cache.list(ConfigMaps, { index: { name: INDEX_OWNER, value: 'uid-1' } }))
+        .map((o) => o.metadata.name)
+        .sort(),
+      ['c1', 'c2'],
+    );
+    assert.deepEqual(
+      (await cache.list(ConfigMaps, { index: { name: 'by-app', value: 'x' } })).map((o) => o.metadata.name).sort(),
+      ['c1', 'c3'],
+    );
+    assert.deepEqual(
+      (await cache.list(ConfigMaps, { labelSelector: 'app=y' })).map((o) => o.metadata.name),
+      ['c2'],
+    );
   });
 
   it('delivers add/update/delete to handlers; a late handler first gets every cached object', async () => {
@@ -129,7 +159,8 @@ describe('Cache (shared informers)', () => {
     const seen: string[] = [];
     inf.addHandler({
       add: (o) => seen.push(`add:${o.metadata.name}`),
-      update: (old, o) => seen.push(`update:${o.metadata.name}:${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
+      update: (old, o) =>
+        seen.push(`update:${o.metadata.name}:${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
       delete: (o) => seen.push(`delete:${o.metadata.name}`),
     });
     assert.deepEqual(seen, ['add:pre']);
@@ -162,18 +193,28 @@ describe('Cache (shared informers)', () => {
     const inf = await cache.informer(ConfigMaps);
     await inf.synced;
     const seen: string[] = [];
-    inf.addHandler({ add: (o) => seen.push(`add:${o.metadata.resourceVersion}`), update: (_o, n) => seen.push(`update:${n.metadata.resourceVersion}`) });
+    inf.addHandler({
+      add: (o) => seen.push(`add:${o.metadata.resourceVersion}`),
+      update: (_o, n) => seen.push(`update:${n.metadata.resourceVersion}`),
+    });
     stub.stallWatches();
     const written = stub.put(cm('mine'));
     cache.observeWrite(written);
     assert.equal(inf.get('mine', 'ns')?.metadata.resourceVersion, written.metadata.resourceVersion);
     assert.equal(Object.isFrozen(written), false, 'the caller keeps a mutable object');
     cache.observeWrite({ ...written, metadata: { ...written.metadata, resourceVersion: '1' } });
-    assert.equal(inf.get('mine', 'ns')?.metadata.resourceVersion, written.metadata.resourceVersion, 'an older version never replaces a newer one');
+    assert.equal(
+      inf.get('mine', 'ns')?.metadata.resourceVersion,
+      written.metadata.resourceVersion,
+      'an older version never replaces a newer one',
+    );
     stub.closeWatchesAbruptly();
     stub.stallNewWatches = false;
     const next = stub.put(cm('mine', 'ns', { v: '2' }));
-    await waitFor(() => inf.get('mine', 'ns')?.metadata.resourceVersion === next.metadata.resourceVersion, 'later change via the watch');
+    await waitFor(
+      () => inf.get('mine', 'ns')?.metadata.resourceVersion === next.metadata.resourceVersion,
+      'later change via the watch',
+    );
     assert.deepEqual(seen, [`add:${written.metadata.resourceVersion}`, `update:${next.metadata.resourceVersion}`]);
   });
 
@@ -182,7 +223,10 @@ describe('Cache (shared informers)', () => {
     stub.put(cm('in', 'team-a'));
     stub.put(cm('out', 'team-b'));
     scoped.start();
-    assert.deepEqual((await scoped.list(ConfigMaps)).map((o) => o.metadata.name), ['in']);
+    assert.deepEqual(
+      (await scoped.list(ConfigMaps)).map((o) => o.metadata.name),
+      ['in'],
+    );
     assert.ok(stub.requests.some((r) => r.path === '/api/v1/namespaces/team-a/configmaps'));
     await scoped.stop();
   });

@@ -20,7 +20,11 @@ describe('KubeClient against a stub server', () => {
   before(async () => {
     stub = await new StubApiServer().start();
     metrics = new RuntimeMetrics();
-    client = await KubeClient.create(stub.kubeconfig('secret-token'), { metrics, fieldManager: 'tester', timeoutMs: 500 });
+    client = await KubeClient.create(stub.kubeconfig('secret-token'), {
+      metrics,
+      fieldManager: 'tester',
+      timeoutMs: 500,
+    });
   });
   after(async () => {
     client.close();
@@ -29,7 +33,12 @@ describe('KubeClient against a stub server', () => {
 
   it('maps kinds through discovery once per group-version and builds namespaced paths', async () => {
     const before = stub.countRequests((r) => r.path === '/api/v1');
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data: { x: '1' } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'ns' },
+      data: { x: '1' },
+    });
     const got = await client.get(ConfigMaps, 'a', 'ns');
     assert.equal(got.data?.x, '1');
     const list = await client.list(ConfigMaps, { namespace: 'ns' });
@@ -50,14 +59,27 @@ describe('KubeClient against a stub server', () => {
   });
 
   it('server-side apply sends the apply content type, field manager and force, without managedFields', async () => {
-    await client.apply({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', managedFields: [{ manager: 'x' }] }, spec: { size: 2 } });
+    await client.apply({
+      apiVersion: 'test.modelplane.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'ns', managedFields: [{ manager: 'x' }] },
+      spec: { size: 2 },
+    });
     const req = stub.requests.filter((r) => r.method === 'PATCH').at(-1)!;
     assert.equal(req.path, '/apis/test.modelplane.io/v1/namespaces/ns/widgets/w');
     assert.equal(req.headers['content-type'], 'application/apply-patch+yaml');
     assert.equal(req.query.get('fieldManager'), 'tester');
     assert.equal(req.query.get('force'), 'true');
     assert.equal(req.body.metadata.managedFields, undefined);
-    await client.withFieldManager('status-writer').applyStatus({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, status: { ready: true } }, { force: false });
+    await client.withFieldManager('status-writer').applyStatus(
+      {
+        apiVersion: 'test.modelplane.io/v1',
+        kind: 'Widget',
+        metadata: { name: 'w', namespace: 'ns' },
+        status: { ready: true },
+      },
+      { force: false },
+    );
     const st = stub.requests.filter((r) => r.method === 'PATCH').at(-1)!;
     assert.equal(st.path, '/apis/test.modelplane.io/v1/namespaces/ns/widgets/w/status');
     assert.equal(st.query.get('fieldManager'), 'status-writer');
@@ -67,11 +89,17 @@ describe('KubeClient against a stub server', () => {
 
   it('apply without any field manager is refused before a request is made', async () => {
     const bare = new KubeClient(client.transport, client.mapper);
-    await assert.rejects(bare.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'z', namespace: 'ns' } }), /needs a field manager/);
+    await assert.rejects(
+      bare.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'z', namespace: 'ns' } }),
+      /needs a field manager/,
+    );
   });
 
   it('dryRun sends dryRun=All and persists nothing', async () => {
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'ns' } }, { dryRun: true });
+    await client.create(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'ns' } },
+      { dryRun: true },
+    );
     assert.equal(stub.requests.at(-1)!.query.get('dryRun'), 'All');
     assert.equal(await client.getOrUndefined(ConfigMaps, 'dry', 'ns'), undefined);
   });
@@ -92,7 +120,8 @@ describe('KubeClient against a stub server', () => {
   });
 
   it('follows continue tokens when listing without a limit', async () => {
-    for (let i = 0; i < 7; i++) stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `page-${i}`, namespace: 'pages' } });
+    for (let i = 0; i < 7; i++)
+      stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `page-${i}`, namespace: 'pages' } });
     const all = await client.list(ConfigMaps, { namespace: 'pages' });
     assert.equal(all.items.length, 7);
     const one = await client.list(ConfigMaps, { namespace: 'pages', limit: 3 });
@@ -105,7 +134,12 @@ describe('KubeClient against a stub server', () => {
     const err = await client.get(ConfigMaps, 'page-1', 'pages').catch((e) => e);
     assert.ok(isTransient(err));
     const text = await metrics.text();
-    assert.match(text, new RegExp(`rest_client_requests_total\\{code="503",method="GET",host="127.0.0.1:${new URL(stub.url).port}"\\} 1`));
+    assert.match(
+      text,
+      new RegExp(
+        `rest_client_requests_total\\{code="503",method="GET",host="127.0.0.1:${new URL(stub.url).port}"\\} 1`,
+      ),
+    );
     assert.match(text, /rest_client_requests_total\{code="200",method="GET"/);
   });
 
@@ -125,7 +159,9 @@ describe('KubeClient against a stub server', () => {
     try {
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 20);
-      const err = await client.transport.request({ method: 'GET', path: '/api/v1/namespaces/pages/configmaps', signal: ac.signal, timeoutMs: 5000 }).catch((e) => e);
+      const err = await client.transport
+        .request({ method: 'GET', path: '/api/v1/namespaces/pages/configmaps', signal: ac.signal, timeoutMs: 5000 })
+        .catch((e) => e);
       assert.ok(isAborted(err), String(err));
       assert.equal(isTransient(err), false);
     } finally {

@@ -12,7 +12,8 @@ import { waitFor } from './helpers/stub-apiserver.ts';
 describe('Controller', () => {
   const t = controllerBed();
 
-  const builder = (name: string) => new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: t.metrics, logger: t.quiet });
+  const builder = (name: string) =>
+    new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: t.metrics, logger: t.quiet });
 
   it('coalesces 20 rapid updates into a few reconciles, the last one sees the final state, never two at once for a key', async () => {
     t.stub.put(widget('w', 0));
@@ -58,7 +59,10 @@ describe('Controller', () => {
     assert.equal(times.length, 4, 'no retries after success');
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // each retry waits at least its backoff (40, 80, 160 ms): the delays grow
-    assert.ok(gaps[0]! >= 35 && gaps[1]! >= 75 && gaps[2]! >= 155, `retry delays ${gaps} must be at least 40, 80, 160 ms`);
+    assert.ok(
+      gaps[0]! >= 35 && gaps[1]! >= 75 && gaps[2]! >= 155,
+      `retry delays ${gaps} must be at least 40, 80, 160 ms`,
+    );
     const text = await t.metrics.text();
     assert.match(text, /controller_runtime_reconcile_total\{controller="flaky",result="error"\} 3/);
     assert.match(text, /controller_runtime_reconcile_total\{controller="flaky",result="success"\} 1/);
@@ -113,10 +117,38 @@ describe('Controller', () => {
     t.stub.put({
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: 'child', namespace: 'ns', ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'parent', uid: w.metadata.uid, controller: true }] },
+      metadata: {
+        name: 'child',
+        namespace: 'ns',
+        ownerReferences: [
+          {
+            apiVersion: 'test.modelplane.io/v1',
+            kind: 'Widget',
+            name: 'parent',
+            uid: w.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
     });
-    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-controlled', namespace: 'ns', ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'other', uid: 'x' }] } });
-    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other-kind', namespace: 'ns', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'y', controller: true }] } });
+    t.stub.put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'not-controlled',
+        namespace: 'ns',
+        ownerReferences: [{ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'other', uid: 'x' }],
+      },
+    });
+    t.stub.put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'other-kind',
+        namespace: 'ns',
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'y', controller: true }],
+      },
+    });
     await waitFor(() => reconciled.length === 2, 'owner enqueued by child');
     t.stub.remove('v1', 'ConfigMap', 'child', 'ns');
     await waitFor(() => reconciled.length === 3, 'owner enqueued by child deletion');
@@ -131,17 +163,30 @@ describe('Controller', () => {
     const reconciled: string[] = [];
     const c = builder('mapped')
       .for(Widgets)
-      .watches(ConfigMaps, (cm) => (cm.metadata.labels?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.labels.widget }] : []))
+      .watches(ConfigMaps, (cm) =>
+        cm.metadata.labels?.widget ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.labels.widget }] : [],
+      )
       .complete(async (req) => {
         reconciled.push(req.name);
       });
     await c.start();
     await waitFor(() => reconciled.length === 2, 'initial');
     reconciled.length = 0;
-    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'a' } } });
+    t.stub.put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'a' } },
+    });
     await waitFor(() => reconciled.includes('a'), 'a');
-    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'b' } } });
-    await waitFor(() => reconciled.includes('b') && reconciled.filter((r) => r === 'a').length === 2, 'old target a and new target b');
+    t.stub.put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg', namespace: 'ns', labels: { widget: 'b' } },
+    });
+    await waitFor(
+      () => reconciled.includes('b') && reconciled.filter((r) => r === 'a').length === 2,
+      'old target a and new target b',
+    );
     await c.stop();
   });
 
@@ -228,12 +273,17 @@ describe('Controller', () => {
   });
 
   it('start() fails clearly for an unknown kind and for caches that never sync, leaving nothing running', async () => {
-    const unknown = builder('unknown').for(kindRef('test.modelplane.io/v1', 'Gadget')).complete(async () => {});
+    const unknown = builder('unknown')
+      .for(kindRef('test.modelplane.io/v1', 'Gadget'))
+      .complete(async () => {});
     await assert.rejects(unknown.start(), /no matches for kind "Gadget"/);
     assert.equal(unknown.isRunning, false);
     t.stub.holdLists = true;
     try {
-      const stuck = builder('stuck').for(Widgets).withOptions({ cacheSyncTimeoutMs: 200 }).complete(async () => {});
+      const stuck = builder('stuck')
+        .for(Widgets)
+        .withOptions({ cacheSyncTimeoutMs: 200 })
+        .complete(async () => {});
       await assert.rejects(stuck.start(), /caches for Widget did not sync within 200 ms/);
       assert.equal(stuck.isRunning, false);
     } finally {
@@ -242,7 +292,13 @@ describe('Controller', () => {
   });
 
   it('the builder rejects a missing for() and bad names', () => {
-    assert.throws(() => builder('x').owns(ConfigMaps).complete(async () => {}), /call for\(kind\) before/);
+    assert.throws(
+      () =>
+        builder('x')
+          .owns(ConfigMaps)
+          .complete(async () => {}),
+      /call for\(kind\) before/,
+    );
     assert.throws(() => builder('Bad_Name'), /DNS-1123/);
     assert.throws(() => builder('twice').for(Widgets).for(Widgets), /for\(\) already called/);
   });
@@ -252,11 +308,18 @@ describe('Controller', () => {
     const c = builder('fm-ctrl')
       .for(Widgets)
       .complete(async (req, ctx) => {
-        await ctx.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace } });
+        await ctx.client.apply({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${req.name}-cm`, namespace: req.namespace },
+        });
       });
     await c.start();
     await waitFor(() => t.stub.requests.some((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm')), 'apply');
     await c.stop();
-    assert.equal(t.stub.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm'))!.query.get('fieldManager'), 'fm-ctrl');
+    assert.equal(
+      t.stub.requests.find((r) => r.method === 'PATCH' && r.path.endsWith('/fm-cm'))!.query.get('fieldManager'),
+      'fm-ctrl',
+    );
   });
 });

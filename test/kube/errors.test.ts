@@ -19,16 +19,43 @@ import {
   networkCause,
 } from '../../src/kube/errors.ts';
 
-const status = (code: number, reason: string, details?: object) => ({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `msg ${reason}`, ...(details ? { details } : {}) });
+const status = (code: number, reason: string, details?: object) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  status: 'Failure',
+  code,
+  reason,
+  message: `msg ${reason}`,
+  ...(details ? { details } : {}),
+});
 
 describe('ApiError classification by HTTP status', () => {
-  const predicates = { isNotFound, isAlreadyExists, isConflict, isApplyConflict, isGone, isInvalid, isForbidden, isUnauthorized, isTooManyRequests, isServerError, isTimeout, isTransient, isNetworkError };
+  const predicates = {
+    isNotFound,
+    isAlreadyExists,
+    isConflict,
+    isApplyConflict,
+    isGone,
+    isInvalid,
+    isForbidden,
+    isUnauthorized,
+    isTooManyRequests,
+    isServerError,
+    isTimeout,
+    isTransient,
+    isNetworkError,
+  };
   type P = keyof typeof predicates;
   const cases: Array<[code: number, reason: string, truthy: P[], details?: object]> = [
     [404, 'NotFound', ['isNotFound']],
     [409, 'AlreadyExists', ['isAlreadyExists']],
     [409, 'Conflict', ['isConflict']],
-    [409, 'Conflict', ['isConflict', 'isApplyConflict'], { causes: [{ reason: 'FieldManagerConflict', field: '.spec.replicas', message: 'conflict with "kubectl"' }] }],
+    [
+      409,
+      'Conflict',
+      ['isConflict', 'isApplyConflict'],
+      { causes: [{ reason: 'FieldManagerConflict', field: '.spec.replicas', message: 'conflict with "kubectl"' }] },
+    ],
     [410, 'Expired', ['isGone']],
     [422, 'Invalid', ['isInvalid']],
     [403, 'Forbidden', ['isForbidden']],
@@ -42,7 +69,8 @@ describe('ApiError classification by HTTP status', () => {
   for (const [code, reason, truthy, details] of cases) {
     it(`${code} ${reason}${details ? ' with causes' : ''} → ${truthy.join(', ') || 'none'}`, () => {
       const err = ApiError.fromResponse('GET', '/api/v1/x', code, status(code, reason, details));
-      for (const [name, pred] of Object.entries(predicates)) assert.equal(pred(err), truthy.includes(name as P), `${name} for ${code} ${reason}`);
+      for (const [name, pred] of Object.entries(predicates))
+        assert.equal(pred(err), truthy.includes(name as P), `${name} for ${code} ${reason}`);
       assert.equal(err.code, code);
       assert.equal(err.reason, reason);
       assert.match(err.message, /^GET \/api\/v1\/x: msg /);

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../src/kube/errors.ts';
-import { AggregatingRecorder, type EventSeries, type EventSink, type KubeEvent, microTime } from '../../src/kube/events.ts';
+import {
+  AggregatingRecorder,
+  type EventSeries,
+  type EventSink,
+  type KubeEvent,
+  microTime,
+} from '../../src/kube/events.ts';
 import { Logger } from '../../src/kube/log.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 
@@ -17,16 +23,28 @@ class MemorySink implements EventSink {
   }
   async updateSeries(_ns: string, name: string, series: EventSeries): Promise<void> {
     await this.gate;
-    if (this.missing.has(name)) throw new ApiError({ code: 404, reason: 'NotFound', message: `events "${name}" not found` });
+    if (this.missing.has(name))
+      throw new ApiError({ code: 404, reason: 'NotFound', message: `events "${name}" not found` });
     this.updates.push({ name, series: { ...series } });
   }
 }
 
-const widget: KubeObject = { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'u1', resourceVersion: '5' } };
+const widget: KubeObject = {
+  apiVersion: 'test.modelplane.io/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+};
 const quiet = new Logger({}, 'silent');
 
 function recorder(sink: MemorySink, clock: { t: number }, windowMs?: number) {
-  return new AggregatingRecorder({ reportingController: 'modelplane.io/widget', reportingInstance: 'widget-test', sink, now: () => clock.t, logger: quiet, ...(windowMs ? { windowMs } : {}) });
+  return new AggregatingRecorder({
+    reportingController: 'modelplane.io/widget',
+    reportingInstance: 'widget-test',
+    sink,
+    now: () => clock.t,
+    logger: quiet,
+    ...(windowMs ? { windowMs } : {}),
+  });
 }
 
 describe('AggregatingRecorder', () => {
@@ -46,7 +64,14 @@ describe('AggregatingRecorder', () => {
     assert.equal(ev.action, 'ConfigInvalid');
     assert.equal(ev.type, 'Warning');
     assert.equal(ev.note, 'spec.size must be positive');
-    assert.deepEqual(ev.regarding, { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', name: 'w', namespace: 'ns', uid: 'u1', resourceVersion: '5' });
+    assert.deepEqual(ev.regarding, {
+      apiVersion: 'test.modelplane.io/v1',
+      kind: 'Widget',
+      name: 'w',
+      namespace: 'ns',
+      uid: 'u1',
+      resourceVersion: '5',
+    });
     assert.equal(ev.series, undefined);
   });
 

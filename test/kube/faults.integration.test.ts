@@ -14,12 +14,28 @@ import type { Informer } from '../../src/kube/informer.ts';
 import { Logger } from '../../src/kube/log.ts';
 import { RuntimeMetrics } from '../../src/kube/metrics.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { type ApiServer, ensureNamespace, startCluster, type TestCluster, type Widget, Widgets, widget } from './helpers/cluster.ts';
+import {
+  type ApiServer,
+  ensureNamespace,
+  startCluster,
+  type TestCluster,
+  type Widget,
+  Widgets,
+  widget,
+} from './helpers/cluster.ts';
 import { waitFor } from './helpers/stub-apiserver.ts';
 
 /** the fault-injection API of the embedded server */
 interface Faults {
-  add(f: { verbs?: string[]; resources?: string[]; users?: string[]; fraction: number; error?: 500 | 503 | 429; latencyMs?: number; conflict?: true }): string;
+  add(f: {
+    verbs?: string[];
+    resources?: string[];
+    users?: string[];
+    fraction: number;
+    error?: 500 | 503 | 429;
+    latencyMs?: number;
+    conflict?: true;
+  }): string;
   remove(id: string): void;
   clear(): void;
   closeWatches(): void;
@@ -68,7 +84,12 @@ describe('informer cache under API server faults', () => {
     for (let i = 0; i < 5; i++) await cluster.admin.create(widget(`base-${i}`, NS, i));
     metrics = new RuntimeMetrics();
     client = await KubeClient.create(cluster.operatorKubeconfig, { metrics, timeoutMs: 3000 });
-    cache = new Cache({ client, metrics, logger: quiet, tuning: { inactivityTimeoutMs: 1500, backoffInitialMs: 100, backoffMaxMs: 1000 } });
+    cache = new Cache({
+      client,
+      metrics,
+      logger: quiet,
+      tuning: { inactivityTimeoutMs: 1500, backoffInitialMs: 100, backoffMaxMs: 1000 },
+    });
     cache.start();
     inf = await cache.informer(Widgets, { namespace: NS });
     await inf.synced;
@@ -87,7 +108,8 @@ describe('informer cache under API server faults', () => {
     round++;
     for (let i = 0; i < 3; i++) await cluster.admin.create(widget(`r${round}-${i}`, NS, i));
     const existing = (await cluster.admin.list(Widgets, { namespace: NS })).items;
-    for (const w of existing.slice(0, 2)) await cluster.admin.patch(Widgets, w.metadata.name!, NS, { spec: { note: `round ${round}` } }, 'merge');
+    for (const w of existing.slice(0, 2))
+      await cluster.admin.patch(Widgets, w.metadata.name!, NS, { spec: { note: `round ${round}` } }, 'merge');
     await cluster.admin.delete(Widgets, existing.at(-1)!.metadata.name!, NS);
   }
 
@@ -116,7 +138,9 @@ describe('informer cache under API server faults', () => {
 
   async function counter(name: string, labels: Record<string, string>): Promise<number> {
     const data = await metrics.registry.getSingleMetric(name)!.get();
-    return data.values.filter((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val)).reduce((s, v) => s + v.value, 0);
+    return data.values
+      .filter((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))
+      .reduce((s, v) => s + v.value, 0);
   }
 
   it('stalled watches (open, silent): the watchdog reconnects and nothing is lost', async (t) => {
@@ -190,7 +214,12 @@ describe('informer cache across an API server restart (--data-dir)', () => {
     }
     const metrics = new RuntimeMetrics();
     const client = await KubeClient.create(cluster.operatorKubeconfig, { metrics, timeoutMs: 3000 });
-    const cache = new Cache({ client, metrics, logger: quiet, tuning: { inactivityTimeoutMs: 1500, backoffInitialMs: 100, backoffMaxMs: 1000 } });
+    const cache = new Cache({
+      client,
+      metrics,
+      logger: quiet,
+      tuning: { inactivityTimeoutMs: 1500, backoffInitialMs: 100, backoffMaxMs: 1000 },
+    });
     try {
       await ensureNamespace(cluster.admin, NS);
       for (let i = 0; i < 5; i++) await cluster.admin.create(widget(`before-${i}`, NS, i));

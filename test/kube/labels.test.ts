@@ -42,9 +42,18 @@ describe('label selectors', () => {
   });
 
   it('converts metav1.LabelSelector objects', () => {
-    const sel = selectorFromObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }, { key: 'legacy', operator: 'DoesNotExist' }] });
+    const sel = selectorFromObject({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'NotIn', values: ['db'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+      ],
+    });
     assert.equal(sel.matches(labels), true);
     assert.equal(sel.matches({ ...labels, legacy: 'y' }), false);
-    assert.throws(() => selectorFromObject({ matchExpressions: [{ key: 'x', operator: 'In', values: [] }] }), /key "x"/);
+    assert.throws(
+      () => selectorFromObject({ matchExpressions: [{ key: 'x', operator: 'In', values: [] }] }),
+      /key "x"/,
+    );
   });
 });

@@ -22,12 +22,21 @@ interface Proc {
 }
 
 function launch(kubeconfigPath: string, id: string): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/kube/fixtures/leader-process.ts', kubeconfigPath, id, NS], {
-    cwd: process.cwd(),
-    env: { ...process.env, MODELPLANE_LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const proc: Proc = { id, child, events: [], exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/kube/fixtures/leader-process.ts', kubeconfigPath, id, NS],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, MODELPLANE_LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const proc: Proc = {
+    id,
+    child,
+    events: [],
+    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+  };
   createInterface({ input: child.stdout! }).on('line', (line) => {
     try {
       proc.events.push(JSON.parse(line));
@@ -38,7 +47,8 @@ function launch(kubeconfigPath: string, id: string): Proc {
   return proc;
 }
 
-const has = (p: Proc, event: string, name?: string) => p.events.some((e) => e.event === event && (name === undefined || e.name === name));
+const has = (p: Proc, event: string, name?: string) =>
+  p.events.some((e) => e.event === event && (name === undefined || e.name === name));
 const reconciles = (p: Proc) => p.events.filter((e) => e.event === 'reconciled').length;
 
 describe('leader election across two operator processes', () => {

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../src/kube/errors.ts';
-import { type Clock, LeaderElector, type LeaseRecord, type LeaseStore, type StoredLease } from '../../src/kube/leaderelection.ts';
+import {
+  type Clock,
+  LeaderElector,
+  type LeaseRecord,
+  type LeaseStore,
+  type StoredLease,
+} from '../../src/kube/leaderelection.ts';
 import { Logger } from '../../src/kube/log.ts';
 import { RuntimeMetrics } from '../../src/kube/metrics.ts';
 
@@ -61,7 +67,8 @@ class MemoryLeaseStore {
     return structuredClone(this.lease);
   }
   update(record: LeaseRecord, rv: string): StoredLease {
-    if (!this.lease || this.lease.resourceVersion !== rv) throw new ApiError({ code: 409, reason: 'Conflict', message: 'the object has been modified' });
+    if (!this.lease || this.lease.resourceVersion !== rv)
+      throw new ApiError({ code: 409, reason: 'Conflict', message: 'the object has been modified' });
     this.writes++;
     this.lease = { record: { ...record }, resourceVersion: String(++this.rv) };
     return structuredClone(this.lease);
@@ -77,7 +84,13 @@ class MemoryLeaseStore {
     return v;
   }
   private guard<T>(down: boolean, fn: () => T): T {
-    if (down) throw new ApiError({ code: 0, reason: 'NetworkError', message: 'connect ECONNREFUSED', network: 'connection-refused' });
+    if (down)
+      throw new ApiError({
+        code: 0,
+        reason: 'NetworkError',
+        message: 'connect ECONNREFUSED',
+        network: 'connection-refused',
+      });
     return fn();
   }
 }
@@ -89,7 +102,12 @@ interface Candidate {
   run: Promise<void>;
 }
 
-function candidate(id: string, store: MemoryLeaseStore, clock: FakeClock, opts: { releaseOnCancel?: boolean } = {}): Candidate {
+function candidate(
+  id: string,
+  store: MemoryLeaseStore,
+  clock: FakeClock,
+  opts: { releaseOnCancel?: boolean } = {},
+): Candidate {
   const view = store.view();
   const log: string[] = [];
   const elector = new LeaderElector({
@@ -141,7 +159,10 @@ describe('LeaderElector (15 s lease, 10 s renew deadline, 2 s retry)', () => {
     const stopped = Number(a.log.find((l) => l.startsWith('stop@'))!.slice(5));
     const started = Number(b.log.find((l) => l.startsWith('start@'))!.slice(6));
     assert.ok(stopped - lastRenew <= 12_000, `old leader stopped ${stopped - lastRenew} ms after its last renew`);
-    assert.ok(started - lastRenew >= 15_000, `new leader started ${started - lastRenew} ms after the last renew, before expiry`);
+    assert.ok(
+      started - lastRenew >= 15_000,
+      `new leader started ${started - lastRenew} ms after the last renew, before expiry`,
+    );
     assert.ok(started - lastRenew <= 18_000, `new leader took ${started - lastRenew} ms`);
     assert.ok(stopped < started, 'the old leader stops before the new one starts');
     assert.equal(store.lease?.record.holderIdentity, 'b');
@@ -183,7 +204,15 @@ describe('LeaderElector (15 s lease, 10 s renew deadline, 2 s retry)', () => {
 
   it('rejects durations that cannot work', () => {
     assert.throws(
-      () => new LeaderElector({ identity: 'x', name: 'l', store: new MemoryLeaseStore().view(), leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+      () =>
+        new LeaderElector({
+          identity: 'x',
+          name: 'l',
+          store: new MemoryLeaseStore().view(),
+          leaseDurationMs: 10_000,
+          renewDeadlineMs: 10_000,
+          retryPeriodMs: 2_000,
+        }),
       /leaseDuration > renewDeadline > retryPeriod/,
     );
   });

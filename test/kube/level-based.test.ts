@@ -16,7 +16,8 @@ const settle = () => new Promise((r) => setTimeout(r, 150));
 describe('levelBased controllers', () => {
   const t = controllerBed();
 
-  const builder = (name: string) => new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: new RuntimeMetrics(), logger: t.quiet });
+  const builder = (name: string) =>
+    new ControllerBuilder(name, { cache: t.cache, client: t.client, metrics: new RuntimeMetrics(), logger: t.quiet });
 
   /** a controller that creates one ConfigMap per Widget, owned by it, and counts its reconciles */
   function childMaker(name: string, levelBased: boolean, pauseMs = 0) {
@@ -29,8 +30,19 @@ describe('levelBased controllers', () => {
         calls.push(req.name);
         const w = await ctx.cache.get(Widgets, req.name, req.namespace);
         if (!w || (await ctx.cache.get(ConfigMaps, `${req.name}-cm`, req.namespace))) return;
-        const owner = { apiVersion: w.apiVersion, kind: w.kind, name: req.name, uid: w.metadata.uid!, controller: true };
-        await ctx.client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace, ownerReferences: [owner] }, data: { a: '1' } });
+        const owner = {
+          apiVersion: w.apiVersion,
+          kind: w.kind,
+          name: req.name,
+          uid: w.metadata.uid!,
+          controller: true,
+        };
+        await ctx.client.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `${req.name}-cm`, namespace: req.namespace, ownerReferences: [owner] },
+          data: { a: '1' },
+        });
         // the echo arrives while this reconcile still runs: it is held and judged at the end
         if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
       });
@@ -41,7 +53,10 @@ describe('levelBased controllers', () => {
     t.stub.put(widget('a'));
     const level = childMaker('level', true, 50);
     await level.c.start();
-    await waitFor(() => level.calls.length === 1 && t.stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns') !== undefined, 'child created');
+    await waitFor(
+      () => level.calls.length === 1 && t.stub.getObject('v1', 'ConfigMap', 'a-cm', 'ns') !== undefined,
+      'child created',
+    );
     await settle();
     assert.deepEqual(level.calls, ['a'], 'one reconcile: the child event was our own write');
 
@@ -68,10 +83,15 @@ describe('levelBased controllers', () => {
     assert.deepEqual(level.calls, ['late']);
   });
 
-  it('only a create counts as an echo: the answer to an update may carry someone else\'s change, so it reconciles', async () => {
+  it("only a create counts as an echo: the answer to an update may carry someone else's change, so it reconciles", async () => {
     const w = t.stub.put(widget('upd'));
     const owner = { apiVersion: w.apiVersion, kind: w.kind, name: 'upd', uid: w.metadata.uid, controller: true };
-    t.stub.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'upd-cm', namespace: 'ns', ownerReferences: [owner] }, data: { a: '0' } });
+    t.stub.put({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'upd-cm', namespace: 'ns', ownerReferences: [owner] },
+      data: { a: '0' },
+    });
     let calls = 0;
     const c = builder('updater')
       .for(Widgets)
@@ -79,10 +99,16 @@ describe('levelBased controllers', () => {
       .withOptions({ levelBased: true })
       .complete(async (req, ctx) => {
         calls++;
-        if (calls === 1) await ctx.client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${req.name}-cm`, namespace: req.namespace }, data: { a: '1' } });
+        if (calls === 1)
+          await ctx.client.apply({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `${req.name}-cm`, namespace: req.namespace },
+            data: { a: '1' },
+          });
       });
     await c.start();
-    await waitFor(() => calls >= 2, 'the update\'s echo reconciles');
+    await waitFor(() => calls >= 2, "the update's echo reconciles");
     await c.stop();
   });
 
@@ -107,7 +133,11 @@ describe('levelBased controllers', () => {
 });
 
 describe('OwnWrites', () => {
-  const obj = (rv: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', uid: 'u1', resourceVersion: rv } });
+  const obj = (rv: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'x', uid: 'u1', resourceVersion: rv },
+  });
 
   it('recognises recorded writes by uid and resourceVersion; held events count unless all are echoes', () => {
     const own = new OwnWrites(2);

@@ -100,7 +100,9 @@ describe('ListWatch', () => {
     await waitFor(() => stub.openWatches() === 1, 'watch');
     stub.put({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'elsewhere', namespace: 'ns' } });
     stub.sendBookmark();
-    const bookmarkRv = String(stub.getObject('test.modelplane.io/v1', 'Widget', 'elsewhere', 'ns')!.metadata.resourceVersion);
+    const bookmarkRv = String(
+      stub.getObject('test.modelplane.io/v1', 'Widget', 'elsewhere', 'ns')!.metadata.resourceVersion,
+    );
     await waitFor(() => l.resourceVersion === bookmarkRv, 'bookmark applied');
     stub.endWatches();
     await waitFor(() => watches().length === 2, 'second watch');

@@ -50,8 +50,15 @@ describe('Logger', () => {
 
   it('serialises errors with name, message, code and reason', () => {
     const { log, records } = capture('info');
-    log.error('failed', { error: new ApiError({ code: 503, reason: 'ServiceUnavailable', message: 'down', verb: 'GET', path: '/api' }) });
-    assert.deepEqual(records()[0]!.error, { name: 'ApiError', message: 'GET /api: down', code: 503, reason: 'ServiceUnavailable' });
+    log.error('failed', {
+      error: new ApiError({ code: 503, reason: 'ServiceUnavailable', message: 'down', verb: 'GET', path: '/api' }),
+    });
+    assert.deepEqual(records()[0]!.error, {
+      name: 'ApiError',
+      message: 'GET /api: down',
+      code: 503,
+      reason: 'ServiceUnavailable',
+    });
   });
 
   it('survives circular fields', () => {

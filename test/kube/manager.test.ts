@@ -27,7 +27,15 @@ describe('Manager', () => {
     Manager.create({
       kubeconfig: stub.kubeconfig(),
       logger: quiet,
-      leaderElection: { enabled: true, identity, leaseName, leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
+      leaderElection: {
+        enabled: true,
+        identity,
+        leaseName,
+        leaseNamespace: 'ns',
+        leaseDurationMs: 1500,
+        renewDeadlineMs: 1000,
+        retryPeriodMs: 100,
+      },
     });
 
   it('serves /metrics, /healthz and /readyz; ready only once caches synced', async () => {
@@ -53,7 +61,14 @@ describe('Manager', () => {
     await waitFor(() => reconciles === 1, 'reconciled');
     const metrics = await get(`${mgr.url}/metrics`);
     assert.equal(metrics.status, 200);
-    for (const name of ['controller_runtime_reconcile_total', 'controller_runtime_reconcile_time_seconds', 'workqueue_depth', 'workqueue_adds_total', 'rest_client_requests_total', 'process_cpu_seconds_total']) {
+    for (const name of [
+      'controller_runtime_reconcile_total',
+      'controller_runtime_reconcile_time_seconds',
+      'workqueue_depth',
+      'workqueue_adds_total',
+      'rest_client_requests_total',
+      'process_cpu_seconds_total',
+    ]) {
       assert.ok(metrics.body.includes(name), `missing ${name}`);
     }
     mgr.addHealthCheck('custom', () => {
@@ -67,13 +82,21 @@ describe('Manager', () => {
   });
 
   it('with leader election exactly one of two managers reconciles; stopping it hands over', async () => {
-    for (let i = 0; i < 3; i++) stub.put({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: `le-${i}`, namespace: 'ns' } });
+    for (let i = 0; i < 3; i++)
+      stub.put({ apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: `le-${i}`, namespace: 'ns' } });
     const counts = new Map<string, number>();
     const make = async (id: string) => {
       const mgr = await Manager.create({
         kubeconfig: stub.kubeconfig(),
         logger: quiet,
-        leaderElection: { enabled: true, identity: id, leaseNamespace: 'ns', leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
+        leaderElection: {
+          enabled: true,
+          identity: id,
+          leaseNamespace: 'ns',
+          leaseDurationMs: 1500,
+          renewDeadlineMs: 1000,
+          retryPeriodMs: 100,
+        },
       });
       mgr
         .controller('le')
@@ -91,7 +114,10 @@ describe('Manager', () => {
     assert.notEqual(a.isLeader, b.isLeader, 'exactly one leader');
     const [leader, follower, followerId] = a.isLeader ? [a, b, 'b'] : [b, a, 'a'];
     assert.equal(counts.get(followerId) ?? 0, 0, 'the follower reconciled nothing');
-    assert.equal([...counts.values()].reduce((x, y) => x + y, 0), 3);
+    assert.equal(
+      [...counts.values()].reduce((x, y) => x + y, 0),
+      3,
+    );
     const lease = stub.getObject('coordination.k8s.io/v1', 'Lease', 'modelplane-leader', 'ns');
     assert.ok(lease, 'lease created');
     const t0 = Date.now();
@@ -113,7 +139,11 @@ describe('Manager', () => {
     await waitFor(() => mgr.isLeader && c.isRunning, 'leading with the controller running');
     const lease = stub.getObject('coordination.k8s.io/v1', 'Lease', 'lost', 'ns')!;
     // another candidate takes the lease (e.g. after a long GC pause of ours); it renews it too
-    const thief = setInterval(() => stub.put({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new Date().toISOString() } }), 50);
+    const thief = setInterval(
+      () =>
+        stub.put({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new Date().toISOString() } }),
+      50,
+    );
     try {
       await waitFor(() => !mgr.isLeader && !c.isRunning, 'controllers stopped after losing the lease', 5000);
     } finally {

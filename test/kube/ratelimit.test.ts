@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Backoff, randomBetween, sleep } from '../../src/kube/backoff.ts';
-import { BucketRateLimiter, DEFAULT_MAX_RETRY_DELAY_MS, defaultControllerRateLimiter, ItemExponentialRateLimiter, MaxOfRateLimiter } from '../../src/kube/ratelimit.ts';
+import {
+  BucketRateLimiter,
+  DEFAULT_MAX_RETRY_DELAY_MS,
+  defaultControllerRateLimiter,
+  ItemExponentialRateLimiter,
+  MaxOfRateLimiter,
+} from '../../src/kube/ratelimit.ts';
 
 describe('ItemExponentialRateLimiter', () => {
   it('doubles from 5 ms per failure and caps at 1000 s (controller-runtime defaults)', () => {
@@ -70,7 +76,7 @@ describe('MaxOfRateLimiter', () => {
 });
 
 describe('defaultControllerRateLimiter', () => {
-  it('every controller\'s failing key backs off from 5 ms to at most 30 s, not controller-runtime\'s 1000 s', () => {
+  it("every controller's failing key backs off from 5 ms to at most 30 s, not controller-runtime's 1000 s", () => {
     const l = defaultControllerRateLimiter();
     assert.equal(DEFAULT_MAX_RETRY_DELAY_MS, 30_000);
     assert.equal(l.when('k'), 5);
@@ -122,7 +128,13 @@ describe('Backoff', () => {
   });
 
   it('randomBetween covers both bounds', () => {
-    assert.equal(randomBetween(300, 600, () => 0), 300);
-    assert.equal(randomBetween(300, 600, () => 0.9999), 600);
+    assert.equal(
+      randomBetween(300, 600, () => 0),
+      300,
+    );
+    assert.equal(
+      randomBetween(300, 600, () => 0.9999),
+      600,
+    );
   });
 });

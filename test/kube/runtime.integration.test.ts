@@ -83,7 +83,10 @@ describe('controller runtime on the embedded API server', () => {
     assert.equal(times.length, 4);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // each retry waits at least its backoff (50, 100, 200 ms): the delays grow
-    assert.ok(gaps[0]! >= 45 && gaps[1]! >= 95 && gaps[2]! >= 195, `retry delays ${gaps} must be at least 50, 100, 200 ms`);
+    assert.ok(
+      gaps[0]! >= 45 && gaps[1]! >= 95 && gaps[2]! >= 195,
+      `retry delays ${gaps} must be at least 50, 100, 200 ms`,
+    );
     assert.match(metrics, /controller_runtime_reconcile_errors_total\{controller="flaky"\} 3/);
     assert.match(metrics, /controller_runtime_reconcile_total\{controller="flaky",result="success"\} 1/);
   });
@@ -109,15 +112,43 @@ describe('controller runtime on the embedded API server', () => {
         };
         const live = await ctx.cache.get(ConfigMaps, desired.metadata.name!, req.namespace, { namespace: 'child' });
         if (needsApply(desired, live, 'widget-child')) await ctx.client.apply(desired);
-        const status = { ...widget(req.name, req.namespace), status: { observedGeneration: w.metadata.generation, configMap: desired.metadata.name } };
+        const status = {
+          ...widget(req.name, req.namespace),
+          status: { observedGeneration: w.metadata.generation, configMap: desired.metadata.name },
+        };
         if (needsApply(status, w, 'widget-child', 'status')) await ctx.client.applyStatus(status);
       });
     await mgr.start();
-    await waitFor(async () => (await cluster.admin.list(ConfigMaps, { namespace: 'child' })).items.filter((c) => c.metadata.ownerReferences?.length).length === 10, 'children', 10_000);
-    await waitFor(async () => (await cluster.admin.list(Widgets, { namespace: 'child' })).items.every((w) => w.status?.configMap === `${w.metadata.name}-cfg`), 'status', 10_000);
+    await waitFor(
+      async () =>
+        (await cluster.admin.list(ConfigMaps, { namespace: 'child' })).items.filter(
+          (c) => c.metadata.ownerReferences?.length,
+        ).length === 10,
+      'children',
+      10_000,
+    );
+    await waitFor(
+      async () =>
+        (await cluster.admin.list(Widgets, { namespace: 'child' })).items.every(
+          (w) => w.status?.configMap === `${w.metadata.name}-cfg`,
+        ),
+      'status',
+      10_000,
+    );
     await waitFor(() => ctrl.pendingWork === 0, 'queue drained');
-    const writes = cluster.srv.auditEntries().filter((e) => e.user === cluster.operatorUser && e.namespace === 'child' && ['create', 'update', 'patch', 'delete'].includes(e.verb));
-    assert.equal(writes.length, 20, `one child apply and one status apply per widget, got ${writes.map((w) => `${w.verb} ${w.resource}/${w.name}`).join(', ')}`);
+    const writes = cluster.srv
+      .auditEntries()
+      .filter(
+        (e) =>
+          e.user === cluster.operatorUser &&
+          e.namespace === 'child' &&
+          ['create', 'update', 'patch', 'delete'].includes(e.verb),
+      );
+    assert.equal(
+      writes.length,
+      20,
+      `one child apply and one status apply per widget, got ${writes.map((w) => `${w.verb} ${w.resource}/${w.name}`).join(', ')}`,
+    );
     const cm = await cluster.admin.get(ConfigMaps, 'w3-cfg', 'child');
     assert.equal(cm.data?.size, '3');
     assert.equal(cm.metadata.managedFields?.find((m) => m.operation === 'Apply')?.manager, 'widget-child');
@@ -127,7 +158,10 @@ describe('controller runtime on the embedded API server', () => {
     const before2 = reconciles;
     assert.equal(await ctrl.resync(), 10);
     await waitFor(() => reconciles >= before2 + 10 && ctrl.pendingWork === 0, 'resync processed');
-    const during = cluster.srv.auditEntries().slice(before).filter((e) => e.user === cluster.operatorUser && e.verb !== 'watch');
+    const during = cluster.srv
+      .auditEntries()
+      .slice(before)
+      .filter((e) => e.user === cluster.operatorUser && e.verb !== 'watch');
     assert.deepEqual(
       during.map((e) => `${e.verb} ${e.resource}`),
       [],
@@ -135,9 +169,15 @@ describe('controller runtime on the embedded API server', () => {
     );
 
     await cluster.admin.patch(Widgets, 'w3', 'child', { spec: { size: 33 } }, 'merge');
-    await waitFor(async () => (await cluster.admin.get(ConfigMaps, 'w3-cfg', 'child')).data?.size === '33', 'child follows the spec');
+    await waitFor(
+      async () => (await cluster.admin.get(ConfigMaps, 'w3-cfg', 'child')).data?.size === '33',
+      'child follows the spec',
+    );
     await cluster.admin.delete(ConfigMaps, 'w4-cfg', 'child');
-    await waitFor(async () => (await cluster.admin.getOrUndefined(ConfigMaps, 'w4-cfg', 'child')) !== undefined, 'deleted child recreated');
+    await waitFor(
+      async () => (await cluster.admin.getOrUndefined(ConfigMaps, 'w4-cfg', 'child')) !== undefined,
+      'deleted child recreated',
+    );
     await mgr.stop();
   });
 
@@ -166,17 +206,44 @@ describe('controller runtime on the embedded API server', () => {
     const client = await KubeClient.create(cluster.operatorKubeconfig, { fieldManager: 'errors-test' });
     try {
       assert.ok(isNotFound(await client.get(ConfigMaps, 'missing', 'errors').catch((e) => e)));
-      const created = await client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'errors' }, data: { a: '1' } });
+      const created = await client.create<ConfigMap>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'c', namespace: 'errors' },
+        data: { a: '1' },
+      });
       assert.ok(isAlreadyExists(await client.create(created).catch((e) => e)));
       await client.patch(ConfigMaps, 'c', 'errors', { data: { a: '2' } }, 'merge');
-      assert.ok(isConflict(await client.update({ ...created, data: { a: '3' } }).catch((e) => e)), 'stale resourceVersion');
-      await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: 'errors' }, data: { k: 'mine' } });
-      const conflict = await client.withFieldManager('someone-else').apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned', namespace: 'errors' }, data: { k: 'theirs' } }, { force: false }).catch((e) => e);
+      assert.ok(
+        isConflict(await client.update({ ...created, data: { a: '3' } }).catch((e) => e)),
+        'stale resourceVersion',
+      );
+      await client.apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'owned', namespace: 'errors' },
+        data: { k: 'mine' },
+      });
+      const conflict = await client
+        .withFieldManager('someone-else')
+        .apply(
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'owned', namespace: 'errors' },
+            data: { k: 'theirs' },
+          },
+          { force: false },
+        )
+        .catch((e) => e);
       assert.ok(isApplyConflict(conflict), String(conflict));
       const invalid = await client.create(widget('bad', 'errors', -1)).catch((e) => e);
       assert.ok(isInvalid(invalid), String(invalid));
       assert.match(invalid.message, /spec\.size/);
-      await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'errors' } }, { dryRun: true });
+      await client.create(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: 'errors' } },
+        { dryRun: true },
+      );
       assert.equal(await client.getOrUndefined(ConfigMaps, 'dry', 'errors'), undefined);
     } finally {
       client.close();
@@ -185,7 +252,12 @@ describe('controller runtime on the embedded API server', () => {
 
   it('a metadata-only cache holds no data and stays current', async () => {
     await ensureNamespace(cluster.admin, 'meta');
-    await cluster.admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', namespace: 'meta', labels: { a: 'b' } }, data: { secret: 'x'.repeat(1000) } });
+    await cluster.admin.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'm', namespace: 'meta', labels: { a: 'b' } },
+      data: { secret: 'x'.repeat(1000) },
+    });
     const mgr = await manager();
     mgr.cache.start();
     const m = await mgr.cache.get(ConfigMaps, 'm', 'meta', { metadataOnly: true, namespace: 'meta' });
@@ -193,7 +265,12 @@ describe('controller runtime on the embedded API server', () => {
     assert.equal((m as ConfigMap).data, undefined);
     assert.equal(m?.kind, 'ConfigMap');
     await cluster.admin.patch(ConfigMaps, 'm', 'meta', { metadata: { labels: { a: 'c' } } }, 'merge');
-    await waitFor(async () => (await mgr.cache.get(ConfigMaps, 'm', 'meta', { metadataOnly: true, namespace: 'meta' }))?.metadata.labels?.a === 'c', 'label change seen');
+    await waitFor(
+      async () =>
+        (await mgr.cache.get(ConfigMaps, 'm', 'meta', { metadataOnly: true, namespace: 'meta' }))?.metadata.labels
+          ?.a === 'c',
+      'label change seen',
+    );
     await mgr.stop();
   });
 });

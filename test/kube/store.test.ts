@@ -5,17 +5,27 @@ import { INDEX_NAMESPACE, INDEX_OWNER, Store } from '../../src/kube/store.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 
 function cm(ns: string, name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: ns, name, resourceVersion: rv, ...extra }, data: { k: 'v' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: ns, name, resourceVersion: rv, ...extra },
+    data: { k: 'v' },
+  };
 }
 
 describe('Store', () => {
   it('indexes by namespace and owner uid, and keeps indexes right across updates and removals', () => {
     const s = new Store();
-    s.upsert(cm('a', 'x', '1', { ownerReferences: [{ apiVersion: 'v1', kind: 'W', name: 'w', uid: 'u1', controller: true }] }));
+    s.upsert(
+      cm('a', 'x', '1', { ownerReferences: [{ apiVersion: 'v1', kind: 'W', name: 'w', uid: 'u1', controller: true }] }),
+    );
     s.upsert(cm('a', 'y', '2', { ownerReferences: [{ apiVersion: 'v1', kind: 'W', name: 'w', uid: 'u1' }] }));
     s.upsert(cm('b', 'x', '3'));
     assert.deepEqual(
-      s.byIndex(INDEX_NAMESPACE, 'a').map((o) => o.metadata.name).sort(),
+      s
+        .byIndex(INDEX_NAMESPACE, 'a')
+        .map((o) => o.metadata.name)
+        .sort(),
       ['x', 'y'],
     );
     assert.equal(s.byIndex(INDEX_OWNER, 'u1').length, 2);

@@ -9,11 +9,19 @@ function queue(name = 'q', limiter = new ItemExponentialRateLimiter(5, 1000)) {
   return { q: new WorkQueue({ name, rateLimiter: limiter, metrics }), metrics };
 }
 
-async function metricValue(metrics: RuntimeMetrics, name: string, labels: Record<string, string>): Promise<number | undefined> {
+async function metricValue(
+  metrics: RuntimeMetrics,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number | undefined> {
   const m = metrics.registry.getSingleMetric(name);
   if (!m) return undefined;
   const data = await m.get();
-  const v = data.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val) && !(x as { metricName?: string }).metricName?.endsWith('_bucket'));
+  const v = data.values.find(
+    (x) =>
+      Object.entries(labels).every(([k, val]) => x.labels[k] === val) &&
+      !(x as { metricName?: string }).metricName?.endsWith('_bucket'),
+  );
   return v?.value;
 }
 

@@ -14,7 +14,11 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LlamaStackDistributionSpec } from '../../src/apis/llamastack/index.ts';
-import { embeddedBaseConfig, type GeneratedConfig, generateConfig } from '../../src/controllers/llamastack/config/index.ts';
+import {
+  embeddedBaseConfig,
+  type GeneratedConfig,
+  generateConfig,
+} from '../../src/controllers/llamastack/config/index.ts';
 
 const VENV = resolve('.llama-stack/venv/bin');
 const CONSTRAINTS = resolve('scripts/llama-stack/constraints.txt');
@@ -28,9 +32,24 @@ const BOOT_TIMEOUT_MS = 180_000;
 function specs(vllmUrl: string): Record<string, LlamaStackDistributionSpec> {
   const inference = [{ id: 'vllm', provider: 'vllm', endpoint: vllmUrl, apiKey: { name: 'vllm', key: 'token' } }];
   return {
-    starter: { distribution: { name: 'starter' }, providers: { inference }, resources: { models: [{ name: 'tiny-chat' }] }, disabled: ['vector_io'] },
-    'remote-vllm': { distribution: { name: 'remote-vllm' }, providers: { inference }, resources: { models: [{ name: 'tiny-chat' }], shields: [] }, disabled: ['vector_io'] },
-    'postgres-demo': { distribution: { name: 'postgres-demo' }, providers: { inference }, resources: { models: [{ name: 'tiny-chat' }] }, storage: { kv: { type: 'sqlite' }, sql: { type: 'sqlite' } } },
+    starter: {
+      distribution: { name: 'starter' },
+      providers: { inference },
+      resources: { models: [{ name: 'tiny-chat' }] },
+      disabled: ['vector_io'],
+    },
+    'remote-vllm': {
+      distribution: { name: 'remote-vllm' },
+      providers: { inference },
+      resources: { models: [{ name: 'tiny-chat' }], shields: [] },
+      disabled: ['vector_io'],
+    },
+    'postgres-demo': {
+      distribution: { name: 'postgres-demo' },
+      providers: { inference },
+      resources: { models: [{ name: 'tiny-chat' }] },
+      storage: { kv: { type: 'sqlite' }, sql: { type: 'sqlite' } },
+    },
   };
 }
 
@@ -41,10 +60,27 @@ function fakeVllm(): Promise<Server> {
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: [{ id: 'tiny-chat', object: 'model', created: 0, owned_by: 'vllm' }] }));
+      if (req.url?.endsWith('/models'))
+        return res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'tiny-chat', object: 'model', created: 0, owned_by: 'vllm' }],
+          }),
+        );
       if (req.url?.endsWith('/chat/completions')) {
         const model = JSON.parse(body || '{}').model;
-        return res.end(JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content: 'hello from the fake vLLM' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 } }));
+        return res.end(
+          JSON.stringify({
+            id: 'cmpl-1',
+            object: 'chat.completion',
+            created: 0,
+            model,
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'hello from the fake vLLM' }, finish_reason: 'stop' },
+            ],
+            usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
+          }),
+        );
       }
       res.statusCode = 404;
       res.end('{}');
@@ -68,7 +104,8 @@ function expectedProviders(g: GeneratedConfig, env: Record<string, string>): str
 async function waitHealthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + BOOT_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`llama stack exited with ${child.exitCode}:\n${output().slice(-4000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`llama stack exited with ${child.exitCode}:\n${output().slice(-4000)}`);
     try {
       const r = await fetch(`${url}/v1/health`);
       if (r.ok) return;
@@ -84,7 +121,10 @@ describe('the published Llama Stack server runs our generated configs', { timeou
   let vllm: Server;
   let dir: string;
   before(async () => {
-    assert.ok(spawnSync(`${VENV}/llama`, ['stack', '--version']).status === 0, 'run scripts/llama-stack/setup.sh first (npm run test:llama-stack does)');
+    assert.ok(
+      spawnSync(`${VENV}/llama`, ['stack', '--version']).status === 0,
+      'run scripts/llama-stack/setup.sh first (npm run test:llama-stack does)',
+    );
     vllm = await fakeVllm();
     dir = mkdtempSync(join(tmpdir(), 'modelplane-llama-stack-'));
   });
@@ -97,7 +137,9 @@ describe('the published Llama Stack server runs our generated configs', { timeou
   for (const [name, spec] of Object.entries(specs('http://127.0.0.1:PORT/v1'))) {
     it(`${name}: boots, /v1/health is OK, /v1/providers lists exactly our providers, chat completions reach vLLM`, async () => {
       const vllmUrl = `http://127.0.0.1:${(vllm.address() as AddressInfo).port}/v1`;
-      const withUrl = JSON.parse(JSON.stringify(spec).replaceAll('http://127.0.0.1:PORT/v1', vllmUrl)) as LlamaStackDistributionSpec;
+      const withUrl = JSON.parse(
+        JSON.stringify(spec).replaceAll('http://127.0.0.1:PORT/v1', vllmUrl),
+      ) as LlamaStackDistributionSpec;
       const g = generateConfig({ spec: withUrl, base: embeddedBaseConfig(name)!, distroName: name });
       const workdir = join(dir, name);
       const config = join(dir, `${name}.yaml`);
@@ -108,18 +150,30 @@ describe('the published Llama Stack server runs our generated configs', { timeou
       const pkgs = deps.stdout.trim().split('\n').pop()!.split(/\s+/).filter(Boolean);
       const pip = spawnSync(`${VENV}/pip`, ['install', '--quiet', '-c', CONSTRAINTS, ...pkgs], { encoding: 'utf8' });
       assert.equal(pip.status, 0, pip.stderr);
-      const env: Record<string, string> = { ...(process.env as Record<string, string>), SQLITE_STORE_DIR: workdir, FILES_STORAGE_DIR: join(workdir, 'files'), HOME: workdir };
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        SQLITE_STORE_DIR: workdir,
+        FILES_STORAGE_DIR: join(workdir, 'files'),
+        HOME: workdir,
+      };
       for (const s of g.secrets) env[s.env] = `test-value-of-${s.secret}-${s.key}`;
       const myPort = port++;
       let output = '';
-      const child = spawn(`${VENV}/llama`, ['stack', 'run', config, '--port', String(myPort)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(`${VENV}/llama`, ['stack', 'run', config, '--port', String(myPort)], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout!.on('data', (d) => (output += d));
       child.stderr!.on('data', (d) => (output += d));
       const url = `http://127.0.0.1:${myPort}`;
       try {
         await waitHealthy(url, child, () => output);
         assert.deepEqual(await (await fetch(`${url}/v1/health`)).json(), { status: 'OK' });
-        const providers = ((await (await fetch(`${url}/v1/providers`)).json()) as { data: Array<{ api: string; provider_id: string; provider_type: string }> }).data;
+        const providers = (
+          (await (await fetch(`${url}/v1/providers`)).json()) as {
+            data: Array<{ api: string; provider_id: string; provider_type: string }>;
+          }
+        ).data;
         const served = providers.map((p) => `${p.api}/${p.provider_id}/${p.provider_type}`).sort();
         assert.deepEqual(served, expectedProviders(g, env));
         const chat = await fetch(`${url}/v1/chat/completions`, {

@@ -6,7 +6,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type RealControlPlane, realServiceAccountKubeconfig, startRealControlPlane } from '@modelplane/apiserver/testing';
+import {
+  type RealControlPlane,
+  realServiceAccountKubeconfig,
+  startRealControlPlane,
+} from '@modelplane/apiserver/testing';
 import { realOnly } from '../helpers/backend.ts';
 import { runKubectl } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
@@ -49,7 +53,16 @@ describe('real control plane', { ...realOnly(), timeout: 180_000 }, () => {
   });
 
   it("runs kube-controller-manager's Deployment and ReplicaSet controllers", async () => {
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    };
     await k(['apply', '-f', '-'], JSON.stringify(deployment));
     const pods = await waitFor('two pods from the ReplicaSet', async () => {
       const list = JSON.parse(await k(['get', 'pods', '-n', 'default', '-l', 'app=web', '-o', 'json']));
@@ -62,10 +75,21 @@ describe('real control plane', { ...realOnly(), timeout: 180_000 }, () => {
     await k(['create', 'serviceaccount', 'reader', '-n', 'default']);
     const saConfig = join(dir, 'sa.kubeconfig');
     writeFileSync(saConfig, await realServiceAccountKubeconfig(plane, 'default', 'reader'));
-    const denied = await runKubectl(['--kubeconfig', saConfig, '--cache-dir', join(dir, 'cache'), 'get', 'secrets', '-n', 'default']);
+    const denied = await runKubectl([
+      '--kubeconfig',
+      saConfig,
+      '--cache-dir',
+      join(dir, 'cache'),
+      'get',
+      'secrets',
+      '-n',
+      'default',
+    ]);
     assert.notEqual(denied.code, 0);
     assert.match(denied.stderr, /Forbidden.*system:serviceaccount:default:reader.*cannot list resource "secrets"/);
-    const entry = await waitFor('the refusal in the audit log', () => plane.audit.entries().find((e) => e.user === 'system:serviceaccount:default:reader' && e.resource === 'secrets'));
+    const entry = await waitFor('the refusal in the audit log', () =>
+      plane.audit.entries().find((e) => e.user === 'system:serviceaccount:default:reader' && e.resource === 'secrets'),
+    );
     assert.equal(entry.code, 403);
     assert.equal(entry.verb, 'list');
   });

@@ -17,7 +17,16 @@ import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } fro
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
 
-const STEPS: Step[] = [...crudSteps, ...patchSteps, ...listSteps, ...crdSteps, ...admissionSteps, ...lifecycleSteps, ...rbacSteps, ...kubectlSteps];
+const STEPS: Step[] = [
+  ...crudSteps,
+  ...patchSteps,
+  ...listSteps,
+  ...crdSteps,
+  ...admissionSteps,
+  ...lifecycleSteps,
+  ...rbacSteps,
+  ...kubectlSteps,
+];
 
 /** the exchange ids docs/apiserver.md lists under "Differences the fidelity suite shows" */
 function listedDifferences(): Set<string> {
@@ -62,7 +71,17 @@ describe('differential fidelity: embedded vs real kube-apiserver', { ...realOnly
     const target = (backend: 'embedded' | 'real', s: ApiServer | RealControlPlane): Target => {
       const kubeconfig = join(dir, `${backend}.kubeconfig`);
       s.writeKubeconfig(kubeconfig);
-      return { backend, url: s.url, caPem: s.caPem, adminToken: s.adminToken, kubeconfig, dir: join(dir, backend), webhookUrl: webhook.url, webhookCaPem: webhook.caPem, saved: new Map() };
+      return {
+        backend,
+        url: s.url,
+        caPem: s.caPem,
+        adminToken: s.adminToken,
+        kubeconfig,
+        dir: join(dir, backend),
+        webhookUrl: webhook.url,
+        webhookCaPem: webhook.caPem,
+        saved: new Map(),
+      };
     };
     const [e, r] = await Promise.all([runAll(target('embedded', embedded)), runAll(target('real', real))]);
     const diffs: Difference[] = [];
@@ -77,7 +96,11 @@ describe('differential fidelity: embedded vs real kube-apiserver', { ...realOnly
     const unlisted = diffs.filter((d) => !listed.has(d.id));
     for (const d of diffs) console.log(`${listed.has(d.id) ? 'known' : 'NEW  '} ${d.id}: ${d.what.join(', ')}`);
     console.log(fidelityLine(STEPS, diffs));
-    assert.deepEqual(unlisted.map((d) => `${d.id}: ${d.what.join(', ')}`), [], 'differences not listed in docs/apiserver.md (details in .modelplane/fidelity-report.json)');
+    assert.deepEqual(
+      unlisted.map((d) => `${d.id}: ${d.what.join(', ')}`),
+      [],
+      'differences not listed in docs/apiserver.md (details in .modelplane/fidelity-report.json)',
+    );
     const stale = [...listed].filter((id) => !diffs.some((d) => d.id === id));
     assert.deepEqual(stale, [], 'docs/apiserver.md lists differences the suite no longer shows: remove them');
   });

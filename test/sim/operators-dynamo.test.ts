@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoGraphDeployments, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
-import { condition, ensureNamespace, eventually, getObj, type OperatorsCluster, startOperatorsCluster } from './operators-fixture.ts';
+import {
+  condition,
+  ensureNamespace,
+  eventually,
+  getObj,
+  type OperatorsCluster,
+  startOperatorsCluster,
+} from './operators-fixture.ts';
 
 const NS = 'dynamo';
 
@@ -18,13 +25,24 @@ function graph(name: string, workerAnnotations?: Record<string, string>) {
     spec: {
       backendFramework: 'vllm',
       services: {
-        Frontend: { componentType: 'frontend', replicas: 1, envs: [{ name: 'DYN_ROUTER_MODE', value: 'round-robin' }], resources: { requests: { cpu: '2', memory: '4Gi' } } },
+        Frontend: {
+          componentType: 'frontend',
+          replicas: 1,
+          envs: [{ name: 'DYN_ROUTER_MODE', value: 'round-robin' }],
+          resources: { requests: { cpu: '2', memory: '4Gi' } },
+        },
         VllmWorker: {
           componentType: 'worker',
           replicas: 2,
           ...(workerAnnotations ? { annotations: workerAnnotations } : {}),
           resources: { requests: { gpu: '1' }, limits: { gpu: '1', memory: '32Gi' } },
-          extraPodSpec: { mainContainer: { image: 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.1', command: ['python3', '-m', 'dynamo.vllm'], args: ['--model', 'Qwen/Qwen3-0.6B'] } },
+          extraPodSpec: {
+            mainContainer: {
+              image: 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.1',
+              command: ['python3', '-m', 'dynamo.vllm'],
+              args: ['--model', 'Qwen/Qwen3-0.6B'],
+            },
+          },
         },
       },
     },
@@ -46,20 +64,36 @@ describe('Dynamo simulator on the embedded API server', () => {
       return (o?.status as { state?: string } | undefined)?.state === 'successful' ? o : undefined;
     });
     assert.equal(condition(dgd, 'Ready')?.status, 'True');
-    const st = dgd.status as { services: Record<string, { componentName: string; readyReplicas: number; replicas: number }>; endpoint: { service: string; port: number } };
-    assert.deepEqual(st.services.VllmWorker, { componentKind: 'Deployment', componentName: 'qwen-vllmworker', replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 });
+    const st = dgd.status as {
+      services: Record<string, { componentName: string; readyReplicas: number; replicas: number }>;
+      endpoint: { service: string; port: number };
+    };
+    assert.deepEqual(st.services.VllmWorker, {
+      componentKind: 'Deployment',
+      componentName: 'qwen-vllmworker',
+      replicas: 2,
+      updatedReplicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 2,
+    });
     assert.deepEqual(st.endpoint, { service: 'qwen-frontend', port: 8000 });
 
     const worker = await c.client.get(SimDeployments, 'qwen-vllmworker', NS);
     const main = worker.spec?.template?.spec?.containers[0];
-    assert.deepEqual(main?.resources, { requests: { 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1', memory: '32Gi' } });
+    assert.deepEqual(main?.resources, {
+      requests: { 'nvidia.com/gpu': '1' },
+      limits: { 'nvidia.com/gpu': '1', memory: '32Gi' },
+    });
     assert.deepEqual(main?.args, ['--model', 'Qwen/Qwen3-0.6B']);
     assert.equal(worker.spec?.template?.metadata?.labels?.['nvidia.com/dynamo-graph-deployment-name'], 'qwen');
     const frontend = await c.client.get(SimDeployments, 'qwen-frontend', NS);
     assert.equal(frontend.spec?.template?.spec?.containers[0]?.image, 'nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.1');
     assert.ok(frontend.spec?.template?.spec?.containers[0]?.env?.some((e) => e.name === 'DYN_ROUTER_MODE'));
     const svc = await c.client.get(SimServices, 'qwen-frontend', NS);
-    assert.deepEqual(((svc.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port), [8000]);
+    assert.deepEqual(
+      ((svc.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port),
+      [8000],
+    );
   });
 
   it('a worker that cannot pull its image turns the graph failed with the reason in status.message', async () => {
@@ -70,7 +104,10 @@ describe('Dynamo simulator on the embedded API server', () => {
     });
     const msg = (dgd.status as { message: string }).message;
     // the kubelet reports ErrImagePull on the first attempt and ImagePullBackOff after it
-    assert.match(msg, /^VllmWorker: (ErrImagePull|ImagePullBackOff): .*nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime:0\.4\.1/);
+    assert.match(
+      msg,
+      /^VllmWorker: (ErrImagePull|ImagePullBackOff): .*nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime:0\.4\.1/,
+    );
     assert.equal(condition(dgd, 'Ready')?.status, 'False');
   });
 
@@ -78,8 +115,17 @@ describe('Dynamo simulator on the embedded API server', () => {
     const g = graph('shrink');
     await c.client.create(g);
     await eventually('worker deployment', () => getObj(c.client, SimDeployments, 'shrink-vllmworker', NS));
-    await c.client.patch(DynamoGraphDeployments, 'shrink', NS, [{ op: 'remove', path: '/spec/services/VllmWorker' }], 'json');
-    await eventually('worker deployment deleted', async () => (await getObj(c.client, SimDeployments, 'shrink-vllmworker', NS)) === undefined);
+    await c.client.patch(
+      DynamoGraphDeployments,
+      'shrink',
+      NS,
+      [{ op: 'remove', path: '/spec/services/VllmWorker' }],
+      'json',
+    );
+    await eventually(
+      'worker deployment deleted',
+      async () => (await getObj(c.client, SimDeployments, 'shrink-vllmworker', NS)) === undefined,
+    );
     assert.ok(await getObj(c.client, SimDeployments, 'shrink-frontend', NS));
   });
 });

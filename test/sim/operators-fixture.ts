@@ -4,14 +4,36 @@
 // the failure annotations act out exactly as they do in `modelplane dev`.
 
 import { startApiServer } from '@modelplane/apiserver';
-import { ensureCrd, type KindRef, KubeClient, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
+import {
+  ensureCrd,
+  type KindRef,
+  KubeClient,
+  type KubeObject,
+  Logger,
+  Manager,
+  parseLogLevel,
+} from '../../src/kube/index.ts';
 import { installSimulatedInfrastructure } from '../../src/sim/cluster.ts';
 import type { OperatorDelays } from '../../src/sim/operators/delays.ts';
-import { externalCrds, type OperatorName, registerOperatorSimulators, ZERO_DELAYS } from '../../src/sim/operators/index.ts';
+import {
+  externalCrds,
+  type OperatorName,
+  registerOperatorSimulators,
+  ZERO_DELAYS,
+} from '../../src/sim/operators/index.ts';
 import { PodLogStore, registerWorkloadSimulators, type SimDelays } from '../../src/sim/workloads/index.ts';
 
 /** fast enough for tests, slow enough that back-offs do not spin */
-const WORKLOAD_DELAYS: SimDelays = { schedule: 0, pull: 0, ready: 0, run: 0, crash: 0, backoff: 50, backoffMax: 200, provision: 0 };
+const WORKLOAD_DELAYS: SimDelays = {
+  schedule: 0,
+  pull: 0,
+  ready: 0,
+  run: 0,
+  crash: 0,
+  backoff: 50,
+  backoffMax: 200,
+  provision: 0,
+};
 
 export type ApiServer = Awaited<ReturnType<typeof startApiServer>>;
 
@@ -26,15 +48,23 @@ export interface OperatorsCluster {
 // SIM_TEST_LOG=warn shows the controllers' reconcile errors while debugging a test
 const quiet = new Logger({}, parseLogLevel(process.env.SIM_TEST_LOG, 'silent'));
 
-export async function startOperatorsCluster(opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays> } = {}): Promise<OperatorsCluster> {
+export async function startOperatorsCluster(
+  opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays> } = {},
+): Promise<OperatorsCluster> {
   const logs = new PodLogStore();
-  const srv = await startApiServer({ port: 0, podLogs: (ns, pod, container) => (container ? logs.get(ns, pod, container) : undefined) });
+  const srv = await startApiServer({
+    port: 0,
+    podLogs: (ns, pod, container) => (container ? logs.get(ns, pod, container) : undefined),
+  });
   const kubeconfig = srv.kubeconfigYaml();
   const client = await KubeClient.create(kubeconfig, { fieldManager: 'test' });
   for (const crd of externalCrds()) await ensureCrd(client, crd);
   await installSimulatedInfrastructure(client);
   const mgr = await Manager.create({ kubeconfig, logger: quiet, name: 'sim-test' });
-  registerOperatorSimulators(mgr, { delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) }, ...(opts.only ? { only: opts.only } : {}) });
+  registerOperatorSimulators(mgr, {
+    delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) },
+    ...(opts.only ? { only: opts.only } : {}),
+  });
   const workloads = registerWorkloadSimulators(mgr, { logs, delays: WORKLOAD_DELAYS, logger: quiet });
   await mgr.start();
   return {
@@ -56,7 +86,11 @@ export async function ensureNamespace(client: KubeClient, name: string): Promise
 }
 
 /** polls `probe` (which reads through the client) until it returns a value, or fails naming `what` */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -66,16 +100,32 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-export function condition(obj: KubeObject | undefined, type: string): { status?: string; reason?: string; message?: string } | undefined {
-  const conds = ((obj?.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? []) as Array<{ type: string; status?: string; reason?: string; message?: string }>;
+export function condition(
+  obj: KubeObject | undefined,
+  type: string,
+): { status?: string; reason?: string; message?: string } | undefined {
+  const conds = ((obj?.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? []) as Array<{
+    type: string;
+    status?: string;
+    reason?: string;
+    message?: string;
+  }>;
   return conds.find((c) => c.type === type);
 }
 
-export async function getObj<T extends KubeObject>(client: KubeClient, kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined> {
+export async function getObj<T extends KubeObject>(
+  client: KubeClient,
+  kind: KindRef<T>,
+  name: string,
+  namespace?: string,
+): Promise<T | undefined> {
   return client.getOrUndefined(kind, name, namespace);
 }

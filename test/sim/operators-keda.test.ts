@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InferenceServices, ScaledObjects, SimHPAs } from '../../src/sim/operators/index.ts';
-import { condition, ensureNamespace, eventually, getObj, type OperatorsCluster, startOperatorsCluster } from './operators-fixture.ts';
+import {
+  condition,
+  ensureNamespace,
+  eventually,
+  getObj,
+  type OperatorsCluster,
+  startOperatorsCluster,
+} from './operators-fixture.ts';
 
 const NS = 'scaling';
 
@@ -22,13 +29,27 @@ describe('KEDA simulator on the embedded API server', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', namespace: NS },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
     });
     await c.client.create({
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
       metadata: { name: 'web', namespace: NS },
-      spec: { scaleTargetRef: { name: 'web' }, minReplicaCount: 1, maxReplicaCount: 5, triggers: [{ type: 'prometheus', metadata: { serverAddress: 'http://prom:9090', query: 'sum(rate(x[1m]))', threshold: '10' } }] },
+      spec: {
+        scaleTargetRef: { name: 'web' },
+        minReplicaCount: 1,
+        maxReplicaCount: 5,
+        triggers: [
+          {
+            type: 'prometheus',
+            metadata: { serverAddress: 'http://prom:9090', query: 'sum(rate(x[1m]))', threshold: '10' },
+          },
+        ],
+      },
     });
     const so = await eventually('ScaledObject Ready', async () => {
       const o = await getObj(c.client, ScaledObjects, 'web', NS);
@@ -52,7 +73,10 @@ describe('KEDA simulator on the embedded API server', () => {
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
       metadata: { name: 'ghost', namespace: NS },
-      spec: { scaleTargetRef: { name: 'no-such-deployment' }, triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '60' } }] },
+      spec: {
+        scaleTargetRef: { name: 'no-such-deployment' },
+        triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '60' } }],
+      },
     });
     const so = await eventually('Ready=False', async () => {
       const o = await getObj(c.client, ScaledObjects, 'ghost', NS);
@@ -76,7 +100,12 @@ describe('KEDA simulator on the embedded API server', () => {
               {
                 type: 'PodMetric',
                 podmetric: {
-                  metric: { backend: 'opentelemetry', metricNames: ['vllm:num_requests_running'], query: 'vllm:num_requests_running', operationOverTime: 'avg' },
+                  metric: {
+                    backend: 'opentelemetry',
+                    metricNames: ['vllm:num_requests_running'],
+                    query: 'vllm:num_requests_running',
+                    operationOverTime: 'avg',
+                  },
                   target: { type: 'Value', value: '4' },
                 },
               },
@@ -90,16 +119,34 @@ describe('KEDA simulator on the embedded API server', () => {
       const o = await getObj(c.client, ScaledObjects, 'aim-predictor', NS);
       return condition(o, 'Ready')?.status === 'True' ? o : undefined;
     });
-    const spec = so.spec as { minReplicaCount: number; maxReplicaCount: number; triggers: Array<{ type: string; metadata: Record<string, string> }> };
+    const spec = so.spec as {
+      minReplicaCount: number;
+      maxReplicaCount: number;
+      triggers: Array<{ type: string; metadata: Record<string, string> }>;
+    };
     assert.equal(spec.minReplicaCount, 1);
     assert.equal(spec.maxReplicaCount, 3);
     assert.equal(spec.triggers[0]?.type, 'external');
     assert.equal(spec.triggers[0]?.metadata.metricQuery, 'vllm:num_requests_running');
     assert.equal(spec.triggers[0]?.metadata.targetValue, '4');
-    assert.ok(await eventually('keda-hpa for the predictor', () => getObj(c.client, SimHPAs, 'keda-hpa-aim-predictor', NS)));
-    await eventually('the InferenceService is Ready', async () => condition(await getObj(c.client, InferenceServices, 'aim', NS), 'Ready')?.status === 'True');
+    assert.ok(
+      await eventually('keda-hpa for the predictor', () => getObj(c.client, SimHPAs, 'keda-hpa-aim-predictor', NS)),
+    );
+    await eventually(
+      'the InferenceService is Ready',
+      async () => condition(await getObj(c.client, InferenceServices, 'aim', NS), 'Ready')?.status === 'True',
+    );
 
-    await c.client.patch(InferenceServices, 'aim', NS, { metadata: { annotations: { 'serving.kserve.io/autoscalerClass': 'none' } } }, 'merge');
-    await eventually('ScaledObject removed with the keda class', async () => (await getObj(c.client, ScaledObjects, 'aim-predictor', NS)) === undefined);
+    await c.client.patch(
+      InferenceServices,
+      'aim',
+      NS,
+      { metadata: { annotations: { 'serving.kserve.io/autoscalerClass': 'none' } } },
+      'merge',
+    );
+    await eventually(
+      'ScaledObject removed with the keda class',
+      async () => (await getObj(c.client, ScaledObjects, 'aim-predictor', NS)) === undefined,
+    );
   });
 });

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InferenceServices, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
 import { planPredictor } from '../../src/sim/operators/kserve-predictor.ts';
-import { condition, ensureNamespace, eventually, getObj, type OperatorsCluster, startOperatorsCluster } from './operators-fixture.ts';
+import {
+  condition,
+  ensureNamespace,
+  eventually,
+  getObj,
+  type OperatorsCluster,
+  startOperatorsCluster,
+} from './operators-fixture.ts';
 
 const isvc = (name: string, predictor: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'serving.kserve.io/v1beta1',
@@ -15,25 +22,65 @@ const isvc = (name: string, predictor: Record<string, unknown>, extra: Record<st
 });
 
 describe('KServe predictor plan', () => {
-  const cases: Array<{ name: string; predictor: Record<string, unknown>; image?: string; port?: number; args?: string[]; error?: string }> = [
+  const cases: Array<{
+    name: string;
+    predictor: Record<string, unknown>;
+    image?: string;
+    port?: number;
+    args?: string[];
+    error?: string;
+  }> = [
     {
       name: 'model with a named runtime',
-      predictor: { model: { modelFormat: { name: 'huggingface' }, runtime: 'kserve-huggingfaceserver', args: ['--backend=vllm'], storageUri: 'hf://Qwen/Qwen2.5-0.5B-Instruct' } },
+      predictor: {
+        model: {
+          modelFormat: { name: 'huggingface' },
+          runtime: 'kserve-huggingfaceserver',
+          args: ['--backend=vllm'],
+          storageUri: 'hf://Qwen/Qwen2.5-0.5B-Instruct',
+        },
+      },
       image: 'kserve/huggingfaceserver:v0.15.2',
       port: 8080,
       args: ['--model_name=m', '--backend=vllm'],
     },
-    { name: 'model whose format picks the runtime', predictor: { model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://x' } }, image: 'kserve/sklearnserver:v0.15.2', port: 8080 },
-    { name: 'legacy framework field', predictor: { xgboost: { storageUri: 'gs://x' } }, image: 'kserve/xgbserver:v0.15.2', port: 8080 },
+    {
+      name: 'model whose format picks the runtime',
+      predictor: { model: { modelFormat: { name: 'sklearn' }, storageUri: 'gs://x' } },
+      image: 'kserve/sklearnserver:v0.15.2',
+      port: 8080,
+    },
+    {
+      name: 'legacy framework field',
+      predictor: { xgboost: { storageUri: 'gs://x' } },
+      image: 'kserve/xgbserver:v0.15.2',
+      port: 8080,
+    },
     {
       name: 'custom container with its own port',
-      predictor: { containers: [{ name: 'kserve-container', image: 'ghcr.io/amd/aim:1', ports: [{ containerPort: 8000, name: 'http' }] }] },
+      predictor: {
+        containers: [
+          { name: 'kserve-container', image: 'ghcr.io/amd/aim:1', ports: [{ containerPort: 8000, name: 'http' }] },
+        ],
+      },
       image: 'ghcr.io/amd/aim:1',
       port: 8000,
     },
-    { name: 'unknown model format', predictor: { model: { modelFormat: { name: 'cobol' } } }, error: 'NoSupportingRuntime' },
-    { name: 'runtime that does not exist', predictor: { model: { modelFormat: { name: 'sklearn' }, runtime: 'my-runtime' } }, error: 'RuntimeNotRecognized' },
-    { name: 'two predictor forms', predictor: { model: { modelFormat: { name: 'sklearn' } }, containers: [{ name: 'x', image: 'y' }] }, error: 'InvalidPredictorSpec' },
+    {
+      name: 'unknown model format',
+      predictor: { model: { modelFormat: { name: 'cobol' } } },
+      error: 'NoSupportingRuntime',
+    },
+    {
+      name: 'runtime that does not exist',
+      predictor: { model: { modelFormat: { name: 'sklearn' }, runtime: 'my-runtime' } },
+      error: 'RuntimeNotRecognized',
+    },
+    {
+      name: 'two predictor forms',
+      predictor: { model: { modelFormat: { name: 'sklearn' } }, containers: [{ name: 'x', image: 'y' }] },
+      error: 'InvalidPredictorSpec',
+    },
     { name: 'no predictor form', predictor: { minReplicas: 1 }, error: 'InvalidPredictorSpec' },
   ];
   for (const c of cases) {
@@ -49,7 +96,13 @@ describe('KServe predictor plan', () => {
       assert.equal(container?.name, 'kserve-container');
       assert.equal(container?.image, c.image);
       if (c.args) assert.deepEqual(container?.args, c.args);
-      assert.deepEqual(((plan.service.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, c.port]]);
+      assert.deepEqual(
+        ((plan.service.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [
+          p.port,
+          p.targetPort,
+        ]),
+        [[80, c.port]],
+      );
     });
   }
 
@@ -57,8 +110,20 @@ describe('KServe predictor plan', () => {
     const plan = planPredictor(
       isvc(
         'llm',
-        { minReplicas: 2, nodeSelector: { gpu: 'yes' }, serviceAccountName: 'sa', labels: { team: 'a' }, containers: [{ name: 'kserve-container', image: 'img' }] },
-        { labels: { 'aim.eai.amd.com/service': 'svc' }, annotations: { 'sim.modelplane.io/fail': 'OOMKilled', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+        {
+          minReplicas: 2,
+          nodeSelector: { gpu: 'yes' },
+          serviceAccountName: 'sa',
+          labels: { team: 'a' },
+          containers: [{ name: 'kserve-container', image: 'img' }],
+        },
+        {
+          labels: { 'aim.eai.amd.com/service': 'svc' },
+          annotations: {
+            'sim.modelplane.io/fail': 'OOMKilled',
+            'kubectl.kubernetes.io/last-applied-configuration': '{}',
+          },
+        },
       ),
     );
     assert.ok(!('error' in plan));
@@ -97,7 +162,10 @@ describe('KServe simulator on the embedded API server', () => {
             modelFormat: { name: 'huggingface' },
             args: ['--max-model-len=4096'],
             env: [{ name: 'HF_HOME', value: '/cache' }],
-            resources: { requests: { cpu: '2', memory: '8Gi', 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } },
+            resources: {
+              requests: { cpu: '2', memory: '8Gi', 'nvidia.com/gpu': '1' },
+              limits: { 'nvidia.com/gpu': '1' },
+            },
           },
         },
       },
@@ -122,7 +190,10 @@ describe('KServe simulator on the embedded API server', () => {
     assert.equal(container?.resources?.limits?.['nvidia.com/gpu'], '1');
     assert.ok(container?.env?.some((e) => e.name === 'HF_HOME'));
     const svc = await c.client.get(SimServices, 'qwen-predictor', 'serving');
-    assert.deepEqual(((svc.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]), [[80, 8080]]);
+    assert.deepEqual(
+      ((svc.spec?.ports ?? []) as Array<{ port: number; targetPort: number }>).map((p) => [p.port, p.targetPort]),
+      [[80, 8080]],
+    );
   });
 
   it("a predictor pod that cannot pull its image fails PredictorReady with the pod's reason and message", async () => {
@@ -136,7 +207,10 @@ describe('KServe simulator on the embedded API server', () => {
     const pullFailure = /^(ErrImagePull|ImagePullBackOff)$/;
     const failed = await eventually('PredictorReady=False with an image pull failure', async () => {
       const o = await getObj(c.client, InferenceServices, 'broken', 'serving');
-      return pullFailure.test(condition(o, 'PredictorReady')?.reason ?? '') && (o?.status as Record<string, any>)?.modelStatus?.lastFailureInfo ? o : undefined;
+      return pullFailure.test(condition(o, 'PredictorReady')?.reason ?? '') &&
+        (o?.status as Record<string, any>)?.modelStatus?.lastFailureInfo
+        ? o
+        : undefined;
     });
     assert.equal(condition(failed, 'Ready')?.status, 'False');
     assert.match(condition(failed, 'Ready')?.reason ?? '', pullFailure);

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RayClusters, RayServices, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
 import { serveApps } from '../../src/sim/operators/kuberay.ts';
-import { condition, ensureNamespace, eventually, getObj, type OperatorsCluster, startOperatorsCluster } from './operators-fixture.ts';
+import {
+  condition,
+  ensureNamespace,
+  eventually,
+  getObj,
+  type OperatorsCluster,
+  startOperatorsCluster,
+} from './operators-fixture.ts';
 
 const NS = 'ray';
 
@@ -20,7 +27,10 @@ const SERVE_CONFIG = `applications:
         num_replicas: 1
 `;
 
-function rayService(name: string, opts: { annotations?: Record<string, string>; workerImage?: string; serveConfig?: string } = {}) {
+function rayService(
+  name: string,
+  opts: { annotations?: Record<string, string>; workerImage?: string; serveConfig?: string } = {},
+) {
   return {
     apiVersion: 'ray.io/v1',
     kind: 'RayService',
@@ -31,7 +41,17 @@ function rayService(name: string, opts: { annotations?: Record<string, string>; 
         rayVersion: '2.55.0',
         headGroupSpec: {
           rayStartParams: { 'dashboard-host': '0.0.0.0' },
-          template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray-llm:2.55.0-py311-cu128', resources: { limits: { cpu: '4', memory: '16Gi' } } }] } },
+          template: {
+            spec: {
+              containers: [
+                {
+                  name: 'ray-head',
+                  image: 'rayproject/ray-llm:2.55.0-py311-cu128',
+                  resources: { limits: { cpu: '4', memory: '16Gi' } },
+                },
+              ],
+            },
+          },
         },
         workerGroupSpecs: [
           {
@@ -40,7 +60,17 @@ function rayService(name: string, opts: { annotations?: Record<string, string>; 
             minReplicas: 2,
             maxReplicas: 2,
             rayStartParams: {},
-            template: { spec: { containers: [{ name: 'ray-worker', image: opts.workerImage ?? 'rayproject/ray-llm:2.55.0-py311-cu128', resources: { limits: { memory: '32Gi', 'nvidia.com/gpu': '2' } } }] } },
+            template: {
+              spec: {
+                containers: [
+                  {
+                    name: 'ray-worker',
+                    image: opts.workerImage ?? 'rayproject/ray-llm:2.55.0-py311-cu128',
+                    resources: { limits: { memory: '32Gi', 'nvidia.com/gpu': '2' } },
+                  },
+                ],
+              },
+            },
           },
         ],
       },
@@ -51,7 +81,9 @@ function rayService(name: string, opts: { annotations?: Record<string, string>; 
 describe('serveConfigV2 parsing', () => {
   it('lists applications and their deployments, naming a nameless single app "default"', () => {
     assert.deepEqual(serveApps(SERVE_CONFIG), [{ name: 'llm', deployments: ['LLMDeployment'] }]);
-    assert.deepEqual(serveApps('applications:\n  - import_path: a:b\n'), [{ name: 'default', deployments: ['default'] }]);
+    assert.deepEqual(serveApps('applications:\n  - import_path: a:b\n'), [
+      { name: 'default', deployments: ['default'] },
+    ]);
     assert.deepEqual(serveApps(''), []);
     assert.throws(() => serveApps('applications: 3'), /must be a list/);
   });
@@ -65,7 +97,11 @@ describe('KubeRay simulator on the embedded API server', () => {
   });
   after(async () => c?.close());
 
-  const rayStatus = (name: string, what: string, pred: (st: Record<string, any>, rs: Awaited<ReturnType<typeof getObj>>) => boolean) =>
+  const rayStatus = (
+    name: string,
+    what: string,
+    pred: (st: Record<string, any>, rs: Awaited<ReturnType<typeof getObj>>) => boolean,
+  ) =>
     eventually(what, async () => {
       const rs = await getObj(c.client, RayServices, name, NS);
       return rs && pred((rs.status ?? {}) as Record<string, any>, rs) ? rs : undefined;
@@ -80,7 +116,10 @@ describe('KubeRay simulator on the embedded API server', () => {
     assert.equal(condition(rs, 'UpgradeInProgress')?.status, 'False');
     assert.equal(st.numServeEndpoints, 3, 'head + 2 workers run a Serve proxy');
     assert.equal(st.activeServiceStatus.applicationStatuses.llm.status, 'RUNNING');
-    assert.equal(st.activeServiceStatus.applicationStatuses.llm.serveDeploymentStatuses.LLMDeployment.status, 'HEALTHY');
+    assert.equal(
+      st.activeServiceStatus.applicationStatuses.llm.serveDeploymentStatuses.LLMDeployment.status,
+      'HEALTHY',
+    );
     const clusterName = st.activeServiceStatus.rayClusterName as string;
     assert.match(clusterName, /^llama-raycluster-[a-z0-9]{5}$/);
 
@@ -99,7 +138,10 @@ describe('KubeRay simulator on the embedded API server', () => {
     assert.equal(workers.spec?.template?.spec?.containers[0]?.resources?.limits?.['nvidia.com/gpu'], '2');
     const serve = await c.client.get(SimServices, 'llama-serve-svc', NS);
     assert.deepEqual(serve.spec?.selector, { 'ray.io/cluster': clusterName, 'ray.io/serve': 'true' });
-    assert.deepEqual(((serve.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port), [8000]);
+    assert.deepEqual(
+      ((serve.spec?.ports ?? []) as Array<{ port: number }>).map((p) => p.port),
+      [8000],
+    );
   });
 
   it('a head pod that cannot pull its image fails the service with DEPLOY_FAILED applications', async () => {
@@ -116,7 +158,11 @@ describe('KubeRay simulator on the embedded API server', () => {
 
   it('an unparseable serveConfigV2 fails validation', async () => {
     await c.client.create(rayService('badconfig', { serveConfig: 'applications: [unclosed' }));
-    const rs = await rayStatus('badconfig', 'RayServiceValidationFailed', (_st, o) => condition(o, 'Ready')?.reason === 'RayServiceValidationFailed');
+    const rs = await rayStatus(
+      'badconfig',
+      'RayServiceValidationFailed',
+      (_st, o) => condition(o, 'Ready')?.reason === 'RayServiceValidationFailed',
+    );
     assert.equal((rs!.status as Record<string, any>).serviceStatus, 'Failed');
     assert.match(condition(rs, 'Ready')?.message ?? '', /serveConfigV2|YAML|Flow sequence/i);
   });
@@ -125,9 +171,31 @@ describe('KubeRay simulator on the embedded API server', () => {
     await c.client.create(rayService('upgrade'));
     const first = await rayStatus('upgrade', 'Running', (st) => st.serviceStatus === 'Running');
     const oldCluster = (first!.status as Record<string, any>).activeServiceStatus.rayClusterName as string;
-    await c.client.patch(RayServices, 'upgrade', NS, [{ op: 'replace', path: '/spec/rayClusterConfig/workerGroupSpecs/0/template/spec/containers/0/image', value: 'rayproject/ray-llm:2.56.0' }], 'json');
-    const switched = await rayStatus('upgrade', 'a new active cluster', (st) => st.activeServiceStatus?.rayClusterName && st.activeServiceStatus.rayClusterName !== oldCluster && st.serviceStatus === 'Running');
+    await c.client.patch(
+      RayServices,
+      'upgrade',
+      NS,
+      [
+        {
+          op: 'replace',
+          path: '/spec/rayClusterConfig/workerGroupSpecs/0/template/spec/containers/0/image',
+          value: 'rayproject/ray-llm:2.56.0',
+        },
+      ],
+      'json',
+    );
+    const switched = await rayStatus(
+      'upgrade',
+      'a new active cluster',
+      (st) =>
+        st.activeServiceStatus?.rayClusterName &&
+        st.activeServiceStatus.rayClusterName !== oldCluster &&
+        st.serviceStatus === 'Running',
+    );
     assert.equal(condition(switched, 'UpgradeInProgress')?.status, 'False');
-    await eventually('old cluster deleted', async () => (await getObj(c.client, RayClusters, oldCluster, NS)) === undefined);
+    await eventually(
+      'old cluster deleted',
+      async () => (await getObj(c.client, RayClusters, oldCluster, NS)) === undefined,
+    );
   });
 });

@@ -21,7 +21,12 @@ import { planRayCluster } from '../../src/sim/operators/kuberay-cluster.ts';
 import type { Pod } from '../../src/sim/workloads/kinds.ts';
 
 function md(name: string, spec: Record<string, unknown>): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'quickstart', uid: `uid-${name}`, generation: 1 }, spec } as unknown as ModelDeployment;
+  return {
+    apiVersion: 'kubeairunway.ai/v1alpha1',
+    kind: 'ModelDeployment',
+    metadata: { name, namespace: 'quickstart', uid: `uid-${name}`, generation: 1 },
+    spec,
+  } as unknown as ModelDeployment;
 }
 
 /** the object as the server stores it (the planners write owner references to its uid) */
@@ -33,7 +38,17 @@ function stored<T>(obj: T): T {
 /** a Running pod of the Deployment */
 function podOf(d: Deployment): Pod {
   const t = d.spec!.template!;
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${d.metadata.name}-x`, namespace: 'quickstart', labels: t.metadata?.labels, annotations: t.metadata?.annotations }, spec: t.spec } as unknown as Pod;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${d.metadata.name}-x`,
+      namespace: 'quickstart',
+      labels: t.metadata?.labels,
+      annotations: t.metadata?.annotations,
+    },
+    spec: t.spec,
+  } as unknown as Pod;
 }
 
 /** the Service port's targetPort, the port the endpoint reaches on the pod */
@@ -52,8 +67,13 @@ async function assertAnswers(pod: Pod, host: string, wantModel: string, wantPort
   assert.deepEqual({ model: served.model, port: served.port }, { model: wantModel, port: wantPort });
   const srv = await startInferenceServer({ host, port: served.port, model: served.model, capacity: served.capacity });
   servers.push(srv);
-  const models = (await (await fetch(`http://${host}:${wantPort}/v1/models`)).json()) as { data: Array<{ id: string }> };
-  assert.deepEqual(models.data.map((m) => m.id), [wantModel]);
+  const models = (await (await fetch(`http://${host}:${wantPort}/v1/models`)).json()) as {
+    data: Array<{ id: string }>;
+  };
+  assert.deepEqual(
+    models.data.map((m) => m.id),
+    [wantModel],
+  );
   const r = await fetch(`http://${host}:${wantPort}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -67,38 +87,82 @@ async function assertAnswers(pod: Pod, host: string, wantModel: string, wantPort
 
 describe('simulated serving pods answer the OpenAI API at the provider endpoint', () => {
   it('KAITO llama.cpp template (the quickstart gemma-cpu): the Hugging Face model on the Service target port', async () => {
-    const m = md('gemma-cpu', { model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', resources: { cpu: '8', memory: '16Gi' } });
+    const m = md('gemma-cpu', {
+      model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
+      engine: { type: 'llamacpp' },
+      image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
+      resources: { cpu: '8', memory: '16Gi' },
+    });
     const ws = stored(workspaceFor(m)) as unknown as WithStatus & { resource: object; inference: object };
     const plan = planInference(ws, ws.resource, ws.inference);
     assert.ok(!('error' in plan));
     const endpoint = workspaceStatus(ws as never, m).endpoint!;
     assert.equal(plan.service.metadata.name, endpoint.service);
-    await assertAnswers(podOf(plan.deployment), '127.244.251.1', 'google/gemma-3-1b-it-qat-q4_0-gguf', targetPort(plan.service, endpoint.port!));
+    await assertAnswers(
+      podOf(plan.deployment),
+      '127.244.251.1',
+      'google/gemma-3-1b-it-qat-q4_0-gguf',
+      targetPort(plan.service, endpoint.port!),
+    );
   });
 
   it('KAITO vLLM preset: the preset name on port 5000', async () => {
-    const m = md('phi', { model: { id: 'microsoft/Phi-4-mini-instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
+    const m = md('phi', {
+      model: { id: 'microsoft/Phi-4-mini-instruct' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    });
     const ws = stored(workspaceFor(m)) as unknown as WithStatus & { resource: object; inference: object };
     const plan = planInference(ws, ws.resource, ws.inference);
     assert.ok(!('error' in plan));
-    await assertAnswers(podOf(plan.deployment), '127.244.251.2', 'microsoft/Phi-4-mini-instruct', targetPort(plan.service, workspaceStatus(ws as never, m).endpoint!.port!));
+    await assertAnswers(
+      podOf(plan.deployment),
+      '127.244.251.2',
+      'microsoft/Phi-4-mini-instruct',
+      targetPort(plan.service, workspaceStatus(ws as never, m).endpoint!.port!),
+    );
   });
 
   it("Dynamo frontend: the workers' model on the frontend Service's port", async () => {
-    const m = md('llama-1gpu', { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm', contextLength: 8192 }, resources: { gpu: { count: 1 }, memory: '32Gi' } });
+    const m = md('llama-1gpu', {
+      model: { id: 'meta-llama/Llama-3.1-8B-Instruct' },
+      engine: { type: 'vllm', contextLength: 8192 },
+      resources: { gpu: { count: 1 }, memory: '32Gi' },
+    });
     const dgd = stored(graphDeploymentFor(m)) as unknown as WithStatus & { spec: { services: Record<string, never> } };
     const endpoint = graphDeploymentStatus(dgd as never, m).endpoint!;
-    const frontend = Object.keys(dgd.spec.services).map((s) => planComponent(dgd, s, dgd.spec.services[s]!)).find((p) => p.type === 'frontend');
+    const frontend = Object.keys(dgd.spec.services)
+      .map((s) => planComponent(dgd, s, dgd.spec.services[s]!))
+      .find((p) => p.type === 'frontend');
     assert.ok(frontend);
     assert.equal(frontend.service?.metadata.name, endpoint.service);
-    await assertAnswers(podOf(frontend.deployment), '127.244.251.3', 'meta-llama/Llama-3.1-8B-Instruct', targetPort(frontend.service, endpoint.port!));
+    await assertAnswers(
+      podOf(frontend.deployment),
+      '127.244.251.3',
+      'meta-llama/Llama-3.1-8B-Instruct',
+      targetPort(frontend.service, endpoint.port!),
+    );
   });
 
   it("KubeRay: every Serve node answers with the Serve config's model_id on the serve port", async () => {
-    const m = md('qwen-2gpu', { model: { id: 'Qwen/Qwen3-32B', servedName: 'qwen' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 }, memory: '64Gi' } });
+    const m = md('qwen-2gpu', {
+      model: { id: 'Qwen/Qwen3-32B', servedName: 'qwen' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 2 }, memory: '64Gi' },
+    });
     const rs = stored(rayServiceFor(m)) as unknown as WithStatus;
     const endpoint = rayServiceStatus(rs as never, m).endpoint!;
-    const rc = stored({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'qwen-2gpu-raycluster-x', namespace: 'quickstart', labels: { 'ray.io/originated-from-crd': 'RayService' }, ...rayClusterAnnotations(rs) }, spec: rs.spec!.rayClusterConfig } as WithStatus);
+    const rc = stored({
+      apiVersion: 'ray.io/v1',
+      kind: 'RayCluster',
+      metadata: {
+        name: 'qwen-2gpu-raycluster-x',
+        namespace: 'quickstart',
+        labels: { 'ray.io/originated-from-crd': 'RayService' },
+        ...rayClusterAnnotations(rs),
+      },
+      spec: rs.spec!.rayClusterConfig,
+    } as WithStatus);
     const { head, workers } = planRayCluster(rc);
     assert.equal(endpoint.port, 8000);
     await assertAnswers(podOf(head.deployment), '127.244.251.4', 'qwen', 8000);

@@ -6,10 +6,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Logger, Manager } from '../../src/kube/index.ts';
 import { PodLogStore, registerWorkloadSimulators } from '../../src/sim/workloads/index.ts';
-import { type Deployment, Deployments, type Pod, Pods, type ReplicaSet, ReplicaSets } from '../../src/sim/workloads/kinds.ts';
+import {
+  type Deployment,
+  Deployments,
+  type Pod,
+  Pods,
+  type ReplicaSet,
+  ReplicaSets,
+} from '../../src/sim/workloads/kinds.ts';
 import { FAST, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
-function deployment(name: string, namespace: string, replicas: number, image = 'nginx:1.27', extra: Partial<Deployment['spec']> = {}): Deployment {
+function deployment(
+  name: string,
+  namespace: string,
+  replicas: number,
+  image = 'nginx:1.27',
+  extra: Partial<Deployment['spec']> = {},
+): Deployment {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -17,7 +30,10 @@ function deployment(name: string, namespace: string, replicas: number, image = '
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image, ports: [{ containerPort: 80 }] }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'web', image, ports: [{ containerPort: 80 }] }] },
+      },
       ...extra,
     },
   };
@@ -63,7 +79,14 @@ describe('workload simulators: Deployments', () => {
 
     assert.deepEqual(
       { ...d.status, conditions: undefined },
-      { observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, conditions: undefined },
+      {
+        observedGeneration: 1,
+        replicas: 3,
+        updatedReplicas: 3,
+        readyReplicas: 3,
+        availableReplicas: 3,
+        conditions: undefined,
+      },
     );
     const available = condition(d, 'Available');
     assert.equal(available?.status, 'True');
@@ -76,13 +99,28 @@ describe('workload simulators: Deployments', () => {
     assert.equal(rs.metadata.name, `web-${hash}`);
     assert.equal(condition(d, 'Progressing')?.message, `ReplicaSet "web-${hash}" has successfully progressed.`);
     assert.equal(d.metadata.annotations?.['deployment.kubernetes.io/revision'], '1');
-    assert.deepEqual(rs.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(rs.metadata.ownerReferences, [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: d.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
     assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/revision'], '1');
     assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/desired-replicas'], '3');
     assert.equal(rs.metadata.annotations?.['deployment.kubernetes.io/max-replicas'], '4');
     assert.equal(rs.metadata.annotations?.team, 'serving', 'the Deployment annotations are copied');
     assert.deepEqual(rs.spec.selector, { matchLabels: { app: 'web', 'pod-template-hash': hash } });
-    assert.deepEqual(rs.status, { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 1 });
+    assert.deepEqual(rs.status, {
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: 1,
+    });
 
     const ps = await pods(ns);
     assert.equal(ps.length, 3);
@@ -92,7 +130,13 @@ describe('workload simulators: Deployments', () => {
       assert.equal(p.status?.phase, 'Running');
       assert.deepEqual(
         p.status?.conditions?.map((x) => `${x.type}=${x.status}`),
-        ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True'],
+        [
+          'PodReadyToStartContainers=True',
+          'Initialized=True',
+          'Ready=True',
+          'ContainersReady=True',
+          'PodScheduled=True',
+        ],
       );
       const cs = p.status?.containerStatuses?.[0];
       assert.equal(cs?.name, 'web');
@@ -111,11 +155,19 @@ describe('workload simulators: Deployments', () => {
     assert.equal(new Set(ps.map((p) => p.status?.podIP)).size, 3, 'pod IPs are unique');
 
     const events = await c.events(ns, 'Deployment', 'web');
-    assert.ok(events.some((e) => e.reason === 'ScalingReplicaSet' && e.message === `Scaled up replica set web-${hash} from 0 to 3`));
+    assert.ok(
+      events.some(
+        (e) => e.reason === 'ScalingReplicaSet' && e.message === `Scaled up replica set web-${hash} from 0 to 3`,
+      ),
+    );
     const podEvents = await c.events(ns, 'Pod', ps[0]!.metadata.name!);
     const reasons = podEvents.map((e) => e.reason);
-    for (const r of ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']) assert.ok(reasons.includes(r), `pod event ${r} in ${reasons.join(',')}`);
-    assert.equal(podEvents.find((e) => e.reason === 'Scheduled')?.message, `Successfully assigned ${ns}/${ps[0]!.metadata.name} to ${ps[0]!.spec.nodeName}`);
+    for (const r of ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started'])
+      assert.ok(reasons.includes(r), `pod event ${r} in ${reasons.join(',')}`);
+    assert.equal(
+      podEvents.find((e) => e.reason === 'Scheduled')?.message,
+      `Successfully assigned ${ns}/${ps[0]!.metadata.name} to ${ps[0]!.spec.nodeName}`,
+    );
     assert.equal(podEvents.find((e) => e.reason === 'Scheduled')?.reportingComponent, 'default-scheduler');
     assert.equal(podEvents.find((e) => e.reason === 'Started')?.reportingComponent, 'kubelet');
   });
@@ -125,7 +177,13 @@ describe('workload simulators: Deployments', () => {
     await c.admin.create(deployment('api', ns, 4));
     const v1 = await ready(ns, 'api', 4, 1);
     const [oldRS] = await replicaSets(ns);
-    await c.admin.patch(Deployments, 'api', ns, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'strategic');
+    await c.admin.patch(
+      Deployments,
+      'api',
+      ns,
+      { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } },
+      'strategic',
+    );
     const v2 = await ready(ns, 'api', 4, 2);
     assert.equal(v2.metadata.annotations?.['deployment.kubernetes.io/revision'], '2');
     const all = await replicaSets(ns);
@@ -140,24 +198,46 @@ describe('workload simulators: Deployments', () => {
     assert.equal(ps.length, 4);
     for (const p of ps) assert.equal(p.spec.containers[0]!.image, 'nginx:1.28');
     const messages = (await c.events(ns, 'Deployment', 'api')).map((e) => e.message);
-    assert.ok(messages.some((m) => m.startsWith(`Scaled up replica set ${newRS.metadata.name} from 0 to `)), messages.join('\n'));
-    assert.ok(messages.some((m) => m.startsWith(`Scaled down replica set ${old.metadata.name} from `) && m.endsWith(' to 0')), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => m.startsWith(`Scaled up replica set ${newRS.metadata.name} from 0 to `)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => m.startsWith(`Scaled down replica set ${old.metadata.name} from `) && m.endsWith(' to 0')),
+      messages.join('\n'),
+    );
     assert.notEqual(condition(v2, 'Available')?.lastTransitionTime, undefined);
     assert.equal(v1.metadata.uid, v2.metadata.uid);
   });
 
   it('a rolling update never has fewer than replicas - maxUnavailable available pods', async () => {
     const ns = await c.namespace('deploy-surge');
-    await c.admin.create(deployment('svc', ns, 4, 'nginx:1.27', { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    await c.admin.create(
+      deployment('svc', ns, 4, 'nginx:1.27', {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      }),
+    );
     await ready(ns, 'svc', 4, 1);
     let minAvailable = Number.POSITIVE_INFINITY;
     let maxPods = 0;
     const watch = setInterval(async () => {
       const rss = await replicaSets(ns).catch(() => []);
-      minAvailable = Math.min(minAvailable, rss.reduce((n, r) => n + (r.status?.availableReplicas ?? 0), 0));
-      maxPods = Math.max(maxPods, rss.reduce((n, r) => n + (r.spec.replicas ?? 0), 0));
+      minAvailable = Math.min(
+        minAvailable,
+        rss.reduce((n, r) => n + (r.status?.availableReplicas ?? 0), 0),
+      );
+      maxPods = Math.max(
+        maxPods,
+        rss.reduce((n, r) => n + (r.spec.replicas ?? 0), 0),
+      );
     }, 5);
-    await c.admin.patch(Deployments, 'svc', ns, { spec: { template: { metadata: { labels: { app: 'svc', v: '2' } } } } }, 'merge');
+    await c.admin.patch(
+      Deployments,
+      'svc',
+      ns,
+      { spec: { template: { metadata: { labels: { app: 'svc', v: '2' } } } } },
+      'merge',
+    );
     await ready(ns, 'svc', 4, 2);
     clearInterval(watch);
     assert.ok(minAvailable >= 4, `available dropped to ${minAvailable}`);
@@ -201,7 +281,13 @@ describe('workload simulators: Deployments', () => {
       const ps = await pods(ns).catch(() => []);
       if (new Set(ps.map((p) => p.spec.containers[0]!.image)).size > 1) overlap = true;
     }, 5);
-    await c.admin.patch(Deployments, 'r', ns, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } }, 'strategic');
+    await c.admin.patch(
+      Deployments,
+      'r',
+      ns,
+      { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } },
+      'strategic',
+    );
     await ready(ns, 'r', 2, 2);
     clearInterval(watch);
     assert.equal(overlap, false, 'old and new pods ran at the same time');
@@ -214,7 +300,9 @@ describe('workload simulators: Deployments', () => {
     await c.admin.create(d);
     const live = await waitFor(async () => {
       const x = await c.admin.get(Deployments, 'bad', ns);
-      return condition(x, 'Available')?.reason === 'MinimumReplicasUnavailable' && x.status?.replicas === 1 ? x : undefined;
+      return condition(x, 'Available')?.reason === 'MinimumReplicasUnavailable' && x.status?.replicas === 1
+        ? x
+        : undefined;
     }, 'an unavailable deployment');
     assert.equal(condition(live, 'Available')?.status, 'False');
     assert.equal(condition(live, 'Available')?.message, 'Deployment does not have minimum availability.');

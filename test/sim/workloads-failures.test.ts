@@ -28,9 +28,11 @@ interface Case {
   verdictWithoutInitLogs?: Verdict;
 }
 
-const HF_401 = '401 Client Error: Unauthorized for url: https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/resolve/main/config.json';
+const HF_401 =
+  '401 Client Error: Unauthorized for url: https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/resolve/main/config.json';
 
-const HF_404 = '404 Client Error: Not Found for url: https://huggingface.co/acme/no-such-model/resolve/main/config.json';
+const HF_404 =
+  '404 Client Error: Not Found for url: https://huggingface.co/acme/no-such-model/resolve/main/config.json';
 
 const cases: Case[] = [
   {
@@ -88,8 +90,21 @@ const cases: Case[] = [
       assert.equal(c.lastState?.terminated?.reason, 'OOMKilled');
       assert.equal(c.lastState?.terminated?.exitCode, 137);
       assert.ok(c.restartCount >= 1);
-      assert.match(c.state?.waiting?.message ?? '', new RegExp(`^back-off \\d+s restarting failed container=main pod=${p.metadata.name}_${p.metadata.namespace}\\(${p.metadata.uid}\\)$`));
-      assert.ok(events.some((e) => e.type === 'Warning' && e.reason === 'BackOff' && e.message === `Back-off restarting failed container main in pod ${p.metadata.name}_${p.metadata.namespace}(${p.metadata.uid})`));
+      assert.match(
+        c.state?.waiting?.message ?? '',
+        new RegExp(
+          `^back-off \\d+s restarting failed container=main pod=${p.metadata.name}_${p.metadata.namespace}\\(${p.metadata.uid}\\)$`,
+        ),
+      );
+      assert.ok(
+        events.some(
+          (e) =>
+            e.type === 'Warning' &&
+            e.reason === 'BackOff' &&
+            e.message ===
+              `Back-off restarting failed container main in pod ${p.metadata.name}_${p.metadata.namespace}(${p.metadata.uid})`,
+        ),
+      );
       assert.match(log, /Starting to load model Qwen\/Qwen2\.5-7B/);
       assert.doesNotMatch(log, /Application startup complete/);
     },
@@ -97,7 +112,10 @@ const cases: Case[] = [
   },
   {
     name: 'CrashLoopBackOff with custom log lines: exit 1, the last lines are the annotation',
-    annotations: { 'sim.modelplane.io/fail': 'CrashLoopBackOff', 'sim.modelplane.io/logs': `Downloading config.json\n${HF_401}` },
+    annotations: {
+      'sim.modelplane.io/fail': 'CrashLoopBackOff',
+      'sim.modelplane.io/logs': `Downloading config.json\n${HF_401}`,
+    },
     spec: { containers: [{ name: 'main', image: 'vllm/vllm-openai:v0.8.5' }] },
     settled: (_p, c) => c?.state?.waiting?.reason === 'CrashLoopBackOff',
     check: (_p, c, _events, log) => {
@@ -120,7 +138,11 @@ const cases: Case[] = [
   {
     name: 'DiskFull: ENOSPC in the log, the node reports disk pressure',
     annotations: { 'sim.modelplane.io/fail': 'DiskFull' },
-    spec: { containers: [{ name: 'main', image: 'vllm/vllm-openai:v0.8.5', terminationMessagePolicy: 'FallbackToLogsOnError' }] },
+    spec: {
+      containers: [
+        { name: 'main', image: 'vllm/vllm-openai:v0.8.5', terminationMessagePolicy: 'FallbackToLogsOnError' },
+      ],
+    },
     settled: (_p, c) => c?.state?.waiting?.reason === 'CrashLoopBackOff',
     check: (_p, c, _events, log) => {
       assert.match(log, /OSError: \[Errno 28\] No space left on device\n$/);
@@ -131,7 +153,8 @@ const cases: Case[] = [
   {
     name: 'Unschedulable: Pending with FailedScheduling although a node fits',
     annotations: { 'sim.modelplane.io/fail': 'Unschedulable' },
-    settled: (p) => p.status?.conditions?.some((k) => k.type === 'PodScheduled' && k.reason === 'Unschedulable') ?? false,
+    settled: (p) =>
+      p.status?.conditions?.some((k) => k.type === 'PodScheduled' && k.reason === 'Unschedulable') ?? false,
     check: (p, _c, events) => {
       assert.equal(p.status?.phase, 'Pending');
       assert.equal(p.spec.nodeName, undefined);
@@ -167,7 +190,13 @@ const cases: Case[] = [
       assert.equal(c.restartCount, 0);
       assert.deepEqual(
         p.status?.conditions?.map((k) => `${k.type}=${k.status}${k.reason ? `/${k.reason}` : ''}`),
-        ['PodReadyToStartContainers=False', 'Initialized=True', 'Ready=False/PodFailed', 'ContainersReady=False/PodFailed', 'PodScheduled=True'],
+        [
+          'PodReadyToStartContainers=False',
+          'Initialized=True',
+          'Ready=False/PodFailed',
+          'ContainersReady=False/PodFailed',
+          'PodScheduled=True',
+        ],
       );
     },
     verdict: { category: 'MissingUpstreamDependency', reason: 'SourceNotFound' },
@@ -175,11 +204,22 @@ const cases: Case[] = [
   {
     name: 'fail-container: a failing init container keeps the pod initialising',
     annotations: { 'sim.modelplane.io/fail': 'DiskFull', 'sim.modelplane.io/fail-container': 'storage-initializer' },
-    spec: { initContainers: [{ name: 'storage-initializer', image: 'kserve/storage-initializer:v0.14.1', args: ['hf://meta-llama/Llama-3.1-8B', '/mnt/models'] }] },
+    spec: {
+      initContainers: [
+        {
+          name: 'storage-initializer',
+          image: 'kserve/storage-initializer:v0.14.1',
+          args: ['hf://meta-llama/Llama-3.1-8B', '/mnt/models'],
+        },
+      ],
+    },
     settled: (p) => p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff',
     check: (p, c, _events, log) => {
       assert.equal(p.status?.phase, 'Pending');
-      assert.match(log, /Downloading hf:\/\/meta-llama\/Llama-3\.1-8B.*\n(.*\n)*OSError: \[Errno 28\] No space left on device\n$/);
+      assert.match(
+        log,
+        /Downloading hf:\/\/meta-llama\/Llama-3\.1-8B.*\n(.*\n)*OSError: \[Errno 28\] No space left on device\n$/,
+      );
       assert.equal(c.state?.waiting?.reason, 'PodInitializing');
       const init = p.status?.initContainerStatuses?.[0];
       assert.equal(init?.lastState?.terminated?.exitCode, 1);
@@ -210,7 +250,13 @@ describe('workload simulators: failure injection', () => {
         const x = await c.admin.get(Pods, 'p', ns);
         return tc.settled(x, x.status?.containerStatuses?.[0]) ? x : undefined;
       }, `pod ${ns}/p to settle`);
-      const container = p.status?.containerStatuses?.[0] ?? { name: 'main', ready: false, restartCount: 0, image: '', imageID: '' };
+      const container = p.status?.containerStatuses?.[0] ?? {
+        name: 'main',
+        ready: false,
+        restartCount: 0,
+        image: '',
+        imageID: '',
+      };
       const events = await c.events(ns, 'Pod', 'p');
       const container0 = p.spec.initContainers?.[0]?.name ?? 'main';
       let log = '';

@@ -5,9 +5,23 @@
 import { type ApiServer, startApiServer } from '@modelplane/apiserver';
 import { KubeClient, kindRef, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
 import type { Node, Pod, Taint } from '../../src/sim/workloads/kinds.ts';
-import { PodLogStore, registerWorkloadSimulators, type SimDelays, type WorkloadSimulators } from '../../src/sim/workloads/index.ts';
+import {
+  PodLogStore,
+  registerWorkloadSimulators,
+  type SimDelays,
+  type WorkloadSimulators,
+} from '../../src/sim/workloads/index.ts';
 
-export const FAST: Partial<SimDelays> = { schedule: 5, pull: 10, ready: 10, run: 10, crash: 10, backoff: 20, backoffMax: 100, provision: 10 };
+export const FAST: Partial<SimDelays> = {
+  schedule: 5,
+  pull: 10,
+  ready: 10,
+  run: 10,
+  crash: 10,
+  backoff: 20,
+  backoffMax: 100,
+  provision: 10,
+};
 
 export interface CoreEvent extends KubeObject {
   involvedObject: { kind: string; name: string; namespace?: string };
@@ -28,14 +42,22 @@ export interface SimCluster {
   mgr: Manager;
   sims: WorkloadSimulators;
   namespace(name: string): Promise<string>;
-  node(name: string, allocatable: Record<string, string>, opts?: { labels?: Record<string, string>; taints?: Taint[] }): Promise<Node>;
+  node(
+    name: string,
+    allocatable: Record<string, string>,
+    opts?: { labels?: Record<string, string>; taints?: Taint[] },
+  ): Promise<Node>;
   events(namespace: string, kind: string, name: string): Promise<CoreEvent[]>;
   /** GET pods/{name}/log, as kubectl logs does */
   podLog(namespace: string, pod: string, container?: string): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -45,7 +67,10 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -55,7 +80,11 @@ export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}
   let served = logs;
   const server = await startApiServer({ port: 0, podLogs: (ns, pod, container) => served.get(ns, pod, container) });
   const admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test-admin' });
-  const mgr = await Manager.create({ kubeconfig: server.kubeconfigYaml(), logger: new Logger({}, parseLogLevel(process.env.MODELPLANE_LOG_LEVEL, 'silent')), gracefulShutdownMs: 2_000 });
+  const mgr = await Manager.create({
+    kubeconfig: server.kubeconfigYaml(),
+    logger: new Logger({}, parseLogLevel(process.env.MODELPLANE_LOG_LEVEL, 'silent')),
+    gracefulShutdownMs: 2_000,
+  });
   const sims = registerWorkloadSimulators(mgr, { logs, delays: { ...FAST, ...(opts.delays ?? {}) } });
   await mgr.start();
   return {
@@ -75,17 +104,28 @@ export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}
       const node = await admin.create<Node>({
         apiVersion: 'v1',
         kind: 'Node',
-        metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...(o.labels ?? {}) } },
+        metadata: {
+          name,
+          labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...(o.labels ?? {}) },
+        },
         spec: { ...(o.taints ? { taints: o.taints } : {}) },
       });
       return admin.updateStatus<Node>({
         ...node,
-        status: { capacity: allocatable, allocatable, addresses: [{ type: 'InternalIP', address: `192.168.0.${10 + (name.length % 200)}` }], conditions: [{ type: 'Ready', status: 'True' }] },
+        status: {
+          capacity: allocatable,
+          allocatable,
+          addresses: [{ type: 'InternalIP', address: `192.168.0.${10 + (name.length % 200)}` }],
+          conditions: [{ type: 'Ready', status: 'True' }],
+        },
       });
     },
     async events(namespace, kind, name) {
       await sims.drain();
-      const list = await admin.list(CoreEvents, { namespace, fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
+      const list = await admin.list(CoreEvents, {
+        namespace,
+        fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}`,
+      });
       return list.items;
     },
     async podLog(namespace, pod, container) {
@@ -106,7 +146,12 @@ export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}
   };
 }
 
-export function pod(name: string, namespace: string, spec: Partial<Pod['spec']> = {}, annotations?: Record<string, string>): Pod {
+export function pod(
+  name: string,
+  namespace: string,
+  spec: Partial<Pod['spec']> = {},
+  annotations?: Record<string, string>,
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -8,7 +8,12 @@ import { type CategorizedError, jobHealth } from '../../src/engine/index.ts';
 import { type Job, Jobs, type Pod, Pods } from '../../src/sim/workloads/kinds.ts';
 import { type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
-function job(name: string, namespace: string, spec: Partial<Job['spec']> = {}, annotations?: Record<string, string>): Job {
+function job(
+  name: string,
+  namespace: string,
+  spec: Partial<Job['spec']> = {},
+  annotations?: Record<string, string>,
+): Job {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -16,7 +21,12 @@ function job(name: string, namespace: string, spec: Partial<Job['spec']> = {}, a
     spec: {
       template: {
         ...(annotations ? { metadata: { annotations } } : {}),
-        spec: { restartPolicy: 'Never', containers: [{ name: 'download', image: 'ghcr.io/acme/model-downloader:1.0', args: ['--model', 'Qwen/Qwen2.5-0.5B'] }] },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            { name: 'download', image: 'ghcr.io/acme/model-downloader:1.0', args: ['--model', 'Qwen/Qwen2.5-0.5B'] },
+          ],
+        },
       },
       ...spec,
     },
@@ -34,10 +44,14 @@ describe('workload simulators: Jobs', () => {
   after(async () => c?.close());
 
   async function finished(ns: string, name: string, type: 'Complete' | 'Failed', timeoutMs?: number): Promise<Job> {
-    return waitFor(async () => {
-      const j = await c.admin.get(Jobs, name, ns);
-      return cond(j, type)?.status === 'True' ? j : undefined;
-    }, `job ${ns}/${name} ${type}`, timeoutMs);
+    return waitFor(
+      async () => {
+        const j = await c.admin.get(Jobs, name, ns);
+        return cond(j, type)?.status === 'True' ? j : undefined;
+      },
+      `job ${ns}/${name} ${type}`,
+      timeoutMs,
+    );
   }
 
   async function jobPods(ns: string): Promise<Pod[]> {
@@ -94,7 +108,10 @@ describe('workload simulators: Jobs', () => {
     let maxActive = 0;
     const watch = setInterval(async () => {
       const ps = await jobPods(ns).catch(() => []);
-      maxActive = Math.max(maxActive, ps.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length);
+      maxActive = Math.max(
+        maxActive,
+        ps.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length,
+      );
     }, 3);
     await c.admin.create(job('batch', ns, { completions: 3, parallelism: 2 }));
     const j = await finished(ns, 'batch', 'Complete');
@@ -110,7 +127,11 @@ describe('workload simulators: Jobs', () => {
     const j = await finished(ns, 'shard', 'Complete');
     assert.equal(j.status?.completedIndexes, '0-2');
     const pods = await jobPods(ns);
-    assert.deepEqual(pods.map((p) => p.metadata.annotations?.['batch.kubernetes.io/job-completion-index']).sort(), ['0', '1', '2']);
+    assert.deepEqual(pods.map((p) => p.metadata.annotations?.['batch.kubernetes.io/job-completion-index']).sort(), [
+      '0',
+      '1',
+      '2',
+    ]);
     for (const p of pods) {
       const i = p.metadata.annotations?.['batch.kubernetes.io/job-completion-index'];
       assert.equal(p.spec.hostname, `shard-${i}`);
@@ -160,10 +181,14 @@ describe('workload simulators: Jobs', () => {
       await slow.node('n', { cpu: '4', memory: '8Gi' });
       await slow.namespace(ns);
       await slow.admin.create(job('slow', ns, { activeDeadlineSeconds: 1 }));
-      const j = await waitFor(async () => {
-        const x = await slow.admin.get(Jobs, 'slow', ns);
-        return cond(x, 'Failed') ? x : undefined;
-      }, 'job deadline', 5_000);
+      const j = await waitFor(
+        async () => {
+          const x = await slow.admin.get(Jobs, 'slow', ns);
+          return cond(x, 'Failed') ? x : undefined;
+        },
+        'job deadline',
+        5_000,
+      );
       assert.equal(cond(j, 'Failed')?.reason, 'DeadlineExceeded');
       assert.equal(cond(j, 'Failed')?.message, 'Job was active longer than specified deadline');
       assert.equal(cond(j, 'FailureTarget')?.reason, 'DeadlineExceeded');
@@ -175,7 +200,10 @@ describe('workload simulators: Jobs', () => {
   it('ttlSecondsAfterFinished: 0 deletes the Job once it completes', async () => {
     const ns = await c.namespace('job-ttl');
     await c.admin.create(job('once', ns, { ttlSecondsAfterFinished: 0 }));
-    await waitFor(async () => (await c.admin.getOrUndefined(Jobs, 'once', ns)) === undefined, 'job deleted after completion');
+    await waitFor(
+      async () => (await c.admin.getOrUndefined(Jobs, 'once', ns)) === undefined,
+      'job deleted after completion',
+    );
   });
 
   it('suspend: no pods while suspended, Suspended condition, resumes to completion', async () => {

@@ -8,24 +8,61 @@ import { type Node, type Pod, Pods } from '../../src/sim/workloads/kinds.ts';
 import { decide, type NodeInfo } from '../../src/sim/workloads/scheduling.ts';
 import { pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
-function node(name: string, allocatable: Record<string, string>, extra: { labels?: Record<string, string>; taints?: Array<{ key: string; value?: string; effect: string }>; unschedulable?: boolean } = {}): Node {
+function node(
+  name: string,
+  allocatable: Record<string, string>,
+  extra: {
+    labels?: Record<string, string>;
+    taints?: Array<{ key: string; value?: string; effect: string }>;
+    unschedulable?: boolean;
+  } = {},
+): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name, labels: extra.labels ?? {} },
-    spec: { ...(extra.taints ? { taints: extra.taints } : {}), ...(extra.unschedulable ? { unschedulable: true } : {}) },
+    spec: {
+      ...(extra.taints ? { taints: extra.taints } : {}),
+      ...(extra.unschedulable ? { unschedulable: true } : {}),
+    },
     status: { allocatable },
   };
 }
 
 function gpuPod(gpus: string, extra: Partial<Pod['spec']> = {}, resource = 'nvidia.com/gpu'): Pod {
-  return pod('p', 'ns', { containers: [{ name: 'c', image: 'vllm', resources: { limits: { [resource]: gpus }, requests: { cpu: '4', memory: '16Gi', [resource]: gpus } } }], ...extra });
+  return pod('p', 'ns', {
+    containers: [
+      {
+        name: 'c',
+        image: 'vllm',
+        resources: { limits: { [resource]: gpus }, requests: { cpu: '4', memory: '16Gi', [resource]: gpus } },
+      },
+    ],
+    ...extra,
+  });
 }
 
 const cpuNode = (n: string) => node(n, { cpu: '8', memory: '32Gi', pods: '110' });
-const nvidia = (n: string) => node(n, { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' }, { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } });
-const amd = (n: string) => node(n, { cpu: '64', memory: '512Gi', 'amd.com/gpu': '8', pods: '110' }, { labels: { 'amd.com/gpu.device-id': '74a1' } });
-const sixNodes: NodeInfo[] = [cpuNode('cpu-1'), cpuNode('cpu-2'), nvidia('nv-1'), nvidia('nv-2'), amd('amd-1'), amd('amd-2')].map((n) => ({ node: n, pods: [] }));
+const nvidia = (n: string) =>
+  node(
+    n,
+    { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' },
+    { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } },
+  );
+const amd = (n: string) =>
+  node(
+    n,
+    { cpu: '64', memory: '512Gi', 'amd.com/gpu': '8', pods: '110' },
+    { labels: { 'amd.com/gpu.device-id': '74a1' } },
+  );
+const sixNodes: NodeInfo[] = [
+  cpuNode('cpu-1'),
+  cpuNode('cpu-2'),
+  nvidia('nv-1'),
+  nvidia('nv-2'),
+  amd('amd-1'),
+  amd('amd-2'),
+].map((n) => ({ node: n, pods: [] }));
 
 describe('scheduling decision (pure)', () => {
   const cases: Array<{ name: string; pod: Pod; nodes?: NodeInfo[]; force?: boolean; want: string | RegExp }> = [
@@ -43,7 +80,9 @@ describe('scheduling decision (pure)', () => {
     },
     {
       name: 'several short resources on one node are all listed',
-      pod: pod('p', 'ns', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100', memory: '1Ti' } } }] }),
+      pod: pod('p', 'ns', {
+        containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100', memory: '1Ti' } } }],
+      }),
       nodes: [{ node: cpuNode('a'), pods: [] }],
       want: '0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
     },
@@ -51,7 +90,14 @@ describe('scheduling decision (pure)', () => {
       name: 'untolerated taints and unschedulable nodes',
       pod: gpuPod('1'),
       nodes: [
-        { node: node('t', { 'nvidia.com/gpu': '8' }, { taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] }), pods: [] },
+        {
+          node: node(
+            't',
+            { 'nvidia.com/gpu': '8' },
+            { taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] },
+          ),
+          pods: [],
+        },
         { node: node('u', { 'nvidia.com/gpu': '8' }, { unschedulable: true }), pods: [] },
       ],
       want: '0/2 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
@@ -59,7 +105,16 @@ describe('scheduling decision (pure)', () => {
     {
       name: 'a toleration lets the pod onto the tainted node',
       pod: gpuPod('1', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }),
-      nodes: [{ node: node('t', { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8' }, { taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] }), pods: [] }],
+      nodes: [
+        {
+          node: node(
+            't',
+            { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8' },
+            { taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }] },
+          ),
+          pods: [],
+        },
+      ],
       want: 't',
     },
     {
@@ -70,17 +125,38 @@ describe('scheduling decision (pure)', () => {
     },
     {
       name: 'required node affinity (In) is honoured',
-      pod: gpuPod('1', {
-        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'amd.com/gpu.device-id', operator: 'In', values: ['74a1'] }] }] } } },
-      }, 'amd.com/gpu'),
+      pod: gpuPod(
+        '1',
+        {
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'amd.com/gpu.device-id', operator: 'In', values: ['74a1'] }] },
+                ],
+              },
+            },
+          },
+        },
+        'amd.com/gpu',
+      ),
       want: /^amd-\d$/,
     },
     { name: 'no nodes at all', pod: gpuPod('1'), nodes: [], want: 'no nodes available to schedule pods' },
     {
       name: 'the least allocated node wins',
-      pod: pod('p', 'ns', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '1', memory: '1Gi' } } }] }),
+      pod: pod('p', 'ns', {
+        containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '1', memory: '1Gi' } } }],
+      }),
       nodes: [
-        { node: cpuNode('busy'), pods: [pod('q', 'ns', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '6', memory: '20Gi' } } }] })] },
+        {
+          node: cpuNode('busy'),
+          pods: [
+            pod('q', 'ns', {
+              containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '6', memory: '20Gi' } } }],
+            }),
+          ],
+        },
         { node: cpuNode('idle'), pods: [] },
       ],
       want: 'idle',
@@ -99,7 +175,10 @@ describe('scheduling decision (pure)', () => {
     const d = decide(gpuPod('1'), sixNodes, { forceUnschedulable: true });
     assert.ok('unschedulable' in d);
     // 4 nodes have no nvidia.com/gpu at all, 2 are forced: one reason string, counted 6 times
-    assert.equal(d.unschedulable, '0/6 nodes are available: 6 Insufficient nvidia.com/gpu. preemption: 0/6 nodes are available: 6 No preemption victims found for incoming pod.');
+    assert.equal(
+      d.unschedulable,
+      '0/6 nodes are available: 6 Insufficient nvidia.com/gpu. preemption: 0/6 nodes are available: 6 No preemption victims found for incoming pod.',
+    );
   });
 });
 
@@ -108,11 +187,19 @@ describe('workload simulators: scheduler on the API server', () => {
   before(async () => {
     c = await startSimCluster();
     await c.node('cpu-1', { cpu: '8', memory: '32Gi', pods: '110' });
-    await c.node('gpu-1', { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' }, { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } });
-    await c.node('gpu-2', { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' }, {
-      labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
-      taints: [{ key: 'dedicated', value: 'training', effect: 'NoSchedule' }],
-    });
+    await c.node(
+      'gpu-1',
+      { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' },
+      { labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' } },
+    );
+    await c.node(
+      'gpu-2',
+      { cpu: '64', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' },
+      {
+        labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
+        taints: [{ key: 'dedicated', value: 'training', effect: 'NoSchedule' }],
+      },
+    );
   });
   after(async () => c?.close());
 
@@ -156,8 +243,14 @@ describe('workload simulators: scheduler on the API server', () => {
   it('an over-sized pod stays Pending with FailedScheduling, repeated as one event series', async () => {
     const ns = await c.namespace('sched-huge');
     await c.admin.create({ ...gpuPod('16'), metadata: { name: 'huge', namespace: ns } });
-    const ev = await waitFor(async () => (await c.events(ns, 'Pod', 'huge')).find((e) => e.reason === 'FailedScheduling'), 'FailedScheduling');
-    assert.match(ev.message, /^0\/3 nodes are available: .*Insufficient nvidia\.com\/gpu.* preemption: 0\/3 nodes are available: /);
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'Pod', 'huge')).find((e) => e.reason === 'FailedScheduling'),
+      'FailedScheduling',
+    );
+    assert.match(
+      ev.message,
+      /^0\/3 nodes are available: .*Insufficient nvidia\.com\/gpu.* preemption: 0\/3 nodes are available: /,
+    );
     await new Promise((r) => setTimeout(r, 250));
     const events = (await c.events(ns, 'Pod', 'huge')).filter((e) => e.reason === 'FailedScheduling');
     assert.equal(events.length, 1, 'retries join the existing event instead of creating new ones');
@@ -170,7 +263,10 @@ describe('workload simulators: scheduler on the API server', () => {
   it('honours nodeSelector and tolerations', async () => {
     const ns = await c.namespace('sched-taints');
     await c.admin.create({
-      ...gpuPod('2', { nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' }, tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'training', effect: 'NoSchedule' }] }),
+      ...gpuPod('2', {
+        nodeSelector: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'training', effect: 'NoSchedule' }],
+      }),
       metadata: { name: 'trainer', namespace: ns },
     });
     await c.admin.create({ ...pod('web', ns), metadata: { name: 'web', namespace: ns } });
@@ -183,7 +279,10 @@ describe('workload simulators: scheduler on the API server', () => {
   it('the Unschedulable annotation keeps a pod that would fit Pending', async () => {
     const ns = await c.namespace('sched-forced');
     await c.admin.create(pod('stuck', ns, {}, { 'sim.modelplane.io/fail': 'Unschedulable' }));
-    const ev = await waitFor(async () => (await c.events(ns, 'Pod', 'stuck')).find((e) => e.reason === 'FailedScheduling'), 'FailedScheduling');
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'Pod', 'stuck')).find((e) => e.reason === 'FailedScheduling'),
+      'FailedScheduling',
+    );
     assert.match(ev.message, /^0\/3 nodes are available: .*Insufficient cpu/);
     const p = await c.admin.get(Pods, 'stuck', ns);
     assert.equal(p.spec.nodeName, undefined);
@@ -204,6 +303,9 @@ describe('workload simulators: scheduler on the API server', () => {
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await c.admin.get(Pods, 'early', ns)).status?.phase, 'Pending');
     await c.node('late-node', { cpu: '4', memory: '8Gi', pods: '110' });
-    await waitFor(async () => (await c.admin.get(Pods, 'early', ns)).status?.phase === 'Running', 'pod running on the late node');
+    await waitFor(
+      async () => (await c.admin.get(Pods, 'early', ns)).status?.phase === 'Running',
+      'pod running on the late node',
+    );
   });
 });

@@ -5,10 +5,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type CategorizedError, pvcHealth } from '../../src/engine/index.ts';
-import { type Endpoints, EndpointsKind, type PersistentVolumeClaim, PersistentVolumeClaims, PersistentVolumes, Pods, Services, type StorageClass } from '../../src/sim/workloads/kinds.ts';
+import {
+  type Endpoints,
+  EndpointsKind,
+  type PersistentVolumeClaim,
+  PersistentVolumeClaims,
+  PersistentVolumes,
+  Pods,
+  Services,
+  type StorageClass,
+} from '../../src/sim/workloads/kinds.ts';
 import { pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
-function claim(name: string, namespace: string, extra: Partial<PersistentVolumeClaim['spec']> = {}, annotations?: Record<string, string>): PersistentVolumeClaim {
+function claim(
+  name: string,
+  namespace: string,
+  extra: Partial<PersistentVolumeClaim['spec']> = {},
+  annotations?: Record<string, string>,
+): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -17,11 +31,17 @@ function claim(name: string, namespace: string, extra: Partial<PersistentVolumeC
   };
 }
 
-function storageClass(name: string, opts: { isDefault?: boolean; mode?: 'Immediate' | 'WaitForFirstConsumer'; reclaimPolicy?: 'Delete' | 'Retain' } = {}): StorageClass {
+function storageClass(
+  name: string,
+  opts: { isDefault?: boolean; mode?: 'Immediate' | 'WaitForFirstConsumer'; reclaimPolicy?: 'Delete' | 'Retain' } = {},
+): StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
-    metadata: { name, ...(opts.isDefault ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } : {}) },
+    metadata: {
+      name,
+      ...(opts.isDefault ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } : {}),
+    },
     provisioner: 'rancher.io/local-path',
     reclaimPolicy: opts.reclaimPolicy ?? 'Delete',
     volumeBindingMode: opts.mode ?? 'Immediate',
@@ -38,7 +58,10 @@ describe('workload simulators: PersistentVolumeClaims without a default StorageC
   it('stays Pending with FailedBinding, and binds once a default class appears', async () => {
     const ns = await c.namespace('pvc-nodefault');
     await c.admin.create(claim('data', ns));
-    const ev = await waitFor(async () => (await c.events(ns, 'PersistentVolumeClaim', 'data')).find((e) => e.reason === 'FailedBinding'), 'FailedBinding event');
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'PersistentVolumeClaim', 'data')).find((e) => e.reason === 'FailedBinding'),
+      'FailedBinding event',
+    );
     assert.equal(ev.type, 'Normal');
     assert.equal(ev.message, 'no persistent volumes available for this claim and no storage class is set');
     assert.equal(ev.reportingComponent, 'persistentvolume-controller');
@@ -57,7 +80,10 @@ describe('workload simulators: PersistentVolumeClaims without a default StorageC
   it('a claim naming a missing class reports ProvisioningFailed', async () => {
     const ns = await c.namespace('pvc-missing-class');
     await c.admin.create(claim('data', ns, { storageClassName: 'fast-ssd' }));
-    const ev = await waitFor(async () => (await c.events(ns, 'PersistentVolumeClaim', 'data')).find((e) => e.reason === 'ProvisioningFailed'), 'ProvisioningFailed');
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'PersistentVolumeClaim', 'data')).find((e) => e.reason === 'ProvisioningFailed'),
+      'ProvisioningFailed',
+    );
     assert.equal(ev.type, 'Warning');
     assert.equal(ev.message, 'storageclass.storage.k8s.io "fast-ssd" not found');
   });
@@ -104,27 +130,45 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
     assert.equal(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], 'rancher.io/local-path');
 
     const events = (await c.events(ns, 'PersistentVolumeClaim', 'models')).map((e) => `${e.reason}: ${e.message}`);
-    assert.ok(events.includes(`Provisioning: External provisioner is provisioning volume for claim "${ns}/models"`), events.join('\n'));
+    assert.ok(
+      events.includes(`Provisioning: External provisioner is provisioning volume for claim "${ns}/models"`),
+      events.join('\n'),
+    );
     assert.ok(events.includes(`ProvisioningSucceeded: Successfully provisioned volume ${pvName}`), events.join('\n'));
     assert.equal(pvcHealth(pvc as never).state, 'Ready');
 
     // reclaimPolicy Delete: the volume goes with its claim
     await c.admin.delete(PersistentVolumeClaims, 'models', ns);
-    await waitFor(async () => (await c.admin.getOrUndefined(PersistentVolumes, pvName)) === undefined, 'volume deleted with its claim');
+    await waitFor(
+      async () => (await c.admin.getOrUndefined(PersistentVolumes, pvName)) === undefined,
+      'volume deleted with its claim',
+    );
   });
 
   it('WaitForFirstConsumer: waits for a pod, provisions on its node, then the pod runs', async () => {
     const ns = await c.namespace('pvc-wffc');
     await c.admin.create(claim('cache', ns, { storageClassName: 'local-wait' }));
-    const ev = await waitFor(async () => (await c.events(ns, 'PersistentVolumeClaim', 'cache')).find((e) => e.reason === 'WaitForFirstConsumer'), 'WaitForFirstConsumer');
+    const ev = await waitFor(
+      async () =>
+        (await c.events(ns, 'PersistentVolumeClaim', 'cache')).find((e) => e.reason === 'WaitForFirstConsumer'),
+      'WaitForFirstConsumer',
+    );
     assert.equal(ev.message, 'waiting for first consumer to be created before binding');
     assert.equal((await c.admin.get(PersistentVolumeClaims, 'cache', ns)).status?.phase, 'Pending');
 
-    await c.admin.create(pod('user', ns, { volumes: [{ name: 'cache', persistentVolumeClaim: { claimName: 'cache' } }] }));
+    await c.admin.create(
+      pod('user', ns, { volumes: [{ name: 'cache', persistentVolumeClaim: { claimName: 'cache' } }] }),
+    );
     const pvc = await bound(ns, 'cache');
     assert.equal(pvc.metadata.annotations?.['volume.kubernetes.io/selected-node'], 'node-1');
     const pv = await c.admin.get(PersistentVolumes, pvc.spec.volumeName!);
-    assert.deepEqual(pv.spec.nodeAffinity, { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] }] } });
+    assert.deepEqual(pv.spec.nodeAffinity, {
+      required: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-1'] }] },
+        ],
+      },
+    });
     const p = await waitFor(async () => {
       const x = await c.admin.get(Pods, 'user', ns);
       return x.status?.phase === 'Running' ? x : undefined;
@@ -134,16 +178,28 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
     // reclaimPolicy Retain: the volume outlives its claim, Released
     await c.admin.delete(Pods, 'user', ns);
     await c.admin.delete(PersistentVolumeClaims, 'cache', ns);
-    await waitFor(async () => (await c.admin.get(PersistentVolumes, pv.metadata.name!)).status?.phase === 'Released', 'volume Released');
+    await waitFor(
+      async () => (await c.admin.get(PersistentVolumes, pv.metadata.name!)).status?.phase === 'Released',
+      'volume Released',
+    );
   });
 
   it('a pod whose claim is missing or unbound stays Pending with the scheduler saying why', async () => {
     const ns = await c.namespace('pvc-pod-missing');
     await c.admin.create(pod('orphan', ns, { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'nope' } }] }));
-    const ev = await waitFor(async () => (await c.events(ns, 'Pod', 'orphan')).find((e) => e.reason === 'FailedScheduling'), 'FailedScheduling');
-    assert.equal(ev.message, '0/1 nodes are available: persistentvolumeclaim "nope" not found. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.');
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'Pod', 'orphan')).find((e) => e.reason === 'FailedScheduling'),
+      'FailedScheduling',
+    );
+    assert.equal(
+      ev.message,
+      '0/1 nodes are available: persistentvolumeclaim "nope" not found. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
+    );
     await c.admin.create(claim('nope', ns));
-    await waitFor(async () => (await c.admin.get(Pods, 'orphan', ns)).spec.nodeName, 'pod bound once the claim exists and is bound');
+    await waitFor(
+      async () => (await c.admin.get(Pods, 'orphan', ns)).spec.nodeName,
+      'pod bound once the claim exists and is bound',
+    );
   });
 
   it('binds a claim to a matching pre-created volume instead of provisioning', async () => {
@@ -152,10 +208,21 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: { name: 'nfs-models' },
-      spec: { capacity: { storage: '100Gi' }, accessModes: ['ReadWriteMany', 'ReadWriteOnce'], storageClassName: 'standard', persistentVolumeReclaimPolicy: 'Retain', nfs: { server: '10.0.0.5', path: '/models' } },
+      spec: {
+        capacity: { storage: '100Gi' },
+        accessModes: ['ReadWriteMany', 'ReadWriteOnce'],
+        storageClassName: 'standard',
+        persistentVolumeReclaimPolicy: 'Retain',
+        nfs: { server: '10.0.0.5', path: '/models' },
+      },
     });
-    await waitFor(async () => (await c.admin.get(PersistentVolumes, 'nfs-models')).status?.phase === 'Available', 'static volume Available');
-    await c.admin.create(claim('shared', ns, { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '80Gi' } } }));
+    await waitFor(
+      async () => (await c.admin.get(PersistentVolumes, 'nfs-models')).status?.phase === 'Available',
+      'static volume Available',
+    );
+    await c.admin.create(
+      claim('shared', ns, { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '80Gi' } } }),
+    );
     const pvc = await bound(ns, 'shared');
     assert.equal(pvc.spec.volumeName, 'nfs-models');
     assert.deepEqual(pvc.status?.capacity, { storage: '100Gi' });
@@ -164,7 +231,10 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
   it('DiskFull on a claim: provisioning fails for lack of space, and the inspector says StorageFull', async () => {
     const ns = await c.namespace('pvc-diskfull');
     await c.admin.create(claim('huge', ns, {}, { 'sim.modelplane.io/fail': 'DiskFull' }));
-    const ev = await waitFor(async () => (await c.events(ns, 'PersistentVolumeClaim', 'huge')).find((e) => e.reason === 'ProvisioningFailed'), 'ProvisioningFailed');
+    const ev = await waitFor(
+      async () => (await c.events(ns, 'PersistentVolumeClaim', 'huge')).find((e) => e.reason === 'ProvisioningFailed'),
+      'ProvisioningFailed',
+    );
     assert.equal(ev.type, 'Warning');
     assert.match(ev.message, /^failed to provision volume with StorageClass "standard": .*insufficient storage space/);
     const pvc = await c.admin.get(PersistentVolumeClaims, 'huge', ns);
@@ -182,7 +252,16 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
       spec: { selector: { app: 'llm' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
     });
     const server = (name: string, annotations?: Record<string, string>) => ({
-      ...pod(name, ns, { containers: [{ name: 'main', image: 'vllm/vllm-openai:v0.8.5', ports: [{ name: 'http', containerPort: 8000 }] }] }, annotations),
+      ...pod(
+        name,
+        ns,
+        {
+          containers: [
+            { name: 'main', image: 'vllm/vllm-openai:v0.8.5', ports: [{ name: 'http', containerPort: 8000 }] },
+          ],
+        },
+        annotations,
+      ),
       metadata: { name, namespace: ns, labels: { app: 'llm' }, ...(annotations ? { annotations } : {}) },
     });
     await c.admin.create(server('a'));
@@ -200,12 +279,22 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
       nodeName: 'node-1',
       targetRef: { kind: 'Pod', name, namespace: ns, uid: pods.get(name)!.metadata.uid! },
     });
-    const sortByIp = (xs: ReturnType<typeof addr>[]) => xs.sort((x, y) => x.ip.localeCompare(y.ip, undefined, { numeric: true }));
-    assert.deepEqual(ep.subsets, [{ addresses: sortByIp([addr('a'), addr('b')]), notReadyAddresses: [addr('broken')], ports: [{ name: 'http', port: 8000, protocol: 'TCP' }] }]);
+    const sortByIp = (xs: ReturnType<typeof addr>[]) =>
+      xs.sort((x, y) => x.ip.localeCompare(y.ip, undefined, { numeric: true }));
+    assert.deepEqual(ep.subsets, [
+      {
+        addresses: sortByIp([addr('a'), addr('b')]),
+        notReadyAddresses: [addr('broken')],
+        ports: [{ name: 'http', port: 8000, protocol: 'TCP' }],
+      },
+    ]);
     assert.deepEqual(ep.metadata.labels, { app: 'llm' });
 
     await c.admin.delete(Pods, 'a', ns);
-    await waitFor(async () => (await c.admin.get(EndpointsKind, 'llm', ns)).subsets?.[0]?.addresses?.length === 1, 'a removed from the endpoints');
+    await waitFor(
+      async () => (await c.admin.get(EndpointsKind, 'llm', ns)).subsets?.[0]?.addresses?.length === 1,
+      'a removed from the endpoints',
+    );
     await c.admin.delete(Pods, 'b', ns);
     await c.admin.delete(Pods, 'broken', ns);
     const empty = await waitFor(async () => {
@@ -214,6 +303,9 @@ describe('workload simulators: PersistentVolumeClaims and Endpoints', () => {
     }, 'no subsets once no pod matches');
     assert.equal(empty.metadata.name, 'llm');
     await c.admin.delete(Services, 'llm', ns);
-    await waitFor(async () => (await c.admin.getOrUndefined(EndpointsKind, 'llm', ns)) === undefined, 'endpoints deleted with the service');
+    await waitFor(
+      async () => (await c.admin.getOrUndefined(EndpointsKind, 'llm', ns)) === undefined,
+      'endpoints deleted with the service',
+    );
   });
 });

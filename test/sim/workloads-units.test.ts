@@ -44,10 +44,14 @@ describe('kube encodings', () => {
     [undefined, 10, true, 0],
   ];
   for (const [value, total, up, want] of scaled) {
-    it(`scaledValue(${JSON.stringify(value)}, ${total}, ${up ? 'up' : 'down'}) = ${want}`, () => assert.equal(scaledValue(value, total, up, 'f'), want));
+    it(`scaledValue(${JSON.stringify(value)}, ${total}, ${up ? 'up' : 'down'}) = ${want}`, () =>
+      assert.equal(scaledValue(value, total, up, 'f'), want));
   }
   it('scaledValue names the field of a malformed value', () => {
-    assert.throws(() => scaledValue('lots', 3, true, 'spec.strategy.rollingUpdate.maxSurge'), /spec\.strategy\.rollingUpdate\.maxSurge: invalid value "lots"/);
+    assert.throws(
+      () => scaledValue('lots', 3, true, 'spec.strategy.rollingUpdate.maxSurge'),
+      /spec\.strategy\.rollingUpdate\.maxSurge: invalid value "lots"/,
+    );
   });
 
   const images: Array<[string, string]> = [
@@ -66,12 +70,22 @@ describe('kube encodings', () => {
   });
 });
 
-function dep(replicas: number, surge: string | number = '25%', unavailable: string | number = '25%', status: Deployment['status'] = {}): Deployment {
+function dep(
+  replicas: number,
+  surge: string | number = '25%',
+  unavailable: string | number = '25%',
+  status: Deployment['status'] = {},
+): Deployment {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd', namespace: 'ns', generation: 2 },
-    spec: { replicas, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [] } }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { a: 'b' } },
+      template: { spec: { containers: [] } },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } },
+    },
     status,
   };
 }
@@ -92,20 +106,63 @@ describe('rolling updates (kube arithmetic)', () => {
     assert.deepEqual(fenceposts(dep(3, 0, 0)), { maxSurge: 0, maxUnavailable: 1 });
   });
 
-  const steps: Array<{ name: string; d: Deployment; newRS: ReplicaSet; olds: ReplicaSet[]; want: Record<string, number> }> = [
-    { name: 'first step: surge the new ReplicaSet', d: dep(4, 1, 0), newRS: rs('new', 0, 0, '2'), olds: [rs('old', 4, 4, '1')], want: { new: 1 } },
-    { name: 'new pod available: scale the old one down by one', d: dep(4, 1, 0), newRS: rs('new', 1, 1, '2'), olds: [rs('old', 4, 4, '1')], want: { old: 3 } },
-    { name: 'maxUnavailable lets old pods go before new ones are up', d: dep(4, 0, 2), newRS: rs('new', 0, 0, '2'), olds: [rs('old', 4, 4, '1')], want: { old: 2 } },
-    { name: 'unhealthy old pods are cleaned up first', d: dep(4, 1, 1), newRS: rs('new', 1, 0, '3'), olds: [rs('older', 2, 0, '1'), rs('old', 2, 2, '2')], want: { older: 1 } },
+  const steps: Array<{
+    name: string;
+    d: Deployment;
+    newRS: ReplicaSet;
+    olds: ReplicaSet[];
+    want: Record<string, number>;
+  }> = [
+    {
+      name: 'first step: surge the new ReplicaSet',
+      d: dep(4, 1, 0),
+      newRS: rs('new', 0, 0, '2'),
+      olds: [rs('old', 4, 4, '1')],
+      want: { new: 1 },
+    },
+    {
+      name: 'new pod available: scale the old one down by one',
+      d: dep(4, 1, 0),
+      newRS: rs('new', 1, 1, '2'),
+      olds: [rs('old', 4, 4, '1')],
+      want: { old: 3 },
+    },
+    {
+      name: 'maxUnavailable lets old pods go before new ones are up',
+      d: dep(4, 0, 2),
+      newRS: rs('new', 0, 0, '2'),
+      olds: [rs('old', 4, 4, '1')],
+      want: { old: 2 },
+    },
+    {
+      name: 'unhealthy old pods are cleaned up first',
+      d: dep(4, 1, 1),
+      newRS: rs('new', 1, 0, '3'),
+      olds: [rs('older', 2, 0, '1'), rs('old', 2, 2, '2')],
+      want: { older: 1 },
+    },
     { name: 'done: nothing to do', d: dep(4), newRS: rs('new', 4, 4, '2'), olds: [rs('old', 0, 0, '1')], want: {} },
-    { name: 'scale down during a rollout trims the new ReplicaSet', d: dep(2, 1, 0), newRS: rs('new', 4, 4, '2'), olds: [rs('old', 0, 0, '1')], want: { new: 2 } },
+    {
+      name: 'scale down during a rollout trims the new ReplicaSet',
+      d: dep(2, 1, 0),
+      newRS: rs('new', 4, 4, '2'),
+      olds: [rs('old', 0, 0, '1')],
+      want: { new: 2 },
+    },
   ];
-  for (const tc of steps) it(tc.name, () => assert.deepEqual(Object.fromEntries(rollingStep(tc.d, tc.newRS, tc.olds)), tc.want));
+  for (const tc of steps)
+    it(tc.name, () => assert.deepEqual(Object.fromEntries(rollingStep(tc.d, tc.newRS, tc.olds)), tc.want));
 
   it('status: Available and Progressing reasons through a rollout', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     const d = dep(2, 1, 0);
-    const fresh = deploymentStatus({ d, newRS: rs('d-abc', 2, 0, '1'), all: [rs('d-abc', 2, 0, '1')], created: true, now });
+    const fresh = deploymentStatus({
+      d,
+      newRS: rs('d-abc', 2, 0, '1'),
+      all: [rs('d-abc', 2, 0, '1')],
+      created: true,
+      now,
+    });
     assert.deepEqual(
       fresh.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
       [
@@ -117,7 +174,13 @@ describe('rolling updates (kube arithmetic)', () => {
     assert.equal(fresh.status.observedGeneration, 2);
     assert.equal(fresh.recheckAfter, 600_000);
 
-    const done = deploymentStatus({ d: { ...d, status: fresh.status }, newRS: rs('d-abc', 2, 2, '1'), all: [rs('d-abc', 2, 2, '1')], created: false, now: now + 5_000 });
+    const done = deploymentStatus({
+      d: { ...d, status: fresh.status },
+      newRS: rs('d-abc', 2, 2, '1'),
+      all: [rs('d-abc', 2, 2, '1')],
+      created: false,
+      now: now + 5_000,
+    });
     const progressing = done.status.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.reason, 'NewReplicaSetAvailable');
     assert.equal(progressing?.message, 'ReplicaSet "d-abc" has successfully progressed.');
@@ -125,20 +188,51 @@ describe('rolling updates (kube arithmetic)', () => {
     assert.equal(done.status.unavailableReplicas, undefined);
     assert.equal(done.recheckAfter, undefined);
 
-    const quota = { ...rs('d-abc', 2, 0, '1'), status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True' as const, reason: 'FailedCreate', message: 'pods "d-abc-x" is forbidden: exceeded quota' }] } };
+    const quota = {
+      ...rs('d-abc', 2, 0, '1'),
+      status: {
+        replicas: 0,
+        conditions: [
+          {
+            type: 'ReplicaFailure',
+            status: 'True' as const,
+            reason: 'FailedCreate',
+            message: 'pods "d-abc-x" is forbidden: exceeded quota',
+          },
+        ],
+      },
+    };
     const failing = deploymentStatus({ d, newRS: quota, all: [quota], created: false, now });
     assert.deepEqual(
       failing.status.conditions?.filter((c) => c.type === 'ReplicaFailure').map((c) => [c.status, c.reason, c.message]),
       [['True', 'FailedCreate', 'pods "d-abc-x" is forbidden: exceeded quota']],
     );
 
-    const stuck = deploymentStatus({ d: { ...d, status: fresh.status }, newRS: rs('d-abc', 2, 0, '1'), all: [rs('d-abc', 2, 0, '1')], created: false, now: now + 601_000 });
+    const stuck = deploymentStatus({
+      d: { ...d, status: fresh.status },
+      newRS: rs('d-abc', 2, 0, '1'),
+      all: [rs('d-abc', 2, 0, '1')],
+      created: false,
+      now: now + 601_000,
+    });
     const timedOut = stuck.status.conditions?.find((c) => c.type === 'Progressing');
-    assert.deepEqual([timedOut?.status, timedOut?.reason, timedOut?.message], ['False', 'ProgressDeadlineExceeded', 'ReplicaSet "d-abc" has timed out progressing.']);
+    assert.deepEqual(
+      [timedOut?.status, timedOut?.reason, timedOut?.message],
+      ['False', 'ProgressDeadlineExceeded', 'ReplicaSet "d-abc" has timed out progressing.'],
+    );
   });
 });
 
-const FAKE: SimDelays = resolveDelays({ schedule: 0, pull: 100, ready: 1000, run: 500, crash: 200, backoff: 1000, backoffMax: 4000, provision: 0 });
+const FAKE: SimDelays = resolveDelays({
+  schedule: 0,
+  pull: 100,
+  ready: 1000,
+  run: 500,
+  crash: 200,
+  backoff: 1000,
+  backoffMax: 4000,
+  provision: 0,
+});
 
 function testPod(annotations: Record<string, string> = {}, spec: Partial<Pod['spec']> = {}): Pod {
   return {
@@ -160,7 +254,14 @@ class Recorder implements LogSink {
 }
 
 /** advances the run to each due time until `until`, collecting `type/reason` of every event (and when) */
-function play(pod: Pod, run: PodRun, logs: LogSink, from: number, until: number, at: Array<[number, string]> = []): string[] {
+function play(
+  pod: Pod,
+  run: PodRun,
+  logs: LogSink,
+  from: number,
+  until: number,
+  at: Array<[number, string]> = [],
+): string[] {
   const out: string[] = [];
   let now = from;
   for (let i = 0; i < 200 && now <= until; i++) {
@@ -180,9 +281,15 @@ describe('kubelet state machine (fake clock)', () => {
     const pod = testPod();
     const run = newPodRun(pod, 0, '10.0.0.1', '10.244.0.2');
     const logs = new Recorder();
-    assert.deepEqual(advance(run, { pod, now: 0, delays: FAKE, logs }).map((e) => e.reason), ['Pulling']);
+    assert.deepEqual(
+      advance(run, { pod, now: 0, delays: FAKE, logs }).map((e) => e.reason),
+      ['Pulling'],
+    );
     assert.equal(podStatus(pod, run, 0).containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
-    assert.deepEqual(advance(run, { pod, now: 100, delays: FAKE, logs }).map((e) => e.reason), ['Pulled', 'Created', 'Started']);
+    assert.deepEqual(
+      advance(run, { pod, now: 100, delays: FAKE, logs }).map((e) => e.reason),
+      ['Pulled', 'Created', 'Started'],
+    );
     let s = podStatus(pod, run, 100);
     assert.equal(s.phase, 'Running');
     assert.equal(s.containerStatuses?.[0]?.ready, false);
@@ -192,7 +299,10 @@ describe('kubelet state machine (fake clock)', () => {
     s = podStatus(pod, run, 1100);
     assert.equal(s.containerStatuses?.[0]?.ready, true);
     assert.equal(nextDue(run), Number.POSITIVE_INFINITY);
-    assert.match(logs.store.get('ns', 'p', 'c') ?? '', /vLLM API server version.*\n(.*\n)*INFO: {5}Application startup complete\.\n$/);
+    assert.match(
+      logs.store.get('ns', 'p', 'c') ?? '',
+      /vLLM API server version.*\n(.*\n)*INFO: {5}Application startup complete\.\n$/,
+    );
   });
 
   it('CrashLoopBackOff: immediate first restart, then doubling back-offs capped at backoffMax', () => {
@@ -220,14 +330,22 @@ describe('kubelet state machine (fake clock)', () => {
     const run = newPodRun(pod, 0, '10.0.0.1', '10.244.0.2');
     const logs = new Recorder();
     const events = play(pod, run, logs, 0, 3_000);
-    assert.deepEqual(events.slice(0, 6), ['Normal/Pulling', 'Warning/Failed', 'Warning/Failed', 'Normal/BackOff', 'Warning/Failed', 'Normal/Pulling']);
+    assert.deepEqual(events.slice(0, 6), [
+      'Normal/Pulling',
+      'Warning/Failed',
+      'Warning/Failed',
+      'Normal/BackOff',
+      'Warning/Failed',
+      'Normal/Pulling',
+    ]);
     assert.equal(run.containers[0]!.started, false);
     assert.equal(podPhase(run, 'Always'), 'Pending');
     assert.equal(logs.store.get('ns', 'p', 'c'), undefined);
   });
 
   it('QoS class: Guaranteed, Burstable or BestEffort from cpu and memory, unless the API server set one', () => {
-    const res = (requests: Record<string, string>, limits: Record<string, string>) => testPod({}, { containers: [{ name: 'c', image: 'x', resources: { requests, limits } }] });
+    const res = (requests: Record<string, string>, limits: Record<string, string>) =>
+      testPod({}, { containers: [{ name: 'c', image: 'x', resources: { requests, limits } }] });
     const qos = (p: Pod) => podStatus(p, newPodRun(p, 0, 'h', 'i'), 0).qosClass;
     assert.equal(qos(res({ cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })), 'Guaranteed');
     assert.equal(qos(res({ cpu: '1' }, { cpu: '2', memory: '1Gi' })), 'Burstable');
@@ -237,15 +355,29 @@ describe('kubelet state machine (fake clock)', () => {
   });
 
   it('init containers run one after another before the app container', () => {
-    const pod = testPod({}, { initContainers: [{ name: 'i1', image: 'busybox' }, { name: 'i2', image: 'busybox' }] });
+    const pod = testPod(
+      {},
+      {
+        initContainers: [
+          { name: 'i1', image: 'busybox' },
+          { name: 'i2', image: 'busybox' },
+        ],
+      },
+    );
     const run = newPodRun(pod, 0, '10.0.0.1', '10.244.0.2');
     const logs = new Recorder();
     advance(run, { pod, now: 0, delays: FAKE, logs });
-    assert.deepEqual(run.containers.map((c) => c.step), ['pulling', 'waiting-turn', 'waiting-turn']);
+    assert.deepEqual(
+      run.containers.map((c) => c.step),
+      ['pulling', 'waiting-turn', 'waiting-turn'],
+    );
     assert.equal(podStatus(pod, run, 0).containerStatuses?.[0]?.state?.waiting?.reason, 'PodInitializing');
     play(pod, run, logs, 0, 5_000);
     const s = podStatus(pod, run, 5_000);
-    assert.deepEqual(s.initContainerStatuses?.map((c) => c.state?.terminated?.reason), ['Completed', 'Completed']);
+    assert.deepEqual(
+      s.initContainerStatuses?.map((c) => c.state?.terminated?.reason),
+      ['Completed', 'Completed'],
+    );
     assert.equal(s.phase, 'Running');
     assert.equal(s.conditions?.find((c) => c.type === 'Initialized')?.status, 'True');
   });
@@ -259,7 +391,13 @@ describe('kubelet state machine (fake clock)', () => {
     const oomRun = newPodRun(oom, 0, 'h', 'p');
     play(oom, oomRun, new Recorder(), 0, 5_000);
     assert.equal(podPhase(oomRun, 'Never'), 'Failed');
-    assert.deepEqual(oomRun.containers[0]!.state.terminated && [oomRun.containers[0]!.state.terminated.reason, oomRun.containers[0]!.state.terminated.exitCode], ['OOMKilled', 137]);
+    assert.deepEqual(
+      oomRun.containers[0]!.state.terminated && [
+        oomRun.containers[0]!.state.terminated.reason,
+        oomRun.containers[0]!.state.terminated.exitCode,
+      ],
+      ['OOMKilled', 137],
+    );
     assert.equal(oomRun.containers[0]!.restartCount, 0);
   });
 });
@@ -286,7 +424,12 @@ describe('PodLogStore', () => {
 });
 
 describe('PodIpAllocator', () => {
-  const node = (name: string, podCIDR?: string): Node => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: podCIDR ? { podCIDR } : {} });
+  const node = (name: string, podCIDR?: string): Node => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    spec: podCIDR ? { podCIDR } : {},
+  });
 
   it("uses the node's podCIDR and hands out each address once", () => {
     const a = new PodIpAllocator();

@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Cache, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
-import { splitPemCerts, startWebhookServer, ValidatingWebhookConfigurations, type WebhookServerHandle } from '../../src/webhooks/index.ts';
+import {
+  splitPemCerts,
+  startWebhookServer,
+  ValidatingWebhookConfigurations,
+  type WebhookServerHandle,
+} from '../../src/webhooks/index.ts';
 import { ServiceEndpoints } from '@modelplane/apiserver';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
@@ -27,7 +32,9 @@ function admissionLoad(client: KubeClient, prefix: string): { failures: string[]
   let stopped = false;
   const running = (async () => {
     for (let i = 0; !stopped; i++) {
-      await client.create(configMap(`${prefix}-${i}`, { owner: 'me' })).catch((err) => failures.push(`${prefix}-${i}: ${err.message}`));
+      await client
+        .create(configMap(`${prefix}-${i}`, { owner: 'me' }))
+        .catch((err) => failures.push(`${prefix}-${i}: ${err.message}`));
       await sleep(30);
     }
   })();
@@ -41,7 +48,9 @@ function admissionLoad(client: KubeClient, prefix: string): { failures: string[]
 }
 
 async function rotations(h: WebhookServerHandle, action: string): Promise<number> {
-  return (await h.metrics.rotations.get()).values.filter((v) => v.labels.action === action).reduce((n, v) => n + v.value, 0);
+  return (await h.metrics.rotations.get()).values
+    .filter((v) => v.labels.action === action)
+    .reduce((n, v) => n + v.value, 0);
 }
 
 describe('certificate rotation while the API server keeps calling', () => {
@@ -87,8 +96,20 @@ describe('certificate rotation while the API server keeps calling', () => {
     registerConfigMapWebhooks(a);
     registerConfigMapWebhooks(b);
     endpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
-    await c.k(['apply', '-f', '-'], a.configurations('rotation-webhooks').map((o) => JSON.stringify(o)).join('\n'));
-    await waitFor('caBundle injected', async () => caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')).every((x) => x === a.caBundle()) || undefined);
+    await c.k(
+      ['apply', '-f', '-'],
+      a
+        .configurations('rotation-webhooks')
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
+    );
+    await waitFor(
+      'caBundle injected',
+      async () =>
+        caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')).every(
+          (x) => x === a.caBundle(),
+        ) || undefined,
+    );
   });
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -126,23 +147,42 @@ describe('certificate rotation while the API server keeps calling', () => {
     // each rotation was written by exactly one replica: a loser of the race re-read instead of writing again
     // (a rotation may be in flight: its write counted but its watch event not yet seen, or the reverse)
     const written = async () => (await rotations(a, 'issue-serving')) + (await rotations(b, 'issue-serving'));
-    await waitFor('every rotation written once and seen', async () => ((await written()) === stored.length - 1 ? true : undefined), { timeoutMs: 2_000 }).catch(async () => {
+    await waitFor(
+      'every rotation written once and seen',
+      async () => ((await written()) === stored.length - 1 ? true : undefined),
+      { timeoutMs: 2_000 },
+    ).catch(async () => {
       assert.equal(await written(), stored.length - 1);
     });
     // a renewed certificate is good for 3 s and renewed 1 s before its end: a second write right after a
     // first one is a replica that overwrote a fresh certificate instead of adopting it
-    for (let i = 1; i < stored.length; i++) assert.ok(stored[i]!.at - stored[i - 1]!.at > 500, `rotations ${i - 1} and ${i} were ${stored[i]!.at - stored[i - 1]!.at} ms apart`);
-    assert.equal((await rotations(a, 'regenerate')) + (await rotations(b, 'regenerate')), 1, 'the CA was made once, at the first start');
+    for (let i = 1; i < stored.length; i++)
+      assert.ok(
+        stored[i]!.at - stored[i - 1]!.at > 500,
+        `rotations ${i - 1} and ${i} were ${stored[i]!.at - stored[i - 1]!.at} ms apart`,
+      );
+    assert.equal(
+      (await rotations(a, 'regenerate')) + (await rotations(b, 'regenerate')),
+      1,
+      'the CA was made once, at the first start',
+    );
     assert.equal(a.caPem(), ca);
     assert.equal(b.caPem(), ca);
     assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [bundle]);
     // both replicas end up serving what the Secret holds (checked again if a rotation slips in between)
-    await waitFor('both replicas serving the Secret\'s certificate', async () => {
-      await a.checkNow();
-      await b.checkNow();
-      const secretCert = Buffer.from((await client.get<Secret>(Secrets, SECRET.name, SECRET.namespace)).data!['tls.crt']!, 'base64').toString();
-      return a.servingCertPem() === secretCert && b.servingCertPem() === secretCert ? true : undefined;
-    }, { timeoutMs: 5_000 });
+    await waitFor(
+      "both replicas serving the Secret's certificate",
+      async () => {
+        await a.checkNow();
+        await b.checkNow();
+        const secretCert = Buffer.from(
+          (await client.get<Secret>(Secrets, SECRET.name, SECRET.namespace)).data!['tls.crt']!,
+          'base64',
+        ).toString();
+        return a.servingCertPem() === secretCert && b.servingCertPem() === secretCert ? true : undefined;
+      },
+      { timeoutMs: 5_000 },
+    );
   });
 
   it('a forced CA rotation trusts old and new CAs together and never fails an admission', async () => {
@@ -155,19 +195,26 @@ describe('certificate rotation while the API server keeps calling', () => {
       trust = splitPemCerts(a.caPem());
       assert.equal(trust.length, 2, 'new CA first, old CA still trusted');
       assert.equal(trust[1], splitPemCerts(oldCa)[0]);
-      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
+      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [
+        a.caBundle(),
+      ]);
       // B, still serving a certificate from the old CA, keeps working, then picks up the new one
       await waitFor('replica B on the new CA', () => (b.caPem() === a.caPem() ? true : undefined));
       endpoints.register(SERVICE.namespace, SERVICE.name, 443, a.url);
       await sleep(500);
       // and the replicas never fought over the bundle: it is still what A injected
-      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
+      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [
+        a.caBundle(),
+      ]);
     } finally {
       await load.stop();
     }
     assert.deepEqual(load.failures, []);
     const served = await presentedCert(a.port, trust[0]!, SERVICE_DNS);
-    assert.ok(served.checkIssued(new (await import('node:crypto')).X509Certificate(trust[0]!)), 'A serves a certificate from the new CA');
+    assert.ok(
+      served.checkIssued(new (await import('node:crypto')).X509Certificate(trust[0]!)),
+      'A serves a certificate from the new CA',
+    );
   });
 
   it('keeps serving the old certificate while a new CA cannot be injected, and switches once it is', async () => {
@@ -179,13 +226,22 @@ describe('certificate rotation while the API server keeps calling', () => {
     try {
       await a.rotateNow('all');
       const newCa = new X509Certificate(splitPemCerts(a.caPem())[0]!);
-      assert.ok(!new X509Certificate(a.servingCertPem()).checkIssued(newCa), 'still serving a certificate of the old CA');
+      assert.ok(
+        !new X509Certificate(a.servingCertPem()).checkIssued(newCa),
+        'still serving a certificate of the old CA',
+      );
       await sleep(400);
       assert.ok(!new X509Certificate(a.servingCertPem()).checkIssued(newCa));
       c.server.faults.remove(fault);
-      await waitFor('A to serve a certificate of the new CA', () => (new X509Certificate(a.servingCertPem()).checkIssued(newCa) ? true : undefined), { timeoutMs: 10_000 });
+      await waitFor(
+        'A to serve a certificate of the new CA',
+        () => (new X509Certificate(a.servingCertPem()).checkIssued(newCa) ? true : undefined),
+        { timeoutMs: 10_000 },
+      );
       assert.notEqual(a.servingCertPem(), before);
-      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [a.caBundle()]);
+      assert.deepEqual(caBundles(await client.get(ValidatingWebhookConfigurations, 'rotation-webhooks')), [
+        a.caBundle(),
+      ]);
       await sleep(300);
     } finally {
       c.server.faults.remove(fault);

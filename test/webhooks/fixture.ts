@@ -3,15 +3,23 @@
 import type { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import type { ConfigMap, KubeObject } from '../../src/kube/index.ts';
-import type { AdmissionRequest, AdmissionWebhookSpec, FieldError, ValidationOutcome, WebhookRegistry } from '../../src/webhooks/index.ts';
+import type {
+  AdmissionRequest,
+  AdmissionWebhookSpec,
+  FieldError,
+  ValidationOutcome,
+  WebhookRegistry,
+} from '../../src/webhooks/index.ts';
 
 /** `data.size` must be a whole number ≤ 10; `data.owner` is required; `data.legacy` draws a warning */
 export function validateConfigMap(cm: ConfigMap): ValidationOutcome {
   const errors: FieldError[] = [];
   const warnings: string[] = [];
   const size = cm.data?.size;
-  if (size !== undefined && !/^\d+$/.test(size)) errors.push({ field: 'data.size', message: `data.size must be a whole number, got "${size}"` });
-  else if (size !== undefined && Number(size) > 10) errors.push({ field: 'data.size', message: `data.size ${size} exceeds maximum allowed (10)` });
+  if (size !== undefined && !/^\d+$/.test(size))
+    errors.push({ field: 'data.size', message: `data.size must be a whole number, got "${size}"` });
+  else if (size !== undefined && Number(size) > 10)
+    errors.push({ field: 'data.size', message: `data.size ${size} exceeds maximum allowed (10)` });
   if (cm.data?.owner === undefined) errors.push({ field: 'data.owner', message: 'data.owner is required' });
   if (cm.data?.legacy !== undefined) warnings.push('data.legacy is deprecated; use data.modern');
   return { errors, warnings };
@@ -29,7 +37,15 @@ export const TEST_NAMESPACE = 'webhook-test';
 function configMapSpec(name: string): AdmissionWebhookSpec {
   return {
     name,
-    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
+    rules: [
+      {
+        operations: ['CREATE', 'UPDATE'],
+        apiGroups: [''],
+        apiVersions: ['v1'],
+        resources: ['configmaps'],
+        scope: 'Namespaced',
+      },
+    ],
     // only the test namespace, so the Secret's namespace and kube-system are never blocked by the webhook
     namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': TEST_NAMESPACE } },
     failurePolicy: 'Fail',
@@ -38,8 +54,16 @@ function configMapSpec(name: string): AdmissionWebhookSpec {
 }
 
 export function registerConfigMapWebhooks(hooks: WebhookRegistry): void {
-  hooks.mutating('/default-configmap', configMapSpec('mconfigmap.test.modelplane.io'), (req: AdmissionRequest<ConfigMap>) => defaultConfigMap(req.object!));
-  hooks.validating('/validate-configmap', configMapSpec('vconfigmap.test.modelplane.io'), (req: AdmissionRequest<ConfigMap>) => validateConfigMap(req.object!));
+  hooks.mutating(
+    '/default-configmap',
+    configMapSpec('mconfigmap.test.modelplane.io'),
+    (req: AdmissionRequest<ConfigMap>) => defaultConfigMap(req.object!),
+  );
+  hooks.validating(
+    '/validate-configmap',
+    configMapSpec('vconfigmap.test.modelplane.io'),
+    (req: AdmissionRequest<ConfigMap>) => validateConfigMap(req.object!),
+  );
 }
 
 export function configMap(name: string, data: Record<string, string>): ConfigMap {

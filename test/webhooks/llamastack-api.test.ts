@@ -4,8 +4,18 @@
 // URL, so the same test runs against any backend the test cluster starts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, llamaStackCrd, V1ALPHA2_FIELDS_ANNOTATION } from '../../src/apis/llamastack/index.ts';
-import { pointLlamaStackConversion, registerLlamaStackConversion, registerLlamaStackDefaulting, registerLlamaStackValidation } from '../../src/controllers/llamastack/webhook.ts';
+import {
+  LLAMASTACK_CONVERSION_PATH,
+  LLS_CRD_NAME,
+  llamaStackCrd,
+  V1ALPHA2_FIELDS_ANNOTATION,
+} from '../../src/apis/llamastack/index.ts';
+import {
+  pointLlamaStackConversion,
+  registerLlamaStackConversion,
+  registerLlamaStackDefaulting,
+  registerLlamaStackValidation,
+} from '../../src/controllers/llamastack/webhook.ts';
 import { CustomResourceDefinitions, KubeClient, Logger } from '../../src/kube/index.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
@@ -19,12 +29,20 @@ const CONFIGS = 'llamastack-test-webhooks';
 /** the object as a user wrote it: no server-set metadata, no status */
 function userView(o: any) {
   const { name, namespace, labels, annotations } = o.metadata;
-  return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) }, spec: o.spec };
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    metadata: { name, namespace, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
+    spec: o.spec,
+  };
 }
 const withoutLastApplied = (o: any) => {
   const a = { ...(o.metadata.annotations ?? {}) };
   delete a['kubectl.kubernetes.io/last-applied-configuration'];
-  return { ...o, metadata: { ...o.metadata, ...(Object.keys(a).length ? { annotations: a } : { annotations: undefined }) } };
+  return {
+    ...o,
+    metadata: { ...o.metadata, ...(Object.keys(a).length ? { annotations: a } : { annotations: undefined }) },
+  };
 };
 const clean = (o: any) => JSON.parse(JSON.stringify(userView(withoutLastApplied(o))));
 
@@ -32,7 +50,8 @@ describe('LlamaStackDistribution on the API server', () => {
   let c: TestCluster;
   let client: KubeClient;
   let hooks: WebhookServerHandle;
-  const get = async (version: string, name: string) => JSON.parse(await c.k(['get', `llamastackdistributions.${version}.llamastack.io`, name, '-n', NS, '-o', 'json']));
+  const get = async (version: string, name: string) =>
+    JSON.parse(await c.k(['get', `llamastackdistributions.${version}.llamastack.io`, name, '-n', NS, '-o', 'json']));
 
   before(async () => {
     c = await startTestCluster();
@@ -52,12 +71,27 @@ describe('LlamaStackDistribution on the API server', () => {
     registerLlamaStackDefaulting(hooks);
     registerLlamaStackValidation(hooks, client, SYSTEM);
     // what the fixtures reference, so the validating webhook lets them in
-    for (const [secret, key] of [['vllm-creds', 'token'], ['brave', 'key'], ['redis', 'pw'], ['pg', 'dsn']]) {
+    for (const [secret, key] of [
+      ['vllm-creds', 'token'],
+      ['brave', 'key'],
+      ['redis', 'pw'],
+      ['pg', 'dsn'],
+    ]) {
       await c.k(['create', 'secret', 'generic', secret!, '-n', NS, `--from-literal=${key}=x`]);
     }
-    for (const cm of ['my-config', 'ca']) await c.k(['create', 'configmap', cm, '-n', NS, '--from-literal=config.yaml=version: 2']);
-    await c.k(['apply', '-f', '-'], JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { url: hooks.url }))));
-    await c.k(['apply', '-f', '-'], hooks.configurations(CONFIGS, { target: { url: hooks.url } }).map((o) => JSON.stringify(o)).join('\n'));
+    for (const cm of ['my-config', 'ca'])
+      await c.k(['create', 'configmap', cm, '-n', NS, '--from-literal=config.yaml=version: 2']);
+    await c.k(
+      ['apply', '-f', '-'],
+      JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { url: hooks.url }))),
+    );
+    await c.k(
+      ['apply', '-f', '-'],
+      hooks
+        .configurations(CONFIGS, { target: { url: hooks.url } })
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
+    );
     await waitFor('conversion caBundle injected', async () => {
       const crd = await client.get(CustomResourceDefinitions, LLS_CRD_NAME);
       return (crd.spec as any).conversion?.webhook?.clientConfig?.caBundle === hooks.caBundle() || undefined;
@@ -111,36 +145,102 @@ spec:
 `;
     await c.k(['create', '-f', '-'], yaml);
     const stored = await get('v1alpha2', 'single');
-    assert.deepEqual(stored.spec.providers.inference, [{ provider: 'vllm', endpoint: 'http://vllm:8000/v1', settings: { apiKey: { name: 'not-a-secret', key: 'k' } } }]);
+    assert.deepEqual(stored.spec.providers.inference, [
+      { provider: 'vllm', endpoint: 'http://vllm:8000/v1', settings: { apiKey: { name: 'not-a-secret', key: 'k' } } },
+    ]);
   });
 
   const refused: Array<[string, Record<string, unknown>, RegExp]> = [
     [
       'a Secret that does not exist (validating webhook)',
-      { distribution: { name: 'remote-vllm' }, providers: { inference: [{ provider: 'vllm', endpoint: 'http://x', apiKey: { name: 'missing', key: 'token' } }] } },
+      {
+        distribution: { name: 'remote-vllm' },
+        providers: {
+          inference: [{ provider: 'vllm', endpoint: 'http://x', apiKey: { name: 'missing', key: 'token' } }],
+        },
+      },
       /admission webhook "vllamastackdistribution.llamastack.io" denied the request: Secret "missing" not found in namespace "llama". Referenced by: spec.providers.inference\[0\].apiKey/,
     ],
-    ['an unknown distribution (validating webhook)', { distribution: { name: 'nope' } }, /Unknown distribution "nope". Available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter/],
-    ['a model naming a provider the config will not have (validating webhook)', { distribution: { name: 'remote-vllm' }, resources: { models: [{ name: 'm', provider: 'ghost' }] } }, /spec.resources.models\[0\].provider: "ghost" is not an inference provider/],
-    ['a misspelt provider field (validating webhook)', { distribution: { name: 'remote-vllm' }, providers: { inference: [{ provider: 'vllm', endpiont: 'http://x' }] } }, /spec.providers.inference\[0\].endpiont: unknown field/],
-    ['both name and image', { distribution: { name: 'starter', image: 'x' } }, /distribution: set exactly one of name and image/],
+    [
+      'an unknown distribution (validating webhook)',
+      { distribution: { name: 'nope' } },
+      /Unknown distribution "nope". Available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter/,
+    ],
+    [
+      'a model naming a provider the config will not have (validating webhook)',
+      { distribution: { name: 'remote-vllm' }, resources: { models: [{ name: 'm', provider: 'ghost' }] } },
+      /spec.resources.models\[0\].provider: "ghost" is not an inference provider/,
+    ],
+    [
+      'a misspelt provider field (validating webhook)',
+      { distribution: { name: 'remote-vllm' }, providers: { inference: [{ provider: 'vllm', endpiont: 'http://x' }] } },
+      /spec.providers.inference\[0\].endpiont: unknown field/,
+    ],
+    [
+      'both name and image',
+      { distribution: { name: 'starter', image: 'x' } },
+      /distribution: set exactly one of name and image/,
+    ],
     ['neither name nor image', { distribution: {} }, /distribution: set exactly one of name and image/],
-    ['two providers without ids', { distribution: { name: 'starter' }, providers: { inference: [{ provider: 'vllm' }, { provider: 'ollama' }] } }, /providers.inference: every provider needs an id/],
+    [
+      'two providers without ids',
+      { distribution: { name: 'starter' }, providers: { inference: [{ provider: 'vllm' }, { provider: 'ollama' }] } },
+      /providers.inference: every provider needs an id/,
+    ],
     [
       'the same id in two provider types',
-      { distribution: { name: 'starter' }, providers: { inference: [{ id: 'x', provider: 'vllm' }], safety: [{ id: 'x', provider: 'llama-guard' }] } },
+      {
+        distribution: { name: 'starter' },
+        providers: { inference: [{ id: 'x', provider: 'vllm' }], safety: [{ id: 'x', provider: 'llama-guard' }] },
+      },
       /provider ids \(id, or provider when id is unset\) must be unique across all provider types/,
     ],
-    ['overrideConfig with providers', { distribution: { name: 'starter' }, overrideConfig: { configMapName: 'c' }, providers: { inference: [{ provider: 'vllm' }] } }, /overrideConfig cannot be combined with providers/],
-    ['redis without endpoint', { distribution: { name: 'starter' }, storage: { kv: { type: 'redis' } } }, /storage.kv: type redis requires endpoint/],
-    ['postgres without connectionString', { distribution: { name: 'starter' }, storage: { sql: { type: 'postgres' } } }, /storage.sql: type postgres requires connectionString/],
-    ['tls enabled without secretName', { distribution: { name: 'starter' }, networking: { tls: { enabled: true } } }, /networking.tls: enabled requires secretName/],
-    ['an API both disabled and configured', { distribution: { name: 'starter' }, disabled: ['inference'], providers: { inference: [{ provider: 'vllm' }] } }, /spec.disabled lists inference while spec.providers.inference configures it/],
-    ['endpoint and modelDeploymentRef', { distribution: { name: 'starter' }, providers: { inference: [{ provider: 'vllm', endpoint: 'http://x', modelDeploymentRef: { name: 'm' } }] } }, /set at most one of endpoint, modelDeploymentRef and aimServiceRef/],
+    [
+      'overrideConfig with providers',
+      {
+        distribution: { name: 'starter' },
+        overrideConfig: { configMapName: 'c' },
+        providers: { inference: [{ provider: 'vllm' }] },
+      },
+      /overrideConfig cannot be combined with providers/,
+    ],
+    [
+      'redis without endpoint',
+      { distribution: { name: 'starter' }, storage: { kv: { type: 'redis' } } },
+      /storage.kv: type redis requires endpoint/,
+    ],
+    [
+      'postgres without connectionString',
+      { distribution: { name: 'starter' }, storage: { sql: { type: 'postgres' } } },
+      /storage.sql: type postgres requires connectionString/,
+    ],
+    [
+      'tls enabled without secretName',
+      { distribution: { name: 'starter' }, networking: { tls: { enabled: true } } },
+      /networking.tls: enabled requires secretName/,
+    ],
+    [
+      'an API both disabled and configured',
+      { distribution: { name: 'starter' }, disabled: ['inference'], providers: { inference: [{ provider: 'vllm' }] } },
+      /spec.disabled lists inference while spec.providers.inference configures it/,
+    ],
+    [
+      'endpoint and modelDeploymentRef',
+      {
+        distribution: { name: 'starter' },
+        providers: { inference: [{ provider: 'vllm', endpoint: 'http://x', modelDeploymentRef: { name: 'm' } }] },
+      },
+      /set at most one of endpoint, modelDeploymentRef and aimServiceRef/,
+    ],
   ];
   for (const [what, spec, message] of refused) {
     it(`refuses ${what} at admission, naming the field`, async () => {
-      const obj = { apiVersion: 'llamastack.io/v1alpha2', kind: 'LlamaStackDistribution', metadata: { name: 'bad', namespace: NS }, spec };
+      const obj = {
+        apiVersion: 'llamastack.io/v1alpha2',
+        kind: 'LlamaStackDistribution',
+        metadata: { name: 'bad', namespace: NS },
+        spec,
+      };
       const r = await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(obj) });
       assert.equal(r.code, 1, `${what} was accepted`);
       assert.match(r.stderr, message);
@@ -148,14 +248,35 @@ spec:
   }
 
   // last: it points conversion at a Service this test does not serve
-  it('points the conversion webhook at the installation\'s own webhook Service, keeping the injected caBundle', async () => {
-    assert.equal(await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }), false, 'a URL is left alone');
+  it("points the conversion webhook at the installation's own webhook Service, keeping the injected caBundle", async () => {
+    assert.equal(
+      await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }),
+      false,
+      'a URL is left alone',
+    );
     // as shipped: a Service in the default namespace
-    await c.k(['apply', '-f', '-'], JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { service: { name: 'modelplane-webhook-service', namespace: 'modelplane-system' } }))));
-    assert.equal(await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }), true);
+    await c.k(
+      ['apply', '-f', '-'],
+      JSON.stringify(
+        llamaStackCrd(
+          conversionStanza(LLAMASTACK_CONVERSION_PATH, {
+            service: { name: 'modelplane-webhook-service', namespace: 'modelplane-system' },
+          }),
+        ),
+      ),
+    );
+    assert.equal(
+      await pointLlamaStackConversion(client, { name: 'modelplane-webhook-service', namespace: 'llama-ops' }),
+      true,
+    );
     const crd = await client.get(CustomResourceDefinitions, LLS_CRD_NAME);
     const cc = (crd.spec as any).conversion.webhook.clientConfig;
-    assert.deepEqual(cc.service, { name: 'modelplane-webhook-service', namespace: 'llama-ops', path: LLAMASTACK_CONVERSION_PATH, port: 443 });
+    assert.deepEqual(cc.service, {
+      name: 'modelplane-webhook-service',
+      namespace: 'llama-ops',
+      path: LLAMASTACK_CONVERSION_PATH,
+      port: 443,
+    });
     assert.equal(cc.caBundle, hooks.caBundle());
   });
 });

@@ -7,11 +7,20 @@ import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { Logger } from '../../src/kube/index.ts';
-import { generateCA, issueServingCert, type KeyPairPem, WebhookHttpServer, WebhookMetrics } from '../../src/webhooks/index.ts';
+import {
+  generateCA,
+  issueServingCert,
+  type KeyPairPem,
+  WebhookHttpServer,
+  WebhookMetrics,
+} from '../../src/webhooks/index.ts';
 import { presentedCert } from './fixture.ts';
 
 const DNS = ['hooks.test.svc'];
-const spec = { name: 'vconfigmap.test.modelplane.io', rules: [{ operations: ['CREATE' as const], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+const spec = {
+  name: 'vconfigmap.test.modelplane.io',
+  rules: [{ operations: ['CREATE' as const], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+};
 
 interface Reply {
   status: number;
@@ -19,13 +28,32 @@ interface Reply {
   body: string;
 }
 
-function call(port: number, ca: string, method: string, path: string, body?: string | Buffer, headers: Record<string, string | number> = {}): Promise<Reply> {
+function call(
+  port: number,
+  ca: string,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string | number> = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, ca, servername: DNS[0], headers: { 'Content-Type': 'application/json', ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        ca,
+        servername: DNS[0],
+        headers: { 'Content-Type': 'application/json', ...headers },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -54,9 +82,23 @@ describe('WebhookHttpServer', () => {
 
   before(async () => {
     ca = await generateCA({ commonName: 'server-test-ca', lifetimeMs: 3_600_000 });
-    const serving = await issueServingCert(ca, { commonName: DNS[0]!, dnsNames: DNS, ips: ['127.0.0.1'], lifetimeMs: 3_600_000 });
-    server = new WebhookHttpServer({ cert: serving.certPem, key: serving.keyPem, metrics, logger: new Logger({}, 'silent'), maxBodyBytes: 64 * 1024, notReady: () => ready });
-    server.validating('/validate', spec, (r) => (r.object?.metadata.name === 'bad' ? { errors: [{ field: 'metadata.name', message: 'bad name' }] } : undefined));
+    const serving = await issueServingCert(ca, {
+      commonName: DNS[0]!,
+      dnsNames: DNS,
+      ips: ['127.0.0.1'],
+      lifetimeMs: 3_600_000,
+    });
+    server = new WebhookHttpServer({
+      cert: serving.certPem,
+      key: serving.keyPem,
+      metrics,
+      logger: new Logger({}, 'silent'),
+      maxBodyBytes: 64 * 1024,
+      notReady: () => ready,
+    });
+    server.validating('/validate', spec, (r) =>
+      r.object?.metadata.name === 'bad' ? { errors: [{ field: 'metadata.name', message: 'bad name' }] } : undefined,
+    );
     port = await server.listen(0, '127.0.0.1');
   });
   after(() => server.close());
@@ -94,10 +136,22 @@ describe('WebhookHttpServer', () => {
     assert.equal(declared.status, 413);
     assert.equal(JSON.parse(declared.body).message, 'request body is larger than the limit of 65536 bytes');
     const streamed = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/validate', ca: ca.certPem, servername: DNS[0], headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/validate',
+          ca: ca.certPem,
+          servername: DNS[0],
+          headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+          agent: false,
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 10; i++) req.write(big.subarray(0, 16 * 1024));
       req.end();
@@ -119,7 +173,9 @@ describe('WebhookHttpServer', () => {
   });
 
   it('answers many requests in parallel, each with its own uid', async () => {
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => call(port, ca.certPem, 'POST', '/validate', reviewBody(`p${i}`))));
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(port, ca.certPem, 'POST', '/validate', reviewBody(`p${i}`))),
+    );
     assert.deepEqual(
       replies.map((r) => JSON.parse(r.body).response.uid),
       Array.from({ length: 30 }, (_, i) => `uid-p${i}`),
@@ -127,17 +183,34 @@ describe('WebhookHttpServer', () => {
   });
 
   it('catches registration mistakes when they are made', () => {
-    assert.throws(() => server.validating('/validate', spec, () => undefined), /webhook path \/validate is already registered \(validating\)/);
+    assert.throws(
+      () => server.validating('/validate', spec, () => undefined),
+      /webhook path \/validate is already registered \(validating\)/,
+    );
     assert.throws(() => server.mutating('/healthz', spec, () => undefined), /reserved/);
     assert.throws(() => server.mutating('relative', spec, () => undefined), /must start with \//);
-    assert.throws(() => server.validating('/v2', { ...spec, name: 'short.name' }, () => undefined), /must be a fully qualified name of at least three/);
-    assert.throws(() => server.validating('/v3', { ...spec, rules: [] }, () => undefined), /rules must name at least one resource/);
-    assert.throws(() => server.validating('/v4', { ...spec, rules: [{ ...spec.rules[0]!, resources: [] }] }, () => undefined), /rules\[0\]\.resources must be a non-empty list/);
+    assert.throws(
+      () => server.validating('/v2', { ...spec, name: 'short.name' }, () => undefined),
+      /must be a fully qualified name of at least three/,
+    );
+    assert.throws(
+      () => server.validating('/v3', { ...spec, rules: [] }, () => undefined),
+      /rules must name at least one resource/,
+    );
+    assert.throws(
+      () => server.validating('/v4', { ...spec, rules: [{ ...spec.rules[0]!, resources: [] }] }, () => undefined),
+      /rules\[0\]\.resources must be a non-empty list/,
+    );
   });
 
   it('serves a swapped certificate on the next handshake without a restart', async () => {
     const first = await presentedCert(port, ca.certPem, DNS[0]!);
-    const next = await issueServingCert(ca, { commonName: DNS[0]!, dnsNames: DNS, ips: ['127.0.0.1'], lifetimeMs: 3_600_000 });
+    const next = await issueServingCert(ca, {
+      commonName: DNS[0]!,
+      dnsNames: DNS,
+      ips: ['127.0.0.1'],
+      lifetimeMs: 3_600_000,
+    });
     server.setCertificate(next.certPem, next.keyPem);
     const second = await presentedCert(port, ca.certPem, DNS[0]!);
     assert.notEqual(second.fingerprint256, first.fingerprint256);

@@ -33,11 +33,17 @@ export function App() {
   return (
     <>
       <header className="top">
-        <a className="brand" href="#/">modelplane</a>
+        <a className="brand" href="#/">
+          modelplane
+        </a>
         <nav aria-label="Main">
-          <a href="#/" aria-current={page === 'overview' ? 'page' : undefined}>Overview</a>
+          <a href="#/" aria-current={page === 'overview' ? 'page' : undefined}>
+            Overview
+          </a>
           {!overview.info?.readOnly && (
-            <a href="#/create" aria-current={page === 'create' ? 'page' : undefined}>Create ModelDeployment</a>
+            <a href="#/create" aria-current={page === 'create' ? 'page' : undefined}>
+              Create ModelDeployment
+            </a>
           )}
         </nav>
         <span className="who">{overview.info ? `${overview.info.user} @ ${overview.info.cluster}` : ''}</span>

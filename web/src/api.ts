@@ -1,7 +1,14 @@
 // The browser side of the dashboard's API: Server-Sent Event streams (live updates pushed from the
 // backend's watches; the browser never polls) and the form's JSON calls.
 import { useEffect, useRef, useState } from 'react';
-import type { ChangesMessage, DashboardInfo, ResourceDetail, ResourceSummary, SnapshotMessage, ValidationResponse } from '../../src/cli/dashboard/types.ts';
+import type {
+  ChangesMessage,
+  DashboardInfo,
+  ResourceDetail,
+  ResourceSummary,
+  SnapshotMessage,
+  ValidationResponse,
+} from '../../src/cli/dashboard/types.ts';
 
 export type { ChangesMessage, DashboardInfo, ResourceDetail, ResourceSummary, ValidationResponse };
 export type Connection = 'connecting' | 'live' | 'reconnecting';
@@ -20,7 +27,12 @@ export function useOverview(): Overview {
     const es = new EventSource('/api/stream');
     es.addEventListener('snapshot', (e) => {
       const msg = JSON.parse((e as MessageEvent).data) as SnapshotMessage;
-      setState((s) => ({ info: msg.info, resources: new Map(msg.resources.map((r) => [r.key, r])), version: s.version + 1, connection: 'live' }));
+      setState((s) => ({
+        info: msg.info,
+        resources: new Map(msg.resources.map((r) => [r.key, r])),
+        version: s.version + 1,
+        connection: 'live',
+      }));
     });
     es.addEventListener('changes', (e) => {
       const msg = JSON.parse((e as MessageEvent).data) as ChangesMessage;
@@ -49,7 +61,9 @@ export function useResource(key: string): DetailState {
   useEffect(() => {
     setState({ gone: false, connection: 'connecting' });
     const es = new EventSource(`/api/stream/resource?key=${encodeURIComponent(key)}`);
-    es.addEventListener('detail', (e) => setState({ detail: JSON.parse((e as MessageEvent).data) as ResourceDetail, gone: false, connection: 'live' }));
+    es.addEventListener('detail', (e) =>
+      setState({ detail: JSON.parse((e as MessageEvent).data) as ResourceDetail, gone: false, connection: 'live' }),
+    );
     es.addEventListener('gone', () => setState((s) => ({ ...s, gone: true, connection: 'live' })));
     es.onerror = () => setState((s) => ({ ...s, connection: 'reconnecting' }));
     return () => es.close();
@@ -58,12 +72,18 @@ export function useResource(key: string): DetailState {
 }
 
 async function postJson<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as T };
 }
 
-export const validateModelDeployment = (obj: unknown) => postJson<ValidationResponse>('/api/modeldeployments/validate', obj);
-export const createModelDeployment = (obj: unknown) => postJson<ValidationResponse & { key?: string; error?: string }>('/api/modeldeployments', obj);
+export const validateModelDeployment = (obj: unknown) =>
+  postJson<ValidationResponse>('/api/modeldeployments/validate', obj);
+export const createModelDeployment = (obj: unknown) =>
+  postJson<ValidationResponse & { key?: string; error?: string }>('/api/modeldeployments', obj);
 
 export async function fetchProviders(): Promise<string[]> {
   const res = await fetch('/api/providers');

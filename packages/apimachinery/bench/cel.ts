@@ -37,7 +37,8 @@ function measure(run: () => unknown, millis: number): number {
 const self = toCel(obj);
 const rule = compileCel(RULE);
 const macro = compileCel(MACRO_RULE);
-if (rule.evaluate({ self }) !== true || macro.evaluate({ self }) !== true) throw new Error('benchmark rules must evaluate to true');
+if (rule.evaluate({ self }) !== true || macro.evaluate({ self }) !== true)
+  throw new Error('benchmark rules must evaluate to true');
 
 const macroRate = measure(() => macro.evaluate({ self }), 1000);
 const convertRate = measure(() => rule.evaluate({ self: toCel(obj) }), 1000);

@@ -11,4 +11,3 @@ export interface Condition {
   lastTransitionTime: string;
   observedGeneration?: number;
 }
-

@@ -89,7 +89,9 @@ export interface GroupVersionResource {
 /** `apps/v1` → {group: 'apps', version: 'v1'}; `v1` → the core group '' */
 export function parseApiVersion(apiVersion: string): GroupVersion {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** Who made a request, after authentication (and impersonation). */

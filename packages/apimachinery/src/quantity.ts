@@ -93,7 +93,7 @@ export class Quantity {
     // different orders of magnitude decide without materialising huge powers of ten
     const magA = abs(this.unscaled).toString().length + this.scale;
     const magB = abs(other.unscaled).toString().length + other.scale;
-    if (magA !== magB) return (magA > magB) === sa > 0 ? 1 : -1;
+    if (magA !== magB) return magA > magB === sa > 0 ? 1 : -1;
     const [a, b] = align(this, other);
     return a === b ? 0 : a < b ? -1 : 1;
   }

@@ -29,11 +29,18 @@ describe('runtime cost budget', () => {
     ['nested exists that never short-circuits', 'self.exists(a, self.exists(b, self.exists(c, a + b + c < 0)))'],
     ['list growth through cel.bind', growList(8)],
     ['a swallowed error on the left of ||', 'self.all(a, self.all(b, self.all(c, true))) || true'],
-    ['a swallowed error on the right of &&', 'false && self.all(a, true) || self.all(a, self.all(b, self.all(c, true)))'],
+    [
+      'a swallowed error on the right of &&',
+      'false && self.all(a, true) || self.all(a, self.all(b, self.all(c, true)))',
+    ],
   ];
   for (const [name, expr] of costly) {
     // a generous wall clock, so the cost budget (not the machine's load) is what stops these
-    it(`stops ${name}`, () => limitError(() => compileCel(expr, { limits: { maxEvalMillis: 120_000 } }).evaluate({ self: list200 }), new RegExp(`^${COST_LIMIT_MESSAGE}`)));
+    it(`stops ${name}`, () =>
+      limitError(
+        () => compileCel(expr, { limits: { maxEvalMillis: 120_000 } }).evaluate({ self: list200 }),
+        new RegExp(`^${COST_LIMIT_MESSAGE}`),
+      ));
   }
 
   it('lets cheap and short-circuiting programs through', () => {
@@ -62,14 +69,23 @@ describe('runtime cost budget', () => {
 
 describe('static limits', () => {
   it('rejects over-long expressions', () => {
-    assert.throws(() => compileCel(`self.a == '${'x'.repeat(100)}'`, { limits: { maxExpressionLength: 50 } }), (e: unknown) => e instanceof CelCompileError && /limit is 50/.test(e.message));
+    assert.throws(
+      () => compileCel(`self.a == '${'x'.repeat(100)}'`, { limits: { maxExpressionLength: 50 } }),
+      (e: unknown) => e instanceof CelCompileError && /limit is 50/.test(e.message),
+    );
   });
   it('rejects expressions with too many AST nodes', () => {
     const expr = Array.from({ length: 60 }, (_, i) => `self.a == ${i}`).join(' || ');
-    assert.throws(() => compileCel(expr, { limits: { maxAstNodes: 100 } }), (e: unknown) => e instanceof CelCompileError && /maxAstNodes|nodes/.test(e.message));
+    assert.throws(
+      () => compileCel(expr, { limits: { maxAstNodes: 100 } }),
+      (e: unknown) => e instanceof CelCompileError && /maxAstNodes|nodes/.test(e.message),
+    );
   });
   it('rejects deeply nested expressions', () => {
     const expr = `${'('.repeat(100)}1${')'.repeat(100)} == 1`;
-    assert.throws(() => compileCel(expr), (e: unknown) => e instanceof CelCompileError && /maxDepth/.test(e.message));
+    assert.throws(
+      () => compileCel(expr),
+      (e: unknown) => e instanceof CelCompileError && /maxDepth/.test(e.message),
+    );
   });
 });

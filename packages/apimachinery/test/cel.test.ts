@@ -147,11 +147,14 @@ const cases: Case[] = [
   { expr: "quantity('1GB')", evalError: /quantities must match the regular expression/ },
   // ip / cidr / url
   { expr: 'ip(self.spec.address).family() == 4', want: true },
-  { expr: "cidr(self.spec.cidr).containsIP(self.spec.address)", want: true },
+  { expr: 'cidr(self.spec.cidr).containsIP(self.spec.address)', want: true },
   { expr: "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')", want: true },
   { expr: "string(cidr('10.1.2.3/8').masked())", want: '10.0.0.0/8' },
   { expr: "cidr('fd00::/8').prefixLength()", want: 8 },
-  { expr: "ip('127.0.0.1').isLoopback() && ip('fe80::1').isLinkLocalUnicast() && ip('8.8.8.8').isGlobalUnicast()", want: true },
+  {
+    expr: "ip('127.0.0.1').isLoopback() && ip('fe80::1').isLinkLocalUnicast() && ip('8.8.8.8').isGlobalUnicast()",
+    want: true,
+  },
   { expr: "string(ip('2001:0db8:0000:0000:0000:0000:0000:0001'))", want: '2001:db8::1' },
   { expr: "ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')", want: true },
   { expr: "isIP('10.0.0.256') || isIP('010.0.0.1') || isIP('fe80::1%eth0') || isIP('::ffff:1.2.3.4')", want: false },
@@ -173,19 +176,28 @@ const cases: Case[] = [
   // transition rules
   { expr: 'self.spec.replicas >= oldSelf.spec.replicas', want: true, vars: { self, oldSelf } },
   { expr: 'self.spec.engine.version == oldSelf.spec.engine.version', want: false, vars: { self, oldSelf } },
-  { expr: 'oldSelf.hasValue() ? self.spec.replicas >= oldSelf.value().spec.replicas : true', want: true, vars: { self, oldSelf: Optional.of(oldSelf) } },
-  { expr: "oldSelf.?spec.?replicas.orValue(0) == 0", want: true, vars: { self, oldSelf: Optional.none() } },
+  {
+    expr: 'oldSelf.hasValue() ? self.spec.replicas >= oldSelf.value().spec.replicas : true',
+    want: true,
+    vars: { self, oldSelf: Optional.of(oldSelf) },
+  },
+  { expr: 'oldSelf.?spec.?replicas.orValue(0) == 0', want: true, vars: { self, oldSelf: Optional.none() } },
 ];
 
 describe('Kubernetes CEL expressions', () => {
   for (const c of cases) {
     it(c.expr, () => {
       const optionalOld = c.vars?.oldSelf instanceof Optional;
-      const variables = c.vars ? ['self', optionalOld ? { name: 'oldSelf', type: 'optional<dyn>' } : 'oldSelf'] : ['self'];
+      const variables = c.vars
+        ? ['self', optionalOld ? { name: 'oldSelf', type: 'optional<dyn>' } : 'oldSelf']
+        : ['self'];
       const program = compileCel(c.expr, { variables });
       const vars = c.vars ?? { self };
       if (c.evalError) {
-        assert.throws(() => program.evaluate(vars), (err: unknown) => err instanceof CelEvalError && c.evalError!.test(err.message));
+        assert.throws(
+          () => program.evaluate(vars),
+          (err: unknown) => err instanceof CelEvalError && c.evalError!.test(err.message),
+        );
       } else {
         assert.deepEqual(fromCel(program.evaluate(vars)), c.want);
       }
@@ -211,21 +223,27 @@ describe('compile errors', () => {
     ["1 + 'a'", /found no matching overload for '_\+_' applied to '\(int, string\)'/],
     ['other.x == 1', /undeclared reference to 'other'/],
     ["self.name.matches('(')", /error parsing regexp: missing closing \)/],
-    ["self.name.matches(1)", /no matching overload for 'dyn\.matches\(int\)'/],
+    ['self.name.matches(1)', /no matching overload for 'dyn\.matches\(int\)'/],
     ['', /expression is empty/],
   ];
   for (const [expr, pattern] of bad) {
     it(JSON.stringify(expr), () => {
-      assert.throws(() => compileCel(expr), (err: unknown) => err instanceof CelCompileError && pattern.test(err.message));
+      assert.throws(
+        () => compileCel(expr),
+        (err: unknown) => err instanceof CelCompileError && pattern.test(err.message),
+      );
     });
   }
   it('reports the position with a caret line, as cel-go does', () => {
-    assert.throws(() => compileCel("self.a == 'x' &&\n  self.b = 2"), (err: unknown) => {
-      assert.ok(err instanceof CelCompileError);
-      assert.match(err.message, /^ERROR: <input>:2:/);
-      assert.match(err.message, /\n \| {3}self\.b = 2\n \| \.+\^$/);
-      return true;
-    });
+    assert.throws(
+      () => compileCel("self.a == 'x' &&\n  self.b = 2"),
+      (err: unknown) => {
+        assert.ok(err instanceof CelCompileError);
+        assert.match(err.message, /^ERROR: <input>:2:/);
+        assert.match(err.message, /\n \| {3}self\.b = 2\n \| \.+\^$/);
+        return true;
+      },
+    );
   });
   it('caches programs and compile failures per expression and variables', () => {
     assert.equal(compileCel('self.a == 1'), compileCel('self.a == 1'));
@@ -237,7 +255,10 @@ describe('compile errors', () => {
         return e;
       }
     })();
-    assert.throws(() => compileCel('self.a =='), (e: unknown) => e === first);
+    assert.throws(
+      () => compileCel('self.a =='),
+      (e: unknown) => e === first,
+    );
   });
   it('reports the result type and referenced identifiers', () => {
     const p = compileCel('self.a == oldSelf.a', { variables: ['self', 'oldSelf'] });
@@ -261,7 +282,17 @@ describe('toCel / fromCel', () => {
       metadata: { type: 'object' },
     },
   };
-  const value = { count: 2, weight: 2, port: 80, 'dash-name': 'x', when: '2024-05-01T10:00:00Z', ttl: '90s', labels: { 'a.b/c': 'd' }, gone: null, hidden: 1 };
+  const value = {
+    count: 2,
+    weight: 2,
+    port: 80,
+    'dash-name': 'x',
+    when: '2024-05-01T10:00:00Z',
+    ttl: '90s',
+    labels: { 'a.b/c': 'd' },
+    gone: null,
+    hidden: 1,
+  };
 
   it('follows the schema for int vs double and escapes property names', () => {
     const c = toCel(value, schema) as Record<string, unknown>;
@@ -272,18 +303,28 @@ describe('toCel / fromCel', () => {
     assert.ok(c.when instanceof Date);
     assert.deepEqual(c.labels, { 'a.b/c': 'd' });
     assert.ok(!('gone' in c) && !('hidden' in c), 'null fields are absent and undeclared fields invisible');
-    const p = compileCel("self.weight * 1.5 == 3.0 && self.count + 1 == 3 && self.dash__dash__name == 'x' && self.ttl == duration('1m30s')");
+    const p = compileCel(
+      "self.weight * 1.5 == 3.0 && self.count + 1 == 3 && self.dash__dash__name == 'x' && self.ttl == duration('1m30s')",
+    );
     assert.equal(p.evaluate({ self: c }), true);
   });
   it('without a schema every integral number is an int', () => {
     assert.deepEqual(toCel({ a: [1, 1.5, { b: 2 }] }), { a: [1n, 1.5, { b: 2n }] });
   });
   it('limits the metadata of a resource root to name and generateName', () => {
-    const c = toCel({ apiVersion: 'v1', kind: 'X', metadata: { name: 'n', namespace: 'ns', labels: { a: 'b' } } }, { type: 'object', properties: {} }, { resourceRoot: true });
+    const c = toCel(
+      { apiVersion: 'v1', kind: 'X', metadata: { name: 'n', namespace: 'ns', labels: { a: 'b' } } },
+      { type: 'object', properties: {} },
+      { resourceRoot: true },
+    );
     assert.deepEqual(c, { apiVersion: 'v1', kind: 'X', metadata: { name: 'n' } });
   });
   it('turns CEL values back into JSON', () => {
-    const out = fromCel(compileCel("{'n': 1, 'l': [2.5, true], 't': timestamp('2024-01-01T00:00:00Z'), 'q': optional.of(3)}").evaluate({}));
+    const out = fromCel(
+      compileCel("{'n': 1, 'l': [2.5, true], 't': timestamp('2024-01-01T00:00:00Z'), 'q': optional.of(3)}").evaluate(
+        {},
+      ),
+    );
     assert.deepEqual(out, { n: 1, l: [2.5, true], t: '2024-01-01T00:00:00Z', q: 3 });
   });
 });

@@ -261,13 +261,20 @@ function jsonpathExpectation(template: string, status: number, stdout: string, s
   if (status === 0) return { output: stdout };
   const parsePrefix = `error: error parsing jsonpath ${template}, `;
   if (stderr.startsWith(parsePrefix)) return { error: stderr.slice(parsePrefix.length).replace(/\n$/, '') };
-  const exec = /Error executing template: ([\s\S]*?)\. Printing more information for debugging the template:/.exec(stderr);
+  const exec = /Error executing template: ([\s\S]*?)\. Printing more information for debugging the template:/.exec(
+    stderr,
+  );
   if (exec) return { error: exec[1]! };
   throw new Error(`unexpected kubectl failure for ${JSON.stringify(template)}: ${stderr}`);
 }
 
 /** Runs `kubectl patch --local ... -o jsonpath=<template>` on object and returns what it printed or its error. */
-export function kubectlJsonPath(kubectl: string, object: unknown, template: string, allowMissingKeys = true): Expectation {
+export function kubectlJsonPath(
+  kubectl: string,
+  object: unknown,
+  template: string,
+  allowMissingKeys = true,
+): Expectation {
   const dir = mkdtempSync(join(tmpdir(), 'jsonpath-gen-'));
   try {
     const file = join(dir, 'object.json');
@@ -319,7 +326,8 @@ async function kubectlCustomColumn(kubectl: string, server: string, cacheDir: st
   try {
     const { stdout } = await execFileAsync(kubectl, args, { env: { ...process.env, KUBECONFIG: '/dev/null' } });
     const lines = stdout.split('\n');
-    if (lines[0] !== 'V' || lines.length !== 3) throw new Error(`unexpected custom-columns output ${JSON.stringify(stdout)}`);
+    if (lines[0] !== 'V' || lines.length !== 3)
+      throw new Error(`unexpected custom-columns output ${JSON.stringify(stdout)}`);
     return { output: lines[1]! };
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr;

@@ -41,7 +41,12 @@ describe('JSONPath conformance with kubectl (fixture)', () => {
   test('fixture covers the required behaviours', () => {
     assert.ok(fixture.rows.length >= 40, `only ${fixture.rows.length} rows`);
     const errors = fixture.rows.filter((r) => 'error' in r.expect).map((r) => (r.expect as { error: string }).error);
-    for (const expected of ['invalid array index "app"', 'org is not found', 'unclosed action', 'not in range, nothing to end']) {
+    for (const expected of [
+      'invalid array index "app"',
+      'org is not found',
+      'unclosed action',
+      'not in range, nothing to end',
+    ]) {
       assert.ok(errors.includes(expected), `no row expecting error ${expected}`);
     }
   });
@@ -55,13 +60,20 @@ describe('JSONPath conformance with kubectl (fixture)', () => {
 
 const kubectlPresent = existsSync(DEFAULT_KUBECTL);
 
-describe('JSONPath conformance with kubectl (live sample)', { skip: kubectlPresent ? false : 'no .tools/bin/kubectl' }, () => {
+describe('JSONPath conformance with kubectl (live sample)', {
+  skip: kubectlPresent ? false : 'no .tools/bin/kubectl',
+}, () => {
   const jsonpathRows = fixture.rows.filter((row) => row.mode === 'jsonpath');
   // Ten rows spread over the table, so each run covers fields, filters, ranges, printing and errors.
   const sample = Array.from({ length: 10 }, (_, i) => jsonpathRows[Math.floor((i * jsonpathRows.length) / 10)]!);
   for (const row of sample) {
     test(label(row), () => {
-      const live = kubectlJsonPath(DEFAULT_KUBECTL, fixture.objects[row.object], row.template, row.allowMissingKeys ?? true);
+      const live = kubectlJsonPath(
+        DEFAULT_KUBECTL,
+        fixture.objects[row.object],
+        row.template,
+        row.allowMissingKeys ?? true,
+      );
       assert.deepEqual(comparable(row, live), comparable(row, row.expect), 'kubectl no longer matches the fixture');
       assert.deepEqual(comparable(row, actual(row)), comparable(row, live));
     });

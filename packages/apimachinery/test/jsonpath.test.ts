@@ -33,7 +33,15 @@ describe('parseJsonPath', () => {
     assert.ok(Object.isFrozen(first));
     assert.ok(Object.isFrozen(first.nodes));
     assert.ok(Object.isFrozen(first.nodes[0]));
-    assert.deepEqual(first.nodes, [{ type: 'list', nodes: [{ type: 'field', name: 'metadata' }, { type: 'field', name: 'name' }] }]);
+    assert.deepEqual(first.nodes, [
+      {
+        type: 'list',
+        nodes: [
+          { type: 'field', name: 'metadata' },
+          { type: 'field', name: 'name' },
+        ],
+      },
+    ]);
   });
 
   test('a parsed template executes like its source text', () => {
@@ -92,7 +100,10 @@ describe('executeJsonPath', () => {
   });
 
   test('large integers print exactly as int64 and floats past int64 like Go floats', () => {
-    assert.equal(executeJsonPath('{.a} {.b} {.c}', { a: 2 ** 60, b: 2 ** 63, c: -(2 ** 63) }), '1152921504606846976 9.223372036854776e+18 -9223372036854775808');
+    assert.equal(
+      executeJsonPath('{.a} {.b} {.c}', { a: 2 ** 60, b: 2 ** 63, c: -(2 ** 63) }),
+      '1152921504606846976 9.223372036854776e+18 -9223372036854775808',
+    );
   });
 });
 

@@ -63,7 +63,10 @@ describe('parseQuantity errors carry kube messages', () => {
     });
   }
   it('the format message quotes the regular expression', () => {
-    assert.equal(ERR_FORMAT_WRONG, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    assert.equal(
+      ERR_FORMAT_WRONG,
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    );
   });
 });
 

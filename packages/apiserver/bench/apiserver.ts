@@ -60,7 +60,11 @@ async function startServer(): Promise<{ target: Target; stamps: CommitStamps; cl
     const name = e.object.metadata.name ?? '';
     if (name.startsWith('w-')) stamps.set(name, process.hrtime.bigint());
   });
-  return { target: { port: server.port, caPem: server.caPem, token: server.adminToken }, stamps, close: () => server.close() };
+  return {
+    target: { port: server.port, caPem: server.caPem, token: server.adminToken },
+    stamps,
+    close: () => server.close(),
+  };
 }
 
 async function serveAsChild(): Promise<void> {
@@ -81,10 +85,18 @@ async function serveAsChild(): Promise<void> {
 async function launch(inProcess: boolean, profileDir: string | undefined): Promise<ServerControl> {
   if (inProcess) {
     const s = await startServer();
-    return { target: s.target, commits: async () => s.stamps, usage: async () => ({ micros: cpuMicros(), faults: minorFaults() }), stop: s.close };
+    return {
+      target: s.target,
+      commits: async () => s.stamps,
+      usage: async () => ({ micros: cpuMicros(), faults: minorFaults() }),
+      stop: s.close,
+    };
   }
   const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const target = await new Promise<Target>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the server process exited early (code ${code})`)));
@@ -125,10 +137,19 @@ class Client {
     this.agent = new Agent({ keepAlive: true, maxSockets: sockets, ca: t.caPem });
   }
 
-  call(method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; body: string }> {
+  call(
+    method: string,
+    path: string,
+    body?: string,
+    contentType = 'application/json',
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { Authorization: `Bearer ${this.t.token}`, Accept: 'application/json' };
-      if (body !== undefined) Object.assign(headers, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+      const headers: Record<string, string | number> = {
+        Authorization: `Bearer ${this.t.token}`,
+        Accept: 'application/json',
+      };
+      if (body !== undefined)
+        Object.assign(headers, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
       const req = request({ host: '127.0.0.1', port: this.t.port, method, path, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -150,38 +171,80 @@ class Client {
 function crd(): unknown {
   const str = (max: number, extra: Record<string, unknown> = {}) => ({ type: 'string', maxLength: max, ...extra });
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `${PLURAL}.${GROUP}` },
     spec: {
-      group: GROUP, scope: 'Namespaced',
+      group: GROUP,
+      scope: 'Namespaced',
       names: { plural: PLURAL, singular: 'benchobject', kind: KIND, listKind: `${KIND}List` },
-      versions: [{
-        name: 'v1', served: true, storage: true, subresources: { status: {} },
-        schema: { openAPIV3Schema: {
-          type: 'object',
-          properties: {
-            spec: {
-              type: 'object', required: ['model', 'replicas'],
-              'x-kubernetes-validations': [
-                { rule: 'self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas', message: 'replicas must be within [minReplicas, maxReplicas]' },
-                { rule: "self.engine != 'sglang' || self.env.size() <= 16", message: 'sglang supports at most 16 env entries' },
-              ],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
               properties: {
-                model: { type: 'object', required: ['name'], properties: { name: str(63, { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }), revision: str(64), uri: str(256, { format: 'uri' }) } },
-                engine: { type: 'string', enum: ['vllm', 'sglang', 'tgi'], default: 'vllm' },
-                replicas: { type: 'integer', minimum: 0, maximum: 100 },
-                minReplicas: { type: 'integer', minimum: 0, default: 0 },
-                maxReplicas: { type: 'integer', minimum: 1, default: 10 },
-                resources: { type: 'object', properties: { gpu: { type: 'integer', minimum: 0, maximum: 8 }, memory: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
-                env: { type: 'array', maxItems: 64, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: str(128), value: str(1024) } } },
-                tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: str(64) },
-                description: str(4096),
+                spec: {
+                  type: 'object',
+                  required: ['model', 'replicas'],
+                  'x-kubernetes-validations': [
+                    {
+                      rule: 'self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas',
+                      message: 'replicas must be within [minReplicas, maxReplicas]',
+                    },
+                    {
+                      rule: "self.engine != 'sglang' || self.env.size() <= 16",
+                      message: 'sglang supports at most 16 env entries',
+                    },
+                  ],
+                  properties: {
+                    model: {
+                      type: 'object',
+                      required: ['name'],
+                      properties: {
+                        name: str(63, { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+                        revision: str(64),
+                        uri: str(256, { format: 'uri' }),
+                      },
+                    },
+                    engine: { type: 'string', enum: ['vllm', 'sglang', 'tgi'], default: 'vllm' },
+                    replicas: { type: 'integer', minimum: 0, maximum: 100 },
+                    minReplicas: { type: 'integer', minimum: 0, default: 0 },
+                    maxReplicas: { type: 'integer', minimum: 1, default: 10 },
+                    resources: {
+                      type: 'object',
+                      properties: {
+                        gpu: { type: 'integer', minimum: 0, maximum: 8 },
+                        memory: {
+                          'x-kubernetes-int-or-string': true,
+                          anyOf: [{ type: 'integer' }, { type: 'string' }],
+                        },
+                      },
+                    },
+                    env: {
+                      type: 'array',
+                      maxItems: 64,
+                      'x-kubernetes-list-type': 'map',
+                      'x-kubernetes-list-map-keys': ['name'],
+                      items: { type: 'object', required: ['name'], properties: { name: str(128), value: str(1024) } },
+                    },
+                    tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: str(64) },
+                    description: str(4096),
+                  },
+                },
+                status: {
+                  type: 'object',
+                  properties: { phase: { type: 'string' }, observedGeneration: { type: 'integer' } },
+                },
               },
             },
-            status: { type: 'object', properties: { phase: { type: 'string' }, observedGeneration: { type: 'integer' } } },
           },
-        } },
-      }],
+        },
+      ],
     },
   };
 }
@@ -189,11 +252,19 @@ function crd(): unknown {
 /** a valid object whose JSON body is exactly `size` bytes (padded via spec.description) */
 function buildObject(name: string, size: number): string {
   const obj = {
-    apiVersion: `${GROUP}/v1`, kind: KIND,
-    metadata: { name, labels: { app: 'bench', 'bench.modelplane.dev/shard': String(name.length % 7) }, annotations: { 'bench.modelplane.dev/owner': 'apiserver-bench' } },
+    apiVersion: `${GROUP}/v1`,
+    kind: KIND,
+    metadata: {
+      name,
+      labels: { app: 'bench', 'bench.modelplane.dev/shard': String(name.length % 7) },
+      annotations: { 'bench.modelplane.dev/owner': 'apiserver-bench' },
+    },
     spec: {
       model: { name: 'llama-3-8b-instruct', revision: 'main', uri: 'hf://meta-llama/Meta-Llama-3-8B-Instruct' },
-      engine: 'vllm', replicas: 2, minReplicas: 1, maxReplicas: 4,
+      engine: 'vllm',
+      replicas: 2,
+      minReplicas: 1,
+      maxReplicas: 4,
       resources: { gpu: 1, memory: '24Gi' },
       env: Array.from({ length: 8 }, (_, i) => ({ name: `VLLM_OPTION_${i}`, value: `value-${i}-${'x'.repeat(20)}` })),
       tags: ['llm', 'chat', 'bench'],
@@ -223,31 +294,45 @@ function benchObject(name: string, size: number): string {
 
 const col = (ns: string) => `/apis/${GROUP}/v1/namespaces/${ns}/${PLURAL}`;
 
-async function createMany(c: Client, ns: string, prefix: string, n: number, concurrency: number, size: number): Promise<{ rate: number; failures: number }> {
+async function createMany(
+  c: Client,
+  ns: string,
+  prefix: string,
+  n: number,
+  concurrency: number,
+  size: number,
+): Promise<{ rate: number; failures: number }> {
   let next = 0;
   let failures = 0;
   let firstFailure = '';
   const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      const i = next++;
-      const r = await c.call('POST', col(ns), benchObject(`${prefix}-${i}`, size));
-      if (r.status !== 201) {
-        failures++;
-        firstFailure ||= `${r.status} ${r.body.slice(0, 300)}`;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const r = await c.call('POST', col(ns), benchObject(`${prefix}-${i}`, size));
+        if (r.status !== 201) {
+          failures++;
+          firstFailure ||= `${r.status} ${r.body.slice(0, 300)}`;
+        }
       }
-    }
-  }));
+    }),
+  );
   const rate = n / ((performance.now() - start) / 1000);
   if (failures) log(`${failures} creates failed, first: ${firstFailure}`);
   return { rate, failures };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 const ms = (x: number) => Math.round(x * 100) / 100;
 
-async function listLatency(c: Client, ns: string, runs: number): Promise<{ full: number; paged: number; items: number }> {
+async function listLatency(
+  c: Client,
+  ns: string,
+  runs: number,
+): Promise<{ full: number; paged: number; items: number }> {
   const full: number[] = [];
   const paged: number[] = [];
   let items = 0;
@@ -280,25 +365,28 @@ function openWatcher(t: Target, agent: Agent, ns: string, rv: string): Promise<W
   return new Promise((resolve, reject) => {
     const received = new Map<string, bigint>();
     const path = `${col(ns)}?watch=true&resourceVersion=${rv}&timeoutSeconds=900`;
-    const req = request({ host: '127.0.0.1', port: t.port, path, headers: { Authorization: `Bearer ${t.token}` }, agent }, (res: IncomingMessage) => {
-      if (res.statusCode !== 200) return reject(new Error(`watch: HTTP ${res.statusCode}`));
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const now = process.hrtime.bigint();
-        buf += chunk;
-        let nl = buf.indexOf('\n');
-        while (nl >= 0) {
-          // only the name matters here; a full JSON.parse per event would inflate the client's share
-          const m = /"name":"(w-\d+)"/.exec(buf.slice(0, nl));
-          if (m && !received.has(m[1]!)) received.set(m[1]!, now);
-          buf = buf.slice(nl + 1);
-          nl = buf.indexOf('\n');
-        }
-      });
-      res.on('error', () => {});
-      resolve({ received, close: () => req.destroy() });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: t.port, path, headers: { Authorization: `Bearer ${t.token}` }, agent },
+      (res: IncomingMessage) => {
+        if (res.statusCode !== 200) return reject(new Error(`watch: HTTP ${res.statusCode}`));
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const now = process.hrtime.bigint();
+          buf += chunk;
+          let nl = buf.indexOf('\n');
+          while (nl >= 0) {
+            // only the name matters here; a full JSON.parse per event would inflate the client's share
+            const m = /"name":"(w-\d+)"/.exec(buf.slice(0, nl));
+            if (m && !received.has(m[1]!)) received.set(m[1]!, now);
+            buf = buf.slice(nl + 1);
+            nl = buf.indexOf('\n');
+          }
+        });
+        res.on('error', () => {});
+        resolve({ received, close: () => req.destroy() });
+      },
+    );
     req.on('error', (e) => reject(e));
     req.end();
   });
@@ -309,7 +397,9 @@ async function watchLatency(c: Client, server: ServerControl, watchers: number, 
   await c.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const list = (await c.must('GET', col(ns))) as { metadata: { resourceVersion: string } };
   const agent = new Agent({ keepAlive: true, maxSockets: watchers + 1, ca: c.t.caPem });
-  const ws = await Promise.all(Array.from({ length: watchers }, () => openWatcher(c.t, agent, ns, list.metadata.resourceVersion)));
+  const ws = await Promise.all(
+    Array.from({ length: watchers }, () => openWatcher(c.t, agent, ns, list.metadata.resourceVersion)),
+  );
   log(`${ws.length} watchers open; writing ${writes} objects one at a time`);
   const acked = new Map<string, bigint>();
   for (let i = 0; i < writes; i++) {
@@ -340,8 +430,13 @@ async function watchLatency(c: Client, server: ServerControl, watchers: number, 
   }
   if (!fromCommit.length) throw new Error('no watch event was delivered');
   return {
-    p50: percentile(fromCommit, 50), p99: percentile(fromCommit, 99), max: percentile(fromCommit, 100),
-    ackP50: percentile(fromAck, 50), ackP99: percentile(fromAck, 99), missing, deliveries: fromCommit.length,
+    p50: percentile(fromCommit, 50),
+    p99: percentile(fromCommit, 99),
+    max: percentile(fromCommit, 100),
+    ackP50: percentile(fromAck, 50),
+    ackP99: percentile(fromAck, 99),
+    missing,
+    deliveries: fromCommit.length,
   };
 }
 
@@ -371,8 +466,10 @@ async function main(): Promise<void> {
   try {
     const c = new Client(server.target, n('concurrency'));
     await c.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd());
-    for (let i = 0; i < 200 && (await c.call('GET', col('default'))).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
-    for (const ns of ['bench', 'bench-warmup']) await c.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (let i = 0; i < 200 && (await c.call('GET', col('default'))).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    for (const ns of ['bench', 'bench-warmup'])
+      await c.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     log(`object body: ${Buffer.byteLength(benchObject('o-0', size))} bytes; warming up with ${n('warmup')} creates`);
     await createMany(c, 'bench-warmup', 'warm', n('warmup'), n('concurrency'), size);
 
@@ -397,10 +494,12 @@ async function main(): Promise<void> {
     }
     const measured = { rate: median(rates), failures };
     const cpuPerCreate = median(serverCpu);
-    log(`${rounds} rounds of ${perRound} creates at concurrency ${n('concurrency')}: ${rates.map((x) => Math.round(x)).join(' / ')} creates/s, ` +
-      `median ${Math.round(measured.rate)} (${failures} failed); median server CPU ${Math.round(cpuPerCreate)} µs per create ` +
-      `(a ceiling of ${Math.round(1e6 / cpuPerCreate)} creates/s on one free core), client CPU ${Math.round(median(clientCpu))} µs per create, ` +
-      `${median(serverFaults).toFixed(1)} server page faults per create`);
+    log(
+      `${rounds} rounds of ${perRound} creates at concurrency ${n('concurrency')}: ${rates.map((x) => Math.round(x)).join(' / ')} creates/s, ` +
+        `median ${Math.round(measured.rate)} (${failures} failed); median server CPU ${Math.round(cpuPerCreate)} µs per create ` +
+        `(a ceiling of ${Math.round(1e6 / cpuPerCreate)} creates/s on one free core), client CPU ${Math.round(median(clientCpu))} µs per create, ` +
+        `${median(serverFaults).toFixed(1)} server page faults per create`,
+    );
     const fill = n('objects') - perRound * rounds;
     if (fill > 0) {
       const more = await createMany(c, 'bench', 'f', fill, n('concurrency'), size);
@@ -411,8 +510,10 @@ async function main(): Promise<void> {
     c.agent.destroy();
 
     const w = await watchLatency(new Client(server.target, 4), server, n('watchers'), n('writes'), size);
-    log(`watch delivery to ${n('watchers')} watchers over ${n('writes')} writes (${w.deliveries} deliveries, ${w.missing} missing): ` +
-      `from commit p50 ${ms(w.p50)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms; from the client's ack p50 ${ms(w.ackP50)} ms, p99 ${ms(w.ackP99)} ms`);
+    log(
+      `watch delivery to ${n('watchers')} watchers over ${n('writes')} writes (${w.deliveries} deliveries, ${w.missing} missing): ` +
+        `from commit p50 ${ms(w.p50)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms; from the client's ack p50 ${ms(w.ackP50)} ms, p99 ${ms(w.ackP99)} ms`,
+    );
     if (w.missing) throw new Error(`${w.missing} watch events were never delivered`);
     console.log(
       `apiserver: ${Math.round(measured.rate)} creates/s (list10k-ms=${ms(list.full)}, watch-p99-ms=${ms(w.p99)}, watchers=${n('watchers')}, object-bytes=${size}, ` +

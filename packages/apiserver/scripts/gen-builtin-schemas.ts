@@ -66,7 +66,17 @@ const GROUP_DEFS: Record<string, string> = {
   'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions',
 };
 const META_MODELS = new Set([
-  'V1ObjectMeta', 'V1ManagedFieldsEntry', 'V1OwnerReference', 'V1LabelSelector', 'V1LabelSelectorRequirement', 'V1Condition', 'V1ListMeta', 'V1Status', 'V1StatusDetails', 'V1StatusCause', 'V1FieldSelectorRequirement',
+  'V1ObjectMeta',
+  'V1ManagedFieldsEntry',
+  'V1OwnerReference',
+  'V1LabelSelector',
+  'V1LabelSelectorRequirement',
+  'V1Condition',
+  'V1ListMeta',
+  'V1Status',
+  'V1StatusDetails',
+  'V1StatusCause',
+  'V1FieldSelectorRequirement',
 ]);
 /** core types that only non-core kinds reach (so reachability alone would misfile them) */
 const CORE_ROOTS = ['V1PodTemplate', 'V1ReplicationController', 'V1TopologySelectorTerm'];
@@ -88,7 +98,10 @@ interface TypeOut {
   fields: FieldOut[];
 }
 
-const docs = new Map<string, { description: string; fields: Map<string, { description: string; required: boolean }> }>();
+const docs = new Map<
+  string,
+  { description: string; fields: Map<string, { description: string; required: boolean }> }
+>();
 
 /** First sentence of a doc comment, so explain has something to show without the file growing large. */
 function shortDescription(text: string): string {
@@ -111,7 +124,11 @@ function modelDocs(name: string) {
   const cls = /\/\*\*\n\* ([^\n]*(?:\n\* [^\n]*)*)\n\*\/\nexport declare class/.exec(src);
   if (cls) d.description = shortDescription(cls[1]!.replace(/\n\* /g, ' '));
   const prop = /(?:\/\*\*\n\s*\* ([^\n]*(?:\n\s*\* [^\n]*)*)\n\s*\*\/\n)?\s*'([^']+)'(\??):/g;
-  for (const m of src.matchAll(prop)) d.fields.set(m[2]!, { description: m[1] ? shortDescription(m[1].replace(/\n\s*\* /g, ' ')) : '', required: m[3] !== '?' });
+  for (const m of src.matchAll(prop))
+    d.fields.set(m[2]!, {
+      description: m[1] ? shortDescription(m[1].replace(/\n\s*\* /g, ' ')) : '',
+      required: m[3] !== '?',
+    });
   docs.set(name, d);
   return d;
 }
@@ -180,7 +197,8 @@ function build(): { kinds: Record<string, string>; types: Record<string, TypeOut
   const pkgOf = new Map<string, string>();
   const visit = (model: string, group: string, version: string) => {
     if (types[model]) return;
-    if (!pkgOf.has(model)) pkgOf.set(model, META_MODELS.has(model) ? 'io.k8s.apimachinery.pkg.apis.meta' : defPrefix(group));
+    if (!pkgOf.has(model))
+      pkgOf.set(model, META_MODELS.has(model) ? 'io.k8s.apimachinery.pkg.apis.meta' : defPrefix(group));
     const attrs = model === 'V1CustomResourceSubresourceStatus' ? [] : models[model]?.attributeTypeMap;
     if (!attrs) throw new Error(`${model}: no attributeTypeMap in client-node`);
     const d = modelDocs(model);
@@ -190,7 +208,8 @@ function build(): { kinds: Record<string, string>; types: Record<string, TypeOut
       const type = typeOf(model, a);
       const fd = d.fields.get(a.name) ?? d.fields.get(a.baseName);
       // (client-node documents IntOrString fields with the type's own text, which explain shows anyway)
-      const description = type === 'IntOrString' && fd?.description.startsWith('IntOrString is') ? '' : (fd?.description ?? '');
+      const description =
+        type === 'IntOrString' && fd?.description.startsWith('IntOrString is') ? '' : (fd?.description ?? '');
       out.fields.push({ name: a.baseName, type, description });
       if (fd?.required) out.required.push(a.baseName);
       for (const ref of type.matchAll(/@(\w+)/g)) visit(ref[1]!, group, version);
@@ -217,7 +236,10 @@ function build(): { kinds: Record<string, string>; types: Record<string, TypeOut
   };
   for (const model of Object.values(kinds)) reach(model);
   const kept = Object.entries(types).filter(([name]) => reached.has(name));
-  return { kinds: Object.fromEntries(Object.entries(kinds).sort()), types: Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : 1))) };
+  return {
+    kinds: Object.fromEntries(Object.entries(kinds).sort()),
+    types: Object.fromEntries(kept.sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
 }
 
 /** One type per line: small diffs when client-node changes. */

@@ -63,7 +63,11 @@ export interface ApiServer {
   auditEntries(): AuditEntry[];
   clearAuditEntries(): void;
   /** a serving certificate signed by the cluster's CA, for servers the API server must trust (webhooks) */
-  issueCertificate(commonName: string, dnsNames: string[], ips?: string[]): Promise<{ certPem: string; keyPem: string }>;
+  issueCertificate(
+    commonName: string,
+    dnsNames: string[],
+    ips?: string[],
+  ): Promise<{ certPem: string; keyPem: string }>;
   /** an admin kubeconfig, or one for the given token/user/namespace */
   kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
   /** a kubeconfig authenticating as an existing ServiceAccount (404 StatusError when it does not exist) */

@@ -44,7 +44,13 @@ export interface RunningServer {
 }
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-const SERVING_NAMES = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+const SERVING_NAMES = [
+  'localhost',
+  'kubernetes',
+  'kubernetes.default',
+  'kubernetes.default.svc',
+  'kubernetes.default.svc.cluster.local',
+];
 
 export async function assembleServer(opts: AssemblyOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
@@ -52,7 +58,10 @@ export async function assembleServer(opts: AssemblyOptions): Promise<RunningServ
   const store = new ObjectStore(opts.historyLimit);
   const persistence = opts.dataDir ? openPersistence(opts.dataDir) : undefined;
   persistence?.load(store);
-  const auth = new AuthStack(store, { signingSeed: identity.ca.keyPem, ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}) });
+  const auth = new AuthStack(store, {
+    signingSeed: identity.ca.keyPem,
+    ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}),
+  });
   auth.tokens.add(identity.adminToken, ADMIN_USER);
   for (const [token, user] of Object.entries(opts.tokens ?? {})) auth.tokens.add(token, user);
   const core = new ServerCore({
@@ -81,7 +90,12 @@ export async function assembleServer(opts: AssemblyOptions): Promise<RunningServ
   });
   let address = `${host}:${opts.port ?? 6443}`;
   const front = new HttpFront({
-    core, watches, audit, authenticator: auth.authenticator, authorizer: auth.rbac, impersonate: auth.impersonate,
+    core,
+    watches,
+    audit,
+    authenticator: auth.authenticator,
+    authorizer: auth.rbac,
+    impersonate: auth.impersonate,
     serverAddress: () => address,
     interceptors: [faults.intercept],
     virtualHandlers: auth.virtualHandlers,
@@ -90,8 +104,16 @@ export async function assembleServer(opts: AssemblyOptions): Promise<RunningServ
   const listener = await listen(front, identity.ca, host, opts.port ?? 6443);
   address = `${host}:${listener.port}`;
   const running: RunningServer = {
-    url: `https://${address}`, port: listener.port, ca: identity.ca, adminToken: identity.adminToken,
-    core, front, audit, auth, faults, controllers,
+    url: `https://${address}`,
+    port: listener.port,
+    ca: identity.ca,
+    adminToken: identity.adminToken,
+    core,
+    front,
+    audit,
+    auth,
+    faults,
+    controllers,
     async close() {
       crds.stop();
       auth.stop();
@@ -102,7 +124,12 @@ export async function assembleServer(opts: AssemblyOptions): Promise<RunningServ
       await persistence?.close();
     },
   };
-  if (opts.crds?.length) await installCrds({ url: running.url, caPem: identity.ca.certPem, adminToken: identity.adminToken }, core, opts.crds);
+  if (opts.crds?.length)
+    await installCrds(
+      { url: running.url, caPem: identity.ca.certPem, adminToken: identity.adminToken },
+      core,
+      opts.crds,
+    );
   return running;
 }
 
@@ -131,7 +158,12 @@ function createSystemNamespaces(core: ServerCore): void {
 }
 
 /** HTTPS on host:port with a serving certificate from the cluster CA; close() also drops open connections. */
-async function listen(front: HttpFront, ca: CertificateAuthority, host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
+async function listen(
+  front: HttpFront,
+  ca: CertificateAuthority,
+  host: string,
+  port: number,
+): Promise<{ port: number; close(): Promise<void> }> {
   const serving = await ca.issue('kube-apiserver', SERVING_NAMES, ['127.0.0.1', '::1']);
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem }, front.handle);
   server.keepAliveTimeout = 65_000;
@@ -166,6 +198,16 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const code = tooLarge ? 431 : 400;
-  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: tooLarge ? 'request headers are too large' : `malformed HTTP request: ${err.message}`, reason: tooLarge ? 'RequestHeaderFieldsTooLarge' : 'BadRequest', code });
-  socket.end(`HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: tooLarge ? 'request headers are too large' : `malformed HTTP request: ${err.message}`,
+    reason: tooLarge ? 'RequestHeaderFieldsTooLarge' : 'BadRequest',
+    code,
+  });
+  socket.end(
+    `HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

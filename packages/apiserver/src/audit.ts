@@ -40,7 +40,8 @@ export class AuditLog {
     this.sink?.(e);
     this.buffer.push(e);
     // Drop a tenth at a time: trimming one entry per request would copy the whole buffer on every request.
-    if (this.buffer.length > this.maxEntries) this.buffer.splice(0, this.buffer.length - Math.floor(this.maxEntries * 0.9));
+    if (this.buffer.length > this.maxEntries)
+      this.buffer.splice(0, this.buffer.length - Math.floor(this.maxEntries * 0.9));
     this.stream?.write(`${JSON.stringify(e)}\n`);
   }
 

@@ -82,10 +82,18 @@ export class ServerCore {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 10_000;
     this.strategies = createStrategyProvider();
     this.openapi = new OpenApiCache(this.registry);
-    const resolveDeps = { endpoints: this.serviceEndpoints, serviceExists: (ns: string, name: string) => this.store.get('/services', ns, name) !== undefined };
+    const resolveDeps = {
+      endpoints: this.serviceEndpoints,
+      serviceExists: (ns: string, name: string) => this.store.get('/services', ns, name) !== undefined,
+    };
     this.converter = new ObjectConverter(resolveDeps);
     const convert = (rt: ResourceType, objs: KubeObject[], v: string) => this.converter.convert(rt, objs, v);
-    const webhooks = new WebhookAdmission({ store: this.store, serviceEndpoints: this.serviceEndpoints, convert, ...(opts.warn ? { warn: opts.warn } : {}) });
+    const webhooks = new WebhookAdmission({
+      store: this.store,
+      serviceEndpoints: this.serviceEndpoints,
+      convert,
+      ...(opts.warn ? { warn: opts.warn } : {}),
+    });
     this.admission = opts.wrapAdmission ? opts.wrapAdmission(webhooks) : webhooks;
     const onDeleted = (rt: ResourceType, obj: KubeObject) => this.notifyDeleted(rt, obj);
     this.lifecycle = new Lifecycle({
@@ -117,8 +125,16 @@ export class ServerCore {
     const schema = this.strategies.for(rt).patchSchema(version);
     return (oldObj: KubeObject | undefined, newObj: KubeObject) =>
       recordUpdate({
-        oldObj, newObj, manager, operation: 'Update', schema, now: new Date(), apiVersion: groupVersion(rt.group, version),
-        statusSubresource: rt.subresources.status, statusAnnotations: rt.statusWritesAnnotations === true, ...(subresource ? { subresource } : {}),
+        oldObj,
+        newObj,
+        manager,
+        operation: 'Update',
+        schema,
+        now: new Date(),
+        apiVersion: groupVersion(rt.group, version),
+        statusSubresource: rt.subresources.status,
+        statusAnnotations: rt.statusWritesAnnotations === true,
+        ...(subresource ? { subresource } : {}),
       }) as ManagedFieldsEntry[];
   }
 
@@ -128,7 +144,9 @@ export class ServerCore {
 
   /** The stored object as seen in `version`; may call the CRD's conversion webhook (500 when it fails). */
   async convertOut(rt: ResourceType, obj: KubeObject, version: string): Promise<KubeObject> {
-    return this.convertOutSync(rt, obj, version) ?? this.viewOf(rt, (await this.converter.convert(rt, [obj], version))[0]!);
+    return (
+      this.convertOutSync(rt, obj, version) ?? this.viewOf(rt, (await this.converter.convert(rt, [obj], version))[0]!)
+    );
   }
 
   /** Stored objects as seen in `version`, in order; a conversion webhook gets them in one ConversionReview. */
@@ -152,7 +170,6 @@ export class ServerCore {
   private viewOf(rt: ResourceType, obj: KubeObject): KubeObject {
     return rt.storageKey === 'events' && rt.group === 'events.k8s.io' ? eventToEventsV1(obj) : obj;
   }
-
 
   storageVersionOf(rt: ResourceType): string {
     return storageVersion(rt);

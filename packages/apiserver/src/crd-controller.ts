@@ -52,9 +52,14 @@ export class CrdController {
       this.cleanup(crd);
       return;
     }
-    const conflict = this.core.registry.all().find(
-      (other) => other.group === rt.group && other.crdUid !== crd.metadata.uid && (other.plural === rt.plural || other.kind === rt.kind),
-    );
+    const conflict = this.core.registry
+      .all()
+      .find(
+        (other) =>
+          other.group === rt.group &&
+          other.crdUid !== crd.metadata.uid &&
+          (other.plural === rt.plural || other.kind === rt.kind),
+      );
     if (conflict) {
       this.writeStatus(crd, false, `"${conflict.plural === rt.plural ? rt.plural : rt.kind}" is already in use`);
       return;
@@ -80,12 +85,22 @@ export class CrdController {
 
   private writeStatus(crd: KubeObject, accepted: boolean, message: string): void {
     const spec = crd.spec as { names: Record<string, unknown>; versions: Array<{ name: string; storage: boolean }> };
-    const status = (crd.status ?? {}) as { conditions?: Condition[]; storedVersions?: string[]; acceptedNames?: unknown };
+    const status = (crd.status ?? {}) as {
+      conditions?: Condition[];
+      storedVersions?: string[];
+      acceptedNames?: unknown;
+    };
     const now = kubeTime();
     const cond = (type: string, ok: boolean, reason: string, msg: string): Condition => {
       const prev = status.conditions?.find((c) => c.type === type);
       const s = ok ? 'True' : 'False';
-      return { type, status: s, lastTransitionTime: prev && prev.status === s ? prev.lastTransitionTime : now, reason, message: msg };
+      return {
+        type,
+        status: s,
+        lastTransitionTime: prev && prev.status === s ? prev.lastTransitionTime : now,
+        reason,
+        message: msg,
+      };
     };
     const names = { ...spec.names };
     names.singular ??= String(names.kind).toLowerCase();
@@ -97,14 +112,21 @@ export class CrdController {
       ...status,
       conditions: [
         cond('NamesAccepted', accepted, accepted ? 'NoConflicts' : 'NameConflict', message),
-        cond('Established', accepted, accepted ? 'InitialNamesAccepted' : 'NotAccepted', accepted ? 'the initial names have been accepted' : 'not all names are accepted'),
+        cond(
+          'Established',
+          accepted,
+          accepted ? 'InitialNamesAccepted' : 'NotAccepted',
+          accepted ? 'the initial names have been accepted' : 'not all names are accepted',
+        ),
       ],
       acceptedNames: accepted ? names : (status.acceptedNames ?? { plural: '', kind: '' }),
       storedVersions: stored,
     };
     if (JSON.stringify(next) === JSON.stringify(crd.status)) return;
     const finalizers = crd.metadata.finalizers ?? [];
-    const meta = finalizers.includes(CRD_FINALIZER) ? crd.metadata : { ...crd.metadata, finalizers: [...finalizers, CRD_FINALIZER] };
+    const meta = finalizers.includes(CRD_FINALIZER)
+      ? crd.metadata
+      : { ...crd.metadata, finalizers: [...finalizers, CRD_FINALIZER] };
     this.core.store.commit(CRD_STORAGE, 'MODIFIED', { ...crd, metadata: meta, status: next });
   }
 }

@@ -33,7 +33,15 @@ export class StatusError extends Error {
 
   toStatus(): Status {
     // reason is `omitempty` too: a webhook that denies without one gets none
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, ...(this.reason ? { reason: this.reason } : {}), code: this.code } as Status;
+    const s: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      ...(this.reason ? { reason: this.reason } : {}),
+      code: this.code,
+    } as Status;
     if (this.details) {
       // StatusDetails.group is `omitempty`: kube-apiserver leaves it out for the core group
       const { group, ...rest } = this.details;
@@ -53,15 +61,28 @@ export const errors = {
   unauthorized: () => new StatusError(401, 'Unauthorized', 'Unauthorized'),
   forbidden: (message: string, details?: StatusDetails) => new StatusError(403, 'Forbidden', message, details),
   notFound: (resource: string, group: string, name: string) =>
-    new StatusError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, { name, group, kind: resource }),
+    new StatusError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, {
+      name,
+      group,
+      kind: resource,
+    }),
   /** no route for the path (go-restful's 404, which names nothing) */
   notFoundPath: () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
   methodNotAllowed: (message: string) => new StatusError(405, 'MethodNotAllowed', message),
   notAcceptable: (message: string) => new StatusError(406, 'NotAcceptable', message),
   alreadyExists: (resource: string, group: string, name: string) =>
-    new StatusError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, { name, group, kind: resource }),
+    new StatusError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, {
+      name,
+      group,
+      kind: resource,
+    }),
   conflict: (resource: string, group: string, name: string, why: string) =>
-    new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, { name, group, kind: resource }),
+    new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`,
+      { name, group, kind: resource },
+    ),
   /**
    * Server-side apply conflicts. Each cause is `{reason: FieldManagerConflict, message: 'conflict with "m" using v1',
    * field: '.spec.replicas'}`; the message is kube's: `Apply failed with 1 conflict: conflict with "m" using v1: .spec.replicas`,
@@ -73,7 +94,10 @@ export const errors = {
     else {
       const byManager = new Map<string, string[]>();
       for (const c of causes) byManager.set(c.message, [...(byManager.get(c.message) ?? []), c.field]);
-      const lines = [...byManager].flatMap(([m, fields]) => [`${m.replace(/^conflict with /, 'conflicts with ')}:`, ...fields.map((f) => `- ${f}`)]);
+      const lines = [...byManager].flatMap(([m, fields]) => [
+        `${m.replace(/^conflict with /, 'conflicts with ')}:`,
+        ...fields.map((f) => `- ${f}`),
+      ]);
       message = `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`;
     }
     return new StatusError(409, 'Conflict', message, { causes });
@@ -81,17 +105,36 @@ export const errors = {
   gone: (message: string) => new StatusError(410, 'Expired', message),
   requestEntityTooLarge: (message: string) => new StatusError(413, 'RequestEntityTooLarge', message),
   /** negotiation.NewUnsupportedMediaTypeError: the media types the endpoint takes, no details */
-  unsupportedMediaType: (accepted: string[]) => new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+  unsupportedMediaType: (accepted: string[]) =>
+    new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
   /** 422 with one cause per field; message matches kube-apiserver: `<Kind> "<name>" is invalid: [a, b]` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
     const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
     const joined = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
     // (Go's StatusDetails omits an empty name)
-    return new StatusError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, { ...(name ? { name } : {}), group, kind, causes });
+    return new StatusError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, {
+      ...(name ? { name } : {}),
+      group,
+      kind,
+      causes,
+    });
   },
   tooManyRequests: (message: string, retryAfterSeconds = 1) =>
-    new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),
-  internal: (message: string) => new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }] }),
+    new StatusError(
+      429,
+      'TooManyRequests',
+      message,
+      { retryAfterSeconds },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
+  internal: (message: string) =>
+    new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, {
+      causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }],
+    }),
   serviceUnavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
   timeout: (message: string) => new StatusError(504, 'Timeout', message),
 };

@@ -39,8 +39,10 @@ export class FaultInjector {
   ) {}
 
   add(spec: FaultSpec): string {
-    if (spec.fraction !== undefined && !(spec.fraction >= 0 && spec.fraction <= 1)) throw new Error(`fault fraction must be between 0 and 1, got ${spec.fraction}`);
-    if (!spec.error && !spec.latencyMs && !spec.conflict) throw new Error('a fault needs one of error, latencyMs or conflict');
+    if (spec.fraction !== undefined && !(spec.fraction >= 0 && spec.fraction <= 1))
+      throw new Error(`fault fraction must be between 0 and 1, got ${spec.fraction}`);
+    if (!spec.error && !spec.latencyMs && !spec.conflict)
+      throw new Error('a fault needs one of error, latencyMs or conflict');
     const id = `fault-${nextId++}`;
     this.faults.set(id, { ...spec });
     return id;
@@ -88,11 +90,21 @@ export class FaultInjector {
       if (f.users && !f.users.includes(user.username)) continue;
       if (f.fraction !== undefined && Math.random() >= f.fraction) continue;
       if (f.latencyMs) await new Promise((r) => setTimeout(r, f.latencyMs));
-      if (f.error === 429) throw errors.tooManyRequests('the server has received too many requests and has asked us to try again later (injected fault)', 1);
-      if (f.error === 503) throw errors.serviceUnavailable('the server is currently unable to handle the request (injected fault)');
+      if (f.error === 429)
+        throw errors.tooManyRequests(
+          'the server has received too many requests and has asked us to try again later (injected fault)',
+          1,
+        );
+      if (f.error === 503)
+        throw errors.serviceUnavailable('the server is currently unable to handle the request (injected fault)');
       if (f.error === 500) throw errors.internal('injected fault');
       if (f.conflict && ['create', 'update', 'patch', 'delete'].includes(info.verb)) {
-        throw errors.conflict(info.resource ?? '', info.group, info.name ?? '', 'the object has been modified; please apply your changes to the latest version and try again (injected fault)');
+        throw errors.conflict(
+          info.resource ?? '',
+          info.group,
+          info.name ?? '',
+          'the object has been modified; please apply your changes to the latest version and try again (injected fault)',
+        );
       }
     }
   };
@@ -108,7 +120,8 @@ export class FaultInjector {
       return code;
     };
     const rest = path.replace(/^\/debug\/faults\/?/, '');
-    if (req.method === 'GET' && rest === '') return send(200, { faults: this.list(), watchesStalled: this.watches.stalled });
+    if (req.method === 'GET' && rest === '')
+      return send(200, { faults: this.list(), watchesStalled: this.watches.stalled });
     if (req.method === 'POST' && rest === '') {
       try {
         return send(201, { id: this.add((body ?? {}) as FaultSpec) });

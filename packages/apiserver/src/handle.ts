@@ -71,7 +71,11 @@ class ApiServerHandle implements ApiServer {
     this.running.audit.clear();
   }
 
-  issueCertificate(commonName: string, dnsNames: string[], ips: string[] = []): Promise<{ certPem: string; keyPem: string }> {
+  issueCertificate(
+    commonName: string,
+    dnsNames: string[],
+    ips: string[] = [],
+  ): Promise<{ certPem: string; keyPem: string }> {
     return this.running.ca.issue(commonName, dnsNames, ips);
   }
 

@@ -7,7 +7,14 @@ import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
 import type { ServerCore } from './core.ts';
 import { StatusError, errors } from './errors.ts';
-import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, negotiateAggregated } from './handlers/discovery.ts';
+import {
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  negotiateAggregated,
+} from './handlers/discovery.ts';
 import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
 import type { ResourceRequest } from './handlers/request.ts';
@@ -88,9 +95,13 @@ export class HttpFront {
       this.audit.record({
         time: new Date().toISOString(),
         user: user?.username ?? 'system:anonymous',
-        ...((user as AuthUser | undefined)?.impersonatedBy ? { impersonatedBy: (user as AuthUser).impersonatedBy!.username } : {}),
+        ...((user as AuthUser | undefined)?.impersonatedBy
+          ? { impersonatedBy: (user as AuthUser).impersonatedBy!.username }
+          : {}),
         verb: info?.verb ?? (req.method ?? '').toLowerCase(),
-        resource: info?.isResourceRequest ? `${info.resource}${info.subresource ? `/${info.subresource}` : ''}` : (info?.path ?? req.url ?? ''),
+        resource: info?.isResourceRequest
+          ? `${info.resource}${info.subresource ? `/${info.subresource}` : ''}`
+          : (info?.path ?? req.url ?? ''),
         group: info?.group ?? '',
         namespace: info?.namespace ?? '',
         name: info?.name ?? '',
@@ -106,7 +117,18 @@ export class HttpFront {
     };
     const arm = (ms: number) => {
       deadline = setTimeout(() => {
-        if (!res.headersSent) finish(writeError(res, new StatusError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})));
+        if (!res.headersSent)
+          finish(
+            writeError(
+              res,
+              new StatusError(
+                504,
+                'Timeout',
+                'Timeout: request did not complete within requested timeout - context deadline exceeded',
+                {},
+              ),
+            ),
+          );
       }, ms);
       deadline.unref();
     };
@@ -138,9 +160,12 @@ export class HttpFront {
     const decision = this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
     if (info.isResourceRequest) return this.resource(req, res, info, url, user, auditAnnotations);
-    const admin = this.adminEndpoints.find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
+    const admin = this.adminEndpoints.find(
+      ([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`),
+    );
     if (admin) {
-      if (!user.groups.includes('system:masters')) throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
+      if (!user.groups.includes('system:masters'))
+        throw errors.forbidden(`User "${user.username}" cannot access ${url.pathname}: admin only`);
       const buf = await readBody(req);
       const body = buf.length ? decodeBody(buf, req.headers['content-type'] ?? 'application/json') : undefined;
       return admin[1](req, res, url.pathname, body);
@@ -155,7 +180,11 @@ export class HttpFront {
     return 200;
   }
 
-  private nonResource(req: IncomingMessage, res: ServerResponse, url: { pathname: string; searchParams: URLSearchParams }): number {
+  private nonResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: { pathname: string; searchParams: URLSearchParams },
+  ): number {
     // go-restful trims trailing slashes; an empty segment anywhere else matches no route
     const parts = splitPath(url.pathname);
     if (parts.includes('') || url.pathname.startsWith('//')) throw errors.notFoundPath();
@@ -163,7 +192,22 @@ export class HttpFront {
     const accept = req.headers.accept;
     const reg = this.core.registry;
     // (written with WriteRawJSON, which indents, whatever the Accept header says)
-    if (p === '/version') return json(res, JSON.stringify({ ...KUBE_VERSION, gitCommit: 'modelplane', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.23.0', compiler: 'gc' }, null, 2));
+    if (p === '/version')
+      return json(
+        res,
+        JSON.stringify(
+          {
+            ...KUBE_VERSION,
+            gitCommit: 'modelplane',
+            gitTreeState: 'clean',
+            buildDate: '2026-01-01T00:00:00Z',
+            goVersion: 'go1.23.0',
+            compiler: 'gc',
+          },
+          null,
+          2,
+        ),
+      );
     if (p === '/api' || p === '/apis') {
       const agg = negotiateAggregated(accept);
       if (agg) {
@@ -189,7 +233,10 @@ export class HttpFront {
       const doc = this.core.openapi.doc(parts.slice(2).join('/'));
       if (doc) {
         const immutable = url.searchParams.get('hash') === doc.hash;
-        writeJson(res, 200, doc.body, { ETag: `"${doc.hash}"`, ...(immutable ? { 'Cache-Control': 'public, immutable' } : {}) });
+        writeJson(res, 200, doc.body, {
+          ETag: `"${doc.hash}"`,
+          ...(immutable ? { 'Cache-Control': 'public, immutable' } : {}),
+        });
         return 200;
       }
     }
@@ -205,14 +252,36 @@ export class HttpFront {
     auditAnnotations: Record<string, string>,
   ): Promise<number> {
     // (a leading `//` never reaches the API handlers: no route prefix matches it)
-    const rt = info.path.startsWith('//') ? undefined : this.core.registry.lookup(info.group, info.version, info.resource ?? '');
+    const rt = info.path.startsWith('//')
+      ? undefined
+      : this.core.registry.lookup(info.group, info.version, info.resource ?? '');
     if (!rt) throw errors.notFoundPath();
     checkRoute(info, rt, req.method ?? 'GET', req.headers);
-    const negotiate = (accept: string | undefined) => negotiateOutput(accept, endpointCapabilities(rt, info.version), { userAgent: req.headers['user-agent'], query: url.rawQuery });
+    const negotiate = (accept: string | undefined) =>
+      negotiateOutput(accept, endpointCapabilities(rt, info.version), {
+        userAgent: req.headers['user-agent'],
+        query: url.rawQuery,
+      });
     // kube-apiserver streams pods/log before any negotiation (a ResourceStreamer): whatever the client
     // accepts, it gets text/plain, and its errors come back as JSON
-    const out = info.subresource === 'log' ? negotiateLenient(() => negotiate(req.headers.accept), () => negotiate(undefined)) : negotiate(req.headers.accept);
-    const r: ResourceRequest = { core: this.core, req, res, info, query: url.searchParams, user, rt, out, auditAnnotations };
+    const out =
+      info.subresource === 'log'
+        ? negotiateLenient(
+            () => negotiate(req.headers.accept),
+            () => negotiate(undefined),
+          )
+        : negotiate(req.headers.accept);
+    const r: ResourceRequest = {
+      core: this.core,
+      req,
+      res,
+      info,
+      query: url.searchParams,
+      user,
+      rt,
+      out,
+      auditAnnotations,
+    };
     for (const v of this.virtualHandlers) {
       const handled = v(r);
       if (handled) return handled;
@@ -233,7 +302,11 @@ function parseRequestUrl(raw: string): { pathname: string; searchParams: URLSear
   const rawPath = q >= 0 ? raw.slice(0, q) : raw;
   const rawQuery = q >= 0 ? raw.slice(q + 1) : '';
   if (!rawPath.startsWith('/')) throw errors.badRequest(`malformed request path: ${rawPath}`);
-  return { pathname: rawPath.includes('%') ? unescapePath(rawPath) : rawPath, searchParams: new URLSearchParams(rawQuery), rawQuery };
+  return {
+    pathname: rawPath.includes('%') ? unescapePath(rawPath) : rawPath,
+    searchParams: new URLSearchParams(rawQuery),
+    rawQuery,
+  };
 }
 
 function unescapePath(rawPath: string): string {
@@ -242,7 +315,8 @@ function unescapePath(rawPath: string): string {
     const c = rawPath.charCodeAt(i);
     if (c === 0x25) {
       const hex = rawPath.slice(i + 1, i + 3);
-      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw errors.badRequest(`malformed request path: invalid URL escape "%${hex}"`);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex))
+        throw errors.badRequest(`malformed request path: invalid URL escape "%${hex}"`);
       bytes.push(Number.parseInt(hex, 16));
       i += 2;
     } else bytes.push(...Buffer.from(rawPath[i]!, 'latin1'));

@@ -15,16 +15,27 @@ export interface CertificateAuthority {
   certPem: string;
   keyPem: string;
   /** issues a serving certificate for the given DNS names and IP addresses; `organizations` become O= (a client certificate's groups) */
-  issue(commonName: string, dnsNames: string[], ips: string[], days?: number, organizations?: string[]): Promise<{ certPem: string; keyPem: string }>;
+  issue(
+    commonName: string,
+    dnsNames: string[],
+    ips: string[],
+    days?: number,
+    organizations?: string[],
+  ): Promise<{ certPem: string; keyPem: string }>;
 }
 
 function pem(label: string, der: ArrayBuffer): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 async function importKey(keyPem: string): Promise<CryptoKey> {
@@ -33,7 +44,10 @@ async function importKey(keyPem: string): Promise<CryptoKey> {
 }
 
 /** Loads a CA from PEMs (persisted with --data-dir) or creates a new one. */
-export async function createCA(existing?: { certPem: string; keyPem: string }, commonName = 'modelplane-ca'): Promise<CertificateAuthority> {
+export async function createCA(
+  existing?: { certPem: string; keyPem: string },
+  commonName = 'modelplane-ca',
+): Promise<CertificateAuthority> {
   let certPem: string;
   let keyPem: string;
   let caKey: CryptoKey;
@@ -55,13 +69,16 @@ export async function createCA(existing?: { certPem: string; keyPem: string }, c
       keys,
       extensions: [
         new x509.BasicConstraintsExtension(true, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+          true,
+        ),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       ],
     });
     caKey = keys.privateKey;
     certPem = caCert.toString('pem') + '\n';
-    keyPem = pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey ));
+    keyPem = pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   }
   return {
     certPem,
@@ -82,13 +99,16 @@ export async function createCA(existing?: { certPem: string; keyPem: string }, c
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
           new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-          new x509.SubjectAlternativeNameExtension([...dnsNames.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))]),
+          new x509.SubjectAlternativeNameExtension([
+            ...dnsNames.map((value) => ({ type: 'dns' as const, value })),
+            ...ips.map((value) => ({ type: 'ip' as const, value })),
+          ]),
           await x509.AuthorityKeyIdentifierExtension.create(caCert),
         ],
       });
       return {
         certPem: cert.toString('pem') + '\n',
-        keyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey )),
+        keyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)),
       };
     },
   };

@@ -8,7 +8,16 @@ import { WebhookAdmission } from '../src/admission/index.ts';
 import { type ApiServer, ServiceEndpoints, startApiServer } from '../src/index.ts';
 import { createCA } from '../src/tls.ts';
 import { raw } from '../src/testing/index.ts';
-import { type Handler, type WebhookServer, admissionAnswer, allow, configuration, jsonPatch, startWebhookServer, webhookEntry } from './admission-fixture.ts';
+import {
+  type Handler,
+  type WebhookServer,
+  admissionAnswer,
+  allow,
+  configuration,
+  jsonPatch,
+  startWebhookServer,
+  webhookEntry,
+} from './admission-fixture.ts';
 import { partsOf } from '../src/handle.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -40,7 +49,12 @@ describe('admission webhook failures', () => {
     endpoints.register('webhooks', 'hooks', 443, hooks.url);
     endpoints.register('webhooks', 'wrong-name', 8443, hooks.url);
     await raw(s, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'webhooks' } });
-    await raw(s, 'POST', '/api/v1/namespaces/webhooks/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'no-endpoints' }, spec: { ports: [{ port: 443 }] } });
+    await raw(s, 'POST', '/api/v1/namespaces/webhooks/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'no-endpoints' },
+      spec: { ports: [{ port: 443 }] },
+    });
   });
   after(async () => {
     await s.close();
@@ -67,68 +81,156 @@ describe('admission webhook failures', () => {
       status: 500,
       message: `Internal error occurred: failed calling webhook "w1.example.com": failed to call webhook: Post "https://127.0.0.1:${'PORT'}/validate?timeout=10s": dial tcp 127.0.0.1:${'PORT'}: connect: connection refused`,
     },
-    { name: 'unreachable, Ignore: admitted', webhook: () => ({ failurePolicy: 'Ignore', clientConfig: { url: `https://127.0.0.1:${deadPort}/v`, caBundle: hooks.caBundle } }), status: 201 },
+    {
+      name: 'unreachable, Ignore: admitted',
+      webhook: () => ({
+        failurePolicy: 'Ignore',
+        clientConfig: { url: `https://127.0.0.1:${deadPort}/v`, caBundle: hooks.caBundle },
+      }),
+      status: 201,
+    },
     {
       name: 'no answer within timeoutSeconds, Fail: 500 after about that long',
       handler: hang,
       webhook: () => ({ timeoutSeconds: 1 }),
       status: 500,
-      message: /^Internal error occurred: failed calling webhook "w3\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/f\/2\?timeout=1s": context deadline exceeded$/,
+      message:
+        /^Internal error occurred: failed calling webhook "w3\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/f\/2\?timeout=1s": context deadline exceeded$/,
       took: [900, 2500],
     },
-    { name: 'no answer within timeoutSeconds, Ignore: admitted after about that long', handler: hang, webhook: () => ({ timeoutSeconds: 1, failurePolicy: 'Ignore' }), status: 201, took: [900, 2500] },
-    { name: 'a text/plain answer', handler: () => ({ raw: 'hello', contentType: 'text/plain' }), status: 500, message: /failed calling webhook "w5\.example\.com": failed to call webhook: serializer for text\/plain doesn't exist$/ },
-    { name: 'JSON that is not JSON', handler: () => ({ raw: '<html>oops</html>' }), status: 500, message: /failed to call webhook: couldn't get version\/kind; json parse error: invalid character '<' looking for beginning of value$/ },
-    { name: 'an empty body', handler: () => ({ raw: '' }), status: 500, message: /failed to call webhook: 0-length response with status code: 200 and content type: application\/json$/ },
-    { name: 'an HTTP 500', handler: () => ({ raw: 'boom', status: 500, contentType: 'text/plain' }), status: 500, message: /failed to call webhook: an error on the server \("boom"\) has prevented the request from succeeding$/ },
-    { name: 'a review without a response', handler: () => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), status: 500, message: /received invalid webhook response: webhook response was absent$/ },
+    {
+      name: 'no answer within timeoutSeconds, Ignore: admitted after about that long',
+      handler: hang,
+      webhook: () => ({ timeoutSeconds: 1, failurePolicy: 'Ignore' }),
+      status: 201,
+      took: [900, 2500],
+    },
+    {
+      name: 'a text/plain answer',
+      handler: () => ({ raw: 'hello', contentType: 'text/plain' }),
+      status: 500,
+      message:
+        /failed calling webhook "w5\.example\.com": failed to call webhook: serializer for text\/plain doesn't exist$/,
+    },
+    {
+      name: 'JSON that is not JSON',
+      handler: () => ({ raw: '<html>oops</html>' }),
+      status: 500,
+      message:
+        /failed to call webhook: couldn't get version\/kind; json parse error: invalid character '<' looking for beginning of value$/,
+    },
+    {
+      name: 'an empty body',
+      handler: () => ({ raw: '' }),
+      status: 500,
+      message: /failed to call webhook: 0-length response with status code: 200 and content type: application\/json$/,
+    },
+    {
+      name: 'an HTTP 500',
+      handler: () => ({ raw: 'boom', status: 500, contentType: 'text/plain' }),
+      status: 500,
+      message: /failed to call webhook: an error on the server \("boom"\) has prevented the request from succeeding$/,
+    },
+    {
+      name: 'a review without a response',
+      handler: () => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }),
+      status: 500,
+      message: /received invalid webhook response: webhook response was absent$/,
+    },
     {
       name: 'a response for another request',
-      handler: () => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'nope', allowed: true } }),
+      handler: () => ({
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: { uid: 'nope', allowed: true },
+      }),
       status: 500,
       message: /received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "nope"$/,
     },
     {
       name: 'a review of another version',
-      handler: (r) => ({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { uid: r.request.uid, allowed: true } }),
+      handler: (r) => ({
+        apiVersion: 'admission.k8s.io/v1beta1',
+        kind: 'AdmissionReview',
+        response: { uid: r.request.uid, allowed: true },
+      }),
       status: 500,
-      message: /received invalid webhook response: expected webhook response of admission\.k8s\.io\/v1, Kind=AdmissionReview, got admission\.k8s\.io\/v1beta1, Kind=AdmissionReview$/,
+      message:
+        /received invalid webhook response: expected webhook response of admission\.k8s\.io\/v1, Kind=AdmissionReview, got admission\.k8s\.io\/v1beta1, Kind=AdmissionReview$/,
     },
-    { name: 'a validating webhook returning a patch', handler: (r) => allow(r, jsonPatch([{ op: 'add', path: '/data/x', value: 'y' }])), status: 500, message: /received invalid webhook response: validating webhook may not return response\.patch$/ },
-    { name: 'garbage under Ignore is admitted', handler: () => ({ raw: '<html>' }), webhook: () => ({ failurePolicy: 'Ignore' }), status: 201 },
+    {
+      name: 'a validating webhook returning a patch',
+      handler: (r) => allow(r, jsonPatch([{ op: 'add', path: '/data/x', value: 'y' }])),
+      status: 500,
+      message: /received invalid webhook response: validating webhook may not return response\.patch$/,
+    },
+    {
+      name: 'garbage under Ignore is admitted',
+      handler: () => ({ raw: '<html>' }),
+      webhook: () => ({ failurePolicy: 'Ignore' }),
+      status: 201,
+    },
     {
       name: 'a certificate from an untrusted CA',
       webhook: (p) => ({ clientConfig: { url: `${strangers.url}${p}`, caBundle: hooks.caBundle } }),
       status: 500,
-      message: /failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/f\/13\?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority$/,
+      message:
+        /failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/f\/13\?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority$/,
     },
     {
       name: 'a Service reference goes to the registered endpoint, verified as <name>.<namespace>.svc',
       handler: (r) => allow(r),
-      webhook: (p) => ({ clientConfig: { service: { namespace: 'webhooks', name: 'hooks', path: p }, caBundle: hooks.caBundle } }),
+      webhook: (p) => ({
+        clientConfig: { service: { namespace: 'webhooks', name: 'hooks', path: p }, caBundle: hooks.caBundle },
+      }),
       status: 201,
     },
     {
       name: 'a Service whose certificate lacks its DNS name',
       handler: (r) => allow(r),
-      webhook: (p) => ({ clientConfig: { service: { namespace: 'webhooks', name: 'wrong-name', path: p, port: 8443 }, caBundle: hooks.caBundle } }),
+      webhook: (p) => ({
+        clientConfig: {
+          service: { namespace: 'webhooks', name: 'wrong-name', path: p, port: 8443 },
+          caBundle: hooks.caBundle,
+        },
+      }),
       status: 500,
-      message: /failed to call webhook: Post "https:\/\/wrong-name\.webhooks\.svc:8443\/f\/15\?timeout=10s": tls: failed to verify certificate: x509: certificate is valid for localhost, hooks\.webhooks\.svc, not wrong-name\.webhooks\.svc$/,
+      message:
+        /failed to call webhook: Post "https:\/\/wrong-name\.webhooks\.svc:8443\/f\/15\?timeout=10s": tls: failed to verify certificate: x509: certificate is valid for localhost, hooks\.webhooks\.svc, not wrong-name\.webhooks\.svc$/,
     },
     {
       name: 'a Service nobody registered',
       webhook: () => ({ clientConfig: { service: { namespace: 'webhooks', name: 'nope' }, caBundle: hooks.caBundle } }),
       status: 500,
-      message: 'Internal error occurred: failed calling webhook "w17.example.com": failed to call webhook: Post "https://nope.webhooks.svc:443/?timeout=10s": service "nope" not found',
+      message:
+        'Internal error occurred: failed calling webhook "w17.example.com": failed to call webhook: Post "https://nope.webhooks.svc:443/?timeout=10s": service "nope" not found',
     },
     {
       name: 'a Service that exists but has no registered endpoint',
-      webhook: () => ({ clientConfig: { service: { namespace: 'webhooks', name: 'no-endpoints', path: '/x' }, caBundle: hooks.caBundle } }),
+      webhook: () => ({
+        clientConfig: {
+          service: { namespace: 'webhooks', name: 'no-endpoints', path: '/x' },
+          caBundle: hooks.caBundle,
+        },
+      }),
       status: 500,
-      message: /Post "https:\/\/no-endpoints\.webhooks\.svc:443\/x\?timeout=10s": no endpoints available for service "no-endpoints"$/,
+      message:
+        /Post "https:\/\/no-endpoints\.webhooks\.svc:443\/x\?timeout=10s": no endpoints available for service "no-endpoints"$/,
     },
-    { name: 'a caBundle that is not PEM', webhook: (p) => ({ clientConfig: { url: `${hooks.url}${p}`, caBundle: Buffer.from('nope').toString('base64') } }), status: 500, message: /failed calling webhook "w19\.example\.com": could not get REST client: unable to load root certificates: unable to parse bytes as PEM block$/ },
-    { name: 'no AdmissionReview version in common', handler: (r) => allow(r), webhook: () => ({ admissionReviewVersions: ['v9'] }), status: 500, message: /could not create admission objects: webhook does not accept known AdmissionReview versions$/ },
+    {
+      name: 'a caBundle that is not PEM',
+      webhook: (p) => ({ clientConfig: { url: `${hooks.url}${p}`, caBundle: Buffer.from('nope').toString('base64') } }),
+      status: 500,
+      message:
+        /failed calling webhook "w19\.example\.com": could not get REST client: unable to load root certificates: unable to parse bytes as PEM block$/,
+    },
+    {
+      name: 'no AdmissionReview version in common',
+      handler: (r) => allow(r),
+      webhook: () => ({ admissionReviewVersions: ['v9'] }),
+      status: 500,
+      message: /could not create admission objects: webhook does not accept known AdmissionReview versions$/,
+    },
     {
       name: 'a dry run never reaches a webhook with side effects, whatever its failurePolicy',
       handler: (r) => allow(r),
@@ -137,7 +239,13 @@ describe('admission webhook failures', () => {
       status: 400,
       message: 'admission webhook "w21.example.com" does not support dry run',
     },
-    { name: 'a dry run reaches a NoneOnDryRun webhook', handler: (r) => (r.request.dryRun === true ? allow(r) : admissionAnswer(r, { allowed: false })), webhook: () => ({ sideEffects: 'NoneOnDryRun' }), dryRun: true, status: 201 },
+    {
+      name: 'a dry run reaches a NoneOnDryRun webhook',
+      handler: (r) => (r.request.dryRun === true ? allow(r) : admissionAnswer(r, { allowed: false })),
+      webhook: () => ({ sideEffects: 'NoneOnDryRun' }),
+      dryRun: true,
+      status: 201,
+    },
   ];
 
   cases.forEach((c, i) => {
@@ -150,7 +258,13 @@ describe('admission webhook failures', () => {
       assert.equal(made.status, 201, made.text);
       try {
         const start = Date.now();
-        const res = await raw(s, 'POST', `/api/v1/namespaces/default/configmaps${c.dryRun ? '?dryRun=All' : ''}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } }, { timeoutMs: 40_000 });
+        const res = await raw(
+          s,
+          'POST',
+          `/api/v1/namespaces/default/configmaps${c.dryRun ? '?dryRun=All' : ''}`,
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } },
+          { timeoutMs: 40_000 },
+        );
         const took = Date.now() - start;
         assert.equal(res.status, c.status, res.text);
         if (c.message !== undefined) {
@@ -163,7 +277,8 @@ describe('admission webhook failures', () => {
             assert.equal(status.details.causes[0].message, status.message.replace(/^Internal error occurred: /, ''));
           }
         }
-        if (c.took) assert.ok(took >= c.took[0] && took <= c.took[1], `took ${took} ms, expected ${c.took[0]}..${c.took[1]}`);
+        if (c.took)
+          assert.ok(took >= c.took[0] && took <= c.took[1], `took ${took} ms, expected ${c.took[0]}..${c.took[1]}`);
       } finally {
         await raw(s, 'DELETE', `${VWC}/fail-${i}`);
       }
@@ -171,7 +286,17 @@ describe('admission webhook failures', () => {
   });
 
   it('logs every webhook that failed open', () => {
-    assert.ok(logged.some((m) => m.startsWith('Failed calling webhook, failing open w2.example.com: failed calling webhook "w2.example.com": failed to call webhook: Post')), logged.join('\n'));
-    assert.ok(logged.some((m) => m.includes('w4.example.com') && m.includes('context deadline exceeded')), logged.join('\n'));
+    assert.ok(
+      logged.some((m) =>
+        m.startsWith(
+          'Failed calling webhook, failing open w2.example.com: failed calling webhook "w2.example.com": failed to call webhook: Post',
+        ),
+      ),
+      logged.join('\n'),
+    );
+    assert.ok(
+      logged.some((m) => m.includes('w4.example.com') && m.includes('context deadline exceeded')),
+      logged.join('\n'),
+    );
   });
 });

@@ -28,7 +28,9 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-export async function startWebhookServer(opts: { dnsNames?: string[]; ca?: CertificateAuthority } = {}): Promise<WebhookServer> {
+export async function startWebhookServer(
+  opts: { dnsNames?: string[]; ca?: CertificateAuthority } = {},
+): Promise<WebhookServer> {
   const ca = opts.ca ?? (await createCA(undefined, 'webhook-test-ca'));
   const cert = await ca.issue('webhook', ['localhost', ...(opts.dnsNames ?? [])], ['127.0.0.1']);
   const handlers = new Map<string, Handler>();
@@ -86,15 +88,28 @@ export async function startWebhookServer(opts: { dnsNames?: string[]; ca?: Certi
 
 /** An AdmissionReview v1 answer for `review`. */
 export function admissionAnswer(review: any, response: Record<string, unknown>): unknown {
-  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } };
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: review.request.uid, ...response },
+  };
 }
 
-export const allow = (review: any, extra: Record<string, unknown> = {}) => admissionAnswer(review, { allowed: true, ...extra });
+export const allow = (review: any, extra: Record<string, unknown> = {}) =>
+  admissionAnswer(review, { allowed: true, ...extra });
 
-export const jsonPatch = (ops: unknown[]) => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+export const jsonPatch = (ops: unknown[]) => ({
+  patchType: 'JSONPatch',
+  patch: Buffer.from(JSON.stringify(ops)).toString('base64'),
+});
 
 /** A webhook entry for a configuration, pointing at `path` on the server. */
-export function webhookEntry(server: WebhookServer, name: string, path: string, rest: Record<string, unknown>): Record<string, unknown> {
+export function webhookEntry(
+  server: WebhookServer,
+  name: string,
+  path: string,
+  rest: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     name,
     clientConfig: { url: `${server.url}${path}`, caBundle: server.caBundle },
@@ -104,6 +119,15 @@ export function webhookEntry(server: WebhookServer, name: string, path: string, 
   };
 }
 
-export function configuration(kind: 'Mutating' | 'Validating', name: string, webhooks: Record<string, unknown>[]): Record<string, unknown> {
-  return { apiVersion: 'admissionregistration.k8s.io/v1', kind: `${kind}WebhookConfiguration`, metadata: { name }, webhooks };
+export function configuration(
+  kind: 'Mutating' | 'Validating',
+  name: string,
+  webhooks: Record<string, unknown>[],
+): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: `${kind}WebhookConfiguration`,
+    metadata: { name },
+    webhooks,
+  };
 }

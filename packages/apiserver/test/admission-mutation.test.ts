@@ -5,13 +5,25 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { raw } from '../src/testing/index.ts';
-import { type WebhookServer, admissionAnswer, allow, configuration, jsonPatch, startWebhookServer, webhookEntry } from './admission-fixture.ts';
+import {
+  type WebhookServer,
+  admissionAnswer,
+  allow,
+  configuration,
+  jsonPatch,
+  startWebhookServer,
+  webhookEntry,
+} from './admission-fixture.ts';
 
 const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const CMS = '/api/v1/namespaces/default/configmaps';
-const cmRule = (operations = ['CREATE']) => [{ operations, apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
-const gadgetRule = (apiVersions: string[]) => [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['example.com'], apiVersions, resources: ['gadgets'] }];
+const cmRule = (operations = ['CREATE']) => [
+  { operations, apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+];
+const gadgetRule = (apiVersions: string[]) => [
+  { operations: ['CREATE', 'UPDATE'], apiGroups: ['example.com'], apiVersions, resources: ['gadgets'] },
+];
 
 const gadgetSchema = {
   type: 'object',
@@ -19,22 +31,36 @@ const gadgetSchema = {
     spec: {
       type: 'object',
       required: ['color'],
-      properties: { size: { type: 'integer', default: 1, maximum: 10 }, color: { type: 'string', enum: ['red', 'blue'] } },
-      'x-kubernetes-validations': [{ rule: "self.size < 5 || self.color == 'red'", message: 'only red gadgets may be big' }],
+      properties: {
+        size: { type: 'integer', default: 1, maximum: 10 },
+        color: { type: 'string', enum: ['red', 'blue'] },
+      },
+      'x-kubernetes-validations': [
+        { rule: "self.size < 5 || self.color == 'red'", message: 'only red gadgets may be big' },
+      ],
     },
   },
 };
 const gadgetCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.com' },
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gadgets.example.com' },
   spec: {
-    group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
     versions: [
       { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: gadgetSchema } },
       { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: gadgetSchema } },
     ],
   },
 };
-const gadget = (version: string, name: string, spec: Record<string, unknown>) => ({ apiVersion: `example.com/${version}`, kind: 'Gadget', metadata: { name }, spec });
+const gadget = (version: string, name: string, spec: Record<string, unknown>) => ({
+  apiVersion: `example.com/${version}`,
+  kind: 'Gadget',
+  metadata: { name },
+  spec,
+});
 
 describe('admission webhook effects', () => {
   let s: ApiServer;
@@ -43,13 +69,22 @@ describe('admission webhook effects', () => {
     const res = await raw(s, 'POST', kind === 'Mutating' ? MWC : VWC, configuration(kind, name, webhooks));
     assert.equal(res.status, 201, res.text);
   };
-  const remove = (kind: 'Mutating' | 'Validating', name: string) => raw(s, 'DELETE', `${kind === 'Mutating' ? MWC : VWC}/${name}`);
+  const remove = (kind: 'Mutating' | 'Validating', name: string) =>
+    raw(s, 'DELETE', `${kind === 'Mutating' ? MWC : VWC}/${name}`);
 
   before(async () => {
     s = await startApiServer({ port: 0 });
     hooks = await startWebhookServer();
-    assert.equal((await raw(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gadgetCrd)).status, 201);
-    for (let i = 0; i < 50 && (await raw(s, 'GET', '/apis/example.com/v1/namespaces/default/gadgets')).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(
+      (await raw(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gadgetCrd)).status,
+      201,
+    );
+    for (
+      let i = 0;
+      i < 50 && (await raw(s, 'GET', '/apis/example.com/v1/namespaces/default/gadgets')).status !== 200;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 20));
   });
   after(async () => {
     await s.close();
@@ -57,10 +92,23 @@ describe('admission webhook effects', () => {
   });
 
   it('applies a JSON patch and passes its warnings through', async () => {
-    hooks.on('/patch', (r) => allow(r, { ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { injected: 'yes' } }, { op: 'add', path: '/data/extra', value: 'x' }]), warnings: ['defaulted "extra"'] }));
+    hooks.on('/patch', (r) =>
+      allow(r, {
+        ...jsonPatch([
+          { op: 'add', path: '/metadata/labels', value: { injected: 'yes' } },
+          { op: 'add', path: '/data/extra', value: 'x' },
+        ]),
+        warnings: ['defaulted "extra"'],
+      }),
+    );
     await install('Mutating', 'patcher', [webhookEntry(hooks, 'patch.example.com', '/patch', { rules: cmRule() })]);
     try {
-      const res = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'patched' }, data: { a: '1' } });
+      const res = await raw(s, 'POST', CMS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'patched' },
+        data: { a: '1' },
+      });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.headers.warning, '299 - "defaulted \\"extra\\""');
       const got = (await raw(s, 'GET', `${CMS}/patched`)).json();
@@ -71,23 +119,69 @@ describe('admission webhook effects', () => {
     }
   });
 
-  const denials: Array<{ name: string; kind: 'Mutating' | 'Validating'; status?: Record<string, unknown>; code: number; reason: string; message: string }> = [
-    { name: 'validating, with code and reason', kind: 'Validating', status: { code: 403, reason: 'Forbidden', message: 'no thanks' }, code: 403, reason: 'Forbidden', message: 'admission webhook "deny.example.com" denied the request: no thanks' },
-    { name: 'validating, without a status', kind: 'Validating', code: 400, reason: '', message: 'admission webhook "deny.example.com" denied the request without explanation' },
-    { name: 'validating, with a reason only', kind: 'Validating', status: { code: 422, reason: 'Invalid' }, code: 422, reason: 'Invalid', message: 'admission webhook "deny.example.com" denied the request: Invalid' },
-    { name: 'validating, with a code below 400', kind: 'Validating', status: { code: 200, message: 'nope' }, code: 400, reason: '', message: 'admission webhook "deny.example.com" denied the request: nope' },
-    { name: 'mutating, with code and reason', kind: 'Mutating', status: { code: 403, reason: 'Forbidden', message: 'not today' }, code: 403, reason: 'Forbidden', message: 'admission webhook "deny.example.com" denied the request: not today' },
+  const denials: Array<{
+    name: string;
+    kind: 'Mutating' | 'Validating';
+    status?: Record<string, unknown>;
+    code: number;
+    reason: string;
+    message: string;
+  }> = [
+    {
+      name: 'validating, with code and reason',
+      kind: 'Validating',
+      status: { code: 403, reason: 'Forbidden', message: 'no thanks' },
+      code: 403,
+      reason: 'Forbidden',
+      message: 'admission webhook "deny.example.com" denied the request: no thanks',
+    },
+    {
+      name: 'validating, without a status',
+      kind: 'Validating',
+      code: 400,
+      reason: '',
+      message: 'admission webhook "deny.example.com" denied the request without explanation',
+    },
+    {
+      name: 'validating, with a reason only',
+      kind: 'Validating',
+      status: { code: 422, reason: 'Invalid' },
+      code: 422,
+      reason: 'Invalid',
+      message: 'admission webhook "deny.example.com" denied the request: Invalid',
+    },
+    {
+      name: 'validating, with a code below 400',
+      kind: 'Validating',
+      status: { code: 200, message: 'nope' },
+      code: 400,
+      reason: '',
+      message: 'admission webhook "deny.example.com" denied the request: nope',
+    },
+    {
+      name: 'mutating, with code and reason',
+      kind: 'Mutating',
+      status: { code: 403, reason: 'Forbidden', message: 'not today' },
+      code: 403,
+      reason: 'Forbidden',
+      message: 'admission webhook "deny.example.com" denied the request: not today',
+    },
   ];
   for (const d of denials) {
     it(`returns a denial as kube does: ${d.name}`, async () => {
-      hooks.on('/deny', (r) => admissionAnswer(r, { allowed: false, ...(d.status ? { status: d.status } : {}), warnings: ['think again'] }));
+      hooks.on('/deny', (r) =>
+        admissionAnswer(r, { allowed: false, ...(d.status ? { status: d.status } : {}), warnings: ['think again'] }),
+      );
       await install(d.kind, 'denier', [webhookEntry(hooks, 'deny.example.com', '/deny', { rules: cmRule() })]);
       try {
         const res = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'denied' } });
         assert.equal(res.status, d.code, res.text);
         const st = res.json();
         // an empty reason is left out of the Status (omitempty), as kube-apiserver does
-        assert.deepEqual({ kind: st.kind, status: st.status, code: st.code, reason: st.reason ?? '', message: st.message }, { kind: 'Status', status: 'Failure', code: d.code, reason: d.reason, message: d.message });
+        assert.deepEqual(
+          { kind: st.kind, status: st.status, code: st.code, reason: st.reason ?? '', message: st.message },
+          { kind: 'Status', status: 'Failure', code: d.code, reason: d.reason, message: d.message },
+        );
         assert.equal(res.headers.warning, '299 - "think again"');
         assert.equal((await raw(s, 'GET', `${CMS}/denied`)).status, 404);
       } finally {
@@ -107,22 +201,45 @@ describe('admission webhook effects', () => {
       seen.validate!.push(r.request.object);
       return allow(r);
     });
-    await install('Mutating', 'order-m', [webhookEntry(hooks, 'm.example.com', '/order-m', { rules: gadgetRule(['v1']) })]);
-    await install('Validating', 'order-v', [webhookEntry(hooks, 'v.example.com', '/order-v', { rules: gadgetRule(['v1']) })]);
+    await install('Mutating', 'order-m', [
+      webhookEntry(hooks, 'm.example.com', '/order-m', { rules: gadgetRule(['v1']) }),
+    ]);
+    await install('Validating', 'order-v', [
+      webhookEntry(hooks, 'v.example.com', '/order-v', { rules: gadgetRule(['v1']) }),
+    ]);
     try {
-      const ok = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/gadgets', gadget('v1', 'g1', { color: 'blue' }));
+      const ok = await raw(
+        s,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        gadget('v1', 'g1', { color: 'blue' }),
+      );
       assert.equal(ok.status, 201, ok.text);
       assert.equal(seen.mutate![0].spec.size, 1, 'mutating webhooks see the object defaulted at decoding');
-      assert.deepEqual(seen.validate![0].spec, { color: 'blue', size: 1 }, 'validating webhooks see the defaulted object');
+      assert.deepEqual(
+        seen.validate![0].spec,
+        { color: 'blue', size: 1 },
+        'validating webhooks see the defaulted object',
+      );
       assert.equal(seen.validate![0].metadata.labels.mutated, 'true');
       // invalid by CEL: the mutating webhook was asked, the validating one never is
-      const bad = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/gadgets', gadget('v1', 'g2', { color: 'blue', size: 7 }));
+      const bad = await raw(
+        s,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        gadget('v1', 'g2', { color: 'blue', size: 7 }),
+      );
       assert.equal(bad.status, 422, bad.text);
       assert.match(bad.json().message, /only red gadgets may be big/);
       assert.equal(seen.mutate!.length, 2);
       assert.equal(seen.validate!.length, 1);
       // a strict-decoding error is the decoder's: no webhook is asked
-      const unknown = await raw(s, 'POST', '/apis/example.com/v1/namespaces/default/gadgets?fieldValidation=Strict', gadget('v1', 'g3', { color: 'blue', shade: 'dark' } as never));
+      const unknown = await raw(
+        s,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets?fieldValidation=Strict',
+        gadget('v1', 'g3', { color: 'blue', shade: 'dark' } as never),
+      );
       assert.equal(unknown.status, 400, unknown.text);
       assert.match(unknown.json().message, /strict decoding error: unknown field "spec.shade"/);
       assert.equal(seen.mutate!.length, 2);
@@ -139,12 +256,22 @@ describe('admission webhook effects', () => {
         calls.push(r.request.object);
         return allow(r);
       });
-      hooks.on('/second', (r) => allow(r, jsonPatch([{ op: 'add', path: '/metadata/labels', value: { second: 'was-here' } }])));
+      hooks.on('/second', (r) =>
+        allow(r, jsonPatch([{ op: 'add', path: '/metadata/labels', value: { second: 'was-here' } }])),
+      );
       // configurations run in name order
-      await install('Mutating', 'a-first', [webhookEntry(hooks, 'first.example.com', '/first', { rules: cmRule(), reinvocationPolicy: policy })]);
-      await install('Mutating', 'b-second', [webhookEntry(hooks, 'second.example.com', '/second', { rules: cmRule() })]);
+      await install('Mutating', 'a-first', [
+        webhookEntry(hooks, 'first.example.com', '/first', { rules: cmRule(), reinvocationPolicy: policy }),
+      ]);
+      await install('Mutating', 'b-second', [
+        webhookEntry(hooks, 'second.example.com', '/second', { rules: cmRule() }),
+      ]);
       try {
-        const res = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `reinvoke-${policy.toLowerCase()}` } });
+        const res = await raw(s, 'POST', CMS, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `reinvoke-${policy.toLowerCase()}` },
+        });
         assert.equal(res.status, 201, res.text);
         assert.equal(calls.length, policy === 'IfNeeded' ? 2 : 1);
         assert.equal(calls[0].metadata.labels, undefined);
@@ -163,9 +290,16 @@ describe('admission webhook effects', () => {
         reviews.push(r.request);
         return allow(r, jsonPatch([{ op: 'replace', path: '/spec/color', value: 'red' }]));
       });
-      await install('Mutating', 'equiv', [webhookEntry(hooks, 'equiv.example.com', '/equiv', { rules: gadgetRule(['v1']), matchPolicy })]);
+      await install('Mutating', 'equiv', [
+        webhookEntry(hooks, 'equiv.example.com', '/equiv', { rules: gadgetRule(['v1']), matchPolicy }),
+      ]);
       try {
-        const res = await raw(s, 'POST', '/apis/example.com/v2/namespaces/default/gadgets', gadget('v2', `eq-${matchPolicy.toLowerCase()}`, { color: 'blue' }));
+        const res = await raw(
+          s,
+          'POST',
+          '/apis/example.com/v2/namespaces/default/gadgets',
+          gadget('v2', `eq-${matchPolicy.toLowerCase()}`, { color: 'blue' }),
+        );
         assert.equal(res.status, 201, res.text);
         if (matchPolicy === 'Exact') {
           assert.equal(reviews.length, 0);
@@ -188,18 +322,40 @@ describe('admission webhook effects', () => {
   it('matchConditions choose which requests are sent; an expression error fails closed as Forbidden', async () => {
     hooks.on('/cond', (r) => allow(r));
     await install('Validating', 'cond', [
-      webhookEntry(hooks, 'cond.example.com', '/cond', { rules: cmRule(), matchConditions: [{ name: 'only-yes', expression: "object.metadata.name.startsWith('yes')" }] }),
-      webhookEntry(hooks, 'broken.example.com', '/cond', { rules: cmRule(), matchConditions: [{ name: 'broken', expression: "object.data.missing == 'x'" }] }),
+      webhookEntry(hooks, 'cond.example.com', '/cond', {
+        rules: cmRule(),
+        matchConditions: [{ name: 'only-yes', expression: "object.metadata.name.startsWith('yes')" }],
+      }),
+      webhookEntry(hooks, 'broken.example.com', '/cond', {
+        rules: cmRule(),
+        matchConditions: [{ name: 'broken', expression: "object.data.missing == 'x'" }],
+      }),
     ]);
     try {
-      const no = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'no-cond' }, data: { missing: 'y' } });
+      const no = await raw(s, 'POST', CMS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'no-cond' },
+        data: { missing: 'y' },
+      });
       assert.equal(no.status, 201, no.text);
-      const yes = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'yes-cond' }, data: { missing: 'y' } });
+      const yes = await raw(s, 'POST', CMS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'yes-cond' },
+        data: { missing: 'y' },
+      });
       assert.equal(yes.status, 201, yes.text);
-      assert.deepEqual(hooks.at('/cond').map((r) => r.body.request.name), ['yes-cond']);
+      assert.deepEqual(
+        hooks.at('/cond').map((r) => r.body.request.name),
+        ['yes-cond'],
+      );
       const broken = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'no-data' } });
       assert.equal(broken.status, 403, broken.text);
-      assert.match(broken.json().message, /^configmaps "no-data" is forbidden: expression 'object\.data\.missing == 'x'' resulted in error: /);
+      assert.match(
+        broken.json().message,
+        /^configmaps "no-data" is forbidden: expression 'object\.data\.missing == 'x'' resulted in error: /,
+      );
     } finally {
       await remove('Validating', 'cond');
     }
@@ -207,17 +363,34 @@ describe('admission webhook effects', () => {
 
   it('refuses a patch for a DELETE and a patch that does not apply, as internal errors', async () => {
     hooks.on('/bad-patch', (r) => allow(r, jsonPatch([{ op: 'replace', path: '/spec/nothing/here', value: 1 }])));
-    await install('Mutating', 'bad-patch', [webhookEntry(hooks, 'bad-patch.example.com', '/bad-patch', { rules: cmRule(['CREATE', 'DELETE']) })]);
+    await install('Mutating', 'bad-patch', [
+      webhookEntry(hooks, 'bad-patch.example.com', '/bad-patch', { rules: cmRule(['CREATE', 'DELETE']) }),
+    ]);
     try {
-      const created = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad-patch' } });
+      const created = await raw(s, 'POST', CMS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'bad-patch' },
+      });
       assert.equal(created.status, 500);
-      assert.equal(created.json().message, 'Internal error occurred: admission webhook "bad-patch.example.com" returned a JSON patch that cannot be applied to the object');
+      assert.equal(
+        created.json().message,
+        'Internal error occurred: admission webhook "bad-patch.example.com" returned a JSON patch that cannot be applied to the object',
+      );
       await remove('Mutating', 'bad-patch');
-      assert.equal((await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad-patch' } })).status, 201);
-      await install('Mutating', 'bad-patch', [webhookEntry(hooks, 'bad-patch.example.com', '/bad-patch', { rules: cmRule(['DELETE']) })]);
+      assert.equal(
+        (await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad-patch' } })).status,
+        201,
+      );
+      await install('Mutating', 'bad-patch', [
+        webhookEntry(hooks, 'bad-patch.example.com', '/bad-patch', { rules: cmRule(['DELETE']) }),
+      ]);
       const deleted = await raw(s, 'DELETE', `${CMS}/bad-patch`);
       assert.equal(deleted.status, 500);
-      assert.equal(deleted.json().message, 'Internal error occurred: admission webhook "bad-patch.example.com" attempted to modify the object, which is not supported for this operation');
+      assert.equal(
+        deleted.json().message,
+        'Internal error occurred: admission webhook "bad-patch.example.com" attempted to modify the object, which is not supported for this operation',
+      );
       assert.equal((await raw(s, 'GET', `${CMS}/bad-patch`)).status, 200);
     } finally {
       await remove('Mutating', 'bad-patch');
@@ -226,8 +399,14 @@ describe('admission webhook effects', () => {
 
   it('collects the warnings of every validating webhook, in webhook order', async () => {
     hooks.on('/warn-1', (r) => allow(r, { warnings: ['first'] }));
-    hooks.on('/warn-2', (r) => new Promise((resolve) => setTimeout(() => resolve(allow(r, { warnings: ['second'] })), 50)));
-    await install('Validating', 'warners', [webhookEntry(hooks, 'w1.example.com', '/warn-2', { rules: cmRule() }), webhookEntry(hooks, 'w2.example.com', '/warn-1', { rules: cmRule() })]);
+    hooks.on(
+      '/warn-2',
+      (r) => new Promise((resolve) => setTimeout(() => resolve(allow(r, { warnings: ['second'] })), 50)),
+    );
+    await install('Validating', 'warners', [
+      webhookEntry(hooks, 'w1.example.com', '/warn-2', { rules: cmRule() }),
+      webhookEntry(hooks, 'w2.example.com', '/warn-1', { rules: cmRule() }),
+    ]);
     try {
       const res = await raw(s, 'POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'warned' } });
       assert.equal(res.status, 201, res.text);

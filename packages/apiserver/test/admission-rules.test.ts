@@ -8,8 +8,19 @@ import { raw } from '../src/testing/index.ts';
 import { type WebhookServer, allow, configuration, startWebhookServer, webhookEntry } from './admission-fixture.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
-const rule = (resources: string[], operations = ['CREATE'], apiGroups = [''], extra: Record<string, unknown> = {}) => ({ operations, apiGroups, apiVersions: ['v1'], resources, ...extra });
-const cm = (name: string, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data: { a: '1' } });
+const rule = (resources: string[], operations = ['CREATE'], apiGroups = [''], extra: Record<string, unknown> = {}) => ({
+  operations,
+  apiGroups,
+  apiVersions: ['v1'],
+  resources,
+  ...extra,
+});
+const cm = (name: string, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  data: { a: '1' },
+});
 
 describe('admission webhook matching', () => {
   let s: ApiServer;
@@ -19,7 +30,8 @@ describe('admission webhook matching', () => {
     assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
     return res.json();
   };
-  const createCm = (ns: string, name: string, labels?: Record<string, string>) => must('POST', `/api/v1/namespaces/${ns}/configmaps`, cm(name, labels));
+  const createCm = (ns: string, name: string, labels?: Record<string, string>) =>
+    must('POST', `/api/v1/namespaces/${ns}/configmaps`, cm(name, labels));
   const updatePodAndStatus = async (name: string) => {
     const pod = await must('GET', `/api/v1/namespaces/rules/pods/${name}`);
     pod.metadata.labels = { touched: String(Date.now()) };
@@ -31,15 +43,34 @@ describe('admission webhook matching', () => {
   before(async () => {
     s = await startApiServer({ port: 0 });
     hooks = await startWebhookServer();
-    for (const [name, team] of [['rules', 'x'], ['ns-a', 'a'], ['ns-b', 'b']]) {
-      await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { team } } });
+    for (const [name, team] of [
+      ['rules', 'x'],
+      ['ns-a', 'a'],
+      ['ns-b', 'b'],
+    ]) {
+      await must('POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { team } },
+      });
     }
     for (const p of ['p1', 'p2', 'p3']) {
-      await must('POST', '/api/v1/namespaces/rules/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: p }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      await must('POST', '/api/v1/namespaces/rules/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: p },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      });
     }
     await must('POST', '/apis/apps/v1/namespaces/rules/deployments', {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     });
   });
   after(async () => {
@@ -81,7 +112,12 @@ describe('admission webhook matching', () => {
         assert.ok(r.userInfo.groups.includes('system:masters'));
       },
     },
-    { name: 'an UPDATE-only rule ignores creates', webhook: { rules: [rule(['configmaps'], ['UPDATE'])] }, act: (i) => createCm('rules', `c${i}`), calls: 0 },
+    {
+      name: 'an UPDATE-only rule ignores creates',
+      webhook: { rules: [rule(['configmaps'], ['UPDATE'])] },
+      act: (i) => createCm('rules', `c${i}`),
+      calls: 0,
+    },
     {
       name: 'an UPDATE rule sees the old object too',
       webhook: { rules: [rule(['configmaps'], ['UPDATE'])] },
@@ -125,14 +161,41 @@ describe('admission webhook matching', () => {
         assert.equal(b.request.object.status.phase, 'Running');
       },
     },
-    { name: 'pods matches the pod but not its status', webhook: { rules: [rule(['pods'], ['UPDATE'])] }, act: () => updatePodAndStatus('p2'), calls: 1, check: ([b]) => assert.equal(b.request.subResource, undefined) },
-    { name: '*/* matches resources and subresources', webhook: { rules: [rule(['*/*'], ['UPDATE'])] }, act: () => updatePodAndStatus('p3'), calls: 2 },
-    { name: "pods/* matches the pod and every pod subresource (kube's rule)", webhook: { rules: [rule(['pods/*'], ['UPDATE'])] }, act: () => updatePodAndStatus('p1'), calls: 2 },
-    { name: '*/status matches the status subresource of any resource', webhook: { rules: [rule(['*/status'], ['UPDATE'])] }, act: () => updatePodAndStatus('p2'), calls: 1 },
+    {
+      name: 'pods matches the pod but not its status',
+      webhook: { rules: [rule(['pods'], ['UPDATE'])] },
+      act: () => updatePodAndStatus('p2'),
+      calls: 1,
+      check: ([b]) => assert.equal(b.request.subResource, undefined),
+    },
+    {
+      name: '*/* matches resources and subresources',
+      webhook: { rules: [rule(['*/*'], ['UPDATE'])] },
+      act: () => updatePodAndStatus('p3'),
+      calls: 2,
+    },
+    {
+      name: "pods/* matches the pod and every pod subresource (kube's rule)",
+      webhook: { rules: [rule(['pods/*'], ['UPDATE'])] },
+      act: () => updatePodAndStatus('p1'),
+      calls: 2,
+    },
+    {
+      name: '*/status matches the status subresource of any resource',
+      webhook: { rules: [rule(['*/status'], ['UPDATE'])] },
+      act: () => updatePodAndStatus('p2'),
+      calls: 1,
+    },
     {
       name: 'deployments/scale sends an autoscaling/v1 Scale',
       webhook: { rules: [rule(['deployments/scale'], ['UPDATE'], ['apps'])] },
-      act: () => must('PATCH', '/apis/apps/v1/namespaces/rules/deployments/web/scale', { spec: { replicas: 3 } }, 'application/merge-patch+json'),
+      act: () =>
+        must(
+          'PATCH',
+          '/apis/apps/v1/namespaces/rules/deployments/web/scale',
+          { spec: { replicas: 3 } },
+          'application/merge-patch+json',
+        ),
       calls: 1,
       check: ([b]) => {
         assert.deepEqual(b.request.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
@@ -147,17 +210,35 @@ describe('admission webhook matching', () => {
       webhook: { rules: [rule(['*'], ['CREATE'], ['apps'])] },
       act: async (i) => {
         await createCm('rules', `c${i}`);
-        await must('POST', '/apis/coordination.k8s.io/v1/namespaces/rules/leases', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `l${i}` } });
+        await must('POST', '/apis/coordination.k8s.io/v1/namespaces/rules/leases', {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: `l${i}` },
+        });
       },
       calls: 0,
     },
-    { name: 'apiVersions must match', webhook: { rules: [{ ...rule(['configmaps']), apiVersions: ['v2'] }] }, act: (i) => createCm('rules', `c${i}`), calls: 0 },
+    {
+      name: 'apiVersions must match',
+      webhook: { rules: [{ ...rule(['configmaps']), apiVersions: ['v2'] }] },
+      act: (i) => createCm('rules', `c${i}`),
+      calls: 0,
+    },
     {
       name: 'scope Cluster takes cluster-scoped objects and Namespaces',
       webhook: { rules: [rule(['*'], ['CREATE'], ['', 'rbac.authorization.k8s.io'], { scope: 'Cluster' })] },
       act: async (i) => {
-        await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `scope-${i}` } });
-        await must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `cr-${i}` }, rules: [] });
+        await must('POST', '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: `scope-${i}` },
+        });
+        await must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `cr-${i}` },
+          rules: [],
+        });
         await createCm('rules', `c${i}`);
       },
       calls: 2,
@@ -167,8 +248,17 @@ describe('admission webhook matching', () => {
       name: 'scope Namespaced takes namespaced objects only',
       webhook: { rules: [rule(['*'], ['CREATE'], ['', 'rbac.authorization.k8s.io'], { scope: 'Namespaced' })] },
       act: async (i) => {
-        await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `scope-${i}` } });
-        await must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `cr-${i}` }, rules: [] });
+        await must('POST', '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: `scope-${i}` },
+        });
+        await must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `cr-${i}` },
+          rules: [],
+        });
         await createCm('rules', `c${i}`);
       },
       calls: 1,
@@ -183,7 +273,11 @@ describe('admission webhook matching', () => {
         await must('DELETE', `/api/v1/namespaces/rules/configmaps/c${i}`);
       },
       calls: 3,
-      check: (bodies) => assert.deepEqual(bodies.map((b) => b.request.operation), ['CREATE', 'UPDATE', 'DELETE']),
+      check: (bodies) =>
+        assert.deepEqual(
+          bodies.map((b) => b.request.operation),
+          ['CREATE', 'UPDATE', 'DELETE'],
+        ),
     },
     {
       name: "namespaceSelector matches the namespace's labels",
@@ -197,16 +291,36 @@ describe('admission webhook matching', () => {
     },
     {
       name: 'namespaceSelector never excludes cluster-scoped objects',
-      webhook: { rules: [rule(['clusterroles'], ['CREATE'], ['rbac.authorization.k8s.io'])], namespaceSelector: { matchLabels: { team: 'nobody' } } },
-      act: (i) => must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `ns-sel-${i}` }, rules: [] }),
+      webhook: {
+        rules: [rule(['clusterroles'], ['CREATE'], ['rbac.authorization.k8s.io'])],
+        namespaceSelector: { matchLabels: { team: 'nobody' } },
+      },
+      act: (i) =>
+        must('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `ns-sel-${i}` },
+          rules: [],
+        }),
       calls: 1,
     },
     {
       name: "namespaceSelector sees a Namespace's own labels when it is written",
-      webhook: { rules: [rule(['namespaces'])], namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a', 'c'] }] } },
+      webhook: {
+        rules: [rule(['namespaces'])],
+        namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a', 'c'] }] },
+      },
       act: async (i) => {
-        await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `sel-c-${i}`, labels: { team: 'c' } } });
-        await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `sel-d-${i}`, labels: { team: 'd' } } });
+        await must('POST', '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: `sel-c-${i}`, labels: { team: 'c' } },
+        });
+        await must('POST', '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: `sel-d-${i}`, labels: { team: 'd' } },
+        });
       },
       calls: 1,
       check: ([b]) => assert.equal(b.request.name, 'sel-c-17'),
@@ -226,7 +340,10 @@ describe('admission webhook matching', () => {
       webhook: { rules: [rule(['configmaps'], ['UPDATE'])], objectSelector: { matchLabels: { app: 'x' } } },
       act: async (i) => {
         const c = await createCm('rules', `c${i}`, { app: 'x' });
-        await must('PUT', `/api/v1/namespaces/rules/configmaps/c${i}`, { ...c, metadata: { ...c.metadata, labels: {} } });
+        await must('PUT', `/api/v1/namespaces/rules/configmaps/c${i}`, {
+          ...c,
+          metadata: { ...c.metadata, labels: {} },
+        });
       },
       calls: 1,
     },
@@ -242,12 +359,23 @@ describe('admission webhook matching', () => {
     it(c.name, async () => {
       const path = `/rules/${i}`;
       hooks.on(path, (review) => allow(review));
-      await must('POST', VWC, configuration('Validating', `rules-${i}`, [webhookEntry(hooks, `case${i}.example.com`, path, c.webhook)]));
+      await must(
+        'POST',
+        VWC,
+        configuration('Validating', `rules-${i}`, [webhookEntry(hooks, `case${i}.example.com`, path, c.webhook)]),
+      );
       try {
         await c.act(i);
         // the server's own controllers write too (a namespace's default ServiceAccount and root CA ConfigMap)
-        const bodies = hooks.at(path).map((r) => r.body).filter((b) => b.request.resource.resource !== 'serviceaccounts' && b.request.name !== 'kube-root-ca.crt');
-        assert.equal(bodies.length, c.calls, `calls to ${path}: ${JSON.stringify(bodies.map((b) => [b.request.operation, b.request.resource.resource, b.request.subResource]))}`);
+        const bodies = hooks
+          .at(path)
+          .map((r) => r.body)
+          .filter((b) => b.request.resource.resource !== 'serviceaccounts' && b.request.name !== 'kube-root-ca.crt');
+        assert.equal(
+          bodies.length,
+          c.calls,
+          `calls to ${path}: ${JSON.stringify(bodies.map((b) => [b.request.operation, b.request.resource.resource, b.request.subResource]))}`,
+        );
         c.check?.(bodies);
       } finally {
         await must('DELETE', `${VWC}/rules-${i}`);

@@ -37,14 +37,22 @@ describe('built-in kinds decode like Go structs', () => {
   it('kubectl apply refuses an unknown field (Strict is the default) with the strict decoding error', async () => {
     const r = await c.kubectl(['apply', '-f', '-'], { input: deployment('strict', typo) });
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /Error from server \(BadRequest\): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFileSystem"/);
+    assert.match(
+      r.stderr,
+      /Error from server \(BadRequest\): error when creating "STDIN": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFileSystem"/,
+    );
     assert.notEqual((await c.kubectl(['get', 'deploy', 'strict'])).code, 0, 'nothing was stored');
   });
 
   it('lists several unknown fields in one error, comma-separated', async () => {
-    const r = await c.kubectl(['create', '-f', '-'], { input: deployment('several', `${typo}\n          imagePullPolcy: Always`) });
+    const r = await c.kubectl(['create', '-f', '-'], {
+      input: deployment('several', `${typo}\n          imagePullPolcy: Always`),
+    });
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /strict decoding error: unknown field "spec\.template\.spec\.containers\[0\]\.imagePullPolcy", unknown field "spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFileSystem"/);
+    assert.match(
+      r.stderr,
+      /strict decoding error: unknown field "spec\.template\.spec\.containers\[0\]\.imagePullPolcy", unknown field "spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFileSystem"/,
+    );
   });
 
   it('--validate=warn prints the warning and stores the object without the field', async () => {
@@ -77,7 +85,10 @@ describe('built-in kinds decode like Go structs', () => {
     const cm = JSON.parse(r.stdout);
     cm.data = { n: 1 };
     const bad = await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(cm) });
-    assert.match(bad.stderr, /ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap\.data of type string/);
+    assert.match(
+      bad.stderr,
+      /ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap\.data of type string/,
+    );
   });
 
   it('server-side apply with an unknown field under Strict fails and stores nothing', async () => {
@@ -107,23 +118,84 @@ describe('built-in kinds decode like Go structs', () => {
     await c.k(['set', 'env', 'deploy/merged', 'B=2']);
     await c.k(['apply', '-f', '-'], withEnv('{ name: A, value: "3" }'));
     const obj = await getJson(['get', 'deploy', 'merged']);
-    const env = Object.fromEntries(obj.spec.template.spec.containers[0].env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const env = Object.fromEntries(
+      obj.spec.template.spec.containers[0].env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
     assert.deepEqual(env, { A: '3', B: '2' }, 'B (set by another writer) survives: the patch merged env by name');
   });
 
   it('unknown fields at the top level, nested, inside lists and inside maps, across kinds (raw HTTP)', async () => {
     const cases: Array<{ path: string; body: Record<string, unknown>; unknown: string[] }> = [
-      { path: '/api/v1/namespaces/default/services', body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's1' }, spec: { ports: [{ port: 80, protocl: 'TCP' }] }, extra: 1 }, unknown: ['spec.ports[0].protocl', 'extra'] },
-      { path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', labelz: { a: 'b' } }, data: { a: 'b' }, datta: {} }, unknown: ['metadata.labelz', 'datta'] },
-      { path: '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r1' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }, { verbs: ['list'], resources: ['pods'], apiGroups: [''], resourceName: ['x'] }] }, unknown: ['rules[1].resourceName'] },
+      {
+        path: '/api/v1/namespaces/default/services',
+        body: {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's1' },
+          spec: { ports: [{ port: 80, protocl: 'TCP' }] },
+          extra: 1,
+        },
+        unknown: ['spec.ports[0].protocl', 'extra'],
+      },
+      {
+        path: '/api/v1/namespaces/default/configmaps',
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'c1', labelz: { a: 'b' } },
+          data: { a: 'b' },
+          datta: {},
+        },
+        unknown: ['metadata.labelz', 'datta'],
+      },
+      {
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'r1' },
+          rules: [
+            { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+            { verbs: ['list'], resources: ['pods'], apiGroups: [''], resourceName: ['x'] },
+          ],
+        },
+        unknown: ['rules[1].resourceName'],
+      },
       {
         path: '/apis/batch/v1/namespaces/default/jobs',
-        body: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j1' }, spec: { backofLimit: 2, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', envv: [] }] } } } },
+        body: {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name: 'j1' },
+          spec: {
+            backofLimit: 2,
+            template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', envv: [] }] } },
+          },
+        },
         unknown: ['spec.backofLimit', 'spec.template.spec.containers[0].envv'],
       },
       {
         path: '/apis/networking.k8s.io/v1/namespaces/default/ingresses',
-        body: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i1' }, spec: { rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 's1', port: { number: 80, nmber: 1 } } } }] } }] } },
+        body: {
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'Ingress',
+          metadata: { name: 'i1' },
+          spec: {
+            rules: [
+              {
+                http: {
+                  paths: [
+                    {
+                      path: '/',
+                      pathType: 'Prefix',
+                      backend: { service: { name: 's1', port: { number: 80, nmber: 1 } } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
         unknown: ['spec.rules[0].http.paths[0].backend.service.port.nmber'],
       },
       {
@@ -136,26 +208,57 @@ describe('built-in kinds decode like Go structs', () => {
             group: 'example.com',
             scope: 'Namespaced',
             names: { plural: 'gizmos', kind: 'Gizmo', singluar: 'gizmo' },
-            versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimun: 0 } } } } } } }],
+            versions: [
+              {
+                name: 'v1',
+                served: true,
+                storage: true,
+                schema: {
+                  openAPIV3Schema: {
+                    type: 'object',
+                    properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimun: 0 } } } },
+                  },
+                },
+              },
+            ],
           },
         },
         // properties is a map of schemas: the key is part of the path, as in kube
-        unknown: ['spec.names.singluar', 'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.minimun'],
+        unknown: [
+          'spec.names.singluar',
+          'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.minimun',
+        ],
       },
     ];
     for (const { path, body, unknown } of cases) {
       const strict = await raw(c.server, 'POST', `${path}?fieldValidation=Strict`, body);
       assert.equal(strict.status, 400, `${path}: ${strict.text}`);
       const kind = body.kind as string;
-      assert.equal(strict.json().message, `${kind} in version "v1" cannot be handled as a ${kind}: strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`);
+      assert.equal(
+        strict.json().message,
+        `${kind} in version "v1" cannot be handled as a ${kind}: strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`,
+      );
       const warn = await raw(c.server, 'POST', `${path}?fieldValidation=Warn&dryRun=All`, body);
       assert.equal(warn.status, 201, warn.text);
-      for (const u of unknown) assert.ok(String(warn.headers.warning).includes(`299 - "unknown field \\"${u}\\""`), `${path}: warning for ${u} in ${warn.headers.warning}`);
+      for (const u of unknown)
+        assert.ok(
+          String(warn.headers.warning).includes(`299 - "unknown field \\"${u}\\""`),
+          `${path}: warning for ${u} in ${warn.headers.warning}`,
+        );
       const ignored = await raw(c.server, 'POST', `${path}?fieldValidation=Ignore`, body);
       assert.equal(ignored.status, 201, ignored.text);
       assert.equal(ignored.headers.warning, undefined);
       const stored = JSON.stringify(ignored.json());
-      for (const u of unknown) assert.ok(!stored.includes(`"${u.split('.').at(-1)!.replace(/\[\d+\]$/, '')}"`), `${path}: ${u} dropped from ${stored}`);
+      for (const u of unknown)
+        assert.ok(
+          !stored.includes(
+            `"${u
+              .split('.')
+              .at(-1)!
+              .replace(/\[\d+\]$/, '')}"`,
+          ),
+          `${path}: ${u} dropped from ${stored}`,
+        );
     }
   });
 });

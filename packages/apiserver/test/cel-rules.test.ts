@@ -16,7 +16,11 @@ const schema: JSONSchemaProps = {
     spec: {
       type: 'object',
       'x-kubernetes-validations': [
-        { rule: 'self.minReplicas <= self.maxReplicas', message: 'minReplicas must not exceed maxReplicas', fieldPath: '.minReplicas' },
+        {
+          rule: 'self.minReplicas <= self.maxReplicas',
+          message: 'minReplicas must not exceed maxReplicas',
+          fieldPath: '.minReplicas',
+        },
         {
           rule: "!has(self.gpu) || self.engine.type != 'llamacpp'",
           messageExpression: "'engine ' + self.engine.type + ' cannot use GPUs'",
@@ -27,7 +31,9 @@ const schema: JSONSchemaProps = {
       properties: {
         modelUri: {
           type: 'string',
-          'x-kubernetes-validations': [{ rule: "self.startsWith('hf://') || self.startsWith('s3://')", message: 'must be an hf:// or s3:// URI' }],
+          'x-kubernetes-validations': [
+            { rule: "self.startsWith('hf://') || self.startsWith('s3://')", message: 'must be an hf:// or s3:// URI' },
+          ],
         },
         minReplicas: { type: 'integer' },
         maxReplicas: { type: 'integer' },
@@ -38,7 +44,12 @@ const schema: JSONSchemaProps = {
         },
         memory: {
           'x-kubernetes-int-or-string': true,
-          'x-kubernetes-validations': [{ rule: "type(self) == string ? quantity(self).isGreaterThan(quantity('1Gi')) : self > 1073741824", message: 'memory must exceed 1Gi' }],
+          'x-kubernetes-validations': [
+            {
+              rule: "type(self) == string ? quantity(self).isGreaterThan(quantity('1Gi')) : self > 1073741824",
+              message: 'memory must exceed 1Gi',
+            },
+          ],
         },
         ports: {
           type: 'array',
@@ -55,23 +66,41 @@ const schema: JSONSchemaProps = {
         },
         labels: {
           type: 'object',
-          additionalProperties: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() <= 10', message: 'label values are at most 10 characters' }] },
+          additionalProperties: {
+            type: 'string',
+            'x-kubernetes-validations': [
+              { rule: 'self.size() <= 10', message: 'label values are at most 10 characters' },
+            ],
+          },
         },
         tags: {
           type: 'array',
           items: { type: 'string' },
-          'x-kubernetes-validations': [{ rule: 'self.all(t, self.exists_one(u, u == t))', reason: 'FieldValueDuplicate' }],
+          'x-kubernetes-validations': [
+            { rule: 'self.all(t, self.exists_one(u, u == t))', reason: 'FieldValueDuplicate' },
+          ],
         },
-        owner: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != ''", reason: 'FieldValueRequired', message: 'owner must not be empty' }] },
+        owner: {
+          type: 'string',
+          'x-kubernetes-validations': [
+            { rule: "self != ''", reason: 'FieldValueRequired', message: 'owner must not be empty' },
+          ],
+        },
         strategy: {
           type: 'string',
-          'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() || self == 'Recreate'", optionalOldSelf: true, message: 'new objects start with Recreate' }],
+          'x-kubernetes-validations': [
+            {
+              rule: "oldSelf.hasValue() || self == 'Recreate'",
+              optionalOldSelf: true,
+              message: 'new objects start with Recreate',
+            },
+          ],
         },
         notes: {
           type: 'string',
           'x-kubernetes-validations': [
-            { rule: "self.size() < 5", messageExpression: 'self.missing', message: 'notes are short' },
-            { rule: "self.size() < 4", messageExpression: "'  '" },
+            { rule: 'self.size() < 5', messageExpression: 'self.missing', message: 'notes are short' },
+            { rule: 'self.size() < 4', messageExpression: "'  '" },
             { rule: 'self.nope > 1' },
           ],
         },
@@ -118,12 +147,20 @@ const cases: Case[] = [
   {
     name: 'root rule lands on <nil>',
     mutate: (o) => (o.metadata.name = 'llama'),
-    want: [{ field: '<nil>', reason: 'FieldValueInvalid', message: 'Invalid value: "object": name must start with m-' }],
+    want: [
+      { field: '<nil>', reason: 'FieldValueInvalid', message: 'Invalid value: "object": name must start with m-' },
+    ],
   },
   {
     name: 'fieldPath moves the cause, the value stays the type of the rule node',
     mutate: (o) => (o.spec.minReplicas = 5),
-    want: [{ field: 'spec.minReplicas', reason: 'FieldValueInvalid', message: 'Invalid value: "object": minReplicas must not exceed maxReplicas' }],
+    want: [
+      {
+        field: 'spec.minReplicas',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "object": minReplicas must not exceed maxReplicas',
+      },
+    ],
   },
   {
     name: 'messageExpression and reason Forbidden',
@@ -133,12 +170,24 @@ const cases: Case[] = [
   {
     name: 'rule without message reports the rule',
     mutate: (o) => (o.spec.gpu.count = 9),
-    want: [{ field: 'spec.gpu.count', reason: 'FieldValueInvalid', message: 'Invalid value: "integer": failed rule: self > 0 && self <= 8' }],
+    want: [
+      {
+        field: 'spec.gpu.count',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "integer": failed rule: self > 0 && self <= 8',
+      },
+    ],
   },
   {
     name: 'scalar rule on a string',
     mutate: (o) => (o.spec.modelUri = 'http://x'),
-    want: [{ field: 'spec.modelUri', reason: 'FieldValueInvalid', message: 'Invalid value: "string": must be an hf:// or s3:// URI' }],
+    want: [
+      {
+        field: 'spec.modelUri',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "string": must be an hf:// or s3:// URI',
+      },
+    ],
   },
   {
     name: 'int-or-string, both branches',
@@ -148,12 +197,24 @@ const cases: Case[] = [
   {
     name: 'per-item rules carry the index',
     mutate: (o) => (o.spec.ports[1]!.port = 80),
-    want: [{ field: 'spec.ports[1].port', reason: 'FieldValueInvalid', message: 'Invalid value: "object": port must be unprivileged' }],
+    want: [
+      {
+        field: 'spec.ports[1].port',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "object": port must be unprivileged',
+      },
+    ],
   },
   {
     name: 'map values carry the key',
     mutate: (o) => ((o.spec.labels as Record<string, string>).owner = 'a-very-long-value'),
-    want: [{ field: 'spec.labels[owner]', reason: 'FieldValueInvalid', message: 'Invalid value: "string": label values are at most 10 characters' }],
+    want: [
+      {
+        field: 'spec.labels[owner]',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "string": label values are at most 10 characters',
+      },
+    ],
   },
   {
     name: 'reason FieldValueDuplicate reports the type only',
@@ -168,7 +229,13 @@ const cases: Case[] = [
   {
     name: 'optionalOldSelf runs on create with oldSelf empty',
     mutate: (o) => (o.spec.strategy = 'RollingUpdate'),
-    want: [{ field: 'spec.strategy', reason: 'FieldValueInvalid', message: 'Invalid value: "string": new objects start with Recreate' }],
+    want: [
+      {
+        field: 'spec.strategy',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "string": new objects start with Recreate',
+      },
+    ],
   },
   {
     name: 'optionalOldSelf with an old value',
@@ -192,7 +259,9 @@ const cases: Case[] = [
     name: 'a changed map-list item is caught',
     mutate: (o) => (o.spec.ports[0]!.port = 8081),
     old: () => {},
-    want: [{ field: 'spec.ports[0]', reason: 'FieldValueInvalid', message: 'Invalid value: "object": port is immutable' }],
+    want: [
+      { field: 'spec.ports[0]', reason: 'FieldValueInvalid', message: 'Invalid value: "object": port is immutable' },
+    ],
   },
   {
     name: 'transition rules are skipped for new list items',
@@ -205,8 +274,16 @@ const cases: Case[] = [
     mutate: (o) => ((o.spec as Record<string, unknown>).notes = 'longer'),
     want: [
       { field: 'spec.notes', reason: 'FieldValueInvalid', message: 'Invalid value: "string": notes are short' },
-      { field: 'spec.notes', reason: 'FieldValueInvalid', message: 'Invalid value: "string": failed rule: self.size() < 4' },
-      { field: 'spec.notes', reason: 'FieldValueInvalid', message: 'Invalid value: "string": no such key: nope evaluating rule: self.nope > 1' },
+      {
+        field: 'spec.notes',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "string": failed rule: self.size() < 4',
+      },
+      {
+        field: 'spec.notes',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "string": no such key: nope evaluating rule: self.nope > 1',
+      },
     ],
   },
 ];
@@ -230,14 +307,21 @@ describe('celRuleCauses', () => {
     const s: JSONSchemaProps = {
       type: 'object',
       properties: {
-        xs: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, true)))' }] },
+        xs: {
+          type: 'array',
+          items: { type: 'integer' },
+          'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, true)))' }],
+        },
         ys: { type: 'string', 'x-kubernetes-validations': [{ rule: 'false' }] },
       },
     };
     const got = celRuleCauses(s, { xs: Array.from({ length: 200 }, (_, i) => i), ys: 'y' }, undefined, 'spec');
     assert.equal(got.length, 1);
     assert.equal(got[0]!.field, 'spec.xs');
-    assert.match(got[0]!.message, /^Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: /);
+    assert.match(
+      got[0]!.message,
+      /^Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: /,
+    );
   });
 
   it('reports a rule that does not compile instead of throwing', () => {
@@ -248,7 +332,10 @@ describe('celRuleCauses', () => {
   });
 
   it('does not validate null values', () => {
-    const s: JSONSchemaProps = { type: 'object', properties: { a: { type: 'string', nullable: true, 'x-kubernetes-validations': [{ rule: 'false' }] } } };
+    const s: JSONSchemaProps = {
+      type: 'object',
+      properties: { a: { type: 'string', nullable: true, 'x-kubernetes-validations': [{ rule: 'false' }] } },
+    };
     assert.deepEqual(celRuleCauses(s, { a: null }, undefined, 'spec'), []);
   });
 });
@@ -286,13 +373,22 @@ describe('compileSchemaRules', () => {
     ],
     [
       'a fieldPath that names no field',
-      { type: 'object', properties: { a: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'true', fieldPath: '.b' }] },
+      {
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        'x-kubernetes-validations': [{ rule: 'true', fieldPath: '.b' }],
+      },
       `${base}.x-kubernetes-validations[0].fieldPath`,
       /^Invalid value: "\.b": fieldPath must be a valid path$/,
     ],
     [
       'oldSelf inside items of an atomic list',
-      { type: 'object', properties: { xs: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } } } },
+      {
+        type: 'object',
+        properties: {
+          xs: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+        },
+      },
       `${base}.properties[xs].items.x-kubernetes-validations[0].rule`,
       /oldSelf cannot be used on the uncorrelatable portion of the schema within spec\.validation\.openAPIV3Schema\.properties\[xs\]\.items$/,
     ],
@@ -319,7 +415,16 @@ describe('compileSchemaRules', () => {
   }
 
   it('uses the caller-supplied path for per-version schemas', () => {
-    const causes = compileSchemaRules({ type: 'object', 'x-kubernetes-validations': [{ rule: '' }] }, 'spec.versions[1].schema.openAPIV3Schema');
-    assert.deepEqual(causes, [{ reason: 'FieldValueRequired', field: 'spec.versions[1].schema.openAPIV3Schema.x-kubernetes-validations[0].rule', message: 'Required value: rule is not specified' }]);
+    const causes = compileSchemaRules(
+      { type: 'object', 'x-kubernetes-validations': [{ rule: '' }] },
+      'spec.versions[1].schema.openAPIV3Schema',
+    );
+    assert.deepEqual(causes, [
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.versions[1].schema.openAPIV3Schema.x-kubernetes-validations[0].rule',
+        message: 'Required value: rule is not specified',
+      },
+    ]);
   });
 });

@@ -32,7 +32,10 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
 
   it('creates, reads, replaces, lists and deletes core objects', async () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cfg', labels: { app: 'x' } }, data: { a: '1' } } });
+    const created = await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'cfg', labels: { app: 'x' } }, data: { a: '1' } },
+    });
     assert.ok(created.metadata?.uid);
     const got = await core.readNamespacedConfigMap({ name: 'cfg', namespace: 'default' });
     assert.equal(got.data?.a, '1');
@@ -40,18 +43,33 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
     const replaced = await core.replaceNamespacedConfigMap({ name: 'cfg', namespace: 'default', body: got });
     assert.notEqual(replaced.metadata?.resourceVersion, created.metadata?.resourceVersion);
     // a stale resourceVersion is a 409 Conflict
-    await assert.rejects(core.replaceNamespacedConfigMap({ name: 'cfg', namespace: 'default', body: got }), (e: { code?: number }) => e.code === 409);
+    await assert.rejects(
+      core.replaceNamespacedConfigMap({ name: 'cfg', namespace: 'default', body: got }),
+      (e: { code?: number }) => e.code === 409,
+    );
     const list = await core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'app=x' });
-    assert.deepEqual(list.items.map((i) => i.metadata?.name), ['cfg']);
+    assert.deepEqual(
+      list.items.map((i) => i.metadata?.name),
+      ['cfg'],
+    );
     await core.deleteNamespacedConfigMap({ name: 'cfg', namespace: 'default' });
-    await assert.rejects(core.readNamespacedConfigMap({ name: 'cfg', namespace: 'default' }), (e: { code?: number }) => e.code === 404);
+    await assert.rejects(
+      core.readNamespacedConfigMap({ name: 'cfg', namespace: 'default' }),
+      (e: { code?: number }) => e.code === 404,
+    );
   });
 
   it('creates Deployments with defaults and bumps generation only on spec changes', async () => {
     const apps = kc.makeApiClient(k8s.AppsV1Api);
     const d = await apps.createNamespacedDeployment({
       namespace: 'default',
-      body: { metadata: { name: 'd1' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'img' }] } } } },
+      body: {
+        metadata: { name: 'd1' },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'img' }] } },
+        },
+      },
     });
     assert.equal(d.spec?.replicas, 1);
     assert.equal(d.metadata?.generation, 1);
@@ -70,7 +88,9 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
   it('informer sees add, update and delete, and relists after a forced 410', async () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const events: string[] = [];
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
+    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () =>
+      core.listNamespacedConfigMap({ namespace: 'default' }),
+    );
     informer.on('add', (o) => events.push(`add ${o.metadata?.name}`));
     informer.on('update', (o) => events.push(`update ${o.metadata?.name}`));
     informer.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
@@ -81,9 +101,15 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
     });
     await informer.start();
     try {
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'inf' }, data: { v: '1' } } });
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'inf' }, data: { v: '1' } },
+      });
       await until(() => events.includes('add inf'));
-      await core.patchNamespacedConfigMap({ name: 'inf', namespace: 'default', body: { data: { v: '2' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await core.patchNamespacedConfigMap(
+        { name: 'inf', namespace: 'default', body: { data: { v: '2' } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
       await until(() => events.includes('update inf'));
       await core.deleteNamespacedConfigMap({ name: 'inf', namespace: 'default' });
       await until(() => events.includes('delete inf'));
@@ -96,7 +122,14 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
       // so the informer's resumed watch starts from a resourceVersion the server no longer has.
       partsOf(server).front.watches.endAll();
       partsOf(server).core.store.commit('/configmaps', 'ADDED', {
-        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-410', namespace: 'default', uid: 'u-410', creationTimestamp: new Date().toISOString() },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'during-410',
+          namespace: 'default',
+          uid: 'u-410',
+          creationTimestamp: new Date().toISOString(),
+        },
       });
       partsOf(server).core.store.compact();
       await until(() => events.includes('add during-410'));
@@ -112,30 +145,92 @@ describe('@kubernetes/client-node 1.4.0 against the embedded API server', () => 
   it('server-side apply through KubernetesObjectApi, including a custom resource', async () => {
     const objs = k8s.KubernetesObjectApi.makeApiClient(kc);
     const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.org' },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.org' },
       spec: {
-        group: 'example.org', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, mode: { type: 'string' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } } } }],
+        group: 'example.org',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { size: { type: 'integer' }, mode: { type: 'string' } } },
+                  status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+                },
+              },
+            },
+          },
+        ],
       },
     };
     await objs.create(crd as k8s.KubernetesObject);
     await until(() => partsOf(server).core.registry.byResource('example.org', 'gadgets') !== undefined);
-    const gadget = { apiVersion: 'example.org/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' }, spec: { size: 2 } };
-    const applied = (await objs.patch(gadget, undefined, undefined, 'gadget-operator', true, k8s.PatchStrategy.ServerSideApply)) as k8s.KubernetesObject;
+    const gadget = {
+      apiVersion: 'example.org/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g1', namespace: 'default' },
+      spec: { size: 2 },
+    };
+    const applied = (await objs.patch(
+      gadget,
+      undefined,
+      undefined,
+      'gadget-operator',
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as k8s.KubernetesObject;
     assert.equal(applied.metadata?.managedFields?.[0]?.manager, 'gadget-operator');
     assert.equal(applied.metadata?.managedFields?.[0]?.operation, 'Apply');
     // A second manager applying a different value for the same field conflicts without force.
     await assert.rejects(
-      objs.patch({ ...gadget, spec: { size: 3 } }, undefined, undefined, 'other', false, k8s.PatchStrategy.ServerSideApply),
+      objs.patch(
+        { ...gadget, spec: { size: 3 } },
+        undefined,
+        undefined,
+        'other',
+        false,
+        k8s.PatchStrategy.ServerSideApply,
+      ),
       (e: { code?: number }) => e.code === 409,
     );
     // Status through the subresource with SSA and its own manager.
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
     await custom.patchNamespacedCustomObjectStatus(
-      { group: 'example.org', version: 'v1', namespace: 'default', plural: 'gadgets', name: 'g1', fieldManager: 'gadget-status', force: true, body: { apiVersion: 'example.org/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: 'default' }, status: { ready: true } } },
+      {
+        group: 'example.org',
+        version: 'v1',
+        namespace: 'default',
+        plural: 'gadgets',
+        name: 'g1',
+        fieldManager: 'gadget-status',
+        force: true,
+        body: {
+          apiVersion: 'example.org/v1',
+          kind: 'Gadget',
+          metadata: { name: 'g1', namespace: 'default' },
+          status: { ready: true },
+        },
+      },
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply),
     );
-    const got = (await custom.getNamespacedCustomObject({ group: 'example.org', version: 'v1', namespace: 'default', plural: 'gadgets', name: 'g1' })) as { status?: { ready?: boolean }; metadata: { managedFields: Array<{ manager: string; subresource?: string }> } };
+    const got = (await custom.getNamespacedCustomObject({
+      group: 'example.org',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'gadgets',
+      name: 'g1',
+    })) as {
+      status?: { ready?: boolean };
+      metadata: { managedFields: Array<{ manager: string; subresource?: string }> };
+    };
     assert.equal(got.status?.ready, true);
     const statusEntry = got.metadata.managedFields.find((m) => m.manager === 'gadget-status');
     assert.equal(statusEntry?.subresource, 'status');

@@ -18,17 +18,43 @@ describe('API server with --data-dir', () => {
       kc.loadFromString(kubeconfig);
       const core = kc.makeApiClient(k8s.CoreV1Api);
       await core.createNamespace({ body: { metadata: { name: 'team-a' } } });
-      const cm = await core.createNamespacedConfigMap({ namespace: 'team-a', body: { metadata: { name: 'kept' }, data: { k: 'v' } } });
+      const cm = await core.createNamespacedConfigMap({
+        namespace: 'team-a',
+        body: { metadata: { name: 'kept' }, data: { k: 'v' } },
+      });
       const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
       await ext.createCustomResourceDefinition({
         body: {
           metadata: { name: 'things.example.com' },
-          spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'things', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }] },
+          spec: {
+            group: 'example.com',
+            scope: 'Namespaced',
+            names: { plural: 'things', kind: 'Thing' },
+            versions: [
+              {
+                name: 'v1',
+                served: true,
+                storage: true,
+                schema: {
+                  openAPIV3Schema: {
+                    type: 'object',
+                    properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
+                  },
+                },
+              },
+            ],
+          },
         },
       });
       await new Promise((r) => setTimeout(r, 50));
       const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-      await custom.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'team-a', plural: 'things', body: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't1' }, spec: { n: 7 } } });
+      await custom.createNamespacedCustomObject({
+        group: 'example.com',
+        version: 'v1',
+        namespace: 'team-a',
+        plural: 'things',
+        body: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't1' }, spec: { n: 7 } },
+      });
       const lastRv = Number((await core.listNamespace()).metadata?.resourceVersion);
       await first.close();
 
@@ -41,9 +67,18 @@ describe('API server with --data-dir', () => {
         const got = await core2.readNamespacedConfigMap({ name: 'kept', namespace: 'team-a' });
         assert.equal(got.data?.k, 'v');
         assert.equal(got.metadata?.resourceVersion, cm.metadata?.resourceVersion);
-        const thing = (await kc2.makeApiClient(k8s.CustomObjectsApi).getNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'team-a', plural: 'things', name: 't1' })) as { spec: { n: number } };
+        const thing = (await kc2.makeApiClient(k8s.CustomObjectsApi).getNamespacedCustomObject({
+          group: 'example.com',
+          version: 'v1',
+          namespace: 'team-a',
+          plural: 'things',
+          name: 't1',
+        })) as { spec: { n: number } };
         assert.equal(thing.spec.n, 7);
-        const created = await core2.createNamespacedConfigMap({ namespace: 'team-a', body: { metadata: { name: 'after' } } });
+        const created = await core2.createNamespacedConfigMap({
+          namespace: 'team-a',
+          body: { metadata: { name: 'after' } },
+        });
         assert.ok(Number(created.metadata?.resourceVersion) > lastRv, 'the resourceVersion counter never goes back');
       } finally {
         await second.close();

@@ -4,11 +4,18 @@ import { applyBuiltinDefaults, applyPodAdmissionDefaults, imageTag } from '../sr
 
 type Obj = Record<string, unknown>;
 
-const defaulted = (group: string, version: string, kind: string, o: Obj): Obj => applyBuiltinDefaults(group, version, kind, structuredClone(o));
+const defaulted = (group: string, version: string, kind: string, o: Obj): Obj =>
+  applyBuiltinDefaults(group, version, kind, structuredClone(o));
 
 /** What kube adds to every container in a pod spec (template or pod). */
 const containerDefaults = { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
-const podSpecDefaults = { dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: 'default-scheduler' };
+const podSpecDefaults = {
+  dnsPolicy: 'ClusterFirst',
+  restartPolicy: 'Always',
+  securityContext: {},
+  terminationGracePeriodSeconds: 30,
+  schedulerName: 'default-scheduler',
+};
 
 describe('image pull policy tag detection', () => {
   const cases: [string, string][] = [
@@ -22,13 +29,20 @@ describe('image pull policy tag detection', () => {
     ['Nginx', ''],
     ['', ''],
   ];
-  for (const [image, tag] of cases) it(`${image || '(empty)'} → ${tag || '(none)'}`, () => assert.equal(imageTag(image), tag));
+  for (const [image, tag] of cases)
+    it(`${image || '(empty)'} → ${tag || '(none)'}`, () => assert.equal(imageTag(image), tag));
 });
 
 describe('Deployment defaults', () => {
   it('fills replicas, strategy, limits, deadline and the pod template', () => {
     const d = defaulted('apps', 'v1', 'Deployment', {
-      spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'w', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'w' } },
+        template: {
+          metadata: { labels: { app: 'w' } },
+          spec: { containers: [{ name: 'w', image: 'nginx', ports: [{ containerPort: 80 }] }] },
+        },
+      },
     });
     assert.deepEqual(d.spec, {
       replicas: 1,
@@ -38,12 +52,30 @@ describe('Deployment defaults', () => {
       progressDeadlineSeconds: 600,
       template: {
         metadata: { labels: { app: 'w' } },
-        spec: { ...podSpecDefaults, containers: [{ name: 'w', image: 'nginx', ports: [{ containerPort: 80, protocol: 'TCP' }], imagePullPolicy: 'Always', ...containerDefaults }] },
+        spec: {
+          ...podSpecDefaults,
+          containers: [
+            {
+              name: 'w',
+              image: 'nginx',
+              ports: [{ containerPort: 80, protocol: 'TCP' }],
+              imagePullPolicy: 'Always',
+              ...containerDefaults,
+            },
+          ],
+        },
       },
     });
   });
   it('keeps explicit values, including zero replicas and Recreate', () => {
-    const d = defaulted('apps', 'v1', 'Deployment', { spec: { replicas: 0, strategy: { type: 'Recreate' }, revisionHistoryLimit: 2, template: { spec: { containers: [] } } } });
+    const d = defaulted('apps', 'v1', 'Deployment', {
+      spec: {
+        replicas: 0,
+        strategy: { type: 'Recreate' },
+        revisionHistoryLimit: 2,
+        template: { spec: { containers: [] } },
+      },
+    });
     const spec = d.spec as Obj;
     assert.equal(spec.replicas, 0);
     assert.deepEqual(spec.strategy, { type: 'Recreate' });
@@ -66,7 +98,11 @@ describe('Pod defaults', () => {
           readinessProbe: { grpc: { port: 9000 }, periodSeconds: 5 },
         },
       ],
-      volumes: [{ name: 'scratch' }, { name: 'cfg', configMap: { name: 'c' } }, { name: 'host', hostPath: { path: '/x' } }],
+      volumes: [
+        { name: 'scratch' },
+        { name: 'cfg', configMap: { name: 'c' } },
+        { name: 'host', hostPath: { path: '/x' } },
+      ],
     },
   };
   const got = defaulted('', 'v1', 'Pod', pod).spec as Obj;
@@ -82,10 +118,34 @@ describe('Pod defaults', () => {
     ['terminationMessagePath', c.terminationMessagePath, '/dev/termination-log'],
     ['terminationMessagePolicy', c.terminationMessagePolicy, 'File'],
     ['port protocol and host port on hostNetwork', c.ports, [{ containerPort: 8080, protocol: 'TCP', hostPort: 8080 }]],
-    ['fieldRef apiVersion', (c.env as Obj[])[0], { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName', apiVersion: 'v1' } } }],
+    [
+      'fieldRef apiVersion',
+      (c.env as Obj[])[0],
+      { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName', apiVersion: 'v1' } } },
+    ],
     ['requests default to limits', (c.resources as Obj).requests, { cpu: '500m', memory: '1Gi' }],
-    ['http probe', c.livenessProbe, { httpGet: { port: 8080, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 }],
-    ['grpc probe keeps periodSeconds', c.readinessProbe, { grpc: { port: 9000, service: '' }, periodSeconds: 5, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 }],
+    [
+      'http probe',
+      c.livenessProbe,
+      {
+        httpGet: { port: 8080, path: '/', scheme: 'HTTP' },
+        timeoutSeconds: 1,
+        periodSeconds: 10,
+        successThreshold: 1,
+        failureThreshold: 3,
+      },
+    ],
+    [
+      'grpc probe keeps periodSeconds',
+      c.readinessProbe,
+      {
+        grpc: { port: 9000, service: '' },
+        periodSeconds: 5,
+        timeoutSeconds: 1,
+        successThreshold: 1,
+        failureThreshold: 3,
+      },
+    ],
     [
       'volumes',
       got.volumes,
@@ -98,19 +158,31 @@ describe('Pod defaults', () => {
   ];
   for (const [name, actual, want] of cases) it(name, () => assert.deepEqual(actual, want));
   it('templates get neither enableServiceLinks nor request defaulting', () => {
-    const rs = defaulted('apps', 'v1', 'ReplicaSet', { spec: { template: { spec: { containers: [{ name: 'a', image: 'x', resources: { limits: { cpu: '1' } } }] } } } });
+    const rs = defaulted('apps', 'v1', 'ReplicaSet', {
+      spec: { template: { spec: { containers: [{ name: 'a', image: 'x', resources: { limits: { cpu: '1' } } }] } } },
+    });
     const spec = (rs.spec as { template: { spec: Obj } }).template.spec;
     assert.equal(spec.enableServiceLinks, undefined);
     assert.deepEqual((spec.containers as Obj[])[0]!.resources, { limits: { cpu: '1' } });
     assert.equal((rs.spec as Obj).replicas, 1);
   });
   it('mirrors serviceAccountName and podIPs like v1 conversion', () => {
-    const p = defaulted('', 'v1', 'Pod', { spec: { serviceAccount: 'legacy', containers: [] }, status: { podIP: '10.0.0.5' } });
+    const p = defaulted('', 'v1', 'Pod', {
+      spec: { serviceAccount: 'legacy', containers: [] },
+      status: { podIP: '10.0.0.5' },
+    });
     assert.equal((p.spec as Obj).serviceAccountName, 'legacy');
     assert.deepEqual((p.status as Obj).podIPs, [{ ip: '10.0.0.5' }]);
   });
   it('admission defaults', () => {
-    const p = applyPodAdmissionDefaults({ spec: { containers: [], tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }] } });
+    const p = applyPodAdmissionDefaults({
+      spec: {
+        containers: [],
+        tolerations: [
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+        ],
+      },
+    });
     assert.deepEqual(p.spec, {
       containers: [],
       serviceAccountName: 'default',
@@ -130,14 +202,46 @@ describe('Job and CronJob defaults', () => {
     [
       'non-parallel job',
       { spec: { template: { metadata: { labels: { a: 'b' } }, spec: { restartPolicy: 'Never', containers: [] } } } },
-      { completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed' },
+      {
+        completions: 1,
+        parallelism: 1,
+        backoffLimit: 6,
+        completionMode: 'NonIndexed',
+        suspend: false,
+        podReplacementPolicy: 'TerminatingOrFailed',
+      },
     ],
-    ['explicit parallelism only', { spec: { parallelism: 3, template: { spec: { containers: [] } } } }, { parallelism: 3, backoffLimit: 6 }],
-    ['backoffLimitPerIndex', { spec: { backoffLimitPerIndex: 1, completionMode: 'Indexed', completions: 3, template: { spec: { containers: [] } } } }, { backoffLimit: 2147483647, parallelism: 1 }],
+    [
+      'explicit parallelism only',
+      { spec: { parallelism: 3, template: { spec: { containers: [] } } } },
+      { parallelism: 3, backoffLimit: 6 },
+    ],
+    [
+      'backoffLimitPerIndex',
+      {
+        spec: {
+          backoffLimitPerIndex: 1,
+          completionMode: 'Indexed',
+          completions: 3,
+          template: { spec: { containers: [] } },
+        },
+      },
+      { backoffLimit: 2147483647, parallelism: 1 },
+    ],
     [
       'pod failure policy',
-      { spec: { podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] }, template: { spec: { containers: [] } } } },
-      { podReplacementPolicy: 'Failed', podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] } },
+      {
+        spec: {
+          podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] },
+          template: { spec: { containers: [] } },
+        },
+      },
+      {
+        podReplacementPolicy: 'Failed',
+        podFailurePolicy: {
+          rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }],
+        },
+      },
     ],
   ];
   for (const [name, input, want] of cases) {
@@ -148,11 +252,19 @@ describe('Job and CronJob defaults', () => {
     });
   }
   it('copies template labels to an unlabelled job', () => {
-    const j = defaulted('batch', 'v1', 'Job', { metadata: { name: 'j' }, spec: { template: { metadata: { labels: { a: 'b' } }, spec: { containers: [] } } } });
+    const j = defaulted('batch', 'v1', 'Job', {
+      metadata: { name: 'j' },
+      spec: { template: { metadata: { labels: { a: 'b' } }, spec: { containers: [] } } },
+    });
     assert.deepEqual((j.metadata as Obj).labels, { a: 'b' });
   });
   it('cronjob defaults leave the job template spec alone', () => {
-    const cj = defaulted('batch', 'v1', 'CronJob', { spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [] } } } } } });
+    const cj = defaulted('batch', 'v1', 'CronJob', {
+      spec: {
+        schedule: '* * * * *',
+        jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [] } } } },
+      },
+    });
     const spec = cj.spec as Obj;
     assert.equal(spec.concurrencyPolicy, 'Allow');
     assert.equal(spec.suspend, false);
@@ -211,9 +323,14 @@ describe('Service defaults', () => {
         ipFamilies: ['IPv6'],
       },
     ],
-    ['ExternalName', { spec: { type: 'ExternalName', externalName: 'db.example.com' } }, { type: 'ExternalName', externalName: 'db.example.com', sessionAffinity: 'None' }],
+    [
+      'ExternalName',
+      { spec: { type: 'ExternalName', externalName: 'db.example.com' } },
+      { type: 'ExternalName', externalName: 'db.example.com', sessionAffinity: 'None' },
+    ],
   ];
-  for (const [name, input, want] of cases) it(name, () => assert.deepEqual(defaulted('', 'v1', 'Service', input).spec, want));
+  for (const [name, input, want] of cases)
+    it(name, () => assert.deepEqual(defaulted('', 'v1', 'Service', input).spec, want));
 });
 
 describe('other kinds', () => {
@@ -230,13 +347,32 @@ describe('other kinds', () => {
       'Namespace',
       ['', 'v1', 'Namespace'],
       { metadata: { name: 'team-a' } },
-      { metadata: { name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+      {
+        metadata: { name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } },
+        spec: { finalizers: ['kubernetes'] },
+        status: { phase: 'Active' },
+      },
     ],
     ['ConfigMap is untouched', ['', 'v1', 'ConfigMap'], { data: { a: 'b' } }, { data: { a: 'b' } }],
-    ['ServiceAccount is untouched', ['', 'v1', 'ServiceAccount'], { metadata: { name: 's' } }, { metadata: { name: 's' } }],
+    [
+      'ServiceAccount is untouched',
+      ['', 'v1', 'ServiceAccount'],
+      { metadata: { name: 's' } },
+      { metadata: { name: 's' } },
+    ],
     ['Lease is untouched', ['coordination.k8s.io', 'v1', 'Lease'], { spec: {} }, { spec: {} }],
-    ['PodDisruptionBudget is untouched', ['policy', 'v1', 'PodDisruptionBudget'], { spec: { minAvailable: 1 } }, { spec: { minAvailable: 1 } }],
-    ['HPA v1', ['autoscaling', 'v1', 'HorizontalPodAutoscaler'], { spec: { maxReplicas: 3 } }, { spec: { maxReplicas: 3, minReplicas: 1 } }],
+    [
+      'PodDisruptionBudget is untouched',
+      ['policy', 'v1', 'PodDisruptionBudget'],
+      { spec: { minAvailable: 1 } },
+      { spec: { minAvailable: 1 } },
+    ],
+    [
+      'HPA v1',
+      ['autoscaling', 'v1', 'HorizontalPodAutoscaler'],
+      { spec: { maxReplicas: 3 } },
+      { spec: { maxReplicas: 3, minReplicas: 1 } },
+    ],
     [
       'HPA v2',
       ['autoscaling', 'v2', 'HorizontalPodAutoscaler'],
@@ -245,9 +381,15 @@ describe('other kinds', () => {
         spec: {
           maxReplicas: 3,
           minReplicas: 1,
-          metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+          metrics: [
+            { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+          ],
           behavior: {
-            scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
+            scaleDown: {
+              stabilizationWindowSeconds: 60,
+              selectPolicy: 'Max',
+              policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+            },
             scaleUp: {
               stabilizationWindowSeconds: 0,
               selectPolicy: 'Max',
@@ -263,16 +405,35 @@ describe('other kinds', () => {
     [
       'RoleBinding',
       ['rbac.authorization.k8s.io', 'v1', 'RoleBinding'],
-      { roleRef: { kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }, { kind: 'ServiceAccount', name: 's', namespace: 'n' }] },
+      {
+        roleRef: { kind: 'Role', name: 'r' },
+        subjects: [
+          { kind: 'User', name: 'u' },
+          { kind: 'ServiceAccount', name: 's', namespace: 'n' },
+        ],
+      },
       {
         roleRef: { kind: 'Role', name: 'r', apiGroup: 'rbac.authorization.k8s.io' },
-        subjects: [{ kind: 'User', name: 'u', apiGroup: 'rbac.authorization.k8s.io' }, { kind: 'ServiceAccount', name: 's', namespace: 'n' }],
+        subjects: [
+          { kind: 'User', name: 'u', apiGroup: 'rbac.authorization.k8s.io' },
+          { kind: 'ServiceAccount', name: 's', namespace: 'n' },
+        ],
       },
     ],
     [
       'ValidatingWebhookConfiguration',
       ['admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration'],
-      { webhooks: [{ name: 'w.example.com', clientConfig: { service: { name: 's', namespace: 'n' } }, rules: [{ operations: ['CREATE'] }], sideEffects: 'None', admissionReviewVersions: ['v1'] }] },
+      {
+        webhooks: [
+          {
+            name: 'w.example.com',
+            clientConfig: { service: { name: 's', namespace: 'n' } },
+            rules: [{ operations: ['CREATE'] }],
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      },
       {
         webhooks: [
           {
@@ -294,21 +455,39 @@ describe('other kinds', () => {
       'NetworkPolicy',
       ['networking.k8s.io', 'v1', 'NetworkPolicy'],
       { spec: { podSelector: {}, egress: [{ ports: [{ port: 53 }] }] } },
-      { spec: { podSelector: {}, egress: [{ ports: [{ port: 53, protocol: 'TCP' }] }], policyTypes: ['Ingress', 'Egress'] } },
+      {
+        spec: {
+          podSelector: {},
+          egress: [{ ports: [{ port: 53, protocol: 'TCP' }] }],
+          policyTypes: ['Ingress', 'Egress'],
+        },
+      },
     ],
     [
       'CustomResourceDefinition',
       ['apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'],
-      { spec: { names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true }] } },
       {
-        spec: { names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' }, versions: [{ name: 'v1', served: true, storage: true }], conversion: { strategy: 'None' } },
+        spec: { names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true }] },
+      },
+      {
+        spec: {
+          names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+          versions: [{ name: 'v1', served: true, storage: true }],
+          conversion: { strategy: 'None' },
+        },
         status: { storedVersions: ['v1'] },
       },
     ],
     [
       'StatefulSet',
       ['apps', 'v1', 'StatefulSet'],
-      { spec: { serviceName: 's', template: { spec: { containers: [] } }, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }] } },
+      {
+        spec: {
+          serviceName: 's',
+          template: { spec: { containers: [] } },
+          volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }],
+        },
+      },
       {
         spec: {
           serviceName: 's',
@@ -318,7 +497,9 @@ describe('other kinds', () => {
           replicas: 1,
           revisionHistoryLimit: 10,
           template: { spec: { containers: [], ...podSpecDefaults } },
-          volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } }],
+          volumeClaimTemplates: [
+            { metadata: { name: 'data' }, spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } },
+          ],
         },
       },
     ],
@@ -340,7 +521,9 @@ describe('other kinds', () => {
   }
   it('returns non-objects unchanged', () => assert.equal(applyBuiltinDefaults('', 'v1', 'Pod', null), null));
   it('is idempotent', () => {
-    const once = defaulted('apps', 'v1', 'Deployment', { spec: { template: { spec: { containers: [{ name: 'a', image: 'b' }] } } } });
+    const once = defaulted('apps', 'v1', 'Deployment', {
+      spec: { template: { spec: { containers: [{ name: 'a', image: 'b' }] } } },
+    });
     assert.deepEqual(defaulted('apps', 'v1', 'Deployment', once), once);
   });
 });

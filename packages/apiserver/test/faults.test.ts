@@ -11,15 +11,26 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 /** A watch read to its end: whether the server finished the chunked stream cleanly, and the events it sent. */
 function cleanEnd(s: ApiServer, path: string): Promise<{ clean: boolean; events: string[] }> {
   return new Promise((resolve) => {
-    const req = request(`${s.url}${path}`, { ca: s.caPem, headers: { Authorization: `Bearer ${s.adminToken}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      const done = (clean: boolean) => resolve({ clean, events: text.split('\n').filter(Boolean).map((l) => JSON.parse(l).type) });
-      res.on('end', () => done(true));
-      res.on('aborted', () => done(false));
-      res.on('error', () => done(false));
-    });
+    const req = request(
+      `${s.url}${path}`,
+      { ca: s.caPem, headers: { Authorization: `Bearer ${s.adminToken}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        const done = (clean: boolean) =>
+          resolve({
+            clean,
+            events: text
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l).type),
+          });
+        res.on('end', () => done(true));
+        res.on('aborted', () => done(false));
+        res.on('error', () => done(false));
+      },
+    );
     req.on('error', () => resolve({ clean: false, events: [] }));
     req.end();
   });
@@ -43,7 +54,11 @@ describe('fault injection', () => {
       assert.equal(r.status, code);
       assert.equal(r.json().kind, 'Status');
       if (code === 429) assert.equal(r.headers['retry-after'], '1');
-      assert.equal((await raw(s, 'GET', '/api/v1/namespaces/default/secrets')).status, 200, 'other resources unaffected');
+      assert.equal(
+        (await raw(s, 'GET', '/api/v1/namespaces/default/secrets')).status,
+        200,
+        'other resources unaffected',
+      );
       assert.equal((await raw(s, 'POST', CMS, cm(`f-${code}`))).status, 201, 'other verbs unaffected');
       s.faults.remove(id);
     }
@@ -76,7 +91,13 @@ describe('fault injection', () => {
 
   it('rejects writes with 409 Conflict', async () => {
     s.faults.add({ resources: ['configmaps'], conflict: true });
-    const r = await raw(s, 'PATCH', `${CMS}/f-500`, { data: { a: 'b' } }, { contentType: 'application/merge-patch+json' });
+    const r = await raw(
+      s,
+      'PATCH',
+      `${CMS}/f-500`,
+      { data: { a: 'b' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     assert.equal(r.status, 409);
     assert.equal(r.json().reason, 'Conflict');
     assert.equal((await raw(s, 'GET', `${CMS}/f-500`)).status, 200, 'reads unaffected');
@@ -118,7 +139,11 @@ describe('fault injection', () => {
     const late = openWatch(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);
     await new Promise((r) => setTimeout(r, 100));
     for (const name of ['held-1', 'held-2', 'held-3']) assert.equal((await raw(s, 'POST', CMS, cm(name))).status, 201);
-    assert.equal((await raw(s, 'PATCH', `${CMS}/held-1`, { data: { k: 'v' } }, { contentType: 'application/merge-patch+json' })).status, 200);
+    assert.equal(
+      (await raw(s, 'PATCH', `${CMS}/held-1`, { data: { k: 'v' } }, { contentType: 'application/merge-patch+json' }))
+        .status,
+      200,
+    );
     assert.equal((await raw(s, 'DELETE', `${CMS}/held-2`)).status, 200);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(w.events.length + late.events.length, 0, 'nothing arrives while stalled');
@@ -126,7 +151,11 @@ describe('fault injection', () => {
     const want = ['ADDED held-1', 'ADDED held-2', 'ADDED held-3', 'MODIFIED held-1', 'DELETED held-2'];
     for (const watch of [w, late]) {
       await watch.next((e) => e.type === 'DELETED');
-      assert.deepEqual(watch.events.map((e) => `${e.type} ${e.object.metadata.name}`), want, 'every held event, in commit order');
+      assert.deepEqual(
+        watch.events.map((e) => `${e.type} ${e.object.metadata.name}`),
+        want,
+        'every held event, in commit order',
+      );
     }
     // after the stall, events flow again as they happen
     await raw(s, 'POST', CMS, cm('after-unstall'));
@@ -143,7 +172,11 @@ describe('fault injection', () => {
       await raw(s, 'POST', CMS, cm(`dropped-${action}`));
       if (action === 'close') s.faults.closeWatches();
       else s.faults.expireWatches();
-      assert.deepEqual(await holding, { clean: false, events: [] }, `${action}: the held event is never delivered and the stream does not end cleanly`);
+      assert.deepEqual(
+        await holding,
+        { clean: false, events: [] },
+        `${action}: the held event is never delivered and the stream does not end cleanly`,
+      );
       s.faults.stallWatches(false);
     }
     const idle = cleanEnd(s, `${CMS}?watch=true&resourceVersion=${partsOf(s).core.store.currentRv()}`);

@@ -25,17 +25,62 @@ describe('field names JavaScript objects inherit', () => {
     for (const key of NAMES) {
       const id = key.toLowerCase().replace(/_/g, '');
       const writes: [string, string, unknown, string?][] = [
-        ['POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${id}`, labels: /^[a-z]/i.test(key) ? { [key]: 'v' } : {} }, data: { [key]: 'x' } }],
+        [
+          'POST',
+          CMS,
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `cm-${id}`, labels: /^[a-z]/i.test(key) ? { [key]: 'v' } : {} },
+            data: { [key]: 'x' },
+          },
+        ],
         ['PATCH', `${CMS}/cm-${id}`, { data: { [key]: 'merged' } }, 'application/merge-patch+json'],
         ['PATCH', `${CMS}/cm-${id}`, { data: { [key]: 'strategic' } }, 'application/strategic-merge-patch+json'],
-        ['PATCH', `${CMS}/cm-${id}?fieldManager=t&force=true`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${id}` }, data: { [key]: 'applied' } }, 'application/apply-patch+yaml'],
-        ['POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${id}` }, spec: { [key]: { [key]: 1 } } }],
-        ['PUT', `${WIDGETS}/w-${id}`, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${id}` }, spec: { [key]: { [key]: 2 } } }],
-        ['PATCH', `${WIDGETS}/w-${id}?fieldManager=t&force=true`, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${id}` }, spec: { [key]: { [key]: 3 } } }, 'application/apply-patch+yaml'],
+        [
+          'PATCH',
+          `${CMS}/cm-${id}?fieldManager=t&force=true`,
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${id}` }, data: { [key]: 'applied' } },
+          'application/apply-patch+yaml',
+        ],
+        [
+          'POST',
+          WIDGETS,
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'Widget',
+            metadata: { name: `w-${id}` },
+            spec: { [key]: { [key]: 1 } },
+          },
+        ],
+        [
+          'PUT',
+          `${WIDGETS}/w-${id}`,
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'Widget',
+            metadata: { name: `w-${id}` },
+            spec: { [key]: { [key]: 2 } },
+          },
+        ],
+        [
+          'PATCH',
+          `${WIDGETS}/w-${id}?fieldManager=t&force=true`,
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'Widget',
+            metadata: { name: `w-${id}` },
+            spec: { [key]: { [key]: 3 } },
+          },
+          'application/apply-patch+yaml',
+        ],
       ];
       for (const [method, path, body, contentType] of writes) {
         // an update of a custom resource must name the resourceVersion it replaces, as on kube-apiserver
-        if (method === 'PUT') (body as { metadata: Record<string, unknown> }).metadata.resourceVersion = (await raw(s, 'GET', path)).json().metadata.resourceVersion;
+        if (method === 'PUT')
+          (body as { metadata: Record<string, unknown> }).metadata.resourceVersion = (
+            await raw(s, 'GET', path)
+          ).json().metadata.resourceVersion;
         const r = await raw(s, method, path, body, contentType ? { contentType } : {});
         assert.ok(r.status < 300, `${method} ${path} with a field "${key}": ${r.status} ${r.text.slice(0, 200)}`);
       }

@@ -36,7 +36,13 @@ export function send(s: ApiServer, method: string, path: string, o: SendOptions 
       const chunks: Buffer[] = [];
       const done = () => {
         const buf = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, text: buf.toString('utf8'), json: () => JSON.parse(buf.toString('utf8')) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: buf,
+          text: buf.toString('utf8'),
+          json: () => JSON.parse(buf.toString('utf8')),
+        });
       };
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', done);
@@ -72,10 +78,27 @@ export const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
 /** A namespaced `Widget` CRD with a free-form spec, served once this resolves. */
 export async function createWidgetCrd(s: ApiServer): Promise<void> {
   const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' },
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
     spec: {
-      group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          },
+        },
+      ],
     },
   };
   const r = await raw(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);

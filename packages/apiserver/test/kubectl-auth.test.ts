@@ -68,16 +68,28 @@ describe('kubectl auth against the embedded API server', () => {
     const admin = await c.k(['auth', 'whoami']);
     assert.match(admin, /Username\s+modelplane-admin/);
     assert.match(admin, /Groups\s+\[system:masters system:authenticated\]/);
-    const bot = await c.k(['auth', 'whoami', AS_BOT, '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}']);
+    const bot = await c.k([
+      'auth',
+      'whoami',
+      AS_BOT,
+      '-o',
+      'jsonpath={.status.userInfo.username} {.status.userInfo.groups}',
+    ]);
     assert.equal(bot, `${SA} ["system:serviceaccounts","system:serviceaccounts:team","system:authenticated"]`);
   });
 
   it('prints kube’s 403 for a ServiceAccount missing a rule', async () => {
     const r = await c.kubectl(['get', 'configmaps', '-n', 'team', AS_BOT]);
     assert.equal(r.code, 1);
-    assert.equal(r.stderr.trim(), `Error from server (Forbidden): configmaps is forbidden: User "${SA}" cannot list resource "configmaps" in API group "" in the namespace "team"`);
+    assert.equal(
+      r.stderr.trim(),
+      `Error from server (Forbidden): configmaps is forbidden: User "${SA}" cannot list resource "configmaps" in API group "" in the namespace "team"`,
+    );
     const cluster = await c.kubectl(['get', 'namespaces', AS_BOT]);
-    assert.equal(cluster.stderr.trim(), `Error from server (Forbidden): namespaces is forbidden: User "${SA}" cannot list resource "namespaces" in API group "" at the cluster scope`);
+    assert.equal(
+      cluster.stderr.trim(),
+      `Error from server (Forbidden): namespaces is forbidden: User "${SA}" cannot list resource "namespaces" in API group "" at the cluster scope`,
+    );
   });
 
   it('create token mints a token kubectl can use with --token', async () => {
@@ -90,9 +102,15 @@ describe('kubectl auth against the embedded API server', () => {
     assert.match(who, new RegExp(`Username\\s+${SA}`));
     assert.match(who, /Extra: authentication.kubernetes.io\/credential-id\s+\[JTI=/);
     const denied = await c.kubectl(['get', 'configmaps', '-n', 'team', '--token', token]);
-    assert.equal(denied.stderr.trim(), `Error from server (Forbidden): configmaps is forbidden: User "${SA}" cannot list resource "configmaps" in API group "" in the namespace "team"`);
+    assert.equal(
+      denied.stderr.trim(),
+      `Error from server (Forbidden): configmaps is forbidden: User "${SA}" cannot list resource "configmaps" in API group "" in the namespace "team"`,
+    );
     const tooShort = await c.kubectl(['create', 'token', 'bot', '-n', 'team', '--duration=1m']);
-    assert.match(tooShort.stderr, /spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes/);
+    assert.match(
+      tooShort.stderr,
+      /spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes/,
+    );
   });
 
   it('a Role and RoleBinding grant exactly what they say', async () => {
@@ -100,13 +118,30 @@ describe('kubectl auth against the embedded API server', () => {
     await c.k(['create', 'configmap', 'settings', '-n', 'team', '--from-literal=a=1']);
     assert.match(await c.k(['get', 'configmaps', '-n', 'team', '--token', token]), /settings/);
     assert.equal((await c.k(['auth', 'can-i', 'watch', 'configmaps', '-n', 'team', AS_BOT])).trim(), 'yes');
-    assert.equal((await c.kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', 'team', AS_BOT])).stdout.trim(), 'no');
-    assert.equal((await c.kubectl(['auth', 'can-i', 'list', 'configmaps', '-n', 'default', AS_BOT])).stdout.trim(), 'no');
+    assert.equal(
+      (await c.kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', 'team', AS_BOT])).stdout.trim(),
+      'no',
+    );
+    assert.equal(
+      (await c.kubectl(['auth', 'can-i', 'list', 'configmaps', '-n', 'default', AS_BOT])).stdout.trim(),
+      'no',
+    );
     const del = await c.kubectl(['delete', 'configmap', 'settings', '-n', 'team', '--token', token]);
-    assert.equal(del.stderr.trim(), `Error from server (Forbidden): configmaps "settings" is forbidden: User "${SA}" cannot delete resource "configmaps" in API group "" in the namespace "team"`);
+    assert.equal(
+      del.stderr.trim(),
+      `Error from server (Forbidden): configmaps "settings" is forbidden: User "${SA}" cannot delete resource "configmaps" in API group "" in the namespace "team"`,
+    );
     const scale = await c.kubectl(['scale', 'deployment', 'web', '-n', 'team', '--replicas=2', '--token', token]);
-    assert.equal(scale.stderr.trim(), `Error from server (Forbidden): deployments.apps "web" is forbidden: User "${SA}" cannot patch resource "deployments/scale" in API group "apps" in the namespace "team"`);
-    assert.equal((await c.kubectl(['auth', 'can-i', 'get', 'deployments', '--subresource=scale', '-n', 'team', AS_BOT])).stdout.trim(), 'no');
+    assert.equal(
+      scale.stderr.trim(),
+      `Error from server (Forbidden): deployments.apps "web" is forbidden: User "${SA}" cannot patch resource "deployments/scale" in API group "apps" in the namespace "team"`,
+    );
+    assert.equal(
+      (
+        await c.kubectl(['auth', 'can-i', 'get', 'deployments', '--subresource=scale', '-n', 'team', AS_BOT])
+      ).stdout.trim(),
+      'no',
+    );
     const list = await c.k(['auth', 'can-i', '--list', '-n', 'team', '--token', token]);
     assert.match(list, /^configmaps\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
     assert.match(list, /^deployments\.apps\s+\[\]\s+\[\]\s+\[get\]$/m);
@@ -126,6 +161,10 @@ describe('kubectl auth against the embedded API server', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
     await c.k(['create', 'serviceaccount', 'bot', '-n', 'team']);
-    assert.equal((await c.kubectl(['get', 'configmaps', '-n', 'team', '--token', token])).code, 1, 'a recreated ServiceAccount does not revive old tokens');
+    assert.equal(
+      (await c.kubectl(['get', 'configmaps', '-n', 'team', '--token', token])).code,
+      1,
+      'a recreated ServiceAccount does not revive old tokens',
+    );
   });
 });

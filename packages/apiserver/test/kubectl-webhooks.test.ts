@@ -11,8 +11,10 @@ import { partsOf } from '../src/handle.ts';
 function convertSprocket(obj: any, desired: string): any {
   const out = structuredClone(obj);
   out.apiVersion = desired;
-  if (obj.apiVersion.endsWith('/v1') && desired.endsWith('/v2')) out.spec = { dimensions: { size: obj.spec?.size }, paint: { color: obj.spec?.color } };
-  if (obj.apiVersion.endsWith('/v2') && desired.endsWith('/v1')) out.spec = { size: obj.spec?.dimensions?.size, color: obj.spec?.paint?.color };
+  if (obj.apiVersion.endsWith('/v1') && desired.endsWith('/v2'))
+    out.spec = { dimensions: { size: obj.spec?.size }, paint: { color: obj.spec?.color } };
+  if (obj.apiVersion.endsWith('/v2') && desired.endsWith('/v1'))
+    out.spec = { size: obj.spec?.dimensions?.size, color: obj.spec?.paint?.color };
   return out;
 }
 
@@ -26,16 +28,34 @@ describe('kubectl with admission and conversion webhooks', () => {
     partsOf(c.server).core.serviceEndpoints.register('webhooks', 'modelplane-webhooks', 443, hooks.url);
     hooks.on('/validate', (r) =>
       r.request.name.startsWith('forbidden-')
-        ? admissionAnswer(r, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'configmaps named forbidden-* are not allowed' } })
+        ? admissionAnswer(r, {
+            allowed: false,
+            status: { code: 403, reason: 'Forbidden', message: 'configmaps named forbidden-* are not allowed' },
+          })
         : allow(r, r.request.name.startsWith('warned-') ? { warnings: ['this name is discouraged'] } : {}),
     );
-    hooks.on('/mutate', (r) => allow(r, jsonPatch([{ op: 'add', path: '/metadata/annotations', value: { 'example.com/mutated-by': 'webhook' } }, { op: 'add', path: '/data/injected', value: 'true' }])));
+    hooks.on('/mutate', (r) =>
+      allow(
+        r,
+        jsonPatch([
+          { op: 'add', path: '/metadata/annotations', value: { 'example.com/mutated-by': 'webhook' } },
+          { op: 'add', path: '/data/injected', value: 'true' },
+        ]),
+      ),
+    );
     hooks.on('/convert', (r) => ({
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview',
-      response: { uid: r.request.uid, result: { status: 'Success' }, convertedObjects: r.request.objects.map((o: any) => convertSprocket(o, r.request.desiredAPIVersion)) },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      response: {
+        uid: r.request.uid,
+        result: { status: 'Success' },
+        convertedObjects: r.request.objects.map((o: any) => convertSprocket(o, r.request.desiredAPIVersion)),
+      },
     }));
     await c.k(['create', 'namespace', 'webhooks']);
-    await c.k(['apply', '-f', '-'], `
+    await c.k(
+      ['apply', '-f', '-'],
+      `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: { name: names }
@@ -97,7 +117,8 @@ spec:
               properties:
                 dimensions: { type: object, properties: { size: { type: integer } } }
                 paint: { type: object, properties: { color: { type: string } } }
-`);
+`,
+    );
     await c.k(['wait', '--for=condition=Established', 'crd/sprockets.example.com', '--timeout=10s']);
   });
   after(async () => {
@@ -106,11 +127,19 @@ spec:
   });
 
   it("prints a validating webhook's denial as kubectl prints kube-apiserver's", async () => {
-    const r = await c.kubectl(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: forbidden-one, namespace: default }\n' });
+    const r = await c.kubectl(['apply', '-f', '-'], {
+      input: 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: forbidden-one, namespace: default }\n',
+    });
     assert.equal(r.code, 1);
-    assert.equal(r.stderr, 'Error from server (Forbidden): error when creating "STDIN": admission webhook "names.example.com" denied the request: configmaps named forbidden-* are not allowed\n');
+    assert.equal(
+      r.stderr,
+      'Error from server (Forbidden): error when creating "STDIN": admission webhook "names.example.com" denied the request: configmaps named forbidden-* are not allowed\n',
+    );
     const created = await c.kubectl(['create', 'configmap', 'forbidden-two', '-n', 'default']);
-    assert.equal(created.stderr, 'error: failed to create configmap: admission webhook "names.example.com" denied the request: configmaps named forbidden-* are not allowed\n');
+    assert.equal(
+      created.stderr,
+      'error: failed to create configmap: admission webhook "names.example.com" denied the request: configmaps named forbidden-* are not allowed\n',
+    );
     // the namespaceSelector keeps other namespaces out of the webhook's reach
     await c.k(['create', 'configmap', 'forbidden-three', '-n', 'webhooks']);
   });
@@ -123,7 +152,10 @@ spec:
   });
 
   it("shows a mutating webhook's patch in get -o yaml", async () => {
-    await c.k(['apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: injected, namespace: default, labels: { inject: "yes" } }\ndata: { own: "1" }\n');
+    await c.k(
+      ['apply', '-f', '-'],
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: injected, namespace: default, labels: { inject: "yes" } }\ndata: { own: "1" }\n',
+    );
     const got = parseYaml(await c.k(['get', 'configmap', 'injected', '-n', 'default', '-o', 'yaml']));
     assert.equal(got.metadata.annotations['example.com/mutated-by'], 'webhook');
     assert.deepEqual(got.data, { own: '1', injected: 'true' });
@@ -132,7 +164,10 @@ spec:
   });
 
   it('reads v1 → writes v2 → reads v1 with every field kept, through the conversion webhook', async () => {
-    await c.k(['apply', '-f', '-'], 'apiVersion: example.com/v1\nkind: Sprocket\nmetadata: { name: s1, namespace: default, labels: { tier: gold } }\nspec: { size: 4, color: red }\n');
+    await c.k(
+      ['apply', '-f', '-'],
+      'apiVersion: example.com/v1\nkind: Sprocket\nmetadata: { name: s1, namespace: default, labels: { tier: gold } }\nspec: { size: 4, color: red }\n',
+    );
     const v1 = parseYaml(await c.k(['get', 'sprockets.v1.example.com', 's1', '-n', 'default', '-o', 'yaml']));
     assert.equal(v1.apiVersion, 'example.com/v1');
     assert.deepEqual(v1.spec, { size: 4, color: 'red' });
@@ -140,7 +175,10 @@ spec:
     assert.equal(v2.apiVersion, 'example.com/v2');
     assert.deepEqual(v2.spec, { dimensions: { size: 4 }, paint: { color: 'red' } });
 
-    await c.k(['apply', '-f', '-'], 'apiVersion: example.com/v2\nkind: Sprocket\nmetadata: { name: s1, namespace: default, labels: { tier: gold } }\nspec: { dimensions: { size: 4 }, paint: { color: blue } }\n');
+    await c.k(
+      ['apply', '-f', '-'],
+      'apiVersion: example.com/v2\nkind: Sprocket\nmetadata: { name: s1, namespace: default, labels: { tier: gold } }\nspec: { dimensions: { size: 4 }, paint: { color: blue } }\n',
+    );
     const back = parseYaml(await c.k(['get', 'sprockets.v1.example.com', 's1', '-n', 'default', '-o', 'yaml']));
     assert.deepEqual(back.spec, { size: 4, color: 'blue' });
     assert.deepEqual(back.metadata.labels, { tier: 'gold' });
@@ -149,7 +187,14 @@ spec:
     const stored = partsOf(c.server).core.store.get('example.com/sprockets', 'default', 's1')!;
     assert.equal(stored.apiVersion, 'example.com/v2');
 
-    const listed = await c.k(['get', 'sprockets.v1.example.com', '-n', 'default', '-o', "jsonpath={range .items[*]}{.metadata.name}:{.spec.size}:{.spec.color}{'\\n'}{end}"]);
+    const listed = await c.k([
+      'get',
+      'sprockets.v1.example.com',
+      '-n',
+      'default',
+      '-o',
+      "jsonpath={range .items[*]}{.metadata.name}:{.spec.size}:{.spec.color}{'\\n'}{end}",
+    ]);
     assert.equal(listed, 's1:4:blue\n');
   });
 });

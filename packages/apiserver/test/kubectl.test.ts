@@ -109,9 +109,12 @@ describe('kubectl against the embedded API server', () => {
   });
 
   it('server-side apply: conflict with another manager, then --force-conflicts', async () => {
-    const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ssa, namespace: default }\ndata: { key: "${v}" }\n`;
+    const cm = (v: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ssa, namespace: default }\ndata: { key: "${v}" }\n`;
     await c.k(['apply', '--server-side', '--field-manager', 'alice', '-f', '-'], cm('a'));
-    const conflict = await c.kubectl(['apply', '--server-side', '--field-manager', 'bob', '-f', '-'], { input: cm('b') });
+    const conflict = await c.kubectl(['apply', '--server-side', '--field-manager', 'bob', '-f', '-'], {
+      input: cm('b'),
+    });
     assert.notEqual(conflict.code, 0);
     assert.match(conflict.stderr, /conflict/i);
     assert.match(conflict.stderr, /alice/);
@@ -127,15 +130,35 @@ describe('kubectl against the embedded API server', () => {
     const y = parseYaml(await c.k(['get', 'deploy', 'web', '-o', 'yaml']));
     assert.equal(y.kind, 'Deployment');
     assert.equal(y.metadata.managedFields, undefined, 'kubectl hides managedFields by default');
-    const jp = await c.k(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.metadata.labels.app}']);
+    const jp = await c.k([
+      'get',
+      'deploy',
+      'web',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image} {.metadata.labels.app}',
+    ]);
     assert.equal(jp, 'nginx:1.27 web');
   });
 
   it('patches with merge, json and strategic patches', async () => {
     await c.k(['patch', 'deploy', 'web', '--type', 'merge', '-p', '{"metadata":{"labels":{"tier":"front"}}}']);
-    await c.k(['patch', 'deploy', 'web', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/replicas","value":4}]']);
+    await c.k([
+      'patch',
+      'deploy',
+      'web',
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"replace","path":"/spec/replicas","value":4}]',
+    ]);
     // strategic: merges the env list by name instead of replacing it
-    await c.k(['patch', 'deploy', 'web', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","env":[{"name":"B","value":"2"}]}]}}}}']);
+    await c.k([
+      'patch',
+      'deploy',
+      'web',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"web","env":[{"name":"B","value":"2"}]}]}}}}',
+    ]);
     const obj = JSON.parse(await c.k(['get', 'deploy', 'web', '-o', 'json']));
     assert.equal(obj.metadata.labels.tier, 'front');
     assert.equal(obj.spec.replicas, 4);
@@ -162,19 +185,31 @@ describe('kubectl against the embedded API server', () => {
   it('installs a CRD, applies custom resources with defaults, printer columns and a CEL rule', async () => {
     await c.k(['apply', '-f', '-'], widgetCrd);
     await c.k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=10s']);
-    await c.k(['apply', '-f', '-'], 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w1, namespace: default }\nspec: { color: red }\n');
+    await c.k(
+      ['apply', '-f', '-'],
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w1, namespace: default }\nspec: { color: red }\n',
+    );
     const obj = JSON.parse(await c.k(['get', 'widget', 'w1', '-o', 'json']));
     assert.equal(obj.spec.size, 1, 'default applied');
     const table = await c.k(['get', 'wd']);
     assert.match(table, /^NAME\s+SIZE\s+COLOR\s+AGE/m);
     assert.match(table, /^w1\s+1\s+red\s+/m);
-    const bad = await c.kubectl(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w2, namespace: default }\nspec: { color: red, size: 20 }\n' });
+    const bad = await c.kubectl(['apply', '-f', '-'], {
+      input:
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w2, namespace: default }\nspec: { color: red, size: 20 }\n',
+    });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /only gold widgets may be larger than 10/);
-    const badEnum = await c.kubectl(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w3, namespace: default }\nspec: { color: green }\n' });
+    const badEnum = await c.kubectl(['apply', '-f', '-'], {
+      input:
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w3, namespace: default }\nspec: { color: green }\n',
+    });
     assert.notEqual(badEnum.code, 0);
     assert.match(badEnum.stderr, /spec\.color: Unsupported value: "green"/);
-    const unknown = await c.kubectl(['apply', '-f', '-'], { input: 'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w4, namespace: default }\nspec: { colour: red }\n' });
+    const unknown = await c.kubectl(['apply', '-f', '-'], {
+      input:
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: { name: w4, namespace: default }\nspec: { colour: red }\n',
+    });
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /unknown field "spec.colour"/);
   });
@@ -182,7 +217,15 @@ describe('kubectl against the embedded API server', () => {
   it('waits for a condition written to the status subresource, and describes the object', async () => {
     const waiting = spawnKubectl(c, ['wait', '--for=condition=Ready', 'widget/w1', '--timeout=20s']);
     await new Promise((r) => setTimeout(r, 500));
-    await c.k(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done"}]}}']);
+    await c.k([
+      'patch',
+      'widget',
+      'w1',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Done"}]}}',
+    ]);
     const r = await waiting;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /widget.example.com\/w1 condition met/);
@@ -200,7 +243,11 @@ describe('kubectl against the embedded API server', () => {
   });
 });
 
-function spawnKubectl(c: TestCluster, args: string[], killAfterMs = 30_000): Promise<{ code: number; stdout: string; stderr: string }> {
+function spawnKubectl(
+  c: TestCluster,
+  args: string[],
+  killAfterMs = 30_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(KUBECTL, ['--kubeconfig', c.kubeconfigPath, '--cache-dir', `${c.dir}/cache`, ...args]);
     let stdout = '';

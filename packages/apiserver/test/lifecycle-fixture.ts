@@ -14,8 +14,18 @@ export interface Lab {
   /** creates an object of the given apiVersion/kind (metadata.namespace selects the namespace) */
   create(obj: Record<string, unknown>): Promise<KubeObject>;
   /** replaces the object with `change` applied to its latest version */
-  update(kind: string, namespace: string | undefined, name: string, change: (o: KubeObject) => void): Promise<KubeObject>;
-  del(kind: string, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<{ deleted: boolean; warnings: string[] }>;
+  update(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    change: (o: KubeObject) => void,
+  ): Promise<KubeObject>;
+  del(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    options?: DeleteOptions,
+  ): Promise<{ deleted: boolean; warnings: string[] }>;
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
   /** waits until the garbage collector, namespace and ServiceAccount controllers have nothing left to do */
   settle(): Promise<void>;
@@ -44,7 +54,11 @@ export async function startLab(opts: Pick<AssemblyOptions, 'wrapAdmission'> = {}
       const rt = typeOf(o.apiVersion, o.kind);
       const ctx = adminContext();
       const r = await core.lifecycle.write({
-        rt, version: version(rt), namespace: rt.namespaced ? o.metadata.namespace : undefined, ctx, candidate: o,
+        rt,
+        version: version(rt),
+        namespace: rt.namespaced ? o.metadata.namespace : undefined,
+        ctx,
+        candidate: o,
         recordManagedFields: core.managedFieldsRecorder(rt, version(rt), ctx, undefined),
       });
       return r.object;
@@ -57,7 +71,12 @@ export async function startLab(opts: Pick<AssemblyOptions, 'wrapAdmission'> = {}
       change(candidate);
       const ctx = adminContext();
       const r = await core.lifecycle.write({
-        rt, version: version(rt), namespace, ctx, candidate, old,
+        rt,
+        version: version(rt),
+        namespace,
+        ctx,
+        candidate,
+        old,
         recordManagedFields: core.managedFieldsRecorder(rt, version(rt), ctx, undefined),
       });
       return r.object;
@@ -77,18 +96,30 @@ export async function startLab(opts: Pick<AssemblyOptions, 'wrapAdmission'> = {}
 }
 
 export function ownerRef(owner: KubeObject, extra: Partial<OwnerReference> = {}): OwnerReference {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, ...extra };
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name!,
+    uid: owner.metadata.uid!,
+    ...extra,
+  };
 }
 
-export function configMap(namespace: string, name: string, meta: Record<string, unknown> = {}): Record<string, unknown> {
+export function configMap(
+  namespace: string,
+  name: string,
+  meta: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...meta }, data: { k: name } };
 }
 
 /** names of the objects of `kind` in `namespace`, sorted, without the ones every namespace gets */
 export function names(lab: Lab, kind: string, namespace: string): string[] {
-  const rt = partsOf(lab.server).core.registry.all().find((t) => t.kind === kind)!;
-  return partsOf(lab.server).core.store
-    .list(rt.storageKey, namespace)
+  const rt = partsOf(lab.server)
+    .core.registry.all()
+    .find((t) => t.kind === kind)!;
+  return partsOf(lab.server)
+    .core.store.list(rt.storageKey, namespace)
     .map((o) => o.metadata.name!)
     .filter((n) => n !== 'kube-root-ca.crt' && !(kind === 'ServiceAccount' && n === 'default'))
     .sort();

@@ -30,7 +30,11 @@ describe('garbage collector', () => {
     const owner = await lab.create(configMap(ns, 'owner'));
     const child = await lab.create(configMap(ns, 'child', { ownerReferences: [ownerRef(owner)] }));
     await lab.create(configMap(ns, 'grandchild', { ownerReferences: [ownerRef(child)] }));
-    await lab.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'secret-child', namespace: ns, ownerReferences: [ownerRef(owner)] } });
+    await lab.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'secret-child', namespace: ns, ownerReferences: [ownerRef(owner)] },
+    });
     await lab.create(configMap(ns, 'bystander'));
     await lab.settle();
     assert.deepEqual(names(lab, 'ConfigMap', ns), ['bystander', 'child', 'grandchild', 'owner']);
@@ -55,7 +59,12 @@ describe('garbage collector', () => {
   it('foreground: the owner waits for blocking dependents, including one held by a finalizer', async () => {
     const ns = await freshNamespace();
     const owner = await lab.create(configMap(ns, 'owner'));
-    await lab.create(configMap(ns, 'held', { ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })], finalizers: ['example.com/hold'] }));
+    await lab.create(
+      configMap(ns, 'held', {
+        ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })],
+        finalizers: ['example.com/hold'],
+      }),
+    );
     await lab.create(configMap(ns, 'free', { ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })] }));
 
     const r = await lab.del('ConfigMap', ns, 'owner', { propagationPolicy: 'Foreground' });
@@ -88,11 +97,20 @@ describe('garbage collector', () => {
     const ns = await freshNamespace();
     const a = await lab.create(configMap(ns, 'a'));
     const b = await lab.create(configMap(ns, 'b', { ownerReferences: [ownerRef(a, { blockOwnerDeletion: true })] }));
-    await lab.create(configMap(ns, 'c', { ownerReferences: [ownerRef(b, { blockOwnerDeletion: true })], finalizers: ['example.com/hold'] }));
+    await lab.create(
+      configMap(ns, 'c', {
+        ownerReferences: [ownerRef(b, { blockOwnerDeletion: true })],
+        finalizers: ['example.com/hold'],
+      }),
+    );
     await lab.del('ConfigMap', ns, 'a', { propagationPolicy: 'Foreground' });
     await lab.settle();
     assert.deepEqual(lab.get('ConfigMap', ns, 'a')?.metadata.finalizers, ['foregroundDeletion']);
-    assert.deepEqual(lab.get('ConfigMap', ns, 'b')?.metadata.finalizers, ['foregroundDeletion'], 'b is deleted in the foreground because a waits');
+    assert.deepEqual(
+      lab.get('ConfigMap', ns, 'b')?.metadata.finalizers,
+      ['foregroundDeletion'],
+      'b is deleted in the foreground because a waits',
+    );
     await lab.update('ConfigMap', ns, 'c', (o) => {
       o.metadata.finalizers = [];
     });
@@ -123,8 +141,15 @@ describe('garbage collector', () => {
     await lab.settle();
     assert.equal(lab.get('ConfigMap', ns, 'owner'), undefined);
     assert.equal(lab.get('ConfigMap', ns, 'only')?.metadata.ownerReferences, undefined);
-    assert.deepEqual(lab.get('ConfigMap', ns, 'both')?.metadata.ownerReferences?.map((r) => r.name), ['other']);
-    assert.doesNotMatch(JSON.stringify(lab.get('ConfigMap', ns, 'only')?.metadata.managedFields), /ownerReferences/, 'nobody owns the removed reference any more');
+    assert.deepEqual(
+      lab.get('ConfigMap', ns, 'both')?.metadata.ownerReferences?.map((r) => r.name),
+      ['other'],
+    );
+    assert.doesNotMatch(
+      JSON.stringify(lab.get('ConfigMap', ns, 'only')?.metadata.managedFields),
+      /ownerReferences/,
+      'nobody owns the removed reference any more',
+    );
   });
 
   it('orphan waits for other finalizers on the owner', async () => {
@@ -159,7 +184,12 @@ describe('garbage collector', () => {
   it('a cluster-scoped owner collects namespaced dependents in any namespace', async () => {
     const ns1 = await freshNamespace();
     const ns2 = await freshNamespace();
-    const owner = await lab.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `owner-${ns1}` }, rules: [] });
+    const owner = await lab.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `owner-${ns1}` },
+      rules: [],
+    });
     await lab.create(configMap(ns1, 'child', { ownerReferences: [ownerRef(owner)] }));
     await lab.create(configMap(ns2, 'child', { ownerReferences: [ownerRef(owner)] }));
     await lab.settle();
@@ -170,7 +200,15 @@ describe('garbage collector', () => {
   });
 
   const dangling: Array<{ name: string; ref: (ns: string, other: string) => Promise<Record<string, unknown>> }> = [
-    { name: 'an owner uid that never existed', ref: async () => ({ apiVersion: 'v1', kind: 'ConfigMap', name: 'ghost', uid: '00000000-0000-0000-0000-000000000000' }) },
+    {
+      name: 'an owner uid that never existed',
+      ref: async () => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'ghost',
+        uid: '00000000-0000-0000-0000-000000000000',
+      }),
+    },
     {
       name: 'an owner recreated under the same name (new uid)',
       ref: async (ns) => {
@@ -182,7 +220,8 @@ describe('garbage collector', () => {
     },
     {
       name: 'a namespaced owner in another namespace',
-      ref: async (_ns, other) => ownerRef(await lab.create(configMap(other, 'elsewhere'))) as unknown as Record<string, unknown>,
+      ref: async (_ns, other) =>
+        ownerRef(await lab.create(configMap(other, 'elsewhere'))) as unknown as Record<string, unknown>,
     },
   ];
   for (const c of dangling) {
@@ -205,7 +244,11 @@ describe('garbage collector', () => {
     await lab.settle();
     const shared = lab.get('ConfigMap', ns, 'shared');
     assert.ok(shared, 'survives while b exists');
-    assert.deepEqual(shared.metadata.ownerReferences?.map((r) => r.name), ['b'], 'the dangling reference is dropped');
+    assert.deepEqual(
+      shared.metadata.ownerReferences?.map((r) => r.name),
+      ['b'],
+      'the dangling reference is dropped',
+    );
     await lab.del('ConfigMap', ns, 'b');
     await lab.settle();
     assert.equal(lab.get('ConfigMap', ns, 'shared'), undefined);
@@ -213,23 +256,42 @@ describe('garbage collector', () => {
 
   it('never collects what it cannot resolve: unknown owner kinds, or a cluster-scoped dependent naming a namespaced owner', async () => {
     const ns = await freshNamespace();
-    await lab.create(configMap(ns, 'unknown-kind', { ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Nothing', name: 'x', uid: '11111111-1111-1111-1111-111111111111' }] }));
+    await lab.create(
+      configMap(ns, 'unknown-kind', {
+        ownerReferences: [
+          { apiVersion: 'example.com/v1', kind: 'Nothing', name: 'x', uid: '11111111-1111-1111-1111-111111111111' },
+        ],
+      }),
+    );
     const nsOwner = await lab.create(configMap(ns, 'ns-owner'));
-    await lab.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `cluster-dep-${ns}`, ownerReferences: [ownerRef(nsOwner)] }, rules: [] });
+    await lab.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `cluster-dep-${ns}`, ownerReferences: [ownerRef(nsOwner)] },
+      rules: [],
+    });
     await lab.del('ConfigMap', ns, 'ns-owner');
     await lab.settle();
     assert.ok(lab.get('ConfigMap', ns, 'unknown-kind'));
     assert.ok(lab.get('ClusterRole', undefined, `cluster-dep-${ns}`));
   });
 
-  it('batch/v1 Jobs orphan their pods by default, with kube\'s warning; an explicit policy is not warned about', async () => {
+  it("batch/v1 Jobs orphan their pods by default, with kube's warning; an explicit policy is not warned about", async () => {
     const ns = await freshNamespace();
     const job = (name: string) => ({
-      apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: ns },
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: ns },
       spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
     });
     const pod = (name: string, owner: Awaited<ReturnType<Lab['create']>>) => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: ns,
+        ownerReferences: [ownerRef(owner, { controller: true, blockOwnerDeletion: true })],
+      },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
     const j1 = await lab.create(job('j1'));

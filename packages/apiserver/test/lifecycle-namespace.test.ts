@@ -32,10 +32,14 @@ function specFinalizers(name: string): string[] | undefined {
 }
 
 function condition(name: string, type: string): NamespaceCondition | undefined {
-  return ((ns(name)?.status as { conditions?: NamespaceCondition[] } | undefined)?.conditions ?? []).find((c) => c.type === type);
+  return ((ns(name)?.status as { conditions?: NamespaceCondition[] } | undefined)?.conditions ?? []).find(
+    (c) => c.type === type,
+  );
 }
 
-async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string; reason: string; details?: unknown }> {
+async function rejection(
+  p: Promise<unknown>,
+): Promise<{ code: number; message: string; reason: string; details?: unknown }> {
   try {
     await p;
   } catch (e) {
@@ -49,7 +53,8 @@ let refuseDeleteOf: string | undefined;
 const refusing = (inner: AdmissionChain): AdmissionChain => ({
   mutate: (a) => inner.mutate(a),
   validate: async (a) => {
-    if (a.operation === 'DELETE' && a.name === refuseDeleteOf) throw errors.forbidden(`configmaps "${a.name}" is forbidden: not yet`);
+    if (a.operation === 'DELETE' && a.name === refuseDeleteOf)
+      throw errors.forbidden(`configmaps "${a.name}" is forbidden: not yet`);
     await inner.validate(a);
   },
 });
@@ -82,17 +87,40 @@ describe('namespaces', () => {
   it('deleting a namespace removes every kind of content, then the namespace', async () => {
     const name = await namespace();
     await lab.create({
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.lifecycle.example.com' },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.lifecycle.example.com' },
       spec: {
-        group: 'lifecycle.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        group: 'lifecycle.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     });
     await lab.settle();
     await lab.create(configMap(name, 'cm'));
     await lab.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: name } });
-    await lab.create({ apiVersion: 'lifecycle.example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: name }, spec: { size: 1 } });
-    await lab.create({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: name }, involvedObject: { kind: 'ConfigMap', name: 'cm', namespace: name }, reason: 'Test', message: 'm' });
+    await lab.create({
+      apiVersion: 'lifecycle.example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: name },
+      spec: { size: 1 },
+    });
+    await lab.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: name },
+      involvedObject: { kind: 'ConfigMap', name: 'cm', namespace: name },
+      reason: 'Test',
+      message: 'm',
+    });
     await lab.settle();
     assert.ok(lab.get('ServiceAccount', name, 'default'), 'the namespace got its default ServiceAccount');
 
@@ -100,12 +128,19 @@ describe('namespaces', () => {
     assert.equal(r.deleted, false, 'the first DELETE only marks the namespace');
     await lab.settle();
     assert.equal(ns(name), undefined);
-    for (const [kind, n] of [['ConfigMap', 'cm'], ['Secret', 's'], ['Widget', 'w'], ['Event', 'e'], ['ServiceAccount', 'default'], ['ConfigMap', 'kube-root-ca.crt']] as const) {
+    for (const [kind, n] of [
+      ['ConfigMap', 'cm'],
+      ['Secret', 's'],
+      ['Widget', 'w'],
+      ['Event', 'e'],
+      ['ServiceAccount', 'default'],
+      ['ConfigMap', 'kube-root-ca.crt'],
+    ] as const) {
       assert.equal(lab.get(kind, name, n), undefined, `${kind} ${n} deleted`);
     }
   });
 
-  it('a finalizer on content keeps the namespace Terminating, with kube\'s conditions, and creates are refused', async () => {
+  it("a finalizer on content keeps the namespace Terminating, with kube's conditions, and creates are refused", async () => {
     const name = await namespace();
     await lab.create(configMap(name, 'held', { finalizers: ['example.com/hold'] }));
     await lab.create(configMap(name, 'free'));
@@ -120,17 +155,31 @@ describe('namespaces', () => {
     assert.ok(lab.get('ConfigMap', name, 'held')?.metadata.deletionTimestamp);
     assert.deepEqual(
       { ...condition(name, 'NamespaceContentRemaining'), lastTransitionTime: undefined },
-      { type: 'NamespaceContentRemaining', status: 'True', reason: 'SomeResourcesRemain', message: 'Some resources are remaining: configmaps. has 1 resource instances', lastTransitionTime: undefined },
+      {
+        type: 'NamespaceContentRemaining',
+        status: 'True',
+        reason: 'SomeResourcesRemain',
+        message: 'Some resources are remaining: configmaps. has 1 resource instances',
+        lastTransitionTime: undefined,
+      },
     );
-    assert.equal(condition(name, 'NamespaceFinalizersRemaining')?.message, 'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances');
+    assert.equal(
+      condition(name, 'NamespaceFinalizersRemaining')?.message,
+      'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+    );
     assert.equal(condition(name, 'NamespaceDeletionContentFailure')?.status, 'False');
     assert.equal(condition(name, 'NamespaceDeletionDiscoveryFailure')?.reason, 'ResourcesDiscovered');
 
     const err = await rejection(lab.create(configMap(name, 'late')));
     assert.equal(err.code, 403);
     assert.equal(err.reason, 'Forbidden');
-    assert.equal(err.message, `configmaps "late" is forbidden: unable to create new content in namespace ${name} because it is being terminated`);
-    assert.deepEqual((err.details as { causes: unknown[] }).causes, [{ reason: 'NamespaceTerminating', message: `namespace ${name} is being terminated`, field: 'metadata.namespace' }]);
+    assert.equal(
+      err.message,
+      `configmaps "late" is forbidden: unable to create new content in namespace ${name} because it is being terminated`,
+    );
+    assert.deepEqual((err.details as { causes: unknown[] }).causes, [
+      { reason: 'NamespaceTerminating', message: `namespace ${name} is being terminated`, field: 'metadata.namespace' },
+    ]);
 
     // Updating the Terminating namespace itself must not finish it early.
     await lab.update('Namespace', undefined, name, (o) => {
@@ -163,7 +212,12 @@ describe('namespaces', () => {
 
   it('a spec finalizer of another controller holds the namespace until removed', async () => {
     const name = `ns-${++counter}`;
-    await lab.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['kubernetes', 'example.com/other'] } });
+    await lab.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+      spec: { finalizers: ['kubernetes', 'example.com/other'] },
+    });
     await lab.del('Namespace', undefined, name);
     await lab.settle();
     assert.deepEqual(specFinalizers(name), ['example.com/other']);
@@ -172,8 +226,17 @@ describe('namespaces', () => {
     const rt = core.registry.byResource('', 'namespaces')!;
     const old = core.store.get(rt.storageKey, undefined, name)!;
     await core.lifecycle.write({
-      rt, version: 'v1', ctx: { user: { username: 'admin', groups: ['system:masters'] }, dryRun: false, fieldValidation: 'Strict', warnings: [] },
-      candidate: { ...old, spec: { finalizers: [] } }, old, subresource: 'finalize',
+      rt,
+      version: 'v1',
+      ctx: {
+        user: { username: 'admin', groups: ['system:masters'] },
+        dryRun: false,
+        fieldValidation: 'Strict',
+        warnings: [],
+      },
+      candidate: { ...old, spec: { finalizers: [] } },
+      old,
+      subresource: 'finalize',
     });
     assert.equal(ns(name), undefined);
   });
@@ -188,7 +251,10 @@ describe('namespaces', () => {
       const failure = condition(name, 'NamespaceDeletionContentFailure');
       assert.equal(failure?.status, 'True');
       assert.equal(failure?.reason, 'ContentDeletionFailed');
-      assert.match(failure?.message ?? '', /^Failed to delete all resource types, 1 remaining: configmaps\. "guarded": configmaps "guarded" is forbidden: not yet$/);
+      assert.match(
+        failure?.message ?? '',
+        /^Failed to delete all resource types, 1 remaining: configmaps\. "guarded": configmaps "guarded" is forbidden: not yet$/,
+      );
       refuseDeleteOf = undefined;
       for (let i = 0; i < 200 && ns(name); i++) await new Promise((r) => setTimeout(r, 25));
       assert.equal(ns(name), undefined, 'the retry deleted the content and the namespace');
@@ -218,6 +284,10 @@ describe('namespaces', () => {
     await lab.del('Namespace', undefined, name);
     await lab.settle();
     assert.equal(ns(name), undefined);
-    assert.equal(partsOf(lab.server).core.store.list('/configmaps', name).length + partsOf(lab.server).core.store.list('/secrets', name).length, 0);
+    assert.equal(
+      partsOf(lab.server).core.store.list('/configmaps', name).length +
+        partsOf(lab.server).core.store.list('/secrets', name).length,
+      0,
+    );
   });
 });

@@ -44,9 +44,11 @@ describe('ServiceAccount controller and root CA publisher', () => {
     }
   });
 
-  it('the published CA verifies the server\'s serving certificate', async () => {
+  it("the published CA verifies the server's serving certificate", async () => {
     const { X509Certificate } = await import('node:crypto');
-    const ca = new X509Certificate(lab.get('ConfigMap', 'default', ROOT_CA_CONFIGMAP)!.data!['ca.crt' as never] as string);
+    const ca = new X509Certificate(
+      lab.get('ConfigMap', 'default', ROOT_CA_CONFIGMAP)!.data!['ca.crt' as never] as string,
+    );
     assert.equal(ca.ca, true);
     assert.equal(ca.toString(), new X509Certificate(lab.server.caPem).toString());
   });
@@ -69,8 +71,14 @@ describe('ServiceAccount controller and root CA publisher', () => {
 
   const tampering: Array<[string, (ns: string) => Promise<unknown>]> = [
     ['deleted', (ns) => lab.del('ConfigMap', ns, ROOT_CA_CONFIGMAP)],
-    ['data edited', (ns) => lab.update('ConfigMap', ns, ROOT_CA_CONFIGMAP, (o) => void (o.data = { 'ca.crt': 'bogus', extra: 'x' }))],
-    ['annotation removed', (ns) => lab.update('ConfigMap', ns, ROOT_CA_CONFIGMAP, (o) => void (o.metadata.annotations = {}))],
+    [
+      'data edited',
+      (ns) => lab.update('ConfigMap', ns, ROOT_CA_CONFIGMAP, (o) => void (o.data = { 'ca.crt': 'bogus', extra: 'x' })),
+    ],
+    [
+      'annotation removed',
+      (ns) => lab.update('ConfigMap', ns, ROOT_CA_CONFIGMAP, (o) => void (o.metadata.annotations = {})),
+    ],
   ];
   for (const [what, tamper] of tampering) {
     it(`the CA ConfigMap is restored when ${what}`, async () => {

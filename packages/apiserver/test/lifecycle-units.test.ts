@@ -77,35 +77,62 @@ describe('WorkQueue', () => {
 
 describe('garbage collector object ids', () => {
   it('object ids round-trip, cluster-scoped ones too', () => {
-    assert.deepEqual(parseObjectId(objectId('apps/deployments', 'ns', 'web')), { storageKey: 'apps/deployments', namespace: 'ns', name: 'web' });
-    assert.deepEqual(parseObjectId(objectId('/namespaces', undefined, 'x')), { storageKey: '/namespaces', namespace: undefined, name: 'x' });
+    assert.deepEqual(parseObjectId(objectId('apps/deployments', 'ns', 'web')), {
+      storageKey: 'apps/deployments',
+      namespace: 'ns',
+      name: 'web',
+    });
+    assert.deepEqual(parseObjectId(objectId('/namespaces', undefined, 'x')), {
+      storageKey: '/namespaces',
+      namespace: undefined,
+      name: 'x',
+    });
   });
 });
 
 describe('namespace conditions', () => {
   const none: ContentTotals = { remaining: new Map(), finalizers: new Map(), failures: [] };
   const held: ContentTotals = {
-    remaining: new Map([['configmaps.', 2], ['widgets.example.com', 1]]),
-    finalizers: new Map([['b/f', 1], ['a/f', 2]]),
+    remaining: new Map([
+      ['configmaps.', 2],
+      ['widgets.example.com', 1],
+    ]),
+    finalizers: new Map([
+      ['b/f', 1],
+      ['a/f', 2],
+    ]),
     failures: ['z failed', 'a failed'],
   };
 
-  it('reports the five conditions, sorted lists and kube\'s texts', () => {
+  it("reports the five conditions, sorted lists and kube's texts", () => {
     const c = namespaceConditions(undefined, held, 'T1');
-    assert.deepEqual(c.map((x) => [x.type, x.status, x.reason]), [
-      ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered'],
-      ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions'],
-      ['NamespaceDeletionContentFailure', 'True', 'ContentDeletionFailed'],
-      ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain'],
-      ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain'],
-    ]);
+    assert.deepEqual(
+      c.map((x) => [x.type, x.status, x.reason]),
+      [
+        ['NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered'],
+        ['NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions'],
+        ['NamespaceDeletionContentFailure', 'True', 'ContentDeletionFailed'],
+        ['NamespaceContentRemaining', 'True', 'SomeResourcesRemain'],
+        ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain'],
+      ],
+    );
     assert.equal(c[2]!.message, 'Failed to delete all resource types, 2 remaining: a failed, z failed');
-    assert.equal(c[3]!.message, 'Some resources are remaining: configmaps. has 2 resource instances, widgets.example.com has 1 resource instances');
-    assert.equal(c[4]!.message, 'Some content in the namespace has finalizers remaining: a/f in 2 resource instances, b/f in 1 resource instances');
+    assert.equal(
+      c[3]!.message,
+      'Some resources are remaining: configmaps. has 2 resource instances, widgets.example.com has 1 resource instances',
+    );
+    assert.equal(
+      c[4]!.message,
+      'Some content in the namespace has finalizers remaining: a/f in 2 resource instances, b/f in 1 resource instances',
+    );
   });
 
   it('moves lastTransitionTime only when a status changes, and keeps foreign conditions', () => {
-    const first = namespaceConditions([{ type: 'Other', status: 'True', reason: 'R', message: 'm', lastTransitionTime: 'T0' }], held, 'T1');
+    const first = namespaceConditions(
+      [{ type: 'Other', status: 'True', reason: 'R', message: 'm', lastTransitionTime: 'T0' }],
+      held,
+      'T1',
+    );
     const fewer: ContentTotals = { ...held, remaining: new Map([['configmaps.', 1]]) };
     const second = namespaceConditions(first, fewer, 'T2');
     const remaining = second.find((c) => c.type === 'NamespaceContentRemaining')!;
@@ -113,7 +140,10 @@ describe('namespace conditions', () => {
     assert.equal(remaining.message, 'Some resources are remaining: configmaps. has 1 resource instances');
     const third = namespaceConditions(second, none, 'T3');
     assert.equal(third.find((c) => c.type === 'NamespaceContentRemaining')!.lastTransitionTime, 'T3');
-    assert.equal(third.find((c) => c.type === 'NamespaceContentRemaining')!.message, 'All content successfully removed');
+    assert.equal(
+      third.find((c) => c.type === 'NamespaceContentRemaining')!.message,
+      'All content successfully removed',
+    );
     assert.deepEqual(third[0], { type: 'Other', status: 'True', reason: 'R', message: 'm', lastTransitionTime: 'T0' });
   });
 });

@@ -30,14 +30,32 @@ const namespaced: ObjectMetaValidationOptions = { namespaced: true, nameValidati
 
 describe('validateObjectMeta', () => {
   const cases: { name: string; meta: unknown; opts?: ObjectMetaValidationOptions; want: StatusCause[] }[] = [
-    { name: 'valid object', meta: { name: 'web.example', namespace: 'default', labels: { app: 'web', 'example.com/tier': '' } }, want: [] },
-    { name: 'uppercase name', meta: { name: 'Foo', namespace: 'default' }, want: [invalid('metadata.name', `Invalid value: "Foo": ${SUBDOMAIN_RULE}`)] },
+    {
+      name: 'valid object',
+      meta: { name: 'web.example', namespace: 'default', labels: { app: 'web', 'example.com/tier': '' } },
+      want: [],
+    },
+    {
+      name: 'uppercase name',
+      meta: { name: 'Foo', namespace: 'default' },
+      want: [invalid('metadata.name', `Invalid value: "Foo": ${SUBDOMAIN_RULE}`)],
+    },
     {
       name: 'name too long',
       meta: { name: 'a'.repeat(254), namespace: 'default' },
       want: [invalid('metadata.name', `Invalid value: "${'a'.repeat(254)}": must be no more than 253 characters`)],
     },
-    { name: 'missing name', meta: { namespace: 'default' }, want: [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }] },
+    {
+      name: 'missing name',
+      meta: { namespace: 'default' },
+      want: [
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
+      ],
+    },
     {
       name: 'generateName is checked with its trailing dash masked',
       meta: { generateName: 'web-', name: 'web-abcde', namespace: 'default' },
@@ -46,15 +64,28 @@ describe('validateObjectMeta', () => {
     {
       name: 'bad generateName',
       meta: { generateName: 'Web-', name: 'Web-abcde', namespace: 'default' },
-      want: [invalid('metadata.generateName', `Invalid value: "Web-": ${SUBDOMAIN_RULE}`), invalid('metadata.name', `Invalid value: "Web-abcde": ${SUBDOMAIN_RULE}`)],
+      want: [
+        invalid('metadata.generateName', `Invalid value: "Web-": ${SUBDOMAIN_RULE}`),
+        invalid('metadata.name', `Invalid value: "Web-abcde": ${SUBDOMAIN_RULE}`),
+      ],
     },
-    { name: 'missing namespace', meta: { name: 'a' }, want: [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }] },
-    { name: 'bad namespace', meta: { name: 'a', namespace: 'my.ns' }, want: [invalid('metadata.namespace', 'Invalid value: "my.ns": must not contain dots')] },
+    {
+      name: 'missing namespace',
+      meta: { name: 'a' },
+      want: [{ reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' }],
+    },
+    {
+      name: 'bad namespace',
+      meta: { name: 'a', namespace: 'my.ns' },
+      want: [invalid('metadata.namespace', 'Invalid value: "my.ns": must not contain dots')],
+    },
     {
       name: 'namespace on a cluster-scoped kind',
       meta: { name: 'a', namespace: 'x' },
       opts: { namespaced: false, nameValidation: 'dns1123Subdomain' },
-      want: [{ reason: 'FieldValueForbidden', field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' }],
+      want: [
+        { reason: 'FieldValueForbidden', field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' },
+      ],
     },
     {
       name: 'namespace names are DNS-1123 labels',
@@ -78,18 +109,31 @@ describe('validateObjectMeta', () => {
       name: 'path-segment names reject slashes',
       meta: { name: 'a/b%' },
       opts: { namespaced: false, nameValidation: 'path-segment' },
-      want: [invalid('metadata.name', `Invalid value: "a/b%": may not contain '/'`), invalid('metadata.name', `Invalid value: "a/b%": may not contain '%'`)],
+      want: [
+        invalid('metadata.name', `Invalid value: "a/b%": may not contain '/'`),
+        invalid('metadata.name', `Invalid value: "a/b%": may not contain '%'`),
+      ],
     },
-    { name: 'negative generation', meta: { name: 'a', namespace: 'n', generation: -1 }, want: [invalid('metadata.generation', 'Invalid value: -1: must be greater than or equal to 0')] },
+    {
+      name: 'negative generation',
+      meta: { name: 'a', namespace: 'n', generation: -1 },
+      want: [invalid('metadata.generation', 'Invalid value: -1: must be greater than or equal to 0')],
+    },
     {
       name: 'bad label key and value',
       meta: { name: 'a', namespace: 'n', labels: { 'bad key': 'ok', good: 'bad value' } },
-      want: [invalid('metadata.labels', `Invalid value: "bad key": ${NAME_PART_RULE}`), invalid('metadata.labels', `Invalid value: "bad value": ${LABEL_VALUE_RULE}`)],
+      want: [
+        invalid('metadata.labels', `Invalid value: "bad key": ${NAME_PART_RULE}`),
+        invalid('metadata.labels', `Invalid value: "bad value": ${LABEL_VALUE_RULE}`),
+      ],
     },
     {
       name: 'label key prefix',
       meta: { name: 'a', namespace: 'n', labels: { 'Example.com/x': 'v', '/y': 'v' } },
-      want: [invalid('metadata.labels', `Invalid value: "Example.com/x": prefix part ${SUBDOMAIN_RULE}`), invalid('metadata.labels', 'Invalid value: "/y": prefix part must be non-empty')],
+      want: [
+        invalid('metadata.labels', `Invalid value: "Example.com/x": prefix part ${SUBDOMAIN_RULE}`),
+        invalid('metadata.labels', 'Invalid value: "/y": prefix part must be non-empty'),
+      ],
     },
     {
       name: 'label value too long',
@@ -99,7 +143,9 @@ describe('validateObjectMeta', () => {
     {
       name: 'label name part too long',
       meta: { name: 'a', namespace: 'n', labels: { ['k'.repeat(64)]: 'v' } },
-      want: [invalid('metadata.labels', `Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 characters`)],
+      want: [
+        invalid('metadata.labels', `Invalid value: "${'k'.repeat(64)}": name part must be no more than 63 characters`),
+      ],
     },
     {
       name: 'annotation keys ignore case',
@@ -109,7 +155,13 @@ describe('validateObjectMeta', () => {
     {
       name: 'annotations over 256 KiB',
       meta: { name: 'a', namespace: 'n', annotations: { big: 'x'.repeat(256 * 1024) } },
-      want: [{ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' }],
+      want: [
+        {
+          reason: 'FieldValueTooLong',
+          field: 'metadata.annotations',
+          message: 'Too long: must have at most 262144 bytes',
+        },
+      ],
     },
     {
       name: 'owner reference fields',
@@ -150,7 +202,11 @@ describe('validateObjectMeta', () => {
     },
     {
       name: 'finalizers',
-      meta: { name: 'a', namespace: 'n', finalizers: ['example.com/cleanup', 'bad finalizer', 'orphan', 'foregroundDeletion'] },
+      meta: {
+        name: 'a',
+        namespace: 'n',
+        finalizers: ['example.com/cleanup', 'bad finalizer', 'orphan', 'foregroundDeletion'],
+      },
       want: [
         invalid('metadata.finalizers', `Invalid value: "bad finalizer": ${NAME_PART_RULE}`),
         invalid(
@@ -161,7 +217,11 @@ describe('validateObjectMeta', () => {
     },
     {
       name: 'managed fields',
-      meta: { name: 'a', namespace: 'n', managedFields: [{ manager: 'm', operation: 'Patch', fieldsType: 'FieldsV2' }] },
+      meta: {
+        name: 'a',
+        namespace: 'n',
+        managedFields: [{ manager: 'm', operation: 'Patch', fieldsType: 'FieldsV2' }],
+      },
       want: [
         invalid('metadata.managedFields[0].operation', 'Invalid value: "Patch": must be `Apply` or `Update`'),
         invalid('metadata.managedFields[0].fieldsType', 'Invalid value: "FieldsV2": must be `FieldsV1`'),
@@ -170,7 +230,13 @@ describe('validateObjectMeta', () => {
     {
       name: 'labels that are not a string map',
       meta: { name: 'a', namespace: 'n', labels: { a: 1 } },
-      want: [{ reason: 'FieldValueTypeInvalid', field: 'metadata.labels[a]', message: 'Invalid value: 1: labels values must be strings' }],
+      want: [
+        {
+          reason: 'FieldValueTypeInvalid',
+          field: 'metadata.labels[a]',
+          message: 'Invalid value: 1: labels values must be strings',
+        },
+      ],
     },
   ];
   for (const c of cases) {
@@ -179,10 +245,21 @@ describe('validateObjectMeta', () => {
 });
 
 describe('validateObjectMetaUpdate', () => {
-  const old = { name: 'a', namespace: 'n', uid: 'u1', resourceVersion: '5', generation: 3, creationTimestamp: '2024-01-01T00:00:00Z' };
-  it('accepts an unchanged identity', () => assert.deepEqual(validateObjectMetaUpdate({ ...old, labels: { x: 'y' } }, old), []));
+  const old = {
+    name: 'a',
+    namespace: 'n',
+    uid: 'u1',
+    resourceVersion: '5',
+    generation: 3,
+    creationTimestamp: '2024-01-01T00:00:00Z',
+  };
+  it('accepts an unchanged identity', () =>
+    assert.deepEqual(validateObjectMetaUpdate({ ...old, labels: { x: 'y' } }, old), []));
   it('reports immutable and ordering problems', () => {
-    const got = validateObjectMetaUpdate({ ...old, name: 'b', uid: 'u2', resourceVersion: '', generation: 2, creationTimestamp: '2024-02-01T00:00:00Z' }, old);
+    const got = validateObjectMetaUpdate(
+      { ...old, name: 'b', uid: 'u2', resourceVersion: '', generation: 2, creationTimestamp: '2024-02-01T00:00:00Z' },
+      old,
+    );
     assert.deepEqual(got, [
       invalid('metadata.resourceVersion', 'Invalid value: "": must be specified for an update'),
       invalid('metadata.generation', 'Invalid value: 2: must not be decremented'),
@@ -194,7 +271,12 @@ describe('validateObjectMetaUpdate', () => {
   it('forbids new finalizers once deletion started', () => {
     const deleting = { ...old, deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['a.io/x'] };
     assert.deepEqual(validateObjectMetaUpdate({ ...deleting, finalizers: ['a.io/x', 'b.io/y'] }, deleting), [
-      { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b.io/y"}' },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'metadata.finalizers',
+        message:
+          'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b.io/y"}',
+      },
     ]);
     assert.deepEqual(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting), []);
   });
@@ -221,10 +303,28 @@ describe('string format helpers', () => {
   });
   it('label selectors in specs', () => {
     assert.deepEqual(
-      validateLabelSelector({ matchLabels: { app: 'x' }, matchExpressions: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['v'] }, { key: 'c', operator: 'Near' }] }, 'spec.selector'),
+      validateLabelSelector(
+        {
+          matchLabels: { app: 'x' },
+          matchExpressions: [
+            { key: 'a', operator: 'In' },
+            { key: 'b', operator: 'Exists', values: ['v'] },
+            { key: 'c', operator: 'Near' },
+          ],
+        },
+        'spec.selector',
+      ),
       [
-        { reason: 'FieldValueRequired', field: 'spec.selector.matchExpressions[0].values', message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" },
-        { reason: 'FieldValueForbidden', field: 'spec.selector.matchExpressions[1].values', message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" },
+        {
+          reason: 'FieldValueRequired',
+          field: 'spec.selector.matchExpressions[0].values',
+          message: "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+        },
+        {
+          reason: 'FieldValueForbidden',
+          field: 'spec.selector.matchExpressions[1].values',
+          message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        },
         invalid('spec.selector.matchExpressions[2].operator', 'Invalid value: "Near": not a valid selector operator'),
       ],
     );

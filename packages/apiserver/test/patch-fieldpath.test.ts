@@ -9,9 +9,37 @@ describe('fieldsV1 encoding', () => {
   it('writes "." first, then fields, keys, values and indexes in structured-merge-diff order', () => {
     const s = FieldSet.of(
       [f('spec'), f('ports')],
-      [f('spec'), f('ports'), { key: [['port', 80], ['protocol', 'TCP']] }],
-      [f('spec'), f('ports'), { key: [['port', 80], ['protocol', 'TCP']] }, f('port')],
-      [f('spec'), f('ports'), { key: [['port', 8], ['protocol', 'TCP']] }],
+      [
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 80],
+            ['protocol', 'TCP'],
+          ],
+        },
+      ],
+      [
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 80],
+            ['protocol', 'TCP'],
+          ],
+        },
+        f('port'),
+      ],
+      [
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 8],
+            ['protocol', 'TCP'],
+          ],
+        },
+      ],
       [f('metadata'), f('finalizers'), { value: 'b' }],
       [f('metadata'), f('finalizers'), { value: 'a' }],
       [f('spec'), f('a')],
@@ -27,11 +55,37 @@ describe('fieldsV1 encoding', () => {
       'f:spec': { 'f:ports': { 'k:{"protocol":"TCP","port":80}': { '.': {}, 'f:port': {} } }, 'x:future': {} },
       'f:data': { '.': {}, 'f:a': {} },
     });
-    assert.ok(s.has([f('spec'), f('ports'), { key: [['port', 80], ['protocol', 'TCP']] }]));
-    assert.ok(s.has([f('spec'), f('ports'), { key: [['port', 80], ['protocol', 'TCP']] }, f('port')]));
+    assert.ok(
+      s.has([
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 80],
+            ['protocol', 'TCP'],
+          ],
+        },
+      ]),
+    );
+    assert.ok(
+      s.has([
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 80],
+            ['protocol', 'TCP'],
+          ],
+        },
+        f('port'),
+      ]),
+    );
     assert.ok(s.has([f('data')]));
     assert.ok(!s.has([f('spec')]));
-    assert.deepEqual(s.toFieldsV1(), { 'f:data': { '.': {}, 'f:a': {} }, 'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } } });
+    assert.deepEqual(s.toFieldsV1(), {
+      'f:data': { '.': {}, 'f:a': {} },
+      'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } },
+    });
   });
 
   it('rejects malformed entries', () => {
@@ -46,9 +100,24 @@ describe('fieldsV1 encoding', () => {
   });
 
   it('prints paths as kube does in conflicts', () => {
-    assert.equal(pathString([f('spec'), f('containers'), { key: [['name', 'nginx']] }, f('image')]), '.spec.containers[name="nginx"].image');
+    assert.equal(
+      pathString([f('spec'), f('containers'), { key: [['name', 'nginx']] }, f('image')]),
+      '.spec.containers[name="nginx"].image',
+    );
     assert.equal(pathString([f('metadata'), f('finalizers'), { value: 'x' }]), '.metadata.finalizers[="x"]');
-    assert.equal(pathString([f('spec'), f('ports'), { key: [['port', 80], ['protocol', 'TCP']] }]), '.spec.ports[port=80,protocol="TCP"]');
+    assert.equal(
+      pathString([
+        f('spec'),
+        f('ports'),
+        {
+          key: [
+            ['port', 80],
+            ['protocol', 'TCP'],
+          ],
+        },
+      ]),
+      '.spec.ports[port=80,protocol="TCP"]',
+    );
   });
 });
 
@@ -81,7 +150,11 @@ describe('patch schemas', () => {
             tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
             args: { type: 'array', items: { type: 'string' } },
             labels: { type: 'object', additionalProperties: { type: 'string' } },
-            template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+            template: {
+              type: 'object',
+              'x-kubernetes-embedded-resource': true,
+              'x-kubernetes-preserve-unknown-fields': true,
+            },
           },
         },
       },
@@ -103,7 +176,11 @@ describe('patch schemas', () => {
     assert.equal(pod.fields.spec.fields.containers.item.fields.ports.patchMergeKey, 'containerPort');
     assert.equal(pod.fields.spec.fields.tolerations.listType, 'atomic');
     assert.equal((patchSchemaFor('rbac.authorization.k8s.io', 'v1', 'Role') as any).fields.rules.listType, 'atomic');
-    assert.equal((patchSchemaFor('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration') as any).fields.webhooks.patchMergeKey, 'name');
+    assert.equal(
+      (patchSchemaFor('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration') as any).fields.webhooks
+        .patchMergeKey,
+      'name',
+    );
     const unknown = patchSchemaFor('example.k8s.io', 'v1', 'Thing') as any;
     assert.equal(unknown.kind, 'struct');
     assert.equal(unknown.otherNamed, true);
@@ -114,7 +191,11 @@ describe('patch schemas', () => {
     const obj = { spec: { template: { spec: { containers: [{ name: 'a' }] } } } };
     assert.deepEqual(withZeroFields(obj, schema), {
       metadata: {},
-      spec: { selector: null, strategy: {}, template: { metadata: {}, spec: { containers: [{ name: 'a', resources: {} }] } } },
+      spec: {
+        selector: null,
+        strategy: {},
+        template: { metadata: {}, spec: { containers: [{ name: 'a', resources: {} }] } },
+      },
       status: {},
     });
     assert.deepEqual(obj, { spec: { template: { spec: { containers: [{ name: 'a' }] } } } });

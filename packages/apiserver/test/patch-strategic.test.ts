@@ -19,7 +19,16 @@ const deployment: Obj = {
       metadata: { labels: { app: 'web' } },
       spec: {
         containers: [
-          { name: 'app', image: 'app:1', args: ['--a', '--b'], env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80, protocol: 'TCP' }] },
+          {
+            name: 'app',
+            image: 'app:1',
+            args: ['--a', '--b'],
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+            ports: [{ containerPort: 80, protocol: 'TCP' }],
+          },
           { name: 'proxy', image: 'proxy:1' },
         ],
         volumes: [{ name: 'data', emptyDir: {} }],
@@ -50,21 +59,36 @@ const cases: Case[] = [
   {
     name: 'merges containers by name, leaving other containers and fields alone',
     patch: tmplSpec({ containers: [{ name: 'proxy', image: 'proxy:2' }] }),
-    check: (o) => assert.deepEqual(containersOf(o).map((c) => `${c.name}=${c.image}`), ['app=app:1', 'proxy=proxy:2']),
+    check: (o) =>
+      assert.deepEqual(
+        containersOf(o).map((c) => `${c.name}=${c.image}`),
+        ['app=app:1', 'proxy=proxy:2'],
+      ),
   },
   {
     name: 'adds a container that was not there (kube puts new items ahead of the live ones)',
     patch: tmplSpec({ containers: [{ name: 'sidecar', image: 'log:1' }] }),
-    check: (o) => assert.deepEqual(containersOf(o).map((c) => c.name), ['sidecar', 'app', 'proxy']),
+    check: (o) =>
+      assert.deepEqual(
+        containersOf(o).map((c) => c.name),
+        ['sidecar', 'app', 'proxy'],
+      ),
   },
   {
     name: 'merges env by name inside a merged container',
     patch: tmplSpec({ containers: [{ name: 'app', env: [{ name: 'B', value: '3' }] }] }),
-    check: (o) => assert.deepEqual(containersOf(o)[0]!.env, [{ name: 'A', value: '1' }, { name: 'B', value: '3' }]),
+    check: (o) =>
+      assert.deepEqual(containersOf(o)[0]!.env, [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '3' },
+      ]),
   },
   {
     name: 'replaces lists without a merge strategy (args, tolerations)',
-    patch: tmplSpec({ containers: [{ name: 'app', args: ['--c'] }], tolerations: [{ key: 'spot', operator: 'Exists' }] }),
+    patch: tmplSpec({
+      containers: [{ name: 'app', args: ['--c'] }],
+      tolerations: [{ key: 'spot', operator: 'Exists' }],
+    }),
     check: (o) => {
       assert.deepEqual(containersOf(o)[0]!.args, ['--c']);
       assert.deepEqual(o.spec.template.spec.tolerations, [{ key: 'spot', operator: 'Exists' }]);
@@ -73,7 +97,11 @@ const cases: Case[] = [
   {
     name: '$patch: delete removes the list item with that merge key',
     patch: tmplSpec({ containers: [{ name: 'proxy', $patch: 'delete' }] }),
-    check: (o) => assert.deepEqual(containersOf(o).map((c) => c.name), ['app']),
+    check: (o) =>
+      assert.deepEqual(
+        containersOf(o).map((c) => c.name),
+        ['app'],
+      ),
   },
   {
     name: '$patch: replace in a list replaces the whole list',
@@ -107,16 +135,31 @@ const cases: Case[] = [
   },
   {
     name: '$setElementOrder orders the merged list as the client asked',
-    patch: tmplSpec({ '$setElementOrder/containers': [{ name: 'proxy' }, { name: 'new' }, { name: 'app' }], containers: [{ name: 'new', image: 'n:1' }] }),
+    patch: tmplSpec({
+      '$setElementOrder/containers': [{ name: 'proxy' }, { name: 'new' }, { name: 'app' }],
+      containers: [{ name: 'new', image: 'n:1' }],
+    }),
     check: (o) => {
-      assert.deepEqual(containersOf(o).map((c) => c.name), ['proxy', 'new', 'app']);
-      assert.equal(Object.keys(o.spec.template.spec).some((k) => k.startsWith('$')), false);
+      assert.deepEqual(
+        containersOf(o).map((c) => c.name),
+        ['proxy', 'new', 'app'],
+      );
+      assert.equal(
+        Object.keys(o.spec.template.spec).some((k) => k.startsWith('$')),
+        false,
+      );
     },
   },
   {
     name: 'ports merge by containerPort',
-    patch: tmplSpec({ containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] }] }),
-    check: (o) => assert.deepEqual(containersOf(o)[0]!.ports, [{ containerPort: 80, protocol: 'TCP', name: 'http' }, { containerPort: 443 }]),
+    patch: tmplSpec({
+      containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] }],
+    }),
+    check: (o) =>
+      assert.deepEqual(containersOf(o)[0]!.ports, [
+        { containerPort: 80, protocol: 'TCP', name: 'http' },
+        { containerPort: 443 },
+      ]),
   },
   {
     name: 'volumes merge by name and accept $retainKeys inside an item',
@@ -125,7 +168,12 @@ const cases: Case[] = [
   },
   {
     name: 'a field the live object lacks is taken from the patch without nulls or directives',
-    patch: tmplSpec({ initContainers: [{ name: 'init', image: 'i:1', command: null }, { name: 'gone', $patch: 'delete' }] }),
+    patch: tmplSpec({
+      initContainers: [
+        { name: 'init', image: 'i:1', command: null },
+        { name: 'gone', $patch: 'delete' },
+      ],
+    }),
     check: (o) => assert.deepEqual(o.spec.template.spec.initContainers, [{ name: 'init', image: 'i:1' }]),
   },
   {
@@ -147,9 +195,23 @@ describe('strategic merge patch', () => {
   }
 
   it('pod status conditions merge by type', () => {
-    const pod = { status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'Scheduled', status: 'True' }] } };
-    const out = applyStrategicMergePatch(pod, { status: { conditions: [{ type: 'Ready', status: 'True' }] } }, podSchema) as Obj;
-    assert.deepEqual(out.status.conditions, [{ type: 'Ready', status: 'True' }, { type: 'Scheduled', status: 'True' }]);
+    const pod = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'Scheduled', status: 'True' },
+        ],
+      },
+    };
+    const out = applyStrategicMergePatch(
+      pod,
+      { status: { conditions: [{ type: 'Ready', status: 'True' }] } },
+      podSchema,
+    ) as Obj;
+    assert.deepEqual(out.status.conditions, [
+      { type: 'Ready', status: 'True' },
+      { type: 'Scheduled', status: 'True' },
+    ]);
   });
 });
 
@@ -162,11 +224,36 @@ describe('strategic merge patch errors', () => {
       code: 400,
       message: 'map: map[image:nameless] does not contain declared merge key: name',
     },
-    { name: '$patch: merge in a map', patch: { metadata: { labels: { $patch: 'merge', x: '1' } } }, code: 400, message: 'unknown patch type: merge in map: map[$patch:merge x:1]' },
-    { name: '$patch: merge in a list', patch: tmplSpec({ containers: [{ name: 'app', $patch: 'merge' }] }), code: 400, message: 'merging lists cannot yet be specified in the patch' },
-    { name: '$retainKeys that is not a list', patch: { spec: { strategy: { $retainKeys: 'type' } } }, code: 400, message: 'invalid patch format of retainKeys' },
-    { name: 'a patch key missing from $retainKeys', patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } }, code: 400, message: 'invalid patch format of retainKeys' },
-    { name: 'a malformed $deleteFromPrimitiveList key', patch: { metadata: { $deleteFromPrimitiveListfinalizers: ['x'] } }, code: 400, message: 'invalid patch format of primitive list' },
+    {
+      name: '$patch: merge in a map',
+      patch: { metadata: { labels: { $patch: 'merge', x: '1' } } },
+      code: 400,
+      message: 'unknown patch type: merge in map: map[$patch:merge x:1]',
+    },
+    {
+      name: '$patch: merge in a list',
+      patch: tmplSpec({ containers: [{ name: 'app', $patch: 'merge' }] }),
+      code: 400,
+      message: 'merging lists cannot yet be specified in the patch',
+    },
+    {
+      name: '$retainKeys that is not a list',
+      patch: { spec: { strategy: { $retainKeys: 'type' } } },
+      code: 400,
+      message: 'invalid patch format of retainKeys',
+    },
+    {
+      name: 'a patch key missing from $retainKeys',
+      patch: { spec: { strategy: { $retainKeys: ['type'], rollingUpdate: {} } } },
+      code: 400,
+      message: 'invalid patch format of retainKeys',
+    },
+    {
+      name: 'a malformed $deleteFromPrimitiveList key',
+      patch: { metadata: { $deleteFromPrimitiveListfinalizers: ['x'] } },
+      code: 400,
+      message: 'invalid patch format of primitive list',
+    },
     {
       name: 'a list of lists',
       target: { metadata: { finalizers: [] } },
@@ -174,7 +261,12 @@ describe('strategic merge patch errors', () => {
       code: 422,
       message: 'the server rejected our request due to an error in our request',
     },
-    { name: 'mixed element types in a merged list', patch: { metadata: { finalizers: [['x']] } }, code: 400, message: 'list element types are not identical: [[a/one b/two] [[x]]]' },
+    {
+      name: 'mixed element types in a merged list',
+      patch: { metadata: { finalizers: [['x']] } },
+      code: 400,
+      message: 'list element types are not identical: [[a/one b/two] [[x]]]',
+    },
   ];
   for (const c of errorCases) {
     it(c.name, () => {

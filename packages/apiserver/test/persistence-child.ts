@@ -10,7 +10,10 @@ import { type Durability, openPersistence } from '../src/storage/wal/persistence
 import { CONFIGMAPS, configMap } from './persistence-fixture.ts';
 
 const [dir, round, creates, workers, durability, snapshotAfterWrites] = process.argv.slice(2);
-const persistence = openPersistence(dir!, { durability: durability as Durability, snapshotAfterWrites: Number(snapshotAfterWrites) });
+const persistence = openPersistence(dir!, {
+  durability: durability as Durability,
+  snapshotAfterWrites: Number(snapshotAfterWrites),
+});
 const store = new ObjectStore();
 const report = persistence.load(store);
 process.stdout.write(`loaded ${report.rv} ${report.objects}\n`);

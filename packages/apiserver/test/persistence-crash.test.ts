@@ -35,8 +35,18 @@ interface ChildRun {
 }
 
 /** Runs one child, applying its acknowledged writes to `state`, and SIGKILLs it after `killAfterAcks` acks. */
-function runChild(dir: string, round: number, durability: Durability, killAfterAcks: number, state: Map<string, Version>): Promise<ChildRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(round), String(CREATES), String(WORKERS), durability, '150'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function runChild(
+  dir: string,
+  round: number,
+  durability: Durability,
+  killAfterAcks: number,
+  state: Map<string, Version>,
+): Promise<ChildRun> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CHILD, dir, String(round), String(CREATES), String(WORKERS), durability, '150'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const run: ChildRun = { acked: 0, lastAckedRv: 0, killed: false, inFlight: new Map(), stderr: '' };
   const pending = new Map<string, Op>(); // worker → the write it has begun and not yet had acknowledged
   let buffered = '';
@@ -71,7 +81,8 @@ function runChild(dir: string, round: number, durability: Durability, killAfterA
 
 function contents(store: ObjectStore): Map<string, Version> {
   const out = new Map<string, Version>();
-  for (const o of store.list(CONFIGMAPS)) out.set(o.metadata.name!, { rv: o.metadata.resourceVersion!, payload: (o.data as { payload: string }).payload });
+  for (const o of store.list(CONFIGMAPS))
+    out.set(o.metadata.name!, { rv: o.metadata.resourceVersion!, payload: (o.data as { payload: string }).payload });
   return out;
 }
 
@@ -85,7 +96,9 @@ function unexplained(acked: Map<string, Version>, restored: Map<string, Version>
     const op = inFlight.get(name);
     if (op?.op === 'delete' && got === undefined) continue;
     if (op && op.op !== 'delete' && got?.payload === op.payload) continue;
-    problems.push(`${name}: acknowledged ${JSON.stringify(want ?? 'absent')}, restored ${JSON.stringify(got ?? 'absent')}${op ? `, in flight: ${op.op} ${op.payload}` : ''}`);
+    problems.push(
+      `${name}: acknowledged ${JSON.stringify(want ?? 'absent')}, restored ${JSON.stringify(got ?? 'absent')}${op ? `, in flight: ${op.op} ${op.payload}` : ''}`,
+    );
   }
   return problems;
 }
@@ -107,14 +120,21 @@ describe('persistence: SIGKILL at a random moment loses no acknowledged write', 
         p.load(store);
         const restored = contents(store);
         assert.deepEqual(unexplained(state, restored, run.inFlight), [], context);
-        assert.ok(store.currentRv() >= run.lastAckedRv, `counter ${store.currentRv()} is not below the last acknowledged ${run.lastAckedRv}: ${context}`);
+        assert.ok(
+          store.currentRv() >= run.lastAckedRv,
+          `counter ${store.currentRv()} is not below the last acknowledged ${run.lastAckedRv}: ${context}`,
+        );
         const highest = Math.max(0, ...[...restored.values()].map((v) => Number(v.rv)));
         const next = store.commit(CONFIGMAPS, 'ADDED', configMap(`after-round-${round}`, 'probe'));
         assert.ok(Number(next.metadata.resourceVersion) > Math.max(highest, run.lastAckedRv), context);
         store.commit(CONFIGMAPS, 'DELETED', next);
         await p.flush();
         await p.close();
-        assert.deepEqual(warnings.filter((w) => !w.includes('cut off an incomplete last record')), [], context);
+        assert.deepEqual(
+          warnings.filter((w) => !w.includes('cut off an incomplete last record')),
+          [],
+          context,
+        );
         state = restored;
       }
     });

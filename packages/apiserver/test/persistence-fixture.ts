@@ -33,14 +33,20 @@ export function configMap(name: string, payload: string, bytes = 2048): KubeObje
 }
 
 export function namespace(name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, uid: `uid-ns-${name}` }, status: { phase: 'Active' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, uid: `uid-ns-${name}` },
+    status: { phase: 'Active' },
+  };
 }
 
 /** storage key → name → resourceVersion, the part of a store the crash test compares. */
 export function rvIndex(store: ObjectStore): Map<string, string> {
   const out = new Map<string, string>();
   for (const k of store.storageKeys()) {
-    for (const o of store.list(k)) out.set(`${k} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, o.metadata.resourceVersion!);
+    for (const o of store.list(k))
+      out.set(`${k} ${o.metadata.namespace ?? ''}/${o.metadata.name}`, o.metadata.resourceVersion!);
   }
   return out;
 }

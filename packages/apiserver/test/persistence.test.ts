@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ObjectStore } from '../src/storage/store.ts';
 import { logPath, snapshotPath } from '../src/storage/wal/data-files.ts';
-import { DataDirError, DataFileCorruptError, openPersistence, type PersistenceOptions } from '../src/storage/wal/persistence.ts';
+import {
+  DataDirError,
+  DataFileCorruptError,
+  openPersistence,
+  type PersistenceOptions,
+} from '../src/storage/wal/persistence.ts';
 import { encodeRecord, HEADER_BYTES } from '../src/storage/wal/record-codec.ts';
 import { CONFIGMAPS, configMap, dump, logRecords, NAMESPACES, namespace, tempDataDir } from './persistence-fixture.ts';
 
@@ -37,7 +42,10 @@ async function populated(opts: PersistenceOptions = {}) {
   return { dir, expected, lastRv, updated };
 }
 
-const files = (dir: string) => readdirSync(dir).filter((n) => n !== 'LOCK').sort();
+const files = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n !== 'LOCK')
+    .sort();
 
 describe('persistence: append and replay', () => {
   for (const durability of ['batch', 'always'] as const) {
@@ -46,7 +54,10 @@ describe('persistence: append and replay', () => {
       const { p, store, report } = open(dir, { durability });
       assert.deepEqual(dump(store), expected);
       assert.equal(store.get(CONFIGMAPS, 'default', 'cm-1'), store.list(CONFIGMAPS)[1]);
-      assert.equal(store.get(CONFIGMAPS, 'default', 'cm-1')!.metadata.resourceVersion, updated.metadata.resourceVersion);
+      assert.equal(
+        store.get(CONFIGMAPS, 'default', 'cm-1')!.metadata.resourceVersion,
+        updated.metadata.resourceVersion,
+      );
       assert.equal(store.get(CONFIGMAPS, 'default', 'cm-3'), undefined);
       assert.equal(report.objects, 5);
       assert.equal(report.persistedRv, lastRv);
@@ -78,8 +89,14 @@ describe('persistence: append and replay', () => {
   it('compacts history: a watch resumed from a resourceVersion before the restart gets 410', async () => {
     const { dir, lastRv } = await populated();
     const { p, store } = open(dir);
-    assert.throws(() => store.watch(CONFIGMAPS, lastRv - 1, () => {}), (e: Error & { code?: number }) => e.code === 410);
-    assert.throws(() => store.watch('/never-written', 1, () => {}), (e: Error & { code?: number }) => e.code === 410);
+    assert.throws(
+      () => store.watch(CONFIGMAPS, lastRv - 1, () => {}),
+      (e: Error & { code?: number }) => e.code === 410,
+    );
+    assert.throws(
+      () => store.watch('/never-written', 1, () => {}),
+      (e: Error & { code?: number }) => e.code === 410,
+    );
     const seen: string[] = [];
     store.watch(CONFIGMAPS, store.currentRv(), (e) => seen.push(e.object.metadata.name!));
     store.commit(CONFIGMAPS, 'ADDED', configMap('fresh', 'x'));
@@ -133,7 +150,12 @@ describe('persistence: snapshots and log rotation', () => {
     await p.close();
     const reloaded = open(dir);
     assert.equal(reloaded.report.snapshot, snapshotPath(dir, 2));
-    const want = { ...expected, [CONFIGMAPS]: expected[CONFIGMAPS]!.filter((o) => o.metadata.name !== 'cm-4').map((o) => (o.metadata.name === 'cm-0' ? after : o)) };
+    const want = {
+      ...expected,
+      [CONFIGMAPS]: expected[CONFIGMAPS]!.filter((o) => o.metadata.name !== 'cm-4').map((o) =>
+        o.metadata.name === 'cm-0' ? after : o,
+      ),
+    };
     assert.deepEqual(dump(reloaded.store), want);
     await reloaded.p.close();
   });
@@ -143,7 +165,11 @@ describe('persistence: snapshots and log rotation', () => {
     const opts = { snapshotAfterWrites: 50 };
     const { p, store } = open(dir, opts);
     for (let i = 0; i < 420; i++) {
-      store.commit(CONFIGMAPS, i % 7 === 6 ? 'MODIFIED' : 'ADDED', configMap(`cm-${i % 7 === 6 ? i - 1 : i}`, String(i), 512));
+      store.commit(
+        CONFIGMAPS,
+        i % 7 === 6 ? 'MODIFIED' : 'ADDED',
+        configMap(`cm-${i % 7 === 6 ? i - 1 : i}`, String(i), 512),
+      );
       if (i % 10 === 0) await p.flush();
       if (i % 25 === 0) await new Promise((r) => setImmediate(r));
     }
@@ -167,7 +193,10 @@ describe('persistence: snapshots and log rotation', () => {
       await new Promise((r) => setImmediate(r));
     }
     await p.close();
-    assert.ok(files(dir).some((n) => n.endsWith('.snap')), files(dir).join(' '));
+    assert.ok(
+      files(dir).some((n) => n.endsWith('.snap')),
+      files(dir).join(' '),
+    );
   });
 
   it('ignores an interrupted snapshot (.tmp) and replays the older chain instead', async () => {
@@ -184,12 +213,18 @@ describe('persistence: snapshots and log rotation', () => {
 describe('persistence: damaged data files', () => {
   const tornTails: Array<[string, (valid: Buffer) => Buffer]> = [
     ['part of a header', () => Buffer.from([1, 2, 3, 4, 5])],
-    ['a header and part of its payload', () => encodeRecord(Buffer.from('{"t":"put","k":"/configmaps","rv":99}')).subarray(0, HEADER_BYTES + 10)],
-    ['a whole last record with a bad payload checksum', () => {
-      const r = encodeRecord(Buffer.from('{"t":"rv","rv":1000}'));
-      r[r.length - 2] ^= 0xff;
-      return r;
-    }],
+    [
+      'a header and part of its payload',
+      () => encodeRecord(Buffer.from('{"t":"put","k":"/configmaps","rv":99}')).subarray(0, HEADER_BYTES + 10),
+    ],
+    [
+      'a whole last record with a bad payload checksum',
+      () => {
+        const r = encodeRecord(Buffer.from('{"t":"rv","rv":1000}'));
+        r[r.length - 2] ^= 0xff;
+        return r;
+      },
+    ],
     ['zeros (file size extended, data never written)', () => Buffer.alloc(4096)],
   ];
   for (const [name, tail] of tornTails) {
@@ -203,7 +238,10 @@ describe('persistence: damaged data files', () => {
       assert.equal(report.tornTail?.offset, validSize);
       assert.equal(warnings.length, 1);
       assert.match(warnings[0]!, new RegExp(`${path}: cut off an incomplete last record at byte offset ${validSize} `));
-      assert.ok(statSync(path).size >= validSize && logRecords(path).length > 0, 'the torn bytes are gone: the log scans clean');
+      assert.ok(
+        statSync(path).size >= validSize && logRecords(path).length > 0,
+        'the torn bytes are gone: the log scans clean',
+      );
       await p.close();
       assert.deepEqual(dump(open(dir).store), expected, 'writes appended after the cut replay too');
     });
@@ -228,13 +266,19 @@ describe('persistence: damaged data files', () => {
       const { dir } = await populated();
       const path = logPath(dir, 1);
       const offset = corruptRecord(path, 3, at);
-      assert.throws(() => open(dir), (e: Error) => {
-        assert.ok(e instanceof DataFileCorruptError, String(e));
-        assert.equal(e.path, path);
-        assert.equal(e.offset, offset);
-        assert.match(e.message, new RegExp(`^data file ${path} is corrupt at byte offset ${offset}: .*an intact record follows`));
-        return true;
-      });
+      assert.throws(
+        () => open(dir),
+        (e: Error) => {
+          assert.ok(e instanceof DataFileCorruptError, String(e));
+          assert.equal(e.path, path);
+          assert.equal(e.offset, offset);
+          assert.match(
+            e.message,
+            new RegExp(`^data file ${path} is corrupt at byte offset ${offset}: .*an intact record follows`),
+          );
+          return true;
+        },
+      );
     });
   }
 
@@ -243,8 +287,14 @@ describe('persistence: damaged data files', () => {
     await open(dir).p.close();
     const path = logPath(dir, 1);
     const size = statSync(path).size;
-    appendFileSync(path, Buffer.concat([encodeRecord(Buffer.from('{not json')), encodeRecord(Buffer.from('{"t":"rv","rv":5}'))]));
-    assert.throws(() => open(dir), new RegExp(`data file ${path} is corrupt at byte offset ${size}: record payload is not valid JSON`));
+    appendFileSync(
+      path,
+      Buffer.concat([encodeRecord(Buffer.from('{not json')), encodeRecord(Buffer.from('{"t":"rv","rv":5}'))]),
+    );
+    assert.throws(
+      () => open(dir),
+      new RegExp(`data file ${path} is corrupt at byte offset ${size}: record payload is not valid JSON`),
+    );
   });
 
   it('fails startup when resourceVersions in the log go backwards', async () => {
@@ -252,7 +302,12 @@ describe('persistence: damaged data files', () => {
     const path = logPath(dir, 1);
     const size = statSync(path).size;
     appendFileSync(path, encodeRecord(Buffer.from(JSON.stringify({ t: 'rv', rv: lastRv - 1 }))));
-    assert.throws(() => open(dir), new RegExp(`${path} is corrupt at byte offset ${size}: log record has resourceVersion ${lastRv - 1}, not after the preceding ${lastRv}`));
+    assert.throws(
+      () => open(dir),
+      new RegExp(
+        `${path} is corrupt at byte offset ${size}: log record has resourceVersion ${lastRv - 1}, not after the preceding ${lastRv}`,
+      ),
+    );
   });
 
   it('fails startup when a sealed (older) log ends in a damaged record', async () => {
@@ -264,17 +319,36 @@ describe('persistence: damaged data files', () => {
     const path = logPath(dir, 1);
     const last = logRecords(path).at(-1)!;
     truncateSync(path, statSync(path).size - 3);
-    assert.throws(() => open(dir), (e: Error) => e instanceof DataFileCorruptError && e.path === path && e.offset === last.offset && /truncated or damaged at its end/.test(e.message));
+    assert.throws(
+      () => open(dir),
+      (e: Error) =>
+        e instanceof DataFileCorruptError &&
+        e.path === path &&
+        e.offset === last.offset &&
+        /truncated or damaged at its end/.test(e.message),
+    );
   });
 
   const snapshotDamage: Array<[string, (buf: Buffer) => Buffer, RegExp]> = [
-    ['truncated before its trailer', (b) => b.subarray(0, b.length - 20), /is corrupt at byte offset \d+: .*(truncated|end of the file)/],
-    ['a flipped byte inside', (b) => {
-      const c = Buffer.from(b);
-      c[Math.floor(c.length / 2)] ^= 0x55;
-      return c;
-    }, /is corrupt at byte offset \d+: .*checksum mismatch/],
-    ['a wrong file header', (b) => Buffer.concat([Buffer.from('garbage!'), b.subarray(8)]), /is corrupt at byte offset 0: file header is "garbage!"/],
+    [
+      'truncated before its trailer',
+      (b) => b.subarray(0, b.length - 20),
+      /is corrupt at byte offset \d+: .*(truncated|end of the file)/,
+    ],
+    [
+      'a flipped byte inside',
+      (b) => {
+        const c = Buffer.from(b);
+        c[Math.floor(c.length / 2)] ^= 0x55;
+        return c;
+      },
+      /is corrupt at byte offset \d+: .*checksum mismatch/,
+    ],
+    [
+      'a wrong file header',
+      (b) => Buffer.concat([Buffer.from('garbage!'), b.subarray(8)]),
+      /is corrupt at byte offset 0: file header is "garbage!"/,
+    ],
     ['emptied', () => Buffer.alloc(0), /is corrupt at byte offset 0: file is 0 bytes/],
   ];
   for (const [what, damage, message] of snapshotDamage) {
@@ -285,21 +359,34 @@ describe('persistence: damaged data files', () => {
       await p.close();
       const path = snapshotPath(dir, 2);
       writeFileSync(path, damage(readFileSync(path)));
-      assert.throws(() => open(dir), (e: Error) => e instanceof DataFileCorruptError && e.path === path && message.test(e.message));
+      assert.throws(
+        () => open(dir),
+        (e: Error) => e instanceof DataFileCorruptError && e.path === path && message.test(e.message),
+      );
     });
   }
 
   it('fails startup when a log in the chain is missing', async () => {
     const { dir } = await populated();
     writeFileSync(logPath(dir, 3), readFileSync(logPath(dir, 1)).subarray(0, 8));
-    assert.throws(() => open(dir), (e: Error) => e instanceof DataDirError && e.message.includes(`${logPath(dir, 2)} is missing but ${logPath(dir, 3)} exists`));
+    assert.throws(
+      () => open(dir),
+      (e: Error) =>
+        e instanceof DataDirError && e.message.includes(`${logPath(dir, 2)} is missing but ${logPath(dir, 3)} exists`),
+    );
   });
 
   it('fails startup when the first log is missing and no snapshot covers it', async () => {
     const { dir } = await populated();
     writeFileSync(logPath(dir, 2), readFileSync(logPath(dir, 1)).subarray(0, 8));
     rmSync(logPath(dir, 1));
-    assert.throws(() => open(dir), (e: Error) => e instanceof DataDirError && e.message.includes(`${logPath(dir, 1)} is missing`) && e.message.includes('no snapshot covers it'));
+    assert.throws(
+      () => open(dir),
+      (e: Error) =>
+        e instanceof DataDirError &&
+        e.message.includes(`${logPath(dir, 1)} is missing`) &&
+        e.message.includes('no snapshot covers it'),
+    );
   });
 
   it('fails startup when the snapshot exists but its log does not', async () => {
@@ -308,7 +395,10 @@ describe('persistence: damaged data files', () => {
     await p.snapshot();
     await p.close();
     rmSync(logPath(dir, 2));
-    assert.throws(() => open(dir), (e: Error) => e instanceof DataDirError && e.message.includes(`${logPath(dir, 2)} is missing`));
+    assert.throws(
+      () => open(dir),
+      (e: Error) => e instanceof DataDirError && e.message.includes(`${logPath(dir, 2)} is missing`),
+    );
   });
 });
 
@@ -316,10 +406,19 @@ describe('persistence: directory lock', () => {
   it('refuses a directory held by a live process and takes over one left by a dead process', async () => {
     const dir = tempDataDir();
     const { p } = open(dir);
-    const alive = spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+    const alive = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       import { openPersistence } from ${JSON.stringify(join(process.cwd(), 'packages/apiserver/src/storage/wal/persistence.ts'))};
       try { openPersistence(${JSON.stringify(dir)}); console.log('opened'); } catch (e) { console.log(e.message); }
-    `], { encoding: 'utf8' });
+    `,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(alive.stdout, new RegExp(`data directory ${dir}: in use by process ${process.pid}`));
     await p.close();
     const dead = spawnSync('true');

@@ -43,7 +43,13 @@ describe('kubectl and PodSecurity admission', () => {
 
   it('labelling a namespace restricted warns about the pods already running there', async () => {
     await c.k(['run', 'old', '-n', 'psa', '--image=nginx:1.27']);
-    const r = await c.kubectl(['label', 'namespace', 'psa', 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted']);
+    const r = await c.kubectl([
+      'label',
+      'namespace',
+      'psa',
+      'pod-security.kubernetes.io/enforce=restricted',
+      'pod-security.kubernetes.io/warn=restricted',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /namespace\/psa labeled/);
     assert.equal(
@@ -56,7 +62,10 @@ describe('kubectl and PodSecurity admission', () => {
   it('a violating pod is refused with Error from server (Forbidden)', async () => {
     const r = await c.kubectl(['apply', '-f', '-'], { input: pod });
     assert.notEqual(r.code, 0);
-    assert.equal(r.stderr, `Error from server (Forbidden): error when creating "STDIN": pods "web" is forbidden: violates PodSecurity "restricted:latest": ${BARE('web')}\n`);
+    assert.equal(
+      r.stderr,
+      `Error from server (Forbidden): error when creating "STDIN": pods "web" is forbidden: violates PodSecurity "restricted:latest": ${BARE('web')}\n`,
+    );
   });
 
   it('a Deployment with a violating template is created with a PodSecurity warning', async () => {
@@ -67,8 +76,17 @@ describe('kubectl and PodSecurity admission', () => {
   });
 
   it('an invalid level is refused', async () => {
-    const r = await c.kubectl(['label', 'namespace', 'psa', '--overwrite', 'pod-security.kubernetes.io/enforce=strict']);
+    const r = await c.kubectl([
+      'label',
+      'namespace',
+      'psa',
+      '--overwrite',
+      'pod-security.kubernetes.io/enforce=strict',
+    ]);
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /Namespace "psa" is invalid: metadata\.labels\[pod-security\.kubernetes\.io\/enforce\]: Invalid value: "strict": must be one of privileged, baseline, restricted/);
+    assert.match(
+      r.stderr,
+      /Namespace "psa" is invalid: metadata\.labels\[pod-security\.kubernetes\.io\/enforce\]: Invalid value: "strict": must be one of privileged, baseline, restricted/,
+    );
   });
 });

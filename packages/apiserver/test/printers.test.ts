@@ -1,18 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinRowConditions, builtinTableColumns, builtinTableRow, hasBuiltinPrinter } from '../src/builtin/printers/index.ts';
+import {
+  builtinRowConditions,
+  builtinTableColumns,
+  builtinTableRow,
+  hasBuiltinPrinter,
+} from '../src/builtin/printers/index.ts';
 import type { KubeObject } from '../src/types.ts';
 
 const NOW = Date.parse('2024-06-01T12:00:00Z');
 const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString();
-const obj = (apiVersion: string, kind: string, rest: Record<string, unknown>, metadata: Record<string, unknown> = {}): KubeObject => ({
+const obj = (
+  apiVersion: string,
+  kind: string,
+  rest: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+): KubeObject => ({
   apiVersion,
   kind,
   metadata: { name: 'x', creationTimestamp: ago(300), ...metadata },
   ...rest,
 });
 
-const names = (group: string, kind: string) => builtinTableColumns(group, kind).map((c) => (c.priority ? `${c.name}*` : c.name));
+const names = (group: string, kind: string) =>
+  builtinTableColumns(group, kind).map((c) => (c.priority ? `${c.name}*` : c.name));
 
 describe('column definitions', () => {
   const cases: [string, string, string[]][] = [
@@ -20,15 +31,53 @@ describe('column definitions', () => {
     ['apps', 'Deployment', ['Name', 'Ready', 'Up-to-date', 'Available', 'Age', 'Containers*', 'Images*', 'Selector*']],
     ['batch', 'Job', ['Name', 'Status', 'Completions', 'Duration', 'Age', 'Containers*', 'Images*', 'Selector*']],
     ['', 'Service', ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age', 'Selector*']],
-    ['', 'Node', ['Name', 'Status', 'Roles', 'Age', 'Version', 'Internal-IP*', 'External-IP*', 'OS-Image*', 'Kernel-Version*', 'Container-Runtime*']],
-    ['', 'PersistentVolumeClaim', ['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode*']],
-    ['', 'Event', ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject*', 'Source*', 'Message', 'First Seen*', 'Count*', 'Name*']],
-    ['autoscaling', 'HorizontalPodAutoscaler', ['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age']],
+    [
+      '',
+      'Node',
+      [
+        'Name',
+        'Status',
+        'Roles',
+        'Age',
+        'Version',
+        'Internal-IP*',
+        'External-IP*',
+        'OS-Image*',
+        'Kernel-Version*',
+        'Container-Runtime*',
+      ],
+    ],
+    [
+      '',
+      'PersistentVolumeClaim',
+      [
+        'Name',
+        'Status',
+        'Volume',
+        'Capacity',
+        'Access Modes',
+        'StorageClass',
+        'VolumeAttributesClass',
+        'Age',
+        'VolumeMode*',
+      ],
+    ],
+    [
+      '',
+      'Event',
+      ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject*', 'Source*', 'Message', 'First Seen*', 'Count*', 'Name*'],
+    ],
+    [
+      'autoscaling',
+      'HorizontalPodAutoscaler',
+      ['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age'],
+    ],
     ['rbac.authorization.k8s.io', 'RoleBinding', ['Name', 'Role', 'Age', 'Users*', 'Groups*', 'ServiceAccounts*']],
     ['rbac.authorization.k8s.io', 'Role', ['Name', 'Created At']],
     ['apiextensions.k8s.io', 'CustomResourceDefinition', ['Name', 'Created At']],
   ];
-  for (const [group, kind, want] of cases) it(`${group || 'core'}/${kind}`, () => assert.deepEqual(names(group, kind), want));
+  for (const [group, kind, want] of cases)
+    it(`${group || 'core'}/${kind}`, () => assert.deepEqual(names(group, kind), want));
   it('marks the name column and types', () => {
     const [name, , , restarts] = builtinTableColumns('', 'Pod');
     assert.equal(name!.format, 'name');
@@ -41,7 +90,11 @@ describe('column definitions', () => {
 });
 
 const running = { running: { startedAt: ago(200) } };
-const podWith = (spec: Record<string, unknown>, status: Record<string, unknown>, metadata: Record<string, unknown> = {}) => obj('v1', 'Pod', { spec, status }, metadata);
+const podWith = (
+  spec: Record<string, unknown>,
+  status: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+) => obj('v1', 'Pod', { spec, status }, metadata);
 const twoContainers = { containers: [{ name: 'a' }, { name: 'b' }] };
 
 describe('pod STATUS, READY and RESTARTS', () => {
@@ -49,12 +102,24 @@ describe('pod STATUS, READY and RESTARTS', () => {
     ['pending unscheduled', podWith(twoContainers, { phase: 'Pending' }), ['0/2', 'Pending', '0']],
     [
       'container creating',
-      podWith(twoContainers, { phase: 'Pending', containerStatuses: [{ name: 'a', state: { waiting: { reason: 'ContainerCreating' } } }, { name: 'b', state: { waiting: { reason: 'ContainerCreating' } } }] }),
+      podWith(twoContainers, {
+        phase: 'Pending',
+        containerStatuses: [
+          { name: 'a', state: { waiting: { reason: 'ContainerCreating' } } },
+          { name: 'b', state: { waiting: { reason: 'ContainerCreating' } } },
+        ],
+      }),
       ['0/2', 'ContainerCreating', '0'],
     ],
     [
       'running and ready',
-      podWith(twoContainers, { phase: 'Running', containerStatuses: [{ name: 'a', ready: true, state: running }, { name: 'b', ready: true, state: running }] }),
+      podWith(twoContainers, {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'a', ready: true, state: running },
+          { name: 'b', ready: true, state: running },
+        ],
+      }),
       ['2/2', 'Running', '0'],
     ],
     [
@@ -63,24 +128,42 @@ describe('pod STATUS, READY and RESTARTS', () => {
         phase: 'Running',
         containerStatuses: [
           { name: 'a', ready: true, state: running },
-          { name: 'b', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastTerminationState: { terminated: { exitCode: 1, finishedAt: ago(90) } } },
+          {
+            name: 'b',
+            ready: false,
+            restartCount: 4,
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastTerminationState: { terminated: { exitCode: 1, finishedAt: ago(90) } },
+          },
         ],
       }),
       ['1/2', 'CrashLoopBackOff', '4 (90s ago)'],
     ],
     [
       'image pull backoff',
-      podWith({ containers: [{ name: 'a' }] }, { phase: 'Pending', containerStatuses: [{ name: 'a', state: { waiting: { reason: 'ImagePullBackOff' } } }] }),
+      podWith(
+        { containers: [{ name: 'a' }] },
+        { phase: 'Pending', containerStatuses: [{ name: 'a', state: { waiting: { reason: 'ImagePullBackOff' } } }] },
+      ),
       ['0/1', 'ImagePullBackOff', '0'],
     ],
     [
       'completed',
-      podWith({ containers: [{ name: 'a' }] }, { phase: 'Succeeded', containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } }] }),
+      podWith(
+        { containers: [{ name: 'a' }] },
+        {
+          phase: 'Succeeded',
+          containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+        },
+      ),
       ['0/1', 'Completed', '0'],
     ],
     [
       'terminated without reason',
-      podWith({ containers: [{ name: 'a' }] }, { phase: 'Failed', containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 137 } } }] }),
+      podWith(
+        { containers: [{ name: 'a' }] },
+        { phase: 'Failed', containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 137 } } }] },
+      ),
       ['0/1', 'ExitCode:137', '0'],
     ],
     [
@@ -88,7 +171,10 @@ describe('pod STATUS, READY and RESTARTS', () => {
       podWith(twoContainers, {
         phase: 'Running',
         conditions: [{ type: 'Ready', status: 'True' }],
-        containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } }, { name: 'b', ready: true, state: running }],
+        containerStatuses: [
+          { name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+          { name: 'b', ready: true, state: running },
+        ],
       }),
       ['1/2', 'Running', '0'],
     ],
@@ -96,52 +182,85 @@ describe('pod STATUS, READY and RESTARTS', () => {
       'one completed, one running, pod not ready',
       podWith(twoContainers, {
         phase: 'Running',
-        containerStatuses: [{ name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } }, { name: 'b', ready: true, state: running }],
+        containerStatuses: [
+          { name: 'a', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+          { name: 'b', ready: true, state: running },
+        ],
       }),
       ['1/2', 'NotReady', '0'],
     ],
     [
       'waiting on init containers',
-      podWith({ initContainers: [{ name: 'i1' }, { name: 'i2' }], containers: [{ name: 'a' }] }, {
-        phase: 'Pending',
-        initContainerStatuses: [{ name: 'i1', state: { terminated: { exitCode: 0 } } }, { name: 'i2', state: running }],
-        containerStatuses: [{ name: 'a', state: { waiting: { reason: 'PodInitializing' } } }],
-      }),
+      podWith(
+        { initContainers: [{ name: 'i1' }, { name: 'i2' }], containers: [{ name: 'a' }] },
+        {
+          phase: 'Pending',
+          initContainerStatuses: [
+            { name: 'i1', state: { terminated: { exitCode: 0 } } },
+            { name: 'i2', state: running },
+          ],
+          containerStatuses: [{ name: 'a', state: { waiting: { reason: 'PodInitializing' } } }],
+        },
+      ),
       ['0/1', 'Init:1/2', '0'],
     ],
     [
       'init container crash loop',
-      podWith({ initContainers: [{ name: 'i1' }], containers: [{ name: 'a' }] }, {
-        phase: 'Pending',
-        initContainerStatuses: [{ name: 'i1', restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
-      }),
+      podWith(
+        { initContainers: [{ name: 'i1' }], containers: [{ name: 'a' }] },
+        {
+          phase: 'Pending',
+          initContainerStatuses: [{ name: 'i1', restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+        },
+      ),
       ['0/1', 'Init:CrashLoopBackOff', '2'],
     ],
     [
       'init container failed',
-      podWith({ initContainers: [{ name: 'i1' }], containers: [{ name: 'a' }] }, { phase: 'Pending', initContainerStatuses: [{ name: 'i1', state: { terminated: { exitCode: 2 } } }] }),
+      podWith(
+        { initContainers: [{ name: 'i1' }], containers: [{ name: 'a' }] },
+        { phase: 'Pending', initContainerStatuses: [{ name: 'i1', state: { terminated: { exitCode: 2 } } }] },
+      ),
       ['0/1', 'Init:ExitCode:2', '0'],
     ],
     [
       'sidecar init container counts as a container',
-      podWith({ initContainers: [{ name: 's', restartPolicy: 'Always' }], containers: [{ name: 'a' }] }, {
-        phase: 'Running',
-        conditions: [{ type: 'Initialized', status: 'True' }],
-        initContainerStatuses: [{ name: 's', started: true, ready: true, state: running }],
-        containerStatuses: [{ name: 'a', ready: true, state: running }],
-      }),
+      podWith(
+        { initContainers: [{ name: 's', restartPolicy: 'Always' }], containers: [{ name: 'a' }] },
+        {
+          phase: 'Running',
+          conditions: [{ type: 'Initialized', status: 'True' }],
+          initContainerStatuses: [{ name: 's', started: true, ready: true, state: running }],
+          containerStatuses: [{ name: 'a', ready: true, state: running }],
+        },
+      ),
       ['2/2', 'Running', '0'],
     ],
     [
       'terminating',
-      podWith({ containers: [{ name: 'a' }] }, { phase: 'Running', containerStatuses: [{ name: 'a', ready: true, state: running }] }, { deletionTimestamp: ago(1) }),
+      podWith(
+        { containers: [{ name: 'a' }] },
+        { phase: 'Running', containerStatuses: [{ name: 'a', ready: true, state: running }] },
+        { deletionTimestamp: ago(1) },
+      ),
       ['1/1', 'Terminating', '0'],
     ],
-    ['node lost', podWith({ containers: [{ name: 'a' }] }, { phase: 'Running', reason: 'NodeLost' }, { deletionTimestamp: ago(1) }), ['0/1', 'Unknown', '0']],
-    ['evicted', podWith({ containers: [{ name: 'a' }] }, { phase: 'Failed', reason: 'Evicted' }), ['0/1', 'Evicted', '0']],
+    [
+      'node lost',
+      podWith({ containers: [{ name: 'a' }] }, { phase: 'Running', reason: 'NodeLost' }, { deletionTimestamp: ago(1) }),
+      ['0/1', 'Unknown', '0'],
+    ],
+    [
+      'evicted',
+      podWith({ containers: [{ name: 'a' }] }, { phase: 'Failed', reason: 'Evicted' }),
+      ['0/1', 'Evicted', '0'],
+    ],
     [
       'scheduling gated',
-      podWith({ containers: [{ name: 'a' }] }, { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] }),
+      podWith(
+        { containers: [{ name: 'a' }] },
+        { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] },
+      ),
       ['0/1', 'SchedulingGated', '0'],
     ],
   ];
@@ -154,19 +273,37 @@ describe('pod STATUS, READY and RESTARTS', () => {
   }
   it('wide cells', () => {
     const pod = podWith(
-      { containers: [{ name: 'a' }], nodeName: 'node-1', readinessGates: [{ conditionType: 'g1' }, { conditionType: 'g2' }] },
+      {
+        containers: [{ name: 'a' }],
+        nodeName: 'node-1',
+        readinessGates: [{ conditionType: 'g1' }, { conditionType: 'g2' }],
+      },
       { phase: 'Running', podIPs: [{ ip: '10.1.0.4' }], conditions: [{ type: 'g1', status: 'True' }] },
     );
     assert.deepEqual(builtinTableRow('', 'Pod', pod, NOW).slice(5), ['10.1.0.4', 'node-1', '<none>', '1/2']);
-    assert.deepEqual(builtinTableRow('', 'Pod', podWith({ containers: [] }, {}), NOW).slice(5), ['<none>', '<none>', '<none>', '<none>']);
+    assert.deepEqual(builtinTableRow('', 'Pod', podWith({ containers: [] }, {}), NOW).slice(5), [
+      '<none>',
+      '<none>',
+      '<none>',
+      '<none>',
+    ]);
   });
   it('marks finished pods Completed', () => {
-    assert.deepEqual(builtinRowConditions('', 'Pod', podWith({}, { phase: 'Succeeded' })), [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
+    assert.deepEqual(builtinRowConditions('', 'Pod', podWith({}, { phase: 'Succeeded' })), [
+      { type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' },
+    ]);
     assert.equal(builtinRowConditions('', 'Pod', podWith({}, { phase: 'Running' })), undefined);
   });
 });
 
-const template = { spec: { containers: [{ name: 'app', image: 'nginx:1' }, { name: 'side', image: 'busybox' }] } };
+const template = {
+  spec: {
+    containers: [
+      { name: 'app', image: 'nginx:1' },
+      { name: 'side', image: 'busybox' },
+    ],
+  },
+};
 
 describe('rows for other kinds', () => {
   const cases: [string, string, string, KubeObject, unknown[]][] = [
@@ -174,21 +311,30 @@ describe('rows for other kinds', () => {
       'deployment',
       'apps',
       'Deployment',
-      obj('apps/v1', 'Deployment', { spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template }, status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 } }),
+      obj('apps/v1', 'Deployment', {
+        spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template },
+        status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
+      }),
       ['x', '2/3', 3, 2, '5m', 'app,side', 'nginx:1,busybox', 'app=web'],
     ],
     [
       'replicaset',
       'apps',
       'ReplicaSet',
-      obj('apps/v1', 'ReplicaSet', { spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template }, status: { replicas: 2, readyReplicas: 1 } }),
+      obj('apps/v1', 'ReplicaSet', {
+        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template },
+        status: { replicas: 2, readyReplicas: 1 },
+      }),
       ['x', 2, 2, 1, '5m', 'app,side', 'nginx:1,busybox', 'app=web'],
     ],
     [
       'running job',
       'batch',
       'Job',
-      obj('batch/v1', 'Job', { spec: { completions: 3, selector: { matchLabels: { j: 'x' } }, template }, status: { succeeded: 1, startTime: ago(65) } }),
+      obj('batch/v1', 'Job', {
+        spec: { completions: 3, selector: { matchLabels: { j: 'x' } }, template },
+        status: { succeeded: 1, startTime: ago(65) },
+      }),
       ['x', 'Running', '1/3', '65s', '5m', 'app,side', 'nginx:1,busybox', 'j=x'],
     ],
     [
@@ -197,7 +343,12 @@ describe('rows for other kinds', () => {
       'Job',
       obj('batch/v1', 'Job', {
         spec: { parallelism: 2, template },
-        status: { succeeded: 1, startTime: ago(300), completionTime: ago(60), conditions: [{ type: 'Complete', status: 'True' }] },
+        status: {
+          succeeded: 1,
+          startTime: ago(300),
+          completionTime: ago(60),
+          conditions: [{ type: 'Complete', status: 'True' }],
+        },
       }),
       ['x', 'Complete', '1/1 of 2', '4m', '5m', 'app,side', 'nginx:1,busybox', '<none>'],
     ],
@@ -205,14 +356,31 @@ describe('rows for other kinds', () => {
       'cluster-ip service',
       '',
       'Service',
-      obj('v1', 'Service', { spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ port: 53, protocol: 'UDP' }, { port: 80, protocol: 'TCP' }], selector: { app: 'dns' } } }),
+      obj('v1', 'Service', {
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: '10.96.0.10',
+          clusterIPs: ['10.96.0.10'],
+          ports: [
+            { port: 53, protocol: 'UDP' },
+            { port: 80, protocol: 'TCP' },
+          ],
+          selector: { app: 'dns' },
+        },
+      }),
       ['x', 'ClusterIP', '10.96.0.10', '<none>', '53/UDP,80/TCP', '5m', 'app=dns'],
     ],
     [
       'pending load balancer',
       '',
       'Service',
-      obj('v1', 'Service', { spec: { type: 'LoadBalancer', clusterIPs: ['10.0.0.1'], ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }] } }),
+      obj('v1', 'Service', {
+        spec: {
+          type: 'LoadBalancer',
+          clusterIPs: ['10.0.0.1'],
+          ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }],
+        },
+      }),
       ['x', 'LoadBalancer', '10.0.0.1', '<pending>', '80:30080/TCP', '5m', '<none>'],
     ],
     [
@@ -222,7 +390,13 @@ describe('rows for other kinds', () => {
       obj('v1', 'Service', { spec: { type: 'ExternalName', externalName: 'db.example.com' } }),
       ['x', 'ExternalName', '<none>', 'db.example.com', '<none>', '5m', '<none>'],
     ],
-    ['configmap', '', 'ConfigMap', obj('v1', 'ConfigMap', { data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }), ['x', 3, '5m']],
+    [
+      'configmap',
+      '',
+      'ConfigMap',
+      obj('v1', 'ConfigMap', { data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }),
+      ['x', 3, '5m'],
+    ],
     ['secret', '', 'Secret', obj('v1', 'Secret', { type: 'Opaque', data: { a: 'MQ==' } }), ['x', 'Opaque', 1, '5m']],
     ['namespace', '', 'Namespace', obj('v1', 'Namespace', { status: { phase: 'Active' } }), ['x', 'Active', '5m']],
     [
@@ -234,11 +408,26 @@ describe('rows for other kinds', () => {
         'Node',
         {
           spec: { unschedulable: true },
-          status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' }, addresses: [{ type: 'InternalIP', address: '192.168.0.2' }] },
+          status: {
+            conditions: [{ type: 'Ready', status: 'True' }],
+            nodeInfo: { kubeletVersion: 'v1.32.0' },
+            addresses: [{ type: 'InternalIP', address: '192.168.0.2' }],
+          },
         },
         { labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/role': 'master' } },
       ),
-      ['x', 'Ready,SchedulingDisabled', 'control-plane,master', '5m', 'v1.32.0', '192.168.0.2', '<none>', '<unknown>', '<unknown>', '<unknown>'],
+      [
+        'x',
+        'Ready,SchedulingDisabled',
+        'control-plane,master',
+        '5m',
+        'v1.32.0',
+        '192.168.0.2',
+        '<none>',
+        '<unknown>',
+        '<unknown>',
+        '<unknown>',
+      ],
     ],
     [
       'bound pvc',
@@ -271,7 +460,18 @@ describe('rows for other kinds', () => {
         lastTimestamp: ago(30),
         count: 7,
       }),
-      ['30s', 'Warning', 'BackOff', 'pod/web-1', 'spec.containers{app}', 'kubelet, node-1', 'Back-off restarting failed container', '10m', 7, 'x'],
+      [
+        '30s',
+        'Warning',
+        'BackOff',
+        'pod/web-1',
+        'spec.containers{app}',
+        'kubelet, node-1',
+        'Back-off restarting failed container',
+        '10m',
+        7,
+        'x',
+      ],
     ],
     [
       'events.k8s.io event with series',
@@ -293,10 +493,18 @@ describe('rows for other kinds', () => {
       'endpoints',
       '',
       'Endpoints',
-      obj('v1', 'Endpoints', { subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80 }, { port: 443 }] }] }),
+      obj('v1', 'Endpoints', {
+        subsets: [{ addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80 }, { port: 443 }] }],
+      }),
       ['x', '10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 1 more...', '5m'],
     ],
-    ['lease', 'coordination.k8s.io', 'Lease', obj('coordination.k8s.io/v1', 'Lease', { spec: { holderIdentity: 'op-1' } }), ['x', 'op-1', '5m']],
+    [
+      'lease',
+      'coordination.k8s.io',
+      'Lease',
+      obj('coordination.k8s.io/v1', 'Lease', { spec: { holderIdentity: 'op-1' } }),
+      ['x', 'op-1', '5m'],
+    ],
     [
       'rolebinding',
       'rbac.authorization.k8s.io',
@@ -319,7 +527,13 @@ describe('rows for other kinds', () => {
       obj('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', { webhooks: [{}, {}] }),
       ['x', 2, '5m'],
     ],
-    ['role uses the default table', 'rbac.authorization.k8s.io', 'Role', obj('rbac.authorization.k8s.io/v1', 'Role', {}, { creationTimestamp: '2024-05-01T10:20:30.456Z' }), ['x', '2024-05-01T10:20:30Z']],
+    [
+      'role uses the default table',
+      'rbac.authorization.k8s.io',
+      'Role',
+      obj('rbac.authorization.k8s.io/v1', 'Role', {}, { creationTimestamp: '2024-05-01T10:20:30.456Z' }),
+      ['x', '2024-05-01T10:20:30Z'],
+    ],
     [
       'hpa v2',
       'autoscaling',
@@ -335,7 +549,10 @@ describe('rows for other kinds', () => {
             { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi' } } },
           ],
         },
-        status: { currentReplicas: 2, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 40 } } }] },
+        status: {
+          currentReplicas: 2,
+          currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 40 } } }],
+        },
       }),
       ['x', 'Deployment/web', 'cpu: 40%/80%, <unknown>/10 + 1 more...', '1', 5, 2, '5m'],
     ],
@@ -343,10 +560,23 @@ describe('rows for other kinds', () => {
       'hpa v1',
       'autoscaling',
       'HorizontalPodAutoscaler',
-      obj('autoscaling/v1', 'HorizontalPodAutoscaler', { spec: { scaleTargetRef: { kind: 'Deployment', name: 'web' }, maxReplicas: 3, targetCPUUtilizationPercentage: 50 }, status: {} }),
+      obj('autoscaling/v1', 'HorizontalPodAutoscaler', {
+        spec: {
+          scaleTargetRef: { kind: 'Deployment', name: 'web' },
+          maxReplicas: 3,
+          targetCPUUtilizationPercentage: 50,
+        },
+        status: {},
+      }),
       ['x', 'Deployment/web', 'cpu: <unknown>/50%', '<unset>', 3, 0, '5m'],
     ],
-    ['pdb', 'policy', 'PodDisruptionBudget', obj('policy/v1', 'PodDisruptionBudget', { spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } }), ['x', '50%', 'N/A', 1, '5m']],
+    [
+      'pdb',
+      'policy',
+      'PodDisruptionBudget',
+      obj('policy/v1', 'PodDisruptionBudget', { spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } }),
+      ['x', '50%', 'N/A', 1, '5m'],
+    ],
     [
       'ingress',
       'networking.k8s.io',
@@ -357,8 +587,20 @@ describe('rows for other kinds', () => {
       }),
       ['x', 'nginx', 'a.example.com', '10.0.0.9,lb.example.com', '80, 443', '5m'],
     ],
-    ['network policy', 'networking.k8s.io', 'NetworkPolicy', obj('networking.k8s.io/v1', 'NetworkPolicy', { spec: { podSelector: {} } }), ['x', '<none>', '5m']],
-    ['unknown age', '', 'ConfigMap', obj('v1', 'ConfigMap', {}, { creationTimestamp: undefined }), ['x', 0, '<unknown>']],
+    [
+      'network policy',
+      'networking.k8s.io',
+      'NetworkPolicy',
+      obj('networking.k8s.io/v1', 'NetworkPolicy', { spec: { podSelector: {} } }),
+      ['x', '<none>', '5m'],
+    ],
+    [
+      'unknown age',
+      '',
+      'ConfigMap',
+      obj('v1', 'ConfigMap', {}, { creationTimestamp: undefined }),
+      ['x', 0, '<unknown>'],
+    ],
   ];
   for (const [name, group, kind, o, want] of cases) {
     it(name, () => {

@@ -53,7 +53,9 @@ const unknownFields = Buffer.concat([
   Buffer.concat([key(904, 3), int(1, 5), bytes(2, 'in-group'), key(904, 4)]),
 ]);
 
-const FIXTURES = JSON.parse(readFileSync(new URL('./fixtures/kubectl-protobuf-bodies.json', import.meta.url), 'utf8')) as {
+const FIXTURES = JSON.parse(
+  readFileSync(new URL('./fixtures/kubectl-protobuf-bodies.json', import.meta.url), 'utf8'),
+) as {
   command: string;
   request: string;
   expectedFrom: string;
@@ -63,11 +65,32 @@ const FIXTURES = JSON.parse(readFileSync(new URL('./fixtures/kubectl-protobuf-bo
 
 describe('protobuf bodies recorded from kubectl 1.32', () => {
   for (const f of FIXTURES) {
-    it(`${f.command} (${f.request})`, () => assert.deepEqual(decodeKubeProtobuf(Buffer.from(f.body, 'base64')), f.expected));
+    it(`${f.command} (${f.request})`, () =>
+      assert.deepEqual(decodeKubeProtobuf(Buffer.from(f.body, 'base64')), f.expected));
   }
   it('covers every command the lead asked for', () => {
     const all = FIXTURES.map((f) => f.command).join('\n');
-    for (const c of ['configmap', 'secret generic', 'docker-registry', 'namespace', 'serviceaccount', 'deployment', 'service clusterip', 'create job', 'create role', 'clusterrole ', 'rolebinding', 'clusterrolebinding', 'poddisruptionbudget', 'ingress', 'quota', 'priorityclass', 'create token', 'auth can-i', 'auth whoami']) {
+    for (const c of [
+      'configmap',
+      'secret generic',
+      'docker-registry',
+      'namespace',
+      'serviceaccount',
+      'deployment',
+      'service clusterip',
+      'create job',
+      'create role',
+      'clusterrole ',
+      'rolebinding',
+      'clusterrolebinding',
+      'poddisruptionbudget',
+      'ingress',
+      'quota',
+      'priorityclass',
+      'create token',
+      'auth can-i',
+      'auth whoami',
+    ]) {
       assert.ok(all.includes(c), c);
     }
   });
@@ -87,7 +110,8 @@ describe('isKubeProtobuf', () => {
 });
 
 describe('Go presence and omitempty rules', () => {
-  const deployment = (...spec: Buffer[]) => decodeKubeProtobuf(envelope('apps/v1', 'Deployment', meta('d'), msg(2, ...spec))) as Obj;
+  const deployment = (...spec: Buffer[]) =>
+    decodeKubeProtobuf(envelope('apps/v1', 'Deployment', meta('d'), msg(2, ...spec))) as Obj;
   it('keeps a pointer field sent as zero (replicas: 0) and omits it when absent', () => {
     assert.equal(deployment(int(1, 0)).spec.replicas, 0);
     assert.equal('replicas' in deployment().spec, false);
@@ -100,24 +124,39 @@ describe('Go presence and omitempty rules', () => {
     assert.deepEqual(d.status, {});
   });
   it('omits zero plain (non-pointer) omitempty scalars even when they are on the wire', () => {
-    const d = decodeKubeProtobuf(envelope('v1', 'ConfigMap', msg(1, bytes(1, 'c'), bytes(2, ''), int(7, 0)), int(4, 0))) as Obj;
-    assert.deepEqual(d, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', creationTimestamp: null }, immutable: false });
+    const d = decodeKubeProtobuf(
+      envelope('v1', 'ConfigMap', msg(1, bytes(1, 'c'), bytes(2, ''), int(7, 0)), int(4, 0)),
+    ) as Obj;
+    assert.deepEqual(d, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', creationTimestamp: null },
+      immutable: false,
+    });
   });
   it('writes a non-omitempty scalar even when absent (PriorityClass.value)', () => {
     assert.equal(decodeKubeProtobuf(envelope('scheduling.k8s.io/v1', 'PriorityClass', meta('p'))).value, 0);
   });
   it('writes null for non-omitempty lists and pointers (TokenRequest spec)', () => {
-    assert.deepEqual(decodeKubeProtobuf(envelope('authentication.k8s.io/v1', 'TokenRequest', meta('t'))).spec, { audiences: null, expirationSeconds: null, boundObjectRef: null });
+    assert.deepEqual(decodeKubeProtobuf(envelope('authentication.k8s.io/v1', 'TokenRequest', meta('t'))).spec, {
+      audiences: null,
+      expirationSeconds: null,
+      boundObjectRef: null,
+    });
   });
   it('inlines json:",inline" members (EphemeralContainer.EphemeralContainerCommon)', () => {
     const eph = msg(34, msg(1, bytes(1, 'dbg'), bytes(2, 'busybox')), bytes(2, 'main'));
     const pod = decodeKubeProtobuf(envelope('v1', 'Pod', meta('p'), msg(2, eph))) as Obj;
-    assert.deepEqual(pod.spec.ephemeralContainers, [{ name: 'dbg', image: 'busybox', resources: {}, targetContainerName: 'main' }]);
+    assert.deepEqual(pod.spec.ephemeralContainers, [
+      { name: 'dbg', image: 'busybox', resources: {}, targetContainerName: 'main' },
+    ]);
   });
 });
 
 describe('special types', () => {
-  const time = (...ts: Buffer[]) => (decodeKubeProtobuf(envelope('v1', 'Namespace', msg(1, bytes(1, 'n'), msg(8, ...ts)))) as Obj).metadata.creationTimestamp;
+  const time = (...ts: Buffer[]) =>
+    (decodeKubeProtobuf(envelope('v1', 'Namespace', msg(1, bytes(1, 'n'), msg(8, ...ts)))) as Obj).metadata
+      .creationTimestamp;
   it('Time: RFC 3339 seconds in UTC, nanos dropped as Go does; empty → null', () => {
     assert.equal(time(int(1, 1700000000), int(2, 999_000_000)), '2023-11-14T22:13:20Z');
     assert.equal(time(int(1, -1)), '1969-12-31T23:59:59Z');
@@ -130,8 +169,16 @@ describe('special types', () => {
     assert.equal(decodeMessage('meta/v1.MicroTime', r, 'eventTime'), '2023-11-14T22:13:20.123456Z');
   });
   const durations: [bigint, string][] = [
-    [0n, '0s'], [1n, '1ns'], [1500n, '1.5µs'], [1_000_000n, '1ms'], [100_000_000n, '100ms'], [1_500_000_000n, '1.5s'],
-    [90_000_000_000n, '1m30s'], [3_600_000_000_000n, '1h0m0s'], [-2_000_000_000n, '-2s'], [93_784_005_000_000n, '26h3m4.005s'],
+    [0n, '0s'],
+    [1n, '1ns'],
+    [1500n, '1.5µs'],
+    [1_000_000n, '1ms'],
+    [100_000_000n, '100ms'],
+    [1_500_000_000n, '1.5s'],
+    [90_000_000_000n, '1m30s'],
+    [3_600_000_000_000n, '1h0m0s'],
+    [-2_000_000_000n, '-2s'],
+    [93_784_005_000_000n, '26h3m4.005s'],
   ];
   for (const [ns, s] of durations) it(`Duration ${ns}ns → ${s}`, () => assert.equal(goDuration(ns), s));
   it('Duration message decodes through goDuration', () => {
@@ -139,33 +186,53 @@ describe('special types', () => {
     assert.equal(decodeMessage('meta/v1.Duration', undefined, 'd'), '0s');
   });
   it('IntOrString: int (including 0) or string', () => {
-    const pdb = (...v: Buffer[]) => (decodeKubeProtobuf(envelope('policy/v1', 'PodDisruptionBudget', meta('p'), msg(2, msg(1, ...v)))) as Obj).spec.minAvailable;
+    const pdb = (...v: Buffer[]) =>
+      (decodeKubeProtobuf(envelope('policy/v1', 'PodDisruptionBudget', meta('p'), msg(2, msg(1, ...v)))) as Obj).spec
+        .minAvailable;
     assert.equal(pdb(int(1, 0), int(2, 0)), 0);
     assert.equal(pdb(int(1, 1), bytes(3, '50%')), '50%');
     assert.equal(pdb(int(2, -3)), -3);
   });
   it('Quantity: the string; an invalid one fails with the map key in the path', () => {
-    const quota = (q: string) => decodeKubeProtobuf(envelope('v1', 'ResourceQuota', meta('q'), msg(2, entry(1, 'cpu', msg(2, bytes(1, q))))));
+    const quota = (q: string) =>
+      decodeKubeProtobuf(envelope('v1', 'ResourceQuota', meta('q'), msg(2, entry(1, 'cpu', msg(2, bytes(1, q))))));
     assert.deepEqual((quota('500m') as Obj).spec.hard, { cpu: '500m' });
     assert.throws(() => quota('lots'), /ResourceQuota\.spec\.hard\["cpu"\]: quantities must match/);
   });
   it('bytes map values: base64, a missing value is ""', () => {
-    const s = decodeKubeProtobuf(envelope('v1', 'Secret', meta('s'), entry(2, 'bin', bytes(2, Buffer.from([0, 255, 1]))), entry(2, 'empty'))) as Obj;
+    const s = decodeKubeProtobuf(
+      envelope('v1', 'Secret', meta('s'), entry(2, 'bin', bytes(2, Buffer.from([0, 255, 1]))), entry(2, 'empty')),
+    ) as Obj;
     assert.deepEqual(s.data, { bin: 'AP8B', empty: '' });
   });
   it('FieldsV1: embedded JSON; invalid JSON names the field', () => {
-    const cm = (raw: string) => decodeKubeProtobuf(envelope('v1', 'ConfigMap', msg(1, bytes(1, 'c'), msg(17, bytes(1, 'kubectl'), bytes(6, 'FieldsV1'), msg(7, bytes(1, raw))))));
-    assert.deepEqual((cm('{"f:data":{}}') as Obj).metadata.managedFields, [{ manager: 'kubectl', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }]);
+    const cm = (raw: string) =>
+      decodeKubeProtobuf(
+        envelope(
+          'v1',
+          'ConfigMap',
+          msg(1, bytes(1, 'c'), msg(17, bytes(1, 'kubectl'), bytes(6, 'FieldsV1'), msg(7, bytes(1, raw)))),
+        ),
+      );
+    assert.deepEqual((cm('{"f:data":{}}') as Obj).metadata.managedFields, [
+      { manager: 'kubectl', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } },
+    ]);
     assert.throws(() => cm('{nope'), /ConfigMap\.metadata\.managedFields\[0\]\.fieldsV1: embedded raw JSON is invalid/);
   });
 });
 
 describe('wire format', () => {
-  const podWithGroups = (...sc: Buffer[]) => (decodeKubeProtobuf(envelope('v1', 'Pod', meta('p'), msg(2, msg(14, ...sc)))) as Obj).spec.securityContext;
+  const podWithGroups = (...sc: Buffer[]) =>
+    (decodeKubeProtobuf(envelope('v1', 'Pod', meta('p'), msg(2, msg(14, ...sc)))) as Obj).spec.securityContext;
   it('skips unknown fields of every wire type, at the top and nested', () => {
     const plain = decodeKubeProtobuf(envelope('v1', 'ConfigMap', meta('c'), entry(2, 'a', bytes(2, '1'))));
     const noisy = decodeKubeProtobuf(
-      Buffer.concat([MAGIC, unknownFields, msg(1, bytes(1, 'v1'), unknownFields, bytes(2, 'ConfigMap')), msg(2, unknownFields, msg(1, bytes(1, 'c'), unknownFields), entry(2, 'a', bytes(2, '1')))]),
+      Buffer.concat([
+        MAGIC,
+        unknownFields,
+        msg(1, bytes(1, 'v1'), unknownFields, bytes(2, 'ConfigMap')),
+        msg(2, unknownFields, msg(1, bytes(1, 'c'), unknownFields), entry(2, 'a', bytes(2, '1'))),
+      ]),
     );
     assert.deepEqual(noisy, plain);
   });
@@ -196,17 +263,41 @@ describe('malformed bodies', () => {
   const cases: [string, Buffer, RegExp][] = [
     ['empty body', Buffer.alloc(0), /must start with the bytes 6b 38 73 00 .* got an empty body/],
     ['JSON body', Buffer.from('{"kind":"Pod"}'), /must start with .* got 7b 22 6b 69/],
-    ['truncated envelope', good.subarray(0, good.length - 6), /runtime\.Unknown envelope: length \d+ at byte \d+ runs past the end/],
-    ['truncated varint in a nested field', nested(Buffer.concat([key(4, 0), Buffer.from([0xff])])), /Deployment\.spec\.template\.spec: truncated varint at byte \d+/],
-    ['nested length past its message', nested(Buffer.from([0x12, 0x05, 0x41])), /Deployment\.spec\.template\.spec: length 5 at byte \d+ runs past the end/],
-    ['wrong wire type for a known field', nested(int(2, 1)), /Deployment\.spec\.template\.spec\.containers: field 2 \(containers\) has wire type varint, expected length-delimited/],
+    [
+      'truncated envelope',
+      good.subarray(0, good.length - 6),
+      /runtime\.Unknown envelope: length \d+ at byte \d+ runs past the end/,
+    ],
+    [
+      'truncated varint in a nested field',
+      nested(Buffer.concat([key(4, 0), Buffer.from([0xff])])),
+      /Deployment\.spec\.template\.spec: truncated varint at byte \d+/,
+    ],
+    [
+      'nested length past its message',
+      nested(Buffer.from([0x12, 0x05, 0x41])),
+      /Deployment\.spec\.template\.spec: length 5 at byte \d+ runs past the end/,
+    ],
+    [
+      'wrong wire type for a known field',
+      nested(int(2, 1)),
+      /Deployment\.spec\.template\.spec\.containers: field 2 \(containers\) has wire type varint, expected length-delimited/,
+    ],
     ['invalid wire type 7', nested(Buffer.from([0x0f])), /invalid wire type 7 for field 1/],
     ['field number 0', nested(Buffer.from([0x02, 0x00])), /invalid field number 0/],
     ['stray end-group', nested(key(905, 4)), /unexpected end-group for field 905/],
     ['unterminated group', nested(key(905, 3)), /unterminated group for field 905/],
-    ['unsupported kind', envelope('apps/v1', 'StatefulSet'), /no protobuf decoding for apps\/v1 StatefulSet: .* supported for v1 ConfigMap, .*apps\/v1 Deployment/],
+    [
+      'unsupported kind',
+      envelope('apps/v1', 'StatefulSet'),
+      /no protobuf decoding for apps\/v1 StatefulSet: .* supported for v1 ConfigMap, .*apps\/v1 Deployment/,
+    ],
     ['missing kind', Buffer.concat([MAGIC, msg(1, bytes(1, 'v1'))]), /no typeMeta\.kind/],
-    ['content encoding', Buffer.concat([MAGIC, msg(1, bytes(1, 'v1'), bytes(2, 'ConfigMap')), bytes(3, 'gzip')]), /unsupported contentEncoding "gzip"/],
+    [
+      'content encoding',
+      Buffer.concat([MAGIC, msg(1, bytes(1, 'v1'), bytes(2, 'ConfigMap')), bytes(3, 'gzip')]),
+      /unsupported contentEncoding "gzip"/,
+    ],
   ];
   for (const [name, body, re] of cases) it(name, () => assert.throws(() => decodeKubeProtobuf(body), re));
 });
@@ -216,11 +307,19 @@ describe('message table', () => {
     for (const name of Object.keys(MESSAGES)) assert.ok(messageDef(name).fields.length > 0, name);
   });
   it('every supported kind has a message', () => {
-    for (const [v, kinds] of Object.entries(KINDS)) for (const k of kinds) assert.ok(MESSAGES[`${API_PACKAGES[v]}.${k}`], `${v} ${k}`);
+    for (const [v, kinds] of Object.entries(KINDS))
+      for (const k of kinds) assert.ok(MESSAGES[`${API_PACKAGES[v]}.${k}`], `${v} ${k}`);
   });
-  it('matches what generate-messages.ts extracts from .tools/bin/kubectl', { skip: !existsSync(KUBECTL) && 'no kubectl' }, () => {
-    const fresh = execFileSync(process.execPath, ['--import', 'tsx', 'packages/apiserver/src/http/protobuf/generate-messages.ts', KUBECTL], { encoding: 'utf8' });
-    const stale = 'messages.ts is stale: node --import tsx packages/apiserver/src/http/protobuf/generate-messages.ts .tools/bin/kubectl > packages/apiserver/src/http/protobuf/messages.ts';
+  it('matches what generate-messages.ts extracts from .tools/bin/kubectl', {
+    skip: !existsSync(KUBECTL) && 'no kubectl',
+  }, () => {
+    const fresh = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'packages/apiserver/src/http/protobuf/generate-messages.ts', KUBECTL],
+      { encoding: 'utf8' },
+    );
+    const stale =
+      'messages.ts is stale: node --import tsx packages/apiserver/src/http/protobuf/generate-messages.ts .tools/bin/kubectl > packages/apiserver/src/http/protobuf/messages.ts';
     assert.ok(fresh === readFileSync('packages/apiserver/src/http/protobuf/messages.ts', 'utf8'), stale);
   });
 });
@@ -261,7 +360,8 @@ describe('live: kubectl 1.32 typed clients', { skip: !existsSync(KUBECTL) && 'no
     await api.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const kubectl = (args: string[]) => runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args]);
+  const kubectl = (args: string[]) =>
+    runKubectl(['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args]);
   const sent = async (args: string[]): Promise<Obj> => {
     captured = [];
     const r = await kubectl(args);
@@ -295,7 +395,9 @@ describe('live: kubectl 1.32 typed clients', { skip: !existsSync(KUBECTL) && 'no
   });
   it('auth can-i: a SelfSubjectAccessReview with the resource attributes', async () => {
     const r = await sent(['auth', 'can-i', 'delete', 'deployments.apps', '-n', 'kube-system']);
-    assert.deepEqual(r.spec, { resourceAttributes: { namespace: 'kube-system', verb: 'delete', group: 'apps', resource: 'deployments' } });
+    assert.deepEqual(r.spec, {
+      resourceAttributes: { namespace: 'kube-system', verb: 'delete', group: 'apps', resource: 'deployments' },
+    });
   });
   it('auth whoami: a SelfSubjectReview', async () => {
     assert.equal((await sent(['auth', 'whoami'])).kind, 'SelfSubjectReview');

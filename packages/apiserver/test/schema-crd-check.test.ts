@@ -25,7 +25,13 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.metadata.name = 'services.aim.eai.amd.com';
     },
-    want: [c('metadata.name', 'FieldValueInvalid', 'Invalid value: "services.aim.eai.amd.com": must be spec.names.plural+"."+spec.group')],
+    want: [
+      c(
+        'metadata.name',
+        'FieldValueInvalid',
+        'Invalid value: "services.aim.eai.amd.com": must be spec.names.plural+"."+spec.group',
+      ),
+    ],
   },
   {
     name: 'group needs a dot',
@@ -40,7 +46,13 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.scope = 'Global';
     },
-    want: [c('spec.scope', 'FieldValueNotSupported', 'Unsupported value: "Global": supported values: "Cluster", "Namespaced"')],
+    want: [
+      c(
+        'spec.scope',
+        'FieldValueNotSupported',
+        'Unsupported value: "Global": supported values: "Cluster", "Namespaced"',
+      ),
+    ],
   },
   {
     name: 'plural must be a DNS-1035 label',
@@ -62,7 +74,13 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.names.listKind = 'AIMService';
     },
-    want: [c('spec.names.listKind', 'FieldValueInvalid', 'Invalid value: "AIMService": kind and listKind may not be the same')],
+    want: [
+      c(
+        'spec.names.listKind',
+        'FieldValueInvalid',
+        'Invalid value: "AIMService": kind and listKind may not be the same',
+      ),
+    ],
   },
   {
     name: 'shortNames and categories must be DNS-1035 labels',
@@ -87,14 +105,23 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.versions[0]!.storage = false;
     },
-    want: [c('spec.versions', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(aimServiceCrd().spec.versions.map((v) => ({ ...v, storage: false })))}: must have exactly one version marked as storage version`)],
+    want: [
+      c(
+        'spec.versions',
+        'FieldValueInvalid',
+        `Invalid value: ${JSON.stringify(aimServiceCrd().spec.versions.map((v) => ({ ...v, storage: false })))}: must have exactly one version marked as storage version`,
+      ),
+    ],
   },
   {
     name: 'version names must be DNS-1035 labels (reported for spec.version too)',
     mutate: (crd) => {
       crd.spec.versions[0]!.name = 'V1';
     },
-    want: [c('spec.versions[0].name', 'FieldValueInvalid', `Invalid value: "V1": ${DNS1035}`), c('spec.version', 'FieldValueInvalid', `Invalid value: "V1": ${DNS1035}`)],
+    want: [
+      c('spec.versions[0].name', 'FieldValueInvalid', `Invalid value: "V1": ${DNS1035}`),
+      c('spec.version', 'FieldValueInvalid', `Invalid value: "V1": ${DNS1035}`),
+    ],
   },
   {
     name: 'every version needs a schema',
@@ -108,7 +135,13 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.versions[0]!.subresources!.scale!.specReplicasPath = '.status.replicas';
     },
-    want: [c('spec.subresources.scale.specReplicasPath', 'FieldValueInvalid', 'Invalid value: ".status.replicas": should be a json path under .spec')],
+    want: [
+      c(
+        'spec.subresources.scale.specReplicasPath',
+        'FieldValueInvalid',
+        'Invalid value: ".status.replicas": should be a json path under .spec',
+      ),
+    ],
   },
   {
     name: 'scale statusReplicasPath is required',
@@ -122,16 +155,34 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.versions[0]!.subresources!.scale!.labelSelectorPath = '.metadata.labels';
     },
-    want: [c('spec.subresources.scale.labelSelectorPath', 'FieldValueInvalid', 'Invalid value: ".metadata.labels": should be a json path under either .spec or .status')],
+    want: [
+      c(
+        'spec.subresources.scale.labelSelectorPath',
+        'FieldValueInvalid',
+        'Invalid value: ".metadata.labels": should be a json path under either .spec or .status',
+      ),
+    ],
   },
   {
     name: 'printer column type and jsonPath',
     mutate: (crd) => {
-      crd.spec.versions[0]!.additionalPrinterColumns!.push({ name: 'Model', type: 'text', jsonPath: 'spec.model.name' });
+      crd.spec.versions[0]!.additionalPrinterColumns!.push({
+        name: 'Model',
+        type: 'text',
+        jsonPath: 'spec.model.name',
+      });
     },
     want: [
-      c('spec.additionalPrinterColumns[3].type', 'FieldValueInvalid', 'Invalid value: "text": must be one of boolean,date,integer,number,string'),
-      c('spec.additionalPrinterColumns[3].JSONPath', 'FieldValueInvalid', 'Invalid value: "spec.model.name": must be a simple json path starting with .'),
+      c(
+        'spec.additionalPrinterColumns[3].type',
+        'FieldValueInvalid',
+        'Invalid value: "text": must be one of boolean,date,integer,number,string',
+      ),
+      c(
+        'spec.additionalPrinterColumns[3].JSONPath',
+        'FieldValueInvalid',
+        'Invalid value: "spec.model.name": must be a simple json path starting with .',
+      ),
     ],
   },
   {
@@ -139,14 +190,26 @@ const cases: Case[] = [
     mutate: (crd) => {
       crd.spec.versions[0]!.additionalPrinterColumns![1]!.format = 'uint8';
     },
-    want: [c('spec.additionalPrinterColumns[1].format', 'FieldValueInvalid', 'Invalid value: "uint8": must be one of byte,date,date-time,double,float,int32,int64,password')],
+    want: [
+      c(
+        'spec.additionalPrinterColumns[1].format',
+        'FieldValueInvalid',
+        'Invalid value: "uint8": must be one of byte,date,date-time,double,float,int32,int64,password',
+      ),
+    ],
   },
   {
     name: 'conversion strategy must be None or Webhook',
     mutate: (crd) => {
       crd.spec.conversion = { strategy: 'Magic' };
     },
-    want: [c('spec.conversion.strategy', 'FieldValueNotSupported', 'Unsupported value: "Magic": supported values: "None", "Webhook"')],
+    want: [
+      c(
+        'spec.conversion.strategy',
+        'FieldValueNotSupported',
+        'Unsupported value: "Magic": supported values: "None", "Webhook"',
+      ),
+    ],
   },
   {
     name: 'webhook conversion needs clientConfig and conversionReviewVersions',
@@ -154,28 +217,54 @@ const cases: Case[] = [
       crd.spec.conversion = { strategy: 'Webhook' };
     },
     want: [
-      c('spec.conversion.webhookClientConfig', 'FieldValueRequired', 'Required value: required when strategy is set to Webhook'),
+      c(
+        'spec.conversion.webhookClientConfig',
+        'FieldValueRequired',
+        'Required value: required when strategy is set to Webhook',
+      ),
       c('spec.conversion.conversionReviewVersions', 'FieldValueRequired', 'Required value'),
     ],
   },
   {
     name: 'webhook conversion URL must be https and review versions recognised',
     mutate: (crd) => {
-      crd.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'http://convert.example.com/x' }, conversionReviewVersions: ['v2'] } };
+      crd.spec.conversion = {
+        strategy: 'Webhook',
+        webhook: { clientConfig: { url: 'http://convert.example.com/x' }, conversionReviewVersions: ['v2'] },
+      };
     },
     want: [
-      c('spec.conversion.webhookClientConfig.url', 'FieldValueInvalid', 'Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]'),
-      c('spec.conversion.conversionReviewVersions', 'FieldValueInvalid', 'Invalid value: []string{"v2"}: must include at least one of v1, v1beta1'),
+      c(
+        'spec.conversion.webhookClientConfig.url',
+        'FieldValueInvalid',
+        'Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+      ),
+      c(
+        'spec.conversion.conversionReviewVersions',
+        'FieldValueInvalid',
+        'Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
+      ),
     ],
   },
   {
     name: 'webhook clientConfig is forbidden without the Webhook strategy',
     mutate: (crd) => {
-      crd.spec.conversion = { strategy: 'None', webhook: { clientConfig: { url: 'https://x' }, conversionReviewVersions: ['v1'] } };
+      crd.spec.conversion = {
+        strategy: 'None',
+        webhook: { clientConfig: { url: 'https://x' }, conversionReviewVersions: ['v1'] },
+      };
     },
     want: [
-      c('spec.conversion.webhookClientConfig', 'FieldValueForbidden', 'Forbidden: should not be set when strategy is not set to Webhook'),
-      c('spec.conversion.conversionReviewVersions', 'FieldValueForbidden', 'Forbidden: should not be set when strategy is not set to Webhook'),
+      c(
+        'spec.conversion.webhookClientConfig',
+        'FieldValueForbidden',
+        'Forbidden: should not be set when strategy is not set to Webhook',
+      ),
+      c(
+        'spec.conversion.conversionReviewVersions',
+        'FieldValueForbidden',
+        'Forbidden: should not be set when strategy is not set to Webhook',
+      ),
     ],
   },
 ];
@@ -209,7 +298,9 @@ describe('checkCrd', () => {
     const crd = aimServiceCrd();
     crd.spec.names.kind = 'AIMSvc';
     crd.spec.names.listKind = 'AIMSvcList';
-    assert.deepEqual(checkCrd(crd, old), [c('spec.names.kind', 'FieldValueInvalid', 'Invalid value: "AIMSvc": field is immutable')]);
+    assert.deepEqual(checkCrd(crd, old), [
+      c('spec.names.kind', 'FieldValueInvalid', 'Invalid value: "AIMSvc": field is immutable'),
+    ]);
     old.status = {};
     assert.deepEqual(checkCrd(crd, old), []);
   });
@@ -217,7 +308,13 @@ describe('checkCrd', () => {
   it('reports JSON type errors instead of failing on them', () => {
     const crd = aimServiceCrd() as any;
     crd.spec.versions = 'v1';
-    assert.deepEqual(checkCrd(crd), [c('spec.versions', 'FieldValueTypeInvalid', 'Invalid value: "string": spec.versions in body must be of type array: "string"')]);
+    assert.deepEqual(checkCrd(crd), [
+      c(
+        'spec.versions',
+        'FieldValueTypeInvalid',
+        'Invalid value: "string": spec.versions in body must be of type array: "string"',
+      ),
+    ]);
     const crd2 = aimServiceCrd() as any;
     crd2.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas = null;
     crd2.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'][0].rule = 7;

@@ -26,14 +26,26 @@ const cases: Case[] = [
     mutate: (crd) => {
       delete specProps(crd).routing!.type;
     },
-    want: [c(`${V}.properties[spec].properties[routing].type`, 'FieldValueRequired', 'Required value: must not be empty for specified object fields')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[routing].type`,
+        'FieldValueRequired',
+        'Required value: must not be empty for specified object fields',
+      ),
+    ],
   },
   {
     name: 'non-structural: array items without type',
     mutate: (crd) => {
       delete (specProps(crd).tags!.items as JSONSchemaProps).type;
     },
-    want: [c(`${V}.properties[spec].properties[tags].items.type`, 'FieldValueRequired', 'Required value: must not be empty for specified array items')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[tags].items.type`,
+        'FieldValueRequired',
+        'Required value: must not be empty for specified array items',
+      ),
+    ],
   },
   {
     name: 'non-structural: type, description and default inside anyOf',
@@ -41,9 +53,21 @@ const cases: Case[] = [
       specProps(crd).owner!.anyOf = [{ type: 'string', description: 'x', default: 'a', maxLength: 3 }];
     },
     want: [
-      c(`${V}.properties[spec].properties[owner].anyOf[0].default`, 'FieldValueForbidden', 'Forbidden: must be undefined to be structural'),
-      c(`${V}.properties[spec].properties[owner].anyOf[0].description`, 'FieldValueForbidden', 'Forbidden: must be empty to be structural'),
-      c(`${V}.properties[spec].properties[owner].anyOf[0].type`, 'FieldValueForbidden', 'Forbidden: must be empty to be structural'),
+      c(
+        `${V}.properties[spec].properties[owner].anyOf[0].default`,
+        'FieldValueForbidden',
+        'Forbidden: must be undefined to be structural',
+      ),
+      c(
+        `${V}.properties[spec].properties[owner].anyOf[0].description`,
+        'FieldValueForbidden',
+        'Forbidden: must be empty to be structural',
+      ),
+      c(
+        `${V}.properties[spec].properties[owner].anyOf[0].type`,
+        'FieldValueForbidden',
+        'Forbidden: must be empty to be structural',
+      ),
     ],
   },
   {
@@ -52,7 +76,11 @@ const cases: Case[] = [
       schemaOf(crd).oneOf = [{ required: ['spec'] }, { properties: { spek: { maxLength: 3 } } }];
     },
     want: [
-      c(`${V}.properties[spek]`, 'FieldValueRequired', `Required value: because it is defined in ${V}.oneOf[1].properties[spek]`),
+      c(
+        `${V}.properties[spek]`,
+        'FieldValueRequired',
+        `Required value: because it is defined in ${V}.oneOf[1].properties[spek]`,
+      ),
       c(
         `${V}`,
         'FieldValueInvalid',
@@ -65,56 +93,100 @@ const cases: Case[] = [
     mutate: (crd) => {
       schemaOf(crd).properties!.metadata = { type: 'object', properties: { labels: { type: 'object' } } };
     },
-    want: [c(`${V}.properties[metadata]`, 'FieldValueForbidden', 'Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified')],
+    want: [
+      c(
+        `${V}.properties[metadata]`,
+        'FieldValueForbidden',
+        'Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified',
+      ),
+    ],
   },
   {
     name: '$ref is not supported',
     mutate: (crd) => {
       specProps(crd).owner!.$ref = '#/definitions/x';
     },
-    want: [c(`${V}.properties[spec].properties[owner].$ref`, 'FieldValueForbidden', 'Forbidden: $ref is not supported')],
+    want: [
+      c(`${V}.properties[spec].properties[owner].$ref`, 'FieldValueForbidden', 'Forbidden: $ref is not supported'),
+    ],
   },
   {
     name: 'additionalProperties together with properties',
     mutate: (crd) => {
       specProps(crd).routing!.additionalProperties = { type: 'string' };
     },
-    want: [c(`${V}.properties[spec].properties[routing].additionalProperties`, 'FieldValueForbidden', 'Forbidden: additionalProperties and properties are mutual exclusive')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[routing].additionalProperties`,
+        'FieldValueForbidden',
+        'Forbidden: additionalProperties and properties are mutual exclusive',
+      ),
+    ],
   },
   {
     name: 'unknown type name',
     mutate: (crd) => {
       specProps(crd).owner!.type = 'text';
     },
-    want: [c(`${V}.properties[spec].properties[owner].type`, 'FieldValueNotSupported', 'Unsupported value: "text": supported values: "array", "boolean", "integer", "number", "object", "string"')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[owner].type`,
+        'FieldValueNotSupported',
+        'Unsupported value: "text": supported values: "array", "boolean", "integer", "number", "object", "string"',
+      ),
+    ],
   },
   {
     name: 'uniqueItems is forbidden',
     mutate: (crd) => {
       specProps(crd).tags!.uniqueItems = true;
     },
-    want: [c(`${V}.properties[spec].properties[tags].uniqueItems`, 'FieldValueForbidden', 'Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[tags].uniqueItems`,
+        'FieldValueForbidden',
+        'Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    ],
   },
   {
     name: 'pattern must compile as a Go regular expression',
     mutate: (crd) => {
       specProps(crd).owner!.pattern = '^(?=a)';
     },
-    want: [c(`${V}.properties[spec].properties[owner].pattern`, 'FieldValueInvalid', 'Invalid value: "^(?=a)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[owner].pattern`,
+        'FieldValueInvalid',
+        'Invalid value: "^(?=a)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      ),
+    ],
   },
   {
     name: 'default must validate against its schema',
     mutate: (crd) => {
       specProps(crd).replicas!.default = 'one';
     },
-    want: [c(`${V}.properties[spec].properties[replicas].default`, 'FieldValueTypeInvalid', 'Invalid value: "string":  in body must be of type integer: "string"')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[replicas].default`,
+        'FieldValueTypeInvalid',
+        'Invalid value: "string":  in body must be of type integer: "string"',
+      ),
+    ],
   },
   {
     name: 'default must not carry unknown fields',
     mutate: (crd) => {
       specProps(crd).caching!.default = { mode: 'Shared', colour: 'blue' };
     },
-    want: [c(`${V}.properties[spec].properties[caching].default`, 'FieldValueInvalid', 'Invalid value: map[string]interface {}{"colour":"blue", "mode":"Shared"}: must not have unknown fields')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[caching].default`,
+        'FieldValueInvalid',
+        'Invalid value: map[string]interface {}{"colour":"blue", "mode":"Shared"}: must not have unknown fields',
+      ),
+    ],
   },
   {
     name: 'nested default violating an enum',
@@ -134,7 +206,13 @@ const cases: Case[] = [
     mutate: (crd) => {
       schemaOf(crd).properties!.metadata!.properties!.name!.default = 'x';
     },
-    want: [c(`${V}.properties[metadata].properties[name].default`, 'FieldValueForbidden', 'Forbidden: must not be set in top-level metadata')],
+    want: [
+      c(
+        `${V}.properties[metadata].properties[name].default`,
+        'FieldValueForbidden',
+        'Forbidden: must not be set in top-level metadata',
+      ),
+    ],
   },
   {
     name: 'list-map keys must be required or defaulted',
@@ -154,35 +232,65 @@ const cases: Case[] = [
     mutate: (crd) => {
       specProps(crd).env!['x-kubernetes-list-map-keys'] = ['key'];
     },
-    want: [c(`${V}.properties[spec].properties[env].x-kubernetes-list-map-keys`, 'FieldValueInvalid', 'Invalid value: []string{"key"}: entries must all be names of item properties')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[env].x-kubernetes-list-map-keys`,
+        'FieldValueInvalid',
+        'Invalid value: []string{"key"}: entries must all be names of item properties',
+      ),
+    ],
   },
   {
     name: 'list-type map needs keys',
     mutate: (crd) => {
       delete specProps(crd).env!['x-kubernetes-list-map-keys'];
     },
-    want: [c(`${V}.properties[spec].properties[env].x-kubernetes-list-map-keys`, 'FieldValueRequired', 'Required value: must not be empty if x-kubernetes-list-type is map')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[env].x-kubernetes-list-map-keys`,
+        'FieldValueRequired',
+        'Required value: must not be empty if x-kubernetes-list-type is map',
+      ),
+    ],
   },
   {
     name: 'list-type only on arrays',
     mutate: (crd) => {
       specProps(crd).owner!['x-kubernetes-list-type'] = 'set';
     },
-    want: [c(`${V}.properties[spec].properties[owner].type`, 'FieldValueInvalid', 'Invalid value: "string": must be array if x-kubernetes-list-type is specified')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[owner].type`,
+        'FieldValueInvalid',
+        'Invalid value: "string": must be array if x-kubernetes-list-type is specified',
+      ),
+    ],
   },
   {
     name: 'unknown list-type',
     mutate: (crd) => {
       specProps(crd).tags!['x-kubernetes-list-type'] = 'bag';
     },
-    want: [c(`${V}.properties[spec].properties[tags].x-kubernetes-list-type`, 'FieldValueNotSupported', 'Unsupported value: "bag": supported values: "atomic", "set", "map"')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[tags].x-kubernetes-list-type`,
+        'FieldValueNotSupported',
+        'Unsupported value: "bag": supported values: "atomic", "set", "map"',
+      ),
+    ],
   },
   {
     name: 'x-kubernetes-validations entry without rule',
     mutate: (crd) => {
       specProps(crd).model!['x-kubernetes-validations']!.push({ rule: ' ' });
     },
-    want: [c(`${V}.properties[spec].properties[model].x-kubernetes-validations[2].rule`, 'FieldValueRequired', 'Required value: rule is not specified')],
+    want: [
+      c(
+        `${V}.properties[spec].properties[model].x-kubernetes-validations[2].rule`,
+        'FieldValueRequired',
+        'Required value: rule is not specified',
+      ),
+    ],
   },
   {
     name: 'x-kubernetes-validations reason must be supported',
@@ -203,7 +311,11 @@ const cases: Case[] = [
       schemaOf(crd).type = 'array';
     },
     want: [
-      c(`${V}.type`, 'FieldValueInvalid', 'Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled'),
+      c(
+        `${V}.type`,
+        'FieldValueInvalid',
+        'Invalid value: "array": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+      ),
       c(`${V}.items`, 'FieldValueRequired', 'Required value: must be specified'),
       c(`${V}.type`, 'FieldValueInvalid', 'Invalid value: "array": must be object at the root'),
     ],
@@ -227,7 +339,11 @@ describe('checkCrd: version schemas', () => {
     delete v2.schema!.openAPIV3Schema!.properties!.spec!.properties!.owner!.type;
     crd.spec.versions.push(v2);
     assert.deepEqual(checkCrd(crd), [
-      c('spec.versions[1].schema.openAPIV3Schema.properties[spec].properties[owner].type', 'FieldValueRequired', 'Required value: must not be empty for specified object fields'),
+      c(
+        'spec.versions[1].schema.openAPIV3Schema.properties[spec].properties[owner].type',
+        'FieldValueRequired',
+        'Required value: must not be empty for specified object fields',
+      ),
     ]);
   });
 

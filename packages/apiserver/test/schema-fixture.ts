@@ -14,12 +14,20 @@ export function aimServiceSchema(): JSONSchemaProps {
       spec: {
         type: 'object',
         required: ['model'],
-        'x-kubernetes-validations': [{ rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas', message: 'minReplicas must not exceed maxReplicas' }],
+        'x-kubernetes-validations': [
+          {
+            rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas',
+            message: 'minReplicas must not exceed maxReplicas',
+          },
+        ],
         properties: {
           model: {
             type: 'object',
             'x-kubernetes-validations': [
-              { rule: '[has(self.name), has(self.image)].filter(x, x).size() == 1', message: 'exactly one of name or image must be set' },
+              {
+                rule: '[has(self.name), has(self.image)].filter(x, x).size() == 1',
+                message: 'exactly one of name or image must be set',
+              },
               { rule: 'self == oldSelf', message: 'model is immutable' },
             ],
             properties: {
@@ -36,7 +44,14 @@ export function aimServiceSchema(): JSONSchemaProps {
             default: {},
             properties: {
               mode: { type: 'string', enum: ['Dedicated', 'Shared', 'Auto', 'Always', 'Never'], default: 'Shared' },
-              storage: { type: 'object', default: {}, properties: { size: { type: 'string', format: 'quantity', default: '10Gi' }, headroomPercent: { type: 'integer', minimum: 0, default: 10 } } },
+              storage: {
+                type: 'object',
+                default: {},
+                properties: {
+                  size: { type: 'string', format: 'quantity', default: '10Gi' },
+                  headroomPercent: { type: 'integer', minimum: 0, default: 10 },
+                },
+              },
             },
           },
           port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
@@ -54,14 +69,26 @@ export function aimServiceSchema(): JSONSchemaProps {
             maxItems: 4,
             'x-kubernetes-list-type': 'map',
             'x-kubernetes-list-map-keys': ['name'],
-            items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: { type: 'string' } } },
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string' }, value: { type: 'string' } },
+            },
           },
           tags: { type: 'array', 'x-kubernetes-list-type': 'set', minItems: 1, items: { type: 'string' } },
           owner: { type: 'string', format: 'email' },
           endpoint: { type: 'string', format: 'uri' },
           since: { type: 'string', format: 'date-time' },
-          podTemplate: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
-          extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'string' } } },
+          podTemplate: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
+          extra: {
+            type: 'object',
+            'x-kubernetes-preserve-unknown-fields': true,
+            properties: { known: { type: 'string' } },
+          },
           note: { type: 'string', nullable: true },
           labels: { type: 'object', minProperties: 1, additionalProperties: { type: 'string' } },
         },
@@ -69,7 +96,11 @@ export function aimServiceSchema(): JSONSchemaProps {
       status: {
         type: 'object',
         properties: {
-          status: { type: 'string', enum: ['Pending', 'Starting', 'Running', 'Degraded', 'Failed'], default: 'Pending' },
+          status: {
+            type: 'string',
+            enum: ['Pending', 'Starting', 'Running', 'Degraded', 'Failed'],
+            default: 'Pending',
+          },
           observedGeneration: { type: 'integer', format: 'int64' },
           replicas: { type: 'integer' },
           selector: { type: 'string' },
@@ -80,7 +111,11 @@ export function aimServiceSchema(): JSONSchemaProps {
             items: {
               type: 'object',
               required: ['type', 'status'],
-              properties: { type: { type: 'string' }, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, message: { type: 'string' } },
+              properties: {
+                type: { type: 'string' },
+                status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+                message: { type: 'string' },
+              },
             },
           },
         },
@@ -97,14 +132,28 @@ export function aimServiceCrd(): CustomResourceDefinition {
     spec: {
       group: 'aim.eai.amd.com',
       scope: 'Namespaced',
-      names: { plural: 'aimservices', singular: 'aimservice', kind: 'AIMService', listKind: 'AIMServiceList', shortNames: ['aimsvc'], categories: ['aim'] },
+      names: {
+        plural: 'aimservices',
+        singular: 'aimservice',
+        kind: 'AIMService',
+        listKind: 'AIMServiceList',
+        shortNames: ['aimsvc'],
+        categories: ['aim'],
+      },
       versions: [
         {
           name: 'v1alpha1',
           served: true,
           storage: true,
           schema: { openAPIV3Schema: aimServiceSchema() },
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: '.spec.replicas',
+              statusReplicasPath: '.status.replicas',
+              labelSelectorPath: '.status.selector',
+            },
+          },
           additionalPrinterColumns: [
             { name: 'Status', type: 'string', jsonPath: '.status.status' },
             { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
@@ -128,7 +177,12 @@ export function aimService(): Record<string, any> {
       minReplicas: 1,
       maxReplicas: 3,
       port: 8080,
-      routing: { enabled: true, pathTemplate: '/{{.metadata.namespace}}/{{.metadata.name}}', requestTimeout: '30s', annotations: { a: 'b' } },
+      routing: {
+        enabled: true,
+        pathTemplate: '/{{.metadata.namespace}}/{{.metadata.name}}',
+        requestTimeout: '30s',
+        annotations: { a: 'b' },
+      },
       env: [
         { name: 'HF_HOME', value: '/cache' },
         { name: 'VLLM_LOG', value: 'info' },

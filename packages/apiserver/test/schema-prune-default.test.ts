@@ -18,7 +18,13 @@ describe('prune', () => {
     o.spec.env[1].valueFrom = { secretKeyRef: { name: 's' } };
     o.spec.routing.extra = true;
     o.status = { status: 'Running', lastSeen: 'x' };
-    assert.deepEqual(v.prune(o), ['foo', 'spec.env[1].valueFrom', 'spec.replicaz', 'spec.routing.extra', 'status.lastSeen']);
+    assert.deepEqual(v.prune(o), [
+      'foo',
+      'spec.env[1].valueFrom',
+      'spec.replicaz',
+      'spec.routing.extra',
+      'status.lastSeen',
+    ]);
     assert.equal('foo' in o, false);
     assert.equal('replicaz' in o.spec, false);
     assert.deepEqual(o.spec.env[1], { name: 'VLLM_LOG', value: 'info' });
@@ -33,7 +39,13 @@ describe('prune', () => {
     o.metadata.finalizers = ['x'];
     o.metadata.colour = 'red';
     assert.deepEqual(v.prune(o), ['metadata.colour']);
-    assert.deepEqual(o.metadata, { name: 'llama-3-8b', namespace: 'default', labels: { team: 'ml' }, annotations: { a: 'b' }, finalizers: ['x'] });
+    assert.deepEqual(o.metadata, {
+      name: 'llama-3-8b',
+      namespace: 'default',
+      labels: { team: 'ml' },
+      annotations: { a: 'b' },
+      finalizers: ['x'],
+    });
   });
 
   it('keeps unknown fields under x-kubernetes-preserve-unknown-fields', () => {
@@ -61,9 +73,19 @@ describe('prune', () => {
 
   it('keeps apiVersion/kind/metadata of embedded resources and coerces their metadata', () => {
     const o: Obj = aimService();
-    o.spec.podTemplate = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', shape: 'round' }, spec: { containers: [{ name: 'c' }] } };
+    o.spec.podTemplate = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', shape: 'round' },
+      spec: { containers: [{ name: 'c' }] },
+    };
     assert.deepEqual(v.prune(o), ['spec.podTemplate.metadata.shape']);
-    assert.deepEqual(o.spec.podTemplate, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }] } });
+    assert.deepEqual(o.spec.podTemplate, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c' }] },
+    });
   });
 
   it('drops nulls of non-nullable fields without a default, keeps nullable ones', () => {
@@ -78,7 +100,9 @@ describe('prune', () => {
   it('prunes a map of objects through additionalProperties', () => {
     const schema: JSONSchemaProps = {
       type: 'object',
-      properties: { spec: { type: 'object', additionalProperties: { type: 'object', properties: { port: { type: 'integer' } } } } },
+      properties: {
+        spec: { type: 'object', additionalProperties: { type: 'object', properties: { port: { type: 'integer' } } } },
+      },
     };
     const o: Obj = { apiVersion: 'x/v1', kind: 'X', metadata: {}, spec: { web: { port: 80, proto: 'tcp' } } };
     assert.deepEqual(compileCrdVersionValidator(schema).prune(o), ['spec.web.proto']);
@@ -125,7 +149,16 @@ describe('defaults', () => {
         spec: {
           type: 'object',
           properties: {
-            ports: { type: 'array', items: { type: 'object', properties: { protocol: { type: 'string', default: 'TCP' }, opts: { type: 'object', default: { a: 1 } } } } },
+            ports: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  protocol: { type: 'string', default: 'TCP' },
+                  opts: { type: 'object', default: { a: 1 } },
+                },
+              },
+            },
           },
         },
       },
@@ -138,7 +171,9 @@ describe('defaults', () => {
     ]);
     o.spec.ports[0].opts.a = 2;
     assert.equal(o.spec.ports[1].opts.a, 1, 'each item gets its own copy');
-    assert.deepEqual((s.properties!.spec!.properties!.ports!.items as JSONSchemaProps).properties!.opts!.default, { a: 1 });
+    assert.deepEqual((s.properties!.spec!.properties!.ports!.items as JSONSchemaProps).properties!.opts!.default, {
+      a: 1,
+    });
   });
 
   it('applyDefaults is what the server runs on read', () => {

@@ -66,7 +66,10 @@ describe('label selector parsing: kube error messages', () => {
     ['a in =', "unable to parse requirement: found '=' expected: '('"],
     ['a in (=)', "unable to parse requirement: found '=', expected: ',', ')' or identifier"],
     ['a=(b)', "unable to parse requirement: found '(', expected: identifier"],
-    ['a>b', 'unable to parse requirement: values[0]: Invalid value: "b": for \'Gt\', \'Lt\' operators, the value must be an integer'],
+    [
+      'a>b',
+      "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer",
+    ],
     ['a_=b', `unable to parse requirement: <nil>: Invalid value: "a_": name part ${QUALIFIED_NAME_RULE}`],
     ['a=b_', `unable to parse requirement: values[0][a]: Invalid value: "b_": ${LABEL_VALUE_RULE}`],
     ['/a', 'unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty'],
@@ -76,7 +79,12 @@ describe('label selector parsing: kube error messages', () => {
     ],
   ];
   for (const [input, message] of cases) {
-    it(JSON.stringify(input), () => assert.throws(() => parseLabelSelector(input), (e: unknown) => e instanceof LabelSelectorError && e.message === message));
+    it(JSON.stringify(input), () =>
+      assert.throws(
+        () => parseLabelSelector(input),
+        (e: unknown) => e instanceof LabelSelectorError && e.message === message,
+      ),
+    );
   }
 });
 
@@ -139,9 +147,18 @@ describe('metav1.LabelSelector objects', () => {
     assert.equal(sel.matches({ app: 'web', z: '1', tier: 'a', b: '', canary: 'y' }), false);
   });
   const errors: [Parameters<typeof labelSelectorFromObject>[0], string][] = [
-    [{ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist'],
-    [{ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, '"Gt" is not a valid label selector operator'],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] },
+      "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
+      'values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist',
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] },
+      '"Gt" is not a valid label selector operator',
+    ],
     [{ matchLabels: { 'bad key': 'v' } }, `key: Invalid value: "bad key": name part ${QUALIFIED_NAME_RULE}`],
   ];
   for (const [obj, message] of errors) {
@@ -180,7 +197,9 @@ describe('field selectors', () => {
     it(`parses ${JSON.stringify(input)}`, () => assert.equal(parseFieldSelector(input).toString(), want));
   }
   it('unescapes values', () => {
-    assert.deepEqual(parseFieldSelector('a=b\\,c\\=d\\\\').requirements, [{ field: 'a', operator: '=', value: 'b,c=d\\' }]);
+    assert.deepEqual(parseFieldSelector('a=b\\,c\\=d\\\\').requirements, [
+      { field: 'a', operator: '=', value: 'b,c=d\\' },
+    ]);
     assert.equal(escapeFieldValue('b,c=d\\'), 'b\\,c\\=d\\\\');
   });
   const errorCases: [string, string][] = [
@@ -191,10 +210,19 @@ describe('field selectors', () => {
     ['a=b\\', 'invalid field selector: invalid escape sequence: \\'],
   ];
   for (const [input, message] of errorCases) {
-    it(`rejects ${JSON.stringify(input)}`, () => assert.throws(() => parseFieldSelector(input), (e: unknown) => e instanceof FieldSelectorError && e.message === message));
+    it(`rejects ${JSON.stringify(input)}`, () =>
+      assert.throws(
+        () => parseFieldSelector(input),
+        (e: unknown) => e instanceof FieldSelectorError && e.message === message,
+      ));
   }
   it('matches with missing fields reading as empty', () => {
-    const pod = { kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } };
+    const pod = {
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns' },
+      spec: { nodeName: 'n1' },
+      status: { phase: 'Running' },
+    };
     const cases: [string, boolean][] = [
       ['metadata.name=p', true],
       ['metadata.name=q', false],
@@ -223,7 +251,10 @@ describe('field selector support per kind', () => {
     [{ group: 'batch', kind: 'Job' }, 'status.successful'],
     [{ group: 'apps', kind: 'ReplicaSet' }, 'status.replicas'],
     [{ group: '', kind: 'Service' }, 'spec.type'],
-    [{ group: 'x.io', kind: 'W', customResource: { namespaced: true, selectableFields: ['.spec.color'] } }, 'spec.color'],
+    [
+      { group: 'x.io', kind: 'W', customResource: { namespaced: true, selectableFields: ['.spec.color'] } },
+      'spec.color',
+    ],
     [{ group: 'x.io', kind: 'W', customResource: { namespaced: true } }, 'metadata.namespace'],
   ];
   for (const [target, label] of accepted) {
@@ -231,13 +262,26 @@ describe('field selector support per kind', () => {
   }
   const rejected: [FieldSelectorTarget, string, string][] = [
     [{ group: '', kind: 'Pod' }, 'spec.foo', 'field label not supported: spec.foo'],
-    [{ group: 'apps', kind: 'Deployment' }, 'spec.replicas', '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"'],
+    [
+      { group: 'apps', kind: 'Deployment' },
+      'spec.replicas',
+      '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    ],
     [{ group: '', kind: 'Node' }, 'metadata.namespace', 'field label not supported: metadata.namespace'],
-    [{ group: 'x.io', kind: 'W', customResource: { namespaced: false } }, 'metadata.namespace', 'field label not supported: metadata.namespace'],
-    [{ group: 'x.io', kind: 'W', customResource: { namespaced: true, selectableFields: ['.spec.color'] } }, 'spec.size', 'field label not supported: spec.size'],
+    [
+      { group: 'x.io', kind: 'W', customResource: { namespaced: false } },
+      'metadata.namespace',
+      'field label not supported: metadata.namespace',
+    ],
+    [
+      { group: 'x.io', kind: 'W', customResource: { namespaced: true, selectableFields: ['.spec.color'] } },
+      'spec.size',
+      'field label not supported: spec.size',
+    ],
   ];
   for (const [target, label, message] of rejected) {
-    it(`${target.group}/${target.kind} rejects ${label}`, () => assert.throws(() => convertFieldLabel(target, label), { message }));
+    it(`${target.group}/${target.kind} rejects ${label}`, () =>
+      assert.throws(() => convertFieldLabel(target, label), { message }));
   }
   it('maps aliases the way kube converts them', () => {
     assert.equal(convertFieldLabel({ group: '', kind: 'Pod' }, 'spec.host'), 'spec.nodeName');
@@ -246,14 +290,30 @@ describe('field selector support per kind', () => {
     assert.equal(sel.toString(), 'spec.nodeName=n1');
   });
   it('lists supported labels', () => {
-    assert.deepEqual(supportedFieldLabels({ group: '', kind: 'Secret' }), ['metadata.name', 'metadata.namespace', 'type']);
-    assert.deepEqual(supportedFieldLabels({ group: 'x.io', kind: 'W', customResource: { namespaced: false, selectableFields: ['.spec.a'] } }), ['metadata.name', 'spec.a']);
+    assert.deepEqual(supportedFieldLabels({ group: '', kind: 'Secret' }), [
+      'metadata.name',
+      'metadata.namespace',
+      'type',
+    ]);
+    assert.deepEqual(
+      supportedFieldLabels({
+        group: 'x.io',
+        kind: 'W',
+        customResource: { namespaced: false, selectableFields: ['.spec.a'] },
+      }),
+      ['metadata.name', 'spec.a'],
+    );
   });
 });
 
 describe('fieldValue', () => {
   const cases: [string, unknown, string, string][] = [
-    ['pod IP from podIPs', { kind: 'Pod', status: { podIPs: [{ ip: '10.0.0.2' }], podIP: '10.0.0.9' } }, 'status.podIP', '10.0.0.2'],
+    [
+      'pod IP from podIPs',
+      { kind: 'Pod', status: { podIPs: [{ ip: '10.0.0.2' }], podIP: '10.0.0.9' } },
+      'status.podIP',
+      '10.0.0.2',
+    ],
     ['pod IP fallback', { kind: 'Pod', status: { podIP: '10.0.0.9' } }, 'status.podIP', '10.0.0.9'],
     ['hostNetwork default', { kind: 'Pod', spec: {} }, 'spec.hostNetwork', 'false'],
     ['hostNetwork set', { kind: 'Pod', spec: { hostNetwork: true } }, 'spec.hostNetwork', 'true'],

@@ -5,7 +5,18 @@
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
 import { CATALOG_STATUSES, MODEL_ID_PATTERN, modelSourceSchema, SOURCE_URI_PATTERN } from './catalog-shared.ts';
-import { AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, ageColumn, conditionListSchema, envListSchema, immutableField, localObjectReferenceSchema, quantitySchema, resolvedRuntimeConfigSchema } from './common.ts';
+import {
+  AIM_CATEGORIES,
+  AIM_GROUP,
+  AIM_VERSION,
+  ageColumn,
+  conditionListSchema,
+  envListSchema,
+  immutableField,
+  localObjectReferenceSchema,
+  quantitySchema,
+  resolvedRuntimeConfigSchema,
+} from './common.ts';
 
 export const CACHE_MODES = ['Dedicated', 'Shared'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
@@ -61,10 +72,21 @@ export const artifactStatusSchema = z.object({
   conditions: conditionListSchema.optional(),
   resolvedRuntimeConfig: resolvedRuntimeConfigSchema.optional(),
   progress: z
-    .object({ totalBytes: z.number().int().optional(), downloadedBytes: z.number().int().optional(), percentage: z.int32().min(0).max(100).optional(), displayPercentage: z.string().optional() })
+    .object({
+      totalBytes: z.number().int().optional(),
+      downloadedBytes: z.number().int().optional(),
+      percentage: z.int32().min(0).max(100).optional(),
+      displayPercentage: z.string().optional(),
+    })
     .optional(),
   download: z
-    .object({ protocol: z.string().optional(), attempt: z.int32().optional(), totalAttempts: z.int32().optional(), protocolSequence: z.string().optional(), message: z.string().optional() })
+    .object({
+      protocol: z.string().optional(),
+      attempt: z.int32().optional(),
+      totalAttempts: z.int32().optional(),
+      protocolSequence: z.string().optional(),
+      message: z.string().optional(),
+    })
     .optional(),
   displaySize: z.string().optional(),
   lastUsed: z.string().optional(),

@@ -28,11 +28,20 @@ export const hardwareSchema = z
         minVram: quantitySchema.optional(),
         resourceName: z.string().optional(),
       })
-      .meta({ 'x-kubernetes-validations': [{ rule: '!(has(self.model) && has(self.minVram))', message: 'hardware.gpu: model and minVram are mutually exclusive; set one' }] })
+      .meta({
+        'x-kubernetes-validations': [
+          {
+            rule: '!(has(self.model) && has(self.minVram))',
+            message: 'hardware.gpu: model and minVram are mutually exclusive; set one',
+          },
+        ],
+      })
       .optional(),
     cpu: z.object({ requests: quantitySchema, limits: quantitySchema.optional() }).optional(),
   })
-  .meta({ 'x-kubernetes-validations': [{ rule: 'has(self.gpu) || has(self.cpu)', message: 'hardware: set gpu or cpu' }] });
+  .meta({
+    'x-kubernetes-validations': [{ rule: 'has(self.gpu) || has(self.cpu)', message: 'hardware: set gpu or cpu' }],
+  });
 
 export const MODEL_ID_PATTERN = '^[a-zA-Z0-9_-]+/[a-zA-Z0-9._-]+$';
 export const SOURCE_URI_PATTERN = '^(hf|s3)://[^ \\t\\r\\n]+$';

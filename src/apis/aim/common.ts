@@ -14,16 +14,16 @@ export const envVarSchema = z.object({
 });
 
 /** env lists merge by name, so the API server keeps them as a map list keyed by name */
-export const envListSchema = z.array(envVarSchema).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] });
+export const envListSchema = z
+  .array(envVarSchema)
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] });
 
 export const localObjectReferenceSchema = z.object({ name: z.string() }).meta({ 'x-kubernetes-map-type': 'atomic' });
 
 /** a Kubernetes quantity: 1, "500m", "8Gi" */
-export const quantitySchema = z
-  .union([z.number().int(), z.string()])
-  .meta({
-    'x-kubernetes-int-or-string': true,
-  });
+export const quantitySchema = z.union([z.number().int(), z.string()]).meta({
+  'x-kubernetes-int-or-string': true,
+});
 
 /** core/v1 ResourceRequirements */
 export const resourceRequirementsSchema = z.object({
@@ -55,10 +55,18 @@ export const resolvedRuntimeConfigSchema = z.object({
 });
 
 /** Printer column showing the Ready condition, the one a user scans `kubectl get` for. */
-export const readyColumn = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' } as const;
+export const readyColumn = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+} as const;
 export const ageColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
 
 /** a CEL rule making a field immutable, with a message naming it and what to do instead */
 export function immutableField(field: string, instead: string) {
-  return { 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: `${field} is immutable; create a new ${instead} instead` }] };
+  return {
+    'x-kubernetes-validations': [
+      { rule: 'self == oldSelf', message: `${field} is immutable; create a new ${instead} instead` },
+    ],
+  };
 }

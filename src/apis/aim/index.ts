@@ -7,14 +7,126 @@ import { clusterRuntimeConfigCrd, runtimeConfigCrd } from './runtime-config.ts';
 import { serviceCrd } from './service.ts';
 import { clusterTemplateCrd, templateCrd } from './template.ts';
 
-export { type AIMArtifactSpec, type AIMArtifactStatus, type AIMTemplateCacheSpec, type AIMTemplateCacheStatus, artifactCrd, artifactSpecSchema, artifactStatusSchema, CACHE_MODES, cacheArtifactStatusSchema, type CacheMode, DEFAULT_DOWNLOAD_IMAGE, templateCacheCrd, templateCacheSpecSchema, templateCacheStatusSchema } from './cache.ts';
-export { type AIMHardware, type AIMModelSourceSpec, type AIMProfile, CATALOG_STATUSES, type CatalogStatus, DEFAULT_GPU_RESOURCE, hardwareSchema, METRICS, metricSchema, MODEL_ID_PATTERN, modelSourceSchema, PRECISIONS, precisionSchema, profileSchema, runtimeParametersShape, SOURCE_URI_PATTERN, TEMPLATE_TYPES, templateTypeSchema } from './catalog-shared.ts';
-export { ageColumn, AIM_API_VERSION, AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, conditionListSchema, conditionSchema, envListSchema, envVarSchema, localObjectReferenceSchema, quantitySchema, readyColumn, resolvedReferenceSchema, resolvedRuntimeConfigSchema, resourceRequirementsSchema } from './common.ts';
-export { type AIMClusterModelSpec, type AIMCustomTemplate, type AIMImageMetadata, type AIMModelSpec, type AIMModelStatus, type AIMRecommendedDeployment, clusterModelCrd, clusterModelSpecSchema, customTemplateSchema, imageMetadataSchema, MODEL_STATUSES, modelCrd, modelSpecSchema, modelStatusSchema, ORIGIN_AUTO_GENERATED, ORIGIN_LABEL, recommendedDeploymentSchema } from './model.ts';
-export { type AIMClusterModelSourceFilter, type AIMClusterModelSourceSpec, type AIMClusterModelSourceStatus, clusterModelSourceCrd, clusterModelSourceSpecSchema, clusterModelSourceStatusSchema, MODEL_SOURCE_STATUSES, modelSourceFilterSchema } from './model-source.ts';
-export { clusterRuntimeConfigCrd, type ClusterRuntimeConfigSpec, clusterRuntimeConfigSpecSchema, gatewayParentRefSchema, labelPropagationSchema, type NamespaceRuntimeConfigSpec, routingConfigSchema, runtimeConfigCrd, runtimeConfigSpecSchema, type RuntimeConfigStatus, runtimeConfigStatusSchema, serviceRuntimeConfigShape, storageConfigSchema } from './runtime-config.ts';
-export { type AIMServiceSpec, type AIMServiceStatus, type AIMServiceStatusValue, customModelSchema, MODEL_EXACTLY_ONE_MESSAGE, SERVICE_CACHING_MODES, SERVICE_STATUSES, serviceCrd, serviceModelSchema, serviceSpecSchema, serviceStatusSchema } from './service.ts';
-export { type AIMClusterServiceTemplateSpec, type AIMServiceTemplateSpec, type AIMServiceTemplateStatus, clusterTemplateCrd, clusterTemplateSpecSchema, templateCrd, templateSpecSchema, templateStatusSchema } from './template.ts';
+export {
+  type AIMArtifactSpec,
+  type AIMArtifactStatus,
+  type AIMTemplateCacheSpec,
+  type AIMTemplateCacheStatus,
+  artifactCrd,
+  artifactSpecSchema,
+  artifactStatusSchema,
+  CACHE_MODES,
+  cacheArtifactStatusSchema,
+  type CacheMode,
+  DEFAULT_DOWNLOAD_IMAGE,
+  templateCacheCrd,
+  templateCacheSpecSchema,
+  templateCacheStatusSchema,
+} from './cache.ts';
+export {
+  type AIMHardware,
+  type AIMModelSourceSpec,
+  type AIMProfile,
+  CATALOG_STATUSES,
+  type CatalogStatus,
+  DEFAULT_GPU_RESOURCE,
+  hardwareSchema,
+  METRICS,
+  metricSchema,
+  MODEL_ID_PATTERN,
+  modelSourceSchema,
+  PRECISIONS,
+  precisionSchema,
+  profileSchema,
+  runtimeParametersShape,
+  SOURCE_URI_PATTERN,
+  TEMPLATE_TYPES,
+  templateTypeSchema,
+} from './catalog-shared.ts';
+export {
+  ageColumn,
+  AIM_API_VERSION,
+  AIM_CATEGORIES,
+  AIM_GROUP,
+  AIM_VERSION,
+  conditionListSchema,
+  conditionSchema,
+  envListSchema,
+  envVarSchema,
+  localObjectReferenceSchema,
+  quantitySchema,
+  readyColumn,
+  resolvedReferenceSchema,
+  resolvedRuntimeConfigSchema,
+  resourceRequirementsSchema,
+} from './common.ts';
+export {
+  type AIMClusterModelSpec,
+  type AIMCustomTemplate,
+  type AIMImageMetadata,
+  type AIMModelSpec,
+  type AIMModelStatus,
+  type AIMRecommendedDeployment,
+  clusterModelCrd,
+  clusterModelSpecSchema,
+  customTemplateSchema,
+  imageMetadataSchema,
+  MODEL_STATUSES,
+  modelCrd,
+  modelSpecSchema,
+  modelStatusSchema,
+  ORIGIN_AUTO_GENERATED,
+  ORIGIN_LABEL,
+  recommendedDeploymentSchema,
+} from './model.ts';
+export {
+  type AIMClusterModelSourceFilter,
+  type AIMClusterModelSourceSpec,
+  type AIMClusterModelSourceStatus,
+  clusterModelSourceCrd,
+  clusterModelSourceSpecSchema,
+  clusterModelSourceStatusSchema,
+  MODEL_SOURCE_STATUSES,
+  modelSourceFilterSchema,
+} from './model-source.ts';
+export {
+  clusterRuntimeConfigCrd,
+  type ClusterRuntimeConfigSpec,
+  clusterRuntimeConfigSpecSchema,
+  gatewayParentRefSchema,
+  labelPropagationSchema,
+  type NamespaceRuntimeConfigSpec,
+  routingConfigSchema,
+  runtimeConfigCrd,
+  runtimeConfigSpecSchema,
+  type RuntimeConfigStatus,
+  runtimeConfigStatusSchema,
+  serviceRuntimeConfigShape,
+  storageConfigSchema,
+} from './runtime-config.ts';
+export {
+  type AIMServiceSpec,
+  type AIMServiceStatus,
+  type AIMServiceStatusValue,
+  customModelSchema,
+  MODEL_EXACTLY_ONE_MESSAGE,
+  SERVICE_CACHING_MODES,
+  SERVICE_STATUSES,
+  serviceCrd,
+  serviceModelSchema,
+  serviceSpecSchema,
+  serviceStatusSchema,
+} from './service.ts';
+export {
+  type AIMClusterServiceTemplateSpec,
+  type AIMServiceTemplateSpec,
+  type AIMServiceTemplateStatus,
+  clusterTemplateCrd,
+  clusterTemplateSpecSchema,
+  templateCrd,
+  templateSpecSchema,
+  templateStatusSchema,
+} from './template.ts';
 
 /** every CRD of the aim.eai.amd.com group, in install order (configs before their consumers) */
 export function aimCrds(): CustomResourceDefinition[] {

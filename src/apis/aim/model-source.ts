@@ -3,7 +3,14 @@
 // disappears from the registry keeps its model. docs/aim.md, "Model sources".
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, ageColumn, conditionListSchema, localObjectReferenceSchema } from './common.ts';
+import {
+  AIM_CATEGORIES,
+  AIM_GROUP,
+  AIM_VERSION,
+  ageColumn,
+  conditionListSchema,
+  localObjectReferenceSchema,
+} from './common.ts';
 
 export const modelSourceFilterSchema = z.object({
   /** a repository pattern (`*` matches any run of characters), `repo:tag`, or a full image reference */
@@ -26,7 +33,16 @@ export const clusterModelSourceSpecSchema = z.object({
   maxModels: z.int32().min(1).max(10000).default(100),
 });
 
-export const MODEL_SOURCE_STATUSES = ['Pending', 'Starting', 'Progressing', 'Ready', 'Running', 'Degraded', 'NotAvailable', 'Failed'] as const;
+export const MODEL_SOURCE_STATUSES = [
+  'Pending',
+  'Starting',
+  'Progressing',
+  'Ready',
+  'Running',
+  'Degraded',
+  'NotAvailable',
+  'Failed',
+] as const;
 
 export const clusterModelSourceStatusSchema = z.object({
   observedGeneration: z.number().int().min(0).optional(),

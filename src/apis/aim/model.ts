@@ -4,7 +4,14 @@
 // Auto-created models carry the origin label and no owner reference (they outlive the service).
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { CATALOG_STATUSES, hardwareSchema, metricSchema, modelSourceSchema, precisionSchema, templateTypeSchema } from './catalog-shared.ts';
+import {
+  CATALOG_STATUSES,
+  hardwareSchema,
+  metricSchema,
+  modelSourceSchema,
+  precisionSchema,
+  templateTypeSchema,
+} from './catalog-shared.ts';
 import {
   AIM_CATEGORIES,
   AIM_GROUP,
@@ -59,7 +66,9 @@ export const customTemplateSchema = z.object({
 
 const modelSpecShape = {
   image: z.string().min(1),
-  discovery: z.object({ extractMetadata: z.boolean().optional(), createServiceTemplates: z.boolean().optional() }).optional(),
+  discovery: z
+    .object({ extractMetadata: z.boolean().optional(), createServiceTemplates: z.boolean().optional() })
+    .optional(),
   defaultServiceTemplate: z.string().optional(),
   custom: z.object({ hardware: hardwareSchema.optional(), type: templateTypeSchema.optional() }).optional(),
   customTemplates: z.array(customTemplateSchema).max(16).optional(),
@@ -74,10 +83,13 @@ const modelSpecShape = {
 
 const MODEL_SOURCES_NEED_HARDWARE = {
   rule: '!has(self.modelSources) || size(self.modelSources) == 0 || (has(self.custom) && has(self.custom.hardware)) || (has(self.customTemplates) && self.customTemplates.all(t, has(t.hardware)))',
-  message: 'spec.modelSources: a model with inline model sources needs its hardware in spec.custom.hardware or in every spec.customTemplates[].hardware',
+  message:
+    'spec.modelSources: a model with inline model sources needs its hardware in spec.custom.hardware or in every spec.customTemplates[].hardware',
 };
 
-export const modelSpecSchema = z.object(modelSpecShape).meta({ 'x-kubernetes-validations': [MODEL_SOURCES_NEED_HARDWARE] });
+export const modelSpecSchema = z
+  .object(modelSpecShape)
+  .meta({ 'x-kubernetes-validations': [MODEL_SOURCES_NEED_HARDWARE] });
 /** the same fields: cluster models keep their pull secrets in the operator namespace */
 export const clusterModelSpecSchema = modelSpecSchema;
 
@@ -126,5 +138,7 @@ export const clusterModelCrd = () =>
     shortNames: ['aimclmdl'],
     categories: AIM_CATEGORIES,
     scope: 'Cluster',
-    versions: [{ name: AIM_VERSION, spec: clusterModelSpecSchema, status: modelStatusSchema, printerColumns: [...columns] }],
+    versions: [
+      { name: AIM_VERSION, spec: clusterModelSpecSchema, status: modelStatusSchema, printerColumns: [...columns] },
+    ],
   });

@@ -4,7 +4,16 @@
 import { z } from 'zod';
 import type { RuntimeConfigSpec, ServiceRuntimeConfig } from '../../common/runtime-config/types.ts';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { AIM_CATEGORIES, AIM_GROUP, AIM_VERSION, ageColumn, conditionListSchema, envListSchema, localObjectReferenceSchema, readyColumn } from './common.ts';
+import {
+  AIM_CATEGORIES,
+  AIM_GROUP,
+  AIM_VERSION,
+  ageColumn,
+  conditionListSchema,
+  envListSchema,
+  localObjectReferenceSchema,
+  readyColumn,
+} from './common.ts';
 
 /** Gateway API ParentReference */
 export const gatewayParentRefSchema = z.object({
@@ -91,7 +100,15 @@ export const clusterRuntimeConfigCrd = () =>
     shortNames: ['aimclrc'],
     categories: AIM_CATEGORIES,
     scope: 'Cluster',
-    versions: [{ name: AIM_VERSION, spec: clusterRuntimeConfigSpecSchema, status: runtimeConfigStatusSchema, specRequired: false, printerColumns: columns }],
+    versions: [
+      {
+        name: AIM_VERSION,
+        spec: clusterRuntimeConfigSpecSchema,
+        status: runtimeConfigStatusSchema,
+        specRequired: false,
+        printerColumns: columns,
+      },
+    ],
   });
 
 export const runtimeConfigCrd = () =>
@@ -102,5 +119,13 @@ export const runtimeConfigCrd = () =>
     shortNames: ['aimrc'],
     categories: AIM_CATEGORIES,
     scope: 'Namespaced',
-    versions: [{ name: AIM_VERSION, spec: runtimeConfigSpecSchema, status: runtimeConfigStatusSchema, specRequired: false, printerColumns: columns }],
+    versions: [
+      {
+        name: AIM_VERSION,
+        spec: runtimeConfigSpecSchema,
+        status: runtimeConfigStatusSchema,
+        specRequired: false,
+        printerColumns: columns,
+      },
+    ],
   });

@@ -18,7 +18,8 @@ import {
 import { runtimeParametersShape } from './catalog-shared.ts';
 import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
 
-export const MODEL_EXACTLY_ONE_MESSAGE = 'spec.model: exactly one of name (or its alias ref), image or custom must be set';
+export const MODEL_EXACTLY_ONE_MESSAGE =
+  'spec.model: exactly one of name (or its alias ref), image or custom must be set';
 
 export const customModelSchema = z.object({
   baseImage: z.string().min(1),
@@ -52,8 +53,14 @@ export const SERVICE_CACHING_MODES = ['Dedicated', 'Shared', 'Auto', 'Always', '
 
 export const serviceSpecSchema = z.object({
   model: serviceModelSchema,
-  template: z.object({ name: z.string().optional(), allowUnoptimized: z.boolean().optional() }).meta(immutable('spec.template')).optional(),
-  caching: z.object({ mode: z.enum(SERVICE_CACHING_MODES).optional() }).meta(immutable('spec.caching')).optional(),
+  template: z
+    .object({ name: z.string().optional(), allowUnoptimized: z.boolean().optional() })
+    .meta(immutable('spec.template'))
+    .optional(),
+  caching: z
+    .object({ mode: z.enum(SERVICE_CACHING_MODES).optional() })
+    .meta(immutable('spec.caching'))
+    .optional(),
   overrides: z.object(runtimeParametersShape).optional(),
   runtimeConfigName: z.string().optional(),
   storage: storageConfigSchema.optional(),
@@ -74,7 +81,9 @@ export const serviceStatusSchema = z.object({
   resolvedRuntimeConfig: resolvedRuntimeConfigSchema.optional(),
   resolvedModel: resolvedReferenceSchema.optional(),
   resolvedTemplate: resolvedReferenceSchema.optional(),
-  cache: z.object({ templateCacheRef: resolvedReferenceSchema.optional(), retryAttempts: z.int32().optional() }).optional(),
+  cache: z
+    .object({ templateCacheRef: resolvedReferenceSchema.optional(), retryAttempts: z.int32().optional() })
+    .optional(),
   routing: z.object({ path: z.string().optional() }).optional(),
 });
 

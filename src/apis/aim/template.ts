@@ -4,7 +4,15 @@
 // creates the AIMTemplateCache that pre-downloads the weights. docs/aim.md, "Templates".
 import { z } from 'zod';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { CATALOG_STATUSES, hardwareSchema, metricSchema, modelSourceSchema, precisionSchema, profileSchema, templateTypeSchema } from './catalog-shared.ts';
+import {
+  CATALOG_STATUSES,
+  hardwareSchema,
+  metricSchema,
+  modelSourceSchema,
+  precisionSchema,
+  profileSchema,
+  templateTypeSchema,
+} from './catalog-shared.ts';
 import {
   AIM_CATEGORIES,
   AIM_GROUP,
@@ -86,7 +94,9 @@ export const templateCrd = () =>
     shortNames: ['aimtpl'],
     categories: AIM_CATEGORIES,
     scope: 'Namespaced',
-    versions: [{ name: AIM_VERSION, spec: templateSpecSchema, status: templateStatusSchema, printerColumns: [...columns] }],
+    versions: [
+      { name: AIM_VERSION, spec: templateSpecSchema, status: templateStatusSchema, printerColumns: [...columns] },
+    ],
   });
 
 export const clusterTemplateCrd = () =>
@@ -97,5 +107,12 @@ export const clusterTemplateCrd = () =>
     shortNames: ['aimcltpl'],
     categories: AIM_CATEGORIES,
     scope: 'Cluster',
-    versions: [{ name: AIM_VERSION, spec: clusterTemplateSpecSchema, status: templateStatusSchema, printerColumns: [...columns] }],
+    versions: [
+      {
+        name: AIM_VERSION,
+        spec: clusterTemplateSpecSchema,
+        status: templateStatusSchema,
+        printerColumns: [...columns],
+      },
+    ],
   });

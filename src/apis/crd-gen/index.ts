@@ -50,7 +50,9 @@ export interface CrdSpec {
 
 /** One zod schema as a structural OpenAPI v3 schema (input shape, so optional-with-default fields stay optional). */
 export function structuralSchema(schema: z.ZodType): JsonSchema {
-  return toStructural(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'throw' }) as JsonSchema);
+  return toStructural(
+    z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'throw' }) as JsonSchema,
+  );
 }
 
 export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
@@ -75,7 +77,11 @@ export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
       },
       scope: spec.scope,
       versions: spec.versions.map((v, i) => {
-        const properties: JsonSchema = { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' } };
+        const properties: JsonSchema = {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: { type: 'object' },
+        };
         if (v.spec) properties.spec = withContext(structuralSchema(v.spec), `${spec.kind}.spec`);
         for (const [name, field] of Object.entries(v.rootFields ?? {})) properties[name] = structuralSchema(field);
         if (v.status) properties.status = structuralSchema(v.status);

@@ -12,4 +12,6 @@ export const conditionSchema = z.object({
 });
 
 /** status.conditions: a map-list keyed by type, as kube's server-side apply merges it */
-export const conditionListSchema = z.array(conditionSchema).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+export const conditionListSchema = z
+  .array(conditionSchema)
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });

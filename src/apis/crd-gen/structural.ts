@@ -11,18 +11,30 @@ const SCHEMA_KEYS = ['items', 'additionalProperties', 'not'] as const;
 /** keys that take a list of sub-schemas */
 const SCHEMA_LIST_KEYS = ['anyOf', 'allOf', 'oneOf'] as const;
 /** keys that are not allowed anywhere in a structural schema */
-const FORBIDDEN_KEYS = ['$ref', '$defs', 'definitions', 'const', 'patternProperties', 'dependencies', 'if', 'then', 'else'];
+const FORBIDDEN_KEYS = [
+  '$ref',
+  '$defs',
+  'definitions',
+  'const',
+  'patternProperties',
+  'dependencies',
+  'if',
+  'then',
+  'else',
+];
 
 /** Rewrites zod's JSON schema into a structural one, throwing on constructs that cannot be made structural. */
 export function toStructural(schema: JsonSchema, path = ''): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === 'id' || key === '$id') continue;
-    if (FORBIDDEN_KEYS.includes(key)) throw new Error(`schema ${path || '<root>'}: "${key}" is not allowed in a structural schema`);
+    if (FORBIDDEN_KEYS.includes(key))
+      throw new Error(`schema ${path || '<root>'}: "${key}" is not allowed in a structural schema`);
     if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === SAFE_BOUND) continue;
     if (key === 'properties') {
       const props: JsonSchema = {};
-      for (const [name, sub] of Object.entries(value as JsonSchema)) props[name] = toStructural(sub as JsonSchema, `${path}.${name}`);
+      for (const [name, sub] of Object.entries(value as JsonSchema))
+        props[name] = toStructural(sub as JsonSchema, `${path}.${name}`);
       out.properties = props;
       continue;
     }
@@ -43,7 +55,9 @@ export function toStructural(schema: JsonSchema, path = ''): JsonSchema {
   }
   if (isEmptySchema(schema)) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (out.properties && out.additionalProperties) {
-    throw new Error(`schema ${path || '<root>'}: properties and additionalProperties are mutually exclusive in a structural schema`);
+    throw new Error(
+      `schema ${path || '<root>'}: properties and additionalProperties are mutually exclusive in a structural schema`,
+    );
   }
   assertStructuralNode(out, path);
   return out;
@@ -58,9 +72,13 @@ function assertStructuralNode(node: JsonSchema, path: string): void {
   const where = path || '<root>';
   const intOrString = node['x-kubernetes-int-or-string'] === true;
   const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
-  if (node.oneOf) throw new Error(`schema ${where}: oneOf is not structural; express alternatives with x-kubernetes-validations`);
+  if (node.oneOf)
+    throw new Error(`schema ${where}: oneOf is not structural; express alternatives with x-kubernetes-validations`);
   if (node.anyOf) {
-    if (!intOrString) throw new Error(`schema ${where}: anyOf (a zod union) is only allowed for int-or-string; use x-kubernetes-validations`);
+    if (!intOrString)
+      throw new Error(
+        `schema ${where}: anyOf (a zod union) is only allowed for int-or-string; use x-kubernetes-validations`,
+      );
     // kube accepts anyOf under int-or-string only when the branches carry nothing but types/value validations
     node.anyOf = (node.anyOf as JsonSchema[]).map((b) => {
       const { type, ...rest } = b;
@@ -69,6 +87,8 @@ function assertStructuralNode(node: JsonSchema, path: string): void {
     });
   }
   if (node.type === undefined && !intOrString && !preserve) {
-    throw new Error(`schema ${where}: every node needs a type (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)`);
+    throw new Error(
+      `schema ${where}: every node needs a type (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)`,
+    );
   }
 }

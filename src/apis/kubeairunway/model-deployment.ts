@@ -66,7 +66,13 @@ export const modelSchema = z.object({
   source: withDefault(z.enum(MODEL_SOURCES), 'huggingface').optional(),
   /** volumes for the model (a managed modelCache PVC gets a download Job) */
   storage: z
-    .object({ volumes: z.array(storageVolumeSchema).max(8).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }).optional() })
+    .object({
+      volumes: z
+        .array(storageVolumeSchema)
+        .max(8)
+        .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+        .optional(),
+    })
     .optional(),
 });
 
@@ -135,7 +141,9 @@ export const modelDeploymentSpecSchema = z.object({
   env: envListSchema.optional(),
   /** Secret NAMES only: controllers pass the reference on and never read the Secret */
   secrets: z.object({ huggingFaceToken: z.string().optional() }).optional(),
-  podTemplate: z.object({ metadata: z.object({ labels: stringMap().optional(), annotations: stringMap().optional() }).optional() }).optional(),
+  podTemplate: z
+    .object({ metadata: z.object({ labels: stringMap().optional(), annotations: stringMap().optional() }).optional() })
+    .optional(),
   nodeSelector: stringMap().optional(),
   tolerations: z.array(tolerationSchema).optional(),
 });
@@ -154,9 +162,21 @@ export const modelDeploymentStatusSchema = z.object({
       resourceKind: z.string().optional(),
     })
     .optional(),
-  replicas: z.object({ desired: nonNegativeInt().optional(), ready: nonNegativeInt().optional(), available: nonNegativeInt().optional() }).optional(),
+  replicas: z
+    .object({
+      desired: nonNegativeInt().optional(),
+      ready: nonNegativeInt().optional(),
+      available: nonNegativeInt().optional(),
+    })
+    .optional(),
   /** where the model is served in the cluster: the provider's Service, its port, and the URL clients use */
-  endpoint: z.object({ service: z.string().optional(), port: z.int32().min(0).max(65535).optional(), url: z.string().optional() }).optional(),
+  endpoint: z
+    .object({
+      service: z.string().optional(),
+      port: z.int32().min(0).max(65535).optional(),
+      url: z.string().optional(),
+    })
+    .optional(),
   observedGeneration: z.number().int().min(0).optional(),
   conditions: conditionListSchema.optional(),
 });

@@ -8,7 +8,15 @@ import { z } from 'zod';
 import { kindRef, type KubeObject } from '../../kube/types.ts';
 import { ageColumn, conditionListSchema } from '../aim/common.ts';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { ENGINE_TYPES, INFERENCE_PROVIDER_CONFIG_KIND, INFERENCE_PROVIDER_CONFIG_PLURAL, KAR_API_VERSION, KAR_GROUP, KAR_VERSION, SERVING_MODES } from './common.ts';
+import {
+  ENGINE_TYPES,
+  INFERENCE_PROVIDER_CONFIG_KIND,
+  INFERENCE_PROVIDER_CONFIG_PLURAL,
+  KAR_API_VERSION,
+  KAR_GROUP,
+  KAR_VERSION,
+  SERVING_MODES,
+} from './common.ts';
 
 export const engineCapabilitySchema = z.object({
   name: z.enum(ENGINE_TYPES),
@@ -31,7 +39,10 @@ export const selectionRuleSchema = z.object({
 export const providerConfigSpecSchema = z.object({
   capabilities: z
     .object({
-      engines: z.array(engineCapabilitySchema).meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }).optional(),
+      engines: z
+        .array(engineCapabilitySchema)
+        .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+        .optional(),
       /** whether the provider needs an upstream CRD installed (KAITO Workspace, …); absent means true */
       requiresCRD: z.boolean().optional(),
     })
@@ -60,7 +71,10 @@ export interface InferenceProviderConfig extends KubeObject {
   status?: InferenceProviderConfigStatus;
 }
 
-export const InferenceProviderConfigs = kindRef<InferenceProviderConfig>(KAR_API_VERSION, INFERENCE_PROVIDER_CONFIG_KIND);
+export const InferenceProviderConfigs = kindRef<InferenceProviderConfig>(
+  KAR_API_VERSION,
+  INFERENCE_PROVIDER_CONFIG_KIND,
+);
 
 /** how often a provider rewrites status.lastHeartbeat */
 export const HEARTBEAT_INTERVAL_MS = 60_000;

@@ -30,14 +30,24 @@ export const CA_BUNDLE_KEY_PATTERN = '^[a-zA-Z0-9]([a-zA-Z0-9\\-_.]*[a-zA-Z0-9])
 export const caBundleSchema = z.object({
   configMapName: z.string().min(1),
   configMapNamespace: z.string().optional(),
-  configMapKeys: z.array(z.string().max(253).regex(new RegExp(CA_BUNDLE_KEY_PATTERN))).max(50).optional(),
+  configMapKeys: z
+    .array(z.string().max(253).regex(new RegExp(CA_BUNDLE_KEY_PATTERN)))
+    .max(50)
+    .optional(),
 });
 
 const intOrString = z.union([z.number().int(), z.string()]).meta({ 'x-kubernetes-int-or-string': true });
 
 export const podDisruptionBudgetSchema = z
   .object({ minAvailable: intOrString.optional(), maxUnavailable: intOrString.optional() })
-  .meta({ 'x-kubernetes-validations': [{ rule: '!(has(self.minAvailable) && has(self.maxUnavailable))', message: 'podDisruptionBudget: set minAvailable or maxUnavailable, not both' }] });
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: '!(has(self.minAvailable) && has(self.maxUnavailable))',
+        message: 'podDisruptionBudget: set minAvailable or maxUnavailable, not both',
+      },
+    ],
+  });
 
 export const autoscalingSchema = z
   .object({
@@ -46,11 +56,21 @@ export const autoscalingSchema = z
     targetCPUUtilizationPercentage: z.int32().min(1).max(100).optional(),
     targetMemoryUtilizationPercentage: z.int32().min(1).max(100).optional(),
   })
-  .meta({ 'x-kubernetes-validations': [{ rule: '!has(self.minReplicas) || self.maxReplicas >= self.minReplicas', message: 'autoscaling.maxReplicas must be >= minReplicas' }] });
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.minReplicas) || self.maxReplicas >= self.minReplicas',
+        message: 'autoscaling.maxReplicas must be >= minReplicas',
+      },
+    ],
+  });
 
 export const storageSizeSchema = z.object({ size: quantitySchema.optional(), mountPath: z.string().optional() });
 
-export const allowedFromSchema = z.object({ namespaces: z.array(z.string()).optional(), labels: z.array(z.string()).optional() });
+export const allowedFromSchema = z.object({
+  namespaces: z.array(z.string()).optional(),
+  labels: z.array(z.string()).optional(),
+});
 
 /** core/v1 objects the operator passes through untouched (volumes, mounts, spread constraints) */
 export const passthroughList = () => z.array(z.looseObject({})).optional();
@@ -73,7 +93,13 @@ export const providerStatusSchema = z.object({
 /** the status fields both versions share */
 export const commonStatusShape = {
   phase: z.enum(PHASES).optional(),
-  version: z.object({ operatorVersion: z.string().optional(), llamaStackServerVersion: z.string().optional(), lastUpdated: z.string().optional() }).optional(),
+  version: z
+    .object({
+      operatorVersion: z.string().optional(),
+      llamaStackServerVersion: z.string().optional(),
+      lastUpdated: z.string().optional(),
+    })
+    .optional(),
   distributionConfig: z
     .object({
       activeDistribution: z.string().optional(),

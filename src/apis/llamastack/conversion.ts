@@ -5,7 +5,12 @@
 //     (enabled, secretName), networking.expose.hostname, overrideConfig's namespace-less form →
 //     `llamastack.io/v1alpha2-fields`;
 //   v1alpha1 → v1alpha2: server.containerSpec.name → `llamastack.io/v1alpha1-fields`.
-import { LLS_API_VERSION_V1ALPHA1, LLS_API_VERSION_V1ALPHA2, V1ALPHA1_FIELDS_ANNOTATION, V1ALPHA2_FIELDS_ANNOTATION } from './common.ts';
+import {
+  LLS_API_VERSION_V1ALPHA1,
+  LLS_API_VERSION_V1ALPHA2,
+  V1ALPHA1_FIELDS_ANNOTATION,
+  V1ALPHA2_FIELDS_ANNOTATION,
+} from './common.ts';
 import type { LlamaStackDistribution, LlamaStackDistributionV1Alpha1 } from './crd.ts';
 import { normalizeV1Alpha2Spec } from './normalize.ts';
 import type { LlamaStackDistributionV1Alpha1Spec } from './v1alpha1.ts';
@@ -80,12 +85,27 @@ export function specToV1Alpha2(s1: LlamaStackDistributionV1Alpha1Spec, restored:
 }
 
 /** the v1alpha1 spec and the v1alpha2-only fields it cannot hold */
-export function specToV1Alpha1(s2: LlamaStackDistributionSpec, restored: Obj): { spec: LlamaStackDistributionV1Alpha1Spec; only2: Obj | undefined } {
+export function specToV1Alpha1(
+  s2: LlamaStackDistributionSpec,
+  restored: Obj,
+): { spec: LlamaStackDistributionV1Alpha1Spec; only2: Obj | undefined } {
   const w = s2.workload ?? {};
   const o = w.overrides ?? {};
   const n = s2.networking ?? {};
-  const containerSpec = compact({ name: restored.containerName, port: n.port, resources: w.resources, env: o.env, command: o.command, args: o.args });
-  const podOverrides = compact({ serviceAccountName: o.serviceAccountName, terminationGracePeriodSeconds: o.terminationGracePeriodSeconds, volumes: o.volumes, volumeMounts: o.volumeMounts });
+  const containerSpec = compact({
+    name: restored.containerName,
+    port: n.port,
+    resources: w.resources,
+    env: o.env,
+    command: o.command,
+    args: o.args,
+  });
+  const podOverrides = compact({
+    serviceAccountName: o.serviceAccountName,
+    terminationGracePeriodSeconds: o.terminationGracePeriodSeconds,
+    volumes: o.volumes,
+    volumeMounts: o.volumeMounts,
+  });
   const server = compact({
     distribution: s2.distribution,
     containerSpec,
@@ -120,7 +140,11 @@ export function toV1Alpha2(obj: LlamaStackDistributionV1Alpha1): LlamaStackDistr
   const restored = readAnnotation(obj, V1ALPHA2_FIELDS_ANNOTATION);
   const spec = specToV1Alpha2(obj.spec, restored);
   const only1 = compact({ containerName: obj.spec?.server?.containerSpec?.name });
-  const metadata = withAnnotation(withAnnotation(obj.metadata, V1ALPHA2_FIELDS_ANNOTATION, undefined), V1ALPHA1_FIELDS_ANNOTATION, only1);
+  const metadata = withAnnotation(
+    withAnnotation(obj.metadata, V1ALPHA2_FIELDS_ANNOTATION, undefined),
+    V1ALPHA1_FIELDS_ANNOTATION,
+    only1,
+  );
   const out: Obj = { apiVersion: LLS_API_VERSION_V1ALPHA2, kind: obj.kind, metadata, spec };
   if (obj.status !== undefined) out.status = obj.status;
   return out as LlamaStackDistribution;
@@ -129,7 +153,11 @@ export function toV1Alpha2(obj: LlamaStackDistributionV1Alpha1): LlamaStackDistr
 export function toV1Alpha1(obj: LlamaStackDistribution): LlamaStackDistributionV1Alpha1 {
   const restored = readAnnotation(obj, V1ALPHA1_FIELDS_ANNOTATION);
   const { spec, only2 } = specToV1Alpha1(obj.spec ?? ({} as LlamaStackDistributionSpec), restored);
-  const metadata = withAnnotation(withAnnotation(obj.metadata, V1ALPHA1_FIELDS_ANNOTATION, undefined), V1ALPHA2_FIELDS_ANNOTATION, only2);
+  const metadata = withAnnotation(
+    withAnnotation(obj.metadata, V1ALPHA1_FIELDS_ANNOTATION, undefined),
+    V1ALPHA2_FIELDS_ANNOTATION,
+    only2,
+  );
   const out: Obj = { apiVersion: LLS_API_VERSION_V1ALPHA1, kind: obj.kind, metadata, spec };
   if (obj.status !== undefined) {
     const { resolvedDistribution: _r, configGeneration: _c, ...rest } = obj.status;
@@ -139,11 +167,24 @@ export function toV1Alpha1(obj: LlamaStackDistribution): LlamaStackDistributionV
 }
 
 /** the conversion webhook's converter: any served version to `desiredAPIVersion` */
-export function convertLlamaStackDistribution(obj: { apiVersion: string } & Obj, desiredAPIVersion: string): { apiVersion: string } & Obj {
+export function convertLlamaStackDistribution(
+  obj: { apiVersion: string } & Obj,
+  desiredAPIVersion: string,
+): { apiVersion: string } & Obj {
   if (obj.apiVersion === desiredAPIVersion) return obj;
-  const hub = obj.apiVersion === LLS_API_VERSION_V1ALPHA1 ? toV1Alpha2(obj as LlamaStackDistributionV1Alpha1) : obj.apiVersion === LLS_API_VERSION_V1ALPHA2 ? (obj as LlamaStackDistribution) : undefined;
-  if (!hub) throw new Error(`unsupported apiVersion ${obj.apiVersion}: served versions are ${LLS_API_VERSION_V1ALPHA1} and ${LLS_API_VERSION_V1ALPHA2}`);
+  const hub =
+    obj.apiVersion === LLS_API_VERSION_V1ALPHA1
+      ? toV1Alpha2(obj as LlamaStackDistributionV1Alpha1)
+      : obj.apiVersion === LLS_API_VERSION_V1ALPHA2
+        ? (obj as LlamaStackDistribution)
+        : undefined;
+  if (!hub)
+    throw new Error(
+      `unsupported apiVersion ${obj.apiVersion}: served versions are ${LLS_API_VERSION_V1ALPHA1} and ${LLS_API_VERSION_V1ALPHA2}`,
+    );
   if (desiredAPIVersion === LLS_API_VERSION_V1ALPHA2) return hub;
   if (desiredAPIVersion === LLS_API_VERSION_V1ALPHA1) return toV1Alpha1(hub);
-  throw new Error(`cannot convert to ${desiredAPIVersion}: served versions are ${LLS_API_VERSION_V1ALPHA1} and ${LLS_API_VERSION_V1ALPHA2}`);
+  throw new Error(
+    `cannot convert to ${desiredAPIVersion}: served versions are ${LLS_API_VERSION_V1ALPHA1} and ${LLS_API_VERSION_V1ALPHA2}`,
+  );
 }

@@ -2,9 +2,28 @@
 import { crdFromZod } from '../crd-gen/index.ts';
 import { kindRef, type KubeObject } from '../../kube/index.ts';
 import type { CustomResourceDefinition } from '../../kube/kinds.ts';
-import { LLS_API_VERSION_V1ALPHA1, LLS_API_VERSION_V1ALPHA2, LLS_CATEGORIES, LLS_GROUP, LLS_KIND, LLS_PLURAL, LLS_V1ALPHA1, LLS_V1ALPHA2 } from './common.ts';
-import { type LlamaStackDistributionV1Alpha1Spec, type LlamaStackDistributionV1Alpha1Status, v1alpha1SpecSchema, v1alpha1StatusSchema } from './v1alpha1.ts';
-import { type LlamaStackDistributionSpec, type LlamaStackDistributionStatus, v1alpha2SpecSchema, v1alpha2StatusSchema } from './v1alpha2.ts';
+import {
+  LLS_API_VERSION_V1ALPHA1,
+  LLS_API_VERSION_V1ALPHA2,
+  LLS_CATEGORIES,
+  LLS_GROUP,
+  LLS_KIND,
+  LLS_PLURAL,
+  LLS_V1ALPHA1,
+  LLS_V1ALPHA2,
+} from './common.ts';
+import {
+  type LlamaStackDistributionV1Alpha1Spec,
+  type LlamaStackDistributionV1Alpha1Status,
+  v1alpha1SpecSchema,
+  v1alpha1StatusSchema,
+} from './v1alpha1.ts';
+import {
+  type LlamaStackDistributionSpec,
+  type LlamaStackDistributionStatus,
+  v1alpha2SpecSchema,
+  v1alpha2StatusSchema,
+} from './v1alpha2.ts';
 
 /** the path the conversion webhook is served at */
 export const LLAMASTACK_CONVERSION_PATH = '/convert-llamastack-io-llamastackdistribution';
@@ -19,7 +38,10 @@ export interface LlamaStackDistributionV1Alpha1 extends KubeObject {
 }
 
 export const LlamaStackDistributions = kindRef<LlamaStackDistribution>(LLS_API_VERSION_V1ALPHA2, LLS_KIND);
-export const LlamaStackDistributionsV1Alpha1 = kindRef<LlamaStackDistributionV1Alpha1>(LLS_API_VERSION_V1ALPHA1, LLS_KIND);
+export const LlamaStackDistributionsV1Alpha1 = kindRef<LlamaStackDistributionV1Alpha1>(
+  LLS_API_VERSION_V1ALPHA1,
+  LLS_KIND,
+);
 
 const age = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' } as const;
 const phase = { name: 'Phase', type: 'string', jsonPath: '.status.phase' } as const;
@@ -56,7 +78,12 @@ export function llamaStackCrd(conversion?: Record<string, unknown>): CustomResou
         status: v1alpha2StatusSchema,
         printerColumns: [
           phase,
-          { name: 'Distribution', type: 'string', jsonPath: '.status.distributionConfig.activeDistribution', priority: 1 },
+          {
+            name: 'Distribution',
+            type: 'string',
+            jsonPath: '.status.distributionConfig.activeDistribution',
+            priority: 1,
+          },
           { name: 'Config', type: 'string', jsonPath: '.status.configGeneration.configMapName', priority: 1 },
           { name: 'Providers', type: 'integer', jsonPath: '.status.configGeneration.providerCount' },
           available,

@@ -26,7 +26,12 @@ export {
   llamaStackCrd,
 } from './crd.ts';
 export { needsNormalization, normalizeV1Alpha2Spec } from './normalize.ts';
-export { type LlamaStackDistributionV1Alpha1Spec, type LlamaStackDistributionV1Alpha1Status, v1alpha1SpecSchema, v1alpha1StatusSchema } from './v1alpha1.ts';
+export {
+  type LlamaStackDistributionV1Alpha1Spec,
+  type LlamaStackDistributionV1Alpha1Status,
+  v1alpha1SpecSchema,
+  v1alpha1StatusSchema,
+} from './v1alpha1.ts';
 export {
   type LlamaStackDistributionSpec,
   type LlamaStackDistributionStatus,

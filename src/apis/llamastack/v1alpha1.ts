@@ -18,7 +18,9 @@ export const v1alpha1SpecSchema = z.object({
   replicas: z.int32().min(0).optional(),
   server: z.object({
     distribution: distributionSchema.meta({
-      'x-kubernetes-validations': [{ rule: '!(has(self.name) && has(self.image))', message: 'server.distribution: set name or image, not both' }],
+      'x-kubernetes-validations': [
+        { rule: '!(has(self.name) && has(self.image))', message: 'server.distribution: set name or image, not both' },
+      ],
     }),
     containerSpec: z
       .object({

@@ -23,7 +23,13 @@ import {
 export const PROVIDER_SECTIONS = ['inference', 'safety', 'vectorIo', 'toolRuntime', 'telemetry'] as const;
 export type ProviderSection = (typeof PROVIDER_SECTIONS)[number];
 /** each section's API name in config.yaml */
-export const SECTION_API: Record<ProviderSection, string> = { inference: 'inference', safety: 'safety', vectorIo: 'vector_io', toolRuntime: 'tool_runtime', telemetry: 'telemetry' };
+export const SECTION_API: Record<ProviderSection, string> = {
+  inference: 'inference',
+  safety: 'safety',
+  vectorIo: 'vector_io',
+  toolRuntime: 'tool_runtime',
+  telemetry: 'telemetry',
+};
 export const MAX_PROVIDERS_PER_SECTION = 16;
 export const PROVIDER_ID_MAX = 63;
 
@@ -57,17 +63,32 @@ const providerList = (section: ProviderSection) =>
     .max(MAX_PROVIDERS_PER_SECTION)
     .meta({
       'x-kubernetes-preserve-unknown-fields': true,
-      'x-kubernetes-validations': [{ rule: 'size(self) <= 1 || self.all(p, has(p.id))', message: `providers.${section}: every provider needs an id when the section lists more than one` }],
+      'x-kubernetes-validations': [
+        {
+          rule: 'size(self) <= 1 || self.all(p, has(p.id))',
+          message: `providers.${section}: every provider needs an id when the section lists more than one`,
+        },
+      ],
     })
     .optional();
 
-const effectiveIds = PROVIDER_SECTIONS.map((s) => `(has(self.${s}) ? self.${s}.map(p, has(p.id) ? p.id : p.provider) : [])`).join(' + ');
+const effectiveIds = PROVIDER_SECTIONS.map(
+  (s) => `(has(self.${s}) ? self.${s}.map(p, has(p.id) ? p.id : p.provider) : [])`,
+).join(' + ');
 
 export const providersSchema = z
-  .object(Object.fromEntries(PROVIDER_SECTIONS.map((s) => [s, providerList(s)])) as Record<ProviderSection, ReturnType<typeof providerList>>)
+  .object(
+    Object.fromEntries(PROVIDER_SECTIONS.map((s) => [s, providerList(s)])) as Record<
+      ProviderSection,
+      ReturnType<typeof providerList>
+    >,
+  )
   .meta({
     'x-kubernetes-validations': [
-      { rule: `(${effectiveIds}).all(x, (${effectiveIds}).exists_one(y, y == x))`, message: 'provider ids (id, or provider when id is unset) must be unique across all provider types' },
+      {
+        rule: `(${effectiveIds}).all(x, (${effectiveIds}).exists_one(y, y == x))`,
+        message: 'provider ids (id, or provider when id is unset) must be unique across all provider types',
+      },
     ],
   });
 
@@ -87,20 +108,49 @@ export const resourcesSchema = z.object({
 
 export const storageSchema = z.object({
   kv: z
-    .object({ type: z.enum(['sqlite', 'redis']).optional(), endpoint: z.string().min(1).optional(), password: secretKeyRefSchema.optional() })
-    .meta({ 'x-kubernetes-validations': [{ rule: "!has(self.type) || self.type != 'redis' || has(self.endpoint)", message: 'storage.kv: type redis requires endpoint' }] })
+    .object({
+      type: z.enum(['sqlite', 'redis']).optional(),
+      endpoint: z.string().min(1).optional(),
+      password: secretKeyRefSchema.optional(),
+    })
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: "!has(self.type) || self.type != 'redis' || has(self.endpoint)",
+          message: 'storage.kv: type redis requires endpoint',
+        },
+      ],
+    })
     .optional(),
   sql: z
     .object({ type: z.enum(['sqlite', 'postgres']).optional(), connectionString: secretKeyRefSchema.optional() })
-    .meta({ 'x-kubernetes-validations': [{ rule: "!has(self.type) || self.type != 'postgres' || has(self.connectionString)", message: 'storage.sql: type postgres requires connectionString' }] })
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: "!has(self.type) || self.type != 'postgres' || has(self.connectionString)",
+          message: 'storage.sql: type postgres requires connectionString',
+        },
+      ],
+    })
     .optional(),
 });
 
 export const networkingSchema = z.object({
   port: z.int32().min(1).max(65535).optional(),
   tls: z
-    .object({ enabled: z.boolean().optional(), secretName: z.string().min(1).optional(), caBundle: caBundleSchema.optional() })
-    .meta({ 'x-kubernetes-validations': [{ rule: '!has(self.enabled) || !self.enabled || has(self.secretName)', message: 'networking.tls: enabled requires secretName' }] })
+    .object({
+      enabled: z.boolean().optional(),
+      secretName: z.string().min(1).optional(),
+      caBundle: caBundleSchema.optional(),
+    })
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: '!has(self.enabled) || !self.enabled || has(self.secretName)',
+          message: 'networking.tls: enabled requires secretName',
+        },
+      ],
+    })
     .optional(),
   expose: z.object({ enabled: z.boolean().optional(), hostname: z.string().min(1).optional() }).optional(),
   allowedFrom: allowedFromSchema.optional(),
@@ -135,7 +185,9 @@ const disabledWithProvider = PROVIDER_SECTIONS.map((s) => ({
 export const v1alpha2SpecSchema = z
   .object({
     distribution: distributionSchema.meta({
-      'x-kubernetes-validations': [{ rule: 'has(self.name) != has(self.image)', message: 'distribution: set exactly one of name and image' }],
+      'x-kubernetes-validations': [
+        { rule: 'has(self.name) != has(self.image)', message: 'distribution: set exactly one of name and image' },
+      ],
     }),
     providers: providersSchema.optional(),
     resources: resourcesSchema.optional(),
@@ -146,13 +198,16 @@ export const v1alpha2SpecSchema = z
     /** external providers (kept as given; merged after generation) */
     externalProviders: z.looseObject({}).optional(),
     /** a ConfigMap holding a complete config.yaml: used as-is, nothing is generated */
-    overrideConfig: z.object({ configMapName: z.string().min(1), configMapNamespace: z.string().optional() }).optional(),
+    overrideConfig: z
+      .object({ configMapName: z.string().min(1), configMapNamespace: z.string().optional() })
+      .optional(),
   })
   .meta({
     'x-kubernetes-validations': [
       {
         rule: '!has(self.overrideConfig) || !(has(self.providers) || has(self.resources) || has(self.storage) || has(self.disabled))',
-        message: 'overrideConfig cannot be combined with providers, resources, storage or disabled: the ConfigMap is used as the complete config',
+        message:
+          'overrideConfig cannot be combined with providers, resources, storage or disabled: the ConfigMap is used as the complete config',
       },
       ...disabledWithProvider,
     ],
@@ -160,7 +215,13 @@ export const v1alpha2SpecSchema = z
 
 export const v1alpha2StatusSchema = z.object({
   ...commonStatusShape,
-  resolvedDistribution: z.object({ image: z.string().optional(), configSource: z.enum(['embedded', 'oci-label', 'override']).optional(), configHash: z.string().optional() }).optional(),
+  resolvedDistribution: z
+    .object({
+      image: z.string().optional(),
+      configSource: z.enum(['embedded', 'oci-label', 'override']).optional(),
+      configHash: z.string().optional(),
+    })
+    .optional(),
   configGeneration: z
     .object({
       configMapName: z.string().optional(),

@@ -4,7 +4,14 @@
 import { z } from 'zod';
 import { conditionListSchema } from '../aim/common.ts';
 import { crdFromZod } from '../crd-gen/index.ts';
-import { DEFAULT_MAX_REPLICAS, DEFAULT_MIN_REPLICAS, DEFAULT_VARIANT_COST, LLMD_CATEGORIES, LLMD_GROUP, LLMD_VERSION } from './common.ts';
+import {
+  DEFAULT_MAX_REPLICAS,
+  DEFAULT_MIN_REPLICAS,
+  DEFAULT_VARIANT_COST,
+  LLMD_CATEGORIES,
+  LLMD_GROUP,
+  LLMD_VERSION,
+} from './common.ts';
 
 /** autoscaling/v1 CrossVersionObjectReference */
 export const scaleTargetRefSchema = z.object({
@@ -28,7 +35,12 @@ export const variantAutoscalingSpecSchema = z
     maxReplicas: z.int32().min(1).default(DEFAULT_MAX_REPLICAS),
   })
   .meta({
-    'x-kubernetes-validations': [{ rule: 'self.maxReplicas >= self.minReplicas', message: 'spec.maxReplicas must be greater than or equal to spec.minReplicas' }],
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.maxReplicas >= self.minReplicas',
+        message: 'spec.maxReplicas must be greater than or equal to spec.minReplicas',
+      },
+    ],
   });
 
 export const optimizedAllocSchema = z.object({

@@ -16,7 +16,15 @@ type Loose = Record<string, any>;
 
 function conditionsOf(obj: KubeObject): ConditionView[] {
   const list = ((obj.status as Loose | undefined)?.conditions ?? []) as Loose[];
-  return list.filter((c) => c && typeof c.type === 'string').map((c) => ({ type: c.type, status: String(c.status ?? 'Unknown'), ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}), ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}) }));
+  return list
+    .filter((c) => c && typeof c.type === 'string')
+    .map((c) => ({
+      type: c.type,
+      status: String(c.status ?? 'Unknown'),
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.message ? { message: c.message } : {}),
+      ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}),
+    }));
 }
 
 /** the events of the resource and of its children (a child's events are often where the reason is) */
@@ -27,12 +35,20 @@ function eventsOf(state: DashboardState, obj: KubeObject, children: readonly Kub
   const out: EventView[] = [];
   for (const e of state.objects('events') as Iterable<Loose>) {
     const io = e.involvedObject ?? {};
-    const mine = io.uid ? about.has(io.uid) : io.kind === obj.kind && io.name === obj.metadata.name && (io.namespace ?? '') === (obj.metadata.namespace ?? '');
+    const mine = io.uid
+      ? about.has(io.uid)
+      : io.kind === obj.kind &&
+        io.name === obj.metadata.name &&
+        (io.namespace ?? '') === (obj.metadata.namespace ?? '');
     if (!mine) continue;
     const object = io.uid ? about.get(io.uid) : undefined;
     out.push({
-      type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? e.note ?? '', count: e.count ?? e.series?.count ?? 1,
-      lastSeen: e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '', source: e.source?.component ?? e.reportingComponent ?? e.reportingController ?? '',
+      type: e.type ?? 'Normal',
+      reason: e.reason ?? '',
+      message: e.message ?? e.note ?? '',
+      count: e.count ?? e.series?.count ?? 1,
+      lastSeen: e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '',
+      source: e.source?.component ?? e.reportingComponent ?? e.reportingController ?? '',
       ...(object ? { object } : {}),
     });
   }
@@ -43,7 +59,8 @@ function childrenOf(state: DashboardState, obj: KubeObject): KubeObject[] {
   const uid = obj.metadata.uid;
   if (!uid) return [];
   const out: KubeObject[] = [];
-  for (const role of ['resource', 'child'] as const) for (const o of state.objects(role)) if (o.metadata.ownerReferences?.some((r) => r.uid === uid)) out.push(o);
+  for (const role of ['resource', 'child'] as const)
+    for (const o of state.objects(role)) if (o.metadata.ownerReferences?.some((r) => r.uid === uid)) out.push(o);
   return out;
 }
 
@@ -51,28 +68,68 @@ type Ref = { kind?: string; name?: string; namespace?: string };
 
 /** an AIMService's resolved chain from its status, each link with its state when the dashboard sees it */
 function chainPanel(state: DashboardState, svc: KubeObject): ChainPanel | undefined {
-  const st = (svc.status ?? {}) as { resolvedRuntimeConfig?: Ref; resolvedModel?: Ref; resolvedTemplate?: Ref; cache?: { templateCacheRef?: Ref } };
-  const refs: Array<[string, Ref | undefined]> = [['Runtime config', st.resolvedRuntimeConfig], ['Model', st.resolvedModel], ['Template', st.resolvedTemplate], ['Template cache', st.cache?.templateCacheRef]];
+  const st = (svc.status ?? {}) as {
+    resolvedRuntimeConfig?: Ref;
+    resolvedModel?: Ref;
+    resolvedTemplate?: Ref;
+    cache?: { templateCacheRef?: Ref };
+  };
+  const refs: Array<[string, Ref | undefined]> = [
+    ['Runtime config', st.resolvedRuntimeConfig],
+    ['Model', st.resolvedModel],
+    ['Template', st.resolvedTemplate],
+    ['Template cache', st.cache?.templateCacheRef],
+  ];
   const links = refs.flatMap(([role, ref]) => {
     if (!ref?.kind || !ref.name) return [];
     const obj = state.find(`aim.eai.amd.com/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
-    const link = obj ? childOf(obj, true) : { group: 'aim.eai.amd.com', kind: ref.kind, namespace: ref.namespace ?? '', name: ref.name, state: 'Unknown', reason: 'not visible to the dashboard', tone: 'progress' as const };
+    const link = obj
+      ? childOf(obj, true)
+      : {
+          group: 'aim.eai.amd.com',
+          kind: ref.kind,
+          namespace: ref.namespace ?? '',
+          name: ref.name,
+          state: 'Unknown',
+          reason: 'not visible to the dashboard',
+          tone: 'progress' as const,
+        };
     return [{ role, ...link }];
   });
   return links.length > 0 ? { kind: 'chain', links } : undefined;
 }
 
-function panelsOf(state: DashboardState, obj: KubeObject, children: KubeObject[], feed: DecisionFeed | undefined): Panel[] {
+function panelsOf(
+  state: DashboardState,
+  obj: KubeObject,
+  children: KubeObject[],
+  feed: DecisionFeed | undefined,
+): Panel[] {
   switch (obj.kind) {
     case 'ModelDeployment':
-      return [{ kind: 'selection', ...explainSelection(obj as ModelDeployment, state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[]) }];
+      return [
+        {
+          kind: 'selection',
+          ...explainSelection(
+            obj as ModelDeployment,
+            state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
+          ),
+        },
+      ];
     case 'AIMService': {
       const svc = obj as AIMService;
       const name = svc.spec.runtimeConfigName || 'default';
-      const namespaced = state.ofKind('AIMRuntimeConfig').find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
+      const namespaced = state
+        .ofKind('AIMRuntimeConfig')
+        .find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
       const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
       const chain = chainPanel(state, obj);
-      return [routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<typeof routePanel>[1]), ...(chain ? [chain] : [])];
+      return [
+        routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<
+          typeof routePanel
+        >[1]),
+        ...(chain ? [chain] : []),
+      ];
     }
     case 'LlamaStackDistribution':
       return configPanels(obj, children);
@@ -90,7 +147,17 @@ export function resourceDetail(state: DashboardState, key: string, feed?: Decisi
   const owners = (obj.metadata.ownerReferences ?? []).map((r) => {
     const group = r.apiVersion.includes('/') ? r.apiVersion.slice(0, r.apiVersion.indexOf('/')) : '';
     const owner = state.find(`${group}/${r.kind}/${obj.metadata.namespace ?? ''}/${r.name}`);
-    return owner ? childOf(owner, true) : { group, kind: r.kind, namespace: obj.metadata.namespace ?? '', name: r.name, state: 'Unknown', reason: 'not visible to the dashboard', tone: 'progress' as const };
+    return owner
+      ? childOf(owner, true)
+      : {
+          group,
+          kind: r.kind,
+          namespace: obj.metadata.namespace ?? '',
+          name: r.name,
+          state: 'Unknown',
+          reason: 'not visible to the dashboard',
+          tone: 'progress' as const,
+        };
   });
   return {
     summary: summaryOf(obj),

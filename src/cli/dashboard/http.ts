@@ -8,12 +8,22 @@ import { extname, join, normalize, sep } from 'node:path';
 
 export const TOKEN_COOKIE = 'modelplane_dashboard_token';
 const MAX_BODY = 1 << 20;
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.ico': 'image/x-icon', '.woff2': 'font/woff2' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
 const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
-  'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
 };
 
 export function isLoopback(host: string): boolean {
@@ -53,7 +63,10 @@ export function admit(req: IncomingMessage, res: ServerResponse, url: URL, polic
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const origin = req.headers.origin;
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json') || (origin && new URL(origin).host !== req.headers.host)) {
+    if (
+      !(req.headers['content-type'] ?? '').startsWith('application/json') ||
+      (origin && new URL(origin).host !== req.headers.host)
+    ) {
       sendJson(res, 403, { error: 'writes must be same-origin JSON requests' });
       return false;
     }
@@ -64,17 +77,29 @@ export function admit(req: IncomingMessage, res: ServerResponse, url: URL, polic
   const query = url.searchParams.get('token') ?? undefined;
   if (sameToken(query, policy.token) && req.method === 'GET') {
     url.searchParams.delete('token');
-    res.writeHead(303, { ...SECURITY_HEADERS, 'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(policy.token)}; HttpOnly; SameSite=Strict; Path=/`, Location: `${url.pathname}${url.search}` });
+    res.writeHead(303, {
+      ...SECURITY_HEADERS,
+      'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(policy.token)}; HttpOnly; SameSite=Strict; Path=/`,
+      Location: `${url.pathname}${url.search}`,
+    });
     res.end();
     return false;
   }
-  sendJson(res, 401, { error: 'this dashboard needs the token printed when it started: open the URL it printed, or send "Authorization: Bearer TOKEN"' });
+  sendJson(res, 401, {
+    error:
+      'this dashboard needs the token printed when it started: open the URL it printed, or send "Authorization: Bearer TOKEN"',
+  });
   return false;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -90,8 +115,18 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /** a Server-Sent Events stream: `send(event, data)`, a keep-alive comment, and cleanup when the browser leaves */
-export function openEventStream(req: IncomingMessage, res: ServerResponse, onClose: () => void): (event: string, data: unknown) => void {
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+export function openEventStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  onClose: () => void,
+): (event: string, data: unknown) => void {
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.write('retry: 2000\n\n');
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   req.on('close', () => {
@@ -105,8 +140,13 @@ export function openEventStream(req: IncomingMessage, res: ServerResponse, onClo
 export function serveStatic(res: ServerResponse, root: string, pathname: string): void {
   const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
   let file = join(root, rel);
-  if (!file.startsWith(root + sep) || !existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html');
+  if (!file.startsWith(root + sep) || !existsSync(file) || statSync(file).isDirectory())
+    file = join(root, 'index.html');
   const immutable = rel.startsWith('assets/');
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache' });
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+    'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
   createReadStream(file).pipe(res);
 }

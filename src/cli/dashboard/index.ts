@@ -37,19 +37,35 @@ export interface Dashboard extends DashboardServer {
 export function ensureWebBuilt(log: Logger, dir = WEB_DIST): boolean {
   if (existsSync(`${dir}/index.html`)) return true;
   log.info('building the dashboard front end (first start)', { dir });
-  const r = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (r.status !== 0) log.warn('the dashboard front end could not be built; the API still works', { stderr: r.stderr?.slice(-2000) });
+  const r = spawnSync(process.execPath, ['scripts/build-web.mjs'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.status !== 0)
+    log.warn('the dashboard front end could not be built; the API still works', { stderr: r.stderr?.slice(-2000) });
   return existsSync(`${dir}/index.html`);
 }
 
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
   const staticDir = opts.staticDir ?? WEB_DIST;
   if (!opts.staticDir) ensureWebBuilt(opts.logger, staticDir);
-  const state = await DashboardState.start({ client: opts.client, logger: opts.logger, ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+  const state = await DashboardState.start({
+    client: opts.client,
+    logger: opts.logger,
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+  });
   try {
     const server = await startDashboardServer({
-      state, host: opts.host ?? '127.0.0.1', port: opts.port ?? 0, staticDir, cluster: opts.cluster, user: opts.user, logger: opts.logger,
-      ...(opts.readOnly ? { readOnly: true } : {}), ...(opts.feed ? { feed: opts.feed } : {}),
+      state,
+      host: opts.host ?? '127.0.0.1',
+      port: opts.port ?? 0,
+      staticDir,
+      cluster: opts.cluster,
+      user: opts.user,
+      logger: opts.logger,
+      ...(opts.readOnly ? { readOnly: true } : {}),
+      ...(opts.feed ? { feed: opts.feed } : {}),
     });
     return {
       ...server,
@@ -67,5 +83,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
 
 /** the line printed at start: the URL, with the token when one is needed */
 export function dashboardBanner(d: Pick<DashboardServer, 'url' | 'token'>): string {
-  return d.token ? `dashboard: ${d.url}?token=${d.token}  (bound beyond loopback: the token is required)` : `dashboard: ${d.url}`;
+  return d.token
+    ? `dashboard: ${d.url}?token=${d.token}  (bound beyond loopback: the token is required)`
+    : `dashboard: ${d.url}`;
 }

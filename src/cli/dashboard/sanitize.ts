@@ -35,9 +35,21 @@ export function redactLiterals(value: unknown, key = ''): unknown {
     const rec = value as Record<string, unknown>;
     // an env entry {name: API_TOKEN, value: "…"} carries the credential in `value`
     const envLike = typeof rec.name === 'string' && SECRET_KEY.test(rec.name) && typeof rec.value === 'string';
-    return Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, envLike && k === 'value' && !REFERENCE.test(v as string) ? REDACTED : redactLiterals(v, k)]));
+    return Object.fromEntries(
+      Object.entries(rec).map(([k, v]) => [
+        k,
+        envLike && k === 'value' && !REFERENCE.test(v as string) ? REDACTED : redactLiterals(v, k),
+      ]),
+    );
   }
-  if (typeof value === 'string' && SECRET_KEY.test(key) && value !== '' && !REFERENCE.test(value) && !NAMES_A_SECRET.test(key)) return REDACTED;
+  if (
+    typeof value === 'string' &&
+    SECRET_KEY.test(key) &&
+    value !== '' &&
+    !REFERENCE.test(value) &&
+    !NAMES_A_SECRET.test(key)
+  )
+    return REDACTED;
   return value;
 }
 
@@ -45,10 +57,13 @@ export function redactLiterals(value: unknown, key = ''): unknown {
 export function redactConfigText(text: string): { text: string; secretRefs: string[] } {
   const refs = new Set<string>();
   for (const m of text.matchAll(/\$\{(?:env\.)?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}/g)) refs.add(m[1]!);
-  const redacted = text.replace(/^(\s*(?:-\s+)?([A-Za-z0-9_.-]+)\s*:\s*)(\S.*)$/gm, (line, head: string, key: string, value: string) => {
-    if (!SECRET_KEY.test(key) || NAMES_A_SECRET.test(key)) return line;
-    const v = value.trim().replace(/^["']|["']$/g, '');
-    return REFERENCE.test(v) || v === '' || v === 'null' || v === '~' ? line : `${head}${REDACTED}`;
-  });
+  const redacted = text.replace(
+    /^(\s*(?:-\s+)?([A-Za-z0-9_.-]+)\s*:\s*)(\S.*)$/gm,
+    (line, head: string, key: string, value: string) => {
+      if (!SECRET_KEY.test(key) || NAMES_A_SECRET.test(key)) return line;
+      const v = value.trim().replace(/^["']|["']$/g, '');
+      return REFERENCE.test(v) || v === '' || v === 'null' || v === '~' ? line : `${head}${REDACTED}`;
+    },
+  );
   return { text: redacted, secretRefs: [...refs].sort() };
 }

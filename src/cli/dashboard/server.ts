@@ -37,11 +37,18 @@ export interface DashboardServer {
 }
 
 async function servedApis(state: DashboardState): Promise<Set<string>> {
-  const body = (await state.client.transport.request({ method: 'GET', path: '/apis' })).body as { groups?: Array<{ versions?: Array<{ groupVersion: string }> }> };
+  const body = (await state.client.transport.request({ method: 'GET', path: '/apis' })).body as {
+    groups?: Array<{ versions?: Array<{ groupVersion: string }> }>;
+  };
   return new Set((body.groups ?? []).flatMap((g) => (g.versions ?? []).map((v) => v.groupVersion)));
 }
 
-function streamOverview(req: IncomingMessage, res: ServerResponse, state: DashboardState, info: () => DashboardInfo): void {
+function streamOverview(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: DashboardState,
+  info: () => DashboardInfo,
+): void {
   let off = () => {};
   const send = openEventStream(req, res, () => off());
   const snapshot: SnapshotMessage = { info: info(), resources: state.summaries() };
@@ -51,7 +58,13 @@ function streamOverview(req: IncomingMessage, res: ServerResponse, state: Dashbo
   });
 }
 
-function streamResource(req: IncomingMessage, res: ServerResponse, state: DashboardState, key: string, feed: DecisionFeed | undefined): void {
+function streamResource(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: DashboardState,
+  key: string,
+  feed: DecisionFeed | undefined,
+): void {
   let off = () => {};
   const send = openEventStream(req, res, () => off());
   let last = '';
@@ -69,11 +82,17 @@ function streamResource(req: IncomingMessage, res: ServerResponse, state: Dashbo
 
 async function create(req: IncomingMessage, res: ServerResponse, state: DashboardState): Promise<void> {
   const body = await readJson(req);
-  const checked = validateForm(body, { providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[], served: await servedApis(state) });
+  const checked = validateForm(body, {
+    providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
+    served: await servedApis(state),
+  });
   if (checked.errors.length > 0) return sendJson(res, 422, checked);
   try {
     const created = await state.client.withFieldManager('modelplane-dashboard').create(body as KubeObject);
-    sendJson(res, 201, { key: `kubeairunway.ai/ModelDeployment/${created.metadata.namespace}/${created.metadata.name}`, warnings: checked.warnings });
+    sendJson(res, 201, {
+      key: `kubeairunway.ai/ModelDeployment/${created.metadata.namespace}/${created.metadata.name}`,
+      warnings: checked.warnings,
+    });
   } catch (err) {
     // the API server's answer (admission, quota, RBAC) is the user's to read, as kubectl would print it
     const status = err instanceof ApiError && err.code >= 400 ? err.code : 502;
@@ -86,13 +105,22 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
   const loopback = isLoopback(opts.host);
   const token = loopback ? undefined : randomBytes(24).toString('base64url');
   const policy: AccessPolicy = token ? { token } : {};
-  const info = (): DashboardInfo => ({ cluster: opts.cluster, user: opts.user, kinds: state.kinds, hidden: state.hidden, readOnly: opts.readOnly === true });
+  const info = (): DashboardInfo => ({
+    cluster: opts.cluster,
+    user: opts.user,
+    kinds: state.kinds,
+    hidden: state.hidden,
+    readOnly: opts.readOnly === true,
+  });
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     if (!admit(req, res, url, policy)) return;
     route(req, res, url).catch((err) => {
       opts.logger.warn('dashboard request failed', { path: url.pathname, error: err });
-      if (!res.headersSent) sendJson(res, err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, { error: (err as Error).message });
+      if (!res.headersSent)
+        sendJson(res, err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, {
+          error: (err as Error).message,
+        });
       else res.end();
     });
   });
@@ -100,22 +128,40 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
     const p = url.pathname;
     if (p === '/api/info') return sendJson(res, 200, info());
     if (p === '/api/stream') return streamOverview(req, res, state, info);
-    if (p === '/api/stream/resource') return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
+    if (p === '/api/stream/resource')
+      return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
     if (p === '/api/resources') return sendJson(res, 200, state.summaries());
     if (p === '/api/resource') {
       const detail = resourceDetail(state, url.searchParams.get('key') ?? '', opts.feed);
-      return detail ? sendJson(res, 200, detail) : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });
+      return detail
+        ? sendJson(res, 200, detail)
+        : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });
     }
-    if (p === '/api/providers') return sendJson(res, 200, state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name));
+    if (p === '/api/providers')
+      return sendJson(
+        res,
+        200,
+        state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name),
+      );
     if (p === '/api/modeldeployments/validate' && req.method === 'POST') {
-      return sendJson(res, 200, validateForm(await readJson(req), { providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[], served: await servedApis(state) }));
+      return sendJson(
+        res,
+        200,
+        validateForm(await readJson(req), {
+          providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
+          served: await servedApis(state),
+        }),
+      );
     }
     if (p === '/api/modeldeployments' && req.method === 'POST') {
       if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
       return create(req, res, state);
     }
     if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p}` });
-    if (!existsSync(opts.staticDir)) return sendJson(res, 503, { error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web` });
+    if (!existsSync(opts.staticDir))
+      return sendJson(res, 503, {
+        error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web`,
+      });
     serveStatic(res, opts.staticDir, p);
   };
   await new Promise<void>((resolve, reject) => {
@@ -124,7 +170,13 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
   });
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  if (loopback) policy.loopbackHosts = new Set([`${hostForUrl}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+  if (loopback)
+    policy.loopbackHosts = new Set([
+      `${hostForUrl}:${port}`,
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+    ]);
   return {
     url: `http://${hostForUrl}:${port}/`,
     ...(token ? { token } : {}),

@@ -1,7 +1,17 @@
 // The dashboard's view of the cluster: informers (list+watch through the API server, with the user's own
 // credentials) over every modelplane kind, the kinds their children usually are, and Events. Changes are
 // coalesced and handed to listeners (the browser streams) as keys; nothing here polls.
-import { Cache, type Informer, isForbidden, isNoKindMatch, kindRef, type KubeClient, type KubeObject, type Logger, type ResourceMapping } from '../../kube/index.ts';
+import {
+  Cache,
+  type Informer,
+  isForbidden,
+  isNoKindMatch,
+  kindRef,
+  type KubeClient,
+  type KubeObject,
+  type Logger,
+  type ResourceMapping,
+} from '../../kube/index.ts';
 import { discoverModelplaneKinds, isPrimaryKind } from '../view/kinds.ts';
 import { rowKey } from '../view/rows.ts';
 import { type AutoscalerHistory, recordAutoscalerPoint } from './panels/autoscaler.ts';
@@ -10,9 +20,18 @@ import type { KindInfo, ResourceSummary } from './types.ts';
 
 /** kinds modelplane's controllers and providers create as children, watched when served and readable */
 export const CHILD_KINDS: ReadonlyArray<[apiVersion: string, kind: string]> = [
-  ['apps/v1', 'Deployment'], ['v1', 'Service'], ['v1', 'ConfigMap'], ['v1', 'PersistentVolumeClaim'], ['batch/v1', 'Job'],
-  ['serving.kserve.io/v1beta1', 'InferenceService'], ['gateway.networking.k8s.io/v1', 'HTTPRoute'], ['kaito.sh/v1beta1', 'Workspace'],
-  ['nvidia.com/v1alpha1', 'DynamoGraphDeployment'], ['ray.io/v1', 'RayService'], ['autoscaling/v2', 'HorizontalPodAutoscaler'], ['keda.sh/v1alpha1', 'ScaledObject'],
+  ['apps/v1', 'Deployment'],
+  ['v1', 'Service'],
+  ['v1', 'ConfigMap'],
+  ['v1', 'PersistentVolumeClaim'],
+  ['batch/v1', 'Job'],
+  ['serving.kserve.io/v1beta1', 'InferenceService'],
+  ['gateway.networking.k8s.io/v1', 'HTTPRoute'],
+  ['kaito.sh/v1beta1', 'Workspace'],
+  ['nvidia.com/v1alpha1', 'DynamoGraphDeployment'],
+  ['ray.io/v1', 'RayService'],
+  ['autoscaling/v2', 'HorizontalPodAutoscaler'],
+  ['keda.sh/v1alpha1', 'ScaledObject'],
 ];
 const EVENTS: [string, string] = ['v1', 'Event'];
 
@@ -31,10 +50,16 @@ export interface StateChange {
   touched: Set<string>;
 }
 
-const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+const groupOf = (apiVersion: string | undefined) =>
+  apiVersion?.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
 
 export function keyOf(obj: KubeObject): string {
-  return rowKey({ group: groupOf(obj.apiVersion), kind: obj.kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
+  return rowKey({
+    group: groupOf(obj.apiVersion),
+    kind: obj.kind,
+    namespace: obj.metadata.namespace ?? '',
+    name: obj.metadata.name ?? '',
+  });
 }
 
 export class DashboardState {
@@ -43,7 +68,11 @@ export class DashboardState {
   readonly autoscalerHistory: AutoscalerHistory = new Map();
   private readonly watched: Watched[] = [];
   private readonly listeners = new Set<(c: StateChange) => void>();
-  private pending: { upserts: Map<string, KubeObject>; removes: Set<string>; touched: Set<string> } = { upserts: new Map(), removes: new Set(), touched: new Set() };
+  private pending: { upserts: Map<string, KubeObject>; removes: Set<string>; touched: Set<string> } = {
+    upserts: new Map(),
+    removes: new Set(),
+    touched: new Set(),
+  };
   private flushTimer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -52,10 +81,17 @@ export class DashboardState {
   ) {}
 
   static async start(opts: { client: KubeClient; logger: Logger; namespace?: string }): Promise<DashboardState> {
-    const cache = new Cache({ client: opts.client, logger: opts.logger, ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+    const cache = new Cache({
+      client: opts.client,
+      logger: opts.logger,
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    });
     const state = new DashboardState(opts.client, cache);
     cache.start();
-    const wanted: Array<[ResourceMapping, Role]> = (await discoverModelplaneKinds(opts.client)).map((m) => [m, 'resource']);
+    const wanted: Array<[ResourceMapping, Role]> = (await discoverModelplaneKinds(opts.client)).map((m) => [
+      m,
+      'resource',
+    ]);
     const others = await Promise.all(
       [...CHILD_KINDS, EVENTS].map(async ([apiVersion, kind]): Promise<[ResourceMapping, Role] | undefined> => {
         try {
@@ -78,7 +114,10 @@ export class DashboardState {
   /** checks the credentials may list the kind (so a forbidden kind is named, not retried forever), then watches it */
   private async watch(m: ResourceMapping, role: Role, namespace: string | undefined): Promise<Watched | undefined> {
     try {
-      await this.client.list(kindRef(m.apiVersion, m.kind), { limit: 1, ...(namespace && m.namespaced ? { namespace } : {}) });
+      await this.client.list(kindRef(m.apiVersion, m.kind), {
+        limit: 1,
+        ...(namespace && m.namespaced ? { namespace } : {}),
+      });
     } catch (err) {
       if (!isForbidden(err)) throw err;
       this.hidden.push(`${m.resource}${m.group ? `.${m.group}` : ''}`);
@@ -90,8 +129,20 @@ export class DashboardState {
   private adopt(w: Watched): void {
     const m = w.mapping;
     this.watched.push(w);
-    if (w.role === 'resource') this.kinds.push({ group: m.group, version: m.version, kind: m.kind, resource: m.resource, namespaced: m.namespaced, primary: isPrimaryKind(m.kind) });
-    w.informer.addHandler({ add: (o) => this.changed(w, o, false), update: (_old, o) => this.changed(w, o, false), delete: (o) => this.changed(w, o, true) });
+    if (w.role === 'resource')
+      this.kinds.push({
+        group: m.group,
+        version: m.version,
+        kind: m.kind,
+        resource: m.resource,
+        namespaced: m.namespaced,
+        primary: isPrimaryKind(m.kind),
+      });
+    w.informer.addHandler({
+      add: (o) => this.changed(w, o, false),
+      update: (_old, o) => this.changed(w, o, false),
+      delete: (o) => this.changed(w, o, true),
+    });
   }
 
   private changed(w: Watched, raw: KubeObject, deleted: boolean): void {
@@ -110,18 +161,35 @@ export class DashboardState {
       p.touched.add(key);
     }
     if (w.role === 'events') {
-      const io = (obj as { involvedObject?: { apiVersion?: string; kind?: string; namespace?: string; name?: string } }).involvedObject;
-      if (io?.kind && io.name) p.touched.add(rowKey({ group: groupOf(io.apiVersion), kind: io.kind, namespace: io.namespace ?? '', name: io.name }));
+      const io = (obj as { involvedObject?: { apiVersion?: string; kind?: string; namespace?: string; name?: string } })
+        .involvedObject;
+      if (io?.kind && io.name)
+        p.touched.add(
+          rowKey({ group: groupOf(io.apiVersion), kind: io.kind, namespace: io.namespace ?? '', name: io.name }),
+        );
     }
     if (w.role === 'child' && !deleted) for (const va of this.autoscalersTargeting(obj)) this.recordAutoscaler(va);
-    for (const ref of obj.metadata.ownerReferences ?? []) p.touched.add(rowKey({ group: groupOf(ref.apiVersion), kind: ref.kind, namespace: obj.metadata.namespace ?? '', name: ref.name }));
+    for (const ref of obj.metadata.ownerReferences ?? [])
+      p.touched.add(
+        rowKey({
+          group: groupOf(ref.apiVersion),
+          kind: ref.kind,
+          namespace: obj.metadata.namespace ?? '',
+          name: ref.name,
+        }),
+      );
     this.flushTimer ??= setTimeout(() => this.flush(), 50);
   }
 
   /** a VariantAutoscaling's point: its desired replicas, and the current replicas of its scale target */
   private recordAutoscaler(va: KubeObject): void {
     const ref = (va as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }).spec?.scaleTargetRef;
-    const target = ref?.kind && ref.name ? this.ofKind(ref.kind).find((o) => o.metadata.name === ref.name && o.metadata.namespace === va.metadata.namespace) : undefined;
+    const target =
+      ref?.kind && ref.name
+        ? this.ofKind(ref.kind).find(
+            (o) => o.metadata.name === ref.name && o.metadata.namespace === va.metadata.namespace,
+          )
+        : undefined;
     const current = (target?.status as { replicas?: number } | undefined)?.replicas;
     const key = keyOf(va);
     recordAutoscalerPoint(this.autoscalerHistory, key, va, typeof current === 'number' ? current : undefined);
@@ -131,7 +199,9 @@ export class DashboardState {
   private autoscalersTargeting(obj: KubeObject): KubeObject[] {
     return this.ofKind('VariantAutoscaling', 'llmd.ai').filter((va) => {
       const ref = (va as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }).spec?.scaleTargetRef;
-      return ref?.kind === obj.kind && ref.name === obj.metadata.name && va.metadata.namespace === obj.metadata.namespace;
+      return (
+        ref?.kind === obj.kind && ref.name === obj.metadata.name && va.metadata.namespace === obj.metadata.namespace
+      );
     });
   }
 
@@ -139,7 +209,11 @@ export class DashboardState {
     this.flushTimer = undefined;
     const p = this.pending;
     this.pending = { upserts: new Map(), removes: new Set(), touched: new Set() };
-    const change: StateChange = { upserts: [...p.upserts.values()].map(summaryOf), removes: [...p.removes], touched: p.touched };
+    const change: StateChange = {
+      upserts: [...p.upserts.values()].map(summaryOf),
+      removes: [...p.removes],
+      touched: p.touched,
+    };
     for (const fn of this.listeners) fn(change);
   }
 
@@ -154,12 +228,15 @@ export class DashboardState {
 
   /** every object of the given role (resources, children, events), with apiVersion and kind set */
   *objects(role: Role): Iterable<KubeObject> {
-    for (const w of this.watched) if (w.role === role) for (const o of w.informer.store.list()) yield this.withKind(w, o);
+    for (const w of this.watched)
+      if (w.role === role) for (const o of w.informer.store.list()) yield this.withKind(w, o);
   }
 
   /** objects of one kind (any role), e.g. the InferenceProviderConfigs for the selection panel */
   ofKind(kind: string, group?: string): KubeObject[] {
-    return this.watched.filter((w) => w.mapping.kind === kind && (group === undefined || w.mapping.group === group)).flatMap((w) => w.informer.store.list().map((o) => this.withKind(w, o)));
+    return this.watched
+      .filter((w) => w.mapping.kind === kind && (group === undefined || w.mapping.group === group))
+      .flatMap((w) => w.informer.store.list().map((o) => this.withKind(w, o)));
   }
 
   find(key: string): KubeObject | undefined {

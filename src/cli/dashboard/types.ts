@@ -47,7 +47,8 @@ export interface EventView {
 }
 
 /** an object related to a resource (a child it owns, or its owner); `key` when it has its own page */
-export interface ChildView extends Pick<ResourceSummary, 'group' | 'kind' | 'namespace' | 'name' | 'state' | 'reason' | 'tone'> {
+export interface ChildView
+  extends Pick<ResourceSummary, 'group' | 'kind' | 'namespace' | 'name' | 'state' | 'reason' | 'tone'> {
   key?: string;
 }
 

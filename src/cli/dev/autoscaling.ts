@@ -4,12 +4,22 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_AUTOSCALER_NAMESPACE, DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME } from '../../apis/llmd/index.ts';
+import {
+  DEFAULT_AUTOSCALER_NAMESPACE,
+  DEFAULT_CONFIG_MAP_NAME,
+  DEFAULT_SATURATION_CONFIG_MAP_NAME,
+} from '../../apis/llmd/index.ts';
 import type { Logger, Manager } from '../../kube/index.ts';
 import { registerInferencePods } from '../../sim/inference/index.ts';
 import { registerHpaSimulator } from '../../sim/operators/hpa.ts';
 import { type PodDiscoveryServer, startPodDiscovery } from '../../sim/pod-discovery.ts';
-import { findPrometheus, freePort, PROMETHEUS_SETUP_HINT, type RunningPrometheus, startPrometheus } from '../../sim/prometheus.ts';
+import {
+  findPrometheus,
+  freePort,
+  PROMETHEUS_SETUP_HINT,
+  type RunningPrometheus,
+  startPrometheus,
+} from '../../sim/prometheus.ts';
 
 export interface DevMetrics {
   /** set when Prometheus will run (the autoscaler and the HPA simulator read it) */
@@ -26,7 +36,10 @@ export interface DevMetrics {
 export async function prepareDevMetrics(simulators: Manager, want: boolean, log: Logger): Promise<DevMetrics> {
   registerInferencePods(simulators);
   const binary = want ? findPrometheus() : undefined;
-  if (want && !binary) log.warn(`Prometheus is not installed, so the saturation autoscaler has no metrics (VariantAutoscalings report MetricsAvailable=False): ${PROMETHEUS_SETUP_HINT}`);
+  if (want && !binary)
+    log.warn(
+      `Prometheus is not installed, so the saturation autoscaler has no metrics (VariantAutoscalings report MetricsAvailable=False): ${PROMETHEUS_SETUP_HINT}`,
+    );
   if (!binary) return { start: async () => undefined, stop: async () => undefined };
   const bin = binary;
   const port = await freePort();
@@ -57,7 +70,15 @@ export async function prepareDevMetrics(simulators: Manager, want: boolean, log:
     writeFileSync(kubeconfigFile, kubeconfigYaml, { mode: 0o600 });
     const target = operatorMetricsUrl?.replace(/^https?:\/\//, '');
     discovery = await startPodDiscovery(simulators);
-    running = await startPrometheus({ binary: bin, dir, port, kubeconfigFile, discoveryUrl: discovery.url, staticTargets: target ? [{ job: 'modelplane-operator', target }] : [], log });
+    running = await startPrometheus({
+      binary: bin,
+      dir,
+      port,
+      kubeconfigFile,
+      discoveryUrl: discovery.url,
+      staticTargets: target ? [{ job: 'modelplane-operator', target }] : [],
+      log,
+    });
   }
 }
 
@@ -65,16 +86,24 @@ export async function prepareDevMetrics(simulators: Manager, want: boolean, log:
 export async function applyAutoscalerDefaults(client: Manager['client']): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEFAULT_AUTOSCALER_NAMESPACE } });
-  const existing = async (name: string) => c.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap' } as never, name, DEFAULT_AUTOSCALER_NAMESPACE);
+  const existing = async (name: string) =>
+    c.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap' } as never, name, DEFAULT_AUTOSCALER_NAMESPACE);
   if (!(await existing(DEFAULT_CONFIG_MAP_NAME))) {
-    await c.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: DEFAULT_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE }, data: { GLOBAL_OPT_INTERVAL: '10s' } } as never);
+    await c.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: DEFAULT_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE },
+      data: { GLOBAL_OPT_INTERVAL: '10s' },
+    } as never);
   }
   if (!(await existing(DEFAULT_SATURATION_CONFIG_MAP_NAME))) {
     await c.apply({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: DEFAULT_SATURATION_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE },
-      data: { default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n' },
+      data: {
+        default: 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n',
+      },
     } as never);
   }
 }

@@ -48,7 +48,10 @@ export interface DevCluster<S = ApiServer> {
 /** namespaces the operator's own objects live in: deploy/'s namespace and the AIM operator namespace */
 export const OPERATOR_NAMESPACES = [DEFAULT_POD_NAMESPACE, operatorNamespaceFromEnv(process.env)];
 
-export async function startApiServerOnly(opts: DevClusterOptions, extra: Pick<ApiServerOptions, 'podLogs' | 'serviceEndpoints'> = {}): Promise<ApiServer> {
+export async function startApiServerOnly(
+  opts: DevClusterOptions,
+  extra: Pick<ApiServerOptions, 'podLogs' | 'serviceEndpoints'> = {},
+): Promise<ApiServer> {
   return startApiServer({
     port: opts.port,
     ...(opts.auditLogFile ? { auditLogFile: opts.auditLogFile } : {}),
@@ -61,9 +64,16 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   const logs = new PodLogStore();
   // the webhook Service of deploy/ resolves to this process's webhook server once it listens
   const serviceEndpoints = new ServiceEndpoints();
-  const server = await startApiServerOnly(opts, { podLogs: (ns, pod, container) => logs.get(ns, pod, container), serviceEndpoints });
+  const server = await startApiServerOnly(opts, {
+    podLogs: (ns, pod, container) => logs.get(ns, pod, container),
+    serviceEndpoints,
+  });
   try {
-    const webhook = { port: 0, host: '127.0.0.1', onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url) };
+    const webhook = {
+      port: 0,
+      host: '127.0.0.1',
+      onListening: (url: string) => void serviceEndpoints.register(DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, 443, url),
+    };
     const parts = await populateDevCluster(server, opts, { logs, serviceEndpoints, webhook: () => webhook });
     return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.close()) };
   } catch (err) {
@@ -89,8 +99,16 @@ export interface DevClusterWiring {
 }
 
 /** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
-export async function populateDevCluster(server: DevClusterServer, opts: DevClusterOptions, wiring: DevClusterWiring): Promise<Pick<DevCluster, 'manager' | 'operators' | 'stop'>> {
-  const manager = await Manager.create({ kubeconfig: server.kubeconfigYaml(), name: 'modelplane-sim', logger: opts.log.child({ component: 'simulators' }) });
+export async function populateDevCluster(
+  server: DevClusterServer,
+  opts: DevClusterOptions,
+  wiring: DevClusterWiring,
+): Promise<Pick<DevCluster, 'manager' | 'operators' | 'stop'>> {
+  const manager = await Manager.create({
+    kubeconfig: server.kubeconfigYaml(),
+    name: 'modelplane-sim',
+    logger: opts.log.child({ component: 'simulators' }),
+  });
   const operators: Manager[] = [];
   let llamaStack: { stop(): Promise<void> } | undefined;
   let metrics: DevMetrics | undefined;
@@ -116,20 +134,43 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
-    await step('simulated nodes, storage class and gateway created', () => installSimulatedInfrastructure(manager.client, undefined, podNetwork.network));
+    await step('simulated nodes, storage class and gateway created', () =>
+      installSimulatedInfrastructure(manager.client, undefined, podNetwork.network),
+    );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
     registerOperatorSimulators(manager);
     llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
-    const devMetrics = await prepareDevMetrics(manager, opts.prometheus === true, opts.log.child({ component: 'prometheus' }));
+    const devMetrics = await prepareDevMetrics(
+      manager,
+      opts.prometheus === true,
+      opts.log.child({ component: 'prometheus' }),
+    );
     metrics = devMetrics;
     await step('simulators started', () => manager.start());
-    for (const name of OPERATOR_NAMESPACES) await manager.client.withFieldManager('modelplane-dev').apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    for (const name of OPERATOR_NAMESPACES)
+      await manager.client
+        .withFieldManager('modelplane-dev')
+        .apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (opts.controllers !== false) {
       await step('controllers started', async () => {
         const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
         const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
-        const common = { kubeconfig: server.kubeconfigYaml(), operatorNamespace: operatorNamespaceFromEnv(process.env), podNamespace: DEFAULT_POD_NAMESPACE, imageRegistry: new SimRegistry() };
-        if (core.length > 0) operators.push(await startOperator({ ...common, webhook: wiring.webhook(manager), sets: core, log: opts.log.child({ component: 'operator' }), ...(devMetrics.prometheusUrl ? { httpPort: 0 } : {}) }));
+        const common = {
+          kubeconfig: server.kubeconfigYaml(),
+          operatorNamespace: operatorNamespaceFromEnv(process.env),
+          podNamespace: DEFAULT_POD_NAMESPACE,
+          imageRegistry: new SimRegistry(),
+        };
+        if (core.length > 0)
+          operators.push(
+            await startOperator({
+              ...common,
+              webhook: wiring.webhook(manager),
+              sets: core,
+              log: opts.log.child({ component: 'operator' }),
+              ...(devMetrics.prometheusUrl ? { httpPort: 0 } : {}),
+            }),
+          );
         for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
           operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
         }
@@ -137,7 +178,11 @@ export async function populateDevCluster(server: DevClusterServer, opts: DevClus
       await applyAutoscalerDefaults(manager.client);
     }
     // in the background: the cluster is usable before Prometheus is (the autoscaler's safety net covers the gap)
-    if (devMetrics.prometheusUrl) void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), operators[0]?.url)).catch((err: Error) => opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }));
+    if (devMetrics.prometheusUrl)
+      void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), operators[0]?.url)).catch(
+        (err: Error) =>
+          opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }),
+      );
   } catch (err) {
     await stop();
     throw err;

@@ -34,14 +34,31 @@ export async function startLiveView(opts: LiveViewOptions): Promise<LiveView> {
     const elapsedMs = Date.now() - started;
     const refKinds = new Set(opts.refs.map((r) => `${r.kind}|${r.namespace}|${r.name}`));
     const awaited = rows.filter((r) => refKinds.has(`${r.kind}|${r.namespace}|${r.name}`));
-    opts.view.update({ rows, ...(waiting ? { progress: { ready: awaited.filter((r) => r.ready).length, total: awaited.length, elapsedMs, timeoutMs: opts.timeoutMs } } : {}) });
+    opts.view.update({
+      rows,
+      ...(waiting
+        ? {
+            progress: {
+              ready: awaited.filter((r) => r.ready).length,
+              total: awaited.length,
+              elapsedMs,
+              timeoutMs: opts.timeoutMs,
+            },
+          }
+        : {}),
+    });
     if (waiting && (done || elapsedMs > opts.timeoutMs)) {
       waiting = false;
       opts.view.update({ rows });
       settle(done);
     }
   };
-  watcher = await ResourceWatcher.start({ client: opts.client, refs: opts.refs, logger: opts.logger, onChange: refresh });
+  watcher = await ResourceWatcher.start({
+    client: opts.client,
+    refs: opts.refs,
+    logger: opts.logger,
+    onChange: refresh,
+  });
   // the clock advances without events: progress and the timeout need a tick
   const tick = setInterval(refresh, 1000);
   refresh();

@@ -28,7 +28,12 @@ export function loopbackWebhookHost(): string {
  * its name and the port the webhook configuration names (443), and checks the serving certificate against
  * `<service>.<namespace>.svc`, exactly as for an in-cluster Service.
  */
-export async function exposeWebhookService(client: KubeClient, namespace: string, name: string, host: string): Promise<void> {
+export async function exposeWebhookService(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  host: string,
+): Promise<void> {
   await client.withFieldManager('modelplane-dev').apply({
     apiVersion: 'v1',
     kind: 'Service',
@@ -37,14 +42,28 @@ export async function exposeWebhookService(client: KubeClient, namespace: string
   });
 }
 
-export async function startRealDevCluster(opts: DevClusterOptions & { binDir?: string }): Promise<DevCluster<RealControlPlane>> {
-  if (opts.dataDir) throw new Error('--data-dir is not supported with --cluster real: the real control plane keeps its etcd data in a temporary directory');
+export async function startRealDevCluster(
+  opts: DevClusterOptions & { binDir?: string },
+): Promise<DevCluster<RealControlPlane>> {
+  if (opts.dataDir)
+    throw new Error(
+      '--data-dir is not supported with --cluster real: the real control plane keeps its etcd data in a temporary directory',
+    );
   const server = await startRealControlPlane({ port: opts.port, ...(opts.binDir ? { binDir: opts.binDir } : {}) });
   try {
     const host = loopbackWebhookHost();
-    const webhook = (manager: { client: KubeClient }) => ({ port: 443, host, onListening: () => exposeWebhookService(manager.client, DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, host) });
+    const webhook = (manager: { client: KubeClient }) => ({
+      port: 443,
+      host,
+      onListening: () => exposeWebhookService(manager.client, DEFAULT_POD_NAMESPACE, WEBHOOK_SERVICE, host),
+    });
     const serviceEndpoints = new ServiceEndpoints();
-    const parts = await populateDevCluster(server, opts, { logs: new PodLogStore(), serviceEndpoints, webhook, workloads: REAL_CLUSTER_WORKLOAD_SIMULATORS });
+    const parts = await populateDevCluster(server, opts, {
+      logs: new PodLogStore(),
+      serviceEndpoints,
+      webhook,
+      workloads: REAL_CLUSTER_WORKLOAD_SIMULATORS,
+    });
     return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.stop()) };
   } catch (err) {
     await server.stop();

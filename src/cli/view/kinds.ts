@@ -36,7 +36,8 @@ export function isPrimaryKind(kind: string): boolean {
 
 /** the served kinds of modelplane's groups (preferred version), primary kinds first */
 export async function discoverModelplaneKinds(client: KubeClient): Promise<ResourceMapping[]> {
-  const groups = ((await client.transport.request({ method: 'GET', path: '/apis' })).body as { groups?: ApiGroup[] }).groups ?? [];
+  const groups =
+    ((await client.transport.request({ method: 'GET', path: '/apis' })).body as { groups?: ApiGroup[] }).groups ?? [];
   const out: ResourceMapping[] = [];
   for (const g of groups) {
     if (!(MODELPLANE_GROUPS as readonly string[]).includes(g.name)) continue;
@@ -44,15 +45,28 @@ export async function discoverModelplaneKinds(client: KubeClient): Promise<Resou
     if (!gv) continue;
     let resources: ApiResource[] = [];
     try {
-      resources = ((await client.transport.request({ method: 'GET', path: `/apis/${gv}` })).body as { resources?: ApiResource[] }).resources ?? [];
+      resources =
+        ((await client.transport.request({ method: 'GET', path: `/apis/${gv}` })).body as { resources?: ApiResource[] })
+          .resources ?? [];
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
     for (const r of resources) {
       if (r.name.includes('/') || !r.verbs?.includes('list') || !r.verbs.includes('watch')) continue;
       const version = gv.slice(gv.indexOf('/') + 1);
-      const subresources = resources.filter((s) => s.name.startsWith(`${r.name}/`)).map((s) => s.name.slice(r.name.length + 1));
-      out.push({ apiVersion: gv, group: g.name, version, kind: r.kind, resource: r.name, namespaced: r.namespaced, subresources, verbs: r.verbs });
+      const subresources = resources
+        .filter((s) => s.name.startsWith(`${r.name}/`))
+        .map((s) => s.name.slice(r.name.length + 1));
+      out.push({
+        apiVersion: gv,
+        group: g.name,
+        version,
+        kind: r.kind,
+        resource: r.name,
+        namespaced: r.namespaced,
+        subresources,
+        verbs: r.verbs,
+      });
     }
   }
   return out.sort((a, b) => kindRank(a) - kindRank(b) || a.kind.localeCompare(b.kind));

@@ -12,7 +12,8 @@ const SKIP = new Set(['ts', 'level', 'msg', ...WHO]);
 
 function valueText(v: unknown): string {
   if (typeof v === 'string') return /\s/.test(v) || v === '' ? JSON.stringify(v) : v;
-  if (v !== null && typeof v === 'object' && 'message' in (v as object)) return JSON.stringify(String((v as { message: unknown }).message));
+  if (v !== null && typeof v === 'object' && 'message' in (v as object))
+    return JSON.stringify(String((v as { message: unknown }).message));
   return JSON.stringify(v);
 }
 
@@ -31,7 +32,9 @@ export function formatLogLine(line: string, opts: { color?: boolean } = {}): str
   const level = String(rec.level ?? 'info');
   const time = typeof rec.ts === 'string' ? rec.ts.slice(11, 19) : '';
   const who = WHO.map((k) => rec[k]).find((v) => typeof v === 'string');
-  const fields = Object.entries(rec).filter(([k]) => !SKIP.has(k)).map(([k, v]) => `${k}=${valueText(v)}`);
+  const fields = Object.entries(rec)
+    .filter(([k]) => !SKIP.has(k))
+    .map(([k, v]) => `${k}=${valueText(v)}`);
   const tag = level.toUpperCase().padEnd(5);
   const head = opts.color ? `${LEVEL_COLOR[level] ?? ''}${tag}\x1b[0m` : tag;
   return [time, head, `${who ? `${who}: ` : ''}${String(rec.msg ?? '')}`, ...fields].filter((s) => s !== '').join(' ');
@@ -58,7 +61,9 @@ export interface LogRouterOptions {
 
 /** deletes all but the newest `keep` earlier log files of `command` (names sort by their start time) */
 export function pruneOldLogs(dir: string, command: string, keep: number, current: string): void {
-  const earlier = readdirSync(dir).filter((f) => f.startsWith(`${command}-`) && f.endsWith('.jsonl') && join(dir, f) !== current).sort();
+  const earlier = readdirSync(dir)
+    .filter((f) => f.startsWith(`${command}-`) && f.endsWith('.jsonl') && join(dir, f) !== current)
+    .sort();
   for (const f of earlier.slice(0, Math.max(0, earlier.length - keep))) rmSync(join(dir, f), { force: true });
 }
 
@@ -83,7 +88,8 @@ export class LogRouter implements LogSink {
 
   write(line: string): void {
     this.file.write(line.endsWith('\n') ? line : `${line}\n`);
-    if (this.opts.verbose || levelOf(line) >= LEVEL_RANK.warn!) this.opts.show(formatLogLine(line, { color: this.opts.color }));
+    if (this.opts.verbose || levelOf(line) >= LEVEL_RANK.warn!)
+      this.opts.show(formatLogLine(line, { color: this.opts.color }));
   }
 
   close(): Promise<void> {

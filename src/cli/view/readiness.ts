@@ -20,14 +20,26 @@ interface Condition {
 
 const READY_PHASES = new Set(['Running', 'Ready', 'Succeeded', 'Bound', 'Active', 'Available']);
 /** kinds that have no status to wait for: they are done once they exist */
-const NO_STATUS_KINDS = new Set(['ConfigMap', 'Secret', 'Service', 'ServiceAccount', 'Endpoints', 'Role', 'RoleBinding']);
+const NO_STATUS_KINDS = new Set([
+  'ConfigMap',
+  'Secret',
+  'Service',
+  'ServiceAccount',
+  'Endpoints',
+  'Role',
+  'RoleBinding',
+]);
 
 /** a Gateway API route: accepted by every parent gateway it names */
 function routeReadiness(status: Record<string, unknown>): Readiness {
   const parents = Array.isArray(status.parents) ? (status.parents as Array<{ conditions?: Condition[] }>) : [];
   if (parents.length === 0) return { ready: false, status: 'Pending', reason: 'no gateway has accepted it yet' };
-  const refused = parents.map((p) => p.conditions?.find((c) => c.type === 'Accepted')).find((c) => c?.status !== 'True');
-  return refused ? { ready: false, status: 'NotAccepted', reason: refused.reason ?? '' } : { ready: true, status: 'Accepted', reason: '' };
+  const refused = parents
+    .map((p) => p.conditions?.find((c) => c.type === 'Accepted'))
+    .find((c) => c?.status !== 'True');
+  return refused
+    ? { ready: false, status: 'NotAccepted', reason: refused.reason ?? '' }
+    : { ready: true, status: 'Accepted', reason: '' };
 }
 
 /** conditions whose True means trouble (Kubernetes' "abnormal-true" polarity) */
@@ -36,7 +48,12 @@ const ABNORMAL_TRUE = /Degraded|Stalled|Failed|Error|Pressure|Unavailable/;
 /** no Ready condition and no phase: ready when every condition is in its good state, else the first that is not */
 function fromConditions(conditions: Condition[], stale: boolean): Readiness {
   const bad = conditions.find((c) => (ABNORMAL_TRUE.test(c.type ?? '') ? c.status === 'True' : c.status !== 'True'));
-  if (bad) return { ready: false, status: bad.status === 'Unknown' ? 'Progressing' : 'NotReady', reason: `${bad.type}: ${bad.reason ?? bad.status}` };
+  if (bad)
+    return {
+      ready: false,
+      status: bad.status === 'Unknown' ? 'Progressing' : 'NotReady',
+      reason: `${bad.type}: ${bad.reason ?? bad.status}`,
+    };
   return { ready: !stale, status: 'Ready', reason: conditions.at(-1)?.reason ?? '' };
 }
 
@@ -52,15 +69,21 @@ export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
   const observed = status.observedGeneration as number | undefined;
   const stale = generation !== undefined && observed !== undefined && observed < generation;
 
-  if (NO_STATUS_KINDS.has(obj.kind) && Object.keys(status).length === 0) return { ready: true, status: 'Created', reason: '' };
+  if (NO_STATUS_KINDS.has(obj.kind) && Object.keys(status).length === 0)
+    return { ready: true, status: 'Created', reason: '' };
   if (obj.kind === 'HTTPRoute' || obj.kind === 'GRPCRoute') return routeReadiness(status);
-  if (obj.kind === 'Namespace') return { ready: status.phase === 'Active', status: String(status.phase ?? 'Unknown'), reason: '' };
+  if (obj.kind === 'Namespace')
+    return { ready: status.phase === 'Active', status: String(status.phase ?? 'Unknown'), reason: '' };
   if (obj.kind === 'Deployment' || obj.kind === 'ReplicaSet') {
     const want = ((obj.spec as { replicas?: number } | undefined)?.replicas ?? 1) as number;
     const avail = (status.availableReplicas as number | undefined) ?? 0;
     const ok = !stale && avail >= want && (status.updatedReplicas ?? 0) === want;
     const progressing = conditions.find((c) => c.type === 'Progressing');
-    return { ready: ok, status: ok ? 'Available' : 'Progressing', reason: `${avail}/${want} available${!ok && progressing?.reason ? ` (${progressing.reason})` : ''}` };
+    return {
+      ready: ok,
+      status: ok ? 'Available' : 'Progressing',
+      reason: `${avail}/${want} available${!ok && progressing?.reason ? ` (${progressing.reason})` : ''}`,
+    };
   }
   // The operator's own kinds report a phase or status word (ModelDeployment.status.phase, AIMService.status.status).
   const word = [status.phase, status.status, status.state].find((w): w is string => typeof w === 'string');

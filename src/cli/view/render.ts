@@ -32,14 +32,23 @@ export function objectName(r: Pick<ResourceRow, 'namespace' | 'name'>): string {
 /** one line per resource: symbol, kind, namespace/name, state, reason, age; columns aligned */
 export function renderRows(rows: readonly ResourceRow[], opts: RenderOptions = {}): string[] {
   const now = opts.now ?? Date.now();
-  const cells = rows.map((r) => [r.kind, objectName(r), r.state, r.reason || '-', r.createdAt ? humanDuration(now - Date.parse(r.createdAt)) : '-']);
+  const cells = rows.map((r) => [
+    r.kind,
+    objectName(r),
+    r.state,
+    r.reason || '-',
+    r.createdAt ? humanDuration(now - Date.parse(r.createdAt)) : '-',
+  ]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...cells.map((c) => c[i]!.length)));
   return rows.map((r, i) => {
     const c = cells[i]!;
     // the reason column is the one that gives way when the terminal is narrow; age stays visible
     const head = `${SYMBOL[r.tone]} ${c[0]!.padEnd(widths[0]!)}  ${c[1]!.padEnd(widths[1]!)}  ${c[2]!.padEnd(widths[2]!)}  `;
     const room = opts.width ? Math.max(1, opts.width - head.length - c[4]!.length - 2) : undefined;
-    const line = fit(`${head}${fit(c[3]!, room).padEnd(Math.min(widths[3]!, room ?? widths[3]!))}  ${c[4]}`.trimEnd(), opts.width);
+    const line = fit(
+      `${head}${fit(c[3]!, room).padEnd(Math.min(widths[3]!, room ?? widths[3]!))}  ${c[4]}`.trimEnd(),
+      opts.width,
+    );
     return opts.color ? paint(line.slice(0, 1), COLOR[r.tone], true) + line.slice(1) : line;
   });
 }
@@ -69,14 +78,23 @@ export function renderProgress(p: Progress, opts: Pick<RenderOptions, 'color' | 
     return paint(line.slice(0, 1), COLOR.ok, opts.color) + line.slice(1);
   }
   const spin = p.frame === undefined ? '…' : SPINNER[p.frame % SPINNER.length]!;
-  const limit = p.timeoutMs !== undefined && Number.isFinite(p.timeoutMs) ? ` (gives up at ${Math.round(p.timeoutMs / 1000)}s)` : '';
-  return paint(fit(`${spin} waiting for ${p.total - p.ready} of ${p.total} resources to be Ready · ${secs}${limit}`, opts.width), DIM, opts.color);
+  const limit =
+    p.timeoutMs !== undefined && Number.isFinite(p.timeoutMs)
+      ? ` (gives up at ${Math.round(p.timeoutMs / 1000)}s)`
+      : '';
+  return paint(
+    fit(`${spin} waiting for ${p.total - p.ready} of ${p.total} resources to be Ready · ${secs}${limit}`, opts.width),
+    DIM,
+    opts.color,
+  );
 }
 
 /** the plain-output progress line during a long wait: names what is still not Ready */
 export function renderWaitingSummary(rows: readonly ResourceRow[], elapsedMs: number): string {
   const pending = rows.filter((r) => !r.ready);
-  const names = pending.slice(0, 5).map((r) => `${r.kind} ${objectName(r)} (${r.state}${r.reason ? `: ${r.reason}` : ''})`);
+  const names = pending
+    .slice(0, 5)
+    .map((r) => `${r.kind} ${objectName(r)} (${r.state}${r.reason ? `: ${r.reason}` : ''})`);
   const more = pending.length > 5 ? ` and ${pending.length - 5} more` : '';
   return `still waiting after ${Math.floor(elapsedMs / 1000)}s for ${pending.length} of ${rows.length}: ${names.join(', ')}${more}`;
 }

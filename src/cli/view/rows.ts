@@ -18,7 +18,8 @@ export interface ResourceRow {
   createdAt?: string;
 }
 
-const FAILING = /fail|error|invalid|degraded|crash|backoff|conflict|denied|forbidden|notfound|missing|notaccepted|rejected|notallowed/i;
+const FAILING =
+  /fail|error|invalid|degraded|crash|backoff|conflict|denied|forbidden|notfound|missing|notaccepted|rejected|notallowed/i;
 
 export function toneOf(ready: boolean, state: string, reason: string): Tone {
   if (ready) return 'ok';
@@ -42,9 +43,22 @@ export function rowOf(obj: KubeObject): ResourceRow {
 }
 
 /** a row for something the view expected but could not read (not created yet, or an error reading it) */
-export function placeholderRow(ref: { apiVersion: string; kind: string; namespace: string; name: string }, state: string, reason: string): ResourceRow {
+export function placeholderRow(
+  ref: { apiVersion: string; kind: string; namespace: string; name: string },
+  state: string,
+  reason: string,
+): ResourceRow {
   const slash = ref.apiVersion.indexOf('/');
-  return { kind: ref.kind, group: slash < 0 ? '' : ref.apiVersion.slice(0, slash), namespace: ref.namespace, name: ref.name, state, reason, ready: false, tone: toneOf(false, state, reason) };
+  return {
+    kind: ref.kind,
+    group: slash < 0 ? '' : ref.apiVersion.slice(0, slash),
+    namespace: ref.namespace,
+    name: ref.name,
+    state,
+    reason,
+    ready: false,
+    tone: toneOf(false, state, reason),
+  };
 }
 
 export function rowKey(r: Pick<ResourceRow, 'group' | 'kind' | 'namespace' | 'name'>): string {
@@ -53,5 +67,11 @@ export function rowKey(r: Pick<ResourceRow, 'group' | 'kind' | 'namespace' | 'na
 
 /** primary kinds first, then by kind, namespace, name: a stable order so in-place redraws do not jump */
 export function sortRows(rows: ResourceRow[]): ResourceRow[] {
-  return rows.sort((a, b) => kindRank(a) - kindRank(b) || a.kind.localeCompare(b.kind) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  return rows.sort(
+    (a, b) =>
+      kindRank(a) - kindRank(b) ||
+      a.kind.localeCompare(b.kind) ||
+      a.namespace.localeCompare(b.namespace) ||
+      a.name.localeCompare(b.name),
+  );
 }

@@ -106,7 +106,8 @@ export class TerminalView {
     let lines = renderRows(this.state.rows, { width, color: true });
     // a region taller than the screen cannot be redrawn in place: show what fits and say what is hidden
     const room = Math.max(3, height - 3);
-    if (lines.length > room) lines = [...lines.slice(0, room - 1), `… and ${lines.length - room + 1} more (modelplane status lists them all)`];
+    if (lines.length > room)
+      lines = [...lines.slice(0, room - 1), `… and ${lines.length - room + 1} more (modelplane status lists them all)`];
     const p = this.state.progress;
     if (p) lines.push(renderProgress({ ...p, frame: this.frame }, { width, color: true }));
     if (lines.length === 0) return;

@@ -22,7 +22,8 @@ export interface ResourceWatcherOptions {
   logger: Logger;
 }
 
-const refKey = (apiVersion: string, kind: string, namespace: string, name: string) => `${apiVersion}|${kind}|${namespace}|${name}`;
+const refKey = (apiVersion: string, kind: string, namespace: string, name: string) =>
+  `${apiVersion}|${kind}|${namespace}|${name}`;
 
 export class ResourceWatcher {
   private readonly cache: Cache;
@@ -30,7 +31,11 @@ export class ResourceWatcher {
   private readonly refs: readonly WatchedRef[];
 
   private constructor(opts: ResourceWatcherOptions) {
-    this.cache = new Cache({ client: opts.client, ...(opts.namespace ? { namespace: opts.namespace } : {}), logger: opts.logger });
+    this.cache = new Cache({
+      client: opts.client,
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      logger: opts.logger,
+    });
     this.refs = opts.refs ?? [];
   }
 
@@ -38,7 +43,8 @@ export class ResourceWatcher {
     const w = new ResourceWatcher(opts);
     const kinds = new Map<string, boolean>();
     // a namespace view shows that namespace's objects only, as `modelplane status -n` does
-    for (const m of await discoverModelplaneKinds(opts.client)) if (!opts.namespace || m.namespaced) kinds.set(`${m.apiVersion}|${m.kind}`, true);
+    for (const m of await discoverModelplaneKinds(opts.client))
+      if (!opts.namespace || m.namespaced) kinds.set(`${m.apiVersion}|${m.kind}`, true);
     for (const r of w.refs) if (!kinds.has(`${r.apiVersion}|${r.kind}`)) kinds.set(`${r.apiVersion}|${r.kind}`, false);
     w.cache.start();
     for (const [id, all] of kinds) {
@@ -58,19 +64,30 @@ export class ResourceWatcher {
     const wanted = new Set(this.refs.map((r) => refKey(r.apiVersion, r.kind, r.namespace, r.name)));
     for (const { informer, all } of this.informers) {
       for (const obj of informer.store.list() as KubeObject[]) {
-        const key = refKey(informer.mapping.apiVersion, informer.mapping.kind, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+        const key = refKey(
+          informer.mapping.apiVersion,
+          informer.mapping.kind,
+          obj.metadata.namespace ?? '',
+          obj.metadata.name ?? '',
+        );
         if (!all && !wanted.has(key)) continue;
         seen.add(key);
         rows.push(rowOf({ ...obj, apiVersion: informer.mapping.apiVersion, kind: informer.mapping.kind }));
       }
     }
-    for (const r of this.refs) if (!seen.has(refKey(r.apiVersion, r.kind, r.namespace, r.name))) rows.push(placeholderRow(r, 'Missing', 'not found'));
+    for (const r of this.refs)
+      if (!seen.has(refKey(r.apiVersion, r.kind, r.namespace, r.name)))
+        rows.push(placeholderRow(r, 'Missing', 'not found'));
     return sortRows(rows);
   }
 
   /** whether every named ref exists and is Ready */
   refsReady(): boolean {
-    const ready = new Set(this.rows().filter((r) => r.ready).map((r) => `${r.kind}|${r.namespace}|${r.name}`));
+    const ready = new Set(
+      this.rows()
+        .filter((r) => r.ready)
+        .map((r) => `${r.kind}|${r.namespace}|${r.name}`),
+    );
     return this.refs.every((r) => ready.has(`${r.kind}|${r.namespace}|${r.name}`));
   }
 

@@ -40,7 +40,12 @@ function patternProblem(pattern: string): string | undefined {
   if (parts.length > 2) return 'a label key pattern has at most one "/" (prefix/name)';
   const [first, second] = parts as [string, string | undefined];
   const sides: [string, string, number][] =
-    second === undefined ? [['name', first, NAME_MAX]] : [['prefix', first, PREFIX_MAX], ['name', second, NAME_MAX]];
+    second === undefined
+      ? [['name', first, NAME_MAX]]
+      : [
+          ['prefix', first, PREFIX_MAX],
+          ['name', second, NAME_MAX],
+        ];
   for (const [label, side, max] of sides) {
     if (side === '') return `the ${label} part must not be empty`;
     if (!PATTERN_SIDE.test(side)) {
@@ -56,7 +61,7 @@ export function labelKeyMatches(pattern: string, key: string): boolean {
   if (patternProblem(pattern)) return false;
   const patternSlash = pattern.indexOf('/');
   const keySlash = key.indexOf('/');
-  if ((patternSlash < 0) !== (keySlash < 0)) return false;
+  if (patternSlash < 0 !== keySlash < 0) return false;
   if (patternSlash < 0) return globMatch(pattern, key);
   return (
     globMatch(pattern.slice(0, patternSlash), key.slice(0, keySlash)) &&
@@ -100,7 +105,10 @@ export function withPropagatedLabels<T extends object>(
   copy.metadata = { ...copy.metadata, labels: propagatedLabels(parentLabels, config, copy.metadata?.labels) };
   if (copy.kind === 'Job' && copy.spec?.template) {
     const template = copy.spec.template;
-    template.metadata = { ...template.metadata, labels: propagatedLabels(parentLabels, config, template.metadata?.labels) };
+    template.metadata = {
+      ...template.metadata,
+      labels: propagatedLabels(parentLabels, config, template.metadata?.labels),
+    };
   }
   return result;
 }

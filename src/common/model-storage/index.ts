@@ -1,7 +1,16 @@
 // Model storage: derived names, the weights PVC and the Jobs that size and fill it. Pure builders shared by
 // the AIM artifact controller and any other controller that downloads model weights onto a volume.
 export { DNS_LABEL_MAX, derivedName, dnsLabelChars, hashOf } from './names.ts';
-export { buildModelPvc, configStorageClass, DEFAULT_PVC_HEADROOM_PERCENT, displaySize, headroomPercent, type ModelPvcInput, pvcSize, quantityBytes } from './pvc.ts';
+export {
+  buildModelPvc,
+  configStorageClass,
+  DEFAULT_PVC_HEADROOM_PERCENT,
+  displaySize,
+  headroomPercent,
+  type ModelPvcInput,
+  pvcSize,
+  quantityBytes,
+} from './pvc.ts';
 export {
   buildCheckSizeJob,
   buildDownloadJob,

@@ -10,12 +10,18 @@ export const CHECK_SIZE_CONTAINER = 'check-size';
 export const DOWNLOAD_STALL_TIMEOUT_SECONDS = 120;
 
 /** what the downloader reads besides the protocol list (fixed per artifact) */
-export function downloadBaseEnv(input: { artifactName: string; namespace: string; expectedSizeBytes?: number | undefined }): EnvVar[] {
+export function downloadBaseEnv(input: {
+  artifactName: string;
+  namespace: string;
+  expectedSizeBytes?: number | undefined;
+}): EnvVar[] {
   return [
     ...OPERATOR_DEFAULT_DOWNLOAD_ENV,
     { name: 'TMPDIR', value: '/tmp/' },
     { name: 'HF_HOME', value: '/tmp/.hf' },
-    ...(input.expectedSizeBytes !== undefined ? [{ name: 'EXPECTED_SIZE_BYTES', value: String(input.expectedSizeBytes) }] : []),
+    ...(input.expectedSizeBytes !== undefined
+      ? [{ name: 'EXPECTED_SIZE_BYTES', value: String(input.expectedSizeBytes) }]
+      : []),
     { name: 'MOUNT_PATH', value: DOWNLOAD_MOUNT_PATH },
     { name: 'TARGET_DIR', value: DOWNLOAD_MOUNT_PATH },
     { name: 'ARTIFACT_NAME', value: input.artifactName },
@@ -29,7 +35,11 @@ export function downloadBaseEnv(input: { artifactName: string; namespace: string
  * and the fixed variables), the merged runtime config's env (cluster < namespace, already merged by name),
  * then the object's own env. Same-named variables replace earlier ones.
  */
-export function downloadEnv(base: readonly EnvVar[], runtimeConfigEnv: readonly EnvVar[] | undefined, objectEnv: readonly EnvVar[] | undefined): EnvVar[] {
+export function downloadEnv(
+  base: readonly EnvVar[],
+  runtimeConfigEnv: readonly EnvVar[] | undefined,
+  objectEnv: readonly EnvVar[] | undefined,
+): EnvVar[] {
   // the resolved runtime config's env is cluster < namespace already (merged by name at resolution)
   return mergeEnvByPrecedence({ operatorDefaults: base, namespaceRuntimeConfig: runtimeConfigEnv, object: objectEnv });
 }
@@ -61,9 +71,19 @@ export interface StorageJobInput {
   imagePullSecrets?: ReadonlyArray<{ name: string }> | undefined;
 }
 
-type JobObject = { apiVersion: 'batch/v1'; kind: 'Job'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: Record<string, unknown> };
+type JobObject = {
+  apiVersion: 'batch/v1';
+  kind: 'Job';
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  spec: Record<string, unknown>;
+};
 
-function job(input: StorageJobInput, container: Record<string, unknown>, volumes: unknown[], backoffLimit: number): JobObject {
+function job(
+  input: StorageJobInput,
+  container: Record<string, unknown>,
+  volumes: unknown[],
+  backoffLimit: number,
+): JobObject {
   const labels = { ...(input.labels ?? {}) };
   return {
     apiVersion: 'batch/v1',
@@ -75,8 +95,18 @@ function job(input: StorageJobInput, container: Record<string, unknown>, volumes
         metadata: { labels: { ...labels } },
         spec: {
           restartPolicy: 'Never',
-          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
-          containers: [{ image: input.image, imagePullPolicy: 'IfNotPresent', securityContext: RESTRICTED_CONTAINER, env: input.env.map((e) => ({ ...e })), ...container }],
+          ...(input.imagePullSecrets?.length
+            ? { imagePullSecrets: input.imagePullSecrets.map((s) => ({ name: s.name })) }
+            : {}),
+          containers: [
+            {
+              image: input.image,
+              imagePullPolicy: 'IfNotPresent',
+              securityContext: RESTRICTED_CONTAINER,
+              env: input.env.map((e) => ({ ...e })),
+              ...container,
+            },
+          ],
           ...(volumes.length ? { volumes } : {}),
         },
       },
@@ -93,7 +123,11 @@ export function buildCheckSizeJob(input: StorageJobInput): JobObject {
 export function buildDownloadJob(input: StorageJobInput & { claimName: string }): JobObject {
   return job(
     input,
-    { name: DOWNLOAD_CONTAINER, args: ['download', input.sourceUri], volumeMounts: [{ name: 'model-cache', mountPath: DOWNLOAD_MOUNT_PATH }] },
+    {
+      name: DOWNLOAD_CONTAINER,
+      args: ['download', input.sourceUri],
+      volumeMounts: [{ name: 'model-cache', mountPath: DOWNLOAD_MOUNT_PATH }],
+    },
     [{ name: 'model-cache', persistentVolumeClaim: { claimName: input.claimName } }],
     0,
   );
@@ -101,7 +135,10 @@ export function buildDownloadJob(input: StorageJobInput & { claimName: string })
 
 /** the last line of the check-size output that is a byte count */
 export function parseCheckSizeOutput(log: string): number | undefined {
-  const lines = log.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = log
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     if (/^\d+$/.test(lines[i]!)) {
       const n = Number(lines[i]);

@@ -23,7 +23,11 @@ export function hashOf(inputs: readonly unknown[], length = 8): string {
  * `<part>-<part>-…-<hash>`, at most `max` characters: the longest part is shortened first, one character
  * at a time, so every part keeps as much of itself as fits.
  */
-export function derivedName(parts: readonly string[], hashInputs: readonly unknown[], opts: { max?: number; hashLength?: number } = {}): string {
+export function derivedName(
+  parts: readonly string[],
+  hashInputs: readonly unknown[],
+  opts: { max?: number; hashLength?: number } = {},
+): string {
   const max = opts.max ?? DNS_LABEL_MAX;
   const hash = hashOf(hashInputs, opts.hashLength ?? 8);
   const clean = parts.map((p) => dnsLabelChars(p) || 'part');

@@ -59,7 +59,12 @@ export interface ModelPvcInput {
   labels?: Record<string, string>;
 }
 
-export function buildModelPvc(input: ModelPvcInput): { apiVersion: 'v1'; kind: 'PersistentVolumeClaim'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: Record<string, unknown> } {
+export function buildModelPvc(input: ModelPvcInput): {
+  apiVersion: 'v1';
+  kind: 'PersistentVolumeClaim';
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  spec: Record<string, unknown>;
+} {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',

@@ -35,8 +35,5 @@ export function normalizeRoutePath(raw: string): NormalizeResult {
 /** Percent-encodes a segment's UTF-8 bytes except RFC 3986 unreserved characters (ALPHA DIGIT - . _ ~). */
 export function encodeSegment(segment: string): string {
   // encodeURIComponent keeps !'()* too; they are sub-delims, so encode them for a single canonical form.
-  return encodeURIComponent(segment).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

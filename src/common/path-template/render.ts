@@ -3,7 +3,12 @@
  * be a plain field path (fields and single indexes) yielding exactly one scalar. Filters, wildcards, recursive
  * descent, unions and range blocks are rejected so a template cannot select data other than the one field it names.
  */
-import { findJsonPathResults, JsonPathError, type JsonPathNode, parseJsonPath } from '@modelplane/apimachinery/jsonpath';
+import {
+  findJsonPathResults,
+  JsonPathError,
+  type JsonPathNode,
+  parseJsonPath,
+} from '@modelplane/apimachinery/jsonpath';
 import { normalizeRoutePath } from './normalize.ts';
 
 export const MAX_TEMPLATE_LENGTH = 1024;
@@ -58,7 +63,9 @@ export function renderPathTemplate(template: string, obj: unknown, field: string
   }
   raw += template.slice(cursor);
   const normalized = normalizeRoutePath(raw);
-  return normalized.ok ? { ok: true, path: normalized.path } : fail(field, `rendered ${JSON.stringify(raw)}: ${normalized.message}`);
+  return normalized.ok
+    ? { ok: true, path: normalized.path }
+    : fail(field, `rendered ${JSON.stringify(raw)}: ${normalized.message}`);
 }
 
 function splitTemplate(template: string): Placeholder[] | string {
@@ -90,7 +97,9 @@ function checkPlaceholder(expression: string): string | undefined {
   for (const match of expression.matchAll(DOTTED_BRACKET_KEY)) {
     // `['org\.example/team']` is already escaped and resolves; only a bare dot is split by kubectl
     if (!UNESCAPED_DOT.test(match[2]!)) continue;
-    const escaped = expression.replace(DOTTED_BRACKET_KEY, (all, _q, key: string) => (UNESCAPED_DOT.test(key) ? `.${key.replace(UNESCAPED_DOTS, '\\.')}` : all));
+    const escaped = expression.replace(DOTTED_BRACKET_KEY, (all, _q, key: string) =>
+      UNESCAPED_DOT.test(key) ? `.${key.replace(UNESCAPED_DOTS, '\\.')}` : all,
+    );
     return (
       `placeholder {${expression}}: bracketed key ${match[0]} contains a dot, which Kubernetes JSONPath splits into ` +
       `separate fields (it resolves to nothing); write {${escaped}} instead`
@@ -108,7 +117,8 @@ function checkPlaceholder(expression: string): string | undefined {
   }
   for (const node of nodes) {
     const problem = disallowedNode(node);
-    if (problem) return `placeholder {${expression}}: ${problem}; only field paths such as .metadata.labels.team are allowed`;
+    if (problem)
+      return `placeholder {${expression}}: ${problem}; only field paths such as .metadata.labels.team are allowed`;
   }
   return undefined;
 }

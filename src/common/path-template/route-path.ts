@@ -23,7 +23,10 @@ export function resolveServiceRoutePath(service: RoutedService, runtimeConfigTem
   const own = service.spec?.routing?.pathTemplate;
   if (own) return withSource(renderPathTemplate(own, service, SERVICE_PATH_TEMPLATE_FIELD), 'Service');
   if (runtimeConfigTemplate) {
-    return withSource(renderPathTemplate(runtimeConfigTemplate, service, RUNTIME_CONFIG_PATH_TEMPLATE_FIELD), 'RuntimeConfig');
+    return withSource(
+      renderPathTemplate(runtimeConfigTemplate, service, RUNTIME_CONFIG_PATH_TEMPLATE_FIELD),
+      'RuntimeConfig',
+    );
   }
   const { namespace, uid } = service.metadata;
   if (!namespace || !uid) {
@@ -39,14 +42,15 @@ export function resolveServiceRoutePath(service: RoutedService, runtimeConfigTem
   }
   const normalized = normalizeRoutePath(`/${namespace}/${uid}`);
   if (!normalized.ok) {
-    return { ok: false, source: 'Default', error: { reason: 'PathTemplateInvalid', field: 'metadata', message: normalized.message } };
+    return {
+      ok: false,
+      source: 'Default',
+      error: { reason: 'PathTemplateInvalid', field: 'metadata', message: normalized.message },
+    };
   }
   return { ok: true, path: normalized.path, source: 'Default' };
 }
 
-function withSource(
-  result: ReturnType<typeof renderPathTemplate>,
-  source: RoutePathSource,
-): RoutePathResult {
+function withSource(result: ReturnType<typeof renderPathTemplate>, source: RoutePathSource): RoutePathResult {
   return result.ok ? { ok: true, path: result.path, source } : { ok: false, source, error: result.error };
 }

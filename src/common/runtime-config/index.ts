@@ -9,4 +9,16 @@ export {
   runtimeConfigLookupNamespace,
   runtimeConfigNameFor,
 } from './resolve.ts';
-export { CLUSTER_RUNTIME_CONFIG_KIND, DEFAULT_RUNTIME_CONFIG_NAME, type GatewayParentRef, type LabelPropagationConfig, type ResolvedRuntimeConfigRef, RUNTIME_CONFIG_KIND, type RuntimeConfigObject, type RuntimeConfigSpec, type RuntimeRoutingConfig, type RuntimeStorageConfig, type ServiceRuntimeConfig } from './types.ts';
+export {
+  CLUSTER_RUNTIME_CONFIG_KIND,
+  DEFAULT_RUNTIME_CONFIG_NAME,
+  type GatewayParentRef,
+  type LabelPropagationConfig,
+  type ResolvedRuntimeConfigRef,
+  RUNTIME_CONFIG_KIND,
+  type RuntimeConfigObject,
+  type RuntimeConfigSpec,
+  type RuntimeRoutingConfig,
+  type RuntimeStorageConfig,
+  type ServiceRuntimeConfig,
+} from './types.ts';

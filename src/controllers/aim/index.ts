@@ -11,11 +11,15 @@ import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/
 export function aimControllerSet(): ControllerSet {
   return {
     name: 'aim',
-    description: 'AIM runtime configs, models and services: AIMService → KServe InferenceService + Gateway API HTTPRoute',
+    description:
+      'AIM runtime configs, models and services: AIMService → KServe InferenceService + Gateway API HTTPRoute',
     async register(mgr, env) {
       const opts = { operatorNamespace: env.operatorNamespace };
       await registerAimRuntimeConfigControllers(mgr, opts);
-      await registerAimModelControllers(mgr, { ...opts, ...(env.imageRegistry ? { registry: env.imageRegistry } : {}) });
+      await registerAimModelControllers(mgr, {
+        ...opts,
+        ...(env.imageRegistry ? { registry: env.imageRegistry } : {}),
+      });
       await registerAimTemplateControllers(mgr, opts);
       await registerAimTemplateCacheController(mgr, opts);
       await registerAimArtifactController(mgr, opts);

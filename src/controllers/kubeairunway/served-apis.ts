@@ -18,7 +18,11 @@ export function servedGroupVersions(crds: readonly CustomResourceDefinition[]): 
  * which API it builds counts as not installed: "Provider '{name}' CRD not installed in cluster" until its
  * registration reports status.upstreamCRDVersion and that group/version is served (docs/kubeairunway.md).
  */
-export function providerApiServed(providers: readonly InferenceProviderConfig[], served: ReadonlySet<string>, name: string): boolean {
+export function providerApiServed(
+  providers: readonly InferenceProviderConfig[],
+  served: ReadonlySet<string>,
+  name: string,
+): boolean {
   const gv = providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
   return gv !== undefined && served.has(gv);
 }

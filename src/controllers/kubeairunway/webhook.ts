@@ -6,13 +6,16 @@
 // failurePolicy is Ignore, deliberately unlike upstream's Fail: docs/kubeairunway.md says that while the webhook is
 // unavailable "the controller will accept the resource" and validate it at reconcile time, and providers
 // default and check compatibility and overrides themselves, so nothing unsafe gets through an outage.
-import {
-  CustomResourceDefinitions,
-  type Cache,
-  type CustomResourceDefinition,
-} from '../../kube/index.ts';
+import { CustomResourceDefinitions, type Cache, type CustomResourceDefinition } from '../../kube/index.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
-import { type InferenceProviderConfig, InferenceProviderConfigs, KAR_GROUP, KAR_VERSION, type ModelDeployment, MODEL_DEPLOYMENT_PLURAL } from '../../apis/kubeairunway/index.ts';
+import {
+  type InferenceProviderConfig,
+  InferenceProviderConfigs,
+  KAR_GROUP,
+  KAR_VERSION,
+  type ModelDeployment,
+  MODEL_DEPLOYMENT_PLURAL,
+} from '../../apis/kubeairunway/index.ts';
 import { providerApiServed, servedGroupVersions } from './served-apis.ts';
 import { defaultModelDeployment, validateModelDeployment } from './validation/index.ts';
 
@@ -21,7 +24,14 @@ export const MODEL_DEPLOYMENT_VALIDATING_PATH = '/validate-kubeairunway-ai-v1alp
 export const MODEL_DEPLOYMENT_VALIDATING_WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
 export const MODEL_DEPLOYMENT_MUTATING_WEBHOOK = 'mmodeldeployment.kubeairunway.ai';
 
-const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], apiGroups: [KAR_GROUP], apiVersions: [KAR_VERSION], resources: [MODEL_DEPLOYMENT_PLURAL] }];
+const rules = (): RuleWithOperations[] => [
+  {
+    operations: ['CREATE', 'UPDATE'],
+    apiGroups: [KAR_GROUP],
+    apiVersions: [KAR_VERSION],
+    resources: [MODEL_DEPLOYMENT_PLURAL],
+  },
+];
 
 /**
  * Registers both webhooks. `cache` supplies the InferenceProviderConfigs and CRDs for the provider checks;
@@ -30,17 +40,23 @@ const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], a
 export async function registerModelDeploymentWebhooks(hooks: WebhookRegistry, cache: Cache): Promise<void> {
   const providers = await cache.informer(InferenceProviderConfigs);
   const crds = await cache.informer(CustomResourceDefinitions);
-  hooks.mutating<ModelDeployment>(MODEL_DEPLOYMENT_MUTATING_PATH, { name: MODEL_DEPLOYMENT_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, (req) =>
-    req.object ? defaultModelDeployment(req.object) : undefined,
+  hooks.mutating<ModelDeployment>(
+    MODEL_DEPLOYMENT_MUTATING_PATH,
+    { name: MODEL_DEPLOYMENT_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' },
+    (req) => (req.object ? defaultModelDeployment(req.object) : undefined),
   );
-  hooks.validating<ModelDeployment>(MODEL_DEPLOYMENT_VALIDATING_PATH, { name: MODEL_DEPLOYMENT_VALIDATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, (req) => {
-    if (!req.object) return undefined;
-    const synced = providers.hasSynced && crds.hasSynced;
-    const known = synced ? (providers.store.list() as InferenceProviderConfig[]) : undefined;
-    const served = synced ? servedGroupVersions(crds.store.list() as CustomResourceDefinition[]) : undefined;
-    return validateModelDeployment(req.object, req.oldObject ?? undefined, {
-      ...(known ? { providers: known } : {}),
-      ...(known && served ? { providerCrdInstalled: (name: string) => providerApiServed(known, served, name) } : {}),
-    });
-  });
+  hooks.validating<ModelDeployment>(
+    MODEL_DEPLOYMENT_VALIDATING_PATH,
+    { name: MODEL_DEPLOYMENT_VALIDATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' },
+    (req) => {
+      if (!req.object) return undefined;
+      const synced = providers.hasSynced && crds.hasSynced;
+      const known = synced ? (providers.store.list() as InferenceProviderConfig[]) : undefined;
+      const served = synced ? servedGroupVersions(crds.store.list() as CustomResourceDefinition[]) : undefined;
+      return validateModelDeployment(req.object, req.oldObject ?? undefined, {
+        ...(known ? { providers: known } : {}),
+        ...(known && served ? { providerCrdInstalled: (name: string) => providerApiServed(known, served, name) } : {}),
+      });
+    },
+  );
 }

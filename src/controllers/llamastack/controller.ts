@@ -2,12 +2,39 @@
 // reconciled when it changes, when a child changes (including the ReplicaSets its Deployment makes, which
 // decide which ConfigMaps may go), when a Secret or ConfigMap it references changes, when the operator
 // ConfigMap changes (image overrides) and when a ModelDeployment or AIMService it takes an endpoint from changes.
-import { type LlamaStackDistribution, LlamaStackDistributions, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
+import {
+  type LlamaStackDistribution,
+  LlamaStackDistributions,
+  normalizeV1Alpha2Spec,
+} from '../../apis/llamastack/index.ts';
 import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
 import { pipelineReconciler } from '../../engine/index.ts';
-import { ConfigMaps, type Controller, ignoreOwnStatusWrites, type IndexFunc, keyOf, type KubeObject, type Manager, objectKeyString, PersistentVolumeClaims, Secrets, ServiceAccounts, Services } from '../../kube/index.ts';
+import {
+  ConfigMaps,
+  type Controller,
+  ignoreOwnStatusWrites,
+  type IndexFunc,
+  keyOf,
+  type KubeObject,
+  type Manager,
+  objectKeyString,
+  PersistentVolumeClaims,
+  Secrets,
+  ServiceAccounts,
+  Services,
+} from '../../kube/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
-import { Deployments, HorizontalPodAutoscalers, Ingresses, INSTANCE_LABEL, LLAMASTACK_CONTROLLER, NetworkPolicies, OPERATOR_CONFIGMAP, PodDisruptionBudgets, ReplicaSets } from './names.ts';
+import {
+  Deployments,
+  HorizontalPodAutoscalers,
+  Ingresses,
+  INSTANCE_LABEL,
+  LLAMASTACK_CONTROLLER,
+  NetworkPolicies,
+  OPERATOR_CONFIGMAP,
+  PodDisruptionBudgets,
+  ReplicaSets,
+} from './names.ts';
 import { referencedEndpoints } from './observe.ts';
 import { llamaStackPipeline } from './reconciler.ts';
 import { secretRefsOf } from './secret-refs.ts';
@@ -21,7 +48,8 @@ export const referencesIndex: IndexFunc = (obj) => {
   const spec = normalizeV1Alpha2Spec(cr.spec ?? ({} as LlamaStackDistribution['spec']));
   const keys = new Set<string>();
   for (const r of secretRefsOf(spec)) keys.add(`secret:${ns}/${r.secret}`);
-  if (spec.overrideConfig) keys.add(`configmap:${spec.overrideConfig.configMapNamespace ?? ns}/${spec.overrideConfig.configMapName}`);
+  if (spec.overrideConfig)
+    keys.add(`configmap:${spec.overrideConfig.configMapNamespace ?? ns}/${spec.overrideConfig.configMapName}`);
   const ca = spec.networking?.tls?.caBundle;
   if (ca) keys.add(`configmap:${ca.configMapNamespace ?? ns}/${ca.configMapName}`);
   for (const r of referencedEndpoints(cr)) keys.add(`${r.kind}:${ns}/${r.name}`);
@@ -32,13 +60,19 @@ export interface LlamaStackControllerOptions {
   operatorNamespace: string;
 }
 
-export async function registerLlamaStackController(mgr: Manager, opts: LlamaStackControllerOptions): Promise<Controller> {
+export async function registerLlamaStackController(
+  mgr: Manager,
+  opts: LlamaStackControllerOptions,
+): Promise<Controller> {
   await mgr.cache.indexField(LlamaStackDistributions, REFERENCES_INDEX, referencesIndex);
   const all = await mgr.cache.informer(LlamaStackDistributions);
-  const users = (prefix: string) => (o: KubeObject) => all.store.byIndex(REFERENCES_INDEX, `${prefix}:${keyOf(o)}`).map(keyOf);
+  const users = (prefix: string) => (o: KubeObject) =>
+    all.store.byIndex(REFERENCES_INDEX, `${prefix}:${keyOf(o)}`).map(keyOf);
   // the operator ConfigMap concerns every object; other ConfigMaps only the objects referencing them
   const configMapUsers = (cm: KubeObject) =>
-    cm.metadata.name === OPERATOR_CONFIGMAP && cm.metadata.namespace === opts.operatorNamespace ? all.store.list().map(keyOf) : users('configmap')(cm);
+    cm.metadata.name === OPERATOR_CONFIGMAP && cm.metadata.namespace === opts.operatorNamespace
+      ? all.store.list().map(keyOf)
+      : users('configmap')(cm);
   const byInstanceLabel = (o: KubeObject) => {
     const instance = o.metadata.labels?.[INSTANCE_LABEL];
     return instance ? [objectKeyString(o.metadata.namespace, instance)] : [];
@@ -61,5 +95,7 @@ export async function registerLlamaStackController(mgr: Manager, opts: LlamaStac
     .watches(ModelDeployments, users('ModelDeployment'))
     .watches(AIMServices, users('AIMService'))
     .withOptions({ concurrency: 4, levelBased: true })
-    .complete(pipelineReconciler(LlamaStackDistributions, llamaStackPipeline({ operatorNamespace: opts.operatorNamespace })));
+    .complete(
+      pipelineReconciler(LlamaStackDistributions, llamaStackPipeline({ operatorNamespace: opts.operatorNamespace })),
+    );
 }

@@ -6,13 +6,19 @@ import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { registerLlamaStackController } from './controller.ts';
 
-export { type LlamaStackControllerOptions, REFERENCES_INDEX, referencesIndex, registerLlamaStackController } from './controller.ts';
+export {
+  type LlamaStackControllerOptions,
+  REFERENCES_INDEX,
+  referencesIndex,
+  registerLlamaStackController,
+} from './controller.ts';
 export { llamaStackPipeline, llamaStackReconciler } from './reconciler.ts';
 
 export function llamaStackControllerSet(): ControllerSet {
   return {
     name: 'llamastack',
-    description: 'Llama Stack servers: LlamaStackDistribution → generated config.yaml (immutable ConfigMap) + Deployment + Service',
+    description:
+      'Llama Stack servers: LlamaStackDistribution → generated config.yaml (immutable ConfigMap) + Deployment + Service',
     register: (mgr, env) => registerLlamaStackController(mgr, { operatorNamespace: env.podNamespace }),
     rules: [
       rule(LLS_GROUP, ['llamastackdistributions'], READ),

@@ -11,7 +11,10 @@ export const IMAGE_OVERRIDES_KEY = 'image-overrides';
 
 export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
 export const GENERATED_CONFIG_LABEL = `${LLS_GROUP}/generated-config`;
-export const COMMON_LABELS = { 'app.kubernetes.io/managed-by': 'llama-stack-operator', 'app.kubernetes.io/part-of': 'llama-stack' } as const;
+export const COMMON_LABELS = {
+  'app.kubernetes.io/managed-by': 'llama-stack-operator',
+  'app.kubernetes.io/part-of': 'llama-stack',
+} as const;
 /** pod-template annotations: a change of either rolls the pods */
 export const CONFIG_HASH_ANNOTATION = `${LLS_GROUP}/config-hash`;
 export const SECRET_HASH_ANNOTATION = `${LLS_GROUP}/secret-hash`;
@@ -41,9 +44,19 @@ export const configMapName = (cr: string, hash: string) => `${cr}-config-${hash.
 export interface Deployment extends KubeObject {
   spec?: {
     replicas?: number;
-    template?: { metadata?: { annotations?: Record<string, string> }; spec?: { volumes?: Array<{ name: string; configMap?: { name?: string } }> } };
+    template?: {
+      metadata?: { annotations?: Record<string, string> };
+      spec?: { volumes?: Array<{ name: string; configMap?: { name?: string } }> };
+    };
   };
-  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number; updatedReplicas?: number; observedGeneration?: number; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    updatedReplicas?: number;
+    observedGeneration?: number;
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+  };
 }
 export type ReplicaSet = Deployment;
 export interface Ingress extends KubeObject {

@@ -2,16 +2,35 @@
 // controller creates"), plus the PVC, PodDisruptionBudget and HorizontalPodAutoscaler.
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import type { KubeObject } from '../../kube/index.ts';
-import { DEFAULT_STORAGE_SIZE, hpaName, ingressName, networkPolicyName, objectLabels, pdbName, pvcName, selectorLabels, serviceAccountName, serviceName } from './names.ts';
+import {
+  DEFAULT_STORAGE_SIZE,
+  hpaName,
+  ingressName,
+  networkPolicyName,
+  objectLabels,
+  pdbName,
+  pvcName,
+  selectorLabels,
+  serviceAccountName,
+  serviceName,
+} from './names.ts';
 
-const meta = (cr: LlamaStackDistribution, name: string) => ({ name, namespace: cr.metadata.namespace, labels: objectLabels(cr.metadata.name!) });
+const meta = (cr: LlamaStackDistribution, name: string) => ({
+  name,
+  namespace: cr.metadata.namespace,
+  labels: objectLabels(cr.metadata.name!),
+});
 
 export function buildService(cr: LlamaStackDistribution, port: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: meta(cr, serviceName(cr.metadata.name!)),
-    spec: { type: 'ClusterIP', selector: selectorLabels(cr.metadata.name!), ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }] },
+    spec: {
+      type: 'ClusterIP',
+      selector: selectorLabels(cr.metadata.name!),
+      ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }],
+    },
   } as KubeObject;
 }
 
@@ -25,10 +44,16 @@ export function serviceURL(cr: LlamaStackDistribution, port: number): string {
 }
 
 /** allowedFrom → who may reach the server's port: this namespace, the operator's, the listed namespaces and namespace label keys */
-export function buildNetworkPolicy(cr: LlamaStackDistribution, port: number, operatorNamespace: string): KubeObject | undefined {
+export function buildNetworkPolicy(
+  cr: LlamaStackDistribution,
+  port: number,
+  operatorNamespace: string,
+): KubeObject | undefined {
   const allowed = cr.spec.networking?.allowedFrom;
   if (!allowed) return undefined;
-  const nsSelector = (name: string) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
+  const nsSelector = (name: string) => ({
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } },
+  });
   const everyNamespace = allowed.namespaces?.includes('*');
   const from = everyNamespace
     ? [{ namespaceSelector: {} }]
@@ -36,20 +61,30 @@ export function buildNetworkPolicy(cr: LlamaStackDistribution, port: number, ope
         { podSelector: {} },
         nsSelector(operatorNamespace),
         ...(allowed.namespaces ?? []).map(nsSelector),
-        ...(allowed.labels ?? []).map((key) => ({ namespaceSelector: { matchExpressions: [{ key, operator: 'Exists' }] } })),
+        ...(allowed.labels ?? []).map((key) => ({
+          namespaceSelector: { matchExpressions: [{ key, operator: 'Exists' }] },
+        })),
       ];
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
     metadata: meta(cr, networkPolicyName(cr.metadata.name!)),
-    spec: { podSelector: { matchLabels: selectorLabels(cr.metadata.name!) }, policyTypes: ['Ingress'], ingress: [{ from, ports: [{ protocol: 'TCP', port }] }] },
+    spec: {
+      podSelector: { matchLabels: selectorLabels(cr.metadata.name!) },
+      policyTypes: ['Ingress'],
+      ingress: [{ from, ports: [{ protocol: 'TCP', port }] }],
+    },
   } as KubeObject;
 }
 
 export function buildIngress(cr: LlamaStackDistribution, port: number): KubeObject | undefined {
   const expose = cr.spec.networking?.expose;
   if (!expose?.enabled) return undefined;
-  const path = { path: '/', pathType: 'Prefix', backend: { service: { name: serviceName(cr.metadata.name!), port: { number: port } } } };
+  const path = {
+    path: '/',
+    pathType: 'Prefix',
+    backend: { service: { name: serviceName(cr.metadata.name!), port: { number: port } } },
+  };
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
@@ -65,7 +100,10 @@ export function buildPvc(cr: LlamaStackDistribution): KubeObject | undefined {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: meta(cr, pvcName(cr.metadata.name!)),
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: String(storage.size ?? DEFAULT_STORAGE_SIZE) } } },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: String(storage.size ?? DEFAULT_STORAGE_SIZE) } },
+    },
   } as KubeObject;
 }
 
@@ -73,7 +111,10 @@ export function buildPvc(cr: LlamaStackDistribution): KubeObject | undefined {
 export function buildPdb(cr: LlamaStackDistribution): KubeObject | undefined {
   const w = cr.spec.workload ?? {};
   if (!w.podDisruptionBudget && (w.replicas ?? 1) <= 1 && !w.autoscaling) return undefined;
-  const budget = w.podDisruptionBudget?.minAvailable !== undefined || w.podDisruptionBudget?.maxUnavailable !== undefined ? w.podDisruptionBudget : { maxUnavailable: 1 };
+  const budget =
+    w.podDisruptionBudget?.minAvailable !== undefined || w.podDisruptionBudget?.maxUnavailable !== undefined
+      ? w.podDisruptionBudget
+      : { maxUnavailable: 1 };
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
@@ -86,10 +127,15 @@ export function buildHpa(cr: LlamaStackDistribution): KubeObject | undefined {
   const w = cr.spec.workload ?? {};
   const a = w.autoscaling;
   if (!a?.maxReplicas) return undefined;
-  const metric = (name: string, averageUtilization: number) => ({ type: 'Resource', resource: { name, target: { type: 'Utilization', averageUtilization } } });
+  const metric = (name: string, averageUtilization: number) => ({
+    type: 'Resource',
+    resource: { name, target: { type: 'Utilization', averageUtilization } },
+  });
   const metrics = [
     ...(a.targetCPUUtilizationPercentage !== undefined ? [metric('cpu', a.targetCPUUtilizationPercentage)] : []),
-    ...(a.targetMemoryUtilizationPercentage !== undefined ? [metric('memory', a.targetMemoryUtilizationPercentage)] : []),
+    ...(a.targetMemoryUtilizationPercentage !== undefined
+      ? [metric('memory', a.targetMemoryUtilizationPercentage)]
+      : []),
   ];
   return {
     apiVersion: 'autoscaling/v2',

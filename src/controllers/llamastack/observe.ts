@@ -47,7 +47,13 @@ export interface LlamaStackFetch {
 }
 
 export type ConfigOutcome =
-  | { kind: 'generated'; generated: GeneratedConfig; configMap: string; source: 'embedded' | 'oci-label'; distribution: string }
+  | {
+      kind: 'generated';
+      generated: GeneratedConfig;
+      configMap: string;
+      source: 'embedded' | 'oci-label';
+      distribution: string;
+    }
   | { kind: 'override'; configMap: string; namespace: string }
   | { kind: 'image-default' }
   | { kind: 'waiting'; message: string }
@@ -74,7 +80,9 @@ const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok
  * in status.endpoint; an AIMService serves through its InferenceService's predictor Service once Running.
  */
 export function endpointOf(ref: ReferencedEndpoint, namespace: string): string | undefined {
-  const o = fetchedValue(ref.object) as { status?: { endpoint?: { service?: string; port?: number }; status?: string } } | undefined;
+  const o = fetchedValue(ref.object) as
+    | { status?: { endpoint?: { service?: string; port?: number }; status?: string } }
+    | undefined;
   if (ref.kind === 'AIMService' && o?.status?.status === 'Running') {
     return `http://${predictorServiceName(inferenceServiceName(ref.name))}.${namespace}.svc.cluster.local:${PREDICTOR_SERVICE_PORT}/v1`;
   }
@@ -95,34 +103,75 @@ export function referencedEndpoints(cr: LlamaStackDistribution): Array<Omit<Refe
   );
 }
 
-function decideConfig(cr: LlamaStackDistribution, spec: LlamaStackDistribution['spec'], image: ImageResolution, overrides: Record<string, string>, f: LlamaStackFetch): ConfigOutcome {
-  if (spec.overrideConfig) return { kind: 'override', configMap: spec.overrideConfig.configMapName, namespace: spec.overrideConfig.configMapNamespace ?? cr.metadata.namespace! };
-  if (!image.ok) return { kind: 'failed', error: new ConfigGenerationError('ConfigGenerationFailed', image.message, 'spec.distribution.name') };
+function decideConfig(
+  cr: LlamaStackDistribution,
+  spec: LlamaStackDistribution['spec'],
+  image: ImageResolution,
+  overrides: Record<string, string>,
+  f: LlamaStackFetch,
+): ConfigOutcome {
+  if (spec.overrideConfig)
+    return {
+      kind: 'override',
+      configMap: spec.overrideConfig.configMapName,
+      namespace: spec.overrideConfig.configMapNamespace ?? cr.metadata.namespace!,
+    };
+  if (!image.ok)
+    return {
+      kind: 'failed',
+      error: new ConfigGenerationError('ConfigGenerationFailed', image.message, 'spec.distribution.name'),
+    };
   const base = new EmbeddedConfigResolver({ ...overrides }).resolve(image.image, image.distribution);
   if (!base) {
     if (!hasDeclarativeConfig(spec)) return { kind: 'image-default' };
-    return { kind: 'failed', error: new ConfigGenerationError('BaseConfigRequired', `spec.distribution.image ${image.image} has no known base config to merge providers, resources, storage or disabled into: set spec.overrideConfig to a ConfigMap with a complete config.yaml, or use spec.distribution.name`, 'spec.distribution.image') };
+    return {
+      kind: 'failed',
+      error: new ConfigGenerationError(
+        'BaseConfigRequired',
+        `spec.distribution.image ${image.image} has no known base config to merge providers, resources, storage or disabled into: set spec.overrideConfig to a ConfigMap with a complete config.yaml, or use spec.distribution.name`,
+        'spec.distribution.image',
+      ),
+    };
   }
   const endpoints: Record<string, string> = {};
   const waiting: string[] = [];
   for (const ref of f.refs) {
     const url = endpointOf(ref, cr.metadata.namespace!);
     if (url) endpoints[ref.providerId] = url;
-    else waiting.push(`${ref.field}: ${ref.kind} ${ref.name} ${ref.object.isNotFound() ? 'does not exist' : 'has no endpoint yet'}`);
+    else
+      waiting.push(
+        `${ref.field}: ${ref.kind} ${ref.name} ${ref.object.isNotFound() ? 'does not exist' : 'has no endpoint yet'}`,
+      );
   }
   if (waiting.length) return { kind: 'waiting', message: `waiting for referenced endpoints: ${waiting.join('; ')}` };
   try {
-    const generated = generateConfig({ spec, base: base.config, distroName: spec.distribution.name ?? image.image, endpoints });
-    return { kind: 'generated', generated, configMap: configMapName(cr.metadata.name!, generated.hash), source: base.source, distribution: base.distribution };
+    const generated = generateConfig({
+      spec,
+      base: base.config,
+      distroName: spec.distribution.name ?? image.image,
+      endpoints,
+    });
+    return {
+      kind: 'generated',
+      generated,
+      configMap: configMapName(cr.metadata.name!, generated.hash),
+      source: base.source,
+      distribution: base.distribution,
+    };
   } catch (err) {
     if (err instanceof ConfigGenerationError) return { kind: 'failed', error: err };
-    return { kind: 'failed', error: new ConfigGenerationError('ConfigGenerationFailed', `generating config.yaml: ${(err as Error).message}`) };
+    return {
+      kind: 'failed',
+      error: new ConfigGenerationError('ConfigGenerationFailed', `generating config.yaml: ${(err as Error).message}`),
+    };
   }
 }
 
 export function observe(cr: LlamaStackDistribution, f: LlamaStackFetch): LlamaStackObservation {
   const spec = normalizeV1Alpha2Spec(cr.spec);
-  const { images: overrides, skipped } = parseImageOverrides(fetchedValue(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY]);
+  const { images: overrides, skipped } = parseImageOverrides(
+    fetchedValue(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY],
+  );
   const image = resolveImage(spec.distribution, overrides);
   const secretRefs = secretRefsOf(spec);
   const secrets = new Map([...f.secrets].map(([name, r]) => [name, fetchedValue(r)]));

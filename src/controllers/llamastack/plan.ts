@@ -6,7 +6,15 @@ import { PlanResult } from '../../engine/index.ts';
 import type { ConfigMap, KubeObject } from '../../kube/index.ts';
 import { sha256Hex } from './config/index.ts';
 import { GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
-import { buildHpa, buildIngress, buildNetworkPolicy, buildPdb, buildPvc, buildService, buildServiceAccount } from './network.ts';
+import {
+  buildHpa,
+  buildIngress,
+  buildNetworkPolicy,
+  buildPdb,
+  buildPvc,
+  buildService,
+  buildServiceAccount,
+} from './network.ts';
 import type { LlamaStackObservation } from './observe.ts';
 import { configMapsToDelete, mountedConfigMaps } from './retention.ts';
 import { buildDeployment, type WorkloadInput } from './workload.ts';
@@ -14,46 +22,73 @@ import { buildDeployment, type WorkloadInput } from './workload.ts';
 const CONFIG_KEY = 'config.yaml';
 const value = <T>(r: { ok(): boolean; value?: T }): T | undefined => (r.ok() ? r.value : undefined);
 
-const ownedBy = (o: KubeObject, cr: LlamaStackDistribution) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === cr.metadata.uid);
+const ownedBy = (o: KubeObject, cr: LlamaStackDistribution) =>
+  (o.metadata.ownerReferences ?? []).some((r) => r.uid === cr.metadata.uid);
 
 /** the ConfigMap config.yaml comes from, or why there is none to use yet */
-export function configSource(cr: LlamaStackDistribution, obs: LlamaStackObservation): { source?: WorkloadInput['config']; generatedConfigMap?: ConfigMap; problem?: string } {
+export function configSource(
+  cr: LlamaStackDistribution,
+  obs: LlamaStackObservation,
+): { source?: WorkloadInput['config']; generatedConfigMap?: ConfigMap; problem?: string } {
   const c = obs.config;
   if (c.kind === 'image-default') return {};
   if (c.kind === 'generated') {
     const cm: ConfigMap = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: c.configMap, namespace: cr.metadata.namespace, labels: { ...objectLabels(cr.metadata.name!), [GENERATED_CONFIG_LABEL]: 'true' } },
+      metadata: {
+        name: c.configMap,
+        namespace: cr.metadata.namespace,
+        labels: { ...objectLabels(cr.metadata.name!), [GENERATED_CONFIG_LABEL]: 'true' },
+      },
       immutable: true,
       data: { [CONFIG_KEY]: c.generated.yaml },
     };
     return { source: { configMap: c.configMap, key: CONFIG_KEY, hash: c.generated.hash }, generatedConfigMap: cm };
   }
   if (c.kind === 'override') {
-    if (c.namespace !== cr.metadata.namespace) return { problem: `spec.overrideConfig.configMapNamespace: ${c.namespace} is not the object's namespace ${cr.metadata.namespace}; a pod can only mount ConfigMaps of its own namespace` };
+    if (c.namespace !== cr.metadata.namespace)
+      return {
+        problem: `spec.overrideConfig.configMapNamespace: ${c.namespace} is not the object's namespace ${cr.metadata.namespace}; a pod can only mount ConfigMaps of its own namespace`,
+      };
     const cm = obs.fetched.overrideConfig && value<ConfigMap>(obs.fetched.overrideConfig);
     const text = cm?.data?.[CONFIG_KEY];
-    if (text === undefined) return { problem: `spec.overrideConfig: ConfigMap ${c.namespace}/${c.configMap} ${cm ? `has no key "${CONFIG_KEY}"` : 'not found'}` };
+    if (text === undefined)
+      return {
+        problem: `spec.overrideConfig: ConfigMap ${c.namespace}/${c.configMap} ${cm ? `has no key "${CONFIG_KEY}"` : 'not found'}`,
+      };
     return { source: { configMap: c.configMap, key: CONFIG_KEY, hash: sha256Hex(text) } };
   }
   return { problem: c.kind === 'waiting' ? c.message : c.error.message };
 }
 
-function planOptional(plan: PlanResult, cr: LlamaStackDistribution, desired: KubeObject | undefined, existing: KubeObject | undefined): void {
+function planOptional(
+  plan: PlanResult,
+  cr: LlamaStackDistribution,
+  desired: KubeObject | undefined,
+  existing: KubeObject | undefined,
+): void {
   if (desired) plan.apply(desired);
   else if (existing && ownedBy(existing, cr)) plan.delete(existing);
 }
 
-export function planLlamaStack(cr: LlamaStackDistribution, obs: LlamaStackObservation, operatorNamespace: string): PlanResult {
+export function planLlamaStack(
+  cr: LlamaStackDistribution,
+  obs: LlamaStackObservation,
+  operatorNamespace: string,
+): PlanResult {
   const plan = new PlanResult();
   if (!obs.image.ok || obs.secretProblems.length > 0) return plan;
   const { source, generatedConfigMap, problem } = configSource(cr, obs);
   if (problem) return plan;
   const f = obs.fetched;
-  const existing = generatedConfigMap && value<ConfigMap[]>(f.configMaps)?.find((c) => c.metadata.name === generatedConfigMap.metadata.name);
+  const existing =
+    generatedConfigMap &&
+    value<ConfigMap[]>(f.configMaps)?.find((c) => c.metadata.name === generatedConfigMap.metadata.name);
   if (existing && existing.data?.[CONFIG_KEY] !== generatedConfigMap?.data?.[CONFIG_KEY]) {
-    throw new Error(`ConfigMap ${cr.metadata.namespace}/${existing.metadata.name} exists with a different config.yaml (a hash-prefix collision): delete it so it can be recreated`);
+    throw new Error(
+      `ConfigMap ${cr.metadata.namespace}/${existing.metadata.name} exists with a different config.yaml (a hash-prefix collision): delete it so it can be recreated`,
+    );
   }
   const crWithSpec = { ...cr, spec: obs.spec };
   const sa = buildServiceAccount(crWithSpec);
@@ -62,7 +97,16 @@ export function planLlamaStack(cr: LlamaStackDistribution, obs: LlamaStackObserv
   // the volume outlives the object: deleting a LlamaStackDistribution never deletes its data
   if (pvc) plan.applyWithoutOwnerRef(pvc);
   if (generatedConfigMap) plan.apply(generatedConfigMap);
-  plan.apply(buildDeployment({ cr: crWithSpec, image: obs.image.image, port: obs.port, ...(source ? { config: source } : {}), secrets: obs.config.kind === 'generated' ? obs.config.generated.secrets : [], ...(obs.secretHash ? { secretHash: obs.secretHash } : {}) }));
+  plan.apply(
+    buildDeployment({
+      cr: crWithSpec,
+      image: obs.image.image,
+      port: obs.port,
+      ...(source ? { config: source } : {}),
+      secrets: obs.config.kind === 'generated' ? obs.config.generated.secrets : [],
+      ...(obs.secretHash ? { secretHash: obs.secretHash } : {}),
+    }),
+  );
   plan.apply(buildService(crWithSpec, obs.port));
   planOptional(plan, cr, buildPdb(crWithSpec), value(f.pdb));
   planOptional(plan, cr, buildHpa(crWithSpec), value(f.hpa));
@@ -71,7 +115,8 @@ export function planLlamaStack(cr: LlamaStackDistribution, obs: LlamaStackObserv
   const generated = (value<ConfigMap[]>(f.configMaps) ?? []).filter((c) => ownedBy(c, cr));
   const mounting = [...(value(f.deployment) ? [value(f.deployment)!] : []), ...(value(f.replicaSets) ?? [])];
   if (f.configMaps.ok() && f.replicaSets.ok() && !f.deployment.hasError()) {
-    for (const old of configMapsToDelete(generated, generatedConfigMap?.metadata.name, mountedConfigMaps(mounting))) plan.delete(old);
+    for (const old of configMapsToDelete(generated, generatedConfigMap?.metadata.name, mountedConfigMaps(mounting)))
+      plan.delete(old);
   }
   return plan;
 }

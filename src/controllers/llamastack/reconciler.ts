@@ -3,8 +3,24 @@
 // the condition contract (ConfigGenerated, DeploymentUpdated, Available, SecretsResolved) is the kind's own.
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
 import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
-import { type DomainReconciler, fetch, fetchList, type FetchResult, type ObjectReader, Pipeline, type PipelineOptions } from '../../engine/index.ts';
-import { ConfigMaps, type KubeObject, PersistentVolumeClaims, type Secret, Secrets, ServiceAccounts, Services } from '../../kube/index.ts';
+import {
+  type DomainReconciler,
+  fetch,
+  fetchList,
+  type FetchResult,
+  type ObjectReader,
+  Pipeline,
+  type PipelineOptions,
+} from '../../engine/index.ts';
+import {
+  ConfigMaps,
+  type KubeObject,
+  PersistentVolumeClaims,
+  type Secret,
+  Secrets,
+  ServiceAccounts,
+  Services,
+} from '../../kube/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
@@ -36,12 +52,18 @@ export interface LlamaStackReconcilerOptions {
   operatorNamespace: string;
 }
 
-async function fetchSecrets(reader: ObjectReader, names: string[], ns: string): Promise<Map<string, FetchResult<Secret>>> {
+async function fetchSecrets(
+  reader: ObjectReader,
+  names: string[],
+  ns: string,
+): Promise<Map<string, FetchResult<Secret>>> {
   const results = await Promise.all(names.map((n) => fetch(reader, Secrets, n, ns)));
   return new Map(names.map((n, i) => [n, results[i]!]));
 }
 
-export function llamaStackReconciler(opts: LlamaStackReconcilerOptions): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
+export function llamaStackReconciler(
+  opts: LlamaStackReconcilerOptions,
+): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
   return {
     async fetchRemoteState({ object, reader }) {
       const ns = object.metadata.namespace!;
@@ -55,20 +77,28 @@ export function llamaStackReconciler(opts: LlamaStackReconcilerOptions): DomainR
         override ? fetch(reader, ConfigMaps, override.configMapName, override.configMapNamespace ?? ns) : undefined,
         ca ? fetch(reader, ConfigMaps, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
         fetchSecrets(reader, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
-        Promise.all(refs.map((r) => fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns))),
+        Promise.all(
+          refs.map((r) =>
+            fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns),
+          ),
+        ),
       ]);
-      const [deployment, service, serviceAccount, pvc, pdb, hpa, networkPolicy, ingress, configMaps, replicaSets] = await Promise.all([
-        fetch(reader, Deployments, name, ns),
-        fetch(reader, Services, serviceName(name), ns),
-        fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
-        fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
-        fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
-        fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
-        fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
-        fetch(reader, Ingresses, ingressName(name), ns),
-        fetchList(reader, ConfigMaps, { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` }),
-        fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
-      ]);
+      const [deployment, service, serviceAccount, pvc, pdb, hpa, networkPolicy, ingress, configMaps, replicaSets] =
+        await Promise.all([
+          fetch(reader, Deployments, name, ns),
+          fetch(reader, Services, serviceName(name), ns),
+          fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
+          fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
+          fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
+          fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
+          fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
+          fetch(reader, Ingresses, ingressName(name), ns),
+          fetchList(reader, ConfigMaps, {
+            namespace: ns,
+            labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}`,
+          }),
+          fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
+        ]);
       return {
         operatorConfig,
         ...(overrideConfig ? { overrideConfig } : {}),
@@ -94,9 +124,18 @@ export function llamaStackReconciler(opts: LlamaStackReconcilerOptions): DomainR
   };
 }
 
-export interface LlamaStackPipelineOptions extends LlamaStackReconcilerOptions, Partial<Pick<PipelineOptions<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus>, 'clock' | 'gracePeriodMs' | 'settleWindowMs'>> {}
+export interface LlamaStackPipelineOptions
+  extends LlamaStackReconcilerOptions,
+    Partial<
+      Pick<
+        PipelineOptions<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus>,
+        'clock' | 'gracePeriodMs' | 'settleWindowMs'
+      >
+    > {}
 
-export function llamaStackPipeline(opts: LlamaStackPipelineOptions): Pipeline<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
+export function llamaStackPipeline(
+  opts: LlamaStackPipelineOptions,
+): Pipeline<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
   return new Pipeline({
     name: LLAMASTACK_CONTROLLER,
     reconciler: llamaStackReconciler(opts),

@@ -15,24 +15,46 @@ export interface LlamaStackRender {
 
 const silentLog = { debug() {}, info() {}, error() {} };
 
-export async function renderLlamaStack(input: LlamaStackDistribution, reader: ObjectReader, client: ReadClient, operatorNamespace: string): Promise<LlamaStackRender> {
+export async function renderLlamaStack(
+  input: LlamaStackDistribution,
+  reader: ObjectReader,
+  client: ReadClient,
+  operatorNamespace: string,
+): Promise<LlamaStackRender> {
   const cr = { ...input, spec: normalizeV1Alpha2Spec(input.spec) };
   const ns = cr.metadata.namespace ?? 'default';
   const problems: string[] = [];
-  const fetched = await llamaStackReconciler({ operatorNamespace }).fetchRemoteState({ object: cr, reader, client, log: silentLog, runtimeConfig: undefined });
+  const fetched = await llamaStackReconciler({ operatorNamespace }).fetchRemoteState({
+    object: cr,
+    reader,
+    client,
+    log: silentLog,
+    runtimeConfig: undefined,
+  });
   const refs = fetched.refs.map((r) => {
     if (endpointOf(r, ns)) return r;
-    problems.push(`${r.field}: ${r.kind} ${r.name} reports no endpoint offline; assumed http://${r.name}.${ns}.svc.cluster.local/v1`);
-    const assumed = { apiVersion: 'v1', kind: r.kind, metadata: { name: r.name, namespace: ns }, status: { endpoint: { service: r.name } } } as KubeObject;
+    problems.push(
+      `${r.field}: ${r.kind} ${r.name} reports no endpoint offline; assumed http://${r.name}.${ns}.svc.cluster.local/v1`,
+    );
+    const assumed = {
+      apiVersion: 'v1',
+      kind: r.kind,
+      metadata: { name: r.name, namespace: ns },
+      status: { endpoint: { service: r.name } },
+    } as KubeObject;
     return { ...r, object: FetchResult.of(assumed) };
   });
   const obs = observe(cr, { ...fetched, refs });
   const { problem } = configSource(cr, obs);
   if (!obs.image.ok) problems.push(`ConfigGenerated: ${obs.image.message}`);
-  else if (obs.config.kind === 'failed') problems.push(`ConfigGenerated: ${obs.config.error.reason}: ${obs.config.error.message}`);
+  else if (obs.config.kind === 'failed')
+    problems.push(`ConfigGenerated: ${obs.config.error.reason}: ${obs.config.error.message}`);
   else if (problem) problems.push(`ConfigGenerated: ${problem}`);
   for (const p of obs.secretProblems) problems.push(`SecretsResolved: ${p.reason}: ${p.message}`);
   for (const s of obs.overridesSkipped) problems.push(`image-overrides: ${s}`);
   const plan = planLlamaStack(cr, obs, operatorNamespace);
-  return { objects: plan.applies.map((o) => prepareForApply(o, cr, [], { parent: cr, runtimeConfig: undefined })), problems };
+  return {
+    objects: plan.applies.map((o) => prepareForApply(o, cr, [], { parent: cr, runtimeConfig: undefined })),
+    problems,
+  };
 }

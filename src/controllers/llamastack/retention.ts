@@ -6,7 +6,8 @@ import { CONFIGMAPS_KEPT, type Deployment, type ReplicaSet } from './names.ts';
 
 export function mountedConfigMaps(objs: readonly (Deployment | ReplicaSet)[]): Set<string> {
   const out = new Set<string>();
-  for (const o of objs) for (const v of o.spec?.template?.spec?.volumes ?? []) if (v.configMap?.name) out.add(v.configMap.name);
+  for (const o of objs)
+    for (const v of o.spec?.template?.spec?.volumes ?? []) if (v.configMap?.name) out.add(v.configMap.name);
   return out;
 }
 
@@ -18,7 +19,11 @@ const newestFirst = (a: ConfigMap, b: ConfigMap) => {
 };
 
 /** the generated ConfigMaps to delete, given the one about to be used and everything that mounts one */
-export function configMapsToDelete(generated: readonly ConfigMap[], current: string | undefined, inUse: ReadonlySet<string>): ConfigMap[] {
+export function configMapsToDelete(
+  generated: readonly ConfigMap[],
+  current: string | undefined,
+  inUse: ReadonlySet<string>,
+): ConfigMap[] {
   const protectedNames = new Set(inUse);
   if (current) protectedNames.add(current);
   const candidates = generated.filter((c) => !protectedNames.has(c.metadata.name ?? '')).sort(newestFirst);

@@ -38,27 +38,53 @@ export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObse
   const c = obs.config;
   const config: MaybeHealth =
     !obs.image.ok || c.kind === 'failed'
-      ? { component: 'Config', errors: [invalidSpecError(c.kind === 'failed' ? c.error.reason : 'ConfigGenerationFailed', c.kind === 'failed' ? c.error.message : problem ?? '')] }
+      ? {
+          component: 'Config',
+          errors: [
+            invalidSpecError(
+              c.kind === 'failed' ? c.error.reason : 'ConfigGenerationFailed',
+              c.kind === 'failed' ? c.error.message : (problem ?? ''),
+            ),
+          ],
+        }
       : c.kind === 'waiting'
-        ? { component: 'Config', state: 'Pending', reason: 'WaitingForEndpoint', message: c.message, dependencyType: 'Upstream' }
+        ? {
+            component: 'Config',
+            state: 'Pending',
+            reason: 'WaitingForEndpoint',
+            message: c.message,
+            dependencyType: 'Upstream',
+          }
         : problem
           ? { component: 'Config', errors: [missingUpstreamError('ReferenceNotFound', problem)] }
           : { component: 'Config', state: 'Ready', reason: 'ConfigReady', message: 'config.yaml is known' };
-  const secrets: MaybeHealth = obs.secretProblems.length > 0 && { component: 'Secrets', errors: obs.secretProblems.map((p) => missingUpstreamError(p.reason, p.message)) };
+  const secrets: MaybeHealth = obs.secretProblems.length > 0 && {
+    component: 'Secrets',
+    errors: obs.secretProblems.map((p) => missingUpstreamError(p.reason, p.message)),
+  };
   const d = value(obs.fetched.deployment);
-  const deployment: MaybeHealth = { component: 'Deployment', state: d && available(d) ? 'Ready' : 'Progressing', dependencyType: 'Downstream' };
+  const deployment: MaybeHealth = {
+    component: 'Deployment',
+    state: d && available(d) ? 'Ready' : 'Progressing',
+    dependencyType: 'Downstream',
+  };
   return [config, secrets, deployment];
 }
 
 function available(d: Deployment): boolean {
   const want = d.spec?.replicas ?? 1;
-  return (d.status?.availableReplicas ?? 0) >= want && (d.status?.updatedReplicas ?? 0) >= want && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
+  return (
+    (d.status?.availableReplicas ?? 0) >= want &&
+    (d.status?.updatedReplicas ?? 0) >= want &&
+    (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0)
+  );
 }
 
 /** the live Deployment runs the image and config.yaml this reconcile wants */
 function deploymentCurrent(d: Deployment | undefined, obs: LlamaStackObservation, cr: LlamaStackDistribution): boolean {
   if (!d || !obs.image.ok) return false;
-  const containers = (d.spec?.template?.spec as { containers?: Array<{ name: string; image?: string }> } | undefined)?.containers ?? [];
+  const containers =
+    (d.spec?.template?.spec as { containers?: Array<{ name: string; image?: string }> } | undefined)?.containers ?? [];
   const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
   const want = configSource(cr, obs).source?.hash?.slice(0, 16);
   return image === obs.image.image && d.spec?.template?.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] === want;
@@ -66,8 +92,21 @@ function deploymentCurrent(d: Deployment | undefined, obs: LlamaStackObservation
 
 function setSecrets(cm: ConditionManager, obs: LlamaStackObservation): void {
   const [first] = obs.secretProblems;
-  if (first) cm.markFalse('SecretsResolved', first.reason, obs.secretProblems.map((p) => p.message).join('; '), asError(), withEventReason('SecretResolutionFailed'));
-  else cm.markTrue('SecretsResolved', 'AllSecretsFound', `${obs.secretRefs.length} Secret reference(s) resolved`, asInfo());
+  if (first)
+    cm.markFalse(
+      'SecretsResolved',
+      first.reason,
+      obs.secretProblems.map((p) => p.message).join('; '),
+      asError(),
+      withEventReason('SecretResolutionFailed'),
+    );
+  else
+    cm.markTrue(
+      'SecretsResolved',
+      'AllSecretsFound',
+      `${obs.secretRefs.length} Secret reference(s) resolved`,
+      asInfo(),
+    );
 }
 
 function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation, recordedHash: string | undefined): void {
@@ -75,27 +114,82 @@ function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation, re
   if (c.kind === 'generated') {
     // a config not yet recorded as rolled out is news even while the condition stays True: say so (Normal
     // event ConfigGenerated, naming the ConfigMap) until status records it
-    const fresh = c.generated.hash !== recordedHash ? [{ recurring: true, eventMessage: `Generated config.yaml (ConfigMap ${c.configMap}) with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources` }] : [];
-    cm.markTrue('ConfigGenerated', 'ConfigGenerationSucceeded', `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`, asInfo(), withEventReason('ConfigGenerated'), ...fresh);
+    const fresh =
+      c.generated.hash !== recordedHash
+        ? [
+            {
+              recurring: true,
+              eventMessage: `Generated config.yaml (ConfigMap ${c.configMap}) with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`,
+            },
+          ]
+        : [];
+    cm.markTrue(
+      'ConfigGenerated',
+      'ConfigGenerationSucceeded',
+      `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`,
+      asInfo(),
+      withEventReason('ConfigGenerated'),
+      ...fresh,
+    );
   } else if (c.kind === 'failed') {
-    const reason = obs.imageChanged && c.error.reason === 'ConfigGenerationFailed' ? 'UpgradeConfigFailure' : c.error.reason;
+    const reason =
+      obs.imageChanged && c.error.reason === 'ConfigGenerationFailed' ? 'UpgradeConfigFailure' : c.error.reason;
     cm.markFalse('ConfigGenerated', reason, c.error.message, asError(), withEventReason('ConfigGenerationFailed'));
   } else if (c.kind === 'waiting') cm.markUnknown('ConfigGenerated', 'WaitingForEndpoint', c.message, asInfo());
   else cm.delete('ConfigGenerated');
 }
 
-function setDeploymentConditions(cm: ConditionManager, cr: LlamaStackDistribution, obs: LlamaStackObservation, ctx: StatusContext<LlamaStackDistribution>, blocked: string | undefined): void {
+function setDeploymentConditions(
+  cm: ConditionManager,
+  cr: LlamaStackDistribution,
+  obs: LlamaStackObservation,
+  ctx: StatusContext<LlamaStackDistribution>,
+  blocked: string | undefined,
+): void {
   const d = value(obs.fetched.deployment);
-  const applyError = ctx.errors.find((e) => e.message.includes(`Deployment ${cr.metadata.namespace}/${cr.metadata.name}`));
-  if (blocked) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateSkipped', `${d ? 'kept the running Deployment unchanged' : 'no Deployment created'}: ${blocked}`, asInfo());
+  const applyError = ctx.errors.find((e) =>
+    e.message.includes(`Deployment ${cr.metadata.namespace}/${cr.metadata.name}`),
+  );
+  if (blocked)
+    cm.markFalse(
+      'DeploymentUpdated',
+      'DeploymentUpdateSkipped',
+      `${d ? 'kept the running Deployment unchanged' : 'no Deployment created'}: ${blocked}`,
+      asInfo(),
+    );
   else if (applyError) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateFailed', applyError.message, asError());
   else if (deploymentCurrent(d, obs, cr)) {
-    cm.markTrue('DeploymentUpdated', 'DeploymentUpdateSucceeded', `Deployment ${cr.metadata.name} runs ${obs.image.ok ? obs.image.image : ''}`, asInfo(), withEventReason('DeploymentUpdated'));
-  } else cm.markUnknown('DeploymentUpdated', 'DeploymentUpdatePending', 'the Deployment has not been updated yet', asInfo());
+    cm.markTrue(
+      'DeploymentUpdated',
+      'DeploymentUpdateSucceeded',
+      `Deployment ${cr.metadata.name} runs ${obs.image.ok ? obs.image.image : ''}`,
+      asInfo(),
+      withEventReason('DeploymentUpdated'),
+    );
+  } else
+    cm.markUnknown('DeploymentUpdated', 'DeploymentUpdatePending', 'the Deployment has not been updated yet', asInfo());
   if (!d) cm.markFalse('Available', 'ReplicasUnavailable', 'the Deployment does not exist yet', asInfo());
-  else if (available(d)) cm.markTrue('Available', 'MinimumReplicasAvailable', `${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1} replicas available`, asInfo());
-  else if ((d.status?.updatedReplicas ?? 0) < (d.spec?.replicas ?? 1)) cm.markFalse('Available', 'RolloutInProgress', `Deployment is rolling out: ${d.status?.updatedReplicas ?? 0}/${d.spec?.replicas ?? 1} updated`, asInfo());
-  else cm.markFalse('Available', 'ReplicasUnavailable', `Deployment is scaling: ${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1}`, asInfo());
+  else if (available(d))
+    cm.markTrue(
+      'Available',
+      'MinimumReplicasAvailable',
+      `${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1} replicas available`,
+      asInfo(),
+    );
+  else if ((d.status?.updatedReplicas ?? 0) < (d.spec?.replicas ?? 1))
+    cm.markFalse(
+      'Available',
+      'RolloutInProgress',
+      `Deployment is rolling out: ${d.status?.updatedReplicas ?? 0}/${d.spec?.replicas ?? 1} updated`,
+      asInfo(),
+    );
+  else
+    cm.markFalse(
+      'Available',
+      'ReplicasUnavailable',
+      `Deployment is scaling: ${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1}`,
+      asInfo(),
+    );
 }
 
 function routeURL(ingress: Ingress | undefined, host: string | undefined): string | undefined {
@@ -120,7 +214,9 @@ function setFields(status: LlamaStackStatus, cr: LlamaStackDistribution, obs: Ll
     activeDistribution: obs.spec.distribution.name ?? 'custom',
     availableDistributions: { ...DISTRIBUTIONS, ...overrides },
     // providers whose id depends on an environment variable may not exist at run time: not listed
-    ...(c.kind === 'generated' ? { providers: c.generated.providers.filter((p) => !p.provider_id.includes('${')) } : {}),
+    ...(c.kind === 'generated'
+      ? { providers: c.generated.providers.filter((p) => !p.provider_id.includes('${')) }
+      : {}),
   };
   if (c.kind === 'generated' && deploymentCurrent(d, obs, cr) && obs.image.ok) {
     status.resolvedDistribution = { image: obs.image.image, configSource: c.source, configHash: c.generated.hash };
@@ -139,12 +235,21 @@ function setFields(status: LlamaStackStatus, cr: LlamaStackDistribution, obs: Ll
   }
 }
 
-export function setLlamaStackStatus(status: LlamaStackStatus, cm: ConditionManager, obs: LlamaStackObservation, ctx: StatusContext<LlamaStackDistribution>): void {
+export function setLlamaStackStatus(
+  status: LlamaStackStatus,
+  cm: ConditionManager,
+  obs: LlamaStackObservation,
+  ctx: StatusContext<LlamaStackDistribution>,
+): void {
   const cr = ctx.object;
   const h = new StatusHelper(status, cm, { statusField: 'phase', mapState: phaseOf });
   const { problem } = configSource(cr, obs);
   const c = obs.config;
-  const failure = !obs.image.ok ? obs.image.message : c.kind === 'failed' ? c.error.message : obs.secretProblems[0]?.message ?? (c.kind !== 'waiting' ? problem : undefined);
+  const failure = !obs.image.ok
+    ? obs.image.message
+    : c.kind === 'failed'
+      ? c.error.message
+      : (obs.secretProblems[0]?.message ?? (c.kind !== 'waiting' ? problem : undefined));
   const blocked = failure ?? (c.kind === 'waiting' ? c.message : undefined);
   const recordedHash = status.resolvedDistribution?.configHash;
   setSecrets(cm, obs);
@@ -153,10 +258,12 @@ export function setLlamaStackStatus(status: LlamaStackStatus, cm: ConditionManag
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
   const applyError = ctx.errors[0];
-  if (failure) h.failed(c.kind === 'failed' ? c.error.reason : obs.secretProblems[0]?.reason ?? 'ConfigurationInvalid', failure);
+  if (failure)
+    h.failed(c.kind === 'failed' ? c.error.reason : (obs.secretProblems[0]?.reason ?? 'ConfigurationInvalid'), failure);
   else if (applyError) h.failed(applyError.reason, applyError.message);
   else if (c.kind === 'waiting') h.pending('WaitingForEndpoint', c.message);
   else if (!d) h.pending('DeploymentPending', 'the Deployment has not been created yet');
-  else if (!cm.isTrue('Available')) h.progressing('Initializing', cm.get('Available')?.message ?? 'the Deployment is starting');
+  else if (!cm.isTrue('Available'))
+    h.progressing('Initializing', cm.get('Available')?.message ?? 'the Deployment is starting');
   else h.ready('AllComponentsReady', `Llama Stack is serving at ${status.serviceURL ?? 'its Service'}`);
 }

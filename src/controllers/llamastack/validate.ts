@@ -2,9 +2,21 @@
 // distribution is known, referenced Secrets and ConfigMaps exist, provider entries carry no unknown
 // fields, and models, tools and shields name providers the generated config will have. The same
 // generator the controller runs decides the last one, with placeholder endpoints for references.
-import { type LlamaStackDistribution, normalizeV1Alpha2Spec, PROVIDER_SECTIONS, providerConfigSchema } from '../../apis/llamastack/index.ts';
+import {
+  type LlamaStackDistribution,
+  normalizeV1Alpha2Spec,
+  PROVIDER_SECTIONS,
+  providerConfigSchema,
+} from '../../apis/llamastack/index.ts';
 import type { FieldError, ValidationOutcome } from '../../webhooks/index.ts';
-import { ConfigGenerationError, DISTRIBUTIONS, embeddedBaseConfig, generateConfig, providerId, unknownDistributionMessage } from './config/index.ts';
+import {
+  ConfigGenerationError,
+  DISTRIBUTIONS,
+  embeddedBaseConfig,
+  generateConfig,
+  providerId,
+  unknownDistributionMessage,
+} from './config/index.ts';
 import { referencedEndpoints } from './observe.ts';
 import { secretRefsOf } from './secret-refs.ts';
 
@@ -23,7 +35,11 @@ function unknownProviderFields(spec: LlamaStackDistribution['spec']): FieldError
   for (const section of PROVIDER_SECTIONS) {
     (spec.providers?.[section] ?? []).forEach((p, i) => {
       for (const k of Object.keys(p)) {
-        if (!PROVIDER_FIELDS.has(k)) out.push({ field: `spec.providers.${section}[${i}].${k}`, message: `spec.providers.${section}[${i}].${k}: unknown field; provider-specific options go under settings` });
+        if (!PROVIDER_FIELDS.has(k))
+          out.push({
+            field: `spec.providers.${section}[${i}].${k}`,
+            message: `spec.providers.${section}[${i}].${k}: unknown field; provider-specific options go under settings`,
+          });
       }
     });
   }
@@ -33,7 +49,9 @@ function unknownProviderFields(spec: LlamaStackDistribution['spec']): FieldError
 function generationErrors(cr: LlamaStackDistribution, spec: LlamaStackDistribution['spec']): FieldError[] {
   const base = spec.distribution.name ? embeddedBaseConfig(spec.distribution.name) : undefined;
   if (!base || spec.overrideConfig) return [];
-  const endpoints = Object.fromEntries(referencedEndpoints({ ...cr, spec }).map((r) => [r.providerId, 'http://placeholder.invalid/v1']));
+  const endpoints = Object.fromEntries(
+    referencedEndpoints({ ...cr, spec }).map((r) => [r.providerId, 'http://placeholder.invalid/v1']),
+  );
   try {
     generateConfig({ spec, base, distroName: spec.distribution.name!, endpoints });
     return [];
@@ -43,18 +61,30 @@ function generationErrors(cr: LlamaStackDistribution, spec: LlamaStackDistributi
   }
 }
 
-export async function validateLlamaStack(cr: LlamaStackDistribution, lookups: ExistenceLookups): Promise<ValidationOutcome> {
+export async function validateLlamaStack(
+  cr: LlamaStackDistribution,
+  lookups: ExistenceLookups,
+): Promise<ValidationOutcome> {
   const ns = cr.metadata.namespace ?? '';
   const spec = normalizeV1Alpha2Spec(cr.spec);
   const errors: FieldError[] = [];
   const warnings: string[] = [];
   const name = spec.distribution?.name;
   const known = new Set([...Object.keys(DISTRIBUTIONS), ...(lookups.overrideNames ?? [])]);
-  if (name && !known.has(name)) errors.push({ field: 'spec.distribution.name', message: unknownDistributionMessage(name) });
+  if (name && !known.has(name))
+    errors.push({ field: 'spec.distribution.name', message: unknownDistributionMessage(name) });
   for (const r of secretRefsOf(spec)) {
     const keys = await lookups.secretKeys(ns, r.secret);
-    if (!keys) errors.push({ field: r.field, message: `Secret "${r.secret}" not found in namespace "${ns}". Referenced by: ${r.field}` });
-    else if (!keys.includes(r.key)) errors.push({ field: r.field, message: `Secret "${r.secret}" in namespace "${ns}" has no key "${r.key}". Referenced by: ${r.field}` });
+    if (!keys)
+      errors.push({
+        field: r.field,
+        message: `Secret "${r.secret}" not found in namespace "${ns}". Referenced by: ${r.field}`,
+      });
+    else if (!keys.includes(r.key))
+      errors.push({
+        field: r.field,
+        message: `Secret "${r.secret}" in namespace "${ns}" has no key "${r.key}". Referenced by: ${r.field}`,
+      });
   }
   const configMaps: Array<[string, { configMapName: string; configMapNamespace?: string } | undefined]> = [
     ['spec.overrideConfig', spec.overrideConfig],
@@ -62,14 +92,22 @@ export async function validateLlamaStack(cr: LlamaStackDistribution, lookups: Ex
   ];
   for (const [field, ref] of configMaps) {
     if (ref && !(await lookups.configMapExists(ref.configMapNamespace ?? ns, ref.configMapName))) {
-      errors.push({ field, message: `ConfigMap "${ref.configMapName}" not found in namespace "${ref.configMapNamespace ?? ns}". Referenced by: ${field}` });
+      errors.push({
+        field,
+        message: `ConfigMap "${ref.configMapName}" not found in namespace "${ref.configMapNamespace ?? ns}". Referenced by: ${field}`,
+      });
     }
   }
   errors.push(...unknownProviderFields(spec));
   if (errors.length === 0 && (!name || known.has(name))) errors.push(...generationErrors(cr, spec));
   const kv = spec.storage?.kv;
-  if (kv && kv.type !== 'redis' && (kv.endpoint || kv.password)) warnings.push('spec.storage.kv: endpoint and password are only used with type redis; they are ignored for sqlite');
+  if (kv && kv.type !== 'redis' && (kv.endpoint || kv.password))
+    warnings.push('spec.storage.kv: endpoint and password are only used with type redis; they are ignored for sqlite');
   const ids = PROVIDER_SECTIONS.flatMap((s) => (spec.providers?.[s] ?? []).map(providerId));
-  if (new Set(ids).size !== ids.length) errors.push({ field: 'spec.providers', message: 'spec.providers: provider ids must be unique across all provider types' });
+  if (new Set(ids).size !== ids.length)
+    errors.push({
+      field: 'spec.providers',
+      message: 'spec.providers: provider ids must be unique across all provider types',
+    });
   return { errors, warnings };
 }

@@ -1,7 +1,16 @@
 // The LlamaStackDistribution webhooks: the conversion between v1alpha1 and v1alpha2, and the defaulting
 // step that turns a provider section written as one object into a list before the schema and its CEL
 // rules see it (docs/llamastack.md, "One object or a list").
-import { LLAMASTACK_CONVERSION_PATH, LLS_CRD_NAME, LLS_GROUP, LLS_PLURAL, LLS_V1ALPHA2, type LlamaStackDistribution, convertLlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
+import {
+  LLAMASTACK_CONVERSION_PATH,
+  LLS_CRD_NAME,
+  LLS_GROUP,
+  LLS_PLURAL,
+  LLS_V1ALPHA2,
+  type LlamaStackDistribution,
+  convertLlamaStackDistribution,
+  normalizeV1Alpha2Spec,
+} from '../../apis/llamastack/index.ts';
 import { ConfigMaps, CustomResourceDefinitions, type KubeClient, type KubeObject, Secrets } from '../../kube/index.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { parseImageOverrides } from './config/index.ts';
@@ -13,10 +22,16 @@ export const LLAMASTACK_MUTATING_WEBHOOK = 'mllamastackdistribution.llamastack.i
 export const LLAMASTACK_VALIDATING_PATH = '/validate-llamastack-io-v1alpha2-llamastackdistribution';
 export const LLAMASTACK_VALIDATING_WEBHOOK = 'vllamastackdistribution.llamastack.io';
 
-const rules = (): RuleWithOperations[] => [{ operations: ['CREATE', 'UPDATE'], apiGroups: [LLS_GROUP], apiVersions: [LLS_V1ALPHA2], resources: [LLS_PLURAL] }];
+const rules = (): RuleWithOperations[] => [
+  { operations: ['CREATE', 'UPDATE'], apiGroups: [LLS_GROUP], apiVersions: [LLS_V1ALPHA2], resources: [LLS_PLURAL] },
+];
 
 export function registerLlamaStackConversion(hooks: WebhookRegistry): void {
-  hooks.conversion(LLAMASTACK_CONVERSION_PATH, { crds: [LLS_CRD_NAME] }, (obj, desired) => convertLlamaStackDistribution(obj, desired) as KubeObject);
+  hooks.conversion(
+    LLAMASTACK_CONVERSION_PATH,
+    { crds: [LLS_CRD_NAME] },
+    (obj, desired) => convertLlamaStackDistribution(obj, desired) as KubeObject,
+  );
 }
 
 /**
@@ -25,22 +40,40 @@ export function registerLlamaStackConversion(hooks: WebhookRegistry): void {
  * CRD (LlamaStackDistribution not installed) is not an error: there is nothing to convert. Returns whether
  * it wrote.
  */
-export async function pointLlamaStackConversion(client: KubeClient, service: { name: string; namespace: string }): Promise<boolean> {
-  const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: LLS_CRD_NAME } };
+export async function pointLlamaStackConversion(
+  client: KubeClient,
+  service: { name: string; namespace: string },
+): Promise<boolean> {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: LLS_CRD_NAME },
+  };
   const live = await client.getOrUndefined(CustomResourceDefinitions, LLS_CRD_NAME);
-  const current = (live?.spec as { conversion?: { webhook?: { clientConfig?: { url?: string } } } } | undefined)?.conversion?.webhook?.clientConfig;
+  const current = (live?.spec as { conversion?: { webhook?: { clientConfig?: { url?: string } } } } | undefined)
+    ?.conversion?.webhook?.clientConfig;
   // a URL was chosen on purpose (a development setup): leave it
   if (!live || current?.url) return false;
-  const clientConfig = { service: { name: service.name, namespace: service.namespace, path: LLAMASTACK_CONVERSION_PATH } };
-  await client.apply({ ...crd, spec: { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } } } } as KubeObject, { force: true });
+  const clientConfig = {
+    service: { name: service.name, namespace: service.namespace, path: LLAMASTACK_CONVERSION_PATH },
+  };
+  await client.apply(
+    {
+      ...crd,
+      spec: { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } } },
+    } as KubeObject,
+    { force: true },
+  );
   return true;
 }
 
 export function registerLlamaStackDefaulting(hooks: WebhookRegistry): void {
   // Ignore: while the webhook is down, list-form objects still apply, and a single-object section is
   // refused by the schema itself with a message naming the field ("must be of type array")
-  hooks.mutating<LlamaStackDistribution>(LLAMASTACK_MUTATING_PATH, { name: LLAMASTACK_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, (req) =>
-    req.object ? { ...req.object, spec: normalizeV1Alpha2Spec(req.object.spec) } : undefined,
+  hooks.mutating<LlamaStackDistribution>(
+    LLAMASTACK_MUTATING_PATH,
+    { name: LLAMASTACK_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' },
+    (req) => (req.object ? { ...req.object, spec: normalizeV1Alpha2Spec(req.object.spec) } : undefined),
   );
 }
 
@@ -49,17 +82,25 @@ export function registerLlamaStackDefaulting(hooks: WebhookRegistry): void {
  * created a moment before the LlamaStackDistribution is seen. Ignore, like the defaulting webhook: the
  * controller repeats every check at reconcile time and reports it in status.
  */
-export function registerLlamaStackValidation(hooks: WebhookRegistry, client: KubeClient, operatorNamespace: string): void {
-  hooks.validating<LlamaStackDistribution>(LLAMASTACK_VALIDATING_PATH, { name: LLAMASTACK_VALIDATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' }, async (req) => {
-    if (!req.object) return undefined;
-    const operatorConfig = await client.getOrUndefined(ConfigMaps, OPERATOR_CONFIGMAP, operatorNamespace);
-    return validateLlamaStack(req.object, {
-      secretKeys: async (ns, name) => {
-        const s = await client.getOrUndefined(Secrets, name, ns);
-        return s ? Object.keys({ ...(s.data ?? {}), ...(s.stringData ?? {}) }) : undefined;
-      },
-      configMapExists: async (ns, name) => (await client.getOrUndefined(ConfigMaps, name, ns)) !== undefined,
-      overrideNames: Object.keys(parseImageOverrides(operatorConfig?.data?.[IMAGE_OVERRIDES_KEY]).images),
-    });
-  });
+export function registerLlamaStackValidation(
+  hooks: WebhookRegistry,
+  client: KubeClient,
+  operatorNamespace: string,
+): void {
+  hooks.validating<LlamaStackDistribution>(
+    LLAMASTACK_VALIDATING_PATH,
+    { name: LLAMASTACK_VALIDATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' },
+    async (req) => {
+      if (!req.object) return undefined;
+      const operatorConfig = await client.getOrUndefined(ConfigMaps, OPERATOR_CONFIGMAP, operatorNamespace);
+      return validateLlamaStack(req.object, {
+        secretKeys: async (ns, name) => {
+          const s = await client.getOrUndefined(Secrets, name, ns);
+          return s ? Object.keys({ ...(s.data ?? {}), ...(s.stringData ?? {}) }) : undefined;
+        },
+        configMapExists: async (ns, name) => (await client.getOrUndefined(ConfigMaps, name, ns)) !== undefined,
+        overrideNames: Object.keys(parseImageOverrides(operatorConfig?.data?.[IMAGE_OVERRIDES_KEY]).images),
+      });
+    },
+  );
 }

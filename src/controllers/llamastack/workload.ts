@@ -36,7 +36,9 @@ function env(input: WorkloadInput, mountPath: string): Obj[] {
   const ours: Obj[] = [
     { name: 'HF_HOME', value: mountPath },
     { name: 'SQLITE_STORE_DIR', value: mountPath },
-    ...(input.cr.spec.networking?.tls?.caBundle ? [{ name: 'SSL_CERT_FILE', value: `${CA_BUNDLE_DIR}/${caKeys?.[0] ?? 'ca-bundle.crt'}` }] : []),
+    ...(input.cr.spec.networking?.tls?.caBundle
+      ? [{ name: 'SSL_CERT_FILE', value: `${CA_BUNDLE_DIR}/${caKeys?.[0] ?? 'ca-bundle.crt'}` }]
+      : []),
     { name: 'LLS_WORKERS', value: String(w.workers ?? 1) },
     { name: 'LLS_PORT', value: String(input.port) },
     { name: 'LLAMA_STACK_PORT', value: String(input.port) },
@@ -61,20 +63,33 @@ function volumes(input: WorkloadInput, mountPath: string): { volumes: Obj[]; mou
   const { cr } = input;
   const storage = cr.spec.workload?.storage;
   const name = cr.metadata.name!;
-  const volumes: Obj[] = [storage ? { name: 'lls-storage', persistentVolumeClaim: { claimName: pvcName(name) } } : { name: 'lls-storage', emptyDir: {} }];
+  const volumes: Obj[] = [
+    storage
+      ? { name: 'lls-storage', persistentVolumeClaim: { claimName: pvcName(name) } }
+      : { name: 'lls-storage', emptyDir: {} },
+  ];
   const mounts: Obj[] = [{ name: 'lls-storage', mountPath }];
   if (input.config) {
-    volumes.push({ name: 'user-config', configMap: { name: input.config.configMap, items: [{ key: input.config.key, path: 'config.yaml' }] } });
+    volumes.push({
+      name: 'user-config',
+      configMap: { name: input.config.configMap, items: [{ key: input.config.key, path: 'config.yaml' }] },
+    });
     mounts.push({ name: 'user-config', mountPath: CONFIG_DIR, readOnly: true });
   }
   const ca = cr.spec.networking?.tls?.caBundle;
   if (ca) {
     const keys = ca.configMapKeys?.length ? ca.configMapKeys : ['ca-bundle.crt'];
-    volumes.push({ name: 'ca-bundle', configMap: { name: ca.configMapName, items: keys.map((k) => ({ key: k, path: k })) } });
+    volumes.push({
+      name: 'ca-bundle',
+      configMap: { name: ca.configMapName, items: keys.map((k) => ({ key: k, path: k })) },
+    });
     mounts.push({ name: 'ca-bundle', mountPath: CA_BUNDLE_DIR, readOnly: true });
   }
   const o = cr.spec.workload?.overrides;
-  return { volumes: [...volumes, ...((o?.volumes ?? []) as Obj[])], mounts: [...mounts, ...((o?.volumeMounts ?? []) as Obj[])] };
+  return {
+    volumes: [...volumes, ...((o?.volumes ?? []) as Obj[])],
+    mounts: [...mounts, ...((o?.volumeMounts ?? []) as Obj[])],
+  };
 }
 
 /** spread over zones and nodes when there is more than one replica and the user set no constraints */
@@ -85,8 +100,19 @@ function scheduling(cr: LlamaStackDistribution, replicas: number): Obj {
   const labelSelector = { matchLabels: selectorLabels(cr.metadata.name!) };
   const keys = ['topology.kubernetes.io/region', 'topology.kubernetes.io/zone', 'kubernetes.io/hostname'];
   return {
-    topologySpreadConstraints: keys.map((topologyKey) => ({ maxSkew: 1, topologyKey, whenUnsatisfiable: 'ScheduleAnyway', labelSelector })),
-    affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector } }] } },
+    topologySpreadConstraints: keys.map((topologyKey) => ({
+      maxSkew: 1,
+      topologyKey,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector,
+    })),
+    affinity: {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector } },
+        ],
+      },
+    },
   };
 }
 
@@ -110,7 +136,13 @@ export function buildDeployment(input: WorkloadInput): KubeObject {
     env: env(input, mountPath),
     resources: resources(cr),
     volumeMounts: mounts,
-    startupProbe: { httpGet: { path: '/v1/health', port }, initialDelaySeconds: 15, timeoutSeconds: 30, failureThreshold: 3, successThreshold: 1 },
+    startupProbe: {
+      httpGet: { path: '/v1/health', port },
+      initialDelaySeconds: 15,
+      timeoutSeconds: 30,
+      failureThreshold: 3,
+      successThreshold: 1,
+    },
     ...(command ? { command } : {}),
     ...(args ? { args } : {}),
   };
@@ -130,7 +162,9 @@ export function buildDeployment(input: WorkloadInput): KubeObject {
         metadata: { labels: objectLabels(name), ...(Object.keys(annotations).length ? { annotations } : {}) },
         spec: {
           serviceAccountName: o.serviceAccountName ?? serviceAccountName(name),
-          ...(o.terminationGracePeriodSeconds !== undefined ? { terminationGracePeriodSeconds: o.terminationGracePeriodSeconds } : {}),
+          ...(o.terminationGracePeriodSeconds !== undefined
+            ? { terminationGracePeriodSeconds: o.terminationGracePeriodSeconds }
+            : {}),
           securityContext: { fsGroup: 1001 },
           containers: [container],
           volumes: vols,

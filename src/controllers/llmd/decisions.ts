@@ -13,7 +13,10 @@ export interface VariantDecision extends Decision {
   readonly outcome: ModelOutcome;
   /** how many replicas had metrics, and the model's load, for charts */
   readonly replicasWithMetrics: number;
-  readonly analysis?: Pick<ModelAnalysis, 'avgSpareKv' | 'avgSpareQueue' | 'saturatedReplicas' | 'nonSaturatedReplicas'>;
+  readonly analysis?: Pick<
+    ModelAnalysis,
+    'avgSpareKv' | 'avgSpareQueue' | 'saturatedReplicas' | 'nonSaturatedReplicas'
+  >;
   /** average KV-cache use and queue length over the variant's replicas with metrics */
   readonly load?: { readonly kvCacheUsage: number; readonly queueLength: number };
   /** how the metrics read went for this model: undefined = fine */
@@ -45,7 +48,15 @@ export class DecisionStore {
     this.latestByKey.set(key, Object.freeze(d));
     let h = this.historyByKey.get(key);
     if (!h) this.historyByKey.set(key, (h = []));
-    const point: DecisionPoint = { cycle: d.cycle, time: d.time, current: d.current, desired: d.target, action: d.action, outcome: d.outcome, ...(d.load ? { kvCacheUsage: d.load.kvCacheUsage, queueLength: d.load.queueLength } : {}) };
+    const point: DecisionPoint = {
+      cycle: d.cycle,
+      time: d.time,
+      current: d.current,
+      desired: d.target,
+      action: d.action,
+      outcome: d.outcome,
+      ...(d.load ? { kvCacheUsage: d.load.kvCacheUsage, queueLength: d.load.queueLength } : {}),
+    };
     h.push(Object.freeze(point));
     // drop in chunks, so a full history does not copy itself on every cycle
     if (h.length > this.historyLimit + 32) h.splice(0, h.length - this.historyLimit);

@@ -57,7 +57,10 @@ export class SaturationEngine implements Runnable {
     let interval = this.opts.config.snapshot().optimizationIntervalMs;
     this.unsubscribe = this.opts.config.onChange((s) => {
       if (s.optimizationIntervalMs === interval) return;
-      this.opts.log.info('optimization interval changed; the next cycle follows the new interval', { fromMs: interval, toMs: s.optimizationIntervalMs });
+      this.opts.log.info('optimization interval changed; the next cycle follows the new interval', {
+        fromMs: interval,
+        toMs: s.optimizationIntervalMs,
+      });
       interval = s.optimizationIntervalMs;
       if (!this.running) this.schedule(Math.max(0, this.lastStart + interval - Date.now()));
     });
@@ -94,16 +97,31 @@ export class SaturationEngine implements Runnable {
       }
     }
     const durationMs = performance.now() - started;
-    this.opts.log.debug('optimization cycle done', { cycle, models: gathered.length, variants, durationMs: Math.round(durationMs * 10) / 10, configVersion: snapshot.version });
+    this.opts.log.debug('optimization cycle done', {
+      cycle,
+      models: gathered.length,
+      variants,
+      durationMs: Math.round(durationMs * 10) / 10,
+      configVersion: snapshot.version,
+    });
     if (keys.length) this.opts.onDecisions(keys);
     return { cycle, models: gathered.length, variants, durationMs };
   }
 
   private decide(g: GatheredModel, cycle: number, time: string): VariantDecision[] {
     const result = optimizeModel(g.input);
-    if (result.outcome === 'skipped') this.opts.log.info('saturation config not loaded for model, skipping optimization', { namespace: g.input.namespace, modelID: g.input.modelID });
+    if (result.outcome === 'skipped')
+      this.opts.log.info('saturation config not loaded for model, skipping optimization', {
+        namespace: g.input.namespace,
+        modelID: g.input.modelID,
+      });
     const analysis = result.analysis
-      ? { avgSpareKv: result.analysis.avgSpareKv, avgSpareQueue: result.analysis.avgSpareQueue, saturatedReplicas: result.analysis.saturatedReplicas, nonSaturatedReplicas: result.analysis.nonSaturatedReplicas }
+      ? {
+          avgSpareKv: result.analysis.avgSpareKv,
+          avgSpareQueue: result.analysis.avgSpareQueue,
+          saturatedReplicas: result.analysis.saturatedReplicas,
+          nonSaturatedReplicas: result.analysis.nonSaturatedReplicas,
+        }
       : undefined;
     return result.decisions.map((d) => {
       const extra = g.extras.get(d.name);

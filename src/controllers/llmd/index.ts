@@ -1,7 +1,12 @@
 // The `autoscaler` controller set (llm-d's saturation autoscaler, docs/autoscaling.md): the ConfigMap
 // controller (sole writer of the config cache), the saturation engine loop (reads caches and the metrics
 // source only) and the VariantAutoscaling controller (status, events, wva_* metrics).
-import { DEFAULT_AUTOSCALER_NAMESPACE, DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME, LLMD_GROUP } from '../../apis/llmd/index.ts';
+import {
+  DEFAULT_AUTOSCALER_NAMESPACE,
+  DEFAULT_CONFIG_MAP_NAME,
+  DEFAULT_SATURATION_CONFIG_MAP_NAME,
+  LLMD_GROUP,
+} from '../../apis/llmd/index.ts';
 import type { Controller, Logger, Manager } from '../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
@@ -55,8 +60,13 @@ export function autoscalerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     configMapName: env.CONFIG_MAP_NAME || DEFAULT_CONFIG_MAP_NAME,
     saturationConfigMapName: env.SATURATION_CONFIG_MAP_NAME || DEFAULT_SATURATION_CONFIG_MAP_NAME,
     metricsSource: url
-      ? new PrometheusMetricsSource({ baseUrl: url, ...(env.PROMETHEUS_BEARER_TOKEN ? { bearerToken: env.PROMETHEUS_BEARER_TOKEN } : {}) })
-      : new UnconfiguredMetricsSource('no Prometheus is configured: set PROMETHEUS_BASE_URL to the Prometheus that scrapes the vLLM pods (e.g. http://prometheus.monitoring:9090)'),
+      ? new PrometheusMetricsSource({
+          baseUrl: url,
+          ...(env.PROMETHEUS_BEARER_TOKEN ? { bearerToken: env.PROMETHEUS_BEARER_TOKEN } : {}),
+        })
+      : new UnconfiguredMetricsSource(
+          'no Prometheus is configured: set PROMETHEUS_BASE_URL to the Prometheus that scrapes the vLLM pods (e.g. http://prometheus.monitoring:9090)',
+        ),
     ...(env.CONTROLLER_INSTANCE ? { controllerInstance: env.CONTROLLER_INSTANCE } : {}),
   };
 }
@@ -66,7 +76,11 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
   const decisions = new DecisionStore(opts.historyLimit);
   const metrics = new AutoscalerMetrics(mgr.metrics.registry, opts.controllerInstance);
   await registerConfigController(mgr, config, opts);
-  const controller = await registerVariantAutoscalingController(mgr, { decisions, metrics, metricsSource: opts.metricsSource.description });
+  const controller = await registerVariantAutoscalingController(mgr, {
+    decisions,
+    metrics,
+    metricsSource: opts.metricsSource.description,
+  });
   if (opts.discovery !== false) await registerDiscoveryControllers(mgr, log);
   const engine = new SaturationEngine({
     reader: mgr.cache,
@@ -86,10 +100,14 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
   return { config, decisions, engine, controller, options: opts };
 }
 
-export function autoscalerControllerSet(overrides: Partial<AutoscalerOptions> = {}, onRegistered?: (a: Autoscaler) => void): ControllerSet {
+export function autoscalerControllerSet(
+  overrides: Partial<AutoscalerOptions> = {},
+  onRegistered?: (a: Autoscaler) => void,
+): ControllerSet {
   return {
     name: 'autoscaler',
-    description: 'llm-d saturation autoscaling: VariantAutoscaling → desired replicas (status and wva_desired_replicas) from vLLM metrics in Prometheus',
+    description:
+      'llm-d saturation autoscaling: VariantAutoscaling → desired replicas (status and wva_desired_replicas) from vLLM metrics in Prometheus',
     async register(mgr, env) {
       const a = await registerAutoscaler(mgr, { ...autoscalerOptionsFromEnv(), ...overrides }, env.log);
       onRegistered?.(a);

@@ -4,7 +4,15 @@
 import { ACCELERATOR_LABEL, CONTROLLER_INSTANCE_LABEL, DEFAULT_VARIANT_COST } from '../../apis/llmd/index.ts';
 import type { KindRef, KubeObject } from '../../kube/index.ts';
 import { type ConfigSnapshot, resolveSaturationConfig } from './config/cache.ts';
-import { AutoscaledDeployments, AutoscaledPods, AutoscaledReplicaSets, type PodObject, type ScalableWorkload, type VariantAutoscaling, VariantAutoscalings } from './kinds.ts';
+import {
+  AutoscaledDeployments,
+  AutoscaledPods,
+  AutoscaledReplicaSets,
+  type PodObject,
+  type ScalableWorkload,
+  type VariantAutoscaling,
+  VariantAutoscalings,
+} from './kinds.ts';
 import type { MetricsSource, PodLoad } from './metrics-source/source.ts';
 import type { ReplicaMetrics } from './saturation/analyzer.ts';
 import type { ModelInput } from './saturation/cycle.ts';
@@ -37,8 +45,16 @@ export interface GatheredModel {
   readonly metricsProblem?: { reason: 'MetricsMissing' | 'PrometheusError'; message: string };
 }
 
-export async function gatherInputs(reader: CacheReader, snapshot: ConfigSnapshot, source: MetricsSource, opts: GatherOptions): Promise<GatheredModel[]> {
-  const vas = (await reader.list(VariantAutoscalings)).filter((va) => !va.metadata.deletionTimestamp && va.metadata.labels?.[CONTROLLER_INSTANCE_LABEL] === opts.controllerInstance);
+export async function gatherInputs(
+  reader: CacheReader,
+  snapshot: ConfigSnapshot,
+  source: MetricsSource,
+  opts: GatherOptions,
+): Promise<GatheredModel[]> {
+  const vas = (await reader.list(VariantAutoscalings)).filter(
+    (va) =>
+      !va.metadata.deletionTimestamp && va.metadata.labels?.[CONTROLLER_INSTANCE_LABEL] === opts.controllerInstance,
+  );
   const groups = new Map<string, VariantAutoscaling[]>();
   const workloads = new Map<string, NamespaceWorkloads>();
   for (const va of vas) {
@@ -49,8 +65,12 @@ export async function gatherInputs(reader: CacheReader, snapshot: ConfigSnapshot
     else groups.set(key, [va]);
     if (!workloads.has(ns)) workloads.set(ns, await namespaceWorkloads(reader, ns));
   }
-  const gathered = await Promise.all([...groups.values()].map(async (members) => ({ members, metrics: await readMetrics(source, members[0]!, opts) })));
-  return gathered.map(({ members, metrics }) => gatherModel(snapshot, source, members, metrics, workloads.get(members[0]!.metadata.namespace ?? '')!, opts));
+  const gathered = await Promise.all(
+    [...groups.values()].map(async (members) => ({ members, metrics: await readMetrics(source, members[0]!, opts) })),
+  );
+  return gathered.map(({ members, metrics }) =>
+    gatherModel(snapshot, source, members, metrics, workloads.get(members[0]!.metadata.namespace ?? '')!, opts),
+  );
 }
 
 /** a namespace's Deployments by name and the pods of each Deployment (pod → ReplicaSet → Deployment by owner uid) */
@@ -60,7 +80,11 @@ interface NamespaceWorkloads {
 }
 
 async function namespaceWorkloads(reader: CacheReader, namespace: string): Promise<NamespaceWorkloads> {
-  const [deployments, replicaSets, pods] = await Promise.all([reader.list(AutoscaledDeployments, { namespace }), reader.list(AutoscaledReplicaSets, { namespace }), reader.list(AutoscaledPods, { namespace })]);
+  const [deployments, replicaSets, pods] = await Promise.all([
+    reader.list(AutoscaledDeployments, { namespace }),
+    reader.list(AutoscaledReplicaSets, { namespace }),
+    reader.list(AutoscaledPods, { namespace }),
+  ]);
   const deploymentOfRs = new Map<string, string>();
   for (const rs of replicaSets) {
     const owner = rs.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'Deployment');
@@ -88,14 +112,24 @@ interface MetricsRead {
 async function readMetrics(source: MetricsSource, va: VariantAutoscaling, opts: GatherOptions): Promise<MetricsRead> {
   const ns = va.metadata.namespace ?? '';
   try {
-    const [load, requestsInWindow] = await Promise.all([source.podLoad(ns, va.spec.modelID, opts.signal), source.requestsInWindow(ns, va.spec.modelID, opts.scaleToZeroWindowSeconds, opts.signal)]);
+    const [load, requestsInWindow] = await Promise.all([
+      source.podLoad(ns, va.spec.modelID, opts.signal),
+      source.requestsInWindow(ns, va.spec.modelID, opts.scaleToZeroWindowSeconds, opts.signal),
+    ]);
     return { load, ...(requestsInWindow !== undefined ? { requestsInWindow } : {}) };
   } catch (err) {
     return { error: (err as Error).message };
   }
 }
 
-function gatherModel(snapshot: ConfigSnapshot, source: MetricsSource, members: VariantAutoscaling[], metrics: MetricsRead, workloads: NamespaceWorkloads, opts: GatherOptions): GatheredModel {
+function gatherModel(
+  snapshot: ConfigSnapshot,
+  source: MetricsSource,
+  members: VariantAutoscaling[],
+  metrics: MetricsRead,
+  workloads: NamespaceWorkloads,
+  opts: GatherOptions,
+): GatheredModel {
   const namespace = members[0]!.metadata.namespace!;
   const modelID = members[0]!.spec.modelID;
   const config = resolveSaturationConfig(snapshot, namespace, modelID, opts.saturationConfigMapName);
@@ -111,21 +145,32 @@ function gatherModel(snapshot: ConfigSnapshot, source: MetricsSource, members: V
   const metricsProblem = metrics.error
     ? { reason: 'PrometheusError' as const, message: metrics.error }
     : withMetrics === 0 && variants.some((v) => v.current > 0)
-      ? { reason: 'MetricsMissing' as const, message: `${source.description} has no vllm:kv_cache_usage_perc or vllm:num_requests_waiting series for model_name="${modelID}" in namespace ${namespace} from the variants' pods` }
+      ? {
+          reason: 'MetricsMissing' as const,
+          message: `${source.description} has no vllm:kv_cache_usage_perc or vllm:num_requests_waiting series for model_name="${modelID}" in namespace ${namespace} from the variants' pods`,
+        }
       : undefined;
   const input: ModelInput = {
     namespace,
     modelID,
     ...(config ? { config } : {}),
     variants,
-    scaleToZero: { ...(metrics.requestsInWindow !== undefined ? { requestsInWindow: metrics.requestsInWindow } : {}), windowDescription: `the last ${Math.round(opts.scaleToZeroWindowSeconds / 60)}m` },
+    scaleToZero: {
+      ...(metrics.requestsInWindow !== undefined ? { requestsInWindow: metrics.requestsInWindow } : {}),
+      windowDescription: `the last ${Math.round(opts.scaleToZeroWindowSeconds / 60)}m`,
+    },
     ...(metrics.error ? { metricsError: metrics.error } : {}),
   };
   return { input, extras, ...(metricsProblem ? { metricsProblem } : {}) };
 }
 
-function variantState(va: VariantAutoscaling, load: Map<string, PodLoad>, workloads: NamespaceWorkloads): { state: VariantState; extra: VariantExtras } {
-  const target = va.spec.scaleTargetRef.kind === 'Deployment' ? workloads.deployments.get(va.spec.scaleTargetRef.name) : undefined;
+function variantState(
+  va: VariantAutoscaling,
+  load: Map<string, PodLoad>,
+  workloads: NamespaceWorkloads,
+): { state: VariantState; extra: VariantExtras } {
+  const target =
+    va.spec.scaleTargetRef.kind === 'Deployment' ? workloads.deployments.get(va.spec.scaleTargetRef.name) : undefined;
   const current = target ? (target.status?.replicas ?? target.spec?.replicas ?? 0) : 0;
   const ready = target?.status?.readyReplicas ?? 0;
   const replicas: ReplicaMetrics[] = [];
@@ -153,6 +198,12 @@ function variantState(va: VariantAutoscaling, load: Map<string, PodLoad>, worklo
     replicas,
   };
   const accelerator = va.metadata.labels?.[ACCELERATOR_LABEL];
-  const extra: VariantExtras = { current, ...(accelerator ? { accelerator } : {}), ...(replicas.length ? { load: { kvCacheUsage: kvSum / replicas.length, queueLength: qSum / replicas.length } } : {}) };
+  const extra: VariantExtras = {
+    current,
+    ...(accelerator ? { accelerator } : {}),
+    ...(replicas.length
+      ? { load: { kvCacheUsage: kvSum / replicas.length, queueLength: qSum / replicas.length } }
+      : {}),
+  };
   return { state, extra };
 }

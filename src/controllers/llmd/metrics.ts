@@ -18,9 +18,24 @@ export class AutoscalerMetrics {
     this.extra = controllerInstance ? { controller_instance: controllerInstance } : {};
     const registers = [registry];
     const variantLabels: VariantLabel[] = ['variant_name', 'namespace', 'accelerator_type', ...instance];
-    this.desired = new Gauge({ name: 'wva_desired_replicas', help: 'Replicas the saturation autoscaler wants for the variant', labelNames: variantLabels, registers });
-    this.current = new Gauge({ name: 'wva_current_replicas', help: "The variant's current replicas (its Deployment's status.replicas)", labelNames: variantLabels, registers });
-    this.ratio = new Gauge({ name: 'wva_desired_ratio', help: 'Desired over current replicas (the desired replicas when current is 0)', labelNames: variantLabels, registers });
+    this.desired = new Gauge({
+      name: 'wva_desired_replicas',
+      help: 'Replicas the saturation autoscaler wants for the variant',
+      labelNames: variantLabels,
+      registers,
+    });
+    this.current = new Gauge({
+      name: 'wva_current_replicas',
+      help: "The variant's current replicas (its Deployment's status.replicas)",
+      labelNames: variantLabels,
+      registers,
+    });
+    this.ratio = new Gauge({
+      name: 'wva_desired_ratio',
+      help: 'Desired over current replicas (the desired replicas when current is 0)',
+      labelNames: variantLabels,
+      registers,
+    });
     this.scaling = new Counter({
       name: 'wva_replica_scaling_total',
       help: 'Scaling decisions that changed the desired replicas, by direction and reason',

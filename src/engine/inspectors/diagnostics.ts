@@ -46,18 +46,28 @@ async function podLogs(client: ReadClient, pod: Pod, tailLines: number): Promise
 
 async function podEvents(client: ReadClient, pod: Pod): Promise<CoreEvent[]> {
   const { name, namespace } = pod.metadata;
-  const list = await client.list(CoreEvents, { namespace: namespace ?? 'default', fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${name}` });
+  const list = await client.list(CoreEvents, {
+    namespace: namespace ?? 'default',
+    fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${name}`,
+  });
   return list.items;
 }
 
-export async function fetchPodDiagnostics(client: ReadClient, pods: readonly Pod[], opts: DiagnosticsOptions = {}): Promise<PodDiagnostics> {
+export async function fetchPodDiagnostics(
+  client: ReadClient,
+  pods: readonly Pod[],
+  opts: DiagnosticsOptions = {},
+): Promise<PodDiagnostics> {
   const tailLines = opts.tailLines ?? 20;
   const unhealthy = pods.filter((p) => !p.metadata.deletionTimestamp && !healthy(p)).slice(0, opts.maxPods ?? 5);
   const events: CoreEvent[] = [];
   const logs: Record<string, string> = {};
   await Promise.all(
     unhealthy.map(async (pod) => {
-      const [ev, log] = await Promise.all([podEvents(client, pod).catch(() => []), podLogs(client, pod, tailLines).catch(() => undefined)]);
+      const [ev, log] = await Promise.all([
+        podEvents(client, pod).catch(() => []),
+        podLogs(client, pod, tailLines).catch(() => undefined),
+      ]);
       events.push(...ev);
       if (log) logs[pod.metadata.name ?? ''] = log;
     }),
@@ -69,7 +79,10 @@ export async function fetchPodDiagnostics(client: ReadClient, pods: readonly Pod
 export async function fetchEventsFor(client: ReadClient, obj: KubeObject): Promise<CoreEvent[]> {
   const { name, namespace } = obj.metadata;
   try {
-    const list = await client.list(CoreEvents, { ...(namespace ? { namespace } : {}), fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${name}` });
+    const list = await client.list(CoreEvents, {
+      ...(namespace ? { namespace } : {}),
+      fieldSelector: `involvedObject.kind=${obj.kind},involvedObject.name=${name}`,
+    });
     return list.items;
   } catch {
     return [];

@@ -2,7 +2,13 @@
 // are texts written by programs (huggingface_hub, boto/S3 clients, the kernel, container runtimes), not
 // API errors, so matching them is the only way to tell an expired token from a full disk.
 
-import { authError, type CategorizedError, type ErrorCategory, missingUpstreamError, resourceExhaustionError } from '../errors.ts';
+import {
+  authError,
+  type CategorizedError,
+  type ErrorCategory,
+  missingUpstreamError,
+  resourceExhaustionError,
+} from '../errors.ts';
 
 interface LogPattern {
   category: ErrorCategory;
@@ -23,7 +29,11 @@ const LOG_PATTERNS: readonly LogPattern[] = [
     reason: 'AuthError',
     re: /InvalidAccessKeyId|SignatureDoesNotMatch|\bAccessDenied\b|ExpiredToken|InvalidToken|NoCredentialsError|Unable to locate credentials|\b403\b[^\n]*forbidden/i,
   },
-  { category: 'ResourceExhaustion', reason: 'StorageFull', re: /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b|not enough (free )?(disk )?space|insufficient (disk|storage) space/i },
+  {
+    category: 'ResourceExhaustion',
+    reason: 'StorageFull',
+    re: /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b|not enough (free )?(disk )?space|insufficient (disk|storage) space/i,
+  },
   {
     category: 'MissingUpstreamDependency',
     reason: 'SourceNotFound',
@@ -55,7 +65,8 @@ export function classifyLogTail(text: string | undefined, source: string): Categ
 }
 
 const PULL_NOT_FOUND = /manifest unknown|not found|\b404\b|name unknown|no such (image|manifest)/i;
-const PULL_AUTH = /unauthori[sz]ed|authentication required|\b401\b|\b403\b|forbidden|access (to the resource )?is denied|pull access denied|authorization failed|no basic auth credentials|insufficient_scope/i;
+const PULL_AUTH =
+  /unauthori[sz]ed|authentication required|\b401\b|\b403\b|forbidden|access (to the resource )?is denied|pull access denied|authorization failed|no basic auth credentials|insufficient_scope/i;
 
 export type ImagePullProblem = 'auth' | 'not-found' | 'other';
 

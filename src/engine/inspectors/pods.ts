@@ -30,7 +30,12 @@ interface PodFinding {
   message: string;
 }
 
-const PENDING_EVENT_REASONS = new Set(['FailedScheduling', 'FailedMount', 'FailedAttachVolume', 'FailedCreatePodSandBox']);
+const PENDING_EVENT_REASONS = new Set([
+  'FailedScheduling',
+  'FailedMount',
+  'FailedAttachVolume',
+  'FailedCreatePodSandBox',
+]);
 const PULLING = new Set(['Pulling']);
 
 function allStatuses(pod: Pod): ContainerStatus[] {
@@ -42,18 +47,31 @@ function err(pod: string, error: CategorizedError): PodFinding {
 }
 
 function oomKilled(pod: Pod): ContainerStatus | undefined {
-  return allStatuses(pod).find((c) => c.state?.terminated?.reason === 'OOMKilled' || c.lastState?.terminated?.reason === 'OOMKilled');
+  return allStatuses(pod).find(
+    (c) => c.state?.terminated?.reason === 'OOMKilled' || c.lastState?.terminated?.reason === 'OOMKilled',
+  );
 }
 
 /** a failed or crash-looping pod: OOM first, then what the logs say, then the termination itself */
 function failure(pod: Pod, name: string, logs: string | undefined, fallbackReason: string): PodFinding {
   const oom = oomKilled(pod);
-  if (oom) return err(name, resourceExhaustionError('PodOOMKilled', `pod ${name}: container ${oom.name} was killed for running out of memory (OOMKilled)`));
+  if (oom)
+    return err(
+      name,
+      resourceExhaustionError(
+        'PodOOMKilled',
+        `pod ${name}: container ${oom.name} was killed for running out of memory (OOMKilled)`,
+      ),
+    );
   const fromLogs = classifyLogTail(logs, `pod ${name}`);
   if (fromLogs) return err(name, fromLogs);
-  const term = allStatuses(pod).find((c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0);
+  const term = allStatuses(pod).find(
+    (c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0,
+  );
   const t = term?.state?.terminated ?? term?.lastState?.terminated;
-  const detail = t ? `container ${term!.name} exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ''}${t.message ? `: ${t.message.trim()}` : ''}` : (pod.status?.message ?? 'failed');
+  const detail = t
+    ? `container ${term!.name} exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ''}${t.message ? `: ${t.message.trim()}` : ''}`
+    : (pod.status?.message ?? 'failed');
   if (fallbackReason === 'CrashLoopBackOff') {
     // unrecognised crash loops may heal (a dependency coming up); report, but do not block applies
     return { pod: name, state: 'Degraded', reason: 'CrashLoopBackOff', message: `pod ${name}: ${detail}` };
@@ -71,7 +89,13 @@ function waitingFinding(pod: Pod, name: string, c: ContainerStatus, logs: string
       const kind = classifyImagePull(w.message);
       if (kind === 'auth') return err(name, authError('ImagePullAuthFailure', msg));
       if (kind === 'not-found') return err(name, missingUpstreamError('ImageNotFound', msg));
-      return { pod: name, error: infrastructureError('ImagePullBackOff', msg), state: 'Degraded', reason: 'ImagePullBackOff', message: msg };
+      return {
+        pod: name,
+        error: infrastructureError('ImagePullBackOff', msg),
+        state: 'Degraded',
+        reason: 'ImagePullBackOff',
+        message: msg,
+      };
     }
     case 'InvalidImageName':
       return err(name, invalidSpecError('InvalidImageName', msg));
@@ -96,8 +120,16 @@ export function inspectPod(pod: Pod, diag: PodDiagnostics = {}): PodFinding {
   if (phase === 'Succeeded') return { pod: name, state: 'Ready', reason: 'PodSucceeded', message: '' };
   if (phase === 'Failed') {
     const reason = pod.status?.reason;
-    if (reason === 'Evicted') return { pod: name, error: infrastructureError('PodEvicted', `pod ${name} was evicted: ${pod.status?.message ?? ''}`.trim()), state: 'Degraded', reason: 'PodEvicted', message: `pod ${name} was evicted` };
-    if (reason === 'DeadlineExceeded') return err(name, invalidSpecError('PodDeadlineExceeded', `pod ${name} exceeded its active deadline`));
+    if (reason === 'Evicted')
+      return {
+        pod: name,
+        error: infrastructureError('PodEvicted', `pod ${name} was evicted: ${pod.status?.message ?? ''}`.trim()),
+        state: 'Degraded',
+        reason: 'PodEvicted',
+        message: `pod ${name} was evicted`,
+      };
+    if (reason === 'DeadlineExceeded')
+      return err(name, invalidSpecError('PodDeadlineExceeded', `pod ${name} exceeded its active deadline`));
     return failure(pod, name, logs, 'PodFailed');
   }
   for (const c of allStatuses(pod)) {
@@ -107,18 +139,33 @@ export function inspectPod(pod: Pod, diag: PodDiagnostics = {}): PodFinding {
   const events = diag.events ?? [];
   if (phase === 'Pending' || phase === undefined) {
     const ev = latestEvent(events, name, PENDING_EVENT_REASONS);
-    if (ev) return { pod: name, state: 'Pending', reason: ev.reason!, message: `pod ${name}: ${ev.message ?? ev.reason}` };
+    if (ev)
+      return { pod: name, state: 'Pending', reason: ev.reason!, message: `pod ${name}: ${ev.message ?? ev.reason}` };
     const scheduled = findCondition(pod.status?.conditions, 'PodScheduled');
-    if (scheduled?.status === 'False') return { pod: name, state: 'Pending', reason: 'FailedScheduling', message: `pod ${name}: ${scheduled.message ?? 'unschedulable'}` };
-    if (latestEvent(events, name, PULLING)) return { pod: name, state: 'Progressing', reason: 'Pulling', message: `pod ${name}: pulling image` };
+    if (scheduled?.status === 'False')
+      return {
+        pod: name,
+        state: 'Pending',
+        reason: 'FailedScheduling',
+        message: `pod ${name}: ${scheduled.message ?? 'unschedulable'}`,
+      };
+    if (latestEvent(events, name, PULLING))
+      return { pod: name, state: 'Progressing', reason: 'Pulling', message: `pod ${name}: pulling image` };
     return { pod: name, state: 'Pending', reason: 'PodsPending', message: `pod ${name} is pending` };
   }
-  if (findCondition(pod.status?.conditions, 'Ready')?.status === 'True') return { pod: name, state: 'Ready', reason: 'PodsReady', message: '' };
+  if (findCondition(pod.status?.conditions, 'Ready')?.status === 'True')
+    return { pod: name, state: 'Ready', reason: 'PodsReady', message: '' };
   return { pod: name, state: 'Starting', reason: 'PodsStarting', message: `pod ${name} is starting` };
 }
 
 // when several pods have problems, the one a user must act on is reported first
-const ERROR_RANK: Record<string, number> = { Auth: 0, MissingUpstreamDependency: 1, ResourceExhaustion: 2, InvalidSpec: 3, Infrastructure: 4 };
+const ERROR_RANK: Record<string, number> = {
+  Auth: 0,
+  MissingUpstreamDependency: 1,
+  ResourceExhaustion: 2,
+  InvalidSpec: 3,
+  Infrastructure: 4,
+};
 const STATE_RANK: Partial<Record<ComponentState, number>> = { Degraded: 0, Pending: 1, Progressing: 2, Starting: 3 };
 
 /** the health of a set of pods (a workload's or a job's): the most important problem, or Ready */
@@ -126,10 +173,19 @@ export function podsHealth(pods: readonly Pod[], diag: PodDiagnostics = {}): Hea
   const live = pods.filter((p) => !p.metadata.deletionTimestamp);
   if (live.length === 0) return { state: 'Progressing', reason: 'NoPods', message: 'No pods found' };
   const findings = live.map((p) => inspectPod(p, diag));
-  const withError = findings.filter((f) => f.error).sort((a, b) => ERROR_RANK[a.error!.category]! - ERROR_RANK[b.error!.category]!);
+  const withError = findings
+    .filter((f) => f.error)
+    .sort((a, b) => ERROR_RANK[a.error!.category]! - ERROR_RANK[b.error!.category]!);
   if (withError.length > 0) return { errors: [withError[0]!.error!] };
-  const notReady = findings.filter((f) => f.state !== 'Ready').sort((a, b) => (STATE_RANK[a.state] ?? 9) - (STATE_RANK[b.state] ?? 9));
-  if (notReady.length === 0) return { state: 'Ready', reason: 'PodsReady', message: `${live.length}/${live.length} pods ready` };
+  const notReady = findings
+    .filter((f) => f.state !== 'Ready')
+    .sort((a, b) => (STATE_RANK[a.state] ?? 9) - (STATE_RANK[b.state] ?? 9));
+  if (notReady.length === 0)
+    return { state: 'Ready', reason: 'PodsReady', message: `${live.length}/${live.length} pods ready` };
   const first = notReady[0]!;
-  return { state: first.state, reason: first.reason, message: `${live.length - notReady.length}/${live.length} pods ready; ${first.message}` };
+  return {
+    state: first.state,
+    reason: first.reason,
+    message: `${live.length - notReady.length}/${live.length} pods ready; ${first.message}`,
+  };
 }

@@ -40,7 +40,11 @@ export interface ContainerStatus {
 }
 
 export interface Pod extends KubeObject {
-  spec?: { containers?: Array<{ name: string; image?: string }>; initContainers?: Array<{ name: string }>; restartPolicy?: string };
+  spec?: {
+    containers?: Array<{ name: string; image?: string }>;
+    initContainers?: Array<{ name: string }>;
+    restartPolicy?: string;
+  };
   status?: {
     phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
     reason?: string;
@@ -92,7 +96,11 @@ export function eventTime(e: CoreEvent): number {
 }
 
 /** the most recent event about object `name` with one of `reasons` */
-export function latestEvent(events: readonly CoreEvent[], name: string | undefined, reasons: ReadonlySet<string>): CoreEvent | undefined {
+export function latestEvent(
+  events: readonly CoreEvent[],
+  name: string | undefined,
+  reasons: ReadonlySet<string>,
+): CoreEvent | undefined {
   let best: CoreEvent | undefined;
   for (const e of events) {
     if (name !== undefined && e.involvedObject?.name !== name) continue;

@@ -3,13 +3,22 @@
 import { infrastructureError, invalidSpecError, missingDownstreamError, resourceExhaustionError } from '../errors.ts';
 import type { HealthReport } from '../health.ts';
 import { classifyLogTail } from './log-patterns.ts';
-import { type CoreEvent, findCondition, type HTTPRoute, type Job, type KubeCondition, latestEvent, type PersistentVolumeClaim } from './types.ts';
+import {
+  type CoreEvent,
+  findCondition,
+  type HTTPRoute,
+  type Job,
+  type KubeCondition,
+  latestEvent,
+  type PersistentVolumeClaim,
+} from './types.ts';
 
 /** Complete ⇒ Ready; Failed ⇒ InvalidSpec (Infrastructure when pods were evicted); otherwise running */
 export function jobHealth(job: Job): HealthReport {
   const name = job.metadata.name ?? '';
   const conds = job.status?.conditions;
-  if (findCondition(conds, 'Complete')?.status === 'True') return { state: 'Ready', reason: 'JobComplete', message: `job ${name} completed` };
+  if (findCondition(conds, 'Complete')?.status === 'True')
+    return { state: 'Ready', reason: 'JobComplete', message: `job ${name} completed` };
   const failed = findCondition(conds, 'Failed');
   if (failed?.status === 'True') {
     const msg = `job ${name} failed${failed.message ? `: ${failed.message}` : ''}`;
@@ -20,7 +29,11 @@ export function jobHealth(job: Job): HealthReport {
   }
   if (job.spec?.suspend) return { state: 'Pending', reason: 'JobSuspended', message: `job ${name} is suspended` };
   const s = job.status ?? {};
-  return { state: 'Progressing', reason: 'JobRunning', message: `job ${name}: ${s.active ?? 0} active, ${s.succeeded ?? 0} succeeded, ${s.failed ?? 0} failed` };
+  return {
+    state: 'Progressing',
+    reason: 'JobRunning',
+    message: `job ${name}: ${s.active ?? 0} active, ${s.succeeded ?? 0} succeeded, ${s.failed ?? 0} failed`,
+  };
 }
 
 const PROVISIONING = new Set(['ProvisioningFailed']);
@@ -34,8 +47,11 @@ export function pvcHealth(pvc: PersistentVolumeClaim, events: readonly CoreEvent
   const ev = latestEvent(events, name, PROVISIONING);
   if (ev) {
     const exhausted = classifyLogTail(ev.message, `PVC ${name}`);
-    if (exhausted?.category === 'ResourceExhaustion') return { errors: [resourceExhaustionError('StorageFull', exhausted.message)] };
-    return { errors: [infrastructureError('ProvisioningFailed', `PVC ${name}: ${ev.message ?? 'provisioning failed'}`)] };
+    if (exhausted?.category === 'ResourceExhaustion')
+      return { errors: [resourceExhaustionError('StorageFull', exhausted.message)] };
+    return {
+      errors: [infrastructureError('ProvisioningFailed', `PVC ${name}: ${ev.message ?? 'provisioning failed'}`)],
+    };
   }
   return { state: 'Progressing', reason: 'PvcPending', message: `PVC ${name} is waiting for a volume` };
 }
@@ -63,17 +79,46 @@ export function httpRouteHealth(route: HTTPRoute): HealthReport {
   const accepted = verdicts.find((v) => v.accepted?.status === 'True');
   if (accepted) {
     if (accepted.resolved?.status === 'False') {
-      return { errors: [missingDownstreamError(accepted.resolved.reason || 'BackendNotFound', `HTTPRoute ${name}: ${accepted.resolved.message ?? 'backend references do not resolve'}`)] };
+      return {
+        errors: [
+          missingDownstreamError(
+            accepted.resolved.reason || 'BackendNotFound',
+            `HTTPRoute ${name}: ${accepted.resolved.message ?? 'backend references do not resolve'}`,
+          ),
+        ],
+      };
     }
-    return { state: 'Ready', reason: 'HTTPRouteAccepted', message: `HTTPRoute ${name} accepted by gateway ${accepted.gateway}` };
+    return {
+      state: 'Ready',
+      reason: 'HTTPRouteAccepted',
+      message: `HTTPRoute ${name} accepted by gateway ${accepted.gateway}`,
+    };
   }
   const rejected = verdicts.find((v) => v.accepted?.status === 'False');
   if (rejected) {
-    return { errors: [invalidSpecError(rejected.accepted!.reason || 'HTTPRouteRejected', `HTTPRoute ${name} rejected by gateway ${rejected.gateway}: ${rejected.accepted!.message ?? ''}`.trim())] };
+    return {
+      errors: [
+        invalidSpecError(
+          rejected.accepted!.reason || 'HTTPRouteRejected',
+          `HTTPRoute ${name} rejected by gateway ${rejected.gateway}: ${rejected.accepted!.message ?? ''}`.trim(),
+        ),
+      ],
+    };
   }
   const unresolved = verdicts.find((v) => v.resolved?.status === 'False');
   if (unresolved) {
-    return { errors: [missingDownstreamError(unresolved.resolved!.reason || 'BackendNotFound', `HTTPRoute ${name}: ${unresolved.resolved!.message ?? 'backend references do not resolve'}`)] };
+    return {
+      errors: [
+        missingDownstreamError(
+          unresolved.resolved!.reason || 'BackendNotFound',
+          `HTTPRoute ${name}: ${unresolved.resolved!.message ?? 'backend references do not resolve'}`,
+        ),
+      ],
+    };
   }
-  return { state: 'Progressing', reason: 'HTTPRoutePending', message: `HTTPRoute ${name} is waiting for a gateway to accept it` };
+  return {
+    state: 'Progressing',
+    reason: 'HTTPRoutePending',
+    message: `HTTPRoute ${name} is waiting for a gateway to accept it`,
+  };
 }

@@ -3,7 +3,22 @@
 // defaults the real CRDs declare (parentRef group/kind, backendRef kind/weight, the catch-all rule, the
 // "Waiting for controller" status) are kept, because controllers compare against defaulted objects.
 
-import { age, arr, conditionColumn, conditions, crd, type CrdVersion, int32, labelSelector, obj, open, type Schema, str, stringMap, strings } from './schema.ts';
+import {
+  age,
+  arr,
+  conditionColumn,
+  conditions,
+  crd,
+  type CrdVersion,
+  int32,
+  labelSelector,
+  obj,
+  open,
+  type Schema,
+  str,
+  stringMap,
+  strings,
+} from './schema.ts';
 
 const GROUP = 'gateway.networking.k8s.io';
 // kube-apiserver refuses a CRD of a *.k8s.io group without `api-approved.kubernetes.io` (the Kubernetes API
@@ -15,7 +30,13 @@ const BUNDLE = {
 };
 
 const pendingConditions = (...types: string[]) =>
-  types.map((type) => ({ type, status: 'Unknown', reason: 'Pending', message: 'Waiting for controller', lastTransitionTime: '1970-01-01T00:00:00Z' }));
+  types.map((type) => ({
+    type,
+    status: 'Unknown',
+    reason: 'Pending',
+    message: 'Waiting for controller',
+    lastTransitionTime: '1970-01-01T00:00:00Z',
+  }));
 
 export const parentReference = (): Schema =>
   obj(
@@ -56,7 +77,10 @@ const httpRouteRule = (): Schema =>
   });
 
 const routeParentStatus = (): Schema =>
-  obj({ parentRef: parentReference(), controllerName: str(), conditions: conditions() }, { required: ['parentRef', 'controllerName'] });
+  obj(
+    { parentRef: parentReference(), controllerName: str(), conditions: conditions() },
+    { required: ['parentRef', 'controllerName'] },
+  );
 
 function servedVersions(base: Omit<CrdVersion, 'name' | 'storage'>): CrdVersion[] {
   return [
@@ -76,7 +100,10 @@ export function gatewayClassCrd() {
     annotations: BUNDLE,
     versions: servedVersions({
       properties: {
-        spec: obj({ controllerName: str(), description: str(), parametersRef: open() }, { required: ['controllerName'] }),
+        spec: obj(
+          { controllerName: str(), description: str(), parametersRef: open() },
+          { required: ['controllerName'] },
+        ),
         status: obj(
           { conditions: conditions(), supportedFeatures: arr(obj({ name: str() }, { required: ['name'] })) },
           { default: { conditions: pendingConditions('Accepted') } },
@@ -199,7 +226,9 @@ export function referenceGrantCrd() {
         statusSubresource: false,
         properties: {
           spec: obj({
-            from: arr(obj({ group: str(), kind: str(), namespace: str() }, { required: ['group', 'kind', 'namespace'] })),
+            from: arr(
+              obj({ group: str(), kind: str(), namespace: str() }, { required: ['group', 'kind', 'namespace'] }),
+            ),
             to: arr(obj({ group: str(), kind: str(), name: str() }, { required: ['group', 'kind'] })),
           }),
         },

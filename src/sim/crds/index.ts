@@ -10,7 +10,18 @@ import { scaledObjectCrd } from './keda.ts';
 import { inferenceServiceCrd } from './kserve.ts';
 import { rayClusterCrd, rayServiceCrd } from './kuberay.ts';
 
-export { dynamoGraphDeploymentCrd, gatewayClassCrd, gatewayCrd, httpRouteCrd, inferenceServiceCrd, rayClusterCrd, rayServiceCrd, referenceGrantCrd, scaledObjectCrd, workspaceCrd };
+export {
+  dynamoGraphDeploymentCrd,
+  gatewayClassCrd,
+  gatewayCrd,
+  httpRouteCrd,
+  inferenceServiceCrd,
+  rayClusterCrd,
+  rayServiceCrd,
+  referenceGrantCrd,
+  scaledObjectCrd,
+  workspaceCrd,
+};
 
 export function externalCrds(): CustomResourceDefinition[] {
   return [

@@ -18,13 +18,21 @@ export function scaledObjectCrd() {
         properties: {
           spec: open(
             {
-              scaleTargetRef: obj({ apiVersion: str(), kind: str(), name: str(), envSourceContainerName: str() }, { required: ['name'] }),
+              scaleTargetRef: obj(
+                { apiVersion: str(), kind: str(), name: str(), envSourceContainerName: str() },
+                { required: ['name'] },
+              ),
               minReplicaCount: int32(),
               maxReplicaCount: int32(),
               idleReplicaCount: int32(),
               pollingInterval: int32(),
               cooldownPeriod: int32(),
-              triggers: arr(open({ type: str(), name: str(), metadata: stringMap(), authenticationRef: open({ name: str() }) }, { required: ['type'] })),
+              triggers: arr(
+                open(
+                  { type: str(), name: str(), metadata: stringMap(), authenticationRef: open({ name: str() }) },
+                  { required: ['type'] },
+                ),
+              ),
               advanced: open(),
               fallback: open(),
             },

@@ -1,7 +1,21 @@
 // KubeRay's RayCluster and RayService (ray.io/v1). Pod templates and rayStartParams follow the real
 // schema's shape; the template bodies are kept open.
 
-import { arr, bool, conditions, crd, int, int32, mapOf, obj, open, quantity, type Schema, str, stringMap } from './schema.ts';
+import {
+  arr,
+  bool,
+  conditions,
+  crd,
+  int,
+  int32,
+  mapOf,
+  obj,
+  open,
+  quantity,
+  type Schema,
+  str,
+  stringMap,
+} from './schema.ts';
 
 const rayClusterSpec = (): Schema =>
   open({
@@ -11,7 +25,13 @@ const rayClusterSpec = (): Schema =>
     managedBy: str(),
     headServiceAnnotations: stringMap(),
     autoscalerOptions: open(),
-    headGroupSpec: open({ rayStartParams: stringMap(), serviceType: str(), enableIngress: bool(), headService: open(), template: open() }),
+    headGroupSpec: open({
+      rayStartParams: stringMap(),
+      serviceType: str(),
+      enableIngress: bool(),
+      headService: open(),
+      template: open(),
+    }),
     workerGroupSpecs: arr(
       open(
         {
@@ -81,8 +101,15 @@ export function rayClusterCrd() {
 }
 
 const serveDeploymentStatus = () => open({ status: str(), message: str(), healthLastUpdateTime: str() });
-const appStatus = () => open({ status: str(), message: str(), healthLastUpdateTime: str(), serveDeploymentStatuses: mapOf(serveDeploymentStatus()) });
-const serviceStatusDetail = () => open({ rayClusterName: str(), rayClusterStatus: rayClusterStatus(), applicationStatuses: mapOf(appStatus()) });
+const appStatus = () =>
+  open({
+    status: str(),
+    message: str(),
+    healthLastUpdateTime: str(),
+    serveDeploymentStatuses: mapOf(serveDeploymentStatus()),
+  });
+const serviceStatusDetail = () =>
+  open({ rayClusterName: str(), rayClusterStatus: rayClusterStatus(), applicationStatuses: mapOf(appStatus()) });
 
 export function rayServiceCrd() {
   return crd({

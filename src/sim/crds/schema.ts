@@ -12,7 +12,8 @@ export type Schema = z.ZodType;
 /** OpenAPI keywords a field adds (format, enum, default, pattern, x-kubernetes-*) */
 type Extra = Record<string, unknown>;
 
-const withExtra = <T extends z.ZodType>(schema: T, extra: Extra): T => (Object.keys(extra).length > 0 ? schema.meta(extra) : schema);
+const withExtra = <T extends z.ZodType>(schema: T, extra: Extra): T =>
+  Object.keys(extra).length > 0 ? schema.meta(extra) : schema;
 
 export const str = (extra: Extra = {}): Schema => withExtra(z.string(), extra);
 export const int = (extra: Extra = {}): Schema => withExtra(z.number().int(), extra);
@@ -25,27 +26,41 @@ export const mapOf = (values: Schema): Schema => z.record(z.string(), values);
 
 /** properties, optional unless `extra.required` names them; the rest of `extra` annotates the object */
 function shape(properties: Record<string, Schema>, required: readonly string[] = []): Record<string, Schema> {
-  return Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, required.includes(name) ? s : s.optional()]));
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, s]) => [name, required.includes(name) ? s : s.optional()]),
+  );
 }
 
 /** an object with typed properties that also keeps any field it does not name */
-export const open = (properties: Record<string, Schema> = {}, { required, ...extra }: Extra & { required?: string[] } = {}): Schema =>
-  withExtra(Object.keys(properties).length > 0 ? z.looseObject(shape(properties, required)) : z.record(z.string(), z.unknown()), extra);
+export const open = (
+  properties: Record<string, Schema> = {},
+  { required, ...extra }: Extra & { required?: string[] } = {},
+): Schema =>
+  withExtra(
+    Object.keys(properties).length > 0 ? z.looseObject(shape(properties, required)) : z.record(z.string(), z.unknown()),
+    extra,
+  );
 
 /** an object with exactly these properties (unknown fields are pruned, as in the real CRD) */
-export const obj = (properties: Record<string, Schema>, { required, ...extra }: Extra & { required?: string[] } = {}): Schema =>
-  withExtra(z.object(shape(properties, required)), extra);
+export const obj = (
+  properties: Record<string, Schema>,
+  { required, ...extra }: Extra & { required?: string[] } = {},
+): Schema => withExtra(z.object(shape(properties, required)), extra);
 
 /** a Kubernetes quantity: "1", 1, "500m", "8Gi" */
 export const quantity = (): Schema =>
   z.union([z.number().int(), z.string()]).meta({
     'x-kubernetes-int-or-string': true,
-    pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+    pattern:
+      '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
   });
 
 export const labelSelector = (): Schema =>
   obj(
-    { matchLabels: stringMap(), matchExpressions: arr(obj({ key: str(), operator: str(), values: strings() }, { required: ['key', 'operator'] })) },
+    {
+      matchLabels: stringMap(),
+      matchExpressions: arr(obj({ key: str(), operator: str(), values: strings() }, { required: ['key', 'operator'] })),
+    },
     { 'x-kubernetes-map-type': 'atomic' },
   );
 
@@ -53,7 +68,14 @@ export const labelSelector = (): Schema =>
 export const conditions = (): Schema =>
   arr(
     obj(
-      { type: str(), status: str(), observedGeneration: int({ format: 'int64' }), lastTransitionTime: str({ format: 'date-time' }), reason: str(), message: str() },
+      {
+        type: str(),
+        status: str(),
+        observedGeneration: int({ format: 'int64' }),
+        lastTransitionTime: str({ format: 'date-time' }),
+        reason: str(),
+        message: str(),
+      },
       { required: ['type', 'status'] },
     ),
     { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
@@ -61,7 +83,12 @@ export const conditions = (): Schema =>
 
 /** Knative-style conditions (KServe): no observedGeneration, an extra severity */
 export const knativeConditions = (): Schema =>
-  arr(obj({ type: str(), status: str(), severity: str(), lastTransitionTime: str(), reason: str(), message: str() }, { required: ['type', 'status'] }));
+  arr(
+    obj(
+      { type: str(), status: str(), severity: str(), lastTransitionTime: str(), reason: str(), message: str() },
+      { required: ['type', 'status'] },
+    ),
+  );
 
 export const age = (): PrinterColumn => ({ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' });
 export const conditionColumn = (name: string, type = name): PrinterColumn => ({

@@ -76,11 +76,18 @@ export class InferenceEngine {
   private reservedTokens = 0;
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
-  readonly counters: EngineCounters = { success: { stop: 0, length: 0, abort: 0 }, promptTokens: 0, generationTokens: 0 };
+  readonly counters: EngineCounters = {
+    success: { stop: 0, length: 0, abort: 0 },
+    promptTokens: 0,
+    generationTokens: 0,
+  };
   /** told about each finished request (the metrics observe histograms here) */
   onFinished: ((r: GenerationResult) => void) | undefined;
 
-  constructor(capacity: Partial<CapacityModel> = {}, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    capacity: Partial<CapacityModel> = {},
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.capacity = { ...DEFAULT_CAPACITY, ...capacity };
   }
 
@@ -103,7 +110,16 @@ export class InferenceEngine {
   /** queues a request; resolves when it finishes (or is aborted through `signal`) */
   generate(req: GenerationRequest, signal?: AbortSignal): Promise<GenerationResult> {
     return new Promise((resolve) => {
-      const seq: Sequence = { req, arrived: this.now(), prefillLeft: req.promptTokens, generated: 0, fraction: 0, reserved: 0, resolve, ...(signal ? { signal } : {}) };
+      const seq: Sequence = {
+        req,
+        arrived: this.now(),
+        prefillLeft: req.promptTokens,
+        generated: 0,
+        fraction: 0,
+        reserved: 0,
+        resolve,
+        ...(signal ? { signal } : {}),
+      };
       this.waiting.push(seq);
       signal?.addEventListener('abort', () => this.finish(seq, 'abort'), { once: true });
       this.admit();
@@ -122,7 +138,8 @@ export class InferenceEngine {
     while (this.waiting.length > 0 && this.running.size < this.capacity.maxNumSeqs) {
       const s = this.waiting[0]!;
       // vLLM allocates the prompt's blocks at admission and more as the answer grows; we reserve both up front
-      const need = this.blocksFor(s.req.promptTokens + Math.min(s.req.maxTokens, s.req.naturalTokens)) * this.capacity.blockSize;
+      const need =
+        this.blocksFor(s.req.promptTokens + Math.min(s.req.maxTokens, s.req.naturalTokens)) * this.capacity.blockSize;
       if (this.running.size > 0 && this.reservedTokens + need > this.totalKvTokens) break;
       this.waiting.shift();
       s.reserved = need;
@@ -160,7 +177,8 @@ export class InferenceEngine {
         s.firstToken ??= now;
         s.req.onTokens?.(fresh);
       }
-      if (s.generated >= target) this.finish(s, s.generated >= s.req.maxTokens && s.req.maxTokens < s.req.naturalTokens ? 'length' : 'stop');
+      if (s.generated >= target)
+        this.finish(s, s.generated >= s.req.maxTokens && s.req.maxTokens < s.req.naturalTokens ? 'length' : 'stop');
     }
     this.admit();
     if (this.running.size + this.waiting.length === 0) {

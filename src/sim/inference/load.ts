@@ -41,7 +41,14 @@ export async function runLoad(opts: LoadOptions): Promise<LoadSummary> {
   let next = 0;
   const refresh = setInterval(async () => {
     if (typeof opts.targets === 'function') targets = await opts.targets().catch(() => targets);
-    opts.onProgress?.({ elapsedMs: Date.now() - started, sent: s.sent, ok: s.ok, errors: s.errors, inFlight: s.inFlight, targets: targets.length });
+    opts.onProgress?.({
+      elapsedMs: Date.now() - started,
+      sent: s.sent,
+      ok: s.ok,
+      errors: s.errors,
+      inFlight: s.inFlight,
+      targets: targets.length,
+    });
   }, 1_000);
   const gap = opts.rate ? 1_000 / opts.rate : 0;
   let nextSlot = started;
@@ -96,11 +103,18 @@ async function oneRequest(url: string, opts: LoadOptions, client: number, n: num
   const res = await fetch(`${url.replace(/\/$/, '')}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ model: opts.model, messages: [{ role: 'user', content: `load generator client ${client} request ${n}: tell me something` }], max_tokens: opts.maxTokens, stream: opts.stream === true, ...(opts.stream ? { stream_options: { include_usage: true } } : {}) }),
+    body: JSON.stringify({
+      model: opts.model,
+      messages: [{ role: 'user', content: `load generator client ${client} request ${n}: tell me something` }],
+      max_tokens: opts.maxTokens,
+      stream: opts.stream === true,
+      ...(opts.stream ? { stream_options: { include_usage: true } } : {}),
+    }),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
-  if (!opts.stream) return ((await res.json()) as { usage?: { completion_tokens?: number } }).usage?.completion_tokens ?? 0;
+  if (!opts.stream)
+    return ((await res.json()) as { usage?: { completion_tokens?: number } }).usage?.completion_tokens ?? 0;
   const text = await res.text();
   const usage = text
     .split('\n\n')

@@ -58,7 +58,10 @@ export function servedModel(pod: Pod): ServedModel | undefined {
   const ann = pod.metadata.annotations ?? {};
   for (const c of pod.spec?.containers ?? []) {
     const words = commandWords(c);
-    const isVllm = ann[INFERENCE_ANNOTATION] === 'true' || isVllmImage(c.image) || words.some((w) => /(^|\/)vllm$/i.test(w) || /^vllm\./i.test(w));
+    const isVllm =
+      ann[INFERENCE_ANNOTATION] === 'true' ||
+      isVllmImage(c.image) ||
+      words.some((w) => /(^|\/)vllm$/i.test(w) || /^vllm\./i.test(w));
     if (!isVllm) continue;
     const model = commandModel(c) ?? ann[MODEL_ANNOTATION] ?? envValue(c, 'MODEL_ID') ?? envValue(c, 'MODEL');
     if (!model) continue;
@@ -96,7 +99,9 @@ function parseCapacity(text: string | undefined): Partial<CapacityModel> {
   if (!text) return {};
   try {
     const v = JSON.parse(text) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'number' && x > 0)) as Partial<CapacityModel>;
+    return Object.fromEntries(
+      Object.entries(v).filter(([, x]) => typeof x === 'number' && x > 0),
+    ) as Partial<CapacityModel>;
   } catch {
     return {};
   }
@@ -127,18 +132,29 @@ export function registerInferencePods(mgr: Manager): InferencePodSimulator {
       const key = `${req.namespace}/${req.name}`;
       await starting.get(key);
       const pod = await ctx.cache.get(InferencePods, req.name, req.namespace);
-      const served = pod && !pod.metadata.deletionTimestamp && pod.status?.phase === 'Running' ? servedModel(pod) : undefined;
+      const served =
+        pod && !pod.metadata.deletionTimestamp && pod.status?.phase === 'Running' ? servedModel(pod) : undefined;
       const ip = pod?.status?.podIP;
       const running = servers.get(key);
       if (!served || !ip) return stop(key);
       if (running && running.url === `http://${ip}:${served.port}` && running.model === served.model) return;
       await stop(key);
-      const p = startInferenceServer({ host: ip, port: served.port, model: served.model, capacity: served.capacity }).then(
+      const p = startInferenceServer({
+        host: ip,
+        port: served.port,
+        model: served.model,
+        capacity: served.capacity,
+      }).then(
         (s) => {
           servers.set(key, s);
           log.info('inference server started', { pod: key, url: s.url, model: s.model });
         },
-        (err: Error) => log.error('inference server could not start (is the pod IP a loopback address?)', { pod: key, ip, error: err.message }),
+        (err: Error) =>
+          log.error('inference server could not start (is the pod IP a loopback address?)', {
+            pod: key,
+            ip,
+            error: err.message,
+          }),
       );
       starting.set(key, p);
       await p;

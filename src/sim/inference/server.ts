@@ -32,12 +32,20 @@ export interface InferenceServer {
 }
 
 const VERSION = '0.10.1';
-const WORDS = 'the model answers with simulated tokens whose count and pace follow a capacity model of a vLLM server under load'.split(' ');
+const WORDS =
+  'the model answers with simulated tokens whose count and pace follow a capacity model of a vLLM server under load'.split(
+    ' ',
+  );
 
 export async function startInferenceServer(opts: InferenceServerOptions): Promise<InferenceServer> {
   const engine = new InferenceEngine(opts.capacity);
   const registry = engineRegistry(engine, opts.model);
-  const server = http.createServer((req, res) => void handle(req, res, opts.model, engine, registry).catch((err) => sendError(res, 500, `internal error: ${(err as Error).message}`, 'InternalServerError')));
+  const server = http.createServer(
+    (req, res) =>
+      void handle(req, res, opts.model, engine, registry).catch((err) =>
+        sendError(res, 500, `internal error: ${(err as Error).message}`, 'InternalServerError'),
+      ),
+  );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -58,7 +66,13 @@ export async function startInferenceServer(opts: InferenceServerOptions): Promis
   };
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, model: string, engine: InferenceEngine, registry: Registry): Promise<void> {
+async function handle(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  model: string,
+  engine: InferenceEngine,
+  registry: Registry,
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/metrics') {
     res.writeHead(200, { 'Content-Type': registry.contentType });
@@ -68,14 +82,32 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, model
   if (req.method === 'GET' && path === '/health') return void res.writeHead(200).end();
   if (req.method === 'GET' && path === '/version') return sendJson(res, 200, { version: VERSION });
   if (req.method === 'GET' && path === '/v1/models') {
-    return sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'vllm', root: model, parent: null, max_model_len: engine.capacity.maxModelLen }] });
+    return sendJson(res, 200, {
+      object: 'list',
+      data: [
+        {
+          id: model,
+          object: 'model',
+          created: 0,
+          owned_by: 'vllm',
+          root: model,
+          parent: null,
+          max_model_len: engine.capacity.maxModelLen,
+        },
+      ],
+    });
   }
   if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions')) {
     const body = await readJson(req);
     if (!body.ok) return sendError(res, 400, body.error, 'BadRequestError');
     return complete(res, body.value, path === '/v1/chat/completions', model, engine);
   }
-  sendError(res, 404, `no route ${req.method} ${path}; this server serves /v1/models, /v1/completions, /v1/chat/completions, /health, /version and /metrics`, 'NotFoundError');
+  sendError(
+    res,
+    404,
+    `no route ${req.method} ${path}; this server serves /v1/models, /v1/completions, /v1/chat/completions, /health, /version and /metrics`,
+    'NotFoundError',
+  );
 }
 
 interface CompletionBody {
@@ -88,15 +120,41 @@ interface CompletionBody {
   stream_options?: { include_usage?: unknown };
 }
 
-async function complete(res: http.ServerResponse, body: CompletionBody, chat: boolean, model: string, engine: InferenceEngine): Promise<void> {
-  if (body.model !== undefined && body.model !== model) return sendError(res, 404, `The model \`${String(body.model)}\` does not exist.`, 'NotFoundError');
+async function complete(
+  res: http.ServerResponse,
+  body: CompletionBody,
+  chat: boolean,
+  model: string,
+  engine: InferenceEngine,
+): Promise<void> {
+  if (body.model !== undefined && body.model !== model)
+    return sendError(res, 404, `The model \`${String(body.model)}\` does not exist.`, 'NotFoundError');
   const text = chat ? messagesText(body.messages) : promptText(body.prompt);
-  if (text === undefined) return sendError(res, 400, chat ? '"messages" must be a non-empty list of {role, content} objects' : '"prompt" must be a string or a list of strings', 'BadRequestError');
+  if (text === undefined)
+    return sendError(
+      res,
+      400,
+      chat
+        ? '"messages" must be a non-empty list of {role, content} objects'
+        : '"prompt" must be a string or a list of strings',
+      'BadRequestError',
+    );
   const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? 256);
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) return sendError(res, 400, `"max_tokens" must be a positive integer, got ${JSON.stringify(body.max_tokens)}`, 'BadRequestError');
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    return sendError(
+      res,
+      400,
+      `"max_tokens" must be a positive integer, got ${JSON.stringify(body.max_tokens)}`,
+      'BadRequestError',
+    );
   const promptTokens = Math.max(1, Math.ceil(text.length / 4));
   if (promptTokens + maxTokens > engine.capacity.maxModelLen)
-    return sendError(res, 400, `This model's maximum context length is ${engine.capacity.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, 'BadRequestError');
+    return sendError(
+      res,
+      400,
+      `This model's maximum context length is ${engine.capacity.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+      'BadRequestError',
+    );
   const digest = createHash('sha256').update(text).digest();
   const naturalTokens = 16 + (digest[0]! % 48);
   const id = `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID().replaceAll('-', '')}`;
@@ -113,10 +171,15 @@ async function complete(res: http.ServerResponse, body: CompletionBody, chat: bo
     return out.join(' ');
   };
   const stream = body.stream === true;
-  if (stream) res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+  if (stream)
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
   const chunk = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
   const head = { id, object: chat ? 'chat.completion.chunk' : 'text_completion', created, model };
-  if (stream && chat) chunk({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+  if (stream && chat)
+    chunk({
+      ...head,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    });
   let content = '';
   const result = await engine.generate(
     {
@@ -126,7 +189,15 @@ async function complete(res: http.ServerResponse, body: CompletionBody, chat: bo
       onTokens: (n) => {
         const piece = `${content ? ' ' : ''}${words(n)}`;
         content += piece;
-        if (stream) chunk({ ...head, choices: [chat ? { index: 0, delta: { content: piece }, logprobs: null, finish_reason: null } : { index: 0, text: piece, logprobs: null, finish_reason: null }] });
+        if (stream)
+          chunk({
+            ...head,
+            choices: [
+              chat
+                ? { index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }
+                : { index: 0, text: piece, logprobs: null, finish_reason: null },
+            ],
+          });
       },
     },
     abort.signal,
@@ -134,7 +205,14 @@ async function complete(res: http.ServerResponse, body: CompletionBody, chat: bo
   if (result.finishReason === 'abort') return;
   const usage = usageOf(result);
   if (stream) {
-    chunk({ ...head, choices: [chat ? { index: 0, delta: {}, logprobs: null, finish_reason: result.finishReason } : { index: 0, text: '', logprobs: null, finish_reason: result.finishReason }] });
+    chunk({
+      ...head,
+      choices: [
+        chat
+          ? { index: 0, delta: {}, logprobs: null, finish_reason: result.finishReason }
+          : { index: 0, text: '', logprobs: null, finish_reason: result.finishReason },
+      ],
+    });
     if (body.stream_options?.include_usage === true) chunk({ ...head, choices: [], usage });
     res.end('data: [DONE]\n\n');
     return;
@@ -142,11 +220,22 @@ async function complete(res: http.ServerResponse, body: CompletionBody, chat: bo
   const choice = chat
     ? { index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: result.finishReason }
     : { index: 0, text: content, logprobs: null, finish_reason: result.finishReason };
-  sendJson(res, 200, { id, object: chat ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage });
+  sendJson(res, 200, {
+    id,
+    object: chat ? 'chat.completion' : 'text_completion',
+    created,
+    model,
+    choices: [choice],
+    usage,
+  });
 }
 
 function usageOf(r: GenerationResult) {
-  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
+  return {
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    total_tokens: r.promptTokens + r.completionTokens,
+  };
 }
 
 function messagesText(messages: unknown): string | undefined {
@@ -156,7 +245,10 @@ function messagesText(messages: unknown): string | undefined {
     if (!m || typeof m !== 'object' || typeof (m as { role?: unknown }).role !== 'string') return undefined;
     const c = (m as { content?: unknown }).content;
     if (typeof c === 'string') parts.push(c);
-    else if (Array.isArray(c)) for (const p of c) if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string') parts.push((p as { text: string }).text);
+    else if (Array.isArray(c))
+      for (const p of c)
+        if (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')
+          parts.push((p as { text: string }).text);
   }
   return parts.join('\n');
 }
@@ -167,7 +259,9 @@ function promptText(prompt: unknown): string | undefined {
   return undefined;
 }
 
-async function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: CompletionBody } | { ok: false; error: string }> {
+async function readJson(
+  req: http.IncomingMessage,
+): Promise<{ ok: true; value: CompletionBody } | { ok: false; error: string }> {
   let text = '';
   for await (const chunk of req) {
     text += chunk;
@@ -175,7 +269,8 @@ async function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: C
   }
   try {
     const v = JSON.parse(text) as unknown;
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'the request body must be a JSON object' };
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      return { ok: false, error: 'the request body must be a JSON object' };
     return { ok: true, value: v as CompletionBody };
   } catch (err) {
     return { ok: false, error: `the request body is not JSON: ${(err as Error).message}` };

@@ -3,7 +3,16 @@
 // included, as the container would see them), its address is registered for the `<name>-service`
 // Service in the API server's ServiceEndpoints and written to the container's log as the real server's
 // startup line, and it is stopped when the pod stops running (docs/llamastack.md, "Dev cluster").
-import { ConfigMaps, kindRef, type KubeObject, type Manager, Pods, type ReconcileContext, type Request, Secrets } from '../../kube/index.ts';
+import {
+  ConfigMaps,
+  kindRef,
+  type KubeObject,
+  type Manager,
+  Pods,
+  type ReconcileContext,
+  type Request,
+  Secrets,
+} from '../../kube/index.ts';
 import type { PodLogStore } from '../workloads/index.ts';
 import { type SimLlamaStackServer, startSimLlamaStackServer } from './server.ts';
 
@@ -16,7 +25,14 @@ export interface ServiceEndpointRegistry {
 }
 
 interface PodShape extends KubeObject {
-  spec?: { containers?: Array<{ name: string; env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; ports?: Array<{ containerPort: number }> }>; volumes?: Array<{ name: string; configMap?: { name: string; items?: Array<{ key: string }> } }> };
+  spec?: {
+    containers?: Array<{
+      name: string;
+      env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+      ports?: Array<{ containerPort: number }>;
+    }>;
+    volumes?: Array<{ name: string; configMap?: { name: string; items?: Array<{ key: string }> } }>;
+  };
   status?: { phase?: string; podIP?: string };
 }
 
@@ -28,7 +44,10 @@ export type ServiceBackendLookup = (namespace: string, service: string, port: nu
  * address registered for it, else one of its ready endpoints (simulated pods listen on their own loopback
  * IPs); other URLs are used as they are.
  */
-export function clusterUrlResolver(endpoints: ServiceEndpointRegistry, backend?: ServiceBackendLookup): (url: string) => Promise<string | undefined> {
+export function clusterUrlResolver(
+  endpoints: ServiceEndpointRegistry,
+  backend?: ServiceBackendLookup,
+): (url: string) => Promise<string | undefined> {
   return async (url) => {
     let u: URL;
     try {
@@ -61,7 +80,10 @@ function cacheBackend(mgr: Manager): ServiceBackendLookup {
     const eps = await mgr.cache.get(EndpointsRef, name, ns);
     const subset = eps?.subsets?.find((s) => s.addresses?.length);
     const ip = subset?.addresses?.[0]?.ip;
-    const target = typeof sp.targetPort === 'number' ? sp.targetPort : (subset?.ports?.find((p) => p.name === sp.targetPort)?.port ?? subset?.ports?.[0]?.port ?? port);
+    const target =
+      typeof sp.targetPort === 'number'
+        ? sp.targetPort
+        : (subset?.ports?.find((p) => p.name === sp.targetPort)?.port ?? subset?.ports?.[0]?.port ?? port);
     return ip ? `http://${ip}:${target}` : undefined;
   };
 }
@@ -80,7 +102,10 @@ async function podEnv(pod: PodShape, ctx: ReconcileContext): Promise<Record<stri
   return env;
 }
 
-export function registerLlamaStackSimulator(mgr: Manager, opts: { endpoints: ServiceEndpointRegistry; logs?: PodLogStore }): { stop(): Promise<void> } {
+export function registerLlamaStackSimulator(
+  mgr: Manager,
+  opts: { endpoints: ServiceEndpointRegistry; logs?: PodLogStore },
+): { stop(): Promise<void> } {
   const servers = new Map<string, { uid: string; server: SimLlamaStackServer }>();
   const stopPod = async (key: string) => {
     const s = servers.get(key);
@@ -91,7 +116,13 @@ export function registerLlamaStackSimulator(mgr: Manager, opts: { endpoints: Ser
     const key = `${req.namespace}/${req.name}`;
     const pod = (await ctx.cache.get(Pods, req.name, req.namespace)) as PodShape | undefined;
     const instance = pod?.metadata.labels?.['app.kubernetes.io/instance'];
-    if (pod?.metadata.labels?.app !== 'llama-stack' || !instance || pod.status?.phase !== 'Running' || pod.metadata.deletionTimestamp) return stopPod(key);
+    if (
+      pod?.metadata.labels?.app !== 'llama-stack' ||
+      !instance ||
+      pod.status?.phase !== 'Running' ||
+      pod.metadata.deletionTimestamp
+    )
+      return stopPod(key);
     if (servers.get(key)?.uid === pod.metadata.uid) return;
     await stopPod(key);
     const volume = pod.spec?.volumes?.find((v) => v.name === 'user-config')?.configMap;
@@ -104,12 +135,19 @@ export function registerLlamaStackSimulator(mgr: Manager, opts: { endpoints: Ser
     // on its own pod IP when the simulated nodes hand out loopback ones (reached through the Service's
     // Endpoints, as on a cluster); otherwise on any free local port
     const ip = pod.status?.podIP;
-    const server = await (ip?.startsWith('127.') ? startSimLlamaStackServer({ config, env, resolveUrl, host: ip, port }) : Promise.reject(new Error('no loopback pod IP'))).catch(() =>
-      startSimLlamaStackServer({ config, env, resolveUrl }),
-    );
+    const server = await (ip?.startsWith('127.')
+      ? startSimLlamaStackServer({ config, env, resolveUrl, host: ip, port })
+      : Promise.reject(new Error('no loopback pod IP'))
+    ).catch(() => startSimLlamaStackServer({ config, env, resolveUrl }));
     servers.set(key, { uid: pod.metadata.uid ?? '', server });
     opts.endpoints.register(req.namespace ?? '', `${instance}-service`, port, server.url);
-    opts.logs?.append(req.namespace ?? '', req.name, pod.metadata.uid ?? '', pod.spec?.containers?.[0]?.name ?? 'llama-stack', [`INFO     Uvicorn running on ${server.url} (simulated Llama Stack server)`]);
+    opts.logs?.append(
+      req.namespace ?? '',
+      req.name,
+      pod.metadata.uid ?? '',
+      pod.spec?.containers?.[0]?.name ?? 'llama-stack',
+      [`INFO     Uvicorn running on ${server.url} (simulated Llama Stack server)`],
+    );
   };
   mgr.controller(LLAMASTACK_SIM_CONTROLLER).for(Pods).withOptions({ concurrency: 2 }).complete(reconcile);
   return { stop: async () => void (await Promise.all([...servers.keys()].map(stopPod))) };

@@ -18,7 +18,9 @@ interface SimConfig {
   image_name?: string;
   apis?: string[];
   providers?: Record<string, ProviderEntry[]>;
-  registered_resources?: { models?: Array<{ model_id: string; provider_id?: string; model_type?: string; metadata?: Record<string, unknown> }> };
+  registered_resources?: {
+    models?: Array<{ model_id: string; provider_id?: string; model_type?: string; metadata?: Record<string, unknown> }>;
+  };
 }
 
 export interface SimLlamaStackOptions {
@@ -51,7 +53,9 @@ export function substituteEnv(text: string, env: Readonly<Record<string, string>
 
 /** the providers the server loads: those whose id is not empty after substitution */
 function activeProviders(cfg: SimConfig): Array<ProviderEntry & { api: string }> {
-  return Object.entries(cfg.providers ?? {}).flatMap(([api, list]) => (list ?? []).filter((p) => p.provider_id).map((p) => ({ ...p, api })));
+  return Object.entries(cfg.providers ?? {}).flatMap(([api, list]) =>
+    (list ?? []).filter((p) => p.provider_id).map((p) => ({ ...p, api })),
+  );
 }
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -61,7 +65,12 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 
 const SECRET_KEYS = /key|token|password|secret/i;
 function masked(config: Record<string, unknown> | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(config ?? {}).map(([k, v]) => [k, SECRET_KEYS.test(k) && typeof v === 'string' && v ? '********' : v]));
+  return Object.fromEntries(
+    Object.entries(config ?? {}).map(([k, v]) => [
+      k,
+      SECRET_KEYS.test(k) && typeof v === 'string' && v ? '********' : v,
+    ]),
+  );
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -73,7 +82,12 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-async function chatCompletion(cfg: SimConfig, body: string, opts: SimLlamaStackOptions, res: ServerResponse): Promise<void> {
+async function chatCompletion(
+  cfg: SimConfig,
+  body: string,
+  opts: SimLlamaStackOptions,
+  res: ServerResponse,
+): Promise<void> {
   let request: Record<string, unknown>;
   try {
     request = JSON.parse(body);
@@ -83,17 +97,24 @@ async function chatCompletion(cfg: SimConfig, body: string, opts: SimLlamaStackO
   const models = cfg.registered_resources?.models ?? [];
   const wanted = String(request.model ?? '');
   const model = models.find((m) => `${m.provider_id}/${m.model_id}` === wanted || m.model_id === wanted);
-  if (!model) return json(res, 400, { detail: `Model '${wanted}' not found. Use 'client.models.list()' to list available Models.` });
+  if (!model)
+    return json(res, 400, {
+      detail: `Model '${wanted}' not found. Use 'client.models.list()' to list available Models.`,
+    });
   const provider = activeProviders(cfg).find((p) => p.api === 'inference' && p.provider_id === model.provider_id);
   const base = provider?.config?.base_url ?? provider?.config?.url;
-  if (typeof base !== 'string' || !base) return json(res, 400, { detail: `provider ${model.provider_id} has no base_url to forward to` });
+  if (typeof base !== 'string' || !base)
+    return json(res, 400, { detail: `provider ${model.provider_id} has no base_url to forward to` });
   const target = await (opts.resolveUrl ?? ((u) => u))(base.replace(/\/+$/, ''));
   if (!target) return json(res, 502, { detail: `no reachable endpoint serves ${base} (simulated cluster)` });
   const token = provider?.config?.api_token ?? provider?.config?.api_key;
   try {
     const upstream = await fetch(`${target}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(typeof token === 'string' && token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(typeof token === 'string' && token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: JSON.stringify({ ...request, model: model.model_id }),
     });
     const text = await upstream.text();
@@ -111,16 +132,33 @@ export async function startSimLlamaStackServer(opts: SimLlamaStackOptions): Prom
     if (req.method === 'GET' && path === '/v1/health') return json(res, 200, { status: 'OK' });
     if (req.method === 'GET' && path === '/v1/version') return json(res, 200, { version: 'simulated' });
     if (req.method === 'GET' && path === '/v1/providers') {
-      const data = activeProviders(cfg).map((p) => ({ api: p.api, provider_id: p.provider_id, provider_type: p.provider_type, config: masked(p.config), health: { status: 'Not Implemented', message: 'Provider does not implement health check' } }));
+      const data = activeProviders(cfg).map((p) => ({
+        api: p.api,
+        provider_id: p.provider_id,
+        provider_type: p.provider_type,
+        config: masked(p.config),
+        health: { status: 'Not Implemented', message: 'Provider does not implement health check' },
+      }));
       return json(res, 200, { data });
     }
     if (req.method === 'GET' && path === '/v1/models') {
       const data = (cfg.registered_resources?.models ?? [])
         .filter((m) => m.model_id)
-        .map((m) => ({ id: `${m.provider_id}/${m.model_id}`, object: 'model', created: 0, owned_by: 'llama_stack', custom_metadata: { model_type: m.model_type ?? 'llm', provider_id: m.provider_id, provider_resource_id: m.model_id } }));
+        .map((m) => ({
+          id: `${m.provider_id}/${m.model_id}`,
+          object: 'model',
+          created: 0,
+          owned_by: 'llama_stack',
+          custom_metadata: {
+            model_type: m.model_type ?? 'llm',
+            provider_id: m.provider_id,
+            provider_resource_id: m.model_id,
+          },
+        }));
       return json(res, 200, { data });
     }
-    if (req.method === 'POST' && path === '/v1/chat/completions') return chatCompletion(cfg, await readBody(req), opts, res);
+    if (req.method === 'POST' && path === '/v1/chat/completions')
+      return chatCompletion(cfg, await readBody(req), opts, res);
     json(res, 404, { detail: 'Not Found' });
   };
   const server: Server = createServer((req, res) => {

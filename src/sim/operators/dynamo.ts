@@ -4,13 +4,38 @@
 // pending → deploying → successful, or failed with status.message naming the service and the pods'
 // failure, which is where KubeAIRunway's status mapping takes the message from.
 
-import { INDEX_OWNER, ignoreOwnStatusWrites, isNotFound, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  INDEX_OWNER,
+  ignoreOwnStatusWrites,
+  isNotFound,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { commandModel, servingAnnotations } from '../inference/index.ts';
 import { buildConditions } from './conditions.ts';
-import { type Container, DynamoGraphDeployments, type Json, type PodSpec, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
+import {
+  type Container,
+  DynamoGraphDeployments,
+  type Json,
+  type PodSpec,
+  SimDeployments,
+  SimPods,
+  SimServices,
+  type WithStatus,
+} from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, problemText, progressText, type WorkloadHealth } from './pod-health.ts';
-import { applyChild, applyStatus, deploymentFor, dnsName, observeDeployment, type ServicePort, serviceFor, simAnnotations } from './workload.ts';
+import {
+  applyChild,
+  applyStatus,
+  deploymentFor,
+  dnsName,
+  observeDeployment,
+  type ServicePort,
+  serviceFor,
+  simAnnotations,
+} from './workload.ts';
 
 export const DYNAMO_CONTROLLER = 'sim-dynamo';
 export const GRAPH_LABEL = 'nvidia.com/dynamo-graph-deployment-name';
@@ -53,7 +78,8 @@ function containerResources(r: ComponentSpec['resources'], fallback: Container['
     const out: Record<string, string> = {};
     if (side.cpu !== undefined && side.cpu !== '') out.cpu = String(side.cpu);
     if (side.memory !== undefined && side.memory !== '') out.memory = String(side.memory);
-    if (side.gpu !== undefined && side.gpu !== '' && String(side.gpu) !== '0') out[String(side.gpuType ?? 'nvidia.com/gpu')] = String(side.gpu);
+    if (side.gpu !== undefined && side.gpu !== '' && String(side.gpu) !== '0')
+      out[String(side.gpuType ?? 'nvidia.com/gpu')] = String(side.gpu);
     for (const [k, v] of Object.entries((side.custom as Record<string, unknown> | undefined) ?? {})) out[k] = String(v);
     return out;
   };
@@ -73,13 +99,20 @@ function componentType(name: string, svc: ComponentSpec): string {
   return /frontend/i.test(name) ? 'frontend' : 'worker';
 }
 
-const labelValue = (v: string) => v.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x';
+const labelValue = (v: string) =>
+  v
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '') || 'x';
 
 const FRONTEND_PORT = 8000;
 
 /** the model Dynamo's frontend lists: the one its workers register (their --served-model-name, else --model) */
 function workerModel(dgd: WithStatus): string | undefined {
-  const services = ((dgd.spec as { services?: Record<string, ComponentSpec> } | undefined)?.services ?? {}) as Record<string, ComponentSpec>;
+  const services = ((dgd.spec as { services?: Record<string, ComponentSpec> } | undefined)?.services ?? {}) as Record<
+    string,
+    ComponentSpec
+  >;
   for (const [name, svc] of Object.entries(services)) {
     const main = svc.extraPodSpec?.mainContainer;
     const model = componentType(name, svc) === 'frontend' || !main ? undefined : commandModel(main);
@@ -96,14 +129,23 @@ export function planComponent(dgd: WithStatus, serviceName: string, svc: Compone
   const backend = spec.backendFramework === 'trtllm' ? 'tensorrtllm' : (spec.backendFramework ?? 'vllm');
   const { mainContainer, containers: sidecars, ...podFields } = svc.extraPodSpec ?? {};
   const main = mainContainer ?? ({ name: 'main' } as Container);
-  const ports: ServicePort[] = type === 'frontend' ? [{ name: 'http', port: 8000, targetPort: 8000 }] : type === 'epp' ? [{ name: 'grpc', port: 9002, targetPort: 9002 }] : [];
+  const ports: ServicePort[] =
+    type === 'frontend'
+      ? [{ name: 'http', port: 8000, targetPort: 8000 }]
+      : type === 'epp'
+        ? [{ name: 'grpc', port: 9002, targetPort: 9002 }]
+        : [];
   const container: Container = {
     ...main,
     name: 'main',
     image: main.image ?? `nvcr.io/nvidia/ai-dynamo/${backend}-runtime:${DYNAMO_VERSION}`,
     env: mergeEnv(spec.envs, svc.envs, main.env),
-    ...(svc.envFromSecret ? { envFrom: [...((main.envFrom as unknown[] | undefined) ?? []), { secretRef: { name: svc.envFromSecret } }] } : {}),
-    ...(ports.length > 0 && !main.ports ? { ports: ports.map((p) => ({ containerPort: p.targetPort as number, name: p.name, protocol: 'TCP' })) } : {}),
+    ...(svc.envFromSecret
+      ? { envFrom: [...((main.envFrom as unknown[] | undefined) ?? []), { secretRef: { name: svc.envFromSecret } }] }
+      : {}),
+    ...(ports.length > 0 && !main.ports
+      ? { ports: ports.map((p) => ({ containerPort: p.targetPort as number, name: p.name, protocol: 'TCP' })) }
+      : {}),
   };
   const resources = containerResources(svc.resources, main.resources);
   if (resources) container.resources = resources;
@@ -118,8 +160,19 @@ export function planComponent(dgd: WithStatus, serviceName: string, svc: Compone
   const podSpec: PodSpec = { ...podFields, containers: [container, ...(sidecars ?? [])] };
   const replicas = Math.max(0, svc.replicas ?? 1) * Math.max(1, svc.multinode?.nodeCount ?? 1);
   const model = type === 'frontend' ? workerModel(dgd) : undefined;
-  const annotations = { ...(model ? servingAnnotations(model, FRONTEND_PORT) : {}), ...(svc.annotations ?? {}), ...simAnnotations(dgd) };
-  const deployment = deploymentFor({ owner: dgd, name, labels, selector, replicas, template: { metadata: { labels, annotations }, spec: podSpec } });
+  const annotations = {
+    ...(model ? servingAnnotations(model, FRONTEND_PORT) : {}),
+    ...(svc.annotations ?? {}),
+    ...simAnnotations(dgd),
+  };
+  const deployment = deploymentFor({
+    owner: dgd,
+    name,
+    labels,
+    selector,
+    replicas,
+    template: { metadata: { labels, annotations }, spec: podSpec },
+  });
   const service = ports.length > 0 ? serviceFor(dgd, name, labels, selector, ports) : undefined;
   return { name, type, deployment, service, selector, replicas };
 }
@@ -132,17 +185,26 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
   }
   if (dgd.metadata.deletionTimestamp) return;
   const generation = dgd.metadata.generation ?? 1;
-  const services = Object.entries(((dgd.spec?.services ?? {}) as Record<string, ComponentSpec>)).sort(([a], [b]) => a.localeCompare(b));
+  const services = Object.entries((dgd.spec?.services ?? {}) as Record<string, ComponentSpec>).sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
   const write = (state: string, ready: boolean, reason: string, message: string, extra: Json = {}) =>
     applyStatus(ctx, dgd, {
       ...extra,
       observedGeneration: generation,
       state,
       message,
-      conditions: buildConditions(dgd.status?.conditions, [{ type: 'Ready', status: ready, reason, message }], { observedGeneration: generation }),
+      conditions: buildConditions(dgd.status?.conditions, [{ type: 'Ready', status: ready, reason, message }], {
+        observedGeneration: generation,
+      }),
     });
   if (services.length === 0) {
-    await write('failed', false, 'some_resources_are_not_ready', 'spec.services is empty: the graph has no components to deploy');
+    await write(
+      'failed',
+      false,
+      'some_resources_are_not_ready',
+      'spec.services is empty: the graph has no components to deploy',
+    );
     return;
   }
   const wait = opts.clock.remaining(dgd, 'init', opts.delays.dynamoInitMs);
@@ -162,19 +224,45 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
   const servicesStatus = Object.fromEntries(
     observed.map(({ service, plan, health }) => [
       service,
-      { componentKind: 'Deployment', componentName: plan.name, replicas: health.desired, updatedReplicas: health.updated, readyReplicas: health.ready, availableReplicas: health.available },
+      {
+        componentKind: 'Deployment',
+        componentName: plan.name,
+        replicas: health.desired,
+        updatedReplicas: health.updated,
+        readyReplicas: health.ready,
+        availableReplicas: health.available,
+      },
     ]),
   );
   const frontend = observed.find((o) => o.plan.type === 'frontend' && o.plan.service);
-  const extra: Json = { services: servicesStatus, ...(frontend ? { endpoint: { service: frontend.plan.name, port: 8000 } } : {}) };
+  const extra: Json = {
+    services: servicesStatus,
+    ...(frontend ? { endpoint: { service: frontend.plan.name, port: 8000 } } : {}),
+  };
   const failed = observed.find((o) => !o.health.allReady && o.health.problem?.fatal);
   if (failed?.health.problem) {
-    await write('failed', false, 'some_resources_are_not_ready', `${failed.service}: ${problemText(failed.health.problem)}`, extra);
+    await write(
+      'failed',
+      false,
+      'some_resources_are_not_ready',
+      `${failed.service}: ${problemText(failed.health.problem)}`,
+      extra,
+    );
   } else if (observed.every((o) => o.health.allReady)) {
     await write('successful', true, 'all_resources_are_ready', 'All resources are ready', extra);
   } else {
-    const waiting = observed.filter((o) => !o.health.allReady).map((o) => `${o.service}: ${o.health.problem ? problemText(o.health.problem) : progressText(o.health, o.service)}`);
-    await write('deploying', false, 'some_resources_are_not_ready', `Resources not ready: ${waiting.join('; ')}`, extra);
+    const waiting = observed
+      .filter((o) => !o.health.allReady)
+      .map(
+        (o) => `${o.service}: ${o.health.problem ? problemText(o.health.problem) : progressText(o.health, o.service)}`,
+      );
+    await write(
+      'deploying',
+      false,
+      'some_resources_are_not_ready',
+      `Resources not ready: ${waiting.join('; ')}`,
+      extra,
+    );
   }
 }
 

@@ -36,7 +36,11 @@ export interface BackendRef {
 
 export type Attachment =
   | { accepted: true; listeners: string[] }
-  | { accepted: false; reason: 'NoMatchingParent' | 'NotAllowedByListeners' | 'NoMatchingListenerHostname'; message: string };
+  | {
+      accepted: false;
+      reason: 'NoMatchingParent' | 'NotAllowedByListeners' | 'NoMatchingListenerHostname';
+      message: string;
+    };
 
 /** is this parentRef one of a Gateway (the defaults make an unqualified ref a Gateway ref)? */
 export function isGatewayRef(ref: ParentRef): boolean {
@@ -66,7 +70,12 @@ function hostnamesIntersect(a: string, b: string): boolean {
   return b.startsWith('*.') && a.endsWith(b.slice(1));
 }
 
-function allowsNamespace(l: Listener, gatewayNs: string, routeNs: string, routeNsLabels: Record<string, string> | undefined): boolean {
+function allowsNamespace(
+  l: Listener,
+  gatewayNs: string,
+  routeNs: string,
+  routeNsLabels: Record<string, string> | undefined,
+): boolean {
   const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
   if (from === 'All') return true;
   if (from === 'Same') return routeNs === gatewayNs;
@@ -99,20 +108,44 @@ export function attach(
   routeNsLabels?: Record<string, string>,
 ): Attachment {
   const where = `Gateway ${gateway.namespace}/${gateway.name}`;
-  const candidates = gateway.listeners.filter((l) => (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port));
+  const candidates = gateway.listeners.filter(
+    (l) =>
+      (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port),
+  );
   if (candidates.length === 0) {
-    const what = [ref.sectionName !== undefined ? `sectionName "${ref.sectionName}"` : '', ref.port !== undefined ? `port ${ref.port}` : ''].filter(Boolean).join(' and ');
-    return { accepted: false, reason: 'NoMatchingParent', message: `${where} has no listener matching ${what || 'the parentRef'}` };
+    const what = [
+      ref.sectionName !== undefined ? `sectionName "${ref.sectionName}"` : '',
+      ref.port !== undefined ? `port ${ref.port}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    return {
+      accepted: false,
+      reason: 'NoMatchingParent',
+      message: `${where} has no listener matching ${what || 'the parentRef'}`,
+    };
   }
   const kind = route.kind ?? 'HTTPRoute';
-  const allowed = candidates.filter((l) => allowsNamespace(l, gateway.namespace, route.namespace, routeNsLabels) && allowsKind(l, kind));
+  const allowed = candidates.filter(
+    (l) => allowsNamespace(l, gateway.namespace, route.namespace, routeNsLabels) && allowsKind(l, kind),
+  );
   if (allowed.length === 0) {
-    return { accepted: false, reason: 'NotAllowedByListeners', message: `no listener of ${where} allows ${kind}s from namespace ${route.namespace}` };
+    return {
+      accepted: false,
+      reason: 'NotAllowedByListeners',
+      message: `no listener of ${where} allows ${kind}s from namespace ${route.namespace}`,
+    };
   }
   const hostnames = route.hostnames ?? [];
-  const matching = allowed.filter((l) => !l.hostname || hostnames.length === 0 || hostnames.some((h) => hostnamesIntersect(h, l.hostname!)));
+  const matching = allowed.filter(
+    (l) => !l.hostname || hostnames.length === 0 || hostnames.some((h) => hostnamesIntersect(h, l.hostname!)),
+  );
   if (matching.length === 0) {
-    return { accepted: false, reason: 'NoMatchingListenerHostname', message: `none of the route's hostnames (${hostnames.join(', ')}) matches a listener hostname of ${where}` };
+    return {
+      accepted: false,
+      reason: 'NoMatchingListenerHostname',
+      message: `none of the route's hostnames (${hostnames.join(', ')}) matches a listener hostname of ${where}`,
+    };
   }
   return { accepted: true, listeners: matching.map((l) => l.name) };
 }
@@ -123,7 +156,9 @@ export interface BackendLookups {
   granted(fromNamespace: string, toNamespace: string, name: string): boolean;
 }
 
-export type Resolution = { resolved: true } | { resolved: false; reason: 'BackendNotFound' | 'RefNotPermitted' | 'InvalidKind'; message: string };
+export type Resolution =
+  | { resolved: true }
+  | { resolved: false; reason: 'BackendNotFound' | 'RefNotPermitted' | 'InvalidKind'; message: string };
 
 /** do every rule's backendRefs resolve? The first failure is reported, as implementations do. */
 export function resolveBackends(routeNs: string, backends: BackendRef[], lookups: BackendLookups): Resolution {
@@ -133,10 +168,18 @@ export function resolveBackends(routeNs: string, backends: BackendRef[], lookups
     const ns = b.namespace ?? routeNs;
     if (group === 'inference.networking.k8s.io' && kind === 'InferencePool') continue;
     if (group !== '' || kind !== 'Service') {
-      return { resolved: false, reason: 'InvalidKind', message: `backendRef ${group ? `${group}/` : ''}${kind} ${ns}/${b.name}: only core Services (and InferencePools) are supported` };
+      return {
+        resolved: false,
+        reason: 'InvalidKind',
+        message: `backendRef ${group ? `${group}/` : ''}${kind} ${ns}/${b.name}: only core Services (and InferencePools) are supported`,
+      };
     }
     if (ns !== routeNs && !lookups.granted(routeNs, ns, b.name)) {
-      return { resolved: false, reason: 'RefNotPermitted', message: `backendRef Service ${ns}/${b.name} is in another namespace and no ReferenceGrant in ${ns} allows it` };
+      return {
+        resolved: false,
+        reason: 'RefNotPermitted',
+        message: `backendRef Service ${ns}/${b.name} is in another namespace and no ReferenceGrant in ${ns} allows it`,
+      };
     }
     if (!lookups.serviceExists(ns, b.name)) {
       return { resolved: false, reason: 'BackendNotFound', message: `backendRef Service ${ns}/${b.name} not found` };

@@ -2,10 +2,31 @@
 // their Gateways become Accepted, then Programmed with an address after a short delay, with per-listener
 // status (supported kinds, attached route count). HTTPRoute status lives in httproute.ts.
 
-import { generationChanged, ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  generationChanged,
+  ignoreOwnStatusWrites,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
-import { attach, defaultRouteKinds, GATEWAY_GROUP, isGatewayRef, type Listener, type ParentRef } from './gateway-attach.ts';
-import { type Condition, GatewayClasses, Gateways, HTTPRoutes, type Json, SimNamespaces, type WithStatus } from './kinds.ts';
+import {
+  attach,
+  defaultRouteKinds,
+  GATEWAY_GROUP,
+  isGatewayRef,
+  type Listener,
+  type ParentRef,
+} from './gateway-attach.ts';
+import {
+  type Condition,
+  GatewayClasses,
+  Gateways,
+  HTTPRoutes,
+  type Json,
+  SimNamespaces,
+  type WithStatus,
+} from './kinds.ts';
 import type { SimulatorOptions } from './options.ts';
 import { ReverseIndex } from '@modelplane/apimachinery';
 import { applyStatus } from './workload.ts';
@@ -28,7 +49,10 @@ export function registerGatewaySimulators(mgr: Manager, opts: SimulatorOptions):
     .watches(GatewayClasses, (gc) => byClass.holdersOf(gc.metadata.name ?? ''))
     .watches(
       HTTPRoutes,
-      (route) => ((route.spec?.parentRefs as ParentRef[] | undefined) ?? []).filter(isGatewayRef).map((r) => `${r.namespace ?? route.metadata.namespace}/${r.name}`),
+      (route) =>
+        ((route.spec?.parentRefs as ParentRef[] | undefined) ?? [])
+          .filter(isGatewayRef)
+          .map((r) => `${r.namespace ?? route.metadata.namespace}/${r.name}`),
       // attached-route counts depend on route specs only, not on the route status the route controller writes
       { predicates: [generationChanged()] },
     )
@@ -36,7 +60,11 @@ export function registerGatewaySimulators(mgr: Manager, opts: SimulatorOptions):
 }
 
 /** does the GatewayClass of this name belong to the simulated implementation? */
-export async function isSimGatewayClass(ctx: ReconcileContext, className: string | undefined, opts: SimulatorOptions): Promise<boolean> {
+export async function isSimGatewayClass(
+  ctx: ReconcileContext,
+  className: string | undefined,
+  opts: SimulatorOptions,
+): Promise<boolean> {
   if (!className) return false;
   const gc = await ctx.cache.get(GatewayClasses, className);
   return (gc?.spec as { controllerName?: string } | undefined)?.controllerName === opts.gatewayControllerName;
@@ -44,14 +72,25 @@ export async function isSimGatewayClass(ctx: ReconcileContext, className: string
 
 async function reconcileGatewayClass(req: Request, ctx: ReconcileContext, opts: SimulatorOptions) {
   const gc = await ctx.cache.get(GatewayClasses, req.name);
-  if (!gc || (gc.spec as { controllerName?: string } | undefined)?.controllerName !== opts.gatewayControllerName) return;
+  if (!gc || (gc.spec as { controllerName?: string } | undefined)?.controllerName !== opts.gatewayControllerName)
+    return;
   const generation = gc.metadata.generation ?? 1;
   await applyStatus(ctx, gc, {
     conditions: buildConditions(
       gc.status?.conditions,
       [
-        { type: 'Accepted', status: true, reason: 'Accepted', message: 'Handled by the modelplane simulated Gateway API controller' },
-        { type: 'SupportedVersion', status: true, reason: 'SupportedVersion', message: `Gateway API bundle ${BUNDLE_VERSION} is supported` },
+        {
+          type: 'Accepted',
+          status: true,
+          reason: 'Accepted',
+          message: 'Handled by the modelplane simulated Gateway API controller',
+        },
+        {
+          type: 'SupportedVersion',
+          status: true,
+          reason: 'SupportedVersion',
+          message: `Gateway API bundle ${BUNDLE_VERSION} is supported`,
+        },
       ],
       { observedGeneration: generation },
     ),
@@ -66,17 +105,28 @@ export function simulatedAddress(namespace: string, name: string): string {
   return `172.18.${(h >>> 8) % 256}.${10 + (h % 240)}`;
 }
 
-async function attachedRouteCounts(ctx: ReconcileContext, gw: WithStatus, listeners: Listener[]): Promise<Map<string, number>> {
+async function attachedRouteCounts(
+  ctx: ReconcileContext,
+  gw: WithStatus,
+  listeners: Listener[],
+): Promise<Map<string, number>> {
   const counts = new Map(listeners.map((l) => [l.name, 0]));
   const ns = gw.metadata.namespace ?? '';
   const needLabels = listeners.some((l) => l.allowedRoutes?.namespaces?.from === 'Selector');
-  const nsLabels = needLabels ? new Map((await ctx.cache.list(SimNamespaces)).map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}])) : undefined;
+  const nsLabels = needLabels
+    ? new Map((await ctx.cache.list(SimNamespaces)).map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]))
+    : undefined;
   for (const route of await ctx.cache.list(HTTPRoutes)) {
     const routeNs = route.metadata.namespace ?? '';
     const attachedTo = new Set<string>();
     for (const ref of (route.spec?.parentRefs as ParentRef[] | undefined) ?? []) {
       if (!isGatewayRef(ref) || (ref.namespace ?? routeNs) !== ns || ref.name !== gw.metadata.name) continue;
-      const a = attach({ namespace: routeNs, hostnames: route.spec?.hostnames as string[] | undefined }, ref, { namespace: ns, name: gw.metadata.name ?? '', listeners }, nsLabels?.get(routeNs));
+      const a = attach(
+        { namespace: routeNs, hostnames: route.spec?.hostnames as string[] | undefined },
+        ref,
+        { namespace: ns, name: gw.metadata.name ?? '', listeners },
+        nsLabels?.get(routeNs),
+      );
       if (a.accepted) for (const l of a.listeners) attachedTo.add(l);
     }
     for (const l of attachedTo) counts.set(l, (counts.get(l) ?? 0) + 1);
@@ -92,7 +142,11 @@ async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: Simul
     opts.clock.forget(req.namespace, req.name);
     return;
   }
-  const spec = (gw.spec ?? {}) as { gatewayClassName?: string; listeners?: Listener[]; addresses?: Array<{ type?: string; value?: string }> };
+  const spec = (gw.spec ?? {}) as {
+    gatewayClassName?: string;
+    listeners?: Listener[];
+    addresses?: Array<{ type?: string; value?: string }>;
+  };
   byClass.set(key, [spec.gatewayClassName ?? '']);
   if (!(await isSimGatewayClass(ctx, spec.gatewayClassName, opts))) return;
 
@@ -101,7 +155,7 @@ async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: Simul
   const wait = opts.clock.remaining(gw, 'program', opts.delays.gatewayProgramMs);
   const programmed = wait === 0;
   const counts = await attachedRouteCounts(ctx, gw, listeners);
-  const prevListeners = ((gw.status?.listeners as Array<{ name: string; conditions?: Condition[] }> | undefined) ?? []);
+  const prevListeners = (gw.status?.listeners as Array<{ name: string; conditions?: Condition[] }> | undefined) ?? [];
   const listenerStatus = listeners.map((l) => {
     const kinds = defaultRouteKinds(l.protocol);
     const valid = kinds.length > 0;
@@ -115,29 +169,58 @@ async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: Simul
           { type: 'Conflicted', status: false, reason: 'NoConflicts', message: 'No conflicts' },
         ]
       : [
-          { type: 'Accepted', status: false, reason: 'UnsupportedProtocol', message: `protocol ${l.protocol} is not supported` },
+          {
+            type: 'Accepted',
+            status: false,
+            reason: 'UnsupportedProtocol',
+            message: `protocol ${l.protocol} is not supported`,
+          },
           { type: 'Programmed', status: false, reason: 'Invalid', message: `protocol ${l.protocol} is not supported` },
         ];
     return {
       name: l.name,
       supportedKinds: kinds.map((kind) => ({ group: GATEWAY_GROUP, kind })),
       attachedRoutes: counts.get(l.name) ?? 0,
-      conditions: buildConditions(prevListeners.find((p) => p.name === l.name)?.conditions, conds, { observedGeneration: generation }),
+      conditions: buildConditions(prevListeners.find((p) => p.name === l.name)?.conditions, conds, {
+        observedGeneration: generation,
+      }),
     };
   });
   const anyValid = listeners.some((l) => defaultRouteKinds(l.protocol).length > 0);
-  const addresses = (spec.addresses ?? []).filter((a) => a.value).map((a) => ({ type: a.type ?? 'IPAddress', value: a.value as string }));
+  const addresses = (spec.addresses ?? [])
+    .filter((a) => a.value)
+    .map((a) => ({ type: a.type ?? 'IPAddress', value: a.value as string }));
   const status: Json = {
-    addresses: programmed && anyValid ? (addresses.length > 0 ? addresses : [{ type: 'IPAddress', value: simulatedAddress(req.namespace, req.name) }]) : [],
+    addresses:
+      programmed && anyValid
+        ? addresses.length > 0
+          ? addresses
+          : [{ type: 'IPAddress', value: simulatedAddress(req.namespace, req.name) }]
+        : [],
     conditions: buildConditions(
       gw.status?.conditions,
       [
         anyValid
-          ? { type: 'Accepted', status: true, reason: 'Accepted', message: 'Gateway accepted by the modelplane simulated controller' }
-          : { type: 'Accepted', status: false, reason: 'ListenersNotValid', message: 'no listener has a supported protocol' },
+          ? {
+              type: 'Accepted',
+              status: true,
+              reason: 'Accepted',
+              message: 'Gateway accepted by the modelplane simulated controller',
+            }
+          : {
+              type: 'Accepted',
+              status: false,
+              reason: 'ListenersNotValid',
+              message: 'no listener has a supported protocol',
+            },
         programmed && anyValid
           ? { type: 'Programmed', status: true, reason: 'Programmed', message: 'Address assigned to the Gateway' }
-          : { type: 'Programmed', status: false, reason: anyValid ? 'Pending' : 'Invalid', message: anyValid ? 'Waiting for an address to be assigned' : 'no listener can be programmed' },
+          : {
+              type: 'Programmed',
+              status: false,
+              reason: anyValid ? 'Pending' : 'Invalid',
+              message: anyValid ? 'Waiting for an address to be assigned' : 'no listener can be programmed',
+            },
       ],
       { observedGeneration: generation },
     ),

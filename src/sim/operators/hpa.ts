@@ -31,9 +31,21 @@ interface Hpa extends KubeObject {
     minReplicas?: number;
     maxReplicas?: number;
     metrics?: HpaMetric[];
-    behavior?: { scaleDown?: { stabilizationWindowSeconds?: number }; scaleUp?: { stabilizationWindowSeconds?: number } };
+    behavior?: {
+      scaleDown?: { stabilizationWindowSeconds?: number };
+      scaleUp?: { stabilizationWindowSeconds?: number };
+    };
   };
-  status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }>; lastScaleTime?: string };
+  status?: {
+    conditions?: Array<{
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }>;
+    lastScaleTime?: string;
+  };
 }
 
 const Hpas = kindRef<Hpa>('autoscaling/v2', 'HorizontalPodAutoscaler');
@@ -74,15 +86,33 @@ export function registerHpaSimulator(mgr: Manager, opts: HpaSimulatorOptions): v
     });
 }
 
-async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOptions, recs: Map<string, Array<{ at: number; replicas: number }>>): Promise<void> {
+async function syncHpa(
+  req: Request,
+  ctx: ReconcileContext,
+  opts: HpaSimulatorOptions,
+  recs: Map<string, Array<{ at: number; replicas: number }>>,
+): Promise<void> {
   const key = `${req.namespace}/${req.name}`;
   const hpa = await ctx.cache.get(Hpas, req.name, req.namespace);
   if (!hpa || hpa.metadata.labels?.['app.kubernetes.io/managed-by'] === 'keda-operator') return void recs.delete(key);
   const ref = hpa.spec?.scaleTargetRef;
-  const deployment = ref?.kind === 'Deployment' ? await ctx.cache.get(SimDeployments, ref.name ?? '', req.namespace) : undefined;
-  const conds = (c: Parameters<typeof buildConditions>[1]) => buildConditions(hpa.status?.conditions as never, c).map(({ observedGeneration: _o, ...x }) => x);
+  const deployment =
+    ref?.kind === 'Deployment' ? await ctx.cache.get(SimDeployments, ref.name ?? '', req.namespace) : undefined;
+  const conds = (c: Parameters<typeof buildConditions>[1]) =>
+    buildConditions(hpa.status?.conditions as never, c).map(({ observedGeneration: _o, ...x }) => x);
   if (!deployment) {
-    await applyStatus(ctx, hpa, { currentReplicas: 0, desiredReplicas: 0, conditions: conds([{ type: 'AbleToScale', status: false, reason: 'FailedGetScale', message: `the HPA controller was unable to get the target's current scale: deployments.apps "${ref?.name}" not found` }]) });
+    await applyStatus(ctx, hpa, {
+      currentReplicas: 0,
+      desiredReplicas: 0,
+      conditions: conds([
+        {
+          type: 'AbleToScale',
+          status: false,
+          reason: 'FailedGetScale',
+          message: `the HPA controller was unable to get the target's current scale: deployments.apps "${ref?.name}" not found`,
+        },
+      ]),
+    });
     return;
   }
   const current = deployment.spec?.replicas ?? 1;
@@ -92,14 +122,25 @@ async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOp
   for (const m of hpa.spec?.metrics ?? []) {
     if (m.type !== 'External' || !m.external) continue;
     const sel = m.external.metric.selector?.matchLabels ?? {};
-    const promql = `sum(${m.external.metric.name}{${Object.entries(sel).map(([k, v]) => `${k}=${promqlString(v)}`).join(',')}})`;
+    const promql = `sum(${m.external.metric.name}{${Object.entries(sel)
+      .map(([k, v]) => `${k}=${promqlString(v)}`)
+      .join(',')}})`;
     try {
       const r = await queryPrometheus(opts.prometheus, promql, ctx.signal);
       if (r.length === 0) throw new Error(`no series for ${promql}`);
       const value = Number(r[0]!.value[1]);
       const replicas = replicasFor(m.external.target, value, current);
       if (replicas !== undefined) proposals.push(replicas);
-      currentMetrics.push({ type: 'External', external: { metric: m.external.metric, current: m.external.target.type === 'AverageValue' ? { averageValue: String(Math.round((value / Math.max(1, current)) * 1000) / 1000) } : { value: String(value) } } });
+      currentMetrics.push({
+        type: 'External',
+        external: {
+          metric: m.external.metric,
+          current:
+            m.external.target.type === 'AverageValue'
+              ? { averageValue: String(Math.round((value / Math.max(1, current)) * 1000) / 1000) }
+              : { value: String(value) },
+        },
+      });
     } catch (err) {
       failure = (err as Error).message;
     }
@@ -112,8 +153,18 @@ async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOp
       desiredReplicas: current,
       currentMetrics,
       conditions: conds([
-        { type: 'AbleToScale', status: true, reason: 'SucceededGetScale', message: 'the HPA controller was able to get the target\'s current scale' },
-        { type: 'ScalingActive', status: false, reason: 'FailedGetExternalMetric', message: `the HPA was unable to compute the replica count: ${failure ?? 'no External metric to act on'}` },
+        {
+          type: 'AbleToScale',
+          status: true,
+          reason: 'SucceededGetScale',
+          message: "the HPA controller was able to get the target's current scale",
+        },
+        {
+          type: 'ScalingActive',
+          status: false,
+          reason: 'FailedGetExternalMetric',
+          message: `the HPA was unable to compute the replica count: ${failure ?? 'no External metric to act on'}`,
+        },
       ]),
     });
     return;
@@ -128,18 +179,50 @@ async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOp
   const desired = raw < current ? Math.max(...history.map((r) => r.replicas)) : raw;
   const scaled = desired;
   if (scaled !== current) {
-    await ctx.client.patch(SimDeployments, deployment.metadata.name ?? '', req.namespace, { spec: { replicas: scaled } }, 'merge', { subresource: 'scale' });
-    ctx.recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${scaled}; reason: external metric above target`, 'Scale');
+    await ctx.client.patch(
+      SimDeployments,
+      deployment.metadata.name ?? '',
+      req.namespace,
+      { spec: { replicas: scaled } },
+      'merge',
+      { subresource: 'scale' },
+    );
+    ctx.recorder.event(
+      hpa,
+      'Normal',
+      'SuccessfulRescale',
+      `New size: ${scaled}; reason: external metric above target`,
+      'Scale',
+    );
   }
   await applyStatus(ctx, hpa, {
     currentReplicas: current,
     desiredReplicas: scaled,
     currentMetrics,
-    ...(scaled !== current ? { lastScaleTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') } : hpa.status?.lastScaleTime ? { lastScaleTime: hpa.status.lastScaleTime } : {}),
+    ...(scaled !== current
+      ? { lastScaleTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+      : hpa.status?.lastScaleTime
+        ? { lastScaleTime: hpa.status.lastScaleTime }
+        : {}),
     conditions: conds([
-      { type: 'AbleToScale', status: true, reason: 'ReadyForNewScale', message: 'recommended size matches current size' },
-      { type: 'ScalingActive', status: true, reason: 'ValidMetricFound', message: 'the HPA was able to successfully calculate a replica count from external metric' },
-      { type: 'ScalingLimited', status: raw === min || raw === max, reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange', message: 'the desired count is within the acceptable range' },
+      {
+        type: 'AbleToScale',
+        status: true,
+        reason: 'ReadyForNewScale',
+        message: 'recommended size matches current size',
+      },
+      {
+        type: 'ScalingActive',
+        status: true,
+        reason: 'ValidMetricFound',
+        message: 'the HPA was able to successfully calculate a replica count from external metric',
+      },
+      {
+        type: 'ScalingLimited',
+        status: raw === min || raw === max,
+        reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange',
+        message: 'the desired count is within the acceptable range',
+      },
     ]),
   });
 }

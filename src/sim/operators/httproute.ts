@@ -3,10 +3,25 @@
 // Accepted (attachment rules) and ResolvedRefs (backend Services, ReferenceGrants). Entries written by
 // other implementations are kept.
 
-import { deepEqual, generationChanged, ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  deepEqual,
+  generationChanged,
+  ignoreOwnStatusWrites,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { isSimGatewayClass } from './gateway.ts';
-import { attach, type Attachment, type BackendRef, isGatewayRef, type Listener, type ParentRef, resolveBackends } from './gateway-attach.ts';
+import {
+  attach,
+  type Attachment,
+  type BackendRef,
+  isGatewayRef,
+  type Listener,
+  type ParentRef,
+  resolveBackends,
+} from './gateway-attach.ts';
 import { type Condition, Gateways, HTTPRoutes, ReferenceGrants, SimNamespaces, SimServices } from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { ReverseIndex } from '@modelplane/apimachinery';
@@ -26,7 +41,9 @@ export function registerHTTPRouteSimulator(mgr: Manager, opts: SimulatorOptions)
   mgr
     .controller(HTTPROUTE_CONTROLLER)
     .for(HTTPRoutes, { predicates: [ignoreOwnStatusWrites(HTTPROUTE_CONTROLLER)] })
-    .watches(Gateways, (gw) => refs.holdersOf(`gateway:${gw.metadata.namespace}/${gw.metadata.name}`), { predicates: [generationChanged()] })
+    .watches(Gateways, (gw) => refs.holdersOf(`gateway:${gw.metadata.namespace}/${gw.metadata.name}`), {
+      predicates: [generationChanged()],
+    })
     .watches(SimServices, (svc) => refs.holdersOf(`service:${svc.metadata.namespace}/${svc.metadata.name}`), existence)
     .watches(ReferenceGrants, (g) => refs.holdersOf(`grants:${g.metadata.namespace}`))
     .withOptions({ concurrency: SIM_CONCURRENCY })
@@ -34,13 +51,25 @@ export function registerHTTPRouteSimulator(mgr: Manager, opts: SimulatorOptions)
 }
 
 function sameParent(a: ParentRef, b: ParentRef, routeNs: string): boolean {
-  const norm = (r: ParentRef) => ({ group: r.group ?? 'gateway.networking.k8s.io', kind: r.kind ?? 'Gateway', namespace: r.namespace ?? routeNs, name: r.name, sectionName: r.sectionName, port: r.port });
+  const norm = (r: ParentRef) => ({
+    group: r.group ?? 'gateway.networking.k8s.io',
+    kind: r.kind ?? 'Gateway',
+    namespace: r.namespace ?? routeNs,
+    name: r.name,
+    sectionName: r.sectionName,
+    port: r.port,
+  });
   return deepEqual(norm(a), norm(b));
 }
 
 function acceptedCondition(a: Attachment): ConditionInput {
   return a.accepted
-    ? { type: 'Accepted', status: true, reason: 'Accepted', message: `Route attached to listener(s) ${a.listeners.join(', ')}` }
+    ? {
+        type: 'Accepted',
+        status: true,
+        reason: 'Accepted',
+        message: `Route attached to listener(s) ${a.listeners.join(', ')}`,
+      }
     : { type: 'Accepted', status: false, reason: a.reason, message: a.message };
 }
 
@@ -52,7 +81,11 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
     return;
   }
   const ns = req.namespace;
-  const spec = (route.spec ?? {}) as { parentRefs?: ParentRef[]; hostnames?: string[]; rules?: Array<{ backendRefs?: BackendRef[] }> };
+  const spec = (route.spec ?? {}) as {
+    parentRefs?: ParentRef[];
+    hostnames?: string[];
+    rules?: Array<{ backendRefs?: BackendRef[] }>;
+  };
   const parentRefs = (spec.parentRefs ?? []).filter(isGatewayRef);
   const backends = (spec.rules ?? []).flatMap((r) => r.backendRefs ?? []);
   const crossNs = [...new Set(backends.map((b) => b.namespace ?? ns).filter((n) => n !== ns))];
@@ -74,8 +107,13 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
     granted: (from, to, name) =>
       grants.some((g) => {
         if (g.metadata.namespace !== to) return false;
-        const gs = (g.spec ?? {}) as { from?: Array<{ group: string; kind: string; namespace: string }>; to?: Array<{ group: string; kind: string; name?: string }> };
-        const fromOk = (gs.from ?? []).some((f) => f.group === 'gateway.networking.k8s.io' && f.kind === 'HTTPRoute' && f.namespace === from);
+        const gs = (g.spec ?? {}) as {
+          from?: Array<{ group: string; kind: string; namespace: string }>;
+          to?: Array<{ group: string; kind: string; name?: string }>;
+        };
+        const fromOk = (gs.from ?? []).some(
+          (f) => f.group === 'gateway.networking.k8s.io' && f.kind === 'HTTPRoute' && f.namespace === from,
+        );
         const toOk = (gs.to ?? []).some((t) => t.group === '' && t.kind === 'Service' && (!t.name || t.name === name));
         return fromOk && toOk;
       }),
@@ -84,7 +122,7 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
     ? { type: 'ResolvedRefs', status: true, reason: 'ResolvedRefs', message: 'All references resolved' }
     : { type: 'ResolvedRefs', status: false, reason: resolution.reason, message: resolution.message };
 
-  const previous = ((route.status?.parents as ParentStatus[] | undefined) ?? []);
+  const previous = (route.status?.parents as ParentStatus[] | undefined) ?? [];
   const ours: ParentStatus[] = [];
   let nsLabels: Record<string, string> | undefined;
   for (const ref of parentRefs) {
@@ -94,19 +132,35 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
     if (gw && !(await isSimGatewayClass(ctx, gwSpec.gatewayClassName, opts))) continue;
     let accepted: ConditionInput;
     if (!gw) {
-      accepted = { type: 'Accepted', status: false, reason: 'NoMatchingParent', message: `Gateway ${gwNs}/${ref.name} not found` };
+      accepted = {
+        type: 'Accepted',
+        status: false,
+        reason: 'NoMatchingParent',
+        message: `Gateway ${gwNs}/${ref.name} not found`,
+      };
     } else {
       const listeners = gwSpec.listeners ?? [];
       if (nsLabels === undefined && listeners.some((l) => l.allowedRoutes?.namespaces?.from === 'Selector')) {
         nsLabels = (await ctx.cache.get(SimNamespaces, ns))?.metadata.labels ?? {};
       }
-      accepted = acceptedCondition(attach({ namespace: ns, ...(spec.hostnames ? { hostnames: spec.hostnames } : {}) }, ref, { namespace: gwNs, name: ref.name, listeners }, nsLabels));
+      accepted = acceptedCondition(
+        attach(
+          { namespace: ns, ...(spec.hostnames ? { hostnames: spec.hostnames } : {}) },
+          ref,
+          { namespace: gwNs, name: ref.name, listeners },
+          nsLabels,
+        ),
+      );
     }
-    const prev = previous.find((p) => p.controllerName === opts.gatewayControllerName && sameParent(p.parentRef, ref, ns));
+    const prev = previous.find(
+      (p) => p.controllerName === opts.gatewayControllerName && sameParent(p.parentRef, ref, ns),
+    );
     ours.push({
       parentRef: { ...ref },
       controllerName: opts.gatewayControllerName,
-      conditions: buildConditions(prev?.conditions, [accepted, resolved], { observedGeneration: route.metadata.generation ?? 1 }),
+      conditions: buildConditions(prev?.conditions, [accepted, resolved], {
+        observedGeneration: route.metadata.generation ?? 1,
+      }),
     });
   }
   const others = previous.filter((p) => p.controllerName !== opts.gatewayControllerName);

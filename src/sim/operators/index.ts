@@ -21,7 +21,35 @@ import type { SimulatorOptions } from './options.ts';
 export { externalCrds } from '../crds/index.ts';
 export { DEFAULT_DELAYS, type OperatorDelays, ZERO_DELAYS } from './delays.ts';
 export { DEFAULT_GATEWAY_CONTROLLER_NAME } from './gateway.ts';
-export { type Condition, type Container, type ContainerStatus, type Deployment, DynamoGraphDeployments, GatewayClasses, Gateways, HTTPRoutes, InferenceServices, type Json, type Pod, type PodSpec, type PodTemplate, RayClusters, RayServices, ReferenceGrants, ScaledObjects, type Service, SimDeployments, SimHPAs, SimJobs, SimNamespaces, SimNodes, SimPods, SimServices, type WithStatus, Workspaces } from './kinds.ts';
+export {
+  type Condition,
+  type Container,
+  type ContainerStatus,
+  type Deployment,
+  DynamoGraphDeployments,
+  GatewayClasses,
+  Gateways,
+  HTTPRoutes,
+  InferenceServices,
+  type Json,
+  type Pod,
+  type PodSpec,
+  type PodTemplate,
+  RayClusters,
+  RayServices,
+  ReferenceGrants,
+  ScaledObjects,
+  type Service,
+  SimDeployments,
+  SimHPAs,
+  SimJobs,
+  SimNamespaces,
+  SimNodes,
+  SimPods,
+  SimServices,
+  type WithStatus,
+  Workspaces,
+} from './kinds.ts';
 
 export type OperatorName = 'kserve' | 'gateway' | 'kaito' | 'dynamo' | 'kuberay' | 'keda';
 export const OPERATOR_NAMES: readonly OperatorName[] = ['kserve', 'gateway', 'kaito', 'dynamo', 'kuberay', 'keda'];

@@ -34,7 +34,10 @@ const SKU_GPUS: Record<string, number> = {
 export interface WorkspaceResource {
   count?: number;
   instanceType?: string;
-  labelSelector?: { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }> };
+  labelSelector?: {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }>;
+  };
   preferredNodes?: string[];
 }
 
@@ -58,7 +61,12 @@ export function presetImage(preset: string): string {
   return `mcr.microsoft.com/aks/kaito/kaito-${preset.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}:0.2.0`;
 }
 
-function presetPodSpec(ws: KubeObject, resource: WorkspaceResource, preset: NonNullable<WorkspaceInference['preset']>, config?: string): PodSpec {
+function presetPodSpec(
+  ws: KubeObject,
+  resource: WorkspaceResource,
+  preset: NonNullable<WorkspaceInference['preset']>,
+  config?: string,
+): PodSpec {
   const name = ws.metadata.name ?? '';
   const gpus = String(gpusPerReplica(resource));
   const isPrivate = preset.accessMode === 'private';
@@ -66,23 +74,36 @@ function presetPodSpec(ws: KubeObject, resource: WorkspaceResource, preset: NonN
     name,
     image: isPrivate && preset.presetOptions?.image ? preset.presetOptions.image : presetImage(preset.name),
     command: ['/bin/sh', '-c'],
-    args: [`python3 /workspace/vllm/inference_api.py --served-model-name=${preset.name} --kaito-config-file=/mnt/config/inference_config.yaml`],
+    args: [
+      `python3 /workspace/vllm/inference_api.py --served-model-name=${preset.name} --kaito-config-file=/mnt/config/inference_config.yaml`,
+    ],
     ports: [{ containerPort: INFERENCE_PORT, protocol: 'TCP' }],
     resources: { requests: { 'nvidia.com/gpu': gpus }, limits: { 'nvidia.com/gpu': gpus } },
-    volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }, ...(config ? [{ name: 'config-volume', mountPath: '/mnt/config' }] : [])],
+    volumeMounts: [
+      { name: 'dshm', mountPath: '/dev/shm' },
+      ...(config ? [{ name: 'config-volume', mountPath: '/mnt/config' }] : []),
+    ],
   };
   return {
     containers: [container],
-    volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory' } }, ...(config ? [{ name: 'config-volume', configMap: { name: config } }] : [])],
+    volumes: [
+      { name: 'dshm', emptyDir: { medium: 'Memory' } },
+      ...(config ? [{ name: 'config-volume', configMap: { name: config } }] : []),
+    ],
     ...(resource.labelSelector?.matchLabels ? { nodeSelector: { ...resource.labelSelector.matchLabels } } : {}),
     tolerations: GPU_TOLERATIONS,
-    ...(isPrivate && preset.presetOptions?.imagePullSecrets?.length ? { imagePullSecrets: preset.presetOptions.imagePullSecrets.map((n) => ({ name: n })) } : {}),
+    ...(isPrivate && preset.presetOptions?.imagePullSecrets?.length
+      ? { imagePullSecrets: preset.presetOptions.imagePullSecrets.map((n) => ({ name: n })) }
+      : {}),
   };
 }
 
 function templatePodSpec(resource: WorkspaceResource, template: NonNullable<WorkspaceInference['template']>): PodSpec {
   const spec = (template.spec ?? { containers: [] }) as PodSpec;
-  const nodeSelector = { ...(resource.labelSelector?.matchLabels ?? {}), ...((spec.nodeSelector as Record<string, string> | undefined) ?? {}) };
+  const nodeSelector = {
+    ...(resource.labelSelector?.matchLabels ?? {}),
+    ...((spec.nodeSelector as Record<string, string> | undefined) ?? {}),
+  };
   return { ...spec, ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}) };
 }
 
@@ -99,11 +120,19 @@ export interface InferencePlan {
   selector: Record<string, string>;
 }
 
-export function planInference(ws: KubeObject, resource: WorkspaceResource, inference: WorkspaceInference): InferencePlan | { error: string } {
+export function planInference(
+  ws: KubeObject,
+  resource: WorkspaceResource,
+  inference: WorkspaceInference,
+): InferencePlan | { error: string } {
   const name = ws.metadata.name ?? '';
-  if (!!inference.preset === !!inference.template) return { error: 'inference: exactly one of preset and template must be specified' };
-  if (inference.template && !(inference.template.spec?.containers?.length)) return { error: 'inference.template.spec.containers must hold at least one container' };
-  const spec = inference.preset ? presetPodSpec(ws, resource, inference.preset, inference.config) : templatePodSpec(resource, inference.template!);
+  if (!!inference.preset === !!inference.template)
+    return { error: 'inference: exactly one of preset and template must be specified' };
+  if (inference.template && !inference.template.spec?.containers?.length)
+    return { error: 'inference.template.spec.containers must hold at least one container' };
+  const spec = inference.preset
+    ? presetPodSpec(ws, resource, inference.preset, inference.config)
+    : templatePodSpec(resource, inference.template!);
   const selector = { [WORKSPACE_LABEL]: name };
   const podLabels = { ...(inference.template?.metadata?.labels ?? {}), ...selector };
   const targetPort = spec.containers[0]?.ports?.[0]?.containerPort ?? INFERENCE_PORT;

@@ -5,10 +5,32 @@
 // while pods are merely pending, InferenceReady=False carries the message and WorkspaceSucceeded stays
 // Unknown, which is what KubeAIRunway's status mapping reads as Deploying.
 
-import { ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request, type Selector, selectorFromObject } from '../../kube/index.ts';
+import {
+  ignoreOwnStatusWrites,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+  type Selector,
+  selectorFromObject,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
-import { planInference, tuningJob, WORKSPACE_LABEL, type WorkspaceInference, type WorkspaceResource } from './kaito-workload.ts';
-import { type Json, SimDeployments, SimJobs, SimNodes, SimPods, SimServices, type WithStatus, Workspaces } from './kinds.ts';
+import {
+  planInference,
+  tuningJob,
+  WORKSPACE_LABEL,
+  type WorkspaceInference,
+  type WorkspaceResource,
+} from './kaito-workload.ts';
+import {
+  type Json,
+  SimDeployments,
+  SimJobs,
+  SimNodes,
+  SimPods,
+  SimServices,
+  type WithStatus,
+  Workspaces,
+} from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, firstProblem, problemText, progressText } from './pod-health.ts';
 import { applyChild, applyStatus, observeDeployment, selectorString } from './workload.ts';
@@ -32,8 +54,18 @@ export function registerKaitoSimulator(mgr: Manager, opts: SimulatorOptions): vo
     .complete((req, ctx) => reconcileWorkspace(req, ctx, opts));
 }
 
-const resourcePending = (message: string): ConditionInput => ({ type: 'ResourceReady', status: false, reason: 'workspaceResourceStatusPending', message });
-const succeeded = (status: boolean | 'Unknown', reason: string, message: string): ConditionInput => ({ type: 'WorkspaceSucceeded', status, reason, message });
+const resourcePending = (message: string): ConditionInput => ({
+  type: 'ResourceReady',
+  status: false,
+  reason: 'workspaceResourceStatusPending',
+  message,
+});
+const succeeded = (status: boolean | 'Unknown', reason: string, message: string): ConditionInput => ({
+  type: 'WorkspaceSucceeded',
+  status,
+  reason,
+  message,
+});
 
 function write(ctx: ReconcileContext, ws: WithStatus, conditions: ConditionInput[], state: State, extra: Json = {}) {
   const status = {
@@ -72,7 +104,12 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
   try {
     selector = selectorFromObject(resource.labelSelector ?? {});
   } catch (err) {
-    await write(ctx, ws, [succeeded(false, 'workspaceFailed', `resource.labelSelector: ${(err as Error).message}`)], 'Failed');
+    await write(
+      ctx,
+      ws,
+      [succeeded(false, 'workspaceFailed', `resource.labelSelector: ${(err as Error).message}`)],
+      'Failed',
+    );
     return;
   }
   const preferred = new Set(resource.preferredNodes ?? []);
@@ -82,18 +119,41 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
     .sort((a, b) => Number(preferred.has(b)) - Number(preferred.has(a)) || a.localeCompare(b));
   if (nodes.length === 0) {
     const msg = `no node matches resource.labelSelector {${selectorString(resource.labelSelector?.matchLabels ?? {})}} and node auto-provisioning is not available in the simulated cluster`;
-    await write(ctx, ws, [{ type: 'ResourceReady', status: false, reason: 'workspaceResourceStatusFailed', message: msg }, succeeded(false, 'workspaceFailed', msg)], 'Failed');
+    await write(
+      ctx,
+      ws,
+      [
+        { type: 'ResourceReady', status: false, reason: 'workspaceResourceStatusFailed', message: msg },
+        succeeded(false, 'workspaceFailed', msg),
+      ],
+      'Failed',
+    );
     return;
   }
   const workerNodes = nodes.slice(0, count);
-  const resourceReady: ConditionInput = { type: 'ResourceReady', status: true, reason: 'workspaceResourceStatusSuccess', message: 'workspace resource is ready' };
+  const resourceReady: ConditionInput = {
+    type: 'ResourceReady',
+    status: true,
+    reason: 'workspaceResourceStatusSuccess',
+    message: 'workspace resource is ready',
+  };
   const extra = { workerNodes, targetNodeCount: count };
 
   if (tuning) return reconcileTuning(ctx, ws, resource, tuning, resourceReady, extra);
 
   const plan = planInference(ws, resource, inference!);
   if ('error' in plan) {
-    await write(ctx, ws, [resourceReady, { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: plan.error }, succeeded(false, 'workspaceFailed', plan.error)], 'Failed', extra);
+    await write(
+      ctx,
+      ws,
+      [
+        resourceReady,
+        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: plan.error },
+        succeeded(false, 'workspaceFailed', plan.error),
+      ],
+      'Failed',
+      extra,
+    );
     return;
   }
   await applyChild(ctx, SimDeployments, plan.deployment);
@@ -101,31 +161,95 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
   const { deployment, pods } = await observeDeployment(ctx, req.namespace, req.name, plan.selector);
   const h = deploymentHealth(deployment, pods, plan.deployment.spec?.replicas);
   if (h.allReady) {
-    await write(ctx, ws, [resourceReady, { type: 'InferenceReady', status: true, reason: 'workspaceInferenceStatusSuccess', message: 'inference has been deployed successfully' }, succeeded(true, 'workspaceSucceeded', 'workspace succeeds')], 'Ready', extra);
+    await write(
+      ctx,
+      ws,
+      [
+        resourceReady,
+        {
+          type: 'InferenceReady',
+          status: true,
+          reason: 'workspaceInferenceStatusSuccess',
+          message: 'inference has been deployed successfully',
+        },
+        succeeded(true, 'workspaceSucceeded', 'workspace succeeds'),
+      ],
+      'Ready',
+      extra,
+    );
   } else if (h.problem?.fatal) {
     const msg = problemText(h.problem);
-    await write(ctx, ws, [resourceReady, { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: msg }, succeeded(false, 'workspaceFailed', msg)], 'Failed', extra);
+    await write(
+      ctx,
+      ws,
+      [
+        resourceReady,
+        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: msg },
+        succeeded(false, 'workspaceFailed', msg),
+      ],
+      'Failed',
+      extra,
+    );
   } else {
-    const msg = h.problem ? problemText(h.problem) : `inference deployment ${req.name} is not ready: ${progressText(h, 'inference')}`;
-    await write(ctx, ws, [resourceReady, { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusNotReady', message: msg }, succeeded('Unknown', 'workspacePending', 'waiting for inference to be ready')], 'NotReady', extra);
+    const msg = h.problem
+      ? problemText(h.problem)
+      : `inference deployment ${req.name} is not ready: ${progressText(h, 'inference')}`;
+    await write(
+      ctx,
+      ws,
+      [
+        resourceReady,
+        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusNotReady', message: msg },
+        succeeded('Unknown', 'workspacePending', 'waiting for inference to be ready'),
+      ],
+      'NotReady',
+      extra,
+    );
   }
 }
 
-async function reconcileTuning(ctx: ReconcileContext, ws: WithStatus, resource: WorkspaceResource, tuning: Json, resourceReady: ConditionInput, extra: Json) {
+async function reconcileTuning(
+  ctx: ReconcileContext,
+  ws: WithStatus,
+  resource: WorkspaceResource,
+  tuning: Json,
+  resourceReady: ConditionInput,
+  extra: Json,
+) {
   const ns = ws.metadata.namespace ?? '';
   const name = ws.metadata.name ?? '';
   const job = await applyChild(ctx, SimJobs, tuningJob(ws, resource, tuning));
-  const started: ConditionInput = { type: 'JobStarted', status: true, reason: 'workspaceTuningJobStarted', message: `tuning job ${name} started` };
+  const started: ConditionInput = {
+    type: 'JobStarted',
+    status: true,
+    reason: 'workspaceTuningJobStarted',
+    message: `tuning job ${name} started`,
+  };
   const st = job.status ?? {};
   const failedCond = st.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
   if ((st.succeeded ?? 0) > 0) {
-    await write(ctx, ws, [resourceReady, started, succeeded(true, 'workspaceSucceeded', 'tuning job completed successfully')], 'Succeeded', extra);
+    await write(
+      ctx,
+      ws,
+      [resourceReady, started, succeeded(true, 'workspaceSucceeded', 'tuning job completed successfully')],
+      'Succeeded',
+      extra,
+    );
   } else if (failedCond) {
-    const pods = await ctx.cache.list(SimPods, { namespace: ns, labelSelector: selectorString({ [WORKSPACE_LABEL]: name }) });
+    const pods = await ctx.cache.list(SimPods, {
+      namespace: ns,
+      labelSelector: selectorString({ [WORKSPACE_LABEL]: name }),
+    });
     const p = firstProblem(pods);
     const msg = `tuning job ${name} failed: ${failedCond.message ?? failedCond.reason ?? 'Failed'}${p ? `; ${problemText(p)}` : ''}`;
     await write(ctx, ws, [resourceReady, started, succeeded(false, 'workspaceFailed', msg)], 'Failed', extra);
   } else {
-    await write(ctx, ws, [resourceReady, started, succeeded('Unknown', 'workspacePending', 'tuning job is running')], 'Running', extra);
+    await write(
+      ctx,
+      ws,
+      [resourceReady, started, succeeded('Unknown', 'workspacePending', 'tuning job is running')],
+      'Running',
+      extra,
+    );
   }
 }

@@ -4,7 +4,13 @@
 // current replicas within [min, max], as an HPA at rest does (its status is written here because the
 // simulated cluster has no HPA controller).
 
-import { controllerRef, ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  controllerRef,
+  ignoreOwnStatusWrites,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { type Json, ScaledObjects, SimDeployments, SimHPAs, type WithStatus } from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
@@ -38,7 +44,12 @@ export function hpaMetric(so: string, t: Trigger, i: number): Json {
     const value = t.metadata?.value ?? '80';
     return {
       type: 'Resource',
-      resource: { name: t.type, target: utilization ? { type: 'Utilization', averageUtilization: Number(value) } : { type: 'AverageValue', averageValue: value } },
+      resource: {
+        name: t.type,
+        target: utilization
+          ? { type: 'Utilization', averageUtilization: Number(value) }
+          : { type: 'AverageValue', averageValue: value },
+      },
     };
   }
   const target = t.metadata?.threshold ?? t.metadata?.targetValue ?? t.metadata?.value ?? '1';
@@ -55,7 +66,12 @@ function externalMetricName(t: Trigger, i: number): string {
   return `s${i}-${t.name ?? t.type}`;
 }
 
-async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, targets: ReverseIndex) {
+async function reconcileScaledObject(
+  req: Request,
+  ctx: ReconcileContext,
+  opts: SimulatorOptions,
+  targets: ReverseIndex,
+) {
   const key = `${req.namespace}/${req.name}`;
   const so = await ctx.cache.get(ScaledObjects, req.name, req.namespace);
   if (!so) {
@@ -64,16 +80,37 @@ async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: 
     return;
   }
   if (so.metadata.deletionTimestamp) return;
-  const spec = (so.spec ?? {}) as { scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string }; minReplicaCount?: number; maxReplicaCount?: number; triggers?: Trigger[] };
-  const ref = { apiVersion: spec.scaleTargetRef?.apiVersion ?? 'apps/v1', kind: spec.scaleTargetRef?.kind ?? 'Deployment', name: spec.scaleTargetRef?.name ?? '' };
+  const spec = (so.spec ?? {}) as {
+    scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string };
+    minReplicaCount?: number;
+    maxReplicaCount?: number;
+    triggers?: Trigger[];
+  };
+  const ref = {
+    apiVersion: spec.scaleTargetRef?.apiVersion ?? 'apps/v1',
+    kind: spec.scaleTargetRef?.kind ?? 'Deployment',
+    name: spec.scaleTargetRef?.name ?? '',
+  };
   targets.set(key, [`${req.namespace}/${ref.name}`]);
   const generation = so.metadata.generation ?? 1;
   const conds = (c: ConditionInput[]) => buildConditions(so.status?.conditions, c, { observedGeneration: generation });
-  const target = ref.kind === 'Deployment' && ref.apiVersion === 'apps/v1' ? await ctx.cache.get(SimDeployments, ref.name, req.namespace) : undefined;
+  const target =
+    ref.kind === 'Deployment' && ref.apiVersion === 'apps/v1'
+      ? await ctx.cache.get(SimDeployments, ref.name, req.namespace)
+      : undefined;
   if (!target) {
     const msg =
-      ref.kind === 'Deployment' ? `ScaledObject doesn't have correct scaleTargetRef specification: Deployment ${req.namespace}/${ref.name} not found` : `scaleTargetRef kind ${ref.kind} is not supported by the simulated KEDA (only apps/v1 Deployments)`;
-    await applyStatus(ctx, so, { ...(so.status ?? {}), conditions: conds([{ type: 'Ready', status: false, reason: 'ScaledObjectCheckFailed', message: msg }, { type: 'Active', status: 'Unknown', reason: 'ScaledObjectCheckFailed', message: msg }, fallback()]) });
+      ref.kind === 'Deployment'
+        ? `ScaledObject doesn't have correct scaleTargetRef specification: Deployment ${req.namespace}/${ref.name} not found`
+        : `scaleTargetRef kind ${ref.kind} is not supported by the simulated KEDA (only apps/v1 Deployments)`;
+    await applyStatus(ctx, so, {
+      ...(so.status ?? {}),
+      conditions: conds([
+        { type: 'Ready', status: false, reason: 'ScaledObjectCheckFailed', message: msg },
+        { type: 'Active', status: 'Unknown', reason: 'ScaledObjectCheckFailed', message: msg },
+        fallback(),
+      ]),
+    });
     return;
   }
 
@@ -87,10 +124,20 @@ async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: 
     metadata: {
       name: hpaName,
       namespace: req.namespace,
-      labels: { 'app.kubernetes.io/managed-by': 'keda-operator', 'app.kubernetes.io/name': hpaName, 'app.kubernetes.io/part-of': req.name, 'scaledobject.keda.sh/name': req.name },
+      labels: {
+        'app.kubernetes.io/managed-by': 'keda-operator',
+        'app.kubernetes.io/name': hpaName,
+        'app.kubernetes.io/part-of': req.name,
+        'scaledobject.keda.sh/name': req.name,
+      },
       ownerReferences: [controllerRef(so)],
     },
-    spec: { scaleTargetRef: ref, minReplicas: min, maxReplicas: max, metrics: triggers.map((t, i) => hpaMetric(req.name, t, i)) },
+    spec: {
+      scaleTargetRef: ref,
+      minReplicas: min,
+      maxReplicas: max,
+      metrics: triggers.map((t, i) => hpaMetric(req.name, t, i)),
+    },
   });
   const wait = opts.clock.remaining(so, 'activation', opts.delays.kedaActivationMs);
   const current = target.status?.replicas ?? 0;
@@ -101,9 +148,24 @@ async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: 
       desiredReplicas: desired,
       currentMetrics: [],
       conditions: buildConditions((hpa.status as WithStatus['status'])?.conditions, [
-        { type: 'AbleToScale', status: true, reason: 'ReadyForNewScale', message: 'recommended size matches current size' },
-        { type: 'ScalingActive', status: true, reason: 'ValidMetricFound', message: 'the HPA was able to successfully calculate a replica count' },
-        { type: 'ScalingLimited', status: false, reason: 'DesiredWithinRange', message: 'the desired count is within the acceptable range' },
+        {
+          type: 'AbleToScale',
+          status: true,
+          reason: 'ReadyForNewScale',
+          message: 'recommended size matches current size',
+        },
+        {
+          type: 'ScalingActive',
+          status: true,
+          reason: 'ValidMetricFound',
+          message: 'the HPA was able to successfully calculate a replica count',
+        },
+        {
+          type: 'ScalingLimited',
+          status: false,
+          reason: 'DesiredWithinRange',
+          message: 'the desired count is within the acceptable range',
+        },
       ]).map(({ observedGeneration: _o, ...c }) => c),
     });
   }
@@ -113,12 +175,24 @@ async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: 
     scaleTargetGVKR: { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
     originalReplicaCount: previousOriginal ?? target.spec?.replicas ?? 1,
     hpaName,
-    externalMetricNames: triggers.map((t, i) => (t.type === 'cpu' || t.type === 'memory' ? '' : externalMetricName(t, i))).filter(Boolean),
+    externalMetricNames: triggers
+      .map((t, i) => (t.type === 'cpu' || t.type === 'memory' ? '' : externalMetricName(t, i)))
+      .filter(Boolean),
     conditions: conds([
-      { type: 'Ready', status: true, reason: 'ScaledObjectReady', message: 'ScaledObject is defined correctly and is ready for scaling' },
+      {
+        type: 'Ready',
+        status: true,
+        reason: 'ScaledObjectReady',
+        message: 'ScaledObject is defined correctly and is ready for scaling',
+      },
       wait > 0
         ? { type: 'Active', status: 'Unknown', reason: 'ScalerPending', message: 'Waiting for the first metrics poll' }
-        : { type: 'Active', status: false, reason: 'ScalerNotActive', message: 'Scaling is not performed because triggers are not active' },
+        : {
+            type: 'Active',
+            status: false,
+            reason: 'ScalerNotActive',
+            message: 'Scaling is not performed because triggers are not active',
+          },
       fallback(),
     ]),
   });
@@ -126,5 +200,10 @@ async function reconcileScaledObject(req: Request, ctx: ReconcileContext, opts: 
 }
 
 function fallback(): ConditionInput {
-  return { type: 'Fallback', status: false, reason: 'NoFallbackFound', message: 'No fallbacks are active on this scaled object' };
+  return {
+    type: 'Fallback',
+    status: false,
+    reason: 'NoFallbackFound',
+    message: 'No fallbacks are active on this scaled object',
+  };
 }

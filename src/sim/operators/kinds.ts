@@ -54,7 +54,11 @@ export interface ContainerStatus {
   name: string;
   ready?: boolean;
   restartCount?: number;
-  state?: { waiting?: { reason?: string; message?: string }; running?: Json; terminated?: { reason?: string; message?: string; exitCode?: number } };
+  state?: {
+    waiting?: { reason?: string; message?: string };
+    running?: Json;
+    terminated?: { reason?: string; message?: string; exitCode?: number };
+  };
   lastState?: { terminated?: { reason?: string; message?: string; exitCode?: number } };
 }
 
@@ -72,7 +76,11 @@ export interface Pod extends KubeObject {
 }
 
 export interface Service extends KubeObject {
-  spec?: { clusterIP?: string; ports?: Array<{ port: number; name?: string }>; selector?: Record<string, string> } & Json;
+  spec?: {
+    clusterIP?: string;
+    ports?: Array<{ port: number; name?: string }>;
+    selector?: Record<string, string>;
+  } & Json;
 }
 
 export const InferenceServices = kindRef<WithStatus>('serving.kserve.io/v1beta1', 'InferenceService');
@@ -91,5 +99,13 @@ export const SimPods = kindRef<Pod>('v1', 'Pod');
 export const SimServices = kindRef<Service>('v1', 'Service');
 export const SimNodes = kindRef<KubeObject & { status?: { allocatable?: Record<string, string> } }>('v1', 'Node');
 export const SimNamespaces = kindRef<KubeObject>('v1', 'Namespace');
-export const SimJobs = kindRef<KubeObject & { spec?: Json; status?: { succeeded?: number; failed?: number; active?: number; conditions?: Condition[] } }>('batch/v1', 'Job');
-export const SimHPAs = kindRef<KubeObject & { spec?: Json; status?: Json }>('autoscaling/v2', 'HorizontalPodAutoscaler');
+export const SimJobs = kindRef<
+  KubeObject & {
+    spec?: Json;
+    status?: { succeeded?: number; failed?: number; active?: number; conditions?: Condition[] };
+  }
+>('batch/v1', 'Job');
+export const SimHPAs = kindRef<KubeObject & { spec?: Json; status?: Json }>(
+  'autoscaling/v2',
+  'HorizontalPodAutoscaler',
+);

@@ -20,26 +20,105 @@ interface RuntimeInfo {
 }
 
 const RUNTIMES: RuntimeInfo[] = [
-  { name: 'kserve-huggingfaceserver', image: `kserve/huggingfaceserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}'], formats: ['huggingface'] },
-  { name: 'kserve-sklearnserver', image: `kserve/sklearnserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'], formats: ['sklearn'] },
-  { name: 'kserve-xgbserver', image: `kserve/xgbserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'], formats: ['xgboost'] },
-  { name: 'kserve-lgbserver', image: `kserve/lgbserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'], formats: ['lightgbm'] },
-  { name: 'kserve-pmmlserver', image: `kserve/pmmlserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'], formats: ['pmml'] },
-  { name: 'kserve-paddleserver', image: `kserve/paddleserver:${KSERVE_VERSION}`, args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'], formats: ['paddle'] },
-  { name: 'kserve-tensorflow-serving', image: 'tensorflow/serving:2.6.2', args: ['--model_name={{.Name}}', '--port=9000', '--rest_api_port=8080', '--model_base_path=/mnt/models'], formats: ['tensorflow'] },
-  { name: 'kserve-torchserve', image: 'pytorch/torchserve-kfs:0.9.0', args: ['torchserve', '--start', '--model-store=/mnt/models/model-store', '--ts-config=/mnt/models/config/config.properties'], formats: ['pytorch'] },
-  { name: 'kserve-tritonserver', image: 'nvcr.io/nvidia/tritonserver:23.05-py3', args: ['tritonserver', '--model-store=/mnt/models', '--grpc-port=9000', '--http-port=8080'], formats: ['triton', 'onnx', 'tensorrt'] },
+  {
+    name: 'kserve-huggingfaceserver',
+    image: `kserve/huggingfaceserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}'],
+    formats: ['huggingface'],
+  },
+  {
+    name: 'kserve-sklearnserver',
+    image: `kserve/sklearnserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+    formats: ['sklearn'],
+  },
+  {
+    name: 'kserve-xgbserver',
+    image: `kserve/xgbserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+    formats: ['xgboost'],
+  },
+  {
+    name: 'kserve-lgbserver',
+    image: `kserve/lgbserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+    formats: ['lightgbm'],
+  },
+  {
+    name: 'kserve-pmmlserver',
+    image: `kserve/pmmlserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+    formats: ['pmml'],
+  },
+  {
+    name: 'kserve-paddleserver',
+    image: `kserve/paddleserver:${KSERVE_VERSION}`,
+    args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+    formats: ['paddle'],
+  },
+  {
+    name: 'kserve-tensorflow-serving',
+    image: 'tensorflow/serving:2.6.2',
+    args: ['--model_name={{.Name}}', '--port=9000', '--rest_api_port=8080', '--model_base_path=/mnt/models'],
+    formats: ['tensorflow'],
+  },
+  {
+    name: 'kserve-torchserve',
+    image: 'pytorch/torchserve-kfs:0.9.0',
+    args: [
+      'torchserve',
+      '--start',
+      '--model-store=/mnt/models/model-store',
+      '--ts-config=/mnt/models/config/config.properties',
+    ],
+    formats: ['pytorch'],
+  },
+  {
+    name: 'kserve-tritonserver',
+    image: 'nvcr.io/nvidia/tritonserver:23.05-py3',
+    args: ['tritonserver', '--model-store=/mnt/models', '--grpc-port=9000', '--http-port=8080'],
+    formats: ['triton', 'onnx', 'tensorrt'],
+  },
   { name: 'kserve-mlserver', image: 'docker.io/seldonio/mlserver:1.5.0', args: [], formats: [] },
 ];
 
 /** the framework-specific predictor forms of v1beta1, each a model of that format */
-const LEGACY_FRAMEWORKS = ['sklearn', 'xgboost', 'tensorflow', 'pytorch', 'triton', 'onnx', 'pmml', 'lightgbm', 'paddle', 'huggingface'];
+const LEGACY_FRAMEWORKS = [
+  'sklearn',
+  'xgboost',
+  'tensorflow',
+  'pytorch',
+  'triton',
+  'onnx',
+  'pmml',
+  'lightgbm',
+  'paddle',
+  'huggingface',
+];
 
 /** predictor fields that configure the component rather than the pod */
 const COMPONENT_FIELDS = new Set([
-  'model', 'containers', ...LEGACY_FRAMEWORKS, 'minReplicas', 'maxReplicas', 'scaleTarget', 'scaleMetric', 'scaleMetricType',
-  'containerConcurrency', 'timeout', 'canaryTrafficPercent', 'logger', 'batcher', 'labels', 'annotations', 'deploymentStrategy',
-  'autoScaling', 'workerSpec', 'storageUri', 'storageUris', 'storage',
+  'model',
+  'containers',
+  ...LEGACY_FRAMEWORKS,
+  'minReplicas',
+  'maxReplicas',
+  'scaleTarget',
+  'scaleMetric',
+  'scaleMetricType',
+  'containerConcurrency',
+  'timeout',
+  'canaryTrafficPercent',
+  'logger',
+  'batcher',
+  'labels',
+  'annotations',
+  'deploymentStrategy',
+  'autoScaling',
+  'workerSpec',
+  'storageUri',
+  'storageUris',
+  'storage',
 ]);
 
 /** model fields that are not container fields */
@@ -67,22 +146,34 @@ function runtimeFor(format: string | undefined, runtimeName: string | undefined)
     return rt ?? { reason: 'RuntimeNotRecognized', message: `specified runtime ${runtimeName} does not exist` };
   }
   const rt = RUNTIMES.find((r) => format !== undefined && r.formats.includes(format.toLowerCase()));
-  return rt ?? { reason: 'NoSupportingRuntime', message: `No runtime found to support predictor with model type: ${format ?? '<none>'}` };
+  return (
+    rt ?? {
+      reason: 'NoSupportingRuntime',
+      message: `No runtime found to support predictor with model type: ${format ?? '<none>'}`,
+    }
+  );
 }
 
 function modelContainer(isvcName: string, model: Json, format: string | undefined): Resolved {
   const runtimeName = typeof model.runtime === 'string' ? model.runtime : undefined;
   const found = runtimeFor(format, runtimeName);
   // a model with its own image needs no runtime image, but a named runtime must still exist
-  if ('reason' in found && (found.reason === 'RuntimeNotRecognized' || typeof model.image !== 'string')) return { error: found };
+  if ('reason' in found && (found.reason === 'RuntimeNotRecognized' || typeof model.image !== 'string'))
+    return { error: found };
   const rt = 'reason' in found ? undefined : found;
   const fields = Object.fromEntries(Object.entries(model).filter(([k]) => !MODEL_ONLY_FIELDS.has(k)));
   const container: Container = {
     ...fields,
     name: PREDICTOR_CONTAINER,
     image: typeof model.image === 'string' ? model.image : (rt?.image ?? ''),
-    args: [...(rt?.args ?? []).map((a) => a.replace('{{.Name}}', isvcName)), ...((model.args as string[] | undefined) ?? [])],
-    resources: (model.resources as Container['resources']) ?? { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+    args: [
+      ...(rt?.args ?? []).map((a) => a.replace('{{.Name}}', isvcName)),
+      ...((model.args as string[] | undefined) ?? []),
+    ],
+    resources: (model.resources as Container['resources']) ?? {
+      requests: { cpu: '1', memory: '2Gi' },
+      limits: { cpu: '1', memory: '2Gi' },
+    },
     ports: (model.ports as Container['ports']) ?? [{ containerPort: DEFAULT_PORT, protocol: 'TCP' }],
   };
   if (typeof model.storageUri === 'string' && !(container.env ?? []).some((e) => e.name === 'STORAGE_URI')) {
@@ -91,16 +182,33 @@ function modelContainer(isvcName: string, model: Json, format: string | undefine
   return { container, ...(rt ? { runtime: rt.name } : {}) };
 }
 
-function resolveContainers(isvcName: string, predictor: Json): { containers: Container[]; runtime?: string } | { error: PlanError } {
+function resolveContainers(
+  isvcName: string,
+  predictor: Json,
+): { containers: Container[]; runtime?: string } | { error: PlanError } {
   const forms = ['model', 'containers', ...LEGACY_FRAMEWORKS].filter((k) => predictor[k] !== undefined);
   if (forms.length !== 1) {
-    return { error: { reason: 'InvalidPredictorSpec', message: `Exactly one of [Model, Custom containers, ${LEGACY_FRAMEWORKS.join(', ')}] must be specified in PredictorSpec, found ${forms.length === 0 ? 'none' : forms.join(', ')}` } };
+    return {
+      error: {
+        reason: 'InvalidPredictorSpec',
+        message: `Exactly one of [Model, Custom containers, ${LEGACY_FRAMEWORKS.join(', ')}] must be specified in PredictorSpec, found ${forms.length === 0 ? 'none' : forms.join(', ')}`,
+      },
+    };
   }
   const form = forms[0]!;
   if (form === 'containers') {
     const list = predictor.containers as Container[];
-    if (!Array.isArray(list) || list.length === 0) return { error: { reason: 'InvalidPredictorSpec', message: 'spec.predictor.containers must hold at least one container' } };
-    const mainIndex = Math.max(0, list.findIndex((c) => c.name === PREDICTOR_CONTAINER));
+    if (!Array.isArray(list) || list.length === 0)
+      return {
+        error: {
+          reason: 'InvalidPredictorSpec',
+          message: 'spec.predictor.containers must hold at least one container',
+        },
+      };
+    const mainIndex = Math.max(
+      0,
+      list.findIndex((c) => c.name === PREDICTOR_CONTAINER),
+    );
     return { containers: list.map((c, i) => (i === mainIndex ? { ...c, name: c.name ?? PREDICTOR_CONTAINER } : c)) };
   }
   const model = predictor[form] as Json;
@@ -129,16 +237,28 @@ export function planPredictor(isvc: KubeObject): PredictorPlan | { error: PlanEr
     [ISVC_LABEL]: name,
   };
   const annotations = {
-    ...Object.fromEntries(Object.entries(isvc.metadata.annotations ?? {}).filter(([k]) => !FILTERED_ANNOTATIONS.has(k))),
+    ...Object.fromEntries(
+      Object.entries(isvc.metadata.annotations ?? {}).filter(([k]) => !FILTERED_ANNOTATIONS.has(k)),
+    ),
     ...((predictor.annotations as Record<string, string> | undefined) ?? {}),
     ...simAnnotations(isvc),
   };
   const spec: PodSpec = { ...podFields, containers: resolved.containers };
   const replicas = Math.max(1, typeof predictor.minReplicas === 'number' ? predictor.minReplicas : 1);
   const deploymentName = `${name}-predictor`;
-  const deployment = deploymentFor({ owner: isvc, name: deploymentName, labels, selector, replicas, template: { metadata: { labels, annotations }, spec }, annotations });
+  const deployment = deploymentFor({
+    owner: isvc,
+    name: deploymentName,
+    labels,
+    selector,
+    replicas,
+    template: { metadata: { labels, annotations }, spec },
+    annotations,
+  });
   const main = resolved.containers.find((c) => c.name === PREDICTOR_CONTAINER) ?? resolved.containers[0]!;
-  const service = serviceFor(isvc, deploymentName, labels, selector, [{ name: 'http', port: 80, targetPort: servingPort(main) }]);
+  const service = serviceFor(isvc, deploymentName, labels, selector, [
+    { name: 'http', port: 80, targetPort: servingPort(main) },
+  ]);
   return { deployment, service, selector, ...(resolved.runtime ? { runtime: resolved.runtime } : {}) };
 }
 
@@ -154,8 +274,20 @@ interface MetricTarget {
 interface MetricSpec {
   type?: string;
   resource?: { name?: string; target?: MetricTarget };
-  external?: { metric?: { backend?: string; serverAddress?: string; query?: string; namespace?: string }; target?: MetricTarget };
-  podmetric?: { metric?: { backend?: string; serverAddress?: string; metricNames?: string[]; query?: string; operationOverTime?: string }; target?: MetricTarget };
+  external?: {
+    metric?: { backend?: string; serverAddress?: string; query?: string; namespace?: string };
+    target?: MetricTarget;
+  };
+  podmetric?: {
+    metric?: {
+      backend?: string;
+      serverAddress?: string;
+      metricNames?: string[];
+      query?: string;
+      operationOverTime?: string;
+    };
+    target?: MetricTarget;
+  };
 }
 
 function targetValue(t: MetricTarget | undefined, fallback: string): string {
@@ -173,11 +305,23 @@ function kedaTriggers(predictor: Json): Json[] {
   return metrics.map((m) => {
     if (m.type === 'Resource' || m.resource) {
       const t = m.resource?.target;
-      return { type: m.resource?.name ?? 'cpu', metricType: t?.type === 'AverageValue' ? 'AverageValue' : 'Utilization', metadata: { value: targetValue(t, '80') } };
+      return {
+        type: m.resource?.name ?? 'cpu',
+        metricType: t?.type === 'AverageValue' ? 'AverageValue' : 'Utilization',
+        metadata: { value: targetValue(t, '80') },
+      };
     }
     if (m.type === 'External' || m.external) {
       const e = m.external?.metric ?? {};
-      return { type: e.backend ?? 'prometheus', metadata: { serverAddress: e.serverAddress ?? '', query: e.query ?? '', threshold: targetValue(m.external?.target, '1'), ...(e.namespace ? { namespace: e.namespace } : {}) } };
+      return {
+        type: e.backend ?? 'prometheus',
+        metadata: {
+          serverAddress: e.serverAddress ?? '',
+          query: e.query ?? '',
+          threshold: targetValue(m.external?.target, '1'),
+          ...(e.namespace ? { namespace: e.namespace } : {}),
+        },
+      };
     }
     const p = m.podmetric?.metric ?? {};
     return {
@@ -202,7 +346,17 @@ export function planScaledObject(isvc: KubeObject, plan: PredictorPlan): KubeObj
   return {
     apiVersion: 'keda.sh/v1alpha1',
     kind: 'ScaledObject',
-    metadata: { name, namespace: isvc.metadata.namespace ?? '', labels: plan.deployment.metadata.labels ?? {}, ownerReferences: plan.deployment.metadata.ownerReferences ?? [] },
-    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, minReplicaCount: min, maxReplicaCount: max, triggers: kedaTriggers(predictor) },
+    metadata: {
+      name,
+      namespace: isvc.metadata.namespace ?? '',
+      labels: plan.deployment.metadata.labels ?? {},
+      ownerReferences: plan.deployment.metadata.ownerReferences ?? [],
+    },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicaCount: min,
+      maxReplicaCount: max,
+      triggers: kedaTriggers(predictor),
+    },
   };
 }

@@ -4,10 +4,25 @@
 // Ready when both are, plus url, address, components.predictor and modelStatus the way KServe reports them.
 // With `serving.kserve.io/autoscalerClass: keda` it also creates the predictor's KEDA ScaledObject.
 
-import { ignoreOwnStatusWrites, isNotFound, type KubeObject, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  ignoreOwnStatusWrites,
+  isNotFound,
+  type KubeObject,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput } from './conditions.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
-import { InferenceServices, type Json, ScaledObjects, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
+import {
+  InferenceServices,
+  type Json,
+  ScaledObjects,
+  SimDeployments,
+  SimPods,
+  SimServices,
+  type WithStatus,
+} from './kinds.ts';
 import { ISVC_LABEL, type PlanError, planPredictor, planScaledObject } from './kserve-predictor.ts';
 import { deploymentHealth, problemText, progressText, type WorkloadHealth } from './pod-health.ts';
 import { applyChild, applyStatus, observeDeployment } from './workload.ts';
@@ -23,7 +38,9 @@ export function registerKServeSimulator(mgr: Manager, opts: SimulatorOptions): v
     .owns(ScaledObjects)
     .watches(SimPods, (pod) => {
       const isvc = pod.metadata.labels?.[ISVC_LABEL];
-      return isvc && pod.metadata.labels?.component === 'predictor' ? [{ namespace: pod.metadata.namespace ?? '', name: isvc }] : [];
+      return isvc && pod.metadata.labels?.component === 'predictor'
+        ? [{ namespace: pod.metadata.namespace ?? '', name: isvc }]
+        : [];
     })
     .withOptions({ concurrency: SIM_CONCURRENCY })
     .complete((req, ctx) => reconcileInferenceService(req, ctx, opts));
@@ -44,15 +61,29 @@ async function reconcileInferenceService(req: Request, ctx: ReconcileContext, op
   await applyChild(ctx, SimDeployments, plan.deployment);
   const service = await applyChild(ctx, SimServices, plan.service);
   await reconcileScaledObject(ctx, isvc, planScaledObject(isvc, plan), plan.deployment.metadata.name ?? '');
-  const { deployment, pods } = await observeDeployment(ctx, req.namespace, plan.deployment.metadata.name ?? '', plan.selector);
+  const { deployment, pods } = await observeDeployment(
+    ctx,
+    req.namespace,
+    plan.deployment.metadata.name ?? '',
+    plan.selector,
+  );
   const health = deploymentHealth(deployment, pods, plan.deployment.spec?.replicas);
   const ingressWait = opts.clock.remaining(isvc, 'ingress', opts.delays.kserveIngressMs);
-  await applyStatus(ctx, isvc, statusFor(isvc, health, ingressWait === 0, service !== undefined, plan.runtime, opts.ingressDomain));
+  await applyStatus(
+    ctx,
+    isvc,
+    statusFor(isvc, health, ingressWait === 0, service !== undefined, plan.runtime, opts.ingressDomain),
+  );
   return ingressWait > 0 ? { requeueAfter: ingressWait } : undefined;
 }
 
 /** creates the KEDA ScaledObject when the autoscaler class is keda, and removes ours when it no longer is */
-async function reconcileScaledObject(ctx: ReconcileContext, isvc: WithStatus, desired: KubeObject | undefined, name: string): Promise<void> {
+async function reconcileScaledObject(
+  ctx: ReconcileContext,
+  isvc: WithStatus,
+  desired: KubeObject | undefined,
+  name: string,
+): Promise<void> {
   if (desired) {
     await applyChild(ctx, ScaledObjects, desired);
     return;
@@ -74,18 +105,40 @@ function urls(isvc: WithStatus, ingressDomain: string) {
   };
 }
 
-function statusFor(isvc: WithStatus, h: WorkloadHealth, ingressReady: boolean, serviceExists: boolean, runtime: string | undefined, ingressDomain: string): Json {
+function statusFor(
+  isvc: WithStatus,
+  h: WorkloadHealth,
+  ingressReady: boolean,
+  serviceExists: boolean,
+  runtime: string | undefined,
+  ingressDomain: string,
+): Json {
   const predictor: ConditionInput = h.allReady
     ? { type: 'PredictorReady', status: true, reason: 'PredictorReady' }
     : h.problem
       ? { type: 'PredictorReady', status: false, reason: h.problem.reason, message: problemText(h.problem) }
-      : { type: 'PredictorReady', status: false, reason: 'MinimumReplicasUnavailable', message: `Deployment does not have minimum availability: ${progressText(h, 'predictor')}` };
+      : {
+          type: 'PredictorReady',
+          status: false,
+          reason: 'MinimumReplicasUnavailable',
+          message: `Deployment does not have minimum availability: ${progressText(h, 'predictor')}`,
+        };
   const ingress: ConditionInput = ingressReady
     ? { type: 'IngressReady', status: true, reason: 'IngressReady' }
-    : { type: 'IngressReady', status: false, reason: 'IngressNotConfigured', message: 'waiting for the ingress to be configured' };
+    : {
+        type: 'IngressReady',
+        status: false,
+        reason: 'IngressNotConfigured',
+        message: 'waiting for the ingress to be configured',
+      };
   const notReady = [predictor, ingress].find((c) => c.status !== true);
   const ready: ConditionInput = notReady
-    ? { type: 'Ready', status: false, reason: notReady.reason, ...(notReady.message ? { message: notReady.message } : {}) }
+    ? {
+        type: 'Ready',
+        status: false,
+        reason: notReady.reason,
+        ...(notReady.message ? { message: notReady.message } : {}),
+      }
     : { type: 'Ready', status: true, reason: 'Ready' };
   const u = urls(isvc, ingressDomain);
   const address = { url: u.internal };
@@ -96,11 +149,16 @@ function statusFor(isvc: WithStatus, h: WorkloadHealth, ingressReady: boolean, s
     conditions: buildConditions(isvc.status?.conditions, [ingress, predictor, ready], { knative: true }),
     ...(ingressReady ? { url: u.external } : {}),
     ...(serviceExists ? { address } : {}),
-    components: { predictor: { ...(ingressReady ? { url: u.predictorExternal } : {}), ...(serviceExists ? { address } : {}) } },
+    components: {
+      predictor: { ...(ingressReady ? { url: u.predictorExternal } : {}), ...(serviceExists ? { address } : {}) },
+    },
     ...(runtime ? { servingRuntimeName: runtime, clusterServingRuntimeName: runtime } : {}),
     modelStatus: {
       transitionStatus: h.allReady ? 'UpToDate' : fatal ? 'BlockedByFailedLoad' : 'InProgress',
-      states: { activeModelState: h.allReady ? 'Loaded' : fatal ? 'FailedToLoad' : 'Pending', targetModelState: 'Loaded' },
+      states: {
+        activeModelState: h.allReady ? 'Loaded' : fatal ? 'FailedToLoad' : 'Pending',
+        targetModelState: 'Loaded',
+      },
       copies: { totalCopies: h.ready, ...(fatal ? { failedCopies: h.desired - h.ready } : {}) },
       ...(fatal && h.problem
         ? {
@@ -121,7 +179,11 @@ function invalidSpecStatus(isvc: WithStatus, err: PlanError): Json {
   return {
     observedGeneration: isvc.metadata.generation ?? 1,
     deploymentMode: 'RawDeployment',
-    conditions: buildConditions(isvc.status?.conditions, [{ type: 'IngressReady', status: 'Unknown', reason: err.reason }, failed('PredictorReady'), failed('Ready')], { knative: true }),
+    conditions: buildConditions(
+      isvc.status?.conditions,
+      [{ type: 'IngressReady', status: 'Unknown', reason: err.reason }, failed('PredictorReady'), failed('Ready')],
+      { knative: true },
+    ),
     modelStatus: {
       transitionStatus: 'InvalidSpec',
       states: { activeModelState: '', targetModelState: 'FailedToLoad' },

@@ -5,12 +5,36 @@
 // desired CPU/memory/GPU, head pod and service, state "ready".
 
 import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
-import { ignoreOwnStatusWrites, type KubeObject, type Manager, type ReconcileContext, type Request } from '../../kube/index.ts';
+import {
+  ignoreOwnStatusWrites,
+  type KubeObject,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../kube/index.ts';
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
-import { type Container, type Pod, type PodSpec, type PodTemplate, RayClusters, SimDeployments, SimPods, SimServices, type WithStatus } from './kinds.ts';
+import {
+  type Container,
+  type Pod,
+  type PodSpec,
+  type PodTemplate,
+  RayClusters,
+  SimDeployments,
+  SimPods,
+  SimServices,
+  type WithStatus,
+} from './kinds.ts';
 import { SIM_CONCURRENCY, type SimulatorOptions } from './options.ts';
 import { deploymentHealth, problemText, type WorkloadHealth } from './pod-health.ts';
-import { applyChild, applyStatus, deploymentFor, dnsName, observeDeployment, serviceFor, simAnnotations } from './workload.ts';
+import {
+  applyChild,
+  applyStatus,
+  deploymentFor,
+  dnsName,
+  observeDeployment,
+  serviceFor,
+  simAnnotations,
+} from './workload.ts';
 
 export const RAYCLUSTER_CONTROLLER = 'sim-raycluster';
 export const CLUSTER_LABEL = 'ray.io/cluster';
@@ -59,11 +83,19 @@ export function registerRayClusterSimulator(mgr: Manager, _opts: SimulatorOption
 export const headServiceName = (cluster: string) => dnsName(`${cluster}-head-svc`);
 const servesRay = (rc: KubeObject) => rc.metadata.labels?.[ORIGIN_CRD_LABEL] === 'RayService';
 
-function groupPlan(rc: KubeObject, group: string, nodeType: 'head' | 'worker', replicas: number, template: PodTemplate | undefined): GroupPlan {
+function groupPlan(
+  rc: KubeObject,
+  group: string,
+  nodeType: 'head' | 'worker',
+  replicas: number,
+  template: PodTemplate | undefined,
+): GroupPlan {
   const cluster = rc.metadata.name ?? '';
   const name = dnsName(nodeType === 'head' ? `${cluster}-head` : `${cluster}-${group}-worker`);
   const selector = { [CLUSTER_LABEL]: cluster, 'ray.io/group': group, 'ray.io/node-type': nodeType };
-  const origin = Object.fromEntries(Object.entries(rc.metadata.labels ?? {}).filter(([k]) => k === ORIGIN_CRD_LABEL || k === ORIGIN_NAME_LABEL));
+  const origin = Object.fromEntries(
+    Object.entries(rc.metadata.labels ?? {}).filter(([k]) => k === ORIGIN_CRD_LABEL || k === ORIGIN_NAME_LABEL),
+  );
   const labels = {
     ...(template?.metadata?.labels ?? {}),
     ...origin,
@@ -76,7 +108,14 @@ function groupPlan(rc: KubeObject, group: string, nodeType: 'head' | 'worker', r
   };
   const annotations = { ...(template?.metadata?.annotations ?? {}), ...simAnnotations(rc) };
   const spec = (template?.spec ?? { containers: [] }) as PodSpec;
-  const deployment = deploymentFor({ owner: rc, name, labels: { ...origin, ...selector }, selector, replicas, template: { metadata: { labels, annotations }, spec } });
+  const deployment = deploymentFor({
+    owner: rc,
+    name,
+    labels: { ...origin, ...selector },
+    selector,
+    replicas,
+    template: { metadata: { labels, annotations }, spec },
+  });
   return { group, name, replicas, selector, deployment };
 }
 
@@ -86,7 +125,8 @@ export function planRayCluster(rc: WithStatus): { head: GroupPlan; workers: Grou
   const workers = (spec.workerGroupSpecs ?? []).map((g) => {
     const min = g.minReplicas ?? 0;
     const max = g.maxReplicas ?? Number.MAX_SAFE_INTEGER;
-    const replicas = spec.suspend || g.suspend ? 0 : Math.min(max, Math.max(min, g.replicas ?? min)) * Math.max(1, g.numOfHosts ?? 1);
+    const replicas =
+      spec.suspend || g.suspend ? 0 : Math.min(max, Math.max(min, g.replicas ?? min)) * Math.max(1, g.numOfHosts ?? 1);
     return groupPlan(rc, g.groupName, 'worker', replicas, g.template);
   });
   return { head, workers };
@@ -125,7 +165,11 @@ async function reconcileRayCluster(req: Request, ctx: ReconcileContext) {
     { name: 'metrics', port: 8080, targetPort: 8080 },
     ...(servesRay(rc) ? [{ name: 'serve', port: 8000, targetPort: 8000 }] : []),
   ];
-  const svc = await applyChild(ctx, SimServices, serviceFor(rc, svcName, plan.head.selector, { [CLUSTER_LABEL]: req.name, 'ray.io/node-type': 'head' }, ports));
+  const svc = await applyChild(
+    ctx,
+    SimServices,
+    serviceFor(rc, svcName, plan.head.selector, { [CLUSTER_LABEL]: req.name, 'ray.io/node-type': 'head' }, ports),
+  );
 
   const [head, ...workers] = observed;
   const allReady = observed.every((o) => o.health.allReady);
@@ -133,12 +177,40 @@ async function reconcileRayCluster(req: Request, ctx: ReconcileContext) {
   const headPod = head!.pods.find((p) => p.status?.podIP);
   const headCond: ConditionInput = head!.health.allReady
     ? { type: 'HeadPodReady', status: true, reason: 'HeadPodRunningAndReady', message: 'Head pod is running and ready' }
-    : { type: 'HeadPodReady', status: false, reason: head!.pods.length === 0 ? 'HeadPodNotFound' : 'HeadPodNotReady', message: head!.health.problem ? problemText(head!.health.problem) : 'Head pod is not ready' };
+    : {
+        type: 'HeadPodReady',
+        status: false,
+        reason: head!.pods.length === 0 ? 'HeadPodNotFound' : 'HeadPodNotReady',
+        message: head!.health.problem ? problemText(head!.health.problem) : 'Head pod is not ready',
+      };
   const provisioned = allReady || isTrue(rc.status?.conditions, 'RayClusterProvisioned');
   const provCond: ConditionInput = provisioned
-    ? { type: 'RayClusterProvisioned', status: true, reason: 'AllPodRunningAndReadyFirstTime', message: 'All Ray Pods are ready for the first time' }
-    : { type: 'RayClusterProvisioned', status: false, reason: 'RayClusterPodsProvisioning', message: 'RayCluster Pods are being provisioned for first time' };
-  const conds = [headCond, provCond, ...(fatal ? [{ type: 'RayClusterReplicaFailure', status: true, reason: fatal.reason, message: problemText(fatal) } as ConditionInput] : [])];
+    ? {
+        type: 'RayClusterProvisioned',
+        status: true,
+        reason: 'AllPodRunningAndReadyFirstTime',
+        message: 'All Ray Pods are ready for the first time',
+      }
+    : {
+        type: 'RayClusterProvisioned',
+        status: false,
+        reason: 'RayClusterPodsProvisioning',
+        message: 'RayCluster Pods are being provisioned for first time',
+      };
+  const conds = [
+    headCond,
+    provCond,
+    ...(fatal
+      ? [
+          {
+            type: 'RayClusterReplicaFailure',
+            status: true,
+            reason: fatal.reason,
+            message: problemText(fatal),
+          } as ConditionInput,
+        ]
+      : []),
+  ];
   const plans = observed.map((o) => o.plan);
   await applyStatus(ctx, rc, {
     observedGeneration: rc.metadata.generation ?? 1,
@@ -147,8 +219,14 @@ async function reconcileRayCluster(req: Request, ctx: ReconcileContext) {
     desiredWorkerReplicas: workers.reduce((n, w) => n + w.plan.replicas, 0),
     readyWorkerReplicas: workers.reduce((n, w) => n + w.health.ready, 0),
     availableWorkerReplicas: workers.reduce((n, w) => n + w.health.available, 0),
-    minWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce((n, g) => n + (g.minReplicas ?? 0), 0),
-    maxWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce((n, g) => n + (g.maxReplicas ?? g.replicas ?? 0), 0),
+    minWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce(
+      (n, g) => n + (g.minReplicas ?? 0),
+      0,
+    ),
+    maxWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce(
+      (n, g) => n + (g.maxReplicas ?? g.replicas ?? 0),
+      0,
+    ),
     desiredCPU: desiredResource(plans, (r) => r === 'cpu'),
     desiredMemory: desiredResource(plans, (r) => r === 'memory'),
     desiredGPU: desiredResource(plans, (r) => r.endsWith('/gpu')),

@@ -45,15 +45,35 @@ function containerProblem(pod: string, cs: ContainerStatus): PodProblem | undefi
     if (waiting.reason === 'CrashLoopBackOff' && last) {
       const exit = last.exitCode !== undefined ? ` (exit code ${last.exitCode})` : '';
       const detail = `container ${cs.name} last terminated with ${last.reason ?? 'Error'}${exit}${last.message ? `: ${last.message.trim()}` : ''}`;
-      return { reason: waiting.reason, message: base ? `${base}; ${detail}` : detail, fatal: true, pod, container: cs.name, ...(last.exitCode !== undefined ? { exitCode: last.exitCode } : {}) };
+      return {
+        reason: waiting.reason,
+        message: base ? `${base}; ${detail}` : detail,
+        fatal: true,
+        pod,
+        container: cs.name,
+        ...(last.exitCode !== undefined ? { exitCode: last.exitCode } : {}),
+      };
     }
-    return { reason: waiting.reason, message: base || `container ${cs.name} is waiting: ${waiting.reason}`, fatal: true, pod, container: cs.name };
+    return {
+      reason: waiting.reason,
+      message: base || `container ${cs.name} is waiting: ${waiting.reason}`,
+      fatal: true,
+      pod,
+      container: cs.name,
+    };
   }
   const term = cs.state?.terminated;
   if (term && (term.exitCode ?? 0) !== 0) {
     const reason = term.reason ?? 'Error';
     const message = `container ${cs.name} terminated with ${reason} (exit code ${term.exitCode})${term.message ? `: ${term.message.trim()}` : ''}`;
-    return { reason, message, fatal: true, pod, container: cs.name, ...(term.exitCode !== undefined ? { exitCode: term.exitCode } : {}) };
+    return {
+      reason,
+      message,
+      fatal: true,
+      pod,
+      container: cs.name,
+      ...(term.exitCode !== undefined ? { exitCode: term.exitCode } : {}),
+    };
   }
   return undefined;
 }
@@ -71,14 +91,21 @@ export function podProblem(pod: Pod): PodProblem | undefined {
   }
   const scheduled = st.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
-    return { reason: scheduled.reason ?? 'Unschedulable', message: scheduled.message ?? `pod ${name} cannot be scheduled`, fatal: false, pod: name };
+    return {
+      reason: scheduled.reason ?? 'Unschedulable',
+      message: scheduled.message ?? `pod ${name} cannot be scheduled`,
+      fatal: false,
+      pod: name,
+    };
   }
   return undefined;
 }
 
 /** the first problem among `pods` (in name order), fatal problems before pending ones */
 export function firstProblem(pods: Pod[]): PodProblem | undefined {
-  const live = pods.filter((p) => !p.metadata.deletionTimestamp).sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const live = pods
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
   let pending: PodProblem | undefined;
   for (const pod of live) {
     const p = podProblem(pod);
@@ -89,7 +116,11 @@ export function firstProblem(pods: Pod[]): PodProblem | undefined {
 }
 
 /** health of a Deployment and the pods it selects (`deployment` undefined: not created yet) */
-export function deploymentHealth(deployment: Deployment | undefined, pods: Pod[], desiredReplicas?: number): WorkloadHealth {
+export function deploymentHealth(
+  deployment: Deployment | undefined,
+  pods: Pod[],
+  desiredReplicas?: number,
+): WorkloadHealth {
   const desired = desiredReplicas ?? deployment?.spec?.replicas ?? 1;
   const st = deployment?.status ?? {};
   const ready = st.readyReplicas ?? 0;
@@ -99,8 +130,18 @@ export function deploymentHealth(deployment: Deployment | undefined, pods: Pod[]
   const allReady = observed && ready >= desired && available >= desired && updated >= desired;
   let problem = allReady ? undefined : firstProblem(pods);
   const progressing = st.conditions?.find((c) => c.type === 'Progressing');
-  if (!allReady && !problem?.fatal && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-    problem = { reason: 'ProgressDeadlineExceeded', message: progressing.message ?? 'the Deployment exceeded its progress deadline', fatal: true, pod: '' };
+  if (
+    !allReady &&
+    !problem?.fatal &&
+    progressing?.status === 'False' &&
+    progressing.reason === 'ProgressDeadlineExceeded'
+  ) {
+    problem = {
+      reason: 'ProgressDeadlineExceeded',
+      message: progressing.message ?? 'the Deployment exceeded its progress deadline',
+      fatal: true,
+      pod: '',
+    };
   }
   return { desired, ready, available, updated, allReady, ...(problem ? { problem } : {}) };
 }

@@ -9,10 +9,13 @@ import { SimDeployments, SimPods } from './kinds.ts';
 /** annotations a user puts on a custom resource to drive the simulated kubelet (failure injection, logs) */
 export const SIM_ANNOTATION_PREFIX = 'sim.modelplane.io/';
 
-export function simAnnotations(...sources: Array<{ metadata?: { annotations?: Record<string, string> } } | undefined>): Record<string, string> {
+export function simAnnotations(
+  ...sources: Array<{ metadata?: { annotations?: Record<string, string> } } | undefined>
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const src of sources) {
-    for (const [k, v] of Object.entries(src?.metadata?.annotations ?? {})) if (k.startsWith(SIM_ANNOTATION_PREFIX)) out[k] = v;
+    for (const [k, v] of Object.entries(src?.metadata?.annotations ?? {}))
+      if (k.startsWith(SIM_ANNOTATION_PREFIX)) out[k] = v;
   }
   return out;
 }
@@ -24,7 +27,11 @@ export function selectorString(matchLabels: Record<string, string>): string {
 }
 
 /** applies `desired` unless the cached copy already has it; returns what is now live (cached or written) */
-export async function applyChild<T extends KubeObject>(ctx: ReconcileContext, kind: KindRef<T>, desired: KubeObject): Promise<T> {
+export async function applyChild<T extends KubeObject>(
+  ctx: ReconcileContext,
+  kind: KindRef<T>,
+  desired: KubeObject,
+): Promise<T> {
   const live = await ctx.cache.get(kind, desired.metadata.name ?? '', desired.metadata.namespace);
   if (live && !needsApply(desired, live, ctx.controller)) return live;
   return ctx.client.apply<T>(desired);
@@ -69,7 +76,10 @@ export function deploymentFor(input: DeploymentInput): Deployment {
       replicas: input.replicas,
       selector: { matchLabels: input.selector },
       template: {
-        metadata: { labels: podLabels, ...(Object.keys(podAnnotations).length > 0 ? { annotations: podAnnotations } : {}) },
+        metadata: {
+          labels: podLabels,
+          ...(Object.keys(podAnnotations).length > 0 ? { annotations: podAnnotations } : {}),
+        },
         spec: input.template.spec,
       },
     },
@@ -83,7 +93,13 @@ export interface ServicePort {
   protocol?: 'TCP' | 'UDP';
 }
 
-export function serviceFor(owner: KubeObject, name: string, labels: Record<string, string>, selector: Record<string, string>, ports: ServicePort[]): Service {
+export function serviceFor(
+  owner: KubeObject,
+  name: string,
+  labels: Record<string, string>,
+  selector: Record<string, string>,
+  ports: ServicePort[],
+): Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -91,13 +107,23 @@ export function serviceFor(owner: KubeObject, name: string, labels: Record<strin
     spec: {
       type: 'ClusterIP',
       selector,
-      ports: ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol ?? 'TCP' })),
+      ports: ports.map((p) => ({
+        name: p.name,
+        port: p.port,
+        targetPort: p.targetPort,
+        protocol: p.protocol ?? 'TCP',
+      })),
     },
   };
 }
 
 /** the live Deployment (from the cache) and the pods it selects */
-export async function observeDeployment(ctx: ReconcileContext, namespace: string, name: string, selector: Record<string, string>): Promise<{ deployment?: Deployment; pods: Pod[] }> {
+export async function observeDeployment(
+  ctx: ReconcileContext,
+  namespace: string,
+  name: string,
+  selector: Record<string, string>,
+): Promise<{ deployment?: Deployment; pods: Pod[] }> {
   const deployment = await ctx.cache.get(SimDeployments, name, namespace);
   const pods = await ctx.cache.list(SimPods, { namespace, labelSelector: selectorString(selector) });
   return { ...(deployment ? { deployment } : {}), pods };

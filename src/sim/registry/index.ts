@@ -29,7 +29,13 @@ export const SIM_MODEL_IMAGES: readonly SimModelImage[] = Object.freeze([
       { gpuModel: 'MI300X', gpuCount: 1, precision: 'fp8', metric: 'throughput' },
     ],
   },
-  { repository: 'amdenterpriseai/aim-qwen-qwen3-8b', tags: ['0.8.5'], canonicalName: 'Qwen/Qwen3-8B', sizeBytes: 16.4 * GB, recommended: [{ gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'latency' }] },
+  {
+    repository: 'amdenterpriseai/aim-qwen-qwen3-8b',
+    tags: ['0.8.5'],
+    canonicalName: 'Qwen/Qwen3-8B',
+    sizeBytes: 16.4 * GB,
+    recommended: [{ gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'latency' }],
+  },
   {
     repository: 'amdenterpriseai/aim-meta-llama-llama-3-1-8b-instruct',
     tags: ['0.8.3', '0.8.5', 'latest'],
@@ -40,8 +46,21 @@ export const SIM_MODEL_IMAGES: readonly SimModelImage[] = Object.freeze([
       { gpuModel: 'MI355X', gpuCount: 1, precision: 'fp4', metric: 'latency' },
     ],
   },
-  { repository: 'amdenterpriseai/aim-mistralai-mistral-7b-instruct-v0-3', tags: ['0.8.2'], canonicalName: 'mistralai/Mistral-7B-Instruct-v0.3', sizeBytes: 14.5 * GB, recommended: [{ gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'throughput' }] },
-  { repository: 'amdenterpriseai/aim-private-model', tags: ['0.9.0'], canonicalName: 'example/private', sizeBytes: 2 * GB, recommended: [], private: true },
+  {
+    repository: 'amdenterpriseai/aim-mistralai-mistral-7b-instruct-v0-3',
+    tags: ['0.8.2'],
+    canonicalName: 'mistralai/Mistral-7B-Instruct-v0.3',
+    sizeBytes: 14.5 * GB,
+    recommended: [{ gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'throughput' }],
+  },
+  {
+    repository: 'amdenterpriseai/aim-private-model',
+    tags: ['0.9.0'],
+    canonicalName: 'example/private',
+    sizeBytes: 2 * GB,
+    recommended: [],
+    private: true,
+  },
 ]);
 
 /** `[docker.io/]repo[:tag]` → the catalogue entry and tag */
@@ -51,7 +70,8 @@ export function findSimImage(image: string): { entry: SimModelImage; tag: string
   const hasTag = colon > noDigest.lastIndexOf('/');
   let repo = hasTag ? noDigest.slice(0, colon) : noDigest;
   const tag = hasTag ? noDigest.slice(colon + 1) : 'latest';
-  for (const host of [`${SIM_REGISTRY_HOST}/`, 'registry-1.docker.io/', 'index.docker.io/']) if (repo.startsWith(host)) repo = repo.slice(host.length);
+  for (const host of [`${SIM_REGISTRY_HOST}/`, 'registry-1.docker.io/', 'index.docker.io/'])
+    if (repo.startsWith(host)) repo = repo.slice(host.length);
   const entry = SIM_MODEL_IMAGES.find((e) => e.repository === repo);
   return entry?.tags.includes(tag) ? { entry, tag } : undefined;
 }
@@ -60,7 +80,11 @@ export function findSimImage(image: string): { entry: SimModelImage; tag: string
 export function simModelSource(image: string): { modelId: string; sourceUri: string; sizeBytes: number } | undefined {
   const found = findSimImage(image);
   if (!found) return undefined;
-  return { modelId: found.entry.canonicalName, sourceUri: `hf://${found.entry.canonicalName}`, sizeBytes: Math.round(found.entry.sizeBytes) };
+  return {
+    modelId: found.entry.canonicalName,
+    sourceUri: `hf://${found.entry.canonicalName}`,
+    sizeBytes: Math.round(found.entry.sizeBytes),
+  };
 }
 
 /** the size of an hf:// source the catalogue knows; others get a stable size from their name */
@@ -92,8 +116,16 @@ function labelsOf(entry: SimModelImage, tag: string): Record<string, string> {
 export class SimRegistry implements ImageRegistry {
   async imageLabels(image: string): Promise<Record<string, string>> {
     const found = findSimImage(image);
-    if (!found) throw new RegistryError('NotFound', `image ${image} not found in registry ${SIM_REGISTRY_HOST} (manifest unknown)`);
-    if (found.entry.private) throw new RegistryError('Auth', `pulling ${image}: unauthorized: authentication required (add a pull secret with access)`);
+    if (!found)
+      throw new RegistryError(
+        'NotFound',
+        `image ${image} not found in registry ${SIM_REGISTRY_HOST} (manifest unknown)`,
+      );
+    if (found.entry.private)
+      throw new RegistryError(
+        'Auth',
+        `pulling ${image}: unauthorized: authentication required (add a pull secret with access)`,
+      );
     return labelsOf(found.entry, found.tag);
   }
 
@@ -110,6 +142,10 @@ export class SimRegistry implements ImageRegistry {
   }
 
   private checkHost(registry: string): void {
-    if (registry !== SIM_REGISTRY_HOST && registry !== 'registry-1.docker.io') throw new RegistryError('Unavailable', `registry ${registry} is not reachable from the simulated cluster (only ${SIM_REGISTRY_HOST} is)`);
+    if (registry !== SIM_REGISTRY_HOST && registry !== 'registry-1.docker.io')
+      throw new RegistryError(
+        'Unavailable',
+        `registry ${registry} is not reachable from the simulated cluster (only ${SIM_REGISTRY_HOST} is)`,
+      );
   }
 }

@@ -55,9 +55,18 @@ function dryRun(c: Container): string[] {
     profile: {
       engine_args: { 'tensor-parallel-size': Number(env('AIM_GPU_COUNT') ?? 1), 'gpu-memory-utilization': 0.9 },
       env_vars: { VLLM_USE_TRITON_FLASH_ATTN: '0' },
-      metadata: { engine: 'vllm', gpu, gpu_count: Number(env('AIM_GPU_COUNT') ?? 1), metric: env('AIM_METRIC') ?? 'latency', precision: env('AIM_PRECISION') ?? 'fp16', type: 'optimized' },
+      metadata: {
+        engine: 'vllm',
+        gpu,
+        gpu_count: Number(env('AIM_GPU_COUNT') ?? 1),
+        metric: env('AIM_METRIC') ?? 'latency',
+        precision: env('AIM_PRECISION') ?? 'fp16',
+        type: 'optimized',
+      },
     },
-    models: source ? [{ name: source.modelId, source: source.sourceUri, size_gb: Math.round(source.sizeBytes / 1e7) / 100 }] : [],
+    models: source
+      ? [{ name: source.modelId, source: source.sourceUri, size_gb: Math.round(source.sizeBytes / 1e7) / 100 }]
+      : [],
   };
   return [JSON.stringify([profile])];
 }
@@ -72,14 +81,19 @@ function download(c: Container, now: number): string[] {
     const p = sequence[i]!;
     lines.push(`${stamp} INFO Trying protocol ${p} (attempt ${i + 1}/${sequence.length}) for ${uri}`);
     if (gated(uri)) {
-      lines.push(`${stamp} ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`);
+      lines.push(
+        `${stamp} ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`,
+      );
       return lines;
     }
     if (failing.has(p)) {
-      lines.push(`${stamp} WARN protocol ${p} failed: simulated failure (AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS); cleaning .incomplete files${i + 1 < sequence.length ? `, switching to ${sequence[i + 1]}` : ''}`);
+      lines.push(
+        `${stamp} WARN protocol ${p} failed: simulated failure (AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS); cleaning .incomplete files${i + 1 < sequence.length ? `, switching to ${sequence[i + 1]}` : ''}`,
+      );
       continue;
     }
-    for (const pct of [25, 50, 75, 100]) lines.push(`${stamp} INFO progress ${Math.floor((total * pct) / 100)}/${total} bytes (${pct} %)`);
+    for (const pct of [25, 50, 75, 100])
+      lines.push(`${stamp} INFO progress ${Math.floor((total * pct) / 100)}/${total} bytes (${pct} %)`);
     lines.push(`${stamp} INFO Download complete via ${p}: ${total} bytes in /cache`);
     return lines;
   }
@@ -94,7 +108,10 @@ export function aimProgramLines(c: Container, now: number): string[] {
       return dryRun(c);
     case 'check-size': {
       const uri = c.args?.[1] ?? '';
-      if (gated(uri)) return [`ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`];
+      if (gated(uri))
+        return [
+          `ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`,
+        ];
       return [`INFO computing the size of ${uri}`, String(simSourceSize(uri))];
     }
     case 'download':

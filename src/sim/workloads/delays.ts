@@ -35,7 +35,8 @@ export function resolveDelays(overrides: Partial<SimDelays> = {}): SimDelays {
   const out: SimDelays = { ...DEFAULT_SIM_DELAYS };
   for (const [key, value] of Object.entries(overrides) as Array<[keyof SimDelays, number | undefined]>) {
     if (value === undefined) continue;
-    if (!Number.isFinite(value) || value < 0) throw new Error(`sim delays: ${key} must be a non-negative number of milliseconds, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error(`sim delays: ${key} must be a non-negative number of milliseconds, got ${value}`);
     out[key] = value;
   }
   return out;

@@ -19,15 +19,27 @@ export function fenceposts(d: Deployment): { maxSurge: number; maxUnavailable: n
   if (d.spec.strategy?.type === 'Recreate') return { maxSurge: 0, maxUnavailable: desiredReplicas(d) };
   const ru = d.spec.strategy?.rollingUpdate ?? {};
   const n = desiredReplicas(d);
-  const maxSurge = scaledValue(ru.maxSurge ?? '25%', n, true, `deployment ${d.metadata.name}: spec.strategy.rollingUpdate.maxSurge`);
-  let maxUnavailable = scaledValue(ru.maxUnavailable ?? '25%', n, false, `deployment ${d.metadata.name}: spec.strategy.rollingUpdate.maxUnavailable`);
+  const maxSurge = scaledValue(
+    ru.maxSurge ?? '25%',
+    n,
+    true,
+    `deployment ${d.metadata.name}: spec.strategy.rollingUpdate.maxSurge`,
+  );
+  let maxUnavailable = scaledValue(
+    ru.maxUnavailable ?? '25%',
+    n,
+    false,
+    `deployment ${d.metadata.name}: spec.strategy.rollingUpdate.maxUnavailable`,
+  );
   if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
   return { maxSurge, maxUnavailable: Math.min(maxUnavailable, n) };
 }
 
 const specReplicas = (rs: ReplicaSet) => rs.spec.replicas ?? 0;
 const available = (rs: ReplicaSet) => rs.status?.availableReplicas ?? 0;
-const byAge = (a: ReplicaSet, b: ReplicaSet) => (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+const byAge = (a: ReplicaSet, b: ReplicaSet) =>
+  (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0) ||
+  (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
 
 /** the replicas a (possibly not yet created) new ReplicaSet should have now */
 export function newReplicaSetReplicas(d: Deployment, all: readonly ReplicaSet[], newCurrent: number): number {
@@ -59,7 +71,15 @@ export function rollingStep(d: Deployment, newRS: ReplicaSet, olds: readonly Rep
   const want = desiredReplicas(d);
   const cur = specReplicas(newRS);
   if (cur > want) set(newRS, want);
-  else if (cur < want) set(newRS, newReplicaSetReplicas(d, all.map((rs) => ({ ...rs, spec: { ...rs.spec, replicas: replicas.get(rs.metadata.name!) } })), cur));
+  else if (cur < want)
+    set(
+      newRS,
+      newReplicaSetReplicas(
+        d,
+        all.map((rs) => ({ ...rs, spec: { ...rs.spec, replicas: replicas.get(rs.metadata.name!) } })),
+        cur,
+      ),
+    );
 
   const sortedOlds = [...olds].sort(byAge);
   if (sortedOlds.every((rs) => replicas.get(rs.metadata.name!) === 0)) return scale;
@@ -117,10 +137,28 @@ export function counts(d: Deployment, newRS: ReplicaSet | undefined, all: readon
 }
 
 /** a ReplicaSet's ReplicaFailure (pods cannot be created) is surfaced on the Deployment */
-function replicaFailure(all: readonly ReplicaSet[], live: readonly WorkloadCondition[] | undefined, now: number): WorkloadCondition[] {
-  const failed = all.map((rs) => rs.status?.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True')).find((c) => c !== undefined);
+function replicaFailure(
+  all: readonly ReplicaSet[],
+  live: readonly WorkloadCondition[] | undefined,
+  now: number,
+): WorkloadCondition[] {
+  const failed = all
+    .map((rs) => rs.status?.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True'))
+    .find((c) => c !== undefined);
   if (!failed) return [];
-  return [keepTimes({ type: 'ReplicaFailure', status: 'True', reason: failed.reason ?? 'FailedCreate', message: failed.message ?? '' }, live, now, { update: true })];
+  return [
+    keepTimes(
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: failed.reason ?? 'FailedCreate',
+        message: failed.message ?? '',
+      },
+      live,
+      now,
+      { update: true },
+    ),
+  ];
 }
 
 export interface StatusInput {
@@ -133,7 +171,10 @@ export interface StatusInput {
 }
 
 /** the whole status the deployment controller writes, and when to look again for a progress deadline */
-export function deploymentStatus(input: StatusInput): { status: NonNullable<Deployment['status']>; recheckAfter?: number } {
+export function deploymentStatus(input: StatusInput): {
+  status: NonNullable<Deployment['status']>;
+  recheckAfter?: number;
+} {
   const { d, newRS, all, created, now } = input;
   const c = counts(d, newRS, all);
   const want = desiredReplicas(d);
@@ -142,8 +183,18 @@ export function deploymentStatus(input: StatusInput): { status: NonNullable<Depl
   const { maxUnavailable } = fenceposts(d);
   const availableCond = stamp(
     c.availableReplicas >= want - maxUnavailable
-      ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
-      : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
+      ? {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        }
+      : {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
   );
   const prev = live?.find((x) => x.type === 'Progressing');
   const name = newRS?.metadata.name ?? '';
@@ -158,23 +209,58 @@ export function deploymentStatus(input: StatusInput): { status: NonNullable<Depl
   let progressing: WorkloadCondition | undefined = prev;
   let recheckAfter: number | undefined;
   if (d.spec.paused) {
-    progressing = stamp({ type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' });
+    progressing = stamp({
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+      message: 'Deployment is paused',
+    });
   } else if (prev?.reason === 'DeploymentPaused') {
-    progressing = stamp({ type: 'Progressing', status: 'Unknown', reason: 'DeploymentResumed', message: 'Deployment is resumed' });
+    progressing = stamp({
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: 'DeploymentResumed',
+      message: 'Deployment is resumed',
+    });
   } else if (newRS && complete) {
-    progressing = stamp({ type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}" has successfully progressed.` });
+    progressing = stamp({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'NewReplicaSetAvailable',
+      message: `ReplicaSet "${name}" has successfully progressed.`,
+    });
   } else if (newRS && created) {
-    progressing = stamp({ type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${name}"` });
+    progressing = stamp({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'NewReplicaSetCreated',
+      message: `Created new replica set "${name}"`,
+    });
   } else if (newRS && !prev) {
-    progressing = stamp({ type: 'Progressing', status: 'True', reason: 'FoundNewReplicaSet', message: `Found new replica set "${name}"` });
+    progressing = stamp({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'FoundNewReplicaSet',
+      message: `Found new replica set "${name}"`,
+    });
   } else if (newRS && (progressed || prev?.reason === 'NewReplicaSetAvailable')) {
     // progress moves lastUpdateTime even when the reason is unchanged: that is what the deadline measures
-    const cond = stamp({ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}" is progressing.` });
+    const cond = stamp({
+      type: 'Progressing',
+      status: 'True',
+      reason: 'ReplicaSetUpdated',
+      message: `ReplicaSet "${name}" is progressing.`,
+    });
     progressing = progressed ? { ...cond, lastUpdateTime: kubeTime(now) } : cond;
   } else if (newRS && prev?.status === 'True') {
     const since = parseTime(prev.lastUpdateTime) ?? now;
     if (now - since >= deadlineMs) {
-      progressing = stamp({ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${name}" has timed out progressing.` });
+      progressing = stamp({
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: `ReplicaSet "${name}" has timed out progressing.`,
+      });
     } else recheckAfter = since + deadlineMs - now;
   }
   if (progressing?.status === 'True' && progressing.reason !== 'NewReplicaSetAvailable' && recheckAfter === undefined) {

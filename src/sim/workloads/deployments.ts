@@ -3,7 +3,16 @@
 // revision annotations, old ReplicaSets pruned to revisionHistoryLimit, and the Deployment's status with
 // the Available / Progressing conditions.
 
-import { controllerOf, controllerRef, type EventRecorder, isAlreadyExists, isNotFound, needsApply, type ReconcileContext, type Result } from '../../kube/index.ts';
+import {
+  controllerOf,
+  controllerRef,
+  type EventRecorder,
+  isAlreadyExists,
+  isNotFound,
+  needsApply,
+  type ReconcileContext,
+  type Result,
+} from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
 import {
   DESIRED_REPLICAS,
@@ -28,13 +37,19 @@ function revisionOf(rs: ReplicaSet): number {
 }
 
 function replicaAnnotations(d: Deployment): Record<string, string> {
-  return { [DESIRED_REPLICAS]: String(desiredReplicas(d)), [MAX_REPLICAS]: String(desiredReplicas(d) + fenceposts(d).maxSurge) };
+  return {
+    [DESIRED_REPLICAS]: String(desiredReplicas(d)),
+    [MAX_REPLICAS]: String(desiredReplicas(d) + fenceposts(d).maxSurge),
+  };
 }
 
 function newReplicaSet(d: Deployment, replicas: number, revision: number): ReplicaSet {
   const hash = templateHash(d.spec.template, d.status?.collisionCount);
   const template = structuredClone(d.spec.template);
-  template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH]: hash } };
+  template.metadata = {
+    ...(template.metadata ?? {}),
+    labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH]: hash },
+  };
   const copied = Object.fromEntries(Object.entries(d.metadata.annotations ?? {}).filter(([k]) => !NOT_COPIED.test(k)));
   const selector = structuredClone(d.spec.selector);
   selector.matchLabels = { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH]: hash };
@@ -48,7 +63,12 @@ function newReplicaSet(d: Deployment, replicas: number, revision: number): Repli
       annotations: { ...copied, ...replicaAnnotations(d), [REVISION]: String(revision) },
       ownerReferences: [controllerRef(d, { blockOwnerDeletion: true })],
     },
-    spec: { replicas, ...(d.spec.minReadySeconds ? { minReadySeconds: d.spec.minReadySeconds } : {}), selector, template },
+    spec: {
+      replicas,
+      ...(d.spec.minReadySeconds ? { minReadySeconds: d.spec.minReadySeconds } : {}),
+      selector,
+      template,
+    },
   };
 }
 
@@ -68,7 +88,10 @@ export function registerDeployments(sim: SimContext): void {
 /** the live ReplicaSets the Deployment controls */
 async function ownedReplicaSets(ctx: ReconcileContext, d: Deployment): Promise<ReplicaSet[]> {
   const uid = d.metadata.uid ?? '';
-  const owned = await ctx.cache.list(ReplicaSets, { index: { name: 'owner', value: uid }, namespace: d.metadata.namespace ?? '' });
+  const owned = await ctx.cache.list(ReplicaSets, {
+    index: { name: 'owner', value: uid },
+    namespace: d.metadata.namespace ?? '',
+  });
   return owned.filter((rs: ReplicaSet) => controllerOf(rs)?.uid === uid && !rs.metadata.deletionTimestamp);
 }
 
@@ -101,7 +124,11 @@ class DeploymentSync {
       if (!rolled) return { requeue: true };
       if (this.newRS) await this.syncRevision(this.newRS);
       await this.cleanup();
-    } else if (this.newRS && (this.newRS.spec.replicas ?? 0) !== desiredReplicas(d) && this.olds().every((rs) => (rs.spec.replicas ?? 0) === 0)) {
+    } else if (
+      this.newRS &&
+      (this.newRS.spec.replicas ?? 0) !== desiredReplicas(d) &&
+      this.olds().every((rs) => (rs.spec.replicas ?? 0) === 0)
+    ) {
       // a paused Deployment still scales
       await this.scale(this.newRS, desiredReplicas(d));
     }
@@ -140,7 +167,13 @@ class DeploymentSync {
     const updated = await this.ctx.client.patch(ReplicaSets, rs.metadata.name!, rs.metadata.namespace, patch, 'merge');
     this.all = this.all.map((x) => (x === rs ? updated : x));
     if (this.newRS === rs) this.newRS = updated;
-    if (from !== to) this.recorder.event(this.d, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`);
+    if (from !== to)
+      this.recorder.event(
+        this.d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
+      );
   }
 
   /** creates the new ReplicaSet; false when its name is taken by another template (a hash collision) */
@@ -153,19 +186,34 @@ class DeploymentSync {
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       const existing = await ctx.client.getOrUndefined(ReplicaSets, desired.metadata.name!, d.metadata.namespace);
-      if (existing && controllerOf(existing)?.uid === d.metadata.uid && equalTemplates(existing.spec.template, d.spec.template)) {
+      if (
+        existing &&
+        controllerOf(existing)?.uid === d.metadata.uid &&
+        equalTemplates(existing.spec.template, d.spec.template)
+      ) {
         this.newRS = existing;
         this.all = [...this.all.filter((rs) => rs.metadata.uid !== existing.metadata.uid), existing];
         return true;
       }
       // the next hash (collisionCount + 1) tries another name
-      await ctx.client.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: d.metadata.name, namespace: d.metadata.namespace }, status: { collisionCount: (d.status?.collisionCount ?? 0) + 1 } });
+      await ctx.client.applyStatus({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: d.metadata.name, namespace: d.metadata.namespace },
+        status: { collisionCount: (d.status?.collisionCount ?? 0) + 1 },
+      });
       return false;
     }
     this.newRS = made;
     this.all = [...this.all, made];
     this.created = true;
-    if (replicas > 0) this.recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${made.metadata.name} from 0 to ${replicas}`);
+    if (replicas > 0)
+      this.recorder.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${made.metadata.name} from 0 to ${replicas}`,
+      );
     return true;
   }
 
@@ -175,16 +223,34 @@ class DeploymentSync {
     let revision = revisionOf(rs);
     if (revision <= this.maxOldRevision) {
       revision = this.maxOldRevision + 1;
-      const history = [rs.metadata.annotations?.['deployment.kubernetes.io/revision-history'], String(revisionOf(rs))].filter((x) => x && x !== '0').join(',');
-      const annotations: Record<string, string> = { [REVISION]: String(revision), ...(history ? { 'deployment.kubernetes.io/revision-history': history } : {}) };
-      const updated = await ctx.client.patch(ReplicaSets, rs.metadata.name!, rs.metadata.namespace, { metadata: { annotations } }, 'merge');
+      const history = [rs.metadata.annotations?.['deployment.kubernetes.io/revision-history'], String(revisionOf(rs))]
+        .filter((x) => x && x !== '0')
+        .join(',');
+      const annotations: Record<string, string> = {
+        [REVISION]: String(revision),
+        ...(history ? { 'deployment.kubernetes.io/revision-history': history } : {}),
+      };
+      const updated = await ctx.client.patch(
+        ReplicaSets,
+        rs.metadata.name!,
+        rs.metadata.namespace,
+        { metadata: { annotations } },
+        'merge',
+      );
       this.all = this.all.map((x) => (x === rs ? updated : x));
       this.newRS = updated;
     }
     // through /status, as kube's deployment controller does (UpdateStatus): an annotation change on the
     // main resource would bump the Deployment's generation
     if (d.metadata.annotations?.[REVISION] !== String(revision)) {
-      await ctx.client.patch(Deployments, d.metadata.name!, d.metadata.namespace, { metadata: { annotations: { [REVISION]: String(revision) } } }, 'merge', { subresource: 'status' });
+      await ctx.client.patch(
+        Deployments,
+        d.metadata.name!,
+        d.metadata.namespace,
+        { metadata: { annotations: { [REVISION]: String(revision) } } },
+        'merge',
+        { subresource: 'status' },
+      );
     }
   }
 
@@ -193,10 +259,17 @@ class DeploymentSync {
     const limit = this.d.spec.revisionHistoryLimit ?? 10;
     const idle = this.olds()
       .filter((rs) => (rs.spec.replicas ?? 0) === 0 && (rs.status?.replicas ?? 0) === 0)
-      .sort((a, b) => revisionOf(a) - revisionOf(b) || (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0));
+      .sort(
+        (a, b) =>
+          revisionOf(a) - revisionOf(b) ||
+          (parseTime(a.metadata.creationTimestamp) ?? 0) - (parseTime(b.metadata.creationTimestamp) ?? 0),
+      );
     for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
       try {
-        await this.ctx.client.delete(ReplicaSets, rs.metadata.name!, rs.metadata.namespace, { propagationPolicy: 'Background', preconditions: { uid: rs.metadata.uid! } });
+        await this.ctx.client.delete(ReplicaSets, rs.metadata.name!, rs.metadata.namespace, {
+          propagationPolicy: 'Background',
+          preconditions: { uid: rs.metadata.uid! },
+        });
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -206,8 +279,19 @@ class DeploymentSync {
 
   private async writeStatus(): Promise<Result | undefined> {
     const { d, ctx } = this;
-    const { status, recheckAfter } = deploymentStatus({ d, newRS: this.newRS, all: this.all, created: this.created, now: this.sim.now() });
-    const desired = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: d.metadata.name, namespace: d.metadata.namespace }, status };
+    const { status, recheckAfter } = deploymentStatus({
+      d,
+      newRS: this.newRS,
+      all: this.all,
+      created: this.created,
+      now: this.sim.now(),
+    });
+    const desired = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: d.metadata.name, namespace: d.metadata.namespace },
+      status,
+    };
     if (needsApply(desired, d, FIELD_MANAGER, 'status')) {
       try {
         await ctx.client.applyStatus(desired);

@@ -5,7 +5,17 @@
 
 import { isNotFound, needsApply, type Selector, selectorFromObject } from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
-import { type EndpointAddress, type Endpoints, EndpointsKind, type EndpointSubset, type Pod, Pods, type Service, type ServicePort, Services } from './kinds.ts';
+import {
+  type EndpointAddress,
+  type Endpoints,
+  EndpointsKind,
+  type EndpointSubset,
+  type Pod,
+  Pods,
+  type Service,
+  type ServicePort,
+  Services,
+} from './kinds.ts';
 import { isPodReady, isTerminal } from './util.ts';
 
 const FIELD_MANAGER = 'endpoint-controller';
@@ -22,7 +32,11 @@ function resolvePort(sp: ServicePort, pod: Pod): number | undefined {
 }
 
 function ipOrder(a: EndpointAddress, b: EndpointAddress): number {
-  const key = (ip: string) => ip.split('.').map((x) => x.padStart(3, '0')).join('.');
+  const key = (ip: string) =>
+    ip
+      .split('.')
+      .map((x) => x.padStart(3, '0'))
+      .join('.');
   return key(a.ip).localeCompare(key(b.ip));
 }
 
@@ -30,14 +44,18 @@ function ipOrder(a: EndpointAddress, b: EndpointAddress): number {
 export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSubset[] {
   const ports = svc.spec?.ports ?? [];
   const publishNotReady = svc.spec?.publishNotReadyAddresses === true;
-  const groups = new Map<string, { ports: NonNullable<EndpointSubset['ports']>; ready: EndpointAddress[]; notReady: EndpointAddress[] }>();
+  const groups = new Map<
+    string,
+    { ports: NonNullable<EndpointSubset['ports']>; ready: EndpointAddress[]; notReady: EndpointAddress[] }
+  >();
   for (const pod of pods) {
     const ip = pod.status?.podIP;
     if (!ip || pod.metadata.deletionTimestamp || isTerminal(pod)) continue;
     const resolved: NonNullable<EndpointSubset['ports']> = [];
     for (const sp of ports) {
       const port = resolvePort(sp, pod);
-      if (port !== undefined) resolved.push({ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP' });
+      if (port !== undefined)
+        resolved.push({ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP' });
     }
     if (ports.length > 0 && resolved.length === 0) continue;
     const key = JSON.stringify(resolved);
@@ -65,7 +83,9 @@ export function registerEndpoints(sim: SimContext): void {
   const selectors = new Map<string, Selector>();
   const servicesFor = (pod: Pod) => {
     const ns = `${pod.metadata.namespace}/`;
-    return [...selectors].filter(([key, sel]) => key.startsWith(ns) && sel.matches(pod.metadata.labels)).map(([key]) => key);
+    return [...selectors]
+      .filter(([key, sel]) => key.startsWith(ns) && sel.matches(pod.metadata.labels))
+      .map(([key]) => key);
   };
 
   sim.mgr
@@ -79,7 +99,13 @@ export function registerEndpoints(sim: SimContext): void {
       const live = await ctx.cache.get(EndpointsKind, req.name, req.namespace);
       const ours = live?.metadata.managedFields?.some((f) => f.manager === FIELD_MANAGER) ?? false;
       const selector = svc?.spec?.selector;
-      if (!svc || svc.metadata.deletionTimestamp || !selector || Object.keys(selector).length === 0 || svc.spec?.type === 'ExternalName') {
+      if (
+        !svc ||
+        svc.metadata.deletionTimestamp ||
+        !selector ||
+        Object.keys(selector).length === 0 ||
+        svc.spec?.type === 'ExternalName'
+      ) {
         selectors.delete(key);
         // Endpoints of a Service without a selector belong to whoever wrote them
         if (live && ours && !svc) {
@@ -91,8 +117,13 @@ export function registerEndpoints(sim: SimContext): void {
       }
       const sel = selectorFromObject({ matchLabels: selector });
       selectors.set(key, sel);
-      const pods = (await ctx.cache.list(Pods, { namespace: req.namespace })).filter((p) => sel.matches(p.metadata.labels));
-      const labels: Record<string, string> = { ...(svc.metadata.labels ?? {}), ...(svc.spec?.clusterIP === 'None' ? { 'service.kubernetes.io/headless': '' } : {}) };
+      const pods = (await ctx.cache.list(Pods, { namespace: req.namespace })).filter((p) =>
+        sel.matches(p.metadata.labels),
+      );
+      const labels: Record<string, string> = {
+        ...(svc.metadata.labels ?? {}),
+        ...(svc.spec?.clusterIP === 'None' ? { 'service.kubernetes.io/headless': '' } : {}),
+      };
       const desired: Endpoints = {
         apiVersion: 'v1',
         kind: 'Endpoints',

@@ -4,7 +4,14 @@
 
 import { FAIL_ANNOTATION, FAIL_CONTAINER_ANNOTATION, LOGS_ANNOTATION, type Pod } from './kinds.ts';
 
-export const FAILURE_MODES = ['ImagePullBackOff', 'ErrImagePull-auth', 'OOMKilled', 'CrashLoopBackOff', 'Unschedulable', 'DiskFull'] as const;
+export const FAILURE_MODES = [
+  'ImagePullBackOff',
+  'ErrImagePull-auth',
+  'OOMKilled',
+  'CrashLoopBackOff',
+  'Unschedulable',
+  'DiskFull',
+] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];
 
 export interface PodFailure {

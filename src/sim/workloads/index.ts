@@ -29,9 +29,24 @@ export { FAILURE_MODES, type FailureMode } from './failures.ts';
 export { FAIL_ANNOTATION, FAIL_CONTAINER_ANNOTATION, LOGS_ANNOTATION } from './kinds.ts';
 export { PodLogStore } from './pod-logs.ts';
 
-export type WorkloadSimulator = 'deployments' | 'replicasets' | 'scheduler' | 'kubelet' | 'jobs' | 'volumes' | 'endpoints';
+export type WorkloadSimulator =
+  | 'deployments'
+  | 'replicasets'
+  | 'scheduler'
+  | 'kubelet'
+  | 'jobs'
+  | 'volumes'
+  | 'endpoints';
 
-export const WORKLOAD_SIMULATORS: readonly WorkloadSimulator[] = ['deployments', 'replicasets', 'scheduler', 'kubelet', 'jobs', 'volumes', 'endpoints'];
+export const WORKLOAD_SIMULATORS: readonly WorkloadSimulator[] = [
+  'deployments',
+  'replicasets',
+  'scheduler',
+  'kubelet',
+  'jobs',
+  'volumes',
+  'endpoints',
+];
 
 export interface WorkloadSimulatorOptions {
   /** where the kubelet writes container output (wire `get` as the API server's log provider) */
@@ -56,9 +71,20 @@ export interface WorkloadSimulators {
 export function registerWorkloadSimulators(mgr: Manager, opts: WorkloadSimulatorOptions): WorkloadSimulators {
   const log = (opts.logger ?? mgr.log).child({ component: 'sim-workloads' });
   const recorders = new ComponentRecorders(mgr.client, log, opts.events ?? true);
-  const sim: SimContext = { mgr, delays: resolveDelays(opts.delays), logs: opts.logs, recorders, log, now: opts.now ?? Date.now };
+  const sim: SimContext = {
+    mgr,
+    delays: resolveDelays(opts.delays),
+    logs: opts.logs,
+    recorders,
+    log,
+    now: opts.now ?? Date.now,
+  };
   const only = new Set(opts.only ?? WORKLOAD_SIMULATORS);
-  for (const name of only) if (!WORKLOAD_SIMULATORS.includes(name)) throw new Error(`registerWorkloadSimulators: unknown simulator "${name}" (known: ${WORKLOAD_SIMULATORS.join(', ')})`);
+  for (const name of only)
+    if (!WORKLOAD_SIMULATORS.includes(name))
+      throw new Error(
+        `registerWorkloadSimulators: unknown simulator "${name}" (known: ${WORKLOAD_SIMULATORS.join(', ')})`,
+      );
   if (only.has('deployments')) registerDeployments(sim);
   if (only.has('replicasets')) registerReplicaSets(sim);
   if (only.has('scheduler')) registerScheduler(sim);

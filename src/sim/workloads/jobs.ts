@@ -3,7 +3,14 @@
 // activeDeadlineSeconds, Indexed completion, suspend, ttlSecondsAfterFinished, and the status with the
 // SuccessCriteriaMet/Complete and FailureTarget/Failed condition pairs.
 
-import { type EventRecorder, isNotFound, needsApply, type ReconcileContext, type Request, type Result } from '../../kube/index.ts';
+import {
+  type EventRecorder,
+  isNotFound,
+  needsApply,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
 import { backoffDelay } from './delays.ts';
 import { type Job, Jobs, type Pod, Pods, type WorkloadCondition } from './kinds.ts';
@@ -39,7 +46,8 @@ export function formatIndexes(indexes: Iterable<number>): string {
 function lastFailureAt(failed: readonly Pod[]): number {
   let last = 0;
   for (const p of failed) {
-    for (const c of p.status?.containerStatuses ?? []) last = Math.max(last, parseTime(c.state?.terminated?.finishedAt) ?? 0);
+    for (const c of p.status?.containerStatuses ?? [])
+      last = Math.max(last, parseTime(c.state?.terminated?.finishedAt) ?? 0);
   }
   return last;
 }
@@ -80,7 +88,10 @@ function tallyJob(job: Job, pods: Pod[], now: number): JobTally {
   const completions = spec.completions;
   const backoffLimit = spec.backoffLimit ?? 6;
   const startTime = job.status?.startTime ?? (spec.suspend ? undefined : kubeTime(now));
-  const restarts = active.reduce((n, p) => n + (p.status?.containerStatuses ?? []).reduce((m, c) => m + (c.restartCount ?? 0), 0), 0);
+  const restarts = active.reduce(
+    (n, p) => n + (p.status?.containerStatuses ?? []).reduce((m, c) => m + (c.restartCount ?? 0), 0),
+    0,
+  );
   const onFailure = spec.template.spec.restartPolicy === 'OnFailure';
   return {
     indexed,
@@ -91,7 +102,10 @@ function tallyJob(job: Job, pods: Pod[], now: number): JobTally {
     failed,
     startTime,
     pastBackoff: failed > backoffLimit || (onFailure && (backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit)),
-    deadline: spec.activeDeadlineSeconds !== undefined && startTime ? (parseTime(startTime) ?? now) + spec.activeDeadlineSeconds * 1000 : undefined,
+    deadline:
+      spec.activeDeadlineSeconds !== undefined && startTime
+        ? (parseTime(startTime) ?? now) + spec.activeDeadlineSeconds * 1000
+        : undefined,
     complete: indexed
       ? completions !== undefined && doneIndexes.size >= completions
       : completions !== undefined
@@ -128,7 +142,9 @@ async function reconcileJob(sim: SimContext, req: Request, ctx: ReconcileContext
     completionTime = kubeTime(now);
     recorder.event(job, 'Normal', 'Completed', 'Job completed');
   } else if (tally.pastBackoff || (tally.deadline !== undefined && now >= tally.deadline)) {
-    const [reason, message] = tally.pastBackoff ? ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'] : ['DeadlineExceeded', 'Job was active longer than specified deadline'];
+    const [reason, message] = tally.pastBackoff
+      ? ['BackoffLimitExceeded', 'Job has reached the specified backoff limit']
+      : ['DeadlineExceeded', 'Job was active longer than specified deadline'];
     await removeActive();
     remaining = [];
     conditions.set('FailureTarget', 'True', reason, message);
@@ -145,14 +161,21 @@ async function reconcileJob(sim: SimContext, req: Request, ctx: ReconcileContext
 }
 
 /** ttlSecondsAfterFinished: the finished Job is deleted (with its pods) once its TTL has passed */
-async function deleteAfterTtl(job: Job, finished: WorkloadCondition, now: number, ctx: ReconcileContext): Promise<Result | undefined> {
+async function deleteAfterTtl(
+  job: Job,
+  finished: WorkloadCondition,
+  now: number,
+  ctx: ReconcileContext,
+): Promise<Result | undefined> {
   const ttl = job.spec.ttlSecondsAfterFinished;
   if (ttl === undefined) return undefined;
   const at = (parseTime(job.status?.completionTime ?? finished.lastTransitionTime) ?? now) + ttl * 1000;
   if (now < at) return { requeueAfter: at - now };
-  await ctx.client.delete(Jobs, job.metadata.name!, job.metadata.namespace, { propagationPolicy: 'Background' }).catch((err) => {
-    if (!isNotFound(err)) throw err;
-  });
+  await ctx.client
+    .delete(Jobs, job.metadata.name!, job.metadata.namespace, { propagationPolicy: 'Background' })
+    .catch((err) => {
+      if (!isNotFound(err)) throw err;
+    });
   return undefined;
 }
 
@@ -166,16 +189,31 @@ async function deletePod(job: Job, p: Pod, ctx: ReconcileContext, recorder: Even
 }
 
 /** A running Job: pods up to parallelism (free indexes first when Indexed), replacements after the failure back-off. */
-async function runPods(sim: SimContext, job: Job, t: JobTally, now: number, ctx: ReconcileContext, recorder: EventRecorder): Promise<{ active: Pod[]; requeueAfter?: number }> {
+async function runPods(
+  sim: SimContext,
+  job: Job,
+  t: JobTally,
+  now: number,
+  ctx: ReconcileContext,
+  recorder: EventRecorder,
+): Promise<{ active: Pod[]; requeueAfter?: number }> {
   const { parallelism = 1, completions } = job.spec;
   const requeueAfter = t.deadline !== undefined ? Math.max(1, t.deadline - now) : undefined;
-  const wantActive = completions === undefined ? (t.succeeded > 0 ? t.active.length : parallelism) : Math.min(parallelism, completions - t.succeeded);
+  const wantActive =
+    completions === undefined
+      ? t.succeeded > 0
+        ? t.active.length
+        : parallelism
+      : Math.min(parallelism, completions - t.succeeded);
   const missing = wantActive - t.active.length;
   if (missing <= 0) return { active: t.active, ...(requeueAfter !== undefined ? { requeueAfter } : {}) };
   const retryAt = t.failed > 0 ? lastFailureAt(t.failedPods) + backoffDelay(sim.delays, t.failed - 1) : 0;
-  if (now < retryAt) return { active: t.active, requeueAfter: Math.min(requeueAfter ?? Number.POSITIVE_INFINITY, retryAt - now) };
+  if (now < retryAt)
+    return { active: t.active, requeueAfter: Math.min(requeueAfter ?? Number.POSITIVE_INFINITY, retryAt - now) };
   const busy = new Set(t.active.map(podIndex));
-  const free = t.indexed ? Array.from({ length: completions ?? 0 }, (_, i) => i).filter((i) => !t.doneIndexes.has(i) && !busy.has(i)) : [];
+  const free = t.indexed
+    ? Array.from({ length: completions ?? 0 }, (_, i) => i).filter((i) => !t.doneIndexes.has(i) && !busy.has(i))
+    : [];
   const created: Pod[] = [];
   for (let i = 0; i < missing && (!t.indexed || i < free.length); i++) {
     const p = await ctx.client.create(jobPod(job, t.indexed ? free[i] : undefined));
@@ -197,7 +235,9 @@ function jobPod(job: Job, index: number | undefined): Pod {
   };
   return podFromTemplate(job, job.spec.template, {
     labels,
-    ...(index !== undefined ? { annotations: { [INDEX]: String(index) }, generateName: `${name}-${index}-`, hostname: `${name}-${index}` } : {}),
+    ...(index !== undefined
+      ? { annotations: { [INDEX]: String(index) }, generateName: `${name}-${index}-`, hostname: `${name}-${index}` }
+      : {}),
   });
 }
 
@@ -236,7 +276,12 @@ async function writeJobStatus(
     ...(next.conditions.length > 0 ? { conditions: next.conditions } : {}),
     uncountedTerminatedPods: {},
   };
-  const desired = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: job.metadata.name, namespace: job.metadata.namespace }, status };
+  const desired = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: job.metadata.name, namespace: job.metadata.namespace },
+    status,
+  };
   if (!needsApply(desired, job, FIELD_MANAGER, 'status')) return;
   try {
     await ctx.client.applyStatus(desired);

@@ -68,7 +68,9 @@ export interface PodSpec {
   nodeName?: string;
   nodeSelector?: Record<string, string>;
   tolerations?: Toleration[];
-  affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] } } };
+  affinity?: {
+    nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] } };
+  };
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   schedulerName?: string;
   schedulingGates?: Array<{ name: string }>;
@@ -95,7 +97,14 @@ export interface PodCondition {
 export interface ContainerState {
   waiting?: { reason?: string; message?: string };
   running?: { startedAt?: string };
-  terminated?: { exitCode: number; reason?: string; message?: string; startedAt?: string; finishedAt?: string; containerID?: string };
+  terminated?: {
+    exitCode: number;
+    reason?: string;
+    message?: string;
+    startedAt?: string;
+    finishedAt?: string;
+    containerID?: string;
+  };
 }
 
 export interface ContainerStatus {
@@ -174,7 +183,10 @@ export interface Deployment extends KubeObject {
     replicas?: number;
     selector: LabelSelector;
     template: PodTemplateSpec;
-    strategy?: { type?: 'RollingUpdate' | 'Recreate'; rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString } };
+    strategy?: {
+      type?: 'RollingUpdate' | 'Recreate';
+      rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString };
+    };
     minReadySeconds?: number;
     revisionHistoryLimit?: number;
     paused?: boolean;
@@ -236,10 +248,21 @@ export interface PersistentVolume extends KubeObject {
     storageClassName?: string;
     volumeMode?: string;
     persistentVolumeReclaimPolicy?: 'Delete' | 'Retain' | 'Recycle';
-    claimRef?: { apiVersion?: string; kind?: string; name: string; namespace: string; uid?: string; resourceVersion?: string };
+    claimRef?: {
+      apiVersion?: string;
+      kind?: string;
+      name: string;
+      namespace: string;
+      uid?: string;
+      resourceVersion?: string;
+    };
     [source: string]: unknown;
   };
-  status?: { phase?: 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed'; message?: string; lastPhaseTransitionTime?: string };
+  status?: {
+    phase?: 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed';
+    message?: string;
+    lastPhaseTransitionTime?: string;
+  };
 }
 
 export interface StorageClass extends KubeObject {
@@ -257,7 +280,13 @@ export interface ServicePort {
 }
 
 export interface Service extends KubeObject {
-  spec?: { selector?: Record<string, string>; ports?: ServicePort[]; type?: string; clusterIP?: string; publishNotReadyAddresses?: boolean };
+  spec?: {
+    selector?: Record<string, string>;
+    ports?: ServicePort[];
+    type?: string;
+    clusterIP?: string;
+    publishNotReadyAddresses?: boolean;
+  };
 }
 
 export interface EndpointAddress {

@@ -95,7 +95,9 @@ export function nodeIP(node: Node): string {
 }
 
 function hasStarted(pod: Pod): boolean {
-  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].some((s) => s.state?.running || s.state?.terminated);
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].some(
+    (s) => s.state?.running || s.state?.terminated,
+  );
 }
 
 export function registerKubelet(sim: SimContext): void {
@@ -152,7 +154,9 @@ export function registerKubelet(sim: SimContext): void {
         if (existingIP) ips.reserve(pod.spec.nodeName, existingIP);
         const podIP = existingIP ?? ips.allocate(node);
         const now = sim.now();
-        const base = hasStarted(pod) ? adoptPodRun(pod, now, hostIP, podIP, sim.delays, sink) : newPodRun(pod, now, hostIP, podIP);
+        const base = hasStarted(pod)
+          ? adoptPodRun(pod, now, hostIP, podIP, sim.delays, sink)
+          : newPodRun(pod, now, hostIP, podIP);
         run = Object.assign(base, { node: pod.spec.nodeName });
         runs.set(key, run);
       }
@@ -160,7 +164,12 @@ export function registerKubelet(sim: SimContext): void {
       const events = advance(run, { pod, now, delays: sim.delays, logs: sink });
       const recorder = sim.recorders.for('kubelet', pod.spec.nodeName);
       for (const e of events) recorder.event(e.onNode ? node : pod, e.type, e.reason, e.note);
-      const desired = { apiVersion: 'v1', kind: 'Pod', metadata: { name: req.name, namespace: req.namespace }, status: podStatus(pod, run, now) };
+      const desired = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: req.name, namespace: req.namespace },
+        status: podStatus(pod, run, now),
+      };
       if (needsApply(desired, pod, FIELD_MANAGER, 'status')) {
         try {
           await ctx.client.applyStatus(desired);

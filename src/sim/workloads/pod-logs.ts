@@ -30,9 +30,19 @@ export class PodLogStore {
    * The container's output as `kubectl logs` prints it (newline-terminated), or undefined if it never
    * ran. Without a container name, the pod's only container that has output.
    */
-  get(namespace: string, pod: string, container: string | undefined, opts: { previous?: boolean } = {}): string | undefined {
+  get(
+    namespace: string,
+    pod: string,
+    container: string | undefined,
+    opts: { previous?: boolean } = {},
+  ): string | undefined {
     const containers = this.pods.get(key(namespace, pod))?.containers;
-    const c = container !== undefined ? containers?.get(container) : containers?.size === 1 ? [...containers.values()][0] : undefined;
+    const c =
+      container !== undefined
+        ? containers?.get(container)
+        : containers?.size === 1
+          ? [...containers.values()][0]
+          : undefined;
     const lines = opts.previous ? c?.previous : c?.current;
     if (!lines) return undefined;
     return lines.length > 0 ? `${lines.join('\n')}\n` : '';

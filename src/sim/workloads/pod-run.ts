@@ -21,7 +21,15 @@ import {
 import type { Container, ContainerState, ContainerStatus, Pod } from './kinds.ts';
 import { hexDigest, kubeTime } from './util.ts';
 
-type Step = 'waiting-turn' | 'pulling' | 'pull-failed' | 'pull-backoff' | 'running' | 'exited' | 'crash-backoff' | 'done';
+type Step =
+  | 'waiting-turn'
+  | 'pulling'
+  | 'pull-failed'
+  | 'pull-backoff'
+  | 'running'
+  | 'exited'
+  | 'crash-backoff'
+  | 'done';
 type Next = 'ready' | 'complete' | 'crash' | undefined;
 
 export interface ContainerRun {
@@ -106,9 +114,17 @@ function containerRun(spec: Container, init: boolean, mode: FailureMode | undefi
 
 export function newPodRun(pod: Pod, now: number, hostIP: string, podIP: string): PodRun {
   const failure = podFailure(pod);
-  const init = (pod.spec.initContainers ?? []).map((c) => containerRun(c, true, containerFailure(failure, c.name, true)));
+  const init = (pod.spec.initContainers ?? []).map((c) =>
+    containerRun(c, true, containerFailure(failure, c.name, true)),
+  );
   // an AIM program that fails by itself (every download protocol failing, a gated source) exits 1
-  const app = (pod.spec.containers ?? []).map((c) => containerRun(c, false, containerFailure(failure, c.name, false) ?? (aimProgramFails(c) ? 'CrashLoopBackOff' : undefined)));
+  const app = (pod.spec.containers ?? []).map((c) =>
+    containerRun(
+      c,
+      false,
+      containerFailure(failure, c.name, false) ?? (aimProgramFails(c) ? 'CrashLoopBackOff' : undefined),
+    ),
+  );
   // app containers wait for init containers with reason PodInitializing
   if (init.length > 0) for (const c of app) c.state = { waiting: { reason: 'PodInitializing' } };
   return { uid: pod.metadata.uid ?? '', startTime: now, hostIP, podIP, containers: [...init, ...app] };
@@ -119,7 +135,14 @@ export function newPodRun(pod: Pod, now: number, hostIP: string, podIP: string):
  * state, terminated ones stay terminated, the rest start over. Running containers print their startup
  * output again, since container logs lived in the previous process.
  */
-export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string, delays: SimDelays, logs?: LogSink): PodRun {
+export function adoptPodRun(
+  pod: Pod,
+  now: number,
+  hostIP: string,
+  podIP: string,
+  delays: SimDelays,
+  logs?: LogSink,
+): PodRun {
   const run = newPodRun(pod, now, hostIP, podIP);
   const parsed = Date.parse(pod.status?.startTime ?? '');
   if (Number.isFinite(parsed)) run.startTime = parsed;
@@ -129,15 +152,35 @@ export function adoptPodRun(pod: Pod, now: number, hostIP: string, podIP: string
     const s = statuses.find((x) => x.name === c.spec.name);
     if (!s || !(s.state?.running || s.state?.terminated)) continue;
     const startedAt = Date.parse(s.state.running?.startedAt ?? s.state.terminated?.startedAt ?? '');
-    Object.assign(c, { state: s.state, lastState: s.lastState ?? {}, ready: s.ready, started: s.started ?? false, restartCount: s.restartCount });
-    Object.assign(c, { containerID: s.containerID, imageID: s.imageID || undefined, pulled: true, runStartedAt: Number.isFinite(startedAt) ? startedAt : now });
+    Object.assign(c, {
+      state: s.state,
+      lastState: s.lastState ?? {},
+      ready: s.ready,
+      started: s.started ?? false,
+      restartCount: s.restartCount,
+    });
+    Object.assign(c, {
+      containerID: s.containerID,
+      imageID: s.imageID || undefined,
+      pulled: true,
+      runStartedAt: Number.isFinite(startedAt) ? startedAt : now,
+    });
     if (s.state.terminated) {
       c.step = 'done';
       continue;
     }
     c.step = 'running';
-    c.next = isRunFailure(c.mode) ? 'crash' : c.init || restartPolicy !== 'Always' ? 'complete' : s.ready ? undefined : 'ready';
-    c.due = c.next === undefined ? NEVER : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : runDelay(c.spec, delays));
+    c.next = isRunFailure(c.mode)
+      ? 'crash'
+      : c.init || restartPolicy !== 'Always'
+        ? 'complete'
+        : s.ready
+          ? undefined
+          : 'ready';
+    c.due =
+      c.next === undefined
+        ? NEVER
+        : now + (c.next === 'crash' ? delays.crash : c.next === 'ready' ? delays.ready : runDelay(c.spec, delays));
     if (logs) {
       const ctx: LogContext = { pod, container: c.spec, init: c.init, now };
       logs.append(c.spec.name, [...startLines(ctx), ...(s.ready ? [...readyLines(ctx), ...customLogLines(pod)] : [])]);
@@ -220,7 +263,8 @@ class Runner {
       case 'running':
         if (c.next === 'ready') this.becomeReady(c);
         else if (c.next === 'complete') this.exit(c, { reason: 'Completed', exitCode: 0 });
-        else if (c.next === 'crash' && isRunFailure(c.mode)) this.crash(c, c.mode as 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull');
+        else if (c.next === 'crash' && isRunFailure(c.mode))
+          this.crash(c, c.mode as 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull');
         else c.due = NEVER;
         break;
       case 'exited':
@@ -238,7 +282,9 @@ class Runner {
 
   private pullBackOff(c: ContainerRun): void {
     const msg = c.state.waiting?.message ?? '';
-    c.state = { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${imageRef(c)}": ErrImagePull: ${msg}` } };
+    c.state = {
+      waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${imageRef(c)}": ErrImagePull: ${msg}` },
+    };
     this.event('Normal', 'BackOff', `Back-off pulling image "${imageRef(c)}"`);
     this.event('Warning', 'Failed', 'Error: ImagePullBackOff');
     c.step = 'pull-backoff';
@@ -262,7 +308,11 @@ class Runner {
     if (freshPull || !c.pulled) {
       const ms = Math.max(1, Math.round(delays.pull));
       const size = 1_000_000 + (Number.parseInt(hexDigest(image, 6), 16) % 4_000_000_000);
-      this.event('Normal', 'Pulled', `Successfully pulled image "${image}" in ${ms}ms (${ms}ms including waiting). Image size: ${size} bytes.`);
+      this.event(
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${ms}ms (${ms}ms including waiting). Image size: ${size} bytes.`,
+      );
     } else {
       this.event('Normal', 'Pulled', `Container image "${image}" already present on machine`);
     }
@@ -303,17 +353,22 @@ class Runner {
     const custom = customLogLines(this.ctx.pod);
     const lines = [...crashLines(this.logCtx(c), mode, custom), ...custom];
     this.ctx.logs.append(c.spec.name, lines);
-    if (mode === 'DiskFull') this.event('Warning', 'EvictionThresholdMet', 'Attempting to reclaim ephemeral-storage', true);
+    if (mode === 'DiskFull')
+      this.event('Warning', 'EvictionThresholdMet', 'Attempting to reclaim ephemeral-storage', true);
     const t = termination(mode);
     // FallbackToLogsOnError: the kubelet takes the termination message from the log tail
-    const message = c.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && lines.length > 0 ? `${lines.slice(-80).join('\n')}\n` : undefined;
+    const message =
+      c.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && lines.length > 0
+        ? `${lines.slice(-80).join('\n')}\n`
+        : undefined;
     c.crashes++;
     this.exit(c, { reason: t.reason, exitCode: t.exitCode, ...(message ? { message } : {}) });
   }
 
   private exit(c: ContainerRun, how: { reason: string; exitCode: number; message?: string }): void {
     const { now } = this.ctx;
-    if (how.exitCode === 0) this.ctx.logs.append(c.spec.name, [...completeLines(this.logCtx(c)), ...customLogLines(this.ctx.pod)]);
+    if (how.exitCode === 0)
+      this.ctx.logs.append(c.spec.name, [...completeLines(this.logCtx(c)), ...customLogLines(this.ctx.pod)]);
     c.state = {
       terminated: {
         exitCode: how.exitCode,
@@ -340,7 +395,12 @@ class Runner {
   private backOff(c: ContainerRun): void {
     const nominal = Math.min(300, 10 * 2 ** Math.max(0, c.crashes - 2));
     c.lastState = c.state;
-    c.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${goDuration(nominal)} restarting failed container=${c.spec.name} pod=${this.podName}` } };
+    c.state = {
+      waiting: {
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${goDuration(nominal)} restarting failed container=${c.spec.name} pod=${this.podName}`,
+      },
+    };
     this.event('Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${this.podName}`);
     c.step = 'crash-backoff';
     c.due = this.ctx.now + Math.max(1, backoffDelay(this.ctx.delays, c.crashes - 2));

@@ -41,7 +41,9 @@ function names(cs: readonly ContainerRun[]): string {
 function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const all: Container[] = [...(pod.spec.initContainers ?? []), ...(pod.spec.containers ?? [])];
   const cm = ['cpu', 'memory'];
-  const any = all.some((c) => cm.some((r) => c.resources?.requests?.[r] !== undefined || c.resources?.limits?.[r] !== undefined));
+  const any = all.some((c) =>
+    cm.some((r) => c.resources?.requests?.[r] !== undefined || c.resources?.limits?.[r] !== undefined),
+  );
   if (!any) return 'BestEffort';
   const guaranteed = all.every((c) =>
     cm.every((r) => {
@@ -54,7 +56,12 @@ function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
 }
 
 function condition(type: string, ok: boolean, reason?: string, message?: string): PodCondition {
-  return { type, status: ok ? 'True' : 'False', ...(ok || !reason ? {} : { reason }), ...(ok || !message ? {} : { message }) };
+  return {
+    type,
+    status: ok ? 'True' : 'False',
+    ...(ok || !reason ? {} : { reason }),
+    ...(ok || !message ? {} : { message }),
+  };
 }
 
 export function podStatus(pod: Pod, run: PodRun, now: number): PodStatus {
@@ -72,7 +79,12 @@ export function podStatus(pod: Pod, run: PodRun, now: number): PodStatus {
   const conditions: PodCondition[] = [
     // the sandbox is torn down once the pod has finished
     condition('PodReadyToStartContainers', !terminal),
-    condition('Initialized', incompleteInit.length === 0, 'ContainersNotInitialized', `containers with incomplete status: ${names(incompleteInit)}`),
+    condition(
+      'Initialized',
+      incompleteInit.length === 0,
+      'ContainersNotInitialized',
+      `containers with incomplete status: ${names(incompleteInit)}`,
+    ),
     condition('Ready', !terminal && unready.length === 0, ...notReady),
     condition('ContainersReady', !terminal && unready.length === 0, ...notReady),
   ];

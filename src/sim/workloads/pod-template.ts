@@ -26,7 +26,9 @@ export function withoutHashLabel(template: PodTemplateSpec): PodTemplateSpec {
 }
 
 export function equalTemplates(a: PodTemplateSpec, b: PodTemplateSpec): boolean {
-  return canonicalJson(normalizeTemplate(withoutHashLabel(a))) === canonicalJson(normalizeTemplate(withoutHashLabel(b)));
+  return (
+    canonicalJson(normalizeTemplate(withoutHashLabel(a))) === canonicalJson(normalizeTemplate(withoutHashLabel(b)))
+  );
 }
 
 /** empty maps and metadata say the same as absent ones */
@@ -42,7 +44,16 @@ function normalizeTemplate(t: PodTemplateSpec): PodTemplateSpec {
 }
 
 /** a pod for `owner` from its template: generateName `<owner>-`, the template's labels and annotations */
-export function podFromTemplate(owner: KubeObject, template: PodTemplateSpec, extra: { labels?: Record<string, string>; annotations?: Record<string, string>; generateName?: string; hostname?: string } = {}): Pod {
+export function podFromTemplate(
+  owner: KubeObject,
+  template: PodTemplateSpec,
+  extra: {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    generateName?: string;
+    hostname?: string;
+  } = {},
+): Pod {
   const labels = { ...(template.metadata?.labels ?? {}), ...(extra.labels ?? {}) };
   const annotations = { ...(template.metadata?.annotations ?? {}), ...(extra.annotations ?? {}) };
   return {

@@ -7,11 +7,22 @@
 import { isAlreadyExists, isNotFound, needsApply } from '../../kube/index.ts';
 import { parseQuantity } from '@modelplane/apimachinery/quantity';
 import type { SimContext } from './context.ts';
-import { FAIL_ANNOTATION, type PersistentVolume, type PersistentVolumeClaim, PersistentVolumeClaims, PersistentVolumes, type StorageClass, StorageClasses } from './kinds.ts';
+import {
+  FAIL_ANNOTATION,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  PersistentVolumeClaims,
+  PersistentVolumes,
+  type StorageClass,
+  StorageClasses,
+} from './kinds.ts';
 import { claimClass, SELECTED_NODE_ANNOTATION } from './scheduler.ts';
 
 const FIELD_MANAGER = 'persistentvolume-controller';
-const PROVISIONER_ANNOTATIONS = ['volume.beta.kubernetes.io/storage-provisioner', 'volume.kubernetes.io/storage-provisioner'];
+const PROVISIONER_ANNOTATIONS = [
+  'volume.beta.kubernetes.io/storage-provisioner',
+  'volume.kubernetes.io/storage-provisioner',
+];
 
 function requested(pvc: PersistentVolumeClaim): string {
   return pvc.spec.resources?.requests?.storage ?? '1Gi';
@@ -32,9 +43,15 @@ function fits(pv: PersistentVolume, pvc: PersistentVolumeClaim, className: strin
 }
 
 /** the smallest Available volume that satisfies the claim (kube's findBestMatchForClaim) */
-export function bestMatch(pvc: PersistentVolumeClaim, pvs: readonly PersistentVolume[], className: string): PersistentVolume | undefined {
+export function bestMatch(
+  pvc: PersistentVolumeClaim,
+  pvs: readonly PersistentVolume[],
+  className: string,
+): PersistentVolume | undefined {
   const candidates = pvs.filter((pv) => !pv.metadata.deletionTimestamp && fits(pv, pvc, className));
-  candidates.sort((a, b) => parseQuantity(a.spec.capacity?.storage ?? '0').cmp(parseQuantity(b.spec.capacity?.storage ?? '0')));
+  candidates.sort((a, b) =>
+    parseQuantity(a.spec.capacity?.storage ?? '0').cmp(parseQuantity(b.spec.capacity?.storage ?? '0')),
+  );
   return candidates[0];
 }
 
@@ -43,7 +60,12 @@ function provisionedVolume(pvc: PersistentVolumeClaim, sc: StorageClass): Persis
   const node = pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION];
   const local = /local-path|hostpath|no-provisioner/i.test(sc.provisioner);
   const source = local
-    ? { hostPath: { path: `/var/lib/modelplane-sim/volumes/${name}_${pvc.metadata.namespace}_${pvc.metadata.name}`, type: 'DirectoryOrCreate' } }
+    ? {
+        hostPath: {
+          path: `/var/lib/modelplane-sim/volumes/${name}_${pvc.metadata.namespace}_${pvc.metadata.name}`,
+          type: 'DirectoryOrCreate',
+        },
+      }
     : { csi: { driver: sc.provisioner, volumeHandle: name, fsType: 'ext4' } };
   return {
     apiVersion: 'v1',
@@ -52,13 +74,28 @@ function provisionedVolume(pvc: PersistentVolumeClaim, sc: StorageClass): Persis
     spec: {
       accessModes: pvc.spec.accessModes ?? ['ReadWriteOnce'],
       capacity: { storage: requested(pvc) },
-      claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: pvc.metadata.name!, namespace: pvc.metadata.namespace!, uid: pvc.metadata.uid!, resourceVersion: pvc.metadata.resourceVersion! },
+      claimRef: {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        name: pvc.metadata.name!,
+        namespace: pvc.metadata.namespace!,
+        uid: pvc.metadata.uid!,
+        resourceVersion: pvc.metadata.resourceVersion!,
+      },
       persistentVolumeReclaimPolicy: sc.reclaimPolicy ?? 'Delete',
       storageClassName: sc.metadata.name!,
       volumeMode: pvc.spec.volumeMode ?? 'Filesystem',
       ...source,
       ...(node
-        ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } } }
+        ? {
+            nodeAffinity: {
+              required: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] },
+                ],
+              },
+            },
+          }
         : {}),
     },
   };
@@ -90,20 +127,44 @@ export function registerClaimBinder(sim: SimContext): void {
 
       const bind = async (pv: PersistentVolume, provisioned: boolean) => {
         if (!pv.spec.claimRef?.uid) {
-          const claimRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: req.name, namespace: req.namespace, uid: pvc.metadata.uid, resourceVersion: pvc.metadata.resourceVersion };
+          const claimRef = {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            name: req.name,
+            namespace: req.namespace,
+            uid: pvc.metadata.uid,
+            resourceVersion: pvc.metadata.resourceVersion,
+          };
           pv = await ctx.client.patch(PersistentVolumes, pv.metadata.name!, undefined, { spec: { claimRef } }, 'merge');
         }
-        const pvStatus = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: pv.metadata.name }, status: { phase: 'Bound' } };
+        const pvStatus = {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: { name: pv.metadata.name },
+          status: { phase: 'Bound' },
+        };
         if (needsApply(pvStatus, pv, FIELD_MANAGER, 'status')) await ctx.client.applyStatus(pvStatus);
-        const annotations: Record<string, string> = { 'pv.kubernetes.io/bind-completed': 'yes', ...(pvc.spec.volumeName ? {} : { 'pv.kubernetes.io/bound-by-controller': 'yes' }) };
-        await ctx.client.patch(PersistentVolumeClaims, req.name, req.namespace, { metadata: { annotations }, spec: { volumeName: pv.metadata.name } }, 'merge');
+        const annotations: Record<string, string> = {
+          'pv.kubernetes.io/bind-completed': 'yes',
+          ...(pvc.spec.volumeName ? {} : { 'pv.kubernetes.io/bound-by-controller': 'yes' }),
+        };
+        await ctx.client.patch(
+          PersistentVolumeClaims,
+          req.name,
+          req.namespace,
+          { metadata: { annotations }, spec: { volumeName: pv.metadata.name } },
+          'merge',
+        );
         await ctx.client.applyStatus({
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
           metadata: { name: req.name, namespace: req.namespace },
           status: { phase: 'Bound', accessModes: pv.spec.accessModes ?? [], capacity: pv.spec.capacity ?? {} },
         });
-        if (provisioned) sim.recorders.for(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? FIELD_MANAGER).event(pvc, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata.name}`);
+        if (provisioned)
+          sim.recorders
+            .for(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? FIELD_MANAGER)
+            .event(pvc, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata.name}`);
         pending.delete(key);
         provisioningSince.delete(key);
       };
@@ -122,8 +183,15 @@ export function registerClaimBinder(sim: SimContext): void {
 
       pending.add(key);
       if (!sc) {
-        if (className) binder.event(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
-        else binder.event(pvc, 'Normal', 'FailedBinding', 'no persistent volumes available for this claim and no storage class is set');
+        if (className)
+          binder.event(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+        else
+          binder.event(
+            pvc,
+            'Normal',
+            'FailedBinding',
+            'no persistent volumes available for this claim and no storage class is set',
+          );
         return;
       }
       if (sc.volumeBindingMode === 'WaitForFirstConsumer' && !pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) {
@@ -139,7 +207,13 @@ export function registerClaimBinder(sim: SimContext): void {
         provisioningSince.set(key, since);
         const annotations = Object.fromEntries(PROVISIONER_ANNOTATIONS.map((a) => [a, sc.provisioner]));
         if (PROVISIONER_ANNOTATIONS.some((a) => pvc.metadata.annotations?.[a] !== sc.provisioner)) {
-          await ctx.client.patch(PersistentVolumeClaims, req.name, req.namespace, { metadata: { annotations } }, 'merge');
+          await ctx.client.patch(
+            PersistentVolumeClaims,
+            req.name,
+            req.namespace,
+            { metadata: { annotations } },
+            'merge',
+          );
         }
         binder.event(
           pvc,
@@ -147,7 +221,12 @@ export function registerClaimBinder(sim: SimContext): void {
           'ExternalProvisioning',
           `Waiting for a volume to be created either by the external provisioner '${sc.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
         );
-        provisioner.event(pvc, 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${req.namespace}/${req.name}"`);
+        provisioner.event(
+          pvc,
+          'Normal',
+          'Provisioning',
+          `External provisioner is provisioning volume for claim "${req.namespace}/${req.name}"`,
+        );
       }
       if (now < since + sim.delays.provision) return { requeueAfter: since + sim.delays.provision - now };
       if (pvc.metadata.annotations?.[FAIL_ANNOTATION] === 'DiskFull') {

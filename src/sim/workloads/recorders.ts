@@ -2,7 +2,14 @@
 // the node as instance, `default-scheduler`, `deployment-controller`, …), so `kubectl describe` shows
 // the same "From" column a real cluster does.
 
-import { AggregatingRecorder, apiEventSink, discardRecorder, type EventRecorder, type KubeClient, type Logger } from '../../kube/index.ts';
+import {
+  AggregatingRecorder,
+  apiEventSink,
+  discardRecorder,
+  type EventRecorder,
+  type KubeClient,
+  type Logger,
+} from '../../kube/index.ts';
 
 export class ComponentRecorders {
   private readonly recorders = new Map<string, AggregatingRecorder>();

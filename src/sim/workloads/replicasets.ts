@@ -29,9 +29,15 @@ export function deletionOrder(a: Pod, b: Pod): number {
 }
 
 /** the pods this ReplicaSet controls (controller ownerReference with its uid) */
-export async function ownedPods(sim: SimContext, owner: { metadata: { uid?: string; namespace?: string } }): Promise<Pod[]> {
+export async function ownedPods(
+  sim: SimContext,
+  owner: { metadata: { uid?: string; namespace?: string } },
+): Promise<Pod[]> {
   const uid = owner.metadata.uid ?? '';
-  const pods = await sim.mgr.cache.list(Pods, { index: { name: 'owner', value: uid }, namespace: owner.metadata.namespace ?? '' });
+  const pods = await sim.mgr.cache.list(Pods, {
+    index: { name: 'owner', value: uid },
+    namespace: owner.metadata.namespace ?? '',
+  });
   return pods.filter((p) => controllerOf(p)?.uid === uid);
 }
 
@@ -70,7 +76,9 @@ export function registerReplicaSets(sim: SimContext): void {
         const victims = [...active].sort(deletionOrder).slice(0, active.length - want);
         for (const pod of victims) {
           try {
-            await ctx.client.delete(Pods, pod.metadata.name!, pod.metadata.namespace, { preconditions: { uid: pod.metadata.uid! } });
+            await ctx.client.delete(Pods, pod.metadata.name!, pod.metadata.namespace, {
+              preconditions: { uid: pod.metadata.uid! },
+            });
           } catch (err) {
             if (!isNotFound(err) && (err as { code?: number }).code !== 409) throw err;
           }
@@ -101,7 +109,18 @@ export function registerReplicaSets(sim: SimContext): void {
       };
       // a failed pod creation (quota, admission) shows as ReplicaFailure until creations succeed again
       const failure = createError
-        ? [keepTimes({ type: 'ReplicaFailure', status: 'True' as const, reason: 'FailedCreate', message: (createError as Error).message }, rs.status?.conditions, now)]
+        ? [
+            keepTimes(
+              {
+                type: 'ReplicaFailure',
+                status: 'True' as const,
+                reason: 'FailedCreate',
+                message: (createError as Error).message,
+              },
+              rs.status?.conditions,
+              now,
+            ),
+          ]
         : [];
       const desired = {
         apiVersion: 'apps/v1',

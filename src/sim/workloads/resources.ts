@@ -21,7 +21,8 @@ function containerRequests(c: Container, pod: string): Resources {
   const out: Resources = new Map();
   // the API server defaults requests from limits; do the same for objects written before that existed
   const merged: ResourceList = { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) };
-  for (const [name, v] of Object.entries(merged)) out.set(name, amount(name, v, `pod ${pod}: container ${c.name}: resources.requests.${name}`));
+  for (const [name, v] of Object.entries(merged))
+    out.set(name, amount(name, v, `pod ${pod}: container ${c.name}: resources.requests.${name}`));
   return out;
 }
 
@@ -49,7 +50,8 @@ function computeRequests(pod: Pod): Resources {
   for (const c of pod.spec.initContainers ?? []) {
     for (const [k, v] of containerRequests(c, name)) total.set(k, Math.max(total.get(k) ?? 0, v));
   }
-  for (const [k, v] of Object.entries(pod.spec.overhead ?? {})) total.set(k, (total.get(k) ?? 0) + amount(k, v, `pod ${name}: spec.overhead.${k}`));
+  for (const [k, v] of Object.entries(pod.spec.overhead ?? {}))
+    total.set(k, (total.get(k) ?? 0) + amount(k, v, `pod ${name}: spec.overhead.${k}`));
   return total;
 }
 
@@ -67,7 +69,8 @@ export function nodeAllocatable(node: Node): Resources {
 function computeAllocatable(node: Node): Resources {
   const out: Resources = new Map();
   const list = node.status?.allocatable ?? node.status?.capacity ?? {};
-  for (const [k, v] of Object.entries(list)) out.set(k, amount(k, v, `node ${node.metadata.name}: status.allocatable.${k}`));
+  for (const [k, v] of Object.entries(list))
+    out.set(k, amount(k, v, `node ${node.metadata.name}: status.allocatable.${k}`));
   return out;
 }
 
@@ -79,7 +82,12 @@ export function sumRequests(pods: readonly Pod[]): Resources {
 }
 
 /** resources whose request exceeds what the node has left, in request order; `pods` counts as one each */
-export function insufficient(request: Resources, allocatable: Resources, used: Resources, podsOnNode: number): string[] {
+export function insufficient(
+  request: Resources,
+  allocatable: Resources,
+  used: Resources,
+  podsOnNode: number,
+): string[] {
   const out: string[] = [];
   const maxPods = allocatable.get('pods');
   if (maxPods !== undefined && podsOnNode + 1 > maxPods) out.push('pods');

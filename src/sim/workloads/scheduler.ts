@@ -6,7 +6,15 @@
 import { isNotFound, type KubeClient, needsApply } from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
 import { podFailure } from './failures.ts';
-import { Nodes, type Pod, Pods, PersistentVolumeClaims, type PersistentVolumeClaim, StorageClasses, type StorageClass } from './kinds.ts';
+import {
+  Nodes,
+  type Pod,
+  Pods,
+  PersistentVolumeClaims,
+  type PersistentVolumeClaim,
+  StorageClasses,
+  type StorageClass,
+} from './kinds.ts';
 import { decide, type NodeInfo, preFilterMessage } from './scheduling.ts';
 import { isTerminal, keepTimes } from './util.ts';
 
@@ -20,7 +28,13 @@ function wantsThisScheduler(pod: Pod): boolean {
 }
 
 function needsScheduling(pod: Pod): boolean {
-  return !pod.spec.nodeName && !pod.metadata.deletionTimestamp && !isTerminal(pod) && wantsThisScheduler(pod) && (pod.spec.schedulingGates ?? []).length === 0;
+  return (
+    !pod.spec.nodeName &&
+    !pod.metadata.deletionTimestamp &&
+    !isTerminal(pod) &&
+    wantsThisScheduler(pod) &&
+    (pod.spec.schedulingGates ?? []).length === 0
+  );
 }
 
 /** the StorageClass a claim uses: its own, or the default when the field is absent */
@@ -63,7 +77,12 @@ async function bindWithSubresource(client: KubeClient, pod: Pod, node: string): 
     await client.transport.request({
       method: 'POST',
       path: `/api/v1/namespaces/${encodeURIComponent(namespace ?? 'default')}/pods/${encodeURIComponent(name ?? '')}/binding`,
-      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid: pod.metadata.uid }, target: { apiVersion: 'v1', kind: 'Node', name: node } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace, uid: pod.metadata.uid },
+        target: { apiVersion: 'v1', kind: 'Node', name: node },
+      },
     });
     return true;
   } catch (err) {
@@ -85,7 +104,12 @@ export function registerScheduler(sim: SimContext): void {
     .controller('sim-scheduler')
     .for(Pods, { predicates: [(ev) => ev.type === 'delete' || needsScheduling(ev.obj as Pod)] })
     .watches(Nodes, allWaiting)
-    .watches(Pods, allWaiting, { predicates: [(ev) => ev.type === 'delete' || (ev.type === 'update' && isTerminal(ev.obj as Pod) && !isTerminal(ev.old as Pod))] })
+    .watches(Pods, allWaiting, {
+      predicates: [
+        (ev) =>
+          ev.type === 'delete' || (ev.type === 'update' && isTerminal(ev.obj as Pod) && !isTerminal(ev.old as Pod)),
+      ],
+    })
     .watches(PersistentVolumeClaims, (pvc) => allWaiting().filter((k) => k.startsWith(`${pvc.metadata.namespace}/`)))
     .withOptions({ concurrency: 1, fieldManager: FIELD_MANAGER })
     .complete(async (req, ctx) => {
@@ -118,7 +142,10 @@ export function registerScheduler(sim: SimContext): void {
       const volumes = await checkVolumes(sim, pod);
       let decision: ReturnType<typeof decide>;
       try {
-        decision = 'blocked' in volumes ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) } : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
+        decision =
+          'blocked' in volumes
+            ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) }
+            : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
       } catch (err) {
         // a quantity the API server let through but nothing can parse: report it where a user looks
         decision = { unschedulable: (err as Error).message };
@@ -128,7 +155,11 @@ export function registerScheduler(sim: SimContext): void {
       if ('unschedulable' in decision) {
         waiting.add(key);
         recorder.event(pod, 'Warning', 'FailedScheduling', decision.unschedulable, 'Scheduling');
-        await writeScheduled(ctx.client, pod, now, { status: 'False', reason: 'Unschedulable', message: decision.unschedulable });
+        await writeScheduled(ctx.client, pod, now, {
+          status: 'False',
+          reason: 'Unschedulable',
+          message: decision.unschedulable,
+        });
         return { requeueAfter: sim.delays.backoffMax };
       }
 
@@ -138,7 +169,13 @@ export function registerScheduler(sim: SimContext): void {
         waiting.add(key);
         for (const pvc of unprovisioned) {
           if (pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) continue;
-          await ctx.client.patch(PersistentVolumeClaims, pvc.metadata.name!, pvc.metadata.namespace, { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: decision.node } } }, 'merge');
+          await ctx.client.patch(
+            PersistentVolumeClaims,
+            pvc.metadata.name!,
+            pvc.metadata.namespace,
+            { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: decision.node } } },
+            'merge',
+          );
         }
         return { requeueAfter: sim.delays.backoffMax };
       }
@@ -156,13 +193,29 @@ export function registerScheduler(sim: SimContext): void {
       }
       waiting.delete(key);
       firstSeen.delete(key);
-      recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${req.namespace}/${req.name} to ${decision.node}`, 'Binding');
+      recorder.event(
+        pod,
+        'Normal',
+        'Scheduled',
+        `Successfully assigned ${req.namespace}/${req.name} to ${decision.node}`,
+        'Binding',
+      );
     });
 }
 
-async function writeScheduled(client: KubeClient, pod: Pod, now: number, cond: { status: 'True' | 'False'; reason?: string; message?: string }): Promise<void> {
+async function writeScheduled(
+  client: KubeClient,
+  pod: Pod,
+  now: number,
+  cond: { status: 'True' | 'False'; reason?: string; message?: string },
+): Promise<void> {
   const condition = keepTimes({ type: 'PodScheduled', ...cond }, pod.status?.conditions, now);
-  const desired = { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace }, status: { conditions: [condition] } };
+  const desired = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace },
+    status: { conditions: [condition] },
+  };
   if (!needsApply(desired, pod, FIELD_MANAGER, 'status')) return;
   try {
     await client.applyStatus(desired);

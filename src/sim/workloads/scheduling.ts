@@ -6,7 +6,14 @@
 //   pod, 4 Preemption is not helpful for scheduling.
 
 import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration } from './kinds.ts';
-import { insufficient, leastAllocatedScore, nodeAllocatable, podRequests, type Resources, sumRequests } from './resources.ts';
+import {
+  insufficient,
+  leastAllocatedScore,
+  nodeAllocatable,
+  podRequests,
+  type Resources,
+  sumRequests,
+} from './resources.ts';
 
 export interface NodeInfo {
   node: Node;
@@ -78,17 +85,31 @@ export function matchesNodeSelector(pod: Pod, node: Node): boolean {
   return true;
 }
 
-function filter(pod: Pod, request: Resources, info: NodeInfo, allocatable: Resources, used: Resources): Rejection | undefined {
+function filter(
+  pod: Pod,
+  request: Resources,
+  info: NodeInfo,
+  allocatable: Resources,
+  used: Resources,
+): Rejection | undefined {
   const { node } = info;
   const tolerations = pod.spec.tolerations;
-  if (node.spec?.unschedulable && !tolerates(tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })) {
+  if (
+    node.spec?.unschedulable &&
+    !tolerates(tolerations, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })
+  ) {
     return { reasons: ['node(s) were unschedulable'], resolvable: false };
   }
-  const taint = (node.spec?.taints ?? []).find((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, t));
-  if (taint) return { reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`], resolvable: false };
-  if (!matchesNodeSelector(pod, node)) return { reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false };
+  const taint = (node.spec?.taints ?? []).find(
+    (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !tolerates(tolerations, t),
+  );
+  if (taint)
+    return { reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`], resolvable: false };
+  if (!matchesNodeSelector(pod, node))
+    return { reasons: ["node(s) didn't match Pod's node affinity/selector"], resolvable: false };
   const short = insufficient(request, allocatable, used, info.pods.length);
-  if (short.length > 0) return { reasons: short.map((r) => (r === 'pods' ? 'Too many pods' : `Insufficient ${r}`)), resolvable: true };
+  if (short.length > 0)
+    return { reasons: short.map((r) => (r === 'pods' ? 'Too many pods' : `Insufficient ${r}`)), resolvable: true };
   return undefined;
 }
 
@@ -131,7 +152,11 @@ function scarcestRequested(request: Resources): string {
  * Picks a node for `pod`, or explains why none fits. `forceUnschedulable` (the Unschedulable failure
  * annotation) makes every node that would fit report the pod's scarcest resource as insufficient.
  */
-export function decide(pod: Pod, nodes: readonly NodeInfo[], opts: { forceUnschedulable?: boolean } = {}): ScheduleDecision {
+export function decide(
+  pod: Pod,
+  nodes: readonly NodeInfo[],
+  opts: { forceUnschedulable?: boolean } = {},
+): ScheduleDecision {
   if (nodes.length === 0) return { unschedulable: 'no nodes available to schedule pods' };
   const request = podRequests(pod);
   const rejections: Rejection[] = [];
@@ -139,7 +164,11 @@ export function decide(pod: Pod, nodes: readonly NodeInfo[], opts: { forceUnsche
   for (const info of nodes) {
     const allocatable = nodeAllocatable(info.node);
     const used = sumRequests(info.pods);
-    const rejected = filter(pod, request, info, allocatable, used) ?? (opts.forceUnschedulable ? { reasons: [`Insufficient ${scarcestRequested(request)}`], resolvable: true } : undefined);
+    const rejected =
+      filter(pod, request, info, allocatable, used) ??
+      (opts.forceUnschedulable
+        ? { reasons: [`Insufficient ${scarcestRequested(request)}`], resolvable: true }
+        : undefined);
     if (rejected) {
       rejections.push(rejected);
       continue;

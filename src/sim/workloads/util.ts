@@ -82,7 +82,12 @@ export interface ConditionStamps {
  * status is unchanged, and the other stamps while reason and message are unchanged too, so re-computing
  * a status produces the same object and costs no write.
  */
-export function keepTimes<C extends AnyCondition>(desired: C, live: readonly AnyCondition[] | undefined, now: number, stamps: ConditionStamps = {}): C {
+export function keepTimes<C extends AnyCondition>(
+  desired: C,
+  live: readonly AnyCondition[] | undefined,
+  now: number,
+  stamps: ConditionStamps = {},
+): C {
   const prev = live?.find((c) => c.type === desired.type) as WorkloadCondition | undefined;
   const sameStatus = prev !== undefined && prev.status === desired.status;
   const unchanged = sameStatus && prev.reason === desired.reason && prev.message === desired.message;

@@ -29,7 +29,9 @@ export function registerVolumeReclaimer(sim: SimContext): void {
         } else if (ref.uid) {
           if ((pv.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Delete') {
             try {
-              await ctx.client.delete(PersistentVolumes, req.name, undefined, { preconditions: { uid: pv.metadata.uid! } });
+              await ctx.client.delete(PersistentVolumes, req.name, undefined, {
+                preconditions: { uid: pv.metadata.uid! },
+              });
             } catch (err) {
               if (!isNotFound(err)) throw err;
             }

@@ -2,7 +2,11 @@
 // direction gives back the object it started from (docs/llamastack.md, "Versions").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { convertLlamaStackDistribution, V1ALPHA1_FIELDS_ANNOTATION, V1ALPHA2_FIELDS_ANNOTATION } from '../../../src/apis/llamastack/index.ts';
+import {
+  convertLlamaStackDistribution,
+  V1ALPHA1_FIELDS_ANNOTATION,
+  V1ALPHA2_FIELDS_ANNOTATION,
+} from '../../../src/apis/llamastack/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from './fixtures.ts';
 
 const V1 = 'llamastack.io/v1alpha1';
@@ -57,19 +61,37 @@ describe('LlamaStackDistribution conversion', () => {
 
   it('normalises a single-object provider section restored from the annotation', () => {
     const v1 = convertLlamaStackDistribution(fullV1Alpha2(), V1);
-    v1.metadata.annotations[V1ALPHA2_FIELDS_ANNOTATION] = JSON.stringify({ providers: { inference: { provider: 'vllm', endpoint: 'http://x' } } });
-    assert.deepEqual(convertLlamaStackDistribution(v1, V2).spec.providers, { inference: [{ provider: 'vllm', endpoint: 'http://x' }] });
+    v1.metadata.annotations[V1ALPHA2_FIELDS_ANNOTATION] = JSON.stringify({
+      providers: { inference: { provider: 'vllm', endpoint: 'http://x' } },
+    });
+    assert.deepEqual(convertLlamaStackDistribution(v1, V2).spec.providers, {
+      inference: [{ provider: 'vllm', endpoint: 'http://x' }],
+    });
   });
 
   it('refuses a corrupt annotation and an unknown version with a message saying what to do', () => {
     const v1 = fullV1Alpha1();
     (v1.metadata as any).annotations = { [V1ALPHA2_FIELDS_ANNOTATION]: '{not json' };
-    assert.throws(() => convertLlamaStackDistribution(v1, V2), /annotation llamastack.io\/v1alpha2-fields is not a JSON object: remove it/);
-    assert.throws(() => convertLlamaStackDistribution(fullV1Alpha1(), 'llamastack.io/v9'), /cannot convert to llamastack.io\/v9: served versions are/);
+    assert.throws(
+      () => convertLlamaStackDistribution(v1, V2),
+      /annotation llamastack.io\/v1alpha2-fields is not a JSON object: remove it/,
+    );
+    assert.throws(
+      () => convertLlamaStackDistribution(fullV1Alpha1(), 'llamastack.io/v9'),
+      /cannot convert to llamastack.io\/v9: served versions are/,
+    );
   });
 
   it('drops the v1alpha2-only status fields on the way down and keeps the shared ones', () => {
-    const v2 = { ...fullV1Alpha2(), status: { phase: 'Ready', availableReplicas: 1, resolvedDistribution: { image: 'x' }, configGeneration: { configMapName: 'c' } } };
+    const v2 = {
+      ...fullV1Alpha2(),
+      status: {
+        phase: 'Ready',
+        availableReplicas: 1,
+        resolvedDistribution: { image: 'x' },
+        configGeneration: { configMapName: 'c' },
+      },
+    };
     assert.deepEqual(convertLlamaStackDistribution(v2, V1).status, { phase: 'Ready', availableReplicas: 1 });
   });
 });

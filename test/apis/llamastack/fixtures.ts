@@ -8,24 +8,41 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
       distribution: { name: 'starter' },
       providers: {
         inference: [
-          { id: 'vllm-primary', provider: 'vllm', endpoint: 'http://vllm:8000/v1', apiKey: { name: 'vllm-creds', key: 'token' }, settings: { max_tokens: 4096, tls_verify: false } },
+          {
+            id: 'vllm-primary',
+            provider: 'vllm',
+            endpoint: 'http://vllm:8000/v1',
+            apiKey: { name: 'vllm-creds', key: 'token' },
+            settings: { max_tokens: 4096, tls_verify: false },
+          },
           { id: 'from-md', provider: 'vllm', modelDeploymentRef: { name: 'qwen' } },
         ],
         safety: [{ provider: 'llama-guard', settings: { excluded_categories: [] } }],
         vectorIo: [{ id: 'faiss', provider: 'inline::faiss' }],
-        toolRuntime: [{ id: 'search', provider: 'brave-search', secretRefs: { 'api-key': { name: 'brave', key: 'key' } } }],
+        toolRuntime: [
+          { id: 'search', provider: 'brave-search', secretRefs: { 'api-key': { name: 'brave', key: 'key' } } },
+        ],
         telemetry: [{ id: 'otel', provider: 'inline::meta-reference' }],
       },
       resources: {
-        models: [{ name: 'llama3', provider: 'vllm-primary', contextLength: 8192, modelType: 'llm', quantization: 'fp8' }],
+        models: [
+          { name: 'llama3', provider: 'vllm-primary', contextLength: 8192, modelType: 'llm', quantization: 'fp8' },
+        ],
         tools: ['builtin::websearch'],
         shields: ['llama-guard'],
       },
-      storage: { kv: { type: 'redis', endpoint: 'redis:6379', password: { name: 'redis', key: 'pw' } }, sql: { type: 'postgres', connectionString: { name: 'pg', key: 'dsn' } } },
+      storage: {
+        kv: { type: 'redis', endpoint: 'redis:6379', password: { name: 'redis', key: 'pw' } },
+        sql: { type: 'postgres', connectionString: { name: 'pg', key: 'dsn' } },
+      },
       disabled: ['eval', 'post_training'],
       networking: {
         port: 9090,
-        tls: { enabled: true, secretName: 'tls', caBundle: { configMapName: 'ca', configMapNamespace: 'llama', configMapKeys: ['ca.crt'] } },
+        tls: {
+          enabled: true,
+          secretName: 'tls',
+          caBundle: { configMapName: 'ca', configMapNamespace: 'llama', configMapKeys: ['ca.crt'] },
+        },
         expose: { enabled: true, hostname: 'llama.example.com' },
         allowedFrom: { namespaces: ['apps'], labels: ['team'] },
       },
@@ -33,10 +50,17 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
         replicas: 2,
         workers: 2,
         resources: { requests: { cpu: '2', memory: '4Gi' }, limits: { memory: '8Gi' } },
-        autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 70, targetMemoryUtilizationPercentage: 80 },
+        autoscaling: {
+          minReplicas: 2,
+          maxReplicas: 5,
+          targetCPUUtilizationPercentage: 70,
+          targetMemoryUtilizationPercentage: 80,
+        },
         storage: { size: '20Gi', mountPath: '/data' },
         podDisruptionBudget: { maxUnavailable: 1 },
-        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }],
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
         overrides: {
           serviceAccountName: 'llama-sa',
           terminationGracePeriodSeconds: 45,
@@ -70,9 +94,16 @@ export function fullV1Alpha1(name = 'full-v1', namespace = 'llama') {
           args: ['-c', 'run'],
         },
         workers: 3,
-        podOverrides: { serviceAccountName: 'sa', terminationGracePeriodSeconds: 30, volumes: [{ name: 'v', emptyDir: {} }], volumeMounts: [{ name: 'v', mountPath: '/v' }] },
+        podOverrides: {
+          serviceAccountName: 'sa',
+          terminationGracePeriodSeconds: 30,
+          volumes: [{ name: 'v', emptyDir: {} }],
+          volumeMounts: [{ name: 'v', mountPath: '/v' }],
+        },
         podDisruptionBudget: { minAvailable: 1 },
-        topologySpreadConstraints: [{ maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' }],
+        topologySpreadConstraints: [
+          { maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' },
+        ],
         autoscaling: { minReplicas: 1, maxReplicas: 4, targetCPUUtilizationPercentage: 60 },
         storage: { size: '5Gi', mountPath: '/.llama' },
         userConfig: { configMapName: 'my-config', configMapNamespace: 'llama' },

@@ -15,15 +15,29 @@ import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-clus
 
 const log = new Logger({}, 'silent');
 
-interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
-function call(url: string, opts: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+function call(
+  url: string,
+  opts: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? 'GET', headers: { ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...opts.headers } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        headers: { ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...opts.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     if (opts.body !== undefined) req.write(JSON.stringify(opts.body));
     req.end();
@@ -31,7 +45,11 @@ function call(url: string, opts: { method?: string; body?: unknown; headers?: Re
 }
 
 /** reads Server-Sent Events until `until` is satisfied by one of them */
-function readEvents(url: string, until: (event: string, data: any) => boolean, timeoutMs = 20_000): Promise<Array<{ event: string; data: any }>> {
+function readEvents(
+  url: string,
+  until: (event: string, data: any) => boolean,
+  timeoutMs = 20_000,
+): Promise<Array<{ event: string; data: any }>> {
   return new Promise((resolve, reject) => {
     const seen: Array<{ event: string; data: any }> = [];
     const req = request(url, (res) => {
@@ -64,7 +82,9 @@ function readEvents(url: string, until: (event: string, data: any) => boolean, t
 }
 
 const md = (name: string, extra: Record<string, unknown> = {}) => ({
-  apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'team-a' },
+  apiVersion: 'kubeairunway.ai/v1alpha1',
+  kind: 'ModelDeployment',
+  metadata: { name, namespace: 'team-a' },
   spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, ...extra },
 });
 
@@ -88,7 +108,10 @@ describe('dashboard backend', () => {
   });
 
   it('streams a snapshot, then pushes a change made with kubectl (no polling)', async () => {
-    const stream = readEvents(`${dashboard.url}api/stream`, (e, d) => e === 'changes' && d.upserts.some((u: any) => u.name === 'second'));
+    const stream = readEvents(
+      `${dashboard.url}api/stream`,
+      (e, d) => e === 'changes' && d.upserts.some((u: any) => u.name === 'second'),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await cluster.k(['apply', '-f', '-'], JSON.stringify(md('second')));
     const events = await stream;
@@ -107,14 +130,52 @@ describe('dashboard backend', () => {
     assert.equal(detail.summary.name, 'first');
     assert.equal(detail.panels[0]!.kind, 'selection');
     assert.ok(!JSON.stringify(detail.object).includes('managedFields'));
-    const owned = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first-extra', namespace: 'team-a', ownerReferences: [{ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', name: 'first', uid: (detail.object as any).metadata.uid }] }, data: { a: 'b' } };
-    const stream = readEvents(`${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`, (e, d) => e === 'detail' && d.children.some((c: any) => c.name === 'first-extra'));
+    const owned = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'first-extra',
+        namespace: 'team-a',
+        ownerReferences: [
+          {
+            apiVersion: 'kubeairunway.ai/v1alpha1',
+            kind: 'ModelDeployment',
+            name: 'first',
+            uid: (detail.object as any).metadata.uid,
+          },
+        ],
+      },
+      data: { a: 'b' },
+    };
+    const stream = readEvents(
+      `${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`,
+      (e, d) => e === 'detail' && d.children.some((c: any) => c.name === 'first-extra'),
+    );
     await new Promise((r) => setTimeout(r, 200));
     const child = (await cluster.admin.create(owned)) as KubeObject;
     await stream;
     // an event about the child shows on the resource's page, naming the child
-    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'first-extra.1', namespace: 'team-a' }, involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: 'first-extra', namespace: 'team-a', uid: child.metadata.uid }, reason: 'Checked', message: 'child looked at', type: 'Warning', source: { component: 'test' } };
-    const withEvent = readEvents(`${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`, (e, d) => e === 'detail' && d.events.some((ev: any) => ev.object === 'ConfigMap first-extra' && ev.reason === 'Checked'));
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'first-extra.1', namespace: 'team-a' },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'first-extra',
+        namespace: 'team-a',
+        uid: child.metadata.uid,
+      },
+      reason: 'Checked',
+      message: 'child looked at',
+      type: 'Warning',
+      source: { component: 'test' },
+    };
+    const withEvent = readEvents(
+      `${dashboard.url}api/stream/resource?key=${encodeURIComponent(key)}`,
+      (e, d) =>
+        e === 'detail' && d.events.some((ev: any) => ev.object === 'ConfigMap first-extra' && ev.reason === 'Checked'),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await cluster.admin.create(event);
     await withEvent;
@@ -122,22 +183,45 @@ describe('dashboard backend', () => {
   });
 
   it('the form endpoint gives the webhook messages; create goes through the API server', async () => {
-    const bad = JSON.parse((await call(`${dashboard.url}api/modeldeployments/validate`, { method: 'POST', body: md('bad.name', { resources: { gpu: { count: 0 } } }) })).body);
+    const bad = JSON.parse(
+      (
+        await call(`${dashboard.url}api/modeldeployments/validate`, {
+          method: 'POST',
+          body: md('bad.name', { resources: { gpu: { count: 0 } } }),
+        })
+      ).body,
+    );
     assert.ok(bad.errors.some((e: any) => e.field === 'metadata.name'));
     assert.ok(bad.errors.some((e: any) => e.field === 'spec.resources.gpu.count'));
     const refused = await call(`${dashboard.url}api/modeldeployments`, { method: 'POST', body: md('bad.name') });
     assert.equal(refused.status, 422);
     const created = await call(`${dashboard.url}api/modeldeployments`, { method: 'POST', body: md('from-form') });
     assert.equal(created.status, 201, created.body);
-    assert.equal((await cluster.admin.get({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' }, 'from-form', 'team-a')).metadata.name, 'from-form');
+    assert.equal(
+      (
+        await cluster.admin.get(
+          { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment' },
+          'from-form',
+          'team-a',
+        )
+      ).metadata.name,
+      'from-form',
+    );
     const dup = await call(`${dashboard.url}api/modeldeployments`, { method: 'POST', body: md('from-form') });
     assert.equal(dup.status, 409, 'the API server answer reaches the form');
   });
 
   it('refuses cross-site writes and foreign Host headers', async () => {
-    const form = await call(`${dashboard.url}api/modeldeployments`, { method: 'POST', headers: { 'Content-Type': 'text/plain' } });
+    const form = await call(`${dashboard.url}api/modeldeployments`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     assert.equal(form.status, 403);
-    const origin = await call(`${dashboard.url}api/modeldeployments`, { method: 'POST', body: md('x'), headers: { Origin: 'http://evil.example' } });
+    const origin = await call(`${dashboard.url}api/modeldeployments`, {
+      method: 'POST',
+      body: md('x'),
+      headers: { Origin: 'http://evil.example' },
+    });
     assert.equal(origin.status, 403);
     const rebinding = await call(`${dashboard.url}api/info`, { headers: { Host: 'evil.example' } });
     assert.equal(rebinding.status, 421);
@@ -145,19 +229,54 @@ describe('dashboard backend', () => {
 
   it("reads with the user's own credentials: a namespace-scoped ServiceAccount sees its Role's kinds only", async () => {
     await cluster.k(['create', 'serviceaccount', 'viewer', '-n', 'team-a']);
-    await cluster.k(['create', 'role', 'md-reader', '-n', 'team-a', '--verb=get,list,watch', '--resource=modeldeployments.kubeairunway.ai']);
-    await cluster.k(['create', 'rolebinding', 'md-reader', '-n', 'team-a', '--role=md-reader', '--serviceaccount=team-a:viewer']);
+    await cluster.k([
+      'create',
+      'role',
+      'md-reader',
+      '-n',
+      'team-a',
+      '--verb=get,list,watch',
+      '--resource=modeldeployments.kubeairunway.ai',
+    ]);
+    await cluster.k([
+      'create',
+      'rolebinding',
+      'md-reader',
+      '-n',
+      'team-a',
+      '--role=md-reader',
+      '--serviceaccount=team-a:viewer',
+    ]);
     const token = (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim();
     const client = await KubeClient.create(cluster.dev.server.kubeconfigYaml({ token }));
-    const d = await startDashboard({ client, cluster: 'test', user: 'viewer', logger: log, staticDir, namespace: 'team-a' });
+    const d = await startDashboard({
+      client,
+      cluster: 'test',
+      user: 'viewer',
+      logger: log,
+      staticDir,
+      namespace: 'team-a',
+    });
     try {
       const info = JSON.parse((await call(`${d.url}api/info`)).body);
-      assert.deepEqual(info.kinds.map((k: any) => k.kind), ['ModelDeployment']);
-      assert.ok(info.hidden.includes('events') && info.hidden.includes('inferenceproviderconfigs.kubeairunway.ai'), info.hidden.join());
-      const names = JSON.parse((await call(`${d.url}api/resources`)).body).map((r: any) => r.name).sort();
+      assert.deepEqual(
+        info.kinds.map((k: any) => k.kind),
+        ['ModelDeployment'],
+      );
+      assert.ok(
+        info.hidden.includes('events') && info.hidden.includes('inferenceproviderconfigs.kubeairunway.ai'),
+        info.hidden.join(),
+      );
+      const names = JSON.parse((await call(`${d.url}api/resources`)).body)
+        .map((r: any) => r.name)
+        .sort();
       assert.ok(names.includes('first') && names.includes('second'));
       const denied = await call(`${d.url}api/modeldeployments`, { method: 'POST', body: md('viewer-made') });
-      assert.equal(denied.status, 403, 'the Role grants no create: the API server says no, the dashboard adds no rights');
+      assert.equal(
+        denied.status,
+        403,
+        'the Role grants no create: the API server says no, the dashboard adds no rights',
+      );
       assert.match(JSON.parse(denied.body).errors[0].message, /forbidden/i);
     } finally {
       await d.close();

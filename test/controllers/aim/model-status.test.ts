@@ -26,7 +26,9 @@ describe('OCI image references', () => {
     'a__b/c---d/e.f_g',
     'model:' + 'T'.repeat(128),
   ];
-  for (const image of valid) it(`valid: ${image.slice(0, 60)}`, () => assert.equal(parseImageReference(image).ok, true, JSON.stringify(parseImageReference(image))));
+  for (const image of valid)
+    it(`valid: ${image.slice(0, 60)}`, () =>
+      assert.equal(parseImageReference(image).ok, true, JSON.stringify(parseImageReference(image))));
 
   const invalid: [string, RegExp][] = [
     ['', /must not be empty/],
@@ -58,7 +60,10 @@ describe('OCI image references', () => {
   }
 
   it('splits domain, path, tag and digest', () => {
-    assert.deepEqual(parseImageReference(`localhost:5000/team/model:v1@${digest}`), { ok: true, reference: { domain: 'localhost:5000', path: 'team/model', tag: 'v1', digest } });
+    assert.deepEqual(parseImageReference(`localhost:5000/team/model:v1@${digest}`), {
+      ok: true,
+      reference: { domain: 'localhost:5000', path: 'team/model', tag: 'v1', digest },
+    });
     assert.deepEqual(parseImageReference('team/model'), { ok: true, reference: { path: 'team/model' } });
   });
 });
@@ -67,10 +72,22 @@ const API = 'aim.eai.amd.com/v1alpha1';
 const OP_NS = 'aim-operator';
 const FM = 'aim-model-controller';
 
-const model = (spec: AIMModel['spec'], extra: Partial<AIMModel['metadata']> = {}): AIMModel => ({ apiVersion: API, kind: 'AIMModel', metadata: { name: 'qwen', namespace: 'ml-team', ...extra }, spec });
-const clusterModel = (spec: AIMClusterModel['spec']): AIMClusterModel => ({ apiVersion: API, kind: 'AIMClusterModel', metadata: { name: 'qwen' }, spec });
-const nsConfig = (name: string, namespace: string, uid = `uid-ns-${namespace}-${name}`): KubeObject => ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace, uid }, spec: {} } as KubeObject);
-const clusterConfig = (name: string, uid = `uid-cl-${name}`): KubeObject => ({ apiVersion: API, kind: 'AIMClusterRuntimeConfig', metadata: { name, uid }, spec: {} } as KubeObject);
+const model = (spec: AIMModel['spec'], extra: Partial<AIMModel['metadata']> = {}): AIMModel => ({
+  apiVersion: API,
+  kind: 'AIMModel',
+  metadata: { name: 'qwen', namespace: 'ml-team', ...extra },
+  spec,
+});
+const clusterModel = (spec: AIMClusterModel['spec']): AIMClusterModel => ({
+  apiVersion: API,
+  kind: 'AIMClusterModel',
+  metadata: { name: 'qwen' },
+  spec,
+});
+const nsConfig = (name: string, namespace: string, uid = `uid-ns-${namespace}-${name}`): KubeObject =>
+  ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace, uid }, spec: {} }) as KubeObject;
+const clusterConfig = (name: string, uid = `uid-cl-${name}`): KubeObject =>
+  ({ apiVersion: API, kind: 'AIMClusterRuntimeConfig', metadata: { name, uid }, spec: {} }) as KubeObject;
 
 async function reconcile(fake: FakeCluster, obj: AIMModel | AIMClusterModel) {
   const stored = fake.put(obj);
@@ -95,7 +112,14 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
     message?: RegExp;
   };
   const cases: Case[] = [
-    { name: 'no config and none named: default absent is fine', object: model({ image: IMAGE }), configs: [], status: 'Ready', ready: ['True', 'AllComponentsReady'], runtimeConfig: ['True', 'DefaultConfigNotFound'] },
+    {
+      name: 'no config and none named: default absent is fine',
+      object: model({ image: IMAGE }),
+      configs: [],
+      status: 'Ready',
+      ready: ['True', 'AllComponentsReady'],
+      runtimeConfig: ['True', 'DefaultConfigNotFound'],
+    },
     {
       name: 'explicit config missing: Failed, reason ConfigNotFound',
       object: model({ image: IMAGE, runtimeConfigName: 'missing' }),
@@ -113,7 +137,13 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       status: 'Ready',
       ready: ['True', 'AllComponentsReady'],
       runtimeConfig: ['True', 'RuntimeConfigResolved'],
-      ref: { kind: 'AIMRuntimeConfig', name: 'gpu', namespace: 'ml-team', scope: 'Namespace', uid: 'uid-ns-ml-team-gpu' },
+      ref: {
+        kind: 'AIMRuntimeConfig',
+        name: 'gpu',
+        namespace: 'ml-team',
+        scope: 'Namespace',
+        uid: 'uid-ns-ml-team-gpu',
+      },
     },
     {
       name: 'cluster config only',
@@ -131,7 +161,13 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       status: 'Ready',
       ready: ['True', 'AllComponentsReady'],
       runtimeConfig: ['True', 'RuntimeConfigResolved'],
-      ref: { kind: 'AIMRuntimeConfig', name: 'default', namespace: 'ml-team', scope: 'Namespace', uid: 'uid-ns-ml-team-default' },
+      ref: {
+        kind: 'AIMRuntimeConfig',
+        name: 'default',
+        namespace: 'ml-team',
+        scope: 'Namespace',
+        uid: 'uid-ns-ml-team-default',
+      },
     },
     {
       name: 'cluster model: the namespaced config in the operator namespace',
@@ -179,7 +215,11 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
       const { status, cond } = await reconcile(fake, c.object);
       assert.equal(status.status, c.status);
       assert.deepEqual([cond('Ready')?.status, cond('Ready')?.reason], c.ready, 'Ready');
-      assert.deepEqual([cond('RuntimeConfigReady')?.status, cond('RuntimeConfigReady')?.reason], c.runtimeConfig, 'RuntimeConfigReady');
+      assert.deepEqual(
+        [cond('RuntimeConfigReady')?.status, cond('RuntimeConfigReady')?.reason],
+        c.runtimeConfig,
+        'RuntimeConfigReady',
+      );
       if (c.ref) assert.deepEqual(status.resolvedRuntimeConfig, c.ref);
       else assert.equal(status.resolvedRuntimeConfig, undefined, 'no ref');
       if (c.configValid) assert.deepEqual([cond('ConfigValid')?.status, cond('ConfigValid')?.reason], c.configValid);
@@ -223,7 +263,9 @@ describe('model status decisions (pipeline, in-memory cluster)', () => {
 
   it('a paused model is left alone', async () => {
     const fake = new FakeCluster(FM);
-    const obj = fake.put(model({ image: 'NOT VALID' }, { annotations: { 'aim.eai.amd.com/reconcile-paused': 'true' } }));
+    const obj = fake.put(
+      model({ image: 'NOT VALID' }, { annotations: { 'aim.eai.amd.com/reconcile-paused': 'true' } }),
+    );
     assert.equal((await modelPipeline({ operatorNamespace: OP_NS }).run(obj, fake.deps())).phase, 'paused');
     assert.equal(fake.count('applyStatus'), 0);
   });

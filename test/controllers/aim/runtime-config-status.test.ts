@@ -22,15 +22,38 @@ const check = (namespace: string, name: string): GatewayCheck => ({ kind: 'check
 function decide(spec: RuntimeConfigSpec, gateway: GatewayCheck, lookup?: GatewayLookup, existing: Condition[] = []) {
   const status: RuntimeConfigStatus = {};
   const cm = new ConditionManager(existing, { generation: 3 });
-  setRuntimeConfigStatus(status, cm, { report: validateRuntimeConfigSpec(spec), gateway, ...(lookup ? { lookup } : {}) }, 3);
+  setRuntimeConfigStatus(
+    status,
+    cm,
+    { report: validateRuntimeConfigSpec(spec), gateway, ...(lookup ? { lookup } : {}) },
+    3,
+  );
   const by = (t: string) => cm.get(t);
   return { status, cm, by };
 }
 
 describe('runtime config status decisions', () => {
   type Want = [status: string, reason: string] | undefined;
-  const cases: { name: string; spec: RuntimeConfigSpec; gateway: GatewayCheck; lookup?: GatewayLookup; ready: Want; valid: Want; gw: Want; deprecated: Want; message?: RegExp }[] = [
-    { name: 'valid, no routing', spec: {}, gateway: { kind: 'none' }, ready: ['True', 'ConfigurationValid'], valid: ['True', 'ConfigurationValid'], gw: undefined, deprecated: undefined },
+  const cases: {
+    name: string;
+    spec: RuntimeConfigSpec;
+    gateway: GatewayCheck;
+    lookup?: GatewayLookup;
+    ready: Want;
+    valid: Want;
+    gw: Want;
+    deprecated: Want;
+    message?: RegExp;
+  }[] = [
+    {
+      name: 'valid, no routing',
+      spec: {},
+      gateway: { kind: 'none' },
+      ready: ['True', 'ConfigurationValid'],
+      valid: ['True', 'ConfigurationValid'],
+      gw: undefined,
+      deprecated: undefined,
+    },
     {
       name: 'valid, Gateway exists',
       spec: { routing: { enabled: true, gatewayRef: { name: 'gw', namespace: 'g' } } },
@@ -56,7 +79,11 @@ describe('runtime config status decisions', () => {
     {
       name: 'Gateway not checkable: Unknown, Ready stays True',
       spec: { routing: { enabled: true, gatewayRef: { name: 'gw' } } },
-      gateway: { kind: 'unchecked', reason: 'GatewayNamespaceUnset', message: 'spec.routing.gatewayRef.namespace is not set' },
+      gateway: {
+        kind: 'unchecked',
+        reason: 'GatewayNamespaceUnset',
+        message: 'spec.routing.gatewayRef.namespace is not set',
+      },
       ready: ['True', 'ConfigurationValid'],
       valid: ['True', 'ConfigurationValid'],
       gw: ['Unknown', 'GatewayNamespaceUnset'],
@@ -126,13 +153,22 @@ describe('runtime config status decisions', () => {
     const again = decide(spec, check('g', 'gw'), 'unreadable', previous);
     assert.deepEqual(again.by(CONDITION.GatewayFound), first.by(CONDITION.GatewayFound));
     assert.equal(again.by(CONDITION.Ready)?.reason, 'GatewayNotFound');
-    const moved = decide({ routing: { enabled: true, gatewayRef: { name: 'other', namespace: 'g' } } }, check('g', 'other'), 'unreadable', previous);
+    const moved = decide(
+      { routing: { enabled: true, gatewayRef: { name: 'other', namespace: 'g' } } },
+      check('g', 'other'),
+      'unreadable',
+      previous,
+    );
     assert.equal(moved.by(CONDITION.GatewayFound)?.status, 'Unknown');
     assert.equal(moved.by(CONDITION.Ready)?.status, 'True');
   });
 
   it('routing switched off removes GatewayFound; fixing the spec flips ConfigValid back to True', () => {
-    const broken = decide({ routing: { enabled: true, pathTemplate: '/{', gatewayRef: { name: 'gw', namespace: 'g' } } }, check('g', 'gw'), 'missing');
+    const broken = decide(
+      { routing: { enabled: true, pathTemplate: '/{', gatewayRef: { name: 'gw', namespace: 'g' } } },
+      check('g', 'gw'),
+      'missing',
+    );
     const fixed = decide({ routing: { enabled: false } }, { kind: 'none' }, undefined, broken.cm.list());
     assert.equal(fixed.by(CONDITION.GatewayFound), undefined);
     assert.equal(fixed.by(CONDITION.ConfigValid)?.status, 'True');
@@ -147,22 +183,36 @@ const rc = (spec: RuntimeConfigSpec, annotations?: Record<string, string>): AIMR
   metadata: { name: 'default', namespace: 'ml-team', generation: 2, ...(annotations ? { annotations } : {}) },
   spec,
 });
-const gateway = (namespace: string, name: string) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name, namespace }, spec: {} });
+const gateway = (namespace: string, name: string) => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'Gateway',
+  metadata: { name, namespace },
+  spec: {},
+});
 
 describe('runtime config pipeline (in-memory cluster)', () => {
   it('a missing Gateway, then the Gateway created: conditions, observedGeneration and one Warning event', async () => {
     const fake = new FakeCluster(FM);
     const pipeline = runtimeConfigPipeline('Namespace');
-    const obj = fake.put(rc({ routing: { enabled: true, gatewayRef: { name: 'gw' }, pathTemplate: '/{.metadata.namespace}' } }));
+    const obj = fake.put(
+      rc({ routing: { enabled: true, gatewayRef: { name: 'gw' }, pathTemplate: '/{.metadata.namespace}' } }),
+    );
     await pipeline.run(obj, fake.deps());
     let stored = fake.getObject<AIMRuntimeConfig>(RC_API, 'AIMRuntimeConfig', 'default', 'ml-team')!;
     const cond = (t: string) => stored.status?.conditions?.find((c) => c.type === t);
     assert.equal(stored.status?.observedGeneration, 2);
     assert.equal(cond('ConfigValid')?.status, 'True');
     assert.equal(cond('GatewayFound')?.status, 'False');
-    assert.match(cond('GatewayFound')!.message!, /Gateway ml-team\/gw does not exist/, "the namespace defaults to the config's own");
+    assert.match(
+      cond('GatewayFound')!.message!,
+      /Gateway ml-team\/gw does not exist/,
+      "the namespace defaults to the config's own",
+    );
     assert.equal(cond('Ready')?.status, 'False');
-    assert.deepEqual(fake.events.map((e) => `${e.type}/${e.reason}`).sort(), ['Normal/ConfigurationValid', 'Warning/GatewayNotFound']);
+    assert.deepEqual(fake.events.map((e) => `${e.type}/${e.reason}`).sort(), [
+      'Normal/ConfigurationValid',
+      'Warning/GatewayNotFound',
+    ]);
 
     fake.events.length = 0;
     await pipeline.run(stored, fake.deps());
@@ -179,7 +229,12 @@ describe('runtime config pipeline (in-memory cluster)', () => {
   it('the cluster kind uses the same skeleton; a failed Gateway read within the grace period changes nothing', async () => {
     const fake = new FakeCluster(FM);
     const pipeline = runtimeConfigPipeline('Cluster');
-    const cfg: AIMClusterRuntimeConfig = { apiVersion: RC_API, kind: 'AIMClusterRuntimeConfig', metadata: { name: 'default', generation: 1 }, spec: { routing: { enabled: true, gatewayRef: { name: 'gw', namespace: 'g' } } } };
+    const cfg: AIMClusterRuntimeConfig = {
+      apiVersion: RC_API,
+      kind: 'AIMClusterRuntimeConfig',
+      metadata: { name: 'default', generation: 1 },
+      spec: { routing: { enabled: true, gatewayRef: { name: 'gw', namespace: 'g' } } },
+    };
     let obj = fake.put(cfg);
     fake.put(gateway('g', 'gw'));
     await pipeline.run(obj, fake.deps());
@@ -190,7 +245,11 @@ describe('runtime config pipeline (in-memory cluster)', () => {
     const failing = { ...fake.deps(), reader: { ...fake.reader, get: async () => Promise.reject(apiError(503)) } };
     const outcome = await pipeline.run(obj, failing);
     assert.equal(outcome.requeueWithBackoff, true, 'an unreadable Gateway is retried');
-    assert.equal(JSON.stringify(fake.getObject<AIMClusterRuntimeConfig>(RC_API, 'AIMClusterRuntimeConfig', 'default')!.status), before, 'status untouched');
+    assert.equal(
+      JSON.stringify(fake.getObject<AIMClusterRuntimeConfig>(RC_API, 'AIMClusterRuntimeConfig', 'default')!.status),
+      before,
+      'status untouched',
+    );
   });
 
   it('a paused config is left alone', async () => {

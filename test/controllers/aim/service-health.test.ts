@@ -2,7 +2,15 @@
 // propagator and the index that maps config events to consumers).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type HTTPRoute, type InferenceService, inspectHTTPRoute, inspectInferenceService, serviceModelIndex, modelKeys, serviceState } from '../../../src/controllers/aim/service/index.ts';
+import {
+  type HTTPRoute,
+  type InferenceService,
+  inspectHTTPRoute,
+  inspectInferenceService,
+  serviceModelIndex,
+  modelKeys,
+  serviceState,
+} from '../../../src/controllers/aim/service/index.ts';
 import { configKeyOf, runtimeConfigKeys } from '../../../src/controllers/aim/shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../../../src/controllers/aim/shared/label-propagator.ts';
 import type { AimRuntimeConfig } from '../../../src/controllers/aim/shared/runtime-config-source.ts';
@@ -12,8 +20,17 @@ import { model, service } from './helpers/service-fixtures.ts';
 
 const FIELD = 'spec.routing.gatewayRef of AIMRuntimeConfig ml-team/default';
 
-function route(parents: Array<{ ref?: object; accepted?: [string, string, string?]; resolved?: [string, string, string?]; gen?: number }>, generation = 2): HTTPRoute {
-  const cond = (type: string, c: [string, string, string?] | undefined, gen: number) => (c ? [{ type, status: c[0], reason: c[1], message: c[2] ?? '', observedGeneration: gen }] : []);
+function route(
+  parents: Array<{
+    ref?: object;
+    accepted?: [string, string, string?];
+    resolved?: [string, string, string?];
+    gen?: number;
+  }>,
+  generation = 2,
+): HTTPRoute {
+  const cond = (type: string, c: [string, string, string?] | undefined, gen: number) =>
+    c ? [{ type, status: c[0], reason: c[1], message: c[2] ?? '', observedGeneration: gen }] : [];
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -21,9 +38,17 @@ function route(parents: Array<{ ref?: object; accepted?: [string, string, string
     spec: { parentRefs: [{ name: 'kserve-gateway', namespace: 'kgateway-system' }] },
     status: {
       parents: parents.map((p) => ({
-        parentRef: (p.ref ?? { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'kserve-gateway', namespace: 'kgateway-system' }) as never,
+        parentRef: (p.ref ?? {
+          group: 'gateway.networking.k8s.io',
+          kind: 'Gateway',
+          name: 'kserve-gateway',
+          namespace: 'kgateway-system',
+        }) as never,
         controllerName: 'sim',
-        conditions: [...cond('Accepted', p.accepted, p.gen ?? generation), ...cond('ResolvedRefs', p.resolved, p.gen ?? generation)],
+        conditions: [
+          ...cond('Accepted', p.accepted, p.gen ?? generation),
+          ...cond('ResolvedRefs', p.resolved, p.gen ?? generation),
+        ],
       })),
     },
   };
@@ -31,18 +56,50 @@ function route(parents: Array<{ ref?: object; accepted?: [string, string, string
 
 describe('HTTPRouteReady from the gateway verdict on our parentRef', () => {
   const cases: Array<{ name: string; route: HTTPRoute; state: ComponentState; reason: string; message?: RegExp }> = [
-    { name: 'accepted', route: route([{ accepted: ['True', 'Accepted'], resolved: ['True', 'ResolvedRefs'] }]), state: 'Ready', reason: 'HTTPRouteAccepted', message: /accepted by Gateway kgateway-system\/kserve-gateway/ },
+    {
+      name: 'accepted',
+      route: route([{ accepted: ['True', 'Accepted'], resolved: ['True', 'ResolvedRefs'] }]),
+      state: 'Ready',
+      reason: 'HTTPRouteAccepted',
+      message: /accepted by Gateway kgateway-system\/kserve-gateway/,
+    },
     {
       name: 'missing gateway: Degraded with the gateway reason, naming the gatewayRef field',
-      route: route([{ accepted: ['False', 'NoMatchingParent', 'Gateway kgateway-system/kserve-gateway not found'], resolved: ['True', 'ResolvedRefs'] }]),
+      route: route([
+        {
+          accepted: ['False', 'NoMatchingParent', 'Gateway kgateway-system/kserve-gateway not found'],
+          resolved: ['True', 'ResolvedRefs'],
+        },
+      ]),
       state: 'Degraded',
       reason: 'NoMatchingParent',
-      message: /not accepted by Gateway kgateway-system\/kserve-gateway \(spec\.routing\.gatewayRef of AIMRuntimeConfig ml-team\/default\): NoMatchingParent: Gateway kgateway-system\/kserve-gateway not found/,
+      message:
+        /not accepted by Gateway kgateway-system\/kserve-gateway \(spec\.routing\.gatewayRef of AIMRuntimeConfig ml-team\/default\): NoMatchingParent: Gateway kgateway-system\/kserve-gateway not found/,
     },
-    { name: 'accepted, backend Service not there yet', route: route([{ accepted: ['True', 'Accepted'], resolved: ['False', 'BackendNotFound', 'Service qwen-chat-predictor not found'] }]), state: 'Progressing', reason: 'BackendNotFound' },
+    {
+      name: 'accepted, backend Service not there yet',
+      route: route([
+        {
+          accepted: ['True', 'Accepted'],
+          resolved: ['False', 'BackendNotFound', 'Service qwen-chat-predictor not found'],
+        },
+      ]),
+      state: 'Progressing',
+      reason: 'BackendNotFound',
+    },
     { name: 'no verdict yet', route: route([]), state: 'Progressing', reason: 'HTTPRoutePending' },
-    { name: 'a verdict for an older generation is ignored', route: route([{ accepted: ['False', 'NotAllowedByListeners'], gen: 1 }]), state: 'Progressing', reason: 'HTTPRoutePending' },
-    { name: 'a verdict about another gateway is not ours', route: route([{ ref: { name: 'other', namespace: 'gateways' }, accepted: ['True', 'Accepted'] }]), state: 'Progressing', reason: 'HTTPRoutePending' },
+    {
+      name: 'a verdict for an older generation is ignored',
+      route: route([{ accepted: ['False', 'NotAllowedByListeners'], gen: 1 }]),
+      state: 'Progressing',
+      reason: 'HTTPRoutePending',
+    },
+    {
+      name: 'a verdict about another gateway is not ours',
+      route: route([{ ref: { name: 'other', namespace: 'gateways' }, accepted: ['True', 'Accepted'] }]),
+      state: 'Progressing',
+      reason: 'HTTPRoutePending',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -56,14 +113,58 @@ describe('HTTPRouteReady from the gateway verdict on our parentRef', () => {
 });
 
 describe('InferenceServiceReady from KServe', () => {
-  const isvc = (status: InferenceService['status'], generation = 1): InferenceService => ({ apiVersion: 'serving.kserve.io/v1beta1', kind: 'InferenceService', metadata: { name: 'qwen-chat', namespace: 'ml-team', generation }, ...(status ? { status } : {}) });
+  const isvc = (status: InferenceService['status'], generation = 1): InferenceService => ({
+    apiVersion: 'serving.kserve.io/v1beta1',
+    kind: 'InferenceService',
+    metadata: { name: 'qwen-chat', namespace: 'ml-team', generation },
+    ...(status ? { status } : {}),
+  });
   const cases: Array<{ name: string; isvc: InferenceService; state: ComponentState; reason: string }> = [
-    { name: 'Ready=True', isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }], url: 'http://x' }), state: 'Ready', reason: 'InferenceServiceReady' },
-    { name: 'pods starting', isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'False', reason: 'MinimumReplicasUnavailable', message: '0/1 ready' }] }), state: 'Progressing', reason: 'MinimumReplicasUnavailable' },
+    {
+      name: 'Ready=True',
+      isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }], url: 'http://x' }),
+      state: 'Ready',
+      reason: 'InferenceServiceReady',
+    },
+    {
+      name: 'pods starting',
+      isvc: isvc({
+        observedGeneration: 1,
+        conditions: [{ type: 'Ready', status: 'False', reason: 'MinimumReplicasUnavailable', message: '0/1 ready' }],
+      }),
+      state: 'Progressing',
+      reason: 'MinimumReplicasUnavailable',
+    },
     { name: 'no status yet', isvc: isvc(undefined), state: 'Progressing', reason: 'InferenceServiceNotReady' },
-    { name: 'KServe has not seen the new generation', isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] }, 2), state: 'Progressing', reason: 'InferenceServiceUpdating' },
-    { name: 'rejected spec', isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidPredictorSpec' }], modelStatus: { transitionStatus: 'InvalidSpec' } }), state: 'Failed', reason: 'InvalidPredictorSpec' },
-    { name: 'model failed to load', isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'False' }], modelStatus: { transitionStatus: 'BlockedByFailedLoad', lastFailureInfo: { reason: 'ModelLoadFailed', message: 'OOMKilled' } } }), state: 'Degraded', reason: 'ModelLoadFailed' },
+    {
+      name: 'KServe has not seen the new generation',
+      isvc: isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] }, 2),
+      state: 'Progressing',
+      reason: 'InferenceServiceUpdating',
+    },
+    {
+      name: 'rejected spec',
+      isvc: isvc({
+        observedGeneration: 1,
+        conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidPredictorSpec' }],
+        modelStatus: { transitionStatus: 'InvalidSpec' },
+      }),
+      state: 'Failed',
+      reason: 'InvalidPredictorSpec',
+    },
+    {
+      name: 'model failed to load',
+      isvc: isvc({
+        observedGeneration: 1,
+        conditions: [{ type: 'Ready', status: 'False' }],
+        modelStatus: {
+          transitionStatus: 'BlockedByFailedLoad',
+          lastFailureInfo: { reason: 'ModelLoadFailed', message: 'OOMKilled' },
+        },
+      }),
+      state: 'Degraded',
+      reason: 'ModelLoadFailed',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -89,24 +190,52 @@ describe('AIMService states', () => {
 });
 
 describe('runtimeConfigLabelPropagator', () => {
-  const rc = (enabled: boolean | undefined, match: string[]): AimRuntimeConfig => ({ name: 'default', outcome: 'Resolved', spec: { labelPropagation: { ...(enabled === undefined ? {} : { enabled }), match } } });
-  const parent = service({ metadata: { labels: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes', env: 'prod' } } });
+  const rc = (enabled: boolean | undefined, match: string[]): AimRuntimeConfig => ({
+    name: 'default',
+    outcome: 'Resolved',
+    spec: { labelPropagation: { ...(enabled === undefined ? {} : { enabled }), match } },
+  });
+  const parent = service({
+    metadata: {
+      labels: {
+        'org.example/cost-center': 'eng-ml',
+        'org.example/team': 'nlp',
+        'compliance.example/pci': 'yes',
+        env: 'prod',
+      },
+    },
+  });
   const child: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
   const cases: Array<{ name: string; config: AimRuntimeConfig | undefined; want: Record<string, string> }> = [
-    { name: 'exact keys and a prefix wildcard (AIM example 5)', config: rc(true, ['org.example/cost-center', 'org.example/team', 'compliance.example/*']), want: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes' } },
+    {
+      name: 'exact keys and a prefix wildcard (AIM example 5)',
+      config: rc(true, ['org.example/cost-center', 'org.example/team', 'compliance.example/*']),
+      want: { 'org.example/cost-center': 'eng-ml', 'org.example/team': 'nlp', 'compliance.example/pci': 'yes' },
+    },
     { name: 'disabled', config: rc(false, ['org.example/*']), want: {} },
     { name: 'enabled not set (defaults to off)', config: rc(undefined, ['org.example/*']), want: {} },
     { name: 'no runtime config', config: undefined, want: {} },
   ];
   for (const c of cases) {
-    it(c.name, () => assert.deepEqual(runtimeConfigLabelPropagator(child, { parent, runtimeConfig: c.config }), c.want));
+    it(c.name, () =>
+      assert.deepEqual(runtimeConfigLabelPropagator(child, { parent, runtimeConfig: c.config }), c.want),
+    );
   }
 });
 
 describe('config and model indexes', () => {
   const consumer = (ns: string | undefined, runtimeConfigName?: string): KubeObject =>
-    ({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: ns ? 'AIMModel' : 'AIMClusterModel', metadata: { name: 'm', ...(ns ? { namespace: ns } : {}) }, spec: { image: 'x/y:1', ...(runtimeConfigName !== undefined ? { runtimeConfigName } : {}) } }) as KubeObject;
-  const cfg = (ns: string | undefined, name: string): KubeObject => ({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: ns ? 'AIMRuntimeConfig' : 'AIMClusterRuntimeConfig', metadata: { name, ...(ns ? { namespace: ns } : {}) } });
+    ({
+      apiVersion: 'aim.eai.amd.com/v1alpha1',
+      kind: ns ? 'AIMModel' : 'AIMClusterModel',
+      metadata: { name: 'm', ...(ns ? { namespace: ns } : {}) },
+      spec: { image: 'x/y:1', ...(runtimeConfigName !== undefined ? { runtimeConfigName } : {}) },
+    }) as KubeObject;
+  const cfg = (ns: string | undefined, name: string): KubeObject => ({
+    apiVersion: 'aim.eai.amd.com/v1alpha1',
+    kind: ns ? 'AIMRuntimeConfig' : 'AIMClusterRuntimeConfig',
+    metadata: { name, ...(ns ? { namespace: ns } : {}) },
+  });
 
   it('a namespaced consumer is filed under its namespace config and the cluster config of that name', () => {
     const keys = runtimeConfigKeys(consumer('ml-team', 'team'), 'aim-system');
@@ -117,7 +246,10 @@ describe('config and model indexes', () => {
   });
 
   it('empty runtimeConfigName resolves `default`', () => {
-    assert.deepEqual(runtimeConfigKeys(consumer('ml-team', ''), 'aim-system'), runtimeConfigKeys(consumer('ml-team'), 'aim-system'));
+    assert.deepEqual(
+      runtimeConfigKeys(consumer('ml-team', ''), 'aim-system'),
+      runtimeConfigKeys(consumer('ml-team'), 'aim-system'),
+    );
     assert.ok(runtimeConfigKeys(consumer('ml-team'), 'aim-system').includes(configKeyOf(cfg('ml-team', 'default'))));
   });
 
@@ -129,9 +261,18 @@ describe('config and model indexes', () => {
 
   it('services are found from the models they name or whose image they serve', () => {
     const byName = serviceModelIndex(service());
-    assert.ok(modelKeys(model()).some((k) => byName.includes(k)), 'namespaced model of that name');
-    assert.ok(modelKeys(model({ namespace: null })).some((k) => byName.includes(k)), 'cluster model of that name');
-    assert.ok(!modelKeys(model({ namespace: 'other' })).some((k) => byName.includes(k)), 'not a model in another namespace');
+    assert.ok(
+      modelKeys(model()).some((k) => byName.includes(k)),
+      'namespaced model of that name',
+    );
+    assert.ok(
+      modelKeys(model({ namespace: null })).some((k) => byName.includes(k)),
+      'cluster model of that name',
+    );
+    assert.ok(
+      !modelKeys(model({ namespace: 'other' })).some((k) => byName.includes(k)),
+      'not a model in another namespace',
+    );
     const byImage = serviceModelIndex(service({ spec: { model: { image: 'x/y:1' } } }));
     assert.ok(modelKeys(model({ name: 'anything', image: 'x/y:1' })).some((k) => byImage.includes(k)));
     assert.ok(!modelKeys(model({ name: 'anything', image: 'x/z:1' })).some((k) => byImage.includes(k)));

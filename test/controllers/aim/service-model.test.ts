@@ -24,12 +24,44 @@ function readerWith(...objects: KubeObject[]) {
 }
 
 describe('spec.model.name / ref', () => {
-  const cases: Array<{ name: string; objects: KubeObject[]; spec: object; want: { kind?: string; image?: string; error?: RegExp } }> = [
-    { name: 'a namespaced AIMModel', objects: [model()], spec: { name: 'qwen-qwen3-32b' }, want: { kind: 'AIMModel', image: QWEN_IMAGE } },
-    { name: 'the namespaced one wins over a cluster one of the same name', objects: [model({ namespace: null, image: 'x/cluster:1' }), model()], spec: { name: 'qwen-qwen3-32b' }, want: { kind: 'AIMModel', image: QWEN_IMAGE } },
-    { name: 'else the AIMClusterModel', objects: [model({ namespace: null, image: 'x/cluster:1' })], spec: { ref: 'qwen-qwen3-32b' }, want: { kind: 'AIMClusterModel', image: 'x/cluster:1' } },
-    { name: 'a model in another namespace does not count', objects: [model({ namespace: 'other' })], spec: { name: 'qwen-qwen3-32b' }, want: { error: /^spec\.model\.name: no AIMModel ml-team\/qwen-qwen3-32b and no AIMClusterModel qwen-qwen3-32b exist$/ } },
-    { name: 'missing, spelled with the ref alias', objects: [], spec: { ref: 'nope' }, want: { error: /^spec\.model\.ref: no AIMModel ml-team\/nope and no AIMClusterModel nope exist$/ } },
+  const cases: Array<{
+    name: string;
+    objects: KubeObject[];
+    spec: object;
+    want: { kind?: string; image?: string; error?: RegExp };
+  }> = [
+    {
+      name: 'a namespaced AIMModel',
+      objects: [model()],
+      spec: { name: 'qwen-qwen3-32b' },
+      want: { kind: 'AIMModel', image: QWEN_IMAGE },
+    },
+    {
+      name: 'the namespaced one wins over a cluster one of the same name',
+      objects: [model({ namespace: null, image: 'x/cluster:1' }), model()],
+      spec: { name: 'qwen-qwen3-32b' },
+      want: { kind: 'AIMModel', image: QWEN_IMAGE },
+    },
+    {
+      name: 'else the AIMClusterModel',
+      objects: [model({ namespace: null, image: 'x/cluster:1' })],
+      spec: { ref: 'qwen-qwen3-32b' },
+      want: { kind: 'AIMClusterModel', image: 'x/cluster:1' },
+    },
+    {
+      name: 'a model in another namespace does not count',
+      objects: [model({ namespace: 'other' })],
+      spec: { name: 'qwen-qwen3-32b' },
+      want: {
+        error: /^spec\.model\.name: no AIMModel ml-team\/qwen-qwen3-32b and no AIMClusterModel qwen-qwen3-32b exist$/,
+      },
+    },
+    {
+      name: 'missing, spelled with the ref alias',
+      objects: [],
+      spec: { ref: 'nope' },
+      want: { error: /^spec\.model\.ref: no AIMModel ml-team\/nope and no AIMClusterModel nope exist$/ },
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -76,14 +108,25 @@ describe('spec.model.name / ref', () => {
 describe('spec.model.image', () => {
   const image = 'ghcr.io/example/aim-llama-3-8b:0.9.1';
   it('no model has the image: an AIMModel is created, unowned, labelled auto-generated, and the predictor runs the image', async () => {
-    const svc = service({ metadata: { labels: { 'org.example/cost-center': 'eng-ml' } }, spec: { model: { image }, runtimeConfigName: 'team', imagePullSecrets: [{ name: 'pull' }], serviceAccountName: 'sa' } });
+    const svc = service({
+      metadata: { labels: { 'org.example/cost-center': 'eng-ml' } },
+      spec: {
+        model: { image },
+        runtimeConfigName: 'team',
+        imagePullSecrets: [{ name: 'pull' }],
+        serviceAccountName: 'sa',
+      },
+    });
     const obs = await fetchServiceModel(svc, readerWith(model({ image: 'other/image:1' })));
     assert.ok(obs.model?.isNotFound());
     const h = normalizeHealth(modelHealth(obs));
     assert.equal(h.reason, 'CreatingModel');
     assert.equal(h.state, 'Progressing');
     assert.equal(h.dependencyType, 'Downstream');
-    const planned = desireService(svc, resolvedConfig({ name: 'team', namespace: {} }), { ...fetched(svc), model: obs });
+    const planned = desireService(svc, resolvedConfig({ name: 'team', namespace: {} }), {
+      ...fetched(svc),
+      model: obs,
+    });
     const plan = planService(svc, planned);
     const created = plan.applies.find((a) => a.object.kind === 'AIMModel');
     assert.ok(created);
@@ -91,14 +134,27 @@ describe('spec.model.image', () => {
     assert.equal(created.object.metadata.name, autoModelName(image));
     assert.equal(created.object.metadata.namespace, NS);
     assert.equal(created.object.metadata.labels?.['aim.eai.amd.com/origin'], 'auto-generated');
-    assert.deepEqual(created.object.spec, { image, runtimeConfigName: 'team', imagePullSecrets: [{ name: 'pull' }], serviceAccountName: 'sa' });
-    const isvc = plan.applies.find((a) => a.object.kind === 'InferenceService')!.object as unknown as { spec: { predictor: { containers: Array<{ image: string }> } } };
+    assert.deepEqual(created.object.spec, {
+      image,
+      runtimeConfigName: 'team',
+      imagePullSecrets: [{ name: 'pull' }],
+      serviceAccountName: 'sa',
+    });
+    const isvc = plan.applies.find((a) => a.object.kind === 'InferenceService')!.object as unknown as {
+      spec: { predictor: { containers: Array<{ image: string }> } };
+    };
     assert.equal(isvc.spec.predictor.containers[0]!.image, image);
   });
 
   it('a namespaced model with the image is used (over a cluster one), and nothing is created', async () => {
     const svc = service({ spec: { model: { image } } });
-    const obs = await fetchServiceModel(svc, readerWith(model({ name: 'cluster-llama', namespace: null, image }), model({ name: 'team-llama', image, status: 'Pending' })));
+    const obs = await fetchServiceModel(
+      svc,
+      readerWith(
+        model({ name: 'cluster-llama', namespace: null, image }),
+        model({ name: 'team-llama', image, status: 'Pending' }),
+      ),
+    );
     assert.ok(obs.model?.ok());
     assert.equal(obs.model.value.metadata.name, 'team-llama');
     const planned = desireService(svc, resolvedConfig({}), { ...fetched(svc), model: obs });
@@ -107,7 +163,10 @@ describe('spec.model.image', () => {
 
   it('among several namespaced models a Ready one wins, then the first name', async () => {
     const svc = service({ spec: { model: { image } } });
-    const two = await fetchServiceModel(svc, readerWith(model({ name: 'b', image }), model({ name: 'a', image, status: 'Pending' })));
+    const two = await fetchServiceModel(
+      svc,
+      readerWith(model({ name: 'b', image }), model({ name: 'a', image, status: 'Pending' })),
+    );
     assert.equal(two.model?.ok() && two.model.value.metadata.name, 'b');
     const tie = await fetchServiceModel(svc, readerWith(model({ name: 'd', image }), model({ name: 'c', image })));
     assert.equal(tie.model?.ok() && tie.model.value.metadata.name, 'c');
@@ -120,29 +179,73 @@ describe('spec.model.image', () => {
   });
 
   it('a Ready model stored in status.resolvedModel is kept while it still has the image', async () => {
-    const svc = service({ spec: { model: { image } }, status: { resolvedModel: { kind: 'AIMModel', name: 'z-stored', namespace: NS, scope: 'Namespace', uid: 'uid-z-stored' } } });
-    const obs = await fetchServiceModel(svc, readerWith(model({ name: 'a-other', image }), model({ name: 'z-stored', image })));
+    const svc = service({
+      spec: { model: { image } },
+      status: {
+        resolvedModel: { kind: 'AIMModel', name: 'z-stored', namespace: NS, scope: 'Namespace', uid: 'uid-z-stored' },
+      },
+    });
+    const obs = await fetchServiceModel(
+      svc,
+      readerWith(model({ name: 'a-other', image }), model({ name: 'z-stored', image })),
+    );
     assert.equal(obs.model?.ok() && obs.model.value.metadata.name, 'z-stored');
-    const changed = await fetchServiceModel(svc, readerWith(model({ name: 'a-other', image }), model({ name: 'z-stored', image: 'not/the-image:1' })));
+    const changed = await fetchServiceModel(
+      svc,
+      readerWith(model({ name: 'a-other', image }), model({ name: 'z-stored', image: 'not/the-image:1' })),
+    );
     assert.equal(changed.model?.ok() && changed.model.value.metadata.name, 'a-other');
   });
 });
 
 describe('spec.model.custom and invalid models', () => {
   it('custom: the base image is served directly, no model object', async () => {
-    const svc = service({ spec: { model: { custom: { baseImage: 'ghcr.io/example/aim-base:1.0', modelSources: [{ sourceUri: 'hf://org/m' }], hardware: {} } } } });
+    const svc = service({
+      spec: {
+        model: {
+          custom: {
+            baseImage: 'ghcr.io/example/aim-base:1.0',
+            modelSources: [{ sourceUri: 'hf://org/m' }],
+            hardware: {},
+          },
+        },
+      },
+    });
     const obs = await fetchServiceModel(svc, readerWith());
     assert.equal(obs.model, undefined);
     assert.equal(normalizeHealth(modelHealth(obs)).reason, 'CustomModel');
     const plan = planService(svc, desireService(svc, resolvedConfig({}), { ...fetched(svc), model: obs }));
-    assert.deepEqual(plan.applies.map((a) => a.object.kind), ['InferenceService']);
+    assert.deepEqual(
+      plan.applies.map((a) => a.object.kind),
+      ['InferenceService'],
+    );
   });
 
   const bad: Array<{ name: string; model: object; reason: string; message: RegExp }> = [
-    { name: 'an uppercase repository', model: { image: 'Example/Model:1' }, reason: 'InvalidImageReference', message: /^spec\.model\.image: image reference "Example\/Model:1" repository name must be lowercase/ },
-    { name: 'whitespace', model: { image: 'example/model :1' }, reason: 'InvalidImageReference', message: /^spec\.model\.image: .*whitespace/ },
-    { name: 'a URL scheme in the base image', model: { custom: { baseImage: 'https://example.com/x', modelSources: [{}], hardware: {} } }, reason: 'InvalidImageReference', message: /^spec\.model\.custom\.baseImage: .*URL scheme/ },
-    { name: 'two model forms (an object stored before the CEL rule)', model: { name: 'a', image: 'b/c:1' }, reason: 'InvalidModelSpec', message: /^spec\.model: exactly one of name \(or ref\), image or custom must be set, found name, image$/ },
+    {
+      name: 'an uppercase repository',
+      model: { image: 'Example/Model:1' },
+      reason: 'InvalidImageReference',
+      message: /^spec\.model\.image: image reference "Example\/Model:1" repository name must be lowercase/,
+    },
+    {
+      name: 'whitespace',
+      model: { image: 'example/model :1' },
+      reason: 'InvalidImageReference',
+      message: /^spec\.model\.image: .*whitespace/,
+    },
+    {
+      name: 'a URL scheme in the base image',
+      model: { custom: { baseImage: 'https://example.com/x', modelSources: [{}], hardware: {} } },
+      reason: 'InvalidImageReference',
+      message: /^spec\.model\.custom\.baseImage: .*URL scheme/,
+    },
+    {
+      name: 'two model forms (an object stored before the CEL rule)',
+      model: { name: 'a', image: 'b/c:1' },
+      reason: 'InvalidModelSpec',
+      message: /^spec\.model: exactly one of name \(or ref\), image or custom must be set, found name, image$/,
+    },
     { name: 'no model form', model: {}, reason: 'InvalidModelSpec', message: /found none/ },
   ];
   for (const c of bad) {

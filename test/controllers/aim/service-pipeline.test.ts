@@ -26,12 +26,18 @@ function setup(...objects: KubeObject[]) {
     clock.advance(out.requeueAfterMs!);
     return once(name);
   };
-  const cond = (type: string, name = 'qwen-chat'): Condition | undefined => (current(name).status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+  const cond = (type: string, name = 'qwen-chat'): Condition | undefined =>
+    (current(name).status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
   const applied = (kind: string) => fake.requests.filter((r) => r.verb === 'apply' && r.kind === kind);
   return { fake, clock, current, once, reconcile, cond, applied };
 }
 
-const nsConfig = (name: string, spec: object): KubeObject => ({ apiVersion: API, kind: 'AIMRuntimeConfig', metadata: { name, namespace: NS }, spec });
+const nsConfig = (name: string, spec: object): KubeObject => ({
+  apiVersion: API,
+  kind: 'AIMRuntimeConfig',
+  metadata: { name, namespace: NS },
+  spec,
+});
 
 describe('AIMService pipeline', () => {
   it('DefaultConfigNotFound: RuntimeConfigReady=True with that reason, one Normal event over many reconciles', async () => {
@@ -49,7 +55,10 @@ describe('AIMService pipeline', () => {
   });
 
   it('ConfigNotFound: nothing applied, Failed with the reason; creating the config recovers it', async () => {
-    const t = setup(model(), service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }));
+    const t = setup(
+      model(),
+      service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }),
+    );
     await t.reconcile();
     assert.equal(t.fake.count('apply'), 0);
     assert.equal(t.cond('RuntimeConfigReady')?.status, 'False');
@@ -63,7 +72,13 @@ describe('AIMService pipeline', () => {
     assert.equal(t.cond('RuntimeConfigReady')?.status, 'True');
     assert.equal(t.cond('ConfigValid')?.status, 'True');
     assert.equal(t.applied('InferenceService').length, 1);
-    assert.deepEqual(t.current().status?.resolvedRuntimeConfig, { kind: 'AIMRuntimeConfig', name: 'non-existent', namespace: NS, scope: 'Namespace', uid: t.fake.getObject(API, 'AIMRuntimeConfig', 'non-existent', NS)!.metadata.uid });
+    assert.deepEqual(t.current().status?.resolvedRuntimeConfig, {
+      kind: 'AIMRuntimeConfig',
+      name: 'non-existent',
+      namespace: NS,
+      scope: 'Namespace',
+      uid: t.fake.getObject(API, 'AIMRuntimeConfig', 'non-existent', NS)!.metadata.uid,
+    });
   });
 
   it('PathTemplateInvalid: InferenceService applied, no HTTPRoute, Degraded with the reason', async () => {
@@ -75,20 +90,34 @@ describe('AIMService pipeline', () => {
     assert.equal(t.cond('RoutingReady')?.status, 'False');
     assert.equal(t.cond('RoutingReady')?.reason, 'PathTemplateInvalid');
     assert.equal(t.cond('Ready')?.reason, 'PathTemplateInvalid');
-    assert.match(t.cond('Ready')!.message, /spec\.routing\.pathTemplate of AIMRuntimeConfig ml-team\/default: .*project/);
+    assert.match(
+      t.cond('Ready')!.message,
+      /spec\.routing\.pathTemplate of AIMRuntimeConfig ml-team\/default: .*project/,
+    );
     assert.equal(t.current().status?.routing, undefined);
   });
 
   it('routing, labels and status: docs/aim.md example routed, cost-center labels on both children, Running once ready', async () => {
-    const config = nsConfig('default', { ...SEED_ROUTING, labelPropagation: { enabled: true, match: ['org.example/*', 'app.kubernetes.io/*'] } });
-    const labels = { project: 'conversational-ai', 'org.example/cost-center': 'eng-ml', 'app.kubernetes.io/component': 'parent-value' };
+    const config = nsConfig('default', {
+      ...SEED_ROUTING,
+      labelPropagation: { enabled: true, match: ['org.example/*', 'app.kubernetes.io/*'] },
+    });
+    const labels = {
+      project: 'conversational-ai',
+      'org.example/cost-center': 'eng-ml',
+      'app.kubernetes.io/component': 'parent-value',
+    };
     const t = setup(model(), config, service({ metadata: { labels } }));
     await t.reconcile();
     const [isvc] = t.applied('InferenceService');
     const [route] = t.applied('HTTPRoute');
     for (const child of [isvc!.body!, route!.body!]) {
       assert.equal(child.metadata.labels?.['org.example/cost-center'], 'eng-ml');
-      assert.notEqual(child.metadata.labels?.['app.kubernetes.io/component'], 'parent-value', "the child's own label wins");
+      assert.notEqual(
+        child.metadata.labels?.['app.kubernetes.io/component'],
+        'parent-value',
+        "the child's own label wins",
+      );
       assert.equal(child.metadata.labels?.project, undefined, 'labels not matched are not propagated');
       assert.equal(child.metadata.ownerReferences?.[0]?.uid, t.current().metadata.uid);
     }
@@ -98,9 +127,23 @@ describe('AIMService pipeline', () => {
 
     // KServe and the gateway report ready
     const live = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
-    t.fake.put({ ...live, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    t.fake.put({
+      ...live,
+      status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] },
+    } as KubeObject);
     const liveRoute = t.fake.getObject<KubeObject>('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS)!;
-    t.fake.put({ ...liveRoute, status: { parents: [{ parentRef: { name: 'inference-gateway', namespace: 'gateways' }, controllerName: 'x', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }] }] } } as KubeObject);
+    t.fake.put({
+      ...liveRoute,
+      status: {
+        parents: [
+          {
+            parentRef: { name: 'inference-gateway', namespace: 'gateways' },
+            controllerName: 'x',
+            conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }],
+          },
+        ],
+      },
+    } as KubeObject);
     await t.reconcile();
     assert.equal(t.current().status?.status, 'Running');
     assert.equal(t.cond('HTTPRouteReady')?.status, 'True');
@@ -109,7 +152,11 @@ describe('AIMService pipeline', () => {
   });
 
   it('children just created: their not-ready status waits out the settle window; ready within it, one write says Running', async () => {
-    const t = setup(model(), nsConfig('default', SEED_ROUTING), service({ metadata: { labels: { project: 'conversational-ai' } } }));
+    const t = setup(
+      model(),
+      nsConfig('default', SEED_ROUTING),
+      service({ metadata: { labels: { project: 'conversational-ai' } } }),
+    );
     const first = await t.once();
     assert.equal(t.applied('InferenceService').length, 1);
     assert.equal(first.statusHeld, true);
@@ -124,9 +171,23 @@ describe('AIMService pipeline', () => {
     assert.equal(again.requeueAfterMs, DEFAULT_SETTLE_WINDOW_MS - 500);
 
     const live = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
-    t.fake.put({ ...live, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    t.fake.put({
+      ...live,
+      status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] },
+    } as KubeObject);
     const liveRoute = t.fake.getObject<KubeObject>('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS)!;
-    t.fake.put({ ...liveRoute, status: { parents: [{ parentRef: { name: 'inference-gateway', namespace: 'gateways' }, controllerName: 'x', conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }] }] } } as KubeObject);
+    t.fake.put({
+      ...liveRoute,
+      status: {
+        parents: [
+          {
+            parentRef: { name: 'inference-gateway', namespace: 'gateways' },
+            controllerName: 'x',
+            conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted' }],
+          },
+        ],
+      },
+    } as KubeObject);
     const done = await t.once();
     assert.equal(done.statusHeld, false);
     assert.equal(t.fake.count('applyStatus'), 1, 'one status write');
@@ -140,12 +201,21 @@ describe('AIMService pipeline', () => {
     assert.equal(t.current().status?.status, 'Starting', 'written once the window ended');
     const writes = t.fake.count('applyStatus');
     // a spec change rewrites the InferenceService: a new generation gets a window of its own
-    t.fake.put({ ...t.current(), metadata: { ...t.current().metadata, generation: 2 }, spec: { ...t.current().spec, replicas: 2 } } as AIMService);
+    t.fake.put({
+      ...t.current(),
+      metadata: { ...t.current().metadata, generation: 2 },
+      spec: { ...t.current().spec, replicas: 2 },
+    } as AIMService);
     const held = await t.once();
     assert.equal(held.statusHeld, true, 'the new generation waits for the changed child');
     t.clock.advance(DEFAULT_SETTLE_WINDOW_MS);
     // someone edits the child: the reconcile after the window writes it back and the status with it
-    const isvc = t.fake.getObject<KubeObject & { spec: object }>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    const isvc = t.fake.getObject<KubeObject & { spec: object }>(
+      'serving.kserve.io/v1beta1',
+      'InferenceService',
+      'qwen-chat',
+      NS,
+    )!;
     t.fake.put({ ...isvc, spec: {} } as KubeObject);
     const applies = t.applied('InferenceService').length;
     const after = await t.once();
@@ -154,7 +224,10 @@ describe('AIMService pipeline', () => {
     assert.equal(t.fake.count('applyStatus'), writes + 1);
     assert.equal(t.current().status?.observedGeneration, 2);
 
-    const failing = setup(model(), service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }));
+    const failing = setup(
+      model(),
+      service({ spec: { model: { name: 'qwen-qwen3-32b' }, runtimeConfigName: 'non-existent' } }),
+    );
     const out = await failing.once();
     assert.equal(out.statusHeld, false);
     assert.equal(failing.current().status?.status, 'Failed');
@@ -167,21 +240,34 @@ describe('AIMService pipeline', () => {
       assert.equal(out.phase, 'paused', annotation);
       assert.equal(t.fake.requests.length, 0, annotation);
     }
-    const notExactlyTrue = setup(model(), service({ metadata: { annotations: { 'aim.eai.amd.com/reconciliation-paused': 'True' } } }));
+    const notExactlyTrue = setup(
+      model(),
+      service({ metadata: { annotations: { 'aim.eai.amd.com/reconciliation-paused': 'True' } } }),
+    );
     assert.equal((await notExactlyTrue.reconcile()).phase, 'reconciled', 'only the exact value "true" pauses');
   });
 
   it('a named model deleted after the InferenceService exists: not Failed, applies go on, the InferenceService is left as built', async () => {
-    const t = setup(model(), nsConfig('default', { routing: { ...SEED_ROUTING.routing, pathTemplate: '/{.metadata.name}' } }), service());
+    const t = setup(
+      model(),
+      nsConfig('default', { routing: { ...SEED_ROUTING.routing, pathTemplate: '/{.metadata.name}' } }),
+      service(),
+    );
     await t.reconcile();
     const built = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
-    t.fake.put({ ...built, status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+    t.fake.put({
+      ...built,
+      status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] },
+    } as KubeObject);
     await t.reconcile();
     assert.equal(t.current().status?.resolvedModel?.name, 'qwen-qwen3-32b');
 
     t.fake.remove(API, 'AIMModel', 'qwen-qwen3-32b', NS);
     // the user changes the route: the apply must not be blocked by the missing model
-    t.fake.put({ ...t.current(), spec: { ...t.current().spec, routing: { pathTemplate: '/renamed/{.metadata.name}' } } } as KubeObject);
+    t.fake.put({
+      ...t.current(),
+      spec: { ...t.current().spec, routing: { pathTemplate: '/renamed/{.metadata.name}' } },
+    } as KubeObject);
     const before = t.applied('InferenceService').length;
     await t.reconcile();
     assert.notEqual(t.current().status?.status, 'Failed');
@@ -208,9 +294,16 @@ describe('AIMService pipeline', () => {
     await t.reconcile();
     assert.ok(t.fake.getObject('gateway.networking.k8s.io/v1', 'HTTPRoute', 'qwen-chat', NS), 'the route is kept');
     assert.equal(t.fake.requests.filter((r) => r.verb === 'delete').length, 0);
-    assert.equal(t.current().status?.routing?.path, '/ml/ml-team/conversational-ai', 'the path the kept route really serves');
+    assert.equal(
+      t.current().status?.routing?.path,
+      '/ml/ml-team/conversational-ai',
+      'the path the kept route really serves',
+    );
     assert.equal(t.cond('RoutingReady')?.reason, 'PathTemplateInvalid');
-    assert.match(t.cond('RoutingReady')!.message, /HTTPRoute ml-team\/qwen-chat is kept and still routes the last valid path \/ml\/ml-team\/conversational-ai/);
+    assert.match(
+      t.cond('RoutingReady')!.message,
+      /HTTPRoute ml-team\/qwen-chat is kept and still routes the last valid path \/ml\/ml-team\/conversational-ai/,
+    );
     assert.equal(t.current().status?.status, 'Degraded');
   });
 });

@@ -26,33 +26,109 @@ const long = (n: number, ch = 'a') => ch.repeat(n);
 const invalid: Case[] = [
   { name: 'a stray closing brace', template: '/x/}', from: 'service', cause: /unbalanced "\}"/ },
   { name: 'a stray opening brace', template: '/x/{', from: 'config', cause: /unbalanced "\{"/ },
-  { name: 'an injection attempt: }{ between placeholders', template: '/{.metadata.name}}{.metadata.uid}', from: 'service', cause: /unbalanced/ },
-  { name: 'recursive descent ..', template: '/{..name}', from: 'config', cause: /recursive descent \.\. is not allowed/ },
-  { name: 'a filter ?()', template: "/{.metadata.labels[?(@.team=='a')]}", from: 'service', cause: /filter|not allowed/ },
+  {
+    name: 'an injection attempt: }{ between placeholders',
+    template: '/{.metadata.name}}{.metadata.uid}',
+    from: 'service',
+    cause: /unbalanced/,
+  },
+  {
+    name: 'recursive descent ..',
+    template: '/{..name}',
+    from: 'config',
+    cause: /recursive descent \.\. is not allowed/,
+  },
+  {
+    name: 'a filter ?()',
+    template: "/{.metadata.labels[?(@.team=='a')]}",
+    from: 'service',
+    cause: /filter|not allowed/,
+  },
   { name: 'a wildcard', template: '/{.metadata.labels.*}', from: 'config', cause: /wildcards \* are not allowed/ },
-  { name: 'a range block', template: '/{range .items}x{end}', from: 'service', cause: /not allowed|not one expression|invalid jsonpath/ },
-  { name: 'a very long key', template: `/{.metadata.labels.${long(300)}}`, from: 'config', cause: /more than the maximum of 256/ },
-  { name: 'a template over 1024 characters', template: `/${long(1100)}`, from: 'service', cause: /more than the maximum of 1024/ },
+  {
+    name: 'a range block',
+    template: '/{range .items}x{end}',
+    from: 'service',
+    cause: /not allowed|not one expression|invalid jsonpath/,
+  },
+  {
+    name: 'a very long key',
+    template: `/{.metadata.labels.${long(300)}}`,
+    from: 'config',
+    cause: /more than the maximum of 256/,
+  },
+  {
+    name: 'a template over 1024 characters',
+    template: `/${long(1100)}`,
+    from: 'service',
+    cause: /more than the maximum of 1024/,
+  },
   { name: 'an empty placeholder', template: '/x/{}', from: 'config', cause: /empty placeholder/ },
-  { name: 'docs/aim.md example without the label it needs', template: "/ml/{.metadata.namespace}/{.metadata.labels['project']}", from: 'config', labels: {}, cause: /labels\['project'\]\}.*(returned no results|not found)/ },
-  { name: 'a bracketed key with an unescaped dot', template: "/{.metadata.labels['org.example/team']}", from: 'config', cause: /contains a dot.*write \{\.metadata\.labels\.org\\\.example\/team\}/ },
-  { name: 'a field that is an object, not a value', template: '/{.spec.model}', from: 'service', cause: /not a string, number or boolean/ },
-  { name: 'a 300-character result', template: '/{.metadata.annotations.long}', from: 'service', annotations: { long: long(300, 'b') }, cause: /more than the maximum of 200/ },
-  { name: 'a value that is a dot segment', template: '/{.metadata.labels.team}', from: 'config', labels: { team: '..' }, cause: /dot segments/ },
+  {
+    name: 'docs/aim.md example without the label it needs',
+    template: "/ml/{.metadata.namespace}/{.metadata.labels['project']}",
+    from: 'config',
+    labels: {},
+    cause: /labels\['project'\]\}.*(returned no results|not found)/,
+  },
+  {
+    name: 'a bracketed key with an unescaped dot',
+    template: "/{.metadata.labels['org.example/team']}",
+    from: 'config',
+    cause: /contains a dot.*write \{\.metadata\.labels\.org\\\.example\/team\}/,
+  },
+  {
+    name: 'a field that is an object, not a value',
+    template: '/{.spec.model}',
+    from: 'service',
+    cause: /not a string, number or boolean/,
+  },
+  {
+    name: 'a 300-character result',
+    template: '/{.metadata.annotations.long}',
+    from: 'service',
+    annotations: { long: long(300, 'b') },
+    cause: /more than the maximum of 200/,
+  },
+  {
+    name: 'a value that is a dot segment',
+    template: '/{.metadata.labels.team}',
+    from: 'config',
+    labels: { team: '..' },
+    cause: /dot segments/,
+  },
   { name: 'a template rendering to nothing', template: '///', from: 'service', cause: /empty/ },
-  { name: 'an invalid JSONPath expression', template: '/{.metadata.labels[}', from: 'config', cause: /invalid jsonpath|unbalanced/ },
+  {
+    name: 'an invalid JSONPath expression',
+    template: '/{.metadata.labels[}',
+    from: 'config',
+    cause: /invalid jsonpath|unbalanced/,
+  },
 ];
 
-function run(c: { template: string; from: 'service' | 'config'; labels?: Record<string, string>; annotations?: Record<string, string> }) {
+function run(c: {
+  template: string;
+  from: 'service' | 'config';
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}) {
   const routing = { enabled: true, gatewayRef: GATEWAY, ...(c.from === 'config' ? { pathTemplate: c.template } : {}) };
   const svc = service({
-    metadata: { labels: c.labels ?? { project: 'conversational-ai' }, ...(c.annotations ? { annotations: c.annotations } : {}) },
-    spec: { model: { name: 'qwen-qwen3-32b' }, ...(c.from === 'service' ? { routing: { pathTemplate: c.template } } : {}) },
+    metadata: {
+      labels: c.labels ?? { project: 'conversational-ai' },
+      ...(c.annotations ? { annotations: c.annotations } : {}),
+    },
+    spec: {
+      model: { name: 'qwen-qwen3-32b' },
+      ...(c.from === 'service' ? { routing: { pathTemplate: c.template } } : {}),
+    },
   });
   const rc = resolvedConfig({ namespace: { routing } as RuntimeConfigSpec });
   const obs = desireService(svc, rc, fetched(svc));
   const plan = planService(svc, obs);
-  const health = serviceHealth(obs, rc).filter((h): h is ComponentHealth => Boolean(h)).map(normalizeHealth);
+  const health = serviceHealth(obs, rc)
+    .filter((h): h is ComponentHealth => Boolean(h))
+    .map(normalizeHealth);
   return { obs, plan, health };
 }
 
@@ -68,17 +144,28 @@ describe('PathTemplateInvalid: field, cause, no HTTPRoute, InferenceService kept
       assert.equal(routing?.kind, 'invalid', `routing: ${JSON.stringify(routing)}`);
       if (routing?.kind !== 'invalid') return;
       assert.equal(routing.reason, 'PathTemplateInvalid');
-      const field = c.from === 'service' ? 'spec.routing.pathTemplate' : 'spec.routing.pathTemplate of AIMRuntimeConfig ml-team/default';
+      const field =
+        c.from === 'service'
+          ? 'spec.routing.pathTemplate'
+          : 'spec.routing.pathTemplate of AIMRuntimeConfig ml-team/default';
       assert.equal(routing.field, field);
       assert.ok(routing.message.startsWith(`${field}: `), routing.message);
       assert.match(routing.message, c.cause);
-      assert.deepEqual(plan.applies.map((a) => a.object.kind), ['InferenceService'], 'only the InferenceService is applied');
+      assert.deepEqual(
+        plan.applies.map((a) => a.object.kind),
+        ['InferenceService'],
+        'only the InferenceService is applied',
+      );
       const r = health.find((h) => h.component === 'Routing');
       assert.equal(r?.state, 'Degraded');
       assert.equal(r?.reason, 'PathTemplateInvalid');
       assert.equal(r?.errors.length, 0, 'reported without a blocking error, so the InferenceService is still applied');
       assert.ok(r?.message.includes(field), r?.message);
-      assert.equal(health.find((h) => h.component === 'HTTPRoute'), undefined, 'no route, nothing to report about one');
+      assert.equal(
+        health.find((h) => h.component === 'HTTPRoute'),
+        undefined,
+        'no route, nothing to report about one',
+      );
     });
   }
 });
@@ -96,9 +183,15 @@ describe('values needing encoding become one RFC 3986-encoded, lowercased segmen
     for (const c of cases) {
       it(`${from}: ${c.name}`, () => {
         const template = `/t/{.metadata.${from}.team}`;
-        const { obs, plan } = run({ template, from: 'service', ...(from === 'labels' ? { labels: { team: c.value } } : { annotations: { team: c.value } }) });
+        const { obs, plan } = run({
+          template,
+          from: 'service',
+          ...(from === 'labels' ? { labels: { team: c.value } } : { annotations: { team: c.value } }),
+        });
         assert.equal(obs.desired?.routing.kind, 'route', JSON.stringify(obs.desired?.routing));
-        const route = plan.applies.find((a) => a.object.kind === 'HTTPRoute')?.object as unknown as { spec: { rules: Array<{ matches: Array<{ path: { value: string } }> }> } };
+        const route = plan.applies.find((a) => a.object.kind === 'HTTPRoute')?.object as unknown as {
+          spec: { rules: Array<{ matches: Array<{ path: { value: string } }> }> };
+        };
         assert.equal(route.spec.rules[0]!.matches[0]!.path.value, c.path);
       });
     }
@@ -107,16 +200,37 @@ describe('values needing encoding become one RFC 3986-encoded, lowercased segmen
   it('exactly 200 characters is allowed, 201 is not', () => {
     const ok = run({ template: '/{.metadata.annotations.v}', from: 'service', annotations: { v: long(199, 'c') } });
     assert.equal(ok.obs.desired?.routing.kind, 'route');
-    const tooLong = run({ template: '/{.metadata.annotations.v}', from: 'service', annotations: { v: long(200, 'c') } });
+    const tooLong = run({
+      template: '/{.metadata.annotations.v}',
+      from: 'service',
+      annotations: { v: long(200, 'c') },
+    });
     assert.equal(tooLong.obs.desired?.routing.kind, 'invalid');
   });
 });
 
 describe('other routing problems name their field', () => {
   const cases: Array<{ name: string; config: object; inline?: object; reason: string; message: RegExp }> = [
-    { name: 'routing enabled without a gatewayRef', config: { enabled: true }, reason: 'GatewayNotConfigured', message: /spec\.routing\.gatewayRef.*AIMRuntimeConfig ml-team\/default names a gateway/ },
-    { name: 'a requestTimeout Gateway API cannot take (fraction)', config: { ...SEED_ROUTING.routing, requestTimeout: '1.5s' }, reason: 'InvalidRequestTimeout', message: /spec\.routing\.requestTimeout of AIMRuntimeConfig ml-team\/default: "1\.5s" is not a Gateway API duration/ },
-    { name: 'an inline requestTimeout with a unit Gateway API lacks', config: SEED_ROUTING.routing!, inline: { requestTimeout: '500us' }, reason: 'InvalidRequestTimeout', message: /^spec\.routing\.requestTimeout: "500us"/ },
+    {
+      name: 'routing enabled without a gatewayRef',
+      config: { enabled: true },
+      reason: 'GatewayNotConfigured',
+      message: /spec\.routing\.gatewayRef.*AIMRuntimeConfig ml-team\/default names a gateway/,
+    },
+    {
+      name: 'a requestTimeout Gateway API cannot take (fraction)',
+      config: { ...SEED_ROUTING.routing, requestTimeout: '1.5s' },
+      reason: 'InvalidRequestTimeout',
+      message:
+        /spec\.routing\.requestTimeout of AIMRuntimeConfig ml-team\/default: "1\.5s" is not a Gateway API duration/,
+    },
+    {
+      name: 'an inline requestTimeout with a unit Gateway API lacks',
+      config: SEED_ROUTING.routing!,
+      inline: { requestTimeout: '500us' },
+      reason: 'InvalidRequestTimeout',
+      message: /^spec\.routing\.requestTimeout: "500us"/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -128,7 +242,10 @@ describe('other routing problems name their field', () => {
       if (routing?.kind !== 'invalid') return;
       assert.equal(routing.reason, c.reason);
       assert.match(routing.message, c.message);
-      assert.deepEqual(planService(svc, obs).applies.map((a) => a.object.kind), ['InferenceService']);
+      assert.deepEqual(
+        planService(svc, obs).applies.map((a) => a.object.kind),
+        ['InferenceService'],
+      );
     });
   }
 });

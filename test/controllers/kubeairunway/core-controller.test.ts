@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type BUILTIN_PROVIDERS, InferenceProviderConfigs, kubeairunwayCrds, type ModelDeployment, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import {
+  type BUILTIN_PROVIDERS,
+  InferenceProviderConfigs,
+  kubeairunwayCrds,
+  type ModelDeployment,
+  ModelDeployments,
+} from '../../../src/apis/kubeairunway/index.ts';
 import { aimCrds } from '../../../src/apis/aim/index.ts';
 import { kubeairunwayCoreSet } from '../../../src/controllers/kubeairunway/core/index.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
@@ -28,19 +34,36 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await c.apply(defaultProviderConfig(name), { force: true });
     // as a provider's registration does: the API it builds, served or not (the core checks which)
     const upstreamCRDVersion = BUILTIN_PROVIDER_DEFINITIONS[name].upstream.apiVersion;
-    await c.applyStatus({ ...defaultProviderConfig(name), status: { ready: true, version: 'test', lastHeartbeat: new Date().toISOString(), upstreamCRDVersion } }, { force: true });
+    await c.applyStatus(
+      {
+        ...defaultProviderConfig(name),
+        status: { ready: true, version: 'test', lastHeartbeat: new Date().toISOString(), upstreamCRDVersion },
+      },
+      { force: true },
+    );
   };
   const create = (name: string, spec: ModelDeployment['spec'], annotations?: Record<string, string>) =>
-    admin.create({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS, ...(annotations ? { annotations } : {}) }, spec } as ModelDeployment);
+    admin.create({
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name, namespace: NS, ...(annotations ? { annotations } : {}) },
+      spec,
+    } as ModelDeployment);
   const get = (name: string) => admin.get(ModelDeployments, name, NS);
-  const selected = (name: string) => waitFor(`${name} to get a provider`, async () => (await get(name)).status?.provider?.name);
+  const selected = (name: string) =>
+    waitFor(`${name} to get a provider`, async () => (await get(name)).status?.provider?.name);
 
   before(async () => {
     cluster = await startTestCluster();
     admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
     for (const crd of [...kubeairunwayCrds(), ...externalCrds()]) await ensureCrd(admin, crd);
     for (const p of ['kaito', 'dynamo', 'kuberay'] as const) await register(p);
-    mgr = await startOperator({ kubeconfig: cluster.server.kubeconfigYaml(), sets: [kubeairunwayCoreSet()], operatorNamespace: 'aim-system', log: new Logger({ level: 'error' }) });
+    mgr = await startOperator({
+      kubeconfig: cluster.server.kubeconfigYaml(),
+      sets: [kubeairunwayCoreSet()],
+      operatorNamespace: 'aim-system',
+      log: new Logger({ level: 'error' }),
+    });
   });
 
   after(async () => {
@@ -49,9 +72,22 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   });
 
   it('selects per the worked outcomes and records why', async () => {
-    await create('cpu', { model: { id: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/ggml-org/llama.cpp:server', resources: { cpu: '4', memory: '8Gi' } });
-    await create('one-gpu', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
-    await create('two-gpu', { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } });
+    await create('cpu', {
+      model: { id: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF' },
+      engine: { type: 'llamacpp' },
+      image: 'ghcr.io/ggml-org/llama.cpp:server',
+      resources: { cpu: '4', memory: '8Gi' },
+    });
+    await create('one-gpu', {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    });
+    await create('two-gpu', {
+      model: { id: 'Qwen/Qwen3-32B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 2 } },
+    });
     assert.equal(await selected('cpu'), 'kaito');
     assert.equal(await selected('one-gpu'), 'dynamo');
     assert.equal(await selected('two-gpu'), 'kuberay');
@@ -59,7 +95,9 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     assert.equal(md.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.reason, 'AutoSelected');
     assert.ok(md.status?.provider?.selectedReason);
     // the core's fields are owned by kubeairunway-core and nothing else was written by it
-    const entry = md.metadata.managedFields?.find((m) => m.manager === 'kubeairunway-core' && m.subresource === 'status');
+    const entry = md.metadata.managedFields?.find(
+      (m) => m.manager === 'kubeairunway-core' && m.subresource === 'status',
+    );
     const owned = JSON.stringify(entry?.fieldsV1);
     assert.match(owned, /"f:name"/);
     assert.match(owned, /"k:\{\\"type\\":\\"ProviderSelected\\"\}"/);
@@ -68,20 +106,31 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
 
   it('validates at reconcile time when no webhook is installed: Pending with docs/kubeairunway.md message', async () => {
     await create('bad', { model: { id: 'm' }, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } });
-    const md = await waitFor('bad to be Pending', async () => ((await get('bad')).status?.phase === 'Pending' ? get('bad') : undefined));
+    const md = await waitFor('bad to be Pending', async () =>
+      (await get('bad')).status?.phase === 'Pending' ? get('bad') : undefined,
+    );
     assert.equal(md.status?.message, 'SGLang engine requires GPU (set resources.gpu.count > 0)');
     assert.equal(md.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'False');
     assert.equal(md.status?.provider?.name, undefined);
     // fixing the spec lets it proceed, and the core stops asserting phase
     await admin.patch(ModelDeployments, 'bad', NS, { spec: { resources: { gpu: { count: 1 } } } }, 'merge');
     assert.equal(await selected('bad'), 'dynamo');
-    const fixed = await waitFor('phase to be released', async () => ((await get('bad')).status?.phase === undefined ? get('bad') : undefined));
+    const fixed = await waitFor('phase to be released', async () =>
+      (await get('bad')).status?.phase === undefined ? get('bad') : undefined,
+    );
     assert.equal(fixed.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'True');
   });
 
   it("Provider '{name}' CRD not installed in cluster: until the provider registers and its upstream CRD is served", async () => {
-    await create('amd', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } }, provider: { name: 'aim' } });
-    const pending = await waitFor('amd to be Pending', async () => ((await get('amd')).status?.phase === 'Pending' ? get('amd') : undefined));
+    await create('amd', {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1, type: 'amd.com/gpu' } },
+      provider: { name: 'aim' },
+    });
+    const pending = await waitFor('amd to be Pending', async () =>
+      (await get('amd')).status?.phase === 'Pending' ? get('amd') : undefined,
+    );
     assert.equal(pending.status?.message, "Provider 'aim' CRD not installed in cluster");
     // registered, but the AIMService CRD it builds is not served: still refused, with the documented message
     await register('aim');
@@ -101,15 +150,46 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   it('skips a rule that fails to compile and says so in one Warning event', async () => {
     const c = admin.withFieldManager('third-party');
     await c.apply(
-      { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'zz-broken' }, spec: { capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] }, selectionRules: [{ condition: 'spec.engine.type ==', priority: 1000 }] } } as never,
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'InferenceProviderConfig',
+        metadata: { name: 'zz-broken' },
+        spec: {
+          capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] },
+          selectionRules: [{ condition: 'spec.engine.type ==', priority: 1000 }],
+        },
+      } as never,
       { force: true },
     );
-    await c.applyStatus({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'InferenceProviderConfig', metadata: { name: 'zz-broken' }, status: { ready: true, lastHeartbeat: new Date().toISOString() } } as never, { force: true });
-    await waitFor('the provider to be listed', async () => (await admin.list(InferenceProviderConfigs)).items.some((p) => p.metadata.name === 'zz-broken'));
-    await create('rules', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } });
+    await c.applyStatus(
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'InferenceProviderConfig',
+        metadata: { name: 'zz-broken' },
+        status: { ready: true, lastHeartbeat: new Date().toISOString() },
+      } as never,
+      { force: true },
+    );
+    await waitFor('the provider to be listed', async () =>
+      (await admin.list(InferenceProviderConfigs)).items.some((p) => p.metadata.name === 'zz-broken'),
+    );
+    await create('rules', {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    });
     assert.equal(await selected('rules'), 'dynamo');
     const events = await waitFor('the SelectionRuleSkipped event', async () => {
-      const out = await cluster.k(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=rules,reason=SelectionRuleSkipped', '-o', 'json']);
+      const out = await cluster.k([
+        'get',
+        'events',
+        '-n',
+        NS,
+        '--field-selector',
+        'involvedObject.name=rules,reason=SelectionRuleSkipped',
+        '-o',
+        'json',
+      ]);
       const items = JSON.parse(out).items as Array<{ message: string; count?: number }>;
       return items.length > 0 ? items : undefined;
     });
@@ -118,7 +198,11 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   });
 
   it('leaves a paused deployment alone', async () => {
-    await create('paused', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }, { 'kubeairunway.ai/reconcile-paused': 'true' });
+    await create(
+      'paused',
+      { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } },
+      { 'kubeairunway.ai/reconcile-paused': 'true' },
+    );
     await sleep(1_000);
     assert.equal((await get('paused')).status, undefined);
     await cluster.k(['annotate', '-n', NS, 'md', 'paused', 'kubeairunway.ai/reconcile-paused-']);

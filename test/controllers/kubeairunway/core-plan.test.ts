@@ -2,7 +2,11 @@
 // fields the ownership table gives the core.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUILTIN_PROVIDERS, type InferenceProviderConfig, type ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
+import {
+  BUILTIN_PROVIDERS,
+  type InferenceProviderConfig,
+  type ModelDeployment,
+} from '../../../src/apis/kubeairunway/index.ts';
 import { planCoreStatus } from '../../../src/controllers/kubeairunway/core/index.ts';
 import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
 
@@ -23,14 +27,58 @@ const md = (spec: ModelDeployment['spec'], status?: ModelDeployment['status']): 
   spec,
   ...(status ? { status } : {}),
 });
-const inputs = (over: Partial<Parameters<typeof planCoreStatus>[1]> = {}) => ({ providers: providers(), apiServed: () => true, now: NOW, previous: {}, ...over });
+const inputs = (over: Partial<Parameters<typeof planCoreStatus>[1]> = {}) => ({
+  providers: providers(),
+  apiServed: () => true,
+  now: NOW,
+  previous: {},
+  ...over,
+});
 
 describe('planCoreStatus', () => {
-  const cases: Array<{ name: string; md: ModelDeployment; in?: Partial<Parameters<typeof planCoreStatus>[1]>; provider?: string; phase?: string; validated: string; selected?: string; message?: RegExp }> = [
-    { name: '1 GPU vllm → dynamo', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }), provider: 'dynamo', validated: 'True', selected: 'True' },
-    { name: '2 GPU vllm → kuberay', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }), provider: 'kuberay', validated: 'True', selected: 'True' },
-    { name: 'CPU llamacpp → kaito', md: md({ model: { id: 'q' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/ggml-org/llama.cpp:server', resources: { cpu: '4' } }), provider: 'kaito', validated: 'True', selected: 'True' },
-    { name: 'amd.com/gpu → aim', md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }), provider: 'aim', validated: 'True', selected: 'True' },
+  const cases: Array<{
+    name: string;
+    md: ModelDeployment;
+    in?: Partial<Parameters<typeof planCoreStatus>[1]>;
+    provider?: string;
+    phase?: string;
+    validated: string;
+    selected?: string;
+    message?: RegExp;
+  }> = [
+    {
+      name: '1 GPU vllm → dynamo',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }),
+      provider: 'dynamo',
+      validated: 'True',
+      selected: 'True',
+    },
+    {
+      name: '2 GPU vllm → kuberay',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }),
+      provider: 'kuberay',
+      validated: 'True',
+      selected: 'True',
+    },
+    {
+      name: 'CPU llamacpp → kaito',
+      md: md({
+        model: { id: 'q' },
+        engine: { type: 'llamacpp' },
+        image: 'ghcr.io/ggml-org/llama.cpp:server',
+        resources: { cpu: '4' },
+      }),
+      provider: 'kaito',
+      validated: 'True',
+      selected: 'True',
+    },
+    {
+      name: 'amd.com/gpu → aim',
+      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }),
+      provider: 'aim',
+      validated: 'True',
+      selected: 'True',
+    },
     {
       name: 'invalid spec (webhook bypassed) → Pending with docs/kubeairunway.md message, nothing selected',
       md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 0 } } }),
@@ -38,10 +86,21 @@ describe('planCoreStatus', () => {
       validated: 'False',
       message: /^vLLM engine requires GPU \(set resources\.gpu\.count > 0\)$/,
     },
-    { name: 'missing engine.type', md: md({ model: { id: 'q' } }), phase: 'Pending', validated: 'False', message: /engine\.type is required/ },
+    {
+      name: 'missing engine.type',
+      md: md({ model: { id: 'q' } }),
+      phase: 'Pending',
+      validated: 'False',
+      message: /engine\.type is required/,
+    },
     {
       name: 'explicit provider whose CRD is not served → Pending naming it',
-      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'kaito' } }),
+      md: md({
+        model: { id: 'q' },
+        engine: { type: 'vllm' },
+        resources: { gpu: { count: 1 } },
+        provider: { name: 'kaito' },
+      }),
       in: { providers: providers({ gv: { kaito: 'kaito.sh/v1beta1' } }), apiServed: (gv) => gv !== 'kaito.sh/v1beta1' },
       phase: 'Pending',
       validated: 'False',
@@ -57,7 +116,10 @@ describe('planCoreStatus', () => {
     },
     {
       name: 'sticky: a previous choice is kept even when another would win now',
-      md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }, { provider: { name: 'dynamo' } }),
+      md: md(
+        { model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } },
+        { provider: { name: 'dynamo' } },
+      ),
       provider: 'dynamo',
       validated: 'True',
       selected: 'True',
@@ -73,7 +135,10 @@ describe('planCoreStatus', () => {
       assert.equal(cond('ProviderSelected')?.status, c.selected);
       if (c.message) assert.match(d.status.message ?? '', c.message);
       // the core never writes provider-owned fields
-      assert.deepEqual(Object.keys(d.status).filter((k) => !['phase', 'message', 'provider', 'conditions'].includes(k)), []);
+      assert.deepEqual(
+        Object.keys(d.status).filter((k) => !['phase', 'message', 'provider', 'conditions'].includes(k)),
+        [],
+      );
       assert.ok(d.status.conditions.every((x) => x.observedGeneration === 3));
     });
   }
@@ -88,7 +153,10 @@ describe('planCoreStatus', () => {
   });
 
   it('retries selection while nothing can be selected', () => {
-    const d = planCoreStatus(md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }), inputs({ providers: [] }));
+    const d = planCoreStatus(
+      md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }),
+      inputs({ providers: [] }),
+    );
     assert.equal(d.retrySelection, true);
     assert.equal(d.status.phase, 'Pending');
   });

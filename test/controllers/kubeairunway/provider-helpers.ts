@@ -10,7 +10,14 @@ import {
   type ModelDeploymentSpec,
 } from '../../../src/apis/kubeairunway/index.ts';
 import type { MappedStatus, ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
-import { type CustomResourceDefinition, EventsV1, type KubeClient, type KubeEvent, type KubeObject, kindRef } from '../../../src/kube/index.ts';
+import {
+  type CustomResourceDefinition,
+  EventsV1,
+  type KubeClient,
+  type KubeEvent,
+  type KubeObject,
+  kindRef,
+} from '../../../src/kube/index.ts';
 import { z } from 'zod';
 import { crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
@@ -26,12 +33,19 @@ export const testKaito: ProviderDefinition<WithConditions> = {
   upstream: Workspaces,
   upstreamResource: 'workspaces',
   version: '0.0.1-test',
-  config: { capabilities: { engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true }] }, selectionRules: [{ condition: 'true', priority: 1 }] },
+  config: {
+    capabilities: { engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true }] },
+    selectionRules: [{ condition: 'true', priority: 1 }],
+  },
   transform(md) {
     return {
       apiVersion: Workspaces.apiVersion,
       kind: Workspaces.kind,
-      metadata: { name: md.metadata.name, namespace: md.metadata.namespace, labels: { 'kubeairunway.ai/model-deployment': md.metadata.name ?? '' } },
+      metadata: {
+        name: md.metadata.name,
+        namespace: md.metadata.namespace,
+        labels: { 'kubeairunway.ai/model-deployment': md.metadata.name ?? '' },
+      },
       resource: {
         count: md.spec.scaling?.replicas ?? 1,
         instanceType: 'Standard_NC24ads_A100_v4',
@@ -45,9 +59,14 @@ export const testKaito: ProviderDefinition<WithConditions> = {
     const endpoint = { service: ws.metadata.name ?? '', port: 80 };
     const replicas = { desired: md.spec.scaling?.replicas ?? 1 };
     if (cond('WorkspaceSucceeded')?.status === 'True') return { phase: 'Running', replicas, endpoint };
-    if (cond('WorkspaceSucceeded')?.status === 'False') return { phase: 'Failed', message: cond('WorkspaceSucceeded')?.message ?? 'failed', replicas };
+    if (cond('WorkspaceSucceeded')?.status === 'False')
+      return { phase: 'Failed', message: cond('WorkspaceSucceeded')?.message ?? 'failed', replicas };
     const inference = cond('InferenceReady');
-    return { phase: 'Deploying', ...(inference?.status === 'False' && inference.message ? { message: inference.message } : {}), replicas };
+    return {
+      phase: 'Deploying',
+      ...(inference?.status === 'False' && inference.message ? { message: inference.message } : {}),
+      replicas,
+    };
   },
   // as the real KAITO provider: no supported overrides, every key is reported unknown and ignored
   overridePatch: () => ({}),
@@ -73,7 +92,12 @@ export const testWidgets: ProviderDefinition<WithConditions> = {
   upstream: Widgets,
   upstreamResource: 'widgets',
   version: '0.0.1-test',
-  config: { capabilities: { engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: true }], requiresCRD: true } },
+  config: {
+    capabilities: {
+      engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: true }],
+      requiresCRD: true,
+    },
+  },
   transform(md) {
     if (md.spec.model.id === 'untransformable') throw new Error('spec.model.id "untransformable" has no widget');
     return {
@@ -84,13 +108,23 @@ export const testWidgets: ProviderDefinition<WithConditions> = {
     };
   },
   mapStatus(w): MappedStatus {
-    if (w.status?.state === 'Ready') return { phase: 'Running', endpoint: { service: `${w.metadata.name}-svc`, port: 8000 }, replicas: { desired: 1, ready: 1 } };
+    if (w.status?.state === 'Ready')
+      return {
+        phase: 'Running',
+        endpoint: { service: `${w.metadata.name}-svc`, port: 8000 },
+        replicas: { desired: 1, ready: 1 },
+      };
     if (w.status?.state === 'Failed') return { phase: 'Failed', message: 'widget broke' };
     return { phase: 'Deploying' };
   },
 };
 
-export function modelDeployment(name: string, namespace: string, spec: Partial<ModelDeploymentSpec> = {}, labels?: Record<string, string>): ModelDeployment {
+export function modelDeployment(
+  name: string,
+  namespace: string,
+  spec: Partial<ModelDeploymentSpec> = {},
+  labels?: Record<string, string>,
+): ModelDeployment {
   return {
     apiVersion: KAR_API_VERSION,
     kind: MODEL_DEPLOYMENT_KIND,
@@ -100,7 +134,12 @@ export function modelDeployment(name: string, namespace: string, spec: Partial<M
 }
 
 /** what the core controller would write: the selected provider, as the core's field manager */
-export async function selectProvider(client: KubeClient, namespace: string, name: string, provider: string): Promise<void> {
+export async function selectProvider(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  provider: string,
+): Promise<void> {
   await client.applyStatus(
     {
       apiVersion: KAR_API_VERSION,
@@ -108,16 +147,30 @@ export async function selectProvider(client: KubeClient, namespace: string, name
       metadata: { name, namespace },
       status: {
         provider: { name: provider, selectedReason: 'test selection' },
-        conditions: [{ type: 'ProviderSelected', status: 'True', reason: 'Selected', message: `selected ${provider}`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+        conditions: [
+          {
+            type: 'ProviderSelected',
+            status: 'True',
+            reason: 'Selected',
+            message: `selected ${provider}`,
+            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          },
+        ],
       },
     },
     { fieldManager: CORE_FIELD_MANAGER, force: true },
   );
 }
 
-export const condition = (md: ModelDeployment | undefined, type: string) => md?.status?.conditions?.find((c) => c.type === type);
+export const condition = (md: ModelDeployment | undefined, type: string) =>
+  md?.status?.conditions?.find((c) => c.type === type);
 
-export async function eventsFor(client: KubeClient, namespace: string, name: string, reason?: string): Promise<KubeEvent[]> {
+export async function eventsFor(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  reason?: string,
+): Promise<KubeEvent[]> {
   const list = await client.list(EventsV1, { namespace });
   return list.items.filter((e) => e.regarding?.name === name && (reason === undefined || e.reason === reason));
 }

@@ -8,13 +8,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type InferenceProviderConfig, InferenceProviderConfigs, kubeairunwayCrds, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import {
+  type InferenceProviderConfig,
+  InferenceProviderConfigs,
+  kubeairunwayCrds,
+  ModelDeployments,
+} from '../../../src/apis/kubeairunway/index.ts';
 import { registerProviderController } from '../../../src/controllers/kubeairunway/provider/controller.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { ensureCrd, KubeClient, type KubeObject, Logger, Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
-import { condition, eventsFor, modelDeployment, selectProvider, testWidgets, widgetCrd, Widgets } from './provider-helpers.ts';
+import {
+  condition,
+  eventsFor,
+  modelDeployment,
+  selectProvider,
+  testWidgets,
+  widgetCrd,
+  Widgets,
+} from './provider-helpers.ts';
 
 const NS = 'team';
 const TIMEOUT_MS = 2_000;
@@ -25,9 +38,13 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
   let mgr: Manager;
   const md = (name: string) => admin.get(ModelDeployments, name, NS);
   const ipc = () => admin.get(InferenceProviderConfigs, 'widgets');
-  const ipcCondition = (c: InferenceProviderConfig) => c.status?.conditions?.find((x) => x.type === 'UpstreamCRDInstalled');
+  const ipcCondition = (c: InferenceProviderConfig) =>
+    c.status?.conditions?.find((x) => x.type === 'UpstreamCRDInstalled');
   const setWidgetState = (name: string, state: string) =>
-    admin.applyStatus({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name, namespace: NS }, status: { state } }, { fieldManager: 'widget-operator' });
+    admin.applyStatus(
+      { apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name, namespace: NS }, status: { state } },
+      { fieldManager: 'widget-operator' },
+    );
   const create = async (name: string, spec = {}) => {
     await admin.create(modelDeployment(name, NS, spec));
     await selectProvider(admin, NS, name, 'widgets');
@@ -38,8 +55,18 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
     for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    mgr = await Manager.create({ kubeconfig: cluster.server.kubeconfigYaml(), name: 'modelplane', logger: new Logger({}, (process.env.TEST_LOG as 'silent') ?? 'silent'), gracefulShutdownMs: 2_000 });
-    await registerProviderController(mgr, testWidgets as ProviderDefinition, { heartbeatIntervalMs: 500, discoveryRetryMs: 300, finalizerTimeoutMs: TIMEOUT_MS, pollMs: 200 });
+    mgr = await Manager.create({
+      kubeconfig: cluster.server.kubeconfigYaml(),
+      name: 'modelplane',
+      logger: new Logger({}, (process.env.TEST_LOG as 'silent') ?? 'silent'),
+      gracefulShutdownMs: 2_000,
+    });
+    await registerProviderController(mgr, testWidgets as ProviderDefinition, {
+      heartbeatIntervalMs: 500,
+      discoveryRetryMs: 300,
+      finalizerTimeoutMs: TIMEOUT_MS,
+      pollMs: 200,
+    });
     await mgr.start();
   });
 
@@ -58,7 +85,10 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     assert.equal(c.status?.version, 'widgets-provider:0.0.1-test');
     assert.equal(ipcCondition(c)?.status, 'False');
     assert.equal(ipcCondition(c)?.reason, 'CRDNotInstalled');
-    assert.match(ipcCondition(c)!.message!, /Widget CRD \(widgets\.test\.modelplane\.io, test\.modelplane\.io\/v1\) is not installed/);
+    assert.match(
+      ipcCondition(c)!.message!,
+      /Widget CRD \(widgets\.test\.modelplane\.io, test\.modelplane\.io\/v1\) is not installed/,
+    );
     assert.deepEqual(c.spec, testWidgets.config);
 
     await create('a');
@@ -84,13 +114,26 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     });
     assert.equal(m.status?.message, 'Widget created, waiting for pods to be ready');
     const w = await admin.get(Widgets, 'a', NS);
-    assert.deepEqual(w.metadata.ownerReferences, [{ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', name: 'a', uid: m.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(w.metadata.ownerReferences, [
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'ModelDeployment',
+        name: 'a',
+        uid: m.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
     await setWidgetState('a', 'Ready');
     const running = await waitFor('a Running', async () => {
       const m = await md('a');
       return m.status?.phase === 'Running' ? m : undefined;
     });
-    assert.deepEqual(running.status?.endpoint, { service: 'a-svc', port: 8000, url: 'http://a-svc.team.svc.cluster.local:8000' });
+    assert.deepEqual(running.status?.endpoint, {
+      service: 'a-svc',
+      port: 8000,
+      url: 'http://a-svc.team.svc.cluster.local:8000',
+    });
     assert.equal(condition(running, 'Ready')?.reason, 'DeploymentReady');
   });
 
@@ -104,14 +147,26 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       return m.status?.phase === 'Running' ? m : undefined;
     });
     assert.equal(condition(m, 'Ready')?.reason, 'DeploymentReady');
-    const statusWrites = cluster.server.auditEntries().slice(since).filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');
+    const statusWrites = cluster.server
+      .auditEntries()
+      .slice(since)
+      .filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');
     // one by the test standing in for the core (the selection), one by the provider
     assert.equal(statusWrites.length, 2, JSON.stringify(statusWrites));
-    assert.deepEqual(await eventsFor(admin, NS, 'quick'), [], 'ready at its first status write: no event repeats the status');
+    assert.deepEqual(
+      await eventsFor(admin, NS, 'quick'),
+      [],
+      'ready at its first status write: no event repeats the status',
+    );
   });
 
   it('a foreign object of the same name: ResourceConflict, left untouched; once it is gone the deployment creates its own', async () => {
-    const foreign: KubeObject = await admin.create<KubeObject>({ apiVersion: Widgets.apiVersion, kind: Widgets.kind, metadata: { name: 'b', namespace: NS }, spec: { owner: 'someone else' } });
+    const foreign: KubeObject = await admin.create<KubeObject>({
+      apiVersion: Widgets.apiVersion,
+      kind: Widgets.kind,
+      metadata: { name: 'b', namespace: NS },
+      spec: { owner: 'someone else' },
+    });
     await create('b');
     const m = await waitFor('b Failed', async () => {
       const m = await md('b');
@@ -122,11 +177,15 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     assert.equal(condition(m, 'ResourceCreated')?.reason, 'ResourceConflict');
     await sleep(300);
     const still = await admin.get(Widgets, 'b', NS);
-    assert.equal(still.metadata.resourceVersion, foreign.metadata.resourceVersion, 'the foreign object was not written');
+    assert.equal(
+      still.metadata.resourceVersion,
+      foreign.metadata.resourceVersion,
+      'the foreign object was not written',
+    );
     assert.deepEqual(still.spec, { owner: 'someone else' });
 
     await admin.delete(Widgets, 'b', NS);
-    const own = await waitFor('b\'s own widget', async () => {
+    const own = await waitFor("b's own widget", async () => {
       const w = await admin.getOrUndefined(Widgets, 'b', NS);
       return w?.metadata.ownerReferences?.[0]?.uid === m.metadata.uid ? w : undefined;
     });
@@ -149,14 +208,22 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       return m?.status?.phase === 'Terminating' ? m : undefined;
     });
     assert.match(terminating.status!.message!, /Widget team\/a/);
-    await waitFor('a gone', async () => (await admin.getOrUndefined(ModelDeployments, 'a', NS)) === undefined, { timeoutMs: 15_000 });
-    assert.ok(Date.now() - started >= TIMEOUT_MS - 1_000, `the finalizer was held for the timeout (${Date.now() - started} ms)`);
+    await waitFor('a gone', async () => (await admin.getOrUndefined(ModelDeployments, 'a', NS)) === undefined, {
+      timeoutMs: 15_000,
+    });
+    assert.ok(
+      Date.now() - started >= TIMEOUT_MS - 1_000,
+      `the finalizer was held for the timeout (${Date.now() - started} ms)`,
+    );
     const [ev] = await waitFor('the FinalizerTimeout event', async () => {
       const evs = await eventsFor(admin, NS, 'a', 'FinalizerTimeout');
       return evs.length > 0 ? evs : undefined;
     });
     assert.equal(ev!.type, 'Warning');
-    assert.match(ev!.note ?? '', /cleanup of Widget team\/a did not finish within 2s: removing finalizer kubeairunway\.ai\/widgets-provider anyway/);
+    assert.match(
+      ev!.note ?? '',
+      /cleanup of Widget team\/a did not finish within 2s: removing finalizer kubeairunway\.ai\/widgets-provider anyway/,
+    );
     assert.match(ev!.note ?? '', /orphaned/);
     const orphan = await admin.get(Widgets, 'a', NS);
     assert.ok(orphan.metadata.deletionTimestamp, 'the widget is still there, stuck on its own finalizer');
@@ -167,12 +234,28 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     await create('paused', {});
     await waitFor('the paused widget', () => admin.getOrUndefined(Widgets, 'paused', NS));
     await admin.patch(Widgets, 'paused', NS, { metadata: { finalizers: ['test.modelplane.io/stuck'] } }, 'merge');
-    await admin.patch(ModelDeployments, 'paused', NS, { metadata: { annotations: { 'kubeairunway.ai/reconcile-paused': 'true' } } }, 'merge');
+    await admin.patch(
+      ModelDeployments,
+      'paused',
+      NS,
+      { metadata: { annotations: { 'kubeairunway.ai/reconcile-paused': 'true' } } },
+      'merge',
+    );
     const started = Date.now();
     await admin.delete(ModelDeployments, 'paused', NS);
-    await waitFor('the widget asked to go', async () => (await admin.get(Widgets, 'paused', NS)).metadata.deletionTimestamp !== undefined);
-    await waitFor('paused gone', async () => (await admin.getOrUndefined(ModelDeployments, 'paused', NS)) === undefined, { timeoutMs: 15_000 });
-    assert.ok(Date.now() - started >= TIMEOUT_MS - 1_000, `the finalizer was held for the timeout (${Date.now() - started} ms)`);
+    await waitFor(
+      'the widget asked to go',
+      async () => (await admin.get(Widgets, 'paused', NS)).metadata.deletionTimestamp !== undefined,
+    );
+    await waitFor(
+      'paused gone',
+      async () => (await admin.getOrUndefined(ModelDeployments, 'paused', NS)) === undefined,
+      { timeoutMs: 15_000 },
+    );
+    assert.ok(
+      Date.now() - started >= TIMEOUT_MS - 1_000,
+      `the finalizer was held for the timeout (${Date.now() - started} ms)`,
+    );
     const evs = await waitFor('the FinalizerTimeout event', async () => {
       const evs = await eventsFor(admin, NS, 'paused', 'FinalizerTimeout');
       return evs.length > 0 ? evs : undefined;
@@ -187,13 +270,30 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       const m = await md('d');
       return m.status?.phase === 'Pending' ? m : undefined;
     });
-    assert.equal(m.status?.message, 'spec.provider.overrides.spec.HostNetwork: overriding "HostNetwork" is not allowed for security reasons');
+    assert.equal(
+      m.status?.message,
+      'spec.provider.overrides.spec.HostNetwork: overriding "HostNetwork" is not allowed for security reasons',
+    );
     assert.equal(condition(m, 'Ready')?.reason, 'ValidationFailed');
     assert.equal(await admin.getOrUndefined(Widgets, 'd', NS), undefined, 'nothing was built');
-    await admin.patch(ModelDeployments, 'd', NS, { spec: { provider: { overrides: { spec: { HostNetwork: null, hostNetwork: true } } } } }, 'merge');
-    await waitFor('d Pending on the new spelling', async () => (await md('d')).status?.message?.includes('"hostNetwork"'));
-    await admin.patch(ModelDeployments, 'd', NS, { spec: { provider: { overrides: { spec: { hostNetwork: null, color: 'blue' } } } } }, 'merge');
-    const w = await waitFor('d\'s widget', () => admin.getOrUndefined(Widgets, 'd', NS));
+    await admin.patch(
+      ModelDeployments,
+      'd',
+      NS,
+      { spec: { provider: { overrides: { spec: { HostNetwork: null, hostNetwork: true } } } } },
+      'merge',
+    );
+    await waitFor('d Pending on the new spelling', async () =>
+      (await md('d')).status?.message?.includes('"hostNetwork"'),
+    );
+    await admin.patch(
+      ModelDeployments,
+      'd',
+      NS,
+      { spec: { provider: { overrides: { spec: { hostNetwork: null, color: 'blue' } } } } },
+      'merge',
+    );
+    const w = await waitFor("d's widget", () => admin.getOrUndefined(Widgets, 'd', NS));
     assert.equal((w.spec as { color: string }).color, 'blue');
   });
 
@@ -213,9 +313,16 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     await sleep(300);
     const after = await admin.get(Widgets, 'd', NS);
     assert.deepEqual(after.spec, before.spec, 'nothing invalid reached the widget');
-    assert.equal((await md('d')).status?.phase, 'Pending', 'and it stays Pending: the provider does not write Running over it');
+    assert.equal(
+      (await md('d')).status?.phase,
+      'Pending',
+      'and it stays Pending: the provider does not write Running over it',
+    );
     await admin.patch(ModelDeployments, 'd', NS, { spec: { scaling: { replicas: 3 } } }, 'merge');
-    await waitFor('the widget at 3 replicas', async () => ((await admin.get(Widgets, 'd', NS)).spec as { replicas: number }).replicas === 3);
+    await waitFor(
+      'the widget at 3 replicas',
+      async () => ((await admin.get(Widgets, 'd', NS)).spec as { replicas: number }).replicas === 3,
+    );
     await waitFor('d Running again', async () => (await md('d')).status?.phase === 'Running');
   });
 
@@ -229,8 +336,15 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
     });
     assert.equal(await admin.getOrUndefined(Widgets, 'd', NS), undefined);
     assert.equal(m.status?.phase, undefined, 'our phase is gone');
-    assert.deepEqual(m.status?.provider, { name: 'dynamo', selectedReason: 'test selection' }, 'the core\'s fields stay');
-    assert.deepEqual(m.status?.conditions?.map((c) => c.type), ['ProviderSelected']);
+    assert.deepEqual(
+      m.status?.provider,
+      { name: 'dynamo', selectedReason: 'test selection' },
+      "the core's fields stay",
+    );
+    assert.deepEqual(
+      m.status?.conditions?.map((c) => c.type),
+      ['ProviderSelected'],
+    );
     const [ev] = await eventsFor(admin, NS, 'd', 'ProviderChanged');
     assert.match(ev?.note ?? '', /provider\.name changed from widgets to dynamo: deleting Widget team\/d/);
   });

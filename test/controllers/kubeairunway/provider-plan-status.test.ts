@@ -9,7 +9,11 @@ import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/p
 import { buildDesired } from '../../../src/controllers/kubeairunway/provider/desired.ts';
 import type { UpstreamView } from '../../../src/controllers/kubeairunway/provider/lifecycle.ts';
 import { planSync } from '../../../src/controllers/kubeairunway/provider/plan.ts';
-import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from '../../../src/controllers/kubeairunway/provider/status.ts';
+import {
+  computeProviderStatus,
+  type ProviderStatus,
+  type StatusOutcome,
+} from '../../../src/controllers/kubeairunway/provider/status.ts';
 import { deepEqual, type KubeObject } from '../../../src/kube/index.ts';
 import { testKaito, testWidgets } from './provider-helpers.ts';
 
@@ -29,16 +33,30 @@ const ours = (def: ProviderDefinition, m: ModelDeployment, meta: Partial<KubeObj
   const d = buildDesired(def, m);
   return { ...d, metadata: { ...d.metadata, uid: 'w-1', ...meta } };
 };
-const foreign: KubeObject = { apiVersion: 'test.modelplane.io/v1', kind: 'Widget', metadata: { name: 'llm', namespace: 'team', uid: 'f-1' } };
+const foreign: KubeObject = {
+  apiVersion: 'test.modelplane.io/v1',
+  kind: 'Widget',
+  metadata: { name: 'llm', namespace: 'team', uid: 'f-1' },
+};
 const present = (object: KubeObject): UpstreamView => ({ state: 'present', object });
 
 describe('planSync', () => {
   const cases: Array<[string, ProviderDefinition, ModelDeployment, UpstreamView, Record<string, unknown>]> = [
-    ['KAITO with sglang → incompatible, docs/kubeairunway.md\'s message', kaito, md({ engine: { type: 'sglang' } }), { state: 'absent' }, { kind: 'incompatible', messages: ['KAITO does not support sglang engine'] }],
+    [
+      "KAITO with sglang → incompatible, docs/kubeairunway.md's message",
+      kaito,
+      md({ engine: { type: 'sglang' } }),
+      { state: 'absent' },
+      { kind: 'incompatible', messages: ['KAITO does not support sglang engine'] },
+    ],
     [
       'KAITO disaggregated → incompatible',
       kaito,
-      md({ serving: { mode: 'disaggregated' }, resources: {}, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } }),
+      md({
+        serving: { mode: 'disaggregated' },
+        resources: {},
+        scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } },
+      }),
       { state: 'absent' },
       { kind: 'incompatible', messages: ['KAITO does not support disaggregated mode'] },
     ],
@@ -47,7 +65,11 @@ describe('planSync', () => {
       widgets,
       md({ provider: { overrides: { spec: { template: { securityContext: { privileged: true } } } } } }),
       { state: 'absent' },
-      { kind: 'invalid', message: 'spec.provider.overrides.spec.template.securityContext: overriding "securityContext" is not allowed for security reasons' },
+      {
+        kind: 'invalid',
+        message:
+          'spec.provider.overrides.spec.template.securityContext: overriding "securityContext" is not allowed for security reasons',
+      },
     ],
     [
       'an update past the limits after the provider was chosen (webhook down) → invalid with the validation message',
@@ -61,33 +83,74 @@ describe('planSync', () => {
       widgets,
       md({ provider: { overrides: { spec: { services: { VllmWorker: { replicas: 33 } } } } } }),
       { state: 'absent' },
-      { kind: 'invalid', message: 'spec.provider.overrides.spec.services.VllmWorker.replicas 33 exceeds maximum allowed (32): overrides may not ask for more than spec.scaling may; set it there' },
+      {
+        kind: 'invalid',
+        message:
+          'spec.provider.overrides.spec.services.VllmWorker.replicas 33 exceeds maximum allowed (32): overrides may not ask for more than spec.scaling may; set it there',
+      },
     ],
     [
       'KAITO has no documented overrides: unknown keys are warnings, the apply goes on',
       kaito,
       md({ provider: { overrides: { tuning: { x: 1 } } } }),
       { state: 'absent' },
-      { kind: 'apply', warnings: ['spec.provider.overrides.tuning: unknown override for provider kaito; it is ignored'] },
+      {
+        kind: 'apply',
+        warnings: ['spec.provider.overrides.tuning: unknown override for provider kaito; it is ignored'],
+      },
     ],
-    ['the transform throws → transformFailed naming the object', widgets, md({ model: { id: 'untransformable' } }), { state: 'absent' }, { kind: 'transformFailed', message: 'cannot build the Widget for team/llm: spec.model.id "untransformable" has no widget' }],
+    [
+      'the transform throws → transformFailed naming the object',
+      widgets,
+      md({ model: { id: 'untransformable' } }),
+      { state: 'absent' },
+      {
+        kind: 'transformFailed',
+        message: 'cannot build the Widget for team/llm: spec.model.id "untransformable" has no widget',
+      },
+    ],
     [
       'CRD missing → crdMissing',
       widgets,
       md(),
       { state: 'crdMissing' },
-      { kind: 'crdMissing', message: "Widgets's Widget CRD (widgets.test.modelplane.io, test.modelplane.io/v1) is not installed in the cluster; waiting for it" },
+      {
+        kind: 'crdMissing',
+        message:
+          "Widgets's Widget CRD (widgets.test.modelplane.io, test.modelplane.io/v1) is not installed in the cluster; waiting for it",
+      },
     ],
     ['nothing there → apply', widgets, md(), { state: 'absent' }, { kind: 'apply', live: undefined }],
-    ['a foreign object of that name → conflict, docs/kubeairunway.md\'s message', widgets, md(), present(foreign), { kind: 'conflict', message: 'resource team/llm exists but is not managed by this ModelDeployment' }],
-    ['ours, being deleted → wait', widgets, md(), present(ours(widgets, md(), { deletionTimestamp: '2026-01-01T00:00:00Z' })), { kind: 'waitForDeletion' }],
-    ['ours, config changed → apply in place', widgets, md({ scaling: { replicas: 5 } }), present(ours(widgets, md())), { kind: 'apply' }],
+    [
+      "a foreign object of that name → conflict, docs/kubeairunway.md's message",
+      widgets,
+      md(),
+      present(foreign),
+      { kind: 'conflict', message: 'resource team/llm exists but is not managed by this ModelDeployment' },
+    ],
+    [
+      'ours, being deleted → wait',
+      widgets,
+      md(),
+      present(ours(widgets, md(), { deletionTimestamp: '2026-01-01T00:00:00Z' })),
+      { kind: 'waitForDeletion' },
+    ],
+    [
+      'ours, config changed → apply in place',
+      widgets,
+      md({ scaling: { replicas: 5 } }),
+      present(ours(widgets, md())),
+      { kind: 'apply' },
+    ],
     [
       'ours, built from another model.id → recreate',
       widgets,
       md({ model: { id: 'org/other' } }),
       present(ours(widgets, md())),
-      { kind: 'recreate', message: 'model.id changed from org/model to org/other: deleting and recreating Widget team/llm' },
+      {
+        kind: 'recreate',
+        message: 'model.id changed from org/model to org/other: deleting and recreating Widget team/llm',
+      },
     ],
   ];
   for (const [name, def, deployment, upstream, want] of cases) {
@@ -116,55 +179,99 @@ describe('computeProviderStatus', () => {
       {
         phase: 'Running',
         message: 'Widget created, pods are ready',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'True/DeploymentReady' },
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'True/ResourceCreated',
+          Ready: 'True/DeploymentReady',
+        },
       },
     ],
     [
-      'created, not ready yet: Deploying with docs/kubeairunway.md\'s message and the upstream\'s own words',
+      "created, not ready yet: Deploying with docs/kubeairunway.md's message and the upstream's own words",
       { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'pulling image' } },
       {
         phase: 'Deploying',
         message: 'Widget created, waiting for pods to be ready: pulling image',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'False/DeploymentInProgress' },
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'True/ResourceCreated',
+          Ready: 'False/DeploymentInProgress',
+        },
       },
     ],
     [
-      "a mapped Pending is Pending, as the status-mapping table says (KubeRay serviceStatus Pending, Dynamo pending)",
+      'a mapped Pending is Pending, as the status-mapping table says (KubeRay serviceStatus Pending, Dynamo pending)',
       { kind: 'created', object: widget(), mapped: { phase: 'Pending', message: 'waiting for a head node' } },
       {
         phase: 'Pending',
         message: 'Widget created, pending in its operator: waiting for a head node',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'False/DeploymentPending' },
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'True/ResourceCreated',
+          Ready: 'False/DeploymentPending',
+        },
       },
     ],
     [
       'invalid (webhook bypassed): everything as it was, Pending with the validation message, Ready=False',
       { kind: 'invalid', message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)' },
-      { phase: 'Pending', message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)', conditions: { Ready: 'False/ValidationFailed' } },
+      {
+        phase: 'Pending',
+        message: 'spec.scaling.replicas 40 exceeds maximum allowed (32)',
+        conditions: { Ready: 'False/ValidationFailed' },
+      },
     ],
     [
       'created and Failed: the extracted message',
       { kind: 'created', object: widget(), mapped: { phase: 'Failed', message: 'OOMKilled' } },
-      { phase: 'Failed', message: 'OOMKilled', conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'True/ResourceCreated', Ready: 'False/DeploymentFailed' } },
+      {
+        phase: 'Failed',
+        message: 'OOMKilled',
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'True/ResourceCreated',
+          Ready: 'False/DeploymentFailed',
+        },
+      },
     ],
     [
       'incompatible',
       { kind: 'incompatible', messages: ['KAITO does not support sglang engine'] },
-      { phase: 'Failed', message: 'KAITO does not support sglang engine', conditions: { ProviderCompatible: 'False/IncompatibleConfiguration', Ready: 'False/IncompatibleConfiguration' } },
+      {
+        phase: 'Failed',
+        message: 'KAITO does not support sglang engine',
+        conditions: { ProviderCompatible: 'False/IncompatibleConfiguration', Ready: 'False/IncompatibleConfiguration' },
+      },
     ],
     [
       'conflict',
-      { kind: 'failed', reason: 'ResourceConflict', message: 'resource team/llm exists but is not managed by this ModelDeployment' },
+      {
+        kind: 'failed',
+        reason: 'ResourceConflict',
+        message: 'resource team/llm exists but is not managed by this ModelDeployment',
+      },
       {
         phase: 'Failed',
         message: 'resource team/llm exists but is not managed by this ModelDeployment',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'False/ResourceConflict', Ready: 'False/ResourceConflict' },
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'False/ResourceConflict',
+          Ready: 'False/ResourceConflict',
+        },
       },
     ],
     [
       'CRD missing',
       { kind: 'pending', reason: 'CRDNotInstalled', message: 'no CRD' },
-      { phase: 'Pending', message: 'no CRD', conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'False/CRDNotInstalled', Ready: 'False/CRDNotInstalled' } },
+      {
+        phase: 'Pending',
+        message: 'no CRD',
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'False/CRDNotInstalled',
+          Ready: 'False/CRDNotInstalled',
+        },
+      },
     ],
     [
       'recreating',
@@ -172,7 +279,11 @@ describe('computeProviderStatus', () => {
       {
         phase: 'Deploying',
         message: 'engine.type changed',
-        conditions: { ProviderCompatible: 'True/CompatibilityVerified', ResourceCreated: 'False/RecreatingResource', Ready: 'False/DeploymentInProgress' },
+        conditions: {
+          ProviderCompatible: 'True/CompatibilityVerified',
+          ResourceCreated: 'False/RecreatingResource',
+          Ready: 'False/DeploymentInProgress',
+        },
       },
     ],
   ];
@@ -181,24 +292,56 @@ describe('computeProviderStatus', () => {
   }
 
   it('created: provider.resourceName/resourceKind, replicas and endpoint; undefined members left out', () => {
-    const { status } = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', replicas: { desired: 2, ready: undefined }, endpoint: { service: 'svc', port: 80 } } }, ctx());
+    const { status } = computeProviderStatus(
+      {},
+      {
+        kind: 'created',
+        object: widget(),
+        mapped: {
+          phase: 'Running',
+          replicas: { desired: 2, ready: undefined },
+          endpoint: { service: 'svc', port: 80 },
+        },
+      },
+      ctx(),
+    );
     assert.deepEqual(status.provider, { resourceName: 'llm', resourceKind: 'Widget' });
     assert.deepEqual(status.replicas, { desired: 2 });
-    assert.deepEqual(status.endpoint, { service: 'svc', port: 80, url: 'http://svc.team.svc.cluster.local' }, 'the in-cluster URL (port 80 implied)');
-    const other = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 'llm-serve-svc', port: 8000 } } }, ctx()).status;
+    assert.deepEqual(
+      status.endpoint,
+      { service: 'svc', port: 80, url: 'http://svc.team.svc.cluster.local' },
+      'the in-cluster URL (port 80 implied)',
+    );
+    const other = computeProviderStatus(
+      {},
+      {
+        kind: 'created',
+        object: widget(),
+        mapped: { phase: 'Running', endpoint: { service: 'llm-serve-svc', port: 8000 } },
+      },
+      ctx(),
+    ).status;
     assert.equal(other.endpoint?.url, 'http://llm-serve-svc.team.svc.cluster.local:8000');
     assert.equal(cond(status, 'Ready')?.observedGeneration, 3);
   });
 
-  it('only the provider\'s fields: nothing of the core\'s (provider.name, selectedReason, Validated, ProviderSelected)', () => {
-    const { status } = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running' } }, ctx());
+  it("only the provider's fields: nothing of the core's (provider.name, selectedReason, Validated, ProviderSelected)", () => {
+    const { status } = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running' } },
+      ctx(),
+    );
     assert.deepEqual(Object.keys(status).sort(), ['conditions', 'message', 'phase', 'provider']);
     assert.deepEqual(Object.keys(status.provider!).sort(), ['resourceKind', 'resourceName']);
     assert.deepEqual(status.conditions!.map((c) => c.type).sort(), ['ProviderCompatible', 'Ready', 'ResourceCreated']);
   });
 
   it('incompatible drops what only a created resource has', () => {
-    const created = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 's', port: 1 } } }, ctx()).status;
+    const created = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 's', port: 1 } } },
+      ctx(),
+    ).status;
     const { status } = computeProviderStatus(created, { kind: 'incompatible', messages: ['no'] }, ctx());
     assert.equal(status.provider, undefined);
     assert.equal(status.endpoint, undefined);
@@ -213,18 +356,42 @@ describe('computeProviderStatus', () => {
   });
 
   it('a message-only change keeps lastTransitionTime; a reason change moves it', () => {
-    const first = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'a' } }, ctx(T0)).status;
-    const msg = computeProviderStatus(first, { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'b' } }, ctx(T0 + 60_000)).status;
+    const first = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'a' } },
+      ctx(T0),
+    ).status;
+    const msg = computeProviderStatus(
+      first,
+      { kind: 'created', object: widget(), mapped: { phase: 'Deploying', message: 'b' } },
+      ctx(T0 + 60_000),
+    ).status;
     assert.equal(cond(msg, 'Ready')?.lastTransitionTime, cond(first, 'Ready')?.lastTransitionTime);
     assert.notEqual(cond(msg, 'Ready')?.message, cond(first, 'Ready')?.message);
-    const ready = computeProviderStatus(msg, { kind: 'created', object: widget(), mapped: { phase: 'Running' } }, ctx(T0 + 120_000)).status;
+    const ready = computeProviderStatus(
+      msg,
+      { kind: 'created', object: widget(), mapped: { phase: 'Running' } },
+      ctx(T0 + 120_000),
+    ).status;
     assert.equal(cond(ready, 'Ready')?.lastTransitionTime, '2026-03-01T12:02:00Z');
-    assert.equal(cond(ready, 'ResourceCreated')?.lastTransitionTime, '2026-03-01T12:00:00Z', 'unchanged conditions keep theirs');
+    assert.equal(
+      cond(ready, 'ResourceCreated')?.lastTransitionTime,
+      '2026-03-01T12:00:00Z',
+      'unchanged conditions keep theirs',
+    );
   });
 
   it('terminating keeps everything else as it was and only sets phase and message', () => {
-    const created = computeProviderStatus({}, { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 's', port: 1 } } }, ctx()).status;
-    const { status } = computeProviderStatus(created, { kind: 'terminating', message: 'deleting Widget team/llm' }, ctx(T0 + 5_000));
+    const created = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running', endpoint: { service: 's', port: 1 } } },
+      ctx(),
+    ).status;
+    const { status } = computeProviderStatus(
+      created,
+      { kind: 'terminating', message: 'deleting Widget team/llm' },
+      ctx(T0 + 5_000),
+    );
     assert.deepEqual({ ...status, phase: created.phase, message: created.message }, created);
     assert.equal(status.phase, 'Terminating');
   });

@@ -22,17 +22,30 @@ describe('providerControllerSet', () => {
     assert.equal(set.name, 'provider-kaito');
     assert.match(set.description, /KAITO provider: builds a Workspace \(kaito\.sh\/v1beta1\)/);
     assert.deepEqual(normalizeRules(set.rules), [
-      { apiGroups: ['kaito.sh'], resources: ['workspaces'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      {
+        apiGroups: ['kaito.sh'],
+        resources: ['workspaces'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
       { apiGroups: ['kubeairunway.ai'], resources: ['inferenceproviderconfigs'], verbs: ['get', 'create', 'patch'] },
-      { apiGroups: ['kubeairunway.ai'], resources: ['inferenceproviderconfigs/status', 'modeldeployments/status'], verbs: ['patch'] },
-      { apiGroups: ['kubeairunway.ai'], resources: ['modeldeployments'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+      {
+        apiGroups: ['kubeairunway.ai'],
+        resources: ['inferenceproviderconfigs/status', 'modeldeployments/status'],
+        verbs: ['patch'],
+      },
+      {
+        apiGroups: ['kubeairunway.ai'],
+        resources: ['modeldeployments'],
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+      },
       { apiGroups: ['kubeairunway.ai'], resources: ['modeldeployments/finalizers'], verbs: ['update'] },
     ]);
   });
 
   it('never names Secrets (providers pass references on and never read them)', () => {
     for (const def of defs) {
-      for (const r of providerControllerSet(def).rules) assert.ok(!r.resources.some((res) => res.startsWith('secrets')), `${def.name}: ${JSON.stringify(r)}`);
+      for (const r of providerControllerSet(def).rules)
+        assert.ok(!r.resources.some((res) => res.startsWith('secrets')), `${def.name}: ${JSON.stringify(r)}`);
     }
   });
 });
@@ -41,7 +54,12 @@ function program(): { cmd: Command; out: () => string } {
   let text = '';
   const cmd = new Command().name('modelplane').exitOverride();
   // wide enough that no help line wraps
-  const output = { writeOut: (s: string) => (text += s), writeErr: (s: string) => (text += s), getOutHelpWidth: () => 300, getErrHelpWidth: () => 300 };
+  const output = {
+    writeOut: (s: string) => (text += s),
+    writeErr: (s: string) => (text += s),
+    getOutHelpWidth: () => 300,
+    getErrHelpWidth: () => 300,
+  };
   cmd.configureOutput(output);
   registerProvider(cmd, defs);
   for (const sub of cmd.commands) sub.exitOverride().configureOutput(output);
@@ -51,19 +69,29 @@ function program(): { cmd: Command; out: () => string } {
 describe('modelplane provider', () => {
   it('--help lists the providers and the same flags as modelplane run', async () => {
     const { cmd, out } = program();
-    await assert.rejects(cmd.parseAsync(['node', 'modelplane', 'provider', '--help']), (e: unknown) => e instanceof CommanderError && e.code === 'commander.helpDisplayed');
+    await assert.rejects(
+      cmd.parseAsync(['node', 'modelplane', 'provider', '--help']),
+      (e: unknown) => e instanceof CommanderError && e.code === 'commander.helpDisplayed',
+    );
     const help = out();
     assert.match(help, /Usage: modelplane provider \[options\] <name>/);
     assert.match(help, /choices: "kaito", "widgets"/);
     assert.match(help, /kaito\s+KAITO: builds Workspace \(kaito\.sh\/v1beta1\)/);
     assert.match(help, /widgets\s+Widgets: builds Widget \(test\.modelplane\.io\/v1\)/);
-    for (const flag of ['--kubeconfig', '--leader-elect', '--leader-election-namespace', '--http-port', '--http-host']) assert.ok(help.includes(flag), flag);
+    for (const flag of ['--kubeconfig', '--leader-elect', '--leader-election-namespace', '--http-port', '--http-host'])
+      assert.ok(help.includes(flag), flag);
   });
 
   it('refuses a provider it does not know, naming the choices', async () => {
     const { cmd, out } = program();
-    await assert.rejects(cmd.parseAsync(['node', 'modelplane', 'provider', 'vllm']), (e: unknown) => e instanceof CommanderError && e.code === 'commander.invalidArgument');
-    assert.match(out(), /command-argument value 'vllm' is invalid for argument 'name'\. Allowed choices are kaito, widgets\./);
+    await assert.rejects(
+      cmd.parseAsync(['node', 'modelplane', 'provider', 'vllm']),
+      (e: unknown) => e instanceof CommanderError && e.code === 'commander.invalidArgument',
+    );
+    assert.match(
+      out(),
+      /command-argument value 'vllm' is invalid for argument 'name'\. Allowed choices are kaito, widgets\./,
+    );
   });
 });
 
@@ -96,13 +124,18 @@ describe('runProvider', { timeout: 30_000 }, () => {
     });
     assert.equal(providerLeaseName('widgets'), 'modelplane-provider-widgets');
     const Leases = kindRef<KubeObject & { spec?: { holderIdentity?: string } }>('coordination.k8s.io/v1', 'Lease');
-    const lease = await waitFor('the lease', () => admin.getOrUndefined(Leases, 'modelplane-provider-widgets', 'default'));
+    const lease = await waitFor('the lease', () =>
+      admin.getOrUndefined(Leases, 'modelplane-provider-widgets', 'default'),
+    );
     assert.ok(lease.spec?.holderIdentity, 'held');
     const ipc = await waitFor('the registration', () => admin.getOrUndefined(InferenceProviderConfigs, 'widgets'));
     assert.deepEqual(ipc.spec, testWidgets.config);
     const metrics = await (await fetch(`${mgr.url}/metrics`)).text();
     assert.match(metrics, /# TYPE kubeairunway_reconciliation_errors_total counter/);
-    assert.match(metrics, /controller_runtime_reconcile_total|controller_runtime_max_concurrent_reconciles\{controller="provider-widgets"\}/);
+    assert.match(
+      metrics,
+      /controller_runtime_reconcile_total|controller_runtime_max_concurrent_reconciles\{controller="provider-widgets"\}/,
+    );
     assert.equal((await fetch(`${mgr.url}/readyz`)).status, 200);
   });
 });

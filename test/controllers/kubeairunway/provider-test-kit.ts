@@ -3,7 +3,12 @@
 // over their transform-case and status-row tables, and a search for where a value ended up.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { KAR_API_VERSION, MODEL_DEPLOYMENT_KIND, type ModelDeployment, type ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import {
+  KAR_API_VERSION,
+  MODEL_DEPLOYMENT_KIND,
+  type ModelDeployment,
+  type ModelDeploymentSpec,
+} from '../../../src/apis/kubeairunway/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 
@@ -11,11 +16,20 @@ export type DeploymentBuilder = (spec: ModelDeploymentSpec, name?: string) => Mo
 
 /** builds ModelDeployments in `namespace` (uid `u1`), named `defaultName` unless the test names one */
 export function deploymentsIn(namespace: string, defaultName: string): DeploymentBuilder {
-  return (spec, name = defaultName) => ({ apiVersion: KAR_API_VERSION, kind: MODEL_DEPLOYMENT_KIND, metadata: { name, namespace, uid: 'u1' }, spec });
+  return (spec, name = defaultName) => ({
+    apiVersion: KAR_API_VERSION,
+    kind: MODEL_DEPLOYMENT_KIND,
+    metadata: { name, namespace, uid: 'u1' },
+    spec,
+  });
 }
 
 /** `built` as its upstream operator shows it: at `generation`, carrying `status` (none when undefined) */
-export function withStatus<T extends KubeObject & { status?: unknown }>(built: T, status: T['status'], generation = 1): T {
+export function withStatus<T extends KubeObject & { status?: unknown }>(
+  built: T,
+  status: T['status'],
+  generation = 1,
+): T {
   return { ...built, metadata: { ...built.metadata, generation }, ...(status ? { status } : {}) };
 }
 
@@ -34,7 +48,12 @@ export interface TransformCase<T> {
 }
 
 /** one test per case: the case's `check` (then `alsoCheck`) on what `transform` built, and its input left unmodified */
-export function transformCases<T>(cases: TransformCase<T>[], build: DeploymentBuilder, transform: (md: ModelDeployment) => T, alsoCheck?: (built: T) => void): void {
+export function transformCases<T>(
+  cases: TransformCase<T>[],
+  build: DeploymentBuilder,
+  transform: (md: ModelDeployment) => T,
+  alsoCheck?: (built: T) => void,
+): void {
   for (const c of cases) {
     it(c.name, () => {
       const input = build(c.spec);
@@ -54,7 +73,11 @@ export interface StatusRow {
 }
 
 /** one test per row: `map` gives the row's phase and message, and `alsoCheck` holds for what it mapped */
-export function statusRows<R extends StatusRow>(rows: R[], map: (row: R) => MappedStatus, alsoCheck?: (mapped: MappedStatus, row: R) => void): void {
+export function statusRows<R extends StatusRow>(
+  rows: R[],
+  map: (row: R) => MappedStatus,
+  alsoCheck?: (mapped: MappedStatus, row: R) => void,
+): void {
   for (const r of rows) {
     it(r.name, () => {
       const mapped = map(r);

@@ -3,8 +3,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
-import { llmdProvider, vllmDeploymentFor, vllmDeploymentStatus, vllmServiceFor } from '../../../src/controllers/kubeairunway/providers/llmd/index.ts';
-import { checkProviderCompatibility, defaultModelDeployment } from '../../../src/controllers/kubeairunway/validation/index.ts';
+import {
+  llmdProvider,
+  vllmDeploymentFor,
+  vllmDeploymentStatus,
+  vllmServiceFor,
+} from '../../../src/controllers/kubeairunway/providers/llmd/index.ts';
+import {
+  checkProviderCompatibility,
+  defaultModelDeployment,
+} from '../../../src/controllers/kubeairunway/validation/index.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 
 const md = (spec: Partial<ModelDeployment['spec']> = {}): ModelDeployment =>
@@ -12,15 +20,30 @@ const md = (spec: Partial<ModelDeployment['spec']> = {}): ModelDeployment =>
     apiVersion: 'kubeairunway.ai/v1alpha1',
     kind: 'ModelDeployment',
     metadata: { name: 'chat', namespace: 'team', uid: 'u1' },
-    spec: { model: { id: 'Qwen/Qwen3-8B', servedName: 'qwen' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } }, scaling: { replicas: 2 }, ...spec },
+    spec: {
+      model: { id: 'Qwen/Qwen3-8B', servedName: 'qwen' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 2 } },
+      scaling: { replicas: 2 },
+      ...spec,
+    },
   });
 
-type Container = { name: string; image: string; args: string[]; ports: Array<{ containerPort: number }>; resources: { limits?: Record<string, string> } };
-const containerOf = (d: KubeObject) => (d.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+type Container = {
+  name: string;
+  image: string;
+  args: string[];
+  ports: Array<{ containerPort: number }>;
+  resources: { limits?: Record<string, string> };
+};
+const containerOf = (d: KubeObject) =>
+  (d.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
 
 describe('llm-d transform', () => {
   it('a vLLM Deployment (replicas, GPUs as limits, tensor parallelism, served name) and a Service selecting its pods', () => {
-    const d = vllmDeploymentFor(md({ podTemplate: { metadata: { labels: { 'kubeairunway.ai/model-deployment': 'spoof', team: 'a' } } } }));
+    const d = vllmDeploymentFor(
+      md({ podTemplate: { metadata: { labels: { 'kubeairunway.ai/model-deployment': 'spoof', team: 'a' } } } }),
+    );
     assert.equal(d.kind, 'Deployment');
     assert.equal((d.spec as { replicas: number }).replicas, 2);
     const c = containerOf(d);
@@ -28,31 +51,84 @@ describe('llm-d transform', () => {
     assert.deepEqual(c.resources.limits, { 'nvidia.com/gpu': '2' });
     assert.ok(c.args.includes('--model') && c.args.includes('Qwen/Qwen3-8B'));
     assert.ok(c.args.join(' ').includes('--served-model-name qwen') || c.args.includes('--served-model-name=qwen'));
-    assert.ok(c.args.some((a) => a.startsWith('--tensor-parallel-size')), c.args.join(' '));
+    assert.ok(
+      c.args.some((a) => a.startsWith('--tensor-parallel-size')),
+      c.args.join(' '),
+    );
     const labels = (d.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
     assert.equal(labels['kubeairunway.ai/model-deployment'], 'chat', 'a podTemplate label cannot break the selector');
     assert.equal(labels.team, 'a');
     const svc = vllmServiceFor(md());
-    assert.deepEqual((svc.spec as { selector: Record<string, string> }).selector, { 'kubeairunway.ai/model-deployment': 'chat' });
-    assert.deepEqual(llmdProvider.extraObjects(md()).map((o) => `${o.kind}/${o.metadata.name}`), ['Service/chat']);
+    assert.deepEqual((svc.spec as { selector: Record<string, string> }).selector, {
+      'kubeairunway.ai/model-deployment': 'chat',
+    });
+    assert.deepEqual(
+      llmdProvider.extraObjects(md()).map((o) => `${o.kind}/${o.metadata.name}`),
+      ['Service/chat'],
+    );
   });
 
   it('compatibility: vLLM on GPUs, aggregated only', () => {
     assert.deepEqual(checkProviderCompatibility('llmd', md().spec), []);
-    assert.deepEqual(checkProviderCompatibility('llmd', md({ engine: { type: 'sglang' } }).spec), ['llm-d does not support sglang engine']);
+    assert.deepEqual(checkProviderCompatibility('llmd', md({ engine: { type: 'sglang' } }).spec), [
+      'llm-d does not support sglang engine',
+    ]);
     assert.deepEqual(checkProviderCompatibility('llmd', md({ resources: { cpu: '4' } }).spec), ['llm-d requires GPU']);
   });
 });
 
 describe('llm-d status mapping', () => {
-  const dep = (status: Record<string, unknown> | undefined, generation = 1): KubeObject => ({ ...vllmDeploymentFor(md()), metadata: { name: 'chat', namespace: 'team', generation }, ...(status ? { status } : {}) });
-  const cond = (type: string, status: string, reason?: string, message?: string) => ({ type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
+  const dep = (status: Record<string, unknown> | undefined, generation = 1): KubeObject => ({
+    ...vllmDeploymentFor(md()),
+    metadata: { name: 'chat', namespace: 'team', generation },
+    ...(status ? { status } : {}),
+  });
+  const cond = (type: string, status: string, reason?: string, message?: string) => ({
+    type,
+    status,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  });
   const cases: Array<[string, KubeObject, string, RegExp?]> = [
     ['no status yet → Pending', dep(undefined), 'Pending'],
-    ['Available → Running', dep({ observedGeneration: 1, readyReplicas: 2, availableReplicas: 2, conditions: [cond('Available', 'True'), cond('Progressing', 'True', 'NewReplicaSetAvailable')] }), 'Running'],
-    ['progress deadline exceeded → Failed with its message', dep({ observedGeneration: 1, conditions: [cond('Available', 'False'), cond('Progressing', 'False', 'ProgressDeadlineExceeded', 'ReplicaSet "chat-1" has timed out progressing.')] }), 'Failed', /timed out progressing/],
-    ['rolling out → Deploying with ready counts', dep({ observedGeneration: 1, readyReplicas: 1, conditions: [cond('Available', 'False'), cond('Progressing', 'True', 'ReplicaSetUpdated')] }), 'Deploying', /1\/2 vLLM pods ready/],
-    ['an older generation → Deploying', dep({ observedGeneration: 1, conditions: [cond('Available', 'True')] }, 2), 'Deploying', /observe generation 2/],
+    [
+      'Available → Running',
+      dep({
+        observedGeneration: 1,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        conditions: [cond('Available', 'True'), cond('Progressing', 'True', 'NewReplicaSetAvailable')],
+      }),
+      'Running',
+    ],
+    [
+      'progress deadline exceeded → Failed with its message',
+      dep({
+        observedGeneration: 1,
+        conditions: [
+          cond('Available', 'False'),
+          cond('Progressing', 'False', 'ProgressDeadlineExceeded', 'ReplicaSet "chat-1" has timed out progressing.'),
+        ],
+      }),
+      'Failed',
+      /timed out progressing/,
+    ],
+    [
+      'rolling out → Deploying with ready counts',
+      dep({
+        observedGeneration: 1,
+        readyReplicas: 1,
+        conditions: [cond('Available', 'False'), cond('Progressing', 'True', 'ReplicaSetUpdated')],
+      }),
+      'Deploying',
+      /1\/2 vLLM pods ready/,
+    ],
+    [
+      'an older generation → Deploying',
+      dep({ observedGeneration: 1, conditions: [cond('Available', 'True')] }, 2),
+      'Deploying',
+      /observe generation 2/,
+    ],
   ];
   for (const [name, d, phase, message] of cases) {
     it(name, () => {

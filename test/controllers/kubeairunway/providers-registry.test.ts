@@ -3,14 +3,30 @@
 // compatibility check accepts actually transforms; label values are always valid.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUILTIN_PROVIDERS, type ModelDeployment, type ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import {
+  BUILTIN_PROVIDERS,
+  type ModelDeployment,
+  type ModelDeploymentSpec,
+} from '../../../src/apis/kubeairunway/index.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
-import { derivedEngineFlags, renderEngineArgs, sanitizeLabelValue } from '../../../src/controllers/kubeairunway/providers/common/index.ts';
+import {
+  derivedEngineFlags,
+  renderEngineArgs,
+  sanitizeLabelValue,
+} from '../../../src/controllers/kubeairunway/providers/common/index.ts';
 import { DEFAULT_PROVIDER_SPECS } from '../../../src/controllers/kubeairunway/selection/default-providers.ts';
-import { checkProviderCompatibility, PROVIDER_DISPLAY_NAMES } from '../../../src/controllers/kubeairunway/validation/index.ts';
+import {
+  checkProviderCompatibility,
+  PROVIDER_DISPLAY_NAMES,
+} from '../../../src/controllers/kubeairunway/validation/index.ts';
 
 function md(spec: ModelDeploymentSpec): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name: 'm', namespace: 'n', uid: 'u' }, spec };
+  return {
+    apiVersion: 'kubeairunway.ai/v1alpha1',
+    kind: 'ModelDeployment',
+    metadata: { name: 'm', namespace: 'n', uid: 'u' },
+    spec,
+  };
 }
 
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
@@ -31,7 +47,11 @@ describe('BUILTIN_PROVIDER_DEFINITIONS', () => {
   for (const name of BUILTIN_PROVIDERS) {
     it(`${name}: shared config and display name, its upstream kind, a version`, () => {
       const def = BUILTIN_PROVIDER_DEFINITIONS[name];
-      assert.equal(def.config, DEFAULT_PROVIDER_SPECS[name], 'the InferenceProviderConfig spec comes from default-providers.ts');
+      assert.equal(
+        def.config,
+        DEFAULT_PROVIDER_SPECS[name],
+        'the InferenceProviderConfig spec comes from default-providers.ts',
+      );
       assert.equal(def.displayName, PROVIDER_DISPLAY_NAMES[name]);
       assert.deepEqual([def.upstream.apiVersion, def.upstream.kind, def.upstreamResource], upstream[name]);
       assert.match(def.version, /^\d+\.\d+\.\d+$/);
@@ -44,7 +64,9 @@ describe('BUILTIN_PROVIDER_DEFINITIONS', () => {
     const def = BUILTIN_PROVIDER_DEFINITIONS[name];
     for (const cap of def.config.capabilities?.engines ?? []) {
       for (const mode of cap.servingModes ?? ['aggregated']) {
-        for (const gpu of [cap.gpuSupport ? true : undefined, cap.cpuSupport ? false : undefined].filter((g) => g !== undefined)) {
+        for (const gpu of [cap.gpuSupport ? true : undefined, cap.cpuSupport ? false : undefined].filter(
+          (g) => g !== undefined,
+        )) {
           it(`${name}: ${cap.name} ${mode} on ${gpu ? 'GPU' : 'CPU'} transforms`, () => {
             const type = cap.gpuTypes?.[0] ?? 'nvidia.com/gpu';
             const spec: ModelDeploymentSpec = {
@@ -58,7 +80,10 @@ describe('BUILTIN_PROVIDER_DEFINITIONS', () => {
             };
             assert.deepEqual(checkProviderCompatibility(name, spec), []);
             const obj = def.transform(md(spec));
-            assert.deepEqual([obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace], [def.upstream.apiVersion, def.upstream.kind, 'm', 'n']);
+            assert.deepEqual(
+              [obj.apiVersion, obj.kind, obj.metadata.name, obj.metadata.namespace],
+              [def.upstream.apiVersion, def.upstream.kind, 'm', 'n'],
+            );
           });
         }
       }
@@ -87,7 +112,20 @@ describe('shared provider helpers', () => {
   });
 
   it('a flag the user passes replaces the derived one, whatever its spelling', () => {
-    const m = md({ model: { id: 'org/m' }, engine: { type: 'vllm', contextLength: 4096, enablePrefixCaching: true, extraArgs: ['--max-model-len=2048', '--no-enable-prefix-caching'] } });
-    assert.deepEqual(renderEngineArgs(m, derivedEngineFlags(m, 'vllm', { gpus: 1 })), ['--model', 'org/m', '--max-model-len=2048', '--no-enable-prefix-caching']);
+    const m = md({
+      model: { id: 'org/m' },
+      engine: {
+        type: 'vllm',
+        contextLength: 4096,
+        enablePrefixCaching: true,
+        extraArgs: ['--max-model-len=2048', '--no-enable-prefix-caching'],
+      },
+    });
+    assert.deepEqual(renderEngineArgs(m, derivedEngineFlags(m, 'vllm', { gpus: 1 })), [
+      '--model',
+      'org/m',
+      '--max-model-len=2048',
+      '--no-enable-prefix-caching',
+    ]);
   });
 });

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
 import { registerAimServiceController } from '../../../src/controllers/aim/service/index.ts';
-import { type BuiltinProviderDefinition, BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
+import {
+  type BuiltinProviderDefinition,
+  BUILTIN_PROVIDER_DEFINITIONS,
+} from '../../../src/controllers/kubeairunway/providers/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { mergeOverrides } from '../../../src/controllers/kubeairunway/provider/merge.ts';
 import { type KubeClient, Logger } from '../../../src/kube/index.ts';
@@ -16,7 +19,12 @@ import { waitFor } from '../../helpers/wait.ts';
 const NS = 'providers-sim';
 
 function md(name: string, spec: ModelDeploymentSpec): ModelDeployment {
-  return { apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: NS, uid: `uid-${name}` }, spec };
+  return {
+    apiVersion: 'kubeairunway.ai/v1alpha1',
+    kind: 'ModelDeployment',
+    metadata: { name, namespace: NS, uid: `uid-${name}` },
+    spec,
+  };
 }
 
 interface Case {
@@ -27,15 +35,32 @@ interface Case {
 const CASES: Case[] = [
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.kaito,
-    md: md('kaito-cpu', { model: { id: 'google/gemma-3-1b-it' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', resources: { cpu: '4', memory: '8Gi' }, secrets: { huggingFaceToken: 'hf-token' } }),
+    md: md('kaito-cpu', {
+      model: { id: 'google/gemma-3-1b-it' },
+      engine: { type: 'llamacpp' },
+      image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
+      resources: { cpu: '4', memory: '8Gi' },
+      secrets: { huggingFaceToken: 'hf-token' },
+    }),
   },
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.kaito,
-    md: md('kaito-gpu', { model: { id: 'microsoft/Phi-4-mini-instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, podTemplate: { metadata: { labels: { team: 'a' } } } }),
+    md: md('kaito-gpu', {
+      model: { id: 'microsoft/Phi-4-mini-instruct' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+      podTemplate: { metadata: { labels: { team: 'a' } } },
+    }),
   },
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.dynamo,
-    md: md('dynamo-agg', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 }, memory: '32Gi' }, secrets: { huggingFaceToken: 'hf-token' }, nodeSelector: { 'nvidia.com/gpu.present': 'true' } }),
+    md: md('dynamo-agg', {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 }, memory: '32Gi' },
+      secrets: { huggingFaceToken: 'hf-token' },
+      nodeSelector: { 'nvidia.com/gpu.present': 'true' },
+    }),
   },
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.dynamo,
@@ -48,11 +73,25 @@ const CASES: Case[] = [
   },
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.kuberay,
-    md: md('kuberay-2gpu', { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 }, memory: '64Gi' }, secrets: { huggingFaceToken: 'hf-token' }, provider: { name: 'kuberay', overrides: { head: { resources: { cpu: '2' }, rayStartParams: { 'num-cpus': '0' } } } } }),
+    md: md('kuberay-2gpu', {
+      model: { id: 'meta-llama/Llama-3.1-8B-Instruct' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 2 }, memory: '64Gi' },
+      secrets: { huggingFaceToken: 'hf-token' },
+      provider: {
+        name: 'kuberay',
+        overrides: { head: { resources: { cpu: '2' }, rayStartParams: { 'num-cpus': '0' } } },
+      },
+    }),
   },
   {
     provider: BUILTIN_PROVIDER_DEFINITIONS.aim,
-    md: md('aim-mi300', { model: { id: 'Qwen/Qwen3-32B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } }, provider: { name: 'aim', overrides: { imagePullSecrets: [{ name: 'registry' }] } } }),
+    md: md('aim-mi300', {
+      model: { id: 'Qwen/Qwen3-32B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1, type: 'amd.com/gpu' } },
+      provider: { name: 'aim', overrides: { imagePullSecrets: [{ name: 'registry' }] } },
+    }),
   },
 ];
 
@@ -91,7 +130,11 @@ describe('built-in providers on the simulated operators', { timeout: 90_000 }, (
             if (seen.at(-1) !== last.phase) seen.push(last.phase);
             return last.phase === 'Running' || last.phase === 'Failed';
           },
-          { timeoutMs: 60_000, intervalMs: 200, detail: () => `phases ${seen.join(' → ')}, last ${JSON.stringify(last)}` },
+          {
+            timeoutMs: 60_000,
+            intervalMs: 200,
+            detail: () => `phases ${seen.join(' → ')}, last ${JSON.stringify(last)}`,
+          },
         );
         return { name, seen, last };
       }),
@@ -99,12 +142,20 @@ describe('built-in providers on the simulated operators', { timeout: 90_000 }, (
     for (const o of outcomes) {
       assert.equal(o.last?.phase, 'Running', `${o.name}: phases ${o.seen.join(' → ')}, last ${JSON.stringify(o.last)}`);
       assert.ok(!o.seen.includes('Failed'), `${o.name} never Failed: ${o.seen.join(' → ')}`);
-      assert.ok((o.last?.replicas?.ready ?? 0) >= 1, `${o.name}: ready replicas reported: ${JSON.stringify(o.last?.replicas)}`);
+      assert.ok(
+        (o.last?.replicas?.ready ?? 0) >= 1,
+        `${o.name}: ready replicas reported: ${JSON.stringify(o.last?.replicas)}`,
+      );
     }
   });
 
   it('the KubeRay head override reached the Ray head pod', async () => {
-    const pods = await client.list<{ apiVersion: string; kind: string; metadata: { labels?: Record<string, string> }; spec?: { containers?: Array<{ resources?: { limits?: Record<string, string> } }> } }>(
+    const pods = await client.list<{
+      apiVersion: string;
+      kind: string;
+      metadata: { labels?: Record<string, string> };
+      spec?: { containers?: Array<{ resources?: { limits?: Record<string, string> } }> };
+    }>(
       { apiVersion: 'v1', kind: 'Pod' },
       { namespace: NS, labelSelector: 'ray.io/originated-from-cr-name=kuberay-2gpu,ray.io/node-type=head' },
     );
@@ -117,18 +168,27 @@ describe('built-in providers on the simulated operators', { timeout: 90_000 }, (
       const live = await client.get(c.provider.upstream, c.md.metadata.name!, NS);
       const { endpoint } = c.provider.mapStatus(live, c.md);
       assert.ok(endpoint, `${c.md.metadata.name}: an endpoint`);
-      const svc = await client.get<{ apiVersion: string; kind: string; metadata: { name?: string }; spec?: { ports?: Array<{ port: number }> } }>(
-        { apiVersion: 'v1', kind: 'Service' },
-        endpoint.service,
-        NS,
+      const svc = await client.get<{
+        apiVersion: string;
+        kind: string;
+        metadata: { name?: string };
+        spec?: { ports?: Array<{ port: number }> };
+      }>({ apiVersion: 'v1', kind: 'Service' }, endpoint.service, NS);
+      assert.ok(
+        svc.spec?.ports?.some((p) => p.port === endpoint.port),
+        `${c.md.metadata.name}: Service ${endpoint.service} serves port ${endpoint.port}: ${JSON.stringify(svc.spec?.ports)}`,
       );
-      assert.ok(svc.spec?.ports?.some((p) => p.port === endpoint.port), `${c.md.metadata.name}: Service ${endpoint.service} serves port ${endpoint.port}: ${JSON.stringify(svc.spec?.ports)}`);
     }
   });
 
   it('pod template labels reach the pods where the upstream kind has a pod template', async () => {
-    const pods = await client.list<{ apiVersion: string; kind: string; metadata: { name?: string; labels?: Record<string, string> } }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: NS, labelSelector: 'kubeairunway.ai/model-deployment' });
+    const pods = await client.list<{
+      apiVersion: string;
+      kind: string;
+      metadata: { name?: string; labels?: Record<string, string> };
+    }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: NS, labelSelector: 'kubeairunway.ai/model-deployment' });
     const owners = new Set(pods.items.map((p) => p.metadata.labels?.['kubeairunway.ai/model-deployment']));
-    for (const name of ['kaito-cpu', 'dynamo-agg', 'dynamo-disagg', 'kuberay-2gpu']) assert.ok(owners.has(name), `pods of ${name} carry the model-deployment label (have ${[...owners].join(', ')})`);
+    for (const name of ['kaito-cpu', 'dynamo-agg', 'dynamo-disagg', 'kuberay-2gpu'])
+      assert.ok(owners.has(name), `pods of ${name} carry the model-deployment label (have ${[...owners].join(', ')})`);
   });
 });

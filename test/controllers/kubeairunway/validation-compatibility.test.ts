@@ -6,13 +6,20 @@ import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.t
 import { checkProviderCompatibility, requestsGpu } from '../../../src/controllers/kubeairunway/validation/index.ts';
 
 const gpu = (count: number, type?: string) => ({ gpu: { count, ...(type ? { type } : {}) } });
-const spec = (engine: 'vllm' | 'sglang' | 'trtllm' | 'llamacpp', extra: Partial<ModelDeploymentSpec> = {}): ModelDeploymentSpec => ({
+const spec = (
+  engine: 'vllm' | 'sglang' | 'trtllm' | 'llamacpp',
+  extra: Partial<ModelDeploymentSpec> = {},
+): ModelDeploymentSpec => ({
   model: { id: 'm' },
   engine: { type: engine },
   resources: gpu(1),
   ...extra,
 });
-const DISAGG: Partial<ModelDeploymentSpec> = { serving: { mode: 'disaggregated' }, resources: undefined, scaling: { prefill: gpu(2), decode: gpu(1) } };
+const DISAGG: Partial<ModelDeploymentSpec> = {
+  serving: { mode: 'disaggregated' },
+  resources: undefined,
+  scaling: { prefill: gpu(2), decode: gpu(1) },
+};
 
 describe("docs/kubeairunway.md's provider compatibility table", () => {
   const cases: Array<[string, string, ModelDeploymentSpec, string]> = [
@@ -27,26 +34,47 @@ describe("docs/kubeairunway.md's provider compatibility table", () => {
     ['kaito', 'disaggregated', spec('vllm', DISAGG), 'KAITO does not support disaggregated mode'],
   ];
   for (const [provider, what, s, message] of cases) {
-    it(`${provider} + ${what} → "${message}"`, () => assert.deepEqual(checkProviderCompatibility(provider, s), [message]));
+    it(`${provider} + ${what} → "${message}"`, () =>
+      assert.deepEqual(checkProviderCompatibility(provider, s), [message]));
   }
 
   it('accepts what each provider runs', () => {
     assert.deepEqual(checkProviderCompatibility('kaito', spec('vllm')), []);
-    assert.deepEqual(checkProviderCompatibility('kaito', spec('llamacpp', { resources: { cpu: '4' }, image: 'runner' })), []);
-    for (const e of ['vllm', 'sglang', 'trtllm'] as const) assert.deepEqual(checkProviderCompatibility('dynamo', spec(e)), [], e);
-    assert.deepEqual(checkProviderCompatibility('dynamo', spec('vllm', DISAGG)), [], 'prefill/decode GPUs count as GPU');
+    assert.deepEqual(
+      checkProviderCompatibility('kaito', spec('llamacpp', { resources: { cpu: '4' }, image: 'runner' })),
+      [],
+    );
+    for (const e of ['vllm', 'sglang', 'trtllm'] as const)
+      assert.deepEqual(checkProviderCompatibility('dynamo', spec(e)), [], e);
+    assert.deepEqual(
+      checkProviderCompatibility('dynamo', spec('vllm', DISAGG)),
+      [],
+      'prefill/decode GPUs count as GPU',
+    );
     assert.deepEqual(checkProviderCompatibility('kuberay', spec('vllm', { resources: gpu(2) })), []);
     assert.deepEqual(checkProviderCompatibility('kuberay', spec('vllm', DISAGG)), []);
-    assert.deepEqual(checkProviderCompatibility('someone-else', spec('llamacpp')), [], 'unknown providers check themselves');
+    assert.deepEqual(
+      checkProviderCompatibility('someone-else', spec('llamacpp')),
+      [],
+      'unknown providers check themselves',
+    );
   });
 
   it('lists every incompatibility, not only the first', () => {
-    assert.deepEqual(checkProviderCompatibility('kaito', spec('sglang', DISAGG)), ['KAITO does not support sglang engine', 'KAITO does not support disaggregated mode']);
-    assert.deepEqual(checkProviderCompatibility('kuberay', spec('llamacpp', { resources: { cpu: '2' } })), ['KubeRay does not support llamacpp engine', 'KubeRay requires GPU']);
+    assert.deepEqual(checkProviderCompatibility('kaito', spec('sglang', DISAGG)), [
+      'KAITO does not support sglang engine',
+      'KAITO does not support disaggregated mode',
+    ]);
+    assert.deepEqual(checkProviderCompatibility('kuberay', spec('llamacpp', { resources: { cpu: '2' } })), [
+      'KubeRay does not support llamacpp engine',
+      'KubeRay requires GPU',
+    ]);
   });
 
   it('KAITO runs llama.cpp only from spec.image (reference)', () => {
-    assert.deepEqual(checkProviderCompatibility('kaito', spec('llamacpp', { resources: { cpu: '4' } })), ['llamacpp engine requires spec.image to be set']);
+    assert.deepEqual(checkProviderCompatibility('kaito', spec('llamacpp', { resources: { cpu: '4' } })), [
+      'llamacpp engine requires spec.image to be set',
+    ]);
   });
 });
 
@@ -55,10 +83,18 @@ describe('aim provider limits', () => {
     assert.deepEqual(checkProviderCompatibility('aim', spec('vllm', { resources: gpu(1, 'amd.com/gpu') })), []);
   });
   it('refuses other engines, CPU, disaggregated and other GPU vendors', () => {
-    assert.deepEqual(checkProviderCompatibility('aim', spec('sglang', { resources: gpu(1, 'amd.com/gpu') })), ['AIM does not support sglang engine']);
-    assert.deepEqual(checkProviderCompatibility('aim', spec('vllm', { resources: { cpu: '4' } })), ['AIM requires GPU']);
-    assert.deepEqual(checkProviderCompatibility('aim', spec('vllm', { resources: gpu(1) })), ['AIM requires AMD GPUs (set resources.gpu.type to amd.com/gpu)']);
-    assert.ok(checkProviderCompatibility('aim', spec('vllm', DISAGG)).includes('AIM does not support disaggregated mode'));
+    assert.deepEqual(checkProviderCompatibility('aim', spec('sglang', { resources: gpu(1, 'amd.com/gpu') })), [
+      'AIM does not support sglang engine',
+    ]);
+    assert.deepEqual(checkProviderCompatibility('aim', spec('vllm', { resources: { cpu: '4' } })), [
+      'AIM requires GPU',
+    ]);
+    assert.deepEqual(checkProviderCompatibility('aim', spec('vllm', { resources: gpu(1) })), [
+      'AIM requires AMD GPUs (set resources.gpu.type to amd.com/gpu)',
+    ]);
+    assert.ok(
+      checkProviderCompatibility('aim', spec('vllm', DISAGG)).includes('AIM does not support disaggregated mode'),
+    );
   });
 });
 

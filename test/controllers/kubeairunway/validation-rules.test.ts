@@ -3,13 +3,28 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
-import { admissionMessage, defaultModelDeployment, validateModelDeployment, type ValidationContext } from '../../../src/controllers/kubeairunway/validation/index.ts';
+import {
+  admissionMessage,
+  defaultModelDeployment,
+  validateModelDeployment,
+  type ValidationContext,
+} from '../../../src/controllers/kubeairunway/validation/index.ts';
 
 type Spec = ModelDeployment['spec'];
-const md = (spec: Spec, name = 'my-llm'): ModelDeployment => ({ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', metadata: { name, namespace: 'ml' }, spec });
-const validate = (spec: Spec, ctx?: ValidationContext) => validateModelDeployment(defaultModelDeployment(md(spec)), undefined, ctx);
+const md = (spec: Spec, name = 'my-llm'): ModelDeployment => ({
+  apiVersion: 'kubeairunway.ai/v1alpha1',
+  kind: 'ModelDeployment',
+  metadata: { name, namespace: 'ml' },
+  spec,
+});
+const validate = (spec: Spec, ctx?: ValidationContext) =>
+  validateModelDeployment(defaultModelDeployment(md(spec)), undefined, ctx);
 
-const VALID_GPU: Spec = { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } };
+const VALID_GPU: Spec = {
+  model: { id: 'meta-llama/Llama-3.1-8B-Instruct' },
+  engine: { type: 'vllm' },
+  resources: { gpu: { count: 1 } },
+};
 const DISAGG: Spec = {
   model: { id: 'm' },
   engine: { type: 'vllm' },
@@ -19,21 +34,96 @@ const DISAGG: Spec = {
 
 describe("docs/kubeairunway.md's validation table, exact messages", () => {
   const cases: Array<[string, Spec, string, string]> = [
-    ['vllm with gpu.count 0', { ...VALID_GPU, resources: { gpu: { count: 0 } } }, 'spec.resources.gpu.count', 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
-    ['sglang with gpu.count 0', { ...VALID_GPU, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } }, 'spec.resources.gpu.count', 'SGLang engine requires GPU (set resources.gpu.count > 0)'],
-    ['trtllm with gpu.count 0', { ...VALID_GPU, engine: { type: 'trtllm' }, resources: { gpu: { count: 0 } } }, 'spec.resources.gpu.count', 'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)'],
-    ['vllm with CPU resources only (no gpu block)', { ...VALID_GPU, resources: { cpu: '8' } }, 'spec.resources.gpu.count', 'vLLM engine requires GPU (set resources.gpu.count > 0)'],
-    ['disaggregated with spec.resources.gpu', { ...DISAGG, resources: { gpu: { count: 1 } } }, 'spec.resources.gpu', 'Cannot specify both resources.gpu and scaling.prefill/decode'],
-    ['disaggregated without scaling', { ...DISAGG, scaling: undefined }, 'spec.scaling', 'Disaggregated mode requires scaling.prefill and scaling.decode'],
-    ['disaggregated without scaling.decode', { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } } } }, 'spec.scaling', 'Disaggregated mode requires scaling.prefill and scaling.decode'],
-    ['disaggregated without scaling.prefill', { ...DISAGG, scaling: { decode: { gpu: { count: 1 } } } }, 'spec.scaling', 'Disaggregated mode requires scaling.prefill and scaling.decode'],
-    ['disaggregated without scaling.prefill.gpu.count', { ...DISAGG, scaling: { prefill: { replicas: 1 }, decode: { gpu: { count: 1 } } } }, 'spec.scaling.prefill.gpu.count', 'Disaggregated mode requires scaling.prefill.gpu.count'],
-    ['disaggregated with scaling.prefill.gpu.count 0', { ...DISAGG, scaling: { prefill: { gpu: { count: 0 } }, decode: { gpu: { count: 1 } } } }, 'spec.scaling.prefill.gpu.count', 'Disaggregated mode requires scaling.prefill.gpu.count'],
-    ['disaggregated without scaling.decode.gpu.count', { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { replicas: 1 } } }, 'spec.scaling.decode.gpu.count', 'Disaggregated mode requires scaling.decode.gpu.count'],
-    ['missing engine.type', { model: { id: 'm' }, resources: { cpu: '1' } }, 'spec.engine.type', 'engine.type is required'],
-    ['missing engine.type with an engine block', { model: { id: 'm' }, engine: { contextLength: 4096 }, resources: { cpu: '1' } }, 'spec.engine.type', 'engine.type is required'],
-    ['missing model.id (source defaults to huggingface)', { model: {}, engine: { type: 'vllm' } }, 'spec.model.id', 'model.id is required when source is huggingface'],
-    ['empty model.id with source huggingface', { model: { id: '', source: 'huggingface' }, engine: { type: 'vllm' } }, 'spec.model.id', 'model.id is required when source is huggingface'],
+    [
+      'vllm with gpu.count 0',
+      { ...VALID_GPU, resources: { gpu: { count: 0 } } },
+      'spec.resources.gpu.count',
+      'vLLM engine requires GPU (set resources.gpu.count > 0)',
+    ],
+    [
+      'sglang with gpu.count 0',
+      { ...VALID_GPU, engine: { type: 'sglang' }, resources: { gpu: { count: 0 } } },
+      'spec.resources.gpu.count',
+      'SGLang engine requires GPU (set resources.gpu.count > 0)',
+    ],
+    [
+      'trtllm with gpu.count 0',
+      { ...VALID_GPU, engine: { type: 'trtllm' }, resources: { gpu: { count: 0 } } },
+      'spec.resources.gpu.count',
+      'TensorRT-LLM engine requires GPU (set resources.gpu.count > 0)',
+    ],
+    [
+      'vllm with CPU resources only (no gpu block)',
+      { ...VALID_GPU, resources: { cpu: '8' } },
+      'spec.resources.gpu.count',
+      'vLLM engine requires GPU (set resources.gpu.count > 0)',
+    ],
+    [
+      'disaggregated with spec.resources.gpu',
+      { ...DISAGG, resources: { gpu: { count: 1 } } },
+      'spec.resources.gpu',
+      'Cannot specify both resources.gpu and scaling.prefill/decode',
+    ],
+    [
+      'disaggregated without scaling',
+      { ...DISAGG, scaling: undefined },
+      'spec.scaling',
+      'Disaggregated mode requires scaling.prefill and scaling.decode',
+    ],
+    [
+      'disaggregated without scaling.decode',
+      { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } } } },
+      'spec.scaling',
+      'Disaggregated mode requires scaling.prefill and scaling.decode',
+    ],
+    [
+      'disaggregated without scaling.prefill',
+      { ...DISAGG, scaling: { decode: { gpu: { count: 1 } } } },
+      'spec.scaling',
+      'Disaggregated mode requires scaling.prefill and scaling.decode',
+    ],
+    [
+      'disaggregated without scaling.prefill.gpu.count',
+      { ...DISAGG, scaling: { prefill: { replicas: 1 }, decode: { gpu: { count: 1 } } } },
+      'spec.scaling.prefill.gpu.count',
+      'Disaggregated mode requires scaling.prefill.gpu.count',
+    ],
+    [
+      'disaggregated with scaling.prefill.gpu.count 0',
+      { ...DISAGG, scaling: { prefill: { gpu: { count: 0 } }, decode: { gpu: { count: 1 } } } },
+      'spec.scaling.prefill.gpu.count',
+      'Disaggregated mode requires scaling.prefill.gpu.count',
+    ],
+    [
+      'disaggregated without scaling.decode.gpu.count',
+      { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { replicas: 1 } } },
+      'spec.scaling.decode.gpu.count',
+      'Disaggregated mode requires scaling.decode.gpu.count',
+    ],
+    [
+      'missing engine.type',
+      { model: { id: 'm' }, resources: { cpu: '1' } },
+      'spec.engine.type',
+      'engine.type is required',
+    ],
+    [
+      'missing engine.type with an engine block',
+      { model: { id: 'm' }, engine: { contextLength: 4096 }, resources: { cpu: '1' } },
+      'spec.engine.type',
+      'engine.type is required',
+    ],
+    [
+      'missing model.id (source defaults to huggingface)',
+      { model: {}, engine: { type: 'vllm' } },
+      'spec.model.id',
+      'model.id is required when source is huggingface',
+    ],
+    [
+      'empty model.id with source huggingface',
+      { model: { id: '', source: 'huggingface' }, engine: { type: 'vllm' } },
+      'spec.model.id',
+      'model.id is required when source is huggingface',
+    ],
   ];
   for (const [name, spec, field, message] of cases) {
     it(`${name} → "${message}"`, () => {
@@ -73,33 +163,129 @@ describe("docs/kubeairunway.md's validation table, exact messages", () => {
     const withProvider = (name: string) => ({ ...VALID_GPU, provider: { name } });
     const providers = [ipc('dynamo'), ipc('kaito'), ipc('direct', false)];
     const installed = (name: string) => name !== 'kaito';
-    assert.deepEqual(validate(withProvider('llmd'), { providers }).errors, [{ field: 'spec.provider.name', message: "Provider 'llmd' CRD not installed in cluster" }], 'not registered');
-    assert.deepEqual(validate(withProvider('kaito'), { providers, providerCrdInstalled: installed }).errors, [{ field: 'spec.provider.name', message: "Provider 'kaito' CRD not installed in cluster" }], 'registered, upstream CRD missing');
+    assert.deepEqual(
+      validate(withProvider('llmd'), { providers }).errors,
+      [{ field: 'spec.provider.name', message: "Provider 'llmd' CRD not installed in cluster" }],
+      'not registered',
+    );
+    assert.deepEqual(
+      validate(withProvider('kaito'), { providers, providerCrdInstalled: installed }).errors,
+      [{ field: 'spec.provider.name', message: "Provider 'kaito' CRD not installed in cluster" }],
+      'registered, upstream CRD missing',
+    );
     assert.deepEqual(validate(withProvider('dynamo'), { providers, providerCrdInstalled: installed }).errors, []);
-    assert.deepEqual(validate(withProvider('direct'), { providers, providerCrdInstalled: () => false }).errors, [], 'requiresCRD: false');
-    assert.deepEqual(validate(withProvider('llmd')).errors, [], 'without cluster knowledge the check is skipped (the controller re-checks)');
+    assert.deepEqual(
+      validate(withProvider('direct'), { providers, providerCrdInstalled: () => false }).errors,
+      [],
+      'requiresCRD: false',
+    );
+    assert.deepEqual(
+      validate(withProvider('llmd')).errors,
+      [],
+      'without cluster knowledge the check is skipped (the controller re-checks)',
+    );
     assert.deepEqual(validate(VALID_GPU, { providers: [] }).errors, [], 'auto-selection needs no named provider');
   });
 });
 
 describe('checks where docs/kubeairunway.md is silent (upstream webhook behaviour)', () => {
   const cases: Array<[string, Spec, string, string, string?]> = [
-    ['gpu count over 64', { ...VALID_GPU, resources: { gpu: { count: 65 } } }, 'spec.resources.gpu.count', 'spec.resources.gpu.count 65 exceeds maximum allowed (64)'],
-    ['replicas over 32', { ...VALID_GPU, scaling: { replicas: 33 } }, 'spec.scaling.replicas', 'spec.scaling.replicas 33 exceeds maximum allowed (32)'],
-    ['prefill replicas over 32', { ...DISAGG, scaling: { prefill: { replicas: 40, gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } }, 'spec.scaling.prefill.replicas', 'spec.scaling.prefill.replicas 40 exceeds maximum allowed (32)'],
-    ['decode gpu over 64', { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 99 } } } }, 'spec.scaling.decode.gpu.count', 'spec.scaling.decode.gpu.count 99 exceeds maximum allowed (64)'],
-    ['cpu over 512', { ...VALID_GPU, resources: { gpu: { count: 1 }, cpu: '513' } }, 'spec.resources.cpu', 'spec.resources.cpu 513 exceeds maximum allowed (512)'],
-    ['memory over 4Ti', { ...VALID_GPU, resources: { gpu: { count: 1 }, memory: '5Ti' } }, 'spec.resources.memory', 'spec.resources.memory 5Ti exceeds maximum allowed (4Ti)'],
-    ['invalid memory quantity', { ...VALID_GPU, resources: { gpu: { count: 1 }, memory: '16 GB' } }, 'spec.resources.memory', 'spec.resources.memory: invalid resource quantity "16 GB" (use a Kubernetes quantity such as "4", "500m" or "16Gi")'],
-    ['negative cpu quantity', { ...VALID_GPU, resources: { gpu: { count: 1 }, cpu: '-1' } }, 'spec.resources.cpu', 'spec.resources.cpu: invalid resource quantity "-1" (use a Kubernetes quantity such as "4", "500m" or "16Gi")'],
-    ['invalid decode memory', { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 }, memory: 'lots' } } }, 'spec.scaling.decode.memory', 'spec.scaling.decode.memory: invalid resource quantity "lots" (use a Kubernetes quantity such as "4", "500m" or "16Gi")'],
-    ['conflicting images', { ...VALID_GPU, image: 'a:1', engine: { type: 'vllm', image: 'b:1' } }, 'spec.engine.image', 'spec.image and spec.engine.image are both set to different images: set only spec.engine.image'],
-    ['a flag in both args and extraArgs', { ...VALID_GPU, engine: { type: 'vllm', args: { 'max-num-seqs': '8' }, extraArgs: ['--max-num-seqs=16'] } }, 'spec.engine.args.max-num-seqs', 'engine.args key "max-num-seqs" is also passed in engine.extraArgs: set it in one place only'],
-    ['an args key with leading dashes', { ...VALID_GPU, engine: { type: 'vllm', args: { '--model': 'x' } } }, 'spec.engine.args.--model', 'engine.args key "--model" is invalid: use letters, digits, "_" and "-" without leading dashes (it is rendered as --model)'],
-    ['an args key with a space', { ...VALID_GPU, engine: { type: 'vllm', args: { 'a b': '' } } }, 'spec.engine.args.a b', 'engine.args key "a b" is invalid: use letters, digits, "_" and "-" without leading dashes (it is rendered as --a b)'],
-    ['a secret reference that is not a name', { ...VALID_GPU, secrets: { huggingFaceToken: 'hf_abcDEF123' } }, 'spec.secrets.huggingFaceToken', 'secrets.huggingFaceToken must be the name of a Secret in the same namespace (a DNS subdomain), got "hf_abcDEF123"'],
-    ['an invalid pod label value', { ...VALID_GPU, podTemplate: { metadata: { labels: { team: 'ml team' } } } }, 'spec.podTemplate.metadata.labels.team', 'spec.podTemplate.metadata.labels.team: invalid label value "ml team" (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric)'],
-    ['an invalid nodeSelector key', { ...VALID_GPU, nodeSelector: { 'bad key/x': 'y' } }, 'spec.nodeSelector', 'spec.nodeSelector: invalid label key "bad key/x"'],
+    [
+      'gpu count over 64',
+      { ...VALID_GPU, resources: { gpu: { count: 65 } } },
+      'spec.resources.gpu.count',
+      'spec.resources.gpu.count 65 exceeds maximum allowed (64)',
+    ],
+    [
+      'replicas over 32',
+      { ...VALID_GPU, scaling: { replicas: 33 } },
+      'spec.scaling.replicas',
+      'spec.scaling.replicas 33 exceeds maximum allowed (32)',
+    ],
+    [
+      'prefill replicas over 32',
+      { ...DISAGG, scaling: { prefill: { replicas: 40, gpu: { count: 1 } }, decode: { gpu: { count: 1 } } } },
+      'spec.scaling.prefill.replicas',
+      'spec.scaling.prefill.replicas 40 exceeds maximum allowed (32)',
+    ],
+    [
+      'decode gpu over 64',
+      { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 99 } } } },
+      'spec.scaling.decode.gpu.count',
+      'spec.scaling.decode.gpu.count 99 exceeds maximum allowed (64)',
+    ],
+    [
+      'cpu over 512',
+      { ...VALID_GPU, resources: { gpu: { count: 1 }, cpu: '513' } },
+      'spec.resources.cpu',
+      'spec.resources.cpu 513 exceeds maximum allowed (512)',
+    ],
+    [
+      'memory over 4Ti',
+      { ...VALID_GPU, resources: { gpu: { count: 1 }, memory: '5Ti' } },
+      'spec.resources.memory',
+      'spec.resources.memory 5Ti exceeds maximum allowed (4Ti)',
+    ],
+    [
+      'invalid memory quantity',
+      { ...VALID_GPU, resources: { gpu: { count: 1 }, memory: '16 GB' } },
+      'spec.resources.memory',
+      'spec.resources.memory: invalid resource quantity "16 GB" (use a Kubernetes quantity such as "4", "500m" or "16Gi")',
+    ],
+    [
+      'negative cpu quantity',
+      { ...VALID_GPU, resources: { gpu: { count: 1 }, cpu: '-1' } },
+      'spec.resources.cpu',
+      'spec.resources.cpu: invalid resource quantity "-1" (use a Kubernetes quantity such as "4", "500m" or "16Gi")',
+    ],
+    [
+      'invalid decode memory',
+      { ...DISAGG, scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 }, memory: 'lots' } } },
+      'spec.scaling.decode.memory',
+      'spec.scaling.decode.memory: invalid resource quantity "lots" (use a Kubernetes quantity such as "4", "500m" or "16Gi")',
+    ],
+    [
+      'conflicting images',
+      { ...VALID_GPU, image: 'a:1', engine: { type: 'vllm', image: 'b:1' } },
+      'spec.engine.image',
+      'spec.image and spec.engine.image are both set to different images: set only spec.engine.image',
+    ],
+    [
+      'a flag in both args and extraArgs',
+      { ...VALID_GPU, engine: { type: 'vllm', args: { 'max-num-seqs': '8' }, extraArgs: ['--max-num-seqs=16'] } },
+      'spec.engine.args.max-num-seqs',
+      'engine.args key "max-num-seqs" is also passed in engine.extraArgs: set it in one place only',
+    ],
+    [
+      'an args key with leading dashes',
+      { ...VALID_GPU, engine: { type: 'vllm', args: { '--model': 'x' } } },
+      'spec.engine.args.--model',
+      'engine.args key "--model" is invalid: use letters, digits, "_" and "-" without leading dashes (it is rendered as --model)',
+    ],
+    [
+      'an args key with a space',
+      { ...VALID_GPU, engine: { type: 'vllm', args: { 'a b': '' } } },
+      'spec.engine.args.a b',
+      'engine.args key "a b" is invalid: use letters, digits, "_" and "-" without leading dashes (it is rendered as --a b)',
+    ],
+    [
+      'a secret reference that is not a name',
+      { ...VALID_GPU, secrets: { huggingFaceToken: 'hf_abcDEF123' } },
+      'spec.secrets.huggingFaceToken',
+      'secrets.huggingFaceToken must be the name of a Secret in the same namespace (a DNS subdomain), got "hf_abcDEF123"',
+    ],
+    [
+      'an invalid pod label value',
+      { ...VALID_GPU, podTemplate: { metadata: { labels: { team: 'ml team' } } } },
+      'spec.podTemplate.metadata.labels.team',
+      'spec.podTemplate.metadata.labels.team: invalid label value "ml team" (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric)',
+    ],
+    [
+      'an invalid nodeSelector key',
+      { ...VALID_GPU, nodeSelector: { 'bad key/x': 'y' } },
+      'spec.nodeSelector',
+      'spec.nodeSelector: invalid label key "bad key/x"',
+    ],
   ];
   for (const [name, spec, field, message] of cases) {
     it(name, () => assert.deepEqual(validate(spec).errors, [{ field, message }]));
@@ -108,23 +294,57 @@ describe('checks where docs/kubeairunway.md is silent (upstream webhook behaviou
   it('rejects dots in metadata.name on create only', () => {
     const dotted = defaultModelDeployment(md(VALID_GPU, 'llama.3'));
     assert.deepEqual(validateModelDeployment(dotted).errors, [
-      { field: 'metadata.name', message: 'metadata.name must not contain dots: it names the provider resource and its Service (use dashes)' },
+      {
+        field: 'metadata.name',
+        message: 'metadata.name must not contain dots: it names the provider resource and its Service (use dashes)',
+      },
     ]);
     assert.deepEqual(validateModelDeployment(dotted, dotted).errors, []);
   });
 
   it('accepts the bounds themselves and numeric quantities', () => {
-    const spec: Spec = { ...VALID_GPU, resources: { gpu: { count: 64 }, cpu: 512, memory: '4Ti' }, scaling: { replicas: 32 } };
+    const spec: Spec = {
+      ...VALID_GPU,
+      resources: { gpu: { count: 64 }, cpu: 512, memory: '4Ti' },
+      scaling: { replicas: 32 },
+    };
     assert.deepEqual(validate(spec).errors, []);
-    assert.deepEqual(validate({ ...VALID_GPU, engine: { type: 'vllm', args: { 'max-num-seqs': '8', enable_chunked_prefill: '' }, extraArgs: ['--enforce-eager'] } }).errors, []);
+    assert.deepEqual(
+      validate({
+        ...VALID_GPU,
+        engine: {
+          type: 'vllm',
+          args: { 'max-num-seqs': '8', enable_chunked_prefill: '' },
+          extraArgs: ['--enforce-eager'],
+        },
+      }).errors,
+      [],
+    );
   });
 });
 
 describe('warnings (never block)', () => {
   const cases: Array<[string, Spec, string]> = [
-    ['servedName with a custom model', { model: { source: 'custom', servedName: 'x' }, engine: { type: 'llamacpp' }, image: 'runner', resources: { cpu: '2' } }, 'model.servedName is ignored when model.source is custom (the image decides the served name)'],
-    ['trustRemoteCode', { ...VALID_GPU, engine: { type: 'vllm', trustRemoteCode: true } }, 'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod'],
-    ['contextLength with trtllm', { ...VALID_GPU, engine: { type: 'trtllm', contextLength: 8192 } }, 'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)'],
+    [
+      'servedName with a custom model',
+      {
+        model: { source: 'custom', servedName: 'x' },
+        engine: { type: 'llamacpp' },
+        image: 'runner',
+        resources: { cpu: '2' },
+      },
+      'model.servedName is ignored when model.source is custom (the image decides the served name)',
+    ],
+    [
+      'trustRemoteCode',
+      { ...VALID_GPU, engine: { type: 'vllm', trustRemoteCode: true } },
+      'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod',
+    ],
+    [
+      'contextLength with trtllm',
+      { ...VALID_GPU, engine: { type: 'trtllm', contextLength: 8192 } },
+      'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)',
+    ],
   ];
   for (const [name, spec, warning] of cases) {
     it(name, () => assert.deepEqual(validate(spec), { errors: [], warnings: [warning] }));
@@ -135,9 +355,13 @@ describe('warnings (never block)', () => {
     const renamed = defaultModelDeployment(md({ ...VALID_GPU, model: { id: 'Qwen/Qwen2.5-7B' } }));
     assert.deepEqual(validateModelDeployment(renamed, old), {
       errors: [],
-      warnings: ['spec.model.id changed from "meta-llama/Llama-3.1-8B-Instruct" to "Qwen/Qwen2.5-7B": the provider resource will be deleted and recreated (brief downtime)'],
+      warnings: [
+        'spec.model.id changed from "meta-llama/Llama-3.1-8B-Instruct" to "Qwen/Qwen2.5-7B": the provider resource will be deleted and recreated (brief downtime)',
+      ],
     });
-    const scaled = defaultModelDeployment(md({ ...VALID_GPU, scaling: { replicas: 3 }, env: [{ name: 'A', value: 'b' }] }));
+    const scaled = defaultModelDeployment(
+      md({ ...VALID_GPU, scaling: { replicas: 3 }, env: [{ name: 'A', value: 'b' }] }),
+    );
     assert.deepEqual(validateModelDeployment(scaled, old), { errors: [], warnings: [] });
   });
 });
@@ -145,20 +369,47 @@ describe('warnings (never block)', () => {
 describe('names whose children would exceed 63 characters are refused, naming the limit', () => {
   it('uses the named provider, or every provider while none is chosen, and the download Job of managed storage', () => {
     const name = (n: number) => 'm'.repeat(n);
-    const byName = (spec: Spec, n: number) => validateModelDeployment(defaultModelDeployment(md(spec, name(n))), undefined).errors.filter((e) => e.field === 'metadata.name');
+    const byName = (spec: Spec, n: number) =>
+      validateModelDeployment(defaultModelDeployment(md(spec, name(n))), undefined).errors.filter(
+        (e) => e.field === 'metadata.name',
+      );
     const kuberay = { ...VALID_GPU, provider: { name: 'kuberay' } };
     assert.deepEqual(byName(kuberay, 53), [], '53 + "-serve-svc" = 63');
     const [e] = byName(kuberay, 54);
     assert.equal(
       e!.message,
-      `metadata.name "${name(54)}" is 54 characters, more than the 53 allowed: KubeRay's Serve Service is named "${name(54)}-serve-svc" (63 + 1 characters)`.replace('(63 + 1 characters)', '(64 characters)') +
-        ', and such names are DNS labels of at most 63 characters; choose a name of at most 53 characters',
+      `metadata.name "${name(54)}" is 54 characters, more than the 53 allowed: KubeRay's Serve Service is named "${name(54)}-serve-svc" (63 + 1 characters)`.replace(
+        '(63 + 1 characters)',
+        '(64 characters)',
+      ) + ', and such names are DNS labels of at most 63 characters; choose a name of at most 53 characters',
     );
-    assert.deepEqual(byName(VALID_GPU, 45), [], 'auto-selection: the longest child of any provider (Dynamo\'s prefill worker) fits');
-    assert.match(byName(VALID_GPU, 46)[0]!.message, /Dynamo's prefill worker Service is named ".*-vllmprefillworker" \(64 characters\).*at most 45 characters$/);
-    assert.deepEqual(byName({ ...VALID_GPU, provider: { name: 'someone-elses' } }, 63), [], 'an unknown provider: the DNS label limit only');
-    const storage = { ...VALID_GPU, provider: { name: 'kaito' }, model: { id: 'm', storage: { volumes: [{ name: 'cache', size: '100Gi', purpose: 'modelCache' as const }] } } };
-    assert.match(byName(storage, 49)[0]!.message, /the model download Job is named ".*-model-download" \(64 characters\)/);
-    assert.deepEqual(validateModelDeployment(defaultModelDeployment(md(kuberay, name(60))), md(kuberay, name(60))).errors, [], 'names cannot change: checked on create only');
+    assert.deepEqual(
+      byName(VALID_GPU, 45),
+      [],
+      "auto-selection: the longest child of any provider (Dynamo's prefill worker) fits",
+    );
+    assert.match(
+      byName(VALID_GPU, 46)[0]!.message,
+      /Dynamo's prefill worker Service is named ".*-vllmprefillworker" \(64 characters\).*at most 45 characters$/,
+    );
+    assert.deepEqual(
+      byName({ ...VALID_GPU, provider: { name: 'someone-elses' } }, 63),
+      [],
+      'an unknown provider: the DNS label limit only',
+    );
+    const storage = {
+      ...VALID_GPU,
+      provider: { name: 'kaito' },
+      model: { id: 'm', storage: { volumes: [{ name: 'cache', size: '100Gi', purpose: 'modelCache' as const }] } },
+    };
+    assert.match(
+      byName(storage, 49)[0]!.message,
+      /the model download Job is named ".*-model-download" \(64 characters\)/,
+    );
+    assert.deepEqual(
+      validateModelDeployment(defaultModelDeployment(md(kuberay, name(60))), md(kuberay, name(60))).errors,
+      [],
+      'names cannot change: checked on create only',
+    );
   });
 });

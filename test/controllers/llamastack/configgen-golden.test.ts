@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../../src/apis/llamastack/index.ts';
-import { ConfigGenerationError, embeddedBaseConfig, generateConfig } from '../../../src/controllers/llamastack/config/index.ts';
+import {
+  ConfigGenerationError,
+  embeddedBaseConfig,
+  generateConfig,
+} from '../../../src/controllers/llamastack/config/index.ts';
 
 const DIR = join(import.meta.dirname, 'golden');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -17,7 +21,9 @@ function outcome(dir: string): { config?: string; secrets?: string; err?: string
   const cr = parseYaml(readFileSync(join(dir, 'cr.yaml'), 'utf8')) as LlamaStackDistribution;
   const spec = normalizeV1Alpha2Spec(cr.spec);
   const basePath = join(dir, 'base.yaml');
-  const base = existsSync(basePath) ? parseYaml(readFileSync(basePath, 'utf8')) : embeddedBaseConfig(spec.distribution.name ?? '');
+  const base = existsSync(basePath)
+    ? parseYaml(readFileSync(basePath, 'utf8'))
+    : embeddedBaseConfig(spec.distribution.name ?? '');
   assert.ok(base, `${dir}: no base.yaml and no embedded distribution ${spec.distribution.name}`);
   const endpointsPath = join(dir, 'endpoints.json');
   const endpoints = existsSync(endpointsPath) ? JSON.parse(readFileSync(endpointsPath, 'utf8')) : {};

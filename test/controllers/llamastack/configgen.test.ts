@@ -19,13 +19,22 @@ import {
 
 const spec: LlamaStackDistributionSpec = {
   distribution: { name: 'remote-vllm' },
-  providers: { inference: [{ id: 'vllm-primary', provider: 'vllm', endpoint: 'http://vllm:8000/v1', apiKey: { name: 's', key: 'k' } }] },
+  providers: {
+    inference: [
+      { id: 'vllm-primary', provider: 'vllm', endpoint: 'http://vllm:8000/v1', apiKey: { name: 's', key: 'k' } },
+    ],
+  },
   resources: { models: [{ name: 'llama3' }] },
 };
 
 function reversedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reversedKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reversedKeys((v as any)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .reverse()
+        .map((k) => [k, reversedKeys((v as any)[k])]),
+    );
   return v;
 }
 
@@ -33,7 +42,11 @@ describe('config generator', () => {
   it('is deterministic: the same input twice gives identical YAML and hash, and base key order does not matter', () => {
     const base = embeddedBaseConfig('remote-vllm')!;
     const a = generateConfig({ spec, base, distroName: 'remote-vllm' });
-    const b = generateConfig({ spec: structuredClone(spec), base: structuredClone(base) as any, distroName: 'remote-vllm' });
+    const b = generateConfig({
+      spec: structuredClone(spec),
+      base: structuredClone(base) as any,
+      distroName: 'remote-vllm',
+    });
     assert.equal(a.yaml, b.yaml);
     assert.equal(a.hash, b.hash);
     const c = generateConfig({ spec, base: reversedKeys(base) as any, distroName: 'remote-vllm' });
@@ -44,7 +57,45 @@ describe('config generator', () => {
 
   it('writes YAML that parses back to exactly the input, tricky scalars included', () => {
     const tricky = {
-      strings: ['yes', 'no', 'on', 'null', '~', '1.0', '0x1F', '1e3', '2026-01-01', ' lead', 'trail ', 'a: b', '- x', '#c', 'x #c', '*alias', '&anchor', '!tag', '%dir', '@at', '`tick`', "it's", 'quote"d', 'multi\nline', '', `\${env.X:=y}`, 'remote::vllm', 'ünïcode', '[a]', '{b}', '|', '>', '?', '.inf', '-.nan', 'Yes', 'TRUE'],
+      strings: [
+        'yes',
+        'no',
+        'on',
+        'null',
+        '~',
+        '1.0',
+        '0x1F',
+        '1e3',
+        '2026-01-01',
+        ' lead',
+        'trail ',
+        'a: b',
+        '- x',
+        '#c',
+        'x #c',
+        '*alias',
+        '&anchor',
+        '!tag',
+        '%dir',
+        '@at',
+        '`tick`',
+        "it's",
+        'quote"d',
+        'multi\nline',
+        '',
+        `\${env.X:=y}`,
+        'remote::vllm',
+        'ünïcode',
+        '[a]',
+        '{b}',
+        '|',
+        '>',
+        '?',
+        '.inf',
+        '-.nan',
+        'Yes',
+        'TRUE',
+      ],
       numbers: [0, -1, 1.5, 1e21, 4096],
       bools: [true, false],
       nil: null,
@@ -64,13 +115,18 @@ describe('config generator', () => {
   it('a different spec gives a different hash', () => {
     const base = embeddedBaseConfig('remote-vllm')!;
     const other = { ...spec, networking: { port: 9000 } };
-    assert.notEqual(generateConfig({ spec, base, distroName: 'x' }).hash, generateConfig({ spec: other, base, distroName: 'x' }).hash);
+    assert.notEqual(
+      generateConfig({ spec, base, distroName: 'x' }).hash,
+      generateConfig({ spec: other, base, distroName: 'x' }).hash,
+    );
   });
 
   it('never writes a secret value, only environment references', () => {
     const g = generateConfig({ spec, base: embeddedBaseConfig('remote-vllm')!, distroName: 'remote-vllm' });
     assert.match(g.yaml, /api_token: "\$\{env\.LLSD_VLLM_PRIMARY_API_KEY\}"/);
-    assert.deepEqual(g.secrets, [{ env: 'LLSD_VLLM_PRIMARY_API_KEY', secret: 's', key: 'k', field: 'spec.providers.inference[0].apiKey' }]);
+    assert.deepEqual(g.secrets, [
+      { env: 'LLSD_VLLM_PRIMARY_API_KEY', secret: 's', key: 'k', field: 'spec.providers.inference[0].apiKey' },
+    ]);
   });
 
   it('names secret variables LLSD_<PROVIDER_ID>_<FIELD>', () => {
@@ -82,12 +138,20 @@ describe('config generator', () => {
   it('embeds a base config for every distribution in distributions.json, and each generates', () => {
     assert.deepEqual(DISTRIBUTION_NAMES, ['meta-reference-gpu', 'postgres-demo', 'remote-vllm', 'starter']);
     for (const name of DISTRIBUTION_NAMES) {
-      assert.ok(existsSync(new URL(`../../../src/controllers/llamastack/config/distributions/${name}.yaml`, import.meta.url)), name);
+      assert.ok(
+        existsSync(new URL(`../../../src/controllers/llamastack/config/distributions/${name}.yaml`, import.meta.url)),
+        name,
+      );
       const g = generateConfig({ spec: { distribution: { name } }, base: embeddedBaseConfig(name)!, distroName: name });
       assert.equal(g.configVersion, 2, name);
       assert.ok(g.providerCount > 0, name);
     }
-    const json = JSON.parse(readFileSync(new URL('../../../src/controllers/llamastack/config/distributions/distributions.json', import.meta.url), 'utf8'));
+    const json = JSON.parse(
+      readFileSync(
+        new URL('../../../src/controllers/llamastack/config/distributions/distributions.json', import.meta.url),
+        'utf8',
+      ),
+    );
     assert.deepEqual(Object.keys(json).sort(), DISTRIBUTION_NAMES);
   });
 
@@ -96,10 +160,22 @@ describe('config generator', () => {
     assert.deepEqual(images, { starter: 'quay.io/acme/starter:2.0' });
     assert.equal(skipped.length, 1);
     assert.match(skipped[0]!, /image-overrides.remote-vllm: "NOT AN IMAGE" is not an image reference; skipped/);
-    assert.deepEqual(resolveImage({ name: 'starter' }, images), { ok: true, image: 'quay.io/acme/starter:2.0', distribution: 'starter' });
-    assert.deepEqual(resolveImage({ name: 'remote-vllm' }, images), { ok: true, image: DISTRIBUTIONS['remote-vllm'], distribution: 'remote-vllm' });
+    assert.deepEqual(resolveImage({ name: 'starter' }, images), {
+      ok: true,
+      image: 'quay.io/acme/starter:2.0',
+      distribution: 'starter',
+    });
+    assert.deepEqual(resolveImage({ name: 'remote-vllm' }, images), {
+      ok: true,
+      image: DISTRIBUTIONS['remote-vllm'],
+      distribution: 'remote-vllm',
+    });
     assert.deepEqual(resolveImage({ image: 'quay.io/me/x:1' }, images), { ok: true, image: 'quay.io/me/x:1' });
-    assert.deepEqual(resolveImage({ name: 'nope' }, images), { ok: false, message: 'Unknown distribution "nope". Available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter' });
+    assert.deepEqual(resolveImage({ name: 'nope' }, images), {
+      ok: false,
+      message:
+        'Unknown distribution "nope". Available distributions: meta-reference-gpu, postgres-demo, remote-vllm, starter',
+    });
     assert.deepEqual(parseImageOverrides('[1, 2]').images, {});
     assert.match(parseImageOverrides(': : :').skipped[0]!, /image-overrides/);
   });

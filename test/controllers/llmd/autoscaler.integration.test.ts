@@ -11,9 +11,21 @@ import { type VariantAutoscaling, VariantAutoscalings } from '../../../src/contr
 import { ensureCrd, Manager, rootLogger } from '../../../src/kube/index.ts';
 import { startCluster, type TestCluster, userKubeconfig } from '../../kube/helpers/cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { configMap, DEFAULT_ENTRY, namespaces, SettableMetrics, variantAutoscaling, variantWorkload, WVA_NS } from './fixture.ts';
+import {
+  configMap,
+  DEFAULT_ENTRY,
+  namespaces,
+  SettableMetrics,
+  variantAutoscaling,
+  variantWorkload,
+  WVA_NS,
+} from './fixture.ts';
 
-const NAMES = { namespace: WVA_NS, configMapName: 'workload-variant-autoscaler-variantautoscaling-config', saturationConfigMapName: 'saturation-scaling-config' };
+const NAMES = {
+  namespace: WVA_NS,
+  configMapName: 'workload-variant-autoscaler-variantautoscaling-config',
+  saturationConfigMapName: 'saturation-scaling-config',
+};
 const quiet = rootLogger().child({ test: 'autoscaler' });
 
 describe('autoscaler on the embedded API server', () => {
@@ -28,7 +40,9 @@ describe('autoscaler on the embedded API server', () => {
   const va = () => cluster.admin.get(VariantAutoscalings, 'llama-a', 'llm') as Promise<VariantAutoscaling>;
   const condition = (v: VariantAutoscaling, type: string) => v.status?.conditions?.find((c) => c.type === type);
   const events = async (ns: string, reason: string) =>
-    (await cluster.admin.list({ apiVersion: 'v1', kind: 'Event' } as never, { namespace: ns })).items.filter((e) => (e as unknown as { reason: string }).reason === reason) as unknown as Array<{ message: string; type: string }>;
+    (await cluster.admin.list({ apiVersion: 'v1', kind: 'Event' } as never, { namespace: ns })).items.filter(
+      (e) => (e as unknown as { reason: string }).reason === reason,
+    ) as unknown as Array<{ message: string; type: string }>;
 
   before(async () => {
     cluster = await startCluster({ operatorUser: 'wva-controller' });
@@ -69,7 +83,10 @@ describe('autoscaler on the embedded API server', () => {
     metrics.setAll(podsA, 0.9);
     const report = await engine.runCycle();
     assert.equal(report.variants, 1);
-    await waitFor('desiredOptimizedAlloc.numReplicas 3', async () => (await va()).status?.desiredOptimizedAlloc?.numReplicas === 3);
+    await waitFor(
+      'desiredOptimizedAlloc.numReplicas 3',
+      async () => (await va()).status?.desiredOptimizedAlloc?.numReplicas === 3,
+    );
     const v = await va();
     assert.equal(v.status?.desiredOptimizedAlloc?.accelerator, 'H100');
     assert.equal(condition(v, 'TargetResolved')?.reason, 'TargetFound');
@@ -83,7 +100,10 @@ describe('autoscaler on the embedded API server', () => {
     assert.match(text, /wva_desired_replicas\{variant_name="llama-a",namespace="llm",accelerator_type="H100"\} 3/);
     assert.match(text, /wva_current_replicas\{variant_name="llama-a",namespace="llm",accelerator_type="H100"\} 2/);
     assert.match(text, /wva_desired_ratio\{variant_name="llama-a",namespace="llm",accelerator_type="H100"\} 1\.5/);
-    assert.match(text, /wva_replica_scaling_total\{variant_name="llama-a",namespace="llm",direction="up",reason="scale-up"\} 1/);
+    assert.match(
+      text,
+      /wva_replica_scaling_total\{variant_name="llama-a",namespace="llm",direction="up",reason="scale-up"\} 1/,
+    );
   });
 
   it('in transition (desired 3, current 2): the next cycle keeps 3 and decides nothing new', async () => {
@@ -98,7 +118,10 @@ describe('autoscaler on the embedded API server', () => {
     metrics.failure = 'Prometheus at http://prometheus:9090 is unreachable: connect ECONNREFUSED';
     try {
       await engine.runCycle();
-      await waitFor('MetricsAvailable=False/PrometheusError', async () => condition(await va(), 'MetricsAvailable')?.reason === 'PrometheusError');
+      await waitFor(
+        'MetricsAvailable=False/PrometheusError',
+        async () => condition(await va(), 'MetricsAvailable')?.reason === 'PrometheusError',
+      );
       const v = await va();
       assert.equal(condition(v, 'MetricsAvailable')?.status, 'False');
       assert.match(condition(v, 'MetricsAvailable')?.message ?? '', /ECONNREFUSED/);
@@ -111,12 +134,24 @@ describe('autoscaler on the embedded API server', () => {
 
   it('an invalid ConfigMap entry is skipped with a Warning event naming the entry and field; the rest is used', async () => {
     const before = autoscaler.config.snapshot().version;
-    await cluster.admin.apply(configMap(WVA_NS, NAMES.saturationConfigMapName, { default: DEFAULT_ENTRY, broken: 'kvCacheThreshold: 1.5', llama: 'kvCacheThreshold: 0.95' }));
+    await cluster.admin.apply(
+      configMap(WVA_NS, NAMES.saturationConfigMapName, {
+        default: DEFAULT_ENTRY,
+        broken: 'kvCacheThreshold: 1.5',
+        llama: 'kvCacheThreshold: 0.95',
+      }),
+    );
     await waitFor('the edited ConfigMap in the cache', () => autoscaler.config.snapshot().version > before);
-    await waitFor('an InvalidConfiguration event', async () => (await events(WVA_NS, 'InvalidConfiguration')).length > 0);
+    await waitFor(
+      'an InvalidConfiguration event',
+      async () => (await events(WVA_NS, 'InvalidConfiguration')).length > 0,
+    );
     const e = (await events(WVA_NS, 'InvalidConfiguration'))[0]!;
     assert.equal(e.type, 'Warning');
-    assert.match(e.message, /saturation-scaling-config: entry "broken": field "kvCacheThreshold" is 1\.5; it must be between 0 and 1; the entry is skipped/);
+    assert.match(
+      e.message,
+      /saturation-scaling-config: entry "broken": field "kvCacheThreshold" is 1\.5; it must be between 0 and 1; the entry is skipped/,
+    );
     const global = autoscaler.config.snapshot().global!;
     assert.deepEqual(
       global.overrides.map((o) => o.entry),
@@ -132,35 +167,55 @@ describe('autoscaler on the embedded API server', () => {
   it('the engine makes zero API-server requests over many cycles, including right after ConfigMap edits', async () => {
     await engine.runCycle(); // its informers exist and have synced from here on
     const mark = cluster.srv.auditEntries().length;
-    const engineLists = cluster.srv.auditEntries().filter((e) => e.user === 'wva-engine' && e.verb === 'list').map((e) => e.resource);
-    assert.ok(engineLists.includes('variantautoscalings') && engineLists.includes('pods'), 'the audit log attributes the engine cache\'s initial lists to its identity');
+    const engineLists = cluster.srv
+      .auditEntries()
+      .filter((e) => e.user === 'wva-engine' && e.verb === 'list')
+      .map((e) => e.resource);
+    assert.ok(
+      engineLists.includes('variantautoscalings') && engineLists.includes('pods'),
+      "the audit log attributes the engine cache's initial lists to its identity",
+    );
     const versions: number[] = [];
     const thresholds: number[] = [];
     for (let i = 0; i < 30; i++) {
       if (i % 5 === 0) {
         const v = autoscaler.config.snapshot().version;
         const kv = 0.5 + i / 100;
-        await cluster.admin.apply(configMap(WVA_NS, NAMES.saturationConfigMapName, { default: DEFAULT_ENTRY, llama: `kvCacheThreshold: ${kv}` }));
+        await cluster.admin.apply(
+          configMap(WVA_NS, NAMES.saturationConfigMapName, {
+            default: DEFAULT_ENTRY,
+            llama: `kvCacheThreshold: ${kv}`,
+          }),
+        );
         await waitFor(`ConfigMap edit ${i / 5 + 1} in the cache`, () => autoscaler.config.snapshot().version > v);
         thresholds.push(kv);
       }
       await engine.runCycle(); // right after the edit reached the cache
       versions.push(autoscaler.config.snapshot().version);
     }
-    const engineRequests = cluster.srv.auditEntries().slice(mark).filter((e) => e.user === 'wva-engine' && e.verb !== 'watch');
+    const engineRequests = cluster.srv
+      .auditEntries()
+      .slice(mark)
+      .filter((e) => e.user === 'wva-engine' && e.verb !== 'watch');
     assert.deepEqual(engineRequests, [], `the engine made API requests: ${JSON.stringify(engineRequests.slice(0, 5))}`);
     // and the cycles did use the edited configuration
     assert.equal(new Set(versions).size, 6);
     const last = autoscaler.decisions.latest('llm', 'llama-a')!;
     assert.match(last.reason, /\[config saturation-scaling-config\[llama\]\]/);
-    const controllerCmReads = cluster.srv.auditEntries().slice(mark).filter((e) => e.user === 'wva-controller' && e.resource === 'configmaps' && e.verb !== 'watch');
+    const controllerCmReads = cluster.srv
+      .auditEntries()
+      .slice(mark)
+      .filter((e) => e.user === 'wva-controller' && e.resource === 'configmaps' && e.verb !== 'watch');
     assert.deepEqual(controllerCmReads, [], 'ConfigMaps reach the cache by watch only');
   });
 
   it('a deleted VariantAutoscaling stops being exported', async () => {
     await cluster.admin.delete(VariantAutoscalings, 'llama-a', 'llm');
-    await waitFor('the gauge removed', async () => !(await (await fetch(`${mgr.url}/metrics`)).text()).includes('wva_desired_replicas{variant_name="llama-a"'));
+    await waitFor(
+      'the gauge removed',
+      async () =>
+        !(await (await fetch(`${mgr.url}/metrics`)).text()).includes('wva_desired_replicas{variant_name="llama-a"'),
+    );
     assert.equal(autoscaler.decisions.latest('llm', 'llama-a'), undefined);
   });
 });
-

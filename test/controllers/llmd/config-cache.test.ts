@@ -3,7 +3,11 @@
 // snapshots that readers can hold across updates.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigCache, DEFAULT_OPT_INTERVAL_MS, resolveSaturationConfig } from '../../../src/controllers/llmd/config/cache.ts';
+import {
+  ConfigCache,
+  DEFAULT_OPT_INTERVAL_MS,
+  resolveSaturationConfig,
+} from '../../../src/controllers/llmd/config/cache.ts';
 import { parseIntervalMs } from '../../../src/controllers/llmd/config/duration.ts';
 import { parseOptimizationInterval, parseSaturationConfigMap } from '../../../src/controllers/llmd/config/parse.ts';
 
@@ -12,7 +16,11 @@ const NAME = 'saturation-scaling-config';
 
 describe('parseSaturationConfigMap', () => {
   it("parses docs/autoscaling.md's example: default plus a per-model entry", () => {
-    const { config, problems } = parseSaturationConfigMap({ default: DEFAULT, 'llama-3-8b-l40s': 'kvCacheThreshold: 0.85\nqueueLengthThreshold: 8\nkvSpareTrigger: 0.15\nqueueSpareTrigger: 4\n' });
+    const { config, problems } = parseSaturationConfigMap({
+      default: DEFAULT,
+      'llama-3-8b-l40s':
+        'kvCacheThreshold: 0.85\nqueueLengthThreshold: 8\nkvSpareTrigger: 0.15\nqueueSpareTrigger: 4\n',
+    });
     assert.deepEqual(problems, []);
     assert.equal(config.defaultConfig?.kvCacheThreshold, 0.8);
     assert.equal(config.overrides[0]?.modelID, 'llama-3-8b-l40s');
@@ -21,7 +29,12 @@ describe('parseSaturationConfigMap', () => {
 
   const invalid: Array<[string, string, string, RegExp]> = [
     ['kvCacheThreshold 1.5', 'kvCacheThreshold: 1.5', 'kvCacheThreshold', /1\.5; it must be between 0 and 1/],
-    ['kvCacheThreshold < kvSpareTrigger', 'kvCacheThreshold: 0.2\nkvSpareTrigger: 0.3', 'kvSpareTrigger', /kvCacheThreshold must be >= kvSpareTrigger/],
+    [
+      'kvCacheThreshold < kvSpareTrigger',
+      'kvCacheThreshold: 0.2\nkvSpareTrigger: 0.3',
+      'kvSpareTrigger',
+      /kvCacheThreshold must be >= kvSpareTrigger/,
+    ],
     ['negative queue threshold', 'queueLengthThreshold: -1', 'queueLengthThreshold', />= 0/],
     ['negative queue trigger', 'queueSpareTrigger: -2', 'queueSpareTrigger', />= 0/],
     ['kvSpareTrigger above 1', 'kvSpareTrigger: 2\nkvCacheThreshold: 1', 'kvSpareTrigger', /between 0 and 1/],
@@ -33,7 +46,11 @@ describe('parseSaturationConfigMap', () => {
   ];
   for (const [name, text, field, message] of invalid) {
     it(`skips an invalid entry (${name}) and keeps the valid ones`, () => {
-      const { config, problems } = parseSaturationConfigMap({ default: DEFAULT, bad: text, good: 'kvCacheThreshold: 0.9' });
+      const { config, problems } = parseSaturationConfigMap({
+        default: DEFAULT,
+        bad: text,
+        good: 'kvCacheThreshold: 0.9',
+      });
       assert.equal(problems.length, 1);
       assert.equal(problems[0]!.entry, 'bad');
       assert.equal(problems[0]!.field, field);
@@ -48,25 +65,37 @@ describe('parseSaturationConfigMap', () => {
   }
 
   it('a per-model entry overrides default field by field (the rest inherited)', () => {
-    const { config } = parseSaturationConfigMap({ default: 'kvCacheThreshold: 0.7\nqueueSpareTrigger: 2', fast: 'queueLengthThreshold: 9' });
+    const { config } = parseSaturationConfigMap({
+      default: 'kvCacheThreshold: 0.7\nqueueSpareTrigger: 2',
+      fast: 'queueLengthThreshold: 9',
+    });
     assert.deepEqual({ ...config.overrides[0]!.config }, { ...config.defaultConfig!, queueLengthThreshold: 9 });
     assert.equal(config.overrides[0]!.config.kvCacheThreshold, 0.7);
   });
 
   it('an override is validated merged with default (kvSpareTrigger above the inherited threshold is rejected)', () => {
-    const { problems } = parseSaturationConfigMap({ default: 'kvCacheThreshold: 0.3\nkvSpareTrigger: 0.1', m: 'kvSpareTrigger: 0.5' });
+    const { problems } = parseSaturationConfigMap({
+      default: 'kvCacheThreshold: 0.3\nkvSpareTrigger: 0.1',
+      m: 'kvSpareTrigger: 0.5',
+    });
     assert.equal(problems[0]?.entry, 'm');
     assert.equal(problems[0]?.field, 'kvSpareTrigger');
   });
 
   it('model_id and namespace select the model instead of the entry name', () => {
-    const { config } = parseSaturationConfigMap({ default: DEFAULT, prod: 'model_id: meta/llama-70b\nnamespace: production\nkvCacheThreshold: 0.9' });
+    const { config } = parseSaturationConfigMap({
+      default: DEFAULT,
+      prod: 'model_id: meta/llama-70b\nnamespace: production\nkvCacheThreshold: 0.9',
+    });
     assert.equal(config.overrides[0]!.modelID, 'meta/llama-70b');
     assert.equal(config.overrides[0]!.namespace, 'production');
   });
 
   it('without a valid default, a partial override is rejected (nothing to inherit from)', () => {
-    const { config, problems } = parseSaturationConfigMap({ default: 'kvCacheThreshold: 7', m: 'kvCacheThreshold: 0.9' });
+    const { config, problems } = parseSaturationConfigMap({
+      default: 'kvCacheThreshold: 7',
+      m: 'kvCacheThreshold: 0.9',
+    });
     assert.equal(config.defaultConfig, undefined);
     assert.deepEqual(
       problems.map((p) => p.entry),
@@ -77,7 +106,10 @@ describe('parseSaturationConfigMap', () => {
   it('parses GLOBAL_OPT_INTERVAL as a Go duration and reports a bad one', () => {
     assert.equal(parseOptimizationInterval({ GLOBAL_OPT_INTERVAL: '90s' }).ms, 90_000);
     assert.equal(parseOptimizationInterval({}).ms, undefined);
-    assert.match(parseOptimizationInterval({ GLOBAL_OPT_INTERVAL: 'soon' }).problem!.message, /GLOBAL_OPT_INTERVAL "soon" is not a duration/);
+    assert.match(
+      parseOptimizationInterval({ GLOBAL_OPT_INTERVAL: 'soon' }).problem!.message,
+      /GLOBAL_OPT_INTERVAL "soon" is not a duration/,
+    );
     for (const [text, ms] of [
       ['30s', 30_000],
       ['1m', 60_000],
@@ -106,12 +138,22 @@ describe('ConfigCache', () => {
     const own = resolveSaturationConfig(cache.snapshot(), 'ns', 'llama-8b', NAME)!;
     assert.equal(own.config.kvCacheThreshold, 0.9);
     assert.equal(own.origin, 'saturation-scaling-config[llama-8b]');
-    assert.equal(resolveSaturationConfig(cache.snapshot(), 'ns', 'other', NAME)!.origin, 'saturation-scaling-config[default]');
+    assert.equal(
+      resolveSaturationConfig(cache.snapshot(), 'ns', 'other', NAME)!.origin,
+      'saturation-scaling-config[default]',
+    );
   });
 
   it('a namespace-scoped override wins over an unscoped one for its namespace only', () => {
     const cache = new ConfigCache();
-    cache.setSaturationConfig('global', parsed({ default: DEFAULT, any: 'model_id: m\nkvCacheThreshold: 0.85', prod: 'model_id: m\nnamespace: prod\nkvCacheThreshold: 0.95' }));
+    cache.setSaturationConfig(
+      'global',
+      parsed({
+        default: DEFAULT,
+        any: 'model_id: m\nkvCacheThreshold: 0.85',
+        prod: 'model_id: m\nnamespace: prod\nkvCacheThreshold: 0.95',
+      }),
+    );
     assert.equal(resolveSaturationConfig(cache.snapshot(), 'prod', 'm', NAME)!.config.kvCacheThreshold, 0.95);
     assert.equal(resolveSaturationConfig(cache.snapshot(), 'dev', 'm', NAME)!.config.kvCacheThreshold, 0.85);
   });
@@ -132,7 +174,10 @@ describe('ConfigCache', () => {
     const cache = new ConfigCache();
     cache.setSaturationConfig('global', parsed({ default: DEFAULT }));
     const before = cache.snapshot();
-    assert.equal(cache.setSaturationConfig('global', parsed({ default: 'kvCacheThreshold: 3', x: 'nonsense: [' })), 'kept-last-good');
+    assert.equal(
+      cache.setSaturationConfig('global', parsed({ default: 'kvCacheThreshold: 3', x: 'nonsense: [' })),
+      'kept-last-good',
+    );
     assert.equal(cache.snapshot(), before);
     assert.equal(resolveSaturationConfig(cache.snapshot(), 'ns', 'm', NAME)!.config.kvCacheThreshold, 0.8);
   });
@@ -166,7 +211,8 @@ describe('ConfigCache', () => {
 
   it('concurrent readers never see a torn update: a held snapshot stays whole while writers publish', async () => {
     const cache = new ConfigCache();
-    const entry = (i: number) => parsed({ default: `kvCacheThreshold: ${0.5 + (i % 40) / 100}\nkvSpareTrigger: ${(i % 40) / 100}` });
+    const entry = (i: number) =>
+      parsed({ default: `kvCacheThreshold: ${0.5 + (i % 40) / 100}\nkvSpareTrigger: ${(i % 40) / 100}` });
     let writes = 0;
     const writer = (async () => {
       for (let i = 0; i < 400; i++) {
@@ -186,7 +232,10 @@ describe('ConfigCache', () => {
         // the held snapshot did not move, and its parts belong together (written by the same update)
         if (c) {
           assert.equal(s.global?.defaultConfig, c);
-          assert.ok(Math.abs(c.kvCacheThreshold - 0.5 - c.kvSpareTrigger) < 1e-9, 'threshold and trigger from one write');
+          assert.ok(
+            Math.abs(c.kvCacheThreshold - 0.5 - c.kvSpareTrigger) < 1e-9,
+            'threshold and trigger from one write',
+          );
         }
         assert.equal(s.optimizationIntervalMs, interval);
         checks++;

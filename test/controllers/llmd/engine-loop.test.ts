@@ -19,7 +19,15 @@ const emptyReader = (onList?: () => void): CacheReader => ({
 });
 
 function engineWith(config: ConfigCache, reader: CacheReader) {
-  return new SaturationEngine({ reader, config, source: new SettableMetrics(), decisions: new DecisionStore(), onDecisions: () => undefined, log: rootLogger().child({ test: 'loop' }), saturationConfigMapName: 'saturation-scaling-config' });
+  return new SaturationEngine({
+    reader,
+    config,
+    source: new SettableMetrics(),
+    decisions: new DecisionStore(),
+    onDecisions: () => undefined,
+    log: rootLogger().child({ test: 'loop' }),
+    saturationConfigMapName: 'saturation-scaling-config',
+  });
 }
 
 describe('SaturationEngine loop', () => {

@@ -5,7 +5,8 @@ import type { MetricsSource, PodLoad } from '../../../src/controllers/llmd/metri
 import type { KubeClient, KubeObject } from '../../../src/kube/index.ts';
 
 export const WVA_NS = 'workload-variant-autoscaler-system';
-export const DEFAULT_ENTRY = 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n';
+export const DEFAULT_ENTRY =
+  'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n';
 
 /** a metrics source the test drives: load per pod, or an error for every read */
 export class SettableMetrics implements MetricsSource {
@@ -37,33 +38,69 @@ export function configMap(namespace: string, name: string, data: Record<string, 
 }
 
 /** a Deployment with `replicas` ready pods (names `<name>-rs-<i>`), status written as the controllers would */
-export async function variantWorkload(admin: KubeClient, namespace: string, name: string, replicas: number): Promise<string[]> {
+export async function variantWorkload(
+  admin: KubeClient,
+  namespace: string,
+  name: string,
+  replicas: number,
+): Promise<string[]> {
   const labels = { app: name };
   const d = await admin.apply({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace },
-    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] } },
+    },
   } as KubeObject);
-  await admin.applyStatus({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace }, status: { replicas, readyReplicas: replicas, availableReplicas: replicas } } as KubeObject);
-  const owner = (o: KubeObject, kind: string) => [{ apiVersion: 'apps/v1', kind, name: o.metadata.name!, uid: o.metadata.uid!, controller: true }];
+  await admin.applyStatus({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    status: { replicas, readyReplicas: replicas, availableReplicas: replicas },
+  } as KubeObject);
+  const owner = (o: KubeObject, kind: string) => [
+    { apiVersion: 'apps/v1', kind, name: o.metadata.name!, uid: o.metadata.uid!, controller: true },
+  ];
   const rs = await admin.apply({
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
     metadata: { name: `${name}-rs`, namespace, labels, ownerReferences: owner(d, 'Deployment') },
-    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] } },
+    },
   } as KubeObject);
   const pods: string[] = [];
   for (let i = 0; i < replicas; i++) {
     const pod = `${name}-rs-${i}`;
-    await admin.apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace, labels, ownerReferences: owner(rs, 'ReplicaSet') }, spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] } } as KubeObject);
-    await admin.applyStatus({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod, namespace }, status: { phase: 'Running', podIP: `10.0.0.${i + 1}` } } as KubeObject);
+    await admin.apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod, namespace, labels, ownerReferences: owner(rs, 'ReplicaSet') },
+      spec: { containers: [{ name: 'vllm', image: 'vllm/vllm-openai:v0.10.0' }] },
+    } as KubeObject);
+    await admin.applyStatus({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod, namespace },
+      status: { phase: 'Running', podIP: `10.0.0.${i + 1}` },
+    } as KubeObject);
     pods.push(pod);
   }
   return pods;
 }
 
-export function variantAutoscaling(namespace: string, name: string, modelID: string, extra: Record<string, unknown> = {}, accelerator = 'H100'): KubeObject {
+export function variantAutoscaling(
+  namespace: string,
+  name: string,
+  modelID: string,
+  extra: Record<string, unknown> = {},
+  accelerator = 'H100',
+): KubeObject {
   return {
     apiVersion: 'llmd.ai/v1alpha1',
     kind: 'VariantAutoscaling',

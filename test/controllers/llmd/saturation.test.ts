@@ -6,16 +6,42 @@ import { describe, it } from 'node:test';
 import { DOCUMENTED_DEFAULTS, type SaturationConfig } from '../../../src/controllers/llmd/config/parse.ts';
 import { analyzeModel, type ReplicaMetrics } from '../../../src/controllers/llmd/saturation/analyzer.ts';
 import { type ModelInput, optimizeModel } from '../../../src/controllers/llmd/saturation/cycle.ts';
-import { calculateTargets, type ScaleToZeroInput, type VariantState } from '../../../src/controllers/llmd/saturation/targets.ts';
+import {
+  calculateTargets,
+  type ScaleToZeroInput,
+  type VariantState,
+} from '../../../src/controllers/llmd/saturation/targets.ts';
 
 const C: SaturationConfig = DOCUMENTED_DEFAULTS; // 0.80 / 5 / 0.10 / 3
-const pods = (kv: number[], q: number[], prefix = 'p'): ReplicaMetrics[] => kv.map((k, i) => ({ pod: `${prefix}${i}`, kvCacheUsage: k, queueLength: q[i]! }));
+const pods = (kv: number[], q: number[], prefix = 'p'): ReplicaMetrics[] =>
+  kv.map((k, i) => ({ pod: `${prefix}${i}`, kvCacheUsage: k, queueLength: q[i]! }));
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-9, `${a} ≈ ${b}`);
 
 describe('analyzeModel: the worked examples (0.80/5/0.10/3)', () => {
-  const cases: Array<{ name: string; kv: number[]; q: number[]; up: boolean; downSafe: boolean; check?: (a: ReturnType<typeof analyzeModel>) => void }> = [
-    { name: 'kv 0.75,0.76 q 2,2: spare KV 0.045 < 0.10 → scale up', kv: [0.75, 0.76], q: [2, 2], up: true, downSafe: false, check: (a) => close(a.avgSpareKv, 0.045) },
-    { name: 'kv 0.50,0.50 q 3,3: spare queue 2 < 3 → scale up', kv: [0.5, 0.5], q: [3, 3], up: true, downSafe: false, check: (a) => close(a.avgSpareQueue, 2) },
+  const cases: Array<{
+    name: string;
+    kv: number[];
+    q: number[];
+    up: boolean;
+    downSafe: boolean;
+    check?: (a: ReturnType<typeof analyzeModel>) => void;
+  }> = [
+    {
+      name: 'kv 0.75,0.76 q 2,2: spare KV 0.045 < 0.10 → scale up',
+      kv: [0.75, 0.76],
+      q: [2, 2],
+      up: true,
+      downSafe: false,
+      check: (a) => close(a.avgSpareKv, 0.045),
+    },
+    {
+      name: 'kv 0.50,0.50 q 3,3: spare queue 2 < 3 → scale up',
+      kv: [0.5, 0.5],
+      q: [3, 3],
+      up: true,
+      downSafe: false,
+      check: (a) => close(a.avgSpareQueue, 2),
+    },
     { name: 'kv 0.5,0.5 q 1,1: no action', kv: [0.5, 0.5], q: [1, 1], up: false, downSafe: false },
     {
       name: 'kv 0.20,0.30,0.25 q 1,1,1: scale-down safe (after removal spare KV 0.425, queue 3.5)',
@@ -28,11 +54,46 @@ describe('analyzeModel: the worked examples (0.80/5/0.10/3)', () => {
         close(a.afterRemoval!.spareQueue, 3.5);
       },
     },
-    { name: 'a single non-saturated replica is never safe to scale down', kv: [0.1], q: [0], up: false, downSafe: false, check: (a) => assert.equal(a.afterRemoval, undefined) },
-    { name: 'every replica saturated → averages 0 → scale up', kv: [0.9, 0.85], q: [0, 6], up: true, downSafe: false, check: (a) => assert.equal(a.saturatedReplicas, 2) },
-    { name: 'saturated replicas are left out of the averages', kv: [0.95, 0.2, 0.2], q: [0, 0, 0], up: false, downSafe: true, check: (a) => close(a.avgSpareKv, 0.6) },
-    { name: 'kv exactly at the threshold counts as saturated', kv: [0.8, 0.1], q: [0, 0], up: false, downSafe: false, check: (a) => assert.equal(a.nonSaturatedReplicas, 1) },
-    { name: 'queue exactly at the threshold counts as saturated', kv: [0.1, 0.1], q: [5, 0], up: false, downSafe: false, check: (a) => assert.equal(a.saturatedReplicas, 1) },
+    {
+      name: 'a single non-saturated replica is never safe to scale down',
+      kv: [0.1],
+      q: [0],
+      up: false,
+      downSafe: false,
+      check: (a) => assert.equal(a.afterRemoval, undefined),
+    },
+    {
+      name: 'every replica saturated → averages 0 → scale up',
+      kv: [0.9, 0.85],
+      q: [0, 6],
+      up: true,
+      downSafe: false,
+      check: (a) => assert.equal(a.saturatedReplicas, 2),
+    },
+    {
+      name: 'saturated replicas are left out of the averages',
+      kv: [0.95, 0.2, 0.2],
+      q: [0, 0, 0],
+      up: false,
+      downSafe: true,
+      check: (a) => close(a.avgSpareKv, 0.6),
+    },
+    {
+      name: 'kv exactly at the threshold counts as saturated',
+      kv: [0.8, 0.1],
+      q: [0, 0],
+      up: false,
+      downSafe: false,
+      check: (a) => assert.equal(a.nonSaturatedReplicas, 1),
+    },
+    {
+      name: 'queue exactly at the threshold counts as saturated',
+      kv: [0.1, 0.1],
+      q: [5, 0],
+      up: false,
+      downSafe: false,
+      check: (a) => assert.equal(a.saturatedReplicas, 1),
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -53,27 +114,49 @@ describe('analyzeModel: the worked examples (0.80/5/0.10/3)', () => {
 function variant(name: string, over: Partial<VariantState> & { kv?: number[]; q?: number[] } = {}): VariantState {
   const kv = over.kv ?? [0.5];
   const replicas = over.replicas ?? pods(kv, over.q ?? kv.map(() => 1), `${name}-`);
-  return { name, cost: 10, minReplicas: 1, maxReplicas: 10, current: replicas.length, ready: replicas.length, replicas, ...over };
+  return {
+    name,
+    cost: 10,
+    minReplicas: 1,
+    maxReplicas: 10,
+    current: replicas.length,
+    ready: replicas.length,
+    replicas,
+    ...over,
+  };
 }
 const UP = analyzeModel(pods([0.9, 0.9], [0, 0]), C);
 const DOWN = analyzeModel(pods([0.2, 0.3, 0.25], [1, 1, 1]), C);
 const IDLE = analyzeModel(pods([0.5, 0.5], [1, 1]), C);
 const busy: ScaleToZeroInput = { requestsInWindow: 5, windowDescription: '10m' };
-const targets = (vs: VariantState[], a = UP, s = busy) => Object.fromEntries(calculateTargets(vs, a, s).map((t) => [t.name, t.target]));
+const targets = (vs: VariantState[], a = UP, s = busy) =>
+  Object.fromEntries(calculateTargets(vs, a, s).map((t) => [t.name, t.target]));
 
 describe('calculateTargets: one replica per model per cycle, chosen by cost', () => {
   it('scale-up goes to the cheaper variant (costs 10 and 20)', () => {
-    assert.deepEqual(targets([variant('a', { cost: 20, kv: [0.9] }), variant('b', { cost: 10, kv: [0.9] })]), { a: 1, b: 2 });
+    assert.deepEqual(targets([variant('a', { cost: 20, kv: [0.9] }), variant('b', { cost: 10, kv: [0.9] })]), {
+      a: 1,
+      b: 2,
+    });
   });
   it('scale-down goes to the pricier variant when its target is above 1', () => {
-    assert.deepEqual(targets([variant('a', { cost: 20, kv: [0.2, 0.3] }), variant('b', { cost: 10, kv: [0.25, 0.2] })], DOWN), { a: 1, b: 2 });
+    assert.deepEqual(
+      targets([variant('a', { cost: 20, kv: [0.2, 0.3] }), variant('b', { cost: 10, kv: [0.25, 0.2] })], DOWN),
+      { a: 1, b: 2 },
+    );
   });
   it('scale-down skips a pricier variant at 1 replica and takes the next one', () => {
-    assert.deepEqual(targets([variant('a', { cost: 20, kv: [0.2] }), variant('b', { cost: 10, kv: [0.25, 0.3] })], DOWN), { a: 1, b: 1 });
+    assert.deepEqual(
+      targets([variant('a', { cost: 20, kv: [0.2] }), variant('b', { cost: 10, kv: [0.25, 0.3] })], DOWN),
+      { a: 1, b: 1 },
+    );
   });
   it('equal costs: scale-up takes the first name, scale-down the last', () => {
     assert.deepEqual(targets([variant('zeta', { kv: [0.9] }), variant('alpha', { kv: [0.9] })]), { zeta: 1, alpha: 2 });
-    assert.deepEqual(targets([variant('alpha', { kv: [0.2, 0.3] }), variant('zeta', { kv: [0.25, 0.2] })], DOWN), { alpha: 2, zeta: 1 });
+    assert.deepEqual(targets([variant('alpha', { kv: [0.2, 0.3] }), variant('zeta', { kv: [0.25, 0.2] })], DOWN), {
+      alpha: 2,
+      zeta: 1,
+    });
   });
   it('pending replicas on the cheapest variant send the scale-up to the next cheapest', () => {
     const cheap = variant('cheap', { cost: 5, kv: [0.9, 0.9], current: 3, ready: 2 });
@@ -94,7 +177,10 @@ describe('calculateTargets: one replica per model per cycle, chosen by cost', ()
 
 describe('calculateTargets: transition guard', () => {
   it('desired 3 vs current 2 → targets unchanged (the desired 3 is kept)', () => {
-    assert.deepEqual(targets([variant('a', { kv: [0.9, 0.9], previousDesired: 3 }), variant('b', { cost: 5, kv: [0.9] })]), { a: 3, b: 1 });
+    assert.deepEqual(
+      targets([variant('a', { kv: [0.9, 0.9], previousDesired: 3 }), variant('b', { cost: 5, kv: [0.9] })]),
+      { a: 3, b: 1 },
+    );
   });
   it('1 replica with metrics vs current 2 → unchanged', () => {
     const t = calculateTargets([variant('a', { kv: [0.9], current: 2, ready: 2 })], UP, busy);
@@ -108,7 +194,10 @@ describe('calculateTargets: transition guard', () => {
 
 describe('calculateTargets: bounds and scale to zero', () => {
   it('never above maxReplicas: the variant at its max cannot take the scale-up', () => {
-    assert.deepEqual(targets([variant('a', { cost: 1, kv: [0.9, 0.9], maxReplicas: 2 }), variant('b', { cost: 9, kv: [0.9] })]), { a: 2, b: 2 });
+    assert.deepEqual(
+      targets([variant('a', { cost: 1, kv: [0.9, 0.9], maxReplicas: 2 }), variant('b', { cost: 9, kv: [0.9] })]),
+      { a: 2, b: 2 },
+    );
   });
   it('a target above maxReplicas (after a lowered max) is capped', () => {
     assert.deepEqual(targets([variant('a', { kv: [0.5, 0.5, 0.5], maxReplicas: 2 })], IDLE), { a: 2 });
@@ -117,25 +206,48 @@ describe('calculateTargets: bounds and scale to zero', () => {
     assert.deepEqual(targets([variant('a', { kv: [0.2, 0.3, 0.25], minReplicas: 3 })], DOWN), { a: 3 });
   });
   it('scale to zero allowed (all minReplicas 0) and no requests in the window → every variant 0', () => {
-    const t = calculateTargets([variant('a', { minReplicas: 0, kv: [0.1] }), variant('b', { minReplicas: 0, kv: [0.1] })], IDLE, { requestsInWindow: 0, windowDescription: '10m' });
-    assert.deepEqual(t.map((x) => x.target), [0, 0]);
+    const t = calculateTargets(
+      [variant('a', { minReplicas: 0, kv: [0.1] }), variant('b', { minReplicas: 0, kv: [0.1] })],
+      IDLE,
+      { requestsInWindow: 0, windowDescription: '10m' },
+    );
+    assert.deepEqual(
+      t.map((x) => x.target),
+      [0, 0],
+    );
     assert.match(t[0]!.reason, /no requests.*10m/);
   });
   it('scale to zero allowed but requests were served → never below 1 in total (cheapest keeps 1)', () => {
-    const vs = [variant('a', { minReplicas: 0, cost: 20, replicas: [], current: 0, ready: 0 }), variant('b', { minReplicas: 0, cost: 10, replicas: [], current: 0, ready: 0 })];
-    assert.deepEqual(targets(vs, analyzeModel([], C), { requestsInWindow: 3, windowDescription: '10m' }), { a: 0, b: 1 });
+    const vs = [
+      variant('a', { minReplicas: 0, cost: 20, replicas: [], current: 0, ready: 0 }),
+      variant('b', { minReplicas: 0, cost: 10, replicas: [], current: 0, ready: 0 }),
+    ];
+    assert.deepEqual(targets(vs, analyzeModel([], C), { requestsInWindow: 3, windowDescription: '10m' }), {
+      a: 0,
+      b: 1,
+    });
   });
   it('unknown request count never scales to zero', () => {
-    assert.deepEqual(targets([variant('a', { minReplicas: 0, kv: [0.1] })], IDLE, { windowDescription: '10m' }), { a: 1 });
+    assert.deepEqual(targets([variant('a', { minReplicas: 0, kv: [0.1] })], IDLE, { windowDescription: '10m' }), {
+      a: 1,
+    });
   });
   it('scale to zero not allowed (minReplicas 1): the floor holds even with no requests', () => {
-    assert.deepEqual(targets([variant('a', { kv: [0.1] })], IDLE, { requestsInWindow: 0, windowDescription: '10m' }), { a: 1 });
+    assert.deepEqual(targets([variant('a', { kv: [0.1] })], IDLE, { requestsInWindow: 0, windowDescription: '10m' }), {
+      a: 1,
+    });
   });
 });
 
 describe('optimizeModel: skipping and the safety net', () => {
   const config = { config: C, origin: 'saturation-scaling-config[default]' };
-  const base: ModelInput = { namespace: 'ns', modelID: 'm', config, variants: [variant('a', { kv: [0.9, 0.9], previousDesired: 2 })], scaleToZero: busy };
+  const base: ModelInput = {
+    namespace: 'ns',
+    modelID: 'm',
+    config,
+    variants: [variant('a', { kv: [0.9, 0.9], previousDesired: 2 })],
+    scaleToZero: busy,
+  };
   it('optimizes and names the config entry it used', () => {
     const d = optimizeModel(base);
     assert.equal(d.outcome, 'optimized');
@@ -143,7 +255,11 @@ describe('optimizeModel: skipping and the safety net', () => {
     assert.match(d.decisions[0]!.reason, /\[config saturation-scaling-config\[default\]\]/);
   });
   it('metrics error → previous desired re-emitted', () => {
-    const d = optimizeModel({ ...base, variants: [variant('a', { kv: [0.9], previousDesired: 4 })], metricsError: 'Prometheus answered 503' });
+    const d = optimizeModel({
+      ...base,
+      variants: [variant('a', { kv: [0.9], previousDesired: 4 })],
+      metricsError: 'Prometheus answered 503',
+    });
     assert.equal(d.outcome, 'safety-net');
     assert.equal(d.decisions[0]!.target, 4);
     assert.match(d.decisions[0]!.reason, /safety net.*503/);

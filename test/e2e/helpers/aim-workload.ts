@@ -7,7 +7,9 @@ import { childProblems, childrenByOwner, nameProblems, retrying } from './conver
 import { between } from './process-chaos.ts';
 
 type Json = Record<string, any>;
-const InferenceServices = kindRef('serving.kserve.io/v1beta1', 'InferenceService') as KindRef<KubeObject & { spec: Json }>;
+const InferenceServices = kindRef('serving.kserve.io/v1beta1', 'InferenceService') as KindRef<
+  KubeObject & { spec: Json }
+>;
 const HTTPRoutes = kindRef('gateway.networking.k8s.io/v1', 'HTTPRoute') as KindRef<KubeObject & { spec: Json }>;
 
 export const AIM_MODEL = 'qwen3-8b';
@@ -24,9 +26,20 @@ export async function installAimNamespace(admin: KubeClient, namespace: string):
     apiVersion: 'aim.eai.amd.com/v1alpha1',
     kind: 'AIMRuntimeConfig',
     metadata: { name: 'default', namespace },
-    spec: { routing: { enabled: true, gatewayRef: { name: 'inference-gateway', namespace: 'gateways' }, pathTemplate: "/{.metadata.namespace}/{.metadata.labels['project']}/{.metadata.name}" } },
+    spec: {
+      routing: {
+        enabled: true,
+        gatewayRef: { name: 'inference-gateway', namespace: 'gateways' },
+        pathTemplate: "/{.metadata.namespace}/{.metadata.labels['project']}/{.metadata.name}",
+      },
+    },
   });
-  await admin.apply({ apiVersion: 'aim.eai.amd.com/v1alpha1', kind: 'AIMModel', metadata: { name: AIM_MODEL, namespace }, spec: { image: AIM_IMAGE } });
+  await admin.apply({
+    apiVersion: 'aim.eai.amd.com/v1alpha1',
+    kind: 'AIMModel',
+    metadata: { name: AIM_MODEL, namespace },
+    spec: { image: AIM_IMAGE },
+  });
 }
 
 /** is the namespace's model Ready? (services wait for it; tests start their faults only after it is) */
@@ -114,7 +127,16 @@ export class AimWorkload {
       this.admin.getOrUndefined(InferenceServices, name, this.namespace),
       this.admin.getOrUndefined(HTTPRoutes, name, this.namespace),
     ]);
-    const brief = (o: (KubeObject & { status?: unknown }) | undefined) => (o ? { uid: o.metadata.uid, rv: o.metadata.resourceVersion, generation: o.metadata.generation, owner: o.metadata.ownerReferences?.[0]?.uid, status: o.status } : 'absent');
+    const brief = (o: (KubeObject & { status?: unknown }) | undefined) =>
+      o
+        ? {
+            uid: o.metadata.uid,
+            rv: o.metadata.resourceVersion,
+            generation: o.metadata.generation,
+            owner: o.metadata.ownerReferences?.[0]?.uid,
+            status: o.status,
+          }
+        : 'absent';
     return JSON.stringify({ service: brief(s), inferenceService: brief(isvc), httpRoute: brief(route) });
   }
 
@@ -122,25 +144,48 @@ export class AimWorkload {
   async problems(): Promise<string[]> {
     const ns = this.namespace;
     const services = (await this.admin.list(AIMServices, { namespace: ns })).items;
-    const [isvcs, routes] = await Promise.all([childrenByOwner(this.admin, InferenceServices, ns), childrenByOwner(this.admin, HTTPRoutes, ns)]);
-    const problems = [...nameProblems('AIMService', services, this.expected.keys()), ...childProblems(services, isvcs, 'InferenceService'), ...childProblems(services, routes, 'HTTPRoute')];
-    for (const s of services) problems.push(...this.serviceProblems(s, isvcs.get(s.metadata.uid ?? '')?.[0], routes.get(s.metadata.uid ?? '')?.[0]));
+    const [isvcs, routes] = await Promise.all([
+      childrenByOwner(this.admin, InferenceServices, ns),
+      childrenByOwner(this.admin, HTTPRoutes, ns),
+    ]);
+    const problems = [
+      ...nameProblems('AIMService', services, this.expected.keys()),
+      ...childProblems(services, isvcs, 'InferenceService'),
+      ...childProblems(services, routes, 'HTTPRoute'),
+    ];
+    for (const s of services)
+      problems.push(
+        ...this.serviceProblems(s, isvcs.get(s.metadata.uid ?? '')?.[0], routes.get(s.metadata.uid ?? '')?.[0]),
+      );
     return problems;
   }
 
-  private serviceProblems(s: AIMService, isvc: (KubeObject & { spec?: Json }) | undefined, route: (KubeObject & { spec?: Json }) | undefined): string[] {
+  private serviceProblems(
+    s: AIMService,
+    isvc: (KubeObject & { spec?: Json }) | undefined,
+    route: (KubeObject & { spec?: Json }) | undefined,
+  ): string[] {
     const name = s.metadata.name ?? '';
     const want = this.expected.get(name);
     if (!want) return [];
     const out: string[] = [];
     const path = `/${this.namespace}/${want.project}/${name}`;
     if (s.status?.status !== 'Running') {
-      const why = (s.status?.conditions ?? []).filter((c) => c.status !== 'True').map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
+      const why = (s.status?.conditions ?? [])
+        .filter((c) => c.status !== 'True')
+        .map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
       out.push(`AIMService ${name}: status ${s.status?.status ?? '<none>'} (${why.join('; ')})`);
     }
-    if (s.status?.observedGeneration !== s.metadata.generation) out.push(`AIMService ${name}: observedGeneration ${s.status?.observedGeneration} of generation ${s.metadata.generation}`);
-    if (s.status?.routing?.path !== path) out.push(`AIMService ${name}: status.routing.path ${s.status?.routing?.path} instead of ${path}`);
-    if (isvc && isvc.spec?.predictor?.minReplicas !== want.replicas) out.push(`InferenceService ${name}: minReplicas ${isvc.spec?.predictor?.minReplicas} instead of ${want.replicas}`);
+    if (s.status?.observedGeneration !== s.metadata.generation)
+      out.push(
+        `AIMService ${name}: observedGeneration ${s.status?.observedGeneration} of generation ${s.metadata.generation}`,
+      );
+    if (s.status?.routing?.path !== path)
+      out.push(`AIMService ${name}: status.routing.path ${s.status?.routing?.path} instead of ${path}`);
+    if (isvc && isvc.spec?.predictor?.minReplicas !== want.replicas)
+      out.push(
+        `InferenceService ${name}: minReplicas ${isvc.spec?.predictor?.minReplicas} instead of ${want.replicas}`,
+      );
     const routePath = route?.spec?.rules?.[0]?.matches?.[0]?.path?.value;
     if (route && routePath !== path) out.push(`HTTPRoute ${name}: path ${routePath} instead of ${path}`);
     return out;

@@ -9,7 +9,11 @@ import { waitFor } from '../../helpers/wait.ts';
 export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** the objects of `kind` in `namespace`, by the uid of their controller owner ('' for none) */
-export async function childrenByOwner(admin: KubeClient, kind: KindRef<KubeObject>, namespace: string): Promise<Map<string, KubeObject[]>> {
+export async function childrenByOwner(
+  admin: KubeClient,
+  kind: KindRef<KubeObject>,
+  namespace: string,
+): Promise<Map<string, KubeObject[]>> {
   const out = new Map<string, KubeObject[]>();
   for (const child of (await admin.list(kind, { namespace })).items) {
     const uid = controllerOf(child)?.uid ?? '';
@@ -23,13 +27,20 @@ export async function childrenByOwner(admin: KubeClient, kind: KindRef<KubeObjec
  * child, a duplicate (two objects controlled by one parent) and an orphan (a child of a deleted parent, or
  * of an earlier incarnation of a recreated one) each give a problem naming the objects.
  */
-export function childProblems(parents: readonly KubeObject[], children: Map<string, KubeObject[]>, kind: string): string[] {
+export function childProblems(
+  parents: readonly KubeObject[],
+  children: Map<string, KubeObject[]>,
+  kind: string,
+): string[] {
   const problems: string[] = [];
   const live = new Set(parents.map((p) => p.metadata.uid ?? ''));
   for (const p of parents) {
     const mine = children.get(p.metadata.uid ?? '') ?? [];
     if (mine.length === 0) problems.push(`${p.kind} ${p.metadata.name}: no ${kind}`);
-    if (mine.length > 1) problems.push(`${p.kind} ${p.metadata.name}: ${mine.length} ${kind}s (${mine.map((c) => c.metadata.name).join(', ')})`);
+    if (mine.length > 1)
+      problems.push(
+        `${p.kind} ${p.metadata.name}: ${mine.length} ${kind}s (${mine.map((c) => c.metadata.name).join(', ')})`,
+      );
   }
   for (const [uid, kids] of children) {
     if (live.has(uid)) continue;
@@ -42,20 +53,43 @@ export function childProblems(parents: readonly KubeObject[], children: Map<stri
 export function nameProblems(kind: string, actual: readonly KubeObject[], expected: Iterable<string>): string[] {
   const want = new Set(expected);
   const have = new Set(actual.map((o) => o.metadata.name ?? ''));
-  return [...[...want].filter((n) => !have.has(n)).map((n) => `${kind} ${n} is missing`), ...[...have].filter((n) => !want.has(n)).map((n) => `${kind} ${n} should not exist`)];
+  return [
+    ...[...want].filter((n) => !have.has(n)).map((n) => `${kind} ${n} is missing`),
+    ...[...have].filter((n) => !want.has(n)).map((n) => `${kind} ${n} should not exist`),
+  ];
 }
 
 /** the controllers' writes the audit log recorded after `sinceIso` (requests that got an answer, any code) */
-export function writesSince(server: ApiServer, users: readonly string[], sinceIso: string, ignoreResources: readonly string[] = []): string[] {
+export function writesSince(
+  server: ApiServer,
+  users: readonly string[],
+  sinceIso: string,
+  ignoreResources: readonly string[] = [],
+): string[] {
   return server
     .auditEntries()
-    .filter((e) => e.time > sinceIso && users.includes(e.user) && WRITE_VERBS.includes(e.verb) && !ignoreResources.some((r) => e.resource === r || e.resource.startsWith(`${r}/`)))
-    .map((e) => `${e.time} ${e.user.replace(/^system:serviceaccount:[^:]+:/, '')} ${e.verb} ${e.resource} ${e.namespace}/${e.name} → ${e.code}`);
+    .filter(
+      (e) =>
+        e.time > sinceIso &&
+        users.includes(e.user) &&
+        WRITE_VERBS.includes(e.verb) &&
+        !ignoreResources.some((r) => e.resource === r || e.resource.startsWith(`${r}/`)),
+    )
+    .map(
+      (e) =>
+        `${e.time} ${e.user.replace(/^system:serviceaccount:[^:]+:/, '')} ${e.verb} ${e.resource} ${e.namespace}/${e.name} → ${e.code}`,
+    );
 }
 
 /** how many of the controllers' requests the injected faults answered with `codes` since `sinceIso` */
-export function faultedRequests(server: ApiServer, users: readonly string[], sinceIso: string, codes: readonly number[]): number {
-  return server.auditEntries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
+export function faultedRequests(
+  server: ApiServer,
+  users: readonly string[],
+  sinceIso: string,
+  codes: readonly number[],
+): number {
+  return server.auditEntries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code))
+    .length;
 }
 
 /**
@@ -68,7 +102,8 @@ export async function retrying<T>(what: string, fn: () => Promise<T>, timeoutMs 
     try {
       return await fn();
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what} kept failing for ${timeoutMs} ms: ${(err as Error).message}`, { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`${what} kept failing for ${timeoutMs} ms: ${(err as Error).message}`, { cause: err });
       await sleep(150);
     }
   }
@@ -109,6 +144,11 @@ export async function writesInQuietPeriod(
   const mark = nowIso();
   await sleep(4_000);
   await admin.list(probe.kind, { namespace: probe.namespace });
-  if (!server().auditEntries().some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')) throw new Error('the audit log did not record the quiet period');
+  if (
+    !server()
+      .auditEntries()
+      .some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')
+  )
+    throw new Error('the audit log did not record the quiet period');
   return writesSince(server(), users, mark, ignoreResources);
 }

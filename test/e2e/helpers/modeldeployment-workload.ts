@@ -22,8 +22,18 @@ interface DeploymentSpec {
 
 /** the selection rules send llama.cpp on CPU to KAITO and vLLM on one NVIDIA GPU to Dynamo */
 function specFor(want: DeploymentSpec): Json {
-  if (want.provider === 'dynamo') return { model: { id: 'meta-llama/Llama-3.1-8B-Instruct' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } };
-  return { model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' }, engine: { type: 'llamacpp' }, image: 'ghcr.io/sozercan/llama-cpp-runner:latest', scaling: { replicas: want.replicas } };
+  if (want.provider === 'dynamo')
+    return {
+      model: { id: 'meta-llama/Llama-3.1-8B-Instruct' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    };
+  return {
+    model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
+    engine: { type: 'llamacpp' },
+    image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
+    scaling: { replicas: want.replicas },
+  };
 }
 
 export class ModelDeploymentWorkload {
@@ -38,7 +48,12 @@ export class ModelDeploymentWorkload {
   private async write(name: string, want: DeploymentSpec): Promise<void> {
     this.expected.set(name, want);
     await retrying(`apply ModelDeployment ${this.namespace}/${name}`, () =>
-      this.admin.apply({ apiVersion: ModelDeployments.apiVersion, kind: ModelDeployments.kind, metadata: { name, namespace: this.namespace }, spec: specFor(want) }),
+      this.admin.apply({
+        apiVersion: ModelDeployments.apiVersion,
+        kind: ModelDeployments.kind,
+        metadata: { name, namespace: this.namespace },
+        spec: specFor(want),
+      }),
     );
   }
 
@@ -97,7 +112,17 @@ export class ModelDeploymentWorkload {
       want ? this.admin.getOrUndefined(UPSTREAM[want.provider], name, this.namespace) : undefined,
     ]);
     const brief = (o: (KubeObject & { status?: unknown }) | undefined) =>
-      o ? { uid: o.metadata.uid, rv: o.metadata.resourceVersion, generation: o.metadata.generation, finalizers: o.metadata.finalizers, deletionTimestamp: o.metadata.deletionTimestamp, owner: o.metadata.ownerReferences?.[0]?.uid, status: o.status } : 'absent';
+      o
+        ? {
+            uid: o.metadata.uid,
+            rv: o.metadata.resourceVersion,
+            generation: o.metadata.generation,
+            finalizers: o.metadata.finalizers,
+            deletionTimestamp: o.metadata.deletionTimestamp,
+            owner: o.metadata.ownerReferences?.[0]?.uid,
+            status: o.status,
+          }
+        : 'absent';
     return JSON.stringify({ modelDeployment: brief(md), upstream: brief(upstream) });
   }
 
@@ -105,7 +130,10 @@ export class ModelDeploymentWorkload {
   async problems(): Promise<string[]> {
     const ns = this.namespace;
     const mds = (await this.admin.list(ModelDeployments, { namespace: ns })).items;
-    const [workspaces, dgds] = await Promise.all([childrenByOwner(this.admin, UPSTREAM.kaito, ns), childrenByOwner(this.admin, UPSTREAM.dynamo, ns)]);
+    const [workspaces, dgds] = await Promise.all([
+      childrenByOwner(this.admin, UPSTREAM.kaito, ns),
+      childrenByOwner(this.admin, UPSTREAM.dynamo, ns),
+    ]);
     const on = (p: Provider) => mds.filter((m) => this.expected.get(m.metadata.name ?? '')?.provider === p);
     const problems = [
       ...nameProblems('ModelDeployment', mds, this.expected.keys()),
@@ -119,14 +147,26 @@ export class ModelDeploymentWorkload {
   private deploymentProblems(md: ModelDeployment, workspace: (KubeObject & Json) | undefined): string[] {
     const name = md.metadata.name ?? '';
     const want = this.expected.get(name);
-    if (!want) return md.metadata.deletionTimestamp ? [`ModelDeployment ${name}: still terminating (finalizers ${md.metadata.finalizers?.join(', ')})`] : [];
+    if (!want)
+      return md.metadata.deletionTimestamp
+        ? [`ModelDeployment ${name}: still terminating (finalizers ${md.metadata.finalizers?.join(', ')})`]
+        : [];
     const out: string[] = [];
     const ready = md.status?.conditions?.find((c) => c.type === 'Ready');
-    if (md.status?.provider?.name !== want.provider) out.push(`ModelDeployment ${name}: provider ${md.status?.provider?.name ?? '<none>'} instead of ${want.provider}`);
-    if (md.status?.phase !== 'Running') out.push(`ModelDeployment ${name}: phase ${md.status?.phase ?? '<none>'} (${md.status?.message ?? ''})`);
-    if (ready?.status !== 'True' || ready.observedGeneration !== md.metadata.generation) out.push(`ModelDeployment ${name}: Ready ${ready?.status} at generation ${ready?.observedGeneration} of ${md.metadata.generation}`);
-    if (!md.metadata.finalizers?.includes(providerFinalizer(want.provider))) out.push(`ModelDeployment ${name}: no ${want.provider} finalizer`);
-    if (workspace && workspace.resource?.count !== want.replicas) out.push(`Workspace ${name}: resource.count ${workspace.resource?.count} instead of ${want.replicas}`);
+    if (md.status?.provider?.name !== want.provider)
+      out.push(
+        `ModelDeployment ${name}: provider ${md.status?.provider?.name ?? '<none>'} instead of ${want.provider}`,
+      );
+    if (md.status?.phase !== 'Running')
+      out.push(`ModelDeployment ${name}: phase ${md.status?.phase ?? '<none>'} (${md.status?.message ?? ''})`);
+    if (ready?.status !== 'True' || ready.observedGeneration !== md.metadata.generation)
+      out.push(
+        `ModelDeployment ${name}: Ready ${ready?.status} at generation ${ready?.observedGeneration} of ${md.metadata.generation}`,
+      );
+    if (!md.metadata.finalizers?.includes(providerFinalizer(want.provider)))
+      out.push(`ModelDeployment ${name}: no ${want.provider} finalizer`);
+    if (workspace && workspace.resource?.count !== want.replicas)
+      out.push(`Workspace ${name}: resource.count ${workspace.resource?.count} instead of ${want.replicas}`);
     return out;
   }
 }

@@ -5,7 +5,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiServer } from '@modelplane/apiserver';
 import type { ControllerSet } from '../../../src/controllers/registry.ts';
-import { embeddedCredentials, type OperatorProcess, type ProcessOptions, startOperatorProcess } from '../../helpers/operator-process.ts';
+import {
+  embeddedCredentials,
+  type OperatorProcess,
+  type ProcessOptions,
+  startOperatorProcess,
+} from '../../helpers/operator-process.ts';
 import type { ReliabilityCluster } from './reliability-cluster.ts';
 
 export class OperatorSlot {
@@ -29,7 +34,12 @@ export class OperatorSlot {
 
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.set.name}: a process is already running`);
-    this.proc = await startOperatorProcess(embeddedCredentials(this.cluster.server), this.cluster.admin, this.set, this.opts);
+    this.proc = await startOperatorProcess(
+      embeddedCredentials(this.cluster.server),
+      this.cluster.admin,
+      this.set,
+      this.opts,
+    );
   }
 
   /** SIGKILL: no graceful shutdown, in-flight requests and the workqueue are simply gone */
@@ -116,7 +126,12 @@ export async function runWithKills(opts: {
  * over changes and then expired, so resuming gets 410 Gone and must relist; and a few more drops during the
  * last quarter. Returns when every op ran and the drops are over, with the moment the history expired.
  */
-export async function runUnderWatchFaults(server: ApiServer, rng: () => number, ops: Array<() => Promise<void>>, run: (ops: Array<() => Promise<void>>) => Promise<void>): Promise<{ expiredAt: string }> {
+export async function runUnderWatchFaults(
+  server: ApiServer,
+  rng: () => number,
+  ops: Array<() => Promise<void>>,
+  run: (ops: Array<() => Promise<void>>) => Promise<void>,
+): Promise<{ expiredAt: string }> {
   const quarter = Math.ceil(ops.length / 4);
   const f = server.faults;
   f.closeWatches();
@@ -146,14 +161,22 @@ export async function runUnderWatchFaults(server: ApiServer, rng: () => number, 
 }
 
 /** restarts the API server in place `times` times at random moments while `writing` runs, each time checking a new server answers */
-export async function restartApiServerDuring(cluster: ReliabilityCluster, rng: () => number, writing: Promise<void>, times = 2): Promise<void> {
+export async function restartApiServerDuring(
+  cluster: ReliabilityCluster,
+  rng: () => number,
+  writing: Promise<void>,
+  times = 2,
+): Promise<void> {
   writing.catch(() => {});
   for (let i = 0; i < times; i++) {
     await sleep(between(rng, 300, 1_500));
     // a new server starts a new audit log: the last request the old one recorded is not in it
     const lastBefore = cluster.server.auditEntries().at(-1);
     await cluster.restartApiServer();
-    if (lastBefore && cluster.server.auditEntries().includes(lastBefore)) throw new Error('API server restart: the same server still answers (expected a new server with an empty watch history)');
+    if (lastBefore && cluster.server.auditEntries().includes(lastBefore))
+      throw new Error(
+        'API server restart: the same server still answers (expected a new server with an empty watch history)',
+      );
   }
   await writing;
 }

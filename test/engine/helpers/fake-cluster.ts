@@ -3,7 +3,14 @@
 // resourceVersion preconditions on status writes, delete, injectable failures, and recorded requests,
 // events and log lines.
 
-import { ApiError, type EventType, type KindRef, type KubeObject, type LogFields, parseApiVersion } from '../../../src/kube/index.ts';
+import {
+  ApiError,
+  type EventType,
+  type KindRef,
+  type KubeObject,
+  type LogFields,
+  parseApiVersion,
+} from '../../../src/kube/index.ts';
 import type { EngineLogger, ObjectReader, RunDeps } from '../../../src/engine/index.ts';
 
 export interface RecordedRequest {
@@ -77,7 +84,12 @@ export class FakeCluster {
     return structuredClone(stored);
   }
 
-  getObject<T extends KubeObject = KubeObject>(apiVersion: string, kind: string, name: string, namespace?: string): T | undefined {
+  getObject<T extends KubeObject = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace?: string,
+  ): T | undefined {
     const o = this.objects.get(keyOf(apiVersion, kind, namespace, name));
     return o ? (structuredClone(o) as T) : undefined;
   }
@@ -104,55 +116,89 @@ export class FakeCluster {
   }
 
   readonly reader: ObjectReader = {
-    get: async <T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string) => this.getObject<T>(kind.apiVersion, kind.kind, name, namespace),
+    get: async <T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string) =>
+      this.getObject<T>(kind.apiVersion, kind.kind, name, namespace),
     list: async <T extends KubeObject>(kind: KindRef<T>, opts: { namespace?: string } = {}) =>
-      [...this.objects.values()].filter((o) => o.kind === kind.kind && (!opts.namespace || o.metadata.namespace === opts.namespace)).map((o) => structuredClone(o) as T),
+      [...this.objects.values()]
+        .filter((o) => o.kind === kind.kind && (!opts.namespace || o.metadata.namespace === opts.namespace))
+        .map((o) => structuredClone(o) as T),
   };
 
   private setManaged(obj: KubeObject, subresource: '' | 'status', fields: Record<string, unknown>): void {
-    const entries = (obj.metadata.managedFields ?? []).filter((e) => !(e.manager === this.fieldManager && (e.subresource ?? '') === subresource));
-    entries.push({ manager: this.fieldManager, operation: 'Apply', apiVersion: obj.apiVersion, fieldsType: 'FieldsV1', fieldsV1: fields, ...(subresource ? { subresource } : {}) });
+    const entries = (obj.metadata.managedFields ?? []).filter(
+      (e) => !(e.manager === this.fieldManager && (e.subresource ?? '') === subresource),
+    );
+    entries.push({
+      manager: this.fieldManager,
+      operation: 'Apply',
+      apiVersion: obj.apiVersion,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fields,
+      ...(subresource ? { subresource } : {}),
+    });
     obj.metadata.managedFields = entries;
   }
 
   private makeClient(): RunDeps['client'] {
     return {
-    fieldManager: this.fieldManager,
-    apply: async (obj: KubeObject) => {
-      this.requests.push({ verb: 'apply', kind: obj.kind, name: obj.metadata.name!, namespace: obj.metadata.namespace, body: structuredClone(obj) });
-      this.fail('apply', obj);
-      const existing = this.getObject(obj.apiVersion, obj.kind, obj.metadata.name!, obj.metadata.namespace);
-      const { status: _s, ...spec } = obj;
-      const merged: KubeObject = { ...(existing ?? {}), ...structuredClone(spec), metadata: { ...(existing?.metadata ?? {}), ...structuredClone(obj.metadata) } };
-      const { apiVersion: _a, kind: _k, metadata, ...rest } = spec;
-      const { name: _n, namespace: _ns, ...meta } = metadata;
-      this.setManaged(merged, '', fieldsFor({ ...rest, metadata: meta }));
-      return this.put(merged) as never;
-    },
-    applyStatus: async (obj: KubeObject) => {
-      this.requests.push({ verb: 'applyStatus', kind: obj.kind, name: obj.metadata.name!, namespace: obj.metadata.namespace, body: structuredClone(obj) });
-      this.fail('applyStatus', obj);
-      const existing = this.getObject(obj.apiVersion, obj.kind, obj.metadata.name!, obj.metadata.namespace);
-      if (!existing) throw new ApiError({ code: 404, reason: 'NotFound', message: `${obj.kind} ${obj.metadata.name} not found` });
-      if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-        throw new ApiError({ code: 409, reason: 'Conflict', message: 'the object has been modified; please apply your changes to the latest version and try again' });
-      }
-      existing.status = structuredClone(obj.status);
-      this.setManaged(existing, 'status', { 'f:status': fieldsFor(obj.status) });
-      return this.put(existing) as never;
-    },
-    delete: async (kind: KindRef<any>, name: string, namespace?: string) => {
-      this.requests.push({ verb: 'delete', kind: kind.kind, name, namespace });
-      this.fail('delete', { kind: kind.kind, metadata: { name } });
-      if (!this.getObject(kind.apiVersion, kind.kind, name, namespace)) throw new ApiError({ code: 404, reason: 'NotFound', message: `${kind.kind} ${name} not found` });
-      this.remove(kind.apiVersion, kind.kind, name, namespace);
-    },
-    get: async () => {
-      throw new Error('fake cluster: live get is not used by these tests');
-    },
-    getOrUndefined: async () => undefined,
-    list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [] }),
-    transport: undefined as never,
+      fieldManager: this.fieldManager,
+      apply: async (obj: KubeObject) => {
+        this.requests.push({
+          verb: 'apply',
+          kind: obj.kind,
+          name: obj.metadata.name!,
+          namespace: obj.metadata.namespace,
+          body: structuredClone(obj),
+        });
+        this.fail('apply', obj);
+        const existing = this.getObject(obj.apiVersion, obj.kind, obj.metadata.name!, obj.metadata.namespace);
+        const { status: _s, ...spec } = obj;
+        const merged: KubeObject = {
+          ...(existing ?? {}),
+          ...structuredClone(spec),
+          metadata: { ...(existing?.metadata ?? {}), ...structuredClone(obj.metadata) },
+        };
+        const { apiVersion: _a, kind: _k, metadata, ...rest } = spec;
+        const { name: _n, namespace: _ns, ...meta } = metadata;
+        this.setManaged(merged, '', fieldsFor({ ...rest, metadata: meta }));
+        return this.put(merged) as never;
+      },
+      applyStatus: async (obj: KubeObject) => {
+        this.requests.push({
+          verb: 'applyStatus',
+          kind: obj.kind,
+          name: obj.metadata.name!,
+          namespace: obj.metadata.namespace,
+          body: structuredClone(obj),
+        });
+        this.fail('applyStatus', obj);
+        const existing = this.getObject(obj.apiVersion, obj.kind, obj.metadata.name!, obj.metadata.namespace);
+        if (!existing)
+          throw new ApiError({ code: 404, reason: 'NotFound', message: `${obj.kind} ${obj.metadata.name} not found` });
+        if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== existing.metadata.resourceVersion) {
+          throw new ApiError({
+            code: 409,
+            reason: 'Conflict',
+            message: 'the object has been modified; please apply your changes to the latest version and try again',
+          });
+        }
+        existing.status = structuredClone(obj.status);
+        this.setManaged(existing, 'status', { 'f:status': fieldsFor(obj.status) });
+        return this.put(existing) as never;
+      },
+      delete: async (kind: KindRef<any>, name: string, namespace?: string) => {
+        this.requests.push({ verb: 'delete', kind: kind.kind, name, namespace });
+        this.fail('delete', { kind: kind.kind, metadata: { name } });
+        if (!this.getObject(kind.apiVersion, kind.kind, name, namespace))
+          throw new ApiError({ code: 404, reason: 'NotFound', message: `${kind.kind} ${name} not found` });
+        this.remove(kind.apiVersion, kind.kind, name, namespace);
+      },
+      get: async () => {
+        throw new Error('fake cluster: live get is not used by these tests');
+      },
+      getOrUndefined: async () => undefined,
+      list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [] }),
+      transport: undefined as never,
     } as unknown as RunDeps['client'];
   }
 

@@ -59,7 +59,14 @@ export function faultControl(server: ApiServer, transport: Transport): FaultCont
       if (rule.resources && !rule.resources.includes(resource)) continue;
       if (Math.random() >= rule.fraction) continue;
       const code = rule.error ?? 503;
-      throw ApiError.fromResponse(req.method, req.path, code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason: code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : 'InternalError', message: 'injected fault' });
+      throw ApiError.fromResponse(req.method, req.path, code, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code,
+        reason: code === 429 ? 'TooManyRequests' : code === 503 ? 'ServiceUnavailable' : 'InternalError',
+        message: 'injected fault',
+      });
     }
     return original(req);
   };

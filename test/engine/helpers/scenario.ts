@@ -39,13 +39,20 @@ export function scenarioReconciler(s: Scenario): DomainReconciler<Widget, Scenar
     fetchRemoteState: async () => s,
     planResources: ({ object }) => {
       if (s.planError) throw s.planError;
-      return new PlanResult().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${object.metadata.name}-child`, namespace: object.metadata.namespace }, data: { value: object.spec.value } });
+      return new PlanResult().apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${object.metadata.name}-child`, namespace: object.metadata.namespace },
+        data: { value: object.spec.value },
+      });
     },
     getComponentHealth: (obs) => obs.health,
     decorateStatus: (status, cm) => s.decorate?.(status, cm),
   };
   // the pipeline picks manual mode by the presence of setStatus, which tests switch between runs
-  Object.defineProperty(r, 'setStatus', { get: () => (s.manual ? (status: EngineStatus, cm: ConditionManager) => s.manual!(status, cm) : undefined) });
+  Object.defineProperty(r, 'setStatus', {
+    get: () => (s.manual ? (status: EngineStatus, cm: ConditionManager) => s.manual!(status, cm) : undefined),
+  });
   return r;
 }
 
@@ -56,7 +63,12 @@ export class Harness {
   readonly pipeline: Pipeline<Widget, Scenario>;
 
   constructor(opts: Partial<PipelineOptions<Widget, Scenario, Scenario, unknown, EngineStatus>> = {}) {
-    this.pipeline = new Pipeline<Widget, Scenario>({ name: 'test', reconciler: scenarioReconciler(this.scenario), clock: this.clock, ...opts });
+    this.pipeline = new Pipeline<Widget, Scenario>({
+      name: 'test',
+      reconciler: scenarioReconciler(this.scenario),
+      clock: this.clock,
+      ...opts,
+    });
     this.cluster.put(widget());
   }
 

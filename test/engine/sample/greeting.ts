@@ -15,7 +15,16 @@ import {
   pipelineReconciler,
   staticLabels,
 } from '../../../src/engine/index.ts';
-import { type ConfigMap, ConfigMaps, type Controller, ItemExponentialRateLimiter, type KubeObject, kindRef, type Manager, objectKeyString } from '../../../src/kube/index.ts';
+import {
+  type ConfigMap,
+  ConfigMaps,
+  type Controller,
+  ItemExponentialRateLimiter,
+  type KubeObject,
+  kindRef,
+  type Manager,
+  objectKeyString,
+} from '../../../src/kube/index.ts';
 import { z } from 'zod';
 import { conditionListSchema, crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
@@ -49,7 +58,11 @@ export function planGreeting(g: Greeting, obs: GreetingFetch): PlanResult {
   plan.apply({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: renderedName(g), namespace: g.metadata.namespace, labels: { 'samples.modelplane.io/greeting': g.metadata.name! } },
+    metadata: {
+      name: renderedName(g),
+      namespace: g.metadata.namespace,
+      labels: { 'samples.modelplane.io/greeting': g.metadata.name! },
+    },
     data: { message: template.replaceAll('{name}', g.spec.name) },
   });
   return plan;
@@ -58,7 +71,10 @@ export function planGreeting(g: Greeting, obs: GreetingFetch): PlanResult {
 export const greetingReconciler: DomainReconciler<Greeting, GreetingFetch, GreetingFetch, unknown, GreetingStatus> = {
   async fetchRemoteState({ object, reader }) {
     const ns = object.metadata.namespace;
-    const [template, output] = await Promise.all([fetch(reader, ConfigMaps, object.spec.configMapName, ns), fetch(reader, ConfigMaps, renderedName(object), ns)]);
+    const [template, output] = await Promise.all([
+      fetch(reader, ConfigMaps, object.spec.configMapName, ns),
+      fetch(reader, ConfigMaps, renderedName(object), ns),
+    ]);
     return { template, output };
   },
 
@@ -69,9 +85,20 @@ export const greetingReconciler: DomainReconciler<Greeting, GreetingFetch, Greet
       obs.template.toUpstreamComponentHealth('Template', (cm) =>
         cm.data?.template !== undefined
           ? { state: 'Ready', reason: 'TemplateFound', message: `ConfigMap ${cm.metadata.name} has a template` }
-          : { errors: [invalidSpecError('TemplateKeyMissing', `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name} has no key "template"`)] },
+          : {
+              errors: [
+                invalidSpecError(
+                  'TemplateKeyMissing',
+                  `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name} has no key "template"`,
+                ),
+              ],
+            },
       ),
-      obs.output.toDownstreamComponentHealth('Output', (cm) => ({ state: 'Ready', reason: 'OutputCreated', message: `ConfigMap ${cm.metadata.name} exists` })),
+      obs.output.toDownstreamComponentHealth('Output', (cm) => ({
+        state: 'Ready',
+        reason: 'OutputCreated',
+        message: `ConfigMap ${cm.metadata.name} exists`,
+      })),
     ];
   },
 
@@ -81,7 +108,9 @@ export const greetingReconciler: DomainReconciler<Greeting, GreetingFetch, Greet
   },
 };
 
-export function greetingPipeline(overrides: Partial<PipelineOptions<Greeting, GreetingFetch, GreetingFetch, unknown, GreetingStatus>> = {}) {
+export function greetingPipeline(
+  overrides: Partial<PipelineOptions<Greeting, GreetingFetch, GreetingFetch, unknown, GreetingStatus>> = {},
+) {
   return new Pipeline<Greeting, GreetingFetch, GreetingFetch, unknown, GreetingStatus>({
     name: 'greeting',
     reconciler: greetingReconciler,
@@ -94,16 +123,24 @@ export function greetingPipeline(overrides: Partial<PipelineOptions<Greeting, Gr
 /** the thin controller: watches and wiring, no domain logic */
 export async function registerGreetingController(mgr: Manager, pipeline = greetingPipeline()): Promise<Controller> {
   // a user ConfigMap enqueues the Greetings that reference it (found through an index on the Greeting cache)
-  await mgr.cache.indexField(Greetings, 'configMapName', (o) => [objectKeyString(o.metadata.namespace, (o as Greeting).spec.configMapName)]);
+  await mgr.cache.indexField(Greetings, 'configMapName', (o) => [
+    objectKeyString(o.metadata.namespace, (o as Greeting).spec.configMapName),
+  ]);
   const greetings = await mgr.cache.informer(Greetings);
-  return mgr
-    .controller('greeting')
-    .for(Greetings)
-    .owns(ConfigMaps)
-    .watches(ConfigMaps, (cm) => greetings.store.byIndex('configMapName', objectKeyString(cm.metadata.namespace, cm.metadata.name ?? '')).map((g) => objectKeyString(g.metadata.namespace, g.metadata.name!)))
-    // retries of a failing write back off to at most 2 s (the default goes up to 1000 s)
-    .withOptions({ rateLimiter: new ItemExponentialRateLimiter(5, 2_000) })
-    .complete(pipelineReconciler(Greetings, pipeline));
+  return (
+    mgr
+      .controller('greeting')
+      .for(Greetings)
+      .owns(ConfigMaps)
+      .watches(ConfigMaps, (cm) =>
+        greetings.store
+          .byIndex('configMapName', objectKeyString(cm.metadata.namespace, cm.metadata.name ?? ''))
+          .map((g) => objectKeyString(g.metadata.namespace, g.metadata.name!)),
+      )
+      // retries of a failing write back off to at most 2 s (the default goes up to 1000 s)
+      .withOptions({ rateLimiter: new ItemExponentialRateLimiter(5, 2_000) })
+      .complete(pipelineReconciler(Greetings, pipeline))
+  );
 }
 
 export const GREETING_CRD = crdFromZod({
@@ -116,7 +153,11 @@ export const GREETING_CRD = crdFromZod({
       name: 'v1alpha1',
       specRequired: false,
       spec: z.object({ configMapName: z.string(), name: z.string() }),
-      status: z.object({ status: z.string().optional(), renderedConfigMap: z.string().optional(), conditions: conditionListSchema.optional() }),
+      status: z.object({
+        status: z.string().optional(),
+        renderedConfigMap: z.string().optional(),
+        conditions: conditionListSchema.optional(),
+      }),
     },
   ],
 });

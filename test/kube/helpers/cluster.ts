@@ -29,7 +29,11 @@ export const WIDGET_CRD: CustomResourceDefinition = crdFromZod({
       name: 'v1',
       specRequired: false,
       spec: z.object({ size: z.number().int().min(0).optional(), note: z.string().optional() }),
-      status: z.object({ observedGeneration: z.number().int().optional(), configMap: z.string().optional(), ready: z.boolean().optional() }),
+      status: z.object({
+        observedGeneration: z.number().int().optional(),
+        configMap: z.string().optional(),
+        ready: z.boolean().optional(),
+      }),
     },
   ],
 });
@@ -51,7 +55,9 @@ export function userKubeconfig(srv: ApiServer, username: string): string {
 }
 
 export async function startCluster(opts: { dataDir?: string; operatorUser?: string } = {}): Promise<TestCluster> {
-  const srv = await startApiServer({ port: 0, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) } as Parameters<typeof startApiServer>[0]);
+  const srv = await startApiServer({ port: 0, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) } as Parameters<
+    typeof startApiServer
+  >[0]);
   const admin = await KubeClient.create(srv.kubeconfigYaml(), { fieldManager: 'test-admin' });
   await ensureCrd(admin, WIDGET_CRD);
   const operatorUser = opts.operatorUser ?? 'runtime-operator';

@@ -37,8 +37,10 @@ export function controllerBed(): ControllerBed {
   });
   beforeEach(async () => {
     await bed.cache?.stop();
-    for (const o of bed.stub.list('widgets')) bed.stub.remove('test.modelplane.io/v1', 'Widget', o.metadata.name, o.metadata.namespace);
-    for (const o of bed.stub.list('configmaps')) bed.stub.remove('v1', 'ConfigMap', o.metadata.name, o.metadata.namespace);
+    for (const o of bed.stub.list('widgets'))
+      bed.stub.remove('test.modelplane.io/v1', 'Widget', o.metadata.name, o.metadata.namespace);
+    for (const o of bed.stub.list('configmaps'))
+      bed.stub.remove('v1', 'ConfigMap', o.metadata.name, o.metadata.namespace);
     bed.metrics = new RuntimeMetrics();
     bed.cache = new Cache({ client: bed.client, metrics: bed.metrics, logger: bed.quiet });
     bed.cache.start();

@@ -102,7 +102,9 @@ export class StubApiServer {
     const stored: Obj = structuredClone(obj);
     stored.metadata.resourceVersion = String(++this.rv);
     stored.metadata.uid = existing?.metadata.uid ?? `uid-${obj.metadata.name}-${this.rv}`;
-    stored.metadata.generation = existing ? (existing.metadata.generation ?? 1) + (JSON.stringify(existing.spec) !== JSON.stringify(obj.spec) ? 1 : 0) : 1;
+    stored.metadata.generation = existing
+      ? (existing.metadata.generation ?? 1) + (JSON.stringify(existing.spec) !== JSON.stringify(obj.spec) ? 1 : 0)
+      : 1;
     this.objects.set(key, stored);
     this.emit(res.plural, existing ? 'MODIFIED' : 'ADDED', stored);
     return stored;
@@ -130,8 +132,14 @@ export class StubApiServer {
   // ---- faults ----
 
   /** the next `count` requests matching `match` fail with `status` */
-  failNext(count: number, status: number, match: (r: RecordedRequest) => boolean = () => true, retryAfter?: number): void {
-    for (let i = 0; i < count; i++) this.failures.push({ status, match, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+  failNext(
+    count: number,
+    status: number,
+    match: (r: RecordedRequest) => boolean = () => true,
+    retryAfter?: number,
+  ): void {
+    for (let i = 0; i < count; i++)
+      this.failures.push({ status, match, ...(retryAfter !== undefined ? { retryAfter } : {}) });
   }
 
   /** destroys every open watch connection without a proper end (abrupt close) */
@@ -160,7 +168,19 @@ export class StubApiServer {
   /** sends a 410 ERROR event on every open watch (what kube does when history is compacted under a watcher) */
   expireOpenWatches(): void {
     for (const w of this.watchers) {
-      w.res.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' } }) + '\n');
+      w.res.write(
+        JSON.stringify({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Expired',
+            code: 410,
+            message: 'too old resource version',
+          },
+        }) + '\n',
+      );
       w.res.end();
     }
     this.watchers.clear();
@@ -168,7 +188,14 @@ export class StubApiServer {
   }
 
   sendBookmark(): void {
-    for (const w of this.watchers) if (!w.stalled) w.res.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) } } }) + '\n');
+    for (const w of this.watchers)
+      if (!w.stalled)
+        w.res.write(
+          JSON.stringify({
+            type: 'BOOKMARK',
+            object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) } },
+          }) + '\n',
+        );
   }
 
   openWatches(plural?: string): number {
@@ -206,12 +233,24 @@ export class StubApiServer {
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const body = text ? JSON.parse(text) : undefined;
-    const rec: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const rec: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+    };
     this.requests.push(rec);
     const failure = this.failures.findIndex((f) => f.match(rec));
     if (failure >= 0) {
       const f = this.failures.splice(failure, 1)[0]!;
-      return this.status(res, f.status, f.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable', `injected ${f.status}`, f.retryAfter);
+      return this.status(
+        res,
+        f.status,
+        f.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable',
+        `injected ${f.status}`,
+        f.retryAfter,
+      );
     }
     const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
     if (!isWatch && this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
@@ -219,18 +258,27 @@ export class StubApiServer {
     if (disc) {
       const apiVersion = disc[1] ?? `${disc[2]}/${disc[3]}`;
       const resources = STUB_RESOURCES.filter((r) => r.apiVersion === apiVersion).flatMap((r) => [
-        { name: r.plural, namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+        {
+          name: r.plural,
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
         { name: `${r.plural}/status`, namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] },
       ]);
-      if (resources.length === 0) return this.status(res, 404, 'NotFound', 'the server could not find the requested resource');
+      if (resources.length === 0)
+        return this.status(res, 404, 'NotFound', 'the server could not find the requested resource');
       return this.json(res, 200, { kind: 'APIResourceList', groupVersion: apiVersion, resources });
     }
-    const m = /^\/(?:api\/v1|apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(url.pathname);
+    const m = /^\/(?:api\/v1|apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)(?:\/([^/]+))?(?:\/(status))?$/.exec(
+      url.pathname,
+    );
     if (!m) return this.status(res, 404, 'NotFound', `no route ${url.pathname}`);
     const [, namespace, plural, name, sub] = m;
     const resource = STUB_RESOURCES.find((r) => r.plural === plural);
     if (!resource) return this.status(res, 404, 'NotFound', `no resource ${plural}`);
-    const partialWanted = !this.ignorePartialAccept && String(req.headers.accept ?? '').includes('as=PartialObjectMetadata');
+    const partialWanted =
+      !this.ignorePartialAccept && String(req.headers.accept ?? '').includes('as=PartialObjectMetadata');
     if (req.method === 'GET' && !name) {
       if (isWatch) return this.watch(res, url, plural!, namespace, partialWanted);
       if (this.holding) {
@@ -241,13 +289,17 @@ export class StubApiServer {
     }
     if (req.method === 'POST' && !name) {
       const k = this.key(plural!, namespace, body.metadata.name);
-      if (this.objects.has(k)) return this.status(res, 409, 'AlreadyExists', `${plural} "${body.metadata.name}" already exists`);
+      if (this.objects.has(k))
+        return this.status(res, 409, 'AlreadyExists', `${plural} "${body.metadata.name}" already exists`);
       if (url.searchParams.get('dryRun') === 'All') return this.json(res, 201, body);
       return this.json(res, 201, this.put({ ...body, metadata: { ...body.metadata, namespace } }));
     }
     const key = this.key(plural!, namespace, name!);
     const existing = this.objects.get(key);
-    if (req.method === 'GET') return existing ? this.json(res, 200, existing) : this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
+    if (req.method === 'GET')
+      return existing
+        ? this.json(res, 200, existing)
+        : this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
     if (req.method === 'DELETE') {
       if (!existing) return this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
       this.remove(resource.apiVersion, resource.kind, name!, namespace);
@@ -256,14 +308,20 @@ export class StubApiServer {
     if (req.method === 'PUT') {
       if (!existing) return this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
       if (body.metadata.resourceVersion && body.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-        return this.status(res, 409, 'Conflict', `Operation cannot be fulfilled on ${plural} "${name}": the object has been modified`);
+        return this.status(
+          res,
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${plural} "${name}": the object has been modified`,
+        );
       }
       const next = sub ? { ...existing, status: body.status } : { ...body, status: existing.status };
       return this.json(res, 200, this.put(next));
     }
     if (req.method === 'PATCH') {
       const base = existing ?? { apiVersion: resource.apiVersion, kind: resource.kind, metadata: { name, namespace } };
-      if (!existing && req.headers['content-type'] !== 'application/apply-patch+yaml') return this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
+      if (!existing && req.headers['content-type'] !== 'application/apply-patch+yaml')
+        return this.status(res, 404, 'NotFound', `${plural} "${name}" not found`);
       const merged = sub ? { ...base, status: merge(base.status, body.status) } : merge(base, body);
       if (url.searchParams.get('dryRun') === 'All') return this.json(res, 200, merged);
       return this.json(res, existing ? 200 : 201, this.put(merged));
@@ -271,7 +329,13 @@ export class StubApiServer {
     return this.status(res, 405, 'MethodNotAllowed', `${req.method} not allowed`);
   }
 
-  private listResponse(res: http.ServerResponse, url: URL, plural: string, namespace: string | undefined, partialWanted: boolean): void {
+  private listResponse(
+    res: http.ServerResponse,
+    url: URL,
+    plural: string,
+    namespace: string | undefined,
+    partialWanted: boolean,
+  ): void {
     let items = this.list(plural).filter((o) => !namespace || o.metadata.namespace === namespace);
     const selector = url.searchParams.get('labelSelector');
     if (selector) {
@@ -284,24 +348,56 @@ export class StubApiServer {
     const page = limit > 0 ? items.slice(start, start + limit) : items;
     const cont = limit > 0 && start + limit < items.length ? String(start + limit) : undefined;
     // built-in list items come without apiVersion/kind, as from kube-apiserver
-    const shaped = page.map((o) => (partialWanted ? partial(o) : o.apiVersion === 'v1' ? { ...o, apiVersion: undefined, kind: undefined } : o));
-    this.json(res, 200, { kind: partialWanted ? 'PartialObjectMetadataList' : 'List', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv), ...(cont ? { continue: cont } : {}) }, items: shaped });
+    const shaped = page.map((o) =>
+      partialWanted ? partial(o) : o.apiVersion === 'v1' ? { ...o, apiVersion: undefined, kind: undefined } : o,
+    );
+    this.json(res, 200, {
+      kind: partialWanted ? 'PartialObjectMetadataList' : 'List',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: String(this.rv), ...(cont ? { continue: cont } : {}) },
+      items: shaped,
+    });
   }
 
-  private watch(res: http.ServerResponse, url: URL, plural: string, namespace: string | undefined, partialWanted: boolean): void {
+  private watch(
+    res: http.ServerResponse,
+    url: URL,
+    plural: string,
+    namespace: string | undefined,
+    partialWanted: boolean,
+  ): void {
     const from = Number(url.searchParams.get('resourceVersion') ?? 0);
     if (from && from < this.compactedBelow) {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-      res.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: `too old resource version: ${from}` } }) + '\n');
+      res.write(
+        JSON.stringify({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'Expired',
+            code: 410,
+            message: `too old resource version: ${from}`,
+          },
+        }) + '\n',
+      );
       res.end();
       return;
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    const w: Watcher = { res, plural, ...(namespace ? { namespace } : {}), stalled: this.stallNewWatches, partial: partialWanted };
+    const w: Watcher = {
+      res,
+      plural,
+      ...(namespace ? { namespace } : {}),
+      stalled: this.stallNewWatches,
+      partial: partialWanted,
+    };
     for (const h of this.history) {
       if (h.rv <= from || h.plural !== plural || (namespace && h.obj.metadata.namespace !== namespace)) continue;
-      if (!w.stalled) res.write(JSON.stringify({ type: h.type, object: partialWanted ? partial(h.obj) : h.obj }) + '\n');
+      if (!w.stalled)
+        res.write(JSON.stringify({ type: h.type, object: partialWanted ? partial(h.obj) : h.obj }) + '\n');
     }
     this.watchers.add(w);
     res.on('close', () => this.watchers.delete(w));
@@ -316,7 +412,9 @@ export class StubApiServer {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
     res.writeHead(code, headers);
-    res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason, message, code }));
+    res.end(
+      JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason, message, code }),
+    );
   }
 }
 
@@ -326,7 +424,15 @@ function partial(o: Obj): Obj {
 
 function merge(base: any, patch: any): any {
   if (patch === undefined) return base;
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch) || typeof base !== 'object' || base === null || Array.isArray(base)) return structuredClone(patch);
+  if (
+    typeof patch !== 'object' ||
+    patch === null ||
+    Array.isArray(patch) ||
+    typeof base !== 'object' ||
+    base === null ||
+    Array.isArray(base)
+  )
+    return structuredClone(patch);
   const out: any = { ...base };
   for (const [k, v] of Object.entries(patch)) out[k] = v === null ? undefined : merge(base[k], v);
   return out;

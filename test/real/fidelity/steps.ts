@@ -58,13 +58,23 @@ function parseBody(text: string): unknown {
   }
 }
 
-export function http(area: string, name: string, method: string, path: Dynamic<string>, body?: Dynamic<unknown>, opts: HttpOptions = {}): Step {
+export function http(
+  area: string,
+  name: string,
+  method: string,
+  path: Dynamic<string>,
+  body?: Dynamic<unknown>,
+  opts: HttpOptions = {},
+): Step {
   return {
     name,
     area,
     counted: true,
     async run(t) {
-      const r = await raw(t, method, resolve(path, t), body === undefined ? undefined : resolve(body, t), { ...opts, timeoutMs: 20_000 });
+      const r = await raw(t, method, resolve(path, t), body === undefined ? undefined : resolve(body, t), {
+        ...opts,
+        timeoutMs: 20_000,
+      });
       const parsed = parseBody(r.text);
       opts.save?.(parsed, t);
       const warnings = r.headers.warning;
@@ -80,7 +90,10 @@ export function kubectl(area: string, name: string, args: Dynamic<string[]>, inp
     area,
     counted: true,
     async run(t) {
-      const r = await runKubectl(['--kubeconfig', t.kubeconfig, '--cache-dir', join(t.dir, 'cache'), ...resolve(args, t)], input === undefined ? undefined : resolve(input, t));
+      const r = await runKubectl(
+        ['--kubeconfig', t.kubeconfig, '--cache-dir', join(t.dir, 'cache'), ...resolve(args, t)],
+        input === undefined ? undefined : resolve(input, t),
+      );
       // column widths follow the widest cell, which an <age> no longer shows
       const text = (s: string) => normaliseText(s, t.url).replace(/ {2,}/g, '  ');
       return { status: r.code, body: { stdout: text(r.stdout), stderr: text(r.stderr) } };
@@ -101,4 +114,5 @@ export function wait(name: string, probe: (t: Target) => Promise<boolean>, timeo
 }
 
 /** true once GET `path` answers `status` */
-export const answers = (path: Dynamic<string>, status: number) => async (t: Target) => (await raw(t, 'GET', resolve(path, t))).status === status;
+export const answers = (path: Dynamic<string>, status: number) => async (t: Target) =>
+  (await raw(t, 'GET', resolve(path, t))).status === status;

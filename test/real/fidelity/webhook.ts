@@ -11,15 +11,28 @@ export interface FidelityWebhook {
 function review(path: string, request: any): Record<string, unknown> {
   const labels = request?.object?.metadata?.labels ?? {};
   if (path === '/validate') {
-    if (labels.deny === 'true') return { uid: request.uid, allowed: false, status: { code: 403, message: 'fidelity-deny: configmaps labelled deny=true are refused' } };
+    if (labels.deny === 'true')
+      return {
+        uid: request.uid,
+        allowed: false,
+        status: { code: 403, message: 'fidelity-deny: configmaps labelled deny=true are refused' },
+      };
     return { uid: request.uid, allowed: true };
   }
   const patch = [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }];
-  return { uid: request.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+  return {
+    uid: request.uid,
+    allowed: true,
+    patchType: 'JSONPatch',
+    patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+  };
 }
 
 /** `ca` issues the serving certificate (the embedded server's CA will do: both backends get its caBundle) */
-export async function startFidelityWebhook(ca: { caPem: string; issueCertificate(cn: string, dnsNames: string[], ips: string[]): Promise<{ certPem: string; keyPem: string }> }): Promise<FidelityWebhook> {
+export async function startFidelityWebhook(ca: {
+  caPem: string;
+  issueCertificate(cn: string, dnsNames: string[], ips: string[]): Promise<{ certPem: string; keyPem: string }>;
+}): Promise<FidelityWebhook> {
   const serving = await ca.issueCertificate('fidelity-webhook', ['localhost'], ['127.0.0.1']);
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     let body = '';
@@ -27,11 +40,21 @@ export async function startFidelityWebhook(ca: { caPem: string; issueCertificate
     req.on('end', () => {
       const parsed = JSON.parse(body || '{}');
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: review(new URL(req.url ?? '/', 'https://webhook').pathname, parsed.request) }));
+      res.end(
+        JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: review(new URL(req.url ?? '/', 'https://webhook').pathname, parsed.request),
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `https://127.0.0.1:${port}`, caPem: ca.caPem, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caPem: ca.caPem,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -12,12 +12,25 @@ function Conditions({ conditions }: { conditions: ConditionView[] }) {
   if (conditions.length === 0) return <p>No conditions reported.</p>;
   return (
     <table>
-      <thead><tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Since</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Type</th>
+          <th scope="col">Status</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Message</th>
+          <th scope="col">Since</th>
+        </tr>
+      </thead>
       <tbody>
         {conditions.map((c) => (
           <tr key={c.type}>
             <td>{c.type}</td>
-            <td><StatusBadge tone={c.status === 'True' ? 'ok' : c.status === 'False' ? 'fail' : 'progress'} state={c.status} /></td>
+            <td>
+              <StatusBadge
+                tone={c.status === 'True' ? 'ok' : c.status === 'False' ? 'fail' : 'progress'}
+                state={c.status}
+              />
+            </td>
             <td>{c.reason ?? '-'}</td>
             <td className="message">{c.message ?? ''}</td>
             <td>{age(c.lastTransitionTime)}</td>
@@ -32,13 +45,22 @@ function Related({ items, empty }: { items: ChildView[]; empty: string }) {
   if (items.length === 0) return <p>{empty}</p>;
   return (
     <table>
-      <thead><tr><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">State</th><th scope="col">Reason</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col">Name</th>
+          <th scope="col">State</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
       <tbody>
         {items.map((c) => (
           <tr key={`${c.kind}/${c.namespace}/${c.name}`}>
             <td>{c.kind}</td>
             <td>{c.key ? <a href={resourceHref(c.key)}>{c.name}</a> : c.name}</td>
-            <td><StatusBadge tone={c.tone} state={c.state} /></td>
+            <td>
+              <StatusBadge tone={c.tone} state={c.state} />
+            </td>
             <td>{c.reason || '-'}</td>
           </tr>
         ))}
@@ -51,10 +73,23 @@ function Events({ events }: { events: EventView[] }) {
   if (events.length === 0) return <p>No events.</p>;
   return (
     <table>
-      <thead><tr><th scope="col">Type</th><th scope="col">Object</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Count</th><th scope="col">Last seen</th><th scope="col">From</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Type</th>
+          <th scope="col">Object</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Message</th>
+          <th scope="col">Count</th>
+          <th scope="col">Last seen</th>
+          <th scope="col">From</th>
+        </tr>
+      </thead>
       <tbody>
         {events.map((e) => (
-          <tr key={`${e.object ?? ''}-${e.reason}-${e.lastSeen}-${e.message}`} className={e.type === 'Warning' ? 'warning' : undefined}>
+          <tr
+            key={`${e.object ?? ''}-${e.reason}-${e.lastSeen}-${e.message}`}
+            className={e.type === 'Warning' ? 'warning' : undefined}
+          >
             <td>{e.type}</td>
             <td>{e.object ?? 'this'}</td>
             <td>{e.reason}</td>
@@ -84,10 +119,24 @@ function PanelView({ panel }: { panel: Panel }) {
         <section aria-labelledby="h-chain" className="panel">
           <h2 id="h-chain">Resolved model chain</h2>
           <table>
-            <thead><tr><th scope="col">Role</th><th scope="col">Kind</th><th scope="col">Name</th><th scope="col">State</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
             <tbody>
               {panel.links.map((l) => (
-                <tr key={l.role}><td>{l.role}</td><td>{l.kind}</td><td>{l.key ? <a href={resourceHref(l.key)}>{l.name}</a> : l.name}</td><td><StatusBadge tone={l.tone} state={l.state} /></td></tr>
+                <tr key={l.role}>
+                  <td>{l.role}</td>
+                  <td>{l.kind}</td>
+                  <td>{l.key ? <a href={resourceHref(l.key)}>{l.name}</a> : l.name}</td>
+                  <td>
+                    <StatusBadge tone={l.tone} state={l.state} />
+                  </td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -99,24 +148,67 @@ function PanelView({ panel }: { panel: Panel }) {
 export function DetailPage({ resourceKey }: { resourceKey: string }) {
   const { detail, gone } = useResource(resourceKey);
   const [, kind = '', namespace = '', name = ''] = resourceKey.split('/');
-  if (gone) return <><h1>{kind} {namespace ? `${namespace}/` : ''}{name}</h1><p role="alert">This resource does not exist (any more), or your credentials cannot see it.</p></>;
-  if (!detail) return <><h1>{kind} {namespace ? `${namespace}/` : ''}{name}</h1><p>Loading…</p></>;
+  if (gone)
+    return (
+      <>
+        <h1>
+          {kind} {namespace ? `${namespace}/` : ''}
+          {name}
+        </h1>
+        <p role="alert">This resource does not exist (any more), or your credentials cannot see it.</p>
+      </>
+    );
+  if (!detail)
+    return (
+      <>
+        <h1>
+          {kind} {namespace ? `${namespace}/` : ''}
+          {name}
+        </h1>
+        <p>Loading…</p>
+      </>
+    );
   const s = detail.summary;
   return (
     <article className="detail" data-key={s.key}>
-      <p className="crumbs"><a href="#/">Overview</a> / {s.kind}</p>
-      <h1>{s.kind} {s.namespace ? `${s.namespace}/` : ''}{s.name}</h1>
-      <p className="headline">
-        <StatusBadge tone={s.tone} state={s.state} /> {s.reason && <span className="reason">{s.reason}</span>} {s.detail && <span className="note-inline">{s.detail}</span>}
+      <p className="crumbs">
+        <a href="#/">Overview</a> / {s.kind}
       </p>
-      {detail.panels.map((p) => <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} />)}
-      <section aria-labelledby="h-conditions"><h2 id="h-conditions">Conditions</h2><Conditions conditions={detail.conditions} /></section>
-      <section aria-labelledby="h-children"><h2 id="h-children">Children</h2><Related items={detail.children} empty="No objects owned by this resource are visible." /></section>
-      {detail.owners.length > 0 && <section aria-labelledby="h-owners"><h2 id="h-owners">Owned by</h2><Related items={detail.owners} empty="" /></section>}
-      <section aria-labelledby="h-events"><h2 id="h-events">Events (this resource and its children)</h2><Events events={detail.events} /></section>
+      <h1>
+        {s.kind} {s.namespace ? `${s.namespace}/` : ''}
+        {s.name}
+      </h1>
+      <p className="headline">
+        <StatusBadge tone={s.tone} state={s.state} /> {s.reason && <span className="reason">{s.reason}</span>}{' '}
+        {s.detail && <span className="note-inline">{s.detail}</span>}
+      </p>
+      {detail.panels.map((p) => (
+        <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} />
+      ))}
+      <section aria-labelledby="h-conditions">
+        <h2 id="h-conditions">Conditions</h2>
+        <Conditions conditions={detail.conditions} />
+      </section>
+      <section aria-labelledby="h-children">
+        <h2 id="h-children">Children</h2>
+        <Related items={detail.children} empty="No objects owned by this resource are visible." />
+      </section>
+      {detail.owners.length > 0 && (
+        <section aria-labelledby="h-owners">
+          <h2 id="h-owners">Owned by</h2>
+          <Related items={detail.owners} empty="" />
+        </section>
+      )}
+      <section aria-labelledby="h-events">
+        <h2 id="h-events">Events (this resource and its children)</h2>
+        <Events events={detail.events} />
+      </section>
       <section aria-labelledby="h-object">
         <h2 id="h-object">Stored object</h2>
-        <details><summary>Show the object as stored (managedFields omitted)</summary><pre>{JSON.stringify(detail.object, null, 2)}</pre></details>
+        <details>
+          <summary>Show the object as stored (managedFields omitted)</summary>
+          <pre>{JSON.stringify(detail.object, null, 2)}</pre>
+        </details>
       </section>
     </article>
   );

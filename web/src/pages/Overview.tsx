@@ -10,12 +10,14 @@ function groupByKind(resources: Iterable<ResourceSummary>, filter: string): Map<
   const f = filter.trim().toLowerCase();
   const groups = new Map<string, ResourceSummary[]>();
   for (const r of resources) {
-    if (f && !`${r.kind} ${r.namespace}/${r.name} ${r.state} ${r.reason} ${r.detail ?? ''}`.toLowerCase().includes(f)) continue;
+    if (f && !`${r.kind} ${r.namespace}/${r.name} ${r.state} ${r.reason} ${r.detail ?? ''}`.toLowerCase().includes(f))
+      continue;
     let g = groups.get(r.kind);
     if (!g) groups.set(r.kind, (g = []));
     g.push(r);
   }
-  for (const g of groups.values()) g.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  for (const g of groups.values())
+    g.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
   return groups;
 }
 
@@ -35,11 +37,17 @@ function KindTable({ kind, rows }: { kind: string; rows: ResourceSummary[] }) {
   const ready = rows.filter((r) => r.ready).length;
   const id = `kind-${kind}`;
   // the ones that need attention first, then by namespace and name
-  const shown = all || rows.length <= PAGE ? rows : [...rows.filter((r) => !r.ready), ...rows.filter((r) => r.ready)].slice(0, PAGE);
+  const shown =
+    all || rows.length <= PAGE
+      ? rows
+      : [...rows.filter((r) => !r.ready), ...rows.filter((r) => r.ready)].slice(0, PAGE);
   return (
     <section className="kind" aria-labelledby={id}>
       <h2 id={id}>
-        {kind} <span className="count">{ready}/{rows.length} ready</span>
+        {kind}{' '}
+        <span className="count">
+          {ready}/{rows.length} ready
+        </span>
       </h2>
       <table>
         <thead>
@@ -55,9 +63,13 @@ function KindTable({ kind, rows }: { kind: string; rows: ResourceSummary[] }) {
         <tbody>
           {shown.map((r) => (
             <tr key={r.key} data-key={r.key}>
-              <td><a href={resourceHref(r.key)}>{r.name}</a></td>
+              <td>
+                <a href={resourceHref(r.key)}>{r.name}</a>
+              </td>
               <td>{r.namespace || '-'}</td>
-              <td><StatusBadge tone={r.tone} state={r.state} /></td>
+              <td>
+                <StatusBadge tone={r.tone} state={r.state} />
+              </td>
               <td>{r.reason || '-'}</td>
               <td>{r.detail ?? ''}</td>
               <td>{age(r.createdAt)}</td>
@@ -107,10 +119,18 @@ export function OverviewPage({ overview }: { overview: Overview }) {
       )}
       <div className="toolbar">
         <label htmlFor="filter">Filter</label>
-        <input id="filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, namespace, state…" />
+        <input
+          id="filter"
+          type="search"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          placeholder="name, namespace, state…"
+        />
       </div>
       {loaded && kinds.length === 0 && <p>No modelplane resources{filter ? ' match the filter' : ' yet'}.</p>}
-      {kinds.map((k) => <KindTable key={k} kind={k} rows={groups.get(k)!} />)}
+      {kinds.map((k) => (
+        <KindTable key={k} kind={k} rows={groups.get(k)!} />
+      ))}
     </>
   );
 }

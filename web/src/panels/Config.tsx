@@ -6,7 +6,19 @@ export function ConfigView({ panel }: { panel: ConfigPanel }) {
   return (
     <section aria-labelledby={id} className="panel">
       <h2 id={id}>Generated config: {panel.title}</h2>
-      <p>From {panel.source}. {panel.secretRefs.length > 0 ? <>Secrets are referenced, never shown: {panel.secretRefs.map((r) => <code key={r}>{r} </code>)}</> : 'No secret references.'}</p>
+      <p>
+        From {panel.source}.{' '}
+        {panel.secretRefs.length > 0 ? (
+          <>
+            Secrets are referenced, never shown:{' '}
+            {panel.secretRefs.map((r) => (
+              <code key={r}>{r} </code>
+            ))}
+          </>
+        ) : (
+          'No secret references.'
+        )}
+      </p>
       <pre className="config">{panel.text}</pre>
     </section>
   );

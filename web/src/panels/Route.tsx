@@ -6,26 +6,74 @@ export function RouteView({ panel }: { panel: RoutePanel }) {
     <section aria-labelledby="h-route" className="panel">
       <h2 id="h-route">Route</h2>
       <dl className="facts">
-        <dt>Routed path (status)</dt><dd><code>{panel.statusPath ?? '(none yet)'}</code></dd>
-        <dt>Routing</dt><dd>{panel.enabled ? 'enabled' : 'off'}</dd>
-        {panel.runtimeConfig && <><dt>Runtime config</dt><dd>{panel.runtimeConfig}</dd></>}
-        {panel.template && <><dt>Template</dt><dd><code>{panel.template}</code>{panel.source && <> (from {panel.source})</>}</dd></>}
-        {!panel.template && panel.source && <><dt>Template</dt><dd>{panel.source}</dd></>}
-        {panel.renderedPath && <><dt>Rendered path</dt><dd><code>{panel.renderedPath}</code></dd></>}
-        {panel.gateway && <><dt>Gateway</dt><dd>{panel.gateway}</dd></>}
+        <dt>Routed path (status)</dt>
+        <dd>
+          <code>{panel.statusPath ?? '(none yet)'}</code>
+        </dd>
+        <dt>Routing</dt>
+        <dd>{panel.enabled ? 'enabled' : 'off'}</dd>
+        {panel.runtimeConfig && (
+          <>
+            <dt>Runtime config</dt>
+            <dd>{panel.runtimeConfig}</dd>
+          </>
+        )}
+        {panel.template && (
+          <>
+            <dt>Template</dt>
+            <dd>
+              <code>{panel.template}</code>
+              {panel.source && <> (from {panel.source})</>}
+            </dd>
+          </>
+        )}
+        {!panel.template && panel.source && (
+          <>
+            <dt>Template</dt>
+            <dd>{panel.source}</dd>
+          </>
+        )}
+        {panel.renderedPath && (
+          <>
+            <dt>Rendered path</dt>
+            <dd>
+              <code>{panel.renderedPath}</code>
+            </dd>
+          </>
+        )}
+        {panel.gateway && (
+          <>
+            <dt>Gateway</dt>
+            <dd>{panel.gateway}</dd>
+          </>
+        )}
       </dl>
       {panel.placeholders.length > 0 && (
         <table>
           <caption>Placeholders</caption>
-          <thead><tr><th scope="col">Expression</th><th scope="col">Value</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Expression</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
           <tbody>
             {panel.placeholders.map((p) => (
-              <tr key={p.expression}><td><code>{`{${p.expression}}`}</code></td><td>{p.value !== undefined ? <code>{p.value}</code> : <span className="error">{p.error}</span>}</td></tr>
+              <tr key={p.expression}>
+                <td>
+                  <code>{`{${p.expression}}`}</code>
+                </td>
+                <td>{p.value !== undefined ? <code>{p.value}</code> : <span className="error">{p.error}</span>}</td>
+              </tr>
             ))}
           </tbody>
         </table>
       )}
-      {panel.problem && <p className="error" role="note">{panel.problem}</p>}
+      {panel.problem && (
+        <p className="error" role="note">
+          {panel.problem}
+        </p>
+      )}
     </section>
   );
 }

@@ -15,27 +15,58 @@ export function SelectionView({ panel }: { panel: SelectionPanel }) {
     <section aria-labelledby="h-selection" className="panel">
       <h2 id="h-selection">Provider selection</h2>
       <p>
-        {panel.selected ? <>Provider <strong>{panel.selected}</strong>: {HOW[panel.how]}.</> : <>No provider selected yet: {panel.message}.</>}
-        {panel.selectedReason && <> Recorded reason: <q>{panel.selectedReason}</q>.</>}
+        {panel.selected ? (
+          <>
+            Provider <strong>{panel.selected}</strong>: {HOW[panel.how]}.
+          </>
+        ) : (
+          <>No provider selected yet: {panel.message}.</>
+        )}
+        {panel.selectedReason && (
+          <>
+            {' '}
+            Recorded reason: <q>{panel.selectedReason}</q>.
+          </>
+        )}
       </p>
       <p>
-        Looked for engine <code>{w.engine ?? '(none)'}</code>, {w.gpu ? 'GPU' : 'CPU only'}, serving mode <code>{w.mode}</code>.
-        {panel.wouldSelect && panel.wouldSelect !== panel.selected && <> The rules would pick <strong>{panel.wouldSelect}</strong> today.</>}
+        Looked for engine <code>{w.engine ?? '(none)'}</code>, {w.gpu ? 'GPU' : 'CPU only'}, serving mode{' '}
+        <code>{w.mode}</code>.
+        {panel.wouldSelect && panel.wouldSelect !== panel.selected && (
+          <>
+            {' '}
+            The rules would pick <strong>{panel.wouldSelect}</strong> today.
+          </>
+        )}
       </p>
       <table>
-        <thead><tr><th scope="col">Provider</th><th scope="col">Ready</th><th scope="col">Compatible</th><th scope="col">Rules (priority: outcome)</th><th scope="col">Priority</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Provider</th>
+            <th scope="col">Ready</th>
+            <th scope="col">Compatible</th>
+            <th scope="col">Rules (priority: outcome)</th>
+            <th scope="col">Priority</th>
+          </tr>
+        </thead>
         <tbody>
           {panel.providers.map((p) => (
             <tr key={p.name} className={p.chosen ? 'chosen' : undefined}>
-              <th scope="row">{p.name}{p.chosen && <span className="chosen-tag"> (chosen)</span>}</th>
+              <th scope="row">
+                {p.name}
+                {p.chosen && <span className="chosen-tag"> (chosen)</span>}
+              </th>
               <td>{p.ready ? 'yes' : `no: ${p.readyReason ?? ''}`}</td>
               <td>{p.compatible ? 'yes' : `no: ${p.compatibleReason ?? ''}`}</td>
               <td>
-                {p.rules.length === 0 ? 'no rules' : (
+                {p.rules.length === 0 ? (
+                  'no rules'
+                ) : (
                   <ul className="rules">
                     {p.rules.map((r) => (
                       <li key={r.condition} className={`rule rule-${String(r.result)}`}>
-                        <code>{r.condition}</code> — priority {r.priority}: <strong>{r.result === 'error' ? `error (${r.error})` : String(r.result)}</strong>
+                        <code>{r.condition}</code> — priority {r.priority}:{' '}
+                        <strong>{r.result === 'error' ? `error (${r.error})` : String(r.result)}</strong>
                       </li>
                     ))}
                   </ul>

@@ -24,8 +24,27 @@ export interface OpenAPISchemaLike {
 }
 
 const CEL_RESERVED = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
-  'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 const PLAIN_IDENTIFIER = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const ESCAPABLE = /^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/;
@@ -38,7 +57,9 @@ export function escapeCelProperty(name: string): string | undefined {
   if (CEL_RESERVED.has(name)) return `__${name}__`;
   if (PLAIN_IDENTIFIER.test(name) && !name.includes('__')) return name;
   if (!ESCAPABLE.test(name)) return undefined;
-  return name.replace(/__|[./-]/g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return name.replace(/__|[./-]/g, (m) =>
+    m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__',
+  );
 }
 
 const durationOf = parse('duration(s)');
@@ -101,7 +122,8 @@ function convert(value: unknown, schema: OpenAPISchemaLike | undefined, resource
   if (Array.isArray(value)) {
     const items = itemsSchema(schema);
     const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = convert(value[i], items, items?.['x-kubernetes-embedded-resource'] === true);
+    for (let i = 0; i < value.length; i++)
+      out[i] = convert(value[i], items, items?.['x-kubernetes-embedded-resource'] === true);
     return out;
   }
   if (value instanceof Uint8Array || value instanceof Date || value instanceof Map) return value;

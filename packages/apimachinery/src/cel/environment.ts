@@ -52,7 +52,9 @@ function baseEnvironment(limits: ParseLimits): Environment {
 }
 
 export function normalizeVariables(variables: ReadonlyArray<string | CelVariable>): CelVariable[] {
-  return variables.map((v) => (typeof v === 'string' ? { name: v, type: 'dyn' } : { name: v.name, type: v.type ?? 'dyn' }));
+  return variables.map((v) =>
+    typeof v === 'string' ? { name: v, type: 'dyn' } : { name: v.name, type: v.type ?? 'dyn' },
+  );
 }
 
 export function variablesKey(variables: CelVariable[]): string {

@@ -77,7 +77,11 @@ export function celGoCompileWording(summary: string): string {
 export function toCompileError(err: unknown, expression: string): CelCompileError {
   if (err instanceof CelCompileError) return err;
   const offset = offsetOf(err);
-  return new CelCompileError(formatCompileError(expression, celGoCompileWording(summaryOf(err)), offset), expression, offset);
+  return new CelCompileError(
+    formatCompileError(expression, celGoCompileWording(summaryOf(err)), offset),
+    expression,
+    offset,
+  );
 }
 
 export function toEvalError(err: unknown, expression: string): CelEvalError {

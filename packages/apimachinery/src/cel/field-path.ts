@@ -5,7 +5,17 @@
 
 import type { OpenAPISchemaLike } from './convert.ts';
 
-const ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', "'": "'", '\\': '\\' };
+const ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  "'": "'",
+  '\\': '\\',
+};
 
 function tokenize(path: string): string[] | string {
   const tokens: string[] = [];
@@ -77,7 +87,8 @@ export function normalizeFieldPath(jsonPath: string, schema: OpenAPISchemaLike):
       if (name === undefined) return { error: 'invalid string literal' };
       err = step(name);
       const close = tokens[++i];
-      if (close !== ']') return { error: close === undefined ? 'unexpected end of JSON path' : `expected ] but got ${close}` };
+      if (close !== ']')
+        return { error: close === undefined ? 'unexpected end of JSON path' : `expected ] but got ${close}` };
     } else {
       return { error: `expected [ or . but got: ${tok}` };
     }

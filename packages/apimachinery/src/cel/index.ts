@@ -75,7 +75,8 @@ function limitsKey(l: CelLimits): string {
 }
 
 function build(expression: string, variables: CelVariable[], limits: CelLimits): CelProgram {
-  if (typeof expression !== 'string') throw new CelCompileError('ERROR: <input>: expression must be a string', String(expression));
+  if (typeof expression !== 'string')
+    throw new CelCompileError('ERROR: <input>: expression must be a string', String(expression));
   if (expression.trim() === '') throw new CelCompileError('ERROR: <input>: expression is empty', expression);
   if (expression.length > limits.maxExpressionLength) {
     throw new CelCompileError(
@@ -128,7 +129,10 @@ export function compileCel(expression: string, opts?: CompileCelOptions): CelPro
 export function evaluateBool(program: CelProgram, vars: Record<string, unknown>): boolean {
   const result = program.evaluate(vars);
   if (typeof result !== 'boolean') {
-    throw new CelEvalError(`expression must evaluate to a bool, got ${typeof result === 'bigint' ? 'int' : typeof result}`, program.expression);
+    throw new CelEvalError(
+      `expression must evaluate to a bool, got ${typeof result === 'bigint' ? 'int' : typeof result}`,
+      program.expression,
+    );
   }
   return result;
 }

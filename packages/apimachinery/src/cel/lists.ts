@@ -22,7 +22,9 @@ export function listSum(list: unknown[]): unknown {
     return total;
   }
   if (list.every((v) => typeof v === 'number')) return (list as number[]).reduce((a, b) => a + b, 0);
-  throw new EvaluationError(`no such overload: sum() over list of ${describe(list.find((v) => typeof v !== 'bigint'))}`);
+  throw new EvaluationError(
+    `no such overload: sum() over list of ${describe(list.find((v) => typeof v !== 'bigint'))}`,
+  );
 }
 
 function extreme(list: unknown[], name: string, better: (c: number) => boolean): unknown {
@@ -50,9 +52,12 @@ export function listLastIndexOf(list: unknown[], v: unknown): bigint {
 }
 
 export function listSlice(list: unknown[], start: bigint, end: bigint): unknown[] {
-  if (start < 0n || end < 0n) throw new EvaluationError(`cannot slice(${start}, ${end}), negative indexes not supported`);
-  if (start > end) throw new EvaluationError(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
-  if (end > BigInt(list.length)) throw new EvaluationError(`cannot slice(${start}, ${end}), list is length ${list.length}`);
+  if (start < 0n || end < 0n)
+    throw new EvaluationError(`cannot slice(${start}, ${end}), negative indexes not supported`);
+  if (start > end)
+    throw new EvaluationError(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
+  if (end > BigInt(list.length))
+    throw new EvaluationError(`cannot slice(${start}, ${end}), list is length ${list.length}`);
   charge(1 + Number(end - start));
   return list.slice(Number(start), Number(end));
 }
@@ -111,9 +116,14 @@ export function registerListsLibrary(env: Environment): void {
 
   env.registerType('CelSetsNamespace', CelSetsNamespace);
   env.registerConstant('sets', 'CelSetsNamespace', new CelSetsNamespace());
-  env.registerFunction('CelSetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => setsContains(a, b));
-  env.registerFunction('CelSetsNamespace.equivalent(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
-    setsContains(a, b) && setsContains(b, a),
+  env.registerFunction('CelSetsNamespace.contains(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+    setsContains(a, b),
   );
-  env.registerFunction('CelSetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) => setsIntersects(a, b));
+  env.registerFunction(
+    'CelSetsNamespace.equivalent(list, list): bool',
+    (_: unknown, a: unknown[], b: unknown[]) => setsContains(a, b) && setsContains(b, a),
+  );
+  env.registerFunction('CelSetsNamespace.intersects(list, list): bool', (_: unknown, a: unknown[], b: unknown[]) =>
+    setsIntersects(a, b),
+  );
 }

@@ -138,7 +138,8 @@ function parseIPv6(s: string): Uint8Array | string {
   const out = new Uint8Array(16);
   for (let i = 0; i < 8; i++) {
     const g = groups[i]!;
-    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return 'each colon-separated field must have at least one and at most 4 hex digits';
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g))
+      return 'each colon-separated field must have at least one and at most 4 hex digits';
     const v = Number.parseInt(g, 16);
     out[i * 2] = v >> 8;
     out[i * 2 + 1] = v & 0xff;
@@ -151,7 +152,8 @@ function parseIPv6(s: string): Uint8Array | string {
 export function parseIP(raw: string): CelIP | string {
   if (raw.includes('%')) return `IP address ${JSON.stringify(raw)} with zone value is not allowed`;
   const bytes = raw.includes(':') ? parseIPv6(raw) : parseIPv4(raw);
-  if (typeof bytes === 'string') return `IP Address ${JSON.stringify(raw)} parse error during conversion from string: ParseAddr(${JSON.stringify(raw)}): ${bytes}`;
+  if (typeof bytes === 'string')
+    return `IP Address ${JSON.stringify(raw)} parse error during conversion from string: ParseAddr(${JSON.stringify(raw)}): ${bytes}`;
   if (bytes.length === 16 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) {
     return `IPv4-mapped IPv6 address ${JSON.stringify(raw)} is not allowed`;
   }
@@ -160,7 +162,8 @@ export function parseIP(raw: string): CelIP | string {
 
 export function parseCIDR(raw: string): CelCIDR | string {
   const slash = raw.lastIndexOf('/');
-  if (slash < 0) return `network address parse error during conversion from string: netip.ParsePrefix(${JSON.stringify(raw)}): no '/'`;
+  if (slash < 0)
+    return `network address parse error during conversion from string: netip.ParsePrefix(${JSON.stringify(raw)}): no '/'`;
   const ip = parseIP(raw.slice(0, slash));
   if (typeof ip === 'string') return ip;
   const bits = raw.slice(slash + 1);
@@ -194,7 +197,10 @@ export function registerNetLibrary(env: Environment): void {
 
   env.registerFunction('ip(string): net.IP', ipOrThrow);
   env.registerFunction('isIP(string): bool', (s: string) => typeof parseIP(s) !== 'string');
-  env.registerFunction('CelIPNamespace.isCanonical(string): bool', (_: unknown, s: string) => ipOrThrow(s).toString() === s);
+  env.registerFunction(
+    'CelIPNamespace.isCanonical(string): bool',
+    (_: unknown, s: string) => ipOrThrow(s).toString() === s,
+  );
   env.registerFunction('string(net.IP): string', (ip: CelIP) => ip.toString());
   env.registerFunction('net.IP.family(): int', (ip: CelIP) => BigInt(ip.family()));
   env.registerFunction('net.IP.isUnspecified(): bool', (ip: CelIP) => ip.isUnspecified());
@@ -210,7 +216,9 @@ export function registerNetLibrary(env: Environment): void {
   env.registerFunction('net.CIDR.containsIP(net.IP): bool', (c: CelCIDR, ip: CelIP) => c.containsIP(ip));
   env.registerFunction('net.CIDR.containsIP(string): bool', (c: CelCIDR, s: string) => c.containsIP(ipOrThrow(s)));
   env.registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', (c: CelCIDR, o: CelCIDR) => c.containsCIDR(o));
-  env.registerFunction('net.CIDR.containsCIDR(string): bool', (c: CelCIDR, s: string) => c.containsCIDR(cidrOrThrow(s)));
+  env.registerFunction('net.CIDR.containsCIDR(string): bool', (c: CelCIDR, s: string) =>
+    c.containsCIDR(cidrOrThrow(s)),
+  );
   env.registerFunction('net.CIDR.ip(): net.IP', (c: CelCIDR) => c.ip);
   env.registerFunction('net.CIDR.masked(): net.CIDR', (c: CelCIDR) => c.masked());
   env.registerFunction('net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.prefixLength));

@@ -79,38 +79,47 @@ class RegexMacroReceiver {}
 
 export function registerRegexLibrary(env: Environment): void {
   env.registerType('RegexMacroReceiver', RegexMacroReceiver);
-  env.registerFunction('RegexMacroReceiver.matches(ast): bool', ({ ast, args, receiver }: { ast: unknown; args: unknown[]; receiver: unknown }) => ({
-    call: ast,
-    receiver,
-    pattern: args[0],
-    async: false,
-    typeCheck(chk: Checker, m: MatchesMacro, ctx: unknown) {
-      const recvType = chk.check(m.receiver, ctx).name;
-      const patType = chk.check(m.pattern, ctx).name;
-      const ok = (t: string) => t === 'string' || t === 'dyn';
-      if (!ok(recvType) || !ok(patType)) {
-        throw chk.createError('no_matching_overload', `found no matching overload for '${recvType}.matches(${patType})'`, m.call);
-      }
-      // a constant pattern is compiled now so a bad regex is a compile error, as in kube
-      if (m.pattern.op === 'value' && typeof m.pattern.args === 'string') {
-        try {
-          compileRegex(m.pattern.args);
-        } catch (err) {
-          throw chk.createError('invalid_regex', (err as Error).message, m.pattern);
+  env.registerFunction(
+    'RegexMacroReceiver.matches(ast): bool',
+    ({ ast, args, receiver }: { ast: unknown; args: unknown[]; receiver: unknown }) => ({
+      call: ast,
+      receiver,
+      pattern: args[0],
+      async: false,
+      typeCheck(chk: Checker, m: MatchesMacro, ctx: unknown) {
+        const recvType = chk.check(m.receiver, ctx).name;
+        const patType = chk.check(m.pattern, ctx).name;
+        const ok = (t: string) => t === 'string' || t === 'dyn';
+        if (!ok(recvType) || !ok(patType)) {
+          throw chk.createError(
+            'no_matching_overload',
+            `found no matching overload for '${recvType}.matches(${patType})'`,
+            m.call,
+          );
         }
-      }
-      return chk.getType('bool');
-    },
-    evaluate(ev: Runner, m: MatchesMacro, ctx: unknown) {
-      const input = ev.run(m.receiver, ctx);
-      const pattern = ev.run(m.pattern, ctx);
-      if (typeof input !== 'string' || typeof pattern !== 'string') throw noOverload(input, pattern);
-      return re2Matches(input, pattern);
-    },
-  }));
+        // a constant pattern is compiled now so a bad regex is a compile error, as in kube
+        if (m.pattern.op === 'value' && typeof m.pattern.args === 'string') {
+          try {
+            compileRegex(m.pattern.args);
+          } catch (err) {
+            throw chk.createError('invalid_regex', (err as Error).message, m.pattern);
+          }
+        }
+        return chk.getType('bool');
+      },
+      evaluate(ev: Runner, m: MatchesMacro, ctx: unknown) {
+        const input = ev.run(m.receiver, ctx);
+        const pattern = ev.run(m.pattern, ctx);
+        if (typeof input !== 'string' || typeof pattern !== 'string') throw noOverload(input, pattern);
+        return re2Matches(input, pattern);
+      },
+    }),
+  );
   env.registerFunction('matches(string, string): bool', (input: string, pattern: string) => re2Matches(input, pattern));
   env.registerFunction('string.find(string): string', (input: string, pattern: string) => re2Find(input, pattern));
-  env.registerFunction('string.findAll(string): list<string>', (input: string, pattern: string) => re2FindAll(input, pattern));
+  env.registerFunction('string.findAll(string): list<string>', (input: string, pattern: string) =>
+    re2FindAll(input, pattern),
+  );
   env.registerFunction('string.findAll(string, int): list<string>', (input: string, pattern: string, limit: bigint) =>
     re2FindAll(input, pattern, limit),
   );

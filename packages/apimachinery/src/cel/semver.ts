@@ -5,7 +5,8 @@
 
 import { type Environment, EvaluationError } from '@marcbachmann/cel-js';
 
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
 export class CelSemver {
   constructor(
@@ -71,8 +72,16 @@ export function registerSemverLibrary(env: Environment): void {
   env.registerFunction('kubernetes.Semver.major(): int', (v: CelSemver) => v.major);
   env.registerFunction('kubernetes.Semver.minor(): int', (v: CelSemver) => v.minor);
   env.registerFunction('kubernetes.Semver.patch(): int', (v: CelSemver) => v.patch);
-  env.registerFunction('kubernetes.Semver.compareTo(kubernetes.Semver): int', (a: CelSemver, b: CelSemver) => BigInt(a.cmp(b)));
-  env.registerFunction('kubernetes.Semver.isLessThan(kubernetes.Semver): bool', (a: CelSemver, b: CelSemver) => a.cmp(b) < 0);
-  env.registerFunction('kubernetes.Semver.isGreaterThan(kubernetes.Semver): bool', (a: CelSemver, b: CelSemver) => a.cmp(b) > 0);
+  env.registerFunction('kubernetes.Semver.compareTo(kubernetes.Semver): int', (a: CelSemver, b: CelSemver) =>
+    BigInt(a.cmp(b)),
+  );
+  env.registerFunction(
+    'kubernetes.Semver.isLessThan(kubernetes.Semver): bool',
+    (a: CelSemver, b: CelSemver) => a.cmp(b) < 0,
+  );
+  env.registerFunction(
+    'kubernetes.Semver.isGreaterThan(kubernetes.Semver): bool',
+    (a: CelSemver, b: CelSemver) => a.cmp(b) > 0,
+  );
   env.registerOperator('kubernetes.Semver == kubernetes.Semver', (a: CelSemver, b: CelSemver) => a.equals(b));
 }

@@ -60,7 +60,9 @@ export function formatValue(v: unknown): string {
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
   if (v instanceof Map) {
-    const entries = [...v.entries()].map(([k, x]) => [formatValue(k), formatValue(x)]).sort(([a], [b]) => (a! < b! ? -1 : 1));
+    const entries = [...v.entries()]
+      .map(([k, x]) => [formatValue(k), formatValue(x)])
+      .sort(([a], [b]) => (a! < b! ? -1 : 1));
     return `{${entries.map(([k, x]) => `${k}: ${x}`).join(', ')}}`;
   }
   if (typeof v === 'object' && v.constructor === Object) {
@@ -142,7 +144,8 @@ export function format(template: string, args: unknown[]): string {
       j = k;
     }
     const verb = template[j];
-    if (verb === undefined) throw new EvaluationError('error during formatting: unterminated formatting clause at end of string');
+    if (verb === undefined)
+      throw new EvaluationError('error during formatting: unterminated formatting clause at end of string');
     if (next >= args.length) throw new EvaluationError(`error during formatting: index ${next} out of range`);
     out += formatVerb(verb, precision, args[next++]);
     checkStringLength(out.length, 'format()');

@@ -73,7 +73,7 @@ function checkHost(host: string): string | undefined {
   let port = '';
   if (host.startsWith('[')) {
     const close = host.indexOf(']');
-    if (close < 0) return 'missing \']\' in host';
+    if (close < 0) return "missing ']' in host";
     const after = host.slice(close + 1);
     if (after !== '' && !after.startsWith(':')) return `invalid port ${JSON.stringify(after)} after host`;
     port = after.slice(1);

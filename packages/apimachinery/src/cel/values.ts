@@ -6,7 +6,8 @@ import { EvaluationError } from '@marcbachmann/cel-js';
 
 function numeric(v: unknown): bigint | number | undefined {
   if (typeof v === 'bigint' || typeof v === 'number') return v;
-  if (typeof v === 'object' && v !== null && v.constructor?.name === 'UnsignedInt') return (v as { valueOf(): bigint }).valueOf();
+  if (typeof v === 'object' && v !== null && v.constructor?.name === 'UnsignedInt')
+    return (v as { valueOf(): bigint }).valueOf();
   return undefined;
 }
 
@@ -20,7 +21,8 @@ function compareNumbers(a: bigint | number, b: bigint | number): number {
 
 function entriesOf(v: unknown): [unknown, unknown][] | undefined {
   if (v instanceof Map) return [...v.entries()];
-  if (typeof v === 'object' && v !== null && (v.constructor === Object || v.constructor === undefined)) return Object.entries(v);
+  if (typeof v === 'object' && v !== null && (v.constructor === Object || v.constructor === undefined))
+    return Object.entries(v);
   return undefined;
 }
 
@@ -74,6 +76,7 @@ export function describe(v: unknown): string {
   if (Array.isArray(v)) return 'list';
   if (v instanceof Uint8Array) return 'bytes';
   if (v instanceof Date) return 'google.protobuf.Timestamp';
-  if (typeof v === 'object' && v !== null) return v.constructor?.name === 'Object' ? 'map' : (v.constructor?.name ?? 'map');
+  if (typeof v === 'object' && v !== null)
+    return v.constructor?.name === 'Object' ? 'map' : (v.constructor?.name ?? 'map');
   return typeof v;
 }

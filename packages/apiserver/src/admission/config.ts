@@ -80,7 +80,8 @@ export function compileWebhook(configurationName: string, index: number, w: Obj)
     resources: strings(r.resources),
     scope: r.scope === 'Cluster' || r.scope === 'Namespaced' ? r.scope : '*',
   }));
-  const timeoutSeconds = typeof w.timeoutSeconds === 'number' && Number.isFinite(w.timeoutSeconds) ? w.timeoutSeconds : 10;
+  const timeoutSeconds =
+    typeof w.timeoutSeconds === 'number' && Number.isFinite(w.timeoutSeconds) ? w.timeoutSeconds : 10;
   const cc = isObj(w.clientConfig) ? w.clientConfig : {};
   const service = isObj(cc.service) ? cc.service : undefined;
   return {

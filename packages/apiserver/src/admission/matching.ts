@@ -67,7 +67,12 @@ export function matchingVersion(hook: CompiledWebhook, rt: ResourceType, f: Requ
 }
 
 /** Labels the namespaceSelector is matched against, or undefined for cluster-scoped objects (always match). */
-function namespaceLabels(store: ObjectStore, attrs: AdmissionAttributes, f: RequestFacts, object: KubeObject | undefined): Record<string, string> | undefined {
+function namespaceLabels(
+  store: ObjectStore,
+  attrs: AdmissionAttributes,
+  f: RequestFacts,
+  object: KubeObject | undefined,
+): Record<string, string> | undefined {
   if (f.isNamespace && attrs.operation !== 'DELETE' && object) return object.metadata.labels ?? {};
   if (f.namespace === '') return undefined;
   const ns = store.get('/namespaces', undefined, f.namespace);
@@ -75,7 +80,13 @@ function namespaceLabels(store: ObjectStore, attrs: AdmissionAttributes, f: Requ
   return ns.metadata.labels ?? {};
 }
 
-export function selectorsMatch(hook: CompiledWebhook, store: ObjectStore, attrs: AdmissionAttributes, f: RequestFacts, object: KubeObject | undefined): boolean {
+export function selectorsMatch(
+  hook: CompiledWebhook,
+  store: ObjectStore,
+  attrs: AdmissionAttributes,
+  f: RequestFacts,
+  object: KubeObject | undefined,
+): boolean {
   const nsSel = hook.namespaceSelector;
   if (nsSel instanceof Error) throw errors.internal(nsSel.message);
   if (!nsSel.empty()) {

@@ -19,9 +19,19 @@ export interface ReviewTarget {
 }
 
 /** The `request` of an AdmissionReview: also the `request` variable of matchConditions. */
-export function admissionRequest(uid: string, target: ReviewTarget, attrs: AdmissionAttributes, object: unknown, oldObject: unknown): Obj {
-  const ns = attrs.rt.group === '' && attrs.rt.plural === 'namespaces' && attrs.operation !== 'CREATE' ? attrs.name : attrs.namespace;
-  const optionsKind = attrs.operation === 'CREATE' ? 'CreateOptions' : attrs.operation === 'DELETE' ? 'DeleteOptions' : 'UpdateOptions';
+export function admissionRequest(
+  uid: string,
+  target: ReviewTarget,
+  attrs: AdmissionAttributes,
+  object: unknown,
+  oldObject: unknown,
+): Obj {
+  const ns =
+    attrs.rt.group === '' && attrs.rt.plural === 'namespaces' && attrs.operation !== 'CREATE'
+      ? attrs.name
+      : attrs.namespace;
+  const optionsKind =
+    attrs.operation === 'CREATE' ? 'CreateOptions' : attrs.operation === 'DELETE' ? 'DeleteOptions' : 'UpdateOptions';
   const user = attrs.user;
   return {
     uid,
@@ -34,7 +44,11 @@ export function admissionRequest(uid: string, target: ReviewTarget, attrs: Admis
     ...(attrs.name ? { name: attrs.name } : {}),
     ...(ns ? { namespace: ns } : {}),
     operation: attrs.operation,
-    userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), ...(user.groups.length ? { groups: user.groups } : {}) },
+    userInfo: {
+      username: user.username,
+      ...(user.uid ? { uid: user.uid } : {}),
+      ...(user.groups.length ? { groups: user.groups } : {}),
+    },
     object: object ?? null,
     oldObject: oldObject ?? null,
     dryRun: attrs.dryRun,
@@ -60,19 +74,28 @@ export class InvalidAdmissionResponse extends Error {}
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** VerifyAdmissionResponse plus the patch decoding of the mutating dispatcher. */
-export function verifyAdmissionResponse(answer: Obj, reviewVersion: string, uid: string, mutating: boolean): AdmissionResult {
+export function verifyAdmissionResponse(
+  answer: Obj,
+  reviewVersion: string,
+  uid: string,
+  mutating: boolean,
+): AdmissionResult {
   const invalid = (why: string) => new InvalidAdmissionResponse(`received invalid webhook response: ${why}`);
   const response = answer.response;
   if (!isObj(response)) throw invalid('webhook response was absent');
   if (reviewVersion === 'v1') {
     if (answer.apiVersion !== 'admission.k8s.io/v1' || answer.kind !== 'AdmissionReview') {
-      throw invalid(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(answer.apiVersion ?? '')}, Kind=${String(answer.kind ?? '')}`);
+      throw invalid(
+        `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(answer.apiVersion ?? '')}, Kind=${String(answer.kind ?? '')}`,
+      );
     }
     if (response.uid !== uid) throw invalid(`expected response.uid="${uid}", got "${String(response.uid ?? '')}"`);
   }
   const rawPatch = typeof response.patch === 'string' ? response.patch : '';
   if (response.patch !== undefined && response.patch !== null && typeof response.patch !== 'string') {
-    throw new InvalidAdmissionResponse(`failed to call webhook: json: cannot unmarshal ${typeof response.patch} into Go struct field AdmissionResponse.response.patch of type []uint8`);
+    throw new InvalidAdmissionResponse(
+      `failed to call webhook: json: cannot unmarshal ${typeof response.patch} into Go struct field AdmissionResponse.response.patch of type []uint8`,
+    );
   }
   let patchType = typeof response.patchType === 'string' ? response.patchType : '';
   if (reviewVersion === 'v1beta1' && rawPatch && !patchType) patchType = 'JSONPatch';
@@ -83,7 +106,9 @@ export function verifyAdmissionResponse(answer: Obj, reviewVersion: string, uid:
   if (rawPatch) {
     if (!BASE64.test(rawPatch)) {
       const at = [...rawPatch].findIndex((c) => !/[A-Za-z0-9+/=]/.test(c));
-      throw new InvalidAdmissionResponse(`failed to call webhook: illegal base64 data at input byte ${at < 0 ? rawPatch.length : at}`);
+      throw new InvalidAdmissionResponse(
+        `failed to call webhook: illegal base64 data at input byte ${at < 0 ? rawPatch.length : at}`,
+      );
     }
     if (patchType !== 'JSONPatch') throw new InvalidAdmissionResponse(`unsupported patch type "${patchType}"`);
     let decoded: unknown;
@@ -93,11 +118,15 @@ export function verifyAdmissionResponse(answer: Obj, reviewVersion: string, uid:
       throw new InvalidAdmissionResponse(`received undecodable patch in webhook response: ${(e as Error).message}`);
     }
     if (!Array.isArray(decoded) || !decoded.every(isObj)) {
-      throw new InvalidAdmissionResponse('received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+      throw new InvalidAdmissionResponse(
+        'received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch',
+      );
     }
     patch = decoded;
   }
-  const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === 'string') : [];
+  const warnings = Array.isArray(response.warnings)
+    ? response.warnings.filter((w): w is string => typeof w === 'string')
+    : [];
   return {
     allowed: response.allowed === true,
     status: isObj(response.status) ? response.status : undefined,
@@ -110,7 +139,10 @@ export function verifyAdmissionResponse(answer: Obj, reviewVersion: string, uid:
 /** The error with the warnings collected so far attached, since kube sends them even on a failure. */
 export function withWarnings(e: StatusError, warnings: string[]): StatusError {
   if (warnings.length === 0) return e;
-  return new StatusError(e.code, e.reason, e.message, e.details, { ...(e.headers ?? {}), Warning: warningHeader(warnings).join(', ') });
+  return new StatusError(e.code, e.reason, e.message, e.details, {
+    ...(e.headers ?? {}),
+    Warning: warningHeader(warnings).join(', '),
+  });
 }
 
 /** webhookerrors.ToStatusErr */
@@ -119,7 +151,12 @@ export function denial(webhookName: string, status: Obj | undefined): StatusErro
   const s = status ?? {};
   const code = typeof s.code === 'number' && s.code >= 400 ? s.code : 400;
   const reason = typeof s.reason === 'string' ? s.reason : '';
-  const message = typeof s.message === 'string' && s.message ? `${deniedBy}: ${s.message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
+  const message =
+    typeof s.message === 'string' && s.message
+      ? `${deniedBy}: ${s.message}`
+      : reason
+        ? `${deniedBy}: ${reason}`
+        : `${deniedBy} without explanation`;
   const details = isObj(s.details) ? (s.details as StatusDetails) : undefined;
   return new StatusError(code, reason, message, details);
 }

@@ -17,7 +17,16 @@ import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { type CompiledWebhook, MUTATING_CONFIGS, VALIDATING_CONFIGS, WebhookConfigCache } from './config.ts';
 import { type RequestFacts, matchingVersion, requestFacts, selectorsMatch } from './matching.ts';
-import { type AdmissionResult, InvalidAdmissionResponse, type ReviewTarget, admissionRequest, admissionReview, denial, verifyAdmissionResponse, withWarnings } from './review.ts';
+import {
+  type AdmissionResult,
+  InvalidAdmissionResponse,
+  type ReviewTarget,
+  admissionRequest,
+  admissionReview,
+  denial,
+  verifyAdmissionResponse,
+  withWarnings,
+} from './review.ts';
 import type { ServiceEndpoints } from './service-endpoints.ts';
 import { type ResolveDeps, WebhookCallError, postJson, resolveTarget } from './webhook-client.ts';
 
@@ -44,7 +53,14 @@ interface Invocation {
 /** A webhook that could not be called or answered unusably; subject to failurePolicy. */
 class CallFailure extends Error {}
 
-const EXEMPT = new Set(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
+const EXEMPT = new Set([
+  'mutatingwebhookconfigurations',
+  'validatingwebhookconfigurations',
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
 const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 export class WebhookAdmission implements AdmissionChain {
@@ -133,7 +149,12 @@ export class WebhookAdmission implements AdmissionChain {
     }
     if (invocations.length === 0) return;
     const outcomes = await Promise.all(
-      invocations.map((inv) => this.call(inv, attrs, false).then((result) => ({ inv, result }), (error: unknown) => ({ inv, error }))),
+      invocations.map((inv) =>
+        this.call(inv, attrs, false).then(
+          (result) => ({ inv, result }),
+          (error: unknown) => ({ inv, error }),
+        ),
+      ),
     );
     let failure: unknown;
     for (const o of outcomes) {
@@ -149,7 +170,11 @@ export class WebhookAdmission implements AdmissionChain {
   }
 
   /** Matches the webhook against the request; undefined when it does not apply. */
-  private async prepare(hook: CompiledWebhook, attrs: AdmissionAttributes, facts: RequestFacts): Promise<Invocation | undefined> {
+  private async prepare(
+    hook: CompiledWebhook,
+    attrs: AdmissionAttributes,
+    facts: RequestFacts,
+  ): Promise<Invocation | undefined> {
     const version = matchingVersion(hook, attrs.rt, facts);
     if (!version) return undefined;
     if (!selectorsMatch(hook, this.host.store, attrs, facts, attrs.object)) return undefined;
@@ -176,7 +201,11 @@ export class WebhookAdmission implements AdmissionChain {
   }
 
   /** Calls the webhook; undefined when it was skipped (matchConditions false, or failing open). */
-  private async call(inv: Invocation, attrs: AdmissionAttributes, mutating: boolean): Promise<AdmissionResult | undefined> {
+  private async call(
+    inv: Invocation,
+    attrs: AdmissionAttributes,
+    mutating: boolean,
+  ): Promise<AdmissionResult | undefined> {
     const { hook } = inv;
     const uid = randomUUID();
     const request = admissionRequest(uid, inv.target, attrs, inv.object, inv.oldObject);
@@ -184,17 +213,23 @@ export class WebhookAdmission implements AdmissionChain {
     try {
       if (attrs.dryRun) {
         if (hook.sideEffects === undefined) throw new CallFailure('Webhook SideEffects is nil');
-        if (hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun') throw errors.badRequest(`admission webhook "${hook.name}" does not support dry run`);
+        if (hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun')
+          throw errors.badRequest(`admission webhook "${hook.name}" does not support dry run`);
       }
       const reviewVersion = hook.admissionReviewVersions.find((v) => v === 'v1' || v === 'v1beta1');
-      if (!reviewVersion) throw new CallFailure('could not create admission objects: webhook does not accept known AdmissionReview versions');
+      if (!reviewVersion)
+        throw new CallFailure(
+          'could not create admission objects: webhook does not accept known AdmissionReview versions',
+        );
       let answer: Obj;
       try {
         const target = resolveTarget(hook.clientConfig, hook.timeoutMs, this.resolveDeps);
         answer = await postJson(target, admissionReview(reviewVersion, request), hook.timeoutMs);
       } catch (e) {
         if (!(e instanceof WebhookCallError)) throw e;
-        throw new CallFailure(e.stage === 'client' ? `could not get REST client: ${e.message}` : `failed to call webhook: ${e.message}`);
+        throw new CallFailure(
+          e.stage === 'client' ? `could not get REST client: ${e.message}` : `failed to call webhook: ${e.message}`,
+        );
       }
       try {
         return verifyAdmissionResponse(answer, reviewVersion, uid, mutating);
@@ -215,7 +250,12 @@ export class WebhookAdmission implements AdmissionChain {
 
   /** matchConditions: any false → skip; else an error → Forbidden (or skip under Ignore); else call. */
   private conditionsMatch(hook: CompiledWebhook, attrs: AdmissionAttributes, request: Obj, inv: Invocation): boolean {
-    const vars = { object: toCel(inv.object ?? null), oldObject: toCel(inv.oldObject ?? null), request: toCel(request), authorizer: null };
+    const vars = {
+      object: toCel(inv.object ?? null),
+      oldObject: toCel(inv.oldObject ?? null),
+      request: toCel(request),
+      authorizer: null,
+    };
     const failures: string[] = [];
     for (const c of hook.matchConditions) {
       if (c.program instanceof Error) {
@@ -230,26 +270,35 @@ export class WebhookAdmission implements AdmissionChain {
         continue;
       }
       if (result === false) return false;
-      if (result !== true) failures.push(`expression '${c.program.expression}' resulted in error: must evaluate to bool`);
+      if (result !== true)
+        failures.push(`expression '${c.program.expression}' resulted in error: must evaluate to bool`);
     }
     if (failures.length === 0) return true;
     if (hook.failurePolicy === 'Ignore') return false;
     const why = failures.length === 1 ? failures[0] : `[${failures.join(', ')}]`;
-    throw errors.forbidden(`${qualifiedResource(attrs.rt.plural, attrs.rt.group)} "${attrs.name}" is forbidden: ${why}`);
+    throw errors.forbidden(
+      `${qualifiedResource(attrs.rt.plural, attrs.rt.group)} "${attrs.name}" is forbidden: ${why}`,
+    );
   }
 
   /** The object after a webhook's JSON patch, back in the request's version and shape. */
   private async applyPatch(inv: Invocation, patch: unknown[], attrs: AdmissionAttributes): Promise<KubeObject> {
     const name = inv.hook.name;
     const current = attrs.object;
-    if (!inv.object || !current) throw errors.internal(`admission webhook "${name}" attempted to modify the object, which is not supported for this operation`);
+    if (!inv.object || !current)
+      throw errors.internal(
+        `admission webhook "${name}" attempted to modify the object, which is not supported for this operation`,
+      );
     let patched: unknown;
     try {
       patched = applyJsonPatch(inv.object, patch);
     } catch {
       throw errors.internal(`admission webhook "${name}" returned a JSON patch that cannot be applied to the object`);
     }
-    if (!isPlainObject(patched)) throw errors.internal(`admission webhook "${name}" returned a JSON patch that replaced the object with a non-object`);
+    if (!isPlainObject(patched))
+      throw errors.internal(
+        `admission webhook "${name}" returned a JSON patch that replaced the object with a non-object`,
+      );
     const { rt } = attrs;
     if (attrs.subresource === 'scale' && rt.subresources.scale) return scaleToCandidate(rt, current, patched);
     const out = patched as KubeObject;

@@ -70,13 +70,15 @@ export function resolveTarget(cfg: WebhookClientConfig, timeoutMs: number, deps:
     } catch {
       throw new WebhookCallError('client', `parse "${cfg.url}": invalid URL`);
     }
-    if (u.protocol !== 'https:') throw new WebhookCallError('client', `webhook URL ${JSON.stringify(cfg.url)} must use the https scheme`);
+    if (u.protocol !== 'https:')
+      throw new WebhookCallError('client', `webhook URL ${JSON.stringify(cfg.url)} must use the https scheme`);
     u.search = u.search ? `${u.search}&${timeoutQuery}` : `?${timeoutQuery}`;
     const host = u.hostname.replace(/^\[|\]$/g, '');
     return { shownUrl: u.toString(), dialUrl: u, servername: isIP(host) ? undefined : host, ca };
   }
   const svc = cfg.service;
-  if (!svc?.name || !svc.namespace) throw new WebhookCallError('client', 'webhook clientConfig must set either url or service');
+  if (!svc?.name || !svc.namespace)
+    throw new WebhookCallError('client', 'webhook clientConfig must set either url or service');
   const port = svc.port ?? 443;
   const host = `${svc.name}.${svc.namespace}.svc`;
   let path = svc.path ?? '';
@@ -92,9 +94,16 @@ export function resolveTarget(cfg: WebhookClientConfig, timeoutMs: number, deps:
   try {
     dialUrl = new URL(base);
   } catch {
-    throw new WebhookCallError('client', `the address registered for service ${svc.namespace}/${svc.name}:${port} is not a URL: ${JSON.stringify(base)}`);
+    throw new WebhookCallError(
+      'client',
+      `the address registered for service ${svc.namespace}/${svc.name}:${port} is not a URL: ${JSON.stringify(base)}`,
+    );
   }
-  if (dialUrl.protocol !== 'https:') throw new WebhookCallError('client', `the address registered for service ${svc.namespace}/${svc.name}:${port} must use https, got ${JSON.stringify(base)}`);
+  if (dialUrl.protocol !== 'https:')
+    throw new WebhookCallError(
+      'client',
+      `the address registered for service ${svc.namespace}/${svc.name}:${port} must use https, got ${JSON.stringify(base)}`,
+    );
   dialUrl.pathname = path || '/';
   dialUrl.search = `?${timeoutQuery}`;
   return { shownUrl, dialUrl, servername: host, ca };
@@ -110,7 +119,11 @@ interface RawResponse {
  * POSTs a JSON body and decodes the JSON object answered, within `timeoutMs` all told. Throws
  * WebhookCallError with client-go's message for transport failures, error statuses and undecodable bodies.
  */
-export async function postJson(target: WebhookTarget, body: unknown, timeoutMs: number): Promise<Record<string, unknown>> {
+export async function postJson(
+  target: WebhookTarget,
+  body: unknown,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   const payload = Buffer.from(JSON.stringify(body));
   const deadline = Date.now() + timeoutMs;
   let res: RawResponse;
@@ -178,7 +191,11 @@ function send(target: WebhookTarget, payload: Buffer, deadline: number): Promise
       });
       res.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) });
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks),
+        });
       });
       res.on('error', (err) => {
         clearTimeout(timer);
@@ -193,25 +210,41 @@ function isResetError(e: NodeJS.ErrnoException): boolean {
   return e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.message === 'socket hang up';
 }
 
-const UNKNOWN_AUTHORITY = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT']);
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+]);
 
 /** Node's transport errors in Go's words, wrapped as net/http wraps them: `Post "<url>": <cause>`. */
-function transportError(target: WebhookTarget, e: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } }): WebhookCallError {
+function transportError(
+  target: WebhookTarget,
+  e: NodeJS.ErrnoException & { cert?: { subjectaltname?: string } },
+): WebhookCallError {
   const host = target.dialUrl.hostname;
   const port = target.dialUrl.port || '443';
   let cause: string;
   if (e instanceof DeadlineExceeded) cause = 'context deadline exceeded';
   else if (e.code === 'ECONNREFUSED') cause = `dial tcp ${host}:${port}: connect: connection refused`;
   else if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') cause = `dial tcp: lookup ${host}: no such host`;
-  else if (e.code && UNKNOWN_AUTHORITY.has(e.code)) cause = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  else if (e.code && UNKNOWN_AUTHORITY.has(e.code))
+    cause = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   else if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     // Go lists the DNS names when checking a name and the IP addresses when checking an IP
     const wanted = target.servername ?? host;
     const prefix = isIP(wanted) ? 'IP Address:' : 'DNS:';
-    const names = (e.cert?.subjectaltname ?? '').split(',').map((s) => s.trim()).filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
+    const names = (e.cert?.subjectaltname ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.startsWith(prefix))
+      .map((s) => s.slice(prefix.length));
     cause = `tls: failed to verify certificate: x509: certificate is valid for ${names.join(', ')}, not ${wanted}`;
-  } else if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID') cause = 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-  else if (e.code === 'EPROTO' && /wrong version number|packet length too long/i.test(e.message)) cause = 'http: server gave HTTP response to HTTPS client';
+  } else if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID')
+    cause = 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
+  else if (e.code === 'EPROTO' && /wrong version number|packet length too long/i.test(e.message))
+    cause = 'http: server gave HTTP response to HTTPS client';
   else if (isResetError(e)) cause = 'EOF';
   else cause = e.message;
   return new WebhookCallError('call', `Post "${target.shownUrl}": ${cause}`);
@@ -278,7 +311,11 @@ function decodeResponse(res: RawResponse): Record<string, unknown> {
     throw new WebhookCallError('call', genericStatusMessage(res.status, text.trim()));
   }
   if (!json) throw new WebhookCallError('call', `serializer for ${res.contentType} doesn't exist`);
-  if (res.body.length === 0) throw new WebhookCallError('call', `0-length response with status code: ${res.status} and content type: ${res.contentType || 'application/json'}`);
+  if (res.body.length === 0)
+    throw new WebhookCallError(
+      'call',
+      `0-length response with status code: ${res.status} and content type: ${res.contentType || 'application/json'}`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -286,11 +323,13 @@ function decodeResponse(res: RawResponse): Record<string, unknown> {
     throw new WebhookCallError('call', `couldn't get version/kind; json parse error: ${goJsonError(text)}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new WebhookCallError('call', `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw new WebhookCallError(
+      'call',
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   const obj = parsed as Record<string, unknown>;
-  if (typeof obj.kind !== 'string' || obj.kind === '') throw new WebhookCallError('call', `Object 'Kind' is missing in '${text.trim()}'`);
+  if (typeof obj.kind !== 'string' || obj.kind === '')
+    throw new WebhookCallError('call', `Object 'Kind' is missing in '${text.trim()}'`);
   return obj;
 }
-
-

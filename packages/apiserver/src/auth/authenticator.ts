@@ -29,11 +29,16 @@ export class BearerAuthenticator implements Authenticator {
     const staticUser = this.tokens.lookup(token);
     if (staticUser) {
       const matched = wanted.filter((a) => api.includes(a));
-      if (matched.length === 0) return { error: `token audiences ${JSON.stringify(api)} is invalid for the target audiences ${JSON.stringify(wanted)}` };
+      if (matched.length === 0)
+        return {
+          error: `token audiences ${JSON.stringify(api)} is invalid for the target audiences ${JSON.stringify(wanted)}`,
+        };
       return { user: withAuthenticatedGroup(staticUser), audiences: matched };
     }
     const sa = this.serviceAccounts.review(token, wanted);
     if (!sa) return {};
-    return sa.user ? { user: withAuthenticatedGroup(sa.user), ...(sa.audiences ? { audiences: sa.audiences } : {}) } : sa;
+    return sa.user
+      ? { user: withAuthenticatedGroup(sa.user), ...(sa.audiences ? { audiences: sa.audiences } : {}) }
+      : sa;
   }
 }

@@ -40,7 +40,14 @@ export function impersonate(authorizer: Authorizer, user: AuthUser, req: Incomin
   let groups: string[] = [];
   const extra: Record<string, string[]> = {};
   for (const r of requests) {
-    const attrs: AuthzAttributes = { isResourceRequest: true, path: req.url ?? '', verb: 'impersonate', group: '', version: 'v1', name: r.name };
+    const attrs: AuthzAttributes = {
+      isResourceRequest: true,
+      path: req.url ?? '',
+      verb: 'impersonate',
+      group: '',
+      version: 'v1',
+      name: r.name,
+    };
     switch (r.kind) {
       case 'ServiceAccount':
         attrs.resource = 'serviceaccounts';
@@ -72,19 +79,27 @@ export function impersonate(authorizer: Authorizer, user: AuthUser, req: Incomin
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
   }
   if (username !== 'system:anonymous') {
-    if (!groups.includes(GROUP_AUTHENTICATED) && !groups.includes(GROUP_UNAUTHENTICATED)) groups.push(GROUP_AUTHENTICATED);
+    if (!groups.includes(GROUP_AUTHENTICATED) && !groups.includes(GROUP_UNAUTHENTICATED))
+      groups.push(GROUP_AUTHENTICATED);
   } else if (!groups.includes(GROUP_UNAUTHENTICATED)) {
     groups.push(GROUP_UNAUTHENTICATED);
   }
   const realUser = { username: user.username, groups: user.groups, ...(user.uid ? { uid: user.uid } : {}) };
-  return { username, groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}), impersonatedBy: realUser };
+  return {
+    username,
+    groups,
+    ...(uid ? { uid } : {}),
+    ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    impersonatedBy: realUser,
+  };
 }
 
 /** rawHeaders alternate names and values; names keep the client's case */
 function hasImpersonationHeader(raw: string[]): boolean {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length > 12 && (name.charCodeAt(0) | 0x20) === 0x69 && name.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+    if (name.length > 12 && (name.charCodeAt(0) | 0x20) === 0x69 && name.slice(0, 12).toLowerCase() === 'impersonate-')
+      return true;
   }
   return false;
 }

@@ -43,7 +43,11 @@ export class AuthStack {
     opts: AuthOptions,
   ) {
     if (opts.tokensFile) for (const [token, user] of loadTokensFile(opts.tokensFile)) this.tokens.add(token, user);
-    this.serviceAccounts = new ServiceAccountTokens(store, deriveJwtKey(opts.signingSeed), opts.issuer ?? DEFAULT_ISSUER);
+    this.serviceAccounts = new ServiceAccountTokens(
+      store,
+      deriveJwtKey(opts.signingSeed),
+      opts.issuer ?? DEFAULT_ISSUER,
+    );
     this.authenticator = new BearerAuthenticator(this.tokens, this.serviceAccounts);
     this.rbac = new RbacAuthorizer(store);
     this.escalationCheck = rbacEscalationCheck(this.rbac);

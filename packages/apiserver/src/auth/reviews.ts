@@ -46,7 +46,12 @@ export function reviewHandler(deps: ReviewDeps): (r: ResourceRequest) => Promise
       checkTypeMeta(body, r.rt.group, r.rt.kind);
       const out = review(deps, r, body);
       const meta = isPlainObject(body.metadata) ? body.metadata : {};
-      writeJson(r.res, 201, { kind: r.rt.kind, apiVersion: `${r.rt.group}/v1`, ...out, metadata: { ...meta, creationTimestamp: null } });
+      writeJson(r.res, 201, {
+        kind: r.rt.kind,
+        apiVersion: `${r.rt.group}/v1`,
+        ...out,
+        metadata: { ...meta, creationTimestamp: null },
+      });
       return 201;
     })();
   };
@@ -54,9 +59,12 @@ export function reviewHandler(deps: ReviewDeps): (r: ResourceRequest) => Promise
 
 function checkTypeMeta(body: Body, group: string, kind: string): void {
   if (body.apiVersion !== undefined && body.apiVersion !== `${group}/v1`) {
-    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${group}/v1)`);
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${group}/v1)`,
+    );
   }
-  if (body.kind !== undefined && body.kind !== kind) throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${kind})`);
+  if (body.kind !== undefined && body.kind !== kind)
+    throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${kind})`);
 }
 
 function spec(body: Body): Body {
@@ -75,8 +83,22 @@ function strings(v: unknown): string[] {
 function attributesCauses(s: Body): ReturnType<typeof fieldErrors.invalid>[] {
   const ra = s.resourceAttributes;
   const nra = s.nonResourceAttributes;
-  if (ra != null && nra != null) return [fieldErrors.invalid('spec.nonResourceAttributes', JSON.stringify(nra), 'cannot be specified in combination with resourceAttributes')];
-  if (ra == null && nra == null) return [fieldErrors.invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified')];
+  if (ra != null && nra != null)
+    return [
+      fieldErrors.invalid(
+        'spec.nonResourceAttributes',
+        JSON.stringify(nra),
+        'cannot be specified in combination with resourceAttributes',
+      ),
+    ];
+  if (ra == null && nra == null)
+    return [
+      fieldErrors.invalid(
+        'spec.resourceAttributes',
+        null,
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    ];
   return [];
 }
 
@@ -85,8 +107,15 @@ function attributesFrom(s: Body): AuthzAttributes {
   if (isPlainObject(s.resourceAttributes)) {
     const ra = s.resourceAttributes;
     return {
-      isResourceRequest: true, path: '', verb: str(ra.verb), group: str(ra.group), version: str(ra.version),
-      namespace: str(ra.namespace), resource: str(ra.resource), subresource: str(ra.subresource), name: str(ra.name),
+      isResourceRequest: true,
+      path: '',
+      verb: str(ra.verb),
+      group: str(ra.group),
+      version: str(ra.version),
+      namespace: str(ra.namespace),
+      resource: str(ra.resource),
+      subresource: str(ra.subresource),
+      name: str(ra.name),
     };
   }
   const nra = isPlainObject(s.nonResourceAttributes) ? s.nonResourceAttributes : {};
@@ -94,7 +123,11 @@ function attributesFrom(s: Body): AuthzAttributes {
 }
 
 function statusOf(d: Decision): Body {
-  return { allowed: d.allowed, ...(d.reason ? { reason: d.reason } : {}), ...(d.evaluationError ? { evaluationError: d.evaluationError } : {}) };
+  return {
+    allowed: d.allowed,
+    ...(d.reason ? { reason: d.reason } : {}),
+    ...(d.evaluationError ? { evaluationError: d.evaluationError } : {}),
+  };
 }
 
 function invalid(kind: string, causes: ReturnType<typeof fieldErrors.invalid>[]): StatusError {
@@ -108,24 +141,40 @@ function accessReview(d: ReviewDeps, user: UserInfo, body: Body, kind: string): 
 }
 
 function subjectFrom(s: Body): AuthUser {
-  const extra = isPlainObject(s.extra) ? Object.fromEntries(Object.entries(s.extra).map(([k, v]) => [k, strings(v)])) : undefined;
-  return { username: str(s.user), groups: strings(s.groups), ...(str(s.uid) ? { uid: str(s.uid) } : {}), ...(extra ? { extra } : {}) };
+  const extra = isPlainObject(s.extra)
+    ? Object.fromEntries(Object.entries(s.extra).map(([k, v]) => [k, strings(v)]))
+    : undefined;
+  return {
+    username: str(s.user),
+    groups: strings(s.groups),
+    ...(str(s.uid) ? { uid: str(s.uid) } : {}),
+    ...(extra ? { extra } : {}),
+  };
 }
 
 function subjectAccessReview(d: ReviewDeps, body: Body, kind: string): Body {
   const s = spec(body);
   const causes = attributesCauses(s);
-  if (!str(s.user) && strings(s.groups).length === 0) causes.push(fieldErrors.invalid('spec.user', str(s.user), 'at least one of user or group must be specified'));
+  if (!str(s.user) && strings(s.groups).length === 0)
+    causes.push(fieldErrors.invalid('spec.user', str(s.user), 'at least one of user or group must be specified'));
   if (causes.length > 0) throw invalid(kind, causes);
   return { ...body, status: statusOf(d.authorizer.authorize(subjectFrom(s), attributesFrom(s))) };
 }
 
 function localSubjectAccessReview(d: ReviewDeps, r: ResourceRequest, body: Body): Body {
   const s = spec(body);
-  if (s.nonResourceAttributes != null) throw invalid('LocalSubjectAccessReview', [fieldErrors.invalid('spec.nonResourceAttributes', JSON.stringify(s.nonResourceAttributes), 'disallowed on this kind of request')]);
+  if (s.nonResourceAttributes != null)
+    throw invalid('LocalSubjectAccessReview', [
+      fieldErrors.invalid(
+        'spec.nonResourceAttributes',
+        JSON.stringify(s.nonResourceAttributes),
+        'disallowed on this kind of request',
+      ),
+    ]);
   const ns = r.info.namespace ?? '';
   const raNs = isPlainObject(s.resourceAttributes) ? str(s.resourceAttributes.namespace) : '';
-  if (s.resourceAttributes != null && raNs !== ns) throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${ns}`);
+  if (s.resourceAttributes != null && raNs !== ns)
+    throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${ns}`);
   return subjectAccessReview(d, body, 'LocalSubjectAccessReview');
 }
 
@@ -135,8 +184,15 @@ function rulesReview(d: ReviewDeps, user: UserInfo, body: Body): Body {
   const { rules, errors: errs } = d.rbac.rulesFor(user, namespace);
   const resourceRules = rules
     .filter((r) => (r.resources ?? []).length > 0)
-    .map((r) => ({ verbs: r.verbs ?? [], ...(r.apiGroups?.length ? { apiGroups: r.apiGroups } : {}), resources: r.resources, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) }));
-  const nonResourceRules = rules.filter((r) => (r.nonResourceURLs ?? []).length > 0).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
+    .map((r) => ({
+      verbs: r.verbs ?? [],
+      ...(r.apiGroups?.length ? { apiGroups: r.apiGroups } : {}),
+      resources: r.resources,
+      ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+    }));
+  const nonResourceRules = rules
+    .filter((r) => (r.nonResourceURLs ?? []).length > 0)
+    .map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
   const status: Body = { resourceRules, nonResourceRules, incomplete: errs.length > 0 };
   if (errs.length > 0) status.evaluationError = aggregateMessage(errs);
   return { ...body, status };
@@ -158,7 +214,11 @@ function tokenReview(d: ReviewDeps, body: Body): Body {
   const audiences = strings(s.audiences);
   const check = d.authenticator.review(token, audiences);
   const status: Body = check.user
-    ? { authenticated: true, user: userInfoJson(check.user), ...(check.audiences ? { audiences: check.audiences } : {}) }
+    ? {
+        authenticated: true,
+        user: userInfoJson(check.user),
+        ...(check.audiences ? { audiences: check.audiences } : {}),
+      }
     : { user: {}, ...(check.error ? { error: check.error } : {}) };
   return { ...body, status };
 }

@@ -61,7 +61,10 @@ export interface TokenCheck {
   error?: string;
 }
 
-const BOUND_KINDS: Record<string, { storageKey: string; resource: string; claim: 'pod' | 'secret' | 'node'; namespaced: boolean }> = {
+const BOUND_KINDS: Record<
+  string,
+  { storageKey: string; resource: string; claim: 'pod' | 'secret' | 'node'; namespaced: boolean }
+> = {
   Pod: { storageKey: '/pods', resource: 'pods', claim: 'pod', namespaced: true },
   Secret: { storageKey: '/secrets', resource: 'secrets', claim: 'secret', namespaced: true },
   Node: { storageKey: '/nodes', resource: 'nodes', claim: 'node', namespaced: false },
@@ -82,16 +85,27 @@ export class ServiceAccountTokens {
   mint(req: MintRequest, now = new Date()): { token: string; claims: ServiceAccountClaims } {
     const sa = this.store.get('/serviceaccounts', req.namespace, req.name);
     if (!sa) throw errors.notFound('serviceaccounts', '', req.name);
-    const kube: KubeClaims = { namespace: req.namespace, serviceaccount: { name: req.name, uid: sa.metadata.uid ?? '' } };
+    const kube: KubeClaims = {
+      namespace: req.namespace,
+      serviceaccount: { name: req.name, uid: sa.metadata.uid ?? '' },
+    };
     const ref = req.boundObjectRef;
     if (ref) {
       const gv = ref.apiVersion ?? '';
       const bound = gv === 'v1' ? BOUND_KINDS[ref.kind ?? ''] : undefined;
-      if (!bound) throw errors.badRequest(`cannot bind token for serviceaccount "${req.name}" to object of type ${gv.includes('/') ? gv : `/${gv}`}, Kind=${ref.kind ?? ''}`);
+      if (!bound)
+        throw errors.badRequest(
+          `cannot bind token for serviceaccount "${req.name}" to object of type ${gv.includes('/') ? gv : `/${gv}`}, Kind=${ref.kind ?? ''}`,
+        );
       const obj = this.store.get(bound.storageKey, bound.namespaced ? req.namespace : undefined, ref.name ?? '');
       if (!obj) throw errors.notFound(bound.resource, '', ref.name ?? '');
       if (ref.uid && ref.uid !== obj.metadata.uid) {
-        throw errors.conflict(ref.kind!, '', ref.name ?? '', `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+        throw errors.conflict(
+          ref.kind!,
+          '',
+          ref.name ?? '',
+          `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+        );
       }
       kube[bound.claim] = { name: obj.metadata.name!, uid: obj.metadata.uid ?? '' };
     }
@@ -133,14 +147,24 @@ export class ServiceAccountTokens {
       if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(token, claims);
     }
-    const tokenAudiences = Array.isArray(claims.aud) ? claims.aud : typeof claims.aud === 'string' ? [claims.aud] : this.apiAudiences;
+    const tokenAudiences = Array.isArray(claims.aud)
+      ? claims.aud
+      : typeof claims.aud === 'string'
+        ? [claims.aud]
+        : this.apiAudiences;
     const matched = tokenAudiences.filter((a) => audiences.includes(a));
-    if (matched.length === 0) return { error: `token audiences ${goStrings(tokenAudiences)} is invalid for the target audiences ${goStrings(audiences)}` };
+    if (matched.length === 0)
+      return {
+        error: `token audiences ${goStrings(tokenAudiences)} is invalid for the target audiences ${goStrings(audiences)}`,
+      };
     const secs = now / 1000;
-    if (typeof claims.exp === 'number' && secs > claims.exp + LEEWAY_SECONDS) return { error: 'service account token has expired' };
-    if (typeof claims.nbf === 'number' && secs < claims.nbf - LEEWAY_SECONDS) return { error: 'service account token is not valid yet' };
+    if (typeof claims.exp === 'number' && secs > claims.exp + LEEWAY_SECONDS)
+      return { error: 'service account token has expired' };
+    if (typeof claims.nbf === 'number' && secs < claims.nbf - LEEWAY_SECONDS)
+      return { error: 'service account token is not valid yet' };
     const k = claims['kubernetes.io'];
-    if (!k?.serviceaccount?.name || !k.namespace) return { error: 'service account token claims are missing kubernetes.io/serviceaccount' };
+    if (!k?.serviceaccount?.name || !k.namespace)
+      return { error: 'service account token claims are missing kubernetes.io/serviceaccount' };
     const problem =
       this.stillValid('service account', '/serviceaccounts', k.namespace, k.serviceaccount) ??
       (k.pod ? this.stillValid('pod', '/pods', k.namespace, k.pod) : undefined) ??

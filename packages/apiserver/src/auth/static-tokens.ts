@@ -38,7 +38,10 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 export function parseTokensFile(text: string, path = 'tokens file'): Map<string, UserInfo> {
   const out = new Map<string, UserInfo>();
   for (const { line, fields } of parseCsv(text, path)) {
-    if (fields.length < 3) throw new Error(`token file '${path}' must have at least 3 columns (token, user name, user uid), found ${fields.length} on line ${line}`);
+    if (fields.length < 3)
+      throw new Error(
+        `token file '${path}' must have at least 3 columns (token, user name, user uid), found ${fields.length} on line ${line}`,
+      );
     const [token, username, uid] = fields as [string, string, string];
     if (token === '') continue;
     const groups = fields.length >= 4 && fields[3] !== '' ? fields[3]!.split(',') : [];
@@ -72,7 +75,8 @@ function parseCsv(text: string, path: string): { line: number; fields: string[] 
       if (text[i] === '"') {
         i++;
         for (;;) {
-          if (i >= text.length) throw new Error(`token file '${path}': line ${startLine}: extraneous or missing " in quoted-field`);
+          if (i >= text.length)
+            throw new Error(`token file '${path}': line ${startLine}: extraneous or missing " in quoted-field`);
           const c = text[i]!;
           if (c === '"') {
             if (text[i + 1] === '"') {
@@ -91,7 +95,8 @@ function parseCsv(text: string, path: string): { line: number; fields: string[] 
           throw new Error(`token file '${path}': line ${line}: extraneous or missing " in quoted-field`);
         }
       } else {
-        while (i < text.length && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n')) field += text[i++];
+        while (i < text.length && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n'))
+          field += text[i++];
       }
       fields.push(field);
       atRecordStart = false;

@@ -69,7 +69,10 @@ function checkNumber(v: unknown, n: TypeNode, st: State): void {
     save(st, typeError(jsonKind(v), n.go));
     return;
   }
-  const ok = n.kind === K.float64 ? Number.isFinite(v) : Number.isInteger(v) && (n.kind === K.int32 ? v >= INT32_MIN && v <= INT32_MAX : Math.abs(v) < INT64_LIMIT);
+  const ok =
+    n.kind === K.float64
+      ? Number.isFinite(v)
+      : Number.isInteger(v) && (n.kind === K.int32 ? v >= INT32_MIN && v <= INT32_MAX : Math.abs(v) < INT64_LIMIT);
   if (!ok) save(st, typeError(`number ${v}`, n.go));
 }
 
@@ -131,7 +134,8 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
       return false;
     }
     case K.intOrString:
-      if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX)) return false;
+      if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX))
+        return false;
       throw new DecodeAbort(typeError(typeof v === 'number' ? `number ${v}` : jsonKind(v), 'int32'));
     case K.quantity: {
       const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
@@ -230,6 +234,7 @@ export function decodeBuiltin(obj: KubeObject, group: string, version: string, k
     if (!(e instanceof DecodeAbort)) throw e;
     message = e.message;
   }
-  if (message !== undefined) throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`);
+  if (message !== undefined)
+    throw errors.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`);
   return st.unknown;
 }

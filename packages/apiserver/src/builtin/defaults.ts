@@ -49,7 +49,9 @@ export function imageTag(image: string): string {
   const repo = colon > lastSlash ? named.slice(0, colon) : named;
   const parts = repo.split('/');
   const first = parts[0]!;
-  const hasDomain = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
+  const hasDomain =
+    parts.length > 1 &&
+    (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase());
   const path = hasDomain ? parts.slice(1) : parts;
   if (path.length === 0 || !path.every((p) => PATH_COMPONENT.test(p))) return '';
   if (tag && !TAG.test(tag)) return '';
@@ -81,7 +83,8 @@ function fieldRef(o: unknown): void {
 }
 
 function container(c: Obj, isPod: boolean, hostNetwork: boolean): void {
-  if (emptyStr(c.imagePullPolicy)) c.imagePullPolicy = imageTag(typeof c.image === 'string' ? c.image : '') === 'latest' ? 'Always' : 'IfNotPresent';
+  if (emptyStr(c.imagePullPolicy))
+    c.imagePullPolicy = imageTag(typeof c.image === 'string' ? c.image : '') === 'latest' ? 'Always' : 'IfNotPresent';
   defStr(c, 'terminationMessagePath', '/dev/termination-log');
   defStr(c, 'terminationMessagePolicy', 'File');
   for (const port of list(c.ports)) {
@@ -105,7 +108,8 @@ function container(c: Obj, isPod: boolean, hostNetwork: boolean): void {
 
 function volume(v: Obj): void {
   if (Object.keys(v).every((k) => k === 'name')) v.emptyDir = {};
-  for (const key of ['secret', 'configMap', 'downwardAPI', 'projected']) if (isObj(v[key])) defPtr(v[key], 'defaultMode', 420);
+  for (const key of ['secret', 'configMap', 'downwardAPI', 'projected'])
+    if (isObj(v[key])) defPtr(v[key], 'defaultMode', 420);
   if (isObj(v.hostPath)) defPtr(v.hostPath, 'type', '');
   if (isObj(v.downwardAPI)) for (const item of list(v.downwardAPI.items)) fieldRef(item);
   if (isObj(v.projected)) {
@@ -114,7 +118,8 @@ function volume(v: Obj): void {
       if (isObj(src.downwardAPI)) for (const item of list(src.downwardAPI.items)) fieldRef(item);
     }
   }
-  const claimSpec = isObj(v.ephemeral) && isObj(v.ephemeral.volumeClaimTemplate) ? v.ephemeral.volumeClaimTemplate.spec : undefined;
+  const claimSpec =
+    isObj(v.ephemeral) && isObj(v.ephemeral.volumeClaimTemplate) ? v.ephemeral.volumeClaimTemplate.spec : undefined;
   if (isObj(claimSpec)) defPtr(claimSpec, 'volumeMode', 'Filesystem');
 }
 
@@ -126,7 +131,8 @@ function podSpec(spec: Obj, isPod: boolean): void {
   defPtr(spec, 'terminationGracePeriodSeconds', 30);
   defStr(spec, 'schedulerName', 'default-scheduler');
   // v1 keeps the deprecated serviceAccount field as a mirror of serviceAccountName
-  if (emptyStr(spec.serviceAccountName) && !emptyStr(spec.serviceAccount)) spec.serviceAccountName = spec.serviceAccount;
+  if (emptyStr(spec.serviceAccountName) && !emptyStr(spec.serviceAccount))
+    spec.serviceAccountName = spec.serviceAccount;
   if (!emptyStr(spec.serviceAccountName)) spec.serviceAccount = spec.serviceAccountName;
   const hostNetwork = spec.hostNetwork === true;
   for (const c of [...list(spec.containers), ...list(spec.initContainers)]) container(c, isPod, hostNetwork);
@@ -163,7 +169,8 @@ export function applyPodAdmissionDefaults(o: Obj): Obj {
     defPtr(spec, 'preemptionPolicy', 'PreemptLowerPriority');
   }
   const tolerations = list(spec.tolerations);
-  const tolerates = (key: string) => tolerations.some((t) => (t.key === key || emptyStr(t.key)) && (t.effect === 'NoExecute' || emptyStr(t.effect)));
+  const tolerates = (key: string) =>
+    tolerations.some((t) => (t.key === key || emptyStr(t.key)) && (t.effect === 'NoExecute' || emptyStr(t.effect)));
   const missing = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'].filter((key) => !tolerates(key));
   for (const key of missing) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   spec.tolerations = tolerations;
@@ -177,7 +184,10 @@ function service(o: Obj): void {
   defStr(spec, 'sessionAffinity', 'None');
   if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
   if (spec.sessionAffinity === 'ClientIP') {
-    const timeout = isObj(spec.sessionAffinityConfig) && isObj(spec.sessionAffinityConfig.clientIP) ? spec.sessionAffinityConfig.clientIP.timeoutSeconds : undefined;
+    const timeout =
+      isObj(spec.sessionAffinityConfig) && isObj(spec.sessionAffinityConfig.clientIP)
+        ? spec.sessionAffinityConfig.clientIP.timeoutSeconds
+        : undefined;
     if (unset(timeout)) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
   }
   defStr(spec, 'type', 'ClusterIP');
@@ -187,8 +197,10 @@ function service(o: Obj): void {
   }
   const type = spec.type;
   const externalIPs = Array.isArray(spec.externalIPs) ? spec.externalIPs : [];
-  if (type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && externalIPs.length > 0)) defStr(spec, 'externalTrafficPolicy', 'Cluster');
-  if (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP') defPtr(spec, 'internalTrafficPolicy', 'Cluster');
+  if (type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && externalIPs.length > 0))
+    defStr(spec, 'externalTrafficPolicy', 'Cluster');
+  if (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP')
+    defPtr(spec, 'internalTrafficPolicy', 'Cluster');
   if (type === 'LoadBalancer') defPtr(spec, 'allocateLoadBalancerNodePorts', true);
   if (type === 'ExternalName') return;
   // the service registry's IP-family fields (single-stack IPv4 cluster); allocation itself is the caller's
@@ -270,7 +282,8 @@ function statefulSet(o: Obj): void {
     strategy.type = 'RollingUpdate';
     defPtr(strategy, 'rollingUpdate', {});
   }
-  if (strategy.type === 'RollingUpdate' && isObj(strategy.rollingUpdate)) defPtr(strategy.rollingUpdate, 'partition', 0);
+  if (strategy.type === 'RollingUpdate' && isObj(strategy.rollingUpdate))
+    defPtr(strategy.rollingUpdate, 'partition', 0);
   const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
   defStr(retention, 'whenDeleted', 'Retain');
   defStr(retention, 'whenScaled', 'Retain');
@@ -288,13 +301,16 @@ function job(o: Obj): void {
   }
   defPtr(spec, 'parallelism', 1);
   defPtr(spec, 'backoffLimit', unset(spec.backoffLimitPerIndex) ? 6 : 2147483647);
-  const templateLabels = isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata.labels : undefined;
+  const templateLabels =
+    isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata.labels : undefined;
   const meta = child(o, 'metadata');
-  if (isObj(templateLabels) && (!isObj(meta.labels) || Object.keys(meta.labels).length === 0)) meta.labels = { ...templateLabels };
+  if (isObj(templateLabels) && (!isObj(meta.labels) || Object.keys(meta.labels).length === 0))
+    meta.labels = { ...templateLabels };
   defPtr(spec, 'completionMode', 'NonIndexed');
   defPtr(spec, 'suspend', false);
   if (isObj(spec.podFailurePolicy)) {
-    for (const rule of list(spec.podFailurePolicy.rules)) for (const pattern of list(rule.onPodConditions)) defStr(pattern, 'status', 'True');
+    for (const rule of list(spec.podFailurePolicy.rules))
+      for (const pattern of list(rule.onPodConditions)) defStr(pattern, 'status', 'True');
   }
   defPtr(spec, 'podReplacementPolicy', isObj(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed');
   podTemplate(spec.template);
@@ -315,7 +331,8 @@ function cronJob(o: Obj): void {
 
 function scalingRules(rules: unknown, defaults: Obj): Obj {
   if (!isObj(rules)) return structuredClone(defaults);
-  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies']) if (unset(rules[key]) && key in defaults) rules[key] = structuredClone(defaults[key]);
+  for (const key of ['selectPolicy', 'stabilizationWindowSeconds', 'policies'])
+    if (unset(rules[key]) && key in defaults) rules[key] = structuredClone(defaults[key]);
   return rules;
 }
 
@@ -323,7 +340,9 @@ function hpaV2(o: Obj): void {
   const spec = child(o, 'spec');
   defPtr(spec, 'minReplicas', 1);
   if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
-    spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+    spec.metrics = [
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+    ];
   }
   if (isObj(spec.behavior)) {
     spec.behavior.scaleUp = scalingRules(spec.behavior.scaleUp, {
@@ -335,7 +354,10 @@ function hpaV2(o: Obj): void {
       ],
     });
     // scale-down stabilisation comes from a controller flag, so kube leaves it unset
-    spec.behavior.scaleDown = scalingRules(spec.behavior.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
+    spec.behavior.scaleDown = scalingRules(spec.behavior.scaleDown, {
+      selectPolicy: 'Max',
+      policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
+    });
   }
 }
 
@@ -359,7 +381,10 @@ function customResourceDefinition(o: Obj): void {
   if (emptyStr(names.listKind) && typeof names.kind === 'string' && names.kind) names.listKind = `${names.kind}List`;
   defPtr(spec, 'conversion', { strategy: 'None' });
   const conversion = spec.conversion as Obj;
-  const service = isObj(conversion.webhook) && isObj(conversion.webhook.clientConfig) ? conversion.webhook.clientConfig.service : undefined;
+  const service =
+    isObj(conversion.webhook) && isObj(conversion.webhook.clientConfig)
+      ? conversion.webhook.clientConfig.service
+      : undefined;
   if (isObj(service)) defPtr(service, 'port', 443);
   const status = child(o, 'status');
   if (!Array.isArray(status.storedVersions) || status.storedVersions.length === 0) {
@@ -370,7 +395,8 @@ function customResourceDefinition(o: Obj): void {
 
 function networkPolicy(o: Obj): void {
   const spec = child(o, 'spec');
-  for (const rule of [...list(spec.ingress), ...list(spec.egress)]) for (const port of list(rule.ports)) defPtr(port, 'protocol', 'TCP');
+  for (const rule of [...list(spec.ingress), ...list(spec.egress)])
+    for (const port of list(rule.ports)) defPtr(port, 'protocol', 'TCP');
   if (!Array.isArray(spec.policyTypes) || spec.policyTypes.length === 0) {
     spec.policyTypes = Array.isArray(spec.egress) && spec.egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
   }
@@ -378,7 +404,8 @@ function networkPolicy(o: Obj): void {
 
 function roleBinding(o: Obj): void {
   defStr(child(o, 'roleRef'), 'apiGroup', 'rbac.authorization.k8s.io');
-  for (const s of list(o.subjects)) if (emptyStr(s.apiGroup) && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = 'rbac.authorization.k8s.io';
+  for (const s of list(o.subjects))
+    if (emptyStr(s.apiGroup) && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = 'rbac.authorization.k8s.io';
 }
 
 const DEFAULTERS: Record<string, (o: Obj) => void> = {

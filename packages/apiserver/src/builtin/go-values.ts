@@ -19,13 +19,24 @@ function daysIn(month: number, year: number): number {
 export function goTimeError(value: string, micro: boolean): string | undefined {
   const layout = micro ? RFC3339_MICRO : RFC3339;
   const q = JSON.stringify;
-  const cannot = (rest: string, elem: string) => `parsing time ${q(value)} as ${q(layout)}: cannot parse ${q(rest)} as ${q(elem)}`;
+  const cannot = (rest: string, elem: string) =>
+    `parsing time ${q(value)} as ${q(layout)}: cannot parse ${q(rest)} as ${q(elem)}`;
   const range = (what: string) => `parsing time ${q(value)}: ${what} out of range`;
   let rest = value;
   const nums: number[] = [];
   // [layout element, digits, range name, max] for the numeric parts; separators are literal prefixes
   const steps: Array<[string, number, string, number] | string> = [
-    ['2006', 4, '', 9999], '-', ['01', 2, 'month', 12], '-', ['02', 2, '', 99], 'T', ['15', 2, 'hour', 23], ':', ['04', 2, 'minute', 59], ':', ['05', 2, 'second', 59],
+    ['2006', 4, '', 9999],
+    '-',
+    ['01', 2, 'month', 12],
+    '-',
+    ['02', 2, '', 99],
+    'T',
+    ['15', 2, 'hour', 23],
+    ':',
+    ['04', 2, 'minute', 59],
+    ':',
+    ['05', 2, 'second', 59],
   ];
   for (const step of steps) {
     if (typeof step === 'string') {
@@ -53,7 +64,15 @@ export function goTimeError(value: string, micro: boolean): string | undefined {
     rest = rest.slice(i);
   }
   if (rest.startsWith('Z')) rest = rest.slice(1);
-  else if (rest.length >= 6 && (rest[0] === '+' || rest[0] === '-') && isDigit(rest[1]) && isDigit(rest[2]) && rest[3] === ':' && isDigit(rest[4]) && isDigit(rest[5])) {
+  else if (
+    rest.length >= 6 &&
+    (rest[0] === '+' || rest[0] === '-') &&
+    isDigit(rest[1]) &&
+    isDigit(rest[2]) &&
+    rest[3] === ':' &&
+    isDigit(rest[4]) &&
+    isDigit(rest[5])
+  ) {
     if (Number(rest.slice(1, 3)) > 24 || Number(rest.slice(4, 6)) > 60) return range('time zone offset');
     rest = rest.slice(6);
   } else return cannot(rest, 'Z07:00');

@@ -8,11 +8,26 @@ type Schema = Record<string, unknown>;
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const WELL_KNOWN: Record<string, Schema> = {
-  [`${META}.Time`]: { type: 'string', format: 'date-time', description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.' },
-  [`${META}.MicroTime`]: { type: 'string', format: 'date-time', description: 'MicroTime is version of Time with microsecond level precision.' },
+  [`${META}.Time`]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.',
+  },
+  [`${META}.MicroTime`]: {
+    type: 'string',
+    format: 'date-time',
+    description: 'MicroTime is version of Time with microsecond level precision.',
+  },
   // (v3 publishes these two as oneOf, so explain names them by their definition)
-  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { oneOf: [{ type: 'integer' }, { type: 'string' }], format: 'int-or-string', description: 'IntOrString is a type that can hold an int32 or a string.' },
-  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }], description: 'Quantity is a fixed-point representation of a number (e.g. 500m, 1Gi).' },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+    format: 'int-or-string',
+    description: 'IntOrString is a type that can hold an int32 or a string.',
+  },
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': {
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    description: 'Quantity is a fixed-point representation of a number (e.g. 500m, 1Gi).',
+  },
 };
 const WELL_KNOWN_REF: Partial<Record<number, string>> = {
   [K.time]: `${META}.Time`,
@@ -73,7 +88,11 @@ const cache = new Map<string, { schemas: Record<string, Schema>; roots: Map<stri
  * x-kubernetes-group-version-kind) and each kind's definition name. Kinds without a compiled schema
  * are left out of `roots`.
  */
-export function builtinOpenApiSchemas(group: string, version: string, kinds: string[]): { schemas: Record<string, Schema>; roots: Map<string, string> } {
+export function builtinOpenApiSchemas(
+  group: string,
+  version: string,
+  kinds: string[],
+): { schemas: Record<string, Schema>; roots: Map<string, string> } {
   const key = `${group}/${version}/${kinds.join(',')}`;
   let hit = cache.get(key);
   if (hit) return hit;
@@ -86,7 +105,8 @@ export function builtinOpenApiSchemas(group: string, version: string, kinds: str
     c.struct(root);
     roots.set(kind, root.def!);
   }
-  for (const [kind, def] of roots) c.schemas[def] = { ...c.schemas[def], 'x-kubernetes-group-version-kind': [{ group, version, kind }] };
+  for (const [kind, def] of roots)
+    c.schemas[def] = { ...c.schemas[def], 'x-kubernetes-group-version-kind': [{ group, version, kind }] };
   hit = { schemas: c.schemas, roots };
   cache.set(key, hit);
   return hit;

@@ -108,7 +108,15 @@ function compile(data: Generated): BuiltinTypes {
     if (n) return n;
     const t = data.types[model];
     if (!t) throw new Error(`schemas.generated.json: unknown model ${model}`);
-    n = { kind: K.struct, go: t.go, struct: t.go.slice(t.go.indexOf('.') + 1), def: t.def, description: t.d, required: t.r, fields: new Map() };
+    n = {
+      kind: K.struct,
+      go: t.go,
+      struct: t.go.slice(t.go.indexOf('.') + 1),
+      def: t.def,
+      description: t.d,
+      required: t.r,
+      fields: new Map(),
+    };
     structs.set(model, n); // before the fields: JSONSchemaProps refers to itself
     for (const [name, type, description] of t.f) n.fields!.set(name, { name, node: node(type), description });
     return n;
@@ -125,6 +133,8 @@ let compiled: BuiltinTypes | undefined;
 
 /** Loaded on first use: servers that never write a built-in object never parse the file. */
 export function builtinTypes(): BuiltinTypes {
-  compiled ??= compile(JSON.parse(readFileSync(new URL('./schemas.generated.json', import.meta.url), 'utf8')) as Generated);
+  compiled ??= compile(
+    JSON.parse(readFileSync(new URL('./schemas.generated.json', import.meta.url), 'utf8')) as Generated,
+  );
   return compiled;
 }

@@ -21,10 +21,12 @@ function validatePodSpec(spec: Obj, path: string): StatusCause[] {
   containers.forEach((c, i) => {
     const co = asObj(c);
     const p = `${path}.containers[${i}]`;
-    if (typeof co.name !== 'string' || co.name === '') out.push(cause(`${p}.name`, 'FieldValueRequired', 'Required value'));
+    if (typeof co.name !== 'string' || co.name === '')
+      out.push(cause(`${p}.name`, 'FieldValueRequired', 'Required value'));
     else if (names.has(co.name)) out.push(cause(`${p}.name`, 'FieldValueDuplicate', `Duplicate value: "${co.name}"`));
     else names.add(co.name);
-    if (typeof co.image !== 'string' || co.image.trim() === '') out.push(cause(`${p}.image`, 'FieldValueRequired', 'Required value'));
+    if (typeof co.image !== 'string' || co.image.trim() === '')
+      out.push(cause(`${p}.image`, 'FieldValueRequired', 'Required value'));
   });
   return out;
 }
@@ -33,7 +35,13 @@ function validateReplicas(spec: Obj, path: string): StatusCause[] {
   const r = spec.replicas;
   if (r === undefined) return [];
   if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) {
-    return [cause(`${path}.replicas`, 'FieldValueInvalid', `Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0`)];
+    return [
+      cause(
+        `${path}.replicas`,
+        'FieldValueInvalid',
+        `Invalid value: ${JSON.stringify(r)}: must be greater than or equal to 0`,
+      ),
+    ];
   }
   return [];
 }
@@ -48,12 +56,31 @@ function validateWorkload(obj: KubeObject, requireSelector: boolean): StatusCaus
   } else {
     try {
       const sel = labelSelectorFromObject(spec.selector as never);
-      if (sel.empty?.() && requireSelector) out.push(cause('spec.selector', 'FieldValueInvalid', 'Invalid value: "null": empty selector is invalid for deployment'));
+      if (sel.empty?.() && requireSelector)
+        out.push(
+          cause(
+            'spec.selector',
+            'FieldValueInvalid',
+            'Invalid value: "null": empty selector is invalid for deployment',
+          ),
+        );
       else if (!sel.matches(tmplLabels)) {
-        out.push(cause('spec.template.metadata.labels', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(tmplLabels)}: \`selector\` does not match template \`labels\``));
+        out.push(
+          cause(
+            'spec.template.metadata.labels',
+            'FieldValueInvalid',
+            `Invalid value: ${JSON.stringify(tmplLabels)}: \`selector\` does not match template \`labels\``,
+          ),
+        );
       }
     } catch (e) {
-      out.push(cause('spec.selector', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(spec.selector)}: ${(e as Error).message}`));
+      out.push(
+        cause(
+          'spec.selector',
+          'FieldValueInvalid',
+          `Invalid value: ${JSON.stringify(spec.selector)}: ${(e as Error).message}`,
+        ),
+      );
     }
   }
   out.push(...validatePodSpec(asObj(template.spec), 'spec.template.spec'));
@@ -61,14 +88,16 @@ function validateWorkload(obj: KubeObject, requireSelector: boolean): StatusCaus
 }
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const CONFIG_KEY_MESSAGE = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+const CONFIG_KEY_MESSAGE =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 
 /** kube's IsConfigMapKey for ConfigMap data/binaryData and Secret data keys */
 function validateConfigKeys(obj: KubeObject, fields: readonly string[]): StatusCause[] {
   const out: StatusCause[] = [];
   for (const field of fields) {
     for (const key of Object.keys(asObj(obj[field]))) {
-      const invalid = (detail: string) => out.push(cause(`${field}[${key}]`, 'FieldValueInvalid', `Invalid value: ${JSON.stringify(key)}: ${detail}`));
+      const invalid = (detail: string) =>
+        out.push(cause(`${field}[${key}]`, 'FieldValueInvalid', `Invalid value: ${JSON.stringify(key)}: ${detail}`));
       if (key.length > 253) invalid('must be no more than 253 characters');
       if (!CONFIG_KEY.test(key)) invalid(CONFIG_KEY_MESSAGE);
       if (key === '.') invalid("must not be '.'");
@@ -101,7 +130,13 @@ export function validateBuiltin(rt: ResourceType, obj: KubeObject, old: KubeObje
         ports.forEach((p, i) => {
           const port = asObj(p).port;
           if (typeof port !== 'number' || port < 1 || port > 65535) {
-            out.push(cause(`spec.ports[${i}].port`, 'FieldValueInvalid', `Invalid value: ${JSON.stringify(port)}: must be between 1 and 65535, inclusive`));
+            out.push(
+              cause(
+                `spec.ports[${i}].port`,
+                'FieldValueInvalid',
+                `Invalid value: ${JSON.stringify(port)}: must be between 1 and 65535, inclusive`,
+              ),
+            );
           }
         });
       }

@@ -33,17 +33,15 @@ export function defaultPropagationPolicy(rt: ResourceType): { policy: Propagatio
   if (rt.group === 'batch' && rt.plural === 'jobs') {
     return {
       policy: 'Orphan',
-      warning: 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
+      warning:
+        'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
     };
   }
   if (rt.group === '' && rt.plural === 'replicationcontrollers') return { policy: 'Orphan' };
   return { policy: 'Background' };
 }
 
-type OwnerLookup =
-  | { state: 'unresolvable' }
-  | { state: 'absent' }
-  | { state: 'present'; owner: KubeObject };
+type OwnerLookup = { state: 'unresolvable' } | { state: 'absent' } | { state: 'present'; owner: KubeObject };
 
 export interface GarbageCollectorOptions {
   warn?: (message: string) => void;
@@ -59,8 +57,13 @@ export class GarbageCollector {
   private readonly queue: WorkQueue;
   private unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly core: ServerCore, opts: GarbageCollectorOptions = {}) {
-    this.queue = new WorkQueue((key) => this.process(key), { onError: failureReporter('garbage collector', opts.warn ?? console.warn) });
+  constructor(
+    private readonly core: ServerCore,
+    opts: GarbageCollectorOptions = {},
+  ) {
+    this.queue = new WorkQueue((key) => this.process(key), {
+      onError: failureReporter('garbage collector', opts.warn ?? console.warn),
+    });
   }
 
   start(): void {
@@ -121,7 +124,8 @@ export class GarbageCollector {
       return;
     }
     const refs = obj.metadata.ownerReferences ?? [];
-    const refsChanged = type === 'ADDED' || JSON.stringify(prev?.metadata.ownerReferences ?? []) !== JSON.stringify(refs);
+    const refsChanged =
+      type === 'ADDED' || JSON.stringify(prev?.metadata.ownerReferences ?? []) !== JSON.stringify(refs);
     // (most objects never had owners: nothing to index or wake)
     if (refsChanged && (refs.length > 0 || formerOwners.length > 0)) {
       const owners = refs.map((r) => r.uid).filter((u): u is string => typeof u === 'string');
@@ -162,7 +166,11 @@ export class GarbageCollector {
     if (!rt) return { state: 'unresolvable' };
     // A cluster-scoped dependent cannot name a namespaced owner: kube never collects it.
     if (rt.namespaced && !dependent.metadata.namespace) return { state: 'unresolvable' };
-    const owner = this.core.store.get(rt.storageKey, rt.namespaced ? dependent.metadata.namespace : undefined, ref.name);
+    const owner = this.core.store.get(
+      rt.storageKey,
+      rt.namespaced ? dependent.metadata.namespace : undefined,
+      ref.name,
+    );
     if (!owner || owner.metadata.uid !== ref.uid) return { state: 'absent' };
     return { state: 'present', owner };
   }
@@ -188,7 +196,8 @@ export class GarbageCollector {
         return;
       }
       if (found.state === 'absent') dangling.add(ref.uid);
-      else if (found.owner.metadata.deletionTimestamp && hasFinalizer(found.owner, FOREGROUND_FINALIZER)) waiting.add(ref.uid);
+      else if (found.owner.metadata.deletionTimestamp && hasFinalizer(found.owner, FOREGROUND_FINALIZER))
+        waiting.add(ref.uid);
       else solid++;
     }
     this.unresolvable.delete(id);
@@ -212,7 +221,9 @@ export class GarbageCollector {
       // waiting (a cycle), stop blocking the owners first so neither side waits forever.
       if (this.hasWaitingDependent(obj.metadata.uid)) {
         rewrite(this.core, rt, ref, ctx, (draft) => {
-          draft.metadata.ownerReferences = refs.map((r) => (waiting.has(r.uid) && r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
+          draft.metadata.ownerReferences = refs.map((r) =>
+            waiting.has(r.uid) && r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r,
+          );
           return refs.some((r) => waiting.has(r.uid) && r.blockOwnerDeletion);
         });
       }
@@ -225,7 +236,13 @@ export class GarbageCollector {
       policy = 'Background';
     }
     try {
-      await this.core.deleter.delete(rt, namespace, name, { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } }, ctx);
+      await this.core.deleter.delete(
+        rt,
+        namespace,
+        name,
+        { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } },
+        ctx,
+      );
     } catch (err) {
       if (!isRaceError(err)) throw err;
     }

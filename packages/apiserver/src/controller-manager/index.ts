@@ -53,7 +53,12 @@ export class LifecycleControllers {
    */
   async idle(): Promise<void> {
     for (let round = 0; round < 1000; round++) {
-      await Promise.all([this.gc.idle(), this.namespaces.idle(), this.serviceAccounts.idle(), this.clusterRoles.idle()]);
+      await Promise.all([
+        this.gc.idle(),
+        this.namespaces.idle(),
+        this.serviceAccounts.idle(),
+        this.clusterRoles.idle(),
+      ]);
       // Let listeners queued by the last writes run, then check nothing new arrived.
       await new Promise((r) => setImmediate(r));
       if (this.quiet()) return;

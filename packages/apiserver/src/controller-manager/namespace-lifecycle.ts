@@ -30,7 +30,10 @@ export class NamespaceController extends NamespaceKeyedController {
   }
 
   protected initialKeys(): string[] {
-    return this.core.store.list(NAMESPACES).filter((ns) => ns.metadata.deletionTimestamp).map((ns) => ns.metadata.name!);
+    return this.core.store
+      .list(NAMESPACES)
+      .filter((ns) => ns.metadata.deletionTimestamp)
+      .map((ns) => ns.metadata.name!);
   }
 
   protected onEvent(e: StoredEvent): void {
@@ -78,9 +81,20 @@ export class NamespaceController extends NamespaceKeyedController {
         if (obj.metadata.deletionTimestamp) continue;
         const ctx = controllerContext(SERVICE_ACCOUNT);
         pending.push(
-          this.core.deleter.delete(rt, ns, obj.metadata.name!, { propagationPolicy: 'Background', preconditions: { uid: obj.metadata.uid } }, ctx).catch((err: unknown) => {
-            if (!isRaceError(err)) failures.push(`${rt.plural}.${rt.group} "${obj.metadata.name}": ${err instanceof Error ? err.message : String(err)}`);
-          }),
+          this.core.deleter
+            .delete(
+              rt,
+              ns,
+              obj.metadata.name!,
+              { propagationPolicy: 'Background', preconditions: { uid: obj.metadata.uid } },
+              ctx,
+            )
+            .catch((err: unknown) => {
+              if (!isRaceError(err))
+                failures.push(
+                  `${rt.plural}.${rt.group} "${obj.metadata.name}": ${err instanceof Error ? err.message : String(err)}`,
+                );
+            }),
         );
       }
     }
@@ -103,24 +117,38 @@ export class NamespaceController extends NamespaceKeyedController {
 
   private reportStatus(name: string, totals: ContentTotals): void {
     const rt = this.nsType();
-    rewrite(this.core, rt, { namespace: undefined, name, uid: undefined }, controllerContext(SERVICE_ACCOUNT), (draft) => {
-      const status = (draft.status ?? {}) as { phase?: string; conditions?: NamespaceCondition[] };
-      const conditions = namespaceConditions(status.conditions, totals, kubeTime());
-      if (status.phase === 'Terminating' && JSON.stringify(conditions) === JSON.stringify(status.conditions)) return false;
-      draft.status = { ...status, phase: 'Terminating', conditions };
-      return true;
-    }, 'status');
+    rewrite(
+      this.core,
+      rt,
+      { namespace: undefined, name, uid: undefined },
+      controllerContext(SERVICE_ACCOUNT),
+      (draft) => {
+        const status = (draft.status ?? {}) as { phase?: string; conditions?: NamespaceCondition[] };
+        const conditions = namespaceConditions(status.conditions, totals, kubeTime());
+        if (status.phase === 'Terminating' && JSON.stringify(conditions) === JSON.stringify(status.conditions))
+          return false;
+        draft.status = { ...status, phase: 'Terminating', conditions };
+        return true;
+      },
+      'status',
+    );
   }
 
   /** Removes the `kubernetes` finalizer; the namespace goes once no other finalizer holds it. */
   private finalize(name: string): void {
-    rewrite(this.core, this.nsType(), { namespace: undefined, name, uid: undefined }, controllerContext(SERVICE_ACCOUNT), (draft) => {
-      const spec = (draft.spec ?? {}) as { finalizers?: string[] };
-      // An empty list is kept rather than dropped: the Namespace defaults would put `kubernetes` back
-      // into a missing list on the next update of a namespace still held by other finalizers.
-      draft.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
-      return true;
-    });
+    rewrite(
+      this.core,
+      this.nsType(),
+      { namespace: undefined, name, uid: undefined },
+      controllerContext(SERVICE_ACCOUNT),
+      (draft) => {
+        const spec = (draft.spec ?? {}) as { finalizers?: string[] };
+        // An empty list is kept rather than dropped: the Namespace defaults would put `kubernetes` back
+        // into a missing list on the next update of a namespace still held by other finalizers.
+        draft.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
+        return true;
+      },
+    );
   }
 
   private nsType(): ResourceType {

@@ -133,7 +133,10 @@ export class WorkQueue {
 }
 
 /** An onError that reports a failing key on its first failure and every tenth retry after, not on each. */
-export function failureReporter(controller: string, warn: (message: string) => void): NonNullable<WorkQueueOptions['onError']> {
+export function failureReporter(
+  controller: string,
+  warn: (message: string) => void,
+): NonNullable<WorkQueueOptions['onError']> {
   return (key, err, attempt) => {
     if (attempt !== 1 && attempt % 10 !== 0) return;
     const why = err instanceof Error ? err.message : String(err);

@@ -27,7 +27,10 @@ export interface ServiceAccountControllerOptions {
 }
 
 export class ServiceAccountController extends NamespaceKeyedController {
-  constructor(core: ServerCore, private readonly opts: ServiceAccountControllerOptions) {
+  constructor(
+    core: ServerCore,
+    private readonly opts: ServiceAccountControllerOptions,
+  ) {
     super(core, 'serviceaccount controller', 4, opts.warn ?? console.warn);
   }
 
@@ -39,7 +42,12 @@ export class ServiceAccountController extends NamespaceKeyedController {
     const { name, namespace } = e.object.metadata;
     if (e.storageKey === NAMESPACES) {
       if (e.type !== 'DELETED') this.queue.add(name!);
-    } else if (namespace && e.type === 'DELETED' && e.storageKey === SERVICE_ACCOUNTS && name === DEFAULT_SERVICE_ACCOUNT) {
+    } else if (
+      namespace &&
+      e.type === 'DELETED' &&
+      e.storageKey === SERVICE_ACCOUNTS &&
+      name === DEFAULT_SERVICE_ACCOUNT
+    ) {
       this.queue.add(namespace);
     } else if (namespace && e.type !== 'ADDED' && e.storageKey === CONFIGMAPS && name === ROOT_CA_CONFIGMAP) {
       this.queue.add(namespace);
@@ -70,7 +78,11 @@ export class ServiceAccountController extends NamespaceKeyedController {
       await this.write(this.type('configmaps'), namespace, ctx, {
         apiVersion: 'v1',
         kind: 'ConfigMap',
-        metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION } },
+        metadata: {
+          name: ROOT_CA_CONFIGMAP,
+          namespace,
+          annotations: { [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION },
+        },
         data,
       });
       return;
@@ -81,16 +93,30 @@ export class ServiceAccountController extends NamespaceKeyedController {
     if (same && current.metadata.annotations?.[DESCRIPTION_ANNOTATION]) return;
     const candidate: KubeObject = {
       ...current,
-      metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION } },
+      metadata: {
+        ...current.metadata,
+        annotations: { ...current.metadata.annotations, [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION },
+      },
       data,
     };
     await this.write(this.type('configmaps'), namespace, ctx, candidate, current);
   }
 
-  private async write(rt: ResourceType, namespace: string, ctx: RequestContext, candidate: KubeObject, old?: KubeObject): Promise<void> {
+  private async write(
+    rt: ResourceType,
+    namespace: string,
+    ctx: RequestContext,
+    candidate: KubeObject,
+    old?: KubeObject,
+  ): Promise<void> {
     try {
       await this.core.lifecycle.write({
-        rt, version: 'v1', namespace, ctx, candidate, ...(old ? { old } : {}),
+        rt,
+        version: 'v1',
+        namespace,
+        ctx,
+        candidate,
+        ...(old ? { old } : {}),
         recordManagedFields: this.core.managedFieldsRecorder(rt, 'v1', ctx, undefined),
       });
     } catch (err) {

@@ -34,7 +34,12 @@ export class ObjectConverter {
     let converted: KubeObject[];
     try {
       const cfg = rt.conversion?.webhook as ConversionWebhookConfig | undefined;
-      converted = await callConversionWebhook(cfg, pending.map((i) => objects[i]!), groupVersion(rt.group, version), this.deps);
+      converted = await callConversionWebhook(
+        cfg,
+        pending.map((i) => objects[i]!),
+        groupVersion(rt.group, version),
+        this.deps,
+      );
     } catch (e) {
       if (e instanceof StatusError) throw e;
       throw new StatusError(500, '', (e as Error).message);

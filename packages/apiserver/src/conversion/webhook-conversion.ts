@@ -4,7 +4,13 @@
 // metadata is restored from the original. Failures carry kube's texts, e.g.
 //   conversion webhook for example.com/v1, Kind=Widget failed: Post "https://…/convert?timeout=30s": …
 import { randomUUID } from 'node:crypto';
-import { type ResolveDeps, WebhookCallError, type WebhookClientConfig, postJson, resolveTarget } from '../admission/webhook-client.ts';
+import {
+  type ResolveDeps,
+  WebhookCallError,
+  type WebhookClientConfig,
+  postJson,
+  resolveTarget,
+} from '../admission/webhook-client.ts';
 import type { KubeObject } from '../types.ts';
 
 /** apiextensions-apiserver calls conversion webhooks with client-go's default 30 s timeout */
@@ -27,7 +33,12 @@ export function gvkString(apiVersion: string, kind: string): string {
  * Sends `objects` (all of one kind, none already in `desiredAPIVersion`) to the webhook and returns them
  * converted, in order. Throws Error with kube's message; the caller decides how it reaches the client.
  */
-export async function callConversionWebhook(cfg: ConversionWebhookConfig | undefined, objects: KubeObject[], desiredAPIVersion: string, deps: ResolveDeps): Promise<KubeObject[]> {
+export async function callConversionWebhook(
+  cfg: ConversionWebhookConfig | undefined,
+  objects: KubeObject[],
+  desiredAPIVersion: string,
+  deps: ResolveDeps,
+): Promise<KubeObject[]> {
   const first = objects[0]!;
   const gvk = gvkString(first.apiVersion, first.kind);
   const single = objects.length === 1;
@@ -39,7 +50,11 @@ export async function callConversionWebhook(cfg: ConversionWebhookConfig | undef
     const target = resolveTarget(cfg?.clientConfig ?? {}, CONVERSION_TIMEOUT_MS, deps);
     answer = await postJson(
       target,
-      { apiVersion: `apiextensions.k8s.io/${reviewVersion}`, kind: 'ConversionReview', request: { uid, desiredAPIVersion, objects } },
+      {
+        apiVersion: `apiextensions.k8s.io/${reviewVersion}`,
+        kind: 'ConversionReview',
+        request: { uid, desiredAPIVersion, objects },
+      },
       CONVERSION_TIMEOUT_MS,
     );
   } catch (e) {
@@ -54,25 +69,46 @@ export async function callConversionWebhook(cfg: ConversionWebhookConfig | undef
   return objects.map((original, i) => {
     const where = single ? 'invalid object at index 0' : `invalid converted object at index ${i}`;
     const out = converted[i];
-    if (!isObj(out)) throw new Error(`conversion webhook for ${gvk} returned ${where}: Object 'Kind' is missing in '${JSON.stringify(out)}'`);
-    if (out.apiVersion !== gv) throw new Error(`conversion webhook for ${gvk} returned ${where}: invalid groupVersion (expected ${gv}, received ${String(out.apiVersion ?? '')})`);
-    if (out.kind !== original.kind) throw new Error(`conversion webhook for ${gvk} returned ${where}: invalid kind (expected ${original.kind}, received ${String(out.kind ?? '')})`);
+    if (!isObj(out))
+      throw new Error(
+        `conversion webhook for ${gvk} returned ${where}: Object 'Kind' is missing in '${JSON.stringify(out)}'`,
+      );
+    if (out.apiVersion !== gv)
+      throw new Error(
+        `conversion webhook for ${gvk} returned ${where}: invalid groupVersion (expected ${gv}, received ${String(out.apiVersion ?? '')})`,
+      );
+    if (out.kind !== original.kind)
+      throw new Error(
+        `conversion webhook for ${gvk} returned ${where}: invalid kind (expected ${original.kind}, received ${String(out.kind ?? '')})`,
+      );
     const mismatch = sameIdentity(original, out);
-    if (mismatch) throw new Error(`conversion webhook for ${gvk} returned ${single ? 'invalid object' : `invalid converted object at index ${i}`}: ${mismatch}`);
+    if (mismatch)
+      throw new Error(
+        `conversion webhook for ${gvk} returned ${single ? 'invalid object' : `invalid converted object at index ${i}`}: ${mismatch}`,
+      );
     const metaError = restoreMetadata(original, out);
-    if (metaError) throw new Error(`conversion webhook for ${gvk} returned invalid metadata${single ? '' : ` in object at index ${i}`}: ${metaError}`);
+    if (metaError)
+      throw new Error(
+        `conversion webhook for ${gvk} returned invalid metadata${single ? '' : ` in object at index ${i}`}: ${metaError}`,
+      );
     return out as KubeObject;
   });
 }
 
 function checkReview(answer: Obj, reviewVersion: string, uid: string, gvk: string): unknown[] {
   const fail = (why: string) => new Error(`conversion webhook for ${gvk} failed: ${why}`);
-  if (reviewVersion === 'v1' && (answer.apiVersion !== 'apiextensions.k8s.io/v1' || answer.kind !== 'ConversionReview')) {
-    throw fail(`expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(String(answer.apiVersion ?? ''), String(answer.kind ?? ''))}`);
+  if (
+    reviewVersion === 'v1' &&
+    (answer.apiVersion !== 'apiextensions.k8s.io/v1' || answer.kind !== 'ConversionReview')
+  ) {
+    throw fail(
+      `expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got ${gvkString(String(answer.apiVersion ?? ''), String(answer.kind ?? ''))}`,
+    );
   }
   const response = answer.response;
   if (!isObj(response)) throw fail('no response provided');
-  if (reviewVersion === 'v1' && response.uid !== uid) throw fail(`expected response.uid="${uid}", got "${String(response.uid ?? '')}"`);
+  if (reviewVersion === 'v1' && response.uid !== uid)
+    throw fail(`expected response.uid="${uid}", got "${String(response.uid ?? '')}"`);
   const result = isObj(response.result) ? response.result : {};
   if (result.status !== 'Success') {
     if (typeof result.message === 'string' && result.message) throw fail(result.message);
@@ -88,7 +124,8 @@ function sameIdentity(a: KubeObject, b: Obj): string | undefined {
     ['namespace', a.metadata.namespace ?? '', m.namespace ?? ''],
     ['UID', a.metadata.uid ?? '', m.uid ?? ''],
   ];
-  for (const [field, want, got] of pairs) if (want !== got) return `must have the same ${field}: ${String(want)} != ${String(got)}`;
+  for (const [field, want, got] of pairs)
+    if (want !== got) return `must have the same ${field}: ${String(want)} != ${String(got)}`;
   return undefined;
 }
 
@@ -104,9 +141,11 @@ function restoreMetadata(original: KubeObject, out: Obj): string | undefined {
       delete meta[field];
       continue;
     }
-    if (!isObj(v)) return `invalid metadata.${field} of type ${Array.isArray(v) ? 'array' : typeof v} in converted object`;
+    if (!isObj(v))
+      return `invalid metadata.${field} of type ${Array.isArray(v) ? 'array' : typeof v} in converted object`;
     for (const [k, val] of Object.entries(v)) {
-      if (typeof val !== 'string') return `metadata.${field}[${k}] must be a string, but is ${typeof val} in converted object`;
+      if (typeof val !== 'string')
+        return `metadata.${field}[${k}] must be a string, but is ${typeof val} in converted object`;
     }
     meta[field] = v;
   }

@@ -23,10 +23,22 @@ export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptio
   if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const dryRun = q.getAll('dryRun');
   if (dryRun.some((v) => v !== 'All')) {
-    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"` }]);
+    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [
+      {
+        field: 'dryRun',
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`,
+      },
+    ]);
   }
   if (opts.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(opts.propagationPolicy)) {
-    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [{ field: 'propagationPolicy', reason: 'FieldValueNotSupported', message: `Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"` }]);
+    throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', [
+      {
+        field: 'propagationPolicy',
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+      },
+    ]);
   }
   return opts;
 }
@@ -34,10 +46,26 @@ export async function readDeleteOptions(r: ResourceRequest): Promise<DeleteOptio
 /** Type checks a decoded DeleteOptions body (kube rejects mistyped fields when decoding). */
 function checkDeleteOptions(body: Record<string, unknown>): void {
   const bad = (field: string, want: string) => errors.badRequest(`DeleteOptions.${field} must be ${want}`);
-  if (body.dryRun !== undefined && (!Array.isArray(body.dryRun) || !body.dryRun.every((v) => typeof v === 'string'))) throw bad('dryRun', 'a list of strings');
-  if (body.gracePeriodSeconds !== undefined && body.gracePeriodSeconds !== null && !Number.isInteger(body.gracePeriodSeconds)) throw bad('gracePeriodSeconds', 'an integer');
-  if (body.propagationPolicy !== undefined && body.propagationPolicy !== null && typeof body.propagationPolicy !== 'string') throw bad('propagationPolicy', 'a string');
-  if (body.orphanDependents !== undefined && body.orphanDependents !== null && typeof body.orphanDependents !== 'boolean') throw bad('orphanDependents', 'a boolean');
+  if (body.dryRun !== undefined && (!Array.isArray(body.dryRun) || !body.dryRun.every((v) => typeof v === 'string')))
+    throw bad('dryRun', 'a list of strings');
+  if (
+    body.gracePeriodSeconds !== undefined &&
+    body.gracePeriodSeconds !== null &&
+    !Number.isInteger(body.gracePeriodSeconds)
+  )
+    throw bad('gracePeriodSeconds', 'an integer');
+  if (
+    body.propagationPolicy !== undefined &&
+    body.propagationPolicy !== null &&
+    typeof body.propagationPolicy !== 'string'
+  )
+    throw bad('propagationPolicy', 'a string');
+  if (
+    body.orphanDependents !== undefined &&
+    body.orphanDependents !== null &&
+    typeof body.orphanDependents !== 'boolean'
+  )
+    throw bad('orphanDependents', 'a boolean');
   if (body.preconditions !== undefined && body.preconditions !== null) {
     if (!isPlainObject(body.preconditions)) throw bad('preconditions', 'an object');
     for (const k of ['uid', 'resourceVersion']) {

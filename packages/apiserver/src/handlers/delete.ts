@@ -15,7 +15,15 @@ export async function deleteObject(r: ResourceRequest): Promise<number> {
   const returnsObject = !r.rt.builtin || r.rt.plural === 'pods' || !result.deleted;
   if (returnsObject) return respondObject(r, 200, obj, ctx.warnings);
   return respondOther(r, 200, {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
-    details: { name: obj.metadata.name, ...(r.rt.group ? { group: r.rt.group } : {}), kind: r.rt.plural, uid: obj.metadata.uid },
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: {
+      name: obj.metadata.name,
+      ...(r.rt.group ? { group: r.rt.group } : {}),
+      kind: r.rt.plural,
+      uid: obj.metadata.uid,
+    },
   });
 }

@@ -14,11 +14,15 @@ export interface SubresourceInfo {
 
 export function subresourcesOf(rt: ResourceType, version: string): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
-  if (rt.subresources.status) out.push({ name: 'status', kind: rt.kind, group: '', version: '', verbs: ['get', 'patch', 'update'] });
-  if (rt.subresources.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
+  if (rt.subresources.status)
+    out.push({ name: 'status', kind: rt.kind, group: '', version: '', verbs: ['get', 'patch', 'update'] });
+  if (rt.subresources.scale)
+    out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
   if (rt.subresources.log) out.push({ name: 'log', kind: 'Pod', group: '', version: '', verbs: ['get'] });
-  if (rt.group === '' && rt.plural === 'namespaces') out.push({ name: 'finalize', kind: 'Namespace', group: '', version: '', verbs: ['update'] });
-  if (rt.subresources.token) out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
+  if (rt.group === '' && rt.plural === 'namespaces')
+    out.push({ name: 'finalize', kind: 'Namespace', group: '', version: '', verbs: ['update'] });
+  if (rt.subresources.token)
+    out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   void version;
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -27,8 +31,14 @@ export function verbsOf(rt: ResourceType): string[] {
   return rt.verbs ?? ALL_VERBS;
 }
 
-export function apiResourceList(registry: Registry, group: string, version: string): Record<string, unknown> | undefined {
-  const types = registry.all().filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
+export function apiResourceList(
+  registry: Registry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const types = registry
+    .all()
+    .filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
   if (types.length === 0) return undefined;
   const resources: Record<string, unknown>[] = [];
   for (const rt of types.sort((a, b) => a.plural.localeCompare(b.plural))) {
@@ -56,7 +66,11 @@ export function apiResourceList(registry: Registry, group: string, version: stri
 }
 
 export function apiVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function apiGroup(name: string, versions: string[]): Record<string, unknown> {
@@ -76,7 +90,11 @@ export function apiGroupDoc(registry: Registry, group: string): Record<string, u
 }
 
 /** aggregated discovery for `/api` (legacy core group) or `/apis` (every named group) */
-export function aggregatedDiscovery(registry: Registry, legacy: boolean, apiVersion: 'v2' | 'v2beta1'): Record<string, unknown> {
+export function aggregatedDiscovery(
+  registry: Registry,
+  legacy: boolean,
+  apiVersion: 'v2' | 'v2beta1',
+): Record<string, unknown> {
   const items: Record<string, unknown>[] = [];
   for (const [group, versions] of registry.groups()) {
     if ((group === '') !== legacy) continue;

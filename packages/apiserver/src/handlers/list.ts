@@ -9,7 +9,11 @@ import { type ResourceRequest, namespaceOf } from './request.ts';
 import { convertList } from './table.ts';
 
 /** Objects matching the request's namespace and selectors, in the request's version. */
-export async function selectObjects(r: ResourceRequest, ns: string | undefined, matches = compileSelectors(r.rt, r.info.version, r.query)): Promise<KubeObject[]> {
+export async function selectObjects(
+  r: ResourceRequest,
+  ns: string | undefined,
+  matches = compileSelectors(r.rt, r.info.version, r.query),
+): Promise<KubeObject[]> {
   const converted = await r.core.convertOutMany(r.rt, r.core.store.list(r.rt.storageKey, ns), r.info.version);
   return converted.filter((obj) => matches(obj));
 }
@@ -41,4 +45,3 @@ export async function listObjects(r: ResourceRequest): Promise<number> {
   writeNegotiated(r.res, r.out, 200, body);
   return 200;
 }
-

@@ -11,7 +11,9 @@ export async function handlePodLog(r: ResourceRequest): Promise<number> {
   let container = r.query.get('container') ?? undefined;
   if (!container) {
     if (containers.length > 1) {
-      throw errors.badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${containers.join(' ')}]`);
+      throw errors.badRequest(
+        `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${containers.join(' ')}]`,
+      );
     }
     container = containers[0];
   } else if (!containers.includes(container)) {

@@ -35,7 +35,9 @@ export class OpenApiCache {
       for (const version of versions) {
         const key = group ? `apis/${group}/${version}` : `api/${version}`;
         // the built-in documents are large and never change: a CRD change does not rebuild them
-        const rts = this.registry.all().filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
+        const rts = this.registry
+          .all()
+          .filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
         const builtinKinds = rts.every((rt) => rt.builtin) ? rts.map((rt) => rt.kind).join(',') : undefined;
         const old = previous.get(key);
         if (builtinKinds !== undefined && old?.builtinKinds === builtinKinds) {
@@ -43,7 +45,11 @@ export class OpenApiCache {
           continue;
         }
         const body = JSON.stringify(groupVersionDoc(this.registry, group, version));
-        this.docs.set(key, { body, hash: createHash('sha512').update(body).digest('hex').toUpperCase(), ...(builtinKinds !== undefined ? { builtinKinds } : {}) });
+        this.docs.set(key, {
+          body,
+          hash: createHash('sha512').update(body).digest('hex').toUpperCase(),
+          ...(builtinKinds !== undefined ? { builtinKinds } : {}),
+        });
       }
     }
   }
@@ -70,15 +76,23 @@ function param(name: string): Record<string, unknown> {
 
 function schemaName(rt: ResourceType, version: string): string {
   const group = rt.group || 'core';
-  return rt.builtin ? `io.k8s.api.${group.split('.')[0]}.${version}.${rt.kind}` : `${rt.group.split('.').reverse().join('.')}.${version}.${rt.kind}`;
+  return rt.builtin
+    ? `io.k8s.api.${group.split('.')[0]}.${version}.${rt.kind}`
+    : `${rt.group.split('.').reverse().join('.')}.${version}.${rt.kind}`;
 }
 
 function groupVersionDoc(registry: Registry, group: string, version: string): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {};
   const prefix = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  const served = registry.all().filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
-  const builtin = builtinOpenApiSchemas(group, version, served.filter((rt) => rt.builtin).map((rt) => rt.kind));
+  const served = registry
+    .all()
+    .filter((rt) => rt.group === group && rt.versions.some((v) => v.name === version && v.served));
+  const builtin = builtinOpenApiSchemas(
+    group,
+    version,
+    served.filter((rt) => rt.builtin).map((rt) => rt.kind),
+  );
   Object.assign(schemas, builtin.schemas);
   for (const rt of served) {
     const rv = rt.versions.find((v) => v.name === version && v.served)!;
@@ -93,7 +107,9 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
     }
     const ref = { $ref: `#/components/schemas/${name}` };
     const content = (types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: ref }]));
-    const itemPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}` : `${prefix}/${rt.plural}/{name}`;
+    const itemPath = rt.namespaced
+      ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}`
+      : `${prefix}/${rt.plural}/{name}`;
     const listPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}` : `${prefix}/${rt.plural}`;
     const op = (action: string, extra: Record<string, unknown> = {}) => ({
       operationId: `${action}${rt.kind}`,
@@ -104,18 +120,42 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
     });
     paths[itemPath] = {
       get: op('get'),
-      put: op('put', { parameters: queryParams.filter((p) => p !== 'force').map(param), requestBody: { content: content(['*/*']) } }),
+      put: op('put', {
+        parameters: queryParams.filter((p) => p !== 'force').map(param),
+        requestBody: { content: content(['*/*']) },
+      }),
       patch: op('patch', {
         parameters: queryParams.map(param),
-        requestBody: { content: content(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']) },
+        requestBody: {
+          content: content([
+            'application/apply-patch+yaml',
+            'application/json-patch+json',
+            'application/merge-patch+json',
+          ]),
+        },
       }),
       delete: op('delete'),
     };
-    paths[listPath] = { get: op('list'), post: op('post', { parameters: queryParams.filter((p) => p !== 'force').map(param), requestBody: { content: content(['*/*']) } }) };
+    paths[listPath] = {
+      get: op('list'),
+      post: op('post', {
+        parameters: queryParams.filter((p) => p !== 'force').map(param),
+        requestBody: { content: content(['*/*']) },
+      }),
+    };
     if (rt.subresources.status) {
       paths[`${itemPath}/status`] = {
         get: op('get'),
-        patch: op('patch', { parameters: queryParams.map(param), requestBody: { content: content(['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json']) } }),
+        patch: op('patch', {
+          parameters: queryParams.map(param),
+          requestBody: {
+            content: content([
+              'application/apply-patch+yaml',
+              'application/json-patch+json',
+              'application/merge-patch+json',
+            ]),
+          },
+        }),
       };
     }
   }

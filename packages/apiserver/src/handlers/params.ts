@@ -27,7 +27,8 @@ export function intParam(q: URLSearchParams, name: string): number | undefined {
   if (v === null || v === '') return undefined;
   if (!/^[+-]?\d+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   const n = BigInt(v);
-  if (n > 2n ** 63n - 1n || n < -(2n ** 63n)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  if (n > 2n ** 63n - 1n || n < -(2n ** 63n))
+    throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return Number(n);
 }
 
@@ -66,22 +67,34 @@ export function validateListOptions(q: URLSearchParams, opts: ListOptions, watch
   const rv = q.get('resourceVersion') ?? '';
   const cont = q.get('continue') ?? '';
   const problems: { field: string; reason: string; message: string }[] = [];
-  const forbidden = (field: string, why: string) => problems.push({ field, reason: 'FieldValueForbidden', message: `Forbidden: ${why}` });
+  const forbidden = (field: string, why: string) =>
+    problems.push({ field, reason: 'FieldValueForbidden', message: `Forbidden: ${why}` });
   const notSupported = (value: string, supported: string[]) =>
-    problems.push({ field: 'resourceVersionMatch', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}` });
+    problems.push({
+      field: 'resourceVersionMatch',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
+    });
   if (watch) {
-    if (initial !== undefined && match !== 'NotOlderThan') forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    if (initial !== undefined && match !== 'NotOlderThan')
+      forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     if (match) {
-      if (initial === undefined) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      if (initial === undefined)
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        );
       if (match !== 'NotOlderThan') notSupported(match, ['NotOlderThan']);
       if (cont) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
     }
   } else {
     if (match) {
-      if (!rv) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
+      if (!rv)
+        forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided');
       if (cont) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
       if (match !== 'Exact' && match !== 'NotOlderThan') notSupported(match, ['Exact', 'NotOlderThan', '']);
-      if (match === 'Exact' && rv === '0') forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+      if (match === 'Exact' && rv === '0')
+        forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     }
     if (initial !== undefined) forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list');
   }

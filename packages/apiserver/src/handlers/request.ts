@@ -42,9 +42,23 @@ export function checkObjectKey(r: ResourceRequest): void {
 /** The request context of a write, its options validated; deletes take theirs from readDeleteOptions. */
 export function context(r: ResourceRequest, kind?: OptionsKind, patchType?: string): RequestContext {
   const audit = r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {};
-  if (!kind) return { user: r.user, dryRun: r.query.getAll('dryRun').includes('All'), fieldValidation: 'Warn', warnings: [], ...audit };
+  if (!kind)
+    return {
+      user: r.user,
+      dryRun: r.query.getAll('dryRun').includes('All'),
+      fieldValidation: 'Warn',
+      warnings: [],
+      ...audit,
+    };
   const o = writeOptions(r.query, kind, r.req.headers['user-agent'], patchType);
-  return { user: r.user, dryRun: o.dryRun, fieldValidation: o.fieldValidation, warnings: [], fieldManager: o.fieldManager, ...audit };
+  return {
+    user: r.user,
+    dryRun: o.dryRun,
+    fieldValidation: o.fieldValidation,
+    warnings: [],
+    fieldManager: o.fieldManager,
+    ...audit,
+  };
 }
 
 /** the stored object in the request's version, or a 404 */

@@ -51,12 +51,15 @@ function checkTypeMeta(r: ResourceRequest, body: Record<string, unknown>): void 
   const gv = groupVersion(r.rt.group, r.info.version);
   const { apiVersion, kind } = body;
   if (apiVersion !== undefined && apiVersion !== gv) {
-    throw errors.badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${gv})`);
+    throw errors.badRequest(
+      `the API version in the data (${String(apiVersion)}) does not match the expected API version (${gv})`,
+    );
   }
   if (kind !== undefined && kind !== r.rt.kind) {
     throw errors.badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${r.rt.kind})`);
   }
-  if (body.metadata !== undefined && !isPlainObject(body.metadata)) throw errors.badRequest('metadata must be an object');
+  if (body.metadata !== undefined && !isPlainObject(body.metadata))
+    throw errors.badRequest('metadata must be an object');
 }
 
 /** what create and update bodies may be (kube-apiserver's serializers; no Content-Type means JSON) */
@@ -69,7 +72,8 @@ const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application
 async function readObject(r: ResourceRequest, kind: OptionsKind): Promise<{ ctx: RequestContext; obj: KubeObject }> {
   const contentType = r.req.headers['content-type'];
   // (built-in routes refuse other types before this; the CRD handler only when it picks a decoder)
-  if (contentType && !OBJECT_MEDIA_TYPES.includes(mediaType(contentType))) throw errors.unsupportedMediaType(OBJECT_MEDIA_TYPES);
+  if (contentType && !OBJECT_MEDIA_TYPES.includes(mediaType(contentType)))
+    throw errors.unsupportedMediaType(OBJECT_MEDIA_TYPES);
   const buf = await readBody(r.req);
   const ctx = context(r, kind);
   const body = decodeObject(buf, contentType);
@@ -84,10 +88,17 @@ async function create(r: ResourceRequest): Promise<number> {
   const { ctx, obj } = await readObject(r, 'CreateOptions');
   if (r.rt.namespaced && !r.info.namespace) {
     // the object's namespace is cleared to match the request's (none), which validation then requires
-    throw errors.invalid(r.rt.kind, r.rt.group, String(obj.metadata.name ?? obj.metadata.generateName ?? ''), [{ field: 'metadata.namespace', reason: 'FieldValueRequired', message: 'Required value' }]);
+    throw errors.invalid(r.rt.kind, r.rt.group, String(obj.metadata.name ?? obj.metadata.generateName ?? ''), [
+      { field: 'metadata.namespace', reason: 'FieldValueRequired', message: 'Required value' },
+    ]);
   }
   const result = await r.core.lifecycle.write({
-    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: obj, owned: true,
+    rt: r.rt,
+    version: r.info.version,
+    namespace: namespaceOf(r),
+    ctx,
+    candidate: obj,
+    owned: true,
     recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, undefined),
   });
   return respondObject(r, 201, await r.core.convertOut(r.rt, result.object, r.info.version), ctx.warnings);
@@ -102,27 +113,52 @@ async function update(r: ResourceRequest): Promise<number> {
     candidate = scaleToCandidate(r.rt, old, body);
   } else {
     if (body.metadata.name !== undefined && body.metadata.name !== r.info.name) {
-      throw errors.badRequest(`the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${r.info.name})`);
+      throw errors.badRequest(
+        `the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${r.info.name})`,
+      );
     }
     const rv = body.metadata.resourceVersion;
     // custom resources do not allow unconditional updates (the CRD registry's AllowUnconditionalUpdate is false)
     if (!r.rt.builtin && (rv === undefined || rv === '')) {
-      throw errors.invalid(r.rt.plural, r.rt.group, r.info.name!, [cause('metadata.resourceVersion', 'FieldValueInvalid', 'Invalid value: 0x0: must be specified for an update')]);
+      throw errors.invalid(r.rt.plural, r.rt.group, r.info.name!, [
+        cause('metadata.resourceVersion', 'FieldValueInvalid', 'Invalid value: 0x0: must be specified for an update'),
+      ]);
     }
     if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
-      throw errors.conflict(r.rt.plural, r.rt.group, r.info.name!, 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(
+        r.rt.plural,
+        r.rt.group,
+        r.info.name!,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
   }
   // a scale candidate is built from the stored object; a plain body is the request's own
   return commitUpdate(r, ctx, old, candidate, 200, undefined, !scale);
 }
 
-async function commitUpdate(r: ResourceRequest, ctx: RequestContext, old: KubeObject, candidate: KubeObject, code: number, managedFields?: KubeObject['metadata']['managedFields'], owned = false): Promise<number> {
+async function commitUpdate(
+  r: ResourceRequest,
+  ctx: RequestContext,
+  old: KubeObject,
+  candidate: KubeObject,
+  code: number,
+  managedFields?: KubeObject['metadata']['managedFields'],
+  owned = false,
+): Promise<number> {
   const sub = r.info.subresource;
   const result = await r.core.lifecycle.write({
-    rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate, old, owned,
+    rt: r.rt,
+    version: r.info.version,
+    namespace: namespaceOf(r),
+    ctx,
+    candidate,
+    old,
+    owned,
     ...(sub ? { subresource: sub } : {}),
-    ...(managedFields ? { managedFields } : { recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, r.info.subresource) }),
+    ...(managedFields
+      ? { managedFields }
+      : { recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, r.info.subresource) }),
   });
   const out = await r.core.convertOut(r.rt, result.object, r.info.version);
   if (r.info.subresource === 'scale') return respondOther(r, code, readScale(r.rt, out), ctx.warnings);
@@ -146,7 +182,11 @@ async function patch(r: ResourceRequest): Promise<number> {
   if (!old) {
     // server-side apply creates a missing object
     const created = await r.core.lifecycle.write({
-      rt: r.rt, version: r.info.version, namespace: namespaceOf(r), ctx, candidate: result.object,
+      rt: r.rt,
+      version: r.info.version,
+      namespace: namespaceOf(r),
+      ctx,
+      candidate: result.object,
       ...(result.managedFields ? { managedFields: result.managedFields } : {}),
     });
     return respondObject(r, 201, await r.core.convertOut(r.rt, created.object, r.info.version), ctx.warnings);
@@ -157,7 +197,12 @@ async function patch(r: ResourceRequest): Promise<number> {
 /** the patch types an endpoint takes: strategic merge only where the kind has a Go struct (built-ins) */
 function patchTypes(r: ResourceRequest): string[] {
   const strategic = r.core.strategies.for(r.rt).strategicMerge;
-  return ['application/json-patch+json', 'application/merge-patch+json', ...(strategic ? ['application/strategic-merge-patch+json'] : []), 'application/apply-patch+yaml'];
+  return [
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    ...(strategic ? ['application/strategic-merge-patch+json'] : []),
+    'application/apply-patch+yaml',
+  ];
 }
 
 async function deleteCollection(r: ResourceRequest): Promise<number> {
@@ -172,4 +217,3 @@ async function deleteCollection(r: ResourceRequest): Promise<number> {
   }
   return respondOther(r, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }
-

@@ -17,7 +17,12 @@ export function respondObject(r: ResourceRequest, code: number, obj: KubeObject,
 }
 
 /** A body that is not the resource's object (Scale, Status): written in the negotiated format, never converted. */
-export function respondOther(r: ResourceRequest, code: number, body: Record<string, unknown>, warnings: string[] = []): number {
+export function respondOther(
+  r: ResourceRequest,
+  code: number,
+  body: Record<string, unknown>,
+  warnings: string[] = [],
+): number {
   writeNegotiated(r.res, r.out, code, body, warnings.length ? { Warning: warningHeader(warnings) } : {});
   return code;
 }

@@ -18,7 +18,10 @@ export function endpointCapabilities(rt: ResourceType, version: string): Endpoin
   if (!byVersion) capabilities.set(rt, (byVersion = new Map()));
   let caps = byVersion.get(version);
   if (!caps) {
-    caps = { protobuf: rt.builtin && responseMessage(groupVersion(rt.group, version), rt.kind) !== undefined, conversions: true };
+    caps = {
+      protobuf: rt.builtin && responseMessage(groupVersion(rt.group, version), rt.kind) !== undefined,
+      conversions: true,
+    };
     byVersion.set(version, caps);
   }
   return caps;
@@ -50,7 +53,12 @@ function hasSubresource(rt: ResourceType, sub: string): boolean {
 const CONSUMES: Record<string, string[]> = {
   POST: PRODUCES,
   PUT: PRODUCES,
-  PATCH: ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'],
+  PATCH: [
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+    'application/apply-patch+yaml',
+  ],
 };
 
 /** go-restful's matchesContentType: a missing type only suits methods without a body; parameters are dropped. */
@@ -63,7 +71,8 @@ function routeConsumes(method: string, contentType: string | undefined): boolean
   return false;
 }
 
-const routeMethodNotAllowed = () => new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+const routeMethodNotAllowed = () =>
+  new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 
 /** go-restful's matchesAccept: some Accept entry (parameters dropped) is one of the route's types, or `*` / `*`. */
 function routeAccepts(accept: string | undefined, produces: string[]): boolean {
@@ -76,7 +85,10 @@ function routeAccepts(accept: string | undefined, produces: string[]): boolean {
 }
 
 /** GET, HEAD… the route methods a built-in path offers, or undefined when no route matches the path. */
-function builtinRouteMethods(info: RequestInfo, rt: ResourceType): { methods: string[]; collection: boolean } | undefined {
+function builtinRouteMethods(
+  info: RequestInfo,
+  rt: ResourceType,
+): { methods: string[]; collection: boolean } | undefined {
   const parts = info.parts;
   const isNamespaces = rt.group === '' && rt.plural === 'namespaces';
   // a namespaced path needs a namespaced kind (Namespaces' own paths look namespaced too)
@@ -87,7 +99,8 @@ function builtinRouteMethods(info: RequestInfo, rt: ResourceType): { methods: st
     return { methods: ['GET'], collection: parts.length === 1 };
   }
   if (parts.length === 1) {
-    if (createOnly) return info.namespace !== undefined || !rt.namespaced ? { methods: ['POST'], collection: true } : undefined;
+    if (createOnly)
+      return info.namespace !== undefined || !rt.namespaced ? { methods: ['POST'], collection: true } : undefined;
     // across namespaces only list and watch
     if (rt.namespaced && info.namespace === undefined) return { methods: ['GET'], collection: true };
     return { methods: ['GET', 'POST', 'DELETE'], collection: true };
@@ -95,7 +108,8 @@ function builtinRouteMethods(info: RequestInfo, rt: ResourceType): { methods: st
   if (rt.namespaced && info.namespace === undefined) return undefined;
   if (createOnly) return undefined;
   if (parts.length === 2) return { methods: ['GET', 'PUT', 'PATCH', 'DELETE'], collection: false };
-  if (parts.length === 3 && hasSubresource(rt, parts[2]!)) return { methods: SUBRESOURCE_METHODS[parts[2]!]!, collection: false };
+  if (parts.length === 3 && hasSubresource(rt, parts[2]!))
+    return { methods: SUBRESOURCE_METHODS[parts[2]!]!, collection: false };
   return undefined;
 }
 
@@ -103,7 +117,12 @@ function builtinRouteMethods(info: RequestInfo, rt: ResourceType): { methods: st
  * Throws the error kube-apiserver answers before any handler runs for a path/method/Accept combination that
  * has no route (404/405/406), or a 400 for an empty name where the route takes one.
  */
-export function checkRoute(info: RequestInfo, rt: ResourceType, method: string, headers: { accept?: string; 'content-type'?: string }): void {
+export function checkRoute(
+  info: RequestInfo,
+  rt: ResourceType,
+  method: string,
+  headers: { accept?: string; 'content-type'?: string },
+): void {
   if (!rt.builtin) {
     checkCustomResourceRoute(info, rt);
     return;
@@ -112,11 +131,22 @@ export function checkRoute(info: RequestInfo, rt: ResourceType, method: string, 
   if (!route) throw errors.notFoundPath();
   // (no HEAD routes: kube-apiserver answers HEAD on a resource with 405)
   if (!route.methods.includes(method)) throw routeMethodNotAllowed();
-  if (!routeConsumes(method, headers['content-type'])) throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+  if (!routeConsumes(method, headers['content-type']))
+    throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
   const accept = headers.accept;
-  const produces = info.subresource === 'log' ? ['text/plain', ...PRODUCES] : route.collection && route.methods.includes('GET') ? [...PRODUCES, ...STREAM_PRODUCES] : PRODUCES;
+  const produces =
+    info.subresource === 'log'
+      ? ['text/plain', ...PRODUCES]
+      : route.collection && route.methods.includes('GET')
+        ? [...PRODUCES, ...STREAM_PRODUCES]
+        : PRODUCES;
   if (!routeAccepts(accept, produces)) {
-    throw new StatusError(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
+    throw new StatusError(
+      406,
+      'NotAcceptable',
+      `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`,
+      {},
+    );
   }
   if (info.name === '' && !info.watchPath) throw errors.badRequest('name must be provided');
 }
@@ -124,15 +154,26 @@ export function checkRoute(info: RequestInfo, rt: ResourceType, method: string, 
 function checkCustomResourceRoute(info: RequestInfo, rt: ResourceType): void {
   if (info.namespace && !rt.namespaced) throw errors.notFoundPath();
   const sub = info.subresource;
-  if (sub !== undefined && sub !== '' && !(sub === 'status' && rt.subresources.status) && !(sub === 'scale' && rt.subresources.scale)) {
+  if (
+    sub !== undefined &&
+    sub !== '' &&
+    !(sub === 'status' && rt.subresources.status) &&
+    !(sub === 'scale' && rt.subresources.scale)
+  ) {
     throw errors.notFound(rt.plural, rt.group, info.name ?? '');
   }
   const verbs = sub ? ['get', 'update', 'patch'] : ALL_VERBS;
   if (!verbs.includes(info.verb)) {
-    throw new StatusError(405, 'MethodNotAllowed', `${info.verb} is not supported on resources of kind "${qualifiedResource(rt.plural, rt.group)}"`, { group: rt.group, kind: rt.plural });
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      `${info.verb} is not supported on resources of kind "${qualifiedResource(rt.plural, rt.group)}"`,
+      { group: rt.group, kind: rt.plural },
+    );
   }
   // an update or patch of the collection itself reaches the handler without a name
-  if (info.name === '' || (info.name === undefined && (info.verb === 'update' || info.verb === 'patch'))) throw errors.badRequest('name must be provided');
+  if (info.name === '' || (info.name === undefined && (info.verb === 'update' || info.verb === 'patch')))
+    throw errors.badRequest('name must be provided');
 }
 
 /** IsValidPathSegmentName, as the storage key functions check a name from the URL. */
@@ -140,5 +181,6 @@ export function checkPathSegmentName(name: string): void {
   const problems: string[] = [];
   if (name === '.' || name === '..') problems.push(`may not be '${name}'`);
   for (const bad of ['/', '%']) if (name.includes(bad)) problems.push(`may not contain '${bad}'`);
-  if (problems.length) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
+  if (problems.length)
+    throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }

@@ -37,11 +37,21 @@ export function readScale(rt: ResourceType, obj: KubeObject): Record<string, unk
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
     spec: { replicas: (getPath(obj, s.specReplicasPath) as number | undefined) ?? 0 },
     status: {
       replicas: (getPath(obj, s.statusReplicasPath) as number | undefined) ?? 0,
-      ...(typeof selector === 'string' ? { selector } : isPlainObject(specSelector) ? { selector: labelSelectorToString(specSelector) } : {}),
+      ...(typeof selector === 'string'
+        ? { selector }
+        : isPlainObject(specSelector)
+          ? { selector: labelSelectorToString(specSelector) }
+          : {}),
     },
   };
 }
@@ -50,11 +60,22 @@ export function readScale(rt: ResourceType, obj: KubeObject): Record<string, unk
 export function scaleToCandidate(rt: ResourceType, old: KubeObject, scale: Record<string, unknown>): KubeObject {
   const replicas = isPlainObject(scale.spec) ? scale.spec.replicas : undefined;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw errors.invalid('Scale', 'autoscaling', old.metadata.name ?? '', [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+    throw errors.invalid('Scale', 'autoscaling', old.metadata.name ?? '', [
+      {
+        field: 'spec.replicas',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+      },
+    ]);
   }
   const meta = isPlainObject(scale.metadata) ? scale.metadata : {};
   if (meta.resourceVersion && meta.resourceVersion !== old.metadata.resourceVersion) {
-    throw errors.conflict(rt.plural, rt.group, old.metadata.name!, 'the object has been modified; please apply your changes to the latest version and try again');
+    throw errors.conflict(
+      rt.plural,
+      rt.group,
+      old.metadata.name!,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
   }
   const next = structuredClone(old) as KubeObject;
   setPath(next, rt.subresources.scale!.specReplicasPath, replicas);

@@ -7,7 +7,11 @@ import { convertFieldSelector, parseFieldSelector } from '../selectors/fields.ts
 import { formatLabelSelector, type LabelSelectorObject, parseLabelSelector } from '../selectors/labels.ts';
 import type { KubeObject } from '../types.ts';
 
-export function compileSelectors(rt: ResourceType, version: string, query: URLSearchParams): (obj: KubeObject) => boolean {
+export function compileSelectors(
+  rt: ResourceType,
+  version: string,
+  query: URLSearchParams,
+): (obj: KubeObject) => boolean {
   const ls = query.get('labelSelector');
   const fs = query.get('fieldSelector');
   let labelMatch: ((o: KubeObject) => boolean) | undefined;
@@ -25,7 +29,11 @@ export function compileSelectors(rt: ResourceType, version: string, query: URLSe
       const selectable = rt.versions.find((v) => v.name === version)?.selectableFields;
       const target = rt.builtin
         ? { group: rt.group, kind: rt.kind }
-        : { group: rt.group, kind: rt.kind, customResource: { namespaced: rt.namespaced, ...(selectable ? { selectableFields: selectable } : {}) } };
+        : {
+            group: rt.group,
+            kind: rt.kind,
+            customResource: { namespaced: rt.namespaced, ...(selectable ? { selectableFields: selectable } : {}) },
+          };
       const sel = convertFieldSelector(parseFieldSelector(fs), target);
       // events.k8s.io field labels are converted to the stored core/v1 names, so match the stored shape
       const view = rt.group === 'events.k8s.io' ? eventsV1ToEvent : (o: KubeObject) => o;

@@ -256,10 +256,19 @@ class WatchStream {
   }
 }
 
-function bookmarkObject(kind: string, group: string, version: string, rv: number, initialEnd: boolean): Record<string, unknown> {
+function bookmarkObject(
+  kind: string,
+  group: string,
+  version: string,
+  rv: number,
+  initialEnd: boolean,
+): Record<string, unknown> {
   return {
     kind,
     apiVersion: group ? `${group}/${version}` : version,
-    metadata: { resourceVersion: String(rv), ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+    metadata: {
+      resourceVersion: String(rv),
+      ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+    },
   };
 }

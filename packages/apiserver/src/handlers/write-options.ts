@@ -21,28 +21,61 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 /** Go's %#U for a rune that is not printable */
 const goRune = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-export function writeOptions(q: URLSearchParams, kind: OptionsKind, userAgent: string | undefined, patchType?: string): WriteOptions {
+export function writeOptions(
+  q: URLSearchParams,
+  kind: OptionsKind,
+  userAgent: string | undefined,
+  patchType?: string,
+): WriteOptions {
   const causes: StatusCause[] = [];
   const fieldManager = q.get('fieldManager') ?? '';
   const apply = patchType === 'application/apply-patch+yaml';
   if (kind === 'PatchOptions') {
-    if (!apply && q.has('force')) causes.push({ field: 'force', reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch' });
-    if (apply && fieldManager === '') causes.push({ field: 'fieldManager', reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' });
+    if (!apply && q.has('force'))
+      causes.push({
+        field: 'force',
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: may not be specified for non-apply patch',
+      });
+    if (apply && fieldManager === '')
+      causes.push({
+        field: 'fieldManager',
+        reason: 'FieldValueRequired',
+        message: 'Required value: is required for apply patch',
+      });
   }
-  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX) causes.push({ field: 'fieldManager', reason: 'FieldValueTooLong', message: `Too long: may not be more than ${FIELD_MANAGER_MAX} bytes` });
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX)
+    causes.push({
+      field: 'fieldManager',
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${FIELD_MANAGER_MAX} bytes`,
+    });
   let at = 0;
   // (visible ASCII, the usual case, needs no look at each character)
   for (const c of /^[\x20-\x7e]*$/.test(fieldManager) ? '' : fieldManager) {
-    if (!PRINTABLE.test(c)) causes.push({ field: 'fieldManager', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(fieldManager)}: invalid character ${goRune(c)} (at position ${at})` });
+    if (!PRINTABLE.test(c))
+      causes.push({
+        field: 'fieldManager',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(fieldManager)}: invalid character ${goRune(c)} (at position ${at})`,
+      });
     at += Buffer.byteLength(c);
   }
   const dryRun = q.getAll('dryRun');
   if (dryRun.some((v) => v !== 'All')) {
-    causes.push({ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"` });
+    causes.push({
+      field: 'dryRun',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: []string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`,
+    });
   }
   const validation = q.get('fieldValidation') ?? '';
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) {
-    causes.push({ field: 'fieldValidation', reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(validation)}: supported values: "", "Ignore", "Strict", "Warn"` });
+    causes.push({
+      field: 'fieldValidation',
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(validation)}: supported values: "", "Ignore", "Strict", "Warn"`,
+    });
   }
   if (causes.length) throw errors.invalid(kind, 'meta.k8s.io', '', causes);
   return {

@@ -112,7 +112,10 @@ function decodeJson(text: string): unknown {
  */
 function checkedBody(value: unknown): unknown {
   const at = protoKeyPath(value, 0);
-  if (at) throw errors.badRequest(`the request body has a field named "__proto__" at ${at}: this API server refuses that name in any object; remove or rename the field`);
+  if (at)
+    throw errors.badRequest(
+      `the request body has a field named "__proto__" at ${at}: this API server refuses that name in any object; remove or rename the field`,
+    );
   return value;
 }
 
@@ -153,7 +156,9 @@ function nestingError() {
 export function decodeObject(buf: Buffer, contentType: string | undefined): Record<string, unknown> {
   const value = decodeBody(buf, contentType);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw errors.badRequest(`the request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+    throw errors.badRequest(
+      `the request body must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -194,7 +199,9 @@ function checkYamlNesting(text: string): void {
     } else if (c === 93 || c === 125) flow--;
   }
   if (maxColumn + maxFlow > MAX_YAML_NESTING_DEPTH) {
-    throw errors.badRequest(`the YAML request body nests deeper than the maximum of ${MAX_YAML_NESTING_DEPTH} levels (indentation plus brackets)`);
+    throw errors.badRequest(
+      `the YAML request body nests deeper than the maximum of ${MAX_YAML_NESTING_DEPTH} levels (indentation plus brackets)`,
+    );
   }
 }
 
@@ -204,7 +211,8 @@ function checkNestingDepth(text: string): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {

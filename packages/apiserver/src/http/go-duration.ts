@@ -1,7 +1,7 @@
 // Go's time.ParseDuration ("300ms", "1.5h", "2h45m"), with its error texts, for the `timeout` query parameter
 // and metav1.Duration fields.
 
-const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** Nanoseconds, or the error time.ParseDuration would return. */
 export function parseGoDuration(s: string): { ns: bigint } | { error: string } {

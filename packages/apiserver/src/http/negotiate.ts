@@ -78,7 +78,8 @@ export function parseAccept(header: string): Clause[] {
     out.push(clause);
   }
   // Go's sort.Sort on a short slice is an insertion sort with this (non-transitive) Less; mirror it exactly.
-  const less = (a: Clause, b: Clause) => a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subType !== '*' && b.subType === '*');
+  const less = (a: Clause, b: Clause) =>
+    a.q > b.q || (a.type !== '*' && b.type === '*') || (a.subType !== '*' && b.subType === '*');
   for (let i = 1; i < out.length; i++) {
     for (let j = i; j > 0 && less(out[j]!, out[j - 1]!); j--) [out[j], out[j - 1]] = [out[j - 1]!, out[j]!];
   }
@@ -105,14 +106,21 @@ function isPrettyRequest(userAgent: string | undefined, query: string | undefine
     const v = new URLSearchParams(query).get('pretty');
     if (v) return v === '1' || v === 't' || v === 'T' || v === 'true' || v === 'TRUE' || v === 'True';
   }
-  return userAgent !== undefined && (userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0'));
+  return (
+    userAgent !== undefined &&
+    (userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0'))
+  );
 }
 
 /**
  * The response format for a request. Throws the 406 when no clause is acceptable. `stream` negotiates a
  * watch: the winning clause must have a stream encoding (a YAML winner is a 406, not a fall-through).
  */
-export function negotiateOutput(accept: string | undefined, caps: EndpointCapabilities, opts: { userAgent?: string; query?: string; stream?: boolean } = {}): Negotiated {
+export function negotiateOutput(
+  accept: string | undefined,
+  caps: EndpointCapabilities,
+  opts: { userAgent?: string; query?: string; stream?: boolean } = {},
+): Negotiated {
   const pretty = !opts.stream && isPrettyRequest(opts.userAgent, opts.query);
   if (!accept || accept === 'application/json') return pretty ? PRETTY_JSON : PLAIN_JSON;
   const chosen = choose(parseAccept(accept), caps);
@@ -127,7 +135,8 @@ function choose(clauses: Clause[], caps: EndpointCapabilities): Negotiated | und
   for (const c of clauses) {
     for (const format of SERVER_ORDER) {
       const [type, subType] = MEDIA_TYPES[format].split('/') as [string, string];
-      const matches = (c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*');
+      const matches =
+        (c.type === type && (c.subType === subType || c.subType === '*')) || (c.type === '*' && c.subType === '*');
       if (!matches) continue;
       const accepted = acceptClause(c, format, caps);
       if (accepted) return accepted;
@@ -166,7 +175,11 @@ function acceptClause(c: Clause, format: OutputFormat, caps: EndpointCapabilitie
 }
 
 /** Error responses: any media type, no conversions (DefaultEndpointRestrictions); undefined when none fits. */
-export function negotiateErrorOutput(accept: string | undefined, userAgent: string | undefined, query: string | undefined): Negotiated | undefined {
+export function negotiateErrorOutput(
+  accept: string | undefined,
+  userAgent: string | undefined,
+  query: string | undefined,
+): Negotiated | undefined {
   try {
     return negotiateOutput(accept, { protobuf: true, conversions: false }, { userAgent, query });
   } catch {

@@ -21,7 +21,14 @@ export interface RequestInfo {
   watchPath?: boolean;
 }
 
-const methodVerbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete', GET: 'get', HEAD: 'get' };
+const methodVerbs: Record<string, string> = {
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+  GET: 'get',
+  HEAD: 'get',
+};
 
 /** strings.Split(strings.Trim(path, "/"), "/"), and nothing for the root */
 export function splitPath(path: string): string[] {
@@ -38,7 +45,14 @@ export function goBool(v: string): boolean | undefined {
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const all = splitPath(path);
-  const info: RequestInfo = { isResourceRequest: false, path, verb: (method || 'GET').toLowerCase(), group: '', version: '', parts: all };
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path,
+    verb: (method || 'GET').toLowerCase(),
+    group: '',
+    version: '',
+    parts: all,
+  };
   if (all.length < 3 || (all[0] !== 'api' && all[0] !== 'apis')) return info;
   let rest: string[];
   if (all[0] === 'api') {

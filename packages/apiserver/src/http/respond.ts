@@ -16,10 +16,21 @@ function headerSafe(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export function writeJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, contentType = 'application/json'): void {
+export function writeJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+  contentType = 'application/json',
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -33,7 +44,13 @@ export function toApiError(err: unknown): StatusError {
  * Writes an API object (or, for JSON, its already serialised text) in the negotiated format. The common case,
  * compact JSON, is writeJson unchanged.
  */
-export function writeNegotiated(res: ServerResponse, out: Negotiated, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+export function writeNegotiated(
+  res: ServerResponse,
+  out: Negotiated,
+  code: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
   if (out.format === 'json' && !out.pretty) {
     writeJson(res, code, body, headers);
     return;
@@ -44,9 +61,20 @@ export function writeNegotiated(res: ServerResponse, out: Negotiated, code: numb
   else writeBytes(res, code, encodeKubeProtobuf(value as Record<string, unknown>), MEDIA_TYPES.protobuf, headers);
 }
 
-function writeBytes(res: ServerResponse, code: number, data: Buffer, contentType: string, headers: Record<string, string | string[]>): void {
+function writeBytes(
+  res: ServerResponse,
+  code: number,
+  data: Buffer,
+  contentType: string,
+  headers: Record<string, string | string[]>,
+): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': data.length, ...headers });
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': data.length,
+    ...headers,
+  });
   res.end(data);
 }
 
@@ -62,7 +90,10 @@ export function writeError(res: ServerResponse, err: unknown, warnings: string[]
   const accept = req?.headers.accept;
   const rawUrl = req?.url ?? '';
   const q = rawUrl.indexOf('?');
-  const out = accept || q >= 0 || req?.headers['user-agent'] ? negotiateErrorOutput(accept, req?.headers['user-agent'], q >= 0 ? rawUrl.slice(q + 1) : undefined) : undefined;
+  const out =
+    accept || q >= 0 || req?.headers['user-agent']
+      ? negotiateErrorOutput(accept, req?.headers['user-agent'], q >= 0 ? rawUrl.slice(q + 1) : undefined)
+      : undefined;
   if (out) writeNegotiated(res, out, e.code, e.toStatus(), headers);
   else if (accept) writeJson(res, e.code, JSON.stringify(e.toStatus(), null, 2), headers);
   else writeJson(res, e.code, e.toStatus(), headers);

@@ -204,7 +204,8 @@ class Emitter {
     for (let i = 0; i < chars.length; i++) {
       const c = chars[i]!;
       if (c === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ') this.writeIndent(indent);
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && chars[i + 1] !== ' ')
+          this.writeIndent(indent);
         else this.put(c);
         spaces = true;
       } else {
@@ -273,8 +274,21 @@ class Emitter {
 
 function escapeChar(c: string): string {
   const simple: Record<string, string> = {
-    '\0': '0', '\x07': 'a', '\b': 'b', '\t': 't', '\n': 'n', '\v': 'v', '\f': 'f', '\r': 'r', '\x1b': 'e',
-    '"': '"', '\\': '\\', '\u0085': 'N', '\u00a0': '_', '\u2028': 'L', '\u2029': 'P',
+    '\0': '0',
+    '\x07': 'a',
+    '\b': 'b',
+    '\t': 't',
+    '\n': 'n',
+    '\v': 'v',
+    '\f': 'f',
+    '\r': 'r',
+    '\x1b': 'e',
+    '"': '"',
+    '\\': '\\',
+    '\u0085': 'N',
+    '\u00a0': '_',
+    '\u2028': 'L',
+    '\u2029': 'P',
   };
   if (simple[c]) return simple[c]!;
   const cp = c.codePointAt(0)!;
@@ -287,7 +301,8 @@ function escapeChar(c: string): string {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const isCollection = (v: Json): v is Json[] | { [k: string]: Json } => v !== null && typeof v === 'object';
-const isEmptyCollection = (v: Json) => isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+const isEmptyCollection = (v: Json) =>
+  isCollection(v) && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
 
 /** strconv.FormatFloat(f, 'g', -1, 64) as go-yaml writes floats. */
 export function goFloat(n: number): string {
@@ -316,7 +331,8 @@ function numberText(n: number): string {
 }
 
 /** Replaces lone surrogates (which Go's JSON never produces) with U+FFFD. */
-const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 function emitValue(e: Emitter, v: Json, indent: number): void {
   if (v === null) e.scalar('null', indent, false, 'plain');

@@ -2,10 +2,45 @@
 // it back plain gives the same string, not a bool (YAML 1.1: y, yes, on…), null, number or timestamp.
 
 const KEYWORDS = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
   '<<',
 ]);
 
@@ -41,7 +76,10 @@ const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** go-yaml's parseTimestamp: the formats it hands to time.Parse, with Go's range checks. */
 function isTimestamp(s: string): boolean {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?)?$/.exec(s);
+  const m =
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?)?$/.exec(
+      s,
+    );
   if (!m) return false;
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -69,6 +107,7 @@ export function plainResolvesToString(s: string): boolean {
     }
   }
   const c = s[0];
-  const base60 = c !== undefined && (c === '+' || c === '-' || (c >= '0' && c <= '9')) && s.includes(':') && BASE60_FLOAT.test(s);
+  const base60 =
+    c !== undefined && (c === '+' || c === '-' || (c >= '0' && c <= '9')) && s.includes(':') && BASE60_FLOAT.test(s);
   return !base60;
 }

@@ -37,22 +37,50 @@ const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 export class Deleter {
   constructor(private readonly deps: DeleterDeps) {}
 
-  async delete(rt: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions, ctx: RequestContext): Promise<DeleteResult> {
+  async delete(
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions,
+    ctx: RequestContext,
+  ): Promise<DeleteResult> {
     const { store } = this.deps;
     let obj = store.get(rt.storageKey, namespace, name);
     if (!obj) throw errors.notFound(rt.plural, rt.group, name);
     if (rt.storageKey === NAMESPACES && IMMORTAL_NAMESPACES.has(name)) {
-      throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, group: '', kind: 'namespaces' });
+      throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
+        name,
+        group: '',
+        kind: 'namespaces',
+      });
     }
     const pre = options.preconditions;
     if (pre?.uid && pre.uid !== obj.metadata.uid) {
-      throw errors.conflict(rt.plural, rt.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+      throw errors.conflict(
+        rt.plural,
+        rt.group,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw errors.conflict(rt.plural, rt.group, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      throw errors.conflict(
+        rt.plural,
+        rt.group,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      );
     }
     await this.deps.admission().validate({
-      rt, version: obj.apiVersion.split('/').pop()!, operation: 'DELETE', namespace, name, oldObject: obj, user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings,
+      rt,
+      version: obj.apiVersion.split('/').pop()!,
+      operation: 'DELETE',
+      namespace,
+      name,
+      oldObject: obj,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+      warnings: ctx.warnings,
     });
 
     // Admission may have waited (webhooks): decide on the latest version, not the one read before it.
@@ -61,7 +89,9 @@ export class Deleter {
     obj = latest;
 
     const legacyOrphan = (options as { orphanDependents?: unknown }).orphanDependents;
-    let policy = options.propagationPolicy ?? (typeof legacyOrphan === 'boolean' ? (legacyOrphan ? 'Orphan' : 'Background') : undefined);
+    let policy =
+      options.propagationPolicy ??
+      (typeof legacyOrphan === 'boolean' ? (legacyOrphan ? 'Orphan' : 'Background') : undefined);
     if (!policy) {
       const defaulted = this.deps.defaultPolicy?.(rt);
       if (defaulted?.warning) ctx.warnings.push(defaulted.warning);
@@ -71,7 +101,9 @@ export class Deleter {
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
 
-    const heldBySpec = rt.storageKey === NAMESPACES && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
+    const heldBySpec =
+      rt.storageKey === NAMESPACES &&
+      ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
     if (finalizers.length === 0 && !heldBySpec) {
       if (ctx.dryRun) return { object: obj, deleted: true };
       const gone = store.commit(rt.storageKey, 'DELETED', obj);
@@ -91,7 +123,9 @@ export class Deleter {
         deletionGracePeriodSeconds: obj.metadata.deletionGracePeriodSeconds ?? 0,
         generation: obj.metadata.deletionTimestamp ? obj.metadata.generation : (obj.metadata.generation ?? 0) + 1,
       },
-      ...(rt.storageKey === NAMESPACES ? { status: { ...(obj.status as object | undefined), phase: 'Terminating' } } : {}),
+      ...(rt.storageKey === NAMESPACES
+        ? { status: { ...(obj.status as object | undefined), phase: 'Terminating' } }
+        : {}),
     };
     if (ctx.dryRun) return { object: marked, deleted: false };
     const committed = store.commit(rt.storageKey, 'MODIFIED', marked);

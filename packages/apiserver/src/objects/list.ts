@@ -23,7 +23,12 @@ const MAX_SNAPSHOTS = 1000;
 export class ListPaginator {
   private readonly snapshots = new Map<string, Snapshot>();
 
-  page(items: KubeObject[], rv: number, limit: number | undefined, continueToken: string | undefined): { items: KubeObject[]; rv: number; continue?: string; remaining?: number } {
+  page(
+    items: KubeObject[],
+    rv: number,
+    limit: number | undefined,
+    continueToken: string | undefined,
+  ): { items: KubeObject[]; rv: number; continue?: string; remaining?: number } {
     let all = items;
     let offset = 0;
     let snapRv = rv;
@@ -32,7 +37,9 @@ export class ListPaginator {
       const tok = decodeToken(continueToken);
       const snap = this.snapshots.get(tok.id);
       if (!snap || snap.expires < Date.now()) {
-        throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw errors.gone(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
       all = snap.items;
       offset = tok.offset;
@@ -49,7 +56,12 @@ export class ListPaginator {
       this.snapshots.set(id, { items: all, rv: snapRv, expires: Date.now() + SNAPSHOT_TTL_MS });
     }
     const next = offset + limit;
-    return { items: all.slice(offset, next), rv: snapRv, continue: encodeToken({ id, offset: next, rv: snapRv }), remaining: all.length - next };
+    return {
+      items: all.slice(offset, next),
+      rv: snapRv,
+      continue: encodeToken({ id, offset: next, rv: snapRv }),
+      remaining: all.length - next,
+    };
   }
 
   /** fault injection: every outstanding continue token becomes too old */
@@ -71,7 +83,8 @@ function encodeToken(t: ContinueToken): string {
 function decodeToken(s: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<ContinueToken>;
-    if (typeof t.id !== 'string' || typeof t.offset !== 'number' || typeof t.rv !== 'number') throw new Error('bad token');
+    if (typeof t.id !== 'string' || typeof t.offset !== 'number' || typeof t.rv !== 'number')
+      throw new Error('bad token');
     return t as ContinueToken;
   } catch {
     throw errors.badRequest('invalid value for continue: the continue token is not one this server issued');

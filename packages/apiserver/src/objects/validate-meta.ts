@@ -10,10 +10,21 @@ const labelNamed = new Set(['/namespaces']);
 /** Service names become DNS names, so kube validates them as DNS-1035 labels */
 const dns1035Named = new Set(['/services']);
 /** kinds whose names are path segments only (RBAC objects may contain ':' and capitals) */
-const pathSegmentNamed = new Set(['rbac.authorization.k8s.io/roles', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/rolebindings', 'rbac.authorization.k8s.io/clusterrolebindings']);
+const pathSegmentNamed = new Set([
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
 
 export function validateMeta(rt: ResourceType, obj: KubeObject, _old: KubeObject | undefined): StatusCause[] {
   const key = `${rt.group}/${rt.plural}`;
-  const nameValidation = labelNamed.has(key) ? 'dns1123Label' : dns1035Named.has(key) ? 'dns1035Label' : pathSegmentNamed.has(key) ? 'path-segment' : 'dns1123Subdomain';
+  const nameValidation = labelNamed.has(key)
+    ? 'dns1123Label'
+    : dns1035Named.has(key)
+      ? 'dns1035Label'
+      : pathSegmentNamed.has(key)
+        ? 'path-segment'
+        : 'dns1123Subdomain';
   return validateObjectMeta(obj.metadata, { namespaced: rt.namespaced, nameValidation });
 }

@@ -59,7 +59,14 @@ export interface LifecycleDeps {
   convert?: (rt: ResourceType, objects: KubeObject[], version: string) => Promise<KubeObject[]>;
 }
 
-const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'] as const;
+const SERVER_META = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'selfLink',
+] as const;
 
 export class Lifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
@@ -86,7 +93,8 @@ export class Lifecycle {
       if (req.subresource === 'finalize') obj = onlyFinalizersChanged(deepClone(old), obj);
       else strategy.prepareForUpdate?.(obj, old);
       if (rt.subresources.status) {
-        if (req.subresource === 'status') obj = onlyStatusChanged(deepClone(old), obj, rt.statusWritesAnnotations === true);
+        if (req.subresource === 'status')
+          obj = onlyStatusChanged(deepClone(old), obj, rt.statusWritesAnnotations === true);
         else if (old.status === undefined) delete obj.status;
         else obj.status = deepClone(old.status);
       }
@@ -99,8 +107,17 @@ export class Lifecycle {
     const operation: AdmissionOperation = old ? 'UPDATE' : 'CREATE';
     const admission = this.deps.admission();
     const attrs = {
-      rt, version: req.version, operation, namespace: req.namespace, name: obj.metadata.name!, object: obj, oldObject: old,
-      user: ctx.user, dryRun: ctx.dryRun, warnings: ctx.warnings, ...(req.subresource ? { subresource: req.subresource } : {}),
+      rt,
+      version: req.version,
+      operation,
+      namespace: req.namespace,
+      name: obj.metadata.name!,
+      object: obj,
+      oldObject: old,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+      warnings: ctx.warnings,
+      ...(req.subresource ? { subresource: req.subresource } : {}),
       ...(ctx.auditAnnotations ? { auditAnnotations: ctx.auditAnnotations } : {}),
     };
     const mutated = await admission.mutate(attrs);
@@ -116,13 +133,21 @@ export class Lifecycle {
     const causes: StatusCause[] = [...validateMeta(rt, obj, old), ...strategy.validate(obj, old, req.version)];
     if (old?.metadata.deletionTimestamp) {
       const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
-      if (added.length > 0) causes.push(cause('metadata.finalizers', 'FieldValueForbidden', `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+      if (added.length > 0)
+        causes.push(
+          cause(
+            'metadata.finalizers',
+            'FieldValueForbidden',
+            `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+          ),
+        );
     }
     if (causes.length > 0) throw errors.invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
     for (const check of this.deps.builtinValidators?.() ?? []) check({ ...attrs, object: obj });
     await admission.validate({ ...attrs, object: obj });
 
-    obj.metadata.managedFields = req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
+    obj.metadata.managedFields =
+      req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
     if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
 
     // Kinds whose strategy keeps no generation (Pods, Services, ConfigMaps … in 1.32) store whatever the
@@ -131,14 +156,23 @@ export class Lifecycle {
       if (rt.generation) obj.metadata.generation = 1;
     } else {
       // a /status write never bumps it (kube's status strategies leave generation alone), a /scale write does
-      if (rt.generation && req.subresource !== 'status' && generationBumps(rt.generation, old, obj, rt.subresources.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      if (
+        rt.generation &&
+        req.subresource !== 'status' &&
+        generationBumps(rt.generation, old, obj, rt.subresources.status)
+      )
+        obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       if (unchanged(old, obj)) return { object: old, created: false, noop: true };
     }
 
     const stored = await this.toStorage(rt, obj);
     // Admission and conversion may have waited on webhooks: refuse to overwrite a write that landed meanwhile.
     this.assertUnchangedSince(rt, obj, old);
-    if (old?.metadata.deletionTimestamp && (stored.metadata.finalizers ?? []).length === 0 && !heldByNamespaceFinalizers(rt, stored)) {
+    if (
+      old?.metadata.deletionTimestamp &&
+      (stored.metadata.finalizers ?? []).length === 0 &&
+      !heldByNamespaceFinalizers(rt, stored)
+    ) {
       if (ctx.dryRun) return { object: obj, created: false, noop: false, deleted: true };
       const gone = this.deps.store.commit(rt.storageKey, 'DELETED', stored);
       this.deps.onDeleted?.(rt, gone);
@@ -158,20 +192,27 @@ export class Lifecycle {
     const { rt } = req;
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${generateNameSuffix()}`;
-    if (!meta.name) throw errors.invalid(rt.kind, rt.group, '', [cause('metadata.name', 'FieldValueRequired', 'Required value: name or generateName is required')]);
+    if (!meta.name)
+      throw errors.invalid(rt.kind, rt.group, '', [
+        cause('metadata.name', 'FieldValueRequired', 'Required value: name or generateName is required'),
+      ]);
     if (rt.namespaced) {
       const ns = req.namespace ?? meta.namespace;
       if (meta.namespace && req.namespace && meta.namespace !== req.namespace) {
-        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       if (!ns) throw errors.badRequest('the namespace of the object must be set');
       meta.namespace = ns;
       if (!this.deps.namespaceExists(ns)) throw errors.notFound('namespaces', '', ns);
-      if (this.deps.store.get('/namespaces', undefined, ns)?.metadata.deletionTimestamp) throw namespaceTerminating(rt, meta.name, ns);
+      if (this.deps.store.get('/namespaces', undefined, ns)?.metadata.deletionTimestamp)
+        throw namespaceTerminating(rt, meta.name, ns);
     } else {
       delete meta.namespace;
     }
-    if (this.deps.store.get(rt.storageKey, meta.namespace, meta.name)) throw errors.alreadyExists(rt.plural, rt.group, meta.name);
+    if (this.deps.store.get(rt.storageKey, meta.namespace, meta.name))
+      throw errors.alreadyExists(rt.plural, rt.group, meta.name);
     meta.uid = newUid();
     meta.creationTimestamp = kubeTime();
     delete meta.deletionTimestamp;
@@ -191,7 +232,12 @@ export class Lifecycle {
     const latest = this.deps.store.get(rt.storageKey, obj.metadata.namespace, obj.metadata.name!);
     if (!old && latest) throw errors.alreadyExists(rt.plural, rt.group, obj.metadata.name!);
     if (old && latest?.metadata.resourceVersion !== old.metadata.resourceVersion) {
-      throw errors.conflict(rt.plural, rt.group, obj.metadata.name!, 'the object has been modified; please apply your changes to the latest version and try again');
+      throw errors.conflict(
+        rt.plural,
+        rt.group,
+        obj.metadata.name!,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     }
   }
 }
@@ -199,15 +245,25 @@ export class Lifecycle {
 /** kube's NamespaceLifecycle admission refusing new objects in a namespace being deleted */
 function namespaceTerminating(rt: ResourceType, name: string, ns: string): StatusError {
   const resource = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
-  return errors.forbidden(`${resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
-    name, group: rt.group, kind: rt.plural,
-    causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
-  });
+  return errors.forbidden(
+    `${resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+    {
+      name,
+      group: rt.group,
+      kind: rt.plural,
+      causes: [
+        { reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' },
+      ],
+    },
+  );
 }
 
 /** A Namespace is removed only when its spec.finalizers are empty too (kube's ShouldDeleteNamespaceDuringUpdate). */
 function heldByNamespaceFinalizers(rt: ResourceType, obj: KubeObject): boolean {
-  return rt.storageKey === '/namespaces' && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
+  return (
+    rt.storageKey === '/namespaces' &&
+    ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0
+  );
 }
 
 /** PUT namespaces/<name>/finalize: only spec.finalizers change */
@@ -232,12 +288,18 @@ function onlyStatusChanged(old: KubeObject, candidate: KubeObject, withAnnotatio
 
 /** A write that changes nothing, managed fields included (ownership-only changes are real writes). */
 function unchanged(old: KubeObject, obj: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, apiVersion: undefined, metadata: { ...o.metadata, resourceVersion: undefined } });
+  const strip = (o: KubeObject) => ({
+    ...o,
+    apiVersion: undefined,
+    metadata: { ...o.metadata, resourceVersion: undefined },
+  });
   return deepEqual(strip(old), strip(obj));
 }
 
 export function isApiError(e: unknown): e is StatusError {
-  return e instanceof Error && typeof (e as StatusError).code === 'number' && typeof (e as StatusError).reason === 'string';
+  return (
+    e instanceof Error && typeof (e as StatusError).code === 'number' && typeof (e as StatusError).reason === 'string'
+  );
 }
 
 function generationBumps(rule: Generation, old: KubeObject, obj: KubeObject, hasStatus: boolean): boolean {
@@ -255,7 +317,9 @@ function decode(req: WriteRequest, strategy: TypeStrategy, obj: KubeObject): voi
   if (unknown.length > 0) {
     if (ctx.fieldValidation === 'Strict') {
       const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
-      throw errors.badRequest(`${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`);
+      throw errors.badRequest(
+        `${rt.kind} in version "${req.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${list}`,
+      );
     }
     if (ctx.fieldValidation === 'Warn') for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
   }

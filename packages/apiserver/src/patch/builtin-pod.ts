@@ -1,7 +1,18 @@
 // Patch schemas of core/v1 pod-related types, with the list types, map keys and strategic merge
 // tags of the Go types in k8s.io/api (listType/listMapKey markers for apply, patchStrategy and
 // patchMergeKey tags for strategic merge; where they disagree each side keeps its own).
-import { atomicList, atomicMap, atomicStruct, mapList, mapOf, objectMetaSchema, type PatchSchema, SCALAR, struct, zero } from './schema.ts';
+import {
+  atomicList,
+  atomicMap,
+  atomicStruct,
+  mapList,
+  mapOf,
+  objectMetaSchema,
+  type PatchSchema,
+  SCALAR,
+  struct,
+  zero,
+} from './schema.ts';
 
 /** metav1.LabelSelector is `+structType=atomic`. */
 export const labelSelector = atomicStruct();
@@ -82,7 +93,9 @@ const volume = struct({
   downwardAPI: keyToPathItems,
   projected: struct({ sources: atomicList() }),
   csi: struct({ volumeAttributes: mapOf(SCALAR) }),
-  ephemeral: struct({ volumeClaimTemplate: struct({ metadata: objectMetaSchema, spec: zero(persistentVolumeClaimSpec) }) }),
+  ephemeral: struct({
+    volumeClaimTemplate: struct({ metadata: objectMetaSchema, spec: zero(persistentVolumeClaimSpec) }),
+  }),
   emptyDir: struct({}),
   hostPath: struct({}),
   persistentVolumeClaim: struct({}),
@@ -111,7 +124,10 @@ export const podSpec = struct({
   hostAliases: mapList(['ip'], struct({ hostnames: atomicList(SCALAR) })),
   dnsConfig: struct({ nameservers: atomicList(SCALAR), searches: atomicList(SCALAR), options: atomicList() }),
   readinessGates: atomicList(),
-  topologySpreadConstraints: mapList(['topologyKey', 'whenUnsatisfiable'], struct({ labelSelector, matchLabelKeys: atomicList(SCALAR) })),
+  topologySpreadConstraints: mapList(
+    ['topologyKey', 'whenUnsatisfiable'],
+    struct({ labelSelector, matchLabelKeys: atomicList(SCALAR) }),
+  ),
   securityContext: struct({
     supplementalGroups: atomicList(SCALAR),
     sysctls: atomicList(),

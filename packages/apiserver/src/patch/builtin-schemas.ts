@@ -11,9 +11,26 @@ import {
   podStatus,
   podTemplateSpec,
 } from './builtin-pod.ts';
-import { atomicList, atomicMap, mapList, mapOf, objectMetaSchema, objectSchema, type PatchSchema, SCALAR, setList, struct, type StructSchema, zero } from './schema.ts';
+import {
+  atomicList,
+  atomicMap,
+  mapList,
+  mapOf,
+  objectMetaSchema,
+  objectSchema,
+  type PatchSchema,
+  SCALAR,
+  setList,
+  struct,
+  type StructSchema,
+  zero,
+} from './schema.ts';
 
-function withSpecStatus(spec: StructSchema, status: StructSchema = struct({}), extra: Record<string, PatchSchema> = {}): StructSchema {
+function withSpecStatus(
+  spec: StructSchema,
+  status: StructSchema = struct({}),
+  extra: Record<string, PatchSchema> = {},
+): StructSchema {
   return objectSchema({ spec: zero(spec), status: zero(status), ...extra });
 }
 
@@ -59,9 +76,15 @@ const crd = withSpecStatus(
   struct({
     names: zero(crdNames),
     versions: zero(atomicList(), 'null'),
-    conversion: struct({ webhook: struct({ clientConfig: struct({ service: struct({}) }), conversionReviewVersions: atomicList(SCALAR) }) }),
+    conversion: struct({
+      webhook: struct({ clientConfig: struct({ service: struct({}) }), conversionReviewVersions: atomicList(SCALAR) }),
+    }),
   }),
-  struct({ conditions: conditionsByType, acceptedNames: zero(crdNames), storedVersions: zero(atomicList(SCALAR), 'null') }),
+  struct({
+    conditions: conditionsByType,
+    acceptedNames: zero(crdNames),
+    storedVersions: zero(atomicList(SCALAR), 'null'),
+  }),
 );
 
 const hpaV2 = withSpecStatus(
@@ -82,7 +105,10 @@ const ingressLoadBalancer = zero(struct({ loadBalancer: loadBalancerStatus }));
 const KINDS: Record<string, StructSchema> = {
   '/Pod': withSpecStatus(podSpec, podStatus),
   '/PodTemplate': objectSchema({ template: podTemplateSpec }),
-  '/ReplicationController': withSpecStatus(struct({ selector: atomicMap(), template: { ...podTemplateSpec, zero: undefined } }), workloadStatus),
+  '/ReplicationController': withSpecStatus(
+    struct({ selector: atomicMap(), template: { ...podTemplateSpec, zero: undefined } }),
+    workloadStatus,
+  ),
   '/Service': withSpecStatus(serviceSpec, struct({ loadBalancer: loadBalancerStatus, conditions: conditionsByType })),
   '/Endpoints': objectSchema({ subsets: atomicList() }),
   '/ConfigMap': objectSchema({ data: mapOf(SCALAR), binaryData: mapOf(SCALAR) }),
@@ -102,10 +128,21 @@ const KINDS: Record<string, StructSchema> = {
       nodeInfo: zero(struct({})),
     }),
   ),
-  '/Event': objectSchema({ involvedObject: zero(struct({})), source: zero(struct({})), related: struct({}), series: struct({}) }),
+  '/Event': objectSchema({
+    involvedObject: zero(struct({})),
+    source: zero(struct({})),
+    related: struct({}),
+    series: struct({}),
+  }),
   '/PersistentVolumeClaim': withSpecStatus(
     persistentVolumeClaimSpec,
-    struct({ conditions: conditionsByType, accessModes: atomicList(SCALAR), capacity: mapOf(SCALAR), allocatedResources: mapOf(SCALAR), allocatedResourceStatuses: mapOf(SCALAR) }),
+    struct({
+      conditions: conditionsByType,
+      accessModes: atomicList(SCALAR),
+      capacity: mapOf(SCALAR),
+      allocatedResources: mapOf(SCALAR),
+      allocatedResourceStatuses: mapOf(SCALAR),
+    }),
   ),
   '/PersistentVolume': withSpecStatus(
     struct({
@@ -117,22 +154,37 @@ const KINDS: Record<string, StructSchema> = {
     }),
   ),
   '/ServiceAccount': objectSchema({ secrets: mapList(['name'], struct({})), imagePullSecrets: atomicList() }),
-  '/ResourceQuota': withSpecStatus(struct({ hard: mapOf(SCALAR), scopes: atomicList(SCALAR) }), struct({ hard: mapOf(SCALAR), used: mapOf(SCALAR) })),
+  '/ResourceQuota': withSpecStatus(
+    struct({ hard: mapOf(SCALAR), scopes: atomicList(SCALAR) }),
+    struct({ hard: mapOf(SCALAR), used: mapOf(SCALAR) }),
+  ),
   '/LimitRange': objectSchema({ spec: zero(struct({ limits: zero(atomicList(), 'null') })) }),
   'apps/Deployment': withSpecStatus(deploymentSpec, workloadStatus),
   'apps/ReplicaSet': withSpecStatus(struct({ selector: selectorOrNull, template: podTemplateSpec }), workloadStatus),
   'apps/StatefulSet': withSpecStatus(
-    struct({ selector: selectorOrNull, template: podTemplateSpec, volumeClaimTemplates: atomicList(), updateStrategy: zero(struct({ rollingUpdate: struct({}) })) }),
+    struct({
+      selector: selectorOrNull,
+      template: podTemplateSpec,
+      volumeClaimTemplates: atomicList(),
+      updateStrategy: zero(struct({ rollingUpdate: struct({}) })),
+    }),
     workloadStatus,
   ),
   'apps/DaemonSet': withSpecStatus(
-    struct({ selector: selectorOrNull, template: podTemplateSpec, updateStrategy: zero(struct({ rollingUpdate: struct({}) })) }),
+    struct({
+      selector: selectorOrNull,
+      template: podTemplateSpec,
+      updateStrategy: zero(struct({ rollingUpdate: struct({}) })),
+    }),
     workloadStatus,
   ),
   'apps/ControllerRevision': objectSchema({}),
   'batch/Job': withSpecStatus(
     jobSpec,
-    struct({ conditions: atomicMergeList('type'), uncountedTerminatedPods: struct({ succeeded: setList(), failed: setList() }) }),
+    struct({
+      conditions: atomicMergeList('type'),
+      uncountedTerminatedPods: struct({ succeeded: setList(), failed: setList() }),
+    }),
   ),
   'batch/CronJob': withSpecStatus(
     struct({ jobTemplate: zero(struct({ metadata: objectMetaSchema, spec: zero(jobSpec) })) }),
@@ -140,7 +192,10 @@ const KINDS: Record<string, StructSchema> = {
   ),
   'coordination.k8s.io/Lease': withSpecStatus(struct({})),
   'rbac.authorization.k8s.io/Role': objectSchema(roleRules),
-  'rbac.authorization.k8s.io/ClusterRole': objectSchema({ ...roleRules, aggregationRule: struct({ clusterRoleSelectors: atomicList() }) }),
+  'rbac.authorization.k8s.io/ClusterRole': objectSchema({
+    ...roleRules,
+    aggregationRule: struct({ clusterRoleSelectors: atomicList() }),
+  }),
   'rbac.authorization.k8s.io/RoleBinding': binding,
   'rbac.authorization.k8s.io/ClusterRoleBinding': binding,
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': webhookConfiguration,
@@ -151,14 +206,31 @@ const KINDS: Record<string, StructSchema> = {
     struct({ selector: { ...labelSelector, patchStrategy: 'replace' } }),
     struct({ conditions: conditionsByType, disruptedPods: mapOf(SCALAR) }),
   ),
-  'networking.k8s.io/Ingress': withSpecStatus(struct({ rules: atomicList(), tls: atomicList(), defaultBackend: struct({}) }), ingressLoadBalancer),
+  'networking.k8s.io/Ingress': withSpecStatus(
+    struct({ rules: atomicList(), tls: atomicList(), defaultBackend: struct({}) }),
+    ingressLoadBalancer,
+  ),
   'networking.k8s.io/IngressClass': withSpecStatus(struct({ parameters: struct({}) })),
   'networking.k8s.io/NetworkPolicy': withSpecStatus(
-    struct({ podSelector: zero(labelSelector), ingress: atomicList(), egress: atomicList(), policyTypes: atomicList(SCALAR) }),
+    struct({
+      podSelector: zero(labelSelector),
+      ingress: atomicList(),
+      egress: atomicList(),
+      policyTypes: atomicList(SCALAR),
+    }),
   ),
   'discovery.k8s.io/EndpointSlice': objectSchema({ endpoints: zero(atomicList(), 'null'), ports: atomicList() }),
-  'events.k8s.io/Event': objectSchema({ regarding: zero(struct({})), deprecatedSource: zero(struct({})), related: struct({}), series: struct({}) }),
-  'storage.k8s.io/StorageClass': objectSchema({ parameters: mapOf(SCALAR), mountOptions: atomicList(SCALAR), allowedTopologies: atomicList() }),
+  'events.k8s.io/Event': objectSchema({
+    regarding: zero(struct({})),
+    deprecatedSource: zero(struct({})),
+    related: struct({}),
+    series: struct({}),
+  }),
+  'storage.k8s.io/StorageClass': objectSchema({
+    parameters: mapOf(SCALAR),
+    mountOptions: atomicList(SCALAR),
+    allowedTopologies: atomicList(),
+  }),
   'scheduling.k8s.io/PriorityClass': objectSchema({}),
 };
 

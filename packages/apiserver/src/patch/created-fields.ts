@@ -25,7 +25,19 @@ interface Entry {
 }
 
 /** kube's stripMetaManager paths below metadata (metadata itself and apiVersion/kind are handled at the root). */
-const STRIPPED_META = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map(fieldToken));
+const STRIPPED_META = new Set(
+  [
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'selfLink',
+    'uid',
+    'clusterName',
+    'generation',
+    'managedFields',
+    'resourceVersion',
+  ].map(fieldToken),
+);
 const ROOT_STRIPPED = new Set([fieldToken('apiVersion'), fieldToken('kind')]);
 const METADATA = fieldToken('metadata');
 const STATUS = fieldToken('status');
@@ -77,7 +89,13 @@ function kept(e: Entry): boolean {
 }
 
 /** compareNode of a zero value `l` with `r` at one path: the entry it records there, if any. */
-function compareAt(l: Json | undefined, r: Json | undefined, s: PatchSchema, tok: string, pe: PathElement | undefined): Entry | undefined {
+function compareAt(
+  l: Json | undefined,
+  r: Json | undefined,
+  s: PatchSchema,
+  tok: string,
+  pe: PathElement | undefined,
+): Entry | undefined {
   if (l === undefined) return { tok, pe, member: true, kids: added(r, s) };
   const v = viewOf(s, l, r);
   if (v.kind === 'leaf' || (isEmptyish(l) && isEmptyish(r))) {
@@ -96,16 +114,23 @@ function compareKids(l: Json | undefined, r: Json | undefined, v: View): Entry[]
     const lo = isObject(l) ? l : undefined;
     const ro = isObject(r) ? r : undefined;
     if (lo) {
-      for (const k of Object.keys(lo)) if ((e = compareAt(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), fieldToken(k), undefined))) out.push(e);
+      for (const k of Object.keys(lo))
+        if (
+          (e = compareAt(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), fieldToken(k), undefined))
+        )
+          out.push(e);
     }
     if (ro) {
-      for (const k of Object.keys(ro)) if ((!lo || !hasOwn(lo, k)) && (e = compareAt(undefined, ro[k], fieldSchema(v.s, k), fieldToken(k), undefined))) out.push(e);
+      for (const k of Object.keys(ro))
+        if ((!lo || !hasOwn(lo, k)) && (e = compareAt(undefined, ro[k], fieldSchema(v.s, k), fieldToken(k), undefined)))
+          out.push(e);
     }
   } else if (v.kind === 'list') {
     const left = unique(indexList(v.s, l));
     const right = unique(indexList(v.s, r));
     for (const [tok, x] of left) if ((e = compareAt(x.value, right.get(tok)?.value, v.s.item, tok, x.pe))) out.push(e);
-    for (const [tok, x] of right) if (!left.has(tok) && (e = compareAt(undefined, x.value, v.s.item, tok, x.pe))) out.push(e);
+    for (const [tok, x] of right)
+      if (!left.has(tok) && (e = compareAt(undefined, x.value, v.s.item, tok, x.pe))) out.push(e);
   }
   return out.length > 0 ? out : undefined;
 }
@@ -123,9 +148,11 @@ function added(x: Json | undefined, s: PatchSchema): Entry[] | undefined {
   const out: Entry[] = [];
   if (v.kind === 'map') {
     const o = x as JsonObject;
-    for (const k of Object.keys(o)) out.push({ tok: fieldToken(k), pe: undefined, member: true, kids: added(o[k], fieldSchema(v.s, k)) });
+    for (const k of Object.keys(o))
+      out.push({ tok: fieldToken(k), pe: undefined, member: true, kids: added(o[k], fieldSchema(v.s, k)) });
   } else {
-    for (const e of indexList(v.s, x)) if (!e.dup) out.push({ tok: e.tok, pe: e.pe, member: true, kids: added(e.value, v.s.item) });
+    for (const e of indexList(v.s, x))
+      if (!e.dup) out.push({ tok: e.tok, pe: e.pe, member: true, kids: added(e.value, v.s.item) });
   }
   return out.length > 0 ? out : undefined;
 }

@@ -42,10 +42,17 @@ const STRIPPED = FieldSet.of(
   [{ field: 'apiVersion' }],
   [{ field: 'kind' }],
   [{ field: 'metadata' }],
-  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
-    { field: 'metadata' },
-    { field: f },
-  ]),
+  ...[
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'selfLink',
+    'uid',
+    'clusterName',
+    'generation',
+    'managedFields',
+    'resourceVersion',
+  ].map((f) => [{ field: 'metadata' }, { field: f }]),
 );
 
 /** The part of a field set a request may own: only .status on /status, everything but .status on the main resource. */
@@ -53,7 +60,11 @@ function scope(ctx: FieldManagerContext, set: FieldSet): FieldSet {
   if (ctx.subresource === 'status') {
     const status = set.onlyUnder('status');
     if (!ctx.statusAnnotations) return status;
-    return status.union(set.onlyUnder('metadata').mapNodes((_pe, _member, children) => ({ member: false, children: children?.onlyUnder('annotations') })));
+    return status.union(
+      set
+        .onlyUnder('metadata')
+        .mapNodes((_pe, _member, children) => ({ member: false, children: children?.onlyUnder('annotations') })),
+    );
   }
   if (ctx.statusSubresource) return set.recursiveDifference(STATUS);
   return set;
@@ -96,8 +107,18 @@ function stripManager(fields: Map<string, ManagerSet>, id: string): void {
  * SMD Updater.update: every manager other than `workflow` loses the fields this change modifies,
  * adds or removes; with force off, modified/added fields of other managers are conflicts instead.
  */
-function updateManagers(ctx: FieldManagerContext, oldObj: Json, newObj: Json, fields: Map<string, ManagerSet>, workflow: string, force: boolean): Comparison {
-  const compare = scopeComparison(ctx, compareTyped(withZeroFields(oldObj, ctx.schema), withZeroFields(newObj, ctx.schema), ctx.schema));
+function updateManagers(
+  ctx: FieldManagerContext,
+  oldObj: Json,
+  newObj: Json,
+  fields: Map<string, ManagerSet>,
+  workflow: string,
+  force: boolean,
+): Comparison {
+  const compare = scopeComparison(
+    ctx,
+    compareTyped(withZeroFields(oldObj, ctx.schema), withZeroFields(newObj, ctx.schema), ctx.schema),
+  );
   const changed = compare.modified.union(compare.added);
   const conflicts = new Map<string, FieldSet>();
   for (const [id, vs] of fields) {
@@ -116,11 +137,23 @@ function updateManagers(ctx: FieldManagerContext, oldObj: Json, newObj: Json, fi
 }
 
 /** Records a non-apply write under `managerName`; `skipUntracked` is false only for the first-apply bootstrap. */
-export function recordWrite(ctx: FieldManagerContext, live: JsonObject, next: JsonObject, managed: Managed, managerName: string, skipUntracked = true): Managed {
+export function recordWrite(
+  ctx: FieldManagerContext,
+  live: JsonObject,
+  next: JsonObject,
+  managed: Managed,
+  managerName: string,
+  skipUntracked = true,
+): Managed {
   // An existing object without managedFields stays untracked until someone applies (skipNonAppliedManager).
   if (skipUntracked && managed.fields.size === 0 && isObject(live.metadata) && live.metadata.uid) return managed;
   const m = cloneManaged(managed);
-  const id = managerIdentifier({ manager: managerName || 'unknown', operation: 'Update', apiVersion: ctx.apiVersion, subresource: ctx.subresource });
+  const id = managerIdentifier({
+    manager: managerName || 'unknown',
+    operation: 'Update',
+    apiVersion: ctx.apiVersion,
+    subresource: ctx.subresource,
+  });
   const compare = updateManagers(ctx, live, next, m.fields, CURRENT_OPERATION, true);
   const set = scope(ctx, compare.modified.union(compare.added).difference(compare.removed)).difference(STRIPPED);
   // The write took fields: merge them into the manager's previous entry and stamp the time.
@@ -140,10 +173,18 @@ export interface ApplyOutcome {
 }
 
 /** One apply attempt (kube's manager stack below lastAppliedManager). Throws ApplyConflicts. */
-export function applyOnce(ctx: FieldManagerContext, live: JsonObject, config: JsonObject, managed: Managed, managerName: string, force: boolean): ApplyOutcome {
+export function applyOnce(
+  ctx: FieldManagerContext,
+  live: JsonObject,
+  config: JsonObject,
+  managed: Managed,
+  managerName: string,
+  force: boolean,
+): ApplyOutcome {
   let m = managed;
   // Fields set before anyone applied are attributed to a placeholder manager (skipNonAppliedManager).
-  if (m.fields.size === 0) m = recordWrite(ctx, zeroObject(ctx.schema) as JsonObject, live, m, BEFORE_FIRST_APPLY, false);
+  if (m.fields.size === 0)
+    m = recordWrite(ctx, zeroObject(ctx.schema) as JsonObject, live, m, BEFORE_FIRST_APPLY, false);
   m = cloneManaged(m);
   const id = managerIdentifier({ manager: managerName || 'unknown', operation: 'Apply', subresource: ctx.subresource });
   let merged = (mergeTyped(live, config, ctx.schema) ?? {}) as JsonObject;
@@ -164,7 +205,12 @@ export function applyOnce(ctx: FieldManagerContext, live: JsonObject, config: Js
  * Removes what the applier applied last time and not this time, unless another manager (or the
  * applier's new configuration) still owns it; fields nobody applied are never removed.
  */
-function prune(schema: PatchSchema, merged: JsonObject, fields: Map<string, ManagerSet>, lastSet: FieldSet): JsonObject {
+function prune(
+  schema: PatchSchema,
+  merged: JsonObject,
+  fields: Map<string, ManagerSet>,
+  lastSet: FieldSet,
+): JsonObject {
   const named = (s: FieldSet) => ensureNamedFieldsAreMembers(s, schema);
   const last = named(lastSet);
   const fieldsOf = (v: Json | undefined) => named(toFieldSet(v, schema));

@@ -2,7 +2,16 @@
 // in metadata.managedFields. A set is a trie: each node is either a member (the field itself is in
 // the set), a parent of further members, or both — fieldsV1 writes the "both" case as `".": {}`.
 // Sets are built once (insert) and then only combined into new sets, which may share subtrees.
-import { compareStrings, compareValues, goJson, goQuote, isObject, type Json, type JsonObject, valueToString } from './json-value.ts';
+import {
+  compareStrings,
+  compareValues,
+  goJson,
+  goQuote,
+  isObject,
+  type Json,
+  type JsonObject,
+  valueToString,
+} from './json-value.ts';
 
 export type PathElement =
   | { field: string }
@@ -96,7 +105,8 @@ export function comparePE(a: PathElement, b: PathElement): number {
   if ('key' in a) {
     const bk = (b as { key: Array<[string, Json]> }).key;
     for (let i = 0; ; i++) {
-      if (i >= a.key.length || i >= bk.length) return a.key.length === bk.length ? 0 : a.key.length < bk.length ? -1 : 1;
+      if (i >= a.key.length || i >= bk.length)
+        return a.key.length === bk.length ? 0 : a.key.length < bk.length ? -1 : 1;
       const c = compareStrings(a.key[i]![0], bk[i]![0]) || compareValues(a.key[i]![1], bk[i]![1]);
       if (c !== 0) return c;
     }
@@ -385,7 +395,13 @@ export class FieldSet {
   }
 
   /** Rebuilds the set with a transformation of each node (used by schema-aware passes). */
-  mapNodes(fn: (pe: PathElement, member: boolean, children: FieldSet | undefined) => { member: boolean; children: FieldSet | undefined }): FieldSet {
+  mapNodes(
+    fn: (
+      pe: PathElement,
+      member: boolean,
+      children: FieldSet | undefined,
+    ) => { member: boolean; children: FieldSet | undefined },
+  ): FieldSet {
     const out: Array<[string, SetNode]> = [];
     for (const [tok, n] of this.nodes) out.push([tok, { pe: n.pe, ...fn(n.pe, n.member, n.children) }]);
     return FieldSet.build(out);

@@ -3,7 +3,14 @@
 export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './json-patch.ts';
 export { applyMergePatch } from './json-merge-patch.ts';
 export { applyStrategicMergePatch } from './strategic-merge-patch.ts';
-export { applyServerSide, type ApplyOptions, type ApplyResult, LAST_APPLIED_ANNOTATION, recordUpdate, type UpdateOptions } from './server-side-apply.ts';
+export {
+  applyServerSide,
+  type ApplyOptions,
+  type ApplyResult,
+  LAST_APPLIED_ANNOTATION,
+  recordUpdate,
+  type UpdateOptions,
+} from './server-side-apply.ts';
 export type { ManagedFieldsEntry } from './managed-fields.ts';
 export { builtinPatchSchemas, patchSchemaFor } from './builtin-schemas.ts';
 export { schemaFromOpenAPI } from './openapi-schema.ts';

@@ -20,18 +20,23 @@ function goTypeName(v: unknown): string {
 
 /** Applies `ops` to a copy of `target`. */
 export function applyJsonPatch(target: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw errors.badRequest(`json: cannot unmarshal ${goTypeName(ops)} into Go value of type jsonpatch.Patch`);
+  if (!Array.isArray(ops))
+    throw errors.badRequest(`json: cannot unmarshal ${goTypeName(ops)} into Go value of type jsonpatch.Patch`);
   for (const op of ops) {
-    if (!isObject(op)) throw errors.badRequest(`json: cannot unmarshal ${goTypeName(op)} into Go value of type jsonpatch.Operation`);
+    if (!isObject(op))
+      throw errors.badRequest(`json: cannot unmarshal ${goTypeName(op)} into Go value of type jsonpatch.Operation`);
   }
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw errors.requestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
+    throw errors.requestEntityTooLarge(
+      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`,
+    );
   }
   let doc = clone(target) as Json;
   try {
     for (const op of ops as JsonObject[]) doc = applyOperation(doc, op);
   } catch (e) {
-    if (e instanceof NotApplicable) throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    if (e instanceof NotApplicable)
+      throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     throw e;
   }
   return doc;
@@ -55,7 +60,8 @@ function applyOperation(doc: Json, op: JsonObject): Json {
     }
     case 'move': {
       const from = pointer(op, 'from');
-      if (path.length > from.length && from.every((t, i) => path[i] === t)) throw new NotApplicable('cannot move a value into one of its children');
+      if (path.length > from.length && from.every((t, i) => path[i] === t))
+        throw new NotApplicable('cannot move a value into one of its children');
       const [parent, key] = locate(doc, from);
       const v = get(parent, key);
       remove(doc, from);

@@ -37,7 +37,13 @@ export function clone<T>(v: T): T {
   return v === undefined ? v : structuredClone(v);
 }
 
-const HTML_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const HTML_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
 
 /** A string as Go's encoding/json writes it (it escapes <, >, & and the JS line separators). */
 export function goQuote(s: string): string {
@@ -45,7 +51,8 @@ export function goQuote(s: string): string {
   // values in managedFields almost always are, so they skip JSON.stringify and the escape scan.
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) return quoteEscaped(s);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26)
+      return quoteEscaped(s);
   }
   return `"${s}"`;
 }

@@ -77,16 +77,29 @@ export function decodeManagedFields(list: unknown): Managed {
   if (!Array.isArray(list)) throw new ManagedFieldsDecodeError('managedFields must be a list');
   list.forEach((raw, i) => {
     const e = (isObject(raw) ? raw : {}) as ManagedFieldsEntry & Record<string, unknown>;
-    if (e.operation !== 'Apply' && e.operation !== 'Update') throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
-    if (typeof e.apiVersion !== 'string' || e.apiVersion.length < 1) throw new ManagedFieldsDecodeError('apiVersion must not be empty');
-    if (e.fieldsType === undefined || (e.fieldsType as string) === '') throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
-    if (e.fieldsType !== 'FieldsV1') throw new ManagedFieldsDecodeError(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
-    const id = managerIdentifier({ manager: str(e.manager), operation: e.operation, apiVersion: e.apiVersion, subresource: str(e.subresource) });
+    if (e.operation !== 'Apply' && e.operation !== 'Update')
+      throw new ManagedFieldsDecodeError('operation must be `Apply` or `Update`');
+    if (typeof e.apiVersion !== 'string' || e.apiVersion.length < 1)
+      throw new ManagedFieldsDecodeError('apiVersion must not be empty');
+    if (e.fieldsType === undefined || (e.fieldsType as string) === '')
+      throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
+    if (e.fieldsType !== 'FieldsV1')
+      throw new ManagedFieldsDecodeError(
+        `invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`,
+      );
+    const id = managerIdentifier({
+      manager: str(e.manager),
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      subresource: str(e.subresource),
+    });
     let set: FieldSet;
     try {
       set = e.fieldsV1 === undefined || e.fieldsV1 === null ? new FieldSet() : FieldSet.fromFieldsV1(e.fieldsV1);
     } catch (err) {
-      throw new ManagedFieldsDecodeError(`error decoding versioned set from entry ${i}: ${err instanceof FieldPathError ? err.message : String(err)}`);
+      throw new ManagedFieldsDecodeError(
+        `error decoding versioned set from entry ${i}: ${err instanceof FieldPathError ? err.message : String(err)}`,
+      );
     }
     out.fields.set(id, { set, apiVersion: e.apiVersion, applied: e.operation === 'Apply' });
     out.times.set(id, e.time === undefined || e.time === null ? undefined : formatTime(String(e.time)));
@@ -112,7 +125,7 @@ export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] {
     const who = parseIdentifier(id);
     const e: ManagedFieldsEntry = {};
     if (who.manager) e.manager = who.manager;
-    e.operation = vs.applied ? 'Apply' : (who.operation as 'Update' | undefined) ?? 'Update';
+    e.operation = vs.applied ? 'Apply' : ((who.operation as 'Update' | undefined) ?? 'Update');
     e.apiVersion = vs.apiVersion;
     const t = m.times.get(id);
     if (t !== undefined) e.time = t;

@@ -18,7 +18,8 @@ function convert(s: OpenAPI): PatchSchema {
   if (s['x-kubernetes-int-or-string'] === true) return SCALAR;
   const type = s.type;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
-  if (type === 'object' || (type === undefined && (isObject(s.properties) || s.additionalProperties !== undefined))) return convertObject(s, preserve);
+  if (type === 'object' || (type === undefined && (isObject(s.properties) || s.additionalProperties !== undefined)))
+    return convertObject(s, preserve);
   if (type === 'array') return convertArray(s);
   if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') return SCALAR;
   // untyped with preserve-unknown-fields, or a schema made only of anyOf/allOf
@@ -47,7 +48,9 @@ function convertArray(s: OpenAPI): ListSchema {
   const items = isObject(s.items) ? s.items : {};
   const item = convert(items);
   const listType = s['x-kubernetes-list-type'];
-  const keys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]).filter((k): k is string => typeof k === 'string') : [];
+  const keys = Array.isArray(s['x-kubernetes-list-map-keys'])
+    ? (s['x-kubernetes-list-map-keys'] as unknown[]).filter((k): k is string => typeof k === 'string')
+    : [];
   if (listType === 'map' && keys.length > 0) {
     const out: ListSchema = { kind: 'list', listType: 'map', keys, item };
     const defaults = keyDefaultsOf(items, keys);

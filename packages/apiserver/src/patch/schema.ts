@@ -95,12 +95,18 @@ export function structView(s: PatchSchema): StructSchema | undefined {
 // ---- builders used by the built-in schemas ----
 
 /** A Go struct: declared fields plus open, named fields of any other shape. */
-export function struct(fields: Record<string, PatchSchema>, opts: Partial<Omit<StructSchema, 'kind' | 'fields'>> = {}): StructSchema {
+export function struct(
+  fields: Record<string, PatchSchema>,
+  opts: Partial<Omit<StructSchema, 'kind' | 'fields'>> = {},
+): StructSchema {
   return { kind: 'struct', fields, other: UNTYPED_STRUCT, otherNamed: true, ...opts };
 }
 
 /** A Go map[string]T: granular unless atomic. */
-export function mapOf(item: PatchSchema = SCALAR, opts: Partial<Omit<StructSchema, 'kind' | 'fields' | 'other'>> = {}): StructSchema {
+export function mapOf(
+  item: PatchSchema = SCALAR,
+  opts: Partial<Omit<StructSchema, 'kind' | 'fields' | 'other'>> = {},
+): StructSchema {
   return { kind: 'struct', fields: {}, other: item, ...opts };
 }
 
@@ -109,21 +115,40 @@ export function atomicMap(): StructSchema {
 }
 
 /** An atomic struct (`+structType=atomic`, e.g. LabelSelector). */
-export function atomicStruct(fields: Record<string, PatchSchema> = {}, opts: Partial<Omit<StructSchema, 'kind' | 'fields'>> = {}): StructSchema {
+export function atomicStruct(
+  fields: Record<string, PatchSchema> = {},
+  opts: Partial<Omit<StructSchema, 'kind' | 'fields'>> = {},
+): StructSchema {
   return { ...struct(fields), mapType: 'atomic', ...opts };
 }
 
-export function atomicList(item: PatchSchema = UNTYPED_STRUCT, opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item'>> = {}): ListSchema {
+export function atomicList(
+  item: PatchSchema = UNTYPED_STRUCT,
+  opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item'>> = {},
+): ListSchema {
   return { kind: 'list', listType: 'atomic', item, ...opts };
 }
 
 /** `+listType=set`; `smpMerge` adds `patchStrategy=merge` (finalizers, podCIDRs). */
-export function setList(smpMerge = false, opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item'>> = {}): ListSchema {
-  return { kind: 'list', listType: 'set', item: SCALAR, ...(smpMerge ? { patchStrategy: 'merge' as const } : {}), ...opts };
+export function setList(
+  smpMerge = false,
+  opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item'>> = {},
+): ListSchema {
+  return {
+    kind: 'list',
+    listType: 'set',
+    item: SCALAR,
+    ...(smpMerge ? { patchStrategy: 'merge' as const } : {}),
+    ...opts,
+  };
 }
 
 /** `+listType=map` with keys; the strategic merge key defaults to the first key. */
-export function mapList(keys: string[], item: PatchSchema, opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item' | 'keys'>> & { smp?: boolean } = {}): ListSchema {
+export function mapList(
+  keys: string[],
+  item: PatchSchema,
+  opts: Partial<Omit<ListSchema, 'kind' | 'listType' | 'item' | 'keys'>> & { smp?: boolean } = {},
+): ListSchema {
   const { smp = true, ...rest } = opts;
   return {
     kind: 'list',

@@ -4,7 +4,13 @@
 // prints, and kubectl's client-side-apply interop (the last-applied annotation).
 import { type StatusError, errors, type StatusCause } from '../errors.ts';
 import { createdFieldsV1 } from './created-fields.ts';
-import { type ApplyOutcome, ApplyConflicts, applyOnce, type FieldManagerContext, recordWrite } from './field-manager.ts';
+import {
+  type ApplyOutcome,
+  ApplyConflicts,
+  applyOnce,
+  type FieldManagerContext,
+  recordWrite,
+} from './field-manager.ts';
 import { type FieldSet, pathString } from './fieldpath.ts';
 import { clone, goJson, goQuoteString, isObject, type JsonObject } from './json-value.ts';
 import {
@@ -96,18 +102,30 @@ export function recordUpdate(opts: UpdateOptions): ManagedFieldsEntry[] {
   // A create that brings no managedFields of its own: one entry, built directly (created-fields.ts).
   if (opts.oldObj === undefined && ctx.subresource === undefined && isObject(opts.newObj)) {
     const meta = opts.newObj.metadata;
-    if (!isObject(meta) || meta.managedFields === undefined || meta.managedFields === null) return createdEntry(ctx, opts.newObj, opts.manager);
+    if (!isObject(meta) || meta.managedFields === undefined || meta.managedFields === null)
+      return createdEntry(ctx, opts.newObj, opts.manager);
   }
   const live = isObject(opts.oldObj) ? opts.oldObj : (zeroObject(ctx.schema) as JsonObject);
   const next = isObject(opts.newObj) ? opts.newObj : {};
   const managed = liveOrRequestManaged(live, next, ctx.subresource !== undefined);
-  return encodeManagedFields(recordWrite(ctx, withoutManagedFields(live), withoutManagedFields(next), managed, opts.manager));
+  return encodeManagedFields(
+    recordWrite(ctx, withoutManagedFields(live), withoutManagedFields(next), managed, opts.manager),
+  );
 }
 
 function createdEntry(ctx: FieldManagerContext, obj: JsonObject, manager: string): ManagedFieldsEntry[] {
   const fieldsV1 = createdFieldsV1(obj, ctx.schema, ctx.statusSubresource);
   if (!fieldsV1) return [];
-  return [{ manager: manager || 'unknown', operation: 'Update', apiVersion: ctx.apiVersion, time: ctx.now, fieldsType: 'FieldsV1', fieldsV1 }];
+  return [
+    {
+      manager: manager || 'unknown',
+      operation: 'Update',
+      apiVersion: ctx.apiVersion,
+      time: ctx.now,
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+    },
+  ];
 }
 
 /**
@@ -153,8 +171,10 @@ export function applyServerSide(opts: ApplyOptions): ApplyResult {
     throw errors.badRequest(`invalid object type: ${gvkString(applied.apiVersion, applied.kind)}`);
   }
   const appliedMeta = isObject(applied.metadata) ? applied.metadata : {};
-  if (appliedMeta.managedFields !== undefined && appliedMeta.managedFields !== null) throw errors.badRequest('metadata.managedFields must be nil');
-  const config: JsonObject = isObject(applied.metadata) && appliedMeta.managedFields === null ? withoutManagedFields(applied) : applied;
+  if (appliedMeta.managedFields !== undefined && appliedMeta.managedFields !== null)
+    throw errors.badRequest('metadata.managedFields must be nil');
+  const config: JsonObject =
+    isObject(applied.metadata) && appliedMeta.managedFields === null ? withoutManagedFields(applied) : applied;
 
   const typeProblems = typeErrors(config, ctx.schema);
   if (typeProblems.length > 0) {
@@ -165,7 +185,9 @@ export function applyServerSide(opts: ApplyOptions): ApplyResult {
   const liveFull = isObject(opts.live) ? opts.live : undefined;
   let managed: Managed;
   try {
-    managed = decodeManagedFields(liveFull && isObject(liveFull.metadata) ? liveFull.metadata.managedFields : undefined);
+    managed = decodeManagedFields(
+      liveFull && isObject(liveFull.metadata) ? liveFull.metadata.managedFields : undefined,
+    );
   } catch (e) {
     throw serverError(`failed to decode managed fields: ${(e as Error).message}`);
   }
@@ -180,7 +202,8 @@ export function applyServerSide(opts: ApplyOptions): ApplyResult {
   }
 
   const object = clone(outcome.object);
-  if (opts.manager === 'kubectl' && lastAppliedOf(object) !== undefined) setLastApplied(object, buildLastApplied(applied));
+  if (opts.manager === 'kubectl' && lastAppliedOf(object) !== undefined)
+    setLastApplied(object, buildLastApplied(applied));
   const managedFields = encodeManagedFields(outcome.managed);
   const metadata = isObject(object.metadata) ? object.metadata : (object.metadata = {});
   if (managedFields.length > 0) metadata.managedFields = managedFields as unknown as JsonObject[];
@@ -193,7 +216,14 @@ export function applyServerSide(opts: ApplyOptions): ApplyResult {
  * apply, conflicts on fields whose last-applied value still matches the live value are the user's
  * own fields, so the apply is forced; any other conflict is reported.
  */
-function retryAllowedByLastApplied(ctx: FieldManagerContext, e: ApplyConflicts, live: JsonObject, config: JsonObject, managed: Managed, manager: string): ApplyOutcome {
+function retryAllowedByLastApplied(
+  ctx: FieldManagerContext,
+  e: ApplyConflicts,
+  live: JsonObject,
+  config: JsonObject,
+  managed: Managed,
+  manager: string,
+): ApplyOutcome {
   if (manager !== 'kubectl') throw conflictError(e.conflicts);
   const allowed = allowedConflicts(ctx, live);
   if (!allowed) throw conflictError(e.conflicts);
@@ -215,26 +245,34 @@ function allowedConflicts(ctx: FieldManagerContext, live: JsonObject): FieldSet 
   } catch {
     return undefined;
   }
-  if (!isObject(last) || last.apiVersion !== ctx.apiVersion || typeErrors(last, ctx.schema).length > 0) return undefined;
+  if (!isObject(last) || last.apiVersion !== ctx.apiVersion || typeErrors(last, ctx.schema).length > 0)
+    return undefined;
   const c = compareTyped(withZeroFields(last, ctx.schema), withZeroFields(live, ctx.schema), ctx.schema);
   return toFieldSet(last, ctx.schema).difference(c.modified).difference(c.added).difference(c.removed);
 }
 
 function lastAppliedOf(obj: JsonObject): string | undefined {
-  const ann = isObject(obj.metadata) && isObject(obj.metadata.annotations) ? obj.metadata.annotations[LAST_APPLIED_ANNOTATION] : undefined;
+  const ann =
+    isObject(obj.metadata) && isObject(obj.metadata.annotations)
+      ? obj.metadata.annotations[LAST_APPLIED_ANNOTATION]
+      : undefined;
   return typeof ann === 'string' && ann !== '' ? ann : undefined;
 }
 
 /** The applied configuration without its own last-applied annotation, as Go's JSON encoder writes it. */
 function buildLastApplied(applied: JsonObject): string {
   const copy = clone(applied);
-  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
+  if (isObject(copy.metadata) && isObject(copy.metadata.annotations))
+    delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
   return `${goJson(copy)}\n`;
 }
 
 function setLastApplied(obj: JsonObject, value: string): void {
   const metadata = obj.metadata as JsonObject;
-  const annotations = (isObject(metadata.annotations) ? metadata.annotations : (metadata.annotations = {})) as Record<string, string>;
+  const annotations = (isObject(metadata.annotations) ? metadata.annotations : (metadata.annotations = {})) as Record<
+    string,
+    string
+  >;
   annotations[LAST_APPLIED_ANNOTATION] = value;
   let size = 0;
   for (const [k, v] of Object.entries(annotations)) size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
@@ -255,7 +293,11 @@ function conflictError(conflicts: Map<string, FieldSet>): StatusError {
   const causes: StatusCause[] = [];
   for (const id of [...conflicts.keys()].sort()) {
     for (const path of conflicts.get(id)!.paths()) {
-      causes.push({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(id)}`, field: pathString(path) });
+      causes.push({
+        reason: 'FieldManagerConflict',
+        message: `conflict with ${printManager(id)}`,
+        field: pathString(path),
+      });
     }
   }
   return errors.applyConflict(causes);

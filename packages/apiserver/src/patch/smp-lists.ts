@@ -20,9 +20,12 @@ export const smpErrors = {
   badPrimitiveList: () => new SmpError('invalid patch format of primitive list', 'badRequest'),
   badRetainKeys: () => new SmpError('invalid patch format of retainKeys', 'badRequest'),
   badSetElementOrder: () => new SmpError('invalid patch format of setElementOrder list', 'badRequest'),
-  noMergeKey: (m: unknown, key: string) => new SmpError(`map: ${goFormat(m)} does not contain declared merge key: ${key}`, 'internal'),
-  badPatchType: (t: unknown, m: unknown) => new SmpError(`unknown patch type: ${goFormat(t)} in map: ${goFormat(m)}`, 'internal'),
-  badArgType: (expected: string, actual: unknown) => new SmpError(`expected a ${expected}, but received a ${goTypeOf(actual)}`, 'internal'),
+  noMergeKey: (m: unknown, key: string) =>
+    new SmpError(`map: ${goFormat(m)} does not contain declared merge key: ${key}`, 'internal'),
+  badPatchType: (t: unknown, m: unknown) =>
+    new SmpError(`unknown patch type: ${goFormat(t)} in map: ${goFormat(m)}`, 'internal'),
+  badArgType: (expected: string, actual: unknown) =>
+    new SmpError(`expected a ${expected}, but received a ${goTypeOf(actual)}`, 'internal'),
 };
 
 function goTypeOf(v: unknown): string {
@@ -44,7 +47,8 @@ export function sliceElementKind(...slices: Json[][]): ElementKind {
       if (prev === undefined) {
         if (t === 'slice') throw smpErrors.noListOfLists();
         prev = t;
-      } else if (prev !== t) throw new SmpError(`list element types are not identical: ${goFormat(slices)}`, 'internal');
+      } else if (prev !== t)
+        throw new SmpError(`list element types are not identical: ${goFormat(slices)}`, 'internal');
     }
   }
   if (prev === undefined) throw new SmpError('no elements in any of the given slices', 'internal');
@@ -66,7 +70,11 @@ function findByKey(list: Json[], mergeKey: string, value: Json | undefined): num
 }
 
 /** Separates `$patch` elements: deletes are applied to `original`, `replace` drops `original` altogether. */
-export function applyListDirectives(original: Json[], patch: Json[], mergeKey: string): { original: Json[]; patch: Json[] } {
+export function applyListDirectives(
+  original: Json[],
+  patch: Json[],
+  mergeKey: string,
+): { original: Json[]; patch: Json[] } {
   const plain: Json[] = [];
   let replace = false;
   for (const v of patch) {
@@ -95,7 +103,13 @@ export function applyListDirectives(original: Json[], patch: Json[], mergeKey: s
 }
 
 /** Merges patch items into the live items with the same merge key; new items are appended. */
-export function mergeByKey(original: Json[], patch: Json[], mergeKey: string, mergeItem: (o: JsonObject, p: JsonObject) => JsonObject, newItem: (p: Json) => Json | undefined): Json[] {
+export function mergeByKey(
+  original: Json[],
+  patch: Json[],
+  mergeKey: string,
+  mergeItem: (o: JsonObject, p: JsonObject) => JsonObject,
+  newItem: (p: Json) => Json | undefined,
+): Json[] {
   const out = [...original];
   for (const v of patch) {
     const item = v as JsonObject;
@@ -141,7 +155,12 @@ function indexIn(list: Json[], v: Json, mergeKey: string, kind: ElementKind): nu
 }
 
 /** Splits `items` into those present in `by` (by merge key or value) and the rest, keeping order. */
-export function partitionByPresence(items: Json[], by: Json[], mergeKey: string, kind: ElementKind): { present: Json[]; rest: Json[] } {
+export function partitionByPresence(
+  items: Json[],
+  by: Json[],
+  mergeKey: string,
+  kind: ElementKind,
+): { present: Json[]; rest: Json[] } {
   const present: Json[] = [];
   const rest: Json[] = [];
   for (const v of items) {
@@ -187,7 +206,14 @@ function normalizeSliceOrder(toSort: Json[], order: Json[], mergeKey: string, ki
  * Orders patch items by `patchOrder` and live-only items by `serverOrder`, then interleaves them:
  * a live-only item goes before a patch item only when the live list had it before that item.
  */
-export function normalizeElementOrder(patch: Json[], serverOnly: Json[], patchOrder: Json[], serverOrder: Json[], mergeKey: string, kind: ElementKind): Json[] {
+export function normalizeElementOrder(
+  patch: Json[],
+  serverOnly: Json[],
+  patchOrder: Json[],
+  serverOrder: Json[],
+  mergeKey: string,
+  kind: ElementKind,
+): Json[] {
   const right = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
   const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
   const out: Json[] = [];
@@ -232,6 +258,9 @@ export function validateAgainstOrder(patchList: Json[], order: Json[], mergeKey:
     o++;
   }
   if (p < items.length && o >= order.length) {
-    throw new SmpError(`The order in patch list:\n${goFormat(patchList)}\n doesn't match $setElementOrder list:\n${goFormat(order)}\n`, 'internal');
+    throw new SmpError(
+      `The order in patch list:\n${goFormat(patchList)}\n doesn't match $setElementOrder list:\n${goFormat(order)}\n`,
+      'internal',
+    );
   }
 }

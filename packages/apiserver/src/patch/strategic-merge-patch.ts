@@ -33,7 +33,8 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown, schema
   } catch (e) {
     if (!(e instanceof SmpError)) throw e;
     if (e.status === 'badRequest') throw errors.badRequest(e.message);
-    if (e.status === 'invalid') throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
+    if (e.status === 'invalid')
+      throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     // kube answers these with a bare 500; the request caused them, so 400 (same message)
     throw errors.badRequest(e.message);
   }
@@ -104,7 +105,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, s: PatchSchema): Json
       original[k] = replace ? (patchV as JsonObject) : mergeMap(cur, patchV as JsonObject, child);
     } else if (Array.isArray(cur)) {
       const meta = listMeta(child);
-      original[k] = meta.merge || isDeleteList ? mergeSlice(cur, patchV as Json[], meta, isDeleteList) : (patchV as Json[]);
+      original[k] =
+        meta.merge || isDeleteList ? mergeSlice(cur, patchV as Json[], meta, isDeleteList) : (patchV as Json[]);
     } else {
       original[k] = patchV;
     }
@@ -126,7 +128,8 @@ function newValue(v: Json): Json | undefined {
   if (hasOwn(v, DIRECTIVE)) return undefined;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
-    if (x === null || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (x === null || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER))
+      continue;
     const kept = newValue(x);
     if (kept !== undefined) out[k] = kept;
   }

@@ -2,7 +2,16 @@
 // walker: scalars, atomic maps and atomic lists are leaves; granular maps merge key by key;
 // associative lists (sets and maps with keys) merge item by item, keyed by their path element.
 // When both sides are empty or null the node is a leaf too, which keeps the empty/null distinction.
-import { FieldSet, fieldLink, fieldToken, type PathElement, type PathLink, peToken, type SubtreeBuilder, sortKeyFields } from './fieldpath.ts';
+import {
+  FieldSet,
+  fieldLink,
+  fieldToken,
+  type PathElement,
+  type PathLink,
+  peToken,
+  type SubtreeBuilder,
+  sortKeyFields,
+} from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 import { fieldSchema, type ListSchema, type PatchSchema, type StructSchema, structOfUntyped } from './schema.ts';
 
@@ -43,7 +52,8 @@ export function itemPE(list: ListSchema, item: Json): PathElement | string {
     for (const k of list.keys ?? []) {
       if (hasOwn(item, k)) fields.push([k, item[k]!]);
       else if (list.keyDefaults && hasOwn(list.keyDefaults, k)) fields.push([k, list.keyDefaults[k]!]);
-      else return `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`;
+      else
+        return `associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`;
     }
     return { key: sortKeyFields(fields) };
   }
@@ -186,7 +196,13 @@ function record(set: FieldSet, path: PathLink | undefined): void {
   if (path) set.insertLink(path);
 }
 
-function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, path: PathLink | undefined, c: Comparison): void {
+function compareNode(
+  l: Json | undefined,
+  r: Json | undefined,
+  s: PatchSchema,
+  path: PathLink | undefined,
+  c: Comparison,
+): void {
   // A node only in the new object is added as a whole subtree (most of a create). (Not used for
   // removals: an undefined entry inside a removed subtree is recorded as added, below.)
   if (path && l === undefined && r !== undefined) {
@@ -203,15 +219,21 @@ function compareNode(l: Json | undefined, r: Json | undefined, s: PatchSchema, p
   if (v.kind === 'map') {
     const lo = isObject(l) ? l : undefined;
     const ro = isObject(r) ? r : undefined;
-    if (lo) for (const k of Object.keys(lo)) compareNode(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), fieldLink(path, k), c);
-    if (ro) for (const k of Object.keys(ro)) if (!lo || !hasOwn(lo, k)) compareNode(undefined, ro[k], fieldSchema(v.s, k), fieldLink(path, k), c);
+    if (lo)
+      for (const k of Object.keys(lo))
+        compareNode(lo[k], ro && hasOwn(ro, k) ? ro[k] : undefined, fieldSchema(v.s, k), fieldLink(path, k), c);
+    if (ro)
+      for (const k of Object.keys(ro))
+        if (!lo || !hasOwn(lo, k)) compareNode(undefined, ro[k], fieldSchema(v.s, k), fieldLink(path, k), c);
   } else {
     const left = new Map<string, ListEntry>();
     for (const e of indexList(v.s, l)) if (!e.dup) left.set(e.tok, e);
     const right = new Map<string, ListEntry>();
     for (const e of indexList(v.s, r)) if (!e.dup) right.set(e.tok, e);
-    for (const [tok, e] of left) compareNode(e.value, right.get(tok)?.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
-    for (const [tok, e] of right) if (!left.has(tok)) compareNode(undefined, e.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
+    for (const [tok, e] of left)
+      compareNode(e.value, right.get(tok)?.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
+    for (const [tok, e] of right)
+      if (!left.has(tok)) compareNode(undefined, e.value, v.s.item, { parent: path, pe: e.pe, tok }, c);
   }
   // non-leaf nodes are recorded only when they appear or disappear as a whole
   if (l === undefined) record(c.added, path);

@@ -4,7 +4,15 @@
 // applied configuration to a typed value.
 import { FieldSet, type FieldPath, type PathElement, pathString, peString, peToken } from './fieldpath.ts';
 import { goJson, isObject, type Json, type JsonObject } from './json-value.ts';
-import { fieldSchema, isNamedField, type PatchSchema, type StructSchema, structOfUntyped, structView, UNTYPED } from './schema.ts';
+import {
+  fieldSchema,
+  isNamedField,
+  type PatchSchema,
+  type StructSchema,
+  structOfUntyped,
+  structView,
+  UNTYPED,
+} from './schema.ts';
 import { itemPE } from './typed-merge.ts';
 
 /**
@@ -93,7 +101,10 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, s: PatchSchema): Fiel
       childSchema = fieldSchema(st, pe.field);
       named = isNamedField(st, pe.field);
     } else if ('key' in pe && s.kind === 'list') childSchema = s.item;
-    return { member: member || (named && children !== undefined), children: children ? ensureNamedFieldsAreMembers(children, childSchema) : undefined };
+    return {
+      member: member || (named && children !== undefined),
+      children: children ? ensureNamedFieldsAreMembers(children, childSchema) : undefined,
+    };
   });
 }
 

@@ -20,7 +20,11 @@ interface AuditEvent {
 /** kube-apiserver's `get` of a collection is a `list`, a `watch` query a `watch`: the audit verb already says which */
 export function toAuditEntry(e: AuditEvent): AuditEntry {
   const ref = e.objectRef ?? {};
-  const resource = ref.resource ? (ref.subresource ? `${ref.resource}/${ref.subresource}` : ref.resource) : e.requestURI.split('?')[0]!;
+  const resource = ref.resource
+    ? ref.subresource
+      ? `${ref.resource}/${ref.subresource}`
+      : ref.resource
+    : e.requestURI.split('?')[0]!;
   const impersonated = e.impersonatedUser?.username;
   return {
     time: e.requestReceivedTimestamp,

@@ -20,7 +20,13 @@ export function missingKubeBinaries(dir = kubeBinDir()): KubeBinary[] {
 export function requireKubeBinaries(dir = kubeBinDir()): Record<KubeBinary, string> {
   const missing = missingKubeBinaries(dir);
   if (missing.length > 0) {
-    throw new Error(`the real Kubernetes control plane is not built: ${missing.join(', ')} missing from ${dir}. Run "${KUBE_BUILD_COMMAND}" (needs Go; builds etcd, kube-apiserver and kube-controller-manager from their Go modules, see docs/real-kubernetes.md)`);
+    throw new Error(
+      `the real Kubernetes control plane is not built: ${missing.join(', ')} missing from ${dir}. Run "${KUBE_BUILD_COMMAND}" (needs Go; builds etcd, kube-apiserver and kube-controller-manager from their Go modules, see docs/real-kubernetes.md)`,
+    );
   }
-  return { etcd: join(dir, 'etcd'), 'kube-apiserver': join(dir, 'kube-apiserver'), 'kube-controller-manager': join(dir, 'kube-controller-manager') };
+  return {
+    etcd: join(dir, 'etcd'),
+    'kube-apiserver': join(dir, 'kube-apiserver'),
+    'kube-controller-manager': join(dir, 'kube-controller-manager'),
+  };
 }

@@ -59,7 +59,8 @@ rules:
 `;
 
 /** the controllers kube-controller-manager does not run here: the nodes are simulated (no kubelet heartbeats, no cloud) and the simulators bind volumes */
-const KCM_CONTROLLERS = '*,-node-lifecycle-controller,-persistentvolume-binder-controller,-persistentvolume-attach-detach-controller,-persistentvolume-expander-controller,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller,-node-ipam-controller';
+const KCM_CONTROLLERS =
+  '*,-node-lifecycle-controller,-persistentvolume-binder-controller,-persistentvolume-attach-detach-controller,-persistentvolume-expander-controller,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller,-node-ipam-controller';
 
 interface Launch {
   bins: Record<KubeBinary, string>;
@@ -71,58 +72,124 @@ async function startEtcd(l: Launch): Promise<{ proc: ControlPlaneProcess; url: s
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const proc = new ControlPlaneProcess('etcd', l.bins.etcd, [
-    '--name=default', `--data-dir=${join(l.dir, 'etcd')}`,
-    `--listen-client-urls=${url}`, `--advertise-client-urls=${url}`,
-    `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=default=${peerUrl}`,
-    '--unsafe-no-fsync=true', '--log-level=warn',
-    // progress notifications let kube-apiserver's watch cache advance on idle resources and send bookmarks
-    '--experimental-watch-progress-notify-interval=5s',
-  ], join(l.dir, 'etcd.log'));
-  await waitUntil('etcd', { url: `${url}/health` }, (r) => r.status === 200 && r.body.includes('true'), { timeoutMs: l.timeoutMs, alive: () => proc.running, describe: () => proc.tail() });
+  const proc = new ControlPlaneProcess(
+    'etcd',
+    l.bins.etcd,
+    [
+      '--name=default',
+      `--data-dir=${join(l.dir, 'etcd')}`,
+      `--listen-client-urls=${url}`,
+      `--advertise-client-urls=${url}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=default=${peerUrl}`,
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+      // progress notifications let kube-apiserver's watch cache advance on idle resources and send bookmarks
+      '--experimental-watch-progress-notify-interval=5s',
+    ],
+    join(l.dir, 'etcd.log'),
+  );
+  await waitUntil('etcd', { url: `${url}/health` }, (r) => r.status === 200 && r.body.includes('true'), {
+    timeoutMs: l.timeoutMs,
+    alive: () => proc.running,
+    describe: () => proc.tail(),
+  });
   return { proc, url };
 }
 
 function apiServerArgs(l: Launch, pki: RealPki, etcdUrl: string, port: number, extra: string[]): string[] {
   writeFileSync(join(l.dir, 'audit-policy.yaml'), AUDIT_POLICY);
   return [
-    `--etcd-servers=${etcdUrl}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--advertise-address=127.0.0.1',
-    `--tls-cert-file=${pki.files.servingCert}`, `--tls-private-key-file=${pki.files.servingKey}`,
-    `--client-ca-file=${pki.files.ca}`, `--token-auth-file=${pki.files.tokens}`, '--authorization-mode=RBAC',
+    `--etcd-servers=${etcdUrl}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--advertise-address=127.0.0.1',
+    `--tls-cert-file=${pki.files.servingCert}`,
+    `--tls-private-key-file=${pki.files.servingKey}`,
+    `--client-ca-file=${pki.files.ca}`,
+    `--token-auth-file=${pki.files.tokens}`,
+    '--authorization-mode=RBAC',
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${pki.files.saPub}`, `--service-account-signing-key-file=${pki.files.saKey}`,
-    `--service-cluster-ip-range=${SERVICE_CIDR}`, '--allow-privileged=true',
+    `--service-account-key-file=${pki.files.saPub}`,
+    `--service-account-signing-key-file=${pki.files.saKey}`,
+    `--service-cluster-ip-range=${SERVICE_CIDR}`,
+    '--allow-privileged=true',
     // nothing routes ClusterIPs here: webhook Services are ExternalName Services naming a loopback address
     // (see docs/real-kubernetes.md), and the `kubernetes` Service needs no endpoints
     '--endpoint-reconciler-type=none',
-    `--audit-policy-file=${join(l.dir, 'audit-policy.yaml')}`, `--audit-log-path=${join(l.dir, 'audit.log')}`, '--audit-log-mode=blocking',
-    `--cert-dir=${join(l.dir, 'apiserver-certs')}`, '--profiling=false', '--v=1',
+    `--audit-policy-file=${join(l.dir, 'audit-policy.yaml')}`,
+    `--audit-log-path=${join(l.dir, 'audit.log')}`,
+    '--audit-log-mode=blocking',
+    `--cert-dir=${join(l.dir, 'apiserver-certs')}`,
+    '--profiling=false',
+    '--v=1',
     ...extra,
   ];
 }
 
-async function startApiServerProcess(l: Launch, args: string[], ready: { url: string; caPem: string; token: string }): Promise<ControlPlaneProcess> {
-  const proc = new ControlPlaneProcess('kube-apiserver', l.bins['kube-apiserver'], args, join(l.dir, 'kube-apiserver.log'));
-  await waitUntil('kube-apiserver', { ...ready, url: `${ready.url}/readyz` }, (r) => r.status === 200, { timeoutMs: l.timeoutMs, alive: () => proc.running, describe: () => proc.tail() });
+async function startApiServerProcess(
+  l: Launch,
+  args: string[],
+  ready: { url: string; caPem: string; token: string },
+): Promise<ControlPlaneProcess> {
+  const proc = new ControlPlaneProcess(
+    'kube-apiserver',
+    l.bins['kube-apiserver'],
+    args,
+    join(l.dir, 'kube-apiserver.log'),
+  );
+  await waitUntil('kube-apiserver', { ...ready, url: `${ready.url}/readyz` }, (r) => r.status === 200, {
+    timeoutMs: l.timeoutMs,
+    alive: () => proc.running,
+    describe: () => proc.tail(),
+  });
   return proc;
 }
 
-async function startControllerManager(l: Launch, pki: RealPki, kubeconfig: string, admin: { url: string; caPem: string; token: string }): Promise<ControlPlaneProcess> {
+async function startControllerManager(
+  l: Launch,
+  pki: RealPki,
+  kubeconfig: string,
+  admin: { url: string; caPem: string; token: string },
+): Promise<ControlPlaneProcess> {
   const kcmConfig = join(l.dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmConfig, kubeconfig, { mode: 0o600 });
-  const proc = new ControlPlaneProcess('kube-controller-manager', l.bins['kube-controller-manager'], [
-    `--kubeconfig=${kcmConfig}`, '--secure-port=0', '--leader-elect=false', '--use-service-account-credentials=true',
-    `--service-account-private-key-file=${pki.files.saKey}`, `--root-ca-file=${pki.files.ca}`,
-    `--cluster-signing-cert-file=${pki.files.ca}`, `--cluster-signing-key-file=${pki.files.caKey}`,
-    `--controllers=${KCM_CONTROLLERS}`, '--kube-api-qps=200', '--kube-api-burst=400', '--v=1',
-  ], join(l.dir, 'kube-controller-manager.log'));
+  const proc = new ControlPlaneProcess(
+    'kube-controller-manager',
+    l.bins['kube-controller-manager'],
+    [
+      `--kubeconfig=${kcmConfig}`,
+      '--secure-port=0',
+      '--leader-elect=false',
+      '--use-service-account-credentials=true',
+      `--service-account-private-key-file=${pki.files.saKey}`,
+      `--root-ca-file=${pki.files.ca}`,
+      `--cluster-signing-cert-file=${pki.files.ca}`,
+      `--cluster-signing-key-file=${pki.files.caKey}`,
+      `--controllers=${KCM_CONTROLLERS}`,
+      '--kube-api-qps=200',
+      '--kube-api-burst=400',
+      '--v=1',
+    ],
+    join(l.dir, 'kube-controller-manager.log'),
+  );
   // its ServiceAccount controller creating default/default shows it is up and syncing
-  await waitUntil('kube-controller-manager', { ...admin, url: `${admin.url}/api/v1/namespaces/default/serviceaccounts/default` }, (r) => r.status === 200, { timeoutMs: l.timeoutMs, alive: () => proc.running, describe: () => proc.tail() });
+  await waitUntil(
+    'kube-controller-manager',
+    { ...admin, url: `${admin.url}/api/v1/namespaces/default/serviceaccounts/default` },
+    (r) => r.status === 200,
+    { timeoutMs: l.timeoutMs, alive: () => proc.running, describe: () => proc.tail() },
+  );
   return proc;
 }
 
 export async function startRealControlPlane(opts: RealControlPlaneOptions = {}): Promise<RealControlPlane> {
-  const l: Launch = { bins: requireKubeBinaries(opts.binDir ?? kubeBinDir()), dir: mkdtempSync(join(tmpdir(), 'modelplane-real-')), timeoutMs: opts.startTimeoutMs ?? 60_000 };
+  const l: Launch = {
+    bins: requireKubeBinaries(opts.binDir ?? kubeBinDir()),
+    dir: mkdtempSync(join(tmpdir(), 'modelplane-real-')),
+    timeoutMs: opts.startTimeoutMs ?? 60_000,
+  };
   const processes: ControlPlaneProcess[] = [];
   const stop = async () => {
     for (const p of [...processes].reverse()) await p.stop();
@@ -138,8 +205,16 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     const args = apiServerArgs(l, pki, etcd.url, port, opts.apiServerArgs ?? []);
     processes.push(await startApiServerProcess(l, args, admin));
     const config = (o: { token?: string; user?: string; namespace?: string } = {}) =>
-      kubeconfigYaml({ server: url, caPem: pki.caPem, token: o.token ?? pki.adminToken, user: o.user ?? REAL_ADMIN_USER, cluster: 'modelplane-real', ...(o.namespace ? { namespace: o.namespace } : {}) });
-    if (opts.controllerManager !== false) processes.push(await startControllerManager(l, pki, config({ token: pki.kcmToken, user: KCM_USER }), admin));
+      kubeconfigYaml({
+        server: url,
+        caPem: pki.caPem,
+        token: o.token ?? pki.adminToken,
+        user: o.user ?? REAL_ADMIN_USER,
+        cluster: 'modelplane-real',
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+      });
+    if (opts.controllerManager !== false)
+      processes.push(await startControllerManager(l, pki, config({ token: pki.kcmToken, user: KCM_USER }), admin));
     return {
       url,
       port,

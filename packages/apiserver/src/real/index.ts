@@ -1,6 +1,13 @@
 // The real Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager built from their Go
 // modules by tools/kube/build.sh) for tests and `modelplane dev --cluster real`; docs/real-kubernetes.md.
-export { KUBE_BINARIES, KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, requireKubeBinaries, type KubeBinary } from './binaries.ts';
+export {
+  KUBE_BINARIES,
+  KUBE_BUILD_COMMAND,
+  kubeBinDir,
+  missingKubeBinaries,
+  requireKubeBinaries,
+  type KubeBinary,
+} from './binaries.ts';
 export { type RealControlPlane, type RealControlPlaneOptions, startRealControlPlane } from './control-plane.ts';
 export { REAL_ADMIN_USER } from './pki.ts';
 export { RealAuditLog } from './audit.ts';

@@ -18,15 +18,33 @@ export interface RealPki {
   caKeyPem: string;
   adminToken: string;
   kcmToken: string;
-  files: { ca: string; caKey: string; servingCert: string; servingKey: string; saKey: string; saPub: string; tokens: string };
+  files: {
+    ca: string;
+    caKey: string;
+    servingCert: string;
+    servingKey: string;
+    saKey: string;
+    saPub: string;
+    tokens: string;
+  };
 }
 
 /** writes the CA, serving certificate, ServiceAccount key pair and token file into `dir` */
 export async function writeRealPki(dir: string): Promise<RealPki> {
   const ca = await createCA(undefined, 'modelplane-real-ca');
-  const names = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const names = [
+    'localhost',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    'kubernetes.default.svc.cluster.local',
+  ];
   const serving = await ca.issue('kube-apiserver', names, ['127.0.0.1', '::1', KUBERNETES_SERVICE_IP]);
-  const sa = generateKeyPairSync('ec', { namedCurve: 'prime256v1', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const sa = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   const adminToken = randomBytes(24).toString('hex');
   const kcmToken = randomBytes(24).toString('hex');
   const files = {
@@ -44,6 +62,10 @@ export async function writeRealPki(dir: string): Promise<RealPki> {
   writeFileSync(files.servingKey, serving.keyPem, { mode: 0o600 });
   writeFileSync(files.saKey, sa.privateKey, { mode: 0o600 });
   writeFileSync(files.saPub, sa.publicKey);
-  writeFileSync(files.tokens, `${adminToken},${REAL_ADMIN_USER},${REAL_ADMIN_USER},"system:masters"\n${kcmToken},${KCM_USER},${KCM_USER}\n`, { mode: 0o600 });
+  writeFileSync(
+    files.tokens,
+    `${adminToken},${REAL_ADMIN_USER},${REAL_ADMIN_USER},"system:masters"\n${kcmToken},${KCM_USER},${KCM_USER}\n`,
+    { mode: 0o600 },
+  );
   return { caPem: ca.certPem, caKeyPem: ca.keyPem, adminToken, kcmToken, files };
 }

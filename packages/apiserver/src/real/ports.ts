@@ -47,7 +47,12 @@ export function probe(target: ProbeTarget, timeoutMs = 2_000): Promise<{ status:
 }
 
 /** polls until `ready` accepts a probe result; throws `describe()` after the deadline or when `alive()` turns false */
-export async function waitUntil(what: string, target: ProbeTarget, ready: (r: { status: number; body: string }) => boolean, opts: { timeoutMs: number; alive: () => boolean; describe: () => string }): Promise<void> {
+export async function waitUntil(
+  what: string,
+  target: ProbeTarget,
+  ready: (r: { status: number; body: string }) => boolean,
+  opts: { timeoutMs: number; alive: () => boolean; describe: () => string },
+): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

@@ -44,7 +44,9 @@ export class ControlPlaneProcess {
   ) {
     hookExit();
     const fd = openSync(logFile, 'a');
-    const [cmd, argv] = existsSync(SETPRIV) ? [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]] : [binary, args];
+    const [cmd, argv] = existsSync(SETPRIV)
+      ? [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]]
+      : [binary, args];
     this.child = spawn(cmd, argv, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     live.add(this.child);
@@ -53,7 +55,10 @@ export class ControlPlaneProcess {
         this.exited = true;
         live.delete(this.child);
         // a control-plane process that dies under a running test explains the test's connection errors
-        if (!this.stopping) process.stderr.write(`real control plane: ${this.name} (pid ${this.child.pid}) exited unexpectedly (${signal ?? `code ${code}`}); last log lines:\n${this.tail(30)}\n`);
+        if (!this.stopping)
+          process.stderr.write(
+            `real control plane: ${this.name} (pid ${this.child.pid}) exited unexpectedly (${signal ?? `code ${code}`}); last log lines:\n${this.tail(30)}\n`,
+          );
         resolve(code);
       });
     });

@@ -15,7 +15,14 @@ interface CrdVersion {
 
 export interface CrdSpec {
   group: string;
-  names: { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] };
+  names: {
+    plural: string;
+    singular?: string;
+    kind: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
   scope: 'Namespaced' | 'Cluster';
   versions: CrdVersion[];
   conversion?: { strategy: 'None' | 'Webhook'; webhook?: unknown };

@@ -73,7 +73,11 @@ export function compareKubeVersions(a: string, b: string): number {
   const parse = (v: string) => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (!m) return undefined;
-    return { major: Number(m[1]), stage: m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1, minor: m[3] ? Number(m[3]) : 0 };
+    return {
+      major: Number(m[1]),
+      stage: m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1,
+      minor: m[3] ? Number(m[3]) : 0,
+    };
   };
   const pa = parse(a);
   const pb = parse(b);

@@ -1,7 +1,11 @@
 // A ResourceType is everything the server knows about one group/resource: its names, scope, versions and
 // subresources. Built-in kinds are declared in builtin-types.ts; custom resources are derived from their
 // CustomResourceDefinition by crd-types.ts. Handlers only ever see this shape.
-import type { CustomResourceColumnDefinition, CustomResourceSubresourceScale, JSONSchemaProps } from '../schema/types.ts';
+import type {
+  CustomResourceColumnDefinition,
+  CustomResourceSubresourceScale,
+  JSONSchemaProps,
+} from '../schema/types.ts';
 
 /** the CRD's shapes serve built-in kinds too */
 export type ScaleSubresource = CustomResourceSubresourceScale;

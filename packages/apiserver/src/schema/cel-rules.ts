@@ -61,17 +61,24 @@ function cachedCompile(
 function compileRule(rule: ValidationRule): CelProgram {
   const optional = rule.optionalOldSelf === true;
   const variables = optional ? OPTIONAL_OLD_SELF_VARIABLES : RULE_VARIABLES;
-  return cachedCompile(optional ? optionalOldSelfRulePrograms : rulePrograms, rule, rule.rule, () => compileCel(rule.rule, { variables }));
+  return cachedCompile(optional ? optionalOldSelfRulePrograms : rulePrograms, rule, rule.rule, () =>
+    compileCel(rule.rule, { variables }),
+  );
 }
 
 function compileMessageExpression(rule: ValidationRule): CelProgram {
-  return cachedCompile(messagePrograms, rule, rule.messageExpression!, () => compileCel(rule.messageExpression!, { variables: RULE_VARIABLES }));
+  return cachedCompile(messagePrograms, rule, rule.messageExpression!, () =>
+    compileCel(rule.messageExpression!, { variables: RULE_VARIABLES }),
+  );
 }
 
 /** the rule as Go's %#v prints apiextensions.ValidationRule, the value kube shows for a rule that fails to compile */
 function goValidationRule(rule: ValidationRule): string {
   const str = (s: string | undefined) => JSON.stringify(s ?? '');
-  const reason = rule.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : `(*apiextensions.FieldValueErrorReason)(${str(rule.reason)})`;
+  const reason =
+    rule.reason === undefined
+      ? '(*apiextensions.FieldValueErrorReason)(nil)'
+      : `(*apiextensions.FieldValueErrorReason)(${str(rule.reason)})`;
   const optional = rule.optionalOldSelf === undefined ? '(*bool)(nil)' : `(*bool)(${rule.optionalOldSelf})`;
   return (
     `apiextensions.ValidationRule{Rule:${str(rule.rule)}, Message:${str(rule.message)}, MessageExpression:${str(rule.messageExpression)}, ` +
@@ -153,7 +160,15 @@ function evalMessage(rule: ValidationRule, vars: Record<string, unknown>, walk: 
   }
 }
 
-function runRules(schema: JSONSchemaProps, node: JSONSchemaProps, value: unknown, old: unknown, path: string, root: boolean, walk: Walk): void {
+function runRules(
+  schema: JSONSchemaProps,
+  node: JSONSchemaProps,
+  value: unknown,
+  old: unknown,
+  path: string,
+  root: boolean,
+  walk: Walk,
+): void {
   const rules = schema['x-kubernetes-validations'];
   if (!rules?.length) return;
   const type = node.type ?? '';
@@ -162,7 +177,14 @@ function runRules(schema: JSONSchemaProps, node: JSONSchemaProps, value: unknown
   for (const rule of rules) {
     if (walk.stopped) return;
     if (walk.budget <= 0) {
-      stop(walk, invalid(path, JSON.stringify(type), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      stop(
+        walk,
+        invalid(
+          path,
+          JSON.stringify(type),
+          'validation failed due to running out of cost budget, no further validation rules will be run',
+        ),
+      );
       return;
     }
     let program: CelProgram;
@@ -256,20 +278,37 @@ function validateNode(
     value.forEach((item, i) => {
       const key = olds && listItemKey(item, keys);
       const oldItem = key === undefined ? undefined : olds?.get(key);
-      validateNode(items, nodeItems, item, oldItem, `${path}[${i}]`, nodeItems['x-kubernetes-embedded-resource'] === true, walk);
+      validateNode(
+        items,
+        nodeItems,
+        item,
+        oldItem,
+        `${path}[${i}]`,
+        nodeItems['x-kubernetes-embedded-resource'] === true,
+        walk,
+      );
     });
     return;
   }
   if (typeof value !== 'object') return;
   const obj = value as Record<string, unknown>;
-  const oldObj = typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+  const oldObj =
+    typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
   const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
   const nodeAdditional = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
   const correlatable = node['x-kubernetes-map-type'] !== 'atomic';
   if (additional && nodeAdditional) {
     for (const [k, v] of Object.entries(obj)) {
       const embedded = nodeAdditional['x-kubernetes-embedded-resource'] === true;
-      validateNode(additional, nodeAdditional, v, correlatable ? oldObj?.[k] : undefined, `${path}[${k}]`, embedded, walk);
+      validateNode(
+        additional,
+        nodeAdditional,
+        v,
+        correlatable ? oldObj?.[k] : undefined,
+        `${path}[${k}]`,
+        embedded,
+        walk,
+      );
     }
   }
   if (schema.properties) {
@@ -305,11 +344,20 @@ function hasNewline(s: string | undefined): boolean {
   return s?.includes('\n') === true;
 }
 
-function checkRule(rule: ValidationRule, node: JSONSchemaProps, rulePath: string, uncorrelatable: string | undefined): StatusCause[] {
+function checkRule(
+  rule: ValidationRule,
+  node: JSONSchemaProps,
+  rulePath: string,
+  uncorrelatable: string | undefined,
+): StatusCause[] {
   const causes: StatusCause[] = [];
   const goRule = goValidationRule(rule);
   if (typeof rule.rule !== 'string' || rule.rule.trim() === '') {
-    causes.push({ reason: 'FieldValueRequired', field: `${rulePath}.rule`, message: 'Required value: rule is not specified' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: `${rulePath}.rule`,
+      message: 'Required value: rule is not specified',
+    });
   } else {
     try {
       const program = compileRule(rule);
@@ -318,10 +366,22 @@ function checkRule(rule: ValidationRule, node: JSONSchemaProps, rulePath: string
         causes.push(invalid(`${rulePath}.rule`, goRule, 'cel expression must evaluate to a bool'));
       }
       if (usesOldSelf && uncorrelatable) {
-        causes.push(invalid(`${rulePath}.rule`, JSON.stringify(rule.rule), `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+        causes.push(
+          invalid(
+            `${rulePath}.rule`,
+            JSON.stringify(rule.rule),
+            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+          ),
+        );
       }
       if (rule.optionalOldSelf !== undefined && !usesOldSelf) {
-        causes.push(invalid(`${rulePath}.optionalOldSelf`, String(rule.optionalOldSelf), 'may not be set if rule does not use oldSelf'));
+        causes.push(
+          invalid(
+            `${rulePath}.optionalOldSelf`,
+            String(rule.optionalOldSelf),
+            'may not be set if rule does not use oldSelf',
+          ),
+        );
       }
     } catch (err) {
       if (!(err instanceof CelCompileError)) throw err;
@@ -331,26 +391,42 @@ function checkRule(rule: ValidationRule, node: JSONSchemaProps, rulePath: string
   if (rule.message !== undefined && rule.message !== '' && rule.message.trim() === '') {
     causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must be non-empty if specified'));
   }
-  if (hasNewline(rule.message)) causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must not contain line breaks'));
+  if (hasNewline(rule.message))
+    causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must not contain line breaks'));
   if (hasNewline(rule.rule) && !rule.message && !rule.messageExpression) {
-    causes.push({ reason: 'FieldValueRequired', field: `${rulePath}.message`, message: 'Required value: message must be specified if rule contains line breaks' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      field: `${rulePath}.message`,
+      message: 'Required value: message must be specified if rule contains line breaks',
+    });
   }
   if (rule.messageExpression !== undefined && rule.messageExpression !== '') {
     if (rule.messageExpression.trim() === '') {
-      causes.push({ reason: 'FieldValueRequired', field: `${rulePath}.messageExpression`, message: 'Required value: messageExpression must be non-empty if specified' });
+      causes.push({
+        reason: 'FieldValueRequired',
+        field: `${rulePath}.messageExpression`,
+        message: 'Required value: messageExpression must be non-empty if specified',
+      });
     } else {
       try {
         const t = compileMessageExpression(rule).type;
-        if (t !== 'string' && t !== 'dyn') causes.push(invalid(`${rulePath}.messageExpression`, goRule, 'must evaluate to a string'));
+        if (t !== 'string' && t !== 'dyn')
+          causes.push(invalid(`${rulePath}.messageExpression`, goRule, 'must evaluate to a string'));
       } catch (err) {
         if (!(err instanceof CelCompileError)) throw err;
-        causes.push(invalid(`${rulePath}.messageExpression`, goRule, `messageExpression compilation failed: ${err.message}`));
+        causes.push(
+          invalid(`${rulePath}.messageExpression`, goRule, `messageExpression compilation failed: ${err.message}`),
+        );
       }
     }
   }
   if (rule.reason !== undefined && !SUPPORTED_REASONS.includes(rule.reason)) {
     const supported = SUPPORTED_REASONS.map((r) => JSON.stringify(r)).join(', ');
-    causes.push({ reason: 'FieldValueNotSupported', field: `${rulePath}.reason`, message: `Unsupported value: ${JSON.stringify(rule.reason)}: supported values: ${supported}` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: `${rulePath}.reason`,
+      message: `Unsupported value: ${JSON.stringify(rule.reason)}: supported values: ${supported}`,
+    });
   }
   if (rule.fieldPath && 'error' in normalizeFieldPath(rule.fieldPath, node)) {
     causes.push(invalid(`${rulePath}.fieldPath`, JSON.stringify(rule.fieldPath), 'fieldPath must be a valid path'));
@@ -358,19 +434,35 @@ function checkRule(rule: ValidationRule, node: JSONSchemaProps, rulePath: string
   return causes;
 }
 
-function checkSchema(schema: JSONSchemaProps, path: string, uncorrelatable: string | undefined, causes: StatusCause[]): void {
+function checkSchema(
+  schema: JSONSchemaProps,
+  path: string,
+  uncorrelatable: string | undefined,
+  causes: StatusCause[],
+): void {
   schema['x-kubernetes-validations']?.forEach((rule, i) => {
     causes.push(...checkRule(rule, schema, `${path}.x-kubernetes-validations[${i}]`, uncorrelatable));
   });
-  for (const [k, sub] of Object.entries(schema.properties ?? {})) checkSchema(sub, `${path}.properties[${k}]`, uncorrelatable, causes);
+  for (const [k, sub] of Object.entries(schema.properties ?? {}))
+    checkSchema(sub, `${path}.properties[${k}]`, uncorrelatable, causes);
   const items = single(schema.items);
   if (items) {
     const itemsPath = `${path}.items`;
-    checkSchema(items, itemsPath, uncorrelatable ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : itemsPath), causes);
+    checkSchema(
+      items,
+      itemsPath,
+      uncorrelatable ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : itemsPath),
+      causes,
+    );
   }
   if (typeof schema.additionalProperties === 'object') {
     const apPath = `${path}.additionalProperties`;
-    checkSchema(schema.additionalProperties, apPath, uncorrelatable ?? (schema['x-kubernetes-map-type'] === 'atomic' ? apPath : undefined), causes);
+    checkSchema(
+      schema.additionalProperties,
+      apPath,
+      uncorrelatable ?? (schema['x-kubernetes-map-type'] === 'atomic' ? apPath : undefined),
+      causes,
+    );
   }
   schema.allOf?.forEach((sub, i) => {
     checkSchema(sub, `${path}.allOf[${i}]`, uncorrelatable, causes);
@@ -383,7 +475,10 @@ function checkSchema(schema: JSONSchemaProps, path: string, uncorrelatable: stri
  * `basePath` is where the schema sits in the CRD: kube reports `spec.validation.openAPIV3Schema` when all
  * versions share one schema, else `spec.versions[i].schema.openAPIV3Schema`.
  */
-export function compileSchemaRules(schema: JSONSchemaProps, basePath = 'spec.validation.openAPIV3Schema'): StatusCause[] {
+export function compileSchemaRules(
+  schema: JSONSchemaProps,
+  basePath = 'spec.validation.openAPIV3Schema',
+): StatusCause[] {
   const causes: StatusCause[] = [];
   checkSchema(schema, basePath, undefined, causes);
   return causes;

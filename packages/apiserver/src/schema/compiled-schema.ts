@@ -122,7 +122,9 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
   node.not = schema.not ? compileSchema(schema.not) : null;
   node.hasListTypes = node.listType === 'set' || node.listType === 'map' || children.some((c) => c.hasListTypes);
   node.hasEmbedded = node.embedded || children.some((c) => c.hasEmbedded);
-  node.hasDefaults = node.defaulted.length > 0 || children.some((c) => c.hasDefaults || (c.schema.default !== undefined && c.schema.default !== null));
+  node.hasDefaults =
+    node.defaulted.length > 0 ||
+    children.some((c) => c.hasDefaults || (c.schema.default !== undefined && c.schema.default !== null));
   node.hasRules = node.hasRules || children.some((c) => c.hasRules);
   return node;
 }
@@ -153,7 +155,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Structural deep equality of decoded JSON values; numbers compare by value (Go converts int64 ↔ float64). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a === 'number' || typeof a === 'bigint') return (typeof b === 'number' || typeof b === 'bigint') && Number(a) === Number(b);
+  if (typeof a === 'number' || typeof a === 'bigint')
+    return (typeof b === 'number' || typeof b === 'bigint') && Number(a) === Number(b);
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);

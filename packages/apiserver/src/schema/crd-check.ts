@@ -10,7 +10,12 @@ import { checkVersionSchema } from './crd-schema-check.ts';
 import { crdShapeErrors } from './crd-shape.ts';
 import { fieldError, fieldPath, RenderedValue } from './field-errors.ts';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './object-meta.ts';
-import type { CustomResourceDefinition, CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, JSONSchemaProps } from './types.ts';
+import type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionSpec,
+  CustomResourceDefinitionVersion,
+  JSONSchemaProps,
+} from './types.ts';
 
 const { index } = fieldPath;
 
@@ -36,7 +41,8 @@ interface Hoisted {
 
 function hoisting(versions: CustomResourceDefinitionVersion[]): Hoisted {
   const first = versions[0];
-  const same = (pick: (v: CustomResourceDefinitionVersion) => unknown) => versions.every((v) => jsonEqual(pick(v) ?? null, pick(first!) ?? null));
+  const same = (pick: (v: CustomResourceDefinitionVersion) => unknown) =>
+    versions.every((v) => jsonEqual(pick(v) ?? null, pick(first!) ?? null));
   return {
     schema: same((v) => v.schema),
     subresources: same((v) => v.subresources),
@@ -46,7 +52,8 @@ function hoisting(versions: CustomResourceDefinitionVersion[]): Hoisted {
 
 function namesErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): void {
   const names = spec.names ?? ({} as CustomResourceDefinitionSpec['names']);
-  for (const f of ['plural', 'singular', 'kind', 'listKind'] as const) if (!names[f]) out.push(fieldError.required(`spec.names.${f}`, ''));
+  for (const f of ['plural', 'singular', 'kind', 'listKind'] as const)
+    if (!names[f]) out.push(fieldError.required(`spec.names.${f}`, ''));
   const label = (f: 'plural' | 'singular', v: string | undefined) => {
     const errs = v ? dns1035LabelErrors(v) : [];
     if (errs.length) out.push(fieldError.invalid(`spec.names.${f}`, v, errs.join(',')));
@@ -56,13 +63,17 @@ function namesErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): vo
   for (const f of ['kind', 'listKind'] as const) {
     const v = names[f];
     const errs = v ? dns1035LabelErrors(v.toLowerCase()) : [];
-    if (errs.length) out.push(fieldError.invalid(`spec.names.${f}`, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+    if (errs.length)
+      out.push(
+        fieldError.invalid(`spec.names.${f}`, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`),
+      );
   }
   (names.shortNames ?? []).forEach((s, i) => {
     const errs = dns1035LabelErrors(s);
     if (errs.length) out.push(fieldError.invalid(index('spec.names.shortNames', i), s, errs.join(',')));
   });
-  if (names.kind && names.kind === names.listKind) out.push(fieldError.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
+  if (names.kind && names.kind === names.listKind)
+    out.push(fieldError.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
   (names.categories ?? []).forEach((c, i) => {
     const errs = dns1035LabelErrors(c);
     if (errs.length) out.push(fieldError.invalid(index('spec.names.categories', i), c, errs.join(',')));
@@ -74,7 +85,10 @@ function schemaHas(s: JSONSchemaProps | undefined, pred: (s: JSONSchemaProps) =>
   if (pred(s)) return true;
   const kids: (JSONSchemaProps | undefined)[] = [
     ...(Array.isArray(s.items) ? s.items : [s.items]),
-    ...(s.allOf ?? []), ...(s.anyOf ?? []), ...(s.oneOf ?? []), s.not,
+    ...(s.allOf ?? []),
+    ...(s.anyOf ?? []),
+    ...(s.oneOf ?? []),
+    s.not,
     ...Object.values(s.properties ?? {}),
     typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined,
   ];
@@ -83,11 +97,14 @@ function schemaHas(s: JSONSchemaProps | undefined, pred: (s: JSONSchemaProps) =>
 
 function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): void {
   if (!spec.group) out.push(fieldError.required('spec.group', ''));
-  else if (dns1123SubdomainErrors(spec.group).length) out.push(fieldError.invalid('spec.group', spec.group, dns1123SubdomainErrors(spec.group).join(',')));
-  else if (spec.group.split('.').length < 2) out.push(fieldError.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+  else if (dns1123SubdomainErrors(spec.group).length)
+    out.push(fieldError.invalid('spec.group', spec.group, dns1123SubdomainErrors(spec.group).join(',')));
+  else if (spec.group.split('.').length < 2)
+    out.push(fieldError.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
 
   if (!spec.scope) out.push(fieldError.required('spec.scope', ''));
-  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') out.push(fieldError.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
+    out.push(fieldError.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
 
   const versions = spec.versions ?? [];
   const hoisted = versions.length ? hoisting(versions) : { schema: false, subresources: false, columns: false };
@@ -99,8 +116,13 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
     });
   }
   const schemas = versions.map((v) => v.schema?.openAPIV3Schema);
-  if (spec.preserveUnknownFields && schemas.some((s) => schemaHas(s, (x) => x.default !== undefined && x.default !== null))) {
-    out.push(fieldError.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  if (
+    spec.preserveUnknownFields &&
+    schemas.some((s) => schemaHas(s, (x) => x.default !== undefined && x.default !== null))
+  ) {
+    out.push(
+      fieldError.invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'),
+    );
   }
 
   let storage = 0;
@@ -114,36 +136,66 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
     seen.add(v.name);
     const nameErrs = dns1035LabelErrors(v.name ?? '');
     if (nameErrs.length) out.push(fieldError.invalid(`${vPath}.name`, v.name ?? '', nameErrs.join(',')));
-    if (!v.deprecated && v.deprecationWarning !== undefined) out.push(fieldError.invalid(`${vPath}.deprecationWarning`, v.deprecationWarning, 'can only be set for deprecated versions'));
-    else if (v.deprecationWarning !== undefined && v.deprecationWarning.length > 256) out.push(fieldError.invalid(`${vPath}.deprecationWarning`, v.deprecationWarning, 'must be <= 256 characters long'));
+    if (!v.deprecated && v.deprecationWarning !== undefined)
+      out.push(
+        fieldError.invalid(
+          `${vPath}.deprecationWarning`,
+          v.deprecationWarning,
+          'can only be set for deprecated versions',
+        ),
+      );
+    else if (v.deprecationWarning !== undefined && v.deprecationWarning.length > 256)
+      out.push(
+        fieldError.invalid(`${vPath}.deprecationWarning`, v.deprecationWarning, 'must be <= 256 characters long'),
+      );
     const statusEnabled = (hoisted.subresources ? topSubresources : v.subresources)?.status !== undefined;
-    if (!hoisted.schema && v.schema?.openAPIV3Schema) out.push(...checkVersionSchema(v.schema.openAPIV3Schema, `${vPath}.schema`, statusEnabled));
+    if (!hoisted.schema && v.schema?.openAPIV3Schema)
+      out.push(...checkVersionSchema(v.schema.openAPIV3Schema, `${vPath}.schema`, statusEnabled));
     if (!hoisted.subresources) out.push(...checkSubresources(v.subresources, `${vPath}.subresources`));
-    if (!hoisted.columns) (v.additionalPrinterColumns ?? []).forEach((c, j) => {
-      out.push(...checkPrinterColumn(c, `${vPath}.additionalPrinterColumns[${j}]`));
-    });
+    if (!hoisted.columns)
+      (v.additionalPrinterColumns ?? []).forEach((c, j) => {
+        out.push(...checkPrinterColumn(c, `${vPath}.additionalPrinterColumns[${j}]`));
+      });
   });
   // kube prints the typed version list with %#v (pointers included); JSON is the readable equivalent
   const shownVersions = new RenderedValue(JSON.stringify(versions));
   if (!unique) out.push(fieldError.invalid('spec.versions', shownVersions, 'must contain unique version names'));
-  if (storage !== 1) out.push(fieldError.invalid('spec.versions', shownVersions, 'must have exactly one version marked as storage version'));
+  if (storage !== 1)
+    out.push(
+      fieldError.invalid('spec.versions', shownVersions, 'must have exactly one version marked as storage version'),
+    );
   // the internal spec.version is versions[0].name, so kube checks that name a second time
   const first = versions[0]?.name;
-  if (first && dns1035LabelErrors(first).length) out.push(fieldError.invalid('spec.version', first, dns1035LabelErrors(first).join(',')));
+  if (first && dns1035LabelErrors(first).length)
+    out.push(fieldError.invalid('spec.version', first, dns1035LabelErrors(first).join(',')));
 
   namesErrors(spec, out);
-  if (topSchema?.openAPIV3Schema) out.push(...checkVersionSchema(topSchema.openAPIV3Schema, 'spec.validation', anyStatus));
+  if (topSchema?.openAPIV3Schema)
+    out.push(...checkVersionSchema(topSchema.openAPIV3Schema, 'spec.validation', anyStatus));
   if (hoisted.subresources) out.push(...checkSubresources(topSubresources, 'spec.subresources'));
-  if (hoisted.columns) (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => {
-    out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`));
-  });
+  if (hoisted.columns)
+    (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => {
+      out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`));
+    });
 
   if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
-    out.push(fieldError.invalid('spec.conversion.strategy', spec.conversion.strategy, 'must be None if spec.preserveUnknownFields is true'));
+    out.push(
+      fieldError.invalid(
+        'spec.conversion.strategy',
+        spec.conversion.strategy,
+        'must be None if spec.preserveUnknownFields is true',
+      ),
+    );
   }
   out.push(...checkConversion(spec.conversion));
   if (spec.preserveUnknownFields) {
-    out.push(fieldError.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+    out.push(
+      fieldError.invalid(
+        'spec.preserveUnknownFields',
+        true,
+        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+      ),
+    );
   }
 }
 
@@ -171,7 +223,8 @@ export function checkCrd(crdObject: CrdLike, oldObject?: CrdLike): StatusCause[]
   const out: StatusCause[] = [];
   const spec = crd.spec ?? ({} as CustomResourceDefinitionSpec);
   const name = crd.metadata?.name ?? '';
-  if (!name && !crd.metadata?.generateName) out.push(fieldError.required('metadata.name', 'name or generateName is required'));
+  if (!name && !crd.metadata?.generateName)
+    out.push(fieldError.required('metadata.name', 'name or generateName is required'));
   else if (name) {
     const errs = dns1123SubdomainErrors(name);
     if (name !== `${spec.names?.plural}.${spec.group}`) errs.push('must be spec.names.plural+"."+spec.group');

@@ -26,21 +26,24 @@ export function checkSubresources(sub: CustomResourceSubresources | undefined, p
   else {
     const errs = simpleJsonPathErrors(scale.specReplicasPath, spec);
     if (errs.length) out.push(...errs);
-    else if (!scale.specReplicasPath.startsWith('.spec.')) out.push(fieldError.invalid(spec, scale.specReplicasPath, 'should be a json path under .spec'));
+    else if (!scale.specReplicasPath.startsWith('.spec.'))
+      out.push(fieldError.invalid(spec, scale.specReplicasPath, 'should be a json path under .spec'));
   }
   const status = `${path}.scale.statusReplicasPath`;
   if (!scale.statusReplicasPath) out.push(fieldError.required(status, ''));
   else {
     const errs = simpleJsonPathErrors(scale.statusReplicasPath, status);
     if (errs.length) out.push(...errs);
-    else if (!scale.statusReplicasPath.startsWith('.status.')) out.push(fieldError.invalid(status, scale.statusReplicasPath, 'should be a json path under .status'));
+    else if (!scale.statusReplicasPath.startsWith('.status.'))
+      out.push(fieldError.invalid(status, scale.statusReplicasPath, 'should be a json path under .status'));
   }
   const selector = scale.labelSelectorPath;
   if (selector) {
     const sel = `${path}.scale.labelSelectorPath`;
     const errs = simpleJsonPathErrors(selector, sel);
     if (errs.length) out.push(...errs);
-    else if (!selector.startsWith('.spec.') && !selector.startsWith('.status.')) out.push(fieldError.invalid(sel, selector, 'should be a json path under either .spec or .status'));
+    else if (!selector.startsWith('.spec.') && !selector.startsWith('.status.'))
+      out.push(fieldError.invalid(sel, selector, 'should be a json path under either .spec or .status'));
   }
   return out;
 }
@@ -68,20 +71,33 @@ function webhookUrlErrors(raw: string, path: string): StatusCause[] {
   }
   const out: StatusCause[] = [];
   const scheme = u.protocol.replace(/:$/, '');
-  if (scheme !== 'https') out.push(fieldError.invalid(path, scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
+  if (scheme !== 'https')
+    out.push(fieldError.invalid(path, scheme, `'https' is the only allowed URL scheme${URL_FORM}`));
   if (!u.host) out.push(fieldError.invalid(path, u.host, `host must be specified${URL_FORM}`));
-  if (u.username || u.password) out.push(fieldError.invalid(path, u.password ? `${u.username}:${u.password}` : u.username, 'user information is not permitted in the URL'));
+  if (u.username || u.password)
+    out.push(
+      fieldError.invalid(
+        path,
+        u.password ? `${u.username}:${u.password}` : u.username,
+        'user information is not permitted in the URL',
+      ),
+    );
   if (u.hash.length > 1) out.push(fieldError.invalid(path, u.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (u.search.length > 1) out.push(fieldError.invalid(path, u.search.slice(1), 'query parameters are not permitted in the URL'));
+  if (u.search.length > 1)
+    out.push(fieldError.invalid(path, u.search.slice(1), 'query parameters are not permitted in the URL'));
   return out;
 }
 
-function webhookServiceErrors(svc: { name?: string; namespace?: string; path?: string; port?: number }, path: string): StatusCause[] {
+function webhookServiceErrors(
+  svc: { name?: string; namespace?: string; path?: string; port?: number },
+  path: string,
+): StatusCause[] {
   const out: StatusCause[] = [];
   if (!svc.name) out.push(fieldError.required(`${path}.name`, 'service name is required'));
   if (!svc.namespace) out.push(fieldError.required(`${path}.namespace`, 'service namespace is required'));
   const port = svc.port ?? 443;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) out.push(fieldError.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    out.push(fieldError.invalid(`${path}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
   const p = svc.path;
   if (p === undefined || p === '' || p === '/') return out;
   if (p === '//') return [...out, fieldError.invalid(`${path}.path`, p, 'segment[0] may not be empty')];
@@ -90,7 +106,9 @@ function webhookServiceErrors(svc: { name?: string; namespace?: string; path?: s
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
   rest.split('/').forEach((step, i) => {
     if (step === '') out.push(fieldError.invalid(`${path}.path`, p, `segment[${i}] may not be empty`));
-    else for (const f of dns1123SubdomainErrors(step)) out.push(fieldError.invalid(`${path}.path`, p, `segment[${i}]: ${f}`));
+    else
+      for (const f of dns1123SubdomainErrors(step))
+        out.push(fieldError.invalid(`${path}.path`, p, `segment[${i}]: ${f}`));
   });
   return out;
 }
@@ -120,19 +138,27 @@ export function checkConversion(conversion: CustomResourceConversion | undefined
   const out: StatusCause[] = [];
   const base = 'spec.conversion';
   if (!conversion.strategy) out.push(fieldError.required(`${base}.strategy`, ''));
-  else if (conversion.strategy !== 'None' && conversion.strategy !== 'Webhook') out.push(fieldError.notSupported(`${base}.strategy`, conversion.strategy, ['None', 'Webhook']));
+  else if (conversion.strategy !== 'None' && conversion.strategy !== 'Webhook')
+    out.push(fieldError.notSupported(`${base}.strategy`, conversion.strategy, ['None', 'Webhook']));
   const cc = conversion.webhook?.clientConfig;
   const reviewVersions = conversion.webhook?.conversionReviewVersions;
   const ccPath = `${base}.webhookClientConfig`;
   if (conversion.strategy === 'Webhook') {
     if (!cc) out.push(fieldError.required(ccPath, 'required when strategy is set to Webhook'));
-    else if ((cc.url === undefined) === (cc.service === undefined)) out.push(fieldError.required(ccPath, 'exactly one of url or service is required'));
+    else if ((cc.url === undefined) === (cc.service === undefined))
+      out.push(fieldError.required(ccPath, 'exactly one of url or service is required'));
     else if (cc.url !== undefined) out.push(...webhookUrlErrors(cc.url, `${ccPath}.url`));
     else out.push(...webhookServiceErrors(cc.service!, `${ccPath}.service`));
     out.push(...reviewVersionErrors(reviewVersions, `${base}.conversionReviewVersions`));
   } else {
     if (cc) out.push(fieldError.forbidden(ccPath, 'should not be set when strategy is not set to Webhook'));
-    if (reviewVersions?.length) out.push(fieldError.forbidden(`${base}.conversionReviewVersions`, 'should not be set when strategy is not set to Webhook'));
+    if (reviewVersions?.length)
+      out.push(
+        fieldError.forbidden(
+          `${base}.conversionReviewVersions`,
+          'should not be set when strategy is not set to Webhook',
+        ),
+      );
   }
   return out;
 }

@@ -16,29 +16,86 @@ const { child, key } = fieldPath;
 
 /** JSONSchemaProps fields in Go struct order, with their Go names (used by the status-subresource root rule). */
 const GO_FIELDS: [keyof JSONSchemaProps, string][] = [
-  ['id', 'ID'], ['$schema', 'Schema'], ['$ref', 'Ref'], ['description', 'Description'], ['type', 'Type'], ['format', 'Format'],
-  ['title', 'Title'], ['default', 'Default'], ['maximum', 'Maximum'], ['exclusiveMaximum', 'ExclusiveMaximum'], ['minimum', 'Minimum'],
-  ['exclusiveMinimum', 'ExclusiveMinimum'], ['maxLength', 'MaxLength'], ['minLength', 'MinLength'], ['pattern', 'Pattern'],
-  ['maxItems', 'MaxItems'], ['minItems', 'MinItems'], ['uniqueItems', 'UniqueItems'], ['multipleOf', 'MultipleOf'], ['enum', 'Enum'],
-  ['maxProperties', 'MaxProperties'], ['minProperties', 'MinProperties'], ['required', 'Required'], ['items', 'Items'], ['allOf', 'AllOf'],
-  ['oneOf', 'OneOf'], ['anyOf', 'AnyOf'], ['not', 'Not'], ['properties', 'Properties'], ['additionalProperties', 'AdditionalProperties'],
-  ['patternProperties', 'PatternProperties'], ['dependencies', 'Dependencies'], ['additionalItems', 'AdditionalItems'],
-  ['definitions', 'Definitions'], ['externalDocs', 'ExternalDocs'], ['example', 'Example'], ['nullable', 'Nullable'],
-  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'], ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
-  ['x-kubernetes-int-or-string', 'XIntOrString'], ['x-kubernetes-list-map-keys', 'XListMapKeys'], ['x-kubernetes-list-type', 'XListType'],
-  ['x-kubernetes-map-type', 'XMapType'], ['x-kubernetes-validations', 'XValidations'],
+  ['id', 'ID'],
+  ['$schema', 'Schema'],
+  ['$ref', 'Ref'],
+  ['description', 'Description'],
+  ['type', 'Type'],
+  ['format', 'Format'],
+  ['title', 'Title'],
+  ['default', 'Default'],
+  ['maximum', 'Maximum'],
+  ['exclusiveMaximum', 'ExclusiveMaximum'],
+  ['minimum', 'Minimum'],
+  ['exclusiveMinimum', 'ExclusiveMinimum'],
+  ['maxLength', 'MaxLength'],
+  ['minLength', 'MinLength'],
+  ['pattern', 'Pattern'],
+  ['maxItems', 'MaxItems'],
+  ['minItems', 'MinItems'],
+  ['uniqueItems', 'UniqueItems'],
+  ['multipleOf', 'MultipleOf'],
+  ['enum', 'Enum'],
+  ['maxProperties', 'MaxProperties'],
+  ['minProperties', 'MinProperties'],
+  ['required', 'Required'],
+  ['items', 'Items'],
+  ['allOf', 'AllOf'],
+  ['oneOf', 'OneOf'],
+  ['anyOf', 'AnyOf'],
+  ['not', 'Not'],
+  ['properties', 'Properties'],
+  ['additionalProperties', 'AdditionalProperties'],
+  ['patternProperties', 'PatternProperties'],
+  ['dependencies', 'Dependencies'],
+  ['additionalItems', 'AdditionalItems'],
+  ['definitions', 'Definitions'],
+  ['externalDocs', 'ExternalDocs'],
+  ['example', 'Example'],
+  ['nullable', 'Nullable'],
+  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'],
+  ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
+  ['x-kubernetes-int-or-string', 'XIntOrString'],
+  ['x-kubernetes-list-map-keys', 'XListMapKeys'],
+  ['x-kubernetes-list-type', 'XListType'],
+  ['x-kubernetes-map-type', 'XMapType'],
+  ['x-kubernetes-validations', 'XValidations'],
 ];
 
 const ALLOWED_AT_STATUS_ROOT = [
-  'Description', 'Type', 'Format', 'Title', 'Maximum', 'ExclusiveMaximum', 'Minimum', 'ExclusiveMinimum', 'MaxLength', 'MinLength',
-  'Pattern', 'MaxItems', 'MinItems', 'UniqueItems', 'MultipleOf', 'Required', 'Items', 'Properties', 'ExternalDocs', 'Example',
-  'XPreserveUnknownFields', 'XValidations',
+  'Description',
+  'Type',
+  'Format',
+  'Title',
+  'Maximum',
+  'ExclusiveMaximum',
+  'Minimum',
+  'ExclusiveMinimum',
+  'MaxLength',
+  'MinLength',
+  'Pattern',
+  'MaxItems',
+  'MinItems',
+  'UniqueItems',
+  'MultipleOf',
+  'Required',
+  'Items',
+  'Properties',
+  'ExternalDocs',
+  'Example',
+  'XPreserveUnknownFields',
+  'XValidations',
 ];
 
 /** Go zero values are skipped; an explicit `x-kubernetes-preserve-unknown-fields: false` is a non-nil pointer. */
 function isGoZero(name: keyof JSONSchemaProps, v: unknown): boolean {
   if (v === undefined || v === null) return true;
-  if (name === 'x-kubernetes-preserve-unknown-fields' || name === 'x-kubernetes-list-type' || name === 'x-kubernetes-map-type') return false;
+  if (
+    name === 'x-kubernetes-preserve-unknown-fields' ||
+    name === 'x-kubernetes-list-type' ||
+    name === 'x-kubernetes-map-type'
+  )
+    return false;
   return v === false || v === '' || v === 0;
 }
 
@@ -47,7 +104,13 @@ function statusRootErrors(schema: JSONSchemaProps, path: string): StatusCause[] 
     if (isGoZero(name, schema[name])) continue;
     if (goName === 'Type') {
       if (schema.type !== 'object') {
-        return [fieldError.invalid(`${path}.openAPIV3Schema.type`, schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled')];
+        return [
+          fieldError.invalid(
+            `${path}.openAPIV3Schema.type`,
+            schema.type,
+            'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+          ),
+        ];
       }
       continue;
     }
@@ -60,7 +123,13 @@ function statusRootErrors(schema: JSONSchemaProps, path: string): StatusCause[] 
 }
 
 /** Default values must survive pruning and validate against their own schema (defaulting/validation.go). */
-function defaultErrors(s: JSONSchemaProps, path: string, insideMeta: boolean, isResourceRoot: boolean, out: StatusCause[]): void {
+function defaultErrors(
+  s: JSONSchemaProps,
+  path: string,
+  insideMeta: boolean,
+  isResourceRoot: boolean,
+  out: StatusCause[],
+): void {
   const embedded = isResourceRoot || !!s['x-kubernetes-embedded-resource'];
   if (embedded) insideMeta = false;
   if (s.default !== undefined && s.default !== null && !insideMeta) {

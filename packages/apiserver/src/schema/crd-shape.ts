@@ -29,8 +29,13 @@ const CRD_SHAPE: JSONSchemaProps = obj({
         deprecated: bool,
         deprecationWarning: str,
         schema: obj({ openAPIV3Schema: anyObject }),
-        subresources: obj({ status: anyObject, scale: obj({ specReplicasPath: str, statusReplicasPath: str, labelSelectorPath: str }) }),
-        additionalPrinterColumns: list(obj({ name: str, type: str, format: str, description: str, priority: { type: 'integer' }, jsonPath: str })),
+        subresources: obj({
+          status: anyObject,
+          scale: obj({ specReplicasPath: str, statusReplicasPath: str, labelSelectorPath: str }),
+        }),
+        additionalPrinterColumns: list(
+          obj({ name: str, type: str, format: str, description: str, priority: { type: 'integer' }, jsonPath: str }),
+        ),
         selectableFields: list(obj({ jsonPath: str })),
       }),
     ),
@@ -38,17 +43,52 @@ const CRD_SHAPE: JSONSchemaProps = obj({
       strategy: str,
       webhook: obj({
         conversionReviewVersions: strings,
-        clientConfig: obj({ url: str, caBundle: str, service: obj({ namespace: str, name: str, path: str, port: { type: 'integer' } }) }),
+        clientConfig: obj({
+          url: str,
+          caBundle: str,
+          service: obj({ namespace: str, name: str, path: str, port: { type: 'integer' } }),
+        }),
       }),
     }),
   }),
 });
 
-const SCHEMA_STRINGS = ['id', '$schema', '$ref', 'description', 'type', 'format', 'title', 'pattern', 'x-kubernetes-list-type', 'x-kubernetes-map-type'];
-const SCHEMA_NUMBERS = ['maximum', 'minimum', 'multipleOf', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties'];
-const SCHEMA_BOOLS = ['exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string'];
+const SCHEMA_STRINGS = [
+  'id',
+  '$schema',
+  '$ref',
+  'description',
+  'type',
+  'format',
+  'title',
+  'pattern',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+];
+const SCHEMA_NUMBERS = [
+  'maximum',
+  'minimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+];
+const SCHEMA_BOOLS = [
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'uniqueItems',
+  'nullable',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+];
 const SCHEMA_STRING_LISTS = ['required', 'x-kubernetes-list-map-keys'];
-const RULE_SHAPE = compileSchema(obj({ rule: str, message: str, messageExpression: str, reason: str, fieldPath: str, optionalOldSelf: bool }));
+const RULE_SHAPE = compileSchema(
+  obj({ rule: str, message: str, messageExpression: str, reason: str, fieldPath: str, optionalOldSelf: bool }),
+);
 
 function wrongType(path: string, want: string, value: unknown, out: StatusCause[]): void {
   const got = jsonType(value);
@@ -62,19 +102,22 @@ function schemaShape(s: unknown, path: string, out: StatusCause[]): void {
     return;
   }
   const at = (k: string) => `${path}.${k}`;
-  for (const k of SCHEMA_STRINGS) if (s[k] !== undefined && typeof s[k] !== 'string') wrongType(at(k), 'string', s[k], out);
-  for (const k of SCHEMA_NUMBERS) if (s[k] !== undefined && typeof s[k] !== 'number') wrongType(at(k), 'number', s[k], out);
-  for (const k of SCHEMA_BOOLS) if (s[k] !== undefined && typeof s[k] !== 'boolean') wrongType(at(k), 'boolean', s[k], out);
+  for (const k of SCHEMA_STRINGS)
+    if (s[k] !== undefined && typeof s[k] !== 'string') wrongType(at(k), 'string', s[k], out);
+  for (const k of SCHEMA_NUMBERS)
+    if (s[k] !== undefined && typeof s[k] !== 'number') wrongType(at(k), 'number', s[k], out);
+  for (const k of SCHEMA_BOOLS)
+    if (s[k] !== undefined && typeof s[k] !== 'boolean') wrongType(at(k), 'boolean', s[k], out);
   for (const k of SCHEMA_STRING_LISTS) {
     const v = s[k];
     if (v === undefined) continue;
     if (!Array.isArray(v)) wrongType(at(k), 'array', v, out);
-    else
-      for (const [i, x] of v.entries()) if (typeof x !== 'string') wrongType(`${at(k)}[${i}]`, 'string', x, out);
+    else for (const [i, x] of v.entries()) if (typeof x !== 'string') wrongType(`${at(k)}[${i}]`, 'string', x, out);
   }
   if (s.enum !== undefined && !Array.isArray(s.enum)) wrongType(at('enum'), 'array', s.enum, out);
   if (s.not !== undefined) schemaShape(s.not, at('not'), out);
-  for (const k of ['additionalProperties', 'additionalItems']) if (s[k] !== undefined && typeof s[k] !== 'boolean') schemaShape(s[k], at(k), out);
+  for (const k of ['additionalProperties', 'additionalItems'])
+    if (s[k] !== undefined && typeof s[k] !== 'boolean') schemaShape(s[k], at(k), out);
   if (Array.isArray(s.items)) for (const [i, x] of s.items.entries()) schemaShape(x, `${at('items')}[${i}]`, out);
   else if (s.items !== undefined) schemaShape(s.items, at('items'), out);
   for (const k of ['allOf', 'anyOf', 'oneOf']) {
@@ -86,12 +129,16 @@ function schemaShape(s: unknown, path: string, out: StatusCause[]): void {
     const m = s[k];
     if (m === undefined) continue;
     if (!isPlainObject(m)) wrongType(at(k), 'object', m, out);
-    else for (const [name, x] of Object.entries(m)) if (!(k === 'dependencies' && Array.isArray(x))) schemaShape(x, `${at(k)}.${name}`, out);
+    else
+      for (const [name, x] of Object.entries(m))
+        if (!(k === 'dependencies' && Array.isArray(x))) schemaShape(x, `${at(k)}.${name}`, out);
   }
   const rules = s['x-kubernetes-validations'];
   if (rules !== undefined) {
     if (!Array.isArray(rules)) wrongType(at('x-kubernetes-validations'), 'array', rules, out);
-    else for (const [i, r] of rules.entries()) validateNode(RULE_SHAPE, r, `${at('x-kubernetes-validations')}[${i}]`, { out, prefix: '' });
+    else
+      for (const [i, r] of rules.entries())
+        validateNode(RULE_SHAPE, r, `${at('x-kubernetes-validations')}[${i}]`, { out, prefix: '' });
   }
 }
 
@@ -100,9 +147,12 @@ export function crdShapeErrors(crd: unknown): StatusCause[] {
   const out: StatusCause[] = [];
   validateNode(compileSchema(CRD_SHAPE), crd, '', { out, prefix: '' });
   if (out.length > 0) return out;
-  const versions = ((crd as { spec?: { versions?: unknown[] } }).spec?.versions ?? []) as { schema?: { openAPIV3Schema?: unknown } }[];
+  const versions = ((crd as { spec?: { versions?: unknown[] } }).spec?.versions ?? []) as {
+    schema?: { openAPIV3Schema?: unknown };
+  }[];
   versions.forEach((v, i) => {
-    if (v.schema?.openAPIV3Schema !== undefined) schemaShape(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`, out);
+    if (v.schema?.openAPIV3Schema !== undefined)
+      schemaShape(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`, out);
   });
   return out;
 }

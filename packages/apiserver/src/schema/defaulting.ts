@@ -33,7 +33,8 @@ export function defaultNode(x: unknown, node: SchemaNode | null): void {
     if (prop !== undefined) {
       defaultNode(x[k], prop);
     } else if (node.additional !== null) {
-      if (isNonNullableNull(x[k], node.additional) && hasDefault(node.additional)) x[k] = deepCopyJson(node.additional.schema.default);
+      if (isNonNullableNull(x[k], node.additional) && hasDefault(node.additional))
+        x[k] = deepCopyJson(node.additional.schema.default);
       defaultNode(x[k], node.additional);
     }
   }

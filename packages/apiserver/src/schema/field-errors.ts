@@ -18,7 +18,8 @@ export function goQuote(s: string): string {
     else if (c === 0x09) out += '\\t';
     else if (c === 0x0b) out += '\\v';
     else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if ((c >= 0x80 && c < 0xa0) || c === 0x2028 || c === 0x2029 || c === 0xfeff) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if ((c >= 0x80 && c < 0xa0) || c === 0x2028 || c === 0x2029 || c === 0xfeff)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
     else out += ch;
   }
   return out + '"';
@@ -79,16 +80,40 @@ function withDetail(kind: string, detail: string): string {
 }
 
 export const fieldError = {
-  required: (field: string, detail = ''): StatusCause => ({ reason: 'FieldValueRequired', message: withDetail('Required value', detail), field }),
-  forbidden: (field: string, detail: string): StatusCause => ({ reason: 'FieldValueForbidden', message: withDetail('Forbidden', detail), field }),
-  invalid: (field: string, value: unknown, detail: string): StatusCause => ({ reason: 'FieldValueInvalid', message: body('Invalid value', value, detail), field }),
-  typeInvalid: (field: string, value: unknown, detail: string): StatusCause => ({ reason: 'FieldValueTypeInvalid', message: body('Invalid value', value, detail), field }),
-  notSupported: (field: string, value: unknown, supported: string[]): StatusCause => ({
-    reason: 'FieldValueNotSupported',
-    message: body('Unsupported value', value, supported.length ? `supported values: ${supported.map(goQuote).join(', ')}` : ''),
+  required: (field: string, detail = ''): StatusCause => ({
+    reason: 'FieldValueRequired',
+    message: withDetail('Required value', detail),
     field,
   }),
-  duplicate: (field: string, value: unknown): StatusCause => ({ reason: 'FieldValueDuplicate', message: body('Duplicate value', value, ''), field }),
+  forbidden: (field: string, detail: string): StatusCause => ({
+    reason: 'FieldValueForbidden',
+    message: withDetail('Forbidden', detail),
+    field,
+  }),
+  invalid: (field: string, value: unknown, detail: string): StatusCause => ({
+    reason: 'FieldValueInvalid',
+    message: body('Invalid value', value, detail),
+    field,
+  }),
+  typeInvalid: (field: string, value: unknown, detail: string): StatusCause => ({
+    reason: 'FieldValueTypeInvalid',
+    message: body('Invalid value', value, detail),
+    field,
+  }),
+  notSupported: (field: string, value: unknown, supported: string[]): StatusCause => ({
+    reason: 'FieldValueNotSupported',
+    message: body(
+      'Unsupported value',
+      value,
+      supported.length ? `supported values: ${supported.map(goQuote).join(', ')}` : '',
+    ),
+    field,
+  }),
+  duplicate: (field: string, value: unknown): StatusCause => ({
+    reason: 'FieldValueDuplicate',
+    message: body('Duplicate value', value, ''),
+    field,
+  }),
   /** field.TooLongMaxLength */
   tooLong: (field: string, maxLength: number): StatusCause => ({
     reason: 'FieldValueTooLong',
@@ -96,7 +121,11 @@ export const fieldError = {
     field,
   }),
   /** field.TooLong with a byte limit, as kube's OpenAPI schema validation reports maxLength */
-  tooLongBytes: (field: string, maxLength: number): StatusCause => ({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxLength} bytes`, field }),
+  tooLongBytes: (field: string, maxLength: number): StatusCause => ({
+    reason: 'FieldValueTooLong',
+    message: `Too long: may not be more than ${maxLength} bytes`,
+    field,
+  }),
   tooMany: (field: string, actual: number, max: number): StatusCause => ({
     reason: 'FieldValueTooMany',
     message: `${actual >= 0 ? `Too many: ${actual}` : 'Too many'}: ${max >= 0 ? `must have at most ${max} items` : 'has too many items'}`,

@@ -18,12 +18,38 @@ const GO_DURATION = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))
 const HUMAN_DURATION = /^\s*(?:\d+\s*[A-Za-zµ]+\s*)+$/;
 const HUMAN_DURATION_PART = /(\d+)\s*([A-Za-zµ]+)/g;
 const HUMAN_UNITS = new Set([
-  'ns', 'us', 'µs', 'ms', 's', 'sec', 'secs', 'second', 'seconds', 'm', 'min', 'mins', 'minute', 'minutes',
-  'h', 'hr', 'hrs', 'hour', 'hours', 'd', 'day', 'days', 'w', 'wk', 'wks', 'week', 'weeks',
+  'ns',
+  'us',
+  'µs',
+  'ms',
+  's',
+  'sec',
+  'secs',
+  'second',
+  'seconds',
+  'm',
+  'min',
+  'mins',
+  'minute',
+  'minutes',
+  'h',
+  'hr',
+  'hrs',
+  'hour',
+  'hours',
+  'd',
+  'day',
+  'days',
+  'w',
+  'wk',
+  'wks',
+  'week',
+  'weeks',
 ]);
 const MAC_COLON = /^[0-9a-fA-F]{2}(?:([:-])[0-9a-fA-F]{2})+$/;
 const MAC_DOT = /^[0-9a-fA-F]{4}(?:\.[0-9a-fA-F]{4})+$/;
-const CREDIT_CARD = /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
+const CREDIT_CARD =
+  /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
 
 function isDate(s: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
@@ -135,7 +161,10 @@ const KUBE_FORMATS: Record<string, Check> = {
   creditcard: (s) => CREDIT_CARD.test(s.replace(/\D/g, '')),
   ssn: (s) => /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
   hexcolor: (s) => /^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),
-  rgbcolor: (s) => /^rgb\(\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*\)$/.test(s),
+  rgbcolor: (s) =>
+    /^rgb\(\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*,\s*(?:25[0-5]|2[0-4]\d|1?\d?\d)\s*\)$/.test(
+      s,
+    ),
   byte: (s) => BASE64.test(s),
   password: () => true,
   date: isDate,

@@ -9,7 +9,11 @@ import { embeddedResourceErrors } from './object-meta.ts';
 /** Canonical text of a JSON value (sorted keys) so equal compound values compare equal. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
   if (typeof v === 'number') return `n:${v}`;
   return JSON.stringify(v) ?? 'undefined';
 }
@@ -59,7 +63,8 @@ export function listTypeErrors(node: SchemaNode | null, x: unknown, path: string
   if (Array.isArray(x)) {
     if (node.listType === 'set') setErrors(x, path, out);
     else if (node.listType === 'map') mapErrors(node, x, path, out);
-    if (node.items?.hasListTypes) for (let i = 0; i < x.length; i++) listTypeErrors(node.items, x[i], fieldPath.index(path, i), out);
+    if (node.items?.hasListTypes)
+      for (let i = 0; i < x.length; i++) listTypeErrors(node.items, x[i], fieldPath.index(path, i), out);
     return;
   }
   if (!isPlainObject(x)) return;
@@ -71,7 +76,13 @@ export function listTypeErrors(node: SchemaNode | null, x: unknown, path: string
 }
 
 /** Appends apiVersion/kind causes for every embedded resource below the root. */
-export function embeddedErrors(node: SchemaNode | null, x: unknown, path: string, out: StatusCause[], isRoot = false): void {
+export function embeddedErrors(
+  node: SchemaNode | null,
+  x: unknown,
+  path: string,
+  out: StatusCause[],
+  isRoot = false,
+): void {
   if (node === null || !node.hasEmbedded) return;
   if (Array.isArray(x)) {
     if (node.items) for (let i = 0; i < x.length; i++) embeddedErrors(node.items, x[i], fieldPath.index(path, i), out);

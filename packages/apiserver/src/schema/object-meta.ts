@@ -83,7 +83,8 @@ export function embeddedResourceErrors(obj: Record<string, unknown>, path: strin
     else if (v === '') out.push(fieldError.invalid(kindPath, v, 'must not be empty'));
     else {
       const errs = dns1035LabelErrors(v.toLowerCase());
-      if (errs.length) out.push(fieldError.invalid(kindPath, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
+      if (errs.length)
+        out.push(fieldError.invalid(kindPath, v, `may have mixed case, but should otherwise match: ${errs.join(',')}`));
     }
   }
   return out;

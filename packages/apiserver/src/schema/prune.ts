@@ -21,7 +21,13 @@ function keepsResourceMeta(k: string, v: unknown): boolean {
   return k === 'metadata' && isPlainObject(v);
 }
 
-function pruneMap(x: Record<string, unknown>, node: SchemaNode | null, embedded: boolean, path: string, out: string[]): void {
+function pruneMap(
+  x: Record<string, unknown>,
+  node: SchemaNode | null,
+  embedded: boolean,
+  path: string,
+  out: string[],
+): void {
   if (node === null) {
     for (const k of Object.keys(x)) {
       out.push(childKey(path, k));

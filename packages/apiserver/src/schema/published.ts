@@ -8,7 +8,8 @@ const API_VERSION_DESCRIPTION =
   'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
 const KIND_DESCRIPTION =
   'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
-const METADATA_DESCRIPTION = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const METADATA_DESCRIPTION =
+  "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 /** JSON-Schema keywords that are not OpenAPI 3.0 schema keywords. */
 const NOT_OPENAPI = ['id', '$schema', 'definitions', 'dependencies', 'patternProperties', 'additionalItems'] as const;

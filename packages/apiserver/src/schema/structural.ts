@@ -43,17 +43,31 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
   const items = singleItems(s);
   if (s.type === 'array' && !items) out.push(fieldError.required(child(path, 'items'), 'must be specified'));
   invariants(items, 'item', child(path, 'items'), out);
-  for (const [k, v] of Object.entries(s.properties ?? {})) invariants(v, 'field', key(child(path, 'properties'), k), out);
+  for (const [k, v] of Object.entries(s.properties ?? {}))
+    invariants(v, 'field', key(child(path, 'properties'), k), out);
   if (s.additionalProperties !== undefined) {
-    if (lvl === 'root') out.push(fieldError.forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
+    if (lvl === 'root')
+      out.push(fieldError.forbidden(child(path, 'additionalProperties'), 'must not be used at the root'));
     invariants(additionalSchema(s), 'field', child(path, 'additionalProperties'), out);
   }
 
   if (s['x-kubernetes-int-or-string'] && s['x-kubernetes-preserve-unknown-fields']) {
-    out.push(fieldError.invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    out.push(
+      fieldError.invalid(
+        child(path, 'x-kubernetes-preserve-unknown-fields'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
   if (s['x-kubernetes-int-or-string'] && s['x-kubernetes-embedded-resource']) {
-    out.push(fieldError.invalid(child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
+    out.push(
+      fieldError.invalid(
+        child(path, 'x-kubernetes-embedded-resource'),
+        true,
+        'must be false if x-kubernetes-int-or-string is true',
+      ),
+    );
   }
 
   valueValidation(s, isIntOrStringPair(s.anyOf), !!s.allOf?.length && isIntOrStringPair(s.allOf[0]!.anyOf), path, out);
@@ -61,41 +75,79 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
   const embedded = !!s['x-kubernetes-embedded-resource'];
   const checkMetadata = lvl === 'root' || embedded;
   if (embedded && s.type !== 'object') {
-    if (!s.type) out.push(fieldError.required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
-    else out.push(fieldError.invalid(child(path, 'type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'));
+    if (!s.type)
+      out.push(fieldError.required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
+    else
+      out.push(
+        fieldError.invalid(child(path, 'type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'),
+      );
   } else if (!s.type && !s['x-kubernetes-int-or-string'] && !s['x-kubernetes-preserve-unknown-fields']) {
-    const detail = { root: 'must not be empty at the root', item: 'must not be empty for specified array items', field: 'must not be empty for specified object fields' }[lvl];
+    const detail = {
+      root: 'must not be empty at the root',
+      item: 'must not be empty for specified array items',
+      field: 'must not be empty for specified object fields',
+    }[lvl];
     out.push(fieldError.required(child(path, 'type'), detail));
   }
   if (embedded && s.additionalProperties !== undefined) {
-    out.push(fieldError.forbidden(child(path, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
+    out.push(
+      fieldError.forbidden(
+        child(path, 'additionalProperties'),
+        'must not be used if x-kubernetes-embedded-resource is set',
+      ),
+    );
   }
-  if (lvl === 'root' && s.type && s.type !== 'object') out.push(fieldError.invalid(child(path, 'type'), s.type, 'must be object at the root'));
+  if (lvl === 'root' && s.type && s.type !== 'object')
+    out.push(fieldError.invalid(child(path, 'type'), s.type, 'must be object at the root'));
 
   const props = s.properties ?? {};
   for (const meta of ['kind', 'apiVersion'] as const) {
     if (props[meta] && checkMetadata && props[meta].type !== 'string') {
-      out.push(fieldError.invalid(child(key(child(path, 'properties'), meta), 'type'), props[meta].type ?? '', 'must be string'));
+      out.push(
+        fieldError.invalid(
+          child(key(child(path, 'properties'), meta), 'type'),
+          props[meta].type ?? '',
+          'must be string',
+        ),
+      );
     }
   }
   const metadata = props.metadata;
   if (metadata) {
     const mPath = key(child(path, 'properties'), 'metadata');
-    if (checkMetadata && metadata.type !== 'object') out.push(fieldError.invalid(child(mPath, 'type'), metadata.type ?? '', 'must be object'));
+    if (checkMetadata && metadata.type !== 'object')
+      out.push(fieldError.invalid(child(mPath, 'type'), metadata.type ?? '', 'must be object'));
     if (lvl === 'root' && metadataHasMoreThanNames(metadata)) {
-      out.push(fieldError.forbidden(mPath, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+      out.push(
+        fieldError.forbidden(
+          mPath,
+          'must not specify anything other than name and generateName, but metadata is implicitly specified',
+        ),
+      );
     }
   }
   if (embedded && !s['x-kubernetes-preserve-unknown-fields'] && Object.keys(props).length === 0) {
-    out.push(fieldError.required(child(path, 'properties'), 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+    out.push(
+      fieldError.required(
+        child(path, 'properties'),
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
   }
 }
 
 /** The junctors (anyOf/allOf/oneOf/not) of a node: only value validations may appear inside them. */
-function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: string, out: StatusCause[]): void {
-  if (!skipAnyOf) (v.anyOf ?? []).forEach((n, i) => {
-    nested(n, false, index(child(path, 'anyOf'), i), out);
-  });
+function valueValidation(
+  v: JSONSchemaProps,
+  skipAnyOf: boolean,
+  skipFirstAllOfAnyOf: boolean,
+  path: string,
+  out: StatusCause[],
+): void {
+  if (!skipAnyOf)
+    (v.anyOf ?? []).forEach((n, i) => {
+      nested(n, false, index(child(path, 'anyOf'), i), out);
+    });
   (v.allOf ?? []).forEach((n, i) => {
     nested(n, skipFirstAllOfAnyOf && i === 0, index(child(path, 'allOf'), i), out);
   });
@@ -108,7 +160,13 @@ function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
       RE2JS.compile(v.pattern);
     } catch (e) {
       // re2js is a port of Go's regexp, so its messages are Go's ("error parsing regexp: ...")
-      out.push(fieldError.invalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
+      out.push(
+        fieldError.invalid(
+          child(path, 'pattern'),
+          v.pattern,
+          `must be a valid regular expression, but isn't: ${(e as Error).message}`,
+        ),
+      );
     }
   }
 }
@@ -143,13 +201,23 @@ function nested(v: JSONSchemaProps | undefined, skipAnyOf: boolean, path: string
     out.push(fieldError.forbidden(child(path, 'additionalProperties'), 'must be undefined to be structural'));
   }
   for (const [name, detail] of FORBIDDEN_IN_NESTED) {
-    if (name === 'default' ? v.default !== undefined && v.default !== null : isSet(v[name])) out.push(fieldError.forbidden(child(path, name), detail));
+    if (name === 'default' ? v.default !== undefined && v.default !== null : isSet(v[name]))
+      out.push(fieldError.forbidden(child(path, name), detail));
   }
-  if (v.properties?.metadata) out.push(fieldError.forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  if (v.properties?.metadata)
+    out.push(
+      fieldError.forbidden(key(child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'),
+    );
 }
 
 /** Every field or item mentioned inside a junctor must also be specified outside of it. */
-function completeness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath: string, vPath: string, out: StatusCause[]): void {
+function completeness(
+  v: JSONSchemaProps,
+  s: JSONSchemaProps | undefined,
+  sPath: string,
+  vPath: string,
+  out: StatusCause[],
+): void {
   const junctors: [JSONSchemaProps, string][] = [];
   if (v.not) junctors.push([v.not, child(vPath, 'not')]);
   (v.allOf ?? []).forEach((n, i) => {
@@ -164,7 +232,13 @@ function completeness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath:
   for (const [n, nPath] of junctors) nestedCompleteness(n, s, sPath, nPath, out);
 }
 
-function nestedCompleteness(v: JSONSchemaProps, s: JSONSchemaProps | undefined, sPath: string, vPath: string, out: StatusCause[]): void {
+function nestedCompleteness(
+  v: JSONSchemaProps,
+  s: JSONSchemaProps | undefined,
+  sPath: string,
+  vPath: string,
+  out: StatusCause[],
+): void {
   if (!s) {
     out.push(fieldError.required(sPath, `because it is defined in ${vPath}`));
     return;

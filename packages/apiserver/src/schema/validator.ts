@@ -22,20 +22,35 @@ export interface CrdVersionValidator {
 }
 
 /** Violations after which kube does not evaluate CEL rules: the object may not have the shape the rules (and their cost estimates) assume. */
-const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
-const BLOCKED_RULES_MESSAGE = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+const BLOCKING_REASONS = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+const BLOCKED_RULES_MESSAGE =
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 /**
  * Schema checks for a value at `prefix` (the resource itself when prefix is ''): kube-openapi validation,
  * embedded-resource apiVersion/kind, list-type uniqueness, then CEL rules unless a blocking violation was found.
  */
-export function validateAgainstSchema(schema: JSONSchemaProps, node: SchemaNode, obj: unknown, oldObj: unknown, prefix: string, isResourceRoot: boolean): StatusCause[] {
+export function validateAgainstSchema(
+  schema: JSONSchemaProps,
+  node: SchemaNode,
+  obj: unknown,
+  oldObj: unknown,
+  prefix: string,
+  isResourceRoot: boolean,
+): StatusCause[] {
   const out: StatusCause[] = [];
   validateNode(node, obj, '', { out, prefix }, oldObj);
   embeddedErrors(node, obj, prefix, out, isResourceRoot);
   listTypeErrors(node, obj, prefix, out);
   if (node.hasRules) {
-    if (out.some((c) => BLOCKING_REASONS.has(c.reason))) out.push(fieldError.invalid(prefix || '<nil>', null, BLOCKED_RULES_MESSAGE));
+    if (out.some((c) => BLOCKING_REASONS.has(c.reason)))
+      out.push(fieldError.invalid(prefix || '<nil>', null, BLOCKED_RULES_MESSAGE));
     else out.push(...celRuleCauses(schema, obj, oldObj, prefix));
   }
   return out;

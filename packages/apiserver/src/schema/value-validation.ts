@@ -26,7 +26,13 @@ function compositeError(ctx: ValidationContext, message: string): void {
 }
 
 function invalidType(ctx: ValidationContext, name: string, typeName: string, value: string): void {
-  ctx.out.push(fieldError.typeInvalid(causeField(ctx, name), value, `${name} in body must be of type ${typeName}: ${goQuote(value)}`));
+  ctx.out.push(
+    fieldError.typeInvalid(
+      causeField(ctx, name),
+      value,
+      `${name} in body must be of type ${typeName}: ${goQuote(value)}`,
+    ),
+  );
 }
 
 function invalid(ctx: ValidationContext, name: string, value: unknown, message: string): void {
@@ -36,7 +42,11 @@ function invalid(ctx: ValidationContext, name: string, value: unknown, message: 
 /** Go's json.Marshal of an enum value: object keys sorted. */
 function goJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goJson).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goJson(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goJson(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -97,7 +107,10 @@ function checkJunctors(node: SchemaNode, data: unknown, name: string, ctx: Valid
       else if (valid === 0 && (best === null || errs.length < best.length)) best = errs;
     }
     if (valid !== 1) {
-      compositeError(ctx, `${goQuote(name)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`);
+      compositeError(
+        ctx,
+        `${goQuote(name)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`,
+      );
       if (valid === 0 && best) ctx.out.push(...best);
     }
   }
@@ -108,9 +121,14 @@ function checkJunctors(node: SchemaNode, data: unknown, name: string, ctx: Valid
       if (errs.length === 0) valid++;
       ctx.out.push(...errs);
     }
-    if (valid !== node.allOf.length) compositeError(ctx, `${goQuote(name)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`);
+    if (valid !== node.allOf.length)
+      compositeError(
+        ctx,
+        `${goQuote(name)} must validate all the schemas (allOf)${valid === 0 ? '. None validated' : ''}`,
+      );
   }
-  if (node.not !== null && branch(node.not).length === 0) compositeError(ctx, `${goQuote(name)} must not validate the schema (not)`);
+  if (node.not !== null && branch(node.not).length === 0)
+    compositeError(ctx, `${goQuote(name)} must not validate the schema (not)`);
 }
 
 /**
@@ -152,9 +170,13 @@ function checkString(node: SchemaNode, s: string, name: string, ctx: ValidationC
 
 function checkFormat(node: SchemaNode, s: string, name: string, ctx: ValidationContext): void {
   if (node.formatCheck !== null && !node.formatCheck(s)) {
-    ctx.out.push(fieldError.typeInvalid(causeField(ctx, name), s, `${name} in body must be of type ${node.format}: ${goQuote(s)}`));
+    ctx.out.push(
+      fieldError.typeInvalid(causeField(ctx, name), s, `${name} in body must be of type ${node.format}: ${goQuote(s)}`),
+    );
   } else if (node.extraFormat === 'quantity' && !isQuantityString(s)) {
-    ctx.out.push(fieldError.typeInvalid(causeField(ctx, name), s, `${name} in body must be of type quantity: ${goQuote(s)}`));
+    ctx.out.push(
+      fieldError.typeInvalid(causeField(ctx, name), s, `${name} in body must be of type quantity: ${goQuote(s)}`),
+    );
   }
 }
 
@@ -163,13 +185,25 @@ function checkNumber(node: SchemaNode, n: number, name: string, ctx: ValidationC
   const isInt = Number.isInteger(n);
   const range = NUMBER_FORMAT_RANGES[node.extraFormat];
   if (range && (n < range.min || n > range.max || (range.type === 'integer' && !isInt))) {
-    ctx.out.push(fieldError.invalid(causeField(ctx, name), n, `Checked value must be of type ${range.type} with format ${node.extraFormat} in ${name}`));
+    ctx.out.push(
+      fieldError.invalid(
+        causeField(ctx, name),
+        n,
+        `Checked value must be of type ${range.type} with format ${node.extraFormat} in ${name}`,
+      ),
+    );
   }
   if (multipleOf !== undefined) {
     if (isInt && Number.isInteger(multipleOf) && multipleOf > 0) {
       if (n % multipleOf !== 0) invalid(ctx, name, n, `should be a multiple of ${multipleOf}`);
     } else if (multipleOf < 0) {
-      ctx.out.push(fieldError.invalid(causeField(ctx, name), n, `factor MultipleOf declared for ${name} must be positive: ${goFloat(multipleOf)}`));
+      ctx.out.push(
+        fieldError.invalid(
+          causeField(ctx, name),
+          n,
+          `factor MultipleOf declared for ${name} must be positive: ${goFloat(multipleOf)}`,
+        ),
+      );
     } else if (multipleOf > 0 && !isJsonInteger(multipleOf < 1 ? (1 / multipleOf) * n : n / multipleOf)) {
       invalid(ctx, name, n, `should be a multiple of ${goFloat(multipleOf)}`);
     }
@@ -178,13 +212,23 @@ function checkNumber(node: SchemaNode, n: number, name: string, ctx: ValidationC
   if (minimum !== undefined) {
     const bound = isInt ? Math.trunc(minimum) : minimum;
     if (exclusiveMinimum ? n <= bound : n < bound) {
-      invalid(ctx, name, n, `should be greater than ${exclusiveMinimum ? '' : 'or equal to '}${isInt ? String(bound) : goFloat(bound)}`);
+      invalid(
+        ctx,
+        name,
+        n,
+        `should be greater than ${exclusiveMinimum ? '' : 'or equal to '}${isInt ? String(bound) : goFloat(bound)}`,
+      );
     }
   }
   if (maximum !== undefined) {
     const bound = isInt ? Math.trunc(maximum) : maximum;
     if (exclusiveMaximum ? n >= bound : n > bound) {
-      invalid(ctx, name, n, `should be less than ${exclusiveMaximum ? '' : 'or equal to '}${isInt ? String(bound) : goFloat(bound)}`);
+      invalid(
+        ctx,
+        name,
+        n,
+        `should be less than ${exclusiveMaximum ? '' : 'or equal to '}${isInt ? String(bound) : goFloat(bound)}`,
+      );
     }
   }
 }
@@ -192,7 +236,8 @@ function checkNumber(node: SchemaNode, n: number, name: string, ctx: ValidationC
 /** Map-type lists correlate new items with old ones by their keys; other lists do not correlate. */
 function oldListItems(node: SchemaNode, a: unknown[], old: unknown): unknown[] | undefined {
   if (node.listType !== 'map' || !Array.isArray(old) || node.listMapKeys.length === 0) return undefined;
-  const keyOf = (x: unknown) => (isPlainObject(x) ? JSON.stringify(node.listMapKeys.map((k) => x[k] ?? null)) : undefined);
+  const keyOf = (x: unknown) =>
+    isPlainObject(x) ? JSON.stringify(node.listMapKeys.map((k) => x[k] ?? null)) : undefined;
   const byKey = new Map<string, unknown>();
   for (const o of old) {
     const k = keyOf(o);
@@ -210,9 +255,12 @@ function checkArray(node: SchemaNode, a: unknown[], name: string, ctx: Validatio
     for (let i = 0; i < a.length; i++) validateNode(node.items, a[i], `${name}[${i}]`, ctx, olds?.[i]);
   }
   const { minItems, maxItems, uniqueItems } = node.schema;
-  if (minItems !== undefined && a.length < minItems) invalid(ctx, name, a.length, `should have at least ${minItems} items`);
-  if (maxItems !== undefined && a.length > maxItems) ctx.out.push(fieldError.tooMany(causeField(ctx, name), a.length, maxItems));
-  if (uniqueItems && a.some((x, i) => a.findIndex((y) => jsonEqual(x, y)) !== i)) invalid(ctx, name, '', "shouldn't contain duplicates");
+  if (minItems !== undefined && a.length < minItems)
+    invalid(ctx, name, a.length, `should have at least ${minItems} items`);
+  if (maxItems !== undefined && a.length > maxItems)
+    ctx.out.push(fieldError.tooMany(causeField(ctx, name), a.length, maxItems));
+  if (uniqueItems && a.some((x, i) => a.findIndex((y) => jsonEqual(x, y)) !== i))
+    invalid(ctx, name, '', "shouldn't contain duplicates");
 }
 
 function checkEnum(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext): void {
@@ -223,7 +271,13 @@ function checkEnum(node: SchemaNode, data: unknown, name: string, ctx: Validatio
   ctx.out.push(fieldError.notSupported(causeField(ctx, name), data, supported));
 }
 
-function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: string, ctx: ValidationContext, old: unknown): void {
+function checkObject(
+  node: SchemaNode,
+  obj: Record<string, unknown>,
+  name: string,
+  ctx: ValidationContext,
+  old: unknown,
+): void {
   const oldObj = isPlainObject(old) ? old : undefined;
   const { minProperties, maxProperties } = node.schema;
   if (minProperties !== undefined || maxProperties !== undefined) {
@@ -239,14 +293,16 @@ function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: strin
   }
   const props = node.properties;
   if (node.additional !== null) {
-    for (const k in obj) if (props === null || !props.has(k)) validateNode(node.additional, obj[k], `${name}.${k}`, ctx, oldObj?.[k]);
+    for (const k in obj)
+      if (props === null || !props.has(k)) validateNode(node.additional, obj[k], `${name}.${k}`, ctx, oldObj?.[k]);
   }
   if (props !== null) {
     for (const [k, prop] of node.propertyList) {
       if (Object.hasOwn(obj, k)) validateNode(prop, obj[k], name === '' ? k : `${name}.${k}`, ctx, oldObj?.[k]);
     }
   }
-  for (const k of node.required) if (!Object.hasOwn(obj, k)) ctx.out.push(fieldError.required(causeField(ctx, `${name}.${k}`)));
+  for (const k of node.required)
+    if (!Object.hasOwn(obj, k)) ctx.out.push(fieldError.required(causeField(ctx, `${name}.${k}`)));
 }
 
 /**
@@ -255,14 +311,21 @@ function checkObject(node: SchemaNode, obj: Record<string, unknown>, name: strin
  * that did not change are dropped, as kube's CRD validation ratcheting does, so objects stored under an
  * older, looser schema can still be updated.
  */
-export function validateNode(node: SchemaNode, data: unknown, name: string, ctx: ValidationContext, old?: unknown): void {
+export function validateNode(
+  node: SchemaNode,
+  data: unknown,
+  name: string,
+  ctx: ValidationContext,
+  old?: unknown,
+): void {
   const before = ctx.out.length;
   if (data === null || data === undefined) {
     if (node.types.length > 0 && !node.nullable) invalidType(ctx, name, node.types.join(','), 'null');
     checkEnum(node, null, name, ctx);
   } else {
     checkType(node, data, name, ctx);
-    if (node.anyOf.length > 0 || node.oneOf.length > 0 || node.allOf.length > 0 || node.not !== null) checkJunctors(node, data, name, ctx, old);
+    if (node.anyOf.length > 0 || node.oneOf.length > 0 || node.allOf.length > 0 || node.not !== null)
+      checkJunctors(node, data, name, ctx, old);
     if (typeof data === 'string') {
       checkString(node, data, name, ctx);
       checkFormat(node, data, name, ctx);

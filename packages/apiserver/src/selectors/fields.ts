@@ -28,13 +28,15 @@ export function unescapeFieldValue(s: string): string {
   let inSlash = false;
   for (const c of s) {
     if (inSlash) {
-      if (c !== '\\' && c !== ',' && c !== '=') throw new FieldSelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
+      if (c !== '\\' && c !== ',' && c !== '=')
+        throw new FieldSelectorError(`invalid field selector: invalid escape sequence: \\${c}`);
       out += c;
       inSlash = false;
       continue;
     }
     if (c === '\\') inSlash = true;
-    else if (c === ',' || c === '=') throw new FieldSelectorError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else if (c === ',' || c === '=')
+      throw new FieldSelectorError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
     else out += c;
   }
   if (inSlash) throw new FieldSelectorError('invalid field selector: invalid escape sequence: \\');
@@ -88,7 +90,9 @@ export class FieldSelector {
   }
 
   toString(): string {
-    return this.requirements.map((r) => `${r.field}${r.operator === '!=' ? '!=' : '='}${escapeFieldValue(r.value)}`).join(',');
+    return this.requirements
+      .map((r) => `${r.field}${r.operator === '!=' ? '!=' : '='}${escapeFieldValue(r.value)}`)
+      .join(',');
   }
 
   requiresExactMatch(field: string): string | undefined {
@@ -209,7 +213,8 @@ export function convertFieldLabel(target: FieldSelectorTarget, label: string): s
 /** The field labels a kind accepts (for docs, errors and tests). */
 export function supportedFieldLabels(target: FieldSelectorTarget): string[] {
   const cr = target.customResource;
-  if (cr) return [...(cr.namespaced ? META : ['metadata.name']), ...(cr.selectableFields ?? []).map(selectableFieldLabel)];
+  if (cr)
+    return [...(cr.namespaced ? META : ['metadata.name']), ...(cr.selectableFields ?? []).map(selectableFieldLabel)];
   if (target.group === 'events.k8s.io' && target.kind === 'Event') return Object.keys(EVENTS_V1_FIELDS);
   return [...(BUILTIN_FIELDS[`${target.group}/${target.kind}`] ?? META)];
 }
@@ -271,7 +276,10 @@ const DERIVED: Record<string, Record<string, (obj: unknown) => string>> = {
     source: firstOf(['source', 'component'], ['deprecatedSource', 'component']),
     reportingComponent: firstOf(['reportingComponent'], ['reportingController']),
     ...Object.fromEntries(
-      ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'].map((f) => [`involvedObject.${f}`, firstOf(['involvedObject', f], ['regarding', f])]),
+      ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'].map((f) => [
+        `involvedObject.${f}`,
+        firstOf(['involvedObject', f], ['regarding', f]),
+      ]),
     ),
   },
 };

@@ -2,7 +2,14 @@
 // so that odd inputs (`a===b`, `in in (in)`, `x in (,)`) parse or fail exactly as in kube, with its messages.
 import { causeString, fieldErrors, NIL_PATH } from '../validation/field-errors.ts';
 import { isQualifiedName } from '../validation/names.ts';
-import { BINARY_OPERATORS, byteOrder, type LabelOperator, type LabelRequirement, LabelSelectorError, newRequirement } from './label-requirement.ts';
+import {
+  BINARY_OPERATORS,
+  byteOrder,
+  type LabelOperator,
+  type LabelRequirement,
+  LabelSelectorError,
+  newRequirement,
+} from './label-requirement.ts';
 
 // ---- lexer -------------------------------------------------------------------------------------------
 
@@ -17,7 +24,8 @@ const SYMBOL_TOKENS = new Set([')', ',', '!', '==', '=', '>', '<', '!=', '(']);
 const EOF = '\0';
 
 const isWhitespace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
-const isSpecial = (c: string) => c === '=' || c === '!' || c === '(' || c === ')' || c === ',' || c === '>' || c === '<';
+const isSpecial = (c: string) =>
+  c === '=' || c === '!' || c === '(' || c === ')' || c === ',' || c === '>' || c === '<';
 
 class Lexer {
   private pos = 0;
@@ -110,7 +118,8 @@ export class Parser {
     for (;;) {
       const { tok, lit } = this.lookahead(true);
       if (tok === 'eos') return reqs;
-      if (tok !== 'id' && tok !== '!') throw new LabelSelectorError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      if (tok !== 'id' && tok !== '!')
+        throw new LabelSelectorError(`found '${lit}', expected: !, identifier, or 'end of string'`);
       try {
         reqs.push(this.parseRequirement());
       } catch (e) {
@@ -120,7 +129,8 @@ export class Parser {
       if (next.tok === 'eos') return reqs;
       if (next.tok !== ',') throw new LabelSelectorError(`found '${next.lit}', expected: ',' or 'end of string'`);
       const after = this.lookahead(true);
-      if (after.tok !== 'id' && after.tok !== '!') throw new LabelSelectorError(`found '${after.lit}', expected: identifier after ','`);
+      if (after.tok !== 'id' && after.tok !== '!')
+        throw new LabelSelectorError(`found '${after.lit}', expected: identifier after ','`);
     }
   }
 

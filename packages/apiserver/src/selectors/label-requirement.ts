@@ -43,28 +43,48 @@ export function newRequirement(key: string, operator: LabelOperator, values: rea
   switch (operator) {
     case 'in':
     case 'notin':
-      if (values.length === 0) errs.push(causeString(fieldErrors.invalid('values', asValue, "for 'in', 'notin' operators, values set can't be empty")));
+      if (values.length === 0)
+        errs.push(
+          causeString(fieldErrors.invalid('values', asValue, "for 'in', 'notin' operators, values set can't be empty")),
+        );
       break;
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) errs.push(causeString(fieldErrors.invalid('values', asValue, 'exact-match compatibility requires one single value')));
+      if (values.length !== 1)
+        errs.push(
+          causeString(fieldErrors.invalid('values', asValue, 'exact-match compatibility requires one single value')),
+        );
       break;
     case 'exists':
     case '!':
-      if (values.length !== 0) errs.push(causeString(fieldErrors.invalid('values', asValue, 'values set must be empty for exists and does not exist')));
+      if (values.length !== 0)
+        errs.push(
+          causeString(fieldErrors.invalid('values', asValue, 'values set must be empty for exists and does not exist')),
+        );
       break;
     case 'gt':
     case 'lt':
-      if (values.length !== 1) errs.push(causeString(fieldErrors.invalid('values', asValue, "for 'Gt', 'Lt' operators, exactly one value is required")));
+      if (values.length !== 1)
+        errs.push(
+          causeString(
+            fieldErrors.invalid('values', asValue, "for 'Gt', 'Lt' operators, exactly one value is required"),
+          ),
+        );
       values.forEach((v, i) => {
-        if (parseInt64(v) === undefined) errs.push(causeString(fieldErrors.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer")));
+        if (parseInt64(v) === undefined)
+          errs.push(
+            causeString(
+              fieldErrors.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"),
+            ),
+          );
       });
       break;
   }
   values.forEach((v, i) => {
     const valueErrs = isValidLabelValue(v);
-    if (valueErrs.length > 0) errs.push(causeString(fieldErrors.invalid(`values[${i}][${key}]`, v, valueErrs.join('; '))));
+    if (valueErrs.length > 0)
+      errs.push(causeString(fieldErrors.invalid(`values[${i}][${key}]`, v, valueErrs.join('; '))));
   });
   if (errs.length > 0) throw new LabelSelectorError(aggregateMessage(errs));
   return { key, operator, values: [...values] };

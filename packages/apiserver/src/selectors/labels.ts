@@ -4,7 +4,16 @@
 // set values sorted). Also the metav1.LabelSelector object form (LabelSelectorAsSelector).
 import { goQuote } from '../validation/field-errors.ts';
 import { Parser } from './label-parser.ts';
-import { byteOrder, type LabelOperator, type LabelRequirement, type Labels, LabelSelectorError, newRequirement, requirementMatches, requirementString } from './label-requirement.ts';
+import {
+  byteOrder,
+  type LabelOperator,
+  type LabelRequirement,
+  type Labels,
+  LabelSelectorError,
+  newRequirement,
+  requirementMatches,
+  requirementString,
+} from './label-requirement.ts';
 
 export {
   type LabelOperator,
@@ -25,7 +34,10 @@ export class LabelSelector {
 
   static of(requirements: readonly LabelRequirement[]): LabelSelector {
     // kube sorts by key on every Add; a stable sort keeps same-key requirements in input order
-    return new LabelSelector([...requirements].sort((a, b) => byteOrder(a.key, b.key)), false);
+    return new LabelSelector(
+      [...requirements].sort((a, b) => byteOrder(a.key, b.key)),
+      false,
+    );
   }
 
   static everything(): LabelSelector {
@@ -53,7 +65,8 @@ export class LabelSelector {
   /** The single value `key` must have, when the selector pins it (=, == or a one-value `in`). */
   requiresExactMatch(key: string): string | undefined {
     const r = this.requirements.find((x) => x.key === key);
-    if (!r || (r.operator !== '=' && r.operator !== '==' && r.operator !== 'in') || r.values.length !== 1) return undefined;
+    if (!r || (r.operator !== '=' && r.operator !== '==' && r.operator !== 'in') || r.values.length !== 1)
+      return undefined;
     return r.values[0];
   }
 }
@@ -74,7 +87,12 @@ export interface LabelSelectorObject {
   matchExpressions?: LabelSelectorRequirementObject[] | null;
 }
 
-const OBJECT_OPERATORS: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const OBJECT_OPERATORS: Record<string, LabelOperator> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /**
  * metav1.LabelSelectorAsSelector: null/undefined selects nothing, `{}` selects everything. matchLabels become
@@ -88,7 +106,8 @@ export function labelSelectorFromObject(selector: LabelSelectorObject | null | u
   const reqs: LabelRequirement[] = matchLabels.map(([k, v]) => newRequirement(k, '=', [v]));
   for (const expr of exprs) {
     const op = OBJECT_OPERATORS[expr.operator];
-    if (!op) throw new LabelSelectorError(`${goQuote(String(expr.operator ?? ''))} is not a valid label selector operator`);
+    if (!op)
+      throw new LabelSelectorError(`${goQuote(String(expr.operator ?? ''))} is not a valid label selector operator`);
     reqs.push(newRequirement(expr.key, op, expr.values ?? []));
   }
   return LabelSelector.of(reqs);

@@ -12,7 +12,8 @@ export function loadServerIdentity(dir: string): ServerIdentity {
   const out: ServerIdentity = {};
   const cert = join(dir, 'ca.crt');
   const key = join(dir, 'ca.key');
-  if (existsSync(cert) && existsSync(key)) out.ca = { certPem: readFileSync(cert, 'utf8'), keyPem: readFileSync(key, 'utf8') };
+  if (existsSync(cert) && existsSync(key))
+    out.ca = { certPem: readFileSync(cert, 'utf8'), keyPem: readFileSync(key, 'utf8') };
   const token = join(dir, 'admin-token');
   if (existsSync(token)) out.adminToken = readFileSync(token, 'utf8').trim();
   return out;

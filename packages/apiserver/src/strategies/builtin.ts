@@ -30,7 +30,13 @@ export function builtinStrategy(rt: ResourceType, ips: ClusterIpAllocator): Type
     prepareForCreate: (obj) => prepareBuiltin(rt, obj, ips),
     prepareForUpdate: (obj, old) => {
       // kube's namespace strategy: spec.finalizers only change through the /finalize subresource
-      if (rt.group === '' && rt.kind === 'Namespace' && obj.spec !== null && typeof obj.spec === 'object' && !Array.isArray(obj.spec)) {
+      if (
+        rt.group === '' &&
+        rt.kind === 'Namespace' &&
+        obj.spec !== null &&
+        typeof obj.spec === 'object' &&
+        !Array.isArray(obj.spec)
+      ) {
         const finalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
         if (finalizers === undefined) delete (obj.spec as Record<string, unknown>).finalizers;
         else (obj.spec as Record<string, unknown>).finalizers = [...finalizers]; // (a copy: stored objects never change)

@@ -12,7 +12,10 @@ export function customStrategy(rt: ResourceType): TypeStrategy {
   const validator = (version: string) => {
     let v = validators.get(version);
     if (!v) {
-      const schema = rt.versions.find((x) => x.name === version)?.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+      const schema = rt.versions.find((x) => x.name === version)?.schema ?? {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      };
       v = compileCrdVersionValidator(schema);
       validators.set(version, v);
     }

@@ -1,7 +1,13 @@
 // `@modelplane/apiserver/testing`: what test suites use to get a cluster (envtest's role) and to talk to it
 // below the client libraries (kubectl, raw HTTPS, watch streams).
 export { startTestCluster, type TestCluster, type TestClusterOptions } from './cluster.ts';
-export { TEST_BACKEND_ENV, type TestBackendName, type BackendCluster, type BackendOptions, type StartBackend } from './backends/index.ts';
+export {
+  TEST_BACKEND_ENV,
+  type TestBackendName,
+  type BackendCluster,
+  type BackendOptions,
+  type StartBackend,
+} from './backends/index.ts';
 export { KUBECTL, type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
 export { openWatch, raw, type RawResponse, type RawTarget, type WatchEvent } from './raw.ts';
 export { prng } from './prng.ts';

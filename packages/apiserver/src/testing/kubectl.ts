@@ -15,7 +15,10 @@ export interface KubectlResult {
 
 /** fails with what to do when the kubectl binary is missing */
 export function requireKubectl(): void {
-  if (!existsSync(KUBECTL)) throw new Error(`kubectl not found at ${KUBECTL}: run "node scripts/extract-kubectl.mjs" (or set MODELPLANE_KUBECTL)`);
+  if (!existsSync(KUBECTL))
+    throw new Error(
+      `kubectl not found at ${KUBECTL}: run "node scripts/extract-kubectl.mjs" (or set MODELPLANE_KUBECTL)`,
+    );
 }
 
 export function runKubectl(args: string[], input?: string, timeoutMs = 30_000): Promise<KubectlResult> {

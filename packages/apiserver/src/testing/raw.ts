@@ -17,9 +17,22 @@ export interface RawResponse {
   json(): any;
 }
 
-export function raw(server: RawTarget, method: string, path: string, body?: unknown, opts: { contentType?: string; accept?: string; token?: string; timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export function raw(
+  server: RawTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: {
+    contentType?: string;
+    accept?: string;
+    token?: string;
+    timeoutMs?: number;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+    const data =
+      body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
     const req = request(
       `${server.url}${path}`,
       {
@@ -37,7 +50,9 @@ export function raw(server: RawTarget, method: string, path: string, body?: unkn
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }),
+        );
         res.on('error', reject);
       },
     );
@@ -54,27 +69,44 @@ export interface WatchEvent {
 }
 
 /** Opens a watch and collects events until `stop()` or the server ends the stream. */
-export function openWatch(server: RawTarget, path: string, accept?: string): { events: WatchEvent[]; ended: Promise<number>; stop(): void; next(pred: (e: WatchEvent) => boolean, timeoutMs?: number): Promise<WatchEvent> } {
+export function openWatch(
+  server: RawTarget,
+  path: string,
+  accept?: string,
+): {
+  events: WatchEvent[];
+  ended: Promise<number>;
+  stop(): void;
+  next(pred: (e: WatchEvent) => boolean, timeoutMs?: number): Promise<WatchEvent>;
+} {
   const events: WatchEvent[] = [];
   const waiters: Array<() => void> = [];
   let stopFn = () => {};
   const ended = new Promise<number>((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { method: 'GET', ca: server.caPem, headers: { Authorization: `Bearer ${server.adminToken}`, ...(accept ? { Accept: accept } : {}) } }, (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        let i: number;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) events.push(JSON.parse(line));
-          for (const w of waiters.splice(0)) w();
-        }
-      });
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('close', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      `${server.url}${path}`,
+      {
+        method: 'GET',
+        ca: server.caPem,
+        headers: { Authorization: `Bearer ${server.adminToken}`, ...(accept ? { Accept: accept } : {}) },
+      },
+      (res) => {
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          buf += c;
+          let i: number;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line.trim()) events.push(JSON.parse(line));
+            for (const w of waiters.splice(0)) w();
+          }
+        });
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('close', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve(-1) : reject(e)));
     req.end();
     stopFn = () => req.destroy();
@@ -85,7 +117,15 @@ export function openWatch(server: RawTarget, path: string, accept?: string): { e
     stop: () => stopFn(),
     next(pred, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no matching watch event within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.type))}`)), timeoutMs);
+        const t = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no matching watch event within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.type))}`,
+              ),
+            ),
+          timeoutMs,
+        );
         const check = () => {
           const found = events.find(pred);
           if (found) {

@@ -69,7 +69,8 @@ export function goQuote(s: string): string {
         continue;
     }
     if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if ((cp >= 0x80 && cp < 0xa0) || cp === 0x2028 || cp === 0x2029 || (cp >= 0xd800 && cp < 0xe000)) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else if ((cp >= 0x80 && cp < 0xa0) || cp === 0x2028 || cp === 0x2029 || (cp >= 0xd800 && cp < 0xe000))
+      out += `\\u${cp.toString(16).padStart(4, '0')}`;
     else out += ch;
   }
   return `${out}"`;
@@ -84,7 +85,13 @@ export function goStringSlice(values: readonly string[] | undefined | null): GoR
 /** field.Error.ErrorBody(): the cause message without the field path. */
 export function errorBody(type: FieldErrorType, value: unknown, detail: string): string {
   let s: string;
-  if (type === 'FieldValueRequired' || type === 'FieldValueForbidden' || type === 'FieldValueTooLong' || type === 'InternalError' || value === omitValue) {
+  if (
+    type === 'FieldValueRequired' ||
+    type === 'FieldValueForbidden' ||
+    type === 'FieldValueTooLong' ||
+    type === 'InternalError' ||
+    value === omitValue
+  ) {
     s = typeText[type];
   } else {
     s = `${typeText[type]}: ${renderValue(value)}`;
@@ -116,10 +123,17 @@ export const fieldErrors = {
   notFound: (field: string, value: unknown) => make('FieldValueNotFound', field, value, ''),
   typeInvalid: (field: string, value: unknown, detail: string) => make('FieldValueTypeInvalid', field, value, detail),
   /** field.TooLong: the value is never printed */
-  tooLong: (field: string, maxBytes: number) => make('FieldValueTooLong', field, '', `must have at most ${maxBytes} bytes`),
-  tooMany: (field: string, actual: number, max: number) => make('FieldValueTooMany', field, actual, `must have at most ${max} items`),
+  tooLong: (field: string, maxBytes: number) =>
+    make('FieldValueTooLong', field, '', `must have at most ${maxBytes} bytes`),
+  tooMany: (field: string, actual: number, max: number) =>
+    make('FieldValueTooMany', field, actual, `must have at most ${max} items`),
   notSupported: (field: string, value: unknown, supported: readonly string[]) =>
-    make('FieldValueNotSupported', field, value, supported.length > 0 ? `supported values: ${supported.map(goQuote).join(', ')}` : ''),
+    make(
+      'FieldValueNotSupported',
+      field,
+      value,
+      supported.length > 0 ? `supported values: ${supported.map(goQuote).join(', ')}` : '',
+    ),
   internal: (field: string, detail: string) => make('InternalError', field, null, detail),
 };
 

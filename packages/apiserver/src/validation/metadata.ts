@@ -66,7 +66,8 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaValidationOpti
   const errs: StatusCause[] = [];
   const generateName = str(m.generateName);
   if (generateName) {
-    for (const msg of nameFn(generateName, true)) errs.push(fieldErrors.invalid(`${path}.generateName`, generateName, msg));
+    for (const msg of nameFn(generateName, true))
+      errs.push(fieldErrors.invalid(`${path}.generateName`, generateName, msg));
   }
   const name = str(m.name);
   if (!name) {
@@ -83,7 +84,9 @@ function validateMetaCommon(m: Meta, namespaced: boolean, path: string): StatusC
   const namespace = str(m.namespace);
   if (namespaced) {
     if (!namespace) errs.push(fieldErrors.required(`${path}.namespace`));
-    else for (const msg of validateNamespaceName(namespace, false)) errs.push(fieldErrors.invalid(`${path}.namespace`, namespace, msg));
+    else
+      for (const msg of validateNamespaceName(namespace, false))
+        errs.push(fieldErrors.invalid(`${path}.namespace`, namespace, msg));
   } else if (namespace) {
     errs.push(fieldErrors.forbidden(`${path}.namespace`, 'not allowed on this type'));
   }
@@ -102,12 +105,21 @@ function validateMetaCommon(m: Meta, namespaced: boolean, path: string): StatusC
 function stringMap(v: unknown, path: string, what: string, errs: StatusCause[]): Record<string, string> | undefined {
   if (v === undefined || v === null) return undefined;
   if (!plainObject(v)) {
-    errs.push(fieldErrors.typeInvalid(path, new GoRendered(JSON.stringify(v)), `${what} must be a map of string keys to string values`));
+    errs.push(
+      fieldErrors.typeInvalid(
+        path,
+        new GoRendered(JSON.stringify(v)),
+        `${what} must be a map of string keys to string values`,
+      ),
+    );
     return undefined;
   }
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
-    if (typeof val !== 'string') errs.push(fieldErrors.typeInvalid(`${path}[${k}]`, new GoRendered(JSON.stringify(val)), `${what} values must be strings`));
+    if (typeof val !== 'string')
+      errs.push(
+        fieldErrors.typeInvalid(`${path}[${k}]`, new GoRendered(JSON.stringify(val)), `${what} values must be strings`),
+      );
     else out[k] = val;
   }
   return out;
@@ -137,7 +149,8 @@ export function validateAnnotations(annotations: unknown, path: string): StatusC
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid(path, k, msg));
     total += byteLength(k) + byteLength(v);
   }
-  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errs.push(fieldErrors.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+  if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES)
+    errs.push(fieldErrors.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   return errs;
 }
 
@@ -169,7 +182,8 @@ function ownerRefsGoSyntax(refs: Meta[]): string {
 
 export function validateOwnerReferences(refs: unknown, path: string): StatusCause[] {
   if (refs === undefined || refs === null) return [];
-  if (!Array.isArray(refs)) return [fieldErrors.typeInvalid(path, new GoRendered(JSON.stringify(refs)), 'ownerReferences must be a list')];
+  if (!Array.isArray(refs))
+    return [fieldErrors.typeInvalid(path, new GoRendered(JSON.stringify(refs)), 'ownerReferences must be a list')];
   const errs: StatusCause[] = [];
   let firstController = '';
   const list = refs.map(asMeta);
@@ -182,7 +196,13 @@ export function validateOwnerReferences(refs: unknown, path: string): StatusCaus
     if (!str(ref.name)) errs.push(fieldErrors.invalid(`${path}.name`, str(ref.name), 'must not be empty'));
     if (!str(ref.uid)) errs.push(fieldErrors.invalid(`${path}.uid`, str(ref.uid), 'uid must not be empty'));
     if (gv.group === '' && gv.version === 'v1' && kind === 'Event') {
-      errs.push(fieldErrors.invalid(path, new GoRendered(ownerRefString(ref)), `/v1, Kind=Event is disallowed from being an owner`));
+      errs.push(
+        fieldErrors.invalid(
+          path,
+          new GoRendered(ownerRefString(ref)),
+          `/v1, Kind=Event is disallowed from being an owner`,
+        ),
+      );
     }
     if (ref.controller === true) {
       const current = `${kind}/${str(ref.name)}`;
@@ -204,12 +224,17 @@ export function validateOwnerReferences(refs: unknown, path: string): StatusCaus
 
 export function validateFinalizers(finalizers: unknown, path: string): StatusCause[] {
   if (finalizers === undefined || finalizers === null) return [];
-  if (!Array.isArray(finalizers)) return [fieldErrors.typeInvalid(path, new GoRendered(JSON.stringify(finalizers)), 'finalizers must be a list of strings')];
+  if (!Array.isArray(finalizers))
+    return [
+      fieldErrors.typeInvalid(path, new GoRendered(JSON.stringify(finalizers)), 'finalizers must be a list of strings'),
+    ];
   const errs: StatusCause[] = [];
   const names = finalizers.map((f) => (typeof f === 'string' ? f : String(f)));
   for (const f of names) for (const msg of isQualifiedName(f)) errs.push(fieldErrors.invalid(path, f, msg));
   if (names.includes('orphan') && names.includes('foregroundDeletion')) {
-    errs.push(fieldErrors.invalid(path, goStringSlice(names), 'finalizer orphan and foregroundDeletion cannot be both set'));
+    errs.push(
+      fieldErrors.invalid(path, goStringSlice(names), 'finalizer orphan and foregroundDeletion cannot be both set'),
+    );
   }
   return errs;
 }
@@ -231,18 +256,25 @@ export function validateManagedFields(entries: unknown, path: string): StatusCau
     const e = asMeta(raw);
     const p = `${path}[${i}]`;
     const op = str(e.operation);
-    if (op !== 'Apply' && op !== 'Update') errs.push(fieldErrors.invalid(`${p}.operation`, op, 'must be `Apply` or `Update`'));
+    if (op !== 'Apply' && op !== 'Update')
+      errs.push(fieldErrors.invalid(`${p}.operation`, op, 'must be `Apply` or `Update`'));
     const fieldsType = str(e.fieldsType);
-    if (fieldsType && fieldsType !== 'FieldsV1') errs.push(fieldErrors.invalid(`${p}.fieldsType`, fieldsType, 'must be `FieldsV1`'));
+    if (fieldsType && fieldsType !== 'FieldsV1')
+      errs.push(fieldErrors.invalid(`${p}.fieldsType`, fieldsType, 'must be `FieldsV1`'));
     const manager = str(e.manager);
-    if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong(`${p}.manager`, FIELD_MANAGER_MAX_LENGTH));
+    if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH)
+      errs.push(fieldErrors.tooLong(`${p}.manager`, FIELD_MANAGER_MAX_LENGTH));
     let bytePos = 0;
     for (const ch of manager) {
       const cp = ch.codePointAt(0)!;
-      if (!isPrintable(cp)) errs.push(fieldErrors.invalid(`${p}.manager`, manager, `invalid character ${goRuneU(cp)} (at position ${bytePos})`));
+      if (!isPrintable(cp))
+        errs.push(
+          fieldErrors.invalid(`${p}.manager`, manager, `invalid character ${goRuneU(cp)} (at position ${bytePos})`),
+        );
       bytePos += byteLength(ch);
     }
-    if (byteLength(str(e.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH) errs.push(fieldErrors.tooLong(`${p}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
+    if (byteLength(str(e.subresource)) > MAX_SUBRESOURCE_NAME_LENGTH)
+      errs.push(fieldErrors.tooLong(`${p}.subresource`, MAX_SUBRESOURCE_NAME_LENGTH));
   });
   return errs;
 }
@@ -255,7 +287,13 @@ function goTimeString(ts: string): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000 UTC`;
 }
 
-function immutable(errs: StatusCause[], path: string, newVal: unknown, oldVal: unknown, render: (v: unknown) => unknown): void {
+function immutable(
+  errs: StatusCause[],
+  path: string,
+  newVal: unknown,
+  oldVal: unknown,
+  render: (v: unknown) => unknown,
+): void {
   if ((newVal ?? null) !== (oldVal ?? null)) errs.push(fieldErrors.invalid(path, render(newVal), 'field is immutable'));
 }
 
@@ -269,23 +307,50 @@ export function validateObjectMetaUpdate(newMeta: unknown, oldMeta: unknown, pat
   const errs: StatusCause[] = [];
   if (o.deletionTimestamp) {
     const oldFinalizers = new Set(Array.isArray(o.finalizers) ? o.finalizers.map(String) : []);
-    const extra = [...new Set(Array.isArray(n.finalizers) ? n.finalizers.map(String) : [])].filter((f) => !oldFinalizers.has(f)).sort();
+    const extra = [...new Set(Array.isArray(n.finalizers) ? n.finalizers.map(String) : [])]
+      .filter((f) => !oldFinalizers.has(f))
+      .sort();
     if (extra.length > 0) {
-      errs.push(fieldErrors.forbidden(`${path}.finalizers`, `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(extra).text}`));
+      errs.push(
+        fieldErrors.forbidden(
+          `${path}.finalizers`,
+          `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(extra).text}`,
+        ),
+      );
     }
   }
-  if (!str(n.resourceVersion)) errs.push(fieldErrors.invalid(`${path}.resourceVersion`, '', 'must be specified for an update'));
+  if (!str(n.resourceVersion))
+    errs.push(fieldErrors.invalid(`${path}.resourceVersion`, '', 'must be specified for an update'));
   const newGen = typeof n.generation === 'number' ? n.generation : 0;
   const oldGen = typeof o.generation === 'number' ? o.generation : 0;
   if (newGen < oldGen) errs.push(fieldErrors.invalid(`${path}.generation`, newGen, 'must not be decremented'));
   const asString = (v: unknown) => str(v);
-  const asTime = (v: unknown) => new GoRendered(typeof v === 'string' && v ? goTimeString(v) : v === undefined || v === null ? 'null' : '0001-01-01 00:00:00 +0000 UTC');
+  const asTime = (v: unknown) =>
+    new GoRendered(
+      typeof v === 'string' && v
+        ? goTimeString(v)
+        : v === undefined || v === null
+          ? 'null'
+          : '0001-01-01 00:00:00 +0000 UTC',
+    );
   immutable(errs, `${path}.name`, str(n.name), str(o.name), asString);
   immutable(errs, `${path}.namespace`, str(n.namespace), str(o.namespace), asString);
   immutable(errs, `${path}.uid`, str(n.uid), str(o.uid), asString);
-  immutable(errs, `${path}.creationTimestamp`, n.creationTimestamp, o.creationTimestamp, (v) => new GoRendered(goTimeString(str(v) || '0001-01-01T00:00:00Z')));
+  immutable(
+    errs,
+    `${path}.creationTimestamp`,
+    n.creationTimestamp,
+    o.creationTimestamp,
+    (v) => new GoRendered(goTimeString(str(v) || '0001-01-01T00:00:00Z')),
+  );
   immutable(errs, `${path}.deletionTimestamp`, n.deletionTimestamp, o.deletionTimestamp, asTime);
-  immutable(errs, `${path}.deletionGracePeriodSeconds`, n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds, (v) => (typeof v === 'number' ? v : null));
+  immutable(
+    errs,
+    `${path}.deletionGracePeriodSeconds`,
+    n.deletionGracePeriodSeconds,
+    o.deletionGracePeriodSeconds,
+    (v) => (typeof v === 'number' ? v : null),
+  );
   errs.push(...validateLabels(n.labels, `${path}.labels`));
   errs.push(...validateAnnotations(n.annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(n.ownerReferences, `${path}.ownerReferences`));
@@ -306,9 +371,13 @@ export function validateLabelSelector(selector: unknown, path: string): StatusCa
     const values = Array.isArray(expr.values) ? expr.values : [];
     const op = str(expr.operator);
     if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      if (values.length === 0)
+        errs.push(fieldErrors.required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        errs.push(
+          fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+        );
     } else {
       errs.push(fieldErrors.invalid(`${p}.operator`, op, 'not a valid selector operator'));
     }

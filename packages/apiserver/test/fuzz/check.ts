@@ -20,13 +20,15 @@ export interface Verdict {
 
 /** problems with a value that must be a Status for HTTP status `code` */
 export function statusProblems(value: unknown, code: number): string[] {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [`error body is not a JSON object: ${JSON.stringify(value)?.slice(0, 80)}`];
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return [`error body is not a JSON object: ${JSON.stringify(value)?.slice(0, 80)}`];
   const s = value as Record<string, unknown>;
   const out: string[] = [];
   if (s.kind !== 'Status') out.push(`error body kind is ${JSON.stringify(s.kind)}, want "Status"`);
   if (s.apiVersion !== 'v1') out.push(`error body apiVersion is ${JSON.stringify(s.apiVersion)}, want "v1"`);
   if (s.status !== 'Failure') out.push(`error body status is ${JSON.stringify(s.status)}, want "Failure"`);
-  if (typeof s.code !== 'number' || s.code !== code) out.push(`error body code is ${JSON.stringify(s.code)}, want ${code}`);
+  if (typeof s.code !== 'number' || s.code !== code)
+    out.push(`error body code is ${JSON.stringify(s.code)}, want ${code}`);
   if (typeof s.reason !== 'string' || s.reason === '') out.push('error body has no reason');
   if (typeof s.message !== 'string' || s.message === '') out.push('error body has no message');
   return out;
@@ -40,10 +42,14 @@ function parseJson(buf: Buffer): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
-function eventProblems(ev: { type?: unknown; object?: Record<string, unknown> }): { problems: string[]; message: string } {
+function eventProblems(ev: { type?: unknown; object?: Record<string, unknown> }): {
+  problems: string[];
+  message: string;
+} {
   const problems: string[] = [];
   let message = '';
-  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(String(ev.type))) problems.push(`watch event type ${JSON.stringify(ev.type)}`);
+  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].includes(String(ev.type)))
+    problems.push(`watch event type ${JSON.stringify(ev.type)}`);
   if (!ev.object || typeof ev.object !== 'object') problems.push('watch event without an object');
   if (ev.type === 'ERROR') {
     const code = typeof ev.object?.code === 'number' ? ev.object.code : 0;
@@ -70,7 +76,8 @@ function watchProblems(body: Buffer, cutOff: boolean): { problems: string[]; mes
   // a stream we cut off may end mid-line; a stream the server ended must end with a newline
   const last = lines.pop();
   const problems: string[] = [];
-  if (!cutOff && last !== '') problems.push(`watch stream ended without a trailing newline: ${JSON.stringify(last?.slice(0, 80))}`);
+  if (!cutOff && last !== '')
+    problems.push(`watch stream ended without a trailing newline: ${JSON.stringify(last?.slice(0, 80))}`);
   let message = '';
   for (const line of lines) {
     const parsed = parseJson(Buffer.from(line));
@@ -87,17 +94,27 @@ function watchProblems(body: Buffer, cutOff: boolean): { problems: string[]; mes
 
 export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: number, expect?: number[]): Verdict {
   if (o.kind === 'unsendable') return { problems: [], code: 'unsendable', message: o.message };
-  if (o.kind === 'timeout') return { problems: [`no ${o.phase === 'headers' ? 'response' : 'complete response body'} within ${timeoutMs} ms`], code: 'timeout', message: '' };
-  if (o.kind === 'error') return { problems: [`connection failed without a response: ${o.message}`], code: 'reset', message: o.message };
+  if (o.kind === 'timeout')
+    return {
+      problems: [`no ${o.phase === 'headers' ? 'response' : 'complete response body'} within ${timeoutMs} ms`],
+      code: 'timeout',
+      message: '',
+    };
+  if (o.kind === 'error')
+    return { problems: [`connection failed without a response: ${o.message}`], code: 'reset', message: o.message };
   const problems: string[] = [];
   const code = o.status;
-  if (!Number.isInteger(code) || code < 100 || code > 599 || !STATUS_CODES[code]) problems.push(`invalid HTTP status ${code}`);
+  if (!Number.isInteger(code) || code < 100 || code > 599 || !STATUS_CODES[code])
+    problems.push(`invalid HTTP status ${code}`);
   const contentType = String(o.headers['content-type'] ?? '');
   let message = '';
   const type = mediaTypeOf(contentType);
   if (code >= 400 && method !== 'HEAD') {
     const parsed = decodeBody(o.body, contentType);
-    if (!parsed.ok) problems.push(`error body does not decode as ${type || 'JSON'} (${parsed.error}): ${o.body.toString('utf8').slice(0, 120)}`);
+    if (!parsed.ok)
+      problems.push(
+        `error body does not decode as ${type || 'JSON'} (${parsed.error}): ${o.body.toString('utf8').slice(0, 120)}`,
+      );
     else {
       message = String((parsed.value as { message?: unknown })?.message ?? '');
       problems.push(...statusProblems(parsed.value, code));
@@ -105,11 +122,18 @@ export function judge(method: string, stream: boolean, o: Outcome, timeoutMs: nu
     if (!BODY_TYPES.includes(type)) problems.push(`error Content-Type is ${JSON.stringify(contentType)}`);
   }
   // (a 5xx is a finding unless the request was built to get exactly that, e.g. a 504 for a body too slow)
-  if (code >= 500 && !expect?.includes(code)) problems.push(`server error ${code}: ${message || o.body.toString('utf8').slice(0, 200)}`);
-  else if (expect !== undefined && !expect.includes(code)) problems.push(`expected ${expect.join(' or ')}, got ${code}`);
+  if (code >= 500 && !expect?.includes(code))
+    problems.push(`server error ${code}: ${message || o.body.toString('utf8').slice(0, 200)}`);
+  else if (expect !== undefined && !expect.includes(code))
+    problems.push(`expected ${expect.join(' or ')}, got ${code}`);
   if (code >= 200 && code < 300 && method !== 'HEAD') {
     if (stream && code === 200 && !o.headers['content-length']) {
-      const w = type === 'application/vnd.kubernetes.protobuf' ? protobufWatchProblems(o.body, o.cutOff) : type === 'application/json' ? watchProblems(o.body, o.cutOff) : { problems: [`watch Content-Type is ${JSON.stringify(contentType)}`], message: '' };
+      const w =
+        type === 'application/vnd.kubernetes.protobuf'
+          ? protobufWatchProblems(o.body, o.cutOff)
+          : type === 'application/json'
+            ? watchProblems(o.body, o.cutOff)
+            : { problems: [`watch Content-Type is ${JSON.stringify(contentType)}`], message: '' };
       problems.push(...w.problems);
       message = w.message;
     } else if (BODY_TYPES.includes(type)) {

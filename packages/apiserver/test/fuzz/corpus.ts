@@ -14,7 +14,13 @@ export const FIXTURE_NAME = 'fixture';
 
 const podSpec = (): Obj => ({
   containers: [
-    { name: 'main', image: 'registry.example.com/app:1.0', ports: [{ name: 'http', containerPort: 8080 }], env: [{ name: 'MODE', value: 'fuzz' }], resources: { limits: { cpu: '500m', memory: '128Mi' } } },
+    {
+      name: 'main',
+      image: 'registry.example.com/app:1.0',
+      ports: [{ name: 'http', containerPort: 8080 }],
+      env: [{ name: 'MODE', value: 'fuzz' }],
+      resources: { limits: { cpu: '500m', memory: '128Mi' } },
+    },
   ],
   restartPolicy: 'Always',
 });
@@ -26,54 +32,126 @@ const bodies: Record<string, (name: string) => Obj> = {
   '/Namespace': () => ({}),
   '/ConfigMap': () => ({ data: { 'config.yaml': 'a: 1\n', key: 'value' }, binaryData: { blob: 'AAEC' } }),
   '/Secret': () => ({ type: 'Opaque', data: { password: 'c2VjcmV0' }, stringData: { user: 'admin' } }),
-  '/Service': () => ({ spec: { selector: { app: 'fuzz' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }], type: 'ClusterIP' } }),
+  '/Service': () => ({
+    spec: {
+      selector: { app: 'fuzz' },
+      ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
+      type: 'ClusterIP',
+    },
+  }),
   '/ServiceAccount': () => ({ automountServiceAccountToken: false }),
   '/Pod': () => ({ spec: podSpec() }),
   '/Event': (name) => ({
     involvedObject: { kind: 'Pod', namespace: FUZZ_NAMESPACE, name: 'p', apiVersion: 'v1' },
-    reason: 'Started', message: `fuzz event ${name}`, type: 'Normal', count: 1, source: { component: 'fuzz' },
-    firstTimestamp: '2026-01-01T00:00:00Z', lastTimestamp: '2026-01-01T00:00:00Z',
+    reason: 'Started',
+    message: `fuzz event ${name}`,
+    type: 'Normal',
+    count: 1,
+    source: { component: 'fuzz' },
+    firstTimestamp: '2026-01-01T00:00:00Z',
+    lastTimestamp: '2026-01-01T00:00:00Z',
   }),
-  '/PersistentVolumeClaim': () => ({ spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }),
-  '/PersistentVolume': () => ({ spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv' } } }),
+  '/PersistentVolumeClaim': () => ({
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  }),
+  '/PersistentVolume': () => ({
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv' } },
+  }),
   '/Node': () => ({ spec: { podCIDR: '10.0.0.0/24' }, status: { capacity: { cpu: '4', memory: '8Gi' } } }),
   '/Endpoints': () => ({ subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ name: 'http', port: 8080 }] }] }),
-  'apps/Deployment': () => ({ spec: { replicas: 2, selector: { matchLabels: { app: 'fuzz' } }, template: template({ app: 'fuzz' }), strategy: { type: 'RollingUpdate' } } }),
-  'apps/ReplicaSet': () => ({ spec: { replicas: 1, selector: { matchLabels: { app: 'fuzz-rs' } }, template: template({ app: 'fuzz-rs' }) } }),
-  'batch/Job': () => ({ spec: { backoffLimit: 2, template: { spec: { ...podSpec(), restartPolicy: 'Never' } } } }),
-  'coordination.k8s.io/Lease': () => ({ spec: { holderIdentity: 'fuzz-holder', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z' } }),
-  'events.k8s.io/Event': () => ({
-    eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'fuzz.modelplane.dev/fuzzer', reportingInstance: 'fuzz-1',
-    action: 'Testing', reason: 'Fuzzed', type: 'Normal', note: 'a fuzz event', regarding: { kind: 'Pod', namespace: FUZZ_NAMESPACE, name: 'p', apiVersion: 'v1' },
+  'apps/Deployment': () => ({
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'fuzz' } },
+      template: template({ app: 'fuzz' }),
+      strategy: { type: 'RollingUpdate' },
+    },
   }),
-  'rbac.authorization.k8s.io/Role': () => ({ rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] }),
-  'rbac.authorization.k8s.io/ClusterRole': () => ({ rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }] }),
+  'apps/ReplicaSet': () => ({
+    spec: { replicas: 1, selector: { matchLabels: { app: 'fuzz-rs' } }, template: template({ app: 'fuzz-rs' }) },
+  }),
+  'batch/Job': () => ({ spec: { backoffLimit: 2, template: { spec: { ...podSpec(), restartPolicy: 'Never' } } } }),
+  'coordination.k8s.io/Lease': () => ({
+    spec: { holderIdentity: 'fuzz-holder', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z' },
+  }),
+  'events.k8s.io/Event': () => ({
+    eventTime: '2026-01-01T00:00:00.000000Z',
+    reportingController: 'fuzz.modelplane.dev/fuzzer',
+    reportingInstance: 'fuzz-1',
+    action: 'Testing',
+    reason: 'Fuzzed',
+    type: 'Normal',
+    note: 'a fuzz event',
+    regarding: { kind: 'Pod', namespace: FUZZ_NAMESPACE, name: 'p', apiVersion: 'v1' },
+  }),
+  'rbac.authorization.k8s.io/Role': () => ({
+    rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }],
+  }),
+  'rbac.authorization.k8s.io/ClusterRole': () => ({
+    rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }],
+  }),
   'rbac.authorization.k8s.io/RoleBinding': () => ({
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: FUZZ_NAMESPACE }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' },
+    subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: FUZZ_NAMESPACE }],
   }),
   'rbac.authorization.k8s.io/ClusterRoleBinding': () => ({
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cr' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cr' },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
   }),
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': () => ({ webhooks: [webhook('m.fuzz.modelplane.dev')] }),
-  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': () => ({ webhooks: [webhook('v.fuzz.modelplane.dev')] }),
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': () => ({
+    webhooks: [webhook('v.fuzz.modelplane.dev')],
+  }),
   'autoscaling/HorizontalPodAutoscaler': () => ({
-    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: FIXTURE_NAME }, minReplicas: 1, maxReplicas: 5, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }] },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: FIXTURE_NAME },
+      minReplicas: 1,
+      maxReplicas: 5,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+      ],
+    },
   }),
   'policy/PodDisruptionBudget': () => ({ spec: { minAvailable: 1, selector: { matchLabels: { app: 'fuzz' } } } }),
   'networking.k8s.io/Ingress': () => ({
-    spec: { rules: [{ host: 'fuzz.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'svc', port: { number: 80 } } } }] } }] },
+    spec: {
+      rules: [
+        {
+          host: 'fuzz.example.com',
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'svc', port: { number: 80 } } } }],
+          },
+        },
+      ],
+    },
   }),
-  'networking.k8s.io/NetworkPolicy': () => ({ spec: { podSelector: { matchLabels: { app: 'fuzz' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: {} }] }] } }),
-  'storage.k8s.io/StorageClass': () => ({ provisioner: 'example.com/fuzz', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' }),
+  'networking.k8s.io/NetworkPolicy': () => ({
+    spec: {
+      podSelector: { matchLabels: { app: 'fuzz' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ podSelector: {} }] }],
+    },
+  }),
+  'storage.k8s.io/StorageClass': () => ({
+    provisioner: 'example.com/fuzz',
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'WaitForFirstConsumer',
+  }),
   'apiextensions.k8s.io/CustomResourceDefinition': (name) => crdBody(name),
   [`${FUZZ_GROUP}/Gadget`]: () => ({ spec: gadgetSpec() }),
 };
 
 function webhook(name: string): Obj {
   return {
-    name, admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Ignore', timeoutSeconds: 5,
+    name,
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy: 'Ignore',
+    timeoutSeconds: 5,
     clientConfig: { url: 'https://127.0.0.1:1/hook' },
-    rules: [{ apiGroups: ['nothing.example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['nothings'] }],
+    rules: [
+      { apiGroups: ['nothing.example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['nothings'] },
+    ],
   };
 }
 
@@ -104,10 +182,23 @@ export function gadgetSpec(): Obj {
  * must answer 422 with the rule's message. Applied to a fresh `gadgetSpec()`.
  */
 export const GADGET_RULE_VIOLATIONS: { rule: string; update?: boolean; apply: (spec: Obj) => void }[] = [
-  { rule: 'minReplicas must not exceed maxReplicas', apply: (s) => Object.assign(s, { minReplicas: 5, maxReplicas: 2 }) },
-  { rule: 'a large gadget may have at most 10 replicas', apply: (s) => Object.assign(s, { size: 'large', replicas: 11, maxReplicas: 20 }) },
-  { rule: 'value and valueFrom are mutually exclusive', apply: (s) => ((s.env as Obj[])[0]!.valueFrom = { configMapKeyRef: { name: 'cm', key: 'k' } }) },
-  { rule: 'image.repository is immutable', update: true, apply: (s) => ((s.image as Obj).repository = 'registry.example.com/other') },
+  {
+    rule: 'minReplicas must not exceed maxReplicas',
+    apply: (s) => Object.assign(s, { minReplicas: 5, maxReplicas: 2 }),
+  },
+  {
+    rule: 'a large gadget may have at most 10 replicas',
+    apply: (s) => Object.assign(s, { size: 'large', replicas: 11, maxReplicas: 20 }),
+  },
+  {
+    rule: 'value and valueFrom are mutually exclusive',
+    apply: (s) => ((s.env as Obj[])[0]!.valueFrom = { configMapKeyRef: { name: 'cm', key: 'k' } }),
+  },
+  {
+    rule: 'image.repository is immutable',
+    update: true,
+    apply: (s) => ((s.image as Obj).repository = 'registry.example.com/other'),
+  },
 ];
 
 /** the schema of the fuzz CRD: types, enums, patterns, bounds, formats, list types, defaults, CEL */
@@ -122,8 +213,16 @@ export function gadgetSchema(): Obj {
         type: 'object',
         required: ['size', 'image'],
         'x-kubernetes-validations': [
-          { rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas', message: 'minReplicas must not exceed maxReplicas', fieldPath: '.minReplicas', reason: 'FieldValueInvalid' },
-          { rule: "self.size != 'large' || self.replicas <= 10", messageExpression: "'a large gadget may have at most 10 replicas, got ' + string(self.replicas)" },
+          {
+            rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas',
+            message: 'minReplicas must not exceed maxReplicas',
+            fieldPath: '.minReplicas',
+            reason: 'FieldValueInvalid',
+          },
+          {
+            rule: "self.size != 'large' || self.replicas <= 10",
+            messageExpression: "'a large gadget may have at most 10 replicas, got ' + string(self.replicas)",
+          },
           { rule: 'self.image.repository == oldSelf.image.repository', message: 'image.repository is immutable' },
         ],
         properties: {
@@ -144,7 +243,10 @@ export function gadgetSchema(): Obj {
           owner: { type: 'string', format: 'email' },
           schedule: {
             type: 'object',
-            properties: { start: { type: 'string', format: 'date-time' }, every: { type: 'string', format: 'duration' } },
+            properties: {
+              start: { type: 'string', format: 'date-time' },
+              every: { type: 'string', format: 'duration' },
+            },
           },
           env: {
             type: 'array',
@@ -154,16 +256,42 @@ export function gadgetSchema(): Obj {
             items: {
               type: 'object',
               required: ['name'],
-              'x-kubernetes-validations': [{ rule: '!(has(self.value) && has(self.valueFrom))', message: 'value and valueFrom are mutually exclusive' }],
+              'x-kubernetes-validations': [
+                {
+                  rule: '!(has(self.value) && has(self.valueFrom))',
+                  message: 'value and valueFrom are mutually exclusive',
+                },
+              ],
               properties: {
                 name: { type: 'string', minLength: 1, maxLength: 64 },
                 value: { type: 'string' },
-                valueFrom: { type: 'object', properties: { configMapKeyRef: { type: 'object', properties: { name: { type: 'string' }, key: { type: 'string' } } } } },
+                valueFrom: {
+                  type: 'object',
+                  properties: {
+                    configMapKeyRef: {
+                      type: 'object',
+                      properties: { name: { type: 'string' }, key: { type: 'string' } },
+                    },
+                  },
+                },
               },
             },
           },
-          tags: { type: 'array', 'x-kubernetes-list-type': 'set', maxItems: 16, items: { type: 'string', maxLength: 32 } },
-          limits: { type: 'object', additionalProperties: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$' } },
+          tags: {
+            type: 'array',
+            'x-kubernetes-list-type': 'set',
+            maxItems: 16,
+            items: { type: 'string', maxLength: 32 },
+          },
+          limits: {
+            type: 'object',
+            additionalProperties: {
+              'x-kubernetes-int-or-string': true,
+              anyOf: [{ type: 'integer' }, { type: 'string' }],
+              pattern:
+                '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+            },
+          },
           labels: { type: 'object', maxProperties: 8, additionalProperties: { type: 'string', maxLength: 63 } },
           extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
           note: { type: 'string', nullable: true, maxLength: 1024 },
@@ -183,7 +311,13 @@ export function gadgetSchema(): Obj {
             items: {
               type: 'object',
               required: ['type', 'status'],
-              properties: { type: { type: 'string' }, status: { type: 'string', enum: ['True', 'False', 'Unknown'] }, reason: { type: 'string' }, message: { type: 'string' }, lastTransitionTime: { type: 'string', format: 'date-time' } },
+              properties: {
+                type: { type: 'string' },
+                status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+                reason: { type: 'string' },
+                message: { type: 'string' },
+                lastTransitionTime: { type: 'string', format: 'date-time' },
+              },
             },
           },
         },
@@ -197,19 +331,34 @@ function crdBody(name: string): Obj {
   const dot = name.indexOf('.');
   const plural = dot > 0 ? name.slice(0, dot) : `${name}s`;
   const group = dot > 0 ? name.slice(dot + 1) : FUZZ_GROUP;
-  const kind = plural === 'gadgets' ? 'Gadget' : `${plural.charAt(0).toUpperCase()}${plural.slice(1).replace(/s$/, '')}`;
+  const kind =
+    plural === 'gadgets' ? 'Gadget' : `${plural.charAt(0).toUpperCase()}${plural.slice(1).replace(/s$/, '')}`;
   return {
     spec: {
       group,
       scope: 'Namespaced',
-      names: { plural, singular: plural.replace(/s$/, ''), kind, listKind: `${kind}List`, shortNames: plural === 'gadgets' ? ['gdg'] : [], categories: ['fuzz'] },
+      names: {
+        plural,
+        singular: plural.replace(/s$/, ''),
+        kind,
+        listKind: `${kind}List`,
+        shortNames: plural === 'gadgets' ? ['gdg'] : [],
+        categories: ['fuzz'],
+      },
       versions: [
         {
           name: 'v1',
           served: true,
           storage: true,
           schema: { openAPIV3Schema: gadgetSchema() },
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: '.spec.replicas',
+              statusReplicasPath: '.status.replicas',
+              labelSelectorPath: '.status.selector',
+            },
+          },
           additionalPrinterColumns: [
             { name: 'Size', type: 'string', jsonPath: '.spec.size' },
             { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
@@ -232,9 +381,18 @@ export interface KindRef {
 /** A valid object of the kind, or a bare one (type meta + metadata) for kinds the corpus does not know. */
 export function validObject(k: KindRef, name: string, namespace: string | undefined): Obj {
   const body = bodies[`${k.group}/${k.kind}`]?.(name) ?? {};
-  const metadata: Obj = { name, labels: { app: 'fuzz', 'fuzz.modelplane.dev/generation': '1' }, annotations: { 'fuzz.modelplane.dev/note': 'created by the fuzz test' } };
+  const metadata: Obj = {
+    name,
+    labels: { app: 'fuzz', 'fuzz.modelplane.dev/generation': '1' },
+    annotations: { 'fuzz.modelplane.dev/note': 'created by the fuzz test' },
+  };
   if (k.namespaced && namespace) metadata.namespace = namespace;
-  return { apiVersion: k.group ? `${k.group}/${k.version}` : k.version, kind: k.kind, metadata, ...structuredClone(body) };
+  return {
+    apiVersion: k.group ? `${k.group}/${k.version}` : k.version,
+    kind: k.kind,
+    metadata,
+    ...structuredClone(body),
+  };
 }
 
 export function hasCorpusEntry(k: KindRef): boolean {

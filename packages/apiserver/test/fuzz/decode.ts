@@ -46,7 +46,10 @@ export function decodeBody(buf: Buffer, contentType: string): Decoded {
 }
 
 /** The events of a protobuf watch stream; a frame cut off by the reader is left out. */
-export function decodeProtobufWatch(buf: Buffer, cutOff: boolean): { events: { type: string; object: Record<string, unknown> }[]; problems: string[] } {
+export function decodeProtobufWatch(
+  buf: Buffer,
+  cutOff: boolean,
+): { events: { type: string; object: Record<string, unknown> }[]; problems: string[] } {
   const events: { type: string; object: Record<string, unknown> }[] = [];
   const problems: string[] = [];
   let at = 0;
@@ -75,6 +78,7 @@ export function decodeProtobufWatch(buf: Buffer, cutOff: boolean): { events: { t
     }
     at += 4 + len;
   }
-  if (!cutOff && at !== buf.length) problems.push(`protobuf watch stream ended inside a frame (${buf.length - at} bytes left)`);
+  if (!cutOff && at !== buf.length)
+    problems.push(`protobuf watch stream ended inside a frame (${buf.length - at} bytes left)`);
   return { events, problems };
 }

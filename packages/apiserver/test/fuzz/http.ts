@@ -59,7 +59,15 @@ export class RawClient {
       if (r.body) headers[r.chunked ? 'Transfer-Encoding' : 'Content-Length'] = r.chunked ? 'chunked' : r.body.length;
       let req: ReturnType<typeof request>;
       try {
-        req = request({ host: this.target.host, port: this.target.port, method: r.method, path: r.path, headers, agent: this.agent, ca: this.target.caPem });
+        req = request({
+          host: this.target.host,
+          port: this.target.port,
+          method: r.method,
+          path: r.path,
+          headers,
+          agent: this.agent,
+          ca: this.target.caPem,
+        });
       } catch (e) {
         settled = true;
         resolve({ kind: 'unsendable', message: (e as Error).message });
@@ -74,14 +82,27 @@ export class RawClient {
       req.on('socket', (sock) => {
         if (!sock.listeners('error').includes(ignore)) sock.on('error', ignore);
       });
-      req.on('error', (e) => settle({ kind: 'error', message: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`.trim(), ms: elapsed() }));
+      req.on('error', (e) =>
+        settle({
+          kind: 'error',
+          message: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message}`.trim(),
+          ms: elapsed(),
+        }),
+      );
       req.on('response', (res) => {
         phase = 'body';
         const chunks: Buffer[] = [];
         let streamTimer: NodeJS.Timeout | undefined;
         const done = (cutOff: boolean) => {
           clearTimeout(streamTimer);
-          settle({ kind: 'response', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: elapsed(), cutOff });
+          settle({
+            kind: 'response',
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            ms: elapsed(),
+            cutOff,
+          });
         };
         if (r.stream && res.statusCode === 200) {
           streamTimer = setTimeout(() => {

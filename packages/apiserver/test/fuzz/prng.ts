@@ -58,7 +58,8 @@ export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.FUZZ_SEED?.trim();
   if (raw) {
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`FUZZ_SEED must be an integer in [0, 2^32), got "${raw}"`);
+    if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+      throw new Error(`FUZZ_SEED must be an integer in [0, 2^32), got "${raw}"`);
     return n;
   }
   return Math.floor(Math.random() * 0x100000000);

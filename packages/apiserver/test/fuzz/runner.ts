@@ -38,7 +38,12 @@ export interface RunOptions {
 
 /** the shape of a problem message: quoted, parenthesised and numeric details removed */
 const normalise = (s: string) =>
-  s.replace(/"[^"]*"/g, '"…"').replace(/\([^)]*\)/g, '(…)').replace(/\d+/g, 'N').replace(/: \S+ (ECONNRESET|socket hang up).*/, ': $1').slice(0, 90);
+  s
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\([^)]*\)/g, '(…)')
+    .replace(/\d+/g, 'N')
+    .replace(/: \S+ (ECONNRESET|socket hang up).*/, ': $1')
+    .slice(0, 90);
 
 /** findings with one root cause share a signature: the status and the shape of the first problem */
 export function signatureOf(v: Verdict): string {
@@ -46,7 +51,8 @@ export function signatureOf(v: Verdict): string {
   return `${v.code} ${normalise(problem)}`;
 }
 
-const brief = (r: FuzzRequest) => `${r.method} ${r.path.slice(0, 200)} [${r.headers['Content-Type'] ?? ''}] ${r.note.slice(0, 160)}`;
+const brief = (r: FuzzRequest) =>
+  `${r.method} ${r.path.slice(0, 200)} [${r.headers['Content-Type'] ?? ''}] ${r.note.slice(0, 160)}`;
 
 /** whether the server still answers at all (a timed-out request may be slow, or the server may be blocked) */
 async function alive(client: RawClient): Promise<boolean> {
@@ -54,7 +60,11 @@ async function alive(client: RawClient): Promise<boolean> {
   return o.kind === 'response' && o.status === 200;
 }
 
-export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: RunOptions): Promise<{ findings: Finding[]; stats: RunStats; hung: boolean }> {
+export async function runFuzz(
+  client: RawClient,
+  gen: RequestGenerator,
+  opts: RunOptions,
+): Promise<{ findings: Finding[]; stats: RunStats; hung: boolean }> {
   const findings = new Map<string, Finding>();
   // the requests around a hang, in the order they were issued, with what became of them
   const inFlight = new Map<FuzzRequest, number>();
@@ -85,15 +95,25 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
         // the moment in issue order; the first one that timed out is the likely culprit.
         aborted = true;
         hung = true;
-        const around = [...recent, ...[...inFlight].map(([r, i]) => ({ n: i, req: r, outcome: 'in flight' }))].sort((a, b) => a.n - b.n);
+        const around = [...recent, ...[...inFlight].map(([r, i]) => ({ n: i, req: r, outcome: 'in flight' }))].sort(
+          (a, b) => a.n - b.n,
+        );
         const first = around.find((a) => a.outcome === 'timeout' || a.outcome === 'in flight') ?? { n, req };
         findings.set('hung', {
-          signature: 'hung', count: 1, request: first.req,
+          signature: 'hung',
+          count: 1,
+          request: first.req,
           verdict: {
-            problems: ['the server stopped answering (/readyz timed out too). The request below is the first without an answer; a write answered just before it can be the cause (work after the response can block the server)'],
-            code: 'timeout', message: '',
+            problems: [
+              'the server stopped answering (/readyz timed out too). The request below is the first without an answer; a write answered just before it can be the cause (work after the response can block the server)',
+            ],
+            code: 'timeout',
+            message: '',
           },
-          context: ['requests around the hang, in issue order (#, outcome):', ...around.map((a) => `  #${a.n} ${a.outcome}: ${brief(a.req)}`)],
+          context: [
+            'requests around the hang, in issue order (#, outcome):',
+            ...around.map((a) => `  #${a.n} ${a.outcome}: ${brief(a.req)}`),
+          ],
         });
         break;
       }
@@ -103,7 +123,10 @@ export async function runFuzz(client: RawClient, gen: RequestGenerator, opts: Ru
       const fam = req.family.split(' ')[0]!;
       stats.byFamily.set(fam, (stats.byFamily.get(fam) ?? 0) + 1);
       if (outcome.kind === 'response' && !req.stream) {
-        stats.slowest.push({ ms: outcome.ms, what: `${req.method} ${req.path.slice(0, 100)} → ${outcome.status} (${req.note.slice(0, 80)})` });
+        stats.slowest.push({
+          ms: outcome.ms,
+          what: `${req.method} ${req.path.slice(0, 100)} → ${outcome.status} (${req.note.slice(0, 80)})`,
+        });
         stats.slowest.sort((a, b) => b.ms - a.ms).splice(5);
       }
       if (v.problems.length) {
@@ -130,8 +153,14 @@ function sameFailure(a: Verdict, b: Verdict): boolean {
 }
 
 /** Replays a finding alone to confirm it, then greedily drops JSON fields from its body while it still fails. */
-export async function confirmAndShrink(client: RawClient, f: Finding, timeoutMs: number, maxReplays = 60): Promise<void> {
-  const replay = async (req: FuzzRequest) => judge(req.method, req.stream === true, await client.send(req, timeoutMs), timeoutMs, req.expect);
+export async function confirmAndShrink(
+  client: RawClient,
+  f: Finding,
+  timeoutMs: number,
+  maxReplays = 60,
+): Promise<void> {
+  const replay = async (req: FuzzRequest) =>
+    judge(req.method, req.stream === true, await client.send(req, timeoutMs), timeoutMs, req.expect);
   const first = await replay(f.request);
   f.reproducible = sameFailure(f.verdict, first);
   if (!f.reproducible || !f.request.body || f.request.body.length > 64 * 1024) return;
@@ -194,13 +223,20 @@ function showBody(body: Buffer | undefined, note: string): string {
 /** A finding as a self-contained reproduction. */
 export function describeFinding(f: Finding): string {
   const req = f.reduced ?? f.request;
-  const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join(' | ') || '(none)';
+  const headers =
+    Object.entries(req.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(' | ') || '(none)';
   return [
     `[${f.count}×${f.reproducible === false ? ', did not reproduce alone' : f.reproducible ? ', reproduces alone' : ''}] ${f.verdict.problems.join('; ')}`,
     `  request: ${req.method} ${req.path.length > 300 ? `${req.path.slice(0, 300)}… (${req.path.length} chars)` : req.path}`,
     `  headers: ${headers}${req.chunked ? ' (chunked)' : ''}`,
     `  body: ${showBody(req.body, f.request.note)}`,
-    ...(f.reduced ? [`  (shrunk from: ${f.request.note.slice(0, 200)})`] : f.request.note ? [`  generator: ${f.request.note.slice(0, 300)}`] : []),
+    ...(f.reduced
+      ? [`  (shrunk from: ${f.request.note.slice(0, 200)})`]
+      : f.request.note
+        ? [`  generator: ${f.request.note.slice(0, 300)}`]
+        : []),
     ...(f.context ?? []).map((l) => `  ${l}`),
   ].join('\n');
 }

@@ -17,7 +17,10 @@ export interface ServerProcess {
 const CHILD = fileURLToPath(new URL('./server-child.ts', import.meta.url));
 
 export async function startServerProcess(): Promise<ServerProcess> {
-  const child: ChildProcess = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(CHILD, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await new Promise<{ port: number; caPem: string; token: string }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the API server process exited before it was ready (code ${code})`)));

@@ -31,7 +31,13 @@ export function desiredReplicasOf(va: KubeObject): number | undefined {
 }
 
 /** appends what the object shows now, unless nothing changed since the last point */
-export function recordAutoscalerPoint(history: AutoscalerHistory, key: string, va: KubeObject, current?: number, now = Date.now()): void {
+export function recordAutoscalerPoint(
+  history: AutoscalerHistory,
+  key: string,
+  va: KubeObject,
+  current?: number,
+  now = Date.now(),
+): void {
   const desired = desiredReplicasOf(va);
   if (desired === undefined && current === undefined) return;
   let points = history.get(key);
@@ -53,11 +59,20 @@ export function fromDecisions(decisions: readonly DecisionLike[]): AutoscalerPoi
   }));
 }
 
-export function autoscalerPanel(va: KubeObject, observed: readonly AutoscalerPoint[], feed?: DecisionFeed): AutoscalerPanel {
+export function autoscalerPanel(
+  va: KubeObject,
+  observed: readonly AutoscalerPoint[],
+  feed?: DecisionFeed,
+): AutoscalerPanel {
   const decisions = feed?.(va.metadata.namespace ?? '', va.metadata.name ?? '') ?? [];
   const points = decisions.length > 0 ? fromDecisions(decisions) : [...observed];
-  const source = decisions.length > 0 ? 'the autoscaler\'s decision history' : 'observed by this dashboard since it started (desired replicas from status, current from the scale target)';
+  const source =
+    decisions.length > 0
+      ? "the autoscaler's decision history"
+      : 'observed by this dashboard since it started (desired replicas from status, current from the scale target)';
   const last = points.at(-1);
-  const latest = last ? `current ${last.current ?? '?'} → desired ${last.desired ?? '?'}${last.kvCache !== undefined ? `, KV-cache ${(last.kvCache * 100).toFixed(0)}%` : ''}${last.queue !== undefined ? `, queue ${last.queue}` : ''}` : undefined;
+  const latest = last
+    ? `current ${last.current ?? '?'} → desired ${last.desired ?? '?'}${last.kvCache !== undefined ? `, KV-cache ${(last.kvCache * 100).toFixed(0)}%` : ''}${last.queue !== undefined ? `, queue ${last.queue}` : ''}`
+    : undefined;
   return { kind: 'autoscaler', points, source, ...(latest ? { latest } : {}) };
 }

@@ -11,7 +11,8 @@ function mountedConfigMaps(children: readonly KubeObject[]): Set<string> {
   const names = new Set<string>();
   for (const d of children) {
     if (d.kind !== 'Deployment') continue;
-    for (const v of ((d as Loose).spec?.template?.spec?.volumes ?? []) as Loose[]) if (v.configMap?.name) names.add(v.configMap.name);
+    for (const v of ((d as Loose).spec?.template?.spec?.volumes ?? []) as Loose[])
+      if (v.configMap?.name) names.add(v.configMap.name);
   }
   return names;
 }
@@ -25,7 +26,13 @@ export function configPanels(_owner: KubeObject, children: readonly KubeObject[]
   return chosen.flatMap((cm) =>
     Object.entries(((cm as Loose).data ?? {}) as Record<string, string>).map(([file, text]): ConfigPanel => {
       const { text: safe, secretRefs } = redactConfigText(text);
-      return { kind: 'config', title: file, source: `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name}`, text: safe, secretRefs };
+      return {
+        kind: 'config',
+        title: file,
+        source: `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name}`,
+        text: safe,
+        secretRefs,
+      };
     }),
   );
 }

@@ -20,7 +20,9 @@ export interface RuntimeConfigs {
 function placeholdersOf(template: string, service: AIMService): RoutePanel['placeholders'] {
   return [...template.matchAll(PLACEHOLDER)].map((m) => {
     const r = renderPathTemplate(`{${m[1]}}`, service, 'placeholder');
-    return r.ok ? { expression: m[1]!, value: r.path.replace(/^\//, '') } : { expression: m[1]!, error: r.error.message };
+    return r.ok
+      ? { expression: m[1]!, value: r.path.replace(/^\//, '') }
+      : { expression: m[1]!, error: r.error.message };
   });
 }
 
@@ -33,15 +35,31 @@ export function routePanel(service: AIMService, configs: RuntimeConfigs): RouteP
     ...(configs.cluster ? { cluster: configs.cluster as RuntimeConfigObject } : {}),
   });
   const base = { kind: 'route' as const, ...(statusPath ? { statusPath } : {}) };
-  if (resolution.outcome === 'ConfigNotFound') return { ...base, enabled: false, placeholders: [], problem: resolution.message };
-  const runtimeConfig = resolution.outcome === 'Resolved' ? `${resolution.ref.kind} ${resolution.ref.namespace ? `${resolution.ref.namespace}/` : ''}${resolution.ref.name}` : `no runtime config (${resolution.message})`;
+  if (resolution.outcome === 'ConfigNotFound')
+    return { ...base, enabled: false, placeholders: [], problem: resolution.message };
+  const runtimeConfig =
+    resolution.outcome === 'Resolved'
+      ? `${resolution.ref.kind} ${resolution.ref.namespace ? `${resolution.ref.namespace}/` : ''}${resolution.ref.name}`
+      : `no runtime config (${resolution.message})`;
   const effective = effectiveConfig(resolution.spec, service);
   const template = service.spec.routing?.pathTemplate || resolution.spec.routing?.pathTemplate || undefined;
-  const plan = planRouting({ service, runtimeConfig: resolution.spec, runtimeConfigName: runtimeConfig, effective, isvcName: inferenceServiceName(service.metadata.name ?? '') });
+  const plan = planRouting({
+    service,
+    runtimeConfig: resolution.spec,
+    runtimeConfigName: runtimeConfig,
+    effective,
+    isvcName: inferenceServiceName(service.metadata.name ?? ''),
+  });
   const placeholders = template ? placeholdersOf(template, service) : [];
   const common = { ...base, runtimeConfig, ...(template ? { template } : {}), placeholders };
   if (plan.kind === 'disabled') return { ...common, enabled: false, problem: `routing is off (${plan.field})` };
   if (plan.kind === 'invalid') return { ...common, enabled: true, problem: plan.message };
   const gw = plan.gatewayRef;
-  return { ...common, enabled: true, source: plan.source, renderedPath: plan.path, gateway: `${gw.namespace ? `${gw.namespace}/` : ''}${gw.name}` };
+  return {
+    ...common,
+    enabled: true,
+    source: plan.source,
+    renderedPath: plan.path,
+    gateway: `${gw.namespace ? `${gw.namespace}/` : ''}${gw.name}`,
+  };
 }

@@ -1,16 +1,40 @@
 // The AIMArtifact controller (docs/aim.md, "Caches and artifacts"): one model source onto one PVC. It
 // follows its PVC and Jobs, and the runtime config it resolves (storage class, headroom, download env).
-import { type Clock, type DomainReconciler, type EngineStatus, Pipeline, pipelineReconciler, runtimeConfigValue, systemClock } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type KubeObject, type KindRef, type Manager } from '../../../kube/index.ts';
+import {
+  type Clock,
+  type DomainReconciler,
+  type EngineStatus,
+  Pipeline,
+  pipelineReconciler,
+  runtimeConfigValue,
+  systemClock,
+} from '../../../engine/index.ts';
+import {
+  type Controller,
+  ignoreOwnStatusWrites,
+  type KubeObject,
+  type KindRef,
+  type Manager,
+} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { type AIMArtifact, AIMArtifacts } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type AimRuntimeConfig, aimRuntimeConfigSource, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
+import {
+  type AimRuntimeConfig,
+  aimRuntimeConfigSource,
+  setResolvedRuntimeConfig,
+} from '../shared/runtime-config-source.ts';
 import { DEFAULT_DOWNLOAD_RETRY_MS } from './download-state.ts';
 import { type ArtifactFetch, ArtifactJobs, ArtifactPvcs, fetchArtifactState } from './fetch.ts';
-import { type ArtifactObservation, artifactHealth, composeArtifact, decorateArtifactStatus, planArtifact } from './plan.ts';
+import {
+  type ArtifactObservation,
+  artifactHealth,
+  composeArtifact,
+  decorateArtifactStatus,
+  planArtifact,
+} from './plan.ts';
 
 export const ARTIFACT_CONTROLLER = 'aim-artifact';
 
@@ -27,11 +51,14 @@ export interface ArtifactControllerOptions {
   retryMs?: number;
 }
 
-export function artifactReconciler(opts: ArtifactControllerOptions): DomainReconciler<AIMArtifact, ArtifactFetch, ArtifactObservation, AimRuntimeConfig, EngineStatus> {
+export function artifactReconciler(
+  opts: ArtifactControllerOptions,
+): DomainReconciler<AIMArtifact, ArtifactFetch, ArtifactObservation, AimRuntimeConfig, EngineStatus> {
   const clock = opts.clock ?? systemClock;
   return {
     fetchRemoteState: (ctx) => fetchArtifactState(ctx, clock),
-    composeState: (ctx, fetched) => composeArtifact(ctx.object, fetched, runtimeConfigValue(ctx), opts.retryMs ?? DEFAULT_DOWNLOAD_RETRY_MS),
+    composeState: (ctx, fetched) =>
+      composeArtifact(ctx.object, fetched, runtimeConfigValue(ctx), opts.retryMs ?? DEFAULT_DOWNLOAD_RETRY_MS),
     planResources: ({ object }, obs) => planArtifact(object, obs),
     getComponentHealth: (obs, { object, runtimeConfig }) => artifactHealth(object, obs, runtimeConfig),
     decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
@@ -53,7 +80,10 @@ export function artifactPipeline(opts: ArtifactControllerOptions) {
   });
 }
 
-export async function registerAimArtifactController(mgr: Manager, opts: ArtifactControllerOptions): Promise<Controller> {
+export async function registerAimArtifactController(
+  mgr: Manager,
+  opts: ArtifactControllerOptions,
+): Promise<Controller> {
   const builder = mgr
     .controller(ARTIFACT_CONTROLLER)
     .for(AIMArtifacts, { predicates: [ignoreOwnStatusWrites(ARTIFACT_CONTROLLER)] })

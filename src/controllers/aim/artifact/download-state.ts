@@ -32,7 +32,8 @@ export function parseDownloadLog(log: string | undefined): DownloadProgress {
   const out: DownloadProgress = { complete: false };
   for (const line of (log ?? '').split('\n')) {
     const trying = /Trying protocol (\S+) \(attempt (\d+)\/(\d+)\)/.exec(line);
-    if (trying) Object.assign(out, { protocol: trying[1], attempt: Number(trying[2]), totalAttempts: Number(trying[3]) });
+    if (trying)
+      Object.assign(out, { protocol: trying[1], attempt: Number(trying[2]), totalAttempts: Number(trying[3]) });
     const progress = /progress (\d+)\/(\d+) bytes/.exec(line);
     if (progress) Object.assign(out, { downloadedBytes: Number(progress[1]), totalBytes: Number(progress[2]) });
     if (/Download complete/.test(line)) out.complete = true;

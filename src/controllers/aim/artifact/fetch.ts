@@ -1,6 +1,13 @@
 // What an artifact reconcile reads: its PVC and Jobs (cache), and the Jobs' output when it matters (live):
 // the check-size result once, the downloader's log while it runs or just after.
-import { type Clock, type FetchContext, type FetchResult, fetch, type Job, type PersistentVolumeClaim } from '../../../engine/index.ts';
+import {
+  type Clock,
+  type FetchContext,
+  type FetchResult,
+  fetch,
+  type Job,
+  type PersistentVolumeClaim,
+} from '../../../engine/index.ts';
 import { kindRef } from '../../../kube/index.ts';
 import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER } from '../../../common/model-storage/index.ts';
 import { jobPodLog } from '../shared/job-logs.ts';
@@ -23,7 +30,10 @@ export interface ArtifactFetch {
   now: number;
 }
 
-export async function fetchArtifactState(ctx: FetchContext<ArtifactObject, AimRuntimeConfig>, clock: Clock): Promise<ArtifactFetch> {
+export async function fetchArtifactState(
+  ctx: FetchContext<ArtifactObject, AimRuntimeConfig>,
+  clock: Clock,
+): Promise<ArtifactFetch> {
   const a = ctx.object;
   const ns = a.metadata.namespace ?? '';
   const name = a.metadata.name ?? '';
@@ -36,7 +46,8 @@ export async function fetchArtifactState(ctx: FetchContext<ArtifactObject, AimRu
   const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, now: clock.now() };
   const sizeKnown = a.spec.size !== undefined || a.status?.discoveredSizeBytes !== undefined;
   const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;
-  if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running') out.checkSizeLog = await jobPodLog(ctx.client, sizeJob, CHECK_SIZE_CONTAINER).catch(() => undefined);
+  if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running')
+    out.checkSizeLog = await jobPodLog(ctx.client, sizeJob, CHECK_SIZE_CONTAINER).catch(() => undefined);
   const dl = downloadJob.ok() ? downloadJob.value : undefined;
   const settled = a.status?.status === 'Ready' || (a.status?.status === 'Failed' && jobPhase(dl) === 'failed');
   if (dl && !settled) out.downloadLog = await jobPodLog(ctx.client, dl, DOWNLOAD_CONTAINER).catch(() => undefined);

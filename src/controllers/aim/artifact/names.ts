@@ -4,4 +4,5 @@ import { derivedName } from '../../../common/model-storage/index.ts';
 
 export const pvcName = (artifact: string) => artifact;
 export const checkSizeJobName = (artifact: string) => derivedName([artifact, 'size'], [artifact, 'check-size']);
-export const downloadJobName = (artifact: string, attempt: number) => derivedName([artifact, 'dl', String(attempt)], [artifact, 'download', attempt]);
+export const downloadJobName = (artifact: string, attempt: number) =>
+  derivedName([artifact, 'dl', String(attempt)], [artifact, 'download', attempt]);

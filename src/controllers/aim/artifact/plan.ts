@@ -19,10 +19,29 @@ import {
   quantityBytes,
 } from '../../../common/model-storage/index.ts';
 import type { EnvVar } from '../../../common/env-merge/index.ts';
-import { type CategorizedError, classifyLogTail, type ComponentHealth, type EngineStatus, type FetchResult, invalidSpecError, type MaybeHealth, PlanResult, pvcHealth } from '../../../engine/index.ts';
+import {
+  type CategorizedError,
+  classifyLogTail,
+  type ComponentHealth,
+  type EngineStatus,
+  type FetchResult,
+  invalidSpecError,
+  type MaybeHealth,
+  PlanResult,
+  pvcHealth,
+} from '../../../engine/index.ts';
 import type { AIMArtifact } from '../shared/kinds.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
-import { type DownloadProgress, jobPhase, type JobPhase, parseDownloadLog, percentage, PROGRESS_POLL_MS, type RetryDecision, retryDecision } from './download-state.ts';
+import {
+  type DownloadProgress,
+  jobPhase,
+  type JobPhase,
+  parseDownloadLog,
+  percentage,
+  PROGRESS_POLL_MS,
+  type RetryDecision,
+  retryDecision,
+} from './download-state.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 
@@ -40,10 +59,18 @@ export interface ArtifactObservation extends ArtifactFetch {
 }
 
 function failureOf(log: string | undefined, what: string, fallback: string): CategorizedError {
-  return classifyLogTail(log, what) ?? invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`);
+  return (
+    classifyLogTail(log, what) ??
+    invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`)
+  );
 }
 
-export function composeArtifact(a: AIMArtifact, fetched: ArtifactFetch, rc: AimRuntimeConfig | undefined, retryMs: number): ArtifactObservation {
+export function composeArtifact(
+  a: AIMArtifact,
+  fetched: ArtifactFetch,
+  rc: AimRuntimeConfig | undefined,
+  retryMs: number,
+): ArtifactObservation {
   const ns = a.metadata.namespace ?? '';
   const name = a.metadata.name ?? '';
   const known = quantityBytes(a.spec.size) ?? a.status?.discoveredSizeBytes;
@@ -65,12 +92,23 @@ export function composeArtifact(a: AIMArtifact, fetched: ArtifactFetch, rc: AimR
   if (storageClass) obs.storageClass = storageClass;
   const failedAt = Date.parse(a.status?.lastFailureTime ?? '') || undefined;
   if (obs.sizePhase === 'failed') {
-    obs.failure = failureOf(fetched.checkSizeLog, `check-size Job ${ns}/${checkSizeJobName(name)}`, `spec.sourceUri ${a.spec.sourceUri}`);
+    obs.failure = failureOf(
+      fetched.checkSizeLog,
+      `check-size Job ${ns}/${checkSizeJobName(name)}`,
+      `spec.sourceUri ${a.spec.sourceUri}`,
+    );
     obs.retry = retryDecision(failedAt, fetched.now, retryMs);
   } else if (obs.sizePhase === 'complete' && sizeBytes === undefined) {
-    obs.failure = invalidSpecError('SizeUnknown', `check-size Job ${ns}/${checkSizeJobName(name)} printed no size; set spec.size on AIMArtifact ${ns}/${name}`);
+    obs.failure = invalidSpecError(
+      'SizeUnknown',
+      `check-size Job ${ns}/${checkSizeJobName(name)} printed no size; set spec.size on AIMArtifact ${ns}/${name}`,
+    );
   } else if (obs.downloadPhase === 'failed') {
-    obs.failure = failureOf(fetched.downloadLog, `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`, 'it is retried later');
+    obs.failure = failureOf(
+      fetched.downloadLog,
+      `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
+      'it is retried later',
+    );
     obs.retry = retryDecision(failedAt, fetched.now, retryMs);
   }
   return obs;
@@ -82,7 +120,11 @@ function jobInput(a: AIMArtifact, obs: ArtifactObservation) {
     image: a.spec.modelDownloadImage || DEFAULT_DOWNLOAD_IMAGE,
     sourceUri: a.spec.sourceUri,
     env: obs.env,
-    labels: { 'app.kubernetes.io/name': 'aim-artifact', 'app.kubernetes.io/managed-by': 'modelplane', 'aim.eai.amd.com/artifact': (a.metadata.name ?? '').slice(0, 63) },
+    labels: {
+      'app.kubernetes.io/name': 'aim-artifact',
+      'app.kubernetes.io/managed-by': 'modelplane',
+      'aim.eai.amd.com/artifact': (a.metadata.name ?? '').slice(0, 63),
+    },
     imagePullSecrets: a.spec.imagePullSecrets,
   };
 }
@@ -100,39 +142,82 @@ export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResu
     return plan;
   }
   if (obs.sizeBytes === undefined) {
-    if (obs.sizePhase === 'absent') plan.apply(buildCheckSizeJob({ ...jobInput(a, obs), name: checkSizeJobName(name) }));
+    if (obs.sizePhase === 'absent')
+      plan.apply(buildCheckSizeJob({ ...jobInput(a, obs), name: checkSizeJobName(name) }));
     return plan;
   }
   // a PVC is never resized or changed once it exists
-  if (!obs.pvc.ok()) plan.apply(buildModelPvc({ name: pvcName(name), namespace: a.metadata.namespace ?? '', sizeBytes: obs.sizeBytes, headroomPercent: obs.headroom, storageClassName: obs.storageClass, labels: jobInput(a, obs).labels }));
+  if (!obs.pvc.ok())
+    plan.apply(
+      buildModelPvc({
+        name: pvcName(name),
+        namespace: a.metadata.namespace ?? '',
+        sizeBytes: obs.sizeBytes,
+        headroomPercent: obs.headroom,
+        storageClassName: obs.storageClass,
+        labels: jobInput(a, obs).labels,
+      }),
+    );
   const attempt = nextAttempt(obs);
   if (obs.retry?.retry && obs.downloadJob.ok()) plan.delete(obs.downloadJob.value);
-  if (obs.downloadPhase === 'absent' || obs.retry?.retry) plan.apply(buildDownloadJob({ ...jobInput(a, obs), name: downloadJobName(name, attempt), claimName: pvcName(name) }));
+  if (obs.downloadPhase === 'absent' || obs.retry?.retry)
+    plan.apply(
+      buildDownloadJob({ ...jobInput(a, obs), name: downloadJobName(name, attempt), claimName: pvcName(name) }),
+    );
   if (obs.downloadPhase === 'running') plan.requeueAfter(PROGRESS_POLL_MS);
   return plan;
 }
 
-export function artifactHealth(a: AIMArtifact, obs: ArtifactObservation, rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
+export function artifactHealth(
+  a: AIMArtifact,
+  obs: ArtifactObservation,
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): MaybeHealth[] {
   const ns = a.metadata.namespace ?? '';
   const name = a.metadata.name ?? '';
   const waiting = obs.retry && !obs.retry.retry;
   const failed = (component: string): ComponentHealth =>
-    waiting ? { component, errors: [obs.failure!] } : { component, state: 'Progressing', reason: 'Retrying', message: `${obs.failure!.message}; retrying now` };
+    waiting
+      ? { component, errors: [obs.failure!] }
+      : { component, state: 'Progressing', reason: 'Retrying', message: `${obs.failure!.message}; retrying now` };
   const size: MaybeHealth =
     obs.sizePhase === 'known'
       ? undefined
       : obs.failure && obs.sizePhase !== 'running' && obs.downloadPhase === 'absent'
         ? failed('CheckSizeJob')
         : obs.sizeBytes !== undefined
-          ? { component: 'CheckSizeJob', state: 'Ready', reason: 'SizeDiscovered', message: `${a.spec.sourceUri} is ${displaySize(obs.sizeBytes)}` }
-          : { component: 'CheckSizeJob', state: 'Progressing', reason: 'CheckingSize', message: `check-size Job ${ns}/${checkSizeJobName(name)} is measuring ${a.spec.sourceUri}` };
-  const pvc: MaybeHealth = obs.sizeBytes === undefined ? undefined : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p));
+          ? {
+              component: 'CheckSizeJob',
+              state: 'Ready',
+              reason: 'SizeDiscovered',
+              message: `${a.spec.sourceUri} is ${displaySize(obs.sizeBytes)}`,
+            }
+          : {
+              component: 'CheckSizeJob',
+              state: 'Progressing',
+              reason: 'CheckingSize',
+              message: `check-size Job ${ns}/${checkSizeJobName(name)} is measuring ${a.spec.sourceUri}`,
+            };
+  const pvc: MaybeHealth =
+    obs.sizeBytes === undefined ? undefined : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p));
   let download: MaybeHealth;
   if (obs.sizeBytes !== undefined) {
     const job = `download Job ${ns}/${downloadJobName(name, obs.attempt)}`;
     if (obs.downloadPhase === 'failed') download = failed('DownloadJob');
-    else if (obs.downloadPhase === 'complete') download = { component: 'DownloadJob', state: 'Ready', reason: 'Verified', message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}` };
-    else download = { component: 'DownloadJob', state: 'Progressing', reason: 'Downloading', message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}` };
+    else if (obs.downloadPhase === 'complete')
+      download = {
+        component: 'DownloadJob',
+        state: 'Ready',
+        reason: 'Verified',
+        message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}`,
+      };
+    else
+      download = {
+        component: 'DownloadJob',
+        state: 'Progressing',
+        reason: 'Downloading',
+        message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}`,
+      };
   }
   return [runtimeConfigHealth(rc), size, pvc, download];
 }
@@ -155,7 +240,12 @@ export function decorateArtifactStatus(status: ArtifactStatus, obs: ArtifactObse
     status.progress = { ...(total ? { totalBytes: total } : {}), displayPercentage: 'N/A' };
     status.lastFailureTime ??= new Date(obs.now).toISOString().replace(/\.\d+Z$/, 'Z');
   } else if (pct !== undefined) {
-    status.progress = { ...(total ? { totalBytes: total } : {}), ...(done !== undefined ? { downloadedBytes: done } : {}), percentage: pct, displayPercentage: `${pct} %` };
+    status.progress = {
+      ...(total ? { totalBytes: total } : {}),
+      ...(done !== undefined ? { downloadedBytes: done } : {}),
+      percentage: pct,
+      displayPercentage: `${pct} %`,
+    };
   }
   if (obs.retry?.retry) delete status.lastFailureTime;
   const sequence = protocolSequence(obs.env);

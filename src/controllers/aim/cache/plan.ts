@@ -5,7 +5,13 @@
 import type { AIMModelSourceSpec, AIMTemplateCacheStatus } from '../../../apis/aim/index.ts';
 import { mergeEnvByName } from '../../../common/env-merge/index.ts';
 import { derivedName } from '../../../common/model-storage/index.ts';
-import { type ComponentHealth, type EngineStatus, type FetchResult, type MaybeHealth, PlanResult } from '../../../engine/index.ts';
+import {
+  type ComponentHealth,
+  type EngineStatus,
+  type FetchResult,
+  type MaybeHealth,
+  PlanResult,
+} from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import { type AIMArtifact, AIMArtifacts, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
@@ -36,12 +42,18 @@ export interface CacheObservation extends CacheFetch {
 }
 
 const isDedicated = (c: AIMTemplateCache) => c.spec.mode === 'Dedicated';
-const ownedBy = (a: KubeObject, c: KubeObject) => (a.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === c.metadata.uid);
+const ownedBy = (a: KubeObject, c: KubeObject) =>
+  (a.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === c.metadata.uid);
 const statusRank = (a: AIMArtifact) => ['Ready', 'Progressing', 'Pending'].indexOf(a.status?.status ?? 'Pending');
 
 export function artifactName(cache: AIMTemplateCache, source: AIMModelSourceSpec): string {
   const env = mergeEnvByName(cache.spec.env, source.env);
-  const inputs = [source.sourceUri, env, cache.spec.storageClassName ?? '', ...(isDedicated(cache) ? ['dedicated', cache.metadata.name ?? ''] : [])];
+  const inputs = [
+    source.sourceUri,
+    env,
+    cache.spec.storageClassName ?? '',
+    ...(isDedicated(cache) ? ['dedicated', cache.metadata.name ?? ''] : []),
+  ];
   return derivedName([source.sourceUri.replace(/\./g, '-')], inputs, { hashLength: 10 });
 }
 
@@ -64,7 +76,12 @@ function artifactObject(cache: AIMTemplateCache, source: AIMModelSourceSpec, nam
     metadata: {
       name,
       namespace: cache.metadata.namespace ?? '',
-      labels: { [CACHE_LABEL]: (cache.metadata.name ?? '').slice(0, 63), 'aim.eai.amd.com/template.name': cache.spec.templateName.slice(0, 63), 'aim.eai.amd.com/template.scope': cache.spec.templateScope, 'aim.eai.amd.com/template-created': 'true' },
+      labels: {
+        [CACHE_LABEL]: (cache.metadata.name ?? '').slice(0, 63),
+        'aim.eai.amd.com/template.name': cache.spec.templateName.slice(0, 63),
+        'aim.eai.amd.com/template.scope': cache.spec.templateScope,
+        'aim.eai.amd.com/template-created': 'true',
+      },
     },
     spec: {
       sourceUri: source.sourceUri,
@@ -73,7 +90,9 @@ function artifactObject(cache: AIMTemplateCache, source: AIMModelSourceSpec, nam
       ...(cache.spec.storageClassName ? { storageClassName: cache.spec.storageClassName } : {}),
       ...(env.length ? { env } : {}),
       ...(cache.spec.downloadImage ? { modelDownloadImage: cache.spec.downloadImage } : {}),
-      ...(cache.spec.imagePullSecrets?.length ? { imagePullSecrets: cache.spec.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...(cache.spec.imagePullSecrets?.length
+        ? { imagePullSecrets: cache.spec.imagePullSecrets.map((s) => ({ name: s.name })) }
+        : {}),
       ...(cache.spec.runtimeConfigName ? { runtimeConfigName: cache.spec.runtimeConfigName } : {}),
     },
   };
@@ -84,11 +103,23 @@ export function composeCache(cache: AIMTemplateCache, fetched: CacheFetch): Cach
   const entries = sources.map((source): CacheEntry => {
     const name = artifactName(cache, source);
     const usable = fetched.artifacts
-      .filter((a) => a.spec.sourceUri === source.sourceUri && (!cache.spec.storageClassName || a.spec.storageClassName === cache.spec.storageClassName))
-      .filter((a) => (isDedicated(cache) ? ownedBy(a, cache) : !(a.metadata.ownerReferences ?? []).some((r) => r.controller)))
-      .sort((x, y) => (statusRank(x) < 0 ? 9 : statusRank(x)) - (statusRank(y) < 0 ? 9 : statusRank(y)) || (x.metadata.name ?? '').localeCompare(y.metadata.name ?? ''));
+      .filter(
+        (a) =>
+          a.spec.sourceUri === source.sourceUri &&
+          (!cache.spec.storageClassName || a.spec.storageClassName === cache.spec.storageClassName),
+      )
+      .filter((a) =>
+        isDedicated(cache) ? ownedBy(a, cache) : !(a.metadata.ownerReferences ?? []).some((r) => r.controller),
+      )
+      .sort(
+        (x, y) =>
+          (statusRank(x) < 0 ? 9 : statusRank(x)) - (statusRank(y) < 0 ? 9 : statusRank(y)) ||
+          (x.metadata.name ?? '').localeCompare(y.metadata.name ?? ''),
+      );
     const existing = usable.find((a) => a.metadata.name === name) ?? usable[0];
-    return existing ? { source, name: existing.metadata.name ?? name, existing } : { source, name, desired: artifactObject(cache, source, name) };
+    return existing
+      ? { source, name: existing.metadata.name ?? name, existing }
+      : { source, name, desired: artifactObject(cache, source, name) };
   });
   return { ...fetched, sources, entries };
 }
@@ -108,30 +139,77 @@ function templateHealth(cache: AIMTemplateCache, obs: CacheObservation): Compone
     const what = `${t.kind} ${t.metadata.name}`;
     const s = t.status?.status;
     if (s === 'Ready') return { state: 'Ready', reason: 'TemplateReady', message: `${what} is Ready` };
-    if (s === 'NotAvailable') return { state: 'NotAvailable', reason: 'TemplateNotAvailable', message: `${what} is NotAvailable (no GPU for it on this cluster)` };
-    if (s === 'Failed' || s === 'Degraded') return { state: 'Degraded', reason: 'TemplateNotReady', message: `${what} is ${s}` };
-    return { state: 'Pending', reason: 'TemplateNotReady', message: `waiting for ${what} (spec.templateName of AIMTemplateCache ${cache.metadata.name}) to be Ready` };
+    if (s === 'NotAvailable')
+      return {
+        state: 'NotAvailable',
+        reason: 'TemplateNotAvailable',
+        message: `${what} is NotAvailable (no GPU for it on this cluster)`,
+      };
+    if (s === 'Failed' || s === 'Degraded')
+      return { state: 'Degraded', reason: 'TemplateNotReady', message: `${what} is ${s}` };
+    return {
+      state: 'Pending',
+      reason: 'TemplateNotReady',
+      message: `waiting for ${what} (spec.templateName of AIMTemplateCache ${cache.metadata.name}) to be Ready`,
+    };
   });
 }
 
 function artifactsHealth(obs: CacheObservation): MaybeHealth {
   if (!obs.template.ok() && obs.sources.length === 0) return undefined;
   const c = 'Artifacts';
-  if (obs.sources.length === 0) return { component: c, state: 'Progressing', reason: 'NoCaches', message: 'the template reports no model sources yet' };
+  if (obs.sources.length === 0)
+    return {
+      component: c,
+      state: 'Progressing',
+      reason: 'NoCaches',
+      message: 'the template reports no model sources yet',
+    };
   const creating = obs.entries.filter((e) => e.desired || !e.existing?.status?.status);
-  if (creating.length > 0) return { component: c, state: 'Progressing', reason: 'CreatingCaches', message: `creating artifacts ${creating.map((e) => e.name).join(', ')}` };
+  if (creating.length > 0)
+    return {
+      component: c,
+      state: 'Progressing',
+      reason: 'CreatingCaches',
+      message: `creating artifacts ${creating.map((e) => e.name).join(', ')}`,
+    };
   const states = obs.entries.map((e) => `${e.name}: ${e.existing?.status?.status}`).join(', ');
-  if (obs.entries.every((e) => e.existing?.status?.status === 'Ready')) return { component: c, state: 'Ready', reason: 'AllCachesReady', message: `all ${obs.entries.length} artifacts are Ready` };
-  if (obs.entries.some((e) => e.existing?.status?.status === 'Failed')) return { component: c, state: 'Failed', reason: 'CachesFailed', message: `an artifact failed (${states}); it is retried` };
+  if (obs.entries.every((e) => e.existing?.status?.status === 'Ready'))
+    return {
+      component: c,
+      state: 'Ready',
+      reason: 'AllCachesReady',
+      message: `all ${obs.entries.length} artifacts are Ready`,
+    };
+  if (obs.entries.some((e) => e.existing?.status?.status === 'Failed'))
+    return {
+      component: c,
+      state: 'Failed',
+      reason: 'CachesFailed',
+      message: `an artifact failed (${states}); it is retried`,
+    };
   return { component: c, state: 'Progressing', reason: 'CachesNotReady', message: `artifacts downloading (${states})` };
 }
 
-export function cacheHealth(cache: AIMTemplateCache, obs: CacheObservation, rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
-  return [runtimeConfigHealth(rc), cache.spec.modelSources?.length ? undefined : templateHealth(cache, obs), artifactsHealth(obs)];
+export function cacheHealth(
+  cache: AIMTemplateCache,
+  obs: CacheObservation,
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): MaybeHealth[] {
+  return [
+    runtimeConfigHealth(rc),
+    cache.spec.modelSources?.length ? undefined : templateHealth(cache, obs),
+    artifactsHealth(obs),
+  ];
 }
 
-export function decorateCacheStatus(status: EngineStatus & AIMTemplateCacheStatus, obs: CacheObservation, cache: AIMTemplateCache): void {
-  status.resolvedTemplateKind = cache.spec.templateScope === 'Cluster' ? 'AIMClusterServiceTemplate' : 'AIMServiceTemplate';
+export function decorateCacheStatus(
+  status: EngineStatus & AIMTemplateCacheStatus,
+  obs: CacheObservation,
+  cache: AIMTemplateCache,
+): void {
+  status.resolvedTemplateKind =
+    cache.spec.templateScope === 'Cluster' ? 'AIMClusterServiceTemplate' : 'AIMServiceTemplate';
   const artifacts: NonNullable<AIMTemplateCacheStatus['artifacts']> = {};
   for (const e of obs.entries) {
     if (!e.existing) continue;
@@ -140,7 +218,9 @@ export function decorateCacheStatus(status: EngineStatus & AIMTemplateCacheStatu
       name: e.name,
       model: e.source.modelId ?? e.source.sourceUri,
       status: e.existing.status?.status ?? 'Pending',
-      ...(e.existing.status?.persistentVolumeClaim ? { persistentVolumeClaim: e.existing.status.persistentVolumeClaim } : {}),
+      ...(e.existing.status?.persistentVolumeClaim
+        ? { persistentVolumeClaim: e.existing.status.persistentVolumeClaim }
+        : {}),
       mountPoint: mountPoint(e.source),
     };
   }

@@ -23,8 +23,20 @@ export function discoveryBackoffMs(failedAttempts: number, base = DISCOVERY_BACK
 }
 
 /** the spec fields discovery depends on: a change of any starts discovery (and its backoff) over */
-export function discoverySpecHash(image: string, spec: { metric?: string | undefined; precision?: string | undefined; hardware?: unknown; profileId?: string | undefined; env?: readonly EnvVar[] | undefined }): string {
-  return hashOf([image, spec.metric ?? '', spec.precision ?? '', spec.hardware ?? null, spec.profileId ?? '', spec.env ?? []], 16);
+export function discoverySpecHash(
+  image: string,
+  spec: {
+    metric?: string | undefined;
+    precision?: string | undefined;
+    hardware?: unknown;
+    profileId?: string | undefined;
+    env?: readonly EnvVar[] | undefined;
+  },
+): string {
+  return hashOf(
+    [image, spec.metric ?? '', spec.precision ?? '', spec.hardware ?? null, spec.profileId ?? '', spec.env ?? []],
+    16,
+  );
 }
 
 export function discoveryJobName(templateName: string, specHash: string, attempt: number): string {
@@ -36,7 +48,14 @@ export interface DiscoveryJobInput {
   namespace: string;
   templateName: string;
   image: string;
-  template: { metric?: string | undefined; precision?: string | undefined; profileId?: string | undefined; env?: readonly EnvVar[] | undefined; gpuModel?: string | undefined; gpuCount?: number | undefined };
+  template: {
+    metric?: string | undefined;
+    precision?: string | undefined;
+    profileId?: string | undefined;
+    env?: readonly EnvVar[] | undefined;
+    gpuModel?: string | undefined;
+    gpuCount?: number | undefined;
+  };
   imagePullSecrets?: ReadonlyArray<{ name: string }> | undefined;
   serviceAccountName?: string | undefined;
 }
@@ -52,7 +71,12 @@ export function buildDiscoveryJob(input: DiscoveryJobInput): KubeObject {
     ...(t.gpuCount !== undefined ? [{ name: 'AIM_GPU_COUNT', value: String(t.gpuCount) }] : []),
     ...(t.profileId ? [{ name: 'AIM_PROFILE_ID', value: t.profileId }] : []),
   ];
-  const labels = { [DISCOVERY_APP_LABEL]: DISCOVERY_APP, 'app.kubernetes.io/component': 'discovery', 'app.kubernetes.io/managed-by': 'modelplane', [TEMPLATE_LABEL]: input.templateName.slice(0, 63).replace(/[^a-z0-9A-Z]+$/, '') };
+  const labels = {
+    [DISCOVERY_APP_LABEL]: DISCOVERY_APP,
+    'app.kubernetes.io/component': 'discovery',
+    'app.kubernetes.io/managed-by': 'modelplane',
+    [TEMPLATE_LABEL]: input.templateName.slice(0, 63).replace(/[^a-z0-9A-Z]+$/, ''),
+  };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -65,7 +89,9 @@ export function buildDiscoveryJob(input: DiscoveryJobInput): KubeObject {
         spec: {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
-          ...(input.imagePullSecrets?.length ? { imagePullSecrets: input.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+          ...(input.imagePullSecrets?.length
+            ? { imagePullSecrets: input.imagePullSecrets.map((s) => ({ name: s.name })) }
+            : {}),
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [
             {
@@ -89,7 +115,11 @@ export interface DiscoveryResult {
 }
 
 interface RawProfile {
-  profile?: { engine_args?: Record<string, unknown>; env_vars?: Record<string, string>; metadata?: Record<string, unknown> };
+  profile?: {
+    engine_args?: Record<string, unknown>;
+    env_vars?: Record<string, string>;
+    metadata?: Record<string, unknown>;
+  };
   models?: Array<{ name?: string; source?: string; size_gb?: number }>;
 }
 
@@ -127,7 +157,12 @@ function toResult(raw: RawProfile, line: string): DiscoveryResult {
       ...(typeof x.size_gb === 'number' && x.size_gb > 0 ? { size: String(Math.ceil(x.size_gb * 1e9)) } : {}),
     }));
   return {
-    profile: { ...(raw.profile?.engine_args ? { engine_args: raw.profile.engine_args } : {}), ...(raw.profile?.env_vars ? { env_vars: raw.profile.env_vars } : {}), metadata, originalDiscoveryOutput: line.slice(0, 8192) },
+    profile: {
+      ...(raw.profile?.engine_args ? { engine_args: raw.profile.engine_args } : {}),
+      ...(raw.profile?.env_vars ? { env_vars: raw.profile.env_vars } : {}),
+      metadata,
+      originalDiscoveryOutput: line.slice(0, 8192),
+    },
     modelSources,
   };
 }

@@ -49,7 +49,8 @@ export function nodeGpus(labels: Readonly<Record<string, string>> | undefined): 
   const ids = new Set<string>();
   for (const [k, v] of Object.entries(labels)) {
     if (k === GPU_DEVICE_ID_LABEL || k === `beta.${GPU_DEVICE_ID_LABEL}`) ids.add(v);
-    else if (k.startsWith(`${GPU_DEVICE_ID_LABEL}.`) || k.startsWith(`beta.${GPU_DEVICE_ID_LABEL}.`)) ids.add(k.slice(k.lastIndexOf('.') + 1));
+    else if (k.startsWith(`${GPU_DEVICE_ID_LABEL}.`) || k.startsWith(`beta.${GPU_DEVICE_ID_LABEL}.`))
+      ids.add(k.slice(k.lastIndexOf('.') + 1));
   }
   const models = [...ids].filter(Boolean).map(modelForDeviceId);
   if (models.length === 0 && labels[GPU_FAMILY_LABEL]) models.push(normalizeGpuModel(labels[GPU_FAMILY_LABEL]));
@@ -59,33 +60,57 @@ export function nodeGpus(labels: Readonly<Record<string, string>> | undefined): 
 }
 
 /** every GPU model in the cluster with the largest VRAM any node offers for it */
-export function clusterGpus(nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>): Map<string, number> {
+export function clusterGpus(
+  nodes: ReadonlyArray<{ metadata: { labels?: Record<string, string> } }>,
+): Map<string, number> {
   const out = new Map<string, number>();
-  for (const n of nodes) for (const [m, vram] of nodeGpus(n.metadata.labels)) out.set(m, Math.max(out.get(m) ?? 0, vram));
+  for (const n of nodes)
+    for (const [m, vram] of nodeGpus(n.metadata.labels)) out.set(m, Math.max(out.get(m) ?? 0, vram));
   return out;
 }
 
-export type GpuVerdict = { state: 'Ready'; reason: 'GPUAvailable' | 'NoGPURequired'; message: string } | { state: 'NotAvailable'; reason: 'GPUNotAvailable' | 'VRAMNotAvailable'; message: string };
+export type GpuVerdict =
+  | { state: 'Ready'; reason: 'GPUAvailable' | 'NoGPURequired'; message: string }
+  | { state: 'NotAvailable'; reason: 'GPUNotAvailable' | 'VRAMNotAvailable'; message: string };
 
 /** can the cluster run `hardware`? by GPU model, or by minimum VRAM on any GPU */
 export function gpuAvailability(hardware: AIMHardware | undefined, gpus: ReadonlyMap<string, number>): GpuVerdict {
   const gpu = hardware?.gpu;
   const present = [...gpus.keys()].sort().join(', ') || 'none';
-  if (!gpu || (gpu.requests === 0 && !gpu.model && gpu.minVram === undefined)) return { state: 'Ready', reason: 'NoGPURequired', message: 'no GPU required' };
+  if (!gpu || (gpu.requests === 0 && !gpu.model && gpu.minVram === undefined))
+    return { state: 'Ready', reason: 'NoGPURequired', message: 'no GPU required' };
   if (gpu.model) {
     const want = normalizeGpuModel(gpu.model);
     return gpus.has(want)
       ? { state: 'Ready', reason: 'GPUAvailable', message: `GPU ${want} is available on the cluster's nodes` }
-      : { state: 'NotAvailable', reason: 'GPUNotAvailable', message: `no node has GPU ${want} (nodes offer: ${present}); label a node ${GPU_DEVICE_ID_LABEL}=<id> or pick another template` };
+      : {
+          state: 'NotAvailable',
+          reason: 'GPUNotAvailable',
+          message: `no node has GPU ${want} (nodes offer: ${present}); label a node ${GPU_DEVICE_ID_LABEL}=<id> or pick another template`,
+        };
   }
   if (gpu.minVram !== undefined) {
     const need = quantityBytes(gpu.minVram) ?? 0;
     const fits = [...gpus.entries()].filter(([, vram]) => vram >= need).map(([m]) => m);
     return fits.length > 0
-      ? { state: 'Ready', reason: 'GPUAvailable', message: `GPUs with at least ${gpu.minVram} VRAM: ${fits.sort().join(', ')}` }
-      : { state: 'NotAvailable', reason: 'VRAMNotAvailable', message: `no GPU in the cluster has ${gpu.minVram} of VRAM (nodes offer: ${present})` };
+      ? {
+          state: 'Ready',
+          reason: 'GPUAvailable',
+          message: `GPUs with at least ${gpu.minVram} VRAM: ${fits.sort().join(', ')}`,
+        }
+      : {
+          state: 'NotAvailable',
+          reason: 'VRAMNotAvailable',
+          message: `no GPU in the cluster has ${gpu.minVram} of VRAM (nodes offer: ${present})`,
+        };
   }
-  return gpus.size > 0 ? { state: 'Ready', reason: 'GPUAvailable', message: `GPUs available: ${present}` } : { state: 'NotAvailable', reason: 'GPUNotAvailable', message: 'the template needs a GPU and no node has an AMD GPU label' };
+  return gpus.size > 0
+    ? { state: 'Ready', reason: 'GPUAvailable', message: `GPUs available: ${present}` }
+    : {
+        state: 'NotAvailable',
+        reason: 'GPUNotAvailable',
+        message: 'the template needs a GPU and no node has an AMD GPU label',
+      };
 }
 
 /** "2 x MI300X", "1 x GPU (≥ 64Gi)", "CPU" */

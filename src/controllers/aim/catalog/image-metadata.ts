@@ -19,7 +19,9 @@ const list = (v: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function recommended(raw: string | undefined): { ok: true; value?: AIMRecommendedDeployment[] } | { ok: false; message: string } {
+function recommended(
+  raw: string | undefined,
+): { ok: true; value?: AIMRecommendedDeployment[] } | { ok: false; message: string } {
   if (raw === undefined || raw.trim() === '') return { ok: true };
   try {
     const parsed = JSON.parse(raw) as unknown;
@@ -28,7 +30,8 @@ function recommended(raw: string | undefined): { ok: true; value?: AIMRecommende
       const out: AIMRecommendedDeployment = {};
       if (typeof d.gpuModel === 'string') out.gpuModel = d.gpuModel;
       if (d.gpuCount !== undefined && Number.isInteger(Number(d.gpuCount))) out.gpuCount = Number(d.gpuCount);
-      for (const k of ['precision', 'metric', 'profileId', 'description'] as const) if (typeof d[k] === 'string') out[k] = d[k] as string;
+      for (const k of ['precision', 'metric', 'profileId', 'description'] as const)
+        if (typeof d[k] === 'string') out[k] = d[k] as string;
       return out;
     });
     return { ok: true, value };

@@ -20,7 +20,14 @@ export interface TemplateCandidate {
 
 export interface SelectionInput {
   allowUnoptimized?: boolean | undefined;
-  overrides?: { metric?: string | undefined; precision?: string | undefined; gpuModel?: string | undefined; gpuCount?: number | undefined } | undefined;
+  overrides?:
+    | {
+        metric?: string | undefined;
+        precision?: string | undefined;
+        gpuModel?: string | undefined;
+        gpuCount?: number | undefined;
+      }
+    | undefined;
   /** GPU models present on the cluster's nodes */
   clusterGpus: ReadonlySet<string>;
 }
@@ -42,7 +49,12 @@ function rank(order: readonly string[], value: string | undefined): number {
 }
 
 function preferenceKey(c: TemplateCandidate): number[] {
-  return [rank(TYPE_ORDER, c.type ?? 'unoptimized'), rank(GPU_ORDER, c.gpuModel ? normalizeGpuModel(c.gpuModel) : undefined), rank(METRIC_ORDER, c.metric), rank(PRECISION_ORDER, c.precision)];
+  return [
+    rank(TYPE_ORDER, c.type ?? 'unoptimized'),
+    rank(GPU_ORDER, c.gpuModel ? normalizeGpuModel(c.gpuModel) : undefined),
+    rank(METRIC_ORDER, c.metric),
+    rank(PRECISION_ORDER, c.precision),
+  ];
 }
 
 function compareKeys(a: number[], b: number[]): number {
@@ -67,20 +79,43 @@ const names = (cs: readonly TemplateCandidate[]) =>
     .join(', ');
 
 /** one filter step: keep what passes; when nothing does, say why with the ones it dropped */
-function step(cs: TemplateCandidate[], keep: (c: TemplateCandidate) => boolean, why: string): { kept: TemplateCandidate[]; none?: SelectionResult } {
+function step(
+  cs: TemplateCandidate[],
+  keep: (c: TemplateCandidate) => boolean,
+  why: string,
+): { kept: TemplateCandidate[]; none?: SelectionResult } {
   const kept = cs.filter(keep);
   if (kept.length > 0) return { kept };
-  return { kept, none: { kind: 'none', reason: 'NoMatchingTemplate', message: `no template ${why} (rejected: ${names(cs)})` } };
+  return {
+    kept,
+    none: { kind: 'none', reason: 'NoMatchingTemplate', message: `no template ${why} (rejected: ${names(cs)})` },
+  };
 }
 
 export function selectTemplate(candidates: readonly TemplateCandidate[], input: SelectionInput): SelectionResult {
-  if (candidates.length === 0) return { kind: 'none', reason: 'TemplateNotFound', message: 'no AIMServiceTemplate or AIMClusterServiceTemplate exists for the model' };
+  if (candidates.length === 0)
+    return {
+      kind: 'none',
+      reason: 'TemplateNotFound',
+      message: 'no AIMServiceTemplate or AIMClusterServiceTemplate exists for the model',
+    };
   const ready = candidates.filter((c) => c.status === 'Ready');
-  if (ready.length === 0) return { kind: 'none', reason: 'TemplateNotReady', message: `templates exist but none is Ready yet (${candidates.map((c) => `${c.name}: ${c.status ?? 'Pending'}`).join(', ')})` };
+  if (ready.length === 0)
+    return {
+      kind: 'none',
+      reason: 'TemplateNotReady',
+      message: `templates exist but none is Ready yet (${candidates.map((c) => `${c.name}: ${c.status ?? 'Pending'}`).join(', ')})`,
+    };
   const steps: Array<[(c: TemplateCandidate) => boolean, string]> = [
-    [(c) => input.allowUnoptimized === true || (c.type ?? 'unoptimized') === 'optimized', 'is optimized (set spec.template.allowUnoptimized: true to allow the others)'],
+    [
+      (c) => input.allowUnoptimized === true || (c.type ?? 'unoptimized') === 'optimized',
+      'is optimized (set spec.template.allowUnoptimized: true to allow the others)',
+    ],
     [(c) => !input.overrides || matchesOverrides(c, input.overrides), 'matches spec.overrides'],
-    [(c) => !c.gpuModel || input.clusterGpus.has(normalizeGpuModel(c.gpuModel)), `needs a GPU the cluster has (${[...input.clusterGpus].sort().join(', ') || 'none'})`],
+    [
+      (c) => !c.gpuModel || input.clusterGpus.has(normalizeGpuModel(c.gpuModel)),
+      `needs a GPU the cluster has (${[...input.clusterGpus].sort().join(', ') || 'none'})`,
+    ],
   ];
   let cs = ready;
   for (const [keep, why] of steps) {

@@ -4,16 +4,40 @@
 // of every template of the model up into its own (docs/aim.md, "Models").
 import type { AIMImageMetadata } from '../../../apis/aim/index.ts';
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
-import { type DomainReconciler, type EngineStatus, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type KindRef, type KubeObject, type Manager, objectKeyString } from '../../../kube/index.ts';
+import {
+  type DomainReconciler,
+  type EngineStatus,
+  Pipeline,
+  PlanResult,
+  pipelineReconciler,
+} from '../../../engine/index.ts';
+import {
+  type Controller,
+  ignoreOwnStatusWrites,
+  type KindRef,
+  type KubeObject,
+  type Manager,
+  objectKeyString,
+} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import type { ImageRegistry } from '../catalog/registry.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
-import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, AIMServiceTemplates, type AnyModel, type AnyTemplate } from '../shared/kinds.ts';
+import {
+  AIMClusterModels,
+  AIMClusterServiceTemplates,
+  AIMModels,
+  AIMServiceTemplates,
+  type AnyModel,
+  type AnyTemplate,
+} from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type AimRuntimeConfig, aimRuntimeConfigSource, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
+import {
+  type AimRuntimeConfig,
+  aimRuntimeConfigSource,
+  setResolvedRuntimeConfig,
+} from '../shared/runtime-config-source.ts';
 import { modelHealth } from './health.ts';
 import { fetchImageMetadata, type MetadataObservation, metadataHealth } from './metadata.ts';
 import { plannedTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex, templatesHealth } from './templates.ts';
@@ -45,13 +69,21 @@ function knownMetadata(obs: ModelObservation): AIMImageMetadata | undefined {
   return obs.metadata.result?.ok() ? obs.metadata.result.value : undefined;
 }
 
-export function modelReconciler(registry: ImageRegistry | undefined, operatorNamespace: string): DomainReconciler<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
+export function modelReconciler(
+  registry: ImageRegistry | undefined,
+  operatorNamespace: string,
+): DomainReconciler<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
   return {
     async fetchRemoteState({ object, reader }) {
       const kind: KindRef<AnyTemplate> = object.metadata.namespace ? AIMServiceTemplates : AIMClusterServiceTemplates;
       const [metadata, templates] = await Promise.all([
         fetchImageMetadata(object, registry, operatorNamespace),
-        listIndexed(reader, kind, { name: TEMPLATE_MODEL_INDEX, fn: templateModelIndex, value: object.metadata.name ?? '' }, object.metadata.namespace),
+        listIndexed(
+          reader,
+          kind,
+          { name: TEMPLATE_MODEL_INDEX, fn: templateModelIndex, value: object.metadata.name ?? '' },
+          object.metadata.namespace,
+        ),
       ]);
       return { metadata, templates };
     },
@@ -65,13 +97,19 @@ export function modelReconciler(registry: ImageRegistry | undefined, operatorNam
     getComponentHealth: (obs, { object, runtimeConfig }) => [
       ...modelHealth(object, runtimeConfig),
       metadataHealth(obs.metadata),
-      templatesHealth(object, obs.templates, knownMetadata(obs), obs.metadata.source === 'Disabled' || obs.metadata.result?.ok() === true),
+      templatesHealth(
+        object,
+        obs.templates,
+        knownMetadata(obs),
+        obs.metadata.source === 'Disabled' || obs.metadata.result?.ok() === true,
+      ),
     ],
     decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
       setResolvedRuntimeConfig(status, runtimeConfig);
       const metadata = knownMetadata(obs);
       if (metadata && obs.metadata.source !== 'Spec') status.imageMetadata = metadata;
-      else if (obs.metadata.source === 'Spec' && object.spec.imageMetadata) status.imageMetadata = object.spec.imageMetadata;
+      else if (obs.metadata.source === 'Spec' && object.spec.imageMetadata)
+        status.imageMetadata = object.spec.imageMetadata;
       status.sourceType = object.spec.modelSources?.length ? 'Custom' : 'Image';
     },
   };
@@ -83,7 +121,10 @@ export interface ModelControllerOptions {
   registry?: ImageRegistry;
 }
 
-export function modelPipeline(opts: ModelControllerOptions, name = 'aim-model'): Pipeline<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
+export function modelPipeline(
+  opts: ModelControllerOptions,
+  name = 'aim-model',
+): Pipeline<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
   return new Pipeline({
     name,
     reconciler: modelReconciler(opts.registry, opts.operatorNamespace),
@@ -105,7 +146,9 @@ export async function registerAimModelControllers(mgr: Manager, opts: ModelContr
   for (const v of VARIANTS) {
     await mgr.cache.indexField(v.templates, TEMPLATE_MODEL_INDEX, templateModelIndex);
     // every template of the model counts, owned or written by a user
-    const modelOf = (t: KubeObject) => [objectKeyString(t.metadata.namespace, (t as AnyTemplate).spec?.modelName ?? '')];
+    const modelOf = (t: KubeObject) => [
+      objectKeyString(t.metadata.namespace, (t as AnyTemplate).spec?.modelName ?? ''),
+    ];
     const builder = mgr
       .controller(v.controllerName)
       .for(v.kind, { predicates: [ignoreOwnStatusWrites(MODEL_FIELD_MANAGER)] })

@@ -25,6 +25,9 @@ export function modelImageHealth(image: unknown): MaybeHealth {
   return { component: 'Image', errors: [invalidSpecError(INVALID_IMAGE_REFERENCE, message)] };
 }
 
-export function modelHealth(model: { spec?: { image?: unknown } }, rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
+export function modelHealth(
+  model: { spec?: { image?: unknown } },
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): MaybeHealth[] {
   return [modelRuntimeConfigHealth(rc), modelImageHealth(model.spec?.image)];
 }

@@ -9,9 +9,21 @@ import {
   PlanResult,
   pipelineReconciler,
 } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type KindRef, type KubeObject, type Manager, objectKeyString } from '../../../kube/index.ts';
+import {
+  type Controller,
+  ignoreOwnStatusWrites,
+  type KindRef,
+  type KubeObject,
+  type Manager,
+  objectKeyString,
+} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
-import { AIMClusterRuntimeConfigs, type AIMClusterRuntimeConfig, type AIMRuntimeConfig, AIMRuntimeConfigs } from '../shared/kinds.ts';
+import {
+  AIMClusterRuntimeConfigs,
+  type AIMClusterRuntimeConfig,
+  type AIMRuntimeConfig,
+  AIMRuntimeConfigs,
+} from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type GatewayCheck, gatewayCheckFor, gatewayKey, Gateways, type RuntimeConfigScope } from './gateway.ts';
 import { type RuntimeConfigObservation, type RuntimeConfigStatus, setRuntimeConfigStatus } from './status.ts';
@@ -45,7 +57,9 @@ const VARIANTS: readonly Variant[] = [
   { kind: AIMClusterRuntimeConfigs, scope: 'Cluster', controllerName: 'aim-cluster-runtime-config' },
 ];
 
-function reconcilerFor(scope: RuntimeConfigScope): DomainReconciler<AnyRuntimeConfig, Fetched, Fetched, unknown, RuntimeConfigStatus> {
+function reconcilerFor(
+  scope: RuntimeConfigScope,
+): DomainReconciler<AnyRuntimeConfig, Fetched, Fetched, unknown, RuntimeConfigStatus> {
   return {
     async fetchRemoteState({ object, reader }) {
       const gateway = gatewayCheckFor(object.spec, scope, object.metadata.namespace);
@@ -55,16 +69,26 @@ function reconcilerFor(scope: RuntimeConfigScope): DomainReconciler<AnyRuntimeCo
     // nothing is created from a config; its consumers read it
     planResources: () => new PlanResult(),
     // only a failed Gateway read counts here: it drives the engine's retry and DependenciesReachable
-    getComponentHealth: (obs) => [obs.lookup && !obs.lookup.ok() && !obs.lookup.isNotFound() && { component: 'Gateway', errors: [obs.lookup.error] }],
+    getComponentHealth: (obs) => [
+      obs.lookup &&
+        !obs.lookup.ok() &&
+        !obs.lookup.isNotFound() && { component: 'Gateway', errors: [obs.lookup.error] },
+    ],
     setStatus(status, cm, obs, { object }) {
-      const observation: RuntimeConfigObservation = { report: validateRuntimeConfigSpec(object.spec), gateway: obs.gateway };
-      if (obs.lookup) observation.lookup = obs.lookup.ok() ? 'found' : obs.lookup.isNotFound() ? 'missing' : 'unreadable';
+      const observation: RuntimeConfigObservation = {
+        report: validateRuntimeConfigSpec(object.spec),
+        gateway: obs.gateway,
+      };
+      if (obs.lookup)
+        observation.lookup = obs.lookup.ok() ? 'found' : obs.lookup.isNotFound() ? 'missing' : 'unreadable';
       setRuntimeConfigStatus(status, cm, observation, object.metadata.generation);
     },
   };
 }
 
-export function runtimeConfigPipeline(scope: RuntimeConfigScope): Pipeline<AnyRuntimeConfig, Fetched, Fetched, unknown, RuntimeConfigStatus> {
+export function runtimeConfigPipeline(
+  scope: RuntimeConfigScope,
+): Pipeline<AnyRuntimeConfig, Fetched, Fetched, unknown, RuntimeConfigStatus> {
   return new Pipeline({
     name: scope === 'Namespace' ? 'aim-runtime-config' : 'aim-cluster-runtime-config',
     reconciler: reconcilerFor(scope),
@@ -83,13 +107,18 @@ function gatewayIndexValue(scope: RuntimeConfigScope) {
 }
 
 /** Registers both runtime-config controllers (namespaced and cluster). `operatorNamespace` is not needed to validate. */
-export async function registerAimRuntimeConfigControllers(mgr: Manager, _opts: { operatorNamespace: string }): Promise<Controller[]> {
+export async function registerAimRuntimeConfigControllers(
+  mgr: Manager,
+  _opts: { operatorNamespace: string },
+): Promise<Controller[]> {
   const controllers: Controller[] = [];
   for (const v of VARIANTS) {
     await mgr.cache.indexField(v.kind, GATEWAY_INDEX, gatewayIndexValue(v.scope));
     const configs = await mgr.cache.informer(v.kind);
     const byGateway = (gw: KubeObject) =>
-      configs.store.byIndex(GATEWAY_INDEX, gatewayKey(gw.metadata.namespace ?? '', gw.metadata.name ?? '')).map((c) => objectKeyString(c.metadata.namespace, c.metadata.name ?? ''));
+      configs.store
+        .byIndex(GATEWAY_INDEX, gatewayKey(gw.metadata.namespace ?? '', gw.metadata.name ?? ''))
+        .map((c) => objectKeyString(c.metadata.namespace, c.metadata.name ?? ''));
     controllers.push(
       mgr
         .controller(v.controllerName)

@@ -25,7 +25,11 @@ export type GatewayCheck =
  * without a namespace serves every namespace, each with its own route namespace, so no single Gateway can be
  * checked.
  */
-export function gatewayCheckFor(spec: RuntimeConfigSpec | undefined, scope: RuntimeConfigScope, configNamespace: string | undefined): GatewayCheck {
+export function gatewayCheckFor(
+  spec: RuntimeConfigSpec | undefined,
+  scope: RuntimeConfigScope,
+  configNamespace: string | undefined,
+): GatewayCheck {
   const routing = spec?.routing;
   const ref: GatewayParentRef | undefined = routing?.gatewayRef;
   if (!ref || routing?.enabled === false || typeof ref.name !== 'string' || ref.name === '') return { kind: 'none' };

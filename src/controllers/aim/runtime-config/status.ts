@@ -26,16 +26,23 @@ export interface RuntimeConfigObservation {
   lookup?: GatewayLookup;
 }
 
-export function setRuntimeConfigStatus(status: RuntimeConfigStatus, cm: ConditionManager, obs: RuntimeConfigObservation, generation: number | undefined): void {
+export function setRuntimeConfigStatus(
+  status: RuntimeConfigStatus,
+  cm: ConditionManager,
+  obs: RuntimeConfigObservation,
+  generation: number | undefined,
+): void {
   if (generation !== undefined) status.observedGeneration = generation;
 
   const { errors, warnings } = obs.report;
-  if (errors.length > 0) cm.markFalse(CONDITION.ConfigValid, reasonOf(errors, 'InvalidSpec'), joined(errors), asWarning());
+  if (errors.length > 0)
+    cm.markFalse(CONDITION.ConfigValid, reasonOf(errors, 'InvalidSpec'), joined(errors), asWarning());
   else cm.markTrue(CONDITION.ConfigValid, 'ConfigurationValid', 'Configuration is valid', asInfo());
 
   setGatewayCondition(cm, obs);
 
-  if (warnings.length > 0) cm.markTrue(CONDITION.DeprecatedFields, reasonOf(warnings, 'DeprecatedField'), joined(warnings), asWarning());
+  if (warnings.length > 0)
+    cm.markTrue(CONDITION.DeprecatedFields, reasonOf(warnings, 'DeprecatedField'), joined(warnings), asWarning());
   else cm.delete(CONDITION.DeprecatedFields);
 
   // the causes were evented by their own conditions; Ready going False adds no second warning

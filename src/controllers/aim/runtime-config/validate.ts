@@ -42,7 +42,9 @@ export interface NamespaceAuthFields {
   serviceAccountName?: string;
 }
 
-export function validateRuntimeConfigSpec(spec: (RuntimeConfigSpec & NamespaceAuthFields) | undefined): RuntimeConfigReport {
+export function validateRuntimeConfigSpec(
+  spec: (RuntimeConfigSpec & NamespaceAuthFields) | undefined,
+): RuntimeConfigReport {
   const errors: SpecProblem[] = [];
   const s = spec ?? {};
   const routing = s.routing;
@@ -62,7 +64,8 @@ export function validateRuntimeConfigSpec(spec: (RuntimeConfigSpec & NamespaceAu
   if (routing?.gatewayRef) errors.push(...gatewayRefProblems(routing.gatewayRef));
   for (const [key, value] of Object.entries(routing?.annotations ?? {})) {
     const message = qualifiedNameProblem(key) ?? (typeof value === 'string' ? undefined : 'value must be a string');
-    if (message) errors.push(problem(`spec.routing.annotations[${JSON.stringify(key)}]`, REASON.InvalidAnnotation, message));
+    if (message)
+      errors.push(problem(`spec.routing.annotations[${JSON.stringify(key)}]`, REASON.InvalidAnnotation, message));
   }
   for (const e of validateLabelPatterns(s.labelPropagation?.match, 'spec.labelPropagation.match')) {
     errors.push(problem(e.field, REASON.InvalidLabelPattern, `pattern ${JSON.stringify(e.pattern)}: ${e.message}`));
@@ -70,10 +73,23 @@ export function validateRuntimeConfigSpec(spec: (RuntimeConfigSpec & NamespaceAu
   for (const e of validateEnvVars(s.env, 'spec.env')) errors.push(problem(e.field, REASON.InvalidEnvVar, e.message));
   // pods referring to these by an impossible name would be refused, so say it here
   (s.imagePullSecrets ?? []).forEach((ref, i) => {
-    if (!isObjectName(ref?.name)) errors.push(problem(`spec.imagePullSecrets[${i}].name`, REASON.InvalidObjectName, `${JSON.stringify(ref?.name ?? '')} is not a valid Secret name`));
+    if (!isObjectName(ref?.name))
+      errors.push(
+        problem(
+          `spec.imagePullSecrets[${i}].name`,
+          REASON.InvalidObjectName,
+          `${JSON.stringify(ref?.name ?? '')} is not a valid Secret name`,
+        ),
+      );
   });
   if (s.serviceAccountName !== undefined && s.serviceAccountName !== '' && !isObjectName(s.serviceAccountName)) {
-    errors.push(problem('spec.serviceAccountName', REASON.InvalidObjectName, `${JSON.stringify(s.serviceAccountName)} is not a valid ServiceAccount name`));
+    errors.push(
+      problem(
+        'spec.serviceAccountName',
+        REASON.InvalidObjectName,
+        `${JSON.stringify(s.serviceAccountName)} is not a valid ServiceAccount name`,
+      ),
+    );
   }
   return { errors, warnings: deprecationWarnings(s) };
 }
@@ -83,7 +99,10 @@ export function validateRuntimeConfigSpec(spec: (RuntimeConfigSpec & NamespaceAu
  * shorter, and encoding never shortens), normalised as src/common/path-template does.
  */
 function literalPathLength(template: string): number {
-  const segments = template.replace(/\{[^{}]*\}/g, '').split('/').filter((s) => s !== '');
+  const segments = template
+    .replace(/\{[^{}]*\}/g, '')
+    .split('/')
+    .filter((s) => s !== '');
   return `/${segments.map((s) => encodeSegment(s.normalize('NFC').toLowerCase())).join('/')}`.length;
 }
 
@@ -113,16 +132,40 @@ const SECTION_NAME = DNS1123_SUBDOMAIN;
 const GROUP = /^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const KIND = /^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/;
 
-function gatewayRefProblems(ref: { name?: unknown; namespace?: unknown; group?: unknown; kind?: unknown; sectionName?: unknown }): SpecProblem[] {
+function gatewayRefProblems(ref: {
+  name?: unknown;
+  namespace?: unknown;
+  group?: unknown;
+  kind?: unknown;
+  sectionName?: unknown;
+}): SpecProblem[] {
   const out: SpecProblem[] = [];
   const check = (field: string, value: unknown, re: RegExp, max: number, what: string) => {
     if (value === undefined) return;
     if (typeof value !== 'string' || value.length > max || !re.test(value)) {
-      out.push(problem(`spec.routing.gatewayRef.${field}`, REASON.InvalidGatewayRef, `${JSON.stringify(value)} is not ${what}`));
+      out.push(
+        problem(
+          `spec.routing.gatewayRef.${field}`,
+          REASON.InvalidGatewayRef,
+          `${JSON.stringify(value)} is not ${what}`,
+        ),
+      );
     }
   };
-  check('name', ref.name, DNS1123_SUBDOMAIN, 253, 'a valid object name (lowercase letters, digits, "-" and ".", at most 253 characters)');
-  check('namespace', ref.namespace, DNS1123_LABEL, 63, 'a valid namespace name (lowercase letters, digits and "-", at most 63 characters)');
+  check(
+    'name',
+    ref.name,
+    DNS1123_SUBDOMAIN,
+    253,
+    'a valid object name (lowercase letters, digits, "-" and ".", at most 253 characters)',
+  );
+  check(
+    'namespace',
+    ref.namespace,
+    DNS1123_LABEL,
+    63,
+    'a valid namespace name (lowercase letters, digits and "-", at most 63 characters)',
+  );
   check('sectionName', ref.sectionName, SECTION_NAME, 253, 'a valid listener name');
   check('group', ref.group, GROUP, 253, 'a valid API group');
   check('kind', ref.kind, KIND, 63, 'a valid kind');
@@ -162,11 +205,25 @@ function deprecationWarnings(spec: RuntimeConfigSpec): SpecProblem[] {
     const from = `spec.${field}`;
     const to = `spec.storage.${field}`;
     if (current === undefined || current === null) {
-      out.push(problem(from, REASON.DeprecatedField, `deprecated; its value ${JSON.stringify(old)} is used as ${to}, move it there`));
+      out.push(
+        problem(
+          from,
+          REASON.DeprecatedField,
+          `deprecated; its value ${JSON.stringify(old)} is used as ${to}, move it there`,
+        ),
+      );
     } else if (current === old) {
-      out.push(problem(from, REASON.DeprecatedField, `deprecated and repeats ${to} (${JSON.stringify(current)}); remove it`));
+      out.push(
+        problem(from, REASON.DeprecatedField, `deprecated and repeats ${to} (${JSON.stringify(current)}); remove it`),
+      );
     } else {
-      out.push(problem(from, REASON.DeprecatedFieldIgnored, `deprecated and ignored: ${to} (${JSON.stringify(current)}) wins over ${JSON.stringify(old)}`));
+      out.push(
+        problem(
+          from,
+          REASON.DeprecatedFieldIgnored,
+          `deprecated and ignored: ${to} (${JSON.stringify(current)}) wins over ${JSON.stringify(old)}`,
+        ),
+      );
     }
   }
   return out;

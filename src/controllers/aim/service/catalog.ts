@@ -4,13 +4,27 @@
 // A Ready template with model sources needs a cache: a Shared one in the namespace (reused, created
 // without owner) or a Dedicated one owned by the service; the InferenceService waits for it to be Ready.
 import { derivedName } from '../../../common/model-storage/index.ts';
-import { type ComponentHealth, FetchResult, fetch, type MaybeHealth, missingUpstreamError, type ObjectReader } from '../../../engine/index.ts';
+import {
+  type ComponentHealth,
+  FetchResult,
+  fetch,
+  type MaybeHealth,
+  missingUpstreamError,
+  type ObjectReader,
+} from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
 import { type SelectionResult, selectTemplate, type TemplateCandidate } from '../catalog/selection.ts';
 import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
-import { type AIMService, AIMClusterServiceTemplates, AIMServiceTemplates, type AIMTemplateCache, AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
+import {
+  type AIMService,
+  AIMClusterServiceTemplates,
+  AIMServiceTemplates,
+  type AIMTemplateCache,
+  AIMTemplateCaches,
+  type AnyTemplate,
+} from '../shared/kinds.ts';
 import { Nodes } from '../template/fetch.ts';
 import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 
@@ -53,16 +67,29 @@ async function namedTemplate(reader: ObjectReader, name: string, namespace: stri
   if (own.ok() || !own.isNotFound()) return own;
   const cluster = await fetch<AnyTemplate>(reader, AIMClusterServiceTemplates, name);
   if (cluster.ok() || !cluster.isNotFound()) return cluster;
-  return FetchResult.failure(missingUpstreamError('TemplateNotFound', `spec.template.name: no AIMServiceTemplate ${namespace}/${name} and no AIMClusterServiceTemplate ${name} exist`), { kind: 'AIMServiceTemplate', name, namespace });
+  return FetchResult.failure(
+    missingUpstreamError(
+      'TemplateNotFound',
+      `spec.template.name: no AIMServiceTemplate ${namespace}/${name} and no AIMClusterServiceTemplate ${name} exist`,
+    ),
+    { kind: 'AIMServiceTemplate', name, namespace },
+  );
 }
 
-export async function fetchServiceTemplate(service: AIMService, reader: ObjectReader, modelName: string | undefined): Promise<TemplateObservation> {
+export async function fetchServiceTemplate(
+  service: AIMService,
+  reader: ObjectReader,
+  modelName: string | undefined,
+): Promise<TemplateObservation> {
   const ns = service.metadata.namespace ?? '';
   const named = service.spec.template?.name;
   if (named) return { kind: 'template', template: await namedTemplate(reader, named, ns), field: 'spec.template.name' };
   if (!modelName) return { kind: 'none' };
   const index = { name: TEMPLATE_MODEL_INDEX, fn: templateModelIndex, value: modelName };
-  const [own, cluster] = await Promise.all([listIndexed(reader, AIMServiceTemplates, index, ns), listIndexed(reader, AIMClusterServiceTemplates, index)]);
+  const [own, cluster] = await Promise.all([
+    listIndexed(reader, AIMServiceTemplates, index, ns),
+    listIndexed(reader, AIMClusterServiceTemplates, index),
+  ]);
   const all: AnyTemplate[] = [...own, ...cluster];
   // a model without any template (none recommended, templates off, or a model the user holds Ready) is served as it is
   if (all.length === 0) return { kind: 'none' };
@@ -70,17 +97,34 @@ export async function fetchServiceTemplate(service: AIMService, reader: ObjectRe
   const o = service.spec.overrides;
   const selection = selectTemplate(all.map(candidateOf), {
     allowUnoptimized: service.spec.template?.allowUnoptimized,
-    overrides: o ? { metric: o.metric, precision: o.precision, gpuModel: o.hardware?.gpu?.model, gpuCount: o.hardware?.gpu?.requests } : undefined,
+    overrides: o
+      ? {
+          metric: o.metric,
+          precision: o.precision,
+          gpuModel: o.hardware?.gpu?.model,
+          gpuCount: o.hardware?.gpu?.requests,
+        }
+      : undefined,
     clusterGpus: gpus,
   });
   if (selection.kind !== 'selected') return { kind: 'unselected', selection };
-  const chosen = all.find((t) => (t.metadata.name ?? '') === selection.candidate.name && (t.metadata.namespace ? 'Namespace' : 'Cluster') === selection.candidate.scope)!;
-  return { kind: 'template', template: FetchResult.of(chosen, { kind: chosen.kind, name: chosen.metadata.name ?? '' }), field: 'selection' };
+  const chosen = all.find(
+    (t) =>
+      (t.metadata.name ?? '') === selection.candidate.name &&
+      (t.metadata.namespace ? 'Namespace' : 'Cluster') === selection.candidate.scope,
+  )!;
+  return {
+    kind: 'template',
+    template: FetchResult.of(chosen, { kind: chosen.kind, name: chosen.metadata.name ?? '' }),
+    field: 'selection',
+  };
 }
 
 /** the template the service runs with, once it is Ready */
 export function readyTemplate(obs: TemplateObservation): AnyTemplate | undefined {
-  return obs.kind === 'template' && obs.template.ok() && isTemplateReady(obs.template.value) ? obs.template.value : undefined;
+  return obs.kind === 'template' && obs.template.ok() && isTemplateReady(obs.template.value)
+    ? obs.template.value
+    : undefined;
 }
 
 export function sharedCacheName(templateName: string, namespace: string): string {
@@ -88,12 +132,19 @@ export function sharedCacheName(templateName: string, namespace: string): string
 }
 
 export function dedicatedCacheName(templateName: string, service: AIMService): string {
-  return derivedName([templateName, service.metadata.name ?? ''], [service.metadata.uid ?? service.metadata.name ?? '']);
+  return derivedName(
+    [templateName, service.metadata.name ?? ''],
+    [service.metadata.uid ?? service.metadata.name ?? ''],
+  );
 }
 
 const CACHE_RANK: Readonly<Record<string, number>> = { Ready: 0, Progressing: 1, Pending: 2 };
 
-export async function fetchServiceCache(service: AIMService, reader: ObjectReader, template: AnyTemplate | undefined): Promise<CacheObservation | undefined> {
+export async function fetchServiceCache(
+  service: AIMService,
+  reader: ObjectReader,
+  template: AnyTemplate | undefined,
+): Promise<CacheObservation | undefined> {
   if (!template?.status?.modelSources?.length) return undefined;
   const ns = service.metadata.namespace ?? '';
   const tname = template.metadata.name ?? '';
@@ -103,19 +154,48 @@ export async function fetchServiceCache(service: AIMService, reader: ObjectReade
     return { mode, name, cache: await fetch(reader, AIMTemplateCaches, name, ns) };
   }
   const name = sharedCacheName(tname, ns);
-  const shared = (await listIndexed(reader, AIMTemplateCaches, { name: CACHE_TEMPLATE_INDEX, fn: cacheTemplateIndex, value: tname }, ns)).filter((c) => (c.spec.mode ?? 'Shared') === 'Shared' && !c.metadata.deletionTimestamp);
-  shared.sort((a, b) => (CACHE_RANK[a.status?.status ?? ''] ?? 9) - (CACHE_RANK[b.status?.status ?? ''] ?? 9) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const shared = (
+    await listIndexed(
+      reader,
+      AIMTemplateCaches,
+      { name: CACHE_TEMPLATE_INDEX, fn: cacheTemplateIndex, value: tname },
+      ns,
+    )
+  ).filter((c) => (c.spec.mode ?? 'Shared') === 'Shared' && !c.metadata.deletionTimestamp);
+  shared.sort(
+    (a, b) =>
+      (CACHE_RANK[a.status?.status ?? ''] ?? 9) - (CACHE_RANK[b.status?.status ?? ''] ?? 9) ||
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  );
   const best = shared[0];
-  return { mode, name: best?.metadata.name ?? name, cache: best ? FetchResult.of(best, { kind: 'AIMTemplateCache', name: best.metadata.name ?? '', namespace: ns }) : FetchResult.notFound({ kind: 'AIMTemplateCache', name, namespace: ns }) };
+  return {
+    mode,
+    name: best?.metadata.name ?? name,
+    cache: best
+      ? FetchResult.of(best, { kind: 'AIMTemplateCache', name: best.metadata.name ?? '', namespace: ns })
+      : FetchResult.notFound({ kind: 'AIMTemplateCache', name, namespace: ns }),
+  };
 }
 
 /** the AIMTemplateCache to create for the service's template */
-export function buildServiceCache(service: AIMService, template: AnyTemplate, obs: CacheObservation, storageClassName: string | undefined): KubeObject {
-  const env = [...((template.spec as { caching?: { env?: Array<{ name: string; value?: string }> } }).caching?.env ?? []), ...(service.spec.env ?? [])];
+export function buildServiceCache(
+  service: AIMService,
+  template: AnyTemplate,
+  obs: CacheObservation,
+  storageClassName: string | undefined,
+): KubeObject {
+  const env = [
+    ...((template.spec as { caching?: { env?: Array<{ name: string; value?: string }> } }).caching?.env ?? []),
+    ...(service.spec.env ?? []),
+  ];
   return {
     apiVersion: AIMTemplateCaches.apiVersion,
     kind: AIMTemplateCaches.kind,
-    metadata: { name: obs.name, namespace: service.metadata.namespace ?? '', labels: { 'aim.eai.amd.com/service': (service.metadata.name ?? '').slice(0, 63) } },
+    metadata: {
+      name: obs.name,
+      namespace: service.metadata.namespace ?? '',
+      labels: { 'aim.eai.amd.com/service': (service.metadata.name ?? '').slice(0, 63) },
+    },
     spec: {
       templateName: template.metadata.name ?? '',
       templateScope: template.metadata.namespace ? 'Namespace' : 'Cluster',
@@ -131,16 +211,39 @@ export function templateHealth(obs: TemplateObservation): MaybeHealth {
   if (obs.kind === 'none') return undefined;
   if (obs.kind === 'unselected') {
     const s = obs.selection;
-    if (s.kind === 'ambiguous') return { component: 'Template', state: 'Pending', reason: s.reason, message: `spec.template: ${s.message}`, dependencyType: 'Upstream' };
-    return { component: 'Template', state: 'Pending', reason: s.reason === 'TemplateNotReady' ? 'TemplateNotReady' : 'TemplateNotFound', message: `spec.template: ${s.message}`, dependencyType: 'Upstream' };
+    if (s.kind === 'ambiguous')
+      return {
+        component: 'Template',
+        state: 'Pending',
+        reason: s.reason,
+        message: `spec.template: ${s.message}`,
+        dependencyType: 'Upstream',
+      };
+    return {
+      component: 'Template',
+      state: 'Pending',
+      reason: s.reason === 'TemplateNotReady' ? 'TemplateNotReady' : 'TemplateNotFound',
+      message: `spec.template: ${s.message}`,
+      dependencyType: 'Upstream',
+    };
   }
   return obs.template.toUpstreamComponentHealth('Template', (t) => {
     const what = `${t.kind} ${t.metadata.namespace ? `${t.metadata.namespace}/` : ''}${t.metadata.name}${obs.field === 'selection' ? ' (selected)' : ''}`;
     const s = t.status?.status;
     if (s === 'Ready') return { state: 'Ready', reason: 'Resolved', message: `${what} is Ready` };
-    if (s === 'NotAvailable') return { state: 'NotAvailable', reason: 'TemplateNotReady', message: `${what} is NotAvailable: no node has its GPU` };
-    if (s === 'Failed' || s === 'Degraded') return { state: 'Failed', reason: 'TemplateNotReady', message: `${what} is ${s}` };
-    return { state: 'Progressing', reason: 'TemplateNotReady', message: `waiting for ${what} to be Ready (status ${s ?? 'not reported yet'})` };
+    if (s === 'NotAvailable')
+      return {
+        state: 'NotAvailable',
+        reason: 'TemplateNotReady',
+        message: `${what} is NotAvailable: no node has its GPU`,
+      };
+    if (s === 'Failed' || s === 'Degraded')
+      return { state: 'Failed', reason: 'TemplateNotReady', message: `${what} is ${s}` };
+    return {
+      state: 'Progressing',
+      reason: 'TemplateNotReady',
+      message: `waiting for ${what} to be Ready (status ${s ?? 'not reported yet'})`,
+    };
   });
 }
 
@@ -148,11 +251,34 @@ export function cacheHealth(cache: CacheObservation | undefined, inferenceServic
   if (!cache) return undefined;
   const c: ComponentHealth = { component: 'Cache', dependencyType: 'Downstream' } as ComponentHealth;
   if (!cache.cache.ok()) {
-    if (inferenceServiceExists) return { ...c, state: 'Degraded', reason: cache.mode === 'Shared' ? 'CacheLost' : 'CacheCreating', message: `AIMTemplateCache ${cache.name} is gone; recreating it (the running InferenceService keeps its volumes)` };
-    return { ...c, state: 'Progressing', reason: 'CacheCreating', message: `creating ${cache.mode} AIMTemplateCache ${cache.name}` };
+    if (inferenceServiceExists)
+      return {
+        ...c,
+        state: 'Degraded',
+        reason: cache.mode === 'Shared' ? 'CacheLost' : 'CacheCreating',
+        message: `AIMTemplateCache ${cache.name} is gone; recreating it (the running InferenceService keeps its volumes)`,
+      };
+    return {
+      ...c,
+      state: 'Progressing',
+      reason: 'CacheCreating',
+      message: `creating ${cache.mode} AIMTemplateCache ${cache.name}`,
+    };
   }
   const s = cache.cache.value.status?.status;
-  if (s === 'Ready') return { ...c, state: 'Ready', reason: 'CacheReady', message: `AIMTemplateCache ${cache.name} is Ready` };
-  if (s === 'Failed') return { ...c, state: 'Failed', reason: 'CacheFailed', message: `AIMTemplateCache ${cache.name} failed; its artifacts are retried` };
-  return { ...c, state: 'Progressing', reason: 'CacheNotReady', message: `waiting for AIMTemplateCache ${cache.name} (status ${s ?? 'Pending'}) to download the model` };
+  if (s === 'Ready')
+    return { ...c, state: 'Ready', reason: 'CacheReady', message: `AIMTemplateCache ${cache.name} is Ready` };
+  if (s === 'Failed')
+    return {
+      ...c,
+      state: 'Failed',
+      reason: 'CacheFailed',
+      message: `AIMTemplateCache ${cache.name} failed; its artifacts are retried`,
+    };
+  return {
+    ...c,
+    state: 'Progressing',
+    reason: 'CacheNotReady',
+    message: `waiting for AIMTemplateCache ${cache.name} (status ${s ?? 'Pending'}) to download the model`,
+  };
 }

@@ -2,9 +2,25 @@
 // changes, when its InferenceService or HTTPRoute changes, when a runtime config it resolves changes, and
 // when a model it names (or whose image it serves) changes. Every lookup goes through a cache index.
 import { pipelineReconciler } from '../../../engine/index.ts';
-import { type Controller, type IndexFunc, ignoreOwnStatusWrites, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
+import {
+  type Controller,
+  type IndexFunc,
+  ignoreOwnStatusWrites,
+  keyOf,
+  type KubeObject,
+  type Manager,
+} from '../../../kube/index.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, type AIMService, AIMServices, AIMServiceTemplates, type AIMTemplateCache, AIMTemplateCaches } from '../shared/kinds.ts';
+import {
+  AIMClusterModels,
+  AIMClusterServiceTemplates,
+  AIMModels,
+  type AIMService,
+  AIMServices,
+  AIMServiceTemplates,
+  type AIMTemplateCache,
+  AIMTemplateCaches,
+} from '../shared/kinds.ts';
 import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
@@ -46,27 +62,40 @@ export interface AimServiceControllerOptions {
   operatorNamespace: string;
 }
 
-export async function registerAimServiceController(mgr: Manager, opts: AimServiceControllerOptions): Promise<Controller> {
+export async function registerAimServiceController(
+  mgr: Manager,
+  opts: AimServiceControllerOptions,
+): Promise<Controller> {
   await mgr.cache.indexField(AIMModels, MODEL_IMAGE_INDEX, modelImageIndex);
   await mgr.cache.indexField(AIMClusterModels, MODEL_IMAGE_INDEX, modelImageIndex);
   await mgr.cache.indexField(AIMServices, SERVICE_MODEL_INDEX, serviceModelIndex);
   await mgr.cache.indexField(AIMServiceTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex);
   await mgr.cache.indexField(AIMClusterServiceTemplates, TEMPLATE_MODEL_INDEX, templateModelIndex);
   const services = await mgr.cache.informer(AIMServices);
-  const servicesUsing = (model: KubeObject) => [...new Set(modelKeys(model).flatMap((k) => services.store.byIndex(SERVICE_MODEL_INDEX, k).map(keyOf)))];
+  const servicesUsing = (model: KubeObject) => [
+    ...new Set(modelKeys(model).flatMap((k) => services.store.byIndex(SERVICE_MODEL_INDEX, k).map(keyOf))),
+  ];
   await mgr.cache.indexField(AIMServices, SERVICE_TEMPLATE_INDEX, serviceTemplateIndex);
   await mgr.cache.indexField(AIMTemplateCaches, CACHE_TEMPLATE_INDEX, cacheTemplateIndex);
   // a template concerns the services using it and those still choosing one (its namespace, or all for a cluster template)
   const servicesOfTemplate = (t: KubeObject) => {
     const ns = t.metadata.namespace;
-    const using = services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${t.metadata.name ?? ''}`).filter((s) => !ns || s.metadata.namespace === ns);
+    const using = services.store
+      .byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${t.metadata.name ?? ''}`)
+      .filter((s) => !ns || s.metadata.namespace === ns);
     return [...new Set([...using, ...services.store.byIndex(SERVICE_TEMPLATE_INDEX, `free:${ns ?? ''}`)].map(keyOf))];
   };
   const servicesOfCache = (c: KubeObject) => {
     const template = (c as AIMTemplateCache).spec?.templateName ?? '';
     // services still without a template in status may be writing one right now: they count too
-    const using = services.store.byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${template}`).filter((s) => s.metadata.namespace === c.metadata.namespace);
-    return [...new Set([...using, ...services.store.byIndex(SERVICE_TEMPLATE_INDEX, `free:${c.metadata.namespace ?? ''}`)].map(keyOf))];
+    const using = services.store
+      .byIndex(SERVICE_TEMPLATE_INDEX, `tpl:${template}`)
+      .filter((s) => s.metadata.namespace === c.metadata.namespace);
+    return [
+      ...new Set(
+        [...using, ...services.store.byIndex(SERVICE_TEMPLATE_INDEX, `free:${c.metadata.namespace ?? ''}`)].map(keyOf),
+      ),
+    ];
   };
   const builder = mgr
     .controller(AIM_SERVICE_CONTROLLER)
@@ -83,5 +112,7 @@ export async function registerAimServiceController(mgr: Manager, opts: AimServic
     // the pipeline reports what its own writes left behind, so their echoes need no second reconcile
     .withOptions({ concurrency: 8, levelBased: true });
   await watchRuntimeConfigs(mgr, builder, AIMServices, opts.operatorNamespace);
-  return builder.complete(pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })));
+  return builder.complete(
+    pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })),
+  );
 }

@@ -11,9 +11,20 @@ import { modelHealth } from './model.ts';
 import { servedPath } from './routing.ts';
 import type { ServiceObservation } from './plan.ts';
 
-export function serviceHealth(obs: ServiceObservation, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
+export function serviceHealth(
+  obs: ServiceObservation,
+  runtimeConfig: FetchResult<AimRuntimeConfig> | undefined,
+): MaybeHealth[] {
   const template = obs.template ? templateHealth(obs.template) : undefined;
-  return [runtimeConfigHealth(runtimeConfig), modelHealth(obs.model), template, cacheHealth(obs.cache, obs.inferenceService.ok()), inferenceServiceHealth(obs), routingHealth(obs), httpRouteHealth(obs)];
+  return [
+    runtimeConfigHealth(runtimeConfig),
+    modelHealth(obs.model),
+    template,
+    cacheHealth(obs.cache, obs.inferenceService.ok()),
+    inferenceServiceHealth(obs),
+    routingHealth(obs),
+    httpRouteHealth(obs),
+  ];
 }
 
 function condition(conds: readonly KubeCondition[] | undefined, type: string): KubeCondition | undefined {
@@ -30,18 +41,40 @@ export function inspectInferenceService(isvc: InferenceService): HealthReport {
   const status = isvc.status ?? {};
   const generation = isvc.metadata.generation;
   if (generation !== undefined && status.observedGeneration !== undefined && status.observedGeneration < generation) {
-    return { state: 'Progressing', reason: 'InferenceServiceUpdating', message: `${name}: waiting for KServe to observe generation ${generation}` };
+    return {
+      state: 'Progressing',
+      reason: 'InferenceServiceUpdating',
+      message: `${name}: waiting for KServe to observe generation ${generation}`,
+    };
   }
   const ready = condition(status.conditions, 'Ready');
-  if (ready?.status === 'True') return { state: 'Ready', reason: 'InferenceServiceReady', message: `${name} is ready${status.url ? ` at ${status.url}` : ''}` };
+  if (ready?.status === 'True')
+    return {
+      state: 'Ready',
+      reason: 'InferenceServiceReady',
+      message: `${name} is ready${status.url ? ` at ${status.url}` : ''}`,
+    };
   const detail = ready?.message ? `: ${ready.message}` : '';
   const transition = status.modelStatus?.transitionStatus;
-  if (transition === 'InvalidSpec') return { state: 'Failed', reason: ready?.reason || 'InvalidSpec', message: `${name} was rejected by KServe${detail}` };
+  if (transition === 'InvalidSpec')
+    return {
+      state: 'Failed',
+      reason: ready?.reason || 'InvalidSpec',
+      message: `${name} was rejected by KServe${detail}`,
+    };
   if (transition === 'BlockedByFailedLoad') {
     const failure = status.modelStatus?.lastFailureInfo;
-    return { state: 'Degraded', reason: failure?.reason || 'ModelLoadFailed', message: `${name}: the model failed to load${failure?.message ? `: ${failure.message}` : detail}` };
+    return {
+      state: 'Degraded',
+      reason: failure?.reason || 'ModelLoadFailed',
+      message: `${name}: the model failed to load${failure?.message ? `: ${failure.message}` : detail}`,
+    };
   }
-  return { state: 'Progressing', reason: ready?.reason || 'InferenceServiceNotReady', message: `${name} is not ready yet${detail}` };
+  return {
+    state: 'Progressing',
+    reason: ready?.reason || 'InferenceServiceNotReady',
+    message: `${name} is not ready yet${detail}`,
+  };
 }
 
 function inferenceServiceHealth(obs: ServiceObservation): ComponentHealth {
@@ -53,7 +86,12 @@ function routingHealth(obs: ServiceObservation): MaybeHealth {
   const routing = obs.desired?.routing;
   if (!routing || routing.kind === 'disabled') return undefined;
   if (routing.kind === 'route') {
-    return { component: 'Routing', state: 'Ready', reason: 'PathResolved', message: `route path ${routing.path} (from ${routing.source}) on gateway ${gatewayName(routing.gatewayRef, obs)}` };
+    return {
+      component: 'Routing',
+      state: 'Ready',
+      reason: 'PathResolved',
+      message: `route path ${routing.path} (from ${routing.source}) on gateway ${gatewayName(routing.gatewayRef, obs)}`,
+    };
   }
   const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
   const kept = obs.httpRoute.ok()
@@ -86,7 +124,15 @@ interface ParentRefLike {
 }
 
 function sameParent(a: ParentRefLike, b: ParentRefLike, routeNamespace: string): boolean {
-  const norm = (r: ParentRefLike) => [r.group ?? GATEWAY_API_GROUP, r.kind ?? 'Gateway', r.namespace ?? routeNamespace, r.name, r.sectionName ?? '', r.port ?? ''].join('|');
+  const norm = (r: ParentRefLike) =>
+    [
+      r.group ?? GATEWAY_API_GROUP,
+      r.kind ?? 'Gateway',
+      r.namespace ?? routeNamespace,
+      r.name,
+      r.sectionName ?? '',
+      r.port ?? '',
+    ].join('|');
   return norm(a) === norm(b);
 }
 
@@ -103,18 +149,34 @@ export function inspectHTTPRoute(route: HTTPRoute, gatewayField: string): Health
   const gateway = `${ours.namespace ?? ns}/${ours.name}`;
   const parent = route.status?.parents?.find((p) => sameParent(p.parentRef as ParentRefLike, ours, ns));
   const generation = route.metadata.generation;
-  const current = (c: KubeCondition | undefined) => (c && !(generation !== undefined && c.observedGeneration !== undefined && c.observedGeneration < generation) ? c : undefined);
+  const current = (c: KubeCondition | undefined) =>
+    c && !(generation !== undefined && c.observedGeneration !== undefined && c.observedGeneration < generation)
+      ? c
+      : undefined;
   const accepted = current(condition(parent?.conditions, 'Accepted'));
   const resolved = current(condition(parent?.conditions, 'ResolvedRefs'));
   if (accepted?.status === 'True') {
     if (resolved?.status === 'False') {
-      return { state: 'Progressing', reason: resolved.reason || 'BackendNotFound', message: `${name} is accepted by Gateway ${gateway}, but its backend does not resolve yet: ${resolved.message ?? ''}`.trim() };
+      return {
+        state: 'Progressing',
+        reason: resolved.reason || 'BackendNotFound',
+        message:
+          `${name} is accepted by Gateway ${gateway}, but its backend does not resolve yet: ${resolved.message ?? ''}`.trim(),
+      };
     }
     return { state: 'Ready', reason: 'HTTPRouteAccepted', message: `${name} is accepted by Gateway ${gateway}` };
   }
   if (accepted?.status === 'False') {
     const cause = `${accepted.reason ?? 'NotAccepted'}${accepted.message ? `: ${accepted.message}` : ''}`;
-    return { state: 'Degraded', reason: accepted.reason || 'HTTPRouteNotAccepted', message: `${name} is not accepted by Gateway ${gateway} (${gatewayField}): ${cause}` };
+    return {
+      state: 'Degraded',
+      reason: accepted.reason || 'HTTPRouteNotAccepted',
+      message: `${name} is not accepted by Gateway ${gateway} (${gatewayField}): ${cause}`,
+    };
   }
-  return { state: 'Progressing', reason: 'HTTPRoutePending', message: `${name} is waiting for Gateway ${gateway} to accept it` };
+  return {
+    state: 'Progressing',
+    reason: 'HTTPRoutePending',
+    message: `${name} is waiting for Gateway ${gateway} to accept it`,
+  };
 }

@@ -5,7 +5,15 @@ import { type EnvVar, mergeEnvByName } from '../../../common/env-merge/index.ts'
 import type { RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
-import { COMPONENT_LABEL, labelValueFor, MANAGED_BY, MANAGED_BY_LABEL, MODEL_LABEL, SERVICE_LABEL, TEMPLATE_LABEL } from './names.ts';
+import {
+  COMPONENT_LABEL,
+  labelValueFor,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  MODEL_LABEL,
+  SERVICE_LABEL,
+  TEMPLATE_LABEL,
+} from './names.ts';
 
 export const PREDICTOR_CONTAINER = 'kserve-container';
 export const PREDICTOR_PORT = 8000;
@@ -58,7 +66,11 @@ export interface CacheVolume {
  * env, lowest precedence first: operator defaults < cluster < namespace config < the template's parameters
  * (AIM_PROFILE_ID, AIM_METRIC, AIM_PRECISION) < the template's env < the service's spec.env
  */
-export function servingEnv(effective: RuntimeConfigSpec, template?: TemplateInput, serviceEnv?: readonly EnvVar[]): EnvVar[] {
+export function servingEnv(
+  effective: RuntimeConfigSpec,
+  template?: TemplateInput,
+  serviceEnv?: readonly EnvVar[],
+): EnvVar[] {
   if (!template) return mergeEnvByName(OPERATOR_DEFAULT_SERVING_ENV, effective.env);
   const params: EnvVar[] = [
     ...(template.profileId ? [{ name: 'AIM_PROFILE_ID', value: template.profileId }] : []),
@@ -77,18 +89,29 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
   const pullSecrets = spec.imagePullSecrets?.length ? spec.imagePullSecrets : auth.imagePullSecrets;
   const serviceAccountName = spec.serviceAccountName || auth.serviceAccountName;
   const replicas = spec.replicas ?? 1;
-  const labels: Record<string, string> = { [MANAGED_BY_LABEL]: MANAGED_BY, [COMPONENT_LABEL]: 'inference', [SERVICE_LABEL]: labelValueFor(service.metadata.name ?? '') };
+  const labels: Record<string, string> = {
+    [MANAGED_BY_LABEL]: MANAGED_BY,
+    [COMPONENT_LABEL]: 'inference',
+    [SERVICE_LABEL]: labelValueFor(service.metadata.name ?? ''),
+  };
   if (input.modelName) labels[MODEL_LABEL] = labelValueFor(input.modelName);
   const container: Record<string, unknown> = {
     name: PREDICTOR_CONTAINER,
     image: input.image,
     env: servingEnv(effective, input.template, spec.env),
     ports: [{ name: 'http', containerPort: PREDICTOR_PORT, protocol: 'TCP' }],
-    volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }, ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, mountPath: v.mountPath, readOnly: true }))],
+    volumeMounts: [
+      { name: 'dshm', mountPath: '/dev/shm' },
+      ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, mountPath: v.mountPath, readOnly: true })),
+    ],
   };
   const gpu = input.template?.gpu;
   if (spec.resources) container.resources = structuredClone(spec.resources);
-  else if (gpu && gpu.count > 0) container.resources = { requests: { [gpu.resourceName]: String(gpu.count) }, limits: { [gpu.resourceName]: String(gpu.count) } };
+  else if (gpu && gpu.count > 0)
+    container.resources = {
+      requests: { [gpu.resourceName]: String(gpu.count) },
+      limits: { [gpu.resourceName]: String(gpu.count) },
+    };
   if (input.template) labels[TEMPLATE_LABEL] = labelValueFor(input.template.name);
   const affinity = input.template?.nodeAffinity;
   return {
@@ -109,7 +132,13 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
         ...(serviceAccountName ? { serviceAccountName } : {}),
         containers: [container],
         ...(affinity ? { affinity: { nodeAffinity: structuredClone(affinity) } } : {}),
-        volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }, ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, persistentVolumeClaim: { claimName: v.claimName, readOnly: true } }))],
+        volumes: [
+          { name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } },
+          ...(input.cacheVolumes ?? []).map((v) => ({
+            name: v.name,
+            persistentVolumeClaim: { claimName: v.claimName, readOnly: true },
+          })),
+        ],
       },
     },
   };

@@ -40,7 +40,10 @@ export interface ModelObservation {
 
 /** is the model missing (deleted, or never there)? */
 export function modelMissing(result: FetchResult<ModelObject> | undefined): boolean {
-  return result !== undefined && (result.isNotFound() || (result.hasError() && result.categorized()?.reason === 'ModelNotFound'));
+  return (
+    result !== undefined &&
+    (result.isNotFound() || (result.hasError() && result.categorized()?.reason === 'ModelNotFound'))
+  );
 }
 
 /**
@@ -48,7 +51,11 @@ export function modelMissing(result: FetchResult<ModelObject> | undefined): bool
  * created does not fail the service or block its applies; it only matters again if the InferenceService
  * has to be recreated.
  */
-export function retainDeletedModel(obs: ModelObservation, service: AIMService, inferenceServiceExists: boolean): ModelObservation {
+export function retainDeletedModel(
+  obs: ModelObservation,
+  service: AIMService,
+  inferenceServiceExists: boolean,
+): ModelObservation {
   const stored = service.status?.resolvedModel;
   if (!inferenceServiceExists || !stored?.name || obs.mode.kind !== 'name' || !modelMissing(obs.model)) return obs;
   return { ...obs, retained: stored as ResolvedReference };
@@ -65,7 +72,12 @@ export function modelMode(spec: AIMServiceSpec): ModelMode {
   const m = spec.model ?? {};
   const set = (['name', 'ref', 'image', 'custom'] as const).filter((k) => m[k] !== undefined);
   // the CRD's CEL rule enforces this; an object stored before the rule existed still must not crash us
-  if (set.length !== 1) return { kind: 'invalid', reason: 'InvalidModelSpec', message: `spec.model: exactly one of name (or ref), image or custom must be set, found ${set.length === 0 ? 'none' : set.join(', ')}` };
+  if (set.length !== 1)
+    return {
+      kind: 'invalid',
+      reason: 'InvalidModelSpec',
+      message: `spec.model: exactly one of name (or ref), image or custom must be set, found ${set.length === 0 ? 'none' : set.join(', ')}`,
+    };
   if (m.name !== undefined) return { kind: 'name', name: m.name, field: 'spec.model.name' };
   if (m.ref !== undefined) return { kind: 'name', name: m.ref, field: 'spec.model.ref' };
   if (m.image !== undefined) return checkedImage('image', m.image, 'spec.model.image');
@@ -75,12 +87,20 @@ export function modelMode(spec: AIMServiceSpec): ModelMode {
 /** an image a pod could never pull is reported on the service, before anything is created from it */
 function checkedImage(kind: 'image' | 'custom', image: string, field: string): ModelMode {
   const parsed = parseImageReference(image);
-  if (!parsed.ok) return { kind: 'invalid', reason: 'InvalidImageReference', message: `${field}: image reference ${JSON.stringify(image.slice(0, 256))} ${parsed.message}` };
+  if (!parsed.ok)
+    return {
+      kind: 'invalid',
+      reason: 'InvalidImageReference',
+      message: `${field}: image reference ${JSON.stringify(image.slice(0, 256))} ${parsed.message}`,
+    };
   return { kind, image };
 }
 
 export function isModelReady(m: ModelObject): boolean {
-  return m.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true || m.status?.status === 'Ready';
+  return (
+    m.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true ||
+    m.status?.status === 'Ready'
+  );
 }
 
 export function describeModel(m: ModelObject): string {
@@ -90,7 +110,13 @@ export function describeModel(m: ModelObject): string {
 /** status.resolvedModel for a model */
 export function modelReference(m: ModelObject): ResolvedReference {
   const namespaced = Boolean(m.metadata.namespace);
-  return { kind: m.kind, name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', scope: namespaced ? 'Namespace' : 'Cluster', uid: m.metadata.uid ?? '' };
+  return {
+    kind: m.kind,
+    name: m.metadata.name ?? '',
+    namespace: m.metadata.namespace ?? '',
+    scope: namespaced ? 'Namespace' : 'Cluster',
+    uid: m.metadata.uid ?? '',
+  };
 }
 
 export async function fetchServiceModel(service: AIMService, reader: ObjectReader): Promise<ModelObservation> {
@@ -102,7 +128,10 @@ export async function fetchServiceModel(service: AIMService, reader: ObjectReade
   const stored = service.status?.resolvedModel;
   const model = await resolveWithStoredReference<ModelObject>({
     stored: stored?.name ? (stored as ResolvedReference) : undefined,
-    fetchStored: (ref) => (ref.namespace ? fetch<ModelObject>(reader, AIMModels, ref.name, ref.namespace) : fetch<ModelObject>(reader, AIMClusterModels, ref.name)),
+    fetchStored: (ref) =>
+      ref.namespace
+        ? fetch<ModelObject>(reader, AIMModels, ref.name, ref.namespace)
+        : fetch<ModelObject>(reader, AIMClusterModels, ref.name),
     // a stored model that no longer has the service's image is not the service's model any more
     isReady: (m) => m.spec.image === image && isModelReady(m),
     resolve: () => modelByImage(reader, image, namespace),
@@ -110,13 +139,21 @@ export async function fetchServiceModel(service: AIMService, reader: ObjectReade
   return { mode, model };
 }
 
-async function modelByName(reader: ObjectReader, mode: { name: string; field: string }, namespace: string): Promise<FetchResult<ModelObject>> {
+async function modelByName(
+  reader: ObjectReader,
+  mode: { name: string; field: string },
+  namespace: string,
+): Promise<FetchResult<ModelObject>> {
   const own = await fetch<ModelObject>(reader, AIMModels, mode.name, namespace);
   if (own.ok() || !own.isNotFound()) return own;
   const cluster = await fetch<ModelObject>(reader, AIMClusterModels, mode.name);
   if (cluster.ok() || !cluster.isNotFound()) return cluster;
   const message = `${mode.field}: no AIMModel ${namespace}/${mode.name} and no AIMClusterModel ${mode.name} exist`;
-  return FetchResult.failure(missingUpstreamError('ModelNotFound', message), { kind: 'AIMModel', name: mode.name, namespace });
+  return FetchResult.failure(missingUpstreamError('ModelNotFound', message), {
+    kind: 'AIMModel',
+    name: mode.name,
+    namespace,
+  });
 }
 
 /** namespaced models with the image win over cluster models; among several, a Ready one, then by name */
@@ -126,37 +163,75 @@ async function modelByImage(reader: ObjectReader, image: string, namespace: stri
     const own = await withImage<ModelObject>(reader, AIMModels, image, namespace);
     const candidates = own.length > 0 ? own : await withImage<ModelObject>(reader, AIMClusterModels, image);
     const best = bestCandidate(candidates, isModelReady);
-    return best ? FetchResult.of(best, { kind: best.kind, name: best.metadata.name ?? '', ...(best.metadata.namespace ? { namespace } : {}) }) : FetchResult.notFound(target);
+    return best
+      ? FetchResult.of(best, {
+          kind: best.kind,
+          name: best.metadata.name ?? '',
+          ...(best.metadata.namespace ? { namespace } : {}),
+        })
+      : FetchResult.notFound(target);
   } catch (err) {
     return FetchResult.failure(err, target);
   }
 }
 
-function withImage<T extends ModelObject>(reader: ObjectReader, kind: KindRef<T>, image: string, namespace?: string): Promise<T[]> {
+function withImage<T extends ModelObject>(
+  reader: ObjectReader,
+  kind: KindRef<T>,
+  image: string,
+  namespace?: string,
+): Promise<T[]> {
   return listIndexed(reader, kind, { name: MODEL_IMAGE_INDEX, fn: modelImageIndex, value: image }, namespace);
 }
 
 /** the Model component: upstream when the user named it, downstream while we are creating it */
 export function modelHealth(obs: ModelObservation): ComponentHealth {
   const { mode } = obs;
-  if (mode.kind === 'invalid') return { component: 'Model', errors: [invalidSpecError(mode.reason, mode.message)], dependencyType: 'Upstream' };
-  if (mode.kind === 'custom') return { component: 'Model', state: 'Ready', reason: 'CustomModel', message: `spec.model.custom: serving base image ${mode.image}`, dependencyType: 'Upstream' };
+  if (mode.kind === 'invalid')
+    return { component: 'Model', errors: [invalidSpecError(mode.reason, mode.message)], dependencyType: 'Upstream' };
+  if (mode.kind === 'custom')
+    return {
+      component: 'Model',
+      state: 'Ready',
+      reason: 'CustomModel',
+      message: `spec.model.custom: serving base image ${mode.image}`,
+      dependencyType: 'Upstream',
+    };
   const result = obs.model!;
   if (obs.retained) {
     const ref = obs.retained;
     const what = `${ref.kind ?? 'AIMModel'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
-    return { component: 'Model', state: 'Ready', reason: 'ModelDeleted', message: `${what} was deleted; the running InferenceService keeps the configuration it was created with (recreate the model before the InferenceService has to be rebuilt)`, dependencyType: 'Upstream' };
+    return {
+      component: 'Model',
+      state: 'Ready',
+      reason: 'ModelDeleted',
+      message: `${what} was deleted; the running InferenceService keeps the configuration it was created with (recreate the model before the InferenceService has to be rebuilt)`,
+      dependencyType: 'Upstream',
+    };
   }
   if (mode.kind === 'image' && result.isNotFound()) {
-    return { component: 'Model', state: 'Progressing', reason: 'CreatingModel', message: `no AIMModel or AIMClusterModel has image ${mode.image}; creating one`, dependencyType: 'Downstream' };
+    return {
+      component: 'Model',
+      state: 'Progressing',
+      reason: 'CreatingModel',
+      message: `no AIMModel or AIMClusterModel has image ${mode.image}; creating one`,
+      dependencyType: 'Downstream',
+    };
   }
   return result.toUpstreamComponentHealth('Model', (m) => {
     const what = describeModel(m);
-    if (isModelReady(m)) return { state: 'Ready', reason: 'ModelResolved', message: `${what} is Ready (image ${m.spec.image})` };
+    if (isModelReady(m))
+      return { state: 'Ready', reason: 'ModelResolved', message: `${what} is Ready (image ${m.spec.image})` };
     const status = m.status?.status;
-    if (status === 'Failed' || status === 'Degraded') return { state: 'Failed', reason: 'ModelNotReady', message: `${what} is ${status}` };
-    if (status === 'NotAvailable') return { state: 'NotAvailable', reason: 'ModelNotReady', message: `${what} is NotAvailable` };
-    return { state: 'Progressing', reason: 'ModelNotReady', message: `waiting for ${what} to become Ready (status ${status ?? 'not reported yet'})` };
+    if (status === 'Failed' || status === 'Degraded')
+      return { state: 'Failed', reason: 'ModelNotReady', message: `${what} is ${status}` };
+    if (status === 'NotAvailable')
+      return { state: 'NotAvailable', reason: 'ModelNotReady', message: `${what} is NotAvailable` };
+    return {
+      state: 'Progressing',
+      reason: 'ModelNotReady',
+      message: `waiting for ${what} to become Ready (status ${status ?? 'not reported yet'})`,
+    };
   });
 }
 

@@ -52,10 +52,18 @@ export function describeRuntimeConfig(rc: AimRuntimeConfig): string {
 /** the inline AIMService values over the resolved config, field by field (DESIGN.md) */
 export function effectiveConfig(rcSpec: RuntimeConfigSpec, service: AIMService): RuntimeConfigSpec {
   const { routing, storage, env } = service.spec;
-  return mergeRuntimeConfig(rcSpec, undefined, { ...(routing ? { routing } : {}), ...(storage ? { storage } : {}), ...(env ? { env } : {}) });
+  return mergeRuntimeConfig(rcSpec, undefined, {
+    ...(routing ? { routing } : {}),
+    ...(storage ? { storage } : {}),
+    ...(env ? { env } : {}),
+  });
 }
 
-export function desireService(service: AIMService, runtimeConfig: FetchResult<AimRuntimeConfig> | undefined, fetched: ServiceFetch): ServiceObservation {
+export function desireService(
+  service: AIMService,
+  runtimeConfig: FetchResult<AimRuntimeConfig> | undefined,
+  fetched: ServiceFetch,
+): ServiceObservation {
   if (!runtimeConfig?.ok()) return { ...fetched };
   const rc = runtimeConfig.value;
   const effective = effectiveConfig(rc.spec, service);
@@ -64,7 +72,13 @@ export function desireService(service: AIMService, runtimeConfig: FetchResult<Ai
   const model = fetched.model.model;
   const desired: DesiredService = {
     effective,
-    routing: planRouting({ service, runtimeConfig: rc.spec, runtimeConfigName: describeRuntimeConfig(rc), effective, isvcName }),
+    routing: planRouting({
+      service,
+      runtimeConfig: rc.spec,
+      runtimeConfigName: describeRuntimeConfig(rc),
+      effective,
+      isvcName,
+    }),
   };
   const gate = inferenceServiceGate(fetched);
   const template = fetched.template ? readyTemplate(fetched.template) : undefined;
@@ -80,9 +94,13 @@ export function desireService(service: AIMService, runtimeConfig: FetchResult<Ai
     });
   }
   if (template && fetched.cache?.cache.isNotFound()) {
-    desired.cache = { object: buildServiceCache(service, template, fetched.cache!, configStorageClass(effective)), owned: fetched.cache!.mode === 'Dedicated' };
+    desired.cache = {
+      object: buildServiceCache(service, template, fetched.cache!, configStorageClass(effective)),
+      owned: fetched.cache!.mode === 'Dedicated',
+    };
   }
-  if (fetched.model.mode.kind === 'image' && model?.isNotFound()) desired.autoModel = buildAutoModel(service, fetched.model.mode.image);
+  if (fetched.model.mode.kind === 'image' && model?.isNotFound())
+    desired.autoModel = buildAutoModel(service, fetched.model.mode.image);
   return { ...fetched, desired };
 }
 
@@ -100,7 +118,9 @@ export function buildAutoModel(service: AIMService, image: string): KubeObject {
     spec: {
       image,
       ...(spec.runtimeConfigName ? { runtimeConfigName: spec.runtimeConfigName } : {}),
-      ...(spec.imagePullSecrets?.length ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...(spec.imagePullSecrets?.length
+        ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) }
+        : {}),
       ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
     },
   };
@@ -124,7 +144,11 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
     plan.apply(routing.route);
   } else if (routing.kind === 'disabled' && obs.httpRoute.ok() && controlledBy(obs.httpRoute.value, service)) {
     const live = obs.httpRoute.value;
-    const ref: ObjectRef = { apiVersion: HTTPRoutes.apiVersion, kind: HTTPRoutes.kind, metadata: { name: live.metadata.name ?? '', namespace: live.metadata.namespace ?? '' } };
+    const ref: ObjectRef = {
+      apiVersion: HTTPRoutes.apiVersion,
+      kind: HTTPRoutes.kind,
+      metadata: { name: live.metadata.name ?? '', namespace: live.metadata.namespace ?? '' },
+    };
     plan.delete(ref);
   }
   // an invalid route (template, gateway, timeout) is neither created nor re-applied: the last good route,
@@ -167,16 +191,25 @@ export function inferenceServiceGate(fetched: ServiceFetch): { create: boolean; 
 function cacheVolumes(cache: AIMTemplateCache): CacheVolume[] {
   return Object.values(cache.status?.artifacts ?? {})
     .filter((a) => a.persistentVolumeClaim && a.mountPoint)
-    .map((a) => ({ name: `cache-${(a.persistentVolumeClaim ?? '').slice(0, 56)}`, claimName: a.persistentVolumeClaim!, mountPath: a.mountPoint! }))
+    .map((a) => ({
+      name: `cache-${(a.persistentVolumeClaim ?? '').slice(0, 56)}`,
+      claimName: a.persistentVolumeClaim!,
+      mountPath: a.mountPoint!,
+    }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** the PVC volumes a live InferenceService mounts (kept while its cache is recreated) */
 function liveCacheVolumes(isvc: InferenceService): CacheVolume[] {
-  const predictor = (isvc.spec?.predictor ?? {}) as { volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>; containers?: Array<{ volumeMounts?: Array<{ name: string; mountPath: string }> }> };
+  const predictor = (isvc.spec?.predictor ?? {}) as {
+    volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
+    containers?: Array<{ volumeMounts?: Array<{ name: string; mountPath: string }> }>;
+  };
   const mounts = predictor.containers?.[0]?.volumeMounts ?? [];
   return (predictor.volumes ?? []).flatMap((v) => {
     const m = mounts.find((x) => x.name === v.name);
-    return v.persistentVolumeClaim && m ? [{ name: v.name, claimName: v.persistentVolumeClaim.claimName, mountPath: m.mountPath }] : [];
+    return v.persistentVolumeClaim && m
+      ? [{ name: v.name, claimName: v.persistentVolumeClaim.claimName, mountPath: m.mountPath }]
+      : [];
   });
 }

@@ -2,15 +2,36 @@
 // computation), plan, component health and the status fields of our own. The pipeline resolves the
 // runtime config and propagates labels; mapState gives docs/aim.md's state names.
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
-import { type ComponentState, DEFAULT_SETTLE_WINDOW_MS, type DomainReconciler, type EngineStatus, fetch, lockedReference, Pipeline, type PipelineOptions, type ResolvedReference } from '../../../engine/index.ts';
-import { aimRuntimeConfigSource, type AimRuntimeConfig, resolvedRuntimeConfigRef } from '../shared/runtime-config-source.ts';
+import {
+  type ComponentState,
+  DEFAULT_SETTLE_WINDOW_MS,
+  type DomainReconciler,
+  type EngineStatus,
+  fetch,
+  lockedReference,
+  Pipeline,
+  type PipelineOptions,
+  type ResolvedReference,
+} from '../../../engine/index.ts';
+import {
+  aimRuntimeConfigSource,
+  type AimRuntimeConfig,
+  resolvedRuntimeConfigRef,
+} from '../shared/runtime-config-source.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
 import { fetchServiceCache, fetchServiceTemplate, isTemplateReady, readyTemplate } from './catalog.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { servedPath } from './routing.ts';
 import { serviceHealth } from './health.ts';
-import { fetchServiceModel, isModelReady, type ModelObject, modelMissing, modelReference, retainDeletedModel } from './model.ts';
+import {
+  fetchServiceModel,
+  isModelReady,
+  type ModelObject,
+  modelMissing,
+  modelReference,
+  retainDeletedModel,
+} from './model.ts';
 import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
 import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
 
@@ -40,7 +61,13 @@ export function serviceState(state: ComponentState): string {
   }
 }
 
-export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus> = {
+export const aimServiceReconciler: DomainReconciler<
+  AIMService,
+  ServiceFetch,
+  ServiceObservation,
+  AimRuntimeConfig,
+  AimServiceStatus
+> = {
   async fetchRemoteState({ object, reader }) {
     const ns = object.metadata.namespace;
     const name = object.metadata.name ?? '';
@@ -67,7 +94,16 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
     setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
     setOrDelete(status, 'resolvedTemplate', resolvedTemplate(obs, status.resolvedTemplate));
     const cache = obs.cache?.cache.ok() ? obs.cache.cache.value : undefined;
-    if (cache) status.cache = { templateCacheRef: { kind: 'AIMTemplateCache', name: cache.metadata.name ?? '', namespace: cache.metadata.namespace ?? '', scope: 'Namespace', uid: cache.metadata.uid ?? '' } };
+    if (cache)
+      status.cache = {
+        templateCacheRef: {
+          kind: 'AIMTemplateCache',
+          name: cache.metadata.name ?? '',
+          namespace: cache.metadata.namespace ?? '',
+          scope: 'Namespace',
+          uid: cache.metadata.uid ?? '',
+        },
+      };
     else if (!obs.cache) delete status.cache;
     const routing = obs.desired?.routing;
     const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
@@ -80,7 +116,10 @@ export const aimServiceReconciler: DomainReconciler<AIMService, ServiceFetch, Se
 };
 
 /** the docs/controllers.md resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
-function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
+function resolvedModel(
+  obs: ServiceObservation,
+  previous: ResolvedReference | undefined,
+): ResolvedReference | undefined {
   const { mode, model, retained } = obs.model;
   if (retained) return retained;
   if (mode.kind !== 'name' && mode.kind !== 'image') return undefined;
@@ -90,24 +129,45 @@ function resolvedModel(obs: ServiceObservation, previous: ResolvedReference | un
 }
 
 /** the template in use, locked in once Ready (a template deleted under a running service keeps its reference) */
-function resolvedTemplate(obs: ServiceObservation, previous: ResolvedReference | undefined): ResolvedReference | undefined {
+function resolvedTemplate(
+  obs: ServiceObservation,
+  previous: ResolvedReference | undefined,
+): ResolvedReference | undefined {
   const t = obs.template;
   if (!t || t.kind === 'none') return undefined;
   if (t.kind === 'unselected') return obs.inferenceService.ok() ? previous : undefined;
-  const toRef = (x: AnyTemplate): ResolvedReference => ({ kind: x.kind, name: x.metadata.name ?? '', namespace: x.metadata.namespace ?? '', scope: x.metadata.namespace ? 'Namespace' : 'Cluster', uid: x.metadata.uid ?? '' });
+  const toRef = (x: AnyTemplate): ResolvedReference => ({
+    kind: x.kind,
+    name: x.metadata.name ?? '',
+    namespace: x.metadata.namespace ?? '',
+    scope: x.metadata.namespace ? 'Namespace' : 'Cluster',
+    uid: x.metadata.uid ?? '',
+  });
   return lockedReference<AnyTemplate>(t.template, isTemplateReady, toRef, previous);
 }
 
-function setOrDelete<K extends keyof AimServiceStatus>(status: AimServiceStatus, key: K, value: AimServiceStatus[K] | undefined): void {
+function setOrDelete<K extends keyof AimServiceStatus>(
+  status: AimServiceStatus,
+  key: K,
+  value: AimServiceStatus[K] | undefined,
+): void {
   if (value === undefined) delete status[key];
   else status[key] = value;
 }
 
-export interface AimServicePipelineOptions extends Partial<Pick<PipelineOptions<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus>, 'clock' | 'gracePeriodMs' | 'settleWindowMs'>> {
+export interface AimServicePipelineOptions
+  extends Partial<
+    Pick<
+      PipelineOptions<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus>,
+      'clock' | 'gracePeriodMs' | 'settleWindowMs'
+    >
+  > {
   operatorNamespace: string;
 }
 
-export function aimServicePipeline(opts: AimServicePipelineOptions): Pipeline<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus> {
+export function aimServicePipeline(
+  opts: AimServicePipelineOptions,
+): Pipeline<AIMService, ServiceFetch, ServiceObservation, AimRuntimeConfig, AimServiceStatus> {
   return new Pipeline({
     name: AIM_SERVICE_CONTROLLER,
     reconciler: aimServiceReconciler,

@@ -7,12 +7,33 @@ import type { GatewayParentRef, RuntimeConfigSpec } from '../../../common/runtim
 import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
 import { GATEWAY_API_GROUP } from './children.ts';
-import { COMPONENT_LABEL, httpRouteName, MANAGED_BY, MANAGED_BY_LABEL, PREDICTOR_SERVICE_PORT, predictorServiceName, SERVICE_LABEL, labelValueFor } from './names.ts';
+import {
+  COMPONENT_LABEL,
+  httpRouteName,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  PREDICTOR_SERVICE_PORT,
+  predictorServiceName,
+  SERVICE_LABEL,
+  labelValueFor,
+} from './names.ts';
 
 export type RoutingPlan =
   | { kind: 'disabled'; field: string }
-  | { kind: 'route'; route: KubeObject; path: string; source: string; gatewayRef: GatewayParentRef; gatewayField: string }
-  | { kind: 'invalid'; reason: 'PathTemplateInvalid' | 'GatewayNotConfigured' | 'InvalidRequestTimeout'; field: string; message: string };
+  | {
+      kind: 'route';
+      route: KubeObject;
+      path: string;
+      source: string;
+      gatewayRef: GatewayParentRef;
+      gatewayField: string;
+    }
+  | {
+      kind: 'invalid';
+      reason: 'PathTemplateInvalid' | 'GatewayNotConfigured' | 'InvalidRequestTimeout';
+      field: string;
+      message: string;
+    };
 
 export interface RoutingInput {
   service: AIMService;
@@ -31,7 +52,9 @@ const GATEWAY_DURATION = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
 /** where a routing field's value came from: the service's own spec, or the runtime config */
 function fieldOf(input: RoutingInput, key: 'enabled' | 'gatewayRef' | 'pathTemplate' | 'requestTimeout'): string {
   const own = input.service.spec.routing?.[key];
-  return own !== undefined && own !== null ? `spec.routing.${key}` : `spec.routing.${key} of ${input.runtimeConfigName}`;
+  return own !== undefined && own !== null
+    ? `spec.routing.${key}`
+    : `spec.routing.${key} of ${input.runtimeConfigName}`;
 }
 
 export function planRouting(input: RoutingInput): RoutingPlan {
@@ -58,10 +81,18 @@ export function planRouting(input: RoutingInput): RoutingPlan {
   }
   const rendered = resolveServiceRoutePath(input.service, input.runtimeConfig.routing?.pathTemplate);
   if (!rendered.ok) {
-    const field = rendered.source === 'RuntimeConfig' ? `spec.routing.pathTemplate of ${input.runtimeConfigName}` : rendered.error.field;
+    const field =
+      rendered.source === 'RuntimeConfig'
+        ? `spec.routing.pathTemplate of ${input.runtimeConfigName}`
+        : rendered.error.field;
     return { kind: 'invalid', reason: 'PathTemplateInvalid', field, message: `${field}: ${rendered.error.message}` };
   }
-  const source = rendered.source === 'Service' ? 'spec.routing.pathTemplate' : rendered.source === 'RuntimeConfig' ? `the path template of ${input.runtimeConfigName}` : 'the default /<namespace>/<uid>';
+  const source =
+    rendered.source === 'Service'
+      ? 'spec.routing.pathTemplate'
+      : rendered.source === 'RuntimeConfig'
+        ? `the path template of ${input.runtimeConfigName}`
+        : 'the default /<namespace>/<uid>';
   return {
     kind: 'route',
     route: buildHTTPRoute(input.service, input.isvcName, rendered.path, gatewayRef, timeout, routing.annotations),
@@ -72,7 +103,14 @@ export function planRouting(input: RoutingInput): RoutingPlan {
   };
 }
 
-export function buildHTTPRoute(service: AIMService, isvcName: string, path: string, gatewayRef: GatewayParentRef, requestTimeout: string | undefined, annotations: Record<string, string> | undefined): KubeObject {
+export function buildHTTPRoute(
+  service: AIMService,
+  isvcName: string,
+  path: string,
+  gatewayRef: GatewayParentRef,
+  requestTimeout: string | undefined,
+  annotations: Record<string, string> | undefined,
+): KubeObject {
   const name = service.metadata.name ?? '';
   const hasAnnotations = annotations && Object.keys(annotations).length > 0;
   return {
@@ -90,8 +128,18 @@ export function buildHTTPRoute(service: AIMService, isvcName: string, path: stri
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: path } }],
-          filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } }],
-          backendRefs: [{ group: '', kind: 'Service', name: predictorServiceName(isvcName), port: PREDICTOR_SERVICE_PORT, weight: 1 }],
+          filters: [
+            { type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } },
+          ],
+          backendRefs: [
+            {
+              group: '',
+              kind: 'Service',
+              name: predictorServiceName(isvcName),
+              port: PREDICTOR_SERVICE_PORT,
+              weight: 1,
+            },
+          ],
           ...(requestTimeout ? { timeouts: { request: requestTimeout } } : {}),
         },
       ],
@@ -101,6 +149,7 @@ export function buildHTTPRoute(service: AIMService, isvcName: string, path: stri
 
 /** the path prefix a live HTTPRoute of ours routes (the first rule's first match) */
 export function servedPath(route: KubeObject): string | undefined {
-  const rules = (route.spec as { rules?: Array<{ matches?: Array<{ path?: { value?: string } }> }> } | undefined)?.rules;
+  const rules = (route.spec as { rules?: Array<{ matches?: Array<{ path?: { value?: string } }> }> } | undefined)
+    ?.rules;
   return rules?.[0]?.matches?.[0]?.path?.value;
 }

@@ -5,7 +5,14 @@
 // `default`. A config event then enqueues exactly the consumers filed under it, which is what makes a
 // consumer with ConfigNotFound recover the moment its config is created.
 import { runtimeConfigLookupNamespace, runtimeConfigNameFor } from '../../../common/runtime-config/index.ts';
-import { type ControllerBuilder, type IndexFunc, type KindRef, keyOf, type KubeObject, type Manager } from '../../../kube/index.ts';
+import {
+  type ControllerBuilder,
+  type IndexFunc,
+  type KindRef,
+  keyOf,
+  type KubeObject,
+  type Manager,
+} from '../../../kube/index.ts';
 import { AIMClusterRuntimeConfigs, AIMRuntimeConfigs, type RuntimeConfigConsumer } from './kinds.ts';
 
 export const RUNTIME_CONFIG_INDEX = 'aim.eai.amd.com/runtime-config';
@@ -50,9 +57,15 @@ export function configKeyOf(config: KubeObject): string {
  * Indexes `consumers` by the configs they resolve and adds watches on both config kinds to `builder`, so
  * a config create/update/delete enqueues the consumers that resolve it (and nothing else).
  */
-export async function watchRuntimeConfigs<T extends RuntimeConfigConsumer>(mgr: Manager, builder: ControllerBuilder, consumers: KindRef<T>, operatorNamespace: string): Promise<ControllerBuilder> {
+export async function watchRuntimeConfigs<T extends RuntimeConfigConsumer>(
+  mgr: Manager,
+  builder: ControllerBuilder,
+  consumers: KindRef<T>,
+  operatorNamespace: string,
+): Promise<ControllerBuilder> {
   await mgr.cache.indexField(consumers, RUNTIME_CONFIG_INDEX, runtimeConfigIndex(operatorNamespace));
   const informer = await mgr.cache.informer(consumers);
-  const consumersOf = (config: KubeObject) => informer.store.byIndex(RUNTIME_CONFIG_INDEX, configKeyOf(config)).map(keyOf);
+  const consumersOf = (config: KubeObject) =>
+    informer.store.byIndex(RUNTIME_CONFIG_INDEX, configKeyOf(config)).map(keyOf);
   return builder.watches(AIMRuntimeConfigs, consumersOf).watches(AIMClusterRuntimeConfigs, consumersOf);
 }

@@ -31,9 +31,11 @@ const DIGEST_HEX_LENGTH: Readonly<Record<string, number>> = { sha256: 64, sha384
 /** Parses `image`; the failure message says what is wrong, for a condition that names the field. */
 export function parseImageReference(image: string): ImageReferenceResult {
   if (typeof image !== 'string' || image.trim() === '') return fail('must not be empty');
-  if (image.length > MAX_IMAGE_REFERENCE_LENGTH) return fail(`is ${image.length} characters, more than ${MAX_IMAGE_REFERENCE_LENGTH}`);
+  if (image.length > MAX_IMAGE_REFERENCE_LENGTH)
+    return fail(`is ${image.length} characters, more than ${MAX_IMAGE_REFERENCE_LENGTH}`);
   if (/\s/.test(image)) return fail('must not contain whitespace');
-  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(image)) return fail('must not include a URL scheme (write registry/repository:tag)');
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(image))
+    return fail('must not include a URL scheme (write registry/repository:tag)');
 
   let rest = image;
   let digest: string | undefined;
@@ -49,10 +51,14 @@ export function parseImageReference(image: string): ImageReferenceResult {
   if (colon > rest.lastIndexOf('/')) {
     tag = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) return fail(`tag ${JSON.stringify(tag)} is invalid (up to 128 letters, digits, '_', '.' or '-', not starting with '.' or '-')`);
+    if (!TAG.test(tag))
+      return fail(
+        `tag ${JSON.stringify(tag)} is invalid (up to 128 letters, digits, '_', '.' or '-', not starting with '.' or '-')`,
+      );
   }
   if (rest === '') return fail('has no repository name');
-  if (rest.length > MAX_IMAGE_NAME_LENGTH) return fail(`repository name is ${rest.length} characters, more than ${MAX_IMAGE_NAME_LENGTH}`);
+  if (rest.length > MAX_IMAGE_NAME_LENGTH)
+    return fail(`repository name is ${rest.length} characters, more than ${MAX_IMAGE_NAME_LENGTH}`);
 
   const parts = rest.split('/');
   let domain: string | undefined;
@@ -65,7 +71,9 @@ export function parseImageReference(image: string): ImageReferenceResult {
     if (part === '') return fail('repository path has an empty component ("//" or a leading or trailing "/")');
     if (/[A-Z]/.test(part)) return fail(`repository name must be lowercase (${JSON.stringify(part)})`);
     if (!PATH_COMPONENT.test(part)) {
-      return fail(`repository path component ${JSON.stringify(part)} is invalid (lowercase letters and digits, separated by '.', '_', '__' or '-')`);
+      return fail(
+        `repository path component ${JSON.stringify(part)} is invalid (lowercase letters and digits, separated by '.', '_', '__' or '-')`,
+      );
     }
   }
   const reference: ImageReference = { path: parts.join('/') };
@@ -79,7 +87,8 @@ function digestProblem(digest: string): string | undefined {
   const m = DIGEST.exec(digest);
   if (!m) return `digest ${JSON.stringify(digest)} is invalid (expected algorithm:hex, e.g. sha256:<64 hex digits>)`;
   const want = DIGEST_HEX_LENGTH[m[1]!];
-  if (want !== undefined && m[2]!.length !== want) return `digest ${JSON.stringify(digest)} is invalid: ${m[1]} needs ${want} hex digits, not ${m[2]!.length}`;
+  if (want !== undefined && m[2]!.length !== want)
+    return `digest ${JSON.stringify(digest)} is invalid: ${m[1]} needs ${want} hex digits, not ${m[2]!.length}`;
   return undefined;
 }
 

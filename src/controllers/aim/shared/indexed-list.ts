@@ -3,7 +3,15 @@
 import type { ObjectReader } from '../../../engine/index.ts';
 import { Cache, type IndexFunc, type KindRef, type KubeObject } from '../../../kube/index.ts';
 
-export async function listIndexed<T extends KubeObject>(reader: ObjectReader, kind: KindRef<T>, index: { name: string; fn: IndexFunc; value: string }, namespace?: string): Promise<T[]> {
-  if (reader instanceof Cache) return reader.list(kind, { index: { name: index.name, value: index.value }, ...(namespace ? { namespace } : {}) });
-  return (await reader.list(kind, namespace ? { namespace } : {})).filter((o) => (index.fn(o) as string[]).includes(index.value));
+export async function listIndexed<T extends KubeObject>(
+  reader: ObjectReader,
+  kind: KindRef<T>,
+  index: { name: string; fn: IndexFunc; value: string },
+  namespace?: string,
+): Promise<T[]> {
+  if (reader instanceof Cache)
+    return reader.list(kind, { index: { name: index.name, value: index.value }, ...(namespace ? { namespace } : {}) });
+  return (await reader.list(kind, namespace ? { namespace } : {})).filter((o) =>
+    (index.fn(o) as string[]).includes(index.value),
+  );
 }

@@ -6,10 +6,18 @@ import { kindRef, type KubeObject } from '../../../kube/index.ts';
 
 const Pods = kindRef<KubeObject & { status?: { startTime?: string } }>('v1', 'Pod');
 
-export async function jobPodLog(client: ReadClient, job: KubeObject, container: string, tailLines = 200): Promise<string | undefined> {
+export async function jobPodLog(
+  client: ReadClient,
+  job: KubeObject,
+  container: string,
+  tailLines = 200,
+): Promise<string | undefined> {
   const { name, namespace } = job.metadata;
-  const pods = (await client.list(Pods, { namespace: namespace ?? 'default', labelSelector: `job-name=${name}` })).items;
-  const latest = pods.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '')).at(-1);
+  const pods = (await client.list(Pods, { namespace: namespace ?? 'default', labelSelector: `job-name=${name}` }))
+    .items;
+  const latest = pods
+    .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
+    .at(-1);
   if (!latest) return undefined;
   const res = await client.transport.request({
     method: 'GET',

@@ -72,7 +72,10 @@ export const AIMClusterModels = kindRef<AIMClusterModel>(AIM_API_VERSION, 'AIMCl
 export const AIMRuntimeConfigs = kindRef<AIMRuntimeConfig>(AIM_API_VERSION, 'AIMRuntimeConfig');
 export const AIMClusterRuntimeConfigs = kindRef<AIMClusterRuntimeConfig>(AIM_API_VERSION, 'AIMClusterRuntimeConfig');
 export const AIMServiceTemplates = kindRef<AIMServiceTemplate>(AIM_API_VERSION, 'AIMServiceTemplate');
-export const AIMClusterServiceTemplates = kindRef<AIMClusterServiceTemplate>(AIM_API_VERSION, 'AIMClusterServiceTemplate');
+export const AIMClusterServiceTemplates = kindRef<AIMClusterServiceTemplate>(
+  AIM_API_VERSION,
+  'AIMClusterServiceTemplate',
+);
 export const AIMTemplateCaches = kindRef<AIMTemplateCache>(AIM_API_VERSION, 'AIMTemplateCache');
 export const AIMArtifacts = kindRef<AIMArtifact>(AIM_API_VERSION, 'AIMArtifact');
 export const AIMClusterModelSources = kindRef<AIMClusterModelSource>(AIM_API_VERSION, 'AIMClusterModelSource');

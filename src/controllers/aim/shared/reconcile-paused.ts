@@ -3,4 +3,7 @@
 // accepted: modelplane's `reconcile-paused` and `reconciliation-paused`, the one AMD's AIM engine reads.
 export const AIM_PAUSE_ANNOTATION = 'aim.eai.amd.com/reconcile-paused';
 export const AIM_RECONCILIATION_PAUSED_ANNOTATION = 'aim.eai.amd.com/reconciliation-paused';
-export const AIM_PAUSE_ANNOTATIONS: readonly string[] = Object.freeze([AIM_PAUSE_ANNOTATION, AIM_RECONCILIATION_PAUSED_ANNOTATION]);
+export const AIM_PAUSE_ANNOTATIONS: readonly string[] = Object.freeze([
+  AIM_PAUSE_ANNOTATION,
+  AIM_RECONCILIATION_PAUSED_ANNOTATION,
+]);

@@ -3,7 +3,13 @@
 // config of the same name), then the pure resolution of src/common/runtime-config. A missing explicit config
 // is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Failed (docs/controllers.md), and the controllers
 // watch both config kinds so it is reconciled again the moment the config appears.
-import { FetchResult, fetch, missingUpstreamError, type ObjectReader, type RuntimeConfigSource } from '../../../engine/index.ts';
+import {
+  FetchResult,
+  fetch,
+  missingUpstreamError,
+  type ObjectReader,
+  type RuntimeConfigSource,
+} from '../../../engine/index.ts';
 import {
   type ResolvedRuntimeConfigRef,
   type RuntimeConfigResolution,
@@ -30,18 +36,33 @@ export interface AimRuntimeConfig {
 export const CONFIG_NOT_FOUND = 'ConfigNotFound';
 export const DEFAULT_CONFIG_NOT_FOUND = 'DefaultConfigNotFound';
 
-export async function fetchAimRuntimeConfig(consumer: RuntimeConfigConsumer, reader: ObjectReader, operatorNamespace: string): Promise<FetchResult<AimRuntimeConfig>> {
+export async function fetchAimRuntimeConfig(
+  consumer: RuntimeConfigConsumer,
+  reader: ObjectReader,
+  operatorNamespace: string,
+): Promise<FetchResult<AimRuntimeConfig>> {
   const name = runtimeConfigNameFor(consumer.spec?.runtimeConfigName);
   const namespace = runtimeConfigLookupNamespace(consumer.metadata.namespace, operatorNamespace);
   const target = { kind: 'AIMRuntimeConfig', name, namespace };
-  const [namespaced, cluster] = await Promise.all([fetch(reader, AIMRuntimeConfigs, name, namespace), fetch(reader, AIMClusterRuntimeConfigs, name)]);
+  const [namespaced, cluster] = await Promise.all([
+    fetch(reader, AIMRuntimeConfigs, name, namespace),
+    fetch(reader, AIMClusterRuntimeConfigs, name),
+  ]);
   for (const r of [namespaced, cluster]) if (!r.ok() && !r.isNotFound()) return FetchResult.failure(r.error, target);
-  const resolution = resolveOnce(name, namespace, namespaced.ok() ? namespaced.value : undefined, cluster.ok() ? cluster.value : undefined);
+  const resolution = resolveOnce(
+    name,
+    namespace,
+    namespaced.ok() ? namespaced.value : undefined,
+    cluster.ok() ? cluster.value : undefined,
+  );
   switch (resolution.outcome) {
     case 'ConfigNotFound':
       return FetchResult.failure(missingUpstreamError(CONFIG_NOT_FOUND, resolution.message), target);
     case 'DefaultConfigNotFound':
-      return FetchResult.of({ name, outcome: resolution.outcome, spec: resolution.spec, message: resolution.message }, target);
+      return FetchResult.of(
+        { name, outcome: resolution.outcome, spec: resolution.spec, message: resolution.message },
+        target,
+      );
     case 'Resolved':
       return FetchResult.of({ name, outcome: resolution.outcome, spec: resolution.spec, ref: resolution.ref }, target);
   }
@@ -57,11 +78,26 @@ type ConfigObject = Parameters<typeof asCandidate>[0];
 const resolutions = new WeakMap<object, WeakMap<object, RuntimeConfigResolution>>();
 const ABSENT = Object.freeze({});
 
-function resolveOnce(name: string, namespace: string, namespaced: ConfigObject | undefined, cluster: ConfigObject | undefined): RuntimeConfigResolution {
+function resolveOnce(
+  name: string,
+  namespace: string,
+  namespaced: ConfigObject | undefined,
+  cluster: ConfigObject | undefined,
+): RuntimeConfigResolution {
   const resolve = () =>
-    resolveRuntimeConfig({ runtimeConfigName: name, namespace, ...(namespaced ? { namespaced: asCandidate(namespaced) } : {}), ...(cluster ? { cluster: asCandidate(cluster) } : {}) });
+    resolveRuntimeConfig({
+      runtimeConfigName: name,
+      namespace,
+      ...(namespaced ? { namespaced: asCandidate(namespaced) } : {}),
+      ...(cluster ? { cluster: asCandidate(cluster) } : {}),
+    });
   // nothing to merge, or objects that are not the cache's (frozen) own: resolve as is
-  if ((!namespaced && !cluster) || (namespaced && !Object.isFrozen(namespaced)) || (cluster && !Object.isFrozen(cluster))) return resolve();
+  if (
+    (!namespaced && !cluster) ||
+    (namespaced && !Object.isFrozen(namespaced)) ||
+    (cluster && !Object.isFrozen(cluster))
+  )
+    return resolve();
   const a = namespaced ?? ABSENT;
   const b = cluster ?? ABSENT;
   let byCluster = resolutions.get(a);
@@ -72,10 +108,19 @@ function resolveOnce(name: string, namespace: string, namespaced: ConfigObject |
 }
 
 function asCandidate(o: { metadata: { name?: string; namespace?: string; uid?: string }; spec?: RuntimeConfigSpec }) {
-  return { metadata: { name: o.metadata.name ?? '', ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) }, ...(o.spec ? { spec: o.spec } : {}) };
+  return {
+    metadata: {
+      name: o.metadata.name ?? '',
+      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+      ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+    },
+    ...(o.spec ? { spec: o.spec } : {}),
+  };
 }
 
-export function aimRuntimeConfigSource<T extends RuntimeConfigConsumer>(operatorNamespace: string): RuntimeConfigSource<T, AimRuntimeConfig> {
+export function aimRuntimeConfigSource<T extends RuntimeConfigConsumer>(
+  operatorNamespace: string,
+): RuntimeConfigSource<T, AimRuntimeConfig> {
   return { fetch: (object, reader) => fetchAimRuntimeConfig(object, reader, operatorNamespace) };
 }
 
@@ -88,13 +133,25 @@ export function runtimeConfigHealth(rc: FetchResult<AimRuntimeConfig> | undefine
   return rc.toUpstreamComponentHealth('RuntimeConfig', (v) =>
     v.outcome === 'DefaultConfigNotFound'
       ? // docs/aim.md: "a Normal event is emitted on the first reconcile with reason DefaultConfigNotFound"
-        { state: 'Ready' as const, reason: DEFAULT_CONFIG_NOT_FOUND, message: `no runtime config named ${v.name} exists; continuing without runtime config overrides`, announce: true }
-      : { state: 'Ready' as const, reason: 'RuntimeConfigResolved', message: `resolved ${v.ref?.kind} ${v.ref?.namespace ? `${v.ref.namespace}/` : ''}${v.name}` },
+        {
+          state: 'Ready' as const,
+          reason: DEFAULT_CONFIG_NOT_FOUND,
+          message: `no runtime config named ${v.name} exists; continuing without runtime config overrides`,
+          announce: true,
+        }
+      : {
+          state: 'Ready' as const,
+          reason: 'RuntimeConfigResolved',
+          message: `resolved ${v.ref?.kind} ${v.ref?.namespace ? `${v.ref.namespace}/` : ''}${v.name}`,
+        },
   );
 }
 
 /** the consumers' status.resolvedRuntimeConfig: one ref, or none (the default config does not exist) */
-export function resolvedRuntimeConfigRef(rc: FetchResult<AimRuntimeConfig> | undefined, previous: ResolvedRuntimeConfigRef | undefined): ResolvedRuntimeConfigRef | undefined {
+export function resolvedRuntimeConfigRef(
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+  previous: ResolvedRuntimeConfigRef | undefined,
+): ResolvedRuntimeConfigRef | undefined {
   if (!rc) return previous;
   if (rc.ok()) return rc.value.ref;
   // a read failure keeps what we knew; a config that is now missing is no longer resolved
@@ -102,7 +159,10 @@ export function resolvedRuntimeConfigRef(rc: FetchResult<AimRuntimeConfig> | und
 }
 
 /** sets (or removes) status.resolvedRuntimeConfig from this reconcile's resolution */
-export function setResolvedRuntimeConfig(status: { resolvedRuntimeConfig?: unknown; [field: string]: unknown }, rc: FetchResult<AimRuntimeConfig> | undefined): void {
+export function setResolvedRuntimeConfig(
+  status: { resolvedRuntimeConfig?: unknown; [field: string]: unknown },
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): void {
   const ref = resolvedRuntimeConfigRef(rc, status.resolvedRuntimeConfig as ResolvedRuntimeConfigRef | undefined);
   if (ref) status.resolvedRuntimeConfig = ref;
   else delete status.resolvedRuntimeConfig;

@@ -2,13 +2,34 @@
 // "Templates"): discovery through a Job running the model image's dry-run, GPU gating from node labels
 // (NotAvailable ↔ Ready as nodes are relabelled), and, for a namespaced template with caching enabled, the
 // AIMTemplateCache named like it. One worker: the cluster-wide count of discovery Jobs is then exact.
-import { type Clock, type DomainReconciler, type EngineStatus, Pipeline, pipelineReconciler, systemClock } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type KindRef, type KubeObject, type Manager, objectKeyString } from '../../../kube/index.ts';
+import {
+  type Clock,
+  type DomainReconciler,
+  type EngineStatus,
+  Pipeline,
+  pipelineReconciler,
+  systemClock,
+} from '../../../engine/index.ts';
+import {
+  type Controller,
+  ignoreOwnStatusWrites,
+  type KindRef,
+  type KubeObject,
+  type Manager,
+  objectKeyString,
+} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { parseDiscoveryOutput, TEMPLATE_LABEL } from '../catalog/discovery.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
-import { AIMClusterModels, AIMClusterServiceTemplates, AIMModels, AIMServiceTemplates, AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
+import {
+  AIMClusterModels,
+  AIMClusterServiceTemplates,
+  AIMModels,
+  AIMServiceTemplates,
+  AIMTemplateCaches,
+  type AnyTemplate,
+} from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
 import { currentJobName, discoveryStep } from './discovery-plan.ts';
@@ -32,7 +53,15 @@ export interface TemplateControllerOptions {
   discoveryBackoffBaseMs?: number;
 }
 
-export function templateReconciler(opts: TemplateControllerOptions): DomainReconciler<AnyTemplate, Awaited<ReturnType<typeof fetchTemplateState>>, TemplateObservation, AimRuntimeConfig, EngineStatus> {
+export function templateReconciler(
+  opts: TemplateControllerOptions,
+): DomainReconciler<
+  AnyTemplate,
+  Awaited<ReturnType<typeof fetchTemplateState>>,
+  TemplateObservation,
+  AimRuntimeConfig,
+  EngineStatus
+> {
   const clock = opts.clock ?? systemClock;
   return {
     fetchRemoteState: (ctx) => fetchTemplateState(ctx, opts.operatorNamespace, clock),
@@ -44,7 +73,11 @@ export function templateReconciler(opts: TemplateControllerOptions): DomainRecon
         inlineSources: (object.spec.modelSources?.length ?? 0) > 0,
         specHash: fetched.specHash,
         status: object.status,
-        job: fetched.jobs.find((j) => !j.metadata.deletionTimestamp && j.metadata.name === currentJobName(object.metadata.name ?? '', object.status, fetched.specHash)),
+        job: fetched.jobs.find(
+          (j) =>
+            !j.metadata.deletionTimestamp &&
+            j.metadata.name === currentJobName(object.metadata.name ?? '', object.status, fetched.specHash),
+        ),
         log: fetched.log,
         parse: parseDiscoveryOutput,
         activeJobs: fetched.activeDiscoveryJobs,
@@ -56,7 +89,8 @@ export function templateReconciler(opts: TemplateControllerOptions): DomainRecon
     },
     planResources: ({ object }, obs) => planTemplate(object, obs),
     getComponentHealth: (obs, { object, runtimeConfig }) => templateHealth(object, obs, runtimeConfig),
-    decorateStatus: (status, _cm, obs, { object, runtimeConfig }) => decorateTemplateStatus(status, obs, object, runtimeConfig),
+    decorateStatus: (status, _cm, obs, { object, runtimeConfig }) =>
+      decorateTemplateStatus(status, obs, object, runtimeConfig),
   };
 }
 
@@ -74,13 +108,20 @@ export function templatePipeline(opts: TemplateControllerOptions, name = 'aim-te
 
 const VARIANTS: ReadonlyArray<{ kind: KindRef<AnyTemplate>; controllerName: string; models: KindRef<KubeObject> }> = [
   { kind: AIMServiceTemplates, controllerName: 'aim-template', models: AIMModels as KindRef<KubeObject> },
-  { kind: AIMClusterServiceTemplates, controllerName: 'aim-cluster-template', models: AIMClusterModels as KindRef<KubeObject> },
+  {
+    kind: AIMClusterServiceTemplates,
+    controllerName: 'aim-cluster-template',
+    models: AIMClusterModels as KindRef<KubeObject>,
+  },
 ];
 
 const TEMPLATE_MODEL_WATCH_INDEX = 'aim.eai.amd.com/template-model-watch';
 
 /** Registers both template controllers: they follow their model, their Jobs, the nodes' GPU labels and configs. */
-export async function registerAimTemplateControllers(mgr: Manager, opts: TemplateControllerOptions): Promise<Controller[]> {
+export async function registerAimTemplateControllers(
+  mgr: Manager,
+  opts: TemplateControllerOptions,
+): Promise<Controller[]> {
   const controllers: Controller[] = [];
   for (const v of VARIANTS) {
     await mgr.cache.indexField(v.kind, TEMPLATE_MODEL_WATCH_INDEX, (o) => [(o as AnyTemplate).spec?.modelName ?? '']);
@@ -95,7 +136,14 @@ export async function registerAimTemplateControllers(mgr: Manager, opts: Templat
     const ofJob = (j: KubeObject) => {
       const label = j.metadata.labels?.[TEMPLATE_LABEL];
       if (!label) return [];
-      return templates.store.list().filter((t) => (t.metadata.name ?? '').startsWith(label) && (!t.metadata.namespace || t.metadata.namespace === j.metadata.namespace)).map((t) => objectKeyString(t.metadata.namespace, t.metadata.name ?? ''));
+      return templates.store
+        .list()
+        .filter(
+          (t) =>
+            (t.metadata.name ?? '').startsWith(label) &&
+            (!t.metadata.namespace || t.metadata.namespace === j.metadata.namespace),
+        )
+        .map((t) => objectKeyString(t.metadata.namespace, t.metadata.name ?? ''));
     };
     const builder = mgr
       .controller(v.controllerName)

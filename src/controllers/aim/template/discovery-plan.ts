@@ -3,7 +3,12 @@
 // start a Job (under the cluster-wide limit of 10, after the backoff of earlier failures), or wait. Pure.
 import type { AIMServiceTemplateStatus } from '../../../apis/aim/index.ts';
 import { findCondition, type Job } from '../../../engine/index.ts';
-import { type DiscoveryResult, discoveryBackoffMs, discoveryJobName, MAX_CONCURRENT_DISCOVERY_JOBS } from '../catalog/discovery.ts';
+import {
+  type DiscoveryResult,
+  discoveryBackoffMs,
+  discoveryJobName,
+  MAX_CONCURRENT_DISCOVERY_JOBS,
+} from '../catalog/discovery.ts';
 
 export type DiscoveryStep =
   | { kind: 'inline' }
@@ -34,7 +39,8 @@ export interface DiscoveryInput {
   backoffBaseMs?: number;
 }
 
-const finished = (job: Job, type: 'Complete' | 'Failed') => findCondition(job.status?.conditions, type)?.status === 'True';
+const finished = (job: Job, type: 'Complete' | 'Failed') =>
+  findCondition(job.status?.conditions, type)?.status === 'True';
 
 export function discoveryStep(input: DiscoveryInput): DiscoveryStep {
   if (input.inlineSources) return { kind: 'inline' };
@@ -48,7 +54,9 @@ export function discoveryStep(input: DiscoveryInput): DiscoveryStep {
   const job = input.job?.metadata.name === jobName ? input.job : undefined;
   if (job && finished(job, 'Complete')) {
     const result = input.log ? input.parse(input.log) : undefined;
-    return result ? { kind: 'parsed', result, jobName } : { kind: 'unparseable', jobName, message: `discovery Job ${jobName} completed but printed no profile JSON` };
+    return result
+      ? { kind: 'parsed', result, jobName }
+      : { kind: 'unparseable', jobName, message: `discovery Job ${jobName} completed but printed no profile JSON` };
   }
   if (job && finished(job, 'Failed')) {
     const failedAt = Date.parse(d?.lastAttemptTime ?? '') || input.now;
@@ -56,7 +64,9 @@ export function discoveryStep(input: DiscoveryInput): DiscoveryStep {
     const message = `discovery Job ${jobName} failed${d?.lastFailureReason ? `: ${d.lastFailureReason}` : ''}`;
     if (wait > 0) return { kind: 'failed', jobName, message, retryInMs: wait, attempts: attempt };
     const next = attempt + 1;
-    return input.activeJobs >= MAX_CONCURRENT_DISCOVERY_JOBS ? { kind: 'throttled', active: input.activeJobs } : { kind: 'start', jobName: discoveryJobName(input.templateName, input.specHash, next), attempt: next };
+    return input.activeJobs >= MAX_CONCURRENT_DISCOVERY_JOBS
+      ? { kind: 'throttled', active: input.activeJobs }
+      : { kind: 'start', jobName: discoveryJobName(input.templateName, input.specHash, next), attempt: next };
   }
   if (job) return { kind: 'running', jobName };
   if (input.blockedBy) return { kind: 'blocked', message: input.blockedBy };
@@ -65,7 +75,11 @@ export function discoveryStep(input: DiscoveryInput): DiscoveryStep {
 }
 
 /** the Job name of the attempt the status is on (attempt 1 of a spec not seen before) */
-export function currentJobName(templateName: string, status: AIMServiceTemplateStatus | undefined, specHash: string): string {
+export function currentJobName(
+  templateName: string,
+  status: AIMServiceTemplateStatus | undefined,
+  specHash: string,
+): string {
   const d = status?.discovery;
   return discoveryJobName(templateName, specHash, d?.specHash === specHash ? Math.max(1, d.attempts ?? 0) : 1);
 }

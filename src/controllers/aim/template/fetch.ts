@@ -1,13 +1,27 @@
 // What a template reconcile reads: its model, the cluster's GPUs (node labels), its discovery Job and the
 // number of discovery Jobs running cluster-wide (all from the cache), the Job's output once it completed
 // (live, once), and the template cache it creates when caching is on.
-import { type Clock, type FetchContext, FetchResult, fetch, type Job, missingUpstreamError } from '../../../engine/index.ts';
+import {
+  type Clock,
+  type FetchContext,
+  FetchResult,
+  fetch,
+  type Job,
+  missingUpstreamError,
+} from '../../../engine/index.ts';
 import { kindRef, type KubeObject } from '../../../kube/index.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
 import { DISCOVERY_APP, DISCOVERY_APP_LABEL, discoverySpecHash, TEMPLATE_LABEL } from '../catalog/discovery.ts';
 import { currentJobName } from './discovery-plan.ts';
 import { jobPodLog } from '../shared/job-logs.ts';
-import { AIMClusterModels, AIMModels, AIMTemplateCaches, type AIMTemplateCache, type AnyModel, type AnyTemplate } from '../shared/kinds.ts';
+import {
+  AIMClusterModels,
+  AIMModels,
+  AIMTemplateCaches,
+  type AIMTemplateCache,
+  type AnyModel,
+  type AnyTemplate,
+} from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 
 export const Nodes = kindRef<KubeObject>('v1', 'Node');
@@ -28,9 +42,13 @@ export interface TemplateFetch {
   jobNamespace: string;
 }
 
-const isActive = (j: Job) => !(j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+const isActive = (j: Job) =>
+  !(j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
-async function fetchModel(reader: FetchContext<AnyTemplate, AimRuntimeConfig>['reader'], t: AnyTemplate): Promise<FetchResult<AnyModel>> {
+async function fetchModel(
+  reader: FetchContext<AnyTemplate, AimRuntimeConfig>['reader'],
+  t: AnyTemplate,
+): Promise<FetchResult<AnyModel>> {
   const name = t.spec.modelName;
   const ns = t.metadata.namespace;
   if (ns) {
@@ -40,28 +58,54 @@ async function fetchModel(reader: FetchContext<AnyTemplate, AimRuntimeConfig>['r
   const cluster = await fetch<AnyModel>(reader, AIMClusterModels, name);
   if (cluster.ok() || !cluster.isNotFound()) return cluster;
   const where = ns ? `no AIMModel ${ns}/${name} and no AIMClusterModel ${name}` : `no AIMClusterModel ${name}`;
-  return FetchResult.failure(missingUpstreamError('ModelNotFound', `spec.modelName: ${where} exist`), { kind: 'AIMModel', name, ...(ns ? { namespace: ns } : {}) });
+  return FetchResult.failure(missingUpstreamError('ModelNotFound', `spec.modelName: ${where} exist`), {
+    kind: 'AIMModel',
+    name,
+    ...(ns ? { namespace: ns } : {}),
+  });
 }
 
-export async function fetchTemplateState(ctx: FetchContext<AnyTemplate, AimRuntimeConfig>, operatorNamespace: string, clock: Clock): Promise<TemplateFetch> {
+export async function fetchTemplateState(
+  ctx: FetchContext<AnyTemplate, AimRuntimeConfig>,
+  operatorNamespace: string,
+  clock: Clock,
+): Promise<TemplateFetch> {
   const t = ctx.object;
   const jobNamespace = t.metadata.namespace || operatorNamespace;
   const [model, nodes, allJobs] = await Promise.all([
     fetchModel(ctx.reader, t),
-    ctx.reader.list(Nodes).then((n) => FetchResult.of(clusterGpus(n)), (err) => FetchResult.failure<Map<string, number>>(err, { kind: 'Node' })),
+    ctx.reader.list(Nodes).then(
+      (n) => FetchResult.of(clusterGpus(n)),
+      (err) => FetchResult.failure<Map<string, number>>(err, { kind: 'Node' }),
+    ),
     ctx.reader.list(DiscoveryJobs, { labelSelector: `${DISCOVERY_APP_LABEL}=${DISCOVERY_APP}` }),
   ]);
   const image = model.ok() ? model.value.spec.image : '';
   const specHash = discoverySpecHash(image, { ...t.spec, ...(t.spec.hardware ? { hardware: t.spec.hardware } : {}) });
   const label = (t.metadata.name ?? '').slice(0, 63).replace(/[^a-z0-9A-Z]+$/, '');
-  const jobs = allJobs.filter((j) => j.metadata.namespace === jobNamespace && j.metadata.labels?.[TEMPLATE_LABEL] === label);
-  const out: TemplateFetch = { model, gpus: nodes, specHash, jobs, activeDiscoveryJobs: allJobs.filter(isActive).length, now: clock.now(), jobNamespace };
+  const jobs = allJobs.filter(
+    (j) => j.metadata.namespace === jobNamespace && j.metadata.labels?.[TEMPLATE_LABEL] === label,
+  );
+  const out: TemplateFetch = {
+    model,
+    gpus: nodes,
+    specHash,
+    jobs,
+    activeDiscoveryJobs: allJobs.filter(isActive).length,
+    now: clock.now(),
+    jobNamespace,
+  };
   const d = t.status?.discovery;
   const needsOutput = !(d?.specHash === specHash && t.status?.profile);
   const current = currentJobName(t.metadata.name ?? '', t.status, specHash);
-  const done = jobs.find((j) => j.metadata.name === current && (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'));
+  const done = jobs.find(
+    (j) =>
+      j.metadata.name === current &&
+      (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
+  );
   if (needsOutput && done) out.log = await jobPodLog(ctx.client, done, 'discovery').catch(() => undefined);
   const caching = (t.spec as { caching?: { enabled?: boolean } }).caching?.enabled === true;
-  if (caching && t.metadata.namespace) out.cache = await fetch(ctx.reader, AIMTemplateCaches, t.metadata.name ?? '', t.metadata.namespace);
+  if (caching && t.metadata.namespace)
+    out.cache = await fetch(ctx.reader, AIMTemplateCaches, t.metadata.name ?? '', t.metadata.namespace);
   return out;
 }

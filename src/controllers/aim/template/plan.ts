@@ -2,12 +2,29 @@
 // discovery step to the Job and cache to apply, the components (RuntimeConfig, Model, Discovery, GPU) and
 // the status fields (profile, model sources, resolved hardware, discovery bookkeeping).
 import type { AIMHardware, AIMServiceTemplateStatus } from '../../../apis/aim/index.ts';
-import { type ComponentHealth, type EngineStatus, type FetchResult, infrastructureError, type MaybeHealth, PlanResult } from '../../../engine/index.ts';
+import {
+  type ComponentHealth,
+  type EngineStatus,
+  type FetchResult,
+  infrastructureError,
+  type MaybeHealth,
+  PlanResult,
+} from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import { buildDiscoveryJob } from '../catalog/discovery.ts';
-import { GPU_DEVICE_ID_LABEL, GPU_DEVICE_IDS, gpuAvailability, hardwareSummary, normalizeGpuModel } from '../catalog/gpu.ts';
+import {
+  GPU_DEVICE_ID_LABEL,
+  GPU_DEVICE_IDS,
+  gpuAvailability,
+  hardwareSummary,
+  normalizeGpuModel,
+} from '../catalog/gpu.ts';
 import { AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
-import { type AimRuntimeConfig, runtimeConfigHealth, setResolvedRuntimeConfig } from '../shared/runtime-config-source.ts';
+import {
+  type AimRuntimeConfig,
+  runtimeConfigHealth,
+  setResolvedRuntimeConfig,
+} from '../shared/runtime-config-source.ts';
 import type { DiscoveryStep } from './discovery-plan.ts';
 import type { TemplateFetch } from './fetch.ts';
 
@@ -19,10 +36,22 @@ export const THROTTLE_RETRY_MS = 5_000;
 
 /** discovery's answer for the GPU, else the spec's */
 export function resolvedHardware(t: AnyTemplate, obs: TemplateObservation): AIMHardware | undefined {
-  const meta = obs.step.kind === 'parsed' ? obs.step.result.profile.metadata : obs.step.kind === 'known' ? t.status?.profile?.metadata : undefined;
+  const meta =
+    obs.step.kind === 'parsed'
+      ? obs.step.result.profile.metadata
+      : obs.step.kind === 'known'
+        ? t.status?.profile?.metadata
+        : undefined;
   const spec = t.spec.hardware;
   if (meta?.gpu && spec?.gpu?.minVram === undefined) {
-    return { ...(spec ?? {}), gpu: { ...(spec?.gpu ?? {}), model: normalizeGpuModel(meta.gpu), requests: meta.gpuCount ?? spec?.gpu?.requests ?? 1 } };
+    return {
+      ...(spec ?? {}),
+      gpu: {
+        ...(spec?.gpu ?? {}),
+        model: normalizeGpuModel(meta.gpu),
+        requests: meta.gpuCount ?? spec?.gpu?.requests ?? 1,
+      },
+    };
   }
   return spec;
 }
@@ -34,7 +63,11 @@ function nodeAffinity(hw: AIMHardware | undefined): Record<string, unknown> | un
     .filter(([, m]) => m === model)
     .map(([id]) => id);
   if (ids.length === 0) return undefined;
-  return { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: GPU_DEVICE_ID_LABEL, operator: 'In', values: ids }] }] } };
+  return {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: [{ key: GPU_DEVICE_ID_LABEL, operator: 'In', values: ids }] }],
+    },
+  };
 }
 
 function cacheObject(t: AnyTemplate): KubeObject {
@@ -67,7 +100,14 @@ export function planTemplate(t: AnyTemplate, obs: TemplateObservation): PlanResu
         namespace: obs.jobNamespace,
         templateName: t.metadata.name ?? '',
         image: model.spec.image,
-        template: { metric: t.spec.metric, precision: t.spec.precision, profileId: t.spec.profileId, env: t.spec.env, gpuModel: hw?.model, gpuCount: hw?.requests },
+        template: {
+          metric: t.spec.metric,
+          precision: t.spec.precision,
+          profileId: t.spec.profileId,
+          env: t.spec.env,
+          gpuModel: hw?.model,
+          gpuCount: hw?.requests,
+        },
         imagePullSecrets: t.spec.imagePullSecrets ?? model.spec.imagePullSecrets,
         serviceAccountName: t.spec.serviceAccountName ?? model.spec.serviceAccountName,
       }),
@@ -85,32 +125,76 @@ function discoveryHealth(step: DiscoveryStep): ComponentHealth {
   const c = 'Discovery';
   switch (step.kind) {
     case 'inline':
-      return { component: c, state: 'Ready', reason: 'InlineModelSources', message: 'spec.modelSources is set: no discovery needed' };
+      return {
+        component: c,
+        state: 'Ready',
+        reason: 'InlineModelSources',
+        message: 'spec.modelSources is set: no discovery needed',
+      };
     case 'known':
     case 'parsed':
-      return { component: c, state: 'Ready', reason: 'DiscoveryComplete', message: 'the model image reported its profile' };
+      return {
+        component: c,
+        state: 'Ready',
+        reason: 'DiscoveryComplete',
+        message: 'the model image reported its profile',
+      };
     case 'start':
     case 'running':
-      return { component: c, state: 'Progressing', reason: 'AwaitingDiscovery', message: `discovery Job ${step.jobName} is running the image's dry-run` };
+      return {
+        component: c,
+        state: 'Progressing',
+        reason: 'AwaitingDiscovery',
+        message: `discovery Job ${step.jobName} is running the image's dry-run`,
+      };
     case 'throttled':
-      return { component: c, state: 'Progressing', reason: 'DiscoveryThrottled', message: `${step.active} discovery Jobs are running cluster-wide (limit 10); retrying in 5 s` };
+      return {
+        component: c,
+        state: 'Progressing',
+        reason: 'DiscoveryThrottled',
+        message: `${step.active} discovery Jobs are running cluster-wide (limit 10); retrying in 5 s`,
+      };
     case 'blocked':
       return { component: c, state: 'Pending', reason: 'AwaitingModel', message: step.message };
     case 'failed':
-      return { component: c, state: 'Degraded', reason: 'DiscoveryFailed', message: `${step.message}; attempt ${step.attempts}, retrying in ${Math.ceil(step.retryInMs / 1000)} s` };
+      return {
+        component: c,
+        state: 'Degraded',
+        reason: 'DiscoveryFailed',
+        message: `${step.message}; attempt ${step.attempts}, retrying in ${Math.ceil(step.retryInMs / 1000)} s`,
+      };
     case 'unparseable':
       return { component: c, state: 'Degraded', reason: 'DiscoveryFailed', message: step.message };
   }
 }
 
 function gpuHealth(t: AnyTemplate, obs: TemplateObservation): MaybeHealth {
-  if (!obs.gpus.ok()) return { component: 'GPU', errors: [infrastructureError('GPUCheckFailed', `reading the nodes' GPU labels: ${String(obs.gpus.error ?? 'failed')}`)] };
+  if (!obs.gpus.ok())
+    return {
+      component: 'GPU',
+      errors: [
+        infrastructureError('GPUCheckFailed', `reading the nodes' GPU labels: ${String(obs.gpus.error ?? 'failed')}`),
+      ],
+    };
   const v = gpuAvailability(resolvedHardware(t, obs), obs.gpus.value);
-  return { component: 'GPU', state: v.state, reason: v.reason === 'NoGPURequired' ? 'GPUAvailable' : v.reason, message: v.message };
+  return {
+    component: 'GPU',
+    state: v.state,
+    reason: v.reason === 'NoGPURequired' ? 'GPUAvailable' : v.reason,
+    message: v.message,
+  };
 }
 
-export function templateHealth(t: AnyTemplate, obs: TemplateObservation, rc: FetchResult<AimRuntimeConfig> | undefined): MaybeHealth[] {
-  const model = obs.model.toUpstreamComponentHealth(t.metadata.namespace ? 'Model' : 'ClusterModel', (m) => ({ state: 'Ready', reason: 'ModelFound', message: `${m.kind} ${m.metadata.name} (image ${m.spec.image})` }));
+export function templateHealth(
+  t: AnyTemplate,
+  obs: TemplateObservation,
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): MaybeHealth[] {
+  const model = obs.model.toUpstreamComponentHealth(t.metadata.namespace ? 'Model' : 'ClusterModel', (m) => ({
+    state: 'Ready',
+    reason: 'ModelFound',
+    message: `${m.kind} ${m.metadata.name} (image ${m.spec.image})`,
+  }));
   return [runtimeConfigHealth(rc), model, discoveryHealth(obs.step), gpuHealth(t, obs)];
 }
 
@@ -124,7 +208,14 @@ function setDiscovery(status: TemplateStatus, obs: TemplateObservation): void {
       delete status.profile;
       delete status.modelSources;
     }
-    status.discovery = { specHash: obs.specHash, attempts: step.attempt, lastAttemptTime: now, ...(status.discovery?.lastFailureReason && step.attempt > 1 ? { lastFailureReason: status.discovery.lastFailureReason } : {}) };
+    status.discovery = {
+      specHash: obs.specHash,
+      attempts: step.attempt,
+      lastAttemptTime: now,
+      ...(status.discovery?.lastFailureReason && step.attempt > 1
+        ? { lastFailureReason: status.discovery.lastFailureReason }
+        : {}),
+    };
     status.discoveryJob = { kind: 'Job', name: step.jobName, namespace: obs.jobNamespace };
   } else if (step.kind === 'failed' || step.kind === 'unparseable') {
     status.discovery = { ...(status.discovery ?? {}), specHash: obs.specHash, lastFailureReason: step.message };
@@ -135,11 +226,22 @@ function setDiscovery(status: TemplateStatus, obs: TemplateObservation): void {
   }
 }
 
-export function decorateTemplateStatus(status: TemplateStatus, obs: TemplateObservation, t: AnyTemplate, rc: FetchResult<AimRuntimeConfig> | undefined): void {
+export function decorateTemplateStatus(
+  status: TemplateStatus,
+  obs: TemplateObservation,
+  t: AnyTemplate,
+  rc: FetchResult<AimRuntimeConfig> | undefined,
+): void {
   setResolvedRuntimeConfig(status, rc);
   if (obs.model.ok()) {
     const m = obs.model.value;
-    status.resolvedModel = { kind: m.kind, name: m.metadata.name ?? '', namespace: m.metadata.namespace ?? '', scope: m.metadata.namespace ? 'Namespace' : 'Cluster', uid: m.metadata.uid ?? '' };
+    status.resolvedModel = {
+      kind: m.kind,
+      name: m.metadata.name ?? '',
+      namespace: m.metadata.namespace ?? '',
+      scope: m.metadata.namespace ? 'Namespace' : 'Cluster',
+      uid: m.metadata.uid ?? '',
+    };
   }
   setDiscovery(status, obs);
   if (obs.step.kind === 'inline') status.modelSources = structuredClone(t.spec.modelSources ?? []);
@@ -149,5 +251,12 @@ export function decorateTemplateStatus(status: TemplateStatus, obs: TemplateObse
   const affinity = nodeAffinity(hw);
   if (affinity) status.resolvedNodeAffinity = affinity;
   else delete status.resolvedNodeAffinity;
-  if (obs.cache?.ok()) status.resolvedCache = { kind: 'AIMTemplateCache', name: obs.cache.value.metadata.name ?? '', namespace: obs.cache.value.metadata.namespace ?? '', scope: 'Namespace', uid: obs.cache.value.metadata.uid ?? '' };
+  if (obs.cache?.ok())
+    status.resolvedCache = {
+      kind: 'AIMTemplateCache',
+      name: obs.cache.value.metadata.name ?? '',
+      namespace: obs.cache.value.metadata.namespace ?? '',
+      scope: 'Namespace',
+      uid: obs.cache.value.metadata.uid ?? '',
+    };
 }

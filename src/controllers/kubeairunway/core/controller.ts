@@ -13,8 +13,23 @@ import {
   ModelDeployments,
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../../apis/kubeairunway/index.ts';
-import { ConditionManager, type DomainReconciler, ownedStatus, Pipeline, PlanResult, toResult } from '../../../engine/index.ts';
-import { annotationsChanged, CustomResourceDefinitions, type Controller, generationChanged, type Manager, objectKeyString, or } from '../../../kube/index.ts';
+import {
+  ConditionManager,
+  type DomainReconciler,
+  ownedStatus,
+  Pipeline,
+  PlanResult,
+  toResult,
+} from '../../../engine/index.ts';
+import {
+  annotationsChanged,
+  CustomResourceDefinitions,
+  type Controller,
+  generationChanged,
+  type Manager,
+  objectKeyString,
+  or,
+} from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';
 
@@ -41,7 +56,9 @@ export interface CoreObservation {
   decision: CoreDecision;
 }
 
-export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconciler<ModelDeployment, CoreFetch, CoreObservation, unknown, CoreEngineStatus> {
+export function coreReconciler(
+  opts: CoreControllerOptions = {},
+): DomainReconciler<ModelDeployment, CoreFetch, CoreObservation, unknown, CoreEngineStatus> {
   const now = opts.now ?? Date.now;
   const previousOf = (md: ModelDeployment) => ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
   const judge = (md: ModelDeployment, f: CoreFetch) =>
@@ -54,7 +71,10 @@ export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconcil
     });
   return {
     async fetchRemoteState({ reader }) {
-      const [providers, crds] = await Promise.all([reader.list(InferenceProviderConfigs), reader.list(CustomResourceDefinitions)]);
+      const [providers, crds] = await Promise.all([
+        reader.list(InferenceProviderConfigs),
+        reader.list(CustomResourceDefinitions),
+      ]);
       return { providers: providers as InferenceProviderConfig[], served: servedGroupVersions(crds), now: now() };
     },
     // the decision, for the plan and the thin controller's events
@@ -63,7 +83,8 @@ export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconcil
       const cm = new ConditionManager(previousOf(object).conditions ?? [], { now: () => fetched.now });
       return { judgement, decision: coreStatusFrom(judgement, previousOf(object), cm) };
     },
-    planResources: (_ctx, { decision }) => (decision.retrySelection ? new PlanResult().requeueAfter(RESELECT_AFTER_MS) : new PlanResult()),
+    planResources: (_ctx, { decision }) =>
+      decision.retrySelection ? new PlanResult().requeueAfter(RESELECT_AFTER_MS) : new PlanResult(),
     setStatus(status, cm, { judgement }, { object }) {
       // on the engine's ConditionManager, so condition transitions become the engine's events
       const { status: next } = coreStatusFrom(judgement, previousOf(object), cm);
@@ -73,7 +94,10 @@ export function coreReconciler(opts: CoreControllerOptions = {}): DomainReconcil
   };
 }
 
-export async function registerKubeairunwayCoreController(mgr: Manager, opts: CoreControllerOptions = {}): Promise<Controller> {
+export async function registerKubeairunwayCoreController(
+  mgr: Manager,
+  opts: CoreControllerOptions = {},
+): Promise<Controller> {
   const selections = new Counter({
     name: 'kubeairunway_provider_selection_total',
     help: 'Provider selections by the core controller, by provider and reason',
@@ -81,9 +105,12 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
     registers: [mgr.metrics.registry],
   });
   // a ModelDeployment still waiting for a provider is what a provider or CRD change can unblock
-  await mgr.cache.indexField(ModelDeployments, UNSELECTED_INDEX, (o) => ((o as { status?: { provider?: { name?: string } } }).status?.provider?.name ? [] : ['true']));
+  await mgr.cache.indexField(ModelDeployments, UNSELECTED_INDEX, (o) =>
+    (o as { status?: { provider?: { name?: string } } }).status?.provider?.name ? [] : ['true'],
+  );
   const mds = await mgr.cache.informer(ModelDeployments);
-  const unselected = () => mds.store.byIndex(UNSELECTED_INDEX, 'true').map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
+  const unselected = () =>
+    mds.store.byIndex(UNSELECTED_INDEX, 'true').map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
   const reported = new BoundedSet(4096);
   const pipeline = new Pipeline({
     name: CORE_FIELD_MANAGER,
@@ -93,34 +120,60 @@ export async function registerKubeairunwayCoreController(mgr: Manager, opts: Cor
     observedGeneration: true,
   });
 
-  return mgr
-    .controller(CORE_FIELD_MANAGER)
-    // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
-    // status writes cannot change it, and reconciling on each of them doubled the core's work
-    .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
-    .watches(InferenceProviderConfigs, unselected)
-    .watches(CustomResourceDefinitions, unselected)
-    .withOptions({ concurrency: 4, levelBased: true })
-    .complete(async (req, ctx) => {
-      const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
-      if (!md) return {};
-      const previous = ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
-      const outcome = await pipeline.run(md, { client: ctx.client, reader: ctx.cache, recorder: ctx.recorder, log: ctx.log, signal: ctx.signal });
-      const decision = (outcome.observation as CoreObservation | undefined)?.decision;
-      const chosen = decision?.selection?.provider;
-      if (outcome.statusWritten && decision && chosen && chosen !== previous.provider?.name && decision.validation.ok) {
-        selections.inc({ provider: chosen, reason: decision.selection!.reason });
-        // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
-        // change of provider moves the deployment and is worth an event
-        if (previous.provider?.name) ctx.recorder.event(md, 'Normal', 'ProviderSelected', `${decision.selection!.message} (was ${previous.provider.name})`);
-      }
-      for (const s of decision?.skippedRules ?? []) {
-        // once per object generation and rule, not on every reconcile
-        const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
-        if (reported.add(key)) ctx.recorder.event(md, 'Warning', 'SelectionRuleSkipped', `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`);
-      }
-      return toResult(outcome);
-    });
+  return (
+    mgr
+      .controller(CORE_FIELD_MANAGER)
+      // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
+      // status writes cannot change it, and reconciling on each of them doubled the core's work
+      .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
+      .watches(InferenceProviderConfigs, unselected)
+      .watches(CustomResourceDefinitions, unselected)
+      .withOptions({ concurrency: 4, levelBased: true })
+      .complete(async (req, ctx) => {
+        const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
+        if (!md) return {};
+        const previous = ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
+        const outcome = await pipeline.run(md, {
+          client: ctx.client,
+          reader: ctx.cache,
+          recorder: ctx.recorder,
+          log: ctx.log,
+          signal: ctx.signal,
+        });
+        const decision = (outcome.observation as CoreObservation | undefined)?.decision;
+        const chosen = decision?.selection?.provider;
+        if (
+          outcome.statusWritten &&
+          decision &&
+          chosen &&
+          chosen !== previous.provider?.name &&
+          decision.validation.ok
+        ) {
+          selections.inc({ provider: chosen, reason: decision.selection!.reason });
+          // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
+          // change of provider moves the deployment and is worth an event
+          if (previous.provider?.name)
+            ctx.recorder.event(
+              md,
+              'Normal',
+              'ProviderSelected',
+              `${decision.selection!.message} (was ${previous.provider.name})`,
+            );
+        }
+        for (const s of decision?.skippedRules ?? []) {
+          // once per object generation and rule, not on every reconcile
+          const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
+          if (reported.add(key))
+            ctx.recorder.event(
+              md,
+              'Warning',
+              'SelectionRuleSkipped',
+              `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`,
+            );
+        }
+        return toResult(outcome);
+      })
+  );
 }
 
 /** a set that forgets its oldest entries past `limit` */

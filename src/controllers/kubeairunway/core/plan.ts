@@ -12,7 +12,12 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
 import { type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
-import { admissionMessage, defaultModelDeployment, validateModelDeployment, type ValidationIssue } from '../validation/index.ts';
+import {
+  admissionMessage,
+  defaultModelDeployment,
+  validateModelDeployment,
+  type ValidationIssue,
+} from '../validation/index.ts';
 
 /** the part of ModelDeployment.status the core writes (server-side apply as kubeairunway-core) */
 export interface CoreStatus {
@@ -49,7 +54,10 @@ export interface CoreJudgement {
 
 /** The core's decision for `md`, with its conditions on a fresh ConditionManager over `inputs.previous`. */
 export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDecision {
-  const cm = new ConditionManager(inputs.previous.conditions ?? [], { now: () => inputs.now, ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+  const cm = new ConditionManager(inputs.previous.conditions ?? [], {
+    now: () => inputs.now,
+    ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}),
+  });
   return coreStatusFrom(judgeCore(md, inputs), inputs.previous, cm);
 }
 
@@ -65,7 +73,10 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
     },
   });
   if (result.errors.length > 0) return { errors: result.errors };
-  const selection = selectProvider(defaulted, inputs.providers, { now: inputs.now, ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}) });
+  const selection = selectProvider(defaulted, inputs.providers, {
+    now: inputs.now,
+    ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}),
+  });
   return { errors: [], selection };
 }
 
@@ -73,7 +84,11 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
  * The status fields the core owns, from a judgement; conditions are set on `cm` (the engine's, in a
  * pipeline run, so their transitions become its events). Cheap: it may run twice per reconcile.
  */
-export function coreStatusFrom(judgement: CoreJudgement, previous: Partial<CoreStatus>, cm: ConditionManager): CoreDecision {
+export function coreStatusFrom(
+  judgement: CoreJudgement,
+  previous: Partial<CoreStatus>,
+  cm: ConditionManager,
+): CoreDecision {
   const inputs = { previous };
   const status: CoreStatus = { conditions: [] };
   const selection = judgement.selection;
@@ -90,7 +105,12 @@ export function coreStatusFrom(judgement: CoreJudgement, previous: Partial<CoreS
   }
   // True at first sight is told by the status alone; a spec that becomes valid again is evented
   cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation', quietWhenNew());
-  if (selection.provider && selection.reason === 'PreviouslySelected' && inputs.previous.provider?.name === selection.provider && cm.isTrue(CONDITION_PROVIDER_SELECTED)) {
+  if (
+    selection.provider &&
+    selection.reason === 'PreviouslySelected' &&
+    inputs.previous.provider?.name === selection.provider &&
+    cm.isTrue(CONDITION_PROVIDER_SELECTED)
+  ) {
     // our own earlier choice: keep its recorded reason instead of rewriting it as "previously selected"
     cm.keep(CONDITION_PROVIDER_SELECTED);
     status.provider = inputs.previous.provider;
@@ -103,7 +123,13 @@ export function coreStatusFrom(judgement: CoreJudgement, previous: Partial<CoreS
     status.message = selection.message;
   }
   status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
-  return { status, validation: { ok: true }, selection, skippedRules: selection.skippedRules, retrySelection: !selection.provider };
+  return {
+    status,
+    validation: { ok: true },
+    selection,
+    skippedRules: selection.skippedRules,
+    retrySelection: !selection.provider,
+  };
 }
 
 function keepOrDrop(cm: ConditionManager, previous: Partial<CoreStatus>, type: string): void {

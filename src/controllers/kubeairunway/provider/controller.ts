@@ -7,7 +7,12 @@
 // owns(): owns() would make the controller's start fail while the CRD is missing, which is exactly the
 // crash loop upstream had. The registration retries discovery and adds the watch when the CRD
 // appears.
-import { type ModelDeployment, ModelDeployments, providerFieldManager, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
+import {
+  type ModelDeployment,
+  ModelDeployments,
+  providerFieldManager,
+  providerFinalizer,
+} from '../../../apis/kubeairunway/index.ts';
 import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
 import {
   type Controller,
@@ -52,7 +57,8 @@ export interface ProviderController {
 /** ModelDeployment events this provider cares about: its selection, or its finalizer, before or after */
 export function concernsProvider(provider: string): Predicate<ModelDeployment> {
   const finalizer = providerFinalizer(provider);
-  const concerns = (md: ModelDeployment) => md.status?.provider?.name === provider || (md.metadata.finalizers?.includes(finalizer) ?? false);
+  const concerns = (md: ModelDeployment) =>
+    md.status?.provider?.name === provider || (md.metadata.finalizers?.includes(finalizer) ?? false);
   return (ev) => concerns(ev.obj) || (ev.type === 'update' && concerns(ev.old));
 }
 
@@ -62,7 +68,8 @@ const byProvider = (o: KubeObject): string[] => {
   return p ? [p] : [];
 };
 
-const selectionChanged: Predicate<ModelDeployment> = (ev) => ev.type !== 'update' || ev.old.status?.provider?.name !== ev.obj.status?.provider?.name;
+const selectionChanged: Predicate<ModelDeployment> = (ev) =>
+  ev.type !== 'update' || ev.old.status?.provider?.name !== ev.obj.status?.provider?.name;
 
 function countPhases(mds: readonly ModelDeployment[]): Map<string, number> {
   const out = new Map<string, number>();
@@ -73,13 +80,19 @@ function countPhases(mds: readonly ModelDeployment[]): Map<string, number> {
   return out;
 }
 
-export async function registerProviderController(mgr: Manager, def: ProviderDefinition, opts: ProviderControllerOptions = {}): Promise<ProviderController> {
+export async function registerProviderController(
+  mgr: Manager,
+  def: ProviderDefinition,
+  opts: ProviderControllerOptions = {},
+): Promise<ProviderController> {
   const fieldManager = providerFieldManager(def.name);
   const clock = opts.clock ?? systemClock;
   const log = (opts.log ?? mgr.log).child({ provider: def.name });
   await mgr.cache.indexField(ModelDeployments, MD_PROVIDER_INDEX, byProvider);
   const deployments = await mgr.cache.informer(ModelDeployments);
-  const metrics = providerMetrics(mgr.metrics.registry, def.name, () => countPhases(deployments.store.byIndex(MD_PROVIDER_INDEX, def.name)));
+  const metrics = providerMetrics(mgr.metrics.registry, def.name, () =>
+    countPhases(deployments.store.byIndex(MD_PROVIDER_INDEX, def.name)),
+  );
   const discoveryRetryMs = opts.discoveryRetryMs ?? 10_000;
   const reconciler = new ProviderReconciler({
     def,
@@ -95,7 +108,13 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     // our own status writes and finalizer patches need no second reconcile (the sync follows the patch in
     // the same reconcile); the core's change of selection always does (a status-only write that
     // ignoreOwnStatusWrites may not tell apart when the core's managedFields entry does not move)
-    .for(ModelDeployments, { predicates: [concernsProvider(def.name), ignoreFinalizerChange(providerFinalizer(def.name)), or(selectionChanged, ignoreOwnStatusWrites(fieldManager))] })
+    .for(ModelDeployments, {
+      predicates: [
+        concernsProvider(def.name),
+        ignoreFinalizerChange(providerFinalizer(def.name)),
+        or(selectionChanged, ignoreOwnStatusWrites(fieldManager)),
+      ],
+    })
     .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4, levelBased: true })
     .complete(reconciler.reconcile);
 
@@ -105,7 +124,8 @@ export async function registerProviderController(mgr: Manager, def: ProviderDefi
     const ns = obj.metadata.namespace;
     const keys = new Set<string>();
     const owner = controllerOf(obj);
-    if (owner?.kind === ModelDeployments.kind && owner.apiVersion.startsWith(`${KAR_GROUP}/`)) keys.add(objectKeyString(ns, owner.name));
+    if (owner?.kind === ModelDeployments.kind && owner.apiVersion.startsWith(`${KAR_GROUP}/`))
+      keys.add(objectKeyString(ns, owner.name));
     const name = obj.metadata.name ?? '';
     if (deployments.get(name, ns)) keys.add(objectKeyString(ns, name));
     return [...keys];

@@ -57,8 +57,13 @@ export function recordedIdentity(obj: KubeObject): IdentityRecord | undefined {
 
 function specOf(record: IdentityRecord): ModelDeploymentSpec {
   return {
-    model: { ...(record['model.id'] ? { id: record['model.id'] } : {}), source: record['model.source'] as 'huggingface' | 'custom' },
-    ...(record['engine.type'] ? { engine: { type: record['engine.type'] as NonNullable<ModelDeploymentSpec['engine']>['type'] } } : {}),
+    model: {
+      ...(record['model.id'] ? { id: record['model.id'] } : {}),
+      source: record['model.source'] as 'huggingface' | 'custom',
+    },
+    ...(record['engine.type']
+      ? { engine: { type: record['engine.type'] as NonNullable<ModelDeploymentSpec['engine']>['type'] } }
+      : {}),
     serving: { mode: record['serving.mode'] as 'aggregated' | 'disaggregated' },
   };
 }
@@ -86,7 +91,10 @@ export function describeIdentityChanges(changes: readonly IdentityChange[]): str
  * own (a user label cannot spoof what the provider sets, e.g. the model-deployment link), then managed-by,
  * which the controller always sets.
  */
-export function upstreamLabels(md: Pick<ModelDeployment, 'metadata'>, own: Record<string, string> | undefined): Record<string, string> {
+export function upstreamLabels(
+  md: Pick<ModelDeployment, 'metadata'>,
+  own: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(md.metadata.labels ?? {})) if (k.startsWith(LABEL_PREFIX)) out[k] = v;
   Object.assign(out, own ?? {});
@@ -101,7 +109,10 @@ export function upstreamLabels(md: Pick<ModelDeployment, 'metadata'>, own: Recor
 export function buildDesired(def: ProviderDefinition, md: ModelDeployment): KubeObject {
   const transformed = def.transform(md);
   const overrides = def.overridePatch ? def.overridePatch(md) : md.spec.provider?.overrides;
-  const { status: _status, ...merged } = mergeOverrides(transformed as Record<string, unknown>, overrides) as KubeObject;
+  const { status: _status, ...merged } = mergeOverrides(
+    transformed as Record<string, unknown>,
+    overrides,
+  ) as KubeObject;
   const own = transformed.metadata ?? {};
   return {
     ...merged,

@@ -49,13 +49,21 @@ function parseTime(t: string | undefined): number | undefined {
  * When the cleanup clock started: the deployment's deletionTimestamp (docs/kubeairunway.md: "5 minutes"), or, when the
  * deployment moved to another provider, the moment our upstream object's deletion began.
  */
-export function cleanupStartedAt(cause: CleanupCause, md: ModelDeployment, upstream: KubeObject | undefined): number | undefined {
+export function cleanupStartedAt(
+  cause: CleanupCause,
+  md: ModelDeployment,
+  upstream: KubeObject | undefined,
+): number | undefined {
   if (cause === 'deletion') return parseTime(md.metadata.deletionTimestamp);
   return parseTime(upstream?.metadata.deletionTimestamp);
 }
 
 /** has cleanup run longer than the timeout? */
-export function cleanupTimedOut(input: Pick<LifecycleInput, 'md' | 'now' | 'finalizerTimeoutMs'>, cause: CleanupCause, upstream: KubeObject | undefined): boolean {
+export function cleanupTimedOut(
+  input: Pick<LifecycleInput, 'md' | 'now' | 'finalizerTimeoutMs'>,
+  cause: CleanupCause,
+  upstream: KubeObject | undefined,
+): boolean {
   const started = cleanupStartedAt(cause, input.md, upstream);
   return started !== undefined && input.now - started >= input.finalizerTimeoutMs;
 }
@@ -80,7 +88,8 @@ export function decideLifecycle(input: LifecycleInput): LifecycleStep {
   if (md.metadata.deletionTimestamp) cause = 'deletion';
   // an empty selection is not a switch (status may be rewritten); only another provider's name is
   else if (!mine && selected !== '') cause = 'release';
-  if (cause === undefined) return mine && !hasFinalizer ? { do: 'addFinalizer' } : mine ? { do: 'sync' } : { do: 'ignore' };
+  if (cause === undefined)
+    return mine && !hasFinalizer ? { do: 'addFinalizer' } : mine ? { do: 'sync' } : { do: 'ignore' };
   if (!hasFinalizer) return { do: 'ignore' };
 
   const up = input.upstream;
@@ -90,5 +99,10 @@ export function decideLifecycle(input: LifecycleInput): LifecycleStep {
   if (cleanupTimedOut(input, cause, up.object)) return { do: 'removeFinalizer', cause, orphaned: up.object };
   const started = cleanupStartedAt(cause, md, up.object) ?? input.now;
   const left = Math.max(1, started + input.finalizerTimeoutMs - input.now);
-  return { do: 'waitForUpstream', cause, object: up.object, requeueAfterMs: Math.min(input.pollMs ?? DEFAULT_POLL_MS, left) };
+  return {
+    do: 'waitForUpstream',
+    cause,
+    object: up.object,
+    requeueAfterMs: Math.min(input.pollMs ?? DEFAULT_POLL_MS, left),
+  };
 }

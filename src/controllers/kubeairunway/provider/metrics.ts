@@ -42,7 +42,8 @@ export function providerMetrics(registry: Registry, provider: string, countPhase
           registers,
           collect() {
             this.reset();
-            for (const [name, count] of counters) for (const [phase, n] of count()) this.set({ provider: name, phase }, n);
+            for (const [name, count] of counters)
+              for (const [phase, n] of count()) this.set({ provider: name, phase }, n);
           },
         }),
       },

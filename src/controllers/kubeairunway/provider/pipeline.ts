@@ -5,7 +5,14 @@
 // apply with the provider's field manager and a blockOwnerDeletion ownerReference, observing again after
 // the write, the settle window, the one status write, events.
 import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, type ComponentState, type DomainReconciler, type ObjectReader, Pipeline, PlanResult } from '../../../engine/index.ts';
+import {
+  type Clock,
+  type ComponentState,
+  type DomainReconciler,
+  type ObjectReader,
+  Pipeline,
+  PlanResult,
+} from '../../../engine/index.ts';
 import { isNoKindMatch } from '../../../kube/index.ts';
 import { defaultModelDeployment } from '../validation/index.ts';
 import type { MappedStatus, ProviderDefinition } from './definition.ts';
@@ -32,7 +39,11 @@ export interface ProviderObservation {
 }
 
 /** what the cache holds for `md`'s upstream object; a kind the server does not serve is `crdMissing` */
-export async function readUpstream(def: ProviderDefinition, md: ModelDeployment, reader: ObjectReader): Promise<UpstreamView> {
+export async function readUpstream(
+  def: ProviderDefinition,
+  md: ModelDeployment,
+  reader: ObjectReader,
+): Promise<UpstreamView> {
   try {
     const object = await reader.get(def.upstream, md.metadata.name ?? '', md.metadata.namespace);
     return object ? { state: 'present', object } : { state: 'absent' };
@@ -47,7 +58,10 @@ function mapStatus(def: ProviderDefinition, plan: SyncPlan, md: ModelDeployment)
   try {
     return def.mapStatus(plan.live, md);
   } catch (err) {
-    return { phase: 'Deploying', message: `cannot read the ${def.upstream.kind} status: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      phase: 'Deploying',
+      message: `cannot read the ${def.upstream.kind} status: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 
@@ -67,18 +81,41 @@ export function outcomeOf(plan: SyncPlan, mapped: MappedStatus | undefined): Sta
     case 'crdMissing':
       return { kind: 'pending', reason: 'CRDNotInstalled', message: plan.message };
     case 'waitForDeletion':
-      return { kind: 'replacing', reason: plan.recreating ? 'RecreatingResource' : 'WaitingForDeletion', message: plan.message };
+      return {
+        kind: 'replacing',
+        reason: plan.recreating ? 'RecreatingResource' : 'WaitingForDeletion',
+        message: plan.message,
+      };
     case 'recreate':
       return { kind: 'replacing', reason: 'RecreatingResource', message: plan.message };
     case 'apply':
       // right after the first apply the engine observes again, so `live` is the object as created
-      return plan.live ? { kind: 'created', object: plan.live, mapped: mapped ?? { phase: 'Pending' } } : { kind: 'replacing', reason: 'WaitingForDeletion', message: `creating ${plan.desired.kind} ${refOf(plan.desired)}` };
+      return plan.live
+        ? { kind: 'created', object: plan.live, mapped: mapped ?? { phase: 'Pending' } }
+        : {
+            kind: 'replacing',
+            reason: 'WaitingForDeletion',
+            message: `creating ${plan.desired.kind} ${refOf(plan.desired)}`,
+          };
   }
 }
 
-const COMPONENT_STATE: Readonly<Record<MappedStatus['phase'], ComponentState>> = { Running: 'Ready', Deploying: 'Progressing', Pending: 'Progressing', Failed: 'Failed' };
+const COMPONENT_STATE: Readonly<Record<MappedStatus['phase'], ComponentState>> = {
+  Running: 'Ready',
+  Deploying: 'Progressing',
+  Pending: 'Progressing',
+  Failed: 'Failed',
+};
 
-export function providerReconciler(opts: ProviderPipelineOptions): DomainReconciler<ModelDeployment, { upstream: UpstreamView }, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
+export function providerReconciler(
+  opts: ProviderPipelineOptions,
+): DomainReconciler<
+  ModelDeployment,
+  { upstream: UpstreamView },
+  ProviderObservation,
+  unknown,
+  ProviderStatus & Record<string, unknown>
+> {
   const { def } = opts;
   const clock = opts.clock;
   // the engine observes again after its apply with the very same deployment object (cached objects are
@@ -113,7 +150,11 @@ export function providerReconciler(opts: ProviderPipelineOptions): DomainReconci
       if (plan.kind === 'recreate') {
         // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one
         const { name, namespace, uid } = plan.object.metadata;
-        out.delete({ apiVersion: def.upstream.apiVersion, kind: def.upstream.kind, metadata: { name, namespace, ...(uid ? { uid } : {}) } });
+        out.delete({
+          apiVersion: def.upstream.apiVersion,
+          kind: def.upstream.kind,
+          metadata: { name, namespace, ...(uid ? { uid } : {}) },
+        });
       }
       if (plan.kind === 'recreate' || plan.kind === 'waitForDeletion') out.requeueAfter(opts.pollMs);
       if (plan.kind === 'crdMissing') out.requeueAfter(opts.discoveryRetryMs);
@@ -122,7 +163,17 @@ export function providerReconciler(opts: ProviderPipelineOptions): DomainReconci
 
     // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
     getComponentHealth: ({ plan, mapped }) =>
-      plan.kind === 'apply' ? [{ component: 'Resource', dependencyType: 'Downstream', state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing', reason: 'Upstream', message: mapped?.message ?? '' }] : [],
+      plan.kind === 'apply'
+        ? [
+            {
+              component: 'Resource',
+              dependencyType: 'Downstream',
+              state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing',
+              reason: 'Upstream',
+              message: mapped?.message ?? '',
+            },
+          ]
+        : [],
 
     setStatus(status, cm, { plan, mapped }, ctx) {
       // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
@@ -132,14 +183,27 @@ export function providerReconciler(opts: ProviderPipelineOptions): DomainReconci
         ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
         : outcomeOf(plan, mapped);
       const before = structuredClone(status);
-      const { status: next } = computeProviderStatus(before, outcome, { kind: def.upstream.kind, now: clock?.now() ?? Date.now() }, cm);
+      const { status: next } = computeProviderStatus(
+        before,
+        outcome,
+        { kind: def.upstream.kind, now: clock?.now() ?? Date.now() },
+        cm,
+      );
       for (const key of Object.keys(status)) delete status[key];
       Object.assign(status, next);
     },
   };
 }
 
-export function providerPipeline(opts: ProviderPipelineOptions): Pipeline<ModelDeployment, { upstream: UpstreamView }, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
+export function providerPipeline(
+  opts: ProviderPipelineOptions,
+): Pipeline<
+  ModelDeployment,
+  { upstream: UpstreamView },
+  ProviderObservation,
+  unknown,
+  ProviderStatus & Record<string, unknown>
+> {
   return new Pipeline({
     name: `provider-${opts.def.name}`,
     reconciler: providerReconciler(opts),

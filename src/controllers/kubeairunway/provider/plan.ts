@@ -6,7 +6,13 @@
 // from other identity values → delete and recreate), else apply.
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
-import { admissionMessage, checkProviderCompatibility, type IdentityChange, validateModelDeployment, validateProviderOverrides } from '../validation/index.ts';
+import {
+  admissionMessage,
+  checkProviderCompatibility,
+  type IdentityChange,
+  validateModelDeployment,
+  validateProviderOverrides,
+} from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { buildDesired, describeIdentityChanges, identityChangesSince, ownedBy, refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
@@ -27,7 +33,9 @@ export function conflictMessage(md: ModelDeployment): string {
   return `resource ${refOf(md)} exists but is not managed by this ModelDeployment`;
 }
 
-export function crdMissingMessage(def: Pick<ProviderDefinition, 'displayName' | 'upstream' | 'upstreamResource'>): string {
+export function crdMissingMessage(
+  def: Pick<ProviderDefinition, 'displayName' | 'upstream' | 'upstreamResource'>,
+): string {
   const group = def.upstream.apiVersion.split('/')[0];
   return `${def.displayName}'s ${def.upstream.kind} CRD (${def.upstreamResource}.${group}, ${def.upstream.apiVersion}) is not installed in the cluster; waiting for it`;
 }
@@ -41,7 +49,9 @@ export function recreateMessage(kind: string, md: ModelDeployment, changes: read
  * transform): either a plan that needs no upstream object, or the object to apply. The engine observes again
  * after its apply (docs/controllers.md), with the same deployment, so the caller may reuse this per object.
  */
-export type PreparedSync = Extract<SyncPlan, { kind: 'invalid' | 'incompatible' | 'invalidOverrides' | 'transformFailed' }> | { kind: 'ready'; desired: KubeObject; warnings: string[] };
+export type PreparedSync =
+  | Extract<SyncPlan, { kind: 'invalid' | 'incompatible' | 'invalidOverrides' | 'transformFailed' }>
+  | { kind: 'ready'; desired: KubeObject; warnings: string[] };
 
 export function prepareSync(def: ProviderDefinition, md: ModelDeployment): PreparedSync {
   // exactly the core's (and the webhook's) validation; this provider's typed overrides come next
@@ -52,7 +62,8 @@ export function prepareSync(def: ProviderDefinition, md: ModelDeployment): Prepa
 
   const overrides = validateProviderOverrides(def.name, md.spec.provider?.overrides);
   const warnings = overrides.warnings;
-  if (overrides.errors.length > 0) return { kind: 'invalidOverrides', messages: overrides.errors.map((e) => e.message), warnings };
+  if (overrides.errors.length > 0)
+    return { kind: 'invalidOverrides', messages: overrides.errors.map((e) => e.message), warnings };
 
   try {
     return { kind: 'ready', desired: buildDesired(def, md), warnings };
@@ -63,7 +74,12 @@ export function prepareSync(def: ProviderDefinition, md: ModelDeployment): Prepa
 }
 
 /** `prepared`: prepareSync's answer for this same `md`, when the caller already has it */
-export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream: UpstreamView, prepared: PreparedSync = prepareSync(def, md)): SyncPlan {
+export function planSync(
+  def: ProviderDefinition,
+  md: ModelDeployment,
+  upstream: UpstreamView,
+  prepared: PreparedSync = prepareSync(def, md),
+): SyncPlan {
   if (prepared.kind !== 'ready') return prepared;
   const { desired, warnings } = prepared;
 
@@ -73,9 +89,29 @@ export function planSync(def: ProviderDefinition, md: ModelDeployment, upstream:
   if (!ownedBy(live, md)) return { kind: 'conflict', message: conflictMessage(md), warnings };
   const changes = identityChangesSince(live, md);
   if (live.metadata.deletionTimestamp) {
-    if (changes.length > 0) return { kind: 'waitForDeletion', object: live, message: recreateMessage(def.upstream.kind, md, changes), recreating: true, warnings };
-    return { kind: 'waitForDeletion', object: live, message: `waiting for ${def.upstream.kind} ${refOf(live)} to finish deleting before creating it again`, recreating: false, warnings };
+    if (changes.length > 0)
+      return {
+        kind: 'waitForDeletion',
+        object: live,
+        message: recreateMessage(def.upstream.kind, md, changes),
+        recreating: true,
+        warnings,
+      };
+    return {
+      kind: 'waitForDeletion',
+      object: live,
+      message: `waiting for ${def.upstream.kind} ${refOf(live)} to finish deleting before creating it again`,
+      recreating: false,
+      warnings,
+    };
   }
-  if (changes.length > 0) return { kind: 'recreate', object: live, changes, message: recreateMessage(def.upstream.kind, md, changes), warnings };
+  if (changes.length > 0)
+    return {
+      kind: 'recreate',
+      object: live,
+      changes,
+      message: recreateMessage(def.upstream.kind, md, changes),
+      warnings,
+    };
   return { kind: 'apply', desired, live, warnings };
 }

@@ -3,12 +3,16 @@
 // engine (pipeline.ts). Reads come from the informer cache; writes here are the finalizer patch (JSON merge
 // patch with the resourceVersion as an optimistic lock, never a full update), the upstream delete on
 // cleanup and the Terminating status through the engine's one status-write path (writeOwnedStatus).
+import { type ModelDeployment, ModelDeployments, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
 import {
-  type ModelDeployment,
-  ModelDeployments,
-  providerFinalizer,
-} from '../../../apis/kubeairunway/index.ts';
-import { type Clock, categorize, ownedStatus, type Pipeline, reportObservations, toResult, writeOwnedStatus } from '../../../engine/index.ts';
+  type Clock,
+  categorize,
+  ownedStatus,
+  type Pipeline,
+  reportObservations,
+  toResult,
+  writeOwnedStatus,
+} from '../../../engine/index.ts';
 import {
   isConflict,
   isNoKindMatch,
@@ -21,7 +25,13 @@ import {
 import { validateProviderOverrides } from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
-import { type CleanupCause, cleanupTimedOut, decideLifecycle, type LifecycleStep, selectedProvider } from './lifecycle.ts';
+import {
+  type CleanupCause,
+  cleanupTimedOut,
+  decideLifecycle,
+  type LifecycleStep,
+  selectedProvider,
+} from './lifecycle.ts';
 import type { ProviderMetrics } from './metrics.ts';
 import { EventReason } from './names.ts';
 import { type ProviderObservation, providerPipeline, readUpstream } from './pipeline.ts';
@@ -48,10 +58,22 @@ export class ProviderReconciler {
   private readonly warned = new Map<string, { uid: string; generation: number }>();
   /** per deployment (ns/name): the upstream object we asked to delete on cleanup (one event per delete) */
   private readonly deleteIssued = new Map<string, { uid: string; message: string }>();
-  readonly pipeline: Pipeline<ModelDeployment, unknown, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>>;
+  readonly pipeline: Pipeline<
+    ModelDeployment,
+    unknown,
+    ProviderObservation,
+    unknown,
+    ProviderStatus & Record<string, unknown>
+  >;
 
   constructor(private readonly opts: ProviderReconcilerOptions) {
-    this.pipeline = providerPipeline({ def: opts.def, clock: opts.clock, discoveryRetryMs: opts.discoveryRetryMs, pollMs: opts.pollMs, settleWindowMs: opts.settleWindowMs }) as typeof this.pipeline;
+    this.pipeline = providerPipeline({
+      def: opts.def,
+      clock: opts.clock,
+      discoveryRetryMs: opts.discoveryRetryMs,
+      pollMs: opts.pollMs,
+      settleWindowMs: opts.settleWindowMs,
+    }) as typeof this.pipeline;
   }
 
   readonly reconcile: Reconciler = async (req, ctx) => {
@@ -64,10 +86,20 @@ export class ProviderReconciler {
     }
     try {
       const upstream = await readUpstream(this.opts.def, md, ctx.cache);
-      const step = decideLifecycle({ md, provider: this.opts.def.name, upstream, now: this.opts.clock.now(), finalizerTimeoutMs: this.opts.finalizerTimeoutMs, pollMs: this.opts.pollMs });
+      const step = decideLifecycle({
+        md,
+        provider: this.opts.def.name,
+        upstream,
+        now: this.opts.clock.now(),
+        finalizerTimeoutMs: this.opts.finalizerTimeoutMs,
+        pollMs: this.opts.pollMs,
+      });
       return await this.carryOut(step, md, ctx);
     } catch (err) {
-      this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: isConflict(err) ? 'Conflict' : categorize(err).category });
+      this.opts.metrics.reconciliationErrors.inc({
+        provider: this.opts.def.name,
+        error_type: isConflict(err) ? 'Conflict' : categorize(err).category,
+      });
       throw err;
     }
   };
@@ -107,7 +139,11 @@ export class ProviderReconciler {
   }
 
   /** the patched deployment, or undefined when it changed meanwhile (the watch brings the new one) */
-  private async patchFinalizers(md: ModelDeployment, finalizers: string[], ctx: ReconcileContext): Promise<ModelDeployment | undefined> {
+  private async patchFinalizers(
+    md: ModelDeployment,
+    finalizers: string[],
+    ctx: ReconcileContext,
+  ): Promise<ModelDeployment | undefined> {
     try {
       const patch = { metadata: { resourceVersion: md.metadata.resourceVersion, finalizers } };
       return await ctx.client.patch(ModelDeployments, md.metadata.name ?? '', md.metadata.namespace, patch, 'merge');
@@ -121,22 +157,41 @@ export class ProviderReconciler {
   private async sync(md: ModelDeployment, ctx: ReconcileContext): Promise<Result> {
     this.warnUnknownOverrides(md, ctx);
     const before = md.status?.phase;
-    const outcome = await this.pipeline.run(md, { client: ctx.client, reader: ctx.cache, recorder: ctx.recorder, log: ctx.log, signal: ctx.signal });
+    const outcome = await this.pipeline.run(md, {
+      client: ctx.client,
+      reader: ctx.cache,
+      recorder: ctx.recorder,
+      log: ctx.log,
+      signal: ctx.signal,
+    });
     const after = (outcome.status as ProviderStatus | undefined)?.phase;
     if (outcome.statusWritten && after !== undefined && before !== after) {
-      this.opts.metrics.phaseTransitions.inc({ provider: this.opts.def.name, from_phase: before ?? '', to_phase: after });
+      this.opts.metrics.phaseTransitions.inc({
+        provider: this.opts.def.name,
+        from_phase: before ?? '',
+        to_phase: after,
+      });
       const ready = (outcome.status as ProviderStatus).conditions?.find((c) => c.type === 'Ready');
-      if (after === 'Failed') this.opts.metrics.reconciliationErrors.inc({ provider: this.opts.def.name, error_type: ready?.reason ?? 'DeploymentFailed' });
+      if (after === 'Failed')
+        this.opts.metrics.reconciliationErrors.inc({
+          provider: this.opts.def.name,
+          error_type: ready?.reason ?? 'DeploymentFailed',
+        });
     }
     const plan = (outcome.observation as ProviderObservation | undefined)?.plan;
     // announced when the delete goes out, whatever becomes of the status write (a lost race must not lose it)
     if (plan?.kind === 'recreate' && (outcome.apply?.deleted ?? 0) > 0) {
       ctx.recorder.event(md, 'Warning', EventReason.RecreatingResource, plan.message);
-      ctx.log.info('identity fields changed, recreating the upstream object', { object: refOf(plan.object), message: plan.message });
+      ctx.log.info('identity fields changed, recreating the upstream object', {
+        object: refOf(plan.object),
+        message: plan.message,
+      });
     }
     const result = toResult(outcome);
     const rejected = (outcome.apply?.errors.length ?? 0) > 0;
-    return rejected ? { ...result, requeueAfter: Math.min(result.requeueAfter ?? APPLY_RETRY_MS, APPLY_RETRY_MS) } : result;
+    return rejected
+      ? { ...result, requeueAfter: Math.min(result.requeueAfter ?? APPLY_RETRY_MS, APPLY_RETRY_MS) }
+      : result;
   }
 
   /** deletes exactly this object (uid precondition); already gone counts as done */
@@ -151,13 +206,23 @@ export class ProviderReconciler {
     }
   }
 
-  private async deleteUpstream(cause: CleanupCause, md: ModelDeployment, object: KubeObject, ctx: ReconcileContext): Promise<Result> {
+  private async deleteUpstream(
+    cause: CleanupCause,
+    md: ModelDeployment,
+    object: KubeObject,
+    ctx: ReconcileContext,
+  ): Promise<Result> {
     const key = refOf(md);
     const message = `deleting ${this.kind} ${refOf(object)}`;
     if (this.deleteIssued.get(key)?.uid !== object.metadata.uid) {
       if (cause === 'release') {
         const to = selectedProvider(md);
-        ctx.recorder.event(md, 'Warning', EventReason.ProviderChanged, `provider.name changed from ${this.opts.def.name} to ${to}: deleting ${this.kind} ${refOf(object)} (the ${to} provider creates its own resource)`);
+        ctx.recorder.event(
+          md,
+          'Warning',
+          EventReason.ProviderChanged,
+          `provider.name changed from ${this.opts.def.name} to ${to}: deleting ${this.kind} ${refOf(object)} (the ${to} provider creates its own resource)`,
+        );
       } else {
         ctx.recorder.event(md, 'Normal', EventReason.DeletingResource, message);
       }
@@ -166,16 +231,27 @@ export class ProviderReconciler {
       await this.deleteObject(object, ctx);
       this.deleteIssued.set(key, { uid: object.metadata.uid ?? '', message });
     } catch (err) {
-      if (cleanupTimedOut({ md, now: this.opts.clock.now(), finalizerTimeoutMs: this.opts.finalizerTimeoutMs }, cause, object)) {
+      if (
+        cleanupTimedOut(
+          { md, now: this.opts.clock.now(), finalizerTimeoutMs: this.opts.finalizerTimeoutMs },
+          cause,
+          object,
+        )
+      ) {
         return this.finishCleanup({ do: 'removeFinalizer', cause, orphaned: object }, md, ctx);
       }
       throw err;
     }
-    if (cause === 'deletion' && (await this.writeTerminating(md, message, ctx)) === 'conflict') return { requeue: true };
+    if (cause === 'deletion' && (await this.writeTerminating(md, message, ctx)) === 'conflict')
+      return { requeue: true };
     return { requeueAfter: this.opts.pollMs };
   }
 
-  private async finishCleanup(step: Extract<LifecycleStep, { do: 'removeFinalizer' }>, md: ModelDeployment, ctx: ReconcileContext): Promise<Result> {
+  private async finishCleanup(
+    step: Extract<LifecycleStep, { do: 'removeFinalizer' }>,
+    md: ModelDeployment,
+    ctx: ReconcileContext,
+  ): Promise<Result> {
     if (step.orphaned) {
       const o = step.orphaned;
       const group = this.opts.def.upstream.apiVersion.split('/')[0];
@@ -183,12 +259,16 @@ export class ProviderReconciler {
         `cleanup of ${this.kind} ${refOf(o)} did not finish within ${formatDuration(this.opts.finalizerTimeoutMs)}: removing finalizer ${this.finalizer} anyway; ` +
         `the ${this.kind} may be left behind (orphaned): check it with kubectl get ${this.opts.def.upstreamResource}.${group} ${o.metadata.name} -n ${o.metadata.namespace}`;
       ctx.recorder.event(md, 'Warning', EventReason.FinalizerTimeout, message);
-      ctx.log.error('finalizer timeout: upstream object may be orphaned', { object: refOf(o), finalizers: o.metadata.finalizers });
+      ctx.log.error('finalizer timeout: upstream object may be orphaned', {
+        object: refOf(o),
+        finalizers: o.metadata.finalizers,
+      });
     }
     if (step.foreign) ctx.log.info('an object of the same name is not ours; leaving it alone', { object: refOf(md) });
     if (step.cause === 'release') {
       // give up every status field we own: the provider now in charge writes its own
-      if ((await writeOwnedStatus(ctx.client, md, {}, { fieldManager: ctx.client.fieldManager ?? '' })) === 'conflict') return { requeue: true };
+      if ((await writeOwnedStatus(ctx.client, md, {}, { fieldManager: ctx.client.fieldManager ?? '' })) === 'conflict')
+        return { requeue: true };
     }
     const finalizers = (md.metadata.finalizers ?? []).filter((f) => f !== this.finalizer);
     const updated = await this.patchFinalizers(md, finalizers, ctx);
@@ -210,14 +290,26 @@ export class ProviderReconciler {
   }
 
   /** phase Terminating during cleanup, through the one status-write path */
-  private async writeTerminating(md: ModelDeployment, message: string, ctx: ReconcileContext): Promise<'written' | 'unchanged' | 'conflict' | 'gone'> {
+  private async writeTerminating(
+    md: ModelDeployment,
+    message: string,
+    ctx: ReconcileContext,
+  ): Promise<'written' | 'unchanged' | 'conflict' | 'gone'> {
     const fieldManager = ctx.client.fieldManager ?? '';
     const before = ownedStatus(md, fieldManager) as ProviderStatus;
     const outcome: StatusOutcome = { kind: 'terminating', message };
-    const { status, conditions } = computeProviderStatus(before, outcome, { kind: this.kind, now: this.opts.clock.now(), ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}) });
+    const { status, conditions } = computeProviderStatus(before, outcome, {
+      kind: this.kind,
+      now: this.opts.clock.now(),
+      ...(md.metadata.generation !== undefined ? { generation: md.metadata.generation } : {}),
+    });
     const result = await writeOwnedStatus(ctx.client, md, { ...status }, { fieldManager, before: { ...before } });
     if (result === 'written' && before.phase !== status.phase) {
-      this.opts.metrics.phaseTransitions.inc({ provider: this.opts.def.name, from_phase: before.phase ?? '', to_phase: status.phase ?? '' });
+      this.opts.metrics.phaseTransitions.inc({
+        provider: this.opts.def.name,
+        from_phase: before.phase ?? '',
+        to_phase: status.phase ?? '',
+      });
     }
     reportObservations(conditions.observations(), md, ctx.recorder, ctx.log, { events: result !== 'conflict' });
     return result;

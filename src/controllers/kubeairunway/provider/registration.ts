@@ -88,7 +88,11 @@ export class ProviderRegistration implements Runnable {
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
-    this.chain = this.chain.then(step).catch((err) => this.opts.log.error('provider registration step failed', { provider: this.def.name, error: err }));
+    this.chain = this.chain
+      .then(step)
+      .catch((err) =>
+        this.opts.log.error('provider registration step failed', { provider: this.def.name, error: err }),
+      );
     return this.chain;
   }
 
@@ -99,7 +103,9 @@ export class ProviderRegistration implements Runnable {
       metadata: { name: this.def.name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
       spec: this.def.config,
     });
-    this.conditions = (applied.status?.conditions ?? []).filter((c) => c.type === UPSTREAM_CRD_CONDITION) as Condition[];
+    this.conditions = (applied.status?.conditions ?? []).filter(
+      (c) => c.type === UPSTREAM_CRD_CONDITION,
+    ) as Condition[];
     this.registered = true;
     this.opts.log.info('registered InferenceProviderConfig', { provider: this.def.name, version: this.version });
   }
@@ -114,8 +120,15 @@ export class ProviderRegistration implements Runnable {
       this.served = true;
     } catch (err) {
       answered = isNoKindMatch(err);
-      if (!answered) this.opts.log.error('discovery of the upstream kind failed', { provider: this.def.name, apiVersion, kind, error: err });
-      else if (this.served) this.opts.log.error('the upstream CRD is no longer served', { provider: this.def.name, apiVersion, kind });
+      if (!answered)
+        this.opts.log.error('discovery of the upstream kind failed', {
+          provider: this.def.name,
+          apiVersion,
+          kind,
+          error: err,
+        });
+      else if (this.served)
+        this.opts.log.error('the upstream CRD is no longer served', { provider: this.def.name, apiVersion, kind });
       if (answered) this.served = false;
     }
     if (this.served && !this.servedAnnounced) {
@@ -135,8 +148,20 @@ export class ProviderRegistration implements Runnable {
   private async writeStatus(): Promise<void> {
     if (!this.registered) return;
     const cm = new ConditionManager(this.conditions, { now: () => this.opts.clock.now() });
-    if (this.served) cm.markTrue(UPSTREAM_CRD_CONDITION, 'CRDInstalled', `${this.def.upstream.kind} (${this.def.upstream.apiVersion}) is served`, silent());
-    else cm.markFalse(UPSTREAM_CRD_CONDITION, 'CRDNotInstalled', `${crdMissingMessage(this.def)}; retrying discovery every ${Math.round(this.opts.discoveryRetryMs / 1000)}s`, silent());
+    if (this.served)
+      cm.markTrue(
+        UPSTREAM_CRD_CONDITION,
+        'CRDInstalled',
+        `${this.def.upstream.kind} (${this.def.upstream.apiVersion}) is served`,
+        silent(),
+      );
+    else
+      cm.markFalse(
+        UPSTREAM_CRD_CONDITION,
+        'CRDNotInstalled',
+        `${crdMissingMessage(this.def)}; retrying discovery every ${Math.round(this.opts.discoveryRetryMs / 1000)}s`,
+        silent(),
+      );
     const conditions = cm.list();
     const status: InferenceProviderConfigStatus = {
       ready: this.running && this.served,
@@ -147,8 +172,17 @@ export class ProviderRegistration implements Runnable {
       conditions,
     };
     // the provider is the only writer of its registration's status, so no resourceVersion precondition
-    const object = { apiVersion: KAR_API_VERSION, kind: INFERENCE_PROVIDER_CONFIG_KIND, metadata: { name: this.def.name } };
-    await writeOwnedStatus(this.client, object, { ...status }, { fieldManager: this.client.fieldManager ?? '', before: {}, precondition: false });
+    const object = {
+      apiVersion: KAR_API_VERSION,
+      kind: INFERENCE_PROVIDER_CONFIG_KIND,
+      metadata: { name: this.def.name },
+    };
+    await writeOwnedStatus(
+      this.client,
+      object,
+      { ...status },
+      { fieldManager: this.client.fieldManager ?? '', before: {}, precondition: false },
+    );
     this.conditions = conditions;
   }
 }

@@ -1,7 +1,11 @@
 // A provider as a controller set: `modelplane provider <name>` runs exactly one of these, and the RBAC it
 // declares is the whole of what it may do (deploy/rbac and the RBAC tests are generated from it). No rule
 // names Secrets: a provider passes secret references on and never reads one.
-import { INFERENCE_PROVIDER_CONFIG_PLURAL, KAR_GROUP, MODEL_DEPLOYMENT_PLURAL } from '../../../apis/kubeairunway/index.ts';
+import {
+  INFERENCE_PROVIDER_CONFIG_PLURAL,
+  KAR_GROUP,
+  MODEL_DEPLOYMENT_PLURAL,
+} from '../../../apis/kubeairunway/index.ts';
 import { parseApiVersion } from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import type { ControllerSet } from '../../registry.ts';
@@ -10,7 +14,9 @@ import type { ProviderDefinition } from './definition.ts';
 import { providerControllerName } from './names.ts';
 
 /** what one provider's process needs, besides events and its lease (added for every process) */
-export function providerRules(def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources'>): PolicyRule[] {
+export function providerRules(
+  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources'>,
+): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
     // read through the cache; patch adds and removes the finalizer (update: controller-runtime parity)

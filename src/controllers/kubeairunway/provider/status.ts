@@ -31,7 +31,11 @@ export type StatusOutcome =
   | { kind: 'invalid'; message: string }
   | { kind: 'incompatible'; messages: string[] }
   /** nothing can be built or applied until the spec (or the conflicting object) changes */
-  | { kind: 'failed'; reason: 'InvalidOverrides' | 'TransformFailed' | 'ApplyFailed' | 'ResourceConflict'; message: string }
+  | {
+      kind: 'failed';
+      reason: 'InvalidOverrides' | 'TransformFailed' | 'ApplyFailed' | 'ResourceConflict';
+      message: string;
+    }
   /** the upstream CRD is not installed */
   | { kind: 'pending'; reason: 'CRDNotInstalled'; message: string }
   /** the upstream object is being deleted (to be recreated, or by someone else) */
@@ -56,7 +60,12 @@ function compact<T extends Record<string, unknown>>(o: T | undefined): T | undef
 }
 
 const compatible = (cm: ConditionManager) =>
-  cm.markTrue(CONDITION_PROVIDER_COMPATIBLE, Reason.CompatibilityVerified, 'The deployment configuration is compatible with this provider', silent());
+  cm.markTrue(
+    CONDITION_PROVIDER_COMPATIBLE,
+    Reason.CompatibilityVerified,
+    'The deployment configuration is compatible with this provider',
+    silent(),
+  );
 
 /**
  * The provider's status for `outcome`, starting from what it owned before (`before` is not modified). The
@@ -66,13 +75,21 @@ export function computeProviderStatus(
   before: ProviderStatus,
   outcome: StatusOutcome,
   ctx: StatusContext,
-  cm = new ConditionManager(before.conditions ?? [], { now: () => ctx.now, ...(ctx.generation !== undefined ? { generation: ctx.generation } : {}) }),
+  cm = new ConditionManager(before.conditions ?? [], {
+    now: () => ctx.now,
+    ...(ctx.generation !== undefined ? { generation: ctx.generation } : {}),
+  }),
 ): { status: ProviderStatus; conditions: ConditionManager } {
   if (outcome.kind === 'terminating' || outcome.kind === 'invalid') {
     // everything as it was (the resource keeps serving the last valid spec), with the phase that says why
     for (const c of before.conditions ?? []) cm.keep(c.type);
-    const status: ProviderStatus = { ...structuredClone(before), phase: outcome.kind === 'invalid' ? 'Pending' : 'Terminating', message: outcome.message };
-    if (outcome.kind === 'invalid') cm.markFalse(CONDITION_READY, Reason.ValidationFailed, outcome.message, asWarning());
+    const status: ProviderStatus = {
+      ...structuredClone(before),
+      phase: outcome.kind === 'invalid' ? 'Pending' : 'Terminating',
+      message: outcome.message,
+    };
+    if (outcome.kind === 'invalid')
+      cm.markFalse(CONDITION_READY, Reason.ValidationFailed, outcome.message, asWarning());
     const conditions = cm.list();
     if (conditions.length > 0) status.conditions = conditions;
     else delete status.conditions;
@@ -122,10 +139,22 @@ export function endpointUrl(service: string, namespace: string | undefined, port
   return `http://${service}.${namespace ?? 'default'}.svc.cluster.local${port !== undefined && port !== 80 ? `:${port}` : ''}`;
 }
 
-function created(status: ProviderStatus, cm: ConditionManager, object: KubeObject, mapped: MappedStatus, kind: string): void {
+function created(
+  status: ProviderStatus,
+  cm: ConditionManager,
+  object: KubeObject,
+  mapped: MappedStatus,
+  kind: string,
+): void {
   // conditions True at the first status write are told by the status alone; a resource that appears
   // after a failure (CRD installed, conflict gone), or pods that become ready after Deploying, get events
-  cm.markTrue(CONDITION_RESOURCE_CREATED, Reason.ResourceCreated, `${kind} ${refOf(object)} created`, asInfo(), quietWhenNew());
+  cm.markTrue(
+    CONDITION_RESOURCE_CREATED,
+    Reason.ResourceCreated,
+    `${kind} ${refOf(object)} created`,
+    asInfo(),
+    quietWhenNew(),
+  );
   status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
   if (mapped.phase === 'Running') {
     status.phase = 'Running';
@@ -148,5 +177,9 @@ function created(status: ProviderStatus, cm: ConditionManager, object: KubeObjec
   const replicas = compact(mapped.replicas);
   if (replicas) status.replicas = replicas;
   const endpoint = compact(mapped.endpoint);
-  if (endpoint) status.endpoint = { ...endpoint, ...(endpoint.service ? { url: endpointUrl(endpoint.service, object.metadata.namespace, endpoint.port) } : {}) };
+  if (endpoint)
+    status.endpoint = {
+      ...endpoint,
+      ...(endpoint.service ? { url: endpointUrl(endpoint.service, object.metadata.namespace, endpoint.port) } : {}),
+    };
 }

@@ -52,7 +52,9 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
       engines: [{ name: 'vllm', servingModes: ['aggregated', 'disaggregated'], gpuSupport: true, cpuSupport: false }],
       requiresCRD: true,
     },
-    selectionRules: [{ condition: `${HAS_GPU_BLOCK} && spec.resources.gpu.count > 1 && spec.engine.type == 'vllm'`, priority: 80 }],
+    selectionRules: [
+      { condition: `${HAS_GPU_BLOCK} && spec.resources.gpu.count > 1 && spec.engine.type == 'vllm'`, priority: 80 },
+    ],
   },
   // no CRD, no operator, no selection rule: chosen when named, or when it is the only ready provider that fits
   llmd: {
@@ -64,7 +66,9 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
   },
   aim: {
     capabilities: {
-      engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false, gpuTypes: [AMD_GPU_TYPE] }],
+      engines: [
+        { name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false, gpuTypes: [AMD_GPU_TYPE] },
+      ],
       requiresCRD: true,
     },
     selectionRules: [

@@ -1,7 +1,11 @@
 // Why a ModelDeployment got its provider, for people (the dashboard): every registered provider with its
 // readiness, whether its capabilities match, and each CEL rule's outcome with its priority. Pure, and built
 // from the same pieces as selectProvider, so it cannot disagree with what the controller does.
-import { CONDITION_PROVIDER_SELECTED, type InferenceProviderConfig, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
+import {
+  CONDITION_PROVIDER_SELECTED,
+  type InferenceProviderConfig,
+  type ModelDeployment,
+} from '../../../apis/kubeairunway/index.ts';
 import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 import { providerReadiness } from './readiness.ts';
@@ -9,16 +13,25 @@ import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider 
 
 function evaluateRules(config: InferenceProviderConfig, celSpec: () => unknown): RuleOutcome[] {
   return prepareProvider(config).rules.map((rule): RuleOutcome => {
-    if (rule.compileError !== undefined) return { condition: rule.condition, priority: rule.priority, result: 'error', error: rule.compileError };
+    if (rule.compileError !== undefined)
+      return { condition: rule.condition, priority: rule.priority, result: 'error', error: rule.compileError };
     try {
-      return { condition: rule.condition, priority: rule.priority, result: evaluateBool(rule.program!, { spec: celSpec() }) };
+      return {
+        condition: rule.condition,
+        priority: rule.priority,
+        result: evaluateBool(rule.program!, { spec: celSpec() }),
+      };
     } catch (err) {
       return { condition: rule.condition, priority: rule.priority, result: 'error', error: (err as Error).message };
     }
   });
 }
 
-export function explainSelection(md: Pick<ModelDeployment, 'spec' | 'status'>, providers: ReadonlyArray<InferenceProviderConfig>, now = Date.now()): SelectionExplanation {
+export function explainSelection(
+  md: Pick<ModelDeployment, 'spec' | 'status'>,
+  providers: ReadonlyArray<InferenceProviderConfig>,
+  now = Date.now(),
+): SelectionExplanation {
   const spec = md.spec ?? { model: {} };
   const explicit = spec.provider?.name;
   const selected = md.status?.provider?.name || undefined;
@@ -37,11 +50,28 @@ export function explainSelection(md: Pick<ModelDeployment, 'spec' | 'status'>, p
       const mismatch = capabilityMismatch(prepareProvider(config), engine, gpuTypes, mode);
       const rules = evaluateRules(config, celSpec);
       const priority = Math.max(0, ...rules.filter((r) => r.result === true).map((r) => r.priority));
-      return { name, ready: readiness.ready, ...(readiness.reason ? { readyReason: readiness.reason } : {}), compatible: mismatch === undefined, ...(mismatch ? { compatibleReason: mismatch } : {}), rules, priority, chosen: name === chosen };
+      return {
+        name,
+        ready: readiness.ready,
+        ...(readiness.reason ? { readyReason: readiness.reason } : {}),
+        compatible: mismatch === undefined,
+        ...(mismatch ? { compatibleReason: mismatch } : {}),
+        rules,
+        priority,
+        chosen: name === chosen,
+      };
     });
   // a recorded choice was made by the rules when its ProviderSelected condition says so; otherwise it was kept
   const recorded = md.status?.conditions?.find((c) => c.type === CONDITION_PROVIDER_SELECTED)?.reason;
-  const how = explicit ? 'explicit' : !selected ? (fresh.provider ? 'auto' : 'none') : recorded === 'AutoSelected' ? 'auto' : 'sticky';
+  const how = explicit
+    ? 'explicit'
+    : !selected
+      ? fresh.provider
+        ? 'auto'
+        : 'none'
+      : recorded === 'AutoSelected'
+        ? 'auto'
+        : 'sticky';
   return {
     ...(selected ? { selected } : {}),
     ...(md.status?.provider?.selectedReason ? { selectedReason: md.status.provider.selectedReason } : {}),

@@ -4,4 +4,16 @@ export { DEFAULT_PROVIDER_SPECS, defaultProviderConfig } from './default-provide
 export { explainSelection } from './explain.ts';
 export type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 export { type ProviderReadiness, providerReadiness } from './readiness.ts';
-export { capabilityMismatch, type CompiledRule, type PreparedProvider, prepareProvider, requestedGpuTypes, type SelectionOptions, type SelectionReason, type SelectionResult, selectProvider, type SkippedRule, wantsGpu } from './select.ts';
+export {
+  capabilityMismatch,
+  type CompiledRule,
+  type PreparedProvider,
+  prepareProvider,
+  requestedGpuTypes,
+  type SelectionOptions,
+  type SelectionReason,
+  type SelectionResult,
+  selectProvider,
+  type SkippedRule,
+  wantsGpu,
+} from './select.ts';

@@ -26,13 +26,23 @@ export function providerReadiness(
   const status = provider.status;
   if (status?.ready !== true) {
     const why = status?.conditions?.find((c) => c.status === 'False' && c.message)?.message;
-    return { ready: false, reason: `not ready (status.ready is ${status?.ready ?? 'unset'})${why ? `: ${why}` : ''}; ${why ? 'fix that, or ' : ''}${startIt(name)}` };
+    return {
+      ready: false,
+      reason: `not ready (status.ready is ${status?.ready ?? 'unset'})${why ? `: ${why}` : ''}; ${why ? 'fix that, or ' : ''}${startIt(name)}`,
+    };
   }
   if (!status.lastHeartbeat) return { ready: true };
   const beat = Date.parse(status.lastHeartbeat);
-  if (Number.isNaN(beat)) return { ready: false, reason: `status.lastHeartbeat ${JSON.stringify(status.lastHeartbeat)} is not a timestamp; ${startIt(name)} (it rewrites the heartbeat)` };
+  if (Number.isNaN(beat))
+    return {
+      ready: false,
+      reason: `status.lastHeartbeat ${JSON.stringify(status.lastHeartbeat)} is not a timestamp; ${startIt(name)} (it rewrites the heartbeat)`,
+    };
   if (now - beat > staleAfterMs) {
-    return { ready: false, reason: `heartbeat stale: last at ${status.lastHeartbeat}, more than ${Math.round(staleAfterMs / 1000)}s ago, so its controller is not running; ${startIt(name)}` };
+    return {
+      ready: false,
+      reason: `heartbeat stale: last at ${status.lastHeartbeat}, more than ${Math.round(staleAfterMs / 1000)}s ago, so its controller is not running; ${startIt(name)}`,
+    };
   }
   return { ready: true };
 }

@@ -5,12 +5,22 @@
 // A rule that fails to compile, fails to evaluate or is not a bool is skipped and reported.
 //
 // CEL sees exactly one variable, `spec`: the ModelDeployment's spec as stored (integers as CEL ints).
-import type { EngineCapability, InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
+import type {
+  EngineCapability,
+  InferenceProviderConfig,
+  ModelDeployment,
+  ModelDeploymentSpec,
+} from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_GPU_TYPE, HEARTBEAT_STALE_AFTER_MS } from '../../../apis/kubeairunway/index.ts';
 import { CelCompileError, type CelProgram, compileCel, evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import { providerReadiness } from './readiness.ts';
 
-export type SelectionReason = 'ExplicitSelection' | 'PreviouslySelected' | 'AutoSelected' | 'NoHealthyProviders' | 'NoCompatibleProvider';
+export type SelectionReason =
+  | 'ExplicitSelection'
+  | 'PreviouslySelected'
+  | 'AutoSelected'
+  | 'NoHealthyProviders'
+  | 'NoCompatibleProvider';
 
 export interface SkippedRule {
   provider: string;
@@ -49,7 +59,8 @@ function compileRule(condition: string): CelProgram | CelCompileError {
     try {
       entry = compileCel(condition, { variables: CEL_VARIABLES });
     } catch (err) {
-      entry = err instanceof CelCompileError ? err : new CelCompileError(String((err as Error)?.message ?? err), condition);
+      entry =
+        err instanceof CelCompileError ? err : new CelCompileError(String((err as Error)?.message ?? err), condition);
     }
     if (ruleCache.size >= RULE_CACHE_LIMIT) ruleCache.delete(ruleCache.keys().next().value!);
     ruleCache.set(condition, entry);
@@ -88,16 +99,29 @@ export function prepareProvider(config: InferenceProviderConfig): PreparedProvid
 }
 
 /** why a provider's capabilities rule it out (undefined: they match); the explanation views show it */
-export function capabilityMismatch(p: PreparedProvider, engine: string | undefined, gpuTypes: readonly string[] | undefined, mode: string): string | undefined {
+export function capabilityMismatch(
+  p: PreparedProvider,
+  engine: string | undefined,
+  gpuTypes: readonly string[] | undefined,
+  mode: string,
+): string | undefined {
   const cap = engine === undefined ? undefined : p.engines.get(engine);
   if (!cap) return `does not support engine ${engine ?? '<none>'}`;
-  if (!(gpuTypes ? cap.gpuSupport : cap.cpuSupport)) return gpuTypes ? `engine ${engine} has no GPU support` : `engine ${engine} has no CPU support`;
-  if (gpuTypes && cap.gpuTypes && !gpuTypes.every((t) => cap.gpuTypes!.includes(t))) return `GPU type ${gpuTypes.join(', ')} is not among ${cap.gpuTypes.join(', ')}`;
-  if (!(cap.servingModes ?? ['aggregated']).includes(mode as 'aggregated')) return `serving mode ${mode} is not supported`;
+  if (!(gpuTypes ? cap.gpuSupport : cap.cpuSupport))
+    return gpuTypes ? `engine ${engine} has no GPU support` : `engine ${engine} has no CPU support`;
+  if (gpuTypes && cap.gpuTypes && !gpuTypes.every((t) => cap.gpuTypes!.includes(t)))
+    return `GPU type ${gpuTypes.join(', ')} is not among ${cap.gpuTypes.join(', ')}`;
+  if (!(cap.servingModes ?? ['aggregated']).includes(mode as 'aggregated'))
+    return `serving mode ${mode} is not supported`;
   return undefined;
 }
 
-function supports(p: PreparedProvider, engine: string | undefined, gpuTypes: readonly string[] | undefined, mode: string): boolean {
+function supports(
+  p: PreparedProvider,
+  engine: string | undefined,
+  gpuTypes: readonly string[] | undefined,
+  mode: string,
+): boolean {
   return capabilityMismatch(p, engine, gpuTypes, mode) === undefined;
 }
 
@@ -109,7 +133,10 @@ export function wantsGpu(spec: ModelDeploymentSpec): boolean {
 /** the GPU resource names a deployment asks for (undefined for CPU-only), defaults applied */
 export function requestedGpuTypes(spec: ModelDeploymentSpec): string[] | undefined {
   if (!wantsGpu(spec)) return undefined;
-  const gpus = spec.serving?.mode === 'disaggregated' ? [spec.scaling?.prefill?.gpu, spec.scaling?.decode?.gpu] : [spec.resources?.gpu];
+  const gpus =
+    spec.serving?.mode === 'disaggregated'
+      ? [spec.scaling?.prefill?.gpu, spec.scaling?.decode?.gpu]
+      : [spec.resources?.gpu];
   return gpus.map((g) => g?.type ?? DEFAULT_GPU_TYPE);
 }
 
@@ -120,10 +147,16 @@ export function selectProvider(
 ): SelectionResult {
   const skippedRules: SkippedRule[] = [];
   const explicit = md.spec?.provider?.name;
-  if (explicit) return { provider: explicit, reason: 'ExplicitSelection', message: 'explicit provider selection', skippedRules };
+  if (explicit)
+    return { provider: explicit, reason: 'ExplicitSelection', message: 'explicit provider selection', skippedRules };
   const previous = md.status?.provider?.name;
   if (previous) {
-    return { provider: previous, reason: 'PreviouslySelected', message: md.status?.provider?.selectedReason || `provider ${previous} was selected earlier (selection is sticky)`, skippedRules };
+    return {
+      provider: previous,
+      reason: 'PreviouslySelected',
+      message: md.status?.provider?.selectedReason || `provider ${previous} was selected earlier (selection is sticky)`,
+      skippedRules,
+    };
   }
 
   const spec = md.spec ?? { model: {} };
@@ -151,7 +184,11 @@ export function selectProvider(
     return { reason: 'NoHealthyProviders', message: `no healthy providers available${detail}`, skippedRules };
   }
   if (candidates.length === 0) {
-    return { reason: 'NoCompatibleProvider', message: `no compatible provider found for this configuration (${wanted})`, skippedRules };
+    return {
+      reason: 'NoCompatibleProvider',
+      message: `no compatible provider found for this configuration (${wanted})`,
+      skippedRules,
+    };
   }
 
   let celSpec: unknown;
@@ -177,5 +214,11 @@ export function selectProvider(
       bestPriority = priority;
     }
   }
-  return { provider: best!.name, reason: 'AutoSelected', message: `matched capabilities: ${wanted}`, priority: bestPriority, skippedRules };
+  return {
+    provider: best!.name,
+    reason: 'AutoSelected',
+    message: `matched capabilities: ${wanted}`,
+    priority: bestPriority,
+    skippedRules,
+  };
 }

@@ -25,7 +25,8 @@ function longestChild(spec: ModelDeploymentSpec): { suffix: string; what: string
   const known = provider ? PROVIDER_CHILD_SUFFIXES[provider] : undefined;
   // not chosen yet: whichever provider the core picks must fit
   const candidates = known ? [known] : provider ? [] : Object.values(PROVIDER_CHILD_SUFFIXES);
-  if (spec.model?.storage?.volumes?.some((v) => v.size !== undefined)) candidates.push({ suffix: DOWNLOAD_JOB_SUFFIX, what: 'the model download Job' });
+  if (spec.model?.storage?.volumes?.some((v) => v.size !== undefined))
+    candidates.push({ suffix: DOWNLOAD_JOB_SUFFIX, what: 'the model download Job' });
   return candidates.reduce((a, b) => (b.suffix.length > a.suffix.length ? b : a), { suffix: '', what: 'its Service' });
 }
 

@@ -6,7 +6,13 @@ import { AMD_GPU_TYPE } from '../../../apis/kubeairunway/index.ts';
 import { servingModeOf } from './defaults.ts';
 
 /** the name each provider's messages use */
-export const PROVIDER_DISPLAY_NAMES: Readonly<Record<string, string>> = { kaito: 'KAITO', dynamo: 'Dynamo', kuberay: 'KubeRay', aim: 'AIM', llmd: 'llm-d' };
+export const PROVIDER_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  kaito: 'KAITO',
+  dynamo: 'Dynamo',
+  kuberay: 'KubeRay',
+  aim: 'AIM',
+  llmd: 'llm-d',
+};
 
 interface ProviderLimits {
   engines: readonly EngineType[];
@@ -43,8 +49,10 @@ export function checkProviderCompatibility(provider: string, spec: ModelDeployme
   const engine = spec.engine?.type;
   if (engine && !limits.engines.includes(engine)) out.push(`${who} does not support ${engine} engine`);
   if (limits.requiresGpu && !requestsGpu(spec)) out.push(`${who} requires GPU`);
-  if (!limits.disaggregated && servingModeOf(spec) === 'disaggregated') out.push(`${who} does not support disaggregated mode`);
-  if (provider === 'kaito' && engine === 'llamacpp' && !spec.image) out.push('llamacpp engine requires spec.image to be set');
+  if (!limits.disaggregated && servingModeOf(spec) === 'disaggregated')
+    out.push(`${who} does not support disaggregated mode`);
+  if (provider === 'kaito' && engine === 'llamacpp' && !spec.image)
+    out.push('llamacpp engine requires spec.image to be set');
   if (provider === 'aim' && requestsGpu(spec) && (spec.resources?.gpu?.type ?? '') !== AMD_GPU_TYPE) {
     out.push(`AIM requires AMD GPUs (set resources.gpu.type to ${AMD_GPU_TYPE})`);
   }

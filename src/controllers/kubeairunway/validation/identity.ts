@@ -56,7 +56,10 @@ function values(spec: ModelDeploymentSpec | undefined): Record<Exclude<IdentityF
  * provider.name the old value is the provider in effect (spec, else status), and clearing spec.provider.name
  * is not a change: the selected provider is sticky.
  */
-export function identityChanges(old: Pick<ModelDeployment, 'spec' | 'status'>, next: Pick<ModelDeployment, 'spec' | 'status'>): IdentityChange[] {
+export function identityChanges(
+  old: Pick<ModelDeployment, 'spec' | 'status'>,
+  next: Pick<ModelDeployment, 'spec' | 'status'>,
+): IdentityChange[] {
   const before = values(old.spec);
   const after = values(next.spec);
   const out: IdentityChange[] = [];

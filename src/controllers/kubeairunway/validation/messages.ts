@@ -29,8 +29,10 @@ export function exceedsMaximum(field: string, value: string | number, max: strin
 export function invalidQuantity(field: string, value: unknown): string {
   return `${field}: invalid resource quantity ${JSON.stringify(value)} (use a Kubernetes quantity such as "4", "500m" or "16Gi")`;
 }
-export const NAME_WITH_DOTS = 'metadata.name must not contain dots: it names the provider resource and its Service (use dashes)';
-export const IMAGE_CONFLICT = 'spec.image and spec.engine.image are both set to different images: set only spec.engine.image';
+export const NAME_WITH_DOTS =
+  'metadata.name must not contain dots: it names the provider resource and its Service (use dashes)';
+export const IMAGE_CONFLICT =
+  'spec.image and spec.engine.image are both set to different images: set only spec.engine.image';
 export function argInBothPlaces(flag: string): string {
   return `engine.args key "${flag}" is also passed in engine.extraArgs: set it in one place only`;
 }
@@ -41,6 +43,9 @@ export function invalidSecretName(name: string): string {
   return `secrets.huggingFaceToken must be the name of a Secret in the same namespace (a DNS subdomain), got ${JSON.stringify(name)}`;
 }
 
-export const WARN_SERVED_NAME_CUSTOM = 'model.servedName is ignored when model.source is custom (the image decides the served name)';
-export const WARN_TRUST_REMOTE_CODE = 'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod';
-export const WARN_CONTEXT_LENGTH_TRTLLM = 'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)';
+export const WARN_SERVED_NAME_CUSTOM =
+  'model.servedName is ignored when model.source is custom (the image decides the served name)';
+export const WARN_TRUST_REMOTE_CODE =
+  'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod';
+export const WARN_CONTEXT_LENGTH_TRTLLM =
+  'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)';

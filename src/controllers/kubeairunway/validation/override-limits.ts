@@ -55,19 +55,29 @@ const WHERE: Readonly<Record<Size, string>> = {
  * Every size under `value` above its ceiling, as an error naming the path. `within` is the size a parent
  * key named (`gpu: {count: 100}` counts GPUs), so nested forms are held to the same ceiling.
  */
-export function findOversizedOverrides(value: unknown, path: string, out: ValidationIssue[] = [], within?: Size): ValidationIssue[] {
+export function findOversizedOverrides(
+  value: unknown,
+  path: string,
+  out: ValidationIssue[] = [],
+  within?: Size,
+): ValidationIssue[] {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) findOversizedOverrides(value[i], `${path}[${i}]`, out, within);
     return out;
   }
   if (typeof value === 'object' && value !== null) {
     // a size key's count-like leaves count what it names (`gpu: {count: 100}`, `replicas: {max: 40}`)
-    for (const [key, child] of Object.entries(value)) findOversizedOverrides(child, `${path}.${key}`, out, sizeOf(key) ?? (COUNT_LIKE.test(key) ? within : undefined));
+    for (const [key, child] of Object.entries(value))
+      findOversizedOverrides(child, `${path}.${key}`, out, sizeOf(key) ?? (COUNT_LIKE.test(key) ? within : undefined));
     return out;
   }
   if (!within) return out;
   const q = asQuantity(value);
   const max = q && exceeds(within, q);
-  if (max) out.push({ field: path, message: `${m.exceedsMaximum(path, String(value), max)}: overrides may not ask for more than ${WHERE[within]} may; set it there` });
+  if (max)
+    out.push({
+      field: path,
+      message: `${m.exceedsMaximum(path, String(value), max)}: overrides may not ask for more than ${WHERE[within]} may; set it there`,
+    });
   return out;
 }

@@ -101,7 +101,11 @@ function describe(v: unknown): string {
 }
 
 /** Every privileged key anywhere under `value`, as an error naming its full path. */
-export function findPrivilegedOverrides(value: unknown, path = OVERRIDES_PATH, out: ValidationIssue[] = []): ValidationIssue[] {
+export function findPrivilegedOverrides(
+  value: unknown,
+  path = OVERRIDES_PATH,
+  out: ValidationIssue[] = [],
+): ValidationIssue[] {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) findPrivilegedOverrides(value[i], `${path}[${i}]`, out);
   } else if (isPlainObject(value)) {
@@ -118,7 +122,14 @@ function typeError(path: string, expected: string, got: unknown): ValidationIssu
   return { field: path, message: `${path}: must be ${expected}, got ${describe(got)}` };
 }
 
-function checkType(type: OverrideType, value: unknown, path: string, provider: string, errors: ValidationIssue[], warnings: string[]): void {
+function checkType(
+  type: OverrideType,
+  value: unknown,
+  path: string,
+  provider: string,
+  errors: ValidationIssue[],
+  warnings: string[],
+): void {
   if (typeof type === 'string') {
     switch (type) {
       case 'string':
@@ -128,16 +139,24 @@ function checkType(type: OverrideType, value: unknown, path: string, provider: s
         if (typeof value !== 'boolean') errors.push(typeError(path, 'true or false', value));
         return;
       case 'nonNegativeInteger':
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) errors.push(typeError(path, 'an integer >= 0', value));
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+          errors.push(typeError(path, 'an integer >= 0', value));
         return;
       case 'quantity':
-        if (!((typeof value === 'number' && Number.isFinite(value) && value >= 0) || (typeof value === 'string' && !value.startsWith('-') && isQuantity(value)))) {
+        if (
+          !(
+            (typeof value === 'number' && Number.isFinite(value) && value >= 0) ||
+            (typeof value === 'string' && !value.startsWith('-') && isQuantity(value))
+          )
+        ) {
           errors.push(typeError(path, 'a resource quantity such as "4" or "8Gi"', value));
         }
         return;
       case 'stringMap':
         if (!isPlainObject(value)) errors.push(typeError(path, 'a map of strings', value));
-        else for (const [k, v] of Object.entries(value)) if (typeof v !== 'string') errors.push(typeError(`${path}.${k}`, 'a string', v));
+        else
+          for (const [k, v] of Object.entries(value))
+            if (typeof v !== 'string') errors.push(typeError(`${path}.${k}`, 'a string', v));
         return;
       case 'object':
         if (!isPlainObject(value)) errors.push(typeError(path, 'an object', value));
@@ -145,12 +164,15 @@ function checkType(type: OverrideType, value: unknown, path: string, provider: s
     }
   }
   if ('enum' in type) {
-    if (typeof value !== 'string' || !type.enum.includes(value)) errors.push(typeError(path, `one of ${type.enum.map((e) => `"${e}"`).join(', ')}`, value));
+    if (typeof value !== 'string' || !type.enum.includes(value))
+      errors.push(typeError(path, `one of ${type.enum.map((e) => `"${e}"`).join(', ')}`, value));
     return;
   }
   if ('arrayOf' in type) {
     if (!Array.isArray(value)) errors.push(typeError(path, 'a list', value));
-    else for (let i = 0; i < value.length; i++) checkType(type.arrayOf, value[i], `${path}[${i}]`, provider, errors, warnings);
+    else
+      for (let i = 0; i < value.length; i++)
+        checkType(type.arrayOf, value[i], `${path}[${i}]`, provider, errors, warnings);
     return;
   }
   if (!isPlainObject(value)) {
@@ -160,7 +182,8 @@ function checkType(type: OverrideType, value: unknown, path: string, provider: s
   for (const [key, child] of Object.entries(value)) {
     if (isPrivilegedOverrideKey(key)) continue; // already refused by findPrivilegedOverrides
     const childType = type.fields[key];
-    if (childType === undefined) warnings.push(`${path}.${key}: unknown override for provider ${provider}; it is ignored`);
+    if (childType === undefined)
+      warnings.push(`${path}.${key}: unknown override for provider ${provider}; it is ignored`);
     else checkType(childType, child, `${path}.${key}`, provider, errors, warnings);
   }
 }
@@ -184,7 +207,10 @@ export function validateProviderOverrides(provider: string | undefined, override
   }
   for (const key of Object.keys(overrides)) {
     if (RESERVED_TOP_LEVEL_KEYS.has(key)) {
-      errors.push({ field: `${OVERRIDES_PATH}.${key}`, message: `${OVERRIDES_PATH}.${key}: overriding "${key}" is not allowed (the controller owns the resource's identity and status)` });
+      errors.push({
+        field: `${OVERRIDES_PATH}.${key}`,
+        message: `${OVERRIDES_PATH}.${key}: overriding "${key}" is not allowed (the controller owns the resource's identity and status)`,
+      });
     }
   }
   findPrivilegedOverrides(overrides, OVERRIDES_PATH, errors);

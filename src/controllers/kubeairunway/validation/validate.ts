@@ -1,7 +1,11 @@
 // The core's ModelDeployment validation: docs/kubeairunway.md's validation table (exact messages), override safety,
 // and the upstream webhook's bounds where docs/kubeairunway.md is silent. Pure and cheap: the validating webhook calls it
 // on every admission, and the core controller calls it at reconcile time when the webhook was bypassed.
-import type { InferenceProviderConfig, ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
+import type {
+  InferenceProviderConfig,
+  ModelDeployment,
+  ModelDeploymentSpec,
+} from '../../../apis/kubeairunway/index.ts';
 import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
 import { modelSourceOf, servingModeOf } from './defaults.ts';
 import { validateChildNames } from './child-names.ts';
@@ -27,7 +31,11 @@ const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
  * Validates `md` (after defaulting). With `old` it is an update: create-only rules are skipped and identity
  * field changes produce warnings (they are allowed: the provider resource is recreated).
  */
-export function validateModelDeployment(md: Pick<ModelDeployment, 'metadata' | 'spec' | 'status'>, old?: Pick<ModelDeployment, 'spec' | 'status'>, ctx: ValidationContext = {}): ValidationResult {
+export function validateModelDeployment(
+  md: Pick<ModelDeployment, 'metadata' | 'spec' | 'status'>,
+  old?: Pick<ModelDeployment, 'spec' | 'status'>,
+  ctx: ValidationContext = {},
+): ValidationResult {
   const errors: ValidationIssue[] = [];
   const warnings: string[] = [];
   const err = (field: string, message: string) => errors.push({ field, message });
@@ -60,7 +68,8 @@ export function validateModelDeployment(md: Pick<ModelDeployment, 'metadata' | '
   validateEngineFields(spec, err, warnings);
 
   const token = spec.secrets?.huggingFaceToken;
-  if (token !== undefined && (token.length > 253 || !DNS_SUBDOMAIN.test(token))) err('spec.secrets.huggingFaceToken', m.invalidSecretName(token));
+  if (token !== undefined && (token.length > 253 || !DNS_SUBDOMAIN.test(token)))
+    err('spec.secrets.huggingFaceToken', m.invalidSecretName(token));
   validateLabels('spec.podTemplate.metadata.labels', spec.podTemplate?.metadata?.labels, err);
   validateLabels('spec.nodeSelector', spec.nodeSelector, err);
 
@@ -72,18 +81,29 @@ function validateDisaggregated(spec: ModelDeploymentSpec, err: (field: string, m
   if (spec.resources?.gpu !== undefined) err('spec.resources.gpu', m.DISAGGREGATED_GPU_CONFLICT);
   const { prefill, decode } = spec.scaling ?? {};
   if (!prefill || !decode) err('spec.scaling', m.DISAGGREGATED_REQUIRES_SCALING);
-  if (prefill && !((prefill.gpu?.count ?? 0) > 0)) err('spec.scaling.prefill.gpu.count', m.DISAGGREGATED_REQUIRES_PREFILL_GPU);
-  if (decode && !((decode.gpu?.count ?? 0) > 0)) err('spec.scaling.decode.gpu.count', m.DISAGGREGATED_REQUIRES_DECODE_GPU);
+  if (prefill && !((prefill.gpu?.count ?? 0) > 0))
+    err('spec.scaling.prefill.gpu.count', m.DISAGGREGATED_REQUIRES_PREFILL_GPU);
+  if (decode && !((decode.gpu?.count ?? 0) > 0))
+    err('spec.scaling.decode.gpu.count', m.DISAGGREGATED_REQUIRES_DECODE_GPU);
 }
 
-function validateProviderName(name: string | undefined, ctx: ValidationContext, err: (field: string, message: string) => void): void {
+function validateProviderName(
+  name: string | undefined,
+  ctx: ValidationContext,
+  err: (field: string, message: string) => void,
+): void {
   if (!name || !ctx.providers) return;
   const config = ctx.providers.find((p) => p.metadata.name === name);
   const needsCrd = config?.spec?.capabilities?.requiresCRD !== false;
-  if (!config || (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name))) err('spec.provider.name', m.providerCrdNotInstalled(name));
+  if (!config || (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name)))
+    err('spec.provider.name', m.providerCrdNotInstalled(name));
 }
 
-function quantityOf(field: string, value: string | number | undefined, err: (field: string, message: string) => void): Quantity | undefined {
+function quantityOf(
+  field: string,
+  value: string | number | undefined,
+  err: (field: string, message: string) => void,
+): Quantity | undefined {
   if (value === undefined) return undefined;
   try {
     const q = parseQuantity(String(value));
@@ -116,7 +136,11 @@ function validateBounds(spec: ModelDeploymentSpec, err: (field: string, message:
   }
 }
 
-function validateEngineFields(spec: ModelDeploymentSpec, err: (field: string, message: string) => void, warnings: string[]): void {
+function validateEngineFields(
+  spec: ModelDeploymentSpec,
+  err: (field: string, message: string) => void,
+  warnings: string[],
+): void {
   const engine = spec.engine;
   if (!engine) return;
   if (engine.image && spec.image && engine.image !== spec.image) err('spec.engine.image', m.IMAGE_CONFLICT);
@@ -129,14 +153,25 @@ function validateEngineFields(spec: ModelDeploymentSpec, err: (field: string, me
   if (engine.type === 'trtllm' && engine.contextLength !== undefined) warnings.push(m.WARN_CONTEXT_LENGTH_TRTLLM);
 }
 
-function validateLabels(field: string, labels: Record<string, string> | undefined, err: (field: string, message: string) => void): void {
+function validateLabels(
+  field: string,
+  labels: Record<string, string> | undefined,
+  err: (field: string, message: string) => void,
+): void {
   for (const [key, value] of Object.entries(labels ?? {})) {
     const slash = key.lastIndexOf('/');
     const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
     const name = slash >= 0 ? key.slice(slash + 1) : key;
-    const keyOk = name.length <= 63 && LABEL_NAME.test(name) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
+    const keyOk =
+      name.length <= 63 &&
+      LABEL_NAME.test(name) &&
+      (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
     if (!keyOk) err(`${field}`, `${field}: invalid label key ${JSON.stringify(key)}`);
-    else if (value.length > 63 || (value !== '' && !LABEL_NAME.test(value))) err(`${field}.${key}`, `${field}.${key}: invalid label value ${JSON.stringify(value)} (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric)`);
+    else if (value.length > 63 || (value !== '' && !LABEL_NAME.test(value)))
+      err(
+        `${field}.${key}`,
+        `${field}.${key}: invalid label value ${JSON.stringify(value)} (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric)`,
+      );
   }
 }
 

@@ -1,6 +1,11 @@
 // Why a config could not be generated. The reason is the ConfigGenerated condition's reason
 // (docs/llamastack.md, "Conditions"); the message names the field and what to do.
-export type ConfigGenerationReason = 'ConfigGenerationFailed' | 'BaseConfigRequired' | 'UnsupportedConfigVersion' | 'MissingProviderForResource' | 'UpgradeConfigFailure';
+export type ConfigGenerationReason =
+  | 'ConfigGenerationFailed'
+  | 'BaseConfigRequired'
+  | 'UnsupportedConfigVersion'
+  | 'MissingProviderForResource'
+  | 'UpgradeConfigFailure';
 
 export class ConfigGenerationError extends Error {
   constructor(

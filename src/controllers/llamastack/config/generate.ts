@@ -1,7 +1,12 @@
 // The config generator: a pure function from a LlamaStackDistribution spec, the distribution's base
 // config and the endpoints resolved from references to config.yaml, the secret-backed environment and a
 // content hash (docs/llamastack.md, "Merge rules"). Same input → byte-identical YAML and hash.
-import { type LlamaStackDistributionSpec, PROVIDER_SECTIONS, type ProviderSection, SECTION_API } from '../../../apis/llamastack/index.ts';
+import {
+  type LlamaStackDistributionSpec,
+  PROVIDER_SECTIONS,
+  type ProviderSection,
+  SECTION_API,
+} from '../../../apis/llamastack/index.ts';
 import { ConfigGenerationError } from './errors.ts';
 import { expandProvider, type ProviderEntry, type ResolvedEndpoints } from './providers.ts';
 import { mergeResources } from './resources.ts';
@@ -49,16 +54,31 @@ export interface GeneratedConfig {
 
 export function configVersionOf(base: Readonly<Record<string, unknown>>, distroName: string): number {
   const v = base.version;
-  if (v === undefined || v === null) throw new ConfigGenerationError('ConfigGenerationFailed', `the base config of ${distroName} has no "version" field: it is not a Llama Stack config.yaml`);
+  if (v === undefined || v === null)
+    throw new ConfigGenerationError(
+      'ConfigGenerationFailed',
+      `the base config of ${distroName} has no "version" field: it is not a Llama Stack config.yaml`,
+    );
   const n = typeof v === 'number' ? v : Number(v);
   if (!SUPPORTED_CONFIG_VERSIONS.includes(n)) {
-    throw new ConfigGenerationError('UnsupportedConfigVersion', `Unsupported config.yaml version ${String(v)}. Supported versions: ${SUPPORTED_CONFIG_VERSIONS.join(', ')}`);
+    throw new ConfigGenerationError(
+      'UnsupportedConfigVersion',
+      `Unsupported config.yaml version ${String(v)}. Supported versions: ${SUPPORTED_CONFIG_VERSIONS.join(', ')}`,
+    );
   }
   return n;
 }
 
-function mergeProviders(base: unknown, spec: LlamaStackDistributionSpec, secrets: SecretCollector, endpoints: ResolvedEndpoints, disabled: Set<string>): Record<string, ProviderEntry[]> {
-  const out: Record<string, ProviderEntry[]> = { ...((base && typeof base === 'object' ? base : {}) as Record<string, ProviderEntry[]>) };
+function mergeProviders(
+  base: unknown,
+  spec: LlamaStackDistributionSpec,
+  secrets: SecretCollector,
+  endpoints: ResolvedEndpoints,
+  disabled: Set<string>,
+): Record<string, ProviderEntry[]> {
+  const out: Record<string, ProviderEntry[]> = {
+    ...((base && typeof base === 'object' ? base : {}) as Record<string, ProviderEntry[]>),
+  };
   for (const section of PROVIDER_SECTIONS) {
     const list = spec.providers?.[section as ProviderSection];
     if (list) out[SECTION_API[section]] = list.map((p, i) => expandProvider(p, section, i, secrets, endpoints));
@@ -69,11 +89,13 @@ function mergeProviders(base: unknown, spec: LlamaStackDistributionSpec, secrets
 
 function mergeApis(base: unknown, spec: LlamaStackDistributionSpec, disabled: Set<string>): string[] {
   const apis = Array.isArray(base) ? base.map(String) : [];
-  for (const section of PROVIDER_SECTIONS) if (spec.providers?.[section] && !apis.includes(SECTION_API[section])) apis.push(SECTION_API[section]);
+  for (const section of PROVIDER_SECTIONS)
+    if (spec.providers?.[section] && !apis.includes(SECTION_API[section])) apis.push(SECTION_API[section]);
   return apis.filter((a) => !disabled.has(a));
 }
 
-const countLists = (o: unknown) => (o && typeof o === 'object' ? Object.values(o).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 0), 0) : 0);
+const countLists = (o: unknown) =>
+  o && typeof o === 'object' ? Object.values(o).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 0), 0) : 0;
 
 export function generateConfig(input: GenerateInput): GeneratedConfig {
   const { spec, base, distroName } = input;
@@ -98,7 +120,13 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
     yaml,
     hash: sha256Hex(yaml),
     secrets: secrets.list(),
-    providers: Object.entries(providers).flatMap(([api, list]) => (Array.isArray(list) ? list : []).map((p) => ({ api, provider_id: String(p.provider_id), provider_type: String(p.provider_type) }))),
+    providers: Object.entries(providers).flatMap(([api, list]) =>
+      (Array.isArray(list) ? list : []).map((p) => ({
+        api,
+        provider_id: String(p.provider_id),
+        provider_type: String(p.provider_type),
+      })),
+    ),
     providerCount: countLists(providers),
     resourceCount: countLists(out.registered_resources),
     configVersion,
@@ -107,5 +135,10 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
 
 /** whether the spec declares anything to generate from (otherwise an image runs its own config) */
 export function hasDeclarativeConfig(spec: LlamaStackDistributionSpec): boolean {
-  return spec.providers !== undefined || spec.resources !== undefined || spec.storage !== undefined || spec.disabled !== undefined;
+  return (
+    spec.providers !== undefined ||
+    spec.resources !== undefined ||
+    spec.storage !== undefined ||
+    spec.disabled !== undefined
+  );
 }

@@ -1,8 +1,23 @@
 // Config generation for LlamaStackDistribution: distributions and their base configs, the pure generator,
 // secret → environment mapping. See docs/llamastack.md.
 export { ConfigGenerationError, type ConfigGenerationReason } from './errors.ts';
-export { configVersionOf, DEFAULT_PORT, type GeneratedConfig, type GenerateInput, generateConfig, hasDeclarativeConfig, SUPPORTED_CONFIG_VERSIONS } from './generate.ts';
-export { expandProvider, type ProviderEntry, providerId, providerType, refOf, type ResolvedEndpoints } from './providers.ts';
+export {
+  configVersionOf,
+  DEFAULT_PORT,
+  type GeneratedConfig,
+  type GenerateInput,
+  generateConfig,
+  hasDeclarativeConfig,
+  SUPPORTED_CONFIG_VERSIONS,
+} from './generate.ts';
+export {
+  expandProvider,
+  type ProviderEntry,
+  providerId,
+  providerType,
+  refOf,
+  type ResolvedEndpoints,
+} from './providers.ts';
 export {
   type ConfigResolver,
   DISTRIBUTION_NAMES,

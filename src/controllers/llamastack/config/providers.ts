@@ -28,7 +28,13 @@ export function refOf(p: ProviderConfig): { kind: 'ModelDeployment' | 'AIMServic
   return undefined;
 }
 
-export function expandProvider(p: ProviderConfig, section: ProviderSection, index: number, secrets: SecretCollector, endpoints: ResolvedEndpoints): ProviderEntry {
+export function expandProvider(
+  p: ProviderConfig,
+  section: ProviderSection,
+  index: number,
+  secrets: SecretCollector,
+  endpoints: ResolvedEndpoints,
+): ProviderEntry {
   const id = providerId(p);
   const type = providerType(p.provider);
   const field = `spec.providers.${section}[${index}]`;
@@ -36,7 +42,12 @@ export function expandProvider(p: ProviderConfig, section: ProviderSection, inde
   const owner = new Map<string, string>();
   const put = (key: string, value: unknown, from: string) => {
     const first = owner.get(key);
-    if (first) throw new ConfigGenerationError('ConfigGenerationFailed', `${from} sets config key "${key}", which ${first} also sets: set it in one place only`, from);
+    if (first)
+      throw new ConfigGenerationError(
+        'ConfigGenerationFailed',
+        `${from} sets config key "${key}", which ${first} also sets: set it in one place only`,
+        from,
+      );
     owner.set(key, from);
     config[key] = value;
   };
@@ -45,12 +56,25 @@ export function expandProvider(p: ProviderConfig, section: ProviderSection, inde
   const endpoint = p.endpoint ?? (ref ? endpoints[id] : undefined);
   if (ref && endpoint === undefined) {
     const refField = `${field}.${ref.kind === 'ModelDeployment' ? 'modelDeploymentRef' : 'aimServiceRef'}`;
-    throw new ConfigGenerationError('ConfigGenerationFailed', `${refField}: ${ref.kind} ${ref.name} has no endpoint yet; the config is generated once it reports one`, refField);
+    throw new ConfigGenerationError(
+      'ConfigGenerationFailed',
+      `${refField}: ${ref.kind} ${ref.name} has no endpoint yet; the config is generated once it reports one`,
+      refField,
+    );
   }
-  if (endpoint !== undefined) put('base_url', endpoint, `${field}.${p.endpoint !== undefined ? 'endpoint' : ref?.kind === 'AIMService' ? 'aimServiceRef' : 'modelDeploymentRef'}`);
+  if (endpoint !== undefined)
+    put(
+      'base_url',
+      endpoint,
+      `${field}.${p.endpoint !== undefined ? 'endpoint' : ref?.kind === 'AIMService' ? 'aimServiceRef' : 'modelDeploymentRef'}`,
+    );
   if (p.apiKey) {
     const from = `${field}.apiKey`;
-    put(API_KEY_FIELD[type] ?? 'api_key', secrets.add({ env: secretEnvName(id, 'apiKey'), secret: p.apiKey.name, key: p.apiKey.key, field: from }), from);
+    put(
+      API_KEY_FIELD[type] ?? 'api_key',
+      secrets.add({ env: secretEnvName(id, 'apiKey'), secret: p.apiKey.name, key: p.apiKey.key, field: from }),
+      from,
+    );
   }
   for (const k of Object.keys(p.secretRefs ?? {}).sort()) {
     const ref = p.secretRefs![k]!;

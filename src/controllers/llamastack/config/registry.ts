@@ -12,7 +12,9 @@ function loadDistributions(): Readonly<Record<string, string>> {
   const raw = JSON.parse(readFileSync(new URL('distributions.json', DIR), 'utf8')) as Record<string, string>;
   const missing = Object.keys(raw).filter((name) => !existsSync(new URL(`${name}.yaml`, DIR)));
   if (missing.length > 0) {
-    throw new Error(`distributions.json lists ${missing.map((m) => `"${m}"`).join(', ')} without an embedded base config: add src/controllers/llamastack/config/distributions/<name>.yaml`);
+    throw new Error(
+      `distributions.json lists ${missing.map((m) => `"${m}"`).join(', ')} without an embedded base config: add src/controllers/llamastack/config/distributions/<name>.yaml`,
+    );
   }
   return Object.freeze({ ...raw });
 }
@@ -50,14 +52,16 @@ export interface ConfigResolver {
 export class EmbeddedConfigResolver implements ConfigResolver {
   constructor(private readonly images: Readonly<Record<string, string>> = DISTRIBUTIONS) {}
   resolve(image: string, distributionName?: string): ResolvedBase | undefined {
-    const name = distributionName ?? DISTRIBUTION_NAMES.find((n) => this.images[n] === image || DISTRIBUTIONS[n] === image);
+    const name =
+      distributionName ?? DISTRIBUTION_NAMES.find((n) => this.images[n] === image || DISTRIBUTIONS[n] === image);
     const config = name ? embeddedBaseConfig(name) : undefined;
     return config && name ? { config, source: 'embedded', distribution: name } : undefined;
   }
 }
 
 // registry/repository[:tag][@digest], lower-case repository path (the reference grammar, simplified)
-const IMAGE_REF = /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+const IMAGE_REF =
+  /^(?:[a-zA-Z0-9.-]+(?::[0-9]+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
 export function isImageReference(s: string): boolean {
   return s.length <= 512 && IMAGE_REF.test(s);
@@ -94,7 +98,10 @@ export function parseImageOverrides(raw: string | undefined): ImageOverrides {
 export type ImageResolution = { ok: true; image: string; distribution?: string } | { ok: false; message: string };
 
 /** spec.distribution → the image to run: an explicit image verbatim, a name through overrides then distributions.json */
-export function resolveImage(distribution: { name?: string; image?: string }, overrides: Readonly<Record<string, string>>): ImageResolution {
+export function resolveImage(
+  distribution: { name?: string; image?: string },
+  overrides: Readonly<Record<string, string>>,
+): ImageResolution {
   if (distribution.image) return { ok: true, image: distribution.image };
   const name = distribution.name;
   if (!name) return { ok: false, message: 'spec.distribution: set name or image' };

@@ -30,9 +30,18 @@ function modelEntries(user: Resources, providers: Record<string, ProviderEntry[]
   return (user.models ?? []).map((m, i) => {
     const field = `spec.resources.models[${i}]`;
     const provider = m.provider ?? firstProvider(providers, 'inference');
-    if (!provider) throw new ConfigGenerationError('MissingProviderForResource', `${field} (${m.name}): there is no inference provider to serve it; add spec.providers.inference or set ${field}.provider`, field);
+    if (!provider)
+      throw new ConfigGenerationError(
+        'MissingProviderForResource',
+        `${field} (${m.name}): there is no inference provider to serve it; add spec.providers.inference or set ${field}.provider`,
+        field,
+      );
     if (m.provider && !inference.has(m.provider)) {
-      throw new ConfigGenerationError('MissingProviderForResource', `${field}.provider: "${m.provider}" is not an inference provider of the generated config (known: ${[...inference].join(', ') || 'none'})`, `${field}.provider`);
+      throw new ConfigGenerationError(
+        'MissingProviderForResource',
+        `${field}.provider: "${m.provider}" is not an inference provider of the generated config (known: ${[...inference].join(', ') || 'none'})`,
+        `${field}.provider`,
+      );
     }
     const metadata: Obj = {};
     if (m.contextLength !== undefined) metadata.context_length = m.contextLength;
@@ -41,14 +50,32 @@ function modelEntries(user: Resources, providers: Record<string, ProviderEntry[]
   });
 }
 
-function attached(names: string[] | undefined, providers: Record<string, ProviderEntry[]>, api: string, what: 'tools' | 'shields', section: string): Obj[] {
+function attached(
+  names: string[] | undefined,
+  providers: Record<string, ProviderEntry[]>,
+  api: string,
+  what: 'tools' | 'shields',
+  section: string,
+): Obj[] {
   if (!names?.length) return [];
   const provider = firstProvider(providers, api);
-  if (!provider) throw new ConfigGenerationError('MissingProviderForResource', `spec.resources.${what}: ${names.join(', ')} need a ${api} provider; add spec.providers.${section} or use a distribution that has one`, `spec.resources.${what}`);
-  return names.map((n) => (what === 'tools' ? { toolgroup_id: n, provider_id: provider } : { shield_id: n, provider_id: provider }));
+  if (!provider)
+    throw new ConfigGenerationError(
+      'MissingProviderForResource',
+      `spec.resources.${what}: ${names.join(', ')} need a ${api} provider; add spec.providers.${section} or use a distribution that has one`,
+      `spec.resources.${what}`,
+    );
+  return names.map((n) =>
+    what === 'tools' ? { toolgroup_id: n, provider_id: provider } : { shield_id: n, provider_id: provider },
+  );
 }
 
-export function mergeResources(base: unknown, user: Resources | undefined, providers: Record<string, ProviderEntry[]>, dropped: readonly string[]): Obj {
+export function mergeResources(
+  base: unknown,
+  user: Resources | undefined,
+  providers: Record<string, ProviderEntry[]>,
+  dropped: readonly string[],
+): Obj {
   const b: Obj = { ...((base && typeof base === 'object' ? base : {}) as Obj) };
   for (const key of dropped) delete b[key];
   const known = new Set(Object.values(providers).flatMap((list) => list.map((p) => p.provider_id)));

@@ -32,7 +32,11 @@ export class SecretCollector {
 
   add(use: SecretRefUse): string {
     if (!ENV_NAME.test(use.env)) {
-      throw new ConfigGenerationError('ConfigGenerationFailed', `${use.field}: the environment variable name ${use.env} derived from it is not valid; use letters, digits, "-" and "_" in provider ids and secret fields`, use.field);
+      throw new ConfigGenerationError(
+        'ConfigGenerationFailed',
+        `${use.field}: the environment variable name ${use.env} derived from it is not valid; use letters, digits, "-" and "_" in provider ids and secret fields`,
+        use.field,
+      );
     }
     const seen = this.byEnv.get(use.env);
     if (seen && (seen.secret !== use.secret || seen.key !== use.key)) {

@@ -27,15 +27,29 @@ function kvBackend(kv: NonNullable<Storage['kv']>, secrets: SecretCollector): Ob
   if (kv.type !== 'redis') return { type: 'kv_sqlite', db_path: `${SQLITE_DIR}/kvstore.db` };
   const out: Obj = { type: 'kv_redis', ...hostPort(kv.endpoint ?? '') };
   if (kv.password) {
-    out.password = secrets.add({ env: secretEnvName('storage', 'kv-password'), secret: kv.password.name, key: kv.password.key, field: 'spec.storage.kv.password' });
+    out.password = secrets.add({
+      env: secretEnvName('storage', 'kv-password'),
+      secret: kv.password.name,
+      key: kv.password.key,
+      field: 'spec.storage.kv.password',
+    });
   }
   return out;
 }
 
 function sqlBackend(sql: NonNullable<Storage['sql']>, secrets: SecretCollector): Obj {
-  if (sql.type !== 'postgres' || !sql.connectionString) return { type: 'sql_sqlite', db_path: `${SQLITE_DIR}/sql_store.db` };
+  if (sql.type !== 'postgres' || !sql.connectionString)
+    return { type: 'sql_sqlite', db_path: `${SQLITE_DIR}/sql_store.db` };
   const cs = sql.connectionString;
-  return { type: 'sql_postgres', connection_string: secrets.add({ env: secretEnvName('storage', 'sql-connection-string'), secret: cs.name, key: cs.key, field: 'spec.storage.sql.connectionString' }) };
+  return {
+    type: 'sql_postgres',
+    connection_string: secrets.add({
+      env: secretEnvName('storage', 'sql-connection-string'),
+      secret: cs.name,
+      key: cs.key,
+      field: 'spec.storage.sql.connectionString',
+    }),
+  };
 }
 
 export function mergeStorage(base: unknown, user: Storage | undefined, secrets: SecretCollector): unknown {

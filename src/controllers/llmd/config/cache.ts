@@ -27,7 +27,11 @@ export interface ResolvedConfig {
 }
 
 export class ConfigCache {
-  private current: ConfigSnapshot = freezeSnapshot({ version: 0, optimizationIntervalMs: DEFAULT_OPT_INTERVAL_MS, namespaces: new Map() });
+  private current: ConfigSnapshot = freezeSnapshot({
+    version: 0,
+    optimizationIntervalMs: DEFAULT_OPT_INTERVAL_MS,
+    namespaces: new Map(),
+  });
   private readonly listeners = new Set<(s: ConfigSnapshot) => void>();
 
   /** the current configuration; immutable, so it may be held across awaits */
@@ -80,7 +84,12 @@ export class ConfigCache {
  * The thresholds for one model in one namespace: the namespace-local map if there is one, else the global
  * one; within it, the entry for this model (and namespace) if any, else `default`. Undefined = not loaded.
  */
-export function resolveSaturationConfig(snapshot: ConfigSnapshot, namespace: string, modelID: string, globalName: string): ResolvedConfig | undefined {
+export function resolveSaturationConfig(
+  snapshot: ConfigSnapshot,
+  namespace: string,
+  modelID: string,
+  globalName: string,
+): ResolvedConfig | undefined {
   const local = snapshot.namespaces.get(namespace);
   const parsed = local ?? snapshot.global;
   if (!parsed) return undefined;
@@ -91,7 +100,11 @@ export function resolveSaturationConfig(snapshot: ConfigSnapshot, namespace: str
   return undefined;
 }
 
-function bestOverride(overrides: readonly ModelOverride[], namespace: string, modelID: string): ModelOverride | undefined {
+function bestOverride(
+  overrides: readonly ModelOverride[],
+  namespace: string,
+  modelID: string,
+): ModelOverride | undefined {
   let any: ModelOverride | undefined;
   for (const o of overrides) {
     if (o.modelID !== modelID) continue;

@@ -13,7 +13,8 @@ export function parseIntervalMs(text: string): { ms: number } | { error: string 
   while (PART.lastIndex < s.length) {
     const at = PART.lastIndex;
     const m = PART.exec(s);
-    if (!m) return { error: `"${s}" is not a duration (at "${s.slice(at)}"); write one such as "30s", "1m" or "1m30s"` };
+    if (!m)
+      return { error: `"${s}" is not a duration (at "${s.slice(at)}"); write one such as "30s", "1m" or "1m30s"` };
     total += Number(m[1]) * (UNIT_MS[m[2]!] ?? 0);
   }
   if (!(total > 0)) return { error: `"${s}" must be greater than zero` };

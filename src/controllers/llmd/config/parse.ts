@@ -53,7 +53,14 @@ export const DOCUMENTED_DEFAULTS: SaturationConfig = Object.freeze({
   scaleDownBoundary: 0.7,
 });
 
-const NUMBER_FIELDS = ['kvCacheThreshold', 'queueLengthThreshold', 'kvSpareTrigger', 'queueSpareTrigger', 'scaleUpThreshold', 'scaleDownBoundary'] as const;
+const NUMBER_FIELDS = [
+  'kvCacheThreshold',
+  'queueLengthThreshold',
+  'kvSpareTrigger',
+  'queueSpareTrigger',
+  'scaleUpThreshold',
+  'scaleDownBoundary',
+] as const;
 const KNOWN_FIELDS = new Set<string>([...NUMBER_FIELDS, 'enableLimiter', 'analyzerName', 'model_id', 'namespace']);
 
 class EntryError extends Error {
@@ -66,7 +73,10 @@ class EntryError extends Error {
 }
 
 /** the saturation ConfigMap's data: `default` plus per-model entries, each merged over `default` field by field */
-export function parseSaturationConfigMap(data: Readonly<Record<string, string>> | undefined): { config: ParsedSaturationConfig; problems: EntryProblem[] } {
+export function parseSaturationConfigMap(data: Readonly<Record<string, string>> | undefined): {
+  config: ParsedSaturationConfig;
+  problems: EntryProblem[];
+} {
   const problems: EntryProblem[] = [];
   const raw = new Map<string, Record<string, unknown>>();
   for (const [entry, text] of Object.entries(data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
@@ -94,15 +104,28 @@ export function parseSaturationConfigMap(data: Readonly<Record<string, string>> 
       problems.push(problemOf(entry, err));
     }
   }
-  return { config: Object.freeze({ ...(defaultConfig ? { defaultConfig } : {}), overrides: Object.freeze(overrides) }), problems };
+  return {
+    config: Object.freeze({ ...(defaultConfig ? { defaultConfig } : {}), overrides: Object.freeze(overrides) }),
+    problems,
+  };
 }
 
 /** GLOBAL_OPT_INTERVAL of the main ConfigMap: undefined when absent (the previous interval stays) */
-export function parseOptimizationInterval(data: Readonly<Record<string, string>> | undefined): { ms?: number; problem?: EntryProblem } {
+export function parseOptimizationInterval(data: Readonly<Record<string, string>> | undefined): {
+  ms?: number;
+  problem?: EntryProblem;
+} {
   const text = data?.GLOBAL_OPT_INTERVAL;
   if (text === undefined) return {};
   const r = parseIntervalMs(text);
-  if ('error' in r) return { problem: { entry: 'GLOBAL_OPT_INTERVAL', field: 'GLOBAL_OPT_INTERVAL', message: `GLOBAL_OPT_INTERVAL ${r.error}` } };
+  if ('error' in r)
+    return {
+      problem: {
+        entry: 'GLOBAL_OPT_INTERVAL',
+        field: 'GLOBAL_OPT_INTERVAL',
+        message: `GLOBAL_OPT_INTERVAL ${r.error}`,
+      },
+    };
   return { ms: r.ms };
 }
 
@@ -111,10 +134,16 @@ function readEntry(text: string): Record<string, unknown> {
   try {
     doc = parseYaml(text);
   } catch (err) {
-    throw new EntryError('', `is not valid YAML (${(err as Error).message.split('\n')[0]}); write "field: value" lines`);
+    throw new EntryError(
+      '',
+      `is not valid YAML (${(err as Error).message.split('\n')[0]}); write "field: value" lines`,
+    );
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new EntryError('', 'must be a YAML mapping of fields such as "kvCacheThreshold: 0.8"');
-  for (const key of Object.keys(doc)) if (!KNOWN_FIELDS.has(key)) throw new EntryError(key, `field "${key}" is not known; known fields are ${[...KNOWN_FIELDS].join(', ')}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new EntryError('', 'must be a YAML mapping of fields such as "kvCacheThreshold: 0.8"');
+  for (const key of Object.keys(doc))
+    if (!KNOWN_FIELDS.has(key))
+      throw new EntryError(key, `field "${key}" is not known; known fields are ${[...KNOWN_FIELDS].join(', ')}`);
   return doc as Record<string, unknown>;
 }
 
@@ -122,8 +151,14 @@ function overrideOf(entry: string, fields: Record<string, unknown>, base: Satura
   const modelID = fields.model_id === undefined ? entry : stringField(fields, 'model_id');
   const namespace = fields.namespace === undefined ? undefined : stringField(fields, 'namespace');
   if (!base) {
-    const missing = ['kvCacheThreshold', 'queueLengthThreshold', 'kvSpareTrigger', 'queueSpareTrigger'].filter((f) => fields[f] === undefined);
-    if (missing.length > 0) throw new EntryError(missing[0]!, `sets no ${missing.join(', ')} and there is no valid "default" entry to inherit them from; add them or fix "default"`);
+    const missing = ['kvCacheThreshold', 'queueLengthThreshold', 'kvSpareTrigger', 'queueSpareTrigger'].filter(
+      (f) => fields[f] === undefined,
+    );
+    if (missing.length > 0)
+      throw new EntryError(
+        missing[0]!,
+        `sets no ${missing.join(', ')} and there is no valid "default" entry to inherit them from; add them or fix "default"`,
+      );
   }
   const config = resolveEntry(fields, base ?? DOCUMENTED_DEFAULTS);
   return Object.freeze({ entry, modelID, ...(namespace ? { namespace } : {}), config });
@@ -134,7 +169,8 @@ function resolveEntry(fields: Record<string, unknown>, base: SaturationConfig): 
   const out: { -readonly [K in keyof SaturationConfig]: SaturationConfig[K] } = { ...base };
   for (const f of NUMBER_FIELDS) if (fields[f] !== undefined) out[f] = numberField(fields, f);
   if (fields.enableLimiter !== undefined) {
-    if (typeof fields.enableLimiter !== 'boolean') throw new EntryError('enableLimiter', 'field "enableLimiter" must be true or false');
+    if (typeof fields.enableLimiter !== 'boolean')
+      throw new EntryError('enableLimiter', 'field "enableLimiter" must be true or false');
     out.enableLimiter = fields.enableLimiter;
   }
   if (fields.analyzerName !== undefined) out.analyzerName = stringField(fields, 'analyzerName');
@@ -148,14 +184,30 @@ function validate(c: SaturationConfig): void {
   };
   within('kvCacheThreshold', c.kvCacheThreshold, 0, 1);
   within('kvSpareTrigger', c.kvSpareTrigger, 0, 1);
-  if (c.queueLengthThreshold < 0) throw new EntryError('queueLengthThreshold', `field "queueLengthThreshold" is ${c.queueLengthThreshold}; it must be >= 0`);
-  if (c.queueSpareTrigger < 0) throw new EntryError('queueSpareTrigger', `field "queueSpareTrigger" is ${c.queueSpareTrigger}; it must be >= 0`);
+  if (c.queueLengthThreshold < 0)
+    throw new EntryError(
+      'queueLengthThreshold',
+      `field "queueLengthThreshold" is ${c.queueLengthThreshold}; it must be >= 0`,
+    );
+  if (c.queueSpareTrigger < 0)
+    throw new EntryError('queueSpareTrigger', `field "queueSpareTrigger" is ${c.queueSpareTrigger}; it must be >= 0`);
   if (c.kvCacheThreshold < c.kvSpareTrigger)
-    throw new EntryError('kvSpareTrigger', `field "kvSpareTrigger" (${c.kvSpareTrigger}) is greater than kvCacheThreshold (${c.kvCacheThreshold}); kvCacheThreshold must be >= kvSpareTrigger`);
-  if (c.scaleUpThreshold <= 0 || c.scaleUpThreshold > 1) throw new EntryError('scaleUpThreshold', `field "scaleUpThreshold" is ${c.scaleUpThreshold}; it must be in (0, 1]`);
-  if (c.scaleDownBoundary <= 0 || c.scaleDownBoundary > 1) throw new EntryError('scaleDownBoundary', `field "scaleDownBoundary" is ${c.scaleDownBoundary}; it must be in (0, 1]`);
+    throw new EntryError(
+      'kvSpareTrigger',
+      `field "kvSpareTrigger" (${c.kvSpareTrigger}) is greater than kvCacheThreshold (${c.kvCacheThreshold}); kvCacheThreshold must be >= kvSpareTrigger`,
+    );
+  if (c.scaleUpThreshold <= 0 || c.scaleUpThreshold > 1)
+    throw new EntryError('scaleUpThreshold', `field "scaleUpThreshold" is ${c.scaleUpThreshold}; it must be in (0, 1]`);
+  if (c.scaleDownBoundary <= 0 || c.scaleDownBoundary > 1)
+    throw new EntryError(
+      'scaleDownBoundary',
+      `field "scaleDownBoundary" is ${c.scaleDownBoundary}; it must be in (0, 1]`,
+    );
   if (c.scaleUpThreshold <= c.scaleDownBoundary)
-    throw new EntryError('scaleUpThreshold', `field "scaleUpThreshold" (${c.scaleUpThreshold}) must be greater than scaleDownBoundary (${c.scaleDownBoundary})`);
+    throw new EntryError(
+      'scaleUpThreshold',
+      `field "scaleUpThreshold" (${c.scaleUpThreshold}) must be greater than scaleDownBoundary (${c.scaleDownBoundary})`,
+    );
 }
 
 function numberField(fields: Record<string, unknown>, f: string): number {

@@ -4,7 +4,14 @@
 // and reports problems as Warning events on the parent.
 import { AIM_API_VERSION } from '../../../apis/aim/index.ts';
 import { ModelDeployments } from '../../../apis/kubeairunway/index.ts';
-import { type DomainReconciler, fetch, fetchList, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
+import {
+  type DomainReconciler,
+  fetch,
+  fetchList,
+  Pipeline,
+  PlanResult,
+  pipelineReconciler,
+} from '../../../engine/index.ts';
 import { type KindRef, kindRef, type Logger, type Manager } from '../../../kube/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../kinds.ts';
 import { type Parent, parentLabel, planVariantAutoscaling, type ServingDeployment, wantsAutoscaling } from './plan.ts';
@@ -23,15 +30,23 @@ interface Observed {
 const reconciler: DomainReconciler<Parent, Observed> = {
   async fetchRemoteState({ object, reader }) {
     const ns = object.metadata.namespace ?? '';
-    const [list, va] = await Promise.all([fetchList(reader, AutoscaledDeployments, { namespace: ns }), fetch(reader, VariantAutoscalings, object.metadata.name ?? '', ns)]);
-    const ownedByUs = va.ok() && va.value.metadata.ownerReferences?.some((r) => r.controller && r.uid === object.metadata.uid);
-    return { deployments: list.ok() ? (list.value as ServingDeployment[]) : [], ...(ownedByUs ? { owned: { name: object.metadata.name ?? '', namespace: ns } } : {}) };
+    const [list, va] = await Promise.all([
+      fetchList(reader, AutoscaledDeployments, { namespace: ns }),
+      fetch(reader, VariantAutoscalings, object.metadata.name ?? '', ns),
+    ]);
+    const ownedByUs =
+      va.ok() && va.value.metadata.ownerReferences?.some((r) => r.controller && r.uid === object.metadata.uid);
+    return {
+      deployments: list.ok() ? (list.value as ServingDeployment[]) : [],
+      ...(ownedByUs ? { owned: { name: object.metadata.name ?? '', namespace: ns } } : {}),
+    };
   },
   planResources({ object }, obs) {
     const plan = new PlanResult();
     const outcome = planVariantAutoscaling(object, obs.deployments);
     if ('va' in outcome) plan.apply(outcome.va);
-    else if ('off' in outcome && obs.owned) plan.delete({ apiVersion: VariantAutoscalings.apiVersion, kind: VariantAutoscalings.kind, metadata: obs.owned });
+    else if ('off' in outcome && obs.owned)
+      plan.delete({ apiVersion: VariantAutoscalings.apiVersion, kind: VariantAutoscalings.kind, metadata: obs.owned });
     // an invalid annotation changes nothing (the existing VariantAutoscaling stays); the controller events it
     return plan;
   },
@@ -48,11 +63,16 @@ export async function registerDiscoveryControllers(mgr: Manager, log: Logger): P
     try {
       await mgr.client.list(kind, { limit: 1 });
     } catch (err) {
-      log.info(`saturation autoscaling for ${kind.kind}s is off: the kind is not served here`, { error: (err as Error).message });
+      log.info(`saturation autoscaling for ${kind.kind}s is off: the kind is not served here`, {
+        error: (err as Error).message,
+      });
       continue;
     }
     const parents = await mgr.cache.informer(kind);
-    const run = pipelineReconciler(kind, new Pipeline({ name: `${DISCOVERY_CONTROLLER}-${name}`, reconciler, statusField: null }));
+    const run = pipelineReconciler(
+      kind,
+      new Pipeline({ name: `${DISCOVERY_CONTROLLER}-${name}`, reconciler, statusField: null }),
+    );
     mgr
       .controller(`${DISCOVERY_CONTROLLER}-${name}`)
       .for(kind)
@@ -61,7 +81,9 @@ export async function registerDiscoveryControllers(mgr: Manager, log: Logger): P
         const labels = (d as ServingDeployment).spec?.template?.metadata?.labels ?? {};
         return parents.store
           .list()
-          .filter((p) => p.metadata.namespace === d.metadata.namespace && labels[parentLabel(p)[0]] === parentLabel(p)[1])
+          .filter(
+            (p) => p.metadata.namespace === d.metadata.namespace && labels[parentLabel(p)[0]] === parentLabel(p)[1],
+          )
           .map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
       })
       .withOptions({ fieldManager: DISCOVERY_CONTROLLER })
@@ -69,8 +91,18 @@ export async function registerDiscoveryControllers(mgr: Manager, log: Logger): P
         const result = await run(req, ctx);
         const parent = await ctx.cache.get(kind, req.name, req.namespace);
         if (parent && wantsAutoscaling(parent)) {
-          const outcome = planVariantAutoscaling(parent, (await ctx.cache.list(AutoscaledDeployments, { namespace: req.namespace ?? '' })) as ServingDeployment[]);
-          if ('invalid' in outcome) ctx.recorder.event(parent, 'Warning', 'InvalidAutoscalingAnnotation', `${outcome.invalid}; the VariantAutoscaling is left as it was`, 'Validate');
+          const outcome = planVariantAutoscaling(
+            parent,
+            (await ctx.cache.list(AutoscaledDeployments, { namespace: req.namespace ?? '' })) as ServingDeployment[],
+          );
+          if ('invalid' in outcome)
+            ctx.recorder.event(
+              parent,
+              'Warning',
+              'InvalidAutoscalingAnnotation',
+              `${outcome.invalid}; the VariantAutoscaling is left as it was`,
+              'Validate',
+            );
         }
         return result;
       });

@@ -1,7 +1,13 @@
 // A ModelDeployment or AIMService asks for saturation autoscaling with annotations (docs/autoscaling.md,
 // "Asking for autoscaling"); this pure planner turns one, and the Deployments serving it, into the
 // VariantAutoscaling the autoscaler sizes. The annotation names are the ones llm-d uses for discovery.
-import { ACCELERATOR_LABEL, DEFAULT_MAX_REPLICAS, DEFAULT_MIN_REPLICAS, DEFAULT_VARIANT_COST, LLMD_API_VERSION } from '../../../apis/llmd/index.ts';
+import {
+  ACCELERATOR_LABEL,
+  DEFAULT_MAX_REPLICAS,
+  DEFAULT_MIN_REPLICAS,
+  DEFAULT_VARIANT_COST,
+  LLMD_API_VERSION,
+} from '../../../apis/llmd/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 
 export const MANAGED_ANNOTATION = 'llm-d.ai/managed';
@@ -12,7 +18,14 @@ export const MAX_REPLICAS_ANNOTATION = 'llm-d.ai/max-replicas';
 export const ACCELERATOR_ANNOTATION = 'llm-d.ai/accelerator';
 
 export interface ServingDeployment extends KubeObject {
-  spec?: { template?: { metadata?: { labels?: Record<string, string> }; spec?: { containers?: Array<{ resources?: { limits?: Record<string, unknown>; requests?: Record<string, unknown> } }> } } };
+  spec?: {
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec?: {
+        containers?: Array<{ resources?: { limits?: Record<string, unknown>; requests?: Record<string, unknown> } }>;
+      };
+    };
+  };
 }
 
 export interface Parent extends KubeObject {
@@ -25,7 +38,9 @@ export const wantsAutoscaling = (p: Parent) => p.metadata.annotations?.[MANAGED_
 
 /** the pod-template label that ties a Deployment to its parent */
 export function parentLabel(p: Parent): [string, string] {
-  return p.kind === 'AIMService' ? ['aim.eai.amd.com/service', p.metadata.name ?? ''] : ['kubeairunway.ai/model-deployment', p.metadata.name ?? ''];
+  return p.kind === 'AIMService'
+    ? ['aim.eai.amd.com/service', p.metadata.name ?? '']
+    : ['kubeairunway.ai/model-deployment', p.metadata.name ?? ''];
 }
 
 /** the serving Deployment among the parent's: workers, not frontends or Ray heads; ties by name */
@@ -40,7 +55,10 @@ export function servingDeployment(p: Parent, deployments: readonly ServingDeploy
 }
 
 function acceleratorOf(d: ServingDeployment): string {
-  const res = d.spec?.template?.spec?.containers?.flatMap((c) => Object.keys({ ...c.resources?.limits, ...c.resources?.requests })) ?? [];
+  const res =
+    d.spec?.template?.spec?.containers?.flatMap((c) =>
+      Object.keys({ ...c.resources?.limits, ...c.resources?.requests }),
+    ) ?? [];
   if (res.includes('nvidia.com/gpu')) return 'NVIDIA-GPU';
   if (res.includes('amd.com/gpu')) return 'AMD-GPU';
   return 'CPU';
@@ -58,22 +76,42 @@ export function planVariantAutoscaling(p: Parent, deployments: readonly ServingD
   const ann = p.metadata.annotations ?? {};
   const where = `${p.kind} ${p.metadata.namespace}/${p.metadata.name}`;
   const modelID = ann[MODEL_ID_ANNOTATION] ?? p.spec?.model?.id ?? p.spec?.model?.name ?? p.spec?.model?.ref;
-  if (!modelID) return { invalid: `${where}: no model ID for the VariantAutoscaling; set annotation ${MODEL_ID_ANNOTATION} to the served model name` };
+  if (!modelID)
+    return {
+      invalid: `${where}: no model ID for the VariantAutoscaling; set annotation ${MODEL_ID_ANNOTATION} to the served model name`,
+    };
   const cost = ann[VARIANT_COST_ANNOTATION] ?? DEFAULT_VARIANT_COST;
-  if (!/^\d+(\.\d+)?$/.test(cost)) return { invalid: `${where}: annotation ${VARIANT_COST_ANNOTATION} is "${cost}"; it must be a decimal number such as "10.0"` };
+  if (!/^\d+(\.\d+)?$/.test(cost))
+    return {
+      invalid: `${where}: annotation ${VARIANT_COST_ANNOTATION} is "${cost}"; it must be a decimal number such as "10.0"`,
+    };
   const min = int(p, MIN_REPLICAS_ANNOTATION, DEFAULT_MIN_REPLICAS, 0);
   const max = int(p, MAX_REPLICAS_ANNOTATION, DEFAULT_MAX_REPLICAS, 1);
   if (typeof min === 'string') return { invalid: `${where}: ${min}` };
   if (typeof max === 'string') return { invalid: `${where}: ${max}` };
-  if (max < min) return { invalid: `${where}: annotation ${MAX_REPLICAS_ANNOTATION} (${max}) is below ${MIN_REPLICAS_ANNOTATION} (${min})` };
+  if (max < min)
+    return {
+      invalid: `${where}: annotation ${MAX_REPLICAS_ANNOTATION} (${max}) is below ${MIN_REPLICAS_ANNOTATION} (${min})`,
+    };
   const target = servingDeployment(p, deployments);
-  if (!target) return { waiting: `${where}: no Deployment serving it yet (pod template label ${parentLabel(p).join('=')})` };
+  if (!target)
+    return { waiting: `${where}: no Deployment serving it yet (pod template label ${parentLabel(p).join('=')})` };
   return {
     va: {
       apiVersion: LLMD_API_VERSION,
       kind: 'VariantAutoscaling',
-      metadata: { name: p.metadata.name, namespace: p.metadata.namespace, labels: { [ACCELERATOR_LABEL]: ann[ACCELERATOR_ANNOTATION] ?? acceleratorOf(target) } },
-      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target.metadata.name }, modelID, variantCost: cost, minReplicas: min, maxReplicas: max },
+      metadata: {
+        name: p.metadata.name,
+        namespace: p.metadata.namespace,
+        labels: { [ACCELERATOR_LABEL]: ann[ACCELERATOR_ANNOTATION] ?? acceleratorOf(target) },
+      },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target.metadata.name },
+        modelID,
+        variantCost: cost,
+        minReplicas: min,
+        maxReplicas: max,
+      },
     } as KubeObject,
   };
 }

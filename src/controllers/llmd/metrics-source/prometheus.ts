@@ -26,14 +26,24 @@ export class PrometheusMetricsSource implements MetricsSource {
   }
 
   async podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>> {
-    const [kv, queue] = await Promise.all([queryPrometheus(this.opts, kvCacheQuery(namespace, modelID), signal), queryPrometheus(this.opts, queueQuery(namespace, modelID), signal)]);
+    const [kv, queue] = await Promise.all([
+      queryPrometheus(this.opts, kvCacheQuery(namespace, modelID), signal),
+      queryPrometheus(this.opts, queueQuery(namespace, modelID), signal),
+    ]);
     const out = new Map<string, PodLoad>();
-    for (const s of kv) if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), kvCacheUsage: Number(s.value[1]) });
-    for (const s of queue) if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), queueLength: Number(s.value[1]) });
+    for (const s of kv)
+      if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), kvCacheUsage: Number(s.value[1]) });
+    for (const s of queue)
+      if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), queueLength: Number(s.value[1]) });
     return out;
   }
 
-  async requestsInWindow(namespace: string, modelID: string, windowSeconds: number, signal?: AbortSignal): Promise<number | undefined> {
+  async requestsInWindow(
+    namespace: string,
+    modelID: string,
+    windowSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<number | undefined> {
     const r = await queryPrometheus(this.opts, requestsQuery(namespace, modelID, windowSeconds), signal);
     return r.length === 0 ? undefined : Number(r[0]!.value[1]);
   }

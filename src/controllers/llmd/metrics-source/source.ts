@@ -14,7 +14,12 @@ export interface MetricsSource {
   /** load per pod name for one model in one namespace */
   podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>>;
   /** requests the model served in the last `windowSeconds` (undefined: no data) */
-  requestsInWindow(namespace: string, modelID: string, windowSeconds: number, signal?: AbortSignal): Promise<number | undefined>;
+  requestsInWindow(
+    namespace: string,
+    modelID: string,
+    windowSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<number | undefined>;
 }
 
 /** what the autoscaler uses when no metrics backend is configured: every read fails with instructions */

@@ -49,9 +49,24 @@ export function analyzeModel(replicas: readonly ReplicaMetrics[], c: SaturationC
   const queueLow = avgSpareQueue < c.queueSpareTrigger;
   const shouldScaleUp = kvLow || queueLow;
   const afterRemoval = n >= 2 ? spareAfterRemoval(avgSpareKv, avgSpareQueue, n, c) : undefined;
-  const scaleDownSafe = afterRemoval !== undefined && afterRemoval.spareKv >= c.kvSpareTrigger && afterRemoval.spareQueue >= c.queueSpareTrigger;
-  const base = { totalReplicas: replicas.length, saturatedReplicas: replicas.length - n, nonSaturatedReplicas: n, avgSpareKv, avgSpareQueue, shouldScaleUp, scaleDownSafe };
-  return { ...base, ...(afterRemoval ? { afterRemoval } : {}), reason: describe(base, afterRemoval, kvLow, queueLow, c) };
+  const scaleDownSafe =
+    afterRemoval !== undefined &&
+    afterRemoval.spareKv >= c.kvSpareTrigger &&
+    afterRemoval.spareQueue >= c.queueSpareTrigger;
+  const base = {
+    totalReplicas: replicas.length,
+    saturatedReplicas: replicas.length - n,
+    nonSaturatedReplicas: n,
+    avgSpareKv,
+    avgSpareQueue,
+    shouldScaleUp,
+    scaleDownSafe,
+  };
+  return {
+    ...base,
+    ...(afterRemoval ? { afterRemoval } : {}),
+    reason: describe(base, afterRemoval, kvLow, queueLow, c),
+  };
 }
 
 /** the load of N replicas spread over N-1: spare = threshold - load·N/(N-1) */
@@ -66,7 +81,16 @@ function spareAfterRemoval(avgSpareKv: number, avgSpareQueue: number, n: number,
 const fmt = (x: number) => String(Math.round(x * 1000) / 1000);
 
 function describe(
-  a: Pick<ModelAnalysis, 'totalReplicas' | 'saturatedReplicas' | 'nonSaturatedReplicas' | 'avgSpareKv' | 'avgSpareQueue' | 'shouldScaleUp' | 'scaleDownSafe'>,
+  a: Pick<
+    ModelAnalysis,
+    | 'totalReplicas'
+    | 'saturatedReplicas'
+    | 'nonSaturatedReplicas'
+    | 'avgSpareKv'
+    | 'avgSpareQueue'
+    | 'shouldScaleUp'
+    | 'scaleDownSafe'
+  >,
   after: ModelAnalysis['afterRemoval'],
   kvLow: boolean,
   queueLow: boolean,
@@ -75,12 +99,16 @@ function describe(
   const counts = `${a.saturatedReplicas} of ${a.totalReplicas} replicas saturated`;
   const spare = `average spare KV cache ${fmt(a.avgSpareKv)}, average spare queue ${fmt(a.avgSpareQueue)}`;
   if (a.shouldScaleUp) {
-    const fired = [kvLow ? `spare KV cache ${fmt(a.avgSpareKv)} < kvSpareTrigger ${fmt(c.kvSpareTrigger)}` : '', queueLow ? `spare queue ${fmt(a.avgSpareQueue)} < queueSpareTrigger ${fmt(c.queueSpareTrigger)}` : '']
+    const fired = [
+      kvLow ? `spare KV cache ${fmt(a.avgSpareKv)} < kvSpareTrigger ${fmt(c.kvSpareTrigger)}` : '',
+      queueLow ? `spare queue ${fmt(a.avgSpareQueue)} < queueSpareTrigger ${fmt(c.queueSpareTrigger)}` : '',
+    ]
       .filter(Boolean)
       .join(' and ');
     return `scale-up trigger fired: ${fired} (${counts})`;
   }
-  if (a.scaleDownSafe && after) return `scale-down is safe: with one replica fewer the spare KV cache would be ${fmt(after.spareKv)} and the spare queue ${fmt(after.spareQueue)} (${counts}; ${spare})`;
+  if (a.scaleDownSafe && after)
+    return `scale-down is safe: with one replica fewer the spare KV cache would be ${fmt(after.spareKv)} and the spare queue ${fmt(after.spareQueue)} (${counts}; ${spare})`;
   if (!after) return `no change: ${spare}; scale-down needs at least 2 non-saturated replicas (${counts})`;
   return `no change: ${spare}; with one replica fewer the spare KV cache would be ${fmt(after.spareKv)} and the spare queue ${fmt(after.spareQueue)}, below the triggers (${counts})`;
 }

@@ -3,7 +3,13 @@
 // the config cache, the informer cache and the metrics source) before calling it.
 import type { ResolvedConfig } from '../config/cache.ts';
 import { analyzeModel, type ModelAnalysis, type ReplicaMetrics } from './analyzer.ts';
-import { calculateTargets, type ScaleToZeroInput, type VariantAction, type VariantState, type VariantTarget } from './targets.ts';
+import {
+  calculateTargets,
+  type ScaleToZeroInput,
+  type VariantAction,
+  type VariantState,
+  type VariantTarget,
+} from './targets.ts';
 
 export interface ModelInput {
   readonly namespace: string;
@@ -45,7 +51,16 @@ export function optimizeModel(m: ModelInput): ModelDecision {
     const replicas: ReplicaMetrics[] = m.variants.flatMap((v) => v.replicas);
     const analysis = analyzeModel(replicas, m.config.config);
     const targets = calculateTargets(m.variants, analysis, m.scaleToZero);
-    return { ...head, outcome: 'optimized', analysis, decisions: targets.map((t) => ({ ...t, reason: `${t.reason} [config ${m.config!.origin}]`, outcome: 'optimized' })) };
+    return {
+      ...head,
+      outcome: 'optimized',
+      analysis,
+      decisions: targets.map((t) => ({
+        ...t,
+        reason: `${t.reason} [config ${m.config!.origin}]`,
+        outcome: 'optimized',
+      })),
+    };
   } catch (err) {
     return safetyNet(m, `analysis failed: ${(err as Error).message}`);
   }
@@ -53,7 +68,12 @@ export function optimizeModel(m: ModelInput): ModelDecision {
 
 /** on an error the previous decision (or the current size) is emitted again, so HPA keeps a value */
 function safetyNet(m: ModelInput, why: string): ModelDecision {
-  return { namespace: m.namespace, modelID: m.modelID, outcome: 'safety-net', decisions: m.variants.map((v) => ({ ...keep(v, `safety net (${why})`), outcome: 'safety-net' })) };
+  return {
+    namespace: m.namespace,
+    modelID: m.modelID,
+    outcome: 'safety-net',
+    decisions: m.variants.map((v) => ({ ...keep(v, `safety net (${why})`), outcome: 'safety-net' })),
+  };
 }
 
 function keep(v: VariantState, why: string): VariantTarget {

@@ -39,42 +39,89 @@ export interface ScaleToZeroInput {
 const byName = (a: VariantState, b: VariantState) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** step 6 and the bounds, then step 7 */
-export function calculateTargets(variants: readonly VariantState[], analysis: ModelAnalysis, scaleToZero: ScaleToZeroInput): VariantTarget[] {
+export function calculateTargets(
+  variants: readonly VariantState[],
+  analysis: ModelAnalysis,
+  scaleToZero: ScaleToZeroInput,
+): VariantTarget[] {
   const transition = transitionOf(variants);
   const targets = transition ? inTransition(variants, transition) : decide(variants, analysis);
-  return enforceScaleToZero(variants, targets.map((t, i) => bound(variants[i]!, t)), scaleToZero);
+  return enforceScaleToZero(
+    variants,
+    targets.map((t, i) => bound(variants[i]!, t)),
+    scaleToZero,
+  );
 }
 
 function transitionOf(variants: readonly VariantState[]): string | undefined {
   for (const v of variants) {
-    if (v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current) return `${v.name} is moving from ${v.current} to the desired ${v.previousDesired} replicas`;
-    if (v.replicas.length !== v.current) return `${v.name} has ${v.replicas.length} replicas with metrics of ${v.current}`;
+    if (v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current)
+      return `${v.name} is moving from ${v.current} to the desired ${v.previousDesired} replicas`;
+    if (v.replicas.length !== v.current)
+      return `${v.name} has ${v.replicas.length} replicas with metrics of ${v.current}`;
   }
   return undefined;
 }
 
 function inTransition(variants: readonly VariantState[], why: string): VariantTarget[] {
   return variants.map((v) => {
-    const keep = v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current ? v.previousDesired : v.current;
-    return { name: v.name, target: keep, action: 'in-transition', reason: `model in transition (${why}); keeping ${keep} replicas, no scaling decision this cycle` };
+    const keep =
+      v.previousDesired !== undefined && v.previousDesired !== 0 && v.previousDesired !== v.current
+        ? v.previousDesired
+        : v.current;
+    return {
+      name: v.name,
+      target: keep,
+      action: 'in-transition',
+      reason: `model in transition (${why}); keeping ${keep} replicas, no scaling decision this cycle`,
+    };
   });
 }
 
 function decide(variants: readonly VariantState[], analysis: ModelAnalysis): VariantTarget[] {
-  const targets = variants.map<VariantTarget>((v) => ({ name: v.name, target: v.replicas.length, action: 'no-change', reason: analysis.reason }));
+  const targets = variants.map<VariantTarget>((v) => ({
+    name: v.name,
+    target: v.replicas.length,
+    action: 'no-change',
+    reason: analysis.reason,
+  }));
   if (analysis.shouldScaleUp) {
     const up = cheapestGrowable(variants);
     for (let i = 0; i < variants.length; i++) {
       const v = variants[i]!;
-      if (v === up) targets[i] = { name: v.name, target: v.replicas.length + 1, action: 'scale-up', reason: `${analysis.reason}; +1 on ${v.name}, the cheapest variant (cost ${v.cost}) without pending replicas` };
-      else targets[i] = { ...targets[i]!, reason: up ? `${analysis.reason}; ${up.name} grows instead (cheaper, or earlier by name)` : `${analysis.reason}; but no variant can grow (pending replicas or at maxReplicas)` };
+      if (v === up)
+        targets[i] = {
+          name: v.name,
+          target: v.replicas.length + 1,
+          action: 'scale-up',
+          reason: `${analysis.reason}; +1 on ${v.name}, the cheapest variant (cost ${v.cost}) without pending replicas`,
+        };
+      else
+        targets[i] = {
+          ...targets[i]!,
+          reason: up
+            ? `${analysis.reason}; ${up.name} grows instead (cheaper, or earlier by name)`
+            : `${analysis.reason}; but no variant can grow (pending replicas or at maxReplicas)`,
+        };
     }
   } else if (analysis.scaleDownSafe) {
     const down = mostExpensiveShrinkable(variants);
     for (let i = 0; i < variants.length; i++) {
       const v = variants[i]!;
-      if (v === down) targets[i] = { name: v.name, target: v.replicas.length - 1, action: 'scale-down', reason: `${analysis.reason}; -1 on ${v.name}, the most expensive variant (cost ${v.cost}) above its floor` };
-      else targets[i] = { ...targets[i]!, reason: down ? `${analysis.reason}; ${down.name} shrinks instead` : `${analysis.reason}; but no variant is above its floor` };
+      if (v === down)
+        targets[i] = {
+          name: v.name,
+          target: v.replicas.length - 1,
+          action: 'scale-down',
+          reason: `${analysis.reason}; -1 on ${v.name}, the most expensive variant (cost ${v.cost}) above its floor`,
+        };
+      else
+        targets[i] = {
+          ...targets[i]!,
+          reason: down
+            ? `${analysis.reason}; ${down.name} shrinks instead`
+            : `${analysis.reason}; but no variant is above its floor`,
+        };
     }
   }
   return targets;
@@ -101,8 +148,10 @@ function mostExpensiveShrinkable(variants: readonly VariantState[]): VariantStat
 }
 
 function bound(v: VariantState, t: VariantTarget): VariantTarget {
-  if (t.target > v.maxReplicas) return { ...t, target: v.maxReplicas, reason: `${t.reason}; capped at maxReplicas ${v.maxReplicas}` };
-  if (t.target < v.minReplicas) return { ...t, target: v.minReplicas, reason: `${t.reason}; raised to minReplicas ${v.minReplicas}` };
+  if (t.target > v.maxReplicas)
+    return { ...t, target: v.maxReplicas, reason: `${t.reason}; capped at maxReplicas ${v.maxReplicas}` };
+  if (t.target < v.minReplicas)
+    return { ...t, target: v.minReplicas, reason: `${t.reason}; raised to minReplicas ${v.minReplicas}` };
   return t;
 }
 
@@ -111,14 +160,29 @@ function bound(v: VariantState, t: VariantTarget): VariantTarget {
  * the model served no request in the window, all go to 0. Otherwise the model never drops to zero: if the
  * total would be 0, the cheapest variant keeps 1.
  */
-function enforceScaleToZero(variants: readonly VariantState[], targets: VariantTarget[], s: ScaleToZeroInput): VariantTarget[] {
+function enforceScaleToZero(
+  variants: readonly VariantState[],
+  targets: VariantTarget[],
+  s: ScaleToZeroInput,
+): VariantTarget[] {
   const allowed = variants.length > 0 && variants.every((v) => v.minReplicas === 0);
   if (allowed && s.requestsInWindow === 0) {
-    return targets.map((t) => ({ name: t.name, target: 0, action: 'scale-to-zero', reason: `no requests for the model in ${s.windowDescription} and every variant allows 0 replicas: scaling to zero` }));
+    return targets.map((t) => ({
+      name: t.name,
+      target: 0,
+      action: 'scale-to-zero',
+      reason: `no requests for the model in ${s.windowDescription} and every variant allows 0 replicas: scaling to zero`,
+    }));
   }
   if (targets.reduce((sum, t) => sum + t.target, 0) > 0) return targets;
   const cheapest = [...variants].sort((a, b) => a.cost - b.cost || byName(a, b))[0];
   if (!cheapest) return targets;
-  const why = allowed ? `the model served requests in ${s.windowDescription} (or the count is unknown)` : 'scale to zero is not allowed';
-  return targets.map((t) => (t.name === cheapest.name ? { ...t, target: 1, reason: `${t.reason}; keeping 1 replica on ${t.name}, the cheapest variant: ${why}` } : t));
+  const why = allowed
+    ? `the model served requests in ${s.windowDescription} (or the count is unknown)`
+    : 'scale to zero is not allowed';
+  return targets.map((t) =>
+    t.name === cheapest.name
+      ? { ...t, target: 1, reason: `${t.reason}; keeping 1 replica on ${t.name}, the cheapest variant: ${why}` }
+      : t,
+  );
 }

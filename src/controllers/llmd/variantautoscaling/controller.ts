@@ -3,7 +3,13 @@
 // latest decision from the decision store (docs/autoscaling.md, "The loop").
 import { ACCELERATOR_LABEL } from '../../../apis/llmd/index.ts';
 import { type DomainReconciler, fetch, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
-import { type Controller, ignoreOwnStatusWrites, type Manager, type ReconcileContext, type Request } from '../../../kube/index.ts';
+import {
+  type Controller,
+  ignoreOwnStatusWrites,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+} from '../../../kube/index.ts';
 import type { DecisionStore, VariantDecision } from '../decisions.ts';
 import { AutoscaledDeployments, type VariantAutoscaling, VariantAutoscalings } from '../kinds.ts';
 import type { AutoscalerMetrics } from '../metrics.ts';
@@ -18,14 +24,20 @@ export interface VariantControllerDeps {
   metricsSource: string;
 }
 
-export function variantReconciler(deps: VariantControllerDeps): DomainReconciler<VariantAutoscaling, VariantObservation, VariantObservation, unknown, VAStatus> {
+export function variantReconciler(
+  deps: VariantControllerDeps,
+): DomainReconciler<VariantAutoscaling, VariantObservation, VariantObservation, unknown, VAStatus> {
   return {
     async fetchRemoteState({ object, reader }) {
       const ref = object.spec.scaleTargetRef;
       const ns = object.metadata.namespace!;
       const decision = deps.decisions.latest(ns, object.metadata.name ?? '');
       const supported = ref.kind === 'Deployment' && (ref.apiVersion ?? 'apps/v1') === 'apps/v1';
-      const target = supported ? await fetch(reader, AutoscaledDeployments, ref.name, ns) : { unsupported: `spec.scaleTargetRef.kind ${ref.apiVersion ?? ''} ${ref.kind} is not supported; use an apps/v1 Deployment` };
+      const target = supported
+        ? await fetch(reader, AutoscaledDeployments, ref.name, ns)
+        : {
+            unsupported: `spec.scaleTargetRef.kind ${ref.apiVersion ?? ''} ${ref.kind} is not supported; use an apps/v1 Deployment`,
+          };
       return { target, metricsSource: deps.metricsSource, ...(decision ? { decision } : {}) };
     },
     planResources: () => new PlanResult(),
@@ -33,19 +45,31 @@ export function variantReconciler(deps: VariantControllerDeps): DomainReconciler
   };
 }
 
-export async function registerVariantAutoscalingController(mgr: Manager, deps: VariantControllerDeps): Promise<Controller> {
+export async function registerVariantAutoscalingController(
+  mgr: Manager,
+  deps: VariantControllerDeps,
+): Promise<Controller> {
   await mgr.cache.indexField(VariantAutoscalings, TARGET_INDEX, (o) => {
     const ref = (o as VariantAutoscaling).spec?.scaleTargetRef;
     return ref ? [`${o.metadata.namespace}/${ref.name}`] : [];
   });
   const vas = await mgr.cache.informer(VariantAutoscalings);
-  const pipeline = new Pipeline({ name: VA_CONTROLLER, reconciler: variantReconciler(deps), statusField: null, observedGeneration: false });
+  const pipeline = new Pipeline({
+    name: VA_CONTROLLER,
+    reconciler: variantReconciler(deps),
+    statusField: null,
+    observedGeneration: false,
+  });
   const runPipeline = pipelineReconciler(VariantAutoscalings, pipeline);
   const counted = new Map<string, number>();
   return mgr
     .controller(VA_CONTROLLER)
     .for(VariantAutoscalings, { predicates: [ignoreOwnStatusWrites(VA_CONTROLLER)] })
-    .watches(AutoscaledDeployments, (d) => vas.store.byIndex(TARGET_INDEX, `${d.metadata.namespace}/${d.metadata.name}`).map((va) => `${va.metadata.namespace}/${va.metadata.name}`))
+    .watches(AutoscaledDeployments, (d) =>
+      vas.store
+        .byIndex(TARGET_INDEX, `${d.metadata.namespace}/${d.metadata.name}`)
+        .map((va) => `${va.metadata.namespace}/${va.metadata.name}`),
+    )
     .withOptions({ levelBased: true })
     .complete(async (req: Request, ctx: ReconcileContext) => {
       const va = await ctx.cache.get(VariantAutoscalings, req.name, req.namespace);
@@ -63,7 +87,13 @@ export async function registerVariantAutoscalingController(mgr: Manager, deps: V
 }
 
 /** metrics every time, and one event + counter increment per cycle whose decision changes the replicas */
-function reportDecision(va: VariantAutoscaling, d: VariantDecision, deps: VariantControllerDeps, ctx: ReconcileContext, counted: Map<string, number>): void {
+function reportDecision(
+  va: VariantAutoscaling,
+  d: VariantDecision,
+  deps: VariantControllerDeps,
+  ctx: ReconcileContext,
+  counted: Map<string, number>,
+): void {
   const accelerator = va.metadata.labels?.[ACCELERATOR_LABEL];
   if (!accelerator) return;
   const v = { name: va.metadata.name ?? '', namespace: va.metadata.namespace!, accelerator };

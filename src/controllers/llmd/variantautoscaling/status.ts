@@ -1,6 +1,13 @@
 // The VariantAutoscaling status, from data only (docs/autoscaling.md, "Status and conditions"): the target,
 // the engine's latest decision for the variant and its reason in words.
-import { ACCELERATOR_LABEL, CONDITION_METRICS_AVAILABLE, CONDITION_OPTIMIZATION_READY, CONDITION_TARGET_RESOLVED, REASONS, type VariantAutoscalingStatus } from '../../../apis/llmd/index.ts';
+import {
+  ACCELERATOR_LABEL,
+  CONDITION_METRICS_AVAILABLE,
+  CONDITION_OPTIMIZATION_READY,
+  CONDITION_TARGET_RESOLVED,
+  REASONS,
+  type VariantAutoscalingStatus,
+} from '../../../apis/llmd/index.ts';
 import type { ConditionManager, EngineStatus, FetchResult } from '../../../engine/index.ts';
 import type { VariantDecision } from '../decisions.ts';
 import type { ScalableWorkload, VariantAutoscaling } from '../kinds.ts';
@@ -14,41 +21,87 @@ export interface VariantObservation {
 
 export type VAStatus = EngineStatus & Omit<VariantAutoscalingStatus, 'conditions'>;
 
-export function setVariantStatus(va: VariantAutoscaling, obs: VariantObservation, status: VAStatus, cm: ConditionManager): void {
+export function setVariantStatus(
+  va: VariantAutoscaling,
+  obs: VariantObservation,
+  status: VAStatus,
+  cm: ConditionManager,
+): void {
   const ns = va.metadata.namespace;
   const ref = va.spec.scaleTargetRef;
   const target = 'unsupported' in obs.target ? undefined : obs.target;
   if (!target) {
-    cm.markFalse(CONDITION_TARGET_RESOLVED, REASONS.targetNotFound, (obs.target as { unsupported: string }).unsupported);
+    cm.markFalse(
+      CONDITION_TARGET_RESOLVED,
+      REASONS.targetNotFound,
+      (obs.target as { unsupported: string }).unsupported,
+    );
   } else if (target.ok()) {
-    cm.markTrue(CONDITION_TARGET_RESOLVED, REASONS.targetFound, `Deployment ${ns}/${ref.name} found (spec.scaleTargetRef)`);
+    cm.markTrue(
+      CONDITION_TARGET_RESOLVED,
+      REASONS.targetFound,
+      `Deployment ${ns}/${ref.name} found (spec.scaleTargetRef)`,
+    );
   } else {
-    const why = target.isNotFound() ? 'not found' : `could not be read: ${target.error instanceof Error ? target.error.message : String(target.error)}`;
-    cm.markFalse(CONDITION_TARGET_RESOLVED, REASONS.targetNotFound, `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef ${why}; create it or correct spec.scaleTargetRef.name`);
+    const why = target.isNotFound()
+      ? 'not found'
+      : `could not be read: ${target.error instanceof Error ? target.error.message : String(target.error)}`;
+    cm.markFalse(
+      CONDITION_TARGET_RESOLVED,
+      REASONS.targetNotFound,
+      `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef ${why}; create it or correct spec.scaleTargetRef.name`,
+    );
   }
 
   const d = obs.decision;
   if (!d) {
-    cm.markUnknown(CONDITION_METRICS_AVAILABLE, REASONS.metricsMissing, `waiting for the first optimization cycle to read metrics from ${obs.metricsSource}`);
+    cm.markUnknown(
+      CONDITION_METRICS_AVAILABLE,
+      REASONS.metricsMissing,
+      `waiting for the first optimization cycle to read metrics from ${obs.metricsSource}`,
+    );
     cm.markUnknown(CONDITION_OPTIMIZATION_READY, REASONS.skippedProcessing, 'waiting for the first optimization cycle');
     return;
   }
   if (d.metricsProblem) cm.markFalse(CONDITION_METRICS_AVAILABLE, d.metricsProblem.reason, d.metricsProblem.message);
-  else cm.markTrue(CONDITION_METRICS_AVAILABLE, REASONS.metricsFound, `${d.replicasWithMetrics} of ${d.current} replicas report vLLM metrics (${obs.metricsSource})`);
+  else
+    cm.markTrue(
+      CONDITION_METRICS_AVAILABLE,
+      REASONS.metricsFound,
+      `${d.replicasWithMetrics} of ${d.current} replicas report vLLM metrics (${obs.metricsSource})`,
+    );
 
   const accelerator = va.metadata.labels?.[ACCELERATOR_LABEL];
   if (!accelerator || accelerator.length < 2) {
-    cm.markFalse(CONDITION_OPTIMIZATION_READY, REASONS.invalidConfiguration, `label ${ACCELERATOR_LABEL} is missing on VariantAutoscaling ${ns}/${va.metadata.name}; add it (e.g. "H100") so the decision can name its accelerator`);
+    cm.markFalse(
+      CONDITION_OPTIMIZATION_READY,
+      REASONS.invalidConfiguration,
+      `label ${ACCELERATOR_LABEL} is missing on VariantAutoscaling ${ns}/${va.metadata.name}; add it (e.g. "H100") so the decision can name its accelerator`,
+    );
     return;
   }
   if (d.outcome === 'skipped') {
     cm.markFalse(CONDITION_OPTIMIZATION_READY, REASONS.invalidConfiguration, d.reason);
     return;
   }
-  if (d.outcome === 'safety-net') cm.markFalse(CONDITION_OPTIMIZATION_READY, d.metricsProblem ? REASONS.metricsUnavailable : REASONS.optimizationFailed, d.reason);
-  else cm.markTrue(CONDITION_OPTIMIZATION_READY, REASONS.optimizationSucceeded, `desired ${d.target} replicas (${d.action}): ${d.reason}`);
+  if (d.outcome === 'safety-net')
+    cm.markFalse(
+      CONDITION_OPTIMIZATION_READY,
+      d.metricsProblem ? REASONS.metricsUnavailable : REASONS.optimizationFailed,
+      d.reason,
+    );
+  else
+    cm.markTrue(
+      CONDITION_OPTIMIZATION_READY,
+      REASONS.optimizationSucceeded,
+      `desired ${d.target} replicas (${d.action}): ${d.reason}`,
+    );
   const previous = status.desiredOptimizedAlloc;
   const changed = !previous || previous.numReplicas !== d.target || previous.accelerator !== accelerator;
-  status.desiredOptimizedAlloc = { lastRunTime: changed ? d.time : (previous.lastRunTime ?? d.time), accelerator, numReplicas: d.target };
+  status.desiredOptimizedAlloc = {
+    lastRunTime: changed ? d.time : (previous.lastRunTime ?? d.time),
+    accelerator,
+    numReplicas: d.target,
+  };
   if (target?.ok()) status.actuation = { applied: (target.value.spec?.replicas ?? 1) === d.target };
 }

@@ -16,7 +16,15 @@ import { aggregateMessage, causeString, goQuote } from '../../validation/field-e
 import { evaluatePod, forbiddenDetail } from './evaluator.ts';
 import { existingPodWarnings } from './existing-pods.ts';
 import {
-  DEFAULT_POLICY, LABEL_PREFIX, type LevelVersion, type NamespacePolicy, compareLevels, levelVersionString, policyFromLabels, sameLevelVersion, sameVersion,
+  DEFAULT_POLICY,
+  LABEL_PREFIX,
+  type LevelVersion,
+  type NamespacePolicy,
+  compareLevels,
+  levelVersionString,
+  policyFromLabels,
+  sameLevelVersion,
+  sameVersion,
 } from './levels.ts';
 import { POD_TEMPLATE_KINDS, type PodLike, isSignificantPodUpdate, podOf } from './pod-templates.ts';
 
@@ -33,11 +41,23 @@ export interface PodSecurityConfig {
 export type PodSecurityAttributes = AdmissionAttributes & { auditAnnotations?: Record<string, string> };
 
 /** pod subresources that cannot change what the checks see; any other pod subresource is checked */
-const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction', 'log', 'portforward', 'proxy', 'status']);
+const IGNORED_POD_SUBRESOURCES = new Set([
+  'exec',
+  'attach',
+  'binding',
+  'eviction',
+  'log',
+  'portforward',
+  'proxy',
+  'status',
+]);
 
 type Store = Pick<ObjectStore, 'get' | 'list'>;
 
-export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {}): (attrs: PodSecurityAttributes) => void {
+export function podSecurityAdmission(
+  store: Store,
+  config: PodSecurityConfig = {},
+): (attrs: PodSecurityAttributes) => void {
   const defaults = config.defaults ?? DEFAULT_POLICY;
   const exempt = {
     namespace: (ns: string | undefined) => !!ns && (config.exemptions?.namespaces ?? []).includes(ns),
@@ -53,16 +73,24 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
   };
 
   // (a namespace that is gone reads as unlabelled: nothing can be created in it anyway)
-  const namespacePolicy = (ns: string | undefined) => policyFromLabels(ns ? store.get('/namespaces', undefined, ns)?.metadata.labels : undefined, defaults);
+  const namespacePolicy = (ns: string | undefined) =>
+    policyFromLabels(ns ? store.get('/namespaces', undefined, ns)?.metadata.labels : undefined, defaults);
 
   /** EvaluatePod: annotations always, warnings unless refused, and the refusal itself when enforcing. */
-  const evaluate = (attrs: PodSecurityAttributes, policy: NamespacePolicy, policyErrors: StatusCause[], pod: PodLike, enforce: boolean): void => {
+  const evaluate = (
+    attrs: PodSecurityAttributes,
+    policy: NamespacePolicy,
+    policyErrors: StatusCause[],
+    pod: PodLike,
+    enforce: boolean,
+  ): void => {
     if (exempt.runtimeClass((pod.spec as { runtimeClassName?: string }).runtimeClassName)) {
       annotate(attrs, { exempt: 'runtimeClass' });
       return;
     }
     const annotations: Record<string, string> = {};
-    if (policyErrors.length > 0) annotations.error = `Failed to parse policy: ${aggregateMessage(policyErrors.map(causeString))}`;
+    if (policyErrors.length > 0)
+      annotations.error = `Failed to parse policy: ${aggregateMessage(policyErrors.map(causeString))}`;
     // modes sharing a level and version share one evaluation
     const results = new Map<string, string>();
     const detailFor = (lv: LevelVersion): string => {
@@ -74,14 +102,18 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
     if (enforce) {
       annotations['enforce-policy'] = levelVersionString(policy.enforce);
       const detail = detailFor(policy.enforce);
-      if (detail) refusal = forbidden(attrs, `violates PodSecurity ${goQuote(levelVersionString(policy.enforce))}: ${detail}`);
+      if (detail)
+        refusal = forbidden(attrs, `violates PodSecurity ${goQuote(levelVersionString(policy.enforce))}: ${detail}`);
     }
     const auditDetail = detailFor(policy.audit);
-    if (auditDetail) annotations['audit-violations'] = `would violate PodSecurity ${goQuote(levelVersionString(policy.audit))}: ${auditDetail}`;
+    if (auditDetail)
+      annotations['audit-violations'] =
+        `would violate PodSecurity ${goQuote(levelVersionString(policy.audit))}: ${auditDetail}`;
     // a request about to be refused gets no warnings on top
     if (!refusal) {
       const warnDetail = detailFor(policy.warn);
-      if (warnDetail) attrs.warnings.push(`would violate PodSecurity ${goQuote(levelVersionString(policy.warn))}: ${warnDetail}`);
+      if (warnDetail)
+        attrs.warnings.push(`would violate PodSecurity ${goQuote(levelVersionString(policy.warn))}: ${warnDetail}`);
     }
     annotate(attrs, annotations);
     if (refusal) throw refusal;
@@ -92,7 +124,12 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
     const ns = attrs.namespace ?? pod.metadata.namespace;
     if (exempted(attrs, ns)) return;
     const { policy, errors: policyErrors } = namespacePolicy(ns);
-    if (policyErrors.length === 0 && policy.enforce.level === 'privileged' && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') {
+    if (
+      policyErrors.length === 0 &&
+      policy.enforce.level === 'privileged' &&
+      policy.audit.level === 'privileged' &&
+      policy.warn.level === 'privileged'
+    ) {
       annotate(attrs, { 'enforce-policy': 'privileged:latest' });
       return;
     }
@@ -100,7 +137,11 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
     evaluate(attrs, policy, policyErrors, podOf(pod), true);
   };
 
-  const validateWorkload = (attrs: PodSecurityAttributes, obj: KubeObject, extract: (o: KubeObject) => PodLike | undefined): void => {
+  const validateWorkload = (
+    attrs: PodSecurityAttributes,
+    obj: KubeObject,
+    extract: (o: KubeObject) => PodLike | undefined,
+  ): void => {
     if (attrs.subresource) return;
     const ns = attrs.namespace ?? obj.metadata.namespace;
     if (exempted(attrs, ns)) return;
@@ -150,7 +191,11 @@ export function podSecurityAdmission(store: Store, config: PodSecurityConfig = {
 /** admission.NewForbidden for the pod: `pods "x" is forbidden: <why>` */
 function forbidden(attrs: AdmissionAttributes, why: string): StatusError {
   const resource = attrs.rt.group ? `${attrs.rt.plural}.${attrs.rt.group}` : attrs.rt.plural;
-  return errors.forbidden(`${resource} ${goQuote(attrs.name)} is forbidden: ${why}`, { name: attrs.name, ...(attrs.rt.group ? { group: attrs.rt.group } : {}), kind: attrs.rt.plural });
+  return errors.forbidden(`${resource} ${goQuote(attrs.name)} is forbidden: ${why}`, {
+    name: attrs.name,
+    ...(attrs.rt.group ? { group: attrs.rt.group } : {}),
+    kind: attrs.rt.plural,
+  });
 }
 
 function annotate(attrs: PodSecurityAttributes, annotations: Record<string, string>): void {

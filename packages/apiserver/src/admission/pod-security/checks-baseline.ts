@@ -4,7 +4,16 @@
 // undefined; the registry (evaluator.ts) picks the revision for the policy version being evaluated.
 import { goQuote } from '../../validation/field-errors.ts';
 import {
-  type CheckFn, type ContainerView, type PodSpecView, type Violation, allContainers, containerName, containersPhrase, joinQuote, pluralize, sortedUnique,
+  type CheckFn,
+  type ContainerView,
+  type PodSpecView,
+  type Violation,
+  allContainers,
+  containerName,
+  containersPhrase,
+  joinQuote,
+  pluralize,
+  sortedUnique,
 } from './pod-view.ts';
 
 export interface VersionedCheck {
@@ -33,7 +42,9 @@ const appArmorProfile: CheckFn = (meta, spec) => {
     setters.push('pod');
     badTypes.push(podProfile.type ?? '');
   }
-  const bad = allContainers(spec).filter((c) => c.securityContext?.appArmorProfile != null && !allowedType(c.securityContext.appArmorProfile.type));
+  const bad = allContainers(spec).filter(
+    (c) => c.securityContext?.appArmorProfile != null && !allowedType(c.securityContext.appArmorProfile.type),
+  );
   for (const c of bad) badTypes.push(c.securityContext!.appArmorProfile!.type ?? '');
   if (bad.length > 0) setters.push(containersPhrase(bad.map(containerName)));
   const allowedAnnotation = (v: string) => v === '' || v === 'runtime/default' || v.startsWith('localhost/');
@@ -50,7 +61,21 @@ const appArmorProfile: CheckFn = (meta, spec) => {
   };
 };
 
-const DEFAULT_CAPABILITIES = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
+const DEFAULT_CAPABILITIES = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
 
 const capabilitiesBaseline: CheckFn = (_meta, spec) => {
   const bad: string[] = [];
@@ -62,7 +87,10 @@ const capabilitiesBaseline: CheckFn = (_meta, spec) => {
     added.push(...extra);
   }
   if (bad.length === 0) return undefined;
-  return { reason: 'non-default capabilities', detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedUnique(added))} in securityContext.capabilities.add` };
+  return {
+    reason: 'non-default capabilities',
+    detail: `${containersPhrase(bad)} must not include ${joinQuote(sortedUnique(added))} in securityContext.capabilities.add`,
+  };
 };
 
 const hostNamespaces: CheckFn = (_meta, spec) => {
@@ -72,7 +100,9 @@ const hostNamespaces: CheckFn = (_meta, spec) => {
 
 const hostPathVolumes: CheckFn = (_meta, spec) => {
   const names = (spec.volumes ?? []).filter((v) => v.hostPath != null).map((v) => v.name ?? '');
-  return names.length === 0 ? undefined : { reason: 'hostPath volumes', detail: `${pluralize('volume', 'volumes', names.length)} ${joinQuote(names)}` };
+  return names.length === 0
+    ? undefined
+    : { reason: 'hostPath volumes', detail: `${pluralize('volume', 'volumes', names.length)} ${joinQuote(names)}` };
 };
 
 const hostPorts: CheckFn = (_meta, spec) => {
@@ -93,15 +123,24 @@ const hostPorts: CheckFn = (_meta, spec) => {
 };
 
 const privileged: CheckFn = (_meta, spec) => {
-  const bad = allContainers(spec).filter((c) => c.securityContext?.privileged === true).map(containerName);
-  return bad.length === 0 ? undefined : { reason: 'privileged', detail: `${containersPhrase(bad)} must not set securityContext.privileged=true` };
+  const bad = allContainers(spec)
+    .filter((c) => c.securityContext?.privileged === true)
+    .map(containerName);
+  return bad.length === 0
+    ? undefined
+    : { reason: 'privileged', detail: `${containersPhrase(bad)} must not set securityContext.privileged=true` };
 };
 
 const procMount: CheckFn = (_meta, spec) => {
-  const bad: ContainerView[] = allContainers(spec).filter((c) => c.securityContext?.procMount != null && c.securityContext.procMount !== 'Default');
+  const bad: ContainerView[] = allContainers(spec).filter(
+    (c) => c.securityContext?.procMount != null && c.securityContext.procMount !== 'Default',
+  );
   if (bad.length === 0) return undefined;
   const types = sortedUnique(bad.map((c) => c.securityContext!.procMount!));
-  return { reason: 'procMount', detail: `${containersPhrase(bad.map(containerName))} must not set securityContext.procMount to ${joinQuote(types)}` };
+  return {
+    reason: 'procMount',
+    detail: `${containersPhrase(bad.map(containerName))} must not set securityContext.procMount to ${joinQuote(types)}`,
+  };
 };
 
 function seLinuxOptions(allowedTypes: ReadonlySet<string>): CheckFn {
@@ -128,7 +167,9 @@ function seLinuxOptions(allowedTypes: ReadonlySet<string>): CheckFn {
     const setters: string[] = [];
     const podOptions = spec.securityContext?.seLinuxOptions;
     if (podOptions != null && !valid(podOptions)) setters.push('pod');
-    const bad = allContainers(spec).filter((c) => c.securityContext?.seLinuxOptions != null && !valid(c.securityContext.seLinuxOptions));
+    const bad = allContainers(spec).filter(
+      (c) => c.securityContext?.seLinuxOptions != null && !valid(c.securityContext.seLinuxOptions),
+    );
     if (bad.length > 0) setters.push(containersPhrase(bad.map(containerName)));
     if (setters.length === 0) return undefined;
     const what: string[] = [];
@@ -136,7 +177,10 @@ function seLinuxOptions(allowedTypes: ReadonlySet<string>): CheckFn {
     if (types.length > 0) what.push(`${pluralize('type', 'types', types.length)} ${joinQuote(types)}`);
     if (setUser) what.push('user may not be set');
     if (setRole) what.push('role may not be set');
-    return { reason: 'seLinuxOptions', detail: `${setters.join(' and ')} set forbidden securityContext.seLinuxOptions: ${what.join('; ')}` };
+    return {
+      reason: 'seLinuxOptions',
+      detail: `${setters.join(' and ')} set forbidden securityContext.seLinuxOptions: ${what.join('; ')}`,
+    };
   };
 }
 
@@ -159,7 +203,10 @@ const seccompAnnotations: CheckFn = (meta, spec) => {
   for (const c of allContainers(spec)) check(SECCOMP_CONTAINER_ANNOTATION_PREFIX + containerName(c));
   if (bad.length === 0) return undefined;
   const unique = sortedUnique(bad);
-  return { reason: 'seccompProfile', detail: `forbidden ${pluralize('annotation', 'annotations', unique.length)} ${unique.join(', ')}` };
+  return {
+    reason: 'seccompProfile',
+    detail: `forbidden ${pluralize('annotation', 'annotations', unique.length)} ${unique.join(', ')}`,
+  };
 };
 
 export const validSeccompType = (t: string | undefined) => t === 'RuntimeDefault' || t === 'Localhost';
@@ -173,11 +220,16 @@ export function explicitSeccompViolation(spec: PodSpecView): Violation | undefin
     setters.push('pod');
     badTypes.push(podProfile.type ?? '');
   }
-  const bad = allContainers(spec).filter((c) => c.securityContext?.seccompProfile != null && !validSeccompType(c.securityContext.seccompProfile.type));
+  const bad = allContainers(spec).filter(
+    (c) => c.securityContext?.seccompProfile != null && !validSeccompType(c.securityContext.seccompProfile.type),
+  );
   for (const c of bad) badTypes.push(c.securityContext!.seccompProfile!.type ?? '');
   if (bad.length > 0) setters.push(containersPhrase(bad.map(containerName)));
   if (setters.length === 0) return undefined;
-  return { reason: 'seccompProfile', detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(badTypes))}` };
+  return {
+    reason: 'seccompProfile',
+    detail: `${setters.join(' and ')} must not set securityContext.seccompProfile.type to ${joinQuote(sortedUnique(badTypes))}`,
+  };
 }
 
 function sysctls(allowed: ReadonlySet<string>): CheckFn {
@@ -187,18 +239,35 @@ function sysctls(allowed: ReadonlySet<string>): CheckFn {
   };
 }
 
-const SYSCTLS_1_0 = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start'];
+const SYSCTLS_1_0 = [
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_unprivileged_port_start',
+];
 const SYSCTLS_1_27 = [...SYSCTLS_1_0, 'net.ipv4.ip_local_reserved_ports'];
-const SYSCTLS_1_29 = [...SYSCTLS_1_27, 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'];
+const SYSCTLS_1_29 = [
+  ...SYSCTLS_1_27,
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+];
 const SYSCTLS_1_32 = [...SYSCTLS_1_29, 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'];
 
 const windowsHostProcess: CheckFn = (_meta, spec) => {
   const setters: string[] = [];
   if (spec.securityContext?.windowsOptions?.hostProcess === true) setters.push('pod');
-  const bad = allContainers(spec).filter((c) => c.securityContext?.windowsOptions?.hostProcess === true).map(containerName);
+  const bad = allContainers(spec)
+    .filter((c) => c.securityContext?.windowsOptions?.hostProcess === true)
+    .map(containerName);
   if (bad.length > 0) setters.push(containersPhrase(bad));
   if (setters.length === 0) return undefined;
-  return { reason: 'hostProcess', detail: `${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true` };
+  return {
+    reason: 'hostProcess',
+    detail: `${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true`,
+  };
 };
 
 export const CHECK_HOST_PATH_VOLUMES = 'hostPathVolumes';

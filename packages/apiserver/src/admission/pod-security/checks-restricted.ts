@@ -4,13 +4,34 @@
 // plus these. From policy v1.25 the Linux-only ones (privilege escalation, capabilities, seccomp) pass
 // pods that declare `spec.os.name: windows`.
 import {
-  CHECK_CAPABILITIES_BASELINE, CHECK_HOST_PATH_VOLUMES, CHECK_SECCOMP_BASELINE, type Check, explicitSeccompViolation, validSeccompType,
+  CHECK_CAPABILITIES_BASELINE,
+  CHECK_HOST_PATH_VOLUMES,
+  CHECK_SECCOMP_BASELINE,
+  type Check,
+  explicitSeccompViolation,
+  validSeccompType,
 } from './checks-baseline.ts';
-import { type CheckFn, allContainers, containerName, containersPhrase, isWindowsPod, joinQuote, pluralize, sortedUnique } from './pod-view.ts';
+import {
+  type CheckFn,
+  allContainers,
+  containerName,
+  containersPhrase,
+  isWindowsPod,
+  joinQuote,
+  pluralize,
+  sortedUnique,
+} from './pod-view.ts';
 
 const allowPrivilegeEscalation: CheckFn = (_meta, spec) => {
-  const bad = allContainers(spec).filter((c) => c.securityContext?.allowPrivilegeEscalation !== false).map(containerName);
-  return bad.length === 0 ? undefined : { reason: 'allowPrivilegeEscalation != false', detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false` };
+  const bad = allContainers(spec)
+    .filter((c) => c.securityContext?.allowPrivilegeEscalation !== false)
+    .map(containerName);
+  return bad.length === 0
+    ? undefined
+    : {
+        reason: 'allowPrivilegeEscalation != false',
+        detail: `${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false`,
+      };
 };
 
 const capabilitiesRestricted: CheckFn = (_meta, spec) => {
@@ -31,16 +52,48 @@ const capabilitiesRestricted: CheckFn = (_meta, spec) => {
     }
   }
   const details: string[] = [];
-  if (missingDropAll.length > 0) details.push(`${containersPhrase(missingDropAll)} must set securityContext.capabilities.drop=["ALL"]`);
-  if (addingForbidden.length > 0) details.push(`${containersPhrase(addingForbidden)} must not include ${joinQuote(sortedUnique(forbidden))} in securityContext.capabilities.add`);
+  if (missingDropAll.length > 0)
+    details.push(`${containersPhrase(missingDropAll)} must set securityContext.capabilities.drop=["ALL"]`);
+  if (addingForbidden.length > 0)
+    details.push(
+      `${containersPhrase(addingForbidden)} must not include ${joinQuote(sortedUnique(forbidden))} in securityContext.capabilities.add`,
+    );
   return details.length === 0 ? undefined : { reason: 'unrestricted capabilities', detail: details.join('; ') };
 };
 
-const ALLOWED_VOLUME_SOURCES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
+const ALLOWED_VOLUME_SOURCES = [
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+];
 /** the sources v0.32 names in its message, in the order it tests them; any other source is "unknown" */
 const NAMED_RESTRICTED_SOURCES = [
-  'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'nfs', 'iscsi', 'glusterfs', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'fc',
-  'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'storageos',
+  'hostPath',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'fc',
+  'azureFile',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
 ];
 
 const restrictedVolumes: CheckFn = (_meta, spec) => {
@@ -66,20 +119,37 @@ const restrictedVolumes: CheckFn = (_meta, spec) => {
 const runAsNonRoot: CheckFn = (_meta, spec) => {
   const pod = spec.securityContext?.runAsNonRoot;
   const setters: string[] = pod === false ? ['pod'] : [];
-  const explicitlyBad = allContainers(spec).filter((c) => c.securityContext?.runAsNonRoot === false).map(containerName);
+  const explicitlyBad = allContainers(spec)
+    .filter((c) => c.securityContext?.runAsNonRoot === false)
+    .map(containerName);
   if (explicitlyBad.length > 0) setters.push(containersPhrase(explicitlyBad));
-  if (setters.length > 0) return { reason: 'runAsNonRoot != true', detail: `${setters.join(' and ')} must not set securityContext.runAsNonRoot=false` };
+  if (setters.length > 0)
+    return {
+      reason: 'runAsNonRoot != true',
+      detail: `${setters.join(' and ')} must not set securityContext.runAsNonRoot=false`,
+    };
   if (pod === true) return undefined;
-  const unset = allContainers(spec).filter((c) => c.securityContext?.runAsNonRoot == null).map(containerName);
-  return unset.length === 0 ? undefined : { reason: 'runAsNonRoot != true', detail: `pod or ${containersPhrase(unset)} must set securityContext.runAsNonRoot=true` };
+  const unset = allContainers(spec)
+    .filter((c) => c.securityContext?.runAsNonRoot == null)
+    .map(containerName);
+  return unset.length === 0
+    ? undefined
+    : {
+        reason: 'runAsNonRoot != true',
+        detail: `pod or ${containersPhrase(unset)} must set securityContext.runAsNonRoot=true`,
+      };
 };
 
 const runAsUser: CheckFn = (_meta, spec) => {
   const setters: string[] = [];
   if (spec.securityContext?.runAsUser === 0) setters.push('pod');
-  const bad = allContainers(spec).filter((c) => c.securityContext?.runAsUser === 0).map(containerName);
+  const bad = allContainers(spec)
+    .filter((c) => c.securityContext?.runAsUser === 0)
+    .map(containerName);
   if (bad.length > 0) setters.push(containersPhrase(bad));
-  return setters.length === 0 ? undefined : { reason: 'runAsUser=0', detail: `${setters.join(' and ')} must not set runAsUser=0` };
+  return setters.length === 0
+    ? undefined
+    : { reason: 'runAsUser=0', detail: `${setters.join(' and ')} must not set runAsUser=0` };
 };
 
 /** Like Baseline seccomp, and a container without a profile of its own needs a valid pod-level one. */
@@ -87,13 +157,21 @@ const seccompProfileRestricted: CheckFn = (_meta, spec) => {
   const explicit = explicitSeccompViolation(spec);
   if (explicit) return explicit;
   if (validSeccompType(spec.securityContext?.seccompProfile?.type)) return undefined;
-  const unset = allContainers(spec).filter((c) => c.securityContext?.seccompProfile == null).map(containerName);
+  const unset = allContainers(spec)
+    .filter((c) => c.securityContext?.seccompProfile == null)
+    .map(containerName);
   if (unset.length === 0) return undefined;
-  return { reason: 'seccompProfile', detail: `pod or ${containersPhrase(unset)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"` };
+  return {
+    reason: 'seccompProfile',
+    detail: `pod or ${containersPhrase(unset)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+  };
 };
 
 /** the v1.25 revision of a Linux-only check */
-const linuxOnly = (check: CheckFn): CheckFn => (meta, spec) => (isWindowsPod(spec) ? undefined : check(meta, spec));
+const linuxOnly =
+  (check: CheckFn): CheckFn =>
+  (meta, spec) =>
+    isWindowsPod(spec) ? undefined : check(meta, spec);
 
 export const RESTRICTED_CHECKS: readonly Check[] = [
   {
@@ -112,7 +190,11 @@ export const RESTRICTED_CHECKS: readonly Check[] = [
       { minor: 25, check: linuxOnly(capabilitiesRestricted), overrides: [CHECK_CAPABILITIES_BASELINE] },
     ],
   },
-  { id: 'restrictedVolumes', level: 'restricted', versions: [{ minor: 0, check: restrictedVolumes, overrides: [CHECK_HOST_PATH_VOLUMES] }] },
+  {
+    id: 'restrictedVolumes',
+    level: 'restricted',
+    versions: [{ minor: 0, check: restrictedVolumes, overrides: [CHECK_HOST_PATH_VOLUMES] }],
+  },
   { id: 'runAsNonRoot', level: 'restricted', versions: [{ minor: 0, check: runAsNonRoot }] },
   { id: 'runAsUser', level: 'restricted', versions: [{ minor: 23, check: runAsUser }] },
   {

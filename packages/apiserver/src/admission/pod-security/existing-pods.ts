@@ -11,7 +11,10 @@ import { podOf } from './pod-templates.ts';
 const MAX_PODS_TO_CHECK = 3000;
 
 /** Pods to check, one per controller first, without those whose runtime class is exempt. */
-function prioritized(pods: readonly KubeObject[], exemptRuntimeClass: (name: string | undefined) => boolean): KubeObject[] {
+function prioritized(
+  pods: readonly KubeObject[],
+  exemptRuntimeClass: (name: string | undefined) => boolean,
+): KubeObject[] {
   const first: KubeObject[] = [];
   const replicas: KubeObject[] = [];
   const seenControllers = new Set<string>();
@@ -52,10 +55,14 @@ export function existingPodWarnings(
   }
   const warnings: string[] = [];
   if (checked.length < candidates.length) {
-    warnings.push(`new PodSecurity enforce level only checked against the first ${checked.length} of ${candidates.length} existing pods`);
+    warnings.push(
+      `new PodSecurity enforce level only checked against the first ${checked.length} of ${candidates.length} existing pods`,
+    );
   }
   if (byReason.size > 0) {
-    warnings.push(`existing pods in namespace ${goQuote(namespace)} violate the new PodSecurity enforce level ${goQuote(levelVersionString(enforce))}`);
+    warnings.push(
+      `existing pods in namespace ${goQuote(namespace)} violate the new PodSecurity enforce level ${goQuote(levelVersionString(enforce))}`,
+    );
   }
   const perPod = [...byReason].map(([reason, { firstPod, count }]) => {
     if (count === 1) return `${firstPod}: ${reason}`;

@@ -88,8 +88,15 @@ export interface ResolvedPolicy {
  * api.PolicyToEvaluate: the policy a namespace's labels select, falling back to the defaults for
  * unlabelled modes. A usable policy comes back even when some labels are invalid.
  */
-export function policyFromLabels(labels: Record<string, string> | undefined, defaults: NamespacePolicy = DEFAULT_POLICY): ResolvedPolicy {
-  const policy: NamespacePolicy = { enforce: { ...defaults.enforce }, audit: { ...defaults.audit }, warn: { ...defaults.warn } };
+export function policyFromLabels(
+  labels: Record<string, string> | undefined,
+  defaults: NamespacePolicy = DEFAULT_POLICY,
+): ResolvedPolicy {
+  const policy: NamespacePolicy = {
+    enforce: { ...defaults.enforce },
+    audit: { ...defaults.audit },
+    warn: { ...defaults.warn },
+  };
   const errors: StatusCause[] = [];
   if (!labels) return { policy, errors };
   const modes: Array<[keyof NamespacePolicy, string, string, Level]> = [
@@ -102,7 +109,8 @@ export function policyFromLabels(labels: Record<string, string> | undefined, def
     const level = labels[levelLabel];
     if (level !== undefined) {
       const parsed = parseLevel(level);
-      if (!parsed) errors.push(fieldErrors.invalid(labelPath(levelLabel), level, `must be one of ${LEVELS.join(', ')}`));
+      if (!parsed)
+        errors.push(fieldErrors.invalid(labelPath(levelLabel), level, `must be one of ${LEVELS.join(', ')}`));
       policy[mode].level = parsed ?? onInvalidLevel;
     }
     const version = labels[versionLabel];

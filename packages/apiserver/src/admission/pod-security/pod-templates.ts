@@ -31,7 +31,10 @@ export const POD_TEMPLATE_KINDS: ReadonlyMap<string, Extract> = new Map<string, 
   ['apps/statefulsets', (o) => fromTemplate(specOf(o).template)],
   ['apps/daemonsets', (o) => fromTemplate(specOf(o).template)],
   ['batch/jobs', (o) => fromTemplate(specOf(o).template)],
-  ['batch/cronjobs', (o) => fromTemplate((specOf(o).jobTemplate as { spec?: { template?: unknown } } | undefined)?.spec?.template)],
+  [
+    'batch/cronjobs',
+    (o) => fromTemplate((specOf(o).jobTemplate as { spec?: { template?: unknown } } | undefined)?.spec?.template),
+  ],
 ]);
 
 export function podOf(obj: KubeObject): PodLike {

@@ -15,7 +15,8 @@ export interface SecurityContextView {
   windowsOptions?: { hostProcess?: boolean | null } | null;
 }
 
-export interface PodSecurityContextView extends Omit<SecurityContextView, 'privileged' | 'allowPrivilegeEscalation' | 'procMount' | 'capabilities'> {
+export interface PodSecurityContextView
+  extends Omit<SecurityContextView, 'privileged' | 'allowPrivilegeEscalation' | 'procMount' | 'capabilities'> {
   sysctls?: Array<{ name?: string }> | null;
 }
 

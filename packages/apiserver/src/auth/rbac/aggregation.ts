@@ -32,10 +32,13 @@ export function aggregatedRules(role: KubeObject, all: readonly KubeObject[]): P
     } catch {
       continue;
     }
-    const matched = all.filter((r) => r.metadata.name !== role.metadata.name && selector.matches(r.metadata.labels ?? {}));
+    const matched = all.filter(
+      (r) => r.metadata.name !== role.metadata.name && selector.matches(r.metadata.labels ?? {}),
+    );
     matched.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
     for (const r of matched) {
-      for (const pr of (Array.isArray(r.rules) ? r.rules : []) as PolicyRule[]) if (!out.some((x) => deepEqual(x, pr))) out.push(pr);
+      for (const pr of (Array.isArray(r.rules) ? r.rules : []) as PolicyRule[])
+        if (!out.some((x) => deepEqual(x, pr))) out.push(pr);
     }
   }
   return out;
@@ -52,7 +55,9 @@ export class ClusterRoleAggregator {
 
   /** Subscribes and schedules a first sync (idle() tells when it is done). */
   start(): void {
-    this.unsubscribe = this.core.store.watch(RBAC_STORAGE.clusterRoles, this.core.store.currentRv(), () => this.schedule());
+    this.unsubscribe = this.core.store.watch(RBAC_STORAGE.clusterRoles, this.core.store.currentRv(), () =>
+      this.schedule(),
+    );
     this.schedule();
   }
 
@@ -94,10 +99,20 @@ export class ClusterRoleAggregator {
       if (!role.aggregationRule || this.stopped) continue;
       const rules = aggregatedRules(role, all);
       if (deepEqual(rules, Array.isArray(role.rules) ? role.rules : [])) continue;
-      const ctx: RequestContext = { user: CONTROLLER_USER, dryRun: false, fieldValidation: 'Ignore', warnings: [], fieldManager: FIELD_MANAGER };
+      const ctx: RequestContext = {
+        user: CONTROLLER_USER,
+        dryRun: false,
+        fieldValidation: 'Ignore',
+        warnings: [],
+        fieldManager: FIELD_MANAGER,
+      };
       try {
         await this.core.lifecycle.write({
-          rt, version: 'v1', ctx, old: role, candidate: { ...role, rules },
+          rt,
+          version: 'v1',
+          ctx,
+          old: role,
+          candidate: { ...role, rules },
           recordManagedFields: this.core.managedFieldsRecorder(rt, 'v1', ctx, undefined),
         });
       } catch {

@@ -6,7 +6,15 @@ import type { ObjectStore } from '../../storage/store.ts';
 import type { KubeObject, UserInfo } from '../../types.ts';
 import { aggregateMessage, goQuote } from '../../validation/field-errors.ts';
 import { type AuthzAttributes, type Authorizer, type Decision, GROUP_MASTERS } from '../types.ts';
-import { type CompiledRule, type PolicyRule, type Subject, compileRule, describeSubject, ruleAllows, subjectMatches } from './rules.ts';
+import {
+  type CompiledRule,
+  type PolicyRule,
+  type Subject,
+  compileRule,
+  describeSubject,
+  ruleAllows,
+  subjectMatches,
+} from './rules.ts';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 export const RBAC_STORAGE = {
@@ -67,7 +75,8 @@ export class RbacAuthorizer implements Authorizer {
     const scopes = [perms.cluster];
     if (attrs.namespace) scopes.push(this.namespaceGrants(perms, user, attrs.namespace));
     for (const scope of scopes) {
-      for (const g of scope.grants) if (ruleAllows(g.rule, attrs)) return { allowed: true, reason: `RBAC: allowed by ${g.source}` };
+      for (const g of scope.grants)
+        if (ruleAllows(g.rule, attrs)) return { allowed: true, reason: `RBAC: allowed by ${g.source}` };
       errors.push(...scope.errors);
     }
     const reason = errors.length > 0 ? `RBAC: ${aggregateMessage(errors)}` : '';
@@ -144,7 +153,9 @@ export class RbacAuthorizer implements Authorizer {
     }
     let rules = this.compiled.get(role);
     if (!rules) {
-      rules = (Array.isArray(role.rules) ? (role.rules as PolicyRule[]) : []).filter((r) => r && typeof r === 'object').map(compileRule);
+      rules = (Array.isArray(role.rules) ? (role.rules as PolicyRule[]) : [])
+        .filter((r) => r && typeof r === 'object')
+        .map(compileRule);
       this.compiled.set(role, rules);
     }
     return rules;

@@ -17,7 +17,11 @@ export const AGGREGATE_TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin'
 export const AGGREGATE_TO_EDIT = 'rbac.authorization.k8s.io/aggregate-to-edit';
 export const AGGREGATE_TO_VIEW = 'rbac.authorization.k8s.io/aggregate-to-view';
 
-const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources });
+const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({
+  verbs,
+  apiGroups,
+  resources,
+});
 const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
 
 interface RoleSpec {
@@ -31,9 +35,29 @@ const ROLES: RoleSpec[] = [
   { name: 'cluster-admin', rules: [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])] },
   {
     name: 'system:discovery',
-    rules: [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'])],
+    rules: [
+      urls(
+        ['get'],
+        [
+          '/livez',
+          '/readyz',
+          '/healthz',
+          '/version',
+          '/version/',
+          '/openapi',
+          '/openapi/*',
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+        ],
+      ),
+    ],
   },
-  { name: 'system:public-info-viewer', rules: [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/'])] },
+  {
+    name: 'system:public-info-viewer',
+    rules: [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/'])],
+  },
   {
     name: 'system:basic-user',
     rules: [
@@ -41,16 +65,30 @@ const ROLES: RoleSpec[] = [
       rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
     ],
   },
-  { name: 'system:auth-delegator', rules: [rule(['create'], ['authentication.k8s.io'], ['tokenreviews']), rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews'])] },
+  {
+    name: 'system:auth-delegator',
+    rules: [
+      rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+      rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+    ],
+  },
   // the controller that fills in aggregated roles needs `escalate` to write rules it does not hold itself
-  { name: 'system:controller:clusterrole-aggregation-controller', rules: [rule(['escalate', 'get', 'list', 'patch', 'update', 'watch'], ['rbac.authorization.k8s.io'], ['clusterroles'])] },
+  {
+    name: 'system:controller:clusterrole-aggregation-controller',
+    rules: [
+      rule(['escalate', 'get', 'list', 'patch', 'update', 'watch'], ['rbac.authorization.k8s.io'], ['clusterroles']),
+    ],
+  },
   { name: 'admin', aggregateFrom: AGGREGATE_TO_ADMIN },
   { name: 'edit', labels: { [AGGREGATE_TO_ADMIN]: 'true' }, aggregateFrom: AGGREGATE_TO_EDIT },
   { name: 'view', labels: { [AGGREGATE_TO_EDIT]: 'true' }, aggregateFrom: AGGREGATE_TO_VIEW },
   {
     name: 'system:aggregate-to-admin',
     labels: { [AGGREGATE_TO_ADMIN]: 'true' },
-    rules: [rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']), rule(READ_WRITE, ['rbac.authorization.k8s.io'], ['roles', 'rolebindings'])],
+    rules: [
+      rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
+      rule(READ_WRITE, ['rbac.authorization.k8s.io'], ['roles', 'rolebindings']),
+    ],
   },
   {
     name: 'system:aggregate-to-edit',
@@ -60,12 +98,53 @@ const ROLES: RoleSpec[] = [
       rule(['impersonate'], [''], ['serviceaccounts']),
       rule(WRITE, [''], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
       rule(['create'], [''], ['pods/eviction']),
-      rule(WRITE, [''], ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
+      rule(
+        WRITE,
+        [''],
+        [
+          'replicationcontrollers',
+          'replicationcontrollers/scale',
+          'serviceaccounts',
+          'services',
+          'services/proxy',
+          'persistentvolumeclaims',
+          'configmaps',
+          'secrets',
+          'events',
+        ],
+      ),
       rule(['create'], [''], ['serviceaccounts/token']),
-      rule(WRITE, ['apps'], ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
+      rule(
+        WRITE,
+        ['apps'],
+        [
+          'statefulsets',
+          'statefulsets/scale',
+          'daemonsets',
+          'deployments',
+          'deployments/scale',
+          'deployments/rollback',
+          'replicasets',
+          'replicasets/scale',
+        ],
+      ),
       rule(WRITE, ['autoscaling'], ['horizontalpodautoscalers']),
       rule(WRITE, ['batch'], ['jobs', 'cronjobs']),
-      rule(WRITE, ['extensions'], ['daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale', 'networkpolicies']),
+      rule(
+        WRITE,
+        ['extensions'],
+        [
+          'daemonsets',
+          'deployments',
+          'deployments/scale',
+          'deployments/rollback',
+          'ingresses',
+          'replicasets',
+          'replicasets/scale',
+          'replicationcontrollers/scale',
+          'networkpolicies',
+        ],
+      ),
       rule(WRITE, ['policy'], ['poddisruptionbudgets']),
       rule(WRITE, ['networking.k8s.io'], ['networkpolicies', 'ingresses']),
       rule(READ_WRITE, ['coordination.k8s.io'], ['leases']),
@@ -75,14 +154,77 @@ const ROLES: RoleSpec[] = [
     name: 'system:aggregate-to-view',
     labels: { [AGGREGATE_TO_VIEW]: 'true' },
     rules: [
-      rule(READ, [''], ['pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps']),
-      rule(READ, [''], ['limitranges', 'resourcequotas', 'bindings', 'events', 'pods/status', 'resourcequotas/status', 'namespaces/status', 'replicationcontrollers/status', 'pods/log']),
+      rule(
+        READ,
+        [''],
+        [
+          'pods',
+          'replicationcontrollers',
+          'replicationcontrollers/scale',
+          'serviceaccounts',
+          'services',
+          'services/status',
+          'endpoints',
+          'persistentvolumeclaims',
+          'persistentvolumeclaims/status',
+          'configmaps',
+        ],
+      ),
+      rule(
+        READ,
+        [''],
+        [
+          'limitranges',
+          'resourcequotas',
+          'bindings',
+          'events',
+          'pods/status',
+          'resourcequotas/status',
+          'namespaces/status',
+          'replicationcontrollers/status',
+          'pods/log',
+        ],
+      ),
       rule(READ, [''], ['namespaces']),
       rule(READ, ['discovery.k8s.io'], ['endpointslices']),
-      rule(READ, ['apps'], ['controllerrevisions', 'statefulsets', 'statefulsets/status', 'statefulsets/scale', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/status', 'deployments/scale', 'replicasets', 'replicasets/status', 'replicasets/scale']),
+      rule(
+        READ,
+        ['apps'],
+        [
+          'controllerrevisions',
+          'statefulsets',
+          'statefulsets/status',
+          'statefulsets/scale',
+          'daemonsets',
+          'daemonsets/status',
+          'deployments',
+          'deployments/status',
+          'deployments/scale',
+          'replicasets',
+          'replicasets/status',
+          'replicasets/scale',
+        ],
+      ),
       rule(READ, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
       rule(READ, ['batch'], ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
-      rule(READ, ['extensions'], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale', 'networkpolicies']),
+      rule(
+        READ,
+        ['extensions'],
+        [
+          'daemonsets',
+          'daemonsets/status',
+          'deployments',
+          'deployments/scale',
+          'deployments/status',
+          'ingresses',
+          'ingresses/status',
+          'replicasets',
+          'replicasets/scale',
+          'replicasets/status',
+          'replicationcontrollers/scale',
+          'networkpolicies',
+        ],
+      ),
       rule(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
       rule(READ, ['networking.k8s.io'], ['networkpolicies', 'ingresses', 'ingresses/status']),
     ],
@@ -95,7 +237,10 @@ const BINDINGS: { name: string; subjects: Record<string, string>[] }[] = [
   { name: 'system:discovery', subjects: [group(GROUP_AUTHENTICATED)] },
   { name: 'system:basic-user', subjects: [group(GROUP_AUTHENTICATED)] },
   { name: 'system:public-info-viewer', subjects: [group(GROUP_AUTHENTICATED), group(GROUP_UNAUTHENTICATED)] },
-  { name: 'system:controller:clusterrole-aggregation-controller', subjects: [{ kind: 'ServiceAccount', name: 'clusterrole-aggregation-controller', namespace: 'kube-system' }] },
+  {
+    name: 'system:controller:clusterrole-aggregation-controller',
+    subjects: [{ kind: 'ServiceAccount', name: 'clusterrole-aggregation-controller', namespace: 'kube-system' }],
+  },
 ];
 
 function meta(name: string, labels: Record<string, string> = {}): KubeObject['metadata'] {
@@ -113,7 +258,9 @@ export function bootstrapClusterRoles(): KubeObject[] {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: meta(r.name, r.labels),
-    ...(r.aggregateFrom ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [r.aggregateFrom]: 'true' } }] } } : {}),
+    ...(r.aggregateFrom
+      ? { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [r.aggregateFrom]: 'true' } }] } }
+      : {}),
     rules: r.rules ?? [],
   }));
 }
@@ -133,7 +280,9 @@ export function bootstrapClusterRoleBindings(): KubeObject[] {
  * roles whose autoupdate annotation was turned off; deleted defaults come back, as they do in kube).
  */
 export function ensureBootstrapPolicy(store: ObjectStore): void {
-  const created = bootstrapClusterRoles().filter((r) => !store.get(RBAC_STORAGE.clusterRoles, undefined, r.metadata.name!));
+  const created = bootstrapClusterRoles().filter(
+    (r) => !store.get(RBAC_STORAGE.clusterRoles, undefined, r.metadata.name!),
+  );
   // Aggregate before storing, so admin/edit/view are never seen empty and startup writes nothing twice.
   const pool = [...store.list(RBAC_STORAGE.clusterRoles), ...created];
   for (let pass = 0, changed = true; changed && pass < pool.length; pass++) {
@@ -149,6 +298,7 @@ export function ensureBootstrapPolicy(store: ObjectStore): void {
   }
   for (const role of created) store.commit(RBAC_STORAGE.clusterRoles, 'ADDED', role);
   for (const binding of bootstrapClusterRoleBindings()) {
-    if (!store.get(RBAC_STORAGE.clusterRoleBindings, undefined, binding.metadata.name!)) store.commit(RBAC_STORAGE.clusterRoleBindings, 'ADDED', binding);
+    if (!store.get(RBAC_STORAGE.clusterRoleBindings, undefined, binding.metadata.name!))
+      store.commit(RBAC_STORAGE.clusterRoleBindings, 'ADDED', binding);
   }
 }

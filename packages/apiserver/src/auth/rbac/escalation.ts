@@ -12,7 +12,10 @@ import type { RbacAuthorizer } from './authorizer.ts';
 import type { PolicyRule } from './rules.ts';
 
 const GROUP = 'rbac.authorization.k8s.io';
-const FULL_AUTHORITY: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }];
+const FULL_AUTHORITY: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
 
 /** BreakdownRule: one verb, group, resource and resource name (or URL) per rule. */
 export function breakdownRule(rule: PolicyRule): PolicyRule[] {
@@ -21,19 +24,22 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
     for (const resource of rule.resources ?? []) {
       for (const verb of rule.verbs ?? []) {
         if ((rule.resourceNames ?? []).length > 0) {
-          for (const name of rule.resourceNames!) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
+          for (const name of rule.resourceNames!)
+            out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [name] });
         } else {
           out.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
         }
       }
     }
   }
-  for (const url of rule.nonResourceURLs ?? []) for (const verb of rule.verbs ?? []) out.push({ nonResourceURLs: [url], verbs: [verb] });
+  for (const url of rule.nonResourceURLs ?? [])
+    for (const verb of rule.verbs ?? []) out.push({ nonResourceURLs: [url], verbs: [verb] });
   return out;
 }
 
 const has = (set: readonly string[] | undefined, v: string) => (set ?? []).includes(v);
-const hasAll = (set: readonly string[] | undefined, vs: readonly string[] | undefined) => (vs ?? []).every((v) => has(set, v));
+const hasAll = (set: readonly string[] | undefined, vs: readonly string[] | undefined) =>
+  (vs ?? []).every((v) => has(set, v));
 
 function resourcesCover(owner: readonly string[] | undefined, wanted: readonly string[] | undefined): boolean {
   if (has(owner, '*') || hasAll(owner, wanted)) return true;
@@ -46,7 +52,9 @@ function resourcesCover(owner: readonly string[] | undefined, wanted: readonly s
 }
 
 function urlsCover(owner: readonly string[] | undefined, wanted: readonly string[] | undefined): boolean {
-  return (wanted ?? []).every((p) => (owner ?? []).some((o) => o === p || (o.endsWith('*') && p.startsWith(o.replace(/\*+$/, '')))));
+  return (wanted ?? []).every((p) =>
+    (owner ?? []).some((o) => o === p || (o.endsWith('*') && p.startsWith(o.replace(/\*+$/, '')))),
+  );
 }
 
 /** ruleCovers: does one owner rule cover an atomic (broken-down) rule? */
@@ -54,12 +62,24 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = has(owner.verbs, '*') || hasAll(owner.verbs, sub.verbs);
   const groups = has(owner.apiGroups, '*') || hasAll(owner.apiGroups, sub.apiGroups);
   const ownerNames = owner.resourceNames ?? [];
-  const names = (sub.resourceNames ?? []).length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, sub.resourceNames);
-  return verbs && groups && resourcesCover(owner.resources, sub.resources) && names && urlsCover(owner.nonResourceURLs, sub.nonResourceURLs);
+  const names =
+    (sub.resourceNames ?? []).length === 0
+      ? ownerNames.length === 0
+      : ownerNames.length === 0 || hasAll(ownerNames, sub.resourceNames);
+  return (
+    verbs &&
+    groups &&
+    resourcesCover(owner.resources, sub.resources) &&
+    names &&
+    urlsCover(owner.nonResourceURLs, sub.nonResourceURLs)
+  );
 }
 
 /** Covers: whether `owner` holds every permission in `servant`, and the atomic rules it lacks. */
-export function covers(owner: readonly PolicyRule[], servant: readonly PolicyRule[]): { covered: boolean; missing: PolicyRule[] } {
+export function covers(
+  owner: readonly PolicyRule[],
+  servant: readonly PolicyRule[],
+): { covered: boolean; missing: PolicyRule[] } {
   const missing = servant.flatMap(breakdownRule).filter((sub) => !owner.some((o) => ruleCovers(o, sub)));
   return { covered: missing.length === 0, missing };
 }
@@ -69,7 +89,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   const simple = new Map<string, PolicyRule>();
   for (const r of rules) {
-    const isSimple = (r.resourceNames ?? []).length <= 1 && (r.nonResourceURLs ?? []).length === 0 && (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1;
+    const isSimple =
+      (r.resourceNames ?? []).length <= 1 &&
+      (r.nonResourceURLs ?? []).length === 0 &&
+      (r.apiGroups ?? []).length === 1 &&
+      (r.resources ?? []).length === 1;
     if (!isSimple) {
       out.push(r);
       continue;
@@ -98,7 +122,12 @@ export function compactString(r: PolicyRule): string {
 }
 
 /** ConfirmNoEscalation: undefined when `user` holds `rules` in `namespace`, else kube's explanation. */
-export function escalationError(rbac: RbacAuthorizer, user: UserInfo, namespace: string, rules: readonly PolicyRule[]): string | undefined {
+export function escalationError(
+  rbac: RbacAuthorizer,
+  user: UserInfo,
+  namespace: string,
+  rules: readonly PolicyRule[],
+): string | undefined {
   const owner = rbac.rulesFor(user, namespace);
   const { covered, missing } = covers(owner.rules, rules);
   if (covered) return undefined;
@@ -125,14 +154,34 @@ function onlyGcFieldsChanged(obj: KubeObject, old: KubeObject): boolean {
 export function rbacEscalationCheck(rbac: RbacAuthorizer): (attrs: AdmissionAttributes) => void {
   return (attrs) => {
     const { rt, user, object: obj, oldObject: old } = attrs;
-    if (rt.group !== GROUP || attrs.subresource || !obj || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return;
+    if (
+      rt.group !== GROUP ||
+      attrs.subresource ||
+      !obj ||
+      (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')
+    )
+      return;
     if (user.groups.includes(GROUP_MASTERS)) return;
     if (old && onlyGcFieldsChanged(obj, old)) return;
     const namespace = rt.namespaced ? (attrs.namespace ?? '') : '';
     const name = obj.metadata.name ?? attrs.name;
-    const deny = (why: string): StatusError => errors.forbidden(`${rt.plural}.${GROUP} ${goQuote(name)} is forbidden: ${why}`, { name, group: GROUP, kind: rt.plural });
+    const deny = (why: string): StatusError =>
+      errors.forbidden(`${rt.plural}.${GROUP} ${goQuote(name)} is forbidden: ${why}`, {
+        name,
+        group: GROUP,
+        kind: rt.plural,
+      });
     const allowed = (verb: string, resource: string, resourceName: string) =>
-      rbac.authorize(user, { isResourceRequest: true, path: '', verb, group: GROUP, version: 'v1', resource, namespace, name: resourceName }).allowed;
+      rbac.authorize(user, {
+        isResourceRequest: true,
+        path: '',
+        verb,
+        group: GROUP,
+        version: 'v1',
+        resource,
+        namespace,
+        name: resourceName,
+      }).allowed;
 
     if (rt.plural === 'roles' || rt.plural === 'clusterroles') {
       if (allowed('escalate', rt.plural, name)) return;

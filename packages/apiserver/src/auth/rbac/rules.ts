@@ -68,7 +68,8 @@ export function ruleAllows(r: CompiledRule, a: AuthzAttributes): boolean {
     const resource = a.resource ?? '';
     const sub = a.subresource ?? '';
     const combined = sub ? `${resource}/${sub}` : resource;
-    if (!(r.anyResource || r.resources.has(combined) || (sub !== '' && r.anyResourceSubresources.has(sub)))) return false;
+    if (!(r.anyResource || r.resources.has(combined) || (sub !== '' && r.anyResourceSubresources.has(sub))))
+      return false;
     return r.names === undefined || r.names.has(a.name ?? '');
   }
   if (!r.hasUrls) return false;
@@ -93,7 +94,12 @@ export interface Subject {
  * rbac appliesToUser: User by name, Group by membership, ServiceAccount by its username, where a
  * subject without a namespace takes the binding's (RoleBindings only; ClusterRoleBindings pass '').
  */
-export function subjectMatches(s: Subject, username: string, groups: readonly string[], bindingNamespace: string): boolean {
+export function subjectMatches(
+  s: Subject,
+  username: string,
+  groups: readonly string[],
+  bindingNamespace: string,
+): boolean {
   switch (s.kind) {
     case 'User':
       return s.name === username;

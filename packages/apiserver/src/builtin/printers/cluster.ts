@@ -50,7 +50,14 @@ export const ingressPrinter: Printer = {
   ],
   row: (o, now) => {
     const spec = rec(o.spec);
-    return [o.metadata.name ?? '', str(spec.ingressClassName) || '<none>', ingressHosts(spec.rules), lbIngress(o.status), arr(spec.tls).length > 0 ? '80, 443' : '80', age(o, now)];
+    return [
+      o.metadata.name ?? '',
+      str(spec.ingressClassName) || '<none>',
+      ingressHosts(spec.rules),
+      lbIngress(o.status),
+      arr(spec.tls).length > 0 ? '80, 443' : '80',
+      age(o, now),
+    ];
   },
 };
 
@@ -73,19 +80,32 @@ export const ingressClassPrinter: Printer = {
 };
 
 export const networkPolicyPrinter: Printer = {
-  columns: () => [NAME(), col('Pod-Selector', 'string', 'Selects the pods to which this NetworkPolicy object applies.'), AGE()],
+  columns: () => [
+    NAME(),
+    col('Pod-Selector', 'string', 'Selects the pods to which this NetworkPolicy object applies.'),
+    AGE(),
+  ],
   row: (o, now) => [o.metadata.name ?? '', formatLabelSelector(rec(path(o, 'spec', 'podSelector'))), age(o, now)],
 };
 
 const isDefaultClass = (o: KubeObject, annotation: string) =>
-  o.metadata.annotations?.[annotation] === 'true' || o.metadata.annotations?.[annotation.replace('.kubernetes.io', '.beta.kubernetes.io')] === 'true';
+  o.metadata.annotations?.[annotation] === 'true' ||
+  o.metadata.annotations?.[annotation.replace('.kubernetes.io', '.beta.kubernetes.io')] === 'true';
 
 export const storageClassPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Provisioner', 'string', 'provisioner indicates the type of the provisioner.'),
-    col('ReclaimPolicy', 'string', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.'),
-    col('VolumeBindingMode', 'string', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.'),
+    col(
+      'ReclaimPolicy',
+      'string',
+      'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.',
+    ),
+    col(
+      'VolumeBindingMode',
+      'string',
+      'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.',
+    ),
     col('AllowVolumeExpansion', 'string', 'allowVolumeExpansion shows whether the storage class allow volume expand.'),
     AGE(),
   ],
@@ -100,7 +120,11 @@ export const storageClassPrinter: Printer = {
 };
 
 export const leasePrinter: Printer = {
-  columns: () => [NAME(), col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'), AGE()],
+  columns: () => [
+    NAME(),
+    col('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.'),
+    AGE(),
+  ],
   row: (o, now) => [o.metadata.name ?? '', str(path(o, 'spec', 'holderIdentity')), age(o, now)],
 };
 
@@ -108,17 +132,31 @@ export const priorityClassPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Value', 'integer', 'value represents the integer value of this priority class.'),
-    col('Global-Default', 'boolean', 'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.'),
+    col(
+      'Global-Default',
+      'boolean',
+      'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.',
+    ),
     AGE(),
     col('PreemptionPolicy', 'string', 'preemptionPolicy is the Policy for preempting pods with lower priority.', 1),
   ],
-  row: (o, now) => [o.metadata.name ?? '', int(o.value), o.globalDefault === true, age(o, now), str(o.preemptionPolicy)],
+  row: (o, now) => [
+    o.metadata.name ?? '',
+    int(o.value),
+    o.globalDefault === true,
+    age(o, now),
+    str(o.preemptionPolicy),
+  ],
 };
 
 export const bindingPrinter = (what: string): Printer => ({
   columns: () => [
     NAME(),
-    col('Role', 'string', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.'),
+    col(
+      'Role',
+      'string',
+      'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
+    ),
     AGE(),
     col('Users', 'string', `Users in the ${what}`, 1),
     col('Groups', 'string', `Groups in the ${what}`, 1),
@@ -134,12 +172,23 @@ export const bindingPrinter = (what: string): Printer => ({
       else if (s.kind === 'Group') groups.push(str(s.name));
     }
     const ref = rec(o.roleRef);
-    return [o.metadata.name ?? '', `${str(ref.kind)}/${str(ref.name)}`, age(o, now), users.join(', '), groups.join(', '), sas.join(', ')];
+    return [
+      o.metadata.name ?? '',
+      `${str(ref.kind)}/${str(ref.name)}`,
+      age(o, now),
+      users.join(', '),
+      groups.join(', '),
+      sas.join(', '),
+    ];
   },
 });
 
 export const webhookConfigPrinter: Printer = {
-  columns: () => [NAME(), col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'), AGE()],
+  columns: () => [
+    NAME(),
+    col('Webhooks', 'integer', 'Webhooks indicates the number of webhooks registered in this configuration'),
+    AGE(),
+  ],
   row: (o, now) => [o.metadata.name ?? '', arr(o.webhooks).length, age(o, now)],
 };
 
@@ -151,8 +200,13 @@ function hpaMetrics(o: KubeObject): { specs: Obj[]; statuses: Obj[] } {
     return { specs: arr(spec.metrics).map(rec), statuses: arr(status.currentMetrics).map(rec) };
   }
   const cpu = (current: Obj) => ({ type: 'Resource', resource: { name: 'cpu', ...current } });
-  const statuses = present(status.currentCPUUtilizationPercentage) ? [cpu({ current: { averageUtilization: status.currentCPUUtilizationPercentage } })] : [];
-  return { specs: [cpu({ target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } })], statuses };
+  const statuses = present(status.currentCPUUtilizationPercentage)
+    ? [cpu({ current: { averageUtilization: status.currentCPUUtilizationPercentage } })]
+    : [];
+  return {
+    specs: [cpu({ target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } })],
+    statuses,
+  };
 }
 
 /** formatHPAMetrics: `cpu: 40%/80%` style targets, at most two then `+ N more...`. */
@@ -161,21 +215,48 @@ function formatHPAMetrics(specs: Obj[], statuses: Obj[]): string {
   const list = specs.map((spec, i) => {
     const status = statuses[i] ? rec(statuses[i]) : undefined;
     const type = str(spec.type);
-    const source = rec(spec[{ External: 'external', Pods: 'pods', Object: 'object', Resource: 'resource', ContainerResource: 'containerResource' }[type] ?? '']);
-    const current = status ? rec(path(status, { External: 'external', Pods: 'pods', Object: 'object', Resource: 'resource', ContainerResource: 'containerResource' }[type] ?? '', 'current')) : undefined;
+    const source = rec(
+      spec[
+        {
+          External: 'external',
+          Pods: 'pods',
+          Object: 'object',
+          Resource: 'resource',
+          ContainerResource: 'containerResource',
+        }[type] ?? ''
+      ],
+    );
+    const current = status
+      ? rec(
+          path(
+            status,
+            {
+              External: 'external',
+              Pods: 'pods',
+              Object: 'object',
+              Resource: 'resource',
+              ContainerResource: 'containerResource',
+            }[type] ?? '',
+            'current',
+          ),
+        )
+      : undefined;
     const target = rec(source.target);
     switch (type) {
       case 'External':
       case 'Object':
-        if (present(target.averageValue)) return `${str(current?.averageValue) || '<unknown>'}/${str(target.averageValue)} (avg)`;
+        if (present(target.averageValue))
+          return `${str(current?.averageValue) || '<unknown>'}/${str(target.averageValue)} (avg)`;
         return `${(current && str(current.value)) || '<unknown>'}/${str(target.value)}`;
       case 'Pods':
         return `${(current && str(current.averageValue)) || '<unknown>'}/${str(target.averageValue)}`;
       case 'Resource':
       case 'ContainerResource': {
         const name = str(source.name);
-        if (present(target.averageValue)) return `${name}: ${(current && str(current.averageValue)) || '<unknown>'}/${str(target.averageValue)}`;
-        const cur = current && present(current.averageUtilization) ? `${int(current.averageUtilization)}%` : '<unknown>';
+        if (present(target.averageValue))
+          return `${name}: ${(current && str(current.averageValue)) || '<unknown>'}/${str(target.averageValue)}`;
+        const cur =
+          current && present(current.averageUtilization) ? `${int(current.averageUtilization)}%` : '<unknown>';
         const want = present(target.averageUtilization) ? `${int(target.averageUtilization)}%` : '<auto>';
         return `${name}: ${cur}/${want}`;
       }
@@ -189,11 +270,31 @@ function formatHPAMetrics(specs: Obj[], statuses: Obj[]): string {
 export const hpaPrinter: Printer = {
   columns: () => [
     NAME(),
-    col('Reference', 'string', 'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.'),
-    col('Targets', 'string', 'metrics contains the specifications for which to use to calculate the desired replica count.'),
-    col('MinPods', 'string', 'minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.'),
-    col('MaxPods', 'string', 'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.'),
-    col('Replicas', 'string', 'currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.'),
+    col(
+      'Reference',
+      'string',
+      'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.',
+    ),
+    col(
+      'Targets',
+      'string',
+      'metrics contains the specifications for which to use to calculate the desired replica count.',
+    ),
+    col(
+      'MinPods',
+      'string',
+      'minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.',
+    ),
+    col(
+      'MaxPods',
+      'string',
+      'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.',
+    ),
+    col(
+      'Replicas',
+      'string',
+      'currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.',
+    ),
     AGE(),
   ],
   row: (o, now) => {

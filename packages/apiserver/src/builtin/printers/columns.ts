@@ -23,8 +23,20 @@ const NAME_DOC =
 const CREATED_DOC =
   'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
-export const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({ name, type, format: '', description, priority });
-export const NAME = (): TableColumnDefinition => ({ name: 'Name', type: 'string', format: 'name', description: NAME_DOC, priority: 0 });
+export const col = (name: string, type: string, description: string, priority = 0): TableColumnDefinition => ({
+  name,
+  type,
+  format: '',
+  description,
+  priority,
+});
+export const NAME = (): TableColumnDefinition => ({
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: NAME_DOC,
+  priority: 0,
+});
 export const AGE = () => col('Age', 'string', CREATED_DOC);
 export const WIDE_TEMPLATE = () => [
   col('Containers', 'string', 'Names of each container in the template.', 1),

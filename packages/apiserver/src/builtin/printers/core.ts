@@ -23,12 +23,26 @@ export const eventPrinter: Printer = {
   columns: () => [
     col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
     col('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future'),
-    col('Reason', 'string', "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+    col(
+      'Reason',
+      'string',
+      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    ),
     col('Object', 'string', 'The object that this event is about.'),
-    col('Subobject', 'string', 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.', 1),
+    col(
+      'Subobject',
+      'string',
+      'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.',
+      1,
+    ),
     col('Source', 'string', 'The component reporting this event. Should be a short machine understandable string.', 1),
     col('Message', 'string', 'A human-readable description of the status of this operation.'),
-    col('First Seen', 'string', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),
+    col(
+      'First Seen',
+      'string',
+      'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+      1,
+    ),
     col('Count', 'string', 'The number of times this event has occurred.', 1),
     { ...NAME(), priority: 1 },
   ],
@@ -49,7 +63,18 @@ export const eventPrinter: Printer = {
     const component = str(path(o, 'source', 'component')) || str(o.reportingController);
     const instance = str(path(o, 'source', 'host')) || str(o.reportingInstance);
     const source = instance ? `${component}, ${instance}` : component;
-    return [last, str(o.type), str(o.reason), target, str(involved.fieldPath), source, str(o.message).trim(), first, count, raw.metadata.name ?? ''];
+    return [
+      last,
+      str(o.type),
+      str(o.reason),
+      target,
+      str(involved.fieldPath),
+      source,
+      str(o.message).trim(),
+      first,
+      count,
+      raw.metadata.name ?? '',
+    ];
   },
 };
 
@@ -76,7 +101,11 @@ export const servicePrinter: Printer = {
     NAME(),
     col('Type', 'string', 'type determines how the Service is exposed.'),
     col('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is usually assigned randomly.'),
-    col('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.'),
+    col(
+      'External-IP',
+      'string',
+      'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+    ),
     col('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
     AGE(),
     SELECTOR('Route service traffic to pods with label keys and values matching this selector.'),
@@ -87,9 +116,21 @@ export const servicePrinter: Printer = {
     const clusterIP = ips[0] || str(spec.clusterIP) || '<none>';
     const ports = arr(spec.ports)
       .map(rec)
-      .map((p) => (int(p.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${str(p.protocol)}` : `${int(p.port)}/${str(p.protocol)}`))
+      .map((p) =>
+        int(p.nodePort) > 0
+          ? `${int(p.port)}:${int(p.nodePort)}/${str(p.protocol)}`
+          : `${int(p.port)}/${str(p.protocol)}`,
+      )
       .join(',');
-    return [o.metadata.name ?? '', str(spec.type), clusterIP, serviceExternalIP(o), ports || '<none>', age(o, now), formatLabels(strMap(spec.selector))];
+    return [
+      o.metadata.name ?? '',
+      str(spec.type),
+      clusterIP,
+      serviceExternalIP(o),
+      ports || '<none>',
+      age(o, now),
+      formatLabels(strMap(spec.selector)),
+    ];
   },
 };
 
@@ -145,9 +186,24 @@ export const nodePrinter: Printer = {
     col('Version', 'string', 'Kubelet Version reported by the node.'),
     col('Internal-IP', 'string', 'List of addresses reachable to the node.', 1),
     col('External-IP', 'string', 'List of addresses reachable to the node.', 1),
-    col('OS-Image', 'string', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', 1),
-    col('Kernel-Version', 'string', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1),
-    col('Container-Runtime', 'string', 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).', 1),
+    col(
+      'OS-Image',
+      'string',
+      'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+      1,
+    ),
+    col(
+      'Kernel-Version',
+      'string',
+      "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
+      1,
+    ),
+    col(
+      'Container-Runtime',
+      'string',
+      'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+      1,
+    ),
   ],
   row: (o, now) => {
     const status = rec(o.status);
@@ -160,10 +216,16 @@ export const nodePrinter: Printer = {
     if (path(o, 'spec', 'unschedulable') === true) states.push('SchedulingDisabled');
     const roles = new Set<string>();
     for (const [k, v] of Object.entries(o.metadata.labels ?? {})) {
-      if (k.startsWith(NODE_ROLE_PREFIX) && k.length > NODE_ROLE_PREFIX.length) roles.add(k.slice(NODE_ROLE_PREFIX.length));
+      if (k.startsWith(NODE_ROLE_PREFIX) && k.length > NODE_ROLE_PREFIX.length)
+        roles.add(k.slice(NODE_ROLE_PREFIX.length));
       else if (k === 'kubernetes.io/role' && v) roles.add(v);
     }
-    const address = (type: string) => str(arr(status.addresses).map(rec).find((a) => a.type === type)?.address) || '<none>';
+    const address = (type: string) =>
+      str(
+        arr(status.addresses)
+          .map(rec)
+          .find((a) => a.type === type)?.address,
+      ) || '<none>';
     const info = rec(status.nodeInfo);
     return [
       o.metadata.name ?? '',
@@ -201,11 +263,23 @@ export const secretPrinter: Printer = {
 
 export const configMapPrinter: Printer = {
   columns: () => [NAME(), col('Data', 'string', 'Data contains the configuration data.'), AGE()],
-  row: (o, now) => [o.metadata.name ?? '', Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length, age(o, now)],
+  row: (o, now) => [
+    o.metadata.name ?? '',
+    Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length,
+    age(o, now),
+  ],
 };
 
 export const serviceAccountPrinter: Printer = {
-  columns: () => [NAME(), col('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), AGE()],
+  columns: () => [
+    NAME(),
+    col(
+      'Secrets',
+      'string',
+      'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+    ),
+    AGE(),
+  ],
   row: (o, now) => [o.metadata.name ?? '', arr(o.secrets).length, age(o, now)],
 };
 
@@ -224,25 +298,45 @@ function accessModes(modes: unknown): string {
 }
 
 const STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
-const storageClassOf = (o: KubeObject) => o.metadata.annotations?.[STORAGE_CLASS_ANNOTATION] ?? str(path(o, 'spec', 'storageClassName'));
+const storageClassOf = (o: KubeObject) =>
+  o.metadata.annotations?.[STORAGE_CLASS_ANNOTATION] ?? str(path(o, 'spec', 'storageClassName'));
 
 export const pvPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Capacity', 'string', "capacity is the description of the persistent volume's resources and capacity."),
     col('Access Modes', 'string', 'accessModes contains all ways the volume can be mounted.'),
-    col('Reclaim Policy', 'string', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.'),
+    col(
+      'Reclaim Policy',
+      'string',
+      'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.',
+    ),
     col('Status', 'string', 'phase indicates if a volume is available, bound to a claim, or released by a claim.'),
-    col('Claim', 'string', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.'),
+    col(
+      'Claim',
+      'string',
+      'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.',
+    ),
     col('StorageClass', 'string', 'StorageClass of the pv'),
     col('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
-    col('Reason', 'string', 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.'),
+    col(
+      'Reason',
+      'string',
+      'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.',
+    ),
     AGE(),
-    col('VolumeMode', 'string', 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.', 1),
+    col(
+      'VolumeMode',
+      'string',
+      'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.',
+      1,
+    ),
   ],
   row: (o, now) => {
     const spec = rec(o.spec);
-    const claim = present(spec.claimRef) ? `${str(path(spec, 'claimRef', 'namespace'))}/${str(path(spec, 'claimRef', 'name'))}` : '';
+    const claim = present(spec.claimRef)
+      ? `${str(path(spec, 'claimRef', 'namespace'))}/${str(path(spec, 'claimRef', 'name'))}`
+      : '';
     const phase = isSet(o.metadata.deletionTimestamp) ? 'Terminating' : str(path(o, 'status', 'phase'));
     return [
       o.metadata.name ?? '',

@@ -11,7 +11,8 @@ export const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v
 export const int = (v: unknown): number => (typeof v === 'number' ? Math.trunc(v) : 0);
 export const path = (o: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((cur, k) => rec(cur)[k], o);
 export const present = (v: unknown): boolean => v !== undefined && v !== null;
-export const strMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(rec(v)).map(([k, x]) => [k, str(x)]));
+export const strMap = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(rec(v)).map(([k, x]) => [k, str(x)]));
 
 /** translateTimestampSince: `<unknown>` for an unset time. */
 export function since(ts: unknown, now: number): string {
@@ -45,7 +46,13 @@ export const age = (o: KubeObject, now: number) => since(o.metadata.creationTime
 export const templateSpec = (o: KubeObject) => path(o, 'spec', 'template', 'spec');
 
 export function conditionStatus(conditions: unknown, type: string): string | undefined {
-  return str(arr(conditions).map(rec).find((c) => c.type === type)?.status) || undefined;
+  return (
+    str(
+      arr(conditions)
+        .map(rec)
+        .find((c) => c.type === type)?.status,
+    ) || undefined
+  );
 }
 
 /** Load-balancer ingress points: IP, else hostname; sorted and de-duplicated (never clipped: the server prints wide). */

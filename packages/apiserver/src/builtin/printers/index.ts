@@ -98,7 +98,12 @@ export function builtinTableColumns(group: string, kind: string): TableColumnDef
 }
 
 /** The cells of one row, in column order. `now` is the reference time for ages (ms since epoch or a Date). */
-export function builtinTableRow(group: string, kind: string, obj: KubeObject, now: number | Date = Date.now()): unknown[] {
+export function builtinTableRow(
+  group: string,
+  kind: string,
+  obj: KubeObject,
+  now: number | Date = Date.now(),
+): unknown[] {
   const t = typeof now === 'number' ? now : now.getTime();
   return printerFor(group, kind).row({ ...obj, metadata: obj.metadata ?? {} }, t);
 }
@@ -107,7 +112,8 @@ export function builtinTableRow(group: string, kind: string, obj: KubeObject, no
 export function builtinRowConditions(group: string, kind: string, obj: KubeObject): TableRowCondition[] | undefined {
   if (group !== '' || kind !== 'Pod') return undefined;
   const phase = str(path(obj, 'status', 'phase'));
-  if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
+  if (phase === 'Succeeded')
+    return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
   if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
   return undefined;
 }

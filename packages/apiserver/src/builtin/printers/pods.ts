@@ -50,7 +50,11 @@ function podStatus(pod: Obj, now: number): { ready: number; total: number; reaso
       continue;
     }
     if (hasTerminated) {
-      if (!str(terminated.reason)) reason = int(terminated.signal) !== 0 ? `Init:Signal:${int(terminated.signal)}` : `Init:ExitCode:${int(terminated.exitCode)}`;
+      if (!str(terminated.reason))
+        reason =
+          int(terminated.signal) !== 0
+            ? `Init:Signal:${int(terminated.signal)}`
+            : `Init:ExitCode:${int(terminated.exitCode)}`;
       else reason = `Init:${str(terminated.reason)}`;
     } else if (waitingReason && waitingReason !== 'PodInitializing') {
       reason = `Init:${waitingReason}`;
@@ -74,19 +78,23 @@ function podStatus(pod: Obj, now: number): { ready: number; total: number; reaso
       const terminated = present(state.terminated) ? rec(state.terminated) : undefined;
       if (waitingReason) reason = waitingReason;
       else if (terminated && str(terminated.reason)) reason = str(terminated.reason);
-      else if (terminated) reason = int(terminated.signal) !== 0 ? `Signal:${int(terminated.signal)}` : `ExitCode:${int(terminated.exitCode)}`;
+      else if (terminated)
+        reason =
+          int(terminated.signal) !== 0 ? `Signal:${int(terminated.signal)}` : `ExitCode:${int(terminated.exitCode)}`;
       else if (cs.ready === true && present(state.running)) {
         hasRunning = true;
         ready++;
       }
     }
     // a pod whose last container completed but another still runs is Running (or NotReady)
-    if (reason === 'Completed' && hasRunning) reason = conditionStatus(status.conditions, 'Ready') === 'True' ? 'Running' : 'NotReady';
+    if (reason === 'Completed' && hasRunning)
+      reason = conditionStatus(status.conditions, 'Ready') === 'True' ? 'Running' : 'NotReady';
   }
   const deleting = isSet(rec(pod.metadata).deletionTimestamp);
   if (deleting && str(status.reason) === 'NodeLost') reason = 'Unknown';
   else if (deleting && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
-  const restartsStr = restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
+  const restartsStr =
+    restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
   return { ready, total, reason, restarts: restartsStr };
 }
 
@@ -95,9 +103,18 @@ export const podPrinter: Printer = {
     NAME(),
     col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
     col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-    col('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+    col(
+      'Restarts',
+      'string',
+      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    ),
     AGE(),
-    col('IP', 'string', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
+    col(
+      'IP',
+      'string',
+      'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+      1,
+    ),
     col('Node', 'string', 'NodeName indicates in which node this pod is scheduled.', 1),
     col('Nominated Node', 'string', 'nominatedNodeName is set only when this pod preempts other pods on the node.', 1),
     col('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness.', 1),

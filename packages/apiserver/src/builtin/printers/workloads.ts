@@ -2,17 +2,42 @@
 import { formatLabelSelector, formatLabels } from '../../selectors/labels.ts';
 import { AGE, col, NAME, type Printer, SELECTOR, WIDE_TEMPLATE } from './columns.ts';
 import { humanDuration } from '@modelplane/apimachinery';
-import { age, arr, conditionStatus, containerCells, int, isSet, path, present, rec, selectorString, since, str, strMap, templateSpec } from './format.ts';
+import {
+  age,
+  arr,
+  conditionStatus,
+  containerCells,
+  int,
+  isSet,
+  path,
+  present,
+  rec,
+  selectorString,
+  since,
+  str,
+  strMap,
+  templateSpec,
+} from './format.ts';
 
 export const deploymentPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Ready', 'string', 'Number of the pod with ready state'),
-    col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-    col('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+    col(
+      'Up-to-date',
+      'string',
+      'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+    ),
+    col(
+      'Available',
+      'string',
+      'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+    ),
     AGE(),
     ...WIDE_TEMPLATE(),
-    SELECTOR('Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.'),
+    SELECTOR(
+      'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+    ),
   ],
   row: (o, now) => {
     const spec = rec(o.spec);
@@ -44,7 +69,15 @@ export const replicaSetPrinter: Printer = {
   row: (o, now) => {
     const spec = rec(o.spec);
     const status = rec(o.status);
-    return [o.metadata.name ?? '', int(spec.replicas), int(status.replicas), int(status.readyReplicas), age(o, now), ...containerCells(templateSpec(o)), formatLabelSelector(spec.selector as never)];
+    return [
+      o.metadata.name ?? '',
+      int(spec.replicas),
+      int(status.replicas),
+      int(status.readyReplicas),
+      age(o, now),
+      ...containerCells(templateSpec(o)),
+      formatLabelSelector(spec.selector as never),
+    ];
   },
 };
 
@@ -53,24 +86,53 @@ export const replicationControllerPrinter: Printer = {
   row: (o, now) => {
     const spec = rec(o.spec);
     const status = rec(o.status);
-    return [o.metadata.name ?? '', int(spec.replicas), int(status.replicas), int(status.readyReplicas), age(o, now), ...containerCells(templateSpec(o)), formatLabels(strMap(spec.selector))];
+    return [
+      o.metadata.name ?? '',
+      int(spec.replicas),
+      int(status.replicas),
+      int(status.readyReplicas),
+      age(o, now),
+      ...containerCells(templateSpec(o)),
+      formatLabels(strMap(spec.selector)),
+    ];
   },
 };
 
 export const statefulSetPrinter: Printer = {
   columns: () => [NAME(), col('Ready', 'string', 'Number of the pod with ready state'), AGE(), ...WIDE_TEMPLATE()],
-  row: (o, now) => [o.metadata.name ?? '', `${int(path(o, 'status', 'readyReplicas'))}/${int(path(o, 'spec', 'replicas'))}`, age(o, now), ...containerCells(templateSpec(o))],
+  row: (o, now) => [
+    o.metadata.name ?? '',
+    `${int(path(o, 'status', 'readyReplicas'))}/${int(path(o, 'spec', 'replicas'))}`,
+    age(o, now),
+    ...containerCells(templateSpec(o)),
+  ],
 };
 
 export const daemonSetPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Desired', 'integer', 'The total number of nodes that should be running the daemon pod.'),
-    col('Current', 'integer', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.'),
-    col('Ready', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.'),
+    col(
+      'Current',
+      'integer',
+      'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.',
+    ),
+    col(
+      'Ready',
+      'integer',
+      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.',
+    ),
     col('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
-    col('Available', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available.'),
-    col('Node Selector', 'string', "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node."),
+    col(
+      'Available',
+      'integer',
+      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available.',
+    ),
+    col(
+      'Node Selector',
+      'string',
+      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+    ),
     AGE(),
     ...WIDE_TEMPLATE(),
     SELECTOR('A label query over pods that are managed by the daemon set.'),
@@ -125,7 +187,15 @@ export const jobPrinter: Printer = {
     else if (isSet(o.metadata.deletionTimestamp)) status = 'Terminating';
     else if (jobCondition(st.conditions, 'Suspended')) status = 'Suspended';
     else if (jobCondition(st.conditions, 'FailureTarget')) status = 'FailureTarget';
-    return [o.metadata.name ?? '', status, completions, duration, age(o, now), ...containerCells(templateSpec(o)), formatLabelSelector(spec.selector as never)];
+    return [
+      o.metadata.name ?? '',
+      status,
+      completions,
+      duration,
+      age(o, now),
+      ...containerCells(templateSpec(o)),
+      formatLabelSelector(spec.selector as never),
+    ];
   },
 };
 
@@ -135,8 +205,16 @@ export const cronJobPrinter: Printer = {
   columns: () => [
     NAME(),
     col('Schedule', 'string', 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.'),
-    col('Timezone', 'string', 'The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones.'),
-    col('Suspend', 'boolean', 'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.'),
+    col(
+      'Timezone',
+      'string',
+      'The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones.',
+    ),
+    col(
+      'Suspend',
+      'boolean',
+      'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.',
+    ),
     col('Active', 'integer', 'A list of pointers to currently running jobs.'),
     col('Last Schedule', 'string', 'Information when was the last time the job was successfully scheduled.'),
     AGE(),
@@ -168,19 +246,31 @@ export const podTemplatePrinter: Printer = {
     col('Images', 'string', 'Images referenced by each container in the template.'),
     col('Pod Labels', 'string', 'The labels for the pod template.'),
   ],
-  row: (o) => [o.metadata.name ?? '', ...containerCells(path(o, 'template', 'spec')), formatLabels(strMap(path(o, 'template', 'metadata', 'labels')))],
+  row: (o) => [
+    o.metadata.name ?? '',
+    ...containerCells(path(o, 'template', 'spec')),
+    formatLabels(strMap(path(o, 'template', 'metadata', 'labels'))),
+  ],
 };
 
 export const controllerRevisionPrinter: Printer = {
-  columns: () => [NAME(), col('Controller', 'string', 'Controller of the object'), col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'), AGE()],
+  columns: () => [
+    NAME(),
+    col('Controller', 'string', 'Controller of the object'),
+    col('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'),
+    AGE(),
+  ],
   row: (o, now) => {
-    const ref = arr(o.metadata.ownerReferences).map(rec).find((r) => r.controller === true);
+    const ref = arr(o.metadata.ownerReferences)
+      .map(rec)
+      .find((r) => r.controller === true);
     let controller = '<none>';
     if (ref) {
       const apiVersion = str(ref.apiVersion);
       const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
       const kind = str(ref.kind);
-      controller = kind || group ? `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${str(ref.name)}` : str(ref.name);
+      controller =
+        kind || group ? `${(group ? `${kind}.${group}` : kind).toLowerCase()}/${str(ref.name)}` : str(ref.name);
     }
     return [o.metadata.name ?? '', controller, int(o.revision), age(o, now)];
   },

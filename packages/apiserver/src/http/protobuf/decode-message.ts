@@ -32,7 +32,9 @@ function locate(e: unknown, path: string): never {
 /** `parent` is the enclosing message's path; the field's own path is only built for the error. */
 function checkWire(f: FieldDef, wire: number, want: number, parent: string, what = ''): void {
   if (wire !== want) {
-    throw new LocatedError(`${parent}.${f.json}${what}: field ${f.number} (${f.json}) has wire type ${WIRE_NAMES[wire]}, expected ${WIRE_NAMES[want]}`);
+    throw new LocatedError(
+      `${parent}.${f.json}${what}: field ${f.number} (${f.json}) has wire type ${WIRE_NAMES[wire]}, expected ${WIRE_NAMES[want]}`,
+    );
   }
 }
 
@@ -156,12 +158,17 @@ export function decodeMessage(name: string, r: WireReader | undefined, path: str
           while (!packed.done) list.push(readScalar(f.value.scalar, packed));
         } else {
           checkWire(f, wire, f.wire, path);
-          list.push('scalar' in f.value ? readScalar(f.value.scalar, r) : decodeMessage(f.value.message, r.sub(), `${path}.${f.json}[${list.length}]`));
+          list.push(
+            'scalar' in f.value
+              ? readScalar(f.value.scalar, r)
+              : decodeMessage(f.value.message, r.sub(), `${path}.${f.json}[${list.length}]`),
+          );
         }
       } else {
         checkWire(f, wire, f.wire, path);
         if ('scalar' in f.value) slot.scalar = readScalar(f.value.scalar, r);
-        else if (SPECIAL_DECODERS.has(f.value.message)) slot.chunks = [subRange(r)]; // custom Unmarshal replaces
+        else if (SPECIAL_DECODERS.has(f.value.message))
+          slot.chunks = [subRange(r)]; // custom Unmarshal replaces
         else (slot.chunks ??= []).push(subRange(r));
       }
     }
@@ -180,7 +187,8 @@ function toJson(fields: FieldDef[], slots: Map<number, Slot>, path: string): Rec
   for (const f of fields) {
     const s = slots.get(f.number);
     if (f.inline) {
-      if ('message' in f.value) Object.assign(out, decodeMessage(f.value.message, s?.chunks && readerFor(s.chunks), path));
+      if ('message' in f.value)
+        Object.assign(out, decodeMessage(f.value.message, s?.chunks && readerFor(s.chunks), path));
     } else if (f.mapKey) {
       if (s?.map?.size) out[f.json] = Object.fromEntries([...s.map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
       else if (f.keep) out[f.json] = null;
@@ -189,7 +197,8 @@ function toJson(fields: FieldDef[], slots: Map<number, Slot>, path: string): Rec
       else if (f.keep) out[f.json] = null;
     } else if ('message' in f.value) {
       if (s?.chunks) out[f.json] = decodeMessage(f.value.message, readerFor(s.chunks), `${path}.${f.json}`);
-      else if (!f.pointer) out[f.json] = decodeMessage(f.value.message, undefined, `${path}.${f.json}`); // a struct is always written
+      else if (!f.pointer)
+        out[f.json] = decodeMessage(f.value.message, undefined, `${path}.${f.json}`); // a struct is always written
       else if (f.keep) out[f.json] = null;
     } else if (f.pointer) {
       if (s) out[f.json] = s.scalar;

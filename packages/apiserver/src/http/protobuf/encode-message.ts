@@ -23,7 +23,16 @@ function toInteger(v: unknown): bigint {
 function writeScalar(w: WireWriter, field: number, t: ScalarType, v: unknown): void {
   switch (t) {
     case 'string':
-      w.string(field, typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+      w.string(
+        field,
+        typeof v === 'string'
+          ? v
+          : v === undefined || v === null
+            ? ''
+            : typeof v === 'object'
+              ? JSON.stringify(v)
+              : String(v),
+      );
       return;
     case 'bytes':
       w.bytes(field, typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.alloc(0));
@@ -112,7 +121,8 @@ function writeField(w: WireWriter, f: FieldDef, v: unknown): void {
       writeScalar(entry, 1, f.mapKey, f.mapKey === 'string' ? k : Number(k));
       const item = v[k];
       // gogo writes a nil []byte map value as a key alone
-      if (!('scalar' in f.value && f.value.scalar === 'bytes' && (item === null || item === undefined))) writeValue(entry, { ...f, number: 2 }, item);
+      if (!('scalar' in f.value && f.value.scalar === 'bytes' && (item === null || item === undefined)))
+        writeValue(entry, { ...f, number: 2 }, item);
       w.bytes(f.number, entry.finish());
     }
     return;

@@ -33,8 +33,22 @@ interface GoField {
 }
 
 const TYPE_NAMES: Record<number, string> = {
-  1: 'double', 2: 'float', 3: 'int64', 4: 'uint64', 5: 'int32', 6: 'fixed64', 7: 'fixed32', 8: 'bool', 9: 'string',
-  12: 'bytes', 13: 'uint32', 14: 'int32', 15: 'sfixed32', 16: 'sfixed64', 17: 'sint32', 18: 'sint64',
+  1: 'double',
+  2: 'float',
+  3: 'int64',
+  4: 'uint64',
+  5: 'int32',
+  6: 'fixed64',
+  7: 'fixed32',
+  8: 'bool',
+  9: 'string',
+  12: 'bytes',
+  13: 'uint32',
+  14: 'int32',
+  15: 'sfixed32',
+  16: 'sfixed64',
+  17: 'sint32',
+  18: 'sint64',
 };
 const TYPE_MESSAGE = 11;
 const GOGO_NULLABLE = 65001;
@@ -239,7 +253,8 @@ function generate(bin: Buffer, version: string): string {
     const goFields = goStructs.get(`${goPkg} ${goName}`);
     if (!goFields) {
       const only = msg.fields[0];
-      if (msg.fields.length !== 1 || !only?.repeated || only.name !== 'items') throw new Error(`no Go struct ${goPkg} ${goName} for ${full}`);
+      if (msg.fields.length !== 1 || !only?.repeated || only.name !== 'items')
+        throw new Error(`no Go struct ${goPkg} ${goName} for ${full}`);
       lines.set(short, `#list items=1:${typeOf(only)}*`);
       return;
     }
@@ -249,7 +264,8 @@ function generate(bin: Buffer, version: string): string {
       const pt = protobufTag(gf.tag);
       if (!pt) continue;
       const f = byNumber.get(pt.number);
-      if (!f || (pt.name && pt.name !== f.name)) throw new Error(`${full}: Go field ${gf.name} tag ${gf.tag} does not match the descriptor`);
+      if (!f || (pt.name && pt.name !== f.name))
+        throw new Error(`${full}: Go field ${gf.name} tag ${gf.tag} does not match the descriptor`);
       byNumber.delete(pt.number);
       const js = jsonTag(gf.tag);
       if (js.name === '-') continue;
@@ -287,5 +303,9 @@ if (!path) {
   process.stderr.write('usage: generate-messages.ts <kubectl binary>\n');
   process.exit(2);
 }
-const version = (JSON.parse(execFileSync(path, ['version', '--client', '-o', 'json']).toString()) as { clientVersion: { gitVersion: string } }).clientVersion.gitVersion;
+const version = (
+  JSON.parse(execFileSync(path, ['version', '--client', '-o', 'json']).toString()) as {
+    clientVersion: { gitVersion: string };
+  }
+).clientVersion.gitVersion;
 process.stdout.write(generate(readFileSync(path), version));

@@ -37,7 +37,9 @@ function messageFor(apiVersion: string, kind: string): string | undefined {
 export function decodeKubeProtobuf(buf: Buffer): Record<string, unknown> {
   if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
     const got = [...buf.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new ProtobufError(`not a Kubernetes protobuf body: it must start with the bytes 6b 38 73 00 ("k8s\\0"), got ${got || 'an empty body'}`);
+    throw new ProtobufError(
+      `not a Kubernetes protobuf body: it must start with the bytes 6b 38 73 00 ("k8s\\0"), got ${got || 'an empty body'}`,
+    );
   }
   const r = new WireReader(buf, MAGIC.length);
   let apiVersion = '';
@@ -48,12 +50,14 @@ export function decodeKubeProtobuf(buf: Buffer): Record<string, unknown> {
   try {
     while (!r.done) {
       const { field, wire } = r.tag();
-      if (field >= 1 && field <= 4 && wire !== 2) throw new ProtobufError(`runtime.Unknown field ${field} has wire type ${wire}, expected 2`);
+      if (field >= 1 && field <= 4 && wire !== 2)
+        throw new ProtobufError(`runtime.Unknown field ${field} has wire type ${wire}, expected 2`);
       if (field === 1) {
         const tm = r.sub();
         while (!tm.done) {
           const t = tm.tag();
-          if (t.field <= 2 && t.wire !== 2) throw new ProtobufError(`typeMeta field ${t.field} has wire type ${t.wire}, expected 2`);
+          if (t.field <= 2 && t.wire !== 2)
+            throw new ProtobufError(`typeMeta field ${t.field} has wire type ${t.wire}, expected 2`);
           if (t.field === 1) apiVersion = tm.bytes().toString('utf8');
           else if (t.field === 2) kind = tm.bytes().toString('utf8');
           else tm.skip(t.wire, t.field);
@@ -67,13 +71,18 @@ export function decodeKubeProtobuf(buf: Buffer): Record<string, unknown> {
     throw new ProtobufError(`malformed runtime.Unknown envelope: ${(e as Error).message}`);
   }
   if (!kind) throw new ProtobufError('the runtime.Unknown envelope has no typeMeta.kind');
-  if (contentEncoding) throw new ProtobufError(`unsupported contentEncoding ${JSON.stringify(contentEncoding)} in the runtime.Unknown envelope`);
+  if (contentEncoding)
+    throw new ProtobufError(
+      `unsupported contentEncoding ${JSON.stringify(contentEncoding)} in the runtime.Unknown envelope`,
+    );
   if (contentType && !isKubeProtobuf(contentType)) {
     throw new ProtobufError(`unsupported contentType ${JSON.stringify(contentType)} in the runtime.Unknown envelope`);
   }
   const message = messageFor(apiVersion, kind);
   if (!message) {
-    throw new ProtobufError(`no protobuf decoding for ${apiVersion || '(no apiVersion)'} ${kind}: send it as JSON; protobuf is supported for ${supportedKinds()}`);
+    throw new ProtobufError(
+      `no protobuf decoding for ${apiVersion || '(no apiVersion)'} ${kind}: send it as JSON; protobuf is supported for ${supportedKinds()}`,
+    );
   }
   const body = decodeMessage(message, raw, kind) as Record<string, unknown>;
   return { apiVersion, kind, ...body };

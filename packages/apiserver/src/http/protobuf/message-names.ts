@@ -35,7 +35,12 @@ export const KINDS: Readonly<Record<string, readonly string[]>> = {
   'networking.k8s.io/v1': ['Ingress'],
   'scheduling.k8s.io/v1': ['PriorityClass'],
   'authentication.k8s.io/v1': ['SelfSubjectReview', 'TokenRequest', 'TokenReview'],
-  'authorization.k8s.io/v1': ['LocalSubjectAccessReview', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview'],
+  'authorization.k8s.io/v1': [
+    'LocalSubjectAccessReview',
+    'SelfSubjectAccessReview',
+    'SelfSubjectRulesReview',
+    'SubjectAccessReview',
+  ],
   'autoscaling/v1': ['HorizontalPodAutoscaler'],
   'autoscaling/v2': ['HorizontalPodAutoscaler'],
   'certificates.k8s.io/v1': ['CertificateSigningRequest'],
@@ -51,7 +56,19 @@ export const DELETE_OPTIONS = 'meta/v1.DeleteOptions';
  * not carry the apiextensions descriptors this table is generated from, so they negotiate like custom resources.
  */
 export const RESPONSE_KINDS: Readonly<Record<string, readonly string[]>> = {
-  v1: ['ConfigMap', 'Endpoints', 'Event', 'Namespace', 'Node', 'PersistentVolume', 'PersistentVolumeClaim', 'Pod', 'Secret', 'Service', 'ServiceAccount'],
+  v1: [
+    'ConfigMap',
+    'Endpoints',
+    'Event',
+    'Namespace',
+    'Node',
+    'PersistentVolume',
+    'PersistentVolumeClaim',
+    'Pod',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+  ],
   'apps/v1': ['Deployment', 'ReplicaSet'],
   'batch/v1': ['Job'],
   'coordination.k8s.io/v1': ['Lease'],
@@ -99,7 +116,9 @@ export function protoToShort(full: string): string {
 /** Full protobuf names of the top-level messages (generate-messages.ts starts from these). */
 export const ROOT_MESSAGES: readonly string[] = [
   ...Object.entries(KINDS).flatMap(([apiVersion, kinds]) => kinds.map((k) => fullName(apiVersion, k))),
-  ...Object.entries(RESPONSE_KINDS).flatMap(([apiVersion, kinds]) => kinds.flatMap((k) => [fullName(apiVersion, k), ...(UNLISTED.has(k) ? [] : [fullName(apiVersion, `${k}List`)])])),
+  ...Object.entries(RESPONSE_KINDS).flatMap(([apiVersion, kinds]) =>
+    kinds.flatMap((k) => [fullName(apiVersion, k), ...(UNLISTED.has(k) ? [] : [fullName(apiVersion, `${k}List`)])]),
+  ),
   'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
 ];
 

@@ -4,8 +4,21 @@ import { SPECIAL_MESSAGES } from './message-names.ts';
 import { ProtobufError, WIRE_BYTES, WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 export type ScalarType =
-  | 'string' | 'bytes' | 'bool' | 'int32' | 'int64' | 'uint32' | 'uint64' | 'sint32' | 'sint64'
-  | 'fixed32' | 'fixed64' | 'sfixed32' | 'sfixed64' | 'double' | 'float';
+  | 'string'
+  | 'bytes'
+  | 'bool'
+  | 'int32'
+  | 'int64'
+  | 'uint32'
+  | 'uint64'
+  | 'sint32'
+  | 'sint64'
+  | 'fixed32'
+  | 'fixed64'
+  | 'sfixed32'
+  | 'sfixed64'
+  | 'double'
+  | 'float';
 
 /** A field's value type: a scalar, or a message by its messages.ts name. */
 export type ValueType = { scalar: ScalarType } | { message: string };
@@ -36,8 +49,21 @@ export interface MessageDef {
 }
 
 const SCALARS = new Set<string>([
-  'string', 'bytes', 'bool', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64',
-  'fixed32', 'fixed64', 'sfixed32', 'sfixed64', 'double', 'float',
+  'string',
+  'bytes',
+  'bool',
+  'int32',
+  'int64',
+  'uint32',
+  'uint64',
+  'sint32',
+  'sint64',
+  'fixed32',
+  'fixed64',
+  'sfixed32',
+  'sfixed64',
+  'double',
+  'float',
 ]);
 
 export function wireTypeOf(t: ValueType): number {
@@ -93,7 +119,10 @@ export function messageDef(name: string): MessageDef {
   const text = MESSAGES[name];
   if (text === undefined) throw new ProtobufError(`no protobuf schema for message ${name}`);
   const list = text.startsWith('#list ');
-  const fields = (list ? text.slice(6) : text).split(' ').filter(Boolean).map((t) => parseField(t, name));
+  const fields = (list ? text.slice(6) : text)
+    .split(' ')
+    .filter(Boolean)
+    .map((t) => parseField(t, name));
   def = { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])), list };
   cache.set(name, def);
   return def;

@@ -62,7 +62,9 @@ export function goDuration(ns: bigint): string {
   // The digits of u % 10^prec without trailing zeros (with a leading '.'), as Go's fmtFrac prints them.
   const frac = (prec: number): string => {
     const scale = 10n ** BigInt(prec);
-    const digits = String(u % scale).padStart(prec, '0').replace(/0+$/, '');
+    const digits = String(u % scale)
+      .padStart(prec, '0')
+      .replace(/0+$/, '');
     u /= scale;
     return digits ? `.${digits}` : '';
   };
@@ -125,7 +127,10 @@ const quantity: Decoder = (r) => {
   if (raw === undefined) return '0'; // the zero Quantity
   const s = raw.toString('utf8');
   // Go's Quantity.Unmarshal runs ParseQuantity and fails the whole body on a bad value.
-  if (!QUANTITY.test(s)) throw new ProtobufError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got ${JSON.stringify(s)}`);
+  if (!QUANTITY.test(s))
+    throw new ProtobufError(
+      `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got ${JSON.stringify(s)}`,
+    );
   return s;
 };
 
@@ -136,7 +141,8 @@ const intOrString: Decoder = (r) => {
   while (r && !r.done) {
     const t = r.tag();
     const want = t.field === 3 ? 2 : 0;
-    if (t.field <= 3 && t.wire !== want) throw new ProtobufError(`IntOrString field ${t.field} has wire type ${t.wire}, expected ${want}`);
+    if (t.field <= 3 && t.wire !== want)
+      throw new ProtobufError(`IntOrString field ${t.field} has wire type ${t.wire}, expected ${want}`);
     if (t.field === 1) type = r.varint(true);
     else if (t.field === 2) intVal = r.varint(true) | 0;
     else if (t.field === 3) strVal = r.bytes().toString('utf8');

@@ -56,4 +56,3 @@ export class WireWriter {
     return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
 }
-

@@ -66,7 +66,9 @@ export class WireReader {
     const at = this.pos;
     const n = this.varint();
     if (n > this.end - this.pos) {
-      throw new ProtobufError(`length ${n} at byte ${at} runs past the end of the enclosing message (${this.end - this.pos} bytes left)`);
+      throw new ProtobufError(
+        `length ${n} at byte ${at} runs past the end of the enclosing message (${this.end - this.pos} bytes left)`,
+      );
     }
     return n;
   }
@@ -138,7 +140,8 @@ export class WireReader {
           if (t.wire === WIRE_START_GROUP) open.push(t.field);
           else if (t.wire === WIRE_END_GROUP) {
             const expected = open.pop();
-            if (t.field !== expected) throw new ProtobufError(`group for field ${expected} closed by field ${t.field} at byte ${this.pos}`);
+            if (t.field !== expected)
+              throw new ProtobufError(`group for field ${expected} closed by field ${t.field} at byte ${this.pos}`);
           } else this.skip(t.wire, t.field);
         }
         return;

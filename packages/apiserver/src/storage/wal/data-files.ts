@@ -7,7 +7,18 @@
 //
 // Recovery reads the newest snapshot K and replays wal-K, wal-K+1, … in order. Older files are only removed
 // after a newer snapshot is durable, so a crash at any point leaves a readable chain.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export const LOG_MAGIC = Buffer.from('MPWAL\x00\x01\n', 'latin1');
@@ -55,13 +66,22 @@ export function planRecovery(dir: string): RecoveryPlan {
   for (const g of logs) if (g < first) obsolete.push(logPath(dir, g));
   const logGens = logs.filter((g) => g >= first);
   if (logGens.length === 0 && snapshotGen !== undefined) {
-    throw new DataDirError(dir, `${logPath(dir, snapshotGen)} is missing (it must exist next to ${snapshotPath(dir, snapshotGen)})`);
+    throw new DataDirError(
+      dir,
+      `${logPath(dir, snapshotGen)} is missing (it must exist next to ${snapshotPath(dir, snapshotGen)})`,
+    );
   }
   for (let i = 0; i < logGens.length; i++) {
     if (logGens[i] !== first + i) {
       const missing = logPath(dir, first + i);
-      const why = snapshotGen === undefined ? 'and no snapshot covers it' : `and ${snapshotPath(dir, snapshotGen)} does not cover it`;
-      throw new DataDirError(dir, `${missing} is missing but ${logPath(dir, logGens[i]!)} exists, ${why}: objects would be lost`);
+      const why =
+        snapshotGen === undefined
+          ? 'and no snapshot covers it'
+          : `and ${snapshotPath(dir, snapshotGen)} does not cover it`;
+      throw new DataDirError(
+        dir,
+        `${missing} is missing but ${logPath(dir, logGens[i]!)} exists, ${why}: objects would be lost`,
+      );
     }
   }
   return { ...(snapshotGen !== undefined ? { snapshotGen } : {}), logGens, obsolete };

@@ -106,7 +106,8 @@ export class LogWriter {
       if (this.failure) throw this.failure;
       return;
     }
-    if (this.syncing) throw new Error(`write-ahead log ${this.path}: seal() while an fdatasync is running (call drain() first)`);
+    if (this.syncing)
+      throw new Error(`write-ahead log ${this.path}: seal() while an fdatasync is running (call drain() first)`);
     try {
       if (!this.failure && this.durable < this.appended) this.syncInline();
     } finally {
@@ -168,7 +169,10 @@ export class LogWriter {
    * anything durable: every later write and flush fails instead.
    */
   private fail(what: string, cause: unknown): Error {
-    this.failure ??= new Error(`${what}: ${(cause as Error).message}; persistence stopped, no further writes are accepted`, { cause });
+    this.failure ??= new Error(
+      `${what}: ${(cause as Error).message}; persistence stopped, no further writes are accepted`,
+      { cause },
+    );
     for (const w of this.waiters.splice(0)) w.reject(this.failure);
     return this.failure;
   }

@@ -66,7 +66,12 @@ export interface Persistence {
   close(): Promise<void>;
 }
 
-const DEFAULTS = { durability: 'batch', snapshotAfterBytes: 64 * 1024 * 1024, snapshotAfterWrites: 100_000, maxPendingWrites: 4096 } as const;
+const DEFAULTS = {
+  durability: 'batch',
+  snapshotAfterBytes: 64 * 1024 * 1024,
+  snapshotAfterWrites: 100_000,
+  maxPendingWrites: 4096,
+} as const;
 
 export function openPersistence(dir: string, options: PersistenceOptions = {}): Persistence {
   return new WalPersistence(dir, options);
@@ -110,7 +115,9 @@ class WalPersistence implements Persistence {
     const state = recoverInto(this.dir, store);
     if (state.torn) {
       const t = state.torn;
-      this.warn(`${t.path}: cut off an incomplete last record at byte offset ${t.offset} (${t.bytes} bytes: ${t.reason}); a crash interrupted that write before it was acknowledged`);
+      this.warn(
+        `${t.path}: cut off an incomplete last record at byte offset ${t.offset} (${t.bytes} bytes: ${t.reason}); a crash interrupted that write before it was acknowledged`,
+      );
     }
     removeFiles(this.dir, state.obsolete);
     this.log = state.live
@@ -131,9 +138,21 @@ class WalPersistence implements Persistence {
     store.compact();
     this.store = store;
     store.sink = this.sink;
-    const report: LoadReport = { dir: this.dir, objects: state.objects, persistedRv: state.rv, rv, logRecords: state.logRecords };
+    const report: LoadReport = {
+      dir: this.dir,
+      objects: state.objects,
+      persistedRv: state.rv,
+      rv,
+      logRecords: state.logRecords,
+    };
     if (state.snapshot) report.snapshot = state.snapshot;
-    if (state.torn) report.tornTail = { path: state.torn.path, offset: state.torn.offset, bytes: state.torn.bytes, reason: state.torn.reason };
+    if (state.torn)
+      report.tornTail = {
+        path: state.torn.path,
+        offset: state.torn.offset,
+        bytes: state.torn.bytes,
+        reason: state.torn.reason,
+      };
     return report;
   }
 
@@ -142,7 +161,8 @@ class WalPersistence implements Persistence {
   }
 
   snapshot(): Promise<void> {
-    if (!this.store || !this.log) return Promise.reject(new Error(`persistence for ${this.dir}: snapshot() before load()`));
+    if (!this.store || !this.log)
+      return Promise.reject(new Error(`persistence for ${this.dir}: snapshot() before load()`));
     this.snapshotting ??= this.writeSnapshot().finally(() => {
       this.snapshotting = undefined;
     });
@@ -176,7 +196,9 @@ class WalPersistence implements Persistence {
       setImmediate(() => {
         this.snapshotScheduled = false;
         if (this.closing || this.snapshotting || !this.snapshotDue()) return;
-        this.snapshot().catch((e: Error) => this.warn(`snapshot of ${this.dir} failed, the log is kept instead: ${e.message}`));
+        this.snapshot().catch((e: Error) =>
+          this.warn(`snapshot of ${this.dir} failed, the log is kept instead: ${e.message}`),
+        );
       });
     }
   }

@@ -60,11 +60,18 @@ type Probe = { ok: true; length: number } | { ok: false; reason: string };
 /** Checks the record starting at `offset` without reading anything past the end of `buf`. */
 function probe(buf: Buffer, offset: number): Probe {
   const remaining = buf.length - offset;
-  if (remaining < HEADER_BYTES) return { ok: false, reason: `${remaining} bytes left, less than a ${HEADER_BYTES}-byte record header` };
-  if (buf.readUInt32LE(offset + 8) !== crc32(buf.subarray(offset, offset + 8))) return { ok: false, reason: 'record header checksum mismatch' };
+  if (remaining < HEADER_BYTES)
+    return { ok: false, reason: `${remaining} bytes left, less than a ${HEADER_BYTES}-byte record header` };
+  if (buf.readUInt32LE(offset + 8) !== crc32(buf.subarray(offset, offset + 8)))
+    return { ok: false, reason: 'record header checksum mismatch' };
   const length = buf.readUInt32LE(offset);
-  if (length > MAX_RECORD_BYTES) return { ok: false, reason: `record length ${length} exceeds the ${MAX_RECORD_BYTES}-byte limit` };
-  if (HEADER_BYTES + length > remaining) return { ok: false, reason: `record of ${length} bytes extends past the end of the file (${remaining - HEADER_BYTES} payload bytes present)` };
+  if (length > MAX_RECORD_BYTES)
+    return { ok: false, reason: `record length ${length} exceeds the ${MAX_RECORD_BYTES}-byte limit` };
+  if (HEADER_BYTES + length > remaining)
+    return {
+      ok: false,
+      reason: `record of ${length} bytes extends past the end of the file (${remaining - HEADER_BYTES} payload bytes present)`,
+    };
   const payload = buf.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length);
   if (buf.readUInt32LE(offset + 4) !== crc32(payload)) return { ok: false, reason: 'record payload checksum mismatch' };
   return { ok: true, length };
@@ -81,9 +88,14 @@ function intactRecordAfter(buf: Buffer, from: number): number | undefined {
 }
 
 export function checkMagic(buf: Buffer, magic: Buffer, path: string): void {
-  if (buf.length < MAGIC_BYTES) throw new DataFileCorruptError(path, 0, `file is ${buf.length} bytes, shorter than its ${MAGIC_BYTES}-byte header`);
+  if (buf.length < MAGIC_BYTES)
+    throw new DataFileCorruptError(path, 0, `file is ${buf.length} bytes, shorter than its ${MAGIC_BYTES}-byte header`);
   if (!buf.subarray(0, MAGIC_BYTES).equals(magic)) {
-    throw new DataFileCorruptError(path, 0, `file header is ${JSON.stringify(buf.subarray(0, MAGIC_BYTES).toString('latin1'))}, expected ${JSON.stringify(magic.toString('latin1'))}`);
+    throw new DataFileCorruptError(
+      path,
+      0,
+      `file header is ${JSON.stringify(buf.subarray(0, MAGIC_BYTES).toString('latin1'))}, expected ${JSON.stringify(magic.toString('latin1'))}`,
+    );
   }
 }
 
@@ -103,8 +115,10 @@ export function scanRecords(buf: Buffer, path: string, allowTornTail: boolean): 
       continue;
     }
     const next = intactRecordAfter(buf, offset);
-    if (next !== undefined) throw new DataFileCorruptError(path, offset, `${p.reason}, and an intact record follows at offset ${next}`);
-    if (!allowTornTail) throw new DataFileCorruptError(path, offset, `${p.reason} (the file is truncated or damaged at its end)`);
+    if (next !== undefined)
+      throw new DataFileCorruptError(path, offset, `${p.reason}, and an intact record follows at offset ${next}`);
+    if (!allowTornTail)
+      throw new DataFileCorruptError(path, offset, `${p.reason} (the file is truncated or damaged at its end)`);
     return { records, validEnd: offset, torn: { offset, bytes: buf.length - offset, reason: p.reason } };
   }
   return { records, validEnd: offset };

@@ -6,7 +6,14 @@ import { readFileSync } from 'node:fs';
 import type { KubeObject } from '../../types.ts';
 import type { ObjectStore } from '../store.ts';
 import { LOG_MAGIC, logPath, planRecovery } from './data-files.ts';
-import { DataFileCorruptError, checkMagic, parsePayload, scanRecords, type ScannedRecord, type TornTail } from './record-codec.ts';
+import {
+  DataFileCorruptError,
+  checkMagic,
+  parsePayload,
+  scanRecords,
+  type ScannedRecord,
+  type TornTail,
+} from './record-codec.ts';
 import { checkStoredObject, readSnapshot } from './snapshot.ts';
 
 /** One write-ahead log record: an object stored, an object removed, or the counter moved on at startup. */
@@ -32,13 +39,19 @@ export interface RecoveredState {
 
 function readEntry(record: ScannedRecord, path: string): LogEntry {
   const e = parsePayload(record, path);
-  if (!Number.isSafeInteger(e.rv) || (e.rv as number) <= 0) throw new DataFileCorruptError(path, record.offset, `log record has resourceVersion ${JSON.stringify(e.rv)}`);
+  if (!Number.isSafeInteger(e.rv) || (e.rv as number) <= 0)
+    throw new DataFileCorruptError(path, record.offset, `log record has resourceVersion ${JSON.stringify(e.rv)}`);
   if (e.t === 'rv') return e as LogEntry;
-  if (typeof e.k !== 'string' || e.k === '') throw new DataFileCorruptError(path, record.offset, 'log record has no storage key');
+  if (typeof e.k !== 'string' || e.k === '')
+    throw new DataFileCorruptError(path, record.offset, 'log record has no storage key');
   if (e.t === 'put') {
     const o = checkStoredObject(e.o, path, record);
     if (o.metadata.resourceVersion !== String(e.rv)) {
-      throw new DataFileCorruptError(path, record.offset, `object ${e.k} ${o.metadata.name} has resourceVersion ${o.metadata.resourceVersion} but its log record says ${e.rv}`);
+      throw new DataFileCorruptError(
+        path,
+        record.offset,
+        `object ${e.k} ${o.metadata.name} has resourceVersion ${o.metadata.resourceVersion} but its log record says ${e.rv}`,
+      );
     }
     return e as LogEntry;
   }
@@ -54,10 +67,18 @@ function readEntry(record: ScannedRecord, path: string): LogEntry {
 /** Loads the directory's state into `store`, which must be empty. */
 export function recoverInto(dir: string, store: ObjectStore): RecoveredState {
   if (store.currentRv() !== 0 || store.storageKeys().some((k) => store.count(k) > 0)) {
-    throw new Error(`cannot load ${dir} into a store that already holds objects (resourceVersion ${store.currentRv()})`);
+    throw new Error(
+      `cannot load ${dir} into a store that already holds objects (resourceVersion ${store.currentRv()})`,
+    );
   }
   const plan = planRecovery(dir);
-  const out: RecoveredState = { rv: 0, objects: 0, logRecords: 0, nextGen: plan.snapshotGen ?? 1, obsolete: plan.obsolete };
+  const out: RecoveredState = {
+    rv: 0,
+    objects: 0,
+    logRecords: 0,
+    nextGen: plan.snapshotGen ?? 1,
+    obsolete: plan.obsolete,
+  };
   if (plan.snapshotGen !== undefined) {
     const snap = readSnapshot(dir, plan.snapshotGen);
     for (const { storageKey, object } of snap.objects) store.load(storageKey, object);
@@ -74,7 +95,11 @@ export function recoverInto(dir: string, store: ObjectStore): RecoveredState {
     for (const record of scan.records) {
       const e = readEntry(record, path);
       if (e.rv <= out.rv) {
-        throw new DataFileCorruptError(path, record.offset, `log record has resourceVersion ${e.rv}, not after the preceding ${out.rv}`);
+        throw new DataFileCorruptError(
+          path,
+          record.offset,
+          `log record has resourceVersion ${e.rv}, not after the preceding ${out.rv}`,
+        );
       }
       out.rv = e.rv;
       if (e.t === 'put') store.load(e.k, e.o as KubeObject);

@@ -5,7 +5,14 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { KubeObject } from '../../types.ts';
-import { DataFileCorruptError, checkMagic, encodeRecord, parsePayload, scanRecords, type ScannedRecord } from './record-codec.ts';
+import {
+  DataFileCorruptError,
+  checkMagic,
+  encodeRecord,
+  parsePayload,
+  scanRecords,
+  type ScannedRecord,
+} from './record-codec.ts';
 import { SNAPSHOT_MAGIC, fsyncDir, snapshotPath } from './data-files.ts';
 
 const FORMAT = 'modelplane-snapshot';
@@ -31,17 +38,26 @@ export function checkStoredObject(o: unknown, path: string, record: ScannedRecor
   if (typeof o !== 'object' || o === null || typeof meta !== 'object' || meta === null) {
     throw new DataFileCorruptError(path, record.offset, 'object has no metadata');
   }
-  if (typeof meta.name !== 'string' || meta.name === '') throw new DataFileCorruptError(path, record.offset, 'object has no metadata.name');
+  if (typeof meta.name !== 'string' || meta.name === '')
+    throw new DataFileCorruptError(path, record.offset, 'object has no metadata.name');
   if (meta.namespace !== undefined && typeof meta.namespace !== 'string') {
     throw new DataFileCorruptError(path, record.offset, `object ${meta.name} has a non-string metadata.namespace`);
   }
   if (typeof meta.resourceVersion !== 'string' || !/^[1-9]\d*$/.test(meta.resourceVersion)) {
-    throw new DataFileCorruptError(path, record.offset, `object ${meta.name} has metadata.resourceVersion ${JSON.stringify(meta.resourceVersion)}, expected a positive integer`);
+    throw new DataFileCorruptError(
+      path,
+      record.offset,
+      `object ${meta.name} has metadata.resourceVersion ${JSON.stringify(meta.resourceVersion)}, expected a positive integer`,
+    );
   }
   return o as KubeObject;
 }
 
-export async function writeSnapshot(dir: string, gen: number, state: SnapshotState): Promise<{ path: string; bytes: number }> {
+export async function writeSnapshot(
+  dir: string,
+  gen: number,
+  state: SnapshotState,
+): Promise<{ path: string; bytes: number }> {
   const path = snapshotPath(dir, gen);
   const tmp = `${path}.tmp`;
   const count = state.tables.reduce((n, [, objs]) => n + objs.length, 0);
@@ -89,24 +105,43 @@ export function readSnapshot(dir: string, gen: number): LoadedSnapshot {
   if (!first) throw new DataFileCorruptError(path, validEnd, 'snapshot has no header record');
   const header = parsePayload(first, path);
   if (header.format !== FORMAT || header.version !== VERSION) {
-    throw new DataFileCorruptError(path, first.offset, `snapshot header has format ${JSON.stringify(header.format)} version ${JSON.stringify(header.version)}, expected ${FORMAT} version ${VERSION}`);
+    throw new DataFileCorruptError(
+      path,
+      first.offset,
+      `snapshot header has format ${JSON.stringify(header.format)} version ${JSON.stringify(header.version)}, expected ${FORMAT} version ${VERSION}`,
+    );
   }
-  if (!Number.isSafeInteger(header.rv) || (header.rv as number) < 0) throw new DataFileCorruptError(path, first.offset, `snapshot header has resourceVersion ${JSON.stringify(header.rv)}`);
+  if (!Number.isSafeInteger(header.rv) || (header.rv as number) < 0)
+    throw new DataFileCorruptError(
+      path,
+      first.offset,
+      `snapshot header has resourceVersion ${JSON.stringify(header.rv)}`,
+    );
   const last = records.at(-1)!;
   const trailer = records.length > 1 ? parsePayload(last, path) : undefined;
-  if (trailer?.end !== true) throw new DataFileCorruptError(path, validEnd, 'snapshot ends without its trailer record (truncated)');
+  if (trailer?.end !== true)
+    throw new DataFileCorruptError(path, validEnd, 'snapshot ends without its trailer record (truncated)');
   const objects: LoadedSnapshot['objects'] = [];
   for (const record of records.slice(1, -1)) {
     const entry = parsePayload(record, path);
-    if (typeof entry.k !== 'string') throw new DataFileCorruptError(path, record.offset, 'snapshot record has no storage key');
+    if (typeof entry.k !== 'string')
+      throw new DataFileCorruptError(path, record.offset, 'snapshot record has no storage key');
     const object = checkStoredObject(entry.o, path, record);
     if (Number(object.metadata.resourceVersion) > (header.rv as number)) {
-      throw new DataFileCorruptError(path, record.offset, `object ${entry.k} ${object.metadata.name} has resourceVersion ${object.metadata.resourceVersion}, newer than the snapshot's ${header.rv}`);
+      throw new DataFileCorruptError(
+        path,
+        record.offset,
+        `object ${entry.k} ${object.metadata.name} has resourceVersion ${object.metadata.resourceVersion}, newer than the snapshot's ${header.rv}`,
+      );
     }
     objects.push({ storageKey: entry.k, object });
   }
   if (trailer.objects !== objects.length || header.objects !== objects.length) {
-    throw new DataFileCorruptError(path, last.offset, `snapshot holds ${objects.length} objects but its header says ${header.objects} and its trailer ${trailer.objects}`);
+    throw new DataFileCorruptError(
+      path,
+      last.offset,
+      `snapshot holds ${objects.length} objects but its header says ${header.objects} and its trailer ${trailer.objects}`,
+    );
   }
   return { path, rv: header.rv as number, objects };
 }

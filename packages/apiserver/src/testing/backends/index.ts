@@ -16,7 +16,9 @@ export const TEST_BACKEND_ENV = 'MODELPLANE_TEST_BACKEND';
 export function selectBackend(explicit?: TestBackendName): { name: TestBackendName; start: StartBackend } {
   const name = explicit ?? process.env[TEST_BACKEND_ENV] ?? 'embedded';
   if (!(name in BACKENDS)) {
-    throw new Error(`unknown test backend "${name}" (from ${explicit ? 'startTestCluster({ backend })' : TEST_BACKEND_ENV}): use one of ${Object.keys(BACKENDS).join(', ')}`);
+    throw new Error(
+      `unknown test backend "${name}" (from ${explicit ? 'startTestCluster({ backend })' : TEST_BACKEND_ENV}): use one of ${Object.keys(BACKENDS).join(', ')}`,
+    );
   }
   return { name: name as TestBackendName, start: BACKENDS[name as TestBackendName] };
 }

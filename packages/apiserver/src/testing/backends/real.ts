@@ -9,13 +9,24 @@ import type { BackendCluster, BackendOptions } from './types.ts';
 
 async function installCrd(target: RawTarget, crd: KubeObject): Promise<void> {
   const created = await raw(target, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-  if (created.status !== 201 && created.status !== 409) throw new Error(`real backend: creating CRD ${crd.metadata?.name} failed: HTTP ${created.status} ${created.text.slice(0, 500)}`);
+  if (created.status !== 201 && created.status !== 409)
+    throw new Error(
+      `real backend: creating CRD ${crd.metadata?.name} failed: HTTP ${created.status} ${created.text.slice(0, 500)}`,
+    );
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const got = await raw(target, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`);
-    const conditions: Array<{ type: string; status: string }> = got.status === 200 ? (got.json().status?.conditions ?? []) : [];
+    const got = await raw(
+      target,
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`,
+    );
+    const conditions: Array<{ type: string; status: string }> =
+      got.status === 200 ? (got.json().status?.conditions ?? []) : [];
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (Date.now() > deadline) throw new Error(`real backend: CRD ${crd.metadata?.name} not Established after 30 s (conditions: ${JSON.stringify(conditions)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `real backend: CRD ${crd.metadata?.name} not Established after 30 s (conditions: ${JSON.stringify(conditions)})`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -34,7 +45,9 @@ export async function startRealBackend(opts: BackendOptions): Promise<BackendClu
     adminToken: plane.adminToken,
     kubeconfigYaml: () => plane.kubeconfigYaml(),
     get server(): ApiServer {
-      throw new Error('cluster.server is the embedded API server\'s handle (faults, tokens, its in-memory audit log) and this suite runs on the real backend: use cluster.auditEntries() / cluster.serviceAccountKubeconfig(), or mark the test embedded-only with the reason');
+      throw new Error(
+        "cluster.server is the embedded API server's handle (faults, tokens, its in-memory audit log) and this suite runs on the real backend: use cluster.auditEntries() / cluster.serviceAccountKubeconfig(), or mark the test embedded-only with the reason",
+      );
     },
     real: plane,
     auditEntries: () => plane.audit.entries(),

@@ -8,7 +8,13 @@ import { AIM_SERVICE_RESOURCE, type AIMService, AIMServices } from './types.ts';
 export { AIM_OVERRIDE_KEYS, translateAimOverrides } from './overrides.ts';
 export { aimServiceStatus } from './status.ts';
 export { AIM_BASE_IMAGE, AIM_MODEL_ID_ENV, aimServiceFor } from './transform.ts';
-export { AIM_SERVICE_API_VERSION, AIM_SERVICE_KIND, AIM_SERVICE_RESOURCE, type AIMService, AIMServices } from './types.ts';
+export {
+  AIM_SERVICE_API_VERSION,
+  AIM_SERVICE_KIND,
+  AIM_SERVICE_RESOURCE,
+  type AIMService,
+  AIMServices,
+} from './types.ts';
 
 export const aimProvider = builtinProvider<AIMService>('aim', {
   upstream: AIMServices,

@@ -12,7 +12,8 @@ export function translateAimOverrides(md: ModelDeployment): Record<string, unkno
   if (overrides === undefined || overrides === null) return {};
   const spec: Record<string, unknown> = {};
   if (overrides.runtimeConfigName !== undefined) {
-    if (typeof overrides.runtimeConfigName !== 'string') throw new Error(`${FIELD}.runtimeConfigName: must be a string`);
+    if (typeof overrides.runtimeConfigName !== 'string')
+      throw new Error(`${FIELD}.runtimeConfigName: must be a string`);
     spec.runtimeConfigName = overrides.runtimeConfigName;
   }
   for (const key of ['routing', 'storage'] as const) {

@@ -32,5 +32,9 @@ export function aimServiceStatus(svc: AIMService, _md: ModelDeployment): MappedS
   const mapped = phaseOf(svc);
   const desired = nonNegativeInt(svc.spec?.replicas) ?? 1;
   const ready = mapped.phase === 'Running' ? desired : 0;
-  return { ...mapped, replicas: { desired, ready, available: ready }, endpoint: { service: predictorServiceName(svc.metadata.name ?? ''), port: PREDICTOR_SERVICE_PORT } };
+  return {
+    ...mapped,
+    replicas: { desired, ready, available: ready },
+    endpoint: { service: predictorServiceName(svc.metadata.name ?? ''), port: PREDICTOR_SERVICE_PORT },
+  };
 }

@@ -18,7 +18,13 @@ export const AIM_MODEL_ID_ENV = 'AIM_MODEL_ID';
 
 /** a model id as a DNS label, the form AIM names a model source by (`Qwen/Qwen3-32B` → `qwen-qwen3-32b`) */
 function dnsLabel(id: string): string {
-  return id.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 63).replace(/^-+|-+$/g, '') || 'model';
+  return (
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 63)
+      .replace(/^-+|-+$/g, '') || 'model'
+  );
 }
 
 function modelFor(md: ModelDeployment, gpus: number): AIMServiceSpec['model'] {
@@ -26,7 +32,9 @@ function modelFor(md: ModelDeployment, gpus: number): AIMServiceSpec['model'] {
   const image = spec.engine?.image || spec.image;
   if (image) return { image };
   if (modelSourceOf(spec) === 'custom' || !spec.model?.id) {
-    throw new Error('spec.image: a custom model on AIM is served from its image; set spec.engine.image (or spec.image)');
+    throw new Error(
+      'spec.image: a custom model on AIM is served from its image; set spec.engine.image (or spec.image)',
+    );
   }
   const id = spec.model.id;
   return {
@@ -41,10 +49,18 @@ function modelFor(md: ModelDeployment, gpus: number): AIMServiceSpec['model'] {
 export function aimServiceFor(input: ModelDeployment): AIMService {
   const md = defaultModelDeployment(input);
   const spec = md.spec;
-  if (spec.engine?.type !== 'vllm') throw new Error(`spec.engine.type: AIM serves vllm images, got ${spec.engine?.type ?? 'nothing'}`);
+  if (spec.engine?.type !== 'vllm')
+    throw new Error(`spec.engine.type: AIM serves vllm images, got ${spec.engine?.type ?? 'nothing'}`);
   rejectUnsupportedFields(
     md,
-    ['spec.engine.args', 'spec.engine.extraArgs', 'spec.engine.contextLength', 'spec.model.servedName', 'spec.nodeSelector', 'spec.tolerations'],
+    [
+      'spec.engine.args',
+      'spec.engine.extraArgs',
+      'spec.engine.contextLength',
+      'spec.model.servedName',
+      'spec.nodeSelector',
+      'spec.tolerations',
+    ],
     'an AIMService has no place for it (AIM takes the engine configuration from its profiles and schedules on the GPU resource it requests)',
   );
   const gpus = spec.resources?.gpu?.count ?? 0;
@@ -72,7 +88,9 @@ export function aimServiceFor(input: ModelDeployment): AIMService {
     spec: {
       model,
       replicas: spec.scaling?.replicas ?? 1,
-      ...(Object.keys(requests).length > 0 ? { resources: { requests, ...(Object.keys(limits).length > 0 ? { limits } : {}) } } : {}),
+      ...(Object.keys(requests).length > 0
+        ? { resources: { requests, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }
+        : {}),
       ...(env.length > 0 ? { env } : {}),
     },
   };

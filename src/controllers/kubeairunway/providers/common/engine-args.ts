@@ -33,7 +33,8 @@ export function derivedEngineFlags(md: ModelDeployment, engine: EngineType, opts
   const custom = modelSourceOf(spec) === 'custom';
   if (!opts.omitModel) {
     // a custom image has its model baked in: the image decides where it is and what it is called
-    if (spec.model?.id && !custom) flags.push({ key: engine === 'vllm' ? 'model' : 'model-path', value: spec.model.id });
+    if (spec.model?.id && !custom)
+      flags.push({ key: engine === 'vllm' ? 'model' : 'model-path', value: spec.model.id });
     if (spec.model?.servedName && !custom) flags.push({ key: 'served-model-name', value: spec.model.servedName });
   }
   if (e.contextLength !== undefined && engine !== 'trtllm') {
@@ -42,7 +43,11 @@ export function derivedEngineFlags(md: ModelDeployment, engine: EngineType, opts
   if (e.trustRemoteCode === true && engine !== 'trtllm') flags.push({ key: 'trust-remote-code' });
   const prefixCaching = e.enablePrefixCaching ?? true;
   if (engine === 'vllm') {
-    flags.push(prefixCaching ? { key: 'enable-prefix-caching', aliases: ['no-enable-prefix-caching'] } : { key: 'no-enable-prefix-caching', aliases: ['enable-prefix-caching'] });
+    flags.push(
+      prefixCaching
+        ? { key: 'enable-prefix-caching', aliases: ['no-enable-prefix-caching'] }
+        : { key: 'no-enable-prefix-caching', aliases: ['enable-prefix-caching'] },
+    );
     if (e.enforceEager === true) flags.push({ key: 'enforce-eager' });
   } else if (engine === 'sglang') {
     // SGLang's prefix cache (the radix cache) and CUDA graphs are on unless disabled
@@ -50,14 +55,22 @@ export function derivedEngineFlags(md: ModelDeployment, engine: EngineType, opts
     if (e.enforceEager === true) flags.push({ key: 'disable-cuda-graph' });
   }
   const gpus = opts.gpus ?? 0;
-  if (gpus > 1) flags.push(engine === 'sglang' ? { key: 'tp-size', value: String(gpus), aliases: ['tp', 'tensor-parallel-size'] } : { key: 'tensor-parallel-size', value: String(gpus), aliases: ['tp'] });
+  if (gpus > 1)
+    flags.push(
+      engine === 'sglang'
+        ? { key: 'tp-size', value: String(gpus), aliases: ['tp', 'tensor-parallel-size'] }
+        : { key: 'tensor-parallel-size', value: String(gpus), aliases: ['tp'] },
+    );
   return flags;
 }
 
 /** the flags the user passes in spec.engine.args and spec.engine.extraArgs */
 export function userFlagKeys(md: ModelDeployment): Set<string> {
   const e = md.spec.engine ?? {};
-  return new Set([...Object.keys(e.args ?? {}).map((k) => k.replace(/^-+/, '')), ...(e.extraArgs ?? []).filter((a) => a.startsWith('-')).map(flagKey)]);
+  return new Set([
+    ...Object.keys(e.args ?? {}).map((k) => k.replace(/^-+/, '')),
+    ...(e.extraArgs ?? []).filter((a) => a.startsWith('-')).map(flagKey),
+  ]);
 }
 
 /** argv: the derived flags the user did not pass themselves, then spec.engine.args (sorted), then extraArgs */

@@ -15,7 +15,9 @@ export function hfTokenSecretName(md: ModelDeployment): string | undefined {
 /** HF_TOKEN as a secretKeyRef to `secrets.huggingFaceToken`, or nothing */
 export function hfTokenEnv(md: ModelDeployment): EnvVar[] {
   const secret = hfTokenSecretName(md);
-  return secret ? [{ name: HF_TOKEN_ENV, valueFrom: { secretKeyRef: { name: secret, key: HF_TOKEN_SECRET_KEY } } }] : [];
+  return secret
+    ? [{ name: HF_TOKEN_ENV, valueFrom: { secretKeyRef: { name: secret, key: HF_TOKEN_SECRET_KEY } } }]
+    : [];
 }
 
 /**
@@ -29,13 +31,19 @@ export function userEnv(md: ModelDeployment): EnvVar[] {
     if (e.valueFrom === undefined) return e.value === undefined ? { name: e.name } : { name: e.name, value: e.value };
     const kinds = Object.keys(e.valueFrom);
     if (kinds.length !== 1 || kinds[0] !== 'secretKeyRef') {
-      throw new Error(`${field}.valueFrom (${e.name}): only value and valueFrom.secretKeyRef are supported, got ${kinds.join(', ') || 'an empty valueFrom'}`);
+      throw new Error(
+        `${field}.valueFrom (${e.name}): only value and valueFrom.secretKeyRef are supported, got ${kinds.join(', ') || 'an empty valueFrom'}`,
+      );
     }
     const ref = e.valueFrom.secretKeyRef as { name?: unknown; key?: unknown; optional?: unknown } | null;
     if (typeof ref?.name !== 'string' || ref.name === '' || typeof ref.key !== 'string' || ref.key === '') {
       throw new Error(`${field}.valueFrom.secretKeyRef (${e.name}): name and key must both be set`);
     }
-    const secretKeyRef = { name: ref.name, key: ref.key, ...(typeof ref.optional === 'boolean' ? { optional: ref.optional } : {}) };
+    const secretKeyRef = {
+      name: ref.name,
+      key: ref.key,
+      ...(typeof ref.optional === 'boolean' ? { optional: ref.optional } : {}),
+    };
     return { name: e.name, valueFrom: { secretKeyRef } };
   });
 }

@@ -6,7 +6,14 @@ import type { ProviderDefinition } from '../../provider/definition.ts';
 import { DEFAULT_PROVIDER_SPECS } from '../../selection/default-providers.ts';
 import { PROVIDER_DISPLAY_NAMES } from '../../validation/index.ts';
 
-export { derivedEngineFlags, type EngineFlagOptions, type Flag, flagKey, renderEngineArgs, userFlagKeys } from './engine-args.ts';
+export {
+  derivedEngineFlags,
+  type EngineFlagOptions,
+  type Flag,
+  flagKey,
+  renderEngineArgs,
+  userFlagKeys,
+} from './engine-args.ts';
 export { HF_TOKEN_ENV, HF_TOKEN_SECRET_KEY, hfTokenEnv, hfTokenSecretName, modelEnv, userEnv } from './env.ts';
 export { modelLabels, podAnnotations, podLabels, sanitizeLabelValue } from './labels.ts';
 export { findCondition, nonNegativeInt, staleStatus } from './status.ts';
@@ -41,7 +48,16 @@ export function mergePatch(base: Record<string, unknown>, patch: Record<string, 
 /** a built-in provider from its name and the parts that differ: name, display name, version and config come from one place */
 export function builtinProvider<U extends KubeObject>(
   name: BuiltinProvider,
-  parts: Pick<BuiltinProviderDefinition<U>, 'upstream' | 'upstreamResource' | 'transform' | 'mapStatus' | 'overridePatch'>,
+  parts: Pick<
+    BuiltinProviderDefinition<U>,
+    'upstream' | 'upstreamResource' | 'transform' | 'mapStatus' | 'overridePatch'
+  >,
 ): BuiltinProviderDefinition<U> {
-  return { name, displayName: PROVIDER_DISPLAY_NAMES[name] ?? name, version: PROVIDER_VERSION, config: DEFAULT_PROVIDER_SPECS[name], ...parts };
+  return {
+    name,
+    displayName: PROVIDER_DISPLAY_NAMES[name] ?? name,
+    version: PROVIDER_VERSION,
+    config: DEFAULT_PROVIDER_SPECS[name],
+    ...parts,
+  };
 }

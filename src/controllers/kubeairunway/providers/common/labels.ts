@@ -40,7 +40,10 @@ export function modelLabels(md: ModelDeployment): Record<string, string> {
 
 /** pod labels: the user's spec.podTemplate labels plus the link to the deployment (which wins: it finds the pods) */
 export function podLabels(md: ModelDeployment): Record<string, string> {
-  return { ...(md.spec.podTemplate?.metadata?.labels ?? {}), [MODEL_DEPLOYMENT_LABEL]: sanitizeLabelValue(md.metadata.name ?? '') };
+  return {
+    ...(md.spec.podTemplate?.metadata?.labels ?? {}),
+    [MODEL_DEPLOYMENT_LABEL]: sanitizeLabelValue(md.metadata.name ?? ''),
+  };
 }
 
 /** the user's spec.podTemplate annotations, or undefined when there are none (so no empty map is written) */

@@ -3,7 +3,10 @@
 import type { KubeCondition } from '../../../../engine/index.ts';
 import type { MappedStatus } from '../../provider/definition.ts';
 
-export function findCondition(conditions: readonly KubeCondition[] | undefined, ...types: string[]): KubeCondition | undefined {
+export function findCondition(
+  conditions: readonly KubeCondition[] | undefined,
+  ...types: string[]
+): KubeCondition | undefined {
   return conditions?.find((c) => types.includes(c.type));
 }
 
@@ -12,9 +15,16 @@ export function findCondition(conditions: readonly KubeCondition[] | undefined, 
  * config change its old "ready" would otherwise read as Running). Only when the operator reports an
  * observedGeneration at all: one that never does is taken at its word.
  */
-export function staleStatus(kind: string, generation: number | undefined, observed: number | undefined): MappedStatus | undefined {
+export function staleStatus(
+  kind: string,
+  generation: number | undefined,
+  observed: number | undefined,
+): MappedStatus | undefined {
   if (generation === undefined || observed === undefined || observed >= generation) return undefined;
-  return { phase: 'Deploying', message: `waiting for the ${kind} operator to observe generation ${generation} (it reports ${observed})` };
+  return {
+    phase: 'Deploying',
+    message: `waiting for the ${kind} operator to observe generation ${generation} (it reports ${observed})`,
+  };
 }
 
 /** a non-negative integer from an upstream status field, else undefined */

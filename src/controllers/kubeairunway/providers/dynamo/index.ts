@@ -8,8 +8,30 @@ import { DGD_RESOURCE, type DynamoGraphDeployment, DynamoGraphDeployments } from
 
 export { translateDynamoOverrides } from './overrides.ts';
 export { graphDeploymentStatus } from './status.ts';
-export { AGGREGATED_WORKER, DECODE_WORKER, DEFAULT_ROUTER_MODE, DYNAMO_VERSION, FRONTEND_PORT, FRONTEND_RESOURCES, FRONTEND_SERVICE, frontendEnv, graphDeploymentFor, PREFILL_WORKER, ROUTER_MODE_ENV, runtimeImage } from './transform.ts';
-export { DGD_KIND, DGD_RESOURCE, DYNAMO_API_VERSION, type DynamoComponent, type DynamoGraphDeployment, DynamoGraphDeployments, type DynamoResourceAmounts, type DynamoServiceStatus } from './types.ts';
+export {
+  AGGREGATED_WORKER,
+  DECODE_WORKER,
+  DEFAULT_ROUTER_MODE,
+  DYNAMO_VERSION,
+  FRONTEND_PORT,
+  FRONTEND_RESOURCES,
+  FRONTEND_SERVICE,
+  frontendEnv,
+  graphDeploymentFor,
+  PREFILL_WORKER,
+  ROUTER_MODE_ENV,
+  runtimeImage,
+} from './transform.ts';
+export {
+  DGD_KIND,
+  DGD_RESOURCE,
+  DYNAMO_API_VERSION,
+  type DynamoComponent,
+  type DynamoGraphDeployment,
+  DynamoGraphDeployments,
+  type DynamoResourceAmounts,
+  type DynamoServiceStatus,
+} from './types.ts';
 
 export const dynamoProvider = builtinProvider<DynamoGraphDeployment>('dynamo', {
   upstream: DynamoGraphDeployments,

@@ -28,7 +28,11 @@ function phaseOf(dgd: DynamoGraphDeployment): MappedStatus {
     case 'initializing':
       return withMessage('Deploying');
     case 'failed':
-      return { phase: 'Failed', message: message ?? findCondition(status.conditions, 'Ready')?.message ?? 'Dynamo reports the graph deployment failed' };
+      return {
+        phase: 'Failed',
+        message:
+          message ?? findCondition(status.conditions, 'Ready')?.message ?? 'Dynamo reports the graph deployment failed',
+      };
     case 'pending':
       return withMessage('Pending');
     case undefined:
@@ -62,6 +66,8 @@ function replicasOf(dgd: DynamoGraphDeployment, running: boolean): NonNullable<M
 export function graphDeploymentStatus(dgd: DynamoGraphDeployment, _md: ModelDeployment): MappedStatus {
   const mapped = phaseOf(dgd);
   const reported = dgd.status?.endpoint;
-  const endpoint = reported?.service ? { service: reported.service, port: nonNegativeInt(reported.port) ?? FRONTEND_PORT } : { service: `${dgd.metadata.name ?? ''}-frontend`, port: FRONTEND_PORT };
+  const endpoint = reported?.service
+    ? { service: reported.service, port: nonNegativeInt(reported.port) ?? FRONTEND_PORT }
+    : { service: `${dgd.metadata.name ?? ''}-frontend`, port: FRONTEND_PORT };
   return { ...mapped, replicas: replicasOf(dgd, mapped.phase === 'Running'), endpoint };
 }

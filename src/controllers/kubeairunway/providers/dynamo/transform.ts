@@ -5,8 +5,23 @@
 import { DEFAULT_GPU_TYPE, type EngineType, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { type EnvVar, mergeEnvByName } from '../../../../common/env-merge/index.ts';
 import { defaultModelDeployment, servingModeOf } from '../../validation/index.ts';
-import { derivedEngineFlags, type Flag, hfTokenSecretName, modelLabels, podAnnotations, podLabels, renderEngineArgs, userEnv } from '../common/index.ts';
-import { DGD_KIND, type DynamoComponent, type DynamoGraphDeployment, type DynamoResourceAmounts, DYNAMO_API_VERSION } from './types.ts';
+import {
+  derivedEngineFlags,
+  type Flag,
+  hfTokenSecretName,
+  modelLabels,
+  podAnnotations,
+  podLabels,
+  renderEngineArgs,
+  userEnv,
+} from '../common/index.ts';
+import {
+  DGD_KIND,
+  type DynamoComponent,
+  type DynamoGraphDeployment,
+  type DynamoResourceAmounts,
+  DYNAMO_API_VERSION,
+} from './types.ts';
 
 export const DYNAMO_VERSION = '1.1.1';
 export const FRONTEND_SERVICE = 'Frontend';
@@ -44,7 +59,9 @@ export function frontendEnv(routerMode: string): EnvVar[] {
 }
 
 /** nodeSelector and tolerations for every component's pods, and the pod template's labels and annotations */
-function podPlacement(md: ModelDeployment): Pick<DynamoComponent, 'labels' | 'annotations'> & { scheduling: Record<string, unknown> } {
+function podPlacement(
+  md: ModelDeployment,
+): Pick<DynamoComponent, 'labels' | 'annotations'> & { scheduling: Record<string, unknown> } {
   const spec = md.spec;
   const annotations = podAnnotations(md);
   return {
@@ -67,7 +84,11 @@ function frontend(md: ModelDeployment): DynamoComponent {
     envs: frontendEnv(DEFAULT_ROUTER_MODE),
     extraPodSpec: {
       ...scheduling,
-      mainContainer: { image: runtimeImage(md), command: ['python3', '-m', 'dynamo.frontend'], args: ['--http-port', String(FRONTEND_PORT)] },
+      mainContainer: {
+        image: runtimeImage(md),
+        command: ['python3', '-m', 'dynamo.frontend'],
+        args: ['--http-port', String(FRONTEND_PORT)],
+      },
     },
   };
 }
@@ -89,7 +110,11 @@ function gpuAmounts(count: number, type: string): DynamoResourceAmounts {
 function roleFlags(engine: DynamoEngine, role: Role | undefined): Flag[] {
   if (!role) return [];
   const flags: Flag[] = [{ key: 'disaggregation-mode', value: role }];
-  if (engine === 'vllm') flags.push({ key: 'kv-transfer-config', value: JSON.stringify({ kv_connector: 'NixlConnector', kv_role: 'kv_both' }) });
+  if (engine === 'vllm')
+    flags.push({
+      key: 'kv-transfer-config',
+      value: JSON.stringify({ kv_connector: 'NixlConnector', kv_role: 'kv_both' }),
+    });
   return flags;
 }
 
@@ -100,10 +125,16 @@ function worker(md: ModelDeployment, engine: DynamoEngine, shape: WorkerShape): 
   if (shape.memory !== undefined) limits.memory = String(shape.memory);
   if (md.spec.resources?.cpu !== undefined) limits.cpu = String(md.spec.resources.cpu);
   // NIXL's side channel listens on the pod IP so prefill and decode workers can reach each other
-  const nixl: EnvVar[] = shape.role && engine === 'vllm' ? [{ name: 'VLLM_NIXL_SIDE_CHANNEL_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }] : [];
+  const nixl: EnvVar[] =
+    shape.role && engine === 'vllm'
+      ? [{ name: 'VLLM_NIXL_SIDE_CHANNEL_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]
+      : [];
   const envs = mergeEnvByName(nixl, userEnv(md));
   const secret = hfTokenSecretName(md);
-  const args = renderEngineArgs(md, [...derivedEngineFlags(md, engine, { gpus: shape.gpus }), ...roleFlags(engine, shape.role)]);
+  const args = renderEngineArgs(md, [
+    ...derivedEngineFlags(md, engine, { gpus: shape.gpus }),
+    ...roleFlags(engine, shape.role),
+  ]);
   return {
     componentType: 'worker',
     ...(shape.role ? { subComponentType: shape.role } : {}),
@@ -113,7 +144,10 @@ function worker(md: ModelDeployment, engine: DynamoEngine, shape: WorkerShape): 
     // the token Secret is mounted as env by Dynamo (its HF_TOKEN key becomes $HF_TOKEN); we only name it
     ...(secret ? { envFromSecret: secret } : {}),
     ...(envs.length > 0 ? { envs } : {}),
-    extraPodSpec: { ...scheduling, mainContainer: { image: runtimeImage(md), command: ['python3', '-m', `dynamo.${engine}`], args } },
+    extraPodSpec: {
+      ...scheduling,
+      mainContainer: { image: runtimeImage(md), command: ['python3', '-m', `dynamo.${engine}`], args },
+    },
   };
 }
 
@@ -123,10 +157,19 @@ export function graphDeploymentFor(input: ModelDeployment): DynamoGraphDeploymen
   const engine = engineOf(md);
   const services: Record<string, DynamoComponent> = { [FRONTEND_SERVICE]: frontend(md) };
   if (servingModeOf(spec) === 'disaggregated') {
-    for (const [role, name] of [['prefill', PREFILL_WORKER], ['decode', DECODE_WORKER]] as const) {
+    for (const [role, name] of [
+      ['prefill', PREFILL_WORKER],
+      ['decode', DECODE_WORKER],
+    ] as const) {
       const c = spec.scaling?.[role];
       if (!c) throw new Error(`spec.scaling.${role}: disaggregated mode needs prefill and decode workers`);
-      services[name] = worker(md, engine, { role, replicas: c.replicas ?? 1, gpus: c.gpu?.count ?? 0, gpuType: c.gpu?.type ?? DEFAULT_GPU_TYPE, ...(c.memory !== undefined ? { memory: c.memory } : {}) });
+      services[name] = worker(md, engine, {
+        role,
+        replicas: c.replicas ?? 1,
+        gpus: c.gpu?.count ?? 0,
+        gpuType: c.gpu?.type ?? DEFAULT_GPU_TYPE,
+        ...(c.memory !== undefined ? { memory: c.memory } : {}),
+      });
     }
   } else {
     const gpu = spec.resources?.gpu;

@@ -6,7 +6,17 @@ import { type Workspace, WORKSPACE_RESOURCE, Workspaces } from './types.ts';
 
 export { KAITO_SERVICE_PORT, workspaceStatus } from './status.ts';
 export { GGUF_URL_ARG, KAITO_INFERENCE_PORT, LLAMACPP_CONTAINER, workspaceFor } from './transform.ts';
-export { KAITO_API_VERSION, type Workspace, WORKSPACE_KIND, WORKSPACE_RESOURCE, type WorkspaceInference, type WorkspacePreset, type WorkspaceResource, Workspaces, type WorkspaceTemplate } from './types.ts';
+export {
+  KAITO_API_VERSION,
+  type Workspace,
+  WORKSPACE_KIND,
+  WORKSPACE_RESOURCE,
+  type WorkspaceInference,
+  type WorkspacePreset,
+  type WorkspaceResource,
+  Workspaces,
+  type WorkspaceTemplate,
+} from './types.ts';
 
 export const kaitoProvider = builtinProvider<Workspace>('kaito', {
   upstream: Workspaces,

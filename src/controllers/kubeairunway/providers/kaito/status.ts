@@ -16,7 +16,9 @@ const STAGE_CONDITIONS = ['ResourceReady', 'InferenceReady', 'JobStarted'];
 function errorCondition(conditions: readonly KubeCondition[] | undefined): KubeCondition | undefined {
   const succeeded = findCondition(conditions, 'WorkspaceSucceeded');
   if (succeeded?.status === 'False') return succeeded;
-  return conditions?.find((c) => STAGE_CONDITIONS.includes(c.type) && c.status === 'False' && /failed$/i.test(c.reason ?? ''));
+  return conditions?.find(
+    (c) => STAGE_CONDITIONS.includes(c.type) && c.status === 'False' && /failed$/i.test(c.reason ?? ''),
+  );
 }
 
 const text = (c: KubeCondition | undefined): string | undefined => c?.message || c?.reason || undefined;
@@ -64,5 +66,9 @@ export function workspaceStatus(ws: Workspace, _md: ModelDeployment): MappedStat
   const mapped = phaseOf(ws);
   const desired = Math.max(1, ws.resource?.count ?? 1);
   const ready = mapped.phase === 'Running' ? desired : 0;
-  return { ...mapped, replicas: { desired, ready, available: ready }, endpoint: { service: ws.metadata.name ?? '', port: KAITO_SERVICE_PORT } };
+  return {
+    ...mapped,
+    replicas: { desired, ready, available: ready },
+    endpoint: { service: ws.metadata.name ?? '', port: KAITO_SERVICE_PORT },
+  };
 }

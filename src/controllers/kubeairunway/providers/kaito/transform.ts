@@ -4,8 +4,22 @@
 // nodes when GPUs are asked for (forced last, so a nodeSelector cannot send a GPU workload to CPU nodes).
 import { DEFAULT_GPU_TYPE, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { defaultModelDeployment, modelSourceOf } from '../../validation/index.ts';
-import { hfTokenSecretName, modelEnv, modelLabels, podAnnotations, podLabels, rejectUnsupportedFields, renderEngineArgs } from '../common/index.ts';
-import { KAITO_API_VERSION, WORKSPACE_KIND, type Workspace, type WorkspaceInference, type WorkspaceTemplate } from './types.ts';
+import {
+  hfTokenSecretName,
+  modelEnv,
+  modelLabels,
+  podAnnotations,
+  podLabels,
+  rejectUnsupportedFields,
+  renderEngineArgs,
+} from '../common/index.ts';
+import {
+  KAITO_API_VERSION,
+  WORKSPACE_KIND,
+  type Workspace,
+  type WorkspaceInference,
+  type WorkspaceTemplate,
+} from './types.ts';
 
 /** the port KAITO's Service targets on inference pods (it serves port 80 → 5000) */
 export const KAITO_INFERENCE_PORT = 5000;
@@ -24,7 +38,9 @@ export function workspaceFor(input: ModelDeployment): Workspace {
   const spec = md.spec;
   const engine = spec.engine?.type;
   if (engine !== 'vllm' && engine !== 'llamacpp') {
-    throw new Error(`spec.engine.type: KAITO runs vllm (as a preset) or llamacpp (as a template), got ${engine ?? 'nothing'}`);
+    throw new Error(
+      `spec.engine.type: KAITO runs vllm (as a preset) or llamacpp (as a template), got ${engine ?? 'nothing'}`,
+    );
   }
   const gpus = spec.resources?.gpu?.count ?? 0;
   const matchLabels: Record<string, string> = { 'kubernetes.io/os': 'linux', ...(spec.nodeSelector ?? {}) };
@@ -54,11 +70,21 @@ function presetInference(md: ModelDeployment): WorkspaceInference {
   const spec = md.spec;
   rejectUnsupportedFields(
     md,
-    ['spec.env', 'spec.engine.args', 'spec.engine.extraArgs', 'spec.engine.contextLength', 'spec.engine.image', 'spec.image', 'spec.model.servedName'],
+    [
+      'spec.env',
+      'spec.engine.args',
+      'spec.engine.extraArgs',
+      'spec.engine.contextLength',
+      'spec.engine.image',
+      'spec.image',
+      'spec.model.servedName',
+    ],
     "KAITO's vLLM preset runs KAITO's own image and configuration and has no place for it (use the llamacpp engine with an image, or another provider)",
   );
   if (modelSourceOf(spec) === 'custom' || !spec.model?.id) {
-    throw new Error('spec.model.id: KAITO\'s vLLM preset is named after a Hugging Face model id (source huggingface); a custom model needs an image, which the preset cannot run');
+    throw new Error(
+      "spec.model.id: KAITO's vLLM preset is named after a Hugging Face model id (source huggingface); a custom model needs an image, which the preset cannot run",
+    );
   }
   const secret = hfTokenSecretName(md);
   // modelAccessSecret: KAITO passes the Secret (key HF_TOKEN) to the preset's pods; we only name it
@@ -68,12 +94,22 @@ function presetInference(md: ModelDeployment): WorkspaceInference {
 function templateInference(md: ModelDeployment, nodeLabels: Record<string, string>): WorkspaceInference {
   const spec = md.spec;
   const image = spec.engine?.image || spec.image;
-  if (!image) throw new Error('spec.image: the llamacpp engine on KAITO runs your llama.cpp image; set spec.image or spec.engine.image');
+  if (!image)
+    throw new Error(
+      'spec.image: the llamacpp engine on KAITO runs your llama.cpp image; set spec.image or spec.engine.image',
+    );
   const { [GGUF_URL_ARG]: ggufUrl, ...otherArgs } = spec.engine?.args ?? {};
   const custom = modelSourceOf(spec) === 'custom';
-  if (!custom && !ggufUrl && !spec.model?.id) throw new Error('spec.model.id: the llama.cpp template loads huggingface://<model.id> (or engine.args.ggufUrl); set one');
+  if (!custom && !ggufUrl && !spec.model?.id)
+    throw new Error(
+      'spec.model.id: the llama.cpp template loads huggingface://<model.id> (or engine.args.ggufUrl); set one',
+    );
   const model = custom ? [] : [ggufUrl || `huggingface://${spec.model?.id}`];
-  const args = [...model, `--address=:${KAITO_INFERENCE_PORT}`, ...renderEngineArgs({ ...md, spec: { ...spec, engine: { ...spec.engine, args: otherArgs } } }, [])];
+  const args = [
+    ...model,
+    `--address=:${KAITO_INFERENCE_PORT}`,
+    ...renderEngineArgs({ ...md, spec: { ...spec, engine: { ...spec.engine, args: otherArgs } } }, []),
+  ];
   const gpu = spec.resources?.gpu;
   const gpus = gpu?.count ?? 0;
   const requests: Record<string, string> = {};

@@ -8,8 +8,31 @@ import { RAYSERVICE_RESOURCE, type RayService, RayServices } from './types.ts';
 export { translateKubeRayOverrides } from './overrides.ts';
 export { AGGREGATED_APP, argvToKwargs, DISAGGREGATED_APP, SERVE_APP_NAME, serveConfigFor } from './serve-config.ts';
 export { rayServiceStatus, serveFailureMessage, serveServiceName } from './status.ts';
-export { DEFAULT_WORKER_MEMORY, HEAD_CONTAINER, HEAD_RESOURCES, HEAD_START_PARAMS, headContainer, RAY_IMAGE, rayImage, rayServiceFor, SERVE_PORT, WORKER_CONTAINER } from './transform.ts';
-export { type PodTemplate, RAY_API_VERSION, type RayClusterConfig, type RayService, RAYSERVICE_KIND, RAYSERVICE_RESOURCE, RayServices, type RayServiceStatusDetail, type ServeApplicationStatus, type ServeDeploymentStatus, type WorkerGroupSpec } from './types.ts';
+export {
+  DEFAULT_WORKER_MEMORY,
+  HEAD_CONTAINER,
+  HEAD_RESOURCES,
+  HEAD_START_PARAMS,
+  headContainer,
+  RAY_IMAGE,
+  rayImage,
+  rayServiceFor,
+  SERVE_PORT,
+  WORKER_CONTAINER,
+} from './transform.ts';
+export {
+  type PodTemplate,
+  RAY_API_VERSION,
+  type RayClusterConfig,
+  type RayService,
+  RAYSERVICE_KIND,
+  RAYSERVICE_RESOURCE,
+  RayServices,
+  type RayServiceStatusDetail,
+  type ServeApplicationStatus,
+  type ServeDeploymentStatus,
+  type WorkerGroupSpec,
+} from './types.ts';
 
 export const kuberayProvider = builtinProvider<RayService>('kuberay', {
   upstream: RayServices,

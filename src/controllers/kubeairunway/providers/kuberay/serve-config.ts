@@ -32,7 +32,9 @@ export function argvToKwargs(argv: readonly string[]): Record<string, unknown> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--') || arg.length === 2) {
-      throw new Error(`spec.engine.extraArgs: "${arg}" is not a --flag; KubeRay passes engine settings to vLLM as keyword arguments, so every value must follow its flag`);
+      throw new Error(
+        `spec.engine.extraArgs: "${arg}" is not a --flag; KubeRay passes engine settings to vLLM as keyword arguments, so every value must follow its flag`,
+      );
     }
     let key = arg.slice(2);
     let value: unknown = true;
@@ -51,10 +53,18 @@ export function argvToKwargs(argv: readonly string[]): Record<string, unknown> {
   return out;
 }
 
-function llmConfig(md: ModelDeployment, replicas: number, gpus: number, disaggregated: boolean): Record<string, unknown> {
+function llmConfig(
+  md: ModelDeployment,
+  replicas: number,
+  gpus: number,
+  disaggregated: boolean,
+): Record<string, unknown> {
   const spec = md.spec;
   const id = spec.model?.id;
-  if (!id) throw new Error('spec.model.id: Ray Serve LLM loads the model from its id (a Hugging Face repository or a path in the image)');
+  if (!id)
+    throw new Error(
+      'spec.model.id: Ray Serve LLM loads the model from its id (a Hugging Face repository or a path in the image)',
+    );
   const kwargs = argvToKwargs(renderEngineArgs(md, derivedEngineFlags(md, 'vllm', { omitModel: true, gpus })));
   if (disaggregated && kwargs.kv_transfer_config === undefined) kwargs.kv_transfer_config = { ...NIXL_KV_TRANSFER };
   const servedName = modelSourceOf(spec) === 'custom' ? undefined : spec.model?.servedName;
@@ -80,7 +90,10 @@ export function serveConfigFor(md: ModelDeployment): string {
       },
     };
   } else {
-    app = { import_path: AGGREGATED_APP, args: { llm_configs: [llmConfig(md, spec.scaling?.replicas ?? 1, spec.resources?.gpu?.count ?? 0, false)] } };
+    app = {
+      import_path: AGGREGATED_APP,
+      args: { llm_configs: [llmConfig(md, spec.scaling?.replicas ?? 1, spec.resources?.gpu?.count ?? 0, false)] },
+    };
   }
   return stringify({ applications: [{ name: SERVE_APP_NAME, route_prefix: '/', ...app }] });
 }

@@ -16,7 +16,9 @@ export function serveServiceName(name: string): string {
 }
 
 function details(rs: RayService): RayServiceStatusDetail[] {
-  return [rs.status?.activeServiceStatus, rs.status?.pendingServiceStatus].filter((d): d is RayServiceStatusDetail => d !== undefined);
+  return [rs.status?.activeServiceStatus, rs.status?.pendingServiceStatus].filter(
+    (d): d is RayServiceStatusDetail => d !== undefined,
+  );
 }
 
 /** the first failed Serve application's message (or its failed deployment's), as `<app>[/<deployment>]: <message>` */
@@ -25,7 +27,9 @@ export function serveFailureMessage(rs: RayService): string | undefined {
     for (const [app, s] of Object.entries(detail.applicationStatuses ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       if (!FAILED_APP_STATES.has(s.status ?? '')) continue;
       if (s.message) return `${app}: ${s.message}`;
-      const failed = Object.entries(s.serveDeploymentStatuses ?? {}).find(([, d]) => d.status === 'UNHEALTHY' && d.message);
+      const failed = Object.entries(s.serveDeploymentStatuses ?? {}).find(
+        ([, d]) => d.status === 'UNHEALTHY' && d.message,
+      );
       return failed ? `${app}/${failed[0]}: ${failed[1].message}` : `${app}: ${s.status}`;
     }
   }
@@ -43,12 +47,16 @@ function phaseOf(rs: RayService): MappedStatus {
     case 'Pending':
       return { phase: 'Pending' };
     case 'Failed':
-      return { phase: 'Failed', message: serveFailureMessage(rs) ?? ready?.message ?? 'KubeRay reports the RayService Failed' };
+      return {
+        phase: 'Failed',
+        message: serveFailureMessage(rs) ?? ready?.message ?? 'KubeRay reports the RayService Failed',
+      };
   }
   if (ready?.status === 'True') return { phase: 'Running' };
   const failure = serveFailureMessage(rs);
   if (failure) return { phase: 'Failed', message: failure };
-  if (ready?.status === 'False') return ready.message ? { phase: 'Deploying', message: ready.message } : { phase: 'Deploying' };
+  if (ready?.status === 'False')
+    return ready.message ? { phase: 'Deploying', message: ready.message } : { phase: 'Deploying' };
   const apps = Object.values(status.activeServiceStatus?.applicationStatuses ?? {});
   if (apps.length > 0) return apps.every((a) => a.status === 'RUNNING') ? { phase: 'Running' } : { phase: 'Deploying' };
   return { phase: 'Pending' };
@@ -56,10 +64,17 @@ function phaseOf(rs: RayService): MappedStatus {
 
 export function rayServiceStatus(rs: RayService, _md: ModelDeployment): MappedStatus {
   const mapped = phaseOf(rs);
-  const desired = (rs.spec?.rayClusterConfig?.workerGroupSpecs ?? []).reduce((n, g) => n + (nonNegativeInt(g.replicas) ?? 0), 0);
+  const desired = (rs.spec?.rayClusterConfig?.workerGroupSpecs ?? []).reduce(
+    (n, g) => n + (nonNegativeInt(g.replicas) ?? 0),
+    0,
+  );
   const running = mapped.phase === 'Running';
   const cluster = rs.status?.activeServiceStatus?.rayClusterStatus;
   const ready = nonNegativeInt(cluster?.readyWorkerReplicas) ?? (running ? desired : 0);
   const available = nonNegativeInt(cluster?.availableWorkerReplicas) ?? ready;
-  return { ...mapped, replicas: { desired, ready, available }, endpoint: { service: serveServiceName(rs.metadata.name ?? ''), port: SERVE_PORT } };
+  return {
+    ...mapped,
+    replicas: { desired, ready, available },
+    endpoint: { service: serveServiceName(rs.metadata.name ?? ''), port: SERVE_PORT },
+  };
 }

@@ -28,7 +28,10 @@ export function rayImage(md: ModelDeployment): string {
 }
 
 /** the head container with `resources` as both requests and limits (defaults: HEAD_RESOURCES) */
-export function headContainer(md: ModelDeployment, resources: Readonly<Record<string, string>> = HEAD_RESOURCES): Record<string, unknown> {
+export function headContainer(
+  md: ModelDeployment,
+  resources: Readonly<Record<string, string>> = HEAD_RESOURCES,
+): Record<string, unknown> {
   const env = modelEnv(md);
   return {
     name: HEAD_CONTAINER,
@@ -66,7 +69,12 @@ function workerGroup(md: ModelDeployment, g: GroupShape): WorkerGroupSpec {
   if (md.spec.resources?.cpu !== undefined) amounts.cpu = String(md.spec.resources.cpu);
   if (g.gpus > 0) amounts[g.gpuType] = String(g.gpus);
   const env = modelEnv(md);
-  const container = { name: WORKER_CONTAINER, image: rayImage(md), resources: { requests: { ...amounts }, limits: { ...amounts } }, ...(env.length > 0 ? { env } : {}) };
+  const container = {
+    name: WORKER_CONTAINER,
+    image: rayImage(md),
+    resources: { requests: { ...amounts }, limits: { ...amounts } },
+    ...(env.length > 0 ? { env } : {}),
+  };
   return {
     groupName: g.name,
     // fixed size: the Serve config asks for exactly this many replicas
@@ -84,7 +92,13 @@ function workerGroups(md: ModelDeployment): WorkerGroupSpec[] {
     return (['prefill', 'decode'] as const).map((role) => {
       const c = spec.scaling?.[role];
       if (!c) throw new Error(`spec.scaling.${role}: disaggregated mode needs prefill and decode workers`);
-      return workerGroup(md, { name: `${role}-workers`, replicas: c.replicas ?? 1, gpus: c.gpu?.count ?? 0, gpuType: c.gpu?.type ?? DEFAULT_GPU_TYPE, ...(c.memory !== undefined ? { memory: c.memory } : {}) });
+      return workerGroup(md, {
+        name: `${role}-workers`,
+        replicas: c.replicas ?? 1,
+        gpus: c.gpu?.count ?? 0,
+        gpuType: c.gpu?.type ?? DEFAULT_GPU_TYPE,
+        ...(c.memory !== undefined ? { memory: c.memory } : {}),
+      });
     });
   }
   const gpu = spec.resources?.gpu;
@@ -101,7 +115,10 @@ function workerGroups(md: ModelDeployment): WorkerGroupSpec[] {
 
 export function rayServiceFor(input: ModelDeployment): RayService {
   const md = defaultModelDeployment(input);
-  if (md.spec.engine?.type !== 'vllm') throw new Error(`spec.engine.type: KubeRay serves vllm through Ray Serve LLM, got ${md.spec.engine?.type ?? 'nothing'}`);
+  if (md.spec.engine?.type !== 'vllm')
+    throw new Error(
+      `spec.engine.type: KubeRay serves vllm through Ray Serve LLM, got ${md.spec.engine?.type ?? 'nothing'}`,
+    );
   return {
     apiVersion: RAY_API_VERSION,
     kind: RAYSERVICE_KIND,

@@ -39,7 +39,12 @@ export interface ServeApplicationStatus {
 
 export interface RayServiceStatusDetail {
   rayClusterName?: string;
-  rayClusterStatus?: { readyWorkerReplicas?: number; availableWorkerReplicas?: number; desiredWorkerReplicas?: number; [field: string]: unknown };
+  rayClusterStatus?: {
+    readyWorkerReplicas?: number;
+    availableWorkerReplicas?: number;
+    desiredWorkerReplicas?: number;
+    [field: string]: unknown;
+  };
   applicationStatuses?: Record<string, ServeApplicationStatus>;
 }
 

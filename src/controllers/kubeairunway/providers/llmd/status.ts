@@ -18,16 +18,26 @@ interface DeploymentStatus {
 export function vllmDeploymentStatus(d: KubeObject, _md: ModelDeployment): MappedStatus {
   const status = (d.status ?? {}) as DeploymentStatus;
   const desired = nonNegativeInt((d.spec as { replicas?: number } | undefined)?.replicas) ?? 1;
-  const replicas = { desired, ready: nonNegativeInt(status.readyReplicas) ?? 0, available: nonNegativeInt(status.availableReplicas) ?? 0 };
+  const replicas = {
+    desired,
+    ready: nonNegativeInt(status.readyReplicas) ?? 0,
+    available: nonNegativeInt(status.availableReplicas) ?? 0,
+  };
   const endpoint = { service: d.metadata.name ?? '', port: VLLM_PORT };
   const stale = staleStatus('Deployment', d.metadata.generation, status.observedGeneration);
   if (stale) return { ...stale, replicas, endpoint };
   const available = findCondition(status.conditions as never, 'Available');
   const progressing = findCondition(status.conditions as never, 'Progressing');
   if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-    return { phase: 'Failed', message: progressing.message || 'the vLLM Deployment exceeded its progress deadline', replicas, endpoint };
+    return {
+      phase: 'Failed',
+      message: progressing.message || 'the vLLM Deployment exceeded its progress deadline',
+      replicas,
+      endpoint,
+    };
   }
-  if (available?.status === 'True' && replicas.available >= Math.min(desired, 1)) return { phase: 'Running', replicas, endpoint };
+  if (available?.status === 'True' && replicas.available >= Math.min(desired, 1))
+    return { phase: 'Running', replicas, endpoint };
   if (!status.conditions?.length) return { phase: 'Pending', replicas, endpoint };
   return { phase: 'Deploying', message: `${replicas.ready}/${desired} vLLM pods ready`, replicas, endpoint };
 }

@@ -4,7 +4,15 @@
 // beside it. The selector label is set after the user's pod labels, so a podTemplate label cannot break it.
 import { DEFAULT_GPU_TYPE, MODEL_DEPLOYMENT_LABEL, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import type { KubeObject } from '../../../../kube/index.ts';
-import { derivedEngineFlags, modelEnv, modelLabels, podAnnotations, podLabels, renderEngineArgs, sanitizeLabelValue } from '../common/index.ts';
+import {
+  derivedEngineFlags,
+  modelEnv,
+  modelLabels,
+  podAnnotations,
+  podLabels,
+  renderEngineArgs,
+  sanitizeLabelValue,
+} from '../common/index.ts';
 
 export const VLLM_IMAGE = 'vllm/vllm-openai:v0.9.1';
 export const VLLM_PORT = 8000;
@@ -26,7 +34,13 @@ function resources(md: ModelDeployment): Record<string, Record<string, string>> 
 export function vllmDeploymentFor(md: ModelDeployment): KubeObject {
   const spec = md.spec;
   const gpus = spec.resources?.gpu?.count ?? 0;
-  const args = ['--host', '0.0.0.0', '--port', String(VLLM_PORT), ...renderEngineArgs(md, derivedEngineFlags(md, 'vllm', { gpus }))];
+  const args = [
+    '--host',
+    '0.0.0.0',
+    '--port',
+    String(VLLM_PORT),
+    ...renderEngineArgs(md, derivedEngineFlags(md, 'vllm', { gpus })),
+  ];
   const env = modelEnv(md);
   const annotations = podAnnotations(md);
   const container = {
@@ -63,6 +77,9 @@ export function vllmServiceFor(md: ModelDeployment): KubeObject {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: md.metadata.name, namespace: md.metadata.namespace, labels: modelLabels(md) },
-    spec: { selector: selector(md), ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
+    spec: {
+      selector: selector(md),
+      ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }],
+    },
   };
 }
