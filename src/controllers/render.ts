@@ -173,7 +173,8 @@ async function renderModelDeployment(
   if (incompatible.length > 0) return [{ ...outcome, problems: [`ProviderCompatible: ${incompatible.join('; ')}`] }];
   try {
     const upstream = buildDesired(def, md);
-    outcome.objects.push(upstream);
+    // what the provider applies beside its upstream object (the llm-d provider's Service)
+    outcome.objects.push(upstream, ...(def.extraObjects?.(md) ?? []));
     // the aim provider's AIMService is itself reconciled into an InferenceService and an HTTPRoute
     if (same(upstream, AIMServices)) {
       const svc = { ...upstream, metadata: { ...upstream.metadata, uid: placeholderUid(upstream) } } as AIMService;

@@ -175,13 +175,20 @@ describe('modelplane render (command)', () => {
     });
     assert.equal(ok.status, 0, ok.stderr);
     const kinds = parseAllDocuments(ok.stdout).map((d) => (d.toJS() as KubeObject).kind);
+    // AIMModel: auto-created for the AIMService by image; the llm-d provider's Deployment and Service beside
+    // Llama Stack's; both AIMServices' InferenceService and HTTPRoute
     assert.deepEqual(kinds.sort(), [
+      'AIMModel',
       'ConfigMap',
+      'Deployment',
       'Deployment',
       'DynamoGraphDeployment',
       'HTTPRoute',
+      'HTTPRoute',
+      'InferenceService',
       'InferenceService',
       'RayService',
+      'Service',
       'Service',
       'ServiceAccount',
       'Workspace',
