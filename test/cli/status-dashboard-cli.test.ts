@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { listStatusRows } from '../../src/cli/status.ts';
 import { KubeClient } from '../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import { createModelDeploymentViewer } from '../helpers/viewer.ts';
 
 const CLI = resolve('bin/modelplane.js');
 
@@ -42,26 +43,7 @@ describe('modelplane status and dashboard with limited credentials', () => {
         spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } },
       });
     }
-    await cluster.k(['create', 'serviceaccount', 'viewer', '-n', 'team-a']);
-    await cluster.k([
-      'create',
-      'role',
-      'md-reader',
-      '-n',
-      'team-a',
-      '--verb=get,list,watch',
-      '--resource=modeldeployments.kubeairunway.ai',
-    ]);
-    await cluster.k([
-      'create',
-      'rolebinding',
-      'md-reader',
-      '-n',
-      'team-a',
-      '--role=md-reader',
-      '--serviceaccount=team-a:viewer',
-    ]);
-    const token = (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim();
+    const token = await createModelDeploymentViewer(cluster, 'team-a');
     viewerKubeconfig = join(cluster.kubeconfig, '..', 'viewer.kubeconfig');
     writeFileSync(viewerKubeconfig, cluster.dev.server.kubeconfigYaml({ token }));
   });

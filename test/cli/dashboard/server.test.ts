@@ -12,6 +12,7 @@ import { type Dashboard, startDashboard } from '../../../src/cli/dashboard/index
 import type { ResourceDetail, SnapshotMessage } from '../../../src/cli/dashboard/types.ts';
 import { KubeClient, type KubeObject, Logger } from '../../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
+import { createModelDeploymentViewer } from '../../helpers/viewer.ts';
 
 const log = new Logger({}, 'silent');
 
@@ -228,26 +229,7 @@ describe('dashboard backend', () => {
   });
 
   it("reads with the user's own credentials: a namespace-scoped ServiceAccount sees its Role's kinds only", async () => {
-    await cluster.k(['create', 'serviceaccount', 'viewer', '-n', 'team-a']);
-    await cluster.k([
-      'create',
-      'role',
-      'md-reader',
-      '-n',
-      'team-a',
-      '--verb=get,list,watch',
-      '--resource=modeldeployments.kubeairunway.ai',
-    ]);
-    await cluster.k([
-      'create',
-      'rolebinding',
-      'md-reader',
-      '-n',
-      'team-a',
-      '--role=md-reader',
-      '--serviceaccount=team-a:viewer',
-    ]);
-    const token = (await cluster.k(['create', 'token', 'viewer', '-n', 'team-a'])).trim();
+    const token = await createModelDeploymentViewer(cluster, 'team-a');
     const client = await KubeClient.create(cluster.dev.server.kubeconfigYaml({ token }));
     const d = await startDashboard({
       client,
