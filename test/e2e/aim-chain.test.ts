@@ -19,6 +19,21 @@ const log = new Logger({}, parseLogLevel(process.env.AIM_TEST_LOG, 'silent'));
 const Jobs = kindRef<KubeObject & { status?: any }>('batch/v1', 'Job');
 const Nodes = kindRef<KubeObject>('v1', 'Node');
 
+/** a dev cluster running the AIM controller set with the simulated image registry, as each suite here needs */
+const startAimChainCluster = (name: string): Promise<OperatorTestCluster<unknown>> =>
+  startOperatorTestCluster({
+    name,
+    log,
+    namespaces: [NS, OPERATOR_NS],
+    register: (mgr) =>
+      aimControllerSet().register(mgr, {
+        operatorNamespace: OPERATOR_NS,
+        podNamespace: 'modelplane-system',
+        log,
+        imageRegistry: new SimRegistry(),
+      }),
+  });
+
 type Json = Record<string, any>;
 const cond = (o: { status?: unknown } | undefined, type: string): Json | undefined =>
   ((o?.status as Json | undefined)?.conditions as Json[] | undefined)?.find((c) => c.type === type);
@@ -31,18 +46,7 @@ describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
     (await admin.list(AIMServiceTemplates, { namespace: NS })).items.filter((t) => t.spec.modelName === model);
 
   before(async () => {
-    cluster = await startOperatorTestCluster({
-      name: 'aim-chain',
-      log,
-      namespaces: [NS, OPERATOR_NS],
-      register: (mgr) =>
-        aimControllerSet().register(mgr, {
-          operatorNamespace: OPERATOR_NS,
-          podNamespace: 'modelplane-system',
-          log,
-          imageRegistry: new SimRegistry(),
-        }),
-    });
+    cluster = await startAimChainCluster('aim-chain');
     admin = cluster.admin;
   });
   after(() => cluster?.stop());
@@ -131,18 +135,7 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
   const Pvcs = kindRef<KubeObject & { spec: Json; status?: Json }>('v1', 'PersistentVolumeClaim');
 
   before(async () => {
-    cluster = await startOperatorTestCluster({
-      name: 'aim-cache',
-      log,
-      namespaces: [NS, OPERATOR_NS],
-      register: (mgr) =>
-        aimControllerSet().register(mgr, {
-          operatorNamespace: OPERATOR_NS,
-          podNamespace: 'modelplane-system',
-          log,
-          imageRegistry: new SimRegistry(),
-        }),
-    });
+    cluster = await startAimChainCluster('aim-cache');
     admin = cluster.admin;
   });
   after(() => cluster?.stop());
@@ -285,18 +278,7 @@ describe('AIMService through the whole chain on the dev cluster', { timeout: 120
   const Pods = kindRef<KubeObject & { spec: Json; status?: Json }>('v1', 'Pod');
 
   before(async () => {
-    cluster = await startOperatorTestCluster({
-      name: 'aim-service-chain',
-      log,
-      namespaces: [NS, OPERATOR_NS],
-      register: (mgr) =>
-        aimControllerSet().register(mgr, {
-          operatorNamespace: OPERATOR_NS,
-          podNamespace: 'modelplane-system',
-          log,
-          imageRegistry: new SimRegistry(),
-        }),
-    });
+    cluster = await startAimChainCluster('aim-service-chain');
     admin = cluster.admin;
     await apply({
       apiVersion: API,
