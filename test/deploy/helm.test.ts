@@ -20,9 +20,17 @@ import {
 } from './chart-checks.ts';
 import { runDeploymentsAsProcesses } from './processes.ts';
 
-const ALL = ['controller', 'webhooks', 'provider-aim', 'provider-dynamo', 'provider-kaito', 'provider-kuberay'];
+const ALL = [
+  'controller',
+  'webhooks',
+  'provider-aim',
+  'provider-dynamo',
+  'provider-kaito',
+  'provider-kuberay',
+  'provider-llmd',
+];
 const NO_PROVIDERS =
-  'providers.aim.enabled=false,providers.dynamo.enabled=false,providers.kaito.enabled=false,providers.kuberay.enabled=false';
+  'providers.aim.enabled=false,providers.dynamo.enabled=false,providers.kaito.enabled=false,providers.kuberay.enabled=false,providers.llmd.enabled=false';
 
 interface RenderCase {
   name: string;
@@ -46,7 +54,7 @@ const CASES: RenderCase[] = [
     name: 'custom namespace, dynamo and kuberay disabled, AIM namespace set',
     namespace: 'ml-ops',
     values: ['--set', 'providers.dynamo.enabled=false,providers.kuberay.enabled=false,aimSystemNamespace=aim-ops'],
-    deployments: ['controller', 'webhooks', 'provider-aim', 'provider-kaito'],
+    deployments: ['controller', 'webhooks', 'provider-aim', 'provider-kaito', 'provider-llmd'],
     env: { MODELPLANE_LOG_LEVEL: 'info', AIM_SYSTEM_NAMESPACE: 'aim-ops' },
   },
   {
@@ -214,6 +222,32 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
         assert.match(r.stderr, message);
       });
     }
+  });
+
+  it('prometheus.url and its token reach only the process that runs the autoscaler set', async () => {
+    const envOf = (objects: Manifest[]) =>
+      new Map(
+        ofKind(objects, 'Deployment').map((d) => [
+          d.metadata.name,
+          (d.spec.template.spec.containers[0].env as Array<{ name: string; value?: string; valueFrom?: unknown }>)
+            .filter((e) => e.name.startsWith('PROMETHEUS_'))
+            .map((e) => `${e.name}=${e.value ?? JSON.stringify(e.valueFrom)}`),
+        ]),
+      );
+    const values = ['--set', 'prometheus.url=http://prometheus.monitoring:9090,prometheus.bearerTokenSecret.name=prom'];
+    const withAutoscaler = await renderChart('modelplane-system', [
+      ...values,
+      '--set-json',
+      'controller.sets=["aim","autoscaler"]',
+    ]);
+    const env = envOf(withAutoscaler.objects);
+    assert.deepEqual(env.get('modelplane-controller'), [
+      'PROMETHEUS_BASE_URL=http://prometheus.monitoring:9090',
+      'PROMETHEUS_BEARER_TOKEN={"secretKeyRef":{"name":"prom","key":"token"}}',
+    ]);
+    for (const [name, vars] of env) if (name !== 'modelplane-controller') assert.deepEqual(vars, [], name);
+    const without = envOf((await renderChart('modelplane-system', values)).objects);
+    assert.deepEqual([...without.values()].flat(), [], 'no autoscaler set, no Prometheus settings');
   });
 
   describe('the checks catch a broken chart', () => {

@@ -164,7 +164,14 @@ export async function startSimLlamaStackServer(opts: SimLlamaStackOptions): Prom
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err) => json(res, 500, { detail: (err as Error).message }));
   });
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  // a port already taken must reject the start (the caller reports it), never crash the process
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
