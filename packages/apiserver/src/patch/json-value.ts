@@ -77,7 +77,7 @@ export function goJson(v: Json): string {
 /** Byte-wise string order (Go's strings.Compare on UTF-8), which differs from UTF-16 order only for astral code points. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  const n = a.length < b.length ? a.length : b.length;
+  const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   // Without a surrogate where they first differ (or just before the end of a common prefix), code
