@@ -37,6 +37,7 @@ const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 export class Deleter {
   constructor(private readonly deps: DeleterDeps) {}
 
+  /** read, refuse what may not go, admit, then delete outright or mark for the finalizers that hold it */
   async delete(
     rt: ResourceType,
     namespace: string | undefined,
@@ -45,66 +46,29 @@ export class Deleter {
     ctx: RequestContext,
   ): Promise<DeleteResult> {
     const { store } = this.deps;
-    let obj = store.get(rt.storageKey, namespace, name);
-    if (!obj) throw errors.notFound(rt.plural, rt.group, name);
-    if (rt.storageKey === NAMESPACES && IMMORTAL_NAMESPACES.has(name)) {
-      throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
-        name,
-        group: '',
-        kind: 'namespaces',
-      });
-    }
-    const pre = options.preconditions;
-    if (pre?.uid && pre.uid !== obj.metadata.uid) {
-      throw errors.conflict(
-        rt.plural,
-        rt.group,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw errors.conflict(
-        rt.plural,
-        rt.group,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
-      );
-    }
+    const found = store.get(rt.storageKey, namespace, name);
+    if (!found) throw errors.notFound(rt.plural, rt.group, name);
+    assertDeletable(rt, name, found, options);
     await this.deps.admission().validate({
       rt,
-      version: obj.apiVersion.split('/').pop()!,
+      version: found.apiVersion.split('/').pop()!,
       operation: 'DELETE',
       namespace,
       name,
-      oldObject: obj,
+      oldObject: found,
       user: ctx.user,
       dryRun: ctx.dryRun,
       warnings: ctx.warnings,
     });
-
     // Admission may have waited (webhooks): decide on the latest version, not the one read before it.
-    const latest = store.get(rt.storageKey, namespace, name);
-    if (!latest || latest.metadata.uid !== obj.metadata.uid) throw errors.notFound(rt.plural, rt.group, name);
-    obj = latest;
+    const obj = store.get(rt.storageKey, namespace, name);
+    if (!obj || obj.metadata.uid !== found.metadata.uid) throw errors.notFound(rt.plural, rt.group, name);
 
-    const legacyOrphan = (options as { orphanDependents?: unknown }).orphanDependents;
-    let policy =
-      options.propagationPolicy ??
-      (typeof legacyOrphan === 'boolean' ? (legacyOrphan ? 'Orphan' : 'Background') : undefined);
-    if (!policy) {
-      const defaulted = this.deps.defaultPolicy?.(rt);
-      if (defaulted?.warning) ctx.warnings.push(defaulted.warning);
-      policy = defaulted?.policy ?? 'Background';
-    }
     const finalizers = [...(obj.metadata.finalizers ?? [])];
+    const policy = this.propagationPolicy(rt, options, ctx);
     if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
     if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
-
-    const heldBySpec =
-      rt.storageKey === NAMESPACES &&
-      ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0;
-    if (finalizers.length === 0 && !heldBySpec) {
+    if (finalizers.length === 0 && !heldByNamespaceFinalizers(rt, obj)) {
       if (ctx.dryRun) return { object: obj, deleted: true };
       const gone = store.commit(rt.storageKey, 'DELETED', obj);
       this.deps.onDeleted(rt, gone);
@@ -114,24 +78,80 @@ export class Deleter {
     if (obj.metadata.deletionTimestamp && sameList(finalizers, obj.metadata.finalizers ?? [])) {
       return { object: obj, deleted: false };
     }
-    const marked: KubeObject = {
-      ...obj,
-      metadata: {
-        ...obj.metadata,
-        finalizers,
-        deletionTimestamp: obj.metadata.deletionTimestamp ?? kubeTime(),
-        deletionGracePeriodSeconds: obj.metadata.deletionGracePeriodSeconds ?? 0,
-        generation: obj.metadata.deletionTimestamp ? obj.metadata.generation : (obj.metadata.generation ?? 0) + 1,
-      },
-      ...(rt.storageKey === NAMESPACES
-        ? { status: { ...(obj.status as object | undefined), phase: 'Terminating' } }
-        : {}),
-    };
+    const marked = markedForDeletion(rt, obj, finalizers);
     if (ctx.dryRun) return { object: marked, deleted: false };
     const committed = store.commit(rt.storageKey, 'MODIFIED', marked);
     await this.deps.durable();
     return { object: committed, deleted: false };
   }
+
+  /** the client's policy (or the legacy orphanDependents flag), else the kind's default with its warning */
+  private propagationPolicy(
+    rt: ResourceType,
+    options: DeleteOptions,
+    ctx: RequestContext,
+  ): NonNullable<DeleteOptions['propagationPolicy']> {
+    const legacyOrphan = (options as { orphanDependents?: unknown }).orphanDependents;
+    const asked =
+      options.propagationPolicy ??
+      (typeof legacyOrphan === 'boolean' ? (legacyOrphan ? 'Orphan' : 'Background') : undefined);
+    if (asked) return asked;
+    const defaulted = this.deps.defaultPolicy?.(rt);
+    if (defaulted?.warning) ctx.warnings.push(defaulted.warning);
+    return defaulted?.policy ?? 'Background';
+  }
+}
+
+/** system namespaces never go, and the client's uid / resourceVersion preconditions must hold */
+function assertDeletable(rt: ResourceType, name: string, obj: KubeObject, options: DeleteOptions): void {
+  if (rt.storageKey === NAMESPACES && IMMORTAL_NAMESPACES.has(name)) {
+    throw errors.forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, {
+      name,
+      group: '',
+      kind: 'namespaces',
+    });
+  }
+  const pre = options.preconditions;
+  if (pre?.uid && pre.uid !== obj.metadata.uid) {
+    throw errors.conflict(
+      rt.plural,
+      rt.group,
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+    throw errors.conflict(
+      rt.plural,
+      rt.group,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+    );
+  }
+}
+
+/** A Namespace is removed only when its spec.finalizers are empty too (kube's ShouldDeleteNamespaceDuringUpdate). */
+export function heldByNamespaceFinalizers(rt: ResourceType, obj: KubeObject): boolean {
+  return (
+    rt.storageKey === NAMESPACES && ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0
+  );
+}
+
+/** the first delete stamps deletionTimestamp and bumps generation; a Namespace turns Terminating */
+function markedForDeletion(rt: ResourceType, obj: KubeObject, finalizers: string[]): KubeObject {
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      finalizers,
+      deletionTimestamp: obj.metadata.deletionTimestamp ?? kubeTime(),
+      deletionGracePeriodSeconds: obj.metadata.deletionGracePeriodSeconds ?? 0,
+      generation: obj.metadata.deletionTimestamp ? obj.metadata.generation : (obj.metadata.generation ?? 0) + 1,
+    },
+    ...(rt.storageKey === NAMESPACES
+      ? { status: { ...(obj.status as object | undefined), phase: 'Terminating' } }
+      : {}),
+  };
 }
 
 function sameList(a: string[], b: string[]): boolean {

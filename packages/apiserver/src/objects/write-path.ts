@@ -1,13 +1,15 @@
 // The write path every create, update, patch and apply goes through, in kube-apiserver's order:
 // immutable metadata kept, subresource scoping, mutating admission, defaults and pruning, validation
 // (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
-import { type StatusError, type StatusCause, cause, errors } from '../errors.ts';
+
 import { eventsV1ToEvent } from '../builtin/events.ts';
+import { cause, errors, type StatusCause, type StatusError } from '../errors.ts';
 import type { Generation, ResourceType } from '../resource-types/resource-type.ts';
 import { groupVersion, storageVersion } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
 import type { RequestContext } from './context.ts';
+import { heldByNamespaceFinalizers } from './deleter.ts';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from './hooks.ts';
 import { deepClone, deepEqual, generateNameSuffix, isPlainObject, kubeTime, newUid, specPartsEqual } from './meta.ts';
 import type { StrategyProvider, TypeStrategy } from './strategy.ts';
@@ -71,100 +73,65 @@ const SERVER_META = [
 export class Lifecycle {
   constructor(private readonly deps: LifecycleDeps) {}
 
+  /** One straight run over kube-apiserver's phases; each phase below is one step of the file header's list. */
   async write(req: WriteRequest): Promise<WriteResult> {
-    const { rt, ctx, old } = req;
-    const strategy = this.deps.strategies.for(rt);
-    let obj = req.owned ? req.candidate : deepClone(req.candidate);
-    if (!isPlainObject(obj.metadata)) obj.metadata = {};
-    delete obj.metadata.resourceVersion;
-    obj.apiVersion = groupVersion(rt.group, req.version);
-    obj.kind = rt.kind;
-    decode(req, strategy, obj);
-
-    if (old) {
-      for (const k of SERVER_META) {
-        if (old.metadata[k] === undefined) delete obj.metadata[k];
-        else (obj.metadata as Record<string, unknown>)[k] = old.metadata[k];
-      }
-      obj.metadata.name = old.metadata.name;
-      if (rt.namespaced) obj.metadata.namespace = old.metadata.namespace;
-      // What the write takes over from the stored object is copied: pruning, defaulting and admission
-      // below change `obj` in place, and stored objects never change (their JSON is cached and shared).
-      if (req.subresource === 'finalize') obj = onlyFinalizersChanged(deepClone(old), obj);
-      else strategy.prepareForUpdate?.(obj, old);
-      if (rt.subresources.status) {
-        if (req.subresource === 'status')
-          obj = onlyStatusChanged(deepClone(old), obj, rt.statusWritesAnnotations === true);
-        else if (old.status === undefined) delete obj.status;
-        else obj.status = deepClone(old.status);
-      }
-    } else {
-      this.prepareNew(req, obj);
-      if (rt.subresources.status && req.subresource !== 'status') delete obj.status;
-      strategy.prepareForCreate?.(obj);
+    const strategy = this.deps.strategies.for(req.rt);
+    let obj = decodedCandidate(req, strategy);
+    obj = req.old ? carryOverStored(req, strategy, obj, req.old) : this.prepareCreate(req, strategy, obj);
+    const attrs = admissionAttributes(req, obj);
+    obj = (await this.admit(attrs, strategy, req.version)) ?? obj;
+    await this.validate(req, strategy, attrs, obj);
+    recordManagedFields(req, obj);
+    if (req.old) {
+      bumpGeneration(req, obj, req.old);
+      if (unchanged(req.old, obj)) return { object: req.old, created: false, noop: true };
+    } else if (req.rt.generation) {
+      // Kinds whose strategy keeps no generation (Pods, Services, ConfigMaps … in 1.32) store whatever the
+      // creator sent, and updates carry the old value over (SERVER_META), as kube-apiserver does.
+      obj.metadata.generation = 1;
     }
+    return this.commit(req, obj);
+  }
 
-    const operation: AdmissionOperation = old ? 'UPDATE' : 'CREATE';
-    const admission = this.deps.admission();
-    const attrs = {
-      rt,
-      version: req.version,
-      operation,
-      namespace: req.namespace,
-      name: obj.metadata.name!,
-      object: obj,
-      oldObject: old,
-      user: ctx.user,
-      dryRun: ctx.dryRun,
-      warnings: ctx.warnings,
-      ...(req.subresource ? { subresource: req.subresource } : {}),
-      ...(ctx.auditAnnotations ? { auditAnnotations: ctx.auditAnnotations } : {}),
-    };
-    const mutated = await admission.mutate(attrs);
-    if (mutated) obj = mutated;
+  private prepareCreate(req: WriteRequest, strategy: TypeStrategy, obj: KubeObject): KubeObject {
+    this.prepareNew(req, obj);
+    if (req.rt.subresources.status && req.subresource !== 'status') delete obj.status;
+    strategy.prepareForCreate?.(obj);
+    return obj;
+  }
 
-    // What a mutating webhook returned is decoded again (kube re-decodes the patched object): its unknown
-    // fields are dropped without a strict-decoding error, since the client did not send them.
-    if (mutated) {
-      strategy.prune(obj, req.version);
-      strategy.applyDefaults(obj, req.version);
-    }
+  /** mutating admission: the object a webhook returned (decoded again, as kube re-decodes it), or none */
+  private async admit(
+    attrs: AdmissionAttributes,
+    strategy: TypeStrategy,
+    version: string,
+  ): Promise<KubeObject | undefined> {
+    const mutated = await this.deps.admission().mutate(attrs);
+    if (!mutated) return undefined;
+    // its unknown fields are dropped without a strict-decoding error, since the client did not send them
+    strategy.prune(mutated, version);
+    strategy.applyDefaults(mutated, version);
+    return mutated;
+  }
 
+  /** schema, CEL and metadata validation, then built-in and webhook validating admission */
+  private async validate(
+    req: WriteRequest,
+    strategy: TypeStrategy,
+    attrs: AdmissionAttributes,
+    obj: KubeObject,
+  ): Promise<void> {
+    const { rt, old } = req;
     const causes: StatusCause[] = [...validateMeta(rt, obj, old), ...strategy.validate(obj, old, req.version)];
-    if (old?.metadata.deletionTimestamp) {
-      const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
-      if (added.length > 0)
-        causes.push(
-          cause(
-            'metadata.finalizers',
-            'FieldValueForbidden',
-            `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-          ),
-        );
-    }
+    if (old?.metadata.deletionTimestamp) causes.push(...finalizersAddedWhileDeleting(old, obj));
     if (causes.length > 0) throw errors.invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
     for (const check of this.deps.builtinValidators?.() ?? []) check({ ...attrs, object: obj });
-    await admission.validate({ ...attrs, object: obj });
+    await this.deps.admission().validate({ ...attrs, object: obj });
+  }
 
-    obj.metadata.managedFields =
-      req.managedFields ?? req.recordManagedFields?.(old, obj) ?? old?.metadata.managedFields;
-    if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
-
-    // Kinds whose strategy keeps no generation (Pods, Services, ConfigMaps … in 1.32) store whatever the
-    // creator sent, and updates carry the old value over (SERVER_META), as kube-apiserver does.
-    if (!old) {
-      if (rt.generation) obj.metadata.generation = 1;
-    } else {
-      // a /status write never bumps it (kube's status strategies leave generation alone), a /scale write does
-      if (
-        rt.generation &&
-        req.subresource !== 'status' &&
-        generationBumps(rt.generation, old, obj, rt.subresources.status)
-      )
-        obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
-      if (unchanged(old, obj)) return { object: old, created: false, noop: true };
-    }
-
+  /** storage conversion, the optimistic-concurrency check, then the commit (or the final delete) */
+  private async commit(req: WriteRequest, obj: KubeObject): Promise<WriteResult> {
+    const { rt, ctx, old } = req;
     const stored = await this.toStorage(rt, obj);
     // Admission and conversion may have waited on webhooks: refuse to overwrite a write that landed meanwhile.
     this.assertUnchangedSince(rt, obj, old);
@@ -258,14 +225,6 @@ function namespaceTerminating(rt: ResourceType, name: string, ns: string): Statu
   );
 }
 
-/** A Namespace is removed only when its spec.finalizers are empty too (kube's ShouldDeleteNamespaceDuringUpdate). */
-function heldByNamespaceFinalizers(rt: ResourceType, obj: KubeObject): boolean {
-  return (
-    rt.storageKey === '/namespaces' &&
-    ((obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length ?? 0) > 0
-  );
-}
-
 /** PUT namespaces/<name>/finalize: only spec.finalizers change */
 function onlyFinalizersChanged(old: KubeObject, candidate: KubeObject): KubeObject {
   const spec = { ...((old.spec as Record<string, unknown>) ?? {}) };
@@ -305,6 +264,83 @@ export function isApiError(e: unknown): e is StatusError {
 function generationBumps(rule: Generation, old: KubeObject, obj: KubeObject, hasStatus: boolean): boolean {
   if (!specPartsEqual(old, obj, hasStatus)) return true;
   return rule === 'spec+annotations' && !deepEqual(old.metadata.annotations ?? {}, obj.metadata.annotations ?? {});
+}
+
+/** the candidate as the write will change it: copied unless owned, typed, decoded */
+function decodedCandidate(req: WriteRequest, strategy: TypeStrategy): KubeObject {
+  const obj = req.owned ? req.candidate : deepClone(req.candidate);
+  if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  delete obj.metadata.resourceVersion;
+  obj.apiVersion = groupVersion(req.rt.group, req.version);
+  obj.kind = req.rt.kind;
+  decode(req, strategy, obj);
+  return obj;
+}
+
+/** an update keeps the stored object's identity and server-set metadata, and writes only its subresource */
+function carryOverStored(req: WriteRequest, strategy: TypeStrategy, obj: KubeObject, old: KubeObject): KubeObject {
+  const { rt } = req;
+  for (const k of SERVER_META) {
+    if (old.metadata[k] === undefined) delete obj.metadata[k];
+    else (obj.metadata as Record<string, unknown>)[k] = old.metadata[k];
+  }
+  obj.metadata.name = old.metadata.name;
+  if (rt.namespaced) obj.metadata.namespace = old.metadata.namespace;
+  // What the write takes over from the stored object is copied: pruning, defaulting and admission
+  // change `obj` in place, and stored objects never change (their JSON is cached and shared).
+  if (req.subresource === 'finalize') obj = onlyFinalizersChanged(deepClone(old), obj);
+  else strategy.prepareForUpdate?.(obj, old);
+  if (rt.subresources.status) {
+    if (req.subresource === 'status') obj = onlyStatusChanged(deepClone(old), obj, rt.statusWritesAnnotations === true);
+    else if (old.status === undefined) delete obj.status;
+    else obj.status = deepClone(old.status);
+  }
+  return obj;
+}
+
+function admissionAttributes(req: WriteRequest, obj: KubeObject): AdmissionAttributes {
+  const { ctx } = req;
+  const operation: AdmissionOperation = req.old ? 'UPDATE' : 'CREATE';
+  return {
+    rt: req.rt,
+    version: req.version,
+    operation,
+    namespace: req.namespace,
+    name: obj.metadata.name!,
+    object: obj,
+    oldObject: req.old,
+    user: ctx.user,
+    dryRun: ctx.dryRun,
+    warnings: ctx.warnings,
+    ...(req.subresource ? { subresource: req.subresource } : {}),
+    ...(ctx.auditAnnotations ? { auditAnnotations: ctx.auditAnnotations } : {}),
+  };
+}
+
+function finalizersAddedWhileDeleting(old: KubeObject, obj: KubeObject): StatusCause[] {
+  const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
+  if (added.length === 0) return [];
+  const list = added.map((f) => JSON.stringify(f)).join(', ');
+  return [
+    cause(
+      'metadata.finalizers',
+      'FieldValueForbidden',
+      `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`,
+    ),
+  ];
+}
+
+function recordManagedFields(req: WriteRequest, obj: KubeObject): void {
+  obj.metadata.managedFields =
+    req.managedFields ?? req.recordManagedFields?.(req.old, obj) ?? req.old?.metadata.managedFields;
+  if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
+}
+
+/** a /status write never bumps generation (kube's status strategies leave it alone), a /scale write does */
+function bumpGeneration(req: WriteRequest, obj: KubeObject, old: KubeObject): void {
+  const { rt } = req;
+  if (rt.generation && req.subresource !== 'status' && generationBumps(rt.generation, old, obj, rt.subresources.status))
+    obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
 }
 
 /**
