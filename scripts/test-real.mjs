@@ -3,6 +3,7 @@
 // (tools/kube/build.sh), runs the suites with MODELPLANE_TEST_BACKEND=real, then checks that no
 // control-plane process outlived its test. `node scripts/test-real.mjs FILE…` runs just those files.
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 // Every suite that talks to an API server through the backend switch (test/helpers/backend.ts).
@@ -32,14 +33,17 @@ spawnSync(process.execPath, ['scripts/extract-kubectl.mjs'], { stdio: 'inherit' 
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : REAL_SUITES;
 const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+// marks this run's processes: the leftover check below looks only at them, never at other runs on the machine
+const RUN_MARK = `MODELPLANE_TEST_REAL_RUN=${randomUUID()}`;
 const env = {
   ...process.env,
+  MODELPLANE_TEST_REAL_RUN: RUN_MARK.split('=')[1],
   MODELPLANE_TEST_BACKEND: 'real',
   MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent',
 };
 const result = spawnSync(process.execPath, args, { stdio: 'inherit', env });
 
-/** control-plane processes still running from a test's temporary directory (there should be none) */
+/** this run's control-plane processes still running (there should be none); other runs' are not ours to judge */
 function leftovers() {
   const found = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
@@ -47,7 +51,8 @@ function leftovers() {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       if (
         /(^|\/)(etcd|kube-apiserver|kube-controller-manager)$/.test(cmd[0] ?? '') &&
-        cmd.some((a) => a.includes('modelplane-real-'))
+        cmd.some((a) => a.includes('modelplane-real-')) &&
+        readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(RUN_MARK)
       )
         found.push({ pid: Number(pid), cmd: cmd[0] });
     } catch {
