@@ -96,16 +96,7 @@ function schemaHas(s: JSONSchemaProps | undefined, pred: (s: JSONSchemaProps) =>
 }
 
 function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): void {
-  if (!spec.group) out.push(fieldError.required('spec.group', ''));
-  else if (dns1123SubdomainErrors(spec.group).length)
-    out.push(fieldError.invalid('spec.group', spec.group, dns1123SubdomainErrors(spec.group).join(',')));
-  else if (spec.group.split('.').length < 2)
-    out.push(fieldError.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
-
-  if (!spec.scope) out.push(fieldError.required('spec.scope', ''));
-  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
-    out.push(fieldError.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
-
+  groupAndScopeErrors(spec, out);
   const versions = spec.versions ?? [];
   const hoisted = versions.length ? hoisting(versions) : { schema: false, subresources: false, columns: false };
   const topSchema = hoisted.schema ? versions[0]?.schema : undefined;
@@ -125,10 +116,60 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
     );
   }
 
+  versionErrors(versions, hoisted, topSubresources, out);
+  const anyStatus = versions.some((v) => v.subresources?.status !== undefined);
+  namesErrors(spec, out);
+  if (topSchema?.openAPIV3Schema)
+    out.push(...checkVersionSchema(topSchema.openAPIV3Schema, 'spec.validation', anyStatus));
+  if (hoisted.subresources) out.push(...checkSubresources(topSubresources, 'spec.subresources'));
+  if (hoisted.columns)
+    (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => {
+      out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`));
+    });
+
+  if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
+    out.push(
+      fieldError.invalid(
+        'spec.conversion.strategy',
+        spec.conversion.strategy,
+        'must be None if spec.preserveUnknownFields is true',
+      ),
+    );
+  }
+  out.push(...checkConversion(spec.conversion));
+  if (spec.preserveUnknownFields) {
+    out.push(
+      fieldError.invalid(
+        'spec.preserveUnknownFields',
+        true,
+        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+      ),
+    );
+  }
+}
+
+function groupAndScopeErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): void {
+  if (!spec.group) out.push(fieldError.required('spec.group', ''));
+  else if (dns1123SubdomainErrors(spec.group).length)
+    out.push(fieldError.invalid('spec.group', spec.group, dns1123SubdomainErrors(spec.group).join(',')));
+  else if (spec.group.split('.').length < 2)
+    out.push(fieldError.invalid('spec.group', spec.group, 'should be a domain with at least one dot'));
+
+  if (!spec.scope) out.push(fieldError.required('spec.scope', ''));
+  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')
+    out.push(fieldError.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+}
+
+/** each version's own fields (those not hoisted to the top), then the list's rules: unique names, one storage */
+function versionErrors(
+  versions: CustomResourceDefinitionVersion[],
+  hoisted: Hoisted,
+  topSubresources: CustomResourceDefinitionVersion['subresources'],
+  out: StatusCause[],
+): void {
   let storage = 0;
   const seen = new Set<string>();
   let unique = true;
-  const anyStatus = versions.some((v) => v.subresources?.status !== undefined);
   versions.forEach((v, i) => {
     const vPath = `spec.versions[${i}]`;
     if (v.storage) storage++;
@@ -168,35 +209,6 @@ function specErrors(spec: CustomResourceDefinitionSpec, out: StatusCause[]): voi
   const first = versions[0]?.name;
   if (first && dns1035LabelErrors(first).length)
     out.push(fieldError.invalid('spec.version', first, dns1035LabelErrors(first).join(',')));
-
-  namesErrors(spec, out);
-  if (topSchema?.openAPIV3Schema)
-    out.push(...checkVersionSchema(topSchema.openAPIV3Schema, 'spec.validation', anyStatus));
-  if (hoisted.subresources) out.push(...checkSubresources(topSubresources, 'spec.subresources'));
-  if (hoisted.columns)
-    (versions[0]?.additionalPrinterColumns ?? []).forEach((c, j) => {
-      out.push(...checkPrinterColumn(c, `spec.additionalPrinterColumns[${j}]`));
-    });
-
-  if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields) {
-    out.push(
-      fieldError.invalid(
-        'spec.conversion.strategy',
-        spec.conversion.strategy,
-        'must be None if spec.preserveUnknownFields is true',
-      ),
-    );
-  }
-  out.push(...checkConversion(spec.conversion));
-  if (spec.preserveUnknownFields) {
-    out.push(
-      fieldError.invalid(
-        'spec.preserveUnknownFields',
-        true,
-        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
-      ),
-    );
-  }
 }
 
 function isEstablished(crd: CustomResourceDefinition): boolean {

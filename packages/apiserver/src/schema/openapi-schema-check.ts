@@ -60,15 +60,20 @@ function nodeRules(s: JSONSchemaProps, path: string, ssv: Ssv, out: StatusCause[
 }
 
 function listAndMapRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
-  const mapType = s['x-kubernetes-map-type'];
-  const listType = s['x-kubernetes-list-type'];
-  const mapKeys = s['x-kubernetes-list-map-keys'] ?? [];
-  const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
   if (s['x-kubernetes-preserve-unknown-fields'] === false) {
     out.push(
       fieldError.invalid(child(path, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'),
     );
   }
+  mapTypeRules(s, path, out);
+  listTypeRules(s, path, out);
+  listMapKeyRules(s, path, out);
+  listItemNullability(s, path, out);
+}
+
+/** x-kubernetes-map-type: only on objects, atomic or granular */
+function mapTypeRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
+  const mapType = s['x-kubernetes-map-type'];
   if (mapType !== undefined && s.type !== 'object') {
     if (!s.type)
       out.push(fieldError.required(child(path, 'type'), 'must be object if x-kubernetes-map-type is specified'));
@@ -78,6 +83,12 @@ function listAndMapRules(s: JSONSchemaProps, path: string, out: StatusCause[]): 
   if (mapType !== undefined && mapType !== 'atomic' && mapType !== 'granular') {
     out.push(fieldError.notSupported(child(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
   }
+}
+
+/** x-kubernetes-list-type: only on arrays, one of atomic/set/map, and a set's items atomic */
+function listTypeRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
   if (listType !== undefined && s.type !== 'array') {
     if (!s.type)
       out.push(fieldError.required(child(path, 'type'), 'must be array if x-kubernetes-list-type is specified'));
@@ -107,6 +118,13 @@ function listAndMapRules(s: JSONSchemaProps, path: string, out: StatusCause[]): 
   if (listType !== undefined && listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
     out.push(fieldError.notSupported(child(path, 'x-kubernetes-list-type'), listType, ['atomic', 'set', 'map']));
   }
+}
+
+/** x-kubernetes-list-map-keys go with list-type map, name scalar item properties, once each */
+function listMapKeyRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  const mapKeys = s['x-kubernetes-list-map-keys'] ?? [];
+  const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
   if (mapKeys.length > 0) {
     if (listType === undefined)
       out.push(
@@ -186,7 +204,13 @@ function listAndMapRules(s: JSONSchemaProps, path: string, out: StatusCause[]): 
       }
     }
   }
-  // set/map items must not be nullable; map keys must be required or defaulted and not nullable
+}
+
+/** set/map items must not be nullable; map keys must be required or defaulted and not nullable */
+function listItemNullability(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
+  const listType = s['x-kubernetes-list-type'];
+  const mapKeys = s['x-kubernetes-list-map-keys'] ?? [];
+  const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
   if (items && (listType === 'set' || listType === 'map')) {
     if (items.nullable)
       out.push(
