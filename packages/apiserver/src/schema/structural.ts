@@ -51,6 +51,15 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
     invariants(additionalSchema(s), 'field', child(path, 'additionalProperties'), out);
   }
 
+  intOrStringRules(s, path, out);
+  valueValidation(s, isIntOrStringPair(s.anyOf), !!s.allOf?.length && isIntOrStringPair(s.allOf[0]!.anyOf), path, out);
+
+  typeRules(s, lvl, path, out);
+  metadataRules(s, lvl, path, out);
+}
+
+/** x-kubernetes-int-or-string excludes preserve-unknown-fields and embedded-resource */
+function intOrStringRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
   if (s['x-kubernetes-int-or-string'] && s['x-kubernetes-preserve-unknown-fields']) {
     out.push(
       fieldError.invalid(
@@ -69,11 +78,11 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
       ),
     );
   }
+}
 
-  valueValidation(s, isIntOrStringPair(s.anyOf), !!s.allOf?.length && isIntOrStringPair(s.allOf[0]!.anyOf), path, out);
-
+/** every node has a type (object at the root and for embedded resources) */
+function typeRules(s: JSONSchemaProps, lvl: Level, path: string, out: StatusCause[]): void {
   const embedded = !!s['x-kubernetes-embedded-resource'];
-  const checkMetadata = lvl === 'root' || embedded;
   if (embedded && s.type !== 'object') {
     if (!s.type)
       out.push(fieldError.required(child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
@@ -99,7 +108,12 @@ function invariants(s: JSONSchemaProps | undefined, lvl: Level, path: string, ou
   }
   if (lvl === 'root' && s.type && s.type !== 'object')
     out.push(fieldError.invalid(child(path, 'type'), s.type, 'must be object at the root'));
+}
 
+/** kind/apiVersion/metadata of the root and of embedded resources */
+function metadataRules(s: JSONSchemaProps, lvl: Level, path: string, out: StatusCause[]): void {
+  const embedded = !!s['x-kubernetes-embedded-resource'];
+  const checkMetadata = lvl === 'root' || embedded;
   const props = s.properties ?? {};
   for (const meta of ['kind', 'apiVersion'] as const) {
     if (props[meta] && checkMetadata && props[meta].type !== 'string') {
