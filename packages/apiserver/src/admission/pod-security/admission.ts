@@ -7,7 +7,7 @@
 // - Namespaces must carry valid pod-security labels (422 otherwise), and tightening `enforce` returns
 //   warnings naming the existing pods the new level would refuse.
 // Unlabelled namespaces are privileged, and nothing is exempt unless configured (kube-system included).
-import { type StatusError, type StatusCause, errors } from '../../errors.ts';
+import { errors, type StatusCause, type StatusError } from '../../errors.ts';
 import type { AdmissionAttributes } from '../../objects/hooks.ts';
 import { deepEqual } from '../../objects/meta.ts';
 import type { ObjectStore } from '../../storage/store.ts';
@@ -16,17 +16,17 @@ import { aggregateMessage, causeString, goQuote } from '../../validation/field-e
 import { evaluatePod, forbiddenDetail } from './evaluator.ts';
 import { existingPodWarnings } from './existing-pods.ts';
 import {
+  compareLevels,
   DEFAULT_POLICY,
   LABEL_PREFIX,
   type LevelVersion,
-  type NamespacePolicy,
-  compareLevels,
   levelVersionString,
+  type NamespacePolicy,
   policyFromLabels,
   sameLevelVersion,
   sameVersion,
 } from './levels.ts';
-import { POD_TEMPLATE_KINDS, type PodLike, isSignificantPodUpdate, podOf } from './pod-templates.ts';
+import { isSignificantPodUpdate, POD_TEMPLATE_KINDS, type PodLike, podOf } from './pod-templates.ts';
 
 /** PodSecurityConfiguration: the policy of unlabelled namespaces, and what is never checked. */
 export interface PodSecurityConfig {
@@ -58,33 +58,54 @@ export function podSecurityAdmission(
   store: Store,
   config: PodSecurityConfig = {},
 ): (attrs: PodSecurityAttributes) => void {
-  const defaults = config.defaults ?? DEFAULT_POLICY;
-  const exempt = {
-    namespace: (ns: string | undefined) => !!ns && (config.exemptions?.namespaces ?? []).includes(ns),
-    user: (name: string) => !!name && (config.exemptions?.usernames ?? []).includes(name),
-    runtimeClass: (rc: string | undefined) => !!rc && (config.exemptions?.runtimeClasses ?? []).includes(rc),
+  const admission = new PodSecurityAdmission(store, config);
+  return (attrs) => admission.check(attrs);
+}
+
+class PodSecurityAdmission {
+  private readonly defaults: NonNullable<PodSecurityConfig['defaults']>;
+  private readonly exempt: {
+    namespace: (ns: string | undefined) => boolean;
+    user: (name: string) => boolean;
+    runtimeClass: (rc: string | undefined) => boolean;
   };
+
+  constructor(
+    private readonly store: Store,
+    config: PodSecurityConfig,
+  ) {
+    this.defaults = config.defaults ?? DEFAULT_POLICY;
+    this.exempt = {
+      namespace: (ns) => !!ns && (config.exemptions?.namespaces ?? []).includes(ns),
+      user: (name) => !!name && (config.exemptions?.usernames ?? []).includes(name),
+      runtimeClass: (rc) => !!rc && (config.exemptions?.runtimeClasses ?? []).includes(rc),
+    };
+  }
 
   /** an exempt namespace or user: nothing is checked, the audit event says why */
-  const exempted = (attrs: PodSecurityAttributes, ns: string | undefined): boolean => {
-    const reason = exempt.namespace(ns) ? 'namespace' : exempt.user(attrs.user.username) ? 'user' : undefined;
+  private exempted(attrs: PodSecurityAttributes, ns: string | undefined): boolean {
+    const reason = this.exempt.namespace(ns) ? 'namespace' : this.exempt.user(attrs.user.username) ? 'user' : undefined;
     if (reason) annotate(attrs, { exempt: reason });
     return reason !== undefined;
-  };
+  }
 
   // (a namespace that is gone reads as unlabelled: nothing can be created in it anyway)
-  const namespacePolicy = (ns: string | undefined) =>
-    policyFromLabels(ns ? store.get('/namespaces', undefined, ns)?.metadata.labels : undefined, defaults);
+  private namespacePolicy(ns: string | undefined) {
+    return policyFromLabels(
+      ns ? this.store.get('/namespaces', undefined, ns)?.metadata.labels : undefined,
+      this.defaults,
+    );
+  }
 
   /** EvaluatePod: annotations always, warnings unless refused, and the refusal itself when enforcing. */
-  const evaluate = (
+  private evaluate(
     attrs: PodSecurityAttributes,
     policy: NamespacePolicy,
     policyErrors: StatusCause[],
     pod: PodLike,
     enforce: boolean,
-  ): void => {
-    if (exempt.runtimeClass((pod.spec as { runtimeClassName?: string }).runtimeClassName)) {
+  ): void {
+    if (this.exempt.runtimeClass((pod.spec as { runtimeClassName?: string }).runtimeClassName)) {
       annotate(attrs, { exempt: 'runtimeClass' });
       return;
     }
@@ -117,13 +138,13 @@ export function podSecurityAdmission(
     }
     annotate(attrs, annotations);
     if (refusal) throw refusal;
-  };
+  }
 
-  const validatePod = (attrs: PodSecurityAttributes, pod: KubeObject): void => {
+  private validatePod(attrs: PodSecurityAttributes, pod: KubeObject): void {
     if (attrs.subresource && IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return;
     const ns = attrs.namespace ?? pod.metadata.namespace;
-    if (exempted(attrs, ns)) return;
-    const { policy, errors: policyErrors } = namespacePolicy(ns);
+    if (this.exempted(attrs, ns)) return;
+    const { policy, errors: policyErrors } = this.namespacePolicy(ns);
     if (
       policyErrors.length === 0 &&
       policy.enforce.level === 'privileged' &&
@@ -134,58 +155,58 @@ export function podSecurityAdmission(
       return;
     }
     if (attrs.oldObject && !isSignificantPodUpdate(pod, attrs.oldObject)) return;
-    evaluate(attrs, policy, policyErrors, podOf(pod), true);
-  };
+    this.evaluate(attrs, policy, policyErrors, podOf(pod), true);
+  }
 
-  const validateWorkload = (
+  private validateWorkload(
     attrs: PodSecurityAttributes,
     obj: KubeObject,
     extract: (o: KubeObject) => PodLike | undefined,
-  ): void => {
+  ): void {
     if (attrs.subresource) return;
     const ns = attrs.namespace ?? obj.metadata.namespace;
-    if (exempted(attrs, ns)) return;
-    const { policy, errors: policyErrors } = namespacePolicy(ns);
+    if (this.exempted(attrs, ns)) return;
+    const { policy, errors: policyErrors } = this.namespacePolicy(ns);
     if (policyErrors.length === 0 && policy.audit.level === 'privileged' && policy.warn.level === 'privileged') return;
     const pod = extract(obj);
-    if (pod) evaluate(attrs, policy, policyErrors, pod, false);
-  };
+    if (pod) this.evaluate(attrs, policy, policyErrors, pod, false);
+  }
 
-  const validateNamespace = (attrs: PodSecurityAttributes, ns: KubeObject): void => {
+  private validateNamespace(attrs: PodSecurityAttributes, ns: KubeObject): void {
     if (attrs.subresource) return;
     const name = ns.metadata.name ?? attrs.name;
-    const next = policyFromLabels(ns.metadata.labels, defaults);
+    const next = policyFromLabels(ns.metadata.labels, this.defaults);
     const invalid = () => errors.invalid('Namespace', '', name, next.errors);
     if (!attrs.oldObject) {
       if (next.errors.length > 0) throw invalid();
       return;
     }
-    const prev = policyFromLabels(attrs.oldObject.metadata.labels, defaults);
+    const prev = policyFromLabels(attrs.oldObject.metadata.labels, this.defaults);
     // labels that were already invalid do not block unrelated updates
     if (next.errors.length > 0 && (prev.errors.length === 0 || !deepEqual(next.errors, prev.errors))) throw invalid();
     const [now, before] = [next.policy.enforce, prev.policy.enforce];
     if (sameLevelVersion(now, before) || now.level === 'privileged') return;
     if (sameVersion(now.version, before.version) && compareLevels(now.level, before.level) < 1) return;
-    if (exempt.namespace(name)) {
+    if (this.exempt.namespace(name)) {
       annotate(attrs, { exempt: 'namespace' });
       return;
     }
-    attrs.warnings.push(...existingPodWarnings(name, now, store.list('/pods', name), exempt.runtimeClass));
-  };
+    attrs.warnings.push(...existingPodWarnings(name, now, this.store.list('/pods', name), this.exempt.runtimeClass));
+  }
 
-  return (attrs) => {
+  check(attrs: PodSecurityAttributes): void {
     // custom resources: this one test is all PodSecurity costs them
     if (!attrs.rt.builtin) return;
     const obj = attrs.object;
     if (!obj || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return;
     const key = attrs.rt.storageKey;
-    if (key === '/pods') validatePod(attrs, obj);
-    else if (key === '/namespaces') validateNamespace(attrs, obj);
+    if (key === '/pods') this.validatePod(attrs, obj);
+    else if (key === '/namespaces') this.validateNamespace(attrs, obj);
     else {
       const extract = POD_TEMPLATE_KINDS.get(key);
-      if (extract) validateWorkload(attrs, obj, extract);
+      if (extract) this.validateWorkload(attrs, obj, extract);
     }
-  };
+  }
 }
 
 /** admission.NewForbidden for the pod: `pods "x" is forbidden: <why>` */
