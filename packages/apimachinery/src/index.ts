@@ -19,6 +19,7 @@ export {
 export { type Status, type StatusCause, type StatusDetails, isStatus, reasonForCode } from './status.ts';
 export type { Condition, ConditionStatus } from './conditions.ts';
 export { humanDuration } from './duration.ts';
+export { parseGoDuration } from './go-duration.ts';
 export { ReverseIndex } from './reverse-index.ts';
 export type {
   AdmissionOperation,

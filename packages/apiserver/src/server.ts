@@ -22,7 +22,7 @@ import { handleResource } from './handlers/resources.ts';
 import { type WatchRegistry, handleWatch } from './handlers/watch.ts';
 import { parseRequestInfo, splitPath, type RequestInfo } from './http/request-info.ts';
 import { decodeBody, readBody } from './http/body.ts';
-import { parseGoDuration } from './http/go-duration.ts';
+import { parseGoDuration } from '@modelplane/apimachinery';
 import { negotiateOutput } from './http/negotiate.ts';
 import { writeError, writeJson } from './http/respond.ts';
 import { checkRoute, endpointCapabilities } from './handlers/route.ts';

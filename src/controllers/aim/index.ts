@@ -6,6 +6,7 @@ import { registerAimRuntimeConfigControllers, RUNTIME_CONFIG_RBAC_RULES } from '
 import { ARTIFACT_RBAC_RULES, registerAimArtifactController } from './artifact/controller.ts';
 import { CACHE_RBAC_RULES, registerAimTemplateCacheController } from './cache/controller.ts';
 import { registerAimServiceController } from './service/index.ts';
+import { MODEL_SOURCE_RBAC_RULES, registerAimModelSourceController } from './model-source/index.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
 export function aimControllerSet(): ControllerSet {
@@ -24,6 +25,10 @@ export function aimControllerSet(): ControllerSet {
       await registerAimTemplateCacheController(mgr, opts);
       await registerAimArtifactController(mgr, opts);
       await registerAimServiceController(mgr, opts);
+      await registerAimModelSourceController(mgr, {
+        ...opts,
+        ...(env.imageRegistry ? { registry: env.imageRegistry } : {}),
+      });
     },
     rules: [
       ...RUNTIME_CONFIG_RBAC_RULES,
@@ -31,6 +36,7 @@ export function aimControllerSet(): ControllerSet {
       ...TEMPLATE_RBAC_RULES,
       ...CACHE_RBAC_RULES,
       ...ARTIFACT_RBAC_RULES,
+      ...MODEL_SOURCE_RBAC_RULES,
       rule('aim.eai.amd.com', ['aimservices'], READ),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image

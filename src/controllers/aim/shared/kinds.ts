@@ -60,7 +60,8 @@ export interface AIMArtifact extends KubeObject {
   status?: AIMArtifactStatus;
 }
 export interface AIMClusterModelSource extends KubeObject {
-  spec: AIMClusterModelSourceSpec;
+  /** a source has no runtimeConfigName: it resolves the `default` config (the `never` makes it a consumer) */
+  spec: AIMClusterModelSourceSpec & { runtimeConfigName?: never };
   status?: AIMClusterModelSourceStatus;
 }
 export type AnyModel = AIMModel | AIMClusterModel;

@@ -1,7 +1,7 @@
 // Encoders for the messages whose Go types marshal protobuf by hand (see special-messages.ts for decoding):
 // Time/MicroTime as Timestamp{seconds, nanos} (nothing for the zero time), Duration as nanoseconds,
 // FieldsV1/RawExtension as raw JSON, Quantity as its string, IntOrString as {type, intVal, strVal}.
-import { parseGoDuration } from '../go-duration.ts';
+import { parseGoDuration } from '@modelplane/apimachinery';
 import { WIRE_VARINT } from './wire.ts';
 import { WireWriter } from './wire-writer.ts';
 

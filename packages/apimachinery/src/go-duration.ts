@@ -1,5 +1,5 @@
-// Go's time.ParseDuration ("300ms", "1.5h", "2h45m"), with its error texts, for the `timeout` query parameter
-// and metav1.Duration fields.
+// Go's time.ParseDuration ("300ms", "1.5h", "2h45m"), with its error texts: the API server's `timeout` query parameter
+// and metav1.Duration fields, and duration fields of the operator's own kinds (e.g. a model source's syncInterval).
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
