@@ -22,91 +22,76 @@ export function unquoteExtend(quoted: string): string | undefined {
       const cp = s.codePointAt(i)!;
       pushUtf8(bytes, cp);
       i += cp > 0xffff ? 2 : 1;
-      continue;
-    }
-    if (c !== 0x5c) {
+    } else if (c !== 0x5c) {
       bytes.push(c);
       i++;
-      continue;
-    }
-    if (i + 1 >= s.length) return undefined;
-    const escaped = s[i + 1]!;
-    i += 2;
-    switch (escaped) {
-      case 'a':
-        bytes.push(0x07);
-        break;
-      case 'b':
-        bytes.push(0x08);
-        break;
-      case 'f':
-        bytes.push(0x0c);
-        break;
-      case 'n':
-        bytes.push(0x0a);
-        break;
-      case 'r':
-        bytes.push(0x0d);
-        break;
-      case 't':
-        bytes.push(0x09);
-        break;
-      case 'v':
-        bytes.push(0x0b);
-        break;
-      case 'x':
-      case 'u':
-      case 'U': {
-        const digits = escaped === 'x' ? 2 : escaped === 'u' ? 4 : 8;
-        if (i + digits > s.length) return undefined;
-        let v = 0;
-        for (let j = 0; j < digits; j++) {
-          const h = hexValue(s.charCodeAt(i + j));
-          if (h < 0) return undefined;
-          v = v * 16 + h;
-        }
-        i += digits;
-        if (escaped === 'x') {
-          bytes.push(v);
-        } else {
-          if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) return undefined;
-          pushUtf8(bytes, v);
-        }
-        break;
-      }
-      case '0':
-      case '1':
-      case '2':
-      case '3':
-      case '4':
-      case '5':
-      case '6':
-      case '7': {
-        if (i + 2 > s.length) return undefined;
-        let v = escaped.charCodeAt(0) - 0x30;
-        for (let j = 0; j < 2; j++) {
-          const d = s.charCodeAt(i + j) - 0x30;
-          if (d < 0 || d > 7) return undefined;
-          v = v * 8 + d;
-        }
-        i += 2;
-        if (v > 255) return undefined;
-        bytes.push(v);
-        break;
-      }
-      case '\\':
-        bytes.push(0x5c);
-        break;
-      case "'":
-      case '"':
-        if (escaped.charCodeAt(0) !== quote) return undefined;
-        bytes.push(quote);
-        break;
-      default:
-        return undefined;
+    } else {
+      const next = unescapeAt(s, i + 1, quote, bytes);
+      if (next === undefined) return undefined;
+      i = next;
     }
   }
   return utf8Decoder.decode(Uint8Array.from(bytes));
+}
+
+const SIMPLE_ESCAPES: Record<string, number> = {
+  a: 0x07,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+  v: 0x0b,
+  '\\': 0x5c,
+};
+
+/** the escape whose letter is at s[at] (after a backslash): its bytes pushed, the index after it, or undefined */
+function unescapeAt(s: string, at: number, quote: number, bytes: number[]): number | undefined {
+  if (at >= s.length) return undefined;
+  const escaped = s[at]!;
+  const i = at + 1;
+  const simple = SIMPLE_ESCAPES[escaped];
+  if (simple !== undefined) {
+    bytes.push(simple);
+    return i;
+  }
+  if (escaped === 'x' || escaped === 'u' || escaped === 'U') return hexEscape(s, i, escaped, bytes);
+  if (escaped >= '0' && escaped <= '7') return octalEscape(s, i, escaped, bytes);
+  if ((escaped === "'" || escaped === '"') && escaped.charCodeAt(0) === quote) {
+    bytes.push(quote);
+    return i;
+  }
+  return undefined;
+}
+
+/** \xHH (a raw byte), \uHHHH and \UHHHHHHHH (a code point, UTF-8 encoded) */
+function hexEscape(s: string, i: number, escaped: 'x' | 'u' | 'U', bytes: number[]): number | undefined {
+  const digits = escaped === 'x' ? 2 : escaped === 'u' ? 4 : 8;
+  if (i + digits > s.length) return undefined;
+  let v = 0;
+  for (let j = 0; j < digits; j++) {
+    const h = hexValue(s.charCodeAt(i + j));
+    if (h < 0) return undefined;
+    v = v * 16 + h;
+  }
+  if (escaped === 'x') bytes.push(v);
+  else if (v > 0x10ffff || (v >= 0xd800 && v < 0xe000)) return undefined;
+  else pushUtf8(bytes, v);
+  return i + digits;
+}
+
+/** \OOO: three octal digits, one raw byte up to 255 */
+function octalEscape(s: string, i: number, first: string, bytes: number[]): number | undefined {
+  if (i + 2 > s.length) return undefined;
+  let v = first.charCodeAt(0) - 0x30;
+  for (let j = 0; j < 2; j++) {
+    const d = s.charCodeAt(i + j) - 0x30;
+    if (d < 0 || d > 7) return undefined;
+    v = v * 8 + d;
+  }
+  if (v > 255) return undefined;
+  bytes.push(v);
+  return i + 2;
 }
 
 function hexValue(c: number): number {
