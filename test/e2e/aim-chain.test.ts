@@ -3,40 +3,20 @@
 // model → templates (discovery, GPU gating) → cache → artifact → PVC → InferenceService.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMModels, AIMServiceTemplates } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, type KubeObject, kindRef, Logger, parseLogLevel } from '../../src/kube/index.ts';
-import { SimRegistry } from '../../src/sim/registry/index.ts';
-import { type OperatorTestCluster, startOperatorTestCluster } from '../helpers/dev-cluster.ts';
+import { type KubeClient, type KubeObject, kindRef } from '../../src/kube/index.ts';
+import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
+import { cond, type Json, startAimCluster } from './helpers/aim-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const API = 'aim.eai.amd.com/v1alpha1';
 const NS = 'chain';
-const OPERATOR_NS = 'aim-system';
 const QWEN = 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5';
 const LLAMA = 'amdenterpriseai/aim-meta-llama-llama-3-1-8b-instruct:0.8.5';
-const log = new Logger({}, parseLogLevel(process.env.AIM_TEST_LOG, 'silent'));
 const Jobs = kindRef<KubeObject & { status?: any }>('batch/v1', 'Job');
 const Nodes = kindRef<KubeObject>('v1', 'Node');
 
-/** a dev cluster running the AIM controller set with the simulated image registry, as each suite here needs */
-const startAimChainCluster = (name: string): Promise<OperatorTestCluster<unknown>> =>
-  startOperatorTestCluster({
-    name,
-    log,
-    namespaces: [NS, OPERATOR_NS],
-    register: (mgr) =>
-      aimControllerSet().register(mgr, {
-        operatorNamespace: OPERATOR_NS,
-        podNamespace: 'modelplane-system',
-        log,
-        imageRegistry: new SimRegistry(),
-      }),
-  });
-
-type Json = Record<string, any>;
-const cond = (o: { status?: unknown } | undefined, type: string): Json | undefined =>
-  ((o?.status as Json | undefined)?.conditions as Json[] | undefined)?.find((c) => c.type === type);
+const startAimChainCluster = (name: string) => startAimCluster(name, { namespaces: [NS] });
 
 describe('AIM model chain on the dev cluster', { timeout: 120_000 }, () => {
   let cluster: OperatorTestCluster<unknown>;

@@ -9,7 +9,12 @@ import { registerAimServiceController } from './service/index.ts';
 import { MODEL_SOURCE_RBAC_RULES, registerAimModelSourceController } from './model-source/index.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
-export function aimControllerSet(): ControllerSet {
+export interface AimControllerSetOptions {
+  /** how long a failed artifact download waits before its retry (default 5 min; tests shorten it) */
+  artifactRetryMs?: number;
+}
+
+export function aimControllerSet(setOpts: AimControllerSetOptions = {}): ControllerSet {
   return {
     name: 'aim',
     description:
@@ -23,7 +28,10 @@ export function aimControllerSet(): ControllerSet {
       });
       await registerAimTemplateControllers(mgr, opts);
       await registerAimTemplateCacheController(mgr, opts);
-      await registerAimArtifactController(mgr, opts);
+      await registerAimArtifactController(mgr, {
+        ...opts,
+        ...(setOpts.artifactRetryMs !== undefined ? { retryMs: setOpts.artifactRetryMs } : {}),
+      });
       await registerAimServiceController(mgr, opts);
       await registerAimModelSourceController(mgr, {
         ...opts,

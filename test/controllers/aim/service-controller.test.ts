@@ -69,7 +69,7 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
     (await admin.list(EventsV1, { namespace: 'ml-team' })).items.filter(
       (e) => e.reason === 'DefaultConfigNotFound' && e.regarding.name === 'qwen-chat',
     );
-  /** the frozen-dependency technique: a model held Ready through its status subresource */
+  /** the frozen-dependency technique: a model held Ready (with no templates) through its status subresource */
   const readyModel = async (kind: 'AIMModel' | 'AIMClusterModel', name: string, ns?: string) => {
     await admin.apply({
       apiVersion: 'aim.eai.amd.com/v1alpha1',
@@ -90,6 +90,14 @@ describe('AIMService controller on the dev cluster', { timeout: 120_000 }, () =>
             status: 'True',
             reason: 'Frozen',
             message: 'held Ready by the test',
+            lastTransitionTime: now,
+          },
+          // what a model with no template to create reports: it is served from its image
+          {
+            type: kind === 'AIMModel' ? 'ServiceTemplatesReady' : 'ClusterServiceTemplatesReady',
+            status: 'True',
+            reason: 'NoTemplatesExpected',
+            message: 'held by the test: no templates',
             lastTransitionTime: now,
           },
         ],

@@ -11,6 +11,7 @@ import {
   type MaybeHealth,
   missingUpstreamError,
   type ObjectReader,
+  type ResolvedReference,
 } from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
@@ -31,7 +32,9 @@ import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 export type TemplateObservation =
   | { kind: 'none' }
   | { kind: 'template'; template: FetchResult<AnyTemplate>; field: 'spec.template.name' | 'selection' }
-  | { kind: 'unselected'; selection: Exclude<SelectionResult, { kind: 'selected' }> };
+  | { kind: 'unselected'; selection: Exclude<SelectionResult, { kind: 'selected' }> }
+  /** the template in status.resolvedTemplate was deleted under a running InferenceService (docs/aim.md) */
+  | { kind: 'retained'; ref: ResolvedReference };
 
 export interface CacheObservation {
   mode: 'Shared' | 'Dedicated';
@@ -76,10 +79,15 @@ async function namedTemplate(reader: ObjectReader, name: string, namespace: stri
   );
 }
 
+/**
+ * The named template, or the one selection picks among the model's templates. `templatesExpected: false`
+ * (the model reports that it has none to create) serves a model without templates from its image.
+ */
 export async function fetchServiceTemplate(
   service: AIMService,
   reader: ObjectReader,
   modelName: string | undefined,
+  templatesExpected = true,
 ): Promise<TemplateObservation> {
   const ns = service.metadata.namespace ?? '';
   const named = service.spec.template?.name;
@@ -91,8 +99,9 @@ export async function fetchServiceTemplate(
     listIndexed(reader, AIMClusterServiceTemplates, index),
   ]);
   const all: AnyTemplate[] = [...own, ...cluster];
-  // a model without any template (none recommended, templates off, or a model the user holds Ready) is served as it is
-  if (all.length === 0) return { kind: 'none' };
+  // a model that expects no template (none recommended, templates off) is served as it is; otherwise none
+  // yet is TemplateNotFound, reported by selection
+  if (all.length === 0 && !templatesExpected) return { kind: 'none' };
   const gpus = new Set(clusterGpus(await reader.list(Nodes)).keys());
   const o = service.spec.overrides;
   const selection = selectTemplate(all.map(candidateOf), {
@@ -209,6 +218,7 @@ export function buildServiceCache(
 
 export function templateHealth(obs: TemplateObservation): MaybeHealth {
   if (obs.kind === 'none') return undefined;
+  if (obs.kind === 'retained') return retainedTemplateHealth(obs.ref);
   if (obs.kind === 'unselected') {
     const s = obs.selection;
     if (s.kind === 'ambiguous')
@@ -280,5 +290,17 @@ export function cacheHealth(cache: CacheObservation | undefined, inferenceServic
     state: 'Progressing',
     reason: 'CacheNotReady',
     message: `waiting for AIMTemplateCache ${cache.name} (status ${s ?? 'Pending'}) to download the model`,
+  };
+}
+
+/** a deleted template under a running service: the service keeps serving with what its InferenceService has */
+function retainedTemplateHealth(ref: ResolvedReference): ComponentHealth {
+  const what = `${ref.kind ?? 'AIMServiceTemplate'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+  return {
+    component: 'Template',
+    state: 'Ready',
+    reason: 'TemplateDeleted',
+    message: `${what} was deleted; the running InferenceService keeps serving with the configuration it was created with, and spec changes are not applied to it until the template exists again (recreate it, or create a new AIMService)`,
+    dependencyType: 'Upstream',
   };
 }

@@ -82,7 +82,9 @@ export function desireService(
   };
   const gate = inferenceServiceGate(fetched);
   const template = fetched.template ? readyTemplate(fetched.template) : undefined;
-  if (image && gate.create) {
+  // a template deleted under the running InferenceService: it keeps the configuration it was built with
+  const frozen = fetched.template?.kind === 'retained';
+  if (image && gate.create && !frozen) {
     desired.inferenceService = buildInferenceService({
       service,
       name: isvcName,

@@ -20,7 +20,8 @@ import {
 } from '../shared/runtime-config-source.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
-import { fetchServiceCache, fetchServiceTemplate, isTemplateReady, readyTemplate } from './catalog.ts';
+import { fetchServiceCache, isTemplateReady, readyTemplate } from './catalog.ts';
+import { observeServiceTemplate } from './template-observation.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { servedPath } from './routing.ts';
 import { serviceHealth } from './health.ts';
@@ -77,8 +78,7 @@ export const aimServiceReconciler: DomainReconciler<
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
     ]);
     const observed = retainDeletedModel(model, object, inferenceService.ok());
-    const modelName = observed.model?.ok() ? observed.model.value.metadata.name : observed.retained?.name;
-    const template = await fetchServiceTemplate(object, reader, modelName);
+    const template = await observeServiceTemplate(object, reader, observed, inferenceService.ok());
     const cache = await fetchServiceCache(object, reader, readyTemplate(template));
     return { model: observed, inferenceService, httpRoute, template, ...(cache ? { cache } : {}) };
   },
@@ -135,6 +135,7 @@ function resolvedTemplate(
 ): ResolvedReference | undefined {
   const t = obs.template;
   if (!t || t.kind === 'none') return undefined;
+  if (t.kind === 'retained') return previous;
   if (t.kind === 'unselected') return obs.inferenceService.ok() ? previous : undefined;
   const toRef = (x: AnyTemplate): ResolvedReference => ({
     kind: x.kind,

@@ -56,7 +56,19 @@ export function model(
       uid: `uid-${over.name ?? 'qwen'}`,
     },
     spec: { image: over.image ?? QWEN_IMAGE },
-    status: { status: (over.status ?? 'Ready') as 'Ready' },
+    status: {
+      status: (over.status ?? 'Ready') as 'Ready',
+      // a model with no template to create (served from its image), as the model controller reports it
+      conditions: [
+        {
+          type: namespace ? 'ServiceTemplatesReady' : 'ClusterServiceTemplatesReady',
+          status: 'True',
+          reason: 'NoTemplatesExpected',
+          message: 'no templates',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    },
   };
 }
 
