@@ -105,59 +105,7 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
         'x-kubernetes-group-version-kind': [gvk],
       };
     }
-    const ref = { $ref: `#/components/schemas/${name}` };
-    const content = (types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: ref }]));
-    const itemPath = rt.namespaced
-      ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}`
-      : `${prefix}/${rt.plural}/{name}`;
-    const listPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}` : `${prefix}/${rt.plural}`;
-    const op = (action: string, extra: Record<string, unknown> = {}) => ({
-      operationId: `${action}${rt.kind}`,
-      'x-kubernetes-action': action,
-      'x-kubernetes-group-version-kind': gvk,
-      responses: { '200': { description: 'OK', content: content(['application/json', 'application/yaml']) } },
-      ...extra,
-    });
-    paths[itemPath] = {
-      get: op('get'),
-      put: op('put', {
-        parameters: queryParams.filter((p) => p !== 'force').map(param),
-        requestBody: { content: content(['*/*']) },
-      }),
-      patch: op('patch', {
-        parameters: queryParams.map(param),
-        requestBody: {
-          content: content([
-            'application/apply-patch+yaml',
-            'application/json-patch+json',
-            'application/merge-patch+json',
-          ]),
-        },
-      }),
-      delete: op('delete'),
-    };
-    paths[listPath] = {
-      get: op('list'),
-      post: op('post', {
-        parameters: queryParams.filter((p) => p !== 'force').map(param),
-        requestBody: { content: content(['*/*']) },
-      }),
-    };
-    if (rt.subresources.status) {
-      paths[`${itemPath}/status`] = {
-        get: op('get'),
-        patch: op('patch', {
-          parameters: queryParams.map(param),
-          requestBody: {
-            content: content([
-              'application/apply-patch+yaml',
-              'application/json-patch+json',
-              'application/merge-patch+json',
-            ]),
-          },
-        }),
-      };
-    }
+    Object.assign(paths, resourcePaths(rt, prefix, gvk, name));
   }
   return {
     openapi: '3.0.0',
@@ -165,6 +113,43 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
     paths,
     components: { schemas },
   };
+}
+
+const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'];
+
+/** the item, list and status paths of one resource, every operation pointing at its schema */
+function resourcePaths(
+  rt: ResourceType,
+  prefix: string,
+  gvk: { group: string; version: string; kind: string },
+  schema: string,
+): Record<string, unknown> {
+  const ref = { $ref: `#/components/schemas/${schema}` };
+  const content = (types: string[]) => Object.fromEntries(types.map((t) => [t, { schema: ref }]));
+  const itemPath = rt.namespaced
+    ? `${prefix}/namespaces/{namespace}/${rt.plural}/{name}`
+    : `${prefix}/${rt.plural}/{name}`;
+  const listPath = rt.namespaced ? `${prefix}/namespaces/{namespace}/${rt.plural}` : `${prefix}/${rt.plural}`;
+  const op = (action: string, extra: Record<string, unknown> = {}) => ({
+    operationId: `${action}${rt.kind}`,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    responses: { '200': { description: 'OK', content: content(['application/json', 'application/yaml']) } },
+    ...extra,
+  });
+  const write = (action: string) =>
+    op(action, {
+      parameters: queryParams.filter((p) => p !== 'force').map(param),
+      requestBody: { content: content(['*/*']) },
+    });
+  const patch = () =>
+    op('patch', { parameters: queryParams.map(param), requestBody: { content: content(PATCH_TYPES) } });
+  const paths: Record<string, unknown> = {
+    [itemPath]: { get: op('get'), put: write('put'), patch: patch(), delete: op('delete') },
+    [listPath]: { get: op('list'), post: write('post') },
+  };
+  if (rt.subresources.status) paths[`${itemPath}/status`] = { get: op('get'), patch: patch() };
+  return paths;
 }
 
 /** A CRD version's schema as published, or an open object for built-ins (the server validates them). */
