@@ -125,27 +125,16 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
       }
       return false;
     case K.time:
-    case K.microTime: {
-      if (typeof v !== 'string') throw new DecodeAbort(typeError(jsonKind(v), 'string'));
-      const err = goTimeError(v, n.kind === K.microTime);
-      if (err) throw new DecodeAbort(err);
-      const canonical = goTimeCanonical(v, n.kind === K.microTime);
-      if (canonical !== undefined) st.replacement = canonical;
+    case K.microTime:
+      checkTime(v, n.kind === K.microTime, st);
       return false;
-    }
     case K.intOrString:
       if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX))
         return false;
       throw new DecodeAbort(typeError(typeof v === 'number' ? `number ${v}` : jsonKind(v), 'int32'));
-    case K.quantity: {
-      const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
-      const err = goQuantityError(text);
-      if (err) throw new DecodeAbort(err);
-      // Go re-encodes a decoded Quantity in canonical form: `0.5` and "500m" are both stored as "500m"
-      const canonical = canonicalQuantity(text);
-      if (canonical !== undefined && canonical !== v) st.replacement = canonical;
+    case K.quantity:
+      checkQuantity(v, st);
       return false;
-    }
     case K.any:
       return false;
     case K.struct:
@@ -161,21 +150,41 @@ function walk(v: unknown, n: TypeNode, silent: boolean, st: State): boolean {
       else walkMap(v, n.elem!, silent, st);
       return false;
     case K.schemaOrBool:
-      if (typeof v === 'boolean') return false;
-      if (!isPlainObject(v)) throw new DecodeAbort('boolean or JSON schema expected');
-      walkStruct(v, st.schemaProps, true, st);
-      return false;
     case K.schemaOrArray:
-      if (isPlainObject(v)) walkStruct(v, st.schemaProps, true, st);
-      else if (Array.isArray(v)) walkItems(v, st.schemaProps, true, st);
-      else return true; // kube's JSONSchemaPropsOrArray keeps nothing of a scalar
-      return false;
     case K.schemaOrStringArray:
-      if (isPlainObject(v)) walkStruct(v, st.schemaProps, true, st);
-      else if (Array.isArray(v)) walkItems(v, STRING, true, st);
-      else return true;
-      return false;
+      return walkSchemaUnion(v, n.kind, st);
   }
+}
+
+function checkTime(v: unknown, micro: boolean, st: State): void {
+  if (typeof v !== 'string') throw new DecodeAbort(typeError(jsonKind(v), 'string'));
+  const err = goTimeError(v, micro);
+  if (err) throw new DecodeAbort(err);
+  const canonical = goTimeCanonical(v, micro);
+  if (canonical !== undefined) st.replacement = canonical;
+}
+
+function checkQuantity(v: unknown, st: State): void {
+  const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  const err = goQuantityError(text);
+  if (err) throw new DecodeAbort(err);
+  // Go re-encodes a decoded Quantity in canonical form: `0.5` and "500m" are both stored as "500m"
+  const canonical = canonicalQuantity(text);
+  if (canonical !== undefined && canonical !== v) st.replacement = canonical;
+}
+
+/** JSONSchemaProps' union fields (schema or bool / array / string array); true when the parent drops the value */
+function walkSchemaUnion(v: unknown, kind: TypeNode['kind'], st: State): boolean {
+  if (kind === K.schemaOrBool) {
+    if (typeof v === 'boolean') return false;
+    if (!isPlainObject(v)) throw new DecodeAbort('boolean or JSON schema expected');
+    walkStruct(v, st.schemaProps, true, st);
+    return false;
+  }
+  if (isPlainObject(v)) walkStruct(v, st.schemaProps, true, st);
+  else if (Array.isArray(v)) walkItems(v, kind === K.schemaOrArray ? st.schemaProps : STRING, true, st);
+  else return true; // kube's JSONSchemaPropsOrArray keeps nothing of a scalar
+  return false;
 }
 
 function replace(container: Record<string, unknown> | unknown[], key: string | number, st: State): void {
