@@ -344,6 +344,45 @@ function hasNewline(s: string | undefined): boolean {
   return s?.includes('\n') === true;
 }
 
+/** the rule's expression: it compiles, yields a bool, and uses oldSelf only where objects correlate */
+function ruleExpressionCauses(
+  rule: ValidationRule,
+  rulePath: string,
+  goRule: string,
+  uncorrelatable: string | undefined,
+): StatusCause[] {
+  const causes: StatusCause[] = [];
+  try {
+    const program = compileRule(rule);
+    const usesOldSelf = program.identifiers.has('oldSelf');
+    if (program.type !== 'bool' && program.type !== 'dyn') {
+      causes.push(invalid(`${rulePath}.rule`, goRule, 'cel expression must evaluate to a bool'));
+    }
+    if (usesOldSelf && uncorrelatable) {
+      causes.push(
+        invalid(
+          `${rulePath}.rule`,
+          JSON.stringify(rule.rule),
+          `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+        ),
+      );
+    }
+    if (rule.optionalOldSelf !== undefined && !usesOldSelf) {
+      causes.push(
+        invalid(
+          `${rulePath}.optionalOldSelf`,
+          String(rule.optionalOldSelf),
+          'may not be set if rule does not use oldSelf',
+        ),
+      );
+    }
+  } catch (err) {
+    if (!(err instanceof CelCompileError)) throw err;
+    causes.push(invalid(`${rulePath}.rule`, goRule, `compilation failed: ${err.message}`));
+  }
+  return causes;
+}
+
 function checkRule(
   rule: ValidationRule,
   node: JSONSchemaProps,
@@ -359,34 +398,7 @@ function checkRule(
       message: 'Required value: rule is not specified',
     });
   } else {
-    try {
-      const program = compileRule(rule);
-      const usesOldSelf = program.identifiers.has('oldSelf');
-      if (program.type !== 'bool' && program.type !== 'dyn') {
-        causes.push(invalid(`${rulePath}.rule`, goRule, 'cel expression must evaluate to a bool'));
-      }
-      if (usesOldSelf && uncorrelatable) {
-        causes.push(
-          invalid(
-            `${rulePath}.rule`,
-            JSON.stringify(rule.rule),
-            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
-          ),
-        );
-      }
-      if (rule.optionalOldSelf !== undefined && !usesOldSelf) {
-        causes.push(
-          invalid(
-            `${rulePath}.optionalOldSelf`,
-            String(rule.optionalOldSelf),
-            'may not be set if rule does not use oldSelf',
-          ),
-        );
-      }
-    } catch (err) {
-      if (!(err instanceof CelCompileError)) throw err;
-      causes.push(invalid(`${rulePath}.rule`, goRule, `compilation failed: ${err.message}`));
-    }
+    causes.push(...ruleExpressionCauses(rule, rulePath, goRule, uncorrelatable));
   }
   if (rule.message !== undefined && rule.message !== '' && rule.message.trim() === '') {
     causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must be non-empty if specified'));

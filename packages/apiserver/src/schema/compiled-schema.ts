@@ -59,8 +59,29 @@ function compilePattern(p: string | undefined): RE2JS | null {
 export function compileSchema(schema: JSONSchemaProps): SchemaNode {
   const hit = cache.get(schema);
   if (hit) return hit;
+  const node = newNode(schema);
+  // cached before its children compile, so a schema that refers to itself ends the recursion
+  cache.set(schema, node);
+  const check = kubeStringFormat(schema.format);
+  if (check) {
+    node.format = schema.format!;
+    node.formatCheck = check;
+  } else if (schema.format && (schema.format in NUMBER_FORMAT_RANGES || schema.format === 'quantity')) {
+    node.extraFormat = schema.format;
+  }
+  const children = compileChildren(node, schema);
+  node.hasListTypes = node.listType === 'set' || node.listType === 'map' || children.some((c) => c.hasListTypes);
+  node.hasEmbedded = node.embedded || children.some((c) => c.hasEmbedded);
+  node.hasDefaults =
+    node.defaulted.length > 0 ||
+    children.some((c) => c.hasDefaults || (c.schema.default !== undefined && c.schema.default !== null));
+  node.hasRules = node.hasRules || children.some((c) => c.hasRules);
+  return node;
+}
+
+function newNode(schema: JSONSchemaProps): SchemaNode {
   const types = schema['x-kubernetes-int-or-string'] ? ['integer', 'string'] : schema.type ? [schema.type] : [];
-  const node: SchemaNode = {
+  return {
     schema,
     types,
     nullable: !!schema.nullable,
@@ -89,14 +110,10 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
     hasDefaults: false,
     hasRules: !!schema['x-kubernetes-validations']?.length,
   };
-  cache.set(schema, node);
-  const check = kubeStringFormat(schema.format);
-  if (check) {
-    node.format = schema.format!;
-    node.formatCheck = check;
-  } else if (schema.format && (schema.format in NUMBER_FORMAT_RANGES || schema.format === 'quantity')) {
-    node.extraFormat = schema.format;
-  }
+}
+
+/** properties, additionalProperties, items and the junctors, compiled; returns the direct children */
+function compileChildren(node: SchemaNode, schema: JSONSchemaProps): SchemaNode[] {
   const children: SchemaNode[] = [];
   if (schema.properties) {
     node.properties = new Map();
@@ -120,13 +137,7 @@ export function compileSchema(schema: JSONSchemaProps): SchemaNode {
   node.anyOf = (schema.anyOf ?? []).map(compileSchema);
   node.oneOf = (schema.oneOf ?? []).map(compileSchema);
   node.not = schema.not ? compileSchema(schema.not) : null;
-  node.hasListTypes = node.listType === 'set' || node.listType === 'map' || children.some((c) => c.hasListTypes);
-  node.hasEmbedded = node.embedded || children.some((c) => c.hasEmbedded);
-  node.hasDefaults =
-    node.defaulted.length > 0 ||
-    children.some((c) => c.hasDefaults || (c.schema.default !== undefined && c.schema.default !== null));
-  node.hasRules = node.hasRules || children.some((c) => c.hasRules);
-  return node;
+  return children;
 }
 
 /** JSON-ish type name of a decoded value as kube-openapi reports it. */
