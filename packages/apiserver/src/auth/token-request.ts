@@ -26,6 +26,34 @@ export function tokenRequestHandler(tokens: ServiceAccountTokens): (r: ResourceR
   };
 }
 
+/** spec.expirationSeconds, defaulted, an integer between 10 minutes and 2^32 seconds */
+function requestedExpiration(spec: Record<string, unknown>): number {
+  const expirationSeconds =
+    spec.expirationSeconds == null ? DEFAULT_EXPIRATION_SECONDS : Number(spec.expirationSeconds);
+  if (!Number.isInteger(expirationSeconds))
+    throw errors.badRequest(`spec.expirationSeconds must be an integer, got ${JSON.stringify(spec.expirationSeconds)}`);
+  const causes = [];
+  if (expirationSeconds < MIN_EXPIRATION)
+    causes.push(
+      fieldErrors.invalid(
+        'spec.expirationSeconds',
+        expirationSeconds,
+        'may not specify a duration less than 10 minutes',
+      ),
+    );
+  if (expirationSeconds > MAX_EXPIRATION)
+    causes.push(
+      fieldErrors.invalid(
+        'spec.expirationSeconds',
+        expirationSeconds,
+        'may not specify a duration larger than 2^32 seconds',
+      ),
+    );
+  if (causes.length > 0) throw errors.invalid('TokenRequest', GROUP, '', causes);
+
+  return expirationSeconds;
+}
+
 async function createToken(tokens: ServiceAccountTokens, r: ResourceRequest): Promise<number> {
   const body = decodeObject(await readBody(r.req), r.req.headers['content-type']);
   if (body.apiVersion !== undefined && body.apiVersion !== `${GROUP}/v1`) {
@@ -59,30 +87,8 @@ async function createToken(tokens: ServiceAccountTokens, r: ResourceRequest): Pr
   const spec = isPlainObject(body.spec) ? body.spec : {};
   const audiences =
     Array.isArray(spec.audiences) && spec.audiences.length > 0 ? spec.audiences.map(String) : tokens.apiAudiences;
-  const expirationSeconds =
-    spec.expirationSeconds == null ? DEFAULT_EXPIRATION_SECONDS : Number(spec.expirationSeconds);
-  if (!Number.isInteger(expirationSeconds))
-    throw errors.badRequest(`spec.expirationSeconds must be an integer, got ${JSON.stringify(spec.expirationSeconds)}`);
+  const expirationSeconds = requestedExpiration(spec);
   const now = new Date();
-  const causes = [];
-  if (expirationSeconds < MIN_EXPIRATION)
-    causes.push(
-      fieldErrors.invalid(
-        'spec.expirationSeconds',
-        expirationSeconds,
-        'may not specify a duration less than 10 minutes',
-      ),
-    );
-  if (expirationSeconds > MAX_EXPIRATION)
-    causes.push(
-      fieldErrors.invalid(
-        'spec.expirationSeconds',
-        expirationSeconds,
-        'may not specify a duration larger than 2^32 seconds',
-      ),
-    );
-  if (causes.length > 0) throw errors.invalid('TokenRequest', GROUP, '', causes);
-
   const boundObjectRef = isPlainObject(spec.boundObjectRef) ? (spec.boundObjectRef as BoundObjectRef) : undefined;
   const { token, claims } = tokens.mint({ namespace, name, audiences, expirationSeconds, boundObjectRef }, now);
   const out = {
