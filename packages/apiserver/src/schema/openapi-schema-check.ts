@@ -169,40 +169,43 @@ function listMapKeyRules(s: JSONSchemaProps, path: string, out: StatusCause[]): 
         ),
       );
     }
-    if (items && items.type === 'object') {
-      const seen = new Set<string>();
-      for (const k of mapKeys) {
-        const prop = items.properties?.[k];
-        if (prop) {
-          if (prop.type === 'array' || prop.type === 'object') {
-            out.push(
-              fieldError.invalid(
-                child(key(child(child(path, 'items'), 'properties'), k), 'type'),
-                items.type,
-                "must be a scalar type if parent array's x-kubernetes-list-type is map",
-              ),
-            );
-          }
-        } else {
-          out.push(
-            fieldError.invalid(
-              child(path, 'x-kubernetes-list-map-keys'),
-              goStrings(mapKeys),
-              'entries must all be names of item properties',
-            ),
-          );
-        }
-        if (seen.has(k))
-          out.push(
-            fieldError.invalid(
-              child(path, 'x-kubernetes-list-map-keys'),
-              goStrings(mapKeys),
-              'must not contain duplicate entries',
-            ),
-          );
-        seen.add(k);
+    if (items && items.type === 'object') mapKeyProperties(items, mapKeys, path, out);
+  }
+}
+
+/** each map key names a scalar property of the items, once */
+function mapKeyProperties(items: JSONSchemaProps, mapKeys: string[], path: string, out: StatusCause[]): void {
+  const seen = new Set<string>();
+  for (const k of mapKeys) {
+    const prop = items.properties?.[k];
+    if (prop) {
+      if (prop.type === 'array' || prop.type === 'object') {
+        out.push(
+          fieldError.invalid(
+            child(key(child(child(path, 'items'), 'properties'), k), 'type'),
+            items.type,
+            "must be a scalar type if parent array's x-kubernetes-list-type is map",
+          ),
+        );
       }
+    } else {
+      out.push(
+        fieldError.invalid(
+          child(path, 'x-kubernetes-list-map-keys'),
+          goStrings(mapKeys),
+          'entries must all be names of item properties',
+        ),
+      );
     }
+    if (seen.has(k))
+      out.push(
+        fieldError.invalid(
+          child(path, 'x-kubernetes-list-map-keys'),
+          goStrings(mapKeys),
+          'must not contain duplicate entries',
+        ),
+      );
+    seen.add(k);
   }
 }
 
