@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
 import { startOperator } from '../controllers/operator.ts';
-import { selectControllerSets } from '../controllers/registry.ts';
+import { kubeairunwayCoreSet } from '../controllers/kubeairunway/core/index.ts';
+import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { CONTROLLER_SETS } from '../controllers/sets.ts';
 import { Logger } from '../kube/index.ts';
 import { parsePort } from './options.ts';
@@ -17,6 +18,19 @@ interface RunOptions {
   httpHost: string;
   webhookPort: string;
   webhookHost: string;
+  gatewayName?: string;
+  gatewayNamespace?: string;
+}
+
+/** the kubeairunway-core set routing through the Gateway --gateway-namespace/--gateway-name name (both or neither) */
+function withGateway(sets: ControllerSet[], opts: RunOptions): ControllerSet[] {
+  if (!opts.gatewayName && !opts.gatewayNamespace) return sets;
+  if (!opts.gatewayName || !opts.gatewayNamespace)
+    throw new Error(
+      '--gateway-name and --gateway-namespace go together: give both, or neither to discover the Gateway',
+    );
+  const gateway = { name: opts.gatewayName, namespace: opts.gatewayNamespace };
+  return sets.map((s) => (s.name === 'kubeairunway-core' ? kubeairunwayCoreSet({ gateway: { gateway } }) : s));
 }
 
 export function registerRun(program: Command): void {
@@ -38,6 +52,8 @@ export function registerRun(program: Command): void {
     .option('--http-host <host>', 'address the metrics/health server binds', '0.0.0.0')
     .option('--webhook-port <port>', 'HTTPS port of the admission webhook server (controller set "webhooks")', '9443')
     .option('--webhook-host <host>', 'address the webhook server binds', '0.0.0.0')
+    .option('--gateway-name <name>', 'route ModelDeployments through this Gateway (with --gateway-namespace)')
+    .option('--gateway-namespace <ns>', "the routing Gateway's namespace (with --gateway-name)")
     .addHelpText(
       'after',
       '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)',
@@ -45,7 +61,7 @@ export function registerRun(program: Command): void {
     .action(async (opts: RunOptions) => {
       const log = new Logger({ component: 'operator' });
       try {
-        const sets = selectControllerSets(CONTROLLER_SETS, opts.controllers);
+        const sets = withGateway(selectControllerSets(CONTROLLER_SETS, opts.controllers), opts);
         const mgr = await startOperator({
           ...(opts.kubeconfig ? { kubeconfig: readFileSync(opts.kubeconfig, 'utf8') } : {}),
           sets,

@@ -1,6 +1,7 @@
 // The simulated cluster's fixed infrastructure: Nodes (CPU, NVIDIA and AMD GPU nodes labelled the way their
 // device plugins and feature discovery label them), a default StorageClass, and the Gateways the design docs (docs/)'
 // routing examples point at. Applied through the normal client, like any other object.
+import { INFERENCE_GATEWAY_LABEL } from '../apis/kubeairunway/index.ts';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
 import { Nodes } from './workloads/kinds.ts';
 
@@ -160,12 +161,12 @@ export function defaultStorageClass(): KubeObject {
 }
 
 export function simGatewayObjects(): KubeObject[] {
-  const gateway = (g: { namespace: string; name: string }): KubeObject[] => [
+  const gateway = (g: { namespace: string; name: string }, labels?: Record<string, string>): KubeObject[] => [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: g.namespace } },
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'Gateway',
-      metadata: { name: g.name, namespace: g.namespace },
+      metadata: { name: g.name, namespace: g.namespace, ...(labels ? { labels } : {}) },
       spec: {
         gatewayClassName: SIM_GATEWAY.className,
         listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }],
@@ -182,7 +183,8 @@ export function simGatewayObjects(): KubeObject[] {
         description: 'The simulated Gateway API implementation of modelplane dev',
       },
     },
-    ...gateway(SIM_GATEWAY),
+    // the one ModelDeployments are routed through (docs/kubeairunway.md, "Gateway")
+    ...gateway(SIM_GATEWAY, { [INFERENCE_GATEWAY_LABEL]: 'true' }),
     ...gateway(SIM_KSERVE_GATEWAY),
   ];
 }

@@ -241,6 +241,7 @@ describe('external CRDs with real kubectl', () => {
       'gateways.gateway.networking.k8s.io Namespaced gtw',
       'httproutes.gateway.networking.k8s.io Namespaced ',
       'referencegrants.gateway.networking.k8s.io Namespaced refgrant',
+      'inferencepools.inference.networking.k8s.io Namespaced ',
       'workspaces.kaito.sh Namespaced wk,wks',
       'dynamographdeployments.nvidia.com Namespaced dgd',
       'rayclusters.ray.io Namespaced ',

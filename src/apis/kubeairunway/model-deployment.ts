@@ -129,6 +129,16 @@ export const tolerationSchema = z.object({
   tolerationSeconds: z.int().optional(),
 });
 
+/** routing through the shared inference Gateway (docs/kubeairunway.md, "Gateway") */
+export const gatewaySpecSchema = z.object({
+  /** unset: on when the cluster has a Gateway to route through; false removes the route */
+  enabled: z.boolean().optional(),
+  /** the model name requests carry (the body's `model`); default: model.servedName, else model.id */
+  modelName: z.string().optional(),
+  /** an HTTPRoute of your own in the same namespace: no route is created, this one is reported */
+  httpRouteRef: z.string().optional(),
+});
+
 export const modelDeploymentSpecSchema = z.object({
   model: modelSchema,
   engine: engineSchema.optional(),
@@ -146,6 +156,7 @@ export const modelDeploymentSpecSchema = z.object({
     .optional(),
   nodeSelector: stringMap().optional(),
   tolerations: z.array(tolerationSchema).optional(),
+  gateway: gatewaySpecSchema.optional(),
 });
 
 // Status: every leaf below has exactly one owner in docs/kubeairunway.md's ownership table, and nested objects are
@@ -175,6 +186,18 @@ export const modelDeploymentStatusSchema = z.object({
       service: z.string().optional(),
       port: z.int32().min(0).max(65535).optional(),
       url: z.string().optional(),
+      /** the URL through the shared Gateway, when routed (owned by the gateway controller) */
+      gatewayUrl: z.string().optional(),
+    })
+    .optional(),
+  /** where the shared Gateway serves this model (owned by the gateway controller) */
+  gateway: z
+    .object({
+      /** the Gateway's address (host, or host:port off port 80) */
+      endpoint: z.string().optional(),
+      /** the model name to send in requests (the route matches it) */
+      modelName: z.string().optional(),
+      gatewayNamespace: z.string().optional(),
     })
     .optional(),
   observedGeneration: z.number().int().min(0).optional(),
@@ -184,6 +207,7 @@ export const modelDeploymentStatusSchema = z.object({
 export type ModelDeploymentSpec = z.infer<typeof modelDeploymentSpecSchema>;
 export type ModelDeploymentStatus = z.infer<typeof modelDeploymentStatusSchema>;
 export type GpuSpec = z.infer<typeof gpuSchema>;
+export type GatewaySpec = z.infer<typeof gatewaySpecSchema>;
 export type ComponentScaling = z.infer<typeof componentScalingSchema>;
 export type Toleration = z.infer<typeof tolerationSchema>;
 

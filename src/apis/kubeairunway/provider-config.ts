@@ -30,6 +30,15 @@ export const engineCapabilitySchema = z.object({
   gpuTypes: z.array(z.string().min(1)).optional(),
 });
 
+export const gatewayCapabilitySchema = z.object({
+  /** the provider creates an InferencePool per deployment: routes go to it instead of the Service */
+  managesInferencePool: z.boolean().optional(),
+  /** the pool's name; `{name}` and `{namespace}` are the deployment's (default `{name}-pool`) */
+  inferencePoolNamePattern: z.string().optional(),
+  /** the pool's namespace, same placeholders (default `{namespace}`) */
+  inferencePoolNamespace: z.string().optional(),
+});
+
 export const selectionRuleSchema = z.object({
   /** CEL over the variable `spec` (the ModelDeployment's spec); must evaluate to a bool */
   condition: z.string().min(1),
@@ -45,6 +54,8 @@ export const providerConfigSpecSchema = z.object({
         .optional(),
       /** whether the provider needs an upstream CRD installed (KAITO Workspace, …); absent means true */
       requiresCRD: z.boolean().optional(),
+      /** how the gateway reaches this provider's pods (docs/kubeairunway.md, "Gateway") */
+      gateway: gatewayCapabilitySchema.optional(),
     })
     .optional(),
   selectionRules: z.array(selectionRuleSchema).optional(),
@@ -62,6 +73,7 @@ export const providerConfigStatusSchema = z.object({
 });
 
 export type EngineCapability = z.infer<typeof engineCapabilitySchema>;
+export type GatewayCapability = z.infer<typeof gatewayCapabilitySchema>;
 export type SelectionRule = z.infer<typeof selectionRuleSchema>;
 export type InferenceProviderConfigSpec = z.infer<typeof providerConfigSpecSchema>;
 export type InferenceProviderConfigStatus = z.infer<typeof providerConfigStatusSchema>;

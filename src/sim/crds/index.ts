@@ -5,6 +5,7 @@
 import type { CustomResourceDefinition } from '../../kube/index.ts';
 import { dynamoGraphDeploymentCrd } from './dynamo.ts';
 import { gatewayClassCrd, gatewayCrd, httpRouteCrd, referenceGrantCrd } from './gateway-api.ts';
+import { inferencePoolCrd } from './inference-pool.ts';
 import { workspaceCrd } from './kaito.ts';
 import { scaledObjectCrd } from './keda.ts';
 import { inferenceServiceCrd } from './kserve.ts';
@@ -15,6 +16,7 @@ export {
   gatewayClassCrd,
   gatewayCrd,
   httpRouteCrd,
+  inferencePoolCrd,
   inferenceServiceCrd,
   rayClusterCrd,
   rayServiceCrd,
@@ -30,6 +32,7 @@ export function externalCrds(): CustomResourceDefinition[] {
     gatewayCrd(),
     httpRouteCrd(),
     referenceGrantCrd(),
+    inferencePoolCrd(),
     workspaceCrd(),
     dynamoGraphDeploymentCrd(),
     rayClusterCrd(),

@@ -2,21 +2,29 @@
 import { KAR_GROUP } from '../../../apis/kubeairunway/index.ts';
 import { READ, rule } from '../../rbac.ts';
 import type { ControllerSet } from '../../registry.ts';
+import { GATEWAY_RULES, type GatewayControllerOptions, registerGatewayController } from '../gateway/index.ts';
 import { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 
 export { type CoreDecision, type CoreInputs, type CoreStatus, planCoreStatus } from './plan.ts';
 export { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 
-export function kubeairunwayCoreSet(opts: CoreControllerOptions = {}): ControllerSet {
+export function kubeairunwayCoreSet(
+  opts: CoreControllerOptions & { gateway?: GatewayControllerOptions } = {},
+): ControllerSet {
   return {
     name: 'kubeairunway-core',
-    description: 'ModelDeployment validation and CEL provider selection (creates nothing)',
-    register: (mgr) => registerKubeairunwayCoreController(mgr, opts),
+    description: 'ModelDeployment validation, CEL provider selection and routing through the shared Gateway',
+    // the gateway controller is the core's, as in the public project (docs/kubeairunway.md, "Gateway")
+    register: async (mgr) => [
+      await registerKubeairunwayCoreController(mgr, opts),
+      await registerGatewayController(mgr, opts.gateway),
+    ],
     rules: [
       rule(KAR_GROUP, ['modeldeployments', 'inferenceproviderconfigs'], READ),
       rule(KAR_GROUP, ['modeldeployments/status'], ['patch']),
       // "Provider '{name}' CRD not installed in cluster" needs to know which APIs are served
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
+      ...GATEWAY_RULES,
     ],
   };
 }

@@ -1,0 +1,118 @@
+// Wires the gateway controller into a Manager (docs/kubeairunway.md, "Gateway"). Its own field manager,
+// `kubeairunway-gateway`, owns status.gateway, status.endpoint.gatewayUrl and the GatewayReady condition.
+// It reconciles a ModelDeployment when it changes (the provider's phase and endpoint included), and when a
+// Gateway, its route, its InferencePool or its provider's config changes. The Gateway API and pool kinds are
+// watched once the cluster serves them (a handler added then, as the providers watch their upstream kind),
+// so the operator starts, and reports CRDsNotAvailable, on a cluster without them.
+import {
+  GATEWAY_FIELD_MANAGER,
+  InferenceProviderConfigs,
+  type ModelDeployment,
+  ModelDeployments,
+  RECONCILE_PAUSED_ANNOTATION,
+} from '../../../apis/kubeairunway/index.ts';
+import { DEFAULT_SETTLE_WINDOW_MS, Pipeline, toResult } from '../../../engine/index.ts';
+import {
+  type Controller,
+  controllerOf,
+  CustomResourceDefinitions,
+  ignoreOwnStatusWrites,
+  type KindRef,
+  type KubeObject,
+  type Manager,
+  objectKeyString,
+} from '../../../kube/index.ts';
+import { servedGroupVersions } from '../served-apis.ts';
+import { GATEWAY_API_VERSION, Gateways, HTTPRoutes, INFERENCE_POOL_API_VERSION, InferencePools } from './kinds.ts';
+import { gatewayReconciler, type GatewayReconcilerOptions } from './reconciler.ts';
+
+export interface GatewayControllerOptions extends GatewayReconcilerOptions {
+  settleWindowMs?: number;
+}
+
+const keyOf = (o: KubeObject) => objectKeyString(o.metadata.namespace, o.metadata.name ?? '');
+
+export async function registerGatewayController(
+  mgr: Manager,
+  opts: GatewayControllerOptions = {},
+): Promise<Controller> {
+  const deployments = await mgr.cache.informer(ModelDeployments);
+  const pipeline = new Pipeline({
+    name: GATEWAY_FIELD_MANAGER,
+    reconciler: gatewayReconciler(opts),
+    pauseAnnotation: RECONCILE_PAUSED_ANNOTATION,
+    statusField: null,
+    settleWindowMs: opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS,
+  });
+  const all = () => deployments.store.list().map(keyOf);
+  /** a route or pool: its owning deployment, a deployment of the same name, and deployments naming it */
+  const related = (obj: KubeObject): string[] => {
+    const ns = obj.metadata.namespace;
+    const keys = new Set<string>();
+    const owner = controllerOf(obj);
+    if (owner?.kind === ModelDeployments.kind) keys.add(objectKeyString(ns, owner.name));
+    for (const md of deployments.store.list() as ModelDeployment[]) {
+      if (md.metadata.namespace !== ns) continue;
+      if (md.metadata.name === obj.metadata.name || md.spec.gateway?.httpRouteRef === obj.metadata.name)
+        keys.add(keyOf(md));
+    }
+    return [...keys];
+  };
+
+  let controller: Controller | undefined;
+  const watching = new Set<string>();
+  const watchWhenServed = async (kind: KindRef<KubeObject>, keys: (o: KubeObject) => string[]) => {
+    if (watching.has(kind.kind)) return;
+    watching.add(kind.kind);
+    const informer = await mgr.cache.informer(kind).catch((err: unknown) => {
+      watching.delete(kind.kind);
+      throw err;
+    });
+    informer.addHandler({
+      add: (o) => controller?.enqueueChange(keys(o), o),
+      update: (old, o) => controller?.enqueueChange(new Set([...keys(old), ...keys(o)]), o),
+      delete: (o) => controller?.enqueueChange(keys(o), undefined),
+    });
+    await controller?.resync();
+  };
+  const watchServed = async (crds: Parameters<typeof servedGroupVersions>[0]) => {
+    const served = servedGroupVersions(crds);
+    if (served.has(GATEWAY_API_VERSION)) {
+      await watchWhenServed(Gateways, all);
+      await watchWhenServed(HTTPRoutes, related);
+    }
+    if (served.has(INFERENCE_POOL_API_VERSION)) await watchWhenServed(InferencePools, related);
+  };
+
+  controller = mgr
+    .controller(GATEWAY_FIELD_MANAGER)
+    .for(ModelDeployments, { predicates: [ignoreOwnStatusWrites(GATEWAY_FIELD_MANAGER)] })
+    .watches(InferenceProviderConfigs, (ipc) =>
+      (deployments.store.list() as ModelDeployment[])
+        .filter((md) => md.status?.provider?.name === ipc.metadata.name)
+        .map(keyOf),
+    )
+    .withOptions({ fieldManager: GATEWAY_FIELD_MANAGER, concurrency: 2, levelBased: true })
+    .complete(async (req, ctx) => {
+      await watchServed(await ctx.cache.list(CustomResourceDefinitions));
+      const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
+      if (!md) return {};
+      return toResult(
+        await pipeline.run(md, {
+          client: ctx.client,
+          reader: ctx.cache,
+          recorder: ctx.recorder,
+          log: ctx.log,
+          signal: ctx.signal,
+        }),
+      );
+    });
+  // a Gateway API or pool CRD appearing: watch the kind, and look at every deployment again
+  const crds = await mgr.cache.informer(CustomResourceDefinitions);
+  crds.addHandler({
+    add: () => void watchServed(crds.store.list()).catch(() => undefined),
+    update: () => void watchServed(crds.store.list()).catch(() => undefined),
+    delete: () => undefined,
+  });
+  return controller;
+}

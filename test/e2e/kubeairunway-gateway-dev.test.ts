@@ -1,0 +1,112 @@
+// KubeAIRunway's gateway integration on `modelplane dev` (docs/kubeairunway.md, "Gateway"): a Running
+// ModelDeployment gets an HTTPRoute on the labelled shared Gateway, status.gateway and GatewayReady=True;
+// turning spec.gateway.enabled off removes the route and says so; a foreign route of the same name is
+// left alone and reported.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Logger } from '../../src/kube/index.ts';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const NS = 'quickstart';
+const example = (file: string) => readFileSync(`examples/quickstart/${file}`, 'utf8');
+
+interface Md {
+  status?: {
+    gateway?: { endpoint?: string; modelName?: string; gatewayNamespace?: string };
+    endpoint?: { gatewayUrl?: string };
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+  };
+}
+
+describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
+  let cluster: DevTestCluster;
+  const md = async (name: string) => JSON.parse(await cluster.k(['get', 'md', name, '-n', NS, '-o', 'json'])) as Md;
+  const gatewayReady = (m: Md) => m.status?.conditions?.find((c) => c.type === 'GatewayReady');
+
+  before(async () => {
+    cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
+    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml'])
+      await cluster.k(['apply', '-f', '-'], example(f));
+  });
+  after(async () => cluster?.stop());
+
+  it('a Running deployment is routed through the labelled Gateway: HTTPRoute, status.gateway, GatewayReady=True', async () => {
+    const ready = await waitFor(
+      'gemma-cpu GatewayReady=True',
+      async () => {
+        const m = await md('gemma-cpu');
+        return gatewayReady(m)?.status === 'True' ? m : undefined;
+      },
+      { timeoutMs: 60_000, detail: () => md('gemma-cpu') },
+    );
+    assert.equal(ready.status?.gateway?.modelName, 'google/gemma-3-1b-it-qat-q4_0-gguf');
+    assert.equal(ready.status?.gateway?.gatewayNamespace, 'gateways');
+    assert.ok(ready.status?.gateway?.endpoint, 'the Gateway address');
+    assert.equal(ready.status?.endpoint?.gatewayUrl, `http://${ready.status?.gateway?.endpoint}`);
+    const route = JSON.parse(await cluster.k(['get', 'httproute', 'gemma-cpu', '-n', NS, '-o', 'json'])) as {
+      spec: { parentRefs: Array<{ name: string; namespace: string }>; rules: Array<{ backendRefs: unknown[] }> };
+    };
+    assert.deepEqual(
+      route.spec.parentRefs.map((p) => `${p.namespace}/${p.name}`),
+      ['gateways/inference-gateway'],
+    );
+  });
+
+  it('spec.gateway.enabled: false removes the route and sets GatewayReady=False GatewayDisabled', async () => {
+    await cluster.k([
+      'patch',
+      'md',
+      'gemma-cpu',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      '{"spec":{"gateway":{"enabled":false}}}',
+    ]);
+    await waitFor('the HTTPRoute gone', async () => {
+      const r = await cluster.kubectl(['get', 'httproute', 'gemma-cpu', '-n', NS]);
+      return r.code !== 0 && /NotFound/.test(r.stderr);
+    });
+    const m = await waitFor('GatewayDisabled', async () => {
+      const m = await md('gemma-cpu');
+      return gatewayReady(m)?.reason === 'GatewayDisabled' ? m : undefined;
+    });
+    assert.equal(gatewayReady(m)?.status, 'False');
+    assert.match(gatewayReady(m)?.message ?? '', /spec\.gateway\.enabled is false/);
+    assert.equal(m.status?.gateway, undefined);
+    assert.equal(m.status?.endpoint?.gatewayUrl, undefined);
+  });
+
+  it('a foreign HTTPRoute of the same name is left alone and reported (HTTPRouteConflict)', async () => {
+    await cluster.k(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'HTTPRoute',
+        metadata: { name: 'gemma-cpu', namespace: NS },
+        spec: { parentRefs: [{ name: 'kserve-gateway', namespace: 'kgateway-system' }] },
+      }),
+    );
+    await cluster.k([
+      'patch',
+      'md',
+      'gemma-cpu',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      '{"spec":{"gateway":{"enabled":true}}}',
+    ]);
+    const m = await waitFor('HTTPRouteConflict', async () => {
+      const m = await md('gemma-cpu');
+      return gatewayReady(m)?.reason === 'HTTPRouteConflict' ? m : undefined;
+    });
+    assert.match(gatewayReady(m)?.message ?? '', /HTTPRoute quickstart\/gemma-cpu exists and is not managed by/);
+    const route = JSON.parse(await cluster.k(['get', 'httproute', 'gemma-cpu', '-n', NS, '-o', 'json'])) as {
+      spec: { parentRefs: Array<{ name: string }> };
+    };
+    assert.equal(route.spec.parentRefs[0]!.name, 'kserve-gateway', 'the foreign route is untouched');
+  });
+});
