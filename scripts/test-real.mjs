@@ -21,6 +21,14 @@ const REAL_SUITES = [
   'test/webhooks/llamastack-api.test.ts',
   'test/controllers/llamastack/controller.test.ts',
   'test/e2e/llamastack-dev.test.ts',
+  'test/e2e/aim-chain.test.ts',
+  'test/e2e/pod-logs.test.ts',
+  'test/controllers/kubeairunway/core-controller.test.ts',
+  'test/controllers/kubeairunway/provider-lifecycle-integration.test.ts',
+  'test/apis/aim-crds.test.ts',
+  'test/apis/kubeairunway-crds.test.ts',
+  'test/apis/llmd-crds.test.ts',
+  'test/sim/operators-crds.test.ts',
 ];
 
 const started = Date.now();

@@ -32,7 +32,7 @@ export interface StatusContext<T extends KubeObject, C = unknown> extends PlanCo
 }
 
 /** live reads only; writes belong to the apply step */
-export type ReadClient = Pick<KubeClient, 'get' | 'getOrUndefined' | 'list' | 'transport'>;
+export type ReadClient = Pick<KubeClient, 'get' | 'getOrUndefined' | 'list' | 'podLog' | 'transport'>;
 
 export interface FetchContext<T extends KubeObject, C = unknown> extends PlanContext<T, C> {
   /** the informer cache: where reconcile reads come from */

@@ -33,6 +33,14 @@ export interface ListOptions {
   accept?: string;
 }
 
+/** what `kubectl logs` can ask for: a container, the previous run, the last lines, the first bytes */
+export interface PodLogOptions {
+  container?: string;
+  previous?: boolean;
+  tailLines?: number;
+  limitBytes?: number;
+}
+
 export interface DeleteOptions {
   dryRun?: boolean;
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
@@ -164,6 +172,25 @@ export class KubeClient {
       cont = last.metadata?.continue || undefined;
     } while (cont);
     return { ...last, metadata: { resourceVersion: last.metadata?.resourceVersion ?? '' }, items };
+  }
+
+  /**
+   * A container's log (pods/log) as text. Accepts JSON as kubectl does: kube-apiserver negotiates the media
+   * type before it streams the text/plain log, and a request accepting only text/plain gets a 406.
+   */
+  async podLog(namespace: string, name: string, opts: PodLogOptions = {}): Promise<string> {
+    const res = await this.transport.request({
+      method: 'GET',
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/log`,
+      query: {
+        container: opts.container,
+        previous: opts.previous || undefined,
+        tailLines: opts.tailLines,
+        limitBytes: opts.limitBytes,
+      },
+      accept: 'application/json, */*',
+    });
+    return typeof res.body === 'string' ? res.body : '';
   }
 
   async create<T extends KubeObject>(obj: T, opts: WriteOptions = {}): Promise<T> {

@@ -8,6 +8,7 @@ export {
   type ApplyOptions,
   type ClientOptions,
   type DeleteOptions,
+  type PodLogOptions,
   KubeClient,
   type ListOptions,
   loadKubeConfig,

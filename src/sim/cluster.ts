@@ -44,7 +44,15 @@ function node(name: string, labels: Record<string, string>, index: number, podNe
   };
 }
 
-function nodeStatus(capacity: Record<string, string>, index: number): Record<string, unknown> {
+/** the kubelet's port a node reports when no simulated kubelet endpoint is running (the kubelet's default) */
+export const DEFAULT_KUBELET_PORT = 10250;
+
+/** a node's InternalIP: the first address of its pod range, a loopback address its kubelet endpoint can listen on */
+export function simulatedNodeIP(podNetwork: string, index: number): string {
+  return `${podNetwork}.${index}.1`;
+}
+
+function nodeStatus(capacity: Record<string, string>, index: number, podNetwork: string): Record<string, unknown> {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   return {
     capacity,
@@ -84,9 +92,10 @@ function nodeStatus(capacity: Record<string, string>, index: number): Record<str
       },
     ],
     addresses: [
-      { type: 'InternalIP', address: `192.168.49.${10 + index}` },
+      { type: 'InternalIP', address: simulatedNodeIP(podNetwork, index) },
       { type: 'Hostname', address: `sim-node-${index}` },
     ],
+    daemonEndpoints: { kubeletEndpoint: { Port: DEFAULT_KUBELET_PORT } },
     nodeInfo: {
       architecture: 'amd64',
       operatingSystem: 'linux',
@@ -115,7 +124,7 @@ export function simulatedNodes(
     const cap = base;
     out.push({
       node: node(`cpu-node-${n + 1}`, { 'node.kubernetes.io/instance-type': 'sim-cpu-32' }, i, podNetwork),
-      status: nodeStatus(cap, i++),
+      status: nodeStatus(cap, i++, podNetwork),
     });
   }
   for (let n = 0; n < pool.nvidiaNodes; n++) {
@@ -130,7 +139,7 @@ export function simulatedNodes(
       'nvidia.com/cuda.driver.major': '550',
       'feature.node.kubernetes.io/pci-10de.present': 'true',
     };
-    out.push({ node: node(`nvidia-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`nvidia-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++, podNetwork) });
   }
   for (let n = 0; n < pool.amdNodes; n++) {
     const cap = { ...base, cpu: '96', memory: '1536Gi', 'amd.com/gpu': gpus };
@@ -143,9 +152,20 @@ export function simulatedNodes(
       'feature.node.kubernetes.io/amd-gpu': 'true',
       'feature.node.kubernetes.io/pci-1002.present': 'true',
     };
-    out.push({ node: node(`amd-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++) });
+    out.push({ node: node(`amd-node-${n + 1}`, labels, i, podNetwork), status: nodeStatus(cap, i++, podNetwork) });
   }
   return out;
+}
+
+/** each simulated node's name and InternalIP, for the kubelet endpoints that listen there */
+export function simulatedNodeAddresses(
+  pool: NodePoolSpec = DEFAULT_NODE_POOL,
+  podNetwork = DEFAULT_POD_NETWORK,
+): Array<{ name: string; ip: string }> {
+  return simulatedNodes(pool, podNetwork).map(({ node: n, status }) => ({
+    name: n.metadata.name!,
+    ip: (status.addresses as Array<{ type: string; address: string }>).find((a) => a.type === 'InternalIP')!.address,
+  }));
 }
 
 export function defaultStorageClass(): KubeObject {
@@ -213,11 +233,19 @@ export async function installSimulatedInfrastructure(
   client: KubeClient,
   pool: NodePoolSpec = DEFAULT_NODE_POOL,
   podNetwork = DEFAULT_POD_NETWORK,
+  /** the port of each node's simulated kubelet endpoint, when one runs (kubelet-endpoint.ts) */
+  kubeletPort?: (node: string) => number,
 ): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   for (const { node: n, status } of simulatedNodes(pool, podNetwork)) {
     const created = await c.apply(n);
-    await c.applyStatus({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name }, status });
+    const port = kubeletPort?.(n.metadata.name!) ?? DEFAULT_KUBELET_PORT;
+    await c.applyStatus({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: n.metadata.name },
+      status: { ...status, daemonEndpoints: { kubeletEndpoint: { Port: port } } },
+    });
     await liftNotReadyTaint(c, created);
   }
   await c.apply(defaultStorageClass());

@@ -1,5 +1,5 @@
-// The aim.eai.amd.com CRDs on the embedded API server: installed, Established, and accepting every YAML
-// example of docs/aim.md exactly as docs/aim.md prints it.
+// The aim.eai.amd.com CRDs on the test cluster (embedded or real API server): installed, Established, and
+// accepting every YAML example of docs/aim.md exactly as docs/aim.md prints it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ describe('aim.eai.amd.com CRDs', () => {
   let cluster: TestCluster;
   before(async () => {
     cluster = await startTestCluster();
-    for (const crd of aimCrds()) await createCrdAndWait(cluster.server, crd);
+    for (const crd of aimCrds()) await createCrdAndWait(cluster, crd);
     await cluster.k(['create', 'namespace', 'ml-team']);
   });
   after(async () => {
@@ -105,7 +105,7 @@ describe('aim.eai.amd.com CRDs', () => {
       it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with docs/aim.md model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
         const svcSpec = spec.model ? spec : { model: { name: 'qwen-qwen3-32b' }, ...spec };
         const r = await raw(
-          cluster.server,
+          cluster,
           'POST',
           services('ml-team'),
           service(`fragment-${i}`, svcSpec, { project: 'conversational-ai' }),
@@ -113,7 +113,7 @@ describe('aim.eai.amd.com CRDs', () => {
         assert.equal(r.status, 201, r.text);
         assertContains(r.json().spec, svcSpec, 'spec');
         if (!spec.model && !spec.runtimeConfigName) {
-          const c = await raw(cluster.server, 'POST', nsConfigs('ml-team'), {
+          const c = await raw(cluster, 'POST', nsConfigs('ml-team'), {
             apiVersion: AIM_API_VERSION,
             kind: 'AIMRuntimeConfig',
             metadata: { name: `fragment-${i}` },
@@ -129,14 +129,14 @@ describe('aim.eai.amd.com CRDs', () => {
         it(`status fragment ${i + 1} is accepted by the AIMService status subresource unchanged`, async () => {
           const status = (parse(yaml) as { status: Record<string, unknown> }).status;
           const created = await raw(
-            cluster.server,
+            cluster,
             'POST',
             services('ml-team'),
             service(`status-${i}`, { model: { name: 'qwen-qwen3-32b' } }),
           );
           assert.equal(created.status, 201, created.text);
           const r = await raw(
-            cluster.server,
+            cluster,
             'PATCH',
             `${services('ml-team')}/status-${i}/status`,
             { status },
@@ -167,7 +167,7 @@ describe('aim.eai.amd.com CRDs', () => {
     ];
     cases.forEach(([name, model, ok], i) => {
       it(`${ok ? 'accepts' : 'rejects'} ${name}`, async () => {
-        const r = await raw(cluster.server, 'POST', services('default'), service(`model-${i}`, { model }));
+        const r = await raw(cluster, 'POST', services('default'), service(`model-${i}`, { model }));
         if (ok) {
           assert.equal(r.status, 201, r.text);
           return;
@@ -190,14 +190,14 @@ describe('aim.eai.amd.com CRDs', () => {
       [clusterConfigs, 'AIMClusterRuntimeConfig', {}],
       [nsConfigs('ml-team'), 'AIMRuntimeConfig', { serviceAccountName: '', imagePullSecrets: [] }],
     ] as const) {
-      const created = await raw(cluster.server, 'POST', path, {
+      const created = await raw(cluster, 'POST', path, {
         apiVersion: AIM_API_VERSION,
         kind,
         metadata: { name: 'zeros' },
         spec: { ...spec, ...extra },
       });
       assert.equal(created.status, 201, created.text);
-      const live = (await raw(cluster.server, 'GET', `${path}/zeros`)).json();
+      const live = (await raw(cluster, 'GET', `${path}/zeros`)).json();
       assert.deepEqual(live.spec, { ...spec, ...extra }, kind);
     }
     const out = await cluster.k(['get', 'aimrc', '-n', 'ml-team', 'zeros']);
@@ -205,7 +205,7 @@ describe('aim.eai.amd.com CRDs', () => {
   });
 
   it('has no auth fields on the cluster kind: the server prunes them (namespace-only)', async () => {
-    const r = await raw(cluster.server, 'POST', clusterConfigs, {
+    const r = await raw(cluster, 'POST', clusterConfigs, {
       apiVersion: AIM_API_VERSION,
       kind: 'AIMClusterRuntimeConfig',
       metadata: { name: 'with-auth' },
@@ -216,7 +216,7 @@ describe('aim.eai.amd.com CRDs', () => {
   });
 
   it('rejects malformed runtime-config fields naming the field', async () => {
-    const r = await raw(cluster.server, 'POST', nsConfigs('ml-team'), {
+    const r = await raw(cluster, 'POST', nsConfigs('ml-team'), {
       apiVersion: AIM_API_VERSION,
       kind: 'AIMRuntimeConfig',
       metadata: { name: 'bad' },

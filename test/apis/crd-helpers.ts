@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import type { ApiServer } from '@modelplane/apiserver';
 import type { CustomResourceDefinition } from '../../src/kube/kinds.ts';
-import { raw } from '@modelplane/apiserver/testing';
+import { type RawTarget, raw } from '@modelplane/apiserver/testing';
 
 /** creates `crd` and resolves with the live object once it is Established */
 export async function createCrdAndWait(
-  server: ApiServer,
+  server: RawTarget,
   crd: CustomResourceDefinition,
   timeoutMs = 10_000,
 ): Promise<CustomResourceDefinition> {

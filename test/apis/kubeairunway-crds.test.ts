@@ -1,6 +1,6 @@
-// The kubeairunway.ai CRDs on the embedded API server: installed and Established, docs/kubeairunway.md's and the
-// reference's example shapes accepted unchanged, explicit zero values kept, status split between field
-// managers with server-side apply, and the printer columns kubectl shows.
+// The kubeairunway.ai CRDs on the test cluster (embedded or real API server): installed and Established,
+// docs/kubeairunway.md's and the reference's example shapes accepted unchanged, explicit zero values kept,
+// status split between field managers with server-side apply, and the printer columns kubectl shows.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -94,7 +94,7 @@ describe('kubeairunway.ai CRDs', () => {
   let cluster: TestCluster;
   before(async () => {
     cluster = await startTestCluster();
-    for (const crd of kubeairunwayCrds()) await createCrdAndWait(cluster.server, crd);
+    for (const crd of kubeairunwayCrds()) await createCrdAndWait(cluster, crd);
     await cluster.k(['create', 'namespace', 'ml']);
   });
   after(async () => {
@@ -120,7 +120,7 @@ describe('kubeairunway.ai CRDs', () => {
       it(name, async () => {
         assert.ok(modelDeploymentSpecSchema.safeParse(spec).success, 'the zod schema accepts it too');
         const r = await raw(
-          cluster.server,
+          cluster,
           'POST',
           mds('ml'),
           md(name, spec, { annotations: { [RECONCILE_PAUSED_ANNOTATION]: 'true' } }),
@@ -138,9 +138,9 @@ describe('kubeairunway.ai CRDs', () => {
       scaling: { replicas: 0, prefill: { replicas: 0, gpu: { count: 0 } } },
       resources: { gpu: { count: 0 } },
     };
-    const created = await raw(cluster.server, 'POST', mds('ml'), md('zeros', spec));
+    const created = await raw(cluster, 'POST', mds('ml'), md('zeros', spec));
     assert.equal(created.status, 201, created.text);
-    const live = (await raw(cluster.server, 'GET', `${mds('ml')}/zeros`)).json();
+    const live = (await raw(cluster, 'GET', `${mds('ml')}/zeros`)).json();
     assert.equal(live.spec.scaling.replicas, 0);
     assert.equal(live.spec.scaling.prefill.replicas, 0);
     assert.equal(live.spec.scaling.prefill.gpu.count, 0);
@@ -149,7 +149,7 @@ describe('kubeairunway.ai CRDs', () => {
     assert.equal(live.spec.engine.enforceEager, false);
     // a merge patch that touches another field leaves them alone too
     const patched = await raw(
-      cluster.server,
+      cluster,
       'PATCH',
       `${mds('ml')}/zeros`,
       { spec: { image: 'x' } },
@@ -162,7 +162,7 @@ describe('kubeairunway.ai CRDs', () => {
 
   it('fills the schema defaults only into absent fields', async () => {
     const r = await raw(
-      cluster.server,
+      cluster,
       'POST',
       mds('ml'),
       md('defaults', {
@@ -184,7 +184,7 @@ describe('kubeairunway.ai CRDs', () => {
 
   it('rejects values of the wrong type naming the field', async () => {
     const r = await raw(
-      cluster.server,
+      cluster,
       'POST',
       mds('ml'),
       md('bad', {
@@ -201,13 +201,12 @@ describe('kubeairunway.ai CRDs', () => {
 
   it('lets the core and a provider server-side apply disjoint parts of status without conflicts', async () => {
     assert.equal(
-      (await raw(cluster.server, 'POST', mds('ml'), md('owned', { model: { id: 'm' }, engine: { type: 'vllm' } })))
-        .status,
+      (await raw(cluster, 'POST', mds('ml'), md('owned', { model: { id: 'm' }, engine: { type: 'vllm' } }))).status,
       201,
     );
     const apply = (manager: string, status: Record<string, unknown>) =>
       raw(
-        cluster.server,
+        cluster,
         'PATCH',
         `${mds('ml')}/owned/status?fieldManager=${manager}`,
         { apiVersion: KAR_API_VERSION, kind: MODEL_DEPLOYMENT_KIND, metadata: { name: 'owned' }, status },
@@ -245,7 +244,7 @@ describe('kubeairunway.ai CRDs', () => {
       ).status,
       200,
     );
-    const live = (await raw(cluster.server, 'GET', `${mds('ml')}/owned`)).json();
+    const live = (await raw(cluster, 'GET', `${mds('ml')}/owned`)).json();
     assert.deepEqual(live.status.provider, {
       name: 'dynamo',
       selectedReason: 'sticky',
@@ -277,7 +276,7 @@ describe('kubeairunway.ai CRDs', () => {
       },
       selectionRules: [{ condition: "spec.engine.type == 'vllm'", priority: 50 }, { condition: 'true' }],
     };
-    const r = await raw(cluster.server, 'POST', ipcs, {
+    const r = await raw(cluster, 'POST', ipcs, {
       apiVersion: KAR_API_VERSION,
       kind: INFERENCE_PROVIDER_CONFIG_KIND,
       metadata: { name: 'dynamo' },
@@ -286,7 +285,7 @@ describe('kubeairunway.ai CRDs', () => {
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json().spec.selectionRules[1].priority, 0, 'priority defaults to 0');
     const s = await raw(
-      cluster.server,
+      cluster,
       'PATCH',
       `${ipcs}/dynamo/status`,
       { status: { ready: true, version: 'dynamo-provider:0.1.0', lastHeartbeat: '2026-01-01T00:00:00Z' } },

@@ -1,6 +1,6 @@
-// The llmd.ai VariantAutoscaling CRD on the embedded API server: llm-d's sample applies unchanged with
-// kubectl, defaults (variantCost "10.0", minReplicas 1, maxReplicas 10), validation with messages that name
-// the field, and the printer columns (Target, Model, Optimized, MetricsReady, Age).
+// The llmd.ai VariantAutoscaling CRD on the test cluster (embedded or real API server): llm-d's sample
+// applies unchanged with kubectl, defaults (variantCost "10.0", minReplicas 1, maxReplicas 10), validation
+// with messages that name the field, and the printer columns (Target, Model, Optimized, MetricsReady, Age).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { variantAutoscalingCrd } from '../../src/apis/llmd/index.ts';
@@ -26,7 +26,7 @@ describe('VariantAutoscaling CRD', () => {
   let c: TestCluster;
   before(async () => {
     c = await startTestCluster();
-    await createCrdAndWait(c.server, variantAutoscalingCrd());
+    await createCrdAndWait(c, variantAutoscalingCrd());
   });
   after(() => c.stop());
 

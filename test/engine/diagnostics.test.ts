@@ -26,7 +26,7 @@ describe('fetchPodDiagnostics on the embedded API server', () => {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name, namespace: 'default' },
-        spec: { containers: [{ name: 'main', image: 'example/x:1' }] },
+        spec: { nodeName: 'node-1', containers: [{ name: 'main', image: 'example/x:1' }] },
       });
     }
     const container = { name: 'main', image: 'example/x:1', imageID: '', restartCount: 0 };

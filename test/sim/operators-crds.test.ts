@@ -218,7 +218,7 @@ describe('external CRDs with real kubectl', () => {
   let client: KubeClient;
   before(async () => {
     cluster = await startTestCluster();
-    client = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'crd-test' });
+    client = await KubeClient.create(cluster.kubeconfig, { fieldManager: 'crd-test' });
     for (const crd of externalCrds()) await ensureCrd(client, crd);
     await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const docs = samples

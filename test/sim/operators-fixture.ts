@@ -54,7 +54,7 @@ export async function startOperatorsCluster(
   const logs = new PodLogStore();
   const srv = await startApiServer({
     port: 0,
-    podLogs: (ns, pod, container) => (container ? logs.get(ns, pod, container) : undefined),
+    podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o),
   });
   const kubeconfig = srv.kubeconfigYaml();
   const client = await KubeClient.create(kubeconfig, { fieldManager: 'test' });

@@ -24,8 +24,6 @@ interface Case {
   check: (p: Pod, c: ContainerStatus, events: CoreEvent[], log: string) => void;
   /** what the engine's pod inspector concludes */
   verdict: Verdict;
-  /** the verdict while the API server's pods/log refuses init container names (the logs cannot be read) */
-  verdictWithoutInitLogs?: Verdict;
 }
 
 const HF_401 =
@@ -229,7 +227,6 @@ const cases: Case[] = [
       assert.equal(initialized?.message, 'containers with incomplete status: [storage-initializer]');
     },
     verdict: { category: 'ResourceExhaustion', reason: 'StorageFull' },
-    verdictWithoutInitLogs: { state: 'Degraded', reason: 'CrashLoopBackOff' },
   },
 ];
 
@@ -243,7 +240,7 @@ describe('workload simulators: failure injection', () => {
   after(async () => c?.close());
 
   for (const [i, tc] of cases.entries()) {
-    it(tc.name, async (t) => {
+    it(tc.name, async () => {
       const ns = await c.namespace(`fail-${i}`);
       await c.admin.create(pod('p', ns, tc.spec ?? {}, tc.annotations));
       const p = await waitFor(async () => {
@@ -260,23 +257,19 @@ describe('workload simulators: failure injection', () => {
       const events = await c.events(ns, 'Pod', 'p');
       const container0 = p.spec.initContainers?.[0]?.name ?? 'main';
       let log = '';
-      let initLogsServed = true;
       if (p.spec.nodeName) {
         try {
           log = await c.podLog(ns, 'p', container0);
         } catch (err) {
-          // kube serves init containers' logs too; until the embedded server does, read the store
-          if (!p.spec.initContainers || (err as { code?: number }).code !== 400) throw err;
-          initLogsServed = false;
-          t.diagnostic('pods/log refused an init container name; reading the log store directly');
-          log = c.logs.get(ns, 'p', container0) ?? '';
+          // the kubelet's answer for a container that never started: it has no output
+          if (!/is waiting to start/.test((err as Error).message)) throw err;
         }
       }
       tc.check(p, container, events, log);
 
       const diag = await fetchPodDiagnostics(c.admin, [p as never]);
       const finding = inspectPod(p as never, diag);
-      const verdict = initLogsServed ? tc.verdict : (tc.verdictWithoutInitLogs ?? tc.verdict);
+      const verdict = tc.verdict;
       if (verdict.category) assert.equal(finding.error?.category, verdict.category, finding.message);
       else assert.equal(finding.error, undefined, finding.error?.message);
       assert.equal(finding.reason, verdict.reason, finding.message);

@@ -78,7 +78,10 @@ export async function waitFor<T>(
 export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}): Promise<SimCluster> {
   const logs = new PodLogStore();
   let served = logs;
-  const server = await startApiServer({ port: 0, podLogs: (ns, pod, container) => served.get(ns, pod, container) });
+  const server = await startApiServer({
+    port: 0,
+    podLogs: (ns, pod, container, o) => served.get(ns, pod, container, o),
+  });
   const admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test-admin' });
   const mgr = await Manager.create({
     kubeconfig: server.kubeconfigYaml(),
@@ -129,13 +132,7 @@ export async function startSimCluster(opts: { delays?: Partial<SimDelays> } = {}
       return list.items;
     },
     async podLog(namespace, pod, container) {
-      const res = await admin.transport.request({
-        method: 'GET',
-        path: `/api/v1/namespaces/${namespace}/pods/${pod}/log`,
-        query: { container },
-        accept: 'text/plain',
-      });
-      return String(res.body ?? '');
+      return admin.podLog(namespace, pod, container === undefined ? {} : { container });
     },
     async close() {
       await sims.drain();

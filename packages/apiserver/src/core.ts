@@ -21,8 +21,19 @@ import type { AdmissionAttributes } from './objects/hooks.ts';
 import { Deleter, type DeleterDeps } from './objects/deleter.ts';
 import { recordUpdate } from './patch/index.ts';
 
-/** Supplies container logs for the pods/log subresource (the simulated kubelet registers one). */
-export type LogProvider = (namespace: string, pod: string, container: string | undefined) => string | undefined;
+/**
+ * Supplies container logs for the pods/log subresource, playing the kubelet (the simulated kubelet registers
+ * one): the container's current run, or with `previous` its last terminated run, cut to the last `tailLines`
+ * lines and then `limitBytes` bytes; undefined when there is no such run.
+ */
+export type LogProvider = (namespace: string, pod: string, container: string, opts: LogOptions) => string | undefined;
+
+/** the pods/log query parameters kube-apiserver passes on to the kubelet */
+export interface LogOptions {
+  previous: boolean;
+  tailLines: number | undefined;
+  limitBytes: number | undefined;
+}
 
 export interface CoreOptions {
   /** the object store (the assembly loads persisted objects into it first); a fresh one when absent */

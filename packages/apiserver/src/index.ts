@@ -13,6 +13,6 @@ export type { ApiServer, ApiServerOptions, FaultControls } from './api.ts';
 export { ServiceEndpoints } from './admission/service-endpoints.ts';
 export type { AuditEntry } from './audit.ts';
 export type { ServiceAccountKubeconfigOptions } from './auth/kubeconfig.ts';
-export type { LogProvider } from './core.ts';
+export type { LogOptions, LogProvider } from './core.ts';
 export type { FaultSpec } from './faults.ts';
 export type { KubeObject, UserInfo } from './types.ts';

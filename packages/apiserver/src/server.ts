@@ -262,15 +262,9 @@ export class HttpFront {
         userAgent: req.headers['user-agent'],
         query: url.rawQuery,
       });
-    // kube-apiserver streams pods/log before any negotiation (a ResourceStreamer): whatever the client
-    // accepts, it gets text/plain, and its errors come back as JSON
-    const out =
-      info.subresource === 'log'
-        ? negotiateLenient(
-            () => negotiate(req.headers.accept),
-            () => negotiate(undefined),
-          )
-        : negotiate(req.headers.accept);
+    // pods/log too: kube-apiserver negotiates before it streams the text/plain log, so a client must accept
+    // one of the API's media types (kubectl sends `application/json, */*`) or get a 406
+    const out = negotiate(req.headers.accept);
     const r: ResourceRequest = {
       core: this.core,
       req,
@@ -344,12 +338,4 @@ function isHealthPath(p: string): boolean {
 function json(res: ServerResponse, body: unknown, contentType = 'application/json'): number {
   writeJson(res, 200, body, {}, contentType);
   return 200;
-}
-
-function negotiateLenient<T>(wanted: () => T, fallback: () => T): T {
-  try {
-    return wanted();
-  } catch {
-    return fallback();
-  }
 }

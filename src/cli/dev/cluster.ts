@@ -8,12 +8,19 @@ import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
-import { claimPodNetwork, installSimulatedInfrastructure } from '../../sim/cluster.ts';
+import { claimPodNetwork, installSimulatedInfrastructure, simulatedNodeAddresses } from '../../sim/cluster.ts';
 import { SimRegistry } from '../../sim/registry/index.ts';
 import { allCrds } from '../crds.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
-import { PodLogStore, registerWorkloadSimulators, type WorkloadSimulator } from '../../sim/workloads/index.ts';
+import {
+  type KubeletEndpoints,
+  type KubeletTlsMaterial,
+  PodLogStore,
+  registerWorkloadSimulators,
+  startKubeletEndpoints,
+  type WorkloadSimulator,
+} from '../../sim/workloads/index.ts';
 import { applyAutoscalerDefaults, type DevMetrics, prepareDevMetrics } from './autoscaling.ts';
 
 export interface DevClusterOptions {
@@ -65,7 +72,7 @@ export async function startDevCluster(opts: DevClusterOptions): Promise<DevClust
   // the webhook Service of deploy/ resolves to this process's webhook server once it listens
   const serviceEndpoints = new ServiceEndpoints();
   const server = await startApiServerOnly(opts, {
-    podLogs: (ns, pod, container) => logs.get(ns, pod, container),
+    podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o),
     serviceEndpoints,
   });
   try {
@@ -96,6 +103,22 @@ export interface DevClusterWiring {
   webhook(manager: Manager): WebhookEnv;
   /** the workload simulators to run (default all; a real control plane runs Kubernetes' own controllers) */
   workloads?: readonly WorkloadSimulator[];
+  /**
+   * TLS for the simulated kubelets' endpoints, given the nodes' addresses: a real kube-apiserver proxies
+   * pods/log to them (the embedded one asks the log store directly and needs none)
+   */
+  kubeletTls?(ips: string[]): Promise<KubeletTlsMaterial>;
+}
+
+/** the simulated nodes' kubelet endpoints, when the API server proxies pods/log to kubelets (the real one) */
+async function startSimulatedKubelets(
+  wiring: DevClusterWiring,
+  podNetwork: string,
+): Promise<KubeletEndpoints | undefined> {
+  if (!wiring.kubeletTls) return undefined;
+  const nodes = simulatedNodeAddresses(undefined, podNetwork);
+  const tls = await wiring.kubeletTls(nodes.map((n) => n.ip));
+  return startKubeletEndpoints(wiring.logs, tls, nodes);
 }
 
 /** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
@@ -113,11 +136,13 @@ export async function populateDevCluster(
   let llamaStack: { stop(): Promise<void> } | undefined;
   let metrics: DevMetrics | undefined;
   const podNetwork = await claimPodNetwork();
+  let kubelets: KubeletEndpoints | undefined;
   const stop = async () => {
     await metrics?.stop();
     await Promise.all(operators.map((o) => o.stop()));
     await manager.stop();
     await llamaStack?.stop();
+    await kubelets?.stop();
     await podNetwork.release();
   };
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -134,8 +159,15 @@ export async function populateDevCluster(
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
+    const endpoints = await startSimulatedKubelets(wiring, podNetwork.network);
+    kubelets = endpoints;
     await step('simulated nodes, storage class and gateway created', () =>
-      installSimulatedInfrastructure(manager.client, undefined, podNetwork.network),
+      installSimulatedInfrastructure(
+        manager.client,
+        undefined,
+        podNetwork.network,
+        endpoints && ((node) => endpoints.port(node)),
+      ),
     );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
     registerOperatorSimulators(manager);

@@ -63,6 +63,7 @@ export async function startRealDevCluster(
       serviceEndpoints,
       webhook,
       workloads: REAL_CLUSTER_WORKLOAD_SIMULATORS,
+      kubeletTls: (ips) => server.kubeletTls(ips),
     });
     return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.stop()) };
   } catch (err) {

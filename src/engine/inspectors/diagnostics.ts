@@ -35,13 +35,7 @@ async function podLogs(client: ReadClient, pod: Pod, tailLines: number): Promise
   const target = logTarget(pod);
   if (!target) return undefined;
   const { name, namespace } = pod.metadata;
-  const res = await client.transport.request({
-    method: 'GET',
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace ?? 'default')}/pods/${encodeURIComponent(name ?? '')}/log`,
-    query: { container: target.container, tailLines, previous: target.previous || undefined },
-    accept: 'text/plain',
-  });
-  return typeof res.body === 'string' ? res.body : undefined;
+  return client.podLog(namespace ?? 'default', name ?? '', { ...target, tailLines });
 }
 
 async function podEvents(client: ReadClient, pod: Pod): Promise<CoreEvent[]> {

@@ -4,7 +4,7 @@
 // kube-controller-manager, kube-scheduler and kubelets could take their place.
 //
 //   const logs = new PodLogStore();
-//   const server = await startApiServer({ podLogs: (ns, pod, container) => logs.get(ns, pod, container) });
+//   const server = await startApiServer({ podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o) });
 //   const sims = registerWorkloadSimulators(mgr, { logs, delays: { pull: 300 } });
 //   await mgr.start();
 //   …
@@ -27,7 +27,13 @@ import { registerVolumeReclaimer } from './volumes.ts';
 export { DEFAULT_SIM_DELAYS, resolveDelays, type SimDelays } from './delays.ts';
 export { FAILURE_MODES, type FailureMode } from './failures.ts';
 export { FAIL_ANNOTATION, FAIL_CONTAINER_ANNOTATION, LOGS_ANNOTATION } from './kinds.ts';
-export { PodLogStore } from './pod-logs.ts';
+export { PodLogStore, type LogReadOptions } from './pod-logs.ts';
+export {
+  type KubeletEndpoints,
+  type KubeletTlsMaterial,
+  serveContainerLogs,
+  startKubeletEndpoints,
+} from './kubelet-endpoint.ts';
 
 export type WorkloadSimulator =
   | 'deployments'

@@ -1,6 +1,7 @@
 // Container logs of simulated pods. On a real cluster the kubelet keeps them and the API server proxies
-// `pods/log` to it; here the simulated kubelet writes them and `modelplane dev` registers `get` as the
-// embedded API server's log provider. Logs are kept per pod instance (uid): a pod recreated under the same
+// `pods/log` to it; here the simulated kubelet writes them, `modelplane dev` registers `get` as the
+// embedded API server's log provider, and on a real control plane the simulated kubelets' endpoint
+// (kubelet-endpoint.ts) serves `get` to kube-apiserver. Logs are kept per pod instance (uid): a pod recreated under the same
 // name starts empty, and a restarted container's previous run is kept as `previous`, like `kubectl logs -p`.
 
 export interface ContainerLog {
@@ -11,6 +12,13 @@ export interface ContainerLog {
 interface PodLogs {
   uid: string;
   containers: Map<string, ContainerLog>;
+}
+
+/** what `kubectl logs` asks the kubelet for: the previous run, the last lines, the first bytes of those */
+export interface LogReadOptions {
+  previous?: boolean;
+  tailLines?: number | undefined;
+  limitBytes?: number | undefined;
 }
 
 export interface PodLogStoreOptions {
@@ -30,12 +38,7 @@ export class PodLogStore {
    * The container's output as `kubectl logs` prints it (newline-terminated), or undefined if it never
    * ran. Without a container name, the pod's only container that has output.
    */
-  get(
-    namespace: string,
-    pod: string,
-    container: string | undefined,
-    opts: { previous?: boolean } = {},
-  ): string | undefined {
+  get(namespace: string, pod: string, container: string | undefined, opts: LogReadOptions = {}): string | undefined {
     const containers = this.pods.get(key(namespace, pod))?.containers;
     const c =
       container !== undefined
@@ -45,7 +48,12 @@ export class PodLogStore {
           : undefined;
     const lines = opts.previous ? c?.previous : c?.current;
     if (!lines) return undefined;
-    return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+    const { tailLines } = opts;
+    const kept = tailLines !== undefined && tailLines >= 0 ? lines.slice(Math.max(0, lines.length - tailLines)) : lines;
+    const text = kept.length > 0 ? `${kept.join('\n')}\n` : '';
+    return opts.limitBytes !== undefined && opts.limitBytes > 0
+      ? Buffer.from(text).subarray(0, opts.limitBytes).toString('utf8')
+      : text;
   }
 
   /** appends lines to the current run of a container of pod instance `uid` */

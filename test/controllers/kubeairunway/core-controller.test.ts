@@ -1,5 +1,5 @@
-// The core controller on the embedded API server: selection through the shipped InferenceProviderConfigs,
-// reconcile-time validation when no webhook is installed (phase Pending with docs/kubeairunway.md's message),
+// The core controller on the test cluster (embedded or real API server): selection through the shipped
+// InferenceProviderConfigs, reconcile-time validation when no webhook is installed (phase Pending with docs/kubeairunway.md's message),
 // recovery when a provider registers later, a broken selection rule reported by a Warning event, and the
 // status fields it owns under its own field manager.
 import assert from 'node:assert/strict';
@@ -55,11 +55,11 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
 
   before(async () => {
     cluster = await startTestCluster();
-    admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    admin = await KubeClient.create(cluster.kubeconfig, { fieldManager: 'test-user' });
     for (const crd of [...kubeairunwayCrds(), ...externalCrds()]) await ensureCrd(admin, crd);
     for (const p of ['kaito', 'dynamo', 'kuberay'] as const) await register(p);
     mgr = await startOperator({
-      kubeconfig: cluster.server.kubeconfigYaml(),
+      kubeconfig: cluster.kubeconfig,
       sets: [kubeairunwayCoreSet()],
       operatorNamespace: 'aim-system',
       log: new Logger({ level: 'error' }),

@@ -1,5 +1,5 @@
-// The provider skeleton on the embedded API server, over a test CRD whose status the test writes: starting
-// without the upstream CRD (no crash loop: ready=false, retry, proceed once it appears), a foreign object of
+// The provider skeleton on the test cluster (embedded or real API server), over a test CRD whose status the
+// test writes: starting without the upstream CRD (no crash loop: ready=false, retry, proceed once it appears), a foreign object of
 // the same name (ResourceConflict, left alone), deletion, a stuck upstream finalizer (dropped after the
 // shortened timeout with a Warning naming the orphan), a paused deployment that is deleted (cleanup and the
 // timeout still apply), privileged overrides and an invalid update past a bypassed webhook (Pending with
@@ -32,7 +32,7 @@ import {
 const NS = 'team';
 const TIMEOUT_MS = 2_000;
 
-describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 60_000 }, () => {
+describe('provider lifecycle on the test cluster (test CRD)', { timeout: 60_000 }, () => {
   let cluster: TestCluster;
   let admin: KubeClient;
   let mgr: Manager;
@@ -52,11 +52,11 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
 
   before(async () => {
     cluster = await startTestCluster();
-    admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    admin = await KubeClient.create(cluster.kubeconfig, { fieldManager: 'test-user' });
     for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     mgr = await Manager.create({
-      kubeconfig: cluster.server.kubeconfigYaml(),
+      kubeconfig: cluster.kubeconfig,
       name: 'modelplane',
       logger: new Logger({}, (process.env.TEST_LOG as 'silent') ?? 'silent'),
       gracefulShutdownMs: 2_000,
@@ -138,7 +138,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
   });
 
   it('an upstream ready within the settle window: Running in one status write, without a Deploying before it or an event', async () => {
-    const since = cluster.server.auditEntries().length;
+    const since = cluster.auditEntries().length;
     await create('quick');
     await waitFor('the quick widget', async () => (await admin.getOrUndefined(Widgets, 'quick', NS)) ?? undefined);
     await setWidgetState('quick', 'Ready');
@@ -147,7 +147,7 @@ describe('provider lifecycle on the embedded API server (test CRD)', { timeout: 
       return m.status?.phase === 'Running' ? m : undefined;
     });
     assert.equal(condition(m, 'Ready')?.reason, 'DeploymentReady');
-    const statusWrites = cluster.server
+    const statusWrites = cluster
       .auditEntries()
       .slice(since)
       .filter((e) => e.verb === 'patch' && e.resource === 'modeldeployments/status' && e.name === 'quick');

@@ -43,12 +43,25 @@ export interface RealControlPlane {
   kubeconfigYaml(opts?: { token?: string; user?: string; namespace?: string }): string;
   /** a kubeconfig for any user name and groups: a client certificate from the cluster's CA (kube-apiserver's --client-ca-file) */
   kubeconfigForUser(name: string, groups: string[]): Promise<string>;
+  /**
+   * The TLS material of a kubelet serving on `ips`: a serving certificate from the cluster CA (which
+   * kube-apiserver's --kubelet-certificate-authority trusts) and the CA that signed kube-apiserver's
+   * client certificate, for the kubelet to require it.
+   */
+  kubeletTls(ips: string[]): Promise<KubeletTls>;
   /** every completed request so far, read incrementally from the audit log */
   audit: RealAuditLog;
   writeKubeconfig(path: string): void;
   /** stops kube-apiserver and starts it again on the same port (etcd keeps every object) */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface KubeletTls {
+  certPem: string;
+  keyPem: string;
+  /** verifies kube-apiserver's kubelet client certificate */
+  clientCaPem: string;
 }
 
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
@@ -118,6 +131,13 @@ function apiServerArgs(l: Launch, pki: RealPki, etcdUrl: string, port: number, e
     // nothing routes ClusterIPs here: webhook Services are ExternalName Services naming a loopback address
     // (see docs/real-kubernetes.md), and the `kubernetes` Service needs no endpoints
     '--endpoint-reconciler-type=none',
+    // pods/log goes to the kubelet of the pod's node: the simulated kubelets serve it on the node's InternalIP
+    // (their Hostname addresses resolve nowhere), with a certificate from the cluster CA, and accept
+    // kube-apiserver's client certificate (see docs/real-kubernetes.md)
+    '--kubelet-preferred-address-types=InternalIP',
+    `--kubelet-certificate-authority=${pki.files.ca}`,
+    `--kubelet-client-certificate=${pki.files.kubeletClientCert}`,
+    `--kubelet-client-key=${pki.files.kubeletClientKey}`,
     `--audit-policy-file=${join(l.dir, 'audit-policy.yaml')}`,
     `--audit-log-path=${join(l.dir, 'audit.log')}`,
     '--audit-log-mode=blocking',
@@ -227,6 +247,11 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
       processes,
       kubeconfigYaml: config,
       kubeconfigForUser: (name, groups) => clientCertKubeconfig(url, pki, name, groups),
+      kubeletTls: async (ips) => {
+        const ca = await createCA({ certPem: pki.caPem, keyPem: pki.caKeyPem });
+        const serving = await ca.issue('kubelet', ['localhost'], ips);
+        return { ...serving, clientCaPem: pki.caPem };
+      },
       audit: new RealAuditLog(join(l.dir, 'audit.log')),
       writeKubeconfig: (path) => {
         mkdirSync(dirname(path), { recursive: true });

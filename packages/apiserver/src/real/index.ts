@@ -8,7 +8,12 @@ export {
   requireKubeBinaries,
   type KubeBinary,
 } from './binaries.ts';
-export { type RealControlPlane, type RealControlPlaneOptions, startRealControlPlane } from './control-plane.ts';
+export {
+  type KubeletTls,
+  type RealControlPlane,
+  type RealControlPlaneOptions,
+  startRealControlPlane,
+} from './control-plane.ts';
 export { REAL_ADMIN_USER } from './pki.ts';
 export { RealAuditLog } from './audit.ts';
 export { realServiceAccountKubeconfig, requestServiceAccountToken, type TokenOptions } from './tokens.ts';

@@ -1,7 +1,8 @@
 // The real control plane's credentials, made fresh per cluster: a CA, the kube-apiserver serving
 // certificate (loopback and the in-cluster `kubernetes` Service names), the ServiceAccount token signing
-// key, and the static tokens of the admin and of kube-controller-manager (kube-apiserver's
-// --token-auth-file), so clients authenticate with a bearer token exactly as on the embedded server.
+// key, kube-apiserver's client certificate towards kubelets, and the static tokens of the admin and of
+// kube-controller-manager (kube-apiserver's --token-auth-file), so clients authenticate with a bearer
+// token exactly as on the embedded server.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +27,9 @@ export interface RealPki {
     saKey: string;
     saPub: string;
     tokens: string;
+    /** kube-apiserver's client certificate towards kubelets (--kubelet-client-certificate) */
+    kubeletClientCert: string;
+    kubeletClientKey: string;
   };
 }
 
@@ -40,6 +44,8 @@ export async function writeRealPki(dir: string): Promise<RealPki> {
     'kubernetes.default.svc.cluster.local',
   ];
   const serving = await ca.issue('kube-apiserver', names, ['127.0.0.1', '::1', KUBERNETES_SERVICE_IP]);
+  // as kubeadm issues it: the identity kube-apiserver presents to kubelets (pods/log, exec, proxy)
+  const kubeletClient = await ca.issue('kube-apiserver-kubelet-client', [], [], 365, ['system:masters']);
   const sa = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -55,11 +61,15 @@ export async function writeRealPki(dir: string): Promise<RealPki> {
     saKey: join(dir, 'sa.key'),
     saPub: join(dir, 'sa.pub'),
     tokens: join(dir, 'tokens.csv'),
+    kubeletClientCert: join(dir, 'apiserver-kubelet-client.crt'),
+    kubeletClientKey: join(dir, 'apiserver-kubelet-client.key'),
   };
   writeFileSync(files.ca, ca.certPem);
   writeFileSync(files.caKey, ca.keyPem, { mode: 0o600 });
   writeFileSync(files.servingCert, serving.certPem);
   writeFileSync(files.servingKey, serving.keyPem, { mode: 0o600 });
+  writeFileSync(files.kubeletClientCert, kubeletClient.certPem);
+  writeFileSync(files.kubeletClientKey, kubeletClient.keyPem, { mode: 0o600 });
   writeFileSync(files.saKey, sa.privateKey, { mode: 0o600 });
   writeFileSync(files.saPub, sa.publicKey);
   writeFileSync(

@@ -14,6 +14,7 @@ export { prng } from './prng.ts';
 export {
   KUBE_BINARIES,
   KUBE_BUILD_COMMAND,
+  type KubeletTls,
   kubeBinDir,
   missingKubeBinaries,
   RealAuditLog,

@@ -19,11 +19,5 @@ export async function jobPodLog(
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
     .at(-1);
   if (!latest) return undefined;
-  const res = await client.transport.request({
-    method: 'GET',
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace ?? 'default')}/pods/${encodeURIComponent(latest.metadata.name ?? '')}/log`,
-    query: { container, tailLines },
-    accept: 'text/plain',
-  });
-  return typeof res.body === 'string' ? res.body : undefined;
+  return client.podLog(namespace ?? 'default', latest.metadata.name ?? '', { container, tailLines });
 }
