@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '../../src/kube/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
 import {
   AIM_API,
+  cond,
   condSummary,
   Kinds,
   kubectlApply,
@@ -14,7 +16,8 @@ import {
   waitForObject,
 } from './helpers/aim-cluster.ts';
 
-const NAMESPACES = ['cache-no-template', 'min-vram'];
+const NAMESPACES = ['cache-no-template', 'min-vram', 'discovery-limit'];
+const DISCOVERY_SELECTOR = 'app.kubernetes.io/name=aim-discovery';
 
 describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120_000 }, () => {
   let cluster: OperatorTestCluster<unknown>;
@@ -83,5 +86,93 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
       (t) => t.status?.status === 'NotAvailable',
     );
     assert.equal(condSummary(high, 'GPUReady'), 'GPUReady=False/VRAMNotAvailable');
+  });
+
+  it('at most 10 discovery Jobs run cluster-wide: 15 templates (namespaced and cluster) on cordoned nodes start 10 and report DiscoveryThrottled for the rest; uncordoned, all finish and never more than 10 run at once', async () => {
+    const ns = 'discovery-limit';
+    const nodes = (await admin.list(Kinds.Nodes)).items.map((n) => n.metadata.name ?? '');
+    const cordon = (unschedulable: boolean) =>
+      Promise.all(nodes.map((n) => admin.patch(Kinds.Nodes, n, undefined, { spec: { unschedulable } }, 'merge')));
+    // frozen: cordoned nodes keep every discovery pod Pending, so the Jobs stay active until released
+    await cordon(true);
+    let maxActive = 0;
+    let sampling = true;
+    const activeJobs = async () =>
+      (await admin.list(Kinds.Jobs, { labelSelector: DISCOVERY_SELECTOR })).items.filter(
+        (j) => !(j.status?.conditions ?? []).some((c: { type: string; status: string }) => c.status === 'True'),
+      ).length;
+    const sampler = (async () => {
+      while (sampling) {
+        maxActive = Math.max(maxActive, await activeJobs());
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+    try {
+      const model = { image: QWEN8_IMAGE, discovery: { createServiceTemplates: false } };
+      await admin.apply({
+        apiVersion: AIM_API,
+        kind: 'AIMModel',
+        metadata: { name: 'm', namespace: ns },
+        spec: model,
+      });
+      await admin.apply({
+        apiVersion: AIM_API,
+        kind: 'AIMClusterModel',
+        metadata: { name: 'limit-m' },
+        spec: model,
+      });
+      const names: Array<[kind: typeof Kinds.Templates, name: string, namespace?: string]> = [];
+      for (let i = 0; i < 12; i++) {
+        await admin.apply({
+          apiVersion: AIM_API,
+          kind: 'AIMServiceTemplate',
+          metadata: { name: `t${i}`, namespace: ns },
+          spec: { modelName: 'm', metric: i % 2 ? 'latency' : 'throughput' },
+        });
+        names.push([Kinds.Templates, `t${i}`, ns]);
+      }
+      for (let i = 0; i < 3; i++) {
+        await admin.apply({
+          apiVersion: AIM_API,
+          kind: 'AIMClusterServiceTemplate',
+          metadata: { name: `limit-c${i}` },
+          spec: { modelName: 'limit-m' },
+        });
+        names.push([Kinds.ClusterTemplates, `limit-c${i}`]);
+      }
+      const discoveryReason = async ([kind, name, namespace]: (typeof names)[number]) =>
+        cond(await admin.getOrUndefined(kind, name, namespace), 'DiscoveryReady')?.reason as string | undefined;
+      // settled: the limit's worth of Jobs runs and every other template reports it is throttled
+      const settled = async () => {
+        const reasons = await Promise.all(names.map(discoveryReason));
+        const running = reasons.filter((r) => r === 'AwaitingDiscovery').length;
+        const throttled = reasons.filter((r) => r === 'DiscoveryThrottled').length;
+        return { reasons, running, throttled, active: await activeJobs() };
+      };
+      const state = await waitFor(
+        '10 templates running discovery, 5 throttled',
+        async () => {
+          const s = await settled();
+          return s.running === 10 && s.throttled === 5 && s.active === 10 ? s : undefined;
+        },
+        { timeoutMs: 30_000, detail: settled },
+      );
+      assert.equal(state.active, 10, 'exactly the limit runs');
+      await cordon(false);
+      await waitFor(
+        'all 15 templates Ready',
+        async () =>
+          (await Promise.all(names.map(([k, n, s]) => admin.getOrUndefined(k, n, s)))).every(
+            (t) => t?.status?.status === 'Ready',
+          ),
+        { timeoutMs: 40_000, detail: async () => ({ reasons: await Promise.all(names.map(discoveryReason)) }) },
+      );
+    } finally {
+      sampling = false;
+      await sampler;
+      await cordon(false);
+    }
+    assert.ok(maxActive <= 10, `at most 10 discovery Jobs at once, saw ${maxActive}`);
+    assert.equal(maxActive, 10, 'the limit was reached');
   });
 });

@@ -1,11 +1,12 @@
 // The AIMServiceTemplate (namespaced) and AIMClusterServiceTemplate (cluster) controllers (docs/aim.md,
 // "Templates"): discovery through a Job running the model image's dry-run, GPU gating from node labels
 // (NotAvailable ↔ Ready as nodes are relabelled), and, for a namespaced template with caching enabled, the
-// AIMTemplateCache named like it. One worker: the cluster-wide count of discovery Jobs is then exact.
+// AIMTemplateCache named like it. One worker each, and one count of discovery Jobs for both (discovery-slots.ts).
 import {
   type Clock,
   type DomainReconciler,
   type EngineStatus,
+  type Job,
   Pipeline,
   pipelineReconciler,
   systemClock,
@@ -33,7 +34,8 @@ import {
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
 import { currentJobName, discoveryStep } from './discovery-plan.ts';
-import { DiscoveryJobs, fetchTemplateState, Nodes } from './fetch.ts';
+import { DiscoverySlots } from './discovery-slots.ts';
+import { DiscoveryJobs, fetchTemplateState, isDiscoveryJobActive, isDiscoveryThrottled, Nodes } from './fetch.ts';
 import { decorateTemplateStatus, planTemplate, templateHealth, type TemplateObservation } from './plan.ts';
 
 export const TEMPLATE_FIELD_MANAGER = 'aim-template-controller';
@@ -51,6 +53,8 @@ export interface TemplateControllerOptions {
   clock?: Clock;
   /** the first retry's wait after a failed discovery (doubling to an hour); default 60 s */
   discoveryBackoffBaseMs?: number;
+  /** the discovery-Job count both template controllers of a process share */
+  discoverySlots?: DiscoverySlots;
 }
 
 export function templateReconciler(
@@ -63,6 +67,7 @@ export function templateReconciler(
   EngineStatus
 > {
   const clock = opts.clock ?? systemClock;
+  const slots = opts.discoverySlots ?? new DiscoverySlots(clock);
   return {
     fetchRemoteState: (ctx) => fetchTemplateState(ctx, opts.operatorNamespace, clock),
     composeState({ object }, fetched) {
@@ -80,11 +85,12 @@ export function templateReconciler(
         ),
         log: fetched.log,
         parse: parseDiscoveryOutput,
-        activeJobs: fetched.activeDiscoveryJobs,
+        activeJobs: slots.inUse(fetched.listedDiscoveryJobs, fetched.activeDiscoveryJobs),
         now: fetched.now,
         blockedBy,
         ...(opts.discoveryBackoffBaseMs !== undefined ? { backoffBaseMs: opts.discoveryBackoffBaseMs } : {}),
       });
+      if (step.kind === 'start') slots.reserve(fetched.jobNamespace, step.jobName);
       return { ...fetched, step };
     },
     planResources: ({ object }, obs) => planTemplate(object, obs),
@@ -123,6 +129,8 @@ export async function registerAimTemplateControllers(
   opts: TemplateControllerOptions,
 ): Promise<Controller[]> {
   const controllers: Controller[] = [];
+  // one count for both controllers: a cluster-wide limit
+  const shared = { ...opts, discoverySlots: opts.discoverySlots ?? new DiscoverySlots(opts.clock ?? systemClock) };
   for (const v of VARIANTS) {
     await mgr.cache.indexField(v.kind, TEMPLATE_MODEL_WATCH_INDEX, (o) => [(o as AnyTemplate).spec?.modelName ?? '']);
     const templates = await mgr.cache.informer(v.kind);
@@ -145,17 +153,24 @@ export async function registerAimTemplateControllers(
         )
         .map((t) => objectKeyString(t.metadata.namespace, t.metadata.name ?? ''));
     };
+    // a discovery Job that ends frees a slot of the cluster-wide limit: throttled templates try at once
+    const throttled = () =>
+      templates.store
+        .list()
+        .filter(isDiscoveryThrottled)
+        .map((t) => objectKeyString(t.metadata.namespace, t.metadata.name ?? ''));
+    const onJob = (j: KubeObject) => [...ofJob(j), ...(isDiscoveryJobActive(j as Job) ? [] : throttled())];
     const builder = mgr
       .controller(v.controllerName)
       .for(v.kind, { predicates: [ignoreOwnStatusWrites(TEMPLATE_FIELD_MANAGER)] })
-      .watches(DiscoveryJobs as KindRef<KubeObject>, ofJob)
+      .watches(DiscoveryJobs as KindRef<KubeObject>, onJob)
       .watches(v.models, ofModel)
       // node GPU labels decide NotAvailable ↔ Ready for every template
       .watches(Nodes, all)
       .withOptions({ fieldManager: TEMPLATE_FIELD_MANAGER, levelBased: true, concurrency: 1 });
     if (v.kind === AIMServiceTemplates) builder.owns(AIMTemplateCaches);
     await watchRuntimeConfigs(mgr, builder, v.kind, opts.operatorNamespace);
-    controllers.push(builder.complete(pipelineReconciler(v.kind, templatePipeline(opts, v.controllerName))));
+    controllers.push(builder.complete(pipelineReconciler(v.kind, templatePipeline(shared, v.controllerName))));
   }
   return controllers;
 }

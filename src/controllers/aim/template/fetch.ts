@@ -36,14 +36,21 @@ export interface TemplateFetch {
   /** output of the current attempt's Job, when it completed and the profile is not known yet */
   log?: string;
   activeDiscoveryJobs: number;
+  /** `namespace/name` of every discovery Job listed (running or not) */
+  listedDiscoveryJobs: Set<string>;
   cache?: FetchResult<AIMTemplateCache>;
   now: number;
   /** where this template's Jobs run: its namespace, or the operator namespace for cluster templates */
   jobNamespace: string;
 }
 
-const isActive = (j: Job) =>
+/** a discovery Job still running (it counts against the cluster-wide limit) */
+export const isDiscoveryJobActive = (j: Pick<Job, 'status'>) =>
   !(j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+
+/** a template waiting for a free discovery slot */
+export const isDiscoveryThrottled = (t: AnyTemplate) =>
+  (t.status?.conditions ?? []).some((c) => c.type === 'DiscoveryReady' && c.reason === 'DiscoveryThrottled');
 
 async function fetchModel(
   reader: FetchContext<AnyTemplate, AimRuntimeConfig>['reader'],
@@ -91,7 +98,8 @@ export async function fetchTemplateState(
     gpus: nodes,
     specHash,
     jobs,
-    activeDiscoveryJobs: allJobs.filter(isActive).length,
+    activeDiscoveryJobs: allJobs.filter(isDiscoveryJobActive).length,
+    listedDiscoveryJobs: new Set(allJobs.map((j) => `${j.metadata.namespace}/${j.metadata.name}`)),
     now: clock.now(),
     jobNamespace,
   };
