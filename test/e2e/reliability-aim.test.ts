@@ -47,7 +47,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
   let operator: OperatorSlot;
   /** the batches every later test re-checks */
   const batches = new Map<string, AimWorkload>();
-  const server = () => cluster.server;
+  const faults = () => cluster.faults;
 
   const batch = (ns: string, track = true) => {
     const w = new AimWorkload(cluster.admin, ns);
@@ -97,33 +97,33 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     const w = batch(NAMESPACES.errors);
     const since = nowIso();
     const users = [operator.user];
-    const faults = [
-      server().faults.add({ users, verbs: WRITE_VERBS, fraction: 0.4, error: 503 }),
-      server().faults.add({ users, verbs: ['patch'], fraction: 0.1, error: 429 }),
-      server().faults.add({ users, verbs: ['get', 'list', 'watch'], fraction: 0.5, error: 500 }),
+    const injected = [
+      faults().add({ users, verbs: WRITE_VERBS, fraction: 0.4, error: 503 }),
+      faults().add({ users, verbs: ['patch'], fraction: 0.1, error: 429 }),
+      faults().add({ users, verbs: ['get', 'list', 'watch'], fraction: 0.5, error: 500 }),
     ];
     try {
       const ops = w.plan('svc', 24, rng);
       await run(ops.splice(0, 16));
       // the informers must come back through the 500s on list and watch
-      server().faults.closeWatches();
+      faults().closeWatches();
       await run(ops);
-      server().faults.closeWatches();
+      faults().closeWatches();
       await sleep(2_000);
     } finally {
-      for (const id of faults) server().faults.remove(id);
+      for (const id of injected) faults().remove(id);
     }
-    assert.ok(faultedRequests(server(), users, since, [503]) > 0, 'writes were answered 503');
-    assert.ok(faultedRequests(server(), users, since, [500]) > 0, 'reads were answered 500');
+    assert.ok(faultedRequests(faults(), users, since, [503]) > 0, 'writes were answered 503');
+    assert.ok(faultedRequests(faults(), users, since, [500]) > 0, 'reads were answered 500');
     await converge('after 5xx faults', [w]);
   });
 
   it('dropped, stalled and expired (410) watches while services change', async () => {
     const w = batch(NAMESPACES.watches);
     const ops = w.plan('svc', 24, rng);
-    const { expiredAt } = await runUnderWatchFaults(server(), rng, ops, run);
+    const { expiredAt } = await runUnderWatchFaults(faults(), rng, ops, run);
     await converge('after watch faults', [w]);
-    const relists = server()
+    const relists = cluster
       .auditEntries()
       .filter((e) => e.time > expiredAt && e.user === operator.user && e.verb === 'list');
     assert.ok(relists.length > 0, 'the 410 made the operator relist');
@@ -146,7 +146,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     await converge('before the quiet period');
     assert.deepEqual(
       await writesInQuietPeriod(
-        server,
+        () => cluster.auditEntries(),
         cluster.admin,
         { kind: AIMServices, resource: 'aimservices', namespace: NAMESPACES.kill },
         [operator.user],
@@ -163,7 +163,7 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     const ops = w.plan('svc', 12, rng);
     // every status write conflicts while the first services start (their InferenceServices become Ready
     // meanwhile), then a random share of every write
-    const statusConflicts = server().faults.add({
+    const statusConflicts = faults().add({
       users,
       verbs: ['patch'],
       resources: ['aimservices/status'],
@@ -173,16 +173,16 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
       await run(ops.splice(0, 6));
       await sleep(6_000);
     } finally {
-      server().faults.remove(statusConflicts);
+      faults().remove(statusConflicts);
     }
-    const conflicts = server().faults.add({ users, verbs: WRITE_VERBS, fraction: 0.4, conflict: true });
+    const conflicts = faults().add({ users, verbs: WRITE_VERBS, fraction: 0.4, conflict: true });
     try {
       await run(ops);
       await sleep(2_000);
     } finally {
-      server().faults.remove(conflicts);
+      faults().remove(conflicts);
     }
-    assert.ok(faultedRequests(server(), users, since, [409]) > 0, 'writes were answered 409');
+    assert.ok(faultedRequests(faults(), users, since, [409]) > 0, 'writes were answered 409');
     try {
       // retries backed off during the conflicts come back within the controller's 30 s cap
       await converge('after 409 conflicts', [w]);

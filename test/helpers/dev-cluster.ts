@@ -24,6 +24,8 @@ export interface DevTestClusterOptions {
   namespaces?: string[];
   /** run every operator controller set and provider in-process, as `modelplane dev` does (default false) */
   controllers?: boolean;
+  /** the embedded server's data directory, so its restart() keeps every object (the real backend keeps them in etcd) */
+  dataDir?: string;
 }
 
 export interface DevTestCluster {
@@ -86,7 +88,9 @@ export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Pro
   const backend = testBackend();
   const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: opts.controllers ?? false };
   const dev: DevCluster<ApiServer | RealControlPlane> =
-    backend === 'real' ? await startRealDevCluster(devOpts) : await startDevCluster(devOpts);
+    backend === 'real'
+      ? await startRealDevCluster(devOpts)
+      : await startDevCluster({ ...devOpts, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-dev-test-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const stop = async () => {

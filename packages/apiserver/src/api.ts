@@ -3,7 +3,7 @@ import type { ServiceEndpoints } from './admission/service-endpoints.ts';
 import type { AuditEntry } from './audit.ts';
 import type { ServiceAccountKubeconfigOptions } from './auth/kubeconfig.ts';
 import type { LogProvider } from './core.ts';
-import type { FaultSpec } from './faults.ts';
+import type { FaultedRequest, FaultSpec } from './faults.ts';
 import type { KubeObject, UserInfo } from './types.ts';
 
 export interface ApiServerOptions {
@@ -48,6 +48,8 @@ export interface FaultControls {
   stallWatches(on: boolean): void;
   /** drops the watch history, so resuming from an old resourceVersion gets 410 Gone */
   expireWatches(): void;
+  /** every request a fault answered since the server (re)started, oldest first */
+  faulted(): FaultedRequest[];
 }
 
 export interface ApiServer {

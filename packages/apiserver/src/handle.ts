@@ -42,6 +42,7 @@ class ApiServerHandle implements ApiServer {
       closeWatches: () => current().closeWatches(),
       stallWatches: (on) => current().stallWatches(on),
       expireWatches: () => current().expireWatches(),
+      faulted: () => current().faulted(),
     };
   }
 

@@ -14,5 +14,5 @@ export { ServiceEndpoints } from './admission/service-endpoints.ts';
 export type { AuditEntry } from './audit.ts';
 export type { ServiceAccountKubeconfigOptions } from './auth/kubeconfig.ts';
 export type { LogOptions, LogProvider } from './core.ts';
-export type { FaultSpec } from './faults.ts';
+export type { FaultedRequest, FaultSpec } from './faults.ts';
 export type { KubeObject, UserInfo } from './types.ts';

@@ -2,7 +2,8 @@
 // times out names every object still wrong: children counted by their controller owner's uid (none missing,
 // none duplicated, none orphaned), and the audit log by the controllers' users for the steady-state check.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiServer } from '@modelplane/apiserver';
+import type { AuditEntry } from '@modelplane/apiserver';
+import type { TestFaults } from '@modelplane/apiserver/testing';
 import { controllerOf, type KindRef, type KubeClient, type KubeObject } from '../../../src/kube/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -61,13 +62,12 @@ export function nameProblems(kind: string, actual: readonly KubeObject[], expect
 
 /** the controllers' writes the audit log recorded after `sinceIso` (requests that got an answer, any code) */
 export function writesSince(
-  server: ApiServer,
+  entries: readonly AuditEntry[],
   users: readonly string[],
   sinceIso: string,
   ignoreResources: readonly string[] = [],
 ): string[] {
-  return server
-    .auditEntries()
+  return entries
     .filter(
       (e) =>
         e.time > sinceIso &&
@@ -83,13 +83,12 @@ export function writesSince(
 
 /** how many of the controllers' requests the injected faults answered with `codes` since `sinceIso` */
 export function faultedRequests(
-  server: ApiServer,
+  faults: TestFaults,
   users: readonly string[],
   sinceIso: string,
   codes: readonly number[],
 ): number {
-  return server.auditEntries().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code))
-    .length;
+  return faults.faulted().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
 }
 
 /**
@@ -134,7 +133,7 @@ export async function waitConverged<W extends { problems(): Promise<string[]> }>
  * test inside the window proves the audit log read is the live server's (it fails the test otherwise).
  */
 export async function writesInQuietPeriod(
-  server: () => ApiServer,
+  auditEntries: () => AuditEntry[],
   admin: KubeClient,
   probe: { kind: KindRef; resource: string; namespace: string },
   users: readonly string[],
@@ -144,11 +143,7 @@ export async function writesInQuietPeriod(
   const mark = nowIso();
   await sleep(4_000);
   await admin.list(probe.kind, { namespace: probe.namespace });
-  if (
-    !server()
-      .auditEntries()
-      .some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list')
-  )
+  if (!auditEntries().some((e) => e.time > mark && e.resource === probe.resource && e.verb === 'list'))
     throw new Error('the audit log did not record the quiet period');
-  return writesSince(server(), users, mark, ignoreResources);
+  return writesSince(auditEntries(), users, mark, ignoreResources);
 }

@@ -1,20 +1,29 @@
-// The dev cluster (API server, CRDs, simulators) for the reliability tests: persisted in a data directory so
-// `server.restart()` keeps every object, with an admin client whose field manager is `test-user`. The
-// controllers under test run as separate processes (see process-chaos.ts), so faults can be scoped to their
-// ServiceAccount users while the simulators and the test itself keep a healthy API server.
+// The dev cluster (API server, CRDs, simulators) for the reliability tests, on the backend
+// MODELPLANE_TEST_BACKEND names, with fault injection that is the same on both (docs/real-kubernetes.md):
+// the embedded server's own injector, or the fault proxy in front of the real kube-apiserver. The
+// controllers under test run as separate processes (see process-chaos.ts) whose kubeconfigs go through the
+// faults, so faults scoped to their ServiceAccount users hit them while the simulators and the test itself
+// (admin, field manager `test-user`) keep a healthy API server. Restarts keep every object: the embedded
+// server persists to a data directory, the real one to etcd.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiServer } from '@modelplane/apiserver';
-import { type DevCluster, startDevCluster } from '../../../src/cli/dev/cluster.ts';
+import type { ApiServer, AuditEntry } from '@modelplane/apiserver';
+import { type RealControlPlane, startFaultInjection, type TestFaults } from '@modelplane/apiserver/testing';
 import { type KubeClient, Logger, parseLogLevel } from '../../../src/kube/index.ts';
+import type { TestBackend } from '../../helpers/backend.ts';
+import { startDevTestCluster } from '../../helpers/dev-cluster.ts';
+import type { ServiceAccountCredentials } from '../../helpers/operator-process.ts';
 
 export interface ReliabilityCluster {
-  dev: DevCluster;
-  /** the same handle across `restart()` (a new server runs behind it) */
-  server: ApiServer;
+  backend: TestBackend;
   admin: KubeClient;
-  /** restarts the API server in place: same port, CA and tokens, objects kept (the data directory) */
+  faults: TestFaults;
+  /** every completed request the API server recorded (requests a fault answered are in `faults.faulted()`) */
+  auditEntries(): AuditEntry[];
+  /** ServiceAccount kubeconfigs whose requests go through the faults (for the operator processes) */
+  credentials: ServiceAccountCredentials;
+  /** restarts the API server in place (same address, CA and tokens, objects kept) and checks a new one answers */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -22,21 +31,39 @@ export interface ReliabilityCluster {
 // RELIABILITY_TEST_LOG=info shows the simulators' logs while debugging
 const log = new Logger({}, parseLogLevel(process.env.RELIABILITY_TEST_LOG, 'silent'));
 
+/** what tells one API server incarnation from the next: the embedded audit log starts empty, kube-apiserver gets a new pid */
+function incarnation(server: ApiServer | RealControlPlane): () => unknown {
+  if ('faults' in server) return () => server.auditEntries().at(-1);
+  return () => server.processes.find((p) => p.name === 'kube-apiserver')?.pid;
+}
+
 export async function startReliabilityCluster(namespaces: readonly string[]): Promise<ReliabilityCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), 'modelplane-reliability-'));
-  const dev = await startDevCluster({ port: 0, log, controllers: false, dataDir });
-  const stop = async () => {
-    dev.server.faults.clear();
-    await dev.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    const admin = dev.manager.client.withFieldManager('test-user');
-    for (const name of namespaces) await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    const restartApiServer = () => dev.server.restart();
-    return { dev, server: dev.server, admin, restartApiServer, stop };
-  } catch (err) {
-    await stop();
+  const cluster = await startDevTestCluster({ log, namespaces: [...namespaces], dataDir });
+  const server = cluster.dev.server;
+  const injection = await startFaultInjection(server).catch(async (err) => {
+    await cluster.stop();
     throw err;
-  }
+  });
+  const current = incarnation(server);
+  return {
+    backend: cluster.backend,
+    admin: cluster.admin,
+    faults: injection.faults,
+    auditEntries: () => cluster.auditEntries(),
+    credentials: {
+      serviceAccountKubeconfig: async (ns, name) => injection.route(await cluster.serviceAccountKubeconfig(ns, name)),
+    },
+    async restartApiServer() {
+      const before = current();
+      await injection.restartApiServer();
+      if (before !== undefined && current() === before)
+        throw new Error('API server restart: the same server still answers (expected a new server process)');
+    },
+    async stop() {
+      await injection.stop();
+      await cluster.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

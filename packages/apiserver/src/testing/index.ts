@@ -12,6 +12,15 @@ export { KUBECTL, type KubectlResult, requireKubectl, runKubectl } from './kubec
 export { openWatch, raw, type RawResponse, type RawTarget, type WatchEvent } from './raw.ts';
 export { prng } from './prng.ts';
 export {
+  type FaultedRequest,
+  type FaultInjection,
+  FaultProxy,
+  type FaultSpec,
+  startFaultInjection,
+  startFaultProxy,
+  type TestFaults,
+} from './faults/index.ts';
+export {
   KUBE_BINARIES,
   KUBE_BUILD_COMMAND,
   type KubeletTls,
