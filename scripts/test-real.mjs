@@ -29,6 +29,9 @@ const REAL_SUITES = [
   'test/apis/kubeairunway-crds.test.ts',
   'test/apis/llmd-crds.test.ts',
   'test/sim/operators-crds.test.ts',
+  'test/e2e/fault-injection.test.ts',
+  'test/e2e/reliability-aim.test.ts',
+  'test/e2e/reliability-kubeairunway.test.ts',
 ];
 
 const started = Date.now();

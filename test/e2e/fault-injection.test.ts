@@ -94,7 +94,13 @@ describe('fault injection on the test cluster (same contract on both backends)',
 
   it('answers writes with 409 Conflict naming the object, a fraction of the time', async () => {
     const id = injection.faults.add({ users: [BOB], resources: ['configmaps'], conflict: true });
-    const r = await raw(bob, 'PATCH', `${CMS}/seed`, { data: { a: 'b' } }, { contentType: 'application/merge-patch+json' });
+    const r = await raw(
+      bob,
+      'PATCH',
+      `${CMS}/seed`,
+      { data: { a: 'b' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     assert.equal(r.status, 409);
     assert.equal(r.json().reason, 'Conflict');
     assert.match(r.json().message, /^Operation cannot be fulfilled on configmaps "seed": the object has been modified/);
@@ -156,7 +162,10 @@ describe('fault injection on the test cluster (same contract on both backends)',
     fresh.stop();
     if (injection.backend === 'real')
       assert.deepEqual(
-        injection.faults.faulted().slice(before).map((f) => [f.user, f.verb, f.code]),
+        injection.faults
+          .faulted()
+          .slice(before)
+          .map((f) => [f.user, f.verb, f.code]),
         [[BOB, 'watch', 410]],
         'the proxy counts the watch it expired',
       );

@@ -192,7 +192,10 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
   it('steady state: every batch still converged, and a quiet period with no write but heartbeats', async () => {
     await converge('before the quiet period');
     const probe = { kind: ModelDeployments, resource: 'modeldeployments', namespace: NAMESPACES.kill };
-    assert.deepEqual(await writesInQuietPeriod(() => cluster.auditEntries(), cluster.admin, probe, users(), [HEARTBEAT]), []);
+    assert.deepEqual(
+      await writesInQuietPeriod(() => cluster.auditEntries(), cluster.admin, probe, users(), [HEARTBEAT]),
+      [],
+    );
     await converge('after the quiet period');
   });
 

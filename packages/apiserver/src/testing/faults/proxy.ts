@@ -54,7 +54,13 @@ export class FaultProxy {
     // client certificates are asked for (and checked against the cluster's CA) but not required: most
     // callers present a bearer token
     const server = createServer(
-      { cert: serving.certPem, key: serving.keyPem, ca: this.plane.caPem, requestCert: true, rejectUnauthorized: false },
+      {
+        cert: serving.certPem,
+        key: serving.keyPem,
+        ca: this.plane.caPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
       (req, res) => void this.handle(req, res).catch(() => res.destroy()),
     );
     await new Promise<void>((resolve, reject) => {
