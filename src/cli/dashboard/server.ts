@@ -100,6 +100,55 @@ async function create(req: IncomingMessage, res: ServerResponse, state: Dashboar
   }
 }
 
+/** the dashboard's HTTP API and, for any other path, the built front end */
+async function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  opts: DashboardServerOptions,
+  info: () => DashboardInfo,
+): Promise<void> {
+  const { state } = opts;
+  const p = url.pathname;
+  if (p === '/api/info') return sendJson(res, 200, info());
+  if (p === '/api/stream') return streamOverview(req, res, state, info);
+  if (p === '/api/stream/resource')
+    return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
+  if (p === '/api/resources') return sendJson(res, 200, state.summaries());
+  if (p === '/api/resource') {
+    const detail = resourceDetail(state, url.searchParams.get('key') ?? '', opts.feed);
+    return detail
+      ? sendJson(res, 200, detail)
+      : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });
+  }
+  if (p === '/api/providers')
+    return sendJson(
+      res,
+      200,
+      state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name),
+    );
+  if (p === '/api/modeldeployments/validate' && req.method === 'POST') {
+    return sendJson(
+      res,
+      200,
+      validateForm(await readJson(req), {
+        providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
+        served: await servedApis(state),
+      }),
+    );
+  }
+  if (p === '/api/modeldeployments' && req.method === 'POST') {
+    if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
+    return create(req, res, state);
+  }
+  if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p}` });
+  if (!existsSync(opts.staticDir))
+    return sendJson(res, 503, {
+      error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web`,
+    });
+  serveStatic(res, opts.staticDir, p);
+}
+
 export async function startDashboardServer(opts: DashboardServerOptions): Promise<DashboardServer> {
   const { state } = opts;
   const loopback = isLoopback(opts.host);
@@ -115,7 +164,7 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://dashboard');
     if (!admit(req, res, url, policy)) return;
-    route(req, res, url).catch((err) => {
+    route(req, res, url, opts, info).catch((err) => {
       opts.logger.warn('dashboard request failed', { path: url.pathname, error: err });
       if (!res.headersSent)
         sendJson(res, err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, {
@@ -124,46 +173,6 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
       else res.end();
     });
   });
-  const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    const p = url.pathname;
-    if (p === '/api/info') return sendJson(res, 200, info());
-    if (p === '/api/stream') return streamOverview(req, res, state, info);
-    if (p === '/api/stream/resource')
-      return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
-    if (p === '/api/resources') return sendJson(res, 200, state.summaries());
-    if (p === '/api/resource') {
-      const detail = resourceDetail(state, url.searchParams.get('key') ?? '', opts.feed);
-      return detail
-        ? sendJson(res, 200, detail)
-        : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });
-    }
-    if (p === '/api/providers')
-      return sendJson(
-        res,
-        200,
-        state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name),
-      );
-    if (p === '/api/modeldeployments/validate' && req.method === 'POST') {
-      return sendJson(
-        res,
-        200,
-        validateForm(await readJson(req), {
-          providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
-          served: await servedApis(state),
-        }),
-      );
-    }
-    if (p === '/api/modeldeployments' && req.method === 'POST') {
-      if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
-      return create(req, res, state);
-    }
-    if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p}` });
-    if (!existsSync(opts.staticDir))
-      return sendJson(res, 503, {
-        error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web`,
-      });
-    serveStatic(res, opts.staticDir, p);
-  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
