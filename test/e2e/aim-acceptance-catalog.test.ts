@@ -16,7 +16,9 @@ import {
   waitForObject,
 } from './helpers/aim-cluster.ts';
 
-const NAMESPACES = ['cache-no-template', 'min-vram', 'discovery-limit'];
+const NAMESPACES = ['cache-no-template', 'min-vram', 'discovery-limit', 'artifact-retry'];
+/** a failed download's retry comes this long after the failure (the controller's default is 5 min) */
+const RETRY_MS = 3_000;
 const DISCOVERY_SELECTOR = 'app.kubernetes.io/name=aim-discovery';
 
 describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120_000 }, () => {
@@ -24,7 +26,7 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
   let admin: KubeClient;
 
   before(async () => {
-    cluster = await startAimCluster('aim-acceptance-catalog', { namespaces: NAMESPACES });
+    cluster = await startAimCluster('aim-acceptance-catalog', { namespaces: NAMESPACES, artifactRetryMs: RETRY_MS });
     admin = cluster.admin;
   });
   after(() => cluster?.stop());
@@ -174,5 +176,71 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
     }
     assert.ok(maxActive <= 10, `at most 10 discovery Jobs at once, saw ${maxActive}`);
     assert.equal(maxActive, 10, 'the limit was reached');
+  });
+
+  it('a failed download is retried later: a gated source without a token is Failed/AuthError; a token added to the runtime config is used by the retry, which comes after the wait and succeeds', async () => {
+    const ns = 'artifact-retry';
+    await kubectlApply(cluster, {
+      apiVersion: AIM_API,
+      kind: 'AIMArtifact',
+      metadata: { name: 'gated', namespace: ns },
+      spec: { sourceUri: 'hf://meta-llama/gated-llama', size: '1Gi' },
+    });
+    const failed = await waitForObject(
+      admin,
+      Kinds.Artifacts,
+      'gated',
+      ns,
+      'Failed',
+      (a) => a.status?.status === 'Failed',
+    );
+    assert.equal(condSummary(failed, 'Ready'), 'Ready=False/AuthError');
+    assert.equal(condSummary(failed, 'AuthValid'), 'AuthValid=False/AuthError');
+    assert.match(cond(failed, 'DownloadJobReady')?.message, /401 Client Error: Unauthorized/);
+    assert.equal(failed.status?.progress?.displayPercentage, 'N/A');
+    assert.equal(failed.status?.downloadAttempt, 1);
+    const failedAt = Date.parse(failed.status?.lastFailureTime);
+    assert.ok(Number.isFinite(failedAt), 'lastFailureTime recorded');
+    // the fix: a namespace-wide token; the artifact keeps waiting for its retry time, then tries again
+    await kubectlApply(cluster, {
+      apiVersion: AIM_API,
+      kind: 'AIMRuntimeConfig',
+      metadata: { name: 'default', namespace: ns },
+      spec: { env: [{ name: 'HF_TOKEN', value: 'hf_test_token' }] },
+    });
+    const ready = await waitForObject(
+      admin,
+      Kinds.Artifacts,
+      'gated',
+      ns,
+      'Ready after the retry',
+      (a) => a.status?.status === 'Ready',
+    );
+    console.log(
+      JSON.stringify(ready.status),
+      JSON.stringify(
+        (await admin.list(Kinds.Jobs, { namespace: ns })).items.map((j) => [
+          j.metadata.name,
+          j.metadata.creationTimestamp,
+          j.status,
+        ]),
+      ),
+    );
+    assert.equal(ready.status?.downloadAttempt, 2, 'the second attempt');
+    assert.equal(ready.status?.progress?.displayPercentage, '100 %');
+    assert.equal(ready.status?.lastFailureTime, undefined, 'the failure is cleared');
+    assert.equal(condSummary(ready, 'AuthValid'), 'AuthValid=True/AuthenticationValid', 'recovered, and says so');
+    const jobs = (await admin.list(Kinds.Jobs, { namespace: ns })).items.filter(
+      (j) => j.metadata.labels?.['aim.eai.amd.com/artifact'] === 'gated',
+    );
+    assert.equal(jobs.length, 1, "the failed attempt's Job was replaced");
+    const retried = jobs[0]!;
+    assert.ok(
+      (retried.spec.template.spec.containers[0].env as Array<{ name: string }>).some((e) => e.name === 'HF_TOKEN'),
+      'the retry carries the token from the runtime config',
+    );
+    // creationTimestamp has whole seconds: the retry started no earlier than the wait allows
+    const startedAt = Date.parse(retried.metadata.creationTimestamp ?? '');
+    assert.ok(startedAt >= failedAt + RETRY_MS - 1_000, `retried ${startedAt - failedAt} ms after the failure`);
   });
 });

@@ -2,7 +2,8 @@
 // real AIM image prints, for discovery Jobs), and the artifact downloader's `check-size` (the size in bytes as
 // the last line) and `download` (protocol attempts, progress, completion). The downloader honours
 // AIM_DOWNLOADER_PROTOCOL and the debug variable AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS (protocols that fail), so
-// protocol switching can be watched; a gated source (`hf://<org>/gated-…`) fails with a 401.
+// protocol switching can be watched; a gated source (`hf://<org>/gated-…`) fails with a 401 unless the
+// container has an HF_TOKEN (a value or a secret reference), as the Hugging Face hub does.
 import { simModelSource, simSourceSize } from '../registry/index.ts';
 import type { Container } from './kinds.ts';
 
@@ -34,13 +35,19 @@ function protocols(c: Container): { sequence: string[]; failing: Set<string> } {
   return { sequence, failing };
 }
 
-const gated = (uri: string) => /^hf:\/\/[^/]+\/gated-/.test(uri);
+const gatedUri = (uri: string) => /^hf:\/\/[^/]+\/gated-/.test(uri);
 
-/** does this program fail on its own (every protocol failing, or a gated source)? */
+/** a gated source this container may not read: no HF_TOKEN */
+function denied(c: Container): boolean {
+  const token = c.env?.find((e) => e.name === 'HF_TOKEN');
+  return gatedUri(c.args?.[1] ?? '') && !(token?.value || token?.valueFrom);
+}
+
+/** does this program fail on its own (every protocol failing, or a gated source without a token)? */
 export function aimProgramFails(c: Container): boolean {
   const program = aimProgram(c);
   if (program !== 'download' && program !== 'check-size') return false;
-  if (gated(c.args?.[1] ?? '')) return true;
+  if (denied(c)) return true;
   if (program === 'check-size') return false;
   const { sequence, failing } = protocols(c);
   return sequence.length > 0 && sequence.every((p) => failing.has(p));
@@ -80,7 +87,7 @@ function download(c: Container, now: number): string[] {
   for (let i = 0; i < sequence.length; i++) {
     const p = sequence[i]!;
     lines.push(`${stamp} INFO Trying protocol ${p} (attempt ${i + 1}/${sequence.length}) for ${uri}`);
-    if (gated(uri)) {
+    if (denied(c)) {
       lines.push(
         `${stamp} ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`,
       );
@@ -108,7 +115,7 @@ export function aimProgramLines(c: Container, now: number): string[] {
       return dryRun(c);
     case 'check-size': {
       const uri = c.args?.[1] ?? '';
-      if (gated(uri))
+      if (denied(c))
         return [
           `ERROR 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/${uri.slice(5)} (gated repo: authentication required, set HF_TOKEN)`,
         ];

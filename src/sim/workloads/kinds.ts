@@ -24,7 +24,7 @@ export interface Container {
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   command?: string[];
   args?: string[];
-  env?: Array<{ name: string; value?: string }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
   ports?: ContainerPort[];
   resources?: { requests?: ResourceList; limits?: ResourceList };
   readinessProbe?: Record<string, unknown>;

@@ -37,12 +37,17 @@ export async function fetchArtifactState(
   const a = ctx.object;
   const ns = a.metadata.namespace ?? '';
   const name = a.metadata.name ?? '';
-  const attempt = Math.max(1, a.status?.downloadAttempt ?? 1);
-  const [pvc, checkSizeJob, downloadJob] = await Promise.all([
+  const recorded = Math.max(1, a.status?.downloadAttempt ?? 1);
+  const [pvc, checkSizeJob, recordedJob, retryJob] = await Promise.all([
     fetch(ctx.reader, ArtifactPvcs, pvcName(name), ns),
     fetch(ctx.reader, ArtifactJobs, checkSizeJobName(name), ns),
-    fetch(ctx.reader, ArtifactJobs, downloadJobName(name, attempt), ns),
+    fetch(ctx.reader, ArtifactJobs, downloadJobName(name, recorded), ns),
+    fetch(ctx.reader, ArtifactJobs, downloadJobName(name, recorded + 1), ns),
   ]);
+  // the retry's Job exists but the status does not say so yet (the write that moves to it comes after the
+  // apply, or was lost): go on from the retry, never back to the attempt it replaced
+  const attempt = retryJob.ok() ? recorded + 1 : recorded;
+  const downloadJob = retryJob.ok() ? retryJob : recordedJob;
   const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, now: clock.now() };
   const sizeKnown = a.spec.size !== undefined || a.status?.discoveredSizeBytes !== undefined;
   const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;

@@ -247,7 +247,8 @@ export function decorateArtifactStatus(status: ArtifactStatus, obs: ArtifactObse
       displayPercentage: `${pct} %`,
     };
   }
-  if (obs.retry?.retry) delete status.lastFailureTime;
+  // a retry under way (or done) is no longer a failure
+  if (!obs.failure || obs.retry?.retry) delete status.lastFailureTime;
   const sequence = protocolSequence(obs.env);
   // the log is read only while the download runs: a settled artifact keeps what it last learned from it
   const seen = obs.downloadLog === undefined && !obs.retry?.retry ? (status.download ?? {}) : {};

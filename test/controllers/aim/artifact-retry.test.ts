@@ -1,0 +1,83 @@
+// A failed artifact download and its retry on the engine's in-memory fake cluster (docs/aim.md, "Caches and
+// artifacts"): Failed until the retry time, then one new download Job (the next attempt), and never back to
+// the attempt it replaced, even when the status write that moved to the retry did not land.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { artifactPipeline } from '../../../src/controllers/aim/artifact/controller.ts';
+import { downloadJobName } from '../../../src/controllers/aim/artifact/names.ts';
+import type { AIMArtifact } from '../../../src/controllers/aim/shared/kinds.ts';
+import { ManualClock } from '../../../src/engine/index.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
+
+const API = 'aim.eai.amd.com/v1alpha1';
+const NS = 'team';
+const RETRY_MS = 60_000;
+
+const job = (attempt: number, condition?: 'Complete' | 'Failed'): KubeObject => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: downloadJobName('weights', attempt), namespace: NS },
+  spec: {},
+  ...(condition ? { status: { conditions: [{ type: condition, status: 'True' }] } } : { status: {} }),
+});
+
+function setup(status: Record<string, unknown>, ...objects: KubeObject[]) {
+  const fake = new FakeCluster('aim-artifact');
+  const clock = new ManualClock(Date.parse('2026-01-01T00:10:00Z'));
+  fake.put({
+    apiVersion: API,
+    kind: 'AIMArtifact',
+    metadata: { name: 'weights', namespace: NS },
+    spec: { sourceUri: 'hf://org/model', size: '1Gi' },
+    status,
+  } as KubeObject);
+  fake.put({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'weights', namespace: NS },
+    spec: {},
+    status: { phase: 'Bound' },
+  } as KubeObject);
+  for (const o of objects) fake.put(o);
+  const pipeline = artifactPipeline({ operatorNamespace: 'aim-system', clock, retryMs: RETRY_MS });
+  const current = () => fake.getObject<AIMArtifact>(API, 'AIMArtifact', 'weights', NS)!;
+  const run = () => pipeline.run(current(), fake.deps());
+  const appliedJobs = () => fake.requests.filter((r) => r.verb === 'apply' && r.kind === 'Job').map((r) => r.name);
+  const deletedJobs = () => fake.requests.filter((r) => r.verb === 'delete' && r.kind === 'Job').map((r) => r.name);
+  return { fake, clock, current, run, appliedJobs, deletedJobs };
+}
+
+describe('AIMArtifact download retry', () => {
+  const failedStatus = { status: 'Failed', downloadAttempt: 1, lastFailureTime: '2026-01-01T00:09:30Z' };
+
+  it('before the retry time: Failed stays, nothing is applied, the reconcile comes back when the retry is due', async () => {
+    const t = setup(failedStatus, job(1, 'Failed'));
+    const out = await t.run();
+    assert.deepEqual(t.appliedJobs(), []);
+    assert.equal(t.current().status?.status, 'Failed');
+    assert.equal(out.requeueAfterMs, 30_000, 'due 60 s after the failure, 30 s from now');
+  });
+
+  it('the retry time has come: the failed Job goes, the next attempt starts, the failure is cleared', async () => {
+    const t = setup(failedStatus, job(1, 'Failed'));
+    t.clock.advance(30_000);
+    await t.run();
+    assert.deepEqual(t.deletedJobs(), [downloadJobName('weights', 1)]);
+    assert.deepEqual(t.appliedJobs(), [downloadJobName('weights', 2)]);
+    assert.equal(t.current().status?.downloadAttempt, 2);
+    assert.equal(t.current().status?.lastFailureTime, undefined);
+  });
+
+  it('the status still says attempt 1 but the retry Job exists: it goes on from attempt 2 and does not recreate attempt 1', async () => {
+    const t = setup(failedStatus, job(2));
+    await t.run();
+    assert.deepEqual(t.appliedJobs(), [], 'attempt 1 is not started again');
+    assert.equal(t.current().status?.downloadAttempt, 2);
+    assert.equal(t.current().status?.lastFailureTime, undefined, 'a retry under way is no failure');
+    t.fake.put(job(2, 'Complete'));
+    await t.run();
+    assert.equal(t.current().status?.status, 'Ready');
+    assert.equal(t.current().status?.downloadAttempt, 2);
+  });
+});
