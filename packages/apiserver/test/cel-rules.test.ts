@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { celRuleCauses, compileSchemaRules } from '../src/schema/cel-rules.ts';
+import { compileSchemaRules } from '../src/schema/cel-rule-checks.ts';
+import { celRuleCauses } from '../src/schema/cel-rules.ts';
 import type { JSONSchemaProps } from '../src/schema/types.ts';
 
 const schema: JSONSchemaProps = {

@@ -1,5 +1,5 @@
-// CRD `x-kubernetes-validations`: compile-time checks for CRD create/update (compileSchemaRules) and
-// evaluation against a custom resource (celRuleCauses), with the field paths, reasons and message texts
+// CRD `x-kubernetes-validations` evaluated against a custom resource (celRuleCauses; the checks a CRD's rules
+// pass on create/update are in cel-rule-checks.ts), with the field paths, reasons and message texts
 // kube-apiserver 1.32 produces, because kubectl prints them verbatim:
 //   spec.replicas: Invalid value: "integer": must be at most 10
 //   spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value:
@@ -12,22 +12,27 @@
 
 import { Optional } from '@marcbachmann/cel-js';
 import {
-  type CelProgram,
   CelCompileError,
   CelEvalError,
+  type CelProgram,
   COST_LIMIT_MESSAGE,
   compileCel,
   lastEvaluationCost,
+  normalizeFieldPath,
   toCel,
 } from '@modelplane/apimachinery/cel';
-import { normalizeFieldPath } from '@modelplane/apimachinery/cel';
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
 
 /** kube's RuntimeCELCostBudget: total cost of all rules for one object */
 export const OBJECT_COST_BUDGET = 10_000_000;
 const MAX_MESSAGE_EXPRESSION_LENGTH = 5 * 1024;
-const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+export const SUPPORTED_REASONS = [
+  'FieldValueDuplicate',
+  'FieldValueForbidden',
+  'FieldValueInvalid',
+  'FieldValueRequired',
+];
 
 const RULE_VARIABLES = ['self', 'oldSelf'];
 const OPTIONAL_OLD_SELF_VARIABLES = ['self', { name: 'oldSelf', type: 'optional<dyn>' }];
@@ -58,7 +63,7 @@ function cachedCompile(
   return entry;
 }
 
-function compileRule(rule: ValidationRule): CelProgram {
+export function compileRule(rule: ValidationRule): CelProgram {
   const optional = rule.optionalOldSelf === true;
   const variables = optional ? OPTIONAL_OLD_SELF_VARIABLES : RULE_VARIABLES;
   return cachedCompile(optional ? optionalOldSelfRulePrograms : rulePrograms, rule, rule.rule, () =>
@@ -66,14 +71,14 @@ function compileRule(rule: ValidationRule): CelProgram {
   );
 }
 
-function compileMessageExpression(rule: ValidationRule): CelProgram {
+export function compileMessageExpression(rule: ValidationRule): CelProgram {
   return cachedCompile(messagePrograms, rule, rule.messageExpression!, () =>
     compileCel(rule.messageExpression!, { variables: RULE_VARIABLES }),
   );
 }
 
 /** the rule as Go's %#v prints apiextensions.ValidationRule, the value kube shows for a rule that fails to compile */
-function goValidationRule(rule: ValidationRule): string {
+export function goValidationRule(rule: ValidationRule): string {
   const str = (s: string | undefined) => JSON.stringify(s ?? '');
   const reason =
     rule.reason === undefined
@@ -108,7 +113,7 @@ const child = (base: string, name: string) => (base ? `${base}.${name}` : name);
 /** kube prints a nil field path as <nil>: that is where errors of root-level rules land */
 const fieldOf = (path: string) => path || '<nil>';
 
-function invalid(field: string, value: string, detail: string): StatusCause {
+export function invalid(field: string, value: string, detail: string): StatusCause {
   return { reason: 'FieldValueInvalid', field: fieldOf(field), message: `Invalid value: ${value}: ${detail}` };
 }
 
@@ -252,7 +257,7 @@ function oldListItems(node: JSONSchemaProps, old: unknown): Map<string, unknown>
   return byKey;
 }
 
-function single(items: JSONSchemaProps['items']): JSONSchemaProps | undefined {
+export function single(items: JSONSchemaProps['items']): JSONSchemaProps | undefined {
   return Array.isArray(items) ? undefined : items;
 }
 
@@ -338,160 +343,4 @@ export function celRuleCauses(
   const walk: Walk = { causes: [], budget: OBJECT_COST_BUDGET, stopped: false };
   validateNode(schema, schema, obj, oldObj, fieldPath, opts?.resourceRoot ?? fieldPath === '', walk);
   return walk.causes;
-}
-
-function hasNewline(s: string | undefined): boolean {
-  return s?.includes('\n') === true;
-}
-
-/** the rule's expression: it compiles, yields a bool, and uses oldSelf only where objects correlate */
-function ruleExpressionCauses(
-  rule: ValidationRule,
-  rulePath: string,
-  goRule: string,
-  uncorrelatable: string | undefined,
-): StatusCause[] {
-  const causes: StatusCause[] = [];
-  try {
-    const program = compileRule(rule);
-    const usesOldSelf = program.identifiers.has('oldSelf');
-    if (program.type !== 'bool' && program.type !== 'dyn') {
-      causes.push(invalid(`${rulePath}.rule`, goRule, 'cel expression must evaluate to a bool'));
-    }
-    if (usesOldSelf && uncorrelatable) {
-      causes.push(
-        invalid(
-          `${rulePath}.rule`,
-          JSON.stringify(rule.rule),
-          `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
-        ),
-      );
-    }
-    if (rule.optionalOldSelf !== undefined && !usesOldSelf) {
-      causes.push(
-        invalid(
-          `${rulePath}.optionalOldSelf`,
-          String(rule.optionalOldSelf),
-          'may not be set if rule does not use oldSelf',
-        ),
-      );
-    }
-  } catch (err) {
-    if (!(err instanceof CelCompileError)) throw err;
-    causes.push(invalid(`${rulePath}.rule`, goRule, `compilation failed: ${err.message}`));
-  }
-  return causes;
-}
-
-function checkRule(
-  rule: ValidationRule,
-  node: JSONSchemaProps,
-  rulePath: string,
-  uncorrelatable: string | undefined,
-): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const goRule = goValidationRule(rule);
-  if (typeof rule.rule !== 'string' || rule.rule.trim() === '') {
-    causes.push({
-      reason: 'FieldValueRequired',
-      field: `${rulePath}.rule`,
-      message: 'Required value: rule is not specified',
-    });
-  } else {
-    causes.push(...ruleExpressionCauses(rule, rulePath, goRule, uncorrelatable));
-  }
-  if (rule.message !== undefined && rule.message !== '' && rule.message.trim() === '') {
-    causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must be non-empty if specified'));
-  }
-  if (hasNewline(rule.message))
-    causes.push(invalid(`${rulePath}.message`, JSON.stringify(rule.message), 'message must not contain line breaks'));
-  if (hasNewline(rule.rule) && !rule.message && !rule.messageExpression) {
-    causes.push({
-      reason: 'FieldValueRequired',
-      field: `${rulePath}.message`,
-      message: 'Required value: message must be specified if rule contains line breaks',
-    });
-  }
-  if (rule.messageExpression !== undefined && rule.messageExpression !== '') {
-    if (rule.messageExpression.trim() === '') {
-      causes.push({
-        reason: 'FieldValueRequired',
-        field: `${rulePath}.messageExpression`,
-        message: 'Required value: messageExpression must be non-empty if specified',
-      });
-    } else {
-      try {
-        const t = compileMessageExpression(rule).type;
-        if (t !== 'string' && t !== 'dyn')
-          causes.push(invalid(`${rulePath}.messageExpression`, goRule, 'must evaluate to a string'));
-      } catch (err) {
-        if (!(err instanceof CelCompileError)) throw err;
-        causes.push(
-          invalid(`${rulePath}.messageExpression`, goRule, `messageExpression compilation failed: ${err.message}`),
-        );
-      }
-    }
-  }
-  if (rule.reason !== undefined && !SUPPORTED_REASONS.includes(rule.reason)) {
-    const supported = SUPPORTED_REASONS.map((r) => JSON.stringify(r)).join(', ');
-    causes.push({
-      reason: 'FieldValueNotSupported',
-      field: `${rulePath}.reason`,
-      message: `Unsupported value: ${JSON.stringify(rule.reason)}: supported values: ${supported}`,
-    });
-  }
-  if (rule.fieldPath && 'error' in normalizeFieldPath(rule.fieldPath, node)) {
-    causes.push(invalid(`${rulePath}.fieldPath`, JSON.stringify(rule.fieldPath), 'fieldPath must be a valid path'));
-  }
-  return causes;
-}
-
-function checkSchema(
-  schema: JSONSchemaProps,
-  path: string,
-  uncorrelatable: string | undefined,
-  causes: StatusCause[],
-): void {
-  schema['x-kubernetes-validations']?.forEach((rule, i) => {
-    causes.push(...checkRule(rule, schema, `${path}.x-kubernetes-validations[${i}]`, uncorrelatable));
-  });
-  for (const [k, sub] of Object.entries(schema.properties ?? {}))
-    checkSchema(sub, `${path}.properties[${k}]`, uncorrelatable, causes);
-  const items = single(schema.items);
-  if (items) {
-    const itemsPath = `${path}.items`;
-    checkSchema(
-      items,
-      itemsPath,
-      uncorrelatable ?? (schema['x-kubernetes-list-type'] === 'map' ? undefined : itemsPath),
-      causes,
-    );
-  }
-  if (typeof schema.additionalProperties === 'object') {
-    const apPath = `${path}.additionalProperties`;
-    checkSchema(
-      schema.additionalProperties,
-      apPath,
-      uncorrelatable ?? (schema['x-kubernetes-map-type'] === 'atomic' ? apPath : undefined),
-      causes,
-    );
-  }
-  schema.allOf?.forEach((sub, i) => {
-    checkSchema(sub, `${path}.allOf[${i}]`, uncorrelatable, causes);
-  });
-}
-
-/**
- * The CRD-level checks kube runs on create/update: every rule and messageExpression compiles, rules are
- * boolean, transition rules sit where oldSelf can correlate, message/reason/fieldPath are well formed.
- * `basePath` is where the schema sits in the CRD: kube reports `spec.validation.openAPIV3Schema` when all
- * versions share one schema, else `spec.versions[i].schema.openAPIV3Schema`.
- */
-export function compileSchemaRules(
-  schema: JSONSchemaProps,
-  basePath = 'spec.validation.openAPIV3Schema',
-): StatusCause[] {
-  const causes: StatusCause[] = [];
-  checkSchema(schema, basePath, undefined, causes);
-  return causes;
 }

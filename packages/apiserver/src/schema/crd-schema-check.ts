@@ -2,7 +2,8 @@
 // (apiextensions validation.go: validateCustomResourceDefinitionValidation): status-subresource root
 // restrictions, structural rules, default values, the per-node OpenAPI rules, then CEL compilation.
 import type { StatusCause } from '../errors.ts';
-import { celRuleCauses, compileSchemaRules } from './cel-rules.ts';
+import { compileSchemaRules } from './cel-rule-checks.ts';
+import { celRuleCauses } from './cel-rules.ts';
 import { compileSchema, deepCopyJson, jsonEqual } from './compiled-schema.ts';
 import { fieldError, fieldPath, RenderedValue } from './field-errors.ts';
 import { embeddedErrors, listTypeErrors } from './list-types.ts';
