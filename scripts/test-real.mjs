@@ -32,6 +32,8 @@ const REAL_SUITES = [
   'test/e2e/fault-injection.test.ts',
   'test/e2e/reliability-aim.test.ts',
   'test/e2e/reliability-kubeairunway.test.ts',
+  'test/deploy/helm.test.ts',
+  'test/deploy/helm-install.test.ts',
 ];
 
 const started = Date.now();

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { builtinOpenApiSchemas } from '../builtin/openapi-schemas.ts';
 import type { Registry } from '../resource-types/resource-registry.ts';
-import { type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
+import { ALL_VERBS, type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
 import type { JSONSchemaProps } from '../schema/types.ts';
 
 export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0', platform: 'linux/amd64' };
@@ -117,7 +117,11 @@ function groupVersionDoc(registry: Registry, group: string, version: string): Re
 
 const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'];
 
-/** the item, list and status paths of one resource, every operation pointing at its schema */
+/**
+ * the item, list and status paths of one resource, every operation pointing at its schema, with only the
+ * operations the resource serves: kube publishes a create-only kind (the reviews) as a single POST, so
+ * kubectl's fieldValidation check finds no PATCH for it (see the header)
+ */
 function resourcePaths(
   rt: ResourceType,
   prefix: string,
@@ -144,12 +148,23 @@ function resourcePaths(
     });
   const patch = () =>
     op('patch', { parameters: queryParams.map(param), requestBody: { content: content(PATCH_TYPES) } });
-  const paths: Record<string, unknown> = {
-    [itemPath]: { get: op('get'), put: write('put'), patch: patch(), delete: op('delete') },
-    [listPath]: { get: op('list'), post: write('post') },
+  const serves = (verb: string) => (rt.verbs ?? ALL_VERBS).includes(verb);
+  const only = (ops: Array<[verb: string, method: string, make: () => unknown]>) =>
+    Object.fromEntries(ops.filter(([verb]) => serves(verb)).map(([, method, make]) => [method, make()]));
+  const paths: Record<string, Record<string, unknown>> = {
+    [itemPath]: only([
+      ['get', 'get', () => op('get')],
+      ['update', 'put', () => write('put')],
+      ['patch', 'patch', patch],
+      ['delete', 'delete', () => op('delete')],
+    ]),
+    [listPath]: only([
+      ['list', 'get', () => op('list')],
+      ['create', 'post', () => write('post')],
+    ]),
   };
   if (rt.subresources.status) paths[`${itemPath}/status`] = { get: op('get'), patch: patch() };
-  return paths;
+  return Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length > 0));
 }
 
 /** A CRD version's schema as published, or an open object for built-ins (the server validates them). */
