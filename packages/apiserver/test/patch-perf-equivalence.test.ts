@@ -3,9 +3,10 @@
 // optimisations, plus properties that tie the fast paths to the general ones on seeded random objects.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { comparePE, FieldSet, parseToken } from '../src/patch/fieldpath.ts';
+import { FieldSet } from '../src/patch/fieldpath.ts';
 import { patchSchemaFor, recordUpdate, schemaFromOpenAPI } from '../src/patch/index.ts';
 import { compareStrings, goQuote, type Json } from '../src/patch/json-value.ts';
+import { comparePE, parseToken } from '../src/patch/path-elements.ts';
 import type { PatchSchema } from '../src/patch/schema.ts';
 import { compareTyped } from '../src/patch/typed-merge.ts';
 import { prng } from '../src/testing/index.ts';

@@ -20,9 +20,9 @@ import {
   objectSchema,
   type PatchSchema,
   SCALAR,
+  type StructSchema,
   setList,
   struct,
-  type StructSchema,
   zero,
 } from './schema.ts';
 

@@ -8,8 +8,9 @@
 // something else at a leaf) modified. Removals are dropped: a write owns added ∪ modified − removed,
 // and no path is both. The differential check this was verified with compares it to recordWrite on
 // random objects of every built-in schema and a CRD schema, byte for byte.
-import { compareTokens, EMPTY_FIELDS, fieldToken, type PathElement, SMALL_SORT } from './fieldpath.ts';
+import { EMPTY_FIELDS, SMALL_SORT } from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
+import { compareTokens, fieldToken, type PathElement } from './path-elements.ts';
 import { fieldSchema, type PatchSchema, withZeroFields, zeroObject } from './schema.ts';
 import { indexList, isEmptyish, type ListEntry, type View, viewOf } from './typed-merge.ts';
 

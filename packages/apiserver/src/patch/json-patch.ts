@@ -3,7 +3,7 @@
 // value also passes for a missing member. A patch that is not a list of operation objects is a 400;
 // an operation that cannot be applied (including a failed `test`) is kube's generic 422, whose
 // message names no cause — kube-apiserver discards the library's error text.
-import { StatusError, errors } from '../errors.ts';
+import { errors, StatusError } from '../errors.ts';
 import { clone, deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 
 /** kube's maxJSONPatchOperations */

@@ -1,10 +1,11 @@
 // metadata.managedFields in and out: decoding entries into per-manager field sets, the manager
 // identity kube uses (manager + operation + subresource, plus apiVersion for Update entries),
 // encoding back in kube's order, and capping the number of Update entries.
-import { FieldPathError, FieldSet } from './fieldpath.ts';
-import { goQuote, isObject } from './json-value.ts';
 
 import type { ManagedFieldsEntry } from '../types.ts';
+import { FieldSet } from './fieldpath.ts';
+import { goQuote, isObject } from './json-value.ts';
+import { FieldPathError } from './path-elements.ts';
 
 export type { ManagedFieldsEntry };
 

@@ -2,16 +2,16 @@
 // does them (see field-manager.ts for the merge/ownership rules). This file is the request-facing
 // part: input checks, decoding the live managedFields, turning conflicts into the 409 kubectl
 // prints, and kubectl's client-side-apply interop (the last-applied annotation).
-import { type StatusError, errors, type StatusCause } from '../errors.ts';
+import { errors, type StatusCause, type StatusError } from '../errors.ts';
 import { createdFieldsV1 } from './created-fields.ts';
 import {
-  type ApplyOutcome,
   ApplyConflicts,
+  type ApplyOutcome,
   applyOnce,
   type FieldManagerContext,
   recordWrite,
 } from './field-manager.ts';
-import { type FieldSet, pathString } from './fieldpath.ts';
+import type { FieldSet } from './fieldpath.ts';
 import { clone, goJson, goQuoteString, isObject, type JsonObject } from './json-value.ts';
 import {
   decodeManagedFields,
@@ -23,6 +23,7 @@ import {
   type ManagedFieldsEntry,
   parseIdentifier,
 } from './managed-fields.ts';
+import { pathString } from './path-elements.ts';
 import { asPatchSchema, withZeroFields, zeroObject } from './schema.ts';
 import { compareTyped } from './typed-merge.ts';
 import { formatTypeErrors, toFieldSet, typeErrors } from './typed-sets.ts';

@@ -3,7 +3,7 @@
 // null deletes; lists follow the field's patchStrategy (merge by patchMergeKey, or replace); the
 // directives `$patch: replace|delete`, `$retainKeys`, `$deleteFromPrimitiveList/<f>` and
 // `$setElementOrder/<f>` work as documented. `$patch: merge` is rejected, as kube rejects it.
-import { StatusError, errors } from '../errors.ts';
+import { errors, StatusError } from '../errors.ts';
 import { clone, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
 import { asPatchSchema, fieldSchema, type PatchSchema, structView, UNTYPED } from './schema.ts';
 import {

@@ -2,17 +2,9 @@
 // walker: scalars, atomic maps and atomic lists are leaves; granular maps merge key by key;
 // associative lists (sets and maps with keys) merge item by item, keyed by their path element.
 // When both sides are empty or null the node is a leaf too, which keeps the empty/null distinction.
-import {
-  FieldSet,
-  fieldLink,
-  fieldToken,
-  type PathElement,
-  type PathLink,
-  peToken,
-  type SubtreeBuilder,
-  sortKeyFields,
-} from './fieldpath.ts';
+import { FieldSet, fieldLink, type PathLink, type SubtreeBuilder } from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
+import { fieldToken, type PathElement, peToken, sortKeyFields } from './path-elements.ts';
 import { fieldSchema, type ListSchema, type PatchSchema, type StructSchema, structOfUntyped } from './schema.ts';
 
 export type View = { kind: 'leaf' } | { kind: 'map'; s: StructSchema } | { kind: 'list'; s: ListSchema };

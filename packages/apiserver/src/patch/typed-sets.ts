@@ -2,8 +2,9 @@
 // removing a set of fields from an object (RemoveItems), promoting named struct fields to members
 // (EnsureNamedFieldsAreMembers, used by pruning), and the checks kube runs when it converts an
 // applied configuration to a typed value.
-import { FieldSet, type FieldPath, type PathElement, pathString, peString, peToken } from './fieldpath.ts';
+import { FieldSet } from './fieldpath.ts';
 import { goJson, isObject, type Json, type JsonObject } from './json-value.ts';
+import { type FieldPath, type PathElement, pathString, peString, peToken } from './path-elements.ts';
 import {
   fieldSchema,
   isNamedField,
