@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
+import { kubeSecretSource, OciRegistryClient, parseRegistryMirror } from '../controllers/aim/catalog/oci/client.ts';
 import { startOperator } from '../controllers/operator.ts';
 import { kubeairunwayCoreSet } from '../controllers/kubeairunway/core/index.ts';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
@@ -20,6 +21,8 @@ interface RunOptions {
   webhookHost: string;
   gatewayName?: string;
   gatewayNamespace?: string;
+  registryMirror: string[];
+  registryTimeout: string;
 }
 
 /** the kubeairunway-core set routing through the Gateway --gateway-namespace/--gateway-name name (both or neither) */
@@ -32,6 +35,8 @@ function withGateway(sets: ControllerSet[], opts: RunOptions): ControllerSet[] {
   const gateway = { name: opts.gatewayName, namespace: opts.gatewayNamespace };
   return sets.map((s) => (s.name === 'kubeairunway-core' ? kubeairunwayCoreSet({ gateway: { gateway } }) : s));
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerRun(program: Command): void {
   program
@@ -54,6 +59,17 @@ export function registerRun(program: Command): void {
     .option('--webhook-host <host>', 'address the webhook server binds', '0.0.0.0')
     .option('--gateway-name <name>', 'route ModelDeployments through this Gateway (with --gateway-namespace)')
     .option('--gateway-namespace <ns>', "the routing Gateway's namespace (with --gateway-name)")
+    .option(
+      '--registry-mirror <host=url>',
+      'reach an image registry at another base URL, e.g. docker.io=https://mirror.example.com (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--registry-timeout <seconds>',
+      'timeout of one image-registry request (AIM models and model sources)',
+      '15',
+    )
     .addHelpText(
       'after',
       '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)',
@@ -62,6 +78,12 @@ export function registerRun(program: Command): void {
       const log = new Logger({ component: 'operator' });
       try {
         const sets = withGateway(selectControllerSets(CONTROLLER_SETS, opts.controllers), opts);
+        const mirrors = Object.fromEntries(opts.registryMirror.map(parseRegistryMirror));
+        const timeoutSeconds = Number(opts.registryTimeout);
+        if (!(timeoutSeconds > 0))
+          throw new Error(
+            `--registry-timeout ${JSON.stringify(opts.registryTimeout)}: expected a positive number of seconds`,
+          );
         const mgr = await startOperator({
           ...(opts.kubeconfig ? { kubeconfig: readFileSync(opts.kubeconfig, 'utf8') } : {}),
           sets,
@@ -69,6 +91,9 @@ export function registerRun(program: Command): void {
           httpHost: opts.httpHost,
           webhook: { port: parsePort(opts.webhookPort, '--webhook-port'), host: opts.webhookHost },
           operatorNamespace: operatorNamespaceFromEnv(process.env),
+          // image labels and model-source listings over the OCI Distribution API, pull secrets read with our client
+          imageRegistry: (client) =>
+            new OciRegistryClient({ mirrors, secrets: kubeSecretSource(client), timeoutMs: timeoutSeconds * 1000 }),
           log,
           ...(opts.leaderElect
             ? {

@@ -23,7 +23,8 @@ export interface OperatorOptions {
   /** default $POD_NAMESPACE or modelplane-system */
   podNamespace?: string;
   webhook?: WebhookEnv;
-  imageRegistry?: ImageRegistry;
+  /** the registry client, or a factory given the operator's client (to read pull secrets) */
+  imageRegistry?: ImageRegistry | ((client: KubeClient) => ImageRegistry);
   log: Logger;
 }
 
@@ -36,12 +37,13 @@ export async function startOperator(opts: OperatorOptions): Promise<Manager> {
     ...(opts.httpPort !== undefined ? { httpPort: opts.httpPort } : {}),
     ...(opts.httpHost ? { httpHost: opts.httpHost } : {}),
   });
+  const imageRegistry = typeof opts.imageRegistry === 'function' ? opts.imageRegistry(mgr.client) : opts.imageRegistry;
   const env: OperatorEnv = {
     operatorNamespace: opts.operatorNamespace,
     podNamespace: opts.podNamespace ?? (process.env.POD_NAMESPACE || DEFAULT_POD_NAMESPACE),
     log: opts.log,
     ...(opts.webhook ? { webhook: opts.webhook } : {}),
-    ...(opts.imageRegistry ? { imageRegistry: opts.imageRegistry } : {}),
+    ...(imageRegistry ? { imageRegistry } : {}),
   };
   for (const set of opts.sets) {
     await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });

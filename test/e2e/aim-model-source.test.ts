@@ -1,12 +1,20 @@
-// AIMClusterModelSource on `modelplane dev`'s cluster with the simulated registry: a wildcard source with
-// semver constraints and maxModels creates AIMClusterModels (owned, labelled, annotated) that go on to
-// become Ready; models are only ever added; a bad constraint or registry is named in the status.
+// AIMClusterModelSource on `modelplane dev`'s cluster with the simulated registry, reached over HTTP by the
+// registry client `modelplane run` uses (as `modelplane dev` wires it): a wildcard source with semver
+// constraints and maxModels creates AIMClusterModels (owned, labelled, annotated) that go on to become
+// Ready; models are only ever added; a bad constraint, a bad registry and missing credentials are named
+// in the status, and a pull secret in the operator namespace opens the private repository.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMClusterModels, AIMClusterModelSources } from '../../src/controllers/aim/shared/kinds.ts';
 import { type KubeClient, Logger, parseLogLevel } from '../../src/kube/index.ts';
-import { SimRegistry } from '../../src/sim/registry/index.ts';
+import { kubeSecretSource, OciRegistryClient } from '../../src/controllers/aim/catalog/oci/client.ts';
+import {
+  SIM_REGISTRY_PASSWORD,
+  SIM_REGISTRY_USERNAME,
+  type SimRegistryServer,
+  startSimRegistryServer,
+} from '../../src/sim/registry/server.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -22,6 +30,7 @@ const cond = (o: { status?: unknown } | undefined, type: string): Json | undefin
 describe('AIMClusterModelSource on the dev cluster', { timeout: 120_000 }, () => {
   let cluster: OperatorTestCluster<unknown>;
   let admin: KubeClient;
+  let registry: SimRegistryServer;
   const apply = (obj: object) => cluster.k(['apply', '-f', '-'], JSON.stringify(obj));
   const modelsOf = async (source: string) =>
     (await admin.list(AIMClusterModels, { labelSelector: `${SOURCE_LABEL}=${source}` })).items;
@@ -36,6 +45,7 @@ describe('AIMClusterModelSource on the dev cluster', { timeout: 120_000 }, () =>
     );
 
   before(async () => {
+    registry = await startSimRegistryServer({ maxPageSize: 2 });
     cluster = await startOperatorTestCluster({
       name: 'aim-model-source',
       log,
@@ -45,12 +55,18 @@ describe('AIMClusterModelSource on the dev cluster', { timeout: 120_000 }, () =>
           operatorNamespace: OPERATOR_NS,
           podNamespace: 'modelplane-system',
           log,
-          imageRegistry: new SimRegistry(),
+          imageRegistry: new OciRegistryClient({
+            mirrors: { 'docker.io': registry.url },
+            secrets: kubeSecretSource(mgr.client),
+          }),
         }),
     });
     admin = cluster.admin;
   });
-  after(() => cluster?.stop());
+  after(async () => {
+    await cluster?.stop();
+    await registry?.close();
+  });
 
   it('lists the registry, keeps the tags the constraints allow, stops at maxModels, and the models come up', async () => {
     await apply({
@@ -160,6 +176,47 @@ describe('AIMClusterModelSource on the dev cluster', { timeout: 120_000 }, () =>
     assert.match(
       cond(reg, 'FiltersReady')?.message,
       /spec\.registry "https:\/\/ghcr\.io" must be a host\[:port\] without a URL scheme/,
+    );
+  });
+
+  it('a private repository: AuthValid=False without credentials; a pull secret in the operator namespace opens it', async () => {
+    const spec = { filters: [{ image: 'amdenterpriseai/aim-private-model' }], syncInterval: '10m' };
+    await apply({ apiVersion: API, kind: 'AIMClusterModelSource', metadata: { name: 'private' }, spec });
+    const denied = await sourceWhen('private', 'Failed', (s) => s.status?.status === 'Failed');
+    assert.equal(cond(denied, 'AuthValid')?.status, 'False');
+    assert.equal(cond(denied, 'AuthValid')?.reason, 'AuthError');
+    assert.equal(cond(denied, 'Ready')?.reason, 'RegistryAuthFailed');
+    assert.match(
+      cond(denied, 'FiltersReady')?.message,
+      /spec\.filters\[0\]\.image: listing the tags of docker\.io\/amdenterpriseai\/aim-private-model: .*401 UNAUTHORIZED.*anonymously/,
+    );
+
+    const auth = Buffer.from(`${SIM_REGISTRY_USERNAME}:${SIM_REGISTRY_PASSWORD}`).toString('base64');
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'hub-creds', namespace: OPERATOR_NS },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': JSON.stringify({ auths: { 'docker.io': { auth } } }) },
+    });
+    await apply({
+      apiVersion: API,
+      kind: 'AIMClusterModelSource',
+      metadata: { name: 'private' },
+      spec: { ...spec, imagePullSecrets: [{ name: 'hub-creds' }] },
+    });
+    const open = await sourceWhen('private', 'Ready', (s) => s.status?.status === 'Ready');
+    assert.equal(cond(open, 'AuthValid')?.status, 'True', 'the lazy condition stays, flipped back');
+    const [model] = await modelsOf('private');
+    assert.equal(model?.spec.image, 'docker.io/amdenterpriseai/aim-private-model:0.9.0');
+    assert.deepEqual(model?.spec.imagePullSecrets, [{ name: 'hub-creds' }]);
+    // the model reads its labels with the same secret (cluster-scoped: from the operator namespace)
+    await waitFor(
+      'the private model has its metadata',
+      async () =>
+        (await admin.get(AIMClusterModels, model!.metadata.name!)).status?.imageMetadata?.model?.canonicalName ===
+        'example/private',
+      { timeoutMs: 30_000, detail: async () => (await admin.get(AIMClusterModels, model!.metadata.name!)).status },
     );
   });
 });

@@ -9,6 +9,7 @@ import type { ApiServer } from '@modelplane/apiserver';
 import { rbacObjects } from '../../src/controllers/rbac.ts';
 import type { ControllerSet } from '../../src/controllers/registry.ts';
 import type { KubeClient } from '../../src/kube/index.ts';
+import { startSimRegistryServer } from '../../src/sim/registry/server.ts';
 
 export const DEPLOY_NAMESPACE = 'modelplane-system';
 
@@ -54,6 +55,14 @@ export async function startOperatorProcess(
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
   const command = opts.command ?? 'run';
+  // the aim set reads image labels from a registry: like `modelplane dev`'s operator, the process gets the
+  // simulated one (as a mirror of docker.io) unless the test names a mirror itself
+  const extraArgs = [...(opts.extraArgs ?? [])];
+  const registry =
+    command === 'run' && set.name === 'aim' && !extraArgs.includes('--registry-mirror')
+      ? await startSimRegistryServer()
+      : undefined;
+  if (registry) extraArgs.push('--registry-mirror', `docker.io=${registry.url}`);
   const target = command === 'run' ? ['--controllers', set.name] : [set.name.replace(/^provider-/, '')];
   const args = [
     resolve('bin/modelplane.js'),
@@ -65,7 +74,7 @@ export async function startOperatorProcess(
     '0',
     '--http-host',
     '127.0.0.1',
-    ...(opts.extraArgs ?? []),
+    ...extraArgs,
   ];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, MODELPLANE_LOG_LEVEL: 'info', ...opts.env },
@@ -77,10 +86,13 @@ export async function startOperatorProcess(
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
   while (!/"msg":"operator started"/.test(out)) {
-    if (child.exitCode !== null)
+    if (child.exitCode !== null) {
+      await registry?.close();
       throw new Error(`modelplane ${command} ${set.name} exited ${child.exitCode} before starting:\n${out}`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
+      await registry?.close();
       throw new Error(`modelplane ${command} ${set.name} did not start in time:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -92,6 +104,7 @@ export async function startOperatorProcess(
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       const code = await exited;
+      await registry?.close();
       rmSync(dir, { recursive: true, force: true });
       return code;
     },

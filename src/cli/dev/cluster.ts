@@ -7,9 +7,10 @@ import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator
 import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
-import { type Logger, Manager, ensureCrd } from '../../kube/index.ts';
+import { type KubeClient, type Logger, Manager, ensureCrd } from '../../kube/index.ts';
 import { claimPodNetwork, installSimulatedInfrastructure, simulatedNodeAddresses } from '../../sim/cluster.ts';
-import { SimRegistry } from '../../sim/registry/index.ts';
+import { kubeSecretSource, OciRegistryClient } from '../../controllers/aim/catalog/oci/client.ts';
+import { type SimRegistryServer, startSimRegistryServer } from '../../sim/registry/server.ts';
 import { allCrds } from '../crds.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
@@ -135,11 +136,13 @@ export async function populateDevCluster(
   const operators: Manager[] = [];
   let llamaStack: { stop(): Promise<void> } | undefined;
   let metrics: DevMetrics | undefined;
+  let registry: SimRegistryServer | undefined;
   const podNetwork = await claimPodNetwork();
   let kubelets: KubeletEndpoints | undefined;
   const stop = async () => {
     await metrics?.stop();
     await Promise.all(operators.map((o) => o.stop()));
+    await registry?.close();
     await manager.stop();
     await llamaStack?.stop();
     await kubelets?.stop();
@@ -184,6 +187,8 @@ export async function populateDevCluster(
         .withFieldManager('modelplane-dev')
         .apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (opts.controllers !== false) {
+      registry = await step('simulated image registry started', () => startSimRegistryServer());
+      const registryUrl = registry.url;
       await step('controllers started', async () => {
         const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
         const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
@@ -191,7 +196,9 @@ export async function populateDevCluster(
           kubeconfig: server.kubeconfigYaml(),
           operatorNamespace: operatorNamespaceFromEnv(process.env),
           podNamespace: DEFAULT_POD_NAMESPACE,
-          imageRegistry: new SimRegistry(),
+          // the client `modelplane run` uses, with docker.io answered by the simulated registry
+          imageRegistry: (client: KubeClient) =>
+            new OciRegistryClient({ mirrors: { 'docker.io': registryUrl }, secrets: kubeSecretSource(client) }),
         };
         if (core.length > 0)
           operators.push(

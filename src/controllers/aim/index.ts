@@ -45,6 +45,9 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       ...CACHE_RBAC_RULES,
       ...ARTIFACT_RBAC_RULES,
       ...MODEL_SOURCE_RBAC_RULES,
+      // image pull secrets named by models and model sources (docker config JSON for the registry client):
+      // read one by one when a registry call needs them, never listed or watched
+      rule('', ['secrets'], ['get']),
       rule('aim.eai.amd.com', ['aimservices'], READ),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image

@@ -96,7 +96,8 @@ export function simSourceSize(sourceUri: string): number {
   return (2 + (h % 30)) * GB;
 }
 
-function labelsOf(entry: SimModelImage, tag: string): Record<string, string> {
+/** the labels an image of the catalogue carries (its config blob's config.Labels) */
+export function simImageLabels(entry: SimModelImage, tag: string): Record<string, string> {
   return {
     'org.opencontainers.image.title': `AIM ${entry.canonicalName}`,
     'org.opencontainers.image.vendor': 'AMD',
@@ -126,7 +127,7 @@ export class SimRegistry implements ImageRegistry {
         'Auth',
         `pulling ${image}: unauthorized: authentication required (add a pull secret with access)`,
       );
-    return labelsOf(found.entry, found.tag);
+    return simImageLabels(found.entry, found.tag);
   }
 
   async listRepositories(registry: string): Promise<string[]> {

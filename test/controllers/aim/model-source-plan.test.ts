@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConditionManager } from '../../../src/engine/index.ts';
 import {
+  catalogKey,
   catalogsToList,
   evaluateSource,
   type ExistingModels,
@@ -34,9 +35,16 @@ const source = (spec: Partial<Spec>, name = 'amd'): AIMClusterModelSource => ({
 
 const ok = <T>(value: T): Listed<T> => ({ ok: true, value });
 const REGISTRY: RegistryListing = {
-  catalogs: {
-    'docker.io': ok(['amd/aim-qwen', 'amd/aim-llama', 'amd/aim-old', 'other/tool', 'amd/aim-team/nested']),
-  },
+  catalogs: Object.fromEntries(
+    ['', 'amd/aim-', 'amd/aim-q', 'amd/aim-qwen', 'amd/aim-o'].map((prefix) => [
+      catalogKey('docker.io', prefix),
+      ok(
+        ['amd/aim-qwen', 'amd/aim-llama', 'amd/aim-old', 'other/tool', 'amd/aim-team/nested'].filter((r) =>
+          r.startsWith(prefix),
+        ),
+      ),
+    ]),
+  ),
   tags: {
     'docker.io/amd/aim-qwen': ok(['0.8.4', '0.8.5', 'latest', 'v0.9.0']),
     'docker.io/amd/aim-llama': ok(['0.8.3', '1.0.0-rc.1', '1.0.0']),
@@ -174,7 +182,7 @@ describe('model source: what a listing selects', () => {
     const filters = parseSourceFilters(
       source({ filters: [{ image: 'amd/aim-q*' }, { image: 'ghcr.io/x/y:1.0.0' }, { image: 'bad/AIM' }] }),
     );
-    assert.deepEqual(catalogsToList(filters), ['docker.io']);
+    assert.deepEqual(catalogsToList(filters), [{ registry: 'docker.io', prefix: 'amd/aim-q' }]);
     assert.deepEqual(repositoriesToList(filters, REGISTRY.catalogs), [
       { registry: 'docker.io', repository: 'amd/aim-qwen' },
       { registry: 'ghcr.io', repository: 'x/y' },
@@ -257,7 +265,7 @@ describe('model source: maxModels and append-only', () => {
 
 describe('model source: failures in FiltersReady', () => {
   const failing: RegistryListing = {
-    catalogs: { 'docker.io': ok(['amd/aim-qwen']) },
+    catalogs: { [catalogKey('docker.io', 'amd/aim-')]: ok(['amd/aim-qwen']) },
     tags: {
       'docker.io/amd/aim-qwen': ok(['0.8.5']),
       'docker.io/amd/private': { ok: false, kind: 'Auth', message: 'unauthorized: authentication required' },
@@ -308,7 +316,7 @@ describe('model source: failures in FiltersReady', () => {
 
   it('a catalog that cannot be read fails the wildcard filters that needed it', () => {
     const listing: RegistryListing = {
-      catalogs: { 'docker.io': { ok: false, kind: 'Unavailable', message: 'catalog: 503' } },
+      catalogs: { [catalogKey('docker.io', 'amd/')]: { ok: false, kind: 'Unavailable', message: 'catalog: 503' } },
       tags: {},
     };
     const h = filtersHealth(evaluateSource(source({ filters: [{ image: 'amd/*' }] }), listing, none));

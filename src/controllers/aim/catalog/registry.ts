@@ -3,7 +3,8 @@
 // registry (src/sim/registry) and a deployment plugs in a real client; failures are typed so a model can
 // tell "retry later" from "fix the spec".
 
-export type RegistryErrorKind = 'NotFound' | 'Auth' | 'Unavailable';
+/** NotFound: fix the name; Auth: fix the credentials; Unavailable: retried; Invalid: a request or answer that cannot work */
+export type RegistryErrorKind = 'NotFound' | 'Auth' | 'Unavailable' | 'Invalid';
 
 export class RegistryError extends Error {
   constructor(
@@ -24,8 +25,11 @@ export interface RegistryAuth {
 export interface ImageRegistry {
   /** the labels of the image's config; throws RegistryError */
   imageLabels(image: string, auth?: RegistryAuth): Promise<Record<string, string>>;
-  /** every repository of `registry` (the catalog); throws RegistryError */
-  listRepositories(registry: string, auth?: RegistryAuth): Promise<string[]>;
+  /**
+   * the repositories of `registry` (the catalog) that start with `prefix` (a client may use it to list less,
+   * e.g. one Docker Hub namespace, or ignore it); throws RegistryError
+   */
+  listRepositories(registry: string, auth?: RegistryAuth, prefix?: string): Promise<string[]>;
   /** the tags of `registry/repository`; throws RegistryError */
   listTags(registry: string, repository: string, auth?: RegistryAuth): Promise<string[]>;
 }

@@ -11,7 +11,7 @@ import {
   type Manager,
   or,
 } from '../../../kube/index.ts';
-import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
+import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import type { ImageRegistry } from '../catalog/registry.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { AIMClusterModels, type AIMClusterModelSource, AIMClusterModelSources } from '../shared/kinds.ts';

@@ -19,7 +19,7 @@ export type RegistryFailureKind = 'NotFound' | 'Auth' | 'Unavailable' | 'Invalid
 /** one registry answer: the value, or why there is none */
 export type Listed<T> = { ok: true; value: T } | { ok: false; kind: RegistryFailureKind; message: string };
 
-/** what one sync read from the registries (fetch.ts); keys: registry host, and `registry/repository` */
+/** what one sync read from the registries (fetch.ts); keys: catalogKey(registry, prefix), and `registry/repository` */
 export interface RegistryListing {
   catalogs: Readonly<Record<string, Listed<string[]>>>;
   tags: Readonly<Record<string, Listed<string[]>>>;
@@ -68,6 +68,12 @@ export function parseSourceFilters(source: AIMClusterModelSource): ParsedFilter[
 
 const repoKey = (registry: string, repository: string) => `${registry}/${repository}`;
 
+/** the literal start of a wildcard pattern (`amd/aim-*` → `amd/aim-`): the registry is asked for those only */
+const patternPrefix = (f: ParsedFilter) => f.repository.slice(0, f.repository.indexOf('*'));
+
+/** the key of one catalog listing: a registry and the prefix its repositories must start with */
+export const catalogKey = (registry: string, prefix: string) => `${registry}|${prefix}`;
+
 /** the repositories whose tags a sync must list, given the catalogs it read (fetch.ts asks this) */
 export function repositoriesToList(
   filters: readonly ParsedFilter[],
@@ -76,12 +82,8 @@ export function repositoriesToList(
   const out = new Map<string, { registry: string; repository: string }>();
   for (const f of filters) {
     if (f.problem) continue;
-    const repos = f.wildcard
-      ? (() => {
-          const c = catalogs[f.registry];
-          return c?.ok ? c.value : [];
-        })()
-      : [f.repository];
+    const catalog = f.wildcard ? catalogs[catalogKey(f.registry, patternPrefix(f))] : undefined;
+    const repos = f.wildcard ? (catalog?.ok ? catalog.value : []) : [f.repository];
     for (const repository of repos)
       if (filterTakesRepository(f, repository))
         out.set(repoKey(f.registry, repository), { registry: f.registry, repository });
@@ -89,9 +91,13 @@ export function repositoriesToList(
   return [...out.values()];
 }
 
-/** the registries whose catalog a sync must read: those a valid wildcard filter searches */
-export function catalogsToList(filters: readonly ParsedFilter[]): string[] {
-  return [...new Set(filters.filter((f) => !f.problem && f.wildcard).map((f) => f.registry))];
+/** the catalogs a sync must read: a registry and a prefix per valid wildcard filter */
+export function catalogsToList(filters: readonly ParsedFilter[]): Array<{ registry: string; prefix: string }> {
+  const out = new Map<string, { registry: string; prefix: string }>();
+  for (const f of filters)
+    if (!f.problem && f.wildcard)
+      out.set(catalogKey(f.registry, patternPrefix(f)), { registry: f.registry, prefix: patternPrefix(f) });
+  return [...out.values()];
 }
 
 function evaluateFilter(f: ParsedFilter, listing: RegistryListing): FilterOutcome {
@@ -102,7 +108,7 @@ function evaluateFilter(f: ParsedFilter, listing: RegistryListing): FilterOutcom
   }
   let repositories = [f.repository];
   if (f.wildcard) {
-    const catalog = listing.catalogs[f.registry];
+    const catalog = listing.catalogs[catalogKey(f.registry, patternPrefix(f))];
     if (!catalog?.ok) {
       const why = catalog ? catalog.message : 'not listed yet';
       out.failures.push({

@@ -8,6 +8,7 @@ import type { Clock, ObjectReader } from '../../../engine/index.ts';
 import { type ImageRegistry, RegistryError, type RegistryAuth } from '../catalog/registry.ts';
 import { type AIMClusterModel, AIMClusterModels, type AIMClusterModelSource } from '../shared/kinds.ts';
 import {
+  catalogKey,
   catalogsToList,
   type ExistingModels,
   type Listed,
@@ -66,8 +67,10 @@ export async function listRegistry(
   const none = (): Promise<never> =>
     Promise.reject(new RegistryError('Unavailable', 'this operator process has no registry client configured'));
   const catalogs: Record<string, Listed<string[]>> = {};
-  for (const host of catalogsToList(filters))
-    catalogs[host] = await listed(() => (registry ? registry.listRepositories(host, auth) : none()));
+  for (const { registry: host, prefix } of catalogsToList(filters))
+    catalogs[catalogKey(host, prefix)] = await listed(() =>
+      registry ? registry.listRepositories(host, auth, prefix) : none(),
+    );
   const tags: Record<string, Listed<string[]>> = {};
   await inPool(repositoriesToList(filters, catalogs), LIST_CONCURRENCY, async ({ registry: host, repository }) => {
     tags[`${host}/${repository}`] = await listed(() => (registry ? registry.listTags(host, repository, auth) : none()));

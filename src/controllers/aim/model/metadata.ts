@@ -63,6 +63,7 @@ function registryError(image: string, err: unknown) {
     return missingUpstreamError('ImageNotFound', message, err);
   if (err instanceof RegistryError && err.kind === 'Auth')
     return authError('ImagePullAuthFailure', `${message}; check spec.imagePullSecrets`, err);
+  if (err instanceof RegistryError && err.kind === 'Invalid') return invalidSpecError('InvalidImage', message, err);
   return infrastructureError('RegistryUnavailable', message, err);
 }
 

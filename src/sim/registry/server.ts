@@ -1,0 +1,166 @@
+// The simulated registry over HTTP: the OCI Distribution API a real registry serves (the catalog and tag
+// lists paginated by `n`/`last` with Link headers, manifests: an image index pointing at a linux/amd64
+// image manifest whose config blob carries the image labels), behind the Bearer token flow (a 401 challenge
+// naming the token endpoint; anonymous tokens see public repositories, tokens issued for the credentials
+// below see the private ones too). `modelplane dev` points the operator's registry client at it, so dev and
+// a real cluster share one client (docs/aim.md, "Registries").
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SIM_MODEL_IMAGES, type SimModelImage, simImageLabels } from './index.ts';
+
+/** the account the simulated registry accepts (a pull secret with these reads the private images) */
+export const SIM_REGISTRY_USERNAME = 'modelplane';
+export const SIM_REGISTRY_PASSWORD = 'sim-registry';
+const SERVICE = 'modelplane-sim-registry';
+
+const INDEX = 'application/vnd.oci.image.index.v1+json';
+const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+const CONFIG = 'application/vnd.oci.image.config.v1+json';
+
+interface Blob {
+  mediaType: string;
+  body: string;
+}
+
+const digestOf = (body: string) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
+
+/** every manifest and blob of the catalogue, by digest, and the index digest of each repository:tag */
+function buildContent(images: readonly SimModelImage[]) {
+  const blobs = new Map<string, Blob>();
+  const tags = new Map<string, string>();
+  const put = (mediaType: string, value: unknown) => {
+    const body = JSON.stringify(value);
+    const digest = digestOf(body);
+    blobs.set(digest, { mediaType, body });
+    return { mediaType, digest, size: Buffer.byteLength(body) };
+  };
+  for (const image of images)
+    for (const tag of image.tags) {
+      const config = put(CONFIG, {
+        architecture: 'amd64',
+        os: 'linux',
+        config: { Labels: simImageLabels(image, tag) },
+        rootfs: { type: 'layers', diff_ids: [] },
+      });
+      const manifest = put(MANIFEST, { schemaVersion: 2, mediaType: MANIFEST, config, layers: [] });
+      const index = put(INDEX, {
+        schemaVersion: 2,
+        mediaType: INDEX,
+        manifests: [{ ...manifest, platform: { os: 'linux', architecture: 'amd64' } }],
+      });
+      tags.set(`${image.repository}:${tag}`, index.digest);
+    }
+  return { blobs, tags };
+}
+
+export interface SimRegistryServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** requests served, by path (tests count them) */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** one page of a sorted list: `n` entries after `last`, and the Link to the next page */
+function page(list: readonly string[], url: URL, maxPageSize: number): { items: string[]; link?: string } {
+  const n = Math.max(1, Math.min(maxPageSize, Number(url.searchParams.get('n')) || maxPageSize));
+  const last = url.searchParams.get('last');
+  const start = last ? list.findIndex((x) => x > last) : 0;
+  const items = start < 0 ? [] : list.slice(start, start + n);
+  const more = start >= 0 && start + n < list.length;
+  return more
+    ? { items, link: `<${url.pathname}?n=${n}&last=${encodeURIComponent(items[items.length - 1]!)}>; rel="next"` }
+    : { items };
+}
+
+export interface SimRegistryServerOptions {
+  images?: readonly SimModelImage[];
+  /** the most entries one catalog or tags page holds, whatever `n` asks (default 1000; tests page with less) */
+  maxPageSize?: number;
+}
+
+export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}): Promise<SimRegistryServer> {
+  const images = opts.images ?? SIM_MODEL_IMAGES;
+  const maxPageSize = opts.maxPageSize ?? 1000;
+  const { blobs, tags } = buildContent(images);
+  /** issued tokens: whether they were issued for the registry account */
+  const tokens = new Map<string, { authenticated: boolean }>();
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://registry');
+    requests.push(url.pathname);
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        ...headers,
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    };
+    const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+      send(status, { errors: [{ code, message }] }, headers);
+    if (url.pathname === '/token') {
+      const authorization = req.headers.authorization ?? '';
+      let authenticated = false;
+      if (authorization.startsWith('Basic ')) {
+        const [user, ...pass] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
+        if (user !== SIM_REGISTRY_USERNAME || pass.join(':') !== SIM_REGISTRY_PASSWORD)
+          return error(401, 'UNAUTHORIZED', 'incorrect username or password');
+        authenticated = true;
+      }
+      const token = randomUUID();
+      tokens.set(token, { authenticated });
+      return send(200, { token, access_token: token, expires_in: 300 });
+    }
+    if (!url.pathname.startsWith('/v2/')) return error(404, 'NOT_FOUND', 'not found');
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const session = tokens.get(bearer);
+    const challenge = (scope: string) => ({
+      'www-authenticate': `Bearer realm="http://${req.headers.host}/token",service="${SERVICE}",scope="${scope}"`,
+    });
+    const path = url.pathname.slice('/v2/'.length);
+    if (path === '_catalog') {
+      if (!session) return error(401, 'UNAUTHORIZED', 'authentication required', challenge('registry:catalog:*'));
+      const visible = images
+        .filter((i) => session.authenticated || !i.private)
+        .map((i) => i.repository)
+        .sort();
+      const { items, link } = page(visible, url, maxPageSize);
+      return send(200, { repositories: items }, link ? { link } : {});
+    }
+    const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
+    if (!m) return error(404, 'NOT_FOUND', 'not found');
+    const [repository, what] = [m[1]!, m[2]!];
+    if (!session || (!session.authenticated && images.find((i) => i.repository === repository)?.private))
+      return error(401, 'UNAUTHORIZED', 'authentication required', challenge(`repository:${repository}:pull`));
+    const image = images.find((i) => i.repository === repository);
+    if (!image) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
+    if (what === 'tags/list') {
+      const { items, link } = page([...image.tags].sort(), url, maxPageSize);
+      return send(200, { name: repository, tags: items }, link ? { link } : {});
+    }
+    const ref = what.slice(what.indexOf('/') + 1);
+    const digest = ref.startsWith('sha256:') ? ref : tags.get(`${repository}:${ref}`);
+    const blob = digest ? blobs.get(digest) : undefined;
+    if (!blob)
+      return error(
+        404,
+        what.startsWith('blobs') ? 'BLOB_UNKNOWN' : 'MANIFEST_UNKNOWN',
+        `${ref} not found in ${repository}`,
+      );
+    return send(200, blob.body, { 'content-type': blob.mediaType, 'docker-content-digest': digest! });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
