@@ -52,6 +52,7 @@ replicas, resources, webhook (serves the admission webhooks).
   {{- end -}}
   {{- $args := list "run" (printf "--controllers=%s" (join "," $c.sets)) $httpPort -}}
   {{- if $c.leaderElect }}{{ $args = append $args "--leader-elect" }}{{ end -}}
+  {{- range $c.registryMirrors }}{{ $args = append $args (printf "--registry-mirror=%s" .) }}{{ end -}}
   {{- $procs = append $procs (dict "name" "controller" "args" $args "sets" $c.sets "replicas" $c.replicas "resources" $c.resources "webhook" false) -}}
 {{- end -}}
 {{- $w := .Values.webhooks -}}
