@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyBuiltinDefaults, applyPodAdmissionDefaults, imageTag } from '../src/builtin/defaults.ts';
+import { applyBuiltinDefaults } from '../src/builtin/defaults.ts';
+import { applyPodAdmissionDefaults, imageTag } from '../src/builtin/pod-defaults.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 // Strategy for built-in kinds: kube's defaults, server-assigned fields (Service cluster IPs, Namespace
 // and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
 // full CRD check for CustomResourceDefinitions.
-import { applyBuiltinDefaults, applyPodAdmissionDefaults } from '../builtin/defaults.ts';
+import { applyBuiltinDefaults } from '../builtin/defaults.ts';
+import { applyPodAdmissionDefaults } from '../builtin/pod-defaults.ts';
 import { decodeBuiltin } from '../builtin/decode.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
 import { patchSchemaFor } from '../patch/index.ts';
