@@ -10,7 +10,13 @@ import {
   type ModelDeploymentSpec,
 } from '../../../apis/kubeairunway/index.ts';
 import { controllerRef, type KubeObject } from '../../../kube/index.ts';
-import { type IdentityChange, identityChanges, modelSourceOf, servingModeOf } from '../validation/index.ts';
+import {
+  defaultModelDeployment,
+  type IdentityChange,
+  identityChanges,
+  modelSourceOf,
+  servingModeOf,
+} from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { mergeOverrides } from './merge.ts';
 import { IDENTITY_ANNOTATION } from './names.ts';
@@ -126,6 +132,22 @@ export function buildDesired(def: ProviderDefinition, md: ModelDeployment): Kube
       ownerReferences: [controllerRef(md, { blockOwnerDeletion: true })],
     },
   };
+}
+
+/**
+ * The objects a provider applies beside its upstream one (llm-d's Service), named as they are applied: from
+ * the defaulted deployment. A definition that cannot build them for this spec has none to name.
+ */
+export function extraObjectsOf(def: Pick<ProviderDefinition, 'extraObjects'>, md: ModelDeployment): KubeObject[] {
+  if (!def.extraObjects) return [];
+  try {
+    return def.extraObjects(defaultModelDeployment(md)).map((o) => ({
+      ...o,
+      metadata: { ...o.metadata, namespace: o.metadata.namespace ?? md.metadata.namespace },
+    }));
+  } catch {
+    return [];
+  }
 }
 
 /** is `upstream` owned by this ModelDeployment (any ownerReference with its uid)? */

@@ -17,6 +17,8 @@ import {
   isConflict,
   isNoKindMatch,
   isNotFound,
+  type KindRef,
+  kindRef,
   type KubeObject,
   type ReconcileContext,
   type Reconciler,
@@ -24,7 +26,7 @@ import {
 } from '../../../kube/index.ts';
 import { validateProviderOverrides } from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
-import { refOf } from './desired.ts';
+import { extraObjectsOf, ownedBy, refOf } from './desired.ts';
 import {
   type CleanupCause,
   cleanupTimedOut,
@@ -195,14 +197,27 @@ export class ProviderReconciler {
   }
 
   /** deletes exactly this object (uid precondition); already gone counts as done */
-  private async deleteObject(object: KubeObject, ctx: ReconcileContext): Promise<void> {
+  private async deleteObject(
+    object: KubeObject,
+    ctx: ReconcileContext,
+    kind: KindRef<KubeObject> = this.opts.def.upstream,
+  ): Promise<void> {
     try {
-      await ctx.client.delete(this.opts.def.upstream, object.metadata.name ?? '', object.metadata.namespace, {
+      await ctx.client.delete(kind, object.metadata.name ?? '', object.metadata.namespace, {
         propagationPolicy: 'Background',
         ...(object.metadata.uid ? { preconditions: { uid: object.metadata.uid } } : {}),
       });
     } catch (err) {
       if (!isNotFound(err) && !isNoKindMatch(err) && !isConflict(err)) throw err;
+    }
+  }
+
+  /** the extra objects of ours that are still there (from the cache), each deleted exactly (uid precondition) */
+  private async deleteExtras(md: ModelDeployment, ctx: ReconcileContext): Promise<void> {
+    for (const extra of extraObjectsOf(this.opts.def, md)) {
+      const kind = kindRef<KubeObject>(extra.apiVersion, extra.kind);
+      const live = await ctx.cache.get(kind, extra.metadata.name ?? '', extra.metadata.namespace);
+      if (live && ownedBy(live, md)) await this.deleteObject(live, ctx, kind);
     }
   }
 
@@ -266,6 +281,9 @@ export class ProviderReconciler {
     }
     if (step.foreign) ctx.log.info('an object of the same name is not ours; leaving it alone', { object: refOf(md) });
     if (step.cause === 'release') {
+      // the objects applied beside the upstream one (llm-d's Service) go too: the deployment outlives them,
+      // so garbage collection would never take them (deletion leaves them to it, as the upstream object)
+      await this.deleteExtras(md, ctx);
       // give up every status field we own: the provider now in charge writes its own
       if ((await writeOwnedStatus(ctx.client, md, {}, { fieldManager: ctx.client.fieldManager ?? '' })) === 'conflict')
         return { requeue: true };

@@ -25,8 +25,9 @@ export function providerRules(
     // blockOwnerDeletion on the upstream object requires update on the owner's finalizers
     rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/finalizers`], ['update']),
     rule(upstreamGroup, [def.upstreamResource], [...READ, 'create', 'update', 'patch', 'delete']),
-    // objects applied beside the upstream one (llm-d's Service): server-side apply, garbage-collected with the deployment
-    ...(def.extraResources ?? []).map((r) => rule(r.group, [r.resource], [...READ, 'create', 'patch'])),
+    // objects applied beside the upstream one (llm-d's Service): server-side apply, garbage-collected with the
+    // deployment, deleted when the deployment moves to another provider
+    ...(def.extraResources ?? []).map((r) => rule(r.group, [r.resource], [...READ, 'create', 'patch', 'delete'])),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),
