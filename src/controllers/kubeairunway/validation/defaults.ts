@@ -2,6 +2,7 @@
 // ABSENT fields are filled: an explicit `replicas: 0`, `gpu.count: 0` or `enablePrefixCaching: false` is the
 // user's choice and stays (upstream lost those through Go omitempty round trips; we never drop them).
 import { DEFAULT_GPU_TYPE, type ModelDeployment, type ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
+import { defaultStorage } from './storage.ts';
 
 /** the serving mode with its default applied */
 export function servingModeOf(spec: ModelDeploymentSpec): 'aggregated' | 'disaggregated' {
@@ -23,7 +24,8 @@ function defaultGpu(gpu: { count?: number; type?: string } | undefined): void {
  * Returns a defaulted copy of `md` (the input is not modified):
  * model.source=huggingface, serving.mode=aggregated, aggregated scaling.replicas=1, prefill/decode
  * replicas=1, engine.enablePrefixCaching=true, gpu.type=nvidia.com/gpu wherever a GPU block exists, and one
- * nvidia.com/gpu when an aggregated GPU engine (not llama.cpp, no custom image) names no resources at all.
+ * nvidia.com/gpu when an aggregated GPU engine (not llama.cpp, no custom image) names no resources at all,
+ * and the storage volumes' defaults (storage.ts).
  */
 export function defaultModelDeployment<T extends ModelDeployment>(md: T): T {
   // only the spec changes: copying metadata (managedFields above all) and status would be most of the cost
@@ -53,5 +55,6 @@ export function defaultModelDeployment<T extends ModelDeployment>(md: T): T {
     spec.resources = { gpu: { count: 1, type: DEFAULT_GPU_TYPE } };
   }
   defaultGpu(spec.resources?.gpu);
+  defaultStorage(spec, out.metadata?.name);
   return out;
 }

@@ -54,5 +54,16 @@ export {
   RESERVED_TOP_LEVEL_KEYS,
   validateProviderOverrides,
 } from './overrides.ts';
+export {
+  DEFAULT_MANAGED_ACCESS_MODE,
+  DEFAULT_MOUNT_PATHS,
+  defaultStorage,
+  isManaged,
+  managedClaimName,
+  type StoragePurpose,
+  type StorageVolume,
+  SYSTEM_PATHS,
+  validateStorage,
+} from './storage.ts';
 export type { ValidationIssue, ValidationResult } from './types.ts';
 export { admissionMessage, validateModelDeployment, type ValidationContext } from './validate.ts';

@@ -12,6 +12,7 @@ import { validateChildNames } from './child-names.ts';
 import { identityChanges, identityChangeWarning } from './identity.ts';
 import * as m from './messages.ts';
 import { validateProviderOverrides } from './overrides.ts';
+import { validateStorage } from './storage.ts';
 import type { ValidationIssue, ValidationResult } from './types.ts';
 
 export interface ValidationContext {
@@ -70,6 +71,9 @@ export function validateModelDeployment(
   const token = spec.secrets?.huggingFaceToken;
   if (token !== undefined && (token.length > 253 || !DNS_SUBDOMAIN.test(token)))
     err('spec.secrets.huggingFaceToken', m.invalidSecretName(token));
+  const storage = validateStorage(md, old);
+  errors.push(...storage.errors);
+  warnings.push(...storage.warnings);
   validateLabels('spec.podTemplate.metadata.labels', spec.podTemplate?.metadata?.labels, err);
   validateLabels('spec.nodeSelector', spec.nodeSelector, err);
 
