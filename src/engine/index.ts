@@ -68,6 +68,7 @@ export type {
   StatusContext,
 } from './types.ts';
 export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
+export { jobPodLog } from './job-logs.ts';
 export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
 export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
 export {

@@ -53,7 +53,7 @@ export const templateCacheStatusSchema = z.object({
 
 const immutableUri = immutableField('spec.sourceUri', 'artifact');
 
-export const DEFAULT_DOWNLOAD_IMAGE = 'ghcr.io/silogen/aim-artifact-downloader:0.2.0';
+export { DEFAULT_DOWNLOAD_IMAGE } from '../../common/model-storage/jobs.ts';
 
 export const artifactSpecSchema = z.object({
   sourceUri: z.string().regex(new RegExp(SOURCE_URI_PATTERN)).meta(immutableUri),

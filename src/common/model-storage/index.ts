@@ -15,6 +15,7 @@ export {
   buildCheckSizeJob,
   buildDownloadJob,
   CHECK_SIZE_CONTAINER,
+  DEFAULT_DOWNLOAD_IMAGE,
   DOWNLOAD_CONTAINER,
   DOWNLOAD_MOUNT_PATH,
   downloadBaseEnv,
@@ -23,3 +24,14 @@ export {
   protocolSequence,
   type StorageJobInput,
 } from './jobs.ts';
+export {
+  DEFAULT_DOWNLOAD_RETRY_MS,
+  type DownloadProgress,
+  jobPhase,
+  type JobPhase,
+  parseDownloadLog,
+  percentage,
+  PROGRESS_POLL_MS,
+  type RetryDecision,
+  retryDecision,
+} from './download-state.ts';

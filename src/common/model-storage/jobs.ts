@@ -4,6 +4,8 @@
 // operator defaults < cluster runtime config < namespace runtime config < the object's own env.
 import { type EnvVar, mergeEnvByPrecedence, OPERATOR_DEFAULT_DOWNLOAD_ENV } from '../env-merge/index.ts';
 
+/** the downloader every model download runs (its `download <uri>` program fills /cache) */
+export const DEFAULT_DOWNLOAD_IMAGE = 'ghcr.io/silogen/aim-artifact-downloader:0.2.0';
 export const DOWNLOAD_MOUNT_PATH = '/cache';
 export const DOWNLOAD_CONTAINER = 'model-download';
 export const CHECK_SIZE_CONTAINER = 'check-size';

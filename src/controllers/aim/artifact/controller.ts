@@ -26,7 +26,7 @@ import {
   aimRuntimeConfigSource,
   setResolvedRuntimeConfig,
 } from '../shared/runtime-config-source.ts';
-import { DEFAULT_DOWNLOAD_RETRY_MS } from './download-state.ts';
+import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
 import { type ArtifactFetch, ArtifactJobs, ArtifactPvcs, fetchArtifactState } from './fetch.ts';
 import {
   type ArtifactObservation,

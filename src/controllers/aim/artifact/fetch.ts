@@ -6,14 +6,13 @@ import {
   type FetchResult,
   fetch,
   type Job,
+  jobPodLog,
   type PersistentVolumeClaim,
 } from '../../../engine/index.ts';
 import { kindRef } from '../../../kube/index.ts';
-import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER } from '../../../common/model-storage/index.ts';
-import { jobPodLog } from '../shared/job-logs.ts';
+import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER, jobPhase } from '../../../common/model-storage/index.ts';
 import type { AIMArtifact as ArtifactObject } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
-import { jobPhase } from './download-state.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 
 export const ArtifactJobs = kindRef<Job>('batch/v1', 'Job');

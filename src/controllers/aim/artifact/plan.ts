@@ -41,7 +41,7 @@ import {
   PROGRESS_POLL_MS,
   type RetryDecision,
   retryDecision,
-} from './download-state.ts';
+} from '../../../common/model-storage/index.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 

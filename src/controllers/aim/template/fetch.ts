@@ -7,13 +7,13 @@ import {
   FetchResult,
   fetch,
   type Job,
+  jobPodLog,
   missingUpstreamError,
 } from '../../../engine/index.ts';
 import { kindRef, type KubeObject } from '../../../kube/index.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
 import { DISCOVERY_APP, DISCOVERY_APP_LABEL, discoverySpecHash, TEMPLATE_LABEL } from '../catalog/discovery.ts';
 import { currentJobName } from './discovery-plan.ts';
-import { jobPodLog } from '../shared/job-logs.ts';
 import {
   AIMClusterModels,
   AIMModels,

@@ -42,22 +42,33 @@ const underSystemPath = (p: string) => SYSTEM_PATHS.some((s) => p === s || p.sta
 
 function volumeIssues(deployment: string | undefined, v: StorageVolume, field: string): ValidationIssue[] {
   const out: ValidationIssue[] = [];
-  const err = (f: string, message: string) => out.push({ field: `${field}.${f}`, message: `${field}.${f}: ${message}` });
+  const err = (f: string, message: string) =>
+    out.push({ field: `${field}.${f}`, message: `${field}.${f}: ${message}` });
   const managed = isManaged(v);
   if (managed && quantityBytes(v.size) === undefined)
     err('size', `invalid size ${JSON.stringify(v.size)}: use a positive Kubernetes quantity such as "100Gi"`);
   if (!managed && !v.claimName)
-    err('claimName', 'is required when size is not set: name an existing PersistentVolumeClaim, or set size to have one created');
+    err(
+      'claimName',
+      'is required when size is not set: name an existing PersistentVolumeClaim, or set size to have one created',
+    );
   if (managed && v.readOnly)
-    err('readOnly', 'cannot be true together with size: a managed volume is written by its download; mount it read-write');
+    err(
+      'readOnly',
+      'cannot be true together with size: a managed volume is written by its download; mount it read-write',
+    );
   if (managed && deployment && v.claimName && v.claimName !== managedClaimName(deployment, v.name))
     err(
       'claimName',
       `must be "${managedClaimName(deployment, v.name)}" when size is set (the managed PVC is named <deployment>-<volume>); leave it unset`,
     );
   if (v.claimName && (v.claimName.length > 253 || !DNS_SUBDOMAIN.test(v.claimName)))
-    err('claimName', `"${v.claimName}" is not a valid PersistentVolumeClaim name (a DNS subdomain of at most 253 characters)`);
-  if (!managed && v.accessMode) err('accessMode', 'is only allowed with size (it is the access mode of the managed PVC)');
+    err(
+      'claimName',
+      `"${v.claimName}" is not a valid PersistentVolumeClaim name (a DNS subdomain of at most 253 characters)`,
+    );
+  if (!managed && v.accessMode)
+    err('accessMode', 'is only allowed with size (it is the access mode of the managed PVC)');
   if (!managed && v.storageClassName !== undefined)
     err('storageClassName', 'is only allowed with size (it is the storage class of the managed PVC)');
   if (!v.mountPath) {
@@ -89,7 +100,7 @@ export function validateStorage(
   const volumes = md.spec?.model?.storage?.volumes ?? [];
   const errors: ValidationIssue[] = [];
   const warnings: string[] = [];
-  volumes.forEach((v, i) => errors.push(...volumeIssues(md.metadata?.name, v, `${field}[${i}]`)));
+  for (const [i, v] of volumes.entries()) errors.push(...volumeIssues(md.metadata?.name, v, `${field}[${i}]`));
   for (const [what, key] of [
     ['name', (v: StorageVolume) => v.name],
     ['mountPath', (v: StorageVolume) => v.mountPath],

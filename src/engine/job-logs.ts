@@ -1,8 +1,8 @@
 // The log of a Job's (latest) pod, read live: pod logs are not cached. Only called when a Job has finished
 // and its output is wanted (discovery profile, check-size result, download progress), so a steady state
 // costs nothing.
-import type { ReadClient } from '../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
+import { type KubeObject, kindRef } from '../kube/index.ts';
+import type { ReadClient } from './types.ts';
 
 const Pods = kindRef<KubeObject & { status?: { startTime?: string } }>('v1', 'Pod');
 

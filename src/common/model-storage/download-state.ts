@@ -1,18 +1,22 @@
-// Where an artifact's download stands, decided from data (docs/aim.md, "Caches and artifacts"): size
-// unknown → check-size Job; size known → PVC (size + headroom, never resized) and download Job; a failed
-// download is Failed until its retry time, then a new attempt. Progress and the protocol in use come from
-// the downloader's log lines. Pure.
-import { findCondition, type Job } from '../../../engine/index.ts';
+// Where a model download stands, decided from data (docs/aim.md, "Caches and artifacts"; the ModelDeployment's
+// managed storage in docs/kubeairunway.md uses the same downloader): the Job's phase, progress and the
+// protocol in use from the downloader's log lines, and when a failed download is tried again. Pure.
+
+/** the part of a batch/v1 Job this reads */
+interface JobLike {
+  status?: { conditions?: ReadonlyArray<{ type: string; status: string }> };
+}
 
 export const DEFAULT_DOWNLOAD_RETRY_MS = 5 * 60_000;
 export const PROGRESS_POLL_MS = 2_000;
 
 export type JobPhase = 'absent' | 'running' | 'complete' | 'failed';
 
-export function jobPhase(job: Job | undefined): JobPhase {
+export function jobPhase(job: JobLike | undefined): JobPhase {
   if (!job) return 'absent';
-  if (findCondition(job.status?.conditions, 'Complete')?.status === 'True') return 'complete';
-  if (findCondition(job.status?.conditions, 'Failed')?.status === 'True') return 'failed';
+  const is = (type: string) => job.status?.conditions?.some((c) => c.type === type && c.status === 'True');
+  if (is('Complete')) return 'complete';
+  if (is('Failed')) return 'failed';
   return 'running';
 }
 
