@@ -15,7 +15,10 @@ export async function jobPodLog(
   const { name, namespace } = job.metadata;
   const pods = (await client.list(Pods, { namespace: namespace ?? 'default', labelSelector: `job-name=${name}` }))
     .items;
+  // a Job recreated under the same name: the old Job's pods may linger until garbage-collected
+  const uid = job.metadata.uid;
   const latest = pods
+    .filter((p) => !uid || !p.metadata.ownerReferences || p.metadata.ownerReferences.some((r) => r.uid === uid))
     .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''))
     .at(-1);
   if (!latest) return undefined;

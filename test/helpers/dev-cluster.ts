@@ -13,6 +13,7 @@ import {
   runKubectl,
 } from '@modelplane/apiserver/testing';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
+import type { ControllerSet } from '../../src/controllers/registry.ts';
 import { exposeWebhookService, loopbackWebhookHost, startRealDevCluster } from '../../src/cli/dev/real-cluster.ts';
 import { type KubeClient, Logger, Manager } from '../../src/kube/index.ts';
 import { type TestBackend, testBackend } from './backend.ts';
@@ -26,6 +27,8 @@ export interface DevTestClusterOptions {
   controllers?: boolean;
   /** the embedded server's data directory, so its restart() keeps every object (the real backend keeps them in etcd) */
   dataDir?: string;
+  /** with `controllers`: these sets instead of every one (e.g. a provider with shortened timings) */
+  sets?: readonly ControllerSet[];
 }
 
 export interface DevTestCluster {
@@ -86,7 +89,12 @@ function backendHandles(dev: DevCluster<ApiServer | RealControlPlane>, admin: Ku
 /** the dev cluster, by default with no modelplane controllers running: the test starts what it tests (e.g. as processes) */
 export async function startDevTestCluster(opts: DevTestClusterOptions = {}): Promise<DevTestCluster> {
   const backend = testBackend();
-  const devOpts = { port: 0, log: opts.log ?? new Logger({}, 'silent'), controllers: opts.controllers ?? false };
+  const devOpts = {
+    port: 0,
+    log: opts.log ?? new Logger({}, 'silent'),
+    controllers: opts.controllers ?? false,
+    ...(opts.sets ? { sets: opts.sets } : {}),
+  };
   const dev: DevCluster<ApiServer | RealControlPlane> =
     backend === 'real'
       ? await startRealDevCluster(devOpts)

@@ -52,9 +52,14 @@ export function displaySize(bytes: number): string {
 export interface ModelPvcInput {
   name: string;
   namespace: string;
-  sizeBytes: number;
-  headroomPercent: number;
-  /** explicit class (the object's own), else the runtime config's; neither: the cluster default */
+  /** the model's size; the request is this plus the headroom, in whole GiB */
+  sizeBytes?: number;
+  headroomPercent?: number;
+  /** the exact request instead (a quantity the user chose, e.g. a ModelDeployment volume's size) */
+  request?: string;
+  /** default ReadWriteOnce */
+  accessModes?: readonly string[];
+  /** explicit class (the object's own), else the runtime config's; neither: the cluster default. "" = no dynamic provisioning */
   storageClassName?: string | undefined;
   labels?: Record<string, string>;
 }
@@ -65,15 +70,16 @@ export function buildModelPvc(input: ModelPvcInput): {
   metadata: { name: string; namespace: string; labels: Record<string, string> };
   spec: Record<string, unknown>;
 } {
+  const storage = input.request || pvcSize(input.sizeBytes ?? 0, input.headroomPercent ?? DEFAULT_PVC_HEADROOM_PERCENT);
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name: input.name, namespace: input.namespace, labels: { ...(input.labels ?? {}) } },
     spec: {
-      accessModes: ['ReadWriteOnce'],
+      accessModes: [...(input.accessModes ?? ['ReadWriteOnce'])],
       volumeMode: 'Filesystem',
-      resources: { requests: { storage: pvcSize(input.sizeBytes, input.headroomPercent) } },
-      ...(input.storageClassName ? { storageClassName: input.storageClassName } : {}),
+      resources: { requests: { storage } },
+      ...(input.storageClassName !== undefined ? { storageClassName: input.storageClassName } : {}),
     },
   };
 }

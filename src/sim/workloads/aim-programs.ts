@@ -4,6 +4,8 @@
 // AIM_DOWNLOADER_PROTOCOL and the debug variable AIM_DEBUG_SIMULATE_HF_FAIL_PROTOCOLS (protocols that fail), so
 // protocol switching can be watched; a gated source (`hf://<org>/gated-…`) fails with a 401 unless the
 // container has an HF_TOKEN (a value or a secret reference), as the Hugging Face hub does.
+// AIM_DEBUG_SIMULATE_DOWNLOAD_MS sets how long a download runs (so its progress can be watched); a download
+// prints the protocol it tries first when it starts, the rest when it ends.
 import { simModelSource, simSourceSize } from '../registry/index.ts';
 import type { Container } from './kinds.ts';
 
@@ -36,6 +38,13 @@ function protocols(c: Container): { sequence: string[]; failing: Set<string> } {
 }
 
 const gatedUri = (uri: string) => /^hf:\/\/[^/]+\/gated-/.test(uri);
+
+/** how long a download runs when AIM_DEBUG_SIMULATE_DOWNLOAD_MS says so (undefined: the usual moment) */
+export function aimDebugRunMs(c: Container): number | undefined {
+  if (aimProgram(c) !== 'download') return undefined;
+  const ms = Number(envOf(c, 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS'));
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
 
 /** a gated source this container may not read: no HF_TOKEN */
 function denied(c: Container): boolean {
@@ -122,8 +131,14 @@ export function aimProgramLines(c: Container, now: number): string[] {
       return [`INFO computing the size of ${uri}`, String(simSourceSize(uri))];
     }
     case 'download':
-      return download(c, now);
+      // the first line went out when it started (aimProgramStartLines)
+      return download(c, now).slice(1);
     default:
       return [];
   }
+}
+
+/** the lines an AIM program prints when it starts: a download names the protocol it tries first */
+export function aimProgramStartLines(c: Container, now: number): string[] {
+  return aimProgram(c) === 'download' ? download(c, now).slice(0, 1) : [];
 }

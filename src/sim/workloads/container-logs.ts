@@ -2,7 +2,7 @@
 // "Application startup complete"), a model downloader (storage initializers, download Jobs), or a generic
 // program. Failures end with the lines the real programs print (Python tracebacks, ENOSPC).
 
-import { aimProgram, aimProgramLines } from './aim-programs.ts';
+import { aimProgram, aimProgramLines, aimProgramStartLines } from './aim-programs.ts';
 import type { Container, Pod } from './kinds.ts';
 
 export type ProgramKind = 'model-server' | 'downloader' | 'generic';
@@ -74,6 +74,7 @@ function port(c: Container): number {
 
 export function startLines(ctx: LogContext): string[] {
   const { container: c, now } = ctx;
+  if (aimProgram(c) === 'download') return aimProgramStartLines(c, now);
   const model = modelName(c);
   switch (programKind(c, ctx.init)) {
     case 'model-server':

@@ -4,7 +4,7 @@
 // every transition that is due and says when the next one is; the kubelet turns the result into a pod
 // status (pod-status.ts). Nothing here talks to the API server.
 
-import { AIM_PROGRAM_RUN_MS, aimProgram, aimProgramFails } from './aim-programs.ts';
+import { AIM_PROGRAM_RUN_MS, aimDebugRunMs, aimProgram, aimProgramFails } from './aim-programs.ts';
 import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
 import { backoffDelay, type SimDelays } from './delays.ts';
 import {
@@ -85,8 +85,10 @@ export interface AdvanceContext {
 
 const NEVER = Number.POSITIVE_INFINITY;
 
-/** AIM's dry-run, check-size and (simulated) download programs finish in a moment */
+/** AIM's dry-run, check-size and (simulated) download programs finish in a moment, unless told to take longer */
 function runDelay(c: Container, delays: SimDelays): number {
+  const debug = aimDebugRunMs(c);
+  if (debug !== undefined) return debug;
   return aimProgram(c) ? Math.min(delays.run, AIM_PROGRAM_RUN_MS) : delays.run;
 }
 

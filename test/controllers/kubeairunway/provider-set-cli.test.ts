@@ -12,6 +12,7 @@ import { normalizeRules } from '../../../src/controllers/rbac.ts';
 import { ensureCrd, KubeClient, kindRef, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
+import { aimProvider } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import { testKaito, testWidgets } from './provider-helpers.ts';
 
 const defs = [testKaito, testWidgets] as ProviderDefinition[];
@@ -22,6 +23,16 @@ describe('providerControllerSet', () => {
     assert.equal(set.name, 'provider-kaito');
     assert.match(set.description, /KAITO provider: builds a Workspace \(kaito\.sh\/v1beta1\)/);
     assert.deepEqual(normalizeRules(set.rules), [
+      // spec.model.storage: managed PVCs (created once, never deleted: they go with the deployment), the
+      // download Job (replaced on a retry) and its log
+      {
+        apiGroups: [''],
+        resources: ['persistentvolumeclaims'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch'],
+      },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+      { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
       {
         apiGroups: ['kaito.sh'],
         resources: ['workspaces'],
@@ -40,6 +51,15 @@ describe('providerControllerSet', () => {
       },
       { apiGroups: ['kubeairunway.ai'], resources: ['modeldeployments/finalizers'], verbs: ['update'] },
     ]);
+  });
+
+  it('a provider that never mounts storage (AIM) may not touch PVCs, Jobs or pods', () => {
+    const rules = providerControllerSet(aimProvider as unknown as ProviderDefinition).rules;
+    for (const r of rules)
+      assert.ok(
+        !r.resources.some((res) => ['persistentvolumeclaims', 'jobs', 'pods', 'pods/log'].includes(res)),
+        JSON.stringify(r),
+      );
   });
 
   it('never names Secrets (providers pass references on and never read them)', () => {

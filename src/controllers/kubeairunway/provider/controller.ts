@@ -17,6 +17,7 @@ import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engi
 import {
   type Controller,
   controllerOf,
+  type KindRef,
   ignoreFinalizerChange,
   ignoreOwnStatusWrites,
   type KubeObject,
@@ -27,6 +28,8 @@ import {
   type Predicate,
 } from '../../../kube/index.ts';
 import { FINALIZER_CLEANUP_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, KAR_GROUP } from '../../../apis/kubeairunway/index.ts';
+import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
+import { StorageJobs, StoragePvcs } from '../storage/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { providerMetrics } from './metrics.ts';
 import { MD_PROVIDER_INDEX, providerControllerName } from './names.ts';
@@ -45,6 +48,8 @@ export interface ProviderControllerOptions {
   clock?: Clock;
   /** how long a Deploying status may wait for an upstream that answers at once (default 2 s, engine's settle.ts) */
   settleWindowMs?: number;
+  /** how long a failed model download (spec.model.storage) waits before it is tried again (default 5 min) */
+  downloadRetryMs?: number;
   concurrency?: number;
   log?: Logger;
 }
@@ -102,8 +107,9 @@ export async function registerProviderController(
     pollMs: opts.pollMs ?? 5_000,
     metrics,
     settleWindowMs: opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS,
+    downloadRetryMs: opts.downloadRetryMs ?? DEFAULT_DOWNLOAD_RETRY_MS,
   });
-  const controller = mgr
+  const builder = mgr
     .controller(providerControllerName(def.name))
     // our own status writes and finalizer patches need no second reconcile (the sync follows the patch in
     // the same reconcile); the core's change of selection always does (a status-only write that
@@ -115,8 +121,10 @@ export async function registerProviderController(
         or(selectionChanged, ignoreOwnStatusWrites(fieldManager)),
       ],
     })
-    .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4, levelBased: true })
-    .complete(reconciler.reconcile);
+    .withOptions({ fieldManager, concurrency: opts.concurrency ?? 4, levelBased: true });
+  // the managed PVCs and the download Job of spec.model.storage (owned by the deployment)
+  if (def.storage !== false) builder.owns(StoragePvcs as KindRef<KubeObject>).owns(StorageJobs as KindRef<KubeObject>);
+  const controller = builder.complete(reconciler.reconcile);
 
   // upstream objects enqueue their owning deployment, and a deployment of the same name (a foreign object
   // appearing or going away changes that deployment's ResourceConflict)

@@ -52,4 +52,10 @@ export interface ProviderDefinition<U extends KubeObject = KubeObject> {
    */
   extraObjects?(md: ModelDeployment): KubeObject[];
   extraResources?: ReadonlyArray<{ group: string; resource: string }>;
+  /**
+   * false: the provider never mounts spec.model.storage (its compatibility check refuses it), so it neither
+   * watches nor may touch PVCs and Jobs. Default true: the skeleton creates the managed PVCs and the download
+   * Job, and the transform mounts the volumes (docs/kubeairunway.md, "Model storage").
+   */
+  storage?: boolean;
 }

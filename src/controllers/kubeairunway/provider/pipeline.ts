@@ -13,7 +13,15 @@ import {
   Pipeline,
   PlanResult,
 } from '../../../engine/index.ts';
+import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
 import { isNoKindMatch } from '../../../kube/index.ts';
+import {
+  fetchStorage,
+  markStorageConditions,
+  planStorage,
+  type StorageFetch,
+  type StoragePlan,
+} from '../storage/index.ts';
 import { defaultModelDeployment } from '../validation/index.ts';
 import type { MappedStatus, ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
@@ -30,12 +38,22 @@ export interface ProviderPipelineOptions {
   pollMs: number;
   /** hold back a not-yet-ready status right after the upstream object was written (engine's settle.ts) */
   settleWindowMs: number;
+  /** how long a failed model download waits before it is tried again */
+  downloadRetryMs: number;
 }
 
 export interface ProviderObservation {
   plan: SyncPlan;
   /** the upstream object's status in the unified phases, when it exists and is ours */
   mapped?: MappedStatus;
+  /** spec.model.storage planned (only for a deployment that has some, on the apply path) */
+  storage?: StoragePlan;
+}
+
+/** what the provider reads: its upstream object and, when the deployment has spec.model.storage, its storage */
+export interface ProviderFetch {
+  upstream: UpstreamView;
+  storage?: StorageFetch | undefined;
 }
 
 /** what the cache holds for `md`'s upstream object; a kind the server does not serve is `crdMissing` */
@@ -111,7 +129,7 @@ export function providerReconciler(
   opts: ProviderPipelineOptions,
 ): DomainReconciler<
   ModelDeployment,
-  { upstream: UpstreamView },
+  ProviderFetch,
   ProviderObservation,
   unknown,
   ProviderStatus & Record<string, unknown>
@@ -132,18 +150,33 @@ export function providerReconciler(
     return p;
   };
   return {
-    fetchRemoteState: async ({ object, reader }) => ({ upstream: await readUpstream(def, object, reader) }),
+    fetchRemoteState: async ({ object, reader, client }) => ({
+      upstream: await readUpstream(def, object, reader),
+      storage: def.storage === false ? undefined : await fetchStorage(object, reader, client),
+    }),
 
-    composeState({ object }, { upstream }) {
+    composeState({ object }, { upstream, storage }) {
       const { effective, sync } = prepare(object);
       const plan = planSync(def, effective, upstream, sync);
       const mapped = mapStatus(def, plan, effective);
-      return mapped ? { plan, mapped } : { plan };
+      const storagePlan =
+        plan.kind === 'apply' && storage
+          ? planStorage(effective, storage, {
+              now: clock?.now() ?? Date.now(),
+              retryMs: opts.downloadRetryMs,
+              pollMs: PROGRESS_POLL_MS,
+            })
+          : undefined;
+      return { plan, ...(mapped ? { mapped } : {}), ...(storagePlan ? { storage: storagePlan } : {}) };
     },
 
-    planResources(ctx, { plan }) {
+    planResources(ctx, { plan, storage }) {
       const out = new PlanResult();
-      if (plan.kind === 'apply') {
+      for (const o of storage?.delete ?? []) out.delete(o);
+      for (const o of storage?.apply ?? []) out.apply(o);
+      if (storage?.requeueAfterMs !== undefined) out.requeueAfter(storage.requeueAfterMs);
+      // the serving resource mounts the storage: it is applied only once that is ready (the model downloaded)
+      if (plan.kind === 'apply' && !storage?.block) {
         out.apply(plan.desired);
         for (const extra of def.extraObjects?.(prepare(ctx.object).effective) ?? []) out.apply(extra);
       }
@@ -162,26 +195,39 @@ export function providerReconciler(
     },
 
     // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
-    getComponentHealth: ({ plan, mapped }) =>
-      plan.kind === 'apply'
-        ? [
-            {
-              component: 'Resource',
-              dependencyType: 'Downstream',
-              state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing',
-              reason: 'Upstream',
-              message: mapped?.message ?? '',
-            },
-          ]
-        : [],
+    getComponentHealth: ({ plan, mapped, storage }) =>
+      plan.kind !== 'apply'
+        ? []
+        : storage?.block
+          ? [
+              {
+                component: 'Storage',
+                dependencyType: 'Downstream',
+                state: storage.block.failed ? 'Failed' : 'Progressing',
+                reason: storage.block.reason,
+                message: storage.block.message,
+              },
+            ]
+          : [
+              {
+                component: 'Resource',
+                dependencyType: 'Downstream',
+                state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing',
+                reason: 'Upstream',
+                message: mapped?.message ?? '',
+              },
+            ],
 
-    setStatus(status, cm, { plan, mapped }, ctx) {
+    setStatus(status, cm, { plan, mapped, storage }, ctx) {
       // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
       if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
+      if (plan.kind === 'apply') markStorageConditions(cm, storage);
       const rejected = ctx.errors[0];
       const outcome: StatusOutcome = rejected
         ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
-        : outcomeOf(plan, mapped);
+        : storage?.block && plan.kind === 'apply'
+          ? { kind: 'storage', ...storage.block, created: plan.live !== undefined }
+          : outcomeOf(plan, mapped);
       const before = structuredClone(status);
       const { status: next } = computeProviderStatus(
         before,
@@ -197,13 +243,7 @@ export function providerReconciler(
 
 export function providerPipeline(
   opts: ProviderPipelineOptions,
-): Pipeline<
-  ModelDeployment,
-  { upstream: UpstreamView },
-  ProviderObservation,
-  unknown,
-  ProviderStatus & Record<string, unknown>
-> {
+): Pipeline<ModelDeployment, ProviderFetch, ProviderObservation, unknown, ProviderStatus & Record<string, unknown>> {
   return new Pipeline({
     name: `provider-${opts.def.name}`,
     reconciler: providerReconciler(opts),

@@ -50,6 +50,8 @@ export interface ProviderReconcilerOptions {
   metrics: ProviderMetrics;
   /** hold back a Deploying status right after the upstream object was written, for up to this long (0: never) */
   settleWindowMs: number;
+  /** how long a failed model download waits before it is tried again */
+  downloadRetryMs: number;
 }
 
 /** how often a rejected apply (422, 403) is tried again when nothing else changes */
@@ -75,6 +77,7 @@ export class ProviderReconciler {
       discoveryRetryMs: opts.discoveryRetryMs,
       pollMs: opts.pollMs,
       settleWindowMs: opts.settleWindowMs,
+      downloadRetryMs: opts.downloadRetryMs,
     }) as typeof this.pipeline;
   }
 

@@ -15,7 +15,7 @@ import { providerControllerName } from './names.ts';
 
 /** what one provider's process needs, besides events and its lease (added for every process) */
 export function providerRules(
-  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources'>,
+  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources' | 'storage'>,
 ): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
@@ -28,6 +28,15 @@ export function providerRules(
     // objects applied beside the upstream one (llm-d's Service): server-side apply, garbage-collected with the
     // deployment, deleted when the deployment moves to another provider
     ...(def.extraResources ?? []).map((r) => rule(r.group, [r.resource], [...READ, 'create', 'patch', 'delete'])),
+    // spec.model.storage: the managed PVCs and the download Job (replaced on a retry), and the downloader's log
+    ...(def.storage === false
+      ? []
+      : [
+          rule('', ['persistentvolumeclaims'], [...READ, 'create', 'patch']),
+          rule('batch', ['jobs'], [...READ, 'create', 'patch', 'delete']),
+          rule('', ['pods'], ['list']),
+          rule('', ['pods/log'], ['get']),
+        ]),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),

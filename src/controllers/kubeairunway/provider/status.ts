@@ -38,6 +38,11 @@ export type StatusOutcome =
     }
   /** the upstream CRD is not installed */
   | { kind: 'pending'; reason: 'CRDNotInstalled'; message: string }
+  /**
+   * spec.model.storage is not ready for the serving resource yet (a claim missing, the model downloading);
+   * `failed`: it will not be until the user acts or the download is retried
+   */
+  | { kind: 'storage'; reason: string; message: string; failed: boolean; created: boolean }
   /** the upstream object is being deleted (to be recreated, or by someone else) */
   | { kind: 'replacing'; reason: 'RecreatingResource' | 'WaitingForDeletion'; message: string }
   | { kind: 'created'; object: KubeObject; mapped: MappedStatus }
@@ -116,6 +121,13 @@ export function computeProviderStatus(
       cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, asWarning());
       cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
       set(outcome.kind === 'failed' ? 'Failed' : 'Pending', outcome.message);
+      break;
+    case 'storage':
+      compatible(cm);
+      // an upstream object that exists keeps serving what it was built from; none is created before the storage is ready
+      if (!outcome.created) cm.markFalse(CONDITION_RESOURCE_CREATED, outcome.reason, outcome.message, silent());
+      cm.markFalse(CONDITION_READY, outcome.reason, outcome.message, silent());
+      set(outcome.failed ? 'Failed' : 'Pending', outcome.message);
       break;
     case 'replacing':
       compatible(cm);

@@ -56,5 +56,20 @@ export function checkProviderCompatibility(provider: string, spec: ModelDeployme
   if (provider === 'aim' && requestsGpu(spec) && (spec.resources?.gpu?.type ?? '') !== AMD_GPU_TYPE) {
     out.push(`AIM requires AMD GPUs (set resources.gpu.type to ${AMD_GPU_TYPE})`);
   }
+  out.push(...storageIncompatibilities(provider, spec));
   return out;
+}
+
+/** where spec.model.storage cannot be mounted (docs/kubeairunway.md, "Model storage") */
+function storageIncompatibilities(provider: string, spec: ModelDeploymentSpec): string[] {
+  if (!spec.model?.storage?.volumes?.length) return [];
+  if (provider === 'aim')
+    return [
+      'AIM caches model weights itself (AIMTemplateCache): remove spec.model.storage, or choose another provider',
+    ];
+  if (provider === 'kaito' && spec.engine?.type === 'vllm')
+    return [
+      "KAITO's vLLM preset manages its own pods and model files, so spec.model.storage cannot be mounted: use the llamacpp engine on KAITO, or another provider",
+    ];
+  return [];
 }

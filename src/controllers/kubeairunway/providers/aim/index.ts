@@ -22,4 +22,6 @@ export const aimProvider = builtinProvider<AIMService>('aim', {
   transform: aimServiceFor,
   mapStatus: aimServiceStatus,
   overridePatch: translateAimOverrides,
+  // the AIMService caches its model itself (AIMTemplateCache)
+  storage: false,
 });

@@ -2,6 +2,7 @@
 // Secret name becomes a secretKeyRef and the controllers never read a Secret (docs/kubeairunway.md: "Secret Handling").
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { type EnvVar, mergeEnvByName } from '../../../../common/env-merge/index.ts';
+import { modelCacheEnv } from '../../storage/index.ts';
 
 /** the variable the model servers read the Hugging Face token from, and the key it has in the user's Secret */
 export const HF_TOKEN_ENV = 'HF_TOKEN';
@@ -48,7 +49,10 @@ export function userEnv(md: ModelDeployment): EnvVar[] {
   });
 }
 
-/** the env of a model container: the token reference, then spec.env (a user's own HF_TOKEN entry wins) */
+/**
+ * the env of a model container: the token reference, HF_HOME at a model cache volume, then spec.env (a
+ * user's own HF_TOKEN or HF_HOME entry wins)
+ */
 export function modelEnv(md: ModelDeployment): EnvVar[] {
-  return mergeEnvByName(hfTokenEnv(md), userEnv(md));
+  return mergeEnvByName(hfTokenEnv(md), modelCacheEnv(md), userEnv(md));
 }

@@ -51,7 +51,8 @@ export function builtinProvider<U extends KubeObject>(
   parts: Pick<
     BuiltinProviderDefinition<U>,
     'upstream' | 'upstreamResource' | 'transform' | 'mapStatus' | 'overridePatch'
-  >,
+  > &
+    Partial<Pick<BuiltinProviderDefinition<U>, 'storage'>>,
 ): BuiltinProviderDefinition<U> {
   return {
     name,

@@ -4,6 +4,7 @@
 // that `overrides.spec.services.VllmWorker…` written for upstream applies unchanged.
 import { DEFAULT_GPU_TYPE, type EngineType, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { type EnvVar, mergeEnvByName } from '../../../../common/env-merge/index.ts';
+import { modelCacheEnv, resolveVolumes } from '../../storage/index.ts';
 import { defaultModelDeployment, servingModeOf } from '../../validation/index.ts';
 import {
   derivedEngineFlags,
@@ -129,7 +130,8 @@ function worker(md: ModelDeployment, engine: DynamoEngine, shape: WorkerShape): 
     shape.role && engine === 'vllm'
       ? [{ name: 'VLLM_NIXL_SIDE_CHANNEL_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]
       : [];
-  const envs = mergeEnvByName(nixl, userEnv(md));
+  const envs = mergeEnvByName(nixl, modelCacheEnv(md), userEnv(md));
+  const volumeMounts = resolveVolumes(md).map((v) => ({ name: v.claimName, mountPoint: v.mountPath }));
   const secret = hfTokenSecretName(md);
   const args = renderEngineArgs(md, [
     ...derivedEngineFlags(md, engine, { gpus: shape.gpus }),
@@ -144,11 +146,19 @@ function worker(md: ModelDeployment, engine: DynamoEngine, shape: WorkerShape): 
     // the token Secret is mounted as env by Dynamo (its HF_TOKEN key becomes $HF_TOKEN); we only name it
     ...(secret ? { envFromSecret: secret } : {}),
     ...(envs.length > 0 ? { envs } : {}),
+    // the deployment's volumes, by their entry in spec.pvcs (docs/kubeairunway.md, "Model storage")
+    ...(volumeMounts.length > 0 ? { volumeMounts } : {}),
     extraPodSpec: {
       ...scheduling,
       mainContainer: { image: runtimeImage(md), command: ['python3', '-m', `dynamo.${engine}`], args },
     },
   };
+}
+
+/** Dynamo mounts claims it lists in spec.pvcs; ours exist already (the user's, or the provider's managed ones) */
+function dynamoPvcs(md: ModelDeployment): { pvcs?: Array<{ name: string; create: false }> } {
+  const pvcs = resolveVolumes(md).map((v) => ({ name: v.claimName, create: false as const }));
+  return pvcs.length > 0 ? { pvcs } : {};
 }
 
 export function graphDeploymentFor(input: ModelDeployment): DynamoGraphDeployment {
@@ -184,6 +194,6 @@ export function graphDeploymentFor(input: ModelDeployment): DynamoGraphDeploymen
     apiVersion: DYNAMO_API_VERSION,
     kind: DGD_KIND,
     metadata: { name: md.metadata.name ?? '', namespace: md.metadata.namespace ?? '', labels: modelLabels(md) },
-    spec: { backendFramework: engine, services },
+    spec: { backendFramework: engine, services, ...dynamoPvcs(md) },
   };
 }

@@ -3,6 +3,7 @@
 // a pod spec this provider writes. `resource` picks the nodes: Linux, the user's nodeSelector, and the GPU
 // nodes when GPUs are asked for (forced last, so a nodeSelector cannot send a GPU workload to CPU nodes).
 import { DEFAULT_GPU_TYPE, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
+import { containerStorageFields, podStorageFields } from '../../storage/index.ts';
 import { defaultModelDeployment, modelSourceOf } from '../../validation/index.ts';
 import {
   hfTokenSecretName,
@@ -131,12 +132,14 @@ function templateInference(md: ModelDeployment, nodeLabels: Record<string, strin
     ports: [{ containerPort: KAITO_INFERENCE_PORT, protocol: 'TCP' }],
     ...(env.length > 0 ? { env } : {}),
     ...(Object.keys(resources).length > 0 ? { resources } : {}),
+    ...containerStorageFields(md),
   };
   const annotations = podAnnotations(md);
   const template: WorkspaceTemplate = {
     metadata: { labels: podLabels(md), ...(annotations ? { annotations } : {}) },
     spec: {
       containers: [container],
+      ...podStorageFields(md),
       // the resource's node labels again, so the pods land there whether or not KAITO copies them over
       nodeSelector: { ...nodeLabels },
       ...(spec.tolerations?.length ? { tolerations: structuredClone(spec.tolerations) } : {}),

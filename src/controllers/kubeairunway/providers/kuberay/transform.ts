@@ -3,6 +3,7 @@
 // model runs on the workers, so the deployment's resources size the workers; the head keeps a fixed size
 // that the documented `head.resources` override changes.
 import { DEFAULT_GPU_TYPE, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
+import { containerStorageFields, podStorageFields } from '../../storage/index.ts';
 import { defaultModelDeployment, servingModeOf } from '../../validation/index.ts';
 import { modelEnv, modelLabels, podAnnotations, podLabels } from '../common/index.ts';
 import { serveConfigFor } from './serve-config.ts';
@@ -39,6 +40,7 @@ export function headContainer(
     ports: HEAD_PORTS.map((p) => ({ ...p })),
     resources: { requests: { ...resources }, limits: { ...resources } },
     ...(env.length > 0 ? { env } : {}),
+    ...containerStorageFields(md),
   };
 }
 
@@ -49,6 +51,7 @@ function podTemplate(md: ModelDeployment, container: Record<string, unknown>): P
     metadata: { labels: podLabels(md), ...(annotations ? { annotations } : {}) },
     spec: {
       containers: [container],
+      ...podStorageFields(md),
       ...(Object.keys(spec.nodeSelector ?? {}).length > 0 ? { nodeSelector: { ...spec.nodeSelector } } : {}),
       ...(spec.tolerations?.length ? { tolerations: structuredClone(spec.tolerations) } : {}),
     },
@@ -74,6 +77,7 @@ function workerGroup(md: ModelDeployment, g: GroupShape): WorkerGroupSpec {
     image: rayImage(md),
     resources: { requests: { ...amounts }, limits: { ...amounts } },
     ...(env.length > 0 ? { env } : {}),
+    ...containerStorageFields(md),
   };
   return {
     groupName: g.name,

@@ -13,6 +13,7 @@ import {
   renderEngineArgs,
   sanitizeLabelValue,
 } from '../common/index.ts';
+import { containerStorageFields, podStorageFields } from '../../storage/index.ts';
 
 export const VLLM_IMAGE = 'vllm/vllm-openai:v0.9.1';
 export const VLLM_PORT = 8000;
@@ -51,6 +52,7 @@ export function vllmDeploymentFor(md: ModelDeployment): KubeObject {
     readinessProbe: { httpGet: { path: '/health', port: VLLM_PORT } },
     resources: resources(md),
     ...(env.length > 0 ? { env } : {}),
+    ...containerStorageFields(md),
   };
   return {
     apiVersion: 'apps/v1',
@@ -63,6 +65,7 @@ export function vllmDeploymentFor(md: ModelDeployment): KubeObject {
         metadata: { labels: { ...podLabels(md), ...selector(md) }, ...(annotations ? { annotations } : {}) },
         spec: {
           containers: [container],
+          ...podStorageFields(md),
           ...(Object.keys(spec.nodeSelector ?? {}).length > 0 ? { nodeSelector: { ...spec.nodeSelector } } : {}),
           ...(spec.tolerations?.length ? { tolerations: structuredClone(spec.tolerations) } : {}),
         },
