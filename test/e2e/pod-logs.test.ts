@@ -4,7 +4,7 @@
 // the operator's readers (a Job's log, the failure diagnostics) must see the same output on both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jobPodLog } from '../../src/controllers/aim/shared/job-logs.ts';
+import { jobPodLog } from '../../src/engine/index.ts';
 import { fetchPodDiagnostics, type Pod } from '../../src/engine/index.ts';
 import { kindRef, type KubeObject } from '../../src/kube/index.ts';
 import { FAIL_ANNOTATION, LOGS_ANNOTATION } from '../../src/sim/workloads/index.ts';
