@@ -27,32 +27,8 @@ export function setVariantStatus(
   status: VAStatus,
   cm: ConditionManager,
 ): void {
-  const ns = va.metadata.namespace;
-  const ref = va.spec.scaleTargetRef;
   const target = 'unsupported' in obs.target ? undefined : obs.target;
-  if (!target) {
-    cm.markFalse(
-      CONDITION_TARGET_RESOLVED,
-      REASONS.targetNotFound,
-      (obs.target as { unsupported: string }).unsupported,
-    );
-  } else if (target.ok()) {
-    cm.markTrue(
-      CONDITION_TARGET_RESOLVED,
-      REASONS.targetFound,
-      `Deployment ${ns}/${ref.name} found (spec.scaleTargetRef)`,
-    );
-  } else {
-    const why = target.isNotFound()
-      ? 'not found'
-      : `could not be read: ${target.error instanceof Error ? target.error.message : String(target.error)}`;
-    cm.markFalse(
-      CONDITION_TARGET_RESOLVED,
-      REASONS.targetNotFound,
-      `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef ${why}; create it or correct spec.scaleTargetRef.name`,
-    );
-  }
-
+  markTargetResolved(va, obs, cm);
   const d = obs.decision;
   if (!d) {
     cm.markUnknown(
@@ -70,19 +46,62 @@ export function setVariantStatus(
       REASONS.metricsFound,
       `${d.replicasWithMetrics} of ${d.current} replicas report vLLM metrics (${obs.metricsSource})`,
     );
+  const accelerator = markOptimizationReady(va, d, cm);
+  if (accelerator === undefined) return;
+  const previous = status.desiredOptimizedAlloc;
+  const changed = !previous || previous.numReplicas !== d.target || previous.accelerator !== accelerator;
+  status.desiredOptimizedAlloc = {
+    lastRunTime: changed ? d.time : (previous.lastRunTime ?? d.time),
+    accelerator,
+    numReplicas: d.target,
+  };
+  if (target?.ok()) status.actuation = { applied: (target.value.spec?.replicas ?? 1) === d.target };
+}
 
+/** TargetResolved: the Deployment named by spec.scaleTargetRef, found, missing or unreadable */
+function markTargetResolved(va: VariantAutoscaling, obs: VariantObservation, cm: ConditionManager): void {
+  const ns = va.metadata.namespace;
+  const ref = va.spec.scaleTargetRef;
+  if ('unsupported' in obs.target) {
+    cm.markFalse(CONDITION_TARGET_RESOLVED, REASONS.targetNotFound, obs.target.unsupported);
+    return;
+  }
+  const target = obs.target;
+  if (target.ok()) {
+    cm.markTrue(
+      CONDITION_TARGET_RESOLVED,
+      REASONS.targetFound,
+      `Deployment ${ns}/${ref.name} found (spec.scaleTargetRef)`,
+    );
+    return;
+  }
+  const why = target.isNotFound()
+    ? 'not found'
+    : `could not be read: ${target.error instanceof Error ? target.error.message : String(target.error)}`;
+  cm.markFalse(
+    CONDITION_TARGET_RESOLVED,
+    REASONS.targetNotFound,
+    `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef ${why}; create it or correct spec.scaleTargetRef.name`,
+  );
+}
+
+/**
+ * OptimizationReady from the engine's decision; returns the accelerator the decision is for, or undefined
+ * when there is no decision to publish (no accelerator label, or the variant was skipped)
+ */
+function markOptimizationReady(va: VariantAutoscaling, d: VariantDecision, cm: ConditionManager): string | undefined {
   const accelerator = va.metadata.labels?.[ACCELERATOR_LABEL];
   if (!accelerator || accelerator.length < 2) {
     cm.markFalse(
       CONDITION_OPTIMIZATION_READY,
       REASONS.invalidConfiguration,
-      `label ${ACCELERATOR_LABEL} is missing on VariantAutoscaling ${ns}/${va.metadata.name}; add it (e.g. "H100") so the decision can name its accelerator`,
+      `label ${ACCELERATOR_LABEL} is missing on VariantAutoscaling ${va.metadata.namespace}/${va.metadata.name}; add it (e.g. "H100") so the decision can name its accelerator`,
     );
-    return;
+    return undefined;
   }
   if (d.outcome === 'skipped') {
     cm.markFalse(CONDITION_OPTIMIZATION_READY, REASONS.invalidConfiguration, d.reason);
-    return;
+    return undefined;
   }
   if (d.outcome === 'safety-net')
     cm.markFalse(
@@ -96,12 +115,5 @@ export function setVariantStatus(
       REASONS.optimizationSucceeded,
       `desired ${d.target} replicas (${d.action}): ${d.reason}`,
     );
-  const previous = status.desiredOptimizedAlloc;
-  const changed = !previous || previous.numReplicas !== d.target || previous.accelerator !== accelerator;
-  status.desiredOptimizedAlloc = {
-    lastRunTime: changed ? d.time : (previous.lastRunTime ?? d.time),
-    accelerator,
-    numReplicas: d.target,
-  };
-  if (target?.ok()) status.actuation = { applied: (target.value.spec?.replicas ?? 1) === d.target };
+  return accelerator;
 }
