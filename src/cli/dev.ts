@@ -197,17 +197,9 @@ async function runDev(opts: DevOptions): Promise<void> {
   const { view, log, router } = setUpOutput(opts);
   const { port, timeoutSec, examplesDir } = validate(log, opts);
   const started = Date.now();
-  let sets: ControllerSet[] = [];
   // the autoscaler runs in this process: the dashboard charts its own decision history
   let autoscaler: Autoscaler | undefined;
-  try {
-    if (opts.controllers !== false)
-      sets = selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) =>
-        s.name === 'autoscaler' ? autoscalerControllerSet({}, (a) => (autoscaler = a)) : s,
-      );
-  } catch (err) {
-    fail(log, (err as Error).message);
-  }
+  const sets = devControllerSets(opts, log, (a) => (autoscaler = a));
   const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
   const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
   const common = {
@@ -256,19 +248,46 @@ async function runDev(opts: DevOptions): Promise<void> {
     if (opts.exitWhenReady) await stop('ready');
     return;
   }
-  const applied = await applyManifests(cluster.manager.client, examplesDir);
-  log.info('examples applied', { dir: examplesDir, objects: applied.length });
-  const live = await startLiveView({
-    client: cluster.manager.client,
+  const ok = await applyExamplesAndWatch(cluster.manager.client, examplesDir, {
+    opts,
     view,
-    refs: applied,
-    timeoutMs: opts.exitWhenReady ? timeoutSec * 1000 : Number.POSITIVE_INFINITY,
-    logger: log.child({ component: 'status-view' }),
+    log,
+    timeoutSec,
+    stoppers,
   });
-  stoppers.push(() => live.stop());
-  const ok = await live.ready;
   view.print(
     `${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`,
   );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
+}
+
+/** the controller sets `--controllers` selects (none with --no-controllers); a bad name ends the command */
+function devControllerSets(opts: DevOptions, log: Logger, onAutoscaler: (a: Autoscaler) => void): ControllerSet[] {
+  if (opts.controllers === false) return [];
+  try {
+    return selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) =>
+      s.name === 'autoscaler' ? autoscalerControllerSet({}, onAutoscaler) : s,
+    );
+  } catch (err) {
+    return fail(log, (err as Error).message);
+  }
+}
+
+/** applies the examples and shows their status live until every one is Ready (or the timeout) */
+async function applyExamplesAndWatch(
+  client: KubeClient,
+  examplesDir: string,
+  ctx: { opts: DevOptions; view: TerminalView; log: Logger; timeoutSec: number; stoppers: Array<() => Promise<void>> },
+): Promise<boolean> {
+  const applied = await applyManifests(client, examplesDir);
+  ctx.log.info('examples applied', { dir: examplesDir, objects: applied.length });
+  const live = await startLiveView({
+    client,
+    view: ctx.view,
+    refs: applied,
+    timeoutMs: ctx.opts.exitWhenReady ? ctx.timeoutSec * 1000 : Number.POSITIVE_INFINITY,
+    logger: ctx.log.child({ component: 'status-view' }),
+  });
+  ctx.stoppers.push(() => live.stop());
+  return live.ready;
 }
