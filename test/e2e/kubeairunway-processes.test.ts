@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type FaultInjection, startFaultInjection } from '@modelplane/apiserver/testing';
 import { parseAllDocuments } from 'yaml';
 import { ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { type KubeClient, type KubeObject, kindRef, Logger } from '../../src/kube/index.ts';
-import { embeddedOnly } from '../helpers/backend.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
-import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
+import { type OperatorProcess, routedCredentials, startOperatorProcess } from '../helpers/operator-process.ts';
 import { type WaitOptions, waitFor } from '../helpers/wait.ts';
 
 const NS = 'quickstart';
@@ -29,6 +29,8 @@ const PROCESS_WAIT: WaitOptions = { timeoutMs: 45_000, intervalMs: 150 };
 
 describe('KubeAIRunway: core and providers as separate processes under their own RBAC', { timeout: 300_000 }, () => {
   let cluster: DevTestCluster;
+  /** the processes' requests go through it (the fault proxy on the real backend) */
+  let injection: FaultInjection;
   let admin: KubeClient;
   const procs: OperatorProcess[] = [];
   const kubectl = (args: string[], input?: string) => cluster.k(args, input);
@@ -44,11 +46,13 @@ describe('KubeAIRunway: core and providers as separate processes under their own
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), namespaces: [NS] });
     admin = cluster.admin;
+    injection = await startFaultInjection(cluster.dev.server);
+    const credentials = routedCredentials(cluster, (k) => injection.route(k));
     const started = await Promise.all([
-      startOperatorProcess(cluster, admin, kubeairunwayCoreSet()),
-      startOperatorProcess(cluster, admin, aimControllerSet()),
+      startOperatorProcess(credentials, admin, kubeairunwayCoreSet()),
+      startOperatorProcess(credentials, admin, aimControllerSet()),
       ...PROVIDER_SETS.map((set) =>
-        startOperatorProcess(cluster, admin, set, {
+        startOperatorProcess(credentials, admin, set, {
           command: 'provider',
           extraArgs: ['--finalizer-timeout', String(FINALIZER_TIMEOUT_S)],
         }),
@@ -59,6 +63,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
 
   after(async () => {
     await Promise.all(procs.map((p) => p.stop()));
+    await injection?.stop();
     await cluster?.stop();
   });
 
@@ -228,37 +233,33 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     assert.equal(await admin.getOrUndefined(DGDs, 'sneaky', NS), undefined);
   });
 
-  it(
-    'with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event',
-    embeddedOnly("injects 500s into one user's deletes (the embedded server's fault injector)"),
-    async () => {
-      const kaitoUser = userOf('provider-kaito');
-      const faults = cluster.embedded!.faults;
-      const fault = faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
-      try {
-        await admin.delete(ModelDeployments, 'gemma-cpu', NS);
-        await waitFor(
-          'the ModelDeployment to be gone',
-          async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined,
-          { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 },
-        );
-      } finally {
-        faults.remove(fault);
-      }
-      const events = await kubectl([
-        'get',
-        'events',
-        '-n',
-        NS,
-        '--field-selector',
-        'involvedObject.name=gemma-cpu,type=Warning',
-        '-o',
-        'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
-      ]);
-      assert.match(events, /FinalizerTimeout/);
-      assert.match(events, /Workspace/);
-    },
-  );
+  it('with deletes of the Workspace refused, the finalizer goes after the timeout with a Warning event', async () => {
+    const kaitoUser = userOf('provider-kaito');
+    const faults = injection.faults;
+    const fault = faults.add({ verbs: ['delete'], resources: ['workspaces'], users: [kaitoUser], error: 500 });
+    try {
+      await admin.delete(ModelDeployments, 'gemma-cpu', NS);
+      await waitFor(
+        'the ModelDeployment to be gone',
+        async () => (await admin.getOrUndefined(ModelDeployments, 'gemma-cpu', NS)) === undefined,
+        { ...PROCESS_WAIT, timeoutMs: (FINALIZER_TIMEOUT_S + 30) * 1000 },
+      );
+    } finally {
+      faults.remove(fault);
+    }
+    const events = await kubectl([
+      'get',
+      'events',
+      '-n',
+      NS,
+      '--field-selector',
+      'involvedObject.name=gemma-cpu,type=Warning',
+      '-o',
+      'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+    ]);
+    assert.match(events, /FinalizerTimeout/);
+    assert.match(events, /Workspace/);
+  });
 
   it('no controller process read a Secret or was refused', () => {
     const users = new Set(procs.map((p) => p.user));

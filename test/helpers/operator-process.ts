@@ -5,7 +5,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ApiServer } from '@modelplane/apiserver';
 import { rbacObjects } from '../../src/controllers/rbac.ts';
 import type { ControllerSet } from '../../src/controllers/registry.ts';
 import type { KubeClient } from '../../src/kube/index.ts';
@@ -31,13 +30,17 @@ export interface ProcessOptions {
   startTimeoutMs?: number;
 }
 
-/** where a process's ServiceAccount kubeconfig comes from: a DevTestCluster (either backend), or `embeddedCredentials` */
+/** where a process's ServiceAccount kubeconfig comes from: a DevTestCluster (either backend), possibly routed through faults */
 export interface ServiceAccountCredentials {
   serviceAccountKubeconfig(namespace: string, name: string): Promise<string>;
 }
 
-export function embeddedCredentials(server: ApiServer): ServiceAccountCredentials {
-  return { serviceAccountKubeconfig: async (namespace, name) => server.serviceAccountKubeconfig(namespace, name) };
+/** `credentials` whose kubeconfigs go through `route` (the test cluster's fault injection, docs/real-kubernetes.md) */
+export function routedCredentials(
+  credentials: ServiceAccountCredentials,
+  route: (kubeconfigYaml: string) => string,
+): ServiceAccountCredentials {
+  return { serviceAccountKubeconfig: async (ns, name) => route(await credentials.serviceAccountKubeconfig(ns, name)) };
 }
 
 /** creates the set's RBAC with `admin`, then starts the process with a token of its ServiceAccount */

@@ -13,7 +13,7 @@ import { type RealControlPlane, startFaultInjection, type TestFaults } from '@mo
 import { type KubeClient, Logger, parseLogLevel } from '../../../src/kube/index.ts';
 import type { TestBackend } from '../../helpers/backend.ts';
 import { startDevTestCluster } from '../../helpers/dev-cluster.ts';
-import type { ServiceAccountCredentials } from '../../helpers/operator-process.ts';
+import { routedCredentials, type ServiceAccountCredentials } from '../../helpers/operator-process.ts';
 
 export interface ReliabilityCluster {
   backend: TestBackend;
@@ -51,9 +51,7 @@ export async function startReliabilityCluster(namespaces: readonly string[]): Pr
     admin: cluster.admin,
     faults: injection.faults,
     auditEntries: () => cluster.auditEntries(),
-    credentials: {
-      serviceAccountKubeconfig: async (ns, name) => injection.route(await cluster.serviceAccountKubeconfig(ns, name)),
-    },
+    credentials: routedCredentials(cluster, (k) => injection.route(k)),
     async restartApiServer() {
       const before = current();
       await injection.restartApiServer();

@@ -46,7 +46,7 @@ export async function startRealBackend(opts: BackendOptions): Promise<BackendClu
     kubeconfigYaml: () => plane.kubeconfigYaml(),
     get server(): ApiServer {
       throw new Error(
-        "cluster.server is the embedded API server's handle (faults, tokens, its in-memory audit log) and this suite runs on the real backend: use cluster.auditEntries() / cluster.serviceAccountKubeconfig(), or mark the test embedded-only with the reason",
+        "cluster.server is the embedded API server's handle (faults, tokens, its in-memory audit log) and this suite runs on the real backend: use cluster.auditEntries() / cluster.serviceAccountKubeconfig(), startFaultInjection(cluster.real ?? cluster.server) for faults and restarts, or mark the test embedded-only with the reason",
       );
     },
     real: plane,
