@@ -5,19 +5,21 @@
 // clients routed through them; a restart keeps every object.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   type FaultInjection,
   openWatch,
-  raw,
   type RawTarget,
+  raw,
   startFaultInjection,
   startTestCluster,
   type TestCluster,
 } from '@modelplane/apiserver/testing';
 import { parse } from 'yaml';
+import { realOnly } from '../helpers/backend.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'faults';
@@ -169,6 +171,40 @@ describe('fault injection on the test cluster (same contract on both backends)',
         [[BOB, 'watch', 410]],
         'the proxy counts the watch it expired',
       );
+  });
+
+  it('identifies a client-certificate user by its CN and relays it impersonated', realOnly(), async () => {
+    const plane = cluster.real!;
+    const config = parse(injection.route(await plane.kubeconfigForUser('carol', ['system:masters'])));
+    const user = config.users[0].user;
+    const get = (path: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request(
+          `${config.clusters[0].cluster.server}${path}`,
+          {
+            ca: cluster.caPem,
+            cert: Buffer.from(user['client-certificate-data'], 'base64'),
+            key: Buffer.from(user['client-key-data'], 'base64'),
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const id = injection.faults.add({ users: ['carol'], verbs: ['get'], error: 503 });
+    assert.equal((await get(`${CMS}/seed`)).status, 503, 'the fault scoped to carol answers her');
+    assert.equal((await raw(bob, 'GET', `${CMS}/seed`)).status, 200, 'and nobody else');
+    injection.faults.remove(id);
+    const served = await get(`${CMS}/seed`);
+    assert.equal(served.status, 200, 'carol (system:masters) is served through the proxy');
+    assert.ok(
+      cluster.auditEntries().some((e) => e.user === 'carol' && e.resource === 'configmaps' && e.name === 'seed'),
+      'kube-apiserver saw the request as carol',
+    );
   });
 
   it('restarts the API server with every object kept, and clients come back through the faults', async () => {
