@@ -1,8 +1,8 @@
 // A batch of AIMServices in one namespace that the reliability tests create, change, delete and recreate
 // while faults hit the controller, with the state every service must end in: Running at its generation,
 // exactly one InferenceService and one HTTPRoute controlled by it, carrying its latest replicas and path.
-import { AIMModels, AIMServices, type AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
-import { type KindRef, type KubeClient, type KubeObject, isNotFound, kindRef } from '../../../src/kube/index.ts';
+import { AIMModels, type AIMService, AIMServices } from '../../../src/controllers/aim/shared/kinds.ts';
+import { isNotFound, type KindRef, type KubeClient, type KubeObject, kindRef, Pods } from '../../../src/kube/index.ts';
 import { childProblems, childrenByOwner, nameProblems, retrying } from './convergence.ts';
 import { between } from './process-chaos.ts';
 
@@ -120,12 +120,13 @@ export class AimWorkload {
     return [...ops, ...later];
   }
 
-  /** a service's status and its children's, for the message of a wait that timed out */
+  /** a service's status, its children's and its predictor pods', for the message of a wait that timed out */
   async inspect(name: string): Promise<string> {
-    const [s, isvc, route] = await Promise.all([
+    const [s, isvc, route, pods] = await Promise.all([
       this.admin.getOrUndefined(AIMServices, name, this.namespace),
       this.admin.getOrUndefined(InferenceServices, name, this.namespace),
       this.admin.getOrUndefined(HTTPRoutes, name, this.namespace),
+      this.admin.list(Pods, { namespace: this.namespace, labelSelector: `serving.kserve.io/inferenceservice=${name}` }),
     ]);
     const brief = (o: (KubeObject & { status?: unknown }) | undefined) =>
       o
@@ -137,7 +138,21 @@ export class AimWorkload {
             status: o.status,
           }
         : 'absent';
-    return JSON.stringify({ service: brief(s), inferenceService: brief(isvc), httpRoute: brief(route) });
+    const pod = (p: KubeObject & { spec?: Json; status?: Json }) => ({
+      name: p.metadata.name,
+      node: p.spec?.nodeName,
+      deleting: p.metadata.deletionTimestamp,
+      phase: p.status?.phase,
+      conditions: (p.status?.conditions ?? []).map(
+        (c: Json) => `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}`,
+      ),
+    });
+    return JSON.stringify({
+      service: brief(s),
+      inferenceService: brief(isvc),
+      httpRoute: brief(route),
+      pods: pods.items.map(pod),
+    });
   }
 
   /** everything still wrong in the namespace (empty: converged) */
