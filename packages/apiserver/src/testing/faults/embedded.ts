@@ -3,22 +3,14 @@ import type { ApiServer } from '../../api.ts';
 import type { FaultInjection } from './types.ts';
 
 export function embeddedFaultInjection(server: ApiServer): FaultInjection {
-  const f = () => server.faults;
+  // the handle's controls act on whichever server runs behind it, so they outlive a restart
+  const f = server.faults;
   return {
     backend: 'embedded',
-    faults: {
-      add: (spec) => f().add(spec),
-      remove: (id) => f().remove(id),
-      clear: () => f().clear(),
-      list: () => f().list(),
-      closeWatches: () => f().closeWatches(),
-      stallWatches: (on) => f().stallWatches(on),
-      expireWatches: async () => f().expireWatches(),
-      faulted: () => f().faulted(),
-    },
+    faults: { ...f, expireWatches: async () => f.expireWatches() },
     route: (kubeconfigYaml) => kubeconfigYaml,
     // state survives only when the server was started with a data directory
     restartApiServer: () => server.restart(),
-    stop: async () => f().clear(),
+    stop: async () => f.clear(),
   };
 }

@@ -1,25 +1,18 @@
 // Fault injection on a test cluster, one interface for both backends: the embedded server injects faults
 // itself; on the real control plane a proxy in front of kube-apiserver does (proxy.ts). Reliability suites
 // written against this run unchanged on either (docs/real-kubernetes.md).
+import type { FaultControls } from '../../api.ts';
 import type { FaultedRequest, FaultSpec } from '../../faults.ts';
 
 export type { FaultedRequest, FaultSpec };
 
-export interface TestFaults {
-  /** fails, delays or conflicts matching requests until removed; returns the fault's id */
-  add(spec: FaultSpec): string;
-  remove(id: string): boolean;
-  /** removes every fault and ends a stall */
-  clear(): void;
-  list(): Array<FaultSpec & { id: string }>;
-  /** drops every open watch connection without a clean end (clients must resume or re-list) */
-  closeWatches(): void;
-  /** holds back watch events (connections stay open) until called again with false */
-  stallWatches(on: boolean): void;
+/**
+ * The embedded server's fault controls (api.ts), with expiry awaited: on the real backend it reads the
+ * current resourceVersion before resuming watches get their 410.
+ */
+export interface TestFaults extends Omit<FaultControls, 'expireWatches'> {
   /** ends open watches; resuming one from any resourceVersion before now gets 410 Expired, so clients re-list */
   expireWatches(): Promise<void>;
-  /** every request a fault answered (including expired watches, with 410), oldest first */
-  faulted(): FaultedRequest[];
 }
 
 export interface FaultInjection {
