@@ -86,6 +86,7 @@ export {
   type CustomResourceDefinition,
   CustomResourceDefinitions,
   Deployments,
+  HorizontalPodAutoscalers,
   Jobs,
   type Namespace,
   Namespaces,

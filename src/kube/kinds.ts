@@ -55,6 +55,7 @@ export const Services = kindRef<KubeObject>('v1', 'Service');
 export const ServiceAccounts = kindRef<KubeObject>('v1', 'ServiceAccount');
 export const Deployments = kindRef<KubeObject>('apps/v1', 'Deployment');
 export const Jobs = kindRef<KubeObject>('batch/v1', 'Job');
+export const HorizontalPodAutoscalers = kindRef<KubeObject>('autoscaling/v2', 'HorizontalPodAutoscaler');
 export const PersistentVolumeClaims = kindRef<KubeObject>('v1', 'PersistentVolumeClaim');
 export const CustomResourceDefinitions = kindRef<CustomResourceDefinition>(
   'apiextensions.k8s.io/v1',

@@ -13,11 +13,19 @@ import {
   condSummary,
   Kinds,
   kubectlApply,
+  QWEN8_IMAGE,
   startAimCluster,
   waitForObject,
 } from './helpers/aim-cluster.ts';
 
-const SCENARIO_NAMESPACES = ['all-ready', 'model-failed', 'template-not-found', 'model-not-found', 'tpl-deleted'];
+const SCENARIO_NAMESPACES = [
+  'all-ready',
+  'model-failed',
+  'template-not-found',
+  'model-not-found',
+  'tpl-deleted',
+  'replicas',
+];
 const ABSENT_IMAGE = 'docker.io/amdenterpriseai/non-existant-image:v1';
 
 const frozenModel = (namespace: string, status: Record<string, unknown>) => ({
@@ -184,5 +192,116 @@ describe('AIMService acceptance scenarios on the dev cluster', { timeout: 120_00
     assert.equal(s.status?.status, 'Running');
     const after = await admin.get(Kinds.InferenceServices, 'named', ns);
     assert.deepEqual(after.spec, before.spec, 'the InferenceService is not rebuilt without its template');
+  });
+
+  describe('replicas and autoscaling (one model through the whole chain)', () => {
+    const ns = 'replicas';
+    const isvcOf = (name: string) => admin.get(Kinds.InferenceServices, name, ns);
+    const running = (name: string, ok: (s: Record<string, any>) => boolean = () => true) =>
+      waitForObject(admin, Kinds.Services, name, ns, 'Running', (s) => s.status?.status === 'Running' && ok(s), {
+        timeoutMs: 60_000,
+      });
+
+    before(async () => {
+      await kubectlApply(cluster, {
+        apiVersion: AIM_API,
+        kind: 'AIMModel',
+        metadata: { name: 'test-model', namespace: ns },
+        spec: { image: QWEN8_IMAGE },
+      });
+      await waitForObject(admin, Kinds.Models, 'test-model', ns, 'Ready', (m) => m.status?.status === 'Ready', {
+        timeoutMs: 60_000,
+      });
+    });
+
+    it('no replica settings: the InferenceService has minReplicas 1 and autoscalerClass none; Running with runtime 1/1/1/1 shown as "1"', async () => {
+      await kubectlApply(
+        cluster,
+        service(ns, 'default-replicas', { model: { name: 'test-model' }, replicas: undefined }),
+      );
+      const s = await running('default-replicas');
+      const isvc = await isvcOf('default-replicas');
+      assert.equal(isvc.metadata.labels?.['aim.eai.amd.com/service'], 'default-replicas');
+      assert.equal(isvc.spec.predictor.minReplicas, 1);
+      assert.equal(isvc.metadata.annotations?.['serving.kserve.io/autoscalerClass'], 'none');
+      assert.deepEqual(s.status?.runtime, {
+        currentReplicas: 1,
+        desiredReplicas: 1,
+        minReplicas: 1,
+        maxReplicas: 1,
+        replicas: '1',
+      });
+    });
+
+    it('autoscaling: min 1, max 3 and a PodMetric reach the InferenceService with the KEDA annotations; Running with runtime 1..3', async () => {
+      const autoScaling = {
+        metrics: [
+          {
+            type: 'PodMetric',
+            podmetric: {
+              metric: {
+                backend: 'opentelemetry',
+                metricNames: ['vllm:num_requests_running'],
+                query: 'vllm:num_requests_running',
+                operationOverTime: 'avg',
+              },
+              target: { type: 'Value', value: '1' },
+            },
+          },
+        ],
+      };
+      await kubectlApply(
+        cluster,
+        service(ns, 'autoscaled', {
+          model: { name: 'test-model' },
+          replicas: undefined,
+          minReplicas: 1,
+          maxReplicas: 3,
+          autoScaling,
+        }),
+      );
+      const s = await running('autoscaled');
+      const isvc = await isvcOf('autoscaled');
+      assert.equal(isvc.metadata.annotations?.['serving.kserve.io/autoscalerClass'], 'keda');
+      assert.equal(isvc.metadata.annotations?.['prometheus.kserve.io/port'], '8000');
+      assert.equal(isvc.metadata.annotations?.['sidecar.opentelemetry.io/inject'], 'autoscaled-predictor');
+      assert.equal(isvc.spec.predictor.minReplicas, 1);
+      assert.equal(isvc.spec.predictor.maxReplicas, 3);
+      assert.deepEqual(isvc.spec.predictor.autoScaling, autoScaling);
+      assert.equal(s.status?.runtime?.minReplicas, 1);
+      assert.equal(s.status?.runtime?.maxReplicas, 3);
+      assert.match(s.status?.runtime?.replicas, /^\d+\/\d+ \(1-3\)$/);
+    });
+
+    it('autoscaling update: min 1..3 changed to 2..5 reaches the running InferenceService and status.runtime', async () => {
+      const svc = (min: number, max: number) =>
+        service(ns, 'rescaled', {
+          model: { name: 'test-model' },
+          replicas: undefined,
+          minReplicas: min,
+          maxReplicas: max,
+        });
+      await kubectlApply(cluster, svc(1, 3));
+      await running('rescaled', (s) => s.status?.runtime?.maxReplicas === 3);
+      assert.equal((await isvcOf('rescaled')).spec.predictor.maxReplicas, 3);
+      await kubectlApply(cluster, svc(2, 5));
+      const s = await running(
+        'rescaled',
+        (s) => s.status?.runtime?.minReplicas === 2 && s.status?.runtime?.maxReplicas === 5,
+      );
+      const isvc = await isvcOf('rescaled');
+      assert.equal(isvc.spec.predictor.minReplicas, 2);
+      assert.equal(isvc.spec.predictor.maxReplicas, 5);
+      assert.equal(s.status?.observedGeneration, s.metadata.generation);
+    });
+
+    it('min above max is refused at admission, naming both fields', async () => {
+      const r = await cluster.kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify(service(ns, 'bad-range', { model: { name: 'test-model' }, minReplicas: 4, maxReplicas: 2 })),
+      );
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /spec\.maxReplicas must be at least spec\.minReplicas/);
+    });
   });
 });

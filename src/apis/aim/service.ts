@@ -51,26 +51,67 @@ const immutable = (field: string) => immutableField(field, 'AIMService');
 /** Dedicated | Shared; the legacy spellings Always/Auto (→ Shared) and Never (→ Dedicated) are still accepted */
 export const SERVICE_CACHING_MODES = ['Dedicated', 'Shared', 'Auto', 'Always', 'Never'] as const;
 
-export const serviceSpecSchema = z.object({
-  model: serviceModelSchema,
-  template: z
-    .object({ name: z.string().optional(), allowUnoptimized: z.boolean().optional() })
-    .meta(immutable('spec.template'))
+/** one metric KEDA scales the predictor on (KServe's PodMetric through the OpenTelemetry scaler) */
+export const autoScalingMetricSchema = z.object({
+  type: z.enum(['PodMetric']),
+  podmetric: z
+    .object({
+      metric: z
+        .object({
+          backend: z.enum(['opentelemetry']).optional(),
+          serverAddress: z.string().optional(),
+          metricNames: z.array(z.string()).optional(),
+          query: z.string().optional(),
+          operationOverTime: z.string().optional(),
+        })
+        .optional(),
+      target: z
+        .object({
+          type: z.enum(['Value', 'AverageValue', 'Utilization']),
+          value: z.string().optional(),
+          averageValue: z.string().optional(),
+          averageUtilization: z.int32().min(1).max(100).optional(),
+        })
+        .optional(),
+    })
     .optional(),
-  caching: z
-    .object({ mode: z.enum(SERVICE_CACHING_MODES).optional() })
-    .meta(immutable('spec.caching'))
-    .optional(),
-  overrides: z.object(runtimeParametersShape).optional(),
-  runtimeConfigName: z.string().optional(),
-  storage: storageConfigSchema.optional(),
-  routing: routingConfigSchema.optional(),
-  env: envListSchema.optional(),
-  replicas: z.int32().min(0).optional(),
-  resources: resourceRequirementsSchema.optional(),
-  imagePullSecrets: z.array(localObjectReferenceSchema).optional(),
-  serviceAccountName: z.string().optional(),
 });
+
+/** spec.autoScaling: the metrics; with it (or min/maxReplicas) the predictor scales through KEDA (docs/aim.md) */
+export const autoScalingSchema = z.object({ metrics: z.array(autoScalingMetricSchema).optional() });
+
+export const serviceSpecSchema = z
+  .object({
+    model: serviceModelSchema,
+    template: z
+      .object({ name: z.string().optional(), allowUnoptimized: z.boolean().optional() })
+      .meta(immutable('spec.template'))
+      .optional(),
+    caching: z
+      .object({ mode: z.enum(SERVICE_CACHING_MODES).optional() })
+      .meta(immutable('spec.caching'))
+      .optional(),
+    overrides: z.object(runtimeParametersShape).optional(),
+    runtimeConfigName: z.string().optional(),
+    storage: storageConfigSchema.optional(),
+    routing: routingConfigSchema.optional(),
+    env: envListSchema.optional(),
+    replicas: z.int32().min(0).optional(),
+    minReplicas: z.int32().min(1).optional(),
+    maxReplicas: z.int32().min(1).optional(),
+    autoScaling: autoScalingSchema.optional(),
+    resources: resourceRequirementsSchema.optional(),
+    imagePullSecrets: z.array(localObjectReferenceSchema).optional(),
+    serviceAccountName: z.string().optional(),
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas',
+        message: 'spec.maxReplicas must be at least spec.minReplicas; raise maxReplicas or lower minReplicas',
+      },
+    ],
+  });
 
 export const SERVICE_STATUSES = ['Pending', 'Starting', 'Running', 'Degraded', 'Failed'] as const;
 
@@ -85,6 +126,16 @@ export const serviceStatusSchema = z.object({
     .object({ templateCacheRef: resolvedReferenceSchema.optional(), retryAttempts: z.int32().optional() })
     .optional(),
   routing: z.object({ path: z.string().optional() }).optional(),
+  /** replicas as the autoscaler sees them (else the spec's); `replicas` is "N" or "current/desired (min-max)" */
+  runtime: z
+    .object({
+      currentReplicas: z.int32().optional(),
+      desiredReplicas: z.int32().optional(),
+      minReplicas: z.int32().optional(),
+      maxReplicas: z.int32().optional(),
+      replicas: z.string().optional(),
+    })
+    .optional(),
 });
 
 export type AIMServiceSpec = z.infer<typeof serviceSpecSchema>;
@@ -109,7 +160,7 @@ export const serviceCrd = () =>
           { name: 'Model', type: 'string', jsonPath: '.status.resolvedModel.name' },
           { name: 'Template', type: 'string', jsonPath: '.status.resolvedTemplate.name' },
           { name: 'Path', type: 'string', jsonPath: '.status.routing.path' },
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
+          { name: 'Replicas', type: 'string', jsonPath: '.status.runtime.replicas', priority: 1 },
           ageColumn,
         ],
       },

@@ -57,6 +57,8 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       rule('', ['nodes'], READ),
       rule('serving.kserve.io', ['inferenceservices'], [...READ, ...WRITE]),
       rule('gateway.networking.k8s.io', ['httproutes'], [...READ, ...WRITE]),
+      // the KEDA HPA of an autoscaled predictor, for status.runtime
+      rule('autoscaling', ['horizontalpodautoscalers'], READ),
     ],
   };
 }

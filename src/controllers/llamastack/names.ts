@@ -66,6 +66,6 @@ export interface Ingress extends KubeObject {
 export const Deployments = kindRef<Deployment>('apps/v1', 'Deployment');
 export const ReplicaSets = kindRef<ReplicaSet>('apps/v1', 'ReplicaSet');
 export const PodDisruptionBudgets = kindRef<KubeObject>('policy/v1', 'PodDisruptionBudget');
-export const HorizontalPodAutoscalers = kindRef<KubeObject>('autoscaling/v2', 'HorizontalPodAutoscaler');
+export { HorizontalPodAutoscalers } from '../../kube/index.ts';
 export const NetworkPolicies = kindRef<KubeObject>('networking.k8s.io/v1', 'NetworkPolicy');
 export const Ingresses = kindRef<Ingress>('networking.k8s.io/v1', 'Ingress');

@@ -4,6 +4,7 @@
 import { pipelineReconciler } from '../../../engine/index.ts';
 import {
   type Controller,
+  HorizontalPodAutoscalers,
   type IndexFunc,
   ignoreOwnStatusWrites,
   keyOf,
@@ -25,7 +26,8 @@ import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { MODEL_IMAGE_INDEX, modelImageIndex, modelMode } from './model.ts';
-import { AIM_SERVICE_CONTROLLER } from './names.ts';
+import { AIM_SERVICE_CONTROLLER, inferenceServiceName } from './names.ts';
+import { kedaHpaName } from './replicas.ts';
 import { aimServicePipeline } from './reconciler.ts';
 
 /** AIMServices by the models they may resolve: `<namespace>/<name>` or `/<name>` (cluster), by name or image */
@@ -97,6 +99,15 @@ export async function registerAimServiceController(
       ),
     ];
   };
+  const servicesOfHpa = (hpa: KubeObject) =>
+    services.store
+      .list()
+      .filter(
+        (s) =>
+          s.metadata.namespace === hpa.metadata.namespace &&
+          kedaHpaName(inferenceServiceName(s.metadata.name ?? '')) === hpa.metadata.name,
+      )
+      .map(keyOf);
   const builder = mgr
     .controller(AIM_SERVICE_CONTROLLER)
     // our own status writes need no second reconcile; everyone else's changes do
@@ -108,6 +119,8 @@ export async function registerAimServiceController(
     .watches(AIMServiceTemplates, servicesOfTemplate)
     .watches(AIMClusterServiceTemplates, servicesOfTemplate)
     .watches(AIMTemplateCaches, servicesOfCache)
+    // status.runtime follows the KEDA HPA of an autoscaled predictor
+    .watches(HorizontalPodAutoscalers, servicesOfHpa)
     // each reconcile waits on a few sequential writes: one worker leaves the API server idle (bench/aim.ts);
     // the pipeline reports what its own writes left behind, so their echoes need no second reconcile
     .withOptions({ concurrency: 8, levelBased: true });

@@ -10,7 +10,6 @@ export {
 } from './controller.ts';
 export { inspectHTTPRoute, inspectInferenceService, serviceHealth } from './health.ts';
 export {
-  AUTOSCALER_CLASS_ANNOTATION,
   buildInferenceService,
   type InferenceServiceInput,
   OPERATOR_DEFAULT_SERVING_ENV,
@@ -69,4 +68,13 @@ export {
   type AimServiceStatus,
   serviceState,
 } from './reconciler.ts';
+export {
+  AUTOSCALER_CLASS_ANNOTATION,
+  kedaHpaName,
+  OTEL_INJECT_ANNOTATION,
+  PROMETHEUS_PORT_ANNOTATION,
+  type ReplicaPlan,
+  replicaPlan,
+  runtimeStatus,
+} from './replicas.ts';
 export { buildHTTPRoute, planRouting, type RoutingInput, type RoutingPlan, servedPath } from './routing.ts';

@@ -14,11 +14,11 @@ import {
   SERVICE_LABEL,
   TEMPLATE_LABEL,
 } from './names.ts';
+import { replicaPlan } from './replicas.ts';
 
 export const PREDICTOR_CONTAINER = 'kserve-container';
 export const PREDICTOR_PORT = 8000;
 export const SHM_SIZE = '8Gi';
-export const AUTOSCALER_CLASS_ANNOTATION = 'serving.kserve.io/autoscalerClass';
 
 /** the lowest env layer: what the operator sets on every AIM container before any runtime config */
 export const OPERATOR_DEFAULT_SERVING_ENV: readonly EnvVar[] = Object.freeze([
@@ -88,7 +88,7 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
   // the service's own credentials, else the namespace runtime config's
   const pullSecrets = spec.imagePullSecrets?.length ? spec.imagePullSecrets : auth.imagePullSecrets;
   const serviceAccountName = spec.serviceAccountName || auth.serviceAccountName;
-  const replicas = spec.replicas ?? 1;
+  const replicas = replicaPlan(spec, input.name, PREDICTOR_PORT);
   const labels: Record<string, string> = {
     [MANAGED_BY_LABEL]: MANAGED_BY,
     [COMPONENT_LABEL]: 'inference',
@@ -121,13 +121,13 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
       name: input.name,
       namespace: service.metadata.namespace ?? '',
       labels,
-      // fixed replicas: no autoscaler (autoscaling arrives with the catalogue issue)
-      annotations: { [AUTOSCALER_CLASS_ANNOTATION]: 'none' },
+      annotations: replicas.annotations,
     },
     spec: {
       predictor: {
-        minReplicas: replicas,
-        maxReplicas: replicas,
+        minReplicas: replicas.min,
+        maxReplicas: replicas.max,
+        ...(replicas.autoScaling ? { autoScaling: replicas.autoScaling } : {}),
         ...(pullSecrets?.length ? { imagePullSecrets: pullSecrets.map((s) => ({ name: s.name })) } : {}),
         ...(serviceAccountName ? { serviceAccountName } : {}),
         containers: [container],

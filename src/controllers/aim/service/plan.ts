@@ -24,6 +24,8 @@ export interface ServiceFetch {
   template?: TemplateObservation;
   /** the template cache, when the Ready template has model sources */
   cache?: CacheObservation;
+  /** the KEDA HPA of an autoscaled predictor, once KServe's ScaledObject made one */
+  hpa?: KubeObject;
 }
 
 export interface DesiredService {

@@ -13,6 +13,7 @@ import {
   type PipelineOptions,
   type ResolvedReference,
 } from '../../../engine/index.ts';
+import { HorizontalPodAutoscalers } from '../../../kube/index.ts';
 import {
   aimRuntimeConfigSource,
   type AimRuntimeConfig,
@@ -34,7 +35,9 @@ import {
   retainDeletedModel,
 } from './model.ts';
 import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
+import { PREDICTOR_PORT } from './inference-service.ts';
 import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
+import { kedaHpaName, replicaPlan, runtimeStatus } from './replicas.ts';
 
 export interface AimServiceStatus extends EngineStatus {
   status?: string;
@@ -44,6 +47,7 @@ export interface AimServiceStatus extends EngineStatus {
   resolvedTemplate?: ResolvedReference;
   cache?: { templateCacheRef?: ResolvedReference };
   routing?: { path?: string };
+  runtime?: ReturnType<typeof runtimeStatus>;
 }
 
 /** docs/aim.md's AIMService states: Progressing → Starting, Ready → Running; NotAvailable is shown as Degraded */
@@ -72,15 +76,25 @@ export const aimServiceReconciler: DomainReconciler<
   async fetchRemoteState({ object, reader }) {
     const ns = object.metadata.namespace;
     const name = object.metadata.name ?? '';
-    const [model, inferenceService, httpRoute] = await Promise.all([
+    const isvcName = inferenceServiceName(name);
+    const autoscaled = replicaPlan(object.spec, isvcName, PREDICTOR_PORT).autoscaled;
+    const [model, inferenceService, httpRoute, hpa] = await Promise.all([
       fetchServiceModel(object, reader),
-      fetch(reader, InferenceServices, inferenceServiceName(name), ns),
+      fetch(reader, InferenceServices, isvcName, ns),
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
+      autoscaled ? fetch(reader, HorizontalPodAutoscalers, kedaHpaName(isvcName), ns) : undefined,
     ]);
     const observed = retainDeletedModel(model, object, inferenceService.ok());
     const template = await observeServiceTemplate(object, reader, observed, inferenceService.ok());
     const cache = await fetchServiceCache(object, reader, readyTemplate(template));
-    return { model: observed, inferenceService, httpRoute, template, ...(cache ? { cache } : {}) };
+    return {
+      model: observed,
+      inferenceService,
+      httpRoute,
+      template,
+      ...(cache ? { cache } : {}),
+      ...(hpa?.ok() ? { hpa: hpa.value } : {}),
+    };
   },
 
   composeState: ({ object, runtimeConfig }, fetched) => desireService(object, runtimeConfig, fetched),
@@ -89,7 +103,7 @@ export const aimServiceReconciler: DomainReconciler<
 
   getComponentHealth: (obs, { runtimeConfig }) => serviceHealth(obs, runtimeConfig),
 
-  decorateStatus(status, _cm, obs, { runtimeConfig }) {
+  decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
     setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));
     setOrDelete(status, 'resolvedModel', resolvedModel(obs, status.resolvedModel));
     setOrDelete(status, 'resolvedTemplate', resolvedTemplate(obs, status.resolvedTemplate));
@@ -105,6 +119,10 @@ export const aimServiceReconciler: DomainReconciler<
         },
       };
     else if (!obs.cache) delete status.cache;
+    status.runtime = runtimeStatus(
+      replicaPlan(object.spec, inferenceServiceName(object.metadata.name ?? ''), PREDICTOR_PORT),
+      obs.hpa,
+    );
     const routing = obs.desired?.routing;
     const served = obs.httpRoute.ok() ? servedPath(obs.httpRoute.value) : undefined;
     if (routing?.kind === 'route') status.routing = { path: routing.path };
