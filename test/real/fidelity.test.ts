@@ -13,6 +13,7 @@ import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiser
 import { realOnly } from '../helpers/backend.ts';
 import { type Difference, differences, exchangeId, fidelityLine } from './fidelity/compare.ts';
 import { crudSteps, listSteps, patchSteps } from './fidelity/sequence-core.ts';
+import { expirySteps } from './fidelity/sequence-expiry.ts';
 import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } from './fidelity/sequence-more.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
@@ -26,6 +27,8 @@ const STEPS: Step[] = [
   ...lifecycleSteps,
   ...rbacSteps,
   ...kubectlSteps,
+  // last: it restarts the real kube-apiserver
+  ...expirySteps,
 ];
 
 /** the exchange ids docs/apiserver.md lists under "Differences the fidelity suite shows" */
@@ -35,6 +38,17 @@ function listedDifferences(): Set<string> {
   // every `area/exchange` named in the section (a name may wrap across lines)
   const names = [...section.matchAll(/`([a-z-]+\/[^`]+)`/g)].map((m) => m[1]!.replace(/\s+/g, ' '));
   return new Set(names.filter((n) => !/\.(ts|md)$/.test(n)));
+}
+
+/** compacts etcd at its current revision through its v3 JSON gateway, as kube-apiserver's compactor would */
+async function compactEtcd(etcdUrl: string): Promise<void> {
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(`${etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`etcd ${path}: HTTP ${r.status} ${await r.text()}`);
+    return (await r.json()) as { header: { revision: string } };
+  };
+  const { revision } = (await post('/v3/kv/range', { key: Buffer.from('/').toString('base64') })).header;
+  await post('/v3/kv/compaction', { revision, physical: true });
 }
 
 async function runAll(t: Target): Promise<Map<string, Observation>> {
@@ -81,6 +95,12 @@ describe('differential fidelity: embedded vs real kube-apiserver', { ...realOnly
         webhookUrl: webhook.url,
         webhookCaPem: webhook.caPem,
         saved: new Map(),
+        ...(backend === 'embedded'
+          ? {
+              compactStorage: async () => embedded.compactStorage(),
+              restartWatchCache: async () => embedded.faults.expireWatches(),
+            }
+          : { compactStorage: () => compactEtcd(real.etcdUrl), restartWatchCache: () => real.restartApiServer() }),
       };
     };
     const [e, r] = await Promise.all([runAll(target('embedded', embedded)), runAll(target('real', real))]);

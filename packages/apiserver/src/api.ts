@@ -75,6 +75,11 @@ export interface ApiServer {
   /** a kubeconfig authenticating as an existing ServiceAccount (404 StatusError when it does not exist) */
   serviceAccountKubeconfig(namespace: string, name: string, opts?: ServiceAccountKubeconfigOptions): string;
   writeKubeconfig(path: string): void;
+  /**
+   * what etcd's compaction does to kube-apiserver: continue tokens and lists at an exact resourceVersion
+   * from before now get 410 Gone; watches still resume from the retained history (the watch cache)
+   */
+  compactStorage(): void;
   /** stops the server and starts it again on the same port with the same options, CA and tokens (state survives with dataDir) */
   restart(): Promise<void>;
   close(): Promise<void>;

@@ -12,7 +12,8 @@ export type { StatusDetails };
 export interface Status extends WireStatus {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** a 410 for an expired continue token offers one that continues at the current state */
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
@@ -31,12 +32,15 @@ export class StatusError extends Error {
     super(message);
   }
 
+  /** the Status's metadata.continue (a list whose continue token expired) */
+  continueToken: string | undefined;
+
   toStatus(): Status {
     // reason is `omitempty` too: a webhook that denies without one gets none
     const s: Status = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.continueToken ? { continue: this.continueToken } : {},
       status: 'Failure',
       message: this.message,
       ...(this.reason ? { reason: this.reason } : {}),

@@ -100,6 +100,11 @@ class ApiServerHandle implements ApiServer {
     writeFileSync(path, this.kubeconfigYaml(), { mode: 0o600 });
   }
 
+  compactStorage(): void {
+    this.running.core.store.compactStorage();
+    this.running.core.paginator.expireAll();
+  }
+
   async restart(): Promise<void> {
     const previous = this.running;
     await previous.close();

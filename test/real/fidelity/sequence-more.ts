@@ -4,7 +4,7 @@ import { raw } from '@modelplane/apiserver/testing';
 import { answers, http, kubectl, type Step, type Target, wait } from './steps.ts';
 import { NS } from './sequence-core.ts';
 
-const GROUP = 'fidelity.example.com';
+export const GROUP = 'fidelity.example.com';
 const widgets = `/apis/${GROUP}/v1/namespaces/${NS}/widgets`;
 const cms = `/api/v1/namespaces/${NS}/configmaps`;
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';

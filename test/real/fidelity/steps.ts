@@ -15,6 +15,10 @@ export interface Target extends RawTarget {
   webhookCaPem: string;
   /** values captured by earlier exchanges on this backend (e.g. uids for ownerReferences) */
   saved: Map<string, string>;
+  /** etcd compacts every revision so far (the embedded server's equivalent: ApiServer.compactStorage) */
+  compactStorage(): Promise<void>;
+  /** the watch cache starts over: kube-apiserver restarts (the embedded server drops its watch history) */
+  restartWatchCache(): Promise<void>;
 }
 
 export interface Observation {
@@ -108,6 +112,19 @@ export function wait(name: string, probe: (t: Target) => Promise<boolean>, timeo
     counted: false,
     async run(t) {
       await waitFor(`${t.backend}: ${name}`, () => probe(t), { timeoutMs, intervalMs: 200 });
+      return { status: 0, body: null };
+    },
+  };
+}
+
+/** an uncounted step that changes the backend's state, as an operator or the cluster would */
+export function action(name: string, run: (t: Target) => Promise<void>): Step {
+  return {
+    name,
+    area: 'action',
+    counted: false,
+    async run(t) {
+      await run(t);
       return { status: 0, body: null };
     },
   };

@@ -4,7 +4,7 @@ import { withJsonItems } from '../http/object-json.ts';
 import { writeNegotiated } from '../http/respond.ts';
 import { compileSelectors } from './selectors.ts';
 import type { KubeObject } from '../types.ts';
-import { decodeListOptions, validateListOptions } from './params.ts';
+import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
 import { type ResourceRequest, namespaceOf } from './request.ts';
 import { convertList } from './table.ts';
 
@@ -26,8 +26,15 @@ export async function listObjects(r: ResourceRequest): Promise<number> {
   // (a negative limit is no limit, as etcd sees it)
   const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : undefined;
   const cont = r.query.get('continue') ?? undefined;
+  const requested = rvParam(r.query);
+  // an exact list (Exact, or a first page at a resourceVersion other than "0") is read from storage at
+  // that revision: 410 once compacted. Otherwise the current state is returned, which is not older.
+  if (requested && (opts.resourceVersionMatch === 'Exact' || (limit && !opts.resourceVersionMatch)))
+    r.core.store.checkListableAt(requested);
   const rv = r.core.store.currentRv();
-  const items = cont ? [] : await selectObjects(r, namespaceOf(r), matches);
+  const items = r.core.paginator.needsCurrentItems(cont || undefined)
+    ? await selectObjects(r, namespaceOf(r), matches)
+    : [];
   const page = r.core.paginator.page(items, rv, limit, cont || undefined);
   const listMeta: Record<string, unknown> = { resourceVersion: String(page.rv) };
   if (page.continue) {

@@ -3,14 +3,16 @@
 // or resumes after a given resourceVersion (410 Expired as an ERROR event when it is older than the retained
 // history). Objects moving out of a selector are sent as DELETED and into it as ADDED. Bookmarks on request,
 // `timeoutSeconds`, and fault hooks to close, end or stall every open watch.
-import type { StoredEvent } from '../storage/store.ts';
-import { StatusError, errors } from '../errors.ts';
+
+import { errors, StatusError } from '../errors.ts';
 import { type Negotiated, negotiateOutput } from '../http/negotiate.ts';
 import { objectJson } from '../http/object-json.ts';
 import { encodeWatchFrame } from '../http/protobuf/encode.ts';
+import type { ResourceType } from '../resource-types/resource-type.ts';
+import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject, WatchEventType } from '../types.ts';
 import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
-import { type ResourceRequest, namespaceOf } from './request.ts';
+import { namespaceOf, type ResourceRequest } from './request.ts';
 import { endpointCapabilities } from './route.ts';
 import { compileSelectors } from './selectors.ts';
 import { type IncludeObject, includeObjectParam, partialMetadata, tableColumns, tableRow } from './table.ts';
@@ -135,9 +137,11 @@ class WatchStream {
           for (const obj of objs) if (spec.matches(obj)) this.send('ADDED', obj);
         }),
       );
-      if (spec.bookmarks && spec.sendInitialEvents === true) {
+      // kube 1.32 ends the initial events with a bookmark whenever bookmarks are allowed, a legacy watch
+      // from "0" or unset included
+      if (spec.bookmarks) {
         const rv = startRv;
-        this.inOrder(() => this.send('BOOKMARK', bookmarkObject(rt.kind, rt.group, this.r.info.version, rv, true)));
+        this.inOrder(() => this.send('BOOKMARK', bookmarkObject(rt, this.r.info.version, rv, true)));
       }
     } else startRv = spec.fromRv ?? core.store.currentRv();
     this.unsubscribe = core.store.watch(rt.storageKey, startRv, (e) => this.deliver(e));
@@ -157,7 +161,7 @@ class WatchStream {
       setInterval(() => {
         // the RV when queued: every event up to it is already ahead in the queue
         const rv = core.store.currentRv();
-        this.inOrder(() => this.send('BOOKMARK', bookmarkObject(rt.kind, rt.group, this.r.info.version, rv, false)));
+        this.inOrder(() => this.send('BOOKMARK', bookmarkObject(rt, this.r.info.version, rv, false)));
       }, core.bookmarkIntervalMs),
     );
   }
@@ -256,19 +260,32 @@ class WatchStream {
   }
 }
 
-function bookmarkObject(
-  kind: string,
-  group: string,
-  version: string,
-  rv: number,
-  initialEnd: boolean,
-): Record<string, unknown> {
+/**
+ * A bookmark as kube writes it: an empty object of the kind with the resourceVersion (a built-in's Go struct
+ * also carries `creationTimestamp: null`). The one ending the initial events is annotated, with the list it
+ * belongs to as a blueprint (the empty list, JSON-encoded, base64) for clients that build a list from a watch.
+ */
+function bookmarkObject(rt: ResourceType, version: string, rv: number, initialEnd: boolean): Record<string, unknown> {
+  const apiVersion = rt.group ? `${rt.group}/${version}` : version;
+  // a built-in list is a Go struct (field order, nil items); a custom resource's an unstructured map (sorted keys)
+  const list = rt.builtin
+    ? { kind: rt.listKind, apiVersion, metadata: {}, items: null }
+    : { apiVersion, items: [], kind: rt.listKind };
+  const blueprint = `${JSON.stringify(list)}\n`;
   return {
-    kind,
-    apiVersion: group ? `${group}/${version}` : version,
+    kind: rt.kind,
+    apiVersion,
     metadata: {
       resourceVersion: String(rv),
-      ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+      ...(rt.builtin ? { creationTimestamp: null } : {}),
+      ...(initialEnd
+        ? {
+            annotations: {
+              'k8s.io/initial-events-end': 'true',
+              'kubernetes.io/initial-events-list-blueprint': Buffer.from(blueprint).toString('base64'),
+            },
+          }
+        : {}),
     },
   };
 }

@@ -3,6 +3,7 @@
 // and continue tokens walk that snapshot until it expires, as etcd's compaction window would.
 import { randomUUID } from 'node:crypto';
 import { errors } from '../errors.ts';
+import { objectKey } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 
 interface Snapshot {
@@ -14,10 +15,18 @@ interface Snapshot {
 interface ContinueToken {
   id: string;
   offset: number;
+  /** the snapshot's resourceVersion; -1 for an inconsistent continuation (the current state after `after`) */
   rv: number;
+  /** the storage key (namespace/name) of the last item already returned */
+  after?: string;
 }
 
+const keyOf = (o: KubeObject) => objectKey(o.metadata.namespace, o.metadata.name ?? '');
+
 const SNAPSHOT_TTL_MS = 5 * 60 * 1000;
+/** kube-apiserver's words for a continue token whose revision etcd has compacted */
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 const MAX_SNAPSHOTS = 1000;
 
 export class ListPaginator {
@@ -33,13 +42,17 @@ export class ListPaginator {
     let offset = 0;
     let snapRv = rv;
     let id: string | undefined;
-    if (continueToken) {
-      const tok = decodeToken(continueToken);
+    const tok = continueToken ? decodeToken(continueToken) : undefined;
+    if (tok && tok.rv === -1) {
+      // what kube offers once a snapshot is compacted away: the current objects after the last one returned
+      const after = tok.after ?? '';
+      all = items.filter((o) => keyOf(o) > after);
+    } else if (tok) {
       const snap = this.snapshots.get(tok.id);
       if (!snap || snap.expires < Date.now()) {
-        throw errors.gone(
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-        );
+        const gone = errors.gone(CONTINUE_EXPIRED);
+        if (tok.after !== undefined) gone.continueToken = encodeToken({ id: '', offset: 0, rv: -1, after: tok.after });
+        throw gone;
       }
       all = snap.items;
       offset = tok.offset;
@@ -59,12 +72,17 @@ export class ListPaginator {
     return {
       items: all.slice(offset, next),
       rv: snapRv,
-      continue: encodeToken({ id, offset: next, rv: snapRv }),
+      continue: encodeToken({ id, offset: next, rv: snapRv, after: keyOf(all[next - 1]!) }),
       remaining: all.length - next,
     };
   }
 
-  /** fault injection: every outstanding continue token becomes too old */
+  /** whether a page for this token is cut from the current objects (no token, or an inconsistent one) */
+  needsCurrentItems(continueToken: string | undefined): boolean {
+    return !continueToken || decodeToken(continueToken).rv === -1;
+  }
+
+  /** fault injection and storage compaction: every outstanding continue token becomes too old */
   expireAll(): void {
     this.snapshots.clear();
   }
@@ -83,7 +101,12 @@ function encodeToken(t: ContinueToken): string {
 function decodeToken(s: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<ContinueToken>;
-    if (typeof t.id !== 'string' || typeof t.offset !== 'number' || typeof t.rv !== 'number')
+    if (
+      typeof t.id !== 'string' ||
+      typeof t.offset !== 'number' ||
+      typeof t.rv !== 'number' ||
+      (t.after !== undefined && typeof t.after !== 'string')
+    )
       throw new Error('bad token');
     return t as ContinueToken;
   } catch {

@@ -33,6 +33,8 @@ export interface RealControlPlane {
   readonly caPem: string;
   readonly adminToken: string;
   readonly adminUser: string;
+  /** etcd's client URL (plain HTTP on loopback; its v3 JSON gateway serves e.g. /v3/kv/compaction) */
+  readonly etcdUrl: string;
   /** the temporary directory holding certificates, data, logs (removed by stop) */
   readonly dir: string;
   /** kube-apiserver's audit log (audit.k8s.io/v1 Event JSON lines, level Metadata) */
@@ -241,6 +243,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
       caPem: pki.caPem,
       adminToken: pki.adminToken,
       adminUser: REAL_ADMIN_USER,
+      etcdUrl: etcd.url,
       dir: l.dir,
       auditLogFile: join(l.dir, 'audit.log'),
       pki,

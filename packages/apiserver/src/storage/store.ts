@@ -49,6 +49,12 @@ export class ObjectStore {
   private rv = 0;
   /** history floor for tables created later (after compaction or a restart nothing older can be replayed) */
   private floorRv = 0;
+  /**
+   * etcd's compacted revision: a list at an exact resourceVersion below it gets 410. Watches do not look
+   * at it: kube-apiserver serves them from its watch cache, which etcd's compaction leaves alone (the
+   * per-resource compactedRv is that cache's window).
+   */
+  private storageCompactedRv = 0;
   private readonly tables = new Map<string, Table>();
   /** store-wide listeners (in-server controllers), called after the resource's own watchers */
   private readonly allListeners = new Set<WatchListener>();
@@ -198,6 +204,16 @@ export class ObjectStore {
       t.historyStart = 0;
       t.compactedRv = this.rv;
     }
+  }
+
+  /** What etcd's compaction does (docs/apiserver.md): lists at an exact older resourceVersion get 410. */
+  compactStorage(): void {
+    this.storageCompactedRv = this.rv;
+  }
+
+  /** Throws 410 Gone, with kube's message, when a list at exactly `rv` asks for a compacted revision. */
+  checkListableAt(rv: number): void {
+    if (rv < this.storageCompactedRv) throw errors.gone('The resourceVersion for the provided list is too old.');
   }
 
   /** The oldest RV a watch may resume from for this resource. */
