@@ -10,6 +10,7 @@ import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'quickstart';
+const MODEL = 'google/gemma-3-1b-it-qat-q4_0-gguf';
 const example = (file: string) => readFileSync(`examples/quickstart/${file}`, 'utf8');
 
 interface Md {
@@ -41,7 +42,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
       },
       { timeoutMs: 60_000, detail: () => md('gemma-cpu') },
     );
-    assert.equal(ready.status?.gateway?.modelName, 'google/gemma-3-1b-it-qat-q4_0-gguf');
+    assert.equal(ready.status?.gateway?.modelName, MODEL);
     assert.equal(ready.status?.gateway?.gatewayNamespace, 'gateways');
     assert.ok(ready.status?.gateway?.endpoint, 'the Gateway address');
     assert.equal(ready.status?.endpoint?.gatewayUrl, `http://${ready.status?.gateway?.endpoint}`);
@@ -51,6 +52,31 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
     assert.deepEqual(
       route.spec.parentRefs.map((p) => `${p.namespace}/${p.name}`),
       ['gateways/inference-gateway'],
+    );
+  });
+
+  it('an OpenAI chat request to the Gateway address is answered by the model pod; another model is a 404', async () => {
+    const m = await md('gemma-cpu');
+    const url = m.status?.endpoint?.gatewayUrl;
+    assert.ok(url);
+    const chat = (model: string) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 }),
+      });
+    const r = await waitFor('a 200 from the gateway', async () => {
+      const res = await chat(MODEL);
+      return res.status === 200 ? res : undefined;
+    });
+    const body = (await r.json()) as { model: string; choices: Array<{ message: { role: string; content: string } }> };
+    assert.equal(body.model, MODEL, 'the gemma-cpu pod answered');
+    assert.equal(body.choices[0]!.message.role, 'assistant');
+    const other = await chat('someone/else');
+    assert.equal(other.status, 404);
+    assert.match(
+      ((await other.json()) as { error: { message: string } }).error.message,
+      /no HTTPRoute .*\(model "someone\/else"\)/,
     );
   });
 

@@ -12,6 +12,7 @@ import { claimPodNetwork, installSimulatedInfrastructure, simulatedNodeAddresses
 import { kubeSecretSource, OciRegistryClient } from '../../controllers/aim/catalog/oci/client.ts';
 import { type SimRegistryServer, startSimRegistryServer } from '../../sim/registry/server.ts';
 import { allCrds } from '../crds.ts';
+import { GatewayDataPlane } from '../../sim/gateway/index.ts';
 import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
 import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
 import {
@@ -139,6 +140,12 @@ export async function populateDevCluster(
   let registry: SimRegistryServer | undefined;
   const podNetwork = await claimPodNetwork();
   let kubelets: KubeletEndpoints | undefined;
+  // the Gateways' traffic: requests to a Gateway's address reach the pods its routes name
+  const gatewayDataPlane = new GatewayDataPlane(manager, {
+    podNetwork: podNetwork.network,
+    local: wiring.serviceEndpoints,
+    log: opts.log.child({ component: 'gateway' }),
+  });
   const stop = async () => {
     await metrics?.stop();
     await Promise.all(operators.map((o) => o.stop()));
@@ -146,6 +153,7 @@ export async function populateDevCluster(
     await manager.stop();
     await llamaStack?.stop();
     await kubelets?.stop();
+    await gatewayDataPlane.close();
     await podNetwork.release();
   };
   const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -173,7 +181,7 @@ export async function populateDevCluster(
       ),
     );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
-    registerOperatorSimulators(manager);
+    registerOperatorSimulators(manager, { gatewayAddresses: gatewayDataPlane });
     llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
     const devMetrics = await prepareDevMetrics(
       manager,

@@ -5,7 +5,6 @@
 // startup line, and it is stopped when the pod stops running (docs/llamastack.md, "Dev cluster").
 import {
   ConfigMaps,
-  kindRef,
   type KubeObject,
   type Manager,
   Pods,
@@ -13,6 +12,7 @@ import {
   type Request,
   Secrets,
 } from '../../kube/index.ts';
+import { serviceBackends } from '../service-backends.ts';
 import type { PodLogStore } from '../workloads/index.ts';
 import { type SimLlamaStackServer, startSimLlamaStackServer } from './server.ts';
 
@@ -63,29 +63,9 @@ export function clusterUrlResolver(
   };
 }
 
-interface ServiceShape extends KubeObject {
-  spec?: { ports?: Array<{ port: number; targetPort?: number | string }> };
-}
-interface EndpointsShape extends KubeObject {
-  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
-}
-const ServicesRef = kindRef<ServiceShape>('v1', 'Service');
-const EndpointsRef = kindRef<EndpointsShape>('v1', 'Endpoints');
-
 function cacheBackend(mgr: Manager): ServiceBackendLookup {
-  return async (ns, name, port) => {
-    const svc = await mgr.cache.get(ServicesRef, name, ns);
-    const sp = svc?.spec?.ports?.find((p) => p.port === port);
-    if (!sp) return undefined;
-    const eps = await mgr.cache.get(EndpointsRef, name, ns);
-    const subset = eps?.subsets?.find((s) => s.addresses?.length);
-    const ip = subset?.addresses?.[0]?.ip;
-    const target =
-      typeof sp.targetPort === 'number'
-        ? sp.targetPort
-        : (subset?.ports?.find((p) => p.name === sp.targetPort)?.port ?? subset?.ports?.[0]?.port ?? port);
-    return ip ? `http://${ip}:${target}` : undefined;
-  };
+  const backends = serviceBackends(mgr);
+  return async (ns, name, port) => (await backends(ns, name, port))[0];
 }
 
 async function podEnv(pod: PodShape, ctx: ReconcileContext): Promise<Record<string, string>> {

@@ -134,12 +134,29 @@ async function attachedRouteCounts(
   return counts;
 }
 
+/** where the programmed Gateway answers: the data plane's listeners, else spec.addresses, else a made-up one */
+async function gatewayAddresses(
+  req: Request,
+  spec: { listeners?: Listener[]; addresses?: Array<{ type?: string; value?: string }> },
+  opts: SimulatorOptions,
+): Promise<Array<{ type: string; value: string }>> {
+  if (opts.gatewayAddresses)
+    return opts.gatewayAddresses.addresses(req.namespace ?? '', req.name, spec.listeners ?? []);
+  const requested = (spec.addresses ?? [])
+    .filter((a) => a.value)
+    .map((a) => ({ type: a.type ?? 'IPAddress', value: a.value as string }));
+  return requested.length > 0
+    ? requested
+    : [{ type: 'IPAddress', value: simulatedAddress(req.namespace ?? '', req.name) }];
+}
+
 async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, byClass: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const gw = await ctx.cache.get(Gateways, req.name, req.namespace);
   if (!gw) {
     byClass.delete(key);
     opts.clock.forget(req.namespace, req.name);
+    await opts.gatewayAddresses?.release(req.namespace, req.name);
     return;
   }
   const spec = (gw.spec ?? {}) as {
@@ -187,16 +204,8 @@ async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: Simul
     };
   });
   const anyValid = listeners.some((l) => defaultRouteKinds(l.protocol).length > 0);
-  const addresses = (spec.addresses ?? [])
-    .filter((a) => a.value)
-    .map((a) => ({ type: a.type ?? 'IPAddress', value: a.value as string }));
   const status: Json = {
-    addresses:
-      programmed && anyValid
-        ? addresses.length > 0
-          ? addresses
-          : [{ type: 'IPAddress', value: simulatedAddress(req.namespace, req.name) }]
-        : [],
+    addresses: programmed && anyValid ? await gatewayAddresses(req, spec, opts) : [],
     conditions: buildConditions(
       gw.status?.conditions,
       [

@@ -18,6 +18,8 @@ import { registerRayServiceSimulator } from './kuberay.ts';
 import { registerRayClusterSimulator } from './kuberay-cluster.ts';
 import type { SimulatorOptions } from './options.ts';
 
+import type { GatewayAddressSource } from '../gateway/data-plane.ts';
+
 export { externalCrds } from '../crds/index.ts';
 export { DEFAULT_DELAYS, type OperatorDelays, ZERO_DELAYS } from './delays.ts';
 export { DEFAULT_GATEWAY_CONTROLLER_NAME } from './gateway.ts';
@@ -63,6 +65,8 @@ export interface OperatorSimulatorOptions {
   ingressDomain?: string;
   /** the GatewayClass controllerName the Gateway API simulator answers to */
   gatewayControllerName?: string;
+  /** serves the simulated Gateways' traffic and says where (default: made-up addresses, no traffic) */
+  gatewayAddresses?: GatewayAddressSource;
 }
 
 /** registers the simulated operators' controllers on `mgr` (call before mgr.start()) */
@@ -72,6 +76,7 @@ export function registerOperatorSimulators(mgr: Manager, opts: OperatorSimulator
     clock: new StageClock(),
     ingressDomain: opts.ingressDomain ?? 'example.com',
     gatewayControllerName: opts.gatewayControllerName ?? DEFAULT_GATEWAY_CONTROLLER_NAME,
+    ...(opts.gatewayAddresses ? { gatewayAddresses: opts.gatewayAddresses } : {}),
   };
   const enabled = new Set(opts.only ?? OPERATOR_NAMES);
   if (enabled.has('kserve')) registerKServeSimulator(mgr, sim);

@@ -88,6 +88,7 @@ export const GatewayClasses = kindRef<WithStatus>('gateway.networking.k8s.io/v1'
 export const Gateways = kindRef<WithStatus>('gateway.networking.k8s.io/v1', 'Gateway');
 export const HTTPRoutes = kindRef<WithStatus>('gateway.networking.k8s.io/v1', 'HTTPRoute');
 export const ReferenceGrants = kindRef<WithStatus>('gateway.networking.k8s.io/v1beta1', 'ReferenceGrant');
+export const InferencePools = kindRef<WithStatus>('inference.networking.k8s.io/v1', 'InferencePool');
 export const Workspaces = kindRef<WithStatus>('kaito.sh/v1beta1', 'Workspace');
 export const DynamoGraphDeployments = kindRef<WithStatus>('nvidia.com/v1alpha1', 'DynamoGraphDeployment');
 export const RayClusters = kindRef<WithStatus>('ray.io/v1', 'RayCluster');

@@ -1,5 +1,6 @@
 // Settings every simulated operator receives from registerOperatorSimulators.
 
+import type { GatewayAddressSource } from '../gateway/data-plane.ts';
 import type { OperatorDelays, StageClock } from './delays.ts';
 
 export interface SimulatorOptions {
@@ -9,6 +10,8 @@ export interface SimulatorOptions {
   ingressDomain: string;
   /** the controllerName GatewayClasses use to select the simulated Gateway API implementation */
   gatewayControllerName: string;
+  /** the Gateways' data plane (modelplane dev): its real listening addresses replace the made-up ones */
+  gatewayAddresses?: GatewayAddressSource;
 }
 
 /** workers per simulated operator: a thousand custom resources at once should not queue behind one worker */
