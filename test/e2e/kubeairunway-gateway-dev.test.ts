@@ -11,6 +11,7 @@ import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'quickstart';
 const MODEL = 'google/gemma-3-1b-it-qat-q4_0-gguf';
+const QWEN = 'Qwen/Qwen2.5-0.5B-Instruct';
 const example = (file: string) => readFileSync(`examples/quickstart/${file}`, 'utf8');
 
 interface Md {
@@ -28,7 +29,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
-    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml'])
+    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml', '43-modeldeployment-llmd.yaml'])
       await cluster.k(['apply', '-f', '-'], example(f));
   });
   after(async () => cluster?.stop());
@@ -78,6 +79,38 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
       ((await other.json()) as { error: { message: string } }).error.message,
       /no HTTPRoute .*\(model "someone\/else"\)/,
     );
+  });
+
+  it("the quickstart's qwen-llmd is routed to llm-d's InferencePool and answers through the Gateway", async () => {
+    const ready = await waitFor(
+      'qwen-llmd GatewayReady=True',
+      async () => {
+        const m = await md('qwen-llmd');
+        return gatewayReady(m)?.status === 'True' ? m : undefined;
+      },
+      { timeoutMs: 60_000, detail: () => md('qwen-llmd') },
+    );
+    const pool = JSON.parse(await cluster.k(['get', 'inferencepool', 'qwen-llmd-pool', '-n', NS, '-o', 'json'])) as {
+      spec: { selector: { matchLabels: Record<string, string> }; targetPorts: Array<{ number: number }> };
+    };
+    assert.deepEqual(pool.spec.selector.matchLabels, { 'kubeairunway.ai/model-deployment': 'qwen-llmd' });
+    assert.deepEqual(pool.spec.targetPorts, [{ number: 8000 }]);
+    const route = JSON.parse(await cluster.k(['get', 'httproute', 'qwen-llmd', '-n', NS, '-o', 'json'])) as {
+      spec: { rules: Array<{ backendRefs: Array<{ kind: string; name: string }> }> };
+    };
+    assert.deepEqual(
+      route.spec.rules[0]!.backendRefs.map((b) => `${b.kind}/${b.name}`),
+      ['InferencePool/qwen-llmd-pool'],
+    );
+    const res = await waitFor('a 200 from qwen-llmd through the gateway', async () => {
+      const r = await fetch(`${ready.status?.endpoint?.gatewayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: QWEN, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
+      });
+      return r.status === 200 ? r : undefined;
+    });
+    assert.equal(((await res.json()) as { model: string }).model, QWEN);
   });
 
   it('spec.gateway.enabled: false removes the route and sets GatewayReady=False GatewayDisabled', async () => {

@@ -58,4 +58,20 @@ export interface ProviderDefinition<U extends KubeObject = KubeObject> {
    * Job, and the transform mounts the volumes (docs/kubeairunway.md, "Model storage").
    */
   storage?: boolean;
+  /**
+   * Optional: objects of kinds the cluster may not serve (llm-d's InferencePool, from the Gateway API
+   * Inference Extension), applied beside the upstream object only while their kind is served. One that
+   * `build` stops returning is deleted.
+   */
+  optionalObjects?: ReadonlyArray<OptionalObject>;
+}
+
+export interface OptionalObject {
+  kind: KindRef<KubeObject>;
+  /** for RBAC */
+  resource: { group: string; resource: string };
+  /** the object's name for a deployment (where the provider looks for it) */
+  name(md: ModelDeployment): string;
+  /** Pure: the object to apply, or undefined when the deployment wants none */
+  build(md: ModelDeployment): KubeObject | undefined;
 }

@@ -26,6 +26,7 @@ import { defaultModelDeployment } from '../validation/index.ts';
 import type { MappedStatus, ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
+import { type OptionalView, planOptionalObjects, readOptionalObjects } from './optional-objects.ts';
 import { type PreparedSync, planSync, prepareSync, type SyncPlan } from './plan.ts';
 import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from './status.ts';
 
@@ -44,6 +45,8 @@ export interface ProviderPipelineOptions {
 
 export interface ProviderObservation {
   plan: SyncPlan;
+  /** the optional objects as fetched (optional-objects.ts) */
+  optional?: OptionalView[];
   /** the upstream object's status in the unified phases, when it exists and is ours */
   mapped?: MappedStatus;
   /** spec.model.storage planned (only for a deployment that has some, on the apply path) */
@@ -54,6 +57,8 @@ export interface ProviderObservation {
 export interface ProviderFetch {
   upstream: UpstreamView;
   storage?: StorageFetch | undefined;
+  /** its optional objects (optional-objects.ts) */
+  optional: OptionalView[];
 }
 
 /** what the cache holds for `md`'s upstream object; a kind the server does not serve is `crdMissing` */
@@ -153,9 +158,10 @@ export function providerReconciler(
     fetchRemoteState: async ({ object, reader, client }) => ({
       upstream: await readUpstream(def, object, reader),
       storage: def.storage === false ? undefined : await fetchStorage(object, reader, client),
+      optional: await readOptionalObjects(def, object, reader),
     }),
 
-    composeState({ object }, { upstream, storage }) {
+    composeState({ object }, { upstream, storage, optional }) {
       const { effective, sync } = prepare(object);
       const plan = planSync(def, effective, upstream, sync);
       const mapped = mapStatus(def, plan, effective);
@@ -167,10 +173,10 @@ export function providerReconciler(
               pollMs: PROGRESS_POLL_MS,
             })
           : undefined;
-      return { plan, ...(mapped ? { mapped } : {}), ...(storagePlan ? { storage: storagePlan } : {}) };
+      return { plan, optional, ...(mapped ? { mapped } : {}), ...(storagePlan ? { storage: storagePlan } : {}) };
     },
 
-    planResources(ctx, { plan, storage }) {
+    planResources(ctx, { plan, storage, optional }) {
       const out = new PlanResult();
       for (const o of storage?.delete ?? []) out.delete(o);
       for (const o of storage?.apply ?? []) out.apply(o);
@@ -179,6 +185,7 @@ export function providerReconciler(
       if (plan.kind === 'apply' && !storage?.block) {
         out.apply(plan.desired);
         for (const extra of def.extraObjects?.(prepare(ctx.object).effective) ?? []) out.apply(extra);
+        planOptionalObjects(def, prepare(ctx.object).effective, optional ?? [], out);
       }
       if (plan.kind === 'recreate') {
         // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one

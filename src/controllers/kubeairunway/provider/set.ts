@@ -15,7 +15,7 @@ import { providerControllerName } from './names.ts';
 
 /** what one provider's process needs, besides events and its lease (added for every process) */
 export function providerRules(
-  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources' | 'storage'>,
+  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources' | 'storage' | 'optionalObjects'>,
 ): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
@@ -37,6 +37,10 @@ export function providerRules(
           rule('', ['pods'], ['list']),
           rule('', ['pods/log'], ['get']),
         ]),
+    // objects of kinds that may not be served (llm-d's InferencePool): deleted when no longer wanted
+    ...(def.optionalObjects ?? []).map((o) =>
+      rule(o.resource.group, [o.resource.resource], [...READ, 'create', 'patch', 'delete']),
+    ),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),

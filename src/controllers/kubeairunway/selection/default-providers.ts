@@ -61,6 +61,8 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
     capabilities: {
       engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false }],
       requiresCRD: false,
+      // it creates <name>-pool itself; the gateway routes to the pool (docs/kubeairunway.md, "Gateway")
+      gateway: { managesInferencePool: true, inferencePoolNamePattern: '{name}-pool' },
     },
     selectionRules: [],
   },

@@ -1,10 +1,12 @@
-// The llm-d provider: plain vLLM Deployments and a Service, no CRD (requiresCRD: false), registered and run
-// like the others (`modelplane provider llmd`, alias `llm-d`).
+// The llm-d provider: plain vLLM Deployments, a Service and (where served) an InferencePool, no CRD
+// (requiresCRD: false), registered and run like the others (`modelplane provider llmd`, alias `llm-d`).
 import { Deployments, type KubeObject } from '../../../../kube/index.ts';
 import { builtinProvider } from '../common/index.ts';
+import { inferencePoolObject } from './pool.ts';
 import { vllmDeploymentStatus } from './status.ts';
 import { vllmDeploymentFor, vllmServiceFor } from './transform.ts';
 
+export { EPP_PORT, poolName, vllmInferencePoolFor } from './pool.ts';
 export { vllmDeploymentStatus } from './status.ts';
 export { VLLM_CONTAINER, VLLM_IMAGE, VLLM_PORT, vllmDeploymentFor, vllmServiceFor } from './transform.ts';
 
@@ -19,4 +21,5 @@ export const llmdProvider = {
   }),
   extraObjects: (md: Parameters<typeof vllmServiceFor>[0]) => [vllmServiceFor(md)],
   extraResources: [{ group: '', resource: 'services' }],
+  optionalObjects: [inferencePoolObject],
 };

@@ -19,7 +19,8 @@ export const VLLM_IMAGE = 'vllm/vllm-openai:v0.9.1';
 export const VLLM_PORT = 8000;
 export const VLLM_CONTAINER = 'vllm';
 
-function selector(md: ModelDeployment): Record<string, string> {
+/** the label the vLLM pods carry and the Deployment, Service and InferencePool select */
+export function selector(md: ModelDeployment): Record<string, string> {
   return { [MODEL_DEPLOYMENT_LABEL]: sanitizeLabelValue(md.metadata.name ?? '') };
 }
 
