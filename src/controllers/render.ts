@@ -173,8 +173,13 @@ async function renderModelDeployment(
   if (incompatible.length > 0) return [{ ...outcome, problems: [`ProviderCompatible: ${incompatible.join('; ')}`] }];
   try {
     const upstream = buildDesired(def, md);
-    // what the provider applies beside its upstream object (the llm-d provider's Service)
-    outcome.objects.push(upstream, ...(def.extraObjects?.(md) ?? []));
+    // what the provider applies beside its upstream object (the llm-d provider's Service), and its optional
+    // objects as on a cluster that serves their kinds (llm-d's InferencePool, as on the dev cluster)
+    outcome.objects.push(
+      upstream,
+      ...(def.extraObjects?.(md) ?? []),
+      ...(def.optionalObjects ?? []).flatMap((o) => o.build(md) ?? []),
+    );
     // the aim provider's AIMService is itself reconciled into an InferenceService and an HTTPRoute
     if (same(upstream, AIMServices)) {
       const svc = { ...upstream, metadata: { ...upstream.metadata, uid: placeholderUid(upstream) } } as AIMService;

@@ -175,8 +175,8 @@ describe('modelplane render (command)', () => {
     });
     assert.equal(ok.status, 0, ok.stderr);
     const kinds = parseAllDocuments(ok.stdout).map((d) => (d.toJS() as KubeObject).kind);
-    // AIMModel: auto-created for the AIMService by image; the llm-d provider's Deployment and Service beside
-    // Llama Stack's; both AIMServices' InferenceService and HTTPRoute
+    // AIMModel: auto-created for the AIMService by image; the llm-d provider's Deployment, Service and
+    // InferencePool beside Llama Stack's; both AIMServices' InferenceService and HTTPRoute
     assert.deepEqual(kinds.sort(), [
       'AIMModel',
       'ConfigMap',
@@ -185,6 +185,7 @@ describe('modelplane render (command)', () => {
       'DynamoGraphDeployment',
       'HTTPRoute',
       'HTTPRoute',
+      'InferencePool',
       'InferenceService',
       'InferenceService',
       'RayService',

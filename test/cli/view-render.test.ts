@@ -57,6 +57,30 @@ describe('rows', () => {
       md('c', { phase: 'Failed', ...readyCond('False', 'ProviderSelectionFailed') }),
       { ready: false, tone: 'fail' },
     ],
+    [
+      'Running but not yet routed through the Gateway',
+      md('g', {
+        phase: 'Running',
+        observedGeneration: 1,
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'DeploymentReady' },
+          { type: 'GatewayReady', status: 'Unknown', reason: 'HTTPRoutePending' },
+        ],
+      }),
+      { ready: false, state: 'Routing', reason: 'GatewayReady: HTTPRoutePending' },
+    ],
+    [
+      'Running with the gateway turned off',
+      md('h', {
+        phase: 'Running',
+        observedGeneration: 1,
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'DeploymentReady' },
+          { type: 'GatewayReady', status: 'False', reason: 'GatewayDisabled' },
+        ],
+      }),
+      { ready: true, state: 'Running' },
+    ],
     ['no status', md('d', {}), { ready: false, tone: 'progress', state: 'Pending', reason: 'no status reported yet' }],
     [
       'stale observedGeneration is not Ready',

@@ -58,6 +58,22 @@ function fromConditions(conditions: Condition[], stale: boolean): Readiness {
 }
 
 export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
+  return gatewayGate(obj, kindReadiness(obj, now));
+}
+
+/**
+ * A ModelDeployment routed through the shared Gateway is ready once its route is too: GatewayReady True
+ * (or absent: not routed, or GatewayDisabled: routing turned off) (docs/kubeairunway.md, "Gateway").
+ */
+function gatewayGate(obj: KubeObject, r: Readiness): Readiness {
+  if (obj.kind !== 'ModelDeployment' || !r.ready) return r;
+  const status = (obj.status ?? {}) as { conditions?: Condition[] };
+  const gw = status.conditions?.find((c) => c.type === 'GatewayReady');
+  if (!gw || gw.status === 'True' || gw.reason === 'GatewayDisabled') return r;
+  return { ready: false, status: 'Routing', reason: `GatewayReady: ${gw.reason ?? gw.status}` };
+}
+
+function kindReadiness(obj: KubeObject, now: number): Readiness {
   if (obj.kind === 'InferenceProviderConfig') {
     // a provider is ready by its own report and a fresh heartbeat, exactly as selection judges it
     const r = providerReadiness(obj as InferenceProviderConfig, now);
