@@ -38,7 +38,10 @@ export async function installAimNamespace(admin: KubeClient, namespace: string):
     apiVersion: 'aim.eai.amd.com/v1alpha1',
     kind: 'AIMModel',
     metadata: { name: AIM_MODEL, namespace },
-    spec: { image: AIM_IMAGE },
+    // served directly from its image (docs/aim.md, "Models"): the batches are about each service's own
+    // children under faults, and a template of the catalogue would ask every predictor for an MI300X
+    // (the simulated cluster has 16)
+    spec: { image: AIM_IMAGE, discovery: { createServiceTemplates: false } },
   });
 }
 
