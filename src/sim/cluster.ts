@@ -3,7 +3,9 @@
 // routing examples point at. Applied through the normal client, like any other object.
 import { INFERENCE_GATEWAY_LABEL } from '../apis/kubeairunway/index.ts';
 import type { KubeClient, KubeObject } from '../kube/index.ts';
+import { type KubeletEndpoints, type KubeletTlsMaterial, startKubeletEndpoints } from './workloads/kubelet-endpoint.ts';
 import { Nodes } from './workloads/kinds.ts';
+import type { PodLogStore } from './workloads/pod-logs.ts';
 
 export interface NodePoolSpec {
   cpuNodes: number;
@@ -157,15 +159,22 @@ export function simulatedNodes(
   return out;
 }
 
-/** each simulated node's name and InternalIP, for the kubelet endpoints that listen there */
-export function simulatedNodeAddresses(
-  pool: NodePoolSpec = DEFAULT_NODE_POOL,
+/**
+ * The simulated nodes' kubelet endpoints (serving `logs`), for an API server that proxies pods/log to
+ * kubelets (kube-apiserver); `tls` issues their certificate for the nodes' InternalIPs. Start them before
+ * installSimulatedInfrastructure, which writes their ports into the Nodes.
+ */
+export async function startSimulatedKubelets(
+  logs: PodLogStore,
+  tls: (ips: string[]) => Promise<KubeletTlsMaterial>,
   podNetwork = DEFAULT_POD_NETWORK,
-): Array<{ name: string; ip: string }> {
-  return simulatedNodes(pool, podNetwork).map(({ node: n, status }) => ({
+  pool: NodePoolSpec = DEFAULT_NODE_POOL,
+): Promise<KubeletEndpoints> {
+  const nodes = simulatedNodes(pool, podNetwork).map(({ node: n, status }) => ({
     name: n.metadata.name!,
     ip: (status.addresses as Array<{ type: string; address: string }>).find((a) => a.type === 'InternalIP')!.address,
   }));
+  return startKubeletEndpoints(logs, await tls(nodes.map((n) => n.ip)), nodes);
 }
 
 export function defaultStorageClass(): KubeObject {

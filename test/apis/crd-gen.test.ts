@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { crdFromZod, structuralSchema } from '../../src/apis/crd-gen/index.ts';
-import { type ApiServer, startApiServer } from '@modelplane/apiserver';
-import { raw } from '@modelplane/apiserver/testing';
+import { raw, startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const widget = z.object({
@@ -50,13 +49,13 @@ describe('structuralSchema', () => {
   }
 });
 
-describe('crdFromZod on the embedded API server', () => {
-  let server: ApiServer;
+describe('crdFromZod on the test cluster (embedded or real API server)', () => {
+  let server: TestCluster;
   before(async () => {
-    server = await startApiServer({ port: 0 });
+    server = await startTestCluster();
   });
   after(async () => {
-    await server.close();
+    await server?.stop();
   });
 
   it('produces a CRD kube accepts as structural, with a working status subresource and printer columns', async () => {

@@ -35,14 +35,23 @@ describe('the quickstart Llama Stack chat on modelplane dev', { timeout: 180_000
     const endpoint = JSON.parse(
       await cluster.k(['get', 'modeldeployment', 'gemma-cpu', '-n', NS, '-o', 'jsonpath={.status.endpoint}']),
     ) as { service: string; port: number };
-    // the Service's ready Endpoints, as in-cluster DNS would reach them
+    // a Ready pod the Service selects, at its target port, as kube-proxy reaches it (not the Endpoints object:
+    // kube-apiserver refuses the simulated pods' loopback IPs there, docs/real-kubernetes.md)
     const url = await waitFor('a served gemma-cpu endpoint', async () => {
-      const eps = JSON.parse(await cluster.k(['get', 'endpoints', endpoint.service, '-n', NS, '-o', 'json'])) as {
-        subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number }> }>;
+      const svc = JSON.parse(await cluster.k(['get', 'service', endpoint.service, '-n', NS, '-o', 'json'])) as {
+        spec: { selector?: Record<string, string>; ports: Array<{ port: number; targetPort?: number | string }> };
       };
-      const ip = eps.subsets?.[0]?.addresses?.[0]?.ip;
-      const port = eps.subsets?.[0]?.ports?.[0]?.port;
-      if (!ip || !port) return undefined;
+      const selector = Object.entries(svc.spec.selector ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      const pods = JSON.parse(await cluster.k(['get', 'pods', '-n', NS, '-l', selector, '-o', 'json'])) as {
+        items: Array<{ status?: { podIP?: string; conditions?: Array<{ type: string; status: string }> } }>;
+      };
+      const ip = pods.items.find((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        ?.status?.podIP;
+      const target = svc.spec.ports.find((p) => p.port === endpoint.port)?.targetPort;
+      const port = typeof target === 'number' ? target : endpoint.port;
+      if (!ip || !selector) return undefined;
       const r = await fetch(`http://${ip}:${port}/v1/models`).catch(() => undefined);
       return r?.ok ? `http://${ip}:${port}` : undefined;
     });

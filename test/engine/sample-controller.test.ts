@@ -1,5 +1,6 @@
-// The engine end to end: the sample Greeting controller on the embedded API server, through src/kube's
-// manager, cache and client. Missing user reference ⇒ ConfigValid=False/Failed and no children; creating
+// The engine end to end: the sample Greeting controller on the test cluster (embedded or real API server;
+// 503s from the embedded server's fault injector, or from the operator's transport on the real one),
+// through src/kube's manager, cache and client. Missing user reference ⇒ ConfigValid=False/Failed and no children; creating
 // it converges without a restart; 503s shorter than the grace period leave conditions untouched; longer
 // ones give DependenciesReachable=False and Degraded; recovery restores Ready.
 
@@ -7,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Condition } from '../../src/engine/index.ts';
-import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import {
   type ConfigMap,
   ConfigMaps,
@@ -39,8 +40,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 const cond = (g: Greeting | undefined, type: string): Condition | undefined =>
   g?.status?.conditions?.find((c) => c.type === type);
 
-describe('sample controller on the embedded API server', { timeout: 120_000 }, () => {
-  let server: ApiServer;
+describe('sample controller on the test cluster', { timeout: 120_000 }, () => {
+  let cluster: TestCluster;
   let admin: KubeClient;
   let mgr: Manager;
   let faults: FaultControl;
@@ -53,8 +54,8 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
     );
 
   before(async () => {
-    server = await startApiServer({ port: 0 });
-    admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    cluster = await startTestCluster();
+    admin = await KubeClient.create(cluster.kubeconfig, { fieldManager: 'test-user' });
     await admin.create(GREETING_CRD);
     await waitFor('the Greeting CRD to be established', async () => {
       const crd = await admin.get(CustomResourceDefinitions, GREETING_CRD.metadata.name!);
@@ -62,11 +63,11 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
     });
     await waitFor('Greetings to be served', async () => (await admin.list(Greetings, { namespace: NS })) && true);
     mgr = await Manager.create({
-      kubeconfig: server.kubeconfigYaml(),
+      kubeconfig: cluster.kubeconfig,
       name: 'engine-sample',
       gracefulShutdownMs: 5_000,
     });
-    faults = faultControl(server, mgr.client.transport);
+    faults = faultControl(cluster.real ? undefined : cluster.server, mgr.client.transport);
     controller = await registerGreetingController(mgr);
     await mgr.start();
   });
@@ -74,7 +75,7 @@ describe('sample controller on the embedded API server', { timeout: 120_000 }, (
   after(async () => {
     await mgr?.stop();
     admin?.close();
-    await server?.close();
+    await cluster?.stop();
   });
 
   it('a missing user-referenced ConfigMap: ConfigValid=False/ReferenceNotFound, Failed, and no children', async () => {

@@ -1,4 +1,4 @@
-// Two operator processes with leader election against the embedded API server: exactly one reconciles,
+// Two operator processes with leader election against the test cluster: exactly one reconciles,
 // and killing it (SIGKILL: no lease release) hands over within 20 s with the production durations.
 
 import assert from 'node:assert/strict';

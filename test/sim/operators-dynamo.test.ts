@@ -1,4 +1,4 @@
-// The simulated Dynamo operator on the embedded API server: a graph deploys to "successful" with one
+// The simulated Dynamo operator on the test cluster: a graph deploys to "successful" with one
 // Deployment per service (GPU resources translated, frontend Service), a failing worker turns it
 // "failed" with status.message naming the service and the pod failure, and removed services are pruned.
 
@@ -49,7 +49,7 @@ function graph(name: string, workerAnnotations?: Record<string, string>) {
   };
 }
 
-describe('Dynamo simulator on the embedded API server', () => {
+describe('Dynamo simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['dynamo'] });

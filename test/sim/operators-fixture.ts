@@ -1,9 +1,12 @@
-// Shared set-up for the operator simulator tests: an embedded API server with the external CRDs and the
-// simulated nodes, and a Manager running the operator simulators (zero delays) on top of the real
-// workload simulators (scheduler, kubelet, Deployment/ReplicaSet/Job controllers; near-zero delays), so
-// the failure annotations act out exactly as they do in `modelplane dev`.
+// Shared set-up for the operator simulator tests: a test cluster (embedded or real API server, see
+// test/helpers/backend.ts) with the external CRDs and the simulated nodes, and a Manager running the
+// operator simulators (zero delays) on top of the workload simulators (near-zero delays), so the failure
+// annotations act out exactly as they do in `modelplane dev`: on the embedded server every workload
+// simulator runs, on the real control plane only the node-side ones (scheduler, kubelet with its log
+// endpoints, volumes) beside kube-controller-manager, as `modelplane dev --cluster real` runs them.
 
-import { startApiServer } from '@modelplane/apiserver';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { REAL_CLUSTER_WORKLOAD_SIMULATORS } from '../../src/cli/dev/real-cluster.ts';
 import {
   ensureCrd,
   type KindRef,
@@ -13,7 +16,7 @@ import {
   Manager,
   parseLogLevel,
 } from '../../src/kube/index.ts';
-import { installSimulatedInfrastructure } from '../../src/sim/cluster.ts';
+import { installSimulatedInfrastructure, startSimulatedKubelets } from '../../src/sim/cluster.ts';
 import type { OperatorDelays } from '../../src/sim/operators/delays.ts';
 import {
   externalCrds,
@@ -35,10 +38,8 @@ const WORKLOAD_DELAYS: SimDelays = {
   provision: 0,
 };
 
-export type ApiServer = Awaited<ReturnType<typeof startApiServer>>;
-
 export interface OperatorsCluster {
-  srv: ApiServer;
+  cluster: TestCluster;
   client: KubeClient;
   mgr: Manager;
   kubeconfig: string;
@@ -52,23 +53,27 @@ export async function startOperatorsCluster(
   opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays> } = {},
 ): Promise<OperatorsCluster> {
   const logs = new PodLogStore();
-  const srv = await startApiServer({
-    port: 0,
-    podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o),
-  });
-  const kubeconfig = srv.kubeconfigYaml();
+  const cluster = await startTestCluster({ podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o) });
+  const real = cluster.real;
+  const kubelets = real ? await startSimulatedKubelets(logs, (ips) => real.kubeletTls(ips)) : undefined;
+  const kubeconfig = cluster.kubeconfig;
   const client = await KubeClient.create(kubeconfig, { fieldManager: 'test' });
   for (const crd of externalCrds()) await ensureCrd(client, crd);
-  await installSimulatedInfrastructure(client);
+  await installSimulatedInfrastructure(client, undefined, undefined, kubelets && ((node) => kubelets.port(node)));
   const mgr = await Manager.create({ kubeconfig, logger: quiet, name: 'sim-test' });
   registerOperatorSimulators(mgr, {
     delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) },
     ...(opts.only ? { only: opts.only } : {}),
   });
-  const workloads = registerWorkloadSimulators(mgr, { logs, delays: WORKLOAD_DELAYS, logger: quiet });
+  const workloads = registerWorkloadSimulators(mgr, {
+    logs,
+    delays: WORKLOAD_DELAYS,
+    logger: quiet,
+    ...(real ? { only: REAL_CLUSTER_WORKLOAD_SIMULATORS } : {}),
+  });
   await mgr.start();
   return {
-    srv,
+    cluster,
     client,
     mgr,
     kubeconfig,
@@ -76,7 +81,8 @@ export async function startOperatorsCluster(
       await workloads.drain();
       await mgr.stop();
       client.close();
-      await srv.close();
+      await kubelets?.stop();
+      await cluster.stop();
     },
   };
 }

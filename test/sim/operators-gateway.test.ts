@@ -1,5 +1,5 @@
 // The simulated Gateway API implementation: the attachment and backend rules (pure, table-driven), and
-// on the embedded API server GatewayClass/Gateway status and HTTPRoute parent status, including a
+// on the test cluster GatewayClass/Gateway status and HTTPRoute parent status, including a
 // missing backend that appears later and a missing Gateway.
 
 import assert from 'node:assert/strict';
@@ -112,7 +112,7 @@ describe('Gateway API attachment rules', () => {
   }
 });
 
-describe('Gateway API simulator on the embedded API server', () => {
+describe('Gateway API simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['gateway'] });

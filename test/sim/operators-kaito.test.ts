@@ -1,4 +1,4 @@
-// The simulated KAITO workspace controller on the embedded API server: the happy path to
+// The simulated KAITO workspace controller on the test cluster: the happy path to
 // WorkspaceSucceeded, a crashing inference pod (Failed with the pod's reason), pods that cannot be
 // scheduled (still deploying, message surfaced), no matching nodes, a template workspace and tuning.
 
@@ -47,7 +47,7 @@ describe('KAITO workload plan', () => {
   });
 });
 
-describe('KAITO simulator on the embedded API server', () => {
+describe('KAITO simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['kaito'] });

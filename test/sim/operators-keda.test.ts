@@ -1,4 +1,4 @@
-// The simulated KEDA operator and KServe's KEDA autoscaler class on the embedded API server: a
+// The simulated KEDA operator and KServe's KEDA autoscaler class on the test cluster: a
 // ScaledObject gets its keda-hpa-<name> HPA and conditions; a missing target fails the check; an
 // InferenceService with autoscalerClass keda gets a ScaledObject for its predictor.
 
@@ -16,7 +16,7 @@ import {
 
 const NS = 'scaling';
 
-describe('KEDA simulator on the embedded API server', () => {
+describe('KEDA simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['keda', 'kserve'] });

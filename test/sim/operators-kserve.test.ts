@@ -1,5 +1,5 @@
 // The simulated KServe controller: what it builds for each predictor form (pure), and against the
-// embedded API server the happy path to Ready and the failure paths (pod failure, unknown runtime).
+// test cluster the happy path to Ready and the failure paths (pod failure, unknown runtime).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -143,7 +143,7 @@ describe('KServe predictor plan', () => {
   });
 });
 
-describe('KServe simulator on the embedded API server', () => {
+describe('KServe simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['kserve'] });

@@ -1,4 +1,4 @@
-// The simulated KubeRay controllers on the embedded API server: a RayService brings up its RayCluster
+// The simulated KubeRay controllers on the test cluster: a RayService brings up its RayCluster
 // (head and worker Deployments, RayClusterProvisioned), serves its applications and reports Running; a
 // head pod that cannot pull its image ends in serviceStatus Failed with DEPLOY_FAILED applications; an
 // invalid serveConfigV2 fails validation; a changed cluster config switches to a new cluster.
@@ -89,7 +89,7 @@ describe('serveConfigV2 parsing', () => {
   });
 });
 
-describe('KubeRay simulator on the embedded API server', () => {
+describe('KubeRay simulator on the test cluster', () => {
   let c: OperatorsCluster;
   before(async () => {
     c = await startOperatorsCluster({ only: ['kuberay'] });

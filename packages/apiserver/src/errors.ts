@@ -139,6 +139,8 @@ export const errors = {
     new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, {
       causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }],
     }),
+  /** an error the storage layer returns as a plain Go error: kube-apiserver answers 500 with no reason */
+  storage: (message: string) => new StatusError(500, '', message),
   serviceUnavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
   timeout: (message: string) => new StatusError(504, 'Timeout', message),
 };

@@ -8,7 +8,7 @@ import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import { type KubeClient, type Logger, Manager, ensureCrd } from '../../kube/index.ts';
-import { claimPodNetwork, installSimulatedInfrastructure, simulatedNodeAddresses } from '../../sim/cluster.ts';
+import { claimPodNetwork, installSimulatedInfrastructure, startSimulatedKubelets } from '../../sim/cluster.ts';
 import { kubeSecretSource, OciRegistryClient } from '../../controllers/aim/catalog/oci/client.ts';
 import { type SimRegistryServer, startSimRegistryServer } from '../../sim/registry/server.ts';
 import { allCrds } from '../crds.ts';
@@ -20,7 +20,6 @@ import {
   type KubeletTlsMaterial,
   PodLogStore,
   registerWorkloadSimulators,
-  startKubeletEndpoints,
   type WorkloadSimulator,
 } from '../../sim/workloads/index.ts';
 import { applyAutoscalerDefaults, type DevMetrics, prepareDevMetrics } from './autoscaling.ts';
@@ -112,17 +111,6 @@ export interface DevClusterWiring {
   kubeletTls?(ips: string[]): Promise<KubeletTlsMaterial>;
 }
 
-/** the simulated nodes' kubelet endpoints, when the API server proxies pods/log to kubelets (the real one) */
-async function startSimulatedKubelets(
-  wiring: DevClusterWiring,
-  podNetwork: string,
-): Promise<KubeletEndpoints | undefined> {
-  if (!wiring.kubeletTls) return undefined;
-  const nodes = simulatedNodeAddresses(undefined, podNetwork);
-  const tls = await wiring.kubeletTls(nodes.map((n) => n.ip));
-  return startKubeletEndpoints(wiring.logs, tls, nodes);
-}
-
 /** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
 export async function populateDevCluster(
   server: DevClusterServer,
@@ -170,7 +158,9 @@ export async function populateDevCluster(
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
-    const endpoints = await startSimulatedKubelets(wiring, podNetwork.network);
+    const endpoints = wiring.kubeletTls
+      ? await startSimulatedKubelets(wiring.logs, wiring.kubeletTls, podNetwork.network)
+      : undefined;
     kubelets = endpoints;
     await step('simulated nodes, storage class and gateway created', () =>
       installSimulatedInfrastructure(

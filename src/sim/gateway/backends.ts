@@ -1,5 +1,5 @@
 // What the Gateway data plane reads from the simulators' cache: the HTTPRoutes a Gateway has accepted, and
-// the addresses behind a backendRef (a Service's ready Endpoints, or the ready pods an InferencePool
+// the addresses behind a backendRef (a Service's Ready selected pods, or the ready pods an InferencePool
 // selects at its target port).
 import type { Manager } from '../../kube/index.ts';
 import { isGatewayRef, type ParentRef } from '../operators/gateway-attach.ts';

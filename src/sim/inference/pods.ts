@@ -1,7 +1,7 @@
 // In `modelplane dev`, every Running pod that serves a model with vLLM gets an inference simulator on its
 // own pod IP (the simulated nodes hand out loopback pod IPs, 127.244.<node>.<n>), at the port vLLM would
 // listen on. Prometheus then discovers and scrapes these pods as it does on a cluster, and clients reach
-// them through their Service's Endpoints (docs/autoscaling.md, "The inference simulator").
+// them through their Service (docs/autoscaling.md, "The inference simulator").
 //
 // A container serves a model when its image or command names vLLM, or the pod is annotated
 // sim.modelplane.io/inference: "true". The model is --served-model-name, else --model, else the argument

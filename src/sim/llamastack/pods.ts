@@ -112,8 +112,8 @@ export function registerLlamaStackSimulator(
     const port = pod.spec?.containers?.[0]?.ports?.[0]?.containerPort ?? 8321;
     const env = await podEnv(pod, ctx);
     const resolveUrl = clusterUrlResolver(opts.endpoints, cacheBackend(mgr));
-    // on its own pod IP when the simulated nodes hand out loopback ones (reached through the Service's
-    // Endpoints, as on a cluster); otherwise on any free local port
+    // on its own pod IP when the simulated nodes hand out loopback ones (reached through the Service, as on a
+    // cluster); otherwise on any free local port
     const ip = pod.status?.podIP;
     const server = await (ip?.startsWith('127.')
       ? startSimLlamaStackServer({ config, env, resolveUrl, host: ip, port })

@@ -122,7 +122,7 @@ describe('runProvider', { timeout: 30_000 }, () => {
 
   before(async () => {
     cluster = await startTestCluster();
-    admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
+    admin = await KubeClient.create(cluster.kubeconfig, { fieldManager: 'test-user' });
     for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
   });
 
@@ -134,7 +134,7 @@ describe('runProvider', { timeout: 30_000 }, () => {
 
   it('holds the lease modelplane-provider-<name>, registers, and serves metrics and probes', async () => {
     mgr = await runProvider(testWidgets as ProviderDefinition, {
-      kubeconfig: cluster.server.kubeconfigYaml(),
+      kubeconfig: cluster.kubeconfig,
       leaderElect: true,
       leaderElectionNamespace: 'default',
       httpPort: 0,

@@ -1,4 +1,4 @@
-// The autoscaler on the embedded API server: ConfigMaps → config cache (invalid entries evented), the
+// The autoscaler on the test cluster: ConfigMaps → config cache (invalid entries evented), the
 // engine's decisions → VA status, conditions, events and wva_* metrics, the safety net, the interval applied
 // live, and the proof from the API server's audit log that the engine makes no API request, over many
 // cycles including the ones right after ConfigMap edits.
@@ -9,7 +9,7 @@ import { SaturationEngine } from '../../../src/controllers/llmd/engine-loop.ts';
 import { type Autoscaler, registerAutoscaler } from '../../../src/controllers/llmd/index.ts';
 import { type VariantAutoscaling, VariantAutoscalings } from '../../../src/controllers/llmd/kinds.ts';
 import { ensureCrd, Manager, rootLogger } from '../../../src/kube/index.ts';
-import { startCluster, type TestCluster, userKubeconfig } from '../../kube/helpers/cluster.ts';
+import { startCluster, type TestCluster } from '../../kube/helpers/cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import {
   configMap,
@@ -28,7 +28,7 @@ const NAMES = {
 };
 const quiet = rootLogger().child({ test: 'autoscaler' });
 
-describe('autoscaler on the embedded API server', () => {
+describe('autoscaler on the test cluster', () => {
   let cluster: TestCluster;
   let mgr: Manager;
   let engineMgr: Manager;
@@ -56,7 +56,7 @@ describe('autoscaler on the embedded API server', () => {
     autoscaler = await registerAutoscaler(mgr, { ...NAMES, metricsSource: metrics, autoStart: false }, quiet);
     await mgr.start();
     // the engine on its own identity and informer cache, so the audit log can tell its requests apart
-    engineMgr = await Manager.create({ kubeconfig: userKubeconfig(cluster.srv, 'wva-engine'), logger: quiet });
+    engineMgr = await Manager.create({ kubeconfig: await cluster.userKubeconfig('wva-engine'), logger: quiet });
     await engineMgr.start();
     engine = new SaturationEngine({
       reader: engineMgr.cache,
@@ -166,8 +166,8 @@ describe('autoscaler on the embedded API server', () => {
 
   it('the engine makes zero API-server requests over many cycles, including right after ConfigMap edits', async () => {
     await engine.runCycle(); // its informers exist and have synced from here on
-    const mark = cluster.srv.auditEntries().length;
-    const engineLists = cluster.srv
+    const mark = cluster.auditEntries().length;
+    const engineLists = cluster
       .auditEntries()
       .filter((e) => e.user === 'wva-engine' && e.verb === 'list')
       .map((e) => e.resource);
@@ -193,7 +193,7 @@ describe('autoscaler on the embedded API server', () => {
       await engine.runCycle(); // right after the edit reached the cache
       versions.push(autoscaler.config.snapshot().version);
     }
-    const engineRequests = cluster.srv
+    const engineRequests = cluster
       .auditEntries()
       .slice(mark)
       .filter((e) => e.user === 'wva-engine' && e.verb !== 'watch');
@@ -202,7 +202,7 @@ describe('autoscaler on the embedded API server', () => {
     assert.equal(new Set(versions).size, 6);
     const last = autoscaler.decisions.latest('llm', 'llama-a')!;
     assert.match(last.reason, /\[config saturation-scaling-config\[llama\]\]/);
-    const controllerCmReads = cluster.srv
+    const controllerCmReads = cluster
       .auditEntries()
       .slice(mark)
       .filter((e) => e.user === 'wva-controller' && e.resource === 'configmaps' && e.verb !== 'watch');

@@ -1,5 +1,5 @@
 // A ModelDeployment or AIMService annotated llm-d.ai/managed: "true" gets its VariantAutoscaling: the pure
-// planner's table, and the controller on the embedded API server (created owned, removed with the annotation).
+// planner's table, and the controller on the test cluster (created owned, removed with the annotation).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { kubeairunwayCrds } from '../../../src/apis/kubeairunway/index.ts';
@@ -92,7 +92,7 @@ describe('planVariantAutoscaling', () => {
   }
 });
 
-describe('discovery controller on the embedded API server', () => {
+describe('discovery controller on the test cluster', () => {
   let cluster: TestCluster;
   let mgr: Manager;
   let autoscaler: Autoscaler;

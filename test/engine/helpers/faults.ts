@@ -37,8 +37,9 @@ export function requestAttributes(req: HttpRequest): { verb: string; resource: s
   return { verb, resource: sub ? `${resource}/${sub}` : resource };
 }
 
-export function faultControl(server: ApiServer, transport: Transport): FaultControl {
-  const native = (server as unknown as { faults?: ServerFaults }).faults;
+/** the embedded server's fault API when there is one (`server`), else the operator's transport */
+export function faultControl(server: ApiServer | undefined, transport: Transport): FaultControl {
+  const native = (server as unknown as { faults?: ServerFaults } | undefined)?.faults;
   if (native) {
     return {
       mode: 'apiserver',

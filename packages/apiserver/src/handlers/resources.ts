@@ -99,6 +99,7 @@ async function create(r: ResourceRequest): Promise<number> {
     ctx,
     candidate: obj,
     owned: true,
+    post: true,
     recordManagedFields: r.core.managedFieldsRecorder(r.rt, r.info.version, ctx, undefined),
   });
   return respondObject(r, 201, await r.core.convertOut(r.rt, result.object, r.info.version), ctx.warnings);

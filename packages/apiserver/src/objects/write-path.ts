@@ -32,6 +32,8 @@ export interface WriteRequest {
   old?: KubeObject;
   /** set by server-side apply, which computes ownership itself */
   managedFields?: ManagedFieldsEntry[];
+  /** a POST: kube's storage refuses to create an object that carries a resourceVersion (an apply does not) */
+  post?: boolean;
   /** set for ordinary writes: records ownership of what changed */
   recordManagedFields?: (oldObj: KubeObject | undefined, newObj: KubeObject) => ManagedFieldsEntry[] | undefined;
 }
@@ -76,8 +78,9 @@ export class Lifecycle {
   /** One straight run over kube-apiserver's phases; each phase below is one step of the file header's list. */
   async write(req: WriteRequest): Promise<WriteResult> {
     const strategy = this.deps.strategies.for(req.rt);
+    const sentVersion = req.candidate.metadata?.resourceVersion;
     let obj = decodedCandidate(req, strategy);
-    obj = req.old ? carryOverStored(req, strategy, obj, req.old) : this.prepareCreate(req, strategy, obj);
+    obj = req.old ? carryOverStored(req, strategy, obj, req.old) : this.prepareCreate(req, strategy, obj, sentVersion);
     const attrs = admissionAttributes(req, obj);
     obj = (await this.admit(attrs, strategy, req.version)) ?? obj;
     await this.validate(req, strategy, attrs, obj);
@@ -93,8 +96,13 @@ export class Lifecycle {
     return this.commit(req, obj);
   }
 
-  private prepareCreate(req: WriteRequest, strategy: TypeStrategy, obj: KubeObject): KubeObject {
-    this.prepareNew(req, obj);
+  private prepareCreate(
+    req: WriteRequest,
+    strategy: TypeStrategy,
+    obj: KubeObject,
+    sentVersion: string | undefined,
+  ): KubeObject {
+    this.prepareNew(req, obj, sentVersion);
     if (req.rt.subresources.status && req.subresource !== 'status') delete obj.status;
     strategy.prepareForCreate?.(obj);
     return obj;
@@ -155,7 +163,7 @@ export class Lifecycle {
     return { object: committed, created: !old, noop: false };
   }
 
-  private prepareNew(req: WriteRequest, obj: KubeObject): void {
+  private prepareNew(req: WriteRequest, obj: KubeObject, sentVersion: string | undefined): void {
     const { rt } = req;
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${generateNameSuffix()}`;
@@ -178,6 +186,9 @@ export class Lifecycle {
     } else {
       delete meta.namespace;
     }
+    // kube's storage refuses this before it looks for an existing object (a dry run never reaches it)
+    if (req.post && sentVersion && !req.ctx.dryRun)
+      throw errors.storage('resourceVersion should not be set on objects to be created');
     if (this.deps.store.get(rt.storageKey, meta.namespace, meta.name))
       throw errors.alreadyExists(rt.plural, rt.group, meta.name);
     meta.uid = newUid();
