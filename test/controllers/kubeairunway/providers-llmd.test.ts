@@ -1,18 +1,24 @@
-// The llm-d provider: a plain vLLM Deployment and its Service (no CRD), and the Deployment's status mapped
-// to the unified phases.
+// The llm-d provider: a plain vLLM Deployment and its Service (no CRD), its InferencePool where served, and
+// the Deployment's status mapped to the unified phases.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
 import {
+  type OptionalView,
+  planOptionalObjects,
+} from '../../../src/controllers/kubeairunway/provider/optional-objects.ts';
+import {
   llmdProvider,
   vllmDeploymentFor,
   vllmDeploymentStatus,
+  vllmInferencePoolFor,
   vllmServiceFor,
 } from '../../../src/controllers/kubeairunway/providers/llmd/index.ts';
 import {
   checkProviderCompatibility,
   defaultModelDeployment,
 } from '../../../src/controllers/kubeairunway/validation/index.ts';
+import { PlanResult } from '../../../src/engine/index.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 
 const md = (spec: Partial<ModelDeployment['spec']> = {}): ModelDeployment =>
@@ -138,4 +144,72 @@ describe('llm-d status mapping', () => {
       assert.deepEqual(s.endpoint, { service: 'chat', port: 8000 });
     });
   }
+});
+
+describe("llm-d's InferencePool (an optional object: only where the kind is served)", () => {
+  const pool = llmdProvider.optionalObjects[0]!;
+  const planFor = (m: ModelDeployment, views: OptionalView[]) => {
+    const out = new PlanResult();
+    planOptionalObjects(llmdProvider, m, views, out);
+    return { applies: out.applies.map(({ object: o }) => `${o.kind}/${o.metadata.name}`), deletes: out.deletes };
+  };
+  const live = {
+    apiVersion: 'inference.networking.k8s.io/v1',
+    kind: 'InferencePool',
+    metadata: {
+      name: 'chat-pool',
+      namespace: 'team',
+      uid: 'p1',
+      ownerReferences: [{ apiVersion: 'kubeairunway.ai/v1alpha1', kind: 'ModelDeployment', name: 'chat', uid: 'u1' }],
+    },
+  };
+
+  it('selects the vLLM pods at port 8000, with the endpoint picker <name>-epp failing open', () => {
+    const obj = vllmInferencePoolFor(md()) as KubeObject & { spec: Record<string, unknown> };
+    assert.equal(pool.name(md()), 'chat-pool');
+    assert.equal(obj.metadata.name, 'chat-pool');
+    assert.deepEqual(obj.spec, {
+      selector: { matchLabels: { 'kubeairunway.ai/model-deployment': 'chat' } },
+      targetPorts: [{ number: 8000 }],
+      endpointPickerRef: { name: 'chat-epp', port: { number: 9002 }, failureMode: 'FailOpen' },
+    });
+    // the pool selects exactly the pods the Deployment makes
+    const template = (vllmDeploymentFor(md()).spec as { template: { metadata: { labels: Record<string, string> } } })
+      .template;
+    assert.equal(template.metadata.labels['kubeairunway.ai/model-deployment'], 'chat');
+  });
+
+  const cases: Array<[string, ModelDeployment, OptionalView[], string[], number]> = [
+    ['served: applied', md(), [{ served: true }], ['InferencePool/chat-pool'], 0],
+    ['not served: nothing, and no error', md(), [{ served: false }], [], 0],
+    ['gateway turned off: none planned', md({ gateway: { enabled: false } }), [{ served: true }], [], 0],
+    [
+      'gateway turned off with our pool there: deleted',
+      md({ gateway: { enabled: false } }),
+      [{ served: true, live }],
+      [],
+      1,
+    ],
+    [
+      'gateway turned off, a foreign pool of the name: left alone',
+      md({ gateway: { enabled: false } }),
+      [{ served: true, live: { ...live, metadata: { ...live.metadata, ownerReferences: [] } } }],
+      [],
+      0,
+    ],
+  ];
+  for (const [name, m, views, applies, deletes] of cases)
+    it(name, () => {
+      const p = planFor(m, views);
+      assert.deepEqual(p.applies, applies);
+      assert.equal(p.deletes.length, deletes);
+      if (deletes) assert.equal(p.deletes[0]!.metadata.uid, 'p1');
+    });
+
+  it('its config says the provider manages its pool, so the gateway routes to it', () => {
+    assert.deepEqual(llmdProvider.config.capabilities?.gateway, {
+      managesInferencePool: true,
+      inferencePoolNamePattern: '{name}-pool',
+    });
+  });
 });
