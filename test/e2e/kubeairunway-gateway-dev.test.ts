@@ -26,6 +26,28 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
   let cluster: DevTestCluster;
   const md = async (name: string) => JSON.parse(await cluster.k(['get', 'md', name, '-n', NS, '-o', 'json'])) as Md;
   const gatewayReady = (m: Md) => m.status?.conditions?.find((c) => c.type === 'GatewayReady');
+  /** the deployment once GatewayReady is True */
+  const routed = (name: string) =>
+    waitFor(
+      `${name} GatewayReady=True`,
+      async () => {
+        const m = await md(name);
+        return gatewayReady(m)?.status === 'True' ? m : undefined;
+      },
+      { timeoutMs: 60_000, detail: () => md(name) },
+    );
+  const chat = (url: string | undefined, model: string) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 }),
+    });
+  /** the first 200 to a chat request through the gateway (the route's acceptance reaches the data plane at once, the pods may lag) */
+  const answered = (url: string | undefined, model: string) =>
+    waitFor(`a 200 from ${model} through the gateway`, async () => {
+      const res = await chat(url, model);
+      return res.status === 200 ? res : undefined;
+    });
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
@@ -35,14 +57,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
   after(async () => cluster?.stop());
 
   it('a Running deployment is routed through the labelled Gateway: HTTPRoute, status.gateway, GatewayReady=True', async () => {
-    const ready = await waitFor(
-      'gemma-cpu GatewayReady=True',
-      async () => {
-        const m = await md('gemma-cpu');
-        return gatewayReady(m)?.status === 'True' ? m : undefined;
-      },
-      { timeoutMs: 60_000, detail: () => md('gemma-cpu') },
-    );
+    const ready = await routed('gemma-cpu');
     assert.equal(ready.status?.gateway?.modelName, MODEL);
     assert.equal(ready.status?.gateway?.gatewayNamespace, 'gateways');
     assert.ok(ready.status?.gateway?.endpoint, 'the Gateway address');
@@ -60,20 +75,11 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
     const m = await md('gemma-cpu');
     const url = m.status?.endpoint?.gatewayUrl;
     assert.ok(url);
-    const chat = (model: string) =>
-      fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 }),
-      });
-    const r = await waitFor('a 200 from the gateway', async () => {
-      const res = await chat(MODEL);
-      return res.status === 200 ? res : undefined;
-    });
+    const r = await answered(url, MODEL);
     const body = (await r.json()) as { model: string; choices: Array<{ message: { role: string; content: string } }> };
     assert.equal(body.model, MODEL, 'the gemma-cpu pod answered');
     assert.equal(body.choices[0]!.message.role, 'assistant');
-    const other = await chat('someone/else');
+    const other = await chat(url, 'someone/else');
     assert.equal(other.status, 404);
     assert.match(
       ((await other.json()) as { error: { message: string } }).error.message,
@@ -82,14 +88,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
   });
 
   it("the quickstart's qwen-llmd is routed to llm-d's InferencePool and answers through the Gateway", async () => {
-    const ready = await waitFor(
-      'qwen-llmd GatewayReady=True',
-      async () => {
-        const m = await md('qwen-llmd');
-        return gatewayReady(m)?.status === 'True' ? m : undefined;
-      },
-      { timeoutMs: 60_000, detail: () => md('qwen-llmd') },
-    );
+    const ready = await routed('qwen-llmd');
     const pool = JSON.parse(await cluster.k(['get', 'inferencepool', 'qwen-llmd-pool', '-n', NS, '-o', 'json'])) as {
       spec: { selector: { matchLabels: Record<string, string> }; targetPorts: Array<{ number: number }> };
     };
@@ -102,15 +101,20 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
       route.spec.rules[0]!.backendRefs.map((b) => `${b.kind}/${b.name}`),
       ['InferencePool/qwen-llmd-pool'],
     );
-    const res = await waitFor('a 200 from qwen-llmd through the gateway', async () => {
-      const r = await fetch(`${ready.status?.endpoint?.gatewayUrl}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: QWEN, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
-      });
-      return r.status === 200 ? r : undefined;
-    });
+    const res = await answered(ready.status?.endpoint?.gatewayUrl, QWEN);
     assert.equal(((await res.json()) as { model: string }).model, QWEN);
+  });
+
+  it('a route deleted by hand is recreated (drift is reverted, docs/kubeairunway.md)', async () => {
+    const before = JSON.parse(await cluster.k(['get', 'httproute', 'gemma-cpu', '-n', NS, '-o', 'json'])) as {
+      metadata: { uid: string };
+    };
+    await cluster.k(['delete', 'httproute', 'gemma-cpu', '-n', NS]);
+    await waitFor('a new gemma-cpu HTTPRoute', async () => {
+      const r = await cluster.kubectl(['get', 'httproute', 'gemma-cpu', '-n', NS, '-o', 'jsonpath={.metadata.uid}']);
+      return r.code === 0 && r.stdout !== '' && r.stdout !== before.metadata.uid;
+    });
+    await answered((await routed('gemma-cpu')).status?.endpoint?.gatewayUrl, MODEL);
   });
 
   it('spec.gateway.enabled: false removes the route and sets GatewayReady=False GatewayDisabled', async () => {

@@ -4,22 +4,21 @@
 // prefix, then method, then the most header and query matches, then the oldest route, then namespace/name,
 // then rule order), and the body-based router's header: the request body's `model`.
 
-export const MODEL_NAME_HEADER = 'x-gateway-model-name';
+import type { BackendRef as AttachBackendRef } from '../operators/gateway-attach.ts';
+
+/** a rule's backendRef: the attachment rules' shape plus its weight */
+export type BackendRef = AttachBackendRef & { weight?: number };
+
+import { MODEL_NAME_HEADER as ROUTE_HEADER } from '../../controllers/kubeairunway/gateway/route.ts';
+
+/** the header the routes match, as Node spells request headers (lowercase) */
+export const MODEL_NAME_HEADER = ROUTE_HEADER.toLowerCase();
 
 export interface RouteMatch {
   path?: { type?: string; value?: string };
   headers?: Array<{ type?: string; name: string; value: string }>;
   queryParams?: Array<{ type?: string; name: string; value: string }>;
   method?: string;
-}
-
-export interface BackendRef {
-  group?: string;
-  kind?: string;
-  name: string;
-  namespace?: string;
-  port?: number;
-  weight?: number;
 }
 
 export interface RouteRule {

@@ -87,31 +87,20 @@ export function planGateway(md: ModelDeployment, inputs: GatewayInputs): Gateway
       reason: 'GatewayDisabled',
       message: `${name}: spec.gateway.enabled is false, so it is not routed through a Gateway (set it to true to route it)`,
     });
-  if (!inputs.served.gatewayApi)
-    return unrouted(
+  // nothing to route through: an explicit request says why, an unset one is simply not routed
+  const unavailable = (reason: string, why: string) =>
+    unrouted(
       md,
       inputs,
-      enabled
-        ? {
-            status: 'False',
-            reason: 'CRDsNotAvailable',
-            message: `${name}: spec.gateway.enabled is true but the cluster does not serve the Gateway API (gateway.networking.k8s.io/v1 Gateway, HTTPRoute): install its CRDs and a Gateway implementation, or set spec.gateway.enabled to false`,
-          }
-        : undefined,
+      enabled ? { status: 'False', reason, message: `${name}: spec.gateway.enabled is true but ${why}` } : undefined,
+    );
+  if (!inputs.served.gatewayApi)
+    return unavailable(
+      'CRDsNotAvailable',
+      'the cluster does not serve the Gateway API (gateway.networking.k8s.io/v1 Gateway, HTTPRoute): install its CRDs and a Gateway implementation, or set spec.gateway.enabled to false',
     );
   const choice = selectGateway(inputs.gateways, inputs.configured);
-  if (!choice.gateway)
-    return unrouted(
-      md,
-      inputs,
-      enabled
-        ? {
-            status: 'False',
-            reason: 'NoGateway',
-            message: `${name}: spec.gateway.enabled is true but ${choice.message}`,
-          }
-        : undefined,
-    );
+  if (!choice.gateway) return unavailable('NoGateway', choice.message);
   return planRouted(md, inputs, choice.gateway);
 }
 
