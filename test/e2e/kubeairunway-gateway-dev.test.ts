@@ -26,6 +26,17 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
   let cluster: DevTestCluster;
   const md = async (name: string) => JSON.parse(await cluster.k(['get', 'md', name, '-n', NS, '-o', 'json'])) as Md;
   const gatewayReady = (m: Md) => m.status?.conditions?.find((c) => c.type === 'GatewayReady');
+  const setGateway = (name: string, enabled: boolean) =>
+    cluster.k([
+      'patch',
+      'md',
+      name,
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { gateway: { enabled } } }),
+    ]);
   /** the deployment once GatewayReady is True */
   const routed = (name: string) =>
     waitFor(
@@ -118,16 +129,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
   });
 
   it('spec.gateway.enabled: false removes the route and sets GatewayReady=False GatewayDisabled', async () => {
-    await cluster.k([
-      'patch',
-      'md',
-      'gemma-cpu',
-      '-n',
-      NS,
-      '--type=merge',
-      '-p',
-      '{"spec":{"gateway":{"enabled":false}}}',
-    ]);
+    await setGateway('gemma-cpu', false);
     await waitFor('the HTTPRoute gone', async () => {
       const r = await cluster.kubectl(['get', 'httproute', 'gemma-cpu', '-n', NS]);
       return r.code !== 0 && /NotFound/.test(r.stderr);
@@ -152,16 +154,7 @@ describe('KubeAIRunway gateway on modelplane dev', { timeout: 180_000 }, () => {
         spec: { parentRefs: [{ name: 'kserve-gateway', namespace: 'kgateway-system' }] },
       }),
     );
-    await cluster.k([
-      'patch',
-      'md',
-      'gemma-cpu',
-      '-n',
-      NS,
-      '--type=merge',
-      '-p',
-      '{"spec":{"gateway":{"enabled":true}}}',
-    ]);
+    await setGateway('gemma-cpu', true);
     const m = await waitFor('HTTPRouteConflict', async () => {
       const m = await md('gemma-cpu');
       return gatewayReady(m)?.reason === 'HTTPRouteConflict' ? m : undefined;
