@@ -15,16 +15,17 @@ import {
   resourceRequirementsSchema,
   immutableField,
 } from './common.ts';
-import { runtimeParametersShape } from './catalog-shared.ts';
+import { hardwareSchema, modelSourceSchema, runtimeParametersShape } from './catalog-shared.ts';
 import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
 
 export const MODEL_EXACTLY_ONE_MESSAGE =
   'spec.model: exactly one of name (or its alias ref), image or custom must be set';
 
+/** a model given inline: the service creates an AIMModel with these sources and hardware (docs/aim.md) */
 export const customModelSchema = z.object({
   baseImage: z.string().min(1),
-  modelSources: z.array(z.looseObject({ name: z.string().optional(), sourceUri: z.string().optional() })).min(1),
-  hardware: z.looseObject({}),
+  modelSources: z.array(modelSourceSchema).min(1).max(1),
+  hardware: hardwareSchema,
 });
 
 export const serviceModelSchema = z

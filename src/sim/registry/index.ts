@@ -51,7 +51,9 @@ export const SIM_MODEL_IMAGES: readonly SimModelImage[] = Object.freeze([
     tags: ['0.8.2'],
     canonicalName: 'mistralai/Mistral-7B-Instruct-v0.3',
     sizeBytes: 14.5 * GB,
-    recommended: [{ gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'throughput' }],
+    recommended: [
+      { gpuModel: 'MI300X', gpuCount: 1, precision: 'fp16', metric: 'throughput', profileId: 'mi300x-fp16-throughput' },
+    ],
   },
   {
     repository: 'amdenterpriseai/aim-private-model',

@@ -12,6 +12,7 @@ import {
   modelMode,
   planService,
 } from '../../../src/controllers/aim/service/index.ts';
+import { customModelName } from '../../../src/controllers/aim/service/custom-model.ts';
 import { normalizeHealth } from '../../../src/engine/index.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
@@ -199,26 +200,43 @@ describe('spec.model.image', () => {
 });
 
 describe('spec.model.custom and invalid models', () => {
-  it('custom: the base image is served directly, no model object', async () => {
-    const svc = service({
-      spec: {
-        model: {
-          custom: {
-            baseImage: 'ghcr.io/example/aim-base:1.0',
-            modelSources: [{ sourceUri: 'hf://org/m' }],
-            hardware: {},
-          },
-        },
-      },
-    });
+  it('custom: an AIMModel is created for the base image, sources and hardware (unowned, labelled); nothing else until it exists', async () => {
+    const custom = {
+      baseImage: 'ghcr.io/example/aim-base:1.0',
+      modelSources: [{ modelId: 'org/m', sourceUri: 'hf://org/m' }],
+      hardware: { gpu: { requests: 1 } },
+    };
+    const svc = service({ spec: { model: { custom }, env: [{ name: 'A', value: '1' }] } });
     const obs = await fetchServiceModel(svc, readerWith());
-    assert.equal(obs.model, undefined);
-    assert.equal(normalizeHealth(modelHealth(obs)).reason, 'CustomModel');
-    const plan = planService(svc, desireService(svc, resolvedConfig({}), { ...fetched(svc), model: obs }));
+    assert.equal(obs.model?.isNotFound(), true);
+    const h = normalizeHealth(modelHealth(obs));
+    assert.equal(h.reason, 'CreatingModel');
+    assert.equal(h.state, 'Progressing');
+    const desired = desireService(svc, resolvedConfig({}), { ...fetched(svc), model: obs });
+    const plan = planService(svc, desired);
     assert.deepEqual(
-      plan.applies.map((a) => a.object.kind),
-      ['InferenceService'],
+      plan.applies.map((a) => [a.object.kind, a.mode]),
+      [['AIMModel', 'shared']],
+      'the model first, without owner; no InferenceService before it exists',
     );
+    const m = plan.applies[0]!.object as KubeObject & { spec: Record<string, unknown> };
+    assert.equal(m.metadata.name, customModelName(custom));
+    assert.equal(m.metadata.labels?.['aim.eai.amd.com/custom-model'], 'true');
+    assert.equal(m.metadata.labels?.['aim.eai.amd.com/origin'], 'auto-generated');
+    assert.deepEqual(m.spec, {
+      image: custom.baseImage,
+      modelSources: custom.modelSources,
+      custom: { hardware: custom.hardware },
+      env: [{ name: 'A', value: '1' }],
+    });
+  });
+
+  it('custom: the same custom spec gives the same model name; another source another', () => {
+    const base = { baseImage: 'ghcr.io/example/aim-base:1.0', hardware: { gpu: { requests: 1 } } };
+    const a = customModelName({ ...base, modelSources: [{ sourceUri: 'hf://org/a' }] });
+    assert.equal(a, customModelName({ ...base, modelSources: [{ sourceUri: 'hf://org/a' }] }));
+    assert.notEqual(a, customModelName({ ...base, modelSources: [{ sourceUri: 'hf://org/b' }] }));
+    assert.match(a, /^aim-base-1-0-custom/);
   });
 
   const bad: Array<{ name: string; model: object; reason: string; message: RegExp }> = [

@@ -39,6 +39,7 @@ export const serviceModelIndex: IndexFunc = (obj) => {
   const ns = service.metadata.namespace ?? '';
   if (mode.kind === 'name') return [`name:${ns}/${mode.name}`, `name:/${mode.name}`];
   if (mode.kind === 'image') return [`image:${ns}/${mode.image}`, `image:/${mode.image}`];
+  if (mode.kind === 'custom') return [`name:${ns}/${mode.name}`];
   return [];
 };
 

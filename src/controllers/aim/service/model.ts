@@ -18,13 +18,14 @@ import type { KindRef, KubeObject } from '../../../kube/index.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
 import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels, type AIMService } from '../shared/kinds.ts';
+import { type CustomModelSpec, customModelName } from './custom-model.ts';
 
 export type ModelObject = AIMModel | AIMClusterModel;
 
 export type ModelMode =
   | { kind: 'name'; name: string; field: 'spec.model.name' | 'spec.model.ref' }
   | { kind: 'image'; image: string }
-  | { kind: 'custom'; image: string }
+  | { kind: 'custom'; image: string; custom: CustomModelSpec; name: string }
   | { kind: 'invalid'; reason: 'InvalidModelSpec' | 'InvalidImageReference'; message: string };
 
 export interface ModelObservation {
@@ -80,12 +81,23 @@ export function modelMode(spec: AIMServiceSpec): ModelMode {
     };
   if (m.name !== undefined) return { kind: 'name', name: m.name, field: 'spec.model.name' };
   if (m.ref !== undefined) return { kind: 'name', name: m.ref, field: 'spec.model.ref' };
-  if (m.image !== undefined) return checkedImage('image', m.image, 'spec.model.image');
-  return checkedImage('custom', m.custom?.baseImage ?? '', 'spec.model.custom.baseImage');
+  if (m.image !== undefined) {
+    const checked = checkedImage('image', m.image, 'spec.model.image');
+    return checked.kind === 'invalid' ? checked : { kind: 'image', image: m.image };
+  }
+  const custom = m.custom!;
+  const checked = checkedImage('custom', custom.baseImage ?? '', 'spec.model.custom.baseImage');
+  return checked.kind === 'invalid'
+    ? checked
+    : { kind: 'custom', image: custom.baseImage, custom, name: customModelName(custom) };
 }
 
 /** an image a pod could never pull is reported on the service, before anything is created from it */
-function checkedImage(kind: 'image' | 'custom', image: string, field: string): ModelMode {
+function checkedImage(
+  kind: 'image' | 'custom',
+  image: string,
+  field: string,
+): { kind: 'image' | 'custom'; image: string } | Extract<ModelMode, { kind: 'invalid' }> {
   const parsed = parseImageReference(image);
   if (!parsed.ok)
     return {
@@ -123,6 +135,8 @@ export async function fetchServiceModel(service: AIMService, reader: ObjectReade
   const mode = modelMode(service.spec);
   const namespace = service.metadata.namespace ?? '';
   if (mode.kind === 'name') return { mode, model: await modelByName(reader, mode, namespace) };
+  // the model made for the custom spec (NotFound: create it)
+  if (mode.kind === 'custom') return { mode, model: await fetch<ModelObject>(reader, AIMModels, mode.name, namespace) };
   if (mode.kind !== 'image') return { mode };
   const image = mode.image;
   const stored = service.status?.resolvedModel;
@@ -189,14 +203,6 @@ export function modelHealth(obs: ModelObservation): ComponentHealth {
   const { mode } = obs;
   if (mode.kind === 'invalid')
     return { component: 'Model', errors: [invalidSpecError(mode.reason, mode.message)], dependencyType: 'Upstream' };
-  if (mode.kind === 'custom')
-    return {
-      component: 'Model',
-      state: 'Ready',
-      reason: 'CustomModel',
-      message: `spec.model.custom: serving base image ${mode.image}`,
-      dependencyType: 'Upstream',
-    };
   const result = obs.model!;
   if (obs.retained) {
     const ref = obs.retained;
@@ -209,12 +215,15 @@ export function modelHealth(obs: ModelObservation): ComponentHealth {
       dependencyType: 'Upstream',
     };
   }
-  if (mode.kind === 'image' && result.isNotFound()) {
+  if ((mode.kind === 'image' || mode.kind === 'custom') && result.isNotFound()) {
     return {
       component: 'Model',
       state: 'Progressing',
       reason: 'CreatingModel',
-      message: `no AIMModel or AIMClusterModel has image ${mode.image}; creating one`,
+      message:
+        mode.kind === 'image'
+          ? `no AIMModel or AIMClusterModel has image ${mode.image}; creating one`
+          : `creating AIMModel ${mode.name} for spec.model.custom (base image ${mode.image})`,
       dependencyType: 'Downstream',
     };
   }

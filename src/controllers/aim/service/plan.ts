@@ -11,6 +11,7 @@ import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts
 import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
 import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
+import { buildCustomModel } from './custom-model.ts';
 import { type ModelObservation, servedImage } from './model.ts';
 import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
 import { planRouting, type RoutingPlan } from './routing.ts';
@@ -103,8 +104,9 @@ export function desireService(
       owned: fetched.cache!.mode === 'Dedicated',
     };
   }
-  if (fetched.model.mode.kind === 'image' && model?.isNotFound())
-    desired.autoModel = buildAutoModel(service, fetched.model.mode.image);
+  const mode = fetched.model.mode;
+  if (mode.kind === 'image' && model?.isNotFound()) desired.autoModel = buildAutoModel(service, mode.image);
+  if (mode.kind === 'custom' && model?.isNotFound()) desired.autoModel = buildCustomModel(service, mode.custom);
   return { ...fetched, desired };
 }
 
@@ -189,7 +191,10 @@ export function inferenceServiceGate(fetched: ServiceFetch): { create: boolean; 
   const cacheReady = ready !== undefined;
   const volumes = ready ? cacheVolumes(ready) : exists ? liveCacheVolumes(fetched.inferenceService.value!) : [];
   if (exists) return { create: true, volumes };
-  return { create: templateOk && (!cache || cacheReady), volumes };
+  // a custom model's InferenceService waits for its model (and so for the template and cache it brings)
+  const m = fetched.model;
+  const modelOk = m.mode.kind !== 'custom' || m.model?.ok() === true;
+  return { create: modelOk && templateOk && (!cache || cacheReady), volumes };
 }
 
 function cacheVolumes(cache: AIMTemplateCache): CacheVolume[] {

@@ -140,7 +140,7 @@ function resolvedModel(
 ): ResolvedReference | undefined {
   const { mode, model, retained } = obs.model;
   if (retained) return retained;
-  if (mode.kind !== 'name' && mode.kind !== 'image') return undefined;
+  if (mode.kind === 'invalid') return undefined;
   const stillFits = previous && (mode.kind === 'image' || previous.name === mode.name) ? previous : undefined;
   if (modelMissing(model)) return undefined;
   return lockedReference<ModelObject>(model, isModelReady, modelReference, stillFits);
