@@ -3,7 +3,7 @@
 // and writes container output to the PodLogStore that serves `pods/log`. Status goes through server-side
 // apply on pods/status as field manager `kubelet`, only when it changed.
 
-import { isNotFound, needsApply } from '../../kube/index.ts';
+import { isConflict, isNotFound, type KubeClient, needsApply } from '../../kube/index.ts';
 import type { SimContext } from './context.ts';
 import { invalidFailureMessage, podFailure } from './failures.ts';
 import { type Node, Nodes, type Pod, Pods } from './kinds.ts';
@@ -12,6 +12,25 @@ import { podStatus } from './pod-status.ts';
 import { fnv32a, isTerminal } from './util.ts';
 
 const FIELD_MANAGER = 'kubelet';
+
+/**
+ * A pod deleted gracefully (kube-apiserver stamps deletionTimestamp and waits for the kubelet): its simulated
+ * containers stop at once, and the kubelet removes the pod with grace period 0, as a kubelet does once they
+ * exited. The embedded API server deletes pods at once, so this only matters on the real control plane,
+ * where pods left Terminating would keep their node's capacity (docs/real-kubernetes.md).
+ */
+async function finishDeletion(client: KubeClient, pod: Pod, stopContainers: () => void): Promise<void> {
+  stopContainers();
+  try {
+    await client.delete(Pods, pod.metadata.name!, pod.metadata.namespace, {
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid! },
+    });
+  } catch (err) {
+    // already gone, or a new pod of the same name (the precondition's 409)
+    if (!isNotFound(err) && !isConflict(err)) throw err;
+  }
+}
 
 /**
  * Pod IPs per node: from the node's podCIDR (a /24) when it has one of its own, as kube-controller-manager
@@ -128,7 +147,9 @@ export function registerKubelet(sim: SimContext): void {
       const key = `${req.namespace}/${req.name}`;
       const pod = await ctx.cache.get(Pods, req.name, req.namespace);
       if (!pod || runs.get(key)?.uid !== pod.metadata.uid) forget(key, req.namespace, req.name);
-      if (!pod?.spec.nodeName || pod.metadata.deletionTimestamp) return;
+      if (!pod?.spec.nodeName) return;
+      if (pod.metadata.deletionTimestamp)
+        return finishDeletion(ctx.client, pod, () => forget(key, req.namespace, req.name));
       const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
       if (!node) {
         // no kubelet runs it until the node registers (as on a real cluster)
