@@ -209,6 +209,11 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
         /controller\.replicas > 1 needs controller\.leaderElect=true/,
       ],
       [
+        'a routing Gateway without its namespace',
+        ['--set', 'controller.gateway.name=inference'],
+        /controller\.gateway: set both name and namespace/,
+      ],
+      [
         'provider replicas without leader election',
         ['--set', 'providers.kaito.replicas=2,providers.leaderElect=false'],
         /providers: kaito has 2 replicas but providers\.leaderElect is false/,
@@ -221,6 +226,18 @@ describe('Helm chart deploy/helm/modelplane', { timeout: 120_000 }, () => {
         assert.match(r.stderr, message);
       });
     }
+  });
+
+  it("controller.gateway becomes the controller's --gateway-name/--gateway-namespace", async () => {
+    const argsOf = async (values: string[]) =>
+      ofKind((await renderChart('modelplane-system', values)).objects, 'Deployment')
+        .find((d) => d.metadata.name === 'modelplane-controller')!
+        .spec.template.spec.containers[0].args.filter((a: string) => a.startsWith('--gateway'));
+    assert.deepEqual(await argsOf(['--set', 'controller.gateway.name=inference,controller.gateway.namespace=gw']), [
+      '--gateway-name=inference',
+      '--gateway-namespace=gw',
+    ]);
+    assert.deepEqual(await argsOf([]), []);
   });
 
   it('prometheus.url and its token reach only the process that runs the autoscaler set', async () => {

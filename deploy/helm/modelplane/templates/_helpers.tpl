@@ -53,6 +53,14 @@ replicas, resources, webhook (serves the admission webhooks).
   {{- $args := list "run" (printf "--controllers=%s" (join "," $c.sets)) $httpPort -}}
   {{- if $c.leaderElect }}{{ $args = append $args "--leader-elect" }}{{ end -}}
   {{- range $c.registryMirrors }}{{ $args = append $args (printf "--registry-mirror=%s" .) }}{{ end -}}
+  {{- $gw := $c.gateway | default dict -}}
+  {{- if or $gw.name $gw.namespace -}}
+    {{- if not (and $gw.name $gw.namespace) -}}
+      {{- fail "controller.gateway: set both name and namespace (the Gateway ModelDeployments are routed through), or neither to discover it" -}}
+    {{- end -}}
+    {{- $args = append $args (printf "--gateway-name=%s" $gw.name) -}}
+    {{- $args = append $args (printf "--gateway-namespace=%s" $gw.namespace) -}}
+  {{- end -}}
   {{- $procs = append $procs (dict "name" "controller" "args" $args "sets" $c.sets "replicas" $c.replicas "resources" $c.resources "webhook" false) -}}
 {{- end -}}
 {{- $w := .Values.webhooks -}}
