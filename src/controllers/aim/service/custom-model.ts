@@ -20,7 +20,6 @@ export function customModelName(custom: CustomModelSpec): string {
 }
 
 export function buildCustomModel(service: AIMService, custom: CustomModelSpec): KubeObject {
-  const spec = service.spec;
   return {
     apiVersion: AIMModels.apiVersion,
     kind: AIMModels.kind,
@@ -38,12 +37,20 @@ export function buildCustomModel(service: AIMService, custom: CustomModelSpec): 
       image: custom.baseImage,
       modelSources: structuredClone(custom.modelSources),
       custom: { hardware: structuredClone(custom.hardware) },
-      ...(spec.runtimeConfigName ? { runtimeConfigName: spec.runtimeConfigName } : {}),
-      ...(spec.imagePullSecrets?.length
-        ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) }
-        : {}),
-      ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
-      ...(spec.env?.length ? { env: structuredClone(spec.env) } : {}),
+      ...inheritedModelSpec(service),
+      ...(service.spec.env?.length ? { env: structuredClone(service.spec.env) } : {}),
     },
+  };
+}
+
+/** what a model the service creates takes from it: its runtime config and credentials */
+export function inheritedModelSpec(service: AIMService): Record<string, unknown> {
+  const spec = service.spec;
+  return {
+    ...(spec.runtimeConfigName ? { runtimeConfigName: spec.runtimeConfigName } : {}),
+    ...(spec.imagePullSecrets?.length
+      ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) }
+      : {}),
+    ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
   };
 }

@@ -11,7 +11,7 @@ import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts
 import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
 import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
-import { buildCustomModel } from './custom-model.ts';
+import { buildCustomModel, inheritedModelSpec } from './custom-model.ts';
 import { type ModelObservation, servedImage } from './model.ts';
 import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
 import { planRouting, type RoutingPlan } from './routing.ts';
@@ -112,7 +112,6 @@ export function desireService(
 
 /** the AIMModel created for `spec.model.image`, carrying the service's runtime config and credentials */
 export function buildAutoModel(service: AIMService, image: string): KubeObject {
-  const spec = service.spec;
   return {
     apiVersion: AIMModels.apiVersion,
     kind: AIMModels.kind,
@@ -121,14 +120,7 @@ export function buildAutoModel(service: AIMService, image: string): KubeObject {
       namespace: service.metadata.namespace ?? '',
       labels: { [ORIGIN_LABEL]: ORIGIN_AUTO_GENERATED, [MANAGED_BY_LABEL]: MANAGED_BY },
     },
-    spec: {
-      image,
-      ...(spec.runtimeConfigName ? { runtimeConfigName: spec.runtimeConfigName } : {}),
-      ...(spec.imagePullSecrets?.length
-        ? { imagePullSecrets: spec.imagePullSecrets.map((s) => ({ name: s.name })) }
-        : {}),
-      ...(spec.serviceAccountName ? { serviceAccountName: spec.serviceAccountName } : {}),
-    },
+    spec: { image, ...inheritedModelSpec(service) },
   };
 }
 
