@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
 import { WEBHOOK_SERVICE } from '../../src/controllers/webhooks.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
+import { type SimRegistryServer, startSimRegistryServer } from '../../src/sim/registry/server.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CHART_PATH, HELM, type Manifest, ofKind, parseManifests, run } from './chart.ts';
@@ -36,6 +37,7 @@ describe('Helm chart installed with helm install, the operator under its RBAC', 
   let release: Manifest[];
   let printedRbac: Manifest[];
   let procs: ChartProcesses | undefined;
+  let registry: SimRegistryServer | undefined;
 
   /** the real helm against the cluster, with its own config/cache/data directories */
   const helm = async (args: string[]) => {
@@ -76,11 +78,16 @@ describe('Helm chart installed with helm install, the operator under its RBAC', 
     // the release namespace enforces Pod Security "restricted": the chart's pods must be admitted under it
     await cluster.k(['create', 'namespace', NS]);
     await cluster.k(['label', 'namespace', NS, 'pod-security.kubernetes.io/enforce=restricted']);
-    await helm(['install', RELEASE, CHART_PATH, '--namespace', NS, '--set', VALUES]);
+    // the AIM controllers read image labels from docker.io: the chart's registryMirrors points them at the
+    // simulated registry, as a cluster without internet access would point them at its mirror
+    registry = await startSimRegistryServer();
+    const mirrors = `controller.registryMirrors=${JSON.stringify([`docker.io=${registry.url}`])}`;
+    await helm(['install', RELEASE, CHART_PATH, '--namespace', NS, '--set', VALUES, '--set-json', mirrors]);
     release = parseManifests(await helm(['get', 'manifest', RELEASE, '--namespace', NS]));
   });
   after(async () => {
     await procs?.stop();
+    await registry?.close();
     await cluster?.stop();
     if (helmHome) rmSync(helmHome, { recursive: true, force: true });
   });
