@@ -53,6 +53,7 @@ const REAL_SUITES = [
   'test/kube/leader.integration.test.ts',
   'test/controllers/llmd/discovery.test.ts',
   'test/engine/sample-controller.test.ts',
+  'test/kube/faults.integration.test.ts',
 ];
 
 const started = Date.now();

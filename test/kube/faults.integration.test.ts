@@ -1,51 +1,28 @@
-// The informer cache under the API server's fault injection: stalled watches, abrupt closes, 410 expiry,
-// 503 bursts and a restart with --data-dir. After each fault, while objects are created, changed and
-// deleted, the cache must converge to a fresh list, and the events handed to handlers must add up to the
-// same state (no event lost).
+// The informer cache under the test cluster's fault injection (the embedded server's own, or the fault
+// proxy in front of kube-apiserver: docs/real-kubernetes.md): stalled watches, abrupt closes, 410 expiry,
+// 503 bursts and an API-server restart. After each fault, while objects are created, changed and deleted,
+// the cache must converge to a fresh list, and the events handed to handlers must add up to the same state
+// (no event lost).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { type FaultInjection, startFaultInjection, type TestFaults } from '@modelplane/apiserver/testing';
 import { Cache } from '../../src/kube/cache.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import type { Informer } from '../../src/kube/informer.ts';
 import { Logger } from '../../src/kube/log.ts';
 import { RuntimeMetrics } from '../../src/kube/metrics.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import {
-  type ApiServer,
-  ensureNamespace,
-  startCluster,
-  type TestCluster,
-  type Widget,
-  Widgets,
-  widget,
-} from './helpers/cluster.ts';
+import { testBackend } from '../helpers/backend.ts';
+import { ensureNamespace, startCluster, type TestCluster, type Widget, Widgets, widget } from './helpers/cluster.ts';
 import { waitFor } from './helpers/stub-apiserver.ts';
 
-/** the fault-injection API of the embedded server */
-interface Faults {
-  add(f: {
-    verbs?: string[];
-    resources?: string[];
-    users?: string[];
-    fraction: number;
-    error?: 500 | 503 | 429;
-    latencyMs?: number;
-    conflict?: true;
-  }): string;
-  remove(id: string): void;
-  clear(): void;
-  closeWatches(): void;
-  stallWatches(on: boolean): void;
-  expireWatches(): void;
-}
-
-function faultsOf(srv: ApiServer): Faults | undefined {
-  return (srv as unknown as { faults?: Faults }).faults;
-}
+/** fault injection on the cluster's backend: the embedded server itself, or a proxy before kube-apiserver */
+const injectFaults = (cluster: TestCluster): Promise<FaultInjection> =>
+  startFaultInjection(cluster.backend.real ?? cluster.srv);
 
 const NS = 'faults';
 const quiet = new Logger({}, 'silent');
@@ -76,14 +53,19 @@ describe('informer cache under API server faults', () => {
   let inf: Informer<Widget>;
   let mirror: EventMirror;
   let metrics: RuntimeMetrics;
+  let injection: FaultInjection;
+  let faults: TestFaults;
   let round = 0;
 
   before(async () => {
     cluster = await startCluster();
+    injection = await injectFaults(cluster);
+    faults = injection.faults;
     await ensureNamespace(cluster.admin, NS);
     for (let i = 0; i < 5; i++) await cluster.admin.create(widget(`base-${i}`, NS, i));
     metrics = new RuntimeMetrics();
-    client = await KubeClient.create(cluster.operatorKubeconfig, { metrics, timeoutMs: 3000 });
+    // the operator's requests go where the faults act; the admin's (churn, fresh lists) never meet one
+    client = await KubeClient.create(injection.route(cluster.operatorKubeconfig), { metrics, timeoutMs: 3000 });
     cache = new Cache({
       client,
       metrics,
@@ -97,9 +79,9 @@ describe('informer cache under API server faults', () => {
     mirror.attach(inf);
   });
   after(async () => {
-    faultsOf(cluster.srv)?.clear();
     await cache?.stop();
     client?.close();
+    await injection?.stop();
     await cluster?.close();
   });
 
@@ -130,12 +112,6 @@ describe('informer cache under API server faults', () => {
     assert.equal(told, fresh, `handlers were told a different story than the server after ${what}`);
   }
 
-  function requireFaults(t: TestContext): Faults | undefined {
-    const f = faultsOf(cluster.srv);
-    if (!f) t.skip('the API server has no fault-injection API (srv.faults) yet');
-    return f;
-  }
-
   async function counter(name: string, labels: Record<string, string>): Promise<number> {
     const data = await metrics.registry.getSingleMetric(name)!.get();
     return data.values
@@ -143,9 +119,7 @@ describe('informer cache under API server faults', () => {
       .reduce((s, v) => s + v.value, 0);
   }
 
-  it('stalled watches (open, silent): the watchdog reconnects and nothing is lost', async (t) => {
-    const faults = requireFaults(t);
-    if (!faults) return;
+  it('stalled watches (open, silent): the watchdog reconnects and nothing is lost', async () => {
     faults.stallWatches(true);
     await churn();
     await new Promise((r) => setTimeout(r, 2500));
@@ -154,30 +128,24 @@ describe('informer cache under API server faults', () => {
     assert.ok((await counter('modelplane_watch_restarts_total', { reason: 'stalled' })) >= 1, 'the watchdog fired');
   });
 
-  it('abruptly closed watches: resumed from the last resourceVersion', async (t) => {
-    const faults = requireFaults(t);
-    if (!faults) return;
+  it('abruptly closed watches: resumed from the last resourceVersion', async () => {
     faults.closeWatches();
     await churn();
     await assertConverged('an abrupt close');
   });
 
-  it('410 expiry: the resumed watch is refused and the informer relists, deletions included', async (t) => {
-    const faults = requireFaults(t);
-    if (!faults) return;
+  it('410 expiry: the resumed watch is refused and the informer relists, deletions included', async () => {
     const relists = await counter('modelplane_watch_relists_total', {});
     faults.stallWatches(true);
     await churn();
-    faults.expireWatches();
+    await faults.expireWatches();
     faults.stallWatches(false);
     faults.closeWatches();
     await assertConverged('410 expiry');
     assert.ok((await counter('modelplane_watch_relists_total', {})) > relists, 'relisted');
   });
 
-  it('a burst of 503s for the operator: retried with backoff until the server answers again', async (t) => {
-    const faults = requireFaults(t);
-    if (!faults) return;
+  it('a burst of 503s for the operator: retried with backoff until the server answers again', async () => {
     const id = faults.add({ users: [cluster.operatorUser], fraction: 1, error: 503 });
     faults.closeWatches();
     await churn();
@@ -187,9 +155,7 @@ describe('informer cache under API server faults', () => {
     assert.ok((await counter('rest_client_requests_total', { code: '503' })) >= 1, 'the 503s reached the client');
   });
 
-  it('a partial 503 failure rate with watches closing repeatedly still converges', async (t) => {
-    const faults = requireFaults(t);
-    if (!faults) return;
+  it('a partial 503 failure rate with watches closing repeatedly still converges', async () => {
     const id = faults.add({ users: [cluster.operatorUser], fraction: 0.5, error: 503 });
     for (let i = 0; i < 3; i++) {
       await churn();
@@ -201,19 +167,14 @@ describe('informer cache under API server faults', () => {
   });
 });
 
-describe('informer cache across an API server restart (--data-dir)', () => {
-  it('converges to the restarted server state', async (t) => {
+describe('informer cache across an API server restart', () => {
+  it('converges to the restarted server state', async () => {
+    // the embedded server keeps its objects across a restart in a data directory; etcd keeps kube-apiserver's
     const dataDir = mkdtempSync(join(tmpdir(), 'mp-kube-restart-'));
-    const cluster = await startCluster({ dataDir });
-    const srv = cluster.srv as ApiServer & { restart?: () => Promise<void> };
-    if (typeof srv.restart !== 'function') {
-      await cluster.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      t.skip('the API server has no restart() with a data dir yet');
-      return;
-    }
+    const cluster = await startCluster(testBackend() === 'real' ? {} : { dataDir });
+    const injection = await injectFaults(cluster);
     const metrics = new RuntimeMetrics();
-    const client = await KubeClient.create(cluster.operatorKubeconfig, { metrics, timeoutMs: 3000 });
+    const client = await KubeClient.create(injection.route(cluster.operatorKubeconfig), { metrics, timeoutMs: 3000 });
     const cache = new Cache({
       client,
       metrics,
@@ -228,7 +189,7 @@ describe('informer cache across an API server restart (--data-dir)', () => {
       await inf.synced;
       const mirror = new EventMirror();
       mirror.attach(inf);
-      await srv.restart();
+      await injection.restartApiServer();
       await cluster.admin.create(widget('after-restart', NS));
       await cluster.admin.delete(Widgets, 'before-0', NS);
       await cluster.admin.patch(Widgets, 'before-1', NS, { spec: { note: 'changed after restart' } }, 'merge');
@@ -249,6 +210,7 @@ describe('informer cache across an API server restart (--data-dir)', () => {
     } finally {
       await cache.stop();
       client.close();
+      await injection.stop();
       await cluster.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
