@@ -87,7 +87,9 @@ export async function startOperatorProcess(
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  // a wait, not a measure: on a loaded shared machine several processes loading the TypeScript sources
+  // through tsx at once took over a minute before their first log line
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
   while (!/"msg":"operator started"/.test(out)) {
     if (child.exitCode !== null) {
       await registry?.close();
