@@ -14,6 +14,7 @@ import { buildDesired } from './kubeairunway/provider/desired.ts';
 import type { ProviderDefinition } from './kubeairunway/provider/definition.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
 import { defaultProviderConfig, selectProvider } from './kubeairunway/selection/index.ts';
+import { storageObjects } from './kubeairunway/storage/index.ts';
 import { renderLlamaStack } from './llamastack/render.ts';
 import {
   checkProviderCompatibility,
@@ -173,8 +174,11 @@ async function renderModelDeployment(
   if (incompatible.length > 0) return [{ ...outcome, problems: [`ProviderCompatible: ${incompatible.join('; ')}`] }];
   try {
     const upstream = buildDesired(def, md);
-    // what the provider applies beside its upstream object (the llm-d provider's Service), and its optional
-    // objects as on a cluster that serves their kinds (llm-d's InferencePool, as on the dev cluster)
+    // spec.model.storage's managed PVCs and download Job first (the provider applies its own object once the
+    // model is downloaded), then what the provider applies beside its upstream object (the llm-d provider's
+    // Service), and its optional objects as on a cluster that serves their kinds (llm-d's InferencePool, as on
+    // the dev cluster)
+    if (def.storage !== false) outcome.objects.push(...storageObjects(md));
     outcome.objects.push(
       upstream,
       ...(def.extraObjects?.(md) ?? []),

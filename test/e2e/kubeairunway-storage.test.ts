@@ -14,6 +14,7 @@ import { CONTROLLER_SETS } from '../../src/controllers/sets.ts';
 import { Deployments, kindRef, type KubeObject } from '../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { eventsFor } from '../controllers/kubeairunway/provider-helpers.ts';
 
 const NS = 'storage-e2e';
 const RETRY_MS = 1_500;
@@ -170,7 +171,7 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
     });
   });
 
-  it('deleting the deployment takes its PVC and download Job with it', async () => {
+  it('deleting the deployment takes its PVC and download Job with it, and says so', async () => {
     await c.k(['delete', 'md', 'qwen-cached', '-n', NS, '--wait=true']);
     await waitFor(
       'the PVC and Job gone',
@@ -182,6 +183,11 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
         return !pvc && !job ? true : undefined;
       },
       { timeoutMs: 30_000 },
+    );
+    const [ev] = await eventsFor(c.admin, NS, 'qwen-cached', 'DeletingStorage');
+    assert.match(
+      ev?.note ?? '',
+      /the managed PersistentVolumeClaims storage-e2e\/qwen-cached-cache \(10Gi\) are deleted with the ModelDeployment, and the downloaded model with them/,
     );
   });
 });

@@ -16,7 +16,9 @@ import {
   downloadJob,
   planStorage,
   resolveVolumes,
+  storageDeletionMessage,
   type StorageFetch,
+  storageObjects,
 } from '../../../src/controllers/kubeairunway/storage/index.ts';
 import {
   checkProviderCompatibility,
@@ -310,6 +312,18 @@ describe('storage plan: the download', () => {
     );
     assert.equal(cond(existing, 'ModelDownloaded'), undefined);
     assert.equal(existing?.block, undefined);
+  });
+});
+
+describe('what storage creates, and what deleting takes (render, the DeletingStorage event)', () => {
+  it('the managed PVCs, then the download Job; nothing for existing claims', () => {
+    const m = md([CACHE, { name: 'data', claimName: 'team-data', mountPath: '/data' }]);
+    assert.deepEqual(
+      storageObjects(m).map((o) => `${o.kind}/${o.metadata.name}`),
+      ['PersistentVolumeClaim/qwen-cache', 'Job/qwen-model-download'],
+    );
+    assert.match(storageDeletionMessage(m)!, /team\/qwen-cache \(20Gi\) are deleted with the ModelDeployment/);
+    assert.equal(storageDeletionMessage(md([{ name: 'data', claimName: 'team-data', mountPath: '/data' }])), undefined);
   });
 });
 

@@ -45,6 +45,7 @@ export const EventReason = {
   FinalizerTimeout: 'FinalizerTimeout',
   UnknownOverride: 'UnknownOverride',
   DeletingResource: 'DeletingResource',
+  DeletingStorage: 'DeletingStorage',
 } as const;
 
 /** the InferenceProviderConfig condition saying whether the upstream kind is served */

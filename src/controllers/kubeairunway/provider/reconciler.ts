@@ -24,6 +24,7 @@ import {
   type Reconciler,
   type Result,
 } from '../../../kube/index.ts';
+import { storageDeletionMessage } from '../storage/index.ts';
 import { validateProviderOverrides } from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { extraObjectsOf, ownedBy, refOf } from './desired.ts';
@@ -283,6 +284,7 @@ export class ProviderReconciler {
       });
     }
     if (step.foreign) ctx.log.info('an object of the same name is not ours; leaving it alone', { object: refOf(md) });
+    if (step.cause === 'deletion') this.announceStorageDeletion(md, ctx);
     if (step.cause === 'release') {
       // the objects applied beside the upstream one (llm-d's Service) go too: the deployment outlives them,
       // so garbage collection would never take them (deletion leaves them to it, as the upstream object)
@@ -296,6 +298,14 @@ export class ProviderReconciler {
     if (!updated) return { requeue: true };
     this.deleteIssued.delete(refOf(md));
     return {};
+  }
+
+  /** deleting a deployment deletes its managed PVCs, and the model in them: said once, not done silently */
+  private announceStorageDeletion(md: ModelDeployment, ctx: ReconcileContext): void {
+    const message = storageDeletionMessage(md);
+    if (!message) return;
+    ctx.recorder.event(md, 'Normal', EventReason.DeletingStorage, message);
+    ctx.log.info('managed storage goes with the deployment', { object: refOf(md), message });
   }
 
   private warnUnknownOverrides(md: ModelDeployment, ctx: ReconcileContext): void {

@@ -8,6 +8,7 @@ export {
   podStorageFields,
   type ResolvedVolume,
   resolveVolumes,
+  storageDeletionMessage,
   storagePodVolumes,
   storageVolumeMounts,
 } from './volumes.ts';
@@ -24,7 +25,14 @@ export {
   sourceUriOf,
 } from './download.ts';
 export { fetchStorage, StorageJobs, StoragePvcs } from './fetch.ts';
-export { downloadedBefore, planStorage, type StorageFetch, type StoragePlan, type StoragePlanOptions } from './plan.ts';
+export {
+  downloadedBefore,
+  planStorage,
+  storageObjects,
+  type StorageFetch,
+  type StoragePlan,
+  type StoragePlanOptions,
+} from './plan.ts';
 export {
   CONDITION_STORAGE_READY,
   managedPvc,

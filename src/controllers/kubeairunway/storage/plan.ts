@@ -5,8 +5,8 @@
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import type { Job, PersistentVolumeClaim } from '../../../engine/index.ts';
 import type { KubeObject } from '../../../kube/index.ts';
-import { CONDITION_MODEL_DOWNLOADED, planDownload } from './download.ts';
-import { planPvcs, type StorageBlock, type StorageCondition } from './pvcs.ts';
+import { CONDITION_MODEL_DOWNLOADED, downloadJob, planDownload } from './download.ts';
+import { managedPvc, planPvcs, type StorageBlock, type StorageCondition } from './pvcs.ts';
 import { downloadVolume, resolveVolumes } from './volumes.ts';
 
 /** what the cache (and, for the downloader's log, the API) holds for a deployment's storage */
@@ -74,4 +74,14 @@ export function planStorage(
   if (download.block && !plan.block?.failed) plan.block = download.block;
   if (download.requeueAfterMs !== undefined) plan.requeueAfterMs = download.requeueAfterMs;
   return plan;
+}
+
+/** every object the storage half creates for a new deployment, in order (for `modelplane render`) */
+export function storageObjects(md: ModelDeployment): KubeObject[] {
+  const out = resolveVolumes(md)
+    .filter((v) => v.managed)
+    .map((v) => managedPvc(md, v));
+  const volume = downloadVolume(md);
+  if (volume) out.push(downloadJob(md, volume, undefined));
+  return out;
 }

@@ -97,3 +97,15 @@ export function containerStorageFields(md: Pick<ModelDeployment, 'metadata' | 's
   const volumeMounts = storageVolumeMounts(md);
   return volumeMounts.length > 0 ? { volumeMounts } : {};
 }
+
+/**
+ * What deleting the deployment deletes with it (its ownerReferences): the managed PVCs, with the model in
+ * them, and the download Job; undefined when it has none. Existing claims are the user's and stay.
+ */
+export function storageDeletionMessage(md: Pick<ModelDeployment, 'metadata' | 'spec'>): string | undefined {
+  const managed = resolveVolumes(md).filter((v) => v.managed);
+  if (managed.length === 0) return undefined;
+  const ns = md.metadata.namespace ?? '';
+  const pvcs = managed.map((v) => `${ns}/${v.claimName} (${v.managed?.size})`).join(', ');
+  return `the managed PersistentVolumeClaims ${pvcs} are deleted with the ModelDeployment, and the downloaded model with them; claims named by claimName are left alone`;
+}
