@@ -176,19 +176,25 @@ describe('modelplane render (command)', () => {
     assert.equal(ok.status, 0, ok.stderr);
     const kinds = parseAllDocuments(ok.stdout).map((d) => (d.toJS() as KubeObject).kind);
     // AIMModel: auto-created for the AIMService by image; the llm-d provider's Deployment, Service and
-    // InferencePool beside Llama Stack's; both AIMServices' InferenceService and HTTPRoute
+    // InferencePool (twice: qwen-llmd, and qwen-cached after its managed PVC and download Job) beside Llama
+    // Stack's; both AIMServices' InferenceService and HTTPRoute
     assert.deepEqual(kinds.sort(), [
       'AIMModel',
       'ConfigMap',
+      'Deployment',
       'Deployment',
       'Deployment',
       'DynamoGraphDeployment',
       'HTTPRoute',
       'HTTPRoute',
       'InferencePool',
+      'InferencePool',
       'InferenceService',
       'InferenceService',
+      'Job',
+      'PersistentVolumeClaim',
       'RayService',
+      'Service',
       'Service',
       'Service',
       'ServiceAccount',
