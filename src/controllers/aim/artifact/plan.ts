@@ -12,11 +12,19 @@ import {
   displaySize,
   downloadBaseEnv,
   downloadEnv,
+  type DownloadProgress,
   headroomPercent,
+  jobPhase,
+  type JobPhase,
   parseCheckSizeOutput,
+  parseDownloadLog,
+  percentage,
+  PROGRESS_POLL_MS,
   protocolSequence,
   pvcSize,
   quantityBytes,
+  retryDecision,
+  type RetryDecision,
 } from '../../../common/model-storage/index.ts';
 import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
@@ -32,16 +40,6 @@ import {
 } from '../../../engine/index.ts';
 import type { AIMArtifact } from '../shared/kinds.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
-import {
-  type DownloadProgress,
-  jobPhase,
-  type JobPhase,
-  parseDownloadLog,
-  percentage,
-  PROGRESS_POLL_MS,
-  type RetryDecision,
-  retryDecision,
-} from '../../../common/model-storage/index.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 
