@@ -1,6 +1,6 @@
 // The llm-d provider on the embedded API server: when a ModelDeployment moves to another provider, the
-// llm-d provider deletes everything it applied for it (the Deployment AND the Service beside it), not only
-// its upstream object; a foreign Service of the same name is left alone.
+// llm-d provider deletes everything it applied for it (the Deployment AND the Service and InferencePool beside
+// it), not only its upstream object; a foreign Service of the same name is left alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { kubeairunwayCrds, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
@@ -8,6 +8,8 @@ import { registerProviderController } from '../../../src/controllers/kubeairunwa
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerRules } from '../../../src/controllers/kubeairunway/provider/set.ts';
 import { llmdProvider } from '../../../src/controllers/kubeairunway/providers/index.ts';
+import { poolName } from '../../../src/controllers/kubeairunway/providers/llmd/index.ts';
+import { inferencePoolCrd } from '../../../src/sim/crds/inference-pool.ts';
 import {
   Deployments,
   ensureCrd,
@@ -23,6 +25,7 @@ import { modelDeployment, selectProvider } from './provider-helpers.ts';
 
 const NS = 'llmd-move';
 const Services = kindRef<KubeObject>('v1', 'Service');
+const InferencePools = kindRef<KubeObject>('inference.networking.k8s.io/v1', 'InferencePool');
 
 describe('llm-d provider: moving a deployment to another provider', { timeout: 60_000 }, () => {
   let cluster: TestCluster;
@@ -32,7 +35,7 @@ describe('llm-d provider: moving a deployment to another provider', { timeout: 6
   before(async () => {
     cluster = await startTestCluster();
     admin = await KubeClient.create(cluster.server.kubeconfigYaml(), { fieldManager: 'test-user' });
-    for (const crd of kubeairunwayCrds()) await ensureCrd(admin, crd);
+    for (const crd of [...kubeairunwayCrds(), inferencePoolCrd()]) await ensureCrd(admin, crd);
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     mgr = await Manager.create({
       kubeconfig: cluster.server.kubeconfigYaml(),
@@ -60,20 +63,26 @@ describe('llm-d provider: moving a deployment to another provider', { timeout: 6
       return !m.metadata.finalizers?.includes('kubeairunway.ai/llmd-provider') ? m : undefined;
     });
 
-  it('the Deployment and its Service are both deleted, and the llm-d status fields released', async () => {
+  it('the Deployment, its Service and its InferencePool are deleted, and the llm-d status fields released', async () => {
     await admin.create(modelDeployment('chat', NS));
     await selectProvider(admin, NS, 'chat', 'llmd');
-    await waitFor('the llm-d Deployment and Service', async () => {
-      const [d, s] = await Promise.all([
+    await waitFor('the llm-d Deployment, Service and InferencePool', async () => {
+      const [d, s, p] = await Promise.all([
         admin.getOrUndefined(Deployments, 'chat', NS),
         admin.getOrUndefined(Services, 'chat', NS),
+        admin.getOrUndefined(InferencePools, poolName(await admin.get(ModelDeployments, 'chat', NS)), NS),
       ]);
-      return d && s;
+      return d && s && p;
     });
+    const pool = poolName(await admin.get(ModelDeployments, 'chat', NS));
     await selectProvider(admin, NS, 'chat', 'dynamo');
     const m = await released('chat');
     assert.equal(await admin.getOrUndefined(Deployments, 'chat', NS), undefined, 'the Deployment is gone');
     await waitFor('the Service gone', async () => (await admin.getOrUndefined(Services, 'chat', NS)) === undefined);
+    await waitFor(
+      'the InferencePool gone',
+      async () => (await admin.getOrUndefined(InferencePools, pool, NS)) === undefined,
+    );
     assert.equal(m.status?.phase, undefined, 'no llm-d phase is left behind');
     assert.equal(m.status?.provider?.name, 'dynamo');
   });

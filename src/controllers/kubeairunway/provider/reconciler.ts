@@ -216,11 +216,23 @@ export class ProviderReconciler {
     }
   }
 
-  /** the extra objects of ours that are still there (from the cache), each deleted exactly (uid precondition) */
+  /**
+   * the extra and optional objects of ours that are still there (from the cache), each deleted exactly (uid
+   * precondition); an optional kind the cluster does not serve has nothing to delete
+   */
   private async deleteExtras(md: ModelDeployment, ctx: ReconcileContext): Promise<void> {
-    for (const extra of extraObjectsOf(this.opts.def, md)) {
-      const kind = kindRef<KubeObject>(extra.apiVersion, extra.kind);
-      const live = await ctx.cache.get(kind, extra.metadata.name ?? '', extra.metadata.namespace);
+    const targets = [
+      ...extraObjectsOf(this.opts.def, md).map((o) => ({
+        kind: kindRef<KubeObject>(o.apiVersion, o.kind),
+        name: o.metadata.name ?? '',
+      })),
+      ...(this.opts.def.optionalObjects ?? []).map((o) => ({ kind: o.kind, name: o.name(md) })),
+    ];
+    for (const { kind, name } of targets) {
+      const live = await ctx.cache.get(kind, name, md.metadata.namespace).catch((err: unknown) => {
+        if (isNoKindMatch(err)) return undefined;
+        throw err;
+      });
       if (live && ownedBy(live, md)) await this.deleteObject(live, ctx, kind);
     }
   }
