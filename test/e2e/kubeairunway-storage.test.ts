@@ -17,7 +17,7 @@ import { waitFor } from '../helpers/wait.ts';
 import { eventsFor } from '../controllers/kubeairunway/provider-helpers.ts';
 
 const NS = 'storage-e2e';
-const RETRY_MS = 1_500;
+const RETRY_MS = 3_000;
 const Jobs = kindRef<KubeObject & { status?: { conditions?: Array<{ type: string; status: string }> } }>(
   'batch/v1',
   'Job',
@@ -76,8 +76,8 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
   });
 
   it('download progress → ModelDownloaded=True → the Deployment mounts the PVC → Running', async () => {
-    // the simulated downloader takes 2 s, so its progress can be seen
-    const slow = { env: [{ name: 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS', value: '2000' }] };
+    // the simulated downloader takes 4 s, so its progress can be seen (the status polls it every 2 s)
+    const slow = { env: [{ name: 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS', value: '4000' }] };
     await c.k(['apply', '-f', '-'], stringify(deployment('qwen-cached', 'Qwen/Qwen3-0.6B', slow)));
 
     const downloading = await waitCondition(
@@ -132,7 +132,8 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
     assert.match(message, /retrying at /);
     assert.equal(failed.status?.phase, 'Failed');
     assert.equal(await c.admin.getOrUndefined(Deployments, 'gated', NS), undefined);
-    const first = (await c.admin.get(Jobs, 'gated-model-download', NS)).metadata.uid;
+    // (the retry may already have replaced the failed Job on a slow machine: then any Job is the retry's)
+    const first = (await c.admin.getOrUndefined(Jobs, 'gated-model-download', NS))?.metadata.uid;
 
     // the retry interval passes: a new download Job runs (and fails again: still no token)
     await waitFor(
