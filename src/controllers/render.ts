@@ -8,7 +8,7 @@ import { type LlamaStackDistribution, LlamaStackDistributions, toV1Alpha2 } from
 import { type ObjectReader, prepareForApply, type ReadClient } from '../engine/index.ts';
 import { type KindRef, type KubeObject, parseSelector } from '../kube/index.ts';
 import { aimServicePipeline, aimServiceReconciler } from './aim/service/index.ts';
-import { AIMServices, type AIMService } from './aim/shared/kinds.ts';
+import { AIMClusterModels, AIMModels, AIMServices, type AIMService } from './aim/shared/kinds.ts';
 import { fetchAimRuntimeConfig } from './aim/shared/runtime-config-source.ts';
 import { buildDesired } from './kubeairunway/provider/desired.ts';
 import type { ProviderDefinition } from './kubeairunway/provider/definition.ts';
@@ -110,8 +110,39 @@ function secretAsStored(o: KubeObject): KubeObject {
   return { ...rest, data: { ...(s.data ?? {}), ...encoded } } as KubeObject;
 }
 
+/**
+ * A model's templates come from discovery Jobs run on a cluster, so offline a model given without a status is
+ * taken as one that expects no template and is served from its image (docs/aim.md), unless the input also
+ * holds its templates, which selection then uses as the controller would.
+ */
+function servedFromImageOffline(o: KubeObject, all: KubeObject[]): KubeObject {
+  if (!(same(o, AIMModels) || same(o, AIMClusterModels)) || o.status !== undefined) return o;
+  const hasTemplates = all.some(
+    (t) =>
+      (t.kind === 'AIMServiceTemplate' || t.kind === 'AIMClusterServiceTemplate') &&
+      (t.spec as { modelName?: string } | undefined)?.modelName === o.metadata.name,
+  );
+  if (hasTemplates) return o;
+  const condition = { type: 'ServiceTemplatesReady', status: 'True', reason: 'NoTemplatesExpected', message: '' };
+  return { ...o, status: { conditions: [condition] } };
+}
+
+/** an AIMService's children; a service by image creates its AIMModel first, which is then rendered against */
 async function renderAimService(svc: AIMService, all: KubeObject[], operatorNamespace: string): Promise<RenderOutcome> {
-  const reader = new MemoryReader(all);
+  const first = await renderAimServiceOnce(svc, all, operatorNamespace);
+  const models = first.objects.filter((o) => same(o, AIMModels) || same(o, AIMClusterModels));
+  if (models.length === 0 || first.objects.some((o) => o.kind === 'InferenceService')) return first;
+  const second = await renderAimServiceOnce(svc, [...all, ...models], operatorNamespace);
+  const isModel = (o: KubeObject) => models.some((m) => same(m, o) && m.metadata.name === o.metadata.name);
+  return { ...second, objects: [...models, ...second.objects.filter((o) => !isModel(o))] };
+}
+
+async function renderAimServiceOnce(
+  svc: AIMService,
+  all: KubeObject[],
+  operatorNamespace: string,
+): Promise<RenderOutcome> {
+  const reader = new MemoryReader(all.map((o) => servedFromImageOffline(o, all)));
   const outcome: RenderOutcome = { source: describe(svc), objects: [], problems: [] };
   const runtimeConfig = await fetchAimRuntimeConfig(svc, reader, operatorNamespace);
   const r = aimServiceReconciler;

@@ -73,7 +73,7 @@ describe('renderObjects', () => {
     for (const r of out) assert.equal(r.objects[0]!.metadata.labels?.['kubeairunway.ai/managed-by'], 'kubeairunway');
   });
 
-  it('amd.com/gpu → an AIMService, itself rendered into an InferenceService', async () => {
+  it('amd.com/gpu → an AIMService, itself rendered into its AIMModel (by image) and an InferenceService', async () => {
     const md = {
       apiVersion: 'kubeairunway.ai/v1alpha1',
       kind: 'ModelDeployment',
@@ -87,7 +87,7 @@ describe('renderObjects', () => {
     const out = await renderObjects([md], { operatorNamespace: 'aim-system' });
     assert.deepEqual(
       out.map((r) => r.objects.map((o) => o.kind).join()),
-      ['AIMService', 'InferenceService'],
+      ['AIMService', 'AIMModel,InferenceService'],
     );
   });
 
