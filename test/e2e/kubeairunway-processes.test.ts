@@ -48,7 +48,7 @@ describe('KubeAIRunway: core and providers as separate processes under their own
     admin = cluster.admin;
     injection = await startFaultInjection(cluster.dev.server);
     const credentials = routedCredentials(cluster, (k) => injection.route(k));
-    const started = await Promise.all([
+    const started = await Promise.allSettled([
       startOperatorProcess(credentials, admin, kubeairunwayCoreSet()),
       startOperatorProcess(credentials, admin, aimControllerSet()),
       ...PROVIDER_SETS.map((set) =>
@@ -58,7 +58,11 @@ describe('KubeAIRunway: core and providers as separate processes under their own
         }),
       ),
     ]);
-    procs.push(...started);
+    // the ones that did start are stopped by after() even when another failed to (else they keep this file's
+    // process, and the whole test run, alive)
+    for (const r of started) if (r.status === 'fulfilled') procs.push(r.value);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 
   after(async () => {
