@@ -16,15 +16,15 @@
 // Baseline (bench/lib/baseline.ts), per AIMService, on a second fresh server with the same setup and
 // nothing watching, C chains in flight (the same C as the user's creates: the baseline is what the server
 // can do, whatever worker count a controller picked), the payloads the controllers wrote in the measured run:
-//   1 create AIMService (the user) · 2 apply InferenceService · 3 apply HTTPRoute (the controller)
-//   4 InferenceService status · 5 HTTPRoute status (the stand-in) · 6 AIMService status (the controller)
-// = 6 writes/object, plus once (in the first chain) the 8 writes of the shared cache: the cache, its
-// artifact, the PVC and the download Job, their two statuses, the artifact's and the cache's status. A
+//   1 create AIMService (the user) · 2 its cleanup finalizer · 3 apply InferenceService · 4 apply HTTPRoute
+//   (the controller) · 5 InferenceService status · 6 HTTPRoute status (the stand-in) · 7 AIMService status
+// = 7 writes/object, plus once (in the first chain) the 9 writes of the shared cache: the cache and its
+// finalizer, its artifact, the PVC and the download Job, their two statuses, the artifact's and the cache's status. A
 // perfect controller writes the status once, Running, and no events; the measured
 // writes/object shows how far the real one is from that.
 //
 // Last line: aim: <median converge/baseline> ratio (services=N, runs=R, converge-ms=…, baseline-ms=…,
-//   cpu-ratio=…, requests/object=…, writes/object=…, baseline-writes/object=6.00, resync-reconciles=…,
+//   cpu-ratio=…, requests/object=…, writes/object=…, baseline-writes/object=7.00, resync-reconciles=…,
 //   resync-writes=…, resync-reads=…)
 // The ratio is wall-clock time, the bar's measure; cpu-ratio (this process's CPU time over the same two
 // spans) is the steadier figure on a shared machine. requests/object counts every request of the operator's
@@ -38,6 +38,10 @@ import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
 import { ARTIFACT_CONTROLLER } from '../src/controllers/aim/artifact/controller.ts';
 import { CACHE_CONTROLLER } from '../src/controllers/aim/cache/controller.ts';
+import {
+  ARTIFACT_CLEANUP_FINALIZER,
+  TEMPLATE_CACHE_CLEANUP_FINALIZER,
+} from '../src/controllers/aim/shared/finalizers.ts';
 import {
   AIMArtifacts,
   AIMModels,
@@ -175,7 +179,7 @@ async function byName<T extends KubeObject>(server: BenchServer, kind: KindRef<T
   return new Map((await server.admin.list(kind, { namespace: NS })).items.map((o) => [o.metadata.name ?? '', o]));
 }
 
-/** the six writes of each service, with the bytes the controller and the stand-in wrote */
+/** the seven writes of each service, with the bytes the controller and the stand-in wrote */
 async function chains(server: BenchServer, created: AIMService[]): Promise<Step[][]> {
   const services = await byName(server, AIMServices);
   const isvcs = await byName(server, InferenceServiceKind.kind);
@@ -192,6 +196,14 @@ async function chains(server: BenchServer, created: AIMService[]): Promise<Step[
     const route = found('HTTPRoute', routes.get(name));
     return [
       { op: 'create', by: USER, obj: user },
+      {
+        op: 'addFinalizer',
+        by: AIM_SERVICE_CONTROLLER,
+        kind: AIMServices as KindRef<KubeObject>,
+        name,
+        namespace: NS,
+        finalizer: TEMPLATE_CACHE_CLEANUP_FINALIZER,
+      },
       ...(user === created[0] ? sharedCacheChain : []),
       { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(isvc, AIM_SERVICE_CONTROLLER) },
       { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(route, AIM_SERVICE_CONTROLLER) },
@@ -204,7 +216,7 @@ async function chains(server: BenchServer, created: AIMService[]): Promise<Step[
 
 /**
  * The writes that bring the one Shared cache all services use to Ready, once, in the first service's
- * chain: the cache (by the service controller), its artifact, the artifact's PVC and download Job, their
+ * chain: the cache (by the service controller) and its finalizer, its artifact, the artifact's PVC and download Job, their
  * statuses (the stand-in), the artifact's and the cache's status.
  */
 async function cacheChain(server: BenchServer): Promise<Step[]> {
@@ -216,6 +228,14 @@ async function cacheChain(server: BenchServer): Promise<Step[]> {
   if (!pvc || !job) throw new Error("aim bench: the artifact's PVC or download Job is missing after convergence");
   return [
     { op: 'apply', by: AIM_SERVICE_CONTROLLER, obj: appliedBy(cache, AIM_SERVICE_CONTROLLER) },
+    {
+      op: 'addFinalizer',
+      by: CACHE_CONTROLLER,
+      kind: AIMTemplateCaches as KindRef<KubeObject>,
+      name: cache.metadata.name ?? '',
+      namespace: NS,
+      finalizer: ARTIFACT_CLEANUP_FINALIZER,
+    },
     { op: 'apply', by: CACHE_CONTROLLER, obj: appliedBy(artifact, CACHE_CONTROLLER) },
     { op: 'apply', by: ARTIFACT_CONTROLLER, obj: appliedBy(pvc, ARTIFACT_CONTROLLER) },
     { op: 'apply', by: ARTIFACT_CONTROLLER, obj: appliedBy(job, ARTIFACT_CONTROLLER) },

@@ -143,6 +143,7 @@ export {
   RuntimeMetrics,
   sharedMetrics,
 } from './metrics.ts';
+export { finalizer, type FinalizerEvent, type FinalizerOptions, hasFinalizer } from './finalizer.ts';
 export {
   and,
   annotationsChanged,

@@ -49,6 +49,8 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       // read one by one when a registry call needs them, never listed or watched
       rule('', ['secrets'], ['get']),
       rule('aim.eai.amd.com', ['aimservices'], READ),
+      // the template-cache cleanup finalizer (metadata.finalizers, by merge patch)
+      rule('aim.eai.amd.com', ['aimservices'], ['patch']),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image
       rule('aim.eai.amd.com', ['aimmodels'], ['create', 'patch']),

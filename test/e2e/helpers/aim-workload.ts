@@ -5,6 +5,7 @@ import { AIMModels, type AIMService, AIMServices } from '../../../src/controller
 import { isNotFound, type KindRef, type KubeClient, type KubeObject, kindRef, Pods } from '../../../src/kube/index.ts';
 import { childProblems, childrenByOwner, nameProblems, retrying } from './convergence.ts';
 import { between } from './process-chaos.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 type Json = Record<string, any>;
 const InferenceServices = kindRef('serving.kserve.io/v1beta1', 'InferenceService') as KindRef<
@@ -98,7 +99,19 @@ export class AimWorkload {
 
   /** delete and create again under the same name: the new service (new uid) must get children of its own */
   async recreate(name: string): Promise<void> {
+    const old = await retrying(`get AIMService ${this.namespace}/${name}`, () =>
+      this.admin.getOrUndefined(AIMServices, name, this.namespace),
+    );
     await this.remove(name);
+    // an AIMService carries a cleanup finalizer (docs/aim.md, "Finalizers"): until the operator has removed it,
+    // an apply of the same name would update the old, terminating object instead of creating a new one
+    if (old)
+      await waitFor(
+        `AIMService ${this.namespace}/${name} (uid ${old.metadata.uid}) deleted`,
+        async () =>
+          (await this.admin.getOrUndefined(AIMServices, name, this.namespace))?.metadata.uid !== old.metadata.uid,
+        { timeoutMs: 120_000, intervalMs: 200 },
+      );
     await this.create(name);
   }
 

@@ -1,16 +1,10 @@
 // The AIMTemplateCache controller (docs/aim.md, "Caches and artifacts"): the artifacts for a template's
 // model sources. It follows its template, the artifacts (its own and shared ones with its sources) and
 // the runtime config it resolves.
-import {
-  type DomainReconciler,
-  type EngineStatus,
-  type FetchResult,
-  fetch,
-  Pipeline,
-  pipelineReconciler,
-} from '../../../engine/index.ts';
+import { type DomainReconciler, type EngineStatus, type FetchResult, fetch, Pipeline } from '../../../engine/index.ts';
 import {
   type Controller,
+  ignoreFinalizerChange,
   ignoreOwnStatusWrites,
   type KubeObject,
   type Manager,
@@ -18,6 +12,7 @@ import {
 } from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
+import { ARTIFACT_CLEANUP_FINALIZER, CACHE_ARTIFACT_CLEANUP, finalizingReconciler } from '../shared/finalizers.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import {
@@ -122,11 +117,15 @@ export async function registerAimTemplateCacheController(
     keys(caches.store.list().filter((c) => c.metadata.namespace === a.metadata.namespace));
   const builder = mgr
     .controller(CACHE_CONTROLLER)
-    .for(AIMTemplateCaches, { predicates: [ignoreOwnStatusWrites(CACHE_CONTROLLER)] })
+    .for(AIMTemplateCaches, {
+      predicates: [ignoreOwnStatusWrites(CACHE_CONTROLLER), ignoreFinalizerChange(ARTIFACT_CLEANUP_FINALIZER)],
+    })
     .watches(AIMArtifacts as never, ofArtifact)
     .watches(AIMServiceTemplates as never, ofTemplate)
     .watches(AIMClusterServiceTemplates as never, ofTemplate)
     .withOptions({ levelBased: true, concurrency: 4 });
   await watchRuntimeConfigs(mgr, builder, AIMTemplateCaches, opts.operatorNamespace);
-  return builder.complete(pipelineReconciler(AIMTemplateCaches, cachePipeline(opts.operatorNamespace)));
+  return builder.complete(
+    finalizingReconciler(AIMTemplateCaches, cachePipeline(opts.operatorNamespace), CACHE_ARTIFACT_CLEANUP),
+  );
 }

@@ -1,17 +1,18 @@
 // The thin AIMService controller: indexes and watches, then the pipeline. A service is reconciled when it
 // changes, when its InferenceService or HTTPRoute changes, when a runtime config it resolves changes, and
 // when a model it names (or whose image it serves) changes. Every lookup goes through a cache index.
-import { pipelineReconciler } from '../../../engine/index.ts';
 import {
   type Controller,
   HorizontalPodAutoscalers,
   type IndexFunc,
+  ignoreFinalizerChange,
   ignoreOwnStatusWrites,
   keyOf,
   type KubeObject,
   type Manager,
 } from '../../../kube/index.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
+import { finalizingReconciler, SERVICE_CACHE_CLEANUP, TEMPLATE_CACHE_CLEANUP_FINALIZER } from '../shared/finalizers.ts';
 import {
   AIMClusterModels,
   AIMClusterServiceTemplates,
@@ -112,7 +113,12 @@ export async function registerAimServiceController(
   const builder = mgr
     .controller(AIM_SERVICE_CONTROLLER)
     // our own status writes need no second reconcile; everyone else's changes do
-    .for(AIMServices, { predicates: [ignoreOwnStatusWrites(AIM_SERVICE_CONTROLLER)] })
+    .for(AIMServices, {
+      predicates: [
+        ignoreOwnStatusWrites(AIM_SERVICE_CONTROLLER),
+        ignoreFinalizerChange(TEMPLATE_CACHE_CLEANUP_FINALIZER),
+      ],
+    })
     .owns(InferenceServices)
     .owns(HTTPRoutes)
     .watches(AIMModels, servicesUsing)
@@ -127,6 +133,10 @@ export async function registerAimServiceController(
     .withOptions({ concurrency: 8, levelBased: true });
   await watchRuntimeConfigs(mgr, builder, AIMServices, opts.operatorNamespace);
   return builder.complete(
-    pipelineReconciler(AIMServices, aimServicePipeline({ operatorNamespace: opts.operatorNamespace })),
+    finalizingReconciler(
+      AIMServices,
+      aimServicePipeline({ operatorNamespace: opts.operatorNamespace }),
+      SERVICE_CACHE_CLEANUP,
+    ),
   );
 }
