@@ -25,11 +25,14 @@ export function hasFinalizer(object: KubeObject, name: string): boolean {
   return object.metadata.finalizers?.includes(name) ?? false;
 }
 
-/** is the object's namespace being deleted, or gone? (cluster-scoped objects: never) */
-async function namespaceTerminating(object: KubeObject, ctx: Pick<ReconcileContext, 'cache'>): Promise<boolean> {
+/**
+ * Is the object's namespace being deleted, or gone? (cluster-scoped objects: never.) Read live, once per
+ * deletion: no informer on every namespace, and only `get namespaces` in RBAC.
+ */
+async function namespaceTerminating(object: KubeObject, ctx: Pick<ReconcileContext, 'client'>): Promise<boolean> {
   const ns = object.metadata.namespace;
   if (!ns) return false;
-  const namespace = await ctx.cache.get(Namespaces, ns);
+  const namespace = await ctx.client.getOrUndefined(Namespaces, ns);
   return (
     !namespace ||
     namespace.metadata.deletionTimestamp !== undefined ||
@@ -60,7 +63,7 @@ const wantsMore = (r: Result | undefined) => r !== undefined && (r.requeue === t
  * still has the finalizer; the finalizer is removed when cleanup returns without asking to be called again).
  */
 export async function finalizer<T extends KubeObject>(
-  ctx: Pick<ReconcileContext, 'client' | 'cache' | 'log'>,
+  ctx: Pick<ReconcileContext, 'client' | 'log'>,
   kind: KindRef<T>,
   name: string,
   object: T,

@@ -1,6 +1,6 @@
 // finalizer(): one function adds the finalizer before apply, runs cleanup on deletion and removes the
 // finalizer after it; in a terminating (or vanished) namespace cleanup is best-effort and never holds the
-// finalizer. A table over a recording client and a cache holding the namespace.
+// finalizer. A table over a recording client that also reads the namespace.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, finalizer, type FinalizerEvent, type KubeObject, kindRef } from '../../src/kube/index.ts';
@@ -137,9 +137,7 @@ describe('finalizer()', () => {
             if (c.patch === 'conflict') throw new ApiError({ code: 409, reason: 'Conflict', message: 'changed' });
             return { ...c.object, metadata: { ...c.object.metadata, finalizers: body.metadata.finalizers } };
           },
-        },
-        cache: {
-          async get(kind: { kind: string }, name: string) {
+          async getOrUndefined(kind: { kind: string }, name: string) {
             assert.equal(kind.kind, 'Namespace');
             assert.equal(name, 'ns');
             if (c.namespace === 'gone') return undefined;

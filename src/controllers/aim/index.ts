@@ -49,8 +49,10 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       // read one by one when a registry call needs them, never listed or watched
       rule('', ['secrets'], ['get']),
       rule('aim.eai.amd.com', ['aimservices'], READ),
-      // the template-cache cleanup finalizer (metadata.finalizers, by merge patch)
+      // the template-cache cleanup finalizer (metadata.finalizers, by merge patch); on deletion the finalizers
+      // read the object's namespace once, to let a terminating namespace go
       rule('aim.eai.amd.com', ['aimservices'], ['patch']),
+      rule('', ['namespaces'], ['get']),
       rule('aim.eai.amd.com', ['aimservices/status'], ['patch']),
       // auto-created AIMModels for spec.model.image
       rule('aim.eai.amd.com', ['aimmodels'], ['create', 'patch']),

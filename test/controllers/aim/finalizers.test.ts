@@ -32,6 +32,31 @@ describe('AIM finalizers: what cleanup deletes', () => {
     );
   });
 
+  it('one still coming up that another parent uses is left to it; a Failed one goes all the same', () => {
+    const all = [child('in-use', 'Progressing'), child('in-use-failed', 'Failed'), child('unused', 'Progressing')];
+    const inUse = (c: { metadata: { name: string } }) => c.metadata.name.startsWith('in-use');
+    assert.deepEqual(
+      childrenToDelete(all, inUse).map((c) => c.metadata.name),
+      ['in-use-failed', 'unused'],
+    );
+  });
+
+  it('who uses what: a service its cache (by reference or template), a cache its artifacts', () => {
+    const cache = { ...child('c1', 'Progressing'), spec: { templateName: 'tpl' } };
+    const svc = (status: object) => ({ apiVersion: 'v1', kind: 'AIMService', metadata: { name: 's' }, status });
+    assert.ok(SERVICE_CACHE_CLEANUP.uses(svc({ cache: { templateCacheRef: { name: 'c1' } } }), cache));
+    assert.ok(SERVICE_CACHE_CLEANUP.uses(svc({ resolvedTemplate: { name: 'tpl' } }), cache));
+    assert.ok(!SERVICE_CACHE_CLEANUP.uses(svc({ resolvedTemplate: { name: 'other' } }), cache));
+    const c = (artifacts: object) => ({
+      apiVersion: 'v1',
+      kind: 'AIMTemplateCache',
+      metadata: { name: 'c' },
+      status: { artifacts },
+    });
+    assert.ok(CACHE_ARTIFACT_CLEANUP.uses(c({ a1: { name: 'a1' } }), child('a1')));
+    assert.ok(!CACHE_ARTIFACT_CLEANUP.uses(c({ a2: { name: 'a2' } }), child('a1')));
+  });
+
   it('children are found by the label their parent gave them', () => {
     const long = 'x'.repeat(80);
     const parent = (name: string) => ({ apiVersion: 'v1', kind: 'X', metadata: { name } });

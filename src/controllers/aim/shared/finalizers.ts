@@ -1,8 +1,9 @@
 // The AIM finalizers (docs/aim.md, "Finalizers"): an AIMService cleans up the template caches it created,
 // an AIMTemplateCache the artifacts it created, because those children are not all reachable by owner
 // references (Shared ones have no owner at all). Cleanup deletes only children that are not Ready: a Ready
-// cache or artifact holds downloaded weights the next service reuses; a Failed or half-finished one would
-// only be found and reused in its broken state. The finalizer's life is src/kube's `finalizer()`, so a
+// cache or artifact holds downloaded weights the next service reuses; a Failed one would only be found and
+// reused broken. One still coming up that another live parent uses (a Shared cache other services wait on)
+// is left to them. The finalizer's life is src/kube's `finalizer()`, so a
 // terminating namespace is never held up.
 import {
   finalizer,
@@ -14,13 +15,14 @@ import {
   type Reconciler,
   type Result,
 } from '../../../kube/index.ts';
-import { AIMArtifacts, AIMTemplateCaches } from './kinds.ts';
+import { AIMArtifacts, AIMServices, AIMTemplateCaches } from './kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from './reconcile-paused.ts';
 
 export const TEMPLATE_CACHE_CLEANUP_FINALIZER = 'aim.eai.amd.com/template-cache-cleanup';
 export const ARTIFACT_CLEANUP_FINALIZER = 'aim.eai.amd.com/artifactcleanup';
 
-type Child = KubeObject & { status?: { status?: string } };
+type Child = KubeObject & { status?: { status?: string }; spec?: { templateName?: string } };
+type Parent = KubeObject & { status?: Record<string, any> };
 
 /** what a parent cleans up on deletion: its finalizer, the kind of its children and the label they carry */
 export interface ChildCleanup {
@@ -28,6 +30,9 @@ export interface ChildCleanup {
   children: KindRef<Child>;
   /** `key=value` selecting the children the parent created */
   selector: (parent: KubeObject) => string;
+  /** the parent kind: other parents in the namespace may use a child too */
+  parents: KindRef<Parent>;
+  uses: (parent: Parent, child: Child) => boolean;
 }
 
 /** label values are at most 63 characters; the children were labelled with the name cut there */
@@ -38,6 +43,10 @@ export const SERVICE_CACHE_CLEANUP: ChildCleanup = {
   finalizer: TEMPLATE_CACHE_CLEANUP_FINALIZER,
   children: AIMTemplateCaches as KindRef<Child>,
   selector: (service) => `aim.eai.amd.com/service=${labelValue(service)}`,
+  parents: AIMServices as KindRef<Parent>,
+  uses: (service, cache) =>
+    service.status?.cache?.templateCacheRef?.name === cache.metadata.name ||
+    (cache.spec?.templateName !== undefined && service.status?.resolvedTemplate?.name === cache.spec.templateName),
 };
 
 /** an AIMTemplateCache: the artifacts it created (label aim.eai.amd.com/template-cache.name) */
@@ -45,11 +54,25 @@ export const CACHE_ARTIFACT_CLEANUP: ChildCleanup = {
   finalizer: ARTIFACT_CLEANUP_FINALIZER,
   children: AIMArtifacts as KindRef<Child>,
   selector: (cache) => `aim.eai.amd.com/template-cache.name=${labelValue(cache)}`,
+  parents: AIMTemplateCaches as KindRef<Parent>,
+  uses: (cache, artifact) =>
+    Object.entries((cache.status?.artifacts ?? {}) as Record<string, { name?: string }>).some(
+      ([key, a]) => key === artifact.metadata.name || a?.name === artifact.metadata.name,
+    ),
 };
 
-/** pure: the children to delete: not Ready, and not already going */
-export function childrenToDelete<C extends Child>(children: readonly C[]): C[] {
-  return children.filter((c) => c.status?.status !== 'Ready' && !c.metadata.deletionTimestamp);
+/**
+ * pure: the children to delete: not Ready and not already going; Failed ones always, others only when no
+ * other live parent uses them (`inUse`)
+ */
+export function childrenToDelete<C extends Child>(
+  children: readonly C[],
+  inUse: (child: C) => boolean = () => false,
+): C[] {
+  return children.filter(
+    (c) =>
+      c.status?.status !== 'Ready' && !c.metadata.deletionTimestamp && (c.status?.status === 'Failed' || !inUse(c)),
+  );
 }
 
 async function deleteUnreadyChildren(parent: KubeObject, cleanup: ChildCleanup, ctx: ReconcileContext) {
@@ -57,7 +80,10 @@ async function deleteUnreadyChildren(parent: KubeObject, cleanup: ChildCleanup, 
     namespace: parent.metadata.namespace ?? '',
     labelSelector: cleanup.selector(parent),
   });
-  const doomed = childrenToDelete(children);
+  const others = (await ctx.cache.list(cleanup.parents, { namespace: parent.metadata.namespace ?? '' })).filter(
+    (p) => p.metadata.uid !== parent.metadata.uid && !p.metadata.deletionTimestamp,
+  );
+  const doomed = childrenToDelete(children, (c) => others.some((p) => cleanup.uses(p, c)));
   if (doomed.length === 0) return {};
   const kind = cleanup.children.kind;
   ctx.recorder.event(
