@@ -55,6 +55,8 @@ export async function aimModelReady(admin: KubeClient, namespace: string): Promi
 export class AimWorkload {
   /** name → the spec last written (absent: deleted) */
   readonly expected = new Map<string, ServiceSpec>();
+  /** recreations waiting for the operator to finish the deletion they follow: name → why not yet */
+  private readonly recreating = new Map<string, string>();
   private version = 0;
 
   constructor(
@@ -97,22 +99,33 @@ export class AimWorkload {
     });
   }
 
-  /** delete and create again under the same name: the new service (new uid) must get children of its own */
+  /**
+   * delete and create again under the same name: the new service (new uid) must get children of its own.
+   * An AIMService carries a cleanup finalizer (docs/aim.md, "Finalizers"): until the operator has removed
+   * it, an apply of the same name would update the old, terminating object. So the create waits, in the
+   * background (the operator may be down meanwhile), and `problems()` reports it until it is done.
+   */
   async recreate(name: string): Promise<void> {
     const old = await retrying(`get AIMService ${this.namespace}/${name}`, () =>
       this.admin.getOrUndefined(AIMServices, name, this.namespace),
     );
     await this.remove(name);
-    // an AIMService carries a cleanup finalizer (docs/aim.md, "Finalizers"): until the operator has removed it,
-    // an apply of the same name would update the old, terminating object instead of creating a new one
-    if (old)
-      await waitFor(
-        `AIMService ${this.namespace}/${name} (uid ${old.metadata.uid}) deleted`,
-        async () =>
-          (await this.admin.getOrUndefined(AIMServices, name, this.namespace))?.metadata.uid !== old.metadata.uid,
-        { timeoutMs: 120_000, intervalMs: 200 },
-      );
-    await this.create(name);
+    this.recreating.set(name, 'waiting for the deleted one to go');
+    void (async () => {
+      try {
+        if (old)
+          await waitFor(
+            `AIMService ${this.namespace}/${name} (uid ${old.metadata.uid}) deleted`,
+            async () =>
+              (await this.admin.getOrUndefined(AIMServices, name, this.namespace))?.metadata.uid !== old.metadata.uid,
+            { timeoutMs: 600_000, intervalMs: 200 },
+          );
+        await this.create(name);
+        this.recreating.delete(name);
+      } catch (err) {
+        this.recreating.set(name, `recreating failed: ${(err as Error).message}`);
+      }
+    })();
   }
 
   /**
@@ -174,6 +187,8 @@ export class AimWorkload {
   /** everything still wrong in the namespace (empty: converged) */
   async problems(): Promise<string[]> {
     const ns = this.namespace;
+    const waiting = [...this.recreating].map(([name, why]) => `AIMService ${name}: recreation pending (${why})`);
+    if (waiting.length > 0) return waiting;
     const services = (await this.admin.list(AIMServices, { namespace: ns })).items;
     const [isvcs, routes] = await Promise.all([
       childrenByOwner(this.admin, InferenceServices, ns),
