@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { type InferenceProviderConfig, type ModelDeployment, ModelDeployments } from '../apis/kubeairunway/index.ts';
 import { type LlamaStackDistribution, LlamaStackDistributions, toV1Alpha2 } from '../apis/llamastack/index.ts';
-import { type ObjectReader, prepareForApply, type ReadClient } from '../engine/index.ts';
+import { type ObjectReader, prepareForApply, type ReadClient, SILENT_LOG } from '../engine/index.ts';
 import { type KindRef, type KubeObject, parseSelector } from '../kube/index.ts';
 import { aimServicePipeline, aimServiceReconciler } from './aim/service/index.ts';
 import { AIMClusterModels, AIMModels, AIMServices, type AIMService } from './aim/shared/kinds.ts';
@@ -30,8 +30,6 @@ export interface RenderOutcome {
   /** why something is not rendered, or what a condition would say (the controllers' messages) */
   problems: string[];
 }
-
-const silentLog = { debug() {}, info() {}, error() {} };
 
 class MemoryReader implements ObjectReader {
   constructor(private readonly objects: KubeObject[]) {}
@@ -151,7 +149,7 @@ async function renderAimServiceOnce(
     runtimeConfig,
     reader,
     client: offlineClient,
-    log: silentLog,
+    log: SILENT_LOG,
   });
   const ctx = { object: svc, runtimeConfig };
   const obs = r.composeState!(ctx, fetched);

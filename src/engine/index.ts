@@ -52,7 +52,7 @@ export {
   type ResolvedReference,
   resolveWithStoredReference,
 } from './references.ts';
-export { type EngineLogger, reportObservations } from './report.ts';
+export { type EngineLogger, reportObservations, SILENT_LOG } from './report.ts';
 export { DEFAULT_SETTLE_WINDOW_MS, SettleWindow } from './settle.ts';
 export { decide, type Decision } from './state-engine.ts';
 export { StatusHelper } from './status-helper.ts';

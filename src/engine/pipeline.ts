@@ -26,7 +26,7 @@ import { type ComponentState, isErrorState, isReadyState, type NormalizedHealth,
 import type { LabelPropagator } from './labels.ts';
 import { ownedStatus } from './owned-fields.ts';
 import type { ObjectRef, PlanResult } from './plan.ts';
-import { type EngineLogger, reportObservations } from './report.ts';
+import { type EngineLogger, reportObservations, SILENT_LOG } from './report.ts';
 import { SettleWindow } from './settle.ts';
 import {
   asComponentState,
@@ -125,8 +125,6 @@ export function isPaused(object: KubeObject, annotation: string | readonly strin
   return names.some((name) => object.metadata.annotations?.[name] === 'true');
 }
 
-const silentLog: EngineLogger = { debug() {}, info() {}, error() {} };
-
 /** what one run carries from phase to phase */
 interface Run<T extends KubeObject, O, C, S extends EngineStatus> {
   object: T;
@@ -210,7 +208,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     const fieldManager = deps.client.fieldManager;
     if (!fieldManager)
       throw new Error(`pipeline ${this.opts.name}: the client has no field manager (use client.withFieldManager)`);
-    const log = deps.log ?? silentLog;
+    const log = deps.log ?? SILENT_LOG;
     const runtimeConfig = this.opts.runtimeConfig
       ? await this.opts.runtimeConfig.fetch(object, deps.reader)
       : undefined;

@@ -7,8 +7,12 @@ import { type ConditionObservation, shouldReport } from './conditions.ts';
 export interface EngineLogger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
 }
+
+/** a logger that drops everything (offline rendering, tests) */
+export const SILENT_LOG: EngineLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function defaultNote(o: ConditionObservation): string {
   const c = o.condition;
@@ -42,6 +46,8 @@ export function reportObservations(
     if (level === 'info') {
       if (o.config.debugLog) log.debug(msg, fields);
       else log.info(msg, fields);
+    } else if (level === 'warning') {
+      log.warn(msg, fields);
     } else {
       log.error(msg, fields);
     }

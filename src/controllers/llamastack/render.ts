@@ -2,7 +2,7 @@
 // over the objects of the input file. Offline nothing reports status, so a referenced ModelDeployment or
 // AIMService without an endpoint is assumed to serve at its own Service name (and the output says so).
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
-import { FetchResult, type ObjectReader, prepareForApply, type ReadClient } from '../../engine/index.ts';
+import { FetchResult, type ObjectReader, prepareForApply, type ReadClient, SILENT_LOG } from '../../engine/index.ts';
 import type { KubeObject } from '../../kube/index.ts';
 import { endpointOf, observe } from './observe.ts';
 import { configSource, planLlamaStack } from './plan.ts';
@@ -12,8 +12,6 @@ export interface LlamaStackRender {
   objects: KubeObject[];
   problems: string[];
 }
-
-const silentLog = { debug() {}, info() {}, error() {} };
 
 export async function renderLlamaStack(
   input: LlamaStackDistribution,
@@ -28,7 +26,7 @@ export async function renderLlamaStack(
     object: cr,
     reader,
     client,
-    log: silentLog,
+    log: SILENT_LOG,
     runtimeConfig: undefined,
   });
   const refs = fetched.refs.map((r) => {

@@ -56,7 +56,7 @@ const pvc = (
   metadata: { name, namespace: 'team', uid: `${name}-uid`, ownerReferences: owner, ...extra },
   status: { phase },
 });
-const job = (conditions: Array<{ type: string; lastTransitionTime?: string }> = [], annotations = {}): Job =>
+const job = (conditions: Array<{ type: string; lastTransitionTime?: string }> = []): Job =>
   ({
     ...downloadJob(md([CACHE]), resolveVolumes(md([CACHE]))[0]!, 'qwen-cache-uid'),
     status: { conditions: conditions.map((c) => ({ status: 'True', ...c })) },

@@ -28,7 +28,7 @@ export interface RecordedEvent {
 }
 
 export interface LogLine {
-  level: 'debug' | 'info' | 'error';
+  level: 'debug' | 'info' | 'warn' | 'error';
   msg: string;
   fields?: LogFields;
 }
@@ -205,6 +205,7 @@ export class FakeCluster {
   readonly log: EngineLogger = {
     debug: (msg, fields) => this.logs.push({ level: 'debug', msg, ...(fields ? { fields } : {}) }),
     info: (msg, fields) => this.logs.push({ level: 'info', msg, ...(fields ? { fields } : {}) }),
+    warn: (msg, fields) => this.logs.push({ level: 'warn', msg, ...(fields ? { fields } : {}) }),
     error: (msg, fields) => this.logs.push({ level: 'error', msg, ...(fields ? { fields } : {}) }),
   };
 

@@ -9,6 +9,7 @@ import {
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
 import {
+  asInfo,
   asWarning,
   type ComponentHealth,
   type ConditionManager,
@@ -83,8 +84,22 @@ function setVerdict(cm: ConditionManager, verdict: Verdict | undefined): void {
   else if (verdict.status === 'True')
     cm.markTrue(CONDITION_GATEWAY_READY, verdict.reason, verdict.message, quietWhenNew());
   else if (verdict.status === 'Unknown') cm.markUnknown(CONDITION_GATEWAY_READY, verdict.reason, verdict.message);
-  else cm.markFalse(CONDITION_GATEWAY_READY, verdict.reason, verdict.message, asWarning());
+  else
+    cm.markFalse(
+      CONDITION_GATEWAY_READY,
+      verdict.reason,
+      verdict.message,
+      WAITING_REASONS.has(verdict.reason) ? asInfo() : asWarning(),
+    );
 }
+
+/** states a route passes through on its way to Ready: reported once, as info, not as a warning */
+const WAITING_REASONS = new Set([
+  'DeploymentNotRunning',
+  'EndpointPending',
+  'InferencePoolPending',
+  'HTTPRoutePending',
+]);
 
 export function gatewayReconciler(
   opts: GatewayReconcilerOptions = {},
