@@ -21,7 +21,7 @@ const NAMESPACES = ['cache-no-template', 'min-vram', 'discovery-limit', 'artifac
 const RETRY_MS = 3_000;
 const DISCOVERY_SELECTOR = 'app.kubernetes.io/name=aim-discovery';
 
-describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120_000 }, () => {
+describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 240_000 }, () => {
   let cluster: OperatorTestCluster<unknown>;
   let admin: KubeClient;
 
@@ -157,7 +157,8 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
           const s = await settled();
           return s.running === 10 && s.throttled === 5 && s.active === 10 ? s : undefined;
         },
-        { timeoutMs: 30_000, detail: settled },
+        // the shared machine can be slow: a generous wait on the state itself, never a looser check
+        { timeoutMs: 60_000, detail: settled },
       );
       assert.equal(state.active, 10, 'exactly the limit runs');
       await cordon(false);
@@ -167,7 +168,7 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
           (await Promise.all(names.map(([k, n, s]) => admin.getOrUndefined(k, n, s)))).every(
             (t) => t?.status?.status === 'Ready',
           ),
-        { timeoutMs: 40_000, detail: async () => ({ reasons: await Promise.all(names.map(discoveryReason)) }) },
+        { timeoutMs: 60_000, detail: async () => ({ reasons: await Promise.all(names.map(discoveryReason)) }) },
       );
     } finally {
       sampling = false;
@@ -191,8 +192,8 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
       Kinds.Artifacts,
       'gated',
       ns,
-      'Failed',
-      (a) => a.status?.status === 'Failed',
+      'Failed with the cause from the log',
+      (a) => a.status?.status === 'Failed' && cond(a, 'Ready')?.reason === 'AuthError',
     );
     assert.equal(condSummary(failed, 'Ready'), 'Ready=False/AuthError');
     assert.equal(condSummary(failed, 'AuthValid'), 'AuthValid=False/AuthError');
@@ -215,16 +216,6 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 120
       ns,
       'Ready after the retry',
       (a) => a.status?.status === 'Ready',
-    );
-    console.log(
-      JSON.stringify(ready.status),
-      JSON.stringify(
-        (await admin.list(Kinds.Jobs, { namespace: ns })).items.map((j) => [
-          j.metadata.name,
-          j.metadata.creationTimestamp,
-          j.status,
-        ]),
-      ),
     );
     assert.equal(ready.status?.downloadAttempt, 2, 'the second attempt');
     assert.equal(ready.status?.progress?.displayPercentage, '100 %');

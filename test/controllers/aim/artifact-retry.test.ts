@@ -49,7 +49,12 @@ function setup(status: Record<string, unknown>, ...objects: KubeObject[]) {
 }
 
 describe('AIMArtifact download retry', () => {
-  const failedStatus = { status: 'Failed', downloadAttempt: 1, lastFailureTime: '2026-01-01T00:09:30Z' };
+  const failedStatus = {
+    status: 'Failed',
+    downloadAttempt: 1,
+    lastFailureTime: '2026-01-01T00:09:30Z',
+    download: { message: 'ERROR 401 Client Error: Unauthorized' },
+  };
 
   it('before the retry time: Failed stays, nothing is applied, the reconcile comes back when the retry is due', async () => {
     const t = setup(failedStatus, job(1, 'Failed'));
@@ -57,6 +62,14 @@ describe('AIMArtifact download retry', () => {
     assert.deepEqual(t.appliedJobs(), []);
     assert.equal(t.current().status?.status, 'Failed');
     assert.equal(out.requeueAfterMs, 30_000, 'due 60 s after the failure, 30 s from now');
+  });
+
+  it('a failure whose log could not be read yet: looked at again in a moment, not only at the retry time', async () => {
+    const { download: _known, ...unread } = failedStatus;
+    const t = setup(unread, job(1, 'Failed'));
+    const out = await t.run();
+    assert.deepEqual(t.appliedJobs(), []);
+    assert.equal(out.requeueAfterMs, 2_000);
   });
 
   it('the retry time has come: the failed Job goes, the next attempt starts, the failure is cleared', async () => {

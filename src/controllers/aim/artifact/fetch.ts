@@ -26,6 +26,8 @@ export interface ArtifactFetch {
   attempt: number;
   checkSizeLog?: string;
   downloadLog?: string;
+  /** the failed download's output could not be read (yet): its cause is not known */
+  downloadLogUnread?: boolean;
   now: number;
 }
 
@@ -53,7 +55,14 @@ export async function fetchArtifactState(
   if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running')
     out.checkSizeLog = await jobPodLog(ctx.client, sizeJob, CHECK_SIZE_CONTAINER).catch(() => undefined);
   const dl = downloadJob.ok() ? downloadJob.value : undefined;
-  const settled = a.status?.status === 'Ready' || (a.status?.status === 'Failed' && jobPhase(dl) === 'failed');
-  if (dl && !settled) out.downloadLog = await jobPodLog(ctx.client, dl, DOWNLOAD_CONTAINER).catch(() => undefined);
+  // a failure is settled once its cause (the log's last warning or error) is in the status
+  const settled =
+    a.status?.status === 'Ready' ||
+    (a.status?.status === 'Failed' && jobPhase(dl) === 'failed' && a.status?.download?.message !== undefined);
+  if (dl && !settled) {
+    const log = await jobPodLog(ctx.client, dl, DOWNLOAD_CONTAINER).catch(() => undefined);
+    if (log !== undefined) out.downloadLog = log;
+    else if (jobPhase(dl) === 'failed') out.downloadLogUnread = true;
+  }
   return out;
 }

@@ -133,7 +133,9 @@ export const nextAttempt = (obs: ArtifactObservation) => (obs.retry?.retry ? obs
 export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResult {
   const plan = new PlanResult();
   const name = a.metadata.name ?? '';
-  if (obs.retry && !obs.retry.retry) return plan.requeueAfter(obs.retry.waitMs);
+  // a failure whose cause could not be read yet is looked at again soon (the log names it: auth, disk, …)
+  if (obs.retry && !obs.retry.retry)
+    return plan.requeueAfter(obs.downloadLogUnread ? Math.min(PROGRESS_POLL_MS, obs.retry.waitMs) : obs.retry.waitMs);
   if (obs.sizePhase === 'failed') {
     // the retry is due: a fresh check-size Job
     if (obs.checkSizeJob.ok()) plan.delete(obs.checkSizeJob.value);
