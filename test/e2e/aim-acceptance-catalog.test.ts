@@ -95,14 +95,16 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 240
     const nodes = (await admin.list(Kinds.Nodes)).items.map((n) => n.metadata.name ?? '');
     const cordon = (unschedulable: boolean) =>
       Promise.all(nodes.map((n) => admin.patch(Kinds.Nodes, n, undefined, { spec: { unschedulable } }, 'merge')));
-    // frozen: cordoned nodes keep every discovery pod Pending, so the Jobs stay active until released
-    await cordon(true);
-    let maxActive = 0;
-    let sampling = true;
     const activeJobs = async () =>
       (await admin.list(Kinds.Jobs, { labelSelector: DISCOVERY_SELECTOR })).items.filter(
         (j) => !(j.status?.conditions ?? []).some((c: { type: string; status: string }) => c.status === 'True'),
       ).length;
+    // the limit is cluster-wide: start from no discovery running (an earlier test's Job may still finish)
+    await waitFor('no discovery Job running yet', async () => (await activeJobs()) === 0, { timeoutMs: 60_000 });
+    // frozen: cordoned nodes keep every discovery pod Pending, so the Jobs stay active until released
+    await cordon(true);
+    let maxActive = 0;
+    let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         maxActive = Math.max(maxActive, await activeJobs());
