@@ -40,6 +40,7 @@ describe('aim transform', () => {
           hardware: { gpu: { requests: 1 } },
         },
       },
+      template: { allowUnoptimized: true },
       replicas: 1,
       resources: { requests: { 'amd.com/gpu': '1' }, limits: { 'amd.com/gpu': '1' } },
       env: [

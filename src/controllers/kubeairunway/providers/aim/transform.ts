@@ -87,6 +87,9 @@ export function aimServiceFor(input: ModelDeployment): AIMService {
     },
     spec: {
       model,
+      // a custom model's templates are unoptimized (no AIM profile was tuned for it): without this the
+      // service would wait for an optimized template that never comes (docs/aim.md, template selection)
+      ...(model.custom ? { template: { allowUnoptimized: true } } : {}),
       replicas: spec.scaling?.replicas ?? 1,
       ...(Object.keys(requests).length > 0
         ? { resources: { requests, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }
