@@ -5,15 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
-import { registerAimServiceController } from '../../../src/controllers/aim/service/index.ts';
 import {
   type BuiltinProviderDefinition,
   BUILTIN_PROVIDER_DEFINITIONS,
 } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { mergeOverrides } from '../../../src/controllers/kubeairunway/provider/merge.ts';
-import { type KubeClient, Logger } from '../../../src/kube/index.ts';
-import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import type { KubeClient } from '../../../src/kube/index.ts';
+import type { OperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import { startAimCluster } from '../../e2e/helpers/aim-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const NS = 'providers-sim';
@@ -105,12 +105,8 @@ describe('built-in providers on the simulated operators', { timeout: 90_000 }, (
   let client: KubeClient;
 
   before(async () => {
-    cluster = await startOperatorTestCluster({
-      name: 'providers-sim-aim',
-      log: new Logger({}, 'error'),
-      namespaces: [NS],
-      register: (mgr) => registerAimServiceController(mgr, { operatorNamespace: 'aim-system' }),
-    });
+    // the whole AIM chain: a Hugging Face model becomes a custom AIMModel with its own templates
+    cluster = await startAimCluster('providers-sim-aim', { namespaces: [NS] });
     client = cluster.admin.withFieldManager('providers-test');
   });
 
