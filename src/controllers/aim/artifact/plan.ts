@@ -102,8 +102,9 @@ export function composeArtifact(
       `check-size Job ${ns}/${checkSizeJobName(name)} printed no size; set spec.size on AIMArtifact ${ns}/${name}`,
     );
   } else if (obs.downloadPhase === 'failed') {
+    // a settled failure is not read again (fetch.ts): its cause is the log line the status already holds
     obs.failure = failureOf(
-      fetched.downloadLog,
+      fetched.downloadLog ?? a.status?.download?.message,
       `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
       'it is retried later',
     );
