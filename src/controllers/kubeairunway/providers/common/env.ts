@@ -2,7 +2,7 @@
 // Secret name becomes a secretKeyRef and the controllers never read a Secret (docs/kubeairunway.md: "Secret Handling").
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { type EnvVar, mergeEnvByName } from '../../../../common/env-merge/index.ts';
-import { modelCacheEnv } from '../../storage/index.ts';
+import { modelCacheEnv } from '../../storage/volumes.ts';
 
 /** the variable the model servers read the Hugging Face token from, and the key it has in the user's Secret */
 export const HF_TOKEN_ENV = 'HF_TOKEN';
