@@ -1,12 +1,9 @@
 // `modelplane load`: drives chat-completion load at vLLM-compatible servers (the inference simulator of
-// `modelplane dev`, or real vLLM pods), spread over a Service's ready endpoints or the URLs given.
-import { readFileSync } from 'node:fs';
+// `modelplane dev`, or real vLLM pods), spread over a Service's ready endpoints or the URLs given. This file
+// holds only the command's flags: what it runs lives in load/command.ts, imported when the command runs.
 import type { Command } from 'commander';
-import { kindRef, KubeClient, type KubeObject } from '../kube/index.ts';
-import { type LoadSummary, runLoad } from '../sim/inference/index.ts';
-import { UsageError } from './options.ts';
 
-interface LoadFlags {
+export interface LoadFlags {
   url?: string[];
   service?: string;
   kubeconfig: string;
@@ -16,25 +13,6 @@ interface LoadFlags {
   maxTokens: string;
   rate?: string;
   stream?: boolean;
-}
-
-interface EndpointsObject extends KubeObject {
-  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
-}
-const EndpointsKind = kindRef<EndpointsObject>('v1', 'Endpoints');
-
-const positive = (v: string, flag: string) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`invalid ${flag} "${v}": must be a positive number`);
-  return n;
-};
-
-/** a Service's ready endpoint URLs, read from its Endpoints (as kube-proxy spreads connections over them) */
-export async function serviceTargets(client: KubeClient, namespace: string, name: string): Promise<string[]> {
-  const ep = await client.getOrUndefined(EndpointsKind, name, namespace);
-  return (ep?.subsets ?? []).flatMap((s) =>
-    (s.addresses ?? []).flatMap((a) => (s.ports ?? []).slice(0, 1).map((p) => `http://${a.ip}:${p.port}`)),
-  );
 }
 
 export function registerLoad(program: Command): void {
@@ -53,37 +31,10 @@ export function registerLoad(program: Command): void {
     .option('--rate <rps>', 'requests per second over all clients (default: as fast as they go)')
     .option('--stream', 'stream the answers (server-sent events)')
     .action(async (flags: LoadFlags) => {
+      // loaded when the command runs: the load generator lives with the inference simulator
+      const { load } = await import('./load/command.ts');
       const summary = await load(flags);
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       if (summary.ok === 0) process.exitCode = 1;
     });
-}
-
-async function load(flags: LoadFlags): Promise<LoadSummary> {
-  if (!flags.url?.length && !flags.service) throw new UsageError('give --service <namespace/name> or --url <url>');
-  let targets: string[] | (() => Promise<string[]>) = flags.url ?? [];
-  let client: KubeClient | undefined;
-  if (flags.service) {
-    const [namespace, name] = flags.service.includes('/') ? flags.service.split('/', 2) : ['default', flags.service];
-    client = await KubeClient.create(readFileSync(flags.kubeconfig, 'utf8'));
-    const c = client;
-    targets = () => serviceTargets(c, namespace!, name!);
-  }
-  try {
-    return await runLoad({
-      targets,
-      model: flags.model,
-      concurrency: Math.round(positive(flags.concurrency, '--concurrency')),
-      durationMs: positive(flags.duration, '--duration') * 1000,
-      maxTokens: Math.round(positive(flags.maxTokens, '--max-tokens')),
-      ...(flags.rate ? { rate: positive(flags.rate, '--rate') } : {}),
-      stream: flags.stream === true,
-      onProgress: (p) =>
-        process.stderr.write(
-          `${Math.round(p.elapsedMs / 1000)}s: ${p.ok} ok, ${p.errors} errors, ${p.inFlight} in flight over ${p.targets} endpoints\n`,
-        ),
-    });
-  } finally {
-    client?.close();
-  }
 }

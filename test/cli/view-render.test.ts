@@ -10,7 +10,7 @@ import { formatLogLine, LogRouter } from '../../src/cli/view/logs.ts';
 import { renderChange, renderProgress, renderRows, renderWaitingSummary } from '../../src/cli/view/render.ts';
 import { type ResourceRow, rowOf, sortRows } from '../../src/cli/view/rows.ts';
 import { TerminalView } from '../../src/cli/view/terminal.ts';
-import { renderStatus } from '../../src/cli/status.ts';
+import { renderStatus } from '../../src/cli/view/status.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const md = (name: string, status: Record<string, unknown>): KubeObject =>

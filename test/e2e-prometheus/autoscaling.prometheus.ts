@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runKubectl } from '@modelplane/apiserver/testing';
-import { serviceTargets } from '../../src/cli/load.ts';
+import { serviceTargets } from '../../src/cli/load/command.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { queryPrometheus } from '../../src/common/prometheus.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';

@@ -5,7 +5,7 @@
 // external operators stay simulated. See docs/real-kubernetes.md.
 import { randomInt } from 'node:crypto';
 import { ServiceEndpoints } from '@modelplane/apiserver';
-import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiserver/testing';
+import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiserver/real';
 import { DEFAULT_POD_NAMESPACE } from '../../controllers/operator.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
 import type { KubeClient } from '../../kube/index.ts';

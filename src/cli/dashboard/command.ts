@@ -1,0 +1,40 @@
+// What `modelplane dashboard` runs (its flags are in ../dashboard.ts): the dashboard server, read with the
+// kubeconfig's credentials, until SIGINT or SIGTERM.
+import { readFileSync } from 'node:fs';
+import { KubeClient, Logger, loadKubeConfig } from '../../kube/index.ts';
+import type { DashboardCommandOptions } from '../dashboard.ts';
+import { parsePort } from '../options.ts';
+import { dashboardBanner, startDashboard } from './index.ts';
+
+/** serves the dashboard; a failure to start is printed and ends the process with 2 */
+export async function runDashboard(opts: DashboardCommandOptions): Promise<void> {
+  const log = new Logger({ component: 'dashboard' });
+  try {
+    const text = opts.kubeconfig ? readFileSync(opts.kubeconfig, 'utf8') : undefined;
+    const kc = loadKubeConfig(text);
+    const client = await KubeClient.create(kc);
+    const d = await startDashboard({
+      client,
+      host: opts.address,
+      port: parsePort(opts.port, '--port'),
+      cluster: kc.getCurrentCluster()?.server ?? 'unknown cluster',
+      user: kc.getCurrentUser()?.name ?? 'unknown user',
+      logger: log,
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+      ...(opts.readOnly ? { readOnly: true } : {}),
+    });
+    process.stdout.write(`${dashboardBanner(d)}\n`);
+    if (d.state.hidden.length > 0)
+      process.stdout.write(`not visible with these credentials: ${d.state.hidden.join(', ')}\n`);
+    const stop = async () => {
+      await d.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
+  } catch (err) {
+    log.error('dashboard failed to start', { error: err });
+    process.stderr.write(`modelplane dashboard: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}

@@ -1,0 +1,223 @@
+// What `modelplane dev` runs (its flags are in ../dev.ts): the cluster on the backend --cluster names, the
+// terminal view and log file, the dashboard, and the examples watched until Ready. Only this command loads
+// it, so the API server and the simulators stay out of every other command's module graph.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, startRealControlPlane } from '@modelplane/apiserver/real';
+import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
+import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd/index.ts';
+import { ALL_PROCESS_SETS } from '../../controllers/sets.ts';
+import type { DecisionFeed } from '../dashboard/index.ts';
+import type { DevOptions } from '../dev.ts';
+import { KubeClient, Logger, setProcessLogSink } from '../../kube/index.ts';
+import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCluster } from './cluster.ts';
+import { applyManifests } from './examples.ts';
+import { startRealDevCluster } from './real-cluster.ts';
+import { startLiveView } from './live.ts';
+import { LogRouter } from '../view/logs.ts';
+import { parsePort } from '../options.ts';
+import { TerminalView } from '../view/terminal.ts';
+
+function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
+  log.error(message, fields);
+  process.exit(2);
+}
+
+/** the terminal view and the log file; console.warn (the API server's own reports) joins the log too */
+function setUpOutput(opts: DevOptions): { view: TerminalView; log: Logger; router: LogRouter } {
+  const view = new TerminalView(process.stdout);
+  const router = new LogRouter({
+    dir: resolve(opts.logDir),
+    command: 'dev',
+    verbose: opts.verbose === true,
+    show: (line) => view.print(line),
+    color: view.tty,
+  });
+  setProcessLogSink(router);
+  const log = new Logger({ component: 'dev' });
+  const apiserverLog = log.child({ component: 'apiserver' });
+  console.warn = (...args: unknown[]) => apiserverLog.warn(args.map(String).join(' '));
+  view.print(`logs: ${router.displayPath()}${opts.verbose ? '' : ' (--verbose streams them here)'}`);
+  return { view, log, router };
+}
+
+function validate(log: Logger, opts: DevOptions): { port: number; timeoutSec: number; examplesDir: string } {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(log, 'invalid --port: must be an integer between 0 and 65535', { port: opts.port });
+  if (opts.only !== undefined && opts.only !== 'apiserver')
+    fail(log, `invalid --only "${opts.only}": the only component that can run alone is "apiserver"`);
+  const timeoutSec = Number(opts.timeout);
+  if (!(timeoutSec > 0))
+    fail(log, 'invalid --timeout: must be a positive number of seconds', { timeout: opts.timeout });
+  const examplesDir = resolve(opts.examplesDir);
+  if (opts.examples && opts.only === undefined && !existsSync(examplesDir))
+    fail(log, `--examples-dir ${opts.examplesDir} does not exist`);
+  if (opts.cluster !== 'embedded' && opts.cluster !== 'real')
+    fail(log, `invalid --cluster "${opts.cluster}": use "embedded" or "real"`);
+  if (opts.cluster === 'real') {
+    const missing = missingKubeBinaries();
+    if (missing.length > 0)
+      fail(
+        log,
+        `--cluster real needs the real Kubernetes control plane, which is not built (${missing.join(', ')} missing from ${kubeBinDir()}): run "${KUBE_BUILD_COMMAND}" first (needs Go), or use --cluster embedded`,
+      );
+    if (opts.dataDir)
+      fail(
+        log,
+        '--data-dir is not supported with --cluster real (the real control plane keeps its etcd data in a temporary directory)',
+      );
+  }
+  return { port, timeoutSec, examplesDir };
+}
+
+/** what `modelplane dev` needs of either API server */
+interface DevServer {
+  readonly url: string;
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): void;
+}
+
+/** the API server alone, or the whole dev cluster, on the backend --cluster names */
+async function startCluster(
+  opts: DevOptions,
+  common: DevClusterOptions,
+): Promise<{ server: DevServer; cluster: DevCluster<DevServer> | undefined; stop: () => Promise<void> }> {
+  if (opts.only === 'apiserver') {
+    const server =
+      opts.cluster === 'real' ? await startRealControlPlane({ port: common.port }) : await startApiServerOnly(common);
+    return { server, cluster: undefined, stop: () => ('stop' in server ? server.stop() : server.close()) };
+  }
+  const cluster = opts.cluster === 'real' ? await startRealDevCluster(common) : await startDevCluster(common);
+  return { server: cluster.server, cluster, stop: () => cluster.stop() };
+}
+
+/** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
+async function serveDashboard(
+  server: DevServer,
+  opts: DevOptions,
+  log: Logger,
+  view: TerminalView,
+  feed: DecisionFeed,
+): Promise<() => Promise<void>> {
+  // loaded only when served: `--only apiserver` starts without the dashboard's modules
+  const { dashboardBanner, startDashboard } = await import('../dashboard/index.ts');
+  const client = await KubeClient.create(server.kubeconfigYaml());
+  const common = {
+    client,
+    host: opts.dashboardAddress,
+    cluster: server.url,
+    user: 'admin (modelplane dev)',
+    feed,
+    logger: log.child({ component: 'dashboard' }),
+  };
+  const port = parsePort(opts.dashboardPort, '--dashboard-port');
+  const d = await startDashboard({ ...common, port }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err;
+    return startDashboard({ ...common, port: 0 });
+  });
+  view.print(dashboardBanner(d));
+  return async () => {
+    await d.close();
+    client.close();
+  };
+}
+
+export async function runDev(opts: DevOptions): Promise<void> {
+  const { view, log, router } = setUpOutput(opts);
+  const { port, timeoutSec, examplesDir } = validate(log, opts);
+  const started = Date.now();
+  // the autoscaler runs in this process: the dashboard charts its own decision history
+  let autoscaler: Autoscaler | undefined;
+  const sets = devControllerSets(opts, log, (a) => (autoscaler = a));
+  const feed: DecisionFeed = (namespace, name) => autoscaler?.decisions.history(namespace, name) ?? [];
+  const onStep = (what: string, ms: number) => view.print(`  ✓ ${what} (${ms} ms)`);
+  const common = {
+    port,
+    log,
+    onStep,
+    controllers: opts.controllers !== false,
+    sets,
+    prometheus: opts.prometheus !== false,
+    ...(opts.dataDir ? { dataDir: resolve(opts.dataDir) } : {}),
+    ...(opts.auditLog ? { auditLogFile: resolve(opts.auditLog) } : {}),
+  };
+  const { server, cluster, stop: stopCluster } = await startCluster(opts, common);
+  const kubeconfig = resolve(opts.kubeconfig);
+  server.writeKubeconfig(kubeconfig);
+  log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
+  const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
+  view.print(
+    `modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`,
+  );
+
+  const stoppers: Array<() => Promise<void>> = [stopCluster];
+  let stopping = false;
+  const stop = async (reason: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { reason });
+    for (const s of stoppers.reverse()) await s();
+    await router.close();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  // --exit-when-ready (CI, scripts) ends before anyone could open it: no dashboard then
+  if (cluster && opts.dashboard && !opts.exitWhenReady) {
+    // started beside the examples, not before them: it must not delay the cluster converging
+    const dashboard = serveDashboard(server, opts, log, view, feed).catch((err) => {
+      log.error('the dashboard could not start', { error: err });
+      return async () => {};
+    });
+    stoppers.push(async () => (await dashboard)());
+  }
+  if (!cluster || !opts.examples) {
+    view.print(`  ${usage}`);
+    if (opts.exitWhenReady) await stop('ready');
+    return;
+  }
+  const ok = await applyExamplesAndWatch(cluster.manager.client, examplesDir, {
+    opts,
+    view,
+    log,
+    timeoutSec,
+    stoppers,
+  });
+  view.print(
+    `${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`,
+  );
+  if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
+}
+
+/** the controller sets `--controllers` selects (none with --no-controllers); a bad name ends the command */
+function devControllerSets(opts: DevOptions, log: Logger, onAutoscaler: (a: Autoscaler) => void): ControllerSet[] {
+  if (opts.controllers === false) return [];
+  try {
+    return selectControllerSets(ALL_PROCESS_SETS, opts.controllers).map((s) =>
+      s.name === 'autoscaler' ? autoscalerControllerSet({}, onAutoscaler) : s,
+    );
+  } catch (err) {
+    return fail(log, (err as Error).message);
+  }
+}
+
+/** applies the examples and shows their status live until every one is Ready (or the timeout) */
+async function applyExamplesAndWatch(
+  client: KubeClient,
+  examplesDir: string,
+  ctx: { opts: DevOptions; view: TerminalView; log: Logger; timeoutSec: number; stoppers: Array<() => Promise<void>> },
+): Promise<boolean> {
+  const applied = await applyManifests(client, examplesDir);
+  ctx.log.info('examples applied', { dir: examplesDir, objects: applied.length });
+  const live = await startLiveView({
+    client,
+    view: ctx.view,
+    refs: applied,
+    timeoutMs: ctx.opts.exitWhenReady ? ctx.timeoutSec * 1000 : Number.POSITIVE_INFINITY,
+    logger: ctx.log.child({ component: 'status-view' }),
+  });
+  ctx.stoppers.push(() => live.stop());
+  return live.ready;
+}
