@@ -14,6 +14,7 @@ import { realOnly } from '../helpers/backend.ts';
 import { type Difference, differences, exchangeId, fidelityLine } from './fidelity/compare.ts';
 import { crudSteps, listSteps, patchSteps } from './fidelity/sequence-core.ts';
 import { expirySteps } from './fidelity/sequence-expiry.ts';
+import { raceSteps } from './fidelity/sequence-races.ts';
 import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } from './fidelity/sequence-more.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
@@ -27,6 +28,7 @@ const STEPS: Step[] = [
   ...lifecycleSteps,
   ...rbacSteps,
   ...kubectlSteps,
+  ...raceSteps,
   // last: it restarts the real kube-apiserver
   ...expirySteps,
 ];

@@ -9,6 +9,7 @@ import type { KubeObject } from '../types.ts';
 import { deleteObject } from './delete.ts';
 import { readDeleteOptions } from './delete-options.ts';
 import { listObjects, selectObjects } from './list.ts';
+import { guaranteedUpdate } from './guaranteed-update.ts';
 import { patchedObject } from './patch.ts';
 import { boolParam } from './params.ts';
 import { type ResourceRequest, checkObjectKey, context, current, namespaceOf } from './request.ts';
@@ -107,24 +108,25 @@ async function create(r: ResourceRequest): Promise<number> {
 
 async function update(r: ResourceRequest): Promise<number> {
   const { ctx, obj: body } = await readObject(r, 'UpdateOptions');
-  const old = await current(r);
-  let candidate = body;
   const scale = r.info.subresource === 'scale';
-  if (scale) {
-    candidate = scaleToCandidate(r.rt, old, body);
-  } else {
+  const rv = body.metadata.resourceVersion;
+  if (!scale) {
     if (body.metadata.name !== undefined && body.metadata.name !== r.info.name) {
       throw errors.badRequest(
         `the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${r.info.name})`,
       );
     }
-    const rv = body.metadata.resourceVersion;
     // custom resources do not allow unconditional updates (the CRD registry's AllowUnconditionalUpdate is false)
     if (!r.rt.builtin && (rv === undefined || rv === '')) {
       throw errors.invalid(r.rt.plural, r.rt.group, r.info.name!, [
         cause('metadata.resourceVersion', 'FieldValueInvalid', 'Invalid value: 0x0: must be specified for an update'),
       ]);
     }
+  }
+  return guaranteedUpdate(ctx, async () => {
+    const old = await current(r);
+    // a scale candidate is built from the stored object (and checks the Scale's resourceVersion)
+    if (scale) return commitUpdate(r, ctx, old, scaleToCandidate(r.rt, old, body), 200);
     if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
       throw errors.conflict(
         r.rt.plural,
@@ -133,9 +135,11 @@ async function update(r: ResourceRequest): Promise<number> {
         'the object has been modified; please apply your changes to the latest version and try again',
       );
     }
-  }
-  // a scale candidate is built from the stored object; a plain body is the request's own
-  return commitUpdate(r, ctx, old, candidate, 200, undefined, !scale);
+    // With a precondition the body is used once (a retry fails the check above), so the write may take it;
+    // an unconditional update needs it again on a retry, so the write copies it.
+    const owned = rv !== undefined && rv !== '';
+    return commitUpdate(r, ctx, old, body, 200, undefined, owned);
+  });
 }
 
 async function commitUpdate(
@@ -177,10 +181,11 @@ async function patch(r: ResourceRequest): Promise<number> {
   const body = decodeBody(buf, contentType);
   const force = type === 'application/apply-patch+yaml' && boolParam(r.query, 'force');
   checkObjectKey(r);
-  const stored = r.core.store.get(r.rt.storageKey, namespaceOf(r), r.info.name!);
-  const old = stored ? await r.core.convertOut(r.rt, stored, r.info.version) : undefined;
-  const result = patchedObject(r, type, body, old, ctx, force);
-  if (!old) {
+  return guaranteedUpdate(ctx, async () => {
+    const stored = r.core.store.get(r.rt.storageKey, namespaceOf(r), r.info.name!);
+    const old = stored ? await r.core.convertOut(r.rt, stored, r.info.version) : undefined;
+    const result = patchedObject(r, type, body, old, ctx, force);
+    if (old) return commitUpdate(r, ctx, old, result.object, 200, result.managedFields);
     // server-side apply creates a missing object
     const created = await r.core.lifecycle.write({
       rt: r.rt,
@@ -191,8 +196,7 @@ async function patch(r: ResourceRequest): Promise<number> {
       ...(result.managedFields ? { managedFields: result.managedFields } : {}),
     });
     return respondObject(r, 201, await r.core.convertOut(r.rt, created.object, r.info.version), ctx.warnings);
-  }
-  return commitUpdate(r, ctx, old, result.object, 200, result.managedFields);
+  });
 }
 
 /** the patch types an endpoint takes: strategic merge only where the kind has a Go struct (built-ins) */

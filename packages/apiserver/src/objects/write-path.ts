@@ -3,7 +3,7 @@
 // (schema, CEL, metadata), validating admission, managed fields, generation, no-op detection, commit.
 
 import { eventsV1ToEvent } from '../builtin/events.ts';
-import { cause, errors, type StatusCause, type StatusError } from '../errors.ts';
+import { cause, errors, type StatusCause, StatusError } from '../errors.ts';
 import type { Generation, ResourceType } from '../resource-types/resource-type.ts';
 import { groupVersion, storageVersion } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
@@ -142,7 +142,7 @@ export class Lifecycle {
     const { rt, ctx, old } = req;
     const stored = await this.toStorage(rt, obj);
     // Admission and conversion may have waited on webhooks: refuse to overwrite a write that landed meanwhile.
-    this.assertUnchangedSince(rt, obj, old);
+    this.assertUnchangedSince(rt, obj, req);
     if (
       old?.metadata.deletionTimestamp &&
       (stored.metadata.finalizers ?? []).length === 0 &&
@@ -206,17 +206,33 @@ export class Lifecycle {
     return { ...obj, apiVersion: sv };
   }
 
-  private assertUnchangedSince(rt: ResourceType, obj: KubeObject, old: KubeObject | undefined): void {
+  private assertUnchangedSince(rt: ResourceType, obj: KubeObject, req: WriteRequest): void {
+    const { old } = req;
     const latest = this.deps.store.get(rt.storageKey, obj.metadata.namespace, obj.metadata.name!);
-    if (!old && latest) throw errors.alreadyExists(rt.plural, rt.group, obj.metadata.name!);
-    if (old && latest?.metadata.resourceVersion !== old.metadata.resourceVersion) {
-      throw errors.conflict(
-        rt.plural,
-        rt.group,
-        obj.metadata.name!,
-        'the object has been modified; please apply your changes to the latest version and try again',
-      );
+    if (!old && latest) {
+      // a POST refuses an existing object; an apply that would create one updates it instead (on a retry)
+      if (req.post) throw errors.alreadyExists(rt.plural, rt.group, obj.metadata.name!);
+      throw new ObjectChangedMeanwhile(rt, obj.metadata.name!);
     }
+    if (old && latest?.metadata.resourceVersion !== old.metadata.resourceVersion)
+      throw new ObjectChangedMeanwhile(rt, obj.metadata.name!);
+  }
+}
+
+/**
+ * The stored object changed while a write waited on admission or conversion. kube-apiserver's storage
+ * (GuaranteedUpdate) then runs the write again on the latest object, so a client sees 409 only when its own
+ * resourceVersion precondition fails: the handlers retry on this error (handlers/guaranteed-update.ts).
+ */
+export class ObjectChangedMeanwhile extends StatusError {
+  constructor(rt: ResourceType, name: string) {
+    const conflict = errors.conflict(
+      rt.plural,
+      rt.group,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
+    super(conflict.code, conflict.reason, conflict.message, conflict.details);
   }
 }
 
