@@ -109,7 +109,7 @@ export const inferenceProviderConfigCrd = () =>
         printerColumns: [
           { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
           { name: 'Version', type: 'string', jsonPath: '.status.version' },
-          { name: 'Heartbeat', type: 'date', jsonPath: '.status.lastHeartbeat', priority: 1 },
+          { name: 'Heartbeat', type: 'date', jsonPath: '.status.lastHeartbeat' },
           ageColumn,
         ],
       },

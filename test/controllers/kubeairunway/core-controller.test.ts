@@ -21,6 +21,7 @@ import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/sel
 import { ensureCrd, KubeClient, Logger, type Manager } from '../../../src/kube/index.ts';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
+import { eventsFor } from './provider-helpers.ts';
 
 const NS = 'default';
 
@@ -213,5 +214,74 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     const out = await cluster.k(['get', 'md', '-n', NS, 'two-gpu']);
     assert.match(out, /^NAME\s+PHASE\s+PROVIDER\s+ENGINE\s+READY\s+AGE/);
     assert.match(out, /two-gpu\s+kuberay\s+vllm/);
+  });
+
+  it('a provider whose heartbeat goes stale (no event at all) loses what it has not built and is reported on what it has', async () => {
+    // kuberay's last beat is almost 3 minutes old: fresh now, stale in ~3 s, and nothing will tell the core
+    const beat = async (ageMs: number) =>
+      admin.withFieldManager('kuberay-provider').applyStatus(
+        {
+          ...defaultProviderConfig('kuberay'),
+          status: {
+            ready: true,
+            version: 'test',
+            lastHeartbeat: new Date(Date.now() - ageMs).toISOString(),
+            upstreamCRDVersion: 'ray.io/v1',
+          },
+        },
+        { force: true },
+      );
+    await beat(177_000);
+    const spec = {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' as const },
+      resources: { gpu: { count: 2 } },
+    };
+    await create('dies-unbuilt', spec);
+    await create('dies-built', spec);
+    assert.equal(await selected('dies-unbuilt'), 'kuberay');
+    assert.equal(await selected('dies-built'), 'kuberay');
+    // kuberay built dies-built's RayService before it died
+    await admin.withFieldManager('kuberay-provider').applyStatus(
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'ModelDeployment',
+        metadata: { name: 'dies-built', namespace: NS },
+        status: { phase: 'Running', provider: { resourceName: 'dies-built', resourceKind: 'RayService' } },
+      } as ModelDeployment,
+      { force: true },
+    );
+    const moved = await waitFor(
+      'dies-unbuilt to be selected again',
+      async () => {
+        const m = await get('dies-unbuilt');
+        return m.status?.provider?.name === 'dynamo' && m;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.match(
+      moved.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.message ?? '',
+      /provider kuberay is unavailable: heartbeat stale: last at .*, 1[78]\ds ago \(stale after 180s\)/,
+    );
+    const held = await waitFor('dies-built to report ProviderUnavailable', async () => {
+      const c = (await get('dies-built')).status?.conditions?.find((x) => x.type === 'ProviderSelected');
+      return c?.reason === 'ProviderUnavailable' && c;
+    });
+    assert.equal(held.status, 'Unknown');
+    const built = await get('dies-built');
+    assert.equal(built.status?.provider?.name, 'kuberay', 'what was built is never moved');
+    assert.equal(built.status?.phase, 'Running', 'the core does not take the phase of what the provider built');
+    const events = await waitFor('a Warning event', async () => {
+      const found = await eventsFor(admin, NS, 'dies-built', 'ProviderUnavailable');
+      return found.length > 0 && found;
+    });
+    assert.match(events[0]!.note ?? '', /provider kuberay is unavailable/);
+    // it beats again: the condition follows
+    await beat(0);
+    await waitFor('dies-built to be ProviderSelected=True again', async () => {
+      const c = (await get('dies-built')).status?.conditions?.find((x) => x.type === 'ProviderSelected');
+      return c?.status === 'True';
+    });
+    assert.equal((await get('dies-unbuilt')).status?.provider?.name, 'dynamo', 're-selection is sticky');
   });
 });

@@ -152,6 +152,66 @@ describe('planCoreStatus', () => {
     assert.deepEqual(second.status, first.status);
   });
 
+  describe('liveness of the selected provider', () => {
+    const gpu2 = { model: { id: 'q' }, engine: { type: 'vllm' as const }, resources: { gpu: { count: 2 } } };
+    const picked = { provider: { name: 'kuberay', selectedReason: 'matched capabilities' } };
+    const cond = (d: ReturnType<typeof planCoreStatus>) =>
+      d.status.conditions.find((c) => c.type === 'ProviderSelected');
+
+    it('re-selects a deployment whose provider went stale before building anything', () => {
+      const d = planCoreStatus(md(gpu2, picked), inputs({ providers: providers({ stale: ['kuberay'] }) }));
+      // kuberay is not selectable: the next best for 2 GPUs vLLM is dynamo
+      assert.equal(d.status.provider?.name, 'dynamo');
+      assert.equal(cond(d)?.status, 'True');
+      assert.match(
+        cond(d)?.message ?? '',
+        /provider kuberay is unavailable: heartbeat stale: last at 2026-03-01T11:00:00.000Z, 3600s ago \(stale after 180s\).*selected again/,
+      );
+      assert.equal(d.status.phase, undefined, 'selected: the new provider owns the phase');
+    });
+
+    it('keeps a provider that built something, with ProviderSelected=Unknown ProviderUnavailable naming the heartbeat age', () => {
+      const built = { ...picked, provider: { ...picked.provider, resourceName: 'm', resourceKind: 'RayService' } };
+      const d = planCoreStatus(md(gpu2, built), inputs({ providers: providers({ stale: ['kuberay'] }) }));
+      assert.equal(d.status.provider?.name, 'kuberay', 'never moved away from what it built');
+      assert.equal(cond(d)?.status, 'Unknown');
+      assert.equal(cond(d)?.reason, 'ProviderUnavailable');
+      assert.match(cond(d)?.message ?? '', /^provider kuberay is unavailable: heartbeat stale: .*3600s ago/);
+      assert.equal(d.status.phase, undefined, 'the provider owns the phase of what it built');
+      assert.equal(d.retrySelection, true);
+    });
+
+    it('holds an explicitly named provider, Pending while nothing is built', () => {
+      const spec = { ...gpu2, provider: { name: 'kuberay' } };
+      const registered = providers({ stale: ['kuberay'], gv: { kuberay: 'ray.io/v1' } });
+      const d = planCoreStatus(md(spec), inputs({ providers: registered }));
+      assert.equal(d.status.provider?.name, 'kuberay');
+      assert.equal(cond(d)?.reason, 'ProviderUnavailable');
+      assert.equal(d.status.phase, 'Pending');
+      assert.match(d.status.message ?? '', /^provider kuberay is unavailable: heartbeat stale/);
+    });
+
+    it('a re-selection with nothing alive drops the dead choice (Pending, NoHealthyProviders)', () => {
+      const all = providers({ stale: [...BUILTIN_PROVIDERS] });
+      const d = planCoreStatus(md(gpu2, picked), inputs({ providers: all }));
+      assert.equal(d.status.provider, undefined);
+      assert.equal(cond(d)?.reason, 'NoHealthyProviders');
+      assert.equal(d.status.phase, 'Pending');
+    });
+
+    it('comes back to True when the provider beats again', () => {
+      const built = { ...picked, provider: { ...picked.provider, resourceName: 'm' } };
+      const down = planCoreStatus(md(gpu2, built), inputs({ providers: providers({ stale: ['kuberay'] }) }));
+      const up = planCoreStatus(
+        md(gpu2, { ...built, conditions: down.status.conditions }),
+        inputs({ previous: down.status }),
+      );
+      assert.equal(cond(up)?.status, 'True');
+      assert.equal(up.status.provider?.name, 'kuberay');
+      assert.equal(up.retrySelection, false);
+    });
+  });
+
   it('retries selection while nothing can be selected', () => {
     const d = planCoreStatus(
       md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }),

@@ -281,7 +281,7 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
         { metadata, status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } },
         NOW,
       ).reason!,
-      /^heartbeat stale: last at .*, more than 180s ago, so its controller is not running; start its provider controller \(modelplane provider dynamo, or its Deployment\) and check its logs$/,
+      /^heartbeat stale: last at .*, 181s ago \(stale after 180s\), so its controller is not running; start its provider controller \(modelplane provider dynamo, or its Deployment\) and check its logs$/,
     );
     assert.equal(
       providerReadiness(
@@ -404,6 +404,20 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     assert.match(r.skippedRules[0]!.error, /^ERROR: <input>:1:/);
     assert.match(r.skippedRules[1]!.error, /no such key: nothing/);
     assert.match(r.skippedRules[2]!.error, /must evaluate to a bool/);
+  });
+
+  it('reports a priority-0 rule that fails to evaluate, and still lets its provider compete at 0', () => {
+    const providers = [
+      custom('a', [{ condition: 'spec.nothing.here == 1', priority: 0 }]),
+      custom('b', [{ condition: 'false', priority: 0 }]),
+    ];
+    const r = selectProvider(md(gpu1), providers, { now: NOW });
+    assert.deepEqual([r.provider, r.priority], ['a', 0], 'a tie at 0 goes to the smallest name');
+    assert.deepEqual(
+      r.skippedRules.map((s) => [s.provider, s.rule]),
+      [['a', 'spec.nothing.here == 1']],
+    );
+    assert.match(r.skippedRules[0]!.error, /no such key: nothing/);
   });
 
   it('exposes exactly one CEL variable, spec (self is unknown)', () => {

@@ -31,9 +31,11 @@ import {
   or,
 } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
+import { ProviderLiveness } from './liveness.ts';
 import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
+const SELECTED_INDEX = 'kubeairunway.ai/core-selected-provider';
 /** while nothing can be selected, look again this often: provider heartbeats go stale without any event */
 const RESELECT_AFTER_MS = 30_000;
 
@@ -108,9 +110,14 @@ export async function registerKubeairunwayCoreController(
   await mgr.cache.indexField(ModelDeployments, UNSELECTED_INDEX, (o) =>
     (o as { status?: { provider?: { name?: string } } }).status?.provider?.name ? [] : ['true'],
   );
+  await mgr.cache.indexField(ModelDeployments, SELECTED_INDEX, (o) => {
+    const name = (o as { status?: { provider?: { name?: string } } }).status?.provider?.name;
+    return name ? [name] : [];
+  });
   const mds = await mgr.cache.informer(ModelDeployments);
-  const unselected = () =>
-    mds.store.byIndex(UNSELECTED_INDEX, 'true').map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
+  const keysOf = (list: readonly { metadata: { namespace?: string; name?: string } }[]) =>
+    list.map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
+  const unselected = () => keysOf(mds.store.byIndex(UNSELECTED_INDEX, 'true'));
   const reported = new BoundedSet(4096);
   const pipeline = new Pipeline({
     name: CORE_FIELD_MANAGER,
@@ -120,60 +127,80 @@ export async function registerKubeairunwayCoreController(
     observedGeneration: true,
   });
 
-  return (
-    mgr
-      .controller(CORE_FIELD_MANAGER)
-      // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
-      // status writes cannot change it, and reconciling on each of them doubled the core's work
-      .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
-      .watches(InferenceProviderConfigs, unselected)
-      .watches(CustomResourceDefinitions, unselected)
-      .withOptions({ concurrency: 4, levelBased: true })
-      .complete(async (req, ctx) => {
-        const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
-        if (!md) return {};
-        const previous = ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
-        const outcome = await pipeline.run(md, {
-          client: ctx.client,
-          reader: ctx.cache,
-          recorder: ctx.recorder,
-          log: ctx.log,
-          signal: ctx.signal,
-        });
-        const decision = (outcome.observation as CoreObservation | undefined)?.decision;
-        const chosen = decision?.selection?.provider;
-        if (
-          outcome.statusWritten &&
-          decision &&
-          chosen &&
-          chosen !== previous.provider?.name &&
-          decision.validation.ok
-        ) {
-          selections.inc({ provider: chosen, reason: decision.selection!.reason });
-          // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
-          // change of provider moves the deployment and is worth an event
-          if (previous.provider?.name)
-            ctx.recorder.event(
-              md,
-              'Normal',
-              'ProviderSelected',
-              `${decision.selection!.message} (was ${previous.provider.name})`,
-            );
-        }
-        for (const s of decision?.skippedRules ?? []) {
-          // once per object generation and rule, not on every reconcile
-          const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
-          if (reported.add(key))
-            ctx.recorder.event(
-              md,
-              'Warning',
-              'SelectionRuleSkipped',
-              `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`,
-            );
-        }
-        return toResult(outcome);
-      })
-  );
+  // a provider going stale or coming back: the deployments it owns follow (ProviderSelected, re-selection)
+  let controller: Controller | undefined;
+  const owned = (provider: string) => keysOf(mds.store.byIndex(SELECTED_INDEX, provider));
+  const liveness = new ProviderLiveness({
+    now: opts.now ?? Date.now,
+    ...(opts.heartbeatStaleAfterMs !== undefined ? { staleAfterMs: opts.heartbeatStaleAfterMs } : {}),
+    onChange: (provider) => controller?.enqueueChange(owned(provider), undefined),
+  });
+  const ipcs = await mgr.cache.informer(InferenceProviderConfigs);
+  const observe = (ipc: InferenceProviderConfig) => {
+    if (liveness.observe(ipc)) controller?.enqueueChange(owned(ipc.metadata.name ?? ''), ipc);
+  };
+  ipcs.addHandler({
+    add: (o) => observe(o as InferenceProviderConfig),
+    update: (_old, o) => observe(o as InferenceProviderConfig),
+    delete: (o) => {
+      liveness.forget(o.metadata.name ?? '');
+      controller?.enqueueChange(owned(o.metadata.name ?? ''), undefined);
+    },
+  });
+  mgr.add({
+    name: 'kubeairunway-core-liveness',
+    needsLeaderElection: () => false,
+    start: async () => {},
+    stop: async () => liveness.stop(),
+  });
+
+  controller = mgr
+    .controller(CORE_FIELD_MANAGER)
+    // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
+    // status writes cannot change it, and reconciling on each of them doubled the core's work
+    .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
+    .watches(InferenceProviderConfigs, unselected)
+    .watches(CustomResourceDefinitions, unselected)
+    .withOptions({ concurrency: 4, levelBased: true })
+    .complete(async (req, ctx) => {
+      const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
+      if (!md) return {};
+      const previous = ownedStatus(md, CORE_FIELD_MANAGER) as Partial<CoreStatus>;
+      const outcome = await pipeline.run(md, {
+        client: ctx.client,
+        reader: ctx.cache,
+        recorder: ctx.recorder,
+        log: ctx.log,
+        signal: ctx.signal,
+      });
+      const decision = (outcome.observation as CoreObservation | undefined)?.decision;
+      const chosen = decision?.selection?.provider;
+      if (outcome.statusWritten && decision && chosen && chosen !== previous.provider?.name && decision.validation.ok) {
+        selections.inc({ provider: chosen, reason: decision.selection!.reason });
+        // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
+        // change of provider moves the deployment and is worth an event
+        if (previous.provider?.name)
+          ctx.recorder.event(
+            md,
+            'Normal',
+            'ProviderSelected',
+            `${decision.selection!.message} (was ${previous.provider.name})`,
+          );
+      }
+      for (const s of decision?.skippedRules ?? []) {
+        // once per object generation and rule, not on every reconcile
+        const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
+        if (reported.add(key))
+          ctx.recorder.event(
+            md,
+            'Warning',
+            'SelectionRuleSkipped',
+            `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`,
+          );
+      }
+      return toResult(outcome);
+    });
+  return controller;
 }
 
 /** a set that forgets its oldest entries past `limit` */

@@ -6,12 +6,13 @@
 // the core stops asserting phase, and the provider's field manager owns it.
 import {
   CONDITION_PROVIDER_SELECTED,
+  CONDITION_RESOURCE_CREATED,
   CONDITION_VALIDATED,
   type InferenceProviderConfig,
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
 import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
-import { type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
+import { providerReadiness, type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
 import {
   admissionMessage,
   defaultModelDeployment,
@@ -50,6 +51,10 @@ export interface CoreDecision {
 export interface CoreJudgement {
   errors: ValidationIssue[];
   selection?: SelectionResult;
+  /** the selected provider cannot act (stale heartbeat, not ready, unregistered): why, for ProviderUnavailable */
+  unavailable?: string;
+  /** nothing has been built for the deployment yet (no upstream resource reported) */
+  unbuilt?: boolean;
 }
 
 /** The core's decision for `md`, with its conditions on a fresh ConditionManager over `inputs.previous`. */
@@ -73,11 +78,36 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
     },
   });
   if (result.errors.length > 0) return { errors: result.errors };
-  const selection = selectProvider(defaulted, inputs.providers, {
+  const opts = {
     now: inputs.now,
     ...(inputs.heartbeatStaleAfterMs !== undefined ? { heartbeatStaleAfterMs: inputs.heartbeatStaleAfterMs } : {}),
-  });
-  return { errors: [], selection };
+  };
+  const selection = selectProvider(defaulted, inputs.providers, opts);
+  const chosen = selection.provider;
+  if (!chosen || selection.reason === 'AutoSelected') return { errors: [], selection };
+  // an earlier or explicit choice: is that provider still alive to act on it?
+  const config = inputs.providers.find((p) => p.metadata.name === chosen);
+  const readiness = config
+    ? providerReadiness(config, inputs.now, opts.heartbeatStaleAfterMs)
+    : { ready: false, reason: `no InferenceProviderConfig ${chosen} is registered; start its provider controller` };
+  if (readiness.ready) return { errors: [], selection };
+  const unavailable = `provider ${chosen} is unavailable: ${readiness.reason}`;
+  const unbuilt = !hasBuilt(md);
+  if (selection.reason === 'PreviouslySelected' && unbuilt) {
+    // nothing to lose yet: choose again among the providers that are alive (the dead one is not selectable)
+    const again = selectProvider({ spec: defaulted.spec }, inputs.providers, opts);
+    const message = `${again.message}; ${unavailable}, and had built nothing for this deployment, so it was selected again`;
+    return { errors: [], selection: { ...again, message }, unbuilt };
+  }
+  return { errors: [], selection, unavailable, unbuilt };
+}
+
+/** whether the selected provider has built anything for `md` (reported its resource or its creation) */
+function hasBuilt(md: ModelDeployment): boolean {
+  return (
+    Boolean(md.status?.provider?.resourceName) ||
+    (md.status?.conditions ?? []).some((c) => c.type === CONDITION_RESOURCE_CREATED && c.status === 'True')
+  );
 }
 
 /**
@@ -105,7 +135,15 @@ export function coreStatusFrom(
   }
   // True at first sight is told by the status alone; a spec that becomes valid again is evented
   cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation', quietWhenNew());
-  if (
+  if (selection.provider && judgement.unavailable) {
+    // the choice stands (something was built, or it was named explicitly) but nobody acts on it
+    cm.markUnknown(CONDITION_PROVIDER_SELECTED, 'ProviderUnavailable', judgement.unavailable, asWarning());
+    status.provider = inputs.previous.provider ?? { name: selection.provider, selectedReason: selection.message };
+    if (judgement.unbuilt) {
+      status.phase = 'Pending';
+      status.message = judgement.unavailable;
+    }
+  } else if (
     selection.provider &&
     selection.reason === 'PreviouslySelected' &&
     inputs.previous.provider?.name === selection.provider &&
@@ -128,7 +166,7 @@ export function coreStatusFrom(
     validation: { ok: true },
     selection,
     skippedRules: selection.skippedRules,
-    retrySelection: !selection.provider,
+    retrySelection: !selection.provider || judgement.unavailable !== undefined,
   };
 }
 

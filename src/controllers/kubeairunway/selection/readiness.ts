@@ -41,8 +41,20 @@ export function providerReadiness(
   if (now - beat > staleAfterMs) {
     return {
       ready: false,
-      reason: `heartbeat stale: last at ${status.lastHeartbeat}, more than ${Math.round(staleAfterMs / 1000)}s ago, so its controller is not running; ${startIt(name)}`,
+      reason: `heartbeat stale: last at ${status.lastHeartbeat}, ${Math.round((now - beat) / 1000)}s ago (stale after ${Math.round(staleAfterMs / 1000)}s), so its controller is not running; ${startIt(name)}`,
     };
   }
   return { ready: true };
+}
+
+/**
+ * When a provider that is selectable now stops being so without any event (its heartbeat going stale),
+ * in ms since the epoch; undefined when that cannot happen (not ready, or no heartbeat to go stale).
+ */
+export function staleAt(
+  provider: Pick<InferenceProviderConfig, 'status'>,
+  staleAfterMs: number = HEARTBEAT_STALE_AFTER_MS,
+): number | undefined {
+  const beat = provider.status?.ready === true ? Date.parse(provider.status.lastHeartbeat ?? '') : Number.NaN;
+  return Number.isNaN(beat) ? undefined : beat + staleAfterMs;
 }

@@ -195,7 +195,9 @@ export function selectProvider(
   let best: PreparedProvider | undefined;
   let bestPriority = -1;
   for (const p of candidates) {
-    let priority = 0;
+    // -1 until a rule is true: a priority-0 rule is evaluated too (so an error in it is reported), and a
+    // provider with no true rule still competes at priority 0
+    let priority = -1;
     for (const rule of p.rules) {
       if (rule.compileError !== undefined) {
         skippedRules.push({ provider: p.name, rule: rule.condition, error: rule.compileError });
@@ -209,6 +211,7 @@ export function selectProvider(
         skippedRules.push({ provider: p.name, rule: rule.condition, error: (err as Error).message });
       }
     }
+    priority = Math.max(priority, 0);
     if (priority > bestPriority || (priority === bestPriority && p.name < best!.name)) {
       best = p;
       bestPriority = priority;
