@@ -293,7 +293,11 @@ describe('kubeairunway.ai CRDs', () => {
     );
     assert.equal(s.status, 200, s.text);
     const out = await cluster.k(['get', 'ipc']);
-    assert.match(out, /^NAME\s+READY\s+VERSION\s+AGE\ndynamo\s+true\s+dynamo-provider:0\.1\.0\s/);
+    // HEARTBEAT is the age of the last beat: a READY true beside an old heartbeat is a dead provider
+    assert.match(
+      out,
+      /^NAME\s+READY\s+VERSION\s+HEARTBEAT\s+AGE\ndynamo\s+true\s+dynamo-provider:0\.1\.0\s+\d+[dy]\S*\s+\d+s\n/,
+    );
   });
 });
 
