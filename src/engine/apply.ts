@@ -1,11 +1,14 @@
 // Carries out a PlanResult: deletes first, then server-side applies in the plan's order, each with the
 // controller's field manager. An apply that would change nothing (judged against the cached object and
 // our managedFields entry) is skipped, which is what makes a resync with nothing changed cost no writes.
-// A failure does not stop the other writes; every failure comes back categorised, naming its object.
+// A failure does not stop the other writes unless the plan asks for it (stopAtFirstFailure); every failure
+// comes back categorised, naming its object. An object planned with readBack is read from the API server
+// after its write and compared with the plan before anything after it is written.
 
 import {
   isConflict,
   isNotFound,
+  isSubset,
   type KindRef,
   type KubeClient,
   type KubeObject,
@@ -27,6 +30,17 @@ export interface ApplyDeps<C = unknown> {
   runtimeConfig?: C;
   /** owned children get blockOwnerDeletion: true (the owner cannot go before them under foreground deletion) */
   blockOwnerDeletion?: boolean;
+  /** a live read from the API server (undefined: not there), for objects planned with readBack */
+  readBack?: (ref: ObjectRef) => Promise<KubeObject | undefined>;
+  /** turns a failed write's categorised error into the controller's own (reason, category) */
+  classifyWriteError?: (err: CategorizedError) => CategorizedError;
+}
+
+/** the write that failed and ended a plan planned with stopAtFirstFailure */
+export interface FailedWrite {
+  verb: 'delete' | 'apply' | 'read back';
+  ref: ObjectRef;
+  error: CategorizedError;
 }
 
 export interface ApplyOutcome {
@@ -34,6 +48,10 @@ export interface ApplyOutcome {
   applied: number;
   skipped: number;
   deleted: number;
+  /** the first failed write, when the plan stops there (stopAtFirstFailure) */
+  stoppedAt?: FailedWrite;
+  /** planned writes not attempted because the plan stopped */
+  notAttempted: number;
 }
 
 /** the controller ownerReference to `owner` (blockOwnerDeletion unset unless asked for, as the original does) */
@@ -95,6 +113,28 @@ function withObject(err: unknown, verb: string, ref: ObjectRef): CategorizedErro
   return new CE(c.category, c.reason, `${verb} ${describeRef(ref)}: ${c.message}`, { cause: err });
 }
 
+/** null when `live` carries what was written (the server may add fields, never change ours); otherwise what is wrong */
+function readBackProblem(desired: KubeObject, live: KubeObject | undefined): string | null {
+  if (!live) return 'it is not there';
+  const { metadata, apiVersion: _v, kind: _k, status: _s, ...content } = desired;
+  if (!isSubset(metadata.labels ?? {}, live.metadata.labels ?? {})) return 'its labels differ from the ones written';
+  const changed = Object.keys(content).find((k) => !isSubset(content[k], live[k]));
+  return changed === undefined ? null : `its ${changed} differs from what was written`;
+}
+
+async function readBack<C>(deps: ApplyDeps<C>, desired: KubeObject): Promise<CategorizedError | undefined> {
+  if (!deps.readBack) return undefined;
+  let problem: string | null;
+  try {
+    problem = readBackProblem(desired, await deps.readBack(desired));
+  } catch (err) {
+    return withObject(err, 'read back', desired);
+  }
+  if (problem === null) return undefined;
+  // another writer got there between our write and the read (or the server kept something else): retry
+  return new CE('Infrastructure', 'ReadBackMismatch', `read back ${describeRef(desired)}: ${problem}`);
+}
+
 async function liveOf<C>(deps: ApplyDeps<C>, ref: ObjectRef): Promise<KubeObject | undefined | 'unknown'> {
   if (!deps.live) return 'unknown';
   try {
@@ -105,9 +145,28 @@ async function liveOf<C>(deps: ApplyDeps<C>, ref: ObjectRef): Promise<KubeObject
   }
 }
 
-export async function executePlan<C>(plan: PlanResult, owner: KubeObject, deps: ApplyDeps<C>): Promise<ApplyOutcome> {
-  const out: ApplyOutcome = { errors: [], applied: 0, skipped: 0, deleted: 0 };
-  for (const ref of plan.deletes) {
+/** one planned write at a time, ending the plan at the first failure when it asks for that */
+class PlanRun<C> {
+  readonly out: ApplyOutcome = { errors: [], applied: 0, skipped: 0, deleted: 0, notAttempted: 0 };
+
+  constructor(
+    private readonly plan: PlanResult,
+    private readonly deps: ApplyDeps<C>,
+  ) {}
+
+  /** records a failed write; true when the plan must stop here */
+  fail(verb: FailedWrite['verb'], ref: ObjectRef, err: CategorizedError, remaining: number): boolean {
+    const error = this.deps.classifyWriteError ? this.deps.classifyWriteError(err) : err;
+    this.out.errors.push(error);
+    if (!this.plan.stopsAtFirstFailure) return false;
+    this.out.stoppedAt = { verb, ref, error };
+    this.out.notAttempted = remaining;
+    return true;
+  }
+}
+
+async function deleteAll<C>(run: PlanRun<C>, deps: ApplyDeps<C>, refs: ObjectRef[], after: number): Promise<boolean> {
+  for (const [i, ref] of refs.entries()) {
     const live = await liveOf(deps, ref);
     if (live === undefined) continue;
     try {
@@ -117,32 +176,45 @@ export async function executePlan<C>(plan: PlanResult, owner: KubeObject, deps: 
         propagationPolicy: 'Background',
         ...(uid ? { preconditions: { uid } } : {}),
       });
-      out.deleted++;
+      run.out.deleted++;
     } catch (err) {
       // gone already, or (uid precondition) replaced by another object of that name: nothing of ours to delete
-      if (!isNotFound(err) && !(ref.metadata.uid && isConflict(err))) out.errors.push(withObject(err, 'delete', ref));
+      if (isNotFound(err) || (ref.metadata.uid && isConflict(err))) continue;
+      if (run.fail('delete', ref, withObject(err, 'delete', ref), refs.length - i - 1 + after)) return false;
     }
   }
+  return true;
+}
+
+export async function executePlan<C>(plan: PlanResult, owner: KubeObject, deps: ApplyDeps<C>): Promise<ApplyOutcome> {
+  const run = new PlanRun(plan, deps);
+  const applies = plan.applies;
+  if (!(await deleteAll(run, deps, plan.deletes, applies.length))) return run.out;
   const ctx: LabelPropagationContext<C> = { parent: owner, runtimeConfig: deps.runtimeConfig };
-  for (const planned of plan.applies) {
+  for (const [i, planned] of applies.entries()) {
+    const remaining = applies.length - i - 1;
     let desired: KubeObject;
     try {
       desired = prepareForApply(planned, owner, deps.propagators ?? [], ctx, deps.blockOwnerDeletion);
     } catch (err) {
-      out.errors.push(err instanceof CE ? err : withObject(err, 'prepare', planned.object));
+      const e = err instanceof CE ? err : withObject(err, 'prepare', planned.object);
+      if (run.fail('apply', planned.object, e, remaining)) return run.out;
       continue;
     }
     const live = await liveOf(deps, desired);
     if (live !== 'unknown' && !needsApply(desired, live, deps.fieldManager)) {
-      out.skipped++;
+      run.out.skipped++;
       continue;
     }
     try {
       await deps.client.apply(desired, { fieldManager: deps.fieldManager, force: true });
-      out.applied++;
+      run.out.applied++;
     } catch (err) {
-      out.errors.push(withObject(err, 'apply', desired));
+      if (run.fail('apply', desired, withObject(err, 'apply', desired), remaining)) return run.out;
+      continue;
     }
+    const readBackError = planned.readBack ? await readBack(deps, desired) : undefined;
+    if (readBackError && run.fail('read back', desired, readBackError, remaining)) return run.out;
   }
-  return out;
+  return run.out;
 }

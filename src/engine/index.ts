@@ -2,7 +2,7 @@
 // state engine, PlanResult, the pipeline and the one status-write path. Controllers import from here; see
 // docs/controllers.md. Only what some controller or test uses is exported.
 
-export { type ApplyOutcome, executePlan, prepareForApply } from './apply.ts';
+export { type ApplyOutcome, executePlan, type FailedWrite, prepareForApply } from './apply.ts';
 export {
   asError,
   asInfo,
@@ -43,7 +43,7 @@ export {
   runtimeConfigValue,
   toResult,
 } from './pipeline.ts';
-export { type ObjectRef, PlanResult } from './plan.ts';
+export { type ObjectRef, type PlanApplyOptions, PlanResult } from './plan.ts';
 export {
   bestCandidate,
   fetchUnlessDownstreamExists,

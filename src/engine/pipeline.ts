@@ -67,6 +67,8 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   observedGeneration?: boolean;
   /** owned children get blockOwnerDeletion: true on their ownerReference (KubeAIRunway's provider resources) */
   blockOwnerDeletion?: boolean;
+  /** turns a failed write's error into the controller's own category and reason (apply.ts) */
+  classifyWriteError?: (err: CategorizedError) => CategorizedError;
   clock?: Clock;
   gracePeriodMs?: number;
   /**
@@ -278,6 +280,13 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       propagators: this.opts.labelPropagators ?? [],
       runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
       ...(this.opts.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
+      readBack: (ref: ObjectRef) =>
+        deps.client.getOrUndefined(
+          kindRef(ref.apiVersion, ref.kind) as KindRef,
+          ref.metadata.name ?? '',
+          ref.metadata.namespace,
+        ),
+      ...(this.opts.classifyWriteError ? { classifyWriteError: this.opts.classifyWriteError } : {}),
     });
     run.otherErrors.push(...run.apply.errors);
     // status tells what the writes left behind: the cache holds the server's answers to them, so a child
@@ -299,7 +308,11 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       ...(generation !== undefined ? { generation } : {}),
     });
     run.cm = cm;
-    const statusCtx: StatusContext<T, C> = { ...run.planCtx, errors: otherErrors };
+    const statusCtx: StatusContext<T, C> = {
+      ...run.planCtx,
+      errors: otherErrors,
+      ...(run.apply ? { apply: run.apply } : {}),
+    };
     if (r.setStatus) {
       r.setStatus(status, cm, run.obs, statusCtx);
       setParentConditions(cm, sourcedErrors(components, otherErrors), run.grace, new Set(['DependenciesReachable']));

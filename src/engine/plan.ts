@@ -10,6 +10,16 @@ export interface PlannedApply {
   object: KubeObject;
   /** owned: gets a controller ownerReference to the reconciled object (garbage-collected with it) */
   mode: ApplyMode;
+  /** once written, read back from the API server (not the cache) before any later write of the plan */
+  readBack?: boolean;
+}
+
+export interface PlanApplyOptions {
+  /**
+   * after writing it, read the object back from the API server and compare it with what was planned; a
+   * missing or different object is a failed write (with stopAtFirstFailure, nothing after it is written)
+   */
+  readBack?: boolean;
 }
 
 /** what a delete needs: the kind and the object's name (and its uid, to delete exactly that object) */
@@ -23,15 +33,30 @@ export class PlanResult {
   private readonly appliesByKey = new Map<string, PlannedApply>();
   private readonly deletesByKey = new Map<string, ObjectRef>();
   private requeueMs: number | undefined;
+  private stopAtFailure = false;
 
   /** create or update `obj` with a controller ownerReference to the reconciled object */
-  apply(obj: KubeObject): this {
-    return this.add(obj, 'owned');
+  apply(obj: KubeObject, opts: PlanApplyOptions = {}): this {
+    return this.add(obj, 'owned', opts);
   }
 
   /** create or update `obj` without an ownerReference: it survives the reconciled object's deletion */
-  applyWithoutOwnerRef(obj: KubeObject): this {
-    return this.add(obj, 'shared');
+  applyWithoutOwnerRef(obj: KubeObject, opts: PlanApplyOptions = {}): this {
+    return this.add(obj, 'shared', opts);
+  }
+
+  /**
+   * the first failed write (delete, apply or read-back) ends the plan: later writes are not attempted, so
+   * an object that depends on an earlier one (a Deployment mounting a new ConfigMap) is never switched
+   * to something that was not written
+   */
+  stopAtFirstFailure(): this {
+    this.stopAtFailure = true;
+    return this;
+  }
+
+  get stopsAtFirstFailure(): boolean {
+    return this.stopAtFailure;
   }
 
   delete(obj: ObjectRef): this {
@@ -67,7 +92,7 @@ export class PlanResult {
     return this.appliesByKey.size === 0 && this.deletesByKey.size === 0;
   }
 
-  private add(obj: KubeObject, mode: ApplyMode): this {
+  private add(obj: KubeObject, mode: ApplyMode, opts: PlanApplyOptions): this {
     if (!obj?.apiVersion || !obj.kind || !obj.metadata?.name) {
       throw new Error(
         `plan: an object to apply needs apiVersion, kind and metadata.name (got ${obj?.kind ?? '?'} "${obj?.metadata?.name ?? ''}")`,
@@ -76,7 +101,7 @@ export class PlanResult {
     const key = objectKey(obj);
     if (this.appliesByKey.has(key)) throw new Error(`plan: ${describeRef(obj)} is planned twice`);
     if (this.deletesByKey.has(key)) throw new Error(`plan: ${describeRef(obj)} is both applied and deleted`);
-    this.appliesByKey.set(key, { object: obj, mode });
+    this.appliesByKey.set(key, { object: obj, mode, ...(opts.readBack ? { readBack: true } : {}) });
     return this;
   }
 }

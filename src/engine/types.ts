@@ -4,6 +4,7 @@
 // reader) and are synchronous, so they cannot await any I/O.
 
 import type { KubeClient, KubeObject } from '../kube/index.ts';
+import type { ApplyOutcome } from './apply.ts';
 import type { Condition, ConditionManager } from './conditions.ts';
 import type { CategorizedError } from './errors.ts';
 import type { FetchResult, ObjectReader } from './fetch-result.ts';
@@ -29,6 +30,8 @@ export interface PlanContext<T extends KubeObject, C = unknown> {
 export interface StatusContext<T extends KubeObject, C = unknown> extends PlanContext<T, C> {
   /** errors of the plan and apply steps (a rejected apply, a planner that threw); component errors are in the health */
   readonly errors: readonly CategorizedError[];
+  /** what this run's writes did (absent when nothing was applied: blocked, or no plan) */
+  readonly apply?: ApplyOutcome;
 }
 
 /** live reads only; writes belong to the apply step */

@@ -4,7 +4,7 @@
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import { PlanResult } from '../../engine/index.ts';
 import type { ConfigMap, KubeObject } from '../../kube/index.ts';
-import { sha256Hex } from './config/index.ts';
+import { CONFIG_KEY, sha256Hex } from './config/index.ts';
 import { GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
 import {
   buildHpa,
@@ -19,7 +19,6 @@ import type { LlamaStackObservation } from './observe.ts';
 import { configMapsToDelete, mountedConfigMaps } from './retention.ts';
 import { buildDeployment, type WorkloadInput } from './workload.ts';
 
-const CONFIG_KEY = 'config.yaml';
 const value = <T>(r: { ok(): boolean; value?: T }): T | undefined => (r.ok() ? r.value : undefined);
 
 const ownedBy = (o: KubeObject, cr: LlamaStackDistribution) =>
@@ -77,7 +76,9 @@ export function planLlamaStack(
   obs: LlamaStackObservation,
   operatorNamespace: string,
 ): PlanResult {
-  const plan = new PlanResult();
+  // the one-write rule (docs/llamastack.md): the new ConfigMap is written and read back before the
+  // Deployment may mount it, and the first failed write leaves everything after it (the Deployment) alone
+  const plan = new PlanResult().stopAtFirstFailure();
   if (!obs.image.ok || obs.secretProblems.length > 0) return plan;
   const { source, generatedConfigMap, problem } = configSource(cr, obs);
   if (problem) return plan;
@@ -96,7 +97,7 @@ export function planLlamaStack(
   const pvc = buildPvc(crWithSpec);
   // the volume outlives the object: deleting a LlamaStackDistribution never deletes its data
   if (pvc) plan.applyWithoutOwnerRef(pvc);
-  if (generatedConfigMap) plan.apply(generatedConfigMap);
+  if (generatedConfigMap) plan.apply(generatedConfigMap, { readBack: true });
   plan.apply(
     buildDeployment({
       cr: crWithSpec,

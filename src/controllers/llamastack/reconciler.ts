@@ -46,6 +46,7 @@ import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEn
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
 import { llamaStackHealth, type LlamaStackStatus, setLlamaStackStatus } from './status.ts';
+import { classifyWriteError } from './write-failures.ts';
 
 export interface LlamaStackReconcilerOptions {
   /** where the operator ConfigMap (image overrides) lives, and whose pods the NetworkPolicy lets in */
@@ -142,6 +143,7 @@ export function llamaStackPipeline(
     pauseAnnotation: PAUSE_ANNOTATION,
     statusField: 'phase',
     observedGeneration: true,
+    classifyWriteError,
     ...(opts.settleWindowMs !== undefined ? { settleWindowMs: opts.settleWindowMs } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.gracePeriodMs !== undefined ? { gracePeriodMs: opts.gracePeriodMs } : {}),

@@ -139,6 +139,20 @@ function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation, re
   else cm.delete('ConfigGenerated');
 }
 
+/** kinds the plan writes after the Deployment: a failure there leaves the Deployment written */
+const WRITTEN_AFTER_DEPLOYMENT = new Set(['HorizontalPodAutoscaler', 'Ingress']);
+
+/** the failed write that kept the Deployment from being written this run, described for the condition */
+export function blockingWriteFailure(
+  ctx: StatusContext<LlamaStackDistribution>,
+  hasDeployment: boolean,
+): { reason: string; message: string } | undefined {
+  const stopped = ctx.apply?.stoppedAt;
+  if (!stopped || (stopped.verb !== 'delete' && WRITTEN_AFTER_DEPLOYMENT.has(stopped.ref.kind))) return undefined;
+  const kept = hasDeployment ? 'the running Deployment was left unchanged' : 'no Deployment was created';
+  return { reason: stopped.error.reason, message: `${stopped.error.message}; ${kept}` };
+}
+
 function setDeploymentConditions(
   cm: ConditionManager,
   cr: LlamaStackDistribution,
@@ -147,6 +161,7 @@ function setDeploymentConditions(
   blocked: string | undefined,
 ): void {
   const d = value(obs.fetched.deployment);
+  const failedWrite = blockingWriteFailure(ctx, d !== undefined);
   const applyError = ctx.errors.find((e) =>
     e.message.includes(`Deployment ${cr.metadata.namespace}/${cr.metadata.name}`),
   );
@@ -156,6 +171,14 @@ function setDeploymentConditions(
       'DeploymentUpdateSkipped',
       `${d ? 'kept the running Deployment unchanged' : 'no Deployment created'}: ${blocked}`,
       asInfo(),
+    );
+  else if (failedWrite)
+    cm.markFalse(
+      'DeploymentUpdated',
+      'DeploymentUpdateFailed',
+      failedWrite.message,
+      asError(),
+      withEventReason('DeploymentUpdateFailed'),
     );
   else if (applyError) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateFailed', applyError.message, asError());
   else if (deploymentCurrent(d, obs, cr)) {
@@ -257,7 +280,7 @@ export function setLlamaStackStatus(
   setDeploymentConditions(cm, cr, obs, ctx, blocked);
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
-  const applyError = ctx.errors[0];
+  const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];
   if (failure)
     h.failed(c.kind === 'failed' ? c.error.reason : (obs.secretProblems[0]?.reason ?? 'ConfigurationInvalid'), failure);
   else if (applyError) h.failed(applyError.reason, applyError.message);

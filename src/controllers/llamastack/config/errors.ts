@@ -5,7 +5,8 @@ export type ConfigGenerationReason =
   | 'BaseConfigRequired'
   | 'UnsupportedConfigVersion'
   | 'MissingProviderForResource'
-  | 'UpgradeConfigFailure';
+  | 'UpgradeConfigFailure'
+  | 'ConfigTooLarge';
 
 export class ConfigGenerationError extends Error {
   constructor(

@@ -17,6 +17,21 @@ import { deterministicYaml, sha256Hex } from './yaml.ts';
 /** config.yaml versions this operator reads and writes: the current one (n) and the one before (n-1) */
 export const SUPPORTED_CONFIG_VERSIONS: readonly number[] = [2, 1];
 export const DEFAULT_PORT = 8321;
+/** the API server's limit on a ConfigMap: the bytes of every key and value together (1 MiB) */
+export const CONFIGMAP_MAX_BYTES = 1024 * 1024;
+/** the key config.yaml is stored under in the generated ConfigMap */
+export const CONFIG_KEY = 'config.yaml';
+
+/** refuses a config the generated ConfigMap could not hold: the write would fail on every retry */
+function checkConfigMapSize(yaml: string): void {
+  const bytes = Buffer.byteLength(CONFIG_KEY) + Buffer.byteLength(yaml);
+  if (bytes > CONFIGMAP_MAX_BYTES)
+    throw new ConfigGenerationError(
+      'ConfigTooLarge',
+      `the generated config.yaml is ${bytes} bytes with its key, over the ${CONFIGMAP_MAX_BYTES}-byte limit of a ConfigMap: shorten spec.providers[*].settings or spec.resources, or put the config in spec.overrideConfig`,
+      'spec',
+    );
+}
 
 /** registered resources and top-level sections that belong to one API, dropped when it is disabled */
 const API_RESOURCES: Readonly<Record<string, readonly string[]>> = {
@@ -116,6 +131,7 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
   const server = (base.server && typeof base.server === 'object' ? base.server : {}) as Record<string, unknown>;
   out.server = { ...server, port: spec.networking?.port ?? server.port ?? DEFAULT_PORT };
   const yaml = deterministicYaml(out);
+  checkConfigMapSize(yaml);
   return {
     yaml,
     hash: sha256Hex(yaml),

@@ -2,6 +2,8 @@
 // secret → environment mapping. See docs/llamastack.md.
 export { ConfigGenerationError, type ConfigGenerationReason } from './errors.ts';
 export {
+  CONFIG_KEY,
+  CONFIGMAP_MAX_BYTES,
   configVersionOf,
   DEFAULT_PORT,
   type GeneratedConfig,

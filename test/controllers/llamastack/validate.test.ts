@@ -1,0 +1,46 @@
+// The LlamaStackDistribution admission checks (docs/llamastack.md, "Validation"): what the server or the
+// API server would refuse later is refused when the object is written, with the field and the reason.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { LlamaStackDistribution } from '../../../src/apis/llamastack/index.ts';
+import { CONFIGMAP_MAX_BYTES } from '../../../src/controllers/llamastack/config/index.ts';
+import { type ExistenceLookups, validateLlamaStack } from '../../../src/controllers/llamastack/validate.ts';
+
+type Json = Record<string, any>;
+const lookups: ExistenceLookups = {
+  secretKeys: async () => ['token'],
+  configMapExists: async () => true,
+};
+const llsd = (spec: Json): LlamaStackDistribution =>
+  ({
+    apiVersion: 'llamastack.io/v1alpha2',
+    kind: 'LlamaStackDistribution',
+    metadata: { name: 'x', namespace: 'ns' },
+    spec,
+  }) as LlamaStackDistribution;
+const withSettings = (bytes: number) =>
+  llsd({
+    distribution: { name: 'remote-vllm' },
+    providers: {
+      inference: [
+        { id: 'vllm', provider: 'vllm', endpoint: 'http://v:8000/v1', settings: { blob: 'x'.repeat(bytes) } },
+      ],
+    },
+  });
+
+describe('LlamaStackDistribution admission', () => {
+  it('refuses a spec whose generated config.yaml is over the ConfigMap limit, naming the size and the limit', async () => {
+    const out = await validateLlamaStack(withSettings(CONFIGMAP_MAX_BYTES), lookups);
+    assert.equal(out.errors.length, 1, JSON.stringify(out.errors));
+    assert.equal(out.errors[0]!.field, 'spec');
+    assert.match(
+      out.errors[0]!.message,
+      /generated config.yaml is \d+ bytes .* over the 1048576-byte limit of a ConfigMap/,
+    );
+  });
+
+  it('accepts one just under the limit', async () => {
+    const out = await validateLlamaStack(withSettings(CONFIGMAP_MAX_BYTES - 8192), lookups);
+    assert.deepEqual(out.errors, []);
+  });
+});
