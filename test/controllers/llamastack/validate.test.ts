@@ -31,10 +31,10 @@ const withSettings = (bytes: number) =>
 describe('LlamaStackDistribution admission', () => {
   it('refuses a spec whose generated config.yaml is over the ConfigMap limit, naming the size and the limit', async () => {
     const out = await validateLlamaStack(withSettings(CONFIGMAP_MAX_BYTES), lookups);
-    assert.equal(out.errors.length, 1, JSON.stringify(out.errors));
-    assert.equal(out.errors[0]!.field, 'spec');
+    assert.equal(out.errors?.length, 1, JSON.stringify(out.errors));
+    assert.equal(out.errors![0]!.field, 'spec');
     assert.match(
-      out.errors[0]!.message,
+      out.errors![0]!.message,
       /generated config.yaml is \d+ bytes .* over the 1048576-byte limit of a ConfigMap/,
     );
   });
