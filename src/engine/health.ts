@@ -38,7 +38,7 @@ export function isReadyState(s: ComponentState): boolean {
   return s === 'Ready' || s === 'Running';
 }
 
-/** error states: their component condition is False and logged/evented as an error every reconcile */
+/** error states: their component condition is False (Failed and Degraded are logged as errors every reconcile; NotAvailable once, at info) */
 export function isErrorState(s: ComponentState): boolean {
   return s === 'Failed' || s === 'Degraded' || s === 'NotAvailable';
 }

@@ -205,11 +205,19 @@ function setComponentCondition(cm: ConditionManager, h: NormalizedHealth, type: 
   // writes of a thousand services coming up); one that becomes ready after not being ready, or one that
   // asks to be announced (DefaultConfigNotFound), still gets its event
   if (isReadyState(h.state)) cm.markTrue(type, h.reason, h.message, asInfo(), ...(h.announce ? [] : [quietWhenNew()]));
-  else if (isErrorState(h.state)) cm.markFalse(type, h.reason, h.message, asError());
+  else if (isErrorState(h.state)) cm.markFalse(type, h.reason, h.message, errorReport(h.state));
   // a child this controller is still creating or starting is the normal course of things, not news: the
   // parent's own Progressing/Ready transitions say it once (it used to be an event per child per reconcile)
   else if (h.dependencyType === 'Downstream') cm.markUnknown(type, h.reason, h.message, withDebugLog(), silent());
   else cm.markUnknown(type, h.reason, h.message, asInfo());
+}
+
+/**
+ * NotAvailable is what the cluster offers, not a fault (a template for a GPU no node has): said once, at info,
+ * on transition; Failed and Degraded need attention until fixed and are reported on every reconcile.
+ */
+function errorReport(state: ComponentState) {
+  return state === 'NotAvailable' ? asInfo() : asError();
 }
 
 function isComponentConditionType(type: string): boolean {
@@ -251,7 +259,7 @@ function rollUp(
         'Ready',
         culprit.reason,
         `Component ${culprit.type.slice(0, -'Ready'.length)} is not ready: ${culprit.message}`,
-        asError(),
+        errorReport(state),
       );
     } else {
       const infra = errors.find((e) => e.error.category === 'Infrastructure');

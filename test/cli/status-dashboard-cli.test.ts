@@ -81,8 +81,9 @@ describe('modelplane status and dashboard with limited credentials', () => {
       child.stdout!.on('data', (d) => (out += d));
       const deadline = Date.now() + 30_000;
       while (!/not visible/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      const m = /^dashboard: http:\/\/0\.0\.0\.0:(\d+)\/\?token=([\w-]+)/m.exec(out);
+      const m = /^dashboard: http:\/\/127\.0\.0\.1:(\d+)\/\?token=([\w-]+) {2}\(bound beyond loopback/m.exec(out);
       assert.ok(m, out);
+      assert.doesNotMatch(out, /0\.0\.0\.0/, 'a browser cannot open 0.0.0.0');
       assert.match(out, /not visible with these credentials: .*events/);
       const base = `http://127.0.0.1:${m[1]}`;
       assert.equal((await fetch(`${base}/api/info`)).status, 401);

@@ -180,6 +180,34 @@ describe('rows', () => {
       },
       { ready: false, tone: 'progress' },
     ],
+    [
+      "Dynamo's successful is done, not in progress",
+      {
+        apiVersion: 'nvidia.com/v1alpha1',
+        kind: 'DynamoGraphDeployment',
+        metadata: { name: 'd', namespace: 'q', generation: 1 },
+        status: {
+          observedGeneration: 1,
+          state: 'successful',
+          conditions: [{ type: 'Ready', status: 'True', reason: 'all_resources_are_ready' }],
+        },
+      },
+      { ready: true, tone: 'ok', state: 'successful' },
+    ],
+    [
+      'a template for a GPU no node has is idle, neither failing nor in progress',
+      {
+        apiVersion: 'aim.eai.amd.com/v1alpha1',
+        kind: 'AIMServiceTemplate',
+        metadata: { name: 't', namespace: 'q', generation: 1 },
+        status: {
+          observedGeneration: 1,
+          status: 'NotAvailable',
+          conditions: [{ type: 'Ready', status: 'False', reason: 'GPUNotAvailable' }],
+        },
+      },
+      { ready: false, tone: 'idle', state: 'NotAvailable' },
+    ],
   ];
   for (const [name, obj, want] of cases) {
     it(name, () => {
@@ -283,9 +311,11 @@ describe('log files', () => {
         keep: 2,
         show: (l) => shown.push(l),
         now: new Date('2026-01-02T00:00:00Z'),
+        width: () => 40,
       });
       router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:00Z', level: 'info', msg: 'quiet' })}\n`);
       router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:01Z', level: 'error', msg: 'loud' })}\n`);
+      router.write(`${JSON.stringify({ ts: '2026-01-02T00:00:02Z', level: 'warn', msg: 'x'.repeat(100) })}\n`);
       await router.close();
       assert.deepEqual(readdirSync(dir).sort(), [
         'dev-2026-01-01T00-00-03.jsonl',
@@ -293,8 +323,12 @@ describe('log files', () => {
         'dev-2026-01-02T00-00-00.jsonl',
         'other.txt',
       ]);
-      assert.equal(readFileSync(router.path, 'utf8').trim().split('\n').length, 2, 'the file gets every line');
-      assert.deepEqual(shown, ['00:00:01 ERROR loud'], 'the terminal only the error, readable');
+      assert.equal(readFileSync(router.path, 'utf8').trim().split('\n').length, 3, 'the file gets every line');
+      assert.deepEqual(
+        shown,
+        ['00:00:01 ERROR loud', `00:00:02 WARN  ${'x'.repeat(19)}…`],
+        'the terminal only warnings and errors, readable, each cut to the width less room for a count',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -316,6 +350,33 @@ describe('formatLogLine', () => {
       formatLogLine(line),
       '12:34:56 WARN  modeldeployment: reconcile failed key=a/b error="boom now" attempt=3',
     );
+  });
+  it('the reconcile ID is left to the file; a repeat of the same message has the same key', async () => {
+    const { repeatKey } = await import('../../src/cli/view/logs.ts');
+    const line = (id: string, ts: string) =>
+      JSON.stringify({
+        ts,
+        level: 'error',
+        msg: 'condition Ready=False (X)',
+        controller: 'c',
+        object: 'a/b',
+        reconcileID: id,
+      });
+    assert.equal(
+      formatLogLine(line('r1', '2026-01-01T00:00:00Z')),
+      '00:00:00 ERROR c: condition Ready=False (X) object=a/b',
+    );
+    assert.equal(repeatKey(line('r1', '2026-01-01T00:00:00Z')), repeatKey(line('r2', '2026-01-01T00:00:09Z')));
+    assert.notEqual(
+      repeatKey(line('r1', '2026-01-01T00:00:00Z')),
+      repeatKey(line('r1', '2026-01-01T00:00:00Z').replace('a/b', 'a/c')),
+    );
+  });
+  it('coloured: the level is painted after cutting, so the visible text is the width', () => {
+    const line = JSON.stringify({ ts: '2026-01-01T00:00:00Z', level: 'warn', msg: 'y'.repeat(80) });
+    const shown = formatLogLine(line, { color: true, width: 30 });
+    assert.equal(shown.replace(/\x1b\[[0-9;]*m/g, '').length, 30);
+    assert.ok(shown.startsWith('00:00:00 \x1b[33mWARN '), JSON.stringify(shown));
   });
   it('text that is not JSON passes through', () => {
     assert.equal(formatLogLine('garbage collector: indexing x\n'), 'garbage collector: indexing x');
@@ -365,6 +426,43 @@ describe('TerminalView', () => {
     view.stop();
     assert.ok(out.written.startsWith('\x1b[2A\x1b[0J'), JSON.stringify(out.written));
     assert.match(out.written, /Running/);
+  });
+
+  it('a repeated line is counted in place on a terminal (×N), not printed again', async () => {
+    const out = term(true);
+    const view = new TerminalView(out);
+    view.update({ rows: rowsA });
+    await new Promise((r) => setTimeout(r, 60));
+    out.written = '';
+    for (let i = 0; i < 7; i++) view.print('ERROR same thing', 'k');
+    view.print('WARN other', 'k2');
+    view.stop();
+    assert.equal(out.written.match(/ERROR same thing\n/g)?.length, 1, 'printed once as a new line');
+    assert.match(out.written, /\x1b\[1A\x1b\[2KERROR same thing ×7\n/, 'then rewritten with its count');
+    assert.doesNotMatch(out.written, /×8/);
+    assert.match(out.written, /WARN other\n/);
+  });
+
+  it('plain output says how often the last line came again, once the run ends', () => {
+    const out = term(false);
+    const view = new TerminalView(out);
+    for (let i = 0; i < 3; i++) view.print('ERROR same', 'k');
+    view.print('next', 'k2');
+    assert.equal(out.written, 'ERROR same\n  (the line above came 2 more times)\nnext\n');
+  });
+
+  it('the waiting summary names only the awaited rows', () => {
+    const out = term(false);
+    const view = new TerminalView(out, { plainProgressEveryMs: 1 });
+    const idle = rowOf({
+      ...md('tpl', {}),
+      kind: 'AIMServiceTemplate',
+      status: { status: 'NotAvailable' },
+    } as KubeObject);
+    view.update({ rows: [...rowsA, idle], awaited: rowsA, progress: { ready: 0, total: 1, elapsedMs: 5 } });
+    const summary = out.written.split('\n').find((l) => l.startsWith('still waiting'))!;
+    assert.match(summary, /for 1 of 1: ModelDeployment team-a\/a/);
+    assert.doesNotMatch(summary, /tpl/);
   });
 
   it('a region taller than the screen is cut, saying how many are hidden', async () => {

@@ -400,6 +400,22 @@ describe('state engine: roll-up', () => {
     assert.equal(h.condition('Ready')?.message, 'Component F is not ready: disk broke');
   });
 
+  it('NotAvailable (what the cluster offers, not a fault) is said once at info; Failed is an error every reconcile', async () => {
+    const h = new Harness();
+    h.scenario.health = [{ component: 'GPU', state: 'NotAvailable', reason: 'GPUNotAvailable', message: 'no MI355X' }];
+    await h.run();
+    const levels = () => h.cluster.logs.filter((l) => l.fields?.reason === 'GPUNotAvailable').map((l) => l.level);
+    assert.deepEqual(levels().sort(), ['info', 'info'], 'GPUReady and Ready, each once, at info');
+    assert.equal(h.condition('Ready')?.reason, 'GPUNotAvailable');
+    assert.deepEqual([...new Set(h.cluster.events.map((e) => e.type))], ['Normal']);
+    await h.run();
+    assert.deepEqual(levels(), [], 'no repeat while nothing changed');
+    h.scenario.health = [{ component: 'GPU', state: 'Failed', reason: 'Broken', message: 'driver crashed' }];
+    await h.run();
+    await h.run();
+    assert.ok(h.cluster.logs.some((l) => l.level === 'error' && l.fields?.reason === 'Broken'));
+  });
+
   it('a component no longer reported loses its condition', async () => {
     const h = new Harness();
     h.scenario.health = [ready('A'), ready('B')];

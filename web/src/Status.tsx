@@ -1,7 +1,7 @@
 // A state badge: symbol, word and colour, never colour alone (screen readers and colour-blind users).
 import type { ResourceSummary } from './api.ts';
 
-const SYMBOL = { ok: '✓', progress: '…', fail: '✗' } as const;
+const SYMBOL = { ok: '✓', progress: '…', fail: '✗', idle: '·' } as const;
 
 export function StatusBadge({ tone, state }: Pick<ResourceSummary, 'tone' | 'state'>) {
   return (

@@ -1,13 +1,16 @@
 // What `modelplane dashboard` runs (its flags are in ../dashboard.ts): the dashboard server, read with the
 // kubeconfig's credentials, until SIGINT or SIGTERM.
 import { readFileSync } from 'node:fs';
-import { KubeClient, Logger, loadKubeConfig } from '../../kube/index.ts';
+import { KubeClient, Logger, loadKubeConfig, setProcessLogSink } from '../../kube/index.ts';
 import type { DashboardCommandOptions } from '../dashboard.ts';
 import { parsePort } from '../options.ts';
+import { formatLogLine } from '../view/logs.ts';
 import { dashboardBanner, startDashboard } from './index.ts';
 
 /** serves the dashboard; a failure to start is printed and ends the process with 2 */
 export async function runDashboard(opts: DashboardCommandOptions): Promise<void> {
+  // a person reads this terminal: one readable line per log line, not JSON (docs/dashboard.md)
+  setProcessLogSink({ write: (line) => process.stderr.write(`${formatLogLine(line)}\n`) });
   const log = new Logger({ component: 'dashboard' });
   try {
     const text = opts.kubeconfig ? readFileSync(opts.kubeconfig, 'utf8') : undefined;
@@ -33,7 +36,6 @@ export async function runDashboard(opts: DashboardCommandOptions): Promise<void>
     process.on('SIGINT', () => void stop());
     process.on('SIGTERM', () => void stop());
   } catch (err) {
-    log.error('dashboard failed to start', { error: err });
     process.stderr.write(`modelplane dashboard: ${(err as Error).message}\n`);
     process.exit(2);
   }

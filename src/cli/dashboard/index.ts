@@ -81,9 +81,22 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   }
 }
 
+/**
+ * The address a person opens: the server's URL with the token when one is needed. A server listening on
+ * every address (0.0.0.0, ::) is opened at 127.0.0.1 on this machine; a browser cannot open 0.0.0.0.
+ */
+export function dashboardUrl(d: Pick<DashboardServer, 'url' | 'token'>): string {
+  const url = new URL(d.url);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = '127.0.0.1';
+  if (d.token) url.searchParams.set('token', d.token);
+  return url.toString();
+}
+
 /** the line printed at start: the URL, with the token when one is needed */
 export function dashboardBanner(d: Pick<DashboardServer, 'url' | 'token'>): string {
-  return d.token
-    ? `dashboard: ${d.url}?token=${d.token}  (bound beyond loopback: the token is required)`
-    : `dashboard: ${d.url}`;
+  const wildcard = /^http:\/\/(0\.0\.0\.0|\[::\]):/.test(d.url);
+  const note = d.token
+    ? `  (bound beyond loopback: the token is required${wildcard ? "; from elsewhere use this machine's address" : ''})`
+    : '';
+  return `dashboard: ${dashboardUrl(d)}${note}`;
 }

@@ -53,10 +53,26 @@ export function redactLiterals(value: unknown, key = ''): unknown {
   return value;
 }
 
-/** the same rule for YAML/text configuration: `key: value` lines whose key looks like a credential */
+/**
+ * an environment variable holding a credential: named like one (`HF_TOKEN`, `OPENAI_API_KEY`), or one the
+ * Llama Stack controller fills from a Secret (`LLSD_<provider>_<key>`, docs/llamastack.md)
+ */
+const CREDENTIAL_NAME = /password|passwd|secret|token|api[-_]?key|credential|private[-_]?key|^LLSD_/i;
+const ENV_REF = /\$\{(?:env\.)?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}/g;
+const CONFIG_LINE = /^\s*(?:-\s+)?([A-Za-z0-9_.-]+)\s*:/;
+
+/**
+ * The same rule for YAML/text configuration: `key: value` lines whose key looks like a credential. The
+ * secret references listed are the `${env.NAME}` substitutions that hold one (by the variable's name or
+ * the key it fills), not every setting read from the environment (`SQLITE_STORE_DIR` is a path).
+ */
 export function redactConfigText(text: string): { text: string; secretRefs: string[] } {
   const refs = new Set<string>();
-  for (const m of text.matchAll(/\$\{(?:env\.)?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}/g)) refs.add(m[1]!);
+  for (const line of text.split('\n')) {
+    const key = CONFIG_LINE.exec(line)?.[1] ?? '';
+    for (const m of line.matchAll(ENV_REF))
+      if (CREDENTIAL_NAME.test(m[1]!) || (SECRET_KEY.test(key) && !NAMES_A_SECRET.test(key))) refs.add(m[1]!);
+  }
   const redacted = text.replace(
     /^(\s*(?:-\s+)?([A-Za-z0-9_.-]+)\s*:\s*)(\S.*)$/gm,
     (line, head: string, key: string, value: string) => {

@@ -21,7 +21,7 @@ export interface ResourceSummary {
   state: string;
   reason: string;
   ready: boolean;
-  tone: 'ok' | 'progress' | 'fail';
+  tone: 'ok' | 'progress' | 'fail' | 'idle';
   createdAt?: string;
   /** a short kind-specific note for the overview, e.g. the chosen provider or the route path */
   detail?: string;

@@ -30,8 +30,9 @@ function setUpOutput(opts: DevOptions): { view: TerminalView; log: Logger; route
     dir: resolve(opts.logDir),
     command: 'dev',
     verbose: opts.verbose === true,
-    show: (line) => view.print(line),
+    show: (line, key) => view.print(line, key),
     color: view.tty,
+    width: () => view.width,
   });
   setProcessLogSink(router);
   const log = new Logger({ component: 'dev' });
@@ -92,6 +93,12 @@ async function startCluster(
   return { server: cluster.server, cluster, stop: () => cluster.stop() };
 }
 
+/** a running dashboard: the address to open and how to stop it */
+interface ServedDashboard {
+  url?: string;
+  stop(): Promise<void>;
+}
+
 /** the web dashboard on the embedded cluster, read with the admin kubeconfig `modelplane dev` writes */
 async function serveDashboard(
   server: DevServer,
@@ -99,9 +106,9 @@ async function serveDashboard(
   log: Logger,
   view: TerminalView,
   feed: DecisionFeed,
-): Promise<() => Promise<void>> {
+): Promise<ServedDashboard> {
   // loaded only when served: `--only apiserver` starts without the dashboard's modules
-  const { dashboardBanner, startDashboard } = await import('../dashboard/index.ts');
+  const { dashboardBanner, dashboardUrl, startDashboard } = await import('../dashboard/index.ts');
   const client = await KubeClient.create(server.kubeconfigYaml());
   const common = {
     client,
@@ -117,10 +124,25 @@ async function serveDashboard(
     return startDashboard({ ...common, port: 0 });
   });
   view.print(dashboardBanner(d));
-  return async () => {
-    await d.close();
-    client.close();
+  return {
+    url: dashboardUrl(d),
+    async stop() {
+      await d.close();
+      client.close();
+    },
   };
+}
+
+/**
+ * What to type next, runnable from a fresh clone: kubectl and modelplane are not on PATH there (npm ci puts
+ * kubectl in .tools/bin; npx finds this package's own command).
+ */
+export function nextSteps(kubeconfig: string, dashboard: string | undefined): string[] {
+  return [
+    ...(dashboard ? [`  dashboard: ${dashboard}`] : []),
+    `  .tools/bin/kubectl --kubeconfig ${kubeconfig} get all -A`,
+    `  npx modelplane status --kubeconfig ${kubeconfig}`,
+  ];
 }
 
 export async function runDev(opts: DevOptions): Promise<void> {
@@ -146,7 +168,6 @@ export async function runDev(opts: DevOptions): Promise<void> {
   const kubeconfig = resolve(opts.kubeconfig);
   server.writeKubeconfig(kubeconfig);
   log.info('API server ready', { url: server.url, kubeconfig, startupMs: Date.now() - started });
-  const usage = `kubectl --kubeconfig ${opts.kubeconfig} get all -A`;
   view.print(
     `modelplane ${cluster ? 'cluster' : 'API server'} at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)}s); kubeconfig ${opts.kubeconfig}`,
   );
@@ -165,16 +186,17 @@ export async function runDev(opts: DevOptions): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   // --exit-when-ready (CI, scripts) ends before anyone could open it: no dashboard then
+  let dashboard: Promise<ServedDashboard> = Promise.resolve({ stop: async () => {} });
   if (cluster && opts.dashboard && !opts.exitWhenReady) {
     // started beside the examples, not before them: it must not delay the cluster converging
-    const dashboard = serveDashboard(server, opts, log, view, feed).catch((err) => {
+    dashboard = serveDashboard(server, opts, log, view, feed).catch((err) => {
       log.error('the dashboard could not start', { error: err });
-      return async () => {};
+      return { stop: async () => {} };
     });
-    stoppers.push(async () => (await dashboard)());
+    stoppers.push(async () => (await dashboard).stop());
   }
   if (!cluster || !opts.examples) {
-    view.print(`  ${usage}`);
+    view.print(nextSteps(opts.kubeconfig, (await dashboard).url).join('\n'));
     if (opts.exitWhenReady) await stop('ready');
     return;
   }
@@ -186,7 +208,10 @@ export async function runDev(opts: DevOptions): Promise<void> {
     stoppers,
   });
   view.print(
-    `${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:\n  ${usage}\n  modelplane status --kubeconfig ${opts.kubeconfig}`,
+    [
+      `${ok ? 'Every example is Ready' : `Not every example was Ready within ${timeoutSec}s`} (${((Date.now() - started) / 1000).toFixed(1)}s). Try:`,
+      ...nextSteps(opts.kubeconfig, (await dashboard).url),
+    ].join('\n'),
   );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
 }

@@ -36,6 +36,7 @@ export async function startLiveView(opts: LiveViewOptions): Promise<LiveView> {
     const awaited = rows.filter((r) => refKinds.has(`${r.kind}|${r.namespace}|${r.name}`));
     opts.view.update({
       rows,
+      awaited,
       ...(waiting
         ? {
             progress: {

@@ -4,11 +4,13 @@
 import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { LogSink } from '../../kube/index.ts';
+import { fit } from './render.ts';
 
 const LEVEL_RANK: Record<string, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const LEVEL_COLOR: Record<string, string> = { debug: '\x1b[2m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
 const WHO = ['controller', 'component', 'manager'] as const;
-const SKIP = new Set(['ts', 'level', 'msg', ...WHO]);
+/** not shown on the terminal: the header says them, or they differ on every line (the file keeps them) */
+const SKIP = new Set(['ts', 'level', 'msg', 'reconcileID', ...WHO]);
 
 function valueText(v: unknown): string {
   if (typeof v === 'string') return /\s/.test(v) || v === '' ? JSON.stringify(v) : v;
@@ -17,18 +19,36 @@ function valueText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/**
- * One readable line for a JSON log line: `23:59:01 WARN  controller-name: message key=value …`. A line that
- * is not JSON is returned as it is (trimmed), so nothing written to the log is ever lost from view.
- */
-export function formatLogLine(line: string, opts: { color?: boolean } = {}): string {
-  let rec: Record<string, unknown>;
+function parseRecord(line: string): Record<string, unknown> | undefined {
   try {
-    rec = JSON.parse(line) as Record<string, unknown>;
+    const rec = JSON.parse(line) as unknown;
+    return rec !== null && typeof rec === 'object' && !Array.isArray(rec)
+      ? (rec as Record<string, unknown>)
+      : undefined;
   } catch {
-    return line.trimEnd();
+    return undefined;
   }
-  if (rec === null || typeof rec !== 'object') return line.trimEnd();
+}
+
+/**
+ * What makes two log lines "the same message again" for the terminal: level, who, message and object,
+ * never the time or the reconcile ID. Repeats of one key are shown as one line with a count.
+ */
+export function repeatKey(line: string): string {
+  const rec = parseRecord(line);
+  if (!rec) return line.trimEnd();
+  const who = WHO.map((k) => rec[k]).find((v) => typeof v === 'string');
+  return JSON.stringify([rec.level, who, rec.msg, rec.object, rec.reason, rec.error]);
+}
+
+/**
+ * One readable line for a JSON log line: `23:59:01 WARN  controller-name: message key=value …`, cut to
+ * `width` columns when given (the file keeps the whole line). A line that is not JSON is returned as it is
+ * (trimmed), so nothing written to the log is ever lost from view.
+ */
+export function formatLogLine(line: string, opts: { color?: boolean; width?: number } = {}): string {
+  const rec = parseRecord(line);
+  if (!rec) return fit(line.trimEnd(), opts.width);
   const level = String(rec.level ?? 'info');
   const time = typeof rec.ts === 'string' ? rec.ts.slice(11, 19) : '';
   const who = WHO.map((k) => rec[k]).find((v) => typeof v === 'string');
@@ -36,8 +56,14 @@ export function formatLogLine(line: string, opts: { color?: boolean } = {}): str
     .filter(([k]) => !SKIP.has(k))
     .map(([k, v]) => `${k}=${valueText(v)}`);
   const tag = level.toUpperCase().padEnd(5);
-  const head = opts.color ? `${LEVEL_COLOR[level] ?? ''}${tag}\x1b[0m` : tag;
-  return [time, head, `${who ? `${who}: ` : ''}${String(rec.msg ?? '')}`, ...fields].filter((s) => s !== '').join(' ');
+  const text = fit(
+    [time, tag, `${who ? `${who}: ` : ''}${String(rec.msg ?? '')}`, ...fields].filter((s) => s !== '').join(' '),
+    opts.width,
+  );
+  if (!opts.color) return text;
+  // the tag is coloured after cutting, so the escape codes never count as columns
+  const at = time ? time.length + 1 : 0;
+  return `${text.slice(0, at)}${LEVEL_COLOR[level] ?? ''}${text.slice(at, at + tag.length)}\x1b[0m${text.slice(at + tag.length)}`;
 }
 
 function levelOf(line: string): number {
@@ -53,9 +79,11 @@ export interface LogRouterOptions {
   keep?: number;
   /** show every line on the terminal, not just warnings and errors */
   verbose: boolean;
-  /** where readable lines go (the terminal view prints them above its live region) */
-  show(line: string): void;
+  /** where readable lines go (the terminal view prints them above its live region); repeats share a key */
+  show(line: string, repeatKey: string): void;
   color?: boolean;
+  /** the terminal's width now: each shown line is cut to it, so one log line is one row */
+  width?: () => number | undefined;
   now?: Date;
 }
 
@@ -88,8 +116,15 @@ export class LogRouter implements LogSink {
 
   write(line: string): void {
     this.file.write(line.endsWith('\n') ? line : `${line}\n`);
-    if (this.opts.verbose || levelOf(line) >= LEVEL_RANK.warn!)
-      this.opts.show(formatLogLine(line, { color: this.opts.color }));
+    if (this.opts.verbose || levelOf(line) >= LEVEL_RANK.warn!) {
+      // five columns stay free for the view's repeat count (" ×123")
+      const columns = this.opts.width?.();
+      const width = columns ? Math.max(20, columns - 5) : undefined;
+      this.opts.show(
+        formatLogLine(line, { ...(this.opts.color ? { color: true } : {}), ...(width ? { width } : {}) }),
+        repeatKey(line),
+      );
+    }
   }
 
   close(): Promise<void> {

@@ -18,7 +18,9 @@ interface Condition {
   message?: string;
 }
 
-const READY_PHASES = new Set(['Running', 'Ready', 'Succeeded', 'Bound', 'Active', 'Available']);
+/** words that mean done, compared case-insensitively: Dynamo reports `successful`, KServe `Ready` */
+const READY_PHASES = new Set(['running', 'ready', 'succeeded', 'successful', 'bound', 'active', 'available']);
+const isReadyWord = (w: string) => READY_PHASES.has(w.toLowerCase());
 /** kinds that have no status to wait for: they are done once they exist */
 const NO_STATUS_KINDS = new Set([
   'ConfigMap',
@@ -105,10 +107,10 @@ function kindReadiness(obj: KubeObject, now: number): Readiness {
   const word = [status.phase, status.status, status.state].find((w): w is string => typeof w === 'string');
   const ready = conditions.find((c) => c.type === 'Ready');
   if (ready) {
-    const ok = ready.status === 'True' && !stale && (word === undefined || READY_PHASES.has(word));
+    const ok = ready.status === 'True' && !stale && (word === undefined || isReadyWord(word));
     return { ready: ok, status: word ?? (ok ? 'Ready' : 'NotReady'), reason: ready.reason ?? '' };
   }
-  if (word) return { ready: READY_PHASES.has(word) && !stale, status: word, reason: '' };
+  if (word) return { ready: isReadyWord(word) && !stale, status: word, reason: '' };
   if (conditions.length > 0) return fromConditions(conditions, stale);
   return { ready: false, status: 'Pending', reason: 'no status reported yet' };
 }

@@ -10,8 +10,8 @@ export interface RenderOptions {
   color?: boolean;
 }
 
-const SYMBOL: Record<Tone, string> = { ok: '✓', progress: '…', fail: '✗' };
-const COLOR: Record<Tone, string> = { ok: '\x1b[32m', progress: '\x1b[33m', fail: '\x1b[31m' };
+const SYMBOL: Record<Tone, string> = { ok: '✓', progress: '…', fail: '✗', idle: '·' };
+const COLOR: Record<Tone, string> = { ok: '\x1b[32m', progress: '\x1b[33m', fail: '\x1b[31m', idle: '\x1b[2m' };
 const RESET = '\x1b[0m';
 const DIM = '\x1b[2m';
 
@@ -25,11 +25,58 @@ export function fit(text: string, width: number | undefined): string {
   return width <= 1 ? text.slice(0, width) : `${text.slice(0, width - 1)}…`;
 }
 
+/**
+ * shortens `text` to `width` characters by cutting its middle: generated names differ at their ends
+ * (`aim-meta-llama-…-fp4-1968`), so both the start and the hash stay readable
+ */
+export function middle(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width <= 1) return text.slice(0, Math.max(0, width));
+  const tail = Math.floor((width - 1) / 2);
+  return `${text.slice(0, width - 1 - tail)}…${text.slice(text.length - tail)}`;
+}
+
 export function objectName(r: Pick<ResourceRow, 'namespace' | 'name'>): string {
   return r.namespace ? `${r.namespace}/${r.name}` : r.name;
 }
 
-/** one line per resource: symbol, kind, namespace/name, state, reason, age; columns aligned */
+/** `namespace/name` in `width` columns: the namespace gives way first (down to 3), then the name's middle */
+export function shortObjectName(r: Pick<ResourceRow, 'namespace' | 'name'>, width: number): string {
+  const full = objectName(r);
+  if (full.length <= width || !r.namespace) return middle(full, width);
+  const nsRoom = Math.max(3, width - r.name.length - 1);
+  return `${fit(r.namespace, nsRoom)}/${middle(r.name, Math.max(1, width - Math.min(nsRoom, r.namespace.length) - 1))}`;
+}
+
+/** columns: symbol, kind, name, state, reason, age; two spaces between, one after the symbol */
+const GAPS = 2 + 4 * 2;
+const KIND_MIN = 15;
+const NAME_MIN = 16;
+const REASON_MIN = 16;
+const STATE_MAX = 14;
+
+/**
+ * Widths of kind, name, state, reason, age for a table `width` columns wide. State and age always show;
+ * when the natural widths do not fit, the kind is cut at its end and the name in its middle (never below a
+ * readable minimum) and the reason takes what is left, so no line wraps.
+ */
+export function columnWidths(natural: readonly number[], width: number | undefined): number[] {
+  const [k, n, s, r, a] = natural as [number, number, number, number, number];
+  if (!width || GAPS + k + n + s + r + a <= width) return [k, n, s, r, a];
+  const state = Math.min(s, STATE_MAX);
+  const avail = Math.max(0, width - GAPS - state - a);
+  const kind = Math.min(k, Math.max(KIND_MIN, avail - n - Math.min(r, REASON_MIN)));
+  let name = Math.min(n, Math.max(NAME_MIN, avail - kind - Math.min(r, REASON_MIN)));
+  let reason = Math.max(0, avail - kind - name);
+  // a short reason leaves its room to the name
+  if (reason > r) {
+    name = Math.min(n, name + reason - r);
+    reason = Math.max(0, avail - kind - name);
+  }
+  return [kind, name, state, reason, a];
+}
+
+/** one line per resource: symbol, kind, namespace/name, state, reason, age; columns aligned, each line fits */
 export function renderRows(rows: readonly ResourceRow[], opts: RenderOptions = {}): string[] {
   const now = opts.now ?? Date.now();
   const cells = rows.map((r) => [
@@ -39,14 +86,19 @@ export function renderRows(rows: readonly ResourceRow[], opts: RenderOptions = {
     r.reason || '-',
     r.createdAt ? humanDuration(now - Date.parse(r.createdAt)) : '-',
   ]);
-  const widths = [0, 1, 2, 3].map((i) => Math.max(0, ...cells.map((c) => c[i]!.length)));
+  const natural = [0, 1, 2, 3, 4].map((i) => Math.max(0, ...cells.map((c) => c[i]!.length)));
+  const w = columnWidths(natural, opts.width);
   return rows.map((r, i) => {
     const c = cells[i]!;
-    // the reason column is the one that gives way when the terminal is narrow; age stays visible
-    const head = `${SYMBOL[r.tone]} ${c[0]!.padEnd(widths[0]!)}  ${c[1]!.padEnd(widths[1]!)}  ${c[2]!.padEnd(widths[2]!)}  `;
-    const room = opts.width ? Math.max(1, opts.width - head.length - c[4]!.length - 2) : undefined;
     const line = fit(
-      `${head}${fit(c[3]!, room).padEnd(Math.min(widths[3]!, room ?? widths[3]!))}  ${c[4]}`.trimEnd(),
+      [
+        SYMBOL[r.tone],
+        ` ${fit(c[0]!, w[0]!).padEnd(w[0]!)}`,
+        `  ${shortObjectName(r, w[1]!).padEnd(w[1]!)}`,
+        `  ${fit(c[2]!, w[2]!).padEnd(w[2]!)}`,
+        `  ${fit(c[3]!, w[3]!).padEnd(w[3]!)}`,
+        `  ${c[4]!.padStart(w[4]!)}`,
+      ].join(''),
       opts.width,
     );
     return opts.color ? paint(line.slice(0, 1), COLOR[r.tone], true) + line.slice(1) : line;

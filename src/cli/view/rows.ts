@@ -4,7 +4,8 @@ import type { KubeObject } from '../../kube/index.ts';
 import { kindRank } from './kinds.ts';
 import { readinessOf } from './readiness.ts';
 
-export type Tone = 'ok' | 'progress' | 'fail';
+/** idle: cannot run on this cluster and nobody waits for it (a template for a GPU no node has) */
+export type Tone = 'ok' | 'progress' | 'fail' | 'idle';
 
 export interface ResourceRow {
   kind: string;
@@ -23,6 +24,7 @@ const FAILING =
 
 export function toneOf(ready: boolean, state: string, reason: string): Tone {
   if (ready) return 'ok';
+  if (state === 'NotAvailable') return 'idle';
   return FAILING.test(state) || FAILING.test(reason) ? 'fail' : 'progress';
 }
 
@@ -65,10 +67,15 @@ export function rowKey(r: Pick<ResourceRow, 'group' | 'kind' | 'namespace' | 'na
   return `${r.group}/${r.kind}/${r.namespace}/${r.name}`;
 }
 
-/** primary kinds first, then by kind, namespace, name: a stable order so in-place redraws do not jump */
+/**
+ * failing rows pinned first (they must stay on screen when the table is cut), then primary kinds, then by
+ * kind, namespace, name: a stable order so in-place redraws do not jump
+ */
 export function sortRows(rows: ResourceRow[]): ResourceRow[] {
+  const pin = (r: ResourceRow) => (r.tone === 'fail' ? 0 : 1);
   return rows.sort(
     (a, b) =>
+      pin(a) - pin(b) ||
       kindRank(a) - kindRank(b) ||
       a.kind.localeCompare(b.kind) ||
       a.namespace.localeCompare(b.namespace) ||

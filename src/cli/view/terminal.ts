@@ -15,6 +15,15 @@ export interface TerminalViewOptions {
 export interface ViewState {
   rows: ResourceRow[];
   progress?: Omit<Progress, 'frame'>;
+  /** the rows the wait is for (default: all): only these are named as still waiting */
+  awaited?: ResourceRow[];
+}
+
+/** the last line printed above the region, and how often it came in a row */
+interface LastPrinted {
+  key: string;
+  line: string;
+  count: number;
 }
 
 export class TerminalView {
@@ -24,6 +33,7 @@ export class TerminalView {
   private state: ViewState = { rows: [] };
   private readonly printed = new Map<string, string>();
   private lastPlainProgress = 0;
+  private last: LastPrinted | undefined;
   private redrawTimer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
 
@@ -34,8 +44,27 @@ export class TerminalView {
     this.tty = opts.tty ?? out.isTTY === true;
   }
 
-  /** a line above the live region (messages, readable log lines); never overwritten */
-  print(line: string): void {
+  /** the terminal's width, or undefined when the output is not one */
+  get width(): number | undefined {
+    return this.tty ? this.out.columns || 120 : undefined;
+  }
+
+  /**
+   * A line above the live region (messages, readable log lines); never overwritten, except that a line
+   * with the same `repeatKey` as the one just printed replaces it with a count (`… ×7`) instead of
+   * scrolling the screen. On a plain output the repeats are counted and said once the run ends.
+   */
+  print(line: string, repeatKey?: string): void {
+    if (repeatKey !== undefined && this.last?.key === repeatKey) {
+      this.last.count++;
+      if (!this.tty) return;
+      this.clearRegion();
+      this.out.write(`\x1b[1A\x1b[2K${this.last.line} ×${this.last.count}\n`);
+      this.draw();
+      return;
+    }
+    this.flushRepeats();
+    this.last = repeatKey === undefined ? undefined : { key: repeatKey, line, count: 1 };
     if (!this.tty) {
       this.out.write(`${line}\n`);
       return;
@@ -43,6 +72,13 @@ export class TerminalView {
     this.clearRegion();
     this.out.write(`${line}\n`);
     this.draw();
+  }
+
+  /** plain output: says how often the last line came again */
+  private flushRepeats(): void {
+    if (!this.tty && this.last && this.last.count > 1)
+      this.out.write(`  (the line above came ${this.last.count - 1} more times)\n`);
+    this.last = undefined;
   }
 
   update(state: ViewState): void {
@@ -59,6 +95,8 @@ export class TerminalView {
     }, 30);
     if (!this.ticker) {
       this.ticker = setInterval(() => {
+        // only the spinner of a wait moves by itself; a settled table is redrawn when it changes
+        if (!this.state.progress) return;
         this.frame++;
         this.clearRegion();
         this.draw();
@@ -69,6 +107,7 @@ export class TerminalView {
 
   /** stops animating; the last region stays on screen */
   stop(): void {
+    this.flushRepeats();
     if (this.redrawTimer) clearTimeout(this.redrawTimer);
     if (this.ticker) clearInterval(this.ticker);
     this.redrawTimer = this.ticker = undefined;
@@ -84,14 +123,16 @@ export class TerminalView {
       const key = rowKey(r);
       const text = renderChange(r);
       if (this.printed.get(key) === text) continue;
+      this.flushRepeats();
       this.printed.set(key, text);
       this.out.write(`${text}\n`);
     }
     const p = this.state.progress;
     const every = this.opts.plainProgressEveryMs ?? 10_000;
     if (p && p.ready < p.total && p.elapsedMs - this.lastPlainProgress >= every) {
+      this.flushRepeats();
       this.lastPlainProgress = p.elapsedMs;
-      this.out.write(`${renderWaitingSummary(this.state.rows, p.elapsedMs)}\n`);
+      this.out.write(`${renderWaitingSummary(this.state.awaited ?? this.state.rows, p.elapsedMs)}\n`);
     }
   }
 
@@ -101,7 +142,8 @@ export class TerminalView {
   }
 
   private draw(): void {
-    const width = this.out.columns || 120;
+    // one column short of the edge: a line filling the last column makes some terminals wrap early
+    const width = Math.max(20, (this.out.columns || 120) - 1);
     const height = this.out.rows || 40;
     let lines = renderRows(this.state.rows, { width, color: true });
     // a region taller than the screen cannot be redrawn in place: show what fits and say what is hidden

@@ -291,6 +291,13 @@ describe('secrets never reach the browser', () => {
     assert.deepEqual(secretRefs, ['LLSD_OPENAI_API_KEY']);
   });
 
+  it('a setting read from the environment is not listed as a secret (SQLITE_STORE_DIR is a path)', () => {
+    const { secretRefs } = redactConfigText(
+      `metadata_store:\n  db_path: \${env.SQLITE_STORE_DIR:=/.llama}/registry.db\nproviders:\n  - config:\n      host: \${env.LLSD_PG_HOST}\n      url: \${env.VLLM_URL:=http://x}\n      token: \${env.BRAVE}\n`,
+    );
+    assert.deepEqual(secretRefs, ['BRAVE', 'LLSD_PG_HOST']);
+  });
+
   it('the config panel shows the ConfigMap the Deployment mounts, redacted', () => {
     const cm = (name: string, data: string): KubeObject =>
       ({
