@@ -32,12 +32,17 @@
 // the work queues, the reconciles and the events by reason. --profile writes a CPU profile of each measured
 // run. Everything runs in one process, as `modelplane dev` does, so the operator's CPU competes with the API
 // server's exactly as it does there.
+
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import { externalCrds } from '@modelplane/sim/crds';
 import { aimCrds } from '../src/apis/aim/index.ts';
 import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
-import { aimControllerSet } from '../src/controllers/aim/index.ts';
-import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
 import { ARTIFACT_CONTROLLER } from '../src/controllers/aim/artifact/controller.ts';
 import { CACHE_CONTROLLER } from '../src/controllers/aim/cache/controller.ts';
+import { aimControllerSet } from '../src/controllers/aim/index.ts';
+import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
 import {
   ARTIFACT_CLEANUP_FINALIZER,
   TEMPLATE_CACHE_CLEANUP_FINALIZER,
@@ -51,8 +56,6 @@ import {
   AIMTemplateCaches,
 } from '../src/controllers/aim/shared/kinds.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
-import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
-import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';

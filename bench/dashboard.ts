@@ -5,9 +5,11 @@
 //   npm run bench -- dashboard [resources]
 import { spawnSync } from 'node:child_process';
 import { startApiServer } from '@modelplane/apiserver';
-import { ensureWebBuilt, startDashboard } from '../src/cli/dashboard/index.ts';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
 import { allCrds } from '../src/cli/crds.ts';
-import { ensureCrd, KubeClient, Logger } from '../src/kube/index.ts';
+import { ensureWebBuilt, startDashboard } from '../src/cli/dashboard/index.ts';
 import { launchChromium } from '../test/browser/chromium.ts';
 
 const TOTAL = Number(process.argv[2] ?? 1000);

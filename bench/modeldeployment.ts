@@ -34,6 +34,11 @@
 //   baseline-ms=…, cpu-ratio=…, requests/object=…, writes/object=…, baseline-writes/object=…, resync-…),
 // the figures as bench/aim.ts explains them. The providers' heartbeat (InferenceProviderConfig status, once
 // a minute) is not counted as a resync write.
+
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import { externalCrds } from '@modelplane/sim/crds';
 import { aimCrds } from '../src/apis/aim/index.ts';
 import {
   type BuiltinProvider,
@@ -54,8 +59,6 @@ import { providerControllerName } from '../src/controllers/kubeairunway/provider
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../src/controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
 import { PROVIDER_SETS } from '../src/controllers/sets.ts';
-import { type KindRef, type KubeObject, Logger, Manager } from '../src/kube/index.ts';
-import { externalCrds } from '../src/sim/crds/index.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, eventsByObject, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';

@@ -10,16 +10,19 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { startApiServer } from '@modelplane/apiserver';
-import { needsApply } from '../src/kube/apply-noop.ts';
-import { KubeClient } from '../src/kube/client.ts';
-import { ensureCrd } from '../src/kube/crd.ts';
-import { type ConfigMap, ConfigMaps, type CustomResourceDefinition } from '../src/kube/kinds.ts';
-import { Logger } from '../src/kube/log.ts';
-import { Manager } from '../src/kube/manager.ts';
-import { ignoreOwnStatusWrites } from '../src/kube/predicates.ts';
-import { controllerRef, kindRef, type KubeObject } from '../src/kube/types.ts';
+import {
+  type ConfigMap,
+  ConfigMaps,
+  type CustomResourceDefinition,
+  KubeClient,
+  needsApply,
+} from '@modelplane/runtime/client';
+import { ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import { crdFromZod, ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { controllerRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { z } from 'zod';
-import { crdFromZod } from '../src/apis/crd-gen/index.ts';
 
 const { values } = parseArgs({
   options: { objects: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } },

@@ -1,15 +1,18 @@
 // One saturation-engine optimisation cycle over 1,000 variants (100 models × 10 variants, 3 replicas each),
-// with the replicas' metrics already fetched (an in-memory metrics source) and the cluster state in src/kube
+// with the replicas' metrics already fetched (an in-memory metrics source) and the cluster state in packages/runtime
 // informer stores, as the engine reads it: grouping, pod → ReplicaSet → Deployment mapping, config resolution,
 // the V1 analysis and targets, and recording the decisions. The bar (docs/autoscaling.md) is < 20 ms per cycle.
 // Last line: `saturation: <median> ms/cycle (variants=1000, models=100, pods=3000, p95=…, cycles=…)`.
+
+import { Store } from '@modelplane/runtime/cache';
+import { Logger } from '@modelplane/runtime/log';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { ConfigCache } from '../src/controllers/llmd/config/cache.ts';
 import { parseSaturationConfigMap } from '../src/controllers/llmd/config/parse.ts';
 import { DecisionStore } from '../src/controllers/llmd/decisions.ts';
 import { SaturationEngine } from '../src/controllers/llmd/engine-loop.ts';
 import type { CacheReader } from '../src/controllers/llmd/inputs.ts';
 import type { MetricsSource, PodLoad } from '../src/controllers/llmd/metrics-source/source.ts';
-import { type KindRef, type KubeObject, Logger, Store } from '../src/kube/index.ts';
 
 const MODELS = 100;
 const VARIANTS = 10;

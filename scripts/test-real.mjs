@@ -28,7 +28,7 @@ const REAL_SUITES = [
   'test/apis/aim-crds.test.ts',
   'test/apis/kubeairunway-crds.test.ts',
   'test/apis/llmd-crds.test.ts',
-  'test/sim/operators-crds.test.ts',
+  'packages/sim/test/operators-crds.test.ts',
   'test/e2e/fault-injection.test.ts',
   'test/e2e/reliability-aim.test.ts',
   'test/e2e/reliability-kubeairunway.test.ts',
@@ -49,11 +49,11 @@ const REAL_SUITES = [
   'test/e2e/aim-model-source.test.ts',
   'test/e2e/kubeairunway-gateway-dev.test.ts',
   'test/e2e/llamastack-quickstart-dev.test.ts',
-  'test/kube/runtime.integration.test.ts',
-  'test/kube/leader.integration.test.ts',
+  'packages/runtime/test/runtime.integration.test.ts',
+  'packages/runtime/test/leader.integration.test.ts',
   'test/controllers/llmd/discovery.test.ts',
   'test/engine/sample-controller.test.ts',
-  'test/kube/faults.integration.test.ts',
+  'packages/runtime/test/faults.integration.test.ts',
 ];
 
 const started = Date.now();

@@ -3,7 +3,9 @@
 // dependent writes per object, `concurrency` chains in flight, nothing watching. The payloads are the
 // ones the real controllers wrote in the measured run (read back per field manager), so both runs move
 // the same bytes through the same server code (create, server-side apply, status apply, merge patch).
-import { type KindRef, KubeClient, type KubeObject } from '../../src/kube/index.ts';
+
+import { KubeClient } from '@modelplane/runtime/client';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { type BenchServer, elapsed, type Instant, inPool, instant, rebindOwners } from './harness.ts';
 
 export type Step =

@@ -8,21 +8,16 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startApiServer } from '@modelplane/apiserver';
 import type { AuditEntry } from '@modelplane/apiserver';
+import { startApiServer } from '@modelplane/apiserver';
+import { type CustomResourceDefinition, KubeClient } from '@modelplane/runtime/client';
+import type { Controller } from '@modelplane/runtime/controller';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { EventsV1, type KubeEvent } from '@modelplane/runtime/events';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { extractOwned } from '../../src/engine/index.ts';
 import { startRealBenchServer } from './real-server.ts';
-import {
-  type Controller,
-  type CustomResourceDefinition,
-  ensureCrd,
-  EventsV1,
-  type KindRef,
-  KubeClient,
-  type KubeEvent,
-  type KubeObject,
-  type Manager,
-} from '../../src/kube/index.ts';
 
 export interface BenchArgs {
   count: number;

@@ -3,7 +3,8 @@
 // kube-apiserver's audit log tells the operator's requests from the benchmark's own, as tokens do on the
 // embedded server.
 import { startRealControlPlane } from '@modelplane/apiserver/testing';
-import { type CustomResourceDefinition, ensureCrd, KubeClient } from '../../src/kube/index.ts';
+import { type CustomResourceDefinition, KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
 import type { BenchServer } from './harness.ts';
 
 export async function startRealBenchServer(

@@ -9,13 +9,10 @@
 // compiling the code while the other side of its ratio does not.
 import { join } from 'node:path';
 import type { AuditEntry } from '@modelplane/apiserver';
-import {
-  type CustomResourceDefinition,
-  EventsV1,
-  type KindRef,
-  type KubeObject,
-  type Manager,
-} from '../../src/kube/index.ts';
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import { EventsV1 } from '@modelplane/runtime/events';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { runBaseline, type Step } from './baseline.ts';
 import {
   type BenchArgs,
@@ -26,11 +23,11 @@ import {
   type Instant,
   inPool,
   instant,
-  reconcilesByController,
   isWrite,
   median,
   progress,
   readyTracker,
+  reconcilesByController,
   resultLine,
   resyncAndCount,
   settle,

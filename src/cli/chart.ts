@@ -6,12 +6,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import { providerControllerName } from '../controllers/kubeairunway/provider/names.ts';
+import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { type PolicyRule, rbacObjects } from '../controllers/rbac.ts';
 import type { ControllerSet } from '../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../controllers/sets.ts';
-import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
-import { providerControllerName } from '../controllers/kubeairunway/provider/names.ts';
 import { crdsYaml } from './crds.ts';
 
 export const CHART_DIR = 'deploy/helm/modelplane';

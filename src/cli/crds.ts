@@ -1,4 +1,6 @@
 // `modelplane crds`: every CRD modelplane serves, as multi-document YAML for `kubectl apply -f -`.
+
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { aimCrds } from '../apis/aim/index.ts';
@@ -8,7 +10,6 @@ import { llmdCrds } from '../apis/llmd/index.ts';
 import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { WEBHOOK_SERVICE } from '../controllers/webhooks.ts';
 import { conversionStanza } from '../webhooks/index.ts';
-import type { CustomResourceDefinition } from '../kube/kinds.ts';
 
 /** every CRD of ours, API group by API group */
 export function allCrds(): CustomResourceDefinition[] {

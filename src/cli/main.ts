@@ -1,16 +1,16 @@
 // The `modelplane` command. Each subcommand lives in its own file and registers itself here.
 import { Command } from 'commander';
+import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
 import { registerChart } from './chart.ts';
 import { registerCrds } from './crds.ts';
-import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
+import { registerDashboard } from './dashboard.ts';
 import { registerDev } from './dev.ts';
+import { registerLoad } from './load.ts';
 import { registerProvider } from './provider.ts';
 import { registerRbac } from './rbac.ts';
 import { registerRender } from './render.ts';
 import { registerRun } from './run.ts';
 import { registerStatus } from './status.ts';
-import { registerDashboard } from './dashboard.ts';
-import { registerLoad } from './load.ts';
 
 const program = new Command();
 program

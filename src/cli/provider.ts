@@ -2,13 +2,14 @@
 // providers), with the same connection, probe and leader-election flags as `modelplane run`. Each provider
 // holds its own lease, `modelplane-provider-<name>`, so replicas of different providers never contend.
 import { readFileSync } from 'node:fs';
+import { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
 import { Argument, type Command } from 'commander';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
-import type { ProviderDefinition } from '../controllers/kubeairunway/provider/definition.ts';
 import type { ProviderControllerOptions } from '../controllers/kubeairunway/provider/controller.ts';
+import type { ProviderDefinition } from '../controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../controllers/operator.ts';
-import { Logger, type Manager } from '../kube/index.ts';
 import { parsePort, UsageError } from './options.ts';
 
 export interface ProviderRunOptions {

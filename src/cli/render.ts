@@ -3,11 +3,11 @@
 // configs, models and provider configs found beside them. Problems a controller would report as conditions
 // go to stderr, and the exit code is 1 when any resource could not be rendered.
 import { readFileSync } from 'node:fs';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
 import { renderObjects } from '../controllers/render.ts';
-import type { KubeObject } from '../kube/index.ts';
 import { readManifests } from './dev/examples.ts';
 import { UsageError } from './options.ts';
 

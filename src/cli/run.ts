@@ -1,13 +1,13 @@
 // `modelplane run`: the operator against any cluster (a real one, or `modelplane dev --no-controllers`).
 import { readFileSync } from 'node:fs';
+import { Logger } from '@modelplane/runtime/log';
 import type { Command } from 'commander';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
 import { kubeSecretSource, OciRegistryClient, parseRegistryMirror } from '../controllers/aim/catalog/oci/client.ts';
-import { startOperator } from '../controllers/operator.ts';
 import { kubeairunwayCoreSet } from '../controllers/kubeairunway/core/index.ts';
+import { startOperator } from '../controllers/operator.ts';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { CONTROLLER_SETS } from '../controllers/sets.ts';
-import { Logger } from '../kube/index.ts';
 import { parsePort } from './options.ts';
 
 interface RunOptions {

@@ -2,8 +2,10 @@
 // chosen controller sets. `modelplane run` and `modelplane dev` both come through here, so the embedded
 // cluster runs exactly what a real cluster runs.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type KubeClient, type LeaderElectionConfig, type Logger, Manager } from '../kube/index.ts';
-import type { ImageRegistry } from './aim/catalog/registry.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import { type LeaderElectionConfig, Manager } from '@modelplane/runtime/manager';
+import type { ImageRegistry } from '@modelplane/runtime/registry';
 import type { ControllerSet, OperatorEnv, WebhookEnv } from './registry.ts';
 
 /** where deploy/ installs the operator; also the namespace `modelplane dev` uses */

@@ -2,8 +2,9 @@
 // the unit of deployment: one process may run several, a provider runs alone (`modelplane provider`). The
 // rules are the single source for deploy/rbac/ and for the tests that run controllers under their own
 // ServiceAccount, so a set that starts using a new resource must say so here or its tests fail with 403s.
-import type { Logger, Manager } from '../kube/index.ts';
-import type { ImageRegistry } from './aim/catalog/registry.ts';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { ImageRegistry } from '@modelplane/runtime/registry';
 import type { PolicyRule } from './rbac.ts';
 
 export interface OperatorEnv {

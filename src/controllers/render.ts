@@ -3,25 +3,25 @@
 // in-memory reader holding the input. Objects the input does not give a uid get a stable placeholder, so
 // default route paths and ownerReferences are visibly not real.
 import { createHash } from 'node:crypto';
+import { type KindRef, type KubeObject, parseSelector } from '@modelplane/runtime/meta';
 import { type InferenceProviderConfig, type ModelDeployment, ModelDeployments } from '../apis/kubeairunway/index.ts';
 import { type LlamaStackDistribution, LlamaStackDistributions, toV1Alpha2 } from '../apis/llamastack/index.ts';
 import { type ObjectReader, prepareForApply, type ReadClient, SILENT_LOG } from '../engine/index.ts';
-import { type KindRef, type KubeObject, parseSelector } from '../kube/index.ts';
 import { aimServicePipeline, aimServiceReconciler } from './aim/service/index.ts';
-import { AIMClusterModels, AIMModels, AIMServices, type AIMService } from './aim/shared/kinds.ts';
+import { AIMClusterModels, AIMModels, type AIMService, AIMServices } from './aim/shared/kinds.ts';
 import { fetchAimRuntimeConfig } from './aim/shared/runtime-config-source.ts';
-import { buildDesired } from './kubeairunway/provider/desired.ts';
 import type { ProviderDefinition } from './kubeairunway/provider/definition.ts';
+import { buildDesired } from './kubeairunway/provider/desired.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from './kubeairunway/providers/index.ts';
 import { defaultProviderConfig, selectProvider } from './kubeairunway/selection/index.ts';
 import { storageObjects } from './kubeairunway/storage/index.ts';
-import { renderLlamaStack } from './llamastack/render.ts';
 import {
+  admissionMessage,
   checkProviderCompatibility,
   defaultModelDeployment,
   validateModelDeployment,
-  admissionMessage,
 } from './kubeairunway/validation/index.ts';
+import { renderLlamaStack } from './llamastack/render.ts';
 
 export interface RenderOutcome {
   /** the input object, as `Kind namespace/name` */

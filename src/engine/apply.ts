@@ -5,16 +5,8 @@
 // comes back categorised, naming its object. An object planned with readBack is read from the API server
 // after its write and compared with the plan before anything after it is written.
 
-import {
-  isConflict,
-  isNotFound,
-  isSubset,
-  type KindRef,
-  type KubeClient,
-  type KubeObject,
-  needsApply,
-  type OwnerReference,
-} from '../kube/index.ts';
+import { isConflict, isNotFound, type KubeClient, needsApply } from '@modelplane/runtime/client';
+import { isSubset, type KindRef, type KubeObject, type OwnerReference } from '@modelplane/runtime/meta';
 import { type CategorizedError, CategorizedError as CE, categorize, invalidSpecError } from './errors.ts';
 import { type LabelPropagationContext, type LabelPropagator, propagateLabels } from './labels.ts';
 import { describeRef, type ObjectRef, type PlannedApply, type PlanResult } from './plan.ts';

@@ -1,9 +1,9 @@
 // The error categories of docs/controllers.md's table and the ONE function that sorts any failure into them.
 // Everything downstream (parent conditions, apply gating, requeue) keys off the category, so a new kind
 // of failure is taught to the engine here and nowhere else. API errors are classified by HTTP status and
-// network cause as src/kube reports them, never by message text.
+// network cause as packages/runtime reports them, never by message text.
 
-import { ApiError, isAlreadyExists, isConflict, isNoKindMatch } from '../kube/index.ts';
+import { ApiError, isAlreadyExists, isConflict, isNoKindMatch } from '@modelplane/runtime/client';
 
 export const ErrorCategory = {
   Infrastructure: 'Infrastructure',

@@ -2,7 +2,8 @@
 // instead of throwing, so one failed read neither hides the others nor aborts the reconcile, and the
 // health step can turn each into a component with the right category.
 
-import { ApiError, type KindRef, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { ApiError, type KubeClient } from '@modelplane/runtime/client';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { CategorizedError, categorize, missingDownstreamError, missingUpstreamError } from './errors.ts';
 import type { ComponentHealth, HealthReport } from './health.ts';
 

@@ -18,18 +18,37 @@ export {
 } from './conditions.ts';
 export {
   authError,
-  categorize,
-  CategorizedError,
   CATEGORY_BEHAVIOUR,
+  CategorizedError,
+  categorize,
   infrastructureError,
   invalidSpecError,
   missingDownstreamError,
   missingUpstreamError,
   resourceExhaustionError,
 } from './errors.ts';
-export { clientReader, fetch, fetchList, FetchResult, type ObjectReader } from './fetch-result.ts';
+export { clientReader, FetchResult, fetch, fetchList, type ObjectReader } from './fetch-result.ts';
 export { type Clock, ManualClock, systemClock } from './grace.ts';
 export { type ComponentHealth, type ComponentState, type HealthReport, normalizeHealth } from './health.ts';
+export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
+export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
+export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
+export {
+  type ContainerState,
+  type ContainerStateTerminated,
+  type ContainerStateWaiting,
+  type ContainerStatus,
+  type CoreEvent,
+  eventTime,
+  findCondition,
+  type HTTPRoute,
+  type Job,
+  type KubeCondition,
+  type PersistentVolumeClaim,
+  type Pod,
+} from './inspectors/types.ts';
+export { httpRouteHealth, jobHealth, pvcHealth } from './inspectors/workloads.ts';
+export { jobPodLog } from './job-logs.ts';
 export { addLabelsIfAbsent, type LabelPropagator, staticLabels } from './labels.ts';
 export { extractOwned, ownedStatus } from './owned-fields.ts';
 export {
@@ -54,35 +73,16 @@ export {
 } from './references.ts';
 export { type EngineLogger, reportObservations, SILENT_LOG } from './report.ts';
 export { DEFAULT_SETTLE_WINDOW_MS, SettleWindow } from './settle.ts';
-export { decide, type Decision } from './state-engine.ts';
+export { type Decision, decide } from './state-engine.ts';
 export { StatusHelper } from './status-helper.ts';
 export { type StatusWriteResult, writeOwnedStatus } from './status-write.ts';
 export type {
   DomainReconciler,
   EngineStatus,
-  MaybeHealth,
   FetchContext,
+  MaybeHealth,
   PlanContext,
   ReadClient,
   RuntimeConfigSource,
   StatusContext,
 } from './types.ts';
-export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
-export { jobPodLog } from './job-logs.ts';
-export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
-export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
-export {
-  type ContainerState,
-  type ContainerStateTerminated,
-  type ContainerStateWaiting,
-  type ContainerStatus,
-  type CoreEvent,
-  eventTime,
-  findCondition,
-  type HTTPRoute,
-  type Job,
-  type KubeCondition,
-  type PersistentVolumeClaim,
-  type Pod,
-} from './inspectors/types.ts';
-export { httpRouteHealth, jobHealth, pvcHealth } from './inspectors/workloads.ts';

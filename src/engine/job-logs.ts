@@ -1,7 +1,7 @@
 // The log of a Job's (latest) pod, read live: pod logs are not cached. Only called when a Job has finished
 // and its output is wanted (discovery profile, check-size result, download progress), so a steady state
 // costs nothing.
-import { type KubeObject, kindRef } from '../kube/index.ts';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { ReadClient } from './types.ts';
 
 const Pods = kindRef<KubeObject & { status?: { startTime?: string } }>('v1', 'Pod');

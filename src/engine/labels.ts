@@ -3,7 +3,7 @@
 // decide which parent labels qualify). The merge rules are the engine's, the same for every controller:
 // a child's own labels always win, and Jobs get the labels on their pod template too.
 
-import type { KubeObject } from '../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 
 export interface LabelPropagationContext<C = unknown> {
   /** the reconciled object */

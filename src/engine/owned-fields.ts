@@ -3,7 +3,7 @@
 // a copy of someone else's field would take it over, and a stale copy would overwrite their newer value.
 // The managedFields entry of our field manager says exactly which fields those are.
 
-import type { KubeObject, ManagedFieldsEntry } from '../kube/index.ts';
+import type { KubeObject, ManagedFieldsEntry } from '@modelplane/runtime/meta';
 
 type FieldsV1 = Record<string, unknown>;
 

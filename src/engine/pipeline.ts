@@ -4,20 +4,13 @@
 // write, status-write.ts) → report (events). Status is written with server-side apply on the status
 // subresource, only the fields this controller owns, and only when they changed. Because status reflects
 // the state after the apply, the controller needs no second reconcile for the echo of its own writes
-// (src/kube levelBased). See docs/controllers.md.
+// (packages/runtime levelBased). See docs/controllers.md.
 
-import {
-  deepEqual,
-  type EventRecorder,
-  type KindRef,
-  type KubeClient,
-  type KubeObject,
-  kindRef,
-  type ReconcileContext,
-  type Reconciler,
-  type Result,
-} from '../kube/index.ts';
-import { executePlan, type ApplyOutcome } from './apply.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { ReconcileContext, Reconciler, Result } from '@modelplane/runtime/controller';
+import type { EventRecorder } from '@modelplane/runtime/events';
+import { deepEqual, type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { type ApplyOutcome, executePlan } from './apply.ts';
 import { ConditionManager } from './conditions.ts';
 import { CategorizedError, categorize, invalidSpecError } from './errors.ts';
 import type { FetchResult, ObjectReader } from './fetch-result.ts';
@@ -78,7 +71,7 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   settleWindowMs?: number;
 }
 
-/** what the pipeline needs from the runtime for one run (src/kube's ReconcileContext provides it) */
+/** what the pipeline needs from the runtime for one run (packages/runtime's ReconcileContext provides it) */
 export interface RunDeps {
   client: Pick<KubeClient, 'apply' | 'applyStatus' | 'delete' | 'fieldManager'> & ReadClient;
   reader: ObjectReader;
@@ -112,7 +105,7 @@ export interface RunOutcome {
   requeueAfterMs?: number;
 }
 
-/** thrown to src/kube's controller so the key is retried with exponential backoff */
+/** thrown to packages/runtime's controller so the key is retried with exponential backoff */
 export class RequeueError extends Error {
   constructor(readonly errors: readonly CategorizedError[]) {
     super(`retrying after infrastructure errors: ${errors.map((e) => e.message).join('; ')}`);
@@ -165,7 +158,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     this.statusField = opts.statusField === undefined ? 'status' : opts.statusField;
   }
 
-  /** runs the pipeline for `object` on src/kube's reconcile context; throws RequeueError for infrastructure errors */
+  /** runs the pipeline for `object` on packages/runtime's reconcile context; throws RequeueError for infrastructure errors */
   async reconcile(object: T, ctx: ReconcileContext): Promise<Result> {
     const outcome = await this.run(object, {
       client: ctx.client,
@@ -428,7 +421,7 @@ function settling(
   );
 }
 
-/** src/kube's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */
+/** packages/runtime's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */
 export function toResult(outcome: RunOutcome): Result {
   if (outcome.requeueWithBackoff) throw new RequeueError(outcome.errors);
   // a lost status race is retried rather than left to the watch: the newer object's event may be one the
@@ -438,7 +431,7 @@ export function toResult(outcome: RunOutcome): Result {
 }
 
 /**
- * A src/kube Reconciler running `pipeline` for objects of `kind`, read from the cache. Objects that are
+ * A packages/runtime Reconciler running `pipeline` for objects of `kind`, read from the cache. Objects that are
  * gone need nothing (children are garbage-collected through their ownerReferences).
  */
 export function pipelineReconciler<T extends KubeObject>(

@@ -2,7 +2,7 @@
 // to apply (owned or shared) and to delete, and may ask to be called again later; the pipeline does the
 // writes, in a deterministic order, after label propagation.
 
-import { type KubeObject, parseApiVersion } from '../kube/index.ts';
+import { type KubeObject, parseApiVersion } from '@modelplane/runtime/meta';
 
 export type ApplyMode = 'owned' | 'shared';
 

@@ -1,9 +1,11 @@
 // Turns the condition observations of one reconcile into Kubernetes events and log lines.
 
-import type { EventRecorder, KubeObject, LogFields } from '../kube/index.ts';
+import type { EventRecorder } from '@modelplane/runtime/events';
+import type { LogFields } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type ConditionObservation, shouldReport } from './conditions.ts';
 
-/** the slice of src/kube's Logger the engine uses (tests pass a recorder of lines) */
+/** the slice of packages/runtime's Logger the engine uses (tests pass a recorder of lines) */
 export interface EngineLogger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;

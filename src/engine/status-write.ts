@@ -4,7 +4,8 @@
 // overwriting a newer one. Every controller goes through writeOwnedStatus, the pipeline and the
 // KubeAIRunway lifecycle steps alike (docs/controllers.md, "Status ownership").
 
-import { deepEqual, isConflict, isNotFound, type KubeClient, type KubeObject } from '../kube/index.ts';
+import { isConflict, isNotFound, type KubeClient } from '@modelplane/runtime/client';
+import { deepEqual, type KubeObject } from '@modelplane/runtime/meta';
 import { ownedStatus } from './owned-fields.ts';
 
 /**

@@ -3,7 +3,8 @@
 // Planning is pure by construction: the planner and the status hooks receive data only (no client, no
 // reader) and are synchronous, so they cannot await any I/O.
 
-import type { KubeClient, KubeObject } from '../kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ApplyOutcome } from './apply.ts';
 import type { Condition, ConditionManager } from './conditions.ts';
 import type { CategorizedError } from './errors.ts';

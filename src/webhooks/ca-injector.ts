@@ -3,17 +3,10 @@
 // configuration created later, or an apply that blanks caBundle, is fixed within a watch event. Writes are
 // server-side applies of just the caBundle fields under one field manager: a Helm or kubectl apply of the
 // rest of the object neither fights them nor is fought. Nothing is written when the bundle is already there.
-import {
-  type Cache,
-  type CustomResourceDefinition,
-  CustomResourceDefinitions,
-  type Informer,
-  type KindRef,
-  type KubeClient,
-  type KubeObject,
-  kindRef,
-  type Logger,
-} from '../kube/index.ts';
+import type { Cache, Informer } from '@modelplane/runtime/cache';
+import { type CustomResourceDefinition, CustomResourceDefinitions, type KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import { type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { WebhookMetrics } from './metrics.ts';
 
 export const MutatingWebhookConfigurations = kindRef<KubeObject>(

@@ -2,7 +2,8 @@
 // with optimistic concurrency. Replicas race safely: a create that meets AlreadyExists and an update that
 // meets a Conflict both re-read and decide again, so the first writer's certificates win and everyone
 // serves them. Keys: ca.crt (trust bundle), ca.key, tls.crt, tls.key, type kubernetes.io/tls.
-import { isAlreadyExists, isConflict, type KubeClient, type Logger, type Secret, Secrets } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, type KubeClient, type Secret, Secrets } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
 import {
   type CertMaterial,
   generateCA,

@@ -3,7 +3,7 @@
 // (Service reference resolved by the embedded API server, or a URL) are generated from here, so what is
 // registered in code and what kube-apiserver calls cannot drift. caBundle is left out unless given: the
 // running server injects it.
-import type { KubeObject } from '../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AdmissionWebhookSpec, Route } from './dispatch.ts';
 
 export interface ServiceTarget {

@@ -2,7 +2,7 @@
 // version it wants; the converter rewrites each. Metadata other than labels and annotations is restored
 // from the original, because apiextensions-apiserver rejects a conversion that changes it, and a converter
 // that builds a fresh object would otherwise break every read.
-import type { KubeObject } from '../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { BadReview } from './review.ts';
 
 export type Converter = (obj: KubeObject, desiredAPIVersion: string) => KubeObject | Promise<KubeObject>;

@@ -4,8 +4,8 @@
 export {
   CaBundleInjector,
   type ConfigurationKind,
-  configurationPatch,
   type ConfigurationTarget,
+  configurationPatch,
   crdPatch,
   type InjectorOptions,
   MutatingWebhookConfigurations,
@@ -45,19 +45,19 @@ export {
 export {
   type ConversionRequest,
   type ConversionResponse,
-  convertAll,
   type Converter,
+  convertAll,
   decodeConversionReview,
   encodeConversionReview,
 } from './conversion.ts';
 export {
   type AdmissionWebhookSpec,
   type ConversionWebhookSpec,
+  type Dispatched,
   dispatchAdmission,
   dispatchConversion,
-  type Dispatched,
-  rejectBody,
   type Route,
+  rejectBody,
 } from './dispatch.ts';
 export { WebhookMetrics, type WebhookResult } from './metrics.ts';
 export {
@@ -66,8 +66,8 @@ export {
   aggregateMessage,
   BadReview,
   computePatch,
-  decodeAdmissionReview,
   type Denial,
+  decodeAdmissionReview,
   denialFromErrors,
   deny,
   encodeAdmissionReview,
@@ -76,11 +76,11 @@ export {
   type GroupVersionKind,
   type GroupVersionResource,
   isDenial,
-  mutated,
   type Mutation,
-  mutationResponse,
   type Mutator,
   type MutatorResult,
+  mutated,
+  mutationResponse,
   type Operation,
   type PatchOp,
   type ResponseStatus,
@@ -88,18 +88,18 @@ export {
   type StatusCause,
   type UserInfo,
   type ValidationOutcome,
-  validationResponse,
   type Validator,
   type ValidatorResult,
+  validationResponse,
 } from './review.ts';
 export { decideRotation, defaultRenewBefore, type RotationDecision, type RotationPolicy } from './rotation.ts';
 export {
   describeResource,
   describeRules,
-  ruleCoversOperation,
-  ruleCoversResource,
   type RuleOperation,
   type RuleWithOperations,
+  ruleCoversOperation,
+  ruleCoversResource,
 } from './rules.ts';
 export {
   DEFAULT_MAX_BODY_BYTES,
@@ -109,7 +109,7 @@ export {
 } from './server.ts';
 export {
   type CertificateTimings,
-  startWebhookServer,
   type StartWebhookServerOptions,
+  startWebhookServer,
   type WebhookServerHandle,
 } from './start.ts';

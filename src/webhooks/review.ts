@@ -3,15 +3,16 @@
 // controller-runtime: a validator's field errors become 403 Forbidden with one cause per field (kubectl shows
 // `admission webhook "<name>" denied the request: <message>`); a handler that crashes becomes 500 with the
 // request's uid echoed, so kube-apiserver reports the webhook's words and applies no failurePolicy guesswork.
-import jsonpatch from 'fast-json-patch';
+
 import type {
-  AdmissionOperation as Operation,
   AdmissionRequest,
   AdmissionResponse,
+  AdmissionOperation as Operation,
   AdmissionReviewVersion as ReviewVersion,
   StatusCause,
 } from '@modelplane/apimachinery';
-import type { KubeObject } from '../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import jsonpatch from 'fast-json-patch';
 
 export type {
   AdmissionOperation as Operation,

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { KubeObject, Logger } from '../kube/index.ts';
+import type { Logger } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { Converter } from './conversion.ts';
 import {
   type AdmissionWebhookSpec,
@@ -13,8 +14,8 @@ import {
   type Dispatched,
   dispatchAdmission,
   dispatchConversion,
-  rejectBody,
   type Route,
+  rejectBody,
 } from './dispatch.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import type { Mutator, Validator } from './review.ts';

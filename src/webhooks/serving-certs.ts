@@ -1,6 +1,6 @@
 // The serving certificates of one webhook server over time (the order of a rotation is described in start.ts):
 // the Secret, the pair the TLS server presents, caBundle injection and the periodic rotation check.
-import type { Logger } from '../kube/index.ts';
+import type { Logger } from '@modelplane/runtime/log';
 import type { CaBundleInjector } from './ca-injector.ts';
 import type { CertificateConfig, CertificateSecret, ForcedRotation } from './cert-secret.ts';
 import { type CertMaterial, generateCA, issueServingCert, validity } from './certs.ts';

@@ -4,8 +4,12 @@
 // injected, then this server swaps its serving certificate, so kube-apiserver trusts a certificate before
 // it is ever presented. If the API server cannot be reached at start, a short-lived in-memory certificate
 // lets the server listen, /readyz says why it is not ready, and the check retries until the Secret works.
+
+import { Cache } from '@modelplane/runtime/cache';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { type Logger, rootLogger } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { Registry } from 'prom-client';
-import { Cache, type KubeClient, type KubeObject, type Logger, rootLogger } from '../kube/index.ts';
 import { CaBundleInjector, type ConfigurationTarget } from './ca-injector.ts';
 import { type CertificateConfig, CertificateSecret, type ForcedRotation } from './cert-secret.ts';
 import { buildWebhookConfigurations, type ClientTarget } from './configurations.ts';

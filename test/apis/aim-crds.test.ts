@@ -5,10 +5,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { raw, startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { parse, parseAllDocuments } from 'yaml';
 import { AIM_API_VERSION, aimCrds, MODEL_EXACTLY_ONE_MESSAGE } from '../../src/apis/aim/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
-import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 // the design's full objects are examples/aim/ (each file's first line is a comment); its partial snippets

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { z } from 'zod';
-import { crdFromZod, structuralSchema } from '../../src/apis/crd-gen/index.ts';
 import { raw, startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { crdFromZod, structuralSchema } from '@modelplane/runtime/crd';
+import { z } from 'zod';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const widget = z.object({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { CustomResourceDefinition } from '../../src/kube/kinds.ts';
 import { type RawTarget, raw } from '@modelplane/apiserver/testing';
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 
 /** creates `crd` and resolves with the live object once it is Established */
 export async function createCrdAndWait(

@@ -3,6 +3,7 @@
 // status split between field managers with server-side apply, and the printer columns kubectl shows.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { raw, startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import {
   INFERENCE_PROVIDER_CONFIG_KIND,
   KAR_API_VERSION,
@@ -11,8 +12,6 @@ import {
   modelDeploymentSpecSchema,
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../src/apis/kubeairunway/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
-import { raw } from '@modelplane/apiserver/testing';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const mds = (ns: string) => `/apis/${KAR_API_VERSION}/namespaces/${ns}/modeldeployments`;

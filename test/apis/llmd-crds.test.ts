@@ -3,8 +3,8 @@
 // with messages that name the field, and the printer columns (Target, Model, Optimized, MetricsReady, Age).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { variantAutoscalingCrd } from '../../src/apis/llmd/index.ts';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { variantAutoscalingCrd } from '../../src/apis/llmd/index.ts';
 import { createCrdAndWait } from './crd-helpers.ts';
 
 const SAMPLE = `apiVersion: llmd.ai/v1alpha1

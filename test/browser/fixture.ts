@@ -6,13 +6,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type KubectlResult, runKubectl } from '@modelplane/apiserver/testing';
+import { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
 import { type Dashboard, ensureWebBuilt, startDashboard, WEB_DIST } from '../../src/cli/dashboard/index.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { applyManifests } from '../../src/cli/dev/examples.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import type { MetricsSource, PodLoad } from '../../src/controllers/llmd/metrics-source/source.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
-import { KubeClient, Logger } from '../../src/kube/index.ts';
 
 export const ARTIFACTS = resolve('test-artifacts/browser');
 

@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { prng } from '@modelplane/apiserver/testing';
+import { parse as parseYaml } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CREATES = 1000;

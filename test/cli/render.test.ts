@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseAllDocuments } from 'yaml';
 import { renderObjects } from '../../src/controllers/render.ts';
-import type { KubeObject } from '../../src/kube/index.ts';
 
 const docs = (...files: string[]) =>
   files.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS() as KubeObject));

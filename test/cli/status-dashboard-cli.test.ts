@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { KubeClient } from '@modelplane/runtime/client';
 import { listStatusRows } from '../../src/cli/view/status.ts';
-import { KubeClient } from '../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { createModelDeploymentViewer } from '../helpers/viewer.ts';
 

@@ -1,16 +1,16 @@
 // The terminal views' text, pure: rows from objects, the aligned table, plain change lines, progress,
 // readable log lines, and the live region's redraw protocol on a fake terminal.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import type { KubeObject } from '../../src/kube/index.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { formatLogLine, LogRouter } from '../../src/cli/view/logs.ts';
 import { renderChange, renderProgress, renderRows, renderWaitingSummary } from '../../src/cli/view/render.ts';
 import { type ResourceRow, rowOf, sortRows } from '../../src/cli/view/rows.ts';
-import { TerminalView } from '../../src/cli/view/terminal.ts';
 import { renderStatus } from '../../src/cli/view/status.ts';
+import { TerminalView } from '../../src/cli/view/terminal.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const md = (name: string, status: Record<string, unknown>): KubeObject =>

@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseAllDocuments } from 'yaml';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, type KubeObject, Logger } from '../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
 import { waitFor } from '../helpers/wait.ts';

@@ -4,15 +4,16 @@
 // the process was never refused and touched exactly that one Secret, with get.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { aimControllerSet } from '../../src/controllers/aim/index.ts';
-import { AIMClusterModels, AIMClusterModelSources } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, Logger } from '../../src/kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
 import {
   SIM_REGISTRY_PASSWORD,
   SIM_REGISTRY_USERNAME,
   type SimRegistryServer,
   startSimRegistryServer,
-} from '../../src/sim/registry/server.ts';
+} from '@modelplane/sim/registry/server';
+import { aimControllerSet } from '../../src/controllers/aim/index.ts';
+import { AIMClusterModelSources, AIMClusterModels } from '../../src/controllers/aim/shared/kinds.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
 import { waitFor } from '../helpers/wait.ts';

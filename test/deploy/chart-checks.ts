@@ -1,5 +1,7 @@
 // What a rendered chart must satisfy, as functions returning every problem found (empty = fine), so the test
 // can both assert a render is clean and show that each check catches the breakage it is for.
+
+import type { TestCluster } from '@modelplane/apiserver/testing';
 import {
   type EffectiveGrants,
   effectiveGrants,
@@ -8,7 +10,6 @@ import {
   parseModelplaneArgs,
   unionGrants,
 } from './chart.ts';
-import type { TestCluster } from '@modelplane/apiserver/testing';
 import { schemaErrors } from './k8s-schema.ts';
 
 export const WEBHOOK_SERVICE = 'modelplane-webhook-service';

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, CHART_RBAC_FILE, staleChartFiles } from '../../src/cli/chart.ts';
-import { type TestCluster, startTestCluster } from '@modelplane/apiserver/testing';
 import { CHART_PATH, helm, type Manifest, ofKind, parseManifests, renderChart, run } from './chart.ts';
 import {
   METRICS_SERVICE,

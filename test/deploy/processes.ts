@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AuditEntry } from '@modelplane/apiserver';
-import { WEBHOOK_CERT_SECRET, WEBHOOK_CONFIGURATIONS } from '../../src/controllers/webhooks.ts';
 import { providerLeaseName } from '../../src/cli/provider.ts';
+import { WEBHOOK_CERT_SECRET, WEBHOOK_CONFIGURATIONS } from '../../src/controllers/webhooks.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { effectiveGrants, grants, type Manifest, ofKind, parseModelplaneArgs, unionGrants } from './chart.ts';
 

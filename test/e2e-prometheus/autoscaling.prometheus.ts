@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runKubectl } from '@modelplane/apiserver/testing';
-import { serviceTargets } from '../../src/cli/load/command.ts';
+import { Logger } from '@modelplane/runtime/log';
+import { queryPrometheus } from '@modelplane/runtime/prometheus';
+import { runLoad } from '@modelplane/sim/inference';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
-import { queryPrometheus } from '../../src/common/prometheus.ts';
+import { serviceTargets } from '../../src/cli/load/command.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
-import { Logger } from '../../src/kube/index.ts';
-import { runLoad } from '../../src/sim/inference/index.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type Sample, writePlot } from './plot.ts';
 

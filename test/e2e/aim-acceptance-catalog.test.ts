@@ -2,9 +2,9 @@
 // with the whole `aim` controller set, each in its own namespace of one shared cluster (docs/aim.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KubeClient } from '../../src/kube/index.ts';
-import { waitFor } from '../helpers/wait.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   AIM_API,
   cond,

@@ -4,7 +4,7 @@
 // of a recommended deployment, and a custom model given inline. Each in its own namespace of one cluster.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KubeClient } from '../../src/kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 import {

@@ -4,7 +4,7 @@
 // Ready or Failed, a template held Ready with no discovery).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { KubeClient } from '../../src/kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
 import {
   AIM_API,

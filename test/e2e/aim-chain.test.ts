@@ -3,11 +3,12 @@
 // model → templates (discovery, GPU gating) → cache → artifact → PVC → InferenceService.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { AIMModels, AIMServiceTemplates } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, type KubeObject, kindRef } from '../../src/kube/index.ts';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
-import { cond, type Json, startAimCluster } from './helpers/aim-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { cond, type Json, startAimCluster } from './helpers/aim-cluster.ts';
 
 const API = 'aim.eai.amd.com/v1alpha1';
 const NS = 'chain';

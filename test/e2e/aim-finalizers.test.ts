@@ -5,6 +5,9 @@
 // (the pause annotation, status written by the test) stand in for children in a chosen state.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type KubeClient, Namespaces } from '@modelplane/runtime/client';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import { type SimRegistryServer, startSimRegistryServer } from '@modelplane/sim/registry/server';
 import { kubeSecretSource, OciRegistryClient } from '../../src/controllers/aim/catalog/oci/client.ts';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import {
@@ -12,8 +15,6 @@ import {
   TEMPLATE_CACHE_CLEANUP_FINALIZER,
 } from '../../src/controllers/aim/shared/finalizers.ts';
 import { AIMArtifacts, AIMServices, AIMTemplateCaches } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, Logger, Namespaces, parseLogLevel } from '../../src/kube/index.ts';
-import { type SimRegistryServer, startSimRegistryServer } from '../../src/sim/registry/server.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 

@@ -5,16 +5,17 @@
 // in the status, and a pull secret in the operator namespace opens the private repository.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { aimControllerSet } from '../../src/controllers/aim/index.ts';
-import { AIMClusterModels, AIMClusterModelSources } from '../../src/controllers/aim/shared/kinds.ts';
-import { type KubeClient, Logger, parseLogLevel } from '../../src/kube/index.ts';
-import { kubeSecretSource, OciRegistryClient } from '../../src/controllers/aim/catalog/oci/client.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
 import {
   SIM_REGISTRY_PASSWORD,
   SIM_REGISTRY_USERNAME,
   type SimRegistryServer,
   startSimRegistryServer,
-} from '../../src/sim/registry/server.ts';
+} from '@modelplane/sim/registry/server';
+import { kubeSecretSource, OciRegistryClient } from '../../src/controllers/aim/catalog/oci/client.ts';
+import { aimControllerSet } from '../../src/controllers/aim/index.ts';
+import { AIMClusterModelSources, AIMClusterModels } from '../../src/controllers/aim/shared/kinds.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 

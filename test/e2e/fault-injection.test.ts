@@ -14,12 +14,12 @@ import {
   openWatch,
   type RawTarget,
   raw,
+  realOnly,
   startFaultInjection,
   startTestCluster,
   type TestCluster,
 } from '@modelplane/apiserver/testing';
 import { parse } from 'yaml';
-import { realOnly } from '../helpers/backend.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'faults';

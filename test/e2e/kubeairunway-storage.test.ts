@@ -6,15 +6,16 @@
 // Deleting the deployment takes the PVC and the Job with it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Deployments } from '@modelplane/runtime/client';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { stringify } from 'yaml';
 import { type ModelDeployment, ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { providerControllerSet } from '../../src/controllers/kubeairunway/provider/index.ts';
 import { llmdProvider } from '../../src/controllers/kubeairunway/providers/index.ts';
 import { CONTROLLER_SETS } from '../../src/controllers/sets.ts';
-import { Deployments, kindRef, type KubeObject } from '../../src/kube/index.ts';
+import { eventsFor } from '../controllers/kubeairunway/provider-helpers.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { eventsFor } from '../controllers/kubeairunway/provider-helpers.ts';
 
 const NS = 'storage-e2e';
 const RETRY_MS = 3_000;

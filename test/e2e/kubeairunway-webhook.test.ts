@@ -3,9 +3,11 @@
 // of docs/kubeairunway.md's validation table with its exact message. The defaulting webhook's values are stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { stringify } from 'yaml';
 import { WEBHOOK_SERVICE, webhooksSet } from '../../src/controllers/webhooks.ts';
-import { type KubeClient, type KubeObject, Logger } from '../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { DEPLOY_NAMESPACE, type OperatorProcess, startOperatorProcess } from '../helpers/operator-process.ts';
 import { waitFor } from '../helpers/wait.ts';

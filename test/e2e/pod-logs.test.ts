@@ -4,10 +4,9 @@
 // the operator's readers (a Job's log, the failure diagnostics) must see the same output on both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jobPodLog } from '../../src/engine/index.ts';
-import { fetchPodDiagnostics, type Pod } from '../../src/engine/index.ts';
-import { kindRef, type KubeObject } from '../../src/kube/index.ts';
-import { FAIL_ANNOTATION, LOGS_ANNOTATION } from '../../src/sim/workloads/index.ts';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { FAIL_ANNOTATION, LOGS_ANNOTATION } from '@modelplane/sim/workloads';
+import { fetchPodDiagnostics, jobPodLog, type Pod } from '../../src/engine/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 

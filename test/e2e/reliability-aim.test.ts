@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
 import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
 import {
@@ -27,7 +28,6 @@ import {
   testSeed,
 } from './helpers/process-chaos.ts';
 import { type ReliabilityCluster, startReliabilityCluster } from './helpers/reliability-cluster.ts';
-import { waitFor } from '../helpers/wait.ts';
 
 const NAMESPACES = {
   errors: 'rel-aim-errors',

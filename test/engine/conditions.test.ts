@@ -9,10 +9,10 @@ import {
   conditionTime,
   ManualClock,
   quietWhenNew,
+  StatusHelper,
   sanitizeReason,
   shouldReport,
   silent,
-  StatusHelper,
   withEventReason,
 } from '../../src/engine/index.ts';
 import { apiError } from './helpers/fake-cluster.ts';

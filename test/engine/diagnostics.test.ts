@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import { KubeClient, Pods } from '@modelplane/runtime/client';
 import { fetchEventsFor, fetchPodDiagnostics, normalizeHealth, type Pod, podsHealth } from '../../src/engine/index.ts';
-import { KubeClient, Pods } from '../../src/kube/index.ts';
 
 describe('fetchPodDiagnostics on the embedded API server', () => {
   let server: ApiServer;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ApiError, ConfigMaps, NoKindMatchError } from '@modelplane/runtime/client';
 import {
   CATEGORY_BEHAVIOUR,
   categorize,
@@ -10,7 +11,6 @@ import {
   invalidSpecError,
   type ObjectReader,
 } from '../../src/engine/index.ts';
-import { ApiError, ConfigMaps, NoKindMatchError } from '../../src/kube/index.ts';
 import { apiError } from './helpers/fake-cluster.ts';
 
 describe('categorize: the one place errors get their category', () => {

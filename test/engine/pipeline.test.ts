@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ReconcileContext } from '@modelplane/runtime/controller';
 import {
   type DomainReconciler,
   FetchResult,
@@ -11,7 +12,6 @@ import {
   type RuntimeConfigSource,
   runtimeConfigValue,
 } from '../../src/engine/index.ts';
-import type { ReconcileContext } from '../../src/kube/index.ts';
 import { FakeCluster } from './helpers/fake-cluster.ts';
 import { type Widget, Widgets, widget } from './helpers/scenario.ts';
 

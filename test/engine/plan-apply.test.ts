@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   addLabelsIfAbsent,
   executePlan,
@@ -10,7 +11,6 @@ import {
   prepareForApply,
   staticLabels,
 } from '../../src/engine/index.ts';
-import type { KubeObject } from '../../src/kube/index.ts';
 import { apiError, FakeCluster } from './helpers/fake-cluster.ts';
 
 const owner: KubeObject = {

@@ -2,8 +2,8 @@
 // after it is written: what the one-write rule of docs/llamastack.md stands on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { CategorizedError, executePlan, type ObjectRef, PlanResult } from '../../src/engine/index.ts';
-import type { KubeObject } from '../../src/kube/index.ts';
 import { apiError, FakeCluster } from './helpers/fake-cluster.ts';
 
 const owner: KubeObject = {

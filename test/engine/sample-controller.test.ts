@@ -1,22 +1,17 @@
 // The engine end to end: the sample Greeting controller on the test cluster (embedded or real API server;
 // 503s from the embedded server's fault injector, or from the operator's transport on the real one),
-// through src/kube's manager, cache and client. Missing user reference ⇒ ConfigValid=False/Failed and no children; creating
+// through packages/runtime's manager, cache and client. Missing user reference ⇒ ConfigValid=False/Failed and no children; creating
 // it converges without a restart; 503s shorter than the grace period leave conditions untouched; longer
 // ones give DependenciesReachable=False and Degraded; recovery restores Ready.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Condition } from '../../src/engine/index.ts';
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
-import {
-  type ConfigMap,
-  ConfigMaps,
-  type Controller,
-  CustomResourceDefinitions,
-  KubeClient,
-  Manager,
-} from '../../src/kube/index.ts';
+import { type ConfigMap, ConfigMaps, CustomResourceDefinitions, KubeClient } from '@modelplane/runtime/client';
+import type { Controller } from '@modelplane/runtime/controller';
+import { Manager } from '@modelplane/runtime/manager';
+import type { Condition } from '../../src/engine/index.ts';
 import { type FaultControl, faultControl } from './helpers/faults.ts';
 import { GREETING_CRD, type Greeting, Greetings, registerGreetingController } from './sample/greeting.ts';
 

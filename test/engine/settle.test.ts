@@ -2,6 +2,7 @@
 // children just written are not ready yet" waits out the settle window (src/engine/settle.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   type DomainReconciler,
   type FetchResult,
@@ -11,7 +12,6 @@ import {
   PlanResult,
   SettleWindow,
 } from '../../src/engine/index.ts';
-import { type KubeObject, kindRef } from '../../src/kube/index.ts';
 import { FakeCluster } from './helpers/fake-cluster.ts';
 import { type Widget, widget } from './helpers/scenario.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ApiError } from '@modelplane/runtime/client';
 import { writeOwnedStatus } from '../../src/engine/index.ts';
-import { ApiError } from '../../src/kube/index.ts';
 import { FakeCluster } from './helpers/fake-cluster.ts';
 import { Widgets, widget } from './helpers/scenario.ts';
 

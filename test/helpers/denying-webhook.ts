@@ -3,7 +3,8 @@
 // on both backends (the embedded API server and kube-apiserver call it the same way, by URL).
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { KubeClient, KubeObject } from '../../src/kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { generateCA, issueServingCert } from '../../src/webhooks/certs.ts';
 
 export interface Denial {

@@ -11,12 +11,15 @@ import {
   type RealControlPlane,
   realServiceAccountKubeconfig,
   runKubectl,
+  type TestBackend,
+  testBackend,
 } from '@modelplane/apiserver/testing';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
-import type { ControllerSet } from '../../src/controllers/registry.ts';
 import { exposeWebhookService, loopbackWebhookHost, startRealDevCluster } from '../../src/cli/dev/real-cluster.ts';
-import { type KubeClient, Logger, Manager } from '../../src/kube/index.ts';
-import { type TestBackend, testBackend } from './backend.ts';
+import type { ControllerSet } from '../../src/controllers/registry.ts';
 
 export interface DevTestClusterOptions {
   /** the cluster's (and the operator's) logger; default silent */

@@ -5,10 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { startSimRegistryServer } from '@modelplane/sim/registry/server';
 import { rbacObjects } from '../../src/controllers/rbac.ts';
 import type { ControllerSet } from '../../src/controllers/registry.ts';
-import type { KubeClient } from '../../src/kube/index.ts';
-import { startSimRegistryServer } from '../../src/sim/registry/server.ts';
 
 export const DEPLOY_NAMESPACE = 'modelplane-system';
 

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   type RealControlPlane,
+  realOnly,
   realServiceAccountKubeconfig,
+  runKubectl,
   startRealControlPlane,
 } from '@modelplane/apiserver/testing';
-import { realOnly } from '../helpers/backend.ts';
-import { runKubectl } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 
 function alive(pid: number | undefined): boolean {

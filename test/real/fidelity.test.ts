@@ -9,13 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '@modelplane/apiserver';
-import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiserver/testing';
-import { realOnly } from '../helpers/backend.ts';
+import { type RealControlPlane, realOnly, startRealControlPlane } from '@modelplane/apiserver/testing';
 import { type Difference, differences, exchangeId, fidelityLine } from './fidelity/compare.ts';
 import { crudSteps, listSteps, patchSteps } from './fidelity/sequence-core.ts';
 import { expirySteps } from './fidelity/sequence-expiry.ts';
-import { raceSteps } from './fidelity/sequence-races.ts';
 import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } from './fidelity/sequence-more.ts';
+import { raceSteps } from './fidelity/sequence-races.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
 

@@ -2,7 +2,7 @@
 // gives, vLLM's metric names, and KV-cache use and queue that grow with concurrent load.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type InferenceServer, startInferenceServer } from '../../src/sim/inference/index.ts';
+import { type InferenceServer, startInferenceServer } from '@modelplane/sim/inference';
 import { waitFor } from '../helpers/wait.ts';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';

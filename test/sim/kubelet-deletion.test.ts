@@ -4,7 +4,8 @@
 // removes pods at once; the test holds on both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type KubeObject, Pods } from '../../src/kube/index.ts';
+import { Pods } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 

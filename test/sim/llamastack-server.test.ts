@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { embeddedBaseConfig, generateConfig } from '../../src/controllers/llamastack/config/index.ts';
 import {
   clusterUrlResolver,
   type SimLlamaStackServer,
   startSimLlamaStackServer,
   substituteEnv,
-} from '../../src/sim/llamastack/index.ts';
+} from '@modelplane/sim/llamastack';
+import { embeddedBaseConfig, generateConfig } from '../../src/controllers/llamastack/config/index.ts';
 
 describe('simulated Llama Stack server', () => {
   let vllm: Server;

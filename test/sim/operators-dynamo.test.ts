@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DynamoGraphDeployments, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
+import { DynamoGraphDeployments, SimDeployments, SimServices } from '@modelplane/sim/operators';
 import {
   condition,
   ensureNamespace,

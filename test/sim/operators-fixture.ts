@@ -6,25 +6,16 @@
 // endpoints, volumes) beside kube-controller-manager, as `modelplane dev --cluster real` runs them.
 
 import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import { installSimulatedInfrastructure, startSimulatedKubelets } from '@modelplane/sim/cluster';
+import { externalCrds, type OperatorName, registerOperatorSimulators, ZERO_DELAYS } from '@modelplane/sim/operators';
+import type { OperatorDelays } from '@modelplane/sim/operators/delays';
+import { PodLogStore, registerWorkloadSimulators, type SimDelays } from '@modelplane/sim/workloads';
 import { REAL_CLUSTER_WORKLOAD_SIMULATORS } from '../../src/cli/dev/real-cluster.ts';
-import {
-  ensureCrd,
-  type KindRef,
-  KubeClient,
-  type KubeObject,
-  Logger,
-  Manager,
-  parseLogLevel,
-} from '../../src/kube/index.ts';
-import { installSimulatedInfrastructure, startSimulatedKubelets } from '../../src/sim/cluster.ts';
-import type { OperatorDelays } from '../../src/sim/operators/delays.ts';
-import {
-  externalCrds,
-  type OperatorName,
-  registerOperatorSimulators,
-  ZERO_DELAYS,
-} from '../../src/sim/operators/index.ts';
-import { PodLogStore, registerWorkloadSimulators, type SimDelays } from '../../src/sim/workloads/index.ts';
 
 /** fast enough for tests, slow enough that back-offs do not spin */
 const WORKLOAD_DELAYS: SimDelays = {

@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SIM_GATEWAY, simGatewayObjects } from '../../src/sim/cluster.ts';
-import { attach, type Listener, resolveBackends } from '../../src/sim/operators/gateway-attach.ts';
-import { GatewayClasses, Gateways, HTTPRoutes } from '../../src/sim/operators/index.ts';
+import { SIM_GATEWAY, simGatewayObjects } from '@modelplane/sim/cluster';
+import { GatewayClasses, Gateways, HTTPRoutes } from '@modelplane/sim/operators';
+import { attach, type Listener, resolveBackends } from '@modelplane/sim/operators/gateway-attach';
 import {
   condition,
   ensureNamespace,

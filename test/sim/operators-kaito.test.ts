@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SimDeployments, SimServices, Workspaces } from '../../src/sim/operators/index.ts';
-import { gpusPerReplica, presetImage } from '../../src/sim/operators/kaito-workload.ts';
+import { SimDeployments, SimServices, Workspaces } from '@modelplane/sim/operators';
+import { gpusPerReplica, presetImage } from '@modelplane/sim/operators/kaito-workload';
 import {
   condition,
   ensureNamespace,

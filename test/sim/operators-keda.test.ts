@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InferenceServices, ScaledObjects, SimHPAs } from '../../src/sim/operators/index.ts';
+import { InferenceServices, ScaledObjects, SimHPAs } from '@modelplane/sim/operators';
 import {
   condition,
   ensureNamespace,

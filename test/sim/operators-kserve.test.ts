@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InferenceServices, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
-import { planPredictor } from '../../src/sim/operators/kserve-predictor.ts';
+import { InferenceServices, SimDeployments, SimServices } from '@modelplane/sim/operators';
+import { planPredictor } from '@modelplane/sim/operators/kserve-predictor';
 import {
   condition,
   ensureNamespace,

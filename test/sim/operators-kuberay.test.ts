@@ -5,8 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RayClusters, RayServices, SimDeployments, SimServices } from '../../src/sim/operators/index.ts';
-import { serveApps } from '../../src/sim/operators/kuberay.ts';
+import { RayClusters, RayServices, SimDeployments, SimServices } from '@modelplane/sim/operators';
+import { serveApps } from '@modelplane/sim/operators/kuberay';
 import {
   condition,
   ensureNamespace,

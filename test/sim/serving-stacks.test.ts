@@ -5,6 +5,13 @@
 // /v1/models and /v1/chat/completions (docs/llamastack.md, "Dev cluster").
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { type InferenceServer, servedModel, startInferenceServer } from '@modelplane/sim/inference';
+import { planComponent } from '@modelplane/sim/operators/dynamo';
+import { planInference } from '@modelplane/sim/operators/kaito-workload';
+import type { Deployment, Service, WithStatus } from '@modelplane/sim/operators/kinds';
+import { rayClusterAnnotations } from '@modelplane/sim/operators/kuberay';
+import { planRayCluster } from '@modelplane/sim/operators/kuberay-cluster';
+import type { Pod } from '@modelplane/sim/workloads/kinds';
 import type { ModelDeployment } from '../../src/apis/kubeairunway/index.ts';
 import { graphDeploymentStatus } from '../../src/controllers/kubeairunway/providers/dynamo/status.ts';
 import { graphDeploymentFor } from '../../src/controllers/kubeairunway/providers/dynamo/transform.ts';
@@ -12,13 +19,6 @@ import { workspaceStatus } from '../../src/controllers/kubeairunway/providers/ka
 import { workspaceFor } from '../../src/controllers/kubeairunway/providers/kaito/transform.ts';
 import { rayServiceStatus } from '../../src/controllers/kubeairunway/providers/kuberay/status.ts';
 import { rayServiceFor } from '../../src/controllers/kubeairunway/providers/kuberay/transform.ts';
-import { type InferenceServer, servedModel, startInferenceServer } from '../../src/sim/inference/index.ts';
-import { planComponent } from '../../src/sim/operators/dynamo.ts';
-import { planInference } from '../../src/sim/operators/kaito-workload.ts';
-import type { Deployment, Service, WithStatus } from '../../src/sim/operators/kinds.ts';
-import { rayClusterAnnotations } from '../../src/sim/operators/kuberay.ts';
-import { planRayCluster } from '../../src/sim/operators/kuberay-cluster.ts';
-import type { Pod } from '../../src/sim/workloads/kinds.ts';
 
 function md(name: string, spec: Record<string, unknown>): ModelDeployment {
   return {

@@ -4,8 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Logger, Manager } from '../../src/kube/index.ts';
-import { PodLogStore, registerWorkloadSimulators } from '../../src/sim/workloads/index.ts';
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { PodLogStore, registerWorkloadSimulators } from '@modelplane/sim/workloads';
 import {
   type Deployment,
   Deployments,
@@ -13,7 +14,7 @@ import {
   Pods,
   type ReplicaSet,
   ReplicaSets,
-} from '../../src/sim/workloads/kinds.ts';
+} from '@modelplane/sim/workloads/kinds';
 import { FAST, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 function deployment(

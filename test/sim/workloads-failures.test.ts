@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ContainerStatus, Pod } from '@modelplane/sim/workloads/kinds';
+import { Pods } from '@modelplane/sim/workloads/kinds';
 import { fetchPodDiagnostics, inspectPod } from '../../src/engine/index.ts';
-import type { ContainerStatus, Pod } from '../../src/sim/workloads/kinds.ts';
-import { Pods } from '../../src/sim/workloads/kinds.ts';
 import { type CoreEvent, pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 interface Verdict {

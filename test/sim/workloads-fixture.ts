@@ -3,14 +3,17 @@
 // wait for conditions and read events and logs the way kubectl does.
 
 import { type ApiServer, startApiServer } from '@modelplane/apiserver';
-import { KubeClient, kindRef, type KubeObject, Logger, Manager, parseLogLevel } from '../../src/kube/index.ts';
-import type { Node, Pod, Taint } from '../../src/sim/workloads/kinds.ts';
+import { KubeClient } from '@modelplane/runtime/client';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   PodLogStore,
   registerWorkloadSimulators,
   type SimDelays,
   type WorkloadSimulators,
-} from '../../src/sim/workloads/index.ts';
+} from '@modelplane/sim/workloads';
+import type { Node, Pod, Taint } from '@modelplane/sim/workloads/kinds';
 
 export const FAST: Partial<SimDelays> = {
   schedule: 5,

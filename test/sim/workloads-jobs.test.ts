@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type Job, Jobs, type Pod, Pods } from '@modelplane/sim/workloads/kinds';
 import { type CategorizedError, jobHealth } from '../../src/engine/index.ts';
-import { type Job, Jobs, type Pod, Pods } from '../../src/sim/workloads/kinds.ts';
 import { type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 function job(

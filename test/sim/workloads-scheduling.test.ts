@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Node, type Pod, Pods } from '../../src/sim/workloads/kinds.ts';
-import { decide, type NodeInfo } from '../../src/sim/workloads/scheduling.ts';
+import { type Node, type Pod, Pods } from '@modelplane/sim/workloads/kinds';
+import { decide, type NodeInfo } from '@modelplane/sim/workloads/scheduling';
 import { pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 function node(

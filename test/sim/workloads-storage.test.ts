@@ -4,7 +4,6 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type CategorizedError, pvcHealth } from '../../src/engine/index.ts';
 import {
   type Endpoints,
   EndpointsKind,
@@ -14,7 +13,8 @@ import {
   Pods,
   Services,
   type StorageClass,
-} from '../../src/sim/workloads/kinds.ts';
+} from '@modelplane/sim/workloads/kinds';
+import { type CategorizedError, pvcHealth } from '../../src/engine/index.ts';
 import { pod, type SimCluster, startSimCluster, waitFor } from './workloads-fixture.ts';
 
 function claim(

@@ -5,23 +5,17 @@
 // webhook is served and injected too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ServiceEndpoints } from '@modelplane/apiserver';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { ConfigMaps, CustomResourceDefinitions, KubeClient, type Secret, Secrets } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
 import { parse as parseYaml } from 'yaml';
-import {
-  ConfigMaps,
-  CustomResourceDefinitions,
-  KubeClient,
-  Logger,
-  type Secret,
-  Secrets,
-} from '../../src/kube/index.ts';
 import {
   MutatingWebhookConfigurations,
   startWebhookServer,
   ValidatingWebhookConfigurations,
   type WebhookServerHandle,
 } from '../../src/webhooks/index.ts';
-import { ServiceEndpoints } from '@modelplane/apiserver';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 

@@ -5,15 +5,17 @@
 // old CA trusted until every replica serves the new one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Cache, KubeClient, Logger, type Secret, Secrets } from '../../src/kube/index.ts';
+import { ServiceEndpoints } from '@modelplane/apiserver';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { Cache } from '@modelplane/runtime/cache';
+import { KubeClient, type Secret, Secrets } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
 import {
   splitPemCerts,
   startWebhookServer,
   ValidatingWebhookConfigurations,
   type WebhookServerHandle,
 } from '../../src/webhooks/index.ts';
-import { ServiceEndpoints } from '@modelplane/apiserver';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 import { caBundles, configMap, presentedCert, registerConfigMapWebhooks, TEST_NAMESPACE } from './fixture.ts';
 

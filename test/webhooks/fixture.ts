@@ -2,7 +2,8 @@
 // ModelDeployment ones, their registrations, and the certificate a server presents.
 import type { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
-import type { ConfigMap, KubeObject } from '../../src/kube/index.ts';
+import type { ConfigMap } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type {
   AdmissionRequest,
   AdmissionWebhookSpec,

@@ -4,6 +4,9 @@
 // URL, so the same test runs against any backend the test cluster starts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { CustomResourceDefinitions, KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
 import {
   LLAMASTACK_CONVERSION_PATH,
   LLS_CRD_NAME,
@@ -16,10 +19,8 @@ import {
   registerLlamaStackDefaulting,
   registerLlamaStackValidation,
 } from '../../src/controllers/llamastack/webhook.ts';
-import { CustomResourceDefinitions, KubeClient, Logger } from '../../src/kube/index.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'llama';

@@ -2,8 +2,8 @@
 // kube's aggregate wording, warnings, and RFC 6902 patches that turn the original into the mutated object.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import jsonpatch from 'fast-json-patch';
-import type { KubeObject } from '../../src/kube/index.ts';
 import {
   aggregateMessage,
   BadReview,

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Logger } from '@modelplane/runtime/log';
 import { Registry } from 'prom-client';
-import { Logger } from '../../src/kube/index.ts';
 import {
   generateCA,
   issueServingCert,

@@ -2,6 +2,7 @@
 // results, relaxed paths, CRD printer columns, and JS-specific inputs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { humanDuration } from '../src/duration.ts';
 import {
   executeJsonPath,
   findJsonPathResults,
@@ -11,7 +12,6 @@ import {
   printerColumnValue,
   relaxedJsonPath,
 } from '../src/jsonpath/index.ts';
-import { humanDuration } from '../src/duration.ts';
 
 const isvc = {
   apiVersion: 'serving.modelplane.io/v1alpha1',

@@ -1,25 +1,25 @@
 // The server's shared state, built once from what the assembly passes in: store, registry, write lifecycle,
 // admission (webhooks after the built-in plugins), conversion, deletion, pod logs. Handlers receive this and
 // nothing else; nothing in it is replaced after construction.
-import { eventToEventsV1 } from './builtin/events.ts';
-import { OpenApiCache } from './handlers/openapi.ts';
-import { ListPaginator } from './objects/list.ts';
+
 import { ServiceEndpoints } from './admission/service-endpoints.ts';
 import { WebhookAdmission } from './admission/webhook-admission.ts';
+import { eventToEventsV1 } from './builtin/events.ts';
 import { ObjectConverter } from './conversion/converter.ts';
-import type { AdmissionChain } from './objects/hooks.ts';
-import { Lifecycle } from './objects/write-path.ts';
+import { OpenApiCache } from './handlers/openapi.ts';
+import type { RequestContext } from './objects/context.ts';
+import { Deleter, type DeleterDeps } from './objects/deleter.ts';
+import type { AdmissionAttributes, AdmissionChain } from './objects/hooks.ts';
+import { ListPaginator } from './objects/list.ts';
 import type { StrategyProvider } from './objects/strategy.ts';
+import { Lifecycle } from './objects/write-path.ts';
+import { recordUpdate } from './patch/index.ts';
 import { Registry } from './resource-types/resource-registry.ts';
 import type { ResourceType } from './resource-types/resource-type.ts';
 import { groupVersion, storageVersion } from './resource-types/resource-type.ts';
 import { ObjectStore } from './storage/store.ts';
 import { createStrategyProvider } from './strategies/index.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
-import type { RequestContext } from './objects/context.ts';
-import type { AdmissionAttributes } from './objects/hooks.ts';
-import { Deleter, type DeleterDeps } from './objects/deleter.ts';
-import { recordUpdate } from './patch/index.ts';
 
 /**
  * Supplies container logs for the pods/log subresource, playing the kubelet (the simulated kubelet registers

@@ -1,7 +1,7 @@
 // Kubernetes `Status` errors. Every failure the API server returns is one of these, with the reason, code
 // and (for 422) one cause per invalid field, exactly as kube-apiserver shapes them, because kubectl and
 // client libraries branch on `reason` and print `message`.
-import type { StatusCause as WireCause, StatusDetails, Status as WireStatus } from '@modelplane/apimachinery';
+import type { StatusDetails, StatusCause as WireCause, Status as WireStatus } from '@modelplane/apimachinery';
 
 /** a cause the server raises always names its reason, message and field ('' for the whole object) */
 export type StatusCause = Required<Pick<WireCause, 'reason' | 'message' | 'field'>>;

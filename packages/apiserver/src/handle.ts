@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ApiServer, FaultControls } from './api.ts';
-import { type AssemblyOptions, type RunningServer, assembleServer } from './assembly.ts';
+import { type AssemblyOptions, assembleServer, type RunningServer } from './assembly.ts';
 import type { AuditEntry } from './audit.ts';
 import { type ServiceAccountKubeconfigOptions, serviceAccountCredentials } from './auth/index.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';

@@ -9,8 +9,8 @@ export function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> 
   return startServer(opts);
 }
 
-export type { ApiServer, ApiServerOptions, FaultControls } from './api.ts';
 export { ServiceEndpoints } from './admission/service-endpoints.ts';
+export type { ApiServer, ApiServerOptions, FaultControls } from './api.ts';
 export type { AuditEntry } from './audit.ts';
 export type { ServiceAccountKubeconfigOptions } from './auth/kubeconfig.ts';
 export type { LogOptions, LogProvider } from './core.ts';

@@ -1,12 +1,13 @@
 // The HTTP front: authentication, authorization, fault hooks, routing to discovery/OpenAPI/resource
 // handlers, error shaping and the audit record of every request. Never lets an exception escape.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseGoDuration } from '@modelplane/apimachinery';
 import type { AuditLog } from './audit.ts';
-import { type AuthUser, type Authenticator, type Authorizer, allowAll } from './auth/types.ts';
 import { authorizationAttributes } from './auth/attributes.ts';
 import { forbidden } from './auth/forbidden.ts';
+import { type Authenticator, type Authorizer, type AuthUser, allowAll } from './auth/types.ts';
 import type { ServerCore } from './core.ts';
-import { StatusError, errors } from './errors.ts';
+import { errors, StatusError } from './errors.ts';
 import {
   aggregatedDiscovery,
   apiGroupDoc,
@@ -19,13 +20,12 @@ import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
 import type { ResourceRequest } from './handlers/request.ts';
 import { handleResource } from './handlers/resources.ts';
-import { type WatchRegistry, handleWatch } from './handlers/watch.ts';
-import { parseRequestInfo, splitPath, type RequestInfo } from './http/request-info.ts';
-import { decodeBody, readBody } from './http/body.ts';
-import { parseGoDuration } from '@modelplane/apimachinery';
-import { negotiateOutput } from './http/negotiate.ts';
-import { writeError, writeJson } from './http/respond.ts';
 import { checkRoute, endpointCapabilities } from './handlers/route.ts';
+import { handleWatch, type WatchRegistry } from './handlers/watch.ts';
+import { decodeBody, readBody } from './http/body.ts';
+import { negotiateOutput } from './http/negotiate.ts';
+import { parseRequestInfo, type RequestInfo, splitPath } from './http/request-info.ts';
+import { writeError, writeJson } from './http/respond.ts';
 import type { UserInfo } from './types.ts';
 
 /** Runs before a request is served; may delay it or throw an StatusError (fault injection). */

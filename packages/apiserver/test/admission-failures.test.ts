@@ -5,20 +5,20 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { WebhookAdmission } from '../src/admission/index.ts';
+import { partsOf } from '../src/handle.ts';
 import { type ApiServer, ServiceEndpoints, startApiServer } from '../src/index.ts';
-import { createCA } from '../src/tls.ts';
 import { raw } from '../src/testing/index.ts';
+import { createCA } from '../src/tls.ts';
 import {
-  type Handler,
-  type WebhookServer,
   admissionAnswer,
   allow,
   configuration,
+  type Handler,
   jsonPatch,
   startWebhookServer,
+  type WebhookServer,
   webhookEntry,
 } from './admission-fixture.ts';
-import { partsOf } from '../src/handle.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const RULES = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];

@@ -1,7 +1,8 @@
 // Test fixture: a real HTTPS webhook server (node:https, certificate from a private CA made with tls.ts),
 // whose answers each test scripts per path, and which records every AdmissionReview/ConversionReview it gets.
-import { createServer, type Server } from 'node:https';
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import { type CertificateAuthority, createCA } from '../src/tls.ts';
 
 export interface Received {

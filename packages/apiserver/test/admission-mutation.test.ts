@@ -6,12 +6,12 @@ import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { raw } from '../src/testing/index.ts';
 import {
-  type WebhookServer,
   admissionAnswer,
   allow,
   configuration,
   jsonPatch,
   startWebhookServer,
+  type WebhookServer,
   webhookEntry,
 } from './admission-fixture.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { raw } from '../src/testing/index.ts';
-import { type WebhookServer, allow, configuration, startWebhookServer, webhookEntry } from './admission-fixture.ts';
+import { allow, configuration, startWebhookServer, type WebhookServer, webhookEntry } from './admission-fixture.ts';
 
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const rule = (resources: string[], operations = ['CREATE'], apiGroups = [''], extra: Record<string, unknown> = {}) => ({

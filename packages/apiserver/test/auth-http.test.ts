@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { type ApiServer, startApiServer } from '../src/index.ts';
 import { partsOf } from '../src/handle.ts';
+import { type ApiServer, startApiServer } from '../src/index.ts';
 
 interface Reply {
   status: number;

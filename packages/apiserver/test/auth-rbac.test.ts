@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthStack, RBAC_STORAGE } from '../src/auth/index.ts';
 import { ClusterRoleAggregator } from '../src/auth/rbac/aggregation.ts';
-import { ObjectStore } from '../src/storage/store.ts';
 import type { AuthzAttributes } from '../src/auth/types.ts';
 import { ServerCore } from '../src/core.ts';
+import { ObjectStore } from '../src/storage/store.ts';
 import type { KubeObject, UserInfo } from '../src/types.ts';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { forbidden, forbiddenMessage } from '../src/auth/forbidden.ts';
 import { compactRules, compactString, covers } from '../src/auth/rbac/escalation.ts';
-import { type PolicyRule, compileRule, describeSubject, ruleAllows, subjectMatches } from '../src/auth/rbac/rules.ts';
+import { compileRule, describeSubject, type PolicyRule, ruleAllows, subjectMatches } from '../src/auth/rbac/rules.ts';
 import type { AuthzAttributes } from '../src/auth/types.ts';
 import { splitServiceAccountUsername } from '../src/auth/types.ts';
 

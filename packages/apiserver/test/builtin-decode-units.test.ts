@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { decodeBuiltin } from '../src/builtin/decode.ts';
 import { goBase64Error, goQuantityError, goTimeCanonical, goTimeError } from '../src/builtin/go-values.ts';
 import { builtinOpenApiSchemas } from '../src/builtin/openapi-schemas.ts';
-import { K, type TypeNode, builtinTypes } from '../src/builtin/schema-types.ts';
+import { builtinTypes, K, type TypeNode } from '../src/builtin/schema-types.ts';
 import { StatusError } from '../src/errors.ts';
 import { MESSAGES } from '../src/http/protobuf/messages.ts';
 import { builtinResourceTypes } from '../src/resource-types/builtin-types.ts';

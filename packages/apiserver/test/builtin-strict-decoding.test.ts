@@ -3,8 +3,7 @@
 // Go's unmarshal error. Through the real kubectl 1.32 and raw HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
-import { raw } from '../src/testing/index.ts';
+import { raw, startTestCluster, type TestCluster } from '../src/testing/index.ts';
 
 const deployment = (name: string, containerExtra: string) => `
 apiVersion: apps/v1

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { type ApiServer, startApiServer } from '../src/index.ts';
 import { partsOf } from '../src/handle.ts';
+import { type ApiServer, startApiServer } from '../src/index.ts';
 
 function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
   const start = Date.now();

@@ -4,10 +4,10 @@
 // the storage version changes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { partsOf } from '../src/handle.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
-import { type WebhookServer, startWebhookServer } from './admission-fixture.ts';
-import { partsOf } from '../src/handle.ts';
+import { startWebhookServer, type WebhookServer } from './admission-fixture.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const V1 = '/apis/example.com/v1/namespaces/default/sprockets';

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
+import { partsOf } from '../src/handle.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
-import { partsOf } from '../src/handle.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 

@@ -17,10 +17,10 @@ import { FUZZ_CRD_NAME, FUZZ_GROUP, FUZZ_NAMESPACE, gadgetSpec } from './fuzz/co
 import { RawClient } from './fuzz/http.ts';
 import { Prng, seedFromEnv } from './fuzz/prng.ts';
 import { RequestGenerator } from './fuzz/requests.ts';
-import type { Resource } from './fuzz/types.ts';
-import { type Finding, confirmAndShrink, describeFinding, runFuzz } from './fuzz/runner.ts';
+import { confirmAndShrink, describeFinding, type Finding, runFuzz } from './fuzz/runner.ts';
 import { type ServerProcess, startServerProcess } from './fuzz/server-process.ts';
 import { createFixtures, prepareTarget } from './fuzz/setup.ts';
+import type { Resource } from './fuzz/types.ts';
 
 const SEED = seedFromEnv();
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { partsOf } from '../src/handle.ts';
-import { type RawResponse, type TestCluster, prng, raw, startTestCluster } from '../src/testing/index.ts';
-import { type WebhookServer, allow, startWebhookServer } from './admission-fixture.ts';
+import { prng, type RawResponse, raw, startTestCluster, type TestCluster } from '../src/testing/index.ts';
+import { allow, startWebhookServer, type WebhookServer } from './admission-fixture.ts';
 
 const SEED = 24;
 const RACERS = '/apis/example.com/v1/namespaces/default/racers';

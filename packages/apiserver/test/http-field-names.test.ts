@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
-import { WIDGETS, createWidgetCrd } from './http-fixture.ts';
 import { raw } from '../src/testing/index.ts';
+import { createWidgetCrd, WIDGETS } from './http-fixture.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];

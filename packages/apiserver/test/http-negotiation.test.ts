@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import { raw, startTestCluster, type TestCluster } from '../src/testing/index.ts';
 import { decodeEnvelope, decodeProtobufWatch } from './fuzz/decode.ts';
-import { WIDGETS, createWidgetCrd, send } from './http-fixture.ts';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
-import { raw } from '../src/testing/index.ts';
+import { createWidgetCrd, send, WIDGETS } from './http-fixture.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const ALL_TYPES = 'application/json, application/yaml, application/vnd.kubernetes.protobuf';

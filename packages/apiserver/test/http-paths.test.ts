@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, startApiServer } from '../src/index.ts';
-import { WIDGETS, createWidgetCrd, send } from './http-fixture.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
+import { createWidgetCrd, send, WIDGETS } from './http-fixture.ts';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });

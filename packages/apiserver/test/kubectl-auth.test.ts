@@ -3,7 +3,7 @@
 // that grants what was missing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
+import { startTestCluster, type TestCluster } from '../src/testing/index.ts';
 
 const SA = 'system:serviceaccount:team:bot';
 const AS_BOT = `--as=${SA}`;

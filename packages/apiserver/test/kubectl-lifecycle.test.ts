@@ -3,7 +3,7 @@
 // owners' uids), a finalizer holding a deletion until kubectl patch removes it, and namespace deletion.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
+import { startTestCluster, type TestCluster } from '../src/testing/index.ts';
 
 let c: TestCluster;
 

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
-import { type WebhookServer, admissionAnswer, allow, jsonPatch, startWebhookServer } from './admission-fixture.ts';
 import { partsOf } from '../src/handle.ts';
+import { startTestCluster, type TestCluster } from '../src/testing/index.ts';
+import { admissionAnswer, allow, jsonPatch, startWebhookServer, type WebhookServer } from './admission-fixture.ts';
 
 function convertSprocket(obj: any, desired: string): any {
   const out = structuredClone(obj);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { KUBECTL, type TestCluster, startTestCluster } from '../src/testing/index.ts';
+import { KUBECTL, startTestCluster, type TestCluster } from '../src/testing/index.ts';
 
 const widgetCrd = `
 apiVersion: apiextensions.k8s.io/v1

@@ -1,13 +1,13 @@
 // In-process fixture for the lifecycle tests: an embedded API server driven through its own write and
 // delete paths (no HTTP), with helpers that wait for the in-server controllers to settle.
 import assert from 'node:assert/strict';
-import { ADMIN_USER } from '../src/auth/types.ts';
 import type { AssemblyOptions } from '../src/assembly.ts';
+import { ADMIN_USER } from '../src/auth/types.ts';
+import { partsOf, startServer } from '../src/handle.ts';
 import type { ApiServer } from '../src/index.ts';
 import type { DeleteOptions, RequestContext } from '../src/objects/context.ts';
 import type { ResourceType } from '../src/resource-types/resource-type.ts';
 import type { KubeObject, OwnerReference } from '../src/types.ts';
-import { partsOf, startServer } from '../src/handle.ts';
 
 export interface Lab {
   server: ApiServer;

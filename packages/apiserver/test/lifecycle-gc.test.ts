@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LifecycleControllers } from '../src/controller-manager/index.ts';
-import { type Lab, configMap, names, ownerRef, startLab } from './lifecycle-fixture.ts';
 import { partsOf } from '../src/handle.ts';
+import { configMap, type Lab, names, ownerRef, startLab } from './lifecycle-fixture.ts';
 
 let lab: Lab;
 let nsCounter = 0;

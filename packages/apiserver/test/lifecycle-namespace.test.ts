@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { NamespaceCondition } from '../src/controller-manager/namespace-conditions.ts';
 import { errors } from '../src/errors.ts';
+import { partsOf } from '../src/handle.ts';
 import type { AdmissionChain } from '../src/objects/hooks.ts';
 import type { KubeObject } from '../src/types.ts';
-import { type Lab, configMap, startLab } from './lifecycle-fixture.ts';
-import { partsOf } from '../src/handle.ts';
+import { configMap, type Lab, startLab } from './lifecycle-fixture.ts';
 
 let lab: Lab;
 let counter = 0;

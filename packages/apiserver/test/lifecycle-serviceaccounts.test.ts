@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ROOT_CA_CONFIGMAP } from '../src/controller-manager/index.ts';
-import { type Lab, configMap, startLab } from './lifecycle-fixture.ts';
+import { configMap, type Lab, startLab } from './lifecycle-fixture.ts';
 
 const DESCRIPTION =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FieldSet, type PathElement, pathString, patchSchemaFor, schemaFromOpenAPI } from '../src/patch/index.ts';
+import { FieldSet, type PathElement, patchSchemaFor, pathString, schemaFromOpenAPI } from '../src/patch/index.ts';
 import { withZeroFields } from '../src/patch/schema.ts';
 
 const f = (field: string): PathElement => ({ field });

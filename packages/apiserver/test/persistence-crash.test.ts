@@ -5,8 +5,8 @@
 // run on the same directory, so recovery after recovery (torn tails, interrupted snapshots) is covered.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ObjectStore } from '../src/storage/store.ts';
 import { type Durability, openPersistence } from '../src/storage/wal/persistence.ts';
 import { CONFIGMAPS, configMap, tempDataDir } from './persistence-fixture.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import { type ApiServer, startApiServer } from '../src/index.ts';
 import { partsOf } from '../src/handle.ts';
+import { type ApiServer, startApiServer } from '../src/index.ts';
 
 interface Reply {
   status: number;

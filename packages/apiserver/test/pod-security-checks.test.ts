@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  MAX_POLICY_MINOR,
   evaluatePod,
   forbiddenDetail,
   forbiddenReason,
+  MAX_POLICY_MINOR,
   policyFromLabels,
 } from '../src/admission/pod-security/index.ts';
 import type { LevelVersion } from '../src/admission/pod-security/levels.ts';

@@ -3,7 +3,7 @@
 // `Warning: would violate PodSecurity` line for a Deployment, and the refusal of an invalid label.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type TestCluster, startTestCluster } from '../src/testing/index.ts';
+import { startTestCluster, type TestCluster } from '../src/testing/index.ts';
 
 const BARE = (c: string) =>
   `allowPrivilegeEscalation != false (container "${c}" must set securityContext.allowPrivilegeEscalation=false), ` +

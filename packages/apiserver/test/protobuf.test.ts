@@ -7,16 +7,16 @@ import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { partsOf } from '../src/handle.ts';
 import { decodeMessage } from '../src/http/protobuf/decode-message.ts';
 import { decodeKubeProtobuf, isKubeProtobuf } from '../src/http/protobuf/index.ts';
-import { KINDS, API_PACKAGES } from '../src/http/protobuf/message-names.ts';
+import { API_PACKAGES, KINDS } from '../src/http/protobuf/message-names.ts';
 import { MESSAGES } from '../src/http/protobuf/messages.ts';
 import { messageDef } from '../src/http/protobuf/schema.ts';
 import { goDuration } from '../src/http/protobuf/special-messages.ts';
 import { WireReader } from '../src/http/protobuf/wire.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { KUBECTL, runKubectl } from '../src/testing/index.ts';
-import { partsOf } from '../src/handle.ts';
 
 type Obj = Record<string, any>;
 

@@ -3,9 +3,9 @@
 // rules; dryRun; fieldValidation warnings; Status errors with causes; discovery and OpenAPI shapes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { partsOf } from '../src/handle.ts';
 import { type ApiServer, startApiServer } from '../src/index.ts';
 import { openWatch, raw } from '../src/testing/index.ts';
-import { partsOf } from '../src/handle.ts';
 
 const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({
   apiVersion: 'v1',

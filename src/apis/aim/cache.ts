@@ -2,8 +2,9 @@
 // A cache holds one artifact per model source; an artifact owns its PVC and the Jobs that size and fill
 // it. Shared caches and artifacts have no owner (any service in the namespace may use them); Dedicated ones
 // belong to one service. docs/aim.md, "Caches and artifacts".
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
-import { crdFromZod } from '../crd-gen/index.ts';
 import { CATALOG_STATUSES, MODEL_ID_PATTERN, modelSourceSchema, SOURCE_URI_PATTERN } from './catalog-shared.ts';
 import {
   AIM_CATEGORIES,

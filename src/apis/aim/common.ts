@@ -35,7 +35,7 @@ export const resourceRequirementsSchema = z.object({
     .optional(),
 });
 
-export { conditionListSchema, conditionSchema } from '../crd-gen/meta-schemas.ts';
+export { conditionListSchema, conditionSchema } from '@modelplane/runtime/crd';
 
 /** AIMResolvedReference: which object a consumer resolved, with its uid so a recreated object is noticed */
 export const resolvedReferenceSchema = z.object({

@@ -1,5 +1,5 @@
 // The aim.eai.amd.com/v1alpha1 API: zod schemas (types, parsing) and the CRDs generated from them.
-import type { CustomResourceDefinition } from '../../kube/kinds.ts';
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import { artifactCrd, templateCacheCrd } from './cache.ts';
 import { clusterModelCrd, modelCrd } from './model.ts';
 import { clusterModelSourceCrd } from './model-source.ts';
@@ -16,8 +16,8 @@ export {
   artifactSpecSchema,
   artifactStatusSchema,
   CACHE_MODES,
-  cacheArtifactStatusSchema,
   type CacheMode,
+  cacheArtifactStatusSchema,
   DEFAULT_DOWNLOAD_IMAGE,
   templateCacheCrd,
   templateCacheSpecSchema,
@@ -32,8 +32,8 @@ export {
   DEFAULT_GPU_RESOURCE,
   hardwareSchema,
   METRICS,
-  metricSchema,
   MODEL_ID_PATTERN,
+  metricSchema,
   modelSourceSchema,
   PRECISIONS,
   precisionSchema,
@@ -44,11 +44,11 @@ export {
   templateTypeSchema,
 } from './catalog-shared.ts';
 export {
-  ageColumn,
   AIM_API_VERSION,
   AIM_CATEGORIES,
   AIM_GROUP,
   AIM_VERSION,
+  ageColumn,
   conditionListSchema,
   conditionSchema,
   envListSchema,
@@ -90,16 +90,16 @@ export {
   modelSourceFilterSchema,
 } from './model-source.ts';
 export {
-  clusterRuntimeConfigCrd,
   type ClusterRuntimeConfigSpec,
+  clusterRuntimeConfigCrd,
   clusterRuntimeConfigSpecSchema,
   gatewayParentRefSchema,
   labelPropagationSchema,
   type NamespaceRuntimeConfigSpec,
+  type RuntimeConfigStatus,
   routingConfigSchema,
   runtimeConfigCrd,
   runtimeConfigSpecSchema,
-  type RuntimeConfigStatus,
   runtimeConfigStatusSchema,
   serviceRuntimeConfigShape,
   storageConfigSchema,

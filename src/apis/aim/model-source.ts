@@ -1,8 +1,9 @@
 // AIMClusterModelSource: a registry to list, filters choosing which repositories and tags become
 // AIMClusterModels, and how often to look again. Models are only ever added (append-only): a tag that
 // disappears from the registry keeps its model. docs/aim.md, "Model sources".
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   AIM_CATEGORIES,
   AIM_GROUP,

@@ -2,8 +2,9 @@
 // image's metadata (from spec.imageMetadata, or the image's labels in its registry), creates one service
 // template per recommended deployment plus the custom ones, and rolls the templates' states up into its own.
 // Auto-created models carry the origin label and no owner reference (they outlive the service).
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   CATALOG_STATUSES,
   hardwareSchema,

@@ -1,9 +1,10 @@
 // AIMClusterRuntimeConfig and AIMRuntimeConfig (docs/aim.md "Configuration Scoping"). No field has a default:
 // an absent field must stay absent so the namespace ⊕ cluster merge can tell "unset" from an explicit
 // false / 0 / "" (DESIGN.md, runtime-config merge).
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
 import type { RuntimeConfigSpec, ServiceRuntimeConfig } from '../../common/runtime-config/types.ts';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   AIM_CATEGORIES,
   AIM_GROUP,

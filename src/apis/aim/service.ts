@@ -1,7 +1,9 @@
 // AIMService: the user's serving request: a model (by name, image or custom), optionally a template (else
 // one is selected, docs/aim.md "Template selection"), a caching mode, overrides and the inline runtime config.
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
-import { crdFromZod } from '../crd-gen/index.ts';
+import { hardwareSchema, modelSourceSchema, runtimeParametersShape } from './catalog-shared.ts';
 import {
   AIM_CATEGORIES,
   AIM_GROUP,
@@ -9,13 +11,12 @@ import {
   ageColumn,
   conditionListSchema,
   envListSchema,
+  immutableField,
   localObjectReferenceSchema,
   resolvedReferenceSchema,
   resolvedRuntimeConfigSchema,
   resourceRequirementsSchema,
-  immutableField,
 } from './common.ts';
-import { hardwareSchema, modelSourceSchema, runtimeParametersShape } from './catalog-shared.ts';
 import { routingConfigSchema, storageConfigSchema } from './runtime-config.ts';
 
 export const MODEL_EXACTLY_ONE_MESSAGE =

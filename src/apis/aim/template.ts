@@ -2,8 +2,9 @@
 // precision). The controller runs the model image's dry-run in a discovery Job to learn the profile and
 // the model sources, checks that the cluster's nodes have the GPU, and (namespaced, caching.enabled)
 // creates the AIMTemplateCache that pre-downloads the weights. docs/aim.md, "Templates".
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   CATALOG_STATUSES,
   hardwareSchema,
@@ -20,11 +21,11 @@ import {
   ageColumn,
   conditionListSchema,
   envListSchema,
+  immutableField,
   localObjectReferenceSchema,
   resolvedReferenceSchema,
   resolvedRuntimeConfigSchema,
   resourceRequirementsSchema,
-  immutableField,
 } from './common.ts';
 
 const immutable = (field: string) => immutableField(field, 'template');

@@ -71,7 +71,7 @@ export const CONDITION_READY = 'Ready';
 /** owned by the gateway controller: the deployment is (or is not) reachable through the shared Gateway */
 export const CONDITION_GATEWAY_READY = 'GatewayReady';
 /** on a Gateway: route ModelDeployments through this one when the cluster has several */
-export const INFERENCE_GATEWAY_LABEL = `${KAR_GROUP}/inference-gateway`;
+export { INFERENCE_GATEWAY_LABEL } from '@modelplane/apimachinery/wellknown';
 export const GATEWAY_FIELD_MANAGER = 'kubeairunway-gateway';
 export const CONDITION_TYPES = [
   CONDITION_VALIDATED,

@@ -1,6 +1,6 @@
 // The kubeairunway.ai/v1alpha1 API (docs/kubeairunway.md): ModelDeployment and InferenceProviderConfig as zod schemas,
 // the TypeScript types inferred from them, well-known names, and the CRDs generated from the schemas.
-import type { CustomResourceDefinition } from '../../kube/kinds.ts';
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import { modelDeploymentCrd } from './model-deployment.ts';
 import { inferenceProviderConfigCrd } from './provider-config.ts';
 
@@ -53,15 +53,15 @@ export {
   componentScalingSchema,
   engineSchema,
   type GatewaySpec,
+  type GpuSpec,
   gatewaySpecSchema,
   gpuSchema,
-  type GpuSpec,
   type ModelDeployment,
-  modelDeploymentCrd,
-  ModelDeployments,
   type ModelDeploymentSpec,
-  modelDeploymentSpecSchema,
   type ModelDeploymentStatus,
+  ModelDeployments,
+  modelDeploymentCrd,
+  modelDeploymentSpecSchema,
   modelDeploymentStatusSchema,
   modelSchema,
   providerSpecSchema,
@@ -79,10 +79,10 @@ export {
   HEARTBEAT_INTERVAL_MS,
   HEARTBEAT_STALE_AFTER_MS,
   type InferenceProviderConfig,
-  inferenceProviderConfigCrd,
-  InferenceProviderConfigs,
   type InferenceProviderConfigSpec,
   type InferenceProviderConfigStatus,
+  InferenceProviderConfigs,
+  inferenceProviderConfigCrd,
   providerConfigSpecSchema,
   providerConfigStatusSchema,
   type SelectionRule,

@@ -6,10 +6,11 @@
 // webhook), which adds the defaults that depend on other fields. The fields docs/kubeairunway.md's validation table
 // checks (engine.type, model.id, the GPU rules) are deliberately optional here: the schema would reject them
 // with the API server's generic message, while the webhook gives docs/kubeairunway.md's exact one.
+
+import { crdFromZod } from '@modelplane/runtime/crd';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { z } from 'zod';
-import { kindRef, type KubeObject } from '../../kube/types.ts';
 import { ageColumn, conditionListSchema, envListSchema, quantitySchema } from '../aim/common.ts';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   DEFAULT_GPU_TYPE,
   ENGINE_TYPES,

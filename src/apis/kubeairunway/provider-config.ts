@@ -4,10 +4,11 @@
 //
 // Capabilities are per engine (upstream's current shape) rather than the older flat lists: KAITO runs
 // llama.cpp on CPU but vLLM only on GPU, which a flat `cpuSupport` cannot say.
+
+import { crdFromZod } from '@modelplane/runtime/crd';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { z } from 'zod';
-import { kindRef, type KubeObject } from '../../kube/types.ts';
 import { ageColumn, conditionListSchema } from '../aim/common.ts';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   ENGINE_TYPES,
   INFERENCE_PROVIDER_CONFIG_KIND,

@@ -1,9 +1,10 @@
 // Names and shapes shared by both served versions of LlamaStackDistribution (llamastack.io): the group,
 // the annotations, and the Kubernetes pieces (Secret/ConfigMap references, PDB, autoscaling, storage) that
 // v1alpha1 and v1alpha2 spell the same way. See docs/llamastack.md.
+
+import { conditionListSchema } from '@modelplane/runtime/crd';
 import { z } from 'zod';
 import { envListSchema, quantitySchema, resourceRequirementsSchema } from '../aim/common.ts';
-import { conditionListSchema } from '../crd-gen/meta-schemas.ts';
 
 export const LLS_GROUP = 'llamastack.io';
 export const LLS_V1ALPHA1 = 'v1alpha1';
@@ -77,7 +78,7 @@ export const passthroughList = () => z.array(z.looseObject({})).optional();
 
 export const distributionSchema = z.object({ name: z.string().min(1).optional(), image: z.string().min(1).optional() });
 
-export { conditionListSchema, conditionSchema } from '../crd-gen/meta-schemas.ts';
+export { conditionListSchema, conditionSchema } from '@modelplane/runtime/crd';
 
 export const PHASES = ['Pending', 'Initializing', 'Ready', 'Failed', 'Terminating'] as const;
 export type LlamaStackPhase = (typeof PHASES)[number];

@@ -1,7 +1,8 @@
 // The LlamaStackDistribution CRD: v1alpha1 and v1alpha2 served, v1alpha2 stored, converted by a webhook.
-import { crdFromZod } from '../crd-gen/index.ts';
-import { kindRef, type KubeObject } from '../../kube/index.ts';
-import type { CustomResourceDefinition } from '../../kube/kinds.ts';
+
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import { crdFromZod } from '@modelplane/runtime/crd';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   LLS_API_VERSION_V1ALPHA1,
   LLS_API_VERSION_V1ALPHA2,

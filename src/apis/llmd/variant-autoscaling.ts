@@ -1,9 +1,10 @@
 // VariantAutoscaling (llmd.ai/v1alpha1, shortName va): one variant (a Deployment serving a model on one
 // accelerator type) that the saturation autoscaler sizes. The controller writes the decision into
 // status.desiredOptimizedAlloc; HPA or KEDA acts on the exported wva_desired_replicas (docs/autoscaling.md).
+
+import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';
 import { conditionListSchema } from '../aim/common.ts';
-import { crdFromZod } from '../crd-gen/index.ts';
 import {
   DEFAULT_MAX_REPLICAS,
   DEFAULT_MIN_REPLICAS,

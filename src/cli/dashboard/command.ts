@@ -1,7 +1,8 @@
 // What `modelplane dashboard` runs (its flags are in ../dashboard.ts): the dashboard server, read with the
 // kubeconfig's credentials, until SIGINT or SIGTERM.
 import { readFileSync } from 'node:fs';
-import { KubeClient, Logger, loadKubeConfig, setProcessLogSink } from '../../kube/index.ts';
+import { KubeClient, loadKubeConfig } from '@modelplane/runtime/client';
+import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import type { DashboardCommandOptions } from '../dashboard.ts';
 import { parsePort } from '../options.ts';
 import { formatLogLine } from '../view/logs.ts';

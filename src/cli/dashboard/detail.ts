@@ -1,9 +1,10 @@
 // A resource's page: its conditions, events, children (objects it owns), owners, the kind-specific panels
 // and the sanitized object. Built from the dashboard's informer caches only.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../apis/kubeairunway/index.ts';
 import type { AIMService } from '../../controllers/aim/shared/kinds.ts';
 import { explainSelection } from '../../controllers/kubeairunway/selection/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
 import { autoscalerPanel, type DecisionFeed } from './panels/autoscaler.ts';
 import { configPanels } from './panels/config.ts';
 import { routePanel } from './panels/route.ts';

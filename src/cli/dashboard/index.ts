@@ -4,7 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { KubeClient, Logger } from '../../kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import { type DashboardServer, startDashboardServer } from './server.ts';
 import { DashboardState } from './state.ts';

@@ -1,7 +1,7 @@
 // What of an object may reach the browser: never a Secret's content, never the bookkeeping nobody reads
 // (managedFields, last-applied-configuration, which may hold a whole earlier manifest). Configuration text is
 // shown with secret values replaced; references (`${env.NAME}`, secretKeyRef) stay, since they are the point.
-import type { KubeObject } from '../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** keys whose literal values are credentials: the credential word ends the key (`api_token`, `apiKey`,

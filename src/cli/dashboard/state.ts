@@ -1,17 +1,10 @@
 // The dashboard's view of the cluster: informers (list+watch through the API server, with the user's own
 // credentials) over every modelplane kind, the kinds their children usually are, and Events. Changes are
 // coalesced and handed to listeners (the browser streams) as keys; nothing here polls.
-import {
-  Cache,
-  type Informer,
-  isForbidden,
-  isNoKindMatch,
-  kindRef,
-  type KubeClient,
-  type KubeObject,
-  type Logger,
-  type ResourceMapping,
-} from '../../kube/index.ts';
+import { Cache, type Informer } from '@modelplane/runtime/cache';
+import { isForbidden, isNoKindMatch, type KubeClient, type ResourceMapping } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { discoverModelplaneKinds, isPrimaryKind } from '../view/kinds.ts';
 import { rowKey } from '../view/rows.ts';
 import { type AutoscalerHistory, recordAutoscalerPoint } from './panels/autoscaler.ts';

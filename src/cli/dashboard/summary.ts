@@ -1,6 +1,6 @@
 // The overview's row for an object: the terminal view's state and reason (src/cli/view/rows.ts) plus a
 // short kind-specific note. Pure.
-import type { KubeObject } from '../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { rowKey, rowOf } from '../view/rows.ts';
 import type { ChildView, ResourceSummary } from './types.ts';
 

@@ -4,22 +4,23 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DEFAULT_AUTOSCALER_NAMESPACE,
-  DEFAULT_CONFIG_MAP_NAME,
-  DEFAULT_SATURATION_CONFIG_MAP_NAME,
-} from '../../apis/llmd/index.ts';
-import type { Logger, Manager } from '../../kube/index.ts';
-import { registerInferencePods } from '../../sim/inference/index.ts';
-import { registerHpaSimulator } from '../../sim/operators/hpa.ts';
-import { type PodDiscoveryServer, startPodDiscovery } from '../../sim/pod-discovery.ts';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import { registerInferencePods } from '@modelplane/sim/inference';
+import { registerHpaSimulator } from '@modelplane/sim/operators/hpa';
+import { type PodDiscoveryServer, startPodDiscovery } from '@modelplane/sim/pod-discovery';
 import {
   findPrometheus,
   freePort,
   PROMETHEUS_SETUP_HINT,
   type RunningPrometheus,
   startPrometheus,
-} from '../../sim/prometheus.ts';
+} from '@modelplane/sim/prometheus';
+import {
+  DEFAULT_AUTOSCALER_NAMESPACE,
+  DEFAULT_CONFIG_MAP_NAME,
+  DEFAULT_SATURATION_CONFIG_MAP_NAME,
+} from '../../apis/llmd/index.ts';
 
 export interface DevMetrics {
   /** set when Prometheus will run (the autoscaler and the HPA simulator read it) */

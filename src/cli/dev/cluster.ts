@@ -2,26 +2,29 @@
 // simulated nodes/storage/gateway, and the simulators of Kubernetes' and the external operators'
 // controllers, all running against the API server through the normal client.
 import { type ApiServer, type ApiServerOptions, ServiceEndpoints, startApiServer } from '@modelplane/apiserver';
-import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
-import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator.ts';
-import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
-import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
-import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
-import { type KubeClient, type Logger, Manager, ensureCrd } from '../../kube/index.ts';
-import { claimPodNetwork, installSimulatedInfrastructure, startSimulatedKubelets } from '../../sim/cluster.ts';
-import { kubeSecretSource, OciRegistryClient } from '../../controllers/aim/catalog/oci/client.ts';
-import { type SimRegistryServer, startSimRegistryServer } from '../../sim/registry/server.ts';
-import { allCrds } from '../crds.ts';
-import { GatewayDataPlane } from '../../sim/gateway/index.ts';
-import { registerLlamaStackSimulator } from '../../sim/llamastack/index.ts';
-import { externalCrds, registerOperatorSimulators } from '../../sim/operators/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import type { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { claimPodNetwork, installSimulatedInfrastructure, startSimulatedKubelets } from '@modelplane/sim/cluster';
+import { GatewayDataPlane } from '@modelplane/sim/gateway';
+import { registerLlamaStackSimulator } from '@modelplane/sim/llamastack';
+import { externalCrds, registerOperatorSimulators } from '@modelplane/sim/operators';
+import { type SimRegistryServer, startSimRegistryServer } from '@modelplane/sim/registry/server';
 import {
   type KubeletEndpoints,
   type KubeletTlsMaterial,
   PodLogStore,
   registerWorkloadSimulators,
   type WorkloadSimulator,
-} from '../../sim/workloads/index.ts';
+} from '@modelplane/sim/workloads';
+import { operatorNamespaceFromEnv } from '../../common/runtime-config/index.ts';
+import { kubeSecretSource, OciRegistryClient } from '../../controllers/aim/catalog/oci/client.ts';
+import { DEFAULT_POD_NAMESPACE, startOperator } from '../../controllers/operator.ts';
+import type { ControllerSet, WebhookEnv } from '../../controllers/registry.ts';
+import { CONTROLLER_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
+import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
+import { allCrds } from '../crds.ts';
 import { applyAutoscalerDefaults, type DevMetrics, prepareDevMetrics } from './autoscaling.ts';
 
 export interface DevClusterOptions {

@@ -4,19 +4,20 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, startRealControlPlane } from '@modelplane/apiserver/real';
-import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
+import { KubeClient } from '@modelplane/runtime/client';
+import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd/index.ts';
+import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../../controllers/sets.ts';
 import type { DecisionFeed } from '../dashboard/index.ts';
 import type { DevOptions } from '../dev.ts';
-import { KubeClient, Logger, setProcessLogSink } from '../../kube/index.ts';
+import { parsePort } from '../options.ts';
+import { LogRouter } from '../view/logs.ts';
+import { TerminalView } from '../view/terminal.ts';
 import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCluster } from './cluster.ts';
 import { applyManifests } from './examples.ts';
-import { startRealDevCluster } from './real-cluster.ts';
 import { startLiveView } from './live.ts';
-import { LogRouter } from '../view/logs.ts';
-import { parsePort } from '../options.ts';
-import { TerminalView } from '../view/terminal.ts';
+import { startRealDevCluster } from './real-cluster.ts';
 
 function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
   log.error(message, fields);

@@ -2,8 +2,9 @@
 // apply, as `kubectl apply --server-side -f DIR` would, and reports what it applied.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseAllDocuments } from 'yaml';
-import type { KubeClient, KubeObject } from '../../kube/index.ts';
 
 export interface AppliedRef {
   apiVersion: string;

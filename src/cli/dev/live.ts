@@ -1,7 +1,8 @@
 // The live view `modelplane dev` shows once the examples are applied: one line per resource from watches,
 // a progress line while the examples converge, then (after they are Ready) the view stays live for
 // whatever else the user creates.
-import type { KubeClient, Logger } from '../../kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
 import type { TerminalView } from '../view/terminal.ts';
 import { ResourceWatcher, type WatchedRef } from '../view/watch.ts';
 

@@ -6,10 +6,10 @@
 import { randomInt } from 'node:crypto';
 import { ServiceEndpoints } from '@modelplane/apiserver';
 import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiserver/real';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { PodLogStore, type WorkloadSimulator } from '@modelplane/sim/workloads';
 import { DEFAULT_POD_NAMESPACE } from '../../controllers/operator.ts';
 import { WEBHOOK_SERVICE } from '../../controllers/webhooks.ts';
-import type { KubeClient } from '../../kube/index.ts';
-import { PodLogStore, type WorkloadSimulator } from '../../sim/workloads/index.ts';
 import { type DevCluster, type DevClusterOptions, populateDevCluster } from './cluster.ts';
 
 /** what the real control plane leaves to the simulators: the parts a node (and a volume provisioner) plays */

@@ -1,8 +1,9 @@
 // What `modelplane load` runs (its flags are in ../load.ts): the targets (fixed URLs, or a Service's ready
 // endpoints re-read every second) and the load generator of the inference simulator.
 import { readFileSync } from 'node:fs';
-import { kindRef, KubeClient, type KubeObject } from '../../kube/index.ts';
-import { type LoadSummary, runLoad } from '../../sim/inference/index.ts';
+import { KubeClient } from '@modelplane/runtime/client';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { type LoadSummary, runLoad } from '@modelplane/sim/inference';
 import type { LoadFlags } from '../load.ts';
 import { UsageError } from '../options.ts';
 

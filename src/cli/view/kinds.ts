@@ -1,7 +1,7 @@
 // Which of modelplane's kinds the cluster serves, found through discovery as any client would (no CRD read
 // rights needed): every listable, watchable resource in the operator's API groups, the kinds a user creates
 // first. Works the same against the embedded cluster and any real one (docs/dashboard.md).
-import { isNotFound, type KubeClient, type ResourceMapping } from '../../kube/index.ts';
+import { isNotFound, type KubeClient, type ResourceMapping } from '@modelplane/runtime/client';
 
 /** the API groups modelplane serves, in the order the views list them */
 export const MODELPLANE_GROUPS = ['kubeairunway.ai', 'aim.eai.amd.com', 'llamastack.io', 'llmd.ai'] as const;

@@ -3,7 +3,7 @@
 // one readable line. The file keeps the JSON (src/kube/log.ts) for filtering by field.
 import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { LogSink } from '../../kube/index.ts';
+import type { LogSink } from '@modelplane/runtime/log';
 import { fit } from './render.ts';
 
 const LEVEL_RANK: Record<string, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -1,9 +1,10 @@
 // Whether an object a user applied is Ready, with a one-word status and a reason, for any kind: the
 // Ready condition when there is one, the Deployment availability rule, and the phase/status fields the
 // operator's own kinds report.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
 import { providerReadiness } from '../../controllers/kubeairunway/selection/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
 
 export interface Readiness {
   ready: boolean;

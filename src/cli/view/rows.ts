@@ -1,6 +1,6 @@
 // One row per resource for the terminal views (`modelplane dev`, `modelplane status`): identity, a one-word
 // state, the reason, and a tone (ok / in progress / failing) that picks the symbol. Pure.
-import type { KubeObject } from '../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { kindRank } from './kinds.ts';
 import { readinessOf } from './readiness.ts';
 

@@ -2,7 +2,9 @@
 // kinds (found by discovery, so kinds not installed are simply absent) and prints them once, or keeps the
 // view live from watches.
 import { readFileSync } from 'node:fs';
-import { isForbidden, kindRef, KubeClient, Logger } from '../../kube/index.ts';
+import { isForbidden, KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import { kindRef } from '@modelplane/runtime/meta';
 import type { StatusOptions } from '../status.ts';
 import { discoverModelplaneKinds } from './kinds.ts';
 import { renderRows } from './render.ts';

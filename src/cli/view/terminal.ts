@@ -1,8 +1,8 @@
 // The terminal side of the views: on a TTY a live region (one line per resource plus a progress line)
 // redrawn in place, with log lines and messages printed above it; on anything else (a pipe, a CI log) plain
 // lines, one per resource whenever its state changes.
-import { renderChange, renderProgress, renderRows, renderWaitingSummary, type Progress } from './render.ts';
-import { rowKey, type ResourceRow } from './rows.ts';
+import { type Progress, renderChange, renderProgress, renderRows, renderWaitingSummary } from './render.ts';
+import { type ResourceRow, rowKey } from './rows.ts';
 
 export interface TerminalViewOptions {
   /** defaults to out.isTTY */

@@ -1,7 +1,10 @@
 // Keeps the rows of the live terminal view current from watches (list+watch through the shared informer
 // cache, never polling): every object of modelplane's kinds, plus any other objects the caller names
 // (the examples `modelplane dev` applied). Calls `onChange` after each event.
-import { Cache, type Informer, kindRef, type KubeClient, type KubeObject, type Logger } from '../../kube/index.ts';
+import { Cache, type Informer } from '@modelplane/runtime/cache';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { discoverModelplaneKinds } from './kinds.ts';
 import { placeholderRow, type ResourceRow, rowOf, sortRows } from './rows.ts';
 

@@ -1,16 +1,17 @@
 // Model storage: derived names, the weights PVC and the Jobs that size and fill it. Pure builders shared by
 // the AIM artifact controller and any other controller that downloads model weights onto a volume.
-export { DNS_LABEL_MAX, derivedName, dnsLabelChars, hashOf } from './names.ts';
+
 export {
-  buildModelPvc,
-  configStorageClass,
-  DEFAULT_PVC_HEADROOM_PERCENT,
-  displaySize,
-  headroomPercent,
-  type ModelPvcInput,
-  pvcSize,
-  quantityBytes,
-} from './pvc.ts';
+  DEFAULT_DOWNLOAD_RETRY_MS,
+  type DownloadProgress,
+  type JobPhase,
+  jobPhase,
+  PROGRESS_POLL_MS,
+  parseDownloadLog,
+  percentage,
+  type RetryDecision,
+  retryDecision,
+} from './download-state.ts';
 export {
   buildCheckSizeJob,
   buildDownloadJob,
@@ -24,14 +25,14 @@ export {
   protocolSequence,
   type StorageJobInput,
 } from './jobs.ts';
+export { DNS_LABEL_MAX, derivedName, dnsLabelChars, hashOf } from './names.ts';
 export {
-  DEFAULT_DOWNLOAD_RETRY_MS,
-  type DownloadProgress,
-  jobPhase,
-  type JobPhase,
-  parseDownloadLog,
-  percentage,
-  PROGRESS_POLL_MS,
-  type RetryDecision,
-  retryDecision,
-} from './download-state.ts';
+  buildModelPvc,
+  configStorageClass,
+  DEFAULT_PVC_HEADROOM_PERCENT,
+  displaySize,
+  headroomPercent,
+  type ModelPvcInput,
+  pvcSize,
+  quantityBytes,
+} from './pvc.ts';

@@ -9,10 +9,10 @@ export {
   validatePathTemplate,
 } from './render.ts';
 export {
-  RUNTIME_CONFIG_PATH_TEMPLATE_FIELD,
   type RoutedService,
   type RoutePathResult,
   type RoutePathSource,
+  RUNTIME_CONFIG_PATH_TEMPLATE_FIELD,
   resolveServiceRoutePath,
   SERVICE_PATH_TEMPLATE_FIELD,
 } from './route-path.ts';

@@ -6,8 +6,8 @@ import { mergeRuntimeConfig } from './merge.ts';
 import {
   CLUSTER_RUNTIME_CONFIG_KIND,
   DEFAULT_RUNTIME_CONFIG_NAME,
-  RUNTIME_CONFIG_KIND,
   type ResolvedRuntimeConfigRef,
+  RUNTIME_CONFIG_KIND,
   type RuntimeConfigObject,
   type RuntimeConfigSpec,
 } from './types.ts';

@@ -1,12 +1,12 @@
 // The `aim` controller set (docs/aim.md): runtime configs, models and services of aim.eai.amd.com.
 import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
-import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';
-import { registerAimRuntimeConfigControllers, RUNTIME_CONFIG_RBAC_RULES } from './runtime-config/index.ts';
 import { ARTIFACT_RBAC_RULES, registerAimArtifactController } from './artifact/controller.ts';
 import { CACHE_RBAC_RULES, registerAimTemplateCacheController } from './cache/controller.ts';
-import { registerAimServiceController } from './service/index.ts';
+import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts';
 import { MODEL_SOURCE_RBAC_RULES, registerAimModelSourceController } from './model-source/index.ts';
+import { RUNTIME_CONFIG_RBAC_RULES, registerAimRuntimeConfigControllers } from './runtime-config/index.ts';
+import { registerAimServiceController } from './service/index.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
 export interface AimControllerSetOptions {

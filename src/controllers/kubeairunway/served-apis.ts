@@ -1,7 +1,8 @@
 // Which upstream APIs the cluster serves, from the CRD cache: "Provider '{name}' CRD not installed in cluster"
 // is decided from a provider's status.upstreamCRDVersion, so the core needs no provider knowledge.
+
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
-import type { CustomResourceDefinition } from '../../kube/index.ts';
 
 /** `group/version` of every served version of every Established CRD */
 export function servedGroupVersions(crds: readonly CustomResourceDefinition[]): Set<string> {

@@ -6,16 +6,18 @@
 // failurePolicy is Ignore, deliberately unlike upstream's Fail: docs/kubeairunway.md says that while the webhook is
 // unavailable "the controller will accept the resource" and validate it at reconcile time, and providers
 // default and check compatibility and overrides themselves, so nothing unsafe gets through an outage.
-import { CustomResourceDefinitions, type Cache, type CustomResourceDefinition } from '../../kube/index.ts';
-import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
+
+import type { Cache } from '@modelplane/runtime/cache';
+import { type CustomResourceDefinition, CustomResourceDefinitions } from '@modelplane/runtime/client';
 import {
   type InferenceProviderConfig,
   InferenceProviderConfigs,
   KAR_GROUP,
   KAR_VERSION,
-  type ModelDeployment,
   MODEL_DEPLOYMENT_PLURAL,
+  type ModelDeployment,
 } from '../../apis/kubeairunway/index.ts';
+import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { providerApiServed, servedGroupVersions } from './served-apis.ts';
 import { defaultModelDeployment, validateModelDeployment } from './validation/index.ts';
 

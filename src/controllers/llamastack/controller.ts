@@ -2,33 +2,25 @@
 // reconciled when it changes, when a child changes (including the ReplicaSets its Deployment makes, which
 // decide which ConfigMaps may go), when a Secret or ConfigMap it references changes, when the operator
 // ConfigMap changes (image overrides) and when a ModelDeployment or AIMService it takes an endpoint from changes.
+
+import type { IndexFunc } from '@modelplane/runtime/cache';
+import { ConfigMaps, PersistentVolumeClaims, Secrets, ServiceAccounts, Services } from '@modelplane/runtime/client';
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, keyOf, objectKeyString } from '@modelplane/runtime/meta';
+import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
 import {
   type LlamaStackDistribution,
   LlamaStackDistributions,
   normalizeV1Alpha2Spec,
 } from '../../apis/llamastack/index.ts';
-import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
 import { pipelineReconciler } from '../../engine/index.ts';
-import {
-  ConfigMaps,
-  type Controller,
-  ignoreOwnStatusWrites,
-  type IndexFunc,
-  keyOf,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-  PersistentVolumeClaims,
-  Secrets,
-  ServiceAccounts,
-  Services,
-} from '../../kube/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
   HorizontalPodAutoscalers,
-  Ingresses,
   INSTANCE_LABEL,
+  Ingresses,
   LLAMASTACK_CONTROLLER,
   NetworkPolicies,
   OPERATOR_CONFIGMAP,

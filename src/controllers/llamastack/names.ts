@@ -1,7 +1,8 @@
 // Names the Llama Stack controller gives things: its own name (also its field manager), labels,
 // annotations, child object names and where the generated config is mounted (docs/llamastack.md).
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { LLS_GROUP } from '../../apis/llamastack/index.ts';
-import { kindRef, type KubeObject } from '../../kube/index.ts';
 
 export const LLAMASTACK_CONTROLLER = 'llamastack';
 export const PAUSE_ANNOTATION = `${LLS_GROUP}/reconcile-paused`;
@@ -66,6 +67,6 @@ export interface Ingress extends KubeObject {
 export const Deployments = kindRef<Deployment>('apps/v1', 'Deployment');
 export const ReplicaSets = kindRef<ReplicaSet>('apps/v1', 'ReplicaSet');
 export const PodDisruptionBudgets = kindRef<KubeObject>('policy/v1', 'PodDisruptionBudget');
-export { HorizontalPodAutoscalers } from '../../kube/index.ts';
+export { HorizontalPodAutoscalers } from '@modelplane/runtime/client';
 export const NetworkPolicies = kindRef<KubeObject>('networking.k8s.io/v1', 'NetworkPolicy');
 export const Ingresses = kindRef<Ingress>('networking.k8s.io/v1', 'Ingress');

@@ -1,7 +1,8 @@
 // Service, NetworkPolicy and Ingress for a LlamaStackDistribution (docs/llamastack.md, "What the
 // controller creates"), plus the PVC, PodDisruptionBudget and HorizontalPodAutoscaler.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
 import {
   DEFAULT_STORAGE_SIZE,
   hpaName,

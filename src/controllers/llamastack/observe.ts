@@ -1,8 +1,11 @@
 // The pure half of a reconcile's reading: from what was fetched to what the config is, which image runs,
 // which secrets and referenced endpoints are missing (docs/llamastack.md, "Conditions").
+
+import type { ConfigMap, Secret } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec, PROVIDER_SECTIONS } from '../../apis/llamastack/index.ts';
 import type { FetchResult } from '../../engine/index.ts';
-import type { ConfigMap, KubeObject, Secret } from '../../kube/index.ts';
+import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
 import {
   ConfigGenerationError,
   DEFAULT_PORT,
@@ -16,7 +19,6 @@ import {
   refOf,
   resolveImage,
 } from './config/index.ts';
-import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
 import { configMapName, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress, type ReplicaSet } from './names.ts';
 import { type SecretProblem, type SecretRef, secretProblems, secretRefsOf, secretValuesHash } from './secret-refs.ts';
 

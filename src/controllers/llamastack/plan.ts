@@ -1,9 +1,11 @@
 // The pure planner: desired children of a LlamaStackDistribution from its observation (docs/llamastack.md,
 // "What the controller creates"). Nothing is planned while the config is unknown or broken or a Secret
 // is missing, so the running Deployment stays exactly as it was.
+
+import type { ConfigMap } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import { PlanResult } from '../../engine/index.ts';
-import type { ConfigMap, KubeObject } from '../../kube/index.ts';
 import { CONFIG_KEY, sha256Hex } from './config/index.ts';
 import { GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
 import {

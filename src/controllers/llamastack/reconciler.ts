@@ -1,35 +1,36 @@
 // The LlamaStackDistribution reconciler on the engine: fetch (cache reads only), observe (pure: image,
 // generated config, secrets), plan, health for the apply decision, and the status set by hand because
 // the condition contract (ConfigGenerated, DeploymentUpdated, Available, SecretsResolved) is the kind's own.
-import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
-import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
-import {
-  type DomainReconciler,
-  fetch,
-  fetchList,
-  type FetchResult,
-  type ObjectReader,
-  Pipeline,
-  type PipelineOptions,
-} from '../../engine/index.ts';
+
 import {
   ConfigMaps,
-  type KubeObject,
   PersistentVolumeClaims,
   type Secret,
   Secrets,
   ServiceAccounts,
   Services,
-} from '../../kube/index.ts';
+} from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
+import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
+import {
+  type DomainReconciler,
+  type FetchResult,
+  fetch,
+  fetchList,
+  type ObjectReader,
+  Pipeline,
+  type PipelineOptions,
+} from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
   GENERATED_CONFIG_LABEL,
   HorizontalPodAutoscalers,
   hpaName,
+  INSTANCE_LABEL,
   Ingresses,
   ingressName,
-  INSTANCE_LABEL,
   LLAMASTACK_CONTROLLER,
   NetworkPolicies,
   networkPolicyName,
@@ -45,7 +46,7 @@ import {
 import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
-import { llamaStackHealth, type LlamaStackStatus, setLlamaStackStatus } from './status.ts';
+import { type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
 import { classifyWriteError } from './write-failures.ts';
 
 export interface LlamaStackReconcilerOptions {

@@ -1,9 +1,10 @@
 // `modelplane render` for LlamaStackDistribution: the same fetch → observe → plan the controller runs,
 // over the objects of the input file. Offline nothing reports status, so a referenced ModelDeployment or
 // AIMService without an endpoint is assumed to serve at its own Service name (and the output says so).
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
 import { FetchResult, type ObjectReader, prepareForApply, type ReadClient, SILENT_LOG } from '../../engine/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
 import { endpointOf, observe } from './observe.ts';
 import { configSource, planLlamaStack } from './plan.ts';
 import { llamaStackReconciler } from './reconciler.ts';

@@ -1,7 +1,7 @@
 // Which generated ConfigMaps to delete (docs/llamastack.md, "ConfigMaps"): never one the Deployment or
 // any of its ReplicaSets mounts, never the one being applied now; of the rest, the newest are kept so that
 // CONFIGMAPS_KEPT generated ConfigMaps remain in total.
-import type { ConfigMap } from '../../kube/index.ts';
+import type { ConfigMap } from '@modelplane/runtime/client';
 import { CONFIGMAPS_KEPT, type Deployment, type ReplicaSet } from './names.ts';
 
 export function mountedConfigMaps(objs: readonly (Deployment | ReplicaSet)[]): Set<string> {

@@ -2,8 +2,8 @@
 // check and the secret-value hash that rolls the pods when a referenced value changes (not when only the
 // Secret's labels do). Values are hashed, never copied anywhere.
 import { createHash } from 'node:crypto';
+import type { Secret } from '@modelplane/runtime/client';
 import { type LlamaStackDistributionSpec, PROVIDER_SECTIONS } from '../../apis/llamastack/index.ts';
-import type { Secret } from '../../kube/index.ts';
 
 export interface SecretRef {
   secret: string;

@@ -1,17 +1,19 @@
 // The LlamaStackDistribution webhooks: the conversion between v1alpha1 and v1alpha2, and the defaulting
 // step that turns a provider section written as one object into a list before the schema and its CEL
 // rules see it (docs/llamastack.md, "One object or a list").
+
+import { ConfigMaps, CustomResourceDefinitions, type KubeClient, Secrets } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
+  convertLlamaStackDistribution,
   LLAMASTACK_CONVERSION_PATH,
   LLS_CRD_NAME,
   LLS_GROUP,
   LLS_PLURAL,
   LLS_V1ALPHA2,
   type LlamaStackDistribution,
-  convertLlamaStackDistribution,
   normalizeV1Alpha2Spec,
 } from '../../apis/llamastack/index.ts';
-import { ConfigMaps, CustomResourceDefinitions, type KubeClient, type KubeObject, Secrets } from '../../kube/index.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { parseImageOverrides } from './config/index.ts';
 import { IMAGE_OVERRIDES_KEY, OPERATOR_CONFIGMAP } from './names.ts';

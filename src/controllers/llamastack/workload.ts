@@ -1,8 +1,9 @@
 // The server's Deployment (docs/llamastack.md, "What the controller creates"): image, the config
 // ConfigMap's volume, the environment (secrets by secretKeyRef) and the hash annotations are one object,
 // so a new config and a new image always reach the Deployment in one write.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
-import type { KubeObject } from '../../kube/index.ts';
 import type { SecretRefUse } from './config/index.ts';
 import {
   CA_BUNDLE_DIR,

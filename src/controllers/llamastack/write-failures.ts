@@ -3,8 +3,9 @@
 // conflict. The API server reports these only as an HTTP status and a message, so the cause is read from
 // both. Every one of them is retried with backoff: quota is freed, a policy is changed, a role is fixed,
 // a webhook comes back, without any change to the object that would bring it back through a watch.
+
+import { ApiError } from '@modelplane/runtime/client';
 import { type CategorizedError, CategorizedError as CE } from '../../engine/index.ts';
-import { ApiError } from '../../kube/index.ts';
 
 export interface WriteCause {
   /** the condition reason */

@@ -2,7 +2,8 @@
 // config cache and the informer cache, asks the metrics source for replica load, runs the pure cycle and
 // hands the decisions to the VariantAutoscaling controller. It never calls the API server: it holds no
 // client at all. A changed interval reschedules the next cycle at once.
-import type { Logger, Runnable } from '../../kube/index.ts';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Runnable } from '@modelplane/runtime/manager';
 import type { ConfigCache } from './config/cache.ts';
 import type { DecisionStore, VariantDecision } from './decisions.ts';
 import { type CacheReader, type GatheredModel, gatherInputs } from './inputs.ts';

@@ -1,13 +1,16 @@
 // The `autoscaler` controller set (llm-d's saturation autoscaler, docs/autoscaling.md): the ConfigMap
 // controller (sole writer of the config cache), the saturation engine loop (reads caches and the metrics
 // source only) and the VariantAutoscaling controller (status, events, wva_* metrics).
+
+import type { Controller } from '@modelplane/runtime/controller';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
 import {
   DEFAULT_AUTOSCALER_NAMESPACE,
   DEFAULT_CONFIG_MAP_NAME,
   DEFAULT_SATURATION_CONFIG_MAP_NAME,
   LLMD_GROUP,
 } from '../../apis/llmd/index.ts';
-import type { Controller, Logger, Manager } from '../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { ConfigCache } from './config/cache.ts';

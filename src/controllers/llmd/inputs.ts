@@ -1,8 +1,9 @@
 // Gathers one cycle's inputs: VariantAutoscalings, their Deployments and pods from the informer cache (no
 // API-server request), thresholds from the config cache, replica load from the metrics source. Grouped per
 // model and namespace, since all variants of a model are optimised together.
+
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { ACCELERATOR_LABEL, CONTROLLER_INSTANCE_LABEL, DEFAULT_VARIANT_COST } from '../../apis/llmd/index.ts';
-import type { KindRef, KubeObject } from '../../kube/index.ts';
 import { type ConfigSnapshot, resolveSaturationConfig } from './config/cache.ts';
 import {
   AutoscaledDeployments,
@@ -18,7 +19,7 @@ import type { ReplicaMetrics } from './saturation/analyzer.ts';
 import type { ModelInput } from './saturation/cycle.ts';
 import type { VariantState } from './saturation/targets.ts';
 
-/** the informer-cache reads the engine needs (src/kube's Cache provides them) */
+/** the informer-cache reads the engine needs (packages/runtime's Cache provides them) */
 export interface CacheReader {
   list<T extends KubeObject>(kind: KindRef<T>, opts?: { namespace?: string }): Promise<T[]>;
   get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined>;

@@ -1,11 +1,12 @@
 // Kind references and object shapes the autoscaler reads. The VariantAutoscaling shape comes from the zod
 // schema in src/apis/llmd, so the CRD and the controller cannot drift apart.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   LLMD_API_VERSION,
   type VariantAutoscalingSpecInput,
   type VariantAutoscalingStatus,
 } from '../../apis/llmd/index.ts';
-import { kindRef, type KubeObject } from '../../kube/index.ts';
 
 export interface VariantAutoscaling extends KubeObject {
   spec: VariantAutoscalingSpecInput;

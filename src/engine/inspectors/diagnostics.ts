@@ -2,7 +2,7 @@
 // for pods that are not healthy, so a running workload costs no extra requests. Best effort: a read that
 // fails leaves that piece out and the inspectors judge from what is there.
 
-import { kindRef, type KubeObject } from '../../kube/index.ts';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { ReadClient } from '../types.ts';
 import type { PodDiagnostics } from './pods.ts';
 import { type CoreEvent, findCondition, type Pod } from './types.ts';

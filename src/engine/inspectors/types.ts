@@ -1,7 +1,7 @@
 // The fields of built-in kinds the health inspectors read. Only what they use is typed; the objects are
 // the API server's JSON.
 
-import type { KubeObject } from '../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 
 export interface KubeCondition {
   type: string;

@@ -3,14 +3,9 @@
 // the autoscaler history stays bounded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
 import { BUILTIN_PROVIDERS } from '../../../src/apis/kubeairunway/index.ts';
-import {
-  defaultProviderConfig,
-  explainSelection,
-  selectProvider,
-} from '../../../src/controllers/kubeairunway/selection/index.ts';
-import type { AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
 import {
   type AutoscalerHistory,
   autoscalerPanel,
@@ -21,7 +16,12 @@ import { configPanels } from '../../../src/cli/dashboard/panels/config.ts';
 import { routePanel } from '../../../src/cli/dashboard/panels/route.ts';
 import { REDACTED, redactConfigText, sanitizeObject } from '../../../src/cli/dashboard/sanitize.ts';
 import { validateForm } from '../../../src/cli/dashboard/validate.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
+import type { AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
+import {
+  defaultProviderConfig,
+  explainSelection,
+  selectProvider,
+} from '../../../src/controllers/kubeairunway/selection/index.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 /** `${env.NAME}`: the reference form Llama Stack configs use (built, so no string holds a template-like literal) */

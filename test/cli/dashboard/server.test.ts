@@ -8,9 +8,11 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type Dashboard, startDashboard } from '../../../src/cli/dashboard/index.ts';
 import type { ResourceDetail, SnapshotMessage } from '../../../src/cli/dashboard/types.ts';
-import { KubeClient, type KubeObject, Logger } from '../../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
 import { createModelDeploymentViewer } from '../../helpers/viewer.ts';
 

@@ -3,11 +3,11 @@
 // the attempt it replaced, even when the status write that moved to the retry did not land.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { artifactPipeline } from '../../../src/controllers/aim/artifact/controller.ts';
 import { downloadJobName } from '../../../src/controllers/aim/artifact/names.ts';
 import type { AIMArtifact } from '../../../src/controllers/aim/shared/kinds.ts';
 import { ManualClock } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 
 const API = 'aim.eai.amd.com/v1alpha1';

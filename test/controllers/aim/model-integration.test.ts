@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { EventsV1 } from '@modelplane/runtime/events';
 import { registerAimModelControllers } from '../../../src/controllers/aim/model/index.ts';
-import { AIMClusterModels, AIMModels, type AIMModel } from '../../../src/controllers/aim/shared/kinds.ts';
-import { EventsV1, type KubeClient } from '../../../src/kube/index.ts';
+import { AIMClusterModels, type AIMModel, AIMModels } from '../../../src/controllers/aim/shared/kinds.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 

@@ -2,16 +2,15 @@
 // excludes, exact tags, semver constraints), maxModels, append-only planning, health and status.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConditionManager } from '../../../src/engine/index.ts';
 import {
   catalogKey,
   catalogsToList,
-  evaluateSource,
   type ExistingModels,
+  evaluateSource,
   type Listed,
+  parseSourceFilters,
   type RegistryListing,
   repositoriesToList,
-  parseSourceFilters,
 } from '../../../src/controllers/aim/model-source/evaluate.ts';
 import { compareTags, matchesPattern, parseFilter } from '../../../src/controllers/aim/model-source/filters.ts';
 import {
@@ -24,6 +23,7 @@ import {
   planModelSource,
 } from '../../../src/controllers/aim/model-source/plan.ts';
 import type { AIMClusterModelSource } from '../../../src/controllers/aim/shared/kinds.ts';
+import { ConditionManager } from '../../../src/engine/index.ts';
 
 type Spec = AIMClusterModelSource['spec'];
 const source = (spec: Partial<Spec>, name = 'amd'): AIMClusterModelSource => ({

@@ -3,10 +3,10 @@
 // recovery, DefaultConfigNotFound (True, one Normal event), and the pause annotation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseImageReference } from '../../../src/controllers/aim/shared/image-reference.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type AIMModelStatus, modelPipeline } from '../../../src/controllers/aim/model/index.ts';
+import { parseImageReference } from '../../../src/controllers/aim/shared/image-reference.ts';
 import type { AIMClusterModel, AIMModel } from '../../../src/controllers/aim/shared/kinds.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 
 describe('OCI image references', () => {

@@ -6,6 +6,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { RegistryError } from '@modelplane/runtime/registry';
+import { SIM_MODEL_IMAGES, simImageLabels } from '@modelplane/sim/registry';
+import {
+  SIM_REGISTRY_PASSWORD,
+  SIM_REGISTRY_USERNAME,
+  type SimRegistryServer,
+  startSimRegistryServer,
+} from '@modelplane/sim/registry/server';
 import { OciRegistryClient, type SecretSource } from '../../../src/controllers/aim/catalog/oci/client.ts';
 import {
   credentialHost,
@@ -13,14 +21,6 @@ import {
   nextPageUrl,
   parseChallenge,
 } from '../../../src/controllers/aim/catalog/oci/credentials.ts';
-import { RegistryError } from '../../../src/controllers/aim/catalog/registry.ts';
-import { SIM_MODEL_IMAGES, simImageLabels } from '../../../src/sim/registry/index.ts';
-import {
-  SIM_REGISTRY_PASSWORD,
-  SIM_REGISTRY_USERNAME,
-  type SimRegistryServer,
-  startSimRegistryServer,
-} from '../../../src/sim/registry/server.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const dockerConfig = (auths: Record<string, unknown>) => ({

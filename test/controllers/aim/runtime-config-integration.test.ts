@@ -4,8 +4,9 @@
 // clears when the Gateway is created, and deprecated spellings leave a Warning event.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { EventsV1 } from '@modelplane/runtime/events';
 import { registerAimRuntimeConfigControllers } from '../../../src/controllers/aim/runtime-config/index.ts';
-import { EventsV1, type KubeClient } from '../../../src/kube/index.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 

@@ -2,7 +2,7 @@
 // conditions, observedGeneration, events, the Gateway check and what a failed Gateway read keeps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConditionManager, type Condition } from '../../../src/engine/index.ts';
+import type { RuntimeConfigSpec } from '../../../src/common/runtime-config/index.ts';
 import {
   CONDITION,
   type GatewayCheck,
@@ -13,7 +13,7 @@ import {
   validateRuntimeConfigSpec,
 } from '../../../src/controllers/aim/runtime-config/index.ts';
 import type { AIMClusterRuntimeConfig, AIMRuntimeConfig } from '../../../src/controllers/aim/shared/kinds.ts';
-import type { RuntimeConfigSpec } from '../../../src/common/runtime-config/index.ts';
+import { type Condition, ConditionManager } from '../../../src/engine/index.ts';
 import { apiError, FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 
 const FM = 'aim-runtime-config-controller';

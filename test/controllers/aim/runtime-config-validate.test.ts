@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { KUBECTL, runKubectl } from '@modelplane/apiserver/testing';
 import { parse } from 'yaml';
 import type { RuntimeConfigSpec } from '../../../src/common/runtime-config/index.ts';
 import {
@@ -12,7 +13,6 @@ import {
   REASON,
   validateRuntimeConfigSpec,
 } from '../../../src/controllers/aim/runtime-config/index.ts';
-import { KUBECTL, runKubectl } from '@modelplane/apiserver/testing';
 
 const TEMPLATE = 'spec.routing.pathTemplate';
 

@@ -4,23 +4,19 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Controller } from '@modelplane/runtime/controller';
+import { EventsV1 } from '@modelplane/runtime/events';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { registerAimServiceController } from '../../../src/controllers/aim/service/index.ts';
 import {
   AIMClusterRuntimeConfigs,
   AIMModels,
+  AIMRuntimeConfigs,
   type AIMService,
   AIMServices,
-  AIMRuntimeConfigs,
 } from '../../../src/controllers/aim/shared/kinds.ts';
-import {
-  type Controller,
-  EventsV1,
-  type KindRef,
-  type KubeClient,
-  type KubeObject,
-  Logger,
-  parseLogLevel,
-} from '../../../src/kube/index.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { type WaitOptions, waitFor } from '../../helpers/wait.ts';
 

@@ -2,20 +2,20 @@
 // propagator and the index that maps config events to consumers).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   type HTTPRoute,
   type InferenceService,
   inspectHTTPRoute,
   inspectInferenceService,
-  serviceModelIndex,
   modelKeys,
+  serviceModelIndex,
   serviceState,
 } from '../../../src/controllers/aim/service/index.ts';
 import { configKeyOf, runtimeConfigKeys } from '../../../src/controllers/aim/shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../../../src/controllers/aim/shared/label-propagator.ts';
 import type { AimRuntimeConfig } from '../../../src/controllers/aim/shared/runtime-config-source.ts';
 import type { ComponentState } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { model, service } from './helpers/service-fixtures.ts';
 
 const FIELD = 'spec.routing.gatewayRef of AIMRuntimeConfig ml-team/default';

@@ -2,6 +2,8 @@
 // create, namespace first), custom base images, and invalid references; the auto-created AIMModel's shape.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { customModelName } from '../../../src/controllers/aim/service/custom-model.ts';
 import {
   autoModelName,
   buildAutoModel,
@@ -12,9 +14,7 @@ import {
   modelMode,
   planService,
 } from '../../../src/controllers/aim/service/index.ts';
-import { customModelName } from '../../../src/controllers/aim/service/custom-model.ts';
 import { normalizeHealth } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 import { fetched, model, NS, QWEN_IMAGE, resolvedConfig, service } from './helpers/service-fixtures.ts';
 

@@ -4,10 +4,10 @@
 // requeued reconcile, as the work queue would.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { aimServicePipeline } from '../../../src/controllers/aim/service/index.ts';
 import type { AIMService } from '../../../src/controllers/aim/shared/kinds.ts';
 import { type Condition, DEFAULT_SETTLE_WINDOW_MS, ManualClock } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 import { model, NS, SEED_ROUTING, service } from './helpers/service-fixtures.ts';
 

@@ -2,6 +2,7 @@
 // false included), env precedence, credentials, and what happens to an existing route.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { RuntimeConfigSpec } from '../../../src/common/runtime-config/index.ts';
 import {
   desireService,
@@ -10,7 +11,6 @@ import {
   type ServiceObservation,
 } from '../../../src/controllers/aim/service/index.ts';
 import { FetchResult } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import { fetched, model, NS, QWEN_IMAGE, resolvedConfig, SEED_ROUTING, service } from './helpers/service-fixtures.ts';
 
 type Json = Record<string, any>;

@@ -2,8 +2,8 @@
 // InferenceService's annotations and range, and status.runtime from the KEDA HPA or the spec. Pure, table-driven.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { replicaPlan, runtimeStatus } from '../../../src/controllers/aim/service/replicas.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 
 const METRICS = {
   metrics: [

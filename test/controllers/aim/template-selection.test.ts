@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  selectTemplate,
   type SelectionInput,
+  selectTemplate,
   type TemplateCandidate,
 } from '../../../src/controllers/aim/catalog/selection.ts';
 

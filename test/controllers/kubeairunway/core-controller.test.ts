@@ -5,6 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import { externalCrds } from '@modelplane/sim/crds';
+import { aimCrds } from '../../../src/apis/aim/index.ts';
 import {
   type BUILTIN_PROVIDERS,
   InferenceProviderConfigs,
@@ -12,14 +19,10 @@ import {
   type ModelDeployment,
   ModelDeployments,
 } from '../../../src/apis/kubeairunway/index.ts';
-import { aimCrds } from '../../../src/apis/aim/index.ts';
 import { kubeairunwayCoreSet } from '../../../src/controllers/kubeairunway/core/index.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
-import { externalCrds } from '../../../src/sim/crds/index.ts';
-import { startOperator } from '../../../src/controllers/operator.ts';
 import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
-import { ensureCrd, KubeClient, Logger, type Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { startOperator } from '../../../src/controllers/operator.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { eventsFor } from './provider-helpers.ts';
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
 import {
-  gatewayEndpoint,
   type GatewayInputs,
+  gatewayEndpoint,
   MODEL_NAME_HEADER,
   planGateway,
   routedModelName,

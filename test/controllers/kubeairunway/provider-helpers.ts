@@ -2,6 +2,12 @@
 // the simulator runs; one over a test CRD whose status the test writes itself), ModelDeployment builders,
 // the core's part of the status (applied as kubeairunway-core, since no core controller runs here), and
 // reading helpers.
+
+import type { CustomResourceDefinition, KubeClient } from '@modelplane/runtime/client';
+import { crdFromZod } from '@modelplane/runtime/crd';
+import { EventsV1, type KubeEvent } from '@modelplane/runtime/events';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { z } from 'zod';
 import {
   CORE_FIELD_MANAGER,
   KAR_API_VERSION,
@@ -10,16 +16,6 @@ import {
   type ModelDeploymentSpec,
 } from '../../../src/apis/kubeairunway/index.ts';
 import type { MappedStatus, ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
-import {
-  type CustomResourceDefinition,
-  EventsV1,
-  type KubeClient,
-  type KubeEvent,
-  type KubeObject,
-  kindRef,
-} from '../../../src/kube/index.ts';
-import { z } from 'zod';
-import { crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
 type Cond = { type: string; status: string; reason?: string; message?: string };
 type WithConditions = KubeObject & { status?: { conditions?: Cond[]; state?: string } };

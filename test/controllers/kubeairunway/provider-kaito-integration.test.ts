@@ -7,6 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   InferenceProviderConfigs,
   type ModelDeployment,
@@ -16,7 +20,6 @@ import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/p
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../../../src/controllers/operator.ts';
 import { rbacObjects } from '../../../src/controllers/rbac.ts';
-import { type KubeClient, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { condition, eventsFor, selectProvider, testKaito, Workspaces } from './provider-helpers.ts';

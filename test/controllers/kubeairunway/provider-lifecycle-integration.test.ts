@@ -8,6 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   type InferenceProviderConfig,
   InferenceProviderConfigs,
@@ -16,8 +22,6 @@ import {
 } from '../../../src/apis/kubeairunway/index.ts';
 import { registerProviderController } from '../../../src/controllers/kubeairunway/provider/controller.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
-import { ensureCrd, KubeClient, type KubeObject, Logger, Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 import {
   condition,
@@ -25,8 +29,8 @@ import {
   modelDeployment,
   selectProvider,
   testWidgets,
-  widgetCrd,
   Widgets,
+  widgetCrd,
 } from './provider-helpers.ts';
 
 const NS = 'team';

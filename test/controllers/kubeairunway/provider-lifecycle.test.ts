@@ -3,13 +3,13 @@
 // timeout) for a deletion and for a deployment that moved to another provider.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
 import {
   decideLifecycle,
   type LifecycleStep,
   type UpstreamView,
 } from '../../../src/controllers/kubeairunway/provider/lifecycle.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const TIMEOUT = 5 * 60_000;

@@ -3,23 +3,19 @@
 // it), not only its upstream object; a foreign Service of the same name is left alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { Deployments, KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { inferencePoolCrd } from '@modelplane/sim/crds/inference-pool';
 import { kubeairunwayCrds, ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
 import { registerProviderController } from '../../../src/controllers/kubeairunway/provider/controller.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerRules } from '../../../src/controllers/kubeairunway/provider/set.ts';
 import { llmdProvider } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import { poolName } from '../../../src/controllers/kubeairunway/providers/llmd/index.ts';
-import { inferencePoolCrd } from '../../../src/sim/crds/inference-pool.ts';
-import {
-  Deployments,
-  ensureCrd,
-  KubeClient,
-  kindRef,
-  type KubeObject,
-  Logger,
-  Manager,
-} from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 import { modelDeployment, selectProvider } from './provider-helpers.ts';
 

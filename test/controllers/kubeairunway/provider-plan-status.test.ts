@@ -3,8 +3,8 @@
 // lastTransitionTime kept across unchanged reconciles, and "no change → nothing to write".
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { deepEqual, type KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
-import { shouldReport } from '../../../src/engine/index.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { buildDesired } from '../../../src/controllers/kubeairunway/provider/desired.ts';
 import type { UpstreamView } from '../../../src/controllers/kubeairunway/provider/lifecycle.ts';
@@ -14,7 +14,7 @@ import {
   type ProviderStatus,
   type StatusOutcome,
 } from '../../../src/controllers/kubeairunway/provider/status.ts';
-import { deepEqual, type KubeObject } from '../../../src/kube/index.ts';
+import { shouldReport } from '../../../src/engine/index.ts';
 import { testKaito, testWidgets } from './provider-helpers.ts';
 
 const widgets = testWidgets as ProviderDefinition;

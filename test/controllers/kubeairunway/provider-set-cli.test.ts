@@ -3,16 +3,20 @@
 // its own lease, registers its InferenceProviderConfig and serves its metrics.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { Command, CommanderError } from 'commander';
 import { InferenceProviderConfigs, kubeairunwayCrds } from '../../../src/apis/kubeairunway/index.ts';
 import { providerLeaseName, registerProvider, runProvider } from '../../../src/cli/provider.ts';
 import type { ProviderDefinition } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../../../src/controllers/kubeairunway/provider/set.ts';
-import { normalizeRules } from '../../../src/controllers/rbac.ts';
-import { ensureCrd, KubeClient, kindRef, type KubeObject, Logger, type Manager } from '../../../src/kube/index.ts';
-import { startTestCluster, type TestCluster } from '@modelplane/apiserver/testing';
-import { waitFor } from '../../helpers/wait.ts';
 import { aimProvider } from '../../../src/controllers/kubeairunway/providers/index.ts';
+import { normalizeRules } from '../../../src/controllers/rbac.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { testKaito, testWidgets } from './provider-helpers.ts';
 
 const defs = [testKaito, testWidgets] as ProviderDefinition[];

@@ -3,6 +3,7 @@
 // over their transform-case and status-row tables, and a search for where a value ended up.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   KAR_API_VERSION,
   MODEL_DEPLOYMENT_KIND,
@@ -10,7 +11,6 @@ import {
   type ModelDeploymentSpec,
 } from '../../../src/apis/kubeairunway/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 
 export type DeploymentBuilder = (spec: ModelDeploymentSpec, name?: string) => ModelDeployment;
 

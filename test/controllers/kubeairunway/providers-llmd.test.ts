@@ -2,6 +2,7 @@
 // the Deployment's status mapped to the unified phases.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
 import {
   type OptionalView,
@@ -19,7 +20,6 @@ import {
   defaultModelDeployment,
 } from '../../../src/controllers/kubeairunway/validation/index.ts';
 import { PlanResult } from '../../../src/engine/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 
 const md = (spec: Partial<ModelDeployment['spec']> = {}): ModelDeployment =>
   defaultModelDeployment({

@@ -8,12 +8,12 @@ import {
   type ModelDeployment,
   type ModelDeploymentSpec,
 } from '../../../src/apis/kubeairunway/index.ts';
-import { BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import {
   derivedEngineFlags,
   renderEngineArgs,
   sanitizeLabelValue,
 } from '../../../src/controllers/kubeairunway/providers/common/index.ts';
+import { BUILTIN_PROVIDER_DEFINITIONS } from '../../../src/controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_PROVIDER_SPECS } from '../../../src/controllers/kubeairunway/selection/default-providers.ts';
 import {
   checkProviderCompatibility,

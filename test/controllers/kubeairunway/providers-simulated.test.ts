@@ -4,16 +4,16 @@
 // for a fixed time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { KubeClient } from '@modelplane/runtime/client';
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
-import {
-  type BuiltinProviderDefinition,
-  BUILTIN_PROVIDER_DEFINITIONS,
-} from '../../../src/controllers/kubeairunway/providers/index.ts';
 import type { MappedStatus } from '../../../src/controllers/kubeairunway/provider/definition.ts';
 import { mergeOverrides } from '../../../src/controllers/kubeairunway/provider/merge.ts';
-import type { KubeClient } from '../../../src/kube/index.ts';
-import type { OperatorTestCluster } from '../../helpers/dev-cluster.ts';
+import {
+  BUILTIN_PROVIDER_DEFINITIONS,
+  type BuiltinProviderDefinition,
+} from '../../../src/controllers/kubeairunway/providers/index.ts';
 import { startAimCluster } from '../../e2e/helpers/aim-cluster.ts';
+import type { OperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const NS = 'providers-sim';

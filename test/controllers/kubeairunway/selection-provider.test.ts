@@ -7,13 +7,13 @@ import {
   type InferenceProviderConfig,
   type ModelDeployment,
 } from '../../../src/apis/kubeairunway/index.ts';
-import { defaultModelDeployment } from '../../../src/controllers/kubeairunway/validation/index.ts';
 import {
   DEFAULT_PROVIDER_SPECS,
   defaultProviderConfig,
   providerReadiness,
   selectProvider,
 } from '../../../src/controllers/kubeairunway/selection/index.ts';
+import { defaultModelDeployment } from '../../../src/controllers/kubeairunway/validation/index.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const fresh = new Date(NOW - 30_000).toISOString();

@@ -4,8 +4,8 @@
 // when the serving resource may be applied. Also how each provider mounts the volumes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
-import type { Job, PersistentVolumeClaim } from '../../../src/engine/index.ts';
 import {
   dynamoProvider,
   kaitoProvider,
@@ -16,8 +16,8 @@ import {
   downloadJob,
   planStorage,
   resolveVolumes,
-  storageDeletionMessage,
   type StorageFetch,
+  storageDeletionMessage,
   storageObjects,
 } from '../../../src/controllers/kubeairunway/storage/index.ts';
 import {
@@ -25,7 +25,7 @@ import {
   defaultModelDeployment,
   type StorageVolume,
 } from '../../../src/controllers/kubeairunway/validation/index.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
+import type { Job, PersistentVolumeClaim } from '../../../src/engine/index.ts';
 
 const NOW = Date.parse('2026-11-28T03:00:00Z');
 const OPTS = { now: NOW, retryMs: 60_000, pollMs: 2_000 };

@@ -6,8 +6,8 @@ import type { InferenceProviderConfig, ModelDeployment } from '../../../src/apis
 import {
   admissionMessage,
   defaultModelDeployment,
-  validateModelDeployment,
   type ValidationContext,
+  validateModelDeployment,
 } from '../../../src/controllers/kubeairunway/validation/index.ts';
 
 type Spec = ModelDeployment['spec'];

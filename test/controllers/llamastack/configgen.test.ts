@@ -8,9 +8,9 @@ import type { LlamaStackDistributionSpec } from '../../../src/apis/llamastack/in
 import {
   DISTRIBUTION_NAMES,
   DISTRIBUTIONS,
+  deterministicYaml,
   EmbeddedConfigResolver,
   embeddedBaseConfig,
-  deterministicYaml,
   generateConfig,
   parseImageOverrides,
   resolveImage,

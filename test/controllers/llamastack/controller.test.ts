@@ -4,21 +4,14 @@
 // a provider whose endpoint comes from a ModelDeployment.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type LlamaStackDistribution, LlamaStackDistributions } from '../../../src/apis/llamastack/index.ts';
+import { type ConfigMap, ConfigMaps, type KubeClient, Secrets } from '@modelplane/runtime/client';
+import type { Controller } from '@modelplane/runtime/controller';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { ModelDeployments } from '../../../src/apis/kubeairunway/index.ts';
+import { type LlamaStackDistribution, LlamaStackDistributions } from '../../../src/apis/llamastack/index.ts';
 import { registerLlamaStackController } from '../../../src/controllers/llamastack/index.ts';
 import { Deployments } from '../../../src/controllers/llamastack/names.ts';
-import {
-  type ConfigMap,
-  ConfigMaps,
-  type Controller,
-  type KindRef,
-  type KubeClient,
-  type KubeObject,
-  Logger,
-  parseLogLevel,
-  Secrets,
-} from '../../../src/kube/index.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 

@@ -2,13 +2,13 @@
 // Deployment's command, env and strategy, the optional children, secret checks and the value hash.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ConfigMap, Secret } from '@modelplane/runtime/client';
 import type { LlamaStackDistribution } from '../../../src/apis/llamastack/index.ts';
 import { buildHpa, buildIngress, buildNetworkPolicy, buildPdb } from '../../../src/controllers/llamastack/network.ts';
 import { configMapsToDelete, mountedConfigMaps } from '../../../src/controllers/llamastack/retention.ts';
 import { secretProblems, secretRefsOf, secretValuesHash } from '../../../src/controllers/llamastack/secret-refs.ts';
 import { phaseOf } from '../../../src/controllers/llamastack/status.ts';
 import { buildDeployment } from '../../../src/controllers/llamastack/workload.ts';
-import type { ConfigMap, Secret } from '../../../src/kube/index.ts';
 
 const cr = (spec: Partial<LlamaStackDistribution['spec']>): LlamaStackDistribution =>
   ({

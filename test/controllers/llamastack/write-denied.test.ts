@@ -5,10 +5,12 @@
 // the refusal lasts, and once it is lifted the controller gets there on its own retry (no spec change).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConfigMaps, type KubeClient, Pods } from '@modelplane/runtime/client';
+import type { Controller } from '@modelplane/runtime/controller';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
 import { type LlamaStackDistribution, LlamaStackDistributions } from '../../../src/apis/llamastack/index.ts';
 import { registerLlamaStackController } from '../../../src/controllers/llamastack/index.ts';
 import { Deployments } from '../../../src/controllers/llamastack/names.ts';
-import { ConfigMaps, type Controller, type KubeClient, Logger, parseLogLevel, Pods } from '../../../src/kube/index.ts';
 import { type DenyingWebhook, startDenyingWebhook } from '../../helpers/denying-webhook.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';

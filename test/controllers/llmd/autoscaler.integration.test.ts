@@ -4,12 +4,14 @@
 // cycles including the ones right after ConfigMap edits.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { rootLogger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import { startCluster, type TestCluster } from '@modelplane/runtime/testing';
 import { variantAutoscalingCrd } from '../../../src/apis/llmd/index.ts';
 import { SaturationEngine } from '../../../src/controllers/llmd/engine-loop.ts';
 import { type Autoscaler, registerAutoscaler } from '../../../src/controllers/llmd/index.ts';
 import { type VariantAutoscaling, VariantAutoscalings } from '../../../src/controllers/llmd/kinds.ts';
-import { ensureCrd, Manager, rootLogger } from '../../../src/kube/index.ts';
-import { startCluster, type TestCluster } from '../../kube/helpers/cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import {
   configMap,

@@ -2,17 +2,20 @@
 // planner's table, and the controller on the test cluster (created owned, removed with the annotation).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import { rootLogger } from '@modelplane/runtime/log';
+import { Manager } from '@modelplane/runtime/manager';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { startCluster, type TestCluster } from '@modelplane/runtime/testing';
 import { kubeairunwayCrds } from '../../../src/apis/kubeairunway/index.ts';
 import { variantAutoscalingCrd } from '../../../src/apis/llmd/index.ts';
 import {
-  planVariantAutoscaling,
   type Parent,
+  planVariantAutoscaling,
   type ServingDeployment,
 } from '../../../src/controllers/llmd/discovery/plan.ts';
 import { type Autoscaler, registerAutoscaler } from '../../../src/controllers/llmd/index.ts';
 import { VariantAutoscalings } from '../../../src/controllers/llmd/kinds.ts';
-import { ensureCrd, type KubeObject, Manager, rootLogger } from '../../../src/kube/index.ts';
-import { startCluster, type TestCluster } from '../../kube/helpers/cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { namespaces, SettableMetrics, WVA_NS } from './fixture.ts';
 

@@ -2,11 +2,11 @@
 // config cache, a changed interval applied to the very next cycle, and a failed cycle retried with backoff.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { rootLogger } from '@modelplane/runtime/log';
 import { ConfigCache } from '../../../src/controllers/llmd/config/cache.ts';
 import { DecisionStore } from '../../../src/controllers/llmd/decisions.ts';
 import { SaturationEngine } from '../../../src/controllers/llmd/engine-loop.ts';
 import type { CacheReader } from '../../../src/controllers/llmd/inputs.ts';
-import { rootLogger } from '../../../src/kube/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { SettableMetrics } from './fixture.ts';
 

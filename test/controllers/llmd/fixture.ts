@@ -1,8 +1,10 @@
 // Shared scaffolding for the autoscaler's integration tests on the embedded API server: a model's variant
 // (Deployment → ReplicaSet → Running pods, written directly: no workload simulators), the ConfigMaps, and
 // a metrics source whose per-pod load the test sets.
+
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { MetricsSource, PodLoad } from '../../../src/controllers/llmd/metrics-source/source.ts';
-import type { KubeClient, KubeObject } from '../../../src/kube/index.ts';
 
 export const WVA_NS = 'workload-variant-autoscaler-system';
 export const DEFAULT_ENTRY =

@@ -2,12 +2,15 @@
 // image registry (nodes with MI300X labels, Jobs whose pods print what AIM images print), condition and
 // object lookups, and the "frozen dependency" technique of docs/aim.md: an upstream object created with the
 // pause annotation and its status written by the test, so a controller can be watched against a fixed state.
+
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { SimRegistry } from '@modelplane/sim/registry';
 import { aimControllerSet } from '../../../src/controllers/aim/index.ts';
 import { AIM_RECONCILIATION_PAUSED_ANNOTATION } from '../../../src/controllers/aim/shared/reconcile-paused.ts';
-import { type KubeClient, type KubeObject, kindRef, Logger, parseLogLevel } from '../../../src/kube/index.ts';
-import { SimRegistry } from '../../../src/sim/registry/index.ts';
 import { type OperatorTestCluster, startOperatorTestCluster } from '../../helpers/dev-cluster.ts';
-import { waitFor, type WaitOptions } from '../../helpers/wait.ts';
+import { type WaitOptions, waitFor } from '../../helpers/wait.ts';
 
 export type Json = Record<string, any>;
 export type Obj = KubeObject & { spec: Json; status?: Json };

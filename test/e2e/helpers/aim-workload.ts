@@ -1,11 +1,13 @@
 // A batch of AIMServices in one namespace that the reliability tests create, change, delete and recreate
 // while faults hit the controller, with the state every service must end in: Running at its generation,
 // exactly one InferenceService and one HTTPRoute controlled by it, carrying its latest replicas and path.
+
+import { isNotFound, type KubeClient, Pods } from '@modelplane/runtime/client';
+import { type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { AIMModels, type AIMService, AIMServices } from '../../../src/controllers/aim/shared/kinds.ts';
-import { isNotFound, type KindRef, type KubeClient, type KubeObject, kindRef, Pods } from '../../../src/kube/index.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { childProblems, childrenByOwner, nameProblems, retrying } from './convergence.ts';
 import { between } from './process-chaos.ts';
-import { waitFor } from '../../helpers/wait.ts';
 
 type Json = Record<string, any>;
 const InferenceServices = kindRef('serving.kserve.io/v1beta1', 'InferenceService') as KindRef<

@@ -4,7 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEntry } from '@modelplane/apiserver';
 import type { TestFaults } from '@modelplane/apiserver/testing';
-import { controllerOf, type KindRef, type KubeClient, type KubeObject } from '../../../src/kube/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { controllerOf, type KindRef, type KubeObject } from '@modelplane/runtime/meta';
 import { waitFor } from '../../helpers/wait.ts';
 
 export const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];

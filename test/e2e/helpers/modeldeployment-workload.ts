@@ -3,8 +3,10 @@
 // Running on the provider the selection rules pick, the provider's finalizer on it, the Ready condition at
 // its generation, and exactly one upstream object controlled by it (a Workspace carrying its latest replica
 // count, or a DynamoGraphDeployment); a deleted deployment is gone, finalizer and upstream object with it.
-import { ModelDeployments, type ModelDeployment, providerFinalizer } from '../../../src/apis/kubeairunway/index.ts';
-import { type KindRef, type KubeClient, type KubeObject, isNotFound, kindRef } from '../../../src/kube/index.ts';
+
+import { isNotFound, type KubeClient } from '@modelplane/runtime/client';
+import { type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { type ModelDeployment, ModelDeployments, providerFinalizer } from '../../../src/apis/kubeairunway/index.ts';
 import { childProblems, childrenByOwner, nameProblems, retrying } from './convergence.ts';
 import { between } from './process-chaos.ts';
 

@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiServer, AuditEntry } from '@modelplane/apiserver';
+import type { TestBackend } from '@modelplane/apiserver/testing';
 import { type RealControlPlane, startFaultInjection, type TestFaults } from '@modelplane/apiserver/testing';
-import { type KubeClient, Logger, parseLogLevel } from '../../../src/kube/index.ts';
-import type { TestBackend } from '../../helpers/backend.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { Logger, parseLogLevel } from '@modelplane/runtime/log';
 import { startDevTestCluster } from '../../helpers/dev-cluster.ts';
 import { routedCredentials, type ServiceAccountCredentials } from '../../helpers/operator-process.ts';
 

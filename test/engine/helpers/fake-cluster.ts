@@ -3,14 +3,10 @@
 // resourceVersion preconditions on status writes, delete, injectable failures, and recorded requests,
 // events and log lines.
 
-import {
-  ApiError,
-  type EventType,
-  type KindRef,
-  type KubeObject,
-  type LogFields,
-  parseApiVersion,
-} from '../../../src/kube/index.ts';
+import { ApiError } from '@modelplane/runtime/client';
+import type { EventType } from '@modelplane/runtime/events';
+import type { LogFields } from '@modelplane/runtime/log';
+import { type KindRef, type KubeObject, parseApiVersion } from '@modelplane/runtime/meta';
 import type { EngineLogger, ObjectReader, RunDeps } from '../../../src/engine/index.ts';
 
 export interface RecordedRequest {

@@ -4,7 +4,7 @@
 // fails with exactly the ApiError a 503 response produces there, so the engine cannot tell the difference.
 
 import type { ApiServer } from '@modelplane/apiserver';
-import { ApiError, type HttpRequest, type Transport } from '../../../src/kube/index.ts';
+import { ApiError, type HttpRequest, type Transport } from '@modelplane/runtime/client';
 
 export interface FaultRule {
   verbs?: string[];

@@ -1,6 +1,7 @@
 // A configurable reconciler for state-engine tests: each test sets the component health (and optional
 // decorate/manual status hooks) the next run reports; the planner always wants one child ConfigMap.
 
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   type ComponentState,
   type ConditionManager,
@@ -13,7 +14,6 @@ import {
   PlanResult,
   type RunOutcome,
 } from '../../../src/engine/index.ts';
-import { type KubeObject, kindRef } from '../../../src/kube/index.ts';
 import { FakeCluster } from './fake-cluster.ts';
 
 export interface Widget extends KubeObject {

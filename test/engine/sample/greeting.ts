@@ -3,6 +3,12 @@
 // It shows every part of a controller on the engine: fetch (cache reads into FetchResults), a pure planner,
 // component health with upstream/downstream dependencies, decorateStatus, and the thin wiring.
 
+import { type ConfigMap, ConfigMaps } from '@modelplane/runtime/client';
+import { type Controller, ItemExponentialRateLimiter } from '@modelplane/runtime/controller';
+import { conditionListSchema, crdFromZod } from '@modelplane/runtime/crd';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, kindRef, objectKeyString } from '@modelplane/runtime/meta';
+import { z } from 'zod';
 import {
   type DomainReconciler,
   type EngineStatus,
@@ -15,18 +21,6 @@ import {
   pipelineReconciler,
   staticLabels,
 } from '../../../src/engine/index.ts';
-import {
-  type ConfigMap,
-  ConfigMaps,
-  type Controller,
-  ItemExponentialRateLimiter,
-  type KubeObject,
-  kindRef,
-  type Manager,
-  objectKeyString,
-} from '../../../src/kube/index.ts';
-import { z } from 'zod';
-import { conditionListSchema, crdFromZod } from '../../../src/apis/crd-gen/index.ts';
 
 export interface Greeting extends KubeObject {
   spec: { configMapName: string; name: string };

@@ -1,6 +1,6 @@
 // The recorded sequence, part 1: CRUD, every patch type, server-side apply conflicts, watches, pagination
 // and selectors, on ConfigMaps and a Deployment in the `fidelity` namespace.
-import { http, type Step, wait, answers } from './steps.ts';
+import { answers, http, type Step, wait } from './steps.ts';
 
 export const NS = 'fidelity';
 const cms = `/api/v1/namespaces/${NS}/configmaps`;

@@ -3,9 +3,10 @@
 // cache still serves those watches); then the watch cache starts over (a kube-apiserver restart) and a
 // watch from before it ends with an ERROR event carrying 410 Expired. Runs last: the restart resets the
 // real server's caches. docs/apiserver.md lists the differences and why they are kept.
+
+import { raw } from '@modelplane/apiserver/testing';
 import { NS } from './sequence-core.ts';
 import { GROUP } from './sequence-more.ts';
-import { raw } from '@modelplane/apiserver/testing';
 import { action, http, type Step, wait } from './steps.ts';
 
 const cms = `/api/v1/namespaces/${NS}/configmaps`;

@@ -1,8 +1,8 @@
 // The recorded sequence, part 2: a CRD's schema, CEL, defaulting and pruning errors, admission webhooks,
 // finalizers and garbage collection, RBAC denials, Table output, and the kubectl commands users type.
 import { raw } from '@modelplane/apiserver/testing';
-import { answers, http, kubectl, type Step, type Target, wait } from './steps.ts';
 import { NS } from './sequence-core.ts';
+import { answers, http, kubectl, type Step, type Target, wait } from './steps.ts';
 
 export const GROUP = 'fidelity.example.com';
 const widgets = `/apis/${GROUP}/v1/namespaces/${NS}/widgets`;

@@ -2,11 +2,12 @@
 // none carrying a resourceVersion, run at once while a mutating webhook holds each write open; kube-apiserver
 // retries each against the latest object, so every write answers 200 and the final object holds them all.
 // Writes that carry a stale resourceVersion answer 409.
-import { raw, runKubectl } from '@modelplane/apiserver/testing';
+
 import { join } from 'node:path';
+import { raw, runKubectl } from '@modelplane/apiserver/testing';
+import { normaliseJson } from './normalise.ts';
 import { NS } from './sequence-core.ts';
 import { GROUP } from './sequence-more.ts';
-import { normaliseJson } from './normalise.ts';
 import { answers, http, type Observation, type Step, type Target, wait } from './steps.ts';
 
 const racers = `/apis/${GROUP}/v1/namespaces/${NS}/racers`;

@@ -2,7 +2,7 @@
 // whose observable result — status code or exit code, and the normalised body or output — is recorded on
 // each backend; a wait is an uncounted step that lets both backends' controllers catch up.
 import { join } from 'node:path';
-import { raw, type RawTarget, runKubectl } from '@modelplane/apiserver/testing';
+import { type RawTarget, raw, runKubectl } from '@modelplane/apiserver/testing';
 import { waitFor } from '../../helpers/wait.ts';
 import { normaliseJson, normaliseText } from './normalise.ts';
 

@@ -7,16 +7,16 @@
 //
 // Values passed to evaluate() must already be CEL values (see toCel): integers as BigInt.
 
-import { environmentFor, normalizeVariables, variablesKey, type CelVariable } from './environment.ts';
+import { type CelVariable, environmentFor, normalizeVariables, variablesKey } from './environment.ts';
 import { CelCompileError, CelEvalError, toCompileError, toEvalError } from './errors.ts';
 import { instrumentProgram } from './instrument.ts';
 import { budgetExceeded, type CelLimits, costSpent, DEFAULT_CEL_LIMITS, enterBudget, exitBudget } from './limits.ts';
 
+export { escapeCelProperty, fromCel, type OpenAPISchemaLike, toCel } from './convert.ts';
+export type { CelVariable } from './environment.ts';
 export { CelCompileError, CelEvalError } from './errors.ts';
 export { normalizeFieldPath } from './field-path.ts';
-export { toCel, fromCel, escapeCelProperty, type OpenAPISchemaLike } from './convert.ts';
-export { type CelLimits, DEFAULT_CEL_LIMITS, COST_LIMIT_MESSAGE } from './limits.ts';
-export type { CelVariable } from './environment.ts';
+export { type CelLimits, COST_LIMIT_MESSAGE, DEFAULT_CEL_LIMITS } from './limits.ts';
 
 export interface CelProgram {
   readonly expression: string;

@@ -3,12 +3,13 @@
  * - CRD additionalPrinterColumns, as kube-apiserver's tableconvertor fills Table cells;
  * - kubectl's `-o custom-columns` cells.
  */
+
+import { humanDuration } from '../duration.ts';
 import { NO_VALUE } from './ast.ts';
 import { JsonPathError } from './errors.ts';
 import { findResults } from './evaluate.ts';
 import { parseJsonPath, relaxedJsonPath, toPlainValue } from './execute.ts';
 import { goFormatValue, isGoInt, resultText } from './go-format.ts';
-import { humanDuration } from '../duration.ts';
 
 const NOT_FOUND: unique symbol = Symbol('jsonpath.notFound');
 

@@ -2,7 +2,7 @@
 // change: the cache compares the stored objects by identity (the store never mutates an object, every write
 // stores a new one), so a request costs one list of a small table and no recompilation. Configurations are
 // taken in name order and webhooks in their listed order, as kube-apiserver's configuration manager does.
-import { compileCel, type CelProgram } from '@modelplane/apimachinery/cel';
+import { type CelProgram, compileCel } from '@modelplane/apimachinery/cel';
 import { LabelSelector, type LabelSelectorObject, labelSelectorFromObject } from '../selectors/labels.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';

@@ -3,7 +3,7 @@
 // prefixed `admission webhook "<name>" denied the request: `), a broken answer is a call failure whose
 // text kubectl shows after `failed calling webhook "<name>": `.
 import type { GroupVersionKind, GroupVersionResource } from '@modelplane/apimachinery';
-import { StatusError, type StatusDetails } from '../errors.ts';
+import { type StatusDetails, StatusError } from '../errors.ts';
 import { warningHeader } from '../http/respond.ts';
 import type { AdmissionAttributes } from '../objects/hooks.ts';
 

@@ -6,7 +6,7 @@
 // webhook configurations, as in kube (a broken webhook could otherwise lock itself in).
 import { randomUUID } from 'node:crypto';
 import { toCel } from '@modelplane/apimachinery/cel';
-import { StatusError, errors, qualifiedResource } from '../errors.ts';
+import { errors, qualifiedResource, StatusError } from '../errors.ts';
 import { readScale, scaleToCandidate } from '../handlers/scale.ts';
 import type { AdmissionAttributes, AdmissionChain } from '../objects/hooks.ts';
 import { deepEqual, isPlainObject } from '../objects/meta.ts';
@@ -16,19 +16,19 @@ import { groupVersion } from '../resource-types/resource-type.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { type CompiledWebhook, MUTATING_CONFIGS, VALIDATING_CONFIGS, WebhookConfigCache } from './config.ts';
-import { type RequestFacts, matchingVersion, requestFacts, selectorsMatch } from './matching.ts';
+import { matchingVersion, type RequestFacts, requestFacts, selectorsMatch } from './matching.ts';
 import {
   type AdmissionResult,
-  InvalidAdmissionResponse,
-  type ReviewTarget,
   admissionRequest,
   admissionReview,
   denial,
+  InvalidAdmissionResponse,
+  type ReviewTarget,
   verifyAdmissionResponse,
   withWarnings,
 } from './review.ts';
 import type { ServiceEndpoints } from './service-endpoints.ts';
-import { type ResolveDeps, WebhookCallError, postJson, resolveTarget } from './webhook-client.ts';
+import { postJson, type ResolveDeps, resolveTarget, WebhookCallError } from './webhook-client.ts';
 
 export interface AdmissionHost {
   store: ObjectStore;

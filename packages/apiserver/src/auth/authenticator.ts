@@ -3,8 +3,8 @@
 // There is no anonymous user: a request without valid credentials is 401 (kube with --anonymous-auth=false).
 import type { IncomingMessage } from 'node:http';
 import type { ServiceAccountTokens, TokenCheck } from './service-account-tokens.ts';
-import { type TokenAuthenticator, bearerToken } from './static-tokens.ts';
-import { type AuthUser, type Authenticator, withAuthenticatedGroup } from './types.ts';
+import { bearerToken, type TokenAuthenticator } from './static-tokens.ts';
+import { type Authenticator, type AuthUser, withAuthenticatedGroup } from './types.ts';
 
 export class BearerAuthenticator implements Authenticator {
   constructor(

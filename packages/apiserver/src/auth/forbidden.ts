@@ -1,7 +1,7 @@
 // The 403 kube-apiserver writes when authorization denies a request (responsewriters.Forbidden +
 // apierrors.NewForbidden), e.g. `configmaps is forbidden: User "system:serviceaccount:ns:sa" cannot list
 // resource "configmaps" in API group "" in the namespace "ns"`. kubectl prints the message verbatim.
-import { type StatusError, type StatusDetails, errors } from '../errors.ts';
+import { errors, type StatusDetails, type StatusError } from '../errors.ts';
 import type { UserInfo } from '../types.ts';
 import { goQuote } from '../validation/field-errors.ts';
 import type { AuthzAttributes } from './types.ts';

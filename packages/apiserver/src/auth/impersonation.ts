@@ -5,8 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors.ts';
 import { forbidden } from './forbidden.ts';
 import {
-  type AuthUser,
   type Authorizer,
+  type AuthUser,
   type AuthzAttributes,
   GROUP_AUTHENTICATED,
   GROUP_UNAUTHENTICATED,

@@ -2,9 +2,9 @@
 // file, ServiceAccount JWTs), RBAC with kube's default roles and ClusterRole aggregation, impersonation,
 // TokenRequest and the review APIs. The HTTP front only sees the seams in types.ts.
 import type { IncomingMessage } from 'node:http';
-import type { ObjectStore } from '../storage/store.ts';
 import type { ResourceRequest } from '../handlers/request.ts';
 import type { AdmissionAttributes } from '../objects/hooks.ts';
+import type { ObjectStore } from '../storage/store.ts';
 import { BearerAuthenticator } from './authenticator.ts';
 import { impersonate } from './impersonation.ts';
 import { deriveJwtKey } from './jwt.ts';
@@ -13,13 +13,13 @@ import { ensureBootstrapPolicy } from './rbac/bootstrap-policy.ts';
 import { rbacEscalationCheck } from './rbac/escalation.ts';
 import { reviewHandler } from './reviews.ts';
 import { DEFAULT_ISSUER, ServiceAccountTokens } from './service-account-tokens.ts';
-import { TokenAuthenticator, loadTokensFile } from './static-tokens.ts';
+import { loadTokensFile, TokenAuthenticator } from './static-tokens.ts';
 import { tokenRequestHandler } from './token-request.ts';
 import type { AuthUser } from './types.ts';
 
-export { ADMIN_USER } from './types.ts';
-export { RBAC_STORAGE } from './rbac/authorizer.ts';
 export { type ServiceAccountKubeconfigOptions, serviceAccountCredentials } from './kubeconfig.ts';
+export { RBAC_STORAGE } from './rbac/authorizer.ts';
+export { ADMIN_USER } from './types.ts';
 
 export interface AuthOptions {
   /** secret material the ServiceAccount token signing key is derived from (the CA key: stable across restarts) */

@@ -1,7 +1,7 @@
 // The create-only review APIs: SelfSubjectAccessReview (`kubectl auth can-i`), SelfSubjectRulesReview
 // (`can-i --list`), SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectReview (`kubectl auth
 // whoami`) and TokenReview. Each answers from the live authenticator/authorizer and stores nothing.
-import { type StatusError, errors } from '../errors.ts';
+import { errors, type StatusError } from '../errors.ts';
 import type { ResourceRequest } from '../handlers/request.ts';
 import { decodeObject, readBody } from '../http/body.ts';
 import { writeJson } from '../http/respond.ts';
@@ -10,7 +10,7 @@ import type { UserInfo } from '../types.ts';
 import { aggregateMessage, fieldErrors } from '../validation/field-errors.ts';
 import type { BearerAuthenticator } from './authenticator.ts';
 import type { RbacAuthorizer } from './rbac/authorizer.ts';
-import type { AuthUser, Authorizer, AuthzAttributes, Decision } from './types.ts';
+import type { Authorizer, AuthUser, AuthzAttributes, Decision } from './types.ts';
 
 export const AUTHZ_GROUP = 'authorization.k8s.io';
 export const AUTHN_GROUP = 'authentication.k8s.io';

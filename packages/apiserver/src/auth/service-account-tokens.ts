@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '../errors.ts';
 import type { ObjectStore } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
-import { type JwtKey, JwtError, looksLikeJwt, signJwt, verifyJwt } from './jwt.ts';
+import { JwtError, type JwtKey, looksLikeJwt, signJwt, verifyJwt } from './jwt.ts';
 import { type AuthUser, GROUP_AUTHENTICATED, serviceAccountGroups, serviceAccountUsername } from './types.ts';
 
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';

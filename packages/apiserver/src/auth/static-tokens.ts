@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../types.ts';
-import type { AuthUser, Authenticator } from './types.ts';
+import type { Authenticator, AuthUser } from './types.ts';
 
 export class TokenAuthenticator implements Authenticator {
   readonly tokens = new Map<string, UserInfo>();

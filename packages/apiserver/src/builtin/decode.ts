@@ -10,7 +10,7 @@ import { parseQuantity } from '@modelplane/apimachinery/quantity';
 import { errors } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
 import { goBase64Error, goQuantityError, goTimeCanonical, goTimeError } from './go-values.ts';
-import { K, type TypeNode, builtinTypes } from './schema-types.ts';
+import { builtinTypes, K, type TypeNode } from './schema-types.ts';
 
 /** sigs.k8s.io/json keeps at most this many strict errors */
 const MAX_UNKNOWN = 100;

@@ -4,7 +4,7 @@
 // Go's notion of "unset" is kept: strings default when empty, pointers when absent or null, plain integers
 // when zero. Objects are modified in place and returned.
 
-import { type Obj, isObj, unset, emptyStr, child, list, defStr, defPtr } from './default-fields.ts';
+import { child, defPtr, defStr, emptyStr, isObj, list, type Obj, unset } from './default-fields.ts';
 import { pod, podTemplate } from './pod-defaults.ts';
 
 // ---- core ---------------------------------------------------------------------------------------------

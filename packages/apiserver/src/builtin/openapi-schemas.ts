@@ -2,7 +2,7 @@
 // them: one definition per Go struct under its Go package name (io.k8s.api.core.v1.PodSpec), fields that
 // refer to a struct as $ref (wrapped in allOf when the field has its own description), and the
 // well-known apimachinery types. `kubectl explain` reads these. Built once per group-version.
-import { K, type TypeNode, builtinTypes } from './schema-types.ts';
+import { builtinTypes, K, type TypeNode } from './schema-types.ts';
 
 type Schema = Record<string, unknown>;
 

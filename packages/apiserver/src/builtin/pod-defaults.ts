@@ -1,6 +1,6 @@
 // Defaulting of pod specs, wherever they appear (Pods and every pod template), and what kube-apiserver's
 // admission chain adds to a new Pod. The rules are kube's SetDefaults_*; see defaults.ts.
-import { type Obj, isObj, unset, emptyStr, child, list, defStr, defPtr, defInt } from './default-fields.ts';
+import { child, defInt, defPtr, defStr, emptyStr, isObj, list, type Obj, unset } from './default-fields.ts';
 
 // ---- images -------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // The built-in validations users hit most often (kube's pkg/apis/*/validation), with kube's field paths
 // and messages, plus the full CustomResourceDefinition check.
-import { type StatusCause, cause } from '../errors.ts';
+import { cause, type StatusCause } from '../errors.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
 import { checkCrd } from '../schema/index.ts';
 import { labelSelectorFromObject } from '../selectors/labels.ts';

@@ -8,14 +8,15 @@
 // for a namespaced kind) has the referenced uid, so an owner recreated under the same name does not
 // adopt the old one's dependents. A dependent keeps living while any owner exists; references to
 // absent owners are then dropped from it.
+
+import { ReverseIndex } from '@modelplane/apimachinery';
 import type { ServerCore } from '../core.ts';
 import type { DeleteOptions } from '../objects/context.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
-import { ReverseIndex } from '@modelplane/apimachinery';
 import { objectId, parseObjectId } from './owner-index.ts';
-import { WorkQueue, failureReporter } from './queue.ts';
+import { failureReporter, WorkQueue } from './queue.ts';
 import { controllerContext, hasFinalizer, isRaceError, resourceTypeOf, rewrite } from './writes.ts';
 
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';

@@ -2,7 +2,7 @@
 // queue keyed by namespace name, fed by every store event, with start/stop/idle for the server and tests.
 import type { ServerCore } from '../core.ts';
 import type { StoredEvent } from '../storage/store.ts';
-import { WorkQueue, failureReporter } from './queue.ts';
+import { failureReporter, WorkQueue } from './queue.ts';
 
 export abstract class NamespaceKeyedController {
   protected readonly queue: WorkQueue;

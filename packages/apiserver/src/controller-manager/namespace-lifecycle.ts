@@ -12,7 +12,7 @@ import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { type ContentTotals, type NamespaceCondition, namespaceConditions } from './namespace-conditions.ts';
 import { NamespaceKeyedController } from './namespace-keyed-controller.ts';
-import { NAMESPACES, controllerContext, isRaceError, rewrite } from './writes.ts';
+import { controllerContext, isRaceError, NAMESPACES, rewrite } from './writes.ts';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 const SERVICE_ACCOUNT = 'namespace-controller';

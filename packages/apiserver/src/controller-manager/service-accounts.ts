@@ -10,7 +10,7 @@ import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 import { NamespaceKeyedController } from './namespace-keyed-controller.ts';
-import { NAMESPACES, controllerContext } from './writes.ts';
+import { controllerContext, NAMESPACES } from './writes.ts';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';

@@ -5,11 +5,11 @@
 //   conversion webhook for example.com/v1, Kind=Widget failed: Post "https://…/convert?timeout=30s": …
 import { randomUUID } from 'node:crypto';
 import {
+  postJson,
   type ResolveDeps,
+  resolveTarget,
   WebhookCallError,
   type WebhookClientConfig,
-  postJson,
-  resolveTarget,
 } from '../admission/webhook-client.ts';
 import type { KubeObject } from '../types.ts';
 

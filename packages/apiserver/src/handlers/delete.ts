@@ -2,7 +2,7 @@
 // kinds that return the deleted object); other kinds answer with a Success Status unless finalizers
 // keep the object, in which case the marked object is returned.
 import { readDeleteOptions } from './delete-options.ts';
-import { type ResourceRequest, checkObjectKey, context, namespaceOf } from './request.ts';
+import { checkObjectKey, context, namespaceOf, type ResourceRequest } from './request.ts';
 import { respondObject, respondOther } from './respond.ts';
 
 export async function deleteObject(r: ResourceRequest): Promise<number> {

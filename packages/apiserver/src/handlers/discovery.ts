@@ -2,7 +2,7 @@
 // aggregated form (apidiscovery.k8s.io/v2, v2beta1) chosen by content negotiation as kube-apiserver does.
 // kubectl's RESTMapper builds everything from these, so names, verbs and subresources must be exact.
 import type { Registry } from '../resource-types/resource-registry.ts';
-import { ALL_VERBS, type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
+import { ALL_VERBS, groupVersion, type ResourceType } from '../resource-types/resource-type.ts';
 
 export interface SubresourceInfo {
   name: string;

@@ -2,10 +2,10 @@
 // the response shapes (List, Table, PartialObjectMetadataList).
 import { withJsonItems } from '../http/object-json.ts';
 import { writeNegotiated } from '../http/respond.ts';
-import { compileSelectors } from './selectors.ts';
 import type { KubeObject } from '../types.ts';
 import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
-import { type ResourceRequest, namespaceOf } from './request.ts';
+import { namespaceOf, type ResourceRequest } from './request.ts';
+import { compileSelectors } from './selectors.ts';
 import { convertList } from './table.ts';
 
 /** Objects matching the request's namespace and selectors, in the request's version. */

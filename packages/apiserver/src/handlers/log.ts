@@ -5,7 +5,7 @@
 import { errors } from '../errors.ts';
 import type { KubeObject } from '../types.ts';
 import { boolParam, intParam } from './params.ts';
-import { type ResourceRequest, current } from './request.ts';
+import { current, type ResourceRequest } from './request.ts';
 
 interface PodSpecContainers {
   nodeName?: string;

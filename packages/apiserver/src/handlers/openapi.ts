@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { builtinOpenApiSchemas } from '../builtin/openapi-schemas.ts';
 import type { Registry } from '../resource-types/resource-registry.ts';
-import { ALL_VERBS, type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
+import { ALL_VERBS, groupVersion, type ResourceType } from '../resource-types/resource-type.ts';
 import type { JSONSchemaProps } from '../schema/types.ts';
 
 export const KUBE_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0', platform: 'linux/amd64' };

@@ -1,12 +1,12 @@
 // Computes the object a PATCH produces, for each patch type kube-apiserver accepts. Server-side apply
 // also returns the managed fields it computed; other patch types record ownership in the lifecycle.
 import { errors } from '../errors.ts';
-import { isPlainObject } from '../objects/meta.ts';
 import type { RequestContext } from '../objects/context.ts';
+import { isPlainObject } from '../objects/meta.ts';
 import { applyJsonPatch, applyMergePatch, applyServerSide, applyStrategicMergePatch } from '../patch/index.ts';
 import { groupVersion } from '../resource-types/resource-type.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../types.ts';
-import { type ResourceRequest, namespaceOf } from './request.ts';
+import { namespaceOf, type ResourceRequest } from './request.ts';
 import { readScale, scaleToCandidate } from './scale.ts';
 
 export interface PatchOutcome {

@@ -8,8 +8,8 @@ import type { RequestInfo } from '../http/request-info.ts';
 import type { RequestContext } from '../objects/context.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { KubeObject, UserInfo } from '../types.ts';
-import { type OptionsKind, writeOptions } from './write-options.ts';
 import { checkPathSegmentName } from './route.ts';
+import { type OptionsKind, writeOptions } from './write-options.ts';
 
 export interface ResourceRequest {
   core: ServerCore;

@@ -4,11 +4,11 @@
 // handler instead, which routes on the parsed request info alone: an unknown subresource is a NotFound for
 // the object, an unsupported verb "<verb> is not supported on resources of kind …", and trailing segments
 // after a known subresource are ignored.
-import { StatusError, errors, qualifiedResource } from '../errors.ts';
+import { errors, qualifiedResource, StatusError } from '../errors.ts';
 import type { EndpointCapabilities } from '../http/negotiate.ts';
 import { responseMessage } from '../http/protobuf/encode.ts';
 import type { RequestInfo } from '../http/request-info.ts';
-import { type ResourceType, groupVersion } from '../resource-types/resource-type.ts';
+import { groupVersion, type ResourceType } from '../resource-types/resource-type.ts';
 
 const capabilities = new WeakMap<ResourceType, Map<string, EndpointCapabilities>>();
 

@@ -1,7 +1,7 @@
 // Request bodies: size-limited reading and JSON/YAML decoding with precise errors.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { StatusError, errors } from '../errors.ts';
+import { errors, StatusError } from '../errors.ts';
 import { decodeKubeProtobuf, isKubeProtobuf } from './protobuf/index.ts';
 
 /** kube-apiserver's limit for a request body (3 MiB) */

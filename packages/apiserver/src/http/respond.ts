@@ -1,7 +1,7 @@
 // Response writing: JSON bodies, bodies in the negotiated format (JSON, YAML, protobuf), Kubernetes Status
 // errors and `Warning` headers.
 import type { ServerResponse } from 'node:http';
-import { StatusError, errors } from '../errors.ts';
+import { errors, StatusError } from '../errors.ts';
 import { MEDIA_TYPES, type Negotiated, negotiateErrorOutput } from './negotiate.ts';
 import { encodeKubeProtobuf } from './protobuf/encode.ts';
 import { toYaml } from './yaml-output.ts';

@@ -1,12 +1,14 @@
 // The real Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager built from their Go
 // modules by tools/kube/build.sh) for tests and `modelplane dev --cluster real`; docs/real-kubernetes.md.
+
+export { RealAuditLog } from './audit.ts';
 export {
   KUBE_BINARIES,
   KUBE_BUILD_COMMAND,
+  type KubeBinary,
   kubeBinDir,
   missingKubeBinaries,
   requireKubeBinaries,
-  type KubeBinary,
 } from './binaries.ts';
 export {
   type KubeletTls,
@@ -15,5 +17,4 @@ export {
   startRealControlPlane,
 } from './control-plane.ts';
 export { REAL_ADMIN_USER } from './pki.ts';
-export { RealAuditLog } from './audit.ts';
 export { realServiceAccountKubeconfig, requestServiceAccountToken, type TokenOptions } from './tokens.ts';

@@ -2,7 +2,7 @@
 // log file, tied to this Node process so it dies with it (setpriv's parent-death signal, plus exit and
 // signal hooks), and stopped with SIGTERM then SIGKILL. Nothing outlives the test that started it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 
 const SETPRIV = '/usr/bin/setpriv';
 const live = new Set<ChildProcess>();

@@ -4,4 +4,4 @@ export { checkCrd, defaultCrd } from './crd-check.ts';
 export { applyDefaults } from './defaulting.ts';
 export { crdOpenAPIToPublished, type PublishOptions } from './published.ts';
 export type * from './types.ts';
-export { compileCrdVersionValidator, type CrdVersionValidator } from './validator.ts';
+export { type CrdVersionValidator, compileCrdVersionValidator } from './validator.ts';

@@ -2,8 +2,8 @@
 // apiVersion/kind checks of embedded resources (schema/objectmeta), both walked along the schema.
 // Paths use field.Path notation: `spec.ports[1]`, `spec.labels[key]`.
 import type { StatusCause } from '../errors.ts';
-import { fieldError, fieldPath } from './field-errors.ts';
 import { isPlainObject, type SchemaNode } from './compiled-schema.ts';
+import { fieldError, fieldPath } from './field-errors.ts';
 import { embeddedResourceErrors } from './object-meta.ts';
 
 /** Canonical text of a JSON value (sorted keys) so equal compound values compare equal. */

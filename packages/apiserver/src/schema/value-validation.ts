@@ -4,8 +4,8 @@
 // into field causes. `name` is kube-openapi's path (`spec.ports[0].port`), used both in messages and,
 // below the caller's prefix, as the cause's field.
 import type { StatusCause } from '../errors.ts';
-import { fieldError, goFloat, goQuote } from './field-errors.ts';
 import { isPlainObject, jsonEqual, jsonType, type SchemaNode } from './compiled-schema.ts';
+import { fieldError, goFloat, goQuote } from './field-errors.ts';
 import { isQuantityString, NUMBER_FORMAT_RANGES } from './formats.ts';
 
 export interface ValidationContext {

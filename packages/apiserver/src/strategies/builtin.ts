@@ -1,14 +1,15 @@
 // Strategy for built-in kinds: kube's defaults, server-assigned fields (Service cluster IPs, Namespace
 // and Pod phases), a few validations users rely on, strategic merge with the real merge keys, and the
 // full CRD check for CustomResourceDefinitions.
+
+import { decodeBuiltin } from '../builtin/decode.ts';
 import { applyBuiltinDefaults } from '../builtin/defaults.ts';
 import { applyPodAdmissionDefaults } from '../builtin/pod-defaults.ts';
-import { decodeBuiltin } from '../builtin/decode.ts';
 import { validateBuiltin } from '../builtin/validate.ts';
-import { patchSchemaFor } from '../patch/index.ts';
-import { defaultCrd } from '../schema/index.ts';
 import type { TypeStrategy } from '../objects/strategy.ts';
+import { patchSchemaFor } from '../patch/index.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
+import { defaultCrd } from '../schema/index.ts';
 import type { KubeObject } from '../types.ts';
 import type { ClusterIpAllocator } from './cluster-ip.ts';
 

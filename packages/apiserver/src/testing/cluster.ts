@@ -3,10 +3,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiServer } from '../index.ts';
 import type { AuditEntry } from '../audit.ts';
+import type { ApiServer } from '../index.ts';
 import type { RealControlPlane } from '../real/index.ts';
-import { type BackendOptions, type TestBackendName, selectBackend } from './backends/index.ts';
+import { type BackendOptions, selectBackend, type TestBackendName } from './backends/index.ts';
 import { type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
 
 export interface TestClusterOptions extends BackendOptions {

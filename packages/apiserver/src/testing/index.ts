@@ -1,25 +1,6 @@
 // `@modelplane/apiserver/testing`: what test suites use to get a cluster (envtest's role) and to talk to it
 // below the client libraries (kubectl, raw HTTPS, watch streams).
-export { startTestCluster, type TestCluster, type TestClusterOptions } from './cluster.ts';
-export {
-  TEST_BACKEND_ENV,
-  type TestBackendName,
-  type BackendCluster,
-  type BackendOptions,
-  type StartBackend,
-} from './backends/index.ts';
-export { KUBECTL, type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
-export { openWatch, raw, type RawResponse, type RawTarget, type WatchEvent } from './raw.ts';
-export { prng } from './prng.ts';
-export {
-  type FaultedRequest,
-  type FaultInjection,
-  FaultProxy,
-  type FaultSpec,
-  startFaultInjection,
-  startFaultProxy,
-  type TestFaults,
-} from './faults/index.ts';
+
 export {
   KUBE_BINARIES,
   KUBE_BUILD_COMMAND,
@@ -34,3 +15,24 @@ export {
   requireKubeBinaries,
   startRealControlPlane,
 } from '../real/index.ts';
+export { embeddedOnly, realOnly, type TestBackend, testBackend } from './backend.ts';
+export {
+  type BackendCluster,
+  type BackendOptions,
+  type StartBackend,
+  TEST_BACKEND_ENV,
+  type TestBackendName,
+} from './backends/index.ts';
+export { startTestCluster, type TestCluster, type TestClusterOptions } from './cluster.ts';
+export {
+  type FaultedRequest,
+  type FaultInjection,
+  FaultProxy,
+  type FaultSpec,
+  startFaultInjection,
+  startFaultProxy,
+  type TestFaults,
+} from './faults/index.ts';
+export { KUBECTL, type KubectlResult, requireKubectl, runKubectl } from './kubectl.ts';
+export { prng } from './prng.ts';
+export { openWatch, type RawResponse, type RawTarget, raw, type WatchEvent } from './raw.ts';

@@ -1,7 +1,7 @@
 // Request bodies for writes: valid, mutated, wrong-kind, damaged, hostile (random bytes, deep nesting,
 // > 3 MiB), YAML oddities, and the patch documents of each patch type (broken ones included).
 import { stringify as toYaml } from 'yaml';
-import { Doc, allPaths, damageText, mutate, setAt } from './mutate.ts';
+import { allPaths, Doc, damageText, mutate, setAt } from './mutate.ts';
 import type { Prng } from './prng.ts';
 import { deepJsonText, deepYamlText, randomJson } from './values.ts';
 

@@ -3,17 +3,17 @@
 // JSON.stringify cannot write). A mutated document remembers what was done to it, for the report.
 import type { Prng } from './prng.ts';
 import {
+  deepJsonText,
   INVALID_LABEL_KEYS,
   INVALID_LABEL_VALUES,
   INVALID_NAMES,
   type Json,
   ODD_NUMBERS,
   RAW_NUMBER_TEXTS,
-  UNICODE_STRINGS,
-  deepJsonText,
   randomJson,
   randomString,
   typeFlip,
+  UNICODE_STRINGS,
 } from './values.ts';
 
 type Obj = Record<string, unknown>;

@@ -1,11 +1,11 @@
 // The request generator: endpoint family, path, method, query, headers and body of each fuzz request,
 // drawn from the seeded PRNG alone (never from responses), so a seed reproduces the same sequence.
 import {
-  CONTENT_TYPES,
-  ODD_CONTENT_TYPES,
   type Body,
+  CONTENT_TYPES,
   deleteOptionsBody,
   hostileBody,
+  ODD_CONTENT_TYPES,
   objectBody,
   patchBody,
 } from './bodies.ts';
@@ -17,9 +17,9 @@ import {
   GADGET_RULE_VIOLATIONS,
   validObject,
 } from './corpus.ts';
-import type { FuzzRequest, Resource } from './types.ts';
 import type { Prng } from './prng.ts';
 import { probe } from './probes.ts';
+import type { FuzzRequest, Resource } from './types.ts';
 import {
   BROKEN_FIELD_SELECTORS,
   BROKEN_LABEL_SELECTORS,

@@ -1,6 +1,6 @@
 // Drives a fuzz run: N generated requests over a few keep-alive connections, each judged on arrival;
 // findings are grouped by signature, replayed to confirm and shrunk to a small reproduction.
-import { type Verdict, judge } from './check.ts';
+import { judge, type Verdict } from './check.ts';
 import type { RawClient } from './http.ts';
 import type { RequestGenerator } from './requests.ts';
 import type { FuzzRequest } from './types.ts';

@@ -2,7 +2,7 @@
 // time. The autoscaler's own decision history is used when the dashboard runs beside it (`modelplane dev`);
 // against any other cluster the dashboard records what it observes through the API server (the desired
 // replicas in status, the scale target's replicas) from the moment it starts (docs/dashboard.md).
-import type { KubeObject } from '../../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AutoscalerPanel, AutoscalerPoint } from '../types.ts';
 
 export type AutoscalerHistory = Map<string, AutoscalerPoint[]>;

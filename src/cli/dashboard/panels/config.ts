@@ -1,6 +1,6 @@
 // The generated configuration of a LlamaStackDistribution: the ConfigMap the operator wrote for it (the one
 // the Deployment mounts when several hashed versions exist), shown with secrets as references only.
-import type { KubeObject } from '../../../kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { redactConfigText } from '../sanitize.ts';
 import type { ConfigPanel } from '../types.ts';
 

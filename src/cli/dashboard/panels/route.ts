@@ -1,10 +1,11 @@
 // The AIMService route panel: where traffic is routed (status.routing.path) and how that path was rendered:
 // the runtime config it resolved, the template and where it came from, each placeholder's value. Pure;
 // computed with the controller's own resolution and routing functions (docs/aim.md).
-import type { AIMClusterRuntimeConfig, AIMRuntimeConfig, AIMService } from '../../../controllers/aim/shared/kinds.ts';
-import { effectiveConfig, inferenceServiceName, planRouting } from '../../../controllers/aim/service/index.ts';
+
 import { renderPathTemplate } from '../../../common/path-template/index.ts';
-import { resolveRuntimeConfig, type RuntimeConfigObject } from '../../../common/runtime-config/index.ts';
+import { type RuntimeConfigObject, resolveRuntimeConfig } from '../../../common/runtime-config/index.ts';
+import { effectiveConfig, inferenceServiceName, planRouting } from '../../../controllers/aim/service/index.ts';
+import type { AIMClusterRuntimeConfig, AIMRuntimeConfig, AIMService } from '../../../controllers/aim/shared/kinds.ts';
 import type { RoutePanel } from '../types.ts';
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;

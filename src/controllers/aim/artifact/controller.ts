@@ -1,5 +1,10 @@
 // The AIMArtifact controller (docs/aim.md, "Caches and artifacts"): one model source onto one PVC. It
 // follows its PVC and Jobs, and the runtime config it resolves (storage class, headroom, download env).
+
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
 import {
   type Clock,
   type DomainReconciler,
@@ -9,24 +14,16 @@ import {
   runtimeConfigValue,
   systemClock,
 } from '../../../engine/index.ts';
-import {
-  type Controller,
-  ignoreOwnStatusWrites,
-  type KubeObject,
-  type KindRef,
-  type Manager,
-} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { type AIMArtifact, AIMArtifacts } from '../shared/kinds.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import {
   type AimRuntimeConfig,
   aimRuntimeConfigSource,
   setResolvedRuntimeConfig,
 } from '../shared/runtime-config-source.ts';
-import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
 import { type ArtifactFetch, ArtifactJobs, ArtifactPvcs, fetchArtifactState } from './fetch.ts';
 import {
   type ArtifactObservation,

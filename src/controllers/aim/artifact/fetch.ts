@@ -1,5 +1,8 @@
 // What an artifact reconcile reads: its PVC and Jobs (cache), and the Jobs' output when it matters (live):
 // the check-size result once, the downloader's log while it runs or just after.
+
+import { kindRef } from '@modelplane/runtime/meta';
+import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER, jobPhase } from '../../../common/model-storage/index.ts';
 import {
   type Clock,
   type FetchContext,
@@ -9,8 +12,6 @@ import {
   jobPodLog,
   type PersistentVolumeClaim,
 } from '../../../engine/index.ts';
-import { kindRef } from '../../../kube/index.ts';
-import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER, jobPhase } from '../../../common/model-storage/index.ts';
 import type { AIMArtifact as ArtifactObject } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';

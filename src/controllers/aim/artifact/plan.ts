@@ -4,33 +4,33 @@
 // the components and the progress in status.
 import type { AIMArtifactStatus } from '../../../apis/aim/index.ts';
 import { DEFAULT_DOWNLOAD_IMAGE } from '../../../apis/aim/index.ts';
+import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
   buildCheckSizeJob,
   buildDownloadJob,
   buildModelPvc,
   configStorageClass,
+  type DownloadProgress,
   displaySize,
   downloadBaseEnv,
   downloadEnv,
-  type DownloadProgress,
   headroomPercent,
-  jobPhase,
   type JobPhase,
+  jobPhase,
+  PROGRESS_POLL_MS,
   parseCheckSizeOutput,
   parseDownloadLog,
   percentage,
-  PROGRESS_POLL_MS,
   protocolSequence,
   pvcSize,
   quantityBytes,
-  retryDecision,
   type RetryDecision,
+  retryDecision,
 } from '../../../common/model-storage/index.ts';
-import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
   type CategorizedError,
-  classifyLogTail,
   type ComponentHealth,
+  classifyLogTail,
   type EngineStatus,
   type FetchResult,
   invalidSpecError,

@@ -1,20 +1,15 @@
 // The AIMTemplateCache controller (docs/aim.md, "Caches and artifacts"): the artifacts for a template's
 // model sources. It follows its template, the artifacts (its own and shared ones with its sources) and
 // the runtime config it resolves.
+
+import { type Controller, ignoreFinalizerChange, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
 import { type DomainReconciler, type EngineStatus, type FetchResult, fetch, Pipeline } from '../../../engine/index.ts';
-import {
-  type Controller,
-  ignoreFinalizerChange,
-  ignoreOwnStatusWrites,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { ARTIFACT_CLEANUP_FINALIZER, CACHE_ARTIFACT_CLEANUP, finalizingReconciler } from '../shared/finalizers.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
-import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import {
   type AIMArtifact,
   AIMArtifacts,
@@ -24,6 +19,7 @@ import {
   AIMTemplateCaches,
   type AnyTemplate,
 } from '../shared/kinds.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import {
   type AimRuntimeConfig,

@@ -2,6 +2,8 @@
 // the template's model sources, an existing artifact with the same source (and storage class) of the
 // cache's mode is reused (Shared caches use only unowned artifacts, Dedicated ones only their own), else
 // one is created: owned by a Dedicated cache, unowned for a Shared one.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMModelSourceSpec, AIMTemplateCacheStatus } from '../../../apis/aim/index.ts';
 import { mergeEnvByName } from '../../../common/env-merge/index.ts';
 import { derivedName } from '../../../common/model-storage/index.ts';
@@ -12,7 +14,6 @@ import {
   type MaybeHealth,
   PlanResult,
 } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { type AIMArtifact, AIMArtifacts, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 

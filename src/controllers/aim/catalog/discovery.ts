@@ -2,11 +2,12 @@
 // the template's parameters in its env; the image prints a JSON array of profiles, and the last valid one
 // in the logs becomes status.profile and status.modelSources. Backoff after a failure doubles from 60 s to
 // an hour and starts over when the spec changes. Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMModelSourceSpec, AIMProfile } from '../../../apis/aim/index.ts';
 import type { EnvVar } from '../../../common/env-merge/index.ts';
 import { mergeEnvByName } from '../../../common/env-merge/index.ts';
 import { derivedName, hashOf } from '../../../common/model-storage/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 
 export const DISCOVERY_APP_LABEL = 'app.kubernetes.io/name';
 export const DISCOVERY_APP = 'aim-discovery';

@@ -2,8 +2,9 @@
 // (`amd.com/gpu.device-id`, its `beta.` variant, or `amd.com/gpu.device-id.<id>` keys) mapped through the
 // device-ID table, else `amd.com/gpu.family`; VRAM from `amd.com/gpu.vram`, else the model's known size.
 // Pure.
-import { quantityBytes } from '../../../common/model-storage/index.ts';
+
 import type { AIMHardware } from '../../../apis/aim/index.ts';
+import { quantityBytes } from '../../../common/model-storage/index.ts';
 
 /** PCI device ID → marketing name */
 export const GPU_DEVICE_IDS: Readonly<Record<string, string>> = Object.freeze({

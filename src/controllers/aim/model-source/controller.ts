@@ -2,24 +2,25 @@
 // (fetch.ts: the cached models, the registry listing once per sync interval), the pure evaluation and
 // planner (evaluate.ts, plan.ts) and the engine. It follows its models (a deleted one comes back, as the
 // source still offers it) and the runtime configs it resolves for label propagation.
-import { type Clock, type DomainReconciler, Pipeline, pipelineReconciler, systemClock } from '../../../engine/index.ts';
+
 import {
   type Controller,
   generationChanged,
   ignoreOwnStatusWrites,
   labelsChanged,
-  type Manager,
   or,
-} from '../../../kube/index.ts';
+} from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { ImageRegistry } from '@modelplane/runtime/registry';
+import { type Clock, type DomainReconciler, Pipeline, pipelineReconciler, systemClock } from '../../../engine/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
-import type { ImageRegistry } from '../catalog/registry.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { AIMClusterModels, type AIMClusterModelSource, AIMClusterModelSources } from '../shared/kinds.ts';
+import { type AIMClusterModelSource, AIMClusterModelSources, AIMClusterModels } from '../shared/kinds.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { evaluateSource, type SourceEvaluation } from './evaluate.ts';
-import { ModelSourceFetcher, type ModelSourceFetch } from './fetch.ts';
+import { type ModelSourceFetch, ModelSourceFetcher } from './fetch.ts';
 import {
   decorateModelSourceStatus,
   existingModelsHealth,

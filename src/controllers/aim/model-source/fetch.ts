@@ -4,9 +4,9 @@
 // generation) until the interval is over, so the events of the models it creates cost no registry calls;
 // a spec change or a restart lists again at once.
 import { parseGoDuration } from '@modelplane/apimachinery';
+import { type ImageRegistry, type RegistryAuth, RegistryError } from '@modelplane/runtime/registry';
 import type { Clock, ObjectReader } from '../../../engine/index.ts';
-import { type ImageRegistry, RegistryError, type RegistryAuth } from '../catalog/registry.ts';
-import { type AIMClusterModel, AIMClusterModels, type AIMClusterModelSource } from '../shared/kinds.ts';
+import { type AIMClusterModel, type AIMClusterModelSource, AIMClusterModels } from '../shared/kinds.ts';
 import {
   catalogKey,
   catalogsToList,

@@ -2,6 +2,8 @@
 // one AIMClusterModel per image to create (owned by the source, so deleting the source removes them) and
 // re-applies the ones still offered; it never deletes one. Health: `FiltersReady` (all, some or no filters
 // succeeded) and `ExistingModelsReady`; `MaxModelsLimitReached` says whether maxModels held models back.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { AIM_API_VERSION, ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { derivedName } from '../../../common/model-storage/names.ts';
 import {
@@ -14,7 +16,6 @@ import {
   missingUpstreamError,
   PlanResult,
 } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMClusterModelSource } from '../shared/kinds.ts';
 import type { FilterFailure, SourceEvaluation } from './evaluate.ts';
 import { imageUri, type ModelImage } from './filters.ts';

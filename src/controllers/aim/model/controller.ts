@@ -2,6 +2,11 @@
 // A model resolves its runtime config, reads its image metadata (spec, earlier status, or the registry),
 // creates one template per recommended deployment plus its custom templates (owned), and rolls the state
 // of every template of the model up into its own (docs/aim.md, "Models").
+
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
+import type { ImageRegistry } from '@modelplane/runtime/registry';
 import type { AIMImageMetadata } from '../../../apis/aim/index.ts';
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
 import {
@@ -11,19 +16,9 @@ import {
   PlanResult,
   pipelineReconciler,
 } from '../../../engine/index.ts';
-import {
-  type Controller,
-  ignoreOwnStatusWrites,
-  type KindRef,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
-import type { ImageRegistry } from '../catalog/registry.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
-import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import {
   AIMClusterModels,
   AIMClusterServiceTemplates,
@@ -32,6 +27,7 @@ import {
   type AnyModel,
   type AnyTemplate,
 } from '../shared/kinds.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import {
   type AimRuntimeConfig,

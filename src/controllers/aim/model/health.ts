@@ -5,8 +5,8 @@
 // kind: the engine rolls it up to Failed with ConfigValid=False (docs/controllers.md: "stop apply, fail resource"), and
 // the controllers watch both config kinds so the model recovers the moment the config appears.
 import { type FetchResult, invalidSpecError, type MaybeHealth } from '../../../engine/index.ts';
-import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
+import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 
 export const INVALID_IMAGE_REFERENCE = 'InvalidImageReference';
 

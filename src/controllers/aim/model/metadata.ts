@@ -2,6 +2,8 @@
 // call, for air-gapped clusters), else what an earlier reconcile stored in status.imageMetadata, else the
 // image's labels read from the registry once. Registry failures are categorised: a missing image is a
 // missing upstream (fix the spec), bad credentials are Auth, anything else is retried.
+
+import { type ImageRegistry, RegistryError } from '@modelplane/runtime/registry';
 import type { AIMImageMetadata } from '../../../apis/aim/index.ts';
 import {
   authError,
@@ -12,7 +14,6 @@ import {
   missingUpstreamError,
 } from '../../../engine/index.ts';
 import { metadataFromLabels } from '../catalog/image-metadata.ts';
-import { type ImageRegistry, RegistryError } from '../catalog/registry.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
 import type { AnyModel } from '../shared/kinds.ts';
 

@@ -1,5 +1,7 @@
 // The templates a model creates (docs/aim.md, "Models"), and the model's state rolled up from every
 // template of the model (its own and any a user wrote with the same spec.modelName). Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type {
   AIMCustomTemplate,
   AIMHardware,
@@ -9,7 +11,6 @@ import type {
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { derivedName } from '../../../common/model-storage/index.ts';
 import type { ComponentHealth } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { AIMClusterServiceTemplates, AIMServiceTemplates, type AnyModel, type AnyTemplate } from '../shared/kinds.ts';
 
 export const MODEL_LABEL = 'aim.eai.amd.com/model';

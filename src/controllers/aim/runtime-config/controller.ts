@@ -1,6 +1,10 @@
 // The runtime-config controllers: one skeleton, run once for AIMRuntimeConfig (namespaced) and once for
 // AIMClusterRuntimeConfig (cluster). They create nothing; they validate the config and report it in its
 // status (manual status on the engine), and watch Gateways so GatewayFound follows the Gateway's life.
+
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
 import {
   type DomainReconciler,
   type FetchResult,
@@ -9,23 +13,15 @@ import {
   PlanResult,
   pipelineReconciler,
 } from '../../../engine/index.ts';
-import {
-  type Controller,
-  ignoreOwnStatusWrites,
-  type KindRef,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import {
-  AIMClusterRuntimeConfigs,
   type AIMClusterRuntimeConfig,
+  AIMClusterRuntimeConfigs,
   type AIMRuntimeConfig,
   AIMRuntimeConfigs,
 } from '../shared/kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
-import { type GatewayCheck, gatewayCheckFor, gatewayKey, Gateways, type RuntimeConfigScope } from './gateway.ts';
+import { type GatewayCheck, Gateways, gatewayCheckFor, gatewayKey, type RuntimeConfigScope } from './gateway.ts';
 import { type RuntimeConfigObservation, type RuntimeConfigStatus, setRuntimeConfigStatus } from './status.ts';
 import { validateRuntimeConfigSpec } from './validate.ts';
 

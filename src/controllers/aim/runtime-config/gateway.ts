@@ -1,8 +1,9 @@
 // Which Gateway a runtime config's `routing.gatewayRef` points at, and whether the controller can check it.
 // A missing Gateway is not a syntax error (ConfigValid stays True) but every HTTPRoute built from the config
 // would dangle, so the config reports it as GatewayFound=False and is not Ready.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { GatewayParentRef, RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
 
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const Gateways = kindRef<KubeObject>(`${GATEWAY_API_GROUP}/v1`, 'Gateway');

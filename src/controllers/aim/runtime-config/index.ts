@@ -5,7 +5,7 @@ export {
   registerAimRuntimeConfigControllers,
   runtimeConfigPipeline,
 } from './controller.ts';
-export { type GatewayCheck, gatewayCheckFor, Gateways, type RuntimeConfigScope } from './gateway.ts';
+export { type GatewayCheck, Gateways, gatewayCheckFor, type RuntimeConfigScope } from './gateway.ts';
 export {
   CONDITION,
   type GatewayLookup,

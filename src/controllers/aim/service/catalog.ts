@@ -3,6 +3,8 @@
 // one selection picks among the model's templates; a model with no templates at all is served without one.
 // A Ready template with model sources needs a cache: a Shared one in the namespace (reused, created
 // without owner) or a Dedicated one owned by the service; the InferenceService waits for it to be Ready.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { derivedName } from '../../../common/model-storage/index.ts';
 import {
   type ComponentHealth,
@@ -13,21 +15,20 @@ import {
   type ObjectReader,
   type ResolvedReference,
 } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
+import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
 import { type SelectionResult, selectTemplate, type TemplateCandidate } from '../catalog/selection.ts';
 import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { listIndexed } from '../shared/indexed-list.ts';
 import {
-  type AIMService,
   AIMClusterServiceTemplates,
+  type AIMService,
   AIMServiceTemplates,
   type AIMTemplateCache,
   AIMTemplateCaches,
   type AnyTemplate,
 } from '../shared/kinds.ts';
 import { Nodes } from '../template/fetch.ts';
-import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 
 export type TemplateObservation =
   | { kind: 'none' }

@@ -1,7 +1,8 @@
 // The external kinds an AIMService becomes: KServe's InferenceService and Gateway API's HTTPRoute. Only
 // the fields the controller reads are typed; the objects are the API server's JSON.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { HTTPRoute, KubeCondition } from '../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
 
 export interface InferenceService extends KubeObject {
   spec?: { predictor?: Record<string, unknown> };

@@ -1,16 +1,14 @@
 // The thin AIMService controller: indexes and watches, then the pipeline. A service is reconciled when it
 // changes, when its InferenceService or HTTPRoute changes, when a runtime config it resolves changes, and
 // when a model it names (or whose image it serves) changes. Every lookup goes through a cache index.
-import {
-  type Controller,
-  HorizontalPodAutoscalers,
-  type IndexFunc,
-  ignoreFinalizerChange,
-  ignoreOwnStatusWrites,
-  keyOf,
-  type KubeObject,
-  type Manager,
-} from '../../../kube/index.ts';
+
+import type { IndexFunc } from '@modelplane/runtime/cache';
+import { HorizontalPodAutoscalers } from '@modelplane/runtime/client';
+import { type Controller, ignoreFinalizerChange, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, keyOf } from '@modelplane/runtime/meta';
+import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
+import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { finalizingReconciler, SERVICE_CACHE_CLEANUP, TEMPLATE_CACHE_CLEANUP_FINALIZER } from '../shared/finalizers.ts';
 import {
@@ -23,13 +21,11 @@ import {
   type AIMTemplateCache,
   AIMTemplateCaches,
 } from '../shared/kinds.ts';
-import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
-import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { MODEL_IMAGE_INDEX, modelImageIndex, modelMode } from './model.ts';
 import { AIM_SERVICE_CONTROLLER, inferenceServiceName } from './names.ts';
-import { kedaHpaName } from './replicas.ts';
 import { aimServicePipeline } from './reconciler.ts';
+import { kedaHpaName } from './replicas.ts';
 
 /** AIMServices by the models they may resolve: `<namespace>/<name>` or `/<name>` (cluster), by name or image */
 export const SERVICE_MODEL_INDEX = 'aim.eai.amd.com/service-model';

@@ -3,9 +3,10 @@
 // services with the same custom model share it: the name is derived from what defines the model). The
 // model controller then makes its template (inline sources: no discovery) and the chain continues as for
 // any model. Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMServiceSpec } from '../../../apis/aim/index.ts';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { AIMModels, type AIMService } from '../shared/kinds.ts';
 import { autoModelName, labelValueFor, MANAGED_BY, MANAGED_BY_LABEL, SERVICE_LABEL } from './names.ts';
 

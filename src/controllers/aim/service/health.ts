@@ -4,12 +4,12 @@
 // would stop every apply, including the one that fixes it (docs/controllers.md §9). They still set the
 // component condition False and make the service Degraded or Failed.
 import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
-import { runtimeConfigHealth, type AimRuntimeConfig } from '../shared/runtime-config-source.ts';
-import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
+import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { cacheHealth, templateHealth } from './catalog.ts';
+import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
 import { modelHealth } from './model.ts';
-import { servedPath } from './routing.ts';
 import type { ServiceObservation } from './plan.ts';
+import { servedPath } from './routing.ts';
 
 export function serviceHealth(
   obs: ServiceObservation,

@@ -15,21 +15,21 @@ export {
   OPERATOR_DEFAULT_SERVING_ENV,
   PREDICTOR_CONTAINER,
   PREDICTOR_PORT,
-  servingEnv,
   SHM_SIZE,
+  servingEnv,
 } from './inference-service.ts';
 export {
   describeModel,
   fetchServiceModel,
   isModelReady,
   MODEL_IMAGE_INDEX,
+  type ModelMode,
+  type ModelObject,
+  type ModelObservation,
   modelHealth,
   modelImageIndex,
   modelMissing,
-  type ModelMode,
   modelMode,
-  type ModelObject,
-  type ModelObservation,
   modelReference,
   retainDeletedModel,
   servedImage,
@@ -53,8 +53,8 @@ export {
 } from './names.ts';
 export {
   buildAutoModel,
-  describeRuntimeConfig,
   type DesiredService,
+  describeRuntimeConfig,
   desireService,
   effectiveConfig,
   planService,
@@ -62,10 +62,10 @@ export {
   type ServiceObservation,
 } from './plan.ts';
 export {
-  aimServicePipeline,
   type AimServicePipelineOptions,
-  aimServiceReconciler,
   type AimServiceStatus,
+  aimServicePipeline,
+  aimServiceReconciler,
   serviceState,
 } from './reconciler.ts';
 export {

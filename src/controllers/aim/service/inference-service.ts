@@ -1,9 +1,10 @@
 // The KServe InferenceService an AIMService runs as (docs/autoscaling.md): one custom predictor container,
 // `kserve-container`, running the model image on port 8000, with /dev/shm in memory. A custom container
 // needs no ServingRuntime, so it runs on any KServe install (RawDeployment/Standard mode). Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type EnvVar, mergeEnvByName } from '../../../common/env-merge/index.ts';
 import type { RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
 import {
   COMPONENT_LABEL,

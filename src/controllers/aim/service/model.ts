@@ -2,10 +2,12 @@
 // the service's namespace, else an AIMClusterModel; `spec.model.image` finds a model with that image (the
 // namespace first, through a cache index) or has one created; `spec.model.custom` serves its base image
 // directly. The fetch half reads the cache; the health half is pure.
+
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import type { AIMServiceSpec } from '../../../apis/aim/index.ts';
 import {
-  type ComponentHealth,
   bestCandidate,
+  type ComponentHealth,
   FetchResult,
   fetch,
   invalidSpecError,
@@ -14,9 +16,8 @@ import {
   type ResolvedReference,
   resolveWithStoredReference,
 } from '../../../engine/index.ts';
-import type { KindRef, KubeObject } from '../../../kube/index.ts';
-import { listIndexed } from '../shared/indexed-list.ts';
 import { parseImageReference } from '../shared/image-reference.ts';
+import { listIndexed } from '../shared/indexed-list.ts';
 import { type AIMClusterModel, AIMClusterModels, type AIMModel, AIMModels, type AIMService } from '../shared/kinds.ts';
 import { type CustomModelSpec, customModelName } from './custom-model.ts';
 

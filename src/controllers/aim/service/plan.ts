@@ -1,17 +1,18 @@
 // The AIMService planner. Pure: from the service, its resolved runtime config and what the fetch observed
 // to the desired children. `desireService` computes them once per reconcile (the engine's composeState),
 // and planResources, component health and status all read that one result.
-import { type FetchResult, type ObjectRef, PlanResult } from '../../../engine/index.ts';
-import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
-import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
-import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
-import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts';
-import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
-import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
+import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
+import { type FetchResult, type ObjectRef, PlanResult } from '../../../engine/index.ts';
+import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
+import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
+import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts';
 import { buildCustomModel, inheritedModelSpec } from './custom-model.ts';
+import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
 import { type ModelObservation, servedImage } from './model.ts';
 import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
 import { planRouting, type RoutingPlan } from './routing.ts';

@@ -1,6 +1,8 @@
 // The AIMService reconciler on the engine: fetch (cache reads only), compose (the pure planner's one
 // computation), plan, component health and the status fields of our own. The pipeline resolves the
 // runtime config and propagates labels; mapState gives docs/aim.md's state names.
+
+import { HorizontalPodAutoscalers } from '@modelplane/runtime/client';
 import type { ResolvedRuntimeConfigRef } from '../../../common/runtime-config/index.ts';
 import {
   type ComponentState,
@@ -13,19 +15,17 @@ import {
   type PipelineOptions,
   type ResolvedReference,
 } from '../../../engine/index.ts';
-import { HorizontalPodAutoscalers } from '../../../kube/index.ts';
+import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import {
-  aimRuntimeConfigSource,
   type AimRuntimeConfig,
+  aimRuntimeConfigSource,
   resolvedRuntimeConfigRef,
 } from '../shared/runtime-config-source.ts';
-import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
-import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
 import { fetchServiceCache, isTemplateReady, readyTemplate } from './catalog.ts';
-import { observeServiceTemplate } from './template-observation.ts';
 import { HTTPRoutes, InferenceServices } from './children.ts';
-import { servedPath } from './routing.ts';
 import { serviceHealth } from './health.ts';
+import { PREDICTOR_PORT } from './inference-service.ts';
 import {
   fetchServiceModel,
   isModelReady,
@@ -35,9 +35,10 @@ import {
   retainDeletedModel,
 } from './model.ts';
 import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
-import { PREDICTOR_PORT } from './inference-service.ts';
 import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
 import { kedaHpaName, replicaPlan, runtimeStatus } from './replicas.ts';
+import { servedPath } from './routing.ts';
+import { observeServiceTemplate } from './template-observation.ts';
 
 export interface AimServiceStatus extends EngineStatus {
   status?: string;

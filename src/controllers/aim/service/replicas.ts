@@ -3,8 +3,9 @@
 // `autoScaling`, `minReplicas`, `maxReplicas` is set: KServe's KEDA autoscaler between minReplicas (default 1)
 // and maxReplicas (default minReplicas) on the `autoScaling` metrics, the OpenTelemetry sidecar injected and
 // the vLLM port scraped. The status shows the KEDA HPA's view when it exists, else the spec's. Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMServiceSpec, AIMServiceStatus } from '../../../apis/aim/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { PREDICTOR_SUFFIX } from './names.ts';
 
 export const AUTOSCALER_CLASS_ANNOTATION = 'serving.kserve.io/autoscalerClass';

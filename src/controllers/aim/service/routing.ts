@@ -2,20 +2,21 @@
 // HTTPRoute that sends `<path>/*` on the configured gateway to the predictor Service with the prefix
 // rewritten to `/`. Pure. A problem that only the user can fix (bad template, no gateway, bad timeout)
 // comes back as data naming the field; the caller reports it without touching the InferenceService.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { resolveServiceRoutePath } from '../../../common/path-template/index.ts';
 import type { GatewayParentRef, RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
 import { GATEWAY_API_GROUP } from './children.ts';
 import {
   COMPONENT_LABEL,
   httpRouteName,
+  labelValueFor,
   MANAGED_BY,
   MANAGED_BY_LABEL,
   PREDICTOR_SERVICE_PORT,
   predictorServiceName,
   SERVICE_LABEL,
-  labelValueFor,
 } from './names.ts';
 
 export type RoutingPlan =

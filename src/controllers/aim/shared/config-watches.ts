@@ -4,15 +4,12 @@
 // cluster-scoped consumers) and the AIMClusterRuntimeConfig `<name>`, where name is runtimeConfigName or
 // `default`. A config event then enqueues exactly the consumers filed under it, which is what makes a
 // consumer with ConfigNotFound recover the moment its config is created.
+
+import type { IndexFunc } from '@modelplane/runtime/cache';
+import type { ControllerBuilder } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KindRef, type KubeObject, keyOf } from '@modelplane/runtime/meta';
 import { runtimeConfigLookupNamespace, runtimeConfigNameFor } from '../../../common/runtime-config/index.ts';
-import {
-  type ControllerBuilder,
-  type IndexFunc,
-  type KindRef,
-  keyOf,
-  type KubeObject,
-  type Manager,
-} from '../../../kube/index.ts';
 import { AIMClusterRuntimeConfigs, AIMRuntimeConfigs, type RuntimeConfigConsumer } from './kinds.ts';
 
 export const RUNTIME_CONFIG_INDEX = 'aim.eai.amd.com/runtime-config';

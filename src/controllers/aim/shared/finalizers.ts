@@ -3,18 +3,13 @@
 // references (Shared ones have no owner at all). Cleanup deletes only children that are not Ready: a Ready
 // cache or artifact holds downloaded weights the next service reuses; a Failed one would only be found and
 // reused broken. One still coming up that another live parent uses (a Shared cache other services wait on)
-// is left to them. The finalizer's life is src/kube's `finalizer()`, so a
+// is left to them. The finalizer's life is packages/runtime's `finalizer()`, so a
 // terminating namespace is never held up.
-import {
-  finalizer,
-  isConflict,
-  isNotFound,
-  type KindRef,
-  type KubeObject,
-  type ReconcileContext,
-  type Reconciler,
-  type Result,
-} from '../../../kube/index.ts';
+
+import { isConflict, isNotFound } from '@modelplane/runtime/client';
+import type { ReconcileContext, Reconciler, Result } from '@modelplane/runtime/controller';
+import { finalizer } from '@modelplane/runtime/finalizer';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { AIMArtifacts, AIMServices, AIMTemplateCaches } from './kinds.ts';
 import { AIM_PAUSE_ANNOTATIONS } from './reconcile-paused.ts';
 

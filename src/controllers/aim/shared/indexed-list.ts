@@ -1,7 +1,9 @@
 // Lists by a cache index when the reader is the informer cache (one map lookup), and by filtering a plain
 // list with the same index function otherwise (tests, live readers): the answer is the same either way.
+
+import { Cache, type IndexFunc } from '@modelplane/runtime/cache';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import type { ObjectReader } from '../../../engine/index.ts';
-import { Cache, type IndexFunc, type KindRef, type KubeObject } from '../../../kube/index.ts';
 
 export async function listIndexed<T extends KubeObject>(
   reader: ObjectReader,

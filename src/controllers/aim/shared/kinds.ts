@@ -1,5 +1,7 @@
 // Kind references and object types of the AIM API group, for controllers. The shapes come from the zod
 // schemas in src/apis/aim, so the CRDs and the controllers cannot drift apart.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type {
   AIMArtifactSpec,
   AIMArtifactStatus,
@@ -20,7 +22,6 @@ import type {
   RuntimeConfigStatus,
 } from '../../../apis/aim/index.ts';
 import { AIM_API_VERSION } from '../../../apis/aim/index.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
 
 export interface AIMService extends KubeObject {
   spec: AIMServiceSpec;

@@ -3,13 +3,8 @@
 // config of the same name), then the pure resolution of src/common/runtime-config. A missing explicit config
 // is a MissingUpstreamDependency with reason ConfigNotFound: the consumer goes Failed (docs/controllers.md), and the controllers
 // watch both config kinds so it is reconciled again the moment the config appears.
-import {
-  FetchResult,
-  fetch,
-  missingUpstreamError,
-  type ObjectReader,
-  type RuntimeConfigSource,
-} from '../../../engine/index.ts';
+
+import { deepFreeze } from '@modelplane/runtime/meta';
 import {
   type ResolvedRuntimeConfigRef,
   type RuntimeConfigResolution,
@@ -18,7 +13,13 @@ import {
   runtimeConfigLookupNamespace,
   runtimeConfigNameFor,
 } from '../../../common/runtime-config/index.ts';
-import { deepFreeze } from '../../../kube/index.ts';
+import {
+  FetchResult,
+  fetch,
+  missingUpstreamError,
+  type ObjectReader,
+  type RuntimeConfigSource,
+} from '../../../engine/index.ts';
 import { AIMClusterRuntimeConfigs, AIMRuntimeConfigs, type RuntimeConfigConsumer } from './kinds.ts';
 
 /** what every AIM planner sees as ctx.runtimeConfig */

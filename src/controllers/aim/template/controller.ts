@@ -2,6 +2,10 @@
 // "Templates"): discovery through a Job running the model image's dry-run, GPU gating from node labels
 // (NotAvailable ↔ Ready as nodes are relabelled), and, for a namespaced template with caching enabled, the
 // AIMTemplateCache named like it. One worker each, and one count of discovery Jobs for both (discovery-slots.ts).
+
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
 import {
   type Clock,
   type DomainReconciler,
@@ -11,18 +15,9 @@ import {
   pipelineReconciler,
   systemClock,
 } from '../../../engine/index.ts';
-import {
-  type Controller,
-  ignoreOwnStatusWrites,
-  type KindRef,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-} from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule, WRITE } from '../../rbac.ts';
 import { parseDiscoveryOutput, TEMPLATE_LABEL } from '../catalog/discovery.ts';
 import { watchRuntimeConfigs } from '../shared/config-watches.ts';
-import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import {
   AIMClusterModels,
   AIMClusterServiceTemplates,
@@ -31,12 +26,13 @@ import {
   AIMTemplateCaches,
   type AnyTemplate,
 } from '../shared/kinds.ts';
+import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
 import { type AimRuntimeConfig, aimRuntimeConfigSource } from '../shared/runtime-config-source.ts';
 import { currentJobName, discoveryStep } from './discovery-plan.ts';
 import { DiscoverySlots } from './discovery-slots.ts';
 import { DiscoveryJobs, fetchTemplateState, isDiscoveryJobActive, isDiscoveryThrottled, Nodes } from './fetch.ts';
-import { decorateTemplateStatus, planTemplate, templateHealth, type TemplateObservation } from './plan.ts';
+import { decorateTemplateStatus, planTemplate, type TemplateObservation, templateHealth } from './plan.ts';
 
 export const TEMPLATE_FIELD_MANAGER = 'aim-template-controller';
 

@@ -1,6 +1,8 @@
 // What a template reconcile reads: its model, the cluster's GPUs (node labels), its discovery Job and the
 // number of discovery Jobs running cluster-wide (all from the cache), the Job's output once it completed
 // (live, once), and the template cache it creates when caching is on.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
   type Clock,
   type FetchContext,
@@ -10,19 +12,18 @@ import {
   jobPodLog,
   missingUpstreamError,
 } from '../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
-import { clusterGpus } from '../catalog/gpu.ts';
 import { DISCOVERY_APP, DISCOVERY_APP_LABEL, discoverySpecHash, TEMPLATE_LABEL } from '../catalog/discovery.ts';
-import { currentJobName } from './discovery-plan.ts';
+import { clusterGpus } from '../catalog/gpu.ts';
 import {
   AIMClusterModels,
   AIMModels,
-  AIMTemplateCaches,
   type AIMTemplateCache,
+  AIMTemplateCaches,
   type AnyModel,
   type AnyTemplate,
 } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { currentJobName } from './discovery-plan.ts';
 
 export const Nodes = kindRef<KubeObject>('v1', 'Node');
 export const DiscoveryJobs = kindRef<Job>('batch/v1', 'Job');

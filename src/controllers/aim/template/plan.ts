@@ -1,6 +1,8 @@
 // The template planner, health and status (docs/aim.md, "Templates"). Pure: from the fetched state and the
 // discovery step to the Job and cache to apply, the components (RuntimeConfig, Model, Discovery, GPU) and
 // the status fields (profile, model sources, resolved hardware, discovery bookkeeping).
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMHardware, AIMServiceTemplateStatus } from '../../../apis/aim/index.ts';
 import {
   type ComponentHealth,
@@ -10,7 +12,6 @@ import {
   type MaybeHealth,
   PlanResult,
 } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { buildDiscoveryJob } from '../catalog/discovery.ts';
 import {
   GPU_DEVICE_ID_LABEL,

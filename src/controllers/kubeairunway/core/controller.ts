@@ -4,6 +4,11 @@
 // table gives the core, through the engine's one status-write path as `kubeairunway-core`. It has no finalizer
 // (providers hold their own). The thin part here adds what is not a condition: the selection metric, an
 // event when the provider changes, and one event per skipped CEL rule and generation.
+
+import { CustomResourceDefinitions } from '@modelplane/runtime/client';
+import { annotationsChanged, type Controller, generationChanged, or } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { objectKeyString } from '@modelplane/runtime/meta';
 import { Counter } from 'prom-client';
 import {
   CORE_FIELD_MANAGER,
@@ -21,15 +26,6 @@ import {
   PlanResult,
   toResult,
 } from '../../../engine/index.ts';
-import {
-  annotationsChanged,
-  CustomResourceDefinitions,
-  type Controller,
-  generationChanged,
-  type Manager,
-  objectKeyString,
-  or,
-} from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { ProviderLiveness } from './liveness.ts';
 import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';

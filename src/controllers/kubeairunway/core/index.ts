@@ -5,8 +5,8 @@ import type { ControllerSet } from '../../registry.ts';
 import { GATEWAY_RULES, type GatewayControllerOptions, registerGatewayController } from '../gateway/index.ts';
 import { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 
-export { type CoreDecision, type CoreInputs, type CoreStatus, planCoreStatus } from './plan.ts';
 export { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
+export { type CoreDecision, type CoreInputs, type CoreStatus, planCoreStatus } from './plan.ts';
 
 export function kubeairunwayCoreSet(
   opts: CoreControllerOptions & { gateway?: GatewayControllerOptions } = {},

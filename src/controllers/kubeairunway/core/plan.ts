@@ -16,8 +16,8 @@ import { providerReadiness, type SelectionResult, type SkippedRule, selectProvid
 import {
   admissionMessage,
   defaultModelDeployment,
-  validateModelDeployment,
   type ValidationIssue,
+  validateModelDeployment,
 } from '../validation/index.ts';
 
 /** the part of ModelDeployment.status the core writes (server-side apply as kubeairunway-core) */

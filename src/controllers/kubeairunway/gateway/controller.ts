@@ -4,6 +4,11 @@
 // Gateway, its route, its InferencePool or its provider's config changes. The Gateway API and pool kinds are
 // watched once the cluster serves them (a handler added then, as the providers watch their upstream kind),
 // so the operator starts, and reports CRDsNotAvailable, on a cluster without them.
+
+import { CustomResourceDefinitions } from '@modelplane/runtime/client';
+import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { controllerOf, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
 import {
   GATEWAY_FIELD_MANAGER,
   InferenceProviderConfigs,
@@ -12,19 +17,9 @@ import {
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_SETTLE_WINDOW_MS, Pipeline, toResult } from '../../../engine/index.ts';
-import {
-  type Controller,
-  controllerOf,
-  CustomResourceDefinitions,
-  ignoreOwnStatusWrites,
-  type KindRef,
-  type KubeObject,
-  type Manager,
-  objectKeyString,
-} from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { GATEWAY_API_VERSION, Gateways, HTTPRoutes, INFERENCE_POOL_API_VERSION, InferencePools } from './kinds.ts';
-import { gatewayReconciler, type GatewayReconcilerOptions } from './reconciler.ts';
+import { type GatewayReconcilerOptions, gatewayReconciler } from './reconciler.ts';
 
 export interface GatewayControllerOptions extends GatewayReconcilerOptions {
   settleWindowMs?: number;

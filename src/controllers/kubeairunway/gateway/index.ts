@@ -6,6 +6,14 @@ import { GATEWAY_API_GROUP, INFERENCE_POOL_GROUP } from './kinds.ts';
 
 export { type GatewayControllerOptions, registerGatewayController } from './controller.ts';
 export {
+  Gateways,
+  HTTPRoutes,
+  INFERENCE_POOL_API_VERSION,
+  INFERENCE_POOL_GROUP,
+  type InferencePool,
+  InferencePools,
+} from './kinds.ts';
+export {
   type GatewayInputs,
   type GatewayPlan,
   type GatewayStatus,
@@ -16,14 +24,6 @@ export {
 } from './plan.ts';
 export { buildRoute, gatewayEndpoint, MODEL_NAME_HEADER, type RouteBackend, routedModelName } from './route.ts';
 export { type GatewayChoice, type GatewayRef, selectGateway } from './select-gateway.ts';
-export {
-  Gateways,
-  HTTPRoutes,
-  INFERENCE_POOL_API_VERSION,
-  INFERENCE_POOL_GROUP,
-  type InferencePool,
-  InferencePools,
-} from './kinds.ts';
 
 /** what the gateway controller reads and writes */
 export const GATEWAY_RULES = [

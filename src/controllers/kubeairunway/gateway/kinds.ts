@@ -1,7 +1,8 @@
 // The Gateway API and Inference Extension kinds the gateway controller reads and writes. Only the fields it
 // uses are typed; the objects are the API server's JSON. HTTPRoute is the AIM controllers' definition.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes } from '../../aim/service/children.ts';
-import { kindRef, type KubeObject } from '../../../kube/index.ts';
 
 export { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes };
 

@@ -3,13 +3,13 @@
 // controller owns (status.gateway, status.endpoint.gatewayUrl) and the GatewayReady verdict with a message
 // that says what to do. `undefined` verdict: the gateway does not apply to this deployment (not enabled and
 // nothing to route through), and the controller owns nothing on it.
+
+import { controllerOf, type KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { categorize, httpRouteHealth } from '../../../engine/index.ts';
-import { controllerOf, type KubeObject } from '../../../kube/index.ts';
-import type { HTTPRoute, InferencePool } from './kinds.ts';
+import type { Gateway, HTTPRoute, InferencePool } from './kinds.ts';
 import { buildRoute, expandPattern, gatewayEndpoint, type RouteBackend, routedModelName } from './route.ts';
 import { type GatewayRef, selectGateway } from './select-gateway.ts';
-import type { Gateway } from './kinds.ts';
 
 export interface GatewayInputs {
   /** which of the APIs the cluster serves */

@@ -2,6 +2,8 @@
 // Gateways, the deployment's route, its provider's InferenceProviderConfig and pool, all from the cache;
 // compose decides (planGateway, pure); the plan applies or deletes the HTTPRoute; the manual status hook
 // writes only status.gateway, status.endpoint.gatewayUrl and GatewayReady, as `kubeairunway-gateway`.
+
+import { CustomResourceDefinitions } from '@modelplane/runtime/client';
 import {
   CONDITION_GATEWAY_READY,
   type InferenceProviderConfig,
@@ -18,7 +20,6 @@ import {
   PlanResult,
   quietWhenNew,
 } from '../../../engine/index.ts';
-import { CustomResourceDefinitions } from '../../../kube/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import {
   GATEWAY_API_VERSION,

@@ -2,18 +2,20 @@
 // named like the deployment, every path (prefix `/`) of requests whose X-Gateway-Model-Name header (set by
 // the gateway's body-based router from the request body's `model`) is the deployment's model name, to the
 // provider's InferencePool or, for providers without one, to the Service status.endpoint names.
+
+/** the header a body-based router sets from the request body's `model` */
+import { MODEL_NAME_HEADER } from '@modelplane/apimachinery/wellknown';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   MODEL_DEPLOYMENT_LABEL,
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { sanitizeLabelValue } from '../providers/common/index.ts';
 import { GATEWAY_API_GROUP, GATEWAY_API_VERSION, type Gateway, INFERENCE_POOL_GROUP } from './kinds.ts';
 
-/** the header a body-based router sets from the request body's `model` */
-export const MODEL_NAME_HEADER = 'X-Gateway-Model-Name';
+export { MODEL_NAME_HEADER };
 /** generation can be slow: the route allows a request this long (the public project's value) */
 export const ROUTE_REQUEST_TIMEOUT = '300s';
 

@@ -7,28 +7,28 @@
 // owns(): owns() would make the controller's start fail while the CRD is missing, which is exactly the
 // crash loop upstream had. The registration retries discovery and adds the watch when the CRD
 // appears.
+
 import {
+  type Controller,
+  ignoreFinalizerChange,
+  ignoreOwnStatusWrites,
+  or,
+  type Predicate,
+} from '@modelplane/runtime/controller';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import { controllerOf, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
+import {
+  FINALIZER_CLEANUP_TIMEOUT_MS,
+  HEARTBEAT_INTERVAL_MS,
+  KAR_GROUP,
   type ModelDeployment,
   ModelDeployments,
   providerFieldManager,
   providerFinalizer,
 } from '../../../apis/kubeairunway/index.ts';
-import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
-import {
-  type Controller,
-  controllerOf,
-  type KindRef,
-  ignoreFinalizerChange,
-  ignoreOwnStatusWrites,
-  type KubeObject,
-  type Logger,
-  type Manager,
-  objectKeyString,
-  or,
-  type Predicate,
-} from '../../../kube/index.ts';
-import { FINALIZER_CLEANUP_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS, KAR_GROUP } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
+import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
 import { StorageJobs, StoragePvcs } from '../storage/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { providerMetrics } from './metrics.ts';

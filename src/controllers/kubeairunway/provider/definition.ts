@@ -4,12 +4,13 @@
 // revert, identity-field recreation and status mapping written with server-side apply under the provider's
 // own field manager. Each provider (../providers/<name>/) supplies only what differs; its compatibility rules
 // and documented overrides live with the admission logic in ../validation/ (keyed by provider name).
+
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import type {
   InferenceProviderConfigSpec,
   ModelDeployment,
   ModelDeploymentPhase,
 } from '../../../apis/kubeairunway/index.ts';
-import type { KindRef, KubeObject } from '../../../kube/index.ts';
 
 /** the unified status a provider maps its upstream object to (docs/kubeairunway.md: "Status Mapping") */
 export interface MappedStatus {

@@ -2,6 +2,8 @@
 // overrides deep-merged in, then the skeleton's metadata (name and namespace of the ModelDeployment, the
 // propagated `kubeairunway.ai/` labels, the managed-by label, the identity record and the controller
 // ownerReference). Pure: the reconciler applies the result with server-side apply.
+
+import { controllerRef, type KubeObject } from '@modelplane/runtime/meta';
 import {
   LABEL_PREFIX,
   MANAGED_BY_LABEL,
@@ -9,7 +11,6 @@ import {
   type ModelDeployment,
   type ModelDeploymentSpec,
 } from '../../../apis/kubeairunway/index.ts';
-import { controllerRef, type KubeObject } from '../../../kube/index.ts';
 import {
   defaultModelDeployment,
   type IdentityChange,

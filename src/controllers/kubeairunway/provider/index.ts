@@ -10,9 +10,9 @@ export type { MappedStatus, ProviderDefinition } from './definition.ts';
 export {
   buildDesired,
   describeIdentityChanges,
+  type IdentityRecord,
   identityChangesSince,
   identityOf,
-  type IdentityRecord,
   ownedBy,
   recordedIdentity,
   refOf,

@@ -2,8 +2,9 @@
 // the lifecycle half of the reconcile (pause, finalizer, cleanup on deletion or when the deployment moves
 // to another provider, the cleanup timeout). Pure, so every branch is a table test; the reconciler
 // carries the step out.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { isReconcilePaused, type ModelDeployment, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { ownedBy } from './desired.ts';
 
 /** what the cache says about the upstream object of a deployment */

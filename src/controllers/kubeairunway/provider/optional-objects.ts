@@ -3,9 +3,11 @@
 // answers NoKindMatch) and what is there; the plan applies what `build` returns while the kind is served,
 // and deletes an object of ours that `build` no longer wants. A kind installed later is picked up at the
 // deployment's next reconcile.
+
+import { isNoKindMatch } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import type { ObjectReader, PlanResult } from '../../../engine/index.ts';
-import { isNoKindMatch, type KubeObject } from '../../../kube/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { ownedBy } from './desired.ts';
 

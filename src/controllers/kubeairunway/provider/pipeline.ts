@@ -4,7 +4,10 @@
 // outcome to the provider's part of the ModelDeployment status (status.ts). The engine does the rest: the
 // apply with the provider's field manager and a blockOwnerDeletion ownerReference, observing again after
 // the write, the settle window, the one status write, events.
+
+import { isNoKindMatch } from '@modelplane/runtime/client';
 import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
+import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
 import {
   type Clock,
   type ComponentState,
@@ -13,8 +16,6 @@ import {
   Pipeline,
   PlanResult,
 } from '../../../engine/index.ts';
-import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
-import { isNoKindMatch } from '../../../kube/index.ts';
 import {
   fetchStorage,
   markStorageConditions,

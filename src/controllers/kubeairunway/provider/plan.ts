@@ -4,8 +4,9 @@
 // Pending with the validation message until it passes), then as upstream's skeleton: compatibility, the
 // overrides, the transform, then the object already there (not ours → conflict; going away → wait; built
 // from other identity values → delete and recreate), else apply.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import {
   admissionMessage,
   checkProviderCompatibility,

@@ -3,6 +3,10 @@
 // engine (pipeline.ts). Reads come from the informer cache; writes here are the finalizer patch (JSON merge
 // patch with the resourceVersion as an optimistic lock, never a full update), the upstream delete on
 // cleanup and the Terminating status through the engine's one status-write path (writeOwnedStatus).
+
+import { isConflict, isNoKindMatch, isNotFound } from '@modelplane/runtime/client';
+import type { ReconcileContext, Reconciler, Result } from '@modelplane/runtime/controller';
+import { type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { type ModelDeployment, ModelDeployments, providerFinalizer } from '../../../apis/kubeairunway/index.ts';
 import {
   type Clock,
@@ -13,17 +17,6 @@ import {
   toResult,
   writeOwnedStatus,
 } from '../../../engine/index.ts';
-import {
-  isConflict,
-  isNoKindMatch,
-  isNotFound,
-  type KindRef,
-  kindRef,
-  type KubeObject,
-  type ReconcileContext,
-  type Reconciler,
-  type Result,
-} from '../../../kube/index.ts';
 import { storageDeletionMessage } from '../storage/index.ts';
 import { validateProviderOverrides } from '../validation/index.ts';
 import type { ProviderDefinition } from './definition.ts';

@@ -3,6 +3,10 @@
 // interval, and ready=false when it stops. It also finds out whether the upstream kind is served: when
 // the CRD is missing the provider does not crash-loop (upstream's provider did), it reports ready=false with
 // a condition saying so and retries discovery until the CRD appears.
+
+import { isNoKindMatch, type KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Runnable } from '@modelplane/runtime/manager';
 import {
   INFERENCE_PROVIDER_CONFIG_KIND,
   type InferenceProviderConfig,
@@ -12,7 +16,6 @@ import {
   MANAGED_BY_VALUE,
 } from '../../../apis/kubeairunway/index.ts';
 import { type Clock, type Condition, ConditionManager, silent, writeOwnedStatus } from '../../../engine/index.ts';
-import { isNoKindMatch, type KubeClient, type Logger, type Runnable } from '../../../kube/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { UPSTREAM_CRD_CONDITION } from './names.ts';
 import { crdMissingMessage } from './plan.ts';
@@ -27,7 +30,7 @@ export interface RegistrationOptions {
   onUpstreamServed: () => Promise<void> | void;
 }
 
-/** a leader-election Runnable of the provider's Manager (src/kube's Runnable) */
+/** a leader-election Runnable of the provider's Manager (packages/runtime's Runnable) */
 export class ProviderRegistration implements Runnable {
   readonly name: string;
   private served = false;

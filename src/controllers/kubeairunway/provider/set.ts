@@ -1,12 +1,13 @@
 // A provider as a controller set: `modelplane provider <name>` runs exactly one of these, and the RBAC it
 // declares is the whole of what it may do (deploy/rbac and the RBAC tests are generated from it). No rule
 // names Secrets: a provider passes secret references on and never reads one.
+
+import { parseApiVersion } from '@modelplane/runtime/meta';
 import {
   INFERENCE_PROVIDER_CONFIG_PLURAL,
   KAR_GROUP,
   MODEL_DEPLOYMENT_PLURAL,
 } from '../../../apis/kubeairunway/index.ts';
-import { parseApiVersion } from '../../../kube/index.ts';
 import { type PolicyRule, READ, rule } from '../../rbac.ts';
 import type { ControllerSet } from '../../registry.ts';
 import { type ProviderControllerOptions, registerProviderController } from './controller.ts';

@@ -3,6 +3,8 @@
 // ResourceCreated and Ready. Pure: from what the reconcile found to that status, with the engine's
 // ConditionManager keeping lastTransitionTime unless a condition's status or reason changes and deciding
 // which transitions become events.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   CONDITION_PROVIDER_COMPATIBLE,
   CONDITION_READY,
@@ -10,7 +12,6 @@ import {
   type ModelDeploymentPhase,
 } from '../../../apis/kubeairunway/index.ts';
 import { asInfo, asWarning, type Condition, ConditionManager, quietWhenNew, silent } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import type { MappedStatus } from './definition.ts';
 import { refOf } from './desired.ts';
 import { Reason } from './names.ts';

@@ -1,12 +1,13 @@
 // Why a ModelDeployment got its provider, for people (the dashboard): every registered provider with its
 // readiness, whether its capabilities match, and each CEL rule's outcome with its priority. Pure, and built
 // from the same pieces as selectProvider, so it cannot disagree with what the controller does.
+
+import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import {
   CONDITION_PROVIDER_SELECTED,
   type InferenceProviderConfig,
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
-import { evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 import { providerReadiness } from './readiness.ts';
 import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider } from './select.ts';

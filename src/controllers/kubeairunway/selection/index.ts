@@ -5,15 +5,15 @@ export { explainSelection } from './explain.ts';
 export type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 export { type ProviderReadiness, providerReadiness, staleAt } from './readiness.ts';
 export {
-  capabilityMismatch,
   type CompiledRule,
+  capabilityMismatch,
   type PreparedProvider,
   prepareProvider,
   requestedGpuTypes,
   type SelectionOptions,
   type SelectionReason,
   type SelectionResult,
-  selectProvider,
   type SkippedRule,
+  selectProvider,
   wantsGpu,
 } from './select.ts';

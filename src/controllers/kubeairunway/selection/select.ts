@@ -5,6 +5,8 @@
 // A rule that fails to compile, fails to evaluate or is not a bool is skipped and reported.
 //
 // CEL sees exactly one variable, `spec`: the ModelDeployment's spec as stored (integers as CEL ints).
+
+import { CelCompileError, type CelProgram, compileCel, evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import type {
   EngineCapability,
   InferenceProviderConfig,
@@ -12,7 +14,6 @@ import type {
   ModelDeploymentSpec,
 } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_GPU_TYPE, HEARTBEAT_STALE_AFTER_MS } from '../../../apis/kubeairunway/index.ts';
-import { CelCompileError, type CelProgram, compileCel, evaluateBool, toCel } from '@modelplane/apimachinery/cel';
 import { providerReadiness } from './readiness.ts';
 
 export type SelectionReason =

@@ -3,6 +3,8 @@
 // downloader, env and progress lines as an AIM artifact's download), and the ModelDownloaded condition:
 // progress while it runs, the cause and what to do when it fails, a retry after the retry interval, or at
 // once when the spec the Job was built from changed (a token Secret named, say). Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { KAR_GROUP, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { mergeEnvByName } from '../../../common/env-merge/index.ts';
 import {
@@ -18,7 +20,6 @@ import {
   retryDecision,
 } from '../../../common/model-storage/index.ts';
 import { classifyLogTail, type Job } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { hfTokenEnv, userEnv } from '../providers/common/env.ts';
 import { DOWNLOAD_JOB_SUFFIX } from '../validation/index.ts';
 import { type StorageBlock, type StorageCondition, storageLabels } from './pvcs.ts';

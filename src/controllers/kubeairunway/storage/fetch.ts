@@ -1,6 +1,8 @@
 // What a deployment's storage reconcile reads: its claims and its download Job from the informer cache, and
 // the downloader's log (live: pod logs are not cached) only while it tells something new: the Job runs,
 // failed, or finished and its success is not recorded yet. A deployment without storage reads nothing.
+
+import { kindRef } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { DOWNLOAD_CONTAINER, jobPhase } from '../../../common/model-storage/index.ts';
 import {
@@ -10,7 +12,6 @@ import {
   type PersistentVolumeClaim,
   type ReadClient,
 } from '../../../engine/index.ts';
-import { kindRef } from '../../../kube/index.ts';
 import { downloadJobName } from './download.ts';
 import { downloadedBefore, type StorageFetch } from './plan.ts';
 import { downloadVolume, resolveVolumes } from './volumes.ts';

@@ -1,17 +1,6 @@
 // A ModelDeployment's model storage (docs/kubeairunway.md, "Model storage"): the volumes as providers mount
 // them, and the managed PVCs and download Job the provider skeleton plans before the serving resource.
-export {
-  containerStorageFields,
-  downloadVolume,
-  HF_HOME_ENV,
-  modelCacheEnv,
-  podStorageFields,
-  type ResolvedVolume,
-  resolveVolumes,
-  storageDeletionMessage,
-  storagePodVolumes,
-  storageVolumeMounts,
-} from './volumes.ts';
+
 export { markStorageConditions, STORAGE_CONDITION_TYPES } from './conditions.ts';
 export {
   CONDITION_MODEL_DOWNLOADED,
@@ -28,10 +17,10 @@ export { fetchStorage, StorageJobs, StoragePvcs } from './fetch.ts';
 export {
   downloadedBefore,
   planStorage,
-  storageObjects,
   type StorageFetch,
   type StoragePlan,
   type StoragePlanOptions,
+  storageObjects,
 } from './plan.ts';
 export {
   CONDITION_STORAGE_READY,
@@ -41,3 +30,15 @@ export {
   type StorageCondition,
   storageLabels,
 } from './pvcs.ts';
+export {
+  containerStorageFields,
+  downloadVolume,
+  HF_HOME_ENV,
+  modelCacheEnv,
+  podStorageFields,
+  type ResolvedVolume,
+  resolveVolumes,
+  storageDeletionMessage,
+  storagePodVolumes,
+  storageVolumeMounts,
+} from './volumes.ts';

@@ -2,9 +2,10 @@
 // download Job once its PVC exists, the StorageReady and ModelDownloaded conditions, and whether the
 // provider's serving resource may be applied yet (only once every claim exists and the model is
 // downloaded). Pure: the provider's pipeline fetches (fetch.ts) and applies what this returns.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import type { Job, PersistentVolumeClaim } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { CONDITION_MODEL_DOWNLOADED, downloadJob, planDownload } from './download.ts';
 import { managedPvc, planPvcs, type StorageBlock, type StorageCondition } from './pvcs.ts';
 import { downloadVolume, resolveVolumes } from './volumes.ts';

@@ -1,6 +1,8 @@
 // The PVC half of a deployment's storage (docs/kubeairunway.md, "Model storage"): the managed PVCs to
 // create (`<deployment>-<volume>`, the volume's size, access mode and class, never changed once created) and
 // the StorageReady condition from what the cache holds for every claim. Pure.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -9,7 +11,6 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { buildModelPvc } from '../../../common/model-storage/index.ts';
 import type { PersistentVolumeClaim } from '../../../engine/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 import { sanitizeLabelValue } from '../providers/common/labels.ts';
 import type { ResolvedVolume } from './volumes.ts';
 

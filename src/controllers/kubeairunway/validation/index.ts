@@ -13,9 +13,9 @@ export {
   CONFIG_FIELDS,
   IDENTITY_FIELDS,
   type IdentityChange,
+  type IdentityField,
   identityChanges,
   identityChangeWarning,
-  type IdentityField,
 } from './identity.ts';
 export {
   argInBothPlaces,
@@ -49,8 +49,8 @@ export {
   type OverrideType,
   type OverrideValidation,
   PRIVILEGED_OVERRIDE_KEYS,
-  privilegedFieldMessage,
   PROVIDER_OVERRIDES,
+  privilegedFieldMessage,
   RESERVED_TOP_LEVEL_KEYS,
   validateProviderOverrides,
 } from './overrides.ts';
@@ -66,4 +66,4 @@ export {
   validateStorage,
 } from './storage.ts';
 export type { ValidationIssue, ValidationResult } from './types.ts';
-export { admissionMessage, validateModelDeployment, type ValidationContext } from './validate.ts';
+export { admissionMessage, type ValidationContext, validateModelDeployment } from './validate.ts';

@@ -1,14 +1,15 @@
 // The core's ModelDeployment validation: docs/kubeairunway.md's validation table (exact messages), override safety,
 // and the upstream webhook's bounds where docs/kubeairunway.md is silent. Pure and cheap: the validating webhook calls it
 // on every admission, and the core controller calls it at reconcile time when the webhook was bypassed.
+
+import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
 import type {
   InferenceProviderConfig,
   ModelDeployment,
   ModelDeploymentSpec,
 } from '../../../apis/kubeairunway/index.ts';
-import { parseQuantity, type Quantity } from '@modelplane/apimachinery/quantity';
-import { modelSourceOf, servingModeOf } from './defaults.ts';
 import { validateChildNames } from './child-names.ts';
+import { modelSourceOf, servingModeOf } from './defaults.ts';
 import { identityChanges, identityChangeWarning } from './identity.ts';
 import * as m from './messages.ts';
 import { validateProviderOverrides } from './overrides.ts';

@@ -17,8 +17,8 @@ export {
   type ProviderEntry,
   providerId,
   providerType,
-  refOf,
   type ResolvedEndpoints,
+  refOf,
 } from './providers.ts';
 export {
   type ConfigResolver,

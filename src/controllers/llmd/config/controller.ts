@@ -2,16 +2,11 @@
 // the cache. It watches the two ConfigMaps by name (global ones in the autoscaler's namespace; the saturation
 // one also namespace-local), parses and validates them, and reports each rejected entry in a log line and a
 // Warning event on the ConfigMap that names the entry and the field.
+
+import { type ConfigMap, ConfigMaps, Namespaces } from '@modelplane/runtime/client';
+import type { Controller, ReconcileContext, Request } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
 import { EXCLUDE_ANNOTATION } from '../../../apis/llmd/index.ts';
-import {
-  type ConfigMap,
-  ConfigMaps,
-  type Controller,
-  type Manager,
-  Namespaces,
-  type ReconcileContext,
-  type Request,
-} from '../../../kube/index.ts';
 import type { ConfigCache } from './cache.ts';
 import { type EntryProblem, parseOptimizationInterval, parseSaturationConfigMap } from './parse.ts';
 

@@ -2,6 +2,10 @@
 // (docs/autoscaling.md, "Asking for autoscaling"), owned by it, and removes it when the annotation goes.
 // Runs on the reconcile engine; it writes no status on the parent (the parent's own controllers own that),
 // and reports problems as Warning events on the parent.
+
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KindRef, kindRef } from '@modelplane/runtime/meta';
 import { AIM_API_VERSION } from '../../../apis/aim/index.ts';
 import { ModelDeployments } from '../../../apis/kubeairunway/index.ts';
 import {
@@ -12,7 +16,6 @@ import {
   PlanResult,
   pipelineReconciler,
 } from '../../../engine/index.ts';
-import { type KindRef, kindRef, type Logger, type Manager } from '../../../kube/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../kinds.ts';
 import { type Parent, parentLabel, planVariantAutoscaling, type ServingDeployment, wantsAutoscaling } from './plan.ts';
 

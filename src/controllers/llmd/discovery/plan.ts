@@ -1,6 +1,8 @@
 // A ModelDeployment or AIMService asks for saturation autoscaling with annotations (docs/autoscaling.md,
 // "Asking for autoscaling"); this pure planner turns one, and the Deployments serving it, into the
 // VariantAutoscaling the autoscaler sizes. The annotation names are the ones llm-d uses for discovery.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import {
   ACCELERATOR_LABEL,
   DEFAULT_MAX_REPLICAS,
@@ -8,7 +10,6 @@ import {
   DEFAULT_VARIANT_COST,
   LLMD_API_VERSION,
 } from '../../../apis/llmd/index.ts';
-import type { KubeObject } from '../../../kube/index.ts';
 
 export const MANAGED_ANNOTATION = 'llm-d.ai/managed';
 export const MODEL_ID_ANNOTATION = 'llm-d.ai/model-id';

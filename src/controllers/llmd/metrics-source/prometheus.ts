@@ -1,7 +1,7 @@
 // The Prometheus HTTP API metrics source: instant queries running the PromQL of docs/autoscaling.md,
 // "Metrics in". Series are selected by the vLLM `model_name` label and the `namespace` label Prometheus adds
 // from Kubernetes service discovery; results are keyed by the `pod` label.
-import { type PrometheusClientOptions, promqlString as q, queryPrometheus } from '../../../common/prometheus.ts';
+import { type PrometheusClientOptions, promqlString as q, queryPrometheus } from '@modelplane/runtime/prometheus';
 import type { MetricsSource, PodLoad } from './source.ts';
 
 export type PrometheusSourceOptions = PrometheusClientOptions;

@@ -1,15 +1,16 @@
 // The VariantAutoscaling controller: the only writer of a VA's status, events and wva_* metrics. It runs on
 // the reconcile engine with a fetch step that reads the target from the informer cache and the engine's
 // latest decision from the decision store (docs/autoscaling.md, "The loop").
-import { ACCELERATOR_LABEL } from '../../../apis/llmd/index.ts';
-import { type DomainReconciler, fetch, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
+
 import {
   type Controller,
   ignoreOwnStatusWrites,
-  type Manager,
   type ReconcileContext,
   type Request,
-} from '../../../kube/index.ts';
+} from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { ACCELERATOR_LABEL } from '../../../apis/llmd/index.ts';
+import { type DomainReconciler, fetch, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
 import type { DecisionStore, VariantDecision } from '../decisions.ts';
 import { AutoscaledDeployments, type VariantAutoscaling, VariantAutoscalings } from '../kinds.ts';
 import type { AutoscalerMetrics } from '../metrics.ts';

@@ -6,7 +6,6 @@ import {
   type RuntimeConfigSpec,
   resolveRuntimeConfig,
 } from '../../../../src/common/runtime-config/index.ts';
-import { FetchResult } from '../../../../src/engine/index.ts';
 import type {
   HTTPRoute,
   InferenceService,
@@ -16,6 +15,7 @@ import type {
 import { modelMode } from '../../../../src/controllers/aim/service/index.ts';
 import type { AIMModel, AIMService } from '../../../../src/controllers/aim/shared/kinds.ts';
 import type { AimRuntimeConfig } from '../../../../src/controllers/aim/shared/runtime-config-source.ts';
+import { FetchResult } from '../../../../src/engine/index.ts';
 
 export const NS = 'ml-team';
 export const QWEN_IMAGE = 'amdenterpriseai/aim-qwen-qwen3-32b:0.8.5';

@@ -4,16 +4,16 @@
 // undefined; the registry (evaluator.ts) picks the revision for the policy version being evaluated.
 import { goQuote } from '../../validation/field-errors.ts';
 import {
+  allContainers,
   type CheckFn,
   type ContainerView,
-  type PodSpecView,
-  type Violation,
-  allContainers,
   containerName,
   containersPhrase,
   joinQuote,
+  type PodSpecView,
   pluralize,
   sortedUnique,
+  type Violation,
 } from './pod-view.ts';
 
 export interface VersionedCheck {

@@ -12,8 +12,8 @@ import {
   validSeccompType,
 } from './checks-baseline.ts';
 import {
-  type CheckFn,
   allContainers,
+  type CheckFn,
   containerName,
   containersPhrase,
   isWindowsPod,

@@ -2,4 +2,4 @@
 // namespace through the pod-security.kubernetes.io labels.
 export { type PodSecurityAttributes, type PodSecurityConfig, podSecurityAdmission } from './admission.ts';
 export { evaluatePod, forbiddenDetail, forbiddenReason, MAX_POLICY_MINOR } from './evaluator.ts';
-export { type LevelVersion, type NamespacePolicy, policyFromLabels, levelVersionString } from './levels.ts';
+export { type LevelVersion, levelVersionString, type NamespacePolicy, policyFromLabels } from './levels.ts';

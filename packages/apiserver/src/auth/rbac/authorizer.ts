@@ -5,14 +5,14 @@
 import type { ObjectStore } from '../../storage/store.ts';
 import type { KubeObject, UserInfo } from '../../types.ts';
 import { aggregateMessage, goQuote } from '../../validation/field-errors.ts';
-import { type AuthzAttributes, type Authorizer, type Decision, GROUP_MASTERS } from '../types.ts';
+import { type Authorizer, type AuthzAttributes, type Decision, GROUP_MASTERS } from '../types.ts';
 import {
   type CompiledRule,
-  type PolicyRule,
-  type Subject,
   compileRule,
   describeSubject,
+  type PolicyRule,
   ruleAllows,
+  type Subject,
   subjectMatches,
 } from './rules.ts';
 

@@ -2,7 +2,7 @@
 // may only write a Role/ClusterRole whose rules they already hold (or with the `escalate` verb), and only
 // bind a role whose rules they hold (or with the `bind` verb). system:masters is exempt. Shaped as a
 // validating admission step so the write path can run it before committing.
-import { type StatusError, errors } from '../../errors.ts';
+import { errors, type StatusError } from '../../errors.ts';
 import type { AdmissionAttributes } from '../../objects/hooks.ts';
 import { deepEqual } from '../../objects/meta.ts';
 import type { KubeObject, UserInfo } from '../../types.ts';

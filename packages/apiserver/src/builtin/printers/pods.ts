@@ -1,6 +1,7 @@
 // The Pod printer: kube's READY / STATUS / RESTARTS derivation over init containers, sidecars and containers.
-import { AGE, col, NAME, type Printer } from './columns.ts';
+
 import { humanDuration } from '@modelplane/apimachinery';
+import { AGE, col, NAME, type Printer } from './columns.ts';
 import { arr, conditionStatus, int, isSet, type Obj, path, present, rec, since, str } from './format.ts';
 
 const isRestartableInit = (c: Obj | undefined) => c?.restartPolicy === 'Always';

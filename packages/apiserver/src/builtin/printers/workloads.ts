@@ -1,7 +1,8 @@
 // Printers for workload controllers and their templates: apps/v1, batch/v1, PodTemplate, ReplicationController.
+
+import { humanDuration } from '@modelplane/apimachinery';
 import { formatLabelSelector, formatLabels } from '../../selectors/labels.ts';
 import { AGE, col, NAME, type Printer, SELECTOR, WIDE_TEMPLATE } from './columns.ts';
-import { humanDuration } from '@modelplane/apimachinery';
 import {
   age,
   arr,

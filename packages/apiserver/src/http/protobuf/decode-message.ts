@@ -1,8 +1,8 @@
 // One protobuf message → the JSON Go's encoding/json would write for the struct gogo-protobuf decodes it into:
 // absent fields become Go zero values, then omitempty decides what is written (see messages.ts for flags).
-import { type FieldDef, type ScalarType, messageDef, wireTypeOf } from './schema.ts';
+import { type FieldDef, messageDef, type ScalarType, wireTypeOf } from './schema.ts';
 import { SPECIAL_DECODERS } from './special-messages.ts';
-import { ProtobufError, WIRE_BYTES, WireReader, fixed64ToNumber } from './wire.ts';
+import { fixed64ToNumber, ProtobufError, WIRE_BYTES, WireReader } from './wire.ts';
 
 const WIRE_NAMES = ['varint', 'fixed64', 'length-delimited', 'start-group', 'end-group', 'fixed32'];
 

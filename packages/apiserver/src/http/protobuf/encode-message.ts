@@ -2,7 +2,7 @@
 // in ascending number order; non-pointer scalars and structs always written (proto2 without omitempty);
 // pointers, []byte, lists and maps only when set; map entries sorted by key. Values of the wrong JSON type are
 // coerced the way a lenient decode would (a stored object was validated, so this is a safety net).
-import { type FieldDef, type ScalarType, messageDef } from './schema.ts';
+import { type FieldDef, messageDef, type ScalarType } from './schema.ts';
 import { SPECIAL_ENCODERS } from './special-encoders.ts';
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 import { WireWriter } from './wire-writer.ts';

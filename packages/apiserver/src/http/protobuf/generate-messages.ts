@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
-import { ROOT_MESSAGES, SPECIAL_MESSAGES, protoToShort } from './message-names.ts';
+import { protoToShort, ROOT_MESSAGES, SPECIAL_MESSAGES } from './message-names.ts';
 import { WireReader } from './wire.ts';
 
 interface ProtoField {

@@ -1,6 +1,7 @@
 // Parsed, cached views of the compact message table in messages.ts.
-import { MESSAGES } from './messages.ts';
+
 import { SPECIAL_MESSAGES } from './message-names.ts';
+import { MESSAGES } from './messages.ts';
 import { ProtobufError, WIRE_BYTES, WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT } from './wire.ts';
 
 export type ScalarType =

@@ -2,8 +2,8 @@
 // killed as soon as they return), and durability against power loss comes from fdatasync, either after
 // every append ('always') or in groups shared by every write made while the previous fdatasync ran ('batch').
 import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { encodeRecord } from './record-codec.ts';
 import { LOG_MAGIC, logPath, writeFileAtomically } from './data-files.ts';
+import { encodeRecord } from './record-codec.ts';
 
 export type Durability = 'always' | 'batch';
 

@@ -22,9 +22,9 @@ import { type Durability, LogWriter } from './log-writer.ts';
 import { type LogEntry, recoverInto } from './recovery.ts';
 import { type SnapshotState, writeSnapshot } from './snapshot.ts';
 
-export { DataFileCorruptError } from './record-codec.ts';
 export { DataDirError } from './data-files.ts';
 export type { Durability } from './log-writer.ts';
+export { DataFileCorruptError } from './record-codec.ts';
 
 export interface PersistenceOptions {
   /** 'batch' (default): flush() waits for a shared fdatasync; 'always': every write is fdatasynced inside commit() */

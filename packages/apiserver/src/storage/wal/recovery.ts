@@ -7,11 +7,11 @@ import type { KubeObject } from '../../types.ts';
 import type { ObjectStore } from '../store.ts';
 import { LOG_MAGIC, logPath, planRecovery } from './data-files.ts';
 import {
-  DataFileCorruptError,
   checkMagic,
+  DataFileCorruptError,
   parsePayload,
-  scanRecords,
   type ScannedRecord,
+  scanRecords,
   type TornTail,
 } from './record-codec.ts';
 import { checkStoredObject, readSnapshot } from './snapshot.ts';

@@ -2,18 +2,19 @@
 // framed by record-codec): a header {format, version, generation, rv, objects}, one {k, o} record per
 // object (k = storage key), and a trailer {end: true, objects}. Written to a .tmp file, fsynced, renamed
 // and the directory fsynced, so a snapshot file that exists is complete; a missing trailer is corruption.
-import { open, rename, rm } from 'node:fs/promises';
+
 import { readFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import type { KubeObject } from '../../types.ts';
+import { fsyncDir, SNAPSHOT_MAGIC, snapshotPath } from './data-files.ts';
 import {
-  DataFileCorruptError,
   checkMagic,
+  DataFileCorruptError,
   encodeRecord,
   parsePayload,
-  scanRecords,
   type ScannedRecord,
+  scanRecords,
 } from './record-codec.ts';
-import { SNAPSHOT_MAGIC, fsyncDir, snapshotPath } from './data-files.ts';
 
 const FORMAT = 'modelplane-snapshot';
 const VERSION = 1;

@@ -4,7 +4,7 @@
 import type { ApiServer } from '../../index.ts';
 import { realServiceAccountKubeconfig, startRealControlPlane } from '../../real/index.ts';
 import type { KubeObject } from '../../types.ts';
-import { raw, type RawTarget } from '../raw.ts';
+import { type RawTarget, raw } from '../raw.ts';
 import type { BackendCluster, BackendOptions } from './types.ts';
 
 async function installCrd(target: RawTarget, crd: KubeObject): Promise<void> {

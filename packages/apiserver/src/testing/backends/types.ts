@@ -1,7 +1,8 @@
 // What a test-cluster backend provides. A backend starts an API server that kubectl and the operator's
 // client can talk to, with the requested CRDs installed and Established, and stops it again.
-import type { ApiServer, ApiServerOptions } from '../../index.ts';
+
 import type { AuditEntry } from '../../audit.ts';
+import type { ApiServer, ApiServerOptions } from '../../index.ts';
 import type { RealControlPlane } from '../../real/index.ts';
 import type { KubeObject } from '../../types.ts';
 

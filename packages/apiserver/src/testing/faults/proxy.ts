@@ -5,8 +5,9 @@
 // kube-apiserver writes for that error — and it drops, stalls and expires the watches it relays. Faults are
 // scoped by the user kube-apiserver would see (identity.ts). docs/real-kubernetes.md says how each fault
 // maps onto the embedded server's.
-import { Agent, request as httpsRequest, createServer, type Server } from 'node:https';
-import type { IncomingMessage, IncomingHttpHeaders, ServerResponse } from 'node:http';
+
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors, type StatusError } from '../../errors.ts';

@@ -3,9 +3,9 @@
 // a repository's tags (both paginated by Link headers), with credentials from image pull secrets. Docker
 // Hub has no catalog: its repositories are listed through Hub's own API, one namespace at a time. A mirror
 // maps a registry host to another base URL (`modelplane dev` points docker.io at its simulated registry).
-import { isForbidden, isNotFound, type KubeClient, Secrets } from '../../../../kube/index.ts';
+import { isForbidden, isNotFound, type KubeClient, Secrets } from '@modelplane/runtime/client';
+import { type ImageRegistry, type RegistryAuth, RegistryError } from '@modelplane/runtime/registry';
 import { parseImageReference } from '../../shared/image-reference.ts';
-import { type ImageRegistry, type RegistryAuth, RegistryError } from '../registry.ts';
 import {
   credentialHost,
   credentialsFor,

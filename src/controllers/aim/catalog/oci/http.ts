@@ -3,7 +3,7 @@
 // are any, cached until it expires; or Basic), and every failure turned into a RegistryError whose kind
 // says what to do (Auth: credentials; NotFound: the name; Unavailable: retry; Invalid: a bad answer).
 import { createHash } from 'node:crypto';
-import { RegistryError, type RegistryErrorKind } from '../registry.ts';
+import { RegistryError, type RegistryErrorKind } from '@modelplane/runtime/registry';
 import { parseChallenge, type RegistryCredentials } from './credentials.ts';
 
 export interface RegistryRequest {

@@ -5,8 +5,9 @@
 // Hugging Face id without an image becomes `model.custom`: the AIM base image loading that repository
 // (`hf://<id>`, also passed as AIM_MODEL_ID). A derived `aim-<model>` image name would only exist for the
 // models AMD has packaged, while the base image serves any repository.
-import { AMD_GPU_TYPE, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
+
 import type { AIMServiceSpec } from '../../../../apis/aim/index.ts';
+import { AMD_GPU_TYPE, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
 import { mergeEnvByName } from '../../../../common/env-merge/index.ts';
 import type { AIMService } from '../../../aim/shared/kinds.ts';
 import { defaultModelDeployment, modelSourceOf } from '../../validation/index.ts';

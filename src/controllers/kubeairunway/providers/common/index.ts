@@ -1,7 +1,8 @@
 // What the built-in providers share: labels, env by reference, engine flags, status helpers, the refusal of
 // fields an upstream kind cannot carry, and the shape of a built-in definition.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { BuiltinProvider, ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../../kube/index.ts';
 import type { ProviderDefinition } from '../../provider/definition.ts';
 import { DEFAULT_PROVIDER_SPECS } from '../../selection/default-providers.ts';
 import { PROVIDER_DISPLAY_NAMES } from '../../validation/index.ts';

@@ -4,8 +4,9 @@
 // services.VllmWorker.multinode.nodeCount) and is merged last, so it can refine anything above.
 // `epp` configures the endpoint-picker component of upstream's Gateway integration, which this provider
 // does not build (there is no Epp service to apply it to): validation accepts it, the patch leaves it out.
-import { FRONTEND_SERVICE, frontendEnv } from './transform.ts';
+
 import { isPlainObject, mergePatch } from '../common/index.ts';
+import { FRONTEND_SERVICE, frontendEnv } from './transform.ts';
 
 const FIELD = 'spec.provider.overrides';
 

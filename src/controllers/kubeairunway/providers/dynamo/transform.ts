@@ -18,10 +18,10 @@ import {
 } from '../common/index.ts';
 import {
   DGD_KIND,
+  DYNAMO_API_VERSION,
   type DynamoComponent,
   type DynamoGraphDeployment,
   type DynamoResourceAmounts,
-  DYNAMO_API_VERSION,
 } from './types.ts';
 
 export const DYNAMO_VERSION = '1.1.1';

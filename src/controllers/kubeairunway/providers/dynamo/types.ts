@@ -1,7 +1,8 @@
 // The parts of NVIDIA Dynamo's DynamoGraphDeployment (nvidia.com/v1alpha1) the provider writes and reads.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { EnvVar } from '../../../../common/env-merge/index.ts';
 import type { KubeCondition } from '../../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../../kube/index.ts';
 
 export const DYNAMO_API_VERSION = 'nvidia.com/v1alpha1';
 export const DGD_KIND = 'DynamoGraphDeployment';

@@ -2,15 +2,15 @@
 import { builtinProvider } from '../common/index.ts';
 import { workspaceStatus } from './status.ts';
 import { workspaceFor } from './transform.ts';
-import { type Workspace, WORKSPACE_RESOURCE, Workspaces } from './types.ts';
+import { WORKSPACE_RESOURCE, type Workspace, Workspaces } from './types.ts';
 
 export { KAITO_SERVICE_PORT, workspaceStatus } from './status.ts';
 export { GGUF_URL_ARG, KAITO_INFERENCE_PORT, LLAMACPP_CONTAINER, workspaceFor } from './transform.ts';
 export {
   KAITO_API_VERSION,
-  type Workspace,
   WORKSPACE_KIND,
   WORKSPACE_RESOURCE,
+  type Workspace,
   type WorkspaceInference,
   type WorkspacePreset,
   type WorkspaceResource,

@@ -1,7 +1,8 @@
 // The parts of KAITO's Workspace (kaito.sh/v1beta1) the provider writes and reads. `resource` and
 // `inference` sit at the root of the object, not under a spec.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { KubeCondition } from '../../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../../kube/index.ts';
 
 export const KAITO_API_VERSION = 'kaito.sh/v1beta1';
 export const WORKSPACE_KIND = 'Workspace';

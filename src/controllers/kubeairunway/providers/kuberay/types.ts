@@ -1,6 +1,7 @@
 // The parts of KubeRay's RayService (ray.io/v1) the provider writes and reads.
+
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import type { KubeCondition } from '../../../../engine/index.ts';
-import { kindRef, type KubeObject } from '../../../../kube/index.ts';
 
 export const RAY_API_VERSION = 'ray.io/v1';
 export const RAYSERVICE_KIND = 'RayService';

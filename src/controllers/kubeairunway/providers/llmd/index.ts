@@ -1,6 +1,7 @@
 // The llm-d provider: plain vLLM Deployments, a Service and (where served) an InferencePool, no CRD
 // (requiresCRD: false), registered and run like the others (`modelplane provider llmd`, alias `llm-d`).
-import { Deployments, type KubeObject } from '../../../../kube/index.ts';
+import { Deployments } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { builtinProvider } from '../common/index.ts';
 import { inferencePoolObject } from './pool.ts';
 import { vllmDeploymentStatus } from './status.ts';

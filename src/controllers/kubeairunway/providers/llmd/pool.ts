@@ -2,8 +2,9 @@
 // pool (`<name>-pool`, the pods' selector, port 8000) that the Gateway routes to through the endpoint
 // picker `<name>-epp`. The provider creates it while the cluster serves inference.networking.k8s.io/v1 and
 // the deployment does not turn the gateway off; the gateway controller routes the deployment to it.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../../kube/index.ts';
 import { INFERENCE_POOL_GROUP, InferencePools } from '../../gateway/kinds.ts';
 import type { OptionalObject } from '../../provider/definition.ts';
 import { modelLabels } from '../common/index.ts';

@@ -1,8 +1,9 @@
 // Deployment status → unified phase, as llm-d's provider reads it: Available=True → Running;
 // Progressing=False with ProgressDeadlineExceeded → Failed with its message; otherwise Deploying (Pending
 // before the Deployment controller has said anything). The endpoint is the Service of the same name.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../../kube/index.ts';
 import type { MappedStatus } from '../../provider/definition.ts';
 import { findCondition, nonNegativeInt, staleStatus } from '../common/index.ts';
 import { VLLM_PORT } from './transform.ts';

@@ -2,8 +2,10 @@
 // CRD, so a cluster without KAITO, Dynamo or KubeRay can still serve a model. The Deployment is the
 // provider's upstream object (its status is mapped); the Service is an extra object the skeleton applies
 // beside it. The selector label is set after the user's pod labels, so a podTemplate label cannot break it.
+
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { DEFAULT_GPU_TYPE, MODEL_DEPLOYMENT_LABEL, type ModelDeployment } from '../../../../apis/kubeairunway/index.ts';
-import type { KubeObject } from '../../../../kube/index.ts';
+import { containerStorageFields, podStorageFields } from '../../storage/index.ts';
 import {
   derivedEngineFlags,
   modelEnv,
@@ -13,7 +15,6 @@ import {
   renderEngineArgs,
   sanitizeLabelValue,
 } from '../common/index.ts';
-import { containerStorageFields, podStorageFields } from '../../storage/index.ts';
 
 export const VLLM_IMAGE = 'vllm/vllm-openai:v0.9.1';
 export const VLLM_PORT = 8000;

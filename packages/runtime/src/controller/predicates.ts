@@ -1,0 +1,108 @@
+// Event filters applied before an event enqueues anything. They cut reconciles caused by changes a
+// controller does not care about, above all its own status writes (each of which is an update event).
+
+import { deepEqual } from '../meta/equality.ts';
+import type { KubeObject } from '../meta/types.ts';
+
+export type ObjectEvent<T extends KubeObject = KubeObject> =
+  | { type: 'add'; obj: T }
+  | { type: 'update'; old: T; obj: T }
+  | { type: 'delete'; obj: T };
+
+export type Predicate<T extends KubeObject = KubeObject> = (ev: ObjectEvent<T>) => boolean;
+
+/**
+ * Updates pass only when metadata.generation changed (spec edits; not status or metadata-only writes).
+ * Kinds that have no generation at all (ConfigMaps, Secrets, …) always pass, because for them nothing
+ * would ever pass otherwise.
+ */
+export function generationChanged<T extends KubeObject>(): Predicate<T> {
+  return (ev) => {
+    if (ev.type !== 'update') return true;
+    const a = ev.old.metadata.generation;
+    const b = ev.obj.metadata.generation;
+    if (a === undefined && b === undefined) return true;
+    return a !== b;
+  };
+}
+
+export function labelsChanged<T extends KubeObject>(): Predicate<T> {
+  return (ev) => ev.type !== 'update' || !deepEqual(ev.old.metadata.labels ?? {}, ev.obj.metadata.labels ?? {});
+}
+
+export function annotationsChanged<T extends KubeObject>(): Predicate<T> {
+  return (ev) =>
+    ev.type !== 'update' || !deepEqual(ev.old.metadata.annotations ?? {}, ev.obj.metadata.annotations ?? {});
+}
+
+/** drops updates that carry no new resourceVersion (relist replays) */
+export function resourceVersionChanged<T extends KubeObject>(): Predicate<T> {
+  return (ev) => ev.type !== 'update' || ev.old.metadata.resourceVersion !== ev.obj.metadata.resourceVersion;
+}
+
+/** drops updates where the object is being deleted and nothing else matters */
+export function deletionStarted<T extends KubeObject>(): Predicate<T> {
+  return (ev) => ev.type === 'update' && !ev.old.metadata.deletionTimestamp && !!ev.obj.metadata.deletionTimestamp;
+}
+
+function withoutStatus(obj: KubeObject): unknown {
+  const { status: _s, metadata, ...rest } = obj;
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
+  return { ...rest, metadata: meta };
+}
+
+function othersManagedFields(obj: KubeObject, fieldManager: string): unknown {
+  return (obj.metadata.managedFields ?? []).filter((e) => e.manager !== fieldManager);
+}
+
+/**
+ * Drops an update whose only change is to `.status` (and managedFields) made by `fieldManager` itself.
+ * A status change by anyone else, or any change outside status, passes.
+ */
+export function ignoreOwnStatusWrites<T extends KubeObject>(fieldManager: string): Predicate<T> {
+  return (ev) => {
+    if (ev.type !== 'update') return true;
+    if (!deepEqual(withoutStatus(ev.old), withoutStatus(ev.obj))) return true;
+    if (deepEqual(ev.old.status, ev.obj.status)) {
+      // nothing but resourceVersion/managedFields moved: only interesting if someone else did it
+      return !deepEqual(othersManagedFields(ev.old, fieldManager), othersManagedFields(ev.obj, fieldManager));
+    }
+    const ours = (ev.obj.metadata.managedFields ?? []).some((e) => e.manager === fieldManager);
+    if (!ours) return true;
+    return !deepEqual(othersManagedFields(ev.old, fieldManager), othersManagedFields(ev.obj, fieldManager));
+  };
+}
+
+function withoutFinalizers(obj: KubeObject): unknown {
+  const { resourceVersion: _rv, managedFields: _mf, finalizers: _f, ...meta } = obj.metadata;
+  return { ...obj, metadata: meta };
+}
+
+/**
+ * Drops an update whose only change is `finalizer` being added to or removed from metadata.finalizers:
+ * the controller that holds that finalizer wrote it, acts on the patched object in the same reconcile,
+ * and needs no second reconcile for its own patch. Deletion (deletionTimestamp) always shows as a change.
+ */
+export function ignoreFinalizerChange<T extends KubeObject>(finalizer: string): Predicate<T> {
+  return (ev) => {
+    if (ev.type !== 'update') return true;
+    const before = ev.old.metadata.finalizers ?? [];
+    const after = ev.obj.metadata.finalizers ?? [];
+    if (deepEqual(before, after)) return true;
+    const others = (fs: readonly string[]) => fs.filter((f) => f !== finalizer);
+    if (!deepEqual(others(before), others(after))) return true;
+    return !deepEqual(withoutFinalizers(ev.old), withoutFinalizers(ev.obj));
+  };
+}
+
+export function and<T extends KubeObject>(...ps: Predicate<T>[]): Predicate<T> {
+  return (ev) => ps.every((p) => p(ev));
+}
+
+export function or<T extends KubeObject>(...ps: Predicate<T>[]): Predicate<T> {
+  return (ev) => ps.some((p) => p(ev));
+}
+
+export function not<T extends KubeObject>(p: Predicate<T>): Predicate<T> {
+  return (ev) => !p(ev);
+}

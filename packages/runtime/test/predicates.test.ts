@@ -1,0 +1,234 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  and,
+  annotationsChanged,
+  generationChanged,
+  ignoreFinalizerChange,
+  ignoreOwnStatusWrites,
+  labelsChanged,
+  not,
+  type ObjectEvent,
+  or,
+  resourceVersionChanged,
+} from '../src/controller/predicates.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../src/meta/types.ts';
+
+const mf = (manager: string, time: string, subresource?: string): ManagedFieldsEntry => ({
+  manager,
+  operation: 'Apply',
+  time,
+  ...(subresource ? { subresource } : {}),
+  fieldsType: 'FieldsV1',
+  fieldsV1: {},
+});
+
+function widget(
+  over: {
+    gen?: number;
+    rv?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    spec?: unknown;
+    status?: unknown;
+    managedFields?: ManagedFieldsEntry[];
+  } = {},
+): KubeObject {
+  return {
+    apiVersion: 'test.modelplane.io/v1',
+    kind: 'Widget',
+    metadata: {
+      name: 'w',
+      namespace: 'ns',
+      generation: over.gen ?? 1,
+      resourceVersion: over.rv ?? '1',
+      labels: over.labels ?? { a: '1' },
+      annotations: over.annotations ?? {},
+      managedFields: over.managedFields ?? [mf('user', 't0')],
+    },
+    spec: over.spec ?? { size: 1 },
+    status: over.status ?? { ready: false },
+  };
+}
+
+const update = (old: KubeObject, obj: KubeObject): ObjectEvent => ({ type: 'update', old, obj });
+const withMeta = (o: KubeObject, meta: Partial<KubeObject['metadata']>): KubeObject => ({
+  ...o,
+  metadata: { ...o.metadata, ...meta },
+});
+const OURS = 'example.com/cleanup';
+
+describe('predicates', () => {
+  const cases: Array<{ name: string; pred: (ev: ObjectEvent) => boolean; ev: ObjectEvent; want: boolean }> = [
+    {
+      name: 'generationChanged passes adds',
+      pred: generationChanged(),
+      ev: { type: 'add', obj: widget() },
+      want: true,
+    },
+    {
+      name: 'generationChanged passes deletes',
+      pred: generationChanged(),
+      ev: { type: 'delete', obj: widget() },
+      want: true,
+    },
+    {
+      name: 'generationChanged passes a spec change',
+      pred: generationChanged(),
+      ev: update(widget(), widget({ gen: 2, rv: '2' })),
+      want: true,
+    },
+    {
+      name: 'generationChanged drops a status write',
+      pred: generationChanged(),
+      ev: update(widget(), widget({ rv: '2', status: { ready: true } })),
+      want: false,
+    },
+    {
+      name: 'generationChanged passes kinds without generation',
+      pred: generationChanged(),
+      ev: update(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', resourceVersion: '1' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', resourceVersion: '2' } },
+      ),
+      want: true,
+    },
+    {
+      name: 'labelsChanged passes a label edit',
+      pred: labelsChanged(),
+      ev: update(widget(), widget({ labels: { a: '2' } })),
+      want: true,
+    },
+    {
+      name: 'labelsChanged drops a spec edit',
+      pred: labelsChanged(),
+      ev: update(widget(), widget({ gen: 2, spec: { size: 3 } })),
+      want: false,
+    },
+    {
+      name: 'annotationsChanged passes an annotation edit',
+      pred: annotationsChanged(),
+      ev: update(widget(), widget({ annotations: { x: 'y' } })),
+      want: true,
+    },
+    {
+      name: 'resourceVersionChanged drops a replay',
+      pred: resourceVersionChanged(),
+      ev: update(widget(), widget()),
+      want: false,
+    },
+    {
+      name: 'ignoreOwnStatusWrites drops our own status apply',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget({ managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), mf('ctrl', 't2', 'status')] }),
+      ),
+      want: false,
+    },
+    {
+      name: 'ignoreOwnStatusWrites drops our first status apply (entry appears)',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget(),
+        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+      ),
+      want: false,
+    },
+    {
+      name: 'ignoreOwnStatusWrites passes a status write by someone else',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget({ managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+        widget({
+          rv: '2',
+          status: { ready: true },
+          managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status'), mf('other', 't2', 'status')],
+        }),
+      ),
+      want: true,
+    },
+    {
+      name: 'ignoreOwnStatusWrites passes a status write when we never wrote status',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(widget(), widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0')] })),
+      want: true,
+    },
+    {
+      name: 'ignoreOwnStatusWrites passes a spec change',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget(),
+        widget({ gen: 2, rv: '2', spec: { size: 2 }, managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+      ),
+      want: true,
+    },
+    {
+      name: 'ignoreOwnStatusWrites passes adds',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: { type: 'add', obj: widget() },
+      want: true,
+    },
+    {
+      name: 'ignoreFinalizerChange drops our finalizer being added (and its managedFields entry)',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(
+        widget(),
+        withMeta(widget({ rv: '2', managedFields: [mf('user', 't0'), mf('ctrl', 't1')] }), { finalizers: [OURS] }),
+      ),
+      want: false,
+    },
+    {
+      name: 'ignoreFinalizerChange drops our finalizer being removed',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(
+        withMeta(widget(), { finalizers: ['other/x', OURS] }),
+        withMeta(widget({ rv: '2' }), { finalizers: ['other/x'] }),
+      ),
+      want: false,
+    },
+    {
+      name: 'ignoreFinalizerChange passes another finalizer moving',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(widget(), withMeta(widget({ rv: '2' }), { finalizers: ['other/x'] })),
+      want: true,
+    },
+    {
+      name: 'ignoreFinalizerChange passes our finalizer with a spec change',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(widget(), withMeta(widget({ rv: '2', gen: 2, spec: { size: 2 } }), { finalizers: [OURS] })),
+      want: true,
+    },
+    {
+      name: 'ignoreFinalizerChange passes the deletion that comes with it',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(
+        withMeta(widget(), { finalizers: [OURS, 'other/x'] }),
+        withMeta(widget({ rv: '2' }), { finalizers: ['other/x'], deletionTimestamp: '2026-01-01T00:00:00Z' }),
+      ),
+      want: true,
+    },
+    {
+      name: 'ignoreFinalizerChange passes updates that leave finalizers alone',
+      pred: ignoreFinalizerChange(OURS),
+      ev: update(widget(), widget({ rv: '2', status: { ready: true } })),
+      want: true,
+    },
+    {
+      name: 'and() needs all',
+      pred: and(generationChanged(), labelsChanged()),
+      ev: update(widget(), widget({ gen: 2 })),
+      want: false,
+    },
+    {
+      name: 'or() needs one',
+      pred: or(generationChanged(), labelsChanged()),
+      ev: update(widget(), widget({ gen: 2 })),
+      want: true,
+    },
+    { name: 'not() inverts', pred: not(generationChanged()), ev: update(widget(), widget({ gen: 2 })), want: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(c.pred(c.ev), c.want));
+  }
+});

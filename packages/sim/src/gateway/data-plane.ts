@@ -1,0 +1,228 @@
+// The simulated Gateway's data plane in `modelplane dev` (docs/kubeairunway.md, "Gateway on the dev
+// cluster"): each programmed Gateway of the simulated class gets its own loopback address in the cluster's
+// pod network (`<podNetwork>.255.<n>`) and an HTTP server on each HTTP listener's port there. A request is
+// routed as a Gateway with a body-based router routes it: the body's `model` becomes the
+// X-Gateway-Model-Name header, the accepted HTTPRoutes' rules pick a backendRef (by weight), and the request
+// is proxied, streamed both ways, to a ready pod behind that Service or InferencePool. A port the process
+// may not bind (80 without privileges) is served on a free port of the same address instead, reported as
+// the address `sim.modelplane.io/HostPort` (`ip:port`) so clients still find it.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@modelplane/runtime/log';
+import type { Manager } from '@modelplane/runtime/manager';
+import type { Listener } from '../operators/gateway-attach.ts';
+import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
+import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
+
+export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface GatewayAddress {
+  type: string;
+  value: string;
+}
+
+/** what the simulated Gateway controller asks of a data plane */
+export interface GatewayAddressSource {
+  /** serves the Gateway's HTTP listeners (once per listener set) and returns its status addresses */
+  addresses(namespace: string, name: string, listeners: readonly Listener[]): Promise<GatewayAddress[]>;
+  release(namespace: string, name: string): Promise<void>;
+}
+
+interface Served {
+  signature: string;
+  servers: http.Server[];
+  addresses: GatewayAddress[];
+}
+
+export interface GatewayDataPlaneOptions {
+  /** the dev cluster's 127.N pod network; Gateways get 127.N.255.1, .2, … */
+  podNetwork: string;
+  local?: LocalServiceRegistry;
+  log?: Logger;
+}
+
+export class GatewayDataPlane implements GatewayAddressSource {
+  private readonly served = new Map<string, Promise<Served>>();
+  private readonly ips = new Map<string, string>();
+  private readonly backends: BackendResolver;
+  private readonly log: Logger | undefined;
+  private roundRobin = 0;
+
+  constructor(
+    mgr: Pick<Manager, 'cache'>,
+    private readonly opts: GatewayDataPlaneOptions,
+  ) {
+    this.backends = new BackendResolver(mgr, opts.local);
+    this.log = opts.log;
+  }
+
+  async addresses(namespace: string, name: string, listeners: readonly Listener[]): Promise<GatewayAddress[]> {
+    const key = `${namespace}/${name}`;
+    const served = listeners.filter((l) => l.protocol === 'HTTP');
+    const signature = JSON.stringify(served.map((l) => [l.name, l.port]));
+    const current = await this.served.get(key)?.catch(() => undefined);
+    if (current?.signature === signature) return current.addresses;
+    if (current) await closeAll(current.servers);
+    const p = this.serve(namespace, name, served, signature);
+    this.served.set(key, p);
+    return (await p).addresses;
+  }
+
+  async release(namespace: string, name: string): Promise<void> {
+    const key = `${namespace}/${name}`;
+    const current = await this.served.get(key)?.catch(() => undefined);
+    this.served.delete(key);
+    if (current) await closeAll(current.servers);
+  }
+
+  async close(): Promise<void> {
+    const all = await Promise.allSettled([...this.served.values()]);
+    this.served.clear();
+    await Promise.all(all.map((r) => (r.status === 'fulfilled' ? closeAll(r.value.servers) : undefined)));
+  }
+
+  private ipFor(key: string): string {
+    let ip = this.ips.get(key);
+    if (!ip) {
+      ip = `${this.opts.podNetwork}.255.${this.ips.size + 1}`;
+      this.ips.set(key, ip);
+    }
+    return ip;
+  }
+
+  private async serve(namespace: string, name: string, listeners: Listener[], signature: string): Promise<Served> {
+    const ip = this.ipFor(`${namespace}/${name}`);
+    const servers: http.Server[] = [];
+    const addresses: GatewayAddress[] = [];
+    for (const l of listeners) {
+      const server = http.createServer((req, res) => void this.handle(namespace, name, req, res));
+      const bound = await listen(server, l.port, ip);
+      servers.push(server);
+      const port = (server.address() as AddressInfo).port;
+      const host = (server.address() as AddressInfo).address;
+      if (bound === 'asked') addresses.push({ type: 'IPAddress', value: host });
+      else addresses.push({ type: HOST_PORT_ADDRESS_TYPE, value: `${host}:${port}` });
+      this.log?.info('gateway listener serving', {
+        gateway: `${namespace}/${name}`,
+        listener: l.name,
+        url: `http://${host}:${port}`,
+      });
+    }
+    // one address per distinct value: the first listener's says where the Gateway is
+    const unique = addresses.filter((a, i) => addresses.findIndex((b) => b.value === a.value) === i);
+    return { signature, servers, addresses: unique };
+  }
+
+  private async handle(namespace: string, name: string, req: http.IncomingMessage, res: http.ServerResponse) {
+    try {
+      const body = await readBody(req);
+      const url = new URL(req.url ?? '/', 'http://gateway');
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      const model = modelOfBody(body, headers['content-type']);
+      if (model !== undefined) headers[MODEL_NAME_HEADER] = model;
+      const request: RoutedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        headers,
+        query: url.searchParams,
+        ...(headers.host ? { host: headers.host } : {}),
+      };
+      const decision = routeRequest(await this.backends.attachedRoutes(namespace, name), request);
+      const what = `${request.method} ${request.path}${model !== undefined ? ` (model "${model}")` : ''}`;
+      if (!decision)
+        return sendError(res, 404, `no HTTPRoute on Gateway ${namespace}/${name} matches ${what}`, 'NotFoundError');
+      const ref = pickBackend(decision.rule.backendRefs ?? [], Math.random());
+      const route = `HTTPRoute ${decision.route.namespace}/${decision.route.name}`;
+      if (!ref) return sendError(res, 500, `${route} has no backend for ${what}`, 'InternalServerError');
+      const targets = await this.backends.resolve(ref, decision.route.namespace);
+      if (targets.length === 0)
+        return sendError(
+          res,
+          503,
+          `${route}: no ready endpoint behind ${ref.kind ?? 'Service'} ${ref.name}`,
+          'ServiceUnavailableError',
+        );
+      proxy(req, res, body, headers, targets[this.roundRobin++ % targets.length]!);
+    } catch (err) {
+      sendError(res, 502, `gateway error: ${(err as Error).message}`, 'BadGatewayError');
+    }
+  }
+}
+
+/** 'asked' when bound to the port asked for; 'free' when that was refused and a free one was taken */
+async function listen(server: http.Server, port: number, ip: string): Promise<'asked' | 'free'> {
+  const attempt = (p: number, host: string) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await attempt(port, ip);
+    return 'asked';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // no 127.N alias on this machine (macOS): any free port of 127.0.0.1
+    await attempt(0, code === 'EADDRNOTAVAIL' ? '127.0.0.1' : ip);
+    return 'free';
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) req.destroy(new Error(`request body over ${MAX_BODY_BYTES} bytes`));
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function proxy(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Buffer,
+  headers: Record<string, string | undefined>,
+  target: string,
+): void {
+  const t = new URL(target);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && k !== 'connection') out[k] = v;
+  out.host = t.host;
+  out['content-length'] = String(body.length);
+  const upstream = http.request(
+    { hostname: t.hostname, port: t.port, method: req.method, path: req.url, headers: out },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    },
+  );
+  upstream.on('error', (err) => sendError(res, 502, `backend ${target}: ${err.message}`, 'BadGatewayError'));
+  upstream.end(body);
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string, type: string): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message, type, code: status } }));
+}
+
+function closeAll(servers: http.Server[]): Promise<void> {
+  return Promise.all(
+    servers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        }),
+    ),
+  ).then(() => undefined);
+}

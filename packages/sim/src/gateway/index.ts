@@ -1,0 +1,18 @@
+// The simulated Gateway's data plane for `modelplane dev` (docs/kubeairunway.md, "Gateway on the dev cluster").
+export {
+  type GatewayAddress,
+  type GatewayAddressSource,
+  GatewayDataPlane,
+  type GatewayDataPlaneOptions,
+  HOST_PORT_ADDRESS_TYPE,
+} from './data-plane.ts';
+export {
+  type AttachedRoute,
+  type BackendRef,
+  MODEL_NAME_HEADER,
+  modelOfBody,
+  pickBackend,
+  type RoutedRequest,
+  type RouteRule,
+  routeRequest,
+} from './routing.ts';

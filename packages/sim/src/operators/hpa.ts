@@ -1,0 +1,231 @@
+// The simulated HorizontalPodAutoscaler controller (kube-controller-manager's, for `modelplane dev`): every
+// sync period it reads each HPA's External metrics from Prometheus (where prometheus-adapter would get them
+// on a cluster), computes the replicas with the HPA algorithm (tolerance 0.1; AverageValue: ceil(value /
+// target); Value: ceil(current × value / target)), holds scale-downs for the stabilization window, and
+// scales the target Deployment within [minReplicas, maxReplicas]. Resource metrics are not simulated; HPAs
+// KEDA owns are left to the KEDA simulator. This is what closes the saturation autoscaler's loop in dev
+// (docs/autoscaling.md, "Actuation").
+
+import type { ReconcileContext, Request } from '@modelplane/runtime/controller';
+import type { Manager } from '@modelplane/runtime/manager';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { type PrometheusClientOptions, promqlString, queryPrometheus } from '@modelplane/runtime/prometheus';
+import { buildConditions } from './conditions.ts';
+import { SimDeployments } from './kinds.ts';
+import { applyStatus } from './workload.ts';
+
+export const HPA_CONTROLLER = 'horizontal-pod-autoscaler';
+const TOLERANCE = 0.1;
+
+interface MetricTarget {
+  type: 'Value' | 'AverageValue' | 'Utilization';
+  value?: string | number;
+  averageValue?: string | number;
+}
+
+interface HpaMetric {
+  type: string;
+  external?: { metric: { name: string; selector?: { matchLabels?: Record<string, string> } }; target: MetricTarget };
+}
+
+interface Hpa extends KubeObject {
+  spec?: {
+    scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string };
+    minReplicas?: number;
+    maxReplicas?: number;
+    metrics?: HpaMetric[];
+    behavior?: {
+      scaleDown?: { stabilizationWindowSeconds?: number };
+      scaleUp?: { stabilizationWindowSeconds?: number };
+    };
+  };
+  status?: {
+    conditions?: Array<{
+      type: string;
+      status: string;
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+    }>;
+    lastScaleTime?: string;
+  };
+}
+
+const Hpas = kindRef<Hpa>('autoscaling/v2', 'HorizontalPodAutoscaler');
+
+export interface HpaSimulatorOptions {
+  prometheus: PrometheusClientOptions;
+  /** how often each HPA is evaluated (kube's default is 15 s) */
+  syncPeriodMs?: number;
+}
+
+/** the replicas one metric asks for, as the HPA computes them */
+export function replicasFor(target: MetricTarget, value: number, current: number): number | undefined {
+  const q = (v: string | number | undefined) => (v === undefined ? undefined : Number.parseFloat(String(v)));
+  if (target.type === 'AverageValue') {
+    const t = q(target.averageValue);
+    if (!t) return undefined;
+    const ratio = value / (t * Math.max(1, current));
+    return Math.abs(ratio - 1) <= TOLERANCE && current > 0 ? current : Math.ceil(value / t);
+  }
+  if (target.type === 'Value') {
+    const t = q(target.value);
+    if (!t) return undefined;
+    const ratio = value / t;
+    return Math.abs(ratio - 1) <= TOLERANCE ? current : Math.ceil(current * ratio);
+  }
+  return undefined;
+}
+
+export function registerHpaSimulator(mgr: Manager, opts: HpaSimulatorOptions): void {
+  const period = opts.syncPeriodMs ?? 3_000;
+  const recommendations = new Map<string, Array<{ at: number; replicas: number }>>();
+  mgr
+    .controller(HPA_CONTROLLER)
+    .for(Hpas)
+    .complete(async (req, ctx) => {
+      await syncHpa(req, ctx, opts, recommendations);
+      return { requeueAfter: period };
+    });
+}
+
+async function syncHpa(
+  req: Request,
+  ctx: ReconcileContext,
+  opts: HpaSimulatorOptions,
+  recs: Map<string, Array<{ at: number; replicas: number }>>,
+): Promise<void> {
+  const key = `${req.namespace}/${req.name}`;
+  const hpa = await ctx.cache.get(Hpas, req.name, req.namespace);
+  if (!hpa || hpa.metadata.labels?.['app.kubernetes.io/managed-by'] === 'keda-operator') return void recs.delete(key);
+  const ref = hpa.spec?.scaleTargetRef;
+  const deployment =
+    ref?.kind === 'Deployment' ? await ctx.cache.get(SimDeployments, ref.name ?? '', req.namespace) : undefined;
+  const conds = (c: Parameters<typeof buildConditions>[1]) =>
+    buildConditions(hpa.status?.conditions as never, c).map(({ observedGeneration: _o, ...x }) => x);
+  if (!deployment) {
+    await applyStatus(ctx, hpa, {
+      currentReplicas: 0,
+      desiredReplicas: 0,
+      conditions: conds([
+        {
+          type: 'AbleToScale',
+          status: false,
+          reason: 'FailedGetScale',
+          message: `the HPA controller was unable to get the target's current scale: deployments.apps "${ref?.name}" not found`,
+        },
+      ]),
+    });
+    return;
+  }
+  const current = deployment.spec?.replicas ?? 1;
+  const proposals: number[] = [];
+  const currentMetrics: unknown[] = [];
+  let failure: string | undefined;
+  for (const m of hpa.spec?.metrics ?? []) {
+    if (m.type !== 'External' || !m.external) continue;
+    const sel = m.external.metric.selector?.matchLabels ?? {};
+    const promql = `sum(${m.external.metric.name}{${Object.entries(sel)
+      .map(([k, v]) => `${k}=${promqlString(v)}`)
+      .join(',')}})`;
+    try {
+      const r = await queryPrometheus(opts.prometheus, promql, ctx.signal);
+      if (r.length === 0) throw new Error(`no series for ${promql}`);
+      const value = Number(r[0]!.value[1]);
+      const replicas = replicasFor(m.external.target, value, current);
+      if (replicas !== undefined) proposals.push(replicas);
+      currentMetrics.push({
+        type: 'External',
+        external: {
+          metric: m.external.metric,
+          current:
+            m.external.target.type === 'AverageValue'
+              ? { averageValue: String(Math.round((value / Math.max(1, current)) * 1000) / 1000) }
+              : { value: String(value) },
+        },
+      });
+    } catch (err) {
+      failure = (err as Error).message;
+    }
+  }
+  const min = hpa.spec?.minReplicas ?? 1;
+  const max = hpa.spec?.maxReplicas ?? current;
+  if (proposals.length === 0) {
+    await applyStatus(ctx, hpa, {
+      currentReplicas: current,
+      desiredReplicas: current,
+      currentMetrics,
+      conditions: conds([
+        {
+          type: 'AbleToScale',
+          status: true,
+          reason: 'SucceededGetScale',
+          message: "the HPA controller was able to get the target's current scale",
+        },
+        {
+          type: 'ScalingActive',
+          status: false,
+          reason: 'FailedGetExternalMetric',
+          message: `the HPA was unable to compute the replica count: ${failure ?? 'no External metric to act on'}`,
+        },
+      ]),
+    });
+    return;
+  }
+  const now = Date.now();
+  const raw = Math.min(max, Math.max(min, Math.max(...proposals)));
+  const window = (hpa.spec?.behavior?.scaleDown?.stabilizationWindowSeconds ?? 300) * 1000;
+  const history = (recs.get(`${req.namespace}/${req.name}`) ?? []).filter((r) => now - r.at <= window);
+  history.push({ at: now, replicas: raw });
+  recs.set(`${req.namespace}/${req.name}`, history);
+  // scale-down stabilization: the highest recommendation within the window
+  const desired = raw < current ? Math.max(...history.map((r) => r.replicas)) : raw;
+  const scaled = desired;
+  if (scaled !== current) {
+    await ctx.client.patch(
+      SimDeployments,
+      deployment.metadata.name ?? '',
+      req.namespace,
+      { spec: { replicas: scaled } },
+      'merge',
+      { subresource: 'scale' },
+    );
+    ctx.recorder.event(
+      hpa,
+      'Normal',
+      'SuccessfulRescale',
+      `New size: ${scaled}; reason: external metric above target`,
+      'Scale',
+    );
+  }
+  await applyStatus(ctx, hpa, {
+    currentReplicas: current,
+    desiredReplicas: scaled,
+    currentMetrics,
+    ...(scaled !== current
+      ? { lastScaleTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+      : hpa.status?.lastScaleTime
+        ? { lastScaleTime: hpa.status.lastScaleTime }
+        : {}),
+    conditions: conds([
+      {
+        type: 'AbleToScale',
+        status: true,
+        reason: 'ReadyForNewScale',
+        message: 'recommended size matches current size',
+      },
+      {
+        type: 'ScalingActive',
+        status: true,
+        reason: 'ValidMetricFound',
+        message: 'the HPA was able to successfully calculate a replica count from external metric',
+      },
+      {
+        type: 'ScalingLimited',
+        status: raw === min || raw === max,
+        reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange',
+        message: 'the desired count is within the acceptable range',
+      },
+    ]),
+  });
+}
