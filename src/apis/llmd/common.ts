@@ -35,6 +35,8 @@ export const CONDITION_OPTIMIZATION_READY = 'OptimizationReady';
 export const REASONS = {
   targetFound: 'TargetFound',
   targetNotFound: 'TargetNotFound',
+  /** a second VariantAutoscaling names a target another one claimed first */
+  duplicateTarget: 'DuplicateTarget',
   metricsFound: 'MetricsFound',
   metricsMissing: 'MetricsMissing',
   metricsStale: 'MetricsStale',

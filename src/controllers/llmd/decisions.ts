@@ -2,6 +2,7 @@
 // metrics), plus a bounded history per variant for charts (docs/autoscaling.md, "Decision history").
 import type { ModelAnalysis } from './saturation/analyzer.ts';
 import type { Decision, ModelOutcome } from './saturation/cycle.ts';
+import type { Withheld } from './saturation/evidence.ts';
 
 export interface VariantDecision extends Decision {
   readonly namespace: string;
@@ -21,6 +22,10 @@ export interface VariantDecision extends Decision {
   readonly load?: { readonly kvCacheUsage: number; readonly queueLength: number };
   /** how the metrics read went for this model: undefined = fine */
   readonly metricsProblem?: { readonly reason: 'MetricsMissing' | 'PrometheusError'; readonly message: string };
+  /** outcome `withheld`: why the variant got no decision (its target is then the kept value, not published) */
+  readonly withheld?: Withheld;
+  /** invalid or stale samples of a variant decided from its other replicas */
+  readonly sampleProblem?: Withheld;
 }
 
 /** one point of a variant's history: what a chart of replicas and load over time needs, without the words */

@@ -92,6 +92,7 @@ export class SaturationEngine implements Runnable {
     let variants = 0;
     for (const g of gathered) {
       for (const d of this.decide(g, cycle, time)) {
+        this.logChange(d);
         this.opts.decisions.record(d);
         keys.push(`${d.namespace}/${d.name}`);
         variants++;
@@ -109,6 +110,23 @@ export class SaturationEngine implements Runnable {
     return { cycle, models: gathered.length, variants, durationMs };
   }
 
+  /** every change of a published target is logged with its reason: the trail each replica change follows */
+  private logChange(d: VariantDecision): void {
+    if (d.outcome === 'withheld' || d.outcome === 'skipped') return;
+    const before = this.opts.decisions.latest(d.namespace, d.name);
+    const from = before && before.outcome !== 'withheld' && before.outcome !== 'skipped' ? before.target : d.current;
+    if (from === d.target) return;
+    this.opts.log.info('scaling decision', {
+      variantAutoscaling: `${d.namespace}/${d.name}`,
+      cycle: d.cycle,
+      from,
+      to: d.target,
+      current: d.current,
+      action: d.action,
+      reason: d.reason,
+    });
+  }
+
   private decide(g: GatheredModel, cycle: number, time: string): VariantDecision[] {
     const result = optimizeModel(g.input);
     if (result.outcome === 'skipped')
@@ -124,7 +142,21 @@ export class SaturationEngine implements Runnable {
           nonSaturatedReplicas: result.analysis.nonSaturatedReplicas,
         }
       : undefined;
-    return result.decisions.map((d) => {
+    const withheld: VariantDecision[] = g.withheld.map((w) => ({
+      name: w.name,
+      target: w.previousDesired ?? w.current,
+      action: 'no-change',
+      reason: w.withheld.message,
+      outcome: 'withheld',
+      namespace: g.input.namespace,
+      modelID: g.input.modelID,
+      cycle,
+      time,
+      current: w.current,
+      replicasWithMetrics: 0,
+      withheld: w.withheld,
+    }));
+    const decided = result.decisions.map((d) => {
       const extra = g.extras.get(d.name);
       const state = g.input.variants.find((v) => v.name === d.name);
       return {
@@ -138,8 +170,10 @@ export class SaturationEngine implements Runnable {
         ...(analysis ? { analysis } : {}),
         ...(extra?.load ? { load: extra.load } : {}),
         ...(g.metricsProblem ? { metricsProblem: g.metricsProblem } : {}),
+        ...(extra?.sampleProblem ? { sampleProblem: extra.sampleProblem } : {}),
       };
     });
+    return [...decided, ...withheld];
   }
 
   private schedule(delayMs: number): void {

@@ -83,6 +83,7 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
     decisions,
     metrics,
     metricsSource: opts.metricsSource.description,
+    ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
   });
   if (opts.discovery !== false) await registerDiscoveryControllers(mgr, log);
   const engine = new SaturationEngine({

@@ -1,9 +1,17 @@
 // Gathers one cycle's inputs: VariantAutoscalings, their Deployments and pods from the informer cache (no
 // API-server request), thresholds from the config cache, replica load from the metrics source. Grouped per
-// model and namespace, since all variants of a model are optimised together.
+// model and namespace, since all variants of a model are optimised together. A variant without evidence (no
+// target, a target another VA claimed first, no replica with usable metrics, an excluded namespace) is set
+// aside with the reason and takes no part in its model's decision (saturation/evidence.ts).
 
+import { Namespaces } from '@modelplane/runtime/client';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
-import { ACCELERATOR_LABEL, CONTROLLER_INSTANCE_LABEL, DEFAULT_VARIANT_COST } from '../../apis/llmd/index.ts';
+import {
+  ACCELERATOR_LABEL,
+  CONTROLLER_INSTANCE_LABEL,
+  DEFAULT_VARIANT_COST,
+  EXCLUDE_ANNOTATION,
+} from '../../apis/llmd/index.ts';
 import { type ConfigSnapshot, resolveSaturationConfig } from './config/cache.ts';
 import {
   AutoscaledDeployments,
@@ -15,11 +23,19 @@ import {
   VariantAutoscalings,
 } from './kinds.ts';
 import type { MetricsSource, PodLoad } from './metrics-source/source.ts';
-import type { ReplicaMetrics } from './saturation/analyzer.ts';
 import type { ModelInput } from './saturation/cycle.ts';
+import {
+  checkSamples,
+  DEFAULT_STALE_AFTER_SECONDS,
+  duplicateMessage,
+  duplicateTargets,
+  sampleProblem,
+  type Withheld,
+  withheldForSamples,
+} from './saturation/evidence.ts';
 import type { VariantState } from './saturation/targets.ts';
 
-/** the informer-cache reads the engine needs (packages/runtime's Cache provides them) */
+/** the informer-cache reads the engine needs (src/kube's Cache provides them) */
 export interface CacheReader {
   list<T extends KubeObject>(kind: KindRef<T>, opts?: { namespace?: string }): Promise<T[]>;
   get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined>;
@@ -30,6 +46,8 @@ export interface GatherOptions {
   /** CONTROLLER_INSTANCE: only VAs labelled with it (none set = only unlabelled VAs) */
   controllerInstance?: string;
   scaleToZeroWindowSeconds: number;
+  /** samples older than this are stale (default 60 s) */
+  staleAfterSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -37,12 +55,23 @@ export interface VariantExtras {
   readonly accelerator?: string;
   readonly current: number;
   readonly load?: { kvCacheUsage: number; queueLength: number };
+  /** invalid or stale samples of a variant that still has usable ones */
+  readonly sampleProblem?: Withheld;
+}
+
+/** a VA set aside this cycle: it gets no decision */
+export interface WithheldVariant {
+  readonly name: string;
+  readonly current: number;
+  readonly previousDesired?: number;
+  readonly withheld: Withheld;
 }
 
 export interface GatheredModel {
   readonly input: ModelInput;
   /** per VA name */
   readonly extras: ReadonlyMap<string, VariantExtras>;
+  readonly withheld: readonly WithheldVariant[];
   readonly metricsProblem?: { reason: 'MetricsMissing' | 'PrometheusError'; message: string };
 }
 
@@ -56,22 +85,84 @@ export async function gatherInputs(
     (va) =>
       !va.metadata.deletionTimestamp && va.metadata.labels?.[CONTROLLER_INSTANCE_LABEL] === opts.controllerInstance,
   );
+  const duplicates = duplicateTargets(vas.map(claimOf));
   const groups = new Map<string, VariantAutoscaling[]>();
   const workloads = new Map<string, NamespaceWorkloads>();
+  const excluded = new Set<string>();
   for (const va of vas) {
     const ns = va.metadata.namespace ?? '';
     const key = `${ns}\u0000${va.spec.modelID}`;
     const g = groups.get(key);
     if (g) g.push(va);
     else groups.set(key, [va]);
-    if (!workloads.has(ns)) workloads.set(ns, await namespaceWorkloads(reader, ns));
+    if (workloads.has(ns)) continue;
+    workloads.set(ns, await namespaceWorkloads(reader, ns));
+    if ((await reader.get(Namespaces, ns))?.metadata.annotations?.[EXCLUDE_ANNOTATION] === 'true') excluded.add(ns);
   }
+  const ctx = { duplicates, excluded };
   const gathered = await Promise.all(
-    [...groups.values()].map(async (members) => ({ members, metrics: await readMetrics(source, members[0]!, opts) })),
+    [...groups.values()].map(async (members) => {
+      const ns = members[0]!.metadata.namespace ?? '';
+      const sorted = [...members].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+      const split = sorted.map((va) => ({ va, early: earlyWithheld(va, workloads.get(ns)!, ctx) }));
+      // a model none of whose variants has a replica is not queried at all
+      const anyReplica = split.some((x) => !x.early && currentOf(x.va, workloads.get(ns)!) > 0);
+      const metrics = anyReplica ? await readMetrics(source, members[0]!, opts) : {};
+      return { split, metrics };
+    }),
   );
-  return gathered.map(({ members, metrics }) =>
-    gatherModel(snapshot, source, members, metrics, workloads.get(members[0]!.metadata.namespace ?? '')!, opts),
+  return gathered.map(({ split, metrics }) =>
+    gatherModel(snapshot, source, split, metrics, workloads.get(split[0]!.va.metadata.namespace ?? '')!, opts),
   );
+}
+
+const claimOf = (va: VariantAutoscaling) => ({
+  key: `${va.metadata.namespace}/${va.metadata.name}`,
+  namespace: va.metadata.namespace ?? '',
+  targetKind: va.spec.scaleTargetRef.kind,
+  targetName: va.spec.scaleTargetRef.name,
+  ...(va.metadata.creationTimestamp ? { creationTimestamp: va.metadata.creationTimestamp } : {}),
+});
+
+const targetOf = (va: VariantAutoscaling, w: NamespaceWorkloads) =>
+  isDeploymentRef(va) ? w.deployments.get(va.spec.scaleTargetRef.name) : undefined;
+
+const currentOf = (va: VariantAutoscaling, w: NamespaceWorkloads) => {
+  const t = targetOf(va, w);
+  return t ? (t.status?.replicas ?? t.spec?.replicas ?? 0) : 0;
+};
+
+export function isDeploymentRef(va: VariantAutoscaling): boolean {
+  const ref = va.spec.scaleTargetRef;
+  return ref.kind === 'Deployment' && (ref.apiVersion ?? 'apps/v1') === 'apps/v1';
+}
+
+/** the reasons known before any metric is read: excluded namespace, duplicate, missing or unsupported target */
+function earlyWithheld(
+  va: VariantAutoscaling,
+  w: NamespaceWorkloads,
+  ctx: { duplicates: Map<string, string>; excluded: Set<string> },
+): Withheld | undefined {
+  const ns = va.metadata.namespace ?? '';
+  const ref = va.spec.scaleTargetRef;
+  if (ctx.excluded.has(ns))
+    return {
+      reason: 'Excluded',
+      message: `namespace ${ns} is annotated ${EXCLUDE_ANNOTATION}: "true", so the autoscaler leaves its VariantAutoscalings alone`,
+    };
+  const owner = ctx.duplicates.get(`${ns}/${va.metadata.name}`);
+  if (owner) return duplicateMessage(`${ref.kind} ${ns}/${ref.name}`, owner);
+  if (!isDeploymentRef(va))
+    return {
+      reason: 'TargetNotFound',
+      message: `spec.scaleTargetRef ${ref.apiVersion ?? ''} ${ref.kind} ${ref.name} is not supported; point it at an apps/v1 Deployment`,
+    };
+  if (!w.deployments.has(ref.name))
+    return {
+      reason: 'TargetNotFound',
+      message: `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef was not found; create it or correct spec.scaleTargetRef.name`,
+    };
+  return undefined;
 }
 
 /** a namespace's Deployments by name and the pods of each Deployment (pod → ReplicaSet → Deployment by owner uid) */
@@ -126,31 +217,34 @@ async function readMetrics(source: MetricsSource, va: VariantAutoscaling, opts: 
 function gatherModel(
   snapshot: ConfigSnapshot,
   source: MetricsSource,
-  members: VariantAutoscaling[],
+  split: ReadonlyArray<{ va: VariantAutoscaling; early: Withheld | undefined }>,
   metrics: MetricsRead,
   workloads: NamespaceWorkloads,
   opts: GatherOptions,
 ): GatheredModel {
-  const namespace = members[0]!.metadata.namespace!;
-  const modelID = members[0]!.spec.modelID;
+  const namespace = split[0]!.va.metadata.namespace!;
+  const modelID = split[0]!.va.spec.modelID;
   const config = resolveSaturationConfig(snapshot, namespace, modelID, opts.saturationConfigMapName);
   const variants: VariantState[] = [];
   const extras = new Map<string, VariantExtras>();
+  const withheld: WithheldVariant[] = [];
   const load = metrics.load ?? new Map<string, PodLoad>();
-  for (const va of [...members].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
-    const { state, extra } = variantState(va, load, workloads);
+  const staleAfter = opts.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
+  let unmeasured: string | undefined;
+  for (const { va, early } of split) {
+    const { state, extra, late } = variantState(va, load, workloads, staleAfter, source.description);
+    const why = early ?? (metrics.error && state.current > 0 ? undefined : late);
+    if (why) {
+      const { name, current, previousDesired } = state;
+      withheld.push({ name, current, ...(previousDesired !== undefined ? { previousDesired } : {}), withheld: why });
+      // replicas that run without usable metrics leave the model's load unknown
+      if (!early && current > 0) unmeasured ??= why.message;
+      continue;
+    }
     variants.push(state);
     extras.set(va.metadata.name ?? '', extra);
   }
-  const withMetrics = variants.reduce((n, v) => n + v.replicas.length, 0);
-  const metricsProblem = metrics.error
-    ? { reason: 'PrometheusError' as const, message: metrics.error }
-    : withMetrics === 0 && variants.some((v) => v.current > 0)
-      ? {
-          reason: 'MetricsMissing' as const,
-          message: `${source.description} has no vllm:kv_cache_usage_perc or vllm:num_requests_waiting series for model_name="${modelID}" in namespace ${namespace} from the variants' pods`,
-        }
-      : undefined;
+  const metricsProblem = metrics.error ? { reason: 'PrometheusError' as const, message: metrics.error } : undefined;
   const input: ModelInput = {
     namespace,
     modelID,
@@ -161,31 +255,26 @@ function gatherModel(
       windowDescription: `the last ${Math.round(opts.scaleToZeroWindowSeconds / 60)}m`,
     },
     ...(metrics.error ? { metricsError: metrics.error } : {}),
+    ...(unmeasured ? { unmeasured } : {}),
   };
-  return { input, extras, ...(metricsProblem ? { metricsProblem } : {}) };
+  return { input, extras, withheld, ...(metricsProblem ? { metricsProblem } : {}) };
 }
 
 function variantState(
   va: VariantAutoscaling,
   load: Map<string, PodLoad>,
   workloads: NamespaceWorkloads,
-): { state: VariantState; extra: VariantExtras } {
-  const target =
-    va.spec.scaleTargetRef.kind === 'Deployment' ? workloads.deployments.get(va.spec.scaleTargetRef.name) : undefined;
-  const current = target ? (target.status?.replicas ?? target.spec?.replicas ?? 0) : 0;
+  staleAfterSeconds: number,
+  source: string,
+): { state: VariantState; extra: VariantExtras; late?: Withheld } {
+  const target = targetOf(va, workloads);
+  const current = currentOf(va, workloads);
   const ready = target?.status?.readyReplicas ?? 0;
-  const replicas: ReplicaMetrics[] = [];
-  let kvSum = 0;
-  let qSum = 0;
-  for (const pod of (target && workloads.podsByDeploymentUid.get(target.metadata.uid ?? '')) || []) {
-    const podName = pod.metadata.name ?? '';
-    const l = load.get(podName);
-    if (!l || (l.kvCacheUsage === undefined && l.queueLength === undefined)) continue;
-    const m = { pod: podName, kvCacheUsage: l.kvCacheUsage ?? 0, queueLength: l.queueLength ?? 0 };
-    replicas.push(m);
-    kvSum += m.kvCacheUsage;
-    qSum += m.queueLength;
-  }
+  const pods = ((target && workloads.podsByDeploymentUid.get(target.metadata.uid ?? '')) || []).map(
+    (p) => p.metadata.name ?? '',
+  );
+  const samples = checkSamples(pods, load, staleAfterSeconds);
+  const replicas = samples.replicas;
   const cost = Number.parseFloat(va.spec.variantCost ?? DEFAULT_VARIANT_COST);
   const previous = va.status?.desiredOptimizedAlloc?.numReplicas;
   const state: VariantState = {
@@ -199,12 +288,26 @@ function variantState(
     replicas,
   };
   const accelerator = va.metadata.labels?.[ACCELERATOR_LABEL];
+  const n = replicas.length;
+  const problem = sampleProblem(samples);
   const extra: VariantExtras = {
     current,
     ...(accelerator ? { accelerator } : {}),
-    ...(replicas.length
-      ? { load: { kvCacheUsage: kvSum / replicas.length, queueLength: qSum / replicas.length } }
+    ...(n
+      ? {
+          load: {
+            kvCacheUsage: replicas.reduce((a, r) => a + r.kvCacheUsage, 0) / n,
+            queueLength: replicas.reduce((a, r) => a + r.queueLength, 0) / n,
+          },
+        }
       : {}),
+    ...(problem ? { sampleProblem: problem } : {}),
   };
-  return { state, extra };
+  const late = withheldForSamples(
+    `Deployment ${va.metadata.namespace}/${va.spec.scaleTargetRef.name}`,
+    current,
+    samples,
+    source,
+  );
+  return { state, extra, ...(late ? { late } : {}) };
 }

@@ -12,6 +12,8 @@ export class AutoscalerMetrics {
   private readonly scaling: Counter<ScalingLabel>;
   private readonly extra: Partial<Record<'controller_instance', string>>;
   private readonly seen = new Map<string, Record<string, string>>();
+  /** the counter's label sets per VA (`namespace/name`), so a deleted VA's series can all be removed */
+  private readonly counted = new Map<string, Map<string, Record<string, string>>>();
 
   constructor(registry: Registry, controllerInstance?: string) {
     const instance = controllerInstance ? (['controller_instance'] as const) : [];
@@ -56,14 +58,22 @@ export class AutoscalerMetrics {
   }
 
   countScaling(v: { name: string; namespace: string }, direction: 'up' | 'down', reason: string): void {
-    this.scaling.inc({ variant_name: v.name, namespace: v.namespace, direction, reason, ...this.extra });
+    const labels = { variant_name: v.name, namespace: v.namespace, direction, reason, ...this.extra };
+    const key = `${v.namespace}/${v.name}`;
+    let sets = this.counted.get(key);
+    if (!sets) this.counted.set(key, (sets = new Map()));
+    sets.set(`${direction}/${reason}`, labels);
+    this.scaling.inc(labels);
   }
 
-  /** a deleted VariantAutoscaling stops being exported */
+  /** a deleted VariantAutoscaling (or one no longer ours) stops being exported: gauges and counters */
   forget(namespace: string, name: string): void {
-    const labels = this.seen.get(`${namespace}/${name}`);
+    const key = `${namespace}/${name}`;
+    const labels = this.seen.get(key);
     if (labels) this.drop(labels);
-    this.seen.delete(`${namespace}/${name}`);
+    this.seen.delete(key);
+    for (const l of this.counted.get(key)?.values() ?? []) this.scaling.remove(l);
+    this.counted.delete(key);
   }
 
   private drop(labels: Record<string, string>): void {

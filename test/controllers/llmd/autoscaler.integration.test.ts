@@ -97,7 +97,10 @@ describe('autoscaler on the test cluster', () => {
     assert.equal(opt?.reason, 'OptimizationSucceeded');
     assert.match(opt?.message ?? '', /scale-up trigger fired: spare KV cache 0 < kvSpareTrigger 0\.1.*\+1 on llama-a/);
     await waitFor('a ScaleUp event', async () => (await events('llm', 'ScaleUp')).length > 0);
-    assert.match((await events('llm', 'ScaleUp'))[0]!.message, /desired replicas 2 → 3: scale-up trigger fired/);
+    assert.match(
+      (await events('llm', 'ScaleUp'))[0]!.message,
+      /desired replicas 2 → 3 \(current 2\): scale-up trigger fired/,
+    );
     const text = await (await fetch(`${mgr.url}/metrics`)).text();
     assert.match(text, /wva_desired_replicas\{variant_name="llama-a",namespace="llm",accelerator_type="H100"\} 3/);
     assert.match(text, /wva_current_replicas\{variant_name="llama-a",namespace="llm",accelerator_type="H100"\} 2/);

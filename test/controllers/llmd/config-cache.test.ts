@@ -42,7 +42,10 @@ describe('parseSaturationConfigMap', () => {
     ['an unknown field', 'kvCacheTreshold: 0.5', 'kvCacheTreshold', /not known/],
     ['not a mapping', '- a\n- b', '', /YAML mapping/],
     ['not YAML', 'a: [b', '', /not valid YAML/],
-    ['enableLimiter not a bool', 'enableLimiter: maybe', 'enableLimiter', /true or false/],
+    ['the GPU limiter (not implemented)', 'enableLimiter: true', 'enableLimiter', /GPU limiter is not implemented/],
+    ['the V2 analyzer (not implemented)', 'analyzerName: saturation', 'analyzerName', /only the V1 saturation/],
+    ['a V2-only threshold', 'scaleUpThreshold: 0.9', 'scaleUpThreshold', /V2 analyzer, which is not implemented/],
+    ['a V2-only boundary', 'scaleDownBoundary: 0.5', 'scaleDownBoundary', /V2 analyzer, which is not implemented/],
   ];
   for (const [name, text, field, message] of invalid) {
     it(`skips an invalid entry (${name}) and keeps the valid ones`, () => {

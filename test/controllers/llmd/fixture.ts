@@ -7,6 +7,12 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import type { MetricsSource, PodLoad } from '../../../src/controllers/llmd/metrics-source/source.ts';
 
 export const WVA_NS = 'workload-variant-autoscaler-system';
+/** the autoscaler's ConfigMap names as registerAutoscaler takes them */
+export const AUTOSCALER_NAMES = {
+  namespace: WVA_NS,
+  configMapName: 'workload-variant-autoscaler-variantautoscaling-config',
+  saturationConfigMapName: 'saturation-scaling-config',
+};
 export const DEFAULT_ENTRY =
   'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n';
 

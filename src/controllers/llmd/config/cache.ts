@@ -2,7 +2,13 @@
 // its only writer; the saturation engine only reads it and never calls the API server. Every update builds
 // a new deep-frozen Snapshot and swaps it in whole, so a reader holding a snapshot sees one consistent
 // configuration for its entire cycle, and nobody can change the cache through what a read returned.
-import type { ModelOverride, ParsedSaturationConfig, SaturationConfig } from './parse.ts';
+import {
+  MAX_OPT_INTERVAL_MS,
+  MIN_OPT_INTERVAL_MS,
+  type ModelOverride,
+  type ParsedSaturationConfig,
+  type SaturationConfig,
+} from './parse.ts';
 
 /** the interval the engine starts with, until GLOBAL_OPT_INTERVAL says otherwise */
 export const DEFAULT_OPT_INTERVAL_MS = 30_000;
@@ -45,7 +51,12 @@ export class ConfigCache {
     return () => this.listeners.delete(fn);
   }
 
-  setOptimizationInterval(ms: number): void {
+  /** clamped to [1 s, 24 h] whatever the caller passes (the parser reports values outside) */
+  setOptimizationInterval(requested: number): void {
+    const ms = Math.min(
+      MAX_OPT_INTERVAL_MS,
+      Math.max(MIN_OPT_INTERVAL_MS, Number.isFinite(requested) ? requested : MIN_OPT_INTERVAL_MS),
+    );
     if (ms === this.current.optimizationIntervalMs) return;
     this.publish({ optimizationIntervalMs: ms });
   }

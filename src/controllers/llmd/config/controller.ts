@@ -1,12 +1,22 @@
 // The ConfigMap side of the configuration cache (docs/autoscaling.md, "Configuration"): the only writer of
 // the cache. It watches the two ConfigMaps by name (global ones in the autoscaler's namespace; the saturation
 // one also namespace-local), parses and validates them, and reports each rejected entry in a log line and a
-// Warning event on the ConfigMap that names the entry and the field.
+// Warning event on the ConfigMap that names the entry and the field. A namespace-local saturation ConfigMap
+// counts only in a tracked namespace (one with a VariantAutoscaling, or labelled wva.llmd.ai/config-enabled:
+// "true") that is not annotated wva.llmd.ai/exclude: "true".
 
 import { type ConfigMap, ConfigMaps, Namespaces } from '@modelplane/runtime/client';
-import type { Controller, ReconcileContext, Request } from '@modelplane/runtime/controller';
+import {
+  annotationsChanged,
+  type Controller,
+  labelsChanged,
+  type ObjectEvent,
+  type ReconcileContext,
+  type Request,
+} from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { EXCLUDE_ANNOTATION } from '../../../apis/llmd/index.ts';
+import { CONFIG_ENABLED_LABEL, EXCLUDE_ANNOTATION } from '../../../apis/llmd/index.ts';
+import { VariantAutoscalings } from '../kinds.ts';
 import type { ConfigCache } from './cache.ts';
 import { type EntryProblem, parseOptimizationInterval, parseSaturationConfigMap } from './parse.ts';
 
@@ -29,11 +39,20 @@ export async function registerConfigController(
   const main = { namespace: names.namespace, fieldSelector: `metadata.name=${names.configMapName}` };
   const saturation = { fieldSelector: `metadata.name=${names.saturationConfigMapName}` };
   const toKey = (cm: ConfigMap) => [`${cm.metadata.namespace}/${cm.metadata.name}`];
+  // whether a namespace is tracked or excluded changes with its labels, annotations and VAs
+  const localKey = (o: { metadata: { name?: string; namespace?: string } }) => {
+    const ns = o.metadata.namespace ?? o.metadata.name;
+    return ns === names.namespace ? [] : [`${ns}/${names.saturationConfigMapName}`];
+  };
+  const addOrDelete = (ev: ObjectEvent) => ev.type !== 'update';
+  const reported = new Map<string, string>();
   return mgr
     .controller(CONFIG_CONTROLLER)
     .for(ConfigMaps, { spec: saturation })
     .watches(ConfigMaps, toKey, { spec: main })
-    .complete((req, ctx) => reconcileConfigMap(req, ctx, cache, names));
+    .watches(Namespaces, localKey, { predicates: [(ev) => labelsChanged()(ev) || annotationsChanged()(ev)] })
+    .watches(VariantAutoscalings, localKey, { predicates: [addOrDelete] })
+    .complete((req, ctx) => reconcileConfigMap(req, ctx, cache, names, reported));
 }
 
 async function reconcileConfigMap(
@@ -41,8 +60,16 @@ async function reconcileConfigMap(
   ctx: ReconcileContext,
   cache: ConfigCache,
   names: ConfigNames,
+  reported: Map<string, string>,
 ): Promise<void> {
   const ns = req.namespace ?? '';
+  // a ConfigMap's problems are reported once per version, not on every re-read of the same version
+  const firstRead = (cm: ConfigMap) => {
+    const key = `${cm.metadata.namespace}/${cm.metadata.name}`;
+    if (reported.get(key) === cm.metadata.resourceVersion) return false;
+    reported.set(key, cm.metadata.resourceVersion ?? '');
+    return true;
+  };
   if (req.name === names.configMapName && ns === names.namespace) {
     const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
       namespace: names.namespace,
@@ -50,7 +77,8 @@ async function reconcileConfigMap(
     });
     if (!cm) return; // deleted: the interval in use stays
     const { ms, problem } = parseOptimizationInterval(cm.data);
-    if (problem) return report(ctx, cm, [problem], 'the previous interval stays in use');
+    if (problem && firstRead(cm))
+      report(ctx, cm, [problem], { 'kept-last-good': 'the previous interval stays in use', skipped: '' });
     if (ms !== undefined && ms !== cache.snapshot().optimizationIntervalMs) {
       cache.setOptimizationInterval(ms);
       ctx.log.info('Updated global optimization config from ConfigMap', {
@@ -66,6 +94,7 @@ async function reconcileConfigMap(
   });
   const global = ns === names.namespace;
   if (!cm) {
+    reported.delete(`${ns}/${req.name}`);
     if (global)
       ctx.log.info('the saturation ConfigMap was deleted; the last good configuration stays in use', {
         configMap: `${ns}/${req.name}`,
@@ -73,20 +102,27 @@ async function reconcileConfigMap(
     else cache.removeNamespaceConfig(ns);
     return;
   }
-  if (!global && (await isExcluded(ctx, ns))) {
+  if (!global && !(await isTracked(ctx, ns))) {
     cache.removeNamespaceConfig(ns);
     return;
   }
-  const { config, problems } = parseSaturationConfigMap(cm.data);
+  const previous = global ? cache.snapshot().global : cache.snapshot().namespaces.get(ns);
+  const { config, problems } = parseSaturationConfigMap(cm.data, previous);
   const outcome = cache.setSaturationConfig(global ? 'global' : { namespace: ns }, config);
-  if (problems.length)
+  if (problems.length && firstRead(cm))
     report(
       ctx,
       cm,
       problems,
       outcome === 'updated'
-        ? 'the entry is skipped, the others are used'
-        : 'no entry is usable, the last good configuration stays in use',
+        ? {
+            'kept-last-good': 'the last good version of this entry stays in use',
+            skipped: 'the entry is skipped, the others are used',
+          }
+        : {
+            'kept-last-good': 'no entry is usable, the last good configuration stays in use',
+            skipped: 'no entry is usable, the last good configuration stays in use',
+          },
     );
   if (outcome === 'updated')
     ctx.log.info(`Updated ${global ? 'global' : 'namespace-local'} saturation config from ConfigMap`, {
@@ -95,15 +131,24 @@ async function reconcileConfigMap(
     });
 }
 
-async function isExcluded(ctx: ReconcileContext, namespace: string): Promise<boolean> {
+/** a namespace whose local ConfigMap counts: not excluded, and labelled config-enabled or holding a VA */
+async function isTracked(ctx: ReconcileContext, namespace: string): Promise<boolean> {
   const n = await ctx.cache.get(Namespaces, namespace);
-  return n?.metadata.annotations?.[EXCLUDE_ANNOTATION] === 'true';
+  if (n?.metadata.annotations?.[EXCLUDE_ANNOTATION] === 'true') return false;
+  if (n?.metadata.labels?.[CONFIG_ENABLED_LABEL] === 'true') return true;
+  return (await ctx.cache.list(VariantAutoscalings, { namespace })).length > 0;
 }
 
-function report(ctx: ReconcileContext, cm: ConfigMap, problems: EntryProblem[], consequence: string): void {
+function report(
+  ctx: ReconcileContext,
+  cm: ConfigMap,
+  problems: EntryProblem[],
+  consequences: Record<EntryProblem['consequence'], string>,
+): void {
   for (const p of problems) {
-    const message = `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name}: ${p.message}; ${consequence}`;
-    ctx.log.error('invalid autoscaler configuration entry skipped', {
+    const consequence = consequences[p.consequence];
+    const message = `ConfigMap ${cm.metadata.namespace}/${cm.metadata.name}: ${p.message}${consequence ? `; ${consequence}` : ''}`;
+    ctx.log.warn('invalid autoscaler configuration entry', {
       configMap: `${cm.metadata.namespace}/${cm.metadata.name}`,
       entry: p.entry,
       field: p.field,

@@ -1,6 +1,7 @@
 // Parsing and validating the autoscaler's ConfigMaps (docs/autoscaling.md, "Configuration"). Pure: a
-// ConfigMap's data in, the usable entries and one problem per rejected entry out. A rejected entry is skipped;
-// the others are kept.
+// ConfigMap's data (and what the same ConfigMap gave last time) in, the usable entries and one problem per
+// rejected entry out. A rejected entry keeps its last good version when it had one, else it is skipped;
+// the others are used either way.
 import { parse as parseYaml } from 'yaml';
 import { parseIntervalMs } from './duration.ts';
 
@@ -14,10 +15,6 @@ export interface SaturationConfig {
   readonly kvSpareTrigger: number;
   /** scale up when their average spare queue falls below this (>= 0) */
   readonly queueSpareTrigger: number;
-  readonly enableLimiter: boolean;
-  readonly analyzerName: string;
-  readonly scaleUpThreshold: number;
-  readonly scaleDownBoundary: number;
 }
 
 /** an entry other than `default`: applies to one model (optionally only in one namespace) */
@@ -39,6 +36,8 @@ export interface EntryProblem {
   /** the field at fault (or "" when the entry is not YAML at all) */
   field: string;
   message: string;
+  /** what happens instead: the last good version of the entry stays, or the entry is skipped */
+  consequence: 'kept-last-good' | 'skipped';
 }
 
 /** used for the fields the `default` entry leaves out (the values of llm-d's sample ConfigMap) */
@@ -47,21 +46,34 @@ export const DOCUMENTED_DEFAULTS: SaturationConfig = Object.freeze({
   queueLengthThreshold: 5,
   kvSpareTrigger: 0.1,
   queueSpareTrigger: 3,
-  enableLimiter: false,
-  analyzerName: '',
-  scaleUpThreshold: 0.85,
-  scaleDownBoundary: 0.7,
 });
 
-const NUMBER_FIELDS = [
-  'kvCacheThreshold',
-  'queueLengthThreshold',
-  'kvSpareTrigger',
-  'queueSpareTrigger',
-  'scaleUpThreshold',
-  'scaleDownBoundary',
-] as const;
-const KNOWN_FIELDS = new Set<string>([...NUMBER_FIELDS, 'enableLimiter', 'analyzerName', 'model_id', 'namespace']);
+const NUMBER_FIELDS = ['kvCacheThreshold', 'queueLengthThreshold', 'kvSpareTrigger', 'queueSpareTrigger'] as const;
+/**
+ * Fields of llm-d's ConfigMap that select parts we do not implement (the GPU limiter, the V2 token-based
+ * analyzer). An entry that asks for them is refused with a Warning rather than run without them; the value
+ * that means "off" is accepted.
+ */
+const UNIMPLEMENTED: Record<string, { off: (v: unknown) => boolean; what: string }> = {
+  enableLimiter: { off: (v) => v === false, what: 'the GPU limiter is not implemented; remove it or set it to false' },
+  analyzerName: {
+    off: (v) => v === '' || v === null,
+    what: 'only the V1 saturation analysis is implemented; remove it or set it to ""',
+  },
+  scaleUpThreshold: {
+    off: () => false,
+    what: 'it is used only by the V2 analyzer, which is not implemented; remove it',
+  },
+  scaleDownBoundary: {
+    off: () => false,
+    what: 'it is used only by the V2 analyzer, which is not implemented; remove it',
+  },
+};
+const KNOWN_FIELDS = new Set<string>([...NUMBER_FIELDS, ...Object.keys(UNIMPLEMENTED), 'model_id', 'namespace']);
+
+/** GLOBAL_OPT_INTERVAL's bounds: below 1 s the cycles would flood Prometheus; above 24 h a timer overflows */
+export const MIN_OPT_INTERVAL_MS = 1_000;
+export const MAX_OPT_INTERVAL_MS = 24 * 3_600_000;
 
 class EntryError extends Error {
   constructor(
@@ -72,36 +84,50 @@ class EntryError extends Error {
   }
 }
 
-/** the saturation ConfigMap's data: `default` plus per-model entries, each merged over `default` field by field */
-export function parseSaturationConfigMap(data: Readonly<Record<string, string>> | undefined): {
-  config: ParsedSaturationConfig;
-  problems: EntryProblem[];
-} {
+/**
+ * The saturation ConfigMap's data: `default` plus per-model entries, each merged over `default` field by
+ * field. `previous` is what the same ConfigMap gave last time: an entry that is now invalid keeps its last
+ * good version from it (so a broken `default` beside a valid override keeps the good `default`).
+ */
+export function parseSaturationConfigMap(
+  data: Readonly<Record<string, string>> | undefined,
+  previous?: ParsedSaturationConfig,
+): { config: ParsedSaturationConfig; problems: EntryProblem[] } {
   const problems: EntryProblem[] = [];
   const raw = new Map<string, Record<string, unknown>>();
+  const fail = (entry: string, err: unknown, kept: boolean) => problems.push(problemOf(entry, err, kept));
   for (const [entry, text] of Object.entries(data ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     try {
       raw.set(entry, readEntry(text));
     } catch (err) {
-      problems.push(problemOf(entry, err));
+      const last = entry === 'default' ? previous?.defaultConfig : previous?.overrides.find((o) => o.entry === entry);
+      fail(entry, err, last !== undefined);
     }
   }
   let defaultConfig: SaturationConfig | undefined;
-  const defaultRaw = raw.get('default');
-  if (defaultRaw) {
+  if (data?.default !== undefined) {
+    const defaultRaw = raw.get('default');
     try {
-      defaultConfig = resolveEntry(defaultRaw, DOCUMENTED_DEFAULTS);
+      if (defaultRaw) defaultConfig = resolveEntry(defaultRaw, DOCUMENTED_DEFAULTS);
     } catch (err) {
-      problems.push(problemOf('default', err));
+      fail('default', err, previous?.defaultConfig !== undefined);
     }
+    defaultConfig ??= previous?.defaultConfig;
   }
   const overrides: ModelOverride[] = [];
-  for (const [entry, fields] of raw) {
+  for (const entry of Object.keys(data ?? {}).sort((a, b) => a.localeCompare(b))) {
     if (entry === 'default') continue;
+    const last = previous?.overrides.find((o) => o.entry === entry);
+    const fields = raw.get(entry);
+    if (!fields) {
+      if (last) overrides.push(last);
+      continue;
+    }
     try {
       overrides.push(overrideOf(entry, fields, defaultConfig));
     } catch (err) {
-      problems.push(problemOf(entry, err));
+      fail(entry, err, last !== undefined);
+      if (last) overrides.push(last);
     }
   }
   return {
@@ -110,7 +136,10 @@ export function parseSaturationConfigMap(data: Readonly<Record<string, string>> 
   };
 }
 
-/** GLOBAL_OPT_INTERVAL of the main ConfigMap: undefined when absent (the previous interval stays) */
+/**
+ * GLOBAL_OPT_INTERVAL of the main ConfigMap: undefined when absent (the previous interval stays). A value
+ * outside [1 s, 24 h] is clamped to the bound and reported (`problem` with `clamped: true`).
+ */
 export function parseOptimizationInterval(data: Readonly<Record<string, string>> | undefined): {
   ms?: number;
   problem?: EntryProblem;
@@ -118,13 +147,25 @@ export function parseOptimizationInterval(data: Readonly<Record<string, string>>
   const text = data?.GLOBAL_OPT_INTERVAL;
   if (text === undefined) return {};
   const r = parseIntervalMs(text);
-  if ('error' in r)
+  const problem = (message: string, consequence: EntryProblem['consequence']): EntryProblem => ({
+    entry: 'GLOBAL_OPT_INTERVAL',
+    field: 'GLOBAL_OPT_INTERVAL',
+    message: `GLOBAL_OPT_INTERVAL ${message}`,
+    consequence,
+  });
+  if ('error' in r) return { problem: problem(r.error, 'kept-last-good') };
+  if (r.ms < MIN_OPT_INTERVAL_MS)
     return {
-      problem: {
-        entry: 'GLOBAL_OPT_INTERVAL',
-        field: 'GLOBAL_OPT_INTERVAL',
-        message: `GLOBAL_OPT_INTERVAL ${r.error}`,
-      },
+      ms: MIN_OPT_INTERVAL_MS,
+      problem: problem(
+        `"${text.trim()}" is below the 1s floor (each cycle queries Prometheus for every model); 1s is used`,
+        'skipped',
+      ),
+    };
+  if (!(r.ms <= MAX_OPT_INTERVAL_MS))
+    return {
+      ms: MAX_OPT_INTERVAL_MS,
+      problem: problem(`"${text.trim()}" is above the 24h ceiling; 24h is used`, 'skipped'),
     };
   return { ms: r.ms };
 }
@@ -166,14 +207,11 @@ function overrideOf(entry: string, fields: Record<string, unknown>, base: Satura
 
 /** the entry's fields over `base`, validated as a whole */
 function resolveEntry(fields: Record<string, unknown>, base: SaturationConfig): SaturationConfig {
+  for (const [f, u] of Object.entries(UNIMPLEMENTED))
+    if (fields[f] !== undefined && !u.off(fields[f]))
+      throw new EntryError(f, `field "${f}" is ${JSON.stringify(fields[f])}: ${u.what}`);
   const out: { -readonly [K in keyof SaturationConfig]: SaturationConfig[K] } = { ...base };
   for (const f of NUMBER_FIELDS) if (fields[f] !== undefined) out[f] = numberField(fields, f);
-  if (fields.enableLimiter !== undefined) {
-    if (typeof fields.enableLimiter !== 'boolean')
-      throw new EntryError('enableLimiter', 'field "enableLimiter" must be true or false');
-    out.enableLimiter = fields.enableLimiter;
-  }
-  if (fields.analyzerName !== undefined) out.analyzerName = stringField(fields, 'analyzerName');
   validate(out);
   return Object.freeze(out);
 }
@@ -196,18 +234,6 @@ function validate(c: SaturationConfig): void {
       'kvSpareTrigger',
       `field "kvSpareTrigger" (${c.kvSpareTrigger}) is greater than kvCacheThreshold (${c.kvCacheThreshold}); kvCacheThreshold must be >= kvSpareTrigger`,
     );
-  if (c.scaleUpThreshold <= 0 || c.scaleUpThreshold > 1)
-    throw new EntryError('scaleUpThreshold', `field "scaleUpThreshold" is ${c.scaleUpThreshold}; it must be in (0, 1]`);
-  if (c.scaleDownBoundary <= 0 || c.scaleDownBoundary > 1)
-    throw new EntryError(
-      'scaleDownBoundary',
-      `field "scaleDownBoundary" is ${c.scaleDownBoundary}; it must be in (0, 1]`,
-    );
-  if (c.scaleUpThreshold <= c.scaleDownBoundary)
-    throw new EntryError(
-      'scaleUpThreshold',
-      `field "scaleUpThreshold" (${c.scaleUpThreshold}) must be greater than scaleDownBoundary (${c.scaleDownBoundary})`,
-    );
 }
 
 function numberField(fields: Record<string, unknown>, f: string): number {
@@ -223,7 +249,12 @@ function stringField(fields: Record<string, unknown>, f: string): string {
   return v;
 }
 
-function problemOf(entry: string, err: unknown): EntryProblem {
+function problemOf(entry: string, err: unknown, kept: boolean): EntryProblem {
   const field = err instanceof EntryError ? err.field : '';
-  return { entry, field, message: `entry "${entry}": ${(err as Error).message}` };
+  return {
+    entry,
+    field,
+    message: `entry "${entry}": ${(err as Error).message}`,
+    consequence: kept ? 'kept-last-good' : 'skipped',
+  };
 }

@@ -14,6 +14,11 @@ export function queueQuery(namespace: string, modelID: string): string {
   return `max by (pod)(max_over_time(vllm:num_requests_waiting{namespace=${q(namespace)},model_name=${q(modelID)}}[1m]))`;
 }
 
+/** the time of each pod's newest vLLM sample (within Prometheus's 5 minute lookback) */
+export function newestSampleQuery(namespace: string, modelID: string): string {
+  return `max by (pod)(timestamp({__name__=~"vllm:kv_cache_usage_perc|vllm:num_requests_waiting",namespace=${q(namespace)},model_name=${q(modelID)}}))`;
+}
+
 export function requestsQuery(namespace: string, modelID: string, windowSeconds: number): string {
   return `sum(increase(vllm:request_success_total{namespace=${q(namespace)},model_name=${q(modelID)}}[${Math.max(1, Math.round(windowSeconds))}s]))`;
 }
@@ -26,11 +31,17 @@ export class PrometheusMetricsSource implements MetricsSource {
   }
 
   async podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>> {
-    const [kv, queue] = await Promise.all([
+    const [kv, queue, newest] = await Promise.all([
       queryPrometheus(this.opts, kvCacheQuery(namespace, modelID), signal),
       queryPrometheus(this.opts, queueQuery(namespace, modelID), signal),
+      queryPrometheus(this.opts, newestSampleQuery(namespace, modelID), signal),
     ]);
     const out = new Map<string, PodLoad>();
+    // the age is measured against the query's own evaluation time, so clock skew between us and Prometheus
+    // does not count
+    for (const s of newest)
+      if (s.metric.pod)
+        out.set(s.metric.pod, { sampleAgeSeconds: Math.max(0, Number(s.value[0]) - Number(s.value[1])) });
     for (const s of kv)
       if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), kvCacheUsage: Number(s.value[1]) });
     for (const s of queue)

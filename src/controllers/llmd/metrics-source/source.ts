@@ -6,6 +6,8 @@ export interface PodLoad {
   kvCacheUsage?: number;
   /** vllm:num_requests_waiting (max over the last minute) */
   queueLength?: number;
+  /** how old the pod's newest sample is, when the source knows (older than a minute = stale) */
+  sampleAgeSeconds?: number;
 }
 
 export interface MetricsSource {

@@ -20,9 +20,15 @@ export interface ModelInput {
   readonly scaleToZero: ScaleToZeroInput;
   /** the metrics could not be read for this model this cycle (the safety net applies) */
   readonly metricsError?: string;
+  /**
+   * a variant set aside from the decision still runs replicas without usable metrics, so the model's load
+   * is unknown: every variant keeps its size (the transition guard)
+   */
+  readonly unmeasured?: string;
 }
 
-export type ModelOutcome = 'optimized' | 'safety-net' | 'skipped';
+/** `withheld`: the variant had no evidence (saturation/evidence.ts) and got no decision */
+export type ModelOutcome = 'optimized' | 'safety-net' | 'skipped' | 'withheld';
 
 export interface Decision extends VariantTarget {
   readonly outcome: ModelOutcome;
@@ -50,7 +56,7 @@ export function optimizeModel(m: ModelInput): ModelDecision {
   try {
     const replicas: ReplicaMetrics[] = m.variants.flatMap((v) => v.replicas);
     const analysis = analyzeModel(replicas, m.config.config);
-    const targets = calculateTargets(m.variants, analysis, m.scaleToZero);
+    const targets = calculateTargets(m.variants, analysis, m.scaleToZero, m.unmeasured);
     return {
       ...head,
       outcome: 'optimized',

@@ -43,8 +43,9 @@ export function calculateTargets(
   variants: readonly VariantState[],
   analysis: ModelAnalysis,
   scaleToZero: ScaleToZeroInput,
+  unmeasured?: string,
 ): VariantTarget[] {
-  const transition = transitionOf(variants);
+  const transition = unmeasured ?? transitionOf(variants);
   const targets = transition ? inTransition(variants, transition) : decide(variants, analysis);
   return enforceScaleToZero(
     variants,

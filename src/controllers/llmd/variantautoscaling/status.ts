@@ -8,7 +8,13 @@ import {
   REASONS,
   type VariantAutoscalingStatus,
 } from '../../../apis/llmd/index.ts';
-import type { ConditionManager, EngineStatus, FetchResult } from '../../../engine/index.ts';
+import {
+  asWarning,
+  type ConditionManager,
+  type EngineStatus,
+  type FetchResult,
+  silent,
+} from '../../../engine/index.ts';
 import type { VariantDecision } from '../decisions.ts';
 import type { ScalableWorkload, VariantAutoscaling } from '../kinds.ts';
 
@@ -17,6 +23,8 @@ export interface VariantObservation {
   decision?: VariantDecision;
   /** where metrics come from, for messages */
   metricsSource: string;
+  /** another VA (`namespace/name`) claimed the same target first */
+  duplicateOf?: string;
 }
 
 export type VAStatus = EngineStatus & Omit<VariantAutoscalingStatus, 'conditions'>;
@@ -30,22 +38,53 @@ export function setVariantStatus(
   const target = 'unsupported' in obs.target ? undefined : obs.target;
   markTargetResolved(va, obs, cm);
   const d = obs.decision;
+  if (
+    obs.duplicateOf ||
+    (d?.withheld && d.withheld.reason !== 'MetricsMissing' && d.withheld.reason !== 'MetricsStale')
+  ) {
+    // no target of its own (or not ours to decide): nothing to read, nothing decided
+    const why = obs.duplicateOf
+      ? `VariantAutoscaling ${obs.duplicateOf} already targets this Deployment`
+      : (d?.withheld?.message ?? 'no target');
+    cm.markUnknown(CONDITION_METRICS_AVAILABLE, REASONS.skippedProcessing, `not read: ${why}`, silent());
+    cm.markFalse(CONDITION_OPTIMIZATION_READY, REASONS.skippedProcessing, `no decision: ${why}`, silent());
+    return;
+  }
   if (!d) {
     cm.markUnknown(
       CONDITION_METRICS_AVAILABLE,
       REASONS.metricsMissing,
       `waiting for the first optimization cycle to read metrics from ${obs.metricsSource}`,
+      silent(),
     );
-    cm.markUnknown(CONDITION_OPTIMIZATION_READY, REASONS.skippedProcessing, 'waiting for the first optimization cycle');
+    cm.markUnknown(
+      CONDITION_OPTIMIZATION_READY,
+      REASONS.skippedProcessing,
+      'waiting for the first optimization cycle',
+      silent(),
+    );
     return;
   }
-  if (d.metricsProblem) cm.markFalse(CONDITION_METRICS_AVAILABLE, d.metricsProblem.reason, d.metricsProblem.message);
+  const evidence = d.withheld ?? d.sampleProblem;
+  if (d.metricsProblem)
+    cm.markFalse(CONDITION_METRICS_AVAILABLE, d.metricsProblem.reason, d.metricsProblem.message, asWarning());
+  else if (evidence) cm.markFalse(CONDITION_METRICS_AVAILABLE, evidence.reason, evidence.message, asWarning());
   else
     cm.markTrue(
       CONDITION_METRICS_AVAILABLE,
       REASONS.metricsFound,
       `${d.replicasWithMetrics} of ${d.current} replicas report vLLM metrics (${obs.metricsSource})`,
     );
+  if (d.withheld) {
+    // the last published decision stays as it is: no new one without evidence
+    cm.markFalse(
+      CONDITION_OPTIMIZATION_READY,
+      REASONS.metricsUnavailable,
+      `no decision: ${d.withheld.message}`,
+      silent(),
+    );
+    return;
+  }
   const accelerator = markOptimizationReady(va, d, cm);
   if (accelerator === undefined) return;
   const previous = status.desiredOptimizedAlloc;
@@ -63,10 +102,19 @@ function markTargetResolved(va: VariantAutoscaling, obs: VariantObservation, cm:
   const ns = va.metadata.namespace;
   const ref = va.spec.scaleTargetRef;
   if ('unsupported' in obs.target) {
-    cm.markFalse(CONDITION_TARGET_RESOLVED, REASONS.targetNotFound, obs.target.unsupported);
+    cm.markFalse(CONDITION_TARGET_RESOLVED, REASONS.targetNotFound, obs.target.unsupported, asWarning());
     return;
   }
   const target = obs.target;
+  if (obs.duplicateOf) {
+    cm.markFalse(
+      CONDITION_TARGET_RESOLVED,
+      REASONS.duplicateTarget,
+      `${ref.kind} ${ns}/${ref.name} is already the target of VariantAutoscaling ${obs.duplicateOf} (created earlier); this one gets no decision. Delete one of them or point spec.scaleTargetRef at another Deployment`,
+      asWarning(),
+    );
+    return;
+  }
   if (target.ok()) {
     cm.markTrue(
       CONDITION_TARGET_RESOLVED,
@@ -82,6 +130,7 @@ function markTargetResolved(va: VariantAutoscaling, obs: VariantObservation, cm:
     CONDITION_TARGET_RESOLVED,
     REASONS.targetNotFound,
     `Deployment ${ns}/${ref.name} named by spec.scaleTargetRef ${why}; create it or correct spec.scaleTargetRef.name`,
+    asWarning(),
   );
 }
 
@@ -108,6 +157,12 @@ function markOptimizationReady(va: VariantAutoscaling, d: VariantDecision, cm: C
       CONDITION_OPTIMIZATION_READY,
       d.metricsProblem ? REASONS.metricsUnavailable : REASONS.optimizationFailed,
       d.reason,
+    );
+  else if (d.sampleProblem)
+    cm.markFalse(
+      CONDITION_OPTIMIZATION_READY,
+      REASONS.metricsUnavailable,
+      `keeping ${d.target} replicas (${d.action}) while some samples are unusable: ${d.reason}`,
     );
   else
     cm.markTrue(
