@@ -110,8 +110,9 @@ function secretAsStored(o: KubeObject): KubeObject {
 
 /**
  * A model's templates come from discovery Jobs run on a cluster, so offline a model given without a status is
- * taken as one that expects no template and is served from its image (docs/aim.md), unless the input also
- * holds its templates, which selection then uses as the controller would.
+ * taken as Ready (what its service waits for on a cluster) and as one that expects no template and is served
+ * from its image (docs/aim.md), unless the input also holds its templates, which selection then uses as the
+ * controller would.
  */
 function servedFromImageOffline(o: KubeObject, all: KubeObject[]): KubeObject {
   if (!(same(o, AIMModels) || same(o, AIMClusterModels)) || o.status !== undefined) return o;
@@ -120,9 +121,9 @@ function servedFromImageOffline(o: KubeObject, all: KubeObject[]): KubeObject {
       (t.kind === 'AIMServiceTemplate' || t.kind === 'AIMClusterServiceTemplate') &&
       (t.spec as { modelName?: string } | undefined)?.modelName === o.metadata.name,
   );
-  if (hasTemplates) return o;
+  if (hasTemplates) return { ...o, status: { status: 'Ready' } };
   const condition = { type: 'ServiceTemplatesReady', status: 'True', reason: 'NoTemplatesExpected', message: '' };
-  return { ...o, status: { conditions: [condition] } };
+  return { ...o, status: { status: 'Ready', conditions: [condition] } };
 }
 
 /** an AIMService's children; a service by image creates its AIMModel first, which is then rendered against */

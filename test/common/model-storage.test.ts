@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeEnvByName } from '../../src/common/env-merge/index.ts';
 import {
+  artifactAccessMode,
   buildDownloadJob,
   buildModelPvc,
   configStorageClass,
@@ -68,6 +69,14 @@ describe('PVC sizing', () => {
       'storageClassName' in buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, headroomPercent: 0 }).spec,
       false,
     );
+  });
+
+  it("artifact PVCs are ReadWriteMany unless the runtime config's storage.artifactAccessMode says otherwise", () => {
+    assert.equal(artifactAccessMode(undefined), 'ReadWriteMany');
+    assert.equal(artifactAccessMode({ storage: { defaultStorageClassName: 'x' } }), 'ReadWriteMany');
+    assert.equal(artifactAccessMode({ storage: { artifactAccessMode: 'ReadWriteOnce' } }), 'ReadWriteOnce');
+    const pvc = buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, accessModes: [artifactAccessMode({})] });
+    assert.deepEqual(pvc.spec.accessModes, ['ReadWriteMany']);
   });
 
   it('quantities parse to bytes; junk is undefined, never a crash', () => {

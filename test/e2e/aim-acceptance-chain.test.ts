@@ -51,7 +51,7 @@ describe('AIMService acceptance scenarios through the whole chain', { timeout: 1
   });
   after(() => cluster?.stop());
 
-  it('a Shared cache and its artifacts deleted under a running service: the InferenceService keeps its PVC volumes, the service leaves Running while the cache is recreated, then runs again with CacheReady', async () => {
+  it('a Shared cache and its artifacts deleted under a running service: the InferenceService keeps its PVC volumes and the service stays Running (CacheRebuilding) while the cache is recreated, then CacheReady', async () => {
     const ns = 'cache-shared';
     await model(ns, 'test-model', QWEN8_IMAGE);
     await service(ns, 'cache-deleted-shared-svc', { model: { name: 'test-model' }, caching: { mode: 'Shared' } });
@@ -77,7 +77,7 @@ describe('AIMService acceptance scenarios through the whole chain', { timeout: 1
       await cluster.k(['delete', 'aimtemplatecache', cacheName, '-n', ns, '--wait=false']);
       const claimsAfter = pvcClaims(await admin.get(Kinds.InferenceServices, 'cache-deleted-shared-svc', ns));
       assert.deepEqual(claimsAfter, claimsBefore, 'the volumes stay while the cache is gone');
-      await waitFor('the service to leave Running', () => [...seen].some((v) => !v.startsWith('Running/')), {
+      await waitFor('the service to report the cache being rebuilt', () => seen.has('Running/CacheRebuilding'), {
         detail: () => [...seen],
       });
       const back = await waitForObject(
@@ -95,11 +95,11 @@ describe('AIMService acceptance scenarios through the whole chain', { timeout: 1
       sampling = false;
       await sampler;
     }
-    // the service notices and recreates the cache in one reconcile, so it reports the new cache coming up
-    // (CacheNotReady) or, if the status is written before that, the loss itself (CacheLost)
-    assert.ok(
-      [...seen].some((v) => /^(Starting|Degraded)\/(CacheLost|CacheCreating|CacheNotReady)$/.test(v)),
-      `the missing cache is reported while it comes back; seen: ${[...seen].join(', ')}`,
+    // decision (docs/aim.md): a cache rebuilt under a running predictor is upstream noise for the service
+    assert.deepEqual(
+      [...seen].filter((v) => !v.startsWith('Running/')),
+      [],
+      `the service stays Running while its cache comes back; seen: ${[...seen].join(', ')}`,
     );
     assert.deepEqual(
       pvcClaims(await admin.get(Kinds.InferenceServices, 'cache-deleted-shared-svc', ns)),

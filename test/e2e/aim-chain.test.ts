@@ -182,6 +182,7 @@ describe('AIM caches and artifacts on the dev cluster', { timeout: 120_000 }, ()
     const pvc = await admin.get(Pvcs, artifact.status?.persistentVolumeClaim, NS);
     assert.equal(pvc.spec.resources.requests.storage, '19Gi', '16.4 GB × 1.2 rounded up to whole GiB');
     assert.equal(pvc.spec.storageClassName, 'standard');
+    assert.deepEqual(pvc.spec.accessModes, ['ReadWriteMany'], 'RWX by default: a Shared cache mounts on every node');
     assert.equal(pvc.metadata.labels?.['org.example/team'], 'ml', 'artifact → PVC');
     const jobs = (await admin.list(Jobs, { namespace: NS })).items.filter(
       (j) => j.metadata.labels?.['aim.eai.amd.com/artifact'] === artifact.metadata.name,

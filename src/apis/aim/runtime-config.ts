@@ -31,6 +31,15 @@ export const storageConfigSchema = z.object({
   pvcHeadroomPercent: z.int32().min(0).optional(),
 });
 
+/** access modes a model-weights PVC may have */
+export const ARTIFACT_ACCESS_MODES = ['ReadWriteMany', 'ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteOncePod'] as const;
+
+/** a runtime config's storage: the service's inline subset plus what only artifacts use */
+const configStorageSchema = storageConfigSchema.extend({
+  /** access mode of the artifacts' PVCs (default ReadWriteMany: shared caches and replicas on several nodes) */
+  artifactAccessMode: z.enum(ARTIFACT_ACCESS_MODES).optional(),
+});
+
 export const routingConfigSchema = z.object({
   enabled: z.boolean().optional(),
   gatewayRef: gatewayParentRefSchema.optional(),
@@ -58,6 +67,7 @@ export const serviceRuntimeConfigShape = {
 /** AIMRuntimeConfigCommon: identical for both scopes */
 const commonShape = {
   ...serviceRuntimeConfigShape,
+  storage: configStorageSchema.optional(),
   model: z.object({ autoDiscovery: z.boolean().optional() }).optional(),
   labelPropagation: labelPropagationSchema.optional(),
   /** deprecated spelling of storage.defaultStorageClassName (still what docs/aim.md's examples use) */

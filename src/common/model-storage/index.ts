@@ -27,8 +27,10 @@ export {
 } from './jobs.ts';
 export { DNS_LABEL_MAX, derivedName, dnsLabelChars, hashOf } from './names.ts';
 export {
+  artifactAccessMode,
   buildModelPvc,
   configStorageClass,
+  DEFAULT_ARTIFACT_ACCESS_MODE,
   DEFAULT_PVC_HEADROOM_PERCENT,
   displaySize,
   headroomPercent,

@@ -30,6 +30,16 @@ export function configStorageClass(config: RuntimeConfigSpec | undefined): strin
   return config?.storage?.defaultStorageClassName || config?.defaultStorageClassName || undefined;
 }
 
+/**
+ * The access mode of an artifact's PVC: `storage.artifactAccessMode` of the runtime config, else
+ * ReadWriteMany, so a Shared cache is mounted by every service using it and replicas on several nodes
+ * mount one volume (docs/aim.md, "Caches and artifacts").
+ */
+export const DEFAULT_ARTIFACT_ACCESS_MODE = 'ReadWriteMany';
+export function artifactAccessMode(config: RuntimeConfigSpec | undefined): string {
+  return config?.storage?.artifactAccessMode || DEFAULT_ARTIFACT_ACCESS_MODE;
+}
+
 /** ceil((size × (1 + headroom/100)) / 1 GiB) GiB, at least 1Gi */
 export function pvcSize(sizeBytes: number, headroom: number): string {
   const withHeadroom = (BigInt(Math.ceil(sizeBytes)) * BigInt(100 + Math.max(0, Math.floor(headroom))) + 99n) / 100n;

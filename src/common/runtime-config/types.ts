@@ -14,6 +14,8 @@ export interface GatewayParentRef {
 export interface RuntimeStorageConfig {
   defaultStorageClassName?: string;
   pvcHeadroomPercent?: number;
+  /** runtime configs only (not an AIMService's inline storage): the artifacts' PVC access mode */
+  artifactAccessMode?: 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteOncePod';
 }
 
 export interface RuntimeRoutingConfig {

@@ -6,6 +6,7 @@ import type { AIMArtifactStatus } from '../../../apis/aim/index.ts';
 import { DEFAULT_DOWNLOAD_IMAGE } from '../../../apis/aim/index.ts';
 import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
+  artifactAccessMode,
   buildCheckSizeJob,
   buildDownloadJob,
   buildModelPvc,
@@ -48,6 +49,7 @@ export interface ArtifactObservation extends ArtifactFetch {
   sizePhase: JobPhase | 'known';
   headroom: number;
   storageClass?: string;
+  accessMode: string;
   env: EnvVar[];
   download: DownloadProgress;
   downloadPhase: JobPhase;
@@ -81,6 +83,7 @@ export function composeArtifact(
     ...fetched,
     sizePhase: known !== undefined ? 'known' : jobPhase(sizeJob),
     headroom: headroomPercent(rc?.spec),
+    accessMode: artifactAccessMode(rc?.spec),
     env: downloadEnv(base, rc?.spec.env, a.spec.env),
     download: parseDownloadLog(fetched.downloadLog),
     downloadPhase: jobPhase(dl),
@@ -156,6 +159,7 @@ export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResu
         sizeBytes: obs.sizeBytes,
         headroomPercent: obs.headroom,
         storageClassName: obs.storageClass,
+        accessModes: [obs.accessMode],
         labels: jobInput(a, obs).labels,
       }),
     );

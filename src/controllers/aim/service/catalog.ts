@@ -13,7 +13,6 @@ import {
   type MaybeHealth,
   missingUpstreamError,
   type ObjectReader,
-  type ResolvedReference,
 } from '../../../engine/index.ts';
 import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
 import { clusterGpus } from '../catalog/gpu.ts';
@@ -33,9 +32,7 @@ import { Nodes } from '../template/fetch.ts';
 export type TemplateObservation =
   | { kind: 'none' }
   | { kind: 'template'; template: FetchResult<AnyTemplate>; field: 'spec.template.name' | 'selection' }
-  | { kind: 'unselected'; selection: Exclude<SelectionResult, { kind: 'selected' }> }
-  /** the template in status.resolvedTemplate was deleted under a running InferenceService (docs/aim.md) */
-  | { kind: 'retained'; ref: ResolvedReference };
+  | { kind: 'unselected'; selection: Exclude<SelectionResult, { kind: 'selected' }> };
 
 export interface CacheObservation {
   mode: 'Shared' | 'Dedicated';
@@ -156,8 +153,16 @@ export async function fetchServiceCache(
   template: AnyTemplate | undefined,
 ): Promise<CacheObservation | undefined> {
   if (!template?.status?.modelSources?.length) return undefined;
+  return fetchCacheForTemplate(service, reader, template.metadata.name ?? '');
+}
+
+/** the cache the service uses for template `tname`: its Dedicated one, or the healthiest Shared one */
+export async function fetchCacheForTemplate(
+  service: AIMService,
+  reader: ObjectReader,
+  tname: string,
+): Promise<CacheObservation> {
   const ns = service.metadata.namespace ?? '';
-  const tname = template.metadata.name ?? '';
   const mode = cachingMode(service);
   if (mode === 'Dedicated') {
     const name = dedicatedCacheName(tname, service);
@@ -219,7 +224,6 @@ export function buildServiceCache(
 
 export function templateHealth(obs: TemplateObservation): MaybeHealth {
   if (obs.kind === 'none') return undefined;
-  if (obs.kind === 'retained') return retainedTemplateHealth(obs.ref);
   if (obs.kind === 'unselected') {
     const s = obs.selection;
     if (s.kind === 'ambiguous')
@@ -291,17 +295,5 @@ export function cacheHealth(cache: CacheObservation | undefined, inferenceServic
     state: 'Progressing',
     reason: 'CacheNotReady',
     message: `waiting for AIMTemplateCache ${cache.name} (status ${s ?? 'Pending'}) to download the model`,
-  };
-}
-
-/** a deleted template under a running service: the service keeps serving with what its InferenceService has */
-function retainedTemplateHealth(ref: ResolvedReference): ComponentHealth {
-  const what = `${ref.kind ?? 'AIMServiceTemplate'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
-  return {
-    component: 'Template',
-    state: 'Ready',
-    reason: 'TemplateDeleted',
-    message: `${what} was deleted; the running InferenceService keeps serving with the configuration it was created with, and spec changes are not applied to it until the template exists again (recreate it, or create a new AIMService)`,
-    dependencyType: 'Upstream',
   };
 }

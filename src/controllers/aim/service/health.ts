@@ -10,20 +10,33 @@ import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './chil
 import { modelHealth } from './model.ts';
 import type { ServiceObservation } from './plan.ts';
 import { servedPath } from './routing.ts';
+import { runningCacheHealth, runningModelHealth, runningTemplateHealth } from './running.ts';
 
 export function serviceHealth(
   obs: ServiceObservation,
   runtimeConfig: FetchResult<AimRuntimeConfig> | undefined,
 ): MaybeHealth[] {
-  const template = obs.template ? templateHealth(obs.template) : undefined;
   return [
     runtimeConfigHealth(runtimeConfig),
-    modelHealth(obs.model),
-    template,
-    cacheHealth(obs.cache, obs.inferenceService.ok()),
+    ...chainHealth(obs),
     inferenceServiceHealth(obs),
     routingHealth(obs),
     httpRouteHealth(obs),
+  ];
+}
+
+/** Model, Template and Cache: judged for building the InferenceService, or only reported on once it runs */
+function chainHealth(obs: ServiceObservation): MaybeHealth[] {
+  const r = obs.running;
+  if (r) {
+    const isvc = obs.inferenceService.ok() ? where(obs.inferenceService.value) : '';
+    const canRecreate = Boolean(obs.desired?.cache);
+    return [runningModelHealth(r, isvc), runningTemplateHealth(r, isvc), runningCacheHealth(obs.cache, canRecreate)];
+  }
+  return [
+    modelHealth(obs.model),
+    obs.template ? templateHealth(obs.template) : undefined,
+    cacheHealth(obs.cache, obs.inferenceService.ok()),
   ];
 }
 

@@ -31,7 +31,6 @@ export {
   modelMissing,
   modelMode,
   modelReference,
-  retainDeletedModel,
   servedImage,
 } from './model.ts';
 export {

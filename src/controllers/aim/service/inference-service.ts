@@ -16,6 +16,7 @@ import {
   TEMPLATE_LABEL,
 } from './names.ts';
 import { replicaPlan } from './replicas.ts';
+import { encodeServingInputs, SERVING_INPUTS_ANNOTATION, type ServingInputs } from './serving-inputs.ts';
 
 export const PREDICTOR_CONTAINER = 'kserve-container';
 export const PREDICTOR_PORT = 8000;
@@ -36,13 +37,10 @@ interface NamespaceAuth {
 export interface InferenceServiceInput {
   service: AIMService;
   name: string;
-  image: string;
   /** the runtime config with the service's inline values on top (env: cluster < namespace < service) */
   effective: RuntimeConfigSpec;
-  /** the AIMModel or AIMClusterModel served, when there is one (custom models have none) */
-  modelName?: string;
-  /** the template it runs with: its parameters, env, GPU and node affinity */
-  template?: TemplateInput;
+  /** what the chain contributes (image, model, the template's parameters, env, GPU and node affinity) */
+  inputs: ServingInputs;
   /** the cache's PVCs, mounted read-only where the model expects its weights */
   cacheVolumes?: CacheVolume[];
 }
@@ -83,7 +81,8 @@ export function servingEnv(
 }
 
 export function buildInferenceService(input: InferenceServiceInput): KubeObject {
-  const { service, effective } = input;
+  const { service, effective, inputs } = input;
+  const template = inputs.templateInput;
   const spec = service.spec;
   const auth = effective as NamespaceAuth;
   // the service's own credentials, else the namespace runtime config's
@@ -95,26 +94,26 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
     [COMPONENT_LABEL]: 'inference',
     [SERVICE_LABEL]: labelValueFor(service.metadata.name ?? ''),
   };
-  if (input.modelName) labels[MODEL_LABEL] = labelValueFor(input.modelName);
+  if (inputs.model) labels[MODEL_LABEL] = labelValueFor(inputs.model.name);
   const container: Record<string, unknown> = {
     name: PREDICTOR_CONTAINER,
-    image: input.image,
-    env: servingEnv(effective, input.template, spec.env),
+    image: inputs.image,
+    env: servingEnv(effective, template, spec.env),
     ports: [{ name: 'http', containerPort: PREDICTOR_PORT, protocol: 'TCP' }],
     volumeMounts: [
       { name: 'dshm', mountPath: '/dev/shm' },
       ...(input.cacheVolumes ?? []).map((v) => ({ name: v.name, mountPath: v.mountPath, readOnly: true })),
     ],
   };
-  const gpu = input.template?.gpu;
+  const gpu = template?.gpu;
   if (spec.resources) container.resources = structuredClone(spec.resources);
   else if (gpu && gpu.count > 0)
     container.resources = {
       requests: { [gpu.resourceName]: String(gpu.count) },
       limits: { [gpu.resourceName]: String(gpu.count) },
     };
-  if (input.template) labels[TEMPLATE_LABEL] = labelValueFor(input.template.name);
-  const affinity = input.template?.nodeAffinity;
+  if (template) labels[TEMPLATE_LABEL] = labelValueFor(template.name);
+  const affinity = template?.nodeAffinity;
   return {
     apiVersion: 'serving.kserve.io/v1beta1',
     kind: 'InferenceService',
@@ -122,7 +121,7 @@ export function buildInferenceService(input: InferenceServiceInput): KubeObject 
       name: input.name,
       namespace: service.metadata.namespace ?? '',
       labels,
-      annotations: replicas.annotations,
+      annotations: { ...replicas.annotations, [SERVING_INPUTS_ANNOTATION]: encodeServingInputs(inputs) },
     },
     spec: {
       predictor: {

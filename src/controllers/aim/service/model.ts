@@ -33,11 +33,6 @@ export interface ModelObservation {
   mode: ModelMode;
   /** name and image modes. Image mode: NotFound means "no model has this image yet: create one" */
   model?: FetchResult<ModelObject>;
-  /**
-   * the model resolved earlier (status.resolvedModel) is gone but the InferenceService built from it
-   * runs: its configuration is baked into the InferenceService, which is left as it is (docs/aim.md)
-   */
-  retained?: ResolvedReference;
 }
 
 /** is the model missing (deleted, or never there)? */
@@ -46,21 +41,6 @@ export function modelMissing(result: FetchResult<ModelObject> | undefined): bool
     result !== undefined &&
     (result.isNotFound() || (result.hasError() && result.categorized()?.reason === 'ModelNotFound'))
   );
-}
-
-/**
- * docs/controllers.md's gate on downstream existence: an upstream model deleted after the InferenceService was
- * created does not fail the service or block its applies; it only matters again if the InferenceService
- * has to be recreated.
- */
-export function retainDeletedModel(
-  obs: ModelObservation,
-  service: AIMService,
-  inferenceServiceExists: boolean,
-): ModelObservation {
-  const stored = service.status?.resolvedModel;
-  if (!inferenceServiceExists || !stored?.name || obs.mode.kind !== 'name' || !modelMissing(obs.model)) return obs;
-  return { ...obs, retained: stored as ResolvedReference };
 }
 
 /** the cache index of AIMModels and AIMClusterModels by spec.image */
@@ -205,17 +185,6 @@ export function modelHealth(obs: ModelObservation): ComponentHealth {
   if (mode.kind === 'invalid')
     return { component: 'Model', errors: [invalidSpecError(mode.reason, mode.message)], dependencyType: 'Upstream' };
   const result = obs.model!;
-  if (obs.retained) {
-    const ref = obs.retained;
-    const what = `${ref.kind ?? 'AIMModel'} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
-    return {
-      component: 'Model',
-      state: 'Ready',
-      reason: 'ModelDeleted',
-      message: `${what} was deleted; the running InferenceService keeps the configuration it was created with (recreate the model before the InferenceService has to be rebuilt)`,
-      dependencyType: 'Upstream',
-    };
-  }
   if ((mode.kind === 'image' || mode.kind === 'custom') && result.isNotFound()) {
     return {
       component: 'Model',

@@ -6,16 +6,23 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
 import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import { type FetchResult, type ObjectRef, PlanResult } from '../../../engine/index.ts';
+import { type FetchResult, type ObjectRef, PlanResult, type ResolvedReference } from '../../../engine/index.ts';
 import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
-import { buildServiceCache, type CacheObservation, readyTemplate, type TemplateObservation } from './catalog.ts';
+import {
+  buildServiceCache,
+  type CacheObservation,
+  isTemplateReady,
+  readyTemplate,
+  type TemplateObservation,
+} from './catalog.ts';
 import { type HTTPRoute, HTTPRoutes, type InferenceService } from './children.ts';
 import { buildCustomModel, inheritedModelSpec } from './custom-model.ts';
 import { buildInferenceService, type CacheVolume, type TemplateInput } from './inference-service.ts';
-import { type ModelObservation, servedImage } from './model.ts';
+import { isModelReady, type ModelObservation, modelReference, servedImage } from './model.ts';
 import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } from './names.ts';
 import { planRouting, type RoutingPlan } from './routing.ts';
+import type { RunningObservation } from './running.ts';
 
 /** what fetchRemoteState reads */
 export interface ServiceFetch {
@@ -28,6 +35,8 @@ export interface ServiceFetch {
   cache?: CacheObservation;
   /** the KEDA HPA of an autoscaled predictor, once KServe's ScaledObject made one */
   hpa?: KubeObject;
+  /** the InferenceService exists and records what it was built with: upstream is only reported on */
+  running?: RunningObservation;
 }
 
 export interface DesiredService {
@@ -72,7 +81,6 @@ export function desireService(
   const rc = runtimeConfig.value;
   const effective = effectiveConfig(rc.spec, service);
   const isvcName = inferenceServiceName(service.metadata.name ?? '');
-  const image = servedImage(fetched.model);
   const model = fetched.model.model;
   const desired: DesiredService = {
     effective,
@@ -84,27 +92,39 @@ export function desireService(
       isvcName,
     }),
   };
-  const gate = inferenceServiceGate(fetched);
-  const template = fetched.template ? readyTemplate(fetched.template) : undefined;
-  // a template deleted under the running InferenceService: it keeps the configuration it was built with
-  const frozen = fetched.template?.kind === 'retained';
-  if (image && gate.create && !frozen) {
+  const live = fetched.inferenceService.ok() ? fetched.inferenceService.value : undefined;
+  const running = fetched.running;
+  if (running && live) {
+    // the chain's part comes from what the InferenceService was built with: upstream changes never reach it
     desired.inferenceService = buildInferenceService({
       service,
       name: isvcName,
-      image,
       effective,
-      ...(model?.ok() ? { modelName: model.value.metadata.name ?? '' } : {}),
-      ...(template ? { template: templateInput(template) } : {}),
-      cacheVolumes: gate.volumes,
+      inputs: running.inputs,
+      cacheVolumes: liveCacheVolumes(live),
+    });
+    const t = running.template?.ok() && isTemplateReady(running.template.value) ? running.template.value : undefined;
+    if (t && fetched.cache?.cache.isNotFound()) desired.cache = plannedCache(service, t, fetched.cache, effective);
+    return { ...fetched, desired };
+  }
+  const template = fetched.template ? readyTemplate(fetched.template) : undefined;
+  const image = servedImage(fetched.model);
+  const readyModel = model?.ok() && isModelReady(model.value) ? model.value : undefined;
+  if (image && readyModel && inferenceServiceGate(fetched)) {
+    desired.inferenceService = buildInferenceService({
+      service,
+      name: isvcName,
+      effective,
+      inputs: {
+        image,
+        model: modelReference(readyModel),
+        ...(template ? { template: templateReference(template), templateInput: templateInput(template) } : {}),
+      },
+      cacheVolumes: readyCacheVolumes(fetched.cache),
     });
   }
-  if (template && fetched.cache?.cache.isNotFound()) {
-    desired.cache = {
-      object: buildServiceCache(service, template, fetched.cache!, configStorageClass(effective)),
-      owned: fetched.cache!.mode === 'Dedicated',
-    };
-  }
+  if (template && fetched.cache?.cache.isNotFound())
+    desired.cache = plannedCache(service, template, fetched.cache, effective);
   const mode = fetched.model.mode;
   if (mode.kind === 'image' && model?.isNotFound()) desired.autoModel = buildAutoModel(service, mode.image);
   if (mode.kind === 'custom' && model?.isNotFound()) desired.autoModel = buildCustomModel(service, mode.custom);
@@ -155,6 +175,17 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
   return plan;
 }
 
+/** status.resolvedTemplate for a template */
+export function templateReference(t: AnyTemplate): ResolvedReference {
+  return {
+    kind: t.kind,
+    name: t.metadata.name ?? '',
+    namespace: t.metadata.namespace ?? '',
+    scope: t.metadata.namespace ? 'Namespace' : 'Cluster',
+    uid: t.metadata.uid ?? '',
+  };
+}
+
 /** the template's part of the InferenceService */
 export function templateInput(t: AnyTemplate): TemplateInput {
   const hw = t.status?.resolvedHardware ?? t.spec.hardware;
@@ -171,23 +202,34 @@ export function templateInput(t: AnyTemplate): TemplateInput {
 }
 
 /**
- * May the InferenceService be applied, and with which cache volumes? Created only once the template (if
- * any) is Ready and its cache (if it needs one) is Ready; an existing one keeps being updated, and keeps
- * the PVC volumes it has while its cache is briefly gone.
+ * May the InferenceService be created? Only once the model is Ready, its template (if the model has any)
+ * is Ready and the template's cache (if it needs one) is Ready: nothing is served before its chain can
+ * serve. An InferenceService that exists without a serving-inputs record (built by an older version) is
+ * held to the same rule before it is re-applied, so it is never rewritten from a half-ready chain.
  */
-export function inferenceServiceGate(fetched: ServiceFetch): { create: boolean; volumes: CacheVolume[] } {
-  const exists = fetched.inferenceService.ok();
+export function inferenceServiceGate(fetched: ServiceFetch): boolean {
+  const m = fetched.model.model;
+  if (!m?.ok() || !isModelReady(m.value)) return false;
   const t = fetched.template;
   const templateOk = !t || t.kind === 'none' || readyTemplate(t) !== undefined;
   const cache = fetched.cache;
-  const ready = cache?.cache.ok() && cache.cache.value.status?.status === 'Ready' ? cache.cache.value : undefined;
-  const cacheReady = ready !== undefined;
-  const volumes = ready ? cacheVolumes(ready) : exists ? liveCacheVolumes(fetched.inferenceService.value!) : [];
-  if (exists) return { create: true, volumes };
-  // a custom model's InferenceService waits for its model (and so for the template and cache it brings)
-  const m = fetched.model;
-  const modelOk = m.mode.kind !== 'custom' || m.model?.ok() === true;
-  return { create: modelOk && templateOk && (!cache || cacheReady), volumes };
+  return templateOk && (!cache || (cache.cache.ok() && cache.cache.value.status?.status === 'Ready'));
+}
+
+function plannedCache(
+  service: AIMService,
+  template: AnyTemplate,
+  cache: CacheObservation,
+  effective: RuntimeConfigSpec,
+): { object: KubeObject; owned: boolean } {
+  return {
+    object: buildServiceCache(service, template, cache, configStorageClass(effective)),
+    owned: cache.mode === 'Dedicated',
+  };
+}
+
+function readyCacheVolumes(cache: CacheObservation | undefined): CacheVolume[] {
+  return cache?.cache.ok() && cache.cache.value.status?.status === 'Ready' ? cacheVolumes(cache.cache.value) : [];
 }
 
 function cacheVolumes(cache: AIMTemplateCache): CacheVolume[] {
@@ -201,8 +243,8 @@ function cacheVolumes(cache: AIMTemplateCache): CacheVolume[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** the PVC volumes a live InferenceService mounts (kept while its cache is recreated) */
-function liveCacheVolumes(isvc: InferenceService): CacheVolume[] {
+/** the PVC volumes a live InferenceService mounts (kept whatever its cache does) */
+export function liveCacheVolumes(isvc: InferenceService): CacheVolume[] {
   const predictor = (isvc.spec?.predictor ?? {}) as {
     volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
     containers?: Array<{ volumeMounts?: Array<{ name: string; mountPath: string }> }>;

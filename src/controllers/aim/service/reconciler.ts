@@ -26,18 +26,20 @@ import { fetchServiceCache, isTemplateReady, readyTemplate } from './catalog.ts'
 import { HTTPRoutes, InferenceServices } from './children.ts';
 import { serviceHealth } from './health.ts';
 import { PREDICTOR_PORT } from './inference-service.ts';
-import {
-  fetchServiceModel,
-  isModelReady,
-  type ModelObject,
-  modelMissing,
-  modelReference,
-  retainDeletedModel,
-} from './model.ts';
+import { fetchServiceModel, isModelReady, type ModelObject, modelMissing, modelMode, modelReference } from './model.ts';
 import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
-import { desireService, planService, type ServiceFetch, type ServiceObservation } from './plan.ts';
+import {
+  desireService,
+  liveCacheVolumes,
+  planService,
+  type ServiceFetch,
+  type ServiceObservation,
+  templateReference,
+} from './plan.ts';
 import { kedaHpaName, replicaPlan, runtimeStatus } from './replicas.ts';
 import { servedPath } from './routing.ts';
+import { fetchRunning } from './running.ts';
+import { servingInputsOf } from './serving-inputs.ts';
 import { observeServiceTemplate } from './template-observation.ts';
 
 export interface AimServiceStatus extends EngineStatus {
@@ -79,23 +81,23 @@ export const aimServiceReconciler: DomainReconciler<
     const name = object.metadata.name ?? '';
     const isvcName = inferenceServiceName(name);
     const autoscaled = replicaPlan(object.spec, isvcName, PREDICTOR_PORT).autoscaled;
-    const [model, inferenceService, httpRoute, hpa] = await Promise.all([
-      fetchServiceModel(object, reader),
+    const [inferenceService, httpRoute, hpa] = await Promise.all([
       fetch(reader, InferenceServices, isvcName, ns),
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
       autoscaled ? fetch(reader, HorizontalPodAutoscalers, kedaHpaName(isvcName), ns) : undefined,
     ]);
-    const observed = retainDeletedModel(model, object, inferenceService.ok());
-    const template = await observeServiceTemplate(object, reader, observed, inferenceService.ok());
+    const children = { inferenceService, httpRoute, ...(hpa?.ok() ? { hpa: hpa.value } : {}) };
+    const inputs = inferenceService.ok() ? servingInputsOf(inferenceService.value) : undefined;
+    if (inputs) {
+      // docs/controllers.md's downstream gating: the running InferenceService is not rebuilt from upstream
+      const mountsCache = liveCacheVolumes(inferenceService.value!).length > 0;
+      const { running, cache } = await fetchRunning(object, reader, inputs, mountsCache);
+      return { model: { mode: modelMode(object.spec) }, ...children, running, ...(cache ? { cache } : {}) };
+    }
+    const model = await fetchServiceModel(object, reader);
+    const template = await observeServiceTemplate(object, reader, model);
     const cache = await fetchServiceCache(object, reader, readyTemplate(template));
-    return {
-      model: observed,
-      inferenceService,
-      httpRoute,
-      template,
-      ...(cache ? { cache } : {}),
-      ...(hpa?.ok() ? { hpa: hpa.value } : {}),
-    };
+    return { model, ...children, template, ...(cache ? { cache } : {}) };
   },
 
   composeState: ({ object, runtimeConfig }, fetched) => desireService(object, runtimeConfig, fetched),
@@ -139,8 +141,8 @@ function resolvedModel(
   obs: ServiceObservation,
   previous: ResolvedReference | undefined,
 ): ResolvedReference | undefined {
-  const { mode, model, retained } = obs.model;
-  if (retained) return retained;
+  if (obs.running) return obs.running.inputs.model ?? previous;
+  const { mode, model } = obs.model;
   if (mode.kind === 'invalid') return undefined;
   const stillFits = previous && (mode.kind === 'image' || previous.name === mode.name) ? previous : undefined;
   if (modelMissing(model)) return undefined;
@@ -152,18 +154,11 @@ function resolvedTemplate(
   obs: ServiceObservation,
   previous: ResolvedReference | undefined,
 ): ResolvedReference | undefined {
+  if (obs.running) return obs.running.inputs.template;
   const t = obs.template;
   if (!t || t.kind === 'none') return undefined;
-  if (t.kind === 'retained') return previous;
   if (t.kind === 'unselected') return obs.inferenceService.ok() ? previous : undefined;
-  const toRef = (x: AnyTemplate): ResolvedReference => ({
-    kind: x.kind,
-    name: x.metadata.name ?? '',
-    namespace: x.metadata.namespace ?? '',
-    scope: x.metadata.namespace ? 'Namespace' : 'Cluster',
-    uid: x.metadata.uid ?? '',
-  });
-  return lockedReference<AnyTemplate>(t.template, isTemplateReady, toRef, previous);
+  return lockedReference<AnyTemplate>(t.template, isTemplateReady, templateReference, previous);
 }
 
 function setOrDelete<K extends keyof AimServiceStatus>(
