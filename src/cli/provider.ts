@@ -56,6 +56,7 @@ interface ProviderFlags {
   httpPort: string;
   httpHost: string;
   finalizerTimeout: string;
+  upstreamOperatorSelector?: string;
 }
 
 function providerList(definitions: readonly ProviderDefinition[]): string {
@@ -92,6 +93,10 @@ export function registerProvider(program: Command, definitions: readonly Provide
       "how long deleting a ModelDeployment's resource is retried before its finalizer is removed anyway (with a Warning event)",
       '300',
     )
+    .option(
+      '--upstream-operator-selector <labels>',
+      "label selector of the upstream operator's Deployment; the provider is ready only while one has an available replica ('' = check only the CRD; default: the operator's Helm chart labels)",
+    )
     .addHelpText(
       'after',
       `\nProviders:\n${providerList(definitions)}\n\nEnvironment:\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)`,
@@ -113,7 +118,10 @@ export function registerProvider(program: Command, definitions: readonly Provide
           httpPort: parsePort(flags.httpPort, '--http-port'),
           httpHost: flags.httpHost,
           log,
-          controller: { finalizerTimeoutMs: finalizerTimeoutSec * 1000 },
+          controller: {
+            finalizerTimeoutMs: finalizerTimeoutSec * 1000,
+            ...operatorCheck(def, flags.upstreamOperatorSelector),
+          },
         });
         mgr.stopOnSignals();
       } catch (err) {
@@ -121,4 +129,10 @@ export function registerProvider(program: Command, definitions: readonly Provide
         process.exit(2);
       }
     });
+}
+
+/** --upstream-operator-selector, else the definition's; '' turns the check off */
+function operatorCheck(def: ProviderDefinition, flag: string | undefined): { operatorSelector?: string } {
+  const selector = flag ?? def.operatorSelector;
+  return selector ? { operatorSelector: selector } : {};
 }

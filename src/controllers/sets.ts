@@ -18,8 +18,9 @@ export const CONTROLLER_SETS: readonly ControllerSet[] = [
   autoscalerControllerSet(),
 ];
 
+// shipped providers check their upstream operator is running, not only that its CRD is served
 export const PROVIDER_SETS: readonly ControllerSet[] = Object.values(BUILTIN_PROVIDER_DEFINITIONS).map((d) =>
-  providerControllerSet(d),
+  providerControllerSet(d, d.operatorSelector ? { operatorSelector: d.operatorSelector } : {}),
 );
 
 export const ALL_PROCESS_SETS: readonly ControllerSet[] = [...CONTROLLER_SETS, ...PROVIDER_SETS];

@@ -4,6 +4,7 @@
 import { INFERENCE_GATEWAY_LABEL } from '@modelplane/apimachinery/wellknown';
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { simOperatorObjects } from './operator-deployments.ts';
 import { Nodes } from './workloads/kinds.ts';
 import { type KubeletEndpoints, type KubeletTlsMaterial, startKubeletEndpoints } from './workloads/kubelet-endpoint.ts';
 import type { PodLogStore } from './workloads/pod-logs.ts';
@@ -245,6 +246,8 @@ export async function installSimulatedInfrastructure(
   podNetwork = DEFAULT_POD_NETWORK,
   /** the port of each node's simulated kubelet endpoint, when one runs (kubelet-endpoint.ts) */
   kubeletPort?: (node: string) => number,
+  /** operatorDeployments: the simulated operators' Deployments (operator-deployments.ts), as `modelplane dev` has them */
+  extras: { operatorDeployments?: boolean } = {},
 ): Promise<void> {
   const c = client.withFieldManager('modelplane-dev');
   for (const { node: n, status } of simulatedNodes(pool, podNetwork)) {
@@ -260,6 +263,7 @@ export async function installSimulatedInfrastructure(
   }
   await c.apply(defaultStorageClass());
   for (const o of simGatewayObjects()) await c.apply(o);
+  if (extras.operatorDeployments) for (const o of simOperatorObjects()) await c.apply(o);
 }
 
 /**

@@ -70,6 +70,8 @@ export const providerConfigStatusSchema = z.object({
   lastHeartbeat: z.string().meta({ format: 'date-time' }).optional(),
   /** the upstream API the provider builds, e.g. `kaito.sh/v1beta1` */
   upstreamCRDVersion: z.string().optional(),
+  /** the upstream kind it builds in that API, e.g. `Workspace`: "CRD installed" is decided per kind */
+  upstreamKind: z.string().optional(),
   conditions: conditionListSchema.optional(),
 });
 

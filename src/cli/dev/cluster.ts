@@ -171,6 +171,7 @@ export async function populateDevCluster(
         undefined,
         podNetwork.network,
         endpoints && ((node) => endpoints.port(node)),
+        { operatorDeployments: true },
       ),
     );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });

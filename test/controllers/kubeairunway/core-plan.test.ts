@@ -2,6 +2,8 @@
 // fields the ownership table gives the core.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import { externalCrds } from '@modelplane/sim/crds';
 import {
   BUILTIN_PROVIDERS,
   type InferenceProviderConfig,
@@ -9,6 +11,7 @@ import {
 } from '../../../src/apis/kubeairunway/index.ts';
 import { planCoreStatus } from '../../../src/controllers/kubeairunway/core/index.ts';
 import { defaultProviderConfig } from '../../../src/controllers/kubeairunway/selection/index.ts';
+import { servedGroupVersions } from '../../../src/controllers/kubeairunway/served-apis.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const providers = (opts: { stale?: string[]; gv?: Record<string, string> } = {}): InferenceProviderConfig[] =>
@@ -150,6 +153,43 @@ describe('planCoreStatus', () => {
     const written = { ...m, status: { ...first.status } } as ModelDeployment;
     const second = planCoreStatus(written, inputs({ now: NOW + 60_000, previous: first.status }));
     assert.deepEqual(second.status, first.status);
+  });
+
+  it("decides 'CRD not installed' per kind: rayservices deleted while RayCluster (same group/version) is served", () => {
+    const established = (crd: CustomResourceDefinition) => ({
+      ...crd,
+      status: { conditions: [{ type: 'Established', status: 'True' }] },
+    });
+    const crds = externalCrds().map(established) as CustomResourceDefinition[];
+    const withoutRayService = servedGroupVersions(crds.filter((c) => c.metadata.name !== 'rayservices.ray.io'));
+    assert.ok(withoutRayService.has('ray.io/v1'), 'the group/version is still served (RayCluster)');
+    const kuberay = providers().map((p) =>
+      p.metadata.name === 'kuberay'
+        ? { ...p, status: { ...p.status, upstreamCRDVersion: 'ray.io/v1', upstreamKind: 'RayService' } }
+        : p,
+    );
+    const spec = {
+      model: { id: 'q' },
+      engine: { type: 'vllm' as const },
+      resources: { gpu: { count: 2 } },
+      provider: { name: 'kuberay' },
+    };
+    const refused = planCoreStatus(
+      md(spec),
+      inputs({ providers: kuberay, apiServed: (k) => withoutRayService.has(k) }),
+    );
+    assert.equal(refused.status.message, "Provider 'kuberay' CRD not installed in cluster");
+    assert.equal(refused.status.conditions.find((c) => c.type === 'Validated')?.status, 'False');
+    const all = servedGroupVersions(crds);
+    const admitted = planCoreStatus(md(spec), inputs({ providers: kuberay, apiServed: (k) => all.has(k) }));
+    assert.equal(admitted.status.provider?.name, 'kuberay');
+    // a CRD being deleted is no longer served either
+    const deleting = crds.map((c) =>
+      c.metadata.name === 'rayservices.ray.io'
+        ? { ...c, metadata: { ...c.metadata, deletionTimestamp: '2026-03-01T12:00:00Z' } }
+        : c,
+    );
+    assert.equal(servedGroupVersions(deleting).has('ray.io/v1/RayService'), false);
   });
 
   describe('liveness of the selected provider', () => {

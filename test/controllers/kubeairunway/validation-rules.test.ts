@@ -165,8 +165,18 @@ describe("docs/kubeairunway.md's validation table, exact messages", () => {
     const installed = (name: string) => name !== 'kaito';
     assert.deepEqual(
       validate(withProvider('llmd'), { providers }).errors,
-      [{ field: 'spec.provider.name', message: "Provider 'llmd' CRD not installed in cluster" }],
-      'not registered',
+      [
+        {
+          field: 'spec.provider.name',
+          message:
+            "spec.provider.name: no provider 'llmd' is registered (no InferenceProviderConfig named llmd; registered providers: direct, dynamo, kaito): name a registered provider, or start the 'llmd' provider controller",
+        },
+      ],
+      'not registered: its own message, not a missing CRD',
+    );
+    assert.match(
+      validate(withProvider('llmd'), { providers: [] }).errors[0]!.message,
+      /no provider 'llmd' is registered \(no InferenceProviderConfig named llmd; none is registered\)/,
     );
     assert.deepEqual(
       validate(withProvider('kaito'), { providers, providerCrdInstalled: installed }).errors,

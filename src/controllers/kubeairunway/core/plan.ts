@@ -13,6 +13,7 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
 import { providerReadiness, type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
+import { upstreamKey } from '../served-apis.ts';
 import {
   admissionMessage,
   defaultModelDeployment,
@@ -30,7 +31,7 @@ export interface CoreStatus {
 
 export interface CoreInputs {
   providers: readonly InferenceProviderConfig[];
-  /** whether the upstream API a provider reports in status.upstreamCRDVersion is served */
+  /** whether the upstream API a provider reports (status.upstreamCRDVersion, `/upstreamKind`) is served */
   apiServed: (groupVersion: string) => boolean;
   now: number;
   heartbeatStaleAfterMs?: number;
@@ -73,8 +74,8 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
     providers: inputs.providers,
     providerCrdInstalled: (name) => {
       // a provider that does not say which API it builds is not known to be installed (served-apis.ts)
-      const gv = inputs.providers.find((p) => p.metadata.name === name)?.status?.upstreamCRDVersion;
-      return gv !== undefined && inputs.apiServed(gv);
+      const key = upstreamKey(inputs.providers.find((p) => p.metadata.name === name));
+      return key !== undefined && inputs.apiServed(key);
     },
   });
   if (result.errors.length > 0) return { errors: result.errors };

@@ -52,6 +52,11 @@ export interface ProviderControllerOptions {
   downloadRetryMs?: number;
   concurrency?: number;
   log?: Logger;
+  /**
+   * check the upstream operator's Deployment by this label selector ('' or unset: only the CRD is checked);
+   * the shipped sets pass the definition's operatorSelector
+   */
+  operatorSelector?: string;
 }
 
 export interface ProviderController {
@@ -161,6 +166,7 @@ export async function registerProviderController(
     clock,
     log,
     onUpstreamServed: watchUpstream,
+    ...(opts.operatorSelector ? { operatorSelector: opts.operatorSelector } : {}),
   });
   // The registration is a leader-election Runnable: it lives exactly as long as the controller runs (it
   // starts after the controllers and stops before them), so only the leader registers and heartbeats, and

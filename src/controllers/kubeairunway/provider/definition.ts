@@ -30,6 +30,11 @@ export interface ProviderDefinition<U extends KubeObject = KubeObject> {
   upstream: KindRef<U>;
   /** the plural of the upstream kind, for RBAC */
   upstreamResource: string;
+  /**
+   * the label selector of the upstream operator's Deployment (its Helm chart's labels): the provider is
+   * ready only while one has an available replica (operator-check.ts). Absent: no operator to check.
+   */
+  operatorSelector?: string;
   version: string;
   /** registered as its InferenceProviderConfig spec at start (capabilities + CEL selection rules) */
   config: InferenceProviderConfigSpec;

@@ -4,7 +4,7 @@
 // the CRD is missing the provider does not crash-loop (upstream's provider did), it reports ready=false with
 // a condition saying so and retries discovery until the CRD appears.
 
-import { isNoKindMatch, type KubeClient } from '@modelplane/runtime/client';
+import { Deployments, isNoKindMatch, type KubeClient } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import type { Runnable } from '@modelplane/runtime/manager';
 import {
@@ -18,6 +18,10 @@ import {
 import { type Clock, type Condition, ConditionManager, silent, writeOwnedStatus } from '../../../engine/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { UPSTREAM_CRD_CONDITION } from './names.ts';
+import { type OperatorVerdict, operatorVerdict, UPSTREAM_READY_CONDITION } from './operator-check.ts';
+
+const OPERATOR_FIRST_RETRY_MS = 500;
+
 import { crdMissingMessage } from './plan.ts';
 
 export interface RegistrationOptions {
@@ -28,12 +32,20 @@ export interface RegistrationOptions {
   log: Logger;
   /** called once, the first time the upstream kind is found served */
   onUpstreamServed: () => Promise<void> | void;
+  /**
+   * the label selector of the upstream operator's Deployment: the provider is ready only while one has an
+   * available replica (operator-check.ts). Unset: only the CRD is checked.
+   */
+  operatorSelector?: string;
 }
 
 /** a leader-election Runnable of the provider's Manager (packages/runtime's Runnable) */
 export class ProviderRegistration implements Runnable {
   readonly name: string;
   private served = false;
+  private operator: OperatorVerdict | undefined;
+  /** how long the next quick look waits while the operator is not running (doubles up to discoveryRetryMs) */
+  private operatorRetryMs = OPERATOR_FIRST_RETRY_MS;
   private servedAnnounced = false;
   private running = false;
   private registered = false;
@@ -86,6 +98,7 @@ export class ProviderRegistration implements Runnable {
       if (!this.running) return;
       if (!this.registered) await this.register();
       await this.discover();
+      await this.checkOperator();
       await this.writeStatus();
     });
   }
@@ -107,7 +120,7 @@ export class ProviderRegistration implements Runnable {
       spec: this.def.config,
     });
     this.conditions = (applied.status?.conditions ?? []).filter(
-      (c) => c.type === UPSTREAM_CRD_CONDITION,
+      (c) => c.type === UPSTREAM_CRD_CONDITION || (c.type === UPSTREAM_READY_CONDITION && this.opts.operatorSelector),
     ) as Condition[];
     this.registered = true;
     this.opts.log.info('registered InferenceProviderConfig', { provider: this.def.name, version: this.version });
@@ -148,9 +161,39 @@ export class ProviderRegistration implements Runnable {
     }
   }
 
+  /** lists the operator's Deployments; a failed list keeps the last verdict */
+  private async checkOperator(): Promise<void> {
+    const selector = this.opts.operatorSelector;
+    if (!selector) return;
+    try {
+      const list = await this.client.list(Deployments, { labelSelector: selector });
+      this.operator = operatorVerdict(list.items, selector, `the ${this.def.displayName} operator`);
+    } catch (err) {
+      this.opts.log.error('listing the upstream operator Deployments failed', { provider: this.def.name, error: err });
+    }
+    if (this.operator?.running) {
+      this.operatorRetryMs = OPERATOR_FIRST_RETRY_MS;
+      return;
+    }
+    // look again soon (an operator starting takes seconds), backing off to the discovery interval
+    if (this.running && !this.discovery) {
+      this.discovery = setTimeout(() => {
+        this.discovery = undefined;
+        void this.beat();
+      }, this.operatorRetryMs);
+      this.discovery.unref();
+      this.operatorRetryMs = Math.min(this.operatorRetryMs * 2, this.opts.discoveryRetryMs);
+    }
+  }
+
   private async writeStatus(): Promise<void> {
     if (!this.registered) return;
     const cm = new ConditionManager(this.conditions, { now: () => this.opts.clock.now() });
+    if (this.operator) {
+      const v = this.operator;
+      if (v.running) cm.markTrue(UPSTREAM_READY_CONDITION, v.reason, v.message, silent());
+      else cm.markFalse(UPSTREAM_READY_CONDITION, v.reason, v.message, silent());
+    }
     if (this.served)
       cm.markTrue(
         UPSTREAM_CRD_CONDITION,
@@ -167,11 +210,12 @@ export class ProviderRegistration implements Runnable {
       );
     const conditions = cm.list();
     const status: InferenceProviderConfigStatus = {
-      ready: this.running && this.served,
+      ready: this.running && this.served && (this.operator?.running ?? !this.opts.operatorSelector),
       version: this.version,
       lastHeartbeat: new Date(this.opts.clock.now()).toISOString(),
       // always the API this provider builds, served or not: the core checks whether it is served
       upstreamCRDVersion: this.def.upstream.apiVersion,
+      upstreamKind: this.def.upstream.kind,
       conditions,
     };
     // the provider is the only writer of its registration's status, so no resourceVersion precondition

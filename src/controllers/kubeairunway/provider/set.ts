@@ -16,7 +16,10 @@ import { providerControllerName } from './names.ts';
 
 /** what one provider's process needs, besides events and its lease (added for every process) */
 export function providerRules(
-  def: Pick<ProviderDefinition, 'upstream' | 'upstreamResource' | 'extraResources' | 'storage' | 'optionalObjects'>,
+  def: Pick<
+    ProviderDefinition,
+    'upstream' | 'upstreamResource' | 'extraResources' | 'storage' | 'optionalObjects' | 'operatorSelector'
+  >,
 ): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
@@ -42,6 +45,8 @@ export function providerRules(
     ...(def.optionalObjects ?? []).map((o) =>
       rule(o.resource.group, [o.resource.resource], [...READ, 'create', 'patch', 'delete']),
     ),
+    // is the upstream operator running (its Deployment, found by label)?
+    ...(def.operatorSelector ? [rule('apps', ['deployments'], ['list'])] : []),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),

@@ -16,6 +16,11 @@ export const MODEL_ID_REQUIRED = 'model.id is required when source is huggingfac
 export function providerCrdNotInstalled(name: string): string {
   return `Provider '${name}' CRD not installed in cluster`;
 }
+/** spec.provider.name names no registered InferenceProviderConfig (not a missing CRD: there is no such provider) */
+export function providerNotRegistered(name: string, registered: readonly string[]): string {
+  const known = registered.length ? `registered providers: ${[...registered].sort().join(', ')}` : 'none is registered';
+  return `spec.provider.name: no provider '${name}' is registered (no InferenceProviderConfig named ${name}; ${known}): name a registered provider, or start the '${name}' provider controller`;
+}
 
 // Where docs/kubeairunway.md is silent: the upstream webhook's checks, with messages that name the field.
 export const MAX_GPU_COUNT = 64;

@@ -99,8 +99,16 @@ function validateProviderName(
 ): void {
   if (!name || !ctx.providers) return;
   const config = ctx.providers.find((p) => p.metadata.name === name);
-  const needsCrd = config?.spec?.capabilities?.requiresCRD !== false;
-  if (!config || (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name)))
+  if (!config)
+    return err(
+      'spec.provider.name',
+      m.providerNotRegistered(
+        name,
+        ctx.providers.map((p) => p.metadata.name ?? ''),
+      ),
+    );
+  const needsCrd = config.spec?.capabilities?.requiresCRD !== false;
+  if (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name))
     err('spec.provider.name', m.providerCrdNotInstalled(name));
 }
 

@@ -53,7 +53,7 @@ export function builtinProvider<U extends KubeObject>(
     BuiltinProviderDefinition<U>,
     'upstream' | 'upstreamResource' | 'transform' | 'mapStatus' | 'overridePatch'
   > &
-    Partial<Pick<BuiltinProviderDefinition<U>, 'storage'>>,
+    Partial<Pick<BuiltinProviderDefinition<U>, 'storage' | 'operatorSelector'>>,
 ): BuiltinProviderDefinition<U> {
   return {
     name,

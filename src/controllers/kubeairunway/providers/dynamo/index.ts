@@ -36,6 +36,7 @@ export {
 export const dynamoProvider = builtinProvider<DynamoGraphDeployment>('dynamo', {
   upstream: DynamoGraphDeployments,
   upstreamResource: DGD_RESOURCE,
+  operatorSelector: 'app.kubernetes.io/name=dynamo-operator',
   transform: graphDeploymentFor,
   mapStatus: graphDeploymentStatus,
   overridePatch: (md: ModelDeployment) => translateDynamoOverrides(md.spec.provider?.overrides),

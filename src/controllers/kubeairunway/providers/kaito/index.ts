@@ -21,6 +21,7 @@ export {
 export const kaitoProvider = builtinProvider<Workspace>('kaito', {
   upstream: Workspaces,
   upstreamResource: WORKSPACE_RESOURCE,
+  operatorSelector: 'app.kubernetes.io/name=workspace',
   transform: workspaceFor,
   mapStatus: workspaceStatus,
   // "KAITO currently has no supported overrides": every key is reported unknown by validation and ignored

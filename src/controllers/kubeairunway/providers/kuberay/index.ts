@@ -37,6 +37,7 @@ export {
 export const kuberayProvider = builtinProvider<RayService>('kuberay', {
   upstream: RayServices,
   upstreamResource: RAYSERVICE_RESOURCE,
+  operatorSelector: 'app.kubernetes.io/name=kuberay-operator',
   transform: rayServiceFor,
   mapStatus: rayServiceStatus,
   overridePatch: translateKubeRayOverrides,
