@@ -99,14 +99,16 @@ function validateProviderName(
 ): void {
   if (!name || !ctx.providers) return;
   const config = ctx.providers.find((p) => p.metadata.name === name);
-  if (!config)
-    return err(
+  if (!config) {
+    err(
       'spec.provider.name',
       m.providerNotRegistered(
         name,
         ctx.providers.map((p) => p.metadata.name ?? ''),
       ),
     );
+    return;
+  }
   const needsCrd = config.spec?.capabilities?.requiresCRD !== false;
   if (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name))
     err('spec.provider.name', m.providerCrdNotInstalled(name));
