@@ -11,9 +11,10 @@ import { Logger } from '@modelplane/runtime/log';
 import { allCrds } from '../src/cli/crds.ts';
 import { ensureWebBuilt, startDashboard } from '../src/cli/dashboard/index.ts';
 import { launchChromium } from '../test/browser/chromium.ts';
+import { smokeOr } from './lib/smoke.ts';
 
-const TOTAL = Number(process.argv[2] ?? 1000);
-const RUNS = 7;
+const TOTAL = Number(process.argv[2] ?? smokeOr(1000, 40));
+const RUNS = smokeOr(7, 2);
 const log = new Logger({}, 'silent');
 
 if (spawnSync('bash', ['scripts/setup-browser.sh'], { stdio: 'inherit' }).status !== 0) process.exit(1);

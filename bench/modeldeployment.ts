@@ -26,7 +26,13 @@
 // = 6 writes; on the aim provider the AIMService's own chain sits between 4 and 6: apply InferenceService,
 // its status (stand-in), AIMService status, and the Normal event DefaultConfigNotFound that the AIM seed
 // requires on the first reconcile of a service whose namespace has no default runtime config (this one
-// has none) = 9 writes. Core and provider are separate field managers (and processes) by docs/kubeairunway.md's
+// has none) = 9 writes. A Hugging Face model on AIM is a custom AIMModel on the AIM base image, which the
+// simulated registry (SimRegistry, as under `modelplane dev`) answers; its template needs a node with an
+// AMD GPU (created in setup), and its one shared template cache downloads the model: an AIMArtifact, its PVC,
+// a check-size Job and a download Job, which the stand-in completes (creating each Job's pod, whose log the
+// server's log provider answers with the model's size). Those shared objects' writes (every apply and
+// status apply, read back per field manager: bench/lib/shared-chain.ts) run once, in the first AIM chain.
+// The aim provider runs on the embedded backend only: a real kube-apiserver asks a kubelet for pod logs. Core and provider are separate field managers (and processes) by docs/kubeairunway.md's
 // design, so each needs its own status write; a perfect provider writes once, Running, and no event a
 // seed does not ask for.
 //
@@ -53,18 +59,30 @@ import {
 import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
 import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
-import { AIMServices } from '../src/controllers/aim/shared/kinds.ts';
+import {
+  AIMArtifacts,
+  AIMModels,
+  AIMServices,
+  AIMServiceTemplates,
+  AIMTemplateCaches,
+} from '../src/controllers/aim/shared/kinds.ts';
 import { kubeairunwayCoreSet } from '../src/controllers/kubeairunway/core/index.ts';
 import { providerControllerName } from '../src/controllers/kubeairunway/provider/names.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../src/controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
 import { PROVIDER_SETS } from '../src/controllers/sets.ts';
+import { Pods } from '@modelplane/runtime/client';
+import { SimRegistry, simSourceSize } from '@modelplane/sim/registry';
+import { CHECK_SIZE_CONTAINER } from '../src/common/model-storage/jobs.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, eventsByObject, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
+import { sharedObjectsChain } from './lib/shared-chain.ts';
 import {
   DynamoGraphDeploymentKind,
   InferenceServiceKind,
+  JobWithPodKind,
+  PersistentVolumeClaimKind,
   RayServiceKind,
   registerUpstreamStandIn,
   STAND_IN,
@@ -123,6 +141,10 @@ for (const p of providers)
     throw new Error(
       `--providers: unknown provider "${p}" (known: ${Object.keys(BUILTIN_PROVIDER_DEFINITIONS).join(', ')})`,
     );
+if (providers.includes('aim') && args.backends.includes('real'))
+  throw new Error(
+    '--providers: aim needs the check-size pod log that only the embedded server answers here (a real kube-apiserver asks a kubelet); on --backend real pass --providers kaito,dynamo,kuberay',
+  );
 const providerOf = (i: number): BuiltinProvider => providers[i % providers.length]!;
 
 async function startOperators(server: BenchServer): Promise<Operators> {
@@ -130,6 +152,8 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     operatorNamespace: operatorNamespaceFromEnv(process.env),
     podNamespace: DEFAULT_POD_NAMESPACE,
     log: silent,
+    // the AIM provider's custom models resolve their base image here, as under `modelplane dev`
+    imageRegistry: new SimRegistry(),
   };
   const managers: Manager[] = [];
   const users = new Set<string>();
@@ -149,7 +173,9 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     name: STAND_IN,
     logger: silent,
   });
-  const kinds = providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind);
+  // AIM's shared template cache downloads the model: an artifact's PVC and download Job
+  const aimCache = providers.includes('aim') ? [JobWithPodKind, PersistentVolumeClaimKind] : [];
+  const kinds = [...providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind), ...aimCache];
   registerUpstreamStandIn(standIn, [...new Set(kinds)]);
   await standIn.start();
   const operator = managers[0]!;
@@ -198,6 +224,9 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
   const isvcs = providers.includes('aim')
     ? await byName(server, InferenceServiceKind.kind)
     : new Map<string, KubeObject>();
+  // the custom model, its template and the shared cache all AIM deployments use, written once
+  const aimShared = providers.includes('aim') ? await sharedObjectsChain(server, NS, AIM_SHARED_KINDS) : [];
+  const firstAim = created.findIndex((_, i) => providerOf(i) === 'aim');
   const defaultConfigEvents = providers.includes('aim')
     ? await eventsByObject(server, NS, 'DefaultConfigNotFound')
     : new Map<string, KubeObject>();
@@ -214,6 +243,7 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
     const upstreamReady: Step[] =
       p === 'aim'
         ? [
+            ...(i === firstAim ? aimShared : []),
             {
               op: 'apply',
               by: AIM_SERVICE_CONTROLLER,
@@ -250,6 +280,17 @@ async function chains(server: BenchServer, created: ModelDeployment[]): Promise<
   });
 }
 
+/** what the AIM chain shares between deployments of one model, owners first */
+const AIM_SHARED_KINDS = [
+  AIMModels,
+  AIMServiceTemplates,
+  AIMTemplateCaches,
+  AIMArtifacts,
+  PersistentVolumeClaimKind.kind,
+  JobWithPodKind.kind,
+  Pods,
+] as KindRef<KubeObject>[];
+
 function upstreamKindOf(p: BuiltinProvider): KindRef<KubeObject> {
   return (UPSTREAM[p]?.kind ?? AIMServices) as KindRef<KubeObject>;
 }
@@ -261,10 +302,21 @@ const scenario: Scenario<ModelDeployment> = {
   isReady: (md) => md.status?.phase === 'Running',
   crds: [...externalCrds(), ...aimCrds(), ...kubeairunwayCrds()],
   namespaces: [NS, DEFAULT_POD_NAMESPACE, operatorNamespaceFromEnv(process.env)],
-  setup: async () => {},
+  // the AIM provider's custom models need a node with an AMD GPU, or their templates are NotAvailable
+  setup: async (server) => {
+    if (!providers.includes('aim')) return;
+    await server.admin.apply({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'mi300x-node', labels: { 'amd.com/gpu.device-id': '74a1' } },
+    });
+  },
   startOperators,
   object: deployment,
   chains,
+  // the check-size Job's pod prints the model's size, as the simulated kubelet does under `modelplane dev`
+  podLogs: (_ns, _pod, container) =>
+    container === CHECK_SIZE_CONTAINER ? `${simSourceSize(`hf://${SPECS.aim.model?.id}`)}\n` : undefined,
   notResync: (e) => e.resource.startsWith('inferenceproviderconfigs'),
   ...(sharedManager ? { variant: { 'provider-managers': 'shared' } } : {}),
 };

@@ -9,6 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { smokeOr } from './lib/smoke.ts';
 import { startApiServer } from '@modelplane/apiserver';
 import {
   type ConfigMap,
@@ -25,7 +26,10 @@ import { controllerRef, type KubeObject, kindRef } from '@modelplane/runtime/met
 import { z } from 'zod';
 
 const { values } = parseArgs({
-  options: { objects: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } },
+  options: {
+    objects: { type: 'string', default: smokeOr('1000', '20') },
+    concurrency: { type: 'string', default: '8' },
+  },
 });
 const N = Number(values.objects);
 const CONCURRENCY = Number(values.concurrency);

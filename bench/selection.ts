@@ -9,6 +9,7 @@ import {
   type ModelDeployment,
 } from '../src/apis/kubeairunway/index.ts';
 import { defaultProviderConfig, selectProvider } from '../src/controllers/kubeairunway/selection/index.ts';
+import { smokeOr } from './lib/smoke.ts';
 
 const now = Date.now();
 const providers: InferenceProviderConfig[] = BUILTIN_PROVIDERS.map((name) => ({
@@ -86,8 +87,8 @@ function measure(millis: number): number {
   return (n / elapsed) * 1000;
 }
 
-measure(500);
-const rate = measure(2000);
+measure(smokeOr(500, 10));
+const rate = measure(smokeOr(2000, 20));
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US').replace(/,/g, '');
 console.log(
   `selection: ${fmt(rate)} selections/s (providers=${providers.length}, rules=${rules}, specs=${SPECS.length})`,

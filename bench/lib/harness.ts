@@ -18,6 +18,8 @@ import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { extractOwned } from '../../src/engine/index.ts';
 import { startRealBenchServer } from './real-server.ts';
+import type { LogProvider } from '@modelplane/apiserver';
+import { smokeOr } from './smoke.ts';
 
 export interface BenchArgs {
   count: number;
@@ -40,11 +42,11 @@ export function benchArgs(extra: Record<string, string> = {}): BenchArgs {
   const own = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { type: 'string' as const, default: v }]));
   const { values } = parseArgs({
     options: {
-      count: { type: 'string', default: '1000' },
+      count: { type: 'string', default: smokeOr('1000', '4') },
       concurrency: { type: 'string', default: '16' },
-      runs: { type: 'string', default: '3' },
-      warmup: { type: 'string', default: '100' },
-      timeout: { type: 'string', default: '600' },
+      runs: { type: 'string', default: smokeOr('3', '1') },
+      warmup: { type: 'string', default: smokeOr('100', '0') },
+      timeout: { type: 'string', default: smokeOr('600', '120') },
       profile: { type: 'string', default: '' },
       backend: { type: 'string', default: 'embedded' },
       ...own,
@@ -97,12 +99,14 @@ export async function startBenchServer(
   crds: readonly CustomResourceDefinition[],
   namespaces: readonly string[],
   backend: BenchBackend = 'embedded',
+  /** container logs the embedded server answers pods/log with (the real backend asks its kubelets: none) */
+  podLogs?: LogProvider,
 ): Promise<BenchServer> {
   if (backend === 'real') return startRealBenchServer(crds, namespaces);
   // the audit log keeps a bounded buffer and trims it from the front, which would shift the indices the
   // benchmark marks; an append-only copy of every entry keeps them stable (and needs no copy to read)
   const entries: AuditEntry[] = [];
-  const srv = await startApiServer({ port: 0, auditSink: (e) => entries.push(e) });
+  const srv = await startApiServer({ port: 0, auditSink: (e) => entries.push(e), ...(podLogs ? { podLogs } : {}) });
   const admin = await KubeClient.create(srv.kubeconfigYaml(), { fieldManager: 'bench-admin' });
   for (const crd of crds) await ensureCrd(admin, crd);
   for (const name of namespaces) await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

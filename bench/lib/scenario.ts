@@ -13,6 +13,7 @@ import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import { EventsV1 } from '@modelplane/runtime/events';
 import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import type { LogProvider } from '@modelplane/apiserver';
 import { runBaseline, type Step } from './baseline.ts';
 import {
   type BenchArgs,
@@ -62,6 +63,8 @@ export interface Scenario<T extends KubeObject> {
   chains(server: BenchServer, created: T[]): Promise<Step[][]>;
   /** requests during the resync that are no resync's doing (a provider's heartbeat) */
   notResync?(e: AuditEntry): boolean;
+  /** container logs the stand-in's pods print (embedded server only) */
+  podLogs?: LogProvider;
   /** how this run differs from the default setup, for the result line */
   variant?: Record<string, string>;
 }
@@ -116,7 +119,7 @@ async function measured<T extends KubeObject>(
   run: number,
   backend: BenchBackend,
 ): Promise<{ figures: Omit<RunFigures, 'baseline' | 'baselineWritesPerObject'>; chains: Step[][] }> {
-  const server = await startBenchServer(s.crds, s.namespaces, backend);
+  const server = await startBenchServer(s.crds, s.namespaces, backend, s.podLogs);
   try {
     await s.setup(server);
     const ops = await s.startOperators(server);
@@ -200,7 +203,7 @@ async function baseline<T extends KubeObject>(
   chains: Step[][],
   backend: BenchBackend,
 ): Promise<{ time: Instant; writesPerObject: number }> {
-  const server = await startBenchServer(s.crds, s.namespaces, backend);
+  const server = await startBenchServer(s.crds, s.namespaces, backend, s.podLogs);
   try {
     await s.setup(server);
     const { time, writes } = await runBaseline(server, chains, args.concurrency);

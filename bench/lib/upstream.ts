@@ -10,6 +10,7 @@
 import { ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import type { KubeClient } from '@modelplane/runtime/client';
 
 export const STAND_IN = 'bench-upstream';
 const CONTROLLER_NAME = 'bench.modelplane.io/upstream-stand-in';
@@ -22,6 +23,8 @@ export interface UpstreamKind {
   /** is the object's status already the ready status for its current generation? */
   isReady(obj: Upstream): boolean;
   readyStatus(obj: Upstream, now: string): Json;
+  /** what the upstream does before it reports ready (the Job controller's pod, whose log a controller reads) */
+  beforeReady?(obj: Upstream, client: KubeClient): Promise<void>;
 }
 
 const generation = (o: Upstream) => o.metadata.generation ?? 1;
@@ -102,6 +105,8 @@ export const RayServiceKind: UpstreamKind = {
   readyStatus: (o) => ({ serviceStatus: 'Running', observedGeneration: generation(o) }),
 };
 
+const PodKind = { apiVersion: 'v1', kind: 'Pod' } as KindRef<KubeObject>;
+
 /** registers the stand-in's controllers on `mgr` (call before mgr.start()) */
 export function registerUpstreamStandIn(mgr: Manager, kinds: readonly UpstreamKind[], concurrency = 4): void {
   for (const u of kinds) {
@@ -113,6 +118,7 @@ export function registerUpstreamStandIn(mgr: Manager, kinds: readonly UpstreamKi
         const obj = await ctx.cache.get(u.kind, req.name, req.namespace);
         if (!obj || obj.metadata.deletionTimestamp || u.isReady(obj)) return;
         const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        await u.beforeReady?.(obj, ctx.client);
         await ctx.client.applyStatus(
           {
             apiVersion: obj.apiVersion,
@@ -125,6 +131,35 @@ export function registerUpstreamStandIn(mgr: Manager, kinds: readonly UpstreamKi
       });
   }
 }
+
+/**
+ * A Job whose output a controller reads from its pod's log: the stand-in also creates the Job's one pod
+ * (named after the Job, labelled job-name), whose log the bench server's log provider answers. One write
+ * more than JobKind.
+ */
+export const JobWithPodKind: UpstreamKind = {
+  kind: { apiVersion: 'batch/v1', kind: 'Job' } as KindRef<Upstream>,
+  isReady: (o) => JobKind.isReady(o),
+  readyStatus: (o, now) => JobKind.readyStatus(o, now),
+  async beforeReady(job, client) {
+    const name = `${job.metadata.name}-run`;
+    const existing = await client.get(PodKind, name, job.metadata.namespace).catch(() => undefined);
+    if (existing) return;
+    const owner = { apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name ?? '', uid: job.metadata.uid ?? '' };
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: job.metadata.namespace,
+        labels: { 'job-name': job.metadata.name ?? '' },
+        ownerReferences: [{ ...owner, controller: true }],
+      },
+      // scheduled (a pod on no node has no log to read)
+      spec: { ...(job.spec?.template?.spec ?? {}), restartPolicy: 'Never', nodeName: 'bench-node' },
+    });
+  },
+};
 
 /** in place of the Job controller and kubelet: the Job ran and completed */
 export const JobKind: UpstreamKind = {

@@ -21,14 +21,19 @@ const obj = {
   },
 };
 
-function measure(run: () => unknown, millis: number): number {
-  for (let i = 0; i < 20_000; i++) run();
+// smoke mode (MODELPLANE_BENCH_SMOKE=1, `npm run bench:smoke`): a few iterations, to prove the bench still runs
+const SMOKE = process.env.MODELPLANE_BENCH_SMOKE === '1';
+const BATCH = SMOKE ? 10 : 10_000;
+
+function measure(run: () => unknown, fullMillis: number): number {
+  const millis = SMOKE ? 5 : fullMillis;
+  for (let i = 0; i < 2 * BATCH; i++) run();
   let n = 0;
   const start = performance.now();
   let elapsed = 0;
   while (elapsed < millis) {
-    for (let i = 0; i < 10_000; i++) run();
-    n += 10_000;
+    for (let i = 0; i < BATCH; i++) run();
+    n += BATCH;
     elapsed = performance.now() - start;
   }
   return (n / elapsed) * 1000;

@@ -20,12 +20,15 @@ const object = {
   },
 };
 
+// smoke mode (MODELPLANE_BENCH_SMOKE=1, `npm run bench:smoke`): a few iterations, to prove the bench still runs
+const SMOKE = process.env.MODELPLANE_BENCH_SMOKE === '1';
+
 function measure(source: string): number {
   const template = parseJsonPath(source);
   let sink = 0;
   // Warm up so the JIT has optimised the evaluator before timing.
-  for (let i = 0; i < 50_000; i++) sink += executeJsonPath(template, object).length;
-  const durationMs = 1000;
+  for (let i = 0; i < (SMOKE ? 100 : 50_000); i++) sink += executeJsonPath(template, object).length;
+  const durationMs = SMOKE ? 10 : 1000;
   let executions = 0;
   const start = performance.now();
   let elapsed = 0;

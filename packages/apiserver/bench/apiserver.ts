@@ -440,21 +440,24 @@ async function watchLatency(c: Client, server: ServerControl, watchers: number, 
   };
 }
 
+/** smoke mode (MODELPLANE_BENCH_SMOKE=1, `npm run bench:smoke`): small counts, to prove the bench still runs */
+const smoke = (full: string, small: string) => (process.env.MODELPLANE_BENCH_SMOKE === '1' ? small : full);
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       serve: { type: 'boolean', default: false },
       'in-process': { type: 'boolean', default: false },
       profile: { type: 'string' },
-      creates: { type: 'string', default: '5000' },
+      creates: { type: 'string', default: smoke('5000', '100') },
       concurrency: { type: 'string', default: '32' },
-      objects: { type: 'string', default: '10000' },
-      watchers: { type: 'string', default: '100' },
-      writes: { type: 'string', default: '200' },
+      objects: { type: 'string', default: smoke('10000', '200') },
+      watchers: { type: 'string', default: smoke('100', '5') },
+      writes: { type: 'string', default: smoke('200', '10') },
       'object-bytes': { type: 'string', default: '2048' },
-      'list-runs': { type: 'string', default: '7' },
-      warmup: { type: 'string', default: '3000' },
-      rounds: { type: 'string', default: '5' },
+      'list-runs': { type: 'string', default: smoke('7', '1') },
+      warmup: { type: 'string', default: smoke('3000', '20') },
+      rounds: { type: 'string', default: smoke('5', '1') },
     },
   });
   if (values.serve) return serveAsChild();
