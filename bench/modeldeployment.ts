@@ -41,10 +41,12 @@
 // the figures as bench/aim.ts explains them. The providers' heartbeat (InferenceProviderConfig status, once
 // a minute) is not counted as a resync write.
 
+import { Pods } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { externalCrds } from '@modelplane/sim/crds';
+import { SimRegistry, simSourceSize } from '@modelplane/sim/registry';
 import { aimCrds } from '../src/apis/aim/index.ts';
 import {
   type BuiltinProvider,
@@ -56,6 +58,7 @@ import {
   providerFieldManager,
   providerFinalizer,
 } from '../src/apis/kubeairunway/index.ts';
+import { CHECK_SIZE_CONTAINER } from '../src/common/model-storage/jobs.ts';
 import { operatorNamespaceFromEnv } from '../src/common/runtime-config/index.ts';
 import { aimControllerSet } from '../src/controllers/aim/index.ts';
 import { AIM_SERVICE_CONTROLLER } from '../src/controllers/aim/service/names.ts';
@@ -71,9 +74,6 @@ import { providerControllerName } from '../src/controllers/kubeairunway/provider
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../src/controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
 import { PROVIDER_SETS } from '../src/controllers/sets.ts';
-import { Pods } from '@modelplane/runtime/client';
-import { SimRegistry, simSourceSize } from '@modelplane/sim/registry';
-import { CHECK_SIZE_CONTAINER } from '../src/common/model-storage/jobs.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, eventsByObject, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';

@@ -9,7 +9,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { smokeOr } from './lib/smoke.ts';
 import { startApiServer } from '@modelplane/apiserver';
 import {
   type ConfigMap,
@@ -24,6 +23,7 @@ import { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import { controllerRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { z } from 'zod';
+import { smokeOr } from './lib/smoke.ts';
 
 const { values } = parseArgs({
   options: {

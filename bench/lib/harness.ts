@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AuditEntry } from '@modelplane/apiserver';
+import type { AuditEntry, LogProvider } from '@modelplane/apiserver';
 import { startApiServer } from '@modelplane/apiserver';
 import { type CustomResourceDefinition, KubeClient } from '@modelplane/runtime/client';
 import type { Controller } from '@modelplane/runtime/controller';
@@ -18,7 +18,6 @@ import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { extractOwned } from '../../src/engine/index.ts';
 import { startRealBenchServer } from './real-server.ts';
-import type { LogProvider } from '@modelplane/apiserver';
 import { smokeOr } from './smoke.ts';
 
 export interface BenchArgs {

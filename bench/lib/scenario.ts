@@ -8,12 +8,11 @@
 // warm-up run of `--warmup` objects (measured and baseline) comes first, so that no run pays for V8
 // compiling the code while the other side of its ratio does not.
 import { join } from 'node:path';
-import type { AuditEntry } from '@modelplane/apiserver';
+import type { AuditEntry, LogProvider } from '@modelplane/apiserver';
 import type { CustomResourceDefinition } from '@modelplane/runtime/client';
 import { EventsV1 } from '@modelplane/runtime/events';
 import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
-import type { LogProvider } from '@modelplane/apiserver';
 import { runBaseline, type Step } from './baseline.ts';
 import {
   type BenchArgs,

@@ -3,7 +3,7 @@
 // and the stand-in wrote: each object's server-side applies (main resource, then status) by every field
 // manager that applied to it, its finalizers, and a create for an object nobody applied (the stand-in's
 // pods). A baseline runs them once, in the first chain that needs them.
-import { type KindRef, type KubeObject } from '@modelplane/runtime/meta';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import type { Step } from './baseline.ts';
 import { appliedBy, type BenchServer } from './harness.ts';
 

@@ -7,10 +7,11 @@
 // per upstream object plus the delays. Both runs of the benchmark would mostly measure the simulators, and
 // the ratio would tell little about our controllers. The stand-in keeps the upstream's part of the path
 // (a watch, a reaction, one status write) and nothing more, and the baseline performs the same write.
+
+import type { KubeClient } from '@modelplane/runtime/client';
 import { ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
-import type { KubeClient } from '@modelplane/runtime/client';
 
 export const STAND_IN = 'bench-upstream';
 const CONTROLLER_NAME = 'bench.modelplane.io/upstream-stand-in';
