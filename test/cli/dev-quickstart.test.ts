@@ -80,6 +80,13 @@ describe('npm start (modelplane dev)', () => {
       assert.equal(result.code, 0, `exit code; stdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-2000)}`);
       assert.match(result.stdout, /Every example is Ready/);
       assert.match(result.stdout, /InferenceService quickstart\/qwen-small: Ready/);
+      // the autoscaler works out of the box: the simulated Prometheus when no real one is installed
+      assert.match(result.stdout, /VariantAutoscaling quickstart\/qwen-autoscaled: Ready \(OptimizationSucceeded\)/);
+      assert.doesNotMatch(result.stdout + result.stderr, /PROMETHEUS_BASE_URL|Prometheus is not installed/);
+      // a healthy start says nothing alarming, and the next steps run from a fresh clone
+      assert.doesNotMatch(result.stdout, / (ERROR|WARN) /, 'no warnings or errors on a healthy start');
+      assert.match(result.stdout, /^ {2}\.tools\/bin\/kubectl --kubeconfig \S+ get all -A$/m);
+      assert.match(result.stdout, /^ {2}npx modelplane status --kubeconfig \S+$/m);
       // the JSON logs went to the file named once at the start, not to the terminal
       const logFile = /^logs: (\S+\.jsonl)/m.exec(result.stdout)?.[1];
       assert.ok(logFile && existsSync(logFile), `log file named on stdout:\n${result.stdout}`);

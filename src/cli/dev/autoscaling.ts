@@ -16,6 +16,7 @@ import {
   type RunningPrometheus,
   startPrometheus,
 } from '@modelplane/sim/prometheus';
+import { startSimulatedPrometheus } from '@modelplane/sim/prometheus-sim';
 import {
   DEFAULT_AUTOSCALER_NAMESPACE,
   DEFAULT_CONFIG_MAP_NAME,
@@ -31,17 +32,15 @@ export interface DevMetrics {
 }
 
 /**
- * Before the simulators' manager starts: inference simulators for vLLM pods, and, when Prometheus is wanted
- * and installed, its port, the HPA simulator and PROMETHEUS_BASE_URL for the autoscaler (unless set already).
+ * Before the simulators' manager starts: inference simulators for vLLM pods, and, when Prometheus is wanted,
+ * its port, the HPA simulator and PROMETHEUS_BASE_URL for the autoscaler (unless set already). A real
+ * Prometheus when one is installed; otherwise the simulated one, so `npm start` needs nothing but Node.
  */
 export async function prepareDevMetrics(simulators: Manager, want: boolean, log: Logger): Promise<DevMetrics> {
   registerInferencePods(simulators);
-  const binary = want ? findPrometheus() : undefined;
-  if (want && !binary)
-    log.warn(
-      `Prometheus is not installed, so the saturation autoscaler has no metrics (VariantAutoscalings report MetricsAvailable=False): ${PROMETHEUS_SETUP_HINT}`,
-    );
-  if (!binary) return { start: async () => undefined, stop: async () => undefined };
+  if (!want) return { start: async () => undefined, stop: async () => undefined };
+  const binary = findPrometheus();
+  if (!binary) return simulatedDevMetrics(simulators, log);
   const bin = binary;
   const port = await freePort();
   const prometheusUrl = process.env.PROMETHEUS_BASE_URL || `http://127.0.0.1:${port}`;
@@ -81,6 +80,22 @@ export async function prepareDevMetrics(simulators: Manager, want: boolean, log:
       log,
     });
   }
+}
+
+/** the simulated Prometheus (no binary installed): listening now, scraping the operator once it listens */
+async function simulatedDevMetrics(simulators: Manager, log: Logger): Promise<DevMetrics> {
+  const prometheus = await startSimulatedPrometheus({ simulators, log });
+  const prometheusUrl = process.env.PROMETHEUS_BASE_URL || prometheus.url;
+  process.env.PROMETHEUS_BASE_URL = prometheusUrl;
+  registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
+  log.info(`no prometheus binary: the simulated Prometheus answers the autoscaler (${PROMETHEUS_SETUP_HINT})`);
+  return {
+    prometheusUrl,
+    async start(_kubeconfigYaml, operatorMetricsUrl) {
+      if (operatorMetricsUrl) prometheus.addStaticTarget('modelplane-operator', operatorMetricsUrl);
+    },
+    stop: () => prometheus.stop(),
+  };
 }
 
 /** the autoscaler's two ConfigMaps with llm-d's sample values, so VariantAutoscalings work out of the box */
