@@ -76,6 +76,50 @@ describe('simulated Prometheus: the autoscaler queries', () => {
     assert.deepEqual(r, [{ metric: {}, value: [(T0 + 1000) / 1000, '3'] }]);
   });
 
+  it('timestamp() of a name-matched selector, and the labelset clash Prometheus reports when names are dropped', () => {
+    const store = storeWith();
+    const at = T0 + 4000;
+    const one = evaluateInstant(
+      'max by (pod)(timestamp({__name__=~"vllm:kv_cache_usage_perc",namespace="ns"}))',
+      store.all(),
+      at,
+    );
+    assert.deepEqual(values(one), { a: (T0 + 4000) / 1000, b: (T0 + 4000) / 1000 });
+    // kv and waiting of one pod differ only by their dropped names: a real Prometheus answers this error
+    assert.throws(
+      () =>
+        evaluateInstant(
+          'max by (pod)(timestamp({__name__=~"vllm:kv_cache_usage_perc|vllm:num_requests_waiting",namespace="ns",model_name="m"}))',
+          store.all(),
+          at,
+        ),
+      /vector cannot contain metrics with the same labelset/,
+    );
+  });
+
+  it('or: the left samples, and the right ones whose label set the left lacks', () => {
+    const store = storeWith();
+    const sel = '{namespace="ns",model_name="m"}';
+    const q = `max by (pod)(timestamp(vllm:kv_cache_usage_perc${sel}) or timestamp(vllm:num_requests_waiting${sel}))`;
+    assert.deepEqual(values(evaluateInstant(q, store.all(), T0 + 4000)), {
+      a: (T0 + 4000) / 1000,
+      b: (T0 + 4000) / 1000,
+    });
+    const r = evaluateInstant(
+      'vllm:num_requests_waiting{model_name="other"} or vllm:num_requests_waiting{pod="b"}',
+      store.all(),
+      T0 + 4000,
+    );
+    assert.deepEqual(
+      r.map((x) => [x.metric.model_name, x.metric.pod, x.value[1]]),
+      [
+        ['other', 'a', '99'],
+        ['other', 'b', '99'],
+        ['m', 'b', '2'],
+      ],
+    );
+  });
+
   it('refuses what it does not implement, naming it', () => {
     for (const [q, why] of [
       ['histogram_quantile(0.9, x)', /does not support histogram_quantile/],
@@ -83,6 +127,8 @@ describe('simulated Prometheus: the autoscaler queries', () => {
       ['x{a="b"} + 1', /unexpected character at position 8/],
       ['x{a~"b"}', /unexpected character|bad label matcher/],
       ['sum(x', /unexpected end of query/],
+      ['{}', /needs a metric name or at least one matcher/],
+      ['timestamp(x[1m])', /instant vector/],
     ] as const)
       assert.throws(
         () => parsePromQL(q),

@@ -3,10 +3,15 @@
 // an evaluator over a sample store. Anything outside the slice is refused with Prometheus's own error shape,
 // naming what is not supported, never answered wrongly.
 //
-//   expr     := agg [by (l, …)] ( expr ) [by (l, …)] | func ( selector [range] ) | selector | number
+//   expr     := term [or term …]
+//   term     := agg [by (l, …)] ( expr ) [by (l, …)] | func ( selector[range] ) | timestamp ( selector )
+//             | selector | number
 //   agg      := sum | max | min | avg | count
 //   func     := max_over_time | min_over_time | avg_over_time | last_over_time | increase | rate
-//   selector := name [{ label (= | != | =~ | !~) "value", … }]
+//   selector := name [{ matchers }] | { matchers }     matcher := label (= | != | =~ | !~) "value"
+//
+// As in Prometheus, a function drops the metric name, and a result with two series of one label set is an
+// error ("vector cannot contain metrics with the same labelset"), not a silent merge.
 
 export type Labels = Record<string, string>;
 
@@ -17,9 +22,10 @@ export interface Matcher {
 }
 
 export type Expr =
-  | { type: 'selector'; name: string; matchers: Matcher[]; rangeSeconds?: number }
+  | { type: 'selector'; name?: string; matchers: Matcher[]; rangeSeconds?: number }
   | { type: 'func'; func: string; arg: Expr & { type: 'selector' } }
   | { type: 'agg'; op: string; by?: string[]; arg: Expr }
+  | { type: 'or'; left: Expr; right: Expr }
   | { type: 'number'; value: number };
 
 /** one series of the store: its labels (with __name__) and its samples, oldest first */
@@ -36,7 +42,15 @@ export interface VectorResult {
 }
 
 const AGGS = new Set(['sum', 'max', 'min', 'avg', 'count']);
-const FUNCS = new Set(['max_over_time', 'min_over_time', 'avg_over_time', 'last_over_time', 'increase', 'rate']);
+const FUNCS = new Set([
+  'max_over_time',
+  'min_over_time',
+  'avg_over_time',
+  'last_over_time',
+  'increase',
+  'rate',
+  'timestamp',
+]);
 const LOOKBACK_MS = 5 * 60_000;
 
 export class PromQLError extends Error {}
@@ -96,6 +110,15 @@ class Parser {
   }
 
   private expr(): Expr {
+    let e = this.term();
+    while (this.peek() === 'or') {
+      this.take();
+      e = { type: 'or', left: e, right: this.term() };
+    }
+    return e;
+  }
+
+  private term(): Expr {
     const tok = this.take();
     if (/^\d/.test(tok)) return { type: 'number', value: Number(tok) };
     if (AGGS.has(tok) && (this.peek() === '(' || this.peek() === 'by')) {
@@ -117,15 +140,21 @@ class Parser {
       this.take('(');
       const arg = this.selector(this.take());
       this.take(')');
-      if (arg.rangeSeconds === undefined) throw new PromQLError(`${tok} needs a range vector, e.g. metric[1m]`);
+      if (tok === 'timestamp' && arg.rangeSeconds !== undefined)
+        throw new PromQLError('timestamp needs an instant vector, not a range');
+      if (tok !== 'timestamp' && arg.rangeSeconds === undefined)
+        throw new PromQLError(`${tok} needs a range vector, e.g. metric[1m]`);
       return { type: 'func', func: tok, arg };
     }
     if (this.peek() === '(') throw new PromQLError(`the simulated Prometheus does not support ${tok}()`);
     return this.selector(tok);
   }
 
-  private selector(name: string): Expr & { type: 'selector' } {
-    if (!/^[A-Za-z_:]/.test(name)) throw new PromQLError(`expected a metric name, found ${JSON.stringify(name)}`);
+  private selector(first: string): Expr & { type: 'selector' } {
+    // `{__name__=~"a|b", …}` selects by matchers alone
+    const name = first === '{' ? undefined : first;
+    if (name === undefined) this.i--;
+    else if (!/^[A-Za-z_:]/.test(name)) throw new PromQLError(`expected a metric name, found ${JSON.stringify(name)}`);
     const matchers: Matcher[] = [];
     if (this.peek() === '{') {
       this.take('{');
@@ -146,7 +175,14 @@ class Parser {
       rangeSeconds = durationSeconds(this.take());
       this.take(']');
     }
-    return { type: 'selector', name, matchers, ...(rangeSeconds !== undefined ? { rangeSeconds } : {}) };
+    if (name === undefined && matchers.length === 0)
+      throw new PromQLError('a selector needs a metric name or at least one matcher');
+    return {
+      type: 'selector',
+      ...(name !== undefined ? { name } : {}),
+      matchers,
+      ...(rangeSeconds !== undefined ? { rangeSeconds } : {}),
+    };
   }
 }
 
@@ -154,8 +190,8 @@ export function parsePromQL(query: string): Expr {
   return new Parser(tokenize(query)).parse();
 }
 
-function matches(labels: Labels, name: string, matchers: readonly Matcher[]): boolean {
-  if (labels.__name__ !== name) return false;
+function matches(labels: Labels, name: string | undefined, matchers: readonly Matcher[]): boolean {
+  if (name !== undefined && labels.__name__ !== name) return false;
   return matchers.every((m) => {
     const v = labels[m.label] ?? '';
     if (m.op === '=') return v === m.value;
@@ -205,28 +241,14 @@ function evalVector(e: Expr, series: readonly StoredSeries[], at: number): Vecto
   if (e.type === 'number') throw new PromQLError('a bare number is a scalar, not an instant vector');
   if (e.type === 'selector') {
     if (e.rangeSeconds !== undefined) throw new PromQLError('a range vector cannot be the result of a query here');
-    const out: Vector = [];
-    for (const s of series) {
-      if (!matches(s.labels, e.name, e.matchers)) continue;
-      if (s.staleAt !== undefined && s.staleAt <= at) continue;
-      const last = [...s.samples].reverse().find(([t]) => t <= at);
-      if (last && at - last[0] <= LOOKBACK_MS) out.push({ metric: s.labels, value: last[1] });
-    }
-    return out;
+    return instant(e, series, at).map(({ labels, sample }) => ({ metric: labels, value: sample[1] }));
   }
-  if (e.type === 'func') {
-    const from = at - e.arg.rangeSeconds! * 1000;
-    const out: Vector = [];
-    for (const s of series) {
-      if (!matches(s.labels, e.arg.name, e.arg.matchers)) continue;
-      const v = rangeValue(
-        e.func,
-        s.samples.filter(([t]) => t > from && t <= at && (s.staleAt === undefined || t < s.staleAt)),
-        e.arg.rangeSeconds!,
-      );
-      if (v !== undefined) out.push({ metric: withoutName(s.labels), value: v });
-    }
-    return out;
+  if (e.type === 'func') return unique(evalFunction(e, series, at));
+  if (e.type === 'or') {
+    // every left sample, and the right samples whose label set the left does not have
+    const left = evalVector(e.left, series, at);
+    const have = new Set(left.map((s) => labelsetKey(s.metric)));
+    return [...left, ...evalVector(e.right, series, at).filter((s) => !have.has(labelsetKey(s.metric)))];
   }
   const groups = new Map<string, { metric: Labels; values: number[] }>();
   for (const { metric, value } of evalVector(e.arg, series, at)) {
@@ -237,6 +259,56 @@ function evalVector(e: Expr, series: readonly StoredSeries[], at: number): Vecto
     groups.set(id, g);
   }
   return [...groups.values()].map(({ metric, values }) => ({ metric, value: aggregate(e.op, values) }));
+}
+
+/** the current sample of each selected series: not stale, and within the lookback */
+function instant(
+  sel: Expr & { type: 'selector' },
+  series: readonly StoredSeries[],
+  at: number,
+): Array<{ labels: Labels; sample: readonly [number, number] }> {
+  const out: Array<{ labels: Labels; sample: readonly [number, number] }> = [];
+  for (const s of series) {
+    if (!matches(s.labels, sel.name, sel.matchers)) continue;
+    if (s.staleAt !== undefined && s.staleAt <= at) continue;
+    const last = [...s.samples].reverse().find(([t]) => t <= at);
+    if (last && at - last[0] <= LOOKBACK_MS) out.push({ labels: s.labels, sample: last });
+  }
+  return out;
+}
+
+function evalFunction(e: Expr & { type: 'func' }, series: readonly StoredSeries[], at: number): Vector {
+  // timestamp(): the time of each selected series' current sample, in seconds
+  if (e.func === 'timestamp')
+    return instant(e.arg, series, at).map(({ labels, sample }) => ({
+      metric: withoutName(labels),
+      value: sample[0] / 1000,
+    }));
+  const from = at - e.arg.rangeSeconds! * 1000;
+  const out: Vector = [];
+  for (const s of series) {
+    if (!matches(s.labels, e.arg.name, e.arg.matchers)) continue;
+    const v = rangeValue(
+      e.func,
+      s.samples.filter(([t]) => t > from && t <= at && (s.staleAt === undefined || t < s.staleAt)),
+      e.arg.rangeSeconds!,
+    );
+    if (v !== undefined) out.push({ metric: withoutName(s.labels), value: v });
+  }
+  return out;
+}
+
+/** Prometheus refuses a function result holding one label set twice (the dropped names told them apart) */
+const labelsetKey = (metric: Labels) => JSON.stringify(Object.entries(metric).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+function unique(v: Vector): Vector {
+  const seen = new Set<string>();
+  for (const { metric } of v) {
+    const key = labelsetKey(metric);
+    if (seen.has(key)) throw new PromQLError('vector cannot contain metrics with the same labelset');
+    seen.add(key);
+  }
+  return v;
 }
 
 function aggregate(op: string, v: number[]): number {
