@@ -2,6 +2,7 @@
 // instead of throwing, so one failed read neither hides the others nor aborts the reconcile, and the
 // health step can turn each into a component with the right category.
 
+import type { InformerSpec } from '@modelplane/runtime/cache';
 import { ApiError, type KubeClient } from '@modelplane/runtime/client';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { CategorizedError, categorize, missingDownstreamError, missingUpstreamError } from './errors.ts';
@@ -116,8 +117,18 @@ function notFoundError(t: FetchTarget): ApiError {
  * from the cache); `clientReader` wraps a client for the rare read that must be live.
  */
 export interface ObjectReader {
-  get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined>;
-  list<T extends KubeObject>(kind: KindRef<T>, opts?: { namespace?: string; labelSelector?: string }): Promise<T[]>;
+  /** `informer` picks one of the cache's informers for the kind (a label-filtered one); other readers ignore it */
+  get<T extends KubeObject>(
+    kind: KindRef<T>,
+    name: string,
+    namespace?: string,
+    informer?: InformerSpec,
+  ): Promise<T | undefined>;
+  list<T extends KubeObject>(
+    kind: KindRef<T>,
+    opts?: { namespace?: string; labelSelector?: string },
+    informer?: InformerSpec,
+  ): Promise<T[]>;
 }
 
 export function clientReader(client: Pick<KubeClient, 'getOrUndefined' | 'list'>): ObjectReader {
@@ -133,10 +144,11 @@ export async function fetch<T extends KubeObject>(
   kind: KindRef<T>,
   name: string,
   namespace?: string,
+  informer?: InformerSpec,
 ): Promise<FetchResult<T>> {
   const target: FetchTarget = { kind: kind.kind, name, ...(namespace ? { namespace } : {}) };
   try {
-    const obj = await reader.get(kind, name, namespace);
+    const obj = await (informer ? reader.get(kind, name, namespace, informer) : reader.get(kind, name, namespace));
     return obj === undefined ? FetchResult.notFound<T>(target) : FetchResult.of(obj, target);
   } catch (err) {
     return FetchResult.failure<T>(err, target);
@@ -148,10 +160,11 @@ export async function fetchList<T extends KubeObject>(
   reader: ObjectReader,
   kind: KindRef<T>,
   opts: { namespace?: string; labelSelector?: string } = {},
+  informer?: InformerSpec,
 ): Promise<FetchResult<T[]>> {
   const target: FetchTarget = { kind: kind.kind, ...(opts.namespace ? { namespace: opts.namespace } : {}) };
   try {
-    return FetchResult.of(await reader.list(kind, opts), target);
+    return FetchResult.of(await (informer ? reader.list(kind, opts, informer) : reader.list(kind, opts)), target);
   } catch (err) {
     return FetchResult.failure<T[]>(err, target);
   }

@@ -6,6 +6,7 @@
 // the state after the apply, the controller needs no second reconcile for the echo of its own writes
 // (packages/runtime levelBased). See docs/controllers.md.
 
+import type { InformerSpec } from '@modelplane/runtime/cache';
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { ReconcileContext, Reconciler, Result } from '@modelplane/runtime/controller';
 import type { EventRecorder } from '@modelplane/runtime/events';
@@ -60,6 +61,11 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   observedGeneration?: boolean;
   /** owned children get blockOwnerDeletion: true on their ownerReference (KubeAIRunway's provider resources) */
   blockOwnerDeletion?: boolean;
+  /**
+   * the cache informer that holds the controller's children of a kind, for the apply step's no-op check
+   * (a label-filtered one, so that check does not open an informer over every object of the kind)
+   */
+  childInformer?: (ref: ObjectRef) => InformerSpec | undefined;
   /** turns a failed write's error into the controller's own category and reason (apply.ts) */
   classifyWriteError?: (err: CategorizedError) => CategorizedError;
   clock?: Clock;
@@ -268,8 +274,12 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     run.apply = await executePlan(run.plan, run.object, {
       client: deps.client,
       fieldManager: run.fieldManager,
-      live: (ref: ObjectRef) =>
-        deps.reader.get(kindRef(ref.apiVersion, ref.kind) as KindRef, ref.metadata.name ?? '', ref.metadata.namespace),
+      live: (ref: ObjectRef) => {
+        const kind = kindRef(ref.apiVersion, ref.kind) as KindRef;
+        const informer = this.opts.childInformer?.(ref);
+        const { name = '', namespace } = ref.metadata;
+        return informer ? deps.reader.get(kind, name, namespace, informer) : deps.reader.get(kind, name, namespace);
+      },
       propagators: this.opts.labelPropagators ?? [],
       runtimeConfig: runtimeConfig?.ok() ? runtimeConfig.value : undefined,
       ...(this.opts.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),

@@ -80,3 +80,25 @@ describe('rbacObjects', () => {
     ]);
   });
 });
+
+describe('no process may enumerate Secrets', () => {
+  it('no ClusterRole of `modelplane rbac` grants list or watch on secrets (they are read by name)', async () => {
+    const { rbacYaml } = await import('../../src/cli/rbac.ts');
+    const { parseAllDocuments } = await import('yaml');
+    const roles = parseAllDocuments(rbacYaml())
+      .map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: any[] })
+      .filter((o) => o?.kind === 'ClusterRole');
+    assert.ok(
+      roles.some((r) => r.metadata.name === 'modelplane-llamastack'),
+      'the llamastack set has a ClusterRole',
+    );
+    for (const r of roles)
+      for (const rule of r.rules ?? [])
+        if (rule.apiGroups.includes('') && rule.resources.includes('secrets'))
+          assert.deepEqual(
+            rule.verbs.filter((v: string) => v === 'list' || v === 'watch'),
+            [],
+            `${r.metadata.name} may ${rule.verbs.join(',')} secrets`,
+          );
+  });
+});

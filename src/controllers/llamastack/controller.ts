@@ -1,10 +1,13 @@
 // The thin LlamaStackDistribution controller: indexes and watches, then the pipeline. An object is
 // reconciled when it changes, when a child changes (including the ReplicaSets its Deployment makes, which
-// decide which ConfigMaps may go), when a Secret or ConfigMap it references changes, when the operator
-// ConfigMap changes (image overrides) and when a ModelDeployment or AIMService it takes an endpoint from changes.
+// decide which ConfigMaps may go), when a ConfigMap it references and that is labelled to be watched
+// changes, when the operator ConfigMap changes (image overrides), when a ModelDeployment or AIMService it
+// takes an endpoint from changes, and every REFERENCE_RECHECK_MS while it references Secrets or ConfigMaps.
+// The ConfigMap informers are label- or name-filtered and there is no Secret informer, so nothing cached
+// grows with the cluster's other Secrets and ConfigMaps (docs/llamastack.md, "What the controller reads").
 
 import type { IndexFunc } from '@modelplane/runtime/cache';
-import { ConfigMaps, PersistentVolumeClaims, Secrets, ServiceAccounts, Services } from '@modelplane/runtime/client';
+import { ConfigMaps, PersistentVolumeClaims, ServiceAccounts, Services } from '@modelplane/runtime/client';
 import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type KubeObject, keyOf, objectKeyString } from '@modelplane/runtime/meta';
@@ -18,14 +21,16 @@ import { pipelineReconciler } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
+  GENERATED_CONFIGMAPS,
   HorizontalPodAutoscalers,
   INSTANCE_LABEL,
   Ingresses,
   LLAMASTACK_CONTROLLER,
   NetworkPolicies,
-  OPERATOR_CONFIGMAP,
+  operatorConfigMapInformer,
   PodDisruptionBudgets,
   ReplicaSets,
+  WATCHED_CONFIGMAPS,
 } from './names.ts';
 import { referencedEndpoints } from './observe.ts';
 import { llamaStackPipeline } from './reconciler.ts';
@@ -50,6 +55,8 @@ export const referencesIndex: IndexFunc = (obj) => {
 
 export interface LlamaStackControllerOptions {
   operatorNamespace: string;
+  /** how often referenced Secrets and ConfigMaps are read again (default REFERENCE_RECHECK_MS) */
+  recheckMs?: number;
 }
 
 export async function registerLlamaStackController(
@@ -60,11 +67,8 @@ export async function registerLlamaStackController(
   const all = await mgr.cache.informer(LlamaStackDistributions);
   const users = (prefix: string) => (o: KubeObject) =>
     all.store.byIndex(REFERENCES_INDEX, `${prefix}:${keyOf(o)}`).map(keyOf);
-  // the operator ConfigMap concerns every object; other ConfigMaps only the objects referencing them
-  const configMapUsers = (cm: KubeObject) =>
-    cm.metadata.name === OPERATOR_CONFIGMAP && cm.metadata.namespace === opts.operatorNamespace
-      ? all.store.list().map(keyOf)
-      : users('configmap')(cm);
+  // the operator ConfigMap concerns every object
+  const everyObject = () => all.store.list().map(keyOf);
   const byInstanceLabel = (o: KubeObject) => {
     const instance = o.metadata.labels?.[INSTANCE_LABEL];
     return instance ? [objectKeyString(o.metadata.namespace, instance)] : [];
@@ -75,19 +79,25 @@ export async function registerLlamaStackController(
     .owns(Deployments)
     .owns(Services)
     .owns(ServiceAccounts)
-    .owns(ConfigMaps)
+    .owns(ConfigMaps, { spec: GENERATED_CONFIGMAPS })
     .owns(PodDisruptionBudgets)
     .owns(HorizontalPodAutoscalers)
     .owns(NetworkPolicies)
     .owns(Ingresses)
     .watches(PersistentVolumeClaims, byInstanceLabel)
     .watches(ReplicaSets, byInstanceLabel)
-    .watches(Secrets, users('secret'))
-    .watches(ConfigMaps, configMapUsers)
+    .watches(ConfigMaps, users('configmap'), { spec: WATCHED_CONFIGMAPS })
+    .watches(ConfigMaps, everyObject, { spec: operatorConfigMapInformer(opts.operatorNamespace) })
     .watches(ModelDeployments, users('ModelDeployment'))
     .watches(AIMServices, users('AIMService'))
     .withOptions({ concurrency: 4, levelBased: true })
     .complete(
-      pipelineReconciler(LlamaStackDistributions, llamaStackPipeline({ operatorNamespace: opts.operatorNamespace })),
+      pipelineReconciler(
+        LlamaStackDistributions,
+        llamaStackPipeline({
+          operatorNamespace: opts.operatorNamespace,
+          ...(opts.recheckMs !== undefined ? { recheckMs: opts.recheckMs } : {}),
+        }),
+      ),
     );
 }

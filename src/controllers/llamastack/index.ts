@@ -24,8 +24,9 @@ export function llamaStackControllerSet(): ControllerSet {
       rule(LLS_GROUP, ['llamastackdistributions'], READ),
       rule(LLS_GROUP, ['llamastackdistributions/status'], ['patch']),
       rule('', ['configmaps', 'services', 'serviceaccounts', 'persistentvolumeclaims'], [...READ, ...WRITE]),
-      // referenced values go into the pods by secretKeyRef; the controller reads them only to hash them
-      rule('', ['secrets'], READ),
+      // referenced values go into the pods by secretKeyRef; the controller reads them by name, only to
+      // hash them: it may not list or watch Secrets, so it can neither enumerate nor cache them
+      rule('', ['secrets'], ['get']),
       rule('apps', ['deployments'], [...READ, ...WRITE]),
       rule('apps', ['replicasets'], READ),
       rule('policy', ['poddisruptionbudgets'], [...READ, ...WRITE]),

@@ -1,6 +1,7 @@
 // Names the Llama Stack controller gives things: its own name (also its field manager), labels,
 // annotations, child object names and where the generated config is mounted (docs/llamastack.md).
 
+import type { InformerSpec } from '@modelplane/runtime/cache';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { LLS_GROUP } from '../../apis/llamastack/index.ts';
 
@@ -12,6 +13,23 @@ export const IMAGE_OVERRIDES_KEY = 'image-overrides';
 
 export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
 export const GENERATED_CONFIG_LABEL = `${LLS_GROUP}/generated-config`;
+/** a referenced ConfigMap labelled `llamastack.io/watch: "true"` is watched: a change is seen at once */
+export const WATCH_LABEL = `${LLS_GROUP}/watch`;
+
+// The controller's ConfigMap informers: each holds only what it is filtered to, so no cache of the process
+// grows with the cluster's other ConfigMaps (docs/llamastack.md, "What the controller reads"). Secrets have
+// no informer at all: they are read by name.
+/** the ConfigMaps the controller generates */
+export const GENERATED_CONFIGMAPS: InformerSpec = { labelSelector: `${GENERATED_CONFIG_LABEL}=true` };
+/** referenced ConfigMaps (override, CA bundle) their owners chose to have watched */
+export const WATCHED_CONFIGMAPS: InformerSpec = { labelSelector: `${WATCH_LABEL}=true` };
+/** the operator ConfigMap alone */
+export const operatorConfigMapInformer = (namespace: string): InformerSpec => ({
+  namespace,
+  fieldSelector: `metadata.name=${OPERATOR_CONFIGMAP}`,
+});
+/** how often referenced Secrets and ConfigMaps are read again when nothing else brings the object back */
+export const REFERENCE_RECHECK_MS = 60_000;
 export const COMMON_LABELS = {
   'app.kubernetes.io/managed-by': 'llama-stack-operator',
   'app.kubernetes.io/part-of': 'llama-stack',

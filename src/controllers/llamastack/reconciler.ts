@@ -1,8 +1,8 @@
 // The LlamaStackDistribution reconciler on the engine: fetch (cache reads only), observe (pure: image,
 // generated config, secrets), plan, health for the apply decision, and the status set by hand because
 // the condition contract (ConfigGenerated, DeploymentUpdated, Available, SecretsResolved) is the kind's own.
-
 import {
+  type ConfigMap,
   ConfigMaps,
   PersistentVolumeClaims,
   type Secret,
@@ -14,6 +14,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { ModelDeployments } from '../../apis/kubeairunway/index.ts';
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec } from '../../apis/llamastack/index.ts';
 import {
+  clientReader,
   type DomainReconciler,
   type FetchResult,
   fetch,
@@ -26,6 +27,7 @@ import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
   GENERATED_CONFIG_LABEL,
+  GENERATED_CONFIGMAPS,
   HorizontalPodAutoscalers,
   hpaName,
   INSTANCE_LABEL,
@@ -35,13 +37,16 @@ import {
   NetworkPolicies,
   networkPolicyName,
   OPERATOR_CONFIGMAP,
+  operatorConfigMapInformer,
   PAUSE_ANNOTATION,
   PodDisruptionBudgets,
   pdbName,
   pvcName,
+  REFERENCE_RECHECK_MS,
   ReplicaSets,
   serviceAccountName,
   serviceName,
+  WATCHED_CONFIGMAPS,
 } from './names.ts';
 import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
 import { planLlamaStack } from './plan.ts';
@@ -52,8 +57,25 @@ import { classifyWriteError } from './write-failures.ts';
 export interface LlamaStackReconcilerOptions {
   /** where the operator ConfigMap (image overrides) lives, and whose pods the NetworkPolicy lets in */
   operatorNamespace: string;
+  /** how often an object's referenced Secrets and ConfigMaps are read again (default REFERENCE_RECHECK_MS) */
+  recheckMs?: number;
 }
 
+/**
+ * A referenced ConfigMap: from the label-filtered cache when its owner labelled it to be watched, otherwise
+ * read by name from the API server (the cache holds no unlabelled ConfigMap of the cluster).
+ */
+async function fetchReferencedConfigMap(
+  cache: ObjectReader,
+  live: ObjectReader,
+  name: string,
+  ns: string,
+): Promise<FetchResult<ConfigMap>> {
+  const watched = await fetch(cache, ConfigMaps, name, ns, WATCHED_CONFIGMAPS);
+  return watched.isNotFound() ? fetch(live, ConfigMaps, name, ns) : watched;
+}
+
+/** referenced Secrets, read by name from the API server: no informer holds any Secret */
 async function fetchSecrets(
   reader: ObjectReader,
   names: string[],
@@ -63,22 +85,35 @@ async function fetchSecrets(
   return new Map(names.map((n, i) => [n, results[i]!]));
 }
 
+function referencesSecretsOrConfigMaps(obs: LlamaStackObservation): boolean {
+  return obs.secretRefs.length > 0 || obs.fetched.overrideConfig !== undefined || obs.fetched.caBundle !== undefined;
+}
+
 export function llamaStackReconciler(
   opts: LlamaStackReconcilerOptions,
 ): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
   return {
-    async fetchRemoteState({ object, reader }) {
+    async fetchRemoteState({ object, reader, client }) {
       const ns = object.metadata.namespace!;
       const name = object.metadata.name!;
       const spec = normalizeV1Alpha2Spec(object.spec);
       const override = spec.overrideConfig;
       const ca = spec.networking?.tls?.caBundle;
       const refs = referencedEndpoints(object);
+      const live = clientReader(client);
       const [operatorConfig, overrideConfig, caBundle, secrets, refObjects] = await Promise.all([
-        fetch(reader, ConfigMaps, OPERATOR_CONFIGMAP, opts.operatorNamespace),
-        override ? fetch(reader, ConfigMaps, override.configMapName, override.configMapNamespace ?? ns) : undefined,
-        ca ? fetch(reader, ConfigMaps, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
-        fetchSecrets(reader, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
+        fetch(
+          reader,
+          ConfigMaps,
+          OPERATOR_CONFIGMAP,
+          opts.operatorNamespace,
+          operatorConfigMapInformer(opts.operatorNamespace),
+        ),
+        override
+          ? fetchReferencedConfigMap(reader, live, override.configMapName, override.configMapNamespace ?? ns)
+          : undefined,
+        ca ? fetchReferencedConfigMap(reader, live, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
+        fetchSecrets(live, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
         Promise.all(
           refs.map((r) =>
             fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns),
@@ -95,10 +130,12 @@ export function llamaStackReconciler(
           fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
           fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
           fetch(reader, Ingresses, ingressName(name), ns),
-          fetchList(reader, ConfigMaps, {
-            namespace: ns,
-            labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}`,
-          }),
+          fetchList(
+            reader,
+            ConfigMaps,
+            { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
+            GENERATED_CONFIGMAPS,
+          ),
           fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
         ]);
       return {
@@ -120,7 +157,12 @@ export function llamaStackReconciler(
       };
     },
     composeState: ({ object }, fetched) => observe(object, fetched),
-    planResources: ({ object }, obs) => planLlamaStack(object, obs, opts.operatorNamespace),
+    planResources: ({ object }, obs) => {
+      const plan = planLlamaStack(object, obs, opts.operatorNamespace);
+      // Secrets and unwatched ConfigMaps send no events: read them again after a while
+      if (referencesSecretsOrConfigMaps(obs)) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
+      return plan;
+    },
     getComponentHealth: (obs, { object }) => llamaStackHealth(object, obs),
     setStatus: (status, cm, obs, ctx) => setLlamaStackStatus(status, cm, obs, ctx),
   };
@@ -145,6 +187,8 @@ export function llamaStackPipeline(
     statusField: 'phase',
     observedGeneration: true,
     classifyWriteError,
+    // the generated ConfigMaps are read from their own label-filtered informer, never from one of them all
+    childInformer: (ref) => (ref.kind === 'ConfigMap' ? GENERATED_CONFIGMAPS : undefined),
     ...(opts.settleWindowMs !== undefined ? { settleWindowMs: opts.settleWindowMs } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.gracePeriodMs !== undefined ? { gracePeriodMs: opts.gracePeriodMs } : {}),

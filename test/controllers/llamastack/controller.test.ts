@@ -62,7 +62,7 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
       name: 'llamastack-operator',
       log,
       namespaces: [NS, 'modelplane-system'],
-      register: (mgr) => registerLlamaStackController(mgr, { operatorNamespace: 'modelplane-system' }),
+      register: (mgr) => registerLlamaStackController(mgr, { operatorNamespace: 'modelplane-system', recheckMs: 500 }),
     });
     admin = cluster.admin;
     await admin.apply({
