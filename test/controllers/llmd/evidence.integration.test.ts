@@ -9,7 +9,7 @@ import { ensureCrd } from '@modelplane/runtime/crd';
 import { rootLogger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import type { KubeObject } from '@modelplane/runtime/meta';
-import { startCluster, type TestCluster } from '../../../packages/runtime/test/helpers/cluster.ts';
+import { startCluster, type TestCluster } from '@modelplane/runtime/testing';
 import { variantAutoscalingCrd } from '../../../src/apis/llmd/index.ts';
 import { type Autoscaler, registerAutoscaler } from '../../../src/controllers/llmd/index.ts';
 import { type VariantAutoscaling, VariantAutoscalings } from '../../../src/controllers/llmd/kinds.ts';
