@@ -2,6 +2,7 @@
 // kubeconfig's credentials (never more: what they cannot list is named as hidden). docs/dashboard.md. This
 // file holds only the command's flags: what it runs lives in dashboard/command.ts, imported when it runs.
 import type { Command } from 'commander';
+import { importCommand } from './lazy.ts';
 
 export interface DashboardCommandOptions {
   kubeconfig?: string;
@@ -29,7 +30,7 @@ export function registerDashboard(program: Command): void {
     .option('--read-only', 'hide the create form; the dashboard only reads')
     .action(async (opts: DashboardCommandOptions) => {
       // loaded when the command runs, so every other command starts without the dashboard's modules
-      const { runDashboard } = await import('./dashboard/command.ts');
+      const { runDashboard } = await importCommand('dashboard', () => import('./dashboard/command.ts'));
       await runDashboard(opts);
     });
 }

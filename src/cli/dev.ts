@@ -4,6 +4,7 @@
 // file under .modelplane/logs/ (streamed with --verbose). This file holds only the command's flags: what it
 // runs lives in dev/command.ts, imported when the command runs.
 import type { Command } from 'commander';
+import { importCommand } from './lazy.ts';
 
 export interface DevOptions {
   port: string;
@@ -67,7 +68,7 @@ export function registerDev(program: Command): void {
     .action(async (opts: DevOptions) => {
       // loaded when the command runs: every other command (and this one's --help) starts without the
       // API server, the simulators and the dev cluster's modules
-      const { runDev } = await import('./dev/command.ts');
+      const { runDev } = await importCommand('dev', () => import('./dev/command.ts'));
       await runDev(opts);
     });
 }

@@ -2,6 +2,7 @@
 // `modelplane dev`, or real vLLM pods), spread over a Service's ready endpoints or the URLs given. This file
 // holds only the command's flags: what it runs lives in load/command.ts, imported when the command runs.
 import type { Command } from 'commander';
+import { importCommand } from './lazy.ts';
 
 export interface LoadFlags {
   url?: string[];
@@ -32,7 +33,7 @@ export function registerLoad(program: Command): void {
     .option('--stream', 'stream the answers (server-sent events)')
     .action(async (flags: LoadFlags) => {
       // loaded when the command runs: the load generator lives with the inference simulator
-      const { load } = await import('./load/command.ts');
+      const { load } = await importCommand('load', () => import('./load/command.ts'));
       const summary = await load(flags);
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       if (summary.ok === 0) process.exitCode = 1;

@@ -2,6 +2,7 @@
 // live with --watch) for any cluster the kubeconfig reaches, with the user's own credentials. This file holds
 // only the command's flags: what it runs lives in view/status.ts, imported when the command runs.
 import type { Command } from 'commander';
+import { importCommand } from './lazy.ts';
 
 export interface StatusOptions {
   kubeconfig?: string;
@@ -23,7 +24,7 @@ export function registerStatus(program: Command): void {
     .option('-w, --watch', 'keep the view open and update it from watches')
     .action(async (opts: StatusOptions) => {
       // loaded when the command runs: the view modules stay out of every other command
-      const { runStatus } = await import('./view/status.ts');
+      const { runStatus } = await importCommand('status', () => import('./view/status.ts'));
       await runStatus(opts);
     });
 }

@@ -1,97 +1,227 @@
-// deploy/Dockerfile cannot be built here (no registry), so this checks what would make it fail or drift: what
-// it copies exists, `npm ci --omit=dev` installs every package src/ imports (tsx included, the image has no
-// build step), its entrypoint is the CLI, its user is the chart's runAsUser, and the versions line up.
+// deploy/Dockerfile replayed in an empty folder (test/deploy/dockerfile.ts: no container engine can pull a base
+// image here): exactly what its COPY lines copy, its RUN steps run there (`npm ci --omit=dev` against the
+// lockfile), then `modelplane run --controllers kubeairunway-core` and `modelplane provider kaito` started from
+// that folder the way the image's ENTRYPOINT starts them, each under its own ServiceAccount and the RBAC the
+// image's own `modelplane rbac` prints, against a test cluster with the simulated KAITO operator, until a
+// ModelDeployment is Running. It prints one line: the production node_modules size and each process's start
+// time and resident memory (cold: each process gets an empty temporary folder, like the chart's emptyDir).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, posix } from 'node:path';
-import { describe, it } from 'node:test';
-import { parse as parseYaml } from 'yaml';
-import { CHART_PATH, ofKind, renderChart } from './chart.ts';
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../src/kube/index.ts';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { CHART_PATH, ofKind, parseManifests, renderChart, run } from './chart.ts';
+import { containerCommand, inFolder, parseDockerfile, replayDockerfile, type RunStep } from './dockerfile.ts';
 
-const DOCKERFILE = readFileSync('deploy/Dockerfile', 'utf8');
-const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as {
-  version: string;
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
+const DOCKERFILE = parseDockerfile(readFileSync('deploy/Dockerfile', 'utf8'));
+const IMAGE = DOCKERFILE.image;
+const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+const NS = 'modelplane-system';
+/** the npm cache a BuildKit cache mount on it keeps between builds: this machine's, so the replay installs offline */
+const NPM_CACHE_TARGETS = new Set(['/root/.npm', '/home/node/.npm']);
 
-/** the Dockerfile's instructions as [keyword, rest], comments and blank lines dropped */
-function instructions(): Array<[string, string]> {
-  return DOCKERFILE.split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => {
-      const [keyword, ...rest] = l.split(/\s+/);
-      return [keyword!.toUpperCase(), rest.join(' ')];
-    });
-}
-const only = (keyword: string) =>
-  instructions()
-    .filter(([k]) => k === keyword)
-    .map(([, rest]) => rest);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
+/** bytes of the files under `dir`, symlinks not followed (a workspace package's link is not its size) */
+function diskBytes(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
+    const s = lstatSync(p);
+    total += s.isDirectory() ? diskBytes(p) : s.isSymbolicLink() ? 0 : s.size;
+  }
+  return total;
+}
+
+/** resident memory of a process and its descendants (tsx's esbuild service), from /proc */
+function treeRssKb(pid: number): number {
+  let rss = 0;
+  try {
+    rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(/\s+/).filter(Boolean))
+        rss += treeRssKb(Number(child));
+  } catch {}
+  return rss;
+}
+
+/** the environment of a RUN step: a fresh HOME, and this machine's npm cache only where the step mounts one */
+function buildEnv(home: string): (step: RunStep) => Record<string, string> {
+  return (step) => ({
+    PATH: process.env.PATH!,
+    HOME: home,
+    // a step without the cache mount gets a private cache: it may clean it, never this machine's
+    npm_config_cache: step.cacheMounts.some((t) => NPM_CACHE_TARGETS.has(t))
+      ? (process.env.npm_config_cache ?? join(homedir(), '.npm'))
+      : join(home, '.npm'),
+    npm_config_prefer_offline: 'true',
+    npm_config_update_notifier: 'false',
   });
 }
 
-/** the package a bare import specifier names: `@scope/name` or `name` */
-function packageOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+/** where the replay writes (about 600 MB, mostly the build stage's node_modules): memory when the machine has a tmpfs */
+function scratchParent(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
 }
 
-describe('deploy/Dockerfile', () => {
-  it('builds FROM node:20-slim, installs production dependencies only, and copies files that exist', () => {
-    assert.deepEqual(only('FROM'), ['node:20-slim']);
-    assert.ok(
-      only('RUN').some((r) => /\bnpm ci --omit=dev\b/.test(r)),
-      'RUN npm ci --omit=dev',
-    );
-    for (const copy of only('COPY')) {
-      const sources = copy.split(/\s+/).slice(0, -1);
-      for (const s of sources) assert.ok(existsSync(s), `COPY ${s}: no such file in the repository`);
-    }
+interface Container {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+  startedMs: Promise<number>;
+  exited: Promise<unknown>;
+}
+
+/** starts the image's ENTRYPOINT with `args` from the replayed folder, with the image's ENV and a fresh /tmp */
+function startContainer(appDir: string, scratch: string, name: string, args: string[]): Container {
+  const cmd = containerCommand(IMAGE, appDir, { args });
+  const tmp = mkdtempSync(join(scratch, `${name}-tmp-`));
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: tmp,
+    TMPDIR: tmp,
+    ...IMAGE.env,
+    POD_NAMESPACE: NS,
+    MODELPLANE_LOG_LEVEL: 'info',
+  };
+  const spawned = Date.now();
+  const child = spawn(cmd.file, cmd.args, { cwd: cmd.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (b) => (out += b));
+  child.stderr!.on('data', (b) => (out += b));
+  const exited = new Promise((r) => child.once('exit', r));
+  const startedMs = waitFor(
+    `${name} started`,
+    () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}:\n${out}`);
+      return /"msg":"operator started"/.test(out) && Date.now() - spawned;
+    },
+    { timeoutMs: 180_000, intervalMs: 50, detail: () => out },
+  );
+  return { name, child, output: () => out, startedMs, exited };
+}
+
+describe('deploy/Dockerfile replayed in an empty folder runs the operator', { timeout: 600_000 }, () => {
+  let scratch: string;
+  let appDir: string;
+  let cluster: DevTestCluster | undefined;
+  const containers: Container[] = [];
+  const steps: string[] = [];
+
+  before(async () => {
+    scratch = mkdtempSync(join(scratchParent(), 'modelplane-image-'));
+    const root = await replayDockerfile(DOCKERFILE, process.cwd(), join(scratch, 'stages'), {
+      env: buildEnv(join(scratch, 'build-home')),
+      onStep: (step, ms) => steps.push(`${step} (${ms} ms)`),
+    });
+    appDir = inFolder(root, IMAGE.workdir);
+  });
+  after(async () => {
+    for (const c of containers) if (c.child.exitCode === null) c.child.kill('SIGTERM');
+    await Promise.all(containers.map((c) => c.exited));
+    await cluster?.stop();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('npm ci --omit=dev installs every package src/ imports, tsx included', () => {
-    assert.ok(
-      PACKAGE.dependencies.tsx,
-      'tsx must stay a runtime dependency: the image runs the TypeScript sources through it',
-    );
-    const imported = new Set<string>();
-    for (const file of sourceFiles('src')) {
-      for (const m of readFileSync(file, 'utf8').matchAll(
-        /^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+'([^'.][^']*)'/gm,
-      )) {
-        if (!m[1]!.startsWith('node:')) imported.add(packageOf(m[1]!));
-      }
+  it('holds the bundle and production packages only: no sources, no tsx, no API server, no simulators', (t) => {
+    t.diagnostic(steps.join('\n'));
+    const files = readdirSync(appDir)
+      .filter((n) => n !== 'node_modules')
+      .sort();
+    assert.ok(!files.includes('src'), `the image holds the TypeScript sources (${files.join(', ')})`);
+    const installed = readdirSync(join(appDir, 'node_modules', '@modelplane')).sort();
+    assert.ok(installed.includes('apimachinery'), `@modelplane/apimachinery is installed (${installed.join(', ')})`);
+    for (const dev of ['apiserver', 'sim']) {
+      assert.ok(!installed.includes(dev), `@modelplane/${dev} is installed in the image`);
+      assert.ok(!existsSync(join(appDir, 'packages', dev)), `packages/${dev} is copied into the image`);
     }
-    assert.ok(imported.size > 5, `found only ${[...imported].join(', ')}: the import scan is broken`);
-    const missing = [...imported].filter((p) => !PACKAGE.dependencies[p]);
-    assert.deepEqual(
-      missing,
-      [],
-      'imported by src/ but not in package.json "dependencies" (the image omits devDependencies)',
+    for (const tool of ['tsx', 'esbuild', 'typescript', 'vite', '@biomejs', 'playwright-core', '@aws-cdk'])
+      assert.ok(!existsSync(join(appDir, 'node_modules', tool)), `the dev dependency ${tool} is installed`);
+  });
+
+  it('runs `modelplane run --controllers kubeairunway-core` and `modelplane provider kaito` until a ModelDeployment is Running', async (t) => {
+    cluster = await startDevTestCluster();
+    // the image's own `modelplane rbac`, as a platform team would render it
+    const rbac = containerCommand(IMAGE, appDir, {
+      args: ['rbac', '--controllers', 'kubeairunway-core,provider-kaito', '--namespace', NS],
+    });
+    const printed = await run(rbac.file, rbac.args, { PATH: process.env.PATH!, ...IMAGE.env });
+    assert.equal(printed.code, 0, printed.stderr);
+    for (const o of parseManifests(printed.stdout)) await cluster.admin.apply(o as KubeObject);
+    const kubeconfig = async (sa: string) => {
+      const file = join(scratch, `${sa}.kubeconfig`);
+      writeFileSync(file, await cluster!.serviceAccountKubeconfig(NS, sa));
+      return file;
+    };
+    const local = ['--http-port', '0', '--http-host', '127.0.0.1'];
+    const coreConfig = await kubeconfig('modelplane-kubeairunway-core');
+    const kaitoConfig = await kubeconfig('modelplane-provider-kaito');
+    containers.push(
+      startContainer(appDir, scratch, 'run', [
+        'run',
+        '--controllers',
+        'kubeairunway-core',
+        '--kubeconfig',
+        coreConfig,
+        ...local,
+      ]),
+      startContainer(appDir, scratch, 'provider-kaito', ['provider', 'kaito', '--kubeconfig', kaitoConfig, ...local]),
+    );
+    const started = await Promise.all(containers.map((c) => c.startedMs));
+
+    for (const f of ['00-namespace', '40-modeldeployment-cpu'])
+      for (const d of parseAllDocuments(readFileSync(`examples/quickstart/${f}.yaml`, 'utf8')))
+        await cluster.admin.apply(d.toJS() as KubeObject);
+    const md = await waitFor(
+      'ModelDeployment quickstart/gemma-cpu Running',
+      async () => {
+        const o = JSON.parse(
+          await cluster!.k(['get', 'modeldeployment', 'gemma-cpu', '-n', 'quickstart', '-o', 'json']),
+        );
+        return o.status?.phase === 'Running' ? o : undefined;
+      },
+      {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+        detail: () => containers.map((c) => `--- ${c.name}\n${c.output().slice(-3000)}`).join('\n'),
+      },
+    );
+    assert.equal(md.status.provider?.name, 'kaito');
+    assert.equal(md.status.provider?.resourceKind, 'Workspace');
+    for (const c of containers) assert.equal(c.child.exitCode, null, `${c.name} is still running`);
+
+    const rssMb = containers.map((c) => Math.round(treeRssKb(c.child.pid!) / 1024));
+    const modulesMb = Math.round(diskBytes(join(appDir, 'node_modules')) / (1 << 20));
+    const packages = readdirSync(join(appDir, 'node_modules')).filter((n) => !n.startsWith('.')).length;
+    t.diagnostic(
+      `image: node_modules ${modulesMb} MB (${packages} top-level entries); ${containers
+        .map((c, i) => `${c.name} started in ${(started[i]! / 1000).toFixed(1)} s, RSS ${rssMb[i]} MB`)
+        .join('; ')}`,
     );
   });
 
-  it('runs the CLI as a numeric non-root user, the one the chart sets', async () => {
-    const [entrypoint] = only('ENTRYPOINT');
-    const argv = JSON.parse(entrypoint!) as string[];
-    assert.equal(argv[0], 'node');
-    const workdir = only('WORKDIR').at(-1)!;
-    assert.equal(posix.relative(workdir, argv[1]!), 'bin/modelplane.js');
-    assert.ok(
-      only('COPY').some((c) => c.startsWith('bin ')),
-      'bin/ is copied',
-    );
-    const [user] = only('USER');
-    assert.match(user!, /^\d+(:\d+)?$/, 'USER must be numeric so the kubelet can enforce runAsNonRoot');
+  it('runs as a numeric non-root user, the one the chart sets', () => {
+    assert.match(IMAGE.user ?? '', /^\d+(:\d+)?$/, 'USER must be numeric so the kubelet can enforce runAsNonRoot');
     const values = parseYaml(readFileSync(`${CHART_PATH}/values.yaml`, 'utf8'));
-    assert.equal(Number(user!.split(':')[0]), values.podSecurityContext.runAsUser);
+    assert.equal(Number(IMAGE.user!.split(':')[0]), values.podSecurityContext.runAsUser);
     assert.notEqual(values.podSecurityContext.runAsUser, 0);
   });
 
