@@ -18,7 +18,7 @@ const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const OUTDIR = resolve(process.argv[2] ?? join(ROOT, 'dist'));
 const ENTRY = 'src/cli/main.ts';
 /** folders no module of the image may come from */
-const DEV_ONLY = ['packages/apiserver/', 'packages/sim/', 'src/sim/'];
+const DEV_ONLY = ['packages/apiserver/', 'packages/sim/'];
 
 /** npm packages stay imports; the dev-only commands' lazily imported modules stay out of the bundle */
 const externals = {

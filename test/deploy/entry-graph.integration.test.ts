@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 
-/** the folders no production command may load a module from (src/sim until the simulators are a package) */
-const FORBIDDEN = ['packages/apiserver', 'packages/sim', 'src/sim'].map((d) => resolve(d));
+/** the folders no production command may load a module from */
+const FORBIDDEN = ['packages/apiserver', 'packages/sim'].map((d) => resolve(d));
 const HOOK = resolve('test/deploy/loader/forbid-modules.mjs');
 const logDir = mkdtempSync(join(tmpdir(), 'modelplane-entry-graph-'));
 after(() => rmSync(logDir, { recursive: true, force: true }));

@@ -21,12 +21,12 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../src/kube/index.ts';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CHART_PATH, ofKind, parseManifests, renderChart, run } from './chart.ts';
-import { containerCommand, inFolder, parseDockerfile, replayDockerfile, type RunStep } from './dockerfile.ts';
+import { containerCommand, inFolder, parseDockerfile, type RunStep, replayDockerfile } from './dockerfile.ts';
 
 const DOCKERFILE = parseDockerfile(readFileSync('deploy/Dockerfile', 'utf8'));
 const IMAGE = DOCKERFILE.image;

@@ -1,5 +1,6 @@
 // Runs an installed chart's Deployments the way the kubelet would, on either backend: each container's args
-// and env (POD_NAMESPACE from the downward API) as a `modelplane` process, authenticated with a token of the
+// and env (POD_NAMESPACE from the downward API) as a process of the image's entry (test/deploy/image-entry.ts:
+// the bundle the Dockerfile builds, its ENTRYPOINT and ENV), authenticated with a token of the
 // pod's ServiceAccount, so only the chart's RBAC authorises it. Before that, a SelfSubjectRulesReview per
 // ServiceAccount shows the API server's authoriser grants exactly what `modelplane rbac` gives the
 // Deployment's sets; afterwards the audit log shows which of the chart's users were refused anything.
@@ -7,12 +8,13 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { AuditEntry } from '@modelplane/apiserver';
 import { providerLeaseName } from '../../src/cli/provider.ts';
 import { WEBHOOK_CERT_SECRET, WEBHOOK_CONFIGURATIONS } from '../../src/controllers/webhooks.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { effectiveGrants, grants, type Manifest, ofKind, parseModelplaneArgs, unionGrants } from './chart.ts';
+import { buildImageEntry, type ImageEntry } from './image-entry.ts';
 
 const BASELINE_SA = 'test-baseline';
 
@@ -92,6 +94,7 @@ async function startContainer(
   d: Manifest,
   dir: string,
   webhookListen: string[],
+  entry: ImageEntry,
 ): Promise<RunningContainer> {
   const c = d.spec.template.spec.containers[0];
   const sa = d.spec.template.spec.serviceAccountName as string;
@@ -109,11 +112,16 @@ async function startContainer(
   // free ports instead of the chart's fixed ones: every process here shares one host
   const serves = c.args.some((a: string) => a.startsWith('--webhook-port'));
   const ports = ['--http-port=0', '--http-host=127.0.0.1', ...(serves ? webhookListen : [])];
-  const child = spawn(
-    process.execPath,
-    [resolve('bin/modelplane.js'), ...c.args, '--kubeconfig', kubeconfig, ...ports],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  // the image's ENTRYPOINT (or the container's command) with the chart's args, and the image's ENV under the container's
+  const cmd = entry.command({
+    ...(c.command ? { command: c.command } : {}),
+    args: [...c.args, '--kubeconfig', kubeconfig, ...ports],
+  });
+  const child = spawn(cmd.file, cmd.args, {
+    cwd: cmd.cwd,
+    env: { ...process.env, ...entry.image.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
@@ -129,14 +137,16 @@ export async function startChartProcesses(
 ): Promise<ChartProcesses> {
   const deployments = ofKind(objects, 'Deployment');
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-helm-'));
+  const entry = await buildImageEntry();
   const running: RunningContainer[] = [];
   const stop = async () => {
     for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGTERM');
     await Promise.all(running.map((p) => p.exited));
     rmSync(dir, { recursive: true, force: true });
+    entry.remove();
   };
   try {
-    for (const d of deployments) running.push(await startContainer(cluster, namespace, d, dir, webhookListen));
+    for (const d of deployments) running.push(await startContainer(cluster, namespace, d, dir, webhookListen, entry));
     for (const p of running) {
       const state = await waitFor(
         `${p.name} started`,
