@@ -1,7 +1,7 @@
 // The Helm chart (deploy/helm/modelplane) with the real helm and kubectl: its generated files are what
 // `modelplane crds` / `modelplane rbac` print; each render (defaults and overrides) is structurally valid,
 // accepted by the API server, PSS-restricted, wired consistently (args ↔ ports ↔ Services ↔ RBAC).
-// helm-install.test.ts installs it and runs the operator under its RBAC.
+// helm-install.integration.test.ts installs it and runs the operator under its RBAC.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
