@@ -1,12 +1,14 @@
-// The saturation autoscaler's closed loop on `modelplane dev` with a real Prometheus (run by
-// `npm run test:prometheus` after scripts/setup-prometheus.sh): examples/autoscaling/variant.yaml applied
-// unchanged; load from the load generator over the Service's endpoints → KV cache and queues grow → the
-// autoscaler's desired replicas go up → the simulated HPA scales the Deployment → the new pods' metrics reach
-// Prometheus through its Kubernetes service discovery → the load spreads → after the load stops, the
-// variant scales back down to 1. Writes the plot of docs/autoscaling.md (test-artifacts/, and docs/ when
-// MODELPLANE_DOCS_PLOT=1).
+// The saturation autoscaler's closed loop as a behaviour spec, on `modelplane dev` with a real Prometheus (run
+// by `npm run test:prometheus` after scripts/setup-prometheus.sh): examples/autoscaling/variant.yaml applied
+// unchanged; a fixed load of 14 clients from the load generator over the Service's endpoints → KV cache and
+// queues grow → desired replicas go up → the simulated HPA scales the Deployment → the new pods' metrics
+// reach Prometheus through its Kubernetes service discovery → the load spreads → the load ends → back to 1.
+// What must hold, in each of two runs (docs/autoscaling.md, "The closed loop"): desired reaches at least 3
+// during the load; it never rises while no request is in flight; it rises, then falls, and never rises again;
+// it returns to min (1) after; and the second run's trajectory matches the first within one step. The first
+// run is the plot of docs/autoscaling.md (test-artifacts/, and docs/ when MODELPLANE_DOCS_PLOT=1).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,19 +22,23 @@ import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { type Sample, writePlot } from './plot.ts';
+import { isUnimodal, levels, risesWhileIdle, trajectoryMismatches } from './trajectory.ts';
 
 const NS = 'llm-autoscaling';
 const NAME = 'llama-8b-h100';
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
+const CLIENTS = 14;
+const LOAD_MS = 75_000;
+/** one scrape interval (2 s) + one sampling tick + one load-generator progress tick, with a second to spare */
+const IDLE_GRACE_S = 5;
+/** two runs match when each point of one has a point of the other within one step of replicas and this much time */
+const TIME_SLACK_S = 8;
 
-describe('saturation autoscaling closes the loop with a real Prometheus', () => {
+describe('saturation autoscaling with a real Prometheus: the closed-loop behaviour spec', () => {
   let dev: DevCluster;
   let autoscaler: Autoscaler | undefined;
   let kubeconfig: string;
-  const samples: Sample[] = [];
-  let sampler: NodeJS.Timeout | undefined;
-  const load = { on: false, inFlight: 0 };
-  const t0 = Date.now();
+  const runs: Sample[][] = [];
   const prometheus = () => ({ baseUrl: process.env.PROMETHEUS_BASE_URL ?? '' });
   const kubectl = async (args: string[], input?: string) => {
     const r = await runKubectl(['--kubeconfig', kubeconfig, ...args], input);
@@ -60,39 +66,90 @@ describe('saturation autoscaling closes the loop with a real Prometheus', () => 
       `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: workload-variant-autoscaler-variantautoscaling-config, namespace: workload-variant-autoscaler-system}\ndata: {GLOBAL_OPT_INTERVAL: 3s}\n`,
     );
     await kubectl(['apply', '-f', 'examples/autoscaling/variant.yaml']);
-    sampler = setInterval(() => void sample(), 1_000);
   });
 
   after(async () => {
-    clearInterval(sampler);
     mkdirSync('test-artifacts', { recursive: true });
-    if (samples.length > 2) {
+    for (const [i, samples] of runs.entries()) {
+      if (samples.length < 3) continue;
+      writeFileSync(`test-artifacts/autoscaling-closed-loop-run${i + 1}.json`, JSON.stringify(samples));
       const png = writePlot(
         samples,
-        'Saturation autoscaling in modelplane dev: load on (shaded) → scale up → load off → scale down',
-        'test-artifacts/autoscaling-closed-loop',
+        `Saturation autoscaling in modelplane dev, ${CLIENTS} clients (shaded) → scale up → load off → scale down`,
+        i === 0 ? 'test-artifacts/autoscaling-closed-loop' : `test-artifacts/autoscaling-closed-loop-run${i + 1}`,
       );
-      if (png && process.env.MODELPLANE_DOCS_PLOT === '1') copyFileSync(png, 'docs/autoscaling-closed-loop.png');
+      if (i === 0 && png && process.env.MODELPLANE_DOCS_PLOT === '1')
+        copyFileSync(png, 'docs/autoscaling-closed-loop.png');
     }
     await dev?.stop();
   });
 
-  async function sample(): Promise<void> {
+  /** one run: at rest → fixed load → load ends → back at rest; sampled every second from the load's start */
+  async function scenario(): Promise<{ samples: Sample[]; targets: number }> {
+    const samples: Sample[] = [];
+    const load = { on: true, inFlight: 0 };
+    const t0 = Date.now();
+    const sample = async () => {
+      try {
+        const d = await deployment();
+        const kv = await scalar(`avg(vllm:kv_cache_usage_perc{namespace="${NS}"})`).catch(() => 0);
+        samples.push({
+          t: (Date.now() - t0) / 1000,
+          desired: (await desired()) ?? d.spec?.replicas ?? 0,
+          replicas: d.spec?.replicas ?? 0,
+          ready: d.status?.readyReplicas ?? 0,
+          inFlight: load.inFlight,
+          kvCacheUsage: kv,
+          loadOn: load.on,
+        });
+      } catch {
+        // a read failed under load: the next tick samples again
+      }
+    };
+    const sampler = setInterval(() => void sample(), 1_000);
     try {
-      const d = await deployment();
-      const kv = await scalar(`avg(vllm:kv_cache_usage_perc{namespace="${NS}"})`).catch(() => 0);
-      samples.push({
-        t: (Date.now() - t0) / 1000,
-        desired: (await desired()) ?? d.spec?.replicas ?? 0,
-        replicas: d.spec?.replicas ?? 0,
-        ready: d.status?.readyReplicas ?? 0,
-        inFlight: load.inFlight,
-        kvCacheUsage: kv,
-        loadOn: load.on,
+      const summary = await runLoad({
+        targets: () => serviceTargets(dev.manager.client, NS, NAME),
+        model: MODEL,
+        concurrency: CLIENTS,
+        durationMs: LOAD_MS,
+        maxTokens: 64,
+        onProgress: (p) => (load.inFlight = p.inFlight),
       });
-    } catch {
-      // not there yet
+      load.on = false;
+      load.inFlight = 0;
+      assert.ok(summary.ok > 0, `the load generator got answers: ${JSON.stringify(summary)}`);
+      await waitFor(
+        'desired back to 1 and the Deployment at 1 ready replica',
+        async () =>
+          (await desired()) === 1 &&
+          (await deployment()).spec?.replicas === 1 &&
+          (await deployment()).status?.readyReplicas === 1,
+        { timeoutMs: 300_000, intervalMs: 1_000 },
+      );
+      await sample();
+      return { samples, targets: summary.targets };
+    } finally {
+      clearInterval(sampler);
     }
+  }
+
+  /** what each run must show on its own */
+  function assertBehaviour(samples: Sample[], targets: number, run: number): void {
+    const during = samples.filter((s) => s.loadOn);
+    const peak = Math.max(...during.map((s) => s.desired));
+    const path = levels(samples);
+    assert.ok(peak >= 3, `run ${run}: desired reached ${peak} under ${CLIENTS} clients; want >= 3 (path ${path})`);
+    const idleRises = risesWhileIdle(samples, IDLE_GRACE_S);
+    assert.deepEqual(
+      idleRises.map((s) => `t=${s.t.toFixed(1)}s desired ${s.desired}`),
+      [],
+      `run ${run}: desired rose with no request in flight for over ${IDLE_GRACE_S}s`,
+    );
+    assert.ok(isUnimodal(path), `run ${run}: desired must rise, then fall, never rise again; it went ${path}`);
+    assert.equal(samples.at(-1)?.desired, 1, `run ${run}: back to min`);
+    assert.equal(path[0], 1, `run ${run}: started at rest`);
+    assert.ok(targets >= 2, `run ${run}: the load spread over ${targets} endpoints`);
   }
 
   it('discovers the first pod through service discovery and decides 1 replica at rest', async () => {
@@ -105,38 +162,10 @@ describe('saturation autoscaling closes the loop with a real Prometheus', () => 
     assert.ok(autoscaler?.decisions.latest(NS, NAME), 'the decision store of the running autoscaler has it');
   });
 
-  it('under load: desired replicas go up, the HPA scales the Deployment, new pods are scraped and the load spreads', async () => {
-    load.on = true;
-    const run = runLoad({
-      targets: () => serviceTargets(dev.manager.client, NS, NAME),
-      model: MODEL,
-      concurrency: 14,
-      durationMs: 80_000,
-      maxTokens: 64,
-      onProgress: (p) => (load.inFlight = p.inFlight),
-    });
-    try {
-      await waitFor('desired replicas above 1', async () => ((await desired()) ?? 0) >= 2, { timeoutMs: 60_000 });
-      await waitFor('the Deployment scaled by the HPA', async () => ((await deployment()).spec?.replicas ?? 0) >= 2, {
-        timeoutMs: 30_000,
-      });
-      await waitFor(
-        'the new pods scraped by Prometheus',
-        async () => (await scalar(`count(vllm:kv_cache_usage_perc{namespace="${NS}"})`)) >= 2,
-        { timeoutMs: 60_000 },
-      );
-      await waitFor(
-        'at least two pods serving requests',
-        async () => (await scalar(`count(sum by (pod)(vllm:request_success_total{namespace="${NS}"}) > 0)`)) >= 2,
-        { timeoutMs: 60_000 },
-      );
-    } finally {
-      const summary = await run;
-      load.on = false;
-      load.inFlight = 0;
-      assert.ok(summary.ok > 0, `the load generator got answers: ${JSON.stringify(summary)}`);
-      assert.ok(summary.targets >= 2, `the load spread over ${summary.targets} endpoints`);
-    }
+  it(`run 1: ${CLIENTS} clients take desired to >= 3, it never rises with nothing in flight, and returns to 1`, async () => {
+    const { samples, targets } = await scenario();
+    runs.push(samples);
+    assertBehaviour(samples, targets, 1);
     const events = await kubectl([
       'get',
       'events',
@@ -148,15 +177,21 @@ describe('saturation autoscaling closes the loop with a real Prometheus', () => 
       'jsonpath={.items[*].message}',
     ]);
     assert.match(events, /scale-up trigger fired/);
-  });
-
-  it('after the load stops, the variant scales back down to 1', async () => {
-    await waitFor(
-      'desired back to 1 and the Deployment at 1 replica',
-      async () => (await desired()) === 1 && (await deployment()).spec?.replicas === 1,
-      { timeoutMs: 300_000, intervalMs: 1_000 },
-    );
     const va = await dev.manager.client.get(VariantAutoscalings, NAME, NS);
     assert.equal(va.status?.conditions?.find((c) => c.type === 'MetricsAvailable')?.status, 'True');
+  });
+
+  it('run 2: the same behaviour, and the same replica trajectory as run 1 within one step', async () => {
+    assert.equal(runs.length, 1, 'run 1 recorded');
+    const { samples, targets } = await scenario();
+    runs.push(samples);
+    assertBehaviour(samples, targets, 2);
+    const [a, b] = [runs[0]!, samples];
+    const mismatches = [...trajectoryMismatches(a, b, TIME_SLACK_S), ...trajectoryMismatches(b, a, TIME_SLACK_S)];
+    assert.deepEqual(
+      mismatches.map((s) => `t=${s.t.toFixed(1)}s desired ${s.desired}`),
+      [],
+      `run 1 went ${levels(a)}, run 2 went ${levels(b)}`,
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
   parseOptimizationInterval,
   parseSaturationConfigMap,
 } from '../../../src/controllers/llmd/config/parse.ts';
+import { analyzeModel } from '../../../src/controllers/llmd/saturation/analyzer.ts';
 import {
   checkSample,
   checkSamples,
@@ -17,6 +18,7 @@ import {
   sampleProblem,
   withheldForSamples,
 } from '../../../src/controllers/llmd/saturation/evidence.ts';
+import { calculateTargets, type VariantState } from '../../../src/controllers/llmd/saturation/targets.ts';
 
 const DEFAULT = 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n';
 
@@ -209,4 +211,35 @@ describe('per-entry last good configuration', () => {
       [],
     );
   });
+});
+
+describe('no scale-up while nothing is in flight', () => {
+  const C = { kvCacheThreshold: 0.8, queueLengthThreshold: 5, kvSpareTrigger: 0.1, queueSpareTrigger: 3 };
+  const variant = (inFlight: Array<number | undefined>): VariantState => ({
+    name: 'v',
+    cost: 10,
+    minReplicas: 1,
+    maxReplicas: 10,
+    current: inFlight.length,
+    ready: inFlight.length,
+    replicas: inFlight.map((f, i) => ({
+      pod: `p${i}`,
+      kvCacheUsage: 0.9,
+      queueLength: 6,
+      ...(f !== undefined ? { inFlight: f } : {}),
+    })),
+  });
+  const cases: Array<[string, Array<number | undefined>, number]> = [
+    ["the last minute's peak, but every replica idle now → stays", [0, 0], 2],
+    ['one replica still busy → grows', [0, 3], 3],
+    ['in-flight unknown (no series) → the trigger decides, grows', [undefined, undefined], 3],
+    ['one unknown, one idle → grows (not proven idle)', [undefined, 0], 3],
+  ];
+  for (const [name, inFlight, want] of cases)
+    it(name, () => {
+      const v = variant(inFlight);
+      const t = calculateTargets([v], analyzeModel(v.replicas, C), { requestsInWindow: 10, windowDescription: '10m' });
+      assert.equal(t[0]!.target, want);
+      if (want === 2) assert.match(t[0]!.reason, /no request is running or waiting on any replica now/);
+    });
 });

@@ -16,7 +16,14 @@ export function queueQuery(namespace: string, modelID: string): string {
 
 /** the time of each pod's newest vLLM sample (within Prometheus's 5 minute lookback) */
 export function newestSampleQuery(namespace: string, modelID: string): string {
-  return `max by (pod)(timestamp({__name__=~"vllm:kv_cache_usage_perc|vllm:num_requests_waiting",namespace=${q(namespace)},model_name=${q(modelID)}}))`;
+  const sel = `{namespace=${q(namespace)},model_name=${q(modelID)}}`;
+  // timestamp() drops the metric name, so the two series of a pod are joined with `or`, not one selector
+  return `max by (pod)(timestamp(vllm:kv_cache_usage_perc${sel}) or timestamp(vllm:num_requests_waiting${sel}))`;
+}
+
+/** requests running or waiting on each pod now (the newest samples) */
+export function inFlightQuery(namespace: string, modelID: string): string {
+  return `sum by (pod)({__name__=~"vllm:num_requests_running|vllm:num_requests_waiting",namespace=${q(namespace)},model_name=${q(modelID)}})`;
 }
 
 export function requestsQuery(namespace: string, modelID: string, windowSeconds: number): string {
@@ -31,10 +38,11 @@ export class PrometheusMetricsSource implements MetricsSource {
   }
 
   async podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>> {
-    const [kv, queue, newest] = await Promise.all([
+    const [kv, queue, newest, inFlight] = await Promise.all([
       queryPrometheus(this.opts, kvCacheQuery(namespace, modelID), signal),
       queryPrometheus(this.opts, queueQuery(namespace, modelID), signal),
       queryPrometheus(this.opts, newestSampleQuery(namespace, modelID), signal),
+      queryPrometheus(this.opts, inFlightQuery(namespace, modelID), signal),
     ]);
     const out = new Map<string, PodLoad>();
     // the age is measured against the query's own evaluation time, so clock skew between us and Prometheus
@@ -42,6 +50,8 @@ export class PrometheusMetricsSource implements MetricsSource {
     for (const s of newest)
       if (s.metric.pod)
         out.set(s.metric.pod, { sampleAgeSeconds: Math.max(0, Number(s.value[0]) - Number(s.value[1])) });
+    for (const s of inFlight)
+      if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), inFlight: Number(s.value[1]) });
     for (const s of kv)
       if (s.metric.pod) out.set(s.metric.pod, { ...out.get(s.metric.pod), kvCacheUsage: Number(s.value[1]) });
     for (const s of queue)

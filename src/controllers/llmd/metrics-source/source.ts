@@ -6,6 +6,8 @@ export interface PodLoad {
   kvCacheUsage?: number;
   /** vllm:num_requests_waiting (max over the last minute) */
   queueLength?: number;
+  /** vllm:num_requests_running + vllm:num_requests_waiting now (newest samples, not the last minute's maximum) */
+  inFlight?: number;
   /** how old the pod's newest sample is, when the source knows (older than a minute = stale) */
   sampleAgeSeconds?: number;
 }

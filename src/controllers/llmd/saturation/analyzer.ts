@@ -10,6 +10,8 @@ export interface ReplicaMetrics {
   readonly kvCacheUsage: number;
   /** vllm:num_requests_waiting (a missing series counts as 0) */
   readonly queueLength: number;
+  /** requests running or waiting on the replica now (its newest samples); undefined when unknown */
+  readonly inFlight?: number;
 }
 
 export interface ModelAnalysis {

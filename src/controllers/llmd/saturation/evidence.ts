@@ -40,7 +40,12 @@ export function checkSample(pod: string, load: PodLoad | undefined, staleAfterSe
     return { kind: 'dropped', why: `pod ${pod}: vllm:kv_cache_usage_perc = ${fmt(kv)} (must be a number in 0..1)` };
   if (q !== undefined && !(Number.isFinite(q) && q >= 0))
     return { kind: 'dropped', why: `pod ${pod}: vllm:num_requests_waiting = ${fmt(q)} (must be a number >= 0)` };
-  return { kind: 'ok', metrics: { pod, kvCacheUsage: kv ?? 0, queueLength: q ?? 0 } };
+  const inFlight =
+    load.inFlight !== undefined && Number.isFinite(load.inFlight) && load.inFlight >= 0 ? load.inFlight : undefined;
+  return {
+    kind: 'ok',
+    metrics: { pod, kvCacheUsage: kv ?? 0, queueLength: q ?? 0, ...(inFlight !== undefined ? { inFlight } : {}) },
+  };
 }
 
 export interface VariantSamples {

@@ -79,6 +79,16 @@ function inTransition(variants: readonly VariantState[], why: string): VariantTa
   });
 }
 
+/**
+ * The analysis reads each replica's maximum over the last minute, which remembers load that has ended: when
+ * every replica reports that no request is running or waiting now, a fired scale-up trigger describes the
+ * past, and nothing grows (docs/autoscaling.md, "No decision without evidence").
+ */
+export function idleNow(variants: readonly VariantState[]): boolean {
+  const replicas = variants.flatMap((v) => v.replicas);
+  return replicas.length > 0 && replicas.every((r) => r.inFlight === 0);
+}
+
 function decide(variants: readonly VariantState[], analysis: ModelAnalysis): VariantTarget[] {
   const targets = variants.map<VariantTarget>((v) => ({
     name: v.name,
@@ -86,6 +96,12 @@ function decide(variants: readonly VariantState[], analysis: ModelAnalysis): Var
     action: 'no-change',
     reason: analysis.reason,
   }));
+  if (analysis.shouldScaleUp && idleNow(variants)) {
+    return targets.map((t) => ({
+      ...t,
+      reason: `${analysis.reason}; but no request is running or waiting on any replica now (the trigger reflects the last minute's peak), so nothing grows`,
+    }));
+  }
   if (analysis.shouldScaleUp) {
     const up = cheapestGrowable(variants);
     for (let i = 0; i < variants.length; i++) {
