@@ -31,6 +31,7 @@ export { clientReader, FetchResult, fetch, fetchList, type ObjectReader } from '
 export { type Clock, ManualClock, systemClock } from './grace.ts';
 export { type ComponentHealth, type ComponentState, type HealthReport, normalizeHealth } from './health.ts';
 export { fetchEventsFor, fetchPodDiagnostics } from './inspectors/diagnostics.ts';
+export { jobPodsHealth, livePodsHealth } from './inspectors/live.ts';
 export { classifyImagePull, classifyLogTail } from './inspectors/log-patterns.ts';
 export { inspectPod, type PodDiagnostics, podsHealth } from './inspectors/pods.ts';
 export {

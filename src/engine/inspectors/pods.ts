@@ -52,6 +52,16 @@ function oomKilled(pod: Pod): ContainerStatus | undefined {
   );
 }
 
+/** the last non-empty line of a log tail, trimmed to a condition-sized length */
+function lastLogLine(logs: string | undefined): string | undefined {
+  const line = logs
+    ?.split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1);
+  return line ? line.slice(0, 300) : undefined;
+}
+
 /** a failed or crash-looping pod: OOM first, then what the logs say, then the termination itself */
 function failure(pod: Pod, name: string, logs: string | undefined, fallbackReason: string): PodFinding {
   const oom = oomKilled(pod);
@@ -69,9 +79,11 @@ function failure(pod: Pod, name: string, logs: string | undefined, fallbackReaso
     (c) => (c.state?.terminated?.exitCode ?? 0) !== 0 || (c.lastState?.terminated?.exitCode ?? 0) !== 0,
   );
   const t = term?.state?.terminated ?? term?.lastState?.terminated;
-  const detail = t
+  let detail = t
     ? `container ${term!.name} exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ''}${t.message ? `: ${t.message.trim()}` : ''}`
     : (pod.status?.message ?? 'failed');
+  const last = lastLogLine(logs);
+  if (last) detail = `${detail}; last log line: ${last}`;
   if (fallbackReason === 'CrashLoopBackOff') {
     // unrecognised crash loops may heal (a dependency coming up); report, but do not block applies
     return { pod: name, state: 'Degraded', reason: 'CrashLoopBackOff', message: `pod ${name}: ${detail}` };

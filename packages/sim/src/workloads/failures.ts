@@ -22,9 +22,23 @@ export interface PodFailure {
   invalid: string | undefined;
 }
 
+/**
+ * The same failure named by a container's env var, for pods whose template the user does not write (an
+ * operator's Jobs and predictors pass a user's env through, as AIM's own AIM_DEBUG_SIMULATE_* variables)
+ */
+export const FAIL_ENV = 'MODELPLANE_SIM_FAIL';
+
+function envFailure(pod: Pod): string | undefined {
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    const v = c.env?.find((e) => e.name === FAIL_ENV)?.value?.trim();
+    if (v) return v;
+  }
+  return undefined;
+}
+
 export function podFailure(pod: Pod): PodFailure {
   const annotations = pod.metadata.annotations ?? {};
-  const raw = annotations[FAIL_ANNOTATION]?.trim();
+  const raw = annotations[FAIL_ANNOTATION]?.trim() || envFailure(pod);
   const container = annotations[FAIL_CONTAINER_ANNOTATION]?.trim() || undefined;
   if (!raw) return { mode: undefined, container, invalid: undefined };
   const mode = FAILURE_MODES.find((m) => m === raw);

@@ -8,8 +8,10 @@ import {
   type FetchContext,
   type FetchResult,
   fetch,
+  type HealthReport,
   type Job,
   jobPodLog,
+  jobPodsHealth,
   type PersistentVolumeClaim,
 } from '../../../engine/index.ts';
 import type { AIMArtifact as ArtifactObject } from '../shared/kinds.ts';
@@ -29,6 +31,9 @@ export interface ArtifactFetch {
   downloadLog?: string;
   /** the failed download's output could not be read (yet): its cause is not known */
   downloadLogUnread?: boolean;
+  /** the pods of a download or check-size Job that is still running (why it may not make progress) */
+  downloadPods?: HealthReport;
+  checkSizePods?: HealthReport;
   now: number;
 }
 
@@ -55,6 +60,10 @@ export async function fetchArtifactState(
   const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;
   if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running')
     out.checkSizeLog = await jobPodLog(ctx.client, sizeJob, CHECK_SIZE_CONTAINER).catch(() => undefined);
+  if (!sizeKnown && sizeJob && jobPhase(sizeJob) === 'running') {
+    const pods = await jobPodsHealth(ctx.client, sizeJob);
+    if (pods) out.checkSizePods = pods;
+  }
   const dl = downloadJob.ok() ? downloadJob.value : undefined;
   // a failure is settled once its cause (the log's last warning or error) is in the status
   const settled =
@@ -64,6 +73,10 @@ export async function fetchArtifactState(
     const log = await jobPodLog(ctx.client, dl, DOWNLOAD_CONTAINER).catch(() => undefined);
     if (log !== undefined) out.downloadLog = log;
     else if (jobPhase(dl) === 'failed') out.downloadLogUnread = true;
+    if (jobPhase(dl) !== 'complete') {
+      const pods = await jobPodsHealth(ctx.client, dl);
+      if (pods) out.downloadPods = pods;
+    }
   }
   return out;
 }

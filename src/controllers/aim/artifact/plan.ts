@@ -31,15 +31,19 @@ import {
 import {
   type CategorizedError,
   type ComponentHealth,
+  categorize,
   classifyLogTail,
   type EngineStatus,
   type FetchResult,
+  type HealthReport,
   invalidSpecError,
   type MaybeHealth,
   PlanResult,
   pvcHealth,
+  resourceExhaustionError,
 } from '../../../engine/index.ts';
 import type { AIMArtifact } from '../shared/kinds.ts';
+import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
@@ -63,6 +67,14 @@ function failureOf(log: string | undefined, what: string, fallback: string): Cat
     classifyLogTail(log, what) ??
     invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`)
   );
+}
+
+/** a failed Job's pod that was killed for memory: the log cannot say so, the pod's status does */
+function podsFailure(pods: HealthReport | undefined): CategorizedError | undefined {
+  const e = pods?.errors?.map(categorize).find((x) => x.reason === 'PodOOMKilled');
+  return e
+    ? resourceExhaustionError(e.reason, `${e.message}; the downloader needs more memory than the node gives it`)
+    : undefined;
 }
 
 export function composeArtifact(
@@ -106,11 +118,13 @@ export function composeArtifact(
     );
   } else if (obs.downloadPhase === 'failed') {
     // a settled failure is not read again (fetch.ts): its cause is the log line the status already holds
-    obs.failure = failureOf(
-      fetched.downloadLog ?? a.status?.download?.message,
-      `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
-      'it is retried later',
-    );
+    obs.failure =
+      podsFailure(fetched.downloadPods) ??
+      failureOf(
+        fetched.downloadLog ?? a.status?.download?.message,
+        `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
+        'it is retried later',
+      );
     obs.retry = retryDecision(failedAt, fetched.now, retryMs);
   }
   return obs;
@@ -224,7 +238,18 @@ export function artifactHealth(
         message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}`,
       };
   }
-  return [runtimeConfigHealth(rc), size, pvc, download];
+  const fix = {
+    pullSecrets: `spec.imagePullSecrets of AIMArtifact ${ns}/${name}`,
+    resources: `the node capacity its Jobs request (AIMArtifact ${ns}/${name})`,
+  };
+  return [
+    runtimeConfigHealth(rc),
+    size,
+    podProblem('CheckSizeJobPods', obs.checkSizePods, fix),
+    pvc,
+    download,
+    obs.downloadPhase === 'running' ? podProblem('DownloadJobPods', obs.downloadPods, fix) : undefined,
+  ];
 }
 
 type ArtifactStatus = EngineStatus & AIMArtifactStatus;

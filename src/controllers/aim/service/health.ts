@@ -4,6 +4,7 @@
 // would stop every apply, including the one that fixes it (docs/controllers.md §9). They still set the
 // component condition False and make the service Degraded or Failed.
 import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
+import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { cacheHealth, templateHealth } from './catalog.ts';
 import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
@@ -20,6 +21,7 @@ export function serviceHealth(
     runtimeConfigHealth(runtimeConfig),
     ...chainHealth(obs),
     inferenceServiceHealth(obs),
+    predictorPodsHealth(obs),
     routingHealth(obs),
     httpRouteHealth(obs),
   ];
@@ -92,6 +94,17 @@ export function inspectInferenceService(isvc: InferenceService): HealthReport {
 
 function inferenceServiceHealth(obs: ServiceObservation): ComponentHealth {
   return obs.inferenceService.toDownstreamComponentHealth('InferenceService', inspectInferenceService);
+}
+
+/** what keeps the predictor from becoming ready: the pod, the reason, what to do */
+function predictorPodsHealth(obs: ServiceObservation): MaybeHealth {
+  if (!obs.inferenceService.ok()) return undefined;
+  const where_ = obs.inferenceService.value.metadata;
+  const svc = `AIMService ${where_.namespace}/${where_.name}`;
+  return podProblem('InferenceServicePods', obs.predictorPods, {
+    pullSecrets: `spec.imagePullSecrets of ${svc}`,
+    resources: `spec.resources of ${svc}`,
+  });
 }
 
 /** the route's path: Ready with the path, or why there is no route (named field and cause) */

@@ -11,6 +11,8 @@ export const MODEL_LABEL = 'aim.eai.amd.com/model';
 export const TEMPLATE_LABEL = 'aim.eai.amd.com/template';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const COMPONENT_LABEL = 'app.kubernetes.io/component';
+/** KServe labels a predictor's pods with the InferenceService's name */
+export const ISVC_POD_LABEL = 'serving.kserve.io/inferenceservice';
 export const MANAGED_BY = 'modelplane';
 
 /** KServe's predictor Service (RawDeployment) is `<isvc>-predictor`, serving HTTP on port 80 */

@@ -6,7 +6,13 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
 import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import { type FetchResult, type ObjectRef, PlanResult, type ResolvedReference } from '../../../engine/index.ts';
+import {
+  type FetchResult,
+  type HealthReport,
+  type ObjectRef,
+  PlanResult,
+  type ResolvedReference,
+} from '../../../engine/index.ts';
 import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 import {
@@ -24,6 +30,9 @@ import { autoModelName, inferenceServiceName, MANAGED_BY, MANAGED_BY_LABEL } fro
 import { planRouting, type RoutingPlan } from './routing.ts';
 import type { RunningObservation } from './running.ts';
 
+/** how often a predictor that is not Ready has its pods looked at */
+export const PREDICTOR_POLL_MS = 5_000;
+
 /** what fetchRemoteState reads */
 export interface ServiceFetch {
   model: ModelObservation;
@@ -35,6 +44,8 @@ export interface ServiceFetch {
   cache?: CacheObservation;
   /** the KEDA HPA of an autoscaled predictor, once KServe's ScaledObject made one */
   hpa?: KubeObject;
+  /** the predictor pods' health, read while the InferenceService is not Ready */
+  predictorPods?: HealthReport;
   /** the InferenceService exists and records what it was built with: upstream is only reported on */
   running?: RunningObservation;
 }
@@ -170,6 +181,8 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
     };
     plan.delete(ref);
   }
+  // a predictor that is not Ready is looked at again: its pods' state changes without the InferenceService's
+  if (obs.predictorPods) plan.requeueAfter(PREDICTOR_POLL_MS);
   // an invalid route (template, gateway, timeout) is neither created nor re-applied: the last good route,
   // if there is one, keeps serving until the user fixes the field the condition names
   return plan;

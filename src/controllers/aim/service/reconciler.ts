@@ -9,10 +9,14 @@ import {
   DEFAULT_SETTLE_WINDOW_MS,
   type DomainReconciler,
   type EngineStatus,
+  type FetchResult,
   fetch,
+  type HealthReport,
+  livePodsHealth,
   lockedReference,
   Pipeline,
   type PipelineOptions,
+  type ReadClient,
   type ResolvedReference,
 } from '../../../engine/index.ts';
 import type { AIMService, AnyTemplate } from '../shared/kinds.ts';
@@ -23,11 +27,17 @@ import {
   resolvedRuntimeConfigRef,
 } from '../shared/runtime-config-source.ts';
 import { fetchServiceCache, isTemplateReady, readyTemplate } from './catalog.ts';
-import { HTTPRoutes, InferenceServices } from './children.ts';
-import { serviceHealth } from './health.ts';
+import { HTTPRoutes, type InferenceService, InferenceServices } from './children.ts';
+import { inspectInferenceService, serviceHealth } from './health.ts';
 import { PREDICTOR_PORT } from './inference-service.ts';
 import { fetchServiceModel, isModelReady, type ModelObject, modelMissing, modelMode, modelReference } from './model.ts';
-import { AIM_SERVICE_CONTROLLER, httpRouteName, inferenceServiceName, PAUSE_ANNOTATION } from './names.ts';
+import {
+  AIM_SERVICE_CONTROLLER,
+  httpRouteName,
+  ISVC_POD_LABEL,
+  inferenceServiceName,
+  PAUSE_ANNOTATION,
+} from './names.ts';
 import {
   desireService,
   liveCacheVolumes,
@@ -76,7 +86,7 @@ export const aimServiceReconciler: DomainReconciler<
   AimRuntimeConfig,
   AimServiceStatus
 > = {
-  async fetchRemoteState({ object, reader }) {
+  async fetchRemoteState({ object, reader, client }) {
     const ns = object.metadata.namespace;
     const name = object.metadata.name ?? '';
     const isvcName = inferenceServiceName(name);
@@ -86,7 +96,13 @@ export const aimServiceReconciler: DomainReconciler<
       fetch(reader, HTTPRoutes, httpRouteName(name), ns),
       autoscaled ? fetch(reader, HorizontalPodAutoscalers, kedaHpaName(isvcName), ns) : undefined,
     ]);
-    const children = { inferenceService, httpRoute, ...(hpa?.ok() ? { hpa: hpa.value } : {}) };
+    const predictorPods = await fetchPredictorPods(client, inferenceService);
+    const children = {
+      inferenceService,
+      httpRoute,
+      ...(hpa?.ok() ? { hpa: hpa.value } : {}),
+      ...(predictorPods ? { predictorPods } : {}),
+    };
     const inputs = inferenceService.ok() ? servingInputsOf(inferenceService.value) : undefined;
     if (inputs) {
       // docs/controllers.md's downstream gating: the running InferenceService is not rebuilt from upstream
@@ -135,6 +151,16 @@ export const aimServiceReconciler: DomainReconciler<
     // otherwise (config unresolved) the last path stays
   },
 };
+
+/** the predictor's pods, read live only while KServe does not report the InferenceService Ready */
+async function fetchPredictorPods(
+  client: ReadClient,
+  isvc: FetchResult<InferenceService>,
+): Promise<HealthReport | undefined> {
+  if (!isvc.ok() || inspectInferenceService(isvc.value).state === 'Ready') return undefined;
+  const { name, namespace } = isvc.value.metadata;
+  return livePodsHealth(client, namespace ?? '', `${ISVC_POD_LABEL}=${name ?? ''}`);
+}
 
 /** the docs/controllers.md resolved-reference rule: lock a model in once it is Ready, keep it while it still fits the spec */
 function resolvedModel(

@@ -8,8 +8,10 @@ import {
   type FetchContext,
   FetchResult,
   fetch,
+  type HealthReport,
   type Job,
   jobPodLog,
+  jobPodsHealth,
   missingUpstreamError,
 } from '../../../engine/index.ts';
 import { DISCOVERY_APP, DISCOVERY_APP_LABEL, discoverySpecHash, TEMPLATE_LABEL } from '../catalog/discovery.ts';
@@ -43,6 +45,8 @@ export interface TemplateFetch {
   now: number;
   /** where this template's Jobs run: its namespace, or the operator namespace for cluster templates */
   jobNamespace: string;
+  /** the pods of the current attempt's Job while it runs (why it may not finish) */
+  discoveryPods?: HealthReport;
 }
 
 /** a discovery Job still running (it counts against the cluster-wide limit) */
@@ -113,6 +117,12 @@ export async function fetchTemplateState(
       (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True'),
   );
   if (needsOutput && done) out.log = await jobPodLog(ctx.client, done, 'discovery').catch(() => undefined);
+  const running =
+    needsOutput && !done ? jobs.find((j) => j.metadata.name === current && isDiscoveryJobActive(j)) : undefined;
+  if (running) {
+    const pods = await jobPodsHealth(ctx.client, running);
+    if (pods) out.discoveryPods = pods;
+  }
   const caching = (t.spec as { caching?: { enabled?: boolean } }).caching?.enabled === true;
   if (caching && t.metadata.namespace)
     out.cache = await fetch(ctx.reader, AIMTemplateCaches, t.metadata.name ?? '', t.metadata.namespace);

@@ -21,6 +21,7 @@ import {
   normalizeGpuModel,
 } from '../catalog/gpu.ts';
 import { AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
+import { podProblem } from '../shared/pod-health.ts';
 import {
   type AimRuntimeConfig,
   runtimeConfigHealth,
@@ -116,6 +117,9 @@ export function planTemplate(t: AnyTemplate, obs: TemplateObservation): PlanResu
   }
   if (step.kind === 'failed') plan.requeueAfter(step.retryInMs);
   if (step.kind === 'throttled') plan.requeueAfter(THROTTLE_RETRY_MS);
+  // a discovery pod that cannot start changes nothing on its Job: look at it again
+  if (step.kind === 'running' && obs.discoveryPods && obs.discoveryPods.state !== 'Ready')
+    plan.requeueAfter(THROTTLE_RETRY_MS);
   const caching = (t.spec as { caching?: { enabled?: boolean } }).caching?.enabled === true;
   const gpuOk = obs.gpus.ok() && gpuAvailability(resolvedHardware(t, obs), obs.gpus.value).state === 'Ready';
   if (caching && t.metadata.namespace && discovered(step) && gpuOk) plan.apply(cacheObject(t));
@@ -196,7 +200,12 @@ export function templateHealth(
     reason: 'ModelFound',
     message: `${m.kind} ${m.metadata.name} (image ${m.spec.image})`,
   }));
-  return [runtimeConfigHealth(rc), model, discoveryHealth(obs.step), gpuHealth(t, obs)];
+  const where = `${t.kind} ${t.metadata.namespace ? `${t.metadata.namespace}/` : ''}${t.metadata.name}`;
+  const pods = podProblem('DiscoveryPods', obs.discoveryPods, {
+    pullSecrets: `spec.imagePullSecrets of ${where} (or of its model)`,
+    resources: `spec.resources of ${where}`,
+  });
+  return [runtimeConfigHealth(rc), model, discoveryHealth(obs.step), pods, gpuHealth(t, obs)];
 }
 
 type TemplateStatus = EngineStatus & AIMServiceTemplateStatus;
