@@ -59,7 +59,8 @@ export function specToV1Alpha2(s1: LlamaStackDistributionV1Alpha1Spec, restored:
     resources: r.resources,
     storage: r.storage,
     disabled: r.disabled,
-    networking: compact({ port: c.port, tls, expose, allowedFrom: s1.network?.allowedFrom }),
+    // port 0 is the published operator's "default" (8321): v1alpha2 leaves the port unset for that
+    networking: compact({ port: c.port || undefined, tls, expose, allowedFrom: s1.network?.allowedFrom }),
     workload: compact({
       replicas: s1.replicas,
       workers: server.workers,

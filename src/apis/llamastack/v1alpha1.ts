@@ -20,6 +20,8 @@ export const v1alpha1SpecSchema = z.object({
     distribution: distributionSchema.meta({
       'x-kubernetes-validations': [
         { rule: '!(has(self.name) && has(self.image))', message: 'server.distribution: set name or image, not both' },
+        // an empty distribution converts to a v1alpha2 object its own rules refuse: no status could ever be written
+        { rule: 'has(self.name) || has(self.image)', message: 'server.distribution: set name or image' },
       ],
     }),
     containerSpec: z

@@ -4,6 +4,7 @@
 
 import type { ConfigMap } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { parseDocument } from 'yaml';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import { PlanResult } from '../../engine/index.ts';
 import { CONFIG_KEY, sha256Hex } from './config/index.ts';
@@ -26,11 +27,26 @@ const value = <T>(r: { ok(): boolean; value?: T }): T | undefined => (r.ok() ? r
 const ownedBy = (o: KubeObject, cr: LlamaStackDistribution) =>
   (o.metadata.ownerReferences ?? []).some((r) => r.uid === cr.metadata.uid);
 
+/** why the override ConfigMap's config.yaml cannot be used: undefined when it is a YAML mapping */
+function overrideProblem(text: string): string | undefined {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) return `is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`;
+  const value = doc.toJS();
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return 'is not a YAML mapping (a Llama Stack config.yaml is one)';
+  return undefined;
+}
+
+export interface ConfigSource {
+  source?: WorkloadInput['config'];
+  generatedConfigMap?: ConfigMap;
+  problem?: string;
+  /** the condition reason of `problem`: a missing reference, or a referenced config that cannot be used */
+  problemReason?: 'ReferenceNotFound' | 'InvalidOverrideConfig';
+}
+
 /** the ConfigMap config.yaml comes from, or why there is none to use yet */
-export function configSource(
-  cr: LlamaStackDistribution,
-  obs: LlamaStackObservation,
-): { source?: WorkloadInput['config']; generatedConfigMap?: ConfigMap; problem?: string } {
+export function configSource(cr: LlamaStackDistribution, obs: LlamaStackObservation): ConfigSource {
   const c = obs.config;
   if (c.kind === 'image-default') return {};
   if (c.kind === 'generated') {
@@ -51,12 +67,20 @@ export function configSource(
     if (c.namespace !== cr.metadata.namespace)
       return {
         problem: `spec.overrideConfig.configMapNamespace: ${c.namespace} is not the object's namespace ${cr.metadata.namespace}; a pod can only mount ConfigMaps of its own namespace`,
+        problemReason: 'InvalidOverrideConfig',
       };
     const cm = obs.fetched.overrideConfig && value<ConfigMap>(obs.fetched.overrideConfig);
     const text = cm?.data?.[CONFIG_KEY];
     if (text === undefined)
       return {
         problem: `spec.overrideConfig: ConfigMap ${c.namespace}/${c.configMap} ${cm ? `has no key "${CONFIG_KEY}"` : 'not found'}`,
+        problemReason: 'ReferenceNotFound',
+      };
+    const broken = overrideProblem(text);
+    if (broken)
+      return {
+        problem: `spec.overrideConfig: "${CONFIG_KEY}" of ConfigMap ${c.namespace}/${c.configMap} ${broken}: fix the ConfigMap; the running Deployment keeps its config until then`,
+        problemReason: 'InvalidOverrideConfig',
       };
     return { source: { configMap: c.configMap, key: CONFIG_KEY, hash: sha256Hex(text) } };
   }

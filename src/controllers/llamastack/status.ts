@@ -34,7 +34,7 @@ export function phaseOf(state: ComponentState): string {
 
 /** what drives the engine's apply decision: a broken config or a missing Secret or ConfigMap stops every write */
 export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObservation): MaybeHealth[] {
-  const { problem } = configSource(cr, obs);
+  const { problem, problemReason } = configSource(cr, obs);
   const c = obs.config;
   const config: MaybeHealth =
     !obs.image.ok || c.kind === 'failed'
@@ -56,7 +56,14 @@ export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObse
             dependencyType: 'Upstream',
           }
         : problem
-          ? { component: 'Config', errors: [missingUpstreamError('ReferenceNotFound', problem)] }
+          ? {
+              component: 'Config',
+              errors: [
+                problemReason === 'InvalidOverrideConfig'
+                  ? invalidSpecError(problemReason, problem)
+                  : missingUpstreamError('ReferenceNotFound', problem),
+              ],
+            }
           : { component: 'Config', state: 'Ready', reason: 'ConfigReady', message: 'config.yaml is known' };
   const secrets: MaybeHealth = obs.secretProblems.length > 0 && {
     component: 'Secrets',
@@ -266,7 +273,7 @@ export function setLlamaStackStatus(
 ): void {
   const cr = ctx.object;
   const h = new StatusHelper(status, cm, { statusField: 'phase', mapState: phaseOf });
-  const { problem } = configSource(cr, obs);
+  const { problem, problemReason } = configSource(cr, obs);
   const c = obs.config;
   const failure = !obs.image.ok
     ? obs.image.message
@@ -282,7 +289,10 @@ export function setLlamaStackStatus(
   const d = value(obs.fetched.deployment);
   const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];
   if (failure)
-    h.failed(c.kind === 'failed' ? c.error.reason : (obs.secretProblems[0]?.reason ?? 'ConfigurationInvalid'), failure);
+    h.failed(
+      c.kind === 'failed' ? c.error.reason : (obs.secretProblems[0]?.reason ?? problemReason ?? 'ConfigurationInvalid'),
+      failure,
+    );
   else if (applyError) h.failed(applyError.reason, applyError.message);
   else if (c.kind === 'waiting') h.pending('WaitingForEndpoint', c.message);
   else if (!d) h.pending('DeploymentPending', 'the Deployment has not been created yet');

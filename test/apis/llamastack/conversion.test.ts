@@ -36,6 +36,14 @@ describe('LlamaStackDistribution conversion', () => {
     assert.deepEqual(convertLlamaStackDistribution(v2, V1), v1);
   });
 
+  it("v1alpha1's containerSpec.port 0 (the published operator's default) leaves the v1alpha2 port unset: 8321", () => {
+    const v1 = fullV1Alpha1();
+    v1.spec.server.containerSpec.port = 0;
+    const v2 = convertLlamaStackDistribution(v1, V2);
+    assert.equal(v2.spec.networking?.port, undefined);
+    assert.doesNotMatch(JSON.stringify(v2), /"port":0/);
+  });
+
   it('maps the fields of the published mapping table', () => {
     const v2 = convertLlamaStackDistribution(fullV1Alpha1(), V2).spec;
     assert.deepEqual(v2.distribution, { image: 'docker.io/llamastack/distribution-starter:0.2.15' });

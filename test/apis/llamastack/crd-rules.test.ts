@@ -1,0 +1,33 @@
+// The LlamaStackDistribution CRD's own rules on the embedded API server: what the schema refuses before
+// any webhook or controller sees the object.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ApiServer, startApiServer } from '@modelplane/apiserver';
+import { KubeClient } from '@modelplane/runtime/client';
+import { ensureCrd } from '@modelplane/runtime/crd';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { allCrds } from '../../../src/cli/crds.ts';
+
+describe('LlamaStackDistribution CRD rules', () => {
+  let srv: ApiServer;
+  let admin: KubeClient;
+  before(async () => {
+    srv = await startApiServer({ port: 0 });
+    admin = await KubeClient.create(srv.kubeconfigYaml(), { fieldManager: 'test' });
+    for (const crd of allCrds()) await ensureCrd(admin, crd);
+    await admin.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } });
+  });
+  after(() => srv?.close());
+
+  it('v1alpha1 server.distribution: {} is refused (v1alpha2 could never hold it), naming the field', async () => {
+    await assert.rejects(
+      admin.create({
+        apiVersion: 'llamastack.io/v1alpha1',
+        kind: 'LlamaStackDistribution',
+        metadata: { name: 'empty', namespace: 'a' },
+        spec: { server: { distribution: {} } },
+      } as KubeObject),
+      /spec\.server\.distribution: Invalid value: "object": server\.distribution: set name or image/,
+    );
+  });
+});
