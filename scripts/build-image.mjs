@@ -25,7 +25,10 @@ const externals = {
   name: 'modelplane-externals',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind === 'dynamic-import' && args.path.startsWith('.')) return { path: args.path, external: true };
+      // only the commands' own lazy imports (src/cli/<command>.ts); any other dynamic import is bundled
+      const fromCli = relative(ROOT, args.importer).startsWith('src/cli/');
+      if (args.kind === 'dynamic-import' && fromCli && args.path.startsWith('.'))
+        return { path: args.path, external: true };
       const bare = !args.path.startsWith('.') && !args.path.startsWith('/') && !args.path.startsWith('node:');
       if (bare && !args.path.startsWith('@modelplane/')) return { path: args.path, external: true };
       return undefined;
