@@ -63,6 +63,10 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       rule('gateway.networking.k8s.io', ['httproutes'], [...READ, ...WRITE]),
       // the KEDA HPA of an autoscaled predictor, for status.runtime
       rule('autoscaling', ['horizontalpodautoscalers'], READ),
+      // the pods a download, discovery or predictor waits for, read live while it is not done (their
+      // events and last log lines say why: docs/aim.md, "Every wait names its cause")
+      rule('', ['pods', 'pods/log'], READ),
+      rule('', ['events'], ['list']),
     ],
   };
 }
