@@ -1,4 +1,4 @@
-// Convergence benchmark of the AIM controllers (DESIGN.md "Quality bars"): N AIMServices converge to
+// Convergence benchmark of the AIM controllers (docs/architecture.md, "Quality bars"): N AIMServices converge to
 // Running within 1.5× the time the same API server takes to perform the minimum writes a perfect
 // controller needs; a resync at steady state makes zero writes and zero reads.
 //

@@ -1,4 +1,4 @@
-// Convergence benchmark of the KubeAIRunway controllers (DESIGN.md "Quality bars"): N ModelDeployments,
+// Convergence benchmark of the KubeAIRunway controllers (docs/architecture.md, "Quality bars"): N ModelDeployments,
 // spread round-robin over the providers, converge to phase Running within 1.5× the time the same API server
 // takes to perform the minimum writes a perfect controller needs; a resync at steady state makes zero
 // writes and zero reads.

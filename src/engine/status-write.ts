@@ -2,7 +2,7 @@
 // manager, of exactly the fields it owns (owned-fields.ts), only when they changed, and with the object's
 // resourceVersion as a precondition so that a status computed from a stale read loses instead of
 // overwriting a newer one. Every controller goes through writeOwnedStatus, the pipeline and the
-// KubeAIRunway lifecycle steps alike (docs/controllers.md, "Status ownership").
+// KubeAIRunway lifecycle steps alike (docs/controllers.md, "7. Status ownership").
 
 import { isConflict, isNotFound, type KubeClient } from '@modelplane/runtime/client';
 import { deepEqual, type KubeObject } from '@modelplane/runtime/meta';

@@ -1,5 +1,5 @@
 // The aim.eai.amd.com CRDs on the test cluster (embedded or real API server): installed, Established, and
-// accepting every YAML example of docs/aim.md exactly as docs/aim.md prints it.
+// accepting every YAML example of the AIM design (examples/aim/, and its partial snippets in test/apis/fixtures/aim-design-fragments.yaml) exactly as printed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -72,12 +72,12 @@ describe('aim.eai.amd.com CRDs', () => {
     }
   });
 
-  it('finds docs/aim.md examples (guards the extraction itself)', () => {
+  it("finds the AIM design's examples (guards the extraction itself)", () => {
     assert.equal(fullObjects.length, 9);
     assert.equal(fragments.length, 5);
   });
 
-  describe('every full YAML example of docs/aim.md applies unchanged', () => {
+  describe('every full YAML example of the AIM design applies unchanged', () => {
     fullObjects.forEach((yaml, i) => {
       const doc = parse(yaml) as { kind: string; metadata: { name: string; namespace?: string } };
       it(`example ${i + 1}: ${doc.kind} ${doc.metadata.namespace ?? ''}/${doc.metadata.name}`, async () => {
@@ -97,11 +97,11 @@ describe('aim.eai.amd.com CRDs', () => {
     });
   });
 
-  describe('docs/aim.md fragments fit the schemas they illustrate', () => {
+  describe("the AIM design's fragments fit the schemas they illustrate", () => {
     const specFragments = fragments.filter((f) => /^spec:/m.test(f));
     specFragments.forEach((yaml, i) => {
       const spec = (parse(yaml) as { spec: Record<string, unknown> }).spec;
-      it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with docs/aim.md model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
+      it(`spec fragment ${i + 1} as an AIMService${spec.model ? '' : ' (with the design model added)'} and, without workload fields, as an AIMRuntimeConfig`, async () => {
         const svcSpec = spec.model ? spec : { model: { name: 'qwen-qwen3-32b' }, ...spec };
         const r = await raw(
           cluster,

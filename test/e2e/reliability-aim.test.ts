@@ -1,4 +1,4 @@
-// DESIGN.md's reliability bar for the `aim` controller set, run as a real `modelplane run` process under its
+// The reliability bar (docs/architecture.md, "Quality bars") for the `aim` controller set, run as a real `modelplane run` process under its
 // generated RBAC on the dev cluster with the KServe and Gateway API simulators: 5xx bursts and 409
 // conflicts, dropped / stalled / expired watches, API-server restarts and SIGKILLs of the process, each
 // while AIMServices are created, changed, deleted and recreated. Afterwards every service is Running at its

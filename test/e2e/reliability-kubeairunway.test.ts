@@ -1,4 +1,4 @@
-// DESIGN.md's reliability bar for KubeAIRunway: the core and the KAITO and Dynamo providers, each a real
+// The reliability bar (docs/architecture.md, "Quality bars") for KubeAIRunway: the core and the KAITO and Dynamo providers, each a real
 // `modelplane run` / `modelplane provider` process under its generated RBAC on the dev cluster with the
 // simulators, through 5xx bursts and 409 conflicts, dropped / stalled / expired watches, API-server
 // restarts and SIGKILLs of random processes while ModelDeployments are created, scaled and deleted.

@@ -1,5 +1,5 @@
 // The `modelplane dev` cluster (API server, every CRD, the simulated external operators) for controller
-// tests, on the backend MODELPLANE_TEST_BACKEND names (test/helpers/backend.ts): the real kubectl pointed at
+// tests, on the backend MODELPLANE_TEST_BACKEND names (`testBackend()` of @modelplane/apiserver/testing): the real kubectl pointed at
 // it, an admin client, and optionally the controllers under test in their own Manager beside the
 // simulators, as the operator runs next to them on a real cluster.
 import { mkdtempSync, rmSync } from 'node:fs';

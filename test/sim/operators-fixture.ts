@@ -1,5 +1,5 @@
 // Shared set-up for the operator simulator tests: a test cluster (embedded or real API server, see
-// test/helpers/backend.ts) with the external CRDs and the simulated nodes, and a Manager running the
+// `testBackend()` of @modelplane/apiserver/testing) with the external CRDs and the simulated nodes, and a Manager running the
 // operator simulators (zero delays) on top of the workload simulators (near-zero delays), so the failure
 // annotations act out exactly as they do in `modelplane dev`: on the embedded server every workload
 // simulator runs, on the real control plane only the node-side ones (scheduler, kubelet with its log

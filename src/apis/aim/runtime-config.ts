@@ -1,6 +1,6 @@
-// AIMClusterRuntimeConfig and AIMRuntimeConfig (docs/aim.md "Configuration Scoping"). No field has a default:
+// AIMClusterRuntimeConfig and AIMRuntimeConfig (docs/aim.md, "Resolution"). No field has a default:
 // an absent field must stay absent so the namespace ⊕ cluster merge can tell "unset" from an explicit
-// false / 0 / "" (DESIGN.md, runtime-config merge).
+// false / 0 / "" (docs/architecture.md, "Decisions where the designs are silent").
 
 import { crdFromZod } from '@modelplane/runtime/crd';
 import { z } from 'zod';

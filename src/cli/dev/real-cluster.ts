@@ -1,5 +1,5 @@
 // `modelplane dev --cluster real`: the dev cluster on a real etcd + kube-apiserver +
-// kube-controller-manager (src/apiserver/real, built by `npm run build:kube`). Kubernetes' own
+// kube-controller-manager (packages/apiserver/src/real, built by `npm run build:kube`). Kubernetes' own
 // controllers (Deployments, ReplicaSets, Jobs, endpoints, namespaces, garbage collection, HPA) are the
 // real ones; only what a cluster's nodes would do (scheduler, kubelet, volume provisioning) and the
 // external operators stay simulated. See docs/real-kubernetes.md.

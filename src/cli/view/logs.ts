@@ -1,6 +1,6 @@
 // Where `modelplane dev`'s structured logs go: every JSON line to a file under .modelplane/logs/, and to the
 // terminal only what a person should read there: warnings and errors (all levels with --verbose), each as
-// one readable line. The file keeps the JSON (src/kube/log.ts) for filtering by field.
+// one readable line. The file keeps the JSON (packages/runtime/src/log.ts) for filtering by field.
 import { createWriteStream, mkdirSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { LogSink } from '@modelplane/runtime/log';

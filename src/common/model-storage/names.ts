@@ -1,4 +1,4 @@
-// Derived names for generated objects (docs/aim.md, "Names"): readable parts made DNS-1123, joined with
+// Derived names for generated objects (docs/kubeairunway.md, "Names"): readable parts made DNS-1123, joined with
 // '-', and a hash of the inputs that identify the object, so two different inputs never share a name even
 // after the readable parts are shortened to fit.
 import { createHash } from 'node:crypto';

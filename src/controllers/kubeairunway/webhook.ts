@@ -1,4 +1,4 @@
-// The ModelDeployment admission webhooks (docs/kubeairunway.md "Validation Webhook"): defaulting, then the validation tables
+// The ModelDeployment admission webhooks (docs/kubeairunway.md, "Webhooks"): defaulting, then the validation tables
 // with docs/kubeairunway.md's exact messages. Both run the pure functions the core controller also runs at reconcile
 // time, so a request the webhook never saw (it was down, or not installed yet) is held at `phase: Pending`
 // with the same message instead of slipping through.

@@ -35,7 +35,7 @@ import {
 } from './saturation/evidence.ts';
 import type { VariantState } from './saturation/targets.ts';
 
-/** the informer-cache reads the engine needs (src/kube's Cache provides them) */
+/** the informer-cache reads the engine needs (@modelplane/runtime/cache's Cache provides them) */
 export interface CacheReader {
   list<T extends KubeObject>(kind: KindRef<T>, opts?: { namespace?: string }): Promise<T[]>;
   get<T extends KubeObject>(kind: KindRef<T>, name: string, namespace?: string): Promise<T | undefined>;

@@ -1,7 +1,7 @@
 /**
  * Kubernetes JSONPath (the template dialect of `kubectl -o jsonpath=...`, custom-columns and CRD
  * additionalPrinterColumns): a port of client-go util/jsonpath that reproduces kubectl's output byte for byte,
- * checked against kubectl 1.32 by test/jsonpath-conformance.test.ts (in this package).
+ * checked against kubectl 1.32 by test/jsonpath-conformance.integration.test.ts (in this package).
  *
  * Behaviours kept on purpose because kubectl has them: `{.labels['a.b']}` prints nothing (the bracketed key is
  * re-split on dots; write `{.labels.a\.b}`), `["a"]` is a parse error, missing keys print nothing unless

@@ -1,4 +1,4 @@
-// Which AMD GPUs the cluster has, read from node labels (docs/aim.md, "GPU gating"): the device ID label
+// Which AMD GPUs the cluster has, read from node labels (docs/aim.md, "Templates"): the device ID label
 // (`amd.com/gpu.device-id`, its `beta.` variant, or `amd.com/gpu.device-id.<id>` keys) mapped through the
 // device-ID table, else `amd.com/gpu.family`; VRAM from `amd.com/gpu.vram`, else the model's known size.
 // Pure.

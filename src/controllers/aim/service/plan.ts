@@ -73,7 +73,7 @@ export function describeRuntimeConfig(rc: AimRuntimeConfig): string {
   return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
 }
 
-/** the inline AIMService values over the resolved config, field by field (DESIGN.md) */
+/** the inline AIMService values over the resolved config, field by field (docs/architecture.md, "Decisions where the designs are silent") */
 export function effectiveConfig(rcSpec: RuntimeConfigSpec, service: AIMService): RuntimeConfigSpec {
   const { routing, storage, env } = service.spec;
   return mergeRuntimeConfig(rcSpec, undefined, {

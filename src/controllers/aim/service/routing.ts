@@ -1,4 +1,4 @@
-// The route of an AIMService (docs/aim.md "Routing Templates"): whether routing is on, the rendered path, and the
+// The route of an AIMService (docs/aim.md, "Routing"): whether routing is on, the rendered path, and the
 // HTTPRoute that sends `<path>/*` on the configured gateway to the predictor Service with the prefix
 // rewritten to `/`. Pure. A problem that only the user can fix (bad template, no gateway, bad timeout)
 // comes back as data naming the field; the caller reports it without touching the InferenceService.

@@ -81,7 +81,7 @@ export function decideLifecycle(input: LifecycleInput): LifecycleStep {
   const selected = selectedProvider(md);
   const mine = selected === provider;
   if (!mine && !hasFinalizer) return { do: 'ignore' };
-  // after the deletion branch (docs/kubeairunway.md, "Pause"): deleting is the user's explicit wish, and a
+  // after the deletion branch (docs/kubeairunway.md, "Provider lifecycle"): deleting is the user's explicit wish, and a
   // pause that held the finalizer would keep a deleted deployment forever, past the 5-minute timeout
   if (!md.metadata.deletionTimestamp && isReconcilePaused(md.metadata.annotations)) return { do: 'paused' };
 

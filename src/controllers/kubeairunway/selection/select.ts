@@ -1,4 +1,4 @@
-// Provider selection (docs/kubeairunway.md, DESIGN.md): explicit spec.provider.name wins; otherwise an earlier
+// Provider selection (docs/kubeairunway.md, "Selection"): explicit spec.provider.name wins; otherwise an earlier
 // choice in status.provider.name is kept (sticky); otherwise, among ready providers whose capabilities match
 // the engine, GPU/CPU and serving mode, the one whose true CEL rules reach the highest priority wins, a tie
 // going to the lexicographically smallest name. A provider with no true rule stays a candidate at priority 0.

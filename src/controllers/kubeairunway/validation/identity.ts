@@ -1,4 +1,4 @@
-// Update semantics (docs/kubeairunway.md "Update Semantics"): changing an identity field deletes and recreates the provider
+// Update semantics (docs/kubeairunway.md, "Provider lifecycle"): changing an identity field deletes and recreates the provider
 // resource; every other field is a config field, updated in place. The webhook accepts both (docs/kubeairunway.md's
 // semantics, not upstream's rejection) and warns about the downtime an identity change causes.
 import type { ModelDeployment, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
