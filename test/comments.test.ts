@@ -2,15 +2,20 @@
 // exists (from the repository root, or from the package root for a file inside packages/*), every
 // `docs/<name>.md, "<heading>"` names a heading X.md has, and no comment cites a document outside the repository.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 const CODE = /\.(ts|tsx|mjs|sh)$/;
-const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
-  .split('\n')
-  .filter((f) => CODE.test(f) && existsSync(f) && !f.includes('node_modules'));
+const ROOTS = ['src', 'packages', 'test', 'bench', 'scripts', 'tools', 'web/src', 'deploy', '.ci'];
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.tools')) return [];
+    return statSync(p).isDirectory() ? walk(p) : CODE.test(name) || dir === '.ci' ? [p] : [];
+  });
+}
+const files = ROOTS.filter(existsSync).flatMap(walk);
 
 /** the comment part of a line: after `//`, a JSDoc `*` or a shell `#` */
 const COMMENT = /(?:^|\s)(?:\/\/|\/?\*+|#)\s(.*)$/;
