@@ -21,6 +21,7 @@ import { SaturationEngine } from './engine-loop.ts';
 import { AutoscalerMetrics } from './metrics.ts';
 import { PrometheusMetricsSource } from './metrics-source/prometheus.ts';
 import { type MetricsSource, UnconfiguredMetricsSource } from './metrics-source/source.ts';
+import { prometheusAuthFromEnv } from './metrics-source/tls.ts';
 import { registerVariantAutoscalingController } from './variantautoscaling/controller.ts';
 
 export interface AutoscalerOptions extends ConfigNames {
@@ -63,10 +64,7 @@ export function autoscalerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     configMapName: env.CONFIG_MAP_NAME || DEFAULT_CONFIG_MAP_NAME,
     saturationConfigMapName: env.SATURATION_CONFIG_MAP_NAME || DEFAULT_SATURATION_CONFIG_MAP_NAME,
     metricsSource: url
-      ? new PrometheusMetricsSource({
-          baseUrl: url,
-          ...(env.PROMETHEUS_BEARER_TOKEN ? { bearerToken: env.PROMETHEUS_BEARER_TOKEN } : {}),
-        })
+      ? new PrometheusMetricsSource({ baseUrl: url, ...prometheusAuthFromEnv(env) })
       : new UnconfiguredMetricsSource(
           'no Prometheus is configured: set PROMETHEUS_BASE_URL to the Prometheus that scrapes the vLLM pods (e.g. http://prometheus.monitoring:9090)',
         ),

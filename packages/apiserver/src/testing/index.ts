@@ -15,6 +15,7 @@ export {
   requireKubeBinaries,
   startRealControlPlane,
 } from '../real/index.ts';
+export { type CertificateAuthority, createCA } from '../tls.ts';
 export { embeddedOnly, realOnly, type TestBackend, testBackend } from './backend.ts';
 export {
   type BackendCluster,
