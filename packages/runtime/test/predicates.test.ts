@@ -14,14 +14,40 @@ import {
 } from '../src/controller/predicates.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../src/meta/types.ts';
 
-const mf = (manager: string, time: string, subresource?: string): ManagedFieldsEntry => ({
+const mf = (
+  manager: string,
+  time: string,
+  subresource?: string,
+  fieldsV1: Record<string, unknown> = {},
+): ManagedFieldsEntry => ({
   manager,
   operation: 'Apply',
   time,
   ...(subresource ? { subresource } : {}),
   fieldsType: 'FieldsV1',
-  fieldsV1: {},
+  fieldsV1,
 });
+/** a status entry owning status.<fields> */
+const owns = (manager: string, time: string, ...fields: string[]) =>
+  mf(manager, time, 'status', { 'f:status': Object.fromEntries(fields.map((f) => [`f:${f}`, {}])) });
+
+/** status.conditions: Mine (owned by ctrl) and Theirs (owned by other), each entry with its own key */
+function conditionsWidget(mine: string, theirs: string): KubeObject {
+  const condition = { '.': {}, 'f:type': {}, 'f:status': {} };
+  return widget({
+    rv: mine + theirs,
+    status: {
+      conditions: [
+        { type: 'Mine', status: mine },
+        { type: 'Theirs', status: theirs },
+      ],
+    },
+    managedFields: [
+      mf('ctrl', 't1', 'status', { 'f:status': { 'f:conditions': { 'k:{"type":"Mine"}': condition } } }),
+      mf('other', 't1', 'status', { 'f:status': { 'f:conditions': { 'k:{"type":"Theirs"}': condition } } }),
+    ],
+  });
+}
 
 function widget(
   over: {
@@ -121,8 +147,8 @@ describe('predicates', () => {
       name: 'ignoreOwnStatusWrites drops our own status apply',
       pred: ignoreOwnStatusWrites('ctrl'),
       ev: update(
-        widget({ managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
-        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), mf('ctrl', 't2', 'status')] }),
+        widget({ managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready')] }),
+        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), owns('ctrl', 't2', 'ready')] }),
       ),
       want: false,
     },
@@ -130,8 +156,8 @@ describe('predicates', () => {
       name: 'ignoreOwnStatusWrites drops our first status apply (entry appears)',
       pred: ignoreOwnStatusWrites('ctrl'),
       ev: update(
-        widget(),
-        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+        widget({ status: {} }),
+        widget({ rv: '2', status: { ready: true }, managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready')] }),
       ),
       want: false,
     },
@@ -139,14 +165,60 @@ describe('predicates', () => {
       name: 'ignoreOwnStatusWrites passes a status write by someone else',
       pred: ignoreOwnStatusWrites('ctrl'),
       ev: update(
-        widget({ managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status')] }),
+        widget({ status: { ready: false }, managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready')] }),
         widget({
           rv: '2',
-          status: { ready: true },
-          managedFields: [mf('user', 't0'), mf('ctrl', 't1', 'status'), mf('other', 't2', 'status')],
+          status: { ready: false, phase: 'Running' },
+          managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready'), owns('other', 't2', 'phase')],
         }),
       ),
       want: true,
+    },
+    {
+      // the defect this filter once had: the other manager's entry has the same time and field set in both
+      // versions (two writes within one second), so only the values tell the change
+      name: "ignoreOwnStatusWrites passes another manager's second write within the same second",
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget({
+          status: { ready: false, phase: 'Deploying' },
+          managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready'), owns('other', 't2', 'phase')],
+        }),
+        widget({
+          rv: '2',
+          status: { ready: false, phase: 'Running' },
+          managedFields: [mf('user', 't0'), owns('ctrl', 't1', 'ready'), owns('other', 't2', 'phase')],
+        }),
+      ),
+      want: true,
+    },
+    {
+      name: 'ignoreOwnStatusWrites passes a change to a field we share with another manager',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget({
+          status: { ready: false },
+          managedFields: [owns('ctrl', 't1', 'ready'), owns('other', 't1', 'ready')],
+        }),
+        widget({
+          rv: '2',
+          status: { ready: true },
+          managedFields: [owns('ctrl', 't1', 'ready'), owns('other', 't1', 'ready')],
+        }),
+      ),
+      want: true,
+    },
+    {
+      name: "ignoreOwnStatusWrites tells our condition from another manager's in one conditions list",
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(conditionsWidget('False', 'False'), conditionsWidget('False', 'True')),
+      want: true,
+    },
+    {
+      name: 'ignoreOwnStatusWrites drops a change to our own condition in a shared conditions list',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(conditionsWidget('False', 'False'), conditionsWidget('True', 'False')),
+      want: false,
     },
     {
       name: 'ignoreOwnStatusWrites passes a status write when we never wrote status',

@@ -23,6 +23,7 @@ export {
   ignoreFinalizerChange,
   ignoreOwnStatusWrites,
   labelsChanged,
+  nonStatusChanged,
   not,
   type ObjectEvent,
   or,

@@ -3,6 +3,7 @@
 
 import { deepEqual } from '../meta/equality.ts';
 import type { KubeObject } from '../meta/types.ts';
+import { statusOthersSee } from './status-ownership.ts';
 
 export type ObjectEvent<T extends KubeObject = KubeObject> =
   | { type: 'add'; obj: T }
@@ -51,25 +52,26 @@ function withoutStatus(obj: KubeObject): unknown {
   return { ...rest, metadata: meta };
 }
 
-function othersManagedFields(obj: KubeObject, fieldManager: string): unknown {
-  return (obj.metadata.managedFields ?? []).filter((e) => e.manager !== fieldManager);
+/**
+ * Passes an update when anything outside `.status` changed: generation and spec, labels, annotations,
+ * finalizers, owner references, deletion. For a controller that reads no status of the object but its own.
+ */
+export function nonStatusChanged<T extends KubeObject>(): Predicate<T> {
+  return (ev) => ev.type !== 'update' || !deepEqual(withoutStatus(ev.old), withoutStatus(ev.obj));
 }
 
 /**
- * Drops an update whose only change is to `.status` (and managedFields) made by `fieldManager` itself.
- * A status change by anyone else, or any change outside status, passes.
+ * Drops an update whose only change is to status fields `fieldManager` alone owns (its own status writes,
+ * echoed back). Anything outside status, and any status field somebody else owns or shares, passes.
+ * Decided from the two objects' values and managedFields field sets, never from managedFields timestamps,
+ * which have one-second resolution: two writes by another manager in one second look alike there, and
+ * the second must not be lost.
  */
 export function ignoreOwnStatusWrites<T extends KubeObject>(fieldManager: string): Predicate<T> {
   return (ev) => {
     if (ev.type !== 'update') return true;
     if (!deepEqual(withoutStatus(ev.old), withoutStatus(ev.obj))) return true;
-    if (deepEqual(ev.old.status, ev.obj.status)) {
-      // nothing but resourceVersion/managedFields moved: only interesting if someone else did it
-      return !deepEqual(othersManagedFields(ev.old, fieldManager), othersManagedFields(ev.obj, fieldManager));
-    }
-    const ours = (ev.obj.metadata.managedFields ?? []).some((e) => e.manager === fieldManager);
-    if (!ours) return true;
-    return !deepEqual(othersManagedFields(ev.old, fieldManager), othersManagedFields(ev.obj, fieldManager));
+    return !deepEqual(statusOthersSee(ev.old, fieldManager), statusOthersSee(ev.obj, fieldManager));
   };
 }
 

@@ -3,13 +3,7 @@
 // planner (evaluate.ts, plan.ts) and the engine. It follows its models (a deleted one comes back, as the
 // source still offers it) and the runtime configs it resolves for label propagation.
 
-import {
-  type Controller,
-  generationChanged,
-  ignoreOwnStatusWrites,
-  labelsChanged,
-  or,
-} from '@modelplane/runtime/controller';
+import { type Controller, ignoreOwnStatusWrites, nonStatusChanged } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import type { ImageRegistry } from '@modelplane/runtime/registry';
 import { type Clock, type DomainReconciler, Pipeline, pipelineReconciler, systemClock } from '../../../engine/index.ts';
@@ -95,7 +89,7 @@ export async function registerAimModelSourceController(
     .controller(MODEL_SOURCE_CONTROLLER)
     .for(AIMClusterModelSources, { predicates: [ignoreOwnStatusWrites(MODEL_SOURCE_FIELD_MANAGER)] })
     // created or deleted models, or edits to them; not their status
-    .owns(AIMClusterModels, { predicates: [or(generationChanged(), labelsChanged())] })
+    .owns(AIMClusterModels, { predicates: [nonStatusChanged()] })
     .withOptions({ fieldManager: MODEL_SOURCE_FIELD_MANAGER, levelBased: true });
   await watchRuntimeConfigs(mgr, builder, AIMClusterModelSources, opts.operatorNamespace);
   const reconcile = pipelineReconciler(AIMClusterModelSources, pipeline);

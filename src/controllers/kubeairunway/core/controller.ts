@@ -6,7 +6,7 @@
 // event when the provider changes, and one event per skipped CEL rule and generation.
 
 import { CustomResourceDefinitions } from '@modelplane/runtime/client';
-import { annotationsChanged, type Controller, generationChanged, or } from '@modelplane/runtime/controller';
+import { type Controller, nonStatusChanged } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { objectKeyString } from '@modelplane/runtime/meta';
 import { Counter } from 'prom-client';
@@ -152,9 +152,10 @@ export async function registerKubeairunwayCoreController(
 
   controller = mgr
     .controller(CORE_FIELD_MANAGER)
-    // the decision depends on the spec, the pause annotation and the core's own status fields: providers'
-    // status writes cannot change it, and reconciling on each of them doubled the core's work
-    .for(ModelDeployments, { predicates: [or(generationChanged(), annotationsChanged())] })
+    // the decision depends on the object outside its status (spec, the pause annotation, labels, finalizers,
+    // deletion) and the core's own status fields: providers' status writes cannot change it, and
+    // reconciling on each of them doubled the core's work
+    .for(ModelDeployments, { predicates: [nonStatusChanged()] })
     .watches(InferenceProviderConfigs, unselected)
     .watches(CustomResourceDefinitions, unselected)
     .withOptions({ concurrency: 4, levelBased: true })

@@ -117,8 +117,8 @@ export async function registerProviderController(
   const builder = mgr
     .controller(providerControllerName(def.name))
     // our own status writes and finalizer patches need no second reconcile (the sync follows the patch in
-    // the same reconcile); the core's change of selection always does (a status-only write that
-    // ignoreOwnStatusWrites may not tell apart when the core's managedFields entry does not move)
+    // the same reconcile); the core's change of selection always does (ignoreOwnStatusWrites passes it, as
+    // a field the core owns; selectionChanged says so outright)
     .for(ModelDeployments, {
       predicates: [
         concernsProvider(def.name),
