@@ -85,6 +85,10 @@ export const validateModelDeployment = (obj: unknown) =>
 export const createModelDeployment = (obj: unknown) =>
   postJson<ValidationResponse & { key?: string; error?: string }>('/api/modeldeployments', obj);
 
+/** the "send load" button: the server picks the Service, model and duration from the variant the key names */
+export const sendLoad = (key: string) =>
+  postJson<{ until?: number; error?: string }>(`/api/load?key=${encodeURIComponent(key)}`, {});
+
 export async function fetchProviders(): Promise<string[]> {
   const res = await fetch('/api/providers');
   return res.ok ? ((await res.json()) as string[]) : [];

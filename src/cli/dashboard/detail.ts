@@ -6,6 +6,7 @@ import type { InferenceProviderConfig, ModelDeployment } from '../../apis/kubeai
 import type { AIMService } from '../../controllers/aim/shared/kinds.ts';
 import { explainSelection } from '../../controllers/kubeairunway/selection/index.ts';
 import { autoscalerPanel, type DecisionFeed } from './panels/autoscaler.ts';
+import type { LoadRunner } from './load.ts';
 import { configPanels } from './panels/config.ts';
 import { routePanel } from './panels/route.ts';
 import { sanitizeObject } from './sanitize.ts';
@@ -100,11 +101,18 @@ function chainPanel(state: DashboardState, svc: KubeObject): ChainPanel | undefi
   return links.length > 0 ? { kind: 'chain', links } : undefined;
 }
 
+/** what a page may show beyond the cluster's objects: the autoscaler's history and the load button */
+export interface DetailExtras {
+  feed?: DecisionFeed;
+  load?: LoadRunner;
+}
+
 function panelsOf(
   state: DashboardState,
   obj: KubeObject,
   children: KubeObject[],
-  feed: DecisionFeed | undefined,
+  events: EventView[],
+  extras: DetailExtras,
 ): Panel[] {
   switch (obj.kind) {
     case 'ModelDeployment':
@@ -134,14 +142,27 @@ function panelsOf(
     }
     case 'LlamaStackDistribution':
       return configPanels(obj, children);
-    case 'VariantAutoscaling':
-      return [autoscalerPanel(obj, state.autoscalerHistory.get(keyOf(obj)) ?? [], feed)];
+    case 'VariantAutoscaling': {
+      const until = extras.load?.runningUntil(keyOf(obj));
+      const panel = autoscalerPanel(obj, {
+        observed: state.autoscalerHistory.get(keyOf(obj)) ?? [],
+        ...(extras.feed ? { feed: extras.feed } : {}),
+        configMaps: state.ofKind('ConfigMap', ''),
+        events,
+        canSendLoad: extras.load !== undefined,
+      });
+      return [{ ...panel, ...(until !== undefined ? { loadUntil: until } : {}) }];
+    }
     default:
       return [];
   }
 }
 
-export function resourceDetail(state: DashboardState, key: string, feed?: DecisionFeed): ResourceDetail | undefined {
+export function resourceDetail(
+  state: DashboardState,
+  key: string,
+  extras: DetailExtras = {},
+): ResourceDetail | undefined {
   const obj = state.find(key);
   if (!obj) return undefined;
   const children = childrenOf(state, obj);
@@ -160,13 +181,14 @@ export function resourceDetail(state: DashboardState, key: string, feed?: Decisi
           tone: 'progress' as const,
         };
   });
+  const events = eventsOf(state, obj, children);
   return {
     summary: summaryOf(obj),
     conditions: conditionsOf(obj),
-    events: eventsOf(state, obj, children),
+    events,
     children: children.map((c) => childOf(c, state.find(keyOf(c)) !== undefined && isResourceKind(state, c))),
     owners,
-    panels: panelsOf(state, obj, children, feed),
+    panels: panelsOf(state, obj, children, events, extras),
     object: sanitizeObject(obj),
   };
 }

@@ -7,11 +7,13 @@ import { fileURLToPath } from 'node:url';
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import type { DecisionFeed } from './panels/autoscaler.ts';
+import type { LoadRunner } from './load.ts';
 import { type DashboardServer, startDashboardServer } from './server.ts';
 import { DashboardState } from './state.ts';
 
 export type { DecisionFeed, DecisionLike } from './panels/autoscaler.ts';
 export type { DashboardServer } from './server.ts';
+export { LoadRefusal, type LoadRunner } from './load.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -25,6 +27,8 @@ export interface DashboardOptions {
   user: string;
   readOnly?: boolean;
   feed?: DecisionFeed;
+  /** the "send load" button's runner (`modelplane dev` only) */
+  load?: LoadRunner;
   logger: Logger;
   /** default web/dist */
   staticDir?: string;
@@ -67,6 +71,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       logger: opts.logger,
       ...(opts.readOnly ? { readOnly: true } : {}),
       ...(opts.feed ? { feed: opts.feed } : {}),
+      ...(opts.load ? { load: opts.load } : {}),
     });
     return {
       ...server,

@@ -9,7 +9,8 @@ import { ApiError } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
-import { resourceDetail } from './detail.ts';
+import { type DetailExtras, resourceDetail } from './detail.ts';
+import { LoadRefusal, type LoadRunner } from './load.ts';
 import { type AccessPolicy, admit, isLoopback, openEventStream, readJson, sendJson, serveStatic } from './http.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
@@ -28,6 +29,8 @@ export interface DashboardServerOptions {
   readOnly?: boolean;
   /** the autoscaler's decision history, when it runs in this process */
   feed?: DecisionFeed;
+  /** sends load to a variant's Service (the "send load" button), when this dashboard can */
+  load?: LoadRunner;
   logger: Logger;
 }
 
@@ -65,21 +68,43 @@ function streamResource(
   res: ServerResponse,
   state: DashboardState,
   key: string,
-  feed: DecisionFeed | undefined,
+  extras: DetailExtras,
 ): void {
   let off = () => {};
   const send = openEventStream(req, res, () => off());
   let last = '';
   const push = () => {
-    const detail = resourceDetail(state, key, feed);
+    const detail = resourceDetail(state, key, extras);
     const text = JSON.stringify(detail ?? null);
     if (text === last) return;
     last = text;
     send(detail ? 'detail' : 'gone', detail ?? { key });
   };
   push();
-  // any change may move this page: its own object, a child, an event, a provider's heartbeat
-  off = state.onChange(() => push());
+  // any change may move this page: its own object, a child, an event, a provider's heartbeat; the clock
+  // moves the autoscaler's history and a running load's end without any event
+  const unsubscribe = state.onChange(() => push());
+  const tick = setInterval(push, 2_000);
+  off = () => {
+    unsubscribe();
+    clearInterval(tick);
+  };
+}
+
+/** POST /api/load?key=…: a minute of load on the variant the key names; nothing is read from the body */
+async function sendLoad(res: ServerResponse, opts: DashboardServerOptions, key: string): Promise<void> {
+  if (!opts.load)
+    return sendJson(res, 404, { error: 'this dashboard cannot send load (it runs beside modelplane dev only)' });
+  if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
+  const va = opts.state.find(key);
+  if (va?.kind !== 'VariantAutoscaling')
+    return sendJson(res, 404, { error: `no VariantAutoscaling ${key} is visible to the dashboard` });
+  try {
+    sendJson(res, 202, await opts.load.start(va, key));
+  } catch (err) {
+    if (!(err instanceof LoadRefusal)) throw err;
+    sendJson(res, err.status, { error: err.message });
+  }
 }
 
 async function create(req: IncomingMessage, res: ServerResponse, state: DashboardState): Promise<void> {
@@ -114,11 +139,12 @@ async function route(
   const p = url.pathname;
   if (p === '/api/info') return sendJson(res, 200, info());
   if (p === '/api/stream') return streamOverview(req, res, state, info);
-  if (p === '/api/stream/resource')
-    return streamResource(req, res, state, url.searchParams.get('key') ?? '', opts.feed);
+  const extras: DetailExtras = { ...(opts.feed ? { feed: opts.feed } : {}), ...(opts.load ? { load: opts.load } : {}) };
+  if (p === '/api/stream/resource') return streamResource(req, res, state, url.searchParams.get('key') ?? '', extras);
+  if (p === '/api/load' && req.method === 'POST') return sendLoad(res, opts, url.searchParams.get('key') ?? '');
   if (p === '/api/resources') return sendJson(res, 200, state.summaries());
   if (p === '/api/resource') {
-    const detail = resourceDetail(state, url.searchParams.get('key') ?? '', opts.feed);
+    const detail = resourceDetail(state, url.searchParams.get('key') ?? '', extras);
     return detail
       ? sendJson(res, 200, detail)
       : sendJson(res, 404, { error: `no resource ${url.searchParams.get('key')} is visible to the dashboard` });

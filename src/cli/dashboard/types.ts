@@ -93,12 +93,34 @@ export interface AutoscalerPoint {
   current?: number;
 }
 
+/** the thresholds the autoscaler applies to the variant, and the ConfigMap entry they come from */
+export interface AutoscalerThresholds {
+  /** KV-cache use (0..1) at which a replica counts as saturated */
+  kvCache: number;
+  /** requests waiting at which a replica counts as saturated */
+  queue: number;
+  source: string;
+}
+
+/** a scale decision the autoscaler announced, with its reason in words */
+export interface AutoscalerMarker {
+  t: number;
+  reason: string;
+  message: string;
+}
+
 export interface AutoscalerPanel {
   kind: 'autoscaler';
   points: AutoscalerPoint[];
   /** where the history comes from: the object's own status history, or what this dashboard observed */
   source: string;
   latest?: string;
+  thresholds?: AutoscalerThresholds;
+  markers: AutoscalerMarker[];
+  /** the dashboard can send load to the variant's Service (`POST /api/load?key=…`) */
+  canSendLoad?: boolean;
+  /** a load the dashboard is sending now: when it ends */
+  loadUntil?: number;
 }
 
 /** the objects an AIMService resolved (runtime config, model, template, template cache), in that order */

@@ -39,7 +39,8 @@ export interface DevMetrics {
 export async function prepareDevMetrics(simulators: Manager, want: boolean, log: Logger): Promise<DevMetrics> {
   registerInferencePods(simulators);
   if (!want) return { start: async () => undefined, stop: async () => undefined };
-  const binary = findPrometheus();
+  // MODELPLANE_PROMETHEUS=simulated picks the simulated one even when a binary is installed
+  const binary = process.env.MODELPLANE_PROMETHEUS === 'simulated' ? undefined : findPrometheus();
   if (!binary) return simulatedDevMetrics(simulators, log);
   const bin = binary;
   const port = await freePort();

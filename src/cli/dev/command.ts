@@ -17,6 +17,7 @@ import { TerminalView } from '../view/terminal.ts';
 import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCluster } from './cluster.ts';
 import { applyManifests } from './examples.ts';
 import { startLiveView } from './live.ts';
+import { devLoadRunner } from './load-runner.ts';
 import { startRealDevCluster } from './real-cluster.ts';
 
 function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
@@ -117,6 +118,7 @@ async function serveDashboard(
     cluster: server.url,
     user: 'admin (modelplane dev)',
     feed,
+    load: devLoadRunner(client, log.child({ component: 'dashboard' })),
     logger: log.child({ component: 'dashboard' }),
   };
   const port = parsePort(opts.dashboardPort, '--dashboard-port');

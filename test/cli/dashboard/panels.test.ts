@@ -9,6 +9,9 @@ import { BUILTIN_PROVIDERS } from '../../../src/apis/kubeairunway/index.ts';
 import {
   type AutoscalerHistory,
   autoscalerPanel,
+  formatNumber,
+  scaleMarkers,
+  thresholdsFor,
   HISTORY_LIMIT,
   recordAutoscalerPoint,
 } from '../../../src/cli/dashboard/panels/autoscaler.ts';
@@ -342,11 +345,70 @@ describe('autoscaler history', () => {
   });
 
   it("prefers the autoscaler's own decision history, with load, KV-cache and queue", () => {
-    const panel = autoscalerPanel(va(3), [{ t: 1, desired: 1 }], () => [
-      { time: '2026-01-01T00:00:00Z', current: 2, desired: 3, kvCacheUsage: 0.5, queueLength: 4 },
-    ]);
-    assert.deepEqual(panel.points, [{ t: NOW, current: 2, desired: 3, kvCache: 0.5, queue: 4 }]);
-    assert.match(panel.latest!, /KV-cache 50%, queue 4/);
-    assert.match(autoscalerPanel(va(3), [{ t: 1, desired: 1 }]).source, /observed/);
+    const panel = autoscalerPanel(va(3), {
+      observed: [{ t: 1, desired: 1 }],
+      feed: () => [{ time: '2026-01-01T00:00:00Z', current: 2, desired: 3, kvCacheUsage: 0.5, queueLength: 13 / 3 }],
+    });
+    assert.deepEqual(panel.points, [{ t: NOW, current: 2, desired: 3, kvCache: 0.5, queue: 13 / 3 }]);
+    assert.equal(panel.latest, 'current 2 → desired 3, KV-cache 50%, queue 4.3', 'numbers for people');
+    assert.match(autoscalerPanel(va(3), { observed: [{ t: 1, desired: 1 }] }).source, /observed/);
+  });
+
+  it('thresholds as the autoscaler resolves them: the namespace map over the global one, the model entry over default', () => {
+    const cm = (namespace: string, data: Record<string, string>) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'saturation-scaling-config', namespace },
+        data,
+      }) as unknown as KubeObject;
+    const withModel = { ...va(1), spec: { modelID: 'm' } } as unknown as KubeObject;
+    const global = cm('workload-variant-autoscaler-system', {
+      default: 'kvCacheThreshold: 0.8\nqueueLengthThreshold: 5\n',
+      mine: 'model_id: m\nkvCacheThreshold: 0.6\n',
+    });
+    assert.deepEqual(thresholdsFor(withModel, [global]), {
+      kvCache: 0.6,
+      queue: 5,
+      source: 'workload-variant-autoscaler-system/saturation-scaling-config[mine]',
+    });
+    const local = cm('ns', { default: 'kvCacheThreshold: 0.5\nqueueLengthThreshold: 2\n' });
+    assert.deepEqual(thresholdsFor(withModel, [global, local]), {
+      kvCache: 0.5,
+      queue: 2,
+      source: 'ns/saturation-scaling-config[default]',
+    });
+    assert.equal(thresholdsFor(withModel, []), undefined, 'no ConfigMap visible: no threshold drawn, none invented');
+  });
+
+  it("scale markers: the autoscaler's ScaleUp/ScaleDown events with their words, oldest first; other events and children are not markers", () => {
+    const ev = (reason: string, lastSeen: string, object?: string) => ({
+      type: 'Normal',
+      reason,
+      message: `${reason} because`,
+      count: 1,
+      lastSeen,
+      source: 'x',
+      ...(object ? { object } : {}),
+    });
+    assert.deepEqual(
+      scaleMarkers([
+        ev('ScaleDown', '2026-01-01T00:02:00Z'),
+        ev('ScaleUp', '2026-01-01T00:01:00Z'),
+        ev('OptimizationSucceeded', '2026-01-01T00:00:30Z'),
+        ev('ScaleUp', '2026-01-01T00:00:40Z', 'Deployment d'),
+      ]),
+      [
+        { t: Date.parse('2026-01-01T00:01:00Z'), reason: 'ScaleUp', message: 'ScaleUp because' },
+        { t: Date.parse('2026-01-01T00:02:00Z'), reason: 'ScaleDown', message: 'ScaleDown because' },
+      ],
+    );
+  });
+
+  it('formatNumber: at most the given decimals, no trailing zeros, odd values spelled', () => {
+    assert.deepEqual(
+      [4.333333333333333, 4, 0.1 + 0.2, Number.NaN].map((v) => formatNumber(v)),
+      ['4.3', '4', '0.3', 'NaN'],
+    );
   });
 });

@@ -104,7 +104,7 @@ function Events({ events }: { events: EventView[] }) {
   );
 }
 
-function PanelView({ panel }: { panel: Panel }) {
+function PanelView({ panel, resourceKey }: { panel: Panel; resourceKey: string }) {
   switch (panel.kind) {
     case 'selection':
       return <SelectionView panel={panel} />;
@@ -113,7 +113,7 @@ function PanelView({ panel }: { panel: Panel }) {
     case 'config':
       return <ConfigView panel={panel} />;
     case 'autoscaler':
-      return <AutoscalerChart panel={panel} />;
+      return <AutoscalerChart panel={panel} resourceKey={resourceKey} />;
     case 'chain':
       return (
         <section aria-labelledby="h-chain" className="panel">
@@ -183,7 +183,7 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
         {s.detail && <span className="note-inline">{s.detail}</span>}
       </p>
       {detail.panels.map((p) => (
-        <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} />
+        <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} resourceKey={s.key} />
       ))}
       <section aria-labelledby="h-conditions">
         <h2 id="h-conditions">Conditions</h2>

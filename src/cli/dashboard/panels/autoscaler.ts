@@ -3,7 +3,9 @@
 // against any other cluster the dashboard records what it observes through the API server (the desired
 // replicas in status, the scale target's replicas) from the moment it starts (docs/dashboard.md).
 import type { KubeObject } from '@modelplane/runtime/meta';
-import type { AutoscalerPanel, AutoscalerPoint } from '../types.ts';
+import { DEFAULT_AUTOSCALER_NAMESPACE, DEFAULT_SATURATION_CONFIG_MAP_NAME } from '../../../apis/llmd/index.ts';
+import { parseSaturationConfigMap, type SaturationConfig } from '../../../controllers/llmd/config/parse.ts';
+import type { AutoscalerMarker, AutoscalerPanel, AutoscalerPoint, AutoscalerThresholds, EventView } from '../types.ts';
 
 export type AutoscalerHistory = Map<string, AutoscalerPoint[]>;
 
@@ -59,20 +61,84 @@ export function fromDecisions(decisions: readonly DecisionLike[]): AutoscalerPoi
   }));
 }
 
-export function autoscalerPanel(
-  va: KubeObject,
-  observed: readonly AutoscalerPoint[],
-  feed?: DecisionFeed,
-): AutoscalerPanel {
-  const decisions = feed?.(va.metadata.namespace ?? '', va.metadata.name ?? '') ?? [];
-  const points = decisions.length > 0 ? fromDecisions(decisions) : [...observed];
+/** a number for people: at most `digits` decimals, no trailing zeros (`4.333333333333333` → `4.3`) */
+export function formatNumber(v: number, digits = 1): string {
+  if (!Number.isFinite(v)) return String(v);
+  return String(Number(v.toFixed(digits)));
+}
+
+/** the one-line summary of the newest point */
+export function latestText(p: AutoscalerPoint): string {
+  return [
+    `current ${p.current ?? '?'} → desired ${p.desired ?? '?'}`,
+    ...(p.kvCache !== undefined ? [`KV-cache ${formatNumber(p.kvCache * 100, 0)}%`] : []),
+    ...(p.queue !== undefined ? [`queue ${formatNumber(p.queue)}`] : []),
+  ].join(', ');
+}
+
+/**
+ * The thresholds the autoscaler applies to this variant, as it resolves them: the saturation ConfigMap of
+ * the variant's namespace when there is one, else the global one; the model's own entry, else `default`
+ * (docs/autoscaling.md, "Configuration"). Undefined when neither ConfigMap is visible.
+ */
+export function thresholdsFor(va: KubeObject, configMaps: readonly KubeObject[]): AutoscalerThresholds | undefined {
+  const ns = va.metadata.namespace ?? '';
+  const modelID = ((va as { spec?: { modelID?: string } }).spec?.modelID ?? '') as string;
+  const find = (namespace: string) =>
+    configMaps.find(
+      (c) => c.metadata.name === DEFAULT_SATURATION_CONFIG_MAP_NAME && c.metadata.namespace === namespace,
+    );
+  const cm = find(ns) ?? find(DEFAULT_AUTOSCALER_NAMESPACE);
+  if (!cm) return undefined;
+  const { config } = parseSaturationConfigMap((cm as { data?: Record<string, string> }).data);
+  const override =
+    config.overrides.find((o) => o.modelID === modelID && o.namespace === ns) ??
+    config.overrides.find((o) => o.modelID === modelID && o.namespace === undefined);
+  const chosen: SaturationConfig | undefined = override?.config ?? config.defaultConfig;
+  if (!chosen) return undefined;
+  return {
+    kvCache: chosen.kvCacheThreshold,
+    queue: chosen.queueLengthThreshold,
+    source: `${cm.metadata.namespace}/${cm.metadata.name}[${override?.entry ?? 'default'}]`,
+  };
+}
+
+const SCALE_REASONS = new Set(['ScaleUp', 'ScaleDown', 'ScaledToZero']);
+
+/** each scale decision the autoscaler announced (its events), with the reason in its own words, oldest first */
+export function scaleMarkers(events: readonly EventView[]): AutoscalerMarker[] {
+  return events
+    .filter((e) => SCALE_REASONS.has(e.reason) && !e.object && e.lastSeen !== '')
+    .map((e) => ({ t: Date.parse(e.lastSeen), reason: e.reason, message: e.message }))
+    .filter((m) => Number.isFinite(m.t))
+    .sort((a, b) => a.t - b.t);
+}
+
+export interface AutoscalerPanelInputs {
+  observed: readonly AutoscalerPoint[];
+  feed?: DecisionFeed;
+  configMaps?: readonly KubeObject[];
+  events?: readonly EventView[];
+  /** whether this dashboard can send load to the variant (it runs beside the simulated cluster) */
+  canSendLoad?: boolean;
+}
+
+export function autoscalerPanel(va: KubeObject, inputs: AutoscalerPanelInputs): AutoscalerPanel {
+  const decisions = inputs.feed?.(va.metadata.namespace ?? '', va.metadata.name ?? '') ?? [];
+  const points = decisions.length > 0 ? fromDecisions(decisions) : [...inputs.observed];
   const source =
     decisions.length > 0
       ? "the autoscaler's decision history"
       : 'observed by this dashboard since it started (desired replicas from status, current from the scale target)';
   const last = points.at(-1);
-  const latest = last
-    ? `current ${last.current ?? '?'} → desired ${last.desired ?? '?'}${last.kvCache !== undefined ? `, KV-cache ${(last.kvCache * 100).toFixed(0)}%` : ''}${last.queue !== undefined ? `, queue ${last.queue}` : ''}`
-    : undefined;
-  return { kind: 'autoscaler', points, source, ...(latest ? { latest } : {}) };
+  const thresholds = thresholdsFor(va, inputs.configMaps ?? []);
+  return {
+    kind: 'autoscaler',
+    points,
+    source,
+    markers: scaleMarkers(inputs.events ?? []),
+    ...(thresholds ? { thresholds } : {}),
+    ...(last ? { latest: latestText(last) } : {}),
+    ...(inputs.canSendLoad ? { canSendLoad: true } : {}),
+  };
 }
