@@ -38,6 +38,7 @@ export {
   MAX_PROVIDERS_PER_SECTION,
   type ModelConfig,
   PROVIDER_ID_MAX,
+  DISABLEABLE_APIS,
   PROVIDER_SECTIONS,
   type ProviderConfig,
   type ProviderSection,

@@ -30,6 +30,23 @@ export const SECTION_API: Record<ProviderSection, string> = {
   toolRuntime: 'tool_runtime',
   telemetry: 'telemetry',
 };
+/**
+ * the APIs `spec.disabled` may name: those of the targeted server (Llama Stack 0.7.3) that providers
+ * serve and a config's `apis` list turns on (the others — models, inspect, prompts, … — are built in)
+ */
+export const DISABLEABLE_APIS = [
+  'batches',
+  'datasetio',
+  'eval',
+  'file_processors',
+  'files',
+  'inference',
+  'responses',
+  'safety',
+  'scoring',
+  'tool_runtime',
+  'vector_io',
+] as const;
 export const MAX_PROVIDERS_PER_SECTION = 16;
 export const PROVIDER_ID_MAX = 63;
 
@@ -149,6 +166,12 @@ export const networkingSchema = z.object({
           rule: '!has(self.enabled) || !self.enabled || has(self.secretName)',
           message: 'networking.tls: enabled requires secretName',
         },
+        // refused rather than accepted and ignored until the server's TLS is wired (docs/llamastack.md)
+        {
+          rule: '!has(self.enabled) || !self.enabled',
+          message:
+            'networking.tls.enabled: serving TLS from the Llama Stack server is not supported yet; terminate TLS at an Ingress or a mesh, and leave enabled unset (caBundle, for outbound trust, is supported)',
+        },
       ],
     })
     .optional(),
@@ -192,7 +215,7 @@ export const v1alpha2SpecSchema = z
     providers: providersSchema.optional(),
     resources: resourcesSchema.optional(),
     storage: storageSchema.optional(),
-    disabled: z.array(z.string().min(1).max(63)).max(32).optional(),
+    disabled: z.array(z.enum(DISABLEABLE_APIS)).max(32).optional(),
     networking: networkingSchema.optional(),
     workload: workloadSchema.optional(),
     /** external providers (kept as given; merged after generation) */

@@ -59,6 +59,8 @@ export interface LlamaStackReconcilerOptions {
   operatorNamespace: string;
   /** how often an object's referenced Secrets and ConfigMaps are read again (default REFERENCE_RECHECK_MS) */
   recheckMs?: number;
+  /** where Secrets and unwatched ConfigMaps are read by name (default: the API server; `render`: its file) */
+  byName?: ObjectReader;
 }
 
 /**
@@ -100,7 +102,7 @@ export function llamaStackReconciler(
       const override = spec.overrideConfig;
       const ca = spec.networking?.tls?.caBundle;
       const refs = referencedEndpoints(object);
-      const live = clientReader(client);
+      const live = opts.byName ?? clientReader(client);
       const [operatorConfig, overrideConfig, caBundle, secrets, refObjects] = await Promise.all([
         fetch(
           reader,

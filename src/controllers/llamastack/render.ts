@@ -23,7 +23,7 @@ export async function renderLlamaStack(
   const cr = { ...input, spec: normalizeV1Alpha2Spec(input.spec) };
   const ns = cr.metadata.namespace ?? 'default';
   const problems: string[] = [];
-  const fetched = await llamaStackReconciler({ operatorNamespace }).fetchRemoteState({
+  const fetched = await llamaStackReconciler({ operatorNamespace, byName: reader }).fetchRemoteState({
     object: cr,
     reader,
     client,

@@ -30,4 +30,29 @@ describe('LlamaStackDistribution CRD rules', () => {
       /spec\.server\.distribution: Invalid value: "object": server\.distribution: set name or image/,
     );
   });
+
+  const v2 = (name: string, spec: Record<string, unknown>) =>
+    admin.create({
+      apiVersion: 'llamastack.io/v1alpha2',
+      kind: 'LlamaStackDistribution',
+      metadata: { name, namespace: 'a' },
+      spec: { distribution: { name: 'starter' }, ...spec },
+    } as KubeObject);
+
+  it('spec.disabled takes only the API names of Llama Stack 0.7.3 (a typo is refused, not ignored)', async () => {
+    await assert.rejects(
+      v2('typo', { disabled: ['vector-io'] }),
+      /spec\.disabled\[0\]: Unsupported value: "vector-io"/,
+    );
+    await assert.rejects(v2('old', { disabled: ['telemetry'] }), /Unsupported value: "telemetry"/);
+    await v2('ok', { disabled: ['vector_io', 'files'] });
+  });
+
+  it('networking.tls.enabled is refused until serving TLS is wired, saying what to use instead', async () => {
+    await assert.rejects(
+      v2('tls', { networking: { tls: { enabled: true, secretName: 'tls' } } }),
+      /networking\.tls\.enabled: serving TLS from the Llama Stack server is not supported yet/,
+    );
+    await v2('ca', { networking: { tls: { caBundle: { configMapName: 'ca' } } } });
+  });
 });

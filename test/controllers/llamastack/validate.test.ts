@@ -44,3 +44,18 @@ describe('LlamaStackDistribution admission', () => {
     assert.deepEqual(out.errors, []);
   });
 });
+
+describe('what Llama Stack 0.7.3 cannot run is refused at admission', () => {
+  it('a telemetry provider (0.7.3 has no telemetry API), naming the field and what to do instead', async () => {
+    const out = await validateLlamaStack(
+      llsd({
+        distribution: { name: 'starter' },
+        providers: { telemetry: [{ id: 'otel', provider: 'inline::meta-reference' }] },
+      }),
+      lookups,
+    );
+    assert.equal(out.errors?.length, 1, JSON.stringify(out.errors));
+    assert.equal(out.errors![0]!.field, 'spec.providers.telemetry');
+    assert.match(out.errors![0]!.message, /Llama Stack 0\.7\.3 has no telemetry API.*OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+});

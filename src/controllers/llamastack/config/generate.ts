@@ -112,8 +112,19 @@ function mergeApis(base: unknown, spec: LlamaStackDistributionSpec, disabled: Se
 const countLists = (o: unknown) =>
   o && typeof o === 'object' ? Object.values(o).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 0), 0) : 0;
 
+/** what the targeted server (Llama Stack 0.7.3) refuses to start with, refused here with the reason */
+function checkServerSupports(spec: LlamaStackDistributionSpec): void {
+  if (spec.providers?.telemetry !== undefined)
+    throw new ConfigGenerationError(
+      'ConfigGenerationFailed',
+      'spec.providers.telemetry: Llama Stack 0.7.3 has no telemetry API, and a config that names one makes the server exit at start: remove spec.providers.telemetry; the server exports traces and metrics with OpenTelemetry (set OTEL_EXPORTER_OTLP_ENDPOINT in spec.workload.overrides.env)',
+      'spec.providers.telemetry',
+    );
+}
+
 export function generateConfig(input: GenerateInput): GeneratedConfig {
   const { spec, base, distroName } = input;
+  checkServerSupports(spec);
   const configVersion = configVersionOf(base, distroName);
   const secrets = new SecretCollector();
   const disabled = new Set(spec.disabled ?? []);
