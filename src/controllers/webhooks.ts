@@ -55,6 +55,8 @@ export function webhooksSet(): ControllerSet {
     },
     rules: [
       rule(KAR_GROUP, ['inferenceproviderconfigs'], READ),
+      // the warning for a model name another deployment already serves on a Gateway
+      rule(KAR_GROUP, ['modeldeployments'], READ),
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
       // the caBundle of the conversion webhooks it serves, and nothing else
       { ...rule('apiextensions.k8s.io', ['customresourcedefinitions'], ['patch']), resourceNames: [LLS_CRD_NAME] },

@@ -56,9 +56,10 @@ export interface PipelineOptions<T extends KubeObject, F, O, C, S extends Engine
   mapState?: (state: ComponentState) => string;
   /**
    * record metadata.generation as status.observedGeneration and as the conditions' observedGeneration
-   * (the CRD schema must allow both)
+   * (the CRD schema must allow both); 'conditions': on the conditions only (a controller that shares the
+   * status with others, whose observedGeneration says what they acted on)
    */
-  observedGeneration?: boolean;
+  observedGeneration?: boolean | 'conditions';
   /** owned children get blockOwnerDeletion: true on their ownerReference (KubeAIRunway's provider resources) */
   blockOwnerDeletion?: boolean;
   /**
@@ -338,7 +339,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
     const conditions = cm.list();
     if (conditions.length > 0 || run.before.conditions) status.conditions = conditions;
     // the status as a whole says which generation it describes (kubectl wait on observedGeneration)
-    if (generation !== undefined) status.observedGeneration = generation;
+    if (generation !== undefined && this.opts.observedGeneration === true) status.observedGeneration = generation;
 
     const decision = run.decision!;
     const outcome = run.outcome;

@@ -185,6 +185,45 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
     assert.equal(out.spec.engine.enablePrefixCaching, false);
   });
 
+  it('warns at admission about a model name another deployment already serves on a Gateway', async () => {
+    // "good" holds its model name on the Gateway, as the gateway controller records it
+    await admin.withFieldManager('kubeairunway-gateway').applyStatus({
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name: 'good', namespace: NS },
+      status: {
+        gateway: { modelName: 'Qwen/Qwen3-8B', gatewayNamespace: 'gateways', gatewayName: 'inference-gateway' },
+        conditions: [
+          {
+            type: 'GatewayReady',
+            status: 'True',
+            reason: 'HTTPRouteAccepted',
+            message: 'routed',
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
+      },
+    } as KubeObject);
+    const twin = md('twin', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' } });
+    const r = await waitFor('the warning', async () => {
+      const res = await apply(twin);
+      return res.stderr.includes('Warning:') && res;
+    });
+    assert.equal(r.code, 0, 'a warning, not a refusal');
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `Warning: spec\\.gateway: model name "Qwen/Qwen3-8B" is already served through Gateway gateways/inference-gateway by ModelDeployment ${NS}/good; .*ModelNameConflict.*spec\\.gateway\\.weight on both`,
+      ),
+    );
+    // a different name, or both asking to share by weight: no warning
+    const other = await apply(
+      md('other-name', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, gateway: { modelName: 'qwen-b' } }),
+    );
+    assert.equal(other.code, 0, other.stderr);
+    assert.doesNotMatch(other.stderr, /Warning/);
+  });
+
   it('its identity only ever touched its own certificate Secret, in its own namespace', () => {
     const mine = cluster.auditEntries().filter((e) => e.user === proc.user);
     assert.deepEqual(

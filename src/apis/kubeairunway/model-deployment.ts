@@ -138,6 +138,15 @@ export const gatewaySpecSchema = z.object({
   modelName: z.string().optional(),
   /** an HTTPRoute of your own in the same namespace: no route is created, this one is reported */
   httpRouteRef: z.string().optional(),
+  /** route through this Gateway (namespace: the deployment's) instead of discovering one */
+  gatewayRef: z
+    .object({ name: z.string().min(1).max(253), namespace: z.string().min(1).max(63).optional() })
+    .optional(),
+  /**
+   * share the model name with other deployments of the namespace that set it too: one route, one weighted
+   * backend each (without it, the first deployment to claim a name on a Gateway keeps it)
+   */
+  weight: z.int32().min(1).max(1000).optional(),
 });
 
 export const modelDeploymentSpecSchema = z.object({
@@ -199,6 +208,8 @@ export const modelDeploymentStatusSchema = z.object({
       /** the model name to send in requests (the route matches it) */
       modelName: z.string().optional(),
       gatewayNamespace: z.string().optional(),
+      /** the Gateway it is routed through: a route is never moved to another Gateway that is not labelled */
+      gatewayName: z.string().optional(),
     })
     .optional(),
   observedGeneration: z.number().int().min(0).optional(),

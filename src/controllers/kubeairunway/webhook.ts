@@ -16,7 +16,10 @@ import {
   KAR_VERSION,
   MODEL_DEPLOYMENT_PLURAL,
   type ModelDeployment,
+  ModelDeployments,
 } from '../../apis/kubeairunway/index.ts';
+import { nameClaimWarning } from './gateway/ownership.ts';
+import { routedModelName } from './gateway/route.ts';
 import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { providerApiServed, servedGroupVersions } from './served-apis.ts';
 import { defaultModelDeployment, validateModelDeployment } from './validation/index.ts';
@@ -25,6 +28,7 @@ export const MODEL_DEPLOYMENT_MUTATING_PATH = '/mutate-kubeairunway-ai-v1alpha1-
 export const MODEL_DEPLOYMENT_VALIDATING_PATH = '/validate-kubeairunway-ai-v1alpha1-modeldeployment';
 export const MODEL_DEPLOYMENT_VALIDATING_WEBHOOK = 'vmodeldeployment.kubeairunway.ai';
 export const MODEL_DEPLOYMENT_MUTATING_WEBHOOK = 'mmodeldeployment.kubeairunway.ai';
+const MODEL_NAME_INDEX = 'kubeairunway.ai/webhook-model-name';
 
 const rules = (): RuleWithOperations[] => [
   {
@@ -42,6 +46,8 @@ const rules = (): RuleWithOperations[] => [
 export async function registerModelDeploymentWebhooks(hooks: WebhookRegistry, cache: Cache): Promise<void> {
   const providers = await cache.informer(InferenceProviderConfigs);
   const crds = await cache.informer(CustomResourceDefinitions);
+  await cache.indexField(ModelDeployments, MODEL_NAME_INDEX, (o) => [routedModelName(o as ModelDeployment)]);
+  const deployments = await cache.informer(ModelDeployments);
   hooks.mutating<ModelDeployment>(
     MODEL_DEPLOYMENT_MUTATING_PATH,
     { name: MODEL_DEPLOYMENT_MUTATING_WEBHOOK, rules: rules(), failurePolicy: 'Ignore' },
@@ -55,10 +61,18 @@ export async function registerModelDeploymentWebhooks(hooks: WebhookRegistry, ca
       const synced = providers.hasSynced && crds.hasSynced;
       const known = synced ? (providers.store.list() as InferenceProviderConfig[]) : undefined;
       const served = synced ? servedGroupVersions(crds.store.list() as CustomResourceDefinition[]) : undefined;
-      return validateModelDeployment(req.object, req.oldObject ?? undefined, {
+      const result = validateModelDeployment(req.object, req.oldObject ?? undefined, {
         ...(known ? { providers: known } : {}),
         ...(known && served ? { providerCrdInstalled: (name: string) => providerApiServed(known, served, name) } : {}),
       });
+      if (result.errors.length > 0 || !deployments.hasSynced) return result;
+      const modelName = routedModelName(req.object);
+      const claim = nameClaimWarning(
+        req.object,
+        deployments.store.byIndex(MODEL_NAME_INDEX, modelName) as ModelDeployment[],
+        modelName,
+      );
+      return claim ? { ...result, warnings: [...result.warnings, claim] } : result;
     },
   );
 }

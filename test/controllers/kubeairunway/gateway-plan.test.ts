@@ -91,6 +91,8 @@ const llmd: InferenceProviderConfig = {
 const base = (over: Partial<GatewayInputs> = {}): GatewayInputs => ({
   served: { gatewayApi: true, inferencePool: true },
   gateways: [gw('inference')],
+  readyPods: 1,
+  peers: [],
   ...over,
 });
 
@@ -148,10 +150,60 @@ describe('planGateway', () => {
       verdict: ['False', 'GatewayDisabled'],
     },
     {
-      name: 'not Running: our route goes until it is',
+      name: 'not Running and no ready pod: our route goes until one is ready',
       md: md({ enabled: true }, { phase: 'Deploying' }),
-      inputs: base({ route: route({ owner: UID }) }),
+      inputs: base({ route: route({ owner: UID }), readyPods: 0 }),
       verdict: ['False', 'DeploymentNotRunning'],
+      deletes: true,
+    },
+    {
+      name: 'held at Pending by a rejected edit while its pods serve: the route stays',
+      md: md(
+        { enabled: true },
+        { phase: 'Pending', provider: { name: 'kaito' }, endpoint: { service: 'm', port: 80 } },
+      ),
+      inputs: base({ route: route({ owner: UID, accepted: 'True' }), readyPods: 2 }),
+      verdict: ['True', 'HTTPRouteAccepted'],
+      apply: true,
+      endpoint: '10.0.0.1',
+    },
+    {
+      name: 'Running but no ready pod behind its Service: NoReadyPods, the route withdrawn',
+      md: md({ enabled: true }),
+      inputs: base({ route: route({ owner: UID, accepted: 'True' }), readyPods: 0 }),
+      verdict: ['False', 'NoReadyPods'],
+      deletes: true,
+    },
+    {
+      name: 'gatewayRef: that Gateway, labelled or not',
+      md: md({ enabled: true, gatewayRef: { name: 'b', namespace: 'gateways' } }),
+      inputs: base({ gateways: [gw('a', { labelled: true }), gw('b', { address: '10.0.0.2' })] }),
+      verdict: ['Unknown', 'HTTPRoutePending'],
+      apply: true,
+      endpoint: '10.0.0.2',
+    },
+    {
+      name: 'gatewayRef to a missing Gateway: GatewayNotFound, even with enabled unset',
+      md: md({ gatewayRef: { name: 'gone' } }),
+      inputs: base({ route: route({ owner: UID }) }),
+      verdict: ['False', 'GatewayNotFound'],
+      deletes: true,
+    },
+    {
+      name: 'the labelled Gateway it was routed through is gone, only an unlabelled one left: withdrawn, not moved',
+      md: md(undefined, {
+        phase: 'Running',
+        provider: { name: 'kaito' },
+        endpoint: { service: 'm', port: 80 },
+        gateway: {
+          modelName: 'org/model',
+          gatewayNamespace: 'gateways',
+          gatewayName: 'inference',
+          endpoint: '10.0.0.1',
+        },
+      }),
+      inputs: base({ gateways: [gw('kserve-gateway')], route: route({ owner: UID, accepted: 'True' }) }),
+      verdict: ['False', 'GatewayNotFound'],
       deletes: true,
     },
     {
@@ -275,6 +327,151 @@ describe('planGateway', () => {
   });
 });
 
+describe('model names on a Gateway', () => {
+  const peer = (
+    name: string,
+    created: string,
+    opts: { weight?: number; holds?: boolean; namespace?: string; readyPods?: number } = {},
+  ) => ({
+    readyPods: opts.readyPods ?? 1,
+    md: {
+      ...md(opts.weight ? { weight: opts.weight } : undefined, {
+        phase: 'Running' as const,
+        provider: { name: 'kaito' },
+        endpoint: { service: name, port: 80 },
+        ...(opts.holds
+          ? {
+              gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
+              conditions: [
+                {
+                  type: 'GatewayReady',
+                  status: 'True',
+                  reason: 'HTTPRouteAccepted',
+                  message: '',
+                  lastTransitionTime: created,
+                },
+              ],
+            }
+          : {}),
+      }),
+      metadata: { name, namespace: opts.namespace ?? 'ns', uid: `${name}-uid`, creationTimestamp: created },
+    } as ModelDeployment,
+  });
+  const self = (opts: { weight?: number; created?: string } = {}) => ({
+    ...md(opts.weight ? { weight: opts.weight } : undefined),
+    metadata: {
+      name: 'm',
+      namespace: 'ns',
+      uid: UID,
+      generation: 1,
+      creationTimestamp: opts.created ?? '2026-01-02T00:00:00Z',
+    },
+  });
+
+  it('a later claimant gets ModelNameConflict naming the owner, and no route', () => {
+    const plan = planGateway(
+      self(),
+      base({ peers: [peer('first', '2026-01-01T00:00:00Z', { holds: true })], route: route({ owner: UID }) }),
+    );
+    assert.deepEqual([plan.verdict?.status, plan.verdict?.reason], ['False', 'ModelNameConflict']);
+    assert.match(
+      plan.verdict!.message,
+      /model name "org\/model" on Gateway gateways\/inference is already served by ModelDeployment ns\/first, which claimed it first/,
+    );
+    assert.equal(plan.apply, undefined);
+    assert.equal(plan.delete?.uid, 'route-uid', 'a route it held before is withdrawn');
+    assert.equal(plan.status.gateway, undefined);
+  });
+
+  it('the holder keeps the name against an older deployment that starts serving later', () => {
+    const plan = planGateway(
+      self({ created: '2026-01-05T00:00:00Z' }),
+      base({ peers: [peer('older', '2026-01-01T00:00:00Z')] }),
+    );
+    assert.equal(plan.verdict?.reason, 'ModelNameConflict', 'neither holds yet: the oldest claims it');
+    const holder = { ...self({ created: '2026-01-05T00:00:00Z' }) };
+    holder.status = {
+      ...holder.status,
+      gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
+      conditions: [
+        {
+          type: 'GatewayReady',
+          status: 'True',
+          reason: 'HTTPRouteAccepted',
+          message: '',
+          lastTransitionTime: '2026-01-05T00:00:00Z',
+        },
+      ],
+    };
+    const kept = planGateway(holder, base({ peers: [peer('older', '2026-01-01T00:00:00Z')] }));
+    assert.notEqual(kept.verdict?.reason, 'ModelNameConflict');
+    assert.ok(kept.apply);
+  });
+
+  it('a claimant that does not serve (no ready pod), is disabled or routes elsewhere does not take the name', () => {
+    for (const p of [
+      peer('idle', '2026-01-01T00:00:00Z', { holds: true, readyPods: 0 }),
+      {
+        ...peer('off', '2026-01-01T00:00:00Z', { holds: true }),
+        md: {
+          ...peer('off', '2026-01-01T00:00:00Z').md,
+          spec: { model: { id: 'org/model' }, gateway: { enabled: false } },
+        },
+      },
+    ]) {
+      const plan = planGateway(self(), base({ peers: [p] }));
+      assert.ok(plan.apply, p.md.metadata.name);
+    }
+    const elsewhere = peer('other-gw', '2026-01-01T00:00:00Z');
+    elsewhere.md.spec.gateway = { gatewayRef: { name: 'b', namespace: 'gateways' } };
+    const plan = planGateway(self(), base({ gateways: [gw('inference'), gw('b')], peers: [elsewhere] }));
+    assert.equal(plan.verdict, undefined, 'two unlabelled Gateways and enabled unset: self is simply not routed');
+    const labelled = planGateway(
+      self(),
+      base({ gateways: [gw('inference', { labelled: true }), gw('b')], peers: [elsewhere] }),
+    );
+    assert.ok(labelled.apply, 'the same name on another Gateway is no conflict');
+  });
+
+  it('deployments that all set spec.gateway.weight share the name: one route, a weighted backend each', () => {
+    const owner = planGateway(
+      self({ weight: 3, created: '2026-01-01T00:00:00Z' }),
+      base({
+        peers: [peer('canary', '2026-01-02T00:00:00Z', { weight: 1 })],
+        peerBackends: new Map([['canary-uid', { kind: 'Service' as const, name: 'canary', port: 80 }]]),
+      }),
+    ).apply as unknown as { spec: any };
+    assert.deepEqual(owner.spec.rules[0].backendRefs, [
+      { group: '', kind: 'Service', name: 'm', port: 80, weight: 3 },
+      { group: '', kind: 'Service', name: 'canary', port: 80, weight: 1 },
+    ]);
+    const sharer = planGateway(
+      self({ weight: 1 }),
+      base({
+        peers: [peer('first', '2026-01-01T00:00:00Z', { weight: 3, holds: true })],
+        route: route({ owner: UID }),
+      }),
+    );
+    assert.deepEqual([sharer.verdict?.status, sharer.verdict?.reason], ['True', 'ModelNameShared']);
+    assert.match(sharer.verdict!.message, /with weight 1 through HTTPRoute ns\/first/);
+    assert.equal(sharer.apply, undefined);
+    assert.equal(sharer.delete?.uid, 'route-uid');
+    // only when both ask, and only in one namespace
+    assert.equal(
+      planGateway(self(), base({ peers: [peer('first', '2026-01-01T00:00:00Z', { weight: 3, holds: true })] })).verdict
+        ?.reason,
+      'ModelNameConflict',
+    );
+    assert.equal(
+      planGateway(
+        self({ weight: 1 }),
+        base({ peers: [peer('first', '2026-01-01T00:00:00Z', { weight: 3, holds: true, namespace: 'other' })] }),
+      ).verdict?.reason,
+      'ModelNameConflict',
+    );
+  });
+});
+
 describe('routedModelName', () => {
   const cases: Array<[string, ModelDeployment, string]> = [
     [
@@ -289,12 +486,23 @@ describe('routedModelName', () => {
 });
 
 describe('selectGateway', () => {
-  it('the configured one, else the only one, else the first labelled one', () => {
-    assert.equal(selectGateway([gw('a'), gw('b')], { namespace: 'gateways', name: 'b' }).gateway?.metadata.name, 'b');
+  it('the gatewayRef, else the configured one, else the first labelled one, else the only one', () => {
+    const configured = { namespace: 'gateways', name: 'b' };
+    assert.equal(selectGateway([gw('a'), gw('b')], { configured }).gateway?.metadata.name, 'b');
+    assert.equal(
+      selectGateway([gw('a'), gw('b')], { configured, ref: { namespace: 'gateways', name: 'a' } }).gateway?.metadata
+        .name,
+      'a',
+    );
     assert.match(
-      (selectGateway([gw('a')], { namespace: 'gateways', name: 'x' }) as { message: string }).message,
+      (selectGateway([gw('a')], { configured: { namespace: 'gateways', name: 'x' } }) as { message: string }).message,
       /gateways\/x .*does not exist/,
     );
+    // routed through a Gateway that is gone: never moved to the only one left, unless it is labelled
+    const previous = { namespace: 'gateways', name: 'inference' };
+    assert.equal(selectGateway([gw('kserve')], { previous }).gateway, undefined);
+    assert.equal(selectGateway([gw('kserve', { labelled: true })], { previous }).gateway?.metadata.name, 'kserve');
+    assert.equal(selectGateway([gw('inference')], { previous }).gateway?.metadata.name, 'inference', 'recreated');
     assert.equal(selectGateway([gw('only')]).gateway?.metadata.name, 'only');
     assert.equal(
       selectGateway([gw('a'), gw('c', { labelled: true }), gw('b', { labelled: true })]).gateway?.metadata.name,

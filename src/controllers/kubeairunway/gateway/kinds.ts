@@ -42,3 +42,14 @@ export interface InferencePool extends KubeObject {
 
 export const Gateways = kindRef<Gateway>(GATEWAY_API_VERSION, 'Gateway');
 export const InferencePools = kindRef<InferencePool>(INFERENCE_POOL_API_VERSION, 'InferencePool');
+
+/** a Service's Endpoints (core/v1): its ready pods are under subsets[].addresses */
+export interface EndpointsObject extends KubeObject {
+  subsets?: Array<{ addresses?: Array<{ ip: string }>; notReadyAddresses?: Array<{ ip: string }> }>;
+}
+export const ServiceEndpoints = kindRef<EndpointsObject>('v1', 'Endpoints');
+
+/** how many ready pod addresses the Endpoints list */
+export function readyAddresses(ep: EndpointsObject | undefined): number {
+  return (ep?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
+}

@@ -8,8 +8,16 @@ import { controllerOf, type KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 import { categorize, httpRouteHealth } from '../../../engine/index.ts';
 import type { Gateway, HTTPRoute, InferencePool } from './kinds.ts';
-import { buildRoute, expandPattern, gatewayEndpoint, type RouteBackend, routedModelName } from './route.ts';
-import { type GatewayRef, selectGateway } from './select-gateway.ts';
+import { type Claim, conflictMessage, nameOwnership } from './ownership.ts';
+import {
+  buildRoute,
+  expandPattern,
+  gatewayEndpoint,
+  type RouteBackend,
+  routedModelName,
+  type WeightedBackend,
+} from './route.ts';
+import { type GatewayChoice, type GatewayRef, selectGateway } from './select-gateway.ts';
 
 export interface GatewayInputs {
   /** which of the APIs the cluster serves */
@@ -25,12 +33,18 @@ export interface GatewayInputs {
   referencedRoute?: HTTPRoute;
   /** the provider's InferencePool, when its capabilities say it manages one */
   pool?: InferencePool;
+  /** ready pods behind the deployment's Service (status.endpoint.service): a route follows serving */
+  readyPods: number;
+  /** the other deployments answering to the same model name, with their ready pods (any namespace) */
+  peers: readonly Claim[];
+  /** the backends of sharers (spec.gateway.weight), by deployment uid: their pool or Service */
+  peerBackends?: ReadonlyMap<string, RouteBackend>;
 }
 
 export type Verdict = { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
 
 export interface GatewayStatus {
-  gateway?: { endpoint?: string; modelName: string; gatewayNamespace: string };
+  gateway?: { endpoint?: string; modelName: string; gatewayNamespace: string; gatewayName: string };
   endpoint?: { gatewayUrl: string };
 }
 
@@ -99,21 +113,48 @@ export function planGateway(md: ModelDeployment, inputs: GatewayInputs): Gateway
       'CRDsNotAvailable',
       'the cluster does not serve the Gateway API (gateway.networking.k8s.io/v1 Gateway, HTTPRoute): install its CRDs and a Gateway implementation, or set spec.gateway.enabled to false',
     );
-  const choice = selectGateway(inputs.gateways, inputs.configured);
-  if (!choice.gateway) return unavailable('NoGateway', choice.message);
+  const choice = gatewayFor(md, inputs);
+  if (!choice.gateway) {
+    // an explicit or a lost Gateway is always reported; discovery finding none is reported when asked for
+    if (choice.reason === 'GatewayNotFound') {
+      const plan = unrouted(md, inputs, {
+        status: 'False',
+        reason: choice.reason,
+        message: `${name}: ${choice.message}`,
+      });
+      // remember the Gateway it was routed through, so the route is not moved on the next reconcile
+      const g = md.status?.gateway;
+      if (g?.gatewayName && !md.spec.gateway?.gatewayRef)
+        plan.status.gateway = {
+          modelName: routedModelName(md),
+          gatewayNamespace: g.gatewayNamespace ?? '',
+          gatewayName: g.gatewayName,
+        };
+      return plan;
+    }
+    return unavailable(choice.reason, choice.message);
+  }
   return planRouted(md, inputs, choice.gateway);
+}
+
+/** the Gateway `md` is routed through: its gatewayRef, the configured one, or discovery (select-gateway.ts) */
+export function gatewayFor(md: ModelDeployment, inputs: Pick<GatewayInputs, 'gateways' | 'configured'>): GatewayChoice {
+  const ref = md.spec.gateway?.gatewayRef;
+  const g = md.status?.gateway;
+  return selectGateway(inputs.gateways, {
+    ...(ref ? { ref: { name: ref.name, namespace: ref.namespace || (md.metadata.namespace ?? '') } } : {}),
+    ...(inputs.configured ? { configured: inputs.configured } : {}),
+    ...(g?.gatewayName ? { previous: { namespace: g.gatewayNamespace ?? '', name: g.gatewayName } } : {}),
+  });
 }
 
 function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway): GatewayPlan {
   const name = `ModelDeployment ${where(md)}`;
   const modelName = routedModelName(md);
-  const phase = md.status?.phase ?? 'Pending';
-  if (phase !== 'Running')
-    return unrouted(md, inputs, {
-      status: 'False',
-      reason: 'DeploymentNotRunning',
-      message: `${name} is ${phase}: its route on Gateway ${where(gateway)} is created once it is Running`,
-    });
+  // a route follows serving, not the phase: a deployment held at Pending by a rejected edit (the webhook
+  // was down) still serves from its last valid spec, and keeps its route while a pod is ready
+  const notServing = servingVerdict(md, inputs.readyPods, gateway);
+  if (notServing) return unrouted(md, inputs, notServing);
   const ref = md.spec.gateway?.httpRouteRef;
   if (ref) return planReferencedRoute(md, inputs, gateway, ref, modelName);
   if (inputs.route && !ownRoute(md, inputs.route))
@@ -122,9 +163,35 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
       reason: 'HTTPRouteConflict',
       message: `HTTPRoute ${where(inputs.route)} exists and is not managed by ${name}: delete or rename it, or name it in spec.gateway.httpRouteRef to route with it`,
     });
+  const owner = nameOwnership(
+    { md, readyPods: inputs.readyPods },
+    claimantsOn(gateway, inputs),
+    modelName,
+    where(gateway),
+  );
+  if (owner.role === 'conflict')
+    return unrouted(md, inputs, {
+      status: 'False',
+      reason: 'ModelNameConflict',
+      message: conflictMessage(md, owner.owner, modelName, where(gateway)),
+    });
+  if (owner.role === 'sharer') {
+    const plan = unrouted(md, inputs, {
+      status: 'True',
+      reason: 'ModelNameShared',
+      message: `${name} serves model name "${modelName}" with weight ${md.spec.gateway?.weight} through HTTPRoute ${where(owner.owner)} on Gateway ${where(gateway)}, beside the deployments that set spec.gateway.weight`,
+    });
+    fillStatus(plan, gateway, modelName);
+    return plan;
+  }
   const backend = backendFor(md, inputs);
   if ('verdict' in backend) return unrouted(md, inputs, backend.verdict);
-  const desired = buildRoute(md, gateway, backend, modelName);
+  const backends: WeightedBackend[] = [{ backend, ...weightOf(md) }];
+  for (const s of owner.sharers) {
+    const b = inputs.peerBackends?.get(s.md.metadata.uid ?? '');
+    if (b) backends.push({ backend: b, ...weightOf(s.md) });
+  }
+  const desired = buildRoute(md, gateway, backends, modelName);
   const plan: GatewayPlan = {
     apply: desired,
     status: {},
@@ -133,6 +200,46 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
   };
   fillStatus(plan, gateway, modelName);
   return plan;
+}
+
+const weightOf = (md: ModelDeployment) =>
+  md.spec.gateway?.weight !== undefined ? { weight: md.spec.gateway.weight } : {};
+
+/** why `md` is not routed now (no ready pod), or undefined when it serves */
+function servingVerdict(md: ModelDeployment, readyPods: number, gateway: Gateway): Verdict | undefined {
+  if (readyPods > 0) return undefined;
+  const name = `ModelDeployment ${where(md)}`;
+  const phase = md.status?.phase ?? 'Pending';
+  const service = md.status?.endpoint?.service;
+  if (phase !== 'Running')
+    return {
+      status: 'False',
+      reason: 'DeploymentNotRunning',
+      message: `${name} is ${phase} and has no ready pod${service ? ` behind Service ${md.metadata.namespace}/${service}` : ''}: its route on Gateway ${where(gateway)} is created once one is ready`,
+    };
+  if (!service)
+    return {
+      status: 'Unknown',
+      reason: 'EndpointPending',
+      message: `${name}: waiting for provider ${md.status?.provider?.name ?? ''} to report status.endpoint (the Service to route to)`,
+    };
+  return {
+    status: 'False',
+    reason: 'NoReadyPods',
+    message: `${name} is Running but Service ${md.metadata.namespace}/${service} has no ready pod: its route on Gateway ${where(gateway)} is withdrawn until one is ready (check the pods: kubectl get pods -n ${md.metadata.namespace})`,
+  };
+}
+
+/** the other deployments that claim a name on `gateway` and could serve it now */
+function claimantsOn(gateway: Gateway, inputs: GatewayInputs): Claim[] {
+  return inputs.peers.filter(
+    (p) =>
+      p.readyPods > 0 &&
+      !p.md.metadata.deletionTimestamp &&
+      p.md.spec.gateway?.enabled !== false &&
+      !p.md.spec.gateway?.httpRouteRef &&
+      gatewayFor(p.md, inputs).gateway === gateway,
+  );
 }
 
 function backendFor(md: ModelDeployment, inputs: GatewayInputs): RouteBackend | { verdict: Verdict } {
@@ -197,6 +304,7 @@ function fillStatus(plan: GatewayPlan, gateway: Gateway, modelName: string): voi
     ...(endpoint ? { endpoint } : {}),
     modelName,
     gatewayNamespace: gateway.metadata.namespace ?? '',
+    gatewayName: gateway.metadata.name ?? '',
   };
   if (endpoint && plan.verdict?.status === 'True') plan.status.endpoint = { gatewayUrl: `http://${endpoint}` };
 }

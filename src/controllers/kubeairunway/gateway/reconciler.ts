@@ -9,6 +9,7 @@ import {
   type InferenceProviderConfig,
   InferenceProviderConfigs,
   type ModelDeployment,
+  ModelDeployments,
 } from '../../../apis/kubeairunway/index.ts';
 import {
   asInfo,
@@ -30,13 +31,19 @@ import {
   INFERENCE_POOL_API_VERSION,
   type InferencePool,
   InferencePools,
+  readyAddresses,
+  ServiceEndpoints,
 } from './kinds.ts';
+import type { Claim } from './ownership.ts';
 import { type GatewayInputs, type GatewayPlan, planGateway, providerPool, type Verdict } from './plan.ts';
+import { type RouteBackend, routedModelName } from './route.ts';
 import type { GatewayRef } from './select-gateway.ts';
 
 export interface GatewayReconcilerOptions {
   /** route through this Gateway instead of discovering one */
   gateway?: GatewayRef;
+  /** the deployments answering to a model name (the controller's index); default: a list from the reader */
+  claimantsOf?: (modelName: string) => ModelDeployment[];
 }
 
 type GatewayEngineStatus = Record<string, unknown>;
@@ -46,11 +53,14 @@ export async function fetchGatewayInputs(
   md: ModelDeployment,
   reader: ObjectReader,
   configured?: GatewayRef,
+  claimantsOf?: (modelName: string) => ModelDeployment[],
 ): Promise<GatewayInputs> {
   const served = servedGroupVersions(await reader.list(CustomResourceDefinitions));
   const inputs: GatewayInputs = {
     served: { gatewayApi: served.has(GATEWAY_API_VERSION), inferencePool: served.has(INFERENCE_POOL_API_VERSION) },
     gateways: [],
+    readyPods: 0,
+    peers: [],
     ...(configured ? { configured } : {}),
   };
   const enabled = md.spec.gateway?.enabled;
@@ -73,7 +83,51 @@ export async function fetchGatewayInputs(
       if (found) inputs.pool = found as InferencePool;
     }
   }
+  inputs.readyPods = await readyPodsOf(md, reader);
+  const modelName = routedModelName(md);
+  const others = (
+    claimantsOf
+      ? claimantsOf(modelName)
+      : ((await reader.list(ModelDeployments)) as ModelDeployment[]).filter((o) => routedModelName(o) === modelName)
+  ).filter((o) => o.metadata.uid !== md.metadata.uid);
+  const peers: Claim[] = [];
+  const backends = new Map<string, RouteBackend>();
+  for (const other of others) {
+    peers.push({ md: other, readyPods: await readyPodsOf(other, reader) });
+    const backend = md.spec.gateway?.weight !== undefined ? await sharerBackend(other, md, inputs, reader) : undefined;
+    if (backend) backends.set(other.metadata.uid ?? '', backend);
+  }
+  inputs.peers = peers;
+  if (backends.size > 0) inputs.peerBackends = backends;
   return inputs;
+}
+
+/** ready pods behind the deployment's Service (status.endpoint.service) */
+async function readyPodsOf(md: ModelDeployment, reader: ObjectReader): Promise<number> {
+  const service = md.status?.endpoint?.service;
+  if (!service) return 0;
+  return readyAddresses((await reader.get(ServiceEndpoints, service, md.metadata.namespace)) ?? undefined);
+}
+
+/** a weighted sharer's backend in `md`'s route: its provider's pool, else its Service */
+async function sharerBackend(
+  other: ModelDeployment,
+  md: ModelDeployment,
+  inputs: GatewayInputs,
+  reader: ObjectReader,
+): Promise<RouteBackend | undefined> {
+  if (other.spec.gateway?.weight === undefined || other.metadata.namespace !== md.metadata.namespace) return undefined;
+  const providerName = other.status?.provider?.name;
+  const provider = providerName
+    ? ((await reader.get(InferenceProviderConfigs, providerName)) as InferenceProviderConfig | undefined)
+    : undefined;
+  const pool = providerPool(other, provider);
+  if (pool && inputs.served.inferencePool && (await reader.get(InferencePools, pool.name, pool.namespace)))
+    return { kind: 'InferencePool', ...pool };
+  const endpoint = other.status?.endpoint;
+  return endpoint?.service && endpoint.port
+    ? { kind: 'Service', name: endpoint.service, port: endpoint.port }
+    : undefined;
 }
 
 async function routeNamed(reader: ObjectReader, md: ModelDeployment, name: string): Promise<HTTPRoute | undefined> {
@@ -106,7 +160,7 @@ export function gatewayReconciler(
   opts: GatewayReconcilerOptions = {},
 ): DomainReconciler<ModelDeployment, GatewayInputs, GatewayPlan, unknown, GatewayEngineStatus> {
   return {
-    fetchRemoteState: ({ object, reader }) => fetchGatewayInputs(object, reader, opts.gateway),
+    fetchRemoteState: ({ object, reader }) => fetchGatewayInputs(object, reader, opts.gateway, opts.claimantsOf),
     composeState: ({ object }, inputs) => planGateway(object, inputs),
     planResources(_ctx, plan) {
       const out = new PlanResult();

@@ -23,6 +23,12 @@ export type RouteBackend =
   | { kind: 'Service'; name: string; port: number }
   | { kind: 'InferencePool'; name: string; namespace: string };
 
+/** a backend and its share of the traffic (weights only when deployments share a model name) */
+export interface WeightedBackend {
+  backend: RouteBackend;
+  weight?: number;
+}
+
 /** the name requests carry: spec.gateway.modelName, else model.servedName, else model.id */
 export function routedModelName(md: Pick<ModelDeployment, 'spec' | 'metadata'>): string {
   const spec = md.spec;
@@ -34,22 +40,25 @@ export function expandPattern(pattern: string, md: Pick<ModelDeployment, 'metada
   return pattern.replaceAll('{name}', md.metadata.name ?? '').replaceAll('{namespace}', md.metadata.namespace ?? '');
 }
 
-function backendRef(backend: RouteBackend, routeNamespace: string): Record<string, unknown> {
-  if (backend.kind === 'Service') return { group: '', kind: 'Service', name: backend.name, port: backend.port };
+function backendRef({ backend, weight }: WeightedBackend, routeNamespace: string): Record<string, unknown> {
+  const w = weight !== undefined ? { weight } : {};
+  if (backend.kind === 'Service') return { group: '', kind: 'Service', name: backend.name, port: backend.port, ...w };
   return {
     group: INFERENCE_POOL_GROUP,
     kind: 'InferencePool',
     name: backend.name,
     ...(backend.namespace !== routeNamespace ? { namespace: backend.namespace } : {}),
+    ...w,
   };
 }
 
 export function buildRoute(
   md: ModelDeployment,
   gateway: Gateway,
-  backend: RouteBackend,
+  backends: RouteBackend | readonly WeightedBackend[],
   modelName: string,
 ): KubeObject {
+  const list = Array.isArray(backends) ? backends : [{ backend: backends as RouteBackend }];
   const namespace = md.metadata.namespace ?? '';
   return {
     apiVersion: GATEWAY_API_VERSION,
@@ -79,7 +88,7 @@ export function buildRoute(
               headers: [{ type: 'Exact', name: MODEL_NAME_HEADER, value: modelName }],
             },
           ],
-          backendRefs: [backendRef(backend, namespace)],
+          backendRefs: list.map((b) => backendRef(b, namespace)),
           timeouts: { request: ROUTE_REQUEST_TIMEOUT },
         },
       ],
