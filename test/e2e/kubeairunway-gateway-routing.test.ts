@@ -56,6 +56,17 @@ describe('KubeAIRunway routing on modelplane dev (webhook down)', { timeout: 240
       },
       { timeoutMs: 60_000, detail: () => md(name) },
     );
+  const setGpus = (count: number) =>
+    cluster.k([
+      'patch',
+      'md',
+      'qwen-second',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { resources: { gpu: { count } } } }),
+    ]);
   const routeExists = async (name: string) => (await cluster.kubectl(['get', 'httproute', name, '-n', NS])).code === 0;
   const chat = (url: string | undefined) =>
     fetch(`${url}/v1/chat/completions`, {
@@ -101,32 +112,14 @@ describe('KubeAIRunway routing on modelplane dev (webhook down)', { timeout: 240
     const url = (await md('qwen-second')).status?.endpoint?.gatewayUrl;
     await waitFor('a 200 through the gateway', async () => (await chat(url)).status === 200);
     // vLLM without a GPU: refused by validation, so the provider keeps the running Deployment as it was
-    await cluster.k([
-      'patch',
-      'md',
-      'qwen-second',
-      '-n',
-      NS,
-      '--type=merge',
-      '-p',
-      '{"spec":{"resources":{"gpu":{"count":0}}}}',
-    ]);
+    await setGpus(0);
     await waitFor('phase Pending', async () => (await md('qwen-second')).status?.phase === 'Pending');
     const m = await md('qwen-second');
     assert.equal(gatewayReady(m)?.status, 'True', JSON.stringify(gatewayReady(m)));
     assert.equal(await routeExists('qwen-second'), true);
     const res = await chat(url);
     assert.equal(res.status, 200, 'the pods still serve, and the Gateway still reaches them');
-    await cluster.k([
-      'patch',
-      'md',
-      'qwen-second',
-      '-n',
-      NS,
-      '--type=merge',
-      '-p',
-      '{"spec":{"resources":{"gpu":{"count":1}}}}',
-    ]);
+    await setGpus(1);
   });
 
   it("when the labelled Gateway goes, routes are withdrawn with GatewayNotFound, never moved to KServe's Gateway", async () => {

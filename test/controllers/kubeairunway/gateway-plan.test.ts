@@ -328,6 +328,19 @@ describe('planGateway', () => {
 });
 
 describe('model names on a Gateway', () => {
+  /** the status of a deployment that holds org/model on gateways/inference */
+  const holding = (since: string) => ({
+    gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
+    conditions: [
+      {
+        type: 'GatewayReady',
+        status: 'True' as const,
+        reason: 'HTTPRouteAccepted',
+        message: '',
+        lastTransitionTime: since,
+      },
+    ],
+  });
   const peer = (
     name: string,
     created: string,
@@ -339,20 +352,7 @@ describe('model names on a Gateway', () => {
         phase: 'Running' as const,
         provider: { name: 'kaito' },
         endpoint: { service: name, port: 80 },
-        ...(opts.holds
-          ? {
-              gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
-              conditions: [
-                {
-                  type: 'GatewayReady',
-                  status: 'True',
-                  reason: 'HTTPRouteAccepted',
-                  message: '',
-                  lastTransitionTime: created,
-                },
-              ],
-            }
-          : {}),
+        ...(opts.holds ? holding(created) : {}),
       }),
       metadata: { name, namespace: opts.namespace ?? 'ns', uid: `${name}-uid`, creationTimestamp: created },
     } as ModelDeployment,
@@ -390,19 +390,7 @@ describe('model names on a Gateway', () => {
     );
     assert.equal(plan.verdict?.reason, 'ModelNameConflict', 'neither holds yet: the oldest claims it');
     const holder = { ...self({ created: '2026-01-05T00:00:00Z' }) };
-    holder.status = {
-      ...holder.status,
-      gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
-      conditions: [
-        {
-          type: 'GatewayReady',
-          status: 'True',
-          reason: 'HTTPRouteAccepted',
-          message: '',
-          lastTransitionTime: '2026-01-05T00:00:00Z',
-        },
-      ],
-    };
+    holder.status = { ...holder.status, ...holding('2026-01-05T00:00:00Z') };
     const kept = planGateway(holder, base({ peers: [peer('older', '2026-01-01T00:00:00Z')] }));
     assert.notEqual(kept.verdict?.reason, 'ModelNameConflict');
     assert.ok(kept.apply);
