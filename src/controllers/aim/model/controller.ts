@@ -59,6 +59,8 @@ export interface AIMModelStatus extends EngineStatus {
 export interface ModelObservation {
   metadata: MetadataObservation;
   templates: AnyTemplate[];
+  /** when the fetch ran (the auth retry's backoff counts from the AuthValid condition's transition) */
+  now: number;
 }
 
 function knownMetadata(obs: ModelObservation): AIMImageMetadata | undefined {
@@ -81,10 +83,13 @@ export function modelReconciler(
           object.metadata.namespace,
         ),
       ]);
-      return { metadata, templates };
+      return { metadata, templates, now: Date.now() };
     },
     planResources({ object }, obs) {
       const plan = new PlanResult();
+      // credentials the registry refused are tried again: a pull Secret created or fixed meanwhile is used
+      const retry = authRetryMs(object, obs);
+      if (retry !== undefined) plan.requeueAfter(retry);
       // templates are created once the metadata says which (custom models need none)
       if (obs.metadata.result && !obs.metadata.result.ok()) return plan;
       for (const t of plannedTemplates(object, knownMetadata(obs))) plan.apply(t);
@@ -109,6 +114,26 @@ export function modelReconciler(
       status.sourceType = object.spec.modelSources?.length ? 'Custom' : 'Image';
     },
   };
+}
+
+export const AUTH_RETRY_MIN_MS = 10_000;
+export const AUTH_RETRY_MAX_MS = 120_000;
+
+/**
+ * An image-metadata read the registry refused is retried with backoff: as long again as the failure has
+ * lasted (AuthValid=False since), at least 10 s, at most 2 min, so a pull Secret fixed later is picked up
+ * without an edit to the model. (Secrets are read by name only, never listed or watched: the retry, not a
+ * watch, notices a new one.)
+ */
+export function authRetryMs(model: AnyModel, obs: Pick<ModelObservation, 'metadata' | 'now'>): number | undefined {
+  const err = obs.metadata.result?.hasError() ? obs.metadata.result.categorized() : undefined;
+  if (err?.category !== 'Auth') return undefined;
+  const since = model.status?.conditions?.find(
+    (c) => c.type === 'AuthValid' && c.status === 'False',
+  )?.lastTransitionTime;
+  const elapsed = since ? obs.now - Date.parse(since) : 0;
+  const ms = Number.isFinite(elapsed) ? elapsed : 0;
+  return Math.min(AUTH_RETRY_MAX_MS, Math.max(AUTH_RETRY_MIN_MS, ms));
 }
 
 export interface ModelControllerOptions {
