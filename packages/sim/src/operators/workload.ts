@@ -2,7 +2,7 @@
 // written with server-side apply only when the cached copy differs, and the status write-back. Every read
 // comes from the informer cache, so a resync with nothing changed costs no request.
 
-import { needsApply } from '@modelplane/runtime/client';
+import { isNotFound, needsApply } from '@modelplane/runtime/client';
 import type { ReconcileContext } from '@modelplane/runtime/controller';
 import { controllerRef, type KindRef, type KubeObject } from '@modelplane/runtime/meta';
 import type { Deployment, Json, Pod, PodSpec, PodTemplate, Service } from './kinds.ts';
@@ -47,7 +47,13 @@ export async function applyStatus(ctx: ReconcileContext, obj: KubeObject, status
     metadata: { name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) },
     status,
   };
-  if (needsApply(desired, obj, ctx.controller, 'status')) await ctx.client.applyStatus(desired);
+  if (!needsApply(desired, obj, ctx.controller, 'status')) return;
+  try {
+    await ctx.client.applyStatus(desired);
+  } catch (err) {
+    // the object was deleted meanwhile: its delete event follows, and a retry would only repeat the 404
+    if (!isNotFound(err)) throw err;
+  }
 }
 
 export interface DeploymentInput {

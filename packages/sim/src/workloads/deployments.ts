@@ -75,8 +75,22 @@ export function registerDeployments(sim: SimContext): void {
     .complete(async (req, ctx) => {
       const d = await ctx.cache.get(Deployments, req.name, req.namespace);
       if (!d || d.metadata.deletionTimestamp) return undefined;
-      return new DeploymentSync(sim, ctx, d, await ownedReplicaSets(ctx, d)).run();
+      try {
+        return await new DeploymentSync(sim, ctx, d, await ownedReplicaSets(ctx, d)).run();
+      } catch (err) {
+        // A write answered 404 because the Deployment was deleted while this pass ran (its status, its revision
+        // annotation): its delete event follows, and a retry would only repeat the 404. Any other 404 (a
+        // ReplicaSet gone) is retried.
+        if (isNotFound(err) && (await gone(ctx, d))) return undefined;
+        throw err;
+      }
     });
+}
+
+/** is the Deployment this pass worked on no longer on the server (deleted, or replaced by a new one)? */
+async function gone(ctx: ReconcileContext, d: Deployment): Promise<boolean> {
+  const live = await ctx.client.getOrUndefined(Deployments, d.metadata.name!, d.metadata.namespace);
+  return !live || live.metadata.uid !== d.metadata.uid;
 }
 
 /** the live ReplicaSets the Deployment controls */
