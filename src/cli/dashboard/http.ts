@@ -5,9 +5,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { HttpError } from '@modelplane/runtime/serve';
 
 export const TOKEN_COOKIE = 'modelplane_dashboard_token';
-const MAX_BODY = 1 << 20;
+/** the largest request body the dashboard accepts (a ModelDeployment form is a few hundred bytes) */
+export const DASHBOARD_MAX_BODY_BYTES = 1 << 20;
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -22,6 +24,8 @@ const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
   'Content-Security-Policy':
     "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
 };
@@ -40,8 +44,39 @@ function sameToken(given: string | undefined, token: string): boolean {
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return undefined;
+    }
   }
+  return undefined;
+}
+
+/**
+ * Why a write may not proceed, or undefined: it must be JSON (no HTML form can send that without CORS) and,
+ * when the browser names its origin, come from this very page: `Origin: null` (sandboxed frames, file: pages,
+ * redirects) and anything that is not a URL are foreign.
+ */
+export function writeRefusal(req: IncomingMessage): string | undefined {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (!/^application\/json\s*(;|$)/.test(type))
+    return `writes must be JSON: send "Content-Type: application/json" (got ${JSON.stringify(type || 'none')})`;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    return `writes must come from the dashboard's own page (Sec-Fetch-Site: ${site})`;
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  let host: string | undefined;
+  try {
+    const parsed = new URL(origin);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') host = parsed.host;
+  } catch {
+    host = undefined;
+  }
+  if (host === undefined || host !== req.headers.host)
+    return `writes must come from the dashboard's own page, not from Origin ${JSON.stringify(origin.slice(0, 200))}`;
   return undefined;
 }
 
@@ -62,12 +97,9 @@ export function admit(req: IncomingMessage, res: ServerResponse, url: URL, polic
     return false;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const origin = req.headers.origin;
-    if (
-      !(req.headers['content-type'] ?? '').startsWith('application/json') ||
-      (origin && new URL(origin).host !== req.headers.host)
-    ) {
-      sendJson(res, 403, { error: 'writes must be same-origin JSON requests' });
+    const refused = writeRefusal(req);
+    if (refused) {
+      sendJson(res, 403, { error: refused });
       return false;
     }
   }
@@ -103,20 +135,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-export async function readJson(req: IncomingMessage): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new RangeError('request body larger than 1 MiB');
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-}
-
 /** a Server-Sent Events stream: `send(event, data)`, a keep-alive comment, and cleanup when the browser leaves */
 export function openEventStream(
-  req: IncomingMessage,
+  _req: IncomingMessage,
   res: ServerResponse,
   onClose: () => void,
 ): (event: string, data: unknown) => void {
@@ -129,7 +150,8 @@ export function openEventStream(
   });
   res.write('retry: 2000\n\n');
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  req.on('close', () => {
+  // the response's close is the browser leaving (the request's own close fires once its body is read)
+  res.on('close', () => {
     clearInterval(keepAlive);
     onClose();
   });
@@ -138,7 +160,13 @@ export function openEventStream(
 
 /** serves a file of the built front end; unknown paths get index.html (the app routes in the browser) */
 export function serveStatic(res: ServerResponse, root: string, pathname: string): void {
-  const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    throw new HttpError(400, `the path ${JSON.stringify(pathname.slice(0, 200))} is not valid percent-encoding`);
+  }
+  const rel = normalize(decoded).replace(/^([/\\])+/, '');
   let file = join(root, rel);
   if (!file.startsWith(root + sep) || !existsSync(file) || statSync(file).isDirectory())
     file = join(root, 'index.html');
@@ -148,5 +176,8 @@ export function serveStatic(res: ServerResponse, root: string, pathname: string)
     'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
     'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
   });
-  createReadStream(file).pipe(res);
+  // a file that vanished between the check and the read ends this response, not the process
+  createReadStream(file)
+    .on('error', () => res.destroy())
+    .pipe(res);
 }

@@ -6,14 +6,14 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
-import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { LoadRunner } from './load.ts';
+import type { DecisionFeed } from './panels/autoscaler.ts';
 import { type DashboardServer, startDashboardServer } from './server.ts';
 import { DashboardState } from './state.ts';
 
+export { LoadRefusal, type LoadRunner } from './load.ts';
 export type { DecisionFeed, DecisionLike } from './panels/autoscaler.ts';
 export type { DashboardServer } from './server.ts';
-export { LoadRefusal, type LoadRunner } from './load.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
@@ -70,6 +70,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       user: opts.user,
       logger: opts.logger,
       ...(opts.readOnly ? { readOnly: true } : {}),
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
       ...(opts.feed ? { feed: opts.feed } : {}),
       ...(opts.load ? { load: opts.load } : {}),
     });

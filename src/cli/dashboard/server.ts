@@ -8,14 +8,23 @@ import type { AddressInfo } from 'node:net';
 import { ApiError } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { HttpError, parseJsonBody, serveGuarded } from '@modelplane/runtime/serve';
 import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
 import { type DetailExtras, resourceDetail } from './detail.ts';
+import {
+  type AccessPolicy,
+  admit,
+  DASHBOARD_MAX_BODY_BYTES,
+  isLoopback,
+  openEventStream,
+  sendJson,
+  serveStatic,
+} from './http.ts';
 import { LoadRefusal, type LoadRunner } from './load.ts';
-import { type AccessPolicy, admit, isLoopback, openEventStream, readJson, sendJson, serveStatic } from './http.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
 import type { DashboardInfo, SnapshotMessage } from './types.ts';
-import { validateForm } from './validate.ts';
+import { type FormContext, formObject, validateForm } from './validate.ts';
 
 export interface DashboardServerOptions {
   state: DashboardState;
@@ -27,6 +36,8 @@ export interface DashboardServerOptions {
   cluster: string;
   user: string;
   readOnly?: boolean;
+  /** the only namespace it serves (`-n`): the form creates nowhere else */
+  namespace?: string;
   /** the autoscaler's decision history, when it runs in this process */
   feed?: DecisionFeed;
   /** sends load to a variant's Service (the "send load" button), when this dashboard can */
@@ -107,15 +118,22 @@ async function sendLoad(res: ServerResponse, opts: DashboardServerOptions, key: 
   }
 }
 
-async function create(req: IncomingMessage, res: ServerResponse, state: DashboardState): Promise<void> {
-  const body = await readJson(req);
-  const checked = validateForm(body, {
-    providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
-    served: await servedApis(state),
-  });
+async function formContext(opts: DashboardServerOptions): Promise<FormContext> {
+  return {
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    providers: opts.state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
+    served: await servedApis(opts.state),
+  };
+}
+
+/** creates the ModelDeployment the form describes: the object is built here, the body only gives its values */
+async function create(res: ServerResponse, body: unknown, opts: DashboardServerOptions): Promise<void> {
+  const checked = validateForm(body, await formContext(opts));
   if (checked.errors.length > 0) return sendJson(res, 422, checked);
   try {
-    const created = await state.client.withFieldManager('modelplane-dashboard').create(body as KubeObject);
+    const created = await opts.state.client
+      .withFieldManager('modelplane-dashboard')
+      .create(formObject(body) as unknown as KubeObject);
     sendJson(res, 201, {
       key: `kubeairunway.ai/ModelDeployment/${created.metadata.namespace}/${created.metadata.name}`,
       warnings: checked.warnings,
@@ -132,6 +150,7 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
+  body: Buffer,
   opts: DashboardServerOptions,
   info: () => DashboardInfo,
 ): Promise<void> {
@@ -141,7 +160,10 @@ async function route(
   if (p === '/api/stream') return streamOverview(req, res, state, info);
   const extras: DetailExtras = { ...(opts.feed ? { feed: opts.feed } : {}), ...(opts.load ? { load: opts.load } : {}) };
   if (p === '/api/stream/resource') return streamResource(req, res, state, url.searchParams.get('key') ?? '', extras);
-  if (p === '/api/load' && req.method === 'POST') return sendLoad(res, opts, url.searchParams.get('key') ?? '');
+  if (p === '/api/load' && req.method === 'POST') {
+    if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
+    return sendLoad(res, opts, url.searchParams.get('key') ?? '');
+  }
   if (p === '/api/resources') return sendJson(res, 200, state.summaries());
   if (p === '/api/resource') {
     const detail = resourceDetail(state, url.searchParams.get('key') ?? '', extras);
@@ -155,21 +177,15 @@ async function route(
       200,
       state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name),
     );
-  if (p === '/api/modeldeployments/validate' && req.method === 'POST') {
-    return sendJson(
-      res,
-      200,
-      validateForm(await readJson(req), {
-        providers: state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
-        served: await servedApis(state),
-      }),
-    );
-  }
+  if (p === '/api/modeldeployments/validate' && req.method === 'POST')
+    return sendJson(res, 200, validateForm(parseJsonBody(body), await formContext(opts)));
   if (p === '/api/modeldeployments' && req.method === 'POST') {
     if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
-    return create(req, res, state);
+    return create(res, parseJsonBody(body), opts);
   }
-  if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p}` });
+  if (p.startsWith('/api/')) return sendJson(res, 404, { error: `unknown API path ${p.slice(0, 200)}` });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    throw new HttpError(405, `${req.method} is not served here: the dashboard's pages are read with GET`);
   if (!existsSync(opts.staticDir))
     return sendJson(res, 503, {
       error: `the dashboard's front end is not built (${opts.staticDir} is missing): run npm run build:web`,
@@ -189,18 +205,18 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
     hidden: state.hidden,
     readOnly: opts.readOnly === true,
   });
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://dashboard');
-    if (!admit(req, res, url, policy)) return;
-    route(req, res, url, opts, info).catch((err) => {
-      opts.logger.warn('dashboard request failed', { path: url.pathname, error: err });
-      if (!res.headersSent)
-        sendJson(res, err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, {
-          error: (err as Error).message,
-        });
-      else res.end();
-    });
-  });
+  const server: Server = serveGuarded(
+    createServer(),
+    {
+      name: 'the dashboard',
+      maxBodyBytes: DASHBOARD_MAX_BODY_BYTES,
+      sendError: (res, status, error) => sendJson(res, status, { error }),
+      onError: (error, req) => opts.logger.warn('dashboard request failed', { path: req.url?.slice(0, 200), error }),
+    },
+    async (req, res, { url, body }) => {
+      if (admit(req, res, url, policy)) await route(req, res, url, body, opts, info);
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

@@ -12,9 +12,12 @@ import { providerApiServed } from '../../controllers/kubeairunway/served-apis.ts
 import { defaultModelDeployment, validateModelDeployment } from '../../controllers/kubeairunway/validation/index.ts';
 import type { ValidationResponse } from './types.ts';
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export interface FormContext {
+  /** the only namespace the dashboard was started for (`-n`), if any */
+  namespace?: string;
   providers?: readonly InferenceProviderConfig[];
   /** `group/version` of every served API, to tell whether a named provider's CRD is installed */
   served?: ReadonlySet<string>;
@@ -37,14 +40,90 @@ function metadataErrors(md: Partial<ModelDeployment>): ValidationResponse['error
   return errors;
 }
 
-export function validateForm(input: unknown, ctx: FormContext = {}): ValidationResponse {
-  if (input === null || typeof input !== 'object' || Array.isArray(input))
-    return { errors: [{ field: '', message: 'the request body must be a ModelDeployment object' }], warnings: [] };
-  const md = {
-    ...(input as Partial<ModelDeployment>),
+const TOP_LEVEL = new Set(['apiVersion', 'kind', 'metadata', 'spec']);
+const METADATA = new Set(['name', 'namespace', 'labels', 'annotations']);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * What the body names that the form does not write: another kind or API version, a field beside metadata
+ * and spec (a Role's rules, a binding's subjects, a status), metadata beyond name/namespace/labels/annotations,
+ * a namespace outside the dashboard's. The dashboard creates ModelDeployments and nothing else.
+ */
+function shapeErrors(input: Record<string, unknown>, ctx: FormContext): ValidationResponse['errors'] {
+  const errors: ValidationResponse['errors'] = [];
+  const creates = `this dashboard creates only ${MODEL_DEPLOYMENT_KIND} (${KAR_API_VERSION})`;
+  if (input.kind !== undefined && input.kind !== MODEL_DEPLOYMENT_KIND)
+    errors.push({ field: 'kind', message: `kind: Unsupported value: ${JSON.stringify(input.kind)}: ${creates}` });
+  if (input.apiVersion !== undefined && input.apiVersion !== KAR_API_VERSION)
+    errors.push({
+      field: 'apiVersion',
+      message: `apiVersion: Unsupported value: ${JSON.stringify(input.apiVersion)}: ${creates}`,
+    });
+  for (const key of Object.keys(input).filter((k) => !TOP_LEVEL.has(k)))
+    errors.push({ field: key, message: `unknown field ${JSON.stringify(key)}: ${creates}, from metadata and spec` });
+  const meta = input.metadata;
+  if (meta !== undefined && !isObject(meta))
+    errors.push({ field: 'metadata', message: 'metadata: Invalid value: must be an object' });
+  if (isObject(meta)) errors.push(...metadataShapeErrors(meta, ctx));
+  return errors;
+}
+
+function metadataShapeErrors(meta: Record<string, unknown>, ctx: FormContext): ValidationResponse['errors'] {
+  const errors: ValidationResponse['errors'] = [];
+  for (const key of Object.keys(meta).filter((k) => !METADATA.has(k)))
+    errors.push({
+      field: `metadata.${key}`,
+      message: `unknown field "metadata.${key}": the form sets only name, namespace, labels and annotations`,
+    });
+  for (const key of ['labels', 'annotations'] as const)
+    if (
+      meta[key] !== undefined &&
+      !(isObject(meta[key]) && Object.values(meta[key]).every((v) => typeof v === 'string'))
+    )
+      errors.push({ field: `metadata.${key}`, message: `metadata.${key}: Invalid value: must map strings to strings` });
+  if (meta.name !== undefined && typeof meta.name !== 'string')
+    errors.push({ field: 'metadata.name', message: 'metadata.name: Invalid value: must be a string' });
+  const ns = meta.namespace;
+  if (ns !== undefined && typeof ns !== 'string')
+    errors.push({ field: 'metadata.namespace', message: 'metadata.namespace: Invalid value: must be a string' });
+  else if (ns && (ns.length > 63 || !DNS_LABEL.test(ns)))
+    errors.push({
+      field: 'metadata.namespace',
+      message: `metadata.namespace: Invalid value: ${JSON.stringify(ns.slice(0, 100))}: a lowercase RFC 1123 label of at most 63 characters`,
+    });
+  else if (ctx.namespace && ns && ns !== ctx.namespace)
+    errors.push({
+      field: 'metadata.namespace',
+      message: `metadata.namespace: Forbidden: this dashboard serves namespace ${ctx.namespace} only`,
+    });
+  return errors;
+}
+
+/** the object the dashboard creates: the kind, version and fields are its own; only the form's values come from the body */
+export function formObject(input: unknown): ModelDeployment {
+  const body = isObject(input) ? input : {};
+  const meta = isObject(body.metadata) ? body.metadata : {};
+  return {
     apiVersion: KAR_API_VERSION,
     kind: MODEL_DEPLOYMENT_KIND,
+    metadata: {
+      name: String(meta.name ?? ''),
+      namespace: String(meta.namespace ?? ''),
+      ...(isObject(meta.labels) ? { labels: meta.labels as Record<string, string> } : {}),
+      ...(isObject(meta.annotations) ? { annotations: meta.annotations as Record<string, string> } : {}),
+    },
+    spec: (isObject(body.spec) ? body.spec : {}) as ModelDeployment['spec'],
   } as ModelDeployment;
+}
+
+export function validateForm(input: unknown, ctx: FormContext = {}): ValidationResponse {
+  if (!isObject(input))
+    return { errors: [{ field: '', message: 'the request body must be a ModelDeployment object' }], warnings: [] };
+  const shape = shapeErrors(input, ctx);
+  if (shape.length > 0) return { errors: shape, warnings: [] };
+  const md = formObject(input);
+  if (input.spec !== undefined && !isObject(input.spec))
+    return { errors: [{ field: 'spec', message: 'spec: Invalid value: must be an object' }], warnings: [] };
   const errors = metadataErrors(md);
   const parsed = modelDeploymentSpecSchema.safeParse(md.spec ?? {});
   if (!parsed.success) {

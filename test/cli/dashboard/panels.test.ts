@@ -10,10 +10,10 @@ import {
   type AutoscalerHistory,
   autoscalerPanel,
   formatNumber,
-  scaleMarkers,
-  thresholdsFor,
   HISTORY_LIMIT,
   recordAutoscalerPoint,
+  scaleMarkers,
+  thresholdsFor,
 } from '../../../src/cli/dashboard/panels/autoscaler.ts';
 import { configPanels } from '../../../src/cli/dashboard/panels/config.ts';
 import { routePanel } from '../../../src/cli/dashboard/panels/route.ts';
