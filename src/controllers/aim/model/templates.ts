@@ -102,10 +102,13 @@ function fromCustom(model: AnyModel, t: AIMCustomTemplate, i: number): KubeObjec
   });
 }
 
-/** one template per recommended deployment (image models) plus the custom ones; none when templates are off */
+/**
+ * One template per recommended deployment (image models) plus the custom ones. `createServiceTemplates:
+ * false` turns off the generated ones only: the custom templates the user listed are still created.
+ */
 export function plannedTemplates(model: AnyModel, metadata: AIMImageMetadata | undefined): KubeObject[] {
-  if (model.spec.discovery?.createServiceTemplates === false) return [];
   const custom = (model.spec.customTemplates ?? []).map((t, i) => fromCustom(model, t, i));
+  if (model.spec.discovery?.createServiceTemplates === false) return custom;
   if (model.spec.modelSources?.length) {
     // a custom model: its custom templates, or one from spec.custom.hardware
     return custom.length > 0 ? custom : [fromCustom(model, {}, 0)];
