@@ -1,11 +1,12 @@
 // The image's entry for suites that run the chart's containers on this machine (test/deploy/processes.ts):
-// the bundle deploy/Dockerfile's build stage makes (scripts/build-image.mjs), built into a folder laid out like
-// the image's WORKDIR inside the repository (so its npm imports resolve to the repository's node_modules), and
+// the bundle deploy/Dockerfile's build stage makes (scripts/build-image.mjs), built into a temporary folder laid
+// out like the image's WORKDIR (the bundle holds its npm dependencies: it needs no node_modules beside it), and
 // the image's ENTRYPOINT and ENV read from the Dockerfile. A container then runs exactly as in the image: the
 // same file, the chart's args, the image's environment.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ContainerCommand, containerCommand, parseDockerfile, type Stage } from './dockerfile.ts';
 
 export interface ImageEntry {
@@ -19,8 +20,7 @@ export interface ImageEntry {
 
 export async function buildImageEntry(): Promise<ImageEntry> {
   const image = parseDockerfile(readFileSync('deploy/Dockerfile', 'utf8')).image;
-  mkdirSync('.modelplane', { recursive: true });
-  const appDir = mkdtempSync(resolve('.modelplane', 'image-'));
+  const appDir = mkdtempSync(join(tmpdir(), 'modelplane-image-entry-'));
   await new Promise<void>((done, fail) =>
     execFile(process.execPath, ['scripts/build-image.mjs', join(appDir, 'dist')], (err, _out, stderr) =>
       err ? fail(new Error(`scripts/build-image.mjs failed: ${stderr}`)) : done(),
