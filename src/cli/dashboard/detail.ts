@@ -9,6 +9,7 @@ import type { LoadRunner } from './load.ts';
 import { autoscalerPanel, type DecisionFeed } from './panels/autoscaler.ts';
 import { configPanels } from './panels/config.ts';
 import { routePanel } from './panels/route.ts';
+import { podsOf, podView } from './pods.ts';
 import { sanitizeObject } from './sanitize.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
@@ -182,17 +183,18 @@ export function resourceDetail(
         };
   });
   const events = eventsOf(state, obj, children);
+  const family = [...state.objects('resource'), ...state.objects('child')];
+  const pods = podsOf(obj, family, state.ofKind('Pod', '')).map((p) => podView(p, keyOf(p)));
   return {
     summary: summaryOf(obj),
+    pods,
     conditions: conditionsOf(obj),
     events,
-    children: children.map((c) => childOf(c, state.find(keyOf(c)) !== undefined && isResourceKind(state, c))),
+    // every child the dashboard sees has its own page, built-in kinds (Deployment, HTTPRoute, Pod…) included
+    children: children.map((c) => childOf(c, state.find(keyOf(c)) !== undefined)),
     owners,
     panels: panelsOf(state, obj, children, events, extras),
     object: sanitizeObject(obj),
+    managedFields: obj.metadata.managedFields ?? [],
   };
-}
-
-function isResourceKind(state: DashboardState, obj: KubeObject): boolean {
-  return state.kinds.some((k) => k.kind === obj.kind);
 }

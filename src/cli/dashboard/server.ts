@@ -21,6 +21,7 @@ import {
   serveStatic,
 } from './http.ts';
 import { LoadRefusal, type LoadRunner } from './load.ts';
+import { streamLogs } from './logs.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
 import type { DashboardInfo, SnapshotMessage } from './types.ts';
@@ -160,6 +161,8 @@ async function route(
   if (p === '/api/stream') return streamOverview(req, res, state, info);
   const extras: DetailExtras = { ...(opts.feed ? { feed: opts.feed } : {}), ...(opts.load ? { load: opts.load } : {}) };
   if (p === '/api/stream/resource') return streamResource(req, res, state, url.searchParams.get('key') ?? '', extras);
+  if (p === '/api/stream/logs')
+    return streamLogs(req, res, state, url.searchParams.get('key') ?? '', url.searchParams.get('container'));
   if (p === '/api/load' && req.method === 'POST') {
     if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
     return sendLoad(res, opts, url.searchParams.get('key') ?? '');

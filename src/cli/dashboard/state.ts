@@ -14,6 +14,8 @@ import type { KindInfo, ResourceSummary } from './types.ts';
 /** kinds modelplane's controllers and providers create as children, watched when served and readable */
 export const CHILD_KINDS: ReadonlyArray<[apiVersion: string, kind: string]> = [
   ['apps/v1', 'Deployment'],
+  ['apps/v1', 'ReplicaSet'],
+  ['v1', 'Pod'],
   ['v1', 'Service'],
   ['v1', 'ConfigMap'],
   ['v1', 'PersistentVolumeClaim'],

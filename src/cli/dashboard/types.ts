@@ -131,8 +131,25 @@ export interface ChainPanel {
 
 export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel;
 
+/** a pod behind a resource, as `kubectl get pods -o wide` and `describe` would show it */
+export interface PodView {
+  key: string;
+  namespace: string;
+  name: string;
+  phase: string;
+  ready: boolean;
+  node: string;
+  restarts: number;
+  containers: string[];
+  /** why it is not running (ready) yet: unschedulable, image pull, crash loop… */
+  reason?: string;
+  createdAt?: string;
+}
+
 export interface ResourceDetail {
   summary: ResourceSummary;
+  /** the pods its workloads select or own (empty for a pod itself) */
+  pods: PodView[];
   conditions: ConditionView[];
   events: EventView[];
   children: ChildView[];
@@ -140,6 +157,8 @@ export interface ResourceDetail {
   panels: Panel[];
   /** the object as stored, without managedFields or last-applied annotations */
   object: unknown;
+  /** the managedFields left out of `object`: who wrote which fields (shown folded) */
+  managedFields: unknown[];
 }
 
 export interface DashboardInfo {

@@ -1,11 +1,13 @@
 // One resource's page: state, the kind's own panel (provider choice, route, generated config, autoscaler
 // chart), conditions, children, events and the stored object; live from the backend's stream.
-import type { ChildView, ConditionView, EventView, Panel } from '../../../src/cli/dashboard/types.ts';
+import { stringify } from 'yaml';
+import type { ChildView, ConditionView, EventView, Panel, PodView } from '../../../src/cli/dashboard/types.ts';
 import { age, resourceHref, useResource } from '../api.ts';
 import { AutoscalerChart } from '../panels/Autoscaler.tsx';
 import { ConfigView } from '../panels/Config.tsx';
 import { RouteView } from '../panels/Route.tsx';
 import { SelectionView } from '../panels/Selection.tsx';
+import { PodLogs } from '../panels/Logs.tsx';
 import { StatusBadge } from '../Status.tsx';
 
 function Conditions({ conditions }: { conditions: ConditionView[] }) {
@@ -62,6 +64,42 @@ function Related({ items, empty }: { items: ChildView[]; empty: string }) {
               <StatusBadge tone={c.tone} state={c.state} />
             </td>
             <td>{c.reason || '-'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Pods({ pods }: { pods: PodView[] }) {
+  if (pods.length === 0) return <p>No pods of this resource are visible.</p>;
+  return (
+    <table className="pods">
+      <thead>
+        <tr>
+          <th scope="col">Pod</th>
+          <th scope="col">Phase</th>
+          <th scope="col">Ready</th>
+          <th scope="col">Node</th>
+          <th scope="col">Restarts</th>
+          <th scope="col">Why not running</th>
+          <th scope="col">Age</th>
+        </tr>
+      </thead>
+      <tbody>
+        {pods.map((p) => (
+          <tr key={p.key} data-pod={p.name}>
+            <td>
+              <a href={resourceHref(p.key)}>{p.name}</a>
+            </td>
+            <td>
+              <StatusBadge tone={p.ready ? 'ok' : p.reason ? 'fail' : 'progress'} state={p.phase} />
+            </td>
+            <td>{p.ready ? 'yes' : 'no'}</td>
+            <td>{p.node || '-'}</td>
+            <td>{p.restarts}</td>
+            <td className="message">{p.reason ?? '-'}</td>
+            <td>{age(p.createdAt)}</td>
           </tr>
         ))}
       </tbody>
@@ -173,6 +211,12 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
     <article className="detail" data-key={s.key}>
       <p className="crumbs">
         <a href="#/">Overview</a> / {s.kind}
+        {detail.owners.map((o) => (
+          <span key={`${o.kind}/${o.name}`}>
+            {' '}
+            · owned by {o.kind} {o.key ? <a href={resourceHref(o.key)}>{o.name}</a> : o.name}
+          </span>
+        ))}
       </p>
       <h1>
         {s.kind} {s.namespace ? `${s.namespace}/` : ''}
@@ -185,6 +229,13 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
       {detail.panels.map((p) => (
         <PanelView key={`${p.kind}-${p.kind === 'config' ? p.title : ''}`} panel={p} resourceKey={s.key} />
       ))}
+      {s.kind === 'Pod' && <PodLogs podKey={s.key} />}
+      {detail.pods.length > 0 || s.kind !== 'Pod' ? (
+        <section aria-labelledby="h-pods">
+          <h2 id="h-pods">Pods</h2>
+          <Pods pods={detail.pods} />
+        </section>
+      ) : null}
       <section aria-labelledby="h-conditions">
         <h2 id="h-conditions">Conditions</h2>
         <Conditions conditions={detail.conditions} />
@@ -206,8 +257,14 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
       <section aria-labelledby="h-object">
         <h2 id="h-object">Stored object</h2>
         <details>
-          <summary>Show the object as stored (managedFields omitted)</summary>
-          <pre>{JSON.stringify(detail.object, null, 2)}</pre>
+          <summary>Show the object as stored (YAML)</summary>
+          <pre className="yaml">{stringify(detail.object)}</pre>
+          {detail.managedFields.length > 0 && (
+            <details className="managed">
+              <summary>metadata.managedFields: {detail.managedFields.length} entries (who wrote which fields)</summary>
+              <pre>{stringify(detail.managedFields)}</pre>
+            </details>
+          )}
         </details>
       </section>
     </article>

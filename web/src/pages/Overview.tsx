@@ -6,10 +6,15 @@ import { StatusBadge } from '../Status.tsx';
 
 const PRIMARY = ['ModelDeployment', 'AIMService', 'LlamaStackDistribution', 'VariantAutoscaling'];
 
-function groupByKind(resources: Iterable<ResourceSummary>, filter: string): Map<string, ResourceSummary[]> {
+function groupByKind(
+  resources: Iterable<ResourceSummary>,
+  filter: string,
+  namespace: string,
+): Map<string, ResourceSummary[]> {
   const f = filter.trim().toLowerCase();
   const groups = new Map<string, ResourceSummary[]>();
   for (const r of resources) {
+    if (namespace !== ALL && r.namespace !== namespace) continue;
     if (f && !`${r.kind} ${r.namespace}/${r.name} ${r.state} ${r.reason} ${r.detail ?? ''}`.toLowerCase().includes(f))
       continue;
     let g = groups.get(r.kind);
@@ -31,16 +36,59 @@ function kindOrder(kinds: string[]): string[] {
 
 /** rows shown per kind until the user asks for all: a screenful or two paints fast with thousands of objects */
 const PAGE = 100;
+const ALL = '';
+
+type Column = 'name' | 'namespace' | 'state' | 'reason' | 'age';
+const COLUMNS: Array<[Column, string]> = [
+  ['name', 'Name'],
+  ['namespace', 'Namespace'],
+  ['state', 'State'],
+  ['reason', 'Reason'],
+];
+interface Sort {
+  by: Column;
+  dir: 1 | -1;
+}
+
+function compare(a: ResourceSummary, b: ResourceSummary, by: Column): number {
+  if (by === 'age') return (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
+  return (a[by] ?? '').localeCompare(b[by] ?? '') || a.name.localeCompare(b.name);
+}
+
+/** a column header that sorts its table: click again to reverse (aria-sort says which way) */
+function SortHeader({
+  column,
+  label,
+  sort,
+  onSort,
+}: {
+  column: Column;
+  label: string;
+  sort?: Sort;
+  onSort(c: Column): void;
+}) {
+  const active = sort?.by === column;
+  return (
+    <th scope="col" aria-sort={active ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className="sort" onClick={() => onSort(column)}>
+        {label}
+        <span aria-hidden="true">{active ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+      </button>
+    </th>
+  );
+}
 
 function KindTable({ kind, rows }: { kind: string; rows: ResourceSummary[] }) {
   const [all, setAll] = useState(false);
+  const [sort, setSort] = useState<Sort>();
   const ready = rows.filter((r) => r.ready).length;
   const id = `kind-${kind}`;
-  // the ones that need attention first, then by namespace and name
-  const shown =
-    all || rows.length <= PAGE
-      ? rows
-      : [...rows.filter((r) => !r.ready), ...rows.filter((r) => r.ready)].slice(0, PAGE);
+  const onSort = (by: Column) => setSort((s) => ({ by, dir: s?.by === by && s.dir === 1 ? -1 : 1 }));
+  // unsorted: the ones that need attention first, then by namespace and name; sorted: by the column
+  const ordered = sort
+    ? [...rows].sort((a, b) => sort.dir * compare(a, b, sort.by))
+    : [...rows.filter((r) => !r.ready), ...rows.filter((r) => r.ready)];
+  const shown = all || rows.length <= PAGE ? ordered : ordered.slice(0, PAGE);
   return (
     <section className="kind" aria-labelledby={id}>
       <h2 id={id}>
@@ -52,12 +100,11 @@ function KindTable({ kind, rows }: { kind: string; rows: ResourceSummary[] }) {
       <table>
         <thead>
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Namespace</th>
-            <th scope="col">State</th>
-            <th scope="col">Reason</th>
+            {COLUMNS.map(([c, label]) => (
+              <SortHeader key={c} column={c} label={label} sort={sort} onSort={onSort} />
+            ))}
             <th scope="col">Details</th>
-            <th scope="col">Age</th>
+            <SortHeader column="age" label="Age" sort={sort} onSort={onSort} />
           </tr>
         </thead>
         <tbody>
@@ -88,7 +135,15 @@ function KindTable({ kind, rows }: { kind: string; rows: ResourceSummary[] }) {
 
 export function OverviewPage({ overview }: { overview: Overview }) {
   const [filter, setFilter] = useState('');
-  const groups = useMemo(() => groupByKind(overview.resources.values(), filter), [overview.resources, filter]);
+  const [namespace, setNamespace] = useState(ALL);
+  const groups = useMemo(
+    () => groupByKind(overview.resources.values(), filter, namespace),
+    [overview.resources, filter, namespace],
+  );
+  const namespaces = useMemo(
+    () => [...new Set([...overview.resources.values()].map((r) => r.namespace).filter(Boolean))].sort(),
+    [overview.resources],
+  );
   const loaded = overview.info !== undefined;
   const marked = useRef(false);
   useEffect(() => {
@@ -118,6 +173,15 @@ export function OverviewPage({ overview }: { overview: Overview }) {
         <p className="note">Not visible with your credentials: {overview.info.hidden.join(', ')}</p>
       )}
       <div className="toolbar">
+        <label htmlFor="namespace">Namespace</label>
+        <select id="namespace" value={namespace} onChange={(e) => setNamespace(e.target.value)}>
+          <option value={ALL}>All namespaces</option>
+          {namespaces.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
         <label htmlFor="filter">Filter</label>
         <input
           id="filter"

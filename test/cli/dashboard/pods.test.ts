@@ -1,0 +1,108 @@
+// Drill-down, pure: which pods a resource's page shows (through owners and workload selectors, never another
+// namespace's), why a pod is not running in the cluster's own words, and what a log stream sends next.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '@modelplane/runtime/meta';
+import { logDelta } from '../../../src/cli/dashboard/logs.ts';
+import { descendants, pendingReason, podsOf, podView } from '../../../src/cli/dashboard/pods.ts';
+
+const obj = (kind: string, name: string, extra: Record<string, unknown> = {}, owner?: string, ns = 'q') =>
+  ({
+    apiVersion: 'v1',
+    kind,
+    metadata: {
+      name,
+      namespace: ns,
+      uid: `uid-${kind}-${name}-${ns}`,
+      ...(owner ? { ownerReferences: [{ apiVersion: 'x', kind: 'X', name: 'o', uid: owner }] } : {}),
+      ...((extra.metadata as object) ?? {}),
+    },
+    ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'metadata')),
+  }) as unknown as KubeObject;
+
+describe('the pods of a resource', () => {
+  const md = obj('ModelDeployment', 'm');
+  const ws = obj('Workspace', 'm', {}, md.metadata.uid);
+  const dep = obj('Deployment', 'm', { spec: { selector: { matchLabels: { app: 'm' } } } }, ws.metadata.uid);
+  const other = obj('Deployment', 'other', { spec: { selector: { matchLabels: { app: 'other' } } } });
+  const pod = (name: string, labels: Record<string, string>, ns = 'q', extra: Record<string, unknown> = {}) =>
+    obj('Pod', name, { metadata: { labels }, ...extra }, undefined, ns);
+  const pods = [
+    pod('m-1', { app: 'm' }),
+    pod('m-2', { app: 'm', extra: 'y' }),
+    pod('o-1', { app: 'other' }),
+    pod('m-x', { app: 'm' }, 'elsewhere'),
+  ];
+
+  it('follows ownership down to the workload and its selector; another namespace is never included', () => {
+    assert.deepEqual(
+      descendants(md, [md, ws, dep, other]).map((o) => `${o.kind}/${o.metadata.name}`),
+      ['ModelDeployment/m', 'Workspace/m', 'Deployment/m'],
+    );
+    assert.deepEqual(
+      podsOf(md, [md, ws, dep, other], pods).map((p) => p.metadata.name),
+      ['m-1', 'm-2'],
+    );
+    assert.deepEqual(
+      podsOf(other, [other], pods).map((p) => p.metadata.name),
+      ['o-1'],
+    );
+    assert.deepEqual(podsOf(pods[0]!, [], pods), [], 'a pod page lists no pods');
+  });
+
+  it('a pod owned directly (a Job, a StatefulSet) counts without a selector', () => {
+    const job = obj('Job', 'j');
+    const owned = obj('Pod', 'j-abc', {}, job.metadata.uid);
+    assert.deepEqual(
+      podsOf(job, [job], [owned]).map((p) => p.metadata.name),
+      ['j-abc'],
+    );
+  });
+
+  it('why a pod is not running, in the words the cluster used', () => {
+    const pending = obj('Pod', 'p', {
+      status: {
+        phase: 'Pending',
+        conditions: [
+          { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes have 2 free GPUs' },
+        ],
+      },
+    });
+    assert.equal(pendingReason(pending), 'Unschedulable: 0/6 nodes have 2 free GPUs');
+    const crashing = obj('Pod', 'c', {
+      spec: { nodeName: 'n1', containers: [{ name: 'a' }, { name: 'b' }] },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'False' }],
+        containerStatuses: [
+          { name: 'a', restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' } } },
+          { name: 'b', restartCount: 1, state: { running: {} } },
+        ],
+      },
+    });
+    assert.deepEqual(podView(crashing, 'k'), {
+      key: 'k',
+      namespace: 'q',
+      name: 'c',
+      phase: 'Running',
+      ready: false,
+      node: 'n1',
+      restarts: 4,
+      containers: ['a', 'b'],
+      reason: 'CrashLoopBackOff: back-off 40s',
+    });
+    const ready = obj('Pod', 'r', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+    assert.equal(podView(ready, 'k').reason, undefined, 'a ready pod has no reason');
+  });
+});
+
+describe('a log stream sends only what is new', () => {
+  it('appended lines, a moved tail window, a restart', () => {
+    assert.deepEqual(logDelta('', 'a\nb\n'), { text: 'a\nb\n', reset: true });
+    assert.deepEqual(logDelta('a\nb\n', 'a\nb\nc\n'), { text: 'c\n', reset: false });
+    assert.equal(logDelta('a\nb\n', 'a\nb\n'), undefined);
+    // the last-500-lines window moved on: the old end is found inside the new text
+    assert.deepEqual(logDelta('1\n2\n3\n', '2\n3\n4\n5\n'), { text: '4\n5\n', reset: false });
+    assert.deepEqual(logDelta('old run\n', 'new run\n'), { text: 'new run\n', reset: true });
+  });
+});
