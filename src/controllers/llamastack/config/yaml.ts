@@ -1,66 +1,93 @@
-// Deterministic config.yaml text: map keys sorted at every level, list order kept, no timestamps, so the
-// same input gives byte-identical YAML and therefore the same hash and ConfigMap name.
+// Deterministic config.yaml text that the Llama Stack server reads back as exactly the data written. Map
+// keys are sorted at every level, list order is kept, there are no anchors and no timestamps, so the same
+// input gives byte-identical YAML and therefore the same hash and ConfigMap name.
 //
-// A small emitter for JSON-shaped data instead of the yaml library's stringify, which is ~30× slower and
-// dominated the generator's latency. Anything that is not plainly safe as a bare YAML scalar is written as
-// a JSON string, which is valid YAML (a double-quoted scalar); the tests check that parsing the text
-// gives back the input.
+// The server reads config.yaml with PyYAML's safe_load, a YAML 1.1 reader, so the `yaml` library writes
+// YAML 1.1 here, with two scalar writers of our own where its defaults would be read differently:
+// - numbers: YAML 1.1 floats need a dot and a signed exponent (`1e-7` and `1e+21` are strings to PyYAML),
+//   so an exponent is written `1.0e-7`, `1.0e+21`;
+// - strings: a bare scalar only when it is plainly safe (no indicator, nothing YAML 1.1 resolves to
+//   another type, such as `yes`, `on`, `=`, `1:20`, `0x1F`); everything else double-quoted with every
+//   character outside printable ASCII escaped, because PyYAML refuses C1 control characters in a file and
+//   reads U+0085, U+2028 and U+2029 as line breaks even inside quotes.
 import { createHash } from 'node:crypto';
+import {
+  type CreateNodeOptions,
+  type DocumentOptions,
+  type ScalarTag,
+  type SchemaOptions,
+  stringify,
+  type ToStringOptions,
+} from 'yaml';
 
-// bare scalars that YAML reads back as the same string: no indicators, no leading/trailing space, and not
-// something YAML 1.1/1.2 would read as a number, boolean, null or timestamp
 const PLAIN = /^[A-Za-z_/][A-Za-z0-9_./@+-]*$/;
-const SPECIAL = /^(?:true|false|yes|no|on|off|y|n|null|~|[-+]?(?:\.inf|\.nan)|\d.*)$/i;
+/** plain scalars YAML 1.1 (or 1.2) reads as something other than the string */
+const RESOLVES_TO_OTHER_TYPE =
+  /^(?:y|yes|n|no|true|false|on|off|null|~|=|<<|\.inf|\.nan|[-+]?\.inf|[0-9].*|[-+][0-9.].*|\.[0-9].*)$/i;
 
-function scalar(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  const s = String(v);
-  return PLAIN.test(s) && !SPECIAL.test(s) ? s : JSON.stringify(s);
+function escapeChar(ch: string): string {
+  const c = ch.codePointAt(0)!;
+  if (ch === '"') return '\\"';
+  if (ch === '\\') return '\\\\';
+  if (c >= 0x20 && c < 0x7f) return ch;
+  if (c === 0x0a) return '\\n';
+  if (c === 0x09) return '\\t';
+  if (c < 0x100) return `\\x${c.toString(16).padStart(2, '0')}`;
+  if (c < 0x10000) return `\\u${c.toString(16).padStart(4, '0')}`;
+  return `\\U${c.toString(16).padStart(8, '0')}`;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function emit(v: unknown, indent: string, out: string[]): void {
-  if (Array.isArray(v)) {
-    for (const item of v) {
-      if (isMap(item) && Object.keys(item).length > 0) {
-        const lines: string[] = [];
-        emit(item, `${indent}  `, lines);
-        out.push(`${indent}- ${lines[0]!.slice(indent.length + 2)}`, ...lines.slice(1));
-      } else if (Array.isArray(item) && item.length > 0) {
-        out.push(`${indent}-`);
-        emit(item, `${indent}  `, out);
-      } else out.push(`${indent}- ${inline(item)}`);
-    }
-    return;
-  }
-  for (const k of Object.keys(v as Record<string, unknown>).sort()) {
-    const child = (v as Record<string, unknown>)[k];
-    if (child === undefined) continue;
-    const key = scalar(k);
-    if (isMap(child) && Object.keys(child).length > 0) {
-      out.push(`${indent}${key}:`);
-      emit(child, `${indent}  `, out);
-    } else if (Array.isArray(child) && child.length > 0) {
-      out.push(`${indent}${key}:`);
-      emit(child, indent, out);
-    } else out.push(`${indent}${key}: ${inline(child)}`);
-  }
+function yamlString(s: string): string {
+  if (PLAIN.test(s) && !RESOLVES_TO_OTHER_TYPE.test(s)) return s;
+  let out = '"';
+  for (const ch of s) out += escapeChar(ch);
+  return `${out}"`;
 }
 
-/** empty maps and lists are written inline; everything else is a scalar */
-function inline(v: unknown): string {
-  if (Array.isArray(v)) return '[]';
-  if (isMap(v)) return '{}';
-  return scalar(v);
+/** a number as PyYAML reads it back: an exponent needs a dot in the mantissa and a sign */
+export function yamlNumber(n: number): string {
+  if (Number.isNaN(n)) return '.nan';
+  if (n === Number.POSITIVE_INFINITY) return '.inf';
+  if (n === Number.NEGATIVE_INFINITY) return '-.inf';
+  const s = String(n);
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  const mantissa = s.slice(0, e);
+  const exponent = s.slice(e + 1);
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}e${/^[-+]/.test(exponent) ? exponent : `+${exponent}`}`;
 }
+
+// `test` never matches: these tags only write; when a value fits several tags, the library prefers those
+// with a `test`, and among them the first listed
+const NEVER = /(?!)/;
+const stringTag: ScalarTag = {
+  tag: 'tag:yaml.org,2002:str',
+  default: true,
+  identify: (v) => typeof v === 'string',
+  test: NEVER,
+  resolve: (s) => s,
+  stringify: (item) => yamlString(String(item.value)),
+};
+const numberTag: ScalarTag = {
+  tag: 'tag:yaml.org,2002:float',
+  default: true,
+  identify: (v) => typeof v === 'number',
+  test: NEVER,
+  resolve: (s) => Number(s),
+  stringify: (item) => yamlNumber(Number(item.value)),
+};
+
+const OPTIONS: CreateNodeOptions & DocumentOptions & SchemaOptions & ToStringOptions = {
+  version: '1.1',
+  sortMapEntries: true,
+  lineWidth: 0,
+  indentSeq: false,
+  aliasDuplicateObjects: false,
+  customTags: (tags) => [stringTag, numberTag, ...tags],
+};
 
 export function deterministicYaml(config: Record<string, unknown>): string {
-  const out: string[] = [];
-  emit(config, '', out);
-  return `${out.join('\n')}\n`;
+  return stringify(config, OPTIONS);
 }
 
 export function sha256Hex(text: string): string {
