@@ -71,7 +71,7 @@ function buildEnv(home: string): (step: RunStep) => Record<string, string> {
   });
 }
 
-/** where the replay writes (about 600 MB, mostly the build stage's node_modules): memory when the machine has a tmpfs */
+/** where the replay writes (about 110 MB, mostly the build stage's node_modules): memory when the machine has a tmpfs */
 function scratchParent(): string {
   try {
     accessSync('/dev/shm', constants.W_OK);
