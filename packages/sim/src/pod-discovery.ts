@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { serveGuarded } from '@modelplane/runtime/serve';
 
 interface PodLike extends KubeObject {
   spec?: {
@@ -66,16 +67,15 @@ export interface PodDiscoveryServer {
 }
 
 export async function startPodDiscovery(mgr: Manager): Promise<PodDiscoveryServer> {
-  const server = http.createServer(async (_req, res) => {
-    try {
+  const server = serveGuarded(
+    http.createServer(),
+    { name: 'pod discovery', maxBodyBytes: 64 * 1024 },
+    async (_req, res) => {
       const pods = await mgr.cache.list(DiscoveredPods);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(podTargetGroups(pods)));
-    } catch (err) {
-      res.writeHead(500, { 'Content-Type': 'text/plain' });
-      res.end(`pod discovery failed: ${(err as Error).message}\n`);
-    }
-  });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };

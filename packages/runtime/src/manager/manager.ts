@@ -19,6 +19,7 @@ import type { Controller } from '../controller/controller.ts';
 import { AggregatingRecorder, apiEventSink } from '../events.ts';
 import { type Logger, rootLogger } from '../log.ts';
 import { RuntimeMetrics } from '../metrics.ts';
+import { serveGuarded } from '../serve.ts';
 import { apiLeaseStore, LeaderElector } from './leaderelection.ts';
 
 export interface LeaderElectionConfig {
@@ -309,7 +310,19 @@ export class Manager {
 
   private async listen(port: number, host: string): Promise<void> {
     collectDefaultMetrics({ register: this.metrics.registry });
-    this.server = http.createServer((req, res) => void this.serve(req, res));
+    // metrics and probes are GETs: a body past 64 KiB is refused with 413
+    this.server = serveGuarded(
+      http.createServer(),
+      {
+        name: 'the metrics and probe server',
+        maxBodyBytes: 64 * 1024,
+        sendError: (res, status, message) => {
+          res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end(`${message}\n`);
+        },
+      },
+      (_req, res, { url }) => this.serve(url.pathname, res),
+    );
     this.server.keepAliveTimeout = 5_000;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
@@ -318,8 +331,7 @@ export class Manager {
     this.log.info('serving metrics and probes', { url: this.url });
   }
 
-  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+  private async serve(path: string, res: http.ServerResponse): Promise<void> {
     try {
       if (path === '/metrics') {
         const text = await this.metrics.text();

@@ -10,12 +10,26 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@modelplane/runtime/log';
 import type { Manager } from '@modelplane/runtime/manager';
+import { serveGuarded } from '@modelplane/runtime/serve';
 import type { Listener } from '../operators/gateway-attach.ts';
 import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
 import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** the largest request body a Gateway listener accepts (413 past it) */
+export const GATEWAY_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** hop-by-hop headers end at the proxy; the body goes on with its own Content-Length */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-connection',
+  'content-length',
+]);
 
 export interface GatewayAddress {
   type: string;
@@ -96,7 +110,15 @@ export class GatewayDataPlane implements GatewayAddressSource {
     const servers: http.Server[] = [];
     const addresses: GatewayAddress[] = [];
     for (const l of listeners) {
-      const server = http.createServer((req, res) => void this.handle(namespace, name, req, res));
+      const server = serveGuarded(
+        http.createServer(),
+        {
+          name: `Gateway ${namespace}/${name}`,
+          maxBodyBytes: GATEWAY_MAX_BODY_BYTES,
+          sendError: (res, status, message) => sendError(res, status, message, 'BadRequestError'),
+        },
+        (req, res, { url, body }) => this.handle(namespace, name, req, res, url, body),
+      );
       const bound = await listen(server, l.port, ip);
       servers.push(server);
       const port = (server.address() as AddressInfo).port;
@@ -114,10 +136,15 @@ export class GatewayDataPlane implements GatewayAddressSource {
     return { signature, servers, addresses: unique };
   }
 
-  private async handle(namespace: string, name: string, req: http.IncomingMessage, res: http.ServerResponse) {
+  private async handle(
+    namespace: string,
+    name: string,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    url: URL,
+    body: Buffer,
+  ) {
     try {
-      const body = await readBody(req);
-      const url = new URL(req.url ?? '/', 'http://gateway');
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
       const model = modelOfBody(body, headers['content-type']);
@@ -144,7 +171,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
           `${route}: no ready endpoint behind ${ref.kind ?? 'Service'} ${ref.name}`,
           'ServiceUnavailableError',
         );
-      proxy(req, res, body, headers, targets[this.roundRobin++ % targets.length]!);
+      proxy(req, res, `${url.pathname}${url.search}`, body, headers, targets[this.roundRobin++ % targets.length]!);
     } catch (err) {
       sendError(res, 502, `gateway error: ${(err as Error).message}`, 'BadGatewayError');
     }
@@ -172,40 +199,30 @@ async function listen(server: http.Server, port: number, ip: string): Promise<'a
   }
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) req.destroy(new Error(`request body over ${MAX_BODY_BYTES} bytes`));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function proxy(
   req: http.IncomingMessage,
   res: http.ServerResponse,
+  path: string,
   body: Buffer,
   headers: Record<string, string | undefined>,
   target: string,
 ): void {
   const t = new URL(target);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && k !== 'connection') out[k] = v;
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
   out.host = t.host;
   out['content-length'] = String(body.length);
   const upstream = http.request(
-    { hostname: t.hostname, port: t.port, method: req.method, path: req.url, headers: out },
+    { hostname: t.hostname, port: t.port, method: req.method, path, headers: out },
     (up) => {
+      up.on('error', () => res.destroy());
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     },
   );
   upstream.on('error', (err) => sendError(res, 502, `backend ${target}: ${err.message}`, 'BadGatewayError'));
+  // a client that leaves mid-answer ends the upstream request too
+  res.on('close', () => upstream.destroy());
   upstream.end(body);
 }
 

@@ -9,6 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseJsonBody, serveGuarded } from '@modelplane/runtime/serve';
 import type { Registry } from 'prom-client';
 import { type CapacityModel, type GenerationResult, InferenceEngine } from './engine.ts';
 import { engineRegistry } from './metrics.ts';
@@ -32,6 +33,8 @@ export interface InferenceServer {
 }
 
 const VERSION = '0.10.1';
+/** the largest request body it accepts (a long prompt fits; vLLM itself sets no limit) */
+export const INFERENCE_MAX_BODY_BYTES = 4_000_000;
 const WORDS =
   'the model answers with simulated tokens whose count and pace follow a capacity model of a vLLM server under load'.split(
     ' ',
@@ -40,11 +43,15 @@ const WORDS =
 export async function startInferenceServer(opts: InferenceServerOptions): Promise<InferenceServer> {
   const engine = new InferenceEngine(opts.capacity);
   const registry = engineRegistry(engine, opts.model);
-  const server = http.createServer(
-    (req, res) =>
-      void handle(req, res, opts.model, engine, registry).catch((err) =>
-        sendError(res, 500, `internal error: ${(err as Error).message}`, 'InternalServerError'),
-      ),
+  const server = serveGuarded(
+    http.createServer(),
+    {
+      name: 'the simulated inference server',
+      maxBodyBytes: INFERENCE_MAX_BODY_BYTES,
+      sendError: (res, status, message) =>
+        sendError(res, status, message, status >= 500 ? 'InternalServerError' : 'BadRequestError'),
+    },
+    (req, res, { url, body }) => handle(req, res, url.pathname, body, opts.model, engine, registry),
   );
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -69,11 +76,12 @@ export async function startInferenceServer(opts: InferenceServerOptions): Promis
 async function handle(
   req: http.IncomingMessage,
   res: http.ServerResponse,
+  path: string,
+  raw: Buffer,
   model: string,
   engine: InferenceEngine,
   registry: Registry,
 ): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/metrics') {
     res.writeHead(200, { 'Content-Type': registry.contentType });
     res.end(await registry.metrics());
@@ -98,9 +106,10 @@ async function handle(
     });
   }
   if (req.method === 'POST' && (path === '/v1/completions' || path === '/v1/chat/completions')) {
-    const body = await readJson(req);
-    if (!body.ok) return sendError(res, 400, body.error, 'BadRequestError');
-    return complete(res, body.value, path === '/v1/chat/completions', model, engine);
+    const body = parseJsonBody(raw);
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return sendError(res, 400, 'the request body must be a JSON object', 'BadRequestError');
+    return complete(res, body as CompletionBody, path === '/v1/chat/completions', model, engine);
   }
   sendError(
     res,
@@ -257,24 +266,6 @@ function promptText(prompt: unknown): string | undefined {
   if (typeof prompt === 'string') return prompt;
   if (Array.isArray(prompt) && prompt.every((p) => typeof p === 'string')) return prompt.join('\n');
   return undefined;
-}
-
-async function readJson(
-  req: http.IncomingMessage,
-): Promise<{ ok: true; value: CompletionBody } | { ok: false; error: string }> {
-  let text = '';
-  for await (const chunk of req) {
-    text += chunk;
-    if (text.length > 4_000_000) return { ok: false, error: 'request body larger than 4 MB' };
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (!v || typeof v !== 'object' || Array.isArray(v))
-      return { ok: false, error: 'the request body must be a JSON object' };
-    return { ok: true, value: v as CompletionBody };
-  } catch (err) {
-    return { ok: false, error: `the request body is not JSON: ${(err as Error).message}` };
-  }
 }
 
 function sendJson(res: http.ServerResponse, code: number, body: unknown): void {

@@ -6,7 +6,11 @@
 // "Dev cluster").
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseJsonBody, serveGuarded } from '@modelplane/runtime/serve';
 import { parse as parseYaml } from 'yaml';
+
+/** the largest request body it accepts (a chat request; 413 past it) */
+export const LLAMA_STACK_MAX_BODY_BYTES = 4_000_000;
 
 interface ProviderEntry {
   provider_id: string;
@@ -73,27 +77,15 @@ function masked(config: Record<string, unknown> | undefined): Record<string, unk
   );
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => resolve(body));
-    req.on('error', reject);
-  });
-}
-
 async function chatCompletion(
   cfg: SimConfig,
-  body: string,
+  body: Buffer,
   opts: SimLlamaStackOptions,
   res: ServerResponse,
 ): Promise<void> {
-  let request: Record<string, unknown>;
-  try {
-    request = JSON.parse(body);
-  } catch {
-    return json(res, 400, { detail: 'request body is not JSON' });
-  }
+  const request = parseJsonBody(body) as Record<string, unknown>;
+  if (!request || typeof request !== 'object' || Array.isArray(request))
+    return json(res, 400, { detail: 'the request body must be a JSON object' });
   const models = cfg.registered_resources?.models ?? [];
   const wanted = String(request.model ?? '');
   const model = models.find((m) => `${m.provider_id}/${m.model_id}` === wanted || m.model_id === wanted);
@@ -127,8 +119,7 @@ async function chatCompletion(
 
 export async function startSimLlamaStackServer(opts: SimLlamaStackOptions): Promise<SimLlamaStackServer> {
   const cfg = (parseYaml(substituteEnv(opts.config, opts.env ?? {})) ?? {}) as SimConfig;
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0];
+  const handle = async (req: IncomingMessage, res: ServerResponse, path: string, body: Buffer) => {
     if (req.method === 'GET' && path === '/v1/health') return json(res, 200, { status: 'OK' });
     if (req.method === 'GET' && path === '/v1/version') return json(res, 200, { version: 'simulated' });
     if (req.method === 'GET' && path === '/v1/providers') {
@@ -157,13 +148,18 @@ export async function startSimLlamaStackServer(opts: SimLlamaStackOptions): Prom
         }));
       return json(res, 200, { data });
     }
-    if (req.method === 'POST' && path === '/v1/chat/completions')
-      return chatCompletion(cfg, await readBody(req), opts, res);
+    if (req.method === 'POST' && path === '/v1/chat/completions') return chatCompletion(cfg, body, opts, res);
     json(res, 404, { detail: 'Not Found' });
   };
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err) => json(res, 500, { detail: (err as Error).message }));
-  });
+  const server: Server = serveGuarded(
+    createServer(),
+    {
+      name: 'the simulated Llama Stack server',
+      maxBodyBytes: LLAMA_STACK_MAX_BODY_BYTES,
+      sendError: (res, status, detail) => json(res, status, { detail }),
+    },
+    (req, res, { url, body }) => handle(req, res, url.pathname, body),
+  );
   // a port already taken must reject the start (the caller reports it), never crash the process
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

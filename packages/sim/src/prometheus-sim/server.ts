@@ -8,9 +8,13 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '@modelplane/runtime/log';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { serveGuarded } from '@modelplane/runtime/serve';
 import { podTargetGroups, type TargetGroup } from '../pod-discovery.ts';
 import { evaluateInstant, PromQLError } from './promql.ts';
 import { parseExposition, SampleStore } from './store.ts';
+
+/** queries are GETs: a body past this is refused with 413 */
+const PROMETHEUS_SIM_MAX_BODY_BYTES = 64 * 1024;
 
 export interface ScrapeTarget {
   /** host:port */
@@ -103,32 +107,34 @@ export async function startSimulatedPrometheus(o: SimulatedPrometheusOptions): P
   const timer = setInterval(tick, every);
   timer.unref();
 
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://prometheus');
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    if (url.pathname === '/-/ready' || url.pathname === '/-/healthy') return send(200, { status: 'success' });
-    if (url.pathname !== '/api/v1/query' || (req.method !== 'GET' && req.method !== 'HEAD'))
-      return send(404, { status: 'error', errorType: 'not_found', error: `${url.pathname} is not served here` });
-    const query = url.searchParams.get('query') ?? '';
-    const time = url.searchParams.get('time');
-    const at = time !== null && Number.isFinite(Number(time)) ? Number(time) * 1000 : Date.now();
-    try {
-      const result = evaluateInstant(query, store.all(), at);
-      send(200, { status: 'success', data: { resultType: 'vector', result } });
-    } catch (err) {
-      // a bad regular expression in a matcher is the query's fault too; nothing here may end the process
-      const bad = err instanceof PromQLError || err instanceof SyntaxError;
-      send(bad ? 400 : 500, {
-        status: 'error',
-        errorType: bad ? 'bad_data' : 'internal',
-        error: `${(err as Error).message} (query ${JSON.stringify(query)})`,
-      });
-    }
-  });
-  server.on('clientError', (_err, socket) => socket.destroy());
+  const server = serveGuarded(
+    http.createServer(),
+    { name: 'the simulated Prometheus', maxBodyBytes: PROMETHEUS_SIM_MAX_BODY_BYTES },
+    (req, res, { url }) => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (url.pathname === '/-/ready' || url.pathname === '/-/healthy') return send(200, { status: 'success' });
+      if (url.pathname !== '/api/v1/query' || (req.method !== 'GET' && req.method !== 'HEAD'))
+        return send(404, { status: 'error', errorType: 'not_found', error: `${url.pathname} is not served here` });
+      const query = url.searchParams.get('query') ?? '';
+      const time = url.searchParams.get('time');
+      const at = time !== null && Number.isFinite(Number(time)) ? Number(time) * 1000 : Date.now();
+      try {
+        const result = evaluateInstant(query, store.all(), at);
+        send(200, { status: 'success', data: { resultType: 'vector', result } });
+      } catch (err) {
+        // a bad regular expression in a matcher is the query's fault too; nothing here may end the process
+        const bad = err instanceof PromQLError || err instanceof SyntaxError;
+        send(bad ? 400 : 500, {
+          status: 'error',
+          errorType: bad ? 'bad_data' : 'internal',
+          error: `${(err as Error).message} (query ${JSON.stringify(query)})`,
+        });
+      }
+    },
+  );
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

@@ -7,12 +7,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serveGuarded } from '@modelplane/runtime/serve';
 import { SIM_MODEL_IMAGES, type SimModelImage, simImageLabels } from './index.ts';
 
 /** the account the simulated registry accepts (a pull secret with these reads the private images) */
 export const SIM_REGISTRY_USERNAME = 'modelplane';
 export const SIM_REGISTRY_PASSWORD = 'sim-registry';
 const SERVICE = 'modelplane-sim-registry';
+/** the registry serves reads only: a request carries no body worth more than this */
+export const SIM_REGISTRY_MAX_BODY_BYTES = 64 * 1024;
 
 const INDEX = 'application/vnd.oci.image.index.v1+json';
 const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -87,75 +90,86 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
   /** issued tokens: whether they were issued for the registry account */
   const tokens = new Map<string, { authenticated: boolean }>();
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://registry');
-    requests.push(url.pathname);
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        ...headers,
-        'content-length': Buffer.byteLength(text),
-      });
-      res.end(text);
-    };
-    const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-      send(status, { errors: [{ code, message }] }, headers);
-    if (url.pathname === '/token') {
-      const authorization = req.headers.authorization ?? '';
-      let authenticated = false;
-      if (authorization.startsWith('Basic ')) {
-        const [user, ...pass] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
-        if (user !== SIM_REGISTRY_USERNAME || pass.join(':') !== SIM_REGISTRY_PASSWORD)
-          return error(401, 'UNAUTHORIZED', 'incorrect username or password');
-        authenticated = true;
+  /** the server's own origin: the token realm never echoes a request's Host header */
+  let origin = '';
+  const sendError = (res: http.ServerResponse, status: number, message: string) => {
+    const text = JSON.stringify({ errors: [{ code: status === 413 ? 'SIZE_INVALID' : 'UNSUPPORTED', message }] });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const server = serveGuarded(
+    http.createServer(),
+    { name: 'the simulated registry', maxBodyBytes: SIM_REGISTRY_MAX_BODY_BYTES, sendError },
+    (req, res, { url }) => {
+      requests.push(url.pathname);
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        const text = typeof body === 'string' ? body : JSON.stringify(body);
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          ...headers,
+          'content-length': Buffer.byteLength(text),
+        });
+        res.end(text);
+      };
+      const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+        send(status, { errors: [{ code, message }] }, headers);
+      if (url.pathname === '/token') {
+        const authorization = req.headers.authorization ?? '';
+        let authenticated = false;
+        if (authorization.startsWith('Basic ')) {
+          const [user, ...pass] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
+          if (user !== SIM_REGISTRY_USERNAME || pass.join(':') !== SIM_REGISTRY_PASSWORD)
+            return error(401, 'UNAUTHORIZED', 'incorrect username or password');
+          authenticated = true;
+        }
+        const token = randomUUID();
+        tokens.set(token, { authenticated });
+        return send(200, { token, access_token: token, expires_in: 300 });
       }
-      const token = randomUUID();
-      tokens.set(token, { authenticated });
-      return send(200, { token, access_token: token, expires_in: 300 });
-    }
-    if (!url.pathname.startsWith('/v2/')) return error(404, 'NOT_FOUND', 'not found');
-    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const session = tokens.get(bearer);
-    const challenge = (scope: string) => ({
-      'www-authenticate': `Bearer realm="http://${req.headers.host}/token",service="${SERVICE}",scope="${scope}"`,
-    });
-    const path = url.pathname.slice('/v2/'.length);
-    if (path === '_catalog') {
-      if (!session) return error(401, 'UNAUTHORIZED', 'authentication required', challenge('registry:catalog:*'));
-      const visible = images
-        .filter((i) => session.authenticated || !i.private)
-        .map((i) => i.repository)
-        .sort();
-      const { items, link } = page(visible, url, maxPageSize);
-      return send(200, { repositories: items }, link ? { link } : {});
-    }
-    const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
-    if (!m) return error(404, 'NOT_FOUND', 'not found');
-    const [repository, what] = [m[1]!, m[2]!];
-    if (!session || (!session.authenticated && images.find((i) => i.repository === repository)?.private))
-      return error(401, 'UNAUTHORIZED', 'authentication required', challenge(`repository:${repository}:pull`));
-    const image = images.find((i) => i.repository === repository);
-    if (!image) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
-    if (what === 'tags/list') {
-      const { items, link } = page([...image.tags].sort(), url, maxPageSize);
-      return send(200, { name: repository, tags: items }, link ? { link } : {});
-    }
-    const ref = what.slice(what.indexOf('/') + 1);
-    const digest = ref.startsWith('sha256:') ? ref : tags.get(`${repository}:${ref}`);
-    const blob = digest ? blobs.get(digest) : undefined;
-    if (!blob)
-      return error(
-        404,
-        what.startsWith('blobs') ? 'BLOB_UNKNOWN' : 'MANIFEST_UNKNOWN',
-        `${ref} not found in ${repository}`,
-      );
-    return send(200, blob.body, { 'content-type': blob.mediaType, 'docker-content-digest': digest! });
-  });
+      if (!url.pathname.startsWith('/v2/')) return error(404, 'NOT_FOUND', 'not found');
+      const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const session = tokens.get(bearer);
+      const challenge = (scope: string) => ({
+        'www-authenticate': `Bearer realm="${origin}/token",service="${SERVICE}",scope="${scope}"`,
+      });
+      const path = url.pathname.slice('/v2/'.length);
+      if (path === '_catalog') {
+        if (!session) return error(401, 'UNAUTHORIZED', 'authentication required', challenge('registry:catalog:*'));
+        const visible = images
+          .filter((i) => session.authenticated || !i.private)
+          .map((i) => i.repository)
+          .sort();
+        const { items, link } = page(visible, url, maxPageSize);
+        return send(200, { repositories: items }, link ? { link } : {});
+      }
+      const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
+      if (!m) return error(404, 'NOT_FOUND', 'not found');
+      const [repository, what] = [m[1]!, m[2]!];
+      if (!session || (!session.authenticated && images.find((i) => i.repository === repository)?.private))
+        return error(401, 'UNAUTHORIZED', 'authentication required', challenge(`repository:${repository}:pull`));
+      const image = images.find((i) => i.repository === repository);
+      if (!image) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
+      if (what === 'tags/list') {
+        const { items, link } = page([...image.tags].sort(), url, maxPageSize);
+        return send(200, { name: repository, tags: items }, link ? { link } : {});
+      }
+      const ref = what.slice(what.indexOf('/') + 1);
+      const digest = ref.startsWith('sha256:') ? ref : tags.get(`${repository}:${ref}`);
+      const blob = digest ? blobs.get(digest) : undefined;
+      if (!blob)
+        return error(
+          404,
+          what.startsWith('blobs') ? 'BLOB_UNKNOWN' : 'MANIFEST_UNKNOWN',
+          `${ref} not found in ${repository}`,
+        );
+      return send(200, blob.body, { 'content-type': blob.mediaType, 'docker-content-digest': digest! });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,7 +6,11 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
+import { serveGuarded } from '@modelplane/runtime/serve';
 import type { LogReadOptions, PodLogStore } from './pod-logs.ts';
+
+/** log requests are GETs: a body past this is refused with 413 */
+export const KUBELET_MAX_BODY_BYTES = 64 * 1024;
 
 export interface KubeletTlsMaterial {
   certPem: string;
@@ -35,9 +39,14 @@ function reply(res: ServerResponse, status: number, text: string): void {
 }
 
 /** GET /containerLogs/{namespace}/{pod}/{container}: the kubelet's container log endpoint */
-export function serveContainerLogs(logs: PodLogStore, req: IncomingMessage, res: ServerResponse): void {
-  const url = new URL(req.url ?? '/', 'https://kubelet');
-  const parts = url.pathname.split('/').slice(1).map(decodeURIComponent);
+export function serveContainerLogs(logs: PodLogStore, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  let parts: string[];
+  try {
+    parts = url.pathname.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    reply(res, 400, `the path ${JSON.stringify(url.pathname.slice(0, 200))} is not valid percent-encoding\n`);
+    return;
+  }
   if (req.method !== 'GET' || parts.length !== 4 || parts[0] !== 'containerLogs') {
     reply(res, 404, '404 page not found\n');
     return;
@@ -93,9 +102,20 @@ export async function startKubeletEndpoints(
   };
   try {
     for (const node of nodes) {
-      const server = createServer(
-        { cert: tls.certPem, key: tls.keyPem, ca: tls.clientCaPem, requestCert: true, rejectUnauthorized: true },
-        (req, res) => serveContainerLogs(logs, req, res),
+      const server = serveGuarded(
+        createServer({
+          cert: tls.certPem,
+          key: tls.keyPem,
+          ca: tls.clientCaPem,
+          requestCert: true,
+          rejectUnauthorized: true,
+        }),
+        {
+          name: `the simulated kubelet of node ${node.name}`,
+          maxBodyBytes: KUBELET_MAX_BODY_BYTES,
+          sendError: (res, status, message) => reply(res, status, `${message}\n`),
+        },
+        (req, res, { url }) => serveContainerLogs(logs, req, res, url),
       );
       servers.push(server);
       ports.set(node.name, await listen(server, node.ip));
