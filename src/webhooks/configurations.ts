@@ -3,6 +3,7 @@
 // (Service reference resolved by the embedded API server, or a URL) are generated from here, so what is
 // registered in code and what kube-apiserver calls cannot drift. caBundle is left out unless given: the
 // running server injects it.
+import type { CustomResourceConversion } from '@modelplane/apimachinery/builtin';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AdmissionWebhookSpec, Route } from './dispatch.ts';
 
@@ -78,7 +79,7 @@ export function buildWebhookConfigurations(routes: Route[], opts: BuildOptions):
 }
 
 /** a CRD's `spec.conversion` for a conversion webhook served at `path` */
-export function conversionStanza(path: string, target: ClientTarget, caBundle?: string): Record<string, unknown> {
+export function conversionStanza(path: string, target: ClientTarget, caBundle?: string): CustomResourceConversion {
   return {
     strategy: 'Webhook',
     webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfig(target, path, caBundle) },

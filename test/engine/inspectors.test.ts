@@ -27,14 +27,17 @@ function verdict(r: HealthReport): [string, string, string] {
 function pod(name: string, status: Pod['status'], extra: Partial<Pod> = {}): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, status, ...extra };
 }
+/** the fields the API server always sets on a container status */
+const STATUS_BASE = { image: 'img', imageID: '', ready: false, restartCount: 0 };
 const waiting = (reason: string, message?: string): ContainerStatus => ({
+  ...STATUS_BASE,
   name: 'main',
   state: { waiting: { reason, ...(message ? { message } : {}) } },
 });
 const readyCond = [{ type: 'Ready', status: 'True' }];
 const failedWithExit = (code: number, extra: Partial<ContainerStatus> = {}): Pod['status'] => ({
   phase: 'Failed',
-  containerStatuses: [{ name: 'main', state: { terminated: { exitCode: code } }, ...extra }],
+  containerStatuses: [{ ...STATUS_BASE, name: 'main', state: { terminated: { exitCode: code } }, ...extra }],
 });
 const event = (pod: string, reason: string, message: string, at = '2025-01-01T00:00:00Z'): CoreEvent => ({
   apiVersion: 'v1',
@@ -126,6 +129,7 @@ describe('pods health', () => {
           phase: 'Running',
           containerStatuses: [
             {
+              ...STATUS_BASE,
               name: 'main',
               state: { waiting: { reason: 'CrashLoopBackOff' } },
               lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
@@ -288,11 +292,11 @@ describe('pods health', () => {
 });
 
 describe('jobs, PVCs, HTTPRoutes', () => {
-  const job = (status: Job['status'], spec: Job['spec'] = {}): Job => ({
+  const job = (status: Job['status'], spec: Partial<NonNullable<Job['spec']>> = {}): Job => ({
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name: 'j' },
-    spec,
+    spec: { template: {}, ...spec },
     status,
   });
   const JOBS: Array<[string, Job, [string, string, string]]> = [

@@ -1,6 +1,6 @@
 // The LlamaStackDistribution CRD: v1alpha1 and v1alpha2 served, v1alpha2 stored, converted by a webhook.
 
-import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import type { CustomResourceConversion, CustomResourceDefinition } from '@modelplane/apimachinery/builtin';
 import { crdFromZod } from '@modelplane/runtime/crd';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import {
@@ -49,7 +49,7 @@ const phase = { name: 'Phase', type: 'string', jsonPath: '.status.phase' } as co
 const available = { name: 'Available', type: 'integer', jsonPath: '.status.availableReplicas' } as const;
 
 /** `conversion` is the CRD's spec.conversion (a webhook stanza); without it kube cannot convert between the versions */
-export function llamaStackCrd(conversion?: Record<string, unknown>): CustomResourceDefinition {
+export function llamaStackCrd(conversion?: CustomResourceConversion): CustomResourceDefinition {
   return crdFromZod({
     group: LLS_GROUP,
     kind: LLS_KIND,

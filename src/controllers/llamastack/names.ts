@@ -1,6 +1,7 @@
 // Names the Llama Stack controller gives things: its own name (also its field manager), labels,
 // annotations, child object names and where the generated config is mounted (docs/llamastack.md).
 
+import type { Deployment, Ingress, PodDisruptionBudget, ReplicaSet } from '@modelplane/apimachinery/builtin';
 import type { InformerSpec } from '@modelplane/runtime/cache';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { LLS_GROUP } from '../../apis/llamastack/index.ts';
@@ -60,31 +61,11 @@ export const serviceAccountName = (cr: string) => `${cr}-sa`;
 /** `{cr}-config-{sha256[:8]}` */
 export const configMapName = (cr: string, hash: string) => `${cr}-config-${hash.slice(0, 8)}`;
 
-export interface Deployment extends KubeObject {
-  spec?: {
-    replicas?: number;
-    template?: {
-      metadata?: { annotations?: Record<string, string> };
-      spec?: { volumes?: Array<{ name: string; configMap?: { name?: string } }> };
-    };
-  };
-  status?: {
-    replicas?: number;
-    readyReplicas?: number;
-    availableReplicas?: number;
-    updatedReplicas?: number;
-    observedGeneration?: number;
-    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-  };
-}
-export type ReplicaSet = Deployment;
-export interface Ingress extends KubeObject {
-  status?: { loadBalancer?: { ingress?: Array<{ hostname?: string; ip?: string }> } };
-}
+export type { Deployment, Ingress, ReplicaSet };
 
 export const Deployments = kindRef<Deployment>('apps/v1', 'Deployment');
 export const ReplicaSets = kindRef<ReplicaSet>('apps/v1', 'ReplicaSet');
-export const PodDisruptionBudgets = kindRef<KubeObject>('policy/v1', 'PodDisruptionBudget');
+export const PodDisruptionBudgets = kindRef<PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget');
 export { HorizontalPodAutoscalers } from '@modelplane/runtime/client';
 export const NetworkPolicies = kindRef<KubeObject>('networking.k8s.io/v1', 'NetworkPolicy');
 export const Ingresses = kindRef<Ingress>('networking.k8s.io/v1', 'Ingress');

@@ -1,7 +1,19 @@
-// The fields of built-in kinds the health inspectors read. Only what they use is typed; the objects are
-// the API server's JSON.
+// The kinds the health inspectors read: the built-in ones are the generated types of
+// @modelplane/apimachinery/builtin; the Gateway API's HTTPRoute is typed here for its status only.
 
+import type { CoreEvent } from '@modelplane/apimachinery/builtin';
 import type { KubeObject } from '@modelplane/runtime/meta';
+
+export type {
+  ContainerState,
+  ContainerStateTerminated,
+  ContainerStateWaiting,
+  ContainerStatus,
+  CoreEvent,
+  Job,
+  PersistentVolumeClaim,
+  Pod,
+} from '@modelplane/apimachinery/builtin';
 
 export interface KubeCondition {
   type: string;
@@ -10,59 +22,6 @@ export interface KubeCondition {
   message?: string;
   observedGeneration?: number;
   lastTransitionTime?: string;
-}
-
-export interface ContainerStateWaiting {
-  reason?: string;
-  message?: string;
-}
-
-export interface ContainerStateTerminated {
-  exitCode?: number;
-  reason?: string;
-  message?: string;
-  signal?: number;
-}
-
-export interface ContainerState {
-  waiting?: ContainerStateWaiting;
-  running?: { startedAt?: string };
-  terminated?: ContainerStateTerminated;
-}
-
-export interface ContainerStatus {
-  name: string;
-  ready?: boolean;
-  restartCount?: number;
-  image?: string;
-  state?: ContainerState;
-  lastState?: ContainerState;
-}
-
-export interface Pod extends KubeObject {
-  spec?: {
-    containers?: Array<{ name: string; image?: string }>;
-    initContainers?: Array<{ name: string }>;
-    restartPolicy?: string;
-  };
-  status?: {
-    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
-    reason?: string;
-    message?: string;
-    conditions?: KubeCondition[];
-    containerStatuses?: ContainerStatus[];
-    initContainerStatuses?: ContainerStatus[];
-  };
-}
-
-export interface Job extends KubeObject {
-  spec?: { suspend?: boolean; backoffLimit?: number; completions?: number };
-  status?: { active?: number; succeeded?: number; failed?: number; ready?: number; conditions?: KubeCondition[] };
-}
-
-export interface PersistentVolumeClaim extends KubeObject {
-  spec?: { storageClassName?: string; resources?: { requests?: { storage?: string } } };
-  status?: { phase?: 'Pending' | 'Bound' | 'Lost'; capacity?: { storage?: string }; conditions?: KubeCondition[] };
 }
 
 export interface RouteParentStatus {
@@ -74,18 +33,6 @@ export interface RouteParentStatus {
 export interface HTTPRoute extends KubeObject {
   spec?: { parentRefs?: Array<{ name: string; namespace?: string }> };
   status?: { parents?: RouteParentStatus[] };
-}
-
-/** core/v1 Event (kubelet, scheduler and provisioners still write these) */
-export interface CoreEvent extends KubeObject {
-  involvedObject?: { kind?: string; name?: string; namespace?: string; uid?: string };
-  reason?: string;
-  message?: string;
-  type?: 'Normal' | 'Warning' | string;
-  count?: number;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
 }
 
 /** the time an event last happened, for picking the latest one */

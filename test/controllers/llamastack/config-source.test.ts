@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import type { ConfigMap } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../../src/apis/llamastack/index.ts';
-import { FetchResult } from '../../../src/engine/index.ts';
 import { type LlamaStackFetch, observe } from '../../../src/controllers/llamastack/observe.ts';
 import { configSource, planLlamaStack } from '../../../src/controllers/llamastack/plan.ts';
 import { llamaStackHealth } from '../../../src/controllers/llamastack/status.ts';
+import { FetchResult } from '../../../src/engine/index.ts';
 
 const cr = (spec: Record<string, unknown>): LlamaStackDistribution =>
   ({

@@ -56,7 +56,13 @@ describe('Llama Stack planner pieces', () => {
       kind: 'ReplicaSet',
       metadata: { name: 'r' },
       spec: {
-        template: { spec: { volumes: [{ name: 'user-config', configMap: { name: 'x-config-1' } }, { name: 'e' }] } },
+        selector: {},
+        template: {
+          spec: {
+            containers: [],
+            volumes: [{ name: 'user-config', configMap: { name: 'x-config-1' } }, { name: 'e' }],
+          },
+        },
       },
     };
     assert.deepEqual([...mountedConfigMaps([rs])], ['x-config-1']);

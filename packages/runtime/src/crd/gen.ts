@@ -1,7 +1,12 @@
 // zod → CustomResourceDefinition. Each API group describes spec and status with zod (which also gives it the
 // TypeScript types and runtime parsing); this builds the CRD object around them with a structural schema.
+
+import type {
+  CustomResourceConversion,
+  CustomResourceDefinition,
+  CustomResourceSubresources,
+} from '@modelplane/apimachinery/builtin';
 import { z } from 'zod';
-import type { CustomResourceDefinition } from '../client/kinds.ts';
 import { type JsonSchema, toStructural } from './structural.ts';
 
 export interface PrinterColumn {
@@ -27,7 +32,7 @@ export interface CrdVersionSpec {
   rootFields?: Record<string, z.ZodType>;
   printerColumns?: PrinterColumn[];
   /** defaults to the status subresource when a status schema is given */
-  subresources?: { status?: Record<string, never>; scale?: Record<string, unknown> };
+  subresources?: CustomResourceSubresources;
 }
 
 export interface CrdSpec {
@@ -40,7 +45,7 @@ export interface CrdSpec {
   scope: 'Namespaced' | 'Cluster';
   versions: CrdVersionSpec[];
   /** spec.conversion (e.g. a conversion webhook stanza from src/webhooks); default: none */
-  conversion?: Record<string, unknown>;
+  conversion?: CustomResourceConversion;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
@@ -74,7 +79,7 @@ export function crdFromZod(spec: CrdSpec): CustomResourceDefinition {
       },
       scope: spec.scope,
       versions: spec.versions.map((v, i) => {
-        const properties: JsonSchema = {
+        const properties: Record<string, JsonSchema> = {
           apiVersion: { type: 'string' },
           kind: { type: 'string' },
           metadata: { type: 'object' },

@@ -3,7 +3,9 @@
 // instead), the ±2^53-1 bounds zod puts on every `.int()`, `$schema`, and `additionalProperties: {}` from
 // z.record(z.string(), z.unknown()) / z.looseObject, which kube spells x-kubernetes-preserve-unknown-fields.
 
-export type JsonSchema = Record<string, unknown>;
+import type { JSONSchemaProps } from '@modelplane/apimachinery/builtin';
+/** an OpenAPI v3 schema as a CRD stores it, open to the keywords structural() reads and writes */
+export type JsonSchema = JSONSchemaProps & Record<string, unknown>;
 
 const SAFE_BOUND = Number.MAX_SAFE_INTEGER;
 /** keys that take one sub-schema */
@@ -32,7 +34,7 @@ export function toStructural(schema: JsonSchema, path = ''): JsonSchema {
       throw new Error(`schema ${path || '<root>'}: "${key}" is not allowed in a structural schema`);
     if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === SAFE_BOUND) continue;
     if (key === 'properties') {
-      const props: JsonSchema = {};
+      const props: Record<string, JsonSchema> = {};
       for (const [name, sub] of Object.entries(value as JsonSchema))
         props[name] = toStructural(sub as JsonSchema, `${path}.${name}`);
       out.properties = props;
