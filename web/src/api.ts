@@ -89,6 +89,12 @@ export const createModelDeployment = (obj: unknown) =>
 export const sendLoad = (key: string) =>
   postJson<{ until?: number; error?: string }>(`/api/load?key=${encodeURIComponent(key)}`, {});
 
+/** one chat message through the model's Gateway; the server builds the request from the object's status */
+export const sendChat = (key: string, message: string) =>
+  postJson<{ answer?: string; error?: string; latencyMs?: number }>(`/api/chat?key=${encodeURIComponent(key)}`, {
+    message,
+  });
+
 export async function fetchProviders(): Promise<string[]> {
   const res = await fetch('/api/providers');
   return res.ok ? ((await res.json()) as string[]) : [];

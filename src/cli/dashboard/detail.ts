@@ -11,6 +11,7 @@ import { configPanels } from './panels/config.ts';
 import { routePanel } from './panels/route.ts';
 import { podsOf, podView } from './pods.ts';
 import { sanitizeObject } from './sanitize.ts';
+import { tryPanel } from './try.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
 import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
@@ -116,8 +117,10 @@ function panelsOf(
   extras: DetailExtras,
 ): Panel[] {
   switch (obj.kind) {
-    case 'ModelDeployment':
+    case 'ModelDeployment': {
+      const tryIt = tryPanel(obj);
       return [
+        ...(tryIt ? [tryIt] : []),
         {
           kind: 'selection',
           ...explainSelection(
@@ -126,6 +129,7 @@ function panelsOf(
           ),
         },
       ];
+    }
     case 'AIMService': {
       const svc = obj as AIMService;
       const name = svc.spec.runtimeConfigName || 'default';

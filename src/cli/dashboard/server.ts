@@ -22,6 +22,7 @@ import {
 } from './http.ts';
 import { LoadRefusal, type LoadRunner } from './load.ts';
 import { streamLogs } from './logs.ts';
+import { chat } from './try.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
 import type { DashboardInfo, SnapshotMessage } from './types.ts';
@@ -167,6 +168,7 @@ async function route(
     if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
     return sendLoad(res, opts, url.searchParams.get('key') ?? '');
   }
+  if (p === '/api/chat' && req.method === 'POST') return chat(res, state, url.searchParams.get('key') ?? '', body);
   if (p === '/api/resources') return sendJson(res, 200, state.summaries());
   if (p === '/api/resource') {
     const detail = resourceDetail(state, url.searchParams.get('key') ?? '', extras);

@@ -129,7 +129,16 @@ export interface ChainPanel {
   links: Array<ChildView & { role: string }>;
 }
 
-export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel;
+/** "Try it": the endpoints with a curl each, and whether the chat box can go through the Gateway */
+export interface TryPanel {
+  kind: 'try';
+  /** the model name requests carry */
+  model: string;
+  endpoints: Array<{ via: 'gateway' | 'direct'; url: string; curl: string; note: string }>;
+  canChat: boolean;
+}
+
+export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel | TryPanel;
 
 /** a pod behind a resource, as `kubectl get pods -o wide` and `describe` would show it */
 export interface PodView {

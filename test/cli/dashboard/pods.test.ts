@@ -106,3 +106,47 @@ describe('a log stream sends only what is new', () => {
     assert.deepEqual(logDelta('old run\n', 'new run\n'), { text: 'new run\n', reset: true });
   });
 });
+
+describe('try it', () => {
+  const md = (status: Record<string, unknown>, spec: Record<string, unknown> = { model: { id: 'org/m' } }) =>
+    ({
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name: 'm', namespace: 'q' },
+      spec,
+      status,
+    }) as unknown as KubeObject;
+
+  it("endpoints from status with a curl each; the gateway's model name wins; no gateway, no chat", async () => {
+    const { tryPanel } = await import('../../../src/cli/dashboard/try.ts');
+    const p = tryPanel(
+      md({
+        endpoint: { url: 'http://m.q.svc.cluster.local:8000', gatewayUrl: 'http://127.244.255.1/' },
+        gateway: { modelName: 'served' },
+      }),
+    )!;
+    assert.equal(p.model, 'served');
+    assert.deepEqual(
+      p.endpoints.map((e) => [e.via, e.url]),
+      [
+        ['gateway', 'http://127.244.255.1'],
+        ['direct', 'http://m.q.svc.cluster.local:8000'],
+      ],
+    );
+    assert.equal(
+      p.endpoints[0]!.curl,
+      `curl -sS 'http://127.244.255.1/v1/chat/completions' -H 'content-type: application/json' -d '{"model":"served","messages":[{"role":"user","content":"Hello"}],"max_tokens":64}'`,
+    );
+    assert.equal(p.canChat, true);
+    const direct = tryPanel(md({ endpoint: { url: 'http://m.q.svc:8000' } }))!;
+    assert.equal(direct.canChat, false);
+    assert.equal(direct.model, 'org/m');
+    // a status URL that is not plain http(s) is not offered (nor would the chat send to it)
+    assert.deepEqual(tryPanel(md({ endpoint: { gatewayUrl: "file:///etc/passwd' ; rm -rf /" } }))!.endpoints, []);
+  });
+
+  it('a model name with a quote stays one shell word in the curl', async () => {
+    const { curlFor } = await import('../../../src/cli/dashboard/try.ts');
+    assert.match(curlFor('http://x', "it's"), /"model":"it'\\''s"/);
+  });
+});

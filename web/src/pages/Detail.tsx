@@ -7,6 +7,7 @@ import { AutoscalerChart } from '../panels/Autoscaler.tsx';
 import { ConfigView } from '../panels/Config.tsx';
 import { RouteView } from '../panels/Route.tsx';
 import { SelectionView } from '../panels/Selection.tsx';
+import { TryView } from '../panels/Try.tsx';
 import { PodLogs } from '../panels/Logs.tsx';
 import { StatusBadge } from '../Status.tsx';
 
@@ -150,6 +151,8 @@ function PanelView({ panel, resourceKey }: { panel: Panel; resourceKey: string }
       return <RouteView panel={panel} />;
     case 'config':
       return <ConfigView panel={panel} />;
+    case 'try':
+      return <TryView panel={panel} resourceKey={resourceKey} />;
     case 'autoscaler':
       return <AutoscalerChart panel={panel} resourceKey={resourceKey} />;
     case 'chain':
