@@ -119,8 +119,8 @@ function panelsOf(
   switch (obj.kind) {
     case 'ModelDeployment': {
       const tryIt = tryPanel(obj);
+      // why this provider first (the page's headline question), then how to call it
       return [
-        ...(tryIt ? [tryIt] : []),
         {
           kind: 'selection',
           ...explainSelection(
@@ -128,6 +128,7 @@ function panelsOf(
             state.ofKind('InferenceProviderConfig', 'kubeairunway.ai') as InferenceProviderConfig[],
           ),
         },
+        ...(tryIt ? [tryIt] : []),
       ];
     }
     case 'AIMService': {
