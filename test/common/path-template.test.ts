@@ -106,6 +106,8 @@ const obj = {
       spaced: 'a b',
       slashed: 'Meta/Llama-3',
       pct: '100%',
+      escaped: 'org%2Fteam',
+      dotted: '%2e%2E',
       empty: '',
     },
     annotations: { uni: 'Café Ünï', dots: '..', hash: 'a#b?c' },
@@ -128,6 +130,17 @@ describe('renderPathTemplate', () => {
     { name: 'space encoded', template: '/{.metadata.labels.spaced}', want: '/a%20b' },
     { name: 'value with / becomes two segments', template: '/{.metadata.labels.slashed}', want: '/meta/llama-3' },
     { name: '% encoded', template: '/{.metadata.labels.pct}', want: '/100%25' },
+    {
+      name: 'an escape already there is kept, not encoded twice',
+      template: '/{.metadata.labels.escaped}',
+      want: '/org%2Fteam',
+    },
+    { name: 'an empty label value is an empty segment', template: '/x/{.metadata.labels.empty}/y', want: '/x/y' },
+    {
+      name: 'a long template that collapses to a short path',
+      template: `/a${'/'.repeat(1500)}{.metadata.name}`,
+      want: '/a/svc',
+    },
     {
       name: 'unicode lowercased then UTF-8 percent-encoded',
       template: '/{.metadata.annotations.uni}',
@@ -173,9 +186,10 @@ describe('renderPathTemplate', () => {
     { name: 'missing label', template: '/{.metadata.labels.nope}', cause: /nope is not found/ },
     { name: 'missing field', template: '/{.status.routing.path}', cause: /status is not found/ },
     { name: 'non-scalar value', template: '/{.spec.nested}', cause: /not a string, number or boolean/ },
-    { name: 'empty value', template: '/x/{.metadata.labels.empty}', cause: /rendered an empty value/ },
+    { name: 'only empty values', template: '/{.metadata.labels.empty}/', cause: /empty/ },
     { name: 'dot-dot value', template: '/x/{.metadata.annotations.dots}/y', cause: /dot segments/ },
     { name: 'literal ..', template: '/x/../{.metadata.name}', cause: /dot segments/ },
+    { name: 'percent-encoded ..', template: '/x/{.metadata.labels.dotted}', cause: /dot segments/ },
     { name: 'root path only', template: '/', cause: /empty/ },
     {
       name: 'over 200 characters',
@@ -188,7 +202,8 @@ describe('renderPathTemplate', () => {
       template: `/{.metadata.labels.${'k'.repeat(300)}}`,
       cause: /placeholder is \d+ characters, more than the maximum of 256/,
     },
-    { name: 'very long template', template: `/${'a'.repeat(2000)}`, cause: /template is 2001 characters/ },
+    { name: 'long template, long path', template: `/${'a'.repeat(2000)}`, cause: /2001 characters after encoding/ },
+    { name: 'pathological template', template: `/${'a'.repeat(20_000)}`, cause: /template is 20001 characters/ },
   ];
   for (const c of bad) {
     it(`rejects: ${c.name}`, () => {

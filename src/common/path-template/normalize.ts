@@ -15,8 +15,9 @@ export function normalizeRoutePath(raw: string): NormalizeResult {
   }
   const encoded: string[] = [];
   for (const segment of segments) {
-    // `.` and `..` are unreserved yet mean "this/parent directory"; Gateway API rejects them in HTTPRoute paths.
-    if (segment === '.' || segment === '..') {
+    // `.` and `..` are unreserved yet mean "this/parent directory"; Gateway API rejects them in HTTPRoute paths
+    // (percent-encoded ones too: a proxy may decode them).
+    if (isDotSegment(segment)) {
       return { ok: false, message: `path segment ${JSON.stringify(segment)} is not allowed (dot segments)` };
     }
     // NFC first so canonically equal text (é vs e + U+0301) yields one path.
@@ -32,8 +33,29 @@ export function normalizeRoutePath(raw: string): NormalizeResult {
   return { ok: true, path };
 }
 
-/** Percent-encodes a segment's UTF-8 bytes except RFC 3986 unreserved characters (ALPHA DIGIT - . _ ~). */
+const PERCENT_ESCAPE = /%[0-9a-fA-F]{2}/g;
+
+function isDotSegment(segment: string): boolean {
+  const decoded = segment.replace(PERCENT_ESCAPE, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16)));
+  return decoded === '.' || decoded === '..';
+}
+
+/**
+ * Percent-encodes a segment's UTF-8 bytes except RFC 3986 unreserved characters (ALPHA DIGIT - . _ ~). A
+ * well-formed escape already in the value (`%2F` in a label) is kept, with upper-case hex, rather than encoded
+ * a second time (`%252F`); a `%` not followed by two hex digits is encoded (`%25`).
+ */
 export function encodeSegment(segment: string): string {
+  let out = '';
+  let cursor = 0;
+  for (const m of segment.matchAll(PERCENT_ESCAPE)) {
+    out += encodeText(segment.slice(cursor, m.index)) + m[0].toUpperCase();
+    cursor = m.index + m[0].length;
+  }
+  return out + encodeText(segment.slice(cursor));
+}
+
+function encodeText(text: string): string {
   // encodeURIComponent keeps !'()* too; they are sub-delims, so encode them for a single canonical form.
-  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

@@ -11,7 +11,12 @@ import {
 } from '@modelplane/apimachinery/jsonpath';
 import { normalizeRoutePath } from './normalize.ts';
 
-export const MAX_TEMPLATE_LENGTH = 1024;
+/**
+ * A bound on the template text itself, only against pathological input: the limit that matters is the
+ * normalised path's 200 characters, so a long template that collapses to a short path (`//`, whitespace,
+ * empty values) renders
+ */
+export const MAX_TEMPLATE_LENGTH = 16_384;
 export const MAX_PLACEHOLDER_LENGTH = 256;
 
 /** A rendering failure: the condition reason, the template's field path and the cause. */
@@ -161,7 +166,7 @@ function evaluatePlaceholder(expression: string, obj: unknown): Evaluated {
   if (typeof value === 'string') text = value.trim();
   else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
   else return { ok: false, message: `placeholder {${expression}} is not a string, number or boolean` };
-  if (text === '') return { ok: false, message: `placeholder {${expression}} rendered an empty value` };
+  // an empty value (a label set to "") is an empty segment, which normalisation drops like `//`
   return { ok: true, text };
 }
 

@@ -58,10 +58,10 @@ const invalid: Case[] = [
     cause: /more than the maximum of 256/,
   },
   {
-    name: 'a template over 1024 characters',
+    name: 'a template whose path is over 200 characters',
     template: `/${long(1100)}`,
     from: 'service',
-    cause: /more than the maximum of 1024/,
+    cause: /1101 characters after encoding, more than the maximum of 200/,
   },
   { name: 'an empty placeholder', template: '/x/{}', from: 'config', cause: /empty placeholder/ },
   {
