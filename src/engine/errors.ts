@@ -132,6 +132,9 @@ function categorizeApiError(err: ApiError, message: string): CategorizedError {
   // no response at all: refused, reset, DNS, timeout, TLS
   if (err.code === 0) return infrastructureError('InfrastructureError', message, err);
   const code = err.code;
+  // a namespace being deleted refuses new objects with 403: not a credential problem, and nothing to retry
+  if (code === 403 && isNamespaceTerminating(err))
+    return missingUpstreamError('NamespaceTerminating', message, err);
   if (code === 401 || code === 403) return authError('AuthError', message, err);
   // a raw NotFound means "not there yet" unless the caller knows the object is user-referenced
   // (FetchResult.toUpstreamComponentHealth turns it into MissingUpstreamDependency)
@@ -142,6 +145,13 @@ function categorizeApiError(err: ApiError, message: string): CategorizedError {
     return infrastructureError('InfrastructureError', message, err);
   // 400, 405, 413, 415, 422, other 4xx: the request itself is wrong, retrying unchanged cannot help
   return invalidSpecError('InvalidSpec', message, err);
+}
+
+function isNamespaceTerminating(err: ApiError): boolean {
+  return (
+    (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating') ||
+    /because it is being terminated/.test(err.message)
+  );
 }
 
 /** the worst-first order in which parent conditions and the Ready reason pick among blocking categories */

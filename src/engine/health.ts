@@ -69,6 +69,11 @@ export interface ComponentHealth {
    * otherwise a component ready from the start gets no event, only its condition
    */
   announce?: boolean;
+  /**
+   * a wait only the user can end (an ambiguous selection, a pod no node can run): its Pending/Progressing
+   * condition goes out as a Warning event, like a failure, instead of a Normal one
+   */
+  needsAction?: boolean;
 }
 
 /** what an inspector returns: a ComponentHealth whose component name the caller supplies */
@@ -84,6 +89,7 @@ export interface NormalizedHealth {
   dependencyType?: DependencyType;
   childRef?: ChildRef;
   announce?: boolean;
+  needsAction?: boolean;
 }
 
 /**
@@ -119,6 +125,7 @@ export function normalizeHealth(h: ComponentHealth): NormalizedHealth {
   if (h.dependencyType) out.dependencyType = h.dependencyType;
   if (h.childRef) out.childRef = h.childRef;
   if (h.announce) out.announce = true;
+  if (h.needsAction) out.needsAction = true;
   return out;
 }
 

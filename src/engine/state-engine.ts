@@ -2,7 +2,7 @@
 // `<Component>Ready` and parent conditions, `Ready`, and the overall state. Pure: it works on a
 // ConditionManager and data, so every rule of docs/controllers.md's table is unit-testable without a cluster.
 
-import { asError, asInfo, type ConditionManager, quietWhenNew, silent, withDebugLog } from './conditions.ts';
+import { asError, asInfo, asWarning, type ConditionManager, quietWhenNew, silent, withDebugLog } from './conditions.ts';
 import {
   BLOCKING_PRIORITY,
   CATEGORY_BEHAVIOUR,
@@ -208,6 +208,7 @@ function setComponentCondition(cm: ConditionManager, h: NormalizedHealth, type: 
   else if (isErrorState(h.state)) cm.markFalse(type, h.reason, h.message, errorReport(h.state));
   // a child this controller is still creating or starting is the normal course of things, not news: the
   // parent's own Progressing/Ready transitions say it once (it used to be an event per child per reconcile)
+  else if (h.needsAction) cm.markUnknown(type, h.reason, h.message, asWarning());
   else if (h.dependencyType === 'Downstream') cm.markUnknown(type, h.reason, h.message, withDebugLog(), silent());
   else cm.markUnknown(type, h.reason, h.message, asInfo());
 }

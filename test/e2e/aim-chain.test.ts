@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '@modelplane/runtime/client';
+import { EventsV1 } from '@modelplane/runtime/events';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { AIMModels, AIMServiceTemplates } from '../../src/controllers/aim/shared/kinds.ts';
 import type { OperatorTestCluster } from '../helpers/dev-cluster.ts';
@@ -372,5 +373,12 @@ describe('AIMService through the whole chain on the dev cluster', { timeout: 120
     assert.match(cond(svc, 'TemplateReady')?.message, /AIMServiceTemplate twin-a, AIMServiceTemplate twin-b/);
     assert.equal(svc.status?.status, 'Pending');
     assert.equal(await admin.getOrUndefined(Isvcs, 'twin-svc', NS), undefined);
+    // the user has to act: a Warning event, never a Normal one
+    const ambiguity = await waitFor('the TemplateSelectionAmbiguous event', async () =>
+      (await admin.list(EventsV1, { namespace: NS })).items
+        .filter((e) => e.reason === 'TemplateSelectionAmbiguous' && e.regarding?.name === 'twin-svc')
+        .find(() => true),
+    );
+    assert.equal(ambiguity.type, 'Warning');
   });
 });

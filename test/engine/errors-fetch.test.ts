@@ -17,6 +17,17 @@ describe('categorize: the one place errors get their category', () => {
   const TABLE: Array<[string, unknown, string, string]> = [
     ['401', apiError(401), 'Auth', 'AuthError'],
     ['403', apiError(403), 'Auth', 'AuthError'],
+    [
+      '403 from a namespace being deleted',
+      new ApiError({
+        code: 403,
+        reason: 'Forbidden',
+        message: 'jobs "x" is forbidden: unable to create new content in namespace ns because it is being terminated',
+        details: { causes: [{ reason: 'NamespaceTerminating', message: 'namespace ns is being terminated' }] },
+      }),
+      'MissingUpstreamDependency',
+      'NamespaceTerminating',
+    ],
     ['404', apiError(404), 'MissingDownstreamDependency', 'NotFound'],
     ['409 conflict', new ApiError({ code: 409, reason: 'Conflict', message: 'stale' }), 'Infrastructure', 'Conflict'],
     [

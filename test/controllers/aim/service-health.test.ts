@@ -9,14 +9,15 @@ import {
   inspectHTTPRoute,
   inspectInferenceService,
   modelKeys,
+  serviceHealth,
   serviceModelIndex,
   serviceState,
 } from '../../../src/controllers/aim/service/index.ts';
 import { configKeyOf, runtimeConfigKeys } from '../../../src/controllers/aim/shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../../../src/controllers/aim/shared/label-propagator.ts';
 import type { AimRuntimeConfig } from '../../../src/controllers/aim/shared/runtime-config-source.ts';
-import type { ComponentState } from '../../../src/engine/index.ts';
-import { model, service } from './helpers/service-fixtures.ts';
+import { type ComponentState, FetchResult } from '../../../src/engine/index.ts';
+import { fetched, model, service } from './helpers/service-fixtures.ts';
 
 const FIELD = 'spec.routing.gatewayRef of AIMRuntimeConfig ml-team/default';
 
@@ -173,6 +174,20 @@ describe('InferenceServiceReady from KServe', () => {
       assert.equal(h.reason, c.reason);
     });
   }
+
+  it('replicas: 0 is never Running: InferenceServiceReady Unknown ScaledToZero, whatever KServe says of zero pods', () => {
+    const ready = isvc({ observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] });
+    const svc = service({ spec: { model: { name: 'qwen-qwen3-32b' }, replicas: 0 } });
+    const obs = { ...fetched(svc), inferenceService: FetchResult.of<InferenceService>(ready) };
+    const h = serviceHealth(obs, undefined, svc).find((x) => x && x.component === 'InferenceService');
+    assert.ok(h);
+    assert.equal(h.state, 'Pending');
+    assert.equal(h.reason, 'ScaledToZero');
+    assert.match(h.message ?? '', /spec.replicas is 0: InferenceService ml-team\/qwen-chat runs no pod/);
+    const one = service({ spec: { model: { name: 'qwen-qwen3-32b' }, replicas: 1 } });
+    const running = serviceHealth(obs, undefined, one).find((x) => x && x.component === 'InferenceService');
+    assert.equal(running && running.state, 'Ready');
+  });
 });
 
 describe('AIMService states', () => {

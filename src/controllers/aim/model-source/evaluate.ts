@@ -129,8 +129,14 @@ function evaluateFilter(f: ParsedFilter, listing: RegistryListing): FilterOutcom
       });
       continue;
     }
-    for (const tag of [...tags.value].sort(compareTags))
-      if (filterTakesTag(f, tag)) out.images.push({ registry: f.registry, repository, tag });
+    const sorted = [...tags.value].sort(compareTags);
+    for (const tag of sorted) if (filterTakesTag(f, tag)) out.images.push({ registry: f.registry, repository, tag });
+    // a `repository:tag` whose tag the registry does not have selects nothing: say so, with what it has
+    if (f.tag !== undefined && !sorted.includes(f.tag))
+      out.failures.push({
+        kind: 'NotFound',
+        message: `${f.field}.image: ${repoKey(f.registry, repository)} has no tag "${f.tag}" (it has ${sorted.length === 0 ? 'no tags' : `${sorted.slice(0, 5).join(', ')}${sorted.length > 5 ? `, … ${sorted.length} in all` : ''}`}); fix the tag or drop it to take every version`,
+      });
   }
   return out;
 }

@@ -233,6 +233,7 @@ export function templateHealth(obs: TemplateObservation): MaybeHealth {
         reason: s.reason,
         message: `spec.template: ${s.message}`,
         dependencyType: 'Upstream',
+        needsAction: true,
       };
     return {
       component: 'Template',

@@ -4,23 +4,27 @@
 // would stop every apply, including the one that fixes it (docs/controllers.md §9). They still set the
 // component condition False and make the service Degraded or Failed.
 import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
+import type { AIMService } from '../shared/kinds.ts';
 import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import { cacheHealth, templateHealth } from './catalog.ts';
 import { GATEWAY_API_GROUP, type HTTPRoute, type InferenceService } from './children.ts';
+import { PREDICTOR_PORT } from './inference-service.ts';
 import { modelHealth } from './model.ts';
 import type { ServiceObservation } from './plan.ts';
+import { replicaPlan } from './replicas.ts';
 import { servedPath } from './routing.ts';
 import { runningCacheHealth, runningModelHealth, runningTemplateHealth } from './running.ts';
 
 export function serviceHealth(
   obs: ServiceObservation,
   runtimeConfig: FetchResult<AimRuntimeConfig> | undefined,
+  service?: AIMService,
 ): MaybeHealth[] {
   return [
     runtimeConfigHealth(runtimeConfig),
     ...chainHealth(obs),
-    inferenceServiceHealth(obs),
+    inferenceServiceHealth(obs, service),
     predictorPodsHealth(obs),
     routingHealth(obs),
     httpRouteHealth(obs),
@@ -92,8 +96,23 @@ export function inspectInferenceService(isvc: InferenceService): HealthReport {
   };
 }
 
-function inferenceServiceHealth(obs: ServiceObservation): ComponentHealth {
-  return obs.inferenceService.toDownstreamComponentHealth('InferenceService', inspectInferenceService);
+function inferenceServiceHealth(obs: ServiceObservation, service?: AIMService): ComponentHealth {
+  const h = obs.inferenceService.toDownstreamComponentHealth('InferenceService', inspectInferenceService);
+  // a predictor asked to run no pod serves nothing: not Running, whatever KServe says of zero pods
+  if (service && obs.inferenceService.ok() && scaledToZero(service))
+    return {
+      component: 'InferenceService',
+      state: 'Pending',
+      reason: 'ScaledToZero',
+      message: `spec.replicas is 0: InferenceService ${where(obs.inferenceService.value)} runs no pod and serves nothing; set spec.replicas (or minReplicas) to 1 or more to serve`,
+      dependencyType: 'Downstream',
+    };
+  return h;
+}
+
+function scaledToZero(service: AIMService): boolean {
+  const plan = replicaPlan(service.spec, service.metadata.name ?? '', PREDICTOR_PORT);
+  return plan.max === 0;
 }
 
 /** what keeps the predictor from becoming ready: the pod, the reason, what to do */

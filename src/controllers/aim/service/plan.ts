@@ -182,7 +182,7 @@ export function planService(service: AIMService, obs: ServiceObservation): PlanR
     plan.delete(ref);
   }
   // a predictor that is not Ready is looked at again: its pods' state changes without the InferenceService's
-  if (obs.predictorPods) plan.requeueAfter(PREDICTOR_POLL_MS);
+  if (obs.predictorPods && obs.predictorPods.reason !== 'NoPods') plan.requeueAfter(PREDICTOR_POLL_MS);
   // an invalid route (template, gateway, timeout) is neither created nor re-applied: the last good route,
   // if there is one, keeps serving until the user fixes the field the condition names
   return plan;

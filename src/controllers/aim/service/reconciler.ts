@@ -120,7 +120,7 @@ export const aimServiceReconciler: DomainReconciler<
 
   planResources: ({ object }, obs) => planService(object, obs),
 
-  getComponentHealth: (obs, { runtimeConfig }) => serviceHealth(obs, runtimeConfig),
+  getComponentHealth: (obs, { object, runtimeConfig }) => serviceHealth(obs, runtimeConfig, object),
 
   decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
     setOrDelete(status, 'resolvedRuntimeConfig', resolvedRuntimeConfigRef(runtimeConfig, status.resolvedRuntimeConfig));

@@ -84,6 +84,7 @@ export function podProblem(component: string, report: HealthReport | undefined, 
     reason: report.reason,
     message: `${report.message ?? ''}; ${podAdvice(report.reason, report.message ?? '', fix)}`,
     dependencyType: 'Downstream',
+    needsAction: true,
   };
   return h;
 }
