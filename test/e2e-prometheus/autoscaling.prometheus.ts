@@ -48,6 +48,7 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
   const deployment = () => dev.manager.client.get(AutoscaledDeployments, NAME, NS);
   const desired = async () =>
     (await dev.manager.client.get(VariantAutoscalings, NAME, NS)).status?.desiredOptimizedAlloc?.numReplicas;
+  const reason = () => autoscaler?.decisions.latest(NS, NAME)?.reason;
   const scalar = async (q: string) => Number((await queryPrometheus(prometheus(), q))[0]?.value[1] ?? 0);
 
   before(async () => {
@@ -101,6 +102,7 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
           inFlight: load.inFlight,
           kvCacheUsage: kv,
           loadOn: load.on,
+          ...(reason() ? { reason: reason() } : {}),
         });
       } catch {
         // a read failed under load: the next tick samples again
@@ -139,7 +141,11 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
     const during = samples.filter((s) => s.loadOn);
     const peak = Math.max(...during.map((s) => s.desired));
     const path = levels(samples);
-    assert.ok(peak >= 3, `run ${run}: desired reached ${peak} under ${CLIENTS} clients; want >= 3 (path ${path})`);
+    const reasons = [...new Set(during.map((s) => s.reason?.replace(/[\d.]+/g, '#')))].join('\n  ');
+    assert.ok(
+      peak >= 3,
+      `run ${run}: desired reached ${peak} under ${CLIENTS} clients; want >= 3 (path ${path}); the engine said:\n  ${reasons}`,
+    );
     const idleRises = risesWhileIdle(samples, IDLE_GRACE_S);
     assert.deepEqual(
       idleRises.map((s) => `t=${s.t.toFixed(1)}s desired ${s.desired}`),

@@ -11,6 +11,8 @@ export interface Sample {
   inFlight: number;
   kvCacheUsage: number;
   loadOn: boolean;
+  /** the engine's latest reason for the variant, for diagnosing a failed run */
+  reason?: string;
 }
 
 const W = 900;

@@ -121,7 +121,36 @@ describe('Prometheus configuration and pod discovery', () => {
 });
 
 describe('runLoad', () => {
-  it('spreads requests round-robin over the endpoints and counts the answers', async () => {
+  it('sends each request to the endpoint with the fewest outstanding: a slow replica does not collect the clients', async () => {
+    const fast = await startInferenceServer({
+      host: '127.244.0.23',
+      model: 'm',
+      capacity: { decodeTokensPerSecond: 2000 },
+    });
+    const slow = await startInferenceServer({
+      host: '127.244.0.24',
+      model: 'm',
+      capacity: { decodeTokensPerSecond: 40 },
+    });
+    try {
+      const summary = await runLoad({
+        targets: [fast.url, slow.url],
+        model: 'm',
+        concurrency: 4,
+        durationMs: 1_500,
+        maxTokens: 16,
+      });
+      assert.equal(summary.errors, 0, summary.lastError);
+      const served = (e: typeof fast) => e.engine.counters.success.length + e.engine.counters.success.stop;
+      // round-robin would split them evenly; by outstanding requests the fast one serves far more
+      assert.ok(served(fast) > 3 * served(slow), `fast served ${served(fast)}, slow ${served(slow)}`);
+    } finally {
+      await fast.close();
+      await slow.close();
+    }
+  });
+
+  it('spreads requests over the endpoints and counts the answers', async () => {
     const a = await startInferenceServer({
       host: '127.244.0.21',
       model: 'm',

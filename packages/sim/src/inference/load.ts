@@ -1,6 +1,8 @@
 // The load generator behind `modelplane load` (docs/autoscaling.md, "Load"): a fixed number of concurrent
-// clients sending chat completions for a duration, spread round-robin over the endpoints it is given, which
-// it may re-resolve while running (a Service's ready pods, as kube-proxy would spread them).
+// clients sending chat completions for a duration, each request to the endpoint with the fewest of this
+// generator's requests outstanding (ties in turn), as llm-d's endpoint picker spreads by load rather than
+// blindly: with round-robin a replica slowed by a busy machine collects the waiting clients and looks
+// saturated while the others look idle. The endpoints may be re-resolved while running (a Service's ready pods).
 
 export interface LoadOptions {
   /** the base URLs to spread over; re-read every second when a function */
@@ -39,6 +41,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadSummary> {
   const latencies: number[] = [];
   const s = { sent: 0, ok: 0, errors: 0, inFlight: 0, completionTokens: 0, lastError: undefined as string | undefined };
   let next = 0;
+  const outstanding = new Map<string, number>();
   const refresh = setInterval(async () => {
     if (typeof opts.targets === 'function') targets = await opts.targets().catch(() => targets);
     opts.onProgress?.({
@@ -64,7 +67,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadSummary> {
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      const url = targets[next++ % targets.length]!;
+      const url = leastOutstanding(targets, outstanding, next++);
+      outstanding.set(url, (outstanding.get(url) ?? 0) + 1);
       const t0 = Date.now();
       s.sent++;
       s.inFlight++;
@@ -79,6 +83,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadSummary> {
         await new Promise((r) => setTimeout(r, 100));
       } finally {
         s.inFlight--;
+        outstanding.set(url, (outstanding.get(url) ?? 1) - 1);
       }
     }
   };
@@ -97,6 +102,16 @@ export async function runLoad(opts: LoadOptions): Promise<LoadSummary> {
     latencyMs: { p50: q(0.5), p95: q(0.95), max: latencies.at(-1) ?? 0 },
     ...(s.lastError ? { lastError: s.lastError } : {}),
   };
+}
+
+/** the target with the fewest outstanding requests; among equals, the one `turn` points at first */
+function leastOutstanding(targets: readonly string[], outstanding: ReadonlyMap<string, number>, turn: number): string {
+  let best = targets[turn % targets.length]!;
+  for (let k = 1; k < targets.length; k++) {
+    const t = targets[(turn + k) % targets.length]!;
+    if ((outstanding.get(t) ?? 0) < (outstanding.get(best) ?? 0)) best = t;
+  }
+  return best;
 }
 
 async function oneRequest(url: string, opts: LoadOptions, client: number, n: number): Promise<number> {
