@@ -55,6 +55,8 @@ const REAL_SUITES = [
   'test/engine/sample-controller.integration.test.ts',
   'packages/runtime/test/faults.integration.test.ts',
 ];
+// the suites that need more than the control plane: a real KEDA (tools/keda/build.sh) and Prometheus
+const KEDA_SUITES = new Set(['test/real/keda-autoscaling.test.ts']);
 
 const started = Date.now();
 const build = spawnSync('bash', ['tools/kube/build.sh'], { stdio: 'inherit' });
@@ -65,6 +67,18 @@ if (build.status !== 0) {
 spawnSync(process.execPath, ['scripts/extract-kubectl.mjs'], { stdio: 'inherit' });
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : REAL_SUITES;
+if (files.some((f) => KEDA_SUITES.has(f))) {
+  for (const [what, script] of [
+    ['KEDA', 'tools/keda/build.sh'],
+    ['Prometheus', 'scripts/setup-prometheus.sh'],
+  ]) {
+    const r = spawnSync('bash', [script], { stdio: 'inherit' });
+    if (r.status !== 0) {
+      console.error(`test:real: setting up ${what} failed (see above)`);
+      process.exit(r.status ?? 1);
+    }
+  }
+}
 const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
 // marks this run's processes: the leftover check below looks only at them, never at other runs on the machine
 const RUN_MARK = `MODELPLANE_TEST_REAL_RUN=${randomUUID()}`;
@@ -83,7 +97,9 @@ function leftovers() {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       if (
-        /(^|\/)(etcd|kube-apiserver|kube-controller-manager)$/.test(cmd[0] ?? '') &&
+        /(^|\/)(etcd|kube-apiserver|kube-controller-manager|keda-operator|keda-metrics-apiserver)$/.test(
+          cmd[0] ?? '',
+        ) &&
         cmd.some((a) => a.includes('modelplane-real-')) &&
         readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(RUN_MARK)
       )

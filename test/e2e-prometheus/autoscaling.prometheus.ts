@@ -88,7 +88,7 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
   /** one run: at rest → fixed load → load ends → back at rest; sampled every second from the load's start */
   async function scenario(): Promise<{ samples: Sample[]; targets: number }> {
     const samples: Sample[] = [];
-    const load = { on: true, inFlight: 0 };
+    const load = { on: false, inFlight: 0 };
     const t0 = Date.now();
     const sample = async () => {
       try {
@@ -108,6 +108,8 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
         // a read failed under load: the next tick samples again
       }
     };
+    await sample(); // at rest, before the first request
+    load.on = true;
     const sampler = setInterval(() => void sample(), 1_000);
     try {
       const summary = await runLoad({

@@ -23,11 +23,17 @@ import {
   DEFAULT_SATURATION_CONFIG_MAP_NAME,
 } from '../../apis/llmd/index.ts';
 
+/** a /metrics endpoint Prometheus scrapes besides the pods: the operator's, the gateway's queue */
+export interface MetricsTarget {
+  job: string;
+  url: string;
+}
+
 export interface DevMetrics {
   /** set when Prometheus will run (the autoscaler and the HPA simulator read it) */
   readonly prometheusUrl?: string;
   /** starts Prometheus once the operator's metrics server is known; no-op without Prometheus */
-  start(kubeconfigYaml: string, operatorMetricsUrl: string | undefined): Promise<void>;
+  start(kubeconfigYaml: string, targets: readonly MetricsTarget[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,25 +42,32 @@ export interface DevMetrics {
  * its port, the HPA simulator and PROMETHEUS_BASE_URL for the autoscaler (unless set already). A real
  * Prometheus when one is installed; otherwise the simulated one, so `npm start` needs nothing but Node.
  */
-export async function prepareDevMetrics(simulators: Manager, want: boolean, log: Logger): Promise<DevMetrics> {
+export async function prepareDevMetrics(
+  simulators: Manager,
+  want: boolean,
+  log: Logger,
+  opts: { hpaSimulator: boolean } = { hpaSimulator: true },
+): Promise<DevMetrics> {
   registerInferencePods(simulators);
   if (!want) return { start: async () => undefined, stop: async () => undefined };
   // MODELPLANE_PROMETHEUS=simulated picks the simulated one even when a binary is installed
   const binary = process.env.MODELPLANE_PROMETHEUS === 'simulated' ? undefined : findPrometheus();
-  if (!binary) return simulatedDevMetrics(simulators, log);
+  if (!binary) return simulatedDevMetrics(simulators, log, opts.hpaSimulator);
   const bin = binary;
   const port = await freePort();
   const prometheusUrl = process.env.PROMETHEUS_BASE_URL || `http://127.0.0.1:${port}`;
   process.env.PROMETHEUS_BASE_URL = prometheusUrl;
-  registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
+  // on a real control plane kube-controller-manager's HPA controller scales (with External metrics from a
+  // real KEDA or prometheus-adapter); a simulated one beside it would fight it
+  if (opts.hpaSimulator) registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
   let running: RunningPrometheus | undefined;
   let discovery: PodDiscoveryServer | undefined;
   let starting: Promise<unknown> = Promise.resolve();
   const dir = mkdtempSync(join(tmpdir(), 'modelplane-prometheus-'));
   return {
     prometheusUrl,
-    start(kubeconfigYaml, operatorMetricsUrl) {
-      const p = launch(kubeconfigYaml, operatorMetricsUrl);
+    start(kubeconfigYaml, targets) {
+      const p = launch(kubeconfigYaml, targets);
       starting = p.catch(() => undefined);
       return p;
     },
@@ -66,10 +79,9 @@ export async function prepareDevMetrics(simulators: Manager, want: boolean, log:
     },
   };
 
-  async function launch(kubeconfigYaml: string, operatorMetricsUrl: string | undefined): Promise<void> {
+  async function launch(kubeconfigYaml: string, targets: readonly MetricsTarget[]): Promise<void> {
     const kubeconfigFile = join(dir, 'kubeconfig');
     writeFileSync(kubeconfigFile, kubeconfigYaml, { mode: 0o600 });
-    const target = operatorMetricsUrl?.replace(/^https?:\/\//, '');
     discovery = await startPodDiscovery(simulators);
     running = await startPrometheus({
       binary: bin,
@@ -77,23 +89,23 @@ export async function prepareDevMetrics(simulators: Manager, want: boolean, log:
       port,
       kubeconfigFile,
       discoveryUrl: discovery.url,
-      staticTargets: target ? [{ job: 'modelplane-operator', target }] : [],
+      staticTargets: targets.map((t) => ({ job: t.job, target: t.url.replace(/^https?:\/\//, '') })),
       log,
     });
   }
 }
 
 /** the simulated Prometheus (no binary installed): listening now, scraping the operator once it listens */
-async function simulatedDevMetrics(simulators: Manager, log: Logger): Promise<DevMetrics> {
+async function simulatedDevMetrics(simulators: Manager, log: Logger, hpaSimulator: boolean): Promise<DevMetrics> {
   const prometheus = await startSimulatedPrometheus({ simulators, log });
   const prometheusUrl = process.env.PROMETHEUS_BASE_URL || prometheus.url;
   process.env.PROMETHEUS_BASE_URL = prometheusUrl;
-  registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
+  if (hpaSimulator) registerHpaSimulator(simulators, { prometheus: { baseUrl: prometheusUrl } });
   log.info(`no prometheus binary: the simulated Prometheus answers the autoscaler (${PROMETHEUS_SETUP_HINT})`);
   return {
     prometheusUrl,
-    async start(_kubeconfigYaml, operatorMetricsUrl) {
-      if (operatorMetricsUrl) prometheus.addStaticTarget('modelplane-operator', operatorMetricsUrl);
+    async start(_kubeconfigYaml, targets) {
+      for (const t of targets) prometheus.addStaticTarget(t.job, t.url);
     },
     stop: () => prometheus.stop(),
   };

@@ -9,7 +9,7 @@ import { Manager } from '@modelplane/runtime/manager';
 import { claimPodNetwork, installSimulatedInfrastructure, startSimulatedKubelets } from '@modelplane/sim/cluster';
 import { GatewayDataPlane } from '@modelplane/sim/gateway';
 import { registerLlamaStackSimulator } from '@modelplane/sim/llamastack';
-import { externalCrds, registerOperatorSimulators } from '@modelplane/sim/operators';
+import { externalCrds, OPERATOR_NAMES, registerOperatorSimulators } from '@modelplane/sim/operators';
 import { type SimRegistryServer, startSimRegistryServer } from '@modelplane/sim/registry/server';
 import {
   type KubeletEndpoints,
@@ -40,6 +40,11 @@ export interface DevClusterOptions {
   onStep?: (what: string, ms: number) => void;
   /** run a real Prometheus for the saturation autoscaler when it is installed (default false) */
   prometheus?: boolean;
+  /**
+   * `real`: a real KEDA acts on ScaledObjects (the caller starts it, with its own CRDs): no simulated KEDA
+   * and no simulated ScaledObject CRD (default `simulated`)
+   */
+  keda?: 'simulated' | 'real';
 }
 
 export interface DevCluster<S = ApiServer> {
@@ -112,6 +117,11 @@ export interface DevClusterWiring {
    * pods/log to them (the embedded one asks the log store directly and needs none)
    */
   kubeletTls?(ips: string[]): Promise<KubeletTlsMaterial>;
+  /**
+   * kube-controller-manager's own HPA controller scales HPAs (a real control plane): no simulated one, which
+   * would fight it
+   */
+  realHpaController?: boolean;
 }
 
 /** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
@@ -156,7 +166,8 @@ export async function populateDevCluster(
   };
   try {
     await step('external CRDs installed', async () => {
-      for (const crd of externalCrds()) await ensureCrd(manager.client, crd);
+      for (const crd of externalCrds())
+        if (opts.keda !== 'real' || crd.spec.group !== 'keda.sh') await ensureCrd(manager.client, crd);
     });
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
@@ -175,12 +186,16 @@ export async function populateDevCluster(
       ),
     );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
-    registerOperatorSimulators(manager, { gatewayAddresses: gatewayDataPlane });
+    registerOperatorSimulators(manager, {
+      gatewayAddresses: gatewayDataPlane,
+      ...(opts.keda === 'real' ? { only: OPERATOR_NAMES.filter((n) => n !== 'keda') } : {}),
+    });
     llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
     const devMetrics = await prepareDevMetrics(
       manager,
       opts.prometheus === true,
       opts.log.child({ component: 'prometheus' }),
+      { hpaSimulator: wiring.realHpaController !== true },
     );
     metrics = devMetrics;
     await step('simulators started', () => manager.start());
@@ -219,11 +234,16 @@ export async function populateDevCluster(
       await applyAutoscalerDefaults(manager.client);
     }
     // in the background: the cluster is usable before Prometheus is (the autoscaler's safety net covers the gap)
-    if (devMetrics.prometheusUrl)
-      void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), operators[0]?.url)).catch(
-        (err: Error) =>
-          opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }),
+    if (devMetrics.prometheusUrl) {
+      // the operator's /metrics (wva_*) and the gateway's queue of requests held for a model at zero
+      const targets = [
+        ...(operators[0]?.url ? [{ job: 'modelplane-operator', url: operators[0].url }] : []),
+        { job: 'modelplane-gateway', url: await gatewayDataPlane.held.serveMetrics() },
+      ];
+      void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), targets)).catch((err: Error) =>
+        opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }),
       );
+    }
   } catch (err) {
     await stop();
     throw err;

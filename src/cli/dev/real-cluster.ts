@@ -43,13 +43,17 @@ export async function exposeWebhookService(
 }
 
 export async function startRealDevCluster(
-  opts: DevClusterOptions & { binDir?: string },
+  opts: DevClusterOptions & { binDir?: string; controllerManagerArgs?: string[] },
 ): Promise<DevCluster<RealControlPlane>> {
   if (opts.dataDir)
     throw new Error(
       '--data-dir is not supported with --cluster real: the real control plane keeps its etcd data in a temporary directory',
     );
-  const server = await startRealControlPlane({ port: opts.port, ...(opts.binDir ? { binDir: opts.binDir } : {}) });
+  const server = await startRealControlPlane({
+    port: opts.port,
+    ...(opts.binDir ? { binDir: opts.binDir } : {}),
+    ...(opts.controllerManagerArgs ? { controllerManagerArgs: opts.controllerManagerArgs } : {}),
+  });
   try {
     const host = loopbackWebhookHost();
     const webhook = (manager: { client: KubeClient }) => ({
@@ -64,6 +68,7 @@ export async function startRealDevCluster(
       webhook,
       workloads: REAL_CLUSTER_WORKLOAD_SIMULATORS,
       kubeletTls: (ips) => server.kubeletTls(ips),
+      realHpaController: true,
     });
     return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.stop()) };
   } catch (err) {

@@ -11,6 +11,14 @@ interface EndpointsObject extends KubeObject {
   subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
 }
 const EndpointsKind = kindRef<EndpointsObject>('v1', 'Endpoints');
+interface ServiceObject extends KubeObject {
+  spec?: { selector?: Record<string, string>; ports?: Array<{ port: number; targetPort?: number | string }> };
+}
+const ServiceKind = kindRef<ServiceObject>('v1', 'Service');
+interface PodObject extends KubeObject {
+  status?: { phase?: string; podIP?: string; conditions?: Array<{ type: string; status: string }> };
+}
+const PodKind = kindRef<PodObject>('v1', 'Pod');
 
 const positive = (v: string, flag: string) => {
   const n = Number(v);
@@ -18,12 +26,34 @@ const positive = (v: string, flag: string) => {
   return n;
 };
 
-/** a Service's ready endpoint URLs, read from its Endpoints (as kube-proxy spreads connections over them) */
+/**
+ * A Service's ready endpoint URLs, read from its Endpoints (as kube-proxy spreads connections over them).
+ * Without endpoint addresses, the Ready pods its selector picks: a real kube-apiserver refuses the simulated
+ * nodes' loopback pod IPs in Endpoints (docs/real-kubernetes.md), so there the pods are the truth.
+ */
 export async function serviceTargets(client: KubeClient, namespace: string, name: string): Promise<string[]> {
   const ep = await client.getOrUndefined(EndpointsKind, name, namespace);
-  return (ep?.subsets ?? []).flatMap((s) =>
+  const fromEndpoints = (ep?.subsets ?? []).flatMap((s) =>
     (s.addresses ?? []).flatMap((a) => (s.ports ?? []).slice(0, 1).map((p) => `http://${a.ip}:${p.port}`)),
   );
+  if (fromEndpoints.length > 0) return fromEndpoints;
+  const svc = await client.getOrUndefined(ServiceKind, name, namespace);
+  const selector = svc?.spec?.selector;
+  const port = svc?.spec?.ports?.[0];
+  if (!selector || Object.keys(selector).length === 0 || !port) return [];
+  const targetPort = typeof port.targetPort === 'number' ? port.targetPort : port.port;
+  const labelSelector = Object.entries(selector)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const pods = await client.list(PodKind, { namespace, labelSelector });
+  return pods.items
+    .filter(
+      (p) =>
+        !p.metadata.deletionTimestamp &&
+        p.status?.podIP &&
+        p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    )
+    .map((p) => `http://${p.status!.podIP}:${targetPort}`);
 }
 
 export async function load(flags: LoadFlags): Promise<LoadSummary> {

@@ -22,6 +22,7 @@ import { AutoscalerMetrics } from './metrics.ts';
 import { PrometheusMetricsSource } from './metrics-source/prometheus.ts';
 import { type MetricsSource, UnconfiguredMetricsSource } from './metrics-source/source.ts';
 import { prometheusAuthFromEnv } from './metrics-source/tls.ts';
+import { ScaleFromZero } from './scale-from-zero.ts';
 import { registerVariantAutoscalingController } from './variantautoscaling/controller.ts';
 
 export interface AutoscalerOptions extends ConfigNames {
@@ -41,6 +42,8 @@ export interface Autoscaler {
   readonly config: ConfigCache;
   readonly decisions: DecisionStore;
   readonly engine: SaturationEngine;
+  /** wakes a model at zero when requests wait for it at the gateway */
+  readonly fromZero: ScaleFromZero;
   /** the VariantAutoscaling controller (enqueue a VA to have its status written now) */
   readonly controller: Controller;
   readonly options: AutoscalerOptions;
@@ -54,6 +57,8 @@ export const AUTOSCALER_RBAC_RULES: readonly PolicyRule[] = [
   rule(LLMD_GROUP, ['variantautoscalings/status'], ['patch']),
   rule('', ['configmaps', 'pods', 'namespaces'], READ),
   rule('apps', ['deployments', 'replicasets'], READ),
+  // scale from zero: the one write to a workload, through its /scale subresource (an HPA cannot leave 0)
+  rule('apps', ['deployments/scale'], ['get', 'patch', 'update']),
 ];
 
 /** the options from the environment, as llm-d's autoscaler reads them */
@@ -97,9 +102,20 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
     ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
     ...(opts.scaleToZeroWindowSeconds ? { scaleToZeroWindowSeconds: opts.scaleToZeroWindowSeconds } : {}),
   });
+  const fromZero = new ScaleFromZero({
+    reader: mgr.cache,
+    client: mgr.client.withFieldManager('scale-from-zero'),
+    source: opts.metricsSource,
+    recorder: mgr.recorder('scale-from-zero'),
+    log: log.child({ component: 'scale-from-zero' }),
+    ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
+  });
   // the engine runs where the controllers run: on the leader, after them (its reads wait for the caches)
-  if (opts.autoStart !== false) mgr.add(engine);
-  return { config, decisions, engine, controller, options: opts };
+  if (opts.autoStart !== false) {
+    mgr.add(engine);
+    mgr.add(fromZero);
+  }
+  return { config, decisions, engine, fromZero, controller, options: opts };
 }
 
 export function autoscalerControllerSet(

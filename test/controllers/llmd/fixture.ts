@@ -28,6 +28,11 @@ export class SettableMetrics implements MetricsSource {
     if (this.failure) throw new Error(this.failure);
     return new Map(this.load);
   }
+  queued: number | undefined = undefined;
+  async queuedRequests(): Promise<number | undefined> {
+    if (this.failure) throw new Error(this.failure);
+    return this.queued;
+  }
   async requestsInWindow(): Promise<number | undefined> {
     if (this.failure) throw new Error(this.failure);
     return this.requests;

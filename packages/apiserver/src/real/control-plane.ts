@@ -10,7 +10,7 @@ import { kubeconfigYaml } from '../kubeconfig.ts';
 import { createCA } from '../tls.ts';
 import { RealAuditLog } from './audit.ts';
 import { type KubeBinary, kubeBinDir, requireKubeBinaries } from './binaries.ts';
-import { KCM_USER, REAL_ADMIN_USER, type RealPki, SERVICE_CIDR, writeRealPki } from './pki.ts';
+import { FRONT_PROXY_CLIENT, KCM_USER, REAL_ADMIN_USER, type RealPki, SERVICE_CIDR, writeRealPki } from './pki.ts';
 import { freePort, waitUntil } from './ports.ts';
 import { ControlPlaneProcess } from './process.ts';
 
@@ -23,6 +23,8 @@ export interface RealControlPlaneOptions {
   controllerManager?: boolean;
   /** extra kube-apiserver flags, e.g. `--feature-gates=…` */
   apiServerArgs?: string[];
+  /** extra kube-controller-manager flags, e.g. `--horizontal-pod-autoscaler-sync-period=5s` */
+  controllerManagerArgs?: string[];
   /** how long each component may take to become ready (default 60 s) */
   startTimeoutMs?: number;
 }
@@ -140,6 +142,16 @@ function apiServerArgs(l: Launch, pki: RealPki, etcdUrl: string, port: number, e
     `--kubelet-certificate-authority=${pki.files.ca}`,
     `--kubelet-client-certificate=${pki.files.kubeletClientCert}`,
     `--kubelet-client-key=${pki.files.kubeletClientKey}`,
+    // the API aggregation layer (APIService → an extension API server such as KEDA's metrics server): the
+    // aggregator proxies with its front-proxy client certificate and the user in X-Remote-* headers, and
+    // publishes the front-proxy CA in kube-system/extension-apiserver-authentication for the servers to trust
+    `--requestheader-client-ca-file=${pki.files.frontProxyCa}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${pki.files.frontProxyClientCert}`,
+    `--proxy-client-key-file=${pki.files.frontProxyClientKey}`,
     `--audit-policy-file=${join(l.dir, 'audit-policy.yaml')}`,
     `--audit-log-path=${join(l.dir, 'audit.log')}`,
     '--audit-log-mode=blocking',
@@ -174,6 +186,7 @@ async function startControllerManager(
   pki: RealPki,
   kubeconfig: string,
   admin: { url: string; caPem: string; token: string },
+  extra: readonly string[],
 ): Promise<ControlPlaneProcess> {
   const kcmConfig = join(l.dir, 'kube-controller-manager.kubeconfig');
   writeFileSync(kcmConfig, kubeconfig, { mode: 0o600 });
@@ -193,6 +206,7 @@ async function startControllerManager(
       '--kube-api-qps=200',
       '--kube-api-burst=400',
       '--v=1',
+      ...extra,
     ],
     join(l.dir, 'kube-controller-manager.log'),
   );
@@ -236,7 +250,15 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
         ...(o.namespace ? { namespace: o.namespace } : {}),
       });
     if (opts.controllerManager !== false)
-      processes.push(await startControllerManager(l, pki, config({ token: pki.kcmToken, user: KCM_USER }), admin));
+      processes.push(
+        await startControllerManager(
+          l,
+          pki,
+          config({ token: pki.kcmToken, user: KCM_USER }),
+          admin,
+          opts.controllerManagerArgs ?? [],
+        ),
+      );
     return {
       url,
       port,

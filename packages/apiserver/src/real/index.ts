@@ -16,5 +16,15 @@ export {
   type RealControlPlaneOptions,
   startRealControlPlane,
 } from './control-plane.ts';
+export {
+  EXTERNAL_METRICS_APISERVICE,
+  KEDA_BUILD_COMMAND,
+  KEDA_NAMESPACE,
+  kedaBinDir,
+  missingKeda,
+  type RealKeda,
+  type RealKedaOptions,
+  startRealKeda,
+} from './keda.ts';
 export { REAL_ADMIN_USER } from './pki.ts';
 export { realServiceAccountKubeconfig, requestServiceAccountToken, type TokenOptions } from './tokens.ts';

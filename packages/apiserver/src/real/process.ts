@@ -41,13 +41,15 @@ export class ControlPlaneProcess {
     readonly binary: string,
     readonly args: string[],
     readonly logFile: string,
+    /** added to this process's environment */
+    env: Record<string, string> = {},
   ) {
     hookExit();
     const fd = openSync(logFile, 'a');
     const [cmd, argv] = existsSync(SETPRIV)
       ? [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]]
       : [binary, args];
-    this.child = spawn(cmd, argv, { stdio: ['ignore', fd, fd] });
+    this.child = spawn(cmd, argv, { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
     closeSync(fd);
     live.add(this.child);
     this.exitedPromise = new Promise((resolve) => {

@@ -6,14 +6,17 @@ export {
   KUBE_BUILD_COMMAND,
   type KubeletTls,
   kubeBinDir,
+  missingKeda,
   missingKubeBinaries,
   RealAuditLog,
   type RealControlPlane,
   type RealControlPlaneOptions,
+  type RealKeda,
   realServiceAccountKubeconfig,
   requestServiceAccountToken,
   requireKubeBinaries,
   startRealControlPlane,
+  startRealKeda,
 } from '../real/index.ts';
 export { type CertificateAuthority, createCA } from '../tls.ts';
 export { embeddedOnly, realOnly, type TestBackend, testBackend } from './backend.ts';

@@ -13,6 +13,7 @@ import type { Manager } from '@modelplane/runtime/manager';
 import { serveGuarded } from '@modelplane/runtime/serve';
 import type { Listener } from '../operators/gateway-attach.ts';
 import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
+import { HeldRequests } from './hold.ts';
 import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
@@ -54,6 +55,8 @@ export interface GatewayDataPlaneOptions {
   podNetwork: string;
   local?: LocalServiceRegistry;
   log?: Logger;
+  /** how long a request for a model without a Ready endpoint is held (default 120 s) */
+  holdMs?: number;
 }
 
 export class GatewayDataPlane implements GatewayAddressSource {
@@ -62,6 +65,8 @@ export class GatewayDataPlane implements GatewayAddressSource {
   private readonly backends: BackendResolver;
   private readonly log: Logger | undefined;
   private roundRobin = 0;
+  /** requests waiting for a Ready endpoint, and their queue metric */
+  readonly held: HeldRequests;
 
   constructor(
     mgr: Pick<Manager, 'cache'>,
@@ -69,6 +74,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
   ) {
     this.backends = new BackendResolver(mgr, opts.local);
     this.log = opts.log;
+    this.held = new HeldRequests(opts.holdMs);
   }
 
   async addresses(namespace: string, name: string, listeners: readonly Listener[]): Promise<GatewayAddress[]> {
@@ -91,6 +97,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
   }
 
   async close(): Promise<void> {
+    await this.held.close();
     const all = await Promise.allSettled([...this.served.values()]);
     this.served.clear();
     await Promise.all(all.map((r) => (r.status === 'fulfilled' ? closeAll(r.value.servers) : undefined)));
@@ -163,7 +170,14 @@ export class GatewayDataPlane implements GatewayAddressSource {
       const ref = pickBackend(decision.rule.backendRefs ?? [], Math.random());
       const route = `HTTPRoute ${decision.route.namespace}/${decision.route.name}`;
       if (!ref) return sendError(res, 500, `${route} has no backend for ${what}`, 'InternalServerError');
-      const targets = await this.backends.resolve(ref, decision.route.namespace);
+      const resolve = () => this.backends.resolve(ref, decision.route.namespace);
+      let targets = await resolve();
+      // no Ready endpoint (a model at zero): hold the request in the queue the autoscaler reads
+      if (targets.length === 0 && model !== undefined) {
+        const gone = new AbortController();
+        res.once('close', () => gone.abort());
+        targets = await this.held.hold({ namespace: decision.route.namespace, model }, resolve, gone.signal);
+      }
       if (targets.length === 0)
         return sendError(
           res,

@@ -6,6 +6,7 @@ export {
   type GatewayDataPlaneOptions,
   HOST_PORT_ADDRESS_TYPE,
 } from './data-plane.ts';
+export { DEFAULT_HOLD_MS, HeldRequests, QUEUE_METRIC } from './hold.ts';
 export {
   type AttachedRoute,
   type BackendRef,

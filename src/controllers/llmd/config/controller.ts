@@ -46,13 +46,29 @@ export async function registerConfigController(
   };
   const addOrDelete = (ev: ObjectEvent) => ev.type !== 'update';
   const reported = new Map<string, string>();
+  const read = new Set<string>();
+  // the readiness gate: on the leader, not ready while a global ConfigMap that exists has not been read
+  mgr.addReadyCheck('autoscaler-config', async () => {
+    if (!mgr.isLeader) return;
+    for (const [name, spec] of [
+      [names.configMapName, main],
+      [names.saturationConfigMapName, saturation],
+    ] as const) {
+      const key = `${names.namespace}/${name}`;
+      if (!read.has(key) && (await mgr.cache.get(ConfigMaps, name, names.namespace, spec)))
+        throw new Error(`the autoscaler has not loaded ConfigMap ${key} yet`);
+    }
+  });
   return mgr
     .controller(CONFIG_CONTROLLER)
     .for(ConfigMaps, { spec: saturation })
     .watches(ConfigMaps, toKey, { spec: main })
     .watches(Namespaces, localKey, { predicates: [(ev) => labelsChanged()(ev) || annotationsChanged()(ev)] })
     .watches(VariantAutoscalings, localKey, { predicates: [addOrDelete] })
-    .complete((req, ctx) => reconcileConfigMap(req, ctx, cache, names, reported));
+    .complete(async (req, ctx) => {
+      await reconcileConfigMap(req, ctx, cache, names, reported);
+      read.add(`${req.namespace}/${req.name}`);
+    });
 }
 
 async function reconcileConfigMap(

@@ -26,6 +26,11 @@ export function inFlightQuery(namespace: string, modelID: string): string {
   return `sum by (pod)({__name__=~"vllm:num_requests_running|vllm:num_requests_waiting",namespace=${q(namespace)},model_name=${q(modelID)}})`;
 }
 
+/** requests the gateway holds for the model (llm-d's endpoint-picker flow-control queue) */
+export function queuedQuery(namespace: string, modelID: string): string {
+  return `sum(inference_extension_flow_control_queue_size{namespace=${q(namespace)},target_model_name=${q(modelID)}})`;
+}
+
 export function requestsQuery(namespace: string, modelID: string, windowSeconds: number): string {
   return `sum(increase(vllm:request_success_total{namespace=${q(namespace)},model_name=${q(modelID)}}[${Math.max(1, Math.round(windowSeconds))}s]))`;
 }
@@ -66,6 +71,11 @@ export class PrometheusMetricsSource implements MetricsSource {
     signal?: AbortSignal,
   ): Promise<number | undefined> {
     const r = await queryPrometheus(this.opts, requestsQuery(namespace, modelID, windowSeconds), signal);
+    return r.length === 0 ? undefined : Number(r[0]!.value[1]);
+  }
+
+  async queuedRequests(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined> {
+    const r = await queryPrometheus(this.opts, queuedQuery(namespace, modelID), signal);
     return r.length === 0 ? undefined : Number(r[0]!.value[1]);
   }
 }

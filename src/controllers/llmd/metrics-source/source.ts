@@ -24,6 +24,8 @@ export interface MetricsSource {
     windowSeconds: number,
     signal?: AbortSignal,
   ): Promise<number | undefined>;
+  /** requests held at the gateway for the model (its flow-control queue; undefined: no data) */
+  queuedRequests?(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined>;
 }
 
 /** what the autoscaler uses when no metrics backend is configured: every read fails with instructions */
@@ -34,6 +36,9 @@ export class UnconfiguredMetricsSource implements MetricsSource {
     return Promise.reject(new Error(this.why));
   }
   requestsInWindow(): Promise<number | undefined> {
+    return Promise.reject(new Error(this.why));
+  }
+  queuedRequests(): Promise<number | undefined> {
     return Promise.reject(new Error(this.why));
   }
 }
