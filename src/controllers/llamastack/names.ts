@@ -21,7 +21,9 @@ export const WATCH_LABEL = `${LLS_GROUP}/watch`;
 // grows with the cluster's other ConfigMaps (docs/llamastack.md, "What the controller reads"). Secrets have
 // no informer at all: they are read by name.
 /** the ConfigMaps the controller generates */
-export const GENERATED_CONFIGMAPS: InformerSpec = { labelSelector: `${GENERATED_CONFIG_LABEL}=true` };
+export const GENERATED_CONFIGMAPS: InformerSpec = { labelSelector: GENERATED_CONFIG_LABEL };
+/** the generated-config label's value on the managed CA bundle (config.yaml ConfigMaps have "true") */
+export const CA_BUNDLE_LABEL_VALUE = 'ca-bundle';
 /** referenced ConfigMaps (override, CA bundle) their owners chose to have watched */
 export const WATCHED_CONFIGMAPS: InformerSpec = { labelSelector: `${WATCH_LABEL}=true` };
 /** the operator ConfigMap alone */
@@ -38,6 +40,7 @@ export const COMMON_LABELS = {
 /** pod-template annotations: a change of either rolls the pods */
 export const CONFIG_HASH_ANNOTATION = `${LLS_GROUP}/config-hash`;
 export const SECRET_HASH_ANNOTATION = `${LLS_GROUP}/secret-hash`;
+export const CA_BUNDLE_HASH_ANNOTATION = `${LLS_GROUP}/ca-bundle-hash`;
 
 export const CONTAINER_NAME = 'llama-stack';
 export const CONFIG_DIR = '/etc/llama-stack';
@@ -58,6 +61,7 @@ export const hpaName = (cr: string) => `${cr}-hpa`;
 export const networkPolicyName = (cr: string) => `${cr}-network-policy`;
 export const ingressName = (cr: string) => `${cr}-ingress`;
 export const serviceAccountName = (cr: string) => `${cr}-sa`;
+export const caBundleConfigMapName = (cr: string) => `${cr}-ca-bundle`;
 /** `{cr}-config-{sha256[:8]}` */
 export const configMapName = (cr: string, hash: string) => `${cr}-config-${hash.slice(0, 8)}`;
 

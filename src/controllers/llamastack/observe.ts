@@ -6,6 +6,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { type LlamaStackDistribution, normalizeV1Alpha2Spec, PROVIDER_SECTIONS } from '../../apis/llamastack/index.ts';
 import type { FetchResult } from '../../engine/index.ts';
 import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
+import { type CaBundleOutcome, mergeCaBundle } from './ca-bundle.ts';
 import {
   ConfigGenerationError,
   DEFAULT_PORT,
@@ -34,6 +35,8 @@ export interface LlamaStackFetch {
   operatorConfig: FetchResult<ConfigMap>;
   overrideConfig?: FetchResult<ConfigMap>;
   caBundle?: FetchResult<ConfigMap>;
+  /** the managed `<cr>-ca-bundle` ConfigMap, as it is now */
+  caBundleConfigMap: FetchResult<ConfigMap>;
   secrets: ReadonlyMap<string, FetchResult<Secret>>;
   refs: readonly ReferencedEndpoint[];
   deployment: FetchResult<Deployment>;
@@ -73,6 +76,8 @@ export interface LlamaStackObservation {
   config: ConfigOutcome;
   /** the image changed since the last recorded one (an operator upgrade or a new override) */
   imageChanged: boolean;
+  /** the merged CA bundle when the spec names one, or what is wrong with it */
+  caBundle?: CaBundleOutcome;
 }
 
 const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
@@ -190,5 +195,10 @@ export function observe(cr: LlamaStackDistribution, f: LlamaStackFetch): LlamaSt
     ...(problems.length === 0 ? { secretHash: secretValuesHash(secretRefs, secrets) } : {}),
     config: decideConfig(cr, spec, image, overrides, f),
     imageChanged: recorded !== undefined && image.ok && recorded !== image.image,
+    ...(spec.networking?.tls?.caBundle
+      ? {
+          caBundle: mergeCaBundle(spec.networking.tls.caBundle, cr.metadata.namespace!, fetchedValue(f.caBundle)),
+        }
+      : {}),
   };
 }

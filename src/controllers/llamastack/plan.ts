@@ -6,9 +6,10 @@ import type { ConfigMap } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseDocument } from 'yaml';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
-import { PlanResult } from '../../engine/index.ts';
+import { type PlanApplyOptions, PlanResult } from '../../engine/index.ts';
+import { CA_BUNDLE_KEY } from './ca-bundle.ts';
 import { CONFIG_KEY, sha256Hex } from './config/index.ts';
-import { GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
+import { CA_BUNDLE_LABEL_VALUE, caBundleConfigMapName, GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
 import {
   buildHpa,
   buildIngress,
@@ -87,13 +88,28 @@ export function configSource(cr: LlamaStackDistribution, obs: LlamaStackObservat
   return { problem: c.kind === 'waiting' ? c.message : c.error.message };
 }
 
+/** the managed ConfigMap holding the merged CA bundle (mutable: the hash annotation rolls the pods) */
+function caBundleConfigMap(cr: LlamaStackDistribution, pem: string): ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: caBundleConfigMapName(cr.metadata.name!),
+      namespace: cr.metadata.namespace,
+      labels: { ...objectLabels(cr.metadata.name!), [GENERATED_CONFIG_LABEL]: CA_BUNDLE_LABEL_VALUE },
+    },
+    data: { [CA_BUNDLE_KEY]: pem },
+  };
+}
+
 function planOptional(
   plan: PlanResult,
   cr: LlamaStackDistribution,
   desired: KubeObject | undefined,
   existing: KubeObject | undefined,
+  opts: PlanApplyOptions = {},
 ): void {
-  if (desired) plan.apply(desired);
+  if (desired) plan.apply(desired, opts);
   else if (existing && ownedBy(existing, cr)) plan.delete(existing);
 }
 
@@ -105,7 +121,7 @@ export function planLlamaStack(
   // the one-write rule (docs/llamastack.md): the new ConfigMap is written and read back before the
   // Deployment may mount it, and the first failed write leaves everything after it (the Deployment) alone
   const plan = new PlanResult().stopAtFirstFailure();
-  if (!obs.image.ok || obs.secretProblems.length > 0) return plan;
+  if (!obs.image.ok || obs.secretProblems.length > 0 || (obs.caBundle && !obs.caBundle.ok)) return plan;
   const { source, generatedConfigMap, problem } = configSource(cr, obs);
   if (problem) return plan;
   const f = obs.fetched;
@@ -124,6 +140,9 @@ export function planLlamaStack(
   // the volume outlives the object: deleting a LlamaStackDistribution never deletes its data
   if (pvc) plan.applyWithoutOwnerRef(pvc);
   if (generatedConfigMap) plan.apply(generatedConfigMap, { readBack: true });
+  const ca = obs.caBundle?.ok ? obs.caBundle : undefined;
+  const caBundle = ca ? caBundleConfigMap(cr, ca.pem) : undefined;
+  planOptional(plan, cr, caBundle, value(f.caBundleConfigMap), { readBack: true });
   plan.apply(
     buildDeployment({
       cr: crWithSpec,
@@ -132,6 +151,9 @@ export function planLlamaStack(
       ...(source ? { config: source } : {}),
       secrets: obs.config.kind === 'generated' ? obs.config.generated.secrets : [],
       ...(obs.secretHash ? { secretHash: obs.secretHash } : {}),
+      ...(ca && caBundle
+        ? { caBundle: { configMap: caBundle.metadata.name!, hash: sha256Hex(ca.pem).slice(0, 16) } }
+        : {}),
     }),
   );
   plan.apply(buildService(crWithSpec, obs.port));

@@ -25,6 +25,7 @@ import {
 } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
+  caBundleConfigMapName,
   Deployments,
   GENERATED_CONFIG_LABEL,
   GENERATED_CONFIGMAPS,
@@ -122,24 +123,36 @@ export function llamaStackReconciler(
           ),
         ),
       ]);
-      const [deployment, service, serviceAccount, pvc, pdb, hpa, networkPolicy, ingress, configMaps, replicaSets] =
-        await Promise.all([
-          fetch(reader, Deployments, name, ns),
-          fetch(reader, Services, serviceName(name), ns),
-          fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
-          fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
-          fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
-          fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
-          fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
-          fetch(reader, Ingresses, ingressName(name), ns),
-          fetchList(
-            reader,
-            ConfigMaps,
-            { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
-            GENERATED_CONFIGMAPS,
-          ),
-          fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
-        ]);
+      const [
+        deployment,
+        service,
+        serviceAccount,
+        pvc,
+        pdb,
+        hpa,
+        networkPolicy,
+        ingress,
+        configMaps,
+        replicaSets,
+        caBundleConfigMap,
+      ] = await Promise.all([
+        fetch(reader, Deployments, name, ns),
+        fetch(reader, Services, serviceName(name), ns),
+        fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
+        fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
+        fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
+        fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
+        fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
+        fetch(reader, Ingresses, ingressName(name), ns),
+        fetchList(
+          reader,
+          ConfigMaps,
+          { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
+          GENERATED_CONFIGMAPS,
+        ),
+        fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
+        fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
+      ]);
       return {
         operatorConfig,
         ...(overrideConfig ? { overrideConfig } : {}),
@@ -156,6 +169,7 @@ export function llamaStackReconciler(
         ingress,
         configMaps,
         replicaSets,
+        caBundleConfigMap,
       };
     },
     composeState: ({ object }, fetched) => observe(object, fetched),

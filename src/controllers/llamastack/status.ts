@@ -65,6 +65,19 @@ export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObse
               ],
             }
           : { component: 'Config', state: 'Ready', reason: 'ConfigReady', message: 'config.yaml is known' };
+  const ca = obs.caBundle;
+  const caBundle: MaybeHealth = ca && {
+    component: 'CABundle',
+    ...(ca.ok
+      ? { state: 'Ready', reason: 'CABundleMerged', message: `${ca.certificates} certificate(s) in the CA bundle` }
+      : {
+          errors: [
+            ca.reason === 'ReferenceNotFound'
+              ? missingUpstreamError(ca.reason, ca.message)
+              : invalidSpecError(ca.reason, ca.message),
+          ],
+        }),
+  };
   const secrets: MaybeHealth = obs.secretProblems.length > 0 && {
     component: 'Secrets',
     errors: obs.secretProblems.map((p) => missingUpstreamError(p.reason, p.message)),
@@ -75,7 +88,7 @@ export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObse
     state: d && available(d) ? 'Ready' : 'Progressing',
     dependencyType: 'Downstream',
   };
-  return [config, secrets, deployment];
+  return [config, caBundle, secrets, deployment];
 }
 
 function available(d: Deployment): boolean {
@@ -279,7 +292,9 @@ export function setLlamaStackStatus(
     ? obs.image.message
     : c.kind === 'failed'
       ? c.error.message
-      : (obs.secretProblems[0]?.message ?? (c.kind !== 'waiting' ? problem : undefined));
+      : (obs.secretProblems[0]?.message ??
+        (obs.caBundle && !obs.caBundle.ok ? obs.caBundle.message : undefined) ??
+        (c.kind !== 'waiting' ? problem : undefined));
   const blocked = failure ?? (c.kind === 'waiting' ? c.message : undefined);
   const recordedHash = status.resolvedDistribution?.configHash;
   setSecrets(cm, obs);
@@ -290,7 +305,12 @@ export function setLlamaStackStatus(
   const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];
   if (failure)
     h.failed(
-      c.kind === 'failed' ? c.error.reason : (obs.secretProblems[0]?.reason ?? problemReason ?? 'ConfigurationInvalid'),
+      c.kind === 'failed'
+        ? c.error.reason
+        : (obs.secretProblems[0]?.reason ??
+            (obs.caBundle && !obs.caBundle.ok ? obs.caBundle.reason : undefined) ??
+            problemReason ??
+            'ConfigurationInvalid'),
       failure,
     );
   else if (applyError) h.failed(applyError.reason, applyError.message);

@@ -2,6 +2,8 @@
 // distribution is known, referenced Secrets and ConfigMaps exist, provider entries carry no unknown
 // fields, and models, tools and shields name providers the generated config will have. The same
 // generator the controller runs decides the last one, with placeholder endpoints for references.
+
+import type { ConfigMap } from '@modelplane/runtime/client';
 import {
   type LlamaStackDistribution,
   normalizeV1Alpha2Spec,
@@ -9,6 +11,7 @@ import {
   providerConfigSchema,
 } from '../../apis/llamastack/index.ts';
 import type { FieldError, ValidationOutcome } from '../../webhooks/index.ts';
+import { mergeCaBundle } from './ca-bundle.ts';
 import {
   ConfigGenerationError,
   DISTRIBUTIONS,
@@ -24,6 +27,8 @@ export interface ExistenceLookups {
   /** the Secret's data keys, or undefined when it does not exist */
   secretKeys(namespace: string, name: string): Promise<string[] | undefined>;
   configMapExists(namespace: string, name: string): Promise<boolean>;
+  /** the ConfigMap (its data), or undefined when it does not exist; without it the CA bundle is only checked for existence */
+  configMap?(namespace: string, name: string): Promise<ConfigMap | undefined>;
   /** distribution names the operator ConfigMap's image overrides add */
   overrideNames?: readonly string[];
 }
@@ -86,10 +91,17 @@ export async function validateLlamaStack(
         message: `Secret "${r.secret}" in namespace "${ns}" has no key "${r.key}". Referenced by: ${r.field}`,
       });
   }
+  const ca = spec.networking?.tls?.caBundle;
   const configMaps: Array<[string, { configMapName: string; configMapNamespace?: string } | undefined]> = [
     ['spec.overrideConfig', spec.overrideConfig],
-    ['spec.networking.tls.caBundle', spec.networking?.tls?.caBundle],
+    ...(lookups.configMap ? [] : [['spec.networking.tls.caBundle', ca] as [string, typeof ca]]),
   ];
+  if (ca && lookups.configMap) {
+    // another namespace's ConfigMap is refused without being read
+    const sameNamespace = (ca.configMapNamespace ?? ns) === ns;
+    const merged = mergeCaBundle(ca, ns, sameNamespace ? await lookups.configMap(ns, ca.configMapName) : undefined);
+    if (!merged.ok) errors.push({ field: merged.field, message: merged.message });
+  }
   for (const [field, ref] of configMaps) {
     if (ref && !(await lookups.configMapExists(ref.configMapNamespace ?? ns, ref.configMapName))) {
       errors.push({

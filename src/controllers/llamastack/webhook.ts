@@ -101,6 +101,7 @@ export function registerLlamaStackValidation(
           return s ? Object.keys({ ...(s.data ?? {}), ...(s.stringData ?? {}) }) : undefined;
         },
         configMapExists: async (ns, name) => (await client.getOrUndefined(ConfigMaps, name, ns)) !== undefined,
+        configMap: (ns, name) => client.getOrUndefined(ConfigMaps, name, ns),
         overrideNames: Object.keys(parseImageOverrides(operatorConfig?.data?.[IMAGE_OVERRIDES_KEY]).images),
       });
     },

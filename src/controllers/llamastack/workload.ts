@@ -4,9 +4,11 @@
 
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
+import { CA_BUNDLE_KEY } from './ca-bundle.ts';
 import type { SecretRefUse } from './config/index.ts';
 import {
   CA_BUNDLE_DIR,
+  CA_BUNDLE_HASH_ANNOTATION,
   CONFIG_DIR,
   CONFIG_HASH_ANNOTATION,
   CONFIG_PATH,
@@ -29,17 +31,16 @@ export interface WorkloadInput {
   config?: { configMap: string; key: string; hash?: string };
   secrets: readonly SecretRefUse[];
   secretHash?: string;
+  /** the managed CA bundle ConfigMap and a hash of its content (a new bundle rolls the pods) */
+  caBundle?: { configMap: string; hash: string };
 }
 
 function env(input: WorkloadInput, mountPath: string): Obj[] {
   const w = input.cr.spec.workload ?? {};
-  const caKeys = input.cr.spec.networking?.tls?.caBundle?.configMapKeys;
   const ours: Obj[] = [
     { name: 'HF_HOME', value: mountPath },
     { name: 'SQLITE_STORE_DIR', value: mountPath },
-    ...(input.cr.spec.networking?.tls?.caBundle
-      ? [{ name: 'SSL_CERT_FILE', value: `${CA_BUNDLE_DIR}/${caKeys?.[0] ?? 'ca-bundle.crt'}` }]
-      : []),
+    ...(input.caBundle ? [{ name: 'SSL_CERT_FILE', value: `${CA_BUNDLE_DIR}/${CA_BUNDLE_KEY}` }] : []),
     { name: 'LLS_WORKERS', value: String(w.workers ?? 1) },
     { name: 'LLS_PORT', value: String(input.port) },
     { name: 'LLAMA_STACK_PORT', value: String(input.port) },
@@ -77,12 +78,10 @@ function volumes(input: WorkloadInput, mountPath: string): { volumes: Obj[]; mou
     });
     mounts.push({ name: 'user-config', mountPath: CONFIG_DIR, readOnly: true });
   }
-  const ca = cr.spec.networking?.tls?.caBundle;
-  if (ca) {
-    const keys = ca.configMapKeys?.length ? ca.configMapKeys : ['ca-bundle.crt'];
+  if (input.caBundle) {
     volumes.push({
       name: 'ca-bundle',
-      configMap: { name: ca.configMapName, items: keys.map((k) => ({ key: k, path: k })) },
+      configMap: { name: input.caBundle.configMap, items: [{ key: CA_BUNDLE_KEY, path: CA_BUNDLE_KEY }] },
     });
     mounts.push({ name: 'ca-bundle', mountPath: CA_BUNDLE_DIR, readOnly: true });
   }
@@ -128,6 +127,7 @@ export function buildDeployment(input: WorkloadInput): KubeObject {
   const annotations: Record<string, string> = {};
   if (input.config?.hash) annotations[CONFIG_HASH_ANNOTATION] = input.config.hash.slice(0, 16);
   if (input.secretHash) annotations[SECRET_HASH_ANNOTATION] = input.secretHash;
+  if (input.caBundle) annotations[CA_BUNDLE_HASH_ANNOTATION] = input.caBundle.hash;
   const command = o.command ?? (input.config ? ['llama', 'stack', 'run', CONFIG_PATH] : undefined);
   const args = o.args ?? (input.config && !o.command ? ['--port', String(port)] : undefined);
   const container: Obj = {

@@ -37,6 +37,7 @@ function fetched(override?: ConfigMap): LlamaStackFetch {
     ingress: missing('Ingress'),
     configMaps: FetchResult.of<ConfigMap[]>([]),
     replicaSets: FetchResult.of([]),
+    caBundleConfigMap: missing('ConfigMap'),
   };
 }
 
