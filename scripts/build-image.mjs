@@ -25,11 +25,14 @@ const DEV_ONLY = ['packages/apiserver/', 'packages/sim/'];
 const REQUIRE_SHIM =
   "import { createRequire as __modelplaneCreateRequire } from 'node:module'; const require = __modelplaneCreateRequire(import.meta.url);";
 
-/** the commands' own lazy imports (src/cli/<command>.ts) stay out of the bundle; every other import is bundled */
+/**
+ * What the dev-only commands run (src/cli/<command>/command.ts, imported lazily by src/cli/<command>.ts) stays out
+ * of the bundle; every other import is bundled, dynamic ones included (src/cli/main.ts loads the invoked command).
+ */
 const lazyCommands = {
   name: 'modelplane-lazy-commands',
   setup(b) {
-    b.onResolve({ filter: /^\./ }, (args) => {
+    b.onResolve({ filter: /\/command\.ts$/ }, (args) => {
       const fromCli = relative(ROOT, args.importer).startsWith('src/cli/');
       return args.kind === 'dynamic-import' && fromCli ? { path: args.path, external: true } : undefined;
     });

@@ -13,6 +13,7 @@ import { type PolicyRule, rbacObjects } from '../controllers/rbac.ts';
 import type { ControllerSet } from '../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../controllers/sets.ts';
 import { crdsYaml } from './crds.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export const CHART_DIR = 'deploy/helm/modelplane';
 /** chart-relative paths of the generated files */
@@ -111,9 +112,7 @@ export function writeChartFiles(chartDir: string, files: Record<string, string> 
 export function registerChart(program: Command): void {
   program
     .command('chart')
-    .description(
-      `Write the generated files of the Helm chart (${CHART_CRDS_FILE}, ${CHART_RBAC_FILE}): the CRDs and every controller set's RBAC rules.`,
-    )
+    .description(COMMAND_SUMMARIES.chart)
     .option('--out <dir>', 'the chart directory', CHART_DIR)
     .option('--check', 'write nothing; exit 1 naming the files that differ from what would be written')
     .action((opts: { out: string; check?: boolean }) => {

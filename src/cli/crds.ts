@@ -10,6 +10,7 @@ import { llmdCrds } from '../apis/llmd/index.ts';
 import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { WEBHOOK_SERVICE } from '../controllers/webhooks.ts';
 import { conversionStanza } from '../webhooks/index.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 /** every CRD of ours, API group by API group */
 export function allCrds(): CustomResourceDefinition[] {
@@ -27,9 +28,7 @@ export function crdsYaml(crds: CustomResourceDefinition[] = allCrds()): string {
 export function registerCrds(program: Command): void {
   program
     .command('crds')
-    .description(
-      "Print every CustomResourceDefinition modelplane serves, as multi-document YAML (pipe into 'kubectl apply -f -').",
-    )
+    .description(COMMAND_SUMMARIES.crds)
     .action(() => {
       process.stdout.write(crdsYaml());
     });

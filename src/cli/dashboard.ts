@@ -3,6 +3,7 @@
 // file holds only the command's flags: what it runs lives in dashboard/command.ts, imported when it runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface DashboardCommandOptions {
   kubeconfig?: string;
@@ -15,7 +16,7 @@ export interface DashboardCommandOptions {
 export function registerDashboard(program: Command): void {
   program
     .command('dashboard')
-    .description('Serve the web dashboard of every modelplane resource of a cluster, read with your own credentials.')
+    .description(COMMAND_SUMMARIES.dashboard)
     .option(
       '--kubeconfig <path>',
       'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',

@@ -5,6 +5,7 @@
 // runs lives in dev/command.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface DevOptions {
   port: string;
@@ -29,9 +30,7 @@ export interface DevOptions {
 export function registerDev(program: Command): void {
   program
     .command('dev')
-    .description(
-      'Start the embedded Kubernetes-compatible cluster (API server, controllers, simulators) and apply the quickstart examples.',
-    )
+    .description(COMMAND_SUMMARIES.dev)
     .option('--port <port>', 'HTTPS port of the API server (0 picks a free one)', '6443')
     .option('--kubeconfig <path>', 'where to write the admin kubeconfig', '.modelplane/kubeconfig')
     .option('--only <component>', 'start only this component (apiserver)')

@@ -3,6 +3,7 @@
 // holds only the command's flags: what it runs lives in load/command.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface LoadFlags {
   url?: string[];
@@ -19,9 +20,7 @@ export interface LoadFlags {
 export function registerLoad(program: Command): void {
   program
     .command('load')
-    .description(
-      "Send chat-completion load to vLLM-compatible servers: a Service's ready pods (re-read every second, so new replicas get load) or fixed URLs; prints a JSON summary.",
-    )
+    .description(COMMAND_SUMMARIES.load)
     .option('--url <url...>', 'server base URLs, e.g. http://127.244.2.3:8000 (repeatable)')
     .option('--service <namespace/name>', "spread over this Service's ready endpoints")
     .option('--kubeconfig <file>', 'kubeconfig for --service', '.modelplane/kubeconfig')

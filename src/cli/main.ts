@@ -1,16 +1,37 @@
-// The `modelplane` command. Each subcommand lives in its own file and registers itself here.
+// The `modelplane` command. Each subcommand lives in its own module, loaded only when it is the command invoked:
+// `modelplane dev --help` loads no controller and `modelplane --help` lists every command from summaries.ts
+// without loading any. The production commands' modules load only production code (docs/deploy.md); the
+// dev-only ones import what they run when they run.
 import { Command } from 'commander';
-import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
-import { registerChart } from './chart.ts';
-import { registerCrds } from './crds.ts';
-import { registerDashboard } from './dashboard.ts';
-import { registerDev } from './dev.ts';
-import { registerLoad } from './load.ts';
-import { registerProvider } from './provider.ts';
-import { registerRbac } from './rbac.ts';
-import { registerRender } from './render.ts';
-import { registerRun } from './run.ts';
-import { registerStatus } from './status.ts';
+import { COMMAND_SUMMARIES, type CommandName } from './summaries.ts';
+
+type Register = (program: Command) => void;
+
+const COMMANDS: Record<CommandName, () => Promise<Register>> = {
+  dev: async () => (await import('./dev.ts')).registerDev,
+  run: async () => (await import('./run.ts')).registerRun,
+  provider: async () => {
+    const [{ registerProvider }, { BUILTIN_PROVIDER_DEFINITIONS }] = await Promise.all([
+      import('./provider.ts'),
+      import('../controllers/kubeairunway/providers/index.ts'),
+    ]);
+    return (program) => registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
+  },
+  crds: async () => (await import('./crds.ts')).registerCrds,
+  rbac: async () => (await import('./rbac.ts')).registerRbac,
+  render: async () => (await import('./render.ts')).registerRender,
+  status: async () => (await import('./status.ts')).registerStatus,
+  dashboard: async () => (await import('./dashboard.ts')).registerDashboard,
+  chart: async () => (await import('./chart.ts')).registerChart,
+  load: async () => (await import('./load.ts')).registerLoad,
+};
+
+/** the command the arguments name (`modelplane help X` names X), if any */
+function invoked(args: string[]): CommandName | undefined {
+  const words = args.filter((a) => !a.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined;
+}
 
 const program = new Command();
 program
@@ -19,15 +40,11 @@ program
   .version('0.1.0')
   .showHelpAfterError();
 
-registerDev(program);
-registerRun(program);
-registerProvider(program, Object.values(BUILTIN_PROVIDER_DEFINITIONS));
-registerCrds(program);
-registerRbac(program);
-registerRender(program);
-registerStatus(program);
-registerDashboard(program);
-registerChart(program);
-registerLoad(program);
+const name = invoked(process.argv.slice(2));
+for (const command of Object.keys(COMMANDS) as CommandName[]) {
+  // every other command is listed by its summary only: it cannot run in this process, which runs `name`
+  if (command === name) (await COMMANDS[command]())(program);
+  else program.command(command).description(COMMAND_SUMMARIES[command]);
+}
 
 await program.parseAsync(process.argv);

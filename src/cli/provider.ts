@@ -11,6 +11,7 @@ import type { ProviderDefinition } from '../controllers/kubeairunway/provider/de
 import { providerControllerSet } from '../controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../controllers/operator.ts';
 import { parsePort, UsageError } from './options.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface ProviderRunOptions {
   /** kubeconfig YAML (not a path); omitted = in-cluster / default loading rules */
@@ -76,9 +77,7 @@ export function registerProvider(program: Command, definitions: readonly Provide
   ];
   program
     .command('provider')
-    .description(
-      'Run one KubeAIRunway provider controller: it registers its InferenceProviderConfig, heartbeats, and builds the upstream resource of every ModelDeployment assigned to it.',
-    )
+    .description(COMMAND_SUMMARIES.provider)
     .addArgument(new Argument('<name>', 'the provider to run').choices(names))
     .option(
       '--kubeconfig <path>',

@@ -6,6 +6,7 @@ import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
 import { rbacObjects } from '../controllers/rbac.ts';
 import { selectControllerSets } from '../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../controllers/sets.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export const DEFAULT_DEPLOY_NAMESPACE = DEFAULT_POD_NAMESPACE;
 
@@ -20,9 +21,7 @@ export function rbacYaml(controllers?: string, namespace = DEFAULT_DEPLOY_NAMESP
 export function registerRbac(program: Command): void {
   program
     .command('rbac')
-    .description(
-      'Print the least-privilege RBAC (ServiceAccount, ClusterRole, bindings, leader-election Role) of each controller set, as YAML.',
-    )
+    .description(COMMAND_SUMMARIES.rbac)
     .option('--controllers <list>', 'comma-separated controller sets, or "all"', 'all')
     .option(
       '-n, --namespace <ns>',

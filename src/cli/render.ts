@@ -10,6 +10,7 @@ import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
 import { renderObjects } from '../controllers/render.ts';
 import { readManifests } from './dev/examples.ts';
 import { UsageError } from './options.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export function readInput(file: string): KubeObject[] {
   if (file === '-') return parseYaml(readFileSync(0, 'utf8'), 'stdin');
@@ -37,9 +38,7 @@ function parseYaml(text: string, where: string): KubeObject[] {
 export function registerRender(program: Command): void {
   program
     .command('render')
-    .description(
-      'Print, without a cluster, the objects the controllers would create for the AIMServices and ModelDeployments in a file.',
-    )
+    .description(COMMAND_SUMMARIES.render)
     .requiredOption('-f, --filename <path>', 'a YAML file, a folder of *.yaml files, or - for stdin')
     .addHelpText(
       'after',

@@ -9,6 +9,7 @@ import { startOperator } from '../controllers/operator.ts';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { CONTROLLER_SETS } from '../controllers/sets.ts';
 import { parsePort } from './options.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 interface RunOptions {
   kubeconfig?: string;
@@ -41,7 +42,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('Run the operator against a cluster: the chosen controllers, with metrics and health probes.')
+    .description(COMMAND_SUMMARIES.run)
     .option(
       '--kubeconfig <path>',
       'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',

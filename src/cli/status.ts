@@ -1,8 +1,9 @@
 // `modelplane status`: the same one-line-per-resource view `modelplane dev` shows, printed once (or kept
 // live with --watch) for any cluster the kubeconfig reaches, with the user's own credentials. This file holds
-// only the command's flags: what it runs lives in view/status.ts, imported when the command runs.
+// only the command's flags: what it runs lives in status/command.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export interface StatusOptions {
   kubeconfig?: string;
@@ -13,9 +14,7 @@ export interface StatusOptions {
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description(
-      "Print every AIMService, ModelDeployment, LlamaStackDistribution, VariantAutoscaling (and the rest of modelplane's kinds) with its state and reason, one line each.",
-    )
+    .description(COMMAND_SUMMARIES.status)
     .option(
       '--kubeconfig <path>',
       'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
@@ -24,7 +23,7 @@ export function registerStatus(program: Command): void {
     .option('-w, --watch', 'keep the view open and update it from watches')
     .action(async (opts: StatusOptions) => {
       // loaded when the command runs: the view modules stay out of every other command
-      const { runStatus } = await importCommand('status', () => import('./view/status.ts'));
+      const { runStatus } = await importCommand('status', () => import('./status/command.ts'));
       await runStatus(opts);
     });
 }

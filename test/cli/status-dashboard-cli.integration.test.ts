@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '@modelplane/runtime/client';
-import { listStatusRows } from '../../src/cli/view/status.ts';
+import { listStatusRows } from '../../src/cli/status/command.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { createModelDeploymentViewer } from '../helpers/viewer.ts';
 

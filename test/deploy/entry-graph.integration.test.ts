@@ -95,11 +95,11 @@ describe('the production entry (bin/modelplane.js) loads only production code', 
     assert.match(render.stdout, /# rendered from /);
   });
 
-  it('the dev-only commands answer --help without loading what they run', async () => {
+  it('the dev-only commands answer --help without loading what they run, or any controller', async () => {
     const lazy: Array<[string, string, RegExp]> = [
       ['dev', 'src/cli/dev/command.ts', /--cluster <backend>/],
       ['load', 'src/cli/load/command.ts', /--concurrency <n>/],
-      ['status', 'src/cli/view/status.ts', /--watch/],
+      ['status', 'src/cli/status/command.ts', /--watch/],
       ['dashboard', 'src/cli/dashboard/command.ts', /--read-only/],
     ];
     const results = await Promise.all(lazy.map(([command]) => modelplane([command, '--help'])));
@@ -108,7 +108,17 @@ describe('the production entry (bin/modelplane.js) loads only production code', 
       assertProductionOnly(r, `modelplane ${command} --help`);
       assert.match(r.stdout, help);
       assert.ok(!r.modules.includes(resolve(runs)), `${command} --help loaded ${runs}, which only running it needs`);
+      assert.deepEqual(under(r.modules, 'src/controllers'), [], `${command} --help loaded controllers`);
     });
+  });
+
+  it('modelplane --help lists every command without loading any command module', async () => {
+    const r = await modelplane(['--help']);
+    assertProductionOnly(r, 'modelplane --help');
+    for (const command of ['dev', 'run', 'provider', 'crds', 'rbac', 'render', 'status', 'dashboard', 'chart', 'load'])
+      assert.match(r.stdout, new RegExp(`^  ${command} `, 'm'), `modelplane --help lists ${command}`);
+    const commandModules = under(r.modules, 'src/cli').filter((m) => !/\/(main|summaries)\.ts$/.test(m));
+    assert.deepEqual(commandModules, [], 'modelplane --help loaded command modules');
   });
 
   it('control: the hook fails a dev-only command that loads the simulators', async () => {

@@ -6,11 +6,11 @@ import { isForbidden, KubeClient } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import { kindRef } from '@modelplane/runtime/meta';
 import type { StatusOptions } from '../status.ts';
-import { discoverModelplaneKinds } from './kinds.ts';
-import { renderRows } from './render.ts';
-import { type ResourceRow, rowOf, sortRows } from './rows.ts';
-import { TerminalView } from './terminal.ts';
-import { ResourceWatcher } from './watch.ts';
+import { discoverModelplaneKinds } from '../view/kinds.ts';
+import { renderRows } from '../view/render.ts';
+import { type ResourceRow, rowOf, sortRows } from '../view/rows.ts';
+import { TerminalView } from '../view/terminal.ts';
+import { ResourceWatcher } from '../view/watch.ts';
 
 export interface StatusListing {
   rows: ResourceRow[];
