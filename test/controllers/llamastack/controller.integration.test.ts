@@ -104,7 +104,7 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
     assert.deepEqual(env.find((e) => e.name === 'LLSD_VLLM_PRIMARY_API_KEY')?.valueFrom, {
       secretKeyRef: { name: 'vllm-creds', key: 'token' },
     });
-    assert.equal(d!.spec.template.spec.containers[0].image, 'docker.io/llamastack/distribution-remote-vllm:latest');
+    assert.equal(d!.spec.template.spec.containers[0].image, 'docker.io/llamastack/distribution-remote-vllm:0.7.3');
     assert.equal(cond(ready, 'ConfigGenerated')?.reason, 'ConfigGenerationSucceeded');
     assert.match(
       cond(ready, 'ConfigGenerated')?.message,
@@ -113,7 +113,7 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
     assert.equal(cond(ready, 'DeploymentUpdated')?.status, 'True');
     assert.equal(cond(ready, 'Available')?.reason, 'MinimumReplicasAvailable');
     assert.equal(cond(ready, 'SecretsResolved')?.reason, 'AllSecretsFound');
-    assert.equal(ready.status?.resolvedDistribution?.image, 'docker.io/llamastack/distribution-remote-vllm:latest');
+    assert.equal(ready.status?.resolvedDistribution?.image, 'docker.io/llamastack/distribution-remote-vllm:0.7.3');
     assert.equal(ready.status?.configGeneration?.configMapName, cm!.metadata.name);
     assert.equal(ready.status?.serviceURL, 'http://basic-service.llama.svc.cluster.local:8321');
   });
@@ -325,7 +325,7 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
   it('an image override (an operator upgrade) changes image and keeps config in one Deployment write, and is recorded', async () => {
     await admin.apply(llsd('upgrade', { distribution: { name: 'starter' } }));
     const before = await where('Ready', 'upgrade', (o) => o.status?.phase === 'Ready');
-    assert.equal(before.status?.resolvedDistribution?.image, 'docker.io/llamastack/distribution-starter:latest');
+    assert.equal(before.status?.resolvedDistribution?.image, 'docker.io/llamastack/distribution-starter:0.7.3');
     const d0 = await deployment('upgrade');
     await admin.apply({
       apiVersion: 'v1',
