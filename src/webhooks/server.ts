@@ -62,7 +62,9 @@ export class WebhookHttpServer implements WebhookRegistry {
       (req, res) => void this.handle(req, res),
     );
     this.server.requestTimeout = 60_000;
-    this.server.headersTimeout = 30_000;
+    // a header block must arrive within 10 s, checked every second (node checks every 30 s by default)
+    this.server.headersTimeout = 10_000;
+    (this.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
     if (opts.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = opts.keepAliveTimeoutMs;
     this.server.on('tlsClientError', (err) => opts.logger.debug('TLS handshake failed', { error: err }));
     this.server.on('clientError', (err, socket) => {

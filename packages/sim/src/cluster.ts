@@ -273,7 +273,8 @@ export async function installSimulatedInfrastructure(
 export async function claimPodNetwork(claimPort = 6244): Promise<{ network: string; release(): Promise<void> }> {
   const { createServer } = await import('node:net');
   for (const n of [244, ...Array.from({ length: 240 }, (_, i) => 10 + ((i * 37) % 240))]) {
-    const server = createServer();
+    // the claim only needs the address bound: a connection to it is closed at once, never held open
+    const server = createServer((socket) => socket.destroy());
     const ok = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
       server.listen(claimPort, `127.${n}.255.254`, () => resolve(true));
