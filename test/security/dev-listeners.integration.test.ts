@@ -50,7 +50,7 @@ describe(`every listening port of modelplane dev survives hostile traffic (FUZZ_
   let output = '';
   /** the admin token: TLS ports get it, so malformed requests reach past the API server's authentication */
   let token: string | undefined;
-  let targets: Array<{ listener: Listener; target: Target; baseline: number | undefined }> = [];
+  const targets: Array<{ listener: Listener; target: Target; baseline: number | undefined }> = [];
 
   const processProblem = (): string | undefined => {
     if (child.exitCode !== null || child.signalCode !== null)
