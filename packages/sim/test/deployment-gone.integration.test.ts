@@ -7,8 +7,8 @@ import { KubeClient } from '@modelplane/runtime/client';
 import type { Controller } from '@modelplane/runtime/controller';
 import { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
-import { Deployments, ReplicaSets } from '../src/workloads/kinds.ts';
 import { registerWorkloadSimulators } from '../src/workloads/index.ts';
+import { Deployments, ReplicaSets } from '../src/workloads/kinds.ts';
 import { PodLogStore } from '../src/workloads/pod-logs.ts';
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {

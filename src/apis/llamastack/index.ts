@@ -33,12 +33,12 @@ export {
   v1alpha1StatusSchema,
 } from './v1alpha1.ts';
 export {
+  DISABLEABLE_APIS,
   type LlamaStackDistributionSpec,
   type LlamaStackDistributionStatus,
   MAX_PROVIDERS_PER_SECTION,
   type ModelConfig,
   PROVIDER_ID_MAX,
-  DISABLEABLE_APIS,
   PROVIDER_SECTIONS,
   type ProviderConfig,
   type ProviderSection,

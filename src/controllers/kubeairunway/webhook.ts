@@ -18,9 +18,9 @@ import {
   type ModelDeployment,
   ModelDeployments,
 } from '../../apis/kubeairunway/index.ts';
+import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { nameClaimWarning } from './gateway/ownership.ts';
 import { routedModelName } from './gateway/route.ts';
-import type { RuleWithOperations, WebhookRegistry } from '../../webhooks/index.ts';
 import { providerApiServed, servedGroupVersions } from './served-apis.ts';
 import { defaultModelDeployment, validateModelDeployment } from './validation/index.ts';
 

@@ -19,7 +19,7 @@ export function registerVolumeReclaimer(sim: SimContext): void {
       if (!pv || pv.metadata.deletionTimestamp) return;
       const ref = pv.spec.claimRef;
       let phase: NonNullable<PersistentVolume['status']>['phase'] = 'Available';
-      if (ref) {
+      if (ref?.name) {
         const pvc = await ctx.cache.get(PersistentVolumeClaims, ref.name, ref.namespace);
         const claimed = pvc && (!ref.uid || pvc.metadata.uid === ref.uid);
         if (claimed) {

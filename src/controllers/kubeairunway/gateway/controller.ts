@@ -32,6 +32,7 @@ import { routedModelName } from './route.ts';
 
 const MODEL_NAME_INDEX = 'kubeairunway.ai/gateway-model-name';
 const SERVICE_INDEX = 'kubeairunway.ai/gateway-endpoint-service';
+
 import { type GatewayReconcilerOptions, gatewayReconciler } from './reconciler.ts';
 
 export interface GatewayControllerOptions extends GatewayReconcilerOptions {
