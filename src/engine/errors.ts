@@ -133,8 +133,7 @@ function categorizeApiError(err: ApiError, message: string): CategorizedError {
   if (err.code === 0) return infrastructureError('InfrastructureError', message, err);
   const code = err.code;
   // a namespace being deleted refuses new objects with 403: not a credential problem, and nothing to retry
-  if (code === 403 && isNamespaceTerminating(err))
-    return missingUpstreamError('NamespaceTerminating', message, err);
+  if (code === 403 && isNamespaceTerminating(err)) return missingUpstreamError('NamespaceTerminating', message, err);
   if (code === 401 || code === 403) return authError('AuthError', message, err);
   // a raw NotFound means "not there yet" unless the caller knows the object is user-referenced
   // (FetchResult.toUpstreamComponentHealth turns it into MissingUpstreamDependency)

@@ -302,7 +302,8 @@ describe('model source: failures in FiltersReady', () => {
       name: 'a repository:tag whose tag does not exist',
       filters: [{ image: 'amd/aim-qwen:9.9.9' }],
       category: 'MissingUpstreamDependency',
-      match: /spec\.filters\[0\]\.image: docker\.io\/amd\/aim-qwen has no tag "9\.9\.9" \(it has 0\.8\.5\); fix the tag/,
+      match:
+        /spec\.filters\[0\]\.image: docker\.io\/amd\/aim-qwen has no tag "9\.9\.9" \(it has 0\.8\.5\); fix the tag/,
     },
     {
       name: 'bad constraint',

@@ -114,6 +114,19 @@ const countLists = (o: unknown) =>
 
 /** what the targeted server (Llama Stack 0.7.3) refuses to start with, refused here with the reason */
 function checkServerSupports(spec: LlamaStackDistributionSpec): void {
+  const { kv, sql } = spec.storage ?? {};
+  if (kv?.type === 'redis' && kv.password)
+    throw new ConfigGenerationError(
+      'ConfigGenerationFailed',
+      "spec.storage.kv.password: Llama Stack 0.7.3's redis backend has no password (it connects to redis://host:port and would drop it): remove the password and keep the Redis reachable only from this namespace (a NetworkPolicy), or give the whole config in spec.overrideConfig",
+      'spec.storage.kv.password',
+    );
+  if (sql?.type === 'postgres')
+    throw new ConfigGenerationError(
+      'ConfigGenerationFailed',
+      "spec.storage.sql: Llama Stack 0.7.3's postgres backend takes host, port, db, user and password, not a connection string, and exits at start without a user: use the postgres-demo distribution (its storage reads POSTGRES_HOST, POSTGRES_PORT, POSTGRES_DB, POSTGRES_USER and POSTGRES_PASSWORD, which spec.workload.overrides.env can set from a Secret) or give the whole config in spec.overrideConfig",
+      'spec.storage.sql.type',
+    );
   if (spec.providers?.telemetry !== undefined)
     throw new ConfigGenerationError(
       'ConfigGenerationFailed',
