@@ -1,12 +1,8 @@
-// deploy/Dockerfile read and replayed without a container engine (none can pull a base image here): its
-// instructions parsed, its COPY lines copied into an empty folder, its RUN steps run there, and its
-// ENTRYPOINT mapped onto that folder, so a test starts exactly what the image would. Each stage gets a folder
-// of its own (its root file system); `COPY --from=<stage>` copies out of an earlier one. The replay implements
-// the instructions the Dockerfile uses and refuses the rest by name (ADD, ARG, globs, a .dockerignore): a
-// Dockerfile it cannot replay fails the test instead of being half-checked.
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join, posix, resolve } from 'node:path';
+// deploy/Dockerfile read for the image replay (replay.ts; no container engine can pull a base image here): its
+// stages and their instructions parsed, and the image's ENTRYPOINT mapped onto a folder, so a test starts
+// exactly what the image would. It takes the instructions the Dockerfile uses and refuses the rest by name
+// (ADD, ARG, globs): a Dockerfile the replay cannot follow fails the test instead of being half-checked.
+import { join, posix } from 'node:path';
 
 export interface CopyStep {
   kind: 'COPY';
@@ -57,7 +53,7 @@ function instructions(text: string): Array<[string, string]> {
     const line = raw.trim();
     if (line.startsWith('#') || (line === '' && pending === '')) continue;
     if (line.endsWith('\\')) {
-      pending += `${line.slice(0, -1)} `;
+      pending += `${line.slice(0, -1).trimEnd()} `;
       continue;
     }
     const full = (pending + line).trim();
@@ -187,76 +183,6 @@ export function parseDockerfile(text: string): Dockerfile {
 /** where an absolute image path lands in the replay folder */
 export function inFolder(folder: string, imagePath: string): string {
   return join(folder, posix.relative('/', imagePath));
-}
-
-/** copies what one COPY line copies, with Docker's rules: a folder's contents, a file into a folder ending in / */
-function copyStep(step: CopyStep, context: string, folder: string, stageFolder: (name: string) => string): void {
-  const toDir = step.dest.endsWith('/');
-  for (const source of step.sources) {
-    const from =
-      step.from === undefined ? resolve(context, source) : inFolder(stageFolder(step.from), posix.resolve('/', source));
-    if (!existsSync(from))
-      throw new Error(
-        `COPY ${step.from ? `--from=${step.from} ` : ''}${source}: no such file in the ${step.from ? 'stage' : 'build context'}`,
-      );
-    const dest = inFolder(folder, step.dest);
-    if (statSync(from).isDirectory()) {
-      mkdirSync(dest, { recursive: true });
-      cpSync(from, dest, { recursive: true });
-    } else {
-      const target = toDir ? join(dest, posix.basename(source)) : dest;
-      mkdirSync(dirname(target), { recursive: true });
-      cpSync(from, target);
-    }
-  }
-}
-
-export interface ReplayOptions {
-  /** the environment a RUN step's command gets besides the Dockerfile's ENV (PATH, the npm cache, …) */
-  env: (step: RunStep) => Record<string, string>;
-  /** what a step printed, for the test's log */
-  onStep?: (step: string, ms: number) => void;
-}
-
-function runStep(step: RunStep, folder: string, opts: ReplayOptions): Promise<void> {
-  const [file, args] =
-    typeof step.command === 'string' ? ['/bin/sh', ['-c', step.command]] : [step.command[0]!, step.command.slice(1)];
-  return new Promise((done, fail) => {
-    execFile(
-      file,
-      args,
-      { cwd: inFolder(folder, step.workdir), env: { ...opts.env(step), ...step.env }, maxBuffer: 64 << 20 },
-      (err, stdout, stderr) =>
-        err
-          ? fail(new Error(`RUN ${JSON.stringify(step.command)} failed: ${err.message}\n${stdout}${stderr}`))
-          : done(),
-    );
-  });
-}
-
-/**
- * Builds every stage's file system under `folder` (one folder per stage, named by stageFolder), from the build
- * context `context`; returns the image's (the last stage's) root folder.
- */
-export async function replayDockerfile(df: Dockerfile, context: string, folder: string, opts: ReplayOptions) {
-  if (existsSync(join(context, '.dockerignore')))
-    throw new Error('.dockerignore: the replay does not implement it (the COPY lines name what the image holds)');
-  const stageFolder = (name: string) => join(folder, `stage-${name}`);
-  for (const st of df.stages) {
-    const root = stageFolder(st.name);
-    mkdirSync(inFolder(root, st.workdir), { recursive: true });
-    for (const step of st.steps) {
-      const started = Date.now();
-      if (step.kind === 'COPY') copyStep(step, context, root, stageFolder);
-      else await runStep(step, root, opts);
-      const what =
-        step.kind === 'COPY'
-          ? `COPY ${step.from ? `--from=${step.from} ` : ''}${step.sources.join(' ')} ${step.dest}`
-          : `RUN ${step.command}`;
-      opts.onStep?.(`[${st.name}] ${what}`, Date.now() - started);
-    }
-  }
-  return stageFolder(df.image.name);
 }
 
 export interface ContainerCommand {

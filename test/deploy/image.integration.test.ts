@@ -27,7 +27,8 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CHART_PATH, ofKind, parseManifests, renderChart, run } from './chart.ts';
-import { containerCommand, inFolder, parseDockerfile, type RunStep, replayDockerfile } from './dockerfile.ts';
+import { containerCommand, inFolder, parseDockerfile, type RunStep } from './dockerfile.ts';
+import { replayDockerfile } from './replay.ts';
 
 const DOCKERFILE = parseDockerfile(readFileSync('deploy/Dockerfile', 'utf8'));
 const IMAGE = DOCKERFILE.image;
