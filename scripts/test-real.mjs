@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const REAL_SUITES = [
   'test/real/control-plane.test.ts',
   'test/real/fidelity.test.ts',
+  'packages/runtime/test/predicates-property.integration.test.ts',
   'test/controllers/aim-process-rbac.integration.test.ts',
   'test/controllers/aim/service-controller.integration.test.ts',
   'test/controllers/aim/runtime-config-integration.integration.test.ts',

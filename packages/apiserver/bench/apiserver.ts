@@ -9,6 +9,8 @@
 // the latency from the client's receipt of the write's response is printed too. `--profile DIR` runs the
 // server under `node --cpu-prof`.
 //
+// `--backend embedded|real|both` runs instead the side-by-side comparison with kube-apiserver (compare.ts).
+//
 // Last stdout line: `apiserver: <creates/s> creates/s (list10k-ms=…, watch-p99-ms=…, watchers=100, object-bytes=…, …)`.
 import { type ChildProcess, fork } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +18,7 @@ import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { partsOf } from '../src/handle.ts';
+import { compareBackends } from './compare.ts';
 
 const GROUP = 'bench.modelplane.dev';
 const PLURAL = 'benchobjects';
@@ -443,6 +446,26 @@ async function watchLatency(c: Client, server: ServerControl, watchers: number, 
 /** smoke mode (MODELPLANE_BENCH_SMOKE=1, `npm run bench:smoke`): small counts, to prove the bench still runs */
 const smoke = (full: string, small: string) => (process.env.MODELPLANE_BENCH_SMOKE === '1' ? small : full);
 
+/** `--backend embedded|real|both`: the side-by-side comparison of compare.ts, its own fixed load */
+async function compare(flag: string): Promise<void> {
+  const known: Record<string, ReadonlyArray<'embedded' | 'real'>> = {
+    embedded: ['embedded'],
+    real: ['real'],
+    both: ['embedded', 'real'],
+  };
+  const backends = known[flag];
+  if (!backends) throw new Error(`--backend: expected embedded, real or both, got ${JSON.stringify(flag)}`);
+  await compareBackends(backends, {
+    objects: Number(smoke('2000', '100')),
+    warmup: Number(smoke('200', '10')),
+    concurrency: 32,
+    objectBytes: 2048,
+    listRuns: Number(smoke('7', '1')),
+    watchers: Number(smoke('100', '5')),
+    writes: Number(smoke('50', '5')),
+  });
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -458,9 +481,11 @@ async function main(): Promise<void> {
       'list-runs': { type: 'string', default: smoke('7', '1') },
       warmup: { type: 'string', default: smoke('3000', '20') },
       rounds: { type: 'string', default: smoke('5', '1') },
+      backend: { type: 'string' },
     },
   });
   if (values.serve) return serveAsChild();
+  if (values.backend !== undefined) return compare(values.backend);
   const n = (k: keyof typeof values) => Number(values[k]);
   const size = n('object-bytes');
   const creates = n('creates');

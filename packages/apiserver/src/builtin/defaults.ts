@@ -51,8 +51,7 @@ function persistentVolumeClaim(o: Obj): void {
 function namespace(o: Obj): void {
   const meta = child(o, 'metadata');
   if (typeof meta.name === 'string' && meta.name) child(meta, 'labels')['kubernetes.io/metadata.name'] = meta.name;
-  const spec = child(o, 'spec');
-  if (!Array.isArray(spec.finalizers)) spec.finalizers = ['kubernetes'];
+  // (spec.finalizers is the strategy's, on create: strategies/builtin.ts, not a default the creator owns)
   defStr(child(o, 'status'), 'phase', 'Active');
 }
 

@@ -80,11 +80,13 @@ export class Lifecycle {
     const strategy = this.deps.strategies.for(req.rt);
     const sentVersion = req.candidate.metadata?.resourceVersion;
     let obj = decodedCandidate(req, strategy);
-    obj = req.old ? carryOverStored(req, strategy, obj, req.old) : this.prepareCreate(req, strategy, obj, sentVersion);
+    let creatorFields: ManagedFieldsEntry[] | undefined;
+    if (req.old) obj = carryOverStored(req, strategy, obj, req.old);
+    else creatorFields = this.prepareCreate(req, strategy, obj, sentVersion);
     const attrs = admissionAttributes(req, obj);
     obj = (await this.admit(attrs, strategy, req.version)) ?? obj;
     await this.validate(req, strategy, attrs, obj);
-    recordManagedFields(req, obj);
+    recordManagedFields(req, obj, creatorFields);
     if (req.old) {
       bumpGeneration(req, obj, req.old);
       if (unchanged(req.old, obj)) return { object: req.old, created: false, noop: true };
@@ -96,16 +98,23 @@ export class Lifecycle {
     return this.commit(req, obj);
   }
 
+  /**
+   * Readies a new object in place; returns the creator's managed fields, recorded here as kube's field
+   * manager records them: after decoding and defaulting, before the strategy sets its own fields (a
+   * Namespace's spec.finalizers, a Service's cluster IP) and before mutating admission, neither of which
+   * the creator owns.
+   */
   private prepareCreate(
     req: WriteRequest,
     strategy: TypeStrategy,
     obj: KubeObject,
     sentVersion: string | undefined,
-  ): KubeObject {
+  ): ManagedFieldsEntry[] | undefined {
     this.prepareNew(req, obj, sentVersion);
     if (req.rt.subresources.status && req.subresource !== 'status') delete obj.status;
+    const creatorFields = req.managedFields ? undefined : req.recordManagedFields?.(undefined, obj);
     strategy.prepareForCreate?.(obj);
-    return obj;
+    return creatorFields;
   }
 
   /** mutating admission: the object a webhook returned (decoded again, as kube re-decodes it), or none */
@@ -357,9 +366,9 @@ function finalizersAddedWhileDeleting(old: KubeObject, obj: KubeObject): StatusC
   ];
 }
 
-function recordManagedFields(req: WriteRequest, obj: KubeObject): void {
+function recordManagedFields(req: WriteRequest, obj: KubeObject, creatorFields?: ManagedFieldsEntry[]): void {
   obj.metadata.managedFields =
-    req.managedFields ?? req.recordManagedFields?.(req.old, obj) ?? req.old?.metadata.managedFields;
+    req.managedFields ?? creatorFields ?? req.recordManagedFields?.(req.old, obj) ?? req.old?.metadata.managedFields;
   if (!obj.metadata.managedFields || obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
 }
 

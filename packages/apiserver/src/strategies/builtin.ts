@@ -68,7 +68,11 @@ function prepareBuiltin(rt: ResourceType, obj: KubeObject, ips: ClusterIpAllocat
     if (v !== undefined && (v === null || typeof v !== 'object' || Array.isArray(v))) return;
   }
   if (key === '/Namespace') {
-    obj.spec = { finalizers: ['kubernetes'], ...((obj.spec as object) ?? {}) };
+    // kube's namespace strategy: the kubernetes finalizer is required on create, after any the creator named
+    const spec = { ...((obj.spec as { finalizers?: unknown }) ?? {}) };
+    const named = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    spec.finalizers = named.includes('kubernetes') ? named : [...named, 'kubernetes'];
+    obj.spec = spec;
     obj.status = { phase: 'Active' };
     obj.metadata.labels = { ...(obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': obj.metadata.name! };
   } else if (key === '/Pod') {
