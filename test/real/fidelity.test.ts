@@ -15,6 +15,7 @@ import { crudSteps, listSteps, patchSteps } from './fidelity/sequence-core.ts';
 import { expirySteps } from './fidelity/sequence-expiry.ts';
 import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } from './fidelity/sequence-more.ts';
 import { raceSteps } from './fidelity/sequence-races.ts';
+import { resumeSteps } from './fidelity/sequence-resume.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
 
@@ -30,6 +31,7 @@ const STEPS: Step[] = [
   ...raceSteps,
   // last: it restarts the real kube-apiserver
   ...expirySteps,
+  ...resumeSteps,
 ];
 
 /** the exchange ids docs/apiserver.md lists under "Differences the fidelity suite shows" */
