@@ -18,6 +18,7 @@ import {
 } from './handlers/discovery.ts';
 import { handlePodLog } from './handlers/log.ts';
 import { KUBE_VERSION } from './handlers/openapi.ts';
+import { serveOpenApiV2 } from './handlers/openapi-v2.ts';
 import type { ResourceRequest } from './handlers/request.ts';
 import { handleResource } from './handlers/resources.ts';
 import { checkRoute, endpointCapabilities } from './handlers/route.ts';
@@ -228,6 +229,7 @@ export class HttpFront {
       const doc = apiResourceList(reg, parts[1]!, parts[2]!);
       if (doc) return json(res, doc);
     }
+    if (p === '/openapi/v2') return serveOpenApiV2(req, res);
     if (p === '/openapi/v3') return json(res, this.core.openapi.index());
     if (parts[0] === 'openapi' && parts[1] === 'v3') {
       const doc = this.core.openapi.doc(parts.slice(2).join('/'));
