@@ -20,6 +20,8 @@ export const CONTROLLER_INSTANCE_LABEL = 'wva.llmd.ai/controller-instance';
 export const DEFAULT_CONFIG_MAP_NAME = 'workload-variant-autoscaler-variantautoscaling-config';
 /** the saturation thresholds ConfigMap, its name overridable with SATURATION_CONFIG_MAP_NAME */
 export const DEFAULT_SATURATION_CONFIG_MAP_NAME = 'saturation-scaling-config';
+/** per-model scale-to-zero switches and retention windows, its name overridable with SCALE_TO_ZERO_CONFIG_MAP_NAME */
+export const DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME = 'wva-model-scale-to-zero-config';
 /** where the global ConfigMaps live unless POD_NAMESPACE says otherwise */
 export const DEFAULT_AUTOSCALER_NAMESPACE = 'workload-variant-autoscaler-system';
 

@@ -23,6 +23,8 @@ export interface SaturationEngineOptions {
   saturationConfigMapName: string;
   controllerInstance?: string;
   scaleToZeroWindowSeconds?: number;
+  /** WVA_SCALE_TO_ZERO, when set */
+  scaleToZeroEnv?: boolean;
   now?: () => Date;
 }
 
@@ -85,6 +87,7 @@ export class SaturationEngine implements Runnable {
       saturationConfigMapName: this.opts.saturationConfigMapName,
       ...(this.opts.controllerInstance ? { controllerInstance: this.opts.controllerInstance } : {}),
       scaleToZeroWindowSeconds: this.opts.scaleToZeroWindowSeconds ?? DEFAULT_SCALE_TO_ZERO_WINDOW_SECONDS,
+      ...(this.opts.scaleToZeroEnv !== undefined ? { scaleToZeroEnv: this.opts.scaleToZeroEnv } : {}),
       signal: this.abort.signal,
     });
     const time = (this.opts.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -9,6 +9,7 @@ import {
   DEFAULT_AUTOSCALER_NAMESPACE,
   DEFAULT_CONFIG_MAP_NAME,
   DEFAULT_SATURATION_CONFIG_MAP_NAME,
+  DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME,
   LLMD_GROUP,
 } from '../../apis/llmd/index.ts';
 import { type PolicyRule, READ, rule } from '../rbac.ts';
@@ -30,6 +31,8 @@ export interface AutoscalerOptions extends ConfigNames {
   /** CONTROLLER_INSTANCE: handle only VAs labelled wva.llmd.ai/controller-instance=<it> */
   controllerInstance?: string;
   scaleToZeroWindowSeconds?: number;
+  /** WVA_SCALE_TO_ZERO: the fallback when the scale-to-zero ConfigMap has no entry for a model */
+  scaleToZeroEnv?: boolean;
   historyLimit?: number;
   /** create VariantAutoscalings for annotated ModelDeployments and AIMServices (default true) */
   discovery?: boolean;
@@ -68,6 +71,8 @@ export function autoscalerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     namespace: env.POD_NAMESPACE || DEFAULT_AUTOSCALER_NAMESPACE,
     configMapName: env.CONFIG_MAP_NAME || DEFAULT_CONFIG_MAP_NAME,
     saturationConfigMapName: env.SATURATION_CONFIG_MAP_NAME || DEFAULT_SATURATION_CONFIG_MAP_NAME,
+    scaleToZeroConfigMapName: env.SCALE_TO_ZERO_CONFIG_MAP_NAME || DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME,
+    ...(env.WVA_SCALE_TO_ZERO ? { scaleToZeroEnv: env.WVA_SCALE_TO_ZERO.toLowerCase() === 'true' } : {}),
     metricsSource: url
       ? new PrometheusMetricsSource({ baseUrl: url, ...prometheusAuthFromEnv(env) })
       : new UnconfiguredMetricsSource(
@@ -101,6 +106,7 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
     saturationConfigMapName: opts.saturationConfigMapName,
     ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
     ...(opts.scaleToZeroWindowSeconds ? { scaleToZeroWindowSeconds: opts.scaleToZeroWindowSeconds } : {}),
+    ...(opts.scaleToZeroEnv !== undefined ? { scaleToZeroEnv: opts.scaleToZeroEnv } : {}),
   });
   const fromZero = new ScaleFromZero({
     reader: mgr.cache,

@@ -13,6 +13,7 @@ import {
   EXCLUDE_ANNOTATION,
 } from '../../apis/llmd/index.ts';
 import { type ConfigSnapshot, resolveSaturationConfig } from './config/cache.ts';
+import { resolveScaleToZero, type ScaleToZeroPolicy } from './config/scale-to-zero.ts';
 import {
   AutoscaledDeployments,
   AutoscaledPods,
@@ -46,6 +47,8 @@ export interface GatherOptions {
   /** CONTROLLER_INSTANCE: only VAs labelled with it (none set = only unlabelled VAs) */
   controllerInstance?: string;
   scaleToZeroWindowSeconds: number;
+  /** WVA_SCALE_TO_ZERO, when set: the fallback after the scale-to-zero ConfigMap's entries */
+  scaleToZeroEnv?: boolean;
   /** samples older than this are stale (default 60 s) */
   staleAfterSeconds?: number;
   signal?: AbortSignal;
@@ -107,12 +110,19 @@ export async function gatherInputs(
       const split = sorted.map((va) => ({ va, early: earlyWithheld(va, workloads.get(ns)!, ctx) }));
       // a model none of whose variants has a replica is not queried at all
       const anyReplica = split.some((x) => !x.early && currentOf(x.va, workloads.get(ns)!) > 0);
-      const metrics = anyReplica ? await readMetrics(source, members[0]!, opts) : {};
-      return { split, metrics };
+      const policy = resolveScaleToZero(
+        snapshot.scaleToZero,
+        ns,
+        members[0]!.spec.modelID,
+        opts.scaleToZeroEnv,
+        opts.scaleToZeroWindowSeconds,
+      );
+      const metrics = anyReplica ? await readMetrics(source, members[0]!, policy.retentionSeconds, opts) : {};
+      return { split, metrics, policy };
     }),
   );
-  return gathered.map(({ split, metrics }) =>
-    gatherModel(snapshot, source, split, metrics, workloads.get(split[0]!.va.metadata.namespace ?? '')!, opts),
+  return gathered.map(({ split, metrics, policy }) =>
+    gatherModel(snapshot, source, split, metrics, workloads.get(split[0]!.va.metadata.namespace ?? '')!, policy, opts),
   );
 }
 
@@ -201,12 +211,17 @@ interface MetricsRead {
   error?: string;
 }
 
-async function readMetrics(source: MetricsSource, va: VariantAutoscaling, opts: GatherOptions): Promise<MetricsRead> {
+async function readMetrics(
+  source: MetricsSource,
+  va: VariantAutoscaling,
+  windowSeconds: number,
+  opts: GatherOptions,
+): Promise<MetricsRead> {
   const ns = va.metadata.namespace ?? '';
   try {
     const [load, requestsInWindow] = await Promise.all([
       source.podLoad(ns, va.spec.modelID, opts.signal),
-      source.requestsInWindow(ns, va.spec.modelID, opts.scaleToZeroWindowSeconds, opts.signal),
+      source.requestsInWindow(ns, va.spec.modelID, windowSeconds, opts.signal),
     ]);
     return { load, ...(requestsInWindow !== undefined ? { requestsInWindow } : {}) };
   } catch (err) {
@@ -220,6 +235,7 @@ function gatherModel(
   split: ReadonlyArray<{ va: VariantAutoscaling; early: Withheld | undefined }>,
   metrics: MetricsRead,
   workloads: NamespaceWorkloads,
+  policy: ScaleToZeroPolicy,
   opts: GatherOptions,
 ): GatheredModel {
   const namespace = split[0]!.va.metadata.namespace!;
@@ -252,7 +268,8 @@ function gatherModel(
     variants,
     scaleToZero: {
       ...(metrics.requestsInWindow !== undefined ? { requestsInWindow: metrics.requestsInWindow } : {}),
-      windowDescription: `the last ${Math.round(opts.scaleToZeroWindowSeconds / 60)}m`,
+      windowDescription: `the last ${describeWindow(policy.retentionSeconds)} (${policy.origin})`,
+      ...(policy.enabled !== undefined ? { enabled: policy.enabled } : {}),
     },
     ...(metrics.error ? { metricsError: metrics.error } : {}),
     ...(unmeasured ? { unmeasured } : {}),
@@ -311,3 +328,5 @@ function variantState(
   );
   return { state, extra, ...(late ? { late } : {}) };
 }
+
+const describeWindow = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`);

@@ -9,6 +9,7 @@ import {
   type ParsedSaturationConfig,
   type SaturationConfig,
 } from './parse.ts';
+import type { ParsedScaleToZero } from './scale-to-zero.ts';
 
 /** the interval the engine starts with, until GLOBAL_OPT_INTERVAL says otherwise */
 export const DEFAULT_OPT_INTERVAL_MS = 30_000;
@@ -21,6 +22,8 @@ export interface ConfigSnapshot {
   readonly global?: ParsedSaturationConfig;
   /** namespace-local ConfigMaps, which replace the global one for their namespace */
   readonly namespaces: ReadonlyMap<string, ParsedSaturationConfig>;
+  /** the scale-to-zero ConfigMap's last good content */
+  readonly scaleToZero?: ParsedScaleToZero;
 }
 
 export type ConfigSource = 'global' | { namespace: string };
@@ -59,6 +62,10 @@ export class ConfigCache {
     );
     if (ms === this.current.optimizationIntervalMs) return;
     this.publish({ optimizationIntervalMs: ms });
+  }
+
+  setScaleToZeroConfig(parsed: ParsedScaleToZero): void {
+    this.publish({ scaleToZero: parsed });
   }
 
   /** stores a parsed saturation ConfigMap; one that yielded no usable entry keeps the last good one */

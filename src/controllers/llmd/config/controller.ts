@@ -15,10 +15,15 @@ import {
   type Request,
 } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { CONFIG_ENABLED_LABEL, EXCLUDE_ANNOTATION } from '../../../apis/llmd/index.ts';
+import {
+  CONFIG_ENABLED_LABEL,
+  DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME,
+  EXCLUDE_ANNOTATION,
+} from '../../../apis/llmd/index.ts';
 import { VariantAutoscalings } from '../kinds.ts';
 import type { ConfigCache } from './cache.ts';
 import { type EntryProblem, parseOptimizationInterval, parseSaturationConfigMap } from './parse.ts';
+import { parseScaleToZeroConfigMap } from './scale-to-zero.ts';
 
 export const CONFIG_CONTROLLER = 'wva-configmap';
 
@@ -29,6 +34,8 @@ export interface ConfigNames {
   configMapName: string;
   /** SATURATION_CONFIG_MAP_NAME */
   saturationConfigMapName: string;
+  /** SCALE_TO_ZERO_CONFIG_MAP_NAME (default wva-model-scale-to-zero-config) */
+  scaleToZeroConfigMapName?: string;
 }
 
 export async function registerConfigController(
@@ -38,6 +45,8 @@ export async function registerConfigController(
 ): Promise<Controller> {
   const main = { namespace: names.namespace, fieldSelector: `metadata.name=${names.configMapName}` };
   const saturation = { fieldSelector: `metadata.name=${names.saturationConfigMapName}` };
+  const zeroName = names.scaleToZeroConfigMapName ?? DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME;
+  const zero = { namespace: names.namespace, fieldSelector: `metadata.name=${zeroName}` };
   const toKey = (cm: ConfigMap) => [`${cm.metadata.namespace}/${cm.metadata.name}`];
   // whether a namespace is tracked or excluded changes with its labels, annotations and VAs
   const localKey = (o: { metadata: { name?: string; namespace?: string } }) => {
@@ -63,6 +72,7 @@ export async function registerConfigController(
     .controller(CONFIG_CONTROLLER)
     .for(ConfigMaps, { spec: saturation })
     .watches(ConfigMaps, toKey, { spec: main })
+    .watches(ConfigMaps, toKey, { spec: zero })
     .watches(Namespaces, localKey, { predicates: [(ev) => labelsChanged()(ev) || annotationsChanged()(ev)] })
     .watches(VariantAutoscalings, localKey, { predicates: [addOrDelete] })
     .complete(async (req, ctx) => {
@@ -86,6 +96,22 @@ async function reconcileConfigMap(
     reported.set(key, cm.metadata.resourceVersion ?? '');
     return true;
   };
+  const zeroName = names.scaleToZeroConfigMapName ?? DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME;
+  if (req.name === zeroName && ns === names.namespace) {
+    const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
+      namespace: ns,
+      fieldSelector: `metadata.name=${zeroName}`,
+    });
+    if (!cm) return; // deleted: the last good policies stay
+    const { config, problems } = parseScaleToZeroConfigMap(cm.data, cache.snapshot().scaleToZero);
+    cache.setScaleToZeroConfig(config);
+    if (problems.length && firstRead(cm))
+      report(ctx, cm, problems, {
+        'kept-last-good': 'the last good version of this entry stays in use',
+        skipped: 'the entry is skipped, the others are used',
+      });
+    return;
+  }
   if (req.name === names.configMapName && ns === names.namespace) {
     const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
       namespace: names.namespace,

@@ -34,6 +34,8 @@ export interface ScaleToZeroInput {
   /** requests the model served within the retention window (undefined: unknown, so never zero) */
   readonly requestsInWindow?: number;
   readonly windowDescription: string;
+  /** the scale-to-zero ConfigMap's (or WVA_SCALE_TO_ZERO's) say; false forbids it even with minReplicas 0 */
+  readonly enabled?: boolean;
 }
 
 const byName = (a: VariantState, b: VariantState) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -182,7 +184,7 @@ function enforceScaleToZero(
   targets: VariantTarget[],
   s: ScaleToZeroInput,
 ): VariantTarget[] {
-  const allowed = variants.length > 0 && variants.every((v) => v.minReplicas === 0);
+  const allowed = variants.length > 0 && variants.every((v) => v.minReplicas === 0) && s.enabled !== false;
   if (allowed && s.requestsInWindow === 0) {
     return targets.map((t) => ({
       name: t.name,
@@ -196,7 +198,9 @@ function enforceScaleToZero(
   if (!cheapest) return targets;
   const why = allowed
     ? `the model served requests in ${s.windowDescription} (or the count is unknown)`
-    : 'scale to zero is not allowed';
+    : s.enabled === false
+      ? 'scale to zero is disabled for the model by the scale-to-zero configuration'
+      : 'scale to zero is not allowed';
   return targets.map((t) =>
     t.name === cheapest.name
       ? { ...t, target: 1, reason: `${t.reason}; keeping 1 replica on ${t.name}, the cheapest variant: ${why}` }
