@@ -58,7 +58,7 @@ function Related({ items, empty }: { items: ChildView[]; empty: string }) {
       </thead>
       <tbody>
         {items.map((c) => (
-          <tr key={`${c.kind}/${c.namespace}/${c.name}`}>
+          <tr key={`${c.kind}/${c.namespace}/${c.name}`} data-kind={c.kind}>
             <td>{c.kind}</td>
             <td>{c.key ? <a href={resourceHref(c.key)}>{c.name}</a> : c.name}</td>
             <td>

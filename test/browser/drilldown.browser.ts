@@ -1,0 +1,176 @@
+// The dashboard's drill-down, try-it and autoscaler showcase in a real browser (Debian's Chromium through
+// playwright-core; `npm run test:browser`), on `modelplane dev` as `npm start` runs it: every controller, the
+// simulated Prometheus, the autoscaler on its own loop, the quickstart applied. A person drills from the
+// overview to a pod's log, chats with a model through the Gateway, and presses "send load" to watch the
+// replicas go up. Values are checked, not element sizes; axe finds no serious violation on these pages.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { KubeClient } from '@modelplane/runtime/client';
+import { Logger } from '@modelplane/runtime/log';
+import type { Page } from 'playwright-core';
+import { type Dashboard, ensureWebBuilt, startDashboard } from '../../src/cli/dashboard/index.ts';
+import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
+import { applyManifests } from '../../src/cli/dev/examples.ts';
+import { devLoadRunner } from '../../src/cli/dev/load-runner.ts';
+import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
+import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
+import { type Browser, launchChromium } from './chromium.ts';
+import { ARTIFACTS } from './fixture.ts';
+
+const AXE_SOURCE = readFileSync(resolve('node_modules/axe-core/axe.min.js'), 'utf8');
+const MD = 'kubeairunway.ai/ModelDeployment/quickstart/qwen-llmd';
+const VA = 'llmd.ai/VariantAutoscaling/quickstart/qwen-autoscaled';
+
+async function shot(page: Page, name: string): Promise<void> {
+  const file = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  if (process.env.MODELPLANE_UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(resolve('docs/images'), { recursive: true });
+    copyFileSync(file, resolve(`docs/images/dashboard-${name}.png`));
+  }
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const found = await page.evaluate(async () => {
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: {
+        run(
+          c: unknown,
+          o: object,
+        ): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+      };
+    };
+    const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, at: v.nodes[0]?.target.join(' ') ?? '' }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} at ${v.at}`);
+}
+
+describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, () => {
+  let cluster: DevCluster;
+  let client: KubeClient;
+  let dashboard: Dashboard;
+  let browser: Browser;
+  let page: Page;
+  let autoscaler: Autoscaler | undefined;
+  const before_ = { prometheus: process.env.MODELPLANE_PROMETHEUS, url: process.env.PROMETHEUS_BASE_URL };
+
+  before(async () => {
+    const log = new Logger({}, 'silent');
+    assert.ok(ensureWebBuilt(log), 'the dashboard front end is built');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    // npm start's metrics without a prometheus binary: the simulated Prometheus, whatever is installed
+    process.env.MODELPLANE_PROMETHEUS = 'simulated';
+    delete process.env.PROMETHEUS_BASE_URL;
+    const sets = [...CONTROLLER_SETS, ...PROVIDER_SETS].map((s) =>
+      s.name === 'autoscaler' ? autoscalerControllerSet({}, (a) => (autoscaler = a)) : s,
+    );
+    cluster = await startDevCluster({ port: 0, log, sets, prometheus: true });
+    client = await KubeClient.create(cluster.server.kubeconfigYaml());
+    // a faster cycle than dev's 10 s, so the test watches the decisions come in
+    await client.withFieldManager('test').apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'workload-variant-autoscaler-variantautoscaling-config',
+        namespace: 'workload-variant-autoscaler-system',
+      },
+      data: { GLOBAL_OPT_INTERVAL: '2s' },
+    } as never);
+    await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
+    const feed = (namespace: string, name: string) => autoscaler?.decisions.history(namespace, name) ?? [];
+    dashboard = await startDashboard({
+      client,
+      cluster: cluster.server.url,
+      user: 'admin',
+      logger: log,
+      feed,
+      load: devLoadRunner(client, log),
+    });
+    browser = await launchChromium({ width: 1400, height: 1000 });
+    page = await browser.context.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await dashboard?.close();
+    client?.close();
+    await cluster?.stop();
+    for (const [k, v] of [
+      ['MODELPLANE_PROMETHEUS', before_.prometheus],
+      ['PROMETHEUS_BASE_URL', before_.url],
+    ] as const)
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  });
+
+  it("drills from the overview to a pod's log: ModelDeployment → Deployment → Pod → log lines", async () => {
+    await page.goto(dashboard.url);
+    await page.waitForSelector(`tr[data-key="${MD}"]`, { timeout: 120_000 });
+    await page.selectOption('#namespace', 'quickstart');
+    await page.click(`tr[data-key="${MD}"] a`);
+    await page.waitForSelector(`article.detail[data-key="${MD}"]`);
+    // the child Deployment links to its own page
+    await page.click('section[aria-labelledby="h-children"] tr[data-kind="Deployment"] a', { timeout: 60_000 });
+    await page.waitForSelector('article.detail[data-key="apps/Deployment/quickstart/qwen-llmd"]');
+    const pod = page.locator('table.pods tbody tr').first();
+    await pod.waitFor({ timeout: 60_000 });
+    const cells = await pod.locator('td').allTextContents();
+    assert.match(cells[0]!, /^qwen-llmd-/, `the pod's name: ${cells}`);
+    assert.match(cells[3]!, /^nvidia-node-\d$/, `the node it runs on: ${cells}`);
+    assert.equal(cells[4], '0', 'no restarts');
+    await pod.locator('a').click();
+    await page.waitForSelector('article.detail[data-key^="/Pod/quickstart/qwen-llmd-"]');
+    await page.waitForSelector('pre.logs >> text=/vLLM API server version/', { timeout: 30_000 });
+    const log = (await page.locator('pre.logs').textContent()) ?? '';
+    assert.match(log, /model='Qwen\/Qwen2.5-0.5B-Instruct'/, 'the log of this pod, not a placeholder');
+    assert.equal(await page.locator('pre.logs').getAttribute('data-log-container'), 'vllm');
+    await shot(page, 'pod-logs');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('chats with the model through the Gateway: the answer and its latency', async () => {
+    await page.goto(`${dashboard.url}#/r/${encodeURIComponent(MD)}`);
+    await page.waitForSelector('section[aria-labelledby="h-try"] tr[data-via="gateway"]', { timeout: 60_000 });
+    const curl = (await page.locator('tr[data-via="gateway"] pre.curl').textContent()) ?? '';
+    assert.match(curl, /^curl -sS 'http:\/\/[\d.]+(:\d+)?\/v1\/chat\/completions'/);
+    assert.match(curl, /"model":"Qwen\/Qwen2.5-0.5B-Instruct"/);
+    await page.fill('#chat-message', 'Say hello to the browser test');
+    await page.click('form.chat button[type="submit"]');
+    const answer = page.locator('.chat-reply .answer');
+    await answer.waitFor({ timeout: 60_000 });
+    assert.match((await answer.textContent()) ?? '', /simulated tokens/, 'the simulated model answered');
+    const latency = Number(await answer.getAttribute('data-latency-ms'));
+    assert.ok(latency > 0 && latency < 60_000, `latency ${latency} ms`);
+    assert.match(
+      (await page.locator('.chat-reply .note').textContent()) ?? '',
+      new RegExp(`Answered in ${latency} ms`),
+    );
+    await shot(page, 'try-it');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it('"send load" scales the quickstart variant up: the chart gets new points and desired rises', async () => {
+    await page.goto(`${dashboard.url}#/r/${encodeURIComponent(VA)}`);
+    const replicas = page.locator('figure[data-chart="Replicas"]');
+    await replicas.waitFor({ timeout: 120_000 });
+    const pointsBefore = Number(await replicas.getAttribute('data-points'));
+    await page.click('button:text("Send load for a minute")');
+    await page.waitForSelector('p.load >> text=/Sending load until/', { timeout: 10_000 });
+    assert.equal(await page.locator('button:text("Send load for a minute")').isDisabled(), true, 'one load at a time');
+    // the autoscaler sees the queue grow and asks for more replicas; the decision is marked with its reason
+    await page.waitForSelector('ul.decisions >> text=/ScaleUp: desired replicas 1 → 2/', { timeout: 120_000 });
+    const pointsAfter = Number(await replicas.getAttribute('data-points'));
+    assert.ok(pointsAfter > pointsBefore, `the chart moved: ${pointsBefore} → ${pointsAfter} points`);
+    const label = (await replicas.locator('[role="img"]').getAttribute('aria-label')) ?? '';
+    assert.match(label, /desired replicas [2-4]/, label);
+    const summary = (await page.locator('section[aria-labelledby="h-autoscaler"] > p').first().textContent()) ?? '';
+    assert.match(summary, /Thresholds: KV-cache 80%, queue 5/);
+    assert.doesNotMatch(summary, /\d\.\d{2,}/, `numbers for people: ${summary}`);
+    await shot(page, 'variantautoscaling-load');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+});
