@@ -4,54 +4,15 @@
 // no secret value reaches the page, and axe finds no serious accessibility violation. Screenshots of every
 // page go to test-artifacts/browser/ (and to docs/images/ with MODELPLANE_UPDATE_SCREENSHOTS=1).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ENGINE_REQUIRES_GPU, NAME_WITH_DOTS } from '../../src/controllers/kubeairunway/validation/index.ts';
 import { type Browser, launchChromium } from './chromium.ts';
-import { ARTIFACTS, startWorld, type World } from './fixture.ts';
+import { startWorld, type World } from './fixture.ts';
+import { seriousViolations, shot } from './page-checks.ts';
 
 const SECRET_VALUE = 'tops3cret-value-that-must-never-show';
-const AXE_SOURCE = readFileSync(resolve('node_modules/axe-core/axe.min.js'), 'utf8');
-
-async function shot(page: Page, name: string): Promise<void> {
-  const file = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  if (process.env.MODELPLANE_UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(resolve('docs/images'), { recursive: true });
-    copyFileSync(file, resolve(`docs/images/dashboard-${name}.png`));
-  }
-}
-
-/** axe-core on the page as it is; returns the serious and critical violations, described */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluated through the debugging protocol: the dashboard's Content-Security-Policy forbids inline scripts
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const g = globalThis as unknown as {
-      document: unknown;
-      axe: {
-        run(
-          ctx: unknown,
-          o: object,
-        ): Promise<{
-          violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
-        }>;
-      };
-    };
-    const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
-    }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
-}
 
 async function openResource(page: Page, url: string, key: string): Promise<void> {
   await page.goto(`${url}#/r/${encodeURIComponent(key)}`);

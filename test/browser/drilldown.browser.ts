@@ -4,8 +4,8 @@
 // overview to a pod's log, chats with a model through the Gateway, and presses "send load" to watch the
 // replicas go up. Values are checked, not element sizes; axe finds no serious violation on these pages.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
@@ -18,37 +18,10 @@ import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { type Browser, launchChromium } from './chromium.ts';
 import { ARTIFACTS } from './fixture.ts';
+import { seriousViolations, shot } from './page-checks.ts';
 
-const AXE_SOURCE = readFileSync(resolve('node_modules/axe-core/axe.min.js'), 'utf8');
 const MD = 'kubeairunway.ai/ModelDeployment/quickstart/qwen-llmd';
 const VA = 'llmd.ai/VariantAutoscaling/quickstart/qwen-autoscaled';
-
-async function shot(page: Page, name: string): Promise<void> {
-  const file = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: false });
-  if (process.env.MODELPLANE_UPDATE_SCREENSHOTS === '1') {
-    mkdirSync(resolve('docs/images'), { recursive: true });
-    copyFileSync(file, resolve(`docs/images/dashboard-${name}.png`));
-  }
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = await page.evaluate(async () => {
-    const g = globalThis as unknown as {
-      document: unknown;
-      axe: {
-        run(
-          c: unknown,
-          o: object,
-        ): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
-      };
-    };
-    const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, at: v.nodes[0]?.target.join(' ') ?? '' }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} at ${v.at}`);
-}
 
 describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, () => {
   let cluster: DevCluster;
