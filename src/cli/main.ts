@@ -33,6 +33,12 @@ function invoked(args: string[]): CommandName | undefined {
   return name !== undefined && Object.hasOwn(COMMANDS, name) ? (name as CommandName) : undefined;
 }
 
+// `modelplane crds | head`: a reader that stops early closes the pipe; that ends the output, not with a stack trace
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
+
 const program = new Command();
 program
   .name('modelplane')
