@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { renderStatus } from '../../src/cli/status/command.ts';
 import { formatLogLine, LogRouter } from '../../src/cli/view/logs.ts';
 import { renderChange, renderProgress, renderRows, renderWaitingSummary } from '../../src/cli/view/render.ts';
 import { type ResourceRow, rowOf, sortRows } from '../../src/cli/view/rows.ts';
-import { renderStatus } from '../../src/cli/status/command.ts';
 import { TerminalView } from '../../src/cli/view/terminal.ts';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { attack, hostileCases, slowHeaders, type SurfaceSpec } from '../helpers/hostile-cases.ts';
+import { attack, hostileCases, type SurfaceSpec, slowHeaders } from '../helpers/hostile-cases.ts';
 import { exchange, type Target } from '../helpers/hostile-http.ts';
 import { type Listener, listeningPorts, probeTarget } from '../helpers/listeners.ts';
 

@@ -64,8 +64,8 @@ describe('KEDA simulator on the test cluster', () => {
       const h = await getObj(c.client, SimHPAs, 'keda-hpa-web', NS);
       return (h?.status as { currentReplicas?: number } | undefined)?.currentReplicas === 2 ? h : undefined;
     });
-    assert.equal((hpa.spec as Record<string, unknown>).maxReplicas, 5);
-    assert.equal((hpa.status as Record<string, unknown>).desiredReplicas, 2);
+    assert.equal(hpa.spec?.maxReplicas, 5);
+    assert.equal(hpa.status?.desiredReplicas, 2);
   });
 
   it('a ScaledObject whose target does not exist fails its check', async () => {

@@ -10,9 +10,9 @@ export type {
   AdmissionReviewVersion,
   AdmissionUserInfo,
 } from './admission.ts';
-export type { Condition, ConditionStatus } from './conditions.ts';
+export type { Condition, ConditionStatus, ObservedCondition } from './conditions.ts';
 export { humanDuration } from './duration.ts';
-export { parseGoDuration } from './go-duration.ts';
+export { formatGoDuration, parseGoDuration } from './go-duration.ts';
 export {
   type GroupVersion,
   type GroupVersionKind,

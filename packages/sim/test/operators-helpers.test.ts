@@ -8,6 +8,9 @@ import { StageClock } from '../src/operators/delays.ts';
 import type { Deployment, Pod } from '../src/operators/kinds.ts';
 import { deploymentHealth, firstProblem, podProblem } from '../src/operators/pod-health.ts';
 
+/** the fields the API server always sets on a container status */
+const STATUS_BASE = { image: 'img', imageID: '', ready: false, restartCount: 0 };
+
 const pod = (name: string, status: Pod['status']): Pod => ({
   apiVersion: 'v1',
   kind: 'Pod',
@@ -23,13 +26,16 @@ describe('pod problems', () => {
   }> = [
     {
       name: 'a running ready pod',
-      status: { phase: 'Running', containerStatuses: [{ name: 'c', ready: true, state: { running: {} } }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [{ ...STATUS_BASE, name: 'c', ready: true, state: { running: {} } }],
+      },
     },
     {
       name: 'a container still being created',
       status: {
         phase: 'Pending',
-        containerStatuses: [{ name: 'c', state: { waiting: { reason: 'ContainerCreating' } } }],
+        containerStatuses: [{ ...STATUS_BASE, name: 'c', state: { waiting: { reason: 'ContainerCreating' } } }],
       },
     },
     {
@@ -37,7 +43,11 @@ describe('pod problems', () => {
       status: {
         phase: 'Pending',
         containerStatuses: [
-          { name: 'c', state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' } } },
+          {
+            ...STATUS_BASE,
+            name: 'c',
+            state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' } },
+          },
         ],
       },
       want: { reason: 'ImagePullBackOff', fatal: true, message: /Back-off pulling image "x"/ },
@@ -48,6 +58,7 @@ describe('pod problems', () => {
         phase: 'Running',
         containerStatuses: [
           {
+            ...STATUS_BASE,
             name: 'c',
             state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } },
             lastState: { terminated: { reason: 'OOMKilled', exitCode: 137 } },
@@ -66,7 +77,11 @@ describe('pod problems', () => {
       status: {
         phase: 'Running',
         containerStatuses: [
-          { name: 'c', state: { terminated: { reason: 'Error', exitCode: 1, message: 'No space left on device' } } },
+          {
+            ...STATUS_BASE,
+            name: 'c',
+            state: { terminated: { reason: 'Error', exitCode: 1, message: 'No space left on device' } },
+          },
         ],
       },
       want: { reason: 'Error', fatal: true, message: /exit code 1\): No space left on device/, exitCode: 1 },
@@ -75,8 +90,10 @@ describe('pod problems', () => {
       name: 'a failing init container',
       status: {
         phase: 'Pending',
-        initContainerStatuses: [{ name: 'storage-initializer', state: { waiting: { reason: 'CrashLoopBackOff' } } }],
-        containerStatuses: [{ name: 'c', state: { waiting: { reason: 'PodInitializing' } } }],
+        initContainerStatuses: [
+          { ...STATUS_BASE, name: 'storage-initializer', state: { waiting: { reason: 'CrashLoopBackOff' } } },
+        ],
+        containerStatuses: [{ ...STATUS_BASE, name: 'c', state: { waiting: { reason: 'PodInitializing' } } }],
       },
       want: { reason: 'CrashLoopBackOff', fatal: true, message: /storage-initializer/ },
     },
@@ -110,7 +127,9 @@ describe('pod problems', () => {
 
   it('a fatal problem wins over a pending one, and terminating pods are ignored', () => {
     const pending = pod('a', { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] });
-    const crashing = pod('b', { containerStatuses: [{ name: 'c', state: { waiting: { reason: 'ErrImagePull' } } }] });
+    const crashing = pod('b', {
+      containerStatuses: [{ ...STATUS_BASE, name: 'c', state: { waiting: { reason: 'ErrImagePull' } } }],
+    });
     const leaving: Pod = {
       ...pod('c', { phase: 'Failed' }),
       metadata: { name: 'c', deletionTimestamp: '2025-01-01T00:00:00Z' },
@@ -125,7 +144,7 @@ describe('deployment health', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd', generation },
-    spec: { replicas },
+    spec: { replicas, selector: {}, template: {} },
     status,
   });
   it('is ready only when the latest generation is observed and every replica is ready and available', () => {

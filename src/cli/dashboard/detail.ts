@@ -11,9 +11,9 @@ import { configPanels } from './panels/config.ts';
 import { routePanel } from './panels/route.ts';
 import { podsOf, podView } from './pods.ts';
 import { sanitizeObject } from './sanitize.ts';
-import { tryPanel } from './try.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
+import { tryPanel } from './try.ts';
 import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
 
 type Loose = Record<string, any>;

@@ -22,9 +22,9 @@ import {
 } from './http.ts';
 import { LoadRefusal, type LoadRunner } from './load.ts';
 import { streamLogs } from './logs.ts';
-import { chat } from './try.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
+import { chat } from './try.ts';
 import type { DashboardInfo, SnapshotMessage } from './types.ts';
 import { type FormContext, formObject, validateForm } from './validate.ts';
 

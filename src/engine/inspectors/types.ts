@@ -1,6 +1,7 @@
 // The kinds the health inspectors read: the built-in ones are the generated types of
 // @modelplane/apimachinery/builtin; the Gateway API's HTTPRoute is typed here for its status only.
 
+import type { ObservedCondition } from '@modelplane/apimachinery';
 import type { CoreEvent } from '@modelplane/apimachinery/builtin';
 import type { KubeObject } from '@modelplane/runtime/meta';
 
@@ -15,14 +16,8 @@ export type {
   Pod,
 } from '@modelplane/apimachinery/builtin';
 
-export interface KubeCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
-  reason?: string;
-  message?: string;
-  observedGeneration?: number;
-  lastTransitionTime?: string;
-}
+/** a condition of a built-in or external kind, as the inspectors read it */
+export type KubeCondition = ObservedCondition;
 
 export interface RouteParentStatus {
   parentRef: { group?: string; kind?: string; namespace?: string; name: string; sectionName?: string };

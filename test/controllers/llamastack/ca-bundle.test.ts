@@ -9,8 +9,8 @@ import { mergeCaBundle } from '../../../src/controllers/llamastack/ca-bundle.ts'
 import { observe } from '../../../src/controllers/llamastack/observe.ts';
 import { planLlamaStack } from '../../../src/controllers/llamastack/plan.ts';
 import { validateLlamaStack } from '../../../src/controllers/llamastack/validate.ts';
-import { generateCA } from '../../../src/webhooks/certs.ts';
 import { FetchResult } from '../../../src/engine/index.ts';
+import { generateCA } from '../../../src/webhooks/certs.ts';
 
 type Json = Record<string, any>;
 let certA: string;

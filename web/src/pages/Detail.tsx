@@ -5,10 +5,10 @@ import type { ChildView, ConditionView, EventView, Panel, PodView } from '../../
 import { age, resourceHref, useResource } from '../api.ts';
 import { AutoscalerChart } from '../panels/Autoscaler.tsx';
 import { ConfigView } from '../panels/Config.tsx';
+import { PodLogs } from '../panels/Logs.tsx';
 import { RouteView } from '../panels/Route.tsx';
 import { SelectionView } from '../panels/Selection.tsx';
 import { TryView } from '../panels/Try.tsx';
-import { PodLogs } from '../panels/Logs.tsx';
 import { StatusBadge } from '../Status.tsx';
 
 function Conditions({ conditions }: { conditions: ConditionView[] }) {

@@ -4,10 +4,12 @@
 // pending → deploying → successful, or failed with status.message naming the service and the pods'
 // failure, which is where KubeAIRunway's status mapping takes the message from.
 
+import type { EnvVar } from '@modelplane/apimachinery/builtin';
 import { INDEX_OWNER } from '@modelplane/runtime/cache';
 import { isNotFound } from '@modelplane/runtime/client';
 import { ignoreOwnStatusWrites, type ReconcileContext, type Request } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
+import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { commandModel, servingAnnotations } from '../inference/index.ts';
 import { buildConditions } from './conditions.ts';
 import {
@@ -44,7 +46,7 @@ interface ComponentSpec extends Json {
   replicas?: number;
   dynamoNamespace?: string;
   envFromSecret?: string;
-  envs?: Array<Json & { name: string }>;
+  envs?: EnvVar[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
@@ -84,8 +86,8 @@ function containerResources(r: ComponentSpec['resources'], fallback: Container['
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
 }
 
-function mergeEnv(...lists: Array<Array<Json & { name: string }> | undefined>): Array<Json & { name: string }> {
-  const byName = new Map<string, Json & { name: string }>();
+function mergeEnv(...lists: Array<EnvVar[] | undefined>): EnvVar[] {
+  const byName = new Map<string, EnvVar>();
   for (const list of lists) for (const e of list ?? []) byName.set(e.name, e);
   return [...byName.values()];
 }
@@ -119,7 +121,7 @@ function workerModel(dgd: WithStatus): string | undefined {
 
 export function planComponent(dgd: WithStatus, serviceName: string, svc: ComponentSpec) {
   const graph = dgd.metadata.name ?? '';
-  const spec = (dgd.spec ?? {}) as { backendFramework?: string; envs?: Array<Json & { name: string }> };
+  const spec = (dgd.spec ?? {}) as { backendFramework?: string; envs?: EnvVar[] };
   const type = componentType(serviceName, svc);
   const name = dnsName(`${graph}-${serviceName}`);
   const backend = spec.backendFramework === 'trtllm' ? 'tensorrtllm' : (spec.backendFramework ?? 'vllm');
@@ -136,9 +138,7 @@ export function planComponent(dgd: WithStatus, serviceName: string, svc: Compone
     name: 'main',
     image: main.image ?? `nvcr.io/nvidia/ai-dynamo/${backend}-runtime:${DYNAMO_VERSION}`,
     env: mergeEnv(spec.envs, svc.envs, main.env),
-    ...(svc.envFromSecret
-      ? { envFrom: [...((main.envFrom as unknown[] | undefined) ?? []), { secretRef: { name: svc.envFromSecret } }] }
-      : {}),
+    ...(svc.envFromSecret ? { envFrom: [...(main.envFrom ?? []), { secretRef: { name: svc.envFromSecret } }] } : {}),
     ...(ports.length > 0 && !main.ports
       ? { ports: ports.map((p) => ({ containerPort: p.targetPort as number, name: p.name, protocol: 'TCP' })) }
       : {}),
@@ -266,12 +266,14 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
 async function pruneRemovedComponents(ctx: ReconcileContext, dgd: WithStatus, keep: Set<string>): Promise<void> {
   const ns = dgd.metadata.namespace ?? '';
   const owned = { namespace: ns, index: { name: INDEX_OWNER, value: dgd.metadata.uid ?? '' } };
-  for (const kind of [SimDeployments, SimServices] as const) {
+  const prune = async <T extends KubeObject>(kind: KindRef<T>) => {
     for (const child of await ctx.cache.list(kind, owned)) {
       if (keep.has(child.metadata.name ?? '')) continue;
       await ctx.client.delete(kind, child.metadata.name ?? '', ns).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
     }
-  }
+  };
+  await prune(SimDeployments);
+  await prune(SimServices);
 }

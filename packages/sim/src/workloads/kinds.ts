@@ -2,6 +2,7 @@
 // @modelplane/apimachinery/builtin, with `spec` required on the kinds whose stored objects always have one
 // (the API server defaults and validates it), so the simulators need not check it on every read.
 
+import type { ObservedCondition } from '@modelplane/apimachinery';
 import type * as builtin from '@modelplane/apimachinery/builtin';
 import type { Endpoints, Node, Service, StorageClass } from '@modelplane/apimachinery/builtin';
 import { kindRef } from '@modelplane/runtime/meta';
@@ -15,11 +16,7 @@ export const FAIL_CONTAINER_ANNOTATION = 'sim.modelplane.io/fail-container';
 
 export type ResourceList = Record<string, string>;
 
-export interface WorkloadCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
+export interface WorkloadCondition extends ObservedCondition {
   lastUpdateTime?: string;
   lastTransitionTime?: string;
   lastProbeTime?: string;

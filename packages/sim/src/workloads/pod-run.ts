@@ -4,6 +4,7 @@
 // every transition that is due and says when the next one is; the kubelet turns the result into a pod
 // status (pod-status.ts). Nothing here talks to the API server.
 
+import { formatGoDuration } from '@modelplane/apimachinery';
 import { AIM_PROGRAM_RUN_MS, aimDebugRunMs, aimProgram, aimProgramFails } from './aim-programs.ts';
 import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
 import { backoffDelay, type SimDelays } from './delays.ts';
@@ -204,11 +205,6 @@ function hasProbe(c: Container): boolean {
   return c.readinessProbe !== undefined || c.startupProbe !== undefined;
 }
 
-/** a Go duration as kubelet prints back-offs: 10s, 1m20s, 5m0s */
-function goDuration(seconds: number): string {
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
-}
-
 class Runner {
   readonly events: KubeletEvent[] = [];
   private readonly podName: string;
@@ -400,7 +396,7 @@ class Runner {
     c.state = {
       waiting: {
         reason: 'CrashLoopBackOff',
-        message: `back-off ${goDuration(nominal)} restarting failed container=${c.spec.name} pod=${this.podName}`,
+        message: `back-off ${formatGoDuration(BigInt(nominal) * 1_000_000_000n)} restarting failed container=${c.spec.name} pod=${this.podName}`,
       },
     };
     this.event('Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${this.podName}`);

@@ -4,6 +4,7 @@
 // patch with the resourceVersion as an optimistic lock, never a full update), the upstream delete on
 // cleanup and the Terminating status through the engine's one status-write path (writeOwnedStatus).
 
+import { formatGoDuration } from '@modelplane/apimachinery';
 import { isConflict, isNoKindMatch, isNotFound } from '@modelplane/runtime/client';
 import type { ReconcileContext, Reconciler, Result } from '@modelplane/runtime/controller';
 import { type KindRef, type KubeObject, kindRef } from '@modelplane/runtime/meta';
@@ -354,8 +355,5 @@ export class ProviderReconciler {
 
 /** 300000 → "5m0s", 2500 → "2.5s" (Go's time.Duration spelling, as Kubernetes messages use) */
 export function formatDuration(ms: number): string {
-  if (ms < 60_000) return `${ms / 1000}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = (ms % 60_000) / 1000;
-  return `${m}m${s}s`;
+  return formatGoDuration(BigInt(Math.round(ms)) * 1_000_000n);
 }

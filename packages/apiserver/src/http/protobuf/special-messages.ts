@@ -1,5 +1,6 @@
 // Messages whose Go types have hand-written protobuf and JSON marshalling in k8s.io/apimachinery, so their
 // JSON form is not their protobuf shape: Time, MicroTime, Duration, FieldsV1, Quantity, IntOrString, RawExtension.
+import { formatGoDuration } from '@modelplane/apimachinery';
 import { ProtobufError, type WireReader } from './wire.ts';
 
 /** Errors name no path: the caller prefixes the field path. */
@@ -54,37 +55,6 @@ const microTime: Decoder = (r) => {
   return formatTime(seconds, nanos, 6);
 };
 
-/** Go's time.Duration.String(). */
-export function goDuration(ns: bigint): string {
-  if (ns === 0n) return '0s';
-  const sign = ns < 0n ? '-' : '';
-  let u = ns < 0n ? -ns : ns;
-  // The digits of u % 10^prec without trailing zeros (with a leading '.'), as Go's fmtFrac prints them.
-  const frac = (prec: number): string => {
-    const scale = 10n ** BigInt(prec);
-    const digits = String(u % scale)
-      .padStart(prec, '0')
-      .replace(/0+$/, '');
-    u /= scale;
-    return digits ? `.${digits}` : '';
-  };
-  if (u < 1_000_000_000n) {
-    if (u < 1000n) return `${sign}${u}ns`;
-    const [prec, unit] = u < 1_000_000n ? [3, 'µs'] : [6, 'ms'];
-    const f = frac(prec);
-    return `${sign}${u}${f}${unit}`;
-  }
-  const f = frac(9);
-  let out = `${u % 60n}${f}s`;
-  u /= 60n;
-  if (u > 0n) {
-    out = `${u % 60n}m${out}`;
-    u /= 60n;
-    if (u > 0n) out = `${u}h${out}`;
-  }
-  return sign + out;
-}
-
 const duration: Decoder = (r) => {
   let ns = 0n;
   while (r && !r.done) {
@@ -93,7 +63,7 @@ const duration: Decoder = (r) => {
     else if (t.field === 1) throw new ProtobufError(`field duration has wire type ${t.wire}, expected 0 (varint)`);
     else r.skip(t.wire, t.field);
   }
-  return goDuration(ns);
+  return formatGoDuration(ns);
 };
 
 /** The single bytes/string field 1 of FieldsV1, RawExtension and Quantity, if present. */
