@@ -14,13 +14,21 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runKubectl } from '@modelplane/apiserver/testing';
 import { Logger } from '@modelplane/runtime/log';
+import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { queryPrometheus } from '@modelplane/runtime/prometheus';
+import { SIM_GATEWAY } from '@modelplane/sim/cluster';
 import { runLoad } from '@modelplane/sim/inference';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { serviceTargets } from '../../src/cli/load/command.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
 import { waitFor } from '../helpers/wait.ts';
+
+const Gateways = kindRef<KubeObject & { status?: { addresses?: Array<{ type?: string; value: string }> } }>(
+  'gateway.networking.k8s.io/v1',
+  'Gateway',
+);
+
 import { type Sample, writePlot } from './plot.ts';
 import { isUnimodal, levels, risesWhileIdle, trajectoryMismatches } from './trajectory.ts';
 
@@ -201,5 +209,59 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
       [],
       `run 1 went ${levels(a)}, run 2 went ${levels(b)}`,
     );
+  });
+
+  it('scale from zero: a request held at the gateway wakes the model at 0 replicas and is answered once a pod is Ready', async () => {
+    const client = dev.manager.client.withFieldManager('autoscaling-e2e');
+    await client.apply({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: NAME, namespace: NS },
+      spec: {
+        parentRefs: [{ name: SIM_GATEWAY.name, namespace: SIM_GATEWAY.namespace }],
+        rules: [{ backendRefs: [{ name: NAME, port: 8000 }] }],
+      },
+    } as KubeObject);
+    const gateway = await dev.manager.client.get(Gateways, SIM_GATEWAY.name, SIM_GATEWAY.namespace);
+    const address = gateway.status?.addresses?.[0];
+    assert.ok(address?.value, 'the simulated Gateway has an address');
+    const base = `http://${address.type === 'IPAddress' ? `${address.value}:80` : address.value}`;
+    // the model goes to zero (as KEDA or an operator would take it there); the HPA leaves a target at 0 alone
+    await dev.manager.client.patch(AutoscaledDeployments, NAME, NS, { spec: { replicas: 0 } }, 'merge', {
+      subresource: 'scale',
+    });
+    await waitFor('no replica left', async () => ((await deployment()).status?.replicas ?? 0) === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
+    const started = Date.now();
+    const answer = fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'wake up' }], max_tokens: 8 }),
+      signal: AbortSignal.timeout(150_000),
+    });
+    await waitFor(
+      'the held request in the gateway queue, as Prometheus sees it',
+      async () => (await scalar(`sum(inference_extension_flow_control_queue_size{namespace="${NS}"})`)) >= 1,
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const res = await answer;
+    assert.equal(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as { choices?: Array<{ message?: { content?: string } }> };
+    assert.ok(body.choices?.[0]?.message?.content, 'a completion from the woken replica');
+    assert.equal((await deployment()).spec?.replicas, 1);
+    const events = await kubectl([
+      'get',
+      'events',
+      '-n',
+      NS,
+      '--field-selector',
+      'reason=ScaledFromZero',
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
+    assert.match(events, /request\(s\) wait at the gateway for model meta-llama\/Llama-3\.1-8B-Instruct/);
+    process.stderr.write(`scale from zero: answered after ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   });
 });

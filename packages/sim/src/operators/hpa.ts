@@ -119,6 +119,23 @@ async function syncHpa(
     return;
   }
   const current = deployment.spec?.replicas ?? 1;
+  // as kube-controller-manager's HPA controller: a target at 0 replicas is left there (scaling from zero
+  // is someone else's job: KEDA, or the autoscaler's scale-from-zero)
+  if (current === 0) {
+    await applyStatus(ctx, hpa, {
+      currentReplicas: 0,
+      desiredReplicas: 0,
+      conditions: conds([
+        {
+          type: 'ScalingActive',
+          status: false,
+          reason: 'ScalingDisabled',
+          message: 'scaling is disabled since the replica count of the target is zero',
+        },
+      ]),
+    });
+    return;
+  }
   const proposals: number[] = [];
   const currentMetrics: unknown[] = [];
   let failure: string | undefined;
