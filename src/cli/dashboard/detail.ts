@@ -13,7 +13,7 @@ import { podsOf, podView } from './pods.ts';
 import { sanitizeObject } from './sanitize.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
-import { tryPanel } from './try.ts';
+import { aimTryPanel, tryPanel } from './try.ts';
 import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
 
 type Loose = Record<string, any>;
@@ -139,7 +139,9 @@ function panelsOf(
         .find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
       const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
       const chain = chainPanel(state, obj);
+      const tryIt = aimTryPanel(obj, state.ofKind('HTTPRoute'), state.ofKind('Gateway'));
       return [
+        ...(tryIt ? [tryIt] : []),
         routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<
           typeof routePanel
         >[1]),

@@ -22,6 +22,7 @@ export const CHILD_KINDS: ReadonlyArray<[apiVersion: string, kind: string]> = [
   ['batch/v1', 'Job'],
   ['serving.kserve.io/v1beta1', 'InferenceService'],
   ['gateway.networking.k8s.io/v1', 'HTTPRoute'],
+  ['gateway.networking.k8s.io/v1', 'Gateway'],
   ['kaito.sh/v1beta1', 'Workspace'],
   ['nvidia.com/v1alpha1', 'DynamoGraphDeployment'],
   ['ray.io/v1', 'RayService'],

@@ -26,8 +26,13 @@ function modelNameOf(md: KubeObject): string | undefined {
 const httpUrl = (u: unknown): string | undefined =>
   typeof u === 'string' && /^https?:\/\/[^\s'"]+$/.test(u) ? u.replace(/\/+$/, '') : undefined;
 
-export function curlFor(base: string, model: string): string {
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: CHAT_MAX_TOKENS });
+/** a chat completion as curl; without a model the server answers with the one it serves (vLLM's default) */
+export function curlFor(base: string, model: string | undefined): string {
+  const body = JSON.stringify({
+    ...(model ? { model } : {}),
+    messages: [{ role: 'user', content: 'Hello' }],
+    max_tokens: CHAT_MAX_TOKENS,
+  });
   return `curl -sS '${base}/v1/chat/completions' -H 'content-type: application/json' -d '${body.replaceAll("'", "'\\''")}'`;
 }
 
@@ -57,6 +62,43 @@ export function tryPanel(md: KubeObject): TryPanel | undefined {
         : []),
     ],
     canChat: gateway !== undefined,
+  };
+}
+
+/**
+ * An AIMService's endpoint: its HTTPRoute's Gateway address and status.routing.path (the route rewrites the
+ * prefix away). The model an AIM image serves is its own; the curl leaves it out, as vLLM allows.
+ */
+export function aimTryPanel(
+  svc: KubeObject,
+  routes: readonly KubeObject[],
+  gateways: readonly KubeObject[],
+): TryPanel | undefined {
+  if (svc.kind !== 'AIMService') return undefined;
+  const path = ((svc as Loose).status?.routing?.path ?? '') as string;
+  const route = routes.find((r) => r.metadata.ownerReferences?.some((o) => o.uid === svc.metadata.uid));
+  const parent = ((route as Loose | undefined)?.spec?.parentRefs ?? [])[0] as Loose | undefined;
+  const gateway = gateways.find(
+    (g) =>
+      g.metadata.name === parent?.name && g.metadata.namespace === (parent?.namespace ?? route?.metadata.namespace),
+  );
+  const address = ((gateway as Loose | undefined)?.status?.addresses ?? [])[0]?.value as string | undefined;
+  const base = address && path ? httpUrl(`http://${address}${path}`) : undefined;
+  return {
+    kind: 'try',
+    model: '',
+    endpoints: base
+      ? [
+          {
+            via: 'gateway',
+            url: base,
+            curl: curlFor(base, undefined),
+            note: `through Gateway ${gateway!.metadata.namespace}/${gateway!.metadata.name}`,
+          },
+        ]
+      : [],
+    // the chat box talks to ModelDeployments: an AIM image's served model name is not in the object
+    canChat: false,
   };
 }
 

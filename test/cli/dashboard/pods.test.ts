@@ -150,3 +150,39 @@ describe('try it', () => {
     assert.match(curlFor('http://x', "it's"), /"model":"it'\\''s"/);
   });
 });
+
+describe('try it on an AIMService', () => {
+  it("its route's Gateway address and status.routing.path; nothing when the Gateway has no address yet", async () => {
+    const { aimTryPanel } = await import('../../../src/cli/dashboard/try.ts');
+    const svc = {
+      apiVersion: 'aim.eai.amd.com/v1alpha1',
+      kind: 'AIMService',
+      metadata: { name: 'qwen-chat', namespace: 'q', uid: 'svc-uid' },
+      status: { routing: { path: '/q/chatbot/qwen-chat' } },
+    } as unknown as KubeObject;
+    const route = {
+      kind: 'HTTPRoute',
+      metadata: {
+        name: 'r',
+        namespace: 'q',
+        ownerReferences: [{ uid: 'svc-uid', kind: 'AIMService', name: 'qwen-chat', apiVersion: 'x' }],
+      },
+      spec: { parentRefs: [{ name: 'inference-gateway', namespace: 'gateways' }] },
+    } as unknown as KubeObject;
+    const gw = (addresses: unknown[]) =>
+      ({
+        kind: 'Gateway',
+        metadata: { name: 'inference-gateway', namespace: 'gateways' },
+        status: { addresses },
+      }) as unknown as KubeObject;
+    const p = aimTryPanel(svc, [route], [gw([{ type: 'IPAddress', value: '127.244.255.1' }])])!;
+    assert.deepEqual(
+      p.endpoints.map((e) => [e.url, e.note]),
+      [['http://127.244.255.1/q/chatbot/qwen-chat', 'through Gateway gateways/inference-gateway']],
+    );
+    assert.doesNotMatch(p.endpoints[0]!.curl, /"model"/, 'the image serves its own model');
+    assert.equal(p.canChat, false);
+    assert.deepEqual(aimTryPanel(svc, [route], [gw([])])!.endpoints, []);
+    assert.deepEqual(aimTryPanel(svc, [], [gw([{ value: '127.244.255.1' }])])!.endpoints, [], 'no route, no endpoint');
+  });
+});

@@ -108,7 +108,11 @@ export function TryView({ panel, resourceKey }: { panel: TryPanel; resourceKey: 
       {panel.canChat ? (
         <Chat resourceKey={resourceKey} model={panel.model} />
       ) : (
-        <p>The chat box needs the model routed through the Gateway (status.endpoint.gatewayUrl).</p>
+        <p>
+          {panel.model
+            ? 'The chat box needs the model routed through the Gateway (status.endpoint.gatewayUrl).'
+            : 'The chat box is on ModelDeployment pages; use the curl above here.'}
+        </p>
       )}
     </section>
   );
