@@ -55,6 +55,11 @@ export const providerConfigSpecSchema = z.object({
         .optional(),
       /** whether the provider needs an upstream CRD installed (KAITO Workspace, …); absent means true */
       requiresCRD: z.boolean().optional(),
+      /**
+       * whether it honours scaling.replicas: 0 (no serving pod at all); absent means false: such a deployment
+       * is not selected for it, and naming it is refused
+       */
+      zeroReplicas: z.boolean().optional(),
       /** how the gateway reaches this provider's pods (docs/kubeairunway.md, "Gateway") */
       gateway: gatewayCapabilitySchema.optional(),
     })

@@ -291,6 +291,30 @@ describe('computeProviderStatus', () => {
     it(name, () => assert.deepEqual(summary(computeProviderStatus({}, outcome, ctx()).status), want));
   }
 
+  it('is never Ready with 0 ready pods: scaled to zero is Running but not Ready, a Running upstream with none ready is Deploying', () => {
+    const zero = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running', replicas: { desired: 0, ready: 0 } } },
+      ctx(),
+    ).status;
+    assert.deepEqual(summary(zero).conditions.Ready, 'False/ScaledToZero');
+    assert.equal(zero.phase, 'Running');
+    assert.match(zero.message ?? '', /scaled to zero \(spec\.scaling\.replicas is 0\): no pod serves the model/);
+    const none = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running', replicas: { desired: 2, ready: 0 } } },
+      ctx(),
+    ).status;
+    assert.deepEqual([none.phase, summary(none).conditions.Ready], ['Deploying', 'False/DeploymentInProgress']);
+    assert.match(none.message ?? '', /0\/2 ready/);
+    const one = computeProviderStatus(
+      {},
+      { kind: 'created', object: widget(), mapped: { phase: 'Running', replicas: { desired: 2, ready: 1 } } },
+      ctx(),
+    ).status;
+    assert.equal(summary(one).conditions.Ready, 'True/DeploymentReady');
+  });
+
   it('created: provider.resourceName/resourceKind, replicas and endpoint; undefined members left out', () => {
     const { status } = computeProviderStatus(
       {},

@@ -437,10 +437,26 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     const rules = [
       { condition: 'has(spec.scaling) && spec.scaling.replicas == 0 && spec.scaling.replicas + 1 == 1', priority: 10 },
     ];
-    const r = selectProvider(md({ ...gpu1, scaling: { replicas: 0 } }), [custom('zero', rules), custom('other', [])], {
-      now: NOW,
+    const zeroCapable = (p: InferenceProviderConfig) => ({
+      ...p,
+      spec: { ...p.spec, capabilities: { ...p.spec.capabilities, zeroReplicas: true } },
     });
+    const r = selectProvider(
+      md({ ...gpu1, scaling: { replicas: 0 } }),
+      [zeroCapable(custom('zero', rules)), zeroCapable(custom('other', []))],
+      { now: NOW },
+    );
     assert.deepEqual([r.provider, r.skippedRules], ['zero', []]);
+  });
+
+  it('never selects a provider that cannot run 0 replicas for replicas: 0', () => {
+    const spec = { ...gpu1, scaling: { replicas: 0 } };
+    // the shipped providers: dynamo and llm-d run 0 replicas, kuberay and KAITO always run a pod
+    const r = selectProvider(md({ ...spec, resources: { gpu: { count: 2 } } }), shipped(), { now: NOW });
+    assert.equal(r.provider, 'dynamo', 'kuberay would win 2 GPUs, but cannot run 0 replicas');
+    const none = selectProvider(md(spec), shipped(['kaito', 'kuberay']), { now: NOW });
+    assert.equal(none.reason, 'NoCompatibleProvider');
+    assert.match(none.message, /replicas=0/);
   });
 
   it('ships a rule for every built-in provider but llm-d (chosen when named, or as the only fit), and capabilities that never offer vLLM on CPU', () => {

@@ -38,6 +38,15 @@ describe("docs/kubeairunway.md's provider compatibility table", () => {
       assert.deepEqual(checkProviderCompatibility(provider, s), [message]));
   }
 
+  it('replicas: 0 is incompatible with the providers that always run a pod (the webhook may have been down)', () => {
+    const zero = spec('vllm', { scaling: { replicas: 0 } });
+    for (const [p, who] of [['kaito', 'KAITO'], ['kuberay', 'KubeRay']] as const)
+      assert.deepEqual(checkProviderCompatibility(p, zero), [
+        `${who} cannot run 0 replicas (it always runs at least one serving pod): set spec.scaling.replicas to 1 or more, or use a provider that runs 0 replicas`,
+      ]);
+    for (const p of ['dynamo', 'llmd']) assert.deepEqual(checkProviderCompatibility(p, zero), [], p);
+  });
+
   it('accepts what each provider runs', () => {
     assert.deepEqual(checkProviderCompatibility('kaito', spec('vllm')), []);
     assert.deepEqual(

@@ -153,6 +153,34 @@ describe("docs/kubeairunway.md's validation table, exact messages", () => {
     );
   });
 
+  it('refuses replicas: 0 for a provider that cannot run 0 replicas, named or already selected', () => {
+    const ipc = (name: string, zeroReplicas?: boolean): InferenceProviderConfig => ({
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'InferenceProviderConfig',
+      metadata: { name },
+      spec: { capabilities: { engines: [], ...(zeroReplicas ? { zeroReplicas } : {}) } },
+    });
+    const providers = [ipc('kaito'), ipc('llmd', true), ipc('dynamo', true)];
+    const zero = { ...VALID_GPU, scaling: { replicas: 0 } };
+    const named = validate({ ...zero, provider: { name: 'kaito' } }, { providers });
+    assert.deepEqual(named.errors, [
+      {
+        field: 'spec.scaling.replicas',
+        message:
+          "spec.scaling.replicas: 0 is not supported by provider 'kaito' (it always runs at least one serving pod): set replicas to 1 or more, or use a provider that runs 0 replicas (dynamo, llmd)",
+      },
+    ]);
+    // selected earlier (status), the edit to 0 is refused the same way
+    const selected = validateModelDeployment(
+      { metadata: { name: 'm' }, spec: zero, status: { provider: { name: 'kaito' } } },
+      { spec: VALID_GPU, status: { provider: { name: 'kaito' } } },
+      { providers },
+    );
+    assert.equal(selected.errors[0]?.field, 'spec.scaling.replicas');
+    assert.deepEqual(validate({ ...zero, provider: { name: 'llmd' } }, { providers }).errors, []);
+    assert.deepEqual(validate(zero, { providers }).errors, [], 'not selected yet: selection skips kaito');
+  });
+
   it("Provider '{name}' CRD not installed in cluster", () => {
     const ipc = (name: string, requiresCRD?: boolean): InferenceProviderConfig => ({
       apiVersion: 'kubeairunway.ai/v1alpha1',

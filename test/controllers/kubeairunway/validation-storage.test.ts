@@ -87,6 +87,24 @@ describe('storage rules', () => {
       /positive Kubernetes quantity/,
     ],
     [
+      'a size below the floor (20 bytes)',
+      [{ name: 'c', purpose: 'custom', mountPath: '/c', size: '20' }],
+      'spec.model.storage.volumes[0].size',
+      /20 is below the minimum of 1Mi: set a larger size/,
+    ],
+    [
+      'a modelCache below 1Gi',
+      [{ name: 'c', purpose: 'modelCache', size: '512Mi' }],
+      'spec.model.storage.volumes[0].size',
+      /512Mi is below the minimum of 1Gi for a modelCache/,
+    ],
+    [
+      'a size above the ceiling (1Ei)',
+      [{ name: 'c', purpose: 'modelCache', size: '1Ei' }],
+      'spec.model.storage.volumes[0].size',
+      /1Ei exceeds the maximum of 64Ti/,
+    ],
+    [
       'accessMode without size',
       [{ name: 'c', claimName: 'x', mountPath: '/x', accessMode: 'ReadWriteOnce' }],
       'spec.model.storage.volumes[0].accessMode',

@@ -34,6 +34,8 @@ export const Reason = {
   DeploymentReady: 'DeploymentReady',
   DeploymentFailed: 'DeploymentFailed',
   DeploymentInProgress: 'DeploymentInProgress',
+  /** Running as asked with spec.scaling.replicas 0: no pod serves, so not Ready */
+  ScaledToZero: 'ScaledToZero',
   DeploymentPending: 'DeploymentPending',
   ValidationFailed: 'ValidationFailed',
 } as const;

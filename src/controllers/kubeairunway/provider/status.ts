@@ -169,7 +169,18 @@ function created(
     quietWhenNew(),
   );
   status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
-  if (mapped.phase === 'Running') {
+  const ready = mapped.replicas?.ready;
+  if (mapped.phase === 'Running' && ready === 0 && mapped.replicas?.desired === 0) {
+    // what was asked for, and nothing serves: never Ready
+    status.phase = 'Running';
+    status.message = `${kind} created and scaled to zero (spec.scaling.replicas is 0): no pod serves the model`;
+    cm.markFalse(CONDITION_READY, Reason.ScaledToZero, status.message, asInfo());
+  } else if (mapped.phase === 'Running' && ready === 0) {
+    // the upstream says it runs, but no pod is ready (yet, or any more): Ready needs a ready pod
+    status.phase = 'Deploying';
+    status.message = `${kind} created, waiting for pods to be ready: 0/${mapped.replicas?.desired ?? '?'} ready`;
+    cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, status.message, silent());
+  } else if (mapped.phase === 'Running') {
     status.phase = 'Running';
     status.message = mapped.message || `${kind} created, pods are ready`;
     cm.markTrue(CONDITION_READY, Reason.DeploymentReady, status.message, asInfo(), quietWhenNew());

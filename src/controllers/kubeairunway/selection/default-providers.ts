@@ -39,6 +39,8 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
         { name: 'trtllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false },
       ],
       requiresCRD: true,
+      // replicas 0: no worker (the frontend only routes)
+      zeroReplicas: true,
     },
     selectionRules: [
       { condition: "spec.engine.type == 'trtllm'", priority: 100 },
@@ -61,6 +63,7 @@ export const DEFAULT_PROVIDER_SPECS: Readonly<Record<BuiltinProvider, InferenceP
     capabilities: {
       engines: [{ name: 'vllm', servingModes: ['aggregated'], gpuSupport: true, cpuSupport: false }],
       requiresCRD: false,
+      zeroReplicas: true,
       // it creates <name>-pool itself; the gateway routes to the pool (docs/kubeairunway.md, "Gateway")
       gateway: { managesInferencePool: true, inferencePoolNamePattern: '{name}-pool' },
     },

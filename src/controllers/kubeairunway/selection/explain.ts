@@ -10,7 +10,7 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
 import { providerReadiness } from './readiness.ts';
-import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider } from './select.ts';
+import { capabilityMismatch, prepareProvider, requestedGpuTypes, selectProvider, wantsZeroReplicas } from './select.ts';
 
 function evaluateRules(config: InferenceProviderConfig, celSpec: () => unknown): RuleOutcome[] {
   return prepareProvider(config).rules.map((rule): RuleOutcome => {
@@ -48,7 +48,7 @@ export function explainSelection(
     .map((config): ProviderOutcome => {
       const name = config.metadata.name ?? '';
       const readiness = providerReadiness(config, now);
-      const mismatch = capabilityMismatch(prepareProvider(config), engine, gpuTypes, mode);
+      const mismatch = capabilityMismatch(prepareProvider(config), engine, gpuTypes, mode, wantsZeroReplicas(spec));
       const rules = evaluateRules(config, celSpec);
       const priority = Math.max(0, ...rules.filter((r) => r.result === true).map((r) => r.priority));
       return {

@@ -16,4 +16,5 @@ export {
   type SkippedRule,
   selectProvider,
   wantsGpu,
+  wantsZeroReplicas,
 } from './select.ts';

@@ -71,6 +71,8 @@ function compileRule(condition: string): CelProgram | CelCompileError {
 
 export interface PreparedProvider {
   name: string;
+  /** honours scaling.replicas: 0 */
+  zeroReplicas: boolean;
   engines: ReadonlyMap<string, EngineCapability>;
   rules: CompiledRule[];
 }
@@ -94,7 +96,12 @@ export function prepareProvider(config: InferenceProviderConfig): PreparedProvid
         : { condition: r.condition, priority: r.priority ?? 0, program: compiled };
     })
     .sort((a, b) => b.priority - a.priority);
-  p = { name: config.metadata.name ?? '', engines, rules };
+  p = {
+    name: config.metadata.name ?? '',
+    zeroReplicas: config.spec?.capabilities?.zeroReplicas === true,
+    engines,
+    rules,
+  };
   prepared.set(config, p);
   return p;
 }
@@ -105,6 +112,7 @@ export function capabilityMismatch(
   engine: string | undefined,
   gpuTypes: readonly string[] | undefined,
   mode: string,
+  zeroReplicas = false,
 ): string | undefined {
   const cap = engine === undefined ? undefined : p.engines.get(engine);
   if (!cap) return `does not support engine ${engine ?? '<none>'}`;
@@ -114,6 +122,7 @@ export function capabilityMismatch(
     return `GPU type ${gpuTypes.join(', ')} is not among ${cap.gpuTypes.join(', ')}`;
   if (!(cap.servingModes ?? ['aggregated']).includes(mode as 'aggregated'))
     return `serving mode ${mode} is not supported`;
+  if (zeroReplicas && !p.zeroReplicas) return 'does not run 0 replicas (capabilities.zeroReplicas)';
   return undefined;
 }
 
@@ -122,8 +131,14 @@ function supports(
   engine: string | undefined,
   gpuTypes: readonly string[] | undefined,
   mode: string,
+  zeroReplicas: boolean,
 ): boolean {
-  return capabilityMismatch(p, engine, gpuTypes, mode) === undefined;
+  return capabilityMismatch(p, engine, gpuTypes, mode, zeroReplicas) === undefined;
+}
+
+/** scaling.replicas: 0 (aggregated: disaggregated serving counts prefill and decode replicas instead) */
+export function wantsZeroReplicas(spec: ModelDeploymentSpec): boolean {
+  return spec.scaling?.replicas === 0 && spec.serving?.mode !== 'disaggregated';
 }
 
 /** GPU or CPU, as the capability filter sees it: any top-level GPU, and disaggregated serving always */
@@ -165,6 +180,7 @@ export function selectProvider(
   const gpuTypes = requestedGpuTypes(spec);
   const gpu = gpuTypes !== undefined;
   const mode = spec.serving?.mode ?? 'aggregated';
+  const zeroReplicas = wantsZeroReplicas(spec);
   const now = opts.now ?? Date.now();
   const staleAfter = opts.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
 
@@ -177,9 +193,9 @@ export function selectProvider(
       continue;
     }
     const p = prepareProvider(config);
-    if (supports(p, engine, gpuTypes, mode)) candidates.push(p);
+    if (supports(p, engine, gpuTypes, mode, zeroReplicas)) candidates.push(p);
   }
-  const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}`;
+  const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}${zeroReplicas ? ', replicas=0' : ''}`;
   if (notReady.length === providers.length) {
     const detail = notReady.length ? ` (${notReady.join('; ')})` : ' (no InferenceProviderConfig registered)';
     return { reason: 'NoHealthyProviders', message: `no healthy providers available${detail}`, skippedRules };

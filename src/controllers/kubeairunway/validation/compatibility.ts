@@ -2,7 +2,8 @@
 // calls checkProviderCompatibility with its own name and surfaces the result as ProviderCompatible=False.
 // The core never calls it, keeping "core has zero provider knowledge". Messages are docs/kubeairunway.md's, exactly.
 import type { EngineType, ModelDeploymentSpec } from '../../../apis/kubeairunway/index.ts';
-import { AMD_GPU_TYPE } from '../../../apis/kubeairunway/index.ts';
+import { AMD_GPU_TYPE, type BuiltinProvider } from '../../../apis/kubeairunway/index.ts';
+import { DEFAULT_PROVIDER_SPECS } from '../selection/default-providers.ts';
 import { servingModeOf } from './defaults.ts';
 
 /** the name each provider's messages use */
@@ -56,6 +57,14 @@ export function checkProviderCompatibility(provider: string, spec: ModelDeployme
   if (provider === 'aim' && requestsGpu(spec) && (spec.resources?.gpu?.type ?? '') !== AMD_GPU_TYPE) {
     out.push(`AIM requires AMD GPUs (set resources.gpu.type to ${AMD_GPU_TYPE})`);
   }
+  if (
+    spec.scaling?.replicas === 0 &&
+    servingModeOf(spec) !== 'disaggregated' &&
+    DEFAULT_PROVIDER_SPECS[provider as BuiltinProvider]?.capabilities?.zeroReplicas !== true
+  )
+    out.push(
+      `${who} cannot run 0 replicas (it always runs at least one serving pod): set spec.scaling.replicas to 1 or more, or use a provider that runs 0 replicas`,
+    );
   out.push(...storageIncompatibilities(provider, spec));
   return out;
 }

@@ -16,6 +16,17 @@ export const MODEL_ID_REQUIRED = 'model.id is required when source is huggingfac
 export function providerCrdNotInstalled(name: string): string {
   return `Provider '${name}' CRD not installed in cluster`;
 }
+/** scaling.replicas: 0 for a provider that always runs a pod */
+export function zeroReplicasUnsupported(
+  provider: string,
+  providers: ReadonlyArray<{ metadata: { name?: string }; spec?: { capabilities?: { zeroReplicas?: boolean } } }>,
+): string {
+  const able = providers
+    .filter((p) => p.spec?.capabilities?.zeroReplicas === true)
+    .map((p) => p.metadata.name ?? '')
+    .sort();
+  return `spec.scaling.replicas: 0 is not supported by provider '${provider}' (it always runs at least one serving pod): set replicas to 1 or more${able.length ? `, or use a provider that runs 0 replicas (${able.join(', ')})` : ''}`;
+}
 /** spec.provider.name names no registered InferenceProviderConfig (not a missing CRD: there is no such provider) */
 export function providerNotRegistered(name: string, registered: readonly string[]): string {
   const known = registered.length ? `registered providers: ${[...registered].sort().join(', ')}` : 'none is registered';

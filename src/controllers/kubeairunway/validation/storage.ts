@@ -38,6 +38,11 @@ export function defaultStorage(spec: ModelDeploymentSpec, deployment: string | u
   }
 }
 
+/** a managed volume's size bounds (docs/kubeairunway.md, "Model storage") */
+export const VOLUME_MIN_SIZE = '1Mi';
+export const MODEL_CACHE_MIN_SIZE = '1Gi';
+export const VOLUME_MAX_SIZE = '64Ti';
+
 const underSystemPath = (p: string) => SYSTEM_PATHS.some((s) => p === s || p.startsWith(`${s}/`));
 
 function volumeIssues(deployment: string | undefined, v: StorageVolume, field: string): ValidationIssue[] {
@@ -45,8 +50,22 @@ function volumeIssues(deployment: string | undefined, v: StorageVolume, field: s
   const err = (f: string, message: string) =>
     out.push({ field: `${field}.${f}`, message: `${field}.${f}: ${message}` });
   const managed = isManaged(v);
-  if (managed && quantityBytes(v.size) === undefined)
+  const bytes = managed ? quantityBytes(v.size) : undefined;
+  if (managed && bytes === undefined)
     err('size', `invalid size ${JSON.stringify(v.size)}: use a positive Kubernetes quantity such as "100Gi"`);
+  else if (bytes !== undefined) {
+    const floor = v.purpose === 'modelCache' ? MODEL_CACHE_MIN_SIZE : VOLUME_MIN_SIZE;
+    if (bytes < quantityBytes(floor)!)
+      err(
+        'size',
+        `${v.size} is below the minimum of ${floor}${v.purpose === 'modelCache' ? ' for a modelCache (it holds model weights)' : ''}: set a larger size`,
+      );
+    else if (bytes > quantityBytes(VOLUME_MAX_SIZE)!)
+      err(
+        'size',
+        `${v.size} exceeds the maximum of ${VOLUME_MAX_SIZE}: set a smaller size, or create the PVC yourself and name it in claimName`,
+      );
+  }
   if (!managed && !v.claimName)
     err(
       'claimName',

@@ -62,6 +62,7 @@ export function validateModelDeployment(
   }
 
   validateProviderName(spec.provider?.name, ctx, err);
+  validateZeroReplicas(spec, spec.provider?.name || md.status?.provider?.name || old?.status?.provider?.name, ctx, err);
   const overrides = validateProviderOverrides(spec.provider?.name || undefined, spec.provider?.overrides);
   errors.push(...overrides.errors);
   warnings.push(...overrides.warnings);
@@ -90,6 +91,22 @@ function validateDisaggregated(spec: ModelDeploymentSpec, err: (field: string, m
     err('spec.scaling.prefill.gpu.count', m.DISAGGREGATED_REQUIRES_PREFILL_GPU);
   if (decode && !((decode.gpu?.count ?? 0) > 0))
     err('spec.scaling.decode.gpu.count', m.DISAGGREGATED_REQUIRES_DECODE_GPU);
+}
+
+/**
+ * scaling.replicas: 0 on a provider that cannot run no pod at all (its InferenceProviderConfig does not say
+ * capabilities.zeroReplicas): refused, instead of silently running one (docs/kubeairunway.md, "Replicas")
+ */
+function validateZeroReplicas(
+  spec: ModelDeploymentSpec,
+  provider: string | undefined,
+  ctx: ValidationContext,
+  err: (field: string, message: string) => void,
+): void {
+  if (!provider || spec.scaling?.replicas !== 0 || servingModeOf(spec) === 'disaggregated' || !ctx.providers) return;
+  const config = ctx.providers.find((p) => p.metadata.name === provider);
+  if (!config || config.spec?.capabilities?.zeroReplicas === true) return;
+  err('spec.scaling.replicas', m.zeroReplicasUnsupported(provider, ctx.providers));
 }
 
 function validateProviderName(
