@@ -5,7 +5,21 @@
 
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { Container, Deployment, Json, PodSpec, Service } from './kinds.ts';
+import { servingAnnotations } from '../inference/index.ts';
 import { deploymentFor, serviceFor, simAnnotations } from './workload.ts';
+
+/** the env an AIM image reads the model to serve from (a custom AIM model, docs/aim.md) */
+const AIM_MODEL_ID_ENV = 'AIM_MODEL_ID';
+
+/**
+ * What a predictor container serves, as the operator knows it: an AIM image serves the model its
+ * AIM_MODEL_ID names on the container port (an OpenAI-compatible vLLM server), so its pods get the
+ * inference simulator. Other runtimes (sklearn, …) serve no chat model: nothing.
+ */
+function predictorServing(main: Container): Record<string, string> {
+  const model = main.env?.find((e) => e.name === AIM_MODEL_ID_ENV)?.value;
+  return typeof model === 'string' && model ? servingAnnotations(model, servingPort(main)) : {};
+}
 
 export const ISVC_LABEL = 'serving.kserve.io/inferenceservice';
 export const PREDICTOR_CONTAINER = 'kserve-container';
@@ -236,7 +250,11 @@ export function planPredictor(isvc: KubeObject): PredictorPlan | { error: PlanEr
     component: 'predictor',
     [ISVC_LABEL]: name,
   };
+  const main = resolved.containers.find((c) => c.name === PREDICTOR_CONTAINER) ?? resolved.containers[0]!;
+  const served = predictorServing(main);
   const annotations = {
+    // the simulator's marks first: the user's sim.modelplane.io annotations below win
+    ...served,
     ...Object.fromEntries(
       Object.entries(isvc.metadata.annotations ?? {}).filter(([k]) => !FILTERED_ANNOTATIONS.has(k)),
     ),
@@ -255,7 +273,6 @@ export function planPredictor(isvc: KubeObject): PredictorPlan | { error: PlanEr
     template: { metadata: { labels, annotations }, spec },
     annotations,
   });
-  const main = resolved.containers.find((c) => c.name === PREDICTOR_CONTAINER) ?? resolved.containers[0]!;
   const service = serviceFor(isvc, deploymentName, labels, selector, [
     { name: 'http', port: 80, targetPort: servingPort(main) },
   ]);

@@ -1,0 +1,96 @@
+// Every provider serves on `modelplane dev`, through the Gateway and directly (docs/kubeairunway.md,
+// "Gateway on the dev cluster"): one ModelDeployment per provider (KAITO, Dynamo, KubeRay, llm-d, AIM), each
+// answers one OpenAI chat request sent to the Gateway with its model name, and one sent straight to a ready
+// pod behind its Service (status.endpoint.service's Endpoints). AIM's KServe predictor pods run the
+// inference simulator like every other serving pod.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { Logger } from '@modelplane/runtime/log';
+import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const NS = 'quickstart';
+const example = (file: string) => readFileSync(`examples/quickstart/${file}`, 'utf8');
+const AIM_MD = JSON.stringify({
+  apiVersion: 'kubeairunway.ai/v1alpha1',
+  kind: 'ModelDeployment',
+  metadata: { name: 'qwen-aim', namespace: NS },
+  spec: {
+    model: { id: 'Qwen/Qwen3-0.6B' },
+    engine: { type: 'vllm' },
+    resources: { gpu: { count: 1, type: 'amd.com/gpu' } },
+  },
+});
+
+const DEPLOYMENTS: ReadonlyArray<{ name: string; provider: string; model: string }> = [
+  { name: 'gemma-cpu', provider: 'kaito', model: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
+  { name: 'llama-1gpu', provider: 'dynamo', model: 'meta-llama/Llama-3.1-8B-Instruct' },
+  { name: 'qwen-2gpu', provider: 'kuberay', model: 'Qwen/Qwen3-32B' },
+  { name: 'qwen-llmd', provider: 'llmd', model: 'Qwen/Qwen2.5-0.5B-Instruct' },
+  { name: 'qwen-aim', provider: 'aim', model: 'Qwen/Qwen3-0.6B' },
+];
+
+interface Md {
+  status?: {
+    provider?: { name?: string };
+    endpoint?: { service?: string; gatewayUrl?: string };
+    conditions?: Array<{ type: string; status: string; reason?: string }>;
+  };
+}
+interface Endpoints {
+  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number }> }>;
+}
+
+describe('every provider answers a chat request on modelplane dev', { timeout: 300_000 }, () => {
+  let cluster: DevTestCluster;
+  const get = async <T>(args: string[]) => JSON.parse(await cluster.k([...args, '-o', 'json'])) as T;
+  const chat = (base: string, model: string) =>
+    fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 }),
+    });
+
+  before(async () => {
+    cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
+    for (const f of [
+      '00-namespace.yaml',
+      '30-aim-runtime-config.yaml',
+      '40-modeldeployment-cpu.yaml',
+      '41-modeldeployment-1gpu.yaml',
+      '42-modeldeployment-2gpu.yaml',
+      '43-modeldeployment-llmd.yaml',
+    ])
+      await cluster.k(['apply', '-f', '-'], example(f));
+    await cluster.k(['apply', '-f', '-'], AIM_MD);
+  });
+  after(async () => cluster?.stop());
+
+  for (const d of DEPLOYMENTS) {
+    it(`${d.provider}: ${d.name} answers through the Gateway and through its Service's pod`, async () => {
+      const m = await waitFor(
+        `${d.name} routed`,
+        async () => {
+          const m = await get<Md>(['get', 'md', d.name, '-n', NS]);
+          const gw = m.status?.conditions?.find((c) => c.type === 'GatewayReady');
+          return gw?.status === 'True' && m.status?.endpoint?.gatewayUrl ? m : undefined;
+        },
+        { timeoutMs: 120_000, detail: () => cluster.k(['get', 'md', d.name, '-n', NS, '-o', 'yaml']) },
+      );
+      assert.equal(m.status?.provider?.name, d.provider);
+      const viaGateway = await waitFor(`a 200 from ${d.model} through the Gateway`, async () => {
+        const res = await chat(m.status!.endpoint!.gatewayUrl!, d.model);
+        return res.status === 200 ? res : undefined;
+      });
+      assert.equal(((await viaGateway.json()) as { model: string }).model, d.model);
+      const ep = await get<Endpoints>(['get', 'endpoints', m.status!.endpoint!.service!, '-n', NS]);
+      const ip = ep.subsets?.[0]?.addresses?.[0]?.ip;
+      const port = ep.subsets?.[0]?.ports?.[0]?.port;
+      assert.ok(ip && port, JSON.stringify(ep));
+      const direct = await chat(`http://${ip}:${port}`, d.model);
+      assert.equal(direct.status, 200, await direct.clone().text());
+      assert.equal(((await direct.json()) as { model: string }).model, d.model);
+    });
+  }
+});
