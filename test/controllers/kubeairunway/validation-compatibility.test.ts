@@ -40,7 +40,10 @@ describe("docs/kubeairunway.md's provider compatibility table", () => {
 
   it('replicas: 0 is incompatible with the providers that always run a pod (the webhook may have been down)', () => {
     const zero = spec('vllm', { scaling: { replicas: 0 } });
-    for (const [p, who] of [['kaito', 'KAITO'], ['kuberay', 'KubeRay']] as const)
+    for (const [p, who] of [
+      ['kaito', 'KAITO'],
+      ['kuberay', 'KubeRay'],
+    ] as const)
       assert.deepEqual(checkProviderCompatibility(p, zero), [
         `${who} cannot run 0 replicas (it always runs at least one serving pod): set spec.scaling.replicas to 1 or more, or use a provider that runs 0 replicas`,
       ]);

@@ -15,6 +15,7 @@ import type { Listener } from '../operators/gateway-attach.ts';
 import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
 import { HeldRequests } from './hold.ts';
 import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
+import { EndpointPicker, type EndpointPickerOptions } from './endpoint-picker.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
 /** the largest request body a Gateway listener accepts (413 past it) */
@@ -57,6 +58,12 @@ export interface GatewayDataPlaneOptions {
   log?: Logger;
   /** how long a request for a model without a Ready endpoint is held (default 120 s) */
   holdMs?: number;
+  /**
+   * how an InferencePool's endpoint is chosen: 'load' (default) by queue depth and KV-cache use, as the
+   * Inference Extension's picker does; 'round-robin' as a Service's
+   */
+  poolPicking?: 'load' | 'round-robin';
+  picker?: EndpointPickerOptions;
 }
 
 export class GatewayDataPlane implements GatewayAddressSource {
@@ -67,6 +74,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
   private roundRobin = 0;
   /** requests waiting for a Ready endpoint, and their queue metric */
   readonly held: HeldRequests;
+  private readonly picker: EndpointPicker | undefined;
 
   constructor(
     mgr: Pick<Manager, 'cache'>,
@@ -75,6 +83,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
     this.backends = new BackendResolver(mgr, opts.local);
     this.log = opts.log;
     this.held = new HeldRequests(opts.holdMs);
+    this.picker = opts.poolPicking === 'round-robin' ? undefined : new EndpointPicker(opts.picker);
   }
 
   async addresses(namespace: string, name: string, listeners: readonly Listener[]): Promise<GatewayAddress[]> {
@@ -98,6 +107,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
 
   async close(): Promise<void> {
     await this.held.close();
+    this.picker?.close();
     const all = await Promise.allSettled([...this.served.values()]);
     this.served.clear();
     await Promise.all(all.map((r) => (r.status === 'fulfilled' ? closeAll(r.value.servers) : undefined)));
@@ -185,7 +195,13 @@ export class GatewayDataPlane implements GatewayAddressSource {
           `${route}: no ready endpoint behind ${ref.kind ?? 'Service'} ${ref.name}`,
           'ServiceUnavailableError',
         );
-      proxy(req, res, `${url.pathname}${url.search}`, body, headers, targets[this.roundRobin++ % targets.length]!);
+      // an InferencePool's endpoint is picked by load (endpoint-picker.ts); a Service's, round robin
+      const picked =
+        ref.kind === 'InferencePool' && this.picker
+          ? this.picker.pick(targets)
+          : { target: targets[this.roundRobin++ % targets.length]!, done: () => undefined };
+      res.once('close', picked.done);
+      proxy(req, res, `${url.pathname}${url.search}`, body, headers, picked.target);
     } catch (err) {
       sendError(res, 502, `gateway error: ${(err as Error).message}`, 'BadGatewayError');
     }
