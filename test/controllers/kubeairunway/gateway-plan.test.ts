@@ -175,6 +175,22 @@ describe('planGateway', () => {
       deletes: true,
     },
     {
+      name: 'scaled to zero on purpose (Running, 0 desired): the route stays for a Gateway that scales from zero',
+      md: md(
+        { enabled: true },
+        {
+          phase: 'Running',
+          provider: { name: 'kaito' },
+          endpoint: { service: 'm', port: 80 },
+          replicas: { desired: 0, ready: 0 },
+        },
+      ),
+      inputs: base({ route: route({ owner: UID, accepted: 'True' }), readyPods: 0 }),
+      verdict: ['True', 'HTTPRouteAccepted'],
+      apply: true,
+      endpoint: '10.0.0.1',
+    },
+    {
       name: 'gatewayRef: that Gateway, labelled or not',
       md: md({ enabled: true, gatewayRef: { name: 'b', namespace: 'gateways' } }),
       inputs: base({ gateways: [gw('a', { labelled: true }), gw('b', { address: '10.0.0.2' })] }),

@@ -207,7 +207,9 @@ const weightOf = (md: ModelDeployment) =>
 
 /** why `md` is not routed now (no ready pod), or undefined when it serves */
 function servingVerdict(md: ModelDeployment, readyPods: number, gateway: Gateway): Verdict | undefined {
-  if (readyPods > 0) return undefined;
+  // scaled to zero on purpose: the route stays, so a Gateway that scales from zero can hold its requests
+  // until a pod is ready (docs/autoscaling.md, "Scale from zero")
+  if (readyPods > 0 || (md.status?.phase === 'Running' && md.status?.replicas?.desired === 0)) return undefined;
   const name = `ModelDeployment ${where(md)}`;
   const phase = md.status?.phase ?? 'Pending';
   const service = md.status?.endpoint?.service;
