@@ -21,6 +21,7 @@ const COMMANDS: Record<CommandName, () => Promise<Register>> = {
   rbac: async () => (await import('./rbac.ts')).registerRbac,
   render: async () => (await import('./render.ts')).registerRender,
   status: async () => (await import('./status.ts')).registerStatus,
+  explain: async () => (await import('./explain.ts')).registerExplain,
   dashboard: async () => (await import('./dashboard.ts')).registerDashboard,
   chart: async () => (await import('./chart.ts')).registerChart,
   load: async () => (await import('./load.ts')).registerLoad,

@@ -11,6 +11,8 @@ export const COMMAND_SUMMARIES = {
     'Print, without a cluster, the objects the controllers would create for the AIMServices and ModelDeployments in a file.',
   status:
     "Print every AIMService, ModelDeployment, LlamaStackDistribution, VariantAutoscaling (and the rest of modelplane's kinds) with its state and reason, one line each.",
+  explain:
+    "Walk an AIMService's chain (service → model → template → cache → artifact → pods) and print, in one paragraph, the first thing that is not ready and why.",
   dashboard: 'Serve the web dashboard of every modelplane resource of a cluster, read with your own credentials.',
   chart:
     "Write the generated files of the Helm chart (crds/modelplane.yaml, files/controller-sets.yaml): the CRDs and every controller set's RBAC rules.",

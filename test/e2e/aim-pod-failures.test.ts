@@ -18,6 +18,7 @@ import {
   startAimCluster,
   waitForObject,
 } from './helpers/aim-cluster.ts';
+import { recordHistory } from './helpers/history.ts';
 
 const NS = 'pod-failures';
 const fail = (mode: string) => [{ name: 'MODELPLANE_SIM_FAIL', value: mode }];
@@ -43,6 +44,45 @@ describe('AIM: every wait names its cause', { timeout: 180_000 }, () => {
     admin = cluster.admin;
   });
   after(() => cluster?.stop());
+
+  it('a download in progress: status.progress moves while it runs, DownloadComplete Downloading then Verified', async () => {
+    const history = await recordHistory(admin, Kinds.Artifacts, NS);
+    try {
+      await artifact('slow', { env: [{ name: 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS', value: '4000' }] });
+      const done = await waitForObject(
+        admin,
+        Kinds.Artifacts,
+        'slow',
+        NS,
+        'Ready',
+        (a) => a.status?.status === 'Ready',
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      await history.caughtUp('slow');
+      const during = history
+        .of('slow')
+        .filter((v) => v.object.status?.status !== 'Ready')
+        .map((v) => v.object.status?.progress?.percentage)
+        .filter((p): p is number => typeof p === 'number' && p > 0 && p < 100);
+      assert.ok(new Set(during).size >= 2, `progress moved during the download; seen ${JSON.stringify(during)}`);
+      assert.deepEqual(
+        during,
+        [...during].sort((a, b) => a - b),
+        'never backwards',
+      );
+      assert.ok(
+        history.of('slow').some((v) => cond(v.object, 'DownloadComplete')?.reason === 'Downloading'),
+        'Downloading while it ran',
+      );
+      assert.equal(cond(done, 'DownloadComplete')?.status, 'True');
+      assert.equal(cond(done, 'DownloadComplete')?.reason, 'Verified');
+      assert.equal(done.status?.progress?.percentage, 100);
+    } finally {
+      await history.stop();
+    }
+  });
 
   it('a download whose PVC names a missing StorageClass: Unschedulable, the pod and the StorageClass named', async () => {
     await artifact('no-class', { storageClassName: 'no-such-class' });

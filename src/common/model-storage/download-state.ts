@@ -27,6 +27,8 @@ export interface DownloadProgress {
   downloadedBytes?: number;
   totalBytes?: number;
   complete: boolean;
+  /** the byte count the downloader reported when it finished (`Download complete via P: N bytes`) */
+  completedBytes?: number;
   /** the last warning or error line */
   message?: string;
 }
@@ -40,7 +42,11 @@ export function parseDownloadLog(log: string | undefined): DownloadProgress {
       Object.assign(out, { protocol: trying[1], attempt: Number(trying[2]), totalAttempts: Number(trying[3]) });
     const progress = /progress (\d+)\/(\d+) bytes/.exec(line);
     if (progress) Object.assign(out, { downloadedBytes: Number(progress[1]), totalBytes: Number(progress[2]) });
-    if (/Download complete/.test(line)) out.complete = true;
+    if (/Download complete/.test(line)) {
+      out.complete = true;
+      const bytes = /Download complete\b.*?(\d+) bytes/.exec(line);
+      if (bytes) out.completedBytes = Number(bytes[1]);
+    }
     if (/\b(WARN|ERROR)\b/.test(line)) out.message = line.replace(/^\S+Z\s+/, '').slice(0, 512);
   }
   return out;

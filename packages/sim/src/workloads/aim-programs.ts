@@ -5,7 +5,7 @@
 // protocol switching can be watched; a gated source (`hf://<org>/gated-…`) fails with a 401 unless the
 // container has an HF_TOKEN (a value or a secret reference), as the Hugging Face hub does.
 // AIM_DEBUG_SIMULATE_DOWNLOAD_MS sets how long a download runs (so its progress can be watched); a download
-// prints the protocol it tries first when it starts, the rest when it ends.
+// prints the protocol it tries first when it starts, a progress line every tenth of its run, the rest when it ends.
 import { simModelSource, simSourceSize } from '../registry/index.ts';
 import type { Container } from './kinds.ts';
 
@@ -139,6 +139,17 @@ export function aimProgramLines(c: Container, now: number): string[] {
 }
 
 /** the lines an AIM program prints when it starts: a download names the protocol it tries first */
+/**
+ * A progress line of a download that is `fraction` done, printed while it runs (as the downloader's progress
+ * monitor does), so the artifact's status can follow it; a download that is going to fail prints none.
+ */
+export function aimProgressLine(c: Container, now: number, fraction: number): string | undefined {
+  if (aimProgram(c) !== 'download' || denied(c) || protocols(c).failing.size > 0) return undefined;
+  const total = Number(envOf(c, 'EXPECTED_SIZE_BYTES')) || simSourceSize(c.args?.[1] ?? '');
+  const f = Math.max(0, Math.min(0.99, fraction));
+  return `${new Date(now).toISOString()} INFO progress ${Math.floor(total * f)}/${total} bytes (${Math.floor(f * 100)} %)`;
+}
+
 export function aimProgramStartLines(c: Container, now: number): string[] {
   return aimProgram(c) === 'download' ? download(c, now).slice(0, 1) : [];
 }

@@ -5,7 +5,7 @@
 // status (pod-status.ts). Nothing here talks to the API server.
 
 import { formatGoDuration } from '@modelplane/apimachinery';
-import { AIM_PROGRAM_RUN_MS, aimDebugRunMs, aimProgram, aimProgramFails } from './aim-programs.ts';
+import { AIM_PROGRAM_RUN_MS, aimDebugRunMs, aimProgram, aimProgramFails, aimProgressLine } from './aim-programs.ts';
 import { completeLines, crashLines, type LogContext, readyLines, startLines } from './container-logs.ts';
 import { backoffDelay, type SimDelays } from './delays.ts';
 import {
@@ -31,7 +31,7 @@ type Step =
   | 'exited'
   | 'crash-backoff'
   | 'done';
-type Next = 'ready' | 'complete' | 'crash' | undefined;
+type Next = 'ready' | 'complete' | 'crash' | 'progress' | undefined;
 
 export interface ContainerRun {
   spec: Container;
@@ -85,6 +85,11 @@ export interface AdvanceContext {
 }
 
 const NEVER = Number.POSITIVE_INFINITY;
+
+/** the interval between a running download's progress lines */
+function progressTick(runMs: number): number {
+  return Math.max(50, Math.floor(runMs / 10));
+}
 
 /** AIM's dry-run, check-size and (simulated) download programs finish in a moment, unless told to take longer */
 function runDelay(c: Container, delays: SimDelays): number {
@@ -261,6 +266,7 @@ class Runner {
       case 'running':
         if (c.next === 'ready') this.becomeReady(c);
         else if (c.next === 'complete') this.exit(c, { reason: 'Completed', exitCode: 0 });
+        else if (c.next === 'progress') this.progress(c);
         else if (c.next === 'crash' && isRunFailure(c.mode))
           this.crash(c, c.mode as 'OOMKilled' | 'CrashLoopBackOff' | 'DiskFull');
         else c.due = NEVER;
@@ -330,14 +336,30 @@ class Runner {
       c.next = 'crash';
       c.due = now + Math.max(1, delays.crash);
     } else if (c.init || this.restartPolicy !== 'Always') {
-      c.next = 'complete';
-      c.due = now + runDelay(c.spec, delays);
+      const run = runDelay(c.spec, delays);
+      // a long download reports its progress while it runs (a tick every tenth of the run)
+      c.next = aimDebugRunMs(c.spec) !== undefined && aimProgressLine(c.spec, now, 0) ? 'progress' : 'complete';
+      c.due = now + (c.next === 'progress' ? progressTick(run) : run);
     } else if (hasProbe(c.spec)) {
       c.next = 'ready';
       c.due = now + delays.ready;
     } else {
       this.becomeReady(c);
     }
+  }
+
+  /** one progress line of a running download, then the next tick, or the end once its run is over */
+  private progress(c: ContainerRun): void {
+    const run = runDelay(c.spec, this.ctx.delays);
+    const now = this.ctx.now;
+    const elapsed = now - c.runStartedAt;
+    if (elapsed >= run) {
+      this.exit(c, { reason: 'Completed', exitCode: 0 });
+      return;
+    }
+    const line = aimProgressLine(c.spec, now, elapsed / run);
+    if (line) this.ctx.logs.append(c.spec.name, [line]);
+    c.due = Math.min(c.runStartedAt + run, now + progressTick(run));
   }
 
   private becomeReady(c: ContainerRun): void {

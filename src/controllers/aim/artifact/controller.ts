@@ -32,6 +32,7 @@ import {
   decorateArtifactStatus,
   planArtifact,
 } from './plan.ts';
+import { setDownloadComplete } from './verify.ts';
 
 export const ARTIFACT_CONTROLLER = 'aim-artifact';
 
@@ -58,8 +59,9 @@ export function artifactReconciler(
       composeArtifact(ctx.object, fetched, runtimeConfigValue(ctx), opts.retryMs ?? DEFAULT_DOWNLOAD_RETRY_MS),
     planResources: ({ object }, obs) => planArtifact(object, obs),
     getComponentHealth: (obs, { object, runtimeConfig }) => artifactHealth(object, obs, runtimeConfig),
-    decorateStatus(status, _cm, obs, { object, runtimeConfig }) {
+    decorateStatus(status, cm, obs, { object, runtimeConfig }) {
       decorateArtifactStatus(status, obs, object);
+      setDownloadComplete(cm, obs);
       setResolvedRuntimeConfig(status, runtimeConfig);
     },
   };

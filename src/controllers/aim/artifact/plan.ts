@@ -47,6 +47,7 @@ import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
+import { verificationFailure } from './verify.ts';
 
 export interface ArtifactObservation extends ArtifactFetch {
   sizeBytes?: number;
@@ -67,6 +68,13 @@ function failureOf(log: string | undefined, what: string, fallback: string): Cat
     classifyLogTail(log, what) ??
     invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`)
   );
+}
+
+/** ": 45 % of 16.4 GiB" while the downloader reports progress */
+function progressNote(obs: ArtifactObservation): string {
+  const total = obs.download.totalBytes ?? obs.sizeBytes;
+  const pct = percentage(obs.download.downloadedBytes, total);
+  return pct === undefined || total === undefined ? '' : `: ${pct} % of ${displaySize(total)}`;
 }
 
 /** a failed Job's pod that was killed for memory: the log cannot say so, the pod's status does */
@@ -126,6 +134,12 @@ export function composeArtifact(
         'it is retried later',
       );
     obs.retry = retryDecision(failedAt, fetched.now, retryMs);
+  } else if (obs.downloadPhase === 'complete') {
+    const unverified = verificationFailure(obs, `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`);
+    if (unverified) {
+      obs.failure = unverified;
+      obs.retry = retryDecision(failedAt, fetched.now, retryMs);
+    }
   }
   return obs;
 }
@@ -222,7 +236,8 @@ export function artifactHealth(
   let download: MaybeHealth;
   if (obs.sizeBytes !== undefined) {
     const job = `download Job ${ns}/${downloadJobName(name, obs.attempt)}`;
-    if (obs.downloadPhase === 'failed') download = failed('DownloadJob');
+    if (obs.downloadPhase === 'failed' || (obs.downloadPhase === 'complete' && obs.failure))
+      download = failed('DownloadJob');
     else if (obs.downloadPhase === 'complete')
       download = {
         component: 'DownloadJob',
@@ -235,7 +250,7 @@ export function artifactHealth(
         component: 'DownloadJob',
         state: 'Progressing',
         reason: 'Downloading',
-        message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}`,
+        message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}${progressNote(obs)}`,
       };
   }
   const fix = {

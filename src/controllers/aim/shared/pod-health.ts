@@ -78,9 +78,11 @@ export function podProblem(component: string, report: HealthReport | undefined, 
     return { component, errors: [advised], dependencyType: 'Downstream' };
   }
   if (!report.reason || QUIET.has(report.reason) || report.state === 'Ready') return undefined;
+  // a pod that cannot be placed or mounted is part of the object coming up (Starting, Progressing), not an
+  // upstream dependency: only a crash loop (Degraded) makes it worse than that
   const h: ComponentHealth = {
     component,
-    state: report.state ?? 'Pending',
+    state: report.state === 'Degraded' ? 'Degraded' : 'Progressing',
     reason: report.reason,
     message: `${report.message ?? ''}; ${podAdvice(report.reason, report.message ?? '', fix)}`,
     dependencyType: 'Downstream',
