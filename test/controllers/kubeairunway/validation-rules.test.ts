@@ -421,13 +421,26 @@ describe('names whose children would exceed 63 characters are refused, naming th
         '(64 characters)',
       ) + ', and such names are DNS labels of at most 63 characters; choose a name of at most 53 characters',
     );
+    // aggregated (the default): Dynamo's longest child is its worker Service; no prefill worker exists
     assert.deepEqual(
-      byName(VALID_GPU, 45),
+      byName(VALID_GPU, 52),
       [],
-      "auto-selection: the longest child of any provider (Dynamo's prefill worker) fits",
+      "auto-selection: the longest child of any provider (Dynamo's worker) fits",
     );
     assert.match(
-      byName(VALID_GPU, 46)[0]!.message,
+      byName(VALID_GPU, 53)[0]!.message,
+      /Dynamo's worker Service is named ".*-vllmworker" \(64 characters\).*at most 52 characters$/,
+    );
+    assert.doesNotMatch(byName({ ...VALID_GPU, provider: { name: 'dynamo' } }, 53)[0]!.message, /prefill/);
+    const disaggregated = {
+      model: { id: 'm' },
+      engine: { type: 'vllm' as const },
+      serving: { mode: 'disaggregated' as const },
+      scaling: { prefill: { gpu: { count: 1 } }, decode: { gpu: { count: 1 } } },
+    };
+    assert.deepEqual(byName(disaggregated, 45), []);
+    assert.match(
+      byName(disaggregated, 46)[0]!.message,
       /Dynamo's prefill worker Service is named ".*-vllmprefillworker" \(64 characters\).*at most 45 characters$/,
     );
     assert.deepEqual(

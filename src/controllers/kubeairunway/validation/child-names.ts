@@ -8,23 +8,40 @@ import type { ValidationIssue } from './types.ts';
 
 export const DNS_LABEL_MAX = 63;
 
-/** the longest child of each built-in provider, as `<name><suffix>` (what creates it, for the message) */
-export const PROVIDER_CHILD_SUFFIXES: Readonly<Record<string, { suffix: string; what: string }>> = {
-  kaito: { suffix: '-headless', what: "KAITO's headless Service" },
-  dynamo: { suffix: '-vllmprefillworker', what: "Dynamo's prefill worker Service" },
-  kuberay: { suffix: '-serve-svc', what: "KubeRay's Serve Service" },
-  aim: { suffix: '-predictor', what: "KServe's predictor Service" },
-  llmd: { suffix: '-epp', what: "the llm-d endpoint picker's Service" },
+/**
+ * the longest child of each built-in provider, as `<name><suffix>` (what creates it, for the message), for
+ * the deployment's serving mode: Dynamo's prefill worker exists only in disaggregated mode
+ */
+export const PROVIDER_CHILD_SUFFIXES: Readonly<
+  Record<string, Record<'aggregated' | 'disaggregated', { suffix: string; what: string }>>
+> = {
+  kaito: both({ suffix: '-headless', what: "KAITO's headless Service" }),
+  dynamo: {
+    aggregated: { suffix: '-vllmworker', what: "Dynamo's worker Service" },
+    disaggregated: { suffix: '-vllmprefillworker', what: "Dynamo's prefill worker Service" },
+  },
+  kuberay: both({ suffix: '-serve-svc', what: "KubeRay's Serve Service" }),
+  aim: both({ suffix: '-predictor', what: "KServe's predictor Service" }),
+  llmd: both({ suffix: '-epp', what: "the llm-d endpoint picker's Service" }),
 };
+
+function both(child: { suffix: string; what: string }) {
+  return { aggregated: child, disaggregated: child };
+}
 
 /** the managed model-download Job (spec.model.storage) */
 export const DOWNLOAD_JOB_SUFFIX = '-model-download';
 
 function longestChild(spec: ModelDeploymentSpec): { suffix: string; what: string } {
   const provider = spec.provider?.name;
-  const known = provider ? PROVIDER_CHILD_SUFFIXES[provider] : undefined;
+  const mode = spec.serving?.mode === 'disaggregated' ? 'disaggregated' : 'aggregated';
+  const known = provider ? PROVIDER_CHILD_SUFFIXES[provider]?.[mode] : undefined;
   // not chosen yet: whichever provider the core picks must fit
-  const candidates = known ? [known] : provider ? [] : Object.values(PROVIDER_CHILD_SUFFIXES);
+  const candidates = known
+    ? [known]
+    : provider
+      ? []
+      : Object.values(PROVIDER_CHILD_SUFFIXES).map((children) => children[mode]);
   if (spec.model?.storage?.volumes?.some((v) => v.size !== undefined))
     candidates.push({ suffix: DOWNLOAD_JOB_SUFFIX, what: 'the model download Job' });
   return candidates.reduce((a, b) => (b.suffix.length > a.suffix.length ? b : a), { suffix: '', what: 'its Service' });
