@@ -3,6 +3,7 @@
 // without loading any. The production commands' modules load only production code (docs/deploy.md); the
 // dev-only ones import what they run when they run.
 import { Command } from 'commander';
+import { exitWithStartupError } from './errors.ts';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.ts';
 
 type Register = (program: Command) => void;
@@ -40,18 +41,33 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
+const name = invoked(process.argv.slice(2));
+const commandLine = name ? `modelplane ${name}` : 'modelplane';
 const program = new Command();
 program
   .name('modelplane')
   .description('A Kubernetes operator that serves large language models, with an embedded cluster for development.')
   .version('0.1.0')
-  .showHelpAfterError();
+  // a usage error is one line naming the problem and where help is, never the whole help text
+  .configureOutput({
+    outputError: (message, write) =>
+      write(
+        `${commandLine}: ${message
+          .replace(/^error: /, '')
+          .split('\n')
+          .filter((l) => l.trim())
+          .join(' ')} — see ${commandLine} --help\n`,
+      ),
+  });
 
-const name = invoked(process.argv.slice(2));
 for (const command of Object.keys(COMMANDS) as CommandName[]) {
   // every other command is listed by its summary only: it cannot run in this process, which runs `name`
   if (command === name) (await COMMANDS[command]())(program);
   else program.command(command).description(COMMAND_SUMMARIES[command]);
 }
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  exitWithStartupError(err, process.argv.slice(2), name ?? '');
+}

@@ -10,6 +10,7 @@ import type { ProviderControllerOptions } from '../controllers/kubeairunway/prov
 import type { ProviderDefinition } from '../controllers/kubeairunway/provider/definition.ts';
 import { providerControllerSet } from '../controllers/kubeairunway/provider/set.ts';
 import { startOperator } from '../controllers/operator.ts';
+import { exitWithStartupError } from './errors.ts';
 import { parsePort, UsageError } from './options.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 
@@ -124,8 +125,7 @@ export function registerProvider(program: Command, definitions: readonly Provide
         });
         mgr.stopOnSignals();
       } catch (err) {
-        log.error('provider failed to start', { provider: name, error: err });
-        process.exit(2);
+        exitWithStartupError(err, process.argv.slice(2), 'provider');
       }
     });
 }

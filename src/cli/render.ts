@@ -8,8 +8,11 @@ import type { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import { operatorNamespaceFromEnv } from '../common/runtime-config/index.ts';
 import { renderObjects } from '../controllers/render.ts';
+import { allCrds } from './crds.ts';
 import { readManifests } from './dev/examples.ts';
+import { exitWithStartupError } from './errors.ts';
 import { UsageError } from './options.ts';
+import { strictProblems } from './strict-fields.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 
 export function readInput(file: string): KubeObject[] {
@@ -46,7 +49,21 @@ export function registerRender(program: Command): void {
     )
     .action(async (opts: { filename: string }) => {
       try {
-        const results = await renderObjects(readInput(opts.filename), {
+        const input = readInput(opts.filename);
+        // what an API server would refuse (a kind or field it does not have) is refused here too
+        const crds = allCrds();
+        const refused = input.flatMap((o) =>
+          strictProblems(o, crds).map(
+            (p) =>
+              `${opts.filename}: ${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}: ${p}`,
+          ),
+        );
+        if (refused.length > 0) {
+          process.stderr.write(`${refused.join('\n')}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        const results = await renderObjects(input, {
           operatorNamespace: operatorNamespaceFromEnv(process.env),
         });
         let failed = false;
@@ -59,8 +76,7 @@ export function registerRender(program: Command): void {
         if (results.length === 0) process.stderr.write('render: the input has no AIMService or ModelDeployment\n');
         process.exitCode = failed ? 1 : 0;
       } catch (err) {
-        process.stderr.write(`render: ${(err as Error).message}\n`);
-        process.exitCode = 2;
+        exitWithStartupError(err, process.argv.slice(2), 'render');
       }
     });
 }

@@ -8,6 +8,7 @@ import { kubeairunwayCoreSet } from '../controllers/kubeairunway/core/index.ts';
 import { startOperator } from '../controllers/operator.ts';
 import { type ControllerSet, selectControllerSets } from '../controllers/registry.ts';
 import { CONTROLLER_SETS } from '../controllers/sets.ts';
+import { exitWithStartupError } from './errors.ts';
 import { parsePort } from './options.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
 
@@ -107,8 +108,7 @@ export function registerRun(program: Command): void {
         });
         mgr.stopOnSignals();
       } catch (err) {
-        log.error('operator failed to start', { error: err });
-        process.exit(2);
+        exitWithStartupError(err, process.argv.slice(2), 'run');
       }
     });
 }

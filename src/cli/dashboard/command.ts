@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { KubeClient, loadKubeConfig } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import type { DashboardCommandOptions } from '../dashboard.ts';
+import { exitWithStartupError } from '../errors.ts';
 import { parsePort } from '../options.ts';
 import { formatLogLine } from '../view/logs.ts';
 import { dashboardBanner, startDashboard } from './index.ts';
@@ -37,7 +38,6 @@ export async function runDashboard(opts: DashboardCommandOptions): Promise<void>
     process.on('SIGINT', () => void stop());
     process.on('SIGTERM', () => void stop());
   } catch (err) {
-    process.stderr.write(`modelplane dashboard: ${(err as Error).message}\n`);
-    process.exit(2);
+    exitWithStartupError(err, process.argv.slice(2), 'dashboard');
   }
 }
