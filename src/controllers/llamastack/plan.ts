@@ -8,7 +8,7 @@ import { parseDocument } from 'yaml';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import { type PlanApplyOptions, PlanResult } from '../../engine/index.ts';
 import { CA_BUNDLE_KEY } from './ca-bundle.ts';
-import { CONFIG_KEY, sha256Hex } from './config/index.ts';
+import { CONFIG_KEY, SCHEMA_VERSIONS, serverConfigError, sha256Hex } from './config/index.ts';
 import { CA_BUNDLE_LABEL_VALUE, caBundleConfigMapName, GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';
 import {
   buildHpa,
@@ -28,14 +28,15 @@ const value = <T>(r: { ok(): boolean; value?: T }): T | undefined => (r.ok() ? r
 const ownedBy = (o: KubeObject, cr: LlamaStackDistribution) =>
   (o.metadata.ownerReferences ?? []).some((r) => r.uid === cr.metadata.uid);
 
-/** why the override ConfigMap's config.yaml cannot be used: undefined when it is a YAML mapping */
-function overrideProblem(text: string): string | undefined {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+/** why an override config.yaml cannot be used (read as the server reads it: YAML 1.1, then its schema) */
+export function overrideConfigProblem(text: string): string | undefined {
+  const doc = parseDocument(text, { version: '1.1', prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) return `is not valid YAML (${doc.errors[0]!.message.split('\n')[0]})`;
   const value = doc.toJS();
   if (!value || typeof value !== 'object' || Array.isArray(value))
     return 'is not a YAML mapping (a Llama Stack config.yaml is one)';
-  return undefined;
+  const schemaError = serverConfigError(value);
+  return schemaError ? `is not a config Llama Stack ${SCHEMA_VERSIONS[0]} accepts (${schemaError})` : undefined;
 }
 
 export interface ConfigSource {
@@ -77,7 +78,7 @@ export function configSource(cr: LlamaStackDistribution, obs: LlamaStackObservat
         problem: `spec.overrideConfig: ConfigMap ${c.namespace}/${c.configMap} ${cm ? `has no key "${CONFIG_KEY}"` : 'not found'}`,
         problemReason: 'ReferenceNotFound',
       };
-    const broken = overrideProblem(text);
+    const broken = overrideConfigProblem(text);
     if (broken)
       return {
         problem: `spec.overrideConfig: "${CONFIG_KEY}" of ConfigMap ${c.namespace}/${c.configMap} ${broken}: fix the ConfigMap; the running Deployment keeps its config until then`,

@@ -12,7 +12,9 @@ import {
 } from '../../apis/llamastack/index.ts';
 import type { FieldError, ValidationOutcome } from '../../webhooks/index.ts';
 import { mergeCaBundle } from './ca-bundle.ts';
+import { overrideConfigProblem } from './plan.ts';
 import {
+  CONFIG_KEY,
   ConfigGenerationError,
   DISTRIBUTIONS,
   embeddedBaseConfig,
@@ -92,6 +94,16 @@ export async function validateLlamaStack(
       });
   }
   const ca = spec.networking?.tls?.caBundle;
+  const override = spec.overrideConfig;
+  if (override && lookups.configMap && (override.configMapNamespace ?? ns) === ns) {
+    const text = (await lookups.configMap(ns, override.configMapName))?.data?.[CONFIG_KEY];
+    const problem = text === undefined ? undefined : overrideConfigProblem(text);
+    if (problem)
+      errors.push({
+        field: 'spec.overrideConfig',
+        message: `spec.overrideConfig: "${CONFIG_KEY}" of ConfigMap ${ns}/${override.configMapName} ${problem}`,
+      });
+  }
   const configMaps: Array<[string, { configMapName: string; configMapNamespace?: string } | undefined]> = [
     ['spec.overrideConfig', spec.overrideConfig],
     ...(lookups.configMap ? [] : [['spec.networking.tls.caBundle', ca] as [string, typeof ca]]),

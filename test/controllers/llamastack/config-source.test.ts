@@ -56,6 +56,26 @@ describe('the config source of an override ConfigMap', () => {
     ['a list, not a mapping', '- version\n- 2\n', /is not a YAML mapping/],
     ['a scalar', 'just text\n', /is not a YAML mapping/],
     ['empty', '', /is not a YAML mapping/],
+    [
+      'a config the server refuses (no providers)',
+      'version: 2\napis: [inference]\n',
+      /is not a config Llama Stack 0\.7\.3 accepts \(providers: required\)/,
+    ],
+    [
+      'an API the server does not have',
+      'version: 2\napis: [telemetry]\nproviders: {}\n',
+      /apis\[0\]: "telemetry" is not an API of Llama Stack 0\.7\.3/,
+    ],
+    [
+      'a provider type the server does not have',
+      'version: 2\napis: [inference]\nproviders:\n  inference:\n  - {provider_id: x, provider_type: remote::nope, config: {}}\n',
+      /providers\.inference\[0\]\.provider_type: "remote::nope" is not a provider of the inference API in Llama Stack 0\.7\.3/,
+    ],
+    [
+      "a provider config of the wrong type ('yes' is a boolean to YAML 1.1)",
+      'version: 2\napis: [inference]\nproviders:\n  inference:\n  - {provider_id: v, provider_type: remote::vllm, config: {base_url: yes}}\n',
+      /providers\.inference\[0\]\.config\.base_url: expected string, got true/,
+    ],
   ];
   for (const [what, text, message] of broken) {
     it(`${what}: nothing planned, Config fails with InvalidOverrideConfig naming the ConfigMap`, () => {
@@ -76,7 +96,10 @@ describe('the config source of an override ConfigMap', () => {
 
   it('a valid mapping is used, hashed by content', () => {
     const object = cr({ overrideConfig: { configMapName: 'mine' } });
-    const src = configSource(object, observe(object, fetched(overrideCm('version: 2\napis: [inference]\n'))));
+    const src = configSource(
+      object,
+      observe(object, fetched(overrideCm('version: 2\napis: [inference]\nproviders: {inference: []}\n'))),
+    );
     assert.equal(src.problem, undefined);
     assert.equal(src.source?.configMap, 'mine');
     assert.match(src.source!.hash!, /^[0-9a-f]{64}$/);

@@ -356,7 +356,7 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'my-config', namespace: NS },
-      data: { 'config.yaml': 'version: 2\ndistro_name: mine\n' },
+      data: { 'config.yaml': 'version: 2\ndistro_name: mine\napis: []\nproviders: {}\n' },
     } as KubeObject);
     await admin.apply(
       llsd('own', { distribution: { image: 'quay.io/me/llama:1' }, overrideConfig: { configMapName: 'my-config' } }),

@@ -59,3 +59,44 @@ describe('what Llama Stack 0.7.3 cannot run is refused at admission', () => {
     assert.match(out.errors![0]!.message, /Llama Stack 0\.7\.3 has no telemetry API.*OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 });
+
+describe('an override config is checked against the server it targets at admission', () => {
+  it('refuses an override ConfigMap whose config.yaml Llama Stack 0.7.3 would refuse, naming the path', async () => {
+    const out = await validateLlamaStack(
+      llsd({ distribution: { name: 'starter' }, overrideConfig: { configMapName: 'mine' } }),
+      {
+        ...lookups,
+        configMap: async (ns, name) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, namespace: ns },
+          data: {
+            'config.yaml':
+              'version: 2\napis: [inference]\nproviders:\n  inference:\n  - {provider_id: v, provider_type: remote::vllm, config: {max_tokens: lots}}\n',
+          },
+        }),
+      },
+    );
+    assert.equal(out.errors?.[0]?.field, 'spec.overrideConfig');
+    assert.match(
+      out.errors![0]!.message,
+      /providers\.inference\[0\]\.config\.max_tokens: expected integer, got "lots"/,
+    );
+  });
+
+  it('refuses provider settings of the wrong type for the server, naming the config path', async () => {
+    const out = await validateLlamaStack(
+      llsd({
+        distribution: { name: 'remote-vllm' },
+        providers: {
+          inference: [{ id: 'vllm', provider: 'vllm', endpoint: 'http://v:8000/v1', settings: { max_tokens: 'lots' } }],
+        },
+      }),
+      lookups,
+    );
+    assert.match(
+      out.errors?.[0]?.message ?? '',
+      /not one Llama Stack 0\.7\.3 accepts: providers\.inference\[0\]\.config\.max_tokens: expected integer, got "lots"/,
+    );
+  });
+});

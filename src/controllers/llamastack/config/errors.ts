@@ -6,7 +6,8 @@ export type ConfigGenerationReason =
   | 'UnsupportedConfigVersion'
   | 'MissingProviderForResource'
   | 'UpgradeConfigFailure'
-  | 'ConfigTooLarge';
+  | 'ConfigTooLarge'
+  | 'ConfigSchemaInvalid';
 
 export class ConfigGenerationError extends Error {
   constructor(

@@ -12,6 +12,7 @@ import { expandProvider, type ProviderEntry, type ResolvedEndpoints } from './pr
 import { mergeResources } from './resources.ts';
 import { SecretCollector, type SecretRefUse } from './secrets.ts';
 import { mergeStorage } from './storage.ts';
+import { SCHEMA_VERSIONS, serverConfigError } from './server-schema.ts';
 import { deterministicYaml, sha256Hex } from './yaml.ts';
 
 /** config.yaml versions this operator reads and writes: the current one (n) and the one before (n-1) */
@@ -154,6 +155,12 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
   if (storage !== undefined) out.storage = storage;
   const server = (base.server && typeof base.server === 'object' ? base.server : {}) as Record<string, unknown>;
   out.server = { ...server, port: spec.networking?.port ?? server.port ?? DEFAULT_PORT };
+  const schemaError = serverConfigError(out);
+  if (schemaError)
+    throw new ConfigGenerationError(
+      'ConfigSchemaInvalid',
+      `the generated config.yaml is not one Llama Stack ${SCHEMA_VERSIONS[0]} accepts: ${schemaError} (check the spec field that sets it, usually a provider's settings)`,
+    );
   const yaml = deterministicYaml(out);
   checkConfigMapSize(yaml);
   return {

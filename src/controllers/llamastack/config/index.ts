@@ -35,4 +35,5 @@ export {
   unknownDistributionMessage,
 } from './registry.ts';
 export { envSegment, SecretCollector, type SecretRefUse, secretEnvName } from './secrets.ts';
+export { SCHEMA_VERSIONS, serverConfigError } from './server-schema.ts';
 export { deterministicYaml, sha256Hex } from './yaml.ts';

@@ -2,9 +2,19 @@
 // server reads: `endpoint` becomes `base_url`; `apiKey` becomes `api_token` for remote::vllm and `api_key`
 // otherwise; each secretRefs key becomes a config key of that name. `settings` are copied as written,
 // never scanned; a key set twice (settings and a secret or the endpoint) is an error, not a silent choice.
-import type { ProviderConfig, ProviderSection } from '../../../apis/llamastack/index.ts';
+import { type ProviderConfig, type ProviderSection, SECTION_API } from '../../../apis/llamastack/index.ts';
 import { ConfigGenerationError } from './errors.ts';
 import { type SecretCollector, secretEnvName } from './secrets.ts';
+import { providerConfigFields } from './server-schema.ts';
+
+/**
+ * The config key `endpoint` and `apiKey` go to: the one the server's provider has (from its exported
+ * schema: `base_url` for vLLM, Ollama, OpenAI; `url` for Chroma, Qdrant, …), else the common name.
+ */
+function configKey(section: ProviderSection, type: string, candidates: readonly string[]): string {
+  const fields = providerConfigFields(SECTION_API[section], type);
+  return candidates.find((c) => fields?.includes(c)) ?? candidates[0]!;
+}
 
 export interface ProviderEntry {
   provider_id: string;
@@ -64,14 +74,14 @@ export function expandProvider(
   }
   if (endpoint !== undefined)
     put(
-      'base_url',
+      configKey(section, type, ['base_url', 'url']),
       endpoint,
       `${field}.${p.endpoint !== undefined ? 'endpoint' : ref?.kind === 'AIMService' ? 'aimServiceRef' : 'modelDeploymentRef'}`,
     );
   if (p.apiKey) {
     const from = `${field}.apiKey`;
     put(
-      API_KEY_FIELD[type] ?? 'api_key',
+      API_KEY_FIELD[type] ?? configKey(section, type, ['api_key', 'api_token']),
       secrets.add({ env: secretEnvName(id, 'apiKey'), secret: p.apiKey.name, key: p.apiKey.key, field: from }),
       from,
     );
