@@ -117,7 +117,8 @@ export const errors = {
     ),
   /** 422 with one cause per field; message matches kube-apiserver: `<Kind> "<name>" is invalid: [a, b]` */
   invalid: (kind: string, group: string, name: string, causes: StatusCause[]) => {
-    const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
+    // the message names each distinct cause once, as kube's ErrorList.ToAggregate does; details keep them all
+    const parts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)))];
     const joined = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
     // (Go's StatusDetails omits an empty name)
     return new StatusError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${joined}`, {

@@ -52,7 +52,8 @@ describe('Deployment defaults', () => {
       revisionHistoryLimit: 10,
       progressDeadlineSeconds: 600,
       template: {
-        metadata: { labels: { app: 'w' } },
+        // Go's shapes: the template's zero creationTimestamp is null, an empty ResourceRequirements is {}
+        metadata: { labels: { app: 'w' }, creationTimestamp: null },
         spec: {
           ...podSpecDefaults,
           containers: [
@@ -61,6 +62,7 @@ describe('Deployment defaults', () => {
               image: 'nginx',
               ports: [{ containerPort: 80, protocol: 'TCP' }],
               imagePullPolicy: 'Always',
+              resources: {},
               ...containerDefaults,
             },
           ],
@@ -497,7 +499,7 @@ describe('other kinds', () => {
           persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
           replicas: 1,
           revisionHistoryLimit: 10,
-          template: { spec: { containers: [], ...podSpecDefaults } },
+          template: { metadata: { creationTimestamp: null }, spec: { containers: [], ...podSpecDefaults } },
           volumeClaimTemplates: [
             { metadata: { name: 'data' }, spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } },
           ],
@@ -512,7 +514,7 @@ describe('other kinds', () => {
         spec: {
           updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
           revisionHistoryLimit: 10,
-          template: { spec: { containers: [], ...podSpecDefaults } },
+          template: { metadata: { creationTimestamp: null }, spec: { containers: [], ...podSpecDefaults } },
         },
       },
     ],

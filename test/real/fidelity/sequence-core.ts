@@ -170,7 +170,10 @@ export const patchSteps: Step[] = [
     { spec: { replicas: -1 } },
     { contentType: 'application/merge-patch+json' },
   ),
-  http('patch', 'scale subresource', 'GET', `${deploys}/web/scale`),
+  // (status.replicas is left out: kube-controller-manager's Deployment controller fills it in on its own time)
+  http('patch', 'scale subresource', 'GET', `${deploys}/web/scale`, undefined, {
+    pick: (b) => ({ ...b, status: { ...b.status, replicas: undefined } }),
+  }),
   http(
     'patch',
     'scale update',

@@ -58,6 +58,8 @@ function container(c: Obj, isPod: boolean, hostNetwork: boolean): void {
   if (emptyStr(c.imagePullPolicy))
     c.imagePullPolicy = imageTag(typeof c.image === 'string' ? c.image : '') === 'latest' ? 'Always' : 'IfNotPresent';
   defStr(c, 'terminationMessagePath', '/dev/termination-log');
+  // ResourceRequirements is a struct, not a pointer: kube always writes it, `{}` when empty
+  defPtr(c, 'resources', {});
   defStr(c, 'terminationMessagePolicy', 'File');
   for (const port of list(c.ports)) {
     defStr(port, 'protocol', 'TCP');
@@ -114,7 +116,11 @@ function podSpec(spec: Obj, isPod: boolean): void {
 }
 
 export function podTemplate(template: unknown): void {
-  if (isObj(template)) podSpec(child(template, 'spec'), false);
+  if (!isObj(template)) return;
+  // the template's ObjectMeta is a struct and its creationTimestamp a struct too: kube writes `null`
+  const meta = child(template, 'metadata');
+  if (!('creationTimestamp' in meta)) meta.creationTimestamp = null;
+  podSpec(child(template, 'spec'), false);
 }
 
 export function pod(o: Obj): void {

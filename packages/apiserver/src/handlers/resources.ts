@@ -1,7 +1,7 @@
 // CRUD for every resource: get, list, create, update, patch (merge, JSON, strategic, apply), delete and
 // deletecollection, on the main resource and its status/scale subresources. Watch is in watch.ts.
 import { cause, errors } from '../errors.ts';
-import { decodeBody, decodeObject, mediaType, readBody } from '../http/body.ts';
+import { decodeBody, decodeObject, MalformedJson, mediaType, readBody } from '../http/body.ts';
 import type { RequestContext } from '../objects/context.ts';
 import { isPlainObject } from '../objects/meta.ts';
 import { groupVersion } from '../resource-types/resource-type.ts';
@@ -48,9 +48,42 @@ async function getOne(r: ResourceRequest): Promise<number> {
   return respondObject(r, 200, obj);
 }
 
+/** decodes a body, rewording a JSON syntax error as kube-apiserver words it for what the body is */
+function decodeAsKube<T>(decode: () => T, reword: (e: MalformedJson) => Error): T {
+  try {
+    return decode();
+  } catch (e) {
+    throw e instanceof MalformedJson ? reword(e) : e;
+  }
+}
+
+/** kube's transformDecodeError for a body that is not JSON: the kind it had to be and the start of the body */
+function unrecognizedObject(r: ResourceRequest, e: MalformedJson): Error {
+  const summary = e.text.length > 30 ? `${e.text.slice(0, 30)} ...` : e.text;
+  return errors.badRequest(
+    `the object provided is unrecognized (must be of type ${r.rt.kind}): couldn't get version/kind; json parse error: ${e.goMessage} (${summary})`,
+  );
+}
+
+/** the Go package kube's internal types of a group live in (core for the core group, apps, batch, rbac, …) */
+const internalPackage = (group: string) => (group ? group.split('.')[0]! : 'core');
+
 function checkTypeMeta(r: ResourceRequest, body: Record<string, unknown>): void {
   const gv = groupVersion(r.rt.group, r.info.version);
   const { apiVersion, kind } = body;
+  // another built-in kind of the same group-version: kube's scheme decodes it, then cannot convert it
+  if (
+    r.rt.builtin &&
+    apiVersion === gv &&
+    typeof kind === 'string' &&
+    kind !== r.rt.kind &&
+    r.core.registry.byKind(r.rt.group, kind)?.builtin
+  ) {
+    const v = r.info.version;
+    throw errors.badRequest(
+      `${kind} in version "${v}" cannot be handled as a ${r.rt.kind}: converting (${v}.${kind}) to (${internalPackage(r.rt.group)}.${r.rt.kind}): unknown conversion`,
+    );
+  }
   if (apiVersion !== undefined && apiVersion !== gv) {
     throw errors.badRequest(
       `the API version in the data (${String(apiVersion)}) does not match the expected API version (${gv})`,
@@ -77,7 +110,10 @@ async function readObject(r: ResourceRequest, kind: OptionsKind): Promise<{ ctx:
     throw errors.unsupportedMediaType(OBJECT_MEDIA_TYPES);
   const buf = await readBody(r.req);
   const ctx = context(r, kind);
-  const body = decodeObject(buf, contentType);
+  const body = decodeAsKube(
+    () => decodeObject(buf, contentType),
+    (e) => unrecognizedObject(r, e),
+  );
   checkTypeMeta(r, body);
   const obj = body as unknown as KubeObject;
   obj.metadata ??= {};
@@ -178,7 +214,10 @@ async function patch(r: ResourceRequest): Promise<number> {
   if (!supported.includes(type)) throw errors.unsupportedMediaType(supported);
   const buf = await readBody(r.req);
   const ctx = context(r, 'PatchOptions', type);
-  const body = decodeBody(buf, contentType);
+  const body = decodeAsKube(
+    () => decodeBody(buf, contentType),
+    (e) => errors.badRequest(`error decoding patch: ${e.goMessage}`),
+  );
   const force = type === 'application/apply-patch+yaml' && boolParam(r.query, 'force');
   checkObjectKey(r);
   return guaranteedUpdate(ctx, async () => {

@@ -132,7 +132,13 @@ export function checkRoute(
   // (no HEAD routes: kube-apiserver answers HEAD on a resource with 405)
   if (!route.methods.includes(method)) throw routeMethodNotAllowed();
   if (!routeConsumes(method, headers['content-type']))
-    throw new StatusError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+    // (go-restful's words, with the empty list of representations it offers)
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      '415: Unsupported Media Type\n\nAvailable representations: ',
+      {},
+    );
   const accept = headers.accept;
   const produces =
     info.subresource === 'log'

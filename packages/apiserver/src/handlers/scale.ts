@@ -29,6 +29,8 @@ function setPath(obj: Record<string, unknown>, path: string, value: unknown): vo
   cur[parts[parts.length - 1]!] = value;
 }
 
+const scaleSpec = (replicas: number) => (replicas === 0 ? {} : { replicas });
+
 export function readScale(rt: ResourceType, obj: KubeObject): Record<string, unknown> {
   const s = rt.subresources.scale!;
   const m = obj.metadata;
@@ -44,7 +46,8 @@ export function readScale(rt: ResourceType, obj: KubeObject): Record<string, unk
       resourceVersion: m.resourceVersion,
       creationTimestamp: m.creationTimestamp,
     },
-    spec: { replicas: (getPath(obj, s.specReplicasPath) as number | undefined) ?? 0 },
+    // ScaleSpec.replicas is an `omitempty` int32: kube leaves 0 out
+    spec: scaleSpec((getPath(obj, s.specReplicasPath) as number | undefined) ?? 0),
     status: {
       replicas: (getPath(obj, s.statusReplicasPath) as number | undefined) ?? 0,
       ...(typeof selector === 'string'

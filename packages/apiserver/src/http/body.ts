@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { errors, StatusError } from '../errors.ts';
+import { goJsonSyntaxError } from './go-json-error.ts';
 import { decodeKubeProtobuf, isKubeProtobuf } from './protobuf/index.ts';
 
 /** kube-apiserver's limit for a request body (3 MiB) */
@@ -44,6 +45,19 @@ export function mediaType(contentType: string | undefined): string {
 }
 
 /** Decodes a JSON (or, for YAML content types, YAML) body into a value. */
+/**
+ * A JSON body that does not parse, with Go's wording of why (http/go-json-error.ts). It is a 400 as it
+ * stands; the handlers reword it as kube-apiserver does for what the body was meant to be (an object, a patch).
+ */
+export class MalformedJson extends StatusError {
+  constructor(
+    readonly text: string,
+    readonly goMessage: string,
+  ) {
+    super(400, 'BadRequest', `error decoding JSON body: ${goMessage}`);
+  }
+}
+
 export function decodeBody(buf: Buffer, contentType: string | undefined): unknown {
   // Typed Go clients (kubectl create, auth can-i, create token, drain) send Kubernetes protobuf.
   if (isKubeProtobuf(contentType)) {
@@ -96,7 +110,7 @@ function decodeJson(text: string): unknown {
     value = JSON.parse(text);
   } catch (e) {
     checkNestingDepth(text);
-    throw errors.badRequest(`error decoding JSON body: ${(e as Error).message}`);
+    throw new MalformedJson(text, goJsonSyntaxError(text) ?? (e as Error).message);
   }
   if (text.length > MAX_NESTING_DEPTH && tooDeep(value, 0)) throw nestingError();
   // (the key may be spelt with \u escapes)

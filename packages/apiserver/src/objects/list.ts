@@ -3,6 +3,7 @@
 // and continue tokens walk that snapshot until it expires, as etcd's compaction window would.
 import { randomUUID } from 'node:crypto';
 import { errors } from '../errors.ts';
+import { goJsonSyntaxError } from '../http/go-json-error.ts';
 import { objectKey } from '../storage/store.ts';
 import type { KubeObject } from '../types.ts';
 
@@ -110,6 +111,17 @@ function decodeToken(s: string): ContinueToken {
       throw new Error('bad token');
     return t as ContinueToken;
   } catch {
-    throw errors.badRequest('invalid value for continue: the continue token is not one this server issued');
+    throw errors.badRequest(`invalid continue token: continue key is not valid: ${whyNotAToken(s)}`);
   }
+}
+
+/**
+ * Why a continue token no server issued is refused, in the words kube-apiserver's storage uses for its own
+ * tokens (base64url without padding, of JSON): the first byte base64 refuses, Go's JSON syntax error, or
+ * that the server does not know the token's encoding.
+ */
+function whyNotAToken(s: string): string {
+  const bad = s.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0 || s.length % 4 === 1) return `illegal base64 data at input byte ${bad >= 0 ? bad : s.length - 1}`;
+  return goJsonSyntaxError(Buffer.from(s, 'base64url').toString('utf8')) ?? 'the token was not issued by this server';
 }

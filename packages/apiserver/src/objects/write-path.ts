@@ -357,13 +357,14 @@ function finalizersAddedWhileDeleting(old: KubeObject, obj: KubeObject): StatusC
   const added = (obj.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
   if (added.length === 0) return [];
   const list = added.map((f) => JSON.stringify(f)).join(', ');
-  return [
-    cause(
-      'metadata.finalizers',
-      'FieldValueForbidden',
-      `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`,
-    ),
-  ];
+  const forbidden = cause(
+    'metadata.finalizers',
+    'FieldValueForbidden',
+    `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${list}}`,
+  );
+  // kube validates an update's metadata twice (its generic storage, then the kind's strategy), so the
+  // Status lists this cause twice (its message once)
+  return [forbidden, forbidden];
 }
 
 function recordManagedFields(req: WriteRequest, obj: KubeObject, creatorFields?: ManagedFieldsEntry[]): void {

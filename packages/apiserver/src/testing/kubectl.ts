@@ -33,6 +33,8 @@ export function runKubectl(args: string[], input?: string, timeoutMs = 30_000): 
       clearTimeout(timer);
       resolvePromise({ code: code ?? -1, stdout, stderr });
     });
+    // a kubectl that never reads stdin may exit before the write lands: EPIPE is no failure of the command
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }
