@@ -3,6 +3,12 @@
 // controller needs; a resync at steady state makes zero writes and zero reads.
 //
 //   npm run bench -- aim [--backend embedded|real|both] [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600] [--profile DIR]
+//                        [--chain-services 40] [--chain-models 4]
+//
+// Then the real chain (bench/lib/aim-chain.ts): --chain-services AIMServices by image over --chain-models model
+// images on the dev cluster with its simulators, nothing pre-readied (discovery, selection, a cache per
+// template); the result line adds chain-converged (Running / created), chain-convergence, chain-ms and
+// isvc-rollouts/service (the InferenceServices' generation once converged: the goal is 1.00). --chain-services 0 skips it.
 //
 // Measured run: a fresh embedded API server with the AIM and external CRDs; an AIMRuntimeConfig `default`
 // (routing on a Gateway with a path template, label propagation, env), a node with an MI300X and a Ready
@@ -56,6 +62,7 @@ import {
   AIMTemplateCaches,
 } from '../src/controllers/aim/shared/kinds.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
+import { aimChainFigures } from './lib/aim-chain.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
@@ -260,9 +267,18 @@ const scenario: Scenario<AIMService> = {
   startOperators,
   object: service,
   chains,
+  // the real chain: services by image over several models, nothing pre-readied (bench/lib/aim-chain.ts)
+  after: (args) =>
+    Number(args.extra['chain-services']) > 0
+      ? aimChainFigures({
+          services: Number(args.extra['chain-services']),
+          models: Number(args.extra['chain-models']),
+          timeoutMs: args.timeoutMs,
+        })
+      : Promise.resolve({}),
 };
 
-runScenario(scenario, benchArgs()).catch((err) => {
+runScenario(scenario, benchArgs({ 'chain-services': '40', 'chain-models': '4' })).catch((err) => {
   console.error(err);
   process.exit(1);
 });

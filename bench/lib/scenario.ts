@@ -66,6 +66,8 @@ export interface Scenario<T extends KubeObject> {
   podLogs?: LogProvider;
   /** how this run differs from the default setup, for the result line */
   variant?: Record<string, string>;
+  /** a further measurement run after the measured runs, its figures added to the result line */
+  after?(args: BenchArgs): Promise<Record<string, string | number>>;
 }
 
 /** samples every controller's pending work each second; stop() says, per controller that had any, the series */
@@ -293,5 +295,6 @@ export async function runScenario<T extends KubeObject>(s: Scenario<T>, args: Be
       median(secondRuns.map((r) => r.converge.ms)) / median(firstRuns.map((r) => r.converge.ms)),
     );
   }
-  console.log(resultLine(s.name, fmt(ratioOf(firstRuns)), 'ratio', { ...fields, ...(s.variant ?? {}) }));
+  const after = s.after ? await s.after(args) : {};
+  console.log(resultLine(s.name, fmt(ratioOf(firstRuns)), 'ratio', { ...fields, ...(s.variant ?? {}), ...after }));
 }
