@@ -3,7 +3,6 @@
 
 import type { ObservedCondition } from '@modelplane/apimachinery';
 import type { CoreEvent } from '@modelplane/apimachinery/builtin';
-import type { KubeObject } from '@modelplane/runtime/meta';
 
 export type {
   ContainerState,
@@ -16,19 +15,12 @@ export type {
   Pod,
 } from '@modelplane/apimachinery/builtin';
 
+import type { HTTPRoute, RouteParentStatus } from '@modelplane/apimachinery/external';
+
+export type { HTTPRoute, RouteParentStatus };
+
 /** a condition of a built-in or external kind, as the inspectors read it */
 export type KubeCondition = ObservedCondition;
-
-export interface RouteParentStatus {
-  parentRef: { group?: string; kind?: string; namespace?: string; name: string; sectionName?: string };
-  controllerName?: string;
-  conditions?: KubeCondition[];
-}
-
-export interface HTTPRoute extends KubeObject {
-  spec?: { parentRefs?: Array<{ name: string; namespace?: string }> };
-  status?: { parents?: RouteParentStatus[] };
-}
 
 /** the time an event last happened, for picking the latest one */
 export function eventTime(e: CoreEvent): number {

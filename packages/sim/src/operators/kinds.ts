@@ -16,6 +16,16 @@ import type {
   PodTemplateSpec,
   Service,
 } from '@modelplane/apimachinery/builtin';
+import type {
+  DynamoGraphDeployment,
+  Gateway,
+  HTTPRoute,
+  InferencePool,
+  InferenceService,
+  RayService,
+  ScaledObject,
+  Workspace,
+} from '@modelplane/apimachinery/external';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 
 export type { Container, ContainerStatus, Deployment, Pod, PodSpec, Service };
@@ -33,17 +43,23 @@ export interface WithStatus extends KubeObject {
   status?: Json & { conditions?: Condition[] };
 }
 
-export const InferenceServices = kindRef<WithStatus>('serving.kserve.io/v1beta1', 'InferenceService');
+export const InferenceServices = kindRef<InferenceService & WithStatus>(
+  'serving.kserve.io/v1beta1',
+  'InferenceService',
+);
 export const GatewayClasses = kindRef<WithStatus>('gateway.networking.k8s.io/v1', 'GatewayClass');
-export const Gateways = kindRef<WithStatus>('gateway.networking.k8s.io/v1', 'Gateway');
-export const HTTPRoutes = kindRef<WithStatus>('gateway.networking.k8s.io/v1', 'HTTPRoute');
+export const Gateways = kindRef<Gateway & WithStatus>('gateway.networking.k8s.io/v1', 'Gateway');
+export const HTTPRoutes = kindRef<HTTPRoute & WithStatus>('gateway.networking.k8s.io/v1', 'HTTPRoute');
 export const ReferenceGrants = kindRef<WithStatus>('gateway.networking.k8s.io/v1beta1', 'ReferenceGrant');
-export const InferencePools = kindRef<WithStatus>('inference.networking.k8s.io/v1', 'InferencePool');
-export const Workspaces = kindRef<WithStatus>('kaito.sh/v1beta1', 'Workspace');
-export const DynamoGraphDeployments = kindRef<WithStatus>('nvidia.com/v1alpha1', 'DynamoGraphDeployment');
+export const InferencePools = kindRef<InferencePool & WithStatus>('inference.networking.k8s.io/v1', 'InferencePool');
+export const Workspaces = kindRef<Workspace & WithStatus>('kaito.sh/v1beta1', 'Workspace');
+export const DynamoGraphDeployments = kindRef<DynamoGraphDeployment & WithStatus>(
+  'nvidia.com/v1alpha1',
+  'DynamoGraphDeployment',
+);
 export const RayClusters = kindRef<WithStatus>('ray.io/v1', 'RayCluster');
-export const RayServices = kindRef<WithStatus>('ray.io/v1', 'RayService');
-export const ScaledObjects = kindRef<WithStatus>('keda.sh/v1alpha1', 'ScaledObject');
+export const RayServices = kindRef<RayService & WithStatus>('ray.io/v1', 'RayService');
+export const ScaledObjects = kindRef<ScaledObject & WithStatus>('keda.sh/v1alpha1', 'ScaledObject');
 
 export const SimDeployments = kindRef<Deployment>('apps/v1', 'Deployment');
 export const SimPods = kindRef<Pod>('v1', 'Pod');

@@ -1,8 +1,11 @@
 // The Gateway API and Inference Extension kinds the gateway controller reads and writes. Only the fields it
 // uses are typed; the objects are the API server's JSON. HTTPRoute is the AIM controllers' definition.
 
+import type { Gateway, GatewayListener, InferencePool } from '@modelplane/apimachinery/external';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes } from '../../aim/service/children.ts';
+
+export type { Gateway, GatewayListener, InferencePool };
 
 export { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes };
 
@@ -10,35 +13,6 @@ export const GATEWAY_API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 /** the Gateway API Inference Extension's GA group */
 export const INFERENCE_POOL_GROUP = 'inference.networking.k8s.io';
 export const INFERENCE_POOL_API_VERSION = `${INFERENCE_POOL_GROUP}/v1`;
-
-export interface GatewayListener {
-  name: string;
-  port: number;
-  protocol: string;
-  hostname?: string;
-}
-
-export interface Gateway extends KubeObject {
-  spec?: { gatewayClassName?: string; listeners?: GatewayListener[] };
-  status?: {
-    addresses?: Array<{ type?: string; value: string }>;
-    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-  };
-}
-
-export interface InferencePool extends KubeObject {
-  spec?: {
-    selector?: { matchLabels?: Record<string, string> };
-    targetPorts?: Array<{ number: number }>;
-    endpointPickerRef?: {
-      group?: string;
-      kind?: string;
-      name: string;
-      port?: { number: number };
-      failureMode?: string;
-    };
-  };
-}
 
 export const Gateways = kindRef<Gateway>(GATEWAY_API_VERSION, 'Gateway');
 export const InferencePools = kindRef<InferencePool>(INFERENCE_POOL_API_VERSION, 'InferencePool');
