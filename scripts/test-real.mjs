@@ -55,6 +55,7 @@ const REAL_SUITES = [
   'test/controllers/llmd/discovery.integration.test.ts',
   'test/engine/sample-controller.integration.test.ts',
   'packages/runtime/test/faults.integration.test.ts',
+  'test/real/keda-autoscaling.test.ts',
 ];
 // the suites that need more than the control plane: a real KEDA (tools/keda/build.sh) and Prometheus
 const KEDA_SUITES = new Set(['test/real/keda-autoscaling.test.ts']);

@@ -5,7 +5,13 @@
 // external operators stay simulated. See docs/real-kubernetes.md.
 import { randomInt } from 'node:crypto';
 import { ServiceEndpoints } from '@modelplane/apiserver';
-import { type RealControlPlane, startRealControlPlane } from '@modelplane/apiserver/real';
+import {
+  installKedaCrds,
+  type RealControlPlane,
+  type RealKeda,
+  startRealControlPlane,
+  startRealKeda,
+} from '@modelplane/apiserver/real';
 import type { KubeClient } from '@modelplane/runtime/client';
 import { PodLogStore, type WorkloadSimulator } from '@modelplane/sim/workloads';
 import { DEFAULT_POD_NAMESPACE } from '../../controllers/operator.ts';
@@ -54,7 +60,9 @@ export async function startRealDevCluster(
     ...(opts.binDir ? { binDir: opts.binDir } : {}),
     ...(opts.controllerManagerArgs ? { controllerManagerArgs: opts.controllerManagerArgs } : {}),
   });
+  let keda: RealKeda | undefined;
   try {
+    if (opts.keda === 'real') await installKedaCrds(server);
     const host = loopbackWebhookHost();
     const webhook = (manager: { client: KubeClient }) => ({
       port: 443,
@@ -70,8 +78,17 @@ export async function startRealDevCluster(
       kubeletTls: (ips) => server.kubeletTls(ips),
       realHpaController: true,
     });
-    return { server, serviceEndpoints, ...parts, stop: () => parts.stop().then(() => server.stop()) };
+    // a real KEDA (opts.keda 'real'): its CRDs before any simulator watches ScaledObjects, its processes
+    // once the cluster is populated
+    keda = opts.keda === 'real' ? await startRealKeda(server) : undefined;
+    const stopAll = async () => {
+      await keda?.stop();
+      await parts.stop();
+      await server.stop();
+    };
+    return { server, serviceEndpoints, ...parts, stop: stopAll };
   } catch (err) {
+    await keda?.stop();
     await server.stop();
     throw err;
   }

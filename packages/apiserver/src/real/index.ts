@@ -18,6 +18,7 @@ export {
 } from './control-plane.ts';
 export {
   EXTERNAL_METRICS_APISERVICE,
+  installKedaCrds,
   KEDA_BUILD_COMMAND,
   KEDA_NAMESPACE,
   kedaBinDir,

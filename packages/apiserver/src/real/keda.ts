@@ -55,24 +55,7 @@ export async function startRealKeda(cp: RealControlPlane, opts: RealKedaOptions 
   };
   try {
     const api = apiOf(cp);
-    for (const file of readdirSync(join(bin, 'crds'))
-      .filter((f) => f.endsWith('.yaml'))
-      .sort())
-      for (const doc of parseAllDocuments(readFileSync(join(bin, 'crds', file), 'utf8'))) {
-        const crd = doc.toJS() as { metadata?: { name?: string } } | null;
-        if (crd?.metadata?.name)
-          await api.apply(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, crd);
-      }
-    await waitUntil(
-      'the ScaledObject CRD Established',
-      {
-        url: `${cp.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/scaledobjects.keda.sh`,
-        caPem: cp.caPem,
-        token: cp.adminToken,
-      },
-      (r) => r.status === 200 && /"type":"Established","status":"True"/.test(r.body.replace(/\s/g, '')),
-      { timeoutMs, alive: () => true, describe: () => '' },
-    );
+    await installKedaCrds(cp, bin, timeoutMs);
     await api.apply(`/api/v1/namespaces/${KEDA_NAMESPACE}`, {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -82,10 +65,12 @@ export async function startRealKeda(cp: RealControlPlane, opts: RealKedaOptions 
     writeFileSync(kubeconfig, cp.kubeconfigYaml(), { mode: 0o600 });
     await writeGrpcCerts(dir);
     const ports = { grpc: await freePort(), probe: await freePort(), metrics: await freePort() };
+    // WATCH_NAMESPACE must be set; empty means every namespace
     const env = {
       KUBECONFIG: kubeconfig,
       KEDA_CLUSTER_OBJECT_NAMESPACE: KEDA_NAMESPACE,
       POD_NAMESPACE: KEDA_NAMESPACE,
+      WATCH_NAMESPACE: '',
     };
     const operator = new ControlPlaneProcess(
       'keda-operator',
@@ -177,6 +162,31 @@ async function startMetricsServer(
     { timeoutMs, alive: () => proc.running, describe: () => proc.tail() },
   );
   return proc;
+}
+
+/** KEDA's own CRDs (ScaledObject, ScaledJob, TriggerAuthentication, …), applied and Established */
+export async function installKedaCrds(cp: RealControlPlane, bin = kedaBinDir(), timeoutMs = 90_000): Promise<void> {
+  const why = missingKeda(bin);
+  if (why) throw new Error(why);
+  const api = apiOf(cp);
+  for (const file of readdirSync(join(bin, 'crds'))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort())
+    for (const doc of parseAllDocuments(readFileSync(join(bin, 'crds', file), 'utf8'))) {
+      const crd = doc.toJS() as { metadata?: { name?: string } } | null;
+      if (crd?.metadata?.name)
+        await api.apply(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, crd);
+    }
+  await waitUntil(
+    'the ScaledObject CRD Established',
+    {
+      url: `${cp.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/scaledobjects.keda.sh`,
+      caPem: cp.caPem,
+      token: cp.adminToken,
+    },
+    (r) => r.status === 200 && /"type":"Established","status":"True"/.test(r.body.replace(/\s/g, '')),
+    { timeoutMs, alive: () => true, describe: () => '' },
+  );
 }
 
 /** the mutual-TLS material both KEDA processes read from their --cert-dir (ca.crt, tls.crt, tls.key) */
