@@ -4,9 +4,9 @@
 // the image's ENTRYPOINT and ENV read from the Dockerfile. A container then runs exactly as in the image: the
 // same file, the chart's args, the image's environment.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type ContainerCommand, containerCommand, parseDockerfile, type Stage } from './dockerfile.ts';
 
 export interface ImageEntry {
@@ -21,7 +21,10 @@ export interface ImageEntry {
 export async function buildImageEntry(): Promise<ImageEntry> {
   const image = parseDockerfile(readFileSync('deploy/Dockerfile', 'utf8')).image;
   const appDir = mkdtempSync(join(tmpdir(), 'modelplane-image-entry-'));
-  await new Promise<void>((done, fail) =>
+  // the test runner built the same bundle once for the run (scripts/operator-bundle.mjs): copy it
+  const prebuilt = process.env.MODELPLANE_TEST_OPERATOR_BUNDLE;
+  if (prebuilt) cpSync(dirname(prebuilt), join(appDir, 'dist'), { recursive: true });
+  else await new Promise<void>((done, fail) =>
     execFile(process.execPath, ['scripts/build-image.mjs', join(appDir, 'dist')], (err, _out, stderr) =>
       err ? fail(new Error(`scripts/build-image.mjs failed: ${stderr}`)) : done(),
     ),
