@@ -24,11 +24,12 @@ export async function buildImageEntry(): Promise<ImageEntry> {
   // the test runner built the same bundle once for the run (scripts/operator-bundle.mjs): copy it
   const prebuilt = process.env.MODELPLANE_TEST_OPERATOR_BUNDLE;
   if (prebuilt) cpSync(dirname(prebuilt), join(appDir, 'dist'), { recursive: true });
-  else await new Promise<void>((done, fail) =>
-    execFile(process.execPath, ['scripts/build-image.mjs', join(appDir, 'dist')], (err, _out, stderr) =>
-      err ? fail(new Error(`scripts/build-image.mjs failed: ${stderr}`)) : done(),
-    ),
-  );
+  else
+    await new Promise<void>((done, fail) =>
+      execFile(process.execPath, ['scripts/build-image.mjs', join(appDir, 'dist')], (err, _out, stderr) =>
+        err ? fail(new Error(`scripts/build-image.mjs failed: ${stderr}`)) : done(),
+      ),
+    );
   return {
     image,
     appDir,
