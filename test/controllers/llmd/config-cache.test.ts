@@ -8,6 +8,7 @@ import {
   DEFAULT_OPT_INTERVAL_MS,
   resolveSaturationConfig,
 } from '../../../src/controllers/llmd/config/cache.ts';
+import { unreadConfigMap } from '../../../src/controllers/llmd/config/controller.ts';
 import { parseIntervalMs } from '../../../src/controllers/llmd/config/duration.ts';
 import { parseOptimizationInterval, parseSaturationConfigMap } from '../../../src/controllers/llmd/config/parse.ts';
 
@@ -247,5 +248,19 @@ describe('ConfigCache', () => {
     };
     const counts = await Promise.all([reader(), reader(), reader(), writer]);
     assert.ok((counts[0] as number) > 0);
+  });
+});
+
+describe('the readiness gate (unreadConfigMap)', () => {
+  const maps = [
+    ['main', 1],
+    ['saturation', 2],
+  ] as const;
+  it('not ready while a ConfigMap that exists has not been read; absent ones do not hold it back', async () => {
+    const exists = async (name: string) => name !== 'absent';
+    assert.equal(await unreadConfigMap('wva', maps, new Set(), exists), 'wva/main');
+    assert.equal(await unreadConfigMap('wva', maps, new Set(['wva/main']), exists), 'wva/saturation');
+    assert.equal(await unreadConfigMap('wva', maps, new Set(['wva/main', 'wva/saturation']), exists), undefined);
+    assert.equal(await unreadConfigMap('wva', [['absent', 0]], new Set(), exists), undefined);
   });
 });

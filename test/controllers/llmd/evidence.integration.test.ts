@@ -78,6 +78,8 @@ describe('no decision without evidence (test cluster)', () => {
     autoscaler = await registerAutoscaler(mgr, { ...NAMES, metricsSource: metrics, autoStart: false }, quiet);
     await mgr.start();
     await waitFor('the saturation ConfigMap in the cache', () => autoscaler.config.snapshot().global !== undefined);
+    await waitFor('ready once the ConfigMaps are read', async () => (await fetch(`${mgr.url}/readyz`)).status === 200);
+    assert.match(await (await fetch(`${mgr.url}/readyz?verbose`)).text(), /autoscaler-config/);
   });
 
   after(async () => {

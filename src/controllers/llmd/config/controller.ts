@@ -59,14 +59,17 @@ export async function registerConfigController(
   // the readiness gate: on the leader, not ready while a global ConfigMap that exists has not been read
   mgr.addReadyCheck('autoscaler-config', async () => {
     if (!mgr.isLeader) return;
-    for (const [name, spec] of [
-      [names.configMapName, main],
-      [names.saturationConfigMapName, saturation],
-    ] as const) {
-      const key = `${names.namespace}/${name}`;
-      if (!read.has(key) && (await mgr.cache.get(ConfigMaps, name, names.namespace, spec)))
-        throw new Error(`the autoscaler has not loaded ConfigMap ${key} yet`);
-    }
+    const unread = await unreadConfigMap(
+      names.namespace,
+      [
+        [names.configMapName, main],
+        [names.saturationConfigMapName, saturation],
+        [zeroName, zero],
+      ],
+      read,
+      async (name, spec) => (await mgr.cache.get(ConfigMaps, name, names.namespace, spec)) !== undefined,
+    );
+    if (unread) throw new Error(`the autoscaler has not loaded ConfigMap ${unread} yet`);
   });
   return mgr
     .controller(CONFIG_CONTROLLER)
@@ -171,6 +174,20 @@ async function reconcileConfigMap(
       configMap: `${ns}/${req.name}`,
       entries: config.overrides.length + (config.defaultConfig ? 1 : 0),
     });
+}
+
+/** the first ConfigMap (`namespace/name`) that exists but has not been read into the cache yet */
+export async function unreadConfigMap<S>(
+  namespace: string,
+  configMaps: ReadonlyArray<readonly [string, S]>,
+  read: ReadonlySet<string>,
+  exists: (name: string, spec: S) => Promise<boolean>,
+): Promise<string | undefined> {
+  for (const [name, spec] of configMaps) {
+    const key = `${namespace}/${name}`;
+    if (!read.has(key) && (await exists(name, spec))) return key;
+  }
+  return undefined;
 }
 
 /** a namespace whose local ConfigMap counts: not excluded, and labelled config-enabled or holding a VA */
