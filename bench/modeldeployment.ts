@@ -45,6 +45,7 @@ import { Pods } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import { simOperatorObjects } from '@modelplane/sim/cluster';
 import { externalCrds } from '@modelplane/sim/crds';
 import { SimRegistry, simSourceSize } from '@modelplane/sim/registry';
 import { aimCrds } from '../src/apis/aim/index.ts';
@@ -178,6 +179,14 @@ async function startOperators(server: BenchServer): Promise<Operators> {
   const kinds = [...providers.map((p) => UPSTREAM[p] ?? InferenceServiceKind), ...aimCache];
   registerUpstreamStandIn(standIn, [...new Set(kinds)]);
   await standIn.start();
+  // the upstream operators' Deployments, available: the stand-in plays the operators, and the providers
+  // are ready only while their operator runs
+  const operatorsClient = standIn.client.withFieldManager(STAND_IN);
+  for (const o of simOperatorObjects()) {
+    await operatorsClient.apply(o);
+    if (o.kind === 'Deployment')
+      await operatorsClient.applyStatus({ ...o, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } });
+  }
   const operator = managers[0]!;
   await waitFor(
     `providers ${providers.join(', ')} registered and ready`,
