@@ -38,8 +38,9 @@ export interface World {
   stop(): Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
-  const log = new Logger({}, 'silent');
+/** `log`: where the cluster, controllers and dashboard log (default: nowhere), e.g. to check what they write */
+export async function startWorld(opts: { log?: Logger } = {}): Promise<World> {
+  const log = opts.log ?? new Logger({}, 'silent');
   if (!ensureWebBuilt(log) || !existsSync(join(WEB_DIST, 'index.html')))
     throw new Error(`the dashboard front end is not built at ${WEB_DIST}: run npm run build:web`);
   mkdirSync(ARTIFACTS, { recursive: true });
