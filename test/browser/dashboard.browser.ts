@@ -14,6 +14,44 @@ import { seriousViolations, shot } from './page-checks.ts';
 
 const SECRET_VALUE = 'tops3cret-value-that-must-never-show';
 
+/**
+ * The values a uPlot chart plots for each named series, in x order: the cursor sweeps the plot area left to
+ * right and the legend's value cells are read at each step (consecutive repeats collapsed).
+ */
+async function plottedSeries(page: Page, chart: string, labels: string[]): Promise<Record<string, string[]>> {
+  const figure = page.locator(`figure[data-chart="${chart}"]`);
+  const box = await figure.locator('.u-over').boundingBox();
+  assert.ok(box && box.width > 200 && box.height > 100, `${chart} chart drawn: ${JSON.stringify(box)}`);
+  const out: Record<string, string[]> = Object.fromEntries(labels.map((l) => [l, []]));
+  for (let i = 0; i <= 60; i++) {
+    await page.mouse.move(box.x + 1 + ((box.width - 2) * i) / 60, box.y + box.height / 2);
+    const rows = await figure
+      .locator('.u-legend tr.u-series')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.querySelector('.u-label')?.textContent ?? '',
+          tr.querySelector('.u-value')?.textContent ?? '',
+        ]),
+      );
+    for (const [label, value] of rows)
+      if (label && label in out && value && value !== '-' && value !== '--' && out[label]!.at(-1) !== value)
+        out[label]!.push(value);
+  }
+  await page.mouse.move(0, 0);
+  return out;
+}
+
+/** `expected` appears in `seen` in this order (other values may come between) */
+function assertInOrder(seen: string[], expected: string[], what: string): void {
+  let at = 0;
+  for (const v of seen) if (v === expected[at]) at++;
+  assert.equal(
+    at,
+    expected.length,
+    `${what}: expected ${expected.join(' → ')} in order, the chart shows ${seen.join(' → ')}`,
+  );
+}
+
 async function openResource(page: Page, url: string, key: string): Promise<void> {
   await page.goto(`${url}#/r/${encodeURIComponent(key)}`);
   await page.waitForSelector(`article.detail[data-key="${key}"]`);
@@ -205,10 +243,18 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     }
     const text = (await page.locator('section[aria-labelledby="h-autoscaler"]').textContent()) ?? '';
     assert.match(text, /decision history/);
-    for (const chart of ['Replicas', 'Load']) {
-      const box = await page.locator(`figure[data-chart="${chart}"] canvas`).first().boundingBox();
-      assert.ok(box && box.width > 200 && box.height > 100, `${chart} chart drawn: ${JSON.stringify(box)}`);
-    }
+    // the points the charts plot, read back through uPlot's legend while the cursor sweeps each chart
+    const load = await plottedSeries(page, 'Load', ['KV-cache use %', 'queue length']);
+    assertInOrder(load['KV-cache use %']!, ['90', '85', '30'], 'KV-cache use plotted');
+    assertInOrder(load['queue length']!, ['6', '4', '0'], 'queue length plotted');
+    const replicas = await plottedSeries(page, 'Replicas', ['desired replicas']);
+    const desired = world
+      .autoscaler()
+      .decisions.history('quickstart', 'hello-web')
+      .map((d) => String(d.desired))
+      .filter((v, i, all) => v !== all[i - 1]);
+    assert.ok(desired.length >= 1, 'the autoscaler decided');
+    assertInOrder(replicas['desired replicas']!, desired, 'desired replicas plotted');
     const rows = await page.locator('section[aria-labelledby="h-autoscaler"] table.latest tbody tr').count();
     assert.ok(rows >= 3, `${rows} decisions listed`);
     await shot(page, 'variantautoscaling');

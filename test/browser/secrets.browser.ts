@@ -107,7 +107,8 @@ describe('no secret reaches the browser or a log', { timeout: 300_000 }, () => {
     const base = world.dashboard.url;
     const state = world.dashboard.state;
     const keys = new Set<string>();
-    for (const role of ['resource', 'child', 'events'] as const) for (const o of state.objects(role)) keys.add(keyOf(o));
+    for (const role of ['resource', 'child', 'events'] as const)
+      for (const o of state.objects(role)) keys.add(keyOf(o));
     assert.ok(keys.has('kubeairunway.ai/ModelDeployment/quickstart/canary-md'), 'the ModelDeployment is visible');
     assert.ok(keys.has('llamastack.io/LlamaStackDistribution/quickstart/canary-llsd'));
     const pods = [...keys].filter((k) => k.split('/')[1] === 'Pod');
