@@ -12,6 +12,12 @@ module=github.com/kedacore/keda/v2
 version="$(awk -v m="$module" '$1==m {print $2}' "$here/go.mod")"
 stamp="$(cat "$here/go.mod" "$here/go.sum" "$here/build.sh" | sha256sum | cut -c1-16)"
 
+# one build at a time per output folder: a second caller (test:real while .ci/run's early background build
+# runs) waits here, then finds the binaries and reuses them
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
+
 if [[ -x "$out/keda-operator" && -x "$out/keda-metrics-apiserver" && -d "$out/crds" \
   && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then
   echo "keda binaries: reusing $out (keda $version)"
