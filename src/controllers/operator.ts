@@ -27,6 +27,8 @@ export interface OperatorOptions {
   webhook?: WebhookEnv;
   /** the registry client, or a factory given the operator's client (to read pull secrets) */
   imageRegistry?: ImageRegistry | ((client: KubeClient) => ImageRegistry);
+  /** where the operator reaches a Service port (default: cluster DNS) */
+  serviceUrl?: OperatorEnv['serviceUrl'];
   log: Logger;
 }
 
@@ -46,6 +48,7 @@ export async function startOperator(opts: OperatorOptions): Promise<Manager> {
     log: opts.log,
     ...(opts.webhook ? { webhook: opts.webhook } : {}),
     ...(imageRegistry ? { imageRegistry } : {}),
+    ...(opts.serviceUrl ? { serviceUrl: opts.serviceUrl } : {}),
   };
   for (const set of opts.sets) {
     await set.register(mgr, { ...env, log: opts.log.child({ controllers: set.name }) });

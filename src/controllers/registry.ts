@@ -16,6 +16,8 @@ export interface OperatorEnv {
   webhook?: WebhookEnv;
   /** where the AIM controllers read image labels and list model registries (modelplane dev: the simulated one) */
   imageRegistry?: ImageRegistry;
+  /** where the operator reaches a Service port (default: cluster DNS; modelplane dev: the simulated pods) */
+  serviceUrl?: (namespace: string, service: string, port: number) => Promise<string | undefined>;
 }
 
 export interface WebhookEnv {

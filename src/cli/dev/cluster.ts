@@ -216,6 +216,9 @@ export async function populateDevCluster(
           // the client `modelplane run` uses, with docker.io answered by the simulated registry
           imageRegistry: (client: KubeClient) =>
             new OciRegistryClient({ mirrors: { 'docker.io': registryUrl }, secrets: kubeSecretSource(client) }),
+          // the simulated pods listen on loopback addresses: the operator reaches Services as kube-proxy would
+          serviceUrl: async (ns: string, service: string, port: number) =>
+            wiring.serviceEndpoints.resolve(ns, service, port),
         };
         if (core.length > 0)
           operators.push(

@@ -35,6 +35,7 @@ import {
 import { referencedEndpoints } from './observe.ts';
 import { llamaStackPipeline } from './reconciler.ts';
 import { secretRefsOf } from './secret-refs.ts';
+import type { ServiceUrl } from './server-health.ts';
 
 /** LlamaStackDistributions by what they reference: `secret:ns/name`, `configmap:ns/name`, `ModelDeployment:ns/name`, `AIMService:ns/name` */
 export const REFERENCES_INDEX = 'llamastack.io/references';
@@ -57,6 +58,8 @@ export interface LlamaStackControllerOptions {
   operatorNamespace: string;
   /** how often referenced Secrets and ConfigMaps are read again (default REFERENCE_RECHECK_MS) */
   recheckMs?: number;
+  /** where the operator reaches a server's Service to read its health; unset: not read */
+  serviceUrl?: ServiceUrl;
 }
 
 export async function registerLlamaStackController(
@@ -97,6 +100,7 @@ export async function registerLlamaStackController(
         llamaStackPipeline({
           operatorNamespace: opts.operatorNamespace,
           ...(opts.recheckMs !== undefined ? { recheckMs: opts.recheckMs } : {}),
+          ...(opts.serviceUrl ? { serviceUrl: opts.serviceUrl } : {}),
         }),
       ),
     );

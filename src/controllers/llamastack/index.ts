@@ -5,6 +5,7 @@ import { LLS_GROUP } from '../../apis/llamastack/index.ts';
 import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { registerLlamaStackController } from './controller.ts';
+import { clusterServiceUrl } from './server-health.ts';
 
 export {
   type LlamaStackControllerOptions,
@@ -19,7 +20,11 @@ export function llamaStackControllerSet(): ControllerSet {
     name: 'llamastack',
     description:
       'Llama Stack servers: LlamaStackDistribution → generated config.yaml (immutable ConfigMap) + Deployment + Service',
-    register: (mgr, env) => registerLlamaStackController(mgr, { operatorNamespace: env.podNamespace }),
+    register: (mgr, env) =>
+      registerLlamaStackController(mgr, {
+        operatorNamespace: env.podNamespace,
+        serviceUrl: env.serviceUrl ?? clusterServiceUrl,
+      }),
     rules: [
       rule(LLS_GROUP, ['llamastackdistributions'], READ),
       rule(LLS_GROUP, ['llamastackdistributions/status'], ['patch']),

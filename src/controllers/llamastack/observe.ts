@@ -7,6 +7,7 @@ import { type LlamaStackDistribution, normalizeV1Alpha2Spec, PROVIDER_SECTIONS }
 import type { FetchResult } from '../../engine/index.ts';
 import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
 import { type CaBundleOutcome, mergeCaBundle } from './ca-bundle.ts';
+import type { ServerReport } from './server-health.ts';
 import {
   ConfigGenerationError,
   DEFAULT_PORT,
@@ -35,6 +36,8 @@ export interface LlamaStackFetch {
   operatorConfig: FetchResult<ConfigMap>;
   overrideConfig?: FetchResult<ConfigMap>;
   caBundle?: FetchResult<ConfigMap>;
+  /** what the running server said about itself, once its rollout completed (absent before) */
+  server?: ServerReport;
   /** the managed `<cr>-ca-bundle` ConfigMap, as it is now */
   caBundleConfigMap: FetchResult<ConfigMap>;
   secrets: ReadonlyMap<string, FetchResult<Secret>>;

@@ -25,7 +25,9 @@ import {
 } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import {
+  CONFIG_HASH_ANNOTATION,
   caBundleConfigMapName,
+  type Deployment,
   Deployments,
   GENERATED_CONFIG_LABEL,
   GENERATED_CONFIGMAPS,
@@ -52,8 +54,10 @@ import {
 import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
-import { type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
+import { deploymentAvailable, type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
+import { probeServer, ServerReports, type ServiceUrl } from './server-health.ts';
 import { classifyWriteError } from './write-failures.ts';
+import { DEFAULT_PORT } from './config/index.ts';
 
 export interface LlamaStackReconcilerOptions {
   /** where the operator ConfigMap (image overrides) lives, and whose pods the NetworkPolicy lets in */
@@ -62,6 +66,14 @@ export interface LlamaStackReconcilerOptions {
   recheckMs?: number;
   /** where Secrets and unwatched ConfigMaps are read by name (default: the API server; `render`: its file) */
   byName?: ObjectReader;
+  /** where the operator reaches a server's Service; unset: the running server is not read */
+  serviceUrl?: ServiceUrl;
+}
+
+/** the rollout the Deployment describes once every replica of it is available, else undefined */
+function completedRollout(d: Deployment | undefined): string | undefined {
+  if (!d || !deploymentAvailable(d)) return undefined;
+  return `${d.metadata.generation ?? 0}/${d.spec?.template?.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ?? ''}`;
 }
 
 /**
@@ -95,6 +107,7 @@ function referencesSecretsOrConfigMaps(obs: LlamaStackObservation): boolean {
 export function llamaStackReconciler(
   opts: LlamaStackReconcilerOptions,
 ): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
+  const reports = new ServerReports(opts.recheckMs ?? REFERENCE_RECHECK_MS);
   return {
     async fetchRemoteState({ object, reader, client }) {
       const ns = object.metadata.namespace!;
@@ -153,7 +166,17 @@ export function llamaStackReconciler(
         fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
         fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
       ]);
+      const rollout = completedRollout(deployment.ok() ? deployment.value : undefined);
+      const port = spec.networking?.port ?? DEFAULT_PORT;
+      const serviceUrl = opts.serviceUrl;
+      const server =
+        rollout && serviceUrl
+          ? await reports.get(object.metadata.uid ?? `${ns}/${name}`, rollout, Date.now(), async () =>
+              probeServer(await serviceUrl(ns, serviceName(name), port)),
+            )
+          : undefined;
       return {
+        ...(server ? { server } : {}),
         operatorConfig,
         ...(overrideConfig ? { overrideConfig } : {}),
         ...(caBundle ? { caBundle } : {}),
@@ -175,8 +198,9 @@ export function llamaStackReconciler(
     composeState: ({ object }, fetched) => observe(object, fetched),
     planResources: ({ object }, obs) => {
       const plan = planLlamaStack(object, obs, opts.operatorNamespace);
-      // Secrets and unwatched ConfigMaps send no events: read them again after a while
-      if (referencesSecretsOrConfigMaps(obs)) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
+      // Secrets and unwatched ConfigMaps send no events, nor does a server's health: read them again after a while
+      const unhealthy = obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy);
+      if (referencesSecretsOrConfigMaps(obs) || unhealthy) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
       return plan;
     },
     getComponentHealth: (obs, { object }) => llamaStackHealth(object, obs),

@@ -18,6 +18,10 @@ import {
 import { DISTRIBUTIONS, parseImageOverrides } from './config/index.ts';
 import { CONFIG_HASH_ANNOTATION, CONTAINER_NAME, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress } from './names.ts';
 import { serviceURL } from './network.ts';
+import { unhealthyProviders } from './server-health.ts';
+
+/** this operator's release, as status.version reports it */
+export const OPERATOR_VERSION = '0.1.0';
 import type { LlamaStackObservation } from './observe.ts';
 import { configSource } from './plan.ts';
 
@@ -85,13 +89,13 @@ export function llamaStackHealth(cr: LlamaStackDistribution, obs: LlamaStackObse
   const d = value(obs.fetched.deployment);
   const deployment: MaybeHealth = {
     component: 'Deployment',
-    state: d && available(d) ? 'Ready' : 'Progressing',
+    state: d && deploymentAvailable(d) ? 'Ready' : 'Progressing',
     dependencyType: 'Downstream',
   };
   return [config, caBundle, secrets, deployment];
 }
 
-function available(d: Deployment): boolean {
+export function deploymentAvailable(d: Deployment): boolean {
   const want = d.spec?.replicas ?? 1;
   return (
     (d.status?.availableReplicas ?? 0) >= want &&
@@ -212,7 +216,7 @@ function setDeploymentConditions(
   } else
     cm.markUnknown('DeploymentUpdated', 'DeploymentUpdatePending', 'the Deployment has not been updated yet', asInfo());
   if (!d) cm.markFalse('Available', 'ReplicasUnavailable', 'the Deployment does not exist yet', asInfo());
-  else if (available(d))
+  else if (deploymentAvailable(d))
     cm.markTrue(
       'Available',
       'MinimumReplicasAvailable',
@@ -235,6 +239,40 @@ function setDeploymentConditions(
     );
 }
 
+/** ServerHealthy: what the running server said about itself once its rollout completed */
+function setServerHealth(
+  cm: ConditionManager,
+  obs: LlamaStackObservation,
+): { reason: string; message: string } | undefined {
+  const r = obs.fetched.server;
+  if (!r) {
+    cm.delete('ServerHealthy');
+    return undefined;
+  }
+  if (!r.reachable) {
+    cm.markUnknown('ServerHealthy', 'ServerUnreachable', `the server could not be read: ${r.message}`, asInfo());
+    return undefined;
+  }
+  const [bad] = unhealthyProviders(r.providers);
+  if (r.status !== 'OK' || bad) {
+    const problem = bad
+      ? {
+          reason: 'ProviderUnhealthy',
+          message: `provider ${bad.provider_id} (${bad.api}, ${bad.provider_type}) reports ${bad.health?.status}${bad.health?.message ? `: ${bad.health.message}` : ''}`,
+        }
+      : { reason: 'ServerUnhealthy', message: `the server's /v1/health says ${r.status}` };
+    cm.markFalse('ServerHealthy', problem.reason, problem.message, asError());
+    return problem;
+  }
+  cm.markTrue(
+    'ServerHealthy',
+    'ServerHealthy',
+    `Llama Stack ${r.version ?? '(version unknown)'} is healthy, ${r.providers.length} provider(s) answering`,
+    asInfo(),
+  );
+  return undefined;
+}
+
 function routeURL(ingress: Ingress | undefined, host: string | undefined): string | undefined {
   if (!ingress) return undefined;
   const lb = ingress.status?.loadBalancer?.ingress?.[0];
@@ -253,14 +291,24 @@ function setFields(status: LlamaStackStatus, cr: LlamaStackDistribution, obs: Ll
   else status.routeURL = route;
   const overrides = parseImageOverrides(value(f.operatorConfig)?.data?.[IMAGE_OVERRIDES_KEY]).images;
   const c = obs.config;
+  const server = f.server?.reachable ? f.server : undefined;
   status.distributionConfig = {
     activeDistribution: obs.spec.distribution.name ?? 'custom',
     availableDistributions: { ...DISTRIBUTIONS, ...overrides },
-    // providers whose id depends on an environment variable may not exist at run time: not listed
-    ...(c.kind === 'generated'
-      ? { providers: c.generated.providers.filter((p) => !p.provider_id.includes('${')) }
-      : {}),
+    // what the server runs, with each provider's health, once read; until then the generated list (whose
+    // providers with an environment-dependent id may not exist at run time: not listed)
+    ...(server
+      ? { providers: server.providers }
+      : c.kind === 'generated'
+        ? { providers: c.generated.providers.filter((p) => !p.provider_id.includes('${')) }
+        : {}),
   };
+  if (server)
+    status.version = {
+      operatorVersion: OPERATOR_VERSION,
+      ...(server.version ? { llamaStackServerVersion: server.version } : {}),
+      lastUpdated: server.checkedAt,
+    };
   if (c.kind === 'generated' && deploymentCurrent(d, obs, cr) && obs.image.ok) {
     status.resolvedDistribution = { image: obs.image.image, configSource: c.source, configHash: c.generated.hash };
     const cm = value(f.configMaps)?.find((m) => m.metadata.name === c.configMap);
@@ -300,6 +348,7 @@ export function setLlamaStackStatus(
   setSecrets(cm, obs);
   setConfigGenerated(cm, obs, recordedHash);
   setDeploymentConditions(cm, cr, obs, ctx, blocked);
+  const unhealthy = setServerHealth(cm, obs);
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
   const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];
@@ -318,5 +367,6 @@ export function setLlamaStackStatus(
   else if (!d) h.pending('DeploymentPending', 'the Deployment has not been created yet');
   else if (!cm.isTrue('Available'))
     h.progressing('Initializing', cm.get('Available')?.message ?? 'the Deployment is starting');
+  else if (unhealthy) h.failed(unhealthy.reason, unhealthy.message);
   else h.ready('AllComponentsReady', `Llama Stack is serving at ${status.serviceURL ?? 'its Service'}`);
 }
