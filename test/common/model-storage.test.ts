@@ -13,9 +13,11 @@ import {
   downloadEnv,
   headroomPercent,
   parseCheckSizeOutput,
+  parseDownloadLog,
   protocolSequence,
   pvcSize,
   quantityBytes,
+  stalledSeconds,
 } from '../../src/common/model-storage/index.ts';
 
 const GiB = 1024 ** 3;
@@ -77,6 +79,33 @@ describe('PVC sizing', () => {
     assert.equal(artifactAccessMode({ storage: { artifactAccessMode: 'ReadWriteOnce' } }), 'ReadWriteOnce');
     const pvc = buildModelPvc({ name: 'a', namespace: 'ns', sizeBytes: 1, accessModes: [artifactAccessMode({})] });
     assert.deepEqual(pvc.spec.accessModes, ['ReadWriteMany']);
+  });
+
+  it('a download is stalled once its last activity is older than STALL_TIMEOUT (default 120 s)', () => {
+    const log = [
+      '2026-01-01T00:00:00Z INFO Trying protocol XET (attempt 1/2) for hf://a/b',
+      '2026-01-01T00:00:10Z INFO progress 10/100 bytes (10 %)',
+    ].join('\n');
+    const p = parseDownloadLog(log);
+    const t0 = Date.parse('2026-01-01T00:00:10Z');
+    assert.equal(p.lastActivityAt, t0);
+    assert.equal(stalledSeconds(p, [], t0 + 119_000), undefined);
+    assert.equal(stalledSeconds(p, [], t0 + 121_000), 121);
+    assert.equal(stalledSeconds(p, [{ name: 'STALL_TIMEOUT', value: '5' }], t0 + 6_000), 6);
+    assert.equal(
+      stalledSeconds(p, [{ name: 'STALL_TIMEOUT', value: 'junk' }], t0 + 6_000),
+      undefined,
+      'junk: the default',
+    );
+    assert.equal(
+      stalledSeconds(
+        parseDownloadLog(`${log}\n2026-01-01T00:00:11Z INFO Download complete via XET: 100 bytes in /cache`),
+        [],
+        t0 + 999_000,
+      ),
+      undefined,
+    );
+    assert.equal(stalledSeconds(parseDownloadLog('no stamps here'), [], t0), undefined);
   });
 
   it('quantities parse to bytes; junk is undefined, never a crash', () => {

@@ -181,15 +181,16 @@ describe('AIMService acceptance scenarios on the dev cluster', { timeout: 120_00
     }
     // a spec change still reaches the InferenceService, which keeps what the template gave it
     await cluster.k(['patch', 'aimsvc', 'named', '-n', ns, '--type=merge', '-p', '{"spec":{"replicas":2}}']);
+    // its own change rolls the predictor out (briefly Starting), then it runs again with the template gone
     const s = await waitForObject(
       admin,
       Kinds.Services,
       'named',
       ns,
-      'generation 2 observed',
-      (s) => s.status?.observedGeneration === 2,
+      'generation 2 observed, Running',
+      (s) => s.status?.observedGeneration === 2 && s.status?.status === 'Running',
     );
-    assert.equal(s.status?.status, 'Running');
+    assert.equal(cond(s, 'TemplateReady')?.reason, 'TemplateDeleted');
     const after = await waitForObject(
       admin,
       Kinds.InferenceServices,

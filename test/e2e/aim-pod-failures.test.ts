@@ -84,6 +84,22 @@ describe('AIM: every wait names its cause', { timeout: 180_000 }, () => {
     }
   });
 
+  it('a download that stops moving: DownloadJobReady=False DownloadStalled after STALL_TIMEOUT, naming how long', async () => {
+    await artifact('stuck', {
+      env: [
+        { name: 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS', value: '20000' },
+        { name: 'AIM_DEBUG_SIMULATE_STALL', value: '1' },
+        { name: 'STALL_TIMEOUT', value: '3' },
+      ],
+    });
+    const a = await condOf(Kinds.Artifacts, 'stuck', 'DownloadJobReady', 'DownloadStalled');
+    assert.match(
+      cond(a, 'DownloadJobReady')?.message,
+      /download Job pod-failures\/stuck-dl-1-[a-z0-9]+ has made no progress for \d+ s: \d+ % of [\d.]+ GiB \(STALL_TIMEOUT 3 s\)/,
+    );
+    assert.equal(a.status?.status, 'Degraded');
+  });
+
   it('a download whose PVC names a missing StorageClass: Unschedulable, the pod and the StorageClass named', async () => {
     await artifact('no-class', { storageClassName: 'no-such-class' });
     const a = await condOf(Kinds.Artifacts, 'no-class', 'DownloadJobPodsReady', 'FailedScheduling');

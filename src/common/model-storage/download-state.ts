@@ -31,6 +31,8 @@ export interface DownloadProgress {
   completedBytes?: number;
   /** the last warning or error line */
   message?: string;
+  /** when the downloader last reported activity (a protocol started, progress): ms since epoch, from the line's stamp */
+  lastActivityAt?: number;
 }
 
 /** the downloader's state from its log: the last protocol tried, the last progress line, completion */
@@ -42,6 +44,10 @@ export function parseDownloadLog(log: string | undefined): DownloadProgress {
       Object.assign(out, { protocol: trying[1], attempt: Number(trying[2]), totalAttempts: Number(trying[3]) });
     const progress = /progress (\d+)\/(\d+) bytes/.exec(line);
     if (progress) Object.assign(out, { downloadedBytes: Number(progress[1]), totalBytes: Number(progress[2]) });
+    if (trying || progress) {
+      const at = Date.parse(line.split(/\s/, 1)[0] ?? '');
+      if (Number.isFinite(at)) out.lastActivityAt = at;
+    }
     if (/Download complete/.test(line)) {
       out.complete = true;
       const bytes = /Download complete\b.*?(\d+) bytes/.exec(line);
@@ -50,6 +56,22 @@ export function parseDownloadLog(log: string | undefined): DownloadProgress {
     if (/\b(WARN|ERROR)\b/.test(line)) out.message = line.replace(/^\S+Z\s+/, '').slice(0, 512);
   }
   return out;
+}
+
+/**
+ * Seconds a running download has gone without progress, when that is more than its stall timeout
+ * (STALL_TIMEOUT in its env, seconds; the downloader's own default 120); undefined while it moves.
+ */
+export function stalledSeconds(
+  progress: DownloadProgress,
+  env: ReadonlyArray<{ name: string; value?: string }>,
+  now: number,
+): number | undefined {
+  if (progress.complete || progress.lastActivityAt === undefined) return undefined;
+  const raw = Number(env.find((e) => e.name === 'STALL_TIMEOUT')?.value);
+  const timeout = Number.isFinite(raw) && raw > 0 ? raw : 120;
+  const idle = (now - progress.lastActivityAt) / 1000;
+  return idle > timeout ? Math.floor(idle) : undefined;
 }
 
 export function percentage(downloaded: number | undefined, total: number | undefined): number | undefined {

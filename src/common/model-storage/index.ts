@@ -11,6 +11,7 @@ export {
   percentage,
   type RetryDecision,
   retryDecision,
+  stalledSeconds,
 } from './download-state.ts';
 export {
   buildCheckSizeJob,

@@ -146,6 +146,8 @@ export function aimProgramLines(c: Container, now: number): string[] {
 export function aimProgressLine(c: Container, now: number, fraction: number): string | undefined {
   if (aimProgram(c) !== 'download' || denied(c) || protocols(c).failing.size > 0) return undefined;
   const total = Number(envOf(c, 'EXPECTED_SIZE_BYTES')) || simSourceSize(c.args?.[1] ?? '');
+  // AIM_DEBUG_SIMULATE_STALL: the transfer stops moving at a fifth (the downloader's stall detection's case)
+  if (envOf(c, 'AIM_DEBUG_SIMULATE_STALL') && fraction > 0.2) return undefined;
   const f = Math.max(0, Math.min(0.99, fraction));
   return `${new Date(now).toISOString()} INFO progress ${Math.floor(total * f)}/${total} bytes (${Math.floor(f * 100)} %)`;
 }

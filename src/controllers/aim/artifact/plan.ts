@@ -27,6 +27,7 @@ import {
   quantityBytes,
   type RetryDecision,
   retryDecision,
+  stalledSeconds,
 } from '../../../common/model-storage/index.ts';
 import {
   type CategorizedError,
@@ -58,6 +59,8 @@ export interface ArtifactObservation extends ArtifactFetch {
   env: EnvVar[];
   download: DownloadProgress;
   downloadPhase: JobPhase;
+  /** seconds the running download has gone without progress past its STALL_TIMEOUT */
+  stalledFor?: number;
   /** the error a failed Job's output shows (auth, disk full, …) */
   failure?: CategorizedError;
   retry?: RetryDecision;
@@ -68,6 +71,10 @@ function failureOf(log: string | undefined, what: string, fallback: string): Cat
     classifyLogTail(log, what) ??
     invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`)
   );
+}
+
+function stallTimeout(obs: ArtifactObservation): string {
+  return obs.env.find((e) => e.name === 'STALL_TIMEOUT')?.value ?? '120';
 }
 
 /** ": 45 % of 16.4 GiB" while the downloader reports progress */
@@ -109,6 +116,8 @@ export function composeArtifact(
     downloadPhase: jobPhase(dl),
   };
   if (sizeBytes !== undefined) obs.sizeBytes = sizeBytes;
+  const stalled = obs.downloadPhase === 'running' ? stalledSeconds(obs.download, obs.env, fetched.now) : undefined;
+  if (stalled !== undefined) obs.stalledFor = stalled;
   const storageClass = a.spec.storageClassName || configStorageClass(rc?.spec);
   if (storageClass) obs.storageClass = storageClass;
   const failedAt = Date.parse(a.status?.lastFailureTime ?? '') || undefined;
@@ -244,6 +253,13 @@ export function artifactHealth(
         state: 'Ready',
         reason: 'Verified',
         message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}`,
+      };
+    else if (obs.stalledFor !== undefined)
+      download = {
+        component: 'DownloadJob',
+        state: 'Degraded',
+        reason: 'DownloadStalled',
+        message: `${job} has made no progress for ${obs.stalledFor} s${progressNote(obs)} (STALL_TIMEOUT ${stallTimeout(obs)} s): the source or the network is stuck; the downloader gives up on the protocol and tries the next, or the attempt fails and is retried`,
       };
     else
       download = {
