@@ -205,6 +205,13 @@ describe('per-entry last good configuration', () => {
     assert.equal(problems[0]?.field, 'enableLimiter');
     assert.equal(problems[0]?.consequence, 'kept-last-good');
   });
+  it('a threshold of 0 (every replica always saturated) is refused, naming the field', () => {
+    for (const f of ['kvCacheThreshold', 'queueLengthThreshold']) {
+      const { problems } = parseSaturationConfigMap({ default: `${f}: 0\n` });
+      assert.equal(problems[0]?.field, f);
+      assert.match(problems[0]!.message, /counts every replica as saturated all the time/);
+    }
+  });
   it('"off" values of the unimplemented fields are accepted', () => {
     assert.deepEqual(
       parseSaturationConfigMap({ default: `${DEFAULT}enableLimiter: false\nanalyzerName: ""\n` }).problems,

@@ -227,6 +227,14 @@ function validate(c: SaturationConfig): void {
       'queueLengthThreshold',
       `field "queueLengthThreshold" is ${c.queueLengthThreshold}; it must be >= 0`,
     );
+  // a threshold of 0 counts every replica as saturated all the time, so the model would grow to its maximum
+  // under any load: refused rather than obeyed
+  for (const f of ['kvCacheThreshold', 'queueLengthThreshold'] as const)
+    if (c[f] === 0)
+      throw new EntryError(
+        f,
+        `field "${f}" is 0, which counts every replica as saturated all the time (the model would grow to maxReplicas under any load); set it above 0`,
+      );
   if (c.queueSpareTrigger < 0)
     throw new EntryError('queueSpareTrigger', `field "queueSpareTrigger" is ${c.queueSpareTrigger}; it must be >= 0`);
   if (c.kvCacheThreshold < c.kvSpareTrigger)
