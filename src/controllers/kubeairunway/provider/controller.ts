@@ -8,6 +8,7 @@
 // crash loop upstream had. The registration retries discovery and adds the watch when the CRD
 // appears.
 
+import { Deployments } from '@modelplane/runtime/client';
 import {
   type Controller,
   ignoreFinalizerChange,
@@ -33,6 +34,7 @@ import { StorageJobs, StoragePvcs } from '../storage/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { providerMetrics } from './metrics.ts';
 import { MD_PROVIDER_INDEX, providerControllerName } from './names.ts';
+import { operatorVerdict } from './operator-check.ts';
 import { ProviderReconciler } from './reconciler.ts';
 import { ProviderRegistration } from './registration.ts';
 
@@ -172,5 +174,20 @@ export async function registerProviderController(
   // starts after the controllers and stops before them), so only the leader registers and heartbeats, and
   // stopping (shutdown or lost lease) reports ready=false before reconciling ends.
   mgr.add(registration);
+  if (opts.operatorSelector) await watchOperator(mgr, registration, opts.operatorSelector);
   return { controller, registration };
+}
+
+/**
+ * The upstream operator's Deployments, watched: when one starts or stops having an available replica the
+ * registration looks again at once, instead of at its next heartbeat, so new selections stop (or resume)
+ * picking this provider within a second of the operator going down (or up).
+ */
+async function watchOperator(mgr: Manager, registration: ProviderRegistration, labelSelector: string): Promise<void> {
+  const deployments = await mgr.cache.informer(Deployments, { labelSelector });
+  const recheck = () => {
+    const running = operatorVerdict(deployments.store.list(), labelSelector, '').running;
+    if (running !== registration.operatorRunning) void registration.beat();
+  };
+  deployments.addHandler({ add: recheck, update: recheck, delete: recheck });
 }

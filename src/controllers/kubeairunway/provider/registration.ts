@@ -63,6 +63,11 @@ export class ProviderRegistration implements Runnable {
     this.name = `${def.name}-provider-registration`;
   }
 
+  /** whether the upstream operator ran at the last look (undefined: not checked, or not looked at yet) */
+  get operatorRunning(): boolean | undefined {
+    return this.operator?.running;
+  }
+
   /** whether the upstream kind was served at the last discovery */
   get upstreamServed(): boolean {
     return this.served;

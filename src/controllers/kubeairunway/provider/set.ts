@@ -46,7 +46,7 @@ export function providerRules(
       rule(o.resource.group, [o.resource.resource], [...READ, 'create', 'patch', 'delete']),
     ),
     // is the upstream operator running (its Deployment, found by label)?
-    ...(def.operatorSelector ? [rule('apps', ['deployments'], ['list'])] : []),
+    ...(def.operatorSelector ? [rule('apps', ['deployments'], ['list', 'watch'])] : []),
     // registration: server-side apply creates it the first time, patches it after
     rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),
