@@ -80,3 +80,103 @@ describe('workspace layering', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+// The folder rules inside the operator (docs/architecture.md, "Layout"): a planner is pure, so neither it nor
+// anything it loads reaches the API (client, cache, controllers, manager, events, finalizers) or the network;
+// API types are data, so src/apis imports no builder, controller or client; and no module imports itself
+// back through others (a cycle makes load order matter).
+
+/** the specifiers a file loads at run time: `import type` and all-`type` name lists are left out */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const CLAUSE =
+    /(?:^|\n)\s*(?:import|export)(\s+type)?\s*(\{[^}]*\}|\*\s+as\s+\w+|\w+(?:\s*,\s*\{[^}]*\})?)?\s*from\s*['"]([^'"]+)['"]/g;
+  return [...text.matchAll(CLAUSE)]
+    .filter(([, typeOnly, clause]) => {
+      if (typeOnly) return false;
+      if (!clause?.startsWith('{')) return true;
+      const names = clause
+        .slice(1, -1)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      return names.length === 0 || !names.every((n) => n.startsWith('type '));
+    })
+    .map((m) => m[3]!);
+}
+
+const IMPURE =
+  /^(@modelplane\/runtime\/(client|cache|controller|manager|events|finalizer|testing)$|@modelplane\/(apiserver|sim)|node:(http|https|net|tls|dgram|child_process)$)/;
+
+/** the first chain of value imports from `file` to an impure module, or undefined */
+function impureChain(file: string, seen = new Set<string>()): string[] | undefined {
+  if (seen.has(file)) return undefined;
+  seen.add(file);
+  for (const spec of valueImportsOf(file)) {
+    if (IMPURE.test(spec)) return [file, spec];
+    if (!spec.startsWith('.')) continue;
+    const chain = impureChain(relative('.', resolve(dirname(file), spec)), seen);
+    if (chain) return [file, ...chain];
+  }
+  return undefined;
+}
+
+const planners = tsFiles('src/controllers').filter((f) => /\/(plan|[\w-]+-plan|planner)\.ts$/.test(f));
+
+describe('folder layering', () => {
+  it('finds the planners it checks', () => assert.ok(planners.length >= 10, `${planners.length} planners`));
+
+  it('a planner loads no client, cache, controller or network module, directly or through what it imports', () => {
+    const problems = planners.flatMap((p) => {
+      const chain = impureChain(p);
+      return chain ? [chain.join(' → ')] : [];
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  it('API types (src/apis) import only schemas, the shared types and other API types', () => {
+    const allowed = /^(zod$|@modelplane\/apimachinery(\/[\w-]+)?$|@modelplane\/runtime\/(crd|meta)$)/;
+    const problems = tsFiles('src/apis').flatMap((file) =>
+      importsOf(file).flatMap((spec) => {
+        if (!spec.startsWith('.')) return allowed.test(spec) ? [] : [`${file}: ${spec}`];
+        const target = relative('.', resolve(dirname(file), spec));
+        return target.startsWith('src/apis/') || /^src\/common\/[\w-]+\/types\.ts$/.test(target)
+          ? []
+          : [`${file}: ${spec} (${target})`];
+      }),
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  it('no module imports itself back through others (types included; a lazy import() is not a cycle)', () => {
+    const STATIC = /(?:^|\n)\s*(?:import|export)[^'"`;]*?from\s*['"]([^'"]+)['"]/g;
+    const staticImportsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(STATIC)].map((m) => m[1]!);
+    const files = ['src', ...packages.map((p) => join(p.dir, 'src'))].flatMap(tsFiles);
+    const edges = new Map<string, string[]>();
+    for (const file of files) {
+      edges.set(
+        file,
+        staticImportsOf(file).flatMap((spec) => {
+          if (spec.startsWith('.')) return [relative('.', resolve(dirname(file), spec))];
+          const dep = packages.find((p) => p.json.name === packageName(spec));
+          const target = dep?.json.exports[`.${spec.slice(packageName(spec).length)}`];
+          return dep && target ? [join(dep.dir, target)] : [];
+        }),
+      );
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) if (edges.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    assert.deepEqual(cycles, []);
+  });
+});

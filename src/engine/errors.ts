@@ -3,7 +3,7 @@
 // of failure is taught to the engine here and nowhere else. API errors are classified by HTTP status and
 // network cause as packages/runtime reports them, never by message text.
 
-import { ApiError, isAlreadyExists, isConflict, isNoKindMatch } from '@modelplane/runtime/client';
+import { ApiError, isAlreadyExists, isConflict, isNoKindMatch } from '@modelplane/runtime/errors';
 
 export const ErrorCategory = {
   Infrastructure: 'Infrastructure',

@@ -3,7 +3,8 @@
 // health step can turn each into a component with the right category.
 
 import type { InformerSpec } from '@modelplane/runtime/cache';
-import { ApiError, type KubeClient } from '@modelplane/runtime/client';
+import type { KubeClient } from '@modelplane/runtime/client';
+import { ApiError } from '@modelplane/runtime/errors';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
 import { CategorizedError, categorize, missingDownstreamError, missingUpstreamError } from './errors.ts';
 import type { ComponentHealth, HealthReport } from './health.ts';

@@ -3,9 +3,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '../src/client/client.ts';
-import { isAborted, isConflict, isNetworkError, isNotFound, isTimeout, isTransient } from '../src/client/errors.ts';
+import {
+  isAborted,
+  isConflict,
+  isNetworkError,
+  isNoKindMatch,
+  isNotFound,
+  isTimeout,
+  isTransient,
+} from '../src/client/errors.ts';
 import { ConfigMaps } from '../src/client/kinds.ts';
-import { isNoKindMatch } from '../src/client/mapper.ts';
 import { kindRef } from '../src/meta/types.ts';
 import { RuntimeMetrics } from '../src/metrics.ts';
 import { StubApiServer } from './helpers/stub-apiserver.ts';

@@ -54,8 +54,6 @@ export const templateCacheStatusSchema = z.object({
 
 const immutableUri = immutableField('spec.sourceUri', 'artifact');
 
-export { DEFAULT_DOWNLOAD_IMAGE } from '../../common/model-storage/jobs.ts';
-
 export const artifactSpecSchema = z.object({
   sourceUri: z.string().regex(new RegExp(SOURCE_URI_PATTERN)).meta(immutableUri),
   modelId: z.string().regex(new RegExp(MODEL_ID_PATTERN)).optional(),

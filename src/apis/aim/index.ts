@@ -1,5 +1,5 @@
 // The aim.eai.amd.com/v1alpha1 API: zod schemas (types, parsing) and the CRDs generated from them.
-import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import type { CustomResourceDefinition } from '@modelplane/apimachinery/builtin';
 import { artifactCrd, templateCacheCrd } from './cache.ts';
 import { clusterModelCrd, modelCrd } from './model.ts';
 import { clusterModelSourceCrd } from './model-source.ts';
@@ -18,7 +18,6 @@ export {
   CACHE_MODES,
   type CacheMode,
   cacheArtifactStatusSchema,
-  DEFAULT_DOWNLOAD_IMAGE,
   templateCacheCrd,
   templateCacheSpecSchema,
   templateCacheStatusSchema,

@@ -1,6 +1,6 @@
 // The kubeairunway.ai/v1alpha1 API (docs/kubeairunway.md): ModelDeployment and InferenceProviderConfig as zod schemas,
 // the TypeScript types inferred from them, well-known names, and the CRDs generated from the schemas.
-import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import type { CustomResourceDefinition } from '@modelplane/apimachinery/builtin';
 import { modelDeploymentCrd } from './model-deployment.ts';
 import { inferenceProviderConfigCrd } from './provider-config.ts';
 

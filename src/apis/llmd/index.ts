@@ -1,6 +1,6 @@
 // The llmd.ai/v1alpha1 API: the VariantAutoscaling kind (zod schema → types and CRD) and the names the
 // saturation autoscaler shares with its users (docs/autoscaling.md).
-import type { CustomResourceDefinition } from '@modelplane/runtime/client';
+import type { CustomResourceDefinition } from '@modelplane/apimachinery/builtin';
 import { variantAutoscalingCrd } from './variant-autoscaling.ts';
 
 export {

@@ -7,7 +7,13 @@
 // grows with the cluster's other Secrets and ConfigMaps (docs/llamastack.md, "What the controller reads").
 
 import type { IndexFunc } from '@modelplane/runtime/cache';
-import { ConfigMaps, PersistentVolumeClaims, ServiceAccounts, Services } from '@modelplane/runtime/client';
+import {
+  ConfigMaps,
+  HorizontalPodAutoscalers,
+  PersistentVolumeClaims,
+  ServiceAccounts,
+  Services,
+} from '@modelplane/runtime/client';
 import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type KubeObject, keyOf, objectKeyString } from '@modelplane/runtime/meta';
@@ -22,7 +28,6 @@ import { AIMServices } from '../aim/shared/kinds.ts';
 import {
   Deployments,
   GENERATED_CONFIGMAPS,
-  HorizontalPodAutoscalers,
   INSTANCE_LABEL,
   Ingresses,
   LLAMASTACK_CONTROLLER,

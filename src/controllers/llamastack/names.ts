@@ -70,6 +70,5 @@ export type { Deployment, Ingress, ReplicaSet };
 export const Deployments = kindRef<Deployment>('apps/v1', 'Deployment');
 export const ReplicaSets = kindRef<ReplicaSet>('apps/v1', 'ReplicaSet');
 export const PodDisruptionBudgets = kindRef<PodDisruptionBudget>('policy/v1', 'PodDisruptionBudget');
-export { HorizontalPodAutoscalers } from '@modelplane/runtime/client';
 export const NetworkPolicies = kindRef<KubeObject>('networking.k8s.io/v1', 'NetworkPolicy');
 export const Ingresses = kindRef<Ingress>('networking.k8s.io/v1', 'Ingress');

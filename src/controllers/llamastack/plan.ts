@@ -2,11 +2,11 @@
 // "What the controller creates"). Nothing is planned while the config is unknown or broken or a Secret
 // is missing, so the running Deployment stays exactly as it was.
 
-import type { ConfigMap } from '@modelplane/runtime/client';
+import type { ConfigMap } from '@modelplane/apimachinery/builtin';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseDocument } from 'yaml';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
-import { type PlanApplyOptions, PlanResult } from '../../engine/index.ts';
+import { type PlanApplyOptions, PlanResult } from '../../engine/plan.ts';
 import { CA_BUNDLE_KEY } from './ca-bundle.ts';
 import { CONFIG_KEY, SCHEMA_VERSIONS, serverConfigError, sha256Hex } from './config/index.ts';
 import { CA_BUNDLE_LABEL_VALUE, caBundleConfigMapName, GENERATED_CONFIG_LABEL, objectLabels } from './names.ts';

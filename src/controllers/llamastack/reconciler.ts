@@ -4,6 +4,7 @@
 import {
   type ConfigMap,
   ConfigMaps,
+  HorizontalPodAutoscalers,
   PersistentVolumeClaims,
   type Secret,
   Secrets,
@@ -31,7 +32,6 @@ import {
   Deployments,
   GENERATED_CONFIG_LABEL,
   GENERATED_CONFIGMAPS,
-  HorizontalPodAutoscalers,
   hpaName,
   INSTANCE_LABEL,
   Ingresses,

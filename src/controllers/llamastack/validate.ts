@@ -12,7 +12,6 @@ import {
 } from '../../apis/llamastack/index.ts';
 import type { FieldError, ValidationOutcome } from '../../webhooks/index.ts';
 import { mergeCaBundle } from './ca-bundle.ts';
-import { overrideConfigProblem } from './plan.ts';
 import {
   CONFIG_KEY,
   ConfigGenerationError,
@@ -23,6 +22,7 @@ import {
   unknownDistributionMessage,
 } from './config/index.ts';
 import { referencedEndpoints } from './observe.ts';
+import { overrideConfigProblem } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
 
 export interface ExistenceLookups {

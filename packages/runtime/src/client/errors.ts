@@ -178,3 +178,18 @@ export function isTransient(err: unknown): boolean {
   if (e.code === 0) return e.network !== 'tls' && e.network !== 'aborted';
   return e.code === 429 || e.code === 500 || e.code === 502 || e.code === 503 || e.code === 504;
 }
+
+/** the kind is not served by the API server (CRD missing or not yet established) */
+export class NoKindMatchError extends Error {
+  constructor(
+    readonly apiVersion: string,
+    readonly kind: string,
+  ) {
+    super(`no matches for kind "${kind}" in version "${apiVersion}"`);
+    this.name = 'NoKindMatchError';
+  }
+}
+
+export function isNoKindMatch(err: unknown): err is NoKindMatchError {
+  return err instanceof NoKindMatchError;
+}

@@ -26,6 +26,7 @@ export {
   isGone,
   isInvalid,
   isNetworkError,
+  isNoKindMatch,
   isNotFound,
   isServerError,
   isTimeout,
@@ -33,6 +34,7 @@ export {
   isTransient,
   isUnauthorized,
   type NetworkCause,
+  NoKindMatchError,
   networkCause,
   type Status,
   type StatusCause,
@@ -66,8 +68,6 @@ export {
 } from './kinds.ts';
 export {
   collectionPath,
-  isNoKindMatch,
-  NoKindMatchError,
   objectPath,
   type ResourceMapping,
   RestMapper,

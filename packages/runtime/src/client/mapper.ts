@@ -3,7 +3,7 @@
 // (a CRD may have been installed since), so the cost is one request per group-version in steady state.
 
 import { parseApiVersion } from '../meta/types.ts';
-import { isNotFound } from './errors.ts';
+import { isNotFound, NoKindMatchError } from './errors.ts';
 import type { Transport } from './http.ts';
 
 export interface ResourceMapping {
@@ -29,21 +29,6 @@ interface APIResource {
 interface GroupVersionDoc {
   fetchedAt: number;
   byKind: Map<string, ResourceMapping>;
-}
-
-/** the kind is not served by the API server (CRD missing or not yet established) */
-export class NoKindMatchError extends Error {
-  constructor(
-    readonly apiVersion: string,
-    readonly kind: string,
-  ) {
-    super(`no matches for kind "${kind}" in version "${apiVersion}"`);
-    this.name = 'NoKindMatchError';
-  }
-}
-
-export function isNoKindMatch(err: unknown): err is NoKindMatchError {
-  return err instanceof NoKindMatchError;
 }
 
 export class RestMapper {

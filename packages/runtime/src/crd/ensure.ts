@@ -2,8 +2,8 @@
 // them in discovery, because a CR written before that fails with "no matches for kind".
 
 import type { KubeClient } from '../client/client.ts';
+import { isNoKindMatch } from '../client/errors.ts';
 import { type CustomResourceDefinition, CustomResourceDefinitions } from '../client/kinds.ts';
-import { isNoKindMatch } from '../client/mapper.ts';
 import { sleep } from '../controller/backoff.ts';
 
 export interface EnsureCrdOptions {

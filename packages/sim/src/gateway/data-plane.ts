@@ -13,9 +13,9 @@ import type { Manager } from '@modelplane/runtime/manager';
 import { serveGuarded } from '@modelplane/runtime/serve';
 import type { Listener } from '../operators/gateway-attach.ts';
 import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
+import { EndpointPicker, type EndpointPickerOptions } from './endpoint-picker.ts';
 import { HeldRequests } from './hold.ts';
 import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
-import { EndpointPicker, type EndpointPickerOptions } from './endpoint-picker.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
 /** the largest request body a Gateway listener accepts (413 past it) */

@@ -6,8 +6,8 @@ export {
   type GatewayDataPlaneOptions,
   HOST_PORT_ADDRESS_TYPE,
 } from './data-plane.ts';
-export { DEFAULT_HOLD_MS, HeldRequests, QUEUE_METRIC } from './hold.ts';
 export { EndpointPicker, type EndpointPickerOptions, type PodLoad, parseLoad } from './endpoint-picker.ts';
+export { DEFAULT_HOLD_MS, HeldRequests, QUEUE_METRIC } from './hold.ts';
 export {
   type AttachedRoute,
   type BackendRef,

@@ -4,8 +4,8 @@
 // predictor). The serving runtimes are KServe's built-in ClusterServingRuntimes.
 
 import type { KubeObject } from '@modelplane/runtime/meta';
-import type { Container, Deployment, Json, PodSpec, Service } from './kinds.ts';
 import { servingAnnotations } from '../inference/index.ts';
+import type { Container, Deployment, Json, PodSpec, Service } from './kinds.ts';
 import { deploymentFor, serviceFor, simAnnotations } from './workload.ts';
 
 /** the env an AIM image reads the model to serve from (a custom AIM model, docs/aim.md) */

@@ -3,20 +3,17 @@
 // class from the artifact, else the runtime config), the download Job with the download env precedence,
 // the components and the progress in status.
 import type { AIMArtifactStatus } from '../../../apis/aim/index.ts';
-import { DEFAULT_DOWNLOAD_IMAGE } from '../../../apis/aim/index.ts';
-import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
   artifactAccessMode,
   buildCheckSizeJob,
   buildDownloadJob,
   buildModelPvc,
   configStorageClass,
-  type DownloadProgress,
+  DEFAULT_DOWNLOAD_IMAGE,
   displaySize,
   downloadBaseEnv,
   downloadEnv,
   headroomPercent,
-  type JobPhase,
   jobPhase,
   PROGRESS_POLL_MS,
   parseCheckSizeOutput,
@@ -25,46 +22,30 @@ import {
   protocolSequence,
   pvcSize,
   quantityBytes,
-  type RetryDecision,
   retryDecision,
   stalledSeconds,
 } from '../../../common/model-storage/index.ts';
 import {
   type CategorizedError,
-  type ComponentHealth,
   categorize,
-  classifyLogTail,
-  type EngineStatus,
-  type FetchResult,
-  type HealthReport,
   invalidSpecError,
-  type MaybeHealth,
-  PlanResult,
-  pvcHealth,
   resourceExhaustionError,
-} from '../../../engine/index.ts';
+} from '../../../engine/errors.ts';
+import type { FetchResult } from '../../../engine/fetch-result.ts';
+import type { ComponentHealth, HealthReport } from '../../../engine/health.ts';
+import { classifyLogTail } from '../../../engine/inspectors/log-patterns.ts';
+import { pvcHealth } from '../../../engine/inspectors/workloads.ts';
+import { PlanResult } from '../../../engine/plan.ts';
+import type { EngineStatus, MaybeHealth } from '../../../engine/types.ts';
 import type { AIMArtifact } from '../shared/kinds.ts';
 import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
+import type { ArtifactObservation } from './observation.ts';
 import { verificationFailure } from './verify.ts';
 
-export interface ArtifactObservation extends ArtifactFetch {
-  sizeBytes?: number;
-  sizePhase: JobPhase | 'known';
-  headroom: number;
-  storageClass?: string;
-  accessMode: string;
-  env: EnvVar[];
-  download: DownloadProgress;
-  downloadPhase: JobPhase;
-  /** seconds the running download has gone without progress past its STALL_TIMEOUT */
-  stalledFor?: number;
-  /** the error a failed Job's output shows (auth, disk full, …) */
-  failure?: CategorizedError;
-  retry?: RetryDecision;
-}
+export type { ArtifactObservation };
 
 function failureOf(log: string | undefined, what: string, fallback: string): CategorizedError {
   return (

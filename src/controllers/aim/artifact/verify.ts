@@ -3,8 +3,9 @@
 // sized for, or VerificationFailed when it fell short (the attempt then counts as failed and is retried).
 // The type does not end in "Ready", so it informs without feeding the artifact's own state twice.
 import { displaySize, percentage } from '../../../common/model-storage/index.ts';
-import { type ConditionManager, invalidSpecError, silent } from '../../../engine/index.ts';
-import type { ArtifactObservation } from './plan.ts';
+import { type ConditionManager, silent } from '../../../engine/conditions.ts';
+import { invalidSpecError } from '../../../engine/errors.ts';
+import type { ArtifactObservation } from './observation.ts';
 
 export const DOWNLOAD_COMPLETE = 'DownloadComplete';
 /** a download this much smaller than expected did not finish (sizes of a source are estimates, to the byte) */

@@ -7,13 +7,10 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMModelSourceSpec, AIMTemplateCacheStatus } from '../../../apis/aim/index.ts';
 import { mergeEnvByName } from '../../../common/env-merge/index.ts';
 import { derivedName } from '../../../common/model-storage/index.ts';
-import {
-  type ComponentHealth,
-  type EngineStatus,
-  type FetchResult,
-  type MaybeHealth,
-  PlanResult,
-} from '../../../engine/index.ts';
+import type { FetchResult } from '../../../engine/fetch-result.ts';
+import type { ComponentHealth } from '../../../engine/health.ts';
+import { PlanResult } from '../../../engine/plan.ts';
+import type { EngineStatus, MaybeHealth } from '../../../engine/types.ts';
 import { type AIMArtifact, AIMArtifacts, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
 

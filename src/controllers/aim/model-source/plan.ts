@@ -6,16 +6,11 @@
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { AIM_API_VERSION, ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { derivedName } from '../../../common/model-storage/names.ts';
-import {
-  authError,
-  type ComponentHealth,
-  type ConditionManager,
-  type EngineStatus,
-  infrastructureError,
-  invalidSpecError,
-  missingUpstreamError,
-  PlanResult,
-} from '../../../engine/index.ts';
+import type { ConditionManager } from '../../../engine/conditions.ts';
+import { authError, infrastructureError, invalidSpecError, missingUpstreamError } from '../../../engine/errors.ts';
+import type { ComponentHealth } from '../../../engine/health.ts';
+import { PlanResult } from '../../../engine/plan.ts';
+import type { EngineStatus } from '../../../engine/types.ts';
 import type { AIMClusterModelSource } from '../shared/kinds.ts';
 import type { FilterFailure, SourceEvaluation } from './evaluate.ts';
 import { imageUri, type ModelImage } from './filters.ts';

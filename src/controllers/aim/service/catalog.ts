@@ -6,28 +6,11 @@
 
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { derivedName } from '../../../common/model-storage/index.ts';
-import {
-  type ComponentHealth,
-  FetchResult,
-  fetch,
-  type MaybeHealth,
-  missingUpstreamError,
-  type ObjectReader,
-} from '../../../engine/index.ts';
-import { CACHE_TEMPLATE_INDEX, cacheTemplateIndex } from '../cache/plan.ts';
-import { clusterGpus } from '../catalog/gpu.ts';
-import { type SelectionResult, selectTemplate, type TemplateCandidate } from '../catalog/selection.ts';
-import { TEMPLATE_MODEL_INDEX, templateModelIndex } from '../model/templates.ts';
-import { listIndexed } from '../shared/indexed-list.ts';
-import {
-  AIMClusterServiceTemplates,
-  type AIMService,
-  AIMServiceTemplates,
-  type AIMTemplateCache,
-  AIMTemplateCaches,
-  type AnyTemplate,
-} from '../shared/kinds.ts';
-import { Nodes } from '../template/fetch.ts';
+import type { FetchResult } from '../../../engine/fetch-result.ts';
+import type { ComponentHealth } from '../../../engine/health.ts';
+import type { MaybeHealth } from '../../../engine/types.ts';
+import type { SelectionResult, TemplateCandidate } from '../catalog/selection.ts';
+import { type AIMService, type AIMTemplateCache, AIMTemplateCaches, type AnyTemplate } from '../shared/kinds.ts';
 
 export type TemplateObservation =
   | { kind: 'none' }
@@ -63,70 +46,6 @@ export function candidateOf(t: AnyTemplate): TemplateCandidate {
   };
 }
 
-async function namedTemplate(reader: ObjectReader, name: string, namespace: string): Promise<FetchResult<AnyTemplate>> {
-  const own = await fetch<AnyTemplate>(reader, AIMServiceTemplates, name, namespace);
-  if (own.ok() || !own.isNotFound()) return own;
-  const cluster = await fetch<AnyTemplate>(reader, AIMClusterServiceTemplates, name);
-  if (cluster.ok() || !cluster.isNotFound()) return cluster;
-  return FetchResult.failure(
-    missingUpstreamError(
-      'TemplateNotFound',
-      `spec.template.name: no AIMServiceTemplate ${namespace}/${name} and no AIMClusterServiceTemplate ${name} exist`,
-    ),
-    { kind: 'AIMServiceTemplate', name, namespace },
-  );
-}
-
-/**
- * The named template, or the one selection picks among the model's templates. `templatesExpected: false`
- * (the model reports that it has none to create) serves a model without templates from its image.
- */
-export async function fetchServiceTemplate(
-  service: AIMService,
-  reader: ObjectReader,
-  modelName: string | undefined,
-  templatesExpected = true,
-): Promise<TemplateObservation> {
-  const ns = service.metadata.namespace ?? '';
-  const named = service.spec.template?.name;
-  if (named) return { kind: 'template', template: await namedTemplate(reader, named, ns), field: 'spec.template.name' };
-  if (!modelName) return { kind: 'none' };
-  const index = { name: TEMPLATE_MODEL_INDEX, fn: templateModelIndex, value: modelName };
-  const [own, cluster] = await Promise.all([
-    listIndexed(reader, AIMServiceTemplates, index, ns),
-    listIndexed(reader, AIMClusterServiceTemplates, index),
-  ]);
-  const all: AnyTemplate[] = [...own, ...cluster];
-  // a model that expects no template (none recommended, templates off) is served as it is; otherwise none
-  // yet is TemplateNotFound, reported by selection
-  if (all.length === 0 && !templatesExpected) return { kind: 'none' };
-  const gpus = new Set(clusterGpus(await reader.list(Nodes)).keys());
-  const o = service.spec.overrides;
-  const selection = selectTemplate(all.map(candidateOf), {
-    allowUnoptimized: service.spec.template?.allowUnoptimized,
-    overrides: o
-      ? {
-          metric: o.metric,
-          precision: o.precision,
-          gpuModel: o.hardware?.gpu?.model,
-          gpuCount: o.hardware?.gpu?.requests,
-        }
-      : undefined,
-    clusterGpus: gpus,
-  });
-  if (selection.kind !== 'selected') return { kind: 'unselected', selection };
-  const chosen = all.find(
-    (t) =>
-      (t.metadata.name ?? '') === selection.candidate.name &&
-      (t.metadata.namespace ? 'Namespace' : 'Cluster') === selection.candidate.scope,
-  )!;
-  return {
-    kind: 'template',
-    template: FetchResult.of(chosen, { kind: chosen.kind, name: chosen.metadata.name ?? '' }),
-    field: 'selection',
-  };
-}
-
 /** the template the service runs with, once it is Ready */
 export function readyTemplate(obs: TemplateObservation): AnyTemplate | undefined {
   return obs.kind === 'template' && obs.template.ok() && isTemplateReady(obs.template.value)
@@ -143,53 +62,6 @@ export function dedicatedCacheName(templateName: string, service: AIMService): s
     [templateName, service.metadata.name ?? ''],
     [service.metadata.uid ?? service.metadata.name ?? ''],
   );
-}
-
-const CACHE_RANK: Readonly<Record<string, number>> = { Ready: 0, Progressing: 1, Pending: 2 };
-
-export async function fetchServiceCache(
-  service: AIMService,
-  reader: ObjectReader,
-  template: AnyTemplate | undefined,
-): Promise<CacheObservation | undefined> {
-  if (!template?.status?.modelSources?.length) return undefined;
-  return fetchCacheForTemplate(service, reader, template.metadata.name ?? '');
-}
-
-/** the cache the service uses for template `tname`: its Dedicated one, or the healthiest Shared one */
-export async function fetchCacheForTemplate(
-  service: AIMService,
-  reader: ObjectReader,
-  tname: string,
-): Promise<CacheObservation> {
-  const ns = service.metadata.namespace ?? '';
-  const mode = cachingMode(service);
-  if (mode === 'Dedicated') {
-    const name = dedicatedCacheName(tname, service);
-    return { mode, name, cache: await fetch(reader, AIMTemplateCaches, name, ns) };
-  }
-  const name = sharedCacheName(tname, ns);
-  const shared = (
-    await listIndexed(
-      reader,
-      AIMTemplateCaches,
-      { name: CACHE_TEMPLATE_INDEX, fn: cacheTemplateIndex, value: tname },
-      ns,
-    )
-  ).filter((c) => (c.spec.mode ?? 'Shared') === 'Shared' && !c.metadata.deletionTimestamp);
-  shared.sort(
-    (a, b) =>
-      (CACHE_RANK[a.status?.status ?? ''] ?? 9) - (CACHE_RANK[b.status?.status ?? ''] ?? 9) ||
-      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
-  );
-  const best = shared[0];
-  return {
-    mode,
-    name: best?.metadata.name ?? name,
-    cache: best
-      ? FetchResult.of(best, { kind: 'AIMTemplateCache', name: best.metadata.name ?? '', namespace: ns })
-      : FetchResult.notFound({ kind: 'AIMTemplateCache', name, namespace: ns }),
-  };
 }
 
 /** the AIMTemplateCache to create for the service's template */

@@ -20,7 +20,6 @@ export {
 } from './inference-service.ts';
 export {
   describeModel,
-  fetchServiceModel,
   isModelReady,
   MODEL_IMAGE_INDEX,
   type ModelMode,
@@ -33,6 +32,7 @@ export {
   modelReference,
   servedImage,
 } from './model.ts';
+export { fetchServiceModel } from './model-fetch.ts';
 export {
   AIM_SERVICE_CONTROLLER,
   autoModelName,

@@ -16,7 +16,14 @@ import {
   TEMPLATE_LABEL,
 } from './names.ts';
 import { replicaPlan } from './replicas.ts';
-import { encodeServingInputs, SERVING_INPUTS_ANNOTATION, type ServingInputs } from './serving-inputs.ts';
+import {
+  encodeServingInputs,
+  SERVING_INPUTS_ANNOTATION,
+  type ServingInputs,
+  type TemplateInput,
+} from './serving-inputs.ts';
+
+export type { TemplateInput };
 
 export const PREDICTOR_CONTAINER = 'kserve-container';
 export const PREDICTOR_PORT = 8000;
@@ -43,16 +50,6 @@ export interface InferenceServiceInput {
   inputs: ServingInputs;
   /** the cache's PVCs, mounted read-only where the model expects its weights */
   cacheVolumes?: CacheVolume[];
-}
-
-export interface TemplateInput {
-  name: string;
-  metric?: string | undefined;
-  precision?: string | undefined;
-  profileId?: string | undefined;
-  env?: readonly EnvVar[] | undefined;
-  gpu?: { count: number; resourceName: string } | undefined;
-  nodeAffinity?: Record<string, unknown> | undefined;
 }
 
 export interface CacheVolume {

@@ -6,13 +6,10 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { ORIGIN_AUTO_GENERATED, ORIGIN_LABEL } from '../../../apis/aim/index.ts';
 import { configStorageClass } from '../../../common/model-storage/index.ts';
 import { mergeRuntimeConfig, type RuntimeConfigSpec } from '../../../common/runtime-config/index.ts';
-import {
-  type FetchResult,
-  type HealthReport,
-  type ObjectRef,
-  PlanResult,
-  type ResolvedReference,
-} from '../../../engine/index.ts';
+import type { FetchResult } from '../../../engine/fetch-result.ts';
+import type { HealthReport } from '../../../engine/health.ts';
+import { type ObjectRef, PlanResult } from '../../../engine/plan.ts';
+import type { ResolvedReference } from '../../../engine/references.ts';
 import { AIMModels, type AIMService, type AIMTemplateCache, type AnyTemplate } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
 import {

@@ -26,11 +26,13 @@ import {
   aimRuntimeConfigSource,
   resolvedRuntimeConfigRef,
 } from '../shared/runtime-config-source.ts';
-import { fetchServiceCache, isTemplateReady, readyTemplate } from './catalog.ts';
+import { isTemplateReady, readyTemplate } from './catalog.ts';
+import { fetchServiceCache } from './catalog-fetch.ts';
 import { HTTPRoutes, type InferenceService, InferenceServices } from './children.ts';
 import { inspectInferenceService, serviceHealth } from './health.ts';
 import { PREDICTOR_PORT } from './inference-service.ts';
-import { fetchServiceModel, isModelReady, type ModelObject, modelMissing, modelMode, modelReference } from './model.ts';
+import { isModelReady, type ModelObject, modelMissing, modelMode, modelReference } from './model.ts';
+import { fetchServiceModel } from './model-fetch.ts';
 import {
   AIM_SERVICE_CONTROLLER,
   httpRouteName,

@@ -18,7 +18,8 @@ import {
   AIMServiceTemplates,
   type AnyTemplate,
 } from '../shared/kinds.ts';
-import { type CacheObservation, fetchCacheForTemplate, isTemplateReady } from './catalog.ts';
+import { type CacheObservation, isTemplateReady } from './catalog.ts';
+import { fetchCacheForTemplate } from './catalog-fetch.ts';
 import { isModelReady, type ModelObject } from './model.ts';
 import { describeRef, type ServingInputs } from './serving-inputs.ts';
 

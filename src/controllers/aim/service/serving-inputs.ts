@@ -11,7 +11,16 @@
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { EnvVar } from '../../../common/env-merge/index.ts';
 import type { ResolvedReference } from '../../../engine/index.ts';
-import type { TemplateInput } from './inference-service.ts';
+
+export interface TemplateInput {
+  name: string;
+  metric?: string | undefined;
+  precision?: string | undefined;
+  profileId?: string | undefined;
+  env?: readonly EnvVar[] | undefined;
+  gpu?: { count: number; resourceName: string } | undefined;
+  nodeAffinity?: Record<string, unknown> | undefined;
+}
 
 export const SERVING_INPUTS_ANNOTATION = 'aim.eai.amd.com/serving-inputs';
 

@@ -4,7 +4,8 @@
 // the template it was built from instead.
 import type { ObjectReader } from '../../../engine/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
-import { fetchServiceTemplate, type TemplateObservation } from './catalog.ts';
+import type { TemplateObservation } from './catalog.ts';
+import { fetchServiceTemplate } from './catalog-fetch.ts';
 import type { ModelObject, ModelObservation } from './model.ts';
 
 /** the component conditions a model reports its templates under */

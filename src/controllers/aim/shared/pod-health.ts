@@ -2,13 +2,9 @@
 // engine's pod inspectors, as a component condition that names the pod, what is wrong and what to do
 // (docs/aim.md, "Every wait names its cause"). Only a problem is reported: pods that are being created,
 // starting or running are already covered by the Job's or the InferenceService's own condition.
-import {
-  CategorizedError,
-  type ComponentHealth,
-  categorize,
-  type HealthReport,
-  type MaybeHealth,
-} from '../../../engine/index.ts';
+import { CategorizedError, categorize } from '../../../engine/errors.ts';
+import type { ComponentHealth, HealthReport } from '../../../engine/health.ts';
+import type { MaybeHealth } from '../../../engine/types.ts';
 
 /** where the user fixes what the pods need: the fields named in the advice */
 export interface PodFixFields {

@@ -13,13 +13,9 @@ import {
   runtimeConfigLookupNamespace,
   runtimeConfigNameFor,
 } from '../../../common/runtime-config/index.ts';
-import {
-  FetchResult,
-  fetch,
-  missingUpstreamError,
-  type ObjectReader,
-  type RuntimeConfigSource,
-} from '../../../engine/index.ts';
+import { missingUpstreamError } from '../../../engine/errors.ts';
+import { FetchResult, fetch, type ObjectReader } from '../../../engine/fetch-result.ts';
+import type { RuntimeConfigSource } from '../../../engine/types.ts';
 import { AIMClusterRuntimeConfigs, AIMRuntimeConfigs, type RuntimeConfigConsumer } from './kinds.ts';
 
 /** what every AIM planner sees as ctx.runtimeConfig */

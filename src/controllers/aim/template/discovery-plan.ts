@@ -2,7 +2,7 @@
 // (inline model sources, or the profile for the current spec is known), parse a finished Job's output,
 // start a Job (under the cluster-wide limit of 10, after the backoff of earlier failures), or wait. Pure.
 import type { AIMServiceTemplateStatus } from '../../../apis/aim/index.ts';
-import { findCondition, type Job } from '../../../engine/index.ts';
+import { findCondition, type Job } from '../../../engine/inspectors/types.ts';
 import {
   type DiscoveryResult,
   discoveryBackoffMs,

@@ -4,14 +4,11 @@
 
 import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMHardware, AIMServiceTemplateStatus } from '../../../apis/aim/index.ts';
-import {
-  type ComponentHealth,
-  type EngineStatus,
-  type FetchResult,
-  infrastructureError,
-  type MaybeHealth,
-  PlanResult,
-} from '../../../engine/index.ts';
+import { infrastructureError } from '../../../engine/errors.ts';
+import type { FetchResult } from '../../../engine/fetch-result.ts';
+import type { ComponentHealth } from '../../../engine/health.ts';
+import { PlanResult } from '../../../engine/plan.ts';
+import type { EngineStatus, MaybeHealth } from '../../../engine/types.ts';
 import { buildDiscoveryJob } from '../catalog/discovery.ts';
 import {
   GPU_DEVICE_ID_LABEL,

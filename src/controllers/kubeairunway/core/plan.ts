@@ -11,7 +11,7 @@ import {
   type InferenceProviderConfig,
   type ModelDeployment,
 } from '../../../apis/kubeairunway/index.ts';
-import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/index.ts';
+import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/conditions.ts';
 import { providerReadiness, type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
 import { upstreamKey } from '../served-apis.ts';
 import {

@@ -6,7 +6,8 @@
 
 import { controllerOf, type KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kubeairunway/index.ts';
-import { categorize, httpRouteHealth } from '../../../engine/index.ts';
+import { categorize } from '../../../engine/errors.ts';
+import { httpRouteHealth } from '../../../engine/inspectors/workloads.ts';
 import type { Gateway, HTTPRoute, InferencePool } from './kinds.ts';
 import { type Claim, conflictMessage, nameOwnership } from './ownership.ts';
 import {

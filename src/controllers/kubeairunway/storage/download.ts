@@ -19,7 +19,8 @@ import {
   percentage,
   retryDecision,
 } from '../../../common/model-storage/index.ts';
-import { classifyLogTail, type Job } from '../../../engine/index.ts';
+import { classifyLogTail } from '../../../engine/inspectors/log-patterns.ts';
+import type { Job } from '../../../engine/inspectors/types.ts';
 import { hfTokenEnv, userEnv } from '../providers/common/env.ts';
 import { DOWNLOAD_JOB_SUFFIX } from '../validation/index.ts';
 import { type StorageBlock, type StorageCondition, storageLabels } from './pvcs.ts';

@@ -11,8 +11,8 @@ import { ConfigGenerationError } from './errors.ts';
 import { expandProvider, type ProviderEntry, type ResolvedEndpoints } from './providers.ts';
 import { mergeResources } from './resources.ts';
 import { SecretCollector, type SecretRefUse } from './secrets.ts';
-import { mergeStorage } from './storage.ts';
 import { SCHEMA_VERSIONS, serverConfigError } from './server-schema.ts';
+import { mergeStorage } from './storage.ts';
 import { deterministicYaml, sha256Hex } from './yaml.ts';
 
 /** config.yaml versions this operator reads and writes: the current one (n) and the one before (n-1) */
