@@ -146,4 +146,26 @@ describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, (
     await shot(page, 'variantautoscaling-load');
     assert.deepEqual(await seriousViolations(page), []);
   });
+
+  it("the models catalog: a template's GPU fit per node, and Deploy prefills the create form", async () => {
+    await page.goto(`${dashboard.url}#/models`);
+    const qwen = page.locator('section[data-model="qwen3-8b"]');
+    await qwen.waitFor({ timeout: 60_000 });
+    const row = qwen.locator('tr[data-template="qwen3-8b-1x-mi300x-lat-fp16-37bb"] td');
+    await row.first().waitFor();
+    const cells = await row.allTextContents();
+    assert.equal(cells[1], '1 x MI300X');
+    assert.equal(cells[3], 'amd-node-1, amd-node-2', 'the MI300X nodes, not the NVIDIA or CPU ones');
+    await qwen.locator('tr[data-template="qwen3-8b-1x-mi300x-lat-fp16-37bb"] a:text-is("Deploy")').click();
+    await page.waitForSelector('#md-model');
+    assert.equal(await page.inputValue('#md-model'), 'Qwen/Qwen3-8B');
+    assert.equal(await page.inputValue('#md-name'), 'qwen3-8b');
+    assert.equal(await page.inputValue('#md-namespace'), 'quickstart');
+    assert.equal(await page.inputValue('#md-gpus'), '1');
+    await page.waitForSelector('#md-provider option[value="aim"]', { state: 'attached' });
+    assert.equal(await page.locator('#md-provider').inputValue(), 'aim');
+    assert.equal(await page.locator('#md-gputype').inputValue(), 'amd.com/gpu');
+    await shot(page, 'catalog-deploy');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
 });

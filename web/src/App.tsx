@@ -2,6 +2,7 @@
 // overview, a resource's page and the ModelDeployment form.
 import { useEffect, useState } from 'react';
 import { type Connection, useOverview } from './api.ts';
+import { CatalogPage } from './pages/Catalog.tsx';
 import { CreatePage } from './pages/Create.tsx';
 import { DetailPage } from './pages/Detail.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
@@ -29,7 +30,15 @@ export function App() {
   const hash = useHash();
   const overview = useOverview();
   const detailKey = hash.startsWith('#/r/') ? decodeURIComponent(hash.slice(4)) : undefined;
-  const page = detailKey ? 'detail' : hash === '#/create' ? 'create' : 'overview';
+  const page = detailKey
+    ? 'detail'
+    : hash === '#/create' || hash.startsWith('#/create?')
+      ? 'create'
+      : hash === '#/models'
+        ? 'models'
+        : 'overview';
+  // the catalog's "deploy" links carry the form's starting values after `?`
+  const prefill = page === 'create' ? new URLSearchParams(hash.slice('#/create?'.length)) : undefined;
   return (
     <>
       <header className="top">
@@ -39,6 +48,9 @@ export function App() {
         <nav aria-label="Main">
           <a href="#/" aria-current={page === 'overview' ? 'page' : undefined}>
             Overview
+          </a>
+          <a href="#/models" aria-current={page === 'models' ? 'page' : undefined}>
+            Models
           </a>
           {!overview.info?.readOnly && (
             <a href="#/create" aria-current={page === 'create' ? 'page' : undefined}>
@@ -52,7 +64,8 @@ export function App() {
       <main>
         {page === 'overview' && <OverviewPage overview={overview} />}
         {page === 'detail' && detailKey && <DetailPage key={detailKey} resourceKey={detailKey} />}
-        {page === 'create' && <CreatePage />}
+        {page === 'create' && <CreatePage key={hash} prefill={prefill} />}
+        {page === 'models' && <CatalogPage />}
       </main>
     </>
   );

@@ -10,7 +10,9 @@ import type { Logger } from '@modelplane/runtime/log';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { HttpError, parseJsonBody, serveGuarded } from '@modelplane/runtime/serve';
 import type { InferenceProviderConfig } from '../../apis/kubeairunway/index.ts';
+import { catalogView } from './catalog.ts';
 import { type DetailExtras, resourceDetail } from './detail.ts';
+import { withApiServerWording } from './dry-run.ts';
 import {
   type AccessPolicy,
   admit,
@@ -131,7 +133,8 @@ async function formContext(opts: DashboardServerOptions): Promise<FormContext> {
 /** creates the ModelDeployment the form describes: the object is built here, the body only gives its values */
 async function create(res: ServerResponse, body: unknown, opts: DashboardServerOptions): Promise<void> {
   const checked = validateForm(body, await formContext(opts));
-  if (checked.errors.length > 0) return sendJson(res, 422, checked);
+  if (checked.errors.length > 0)
+    return sendJson(res, 422, await withApiServerWording(checked, body, opts.state.client));
   try {
     const created = await opts.state.client
       .withFieldManager('modelplane-dashboard')
@@ -170,6 +173,7 @@ async function route(
   }
   if (p === '/api/chat' && req.method === 'POST') return chat(res, state, url.searchParams.get('key') ?? '', body);
   if (p === '/api/resources') return sendJson(res, 200, state.summaries());
+  if (p === '/api/catalog') return sendJson(res, 200, catalogView({ ofKind: (k) => state.ofKind(k) }));
   if (p === '/api/resource') {
     const detail = resourceDetail(state, url.searchParams.get('key') ?? '', extras);
     return detail
@@ -183,7 +187,15 @@ async function route(
       state.ofKind('InferenceProviderConfig', 'kubeairunway.ai').map((c) => c.metadata.name),
     );
   if (p === '/api/modeldeployments/validate' && req.method === 'POST')
-    return sendJson(res, 200, validateForm(parseJsonBody(body), await formContext(opts)));
+    return sendJson(
+      res,
+      200,
+      await withApiServerWording(
+        validateForm(parseJsonBody(body), await formContext(opts)),
+        parseJsonBody(body),
+        opts.state.client,
+      ),
+    );
   if (p === '/api/modeldeployments' && req.method === 'POST') {
     if (opts.readOnly) return sendJson(res, 403, { error: 'this dashboard was started with --read-only' });
     return create(res, parseJsonBody(body), opts);

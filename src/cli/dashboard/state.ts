@@ -23,6 +23,7 @@ export const CHILD_KINDS: ReadonlyArray<[apiVersion: string, kind: string]> = [
   ['serving.kserve.io/v1beta1', 'InferenceService'],
   ['gateway.networking.k8s.io/v1', 'HTTPRoute'],
   ['gateway.networking.k8s.io/v1', 'Gateway'],
+  ['v1', 'Node'],
   ['kaito.sh/v1beta1', 'Workspace'],
   ['nvidia.com/v1alpha1', 'DynamoGraphDeployment'],
   ['ray.io/v1', 'RayService'],

@@ -155,6 +155,57 @@ export interface PodView {
   createdAt?: string;
 }
 
+/** what the create form starts from when a person picks "deploy" in the catalog */
+export interface DeployPrefill {
+  name: string;
+  namespace: string;
+  modelId: string;
+  provider: string;
+  gpuCount: string;
+  gpuType: string;
+}
+
+export interface CatalogTemplate {
+  key: string;
+  name: string;
+  /** `1 x MI300X`, `CPU`… */
+  hardware: string;
+  state: string;
+  tone: ResourceSummary['tone'];
+  /** the nodes whose GPUs this template fits (the AIM controller's own rule) */
+  fits: string[];
+  deploy: DeployPrefill;
+}
+
+export interface CatalogModel {
+  key: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** the model it serves (the image's canonical name) */
+  modelId: string;
+  image: string;
+  state: string;
+  tone: ResourceSummary['tone'];
+  templates: CatalogTemplate[];
+  /** the first template that fits a node, else the model alone */
+  deploy: DeployPrefill;
+}
+
+/** GET /api/catalog: the models, the model sources, and each node's GPUs */
+export interface CatalogView {
+  nodes: Array<{ name: string; gpus: string[] }>;
+  models: CatalogModel[];
+  sources: Array<{
+    key: string;
+    name: string;
+    registry: string;
+    state: string;
+    tone: ResourceSummary['tone'];
+    models: number;
+  }>;
+}
+
 export interface ResourceDetail {
   summary: ResourceSummary;
   /** the pods its workloads select or own (empty for a pod itself) */

@@ -114,6 +114,36 @@ describe('send load', () => {
     assert.equal(started.length, before, 'nothing started');
   });
 
+  it("the form's schema errors are the API server's words (a dry-run create), not the schema library's", async () => {
+    const body = {
+      apiVersion: 'kubeairunway.ai/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name: 'typo', namespace: NS },
+      spec: { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 'two' } } },
+    };
+    const r = await fetch(`${dashboard.url}api/modeldeployments/validate`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const v = (await r.json()) as { errors: Array<{ field: string; message: string }>; source: string };
+    assert.equal(v.source, 'api-server');
+    const gpu = v.errors.find((e) => e.field === 'spec.resources.gpu.count');
+    assert.ok(gpu, JSON.stringify(v.errors));
+    assert.match(
+      gpu.message,
+      /^spec\.resources\.gpu\.count: Invalid value: "string": .*must be of type integer/,
+      gpu.message,
+    );
+    assert.doesNotMatch(JSON.stringify(v.errors), /Invalid input|expected number/, 'no zod wording');
+    const missing = await fetch(`${dashboard.url}api/modeldeployments`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(missing.status, 422, 'and nothing is created');
+  });
+
   it("dev's runner: the Service whose selector picks the variant's pods, none for a variant without one", async () => {
     const va = dashboard.state.find(KEY)!;
     assert.equal(await variantService(client, va), 's');

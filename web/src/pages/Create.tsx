@@ -192,8 +192,20 @@ function ModelDeploymentFields({
   );
 }
 
-export function CreatePage() {
-  const [form, setForm] = useState<Form>(INITIAL);
+/** the fields a "deploy" link from the catalog may fill; anything else in the link is ignored */
+const PREFILLABLE = ['name', 'namespace', 'modelId', 'provider', 'gpuCount', 'gpuType'] as const;
+
+export function initialForm(prefill: URLSearchParams | undefined): Form {
+  const form = { ...INITIAL };
+  for (const k of PREFILLABLE) {
+    const v = prefill?.get(k);
+    if (v !== null && v !== undefined) form[k] = v.slice(0, 253);
+  }
+  return form;
+}
+
+export function CreatePage({ prefill }: { prefill?: URLSearchParams | undefined } = {}) {
+  const [form, setForm] = useState<Form>(() => initialForm(prefill));
   const [providers, setProviders] = useState<string[]>([]);
   const [result, setResult] = useState<ValidationResponse | undefined>();
   const [submitError, setSubmitError] = useState<string | undefined>();
