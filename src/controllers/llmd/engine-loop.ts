@@ -33,7 +33,13 @@ export interface CycleReport {
   models: number;
   variants: number;
   durationMs: number;
+  /** new variants (created under a minute ago) whose replicas report no metrics yet */
+  awaitingFirstMetrics: number;
 }
+
+/** how soon a new variant still waiting for its first metrics is looked at again (instead of a whole interval) */
+export const FIRST_METRICS_RETRY_MS = 2_000;
+const NEW_VARIANT_MS = 60_000;
 
 export class SaturationEngine implements Runnable {
   readonly name = 'saturation-engine';
@@ -93,6 +99,16 @@ export class SaturationEngine implements Runnable {
     const time = (this.opts.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const keys: string[] = [];
     let variants = 0;
+    const nowMs = this.opts.now?.().getTime() ?? Date.now();
+    const awaitingFirstMetrics = gathered
+      .flatMap((g) => g.withheld)
+      .filter(
+        (w) =>
+          w.current > 0 &&
+          (w.withheld.reason === 'MetricsMissing' || w.withheld.reason === 'MetricsStale') &&
+          w.createdMs !== undefined &&
+          nowMs - w.createdMs < NEW_VARIANT_MS,
+      ).length;
     for (const g of gathered) {
       for (const d of this.decide(g, cycle, time)) {
         this.logChange(d);
@@ -110,7 +126,7 @@ export class SaturationEngine implements Runnable {
       configVersion: snapshot.version,
     });
     if (keys.length) this.opts.onDecisions(keys);
-    return { cycle, models: gathered.length, variants, durationMs };
+    return { cycle, models: gathered.length, variants, durationMs, awaitingFirstMetrics };
   }
 
   /** every change of a published target is logged with its reason: the trail each replica change follows */
@@ -188,12 +204,15 @@ export class SaturationEngine implements Runnable {
   private async tick(): Promise<void> {
     if (this.stopped || this.running) return;
     this.lastStart = Date.now();
-    this.running = this.runCycle();
+    const cycle = this.runCycle();
+    this.running = cycle;
     let next: number;
     try {
-      await this.running;
+      const report = await cycle;
       this.failures = 0;
-      next = this.opts.config.snapshot().optimizationIntervalMs;
+      const interval = this.opts.config.snapshot().optimizationIntervalMs;
+      // a new variant's first pods: look again soon, so its first decision does not wait a whole interval
+      next = report.awaitingFirstMetrics > 0 ? Math.min(interval, FIRST_METRICS_RETRY_MS) : interval;
     } catch (err) {
       // a failed cycle (not a model's metrics: those take the safety net) retries soon: 100 ms doubling to 4 s
       this.failures++;

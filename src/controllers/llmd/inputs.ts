@@ -68,6 +68,8 @@ export interface WithheldVariant {
   readonly current: number;
   readonly previousDesired?: number;
   readonly withheld: Withheld;
+  /** the VA's creation time (ms), to tell a new variant waiting for its first metrics from a broken one */
+  readonly createdMs?: number;
 }
 
 export interface GatheredModel {
@@ -252,7 +254,14 @@ function gatherModel(
     const why = early ?? (metrics.error && state.current > 0 ? undefined : late);
     if (why) {
       const { name, current, previousDesired } = state;
-      withheld.push({ name, current, ...(previousDesired !== undefined ? { previousDesired } : {}), withheld: why });
+      const createdMs = Date.parse(va.metadata.creationTimestamp ?? '');
+      withheld.push({
+        name,
+        current,
+        ...(previousDesired !== undefined ? { previousDesired } : {}),
+        withheld: why,
+        ...(Number.isFinite(createdMs) ? { createdMs } : {}),
+      });
       // replicas that run without usable metrics leave the model's load unknown
       if (!early && current > 0) unmeasured ??= why.message;
       continue;

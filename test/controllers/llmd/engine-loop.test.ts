@@ -67,4 +67,49 @@ describe('SaturationEngine loop', () => {
       await engine.stop();
     }
   });
+
+  it('a new variant whose pods report no metrics yet is looked at again within seconds; an old one waits the interval', async () => {
+    const readerWith = (createdAgoMs: number): CacheReader => {
+      const objects: Record<string, unknown[]> = {
+        VariantAutoscaling: [
+          {
+            metadata: {
+              name: 'v',
+              namespace: 'llm',
+              creationTimestamp: new Date(Date.now() - createdAgoMs).toISOString(),
+              labels: { 'inference.optimization/acceleratorName': 'H100' },
+            },
+            spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'v' }, modelID: 'm' },
+          },
+        ],
+        Deployment: [
+          { metadata: { name: 'v', namespace: 'llm', uid: 'd' }, spec: { replicas: 1 }, status: { replicas: 1 } },
+        ],
+      };
+      return {
+        list: async (kind) => (objects[kind.kind] ?? []) as never,
+        get: async () => undefined,
+      };
+    };
+    for (const [createdAgoMs, fast] of [
+      [1_000, true],
+      [120_000, false],
+    ] as const) {
+      const engine = engineWith(new ConfigCache(), readerWith(createdAgoMs)); // 30 s interval
+      await engine.start();
+      try {
+        await waitFor('the first cycle', () => engine.cycles >= 1);
+        if (fast)
+          await waitFor('a second cycle long before the 30 s interval', () => engine.cycles >= 2, {
+            timeoutMs: 10_000,
+          });
+        else {
+          await new Promise((r) => setTimeout(r, 3_000));
+          assert.equal(engine.cycles, 1, 'a variant older than a minute without metrics waits the interval');
+        }
+      } finally {
+        await engine.stop();
+      }
+    }
+  });
 });
