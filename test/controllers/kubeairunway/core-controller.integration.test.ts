@@ -246,6 +246,17 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await create('dies-built', spec);
     assert.equal(await selected('dies-unbuilt'), 'kuberay');
     assert.equal(await selected('dies-built'), 'kuberay');
+    // kuberay had claimed dies-unbuilt (its finalizer, beside someone else's) but built nothing
+    await cluster.k([
+      'patch',
+      'md',
+      'dies-unbuilt',
+      '-n',
+      NS,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ metadata: { finalizers: ['example.com/keep', 'kubeairunway.ai/kuberay-provider'] } }),
+    ]);
     // kuberay built dies-built's RayService before it died
     await admin.withFieldManager('kuberay-provider').applyStatus(
       {
@@ -264,6 +275,11 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
       },
       { timeoutMs: 30_000 },
     );
+    const released = await waitFor("the dead provider's finalizer released", async () => {
+      const m = await get('dies-unbuilt');
+      return !m.metadata.finalizers?.includes('kubeairunway.ai/kuberay-provider') && m;
+    });
+    assert.deepEqual(released.metadata.finalizers, ['example.com/keep'], "only the dead provider's finalizer goes");
     assert.match(
       moved.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.message ?? '',
       /provider kuberay is unavailable: heartbeat stale: last at .*, 1[78]\ds ago \(stale after 180s\)/,

@@ -16,6 +16,7 @@ import {
   InferenceProviderConfigs,
   type ModelDeployment,
   ModelDeployments,
+  providerFinalizer,
   RECONCILE_PAUSED_ANNOTATION,
 } from '../../../apis/kubeairunway/index.ts';
 import {
@@ -27,7 +28,7 @@ import {
   toResult,
 } from '../../../engine/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
-import { ProviderLiveness } from './liveness.ts';
+import { ProviderLiveness, releaseFinalizer } from './liveness.ts';
 import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
@@ -183,6 +184,11 @@ export async function registerKubeairunwayCoreController(
             'ProviderSelected',
             `${decision.selection!.message} (was ${previous.provider.name})`,
           );
+        // a dead provider that had claimed the deployment but built nothing cannot drop its finalizer: the
+        // core does, or deleting the deployment would wait for that provider forever
+        const observed = outcome.observation as CoreObservation | undefined;
+        if (previous.provider?.name && observed?.judgement.unbuilt)
+          await releaseFinalizer(ctx.client, md, providerFinalizer(previous.provider.name), ctx.log);
       }
       for (const s of decision?.skippedRules ?? []) {
         // once per object generation and rule, not on every reconcile

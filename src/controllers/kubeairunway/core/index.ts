@@ -21,6 +21,8 @@ export function kubeairunwayCoreSet(
     ],
     rules: [
       rule(KAR_GROUP, ['modeldeployments', 'inferenceproviderconfigs'], READ),
+      // the finalizer of a dead provider that a deployment was selected away from before it built anything
+      rule(KAR_GROUP, ['modeldeployments'], ['patch']),
       rule(KAR_GROUP, ['modeldeployments/status'], ['patch']),
       // "Provider '{name}' CRD not installed in cluster" needs to know which APIs are served
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),

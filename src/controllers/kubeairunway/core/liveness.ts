@@ -4,7 +4,14 @@
 // was selectable at its last event and a timer for the moment its heartbeat goes stale; a flip either way
 // (an event, or the timer) enqueues the deployments that provider owns, whose ProviderSelected condition
 // follows it.
-import { HEARTBEAT_STALE_AFTER_MS, type InferenceProviderConfig } from '../../../apis/kubeairunway/index.ts';
+import type { KubeClient } from '@modelplane/runtime/client';
+import type { Logger } from '@modelplane/runtime/log';
+import {
+  HEARTBEAT_STALE_AFTER_MS,
+  type InferenceProviderConfig,
+  type ModelDeployment,
+  ModelDeployments,
+} from '../../../apis/kubeairunway/index.ts';
 import { providerReadiness, staleAt } from '../selection/index.ts';
 
 export interface LivenessOptions {
@@ -59,5 +66,36 @@ export class ProviderLiveness {
     if (this.ready.get(name) !== true) return;
     this.ready.set(name, false);
     this.opts.onChange(name);
+  }
+}
+
+/**
+ * Removes `finalizer` from `md` (a provider's, after the deployment was selected away from it with nothing
+ * built): a JSON patch that tests the entry first, so a concurrent change of the list fails instead of
+ * removing another finalizer. Failures are logged; the next re-selection does not happen, so a left-over
+ * finalizer is named in the log for `kubectl patch`.
+ */
+export async function releaseFinalizer(
+  client: KubeClient,
+  md: ModelDeployment,
+  finalizer: string,
+  log: Logger,
+): Promise<void> {
+  const i = md.metadata.finalizers?.indexOf(finalizer) ?? -1;
+  if (i < 0) return;
+  const path = `/metadata/finalizers/${i}`;
+  try {
+    await client.patch(
+      ModelDeployments,
+      md.metadata.name ?? '',
+      md.metadata.namespace,
+      [
+        { op: 'test', path, value: finalizer },
+        { op: 'remove', path },
+      ],
+      'json',
+    );
+  } catch (err) {
+    log.error('could not remove the finalizer of the provider the deployment left', { finalizer, error: err });
   }
 }
