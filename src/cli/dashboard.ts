@@ -11,6 +11,7 @@ export interface DashboardCommandOptions {
   address: string;
   port: string;
   readOnly?: boolean;
+  auth: string;
 }
 
 export function registerDashboard(program: Command): void {
@@ -29,6 +30,11 @@ export function registerDashboard(program: Command): void {
     )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8090')
     .option('--read-only', 'hide the create form; the dashboard only reads')
+    .option(
+      '--auth <mode>',
+      '"kubeconfig": act with the kubeconfig\'s credentials; "tokenreview": each person signs in with their own Kubernetes token and acts with their own rights (impersonation; for a dashboard run in the cluster, docs/dashboard.md)',
+      'kubeconfig',
+    )
     .action(async (opts: DashboardCommandOptions) => {
       // loaded when the command runs, so every other command starts without the dashboard's modules
       const { runDashboard } = await importCommand('dashboard', () => import('./dashboard/command.ts'));

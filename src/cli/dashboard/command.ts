@@ -5,9 +5,9 @@ import { KubeClient, loadKubeConfig } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import type { DashboardCommandOptions } from '../dashboard.ts';
 import { exitWithStartupError } from '../errors.ts';
-import { parsePort } from '../options.ts';
+import { parsePort, UsageError } from '../options.ts';
 import { formatLogLine } from '../view/logs.ts';
-import { dashboardBanner, startDashboard } from './index.ts';
+import { dashboardBanner, startDashboard, startSignInDashboard } from './index.ts';
 
 /** serves the dashboard; a failure to start is printed and ends the process with 2 */
 export async function runDashboard(opts: DashboardCommandOptions): Promise<void> {
@@ -17,20 +17,32 @@ export async function runDashboard(opts: DashboardCommandOptions): Promise<void>
   try {
     const text = opts.kubeconfig ? readFileSync(opts.kubeconfig, 'utf8') : undefined;
     const kc = loadKubeConfig(text);
-    const client = await KubeClient.create(kc);
-    const d = await startDashboard({
-      client,
+    const common = {
       host: opts.address,
       port: parsePort(opts.port, '--port'),
       cluster: kc.getCurrentCluster()?.server ?? 'unknown cluster',
-      user: kc.getCurrentUser()?.name ?? 'unknown user',
       logger: log,
       ...(opts.namespace ? { namespace: opts.namespace } : {}),
       ...(opts.readOnly ? { readOnly: true } : {}),
-    });
-    process.stdout.write(`${dashboardBanner(d)}\n`);
-    if (d.state.hidden.length > 0)
-      process.stdout.write(`not visible with these credentials: ${d.state.hidden.join(', ')}\n`);
+    };
+    if (opts.auth !== 'kubeconfig' && opts.auth !== 'tokenreview')
+      throw new UsageError(`invalid --auth "${opts.auth}": use "kubeconfig" or "tokenreview"`);
+    let d: { close(): Promise<void> };
+    if (opts.auth === 'tokenreview') {
+      const signIn = await startSignInDashboard({ ...common, kubeconfig: kc });
+      process.stdout.write(`dashboard: ${signIn.url}  (each person signs in with their own Kubernetes token)\n`);
+      d = signIn;
+    } else {
+      const own = await startDashboard({
+        ...common,
+        client: await KubeClient.create(kc),
+        user: kc.getCurrentUser()?.name ?? 'unknown user',
+      });
+      process.stdout.write(`${dashboardBanner(own)}\n`);
+      if (own.state.hidden.length > 0)
+        process.stdout.write(`not visible with these credentials: ${own.state.hidden.join(', ')}\n`);
+      d = own;
+    }
     const stop = async () => {
       await d.close();
       process.exit(0);

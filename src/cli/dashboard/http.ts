@@ -81,47 +81,65 @@ export function writeRefusal(req: IncomingMessage): string | undefined {
 }
 
 export interface AccessPolicy {
-  /** required when the server is not bound to loopback */
-  token?: string;
+  /**
+   * checks a presented token (the random one printed at start, or a user's Kubernetes token reviewed by the
+   * API server); unset: no token is needed (loopback)
+   */
+  verify?: (token: string) => Promise<boolean>;
+  /** what a 401 tells the person to present */
+  tokenHint?: string;
   /** loopback binding: only these Host header values are served */
   loopbackHosts?: Set<string>;
 }
 
+/** a static token's check, in constant time */
+export function staticToken(token: string): (given: string) => Promise<boolean> {
+  return async (given) => sameToken(given, token);
+}
+
 /**
- * Whether the request may proceed. A `?token=` on a page load becomes an HttpOnly cookie and the browser is
- * redirected to the same URL without it, so the token does not linger in history or the Referer.
+ * Whether the request may proceed, and with which token. A `?token=` on a page load becomes an HttpOnly
+ * cookie and the browser is redirected to the same URL without it, so the token does not linger in history
+ * or the Referer.
  */
-export function admit(req: IncomingMessage, res: ServerResponse, url: URL, policy: AccessPolicy): boolean {
+export async function admit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  policy: AccessPolicy,
+): Promise<{ token?: string } | undefined> {
   if (policy.loopbackHosts && !policy.loopbackHosts.has(req.headers.host ?? '')) {
     sendJson(res, 421, { error: `this dashboard answers only to ${[...policy.loopbackHosts].join(', ')}` });
-    return false;
+    return undefined;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const refused = writeRefusal(req);
     if (refused) {
       sendJson(res, 403, { error: refused });
-      return false;
+      return undefined;
     }
   }
-  if (!policy.token) return true;
+  if (!policy.verify) return {};
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-  if (sameToken(bearer, policy.token) || sameToken(cookie(req, TOKEN_COOKIE), policy.token)) return true;
+  const presented = bearer ?? cookie(req, TOKEN_COOKIE);
+  if (presented && (await policy.verify(presented))) return { token: presented };
   const query = url.searchParams.get('token') ?? undefined;
-  if (sameToken(query, policy.token) && req.method === 'GET') {
+  if (query && req.method === 'GET' && (await policy.verify(query))) {
     url.searchParams.delete('token');
     res.writeHead(303, {
       ...SECURITY_HEADERS,
-      'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(policy.token)}; HttpOnly; SameSite=Strict; Path=/`,
+      'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`,
       Location: `${url.pathname}${url.search}`,
     });
     res.end();
-    return false;
+    return undefined;
   }
   sendJson(res, 401, {
     error:
+      policy.tokenHint ??
       'this dashboard needs the token printed when it started: open the URL it printed, or send "Authorization: Bearer TOKEN"',
   });
-  return false;
+  return undefined;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

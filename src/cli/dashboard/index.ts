@@ -4,12 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import type { LoadRunner } from './load.ts';
 import type { DecisionFeed } from './panels/autoscaler.ts';
 import { type DashboardServer, startDashboardServer } from './server.ts';
 import { DashboardState } from './state.ts';
+import { UserSessions } from './users.ts';
 
 export { LoadRefusal, type LoadRunner } from './load.ts';
 export type { DecisionFeed, DecisionLike } from './panels/autoscaler.ts';
@@ -84,6 +86,48 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     };
   } catch (err) {
     await state.stop();
+    throw err;
+  }
+}
+
+export interface SignInDashboardOptions extends Omit<DashboardOptions, 'client' | 'feed' | 'load' | 'user'> {
+  /** the dashboard's own credentials (in a cluster: its ServiceAccount), used only to review and impersonate */
+  kubeconfig: KubeConfig;
+}
+
+/**
+ * The dashboard for many people (`modelplane dashboard --auth tokenreview`): each signs in with their own
+ * Kubernetes token and sees and writes with exactly their rights, through impersonation (docs/dashboard.md).
+ */
+export async function startSignInDashboard(opts: SignInDashboardOptions): Promise<DashboardServer> {
+  const staticDir = opts.staticDir ?? WEB_DIST;
+  if (!opts.staticDir) ensureWebBuilt(opts.logger, staticDir);
+  const sessions = await UserSessions.start({
+    kubeconfig: opts.kubeconfig,
+    logger: opts.logger,
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+  });
+  try {
+    const server = await startDashboardServer({
+      sessions,
+      host: opts.host ?? '127.0.0.1',
+      port: opts.port ?? 0,
+      staticDir,
+      cluster: opts.cluster,
+      user: '',
+      logger: opts.logger,
+      ...(opts.readOnly ? { readOnly: true } : {}),
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    });
+    return {
+      ...server,
+      async close() {
+        await server.close();
+        await sessions.stop();
+      },
+    };
+  } catch (err) {
+    await sessions.stop();
     throw err;
   }
 }

@@ -21,6 +21,7 @@ import {
   openEventStream,
   sendJson,
   serveStatic,
+  staticToken,
 } from './http.ts';
 import { LoadRefusal, type LoadRunner } from './load.ts';
 import { streamLogs } from './logs.ts';
@@ -28,6 +29,7 @@ import type { DecisionFeed } from './panels/autoscaler.ts';
 import type { DashboardState } from './state.ts';
 import { chat } from './try.ts';
 import type { DashboardInfo, SnapshotMessage } from './types.ts';
+import type { UserSessions } from './users.ts';
 import { type FormContext, formObject, validateForm } from './validate.ts';
 
 export interface DashboardServerOptions {
@@ -48,6 +50,10 @@ export interface DashboardServerOptions {
   load?: LoadRunner;
   logger: Logger;
 }
+
+/** how startDashboardServer is started: with one view of the cluster, or a view per signed-in person */
+export type DashboardServerStart = Omit<DashboardServerOptions, 'state'> &
+  ({ state: DashboardState; sessions?: undefined } | { state?: undefined; sessions: UserSessions });
 
 export interface DashboardServer {
   url: string;
@@ -210,14 +216,27 @@ async function route(
   serveStatic(res, opts.staticDir, p);
 }
 
-export async function startDashboardServer(opts: DashboardServerOptions): Promise<DashboardServer> {
-  const { state } = opts;
+/** who may call (loopback, the printed token, or each person's own Kubernetes token) */
+function accessPolicy(opts: DashboardServerStart, token: string | undefined): AccessPolicy {
+  if (opts.sessions) {
+    const sessions = opts.sessions;
+    return {
+      verify: async (t) => (await sessions.review(t)) !== undefined,
+      tokenHint:
+        'sign in with your Kubernetes bearer token: open /?token=TOKEN once (it becomes an HttpOnly cookie) or send "Authorization: Bearer TOKEN"; the API server reviews it',
+    };
+  }
+  return token ? { verify: staticToken(token) } : {};
+}
+
+export async function startDashboardServer(opts: DashboardServerStart): Promise<DashboardServer> {
   const loopback = isLoopback(opts.host);
-  const token = loopback ? undefined : randomBytes(24).toString('base64url');
-  const policy: AccessPolicy = token ? { token } : {};
-  const info = (): DashboardInfo => ({
+  // with per-person sign-in the Kubernetes token is the credential; otherwise a random one beyond loopback
+  const token = loopback || opts.sessions ? undefined : randomBytes(24).toString('base64url');
+  const policy = accessPolicy(opts, token);
+  const info = (state: DashboardState, user: string) => (): DashboardInfo => ({
     cluster: opts.cluster,
-    user: opts.user,
+    user,
     kinds: state.kinds,
     hidden: state.hidden,
     readOnly: opts.readOnly === true,
@@ -231,7 +250,12 @@ export async function startDashboardServer(opts: DashboardServerOptions): Promis
       onError: (error, req) => opts.logger.warn('dashboard request failed', { path: req.url?.slice(0, 200), error }),
     },
     async (req, res, { url, body }) => {
-      if (admit(req, res, url, policy)) await route(req, res, url, body, opts, info);
+      const admitted = await admit(req, res, url, policy);
+      if (!admitted) return;
+      const session = opts.sessions && admitted.token ? await opts.sessions.session(admitted.token) : undefined;
+      const state = session?.state ?? opts.state;
+      if (!state) return sendJson(res, 401, { error: policy.tokenHint ?? 'not signed in' });
+      await route(req, res, url, body, { ...opts, state }, info(state, session?.user.user ?? opts.user));
     },
   );
   await new Promise<void>((resolve, reject) => {

@@ -45,6 +45,8 @@ export {
   type HttpMethod,
   type HttpRequest,
   type HttpResponse,
+  type Impersonation,
+  impersonationHeaders,
   type QueryValue,
   Transport,
   type TransportOptions,
