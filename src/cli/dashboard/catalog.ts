@@ -1,4 +1,4 @@
-// The models catalog (docs/dashboard.md, "Models"): the cluster's AIM models and model sources, each model with
+// The models catalog (docs/dashboard.md): the cluster's AIM models and model sources, each model with
 // its service templates and, per template, the nodes whose GPUs it fits — judged by the AIM controller's own
 // rule (gpuAvailability over each node's GPU labels), so the page and the controller never disagree. A
 // "deploy" link carries the values the create form starts from. Pure over the dashboard's caches.

@@ -1,4 +1,4 @@
-// The pods behind a resource's page (docs/dashboard.md, "Drill-down"): the pods its workloads select or own,
+// The pods behind a resource's page (docs/dashboard.md): the pods its workloads select or own,
 // each with its phase, node, restarts and, while it is not running, why (unschedulable, image pull, crash
 // loop…), the way `kubectl get pods` and `kubectl describe` would say it. Pure over the dashboard's caches.
 import type { KubeObject } from '@modelplane/runtime/meta';
