@@ -37,7 +37,7 @@ const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 function unknownFields(value: unknown, schema: Schema | undefined, path: string, out: string[]): void {
   if (!schema || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    value.forEach((v, i) => unknownFields(v, schema.items, `${path}[${i}]`, out));
+    for (const [i, v] of value.entries()) unknownFields(v, schema.items, `${path}[${i}]`, out);
     return;
   }
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
