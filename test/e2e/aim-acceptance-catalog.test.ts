@@ -181,7 +181,7 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 240
     assert.equal(maxActive, 10, 'the limit was reached');
   });
 
-  it('a failed download is retried later: a gated source without a token is Failed/AuthError; a token added to the runtime config is used by the retry, which comes after the wait and succeeds', async () => {
+  it('a failed download is retried: a gated source without a token is Failed/AuthError; a token added to the runtime config changes its env, so the retry starts without waiting, uses it and succeeds', async () => {
     const ns = 'artifact-retry';
     await kubectlApply(cluster, {
       apiVersion: AIM_API,
@@ -204,7 +204,7 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 240
     assert.equal(failed.status?.downloadAttempt, 1);
     const failedAt = Date.parse(failed.status?.lastFailureTime);
     assert.ok(Number.isFinite(failedAt), 'lastFailureTime recorded');
-    // the fix: a namespace-wide token; the artifact keeps waiting for its retry time, then tries again
+    // the fix: a namespace-wide token; the download's env changes, so it is tried again at once
     await kubectlApply(cluster, {
       apiVersion: AIM_API,
       kind: 'AIMRuntimeConfig',
@@ -232,8 +232,8 @@ describe('AIM catalogue acceptance scenarios on the dev cluster', { timeout: 240
       (retried.spec.template.spec.containers[0].env as Array<{ name: string }>).some((e) => e.name === 'HF_TOKEN'),
       'the retry carries the token from the runtime config',
     );
-    // creationTimestamp has whole seconds: the retry started no earlier than the wait allows
-    const startedAt = Date.parse(retried.metadata.creationTimestamp ?? '');
-    assert.ok(startedAt >= failedAt + RETRY_MS - 1_000, `retried ${startedAt - failedAt} ms after the failure`);
+    // (the retry's timing with an unchanged env, and the immediate one on a changed env, are asserted on a
+    // manual clock in test/controllers/aim/artifact-retry.test.ts)
+    assert.ok(Number.isFinite(Date.parse(retried.metadata.creationTimestamp ?? '')), 'the retry Job exists');
   });
 });

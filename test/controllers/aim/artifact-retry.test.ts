@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { downloadBaseEnv, downloadEnv, quantityBytes } from '../../../src/common/model-storage/index.ts';
 import { artifactPipeline } from '../../../src/controllers/aim/artifact/controller.ts';
 import { downloadJobName } from '../../../src/controllers/aim/artifact/names.ts';
 import type { AIMArtifact } from '../../../src/controllers/aim/shared/kinds.ts';
@@ -80,6 +81,40 @@ describe('AIMArtifact download retry', () => {
     assert.deepEqual(t.appliedJobs(), [downloadJobName('weights', 2)]);
     assert.equal(t.current().status?.downloadAttempt, 2);
     assert.equal(t.current().status?.lastFailureTime, undefined);
+  });
+
+  describe('an auth failure whose env has changed since (a token added): retried at once, not after the wait', () => {
+    const env = (extra: Array<{ name: string; value: string }>) =>
+      downloadEnv(
+        downloadBaseEnv({ artifactName: 'weights', namespace: NS, expectedSizeBytes: quantityBytes('1Gi') }),
+        undefined,
+        extra,
+      );
+    const failedWith = (containerEnv: unknown[]): KubeObject => ({
+      ...job(1, 'Failed'),
+      spec: { template: { spec: { containers: [{ name: 'download', env: containerEnv }] } } },
+    });
+    const withToken = (t: ReturnType<typeof setup>) =>
+      t.fake.put({
+        ...t.current(),
+        spec: { ...t.current().spec, env: [{ name: 'HF_TOKEN', value: 'hf_x' }] },
+      } as KubeObject);
+
+    it('the token is new: the failed Job goes and attempt 2 starts now', async () => {
+      const t = setup(failedStatus, failedWith(env([])));
+      withToken(t);
+      await t.run();
+      assert.deepEqual(t.deletedJobs(), [downloadJobName('weights', 1)]);
+      assert.deepEqual(t.appliedJobs(), [downloadJobName('weights', 2)]);
+    });
+
+    it('the env is what the failed Job had: it waits for the retry time (no retry loop)', async () => {
+      const t = setup(failedStatus, failedWith(env([{ name: 'HF_TOKEN', value: 'hf_x' }])));
+      withToken(t);
+      const out = await t.run();
+      assert.deepEqual(t.appliedJobs(), []);
+      assert.equal(out.requeueAfterMs, 30_000);
+    });
   });
 
   it('the status still says attempt 1 but the retry Job exists: it goes on from attempt 2 and does not recreate attempt 1', async () => {

@@ -2,7 +2,9 @@
 // PVC, Jobs and output to the check-size Job, the PVC (sized once: size × (1 + headroom %), the storage
 // class from the artifact, else the runtime config), the download Job with the download env precedence,
 // the components and the progress in status.
+import type { KubeObject } from '@modelplane/runtime/meta';
 import type { AIMArtifactStatus } from '../../../apis/aim/index.ts';
+import type { EnvVar } from '../../../common/env-merge/index.ts';
 import {
   artifactAccessMode,
   buildCheckSizeJob,
@@ -65,6 +67,19 @@ function progressNote(obs: ArtifactObservation): string {
   return pct === undefined || total === undefined ? '' : `: ${pct} % of ${displaySize(total)}`;
 }
 
+/** does the env a download would get now differ from the failed Job's (so the failure may not repeat)? */
+function envChanged(job: KubeObject | undefined, env: readonly EnvVar[]): boolean {
+  const containers = (job?.spec as { template?: { spec?: { containers?: Array<{ env?: EnvVar[] }> } } } | undefined)
+    ?.template?.spec?.containers;
+  const had = containers?.[0]?.env;
+  if (!had) return false;
+  // names and plain values only: the API server defaults fields inside valueFrom (fieldRef.apiVersion), which
+  // would make every comparison differ and retry a refused download at once, forever
+  const key = (list: readonly EnvVar[]) =>
+    JSON.stringify([...list].map((e) => [e.name, e.value ?? '', e.valueFrom ? 'valueFrom' : '']).sort());
+  return key(had) !== key(env);
+}
+
 /** a failed Job's pod that was killed for memory: the log cannot say so, the pod's status does */
 function podsFailure(pods: HealthReport | undefined): CategorizedError | undefined {
   const e = pods?.errors?.map(categorize).find((x) => x.reason === 'PodOOMKilled');
@@ -123,7 +138,11 @@ export function composeArtifact(
         `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
         'it is retried later',
       );
-    obs.retry = retryDecision(failedAt, fetched.now, retryMs);
+    // credentials fixed since (a token added to the runtime config or the artifact's env): retry now
+    obs.retry =
+      obs.failure.category === 'Auth' && envChanged(dl, obs.env)
+        ? { retry: true }
+        : retryDecision(failedAt, fetched.now, retryMs);
   } else if (obs.downloadPhase === 'complete') {
     const unverified = verificationFailure(obs, `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`);
     if (unverified) {
