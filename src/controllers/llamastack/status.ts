@@ -11,6 +11,7 @@ import {
   invalidSpecError,
   type MaybeHealth,
   missingUpstreamError,
+  silent,
   type StatusContext,
   StatusHelper,
   withEventReason,
@@ -206,12 +207,24 @@ function setDeploymentConditions(
     );
   else if (applyError) cm.markFalse('DeploymentUpdated', 'DeploymentUpdateFailed', applyError.message, asError());
   else if (deploymentCurrent(d, obs, cr)) {
+    const image = obs.image.ok ? obs.image.image : '';
+    // a new image alone (an operator upgrade, an image override) keeps the condition True: say so once,
+    // until status records the new image
+    const newImage = obs.imageChanged
+      ? [
+          {
+            recurring: true,
+            eventMessage: `Deployment ${cr.metadata.name} now runs ${image} (was ${cr.status?.resolvedDistribution?.image})`,
+          },
+        ]
+      : [];
     cm.markTrue(
       'DeploymentUpdated',
       'DeploymentUpdateSucceeded',
-      `Deployment ${cr.metadata.name} runs ${obs.image.ok ? obs.image.image : ''}`,
+      `Deployment ${cr.metadata.name} runs ${image}`,
       asInfo(),
       withEventReason('DeploymentUpdated'),
+      ...newImage,
     );
   } else
     cm.markUnknown('DeploymentUpdated', 'DeploymentUpdatePending', 'the Deployment has not been updated yet', asInfo());
@@ -361,8 +374,11 @@ export function setLlamaStackStatus(
             problemReason ??
             'ConfigurationInvalid'),
       failure,
+      // ConfigGenerated and SecretsResolved already say it with their own Warning: one event per cause
+      ...(c.kind === 'failed' || obs.secretProblems.length > 0 ? [silent()] : []),
     );
-  else if (applyError) h.failed(applyError.reason, applyError.message);
+  else if (applyError)
+    h.failed(applyError.reason, applyError.message, ...(blockingWriteFailure(ctx, d !== undefined) ? [silent()] : []));
   else if (c.kind === 'waiting') h.pending('WaitingForEndpoint', c.message);
   else if (!d) h.pending('DeploymentPending', 'the Deployment has not been created yet');
   else if (!cm.isTrue('Available'))

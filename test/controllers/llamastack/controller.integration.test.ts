@@ -215,6 +215,28 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
       'Secret "vllm-creds" not found in namespace "llama". Referenced by: spec.providers.inference[0].apiKey',
     );
     assert.equal(failed.status?.phase, 'Failed');
+    // one Warning says it (SecretResolutionFailed), not one per condition that follows from it
+    const warnings = await waitFor('the Warning event', async () => {
+      const all = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' } as KindRef<KubeObject & Json>, {
+        namespace: NS,
+      });
+      const mine = all.items.filter(
+        (e) => e.regarding?.name === 'basic' && e.type === 'Warning' && /vllm-creds/.test(e.note ?? ''),
+      );
+      return mine.length > 0 ? mine : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const all = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' } as KindRef<KubeObject & Json>, {
+      namespace: NS,
+    });
+    const about = all.items.filter(
+      (e) => e.regarding?.name === 'basic' && e.type === 'Warning' && /vllm-creds/.test(e.note ?? ''),
+    );
+    assert.deepEqual(
+      about.map((e) => e.reason),
+      ['SecretResolutionFailed'],
+      `Warnings about the missing Secret: ${JSON.stringify(about.map((e) => [e.reason, e.note]))} (first seen ${warnings.length})`,
+    );
   });
 
   it('builds the PVC, Recreate strategy, PDB and spread constraints for storage and several replicas, and an HPA for autoscaling', async () => {
@@ -345,6 +367,19 @@ describe('LlamaStackDistribution controller on the dev cluster', { timeout: 180_
     assert.equal(after.status?.distributionConfig?.availableDistributions?.starter, 'quay.io/acme/starter:2.0');
     const events = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' } as KindRef<KubeObject & Json>, {
       namespace: NS,
+    });
+    await waitFor('an event saying the image alone changed', async () => {
+      const all = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' } as KindRef<KubeObject & Json>, {
+        namespace: NS,
+      });
+      return all.items.some(
+        (e) =>
+          e.regarding?.name === 'upgrade' &&
+          e.reason === 'DeploymentUpdated' &&
+          /now runs quay\.io\/acme\/starter:2\.0 \(was docker\.io\/llamastack\/distribution-starter:0\.7\.3\)/.test(
+            e.note,
+          ),
+      );
     });
     const reasons = new Set(events.items.filter((e) => e.regarding?.name === 'basic').map((e) => e.reason));
     for (const r of ['ConfigGenerated', 'ConfigGenerationFailed', 'SecretResolutionFailed'])

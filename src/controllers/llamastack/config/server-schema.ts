@@ -4,7 +4,7 @@
 // them the way the server's pydantic models read a config: numbers and booleans may come as strings (lax
 // mode), and a value holding `${env.…}` is only known once the server substitutes it, so it passes as any
 // scalar. It returns the first error with its path, e.g. `providers.inference[0].config.base_url: …`.
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 
 type Schema = Record<string, any>;
 interface ServerSchema {
@@ -15,7 +15,8 @@ interface ServerSchema {
   providers: Record<string, Record<string, Schema>>;
 }
 
-const load = createRequire(import.meta.url);
+// read beside this module: the image build copies the directories modules read this way next to the bundle
+const DIR = new URL('./schema/', import.meta.url);
 /** the server releases there is a schema for, newest first */
 export const SCHEMA_VERSIONS = ['0.7.3'] as const;
 const schemas = new Map<string, ServerSchema>();
@@ -24,7 +25,7 @@ function schemaFor(version: string): ServerSchema | undefined {
   if (!(SCHEMA_VERSIONS as readonly string[]).includes(version)) return undefined;
   let s = schemas.get(version);
   if (!s) {
-    s = load(`./schema/llama-stack-${version}.json`) as ServerSchema;
+    s = JSON.parse(readFileSync(new URL(`llama-stack-${version}.json`, DIR), 'utf8')) as ServerSchema;
     schemas.set(version, s);
   }
   return s;
