@@ -66,6 +66,7 @@ import { aimChainFigures } from './lib/aim-chain.ts';
 import type { Step } from './lib/baseline.ts';
 import { appliedBy, type BenchServer, benchArgs, progress, waitFor } from './lib/harness.ts';
 import { type Operators, runScenario, type Scenario } from './lib/scenario.ts';
+import { smokeOr } from './lib/smoke.ts';
 import {
   HTTPRouteKind,
   InferenceServiceKind,
@@ -278,7 +279,9 @@ const scenario: Scenario<AIMService> = {
       : Promise.resolve({}),
 };
 
-runScenario(scenario, benchArgs({ 'chain-services': '40', 'chain-models': '4' })).catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runScenario(scenario, benchArgs({ 'chain-services': smokeOr('40', '2'), 'chain-models': smokeOr('4', '1') })).catch(
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -23,6 +23,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { allCrds } from '../src/cli/crds.ts';
 import { registerLlamaStackController } from '../src/controllers/llamastack/index.ts';
 import { GENERATED_CONFIGMAPS, WATCHED_CONFIGMAPS } from '../src/controllers/llamastack/names.ts';
+import { smokeOr } from './lib/smoke.ts';
 
 const NS = 'bench';
 const OPERATOR_NS = 'modelplane-system';
@@ -145,7 +146,7 @@ async function main(n: number): Promise<void> {
 }
 
 const { values } = parseArgs({
-  options: { objects: { type: 'string', default: '10000' }, serve: { type: 'boolean' } },
+  options: { objects: { type: 'string', default: smokeOr('10000', '100') }, serve: { type: 'boolean' } },
 });
 if (values.serve) await serve();
 else {

@@ -18,7 +18,7 @@ import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { partsOf } from '../src/handle.ts';
-import { compareBackends } from './compare.ts';
+import { compareBackends } from './lib/compare.ts';
 
 const GROUP = 'bench.modelplane.dev';
 const PLURAL = 'benchobjects';

@@ -63,7 +63,7 @@ export interface Figures {
 
 async function serveEmbedded(): Promise<void> {
   const t0 = performance.now();
-  const { startApiServer } = await import('../src/index.ts');
+  const { startApiServer } = await import('../../src/index.ts');
   const server = await startApiServer({ port: 0 });
   const startMs = performance.now() - t0;
   process.on('message', async (m: { op: string }) => {
@@ -129,7 +129,7 @@ function processCpu(pid: number | undefined): number {
 }
 
 async function startReal(): Promise<Running> {
-  const { startRealControlPlane } = await import('../src/real/index.ts');
+  const { startRealControlPlane } = await import('../../src/real/index.ts');
   const t0 = performance.now();
   // kube-controller-manager is left out: the load is the API server's, and its RSS is not counted
   const plane = await startRealControlPlane({ controllerManager: false });
