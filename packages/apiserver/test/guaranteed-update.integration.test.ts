@@ -98,7 +98,7 @@ describe('writes without a precondition retry on the latest object (GuaranteedUp
           clientConfig: { service: { namespace: 'hooks', name: 'slow', path: '/mutate' }, caBundle: hooks.caBundle },
           rules: [
             {
-              operations: ['UPDATE'],
+              operations: ['CREATE', 'UPDATE'],
               apiGroups: ['example.com', 'apps'],
               apiVersions: ['v1'],
               resources: ['racers', 'racers/status', 'deployments', 'deployments/status'],
@@ -271,5 +271,27 @@ describe('writes without a precondition retry on the latest object (GuaranteedUp
     const final = (await raw(c, 'GET', path)).json();
     assert.equal(final.metadata.labels.unconditional, 'yes');
     assert.equal(final.status.availableReplicas, 1);
+  });
+
+  it('two applies that both create the same object: one creates, the other is retried as an update', async () => {
+    const path = `${RACERS}/born-twice`;
+    const applied = (field: string) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Racer',
+      metadata: { name: 'born-twice' },
+      spec: { [field]: true },
+    });
+    // both see no object; the webhook holds each create, so the second commits after the first
+    const [a, b] = await Promise.all([
+      patch(path, APPLY, applied('fromA'), '?fieldManager=creator-a'),
+      patch(path, APPLY, applied('fromB'), '?fieldManager=creator-b'),
+    ]);
+    assert.deepEqual([a.status, b.status].sort(), [200, 201], `${a.text}\n${b.text}`);
+    const final = (await raw(c, 'GET', path)).json();
+    assert.deepEqual(final.spec, { fromA: true, fromB: true });
+    assert.deepEqual(final.metadata.managedFields.map((m: { manager: string }) => m.manager).sort(), [
+      'creator-a',
+      'creator-b',
+    ]);
   });
 });
