@@ -58,7 +58,13 @@ export const AUTOSCALER_RBAC_RULES: readonly PolicyRule[] = [
   rule('kubeairunway.ai', ['modeldeployments'], READ),
   rule('aim.eai.amd.com', ['aimservices'], READ),
   rule(LLMD_GROUP, ['variantautoscalings/status'], ['patch']),
-  rule('', ['configmaps', 'pods', 'namespaces'], READ),
+  rule('', ['pods', 'namespaces'], READ),
+  // only its own ConfigMaps, by name (its watches select them with metadata.name), never every ConfigMap of
+  // the cluster; a deployment that renames them (CONFIG_MAP_NAME …) names them here too
+  {
+    ...rule('', ['configmaps'], READ),
+    resourceNames: [DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME, DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME],
+  },
   rule('apps', ['deployments', 'replicasets'], READ),
   // scale from zero: the one write to a workload, through its /scale subresource (an HPA cannot leave 0)
   rule('apps', ['deployments/scale'], ['get', 'patch', 'update']),
