@@ -51,12 +51,15 @@ class Scanner {
 
   private value(context: string): void {
     const c = this.next();
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
-    if (c === '"') return this.string();
-    if (c === '-' || (c >= '0' && c <= '9')) return this.number(c);
-    for (const literal of ['true', 'false', 'null']) if (c === literal[0]) return this.literal(literal);
-    throw invalid(c, context);
+    if (c === '{') this.object();
+    else if (c === '[') this.array();
+    else if (c === '"') this.string();
+    else if (c === '-' || (c >= '0' && c <= '9')) this.number(c);
+    else {
+      const literal = ['true', 'false', 'null'].find((l) => c === l[0]);
+      if (!literal) throw invalid(c, context);
+      this.literal(literal);
+    }
   }
 
   private object(): void {
