@@ -36,7 +36,15 @@ export function descendants(root: KubeObject, all: readonly KubeObject[]): KubeO
 /** the pods of a resource: owned by it or a descendant, or selected by a descendant workload's selector */
 export function podsOf(root: KubeObject, all: readonly KubeObject[], pods: readonly KubeObject[]): KubeObject[] {
   if (root.kind === 'Pod') return [];
-  const family = descendants(root, all);
+  // what an autoscaler (VariantAutoscaling, HPA, ScaledObject) scales is its target: its pods are the target's
+  const ref = ((root as Loose).spec?.scaleTargetRef ?? {}) as Loose;
+  const target = all.find(
+    (o) =>
+      o.kind === (ref.kind ?? 'Deployment') &&
+      o.metadata.name === ref.name &&
+      o.metadata.namespace === root.metadata.namespace,
+  );
+  const family = [...descendants(root, all), ...(target ? [target] : [])];
   const uids = new Set(family.map((o) => o.metadata.uid).filter(Boolean));
   const ns = root.metadata.namespace;
   const selectors = family

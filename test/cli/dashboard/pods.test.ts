@@ -50,6 +50,16 @@ describe('the pods of a resource', () => {
     assert.deepEqual(podsOf(pods[0]!, [], pods), [], 'a pod page lists no pods');
   });
 
+  it("an autoscaler's pods are its scale target's", () => {
+    const va = obj('VariantAutoscaling', 'v', { spec: { scaleTargetRef: { kind: 'Deployment', name: 'm' } } });
+    assert.deepEqual(
+      podsOf(va, [va, md, ws, dep, other], pods).map((p) => p.metadata.name),
+      ['m-1', 'm-2'],
+    );
+    const lost = obj('VariantAutoscaling', 'w', { spec: { scaleTargetRef: { kind: 'Deployment', name: 'gone' } } });
+    assert.deepEqual(podsOf(lost, [lost, dep], pods), []);
+  });
+
   it('a pod owned directly (a Job, a StatefulSet) counts without a selector', () => {
     const job = obj('Job', 'j');
     const owned = obj('Pod', 'j-abc', {}, job.metadata.uid);
