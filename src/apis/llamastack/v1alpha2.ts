@@ -205,6 +205,22 @@ const disabledWithProvider = PROVIDER_SECTIONS.map((s) => ({
   message: `spec.disabled lists ${SECTION_API[s]} while spec.providers.${s} configures it: remove one of them`,
 }));
 
+export const externalProviderSchema = z.object({
+  providerId: z.string().min(1).max(PROVIDER_ID_MAX),
+  providerType: z
+    .string()
+    .max(253)
+    .regex(/^(remote|inline)::[A-Za-z0-9_.-]+$/),
+  /** the Python module the server loads the provider from (an external provider's package) */
+  module: z.string().min(1).max(253).optional(),
+  config: z.looseObject({}).optional(),
+});
+export const externalProvidersSchema = z.object(
+  Object.fromEntries(
+    DISABLEABLE_APIS.map((api) => [api, z.array(externalProviderSchema).max(MAX_PROVIDERS_PER_SECTION).optional()]),
+  ) as Record<(typeof DISABLEABLE_APIS)[number], z.ZodOptional<z.ZodArray<typeof externalProviderSchema>>>,
+);
+
 export const v1alpha2SpecSchema = z
   .object({
     distribution: distributionSchema.meta({
@@ -218,8 +234,11 @@ export const v1alpha2SpecSchema = z
     disabled: z.array(z.enum(DISABLEABLE_APIS)).max(32).optional(),
     networking: networkingSchema.optional(),
     workload: workloadSchema.optional(),
-    /** external providers (kept as given; merged after generation) */
-    externalProviders: z.looseObject({}).optional(),
+    /**
+     * providers the operator does not model, by API: appended to the generated config after generation,
+     * replacing a generated provider of the same id (docs/llamastack.md, "External providers")
+     */
+    externalProviders: externalProvidersSchema.optional(),
     /** a ConfigMap holding a complete config.yaml: used as-is, nothing is generated */
     overrideConfig: z
       .object({ configMapName: z.string().min(1), configMapNamespace: z.string().optional() })

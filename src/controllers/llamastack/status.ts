@@ -148,10 +148,11 @@ function setConfigGenerated(cm: ConditionManager, obs: LlamaStackObservation, re
             },
           ]
         : [];
+    const replaced = c.generated.replacedByExternal;
     cm.markTrue(
       'ConfigGenerated',
       'ConfigGenerationSucceeded',
-      `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources`,
+      `Generated config.yaml with ${c.generated.providerCount} providers and ${c.generated.resourceCount} resources${replaced.length ? `; spec.externalProviders replaced the generated ${replaced.join(', ')}` : ''}`,
       asInfo(),
       withEventReason('ConfigGenerated'),
       ...fresh,

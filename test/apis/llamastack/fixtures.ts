@@ -71,7 +71,7 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
           volumeMounts: [{ name: 'extra', mountPath: '/extra' }],
         },
       },
-      externalProviders: { inference: [{ providerId: 'ext', module: 'ext_provider' }] },
+      externalProviders: { inference: [{ providerId: 'ext', providerType: 'remote::ext', module: 'ext_provider' }] },
     },
   };
 }

@@ -66,6 +66,8 @@ export interface GeneratedConfig {
   providerCount: number;
   resourceCount: number;
   configVersion: number;
+  /** generated providers an external provider of the same id replaced, as `api/id` */
+  replacedByExternal: string[];
 }
 
 export function configVersionOf(base: Readonly<Record<string, unknown>>, distroName: string): number {
@@ -136,6 +138,35 @@ function checkServerSupports(spec: LlamaStackDistributionSpec): void {
     );
 }
 
+/**
+ * spec.externalProviders, merged after generation (spec 001 of the published operator): each is appended
+ * to its API's providers (and the API turned on), replacing a generated provider of the same id; returns
+ * the ids it replaced, which the status reports.
+ */
+function mergeExternalProviders(
+  out: Record<string, unknown>,
+  external: LlamaStackDistributionSpec['externalProviders'],
+): string[] {
+  const replaced: string[] = [];
+  const providers = out.providers as Record<string, ProviderEntry[]>;
+  const apis = out.apis as string[];
+  for (const [api, list] of Object.entries(external ?? {})) {
+    for (const p of list ?? []) {
+      const entry: ProviderEntry = {
+        provider_id: p.providerId,
+        provider_type: p.providerType,
+        ...(p.module ? { module: p.module } : {}),
+        config: { ...(p.config ?? {}) },
+      };
+      const existing = (providers[api] ?? []).filter((e) => e.provider_id !== p.providerId);
+      if (existing.length !== (providers[api] ?? []).length) replaced.push(`${api}/${p.providerId}`);
+      providers[api] = [...existing, entry];
+      if (!apis.includes(api)) apis.push(api);
+    }
+  }
+  return replaced;
+}
+
 export function generateConfig(input: GenerateInput): GeneratedConfig {
   const { spec, base, distroName } = input;
   checkServerSupports(spec);
@@ -148,6 +179,7 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
   out[configVersion === 1 ? 'image_name' : 'distro_name'] = distroName;
   out.apis = mergeApis(base.apis, spec, disabled);
   out.providers = providers;
+  const replaced = mergeExternalProviders(out, spec.externalProviders);
   for (const api of disabled) for (const key of API_TOP_LEVEL[api] ?? []) delete out[key];
   const dropped = [...disabled].flatMap((api) => API_RESOURCES[api] ?? []);
   out.registered_resources = mergeResources(base.registered_resources, spec.resources, providers, dropped);
@@ -177,6 +209,7 @@ export function generateConfig(input: GenerateInput): GeneratedConfig {
     providerCount: countLists(providers),
     resourceCount: countLists(out.registered_resources),
     configVersion,
+    replacedByExternal: replaced,
   };
 }
 
