@@ -12,6 +12,8 @@ const REAL_SUITES = [
   'test/real/fidelity.test.ts',
   'packages/runtime/test/predicates-property.integration.test.ts',
   'test/controllers/aim-process-rbac.integration.test.ts',
+  'test/controllers/llmd/autoscaler-process-rbac.integration.test.ts',
+  'test/cli/dashboard/signin.integration.test.ts',
   'test/controllers/aim/service-controller.integration.test.ts',
   'test/controllers/aim/runtime-config-integration.integration.test.ts',
   'test/controllers/aim/model-integration.integration.test.ts',
