@@ -29,17 +29,17 @@ interface Md {
   metadata: { generation?: number };
 }
 
-const llmd = (name: string) =>
+const llmd = (name: string, opts: { servedName?: string; weight?: number } = {}) =>
   JSON.stringify({
     apiVersion: 'kubeairunway.ai/v1alpha1',
     kind: 'ModelDeployment',
     metadata: { name, namespace: NS },
     spec: {
-      model: { id: QWEN },
+      model: { id: QWEN, ...(opts.servedName ? { servedName: opts.servedName } : {}) },
       engine: { type: 'vllm' },
       provider: { name: 'llmd' },
       resources: { gpu: { count: 1 }, memory: '16Gi' },
-      gateway: { enabled: true },
+      gateway: { enabled: true, ...(opts.weight ? { weight: opts.weight } : {}) },
     },
   });
 
@@ -120,6 +120,37 @@ describe('KubeAIRunway routing on modelplane dev (webhook down)', { timeout: 240
     const res = await chat(url);
     assert.equal(res.status, 200, 'the pods still serve, and the Gateway still reaches them');
     await setGpus(1);
+  });
+
+  it('deployments that both set spec.gateway.weight share a name: one route with a weighted backend each, both answer', async () => {
+    await cluster.k(['apply', '-f', '-'], llmd('shared-a', { servedName: 'shared', weight: 3 }));
+    const owner = await reason('shared-a', 'HTTPRouteAccepted');
+    await cluster.k(['apply', '-f', '-'], llmd('shared-b', { servedName: 'shared', weight: 1 }));
+    const sharer = await reason('shared-b', 'ModelNameShared');
+    assert.equal(gatewayReady(sharer)?.status, 'True');
+    assert.equal(await routeExists('shared-b'), false, 'one route for the name');
+    const route = await waitFor('both backends on the owner route', async () => {
+      const r = JSON.parse(await cluster.k(['get', 'httproute', 'shared-a', '-n', NS, '-o', 'json'])) as {
+        spec: { rules: Array<{ backendRefs: Array<{ kind: string; name: string; weight?: number }> }> };
+      };
+      return r.spec.rules[0]!.backendRefs.length === 2 && r;
+    });
+    assert.deepEqual(
+      route.spec.rules[0]!.backendRefs.map((b) => `${b.kind}/${b.name}:${b.weight}`),
+      ['InferencePool/shared-a-pool:3', 'InferencePool/shared-b-pool:1'],
+    );
+    const url = owner.status?.endpoint?.gatewayUrl;
+    const ask = () =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'shared', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
+      });
+    await waitFor('a 200 for "shared"', async () => (await ask()).status === 200);
+    for (let i = 0; i < 12; i++) {
+      const res = await ask();
+      assert.equal(res.status, 200, await res.text());
+    }
   });
 
   it("when the labelled Gateway goes, routes are withdrawn with GatewayNotFound, never moved to KServe's Gateway", async () => {
