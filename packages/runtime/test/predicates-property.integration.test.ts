@@ -1,5 +1,5 @@
-// Property: update filters never hide a change. Random sequences of writes (seeded) — spec, labels and
-// annotations by a user, status fields and conditions by three field managers, by server-side apply and by
+// Property: update filters never hide a change. Random sequences of writes (seeded) — spec, labels,
+// annotations and finalizers by a user, status fields and conditions by three field managers, by server-side apply and by
 // merge patch, many within one second — race on a few objects while one controller per manager watches them
 // through ignoreOwnStatusWrites(that manager), and one through nonStatusChanged(). Whatever the order, each
 // controller's last reconcile must have seen the final object, up to what its filter is allowed to skip
@@ -87,13 +87,16 @@ async function randomWrite(clients: Map<string, KubeClient>, name: string, rando
   const who = Math.floor(random() * (MANAGERS.length + 1));
   if (who === MANAGERS.length) {
     const user = clients.get('user')!;
-    const what = Math.floor(random() * 3);
+    const what = Math.floor(random() * 4);
     const patch =
       what === 0
         ? { spec: { size: n } }
         : what === 1
           ? { metadata: { labels: { [`l${n % 3}`]: String(n) } } }
-          : { metadata: { annotations: { [`a${n % 3}`]: String(n) } } };
+          : what === 2
+            ? { metadata: { annotations: { [`a${n % 3}`]: String(n) } } }
+            : // a finalizer list of 0, 1 or 2 entries (nothing deletes these objects, so they never hold anything up)
+              { metadata: { finalizers: ['filters.modelplane.io/a', 'filters.modelplane.io/b'].slice(0, n % 3) } };
     await user.patch(Gizmos, name, NS, patch, 'merge');
     return;
   }

@@ -81,9 +81,11 @@ function withoutFinalizers(obj: KubeObject): unknown {
 }
 
 /**
- * Drops an update whose only change is `finalizer` being added to or removed from metadata.finalizers:
- * the controller that holds that finalizer wrote it, acts on the patched object in the same reconcile,
- * and needs no second reconcile for its own patch. Deletion (deletionTimestamp) always shows as a change.
+ * Drops an update whose only change is the controller's own finalizer write: `finalizer` added, or removed
+ * from an object being deleted (its cleanup done). The controller wrote it, acts on the patched object in
+ * the same reconcile, and needs no second reconcile for its own patch. `finalizer` removed from a live
+ * object passes: somebody else took it away, and the controller must put it back. Deletion
+ * (deletionTimestamp) always shows as a change.
  */
 export function ignoreFinalizerChange<T extends KubeObject>(finalizer: string): Predicate<T> {
   return (ev) => {
@@ -93,6 +95,8 @@ export function ignoreFinalizerChange<T extends KubeObject>(finalizer: string): 
     if (deepEqual(before, after)) return true;
     const others = (fs: readonly string[]) => fs.filter((f) => f !== finalizer);
     if (!deepEqual(others(before), others(after))) return true;
+    const removed = before.includes(finalizer) && !after.includes(finalizer);
+    if (removed && !ev.obj.metadata.deletionTimestamp) return true;
     return !deepEqual(withoutFinalizers(ev.old), withoutFinalizers(ev.obj));
   };
 }
