@@ -36,6 +36,9 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** headers past this count are ignored (default 100) */
   maxHeadersCount?: number;
+  /** connections past this many open at once are closed on arrival (default 1024), so a flood of idle or
+   * streaming connections cannot exhaust the process's file descriptors */
+  maxConnections?: number;
   /** writes an error answer in the server's own format (default `{"error": message}` as JSON) */
   sendError?: (res: ServerResponse, status: number, message: string) => void;
   /** told about handler failures (5xx), e.g. to log them */
@@ -176,6 +179,7 @@ export function serveGuarded<S extends Server | HttpsServer>(
   server.headersTimeout = opts.headersTimeoutMs ?? 10_000;
   server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
   server.maxHeadersCount = opts.maxHeadersCount ?? 100;
+  server.maxConnections = opts.maxConnections ?? 1024;
   // how often those deadlines are checked (node's default, 30 s, would let a slow client hold on that long)
   (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(
     1_000,

@@ -139,4 +139,39 @@ describe('serveGuarded: the error boundary of every server', () => {
     assert.ok(Date.now() - started < 7_500, `cut after ${Date.now() - started} ms`);
     assert.ok(got === '' || /^HTTP\/1\.1 408 /.test(got), got);
   });
+
+  it('connections past the limit are closed on arrival; the server serves again once they go', async () => {
+    const small = serveGuarded(
+      createServer(),
+      { name: 'small', maxBodyBytes: 16, maxConnections: 3 },
+      (_req, res) => void res.end('ok'),
+    );
+    await new Promise<void>((r) => small.listen(0, '127.0.0.1', r));
+    const smallPort = (small.address() as { port: number }).port;
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<ReturnType<typeof connect>>((r) => {
+            const s = connect(smallPort, '127.0.0.1', () => r(s));
+          }),
+      ),
+    );
+    try {
+      // the server counts a connection once it accepted it: wait until it holds all three
+      while ((await new Promise<number>((r) => small.getConnections((_e, n) => r(n)))) < 3)
+        await new Promise((r) => setTimeout(r, 10));
+      assert.equal(
+        await raw(smallPort, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', { timeoutMs: 3_000 }),
+        '',
+        'the fourth is closed unanswered',
+      );
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    while ((await new Promise<number>((r) => small.getConnections((_e, n) => r(n)))) > 0)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.match(await raw(smallPort, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), /^HTTP\/1\.1 200 /);
+    await new Promise<void>((r) => small.close(() => r()));
+  });
 });
