@@ -44,7 +44,7 @@ describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, (
     );
     cluster = await startDevCluster({ port: 0, log, sets, prometheus: true });
     client = await KubeClient.create(cluster.server.kubeconfigYaml());
-    // a faster cycle than dev's 10 s, so the test watches the decisions come in
+    // a faster cycle than dev's 5 s, so the test watches the decisions come in
     await client.withFieldManager('test').apply({
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -122,7 +122,7 @@ export async function applyAutoscalerDefaults(client: Manager['client']): Promis
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: DEFAULT_CONFIG_MAP_NAME, namespace: DEFAULT_AUTOSCALER_NAMESPACE },
-      data: { GLOBAL_OPT_INTERVAL: '10s' },
+      data: { GLOBAL_OPT_INTERVAL: '5s' },
     } as never);
   }
   if (!(await existing(DEFAULT_SATURATION_CONFIG_MAP_NAME))) {
