@@ -26,7 +26,12 @@ export const v1alpha1SpecSchema = z.object({
     }),
     containerSpec: z
       .object({
-        name: z.string().optional(),
+        // the server container's name (a DNS label, as a container name must be)
+        name: z
+          .string()
+          .max(63)
+          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+          .optional(),
         port: z.int32().min(0).max(65535).optional(),
         resources: resourceRequirementsSchema.optional(),
         env: envListSchema.optional(),

@@ -4,7 +4,7 @@
 import type { Deployment, Ingress, PodDisruptionBudget, ReplicaSet } from '@modelplane/apimachinery/builtin';
 import type { InformerSpec } from '@modelplane/runtime/cache';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
-import { LLS_GROUP } from '../../apis/llamastack/index.ts';
+import { LLS_GROUP, V1ALPHA1_FIELDS_ANNOTATION } from '../../apis/llamastack/index.ts';
 
 export const LLAMASTACK_CONTROLLER = 'llamastack';
 export const PAUSE_ANNOTATION = `${LLS_GROUP}/reconcile-paused`;
@@ -43,6 +43,21 @@ export const SECRET_HASH_ANNOTATION = `${LLS_GROUP}/secret-hash`;
 export const CA_BUNDLE_HASH_ANNOTATION = `${LLS_GROUP}/ca-bundle-hash`;
 
 export const CONTAINER_NAME = 'llama-stack';
+
+/**
+ * The server container's name: v1alpha1's `containerSpec.name` (kept through conversion in the
+ * `llamastack.io/v1alpha1-fields` annotation), else `llama-stack`.
+ */
+export function containerNameOf(cr: KubeObject): string {
+  const raw = cr.metadata.annotations?.[V1ALPHA1_FIELDS_ANNOTATION];
+  if (!raw) return CONTAINER_NAME;
+  try {
+    const name = (JSON.parse(raw) as { containerName?: unknown }).containerName;
+    return typeof name === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name) ? name : CONTAINER_NAME;
+  } catch {
+    return CONTAINER_NAME;
+  }
+}
 export const CONFIG_DIR = '/etc/llama-stack';
 export const CONFIG_PATH = `${CONFIG_DIR}/config.yaml`;
 export const DEFAULT_MOUNT_PATH = '/.llama';

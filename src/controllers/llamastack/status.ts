@@ -17,7 +17,13 @@ import {
   withEventReason,
 } from '../../engine/index.ts';
 import { DISTRIBUTIONS, parseImageOverrides } from './config/index.ts';
-import { CONFIG_HASH_ANNOTATION, CONTAINER_NAME, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress } from './names.ts';
+import {
+  CONFIG_HASH_ANNOTATION,
+  containerNameOf,
+  type Deployment,
+  IMAGE_OVERRIDES_KEY,
+  type Ingress,
+} from './names.ts';
 import { serviceURL } from './network.ts';
 import { unhealthyProviders } from './server-health.ts';
 
@@ -110,7 +116,7 @@ function deploymentCurrent(d: Deployment | undefined, obs: LlamaStackObservation
   if (!d || !obs.image.ok) return false;
   const containers =
     (d.spec?.template?.spec as { containers?: Array<{ name: string; image?: string }> } | undefined)?.containers ?? [];
-  const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
+  const image = containers.find((c) => c.name === containerNameOf(cr))?.image;
   const want = configSource(cr, obs).source?.hash?.slice(0, 16);
   return image === obs.image.image && d.spec?.template?.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] === want;
 }

@@ -12,7 +12,7 @@ import {
   CONFIG_DIR,
   CONFIG_HASH_ANNOTATION,
   CONFIG_PATH,
-  CONTAINER_NAME,
+  containerNameOf,
   DEFAULT_MOUNT_PATH,
   objectLabels,
   pvcName,
@@ -131,7 +131,7 @@ export function buildDeployment(input: WorkloadInput): KubeObject {
   const command = o.command ?? (input.config ? ['llama', 'stack', 'run', CONFIG_PATH] : undefined);
   const args = o.args ?? (input.config && !o.command ? ['--port', String(port)] : undefined);
   const container: Obj = {
-    name: CONTAINER_NAME,
+    name: containerNameOf(cr),
     image: input.image,
     ports: [{ name: 'http', containerPort: port, protocol: 'TCP' }],
     env: env(input, mountPath),

@@ -191,3 +191,18 @@ describe('Llama Stack planner pieces', () => {
     );
   });
 });
+
+describe("v1alpha1's containerSpec.name", () => {
+  it('names the server container (kept through conversion in the v1alpha1-fields annotation); anything unusable falls back', () => {
+    const named = (annotation?: string) => {
+      const object = cr({});
+      if (annotation !== undefined) object.metadata.annotations = { 'llamastack.io/v1alpha1-fields': annotation };
+      const d = buildDeployment({ cr: object, image: 'img:1', port: 8321, secrets: [] }) as any;
+      return d.spec.template.spec.containers.map((c: any) => c.name);
+    };
+    assert.deepEqual(named('{"containerName":"server"}'), ['server']);
+    assert.deepEqual(named(), ['llama-stack']);
+    assert.deepEqual(named('{"containerName":"Not_A_Label"}'), ['llama-stack']);
+    assert.deepEqual(named('not json'), ['llama-stack']);
+  });
+});
