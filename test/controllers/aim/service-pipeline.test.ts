@@ -285,6 +285,48 @@ describe('AIMService pipeline', () => {
     assert.equal(t.cond('ModelReady')?.reason, 'ModelNotFound');
   });
 
+  it('upstream changes under a running InferenceService: a model given another image, not Ready, deleted and recreated never re-apply it and never take the service out of Running', async () => {
+    const t = setup(model(), service());
+    await t.reconcile();
+    const built = t.fake.getObject<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService', 'qwen-chat', NS)!;
+    t.fake.put({
+      ...built,
+      status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True' }] },
+    } as KubeObject);
+    await t.reconcile();
+    assert.equal(t.current().status?.status, 'Running');
+    const applies = t.applied('InferenceService').length;
+    const steps: Array<[string, () => void, string]> = [
+      ['another image', () => t.fake.put(model({ image: 'other/image:2' })), 'ModelChanged'],
+      ['not Ready', () => t.fake.put(model({ status: 'Progressing' })), 'ModelNotReadyWhileServing'],
+      ['deleted', () => t.fake.remove(API, 'AIMModel', 'qwen-qwen3-32b', NS), 'ModelDeleted'],
+      [
+        'recreated',
+        () => t.fake.put({ ...model(), metadata: { ...model().metadata, uid: 'uid-new' } } as KubeObject),
+        'ModelRecreated',
+      ],
+    ];
+    for (const [what, change, reason] of steps) {
+      change();
+      await t.reconcile();
+      assert.equal(t.current().status?.status, 'Running', `${what}: still Running`);
+      assert.equal(t.cond('ModelReady')?.status, 'True', what);
+      assert.equal(t.cond('ModelReady')?.reason, reason, what);
+      assert.equal(t.applied('InferenceService').length, applies, `${what}: the InferenceService is not re-applied`);
+    }
+    const isvc = t.fake.getObject<KubeObject & { spec: any }>(
+      'serving.kserve.io/v1beta1',
+      'InferenceService',
+      'qwen-chat',
+      NS,
+    )!;
+    assert.equal(
+      isvc.spec.predictor.containers[0].image,
+      built.spec && (built.spec as any).predictor.containers[0].image,
+    );
+    assert.match(t.cond('ModelReady')!.message, /delete InferenceService ml-team\/qwen-chat/);
+  });
+
   it('a path template that stops rendering keeps the last good HTTPRoute, and status says which path it still routes', async () => {
     const t = setup(model(), nsConfig('default', SEED_ROUTING), service());
     await t.reconcile();
