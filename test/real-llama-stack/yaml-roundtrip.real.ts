@@ -6,7 +6,8 @@
 // settings carry such values. Needs the venv of scripts/llama-stack/setup.sh (`npm run test:llama-stack`).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { prng } from '@modelplane/apiserver/testing';
 import {
@@ -206,5 +207,41 @@ describe(`config.yaml read back by the Llama Stack server's loader (seed ${SEED}
       const models = got.value.registered_resources.models.map((m: any) => m.model_id);
       assert.ok(models.includes(c.model), `config ${i}: model ${JSON.stringify(c.model)} in ${JSON.stringify(models)}`);
     });
+  });
+});
+
+/** each YAML validated by the server's own model of a config (StackConfig), after its env substitution */
+const VALIDATOR = `
+import sys, json, os, re, yaml
+from llama_stack.core.stack import replace_env_vars
+from llama_stack.core.datatypes import StackConfig
+out = []
+for text in json.load(sys.stdin):
+    # a variable the config names without a default is set, as the pod's environment would set it
+    for name in set(re.findall(r"\\$\\{env\\.([A-Za-z0-9_]+)\\}", text)):
+        os.environ.setdefault(name, "1")
+    try:
+        StackConfig(**replace_env_vars(yaml.safe_load(text)))
+        out.append({})
+    except Exception as e:
+        out.append({"error": f"{type(e).__name__}: {e}"})
+json.dump(out, sys.stdout)
+`;
+
+describe("every golden config.yaml is a config the server's own model accepts", () => {
+  it('StackConfig validates each golden want-config.yaml', () => {
+    const dir = resolve('test/controllers/llamastack/golden');
+    const cases = readdirSync(dir)
+      .filter((d) => existsSync(join(dir, d, 'want-config.yaml')))
+      .map((d) => ({ name: d, text: readFileSync(join(dir, d, 'want-config.yaml'), 'utf8') }));
+    assert.ok(cases.length >= 10, `golden configs found: ${cases.length}`);
+    const r = spawnSync(PYTHON, ['-c', VALIDATOR], {
+      input: JSON.stringify(cases.map((c) => c.text)),
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const results = JSON.parse(r.stdout) as Array<{ error?: string }>;
+    const failed = cases.flatMap((c, i) => (results[i]!.error ? [`${c.name}: ${results[i]!.error}`] : []));
+    assert.deepEqual(failed, []);
   });
 });
