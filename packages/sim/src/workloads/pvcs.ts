@@ -6,6 +6,7 @@
 
 import { parseQuantity } from '@modelplane/apimachinery/quantity';
 import { isAlreadyExists, isNotFound, needsApply } from '@modelplane/runtime/client';
+import type { ReconcileContext, Request, Result } from '@modelplane/runtime/controller';
 import type { SimContext } from './context.ts';
 import {
   FAIL_ANNOTATION,
@@ -102,154 +103,190 @@ function provisionedVolume(pvc: PersistentVolumeClaim, sc: StorageClass): Persis
 }
 
 export function registerClaimBinder(sim: SimContext): void {
-  const provisioningSince = new Map<string, number>();
-  const pending = new Set<string>();
-
+  const binder = new ClaimBinder(sim);
   sim.mgr
     .controller('sim-pvc-binder')
     .for(PersistentVolumeClaims)
-    .watches(StorageClasses, () => [...pending])
+    .watches(StorageClasses, () => [...binder.pending])
     .watches(PersistentVolumes, (pv) => {
       const ref = (pv as PersistentVolume).spec?.claimRef;
-      return ref ? [`${ref.namespace}/${ref.name}`] : [...pending];
+      return ref ? [`${ref.namespace}/${ref.name}`] : [...binder.pending];
     })
     .withOptions({ concurrency: 2, fieldManager: FIELD_MANAGER })
-    .complete(async (req, ctx) => {
-      const key = `${req.namespace}/${req.name}`;
-      const pvc = await ctx.cache.get(PersistentVolumeClaims, req.name, req.namespace);
-      if (!pvc || pvc.metadata.deletionTimestamp || (pvc.status?.phase === 'Bound' && pvc.spec.volumeName)) {
-        pending.delete(key);
-        provisioningSince.delete(key);
-        return;
-      }
-      const binder = sim.recorders.for(FIELD_MANAGER);
-      const pvs = await ctx.cache.list(PersistentVolumes);
+    .complete((req, ctx) => binder.reconcile(req, ctx));
+}
 
-      const bind = async (pv: PersistentVolume, provisioned: boolean) => {
-        if (!pv.spec.claimRef?.uid) {
-          const claimRef = {
-            apiVersion: 'v1',
-            kind: 'PersistentVolumeClaim',
-            name: req.name,
-            namespace: req.namespace,
-            uid: pvc.metadata.uid,
-            resourceVersion: pvc.metadata.resourceVersion,
-          };
-          pv = await ctx.client.patch(PersistentVolumes, pv.metadata.name!, undefined, { spec: { claimRef } }, 'merge');
-        }
-        const pvStatus = {
-          apiVersion: 'v1',
-          kind: 'PersistentVolume',
-          metadata: { name: pv.metadata.name },
-          status: { phase: 'Bound' },
-        };
-        if (needsApply(pvStatus, pv, FIELD_MANAGER, 'status')) await ctx.client.applyStatus(pvStatus);
-        const annotations: Record<string, string> = {
-          'pv.kubernetes.io/bind-completed': 'yes',
-          ...(pvc.spec.volumeName ? {} : { 'pv.kubernetes.io/bound-by-controller': 'yes' }),
-        };
-        await ctx.client.patch(
-          PersistentVolumeClaims,
-          req.name,
-          req.namespace,
-          { metadata: { annotations }, spec: { volumeName: pv.metadata.name } },
-          'merge',
-        );
-        await ctx.client.applyStatus({
-          apiVersion: 'v1',
-          kind: 'PersistentVolumeClaim',
-          metadata: { name: req.name, namespace: req.namespace },
-          status: { phase: 'Bound', accessModes: pv.spec.accessModes ?? [], capacity: pv.spec.capacity ?? {} },
-        });
-        if (provisioned)
-          sim.recorders
-            .for(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? FIELD_MANAGER)
-            .event(pvc, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata.name}`);
-        pending.delete(key);
-        provisioningSince.delete(key);
-      };
+/** kube-controller-manager's PersistentVolume controller for claims: binds, or provisions then binds */
+class ClaimBinder {
+  /** claims waiting for a volume, a class or a provisioner (re-queued when those change) */
+  readonly pending = new Set<string>();
+  private readonly provisioningSince = new Map<string, number>();
 
-      if (pvc.spec.volumeName) {
-        const pv = pvs.find((v) => v.metadata.name === pvc.spec.volumeName);
-        if (pv) return void (await bind(pv, false));
-        pending.add(key);
-        return;
-      }
-      const classes = await ctx.cache.list(StorageClasses);
-      const sc = claimClass(pvc, classes);
-      const className = sc?.metadata.name ?? pvc.spec.storageClassName ?? '';
-      const match = bestMatch(pvc, pvs, className);
-      if (match) return void (await bind(match, false));
+  constructor(private readonly sim: SimContext) {}
 
-      pending.add(key);
-      if (!sc) {
-        if (className)
-          binder.event(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
-        else
-          binder.event(
-            pvc,
-            'Normal',
-            'FailedBinding',
-            'no persistent volumes available for this claim and no storage class is set',
-          );
-        return;
-      }
-      if (sc.volumeBindingMode === 'WaitForFirstConsumer' && !pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) {
-        binder.event(pvc, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
-        return;
-      }
+  async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const key = `${req.namespace}/${req.name}`;
+    const pvc = await ctx.cache.get(PersistentVolumeClaims, req.name, req.namespace);
+    if (!pvc || pvc.metadata.deletionTimestamp || (pvc.status?.phase === 'Bound' && pvc.spec.volumeName)) {
+      this.done(key);
+      return undefined;
+    }
+    const pvs = await ctx.cache.list(PersistentVolumes);
+    if (pvc.spec.volumeName) {
+      const pv = pvs.find((v) => v.metadata.name === pvc.spec.volumeName);
+      if (pv) await this.bind(ctx, pvc, pv, false);
+      else this.pending.add(key);
+      return undefined;
+    }
+    const sc = claimClass(pvc, await ctx.cache.list(StorageClasses));
+    const className = sc?.metadata.name ?? pvc.spec.storageClassName ?? '';
+    const match = bestMatch(pvc, pvs, className);
+    if (match) {
+      await this.bind(ctx, pvc, match, false);
+      return undefined;
+    }
+    this.pending.add(key);
+    if (!sc) return void this.noClass(pvc, className);
+    if (sc.volumeBindingMode === 'WaitForFirstConsumer' && !pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) {
+      this.recorder().event(
+        pvc,
+        'Normal',
+        'WaitForFirstConsumer',
+        'waiting for first consumer to be created before binding',
+      );
+      return undefined;
+    }
+    return this.provision(ctx, pvc, sc);
+  }
 
-      const provisioner = sim.recorders.for(sc.provisioner);
-      const now = sim.now();
-      let since = provisioningSince.get(key);
-      if (since === undefined) {
-        since = now;
-        provisioningSince.set(key, since);
-        const annotations = Object.fromEntries(PROVISIONER_ANNOTATIONS.map((a) => [a, sc.provisioner]));
-        if (PROVISIONER_ANNOTATIONS.some((a) => pvc.metadata.annotations?.[a] !== sc.provisioner)) {
-          await ctx.client.patch(
-            PersistentVolumeClaims,
-            req.name,
-            req.namespace,
-            { metadata: { annotations } },
-            'merge',
-          );
-        }
-        binder.event(
-          pvc,
-          'Normal',
-          'ExternalProvisioning',
-          `Waiting for a volume to be created either by the external provisioner '${sc.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
-        );
-        provisioner.event(
-          pvc,
-          'Normal',
-          'Provisioning',
-          `External provisioner is provisioning volume for claim "${req.namespace}/${req.name}"`,
-        );
-      }
-      if (now < since + sim.delays.provision) return { requeueAfter: since + sim.delays.provision - now };
-      if (pvc.metadata.annotations?.[FAIL_ANNOTATION] === 'DiskFull') {
-        provisioner.event(
+  private recorder() {
+    return this.sim.recorders.for(FIELD_MANAGER);
+  }
+
+  private done(key: string): void {
+    this.pending.delete(key);
+    this.provisioningSince.delete(key);
+  }
+
+  private noClass(pvc: PersistentVolumeClaim, className: string): void {
+    if (className)
+      this.recorder().event(
+        pvc,
+        'Warning',
+        'ProvisioningFailed',
+        `storageclass.storage.k8s.io "${className}" not found`,
+      );
+    else
+      this.recorder().event(
+        pvc,
+        'Normal',
+        'FailedBinding',
+        'no persistent volumes available for this claim and no storage class is set',
+      );
+  }
+
+  /** the external provisioner: announces itself, waits its delay, then creates the volume (or fails on DiskFull) */
+  private async provision(
+    ctx: ReconcileContext,
+    pvc: PersistentVolumeClaim,
+    sc: StorageClass,
+  ): Promise<Result | undefined> {
+    const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+    const now = this.sim.now();
+    let since = this.provisioningSince.get(key);
+    if (since === undefined) {
+      since = now;
+      this.provisioningSince.set(key, since);
+      await this.announceProvisioning(ctx, pvc, sc);
+    }
+    const delay = this.sim.delays.provision;
+    if (now < since + delay) return { requeueAfter: since + delay - now };
+    if (pvc.metadata.annotations?.[FAIL_ANNOTATION] === 'DiskFull') {
+      this.sim.recorders
+        .for(sc.provisioner)
+        .event(
           pvc,
           'Warning',
           'ProvisioningFailed',
           `failed to provision volume with StorageClass "${sc.metadata.name}": rpc error: code = ResourceExhausted desc = insufficient storage space: cannot provision ${requested(pvc)}`,
         );
-        provisioningSince.delete(key);
-        return { requeueAfter: sim.delays.backoffMax };
-      }
-      let pv: PersistentVolume;
-      try {
-        pv = await ctx.client.create(provisionedVolume(pvc, sc));
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        pv = await ctx.client.get(PersistentVolumes, `pvc-${pvc.metadata.uid}`);
-      }
-      try {
-        await bind(pv, true);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      this.provisioningSince.delete(key);
+      return { requeueAfter: this.sim.delays.backoffMax };
+    }
+    let pv: PersistentVolume;
+    try {
+      pv = await ctx.client.create(provisionedVolume(pvc, sc));
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      pv = await ctx.client.get(PersistentVolumes, `pvc-${pvc.metadata.uid}`);
+    }
+    try {
+      await this.bind(ctx, pvc, pv, true);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    return undefined;
+  }
+
+  private async announceProvisioning(ctx: ReconcileContext, pvc: PersistentVolumeClaim, sc: StorageClass) {
+    const { name = '', namespace = '' } = pvc.metadata;
+    const annotations = Object.fromEntries(PROVISIONER_ANNOTATIONS.map((a) => [a, sc.provisioner]));
+    if (PROVISIONER_ANNOTATIONS.some((a) => pvc.metadata.annotations?.[a] !== sc.provisioner)) {
+      await ctx.client.patch(PersistentVolumeClaims, name, namespace, { metadata: { annotations } }, 'merge');
+    }
+    this.recorder().event(
+      pvc,
+      'Normal',
+      'ExternalProvisioning',
+      `Waiting for a volume to be created either by the external provisioner '${sc.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
+    );
+    this.sim.recorders
+      .for(sc.provisioner)
+      .event(
+        pvc,
+        'Normal',
+        'Provisioning',
+        `External provisioner is provisioning volume for claim "${namespace}/${name}"`,
+      );
+  }
+
+  /** reserves the volume for the claim (claimRef), then marks both Bound */
+  private async bind(ctx: ReconcileContext, pvc: PersistentVolumeClaim, pv: PersistentVolume, provisioned: boolean) {
+    const { name = '', namespace = '' } = pvc.metadata;
+    if (!pv.spec.claimRef?.uid) {
+      const claimRef = {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        name,
+        namespace,
+        uid: pvc.metadata.uid,
+        resourceVersion: pvc.metadata.resourceVersion,
+      };
+      pv = await ctx.client.patch(PersistentVolumes, pv.metadata.name!, undefined, { spec: { claimRef } }, 'merge');
+    }
+    const pvStatus = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: pv.metadata.name },
+      status: { phase: 'Bound' },
+    };
+    if (needsApply(pvStatus, pv, FIELD_MANAGER, 'status')) await ctx.client.applyStatus(pvStatus);
+    const annotations: Record<string, string> = {
+      'pv.kubernetes.io/bind-completed': 'yes',
+      ...(pvc.spec.volumeName ? {} : { 'pv.kubernetes.io/bound-by-controller': 'yes' }),
+    };
+    const patch = { metadata: { annotations }, spec: { volumeName: pv.metadata.name } };
+    await ctx.client.patch(PersistentVolumeClaims, name, namespace, patch, 'merge');
+    await ctx.client.applyStatus({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name, namespace },
+      status: { phase: 'Bound', accessModes: pv.spec.accessModes ?? [], capacity: pv.spec.capacity ?? {} },
     });
+    if (provisioned)
+      this.sim.recorders
+        .for(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] ?? FIELD_MANAGER)
+        .event(pvc, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata.name}`);
+    this.done(`${namespace}/${name}`);
+  }
 }
