@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { serveGuarded } from '@modelplane/runtime/serve';
 import { Gauge, Registry } from 'prom-client';
 
 export const QUEUE_METRIC = 'inference_extension_flow_control_queue_size';
@@ -54,17 +55,21 @@ export class HeldRequests {
   /** serves /metrics on loopback; the URL, for Prometheus's static targets */
   async serveMetrics(): Promise<string> {
     if (!this.server) {
-      const server = http.createServer((req, res) => {
-        if (req.method !== 'GET' || !req.url?.startsWith('/metrics')) {
-          res.statusCode = 404;
-          res.end();
-          return;
-        }
-        void this.registry.metrics().then((text) => {
+      // behind the error boundary every server shares: /metrics is a GET, a body past 64 KiB is a 413
+      const server = serveGuarded(
+        http.createServer(),
+        { name: 'the gateway queue metrics', maxBodyBytes: 64 * 1024 },
+        async (req, res, { url }) => {
+          if (req.method !== 'GET' || url.pathname !== '/metrics') {
+            res.statusCode = 404;
+            res.end();
+            return;
+          }
+          const text = await this.registry.metrics();
           res.setHeader('content-type', this.registry.contentType);
           res.end(text);
-        });
-      });
+        },
+      );
       await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
       this.server = server;
     }
