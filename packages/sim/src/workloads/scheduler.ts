@@ -4,9 +4,11 @@
 // Binding uses the pods/binding subresource when the server has it, else sets spec.nodeName.
 
 import { isNotFound, type KubeClient, needsApply } from '@modelplane/runtime/client';
+import type { ReconcileContext, Request, Result } from '@modelplane/runtime/controller';
 import type { SimContext } from './context.ts';
 import { podFailure } from './failures.ts';
 import {
+  type Node,
   Nodes,
   type PersistentVolumeClaim,
   PersistentVolumeClaims,
@@ -92,14 +94,8 @@ async function bindWithSubresource(client: KubeClient, pod: Pod, node: string): 
 }
 
 export function registerScheduler(sim: SimContext): void {
-  // pods that found no node; mapped back in when something that could make room changes
-  const waiting = new Set<string>();
-  const firstSeen = new Map<string, number>();
-  let bindingSubresource = true;
-  // bound through pods/binding but not yet seen bound in the cache: still counted on their node
-  const assumed = new Map<string, { uid: string; node: string }>();
-  const allWaiting = () => [...waiting];
-
+  const scheduler = new Scheduler(sim);
+  const allWaiting = () => [...scheduler.waiting];
   sim.mgr
     .controller('sim-scheduler')
     .for(Pods, { predicates: [(ev) => ev.type === 'delete' || needsScheduling(ev.obj as Pod)] })
@@ -112,95 +108,116 @@ export function registerScheduler(sim: SimContext): void {
     })
     .watches(PersistentVolumeClaims, (pvc) => allWaiting().filter((k) => k.startsWith(`${pvc.metadata.namespace}/`)))
     .withOptions({ concurrency: 1, fieldManager: FIELD_MANAGER })
-    .complete(async (req, ctx) => {
-      const key = `${req.namespace}/${req.name}`;
-      const pod = await ctx.cache.get(Pods, req.name, req.namespace);
-      if (!pod || !needsScheduling(pod)) {
-        waiting.delete(key);
-        firstSeen.delete(key);
-        return;
-      }
-      const now = sim.now();
-      const seen = firstSeen.get(key) ?? now;
-      firstSeen.set(key, seen);
-      if (now < seen + sim.delays.schedule) return { requeueAfter: seen + sim.delays.schedule - now };
+    .complete((req, ctx) => scheduler.reconcile(req, ctx));
+}
 
-      const nodes = await ctx.cache.list(Nodes);
-      const byNode = new Map<string, Pod[]>();
-      for (const p of await ctx.cache.list(Pods)) {
-        const k = `${p.metadata.namespace}/${p.metadata.name}`;
-        const a = assumed.get(k);
-        if (p.spec.nodeName || a?.uid !== p.metadata.uid) assumed.delete(k);
-        const node = p.spec.nodeName ?? (a && a.uid === p.metadata.uid ? a.node : undefined);
-        if (!node || isTerminal(p)) continue;
-        const list = byNode.get(node);
-        if (list) list.push(p);
-        else byNode.set(node, [p]);
-      }
-      const infos: NodeInfo[] = nodes.map((node) => ({ node, pods: byNode.get(node.metadata.name ?? '') ?? [] }));
+type Decision = ReturnType<typeof decide>;
 
-      const volumes = await checkVolumes(sim, pod);
-      let decision: ReturnType<typeof decide>;
-      try {
-        decision =
-          'blocked' in volumes
-            ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) }
-            : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
-      } catch (err) {
-        // a quantity the API server let through but nothing can parse: report it where a user looks
-        decision = { unschedulable: (err as Error).message };
-      }
-      const recorder = sim.recorders.for(FIELD_MANAGER);
+/** kube-scheduler for the simulated nodes: filter and score, then bind through pods/binding */
+class Scheduler {
+  /** pods that found no node; mapped back in when something that could make room changes */
+  readonly waiting = new Set<string>();
+  private readonly firstSeen = new Map<string, number>();
+  private bindingSubresource = true;
+  /** bound through pods/binding but not yet seen bound in the cache: still counted on their node */
+  private readonly assumed = new Map<string, { uid: string; node: string }>();
 
-      if ('unschedulable' in decision) {
-        waiting.add(key);
-        recorder.event(pod, 'Warning', 'FailedScheduling', decision.unschedulable, 'Scheduling');
-        await writeScheduled(ctx.client, pod, now, {
-          status: 'False',
-          reason: 'Unschedulable',
-          message: decision.unschedulable,
-        });
-        return { requeueAfter: sim.delays.backoffMax };
-      }
+  constructor(private readonly sim: SimContext) {}
 
-      // WaitForFirstConsumer claims are provisioned for the chosen node before the pod is bound to it
-      const unprovisioned = 'waitForFirstConsumer' in volumes ? volumes.waitForFirstConsumer : [];
-      if (unprovisioned.length > 0) {
-        waiting.add(key);
-        for (const pvc of unprovisioned) {
-          if (pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) continue;
-          await ctx.client.patch(
-            PersistentVolumeClaims,
-            pvc.metadata.name!,
-            pvc.metadata.namespace,
-            { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: decision.node } } },
-            'merge',
-          );
-        }
-        return { requeueAfter: sim.delays.backoffMax };
-      }
+  async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const key = `${req.namespace}/${req.name}`;
+    const pod = await ctx.cache.get(Pods, req.name, req.namespace);
+    if (!pod || !needsScheduling(pod)) {
+      this.forget(key);
+      return undefined;
+    }
+    const now = this.sim.now();
+    const seen = this.firstSeen.get(key) ?? now;
+    this.firstSeen.set(key, seen);
+    if (now < seen + this.sim.delays.schedule) return { requeueAfter: seen + this.sim.delays.schedule - now };
 
-      try {
-        if (bindingSubresource) bindingSubresource = await bindWithSubresource(ctx.client, pod, decision.node);
-        if (bindingSubresource) assumed.set(key, { uid: pod.metadata.uid ?? '', node: decision.node });
-        else {
-          await ctx.client.patch(Pods, req.name, req.namespace, { spec: { nodeName: decision.node } }, 'merge');
-          await writeScheduled(ctx.client, pod, now, { status: 'True' });
-        }
-      } catch (err) {
-        if (isNotFound(err)) return;
-        throw err;
+    const nodes = await ctx.cache.list(Nodes);
+    const infos: NodeInfo[] = await this.nodeInfos(ctx, nodes);
+    const volumes = await checkVolumes(this.sim, pod);
+    let decision: Decision;
+    try {
+      decision =
+        'blocked' in volumes
+          ? { unschedulable: preFilterMessage(nodes.length, volumes.blocked) }
+          : decide(pod, infos, { forceUnschedulable: podFailure(pod).mode === 'Unschedulable' });
+    } catch (err) {
+      // a quantity the API server let through but nothing can parse: report it where a user looks
+      decision = { unschedulable: (err as Error).message };
+    }
+    if ('unschedulable' in decision) return this.unschedulable(ctx, pod, key, now, decision.unschedulable);
+    // WaitForFirstConsumer claims are provisioned for the chosen node before the pod is bound to it
+    const unprovisioned = 'waitForFirstConsumer' in volumes ? volumes.waitForFirstConsumer : [];
+    if (unprovisioned.length > 0) return this.selectNodeForClaims(ctx, unprovisioned, key, decision.node);
+    return this.bind(ctx, pod, key, now, decision.node);
+  }
+
+  private forget(key: string): void {
+    this.waiting.delete(key);
+    this.firstSeen.delete(key);
+  }
+
+  /** the pods on each node, counting the ones bound but not yet seen bound */
+  private async nodeInfos(ctx: ReconcileContext, nodes: readonly Node[]): Promise<NodeInfo[]> {
+    const byNode = new Map<string, Pod[]>();
+    for (const p of await ctx.cache.list(Pods)) {
+      const k = `${p.metadata.namespace}/${p.metadata.name}`;
+      const a = this.assumed.get(k);
+      if (p.spec.nodeName || a?.uid !== p.metadata.uid) this.assumed.delete(k);
+      const node = p.spec.nodeName ?? (a && a.uid === p.metadata.uid ? a.node : undefined);
+      if (!node || isTerminal(p)) continue;
+      const list = byNode.get(node);
+      if (list) list.push(p);
+      else byNode.set(node, [p]);
+    }
+    return nodes.map((node) => ({ node, pods: byNode.get(node.metadata.name ?? '') ?? [] }));
+  }
+
+  private async unschedulable(ctx: ReconcileContext, pod: Pod, key: string, now: number, message: string) {
+    this.waiting.add(key);
+    this.sim.recorders.for(FIELD_MANAGER).event(pod, 'Warning', 'FailedScheduling', message, 'Scheduling');
+    await writeScheduled(ctx.client, pod, now, { status: 'False', reason: 'Unschedulable', message });
+    return { requeueAfter: this.sim.delays.backoffMax };
+  }
+
+  private async selectNodeForClaims(
+    ctx: ReconcileContext,
+    claims: readonly PersistentVolumeClaim[],
+    key: string,
+    node: string,
+  ): Promise<Result> {
+    this.waiting.add(key);
+    for (const pvc of claims) {
+      if (pvc.metadata.annotations?.[SELECTED_NODE_ANNOTATION]) continue;
+      const patch = { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: node } } };
+      await ctx.client.patch(PersistentVolumeClaims, pvc.metadata.name!, pvc.metadata.namespace, patch, 'merge');
+    }
+    return { requeueAfter: this.sim.delays.backoffMax };
+  }
+
+  private async bind(ctx: ReconcileContext, pod: Pod, key: string, now: number, node: string) {
+    const { name = '', namespace = '' } = pod.metadata;
+    try {
+      if (this.bindingSubresource) this.bindingSubresource = await bindWithSubresource(ctx.client, pod, node);
+      if (this.bindingSubresource) this.assumed.set(key, { uid: pod.metadata.uid ?? '', node });
+      else {
+        await ctx.client.patch(Pods, name, namespace, { spec: { nodeName: node } }, 'merge');
+        await writeScheduled(ctx.client, pod, now, { status: 'True' });
       }
-      waiting.delete(key);
-      firstSeen.delete(key);
-      recorder.event(
-        pod,
-        'Normal',
-        'Scheduled',
-        `Successfully assigned ${req.namespace}/${req.name} to ${decision.node}`,
-        'Binding',
-      );
-    });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    this.forget(key);
+    this.sim.recorders
+      .for(FIELD_MANAGER)
+      .event(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${node}`, 'Binding');
+    return undefined;
+  }
 }
 
 async function writeScheduled(
