@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Creates (or reuses) the project-local virtual environment the real-server Llama Stack test runs in:
+# Creates (or reuses) the project-local virtual environment the real-server Llama Stack test runs in, and
+# installs Debian's redis-server for its redis storage variant:
 # .llama-stack/venv with the pinned llama-stack release from PyPI. llama-stack needs Python >= 3.12; the
 # first interpreter found is used (python3.13, python3.12, pyenv's, then python3 if new enough), and on a
 # Debian/Ubuntu machine without one, python3.12 is installed with apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LLAMA_STACK_VERSION="${LLAMA_STACK_VERSION:-0.7.3}"
+# the real-server test's redis storage variant runs Debian's redis-server
+if ! command -v redis-server >/dev/null && command -v apt-get >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq redis-server
+fi
 VENV=.llama-stack/venv
 STAMP="$VENV/.installed-$LLAMA_STACK_VERSION-$(sha256sum scripts/llama-stack/constraints.txt | cut -c1-12)"
 if [ -f "$STAMP" ]; then echo "llama-stack $LLAMA_STACK_VERSION already installed in $VENV"; exit 0; fi

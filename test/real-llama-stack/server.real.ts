@@ -14,7 +14,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LlamaStackDistributionSpec } from '../../src/apis/llamastack/index.ts';
+import { parse as parseYaml } from 'yaml';
+import { waitFor } from '../helpers/wait.ts';
 import {
+  deterministicYaml,
   embeddedBaseConfig,
   type GeneratedConfig,
   generateConfig,
@@ -120,7 +123,17 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
 describe('the published Llama Stack server runs our generated configs', { timeout: 900_000 }, () => {
   let vllm: Server;
   let dir: string;
+  let redis: ChildProcess | undefined;
+  const redisPort = 16379 + Math.floor(Math.random() * 1000);
   before(async () => {
+    // Debian's redis-server (scripts/llama-stack/setup.sh installs it), nothing saved to disk
+    redis = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     assert.ok(
       spawnSync(`${VENV}/llama`, ['stack', '--version']).status === 0,
       'run scripts/llama-stack/setup.sh first (npm run test:llama-stack does)',
@@ -129,8 +142,50 @@ describe('the published Llama Stack server runs our generated configs', { timeou
     dir = mkdtempSync(join(tmpdir(), 'modelplane-llama-stack-'));
   });
   after(() => {
+    redis?.kill('SIGTERM');
     vllm?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // why spec.storage.kv redis is refused at admission: 0.7.3's kv_redis backend boots, then fails every
+  // request; should a release fix it, this fails and the refusal can go
+  it("redis kv (refused at admission): 0.7.3 boots on Debian's redis-server, then fails the first request", async () => {
+    const vllmUrl = `http://127.0.0.1:${(vllm.address() as AddressInfo).port}/v1`;
+    const spec = JSON.parse(JSON.stringify(specs(vllmUrl).starter)) as LlamaStackDistributionSpec;
+    const g = generateConfig({ spec, base: embeddedBaseConfig('starter')!, distroName: 'starter' });
+    const cfg = parseYaml(g.yaml) as Record<string, any>;
+    cfg.storage.backends.kv_default = { type: 'kv_redis', host: '127.0.0.1', port: redisPort };
+    const config = join(dir, 'starter-redis.yaml');
+    writeFileSync(config, deterministicYaml(cfg));
+    const pip = spawnSync(`${VENV}/pip`, ['install', '--quiet', '-c', CONSTRAINTS, 'redis'], { encoding: 'utf8' });
+    assert.equal(pip.status, 0, pip.stderr);
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      HOME: dir,
+      SQLITE_STORE_DIR: dir,
+    };
+    for (const s of g.secrets) env[s.env] = 'x';
+    const myPort = 18399;
+    let output = '';
+    const child = spawn(`${VENV}/llama`, ['stack', 'run', config, '--port', String(myPort)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    try {
+      await waitHealthy(`http://127.0.0.1:${myPort}`, child, () => output);
+      const chat = await fetch(`http://127.0.0.1:${myPort}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'vllm/tiny-chat', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      assert.equal(chat.status, 500, 'a fixed release answers: lift the refusal of storage.kv redis');
+      await waitFor('the traceback', () => output.includes('Event loop is closed') || undefined, { timeoutMs: 10_000 });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+    }
   });
 
   let port = 18321;
@@ -140,7 +195,8 @@ describe('the published Llama Stack server runs our generated configs', { timeou
       const withUrl = JSON.parse(
         JSON.stringify(spec).replaceAll('http://127.0.0.1:PORT/v1', vllmUrl),
       ) as LlamaStackDistributionSpec;
-      const g = generateConfig({ spec: withUrl, base: embeddedBaseConfig(name)!, distroName: name });
+      const base = withUrl.distribution.name!;
+      const g = generateConfig({ spec: withUrl, base: embeddedBaseConfig(base)!, distroName: base });
       const workdir = join(dir, name);
       const config = join(dir, `${name}.yaml`);
       writeFileSync(config, g.yaml);

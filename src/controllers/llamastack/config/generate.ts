@@ -118,11 +118,11 @@ const countLists = (o: unknown) =>
 /** what the targeted server (Llama Stack 0.7.3) refuses to start with, refused here with the reason */
 function checkServerSupports(spec: LlamaStackDistributionSpec): void {
   const { kv, sql } = spec.storage ?? {};
-  if (kv?.type === 'redis' && kv.password)
+  if (kv?.type === 'redis')
     throw new ConfigGenerationError(
       'ConfigGenerationFailed',
-      "spec.storage.kv.password: Llama Stack 0.7.3's redis backend has no password (it connects to redis://host:port and would drop it): remove the password and keep the Redis reachable only from this namespace (a NetworkPolicy), or give the whole config in spec.overrideConfig",
-      'spec.storage.kv.password',
+      "spec.storage.kv: Llama Stack 0.7.3's redis backend fails every request after start (its connection is opened on the start-up event loop, closed before the server serves: RuntimeError: Event loop is closed), and it has no password field: keep kv on sqlite (the default), or give the whole config in spec.overrideConfig",
+      'spec.storage.kv.type',
     );
   if (sql?.type === 'postgres')
     throw new ConfigGenerationError(
