@@ -19,6 +19,7 @@ import {
   registerLlamaStackDefaulting,
   registerLlamaStackValidation,
 } from '../../src/controllers/llamastack/webhook.ts';
+import { generateCA } from '../../src/webhooks/certs.ts';
 import { conversionStanza, startWebhookServer, type WebhookServerHandle } from '../../src/webhooks/index.ts';
 import { fullV1Alpha1, fullV1Alpha2 } from '../apis/llamastack/fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -80,8 +81,28 @@ describe('LlamaStackDistribution on the API server', () => {
     ]) {
       await c.k(['create', 'secret', 'generic', secret!, '-n', NS, `--from-literal=${key}=x`]);
     }
-    for (const cm of ['my-config', 'ca'])
-      await c.k(['create', 'configmap', cm, '-n', NS, '--from-literal=config.yaml=version: 2']);
+    const cert = (await generateCA({ commonName: 'test-ca', lifetimeMs: 3_600_000 })).certPem;
+    await c.k(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'my-config', namespace: NS },
+            data: { 'config.yaml': 'version: 2\napis: []\nproviders: {}\n' },
+          },
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'ca', namespace: NS },
+            data: { 'ca.crt': cert, 'a.crt': cert, 'b.crt': cert },
+          },
+        ],
+      }),
+    );
     await c.k(
       ['apply', '-f', '-'],
       JSON.stringify(llamaStackCrd(conversionStanza(LLAMASTACK_CONVERSION_PATH, { url: hooks.url }))),

@@ -17,12 +17,17 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
           },
           { id: 'from-md', provider: 'vllm', modelDeploymentRef: { name: 'qwen' } },
         ],
-        safety: [{ provider: 'llama-guard', settings: { excluded_categories: [] } }],
-        vectorIo: [{ id: 'faiss', provider: 'inline::faiss' }],
+        safety: [{ id: 'llama-guard', provider: 'inline::llama-guard', settings: { excluded_categories: [] } }],
+        vectorIo: [
+          {
+            id: 'faiss',
+            provider: 'inline::faiss',
+            settings: { persistence: { namespace: 'vector_io::faiss', backend: 'kv_default' } },
+          },
+        ],
         toolRuntime: [
           { id: 'search', provider: 'brave-search', secretRefs: { 'api-key': { name: 'brave', key: 'key' } } },
         ],
-        telemetry: [{ id: 'otel', provider: 'inline::meta-reference' }],
       },
       resources: {
         models: [
@@ -31,18 +36,12 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
         tools: ['builtin::websearch'],
         shields: ['llama-guard'],
       },
-      storage: {
-        kv: { type: 'redis', endpoint: 'redis:6379', password: { name: 'redis', key: 'pw' } },
-        sql: { type: 'postgres', connectionString: { name: 'pg', key: 'dsn' } },
-      },
-      disabled: ['eval', 'post_training'],
+      // what Llama Stack 0.7.3 can run (redis and postgres are refused at admission)
+      storage: { kv: { type: 'sqlite' }, sql: { type: 'sqlite' } },
+      disabled: ['eval', 'scoring'],
       networking: {
         port: 9090,
-        tls: {
-          enabled: true,
-          secretName: 'tls',
-          caBundle: { configMapName: 'ca', configMapNamespace: 'llama', configMapKeys: ['ca.crt'] },
-        },
+        tls: { caBundle: { configMapName: 'ca', configMapNamespace: 'llama', configMapKeys: ['ca.crt'] } },
         expose: { enabled: true, hostname: 'llama.example.com' },
         allowedFrom: { namespaces: ['apps'], labels: ['team'] },
       },
