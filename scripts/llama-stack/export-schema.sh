@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the committed config.yaml schema of the pinned llama-stack release from the published PyPI
-# package: src/controllers/llamastack/config/schema/llama-stack-<version>.json (see export-schema.py).
+# package: one llama-stack-VERSION.json per release in src/controllers/llamastack/config/schema (see export-schema.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/llama-stack/setup.sh

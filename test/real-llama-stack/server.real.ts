@@ -13,15 +13,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LlamaStackDistributionSpec } from '../../src/apis/llamastack/index.ts';
 import { parse as parseYaml } from 'yaml';
-import { waitFor } from '../helpers/wait.ts';
+import type { LlamaStackDistributionSpec } from '../../src/apis/llamastack/index.ts';
 import {
   deterministicYaml,
   embeddedBaseConfig,
   type GeneratedConfig,
   generateConfig,
 } from '../../src/controllers/llamastack/config/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const VENV = resolve('.llama-stack/venv/bin');
 const CONSTRAINTS = resolve('scripts/llama-stack/constraints.txt');

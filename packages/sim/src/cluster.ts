@@ -7,6 +7,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import { simOperatorObjects } from './operator-deployments.ts';
 
 export { SIM_OPERATORS, simOperatorObjects } from './operator-deployments.ts';
+
 import { Nodes } from './workloads/kinds.ts';
 import { type KubeletEndpoints, type KubeletTlsMaterial, startKubeletEndpoints } from './workloads/kubelet-endpoint.ts';
 import type { PodLogStore } from './workloads/pod-logs.ts';

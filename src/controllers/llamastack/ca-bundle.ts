@@ -1,4 +1,4 @@
-// The CA bundle the server trusts for outbound TLS (docs/llamastack.md, "CA bundles"): the certificates
+// The CA bundle the server trusts for outbound TLS (docs/llamastack.md, "What the controller creates"): the certificates
 // of every key the object names in its own namespace's ConfigMap, checked (each PEM block must be an X.509
 // certificate that parses) and merged into one file, `ca-bundle.crt` of the managed ConfigMap
 // `<cr>-ca-bundle`, which SSL_CERT_FILE points at. Pure: the admission webhook and the planner share it.

@@ -7,7 +7,6 @@ import { type LlamaStackDistribution, normalizeV1Alpha2Spec, PROVIDER_SECTIONS }
 import type { FetchResult } from '../../engine/index.ts';
 import { inferenceServiceName, PREDICTOR_SERVICE_PORT, predictorServiceName } from '../aim/service/names.ts';
 import { type CaBundleOutcome, mergeCaBundle } from './ca-bundle.ts';
-import type { ServerReport } from './server-health.ts';
 import {
   ConfigGenerationError,
   DEFAULT_PORT,
@@ -23,6 +22,7 @@ import {
 } from './config/index.ts';
 import { configMapName, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress, type ReplicaSet } from './names.ts';
 import { type SecretProblem, type SecretRef, secretProblems, secretRefsOf, secretValuesHash } from './secret-refs.ts';
+import type { ServerReport } from './server-health.ts';
 
 export interface ReferencedEndpoint {
   providerId: string;

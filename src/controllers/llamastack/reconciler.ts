@@ -25,6 +25,7 @@ import {
   type PipelineOptions,
 } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
+import { DEFAULT_PORT } from './config/index.ts';
 import {
   CONFIG_HASH_ANNOTATION,
   caBundleConfigMapName,
@@ -54,10 +55,9 @@ import {
 import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
-import { deploymentAvailable, type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
 import { probeServer, ServerReports, type ServiceUrl } from './server-health.ts';
+import { deploymentAvailable, type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
 import { classifyWriteError } from './write-failures.ts';
-import { DEFAULT_PORT } from './config/index.ts';
 
 export interface LlamaStackReconcilerOptions {
   /** where the operator ConfigMap (image overrides) lives, and whose pods the NetworkPolicy lets in */

@@ -11,9 +11,9 @@ import {
   invalidSpecError,
   type MaybeHealth,
   missingUpstreamError,
-  silent,
   type StatusContext,
   StatusHelper,
+  silent,
   withEventReason,
 } from '../../engine/index.ts';
 import { DISTRIBUTIONS, parseImageOverrides } from './config/index.ts';
@@ -29,6 +29,7 @@ import { unhealthyProviders } from './server-health.ts';
 
 /** this operator's release, as status.version reports it */
 export const OPERATOR_VERSION = '0.1.0';
+
 import type { LlamaStackObservation } from './observe.ts';
 import { configSource } from './plan.ts';
 

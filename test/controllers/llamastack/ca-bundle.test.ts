@@ -1,4 +1,4 @@
-// CA bundles (docs/llamastack.md, "CA bundles"): only a ConfigMap of the object's own namespace, only keys
+// CA bundles (docs/llamastack.md, "What the controller creates"): only a ConfigMap of the object's own namespace, only keys
 // that exist, only PEM certificates that parse, all of them merged into the one file SSL_CERT_FILE names;
 // refused at admission and reported by the controller otherwise, and the running Deployment kept.
 import assert from 'node:assert/strict';
