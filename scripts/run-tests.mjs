@@ -1,8 +1,11 @@
 // Runs node:test over an explicit list of test files (Node 20's --test has no glob support).
 // Default: every test/**/*.test.ts and packages/*/test/**/*.test.ts. `node scripts/run-tests.mjs FILE…` runs just those files.
 // `--unit` runs the unit tier only: every test file that is not a cluster test (scripts/test-tiers.mjs).
+// The files are compiled ahead into plain JavaScript (scripts/bundle-tests.mjs); MODELPLANE_TEST_FROM_SOURCES=1
+// runs them through tsx instead.
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { bundleTests } from './bundle-tests.mjs';
 import { buildOperatorBundle } from './operator-bundle.mjs';
 import { allTestFiles, isClusterTest } from './test-tiers.mjs';
 
@@ -15,7 +18,17 @@ const named = argv.filter((a) => !a.startsWith('--'));
 const files = named.length > 0 ? named : allTestFiles().filter((f) => !unitOnly || !isClusterTest(f));
 // unit tests are pure and short: one file per core; cluster tests stay at two files at once
 const concurrency = unitOnly ? Math.max(2, availableParallelism()) : 2;
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+// compiled ahead (scripts/bundle-tests.mjs) unless MODELPLANE_TEST_FROM_SOURCES=1 asks for tsx
+const fromSources = process.env.MODELPLANE_TEST_FROM_SOURCES === '1';
+const sources = { compiled: files, remove() {} };
+const compiled = fromSources
+  ? sources
+  : await bundleTests(files).catch((err) => {
+      console.error(`run-tests: compiling the test files failed, running them through tsx: ${err.message}`);
+      return sources;
+    });
+const loader = compiled === sources ? ['--import', 'tsx'] : [];
+const args = [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...compiled.compiled];
 
 // cluster tests start operator processes: they run the image's bundle, built once for the whole run
 const bundle = files.some(isClusterTest) ? buildOperatorBundle() : { env: {}, remove() {} };
@@ -28,4 +41,5 @@ const result = spawnSync(process.execPath, args, {
   },
 });
 bundle.remove();
+compiled.remove();
 process.exit(result.status ?? 1);

@@ -1,15 +1,17 @@
 // Measures what each test file costs, so docs/testing.md's table of the slowest files can be regenerated.
-// Every file runs alone (`node --import tsx --test FILE`) under /usr/bin/time, which reports the CPU time
+// Every file runs alone (`node --test FILE`, compiled as scripts/run-tests.mjs compiles it) under /usr/bin/time, which reports the CPU time
 // (user + system) of the file's process and of every process it waited for (operator processes, kubectl).
 // Files are ranked by CPU seconds: on a shared machine wall time follows the load, CPU time much less so.
 // The load average is printed with the table because it still matters (timeouts, retries, GC).
-// Like scripts/run-tests.mjs it first builds the operator bundle the cluster tests' processes run
-// (scripts/operator-bundle.mjs, in a temporary folder it removes). Otherwise read-only: it writes nothing but
-// its output; each file is bounded by --timeout.
+// Like scripts/run-tests.mjs it first compiles the test files (scripts/bundle-tests.mjs) and builds the operator
+// bundle the cluster tests' processes run (scripts/operator-bundle.mjs), both into temporary folders it removes;
+// MODELPLANE_TEST_FROM_SOURCES=1 measures the files through tsx. Otherwise read-only: it writes nothing but its
+// output; each file is bounded by --timeout.
 //
 //   node scripts/test-times.mjs [--unit|--cluster] [--top N] [--jobs N] [--timeout S] [--json] [FILE…]
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { bundleTests } from './bundle-tests.mjs';
 import { buildOperatorBundle } from './operator-bundle.mjs';
 import { allTestFiles, isClusterTest } from './test-tiers.mjs';
 
@@ -34,9 +36,9 @@ function parseArgs(argv) {
 }
 
 /** runs one file under /usr/bin/time; resolves its CPU and wall seconds, test count and exit status */
-function measure(file, timeoutSeconds, env) {
+function measure(file, run, timeoutSeconds, env) {
   return new Promise((resolve) => {
-    const args = ['-f', '@@time %U %S %e', process.execPath, '--import', 'tsx', '--test', '--test-reporter=tap', file];
+    const args = ['-f', '@@time %U %S %e', process.execPath, '--test-reporter=tap', ...run];
     const child = spawn('/usr/bin/time', args, {
       env: { ...process.env, MODELPLANE_LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,16 +68,20 @@ function measure(file, timeoutSeconds, env) {
   });
 }
 
-async function measureAll(files, jobs, timeoutSeconds, env) {
+async function measureAll(files, runs, jobs, timeoutSeconds, env) {
   const results = [];
-  const queue = [...files];
+  const queue = files.map((file, i) => ({ file, run: runs[i] }));
   const loads = [];
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { file, run } = next;
       loads.push(loadavg()[0]);
-      const r = await measure(file, timeoutSeconds, env);
+      const r = await measure(file, run, timeoutSeconds, env);
       results.push(r);
-      process.stderr.write(`${r.cpu.toFixed(1).padStart(7)} cpu ${r.wall.toFixed(1).padStart(7)} wall  ${file}\n`);
+      const failed = r.status !== 0 ? `  (exit ${r.status}, ${r.fail} failed)` : '';
+      process.stderr.write(
+        `${r.cpu.toFixed(1).padStart(7)} cpu ${r.wall.toFixed(1).padStart(7)} wall  ${file}${failed}\n`,
+      );
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
@@ -103,8 +109,13 @@ function table({ results, loads }, top, jobs) {
 
 const opts = parseArgs(process.argv.slice(2));
 const bundle = opts.files.some(isClusterTest) ? buildOperatorBundle() : { env: {}, remove() {} };
-const measured = await measureAll(opts.files, opts.jobs, opts.timeoutSeconds, bundle.env);
+// as scripts/run-tests.mjs runs them: compiled ahead, or through tsx with MODELPLANE_TEST_FROM_SOURCES=1
+const fromSources = process.env.MODELPLANE_TEST_FROM_SOURCES === '1';
+const compiled = fromSources ? undefined : await bundleTests(opts.files);
+const runs = opts.files.map((f, i) => (compiled ? ['--test', compiled.compiled[i]] : ['--import', 'tsx', '--test', f]));
+const measured = await measureAll(opts.files, runs, opts.jobs, opts.timeoutSeconds, bundle.env);
 bundle.remove();
+compiled?.remove();
 if (opts.json) console.log(JSON.stringify(measured, null, 1));
 else console.log(table(measured, opts.top, opts.jobs));
 process.exit(measured.results.some((r) => r.status !== 0) ? 1 : 0);
