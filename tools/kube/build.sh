@@ -11,6 +11,11 @@ out="${MODELPLANE_KUBE_BIN:-$repo/.tools/kube/bin}"
 k8s_version="$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/go.mod")"
 stamp_of() { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" | sha256sum | cut -c1-16; }
 stamp="$(stamp_of)"
+# one build at a time per output folder: .ci/run starts one in the background and test:real's call waits for
+# it here, then finds the binaries current
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
 
 if [[ -x "$out/etcd" && -x "$out/kube-apiserver" && -x "$out/kube-controller-manager" \
   && "$(cat "$out/.stamp" 2>/dev/null)" == "$stamp" ]]; then
