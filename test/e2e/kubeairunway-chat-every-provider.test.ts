@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@modelplane/runtime/log';
+import { providersNotReady, waitForProviders } from '../../src/cli/dev/providers-ready.ts';
 import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -54,6 +55,16 @@ describe('every provider answers a chat request on modelplane dev', { timeout: 3
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
+    // as `modelplane dev` does: selection is sticky, so the deployments go in once every provider is Ready
+    const log = new Logger({ level: 'error' });
+    await waitForProviders(cluster.admin, [...new Set(DEPLOYMENTS.map((d) => d.provider))], log, 120_000);
+    assert.deepEqual(
+      await providersNotReady(
+        cluster.admin,
+        DEPLOYMENTS.map((d) => d.provider),
+      ),
+      [],
+    );
     for (const f of [
       '00-namespace.yaml',
       '30-aim-runtime-config.yaml',

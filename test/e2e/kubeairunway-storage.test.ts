@@ -81,6 +81,7 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
     const slow = { env: [{ name: 'AIM_DEBUG_SIMULATE_DOWNLOAD_MS', value: '4000' }] };
     await c.k(['apply', '-f', '-'], stringify(deployment('qwen-cached', 'Qwen/Qwen3-0.6B', slow)));
 
+    // the message may carry the downloader's progress (how far, of how much) once it has reported some
     const downloading = await waitCondition(
       'qwen-cached',
       'ModelDownloaded',
@@ -88,7 +89,7 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
     );
     assert.match(
       condition(downloading, 'ModelDownloaded')!.message!,
-      /download Job storage-e2e\/qwen-cached-model-download is downloading hf:\/\/Qwen\/Qwen3-0\.6B into PersistentVolumeClaim storage-e2e\/qwen-cached-cache: via XET \(protocol 1 of 2\)/,
+      /download Job storage-e2e\/qwen-cached-model-download is downloading hf:\/\/Qwen\/Qwen3-0\.6B into PersistentVolumeClaim storage-e2e\/qwen-cached-cache: (\d+ % \([\d.]+ (?:[KMGT]i)?B of [\d.]+ (?:[KMGT]i)?B\), )?via XET \(protocol 1 of 2\)/,
     );
     assert.equal(downloading.status?.phase, 'Pending');
     assert.equal(

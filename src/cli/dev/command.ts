@@ -8,7 +8,7 @@ import { KubeClient } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd/index.ts';
 import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
-import { ALL_PROCESS_SETS } from '../../controllers/sets.ts';
+import { ALL_PROCESS_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import type { DecisionFeed } from '../dashboard/index.ts';
 import type { DevOptions } from '../dev.ts';
 import { parsePort } from '../options.ts';
@@ -18,6 +18,7 @@ import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCl
 import { applyManifests } from './examples.ts';
 import { startLiveView } from './live.ts';
 import { devLoadRunner } from './load-runner.ts';
+import { waitForProviders } from './providers-ready.ts';
 import { startRealDevCluster } from './real-cluster.ts';
 
 function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
@@ -203,6 +204,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
     if (opts.exitWhenReady) await stop('ready');
     return;
   }
+  if (cluster.operators.length > 0) await waitForProviders(cluster.manager.client, providerNames(sets), log, 60_000);
   const ok = await applyExamplesAndWatch(cluster.manager.client, examplesDir, {
     opts,
     view,
@@ -217,6 +219,11 @@ export async function runDev(opts: DevOptions): Promise<void> {
     ].join('\n'),
   );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
+}
+
+/** the providers among the sets this dev cluster runs (`provider-<name>` registers InferenceProviderConfig <name>) */
+function providerNames(sets: readonly ControllerSet[]): string[] {
+  return sets.filter((s) => PROVIDER_SETS.some((p) => p.name === s.name)).map((s) => s.name.replace(/^provider-/, ''));
 }
 
 /** the controller sets `--controllers` selects (none with --no-controllers); a bad name ends the command */
