@@ -2,17 +2,9 @@
 // kubeconfig's credentials (never more: what they cannot list is named as hidden). docs/dashboard.md. This
 // file holds only the command's flags: what it runs lives in dashboard/command.ts, imported when it runs.
 import type { Command } from 'commander';
+import type { DashboardCommandOptions } from './dashboard/options.ts';
 import { importCommand } from './lazy.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
-
-export interface DashboardCommandOptions {
-  kubeconfig?: string;
-  namespace?: string;
-  address: string;
-  port: string;
-  readOnly?: boolean;
-  auth: string;
-}
 
 export function registerDashboard(program: Command): void {
   program

@@ -4,28 +4,9 @@
 // file under .modelplane/logs/ (streamed with --verbose). This file holds only the command's flags: what it
 // runs lives in dev/command.ts, imported when the command runs.
 import type { Command } from 'commander';
+import type { DevOptions } from './dev/options.ts';
 import { importCommand } from './lazy.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
-
-export interface DevOptions {
-  port: string;
-  kubeconfig: string;
-  only?: string;
-  dataDir?: string;
-  examples: boolean;
-  examplesDir: string;
-  exitWhenReady?: boolean;
-  timeout: string;
-  auditLog?: string;
-  controllers: string | false;
-  cluster: string;
-  verbose?: boolean;
-  logDir: string;
-  dashboard: boolean;
-  dashboardPort: string;
-  dashboardAddress: string;
-  prometheus: boolean;
-}
 
 export function registerDev(program: Command): void {
   program

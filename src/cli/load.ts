@@ -3,19 +3,8 @@
 // holds only the command's flags: what it runs lives in load/command.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import type { LoadFlags } from './load/options.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
-
-export interface LoadFlags {
-  url?: string[];
-  service?: string;
-  kubeconfig: string;
-  model: string;
-  concurrency: string;
-  duration: string;
-  maxTokens: string;
-  rate?: string;
-  stream?: boolean;
-}
 
 export function registerLoad(program: Command): void {
   program

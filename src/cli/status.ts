@@ -3,13 +3,8 @@
 // only the command's flags: what it runs lives in status/command.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { importCommand } from './lazy.ts';
+import type { StatusOptions } from './status/options.ts';
 import { COMMAND_SUMMARIES } from './summaries.ts';
-
-export interface StatusOptions {
-  kubeconfig?: string;
-  namespace?: string;
-  watch?: boolean;
-}
 
 export function registerStatus(program: Command): void {
   program

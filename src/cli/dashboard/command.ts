@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { KubeClient, loadKubeConfig } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
-import type { DashboardCommandOptions } from '../dashboard.ts';
 import { exitWithStartupError } from '../errors.ts';
 import { parsePort, UsageError } from '../options.ts';
 import { formatLogLine } from '../view/logs.ts';
 import { dashboardBanner, startDashboard, startSignInDashboard } from './index.ts';
+import type { DashboardCommandOptions } from './options.ts';
 
 /** serves the dashboard; a failure to start is printed and ends the process with 2 */
 export async function runDashboard(opts: DashboardCommandOptions): Promise<void> {

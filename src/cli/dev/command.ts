@@ -10,7 +10,6 @@ import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd
 import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
 import { ALL_PROCESS_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
 import type { DecisionFeed } from '../dashboard/index.ts';
-import type { DevOptions } from '../dev.ts';
 import { parsePort } from '../options.ts';
 import { LogRouter } from '../view/logs.ts';
 import { TerminalView } from '../view/terminal.ts';
@@ -18,6 +17,7 @@ import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCl
 import { applyManifests } from './examples.ts';
 import { startLiveView } from './live.ts';
 import { devLoadRunner } from './load-runner.ts';
+import type { DevOptions } from './options.ts';
 import { waitForProviders } from './providers-ready.ts';
 import { startRealDevCluster } from './real-cluster.ts';
 

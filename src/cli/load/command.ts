@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { KubeClient } from '@modelplane/runtime/client';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { type LoadSummary, runLoad } from '@modelplane/sim/inference';
-import type { LoadFlags } from '../load.ts';
 import { UsageError } from '../options.ts';
+import type { LoadFlags } from './options.ts';
 
 interface EndpointsObject extends KubeObject {
   subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;

@@ -5,12 +5,12 @@ import { readFileSync } from 'node:fs';
 import { isForbidden, KubeClient } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import { kindRef } from '@modelplane/runtime/meta';
-import type { StatusOptions } from '../status.ts';
 import { discoverModelplaneKinds } from '../view/kinds.ts';
 import { renderRows } from '../view/render.ts';
 import { type ResourceRow, rowOf, sortRows } from '../view/rows.ts';
 import { TerminalView } from '../view/terminal.ts';
 import { ResourceWatcher } from '../view/watch.ts';
+import type { StatusOptions } from './options.ts';
 
 export interface StatusListing {
   rows: ResourceRow[];
