@@ -39,7 +39,7 @@ export {
   UPSTREAM_CRD_CONDITION,
 } from './names.ts';
 export { conflictMessage, crdMissingMessage, planSync, recreateMessage, type SyncPlan } from './plan.ts';
-export { formatDuration, ProviderReconciler, type ProviderReconcilerOptions } from './reconciler.ts';
+export { ProviderReconciler, type ProviderReconcilerOptions } from './reconciler.ts';
 export { ProviderRegistration, type RegistrationOptions } from './registration.ts';
 export { providerControllerSet, providerRules } from './set.ts';
 export { computeProviderStatus, type ProviderStatus, type StatusContext, type StatusOutcome } from './status.ts';

@@ -354,6 +354,6 @@ export class ProviderReconciler {
 }
 
 /** 300000 → "5m0s", 2500 → "2.5s" (Go's time.Duration spelling, as Kubernetes messages use) */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   return formatGoDuration(BigInt(Math.round(ms)) * 1_000_000n);
 }
