@@ -5,19 +5,17 @@
 // replicas go up. Values are checked, not element sizes; axe finds no serious violation on these pages.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeClient } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import type { Page } from 'playwright-core';
 import { type Dashboard, ensureWebBuilt, startDashboard } from '../../src/cli/dashboard/index.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
-import { applyManifests } from '../../src/cli/dev/examples.ts';
 import { devLoadRunner } from '../../src/cli/dev/load-runner.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
 import { type Browser, launchChromium } from './chromium.ts';
-import { ARTIFACTS } from './fixture.ts';
+import { ARTIFACTS, applyQuickstart } from './fixture.ts';
 import { seriousViolations, shot } from './page-checks.ts';
 
 const MD = 'kubeairunway.ai/ModelDeployment/quickstart/qwen-llmd';
@@ -54,7 +52,7 @@ describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, (
       },
       data: { GLOBAL_OPT_INTERVAL: '2s' },
     } as never);
-    await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
+    await applyQuickstart(cluster, log);
     const feed = (namespace: string, name: string) => autoscaler?.decisions.history(namespace, name) ?? [];
     dashboard = await startDashboard({
       client,

@@ -11,6 +11,7 @@ import { Logger } from '@modelplane/runtime/log';
 import { type Dashboard, ensureWebBuilt, startDashboard, WEB_DIST } from '../../src/cli/dashboard/index.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { applyManifests } from '../../src/cli/dev/examples.ts';
+import { waitForProviders } from '../../src/cli/dev/providers-ready.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import type { MetricsSource, PodLoad } from '../../src/controllers/llmd/metrics-source/source.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
@@ -38,6 +39,16 @@ export interface World {
   stop(): Promise<void>;
 }
 
+/**
+ * Applies examples/quickstart as `modelplane dev` does: once every provider is Ready, since selection only
+ * considers ready providers and is sticky (a deployment applied before KubeRay reports Ready stays on llm-d).
+ */
+export async function applyQuickstart(cluster: DevCluster, log: Logger): Promise<void> {
+  const providers = PROVIDER_SETS.map((s) => s.name.replace(/^provider-/, ''));
+  await waitForProviders(cluster.manager.client, providers, log, 120_000);
+  await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
+}
+
 /** `log`: where the cluster, controllers and dashboard log (default: nowhere), e.g. to check what they write */
 export async function startWorld(opts: { log?: Logger } = {}): Promise<World> {
   const log = opts.log ?? new Logger({}, 'silent');
@@ -57,7 +68,7 @@ export async function startWorld(opts: { log?: Logger } = {}): Promise<World> {
   writeFileSync(kubeconfig, cluster.server.kubeconfigYaml());
   const client = await KubeClient.create(cluster.server.kubeconfigYaml());
   try {
-    await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
+    await applyQuickstart(cluster, log);
     const feed = (namespace: string, name: string) => autoscaler?.decisions.history(namespace, name) ?? [];
     const dashboard = await startDashboard({ client, cluster: cluster.server.url, user: 'admin', logger: log, feed });
     return {
