@@ -1,5 +1,7 @@
-// The HTTPS server: webhook paths (POST, JSON, bounded bodies) plus /healthz, /readyz and /metrics. The
-// serving certificate is swapped with setSecureContext, so a rotation takes effect on the next TLS
+// The HTTPS server: webhook paths (POST, JSON, bounded bodies) plus /healthz, /readyz and /metrics, behind
+// the error boundary every modelplane server shares (@modelplane/runtime/serve, docs/security.md): bodies
+// past the limit, targets that are not URLs and handler failures are answered there, as a Kubernetes Status.
+// The serving certificate is swapped with setSecureContext, so a rotation takes effect on the next TLS
 // handshake without dropping a connection or a request. HTTP/2 stays off, as in controller-runtime.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -7,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@modelplane/runtime/log';
 import type { KubeObject } from '@modelplane/runtime/meta';
+import { type GuardedRequest, serveGuarded } from '@modelplane/runtime/serve';
 import type { Converter } from './conversion.ts';
 import {
   type AdmissionWebhookSpec,
@@ -57,20 +60,22 @@ export class WebhookHttpServer implements WebhookRegistry {
   constructor(private readonly opts: WebhookHttpServerOptions) {
     this.maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.timeoutMs = opts.handlerTimeoutMs ?? 9_000;
-    this.server = createServer(
-      { cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2' },
-      (req, res) => void this.handle(req, res),
+    this.server = serveGuarded(
+      createServer({ cert: opts.cert, key: opts.key, minVersion: 'TLSv1.2' }),
+      {
+        name: 'the webhook server',
+        maxBodyBytes: this.maxBody,
+        // a header block within 10 s; the whole review within a minute (kube gives up after 30 s at most)
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 60_000,
+        sendError: (res, status, message) => this.refuse(res, status, message),
+        onError: (err, req) =>
+          opts.logger.error('webhook server failed to answer a request', { path: pathOf(req), error: err }),
+      },
+      (req, res, ctx) => this.handle(req, res, ctx),
     );
-    this.server.requestTimeout = 60_000;
-    // a header block must arrive within 10 s, checked every second (node checks every 30 s by default)
-    this.server.headersTimeout = 10_000;
-    (this.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = 1_000;
     if (opts.keepAliveTimeoutMs !== undefined) this.server.keepAliveTimeout = opts.keepAliveTimeoutMs;
     this.server.on('tlsClientError', (err) => opts.logger.debug('TLS handshake failed', { error: err }));
-    this.server.on('clientError', (err, socket) => {
-      opts.logger.debug('malformed HTTP request', { error: err });
-      socket.destroy();
-    });
   }
 
   validating<T extends KubeObject = KubeObject>(path: string, spec: AdmissionWebhookSpec, handler: Validator<T>): void {
@@ -120,23 +125,24 @@ export class WebhookHttpServer implements WebhookRegistry {
     this.table.set(route.path, route);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
-    try {
-      if (req.method === 'GET' && RESERVED.has(path)) return await this.serveOwn(path, res);
-      const route = this.table.get(path);
-      if (!route) return send(res, rejectBodyWith(404, 'NotFound', `no webhook is registered at ${path}`));
-      if (req.method !== 'POST') {
-        res.setHeader('Allow', 'POST');
-        return send(res, rejectBodyWith(405, 'MethodNotAllowed', `webhook ${path} accepts POST, not ${req.method}`));
-      }
-      await this.serveWebhook(route, req, res);
-    } catch (err) {
-      this.opts.logger.error('webhook server failed to answer a request', { path, error: err });
-      if (!res.headersSent)
-        send(res, rejectBodyWith(500, 'InternalError', `the webhook server failed: ${(err as Error).message}`));
-      else res.destroy();
+  private async handle(req: IncomingMessage, res: ServerResponse, ctx: GuardedRequest): Promise<void> {
+    const path = ctx.url.pathname;
+    if (req.method === 'GET' && RESERVED.has(path)) return await this.serveOwn(path, res);
+    const route = this.table.get(path);
+    if (!route) return send(res, rejectBodyWith(404, 'NotFound', `no webhook is registered at ${path}`));
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return send(res, rejectBodyWith(405, 'MethodNotAllowed', `webhook ${path} accepts POST, not ${req.method}`));
     }
+    await this.serveWebhook(route, req, res, ctx.body);
+  }
+
+  /** the boundary's own refusals (400, 413, 500) as a Status; one aimed at a webhook is counted under it */
+  private refuse(res: ServerResponse, status: number, message: string): void {
+    const out = rejectBodyWith(status, REASONS[status] ?? 'BadRequest', message);
+    send(res, out);
+    const route = this.table.get(pathOf(res.req));
+    if (route) this.count(route, out, 0);
   }
 
   private async serveOwn(path: string, res: ServerResponse): Promise<void> {
@@ -151,41 +157,49 @@ export class WebhookHttpServer implements WebhookRegistry {
     res.end(why ? `not ready: ${why}\n` : 'ok\n');
   }
 
-  private async serveWebhook(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serveWebhook(route: Route, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const m = this.opts.metrics;
     m.inFlight.inc({ webhook: route.path });
     try {
-      const body = await readBody(req, this.maxBody);
       const started = performance.now();
-      let out: Dispatched;
-      if (body === undefined) {
-        out = rejectBody(413, `request body is larger than the limit of ${this.maxBody} bytes`);
-        res.setHeader('Connection', 'close');
-      } else {
-        const contentType = String(req.headers['content-type'] ?? '');
-        out =
-          route.type === 'conversion'
-            ? await dispatchConversion(route, body, contentType, this.timeoutMs)
-            : await dispatchAdmission(route, body, contentType, this.timeoutMs);
-      }
+      const contentType = String(req.headers['content-type'] ?? '');
+      const out =
+        route.type === 'conversion'
+          ? await dispatchConversion(route, body, contentType, this.timeoutMs)
+          : await dispatchAdmission(route, body, contentType, this.timeoutMs);
       send(res, out);
-      const seconds = (performance.now() - started) / 1000;
-      m.requests.inc({ webhook: route.path, code: String(out.code) });
-      m.results.inc({ webhook: route.path, result: out.result });
-      m.latency.observe({ webhook: route.path, result: out.result }, seconds);
-      const fields = {
-        webhook: route.path,
-        result: out.result,
-        code: out.code,
-        durationMs: Math.round(seconds * 1000),
-        ...out.info,
-      };
-      if (out.result === 'error') this.opts.logger.warn('webhook request failed', fields);
-      else this.opts.logger.debug('webhook request', fields);
+      this.count(route, out, (performance.now() - started) / 1000);
     } finally {
       m.inFlight.dec({ webhook: route.path });
     }
   }
+
+  private count(route: Route, out: Dispatched, seconds: number): void {
+    const m = this.opts.metrics;
+    m.requests.inc({ webhook: route.path, code: String(out.code) });
+    m.results.inc({ webhook: route.path, result: out.result });
+    m.latency.observe({ webhook: route.path, result: out.result }, seconds);
+    const fields = {
+      webhook: route.path,
+      result: out.result,
+      code: out.code,
+      durationMs: Math.round(seconds * 1000),
+      ...out.info,
+    };
+    if (out.result === 'error') this.opts.logger.warn('webhook request failed', fields);
+    else this.opts.logger.debug('webhook request', fields);
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  413: 'RequestEntityTooLarge',
+  500: 'InternalError',
+};
+
+/** the path of a request, for routing a refusal the boundary wrote (its target may not even be a URL) */
+function pathOf(req: IncomingMessage | undefined): string {
+  return (req?.url ?? '/').split('?')[0]!;
 }
 
 function rejectBodyWith(code: number, reason: string, message: string): Dispatched {
@@ -197,32 +211,6 @@ function send(res: ServerResponse, out: Dispatched): void {
   const text = JSON.stringify(out.body);
   res.writeHead(out.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-/** the body, or undefined once it exceeds `limit` (the rest is discarded, not buffered) */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        if (!over) resolve(undefined);
-        over = true;
-        chunks.length = 0;
-      } else chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks));
-    });
-    req.on('error', reject);
-  });
 }
 
 function checkSpec(path: string, spec: AdmissionWebhookSpec): AdmissionWebhookSpec {

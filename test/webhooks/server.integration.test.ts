@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@modelplane/runtime/log';
 import { Registry } from 'prom-client';
@@ -56,6 +57,17 @@ function call(
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** what the server writes back for `text` sent as is over TLS (a request no HTTP client would send) */
+function rawExchange(port: number, ca: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const s = tlsConnect({ host: '127.0.0.1', port, ca, servername: DNS[0] }, () => s.end(text));
+    s.on('data', (d) => (got += d));
+    s.on('end', () => resolve(got));
+    s.on('error', reject);
   });
 }
 
@@ -134,7 +146,10 @@ describe('WebhookHttpServer', () => {
     const big = Buffer.alloc(100 * 1024, 'a');
     const declared = await call(port, ca.certPem, 'POST', '/validate', big);
     assert.equal(declared.status, 413);
-    assert.equal(JSON.parse(declared.body).message, 'request body is larger than the limit of 65536 bytes');
+    assert.deepEqual(
+      [JSON.parse(declared.body).reason, JSON.parse(declared.body).message],
+      ['RequestEntityTooLarge', "the request body is larger than the webhook server's limit of 65536 bytes"],
+    );
     const streamed = await new Promise<number>((resolve, reject) => {
       const req = request(
         {
@@ -158,6 +173,20 @@ describe('WebhookHttpServer', () => {
     });
     assert.equal(streamed, 413);
     assert.equal((await call(port, ca.certPem, 'POST', '/validate', reviewBody('fine'))).status, 200);
+    // the boundary's refusals are counted under the webhook they were aimed at
+    const m = await call(port, ca.certPem, 'GET', '/metrics');
+    assert.match(m.body, /controller_runtime_webhook_requests_total\{webhook="\/validate",code="413"\} 2/);
+  });
+
+  it('answers a target that is not a URL with a 400 Status, and keeps serving', async () => {
+    const raw = await rawExchange(port, ca.certPem, 'GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(raw, /^HTTP\/1\.1 400 /);
+    const status = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+    assert.deepEqual(
+      [status.kind, status.code, status.message],
+      ['Status', 400, 'the request target "http://[" is not a URL path'],
+    );
+    assert.equal((await call(port, ca.certPem, 'POST', '/validate', reviewBody('after-bad-target'))).status, 200);
   });
 
   it('survives plaintext HTTP and random bytes on the TLS port', async () => {

@@ -106,6 +106,25 @@ describe('serveGuarded: the error boundary of every server', () => {
     assert.equal((await post(port, '/ok', 'a'.repeat(LIMIT))).body, `ok ${LIMIT}`, 'exactly the limit is fine');
   });
 
+  it('Expect: 100-continue past the limit gets the 413 and no invitation to send; within it, 100 then the answer', async () => {
+    const before = seen.length;
+    const over = await raw(
+      port,
+      `POST /ok HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`,
+      { timeoutMs: 2_000 },
+    );
+    assert.match(over, /^HTTP\/1\.1 413 /);
+    assert.doesNotMatch(over, /100 Continue/);
+    assert.equal(seen.length, before);
+    const within = await raw(
+      port,
+      'POST /ok HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc',
+      { timeoutMs: 2_000 },
+    );
+    assert.match(within, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    assert.match(within, /ok 3$/);
+  });
+
   it('a client that leaves mid-body reaches no handler', async () => {
     const before = seen.length;
     await raw(port, 'POST /ok HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc', {
