@@ -11,6 +11,7 @@ import { GatewayDataPlane } from '@modelplane/sim/gateway';
 import { registerLlamaStackSimulator } from '@modelplane/sim/llamastack';
 import { externalCrds, OPERATOR_NAMES, registerOperatorSimulators } from '@modelplane/sim/operators';
 import { type SimRegistryServer, startSimRegistryServer } from '@modelplane/sim/registry/server';
+import { serviceBackends } from '@modelplane/sim/service-backends';
 import {
   type KubeletEndpoints,
   type KubeletTlsMaterial,
@@ -142,6 +143,7 @@ export async function populateDevCluster(
   const podNetwork = await claimPodNetwork();
   let kubelets: KubeletEndpoints | undefined;
   // the Gateways' traffic: requests to a Gateway's address reach the pods its routes name
+  const backends = serviceBackends(manager);
   const gatewayDataPlane = new GatewayDataPlane(manager, {
     podNetwork: podNetwork.network,
     local: wiring.serviceEndpoints,
@@ -217,8 +219,9 @@ export async function populateDevCluster(
           imageRegistry: (client: KubeClient) =>
             new OciRegistryClient({ mirrors: { 'docker.io': registryUrl }, secrets: kubeSecretSource(client) }),
           // the simulated pods listen on loopback addresses: the operator reaches Services as kube-proxy would
+          // (an address registered for the Service port, else a ready pod the Service selects)
           serviceUrl: async (ns: string, service: string, port: number) =>
-            wiring.serviceEndpoints.resolve(ns, service, port),
+            wiring.serviceEndpoints.resolve(ns, service, port) ?? (await backends(ns, service, port))[0],
         };
         if (core.length > 0)
           operators.push(

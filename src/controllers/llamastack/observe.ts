@@ -20,6 +20,7 @@ import {
   refOf,
   resolveImage,
 } from './config/index.ts';
+import type { ModelCheck } from './model-check.ts';
 import { configMapName, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress, type ReplicaSet } from './names.ts';
 import { type SecretProblem, type SecretRef, secretProblems, secretRefsOf, secretValuesHash } from './secret-refs.ts';
 import type { ServerReport } from './server-health.ts';
@@ -42,6 +43,8 @@ export interface LlamaStackFetch {
   caBundleConfigMap: FetchResult<ConfigMap>;
   secrets: ReadonlyMap<string, FetchResult<Secret>>;
   refs: readonly ReferencedEndpoint[];
+  /** what each referenced endpoint answered to /v1/models (absent: the operator cannot reach Services) */
+  models?: readonly ModelCheck[];
   deployment: FetchResult<Deployment>;
   service: FetchResult<KubeObject>;
   serviceAccount: FetchResult<KubeObject>;
@@ -86,19 +89,23 @@ export interface LlamaStackObservation {
 const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
 
 /**
- * The URL of a ModelDeployment's or AIMService's OpenAI-compatible API: a ModelDeployment names its Service
+ * The Service behind a ModelDeployment's or AIMService's OpenAI-compatible API: a ModelDeployment names it
  * in status.endpoint; an AIMService serves through its InferenceService's predictor Service once Running.
  */
-export function endpointOf(ref: ReferencedEndpoint, namespace: string): string | undefined {
+export function endpointServiceOf(ref: ReferencedEndpoint): { service: string; port?: number } | undefined {
   const o = fetchedValue(ref.object) as
     | { status?: { endpoint?: { service?: string; port?: number }; status?: string } }
     | undefined;
-  if (ref.kind === 'AIMService' && o?.status?.status === 'Running') {
-    return `http://${predictorServiceName(inferenceServiceName(ref.name))}.${namespace}.svc.cluster.local:${PREDICTOR_SERVICE_PORT}/v1`;
-  }
+  if (ref.kind === 'AIMService' && o?.status?.status === 'Running')
+    return { service: predictorServiceName(inferenceServiceName(ref.name)), port: PREDICTOR_SERVICE_PORT };
   const ep = o?.status?.endpoint;
-  if (!ep?.service) return undefined;
-  return `http://${ep.service}.${namespace}.svc.cluster.local${ep.port ? `:${ep.port}` : ''}/v1`;
+  return ep?.service ? { service: ep.service, ...(ep.port ? { port: ep.port } : {}) } : undefined;
+}
+
+/** the cluster URL of the referenced object's OpenAI-compatible API (`…/v1`), as the config names it */
+export function endpointOf(ref: ReferencedEndpoint, namespace: string): string | undefined {
+  const ep = endpointServiceOf(ref);
+  return ep && `http://${ep.service}.${namespace}.svc.cluster.local${ep.port ? `:${ep.port}` : ''}/v1`;
 }
 
 export function referencedEndpoints(cr: LlamaStackDistribution): Array<Omit<ReferencedEndpoint, 'object'>> {

@@ -26,6 +26,7 @@ import {
 } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
 import { DEFAULT_PORT } from './config/index.ts';
+import { expectedModels, listingGood, listModels, type ModelCheck, type ModelListing } from './model-check.ts';
 import {
   CONFIG_HASH_ANNOTATION,
   caBundleConfigMapName,
@@ -52,10 +53,18 @@ import {
   serviceName,
   WATCHED_CONFIGMAPS,
 } from './names.ts';
-import { type LlamaStackFetch, type LlamaStackObservation, observe, referencedEndpoints } from './observe.ts';
+import {
+  endpointOf,
+  endpointServiceOf,
+  type LlamaStackFetch,
+  type LlamaStackObservation,
+  observe,
+  type ReferencedEndpoint,
+  referencedEndpoints,
+} from './observe.ts';
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
-import { probeServer, ServerReports, type ServiceUrl } from './server-health.ts';
+import { probeServer, ReportMemory, ServerReports, type ServiceUrl } from './server-health.ts';
 import { deploymentAvailable, type LlamaStackStatus, llamaStackHealth, setLlamaStackStatus } from './status.ts';
 import { classifyWriteError } from './write-failures.ts';
 
@@ -104,10 +113,52 @@ function referencesSecretsOrConfigMaps(obs: LlamaStackObservation): boolean {
   return obs.secretRefs.length > 0 || obs.fetched.overrideConfig !== undefined || obs.fetched.caBundle !== undefined;
 }
 
+/**
+ * Each referenced endpoint's /v1/models, asked once per change (the endpoint, the referenced object's
+ * version, the spec's generation) and again every recheck while it does not list what the config expects.
+ */
+async function checkModels(
+  object: LlamaStackDistribution,
+  refs: readonly ReferencedEndpoint[],
+  serviceUrl: ServiceUrl,
+  memory: ReportMemory<ModelListing & { expected: string[] }>,
+): Promise<ModelCheck[]> {
+  const ns = object.metadata.namespace!;
+  const expected = expectedModels(normalizeV1Alpha2Spec(object.spec));
+  const checks = refs.map(async (ref): Promise<ModelCheck | undefined> => {
+    const ep = endpointServiceOf(ref);
+    const url = endpointOf(ref, ns);
+    if (!ep || !url) return undefined;
+    const want = expected.get(ref.providerId) ?? [];
+    const version = ref.object.ok() ? ref.object.value.metadata.resourceVersion : '';
+    const key = JSON.stringify([object.metadata.generation, url, version, want]);
+    const id = `${object.metadata.uid ?? `${ns}/${object.metadata.name}`}/${ref.providerId}`;
+    const listing = await memory.get(id, key, Date.now(), async () => {
+      const base = await serviceUrl(ns, ep.service, ep.port ?? 80);
+      return { ...(await listModels(base && `${base.replace(/\/+$/, '')}/v1`)), expected: want };
+    });
+    const { expected: _, ...answer } = listing;
+    return {
+      providerId: ref.providerId,
+      field: ref.field,
+      kind: ref.kind,
+      name: ref.name,
+      url,
+      expected: want,
+      listing: answer,
+    };
+  });
+  return (await Promise.all(checks)).filter((c): c is ModelCheck => c !== undefined);
+}
+
 export function llamaStackReconciler(
   opts: LlamaStackReconcilerOptions,
 ): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
   const reports = new ServerReports(opts.recheckMs ?? REFERENCE_RECHECK_MS);
+  const listings = new ReportMemory<ModelListing & { expected: string[] }>(
+    opts.recheckMs ?? REFERENCE_RECHECK_MS,
+    (l) => listingGood(l, l.expected),
+  );
   return {
     async fetchRemoteState({ object, reader, client }) {
       const ns = object.metadata.namespace!;
@@ -175,13 +226,16 @@ export function llamaStackReconciler(
               probeServer(await serviceUrl(ns, serviceName(name), port)),
             )
           : undefined;
+      const withObjects = refs.map((r, i) => ({ ...r, object: refObjects[i]! }));
+      const models = serviceUrl ? await checkModels(object, withObjects, serviceUrl, listings) : undefined;
       return {
         ...(server ? { server } : {}),
+        ...(models ? { models } : {}),
         operatorConfig,
         ...(overrideConfig ? { overrideConfig } : {}),
         ...(caBundle ? { caBundle } : {}),
         secrets,
-        refs: refs.map((r, i) => ({ ...r, object: refObjects[i]! })),
+        refs: withObjects,
         deployment,
         service,
         serviceAccount,
@@ -199,7 +253,9 @@ export function llamaStackReconciler(
     planResources: ({ object }, obs) => {
       const plan = planLlamaStack(object, obs, opts.operatorNamespace);
       // Secrets and unwatched ConfigMaps send no events, nor does a server's health: read them again after a while
-      const unhealthy = obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy);
+      const unhealthy =
+        (obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy)) ||
+        obs.fetched.models?.some((m) => !listingGood(m.listing, m.expected));
       if (referencesSecretsOrConfigMaps(obs) || unhealthy) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
       return plan;
     },

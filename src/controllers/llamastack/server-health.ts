@@ -4,6 +4,8 @@
 // feed status (the server version, each provider's health) and the ServerHealthy condition; a server the
 // operator cannot reach is reported, not guessed about.
 
+import { asError, asInfo, type ConditionManager } from '../../engine/index.ts';
+
 /** where the operator reaches a Service port; undefined when it cannot (nothing ready behind it) */
 export type ServiceUrl = (namespace: string, service: string, port: number) => Promise<string | undefined>;
 
@@ -34,12 +36,17 @@ const TIMEOUT_MS = 5_000;
 /** bodies larger than this are not a Llama Stack answer: refused unread */
 const MAX_BODY = 1 << 20;
 
-async function getJson(base: string, path: string): Promise<unknown> {
+/** GET `base + path` as JSON, bounded in time and size; throws naming the path */
+export async function getJson(base: string, path: string): Promise<unknown> {
   const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
   const text = await res.text();
   if (text.length > MAX_BODY) throw new Error(`GET ${path}: answer over ${MAX_BODY} bytes`);
   if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}`);
-  return JSON.parse(text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`GET ${path}: the answer is not JSON`);
+  }
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -94,25 +101,72 @@ export async function probeServer(base: string | undefined): Promise<ServerRepor
 }
 
 /**
- * The last report per object, kept for as long as the rollout it describes: the key names the Deployment
- * generation and the config it runs, so a new rollout is read again and a resync is not.
+ * The last report per key (an object, or one of its references), kept for as long as the state it describes:
+ * `key` names that state (a rollout, an endpoint and what is expected of it), so a change is read again and
+ * a resync is not; a report that is not good is read again after `recheckMs`. Bounded: past `maxEntries` the
+ * least recently read id is dropped (a deleted object's entries go that way; reading again is harmless).
  */
-export class ServerReports {
-  private readonly byObject = new Map<string, { key: string; at: number; report: ServerReport }>();
+export class ReportMemory<R> {
+  private readonly byId = new Map<string, { key: string; at: number; report: R }>();
 
-  constructor(private readonly recheckMs: number) {}
+  constructor(
+    private readonly recheckMs: number,
+    private readonly good: (report: R) => boolean,
+    private readonly maxEntries = 10_000,
+  ) {}
 
-  /** the report for `key`, read again when it is for another rollout or an unhealthy one is old */
-  async get(uid: string, key: string, now: number, read: () => Promise<ServerReport>): Promise<ServerReport> {
-    const last = this.byObject.get(uid);
-    const healthy = last?.report.reachable && last.report.healthy;
-    if (last && last.key === key && (healthy || now - last.at < this.recheckMs)) return last.report;
+  /** the report for `key`, read again when it is for another state or a bad one is old */
+  async get(id: string, key: string, now: number, read: () => Promise<R>): Promise<R> {
+    const last = this.byId.get(id);
+    if (last && last.key === key && (this.good(last.report) || now - last.at < this.recheckMs)) return last.report;
     const report = await read();
-    this.byObject.set(uid, { key, at: now, report });
+    this.byId.delete(id);
+    this.byId.set(id, { key, at: now, report });
+    if (this.byId.size > this.maxEntries) this.byId.delete(this.byId.keys().next().value!);
     return report;
   }
 
-  forget(uid: string): void {
-    this.byObject.delete(uid);
+  get size(): number {
+    return this.byId.size;
   }
+}
+
+/** the last server report per object: read once per rollout, again every recheck while unhealthy */
+export class ServerReports extends ReportMemory<ServerReport> {
+  constructor(recheckMs: number) {
+    super(recheckMs, (r) => r.reachable && r.healthy);
+  }
+}
+
+/** ServerHealthy: what the running server said about itself once its rollout completed */
+export function setServerHealth(
+  cm: ConditionManager,
+  r: ServerReport | undefined,
+): { reason: string; message: string } | undefined {
+  if (!r) {
+    cm.delete('ServerHealthy');
+    return undefined;
+  }
+  if (!r.reachable) {
+    cm.markUnknown('ServerHealthy', 'ServerUnreachable', `the server could not be read: ${r.message}`, asInfo());
+    return undefined;
+  }
+  const [bad] = unhealthyProviders(r.providers);
+  if (r.status !== 'OK' || bad) {
+    const problem = bad
+      ? {
+          reason: 'ProviderUnhealthy',
+          message: `provider ${bad.provider_id} (${bad.api}, ${bad.provider_type}) reports ${bad.health?.status}${bad.health?.message ? `: ${bad.health.message}` : ''}`,
+        }
+      : { reason: 'ServerUnhealthy', message: `the server's /v1/health says ${r.status}` };
+    cm.markFalse('ServerHealthy', problem.reason, problem.message, asError());
+    return problem;
+  }
+  cm.markTrue(
+    'ServerHealthy',
+    'ServerHealthy',
+    `Llama Stack ${r.version ?? '(version unknown)'} is healthy, ${r.providers.length} provider(s) answering`,
+    asInfo(),
+  );
+  return undefined;
 }

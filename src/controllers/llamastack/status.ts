@@ -17,6 +17,7 @@ import {
   withEventReason,
 } from '../../engine/index.ts';
 import { DISTRIBUTIONS, parseImageOverrides } from './config/index.ts';
+import { setModelsAvailable } from './model-check.ts';
 import {
   CONFIG_HASH_ANNOTATION,
   containerNameOf,
@@ -25,13 +26,12 @@ import {
   type Ingress,
 } from './names.ts';
 import { serviceURL } from './network.ts';
-import { unhealthyProviders } from './server-health.ts';
+import type { LlamaStackObservation } from './observe.ts';
+import { configSource } from './plan.ts';
+import { setServerHealth } from './server-health.ts';
 
 /** this operator's release, as status.version reports it */
 export const OPERATOR_VERSION = '0.1.0';
-
-import type { LlamaStackObservation } from './observe.ts';
-import { configSource } from './plan.ts';
 
 export type LlamaStackStatus = EngineStatus & LlamaStackDistributionStatus;
 
@@ -260,40 +260,6 @@ function setDeploymentConditions(
     );
 }
 
-/** ServerHealthy: what the running server said about itself once its rollout completed */
-function setServerHealth(
-  cm: ConditionManager,
-  obs: LlamaStackObservation,
-): { reason: string; message: string } | undefined {
-  const r = obs.fetched.server;
-  if (!r) {
-    cm.delete('ServerHealthy');
-    return undefined;
-  }
-  if (!r.reachable) {
-    cm.markUnknown('ServerHealthy', 'ServerUnreachable', `the server could not be read: ${r.message}`, asInfo());
-    return undefined;
-  }
-  const [bad] = unhealthyProviders(r.providers);
-  if (r.status !== 'OK' || bad) {
-    const problem = bad
-      ? {
-          reason: 'ProviderUnhealthy',
-          message: `provider ${bad.provider_id} (${bad.api}, ${bad.provider_type}) reports ${bad.health?.status}${bad.health?.message ? `: ${bad.health.message}` : ''}`,
-        }
-      : { reason: 'ServerUnhealthy', message: `the server's /v1/health says ${r.status}` };
-    cm.markFalse('ServerHealthy', problem.reason, problem.message, asError());
-    return problem;
-  }
-  cm.markTrue(
-    'ServerHealthy',
-    'ServerHealthy',
-    `Llama Stack ${r.version ?? '(version unknown)'} is healthy, ${r.providers.length} provider(s) answering`,
-    asInfo(),
-  );
-  return undefined;
-}
-
 function routeURL(ingress: Ingress | undefined, host: string | undefined): string | undefined {
   if (!ingress) return undefined;
   const lb = ingress.status?.loadBalancer?.ingress?.[0];
@@ -369,7 +335,8 @@ export function setLlamaStackStatus(
   setSecrets(cm, obs);
   setConfigGenerated(cm, obs, recordedHash);
   setDeploymentConditions(cm, cr, obs, ctx, blocked);
-  const unhealthy = setServerHealth(cm, obs);
+  const unhealthy = setServerHealth(cm, obs.fetched.server);
+  const modelMissing = setModelsAvailable(cm, obs.fetched.models ?? []);
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
   const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];
@@ -392,5 +359,8 @@ export function setLlamaStackStatus(
   else if (!cm.isTrue('Available'))
     h.progressing('Initializing', cm.get('Available')?.message ?? 'the Deployment is starting');
   else if (unhealthy) h.failed(unhealthy.reason, unhealthy.message);
+  // a reference that does not answer yet is waited for; one that answers without the model is a fault
+  else if (modelMissing?.reason === 'ModelEndpointUnreachable') h.pending(modelMissing.reason, modelMissing.message);
+  else if (modelMissing) h.failed(modelMissing.reason, modelMissing.message, silent());
   else h.ready('AllComponentsReady', `Llama Stack is serving at ${status.serviceURL ?? 'its Service'}`);
 }

@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { probeServer, type ServerReport, ServerReports } from '../../../src/controllers/llamastack/server-health.ts';
+import {
+  probeServer,
+  ReportMemory,
+  type ServerReport,
+  ServerReports,
+} from '../../../src/controllers/llamastack/server-health.ts';
 
 type Json = Record<string, any>;
 let answers: Record<string, { code: number; body: string }> = {};
@@ -119,5 +124,20 @@ describe('reading the running Llama Stack server', () => {
     assert.equal(reads, 2, 'an unhealthy one is not read on every reconcile');
     await reports.get('u', 'gen2', 61_500, read(healthy));
     assert.equal(reads, 3, 'but again after the recheck time');
+  });
+});
+
+describe('ReportMemory', () => {
+  it('is bounded: past maxEntries the id read longest ago is dropped, and read again when asked', async () => {
+    const memory = new ReportMemory<number>(1_000, () => true, 2);
+    let reads = 0;
+    const read = async () => ++reads;
+    await memory.get('a', 'k', 0, read);
+    await memory.get('b', 'k', 0, read);
+    await memory.get('c', 'k', 0, read);
+    assert.equal(memory.size, 2);
+    assert.equal(await memory.get('c', 'k', 0, read), 3, 'c is kept');
+    assert.equal(await memory.get('a', 'k', 0, read), 4, 'a was dropped and is read again');
+    assert.equal(reads, 4);
   });
 });
