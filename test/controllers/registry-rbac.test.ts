@@ -82,7 +82,7 @@ describe('rbacObjects', () => {
 });
 
 describe('no process may enumerate Secrets', () => {
-  it('no ClusterRole of `modelplane rbac` grants list or watch on secrets (they are read by name)', async () => {
+  it('no ClusterRole of `modelplane rbac` grants list on secrets; only aim may watch them (pinned by name)', async () => {
     const { rbacYaml } = await import('../../src/cli/rbac.ts');
     const { parseAllDocuments } = await import('yaml');
     const roles = parseAllDocuments(rbacYaml())
@@ -92,13 +92,19 @@ describe('no process may enumerate Secrets', () => {
       roles.some((r) => r.metadata.name === 'modelplane-llamastack'),
       'the llamastack set has a ClusterRole',
     );
+    // the aim set watches each Secret an AIM object names by fieldSelector metadata.name (RBAC cannot narrow
+    // a watch to names chosen at run time); aim-process-rbac.integration.test.ts checks it never does more
+    const watching: string[] = [];
     for (const r of roles)
       for (const rule of r.rules ?? [])
-        if (rule.apiGroups.includes('') && rule.resources.includes('secrets'))
+        if (rule.apiGroups.includes('') && rule.resources.includes('secrets')) {
           assert.deepEqual(
-            rule.verbs.filter((v: string) => v === 'list' || v === 'watch'),
+            rule.verbs.filter((v: string) => v === 'list' || v === '*'),
             [],
             `${r.metadata.name} may ${rule.verbs.join(',')} secrets`,
           );
+          if (rule.verbs.includes('watch')) watching.push(r.metadata.name);
+        }
+    assert.deepEqual(watching, ['modelplane-aim']);
   });
 });

@@ -158,6 +158,8 @@ export class HttpFront {
     note(info, user);
     for (const i of this.interceptors) await i(user, info);
     const attrs = authorizationAttributes(info, url.searchParams);
+    // the audit record names the object a fieldSelector pins a list or watch to, as kube-apiserver's does
+    if (attrs.name && attrs.name !== info.name) note({ ...info, name: attrs.name }, user);
     const decision = this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw forbidden(user, attrs, decision.reason);
     if (info.isResourceRequest) return this.resource(req, res, info, url, user, auditAnnotations);

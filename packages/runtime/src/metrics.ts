@@ -43,6 +43,7 @@ export class RuntimeMetrics {
   readonly leaderStatus: Gauge<'name'>;
   readonly watchRestarts: Counter<'resource' | 'reason'>;
   readonly watchRelists: Counter<'resource'>;
+  readonly referencedWatches: Gauge<'name'>;
   private readonly queueDepth: Gauge<'name'>;
   private readonly queueAdds: Counter<'name'>;
   private readonly queueRetries: Counter<'name'>;
@@ -113,6 +114,12 @@ export class RuntimeMetrics {
       name: 'modelplane_watch_relists_total',
       help: 'Full relists (initial, after 410 Gone or after a failed resume)',
       labelNames: ['resource'],
+      registers,
+    });
+    this.referencedWatches = new Gauge({
+      name: 'modelplane_referenced_object_watches',
+      help: 'Objects watched one by one because another object references them (e.g. pull Secrets)',
+      labelNames: ['name'],
       registers,
     });
     this.queueDepth = new Gauge({

@@ -7,6 +7,15 @@ import { MODEL_RBAC_RULES, registerAimModelControllers } from './model/index.ts'
 import { MODEL_SOURCE_RBAC_RULES, registerAimModelSourceController } from './model-source/index.ts';
 import { RUNTIME_CONFIG_RBAC_RULES, registerAimRuntimeConfigControllers } from './runtime-config/index.ts';
 import { registerAimServiceController } from './service/index.ts';
+import {
+  AIMArtifacts,
+  AIMClusterModelSources,
+  AIMClusterModels,
+  AIMModels,
+  AIMServices,
+  AIMTemplateCaches,
+} from './shared/kinds.ts';
+import { watchReferencedSecrets } from './shared/secret-references.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
 export interface AimControllerSetOptions {
@@ -22,21 +31,29 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
     async register(mgr, env) {
       const opts = { operatorNamespace: env.operatorNamespace };
       await registerAimRuntimeConfigControllers(mgr, opts);
-      await registerAimModelControllers(mgr, {
+      const [models, clusterModels] = await registerAimModelControllers(mgr, {
         ...opts,
         ...(env.imageRegistry ? { registry: env.imageRegistry } : {}),
       });
       await registerAimTemplateControllers(mgr, opts);
-      await registerAimTemplateCacheController(mgr, opts);
-      await registerAimArtifactController(mgr, {
+      const caches = await registerAimTemplateCacheController(mgr, opts);
+      const artifacts = await registerAimArtifactController(mgr, {
         ...opts,
         ...(setOpts.artifactRetryMs !== undefined ? { retryMs: setOpts.artifactRetryMs } : {}),
       });
-      await registerAimServiceController(mgr, opts);
-      await registerAimModelSourceController(mgr, {
+      const services = await registerAimServiceController(mgr, opts);
+      const sources = await registerAimModelSourceController(mgr, {
         ...opts,
         ...(env.imageRegistry ? { registry: env.imageRegistry } : {}),
       });
+      watchReferencedSecrets(mgr, env.operatorNamespace, [
+        { kind: AIMModels, controller: models! },
+        { kind: AIMClusterModels, controller: clusterModels! },
+        { kind: AIMTemplateCaches, controller: caches },
+        { kind: AIMArtifacts, controller: artifacts },
+        { kind: AIMServices, controller: services },
+        { kind: AIMClusterModelSources, controller: sources },
+      ]);
     },
     rules: [
       ...RUNTIME_CONFIG_RBAC_RULES,
@@ -46,8 +63,10 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       ...ARTIFACT_RBAC_RULES,
       ...MODEL_SOURCE_RBAC_RULES,
       // image pull secrets named by models and model sources (docker config JSON for the registry client):
-      // read one by one when a registry call needs them, never listed or watched
-      rule('', ['secrets'], ['get']),
+      // read one by one when a registry call needs them; every Secret an AIM object names is watched by a
+      // metadata-only watch pinned to its name (fieldSelector metadata.name), so creating or fixing it
+      // reconciles that object at once. Never listed, never cached (docs/security.md, "Least privilege")
+      rule('', ['secrets'], ['get', 'watch']),
       rule('aim.eai.amd.com', ['aimservices'], READ),
       // the template-cache cleanup finalizer (metadata.finalizers, by merge patch); on deletion the finalizers
       // read the object's namespace once, to let a terminating namespace go

@@ -35,6 +35,12 @@ export interface ListWatchOptions {
   fieldSelector?: string;
   listAccept?: string;
   watchAccept?: string;
+  /**
+   * never list: each (re)start is a watch without resourceVersion, whose synthetic ADDED events give the
+   * current state (RBAC: `watch` alone). replace() is never called; an object deleted while no watch ran is
+   * not reported. For a watch pinned to one object by fieldSelector, where a list adds nothing.
+   */
+  watchOnly?: boolean;
   pageSize?: number;
   /** bounds of the random watch timeoutSeconds (default 300–600) */
   minTimeoutSeconds?: number;
@@ -107,7 +113,11 @@ export class ListWatch {
     const signal = this.stopController.signal;
     while (!this.stopped) {
       try {
-        if (this.needList) {
+        if (this.needList && this.opts.watchOnly) {
+          this.rv = '';
+          this.needList = false;
+          this.synced = true;
+        } else if (this.needList) {
           await this.list(signal);
           this.needList = false;
           this.backoff.reset();

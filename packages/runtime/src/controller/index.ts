@@ -39,4 +39,9 @@ export {
   MaxOfRateLimiter,
   type RateLimiter,
 } from './ratelimit.ts';
+export {
+  ReferencedObjectWatch,
+  type ReferencedObjectWatchOptions,
+  type ReferencingSource,
+} from './references.ts';
 export { WorkQueue, type WorkQueueOptions } from './workqueue.ts';

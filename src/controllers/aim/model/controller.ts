@@ -70,6 +70,7 @@ function knownMetadata(obs: ModelObservation): AIMImageMetadata | undefined {
 export function modelReconciler(
   registry: ImageRegistry | undefined,
   operatorNamespace: string,
+  authRetryMinMs = AUTH_RETRY_MIN_MS,
 ): DomainReconciler<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
   return {
     async fetchRemoteState({ object, reader }) {
@@ -88,7 +89,7 @@ export function modelReconciler(
     planResources({ object }, obs) {
       const plan = new PlanResult();
       // credentials the registry refused are tried again: a pull Secret created or fixed meanwhile is used
-      const retry = authRetryMs(object, obs);
+      const retry = authRetryMs(object, obs, authRetryMinMs);
       if (retry !== undefined) plan.requeueAfter(retry);
       // templates are created once the metadata says which (custom models need none)
       if (obs.metadata.result && !obs.metadata.result.ok()) return plan;
@@ -121,11 +122,15 @@ export const AUTH_RETRY_MAX_MS = 120_000;
 
 /**
  * An image-metadata read the registry refused is retried with backoff: as long again as the failure has
- * lasted (AuthValid=False since), at least 10 s, at most 2 min, so a pull Secret fixed later is picked up
- * without an edit to the model. (Secrets are read by name only, never listed or watched: the retry, not a
- * watch, notices a new one.)
+ * lasted (AuthValid=False since), at least 10 s, at most 2 min, so credentials the registry fixed on its
+ * side are picked up without an edit to the model. (A pull Secret the model names that is created or changed
+ * reconciles the model at once: shared/secret-references.ts.)
  */
-export function authRetryMs(model: AnyModel, obs: Pick<ModelObservation, 'metadata' | 'now'>): number | undefined {
+export function authRetryMs(
+  model: AnyModel,
+  obs: Pick<ModelObservation, 'metadata' | 'now'>,
+  minMs = AUTH_RETRY_MIN_MS,
+): number | undefined {
   const err = obs.metadata.result?.hasError() ? obs.metadata.result.categorized() : undefined;
   if (err?.category !== 'Auth') return undefined;
   const since = model.status?.conditions?.find(
@@ -133,13 +138,15 @@ export function authRetryMs(model: AnyModel, obs: Pick<ModelObservation, 'metada
   )?.lastTransitionTime;
   const elapsed = since ? obs.now - Date.parse(since) : 0;
   const ms = Number.isFinite(elapsed) ? elapsed : 0;
-  return Math.min(AUTH_RETRY_MAX_MS, Math.max(AUTH_RETRY_MIN_MS, ms));
+  return Math.max(minMs, Math.min(AUTH_RETRY_MAX_MS, ms));
 }
 
 export interface ModelControllerOptions {
   operatorNamespace: string;
   /** where image labels come from; none: models get templates only from spec.imageMetadata or custom templates */
   registry?: ImageRegistry;
+  /** the least wait before a refused registry read is tried again (default 10 s; tests raise it) */
+  authRetryMinMs?: number;
 }
 
 export function modelPipeline(
@@ -148,7 +155,7 @@ export function modelPipeline(
 ): Pipeline<AnyModel, ModelObservation, ModelObservation, AimRuntimeConfig, AIMModelStatus> {
   return new Pipeline({
     name,
-    reconciler: modelReconciler(opts.registry, opts.operatorNamespace),
+    reconciler: modelReconciler(opts.registry, opts.operatorNamespace, opts.authRetryMinMs),
     runtimeConfig: aimRuntimeConfigSource<AnyModel>(opts.operatorNamespace),
     pauseAnnotation: AIM_PAUSE_ANNOTATIONS,
     labelPropagators: [runtimeConfigLabelPropagator],

@@ -1,0 +1,136 @@
+// ReferencedObjectWatch against the test cluster: a Secret a Widget names is watched by name (metadata only,
+// never listed), its creation and every change enqueue exactly the Widgets naming it, a Secret nobody names
+// is never seen, and the watches follow the references (one per Secret, closed with the last reference).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Cache } from '../src/cache/cache.ts';
+import { KubeClient } from '../src/client/client.ts';
+import { Secrets } from '../src/client/kinds.ts';
+import { ReferencedObjectWatch } from '../src/controller/references.ts';
+import type { KubeObject } from '../src/meta/types.ts';
+import { RuntimeMetrics } from '../src/metrics.ts';
+import { ensureNamespace, startCluster, type TestCluster, type Widget, Widgets, widget } from './helpers/cluster.ts';
+import { waitFor } from './helpers/stub-apiserver.ts';
+
+const NS = 'refs';
+const TIMEOUT = 30_000;
+
+interface Enqueued {
+  keys: string[];
+  secret: string;
+  /** what the watch delivered besides metadata (must be nothing: the watch is metadata-only) */
+  extra: string[];
+}
+
+const secret = (name: string, value: string): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: NS },
+    stringData: { token: value },
+  }) as KubeObject;
+
+const naming = (name: string, note: string): Widget => ({ ...widget(name, NS), spec: { size: 1, note } });
+
+describe('ReferencedObjectWatch', { timeout: 120_000 }, () => {
+  let cluster: TestCluster;
+  let client: KubeClient;
+  let cache: Cache;
+  let refs: ReferencedObjectWatch;
+  const enqueued: Enqueued[] = [];
+  const metrics = new RuntimeMetrics();
+
+  before(async () => {
+    cluster = await startCluster();
+    await ensureNamespace(cluster.admin, NS);
+    client = await KubeClient.create(cluster.operatorKubeconfig);
+    cache = new Cache({ client, metrics });
+    cache.start();
+    refs = new ReferencedObjectWatch({
+      name: 'widget-secrets',
+      kind: Secrets,
+      client,
+      cache,
+      metrics,
+      sources: [
+        {
+          kind: Widgets,
+          references: (w: Widget) => (w.spec?.note ? [{ namespace: NS, name: w.spec.note }] : []),
+          controller: {
+            enqueueChange: (keys, changed) =>
+              enqueued.push({
+                keys: [...keys].sort(),
+                secret: changed?.metadata.name ?? '(deleted)',
+                extra: Object.keys(changed ?? {}).filter((k) => !['apiVersion', 'kind', 'metadata'].includes(k)),
+              }),
+          },
+        },
+      ],
+    });
+    await refs.start();
+  });
+
+  after(async () => {
+    await refs?.stop();
+    await cache?.stop();
+    client?.close();
+    await cluster?.close();
+  });
+
+  it('a named Secret created later and then changed enqueues its Widget each time; an unnamed one never', async () => {
+    await cluster.admin.create(naming('w1', 'regcred'));
+    await waitFor(() => refs.watched().join() === `${NS}/regcred`, 'the watch of refs/regcred', TIMEOUT);
+    // a Secret nobody names, created and changed before the named one: no watch exists that could see it
+    await cluster.admin.create(secret('unrelated', 'a'));
+    await cluster.admin.apply(secret('unrelated', 'b'));
+    await cluster.admin.create(secret('regcred', 'wrong'));
+    await waitFor(() => enqueued.length === 1, 'the creation of refs/regcred', TIMEOUT);
+    await cluster.admin.apply(secret('regcred', 'right'));
+    await waitFor(() => enqueued.length === 2, 'the change of refs/regcred', TIMEOUT);
+    assert.deepEqual(enqueued, [
+      { keys: [`${NS}/w1`], secret: 'regcred', extra: [] },
+      { keys: [`${NS}/w1`], secret: 'regcred', extra: [] },
+    ]);
+    assert.equal(refs.resourceVersion(NS, 'unrelated'), undefined);
+    const live = await cluster.admin.get(Secrets, 'regcred', NS);
+    await waitFor(() => refs.resourceVersion(NS, 'regcred') === live.metadata.resourceVersion, 'rv', TIMEOUT);
+  });
+
+  it('one watch per Secret however many name it; both namers are enqueued; references follow edits', async () => {
+    enqueued.length = 0;
+    await cluster.admin.create(naming('w2', 'regcred'));
+    await cluster.admin.create(naming('w3', 'other'));
+    await waitFor(() => refs.watched().join() === `${NS}/other,${NS}/regcred`, 'two watches', TIMEOUT);
+    await cluster.admin.apply(secret('regcred', 'rotated'));
+    await waitFor(() => enqueued.some((e) => e.keys.length === 2), 'both namers of regcred', TIMEOUT);
+    assert.deepEqual(enqueued.filter((e) => e.secret === 'regcred').at(-1)?.keys, [`${NS}/w1`, `${NS}/w2`]);
+    const gauge = (await metrics.referencedWatches.get()).values.find((v) => v.labels.name === 'widget-secrets');
+    assert.equal(gauge?.value, 2);
+    // w3 stops naming `other`: its watch closes; deleting w1 and w2 closes regcred's
+    await cluster.admin.patch(Widgets, 'w3', NS, { spec: { note: null } }, 'merge');
+    await waitFor(() => refs.watched().join() === `${NS}/regcred`, 'other released', TIMEOUT);
+    await cluster.admin.delete(Widgets, 'w1', NS);
+    await cluster.admin.delete(Widgets, 'w2', NS);
+    await waitFor(() => refs.watched().length === 0, 'regcred released', TIMEOUT);
+    // a change nobody names any more reaches nobody
+    const before = enqueued.length;
+    await cluster.admin.create(naming('w4', 'regcred'));
+    await waitFor(() => refs.watched().length === 1, 'regcred watched again', TIMEOUT);
+    // the new watch's first event is the Secret as it is: w4 may have been reconciled before it existed
+    await waitFor(() => enqueued.length === before + 1, 'the first sight enqueues w4', TIMEOUT);
+    assert.deepEqual(enqueued.at(-1)?.keys, [`${NS}/w4`]);
+  });
+
+  it('never lists Secrets; every Secret request is a watch pinned to a named Secret', async () => {
+    await refs.stop();
+    const mine = () =>
+      cluster.auditEntries().filter((e) => e.user === cluster.operatorUser && e.resource.startsWith('secrets'));
+    // a watch is recorded when it ends
+    await waitFor(() => mine().length >= 3, 'the watches recorded', TIMEOUT).catch((err) => {
+      console.log(JSON.stringify(cluster.auditEntries().filter((e) => e.resource.startsWith('secrets'))));
+      throw err;
+    });
+    const seen = mine().map((e) => `${e.verb} ${e.namespace}/${e.name}`);
+    assert.deepEqual([...new Set(seen)].sort(), [`watch ${NS}/other`, `watch ${NS}/regcred`]);
+  });
+});
