@@ -25,6 +25,9 @@ const DEV_ONLY = ['packages/apiserver/', 'packages/sim/'];
 const REQUIRE_SHIM =
   "import { createRequire as __modelplaneCreateRequire } from 'node:module'; const require = __modelplaneCreateRequire(import.meta.url);";
 
+/** lazily loaded commands the image runs all the same: the dashboard, which a cluster runs as a Deployment */
+const SHIPPED_COMMANDS = ['dashboard'];
+
 /**
  * What the dev-only commands run (src/cli/<command>/command.ts, imported lazily by src/cli/<command>.ts) stays out
  * of the bundle; every other import is bundled, dynamic ones included (src/cli/main.ts loads the invoked command).
@@ -34,7 +37,8 @@ const lazyCommands = {
   setup(b) {
     b.onResolve({ filter: /\/command\.ts$/ }, (args) => {
       const fromCli = relative(ROOT, args.importer).startsWith('src/cli/');
-      return args.kind === 'dynamic-import' && fromCli ? { path: args.path, external: true } : undefined;
+      const shipped = SHIPPED_COMMANDS.some((c) => args.path === `./${c}/command.ts`);
+      return args.kind === 'dynamic-import' && fromCli && !shipped ? { path: args.path, external: true } : undefined;
     });
   },
 };

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { providerControllerName } from '../controllers/kubeairunway/provider/names.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE } from '../controllers/operator.ts';
-import { type PolicyRule, rbacObjects } from '../controllers/rbac.ts';
+import { DASHBOARD_RULES, normalizeRules, type PolicyRule, rbacObjects } from '../controllers/rbac.ts';
 import type { ControllerSet } from '../controllers/registry.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../controllers/sets.ts';
 import { crdsYaml } from './crds.ts';
@@ -36,6 +36,8 @@ export interface ChartRbac {
   sets: Record<string, SetRbac>;
   /** the Role every process gets for its Lease */
   leaderElectionRules: PolicyRule[];
+  /** the ClusterRole of the in-cluster dashboard (`dashboard.enabled`): TokenReviews and impersonation only */
+  dashboardRules: PolicyRule[];
 }
 
 interface RbacObject {
@@ -71,7 +73,13 @@ export function chartRbac(
     if (!sets[setName]) throw new Error(`provider "${def.name}": no controller set "${setName}" in PROVIDER_SETS`);
     providers[def.name] = setName;
   }
-  return { runSets: runSets.map((s) => s.name), providers, sets, leaderElectionRules };
+  return {
+    runSets: runSets.map((s) => s.name),
+    providers,
+    sets,
+    leaderElectionRules,
+    dashboardRules: normalizeRules(DASHBOARD_RULES),
+  };
 }
 
 const RBAC_HEADER = [

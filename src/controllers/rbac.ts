@@ -27,6 +27,28 @@ export const LEADER_ELECTION_RULES: readonly PolicyRule[] = [
   rule('coordination.k8s.io', ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch']),
 ];
 
+/**
+ * `modelplane dashboard --auth tokenreview` in a cluster (docs/dashboard.md, "In a cluster"): it asks whose a
+ * person's token is and then acts as that person (username, groups, uid and the extra attributes Kubernetes'
+ * own authenticators set). It reads and writes nothing with its own identity, so these are all it gets.
+ */
+export const DASHBOARD_IMPERSONATED_EXTRAS = [
+  'authentication.kubernetes.io/credential-id',
+  'authentication.kubernetes.io/node-name',
+  'authentication.kubernetes.io/node-uid',
+  'authentication.kubernetes.io/pod-name',
+  'authentication.kubernetes.io/pod-uid',
+] as const;
+export const DASHBOARD_RULES: readonly PolicyRule[] = [
+  rule('authentication.k8s.io', ['tokenreviews'], ['create']),
+  rule('', ['users', 'groups', 'serviceaccounts'], ['impersonate']),
+  rule(
+    'authentication.k8s.io',
+    ['uids', ...DASHBOARD_IMPERSONATED_EXTRAS.map((key) => `userextras/${key}`)],
+    ['impersonate'],
+  ),
+];
+
 export interface RbacSubject {
   /** names the ServiceAccount, ClusterRole and bindings: `modelplane-<name>` */
   name: string;

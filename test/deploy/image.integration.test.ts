@@ -141,7 +141,7 @@ describe('deploy/Dockerfile replayed in an empty folder runs the operator', { ti
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('holds the bundle, its licences and nothing else: no node_modules, no TypeScript, no API server, no simulators', (t) => {
+  it('holds the bundle, its licences, the dashboard front end and nothing else: no node_modules, no TypeScript, no API server, no simulators', (t) => {
     t.diagnostic(steps.join('\n'));
     const entry = containerCommand(IMAGE, appDir).args[0]!;
     assert.ok(existsSync(entry), `the ENTRYPOINT's ${entry} is not in the image`);
@@ -221,6 +221,54 @@ describe('deploy/Dockerfile replayed in an empty folder runs the operator', { ti
         .map((c, i) => `${c.name} started in ${(started[i]! / 1000).toFixed(1)} s, RSS ${rssMb[i]} MB`)
         .join('; ')}`,
     );
+  });
+
+  it('serves the dashboard from the image: `dashboard --auth tokenreview` answers a signed-in person with its front end', async () => {
+    assert.ok(cluster, 'the cluster of the previous test');
+    assert.ok(existsSync(join(appDir, 'web/dist/index.html')), 'the front end is in the image');
+    const person = /token: (\S+)/.exec(await cluster.serviceAccountKubeconfig(NS, 'modelplane-kubeairunway-core'))?.[1];
+    assert.ok(person, 'a ServiceAccount token to sign in with');
+    const cmd = containerCommand(IMAGE, appDir, {
+      args: [
+        'dashboard',
+        '--auth',
+        'tokenreview',
+        '--address',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--kubeconfig',
+        cluster.kubeconfig,
+      ],
+    });
+    const tmp = mkdtempSync(join(scratch, 'dashboard-tmp-'));
+    const child = spawn(cmd.file, cmd.args, {
+      cwd: cmd.cwd,
+      env: { PATH: process.env.PATH!, HOME: tmp, TMPDIR: tmp, ...IMAGE.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (b) => (out += b));
+    child.stderr!.on('data', (b) => (out += b));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const url = await waitFor(
+        'the dashboard to listen',
+        () => {
+          if (child.exitCode !== null) throw new Error(`dashboard exited ${child.exitCode}:\n${out}`);
+          return /dashboard: (http:\/\/\S+)/.exec(out)?.[1];
+        },
+        { timeoutMs: 120_000, intervalMs: 50, detail: () => out },
+      );
+      const anonymous = await fetch(url);
+      assert.equal(anonymous.status, 401, 'nobody signed in: refused');
+      const page = await fetch(url, { headers: { Authorization: `Bearer ${person}` } });
+      assert.equal(page.status, 200, out);
+      assert.match(await page.text(), /<div id="root">/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('runs as a numeric non-root user, the one the chart sets', () => {

@@ -3,6 +3,7 @@
 // kubeconfig: the user's own credentials, nothing more).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '@modelplane/runtime/client';
@@ -18,7 +19,10 @@ export type { DecisionFeed, DecisionLike } from './panels/autoscaler.ts';
 export type { DashboardServer } from './server.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const WEB_DIST = fileURLToPath(new URL('../../../web/dist', import.meta.url));
+/** the built front end: web/dist of the checkout, or where the image puts it (MODELPLANE_WEB_DIR, deploy/Dockerfile) */
+export const WEB_DIST = process.env.MODELPLANE_WEB_DIR
+  ? resolve(process.env.MODELPLANE_WEB_DIR)
+  : fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 export interface DashboardOptions {
   client: KubeClient;

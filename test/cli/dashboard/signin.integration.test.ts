@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadKubeConfig } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import { startSignInDashboard } from '../../../src/cli/dashboard/index.ts';
+import { DASHBOARD_RULES, normalizeRules } from '../../../src/controllers/rbac.ts';
 import type { DashboardServer } from '../../../src/cli/dashboard/server.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
 import { httpRequest } from '../../helpers/hostile-http.ts';
@@ -20,22 +21,22 @@ const log = new Logger({}, 'silent');
 const DASHBOARD_USER = 'system:serviceaccount:modelplane-system:dashboard';
 const SPEC = { model: { id: 'Qwen/Qwen3-0.6B' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } };
 
-/** the dashboard's own RBAC in a cluster (docs/dashboard.md): review tokens, impersonate; nothing else */
-const DASHBOARD_RBAC = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: { name: modelplane-dashboard }
-rules:
-  - { apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create] }
-  - { apiGroups: [""], resources: [users, groups, serviceaccounts], verbs: [impersonate] }
-  - { apiGroups: [authentication.k8s.io], resources: [uids, userextras/authentication.kubernetes.io/credential-id, userextras/authentication.kubernetes.io/node-name, userextras/authentication.kubernetes.io/node-uid, userextras/authentication.kubernetes.io/pod-name, userextras/authentication.kubernetes.io/pod-uid], verbs: [impersonate] }
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: modelplane-dashboard }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: modelplane-dashboard }
-subjects: [{ kind: ServiceAccount, name: dashboard, namespace: modelplane-system }]
-`;
+/** the dashboard's own RBAC in a cluster: the rules the chart ships (docs/dashboard.md), review tokens and impersonate */
+const DASHBOARD_RBAC = [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'modelplane-dashboard' },
+    rules: normalizeRules(DASHBOARD_RULES),
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'modelplane-dashboard' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'modelplane-dashboard' },
+    subjects: [{ kind: 'ServiceAccount', name: 'dashboard', namespace: 'modelplane-system' }],
+  },
+];
 
 describe('dashboard --auth tokenreview: each person acts with their own rights', () => {
   let cluster: DevTestCluster;
@@ -70,7 +71,7 @@ describe('dashboard --auth tokenreview: each person acts with their own rights',
       spec: SPEC,
     });
     await cluster.k(['create', 'serviceaccount', 'dashboard', '-n', 'modelplane-system']);
-    await cluster.k(['apply', '-f', '-'], DASHBOARD_RBAC);
+    for (const o of DASHBOARD_RBAC) await cluster.admin.apply(o as never);
     // both read ModelDeployments everywhere (and nothing else); only the editor creates, in team-b only
     await cluster.k([
       'create',
@@ -151,7 +152,25 @@ describe('dashboard --auth tokenreview: each person acts with their own rights',
       viewer,
     );
     assert.equal(denied.status, 403, denied.body);
-    assert.match(JSON.parse(denied.body).errors[0].message, /system:serviceaccount:team-a:viewer/);
+    assert.match(
+      JSON.parse(denied.body).errors[0].message,
+      /User "system:serviceaccount:team-a:viewer" cannot create resource "modeldeployments"/,
+    );
+  });
+
+  it("refuses an editor's write from a foreign or null Origin before it reaches the API server", async () => {
+    for (const origin of ['https://evil.example', 'null']) {
+      const r = await httpRequest({
+        port,
+        method: 'POST',
+        path: '/api/modeldeployments',
+        headers: { Authorization: `Bearer ${editor}`, 'Content-Type': 'application/json', Origin: origin },
+        body: JSON.stringify({ metadata: { name: 'cross-site', namespace: 'team-b' }, spec: SPEC }),
+      });
+      assert.equal(r.status, 403, `${origin}: ${r.body}`);
+    }
+    const stored = await cluster.kubectl(['get', 'modeldeployment', 'cross-site', '-n', 'team-b']);
+    assert.match(stored.stderr, /NotFound|not found/, 'nothing was created');
   });
 
   it('an editor creates, and the API server records the write as made by the editor', async () => {
