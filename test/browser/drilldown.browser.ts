@@ -20,6 +20,21 @@ import { seriousViolations, shot } from './page-checks.ts';
 
 const MD = 'kubeairunway.ai/ModelDeployment/quickstart/qwen-llmd';
 const VA = 'llmd.ai/VariantAutoscaling/quickstart/qwen-autoscaled';
+const AIM_SVC = 'aim.eai.amd.com/AIMService/quickstart/qwen-chat';
+
+/** sends one message from the page's chat box: the simulated model's answer and the latency it shows */
+async function chatOnce(page: Page, message: string): Promise<void> {
+  assert.equal(await page.locator('.chat-reply .answer').count(), 0, 'no answer before this message');
+  await page.fill('#chat-message', message);
+  await page.click('form.chat button[type="submit"]');
+  const answer = page.locator('.chat-reply .answer');
+  await answer.waitFor({ timeout: 60_000 });
+  assert.match((await answer.textContent()) ?? '', /simulated tokens/, 'the simulated model answered');
+  const latency = Number(await answer.getAttribute('data-latency-ms'));
+  assert.ok(latency > 0 && latency < 60_000, `latency ${latency} ms`);
+  assert.match((await page.locator('.chat-reply .note').textContent()) ?? '', new RegExp(`Answered in ${latency} ms`));
+  assert.equal(await page.locator('.chat-reply .error').count(), 0, 'no error beside the answer');
+}
 
 describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, () => {
   let cluster: DevCluster;
@@ -109,18 +124,26 @@ describe('drill-down, try-it and send load in Chromium', { timeout: 360_000 }, (
     const curl = (await page.locator('tr[data-via="gateway"] pre.curl').textContent()) ?? '';
     assert.match(curl, /^curl -sS 'http:\/\/[\d.]+(:\d+)?\/v1\/chat\/completions'/);
     assert.match(curl, /"model":"Qwen\/Qwen2.5-0.5B-Instruct"/);
-    await page.fill('#chat-message', 'Say hello to the browser test');
-    await page.click('form.chat button[type="submit"]');
-    const answer = page.locator('.chat-reply .answer');
-    await answer.waitFor({ timeout: 60_000 });
-    assert.match((await answer.textContent()) ?? '', /simulated tokens/, 'the simulated model answered');
-    const latency = Number(await answer.getAttribute('data-latency-ms'));
-    assert.ok(latency > 0 && latency < 60_000, `latency ${latency} ms`);
-    assert.match(
-      (await page.locator('.chat-reply .note').textContent()) ?? '',
-      new RegExp(`Answered in ${latency} ms`),
-    );
+    await chatOnce(page, 'Say hello to the browser test');
     await shot(page, 'try-it');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it("chats with the quickstart's AIMService through its route on the Gateway: the answer and its latency", async () => {
+    await page.goto(`${dashboard.url}#/r/${encodeURIComponent(AIM_SVC)}`);
+    await page.waitForSelector(`article.detail[data-key="${AIM_SVC}"]`);
+    await page.waitForSelector('section[aria-labelledby="h-try"] tr[data-via="gateway"]', { timeout: 120_000 });
+    const curl = (await page.locator('tr[data-via="gateway"] pre.curl').textContent()) ?? '';
+    // the route's prefix on the Gateway's address, and the model the AIM image serves
+    assert.match(curl, /^curl -sS 'http:\/\/[\d.]+(:\d+)?\/quickstart\/chatbot\/qwen-chat\/v1\/chat\/completions'/);
+    assert.match(curl, /"model":"Qwen\/Qwen3-8B"/);
+    const direct = (await page.locator('tr[data-via="direct"] pre.curl').textContent()) ?? '';
+    assert.match(
+      direct,
+      /^curl -sS 'http:\/\/qwen-chat-predictor\.quickstart\.svc\.cluster\.local\/v1\/chat\/completions'/,
+    );
+    assert.equal(await page.locator('form.chat label').textContent(), 'Message to Qwen/Qwen3-8B');
+    await chatOnce(page, 'Say hello to the AIM test');
     assert.deepEqual(await seriousViolations(page), []);
   });
 

@@ -161,6 +161,21 @@ describe('rows', () => {
       { ready: false, state: 'NotReady', reason: 'MetricsAvailable: MetricsMissing', tone: 'fail' },
     ],
     [
+      'an Unknown condition is a wait, even when its reason names what is missing',
+      {
+        apiVersion: 'llmd.ai/v1alpha1',
+        kind: 'VariantAutoscaling',
+        metadata: { name: 'v' },
+        status: {
+          conditions: [
+            { type: 'TargetResolved', status: 'True' },
+            { type: 'MetricsAvailable', status: 'Unknown', reason: 'MetricsMissing' },
+          ],
+        },
+      },
+      { ready: false, state: 'Progressing', reason: 'MetricsAvailable: MetricsMissing', tone: 'progress' },
+    ],
+    [
       'an abnormal-true condition counts against',
       {
         apiVersion: 'x/v1',

@@ -141,6 +141,31 @@ describe('KServe predictor plan', () => {
     assert.equal(tpl?.spec?.serviceAccountName, 'sa');
     assert.equal(plan.deployment.metadata.ownerReferences?.[0]?.kind, 'InferenceService');
   });
+
+  it('an AIM image serves its AIM_MODEL_ID, else the model it was built for; other images serve no chat model', () => {
+    const served = (container: Record<string, unknown>) => {
+      const plan = planPredictor(isvc('m', { containers: [{ name: 'kserve-container', ...container }] }));
+      assert.ok(!('error' in plan));
+      const a = plan.deployment.spec?.template?.metadata?.annotations ?? {};
+      return [a['sim.modelplane.io/model'], a['sim.modelplane.io/inference-port']];
+    };
+    const port = { ports: [{ containerPort: 8000 }] };
+    assert.deepEqual(served({ image: 'amdenterpriseai/aim-qwen-qwen3-8b:0.8.5', ...port }), ['Qwen/Qwen3-8B', '8000']);
+    assert.deepEqual(
+      served({
+        image: 'docker.io/amdenterpriseai/aim-qwen-qwen3-8b:0.8.5',
+        env: [{ name: 'AIM_MODEL_ID', value: 'org/custom' }],
+      }),
+      ['org/custom', '8080'],
+      'AIM_MODEL_ID wins over the image',
+    );
+    assert.deepEqual(
+      served({ image: 'amdenterpriseai/aim-qwen-qwen3-8b:9.9.9' }),
+      [undefined, undefined],
+      'no such tag',
+    );
+    assert.deepEqual(served({ image: 'kserve/sklearnserver:v0.15.2' }), [undefined, undefined]);
+  });
 });
 
 describe('KServe simulator on the test cluster', () => {

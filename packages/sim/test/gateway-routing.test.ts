@@ -8,6 +8,7 @@ import {
   modelOfBody,
   pickBackend,
   type RoutedRequest,
+  rewrittenPath,
   routeRequest,
 } from '../src/gateway/index.ts';
 
@@ -140,4 +141,49 @@ describe('pickBackend', () => {
     assert.equal(pickBackend([{ name: 'z', weight: 0 }], 0.5), undefined);
     assert.equal(pickBackend([], 0.5), undefined);
   });
+});
+
+describe('rewrittenPath (URLRewrite)', () => {
+  const rewriting = (prefix: string, path: Record<string, string>): AttachedRoute => ({
+    namespace: 'ns',
+    name: 'aim',
+    rules: [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: prefix } }],
+        filters: [{ type: 'URLRewrite', urlRewrite: { path: path as never } }],
+        backendRefs: [{ name: 'svc' }],
+      },
+    ],
+  });
+  const through = (route: AttachedRoute, path: string) => {
+    const d = routeRequest([route], req(path));
+    assert.ok(d, `${path} matches`);
+    return rewrittenPath(d, path);
+  };
+  const aim = rewriting('/quickstart/chatbot/qwen-chat', { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' });
+  const cases: Array<[string, AttachedRoute, string, string]> = [
+    [
+      'the AIM route: the service prefix goes',
+      aim,
+      '/quickstart/chatbot/qwen-chat/v1/chat/completions',
+      '/v1/chat/completions',
+    ],
+    ['the prefix alone becomes /', aim, '/quickstart/chatbot/qwen-chat', '/'],
+    ['a trailing slash keeps one', aim, '/quickstart/chatbot/qwen-chat/', '/'],
+    [
+      'a prefix with a trailing slash matches the same segments',
+      rewriting('/a/b/', { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' }),
+      '/a/b/v1/models',
+      '/v1/models',
+    ],
+    [
+      'onto another prefix',
+      rewriting('/old', { type: 'ReplacePrefixMatch', replacePrefixMatch: '/new/' }),
+      '/old/x',
+      '/new/x',
+    ],
+    ['a full path', rewriting('/p', { type: 'ReplaceFullPath', replaceFullPath: '/health' }), '/p/anything', '/health'],
+    ['without a filter the path passes', pathRoute('plain', 'PathPrefix', '/p'), '/p/v1/models', '/p/v1/models'],
+  ];
+  for (const [name, route, path, want] of cases) it(name, () => assert.equal(through(route, path), want));
 });

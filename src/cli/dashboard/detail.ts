@@ -13,7 +13,7 @@ import { podsOf, podView } from './pods.ts';
 import { sanitizeObject } from './sanitize.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
-import { aimTryPanel, tryPanel } from './try.ts';
+import { tryPanelOf } from './try.ts';
 import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
 
 type Loose = Record<string, any>;
@@ -118,7 +118,7 @@ function panelsOf(
 ): Panel[] {
   switch (obj.kind) {
     case 'ModelDeployment': {
-      const tryIt = tryPanel(obj);
+      const tryIt = tryPanelOf(state, obj);
       // why this provider first (the page's headline question), then how to call it
       return [
         {
@@ -139,7 +139,7 @@ function panelsOf(
         .find((c) => c.metadata.name === name && c.metadata.namespace === svc.metadata.namespace);
       const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
       const chain = chainPanel(state, obj);
-      const tryIt = aimTryPanel(obj, state.ofKind('HTTPRoute'), state.ofKind('Gateway'));
+      const tryIt = tryPanelOf(state, obj);
       return [
         ...(tryIt ? [tryIt] : []),
         routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<

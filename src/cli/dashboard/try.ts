@@ -1,12 +1,11 @@
-// "Try it" on a ModelDeployment's page (docs/dashboard.md): its endpoints with a curl to copy (through the
-// shared Gateway and direct, in-cluster), and a chat box. The chat request is built by this server: the
-// browser sends only the message text; the model and the URL come from the object's status (the Gateway
-// URL the gateway controller published), never from the request.
+// "Try it" on a ModelDeployment's and an AIMService's page (docs/dashboard.md): its endpoints with a curl to
+// copy (through the shared Gateway and direct, in-cluster), and a chat box. The chat request is built by this
+// server: the browser sends only the message text; the model and the URL come from the object and what it
+// owns (the Gateway URL the gateway controller published, the AIMService's route), never from the request.
 import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { parseJsonBody } from '@modelplane/runtime/serve';
 import { sendJson } from './http.ts';
-import type { DashboardState } from './state.ts';
 import type { TryPanel } from './types.ts';
 
 type Loose = Record<string, any>;
@@ -65,51 +64,116 @@ export function tryPanel(md: KubeObject): TryPanel | undefined {
   };
 }
 
+/** the AIM env a custom model's service names its model in (docs/aim.md) */
+const AIM_MODEL_ID_ENV = 'AIM_MODEL_ID';
+
+/** what an AIMService's pages read beside it: its route, the Gateway, its InferenceService and models */
+export interface AimWorld {
+  routes: readonly KubeObject[];
+  gateways: readonly KubeObject[];
+  inferenceServices?: readonly KubeObject[];
+  models?: readonly KubeObject[];
+}
+
+const ownedBy = (svc: KubeObject) => (o: KubeObject) =>
+  o.metadata.namespace === svc.metadata.namespace &&
+  (o.metadata.ownerReferences ?? []).some((r) => r.uid === svc.metadata.uid);
+
 /**
- * An AIMService's endpoint: its HTTPRoute's Gateway address and status.routing.path (the route rewrites the
- * prefix away). The model an AIM image serves is its own; the curl leaves it out, as vLLM allows.
+ * The model an AIMService's image serves: the AIM_MODEL_ID its spec.env sets (a custom model), else the
+ * canonical name of the model it resolved to (status.resolvedModel → the AIMModel's image metadata).
  */
-export function aimTryPanel(
-  svc: KubeObject,
-  routes: readonly KubeObject[],
-  gateways: readonly KubeObject[],
-): TryPanel | undefined {
-  if (svc.kind !== 'AIMService') return undefined;
+function aimModelName(svc: KubeObject, models: readonly KubeObject[]): string {
+  const spec = ((svc as Loose).spec ?? {}) as Loose;
+  const env = (spec.env ?? []).find((e: Loose) => e?.name === AIM_MODEL_ID_ENV)?.value;
+  if (typeof env === 'string' && env) return env;
+  const ref = ((svc as Loose).status?.resolvedModel ?? {}) as Loose;
+  const model = models.find(
+    (m) =>
+      m.kind === ref.kind &&
+      m.metadata.name === ref.name &&
+      (m.kind === 'AIMClusterModel' || m.metadata.namespace === svc.metadata.namespace),
+  );
+  const name = (model as Loose | undefined)?.status?.imageMetadata?.model?.canonicalName;
+  return typeof name === 'string' ? name : '';
+}
+
+/** the Gateway address of the service's HTTPRoute and status.routing.path (the route rewrites the prefix away) */
+function aimGatewayEndpoint(svc: KubeObject, world: AimWorld): { url: string; note: string } | undefined {
   const path = ((svc as Loose).status?.routing?.path ?? '') as string;
-  const route = routes.find((r) => r.metadata.ownerReferences?.some((o) => o.uid === svc.metadata.uid));
+  const route = world.routes.find(ownedBy(svc));
   const parent = ((route as Loose | undefined)?.spec?.parentRefs ?? [])[0] as Loose | undefined;
-  const gateway = gateways.find(
+  const gateway = world.gateways.find(
     (g) =>
       g.metadata.name === parent?.name && g.metadata.namespace === (parent?.namespace ?? route?.metadata.namespace),
   );
   const address = ((gateway as Loose | undefined)?.status?.addresses ?? [])[0]?.value as string | undefined;
-  const base = address && path ? httpUrl(`http://${address}${path}`) : undefined;
+  const url = address && path.startsWith('/') ? httpUrl(`http://${address}${path}`) : undefined;
+  return url && gateway
+    ? { url, note: `through Gateway ${gateway.metadata.namespace}/${gateway.metadata.name}` }
+    : undefined;
+}
+
+/**
+ * An AIMService's endpoints: through its HTTPRoute's Gateway (the chat box's way in), and its
+ * InferenceService's in-cluster address (status.address.url). The curl names the model when the service's
+ * model is known, and leaves it out otherwise (vLLM then answers with the one model it serves).
+ */
+export function aimTryPanel(svc: KubeObject, world: AimWorld): TryPanel | undefined {
+  if (svc.kind !== 'AIMService') return undefined;
+  const model = aimModelName(svc, world.models ?? []);
+  const gateway = aimGatewayEndpoint(svc, world);
+  const isvc = (world.inferenceServices ?? []).find(ownedBy(svc));
+  const direct = httpUrl((isvc as Loose | undefined)?.status?.address?.url);
   return {
     kind: 'try',
-    model: '',
-    endpoints: base
-      ? [
-          {
-            via: 'gateway',
-            url: base,
-            curl: curlFor(base, undefined),
-            note: `through Gateway ${gateway!.metadata.namespace}/${gateway!.metadata.name}`,
-          },
-        ]
-      : [],
-    // the chat box talks to ModelDeployments: an AIM image's served model name is not in the object
-    canChat: false,
+    model,
+    endpoints: [
+      ...(gateway ? [{ via: 'gateway' as const, ...gateway, curl: curlFor(gateway.url, model || undefined) }] : []),
+      ...(direct
+        ? [
+            {
+              via: 'direct' as const,
+              url: direct,
+              curl: curlFor(direct, model || undefined),
+              note: `InferenceService ${isvc!.metadata.name}, from inside the cluster (a pod, or kubectl port-forward)`,
+            },
+          ]
+        : []),
+    ],
+    canChat: gateway !== undefined,
   };
 }
 
-/** POST /api/chat?key=<ModelDeployment key>, body {message}: one chat completion through its Gateway URL */
-export async function chat(res: ServerResponse, state: DashboardState, key: string, raw: Buffer): Promise<void> {
-  const md = state.find(key);
-  const panel = md ? tryPanel(md) : undefined;
+/** what Try it reads from the dashboard's view of the cluster (a DashboardState) */
+export interface TryView {
+  ofKind(kind: string, group?: string): KubeObject[];
+  find(key: string): KubeObject | undefined;
+}
+
+/** the Try-it panel of a ModelDeployment or an AIMService (the only kinds a person chats with) */
+export function tryPanelOf(view: TryView, obj: KubeObject): TryPanel | undefined {
+  if (obj.kind === 'ModelDeployment') return tryPanel(obj);
+  if (obj.kind !== 'AIMService') return undefined;
+  return aimTryPanel(obj, {
+    routes: view.ofKind('HTTPRoute', 'gateway.networking.k8s.io'),
+    gateways: view.ofKind('Gateway', 'gateway.networking.k8s.io'),
+    inferenceServices: view.ofKind('InferenceService', 'serving.kserve.io'),
+    models: [...view.ofKind('AIMModel', 'aim.eai.amd.com'), ...view.ofKind('AIMClusterModel', 'aim.eai.amd.com')],
+  });
+}
+
+/**
+ * POST /api/chat?key=<ModelDeployment or AIMService key>, body {message}: one chat completion through the
+ * Gateway URL its Try-it panel shows. Only the message comes from the body.
+ */
+export async function chat(res: ServerResponse, state: TryView, key: string, raw: Buffer): Promise<void> {
+  const obj = state.find(key);
+  const panel = obj ? tryPanelOf(state, obj) : undefined;
   const gateway = panel?.endpoints.find((e) => e.via === 'gateway');
   if (!panel || !gateway)
     return sendJson(res, 404, {
-      error: `no ModelDeployment ${key} routed through the Gateway is visible to the dashboard`,
+      error: `no ModelDeployment or AIMService ${key.slice(0, 300)} routed through the Gateway is visible to the dashboard`,
     });
   const body = parseJsonBody(raw) as { message?: unknown } | undefined;
   const message = body?.message;
@@ -123,7 +187,7 @@ export async function chat(res: ServerResponse, state: DashboardState, key: stri
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        model: panel.model,
+        ...(panel.model ? { model: panel.model } : {}),
         messages: [{ role: 'user', content: message }],
         max_tokens: CHAT_MAX_TOKENS,
       }),

@@ -132,7 +132,7 @@ export interface ChainPanel {
 /** "Try it": the endpoints with a curl each, and whether the chat box can go through the Gateway */
 export interface TryPanel {
   kind: 'try';
-  /** the model name requests carry */
+  /** the model name requests carry; empty when unknown (the server then answers with the one it serves) */
   model: string;
   endpoints: Array<{ via: 'gateway' | 'direct'; url: string; curl: string; note: string }>;
   canChat: boolean;

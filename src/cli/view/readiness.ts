@@ -10,6 +10,8 @@ export interface Readiness {
   ready: boolean;
   status: string;
   reason: string;
+  /** not ready because a condition is Unknown (not yet known): a wait, whatever its reason's words */
+  waiting?: boolean;
 }
 
 interface Condition {
@@ -56,6 +58,7 @@ function fromConditions(conditions: Condition[], stale: boolean): Readiness {
       ready: false,
       status: bad.status === 'Unknown' ? 'Progressing' : 'NotReady',
       reason: `${bad.type}: ${bad.reason ?? bad.status}`,
+      ...(bad.status === 'Unknown' ? { waiting: true } : {}),
     };
   return { ready: !stale, status: 'Ready', reason: conditions.at(-1)?.reason ?? '' };
 }

@@ -22,9 +22,11 @@ export interface ResourceRow {
 const FAILING =
   /fail|error|invalid|degraded|crash|backoff|conflict|denied|forbidden|notfound|missing|notaccepted|rejected|notallowed/i;
 
-export function toneOf(ready: boolean, state: string, reason: string): Tone {
+export function toneOf(ready: boolean, state: string, reason: string, waiting = false): Tone {
   if (ready) return 'ok';
   if (state === 'NotAvailable') return 'idle';
+  // a condition that is Unknown is not known yet (e.g. MetricsAvailable/MetricsMissing before the first scrape)
+  if (waiting) return 'progress';
   return FAILING.test(state) || FAILING.test(reason) ? 'fail' : 'progress';
 }
 
@@ -39,7 +41,7 @@ export function rowOf(obj: KubeObject): ResourceRow {
     state: r.status,
     reason: r.reason,
     ready: r.ready,
-    tone: toneOf(r.ready, r.status, r.reason),
+    tone: toneOf(r.ready, r.status, r.reason, r.waiting),
     ...(obj.metadata.creationTimestamp ? { createdAt: obj.metadata.creationTimestamp } : {}),
   };
 }

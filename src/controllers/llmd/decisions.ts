@@ -26,6 +26,13 @@ export interface VariantDecision extends Decision {
   readonly withheld?: Withheld;
   /** invalid or stale samples of a variant decided from its other replicas */
   readonly sampleProblem?: Withheld;
+  /**
+   * withheld because its replicas report no sample at all: when the first cycle of this run saw it (RFC 3339),
+   * and whether that is still within the grace a new replica's first scrape gets (docs/autoscaling.md,
+   * "No decision without evidence")
+   */
+  readonly noSamplesSince?: string;
+  readonly awaitingFirstSamples?: boolean;
 }
 
 /** one point of a variant's history: what a chart of replicas and load over time needs, without the words */

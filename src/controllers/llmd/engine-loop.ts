@@ -40,6 +40,11 @@ export interface CycleReport {
 /** how soon a new variant still waiting for its first metrics is looked at again (instead of a whole interval) */
 export const FIRST_METRICS_RETRY_MS = 2_000;
 const NEW_VARIANT_MS = 60_000;
+/**
+ * How long replicas may report no sample at all before that is a problem (a Warning): a new pod is first
+ * scraped within a scrape interval, and a sample counts for 60 s (DEFAULT_STALE_AFTER_SECONDS).
+ */
+export const FIRST_SAMPLES_GRACE_MS = 60_000;
 
 export class SaturationEngine implements Runnable {
   readonly name = 'saturation-engine';
@@ -174,6 +179,7 @@ export class SaturationEngine implements Runnable {
       current: w.current,
       replicasWithMetrics: 0,
       withheld: w.withheld,
+      ...this.noSamplesRun(g.input.namespace, w, time),
     }));
     const decided = result.decisions.map((d) => {
       const extra = g.extras.get(d.name);
@@ -193,6 +199,22 @@ export class SaturationEngine implements Runnable {
       };
     });
     return [...decided, ...withheld];
+  }
+
+  /**
+   * A variant whose replicas report no sample at all: since when (the first cycle of this run, carried from
+   * the previous decision) and whether it is still within FIRST_SAMPLES_GRACE_MS, so a healthy start or a
+   * new replica waits quietly and only a run that lasts says so as a Warning.
+   */
+  private noSamplesRun(
+    namespace: string,
+    w: { name: string; current: number; withheld: VariantDecision['withheld'] },
+    time: string,
+  ): Pick<VariantDecision, 'noSamplesSince' | 'awaitingFirstSamples'> {
+    if (!w.withheld?.noSamples || w.current === 0) return {};
+    const since = this.opts.decisions.latest(namespace, w.name)?.noSamplesSince ?? time;
+    const waited = Date.parse(time) - Date.parse(since);
+    return { noSamplesSince: since, awaitingFirstSamples: Number.isFinite(waited) && waited < FIRST_SAMPLES_GRACE_MS };
   }
 
   private schedule(delayMs: number): void {

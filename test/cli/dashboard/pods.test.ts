@@ -162,37 +162,101 @@ describe('try it', () => {
 });
 
 describe('try it on an AIMService', () => {
-  it("its route's Gateway address and status.routing.path; nothing when the Gateway has no address yet", async () => {
-    const { aimTryPanel } = await import('../../../src/cli/dashboard/try.ts');
-    const svc = {
+  const svc = (extra: Record<string, unknown> = {}) =>
+    ({
       apiVersion: 'aim.eai.amd.com/v1alpha1',
       kind: 'AIMService',
       metadata: { name: 'qwen-chat', namespace: 'q', uid: 'svc-uid' },
-      status: { routing: { path: '/q/chatbot/qwen-chat' } },
-    } as unknown as KubeObject;
-    const route = {
-      kind: 'HTTPRoute',
-      metadata: {
-        name: 'r',
-        namespace: 'q',
-        ownerReferences: [{ uid: 'svc-uid', kind: 'AIMService', name: 'qwen-chat', apiVersion: 'x' }],
+      status: {
+        routing: { path: '/q/chatbot/qwen-chat' },
+        resolvedModel: { kind: 'AIMModel', name: 'qwen3-8b', namespace: 'q' },
       },
-      spec: { parentRefs: [{ name: 'inference-gateway', namespace: 'gateways' }] },
-    } as unknown as KubeObject;
-    const gw = (addresses: unknown[]) =>
-      ({
-        kind: 'Gateway',
-        metadata: { name: 'inference-gateway', namespace: 'gateways' },
-        status: { addresses },
-      }) as unknown as KubeObject;
-    const p = aimTryPanel(svc, [route], [gw([{ type: 'IPAddress', value: '127.244.255.1' }])])!;
+      ...extra,
+    }) as unknown as KubeObject;
+  const owned = { ownerReferences: [{ uid: 'svc-uid', kind: 'AIMService', name: 'qwen-chat', apiVersion: 'x' }] };
+  const route = {
+    kind: 'HTTPRoute',
+    metadata: { name: 'r', namespace: 'q', ...owned },
+    spec: { parentRefs: [{ name: 'inference-gateway', namespace: 'gateways' }] },
+  } as unknown as KubeObject;
+  const gw = (addresses: unknown[]) =>
+    ({
+      kind: 'Gateway',
+      metadata: { name: 'inference-gateway', namespace: 'gateways' },
+      status: { addresses },
+    }) as unknown as KubeObject;
+  const isvc = {
+    kind: 'InferenceService',
+    metadata: { name: 'qwen-chat', namespace: 'q', ...owned },
+    status: { address: { url: 'http://qwen-chat-predictor.q.svc.cluster.local' } },
+  } as unknown as KubeObject;
+  const model = (kind: string, namespace: string | undefined, canonicalName: string) =>
+    ({
+      kind,
+      metadata: { name: 'qwen3-8b', ...(namespace ? { namespace } : {}) },
+      status: { imageMetadata: { model: { canonicalName } } },
+    }) as unknown as KubeObject;
+  const address = [{ type: 'IPAddress', value: '127.244.255.1' }];
+
+  it("through its route's Gateway (status.routing.path) and its InferenceService, naming the resolved model", async () => {
+    const { aimTryPanel } = await import('../../../src/cli/dashboard/try.ts');
+    const p = aimTryPanel(svc(), {
+      routes: [route],
+      gateways: [gw(address)],
+      inferenceServices: [isvc],
+      // another namespace's model of the same name is not this service's
+      models: [model('AIMModel', 'other', 'Wrong/Model'), model('AIMModel', 'q', 'Qwen/Qwen3-8B')],
+    })!;
+    assert.equal(p.model, 'Qwen/Qwen3-8B');
     assert.deepEqual(
-      p.endpoints.map((e) => [e.url, e.note]),
-      [['http://127.244.255.1/q/chatbot/qwen-chat', 'through Gateway gateways/inference-gateway']],
+      p.endpoints.map((e) => [e.via, e.url, e.note]),
+      [
+        ['gateway', 'http://127.244.255.1/q/chatbot/qwen-chat', 'through Gateway gateways/inference-gateway'],
+        [
+          'direct',
+          'http://qwen-chat-predictor.q.svc.cluster.local',
+          'InferenceService qwen-chat, from inside the cluster (a pod, or kubectl port-forward)',
+        ],
+      ],
     );
-    assert.doesNotMatch(p.endpoints[0]!.curl, /"model"/, 'the image serves its own model');
-    assert.equal(p.canChat, false);
-    assert.deepEqual(aimTryPanel(svc, [route], [gw([])])!.endpoints, []);
-    assert.deepEqual(aimTryPanel(svc, [], [gw([{ value: '127.244.255.1' }])])!.endpoints, [], 'no route, no endpoint');
+    assert.equal(
+      p.endpoints[0]!.curl,
+      `curl -sS 'http://127.244.255.1/q/chatbot/qwen-chat/v1/chat/completions' -H 'content-type: application/json' -d '{"model":"Qwen/Qwen3-8B","messages":[{"role":"user","content":"Hello"}],"max_tokens":64}'`,
+    );
+    assert.equal(p.canChat, true);
+  });
+
+  it("a custom model's AIM_MODEL_ID wins; a cluster model is found by name alone; unknown model: no model field", async () => {
+    const { aimTryPanel } = await import('../../../src/cli/dashboard/try.ts');
+    const world = { routes: [route], gateways: [gw(address)] };
+    const custom = svc({ spec: { env: [{ name: 'AIM_MODEL_ID', value: 'org/custom' }] } });
+    assert.equal(
+      aimTryPanel(custom, { ...world, models: [model('AIMModel', 'q', 'Qwen/Qwen3-8B')] })!.model,
+      'org/custom',
+    );
+    const cluster = svc({
+      status: { routing: { path: '/p' }, resolvedModel: { kind: 'AIMClusterModel', name: 'qwen3-8b' } },
+    });
+    assert.equal(
+      aimTryPanel(cluster, { ...world, models: [model('AIMClusterModel', undefined, 'C/M')] })!.model,
+      'C/M',
+    );
+    const unknown = aimTryPanel(svc(), world)!;
+    assert.equal(unknown.model, '');
+    assert.doesNotMatch(unknown.endpoints[0]!.curl, /"model"/, 'the image serves its own model');
+    assert.equal(unknown.canChat, true);
+  });
+
+  it('no Gateway address, no route, or a path that is not one: no Gateway endpoint and no chat', async () => {
+    const { aimTryPanel } = await import('../../../src/cli/dashboard/try.ts');
+    const none = aimTryPanel(svc(), { routes: [route], gateways: [gw([])] })!;
+    assert.deepEqual(none.endpoints, []);
+    assert.equal(none.canChat, false);
+    assert.deepEqual(aimTryPanel(svc(), { routes: [], gateways: [gw(address)] })!.endpoints, [], 'no route');
+    const odd = svc({ status: { routing: { path: "@evil.example/' ; rm -rf /" } } });
+    assert.deepEqual(aimTryPanel(odd, { routes: [route], gateways: [gw(address)] })!.endpoints, []);
+    // another AIMService's route and InferenceService are not this one's
+    const foreign = { ...route, metadata: { ...route.metadata, ownerReferences: [{ uid: 'other' }] } } as KubeObject;
+    assert.deepEqual(aimTryPanel(svc(), { routes: [foreign], gateways: [gw(address)] })!.endpoints, []);
   });
 });

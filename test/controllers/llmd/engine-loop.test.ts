@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { rootLogger } from '@modelplane/runtime/log';
 import { ConfigCache } from '../../../src/controllers/llmd/config/cache.ts';
 import { DecisionStore } from '../../../src/controllers/llmd/decisions.ts';
-import { SaturationEngine } from '../../../src/controllers/llmd/engine-loop.ts';
+import { FIRST_SAMPLES_GRACE_MS, SaturationEngine } from '../../../src/controllers/llmd/engine-loop.ts';
 import type { CacheReader } from '../../../src/controllers/llmd/inputs.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { SettableMetrics } from './fixture.ts';
@@ -111,5 +111,86 @@ describe('SaturationEngine loop', () => {
         await engine.stop();
       }
     }
+  });
+
+  it("replicas not scraped yet wait within the grace; the run's start is kept until a sample arrives, then starts anew", async () => {
+    // a Deployment with one Running pod (pod → ReplicaSet → Deployment), a VA created long ago
+    const objects: Record<string, unknown[]> = {
+      VariantAutoscaling: [
+        {
+          metadata: {
+            name: 'v',
+            namespace: 'llm',
+            creationTimestamp: '2020-01-01T00:00:00Z',
+            labels: { 'inference.optimization/acceleratorName': 'H100' },
+          },
+          spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'v' }, modelID: 'm' },
+        },
+      ],
+      Deployment: [
+        { metadata: { name: 'v', namespace: 'llm', uid: 'd' }, spec: { replicas: 1 }, status: { replicas: 1 } },
+      ],
+      ReplicaSet: [
+        {
+          metadata: {
+            name: 'v-1',
+            namespace: 'llm',
+            uid: 'rs',
+            ownerReferences: [{ controller: true, kind: 'Deployment', uid: 'd' }],
+          },
+        },
+      ],
+      Pod: [
+        {
+          metadata: {
+            name: 'v-1-a',
+            namespace: 'llm',
+            ownerReferences: [{ controller: true, kind: 'ReplicaSet', uid: 'rs' }],
+          },
+          status: { phase: 'Running' },
+        },
+      ],
+    };
+    const reader: CacheReader = {
+      list: async (kind) => (objects[kind.kind] ?? []) as never,
+      get: async () => undefined,
+    };
+    let nowMs = Date.UTC(2026, 0, 1);
+    const metrics = new SettableMetrics();
+    const decisions = new DecisionStore();
+    const engine = new SaturationEngine({
+      reader,
+      config: new ConfigCache(),
+      source: metrics,
+      decisions,
+      onDecisions: () => undefined,
+      log: rootLogger().child({ test: 'loop' }),
+      saturationConfigMapName: 'saturation-scaling-config',
+      now: () => new Date(nowMs),
+    });
+    const at = async (ms: number) => {
+      nowMs = ms;
+      await engine.runCycle();
+      const d = decisions.latest('llm', 'v')!;
+      return [d.outcome, d.noSamplesSince, d.awaitingFirstSamples];
+    };
+    const t0 = nowMs;
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    assert.deepEqual(await at(t0), ['withheld', iso(t0), true], 'the first cycle waits');
+    assert.deepEqual(await at(t0 + 30_000), ['withheld', iso(t0), true], 'the run started at the first cycle');
+    assert.deepEqual(
+      await at(t0 + FIRST_SAMPLES_GRACE_MS),
+      ['withheld', iso(t0), false],
+      'a minute without a sample is no longer a wait',
+    );
+    metrics.setAll(['v-1-a'], 0.1);
+    const decided = await at(t0 + 70_000);
+    assert.notEqual(decided[0], 'withheld', 'a sample: decided');
+    assert.deepEqual(decided.slice(1), [undefined, undefined]);
+    metrics.load.clear();
+    assert.deepEqual(await at(t0 + 80_000), ['withheld', iso(t0 + 80_000), true], 'a new run gets a new grace');
+    // samples that are invalid rather than absent are a problem at once, not a wait
+    metrics.setAll(['v-1-a'], Number.NaN);
+    assert.deepEqual(await at(t0 + 85_000), ['withheld', undefined, undefined]);
   });
 });

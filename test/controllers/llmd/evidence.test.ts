@@ -19,6 +19,11 @@ import {
   withheldForSamples,
 } from '../../../src/controllers/llmd/saturation/evidence.ts';
 import { calculateTargets, type VariantState } from '../../../src/controllers/llmd/saturation/targets.ts';
+import type { VariantDecision } from '../../../src/controllers/llmd/decisions.ts';
+import type { ScalableWorkload, VariantAutoscaling } from '../../../src/controllers/llmd/kinds.ts';
+import { setVariantStatus } from '../../../src/controllers/llmd/variantautoscaling/status.ts';
+import { ConditionManager } from '../../../src/engine/conditions.ts';
+import { FetchResult } from '../../../src/engine/fetch-result.ts';
 
 const DEFAULT = 'kvCacheThreshold: 0.80\nqueueLengthThreshold: 5\nkvSpareTrigger: 0.10\nqueueSpareTrigger: 3\n';
 
@@ -98,6 +103,52 @@ describe('withheldForSamples: no decision without a replica that has usable metr
       withheldForSamples('D', 3, { ...none, replicas: [{ pod: 'p', kvCacheUsage: 0, queueLength: 0 }] }, 'P'),
       undefined,
     );
+  });
+});
+
+describe('MetricsAvailable while replicas report nothing: a wait within the grace, a Warning after', () => {
+  const va = {
+    apiVersion: 'llmd.ai/v1alpha1',
+    kind: 'VariantAutoscaling',
+    metadata: { name: 'v', namespace: 'llm', labels: { 'inference.optimization/acceleratorName': 'H100' } },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'v' }, modelID: 'm' },
+  } as unknown as VariantAutoscaling;
+  const deployment = { metadata: { name: 'v', namespace: 'llm' }, spec: { replicas: 1 } } as ScalableWorkload;
+  const withheld = withheldForSamples('Deployment llm/v', 1, { replicas: [], dropped: [], stale: [] }, 'Prometheus')!;
+  const decision = (awaiting: boolean, previous: ConditionManager = new ConditionManager()) => {
+    const d = {
+      name: 'v',
+      namespace: 'llm',
+      modelID: 'm',
+      cycle: 3,
+      time: '2026-01-01T00:00:00Z',
+      current: 1,
+      target: 1,
+      action: 'no-change',
+      reason: withheld.message,
+      outcome: 'withheld',
+      replicasWithMetrics: 0,
+      withheld,
+      noSamplesSince: '2026-01-01T00:00:00Z',
+      awaitingFirstSamples: awaiting,
+    } as VariantDecision;
+    const cm = new ConditionManager(previous.list());
+    setVariantStatus(va, { target: FetchResult.of(deployment), decision: d, metricsSource: 'Prometheus' }, {}, cm);
+    return cm;
+  };
+  const said = (cm: ConditionManager, type: string) => {
+    const o = cm.observations().find((x) => x.condition.type === type)!;
+    return [o.condition.status, o.condition.reason, o.transitioned ? o.config.level : 'no transition'];
+  };
+
+  it('within the grace: Unknown/MetricsMissing saying why, at info; after it: False/MetricsMissing as a Warning', () => {
+    const waiting = decision(true);
+    assert.deepEqual(said(waiting, 'MetricsAvailable'), ['Unknown', 'MetricsMissing', 'info']);
+    assert.match(waiting.get('MetricsAvailable')!.message, /^waiting for the first samples .*none of the 1 replicas/);
+    assert.equal(waiting.get('OptimizationReady')?.status, 'Unknown');
+    const lasting = decision(false, waiting);
+    assert.deepEqual(said(lasting, 'MetricsAvailable'), ['False', 'MetricsMissing', 'warning']);
+    assert.equal(lasting.get('OptimizationReady')?.status, 'False');
   });
 });
 

@@ -1,6 +1,6 @@
-// "Try it": the model's endpoints with a curl to copy, and a chat box that sends one message through the
-// shared Gateway (the dashboard server builds the request from the object's status) and shows the answer and
-// how long it took.
+// "Try it" on ModelDeployment and AIMService pages: the model's endpoints with a curl to copy, and a chat box
+// that sends one message through the shared Gateway (the dashboard server builds the request from the object
+// and what it owns) and shows the answer and how long it took.
 import { useState } from 'react';
 import type { TryPanel } from '../../../src/cli/dashboard/types.ts';
 import { sendChat } from '../api.ts';
@@ -48,7 +48,7 @@ function Chat({ resourceKey, model }: { resourceKey: string; model: string }) {
   };
   return (
     <form className="chat" onSubmit={(e) => void send(e)}>
-      <label htmlFor="chat-message">Message to {model}</label>
+      <label htmlFor="chat-message">Message to {model || 'the model'}</label>
       <textarea
         id="chat-message"
         rows={2}
@@ -108,11 +108,7 @@ export function TryView({ panel, resourceKey }: { panel: TryPanel; resourceKey: 
       {panel.canChat ? (
         <Chat resourceKey={resourceKey} model={panel.model} />
       ) : (
-        <p>
-          {panel.model
-            ? 'The chat box needs the model routed through the Gateway (status.endpoint.gatewayUrl).'
-            : 'The chat box is on ModelDeployment pages; use the curl above here.'}
-        </p>
+        <p>The chat box appears once the model is routed through the Gateway (the status names its address).</p>
       )}
     </section>
   );

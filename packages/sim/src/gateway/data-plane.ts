@@ -15,7 +15,14 @@ import type { Listener } from '../operators/gateway-attach.ts';
 import { BackendResolver, type LocalServiceRegistry } from './backends.ts';
 import { EndpointPicker, type EndpointPickerOptions } from './endpoint-picker.ts';
 import { HeldRequests } from './hold.ts';
-import { MODEL_NAME_HEADER, modelOfBody, pickBackend, type RoutedRequest, routeRequest } from './routing.ts';
+import {
+  MODEL_NAME_HEADER,
+  modelOfBody,
+  pickBackend,
+  type RoutedRequest,
+  rewrittenPath,
+  routeRequest,
+} from './routing.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
 /** the largest request body a Gateway listener accepts (413 past it) */
@@ -201,7 +208,7 @@ export class GatewayDataPlane implements GatewayAddressSource {
           ? this.picker.pick(targets)
           : { target: targets[this.roundRobin++ % targets.length]!, done: () => undefined };
       res.once('close', picked.done);
-      proxy(req, res, `${url.pathname}${url.search}`, body, headers, picked.target);
+      proxy(req, res, `${rewrittenPath(decision, url.pathname)}${url.search}`, body, headers, picked.target);
     } catch (err) {
       sendError(res, 502, `gateway error: ${(err as Error).message}`, 'BadGatewayError');
     }

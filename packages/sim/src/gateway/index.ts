@@ -14,7 +14,10 @@ export {
   MODEL_NAME_HEADER,
   modelOfBody,
   pickBackend,
+  type RouteDecision,
   type RoutedRequest,
+  type RouteFilter,
   type RouteRule,
+  rewrittenPath,
   routeRequest,
 } from './routing.ts';

@@ -21,9 +21,16 @@ export interface RouteMatch {
   method?: string;
 }
 
+/** a rule's filter; the data plane applies URLRewrite's path (the other filter types pass the request as is) */
+export interface RouteFilter {
+  type?: string;
+  urlRewrite?: { path?: { type?: string; replacePrefixMatch?: string; replaceFullPath?: string } };
+}
+
 export interface RouteRule {
   matches?: RouteMatch[];
   backendRefs?: BackendRef[];
+  filters?: RouteFilter[];
 }
 
 export interface AttachedRoute {
@@ -47,6 +54,8 @@ export interface RoutedRequest {
 export interface RouteDecision {
   route: AttachedRoute;
   rule: RouteRule;
+  /** the match that selected the rule (a prefix rewrite replaces its path) */
+  match: RouteMatch;
 }
 
 const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' } };
@@ -110,7 +119,24 @@ export function routeRequest(routes: readonly AttachedRoute[], req: RoutedReques
     });
   }
   const best = candidates.sort(precedence)[0];
-  return best ? { route: best.route, rule: best.rule } : undefined;
+  return best ? { route: best.route, rule: best.rule, match: best.match } : undefined;
+}
+
+/**
+ * The path the backend gets: the rule's URLRewrite filter applied, as the Gateway API defines it.
+ * ReplaceFullPath sets the whole path; ReplacePrefixMatch replaces the matched PathPrefix (on whole
+ * segments) and keeps the rest, so `/ns/app/svc` rewritten to `/` sends `/ns/app/svc/v1/models` as
+ * `/v1/models` and `/ns/app/svc` as `/`. Without a URLRewrite the path passes unchanged.
+ */
+export function rewrittenPath(decision: RouteDecision, path: string): string {
+  const rewrite = decision.rule.filters?.find((f) => f.type === 'URLRewrite')?.urlRewrite?.path;
+  if (rewrite?.type === 'ReplaceFullPath' && rewrite.replaceFullPath !== undefined) return rewrite.replaceFullPath;
+  if (rewrite?.type !== 'ReplacePrefixMatch' || rewrite.replacePrefixMatch === undefined) return path;
+  if ((decision.match.path?.type ?? 'PathPrefix') !== 'PathPrefix') return path;
+  const prefix = (decision.match.path?.value ?? '/').replace(/\/+$/, '');
+  const rest = path.slice(prefix.length);
+  const joined = rewrite.replacePrefixMatch.replace(/\/+$/, '') + rest;
+  return joined.startsWith('/') ? joined : `/${joined}`;
 }
 
 /** the body-based router: the `model` of a JSON request body, if any */

@@ -5,6 +5,7 @@
 
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { servingAnnotations } from '../inference/index.ts';
+import { findSimImage } from '../registry/index.ts';
 import type { Container, Deployment, Json, PodSpec, Service } from './kinds.ts';
 import { deploymentFor, serviceFor, simAnnotations } from './workload.ts';
 
@@ -12,13 +13,15 @@ import { deploymentFor, serviceFor, simAnnotations } from './workload.ts';
 const AIM_MODEL_ID_ENV = 'AIM_MODEL_ID';
 
 /**
- * What a predictor container serves, as the operator knows it: an AIM image serves the model its
- * AIM_MODEL_ID names on the container port (an OpenAI-compatible vLLM server), so its pods get the
- * inference simulator. Other runtimes (sklearn, …) serve no chat model: nothing.
+ * What a predictor container serves, as the operator knows it: an AIM image serves an OpenAI-compatible
+ * vLLM server on the container port, the model its AIM_MODEL_ID names (a custom AIM model), else the one
+ * the image was built for (its com.amd.aim.model.canonicalName label, from the simulated registry), so its
+ * pods get the inference simulator. Other runtimes (sklearn, …) serve no chat model: nothing.
  */
 function predictorServing(main: Container): Record<string, string> {
-  const model = main.env?.find((e) => e.name === AIM_MODEL_ID_ENV)?.value;
-  return typeof model === 'string' && model ? servingAnnotations(model, servingPort(main)) : {};
+  const env = main.env?.find((e) => e.name === AIM_MODEL_ID_ENV)?.value;
+  const model = typeof env === 'string' && env ? env : findSimImage(main.image ?? '')?.entry.canonicalName;
+  return model ? servingAnnotations(model, servingPort(main)) : {};
 }
 
 export const ISVC_LABEL = 'serving.kserve.io/inferenceservice';

@@ -10,6 +10,8 @@ export type WithheldReason = 'TargetNotFound' | 'DuplicateTarget' | 'MetricsMiss
 export interface Withheld {
   readonly reason: WithheldReason;
   readonly message: string;
+  /** replicas exist and none reports a sample at all: what a new replica looks like before its first scrape */
+  readonly noSamples?: boolean;
 }
 
 /** a sample older than this is stale (the analysis reads the maximum over the last minute) */
@@ -106,6 +108,7 @@ export function withheldForSamples(
   return {
     reason: 'MetricsMissing',
     message: `none of the ${current} replicas of ${target} reports vllm:kv_cache_usage_perc or vllm:num_requests_waiting in ${source}; no decision is made until one does`,
+    noSamples: true,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type VariantAutoscalingStatus,
 } from '../../../apis/llmd/index.ts';
 import {
+  asInfo,
   asWarning,
   type ConditionManager,
   type EngineStatus,
@@ -66,6 +67,13 @@ export function setVariantStatus(
     return;
   }
   const evidence = d.withheld ?? d.sampleProblem;
+  if (d.awaitingFirstSamples && d.withheld && !d.metricsProblem) {
+    // replicas that have not been scraped yet: an expected wait (info), a Warning only once it lasts
+    const message = `waiting for the first samples (a Warning follows if none arrives within a minute): ${d.withheld.message}`;
+    cm.markUnknown(CONDITION_METRICS_AVAILABLE, d.withheld.reason, message, asInfo());
+    cm.markUnknown(CONDITION_OPTIMIZATION_READY, REASONS.metricsUnavailable, `no decision yet: ${message}`, silent());
+    return;
+  }
   if (d.metricsProblem)
     cm.markFalse(CONDITION_METRICS_AVAILABLE, d.metricsProblem.reason, d.metricsProblem.message, asWarning());
   else if (evidence) cm.markFalse(CONDITION_METRICS_AVAILABLE, evidence.reason, evidence.message, asWarning());
