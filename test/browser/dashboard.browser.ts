@@ -142,6 +142,13 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
 
   it('an AIMService page shows the route and how it was rendered', async () => {
     await openResource(page, url, 'aim.eai.amd.com/AIMService/quickstart/qwen-chat');
+    // first, why it is (not) Running, in the words of `modelplane explain aimsvc/qwen-chat`
+    const why = page.locator('section[aria-labelledby="h-explain"] p');
+    await why.waitFor();
+    assert.match(
+      (await why.textContent()) ?? '',
+      /^AIMService quickstart\/qwen-chat is (Running: every link|\w+\. Walking)/,
+    );
     const panel = page.locator('section[aria-labelledby="h-route"]');
     await panel.locator('text="/quickstart/chatbot/qwen-chat"').first().waitFor();
     const text = (await panel.textContent()) ?? '';

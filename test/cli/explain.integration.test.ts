@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { explainChain, firstProblem, type ServiceChain } from '../../src/cli/view/explain.ts';
+import { explainChain, firstProblem, type ServiceChain } from '../../src/cli/view/explain-chain.ts';
 
 type Cond = [type: string, status: string, reason: string, message: string];
 const obj = (kind: string, name: string, status: string, conds: Cond[]) => ({
@@ -39,16 +39,32 @@ describe('modelplane explain', () => {
       ],
     };
     const text = explainChain(chain);
-    assert.match(
+    // the cache only waits for its artifact: the artifact says why, and its pod's condition says more than
+    // its Job's (still "downloading")
+    assert.equal(
       text,
-      /^AIMService ml\/chat is Starting\. Walking AIMService ml\/chat → AIMModel ml\/qwen → AIMServiceTemplate ml\/qwen-tpl → AIMTemplateCache ml\/tc: /,
+      'AIMService ml/chat is Starting. Walking AIMService ml/chat → AIMModel ml/qwen → AIMServiceTemplate ml/qwen-tpl → ' +
+        'AIMTemplateCache ml/tc → AIMArtifact ml/qwen-art: AIMArtifact ml/qwen-art (Pending) has ' +
+        'DownloadJobPodsReady=Unknown FailedScheduling: pod qwen-art-dl-1-x: 0/6 nodes are available.',
     );
-    assert.match(text, /AIMTemplateCache ml\/tc \(Progressing\) has ArtifactsReady=Unknown CachesNotReady: x\.$/);
-    // the cache is fine but an artifact is not: the walk goes on to it
-    const cacheOk = { ...chain, cache: obj('AIMTemplateCache', 'tc', 'Progressing', []) };
+    // the artifact is ready and the cache still waits: the cache's own condition
+    const artifactOk = { ...chain, artifacts: [obj('AIMArtifact', 'qwen-art', 'Ready', [ready])] };
     assert.match(
-      explainChain(cacheOk),
-      /AIMArtifact ml\/qwen-art \(Pending\) has DownloadJobReady=Unknown Downloading: .*/,
+      explainChain(artifactOk),
+      /→ AIMTemplateCache ml\/tc: AIMTemplateCache ml\/tc \(Progressing\) has ArtifactsReady=Unknown CachesNotReady: x\.$/,
+    );
+    // a cache failing because an artifact failed: the artifact's failure, before another artifact's wait
+    const failing = {
+      ...chain,
+      cache: obj('AIMTemplateCache', 'tc', 'Failed', [['ArtifactsReady', 'False', 'ArtifactFailed', 'one failed']]),
+      artifacts: [
+        obj('AIMArtifact', 'a1', 'Progressing', [['DownloadJobReady', 'Unknown', 'Downloading', '40 %']]),
+        obj('AIMArtifact', 'a2', 'Failed', [['DownloadJobReady', 'False', 'AuthError', 'the token was refused']]),
+      ],
+    };
+    assert.match(
+      explainChain(failing),
+      /AIMArtifact ml\/a2 \(Failed\) has DownloadJobReady=False AuthError: the token was refused\.$/,
     );
     assert.equal(text.split('\n').length, 1, 'one paragraph');
   });

@@ -5,6 +5,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import type { InferenceProviderConfig, ModelDeployment } from '../../apis/kubeairunway/index.ts';
 import type { AIMService } from '../../controllers/aim/shared/kinds.ts';
 import { explainSelection } from '../../controllers/kubeairunway/selection/index.ts';
+import { chainOf, explainChain } from '../view/explain-chain.ts';
 import type { LoadRunner } from './load.ts';
 import { autoscalerPanel, type DecisionFeed } from './panels/autoscaler.ts';
 import { configPanels } from './panels/config.ts';
@@ -14,7 +15,7 @@ import { sanitizeObject } from './sanitize.ts';
 import { type DashboardState, keyOf } from './state.ts';
 import { childOf, summaryOf } from './summary.ts';
 import { tryPanelOf } from './try.ts';
-import type { ChainPanel, ConditionView, EventView, Panel, ResourceDetail } from './types.ts';
+import type { ChainPanel, ConditionView, EventView, ExplainPanel, Panel, ResourceDetail } from './types.ts';
 
 type Loose = Record<string, any>;
 
@@ -103,6 +104,18 @@ function chainPanel(state: DashboardState, svc: KubeObject): ChainPanel | undefi
   return links.length > 0 ? { kind: 'chain', links } : undefined;
 }
 
+/** the paragraph `modelplane explain aimsvc/NAME` prints, from the objects the dashboard's informers hold */
+function explainPanel(state: DashboardState, svc: KubeObject): ExplainPanel {
+  const chain = chainOf(svc, (kind, name, namespace) =>
+    state.find(`aim.eai.amd.com/${kind}/${namespace ?? ''}/${name}`),
+  );
+  return {
+    kind: 'explain',
+    text: explainChain(chain),
+    running: (svc.status as Loose | undefined)?.status === 'Running',
+  };
+}
+
 /** what a page may show beyond the cluster's objects: the autoscaler's history and the load button */
 export interface DetailExtras {
   feed?: DecisionFeed;
@@ -140,7 +153,9 @@ function panelsOf(
       const cluster = state.ofKind('AIMClusterRuntimeConfig').find((c) => c.metadata.name === name);
       const chain = chainPanel(state, obj);
       const tryIt = tryPanelOf(state, obj);
+      // why it is (not) Running first: the page's headline question, in `modelplane explain`'s words
       return [
+        explainPanel(state, obj),
         ...(tryIt ? [tryIt] : []),
         routePanel(svc, { ...(namespaced ? { namespaced } : {}), ...(cluster ? { cluster } : {}) } as Parameters<
           typeof routePanel

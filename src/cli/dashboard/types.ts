@@ -138,7 +138,15 @@ export interface TryPanel {
   canChat: boolean;
 }
 
-export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel | TryPanel;
+/** an AIMService's "why is this not Running" paragraph: the text `modelplane explain aimsvc/NAME` prints */
+export interface ExplainPanel {
+  kind: 'explain';
+  text: string;
+  /** the service is Running (the text then says every link is ready) */
+  running: boolean;
+}
+
+export type Panel = SelectionPanel | RoutePanel | ConfigPanel | AutoscalerPanel | ChainPanel | TryPanel | ExplainPanel;
 
 /** a pod behind a resource, as `kubectl get pods -o wide` and `describe` would show it */
 export interface PodView {

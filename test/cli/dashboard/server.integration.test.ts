@@ -12,9 +12,12 @@ import { KubeClient } from '@modelplane/runtime/client';
 import { Logger } from '@modelplane/runtime/log';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { type Dashboard, startDashboard } from '../../../src/cli/dashboard/index.ts';
+import { readChain } from '../../../src/cli/view/explain.ts';
+import { explainChain } from '../../../src/cli/view/explain-chain.ts';
 import type { ResourceDetail, SnapshotMessage } from '../../../src/cli/dashboard/types.ts';
 import { type DevTestCluster, startDevTestCluster } from '../../helpers/dev-cluster.ts';
 import { createModelDeploymentViewer } from '../../helpers/viewer.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const log = new Logger({}, 'silent');
 
@@ -183,6 +186,101 @@ describe('dashboard backend', () => {
     await cluster.admin.create(event);
     await withEvent;
     assert.equal((await call(`${dashboard.url}api/resource?key=nope`)).status, 404);
+  });
+
+  it("an AIMService's page says why it is not Running in `modelplane explain`'s words, and follows the chain", async () => {
+    const aim = 'aim.eai.amd.com/v1alpha1';
+    const meta = (name: string) => ({ name, namespace: 'team-a' });
+    const cond = (type: string, status: string, reason: string, message: string) => ({
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+    const withStatus = async (obj: Record<string, unknown>, status: Record<string, unknown>) => {
+      await cluster.admin.apply(obj as KubeObject);
+      await cluster.admin.applyStatus({ ...obj, status } as unknown as KubeObject);
+    };
+    const ready = { status: 'Ready', conditions: [cond('Ready', 'True', 'AllComponentsReady', '')] };
+    await withStatus({ apiVersion: aim, kind: 'AIMModel', metadata: meta('qwen'), spec: { image: 'x/qwen:1' } }, ready);
+    await withStatus(
+      {
+        apiVersion: aim,
+        kind: 'AIMServiceTemplate',
+        metadata: meta('qwen-tpl'),
+        spec: { modelName: 'qwen' },
+      },
+      ready,
+    );
+    await withStatus(
+      {
+        apiVersion: aim,
+        kind: 'AIMTemplateCache',
+        metadata: meta('qwen-tc'),
+        spec: { templateName: 'qwen-tpl', templateScope: 'Namespace' },
+      },
+      {
+        status: 'Progressing',
+        artifacts: { qwen: { name: 'qwen-art' } },
+        conditions: [cond('ArtifactsReady', 'Unknown', 'ArtifactsNotReady', 'waiting for AIMArtifact qwen-art')],
+      },
+    );
+    const artifact = {
+      apiVersion: aim,
+      kind: 'AIMArtifact',
+      metadata: meta('qwen-art'),
+      spec: { sourceUri: 'hf://org/qwen' },
+    };
+    const unschedulable = 'pod qwen-art-dl-1-x: 0/2 nodes are available: 2 Insufficient memory';
+    await withStatus(artifact, {
+      status: 'Progressing',
+      conditions: [cond('DownloadJobPodsReady', 'False', 'FailedScheduling', unschedulable)],
+    });
+    await withStatus(
+      { apiVersion: aim, kind: 'AIMService', metadata: meta('chat'), spec: { model: { name: 'qwen' } } },
+      {
+        status: 'Starting',
+        resolvedModel: { kind: 'AIMModel', name: 'qwen', namespace: 'team-a' },
+        resolvedTemplate: { kind: 'AIMServiceTemplate', name: 'qwen-tpl', namespace: 'team-a' },
+        cache: { templateCacheRef: { kind: 'AIMTemplateCache', name: 'qwen-tc', namespace: 'team-a' } },
+        conditions: [
+          cond('ModelReady', 'True', 'ModelResolved', ''),
+          cond('TemplateReady', 'True', 'Resolved', ''),
+          cond('CacheReady', 'Unknown', 'CacheNotReady', 'waiting for AIMTemplateCache team-a/qwen-tc'),
+        ],
+      },
+    );
+    const key = 'aim.eai.amd.com/AIMService/team-a/chat';
+    const explained = async () => {
+      const reply = await call(`${dashboard.url}api/resource?key=${encodeURIComponent(key)}`);
+      const panel = reply.status === 200 ? (JSON.parse(reply.body) as ResourceDetail).panels[0] : undefined;
+      return panel?.kind === 'explain' ? panel : undefined;
+    };
+    const cli = async () => explainChain((await readChain(cluster.admin, 'team-a', 'chat'))!);
+    const want =
+      'AIMService team-a/chat is Starting. Walking AIMService team-a/chat → AIMModel team-a/qwen → ' +
+      'AIMServiceTemplate team-a/qwen-tpl → AIMTemplateCache team-a/qwen-tc → ' +
+      `AIMArtifact team-a/qwen-art: AIMArtifact team-a/qwen-art (Progressing) has DownloadJobPodsReady=False FailedScheduling: ${unschedulable}.`;
+    await waitFor('the page names the unschedulable download pod', async () => (await explained())?.text === want, {
+      detail: async () => `page: ${(await explained())?.text}`,
+    });
+    assert.equal(await cli(), want);
+    assert.equal((await explained())?.running, false);
+    // the artifact recovers and the service runs: the page follows, still in the command's words
+    await cluster.admin.applyStatus({ ...artifact, status: ready } as KubeObject);
+    await cluster.admin.applyStatus({
+      apiVersion: aim,
+      kind: 'AIMService',
+      metadata: meta('chat'),
+      status: { status: 'Running', conditions: [cond('Ready', 'True', 'AllComponentsReady', '')] },
+    } as KubeObject);
+    const running = 'AIMService team-a/chat is Running: every link of its chain is ready.';
+    await waitFor('the page says it is Running', async () => (await explained())?.text === running, {
+      detail: async () => `page: ${(await explained())?.text}`,
+    });
+    assert.equal(await cli(), running);
+    assert.equal((await explained())?.running, true);
   });
 
   it('the form endpoint gives the webhook messages; create goes through the API server', async () => {

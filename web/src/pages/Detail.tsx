@@ -155,6 +155,14 @@ function PanelView({ panel, resourceKey }: { panel: Panel; resourceKey: string }
       return <TryView panel={panel} resourceKey={resourceKey} />;
     case 'autoscaler':
       return <AutoscalerChart panel={panel} resourceKey={resourceKey} />;
+    case 'explain':
+      // the paragraph `modelplane explain aimsvc/NAME` prints
+      return (
+        <section aria-labelledby="h-explain" className="panel">
+          <h2 id="h-explain">{panel.running ? 'Running' : 'Why is this not Running'}</h2>
+          <p className="explain">{panel.text}</p>
+        </section>
+      );
     case 'chain':
       return (
         <section aria-labelledby="h-chain" className="panel">
