@@ -108,6 +108,10 @@ describe('AIM: every wait names its cause', { timeout: 180_000 }, () => {
     assert.match(c?.message, /pod no-class-dl-1-[a-z0-9-]+: .*unbound immediate PersistentVolumeClaims/);
     assert.match(c?.message, /check that the StorageClass exists/);
     assert.notEqual(a.status?.status, 'Ready');
+    // the pod waits on its claim; the claim's own condition says why it stays unbound
+    const pvc = await condOf(Kinds.Artifacts, 'no-class', 'CachePvcReady', 'ProvisioningFailed');
+    assert.equal(cond(pvc, 'CachePvcReady')?.status, 'False');
+    assert.match(cond(pvc, 'CachePvcReady')?.message, /storageclass.storage.k8s.io "no-such-class" not found/);
   });
 
   it('a download pod refused by the registry: ImagePullAuthFailure (AuthValid=False) naming the Secret to add and where', async () => {

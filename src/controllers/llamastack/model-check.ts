@@ -94,9 +94,9 @@ export function modelProblem(c: ModelCheck): ModelProblem | undefined {
 }
 
 /**
- * ModelsAvailable: True when every referenced endpoint lists its models, False naming the first that does
- * not; absent when nothing was checked (no reference, or the operator cannot reach Services). Returns the
- * first problem, which keeps the object from Ready.
+ * ModelsAvailable: True when every referenced endpoint lists its models, False when one answers without
+ * them, Unknown while some do not answer yet, naming every failing reference; absent when nothing was checked
+ * (no reference, or the operator cannot reach Services). Returns the problem that keeps the object from Ready.
  */
 export function setModelsAvailable(cm: ConditionManager, checks: readonly ModelCheck[]): ModelProblem | undefined {
   if (checks.length === 0) {
@@ -104,9 +104,17 @@ export function setModelsAvailable(cm: ConditionManager, checks: readonly ModelC
     return undefined;
   }
   const problems = checks.flatMap((c) => modelProblem(c) ?? []);
+  const message = problems.map((p) => p.message).join('; ');
+  // an endpoint that answers without the model is a fault; one that does not answer yet (its pods are still
+  // starting, as on every fresh start) is a wait: Unknown, said at info
+  const notListed = problems.find((p) => p.reason === 'ModelNotListed');
+  if (notListed) {
+    cm.markFalse('ModelsAvailable', notListed.reason, message, asError());
+    return notListed;
+  }
   const [first] = problems;
   if (first) {
-    cm.markFalse('ModelsAvailable', first.reason, problems.map((p) => p.message).join('; '), asError());
+    cm.markUnknown('ModelsAvailable', first.reason, message, asInfo());
     return first;
   }
   const listed = checks.map((c) => `${c.kind} ${c.name} (${c.expected.length ? c.expected.join(', ') : 'a model'})`);

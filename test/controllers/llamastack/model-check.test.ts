@@ -130,4 +130,19 @@ describe('ModelsAvailable', () => {
     assert.match(c.message!, /ModelDeployment third .* did not answer GET \/v1\/models \(timeout\)/);
     assert.doesNotMatch(c.message!, /gemma-cpu at .* does not list/, 'the healthy reference is not named as failing');
   });
+
+  it('endpoints that do not answer yet are a wait: Unknown, said at info (a fresh start), not an error', () => {
+    const cm = new ConditionManager([]);
+    const problem = setModelsAvailable(cm, [
+      check({ reachable: true, models: ['m'] }, ['m']),
+      check({ reachable: false, message: 'no ready endpoint behind its Service' }, ['o'], { name: 'third' }),
+    ]);
+    assert.equal(problem?.reason, 'ModelEndpointUnreachable');
+    const o = cm.observations().find((x) => x.condition.type === 'ModelsAvailable')!;
+    assert.deepEqual(
+      [o.condition.status, o.condition.reason, o.config.level],
+      ['Unknown', 'ModelEndpointUnreachable', 'info'],
+    );
+    assert.match(o.condition.message!, /ModelDeployment third .* did not answer GET \/v1\/models \(no ready endpoint/);
+  });
 });

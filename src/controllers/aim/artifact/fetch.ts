@@ -8,6 +8,8 @@ import {
   type FetchContext,
   type FetchResult,
   fetch,
+  fetchEventsFor,
+  type CoreEvent,
   type HealthReport,
   type Job,
   jobPodLog,
@@ -34,6 +36,8 @@ export interface ArtifactFetch {
   /** the pods of a download or check-size Job that is still running (why it may not make progress) */
   downloadPods?: HealthReport;
   checkSizePods?: HealthReport;
+  /** the PVC's events while it is not bound (a ProvisioningFailed says why it stays unbound) */
+  pvcEvents?: CoreEvent[];
   now: number;
 }
 
@@ -56,6 +60,7 @@ export async function fetchArtifactState(
   const attempt = retryJob.ok() ? recorded + 1 : recorded;
   const downloadJob = retryJob.ok() ? retryJob : recordedJob;
   const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, now: clock.now() };
+  if (pvc.ok() && pvc.value.status?.phase !== 'Bound') out.pvcEvents = await fetchEventsFor(ctx.client, pvc.value);
   const sizeKnown = a.spec.size !== undefined || a.status?.discoveredSizeBytes !== undefined;
   const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;
   if (!sizeKnown && sizeJob && jobPhase(sizeJob) !== 'running')

@@ -241,7 +241,9 @@ export function artifactHealth(
               message: `check-size Job ${ns}/${checkSizeJobName(name)} is measuring ${a.spec.sourceUri}`,
             };
   const pvc: MaybeHealth =
-    obs.sizeBytes === undefined ? undefined : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p));
+    obs.sizeBytes === undefined
+      ? undefined
+      : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p, obs.pvcEvents));
   let download: MaybeHealth;
   if (obs.sizeBytes !== undefined) {
     const job = `download Job ${ns}/${downloadJobName(name, obs.attempt)}`;

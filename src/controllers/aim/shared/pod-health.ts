@@ -62,6 +62,11 @@ const QUIET = new Set([
   'PodsProgressing',
 ]);
 
+/** the scheduler holds the pod until its PersistentVolumeClaim is bound (Immediate binding) */
+function waitsForClaim(report: HealthReport): boolean {
+  return report.reason === 'FailedScheduling' && /unbound immediate persistentvolumeclaims/i.test(report.message ?? '');
+}
+
 /** the component for a pod problem (undefined when the pods are fine or merely on their way) */
 export function podProblem(component: string, report: HealthReport | undefined, fix: PodFixFields): MaybeHealth {
   if (!report) return undefined;
@@ -82,7 +87,9 @@ export function podProblem(component: string, report: HealthReport | undefined, 
     reason: report.reason,
     message: `${report.message ?? ''}; ${podAdvice(report.reason, report.message ?? '', fix)}`,
     dependencyType: 'Downstream',
-    needsAction: true,
+    // a claim still being provisioned is a wait, not the user's to end: its PVC's own component says so
+    // (a missing StorageClass is a ProvisioningFailed event there)
+    ...(waitsForClaim(report) ? {} : { needsAction: true }),
   };
   return h;
 }
