@@ -12,6 +12,7 @@ import {
   downloadBaseEnv,
   downloadEnv,
   headroomPercent,
+  jobPhase,
   parseCheckSizeOutput,
   parseDownloadLog,
   protocolSequence,
@@ -114,6 +115,25 @@ describe('PVC sizing', () => {
     assert.equal(quantityBytes('lots'), undefined);
     assert.equal(quantityBytes('-1'), undefined);
   });
+});
+
+describe('jobPhase', () => {
+  const job = (...conditions: Array<[string, string]>) => ({
+    status: { conditions: conditions.map(([type, status]) => ({ type, status })) },
+  });
+  // kube-controller-manager decides the outcome (SuccessCriteriaMet / FailureTarget) before its pods have
+  // terminated and only then writes Complete / Failed: the outcome counts from the first condition
+  const cases: Array<[string, ReturnType<typeof job> | undefined, string]> = [
+    ['no Job', undefined, 'absent'],
+    ['no conditions', job(), 'running'],
+    ['Complete', job(['Complete', 'True']), 'complete'],
+    ['SuccessCriteriaMet before Complete', job(['SuccessCriteriaMet', 'True']), 'complete'],
+    ['Failed', job(['Failed', 'True']), 'failed'],
+    ['FailureTarget before Failed', job(['FailureTarget', 'True']), 'failed'],
+    ['a condition that is False', job(['FailureTarget', 'False'], ['Complete', 'False']), 'running'],
+    ['Suspended only', job(['Suspended', 'True']), 'running'],
+  ];
+  for (const [what, j, phase] of cases) it(`${what} → ${phase}`, () => assert.equal(jobPhase(j), phase));
 });
 
 describe('download env precedence', () => {

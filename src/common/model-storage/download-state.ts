@@ -15,8 +15,10 @@ export type JobPhase = 'absent' | 'running' | 'complete' | 'failed';
 export function jobPhase(job: JobLike | undefined): JobPhase {
   if (!job) return 'absent';
   const is = (type: string) => job.status?.conditions?.some((c) => c.type === type && c.status === 'True');
-  if (is('Complete')) return 'complete';
-  if (is('Failed')) return 'failed';
+  // kube-controller-manager's Job controller sets SuccessCriteriaMet / FailureTarget as soon as the outcome is
+  // decided and Complete / Failed only once every pod has terminated: the outcome counts from the first
+  if (is('Complete') || is('SuccessCriteriaMet')) return 'complete';
+  if (is('Failed') || is('FailureTarget')) return 'failed';
   return 'running';
 }
 

@@ -18,20 +18,10 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_SETTLE_WINDOW_MS, Pipeline, toResult } from '../../../engine/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
-import {
-  type EndpointsObject,
-  GATEWAY_API_VERSION,
-  Gateways,
-  HTTPRoutes,
-  INFERENCE_POOL_API_VERSION,
-  InferencePools,
-  readyAddresses,
-  ServiceEndpoints,
-} from './kinds.ts';
+import { GATEWAY_API_VERSION, Gateways, HTTPRoutes, INFERENCE_POOL_API_VERSION, InferencePools } from './kinds.ts';
 import { routedModelName } from './route.ts';
 
 const MODEL_NAME_INDEX = 'kubeairunway.ai/gateway-model-name';
-const SERVICE_INDEX = 'kubeairunway.ai/gateway-endpoint-service';
 
 import { type GatewayReconcilerOptions, gatewayReconciler } from './reconciler.ts';
 
@@ -45,12 +35,8 @@ export async function registerGatewayController(
   mgr: Manager,
   opts: GatewayControllerOptions = {},
 ): Promise<Controller> {
-  // deployments by the model name they answer to (name ownership), and by their Service (route follows serving)
+  // deployments by the model name they answer to (name ownership)
   await mgr.cache.indexField(ModelDeployments, MODEL_NAME_INDEX, (o) => [routedModelName(o as ModelDeployment)]);
-  await mgr.cache.indexField(ModelDeployments, SERVICE_INDEX, (o) => {
-    const service = (o as ModelDeployment).status?.endpoint?.service;
-    return service ? [objectKeyString(o.metadata.namespace, service)] : [];
-  });
   const deployments = await mgr.cache.informer(ModelDeployments);
   const claimantsOf = (modelName: string) =>
     deployments.store.byIndex(MODEL_NAME_INDEX, modelName) as ModelDeployment[];
@@ -103,8 +89,8 @@ export async function registerGatewayController(
     if (served.has(INFERENCE_POOL_API_VERSION)) await watchWhenServed(InferencePools, related);
   };
 
-  // a deployment that claims, leaves or changes a model name, or starts or stops serving, changes who owns
-  // the name: the other claimants look again
+  // a deployment that claims, leaves or changes a model name, or starts or stops serving (its provider's
+  // status.replicas.ready), changes who owns the name: the other claimants look again
   const peersOf = (md: ModelDeployment) =>
     claimantsOf(routedModelName(md))
       .filter((o) => o.metadata.uid !== md.metadata.uid)
@@ -115,23 +101,6 @@ export async function registerGatewayController(
       controller?.enqueueChange(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o),
     delete: (o) => controller?.enqueueChange(peersOf(o as ModelDeployment), undefined),
   });
-  const endpoints = await mgr.cache.informer(ServiceEndpoints);
-  const behind = (ep: KubeObject) => {
-    const mds = deployments.store.byIndex(
-      SERVICE_INDEX,
-      objectKeyString(ep.metadata.namespace, ep.metadata.name ?? ''),
-    ) as ModelDeployment[];
-    return new Set([...mds.map(keyOf), ...mds.flatMap(peersOf)]);
-  };
-  endpoints.addHandler({
-    add: (o) => controller?.enqueueChange(behind(o), o),
-    update: (old, o) =>
-      readyAddresses(old as EndpointsObject) === readyAddresses(o as EndpointsObject)
-        ? undefined
-        : controller?.enqueueChange(behind(o), o),
-    delete: (o) => controller?.enqueueChange(behind(o), undefined),
-  });
-
   controller = mgr
     .controller(GATEWAY_FIELD_MANAGER)
     .for(ModelDeployments, { predicates: [ignoreOwnStatusWrites(GATEWAY_FIELD_MANAGER)] })

@@ -30,6 +30,4 @@ export const GATEWAY_RULES = [
   rule(GATEWAY_API_GROUP, ['gateways'], READ),
   rule(GATEWAY_API_GROUP, ['httproutes'], [...READ, ...WRITE]),
   rule(INFERENCE_POOL_GROUP, ['inferencepools'], READ),
-  // a route follows serving: the ready pods behind each deployment's Service
-  rule('', ['endpoints'], READ),
 ];

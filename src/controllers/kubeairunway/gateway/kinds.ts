@@ -2,7 +2,7 @@
 // uses are typed; the objects are the API server's JSON. HTTPRoute is the AIM controllers' definition.
 
 import type { Gateway, GatewayListener, InferencePool } from '@modelplane/apimachinery/external';
-import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { kindRef } from '@modelplane/runtime/meta';
 import { GATEWAY_API_GROUP, type HTTPRoute, HTTPRoutes } from '../../aim/service/children.ts';
 
 export type { Gateway, GatewayListener, InferencePool };
@@ -16,14 +16,3 @@ export const INFERENCE_POOL_API_VERSION = `${INFERENCE_POOL_GROUP}/v1`;
 
 export const Gateways = kindRef<Gateway>(GATEWAY_API_VERSION, 'Gateway');
 export const InferencePools = kindRef<InferencePool>(INFERENCE_POOL_API_VERSION, 'InferencePool');
-
-/** a Service's Endpoints (core/v1): its ready pods are under subsets[].addresses */
-export interface EndpointsObject extends KubeObject {
-  subsets?: Array<{ addresses?: Array<{ ip: string }>; notReadyAddresses?: Array<{ ip: string }> }>;
-}
-export const ServiceEndpoints = kindRef<EndpointsObject>('v1', 'Endpoints');
-
-/** how many ready pod addresses the Endpoints list */
-export function readyAddresses(ep: EndpointsObject | undefined): number {
-  return (ep?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
-}

@@ -31,8 +31,6 @@ import {
   INFERENCE_POOL_API_VERSION,
   type InferencePool,
   InferencePools,
-  readyAddresses,
-  ServiceEndpoints,
 } from './kinds.ts';
 import type { Claim } from './ownership.ts';
 import { type GatewayInputs, type GatewayPlan, planGateway, providerPool, type Verdict } from './plan.ts';
@@ -83,7 +81,7 @@ export async function fetchGatewayInputs(
       if (found) inputs.pool = found as InferencePool;
     }
   }
-  inputs.readyPods = await readyPodsOf(md, reader);
+  inputs.readyPods = readyPodsOf(md);
   const modelName = routedModelName(md);
   const others = (
     claimantsOf
@@ -93,7 +91,7 @@ export async function fetchGatewayInputs(
   const peers: Claim[] = [];
   const backends = new Map<string, RouteBackend>();
   for (const other of others) {
-    peers.push({ md: other, readyPods: await readyPodsOf(other, reader) });
+    peers.push({ md: other, readyPods: readyPodsOf(other) });
     const backend = md.spec.gateway?.weight !== undefined ? await sharerBackend(other, md, inputs, reader) : undefined;
     if (backend) backends.set(other.metadata.uid ?? '', backend);
   }
@@ -102,11 +100,12 @@ export async function fetchGatewayInputs(
   return inputs;
 }
 
-/** ready pods behind the deployment's Service (status.endpoint.service) */
-async function readyPodsOf(md: ModelDeployment, reader: ObjectReader): Promise<number> {
-  const service = md.status?.endpoint?.service;
-  if (!service) return 0;
-  return readyAddresses((await reader.get(ServiceEndpoints, service, md.metadata.namespace)) ?? undefined);
+/**
+ * the deployment's ready pods, as its provider reports them from the upstream resource it watches
+ * (status.replicas.ready; docs/kubeairunway.md, "Gateway"): no cache of every Endpoints object of the cluster
+ */
+function readyPodsOf(md: ModelDeployment): number {
+  return md.status?.endpoint?.service ? (md.status.replicas?.ready ?? 0) : 0;
 }
 
 /** a weighted sharer's backend in `md`'s route: its provider's pool, else its Service */
