@@ -38,6 +38,19 @@ class FakeTerminal {
     return true;
   }
 }
+/** the quickstart's HPA before the autoscaler published its first desired replicas */
+const hpa = (creationTimestamp: string): KubeObject =>
+  ({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'qwen-autoscaled', namespace: 'quickstart', creationTimestamp },
+    status: {
+      conditions: [
+        { type: 'AbleToScale', status: 'True', reason: 'SucceededGetScale' },
+        { type: 'ScalingActive', status: 'False', reason: 'FailedGetExternalMetric' },
+      ],
+    },
+  }) as KubeObject;
 const term = (tty: boolean) => new FakeTerminal(tty) as FakeTerminal & NodeJS.WriteStream;
 
 describe('rows', () => {
@@ -159,6 +172,16 @@ describe('rows', () => {
         },
       },
       { ready: false, state: 'NotReady', reason: 'MetricsAvailable: MetricsMissing', tone: 'fail' },
+    ],
+    [
+      "a new HPA whose metric is not published yet waits for it; an old one's missing metric is a failure",
+      hpa(new Date(Date.now() - 5_000).toISOString()),
+      { ready: false, state: 'NotReady', reason: 'ScalingActive: FailedGetExternalMetric', tone: 'progress' },
+    ],
+    [
+      'an HPA whose metric has been missing past its first minute fails',
+      hpa('2020-01-01T00:00:00Z'),
+      { ready: false, state: 'NotReady', reason: 'ScalingActive: FailedGetExternalMetric', tone: 'fail' },
     ],
     [
       'an Unknown condition is a wait, even when its reason names what is missing',

@@ -63,6 +63,21 @@ function fromConditions(conditions: Condition[], stale: boolean): Readiness {
   return { ready: !stale, status: 'Ready', reason: conditions.at(-1)?.reason ?? '' };
 }
 
+/** how long a new HorizontalPodAutoscaler may wait for its metric before that counts as failing */
+const HPA_FIRST_METRIC_MS = 60_000;
+
+/**
+ * An HPA reads its metric from someone else (the autoscaler's wva_desired_replicas, KEDA): in its first minute
+ * a metric that is not there yet (ScalingActive=False FailedGet…Metric) is a wait for that first value.
+ */
+function hpaReadiness(obj: KubeObject, conditions: Condition[], stale: boolean, now: number): Readiness {
+  const r = conditions.length > 0 ? fromConditions(conditions, stale) : { ready: false, status: 'Pending', reason: '' };
+  const active = conditions.find((c) => c.type === 'ScalingActive');
+  const age = now - Date.parse(obj.metadata.creationTimestamp ?? '');
+  const firstMetric = active?.status === 'False' && /^FailedGet\w*Metric$/.test(active.reason ?? '');
+  return !r.ready && firstMetric && age < HPA_FIRST_METRIC_MS ? { ...r, waiting: true } : r;
+}
+
 export function readinessOf(obj: KubeObject, now = Date.now()): Readiness {
   return gatewayGate(obj, kindReadiness(obj, now));
 }
@@ -115,6 +130,7 @@ function kindReadiness(obj: KubeObject, now: number): Readiness {
     return { ready: ok, status: word ?? (ok ? 'Ready' : 'NotReady'), reason: ready.reason ?? '' };
   }
   if (word) return { ready: isReadyWord(word) && !stale, status: word, reason: '' };
+  if (obj.kind === 'HorizontalPodAutoscaler') return hpaReadiness(obj, conditions, stale, now);
   if (conditions.length > 0) return fromConditions(conditions, stale);
   return { ready: false, status: 'Pending', reason: 'no status reported yet' };
 }
