@@ -96,7 +96,7 @@ const reader: CacheReader = {
 const source: MetricsSource = {
   description: 'prefetched',
   podLoad: async (_ns, modelID) => load.get(modelID)!,
-  requestsInWindow: async () => 42,
+  activityInWindow: async () => ({ served: 42, peakInFlight: 3 }),
 };
 const config = new ConfigCache();
 config.setSaturationConfig(

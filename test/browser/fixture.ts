@@ -13,7 +13,7 @@ import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { applyManifests } from '../../src/cli/dev/examples.ts';
 import { waitForProviders } from '../../src/cli/dev/providers-ready.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
-import type { MetricsSource, PodLoad } from '../../src/controllers/llmd/metrics-source/source.ts';
+import type { MetricsSource, PodLoad, WindowActivity } from '../../src/controllers/llmd/metrics-source/source.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
 
 export const ARTIFACTS = resolve('test-artifacts/browser');
@@ -25,8 +25,8 @@ export class TestMetrics implements MetricsSource {
   async podLoad(): Promise<Map<string, PodLoad>> {
     return this.load;
   }
-  async requestsInWindow(): Promise<number | undefined> {
-    return 100;
+  async activityInWindow(): Promise<WindowActivity> {
+    return { served: 100, peakInFlight: 1 };
   }
 }
 

@@ -188,11 +188,6 @@ export async function populateDevCluster(
       ),
     );
     registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
-    registerOperatorSimulators(manager, {
-      gatewayAddresses: gatewayDataPlane,
-      ...(opts.keda === 'real' ? { only: OPERATOR_NAMES.filter((n) => n !== 'keda') } : {}),
-    });
-    llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
     const devMetrics = await prepareDevMetrics(
       manager,
       opts.prometheus === true,
@@ -200,6 +195,16 @@ export async function populateDevCluster(
       { hpaSimulator: wiring.realHpaController !== true },
     );
     metrics = devMetrics;
+    registerOperatorSimulators(manager, {
+      gatewayAddresses: gatewayDataPlane,
+      ...(opts.keda === 'real' ? { only: OPERATOR_NAMES.filter((n) => n !== 'keda') } : {}),
+      // the simulated KEDA scales on its triggers where the simulated HPA does (never beside a real HPA
+      // controller, which would fight it for the replicas)
+      ...(devMetrics.prometheusUrl && wiring.realHpaController !== true
+        ? { kedaPrometheus: { baseUrl: devMetrics.prometheusUrl } }
+        : {}),
+    });
+    llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
     await step('simulators started', () => manager.start());
     for (const name of OPERATOR_NAMESPACES)
       await manager.client

@@ -56,6 +56,8 @@ export class SaturationEngine implements Runnable {
   private failures = 0;
   private unsubscribe: (() => void) | undefined;
   private abort = new AbortController();
+  /** per model: since when it has been seen idle, its replicas and its served count at the last cycle */
+  private readonly watched = new Map<string, { idleSince: number; pods: ReadonlySet<string>; servedTotal?: number }>();
 
   constructor(private readonly opts: SaturationEngineOptions) {}
 
@@ -114,8 +116,9 @@ export class SaturationEngine implements Runnable {
           w.createdMs !== undefined &&
           nowMs - w.createdMs < NEW_VARIANT_MS,
       ).length;
+    this.trackWatched(gathered, nowMs);
     for (const g of gathered) {
-      for (const d of this.decide(g, cycle, time)) {
+      for (const d of this.decide(g, cycle, time, nowMs)) {
         this.logChange(d);
         this.opts.decisions.record(d);
         keys.push(`${d.namespace}/${d.name}`);
@@ -136,9 +139,12 @@ export class SaturationEngine implements Runnable {
 
   /** every change of a published target is logged with its reason: the trail each replica change follows */
   private logChange(d: VariantDecision): void {
-    if (d.outcome === 'withheld' || d.outcome === 'skipped') return;
     const before = this.opts.decisions.latest(d.namespace, d.name);
-    const from = before && before.outcome !== 'withheld' && before.outcome !== 'skipped' ? before.target : d.current;
+    if (d.outcome === 'skipped') return;
+    // a withheld variant keeps its target; it moves only when a woken model leaves a decision of 0
+    if (d.outcome === 'withheld' && !(before && before.target === 0 && d.target > 0)) return;
+    // a withheld decision's target is published too (the gauge keeps it), so it is where a change starts from
+    const from = before && before.outcome !== 'skipped' ? before.target : d.current;
     if (from === d.target) return;
     this.opts.log.info('scaling decision', {
       variantAutoscaling: `${d.namespace}/${d.name}`,
@@ -151,8 +157,46 @@ export class SaturationEngine implements Runnable {
     });
   }
 
-  private decide(g: GatheredModel, cycle: number, time: string): VariantDecision[] {
-    const result = optimizeModel(g.input);
+  /**
+   * Scale to zero needs the whole retention window watched idle (docs/autoscaling.md, "Scale to zero"). A
+   * model's watch starts when it first has replicas with metrics, again whenever a replica appears (a new
+   * replica's counter may begin after requests it served) and at the engine's start; its last activity is
+   * the last cycle that saw a request running or waiting on a replica, one held at the gateway, or its served
+   * count change. Each cycle comes after what it sees, so a model idle this long was idle since at least then.
+   */
+  private trackWatched(gathered: readonly GatheredModel[], nowMs: number): void {
+    const seen = new Set<string>();
+    for (const g of gathered) {
+      const key = `${g.input.namespace}\u0000${g.input.modelID}`;
+      const replicas = g.input.variants.flatMap((v) => v.replicas);
+      if (replicas.length === 0) continue;
+      seen.add(key);
+      const pods = new Set(replicas.map((r) => r.pod));
+      const before = this.watched.get(key);
+      const a = g.activity;
+      const busy =
+        !before ||
+        [...pods].some((p) => !before.pods.has(p)) ||
+        replicas.some((r) => r.inFlight !== 0) ||
+        a?.servedTotal === undefined ||
+        a.servedTotal !== before.servedTotal ||
+        (a.queued ?? 0) !== 0;
+      this.watched.set(key, {
+        idleSince: busy ? nowMs : before.idleSince,
+        pods,
+        ...(a?.servedTotal !== undefined ? { servedTotal: a.servedTotal } : {}),
+      });
+    }
+    for (const key of this.watched.keys()) if (!seen.has(key)) this.watched.delete(key);
+  }
+
+  private decide(g: GatheredModel, cycle: number, time: string, nowMs: number): VariantDecision[] {
+    const since = this.watched.get(`${g.input.namespace}\u0000${g.input.modelID}`)?.idleSince;
+    const result = optimizeModel(
+      since === undefined
+        ? g.input
+        : { ...g.input, scaleToZero: { ...g.input.scaleToZero, idleSeconds: (nowMs - since) / 1000 } },
+    );
     if (result.outcome === 'skipped')
       this.opts.log.info('saturation config not loaded for model, skipping optimization', {
         namespace: g.input.namespace,
@@ -166,21 +210,30 @@ export class SaturationEngine implements Runnable {
           nonSaturatedReplicas: result.analysis.nonSaturatedReplicas,
         }
       : undefined;
-    const withheld: VariantDecision[] = g.withheld.map((w) => ({
-      name: w.name,
-      target: w.previousDesired ?? w.current,
-      action: 'no-change',
-      reason: w.withheld.message,
-      outcome: 'withheld',
-      namespace: g.input.namespace,
-      modelID: g.input.modelID,
-      cycle,
-      time,
-      current: w.current,
-      replicasWithMetrics: 0,
-      withheld: w.withheld,
-      ...this.noSamplesRun(g.input.namespace, w, time),
-    }));
+    const withheld: VariantDecision[] = g.withheld.map((w) => {
+      // no new decision: the last one stands (the store's is newer than the status the cache holds), except a
+      // 0 under a model that was woken since (by KEDA or the scale-from-zero loop): kept, it would have KEDA
+      // take the model back to 0 before its first replica reports metrics
+      const last = this.opts.decisions.latest(g.input.namespace, w.name)?.target ?? w.previousDesired;
+      const woken = last === 0 && w.current > 0 && w.withheld.reason === 'MetricsMissing';
+      return {
+        name: w.name,
+        target: woken ? w.current : (last ?? w.current),
+        action: 'no-change' as const,
+        reason: woken
+          ? `the model was woken from 0 to ${w.current} replicas; keeping ${w.current} until they report metrics (${w.withheld.message})`
+          : w.withheld.message,
+        outcome: 'withheld',
+        namespace: g.input.namespace,
+        modelID: g.input.modelID,
+        cycle,
+        time,
+        current: w.current,
+        replicasWithMetrics: 0,
+        withheld: w.withheld,
+        ...this.noSamplesRun(g.input.namespace, w, time),
+      };
+    });
     const decided = result.decisions.map((d) => {
       const extra = g.extras.get(d.name);
       const state = g.input.variants.find((v) => v.name === d.name);

@@ -120,6 +120,8 @@ export async function registerAutoscaler(mgr: Manager, opts: AutoscalerOptions, 
     source: opts.metricsSource,
     recorder: mgr.recorder('scale-from-zero'),
     log: log.child({ component: 'scale-from-zero' }),
+    decisions,
+    onDecision: (key) => controller.enqueue(key),
     ...(opts.controllerInstance ? { controllerInstance: opts.controllerInstance } : {}),
   });
   // the engine runs where the controllers run: on the leader, after them (its reads wait for the caches)

@@ -23,7 +23,7 @@ import {
   type VariantAutoscaling,
   VariantAutoscalings,
 } from './kinds.ts';
-import type { MetricsSource, PodLoad } from './metrics-source/source.ts';
+import type { MetricsSource, PodLoad, WindowActivity } from './metrics-source/source.ts';
 import type { ModelInput } from './saturation/cycle.ts';
 import {
   checkSamples,
@@ -78,6 +78,8 @@ export interface GatheredModel {
   readonly extras: ReadonlyMap<string, VariantExtras>;
   readonly withheld: readonly WithheldVariant[];
   readonly metricsProblem?: { reason: 'MetricsMissing' | 'PrometheusError'; message: string };
+  /** the model's activity, read only when it may scale to zero (the engine watches it across cycles) */
+  readonly activity?: WindowActivity;
 }
 
 export async function gatherInputs(
@@ -119,7 +121,11 @@ export async function gatherInputs(
         opts.scaleToZeroEnv,
         opts.scaleToZeroWindowSeconds,
       );
-      const metrics = anyReplica ? await readMetrics(source, members[0]!, policy.retentionSeconds, opts) : {};
+      // the window's activity is read only for a model allowed to go to zero
+      const mayZero = policy.enabled !== false && members.every((va) => va.spec.minReplicas === 0);
+      const metrics = anyReplica
+        ? await readMetrics(source, members[0]!, mayZero ? policy.retentionSeconds : undefined, opts)
+        : {};
       return { split, metrics, policy };
     }),
   );
@@ -209,23 +215,25 @@ async function namespaceWorkloads(reader: CacheReader, namespace: string): Promi
 
 interface MetricsRead {
   load?: Map<string, PodLoad>;
-  requestsInWindow?: number;
+  activity?: WindowActivity;
   error?: string;
 }
 
 async function readMetrics(
   source: MetricsSource,
   va: VariantAutoscaling,
-  windowSeconds: number,
+  windowSeconds: number | undefined,
   opts: GatherOptions,
 ): Promise<MetricsRead> {
   const ns = va.metadata.namespace ?? '';
   try {
-    const [load, requestsInWindow] = await Promise.all([
+    const [load, activity] = await Promise.all([
       source.podLoad(ns, va.spec.modelID, opts.signal),
-      source.requestsInWindow(ns, va.spec.modelID, windowSeconds, opts.signal),
+      windowSeconds === undefined
+        ? undefined
+        : source.activityInWindow(ns, va.spec.modelID, windowSeconds, opts.signal),
     ]);
-    return { load, ...(requestsInWindow !== undefined ? { requestsInWindow } : {}) };
+    return { load, ...(activity ? { activity } : {}) };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -276,14 +284,22 @@ function gatherModel(
     ...(config ? { config } : {}),
     variants,
     scaleToZero: {
-      ...(metrics.requestsInWindow !== undefined ? { requestsInWindow: metrics.requestsInWindow } : {}),
+      windowSeconds: policy.retentionSeconds,
+      ...(metrics.activity?.served !== undefined ? { requestsInWindow: metrics.activity.served } : {}),
+      ...(metrics.activity?.peakInFlight !== undefined ? { peakInFlight: metrics.activity.peakInFlight } : {}),
       windowDescription: `the last ${describeWindow(policy.retentionSeconds)} (${policy.origin})`,
       ...(policy.enabled !== undefined ? { enabled: policy.enabled } : {}),
     },
     ...(metrics.error ? { metricsError: metrics.error } : {}),
     ...(unmeasured ? { unmeasured } : {}),
   };
-  return { input, extras, withheld, ...(metricsProblem ? { metricsProblem } : {}) };
+  return {
+    input,
+    extras,
+    withheld,
+    ...(metricsProblem ? { metricsProblem } : {}),
+    ...(metrics.activity ? { activity: metrics.activity } : {}),
+  };
 }
 
 function variantState(

@@ -3,11 +3,14 @@
 // does, a separate loop looks only at models whose every variant is at 0 replicas, asks the metrics source
 // how many requests wait for the model at the gateway (its flow-control queue), and when some do, scales the
 // cheapest variant's Deployment to 1 through its /scale subresource. Its only API write is that one patch.
+// It also records the wake-up as the variant's decision (desired 1), so wva_desired_replicas says 1 at once:
+// KEDA, seeing the old 0, would otherwise take the model back to zero before its first pod reports metrics.
 import { type KubeClient, Namespaces } from '@modelplane/runtime/client';
 import type { EventRecorder } from '@modelplane/runtime/events';
 import type { Logger } from '@modelplane/runtime/log';
 import type { Runnable } from '@modelplane/runtime/manager';
 import { CONTROLLER_INSTANCE_LABEL, DEFAULT_VARIANT_COST, EXCLUDE_ANNOTATION } from '../../apis/llmd/index.ts';
+import type { DecisionStore } from './decisions.ts';
 import { type CacheReader, isDeploymentRef } from './inputs.ts';
 import { AutoscaledDeployments, type VariantAutoscaling, VariantAutoscalings } from './kinds.ts';
 import type { MetricsSource } from './metrics-source/source.ts';
@@ -21,6 +24,9 @@ export interface ScaleFromZeroOptions {
   source: MetricsSource;
   recorder: EventRecorder;
   log: Logger;
+  /** where the wake-up is recorded as the variant's decision, and who is told (the VariantAutoscaling controller) */
+  decisions?: DecisionStore;
+  onDecision?: (key: string) => void;
   controllerInstance?: string;
   intervalMs?: number;
 }
@@ -131,6 +137,21 @@ export class ScaleFromZero implements Runnable {
       reason,
     });
     this.opts.recorder.event(va, 'Normal', 'ScaledFromZero', reason, 'Scale');
+    const before = this.opts.decisions?.latest(ns, name);
+    this.opts.decisions?.record({
+      name,
+      target: 1,
+      action: 'scale-from-zero',
+      reason,
+      outcome: 'optimized',
+      namespace: ns,
+      modelID,
+      cycle: before?.cycle ?? 0,
+      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      current: 0,
+      replicasWithMetrics: 0,
+    });
+    this.opts.onDecision?.(`${ns}/${name}`);
     return `${ns}/${name}`;
   }
 }

@@ -296,7 +296,11 @@ describe('no scale-up while nothing is in flight', () => {
   for (const [name, inFlight, want] of cases)
     it(name, () => {
       const v = variant(inFlight);
-      const t = calculateTargets([v], analyzeModel(v.replicas, C), { requestsInWindow: 10, windowDescription: '10m' });
+      const t = calculateTargets([v], analyzeModel(v.replicas, C), {
+        windowSeconds: 600,
+        requestsInWindow: 10,
+        windowDescription: '10m',
+      });
       assert.equal(t[0]!.target, want);
       if (want === 2) assert.match(t[0]!.reason, /no request is running or waiting on any replica now/);
     });

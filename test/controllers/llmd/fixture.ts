@@ -4,7 +4,7 @@
 
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
-import type { MetricsSource, PodLoad } from '../../../src/controllers/llmd/metrics-source/source.ts';
+import type { MetricsSource, PodLoad, WindowActivity } from '../../../src/controllers/llmd/metrics-source/source.ts';
 
 export const WVA_NS = 'workload-variant-autoscaler-system';
 /** the autoscaler's ConfigMap names as registerAutoscaler takes them */
@@ -33,9 +33,20 @@ export class SettableMetrics implements MetricsSource {
     if (this.failure) throw new Error(this.failure);
     return this.queued;
   }
-  async requestsInWindow(): Promise<number | undefined> {
+  /** the peak of requests in flight in the window (undefined: unknown) */
+  peakInFlight: number | undefined = 1;
+  windows: number[] = [];
+  /** the served counters summed now (undefined: unknown) */
+  servedTotal: number | undefined = 0;
+  async activityInWindow(_ns: string, _model: string, windowSeconds: number): Promise<WindowActivity> {
     if (this.failure) throw new Error(this.failure);
-    return this.requests;
+    this.windows.push(windowSeconds);
+    return {
+      ...(this.requests !== undefined ? { served: this.requests } : {}),
+      ...(this.peakInFlight !== undefined ? { peakInFlight: this.peakInFlight } : {}),
+      ...(this.servedTotal !== undefined ? { servedTotal: this.servedTotal } : {}),
+      queued: this.queued ?? 0,
+    };
   }
   setAll(pods: string[], kvCacheUsage: number, queueLength = 0): void {
     for (const p of pods) this.load.set(p, { kvCacheUsage, queueLength });

@@ -128,7 +128,15 @@ function variant(name: string, over: Partial<VariantState> & { kv?: number[]; q?
 const UP = analyzeModel(pods([0.9, 0.9], [0, 0]), C);
 const DOWN = analyzeModel(pods([0.2, 0.3, 0.25], [1, 1, 1]), C);
 const IDLE = analyzeModel(pods([0.5, 0.5], [1, 1]), C);
-const busy: ScaleToZeroInput = { requestsInWindow: 5, windowDescription: '10m' };
+const busy: ScaleToZeroInput = { windowSeconds: 600, requestsInWindow: 5, windowDescription: '10m' };
+/** idle for a whole watched 10 minute window */
+const quiet: ScaleToZeroInput = {
+  windowSeconds: 600,
+  requestsInWindow: 0,
+  peakInFlight: 0,
+  idleSeconds: 600,
+  windowDescription: '10m',
+};
 const targets = (vs: VariantState[], a = UP, s = busy) =>
   Object.fromEntries(calculateTargets(vs, a, s).map((t) => [t.name, t.target]));
 
@@ -209,31 +217,34 @@ describe('calculateTargets: bounds and scale to zero', () => {
     const t = calculateTargets(
       [variant('a', { minReplicas: 0, kv: [0.1] }), variant('b', { minReplicas: 0, kv: [0.1] })],
       IDLE,
-      { requestsInWindow: 0, windowDescription: '10m' },
+      quiet,
     );
     assert.deepEqual(
       t.map((x) => x.target),
       [0, 0],
     );
-    assert.match(t[0]!.reason, /no requests.*10m/);
+    assert.match(t[0]!.reason, /no request served, running, waiting or held at the gateway .* in 10m/);
   });
   it('scale to zero allowed but requests were served → never below 1 in total (cheapest keeps 1)', () => {
     const vs = [
       variant('a', { minReplicas: 0, cost: 20, replicas: [], current: 0, ready: 0 }),
       variant('b', { minReplicas: 0, cost: 10, replicas: [], current: 0, ready: 0 }),
     ];
-    assert.deepEqual(targets(vs, analyzeModel([], C), { requestsInWindow: 3, windowDescription: '10m' }), {
+    assert.deepEqual(targets(vs, analyzeModel([], C), { ...quiet, requestsInWindow: 3 }), {
       a: 0,
       b: 1,
     });
   });
   it('unknown request count never scales to zero', () => {
-    assert.deepEqual(targets([variant('a', { minReplicas: 0, kv: [0.1] })], IDLE, { windowDescription: '10m' }), {
-      a: 1,
-    });
+    assert.deepEqual(
+      targets([variant('a', { minReplicas: 0, kv: [0.1] })], IDLE, { windowSeconds: 600, windowDescription: '10m' }),
+      {
+        a: 1,
+      },
+    );
   });
   it('scale to zero not allowed (minReplicas 1): the floor holds even with no requests', () => {
-    assert.deepEqual(targets([variant('a', { kv: [0.1] })], IDLE, { requestsInWindow: 0, windowDescription: '10m' }), {
+    assert.deepEqual(targets([variant('a', { kv: [0.1] })], IDLE, quiet), {
       a: 1,
     });
   });

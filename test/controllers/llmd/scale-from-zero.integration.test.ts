@@ -9,6 +9,7 @@ import { Manager } from '@modelplane/runtime/manager';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { startCluster, type TestCluster } from '@modelplane/runtime/testing';
 import { variantAutoscalingCrd } from '../../../src/apis/llmd/index.ts';
+import { DecisionStore } from '../../../src/controllers/llmd/decisions.ts';
 import { AutoscaledDeployments } from '../../../src/controllers/llmd/kinds.ts';
 import { ScaleFromZero, variantToWake } from '../../../src/controllers/llmd/scale-from-zero.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -48,6 +49,8 @@ describe('scale from zero (test cluster)', () => {
   let fromZero: ScaleFromZero;
   const metrics = new SettableMetrics();
   const lines: Array<Record<string, unknown>> = [];
+  const decisions = new DecisionStore();
+  const told: string[] = [];
   const replicas = async (ns: string, name: string) =>
     (await cluster.admin.get(AutoscaledDeployments, name, ns)).spec?.replicas;
 
@@ -66,6 +69,8 @@ describe('scale from zero (test cluster)', () => {
         info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, ...fields }),
         warn: () => undefined,
       } as never,
+      decisions,
+      onDecision: (key) => told.push(key),
     });
     await variantWorkload(cluster.admin, 'z', 'cheap', 0);
     await variantWorkload(cluster.admin, 'z', 'pricey', 0);
@@ -111,6 +116,12 @@ describe('scale from zero (test cluster)', () => {
     assert.equal(decision?.variantAutoscaling, 'z/cheap');
     assert.equal(decision?.to, 1);
     assert.match(String(decision?.reason), /2 request\(s\) wait at the gateway for model m/);
+    // recorded as the variant's decision (so wva_desired_replicas says 1 before KEDA polls), and told
+    const recorded = decisions.latest('z', 'cheap');
+    assert.equal(recorded?.target, 1);
+    assert.equal(recorded?.action, 'scale-from-zero');
+    assert.equal(decisions.latest('z', 'pricey'), undefined);
+    assert.deepEqual(told, ['z/cheap']);
     await waitFor('the ScaledFromZero event', async () =>
       (await cluster.admin.list({ apiVersion: 'v1', kind: 'Event' } as never, { namespace: 'z' })).items.some(
         (e: unknown) => (e as { reason: string }).reason === 'ScaledFromZero',

@@ -73,7 +73,13 @@ describe('scale-to-zero configuration', () => {
       replicas: [{ pod: 'p', kvCacheUsage: 0, queueLength: 0 }],
     };
     const C = { kvCacheThreshold: 0.8, queueLengthThreshold: 5, kvSpareTrigger: 0.1, queueSpareTrigger: 3 };
-    const idle = { requestsInWindow: 0, windowDescription: '5m' };
+    const idle = {
+      windowSeconds: 300,
+      requestsInWindow: 0,
+      peakInFlight: 0,
+      idleSeconds: 300,
+      windowDescription: '5m',
+    };
     assert.equal(calculateTargets([v], analyzeModel(v.replicas, C), idle)[0]!.target, 0);
     const off = calculateTargets([v], analyzeModel(v.replicas, C), { ...idle, enabled: false })[0]!;
     assert.equal(off.target, 1);

@@ -27,6 +27,7 @@ export function scaledObjectCrd() {
               idleReplicaCount: int32(),
               pollingInterval: int32(),
               cooldownPeriod: int32(),
+              initialCooldownPeriod: int32(),
               triggers: arr(
                 open(
                   { type: str(), name: str(), metadata: stringMap(), authenticationRef: open({ name: str() }) },

@@ -7,6 +7,7 @@
 // The external CRDs (externalCrds()) must be installed before the manager starts.
 
 import type { Manager } from '@modelplane/runtime/manager';
+import type { PrometheusClientOptions } from '@modelplane/runtime/prometheus';
 import type { GatewayAddressSource } from '../gateway/data-plane.ts';
 import { DEFAULT_DELAYS, type OperatorDelays, StageClock } from './delays.ts';
 import { registerDynamoSimulator } from './dynamo.ts';
@@ -66,6 +67,8 @@ export interface OperatorSimulatorOptions {
   gatewayControllerName?: string;
   /** serves the simulated Gateways' traffic and says where (default: made-up addresses, no traffic) */
   gatewayAddresses?: GatewayAddressSource;
+  /** evaluate KEDA's prometheus triggers against this Prometheus and scale as KEDA would (modelplane dev) */
+  kedaPrometheus?: PrometheusClientOptions;
 }
 
 /** registers the simulated operators' controllers on `mgr` (call before mgr.start()) */
@@ -76,6 +79,7 @@ export function registerOperatorSimulators(mgr: Manager, opts: OperatorSimulator
     ingressDomain: opts.ingressDomain ?? 'example.com',
     gatewayControllerName: opts.gatewayControllerName ?? DEFAULT_GATEWAY_CONTROLLER_NAME,
     ...(opts.gatewayAddresses ? { gatewayAddresses: opts.gatewayAddresses } : {}),
+    ...(opts.kedaPrometheus ? { kedaPrometheus: opts.kedaPrometheus } : {}),
   };
   const enabled = new Set(opts.only ?? OPERATOR_NAMES);
   if (enabled.has('kserve')) registerKServeSimulator(mgr, sim);

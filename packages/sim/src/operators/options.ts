@@ -1,5 +1,6 @@
 // Settings every simulated operator receives from registerOperatorSimulators.
 
+import type { PrometheusClientOptions } from '@modelplane/runtime/prometheus';
 import type { GatewayAddressSource } from '../gateway/data-plane.ts';
 import type { OperatorDelays, StageClock } from './delays.ts';
 
@@ -12,6 +13,8 @@ export interface SimulatorOptions {
   gatewayControllerName: string;
   /** the Gateways' data plane (modelplane dev): its real listening addresses replace the made-up ones */
   gatewayAddresses?: GatewayAddressSource;
+  /** the Prometheus KEDA's prometheus triggers are evaluated against (modelplane dev); unset: never evaluated */
+  kedaPrometheus?: PrometheusClientOptions;
 }
 
 /** workers per simulated operator: a thousand custom resources at once should not queue behind one worker */

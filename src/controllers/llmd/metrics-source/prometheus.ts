@@ -2,7 +2,7 @@
 // "Metrics in". Series are selected by the vLLM `model_name` label and the `namespace` label Prometheus adds
 // from Kubernetes service discovery; results are keyed by the `pod` label.
 import { type PrometheusClientOptions, promqlString as q, queryPrometheus } from '@modelplane/runtime/prometheus';
-import type { MetricsSource, PodLoad } from './source.ts';
+import type { MetricsSource, PodLoad, WindowActivity } from './source.ts';
 
 export type PrometheusSourceOptions = PrometheusClientOptions;
 
@@ -31,8 +31,28 @@ export function queuedQuery(namespace: string, modelID: string): string {
   return `sum(inference_extension_flow_control_queue_size{namespace=${q(namespace)},target_model_name=${q(modelID)}})`;
 }
 
+const range = (windowSeconds: number) => `${Math.max(1, Math.round(windowSeconds))}s`;
+
 export function requestsQuery(namespace: string, modelID: string, windowSeconds: number): string {
-  return `sum(increase(vllm:request_success_total{namespace=${q(namespace)},model_name=${q(modelID)}}[${Math.max(1, Math.round(windowSeconds))}s]))`;
+  return `sum(increase(vllm:request_success_total{namespace=${q(namespace)},model_name=${q(modelID)}}[${range(windowSeconds)}]))`;
+}
+
+/**
+ * the most requests of one vLLM gauge (running or waiting) on any replica at any sample in the window; one
+ * query per gauge, since a function over both would give two series with one label set
+ */
+export function peakQuery(gauge: string, namespace: string, modelID: string, windowSeconds: number): string {
+  return `max(max_over_time(${gauge}{namespace=${q(namespace)},model_name=${q(modelID)}}[${range(windowSeconds)}]))`;
+}
+
+/** the model's served-request counters summed now */
+export function servedTotalQuery(namespace: string, modelID: string): string {
+  return `sum(vllm:request_success_total{namespace=${q(namespace)},model_name=${q(modelID)}})`;
+}
+
+/** the most requests the gateway held for the model at any sample in the window */
+export function peakQueuedQuery(namespace: string, modelID: string, windowSeconds: number): string {
+  return `max(max_over_time(inference_extension_flow_control_queue_size{namespace=${q(namespace)},target_model_name=${q(modelID)}}[${range(windowSeconds)}]))`;
 }
 
 export class PrometheusMetricsSource implements MetricsSource {
@@ -64,14 +84,35 @@ export class PrometheusMetricsSource implements MetricsSource {
     return out;
   }
 
-  async requestsInWindow(
+  async activityInWindow(
     namespace: string,
     modelID: string,
     windowSeconds: number,
     signal?: AbortSignal,
-  ): Promise<number | undefined> {
-    const r = await queryPrometheus(this.opts, requestsQuery(namespace, modelID, windowSeconds), signal);
-    return r.length === 0 ? undefined : Number(r[0]!.value[1]);
+  ): Promise<WindowActivity> {
+    const scalar = async (query: string) => {
+      const r = await queryPrometheus(this.opts, query, signal);
+      const v = r.length === 0 ? undefined : Number(r[0]!.value[1]);
+      // NaN or a negative count is no evidence of idleness: unknown
+      return v !== undefined && Number.isFinite(v) && v >= 0 ? v : undefined;
+    };
+    const [served, running, waiting, peakQueued, servedTotal, queued] = await Promise.all([
+      scalar(requestsQuery(namespace, modelID, windowSeconds)),
+      scalar(peakQuery('vllm:num_requests_running', namespace, modelID, windowSeconds)),
+      scalar(peakQuery('vllm:num_requests_waiting', namespace, modelID, windowSeconds)),
+      scalar(peakQueuedQuery(namespace, modelID, windowSeconds)),
+      scalar(servedTotalQuery(namespace, modelID)),
+      scalar(queuedQuery(namespace, modelID)),
+    ]);
+    // vLLM's gauges must be there (unknown never scales to zero); a gateway without flow control has no queue
+    const peakInFlight =
+      running === undefined || waiting === undefined ? undefined : Math.max(running, waiting, peakQueued ?? 0);
+    return {
+      ...(served !== undefined ? { served } : {}),
+      ...(peakInFlight !== undefined ? { peakInFlight } : {}),
+      ...(servedTotal !== undefined ? { servedTotal } : {}),
+      queued: queued ?? 0,
+    };
   }
 
   async queuedRequests(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined> {

@@ -12,18 +12,33 @@ export interface PodLoad {
   sampleAgeSeconds?: number;
 }
 
+/** what the metrics say of a model over its scale-to-zero window (docs/autoscaling.md, "Scale to zero") */
+export interface WindowActivity {
+  /** requests served in the window (undefined: no data) */
+  served?: number;
+  /**
+   * the most requests running or waiting on any replica, or held at the gateway, at any sample in the window
+   * (undefined: no data)
+   */
+  peakInFlight?: number;
+  /** the model's served-request counters summed now: any change between two cycles is a request (no data: undefined) */
+  servedTotal?: number;
+  /** requests the gateway holds for the model now */
+  queued?: number;
+}
+
 export interface MetricsSource {
   /** a description for logs and condition messages, e.g. `Prometheus at http://127.0.0.1:9090` */
   readonly description: string;
   /** load per pod name for one model in one namespace */
   podLoad(namespace: string, modelID: string, signal?: AbortSignal): Promise<Map<string, PodLoad>>;
-  /** requests the model served in the last `windowSeconds` (undefined: no data) */
-  requestsInWindow(
+  /** the model's activity in the last `windowSeconds`; asked only of models allowed to scale to zero */
+  activityInWindow(
     namespace: string,
     modelID: string,
     windowSeconds: number,
     signal?: AbortSignal,
-  ): Promise<number | undefined>;
+  ): Promise<WindowActivity>;
   /** requests held at the gateway for the model (its flow-control queue; undefined: no data) */
   queuedRequests?(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined>;
 }
@@ -35,7 +50,7 @@ export class UnconfiguredMetricsSource implements MetricsSource {
   podLoad(): Promise<Map<string, PodLoad>> {
     return Promise.reject(new Error(this.why));
   }
-  requestsInWindow(): Promise<number | undefined> {
+  activityInWindow(): Promise<WindowActivity> {
     return Promise.reject(new Error(this.why));
   }
   queuedRequests(): Promise<number | undefined> {

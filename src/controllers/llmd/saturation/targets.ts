@@ -20,7 +20,14 @@ export interface VariantState {
   readonly replicas: readonly ReplicaMetrics[];
 }
 
-export type VariantAction = 'scale-up' | 'scale-down' | 'no-change' | 'in-transition' | 'scale-to-zero';
+export type VariantAction =
+  | 'scale-up'
+  | 'scale-down'
+  | 'no-change'
+  | 'in-transition'
+  | 'scale-to-zero'
+  /** the scale-from-zero loop's wake-up (scale-from-zero.ts), not the engine's */
+  | 'scale-from-zero';
 
 export interface VariantTarget {
   readonly name: string;
@@ -31,8 +38,21 @@ export interface VariantTarget {
 }
 
 export interface ScaleToZeroInput {
+  /** the retention window: the model must have been idle this long (docs/autoscaling.md, "Scale to zero") */
+  readonly windowSeconds: number;
   /** requests the model served within the retention window (undefined: unknown, so never zero) */
   readonly requestsInWindow?: number;
+  /**
+   * the most requests running or waiting on any replica, or held at the gateway, at any sample within the
+   * window (undefined: unknown, so never zero)
+   */
+  readonly peakInFlight?: number;
+  /**
+   * how long the engine has seen the model idle at every cycle (no request running or waiting on a replica,
+   * none held at the gateway, its served count unchanged), counted from its last activity, from its newest
+   * replica and from the engine's start: a window not watched whole proves nothing, so never zero before it
+   */
+  readonly idleSeconds?: number;
   readonly windowDescription: string;
   /** the scale-to-zero ConfigMap's (or WVA_SCALE_TO_ZERO's) say; false forbids it even with minReplicas 0 */
   readonly enabled?: boolean;
@@ -176,7 +196,8 @@ function bound(v: VariantState, t: VariantTarget): VariantTarget {
 
 /**
  * Step 7. Scale to zero is allowed for the variants whose minReplicas is 0; when every variant allows it and
- * the model served no request in the window, all go to 0. Otherwise the model never drops to zero: if the
+ * the model was idle for the whole window (no request served, none running, waiting or held at the gateway
+ * at any sample, and the window watched whole), all go to 0. Otherwise the model never drops to zero: if the
  * total would be 0, the cheapest variant keeps 1.
  */
 function enforceScaleToZero(
@@ -185,19 +206,21 @@ function enforceScaleToZero(
   s: ScaleToZeroInput,
 ): VariantTarget[] {
   const allowed = variants.length > 0 && variants.every((v) => v.minReplicas === 0) && s.enabled !== false;
-  if (allowed && s.requestsInWindow === 0) {
+  const busy = allowed ? busyInWindow(s) : undefined;
+  if (allowed && busy === undefined) {
     return targets.map((t) => ({
       name: t.name,
       target: 0,
       action: 'scale-to-zero',
-      reason: `no requests for the model in ${s.windowDescription} and every variant allows 0 replicas: scaling to zero`,
+      reason: `no request served, running, waiting or held at the gateway for the model in ${s.windowDescription}, and every variant allows 0 replicas: scaling to zero`,
     }));
   }
-  if (targets.reduce((sum, t) => sum + t.target, 0) > 0) return targets;
+  if (targets.reduce((sum, t) => sum + t.target, 0) > 0)
+    return allowed ? targets.map((t) => ({ ...t, reason: `${t.reason}; not scaling to zero: ${busy}` })) : targets;
   const cheapest = [...variants].sort((a, b) => a.cost - b.cost || byName(a, b))[0];
   if (!cheapest) return targets;
   const why = allowed
-    ? `the model served requests in ${s.windowDescription} (or the count is unknown)`
+    ? busy
     : s.enabled === false
       ? 'scale to zero is disabled for the model by the scale-to-zero configuration'
       : 'scale to zero is not allowed';
@@ -206,4 +229,18 @@ function enforceScaleToZero(
       ? { ...t, target: 1, reason: `${t.reason}; keeping 1 replica on ${t.name}, the cheapest variant: ${why}` }
       : t,
   );
+}
+
+/** why the model may not go to zero yet, or undefined when it was idle for the whole window */
+export function busyInWindow(s: ScaleToZeroInput): string | undefined {
+  const known = (n: number | undefined): n is number => n !== undefined && Number.isFinite(n) && n >= 0;
+  const w = s.windowDescription;
+  if (!known(s.requestsInWindow)) return `the count of requests served in ${w} is unknown`;
+  if (s.requestsInWindow > 0) return `the model served ${s.requestsInWindow} request(s) in ${w}`;
+  if (!known(s.peakInFlight)) return `whether requests ran or waited in ${w} is unknown`;
+  if (s.peakInFlight > 0) return `up to ${s.peakInFlight} request(s) ran, waited or were held at the gateway in ${w}`;
+  if (!known(s.idleSeconds) || !(s.idleSeconds >= s.windowSeconds))
+    // no running count in the words: a reason that changed every cycle would rewrite the status every cycle
+    return `the window is not over: the model has been watched idle for less than ${s.windowSeconds} s`;
+  return undefined;
 }

@@ -149,8 +149,9 @@ function reportDecision(
       deps.metrics.forget(v.namespace, v.name);
       published.delete(key);
     } else {
-      const last = published.get(key) ?? va.status?.desiredOptimizedAlloc?.numReplicas;
-      if (last !== undefined) deps.metrics.set(v, last, d.current);
+      // the engine keeps the last decision (its own or the scale-from-zero loop's) as the withheld target
+      deps.metrics.set(v, d.target, d.current);
+      published.set(key, d.target);
     }
     return;
   }
@@ -160,6 +161,8 @@ function reportDecision(
   if (d.target === before) return;
   const direction = d.target > before ? 'up' : 'down';
   deps.metrics.countScaling(v, direction, d.action);
+  // the scale-from-zero loop has already said it with its own ScaledFromZero event and log line
+  if (d.action === 'scale-from-zero') return;
   const reason = d.action === 'scale-to-zero' ? 'ScaledToZero' : direction === 'up' ? 'ScaleUp' : 'ScaleDown';
   const message = `desired replicas ${before} → ${d.target} (current ${d.current}): ${d.reason}`;
   ctx.recorder.event(va, 'Normal', reason, message, 'Optimize');
