@@ -6,49 +6,46 @@
 // gateway wakes it and is answered; while requests run or wait on its replica it does not go to zero; and it
 // goes to zero again only a whole window after the last answer, never earlier.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@modelplane/runtime/log';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { queryPrometheus } from '@modelplane/runtime/prometheus';
 import { SIM_GATEWAY } from '@modelplane/sim/cluster';
 import { ScaledObjects, SimPods } from '@modelplane/sim/operators';
-import { parseAllDocuments } from 'yaml';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
+import {
+  applyScaleToZeroExample,
+  decisionSink,
+  type LoggedDecision,
+  SCALE_TO_ZERO_EXAMPLE,
+  setOptimizationInterval,
+} from '../helpers/autoscaling.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const NS = 'llm-scale-to-zero';
-const NAME = 'llama-1b-l4';
-const MODEL = 'meta-llama/Llama-3.2-1B-Instruct';
+const { namespace: NS, name: NAME, model: MODEL } = SCALE_TO_ZERO_EXAMPLE;
 const WINDOW_S = 10;
 const Gateways = kindRef<KubeObject & { status?: { addresses?: Array<{ type?: string; value: string }> } }>(
   'gateway.networking.k8s.io/v1',
   'Gateway',
 );
 
-interface Decision {
-  at: number;
-  from: number;
-  to: number;
-  action: string;
-  reason: string;
-}
-
 describe('scale to zero after the retention window, and back from zero through the gateway', {
   timeout: 600_000,
 }, () => {
   let dev: DevCluster;
   let base: string;
-  const decisions: Decision[] = [];
+  const logged: LoggedDecision[] = [];
+  /** this variant's logged decisions */
+  const mine = () => logged.filter((d) => d.variantAutoscaling === `${NS}/${NAME}`);
   const samples: Array<{ t: number; desired?: number; replicas?: number }> = [];
   let sampler: NodeJS.Timeout | undefined;
   const started = Date.now();
   const desired = async () =>
     (await dev.manager.client.get(VariantAutoscalings, NAME, NS)).status?.desiredOptimizedAlloc?.numReplicas;
   const replicas = async () => (await dev.manager.client.get(AutoscaledDeployments, NAME, NS)).spec?.replicas;
-  const zeroDecisions = () => decisions.filter((d) => d.to === 0);
+  const zeroDecisions = () => mine().filter((d) => d.to === 0);
   const chat = (content: string, maxTokens: number) =>
     fetch(`${base}/v1/chat/completions`, {
       method: 'POST',
@@ -61,67 +58,21 @@ describe('scale to zero after the retention window, and back from zero through t
     delete process.env.PROMETHEUS_BASE_URL;
     // the simulated Prometheus, installed or not: the same figures on every machine
     process.env.MODELPLANE_PROMETHEUS = 'simulated';
-    // the engine's 'scaling decision' lines, timed as they are written: when each decision was made
-    const sink = {
-      write(line: string) {
-        try {
-          const l = JSON.parse(line) as Record<string, unknown>;
-          if (l.msg === 'scaling decision' && l.variantAutoscaling === `${NS}/${NAME}`)
-            decisions.push({
-              at: Date.now(),
-              from: Number(l.from),
-              to: Number(l.to),
-              action: String(l.action),
-              reason: String(l.reason),
-            });
-        } catch {
-          // not a JSON line
-        }
-      },
-    };
     dev = await startDevCluster({
       port: 0,
-      log: new Logger({}, 'info', sink),
+      log: new Logger({}, 'info', decisionSink(logged)),
       prometheus: true,
       sets: [autoscalerControllerSet()],
     });
     const client = dev.manager.client.withFieldManager('scale-to-zero-e2e');
-    await client.apply({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {
-        name: 'workload-variant-autoscaler-variantautoscaling-config',
-        namespace: 'workload-variant-autoscaler-system',
-      },
-      data: { GLOBAL_OPT_INTERVAL: '1s' },
-    } as KubeObject);
-    let scaledObject: KubeObject | undefined;
-    for (const doc of parseAllDocuments(readFileSync('examples/autoscaling/scale-to-zero.yaml', 'utf8'))) {
-      const obj = doc.toJS() as KubeObject & { spec?: Record<string, unknown>; data?: Record<string, string> };
-      if (obj.kind === 'ConfigMap')
-        obj.data = { 'llama-1b': `model_id: ${MODEL}\nenable_scale_to_zero: true\nretention_period: ${WINDOW_S}s\n` };
-      if (obj.kind === 'Deployment') {
-        // 1 token a second, one sequence at a time: a request lasts its max_tokens in seconds, a second one waits
-        const template = (obj.spec as { template: { metadata: { annotations: Record<string, string> } } }).template;
-        template.metadata.annotations['sim.modelplane.io/inference-capacity'] =
-          '{"maxNumSeqs": 1, "numGpuBlocks": 64, "decodeTokensPerSecond": 1}';
-      }
-      if (obj.kind === 'ScaledObject') {
-        const spec = obj.spec as {
-          pollingInterval: number;
-          initialCooldownPeriod: number;
-          cooldownPeriod: number;
-          triggers: Array<{ metadata: Record<string, string> }>;
-        };
-        spec.pollingInterval = 1;
-        spec.initialCooldownPeriod = WINDOW_S;
-        spec.cooldownPeriod = 5;
-        for (const t of spec.triggers) t.metadata.serverAddress = process.env.PROMETHEUS_BASE_URL!;
-        scaledObject = obj;
-        continue;
-      }
-      await client.apply(obj);
-    }
+    await setOptimizationInterval(client, '1s');
+    // 1 token a second, one sequence at a time: a request lasts its max_tokens in seconds, a second one waits
+    const scaledObject = await applyScaleToZeroExample(client, {
+      windowSeconds: WINDOW_S,
+      prometheusUrl: process.env.PROMETHEUS_BASE_URL!,
+      capacity: '{"maxNumSeqs": 1, "numGpuBlocks": 64, "decodeTokensPerSecond": 1}',
+      keda: { pollingInterval: 1, cooldownPeriod: 5, initialCooldownPeriod: WINDOW_S },
+    });
     const gateway = await waitFor(
       'the Gateway address',
       async () =>
@@ -144,7 +95,7 @@ describe('scale to zero after the retention window, and back from zero through t
         ) === 1,
       { timeoutMs: 120_000, intervalMs: 250 },
     );
-    await client.apply(scaledObject!);
+    await client.apply(scaledObject);
     sampler = setInterval(async () => {
       try {
         samples.push({ t: (Date.now() - started) / 1000, desired: await desired(), replicas: await replicas() });
@@ -156,9 +107,13 @@ describe('scale to zero after the retention window, and back from zero through t
 
   after(async () => {
     clearInterval(sampler);
+    const last = await replicas().catch(() => undefined);
+    samples.push({ t: (Date.now() - started) / 1000, replicas: last });
     const steps = samples.filter((s, i) => i === 0 || s.replicas !== samples[i - 1]!.replicas);
     process.stderr.write(
-      `scale to zero: replicas ${steps.map((s) => `${s.replicas}@${s.t.toFixed(1)}s`).join(' → ')}; decisions ${decisions.map((d) => `${d.from}→${d.to} (${d.action}) @${((d.at - started) / 1000).toFixed(1)}s`).join(', ')}\n`,
+      `scale to zero: replicas ${steps.map((s) => `${s.replicas}@${s.t.toFixed(1)}s`).join(' → ')}; decisions ${mine()
+        .map((d) => `${d.from}→${d.to} (${d.action}) @${((d.at - started) / 1000).toFixed(1)}s`)
+        .join(', ')}\n`,
     );
     await dev?.stop();
   });
@@ -187,7 +142,7 @@ describe('scale to zero after the retention window, and back from zero through t
       }),
     });
     const zero = zeroDecisions()[0];
-    assert.ok(zero, `a logged decision to 0; decisions: ${JSON.stringify(decisions)}`);
+    assert.ok(zero, `a logged decision to 0; decisions: ${JSON.stringify(mine())}`);
     assert.equal(zero.action, 'scale-to-zero');
     assert.match(zero.reason, new RegExp(`the last ${WINDOW_S}s`));
     // the engine saw the pod's metrics no earlier than the pod existed: a whole window must lie in between
@@ -196,6 +151,9 @@ describe('scale to zero after the retention window, and back from zero through t
       `decided 0 ${((zero.at - podCreated) / 1000).toFixed(1)} s after the pod was created; the window is ${WINDOW_S} s`,
     );
     assert.equal(await desired(), 0);
+    process.stderr.write(
+      `scale to zero: decided 0 ${((zero.at - podCreated) / 1000).toFixed(1)} s after the pod was created (window ${WINDOW_S} s)\n`,
+    );
   });
 
   it('a request held at the gateway wakes the model and is answered; requests running or waiting on its replica keep it up; it goes to 0 again a whole window after the last answer', async () => {
@@ -220,8 +178,8 @@ describe('scale to zero after the retention window, and back from zero through t
     assert.ok(lastAnswer - sent >= 12_000, 'the two requests ran one after the other, 6 s each');
     // whichever wakes it first (the scale-from-zero loop, or KEDA on the gateway-queue trigger), the decision
     // becomes 1 and is logged, so KEDA does not take it back to 0 while its replica starts
-    const wake = decisions.find((d) => d.at >= sent && d.from === 0 && d.to === 1);
-    assert.ok(wake, `a logged decision 0 → 1 after the requests; decisions: ${JSON.stringify(decisions)}`);
+    const wake = mine().find((d) => d.at >= sent && d.from === 0 && d.to === 1);
+    assert.ok(wake, `a logged decision 0 → 1 after the requests; decisions: ${JSON.stringify(mine())}`);
     const trajectory = samples.filter((s) => s.t * 1000 + started >= sent && s.t * 1000 + started <= lastAnswer);
     assert.deepEqual(
       [...new Set(trajectory.map((s) => s.replicas).filter((r) => r !== 0))],

@@ -17,6 +17,7 @@ import { startRealDevCluster } from '../../src/cli/dev/real-cluster.ts';
 import { serviceTargets } from '../../src/cli/load/command.ts';
 import { autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
+import { decisionSink, type LoggedDecision, setOptimizationInterval } from '../helpers/autoscaling.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'llm-autoscaling';
@@ -29,40 +30,23 @@ const Hpas = kindRef<
   }
 >('autoscaling/v2', 'HorizontalPodAutoscaler');
 
-interface Decision {
-  at: number;
-  from: number;
-  to: number;
-  reason: string;
-}
-
 describe('the closed loop on real parts: KEDA and kube-controller-manager scale on the engine decisions', {
   ...realOnly(),
   timeout: 900_000,
 }, () => {
   let dev: DevCluster<RealControlPlane>;
-  const decisions: Decision[] = [];
+  const logged: LoggedDecision[] = [];
+  const decisions = () => logged.filter((d) => d.variantAutoscaling === `${NS}/${NAME}`);
   const replicaChanges: Array<{ at: number; replicas: number }> = [];
   let watcher: NodeJS.Timeout | undefined;
 
   before(async () => {
     const why = missingKeda();
     assert.equal(why, undefined, why);
-    // the engine's 'scaling decision' lines are the explanation each replica change must have
-    const sink = {
-      write(line: string) {
-        try {
-          const l = JSON.parse(line) as Record<string, unknown>;
-          if (l.msg === 'scaling decision' && l.variantAutoscaling === `${NS}/${NAME}`)
-            decisions.push({ at: Date.now(), from: Number(l.from), to: Number(l.to), reason: String(l.reason) });
-        } catch {
-          // not a JSON line
-        }
-      },
-    };
     dev = await startRealDevCluster({
       port: 0,
-      log: new Logger({}, 'info', sink),
+      // the engine's 'scaling decision' lines are the explanation each replica change must have
+      log: new Logger({}, 'info', decisionSink(logged)),
       prometheus: true,
       keda: 'real',
       sets: [autoscalerControllerSet()],
@@ -71,15 +55,7 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
     });
     assert.ok(process.env.PROMETHEUS_BASE_URL, 'Prometheus runs (scripts/setup-prometheus.sh installs it)');
     const client = dev.manager.client.withFieldManager('keda-e2e');
-    await client.apply({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {
-        name: 'workload-variant-autoscaler-variantautoscaling-config',
-        namespace: 'workload-variant-autoscaler-system',
-      },
-      data: { GLOBAL_OPT_INTERVAL: '3s' },
-    } as KubeObject);
+    await setOptimizationInterval(client, '3s');
     // the variant without its HPA (KEDA makes the HPA here), and the KEDA example pointed at our Prometheus
     for (const doc of parseAllDocuments(readFileSync('examples/autoscaling/variant.yaml', 'utf8'))) {
       const obj = doc.toJS() as KubeObject | null;
@@ -163,14 +139,14 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
     await waitFor('the last change recorded', async () => replicaChanges.at(-1)?.replicas === 1);
     // every change of spec.replicas (after the first reading) lands on a count the engine decided before it
     for (const change of replicaChanges.slice(1)) {
-      const explained = decisions.some((d) => d.to === change.replicas && d.at <= change.at);
+      const explained = decisions().some((d) => d.to === change.replicas && d.at <= change.at);
       assert.ok(
         explained,
-        `replicas → ${change.replicas} at ${new Date(change.at).toISOString()} has no earlier engine decision to ${change.replicas}; decisions: ${JSON.stringify(decisions.map((d) => `${d.from}→${d.to}`))}`,
+        `replicas → ${change.replicas} at ${new Date(change.at).toISOString()} has no earlier engine decision to ${change.replicas}; decisions: ${JSON.stringify(decisions().map((d) => `${d.from}→${d.to}`))}`,
       );
     }
     assert.ok(
-      decisions.some((d) => d.to > d.from && /scale-up trigger fired/.test(d.reason)),
+      decisions().some((d) => d.to > d.from && /scale-up trigger fired/.test(d.reason)),
       'a logged scale-up with its reason',
     );
   });

@@ -42,6 +42,16 @@ describe('kedaScale: KEDA to and from zero', () => {
     ],
     ['default cooldown is 300 s', { readings: [reading(0)], lastActiveMs: NOW - 299_000 }, 1],
     [
+      'once active, initialCooldownPeriod no longer matters: cooldownPeriod does',
+      {
+        readings: [reading(0)],
+        spec: { initialCooldownPeriod: 60, cooldownPeriod: 5 },
+        createdMs: NOW - 10_000,
+        lastActiveMs: NOW - 5_000,
+      },
+      0,
+    ],
+    [
       'inactive within initialCooldownPeriod of creation → the HPA keeps 1',
       { readings: [reading(0)], spec: { initialCooldownPeriod: 60 }, createdMs: NOW - 59_000 },
       1,

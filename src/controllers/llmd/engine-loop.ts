@@ -210,6 +210,7 @@ export class SaturationEngine implements Runnable {
           nonSaturatedReplicas: result.analysis.nonSaturatedReplicas,
         }
       : undefined;
+    const head = { namespace: g.input.namespace, modelID: g.input.modelID, cycle, time };
     const withheld: VariantDecision[] = g.withheld.map((w) => {
       // no new decision: the last one stands (the store's is newer than the status the cache holds), except a
       // 0 under a model that was woken since (by KEDA or the scale-from-zero loop): kept, it would have KEDA
@@ -224,10 +225,7 @@ export class SaturationEngine implements Runnable {
           ? `the model was woken from 0 to ${w.current} replicas; keeping ${w.current} until they report metrics (${w.withheld.message})`
           : w.withheld.message,
         outcome: 'withheld',
-        namespace: g.input.namespace,
-        modelID: g.input.modelID,
-        cycle,
-        time,
+        ...head,
         current: w.current,
         replicasWithMetrics: 0,
         withheld: w.withheld,
@@ -239,10 +237,7 @@ export class SaturationEngine implements Runnable {
       const state = g.input.variants.find((v) => v.name === d.name);
       return {
         ...d,
-        namespace: g.input.namespace,
-        modelID: g.input.modelID,
-        cycle,
-        time,
+        ...head,
         current: extra?.current ?? 0,
         replicasWithMetrics: state?.replicas.length ?? 0,
         ...(analysis ? { analysis } : {}),

@@ -7,8 +7,8 @@
 // KEDA's rules, followed here: a trigger is active when its value is above activationThreshold (default
 // 0); a target at 0 with an active trigger goes to max(1, minReplicaCount); a target above 0 with no active
 // trigger and minReplicaCount 0 goes to 0 once cooldownPeriod (default 300 s) has passed since the last
-// active poll (at once when none was ever seen: KEDA treats a missing lastActiveTime so), and never within
-// initialCooldownPeriod of the ScaledObject's creation; a trigger whose
+// active poll, or, when no poll was ever active, once initialCooldownPeriod (default 0) has passed since the
+// ScaledObject's creation; a trigger whose
 // query fails scales nothing. Otherwise the HPA arithmetic sizes it within [max(1, min), max], holding
 // scale-downs for the HPA's scale-down stabilization window (default 300 s).
 import { type PrometheusClientOptions, queryPrometheus } from '@modelplane/runtime/prometheus';
@@ -106,11 +106,14 @@ export function kedaScale(input: ScaleInput): ScaleResult {
     if (!active) return { active, replicas: 0, by: 'none', message: 'no trigger is active; staying at 0' };
     return { active, replicas: Math.max(1, min), by: 'keda', message: 'a trigger is active: scaling from zero' };
   }
-  const initialMs = (spec.initialCooldownPeriod ?? 0) * 1000;
-  const initialOver = input.createdMs === undefined || nowMs - input.createdMs >= initialMs;
-  if (!active && min === 0 && initialOver) {
-    const cooldownMs = (spec.cooldownPeriod ?? 300) * 1000;
-    if (input.lastActiveMs === undefined || nowMs - input.lastActiveMs >= cooldownMs)
+  if (!active && min === 0) {
+    // as KEDA's scale executor: never active → initialCooldownPeriod after creation; else cooldownPeriod after
+    // the last active poll
+    const cooldownOver =
+      input.lastActiveMs === undefined
+        ? nowMs - (input.createdMs ?? Number.NEGATIVE_INFINITY) >= (spec.initialCooldownPeriod ?? 0) * 1000
+        : nowMs - input.lastActiveMs >= (spec.cooldownPeriod ?? 300) * 1000;
+    if (cooldownOver)
       return { active, replicas: 0, by: 'keda', message: 'no trigger active for the cooldown period: scaling to zero' };
   }
   const proposals = readings.map(
