@@ -6,13 +6,19 @@
 // Like scripts/run-tests.mjs it first compiles the test files (scripts/bundle-tests.mjs) and builds the operator
 // bundle the cluster tests' processes run (scripts/operator-bundle.mjs), both into temporary folders it removes;
 // MODELPLANE_TEST_FROM_SOURCES=1 measures the files through tsx. Otherwise read-only: it writes nothing but its
-// output; each file is bounded by --timeout.
+// output (and, with --costs, scripts/test-costs.json); each file is bounded by --timeout.
+// --costs records each file's CPU and wall seconds in scripts/test-costs.json (merged into what is
+// there), the table scripts/test-schedule.mjs orders and pools `npm test`'s files by; measure it with
+// --jobs 2 on a machine as quiet as you can get, since wall seconds follow the load. --from FILE reads the
+// figures of an earlier --json run instead of measuring.
 //
-//   node scripts/test-times.mjs [--unit|--cluster] [--top N] [--jobs N] [--timeout S] [--json] [FILE…]
+//   node scripts/test-times.mjs [--unit|--cluster] [--top N] [--jobs N] [--timeout S] [--json] [--costs] [--from FILE] [FILE…]
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { bundleTests } from './bundle-tests.mjs';
 import { buildOperatorBundle } from './operator-bundle.mjs';
+import { COSTS_FILE, loadTable } from './test-schedule.mjs';
 import { allTestFiles, isClusterTest } from './test-tiers.mjs';
 
 function option(argv, name, fallback) {
@@ -21,7 +27,7 @@ function option(argv, name, fallback) {
 }
 
 function parseArgs(argv) {
-  const valued = new Set(['--top', '--jobs', '--timeout']);
+  const valued = new Set(['--top', '--jobs', '--timeout', '--from']);
   const named = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1]));
   let files = named.length > 0 ? named : allTestFiles();
   if (argv.includes('--unit')) files = files.filter((f) => !isClusterTest(f));
@@ -32,6 +38,8 @@ function parseArgs(argv) {
     jobs: Math.max(1, option(argv, '--jobs', 2)),
     timeoutSeconds: option(argv, '--timeout', 600),
     json: argv.includes('--json'),
+    costs: argv.includes('--costs'),
+    from: argv.includes('--from') ? argv[argv.indexOf('--from') + 1] : undefined,
   };
 }
 
@@ -107,15 +115,51 @@ function table({ results, loads }, top, jobs) {
   return lines.join('\n');
 }
 
+/** merges the passing files' figures into scripts/test-costs.json, with how and when they were measured */
+function writeCosts({ results, loads }, jobs) {
+  const { files, busyCpuShare: previousShare } = loadTable();
+  // a file that failed is recorded too: how long it ran still places it
+  for (const r of results)
+    if (Number.isFinite(r.cpu) && Number.isFinite(r.wall) && r.wall > 0)
+      files[r.file] = { cpu: Number(r.cpu.toFixed(1)), wall: Number(r.wall.toFixed(1)) };
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
+  // how busy a file that only computes looks at this load: the median CPU share of the measured unit files
+  const shares = results
+    .filter((r) => !isClusterTest(r.file) && r.status === 0 && r.cpu >= 0.5 && r.wall > 0)
+    .map((r) => r.cpu / r.wall)
+    .sort((a, b) => a - b);
+  const busyCpuShare = shares.length >= 5 ? Number(shares[Math.floor(shares.length / 2)].toFixed(3)) : previousShare;
+  const load = `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`;
+  const measured = `node scripts/test-times.mjs --jobs ${jobs} --costs, written ${new Date().toISOString().slice(0, 10)}, measured at load average ${load}`;
+  writeFileSync(COSTS_FILE, costsJson({ measured, busyCpuShare, files: sorted }));
+}
+
+/** the table as JSON with one line per file, as biome formats it */
+function costsJson({ measured, busyCpuShare, files }) {
+  const lines = Object.entries(files).map(
+    ([f, c]) => `    ${JSON.stringify(f)}: { "cpu": ${c.cpu}, "wall": ${c.wall} }`,
+  );
+  const head = `  "measured": ${JSON.stringify(measured)},\n  "busyCpuShare": ${busyCpuShare},`;
+  return `{\n${head}\n  "files": {\n${lines.join(',\n')}\n  }\n}\n`;
+}
+
 const opts = parseArgs(process.argv.slice(2));
-const bundle = opts.files.some(isClusterTest) ? buildOperatorBundle() : { env: {}, remove() {} };
-// as scripts/run-tests.mjs runs them: compiled ahead, or through tsx with MODELPLANE_TEST_FROM_SOURCES=1
-const fromSources = process.env.MODELPLANE_TEST_FROM_SOURCES === '1';
-const compiled = fromSources ? undefined : await bundleTests(opts.files);
-const runs = opts.files.map((f, i) => (compiled ? ['--test', compiled.compiled[i]] : ['--import', 'tsx', '--test', f]));
-const measured = await measureAll(opts.files, runs, opts.jobs, opts.timeoutSeconds, bundle.env);
-bundle.remove();
-compiled?.remove();
+const measured = opts.from ? JSON.parse(readFileSync(opts.from, 'utf8')) : await measureFiles(opts);
+if (opts.costs) writeCosts(measured, opts.jobs);
 if (opts.json) console.log(JSON.stringify(measured, null, 1));
 else console.log(table(measured, opts.top, opts.jobs));
 process.exit(measured.results.some((r) => r.status !== 0) ? 1 : 0);
+
+async function measureFiles({ files, jobs, timeoutSeconds }) {
+  const bundle = files.some(isClusterTest) ? buildOperatorBundle() : { env: {}, remove() {} };
+  // as scripts/run-tests.mjs runs them: compiled ahead, or through tsx with MODELPLANE_TEST_FROM_SOURCES=1
+  const fromSources = process.env.MODELPLANE_TEST_FROM_SOURCES === '1';
+  const compiled = fromSources ? undefined : await bundleTests(files);
+  const runs = files.map((f, i) => (compiled ? ['--test', compiled.compiled[i]] : ['--import', 'tsx', '--test', f]));
+  try {
+    return await measureAll(files, runs, jobs, timeoutSeconds, bundle.env);
+  } finally {
+    bundle.remove();
+    compiled?.remove();
+  }
+}

@@ -1,0 +1,96 @@
+// Runs test files in pools, each a node:test run() with its own concurrency, and reports them as one run: one
+// spec report, one summary (the pools' tests/suites/pass/fail/… counts added up) and one exit code, non-zero
+// when any test failed or was cancelled, or a pool reported no test or no summary. scripts/run-tests.mjs starts it
+// with the loader the files need (node passes its own flags on to every test process it starts):
+//
+//   node [--import tsx] scripts/test-pools.mjs --pool=2 FILE… --pool=3 FILE…
+//
+// Each pool's stream reports its files' top-level tests in order; the merge forwards one top-level test at a
+// time (its start, subtests, output and result together), so the spec reporter never sees two interleaved.
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+
+const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$/;
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+
+/** `--pool=N FILE…` groups, in order */
+export function parsePools(argv) {
+  const pools = [];
+  for (const arg of argv) {
+    const m = /^--pool=(\d+)$/.exec(arg);
+    if (m) pools.push({ concurrency: Number(m[1]), files: [] });
+    else if (pools.length === 0) throw new Error(`test-pools: ${arg} comes before any --pool=N`);
+    else pools.at(-1).files.push(arg);
+  }
+  for (const p of pools)
+    if (!(p.concurrency >= 1)) throw new Error(`test-pools: --pool=${p.concurrency} needs a concurrency of 1 or more`);
+  return pools.filter((p) => p.files.length > 0);
+}
+
+/** the root's summary line of one run, or undefined for any other event */
+function summaryOf(event) {
+  if (event.type !== 'test:diagnostic' || event.data.nesting !== 0 || event.data.file !== undefined) return undefined;
+  const m = SUMMARY.exec(event.data.message);
+  return m ? { key: m[1], value: Number(m[2]) } : undefined;
+}
+
+/** forwards one pool's events to `emit` a top-level test at a time; resolves its summary counts */
+function forward(stream, emit) {
+  const counts = {};
+  let group = [];
+  stream.on('data', (event) => {
+    const summary = summaryOf(event);
+    if (summary) {
+      counts[summary.key] = summary.value;
+      return;
+    }
+    if (['test:enqueue', 'test:dequeue', 'test:complete'].includes(event.type)) return;
+    group.push(event);
+    if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0) {
+      emit(group);
+      group = [];
+    }
+  });
+  return new Promise((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('end', () => {
+      if (group.length > 0) emit(group);
+      resolve(counts);
+    });
+  });
+}
+
+/** runs the pools at once; resolves the summed counts and whether the run succeeded */
+export async function runPools(pools, reporter, signal) {
+  const started = performance.now();
+  const emit = (events) => {
+    for (const e of events) reporter.write(e);
+  };
+  const results = await Promise.all(
+    pools.map((p) => forward(run({ files: p.files, concurrency: p.concurrency, signal }), emit)),
+  );
+  const total = Object.fromEntries(COUNTS.map((k) => [k, results.reduce((s, r) => s + (r[k] ?? 0), 0)]));
+  for (const k of COUNTS) reporter.write(diagnostic(`${k} ${total[k]}`));
+  reporter.write(diagnostic(`duration_ms ${(performance.now() - started).toFixed(5)}`));
+  // a file always counts as at least one test (itself, when it reports none), so no test at all is a failure
+  const complete = results.every((r) => COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0);
+  if (!complete) reporter.write(diagnostic('a pool of test files reported no tests or no summary: counted as failed'));
+  return { total, ok: complete && total.fail === 0 && total.cancelled === 0 };
+}
+
+function diagnostic(message) {
+  return { type: 'test:diagnostic', data: { nesting: 0, message } };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const pools = parsePools(process.argv.slice(2));
+  const abort = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => abort.abort());
+  const reporter = new spec();
+  reporter.pipe(process.stdout, { end: false });
+  const reported = new Promise((resolve) => reporter.on('end', resolve));
+  const { ok } = await runPools(pools, reporter, abort.signal);
+  reporter.end();
+  await reported;
+  process.exitCode = ok ? 0 : 1;
+}
