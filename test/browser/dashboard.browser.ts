@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ENGINE_REQUIRES_GPU, NAME_WITH_DOTS } from '../../src/controllers/kubeairunway/validation/index.ts';
 import { type Browser, launchChromium } from './chromium.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { startWorld, type World } from './fixture.ts';
 import { seriousViolations, shot } from './page-checks.ts';
 
@@ -57,7 +58,7 @@ async function openResource(page: Page, url: string, key: string): Promise<void>
   await page.waitForSelector(`article.detail[data-key="${key}"]`);
 }
 
-describe('dashboard in Chromium', { timeout: 240_000 }, () => {
+describe('dashboard in Chromium', { timeout: 360_000 }, () => {
   let world: World;
   let browser: Browser;
   let page: Page;
@@ -68,17 +69,18 @@ describe('dashboard in Chromium', { timeout: 240_000 }, () => {
     url = world.dashboard.url;
     browser = await launchChromium();
     page = await browser.context.newPage();
-    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    for (
-      let i = 0;
-      i < 300 &&
-      !world.dashboard.state
+    // every quickstart ModelDeployment Running before the pages are read (a loaded machine takes a while); a
+    // timeout names the ones that are not, instead of letting a page check fail later for the same reason
+    const notReady = () =>
+      world.dashboard.state
         .summaries()
-        .filter((s) => s.kind === 'ModelDeployment')
-        .every((s) => s.ready);
-      i++
-    )
-      await wait(100);
+        .filter((s) => s.kind === 'ModelDeployment' && !s.ready)
+        .map((s) => `${s.name}: ${s.state} ${s.reason}`);
+    await waitFor(
+      'every quickstart ModelDeployment Ready on the dashboard',
+      () => world.dashboard.state.summaries().some((s) => s.kind === 'ModelDeployment') && notReady().length === 0,
+      { timeoutMs: 180_000, detail: notReady },
+    );
   });
   after(async () => {
     await browser?.close();
