@@ -16,7 +16,7 @@ import {
 import { configKeyOf, runtimeConfigKeys } from '../../../src/controllers/aim/shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../../../src/controllers/aim/shared/label-propagator.ts';
 import type { AimRuntimeConfig } from '../../../src/controllers/aim/shared/runtime-config-source.ts';
-import { type ComponentState, FetchResult } from '../../../src/engine/index.ts';
+import { type ComponentState, categorize, FetchResult } from '../../../src/engine/index.ts';
 import { fetched, model, service } from './helpers/service-fixtures.ts';
 
 const FIELD = 'spec.routing.gatewayRef of AIMRuntimeConfig ml-team/default';
@@ -187,6 +187,23 @@ describe('InferenceServiceReady from KServe', () => {
     const one = service({ spec: { model: { name: 'qwen-qwen3-32b' }, replicas: 1 } });
     const running = serviceHealth(obs, undefined, one).find((x) => x && x.component === 'InferenceService');
     assert.equal(running ? running.state : undefined, 'Ready');
+  });
+});
+
+describe('InferenceServiceReady before the InferenceService exists', () => {
+  it('says it is created once model, template and cache are Ready, not only that it is missing', () => {
+    const svc = service({ spec: { model: { name: 'qwen-qwen3-32b' } } });
+    const h = serviceHealth(fetched(svc), undefined, svc).find((x) => x && x.component === 'InferenceService');
+    assert.ok(h);
+    assert.equal(h.errors?.length, 1);
+    const e = categorize(h.errors[0]);
+    assert.equal(e.reason, 'ResourceNotReady');
+    assert.equal(e.category, 'MissingDownstreamDependency');
+    assert.equal(
+      e.message,
+      'InferenceService ml-team/qwen-chat does not exist yet: it is created once the model, template and cache are ' +
+        'Ready (ModelReady, TemplateReady, CacheReady say what each waits for)',
+    );
   });
 });
 

@@ -45,14 +45,23 @@ import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-co
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 import type { ArtifactObservation } from './observation.ts';
-import { verificationFailure } from './verify.ts';
+import { verificationFailure, waitingForPod } from './verify.ts';
 
 export type { ArtifactObservation };
 
+/** a log line that reports a failure (a level, a traceback, an exception), not progress or success */
+const NAMES_A_FAILURE = /\b(ERROR|FATAL|CRITICAL|WARN|WARNING|Traceback|Exception|Error|error|failed|denied|refused)\b/;
+
 function failureOf(log: string | undefined, what: string, fallback: string): CategorizedError {
-  return (
-    classifyLogTail(log, what) ??
-    invalidSpecError('DownloadFailed', `${what} failed${log ? `: ${log.trim().split('\n').at(-1)}` : ''}; ${fallback}`)
+  const classified = classifyLogTail(log, what);
+  if (classified) return classified;
+  const last = log?.trim().split('\n').at(-1);
+  if (!last) return invalidSpecError('DownloadFailed', `${what} failed; ${fallback}`);
+  if (NAMES_A_FAILURE.test(last)) return invalidSpecError('DownloadFailed', `${what} failed: ${last}; ${fallback}`);
+  // quoting "Download complete" as the cause of a failure would mislead: the process died after it
+  return invalidSpecError(
+    'DownloadFailed',
+    `${what} failed, but its log names no cause (its last line: ${last}): the container exited with an error after it; see its pod's exit code and full log; ${fallback}`,
   );
 }
 
@@ -78,6 +87,15 @@ function envChanged(job: KubeObject | undefined, env: readonly EnvVar[]): boolea
   const key = (list: readonly EnvVar[]) =>
     JSON.stringify([...list].map((e) => [e.name, e.value ?? '', e.valueFrom ? 'valueFrom' : '']).sort());
   return key(had) !== key(env);
+}
+
+/** what a pod problem of the artifact's Jobs tells the user to change */
+function podFix(a: AIMArtifact) {
+  const where = `AIMArtifact ${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`;
+  return {
+    pullSecrets: `spec.imagePullSecrets of ${where}`,
+    resources: `the node capacity its Jobs request (${where})`,
+  };
 }
 
 /** a failed Job's pod that was killed for memory: the log cannot say so, the pod's status does */
@@ -210,6 +228,43 @@ export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResu
   return plan;
 }
 
+/** the download Job's component: failed, verified, stalled, waiting for its pod, or downloading */
+function downloadHealth(
+  a: AIMArtifact,
+  obs: ArtifactObservation,
+  failed: (component: string) => ComponentHealth,
+): ComponentHealth {
+  const job = `download Job ${a.metadata.namespace ?? ''}/${downloadJobName(a.metadata.name ?? '', obs.attempt)}`;
+  if (obs.downloadPhase === 'failed' || (obs.downloadPhase === 'complete' && obs.failure)) return failed('DownloadJob');
+  if (obs.downloadPhase === 'complete')
+    return {
+      component: 'DownloadJob',
+      state: 'Ready',
+      reason: 'Verified',
+      message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}`,
+    };
+  if (obs.stalledFor !== undefined)
+    return {
+      component: 'DownloadJob',
+      state: 'Degraded',
+      reason: 'DownloadStalled',
+      message: `${job} has made no progress for ${obs.stalledFor} s${progressNote(obs)} (STALL_TIMEOUT ${stallTimeout(obs)} s): the source or the network is stuck; the downloader gives up on the protocol and tries the next, or the attempt fails and is retried`,
+    };
+  if (waitingForPod(obs))
+    return {
+      component: 'DownloadJob',
+      state: 'Progressing',
+      reason: 'WaitingForPod',
+      message: `${job} has not started downloading ${a.spec.sourceUri}: its pod cannot run yet (DownloadJobPodsReady says why)`,
+    };
+  return {
+    component: 'DownloadJob',
+    state: 'Progressing',
+    reason: 'Downloading',
+    message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}${progressNote(obs)}`,
+  };
+}
+
 export function artifactHealth(
   a: AIMArtifact,
   obs: ArtifactObservation,
@@ -244,37 +299,8 @@ export function artifactHealth(
     obs.sizeBytes === undefined
       ? undefined
       : obs.pvc.toDownstreamComponentHealth('CachePvc', (p) => pvcHealth(p, obs.pvcEvents));
-  let download: MaybeHealth;
-  if (obs.sizeBytes !== undefined) {
-    const job = `download Job ${ns}/${downloadJobName(name, obs.attempt)}`;
-    if (obs.downloadPhase === 'failed' || (obs.downloadPhase === 'complete' && obs.failure))
-      download = failed('DownloadJob');
-    else if (obs.downloadPhase === 'complete')
-      download = {
-        component: 'DownloadJob',
-        state: 'Ready',
-        reason: 'Verified',
-        message: `${job} downloaded ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol}` : ''}`,
-      };
-    else if (obs.stalledFor !== undefined)
-      download = {
-        component: 'DownloadJob',
-        state: 'Degraded',
-        reason: 'DownloadStalled',
-        message: `${job} has made no progress for ${obs.stalledFor} s${progressNote(obs)} (STALL_TIMEOUT ${stallTimeout(obs)} s): the source or the network is stuck; the downloader gives up on the protocol and tries the next, or the attempt fails and is retried`,
-      };
-    else
-      download = {
-        component: 'DownloadJob',
-        state: 'Progressing',
-        reason: 'Downloading',
-        message: `${job} is downloading ${a.spec.sourceUri}${obs.download.protocol ? ` via ${obs.download.protocol} (attempt ${obs.download.attempt}/${obs.download.totalAttempts})` : ''}${progressNote(obs)}`,
-      };
-  }
-  const fix = {
-    pullSecrets: `spec.imagePullSecrets of AIMArtifact ${ns}/${name}`,
-    resources: `the node capacity its Jobs request (AIMArtifact ${ns}/${name})`,
-  };
+  const download = obs.sizeBytes === undefined ? undefined : downloadHealth(a, obs, failed);
+  const fix = podFix(a);
   return [
     runtimeConfigHealth(rc),
     size,

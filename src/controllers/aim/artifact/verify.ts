@@ -5,6 +5,7 @@
 import { displaySize, percentage } from '../../../common/model-storage/index.ts';
 import { type ConditionManager, silent } from '../../../engine/conditions.ts';
 import { invalidSpecError } from '../../../engine/errors.ts';
+import { podProblem } from '../shared/pod-health.ts';
 import type { ArtifactObservation } from './observation.ts';
 
 export const DOWNLOAD_COMPLETE = 'DownloadComplete';
@@ -26,9 +27,26 @@ export function verificationFailure(
   );
 }
 
+/**
+ * the download Job runs but its pod cannot (unschedulable, image pull refused or missing) and the downloader
+ * has reported nothing yet: it is not downloading, whatever the Job's phase says
+ */
+export function waitingForPod(obs: ArtifactObservation): boolean {
+  if (obs.downloadPhase !== 'running' || obs.download.protocol !== undefined) return false;
+  if (obs.download.downloadedBytes !== undefined) return false;
+  return podProblem('DownloadJobPods', obs.downloadPods, { pullSecrets: '', resources: '' }) !== undefined;
+}
+
 export function setDownloadComplete(cm: ConditionManager, obs: ArtifactObservation): void {
   const d = obs.download;
-  if (obs.downloadPhase === 'running') {
+  if (waitingForPod(obs))
+    cm.markUnknown(
+      DOWNLOAD_COMPLETE,
+      'WaitingForPod',
+      'not started: the download pod cannot run yet (DownloadJobPodsReady says why)',
+      silent(),
+    );
+  else if (obs.downloadPhase === 'running') {
     const pct = percentage(d.downloadedBytes, d.totalBytes ?? obs.sizeBytes);
     const via = d.protocol ? ` via ${d.protocol}` : '';
     cm.markUnknown(

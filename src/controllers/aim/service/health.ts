@@ -3,6 +3,7 @@
 // KServe refuses) are reported as error *states* without a blocking error, because an InvalidSpec error
 // would stop every apply, including the one that fixes it (docs/controllers.md §9). They still set the
 // component condition False and make the service Degraded or Failed.
+import { missingDownstreamError } from '../../../engine/errors.ts';
 import type { ComponentHealth, FetchResult, HealthReport, KubeCondition, MaybeHealth } from '../../../engine/index.ts';
 import type { AIMService } from '../shared/kinds.ts';
 import { podProblem } from '../shared/pod-health.ts';
@@ -98,6 +99,19 @@ export function inspectInferenceService(isvc: InferenceService): HealthReport {
 
 function inferenceServiceHealth(obs: ServiceObservation, service?: AIMService): ComponentHealth {
   const h = obs.inferenceService.toDownstreamComponentHealth('InferenceService', inspectInferenceService);
+  // not there yet: say why (nothing is served before its chain is ready), not only that it is missing
+  const missing = obs.inferenceService.isNotFound() ? (h.errors?.[0] as Error | undefined) : undefined;
+  if (missing)
+    return {
+      ...h,
+      errors: [
+        missingDownstreamError(
+          'ResourceNotReady',
+          `${missing.message}: it is created once the model, template and cache are Ready (ModelReady, TemplateReady, CacheReady say what each waits for)`,
+          missing,
+        ),
+      ],
+    };
   // a predictor asked to run no pod serves nothing: not Running, whatever KServe says of zero pods
   if (service && obs.inferenceService.ok() && scaledToZero(service))
     return {
