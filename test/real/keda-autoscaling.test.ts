@@ -3,7 +3,8 @@
 // aggregation layer), kube-controller-manager's own HPA controller, Debian's Prometheus scraping the
 // simulated vLLM pods and the operator's /metrics. KEDA turns a ScaledObject on wva_desired_replicas into an
 // HPA; the load generator drives the replicas up and its end drives them down; every change of the
-// Deployment's replicas follows a decision the engine logged.
+// Deployment's replicas follows a decision the engine logged. Then the scale-to-zero scenario
+// (test/helpers/scale-to-zero.ts) on the same parts: idle → 0 after the window, woken from the gateway, 0 again.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +19,7 @@ import { serviceTargets } from '../../src/cli/load/command.ts';
 import { autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import { AutoscaledDeployments, VariantAutoscalings } from '../../src/controllers/llmd/kinds.ts';
 import { decisionSink, type LoggedDecision, setOptimizationInterval } from '../helpers/autoscaling.ts';
+import { ScaleToZeroScenario } from '../helpers/scale-to-zero.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const NS = 'llm-autoscaling';
@@ -39,6 +41,7 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
   const decisions = () => logged.filter((d) => d.variantAutoscaling === `${NS}/${NAME}`);
   const replicaChanges: Array<{ at: number; replicas: number }> = [];
   let watcher: NodeJS.Timeout | undefined;
+  let toZero: ScaleToZeroScenario | undefined;
 
   before(async () => {
     const why = missingKeda();
@@ -83,6 +86,7 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
 
   after(async () => {
     clearInterval(watcher);
+    await toZero?.stop();
     await dev?.stop();
   });
 
@@ -145,9 +149,32 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
         `replicas → ${change.replicas} at ${new Date(change.at).toISOString()} has no earlier engine decision to ${change.replicas}; decisions: ${JSON.stringify(decisions().map((d) => `${d.from}→${d.to}`))}`,
       );
     }
+    const t0 = replicaChanges[0]?.at ?? Date.now();
+    process.stderr.write(
+      `closed loop (real KEDA): replicas ${replicaChanges.map((c) => `${c.replicas}@${((c.at - t0) / 1000).toFixed(0)}s`).join(' → ')}; ${decisions().length} logged decisions (${decisions()
+        .map((d) => `${d.from}→${d.to}`)
+        .join(', ')}); load ${JSON.stringify({ ok: summary.ok, errors: summary.errors, targets: summary.targets })}\n`,
+    );
     assert.ok(
       decisions().some((d) => d.to > d.from && /scale-up trigger fired/.test(d.reason)),
       'a logged scale-up with its reason',
     );
+  });
+
+  // the scale-to-zero scenario of test/e2e/autoscaling-scale-to-zero.test.ts, with the real KEDA and
+  // kube-controller-manager (examples/autoscaling/scale-to-zero.yaml, a 10 s window)
+  it('scale to zero: the idle model keeps its replica for its whole window, then the decision and the real KEDA take it to 0', async () => {
+    toZero = new ScaleToZeroScenario(dev.manager.client, logged, {
+      windowSeconds: 10,
+      prometheusUrl: process.env.PROMETHEUS_BASE_URL!,
+      label: 'real KEDA',
+    });
+    await toZero.setUp();
+    await toZero.idleToZero();
+  });
+
+  it('scale from zero: requests held at the gateway wake it through the real KEDA and are answered; 0 again a whole window after the last answer', async () => {
+    assert.ok(toZero, 'the previous test set the scenario up');
+    await toZero.wakeAndZeroAgain();
   });
 });
