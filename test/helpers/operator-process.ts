@@ -66,11 +66,11 @@ export async function startOperatorProcess(
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
   const command = opts.command ?? 'run';
-  // the aim set reads image labels from a registry: like `modelplane dev`'s operator, the process gets the
+  // the aim and llamastack sets read image labels from a registry: like `modelplane dev`'s operator, the process gets the
   // simulated one (as a mirror of docker.io) unless the test names a mirror itself
   const extraArgs = [...(opts.extraArgs ?? [])];
   const registry =
-    command === 'run' && set.name === 'aim' && !extraArgs.includes('--registry-mirror')
+    command === 'run' && ['aim', 'llamastack'].includes(set.name) && !extraArgs.includes('--registry-mirror')
       ? await startSimRegistryServer()
       : undefined;
   if (registry) extraArgs.push('--registry-mirror', `docker.io=${registry.url}`);

@@ -7,12 +7,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseYaml } from 'yaml';
 import type { LlamaStackDistributionSpec } from '../../src/apis/llamastack/index.ts';
 import {
@@ -22,10 +21,7 @@ import {
   generateConfig,
 } from '../../src/controllers/llamastack/config/index.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-const VENV = resolve('.llama-stack/venv/bin');
-const CONSTRAINTS = resolve('scripts/llama-stack/constraints.txt');
-const BOOT_TIMEOUT_MS = 180_000;
+import { CONSTRAINTS, fakeVllm, VENV, waitHealthy } from './helpers.ts';
 
 /**
  * The CRs: vector_io is disabled where the base has it because its providers download a tokenizer
@@ -56,42 +52,6 @@ function specs(vllmUrl: string): Record<string, LlamaStackDistributionSpec> {
   };
 }
 
-/** a vLLM-compatible endpoint: lists one model and answers chat completions */
-function fakeVllm(): Promise<Server> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/models'))
-        return res.end(
-          JSON.stringify({
-            object: 'list',
-            data: [{ id: 'tiny-chat', object: 'model', created: 0, owned_by: 'vllm' }],
-          }),
-        );
-      if (req.url?.endsWith('/chat/completions')) {
-        const model = JSON.parse(body || '{}').model;
-        return res.end(
-          JSON.stringify({
-            id: 'cmpl-1',
-            object: 'chat.completion',
-            created: 0,
-            model,
-            choices: [
-              { index: 0, message: { role: 'assistant', content: 'hello from the fake vLLM' }, finish_reason: 'stop' },
-            ],
-            usage: { prompt_tokens: 1, completion_tokens: 5, total_tokens: 6 },
-          }),
-        );
-      }
-      res.statusCode = 404;
-      res.end('{}');
-    });
-  });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
-}
-
 /** the providers a generated config makes the server load: ids of the form ${env.X:+id} only when X is set */
 function expectedProviders(g: GeneratedConfig, env: Record<string, string>): string[] {
   return g.providers
@@ -102,22 +62,6 @@ function expectedProviders(g: GeneratedConfig, env: Record<string, string>): str
     })
     .filter(Boolean)
     .sort();
-}
-
-async function waitHealthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + BOOT_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`llama stack exited with ${child.exitCode}:\n${output().slice(-4000)}`);
-    try {
-      const r = await fetch(`${url}/v1/health`);
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(500);
-  }
-  throw new Error(`llama stack did not answer /v1/health within ${BOOT_TIMEOUT_MS} ms:\n${output().slice(-4000)}`);
 }
 
 describe('the published Llama Stack server runs our generated configs', { timeout: 900_000 }, () => {

@@ -26,6 +26,11 @@ export interface ImageRegistry {
   /** the labels of the image's config; throws RegistryError */
   imageLabels(image: string, auth?: RegistryAuth): Promise<Record<string, string>>;
   /**
+   * the digest (`sha256:…`) the image's tag names now (its manifest or index), without reading the image;
+   * a client that cannot tell leaves it out; throws RegistryError
+   */
+  imageDigest?(image: string, auth?: RegistryAuth): Promise<string>;
+  /**
    * the repositories of `registry` (the catalog) that start with `prefix` (a client may use it to list less,
    * e.g. one Docker Hub namespace, or ignore it); throws RegistryError
    */

@@ -38,6 +38,7 @@ import {
   WATCHED_CONFIGMAPS,
 } from './names.ts';
 import { referencedEndpoints } from './observe.ts';
+import type { OciConfigResolver } from './oci-resolver.ts';
 import { llamaStackPipeline } from './reconciler.ts';
 import { secretRefsOf } from './secret-refs.ts';
 import type { ServiceUrl } from './server-health.ts';
@@ -65,6 +66,8 @@ export interface LlamaStackControllerOptions {
   recheckMs?: number;
   /** where the operator reaches a server's Service to read its health; unset: not read */
   serviceUrl?: ServiceUrl;
+  /** reads base configs from image labels; unset: only the built-in base configs are used */
+  ociResolver?: OciConfigResolver;
 }
 
 export async function registerLlamaStackController(
@@ -106,6 +109,7 @@ export async function registerLlamaStackController(
           operatorNamespace: opts.operatorNamespace,
           ...(opts.recheckMs !== undefined ? { recheckMs: opts.recheckMs } : {}),
           ...(opts.serviceUrl ? { serviceUrl: opts.serviceUrl } : {}),
+          ...(opts.ociResolver ? { ociResolver: opts.ociResolver } : {}),
         }),
       ),
     );

@@ -1,10 +1,14 @@
 // The `llamastack` controller set: LlamaStackDistribution → generated config.yaml (immutable ConfigMap),
 // Deployment, Service and the optional PVC, PDB, HPA, NetworkPolicy and Ingress. See docs/llamastack.md.
+
+import type { ImageRegistry } from '@modelplane/runtime/registry';
 import { KAR_GROUP } from '../../apis/kubeairunway/index.ts';
 import { LLS_GROUP } from '../../apis/llamastack/index.ts';
 import { READ, rule, WRITE } from '../rbac.ts';
 import type { ControllerSet } from '../registry.ts';
 import { registerLlamaStackController } from './controller.ts';
+import { REFERENCE_RECHECK_MS } from './names.ts';
+import { type DigestRegistry, OciConfigResolver } from './oci-resolver.ts';
 import { clusterServiceUrl } from './server-health.ts';
 
 export {
@@ -15,16 +19,25 @@ export {
 } from './controller.ts';
 export { llamaStackPipeline, llamaStackReconciler } from './reconciler.ts';
 
+/** base configs from image labels, through the operator's registry client when it can name digests */
+function ociResolverFor(registry: ImageRegistry | undefined): OciConfigResolver | undefined {
+  if (!registry?.imageDigest) return undefined;
+  return new OciConfigResolver(registry as DigestRegistry, { tagRecheckMs: REFERENCE_RECHECK_MS });
+}
+
 export function llamaStackControllerSet(): ControllerSet {
   return {
     name: 'llamastack',
     description:
       'Llama Stack servers: LlamaStackDistribution → generated config.yaml (immutable ConfigMap) + Deployment + Service',
-    register: (mgr, env) =>
-      registerLlamaStackController(mgr, {
+    register: (mgr, env) => {
+      const ociResolver = ociResolverFor(env.imageRegistry);
+      return registerLlamaStackController(mgr, {
         operatorNamespace: env.podNamespace,
         serviceUrl: env.serviceUrl ?? clusterServiceUrl,
-      }),
+        ...(ociResolver ? { ociResolver } : {}),
+      });
+    },
     rules: [
       rule(LLS_GROUP, ['llamastackdistributions'], READ),
       rule(LLS_GROUP, ['llamastackdistributions/status'], ['patch']),

@@ -17,11 +17,13 @@ import {
   type ImageResolution,
   parseImageOverrides,
   providerId,
+  type ResolvedBase,
   refOf,
   resolveImage,
 } from './config/index.ts';
 import type { ModelCheck } from './model-check.ts';
 import { configMapName, type Deployment, IMAGE_OVERRIDES_KEY, type Ingress, type ReplicaSet } from './names.ts';
+import { labelBase, labelProblem, type OciResolution } from './oci-config.ts';
 import { type SecretProblem, type SecretRef, secretProblems, secretRefsOf, secretValuesHash } from './secret-refs.ts';
 import type { ServerReport } from './server-health.ts';
 
@@ -43,6 +45,8 @@ export interface LlamaStackFetch {
   caBundleConfigMap: FetchResult<ConfigMap>;
   secrets: ReadonlyMap<string, FetchResult<Secret>>;
   refs: readonly ReferencedEndpoint[];
+  /** what the image's registry says about its base config (absent: no registry, or nothing to generate) */
+  ociConfig?: OciResolution;
   /** what each referenced endpoint answered to /v1/models (absent: the operator cannot reach Services) */
   models?: readonly ModelCheck[];
   deployment: FetchResult<Deployment>;
@@ -84,6 +88,8 @@ export interface LlamaStackObservation {
   imageChanged: boolean;
   /** the merged CA bundle when the spec names one, or what is wrong with it */
   caBundle?: CaBundleOutcome;
+  /** the distribution whose built-in base config the image falls back to (none: the image is no distribution's) */
+  builtInBase?: string;
 }
 
 const fetchedValue = <T>(r: FetchResult<T> | undefined): T | undefined => (r?.ok() ? r.value : undefined);
@@ -138,7 +144,14 @@ function decideConfig(
       kind: 'failed',
       error: new ConfigGenerationError('ConfigGenerationFailed', image.message, 'spec.distribution.name'),
     };
-  const base = new EmbeddedConfigResolver({ ...overrides }).resolve(image.image, image.distribution);
+  // the image's own label beats the built-in config; a label that is there but unusable is an error
+  const invalid = labelProblem(f.ociConfig);
+  if (invalid)
+    return { kind: 'failed', error: new ConfigGenerationError('InvalidBaseConfigLabel', invalid, 'spec.distribution') };
+  const fromLabel = labelBase(f.ociConfig);
+  const base: ResolvedBase | undefined = fromLabel
+    ? { config: fromLabel.config, source: 'oci-label', distribution: spec.distribution.name ?? image.image }
+    : new EmbeddedConfigResolver({ ...overrides }).resolve(image.image, image.distribution);
   if (!base) {
     if (!hasDeclarativeConfig(spec)) return { kind: 'image-default' };
     return {
@@ -194,6 +207,9 @@ export function observe(cr: LlamaStackDistribution, f: LlamaStackFetch): LlamaSt
   const secrets = new Map([...f.secrets].map(([name, r]) => [name, fetchedValue(r)]));
   const problems = secretProblems(secretRefs, secrets, cr.metadata.namespace!);
   const recorded = cr.status?.resolvedDistribution?.image;
+  const builtIn = image.ok
+    ? new EmbeddedConfigResolver({ ...overrides }).resolve(image.image, image.distribution)
+    : undefined;
   return {
     fetched: f,
     spec,
@@ -205,6 +221,7 @@ export function observe(cr: LlamaStackDistribution, f: LlamaStackFetch): LlamaSt
     ...(problems.length === 0 ? { secretHash: secretValuesHash(secretRefs, secrets) } : {}),
     config: decideConfig(cr, spec, image, overrides, f),
     imageChanged: recorded !== undefined && image.ok && recorded !== image.image,
+    ...(builtIn ? { builtInBase: builtIn.distribution } : {}),
     ...(spec.networking?.tls?.caBundle
       ? {
           caBundle: mergeCaBundle(spec.networking.tls.caBundle, cr.metadata.namespace!, fetchedValue(f.caBundle)),

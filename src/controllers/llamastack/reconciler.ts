@@ -25,7 +25,7 @@ import {
   type PipelineOptions,
 } from '../../engine/index.ts';
 import { AIMServices } from '../aim/shared/kinds.ts';
-import { DEFAULT_PORT } from './config/index.ts';
+import { DEFAULT_PORT, hasDeclarativeConfig, parseImageOverrides, resolveImage } from './config/index.ts';
 import { expectedModels, listingGood, listModels, type ModelCheck, type ModelListing } from './model-check.ts';
 import {
   CONFIG_HASH_ANNOTATION,
@@ -35,6 +35,7 @@ import {
   GENERATED_CONFIG_LABEL,
   GENERATED_CONFIGMAPS,
   hpaName,
+  IMAGE_OVERRIDES_KEY,
   INSTANCE_LABEL,
   Ingresses,
   ingressName,
@@ -62,6 +63,8 @@ import {
   type ReferencedEndpoint,
   referencedEndpoints,
 } from './observe.ts';
+import type { OciResolution } from './oci-config.ts';
+import type { OciConfigResolver } from './oci-resolver.ts';
 import { planLlamaStack } from './plan.ts';
 import { secretRefsOf } from './secret-refs.ts';
 import { probeServer, ReportMemory, ServerReports, type ServiceUrl } from './server-health.ts';
@@ -77,6 +80,22 @@ export interface LlamaStackReconcilerOptions {
   byName?: ObjectReader;
   /** where the operator reaches a server's Service; unset: the running server is not read */
   serviceUrl?: ServiceUrl;
+  /** reads base configs from image labels; unset: only the built-in base configs are used */
+  ociResolver?: OciConfigResolver;
+}
+
+/** the image's base config as its registry says, when a config is to be generated from one */
+async function resolveOciConfig(
+  resolver: OciConfigResolver | undefined,
+  spec: LlamaStackDistribution['spec'],
+  operatorConfig: FetchResult<ConfigMap>,
+): Promise<OciResolution | undefined> {
+  if (!resolver || spec.overrideConfig || !hasDeclarativeConfig(spec)) return undefined;
+  const overrides = parseImageOverrides(
+    operatorConfig.ok() ? operatorConfig.value.data?.[IMAGE_OVERRIDES_KEY] : undefined,
+  );
+  const image = resolveImage(spec.distribution, overrides.images);
+  return image.ok ? resolver.resolve(image.image) : undefined;
 }
 
 /** the rollout the Deployment describes once every replica of it is available, else undefined */
@@ -227,8 +246,12 @@ export function llamaStackReconciler(
             )
           : undefined;
       const withObjects = refs.map((r, i) => ({ ...r, object: refObjects[i]! }));
-      const models = serviceUrl ? await checkModels(object, withObjects, serviceUrl, listings) : undefined;
+      const [models, ociConfig] = await Promise.all([
+        serviceUrl ? checkModels(object, withObjects, serviceUrl, listings) : undefined,
+        resolveOciConfig(opts.ociResolver, spec, operatorConfig),
+      ]);
       return {
+        ...(ociConfig ? { ociConfig } : {}),
         ...(server ? { server } : {}),
         ...(models ? { models } : {}),
         operatorConfig,
@@ -257,6 +280,12 @@ export function llamaStackReconciler(
         (obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy)) ||
         obs.fetched.models?.some((m) => !listingGood(m.listing, m.expected));
       if (referencesSecretsOrConfigMaps(obs) || unhealthy) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
+      // a registry that failed is asked again after its backoff; a tag is asked again after the recheck
+      const oci = obs.fetched.ociConfig;
+      if (oci)
+        plan.requeueAfter(
+          oci.kind === 'unavailable' ? Math.max(oci.retryInMs, 1) : (opts.recheckMs ?? REFERENCE_RECHECK_MS),
+        );
       return plan;
     },
     getComponentHealth: (obs, { object }) => llamaStackHealth(object, obs),

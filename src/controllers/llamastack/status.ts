@@ -27,6 +27,7 @@ import {
 } from './names.ts';
 import { serviceURL } from './network.ts';
 import type { LlamaStackObservation } from './observe.ts';
+import { setBaseConfigResolved } from './oci-config.ts';
 import { configSource } from './plan.ts';
 import { setServerHealth } from './server-health.ts';
 
@@ -337,6 +338,7 @@ export function setLlamaStackStatus(
   setDeploymentConditions(cm, cr, obs, ctx, blocked);
   const unhealthy = setServerHealth(cm, obs.fetched.server);
   const modelMissing = setModelsAvailable(cm, obs.fetched.models ?? []);
+  setBaseConfigResolved(cm, obs.fetched.ociConfig, obs.builtInBase);
   setFields(status, cr, obs);
   const d = value(obs.fetched.deployment);
   const applyError = blockingWriteFailure(ctx, d !== undefined) ?? ctx.errors[0];

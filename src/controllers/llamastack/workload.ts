@@ -6,6 +6,7 @@ import type { KubeObject } from '@modelplane/runtime/meta';
 import type { LlamaStackDistribution } from '../../apis/llamastack/index.ts';
 import { CA_BUNDLE_KEY } from './ca-bundle.ts';
 import type { SecretRefUse } from './config/index.ts';
+import { SQL_CONNECTION_STRING_ENV, withConnectionStringSplit } from './config/postgres.ts';
 import {
   CA_BUNDLE_DIR,
   CA_BUNDLE_HASH_ANNOTATION,
@@ -128,7 +129,10 @@ export function buildDeployment(input: WorkloadInput): KubeObject {
   if (input.config?.hash) annotations[CONFIG_HASH_ANNOTATION] = input.config.hash.slice(0, 16);
   if (input.secretHash) annotations[SECRET_HASH_ANNOTATION] = input.secretHash;
   if (input.caBundle) annotations[CA_BUNDLE_HASH_ANNOTATION] = input.caBundle.hash;
-  const command = o.command ?? (input.config ? ['llama', 'stack', 'run', CONFIG_PATH] : undefined);
+  const run = ['llama', 'stack', 'run', CONFIG_PATH];
+  // postgres storage: the connection string is split into the backend's fields at start-up
+  const split = input.secrets.some((s) => s.env === SQL_CONNECTION_STRING_ENV);
+  const command = o.command ?? (input.config ? (split ? withConnectionStringSplit(run) : run) : undefined);
   const args = o.args ?? (input.config && !o.command ? ['--port', String(port)] : undefined);
   const container: Obj = {
     name: containerNameOf(cr),

@@ -36,7 +36,7 @@ export function fullV1Alpha2(name = 'full-v2', namespace = 'llama') {
         tools: ['builtin::websearch'],
         shields: ['llama-guard'],
       },
-      // what Llama Stack 0.7.3 can run (redis and postgres are refused at admission)
+      // what Llama Stack 0.7.3 can run (redis is refused at admission)
       storage: { kv: { type: 'sqlite' }, sql: { type: 'sqlite' } },
       disabled: ['eval', 'scoring'],
       networking: {

@@ -115,6 +115,60 @@ export function simImageLabels(entry: SimModelImage, tag: string): Record<string
   };
 }
 
+/** the label a Llama Stack distribution image carries its base config.yaml in (base64) */
+export const LLAMA_STACK_CONFIG_LABEL = 'io.llamastack.config.base64';
+
+/** a small base config.yaml (one vLLM provider, sqlite storage) for the labelled example image */
+const CUSTOM_BASE_CONFIG = `version: 2
+distro_name: custom-vllm
+apis: [inference]
+providers:
+  inference:
+  - provider_id: vllm
+    provider_type: remote::vllm
+    config:
+      base_url: \${env.VLLM_URL:=http://localhost:8000/v1}
+storage:
+  backends:
+    kv_default: {type: kv_sqlite, db_path: "\${env.SQLITE_STORE_DIR:=/.llama}/kvstore.db"}
+    sql_default: {type: sql_sqlite, db_path: "\${env.SQLITE_STORE_DIR:=/.llama}/sql_store.db"}
+  stores:
+    metadata: {namespace: registry, backend: kv_default}
+    inference: {table_name: inference_store, backend: sql_default}
+    conversations: {table_name: openai_conversations, backend: sql_default}
+    prompts: {namespace: prompts, backend: kv_default}
+registered_resources: {models: [], shields: [], vector_dbs: [], tool_groups: []}
+server: {port: 8321}
+`;
+
+const llamaStackLabels = (title: string): Record<string, string> => ({
+  'org.opencontainers.image.title': title,
+  'org.opencontainers.image.version': '0.7.3',
+});
+
+/**
+ * The Llama Stack images `modelplane dev` resolves: the published distributions (which carry no base-config
+ * label, like the real ones) and an example custom image whose label holds its base config.
+ */
+export const SIM_LLAMA_STACK_IMAGES: ReadonlyArray<{
+  repository: string;
+  tags: Record<string, Record<string, string>>;
+}> = Object.freeze([
+  ...['starter', 'remote-vllm', 'meta-reference-gpu', 'postgres-demo'].map((d) => ({
+    repository: `llamastack/distribution-${d}`,
+    tags: { '0.7.3': llamaStackLabels(`Llama Stack ${d}`) },
+  })),
+  {
+    repository: 'modelplane/llama-stack-custom',
+    tags: {
+      '0.7.3': {
+        ...llamaStackLabels('Llama Stack with its base config in a label'),
+        [LLAMA_STACK_CONFIG_LABEL]: Buffer.from(CUSTOM_BASE_CONFIG).toString('base64'),
+      },
+    },
+  },
+]);
+
 /** the simulated registry: docker.io with the catalogue above */
 export class SimRegistry implements ImageRegistry {
   async imageLabels(image: string): Promise<Record<string, string>> {

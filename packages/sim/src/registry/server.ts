@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveGuarded } from '@modelplane/runtime/serve';
-import { SIM_MODEL_IMAGES, type SimModelImage, simImageLabels } from './index.ts';
+import { SIM_LLAMA_STACK_IMAGES, SIM_MODEL_IMAGES, type SimModelImage, simImageLabels } from './index.ts';
 
 /** the account the simulated registry accepts (a pull secret with these reads the private images) */
 export const SIM_REGISTRY_USERNAME = 'modelplane';
@@ -28,33 +28,59 @@ interface Blob {
 
 const digestOf = (body: string) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
 
-/** every manifest and blob of the catalogue, by digest, and the index digest of each repository:tag */
-function buildContent(images: readonly SimModelImage[]) {
-  const blobs = new Map<string, Blob>();
-  const tags = new Map<string, string>();
-  const put = (mediaType: string, value: unknown) => {
+/** a repository the registry serves, with the labels of each tag's image */
+export interface SimRegistryImage {
+  repository: string;
+  tags: Record<string, Record<string, string>>;
+  private?: boolean;
+}
+
+/**
+ * Every manifest and blob, by digest, and the index digest of each repository:tag. Content-addressed:
+ * setting a tag to other labels gives it a new digest (the old blobs stay, as in a real registry).
+ */
+class Content {
+  readonly blobs = new Map<string, Blob>();
+  readonly tags = new Map<string, string>();
+  readonly repositories = new Map<string, { private: boolean; tags: Set<string> }>();
+
+  private put(mediaType: string, value: unknown) {
     const body = JSON.stringify(value);
     const digest = digestOf(body);
-    blobs.set(digest, { mediaType, body });
+    this.blobs.set(digest, { mediaType, body });
     return { mediaType, digest, size: Buffer.byteLength(body) };
-  };
+  }
+
+  /** `repository:tag` now names an image with these labels; returns its digest */
+  setImage(repository: string, tag: string, labels: Record<string, string>, isPrivate = false): string {
+    const config = this.put(CONFIG, {
+      architecture: 'amd64',
+      os: 'linux',
+      config: { Labels: labels },
+      rootfs: { type: 'layers', diff_ids: [] },
+    });
+    const manifest = this.put(MANIFEST, { schemaVersion: 2, mediaType: MANIFEST, config, layers: [] });
+    const index = this.put(INDEX, {
+      schemaVersion: 2,
+      mediaType: INDEX,
+      manifests: [{ ...manifest, platform: { os: 'linux', architecture: 'amd64' } }],
+    });
+    const repo = this.repositories.get(repository) ?? { private: isPrivate, tags: new Set<string>() };
+    repo.tags.add(tag);
+    this.repositories.set(repository, repo);
+    this.tags.set(`${repository}:${tag}`, index.digest);
+    return index.digest;
+  }
+}
+
+function buildContent(models: readonly SimModelImage[], images: readonly SimRegistryImage[]): Content {
+  const content = new Content();
+  for (const image of models)
+    for (const tag of image.tags) content.setImage(image.repository, tag, simImageLabels(image, tag), image.private);
   for (const image of images)
-    for (const tag of image.tags) {
-      const config = put(CONFIG, {
-        architecture: 'amd64',
-        os: 'linux',
-        config: { Labels: simImageLabels(image, tag) },
-        rootfs: { type: 'layers', diff_ids: [] },
-      });
-      const manifest = put(MANIFEST, { schemaVersion: 2, mediaType: MANIFEST, config, layers: [] });
-      const index = put(INDEX, {
-        schemaVersion: 2,
-        mediaType: INDEX,
-        manifests: [{ ...manifest, platform: { os: 'linux', architecture: 'amd64' } }],
-      });
-      tags.set(`${image.repository}:${tag}`, index.digest);
-    }
-  return { blobs, tags };
+    for (const [tag, labels] of Object.entries(image.tags))
+      content.setImage(image.repository, tag, labels, image.private);
+  return content;
 }
 
 export interface SimRegistryServer {
@@ -62,6 +88,10 @@ export interface SimRegistryServer {
   url: string;
   /** requests served, by path (tests count them) */
   requests: string[];
+  /** points `repository:tag` at an image with these labels (a new digest when they differ); returns the digest */
+  setImage(repository: string, tag: string, labels: Record<string, string>): string;
+  /** false: every request is answered 503, as a registry in an outage (true again to recover) */
+  setAvailable(available: boolean): void;
   close(): Promise<void>;
 }
 
@@ -78,7 +108,10 @@ function page(list: readonly string[], url: URL, maxPageSize: number): { items: 
 }
 
 export interface SimRegistryServerOptions {
+  /** the AIM model images (default: the dev catalogue) */
   images?: readonly SimModelImage[];
+  /** other images, by repository (default: the Llama Stack distribution images, see llamaStackImages) */
+  otherImages?: readonly SimRegistryImage[];
   /** the most entries one catalog or tags page holds, whatever `n` asks (default 1000; tests page with less) */
   maxPageSize?: number;
 }
@@ -86,7 +119,9 @@ export interface SimRegistryServerOptions {
 export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}): Promise<SimRegistryServer> {
   const images = opts.images ?? SIM_MODEL_IMAGES;
   const maxPageSize = opts.maxPageSize ?? 1000;
-  const { blobs, tags } = buildContent(images);
+  const content = buildContent(images, opts.otherImages ?? SIM_LLAMA_STACK_IMAGES);
+  const { blobs, tags, repositories } = content;
+  let available = true;
   /** issued tokens: whether they were issued for the registry account */
   const tokens = new Map<string, { authenticated: boolean }>();
   const requests: string[] = [];
@@ -102,6 +137,10 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
     { name: 'the simulated registry', maxBodyBytes: SIM_REGISTRY_MAX_BODY_BYTES, sendError },
     (req, res, { url }) => {
       requests.push(url.pathname);
+      if (!available) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        return res.end('{"errors":[{"code":"UNAVAILABLE","message":"the registry is down"}]}');
+      }
       const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
         const text = typeof body === 'string' ? body : JSON.stringify(body);
         res.writeHead(status, {
@@ -135,9 +174,9 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
       const path = url.pathname.slice('/v2/'.length);
       if (path === '_catalog') {
         if (!session) return error(401, 'UNAUTHORIZED', 'authentication required', challenge('registry:catalog:*'));
-        const visible = images
-          .filter((i) => session.authenticated || !i.private)
-          .map((i) => i.repository)
+        const visible = [...repositories]
+          .filter(([, r]) => session.authenticated || !r.private)
+          .map(([name]) => name)
           .sort();
         const { items, link } = page(visible, url, maxPageSize);
         return send(200, { repositories: items }, link ? { link } : {});
@@ -145,12 +184,12 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
       const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
       if (!m) return error(404, 'NOT_FOUND', 'not found');
       const [repository, what] = [m[1]!, m[2]!];
-      if (!session || (!session.authenticated && images.find((i) => i.repository === repository)?.private))
+      const repo = repositories.get(repository);
+      if (!session || (!session.authenticated && repo?.private))
         return error(401, 'UNAUTHORIZED', 'authentication required', challenge(`repository:${repository}:pull`));
-      const image = images.find((i) => i.repository === repository);
-      if (!image) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
+      if (!repo) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
       if (what === 'tags/list') {
-        const { items, link } = page([...image.tags].sort(), url, maxPageSize);
+        const { items, link } = page([...repo.tags].sort(), url, maxPageSize);
         return send(200, { name: repository, tags: items }, link ? { link } : {});
       }
       const ref = what.slice(what.indexOf('/') + 1);
@@ -171,6 +210,10 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
   return {
     url: origin,
     requests,
+    setImage: (repository, tag, labels) => content.setImage(repository, tag, labels),
+    setAvailable: (value) => {
+      available = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -7,7 +7,8 @@ export type ConfigGenerationReason =
   | 'MissingProviderForResource'
   | 'UpgradeConfigFailure'
   | 'ConfigTooLarge'
-  | 'ConfigSchemaInvalid';
+  | 'ConfigSchemaInvalid'
+  | 'InvalidBaseConfigLabel';
 
 export class ConfigGenerationError extends Error {
   constructor(

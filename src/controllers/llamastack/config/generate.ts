@@ -117,18 +117,12 @@ const countLists = (o: unknown) =>
 
 /** what the targeted server (Llama Stack 0.7.3) refuses to start with, refused here with the reason */
 function checkServerSupports(spec: LlamaStackDistributionSpec): void {
-  const { kv, sql } = spec.storage ?? {};
+  const { kv } = spec.storage ?? {};
   if (kv?.type === 'redis')
     throw new ConfigGenerationError(
       'ConfigGenerationFailed',
       "spec.storage.kv: Llama Stack 0.7.3's redis backend fails every request after start (its connection is opened on the start-up event loop, closed before the server serves: RuntimeError: Event loop is closed), and it has no password field: keep kv on sqlite (the default), or give the whole config in spec.overrideConfig",
       'spec.storage.kv.type',
-    );
-  if (sql?.type === 'postgres')
-    throw new ConfigGenerationError(
-      'ConfigGenerationFailed',
-      "spec.storage.sql: Llama Stack 0.7.3's postgres backend takes host, port, db, user and password, not a connection string, and exits at start without a user: use the postgres-demo distribution (its storage reads POSTGRES_HOST, POSTGRES_PORT, POSTGRES_DB, POSTGRES_USER and POSTGRES_PASSWORD, which spec.workload.overrides.env can set from a Secret) or give the whole config in spec.overrideConfig",
-      'spec.storage.sql.type',
     );
   if (spec.providers?.telemetry !== undefined)
     throw new ConfigGenerationError(

@@ -2,6 +2,7 @@
 // backend and `sql` the sql_default backend, each on its own; the stores and any other backends of the
 // base are kept. No spec.storage keeps the distribution's storage as it is.
 import type { LlamaStackDistributionSpec } from '../../../apis/llamastack/index.ts';
+import { postgresSqlBackend, SQL_CONNECTION_STRING_ENV } from './postgres.ts';
 import { type SecretCollector, secretEnvName } from './secrets.ts';
 
 type Storage = NonNullable<LlamaStackDistributionSpec['storage']>;
@@ -40,16 +41,14 @@ function kvBackend(kv: NonNullable<Storage['kv']>, secrets: SecretCollector): Ob
 function sqlBackend(sql: NonNullable<Storage['sql']>, secrets: SecretCollector): Obj {
   if (sql.type !== 'postgres' || !sql.connectionString)
     return { type: 'sql_sqlite', db_path: `${SQLITE_DIR}/sql_store.db` };
-  const cs = sql.connectionString;
-  return {
-    type: 'sql_postgres',
-    connection_string: secrets.add({
-      env: secretEnvName('storage', 'sql-connection-string'),
-      secret: cs.name,
-      key: cs.key,
-      field: 'spec.storage.sql.connectionString',
-    }),
-  };
+  // the value reaches the container only: split at start-up into the backend's fields (postgres.ts)
+  secrets.add({
+    env: SQL_CONNECTION_STRING_ENV,
+    secret: sql.connectionString.name,
+    key: sql.connectionString.key,
+    field: 'spec.storage.sql.connectionString',
+  });
+  return postgresSqlBackend();
 }
 
 export function mergeStorage(base: unknown, user: Storage | undefined, secrets: SecretCollector): unknown {

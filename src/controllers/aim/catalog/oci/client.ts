@@ -3,6 +3,7 @@
 // a repository's tags (both paginated by Link headers), with credentials from image pull secrets. Docker
 // Hub has no catalog: its repositories are listed through Hub's own API, one namespace at a time. A mirror
 // maps a registry host to another base URL (`modelplane dev` points docker.io at its simulated registry).
+import { createHash } from 'node:crypto';
 import { isForbidden, isNotFound, type KubeClient, Secrets } from '@modelplane/runtime/client';
 import { type ImageRegistry, type RegistryAuth, RegistryError } from '@modelplane/runtime/registry';
 import { parseImageReference } from '../../shared/image-reference.ts';
@@ -82,6 +83,27 @@ export class OciRegistryClient implements ImageRegistry {
     this.mirrors = new Map(
       Object.entries(opts.mirrors ?? {}).map(([h, url]) => [credentialHost(h), url.replace(/\/+$/, '')]),
     );
+  }
+
+  async imageDigest(image: string, auth?: RegistryAuth): Promise<string> {
+    const parsed = parseImageReference(image);
+    if (!parsed.ok) throw new RegistryError('Invalid', `image ${JSON.stringify(image)}: ${parsed.message}`);
+    if (parsed.reference.digest) return parsed.reference.digest;
+    const host = credentialHost(parsed.reference.domain ?? 'docker.io');
+    const repository = this.repositoryPath(host, parsed.reference.path);
+    const credentials = await this.credentials(host, auth);
+    const { res, body } = await this.http.get({
+      host,
+      url: `${this.base(host)}/v2/${repository}/manifests/${parsed.reference.tag ?? 'latest'}`,
+      scope: `repository:${repository}:pull`,
+      accept: MANIFEST_TYPES,
+      ...(credentials ? { credentials } : {}),
+    });
+    // the registry names it; one that does not is answered by the content itself (the digest is its sha256)
+    const named = res.headers.get('docker-content-digest');
+    return named && /^sha256:[a-f0-9]{64}$/.test(named)
+      ? named
+      : `sha256:${createHash('sha256').update(body).digest('hex')}`;
   }
 
   async imageLabels(image: string, auth?: RegistryAuth): Promise<Record<string, string>> {
