@@ -49,7 +49,7 @@ describe('storage.sql postgres on the published server against Debian PostgreSQL
     dir = mkdtempSync(join(tmpdir(), 'modelplane-llama-pg-'));
     pg = startPostgres(25432 + Math.floor(Math.random() * 1000));
     pg.psql(`CREATE ROLE llama LOGIN PASSWORD '${PASSWORD}'`);
-    pg.psql('CREATE DATABASE llama_db OWNER llama');
+    pg.psql('CREATE DATABASE "2024" OWNER llama');
   });
   after(() => {
     vllm?.close();
@@ -99,7 +99,7 @@ describe('storage.sql postgres on the published server against Debian PostgreSQL
   };
 
   it('boots on the generated config through the Deployment command, serves chat, keeps its stores in PostgreSQL', async () => {
-    const dsn = `postgresql://llama:${encodeURIComponent(PASSWORD)}@127.0.0.1:${pg.port}/llama_db?sslmode=disable`;
+    const dsn = `postgresql://llama:${encodeURIComponent(PASSWORD)}@127.0.0.1:${pg.port}/2024?sslmode=disable`;
     const { child, output, command, spawnedAt } = start(dsn);
     assert.equal(command[0], 'python3', 'the Deployment starts through the connection-string split');
     const url = `http://127.0.0.1:${SERVER_PORT}`;
@@ -127,14 +127,14 @@ describe('storage.sql postgres on the published server against Debian PostgreSQL
         { timeoutMs: 120_000 },
       );
       assert.ok(listed);
-      const tables = pg.psql("SELECT tablename FROM pg_tables WHERE tableowner = 'llama' ORDER BY 1", 'llama_db');
-      assert.match(tables, /^inference_store$/m, `tables of llama in llama_db: ${tables}`);
-      const rows = pg.psql('SELECT id FROM inference_store', 'llama_db').trim().split('\n').filter(Boolean);
+      const tables = pg.psql("SELECT tablename FROM pg_tables WHERE tableowner = 'llama' ORDER BY 1", '2024');
+      assert.match(tables, /^inference_store$/m, `tables of llama in 2024: ${tables}`);
+      const rows = pg.psql('SELECT id FROM inference_store', '2024').trim().split('\n').filter(Boolean);
       assert.ok(rows.includes(answer.id), `completion ${answer.id} stored in PostgreSQL (rows: ${rows.join(', ')})`);
       const sessions = pg.psql("SELECT count(*) FROM pg_stat_activity WHERE usename = 'llama'").trim();
       assert.ok(Number(sessions) >= 1, 'the server holds connections as the role the connection string names');
       console.log(
-        `postgres storage: booted in ${bootMs} ms, chat in ${chatMs} ms, ${tables.trim().split('\n').length} tables in llama_db, ${rows.length} stored completion(s)`,
+        `postgres storage: booted in ${bootMs} ms, chat in ${chatMs} ms, ${tables.trim().split('\n').length} tables in 2024, ${rows.length} stored completion(s)`,
       );
     } finally {
       await stop(child);

@@ -219,7 +219,8 @@ out = []
 for text in json.load(sys.stdin):
     # a variable the config names without a default is set, as the pod's environment would set it
     for name in set(re.findall(r"\\$\\{env\\.([A-Za-z0-9_]+)\\}", text)):
-        os.environ.setdefault(name, "1")
+        # names of hosts, users and databases are words (the postgres split hands them over so); others a number
+        os.environ.setdefault(name, "db-x" if re.search(r"_(HOST|USER|DB)$", name) else "1")
     try:
         StackConfig(**replace_env_vars(yaml.safe_load(text)))
         out.append({})

@@ -52,6 +52,8 @@ export type OciResolution =
       kind: 'unavailable';
       image: string;
       message: string;
+      /** what failed: the image is unknown to its registry, the registry refused us, or it did not answer */
+      cause?: 'NotFound' | 'Auth' | 'Unavailable';
       /** when the registry is asked again */
       retryInMs: number;
       /** the image's last good answer, used meanwhile */
@@ -101,9 +103,11 @@ export function setBaseConfigResolved(
       ? `using the last good base config, from label ${OCI_CONFIG_LABEL} of ${short(label.digest)}`
       : (builtIn ?? 'no base config until it can be read');
     const retry = `retrying in ${Math.ceil(oci.retryInMs / 1000)} s`;
+    const reason =
+      oci.cause === 'NotFound' ? 'ImageNotFound' : oci.cause === 'Auth' ? 'RegistryAuthFailed' : 'RegistryUnavailable';
     cm.markFalse(
       'BaseConfigResolved',
-      'RegistryUnavailable',
+      reason,
       `image ${oci.image}: its registry could not be read (${oci.message}); ${meanwhile}; ${retry}`,
       asError(),
     );

@@ -3,7 +3,7 @@
 // and each digest's labels are read once, the answers kept by digest in a bounded cache. A registry that
 // fails is retried with backoff, and meanwhile the image's last good answer is used. All of it happens in
 // the fetch phase; what the labels mean is decided in oci-config.ts.
-import type { ImageRegistry } from '@modelplane/runtime/registry';
+import { type ImageRegistry, RegistryError } from '@modelplane/runtime/registry';
 import { parseImageReference } from '../aim/shared/image-reference.ts';
 import { configFromLabels, type LabelConfig, type OciResolution } from './oci-config.ts';
 
@@ -29,6 +29,7 @@ interface ImageState {
   failures: number;
   retryAt: number;
   error?: string;
+  errorKind?: string;
 }
 
 /** a Map used as a bounded LRU: a set moves the key to the end, the oldest goes past the bound */
@@ -77,6 +78,7 @@ export class OciConfigResolver {
         failures,
         retryAt: now + delay,
         error: (err as Error).message,
+        errorKind: err instanceof RegistryError ? err.kind : 'Unavailable',
       };
       setBounded(this.images, image, next, this.opts.maxImages ?? 1_024);
       return this.unavailable(image, next, now);
@@ -88,6 +90,7 @@ export class OciConfigResolver {
       kind: 'unavailable',
       image,
       message: st.error ?? 'the registry could not be read',
+      cause: st.errorKind === 'NotFound' || st.errorKind === 'Auth' ? st.errorKind : 'Unavailable',
       retryInMs: Math.max(0, st.retryAt - now),
       ...(st.digest && st.result ? { lastGood: { digest: st.digest, result: st.result } } : {}),
     };

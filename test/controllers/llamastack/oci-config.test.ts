@@ -273,3 +273,23 @@ describe('BaseConfigResolved', () => {
       if (message) assert.match(c!.message!, message);
     });
 });
+
+describe('what a failed registry read is called', () => {
+  for (const [cause, reason] of [
+    ['NotFound', 'ImageNotFound'],
+    ['Auth', 'RegistryAuthFailed'],
+    ['Unavailable', 'RegistryUnavailable'],
+  ] as const)
+    it(`${cause} → ${reason}`, async () => {
+      const registry = new MemoryRegistry();
+      if (cause === 'Unavailable') registry.down = true;
+      else
+        registry.imageDigest = async () => {
+          throw new RegistryError(cause, `image ${IMAGE}: ${cause}`);
+        };
+      const r = await new OciConfigResolver(registry, { tagRecheckMs: 1 }).resolve(IMAGE);
+      const cm = new ConditionManager([]);
+      setBaseConfigResolved(cm, r, 'starter');
+      assert.equal(cm.get('BaseConfigResolved')?.reason, reason);
+    });
+});

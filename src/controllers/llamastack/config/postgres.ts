@@ -24,12 +24,14 @@ export function postgresSqlBackend(): Record<string, string> {
 
 /**
  * Splits postgres[ql]://user[:password]@host[:port][/db][?sslmode=…] into the variables above and execs
- * the rest of argv. User and password stay percent-encoded, as the server's engine URL wants them; sslmode
- * becomes asyncpg's `ssl`. A value that is not such a URL stops the container with a message naming the
- * field (never the value).
+ * the rest of argv. The server turns a substituted value that looks like a number, a boolean or nothing into
+ * one (a password `123456` would fail its string field) and expands a leading `~`; its engine URL decodes
+ * user, password and db. So those three are handed over with every byte percent-encoded: never a number,
+ * always decoded back. sslmode becomes asyncpg's `ssl`. A value that is not such a URL stops the container
+ * with a message naming the field (never the value).
  */
 const SPLIT = `import os, sys
-from urllib.parse import urlsplit, parse_qs
+from urllib.parse import urlsplit, parse_qs, unquote_to_bytes
 field = "spec.storage.sql.connectionString"
 try:
     u = urlsplit(os.environ["${SQL_CONNECTION_STRING_ENV}"])
@@ -38,12 +40,12 @@ except (KeyError, ValueError) as e:
     sys.exit(f"{field}: not a postgresql:// URL ({type(e).__name__})")
 if u.scheme not in ("postgres", "postgresql") or not u.hostname or "@" not in u.netloc:
     sys.exit(f"{field}: expected postgresql://user[:password]@host[:port]/db")
+enc = lambda s: "".join("%%%02X" % b for b in unquote_to_bytes(s))
 user, _, password = u.netloc.rpartition("@")[0].partition(":")
 host = u.hostname if ":" not in u.hostname else f"[{u.hostname}]"
-db = u.path.lstrip("/") or user
 ssl = parse_qs(u.query).get("sslmode")
-os.environ.update({"${PART('HOST')}": host, "${PART('PORT')}": str(port), "${PART('USER')}": user,
-    "${PART('PASSWORD')}": password, "${PART('DB')}": db + (f"?ssl={ssl[0]}" if ssl else "")})
+os.environ.update({"${PART('HOST')}": host, "${PART('PORT')}": str(port), "${PART('USER')}": enc(user),
+    "${PART('PASSWORD')}": enc(password), "${PART('DB')}": enc(u.path.lstrip("/") or user) + (f"?ssl={ssl[0]}" if ssl else "")})
 os.execvp(sys.argv[1], sys.argv[1:])
 `;
 
