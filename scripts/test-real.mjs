@@ -80,11 +80,10 @@ const env = {
   MODELPLANE_LOG_LEVEL: process.env.MODELPLANE_LOG_LEVEL ?? 'silent',
 };
 const run = (list) =>
-  spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...list],
-    { stdio: 'inherit', env },
-  ).status ?? 1;
+  spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...list], {
+    stdio: 'inherit',
+    env,
+  }).status ?? 1;
 // the suites that need only the control plane first: on a cold machine KEDA's build (started in the
 // background by .ci/run) goes on meanwhile, and only the KEDA suites wait for it
 const plain = files.filter((f) => !KEDA_SUITES.has(f));

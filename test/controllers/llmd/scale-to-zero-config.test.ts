@@ -62,6 +62,22 @@ describe('scale-to-zero configuration', () => {
     );
     assert.equal(resolveScaleToZero(next.config, 'prod', 'meta/llama', undefined).retentionSeconds, 30);
   });
+  it('extreme retention periods are refused naming the field: zero, negative, over 30 days, overflowing', () => {
+    for (const bad of ['0s', '-5m', '721h', '1000000h', `${'9'.repeat(400)}h`, 'NaNs', '1e3s']) {
+      const r = parseScaleToZeroConfigMap({ m: `retention_period: ${JSON.stringify(bad)}` });
+      assert.deepEqual(
+        r.problems.map((p) => [p.entry, p.field, p.consequence]),
+        [['m', 'retention_period', 'skipped']],
+        bad,
+      );
+      assert.equal(r.config.entries.length, 0, bad);
+    }
+    assert.equal(
+      resolveScaleToZero(parseScaleToZeroConfigMap({ m: 'retention_period: 720h' }).config, 'ns', 'm', undefined)
+        .retentionSeconds,
+      2_592_000,
+    );
+  });
   it('enable_scale_to_zero: false keeps one replica even with minReplicas 0 and no requests', () => {
     const v: VariantState = {
       name: 'v',

@@ -157,9 +157,10 @@ describe('scale to zero: the engine watches the whole window (injected clock)', 
       scaleToZeroWindowSeconds: 30,
       now: () => new Date(world.now),
     });
-    const desiredAfter = async (seconds: number, inFlight = 0) => {
+    const desiredAfter = async (seconds: number, inFlight = 0, scraped = true) => {
       world.now += seconds * 1000;
-      for (const p of world.pods) metrics.load.set(p, { kvCacheUsage: 0.05, queueLength: 0, inFlight });
+      metrics.load.clear();
+      if (scraped) for (const p of world.pods) metrics.load.set(p, { kvCacheUsage: 0.05, queueLength: 0, inFlight });
       await engine.runCycle();
       return decisions.latest('llm', 'v')!;
     };
@@ -215,6 +216,19 @@ describe('scale to zero: the engine watches the whole window (injected clock)', 
     unknown.metrics.servedTotal = undefined;
     await unknown.desiredAfter(0);
     assert.notEqual((await unknown.desiredAfter(600)).target, 0, 'an unknown served count proves nothing');
+  });
+
+  it('a model woken after a decision of 0 (by KEDA) keeps its new replica published until it reports metrics', async () => {
+    const { world, desiredAfter } = setup();
+    await desiredAfter(0);
+    assert.equal((await desiredAfter(30)).target, 0);
+    world.pods = ['woken']; // KEDA scaled the Deployment to 1; its pod is not scraped yet
+    const d = await desiredAfter(1, 0, false);
+    assert.equal(d.outcome, 'withheld');
+    assert.equal(d.target, 1, 'not the old 0, which would have KEDA take it back to zero');
+    assert.match(d.reason, /woken from 0 to 1 replicas/);
+    const next = await desiredAfter(1);
+    assert.equal(next.target, 1, 'its first metrics: a fresh watch, so not straight back to 0');
   });
 
   it('a request in flight or queued in the window holds the model at its size, whatever the watch says', async () => {

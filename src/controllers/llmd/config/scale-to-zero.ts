@@ -8,6 +8,7 @@ import { parseIntervalMs } from './duration.ts';
 import type { EntryProblem } from './parse.ts';
 
 export const DEFAULT_RETENTION_SECONDS = 600;
+export const MAX_RETENTION_SECONDS = 30 * 24 * 3600;
 
 export interface ScaleToZeroEntry {
   readonly entry: string;
@@ -89,6 +90,9 @@ function readEntry(entry: string, text: string): ScaleToZeroEntry {
   if (retention !== undefined) {
     const r = parseIntervalMs(retention);
     if ('error' in r) throw ['retention_period', `field "retention_period" ${r.error}`];
+    // the window is a Prometheus range: beyond a month it would scan whatever the server keeps, for nothing
+    if (!(r.ms <= MAX_RETENTION_SECONDS * 1000))
+      throw ['retention_period', `field "retention_period" is "${retention}"; it must be at most 720h (30 days)`];
     retentionSeconds = r.ms / 1000;
   }
   const modelID = str('model_id');

@@ -149,9 +149,13 @@ function reportDecision(
       deps.metrics.forget(v.namespace, v.name);
       published.delete(key);
     } else {
-      // the engine keeps the last decision (its own or the scale-from-zero loop's) as the withheld target
-      deps.metrics.set(v, d.target, d.current);
-      published.set(key, d.target);
+      // the engine keeps the last decision (its own or the scale-from-zero loop's) as the withheld target, or
+      // the replicas of a model woken since a decision of 0; a variant never decided exports nothing
+      const last = published.get(key) ?? va.status?.desiredOptimizedAlloc?.numReplicas;
+      if (last !== undefined) {
+        deps.metrics.set(v, d.target, d.current);
+        published.set(key, d.target);
+      }
     }
     return;
   }
