@@ -1,12 +1,15 @@
-// Runs test files in pools, each a node:test run() with its own concurrency, and reports them as one run: one
-// spec report, one summary (the pools' tests/suites/pass/fail/… counts added up) and one exit code, non-zero
-// when any test failed or was cancelled, or a pool reported no test or no summary. scripts/run-tests.mjs starts it
-// with the loader the files need (node passes its own flags on to every test process it starts):
+// Runs test files in pools, each with its own concurrency, and reports them as one run: one spec report, one
+// summary (the files' tests/suites/pass/fail/… counts added up) and one exit code, non-zero when any test
+// failed or was cancelled, or a file reported no test or no summary. Each file is a node:test run() of its
+// own, so its report comes as it finishes, not after every file listed before it (one run() of many files
+// holds a file's report back until the files before it are done: minutes, when the longest go first).
+// scripts/run-tests.mjs starts it with the loader the files need (node passes its own flags on to every test
+// process it starts):
 //
 //   node [--import tsx] scripts/test-pools.mjs --pool=2 FILE… --pool=3 FILE…
 //
-// Each pool's stream reports its files' top-level tests in order; the merge forwards one top-level test at a
-// time (its start, subtests, output and result together), so the spec reporter never sees two interleaved.
+// The merge forwards one top-level test at a time (its start, subtests, output and result together), so the
+// spec reporter never sees two interleaved.
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -60,21 +63,35 @@ function forward(stream, emit) {
   });
 }
 
+/** runs one pool: `concurrency` workers, each taking the next file; resolves every file's summary counts */
+async function runPool({ files, concurrency }, emit, signal) {
+  const queue = [...files];
+  const results = [];
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined && !signal?.aborted; file = queue.shift())
+      results.push(await forward(run({ files: [file], concurrency: 1, signal }), emit));
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+  return results;
+}
+
 /** runs the pools at once; resolves the summed counts and whether the run succeeded */
 export async function runPools(pools, reporter, signal) {
   const started = performance.now();
   const emit = (events) => {
     for (const e of events) reporter.write(e);
   };
-  const results = await Promise.all(
-    pools.map((p) => forward(run({ files: p.files, concurrency: p.concurrency, signal }), emit)),
-  );
+  const results = (await Promise.all(pools.map((p) => runPool(p, emit, signal)))).flat();
   const total = Object.fromEntries(COUNTS.map((k) => [k, results.reduce((s, r) => s + (r[k] ?? 0), 0)]));
   for (const k of COUNTS) reporter.write(diagnostic(`${k} ${total[k]}`));
   reporter.write(diagnostic(`duration_ms ${(performance.now() - started).toFixed(5)}`));
-  // a file always counts as at least one test (itself, when it reports none), so no test at all is a failure
-  const complete = results.every((r) => COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0);
-  if (!complete) reporter.write(diagnostic('a pool of test files reported no tests or no summary: counted as failed'));
+  // a file always counts as at least one test (itself, when it reports none): no test at all, or a file not
+  // run (the run was aborted), is a failure
+  const files = pools.reduce((n, p) => n + p.files.length, 0);
+  const complete =
+    results.length === files && results.every((r) => COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0);
+  if (!complete)
+    reporter.write(diagnostic('a test file reported no tests or no summary, or was not run: counted as failed'));
   return { total, ok: complete && total.fail === 0 && total.cancelled === 0 };
 }
 

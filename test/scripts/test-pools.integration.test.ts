@@ -2,7 +2,7 @@
 // the ones `node --test` gives for the same files, each test is reported once, and the pools run at once.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,6 +33,8 @@ describe('test pools', () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'modelplane-pools-'));
+    mkdirSync(join(dir, 'two-pools'));
+    mkdirSync(join(dir, 'one-pool'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -79,9 +81,19 @@ describe('test pools', () => {
     const b = join(dir, 'b-meet.mjs');
     copyFileSync(fixture('rendezvous'), a);
     copyFileSync(fixture('rendezvous'), b);
-    const got = pooled(['--pool=1', a, '--pool=1', b], { RENDEZVOUS_DIR: dir });
+    const got = pooled(['--pool=1', a, '--pool=1', b], { RENDEZVOUS_DIR: join(dir, 'two-pools') });
     assert.equal(got.code, 0, got.out);
     assert.deepEqual(summary(got.out), { tests: 2, suites: 0, pass: 2, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
+  });
+
+  it('a pool runs its concurrency of files at once: the same two pass in one pool of two', () => {
+    const a = join(dir, 'a-pair.mjs');
+    const b = join(dir, 'b-pair.mjs');
+    copyFileSync(fixture('rendezvous'), a);
+    copyFileSync(fixture('rendezvous'), b);
+    const got = pooled(['--pool=2', a, b], { RENDEZVOUS_DIR: join(dir, 'one-pool') });
+    assert.equal(got.code, 0, got.out);
+    assert.equal(summary(got.out).pass, 2);
   });
 
   it('arguments: files before any pool, or a pool of 0, are refused; empty pools are dropped', () => {
