@@ -69,7 +69,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--registry-timeout <seconds>',
-      'timeout of one image-registry request (AIM models and model sources)',
+      'timeout of one image-registry request (AIM models and model sources, Llama Stack base-config labels)',
       '15',
     )
     .addHelpText(

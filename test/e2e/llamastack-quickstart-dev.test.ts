@@ -18,7 +18,14 @@ describe('the quickstart Llama Stack chat on modelplane dev', { timeout: 180_000
 
   before(async () => {
     cluster = await startDevTestCluster({ log: new Logger({ level: 'error' }), controllers: true });
-    for (const f of ['00-namespace.yaml', '40-modeldeployment-cpu.yaml', '50-llamastack-distribution.yaml'])
+    for (const f of [
+      '00-namespace.yaml',
+      '30-aim-runtime-config.yaml',
+      '31-aim-model.yaml',
+      '32-aim-service.yaml',
+      '40-modeldeployment-cpu.yaml',
+      '50-llamastack-distribution.yaml',
+    ])
       await cluster.k(['apply', '-f', '-'], example(f));
   });
   after(async () => cluster?.stop());
@@ -83,5 +90,56 @@ describe('the quickstart Llama Stack chat on modelplane dev', { timeout: 180_000
     assert.equal(body.model, MODEL, 'the model the KAITO pod serves answered');
     assert.equal(body.choices[0]!.message.role, 'assistant');
     assert.ok(body.choices[0]!.message.content.length > 0);
+  });
+  it('an AIMService counts once its predictor lists the model: Ready with the right name, refused a wrong one', async () => {
+    const llsd = (name: string, model: string) =>
+      JSON.stringify({
+        apiVersion: 'llamastack.io/v1alpha2',
+        kind: 'LlamaStackDistribution',
+        metadata: { name, namespace: NS },
+        spec: {
+          distribution: { name: 'remote-vllm' },
+          providers: { inference: [{ id: 'qwen', provider: 'vllm', aimServiceRef: { name: 'qwen-chat' } }] },
+          resources: { models: [{ name: model }] },
+          disabled: ['vector_io'],
+        },
+      });
+    await cluster.k(['apply', '-f', '-'], llsd('aim-chat', 'Qwen/Qwen3-8B'));
+    await cluster.k(['apply', '-f', '-'], llsd('aim-wrong', 'Qwen/Not-This-One'));
+    const condition = async (name: string) =>
+      (
+        JSON.parse(await cluster.k(['get', 'llsd', name, '-n', NS, '-o', 'json'])) as {
+          status?: {
+            phase?: string;
+            conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+          };
+        }
+      ).status;
+    const ready = await waitFor(
+      'aim-chat Ready with ModelsAvailable',
+      async () => {
+        const s = await condition('aim-chat');
+        return s?.phase === 'Ready' ? s : undefined;
+      },
+      { timeoutMs: 150_000, detail: () => condition('aim-chat') },
+    );
+    const ok = ready.conditions!.find((c) => c.type === 'ModelsAvailable')!;
+    assert.equal(ok.status, 'True');
+    assert.match(ok.message, /AIMService qwen-chat \(Qwen\/Qwen3-8B\)/);
+    const wrong = await waitFor(
+      'aim-wrong refused',
+      async () => {
+        const s = await condition('aim-wrong');
+        return s?.conditions?.find((c) => c.type === 'ModelsAvailable' && c.status === 'False') ? s : undefined;
+      },
+      { timeoutMs: 60_000, detail: () => condition('aim-wrong') },
+    );
+    const bad = wrong.conditions!.find((c) => c.type === 'ModelsAvailable')!;
+    assert.equal(bad.reason, 'ModelNotListed');
+    assert.match(
+      bad.message,
+      /^spec\.providers\.inference\[0\]\.aimServiceRef: AIMService qwen-chat at http:\/\/[a-z0-9-]+-predictor\.quickstart\.svc\.cluster\.local:80\/v1 does not list model "Qwen\/Not-This-One" in \/v1\/models \(it lists Qwen\/Qwen3-8B\)/,
+    );
+    assert.notEqual(wrong.phase, 'Ready');
   });
 });

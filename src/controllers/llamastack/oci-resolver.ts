@@ -42,6 +42,8 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 export class OciConfigResolver {
   private readonly byDigest = new Map<string, LabelConfig>();
   private readonly images = new Map<string, ImageState>();
+  /** reads under way, by image: objects of one image reconciled at once share one registry request */
+  private readonly inflight = new Map<string, Promise<OciResolution>>();
   /** label reads made (one per digest not in the cache): tests and metrics count them */
   labelReads = 0;
 
@@ -51,7 +53,15 @@ export class OciConfigResolver {
   ) {}
 
   /** the base config `image` carries, as its registry says now, or why it cannot say; never throws */
-  async resolve(image: string): Promise<OciResolution> {
+  resolve(image: string): Promise<OciResolution> {
+    const pending = this.inflight.get(image);
+    if (pending) return pending;
+    const read = this.read(image).finally(() => this.inflight.delete(image));
+    this.inflight.set(image, read);
+    return read;
+  }
+
+  private async read(image: string): Promise<OciResolution> {
     const now = (this.opts.now ?? Date.now)();
     const st = this.images.get(image);
     if (st && st.retryAt > now) return this.unavailable(image, st, now);

@@ -293,3 +293,15 @@ describe('what a failed registry read is called', () => {
       assert.equal(cm.get('BaseConfigResolved')?.reason, reason);
     });
 });
+
+describe('objects of one image reconciled at once', () => {
+  it('share one registry read', async () => {
+    const registry = new MemoryRegistry();
+    registry.point(IMAGE, D1, { [OCI_CONFIG_LABEL]: b64(CONFIG) });
+    const resolver = new OciConfigResolver(registry, { tagRecheckMs: 60_000 });
+    const all = await Promise.all(Array.from({ length: 50 }, () => resolver.resolve(IMAGE)));
+    assert.ok(all.every((r) => labelBase(r)?.digest === D1));
+    assert.equal(registry.digestReads, 1);
+    assert.equal(registry.labelReads.length, 1);
+  });
+});
