@@ -247,7 +247,12 @@ function validate(c: SaturationConfig): void {
 function numberField(fields: Record<string, unknown>, f: string): number {
   const v = fields[f];
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-  if (!Number.isFinite(n)) throw new EntryError(f, `field "${f}" is ${JSON.stringify(v)}; it must be a number`);
+  if (!Number.isFinite(n))
+    // JSON.stringify would print .inf and .nan as null
+    throw new EntryError(
+      f,
+      `field "${f}" is ${typeof v === 'number' ? String(v) : JSON.stringify(v)}; it must be a finite number`,
+    );
   return n;
 }
 
