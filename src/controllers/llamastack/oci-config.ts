@@ -56,6 +56,8 @@ export type OciResolution =
       cause?: 'NotFound' | 'Auth' | 'Unavailable';
       /** when the registry is asked again */
       retryInMs: number;
+      /** the current backoff (stable between retries, unlike retryInMs: it is what status says) */
+      backoffMs: number;
       /** the image's last good answer, used meanwhile */
       lastGood?: { digest: string; result: LabelConfig };
     };
@@ -102,7 +104,7 @@ export function setBaseConfigResolved(
     const meanwhile = label
       ? `using the last good base config, from label ${OCI_CONFIG_LABEL} of ${short(label.digest)}`
       : (builtIn ?? 'no base config until it can be read');
-    const retry = `retrying in ${Math.ceil(oci.retryInMs / 1000)} s`;
+    const retry = `asked again every ${Math.ceil(oci.backoffMs / 1000)} s, doubling`;
     const reason =
       oci.cause === 'NotFound' ? 'ImageNotFound' : oci.cause === 'Auth' ? 'RegistryAuthFailed' : 'RegistryUnavailable';
     cm.markFalse(

@@ -28,6 +28,8 @@ interface ImageState {
   result?: LabelConfig;
   failures: number;
   retryAt: number;
+  /** the wait before retryAt (the backoff of the last failure) */
+  backoffMs?: number;
   error?: string;
   errorKind?: string;
 }
@@ -87,6 +89,7 @@ export class OciConfigResolver {
         ...(st ?? { digestAt: 0 }),
         failures,
         retryAt: now + delay,
+        backoffMs: delay,
         error: (err as Error).message,
         errorKind: err instanceof RegistryError ? err.kind : 'Unavailable',
       };
@@ -102,6 +105,7 @@ export class OciConfigResolver {
       message: st.error ?? 'the registry could not be read',
       cause: st.errorKind === 'NotFound' || st.errorKind === 'Auth' ? st.errorKind : 'Unavailable',
       retryInMs: Math.max(0, st.retryAt - now),
+      backoffMs: st.backoffMs ?? 0,
       ...(st.digest && st.result ? { lastGood: { digest: st.digest, result: st.result } } : {}),
     };
   }

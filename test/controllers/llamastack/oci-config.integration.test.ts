@@ -113,7 +113,7 @@ describe('LlamaStackDistribution: the base config from the image label', { timeo
     assert.equal(cond(down, 'BaseConfigResolved').status, 'False');
     assert.match(
       cond(down, 'BaseConfigResolved').message,
-      /^image docker\.io\/modelplane\/llama-stack-custom:0\.7\.3: its registry could not be read \(.*503.*\); using the last good base config, from label io\.llamastack\.config\.base64 of sha256:[0-9a-f]{12}; retrying in \d+ s$/,
+      /^image docker\.io\/modelplane\/llama-stack-custom:0\.7\.3: its registry could not be read \(.*503.*\); using the last good base config, from label io\.llamastack\.config\.base64 of sha256:[0-9a-f]{12}; asked again every \d+ s, doubling$/,
     );
     assert.match(await mountedConfig('custom'), /x_marker: second/, 'the last good config is kept');
     assert.equal(cond(down, 'ConfigGenerated')?.status, 'True');

@@ -250,18 +250,19 @@ describe('BaseConfigResolved', () => {
           image: IMAGE,
           message: 'ECONNREFUSED',
           retryInMs: 9_500,
+          backoffMs: 10_000,
           lastGood: { digest: D1, result: { kind: 'label', config: { version: 2 } } },
         },
         'starter',
         'False/RegistryUnavailable',
-        /^image quay\.io\/acme\/stack:1\.0: its registry could not be read \(ECONNREFUSED\); using the last good base config, from label io\.llamastack\.config\.base64 of sha256:111111111111; retrying in 10 s$/,
+        /^image quay\.io\/acme\/stack:1\.0: its registry could not be read \(ECONNREFUSED\); using the last good base config, from label io\.llamastack\.config\.base64 of sha256:111111111111; asked again every 10 s, doubling$/,
       ],
       [
         'registry down, built-in used',
-        { kind: 'unavailable', image: IMAGE, message: 'timeout', retryInMs: 5_000 },
+        { kind: 'unavailable', image: IMAGE, message: 'timeout', retryInMs: 1_200, backoffMs: 5_000 },
         'remote-vllm',
         'False/RegistryUnavailable',
-        /the built-in base config of distribution remote-vllm is used; retrying in 5 s/,
+        /the built-in base config of distribution remote-vllm is used; asked again every 5 s, doubling/,
       ],
     ];
   for (const [name, oci, fallback, want, message] of cases)
