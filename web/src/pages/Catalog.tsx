@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import type { CatalogView, DeployPrefill } from '../../../src/cli/dashboard/types.ts';
 import { resourceHref } from '../api.ts';
 import { StatusBadge } from '../Status.tsx';
+import { Table } from '../Table.tsx';
 
 export const deployHref = (d: DeployPrefill) => `#/create?${new URLSearchParams({ ...d }).toString()}`;
 
@@ -47,40 +48,29 @@ export function CatalogPage() {
           {m.templates.length === 0 ? (
             <p>No service templates yet.</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Template</th>
-                  <th scope="col">Hardware</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Fits on nodes</th>
-                  <th scope="col">Deploy</th>
+            <Table columns={['Template', 'Hardware', 'State', 'Fits on nodes', 'Deploy']}>
+              {m.templates.map((t) => (
+                <tr key={t.key} data-template={t.name}>
+                  <td>
+                    <a href={resourceHref(t.key)}>{t.name}</a>
+                  </td>
+                  <td>{t.hardware}</td>
+                  <td>
+                    <StatusBadge tone={t.tone} state={t.state} />
+                  </td>
+                  <td>{t.fits.length > 0 ? t.fits.join(', ') : 'no node has this GPU'}</td>
+                  <td>
+                    {t.fits.length > 0 ? (
+                      <a href={deployHref(t.deploy)} aria-label={`Deploy ${m.modelId} on ${t.hardware}`}>
+                        Deploy
+                      </a>
+                    ) : (
+                      '-'
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {m.templates.map((t) => (
-                  <tr key={t.key} data-template={t.name}>
-                    <td>
-                      <a href={resourceHref(t.key)}>{t.name}</a>
-                    </td>
-                    <td>{t.hardware}</td>
-                    <td>
-                      <StatusBadge tone={t.tone} state={t.state} />
-                    </td>
-                    <td>{t.fits.length > 0 ? t.fits.join(', ') : 'no node has this GPU'}</td>
-                    <td>
-                      {t.fits.length > 0 ? (
-                        <a href={deployHref(t.deploy)} aria-label={`Deploy ${m.modelId} on ${t.hardware}`}>
-                          Deploy
-                        </a>
-                      ) : (
-                        '-'
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         </section>
       ))}
@@ -88,30 +78,20 @@ export function CatalogPage() {
       {view.sources.length === 0 ? (
         <p>No AIMClusterModelSource is visible.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Source</th>
-              <th scope="col">Registry</th>
-              <th scope="col">State</th>
-              <th scope="col">Models found</th>
+        <Table columns={['Source', 'Registry', 'State', 'Models found']}>
+          {view.sources.map((s) => (
+            <tr key={s.key}>
+              <td>
+                <a href={resourceHref(s.key)}>{s.name}</a>
+              </td>
+              <td>{s.registry}</td>
+              <td>
+                <StatusBadge tone={s.tone} state={s.state} />
+              </td>
+              <td>{s.models}</td>
             </tr>
-          </thead>
-          <tbody>
-            {view.sources.map((s) => (
-              <tr key={s.key}>
-                <td>
-                  <a href={resourceHref(s.key)}>{s.name}</a>
-                </td>
-                <td>{s.registry}</td>
-                <td>
-                  <StatusBadge tone={s.tone} state={s.state} />
-                </td>
-                <td>{s.models}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </>
   );

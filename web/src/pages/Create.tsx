@@ -105,6 +105,15 @@ function Field({
 type Setter = (k: keyof Form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => void;
 
 /** the form's inputs, each with the messages for its field */
+/** One <option> a value, each labelled with the value itself (engines, provider names). */
+function Options({ values }: { values: readonly string[] }) {
+  return values.map((v) => (
+    <option key={v} value={v}>
+      {v}
+    </option>
+  ));
+}
+
 function ModelDeploymentFields({
   form,
   set,
@@ -140,11 +149,7 @@ function ModelDeploymentFields({
         </Field>
         <Field id="md-engine" label="Engine" field="spec.engine" errors={errors}>
           <select id="md-engine" value={form.engine} onChange={set('engine')}>
-            {ENGINES.map((e) => (
-              <option key={e} value={e}>
-                {e}
-              </option>
-            ))}
+            <Options values={ENGINES} />
           </select>
         </Field>
         <Field id="md-image" label="Image (optional)" field="spec.image" errors={errors}>
@@ -153,11 +158,7 @@ function ModelDeploymentFields({
         <Field id="md-provider" label="Provider" field="spec.provider" errors={errors}>
           <select id="md-provider" value={form.provider} onChange={set('provider')}>
             <option value="">automatic (CEL selection rules)</option>
-            {providers.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
+            <Options values={providers} />
           </select>
         </Field>
         <Field id="md-mode" label="Serving mode" field="spec.serving" errors={errors}>

@@ -10,136 +10,92 @@ import { RouteView } from '../panels/Route.tsx';
 import { SelectionView } from '../panels/Selection.tsx';
 import { TryView } from '../panels/Try.tsx';
 import { StatusBadge } from '../Status.tsx';
+import { ResourceLink, Table } from '../Table.tsx';
 
 function Conditions({ conditions }: { conditions: ConditionView[] }) {
   if (conditions.length === 0) return <p>No conditions reported.</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Type</th>
-          <th scope="col">Status</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Message</th>
-          <th scope="col">Since</th>
+    <Table columns={['Type', 'Status', 'Reason', 'Message', 'Since']}>
+      {conditions.map((c) => (
+        <tr key={c.type}>
+          <td>{c.type}</td>
+          <td>
+            <StatusBadge
+              tone={c.status === 'True' ? 'ok' : c.status === 'False' ? 'fail' : 'progress'}
+              state={c.status}
+            />
+          </td>
+          <td>{c.reason ?? '-'}</td>
+          <td className="message">{c.message ?? ''}</td>
+          <td>{age(c.lastTransitionTime)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {conditions.map((c) => (
-          <tr key={c.type}>
-            <td>{c.type}</td>
-            <td>
-              <StatusBadge
-                tone={c.status === 'True' ? 'ok' : c.status === 'False' ? 'fail' : 'progress'}
-                state={c.status}
-              />
-            </td>
-            <td>{c.reason ?? '-'}</td>
-            <td className="message">{c.message ?? ''}</td>
-            <td>{age(c.lastTransitionTime)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
 function Related({ items, empty }: { items: ChildView[]; empty: string }) {
   if (items.length === 0) return <p>{empty}</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Kind</th>
-          <th scope="col">Name</th>
-          <th scope="col">State</th>
-          <th scope="col">Reason</th>
+    <Table columns={['Kind', 'Name', 'State', 'Reason']}>
+      {items.map((c) => (
+        <tr key={`${c.kind}/${c.namespace}/${c.name}`} data-kind={c.kind}>
+          <td>{c.kind}</td>
+          <td>
+            <ResourceLink name={c.name} resourceKey={c.key} />
+          </td>
+          <td>
+            <StatusBadge tone={c.tone} state={c.state} />
+          </td>
+          <td>{c.reason || '-'}</td>
         </tr>
-      </thead>
-      <tbody>
-        {items.map((c) => (
-          <tr key={`${c.kind}/${c.namespace}/${c.name}`} data-kind={c.kind}>
-            <td>{c.kind}</td>
-            <td>{c.key ? <a href={resourceHref(c.key)}>{c.name}</a> : c.name}</td>
-            <td>
-              <StatusBadge tone={c.tone} state={c.state} />
-            </td>
-            <td>{c.reason || '-'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
 function Pods({ pods }: { pods: PodView[] }) {
   if (pods.length === 0) return <p>No pods of this resource are visible.</p>;
   return (
-    <table className="pods">
-      <thead>
-        <tr>
-          <th scope="col">Pod</th>
-          <th scope="col">Phase</th>
-          <th scope="col">Ready</th>
-          <th scope="col">Node</th>
-          <th scope="col">Restarts</th>
-          <th scope="col">Why not running</th>
-          <th scope="col">Age</th>
+    <Table className="pods" columns={['Pod', 'Phase', 'Ready', 'Node', 'Restarts', 'Why not running', 'Age']}>
+      {pods.map((p) => (
+        <tr key={p.key} data-pod={p.name}>
+          <td>
+            <a href={resourceHref(p.key)}>{p.name}</a>
+          </td>
+          <td>
+            <StatusBadge tone={p.ready ? 'ok' : p.reason ? 'fail' : 'progress'} state={p.phase} />
+          </td>
+          <td>{p.ready ? 'yes' : 'no'}</td>
+          <td>{p.node || '-'}</td>
+          <td>{p.restarts}</td>
+          <td className="message">{p.reason ?? '-'}</td>
+          <td>{age(p.createdAt)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {pods.map((p) => (
-          <tr key={p.key} data-pod={p.name}>
-            <td>
-              <a href={resourceHref(p.key)}>{p.name}</a>
-            </td>
-            <td>
-              <StatusBadge tone={p.ready ? 'ok' : p.reason ? 'fail' : 'progress'} state={p.phase} />
-            </td>
-            <td>{p.ready ? 'yes' : 'no'}</td>
-            <td>{p.node || '-'}</td>
-            <td>{p.restarts}</td>
-            <td className="message">{p.reason ?? '-'}</td>
-            <td>{age(p.createdAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
 function Events({ events }: { events: EventView[] }) {
   if (events.length === 0) return <p>No events.</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Type</th>
-          <th scope="col">Object</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Message</th>
-          <th scope="col">Count</th>
-          <th scope="col">Last seen</th>
-          <th scope="col">From</th>
+    <Table columns={['Type', 'Object', 'Reason', 'Message', 'Count', 'Last seen', 'From']}>
+      {events.map((e) => (
+        <tr
+          key={`${e.object ?? ''}-${e.reason}-${e.lastSeen}-${e.message}`}
+          className={e.type === 'Warning' ? 'warning' : undefined}
+        >
+          <td>{e.type}</td>
+          <td>{e.object ?? 'this'}</td>
+          <td>{e.reason}</td>
+          <td className="message">{e.message}</td>
+          <td>{e.count}</td>
+          <td>{age(e.lastSeen)}</td>
+          <td>{e.source}</td>
         </tr>
-      </thead>
-      <tbody>
-        {events.map((e) => (
-          <tr
-            key={`${e.object ?? ''}-${e.reason}-${e.lastSeen}-${e.message}`}
-            className={e.type === 'Warning' ? 'warning' : undefined}
-          >
-            <td>{e.type}</td>
-            <td>{e.object ?? 'this'}</td>
-            <td>{e.reason}</td>
-            <td className="message">{e.message}</td>
-            <td>{e.count}</td>
-            <td>{age(e.lastSeen)}</td>
-            <td>{e.source}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
@@ -167,31 +123,32 @@ function PanelView({ panel, resourceKey }: { panel: Panel; resourceKey: string }
       return (
         <section aria-labelledby="h-chain" className="panel">
           <h2 id="h-chain">Resolved model chain</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Role</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
+          <Table columns={['Role', 'Kind', 'Name', 'State']}>
+            {panel.links.map((l) => (
+              <tr key={l.role}>
+                <td>{l.role}</td>
+                <td>{l.kind}</td>
+                <td>
+                  <ResourceLink name={l.name} resourceKey={l.key} />
+                </td>
+                <td>
+                  <StatusBadge tone={l.tone} state={l.state} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {panel.links.map((l) => (
-                <tr key={l.role}>
-                  <td>{l.role}</td>
-                  <td>{l.kind}</td>
-                  <td>{l.key ? <a href={resourceHref(l.key)}>{l.name}</a> : l.name}</td>
-                  <td>
-                    <StatusBadge tone={l.tone} state={l.state} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </section>
       );
   }
+}
+
+function ResourceTitle({ kind, namespace, name }: { kind: string; namespace?: string; name: string }) {
+  return (
+    <h1>
+      {kind} {namespace ? `${namespace}/` : ''}
+      {name}
+    </h1>
+  );
 }
 
 export function DetailPage({ resourceKey }: { resourceKey: string }) {
@@ -200,20 +157,14 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
   if (gone)
     return (
       <>
-        <h1>
-          {kind} {namespace ? `${namespace}/` : ''}
-          {name}
-        </h1>
+        <ResourceTitle kind={kind} namespace={namespace} name={name} />
         <p role="alert">This resource does not exist (any more), or your credentials cannot see it.</p>
       </>
     );
   if (!detail)
     return (
       <>
-        <h1>
-          {kind} {namespace ? `${namespace}/` : ''}
-          {name}
-        </h1>
+        <ResourceTitle kind={kind} namespace={namespace} name={name} />
         <p>Loading…</p>
       </>
     );
@@ -225,14 +176,11 @@ export function DetailPage({ resourceKey }: { resourceKey: string }) {
         {detail.owners.map((o) => (
           <span key={`${o.kind}/${o.name}`}>
             {' '}
-            · owned by {o.kind} {o.key ? <a href={resourceHref(o.key)}>{o.name}</a> : o.name}
+            · owned by {o.kind} <ResourceLink name={o.name} resourceKey={o.key} />
           </span>
         ))}
       </p>
-      <h1>
-        {s.kind} {s.namespace ? `${s.namespace}/` : ''}
-        {s.name}
-      </h1>
+      <ResourceTitle kind={s.kind} namespace={s.namespace} name={s.name} />
       <p className="headline">
         <StatusBadge tone={s.tone} state={s.state} /> {s.reason && <span className="reason">{s.reason}</span>}{' '}
         {s.detail && <span className="note-inline">{s.detail}</span>}

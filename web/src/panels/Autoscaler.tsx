@@ -12,6 +12,7 @@ import type {
   AutoscalerThresholds,
 } from '../../../src/cli/dashboard/types.ts';
 import { sendLoad } from '../api.ts';
+import { Table } from '../Table.tsx';
 
 type Series = {
   label: string;
@@ -251,29 +252,21 @@ export function AutoscalerChart({ panel, resourceKey }: { panel: AutoscalerPanel
               ))}
             </ul>
           )}
-          <table className="latest">
-            <caption>Latest decisions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Current</th>
-                <th scope="col">Desired</th>
-                <th scope="col">KV-cache</th>
-                <th scope="col">Queue</th>
+          <Table
+            className="latest"
+            caption="Latest decisions"
+            columns={['Time', 'Current', 'Desired', 'KV-cache', 'Queue']}
+          >
+            {last.map((p) => (
+              <tr key={p.t}>
+                <td>{new Date(p.t).toLocaleTimeString()}</td>
+                <td>{p.current ?? '-'}</td>
+                <td>{p.desired ?? '-'}</td>
+                <td>{p.kvCache === undefined ? '-' : `${fmt(p.kvCache * 100, 0)}%`}</td>
+                <td>{fmt(p.queue)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {last.map((p) => (
-                <tr key={p.t}>
-                  <td>{new Date(p.t).toLocaleTimeString()}</td>
-                  <td>{p.current ?? '-'}</td>
-                  <td>{p.desired ?? '-'}</td>
-                  <td>{p.kvCache === undefined ? '-' : `${fmt(p.kvCache * 100, 0)}%`}</td>
-                  <td>{fmt(p.queue)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </section>

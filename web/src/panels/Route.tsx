@@ -1,5 +1,6 @@
 // The AIMService's route: the path traffic takes and how it was rendered from the template.
 import type { RoutePanel } from '../../../src/cli/dashboard/types.ts';
+import { Table } from '../Table.tsx';
 
 export function RouteView({ panel }: { panel: RoutePanel }) {
   return (
@@ -49,25 +50,16 @@ export function RouteView({ panel }: { panel: RoutePanel }) {
         )}
       </dl>
       {panel.placeholders.length > 0 && (
-        <table>
-          <caption>Placeholders</caption>
-          <thead>
-            <tr>
-              <th scope="col">Expression</th>
-              <th scope="col">Value</th>
+        <Table caption="Placeholders" columns={['Expression', 'Value']}>
+          {panel.placeholders.map((p) => (
+            <tr key={p.expression}>
+              <td>
+                <code>{`{${p.expression}}`}</code>
+              </td>
+              <td>{p.value !== undefined ? <code>{p.value}</code> : <span className="error">{p.error}</span>}</td>
             </tr>
-          </thead>
-          <tbody>
-            {panel.placeholders.map((p) => (
-              <tr key={p.expression}>
-                <td>
-                  <code>{`{${p.expression}}`}</code>
-                </td>
-                <td>{p.value !== undefined ? <code>{p.value}</code> : <span className="error">{p.error}</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       {panel.problem && (
         <p className="error" role="note">

@@ -1,6 +1,7 @@
 // Why this provider: every registered provider, whether it is ready and compatible, and each CEL rule with
 // its priority and outcome, as the selection code evaluates them.
 import type { SelectionPanel } from '../../../src/cli/dashboard/types.ts';
+import { Table } from '../Table.tsx';
 
 const HOW = {
   explicit: 'named explicitly in spec.provider.name',
@@ -39,44 +40,33 @@ export function SelectionView({ panel }: { panel: SelectionPanel }) {
           </>
         )}
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Provider</th>
-            <th scope="col">Ready</th>
-            <th scope="col">Compatible</th>
-            <th scope="col">Rules (priority: outcome)</th>
-            <th scope="col">Priority</th>
+      <Table columns={['Provider', 'Ready', 'Compatible', 'Rules (priority: outcome)', 'Priority']}>
+        {panel.providers.map((p) => (
+          <tr key={p.name} className={p.chosen ? 'chosen' : undefined}>
+            <th scope="row">
+              {p.name}
+              {p.chosen && <span className="chosen-tag"> (chosen)</span>}
+            </th>
+            <td>{p.ready ? 'yes' : `no: ${p.readyReason ?? ''}`}</td>
+            <td>{p.compatible ? 'yes' : `no: ${p.compatibleReason ?? ''}`}</td>
+            <td>
+              {p.rules.length === 0 ? (
+                'no rules'
+              ) : (
+                <ul className="rules">
+                  {p.rules.map((r) => (
+                    <li key={r.condition} className={`rule rule-${String(r.result)}`}>
+                      <code>{r.condition}</code> — priority {r.priority}:{' '}
+                      <strong>{r.result === 'error' ? `error (${r.error})` : String(r.result)}</strong>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td>{p.priority}</td>
           </tr>
-        </thead>
-        <tbody>
-          {panel.providers.map((p) => (
-            <tr key={p.name} className={p.chosen ? 'chosen' : undefined}>
-              <th scope="row">
-                {p.name}
-                {p.chosen && <span className="chosen-tag"> (chosen)</span>}
-              </th>
-              <td>{p.ready ? 'yes' : `no: ${p.readyReason ?? ''}`}</td>
-              <td>{p.compatible ? 'yes' : `no: ${p.compatibleReason ?? ''}`}</td>
-              <td>
-                {p.rules.length === 0 ? (
-                  'no rules'
-                ) : (
-                  <ul className="rules">
-                    {p.rules.map((r) => (
-                      <li key={r.condition} className={`rule rule-${String(r.result)}`}>
-                        <code>{r.condition}</code> — priority {r.priority}:{' '}
-                        <strong>{r.result === 'error' ? `error (${r.error})` : String(r.result)}</strong>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </td>
-              <td>{p.priority}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </section>
   );
 }

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { TryPanel } from '../../../src/cli/dashboard/types.ts';
 import { sendChat } from '../api.ts';
+import { Table } from '../Table.tsx';
 
 function Copy({ text, label }: { text: string; label: string }) {
   const [done, setDone] = useState(false);
@@ -81,29 +82,20 @@ export function TryView({ panel, resourceKey }: { panel: TryPanel; resourceKey: 
       {panel.endpoints.length === 0 ? (
         <p>No endpoint yet: the status names one once the model is served.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">URL</th>
-              <th scope="col">curl</th>
+        <Table columns={['Endpoint', 'URL', 'curl']}>
+          {panel.endpoints.map((e) => (
+            <tr key={e.via} data-via={e.via}>
+              <td>{e.note}</td>
+              <td>
+                <code>{e.url}</code>
+              </td>
+              <td>
+                <pre className="curl">{e.curl}</pre>
+                <Copy text={e.curl} label={`Copy the curl ${e.note}`} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {panel.endpoints.map((e) => (
-              <tr key={e.via} data-via={e.via}>
-                <td>{e.note}</td>
-                <td>
-                  <code>{e.url}</code>
-                </td>
-                <td>
-                  <pre className="curl">{e.curl}</pre>
-                  <Copy text={e.curl} label={`Copy the curl ${e.note}`} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       {panel.canChat ? (
         <Chat resourceKey={resourceKey} model={panel.model} />
