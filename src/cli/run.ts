@@ -41,9 +41,26 @@ function withGateway(sets: ControllerSet[], opts: RunOptions): ControllerSet[] {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description(COMMAND_SUMMARIES.run)
+  const run = program.command('run').description(COMMAND_SUMMARIES.run);
+  addRunOptions(run)
+    .addHelpText(
+      'after',
+      '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)',
+    )
+    .action(async (opts: RunOptions) => {
+      const log = new Logger({ component: 'operator' });
+      try {
+        const mgr = await startOperator(operatorOptions(opts, log));
+        mgr.stopOnSignals();
+      } catch (err) {
+        exitWithStartupError(err, process.argv.slice(2), 'run');
+      }
+    });
+}
+
+/** the flags of `modelplane run` (RunOptions) */
+function addRunOptions(cmd: Command): Command {
+  return cmd
     .option(
       '--kubeconfig <path>',
       'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the in-cluster ServiceAccount)',
@@ -71,44 +88,36 @@ export function registerRun(program: Command): void {
       '--registry-timeout <seconds>',
       'timeout of one image-registry request (AIM models and model sources, Llama Stack base-config labels)',
       '15',
-    )
-    .addHelpText(
-      'after',
-      '\nEnvironment:\n  AIM_SYSTEM_NAMESPACE   operator namespace for cluster-scoped AIM resources (default aim-system)\n  POD_NAMESPACE          namespace of the webhook certificate Secret and Service (default modelplane-system)\n  MODELPLANE_LOG_LEVEL   debug|info|warn|error (default info)',
-    )
-    .action(async (opts: RunOptions) => {
-      const log = new Logger({ component: 'operator' });
-      try {
-        const sets = withGateway(selectControllerSets(CONTROLLER_SETS, opts.controllers), opts);
-        const mirrors = Object.fromEntries(opts.registryMirror.map(parseRegistryMirror));
-        const timeoutSeconds = Number(opts.registryTimeout);
-        if (!(timeoutSeconds > 0))
-          throw new Error(
-            `--registry-timeout ${JSON.stringify(opts.registryTimeout)}: expected a positive number of seconds`,
-          );
-        const mgr = await startOperator({
-          ...(opts.kubeconfig ? { kubeconfig: readFileSync(opts.kubeconfig, 'utf8') } : {}),
-          sets,
-          httpPort: parsePort(opts.httpPort, '--http-port'),
-          httpHost: opts.httpHost,
-          webhook: { port: parsePort(opts.webhookPort, '--webhook-port'), host: opts.webhookHost },
-          operatorNamespace: operatorNamespaceFromEnv(process.env),
-          // image labels and model-source listings over the OCI Distribution API, pull secrets read with our client
-          imageRegistry: (client) =>
-            new OciRegistryClient({ mirrors, secrets: kubeSecretSource(client), timeoutMs: timeoutSeconds * 1000 }),
-          log,
-          ...(opts.leaderElect
-            ? {
-                leaderElection: {
-                  enabled: true,
-                  ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}),
-                },
-              }
-            : {}),
-        });
-        mgr.stopOnSignals();
-      } catch (err) {
-        exitWithStartupError(err, process.argv.slice(2), 'run');
-      }
-    });
+    );
+}
+
+/** What the flags ask startOperator for; a bad flag value throws an error naming the flag. */
+function operatorOptions(opts: RunOptions, log: Logger): Parameters<typeof startOperator>[0] {
+  const sets = withGateway(selectControllerSets(CONTROLLER_SETS, opts.controllers), opts);
+  const mirrors = Object.fromEntries(opts.registryMirror.map(parseRegistryMirror));
+  const timeoutSeconds = Number(opts.registryTimeout);
+  if (!(timeoutSeconds > 0))
+    throw new Error(
+      `--registry-timeout ${JSON.stringify(opts.registryTimeout)}: expected a positive number of seconds`,
+    );
+  return {
+    ...(opts.kubeconfig ? { kubeconfig: readFileSync(opts.kubeconfig, 'utf8') } : {}),
+    sets,
+    httpPort: parsePort(opts.httpPort, '--http-port'),
+    httpHost: opts.httpHost,
+    webhook: { port: parsePort(opts.webhookPort, '--webhook-port'), host: opts.webhookHost },
+    operatorNamespace: operatorNamespaceFromEnv(process.env),
+    // image labels and model-source listings over the OCI Distribution API, pull secrets read with our client
+    imageRegistry: (client) =>
+      new OciRegistryClient({ mirrors, secrets: kubeSecretSource(client), timeoutMs: timeoutSeconds * 1000 }),
+    log,
+    ...(opts.leaderElect
+      ? {
+          leaderElection: {
+            enabled: true,
+            ...(opts.leaderElectionNamespace ? { leaseNamespace: opts.leaderElectionNamespace } : {}),
+          },
+        }
+      : {}),
+  };
 }

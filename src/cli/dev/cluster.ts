@@ -125,6 +125,44 @@ export interface DevClusterWiring {
   realHpaController?: boolean;
 }
 
+/** what populateDevCluster started, filled in step by step, so a failed start stops exactly what is running */
+interface Started {
+  manager: Manager;
+  operators: Manager[];
+  podNetwork: Awaited<ReturnType<typeof claimPodNetwork>>;
+  gatewayDataPlane: GatewayDataPlane;
+  /** the ready pods behind a Service port, as kube-proxy would pick them */
+  backends: ReturnType<typeof serviceBackends>;
+  kubelets?: KubeletEndpoints;
+  llamaStack?: { stop(): Promise<void> };
+  metrics?: DevMetrics;
+  registry?: SimRegistryServer;
+}
+
+async function stopStarted(s: Started): Promise<void> {
+  await s.metrics?.stop();
+  await Promise.all(s.operators.map((o) => o.stop()));
+  await s.registry?.close();
+  await s.manager.stop();
+  await s.llamaStack?.stop();
+  await s.kubelets?.stop();
+  await s.gatewayDataPlane.close();
+  await s.podNetwork.release();
+}
+
+/** runs one start-up step, logging and reporting (opts.onStep) how long it took */
+type Step = <T>(what: string, fn: () => Promise<T>) => Promise<T>;
+
+function timedStep(opts: DevClusterOptions): Step {
+  return async (what, fn) => {
+    const started = Date.now();
+    const out = await fn();
+    opts.log.info(what, { ms: Date.now() - started });
+    opts.onStep?.(what, Date.now() - started);
+    return out;
+  };
+}
+
 /** CRDs, simulated infrastructure, simulators and (unless opts.controllers is false) the controllers, on `server` */
 export async function populateDevCluster(
   server: DevClusterServer,
@@ -136,12 +174,7 @@ export async function populateDevCluster(
     name: 'modelplane-sim',
     logger: opts.log.child({ component: 'simulators' }),
   });
-  const operators: Manager[] = [];
-  let llamaStack: { stop(): Promise<void> } | undefined;
-  let metrics: DevMetrics | undefined;
-  let registry: SimRegistryServer | undefined;
   const podNetwork = await claimPodNetwork();
-  let kubelets: KubeletEndpoints | undefined;
   // the Gateways' traffic: requests to a Gateway's address reach the pods its routes name
   const backends = serviceBackends(manager);
   const gatewayDataPlane = new GatewayDataPlane(manager, {
@@ -149,23 +182,8 @@ export async function populateDevCluster(
     local: wiring.serviceEndpoints,
     log: opts.log.child({ component: 'gateway' }),
   });
-  const stop = async () => {
-    await metrics?.stop();
-    await Promise.all(operators.map((o) => o.stop()));
-    await registry?.close();
-    await manager.stop();
-    await llamaStack?.stop();
-    await kubelets?.stop();
-    await gatewayDataPlane.close();
-    await podNetwork.release();
-  };
-  const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
-    const out = await fn();
-    opts.log.info(what, { ms: Date.now() - started });
-    opts.onStep?.(what, Date.now() - started);
-    return out;
-  };
+  const started: Started = { manager, operators: [], podNetwork, gatewayDataPlane, backends };
+  const step = timedStep(opts);
   try {
     await step('external CRDs installed', async () => {
       for (const crd of externalCrds())
@@ -174,90 +192,135 @@ export async function populateDevCluster(
     await step('modelplane CRDs installed', async () => {
       for (const crd of allCrds()) await ensureCrd(manager.client, crd);
     });
-    const endpoints = wiring.kubeletTls
-      ? await startSimulatedKubelets(wiring.logs, wiring.kubeletTls, podNetwork.network)
-      : undefined;
-    kubelets = endpoints;
-    await step('simulated nodes, storage class and gateway created', () =>
-      installSimulatedInfrastructure(
-        manager.client,
-        undefined,
-        podNetwork.network,
-        endpoints && ((node) => endpoints.port(node)),
-        { operatorDeployments: true },
-      ),
-    );
-    registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
-    const devMetrics = await prepareDevMetrics(
-      manager,
-      opts.prometheus === true,
-      opts.log.child({ component: 'prometheus' }),
-      { hpaSimulator: wiring.realHpaController !== true },
-    );
-    metrics = devMetrics;
-    registerOperatorSimulators(manager, {
-      gatewayAddresses: gatewayDataPlane,
-      ...(opts.keda === 'real' ? { only: OPERATOR_NAMES.filter((n) => n !== 'keda') } : {}),
-      // the simulated KEDA scales on its triggers where the simulated HPA does (never beside a real HPA
-      // controller, which would fight it for the replicas)
-      ...(devMetrics.prometheusUrl && wiring.realHpaController !== true
-        ? { kedaPrometheus: { baseUrl: devMetrics.prometheusUrl } }
-        : {}),
-    });
-    llamaStack = registerLlamaStackSimulator(manager, { endpoints: wiring.serviceEndpoints, logs: wiring.logs });
-    await step('simulators started', () => manager.start());
-    for (const name of OPERATOR_NAMESPACES)
-      await manager.client
-        .withFieldManager('modelplane-dev')
-        .apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    const devMetrics = await startSimulators(started, opts, wiring, step);
     if (opts.controllers !== false) {
-      registry = await step('simulated image registry started', () => startSimRegistryServer());
-      const registryUrl = registry.url;
-      await step('controllers started', async () => {
-        const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
-        const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
-        const common = {
-          kubeconfig: server.kubeconfigYaml(),
-          operatorNamespace: operatorNamespaceFromEnv(process.env),
-          podNamespace: DEFAULT_POD_NAMESPACE,
-          // the client `modelplane run` uses, with docker.io answered by the simulated registry
-          imageRegistry: (client: KubeClient) =>
-            new OciRegistryClient({ mirrors: { 'docker.io': registryUrl }, secrets: kubeSecretSource(client) }),
-          // the simulated pods listen on loopback addresses: the operator reaches Services as kube-proxy would
-          // (an address registered for the Service port, else a ready pod the Service selects)
-          serviceUrl: async (ns: string, service: string, port: number) =>
-            wiring.serviceEndpoints.resolve(ns, service, port) ?? (await backends(ns, service, port))[0],
-        };
-        if (core.length > 0)
-          operators.push(
-            await startOperator({
-              ...common,
-              webhook: wiring.webhook(manager),
-              sets: core,
-              log: opts.log.child({ component: 'operator' }),
-              ...(devMetrics.prometheusUrl ? { httpPort: 0 } : {}),
-            }),
-          );
-        for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
-          operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
-        }
-      });
+      await startControllers(server, started, opts, wiring, devMetrics, step);
       await applyAutoscalerDefaults(manager.client);
     }
-    // in the background: the cluster is usable before Prometheus is (the autoscaler's safety net covers the gap)
-    if (devMetrics.prometheusUrl) {
-      // the operator's /metrics (wva_*) and the gateway's queue of requests held for a model at zero
-      const targets = [
-        ...(operators[0]?.url ? [{ job: 'modelplane-operator', url: operators[0].url }] : []),
-        { job: 'modelplane-gateway', url: await gatewayDataPlane.held.serveMetrics() },
-      ];
-      void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), targets)).catch((err: Error) =>
-        opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }),
-      );
-    }
+    if (devMetrics.prometheusUrl) await startPrometheusInBackground(server, started, opts, devMetrics, step);
   } catch (err) {
-    await stop();
+    await stopStarted(started);
     throw err;
   }
-  return { manager, operators, stop };
+  return { manager, operators: started.operators, stop: () => stopStarted(started) };
+}
+
+/**
+ * The simulated cluster: kubelet endpoints (when the API server proxies pods/log to them), nodes, storage
+ * class and gateway, the workload and operator simulators, and the operators' namespaces.
+ */
+async function startSimulators(
+  started: Started,
+  opts: DevClusterOptions,
+  wiring: DevClusterWiring,
+  step: Step,
+): Promise<DevMetrics> {
+  const { manager, podNetwork } = started;
+  const endpoints = wiring.kubeletTls
+    ? await startSimulatedKubelets(wiring.logs, wiring.kubeletTls, podNetwork.network)
+    : undefined;
+  started.kubelets = endpoints;
+  await step('simulated nodes, storage class and gateway created', () =>
+    installSimulatedInfrastructure(
+      manager.client,
+      undefined,
+      podNetwork.network,
+      endpoints && ((node) => endpoints.port(node)),
+      { operatorDeployments: true },
+    ),
+  );
+  registerWorkloadSimulators(manager, { logs: wiring.logs, ...(wiring.workloads ? { only: wiring.workloads } : {}) });
+  const devMetrics = await prepareDevMetrics(
+    manager,
+    opts.prometheus === true,
+    opts.log.child({ component: 'prometheus' }),
+    { hpaSimulator: wiring.realHpaController !== true },
+  );
+  started.metrics = devMetrics;
+  registerOperatorSimulators(manager, {
+    gatewayAddresses: started.gatewayDataPlane,
+    ...(opts.keda === 'real' ? { only: OPERATOR_NAMES.filter((n) => n !== 'keda') } : {}),
+    // the simulated KEDA scales on its triggers where the simulated HPA does (never beside a real HPA
+    // controller, which would fight it for the replicas)
+    ...(devMetrics.prometheusUrl && wiring.realHpaController !== true
+      ? { kedaPrometheus: { baseUrl: devMetrics.prometheusUrl } }
+      : {}),
+  });
+  started.llamaStack = registerLlamaStackSimulator(manager, {
+    endpoints: wiring.serviceEndpoints,
+    logs: wiring.logs,
+  });
+  await step('simulators started', () => manager.start());
+  for (const name of OPERATOR_NAMESPACES)
+    await manager.client
+      .withFieldManager('modelplane-dev')
+      .apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return devMetrics;
+}
+
+/**
+ * The simulated image registry, then the operator (every non-provider set, with the webhook) and each
+ * provider in a manager of its own, as separate processes would run them.
+ */
+async function startControllers(
+  server: DevClusterServer,
+  started: Started,
+  opts: DevClusterOptions,
+  wiring: DevClusterWiring,
+  devMetrics: DevMetrics,
+  step: Step,
+): Promise<void> {
+  const registry = await step('simulated image registry started', () => startSimRegistryServer());
+  started.registry = registry;
+  await step('controllers started', async () => {
+    const sets = opts.sets ?? [...CONTROLLER_SETS, ...PROVIDER_SETS];
+    const core = sets.filter((s) => !PROVIDER_SETS.includes(s));
+    const common = {
+      kubeconfig: server.kubeconfigYaml(),
+      operatorNamespace: operatorNamespaceFromEnv(process.env),
+      podNamespace: DEFAULT_POD_NAMESPACE,
+      // the client `modelplane run` uses, with docker.io answered by the simulated registry
+      imageRegistry: (client: KubeClient) =>
+        new OciRegistryClient({ mirrors: { 'docker.io': registry.url }, secrets: kubeSecretSource(client) }),
+      // the simulated pods listen on loopback addresses: the operator reaches Services as kube-proxy would
+      // (an address registered for the Service port, else a ready pod the Service selects)
+      serviceUrl: async (ns: string, service: string, port: number) =>
+        wiring.serviceEndpoints.resolve(ns, service, port) ?? (await started.backends(ns, service, port))[0],
+    };
+    if (core.length > 0)
+      started.operators.push(
+        await startOperator({
+          ...common,
+          webhook: wiring.webhook(started.manager),
+          sets: core,
+          log: opts.log.child({ component: 'operator' }),
+          ...(devMetrics.prometheusUrl ? { httpPort: 0 } : {}),
+        }),
+      );
+    for (const p of sets.filter((s) => PROVIDER_SETS.includes(s))) {
+      started.operators.push(await startOperator({ ...common, sets: [p], log: opts.log.child({ component: p.name }) }));
+    }
+  });
+}
+
+/**
+ * Prometheus, scraping the operator's /metrics (wva_*) and the gateway's queue of requests held for a model at
+ * zero. In the background: the cluster is usable before Prometheus is (the autoscaler's safety net covers the
+ * gap), and a Prometheus that does not start is logged, not fatal.
+ */
+async function startPrometheusInBackground(
+  server: DevClusterServer,
+  started: Started,
+  opts: DevClusterOptions,
+  devMetrics: DevMetrics,
+  step: Step,
+): Promise<void> {
+  const operator = started.operators[0];
+  const targets = [
+    ...(operator?.url ? [{ job: 'modelplane-operator', url: operator.url }] : []),
+    { job: 'modelplane-gateway', url: await started.gatewayDataPlane.held.serveMetrics() },
+  ];
+  void step('prometheus started', () => devMetrics.start(server.kubeconfigYaml(), targets)).catch((err: Error) =>
+    opts.log.error('prometheus did not start; the saturation autoscaler has no metrics', { error: err.message }),
+  );
 }

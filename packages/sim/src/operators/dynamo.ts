@@ -173,6 +173,32 @@ export function planComponent(dgd: WithStatus, serviceName: string, svc: Compone
   return { name, type, deployment, service, selector, replicas };
 }
 
+type ObservedComponent = { service: string; plan: ReturnType<typeof planComponent>; health: WorkloadHealth };
+type GraphState = 'pending' | 'deploying' | 'successful' | 'failed';
+const NOT_READY = 'some_resources_are_not_ready';
+
+/** status.state and status.message with the one Ready condition that mirrors them, as the Dynamo operator writes */
+function writeGraphStatus(
+  ctx: ReconcileContext,
+  dgd: WithStatus,
+  state: GraphState,
+  ready: boolean,
+  reason: string,
+  message: string,
+  extra: Json = {},
+) {
+  const generation = dgd.metadata.generation ?? 1;
+  return applyStatus(ctx, dgd, {
+    ...extra,
+    observedGeneration: generation,
+    state,
+    message,
+    conditions: buildConditions(dgd.status?.conditions, [{ type: 'Ready', status: ready, reason, message }], {
+      observedGeneration: generation,
+    }),
+  });
+}
+
 async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: SimulatorOptions) {
   const dgd = await ctx.cache.get(DynamoGraphDeployments, req.name, req.namespace);
   if (!dgd) {
@@ -180,35 +206,20 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
     return;
   }
   if (dgd.metadata.deletionTimestamp) return;
-  const generation = dgd.metadata.generation ?? 1;
   const services = Object.entries((dgd.spec?.services ?? {}) as Record<string, ComponentSpec>).sort(([a], [b]) =>
     a.localeCompare(b),
   );
-  const write = (state: string, ready: boolean, reason: string, message: string, extra: Json = {}) =>
-    applyStatus(ctx, dgd, {
-      ...extra,
-      observedGeneration: generation,
-      state,
-      message,
-      conditions: buildConditions(dgd.status?.conditions, [{ type: 'Ready', status: ready, reason, message }], {
-        observedGeneration: generation,
-      }),
-    });
   if (services.length === 0) {
-    await write(
-      'failed',
-      false,
-      'some_resources_are_not_ready',
-      'spec.services is empty: the graph has no components to deploy',
-    );
+    const message = 'spec.services is empty: the graph has no components to deploy';
+    await writeGraphStatus(ctx, dgd, 'failed', false, NOT_READY, message);
     return;
   }
   const wait = opts.clock.remaining(dgd, 'init', opts.delays.dynamoInitMs);
   if (wait > 0) {
-    await write('pending', false, 'some_resources_are_not_ready', 'initializing the graph deployment');
+    await writeGraphStatus(ctx, dgd, 'pending', false, NOT_READY, 'initializing the graph deployment');
     return { requeueAfter: wait };
   }
-  const observed: Array<{ service: string; plan: ReturnType<typeof planComponent>; health: WorkloadHealth }> = [];
+  const observed: ObservedComponent[] = [];
   for (const [serviceName, svc] of services) {
     const plan = planComponent(dgd, serviceName, svc);
     await applyChild(ctx, SimDeployments, plan.deployment);
@@ -217,6 +228,14 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
     observed.push({ service: serviceName, plan, health: deploymentHealth(deployment, pods, plan.replicas) });
   }
   await pruneRemovedComponents(ctx, dgd, new Set(observed.map((o) => o.plan.name)));
+  await writeObservedGraph(ctx, dgd, observed);
+}
+
+/**
+ * The graph's state from its components': failed when one has a fatal problem (the message names it),
+ * successful when all are ready, deploying otherwise (the message names each component still waiting).
+ */
+async function writeObservedGraph(ctx: ReconcileContext, dgd: WithStatus, observed: ObservedComponent[]) {
   const servicesStatus = Object.fromEntries(
     observed.map(({ service, plan, health }) => [
       service,
@@ -237,28 +256,18 @@ async function reconcileGraph(req: Request, ctx: ReconcileContext, opts: Simulat
   };
   const failed = observed.find((o) => !o.health.allReady && o.health.problem?.fatal);
   if (failed?.health.problem) {
-    await write(
-      'failed',
-      false,
-      'some_resources_are_not_ready',
-      `${failed.service}: ${problemText(failed.health.problem)}`,
-      extra,
-    );
+    const message = `${failed.service}: ${problemText(failed.health.problem)}`;
+    await writeGraphStatus(ctx, dgd, 'failed', false, NOT_READY, message, extra);
   } else if (observed.every((o) => o.health.allReady)) {
-    await write('successful', true, 'all_resources_are_ready', 'All resources are ready', extra);
+    await writeGraphStatus(ctx, dgd, 'successful', true, 'all_resources_are_ready', 'All resources are ready', extra);
   } else {
     const waiting = observed
       .filter((o) => !o.health.allReady)
       .map(
         (o) => `${o.service}: ${o.health.problem ? problemText(o.health.problem) : progressText(o.health, o.service)}`,
       );
-    await write(
-      'deploying',
-      false,
-      'some_resources_are_not_ready',
-      `Resources not ready: ${waiting.join('; ')}`,
-      extra,
-    );
+    const message = `Resources not ready: ${waiting.join('; ')}`;
+    await writeGraphStatus(ctx, dgd, 'deploying', false, NOT_READY, message, extra);
   }
 }
 

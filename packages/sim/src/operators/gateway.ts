@@ -150,6 +150,12 @@ async function gatewayAddresses(
     : [{ type: 'IPAddress', value: simulatedAddress(req.namespace ?? '', req.name) }];
 }
 
+type GatewaySpec = {
+  gatewayClassName?: string;
+  listeners?: Listener[];
+  addresses?: Array<{ type?: string; value?: string }>;
+};
+
 async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, byClass: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const gw = await ctx.cache.get(Gateways, req.name, req.namespace);
@@ -159,82 +165,82 @@ async function reconcileGateway(req: Request, ctx: ReconcileContext, opts: Simul
     await opts.gatewayAddresses?.release(req.namespace, req.name);
     return;
   }
-  const spec = (gw.spec ?? {}) as {
-    gatewayClassName?: string;
-    listeners?: Listener[];
-    addresses?: Array<{ type?: string; value?: string }>;
-  };
+  const spec = (gw.spec ?? {}) as GatewaySpec;
+  // a GatewayClass event reconciles its Gateways (the class may be created or accepted after them)
   byClass.set(key, [spec.gatewayClassName ?? '']);
   if (!(await isSimGatewayClass(ctx, spec.gatewayClassName, opts))) return;
-
   const listeners = spec.listeners ?? [];
   const generation = gw.metadata.generation ?? 1;
   const wait = opts.clock.remaining(gw, 'program', opts.delays.gatewayProgramMs);
   const programmed = wait === 0;
   const counts = await attachedRouteCounts(ctx, gw, listeners);
   const prevListeners = (gw.status?.listeners as Array<{ name: string; conditions?: Condition[] }> | undefined) ?? [];
-  const listenerStatus = listeners.map((l) => {
-    const kinds = defaultRouteKinds(l.protocol);
-    const valid = kinds.length > 0;
-    const conds: ConditionInput[] = valid
-      ? [
-          { type: 'Accepted', status: true, reason: 'Accepted', message: 'Listener accepted' },
-          programmed
-            ? { type: 'Programmed', status: true, reason: 'Programmed', message: 'Listener programmed' }
-            : { type: 'Programmed', status: false, reason: 'Pending', message: 'Waiting for the data plane' },
-          { type: 'ResolvedRefs', status: true, reason: 'ResolvedRefs', message: 'All references resolved' },
-          { type: 'Conflicted', status: false, reason: 'NoConflicts', message: 'No conflicts' },
-        ]
-      : [
-          {
-            type: 'Accepted',
-            status: false,
-            reason: 'UnsupportedProtocol',
-            message: `protocol ${l.protocol} is not supported`,
-          },
-          { type: 'Programmed', status: false, reason: 'Invalid', message: `protocol ${l.protocol} is not supported` },
-        ];
-    return {
-      name: l.name,
-      supportedKinds: kinds.map((kind) => ({ group: GATEWAY_GROUP, kind })),
-      attachedRoutes: counts.get(l.name) ?? 0,
-      conditions: buildConditions(prevListeners.find((p) => p.name === l.name)?.conditions, conds, {
+  const listenerStatus = listeners.map((l) => ({
+    name: l.name,
+    supportedKinds: defaultRouteKinds(l.protocol).map((kind) => ({ group: GATEWAY_GROUP, kind })),
+    attachedRoutes: counts.get(l.name) ?? 0,
+    conditions: buildConditions(
+      prevListeners.find((p) => p.name === l.name)?.conditions,
+      listenerConditions(l, programmed),
+      {
         observedGeneration: generation,
-      }),
-    };
-  });
+      },
+    ),
+  }));
   const anyValid = listeners.some((l) => defaultRouteKinds(l.protocol).length > 0);
   const status: Json = {
     addresses: programmed && anyValid ? await gatewayAddresses(req, spec, opts) : [],
-    conditions: buildConditions(
-      gw.status?.conditions,
-      [
-        anyValid
-          ? {
-              type: 'Accepted',
-              status: true,
-              reason: 'Accepted',
-              message: 'Gateway accepted by the modelplane simulated controller',
-            }
-          : {
-              type: 'Accepted',
-              status: false,
-              reason: 'ListenersNotValid',
-              message: 'no listener has a supported protocol',
-            },
-        programmed && anyValid
-          ? { type: 'Programmed', status: true, reason: 'Programmed', message: 'Address assigned to the Gateway' }
-          : {
-              type: 'Programmed',
-              status: false,
-              reason: anyValid ? 'Pending' : 'Invalid',
-              message: anyValid ? 'Waiting for an address to be assigned' : 'no listener can be programmed',
-            },
-      ],
-      { observedGeneration: generation },
-    ),
+    conditions: buildConditions(gw.status?.conditions, gatewayConditions(anyValid, programmed), {
+      observedGeneration: generation,
+    }),
     listeners: listenerStatus,
   };
   await applyStatus(ctx, gw, status);
   return wait > 0 ? { requeueAfter: wait } : undefined;
+}
+
+/** A listener whose protocol has no route kind is not accepted; the others are programmed with the Gateway. */
+function listenerConditions(l: Listener, programmed: boolean): ConditionInput[] {
+  if (defaultRouteKinds(l.protocol).length === 0) {
+    const message = `protocol ${l.protocol} is not supported`;
+    return [
+      { type: 'Accepted', status: false, reason: 'UnsupportedProtocol', message },
+      { type: 'Programmed', status: false, reason: 'Invalid', message },
+    ];
+  }
+  return [
+    { type: 'Accepted', status: true, reason: 'Accepted', message: 'Listener accepted' },
+    programmed
+      ? { type: 'Programmed', status: true, reason: 'Programmed', message: 'Listener programmed' }
+      : { type: 'Programmed', status: false, reason: 'Pending', message: 'Waiting for the data plane' },
+    { type: 'ResolvedRefs', status: true, reason: 'ResolvedRefs', message: 'All references resolved' },
+    { type: 'Conflicted', status: false, reason: 'NoConflicts', message: 'No conflicts' },
+  ];
+}
+
+/** The Gateway is accepted when one listener is valid, and programmed once the data plane delay has passed. */
+function gatewayConditions(anyValid: boolean, programmed: boolean): ConditionInput[] {
+  return [
+    anyValid
+      ? {
+          type: 'Accepted',
+          status: true,
+          reason: 'Accepted',
+          message: 'Gateway accepted by the modelplane simulated controller',
+        }
+      : {
+          type: 'Accepted',
+          status: false,
+          reason: 'ListenersNotValid',
+          message: 'no listener has a supported protocol',
+        },
+    programmed && anyValid
+      ? { type: 'Programmed', status: true, reason: 'Programmed', message: 'Address assigned to the Gateway' }
+      : {
+          type: 'Programmed',
+          status: false,
+          reason: anyValid ? 'Pending' : 'Invalid',
+          message: anyValid ? 'Waiting for an address to be assigned' : 'no listener can be programmed',
+        },
+  ];
 }

@@ -89,53 +89,77 @@ export function registerHpaSimulator(mgr: Manager, opts: HpaSimulatorOptions): v
     });
 }
 
-async function syncHpa(
-  req: Request,
-  ctx: ReconcileContext,
-  opts: HpaSimulatorOptions,
-  recs: Map<string, Array<{ at: number; replicas: number }>>,
-): Promise<void> {
+type Recommendations = Map<string, Array<{ at: number; replicas: number }>>;
+
+async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOptions, recs: Recommendations) {
   const key = `${req.namespace}/${req.name}`;
   const hpa = await ctx.cache.get(Hpas, req.name, req.namespace);
   if (!hpa || hpa.metadata.labels?.['app.kubernetes.io/managed-by'] === 'keda-operator') return void recs.delete(key);
   const ref = hpa.spec?.scaleTargetRef;
   const deployment =
     ref?.kind === 'Deployment' ? await ctx.cache.get(SimDeployments, ref.name ?? '', req.namespace) : undefined;
-  const conds = (c: Parameters<typeof buildConditions>[1]) =>
-    buildConditions(hpa.status?.conditions as never, c).map(({ observedGeneration: _o, ...x }) => x);
   if (!deployment) {
-    await applyStatus(ctx, hpa, {
-      currentReplicas: 0,
-      desiredReplicas: 0,
-      conditions: conds([
-        {
-          type: 'AbleToScale',
-          status: false,
-          reason: 'FailedGetScale',
-          message: `the HPA controller was unable to get the target's current scale: deployments.apps "${ref?.name}" not found`,
-        },
-      ]),
-    });
+    const message = `the HPA controller was unable to get the target's current scale: deployments.apps "${ref?.name}" not found`;
+    const conditions = hpaConditions(hpa, [{ type: 'AbleToScale', status: false, reason: 'FailedGetScale', message }]);
+    await applyStatus(ctx, hpa, { currentReplicas: 0, desiredReplicas: 0, conditions });
     return;
   }
   const current = deployment.spec?.replicas ?? 1;
   // as kube-controller-manager's HPA controller: a target at 0 replicas is left there (scaling from zero
   // is someone else's job: KEDA, or the autoscaler's scale-from-zero)
   if (current === 0) {
-    await applyStatus(ctx, hpa, {
-      currentReplicas: 0,
-      desiredReplicas: 0,
-      conditions: conds([
-        {
-          type: 'ScalingActive',
-          status: false,
-          reason: 'ScalingDisabled',
-          message: 'scaling is disabled since the replica count of the target is zero',
-        },
-      ]),
-    });
+    const message = 'scaling is disabled since the replica count of the target is zero';
+    const conditions = hpaConditions(hpa, [
+      { type: 'ScalingActive', status: false, reason: 'ScalingDisabled', message },
+    ]);
+    await applyStatus(ctx, hpa, { currentReplicas: 0, desiredReplicas: 0, conditions });
     return;
   }
+  const { proposals, currentMetrics, failure } = await readExternalMetrics(hpa, current, opts, ctx.signal);
+  if (proposals.length === 0) {
+    await writeNoProposal(ctx, hpa, current, currentMetrics, failure);
+    return;
+  }
+  const min = hpa.spec?.minReplicas ?? 1;
+  const max = hpa.spec?.maxReplicas ?? current;
+  const now = Date.now();
+  const raw = Math.min(max, Math.max(min, Math.max(...proposals)));
+  const desired = stabilized(hpa, recs, key, now, raw, current);
+  if (desired !== current) {
+    await ctx.client.patch(
+      SimDeployments,
+      deployment.metadata.name ?? '',
+      req.namespace,
+      { spec: { replicas: desired } },
+      'merge',
+      { subresource: 'scale' },
+    );
+    const message = `New size: ${desired}; reason: external metric above target`;
+    ctx.recorder.event(hpa, 'Normal', 'SuccessfulRescale', message, 'Scale');
+  }
+  await applyStatus(ctx, hpa, {
+    currentReplicas: current,
+    desiredReplicas: desired,
+    currentMetrics,
+    ...(desired !== current
+      ? { lastScaleTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+      : hpa.status?.lastScaleTime
+        ? { lastScaleTime: hpa.status.lastScaleTime }
+        : {}),
+    conditions: scaledConditions(hpa, raw, min, max),
+  });
+}
+
+/** HPA conditions carry no observedGeneration (autoscaling/v2 has none). */
+function hpaConditions(hpa: Hpa, conditions: Parameters<typeof buildConditions>[1]) {
+  return buildConditions(hpa.status?.conditions as never, conditions).map(({ observedGeneration: _o, ...x }) => x);
+}
+
+/**
+ * Each External metric's value from Prometheus (summed over its selector, as prometheus-adapter serves it) and
+ * the replicas it asks for; the last query failure, if any, names why a metric has no proposal.
+ */
+async function readExternalMetrics(hpa: Hpa, current: number, opts: HpaSimulatorOptions, signal: AbortSignal) {
   const proposals: number[] = [];
   const currentMetrics: unknown[] = [];
   let failure: string | undefined;
@@ -146,7 +170,7 @@ async function syncHpa(
       .map(([k, v]) => `${k}=${promqlString(v)}`)
       .join(',')}})`;
     try {
-      const r = await queryPrometheus(opts.prometheus, promql, ctx.signal);
+      const r = await queryPrometheus(opts.prometheus, promql, signal);
       if (r.length === 0) throw new Error(`no series for ${promql}`);
       const value = Number(r[0]!.value[1]);
       const replicas = replicasFor(m.external.target, value, current);
@@ -165,84 +189,68 @@ async function syncHpa(
       failure = (err as Error).message;
     }
   }
-  const min = hpa.spec?.minReplicas ?? 1;
-  const max = hpa.spec?.maxReplicas ?? current;
-  if (proposals.length === 0) {
-    await applyStatus(ctx, hpa, {
-      currentReplicas: current,
-      desiredReplicas: current,
-      currentMetrics,
-      conditions: conds([
-        {
-          type: 'AbleToScale',
-          status: true,
-          reason: 'SucceededGetScale',
-          message: "the HPA controller was able to get the target's current scale",
-        },
-        {
-          type: 'ScalingActive',
-          status: false,
-          reason: 'FailedGetExternalMetric',
-          message: `the HPA was unable to compute the replica count: ${failure ?? 'no External metric to act on'}`,
-        },
-      ]),
-    });
-    return;
-  }
-  const now = Date.now();
-  const raw = Math.min(max, Math.max(min, Math.max(...proposals)));
-  const window = (hpa.spec?.behavior?.scaleDown?.stabilizationWindowSeconds ?? 300) * 1000;
-  const history = (recs.get(`${req.namespace}/${req.name}`) ?? []).filter((r) => now - r.at <= window);
-  history.push({ at: now, replicas: raw });
-  recs.set(`${req.namespace}/${req.name}`, history);
-  // scale-down stabilization: the highest recommendation within the window
-  const desired = raw < current ? Math.max(...history.map((r) => r.replicas)) : raw;
-  const scaled = desired;
-  if (scaled !== current) {
-    await ctx.client.patch(
-      SimDeployments,
-      deployment.metadata.name ?? '',
-      req.namespace,
-      { spec: { replicas: scaled } },
-      'merge',
-      { subresource: 'scale' },
-    );
-    ctx.recorder.event(
-      hpa,
-      'Normal',
-      'SuccessfulRescale',
-      `New size: ${scaled}; reason: external metric above target`,
-      'Scale',
-    );
-  }
-  await applyStatus(ctx, hpa, {
+  return { proposals, currentMetrics, failure };
+}
+
+function writeNoProposal(
+  ctx: ReconcileContext,
+  hpa: Hpa,
+  current: number,
+  currentMetrics: unknown[],
+  failure: string | undefined,
+) {
+  return applyStatus(ctx, hpa, {
     currentReplicas: current,
-    desiredReplicas: scaled,
+    desiredReplicas: current,
     currentMetrics,
-    ...(scaled !== current
-      ? { lastScaleTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z') }
-      : hpa.status?.lastScaleTime
-        ? { lastScaleTime: hpa.status.lastScaleTime }
-        : {}),
-    conditions: conds([
+    conditions: hpaConditions(hpa, [
       {
         type: 'AbleToScale',
         status: true,
-        reason: 'ReadyForNewScale',
-        message: 'recommended size matches current size',
+        reason: 'SucceededGetScale',
+        message: "the HPA controller was able to get the target's current scale",
       },
       {
         type: 'ScalingActive',
-        status: true,
-        reason: 'ValidMetricFound',
-        message: 'the HPA was able to successfully calculate a replica count from external metric',
-      },
-      {
-        type: 'ScalingLimited',
-        status: raw === min || raw === max,
-        reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange',
-        message: 'the desired count is within the acceptable range',
+        status: false,
+        reason: 'FailedGetExternalMetric',
+        message: `the HPA was unable to compute the replica count: ${failure ?? 'no External metric to act on'}`,
       },
     ]),
   });
+}
+
+/**
+ * Scale-down stabilization: the recommendation is recorded, and a scale-down goes only as low as the highest
+ * recommendation within the window (behavior.scaleDown.stabilizationWindowSeconds, 300 s by default).
+ */
+function stabilized(hpa: Hpa, recs: Recommendations, key: string, now: number, raw: number, current: number) {
+  const window = (hpa.spec?.behavior?.scaleDown?.stabilizationWindowSeconds ?? 300) * 1000;
+  const history = (recs.get(key) ?? []).filter((r) => now - r.at <= window);
+  history.push({ at: now, replicas: raw });
+  recs.set(key, history);
+  return raw < current ? Math.max(...history.map((r) => r.replicas)) : raw;
+}
+
+function scaledConditions(hpa: Hpa, raw: number, min: number, max: number) {
+  return hpaConditions(hpa, [
+    {
+      type: 'AbleToScale',
+      status: true,
+      reason: 'ReadyForNewScale',
+      message: 'recommended size matches current size',
+    },
+    {
+      type: 'ScalingActive',
+      status: true,
+      reason: 'ValidMetricFound',
+      message: 'the HPA was able to successfully calculate a replica count from external metric',
+    },
+    {
+      type: 'ScalingLimited',
+      status: raw === min || raw === max,
+      reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange',
+      message: 'the desired count is within the acceptable range',
+    },
+  ]);
 }

@@ -73,6 +73,12 @@ function acceptedCondition(a: Attachment): ConditionInput {
     : { type: 'Accepted', status: false, reason: a.reason, message: a.message };
 }
 
+interface RouteSpec {
+  parentRefs?: ParentRef[];
+  hostnames?: string[];
+  rules?: Array<{ backendRefs?: BackendRef[] }>;
+}
+
 async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: SimulatorOptions, refs: ReverseIndex) {
   const key = `${req.namespace}/${req.name}`;
   const route = await ctx.cache.get(HTTPRoutes, req.name, req.namespace);
@@ -81,21 +87,53 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
     return;
   }
   const ns = req.namespace;
-  const spec = (route.spec ?? {}) as {
-    parentRefs?: ParentRef[];
-    hostnames?: string[];
-    rules?: Array<{ backendRefs?: BackendRef[] }>;
-  };
+  const spec = (route.spec ?? {}) as RouteSpec;
   const parentRefs = (spec.parentRefs ?? []).filter(isGatewayRef);
   const backends = (spec.rules ?? []).flatMap((r) => r.backendRefs ?? []);
   const crossNs = [...new Set(backends.map((b) => b.namespace ?? ns).filter((n) => n !== ns))];
+  // the Gateways, Services and namespaces' ReferenceGrants whose events reconcile this route again
   refs.set(key, [
     ...parentRefs.map((r) => `gateway:${r.namespace ?? ns}/${r.name}`),
     ...backends.map((b) => `service:${b.namespace ?? ns}/${b.name}`),
     ...crossNs.map((n) => `grants:${n}`),
   ]);
+  const resolved = await resolvedRefsCondition(ctx, ns, backends, crossNs);
+  const previous = (route.status?.parents as ParentStatus[] | undefined) ?? [];
+  const ours: ParentStatus[] = [];
+  const namespaceLabels = memo(async () => (await ctx.cache.get(SimNamespaces, ns))?.metadata.labels ?? {});
+  for (const ref of parentRefs) {
+    const accepted = await acceptedByParent(ctx, opts, ns, spec, ref, namespaceLabels);
+    if (!accepted) continue;
+    const prev = previous.find(
+      (p) => p.controllerName === opts.gatewayControllerName && sameParent(p.parentRef, ref, ns),
+    );
+    ours.push({
+      parentRef: { ...ref },
+      controllerName: opts.gatewayControllerName,
+      conditions: buildConditions(prev?.conditions, [accepted, resolved], {
+        observedGeneration: route.metadata.generation ?? 1,
+      }),
+    });
+  }
+  // entries other implementations wrote stay as they are
+  const others = previous.filter((p) => p.controllerName !== opts.gatewayControllerName);
+  if (ours.length === 0 && others.length === previous.length) return;
+  await applyStatus(ctx, route, { parents: [...others, ...ours] });
+}
 
-  // gather what the pure rules need from the cache
+/** A value computed once, on first use. */
+function memo<T>(compute: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= compute());
+}
+
+/** ResolvedRefs: the pure rules of resolveBackends over what the cache holds (Services, ReferenceGrants). */
+async function resolvedRefsCondition(
+  ctx: ReconcileContext,
+  ns: string,
+  backends: BackendRef[],
+  crossNs: string[],
+): Promise<ConditionInput> {
   const services = new Set<string>();
   for (const b of backends) {
     const bns = b.namespace ?? ns;
@@ -118,52 +156,36 @@ async function reconcileHTTPRoute(req: Request, ctx: ReconcileContext, opts: Sim
         return fromOk && toOk;
       }),
   });
-  const resolved: ConditionInput = resolution.resolved
+  return resolution.resolved
     ? { type: 'ResolvedRefs', status: true, reason: 'ResolvedRefs', message: 'All references resolved' }
     : { type: 'ResolvedRefs', status: false, reason: resolution.reason, message: resolution.message };
+}
 
-  const previous = (route.status?.parents as ParentStatus[] | undefined) ?? [];
-  const ours: ParentStatus[] = [];
-  let nsLabels: Record<string, string> | undefined;
-  for (const ref of parentRefs) {
-    const gwNs = ref.namespace ?? ns;
-    const gw = await ctx.cache.get(Gateways, ref.name, gwNs);
-    const gwSpec = (gw?.spec ?? {}) as { gatewayClassName?: string; listeners?: Listener[] };
-    if (gw && !(await isSimGatewayClass(ctx, gwSpec.gatewayClassName, opts))) continue;
-    let accepted: ConditionInput;
-    if (!gw) {
-      accepted = {
-        type: 'Accepted',
-        status: false,
-        reason: 'NoMatchingParent',
-        message: `Gateway ${gwNs}/${ref.name} not found`,
-      };
-    } else {
-      const listeners = gwSpec.listeners ?? [];
-      if (nsLabels === undefined && listeners.some((l) => l.allowedRoutes?.namespaces?.from === 'Selector')) {
-        nsLabels = (await ctx.cache.get(SimNamespaces, ns))?.metadata.labels ?? {};
-      }
-      accepted = acceptedCondition(
-        attach(
-          { namespace: ns, ...(spec.hostnames ? { hostnames: spec.hostnames } : {}) },
-          ref,
-          { namespace: gwNs, name: ref.name, listeners },
-          nsLabels,
-        ),
-      );
-    }
-    const prev = previous.find(
-      (p) => p.controllerName === opts.gatewayControllerName && sameParent(p.parentRef, ref, ns),
-    );
-    ours.push({
-      parentRef: { ...ref },
-      controllerName: opts.gatewayControllerName,
-      conditions: buildConditions(prev?.conditions, [accepted, resolved], {
-        observedGeneration: route.metadata.generation ?? 1,
-      }),
-    });
+/**
+ * Accepted for one parentRef, or undefined when the Gateway belongs to another implementation's class (its
+ * status entry is not ours to write). A missing Gateway is NoMatchingParent.
+ */
+async function acceptedByParent(
+  ctx: ReconcileContext,
+  opts: SimulatorOptions,
+  ns: string,
+  spec: RouteSpec,
+  ref: ParentRef,
+  namespaceLabels: () => Promise<Record<string, string>>,
+): Promise<ConditionInput | undefined> {
+  const gwNs = ref.namespace ?? ns;
+  const gw = await ctx.cache.get(Gateways, ref.name, gwNs);
+  if (!gw) {
+    const message = `Gateway ${gwNs}/${ref.name} not found`;
+    return { type: 'Accepted', status: false, reason: 'NoMatchingParent', message };
   }
-  const others = previous.filter((p) => p.controllerName !== opts.gatewayControllerName);
-  if (ours.length === 0 && others.length === previous.length) return;
-  await applyStatus(ctx, route, { parents: [...others, ...ours] });
+  const gwSpec = (gw.spec ?? {}) as { gatewayClassName?: string; listeners?: Listener[] };
+  if (!(await isSimGatewayClass(ctx, gwSpec.gatewayClassName, opts))) return undefined;
+  const listeners = gwSpec.listeners ?? [];
+  // the route's namespace labels matter only to listeners that select namespaces
+  const nsLabels = listeners.some((l) => l.allowedRoutes?.namespaces?.from === 'Selector')
+    ? await namespaceLabels()
+    : undefined;
+  const route = { namespace: ns, ...(spec.hostnames ? { hostnames: spec.hostnames } : {}) };
+  return acceptedCondition(attach(route, ref, { namespace: gwNs, name: ref.name, listeners }, nsLabels));
 }

@@ -5,7 +5,12 @@
 // while pods are merely pending, InferenceReady=False carries the message and WorkspaceSucceeded stays
 // Unknown, which is what KubeAIRunway's status mapping reads as Deploying.
 
-import { ignoreOwnStatusWrites, type ReconcileContext, type Request } from '@modelplane/runtime/controller';
+import {
+  ignoreOwnStatusWrites,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type Selector, selectorFromObject } from '@modelplane/runtime/meta';
 import { buildConditions, type ConditionInput } from './conditions.ts';
@@ -86,26 +91,45 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
     await write(ctx, ws, [succeeded(false, 'workspaceFailed', msg)], 'Failed');
     return;
   }
+  const placed = await placeOnNodes(ctx, ws, resource, opts);
+  if ('done' in placed) return placed.done;
+  const extra = { workerNodes: placed.workerNodes, targetNodeCount: placed.count };
+  if (tuning) return reconcileTuning(ctx, ws, resource, tuning, RESOURCE_READY, extra);
+  return reconcileInference(req, ctx, ws, resource, inference!, extra);
+}
 
-  // resource: the GPU nodes (no node auto-provisioning in the simulated cluster: matching nodes or nothing)
+const RESOURCE_READY: ConditionInput = {
+  type: 'ResourceReady',
+  status: true,
+  reason: 'workspaceResourceStatusSuccess',
+  message: 'workspace resource is ready',
+};
+
+/**
+ * The workspace's resource: its GPU nodes, after the provisioning delay. The simulated cluster has no node
+ * auto-provisioning, so the nodes resource.labelSelector matches are all there is; preferredNodes first.
+ * Returns the nodes, or `done` with what the reconcile returns once it has written why there are none yet.
+ */
+async function placeOnNodes(
+  ctx: ReconcileContext,
+  ws: WithStatus,
+  resource: WorkspaceResource,
+  opts: SimulatorOptions,
+): Promise<{ workerNodes: string[]; count: number } | { done: Result | undefined }> {
   const count = Math.max(1, resource.count ?? 1);
   const wait = opts.clock.remaining(ws, 'resource', opts.delays.kaitoResourceMs);
   if (wait > 0) {
     const msg = `provisioning ${count} node(s)${resource.instanceType ? ` of instance type ${resource.instanceType}` : ''}`;
     await write(ctx, ws, [resourcePending(msg), succeeded('Unknown', 'workspacePending', msg)], 'Pending');
-    return { requeueAfter: wait };
+    return { done: { requeueAfter: wait } };
   }
   let selector: Selector;
   try {
     selector = selectorFromObject(resource.labelSelector ?? {});
   } catch (err) {
-    await write(
-      ctx,
-      ws,
-      [succeeded(false, 'workspaceFailed', `resource.labelSelector: ${(err as Error).message}`)],
-      'Failed',
-    );
-    return;
+    const msg = `resource.labelSelector: ${(err as Error).message}`;
+    await write(ctx, ws, [succeeded(false, 'workspaceFailed', msg)], 'Failed');
+    return { done: undefined };
   }
   const preferred = new Set(resource.preferredNodes ?? []);
   const nodes = (await ctx.cache.list(SimNodes))
@@ -114,41 +138,30 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
     .sort((a, b) => Number(preferred.has(b)) - Number(preferred.has(a)) || a.localeCompare(b));
   if (nodes.length === 0) {
     const msg = `no node matches resource.labelSelector {${selectorString(resource.labelSelector?.matchLabels ?? {})}} and node auto-provisioning is not available in the simulated cluster`;
-    await write(
-      ctx,
-      ws,
-      [
-        { type: 'ResourceReady', status: false, reason: 'workspaceResourceStatusFailed', message: msg },
-        succeeded(false, 'workspaceFailed', msg),
-      ],
-      'Failed',
-    );
-    return;
+    const resourceFailed = {
+      type: 'ResourceReady',
+      status: false,
+      reason: 'workspaceResourceStatusFailed',
+      message: msg,
+    };
+    await write(ctx, ws, [resourceFailed, succeeded(false, 'workspaceFailed', msg)], 'Failed');
+    return { done: undefined };
   }
-  const workerNodes = nodes.slice(0, count);
-  const resourceReady: ConditionInput = {
-    type: 'ResourceReady',
-    status: true,
-    reason: 'workspaceResourceStatusSuccess',
-    message: 'workspace resource is ready',
-  };
-  const extra = { workerNodes, targetNodeCount: count };
+  return { workerNodes: nodes.slice(0, count), count };
+}
 
-  if (tuning) return reconcileTuning(ctx, ws, resource, tuning, resourceReady, extra);
-
-  const plan = planInference(ws, resource, inference!);
+/** Inference: the Deployment and Service, then InferenceReady and the workspace's state from the pods' health. */
+async function reconcileInference(
+  req: Request,
+  ctx: ReconcileContext,
+  ws: WithStatus,
+  resource: WorkspaceResource,
+  inference: WorkspaceInference,
+  extra: Json,
+) {
+  const plan = planInference(ws, resource, inference);
   if ('error' in plan) {
-    await write(
-      ctx,
-      ws,
-      [
-        resourceReady,
-        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: plan.error },
-        succeeded(false, 'workspaceFailed', plan.error),
-      ],
-      'Failed',
-      extra,
-    );
+    await writeInference(ctx, ws, 'Failed', extra, false, 'workspaceInferenceStatusFailed', plan.error);
     return;
   }
   await applyChild(ctx, SimDeployments, plan.deployment);
@@ -156,51 +169,39 @@ async function reconcileWorkspace(req: Request, ctx: ReconcileContext, opts: Sim
   const { deployment, pods } = await observeDeployment(ctx, req.namespace, req.name, plan.selector);
   const h = deploymentHealth(deployment, pods, plan.deployment.spec?.replicas);
   if (h.allReady) {
-    await write(
-      ctx,
-      ws,
-      [
-        resourceReady,
-        {
-          type: 'InferenceReady',
-          status: true,
-          reason: 'workspaceInferenceStatusSuccess',
-          message: 'inference has been deployed successfully',
-        },
-        succeeded(true, 'workspaceSucceeded', 'workspace succeeds'),
-      ],
-      'Ready',
-      extra,
-    );
+    const msg = 'inference has been deployed successfully';
+    await writeInference(ctx, ws, 'Ready', extra, true, 'workspaceInferenceStatusSuccess', msg);
   } else if (h.problem?.fatal) {
-    const msg = problemText(h.problem);
-    await write(
-      ctx,
-      ws,
-      [
-        resourceReady,
-        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusFailed', message: msg },
-        succeeded(false, 'workspaceFailed', msg),
-      ],
-      'Failed',
-      extra,
-    );
+    await writeInference(ctx, ws, 'Failed', extra, false, 'workspaceInferenceStatusFailed', problemText(h.problem));
   } else {
     const msg = h.problem
       ? problemText(h.problem)
       : `inference deployment ${req.name} is not ready: ${progressText(h, 'inference')}`;
-    await write(
-      ctx,
-      ws,
-      [
-        resourceReady,
-        { type: 'InferenceReady', status: false, reason: 'workspaceInferenceStatusNotReady', message: msg },
-        succeeded('Unknown', 'workspacePending', 'waiting for inference to be ready'),
-      ],
-      'NotReady',
-      extra,
-    );
+    await writeInference(ctx, ws, 'NotReady', extra, false, 'workspaceInferenceStatusNotReady', msg);
   }
+}
+
+/**
+ * ResourceReady, InferenceReady as given, and WorkspaceSucceeded following the state: True when Ready, False
+ * (with the same message) when Failed, Unknown while the pods come up.
+ */
+function writeInference(
+  ctx: ReconcileContext,
+  ws: WithStatus,
+  state: 'Ready' | 'Failed' | 'NotReady',
+  extra: Json,
+  ready: boolean,
+  reason: string,
+  message: string,
+) {
+  const workspace =
+    state === 'Ready'
+      ? succeeded(true, 'workspaceSucceeded', 'workspace succeeds')
+      : state === 'Failed'
+        ? succeeded(false, 'workspaceFailed', message)
+        : succeeded('Unknown', 'workspacePending', 'waiting for inference to be ready');
+  const inferenceReady: ConditionInput = { type: 'InferenceReady', status: ready, reason, message };
+  return write(ctx, ws, [RESOURCE_READY, inferenceReady, workspace], state, extra);
 }
 
 async function reconcileTuning(

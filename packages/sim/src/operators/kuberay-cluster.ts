@@ -143,41 +143,80 @@ function desiredResource(plans: GroupPlan[], pick: (resource: string) => boolean
   return total.toString();
 }
 
+type ObservedGroup = { plan: GroupPlan; health: WorkloadHealth; pods: Pod[] };
+
 async function reconcileRayCluster(req: Request, ctx: ReconcileContext) {
   const rc = await ctx.cache.get(RayClusters, req.name, req.namespace);
   if (!rc || rc.metadata.deletionTimestamp) return;
   const plan = planRayCluster(rc);
-  const observed: Array<{ plan: GroupPlan; health: WorkloadHealth; pods: Pod[] }> = [];
+  const observed: ObservedGroup[] = [];
   for (const p of [plan.head, ...plan.workers]) {
     await applyChild(ctx, SimDeployments, p.deployment);
     const { deployment, pods } = await observeDeployment(ctx, req.namespace, p.name, p.selector);
     observed.push({ plan: p, health: deploymentHealth(deployment, pods, p.replicas), pods });
   }
   const svcName = headServiceName(req.name);
-  const ports = [
+  const ports = headServicePorts(rc);
+  const headLabels = { [CLUSTER_LABEL]: req.name, 'ray.io/node-type': 'head' };
+  const svc = await applyChild(ctx, SimServices, serviceFor(rc, svcName, plan.head.selector, headLabels, ports));
+  const [head, ...workers] = observed;
+  const allReady = observed.every((o) => o.health.allReady);
+  const fatal = observed.find((o) => !o.health.allReady && o.health.problem?.fatal)?.health.problem;
+  const headPod = head!.pods.find((p) => p.status?.podIP);
+  const groups = (rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? [];
+  const plans = observed.map((o) => o.plan);
+  await applyStatus(ctx, rc, {
+    observedGeneration: rc.metadata.generation ?? 1,
+    ...(allReady ? { state: 'ready' } : fatal ? { state: 'failed', reason: problemText(fatal) } : {}),
+    conditions: buildConditions(rc.status?.conditions, clusterConditions(rc, head!, allReady, fatal), {
+      observedGeneration: rc.metadata.generation ?? 1,
+    }),
+    desiredWorkerReplicas: workers.reduce((n, w) => n + w.plan.replicas, 0),
+    readyWorkerReplicas: workers.reduce((n, w) => n + w.health.ready, 0),
+    availableWorkerReplicas: workers.reduce((n, w) => n + w.health.available, 0),
+    minWorkerReplicas: groups.reduce((n, g) => n + (g.minReplicas ?? 0), 0),
+    maxWorkerReplicas: groups.reduce((n, g) => n + (g.maxReplicas ?? g.replicas ?? 0), 0),
+    desiredCPU: desiredResource(plans, (r) => r === 'cpu'),
+    desiredMemory: desiredResource(plans, (r) => r === 'memory'),
+    desiredGPU: desiredResource(plans, (r) => r.endsWith('/gpu')),
+    desiredTPU: desiredResource(plans, (r) => r === 'google.com/tpu'),
+    head: {
+      serviceName: svcName,
+      ...(svc.spec?.clusterIP ? { serviceIP: svc.spec.clusterIP } : {}),
+      ...(headPod ? { podName: headPod.metadata.name, podIP: headPod.status?.podIP } : {}),
+    },
+    endpoints: Object.fromEntries(ports.map((p) => [p.name, String(p.port)])),
+  });
+}
+
+/** the head Service's ports as KubeRay names them; `serve` only when the cluster runs Ray Serve */
+function headServicePorts(rc: WithStatus) {
+  return [
     { name: 'gcs-server', port: 6379, targetPort: 6379 },
     { name: 'dashboard', port: 8265, targetPort: 8265 },
     { name: 'client', port: 10001, targetPort: 10001 },
     { name: 'metrics', port: 8080, targetPort: 8080 },
     ...(servesRay(rc) ? [{ name: 'serve', port: 8000, targetPort: 8000 }] : []),
   ];
-  const svc = await applyChild(
-    ctx,
-    SimServices,
-    serviceFor(rc, svcName, plan.head.selector, { [CLUSTER_LABEL]: req.name, 'ray.io/node-type': 'head' }, ports),
-  );
+}
 
-  const [head, ...workers] = observed;
-  const allReady = observed.every((o) => o.health.allReady);
-  const fatal = observed.find((o) => !o.health.allReady && o.health.problem?.fatal)?.health.problem;
-  const headPod = head!.pods.find((p) => p.status?.podIP);
-  const headCond: ConditionInput = head!.health.allReady
+/**
+ * HeadPodReady, RayClusterProvisioned (which stays True once every pod was ready the first time, as
+ * KubeRay's does) and RayClusterReplicaFailure when a group has a fatal problem.
+ */
+function clusterConditions(
+  rc: WithStatus,
+  head: ObservedGroup,
+  allReady: boolean,
+  fatal: WorkloadHealth['problem'],
+): ConditionInput[] {
+  const headCond: ConditionInput = head.health.allReady
     ? { type: 'HeadPodReady', status: true, reason: 'HeadPodRunningAndReady', message: 'Head pod is running and ready' }
     : {
         type: 'HeadPodReady',
         status: false,
-        reason: head!.pods.length === 0 ? 'HeadPodNotFound' : 'HeadPodNotReady',
-        message: head!.health.problem ? problemText(head!.health.problem) : 'Head pod is not ready',
+        reason: head.pods.length === 0 ? 'HeadPodNotFound' : 'HeadPodNotReady',
+        message: head.health.problem ? problemText(head.health.problem) : 'Head pod is not ready',
       };
   const provisioned = allReady || isTrue(rc.status?.conditions, 'RayClusterProvisioned');
   const provCond: ConditionInput = provisioned
@@ -193,45 +232,7 @@ async function reconcileRayCluster(req: Request, ctx: ReconcileContext) {
         reason: 'RayClusterPodsProvisioning',
         message: 'RayCluster Pods are being provisioned for first time',
       };
-  const conds = [
-    headCond,
-    provCond,
-    ...(fatal
-      ? [
-          {
-            type: 'RayClusterReplicaFailure',
-            status: true,
-            reason: fatal.reason,
-            message: problemText(fatal),
-          } as ConditionInput,
-        ]
-      : []),
-  ];
-  const plans = observed.map((o) => o.plan);
-  await applyStatus(ctx, rc, {
-    observedGeneration: rc.metadata.generation ?? 1,
-    ...(allReady ? { state: 'ready' } : fatal ? { state: 'failed', reason: problemText(fatal) } : {}),
-    conditions: buildConditions(rc.status?.conditions, conds, { observedGeneration: rc.metadata.generation ?? 1 }),
-    desiredWorkerReplicas: workers.reduce((n, w) => n + w.plan.replicas, 0),
-    readyWorkerReplicas: workers.reduce((n, w) => n + w.health.ready, 0),
-    availableWorkerReplicas: workers.reduce((n, w) => n + w.health.available, 0),
-    minWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce(
-      (n, g) => n + (g.minReplicas ?? 0),
-      0,
-    ),
-    maxWorkerReplicas: ((rc.spec?.workerGroupSpecs as WorkerGroup[] | undefined) ?? []).reduce(
-      (n, g) => n + (g.maxReplicas ?? g.replicas ?? 0),
-      0,
-    ),
-    desiredCPU: desiredResource(plans, (r) => r === 'cpu'),
-    desiredMemory: desiredResource(plans, (r) => r === 'memory'),
-    desiredGPU: desiredResource(plans, (r) => r.endsWith('/gpu')),
-    desiredTPU: desiredResource(plans, (r) => r === 'google.com/tpu'),
-    head: {
-      serviceName: svcName,
-      ...(svc.spec?.clusterIP ? { serviceIP: svc.spec.clusterIP } : {}),
-      ...(headPod ? { podName: headPod.metadata.name, podIP: headPod.status?.podIP } : {}),
-    },
-    endpoints: Object.fromEntries(ports.map((p) => [p.name, String(p.port)])),
-  });
+  if (!fatal) return [headCond, provCond];
+  const failure = { type: 'RayClusterReplicaFailure', status: true, reason: fatal.reason, message: problemText(fatal) };
+  return [headCond, provCond, failure];
 }

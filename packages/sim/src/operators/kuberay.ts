@@ -11,7 +11,7 @@ import { INDEX_OWNER } from '@modelplane/runtime/cache';
 import { isNotFound } from '@modelplane/runtime/client';
 import { ignoreOwnStatusWrites, type ReconcileContext, type Request } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { controllerRef } from '@modelplane/runtime/meta';
+import { controllerRef, type KubeObject } from '@modelplane/runtime/meta';
 import { parse as parseYaml } from 'yaml';
 import { servingAnnotations } from '../inference/index.ts';
 import { buildConditions, type ConditionInput, isTrue } from './conditions.ts';
@@ -143,109 +143,32 @@ async function reconcileRayService(req: Request, ctx: ReconcileContext, opts: Si
     return;
   }
   if (rs.metadata.deletionTimestamp) return;
-  const generation = rs.metadata.generation ?? 1;
-  const prevConds = rs.status?.conditions;
-  const write = (status: Json, conds: ConditionInput[]) =>
-    applyStatus(ctx, rs, {
-      ...status,
-      observedGeneration: generation,
-      conditions: buildConditions(prevConds, conds, { observedGeneration: generation }),
-    });
-
   let apps: ServeApp[];
   try {
     if (!rs.spec?.rayClusterConfig) throw new Error('spec.rayClusterConfig is required');
     apps = serveApps(rs.spec.serveConfigV2 as string | undefined);
   } catch (err) {
     const msg = `invalid RayService spec: ${(err as Error).message}`;
-    await write({ serviceStatus: 'Failed', numServeEndpoints: 0 }, [
+    await writeRayService(ctx, rs, { serviceStatus: 'Failed', numServeEndpoints: 0 }, [
       { type: 'Ready', status: false, reason: 'RayServiceValidationFailed', message: msg },
     ]);
     return;
   }
-
   const owned = await ctx.cache.list(RayClusters, {
     namespace: req.namespace,
     index: { name: INDEX_OWNER, value: rs.metadata.uid ?? '' },
   });
   const desiredName = clusterNameFor(rs);
-  const recordedActive = (rs.status?.activeServiceStatus as { rayClusterName?: string } | undefined)?.rayClusterName;
-  let activeName = owned.some((c) => c.metadata.name === recordedActive) ? recordedActive : undefined;
-
-  const desired = await applyChild(ctx, RayClusters, {
-    apiVersion: 'ray.io/v1',
-    kind: 'RayCluster',
-    metadata: {
-      name: desiredName,
-      namespace: req.namespace,
-      labels: { [ORIGIN_CRD_LABEL]: 'RayService', [ORIGIN_NAME_LABEL]: req.name },
-      ...rayClusterAnnotations(rs),
-      ownerReferences: [controllerRef(rs)],
-    },
-    spec: rs.spec.rayClusterConfig as Json,
-  });
-  const pending = viewOf(desiredName, desired);
-  let wait = 0;
-  let pendingApps: Json | undefined;
-  let pendingState: AppState | undefined;
-  if (activeName !== desiredName) {
-    if (pending.failure) {
-      pendingState = 'DEPLOY_FAILED';
-      pendingApps = appStatuses(apps, 'DEPLOY_FAILED', `Deploying the applications failed: ${pending.failure}`);
-    } else if (pending.ready) {
-      wait = opts.clock.remaining(rs, `serve:${desiredName}`, opts.delays.rayServeDeployMs);
-      pendingState = wait > 0 ? 'DEPLOYING' : 'RUNNING';
-      pendingApps = appStatuses(apps, pendingState, wait > 0 ? 'Deploying app' : '');
-    }
-    if (pendingState === 'RUNNING') {
-      // switch traffic to the new cluster and retire the old ones
-      activeName = desiredName;
-      for (const c of owned) {
-        if (c.metadata.name === desiredName) continue;
-        await ctx.client.delete(RayClusters, c.metadata.name ?? '', req.namespace).catch((err: unknown) => {
-          if (!isNotFound(err)) throw err;
-        });
-      }
-    }
-  }
-
-  let endpoints = 0;
-  if (activeName) {
-    const selector = { [CLUSTER_LABEL]: activeName };
-    const headSvc = serviceFor(
-      rs,
-      dnsName(`${req.name}-head-svc`),
-      selector,
-      { ...selector, 'ray.io/node-type': 'head' },
-      [
-        { name: 'gcs-server', port: 6379, targetPort: 6379 },
-        { name: 'dashboard', port: 8265, targetPort: 8265 },
-        { name: 'client', port: 10001, targetPort: 10001 },
-        { name: 'serve', port: 8000, targetPort: 8000 },
-      ],
-    );
-    await applyChild(ctx, SimServices, headSvc);
-    await applyChild(
-      ctx,
-      SimServices,
-      serviceFor(rs, dnsName(`${req.name}-serve-svc`), selector, { ...selector, [SERVE_LABEL]: 'true' }, [
-        { name: 'serve', port: 8000, targetPort: 8000 },
-      ]),
-    );
-    const pods = await ctx.cache.list(SimPods, {
-      namespace: req.namespace,
-      labelSelector: `${CLUSTER_LABEL}=${activeName},${SERVE_LABEL}=true`,
-    });
-    endpoints = pods.filter((p) => !p.metadata.deletionTimestamp && isTrue(p.status?.conditions, 'Ready')).length;
-  }
-
+  const desired = await applyChild(ctx, RayClusters, desiredCluster(rs, desiredName));
+  const pending = await advancePendingCluster(ctx, rs, opts, apps, owned, desired);
+  const { activeName } = pending;
+  const endpoints = activeName ? await applyServeServices(ctx, rs, activeName) : 0;
   const activeView = activeName
     ? viewOf(
         activeName,
         owned.find((c) => c.metadata.name === activeName) ?? (activeName === desiredName ? desired : undefined),
       )
     : undefined;
-  const upgrading = activeName !== undefined && activeName !== desiredName;
   // applications already serving on the active cluster turn UNHEALTHY when its pods fail
   const activeUnhealthy = activeView?.failure;
   const activeApps = activeView
@@ -255,40 +178,12 @@ async function reconcileRayService(req: Request, ctx: ReconcileContext, opts: Si
         activeUnhealthy ? `The Ray cluster is unhealthy: ${activeUnhealthy}` : '',
       )
     : undefined;
-  const failed = (!activeName && pendingState === 'DEPLOY_FAILED') || activeUnhealthy !== undefined;
+  const failed = (!activeName && pending.state === 'DEPLOY_FAILED') || activeUnhealthy !== undefined;
   const ready = activeName !== undefined && endpoints > 0;
-  const readyCond: ConditionInput = ready
-    ? {
-        type: 'Ready',
-        status: true,
-        reason: 'NonZeroServeEndpoints',
-        message: 'Number of serve endpoints is greater than 0',
-      }
-    : activeName
-      ? { type: 'Ready', status: false, reason: 'ZeroServeEndpoints', message: 'No Serve endpoint is ready' }
-      : {
-          type: 'Ready',
-          status: false,
-          reason: 'Initializing',
-          message: failed
-            ? `Deploying the applications failed: ${pending.failure}`
-            : `waiting for RayCluster ${desiredName} to serve the applications`,
-        };
-  if (!ready && activeUnhealthy) readyCond.message = `The Ray cluster is unhealthy: ${activeUnhealthy}`;
-  const upgradeCond: ConditionInput = upgrading
-    ? {
-        type: 'UpgradeInProgress',
-        status: true,
-        reason: 'BothActivePendingClustersExist',
-        message: `switching from RayCluster ${activeName} to ${desiredName}`,
-      }
-    : {
-        type: 'UpgradeInProgress',
-        status: false,
-        reason: activeName ? 'NoPendingCluster' : 'NoActiveCluster',
-        message: activeName ? 'No pending cluster' : 'No active cluster',
-      };
-  await write(
+  const conditions = rayServiceConditions({ ready, failed, activeName, desiredName, pending, activeUnhealthy });
+  await writeRayService(
+    ctx,
+    rs,
     {
       serviceStatus: ready ? 'Running' : failed ? 'Failed' : 'Pending',
       numServeEndpoints: endpoints,
@@ -307,13 +202,157 @@ async function reconcileRayService(req: Request, ctx: ReconcileContext, opts: Si
         ? {
             pendingServiceStatus: {
               rayClusterName: desiredName,
-              ...(pending.status ? { rayClusterStatus: pending.status } : {}),
-              ...(pendingApps ? { applicationStatuses: pendingApps } : {}),
+              ...(pending.view.status ? { rayClusterStatus: pending.view.status } : {}),
+              ...(pending.apps ? { applicationStatuses: pending.apps } : {}),
             },
           }
         : {}),
     },
-    [readyCond, upgradeCond],
+    conditions,
   );
-  return wait > 0 ? { requeueAfter: wait } : undefined;
+  return pending.wait > 0 ? { requeueAfter: pending.wait } : undefined;
+}
+
+function writeRayService(ctx: ReconcileContext, rs: WithStatus, status: Json, conditions: ConditionInput[]) {
+  const generation = rs.metadata.generation ?? 1;
+  return applyStatus(ctx, rs, {
+    ...status,
+    observedGeneration: generation,
+    conditions: buildConditions(rs.status?.conditions, conditions, { observedGeneration: generation }),
+  });
+}
+
+/** the RayCluster rayClusterConfig asks for, named after its hash so a changed config is a new cluster */
+function desiredCluster(rs: WithStatus, name: string): KubeObject {
+  return {
+    apiVersion: 'ray.io/v1',
+    kind: 'RayCluster',
+    metadata: {
+      name,
+      namespace: rs.metadata.namespace,
+      labels: { [ORIGIN_CRD_LABEL]: 'RayService', [ORIGIN_NAME_LABEL]: rs.metadata.name ?? '' },
+      ...rayClusterAnnotations(rs),
+      ownerReferences: [controllerRef(rs)],
+    },
+    spec: rs.spec?.rayClusterConfig as Json,
+  };
+}
+
+interface PendingCluster {
+  /** the cluster serving traffic after this step, if any */
+  activeName: string | undefined;
+  view: ClusterView;
+  state: AppState | undefined;
+  apps: Json | undefined;
+  /** how long until the pending cluster's applications are deployed */
+  wait: number;
+}
+
+/**
+ * The zero-downtime upgrade: while the desired cluster is not the active one, its applications deploy once it
+ * is provisioned (after the Serve deploy delay), fail with its failure, and once RUNNING it becomes the active
+ * cluster and the RayService's other clusters are deleted.
+ */
+async function advancePendingCluster(
+  ctx: ReconcileContext,
+  rs: WithStatus,
+  opts: SimulatorOptions,
+  apps: ServeApp[],
+  owned: WithStatus[],
+  desired: WithStatus,
+): Promise<PendingCluster> {
+  const desiredName = desired.metadata.name ?? '';
+  const recordedActive = (rs.status?.activeServiceStatus as { rayClusterName?: string } | undefined)?.rayClusterName;
+  const activeName = owned.some((c) => c.metadata.name === recordedActive) ? recordedActive : undefined;
+  const view = viewOf(desiredName, desired);
+  const result: PendingCluster = { activeName, view, state: undefined, apps: undefined, wait: 0 };
+  if (activeName === desiredName) return result;
+  if (view.failure) {
+    result.state = 'DEPLOY_FAILED';
+    result.apps = appStatuses(apps, 'DEPLOY_FAILED', `Deploying the applications failed: ${view.failure}`);
+  } else if (view.ready) {
+    result.wait = opts.clock.remaining(rs, `serve:${desiredName}`, opts.delays.rayServeDeployMs);
+    result.state = result.wait > 0 ? 'DEPLOYING' : 'RUNNING';
+    result.apps = appStatuses(apps, result.state, result.wait > 0 ? 'Deploying app' : '');
+  }
+  if (result.state !== 'RUNNING') return result;
+  // switch traffic to the new cluster and retire the old ones
+  result.activeName = desiredName;
+  const ns = rs.metadata.namespace ?? '';
+  for (const c of owned) {
+    if (c.metadata.name === desiredName) continue;
+    await ctx.client.delete(RayClusters, c.metadata.name ?? '', ns).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  return result;
+}
+
+/** `<name>-head-svc` and `<name>-serve-svc` on the active cluster; returns how many Serve endpoints are Ready */
+async function applyServeServices(ctx: ReconcileContext, rs: WithStatus, activeName: string): Promise<number> {
+  const name = rs.metadata.name ?? '';
+  const ns = rs.metadata.namespace ?? '';
+  const selector = { [CLUSTER_LABEL]: activeName };
+  const headSvc = serviceFor(rs, dnsName(`${name}-head-svc`), selector, { ...selector, 'ray.io/node-type': 'head' }, [
+    { name: 'gcs-server', port: 6379, targetPort: 6379 },
+    { name: 'dashboard', port: 8265, targetPort: 8265 },
+    { name: 'client', port: 10001, targetPort: 10001 },
+    { name: 'serve', port: 8000, targetPort: 8000 },
+  ]);
+  await applyChild(ctx, SimServices, headSvc);
+  const serveSelector = { ...selector, [SERVE_LABEL]: 'true' };
+  const serveSvc = serviceFor(rs, dnsName(`${name}-serve-svc`), selector, serveSelector, [
+    { name: 'serve', port: 8000, targetPort: 8000 },
+  ]);
+  await applyChild(ctx, SimServices, serveSvc);
+  const pods = await ctx.cache.list(SimPods, {
+    namespace: ns,
+    labelSelector: `${CLUSTER_LABEL}=${activeName},${SERVE_LABEL}=true`,
+  });
+  return pods.filter((p) => !p.metadata.deletionTimestamp && isTrue(p.status?.conditions, 'Ready')).length;
+}
+
+/** Ready (Serve endpoints on the active cluster, else why not) and UpgradeInProgress (two clusters at once) */
+function rayServiceConditions(s: {
+  ready: boolean;
+  failed: boolean;
+  activeName: string | undefined;
+  desiredName: string;
+  pending: PendingCluster;
+  activeUnhealthy: string | undefined;
+}): ConditionInput[] {
+  const { ready, failed, activeName, desiredName, activeUnhealthy } = s;
+  const readyCond: ConditionInput = ready
+    ? {
+        type: 'Ready',
+        status: true,
+        reason: 'NonZeroServeEndpoints',
+        message: 'Number of serve endpoints is greater than 0',
+      }
+    : activeName
+      ? { type: 'Ready', status: false, reason: 'ZeroServeEndpoints', message: 'No Serve endpoint is ready' }
+      : {
+          type: 'Ready',
+          status: false,
+          reason: 'Initializing',
+          message: failed
+            ? `Deploying the applications failed: ${s.pending.view.failure}`
+            : `waiting for RayCluster ${desiredName} to serve the applications`,
+        };
+  if (!ready && activeUnhealthy) readyCond.message = `The Ray cluster is unhealthy: ${activeUnhealthy}`;
+  const upgradeCond: ConditionInput =
+    activeName !== undefined && activeName !== desiredName
+      ? {
+          type: 'UpgradeInProgress',
+          status: true,
+          reason: 'BothActivePendingClustersExist',
+          message: `switching from RayCluster ${activeName} to ${desiredName}`,
+        }
+      : {
+          type: 'UpgradeInProgress',
+          status: false,
+          reason: activeName ? 'NoPendingCluster' : 'NoActiveCluster',
+          message: activeName ? 'No pending cluster' : 'No active cluster',
+        };
+  return [readyCond, upgradeCond];
 }

@@ -175,13 +175,12 @@ export function deploymentStatus(input: StatusInput): {
   status: NonNullable<Deployment['status']>;
   recheckAfter?: number;
 } {
-  const { d, newRS, all, created, now } = input;
+  const { d, newRS, all, now } = input;
   const c = counts(d, newRS, all);
   const want = desiredReplicas(d);
   const live = d.status?.conditions;
-  const stamp = (cond: WorkloadCondition) => keepTimes(cond, live, now, { update: true });
   const { maxUnavailable } = fenceposts(d);
-  const availableCond = stamp(
+  const availableCond = keepTimes(
     c.availableReplicas >= want - maxUnavailable
       ? {
           type: 'Available',
@@ -195,77 +194,11 @@ export function deploymentStatus(input: StatusInput): {
           reason: 'MinimumReplicasUnavailable',
           message: 'Deployment does not have minimum availability.',
         },
+    live,
+    now,
+    { update: true },
   );
-  const prev = live?.find((x) => x.type === 'Progressing');
-  const name = newRS?.metadata.name ?? '';
-  const complete = c.updatedReplicas === want && c.replicas === want && c.availableReplicas === want;
-  const old = d.status ?? {};
-  const progressed =
-    c.updatedReplicas > (old.updatedReplicas ?? 0) ||
-    c.replicas - c.updatedReplicas < (old.replicas ?? 0) - (old.updatedReplicas ?? 0) ||
-    c.readyReplicas > (old.readyReplicas ?? 0) ||
-    c.availableReplicas > (old.availableReplicas ?? 0);
-  const deadlineMs = (d.spec.progressDeadlineSeconds ?? 600) * 1000;
-  let progressing: WorkloadCondition | undefined = prev;
-  let recheckAfter: number | undefined;
-  if (d.spec.paused) {
-    progressing = stamp({
-      type: 'Progressing',
-      status: 'Unknown',
-      reason: 'DeploymentPaused',
-      message: 'Deployment is paused',
-    });
-  } else if (prev?.reason === 'DeploymentPaused') {
-    progressing = stamp({
-      type: 'Progressing',
-      status: 'Unknown',
-      reason: 'DeploymentResumed',
-      message: 'Deployment is resumed',
-    });
-  } else if (newRS && complete) {
-    progressing = stamp({
-      type: 'Progressing',
-      status: 'True',
-      reason: 'NewReplicaSetAvailable',
-      message: `ReplicaSet "${name}" has successfully progressed.`,
-    });
-  } else if (newRS && created) {
-    progressing = stamp({
-      type: 'Progressing',
-      status: 'True',
-      reason: 'NewReplicaSetCreated',
-      message: `Created new replica set "${name}"`,
-    });
-  } else if (newRS && !prev) {
-    progressing = stamp({
-      type: 'Progressing',
-      status: 'True',
-      reason: 'FoundNewReplicaSet',
-      message: `Found new replica set "${name}"`,
-    });
-  } else if (newRS && (progressed || prev?.reason === 'NewReplicaSetAvailable')) {
-    // progress moves lastUpdateTime even when the reason is unchanged: that is what the deadline measures
-    const cond = stamp({
-      type: 'Progressing',
-      status: 'True',
-      reason: 'ReplicaSetUpdated',
-      message: `ReplicaSet "${name}" is progressing.`,
-    });
-    progressing = progressed ? { ...cond, lastUpdateTime: kubeTime(now) } : cond;
-  } else if (newRS && prev?.status === 'True') {
-    const since = parseTime(prev.lastUpdateTime) ?? now;
-    if (now - since >= deadlineMs) {
-      progressing = stamp({
-        type: 'Progressing',
-        status: 'False',
-        reason: 'ProgressDeadlineExceeded',
-        message: `ReplicaSet "${name}" has timed out progressing.`,
-      });
-    } else recheckAfter = since + deadlineMs - now;
-  }
-  if (progressing?.status === 'True' && progressing.reason !== 'NewReplicaSetAvailable' && recheckAfter === undefined) {
-    recheckAfter = (parseTime(progressing.lastUpdateTime) ?? now) + deadlineMs - now;
-  }
+  const { progressing, recheckAfter } = progressingCondition(input, c, want);
   const status = {
     ...omitZero({
       observedGeneration: d.metadata.generation,
@@ -274,9 +207,81 @@ export function deploymentStatus(input: StatusInput): {
       readyReplicas: c.readyReplicas,
       availableReplicas: c.availableReplicas,
       unavailableReplicas: c.unavailableReplicas,
-      collisionCount: old.collisionCount,
+      collisionCount: d.status?.collisionCount,
     }),
     conditions: [availableCond, ...(progressing ? [progressing] : []), ...replicaFailure(all, live, now)],
   };
   return { status, ...(recheckAfter !== undefined ? { recheckAfter: Math.max(1, recheckAfter) } : {}) };
+}
+
+type Counts = ReturnType<typeof counts>;
+
+/**
+ * The Progressing condition and, while a rollout is under way, when its progress deadline
+ * (spec.progressDeadlineSeconds) falls: ProgressDeadlineExceeded once no progress was made for that long.
+ */
+function progressingCondition(
+  input: StatusInput,
+  c: Counts,
+  want: number,
+): { progressing?: WorkloadCondition; recheckAfter?: number } {
+  const { d, newRS, now } = input;
+  const live = d.status?.conditions;
+  const stamp = (cond: WorkloadCondition) => keepTimes(cond, live, now, { update: true });
+  const prev = live?.find((x) => x.type === 'Progressing');
+  const deadlineMs = (d.spec.progressDeadlineSeconds ?? 600) * 1000;
+  const transition = progressingTransition(input, c, want, prev);
+  let progressing: WorkloadCondition | undefined = prev;
+  let recheckAfter: number | undefined;
+  if (transition) {
+    const cond = stamp(transition.cond);
+    // progress moves lastUpdateTime even when the reason is unchanged: that is what the deadline measures
+    progressing = transition.progressed ? { ...cond, lastUpdateTime: kubeTime(now) } : cond;
+  } else if (newRS && prev?.status === 'True') {
+    const since = parseTime(prev.lastUpdateTime) ?? now;
+    if (now - since >= deadlineMs) {
+      progressing = stamp({
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: `ReplicaSet "${newRS.metadata.name ?? ''}" has timed out progressing.`,
+      });
+    } else recheckAfter = since + deadlineMs - now;
+  }
+  if (progressing?.status === 'True' && progressing.reason !== 'NewReplicaSetAvailable' && recheckAfter === undefined) {
+    recheckAfter = (parseTime(progressing.lastUpdateTime) ?? now) + deadlineMs - now;
+  }
+  return { progressing, ...(recheckAfter !== undefined ? { recheckAfter } : {}) };
+}
+
+/**
+ * What the rollout's state says Progressing is now (paused, resumed, complete, a new ReplicaSet created or
+ * found, or progress made), before any deadline; undefined when none of these applies.
+ */
+function progressingTransition(
+  input: StatusInput,
+  c: Counts,
+  want: number,
+  prev: WorkloadCondition | undefined,
+): { cond: WorkloadCondition; progressed?: boolean } | undefined {
+  const { d, newRS, created } = input;
+  const progressing = (status: 'True' | 'Unknown', reason: string, message: string) => ({
+    cond: { type: 'Progressing', status, reason, message },
+  });
+  if (d.spec.paused) return progressing('Unknown', 'DeploymentPaused', 'Deployment is paused');
+  if (prev?.reason === 'DeploymentPaused') return progressing('Unknown', 'DeploymentResumed', 'Deployment is resumed');
+  if (!newRS) return undefined;
+  const name = newRS.metadata.name ?? '';
+  if (c.updatedReplicas === want && c.replicas === want && c.availableReplicas === want)
+    return progressing('True', 'NewReplicaSetAvailable', `ReplicaSet "${name}" has successfully progressed.`);
+  if (created) return progressing('True', 'NewReplicaSetCreated', `Created new replica set "${name}"`);
+  if (!prev) return progressing('True', 'FoundNewReplicaSet', `Found new replica set "${name}"`);
+  const old = d.status ?? {};
+  const progressed =
+    c.updatedReplicas > (old.updatedReplicas ?? 0) ||
+    c.replicas - c.updatedReplicas < (old.replicas ?? 0) - (old.updatedReplicas ?? 0) ||
+    c.readyReplicas > (old.readyReplicas ?? 0) ||
+    c.availableReplicas > (old.availableReplicas ?? 0);
+  if (!progressed && prev.reason !== 'NewReplicaSetAvailable') return undefined;
+  return { ...progressing('True', 'ReplicaSetUpdated', `ReplicaSet "${name}" is progressing.`), progressed };
 }

@@ -4,6 +4,7 @@
 // apply on pods/status as field manager `kubelet`, only when it changed.
 
 import { isConflict, isNotFound, type KubeClient, needsApply } from '@modelplane/runtime/client';
+import type { ReconcileContext, Request } from '@modelplane/runtime/controller';
 import type { SimContext } from './context.ts';
 import { invalidFailureMessage, podFailure } from './failures.ts';
 import { type Node, Nodes, type Pod, Pods } from './kinds.ts';
@@ -119,87 +120,117 @@ function hasStarted(pod: Pod): boolean {
   );
 }
 
+/** what the kubelet keeps between reconciles: the running pods, their IPs, and pods waiting for their node */
+interface KubeletState {
+  runs: Map<string, PodRun & { node: string }>;
+  ips: PodIpAllocator;
+  /** pods whose failure annotation was already reported as invalid */
+  warned: Set<string>;
+  /** pods bound to a node that does not exist (yet): run them once it appears */
+  awaitingNode: Map<string, Set<string>>;
+}
+
 export function registerKubelet(sim: SimContext): void {
-  const runs = new Map<string, PodRun & { node: string }>();
-  const ips = new PodIpAllocator();
-  const warned = new Set<string>();
-  // pods bound to a node that does not exist (yet): run them once it appears
-  const awaitingNode = new Map<string, Set<string>>();
-
-  const forget = (key: string, ns: string, name: string) => {
-    const run = runs.get(key);
-    if (!run) return;
-    runs.delete(key);
-    ips.release(run.node, run.podIP);
-    sim.logs.delete(ns, name, run.uid);
+  const state: KubeletState = {
+    runs: new Map(),
+    ips: new PodIpAllocator(),
+    warned: new Set(),
+    awaitingNode: new Map(),
   };
-
   sim.mgr
     .controller('sim-kubelet')
     .for(Pods)
     .watches(Nodes, (node) => {
-      const keys = awaitingNode.get(node.metadata.name ?? '');
-      awaitingNode.delete(node.metadata.name ?? '');
+      const keys = state.awaitingNode.get(node.metadata.name ?? '');
+      state.awaitingNode.delete(node.metadata.name ?? '');
       return keys ? [...keys] : [];
     })
     .withOptions({ concurrency: 8, fieldManager: FIELD_MANAGER })
-    .complete(async (req, ctx) => {
-      const key = `${req.namespace}/${req.name}`;
-      const pod = await ctx.cache.get(Pods, req.name, req.namespace);
-      if (!pod || runs.get(key)?.uid !== pod.metadata.uid) forget(key, req.namespace, req.name);
-      if (!pod?.spec.nodeName) return;
-      if (pod.metadata.deletionTimestamp)
-        return finishDeletion(ctx.client, pod, () => forget(key, req.namespace, req.name));
-      const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
-      if (!node) {
-        // no kubelet runs it until the node registers (as on a real cluster)
-        const waiting = awaitingNode.get(pod.spec.nodeName) ?? new Set<string>();
-        awaitingNode.set(pod.spec.nodeName, waiting.add(key));
-        return;
-      }
-      const uid = pod.metadata.uid ?? '';
-      const sink: LogSink = {
-        append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),
-        restart: (container) => sim.logs.restart(req.namespace, req.name, uid, container),
-      };
-      let run = runs.get(key);
-      if (!run) {
-        if (isTerminal(pod)) return;
-        const failure = podFailure(pod);
-        if (failure.invalid && !warned.has(pod.metadata.uid ?? key)) {
-          warned.add(pod.metadata.uid ?? key);
-          sim.log.warn(invalidFailureMessage(pod, failure.invalid));
-        }
-        const hostIP = nodeIP(node);
-        const existingIP = pod.status?.podIP;
-        if (existingIP) ips.reserve(pod.spec.nodeName, existingIP);
-        const podIP = existingIP ?? ips.allocate(node);
-        const now = sim.now();
-        const base = hasStarted(pod)
-          ? adoptPodRun(pod, now, hostIP, podIP, sim.delays, sink)
-          : newPodRun(pod, now, hostIP, podIP);
-        run = Object.assign(base, { node: pod.spec.nodeName });
-        runs.set(key, run);
-      }
-      const now = sim.now();
-      const events = advance(run, { pod, now, delays: sim.delays, logs: sink });
-      const recorder = sim.recorders.for('kubelet', pod.spec.nodeName);
-      for (const e of events) recorder.event(e.onNode ? node : pod, e.type, e.reason, e.note);
-      const desired = {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: req.name, namespace: req.namespace },
-        status: podStatus(pod, run, now),
-      };
-      if (needsApply(desired, pod, FIELD_MANAGER, 'status')) {
-        try {
-          await ctx.client.applyStatus(desired);
-        } catch (err) {
-          // the pod was deleted meanwhile
-          if (!isNotFound(err)) throw err;
-        }
-      }
-      const due = nextDue(run);
-      return Number.isFinite(due) ? { requeueAfter: Math.max(1, due - sim.now()) } : undefined;
-    });
+    .complete((req, ctx) => syncPod(sim, state, req, ctx));
+}
+
+/** stops tracking a pod: its run, its IP and its logs */
+function forget(sim: SimContext, state: KubeletState, key: string, ns: string, name: string): void {
+  const run = state.runs.get(key);
+  if (!run) return;
+  state.runs.delete(key);
+  state.ips.release(run.node, run.podIP);
+  sim.logs.delete(ns, name, run.uid);
+}
+
+async function syncPod(sim: SimContext, state: KubeletState, req: Request, ctx: ReconcileContext) {
+  const key = `${req.namespace}/${req.name}`;
+  const pod = await ctx.cache.get(Pods, req.name, req.namespace);
+  // a new pod under the same name is a new run
+  if (!pod || state.runs.get(key)?.uid !== pod.metadata.uid) forget(sim, state, key, req.namespace, req.name);
+  if (!pod?.spec.nodeName) return;
+  if (pod.metadata.deletionTimestamp)
+    return finishDeletion(ctx.client, pod, () => forget(sim, state, key, req.namespace, req.name));
+  const node = await ctx.cache.get(Nodes, pod.spec.nodeName);
+  if (!node) {
+    // no kubelet runs it until the node registers (as on a real cluster)
+    const waiting = state.awaitingNode.get(pod.spec.nodeName) ?? new Set<string>();
+    state.awaitingNode.set(pod.spec.nodeName, waiting.add(key));
+    return;
+  }
+  const uid = pod.metadata.uid ?? '';
+  const sink: LogSink = {
+    append: (container, lines) => sim.logs.append(req.namespace, req.name, uid, container, lines),
+    restart: (container) => sim.logs.restart(req.namespace, req.name, uid, container),
+  };
+  const run = state.runs.get(key) ?? startRun(sim, state, key, pod, node, sink);
+  if (!run) return;
+  const now = sim.now();
+  const events = advance(run, { pod, now, delays: sim.delays, logs: sink });
+  const recorder = sim.recorders.for('kubelet', pod.spec.nodeName);
+  for (const e of events) recorder.event(e.onNode ? node : pod, e.type, e.reason, e.note);
+  const desired = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: req.name, namespace: req.namespace },
+    status: podStatus(pod, run, now),
+  };
+  if (needsApply(desired, pod, FIELD_MANAGER, 'status')) {
+    try {
+      await ctx.client.applyStatus(desired);
+    } catch (err) {
+      // the pod was deleted meanwhile
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  const due = nextDue(run);
+  return Number.isFinite(due) ? { requeueAfter: Math.max(1, due - sim.now()) } : undefined;
+}
+
+/**
+ * Starts running a pod this kubelet does not track yet, keeping the IP it already has; a pod whose
+ * containers already started (a simulator restart) is adopted where it is rather than started again.
+ * Terminal pods are not run again (undefined).
+ */
+function startRun(
+  sim: SimContext,
+  state: KubeletState,
+  key: string,
+  pod: Pod,
+  node: Node,
+  sink: LogSink,
+): (PodRun & { node: string }) | undefined {
+  if (isTerminal(pod)) return undefined;
+  const nodeName = pod.spec.nodeName ?? '';
+  const failure = podFailure(pod);
+  if (failure.invalid && !state.warned.has(pod.metadata.uid ?? key)) {
+    state.warned.add(pod.metadata.uid ?? key);
+    sim.log.warn(invalidFailureMessage(pod, failure.invalid));
+  }
+  const hostIP = nodeIP(node);
+  const existingIP = pod.status?.podIP;
+  if (existingIP) state.ips.reserve(nodeName, existingIP);
+  const podIP = existingIP ?? state.ips.allocate(node);
+  const now = sim.now();
+  const base = hasStarted(pod)
+    ? adoptPodRun(pod, now, hostIP, podIP, sim.delays, sink)
+    : newPodRun(pod, now, hostIP, podIP);
+  const run = Object.assign(base, { node: nodeName });
+  state.runs.set(key, run);
+  return run;
 }

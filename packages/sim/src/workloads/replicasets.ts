@@ -3,9 +3,11 @@
 // and reports replicas / fullyLabeledReplicas / readyReplicas / availableReplicas / observedGeneration.
 
 import { isNotFound, needsApply } from '@modelplane/runtime/client';
+import type { ReconcileContext } from '@modelplane/runtime/controller';
+import type { EventRecorder } from '@modelplane/runtime/events';
 import { controllerOf, type Selector, selectorFromObject } from '@modelplane/runtime/meta';
 import type { SimContext } from './context.ts';
-import { type Pod, Pods, ReplicaSets } from './kinds.ts';
+import { type Pod, Pods, type ReplicaSet, ReplicaSets } from './kinds.ts';
 import { podFromTemplate } from './pod-template.ts';
 import { availableIn, isActive, isPodReady, keepTimes, omitZero, parseTime } from './util.ts';
 
@@ -59,75 +61,16 @@ export function registerReplicaSets(sim: SimContext): void {
       for (const uid of [...deleted]) if (!all.some((p) => p.metadata.uid === uid)) deleted.delete(uid);
       const active = all.filter((p) => isActive(p) && !deleted.has(p.metadata.uid ?? ''));
       const want = rs.spec.replicas ?? 1;
-
       let createError: unknown;
-      if (active.length < want) {
-        const n = Math.min(want - active.length, MAX_BURST);
-        for (let i = 0; i < n && createError === undefined; i++) {
-          try {
-            const created = await ctx.client.create(podFromTemplate(rs, rs.spec.template));
-            active.push(created);
-            recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-          } catch (err) {
-            createError = err;
-            recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
-          }
-        }
-      } else if (active.length > want) {
-        const victims = [...active].sort(deletionOrder).slice(0, active.length - want);
-        for (const pod of victims) {
-          try {
-            await ctx.client.delete(Pods, pod.metadata.name!, pod.metadata.namespace, {
-              preconditions: { uid: pod.metadata.uid! },
-            });
-          } catch (err) {
-            if (!isNotFound(err) && (err as { code?: number }).code !== 409) throw err;
-          }
-          deleted.add(pod.metadata.uid ?? '');
-          active.splice(active.indexOf(pod), 1);
-          recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
-        }
-      }
-
+      if (active.length < want) createError = await createPods(ctx, rs, active, want, recorder);
+      else if (active.length > want) await deletePods(ctx, rs, active, want, deleted, recorder);
       const now = sim.now();
-      const minReady = rs.spec.minReadySeconds ?? 0;
-      let nextAvailable = Number.POSITIVE_INFINITY;
-      let available = 0;
-      for (const p of active) {
-        const wait = availableIn(p, minReady, now);
-        if (wait === 0) available++;
-        else nextAvailable = Math.min(nextAvailable, wait);
-      }
-      const template: Selector = selectorFromObject({ matchLabels: rs.spec.template.metadata?.labels ?? {} });
-      const status = {
-        replicas: active.length,
-        ...omitZero({
-          fullyLabeledReplicas: active.filter((p) => template.matches(p.metadata.labels)).length,
-          readyReplicas: active.filter(isPodReady).length,
-          availableReplicas: available,
-          observedGeneration: rs.metadata.generation,
-        }),
-      };
-      // a failed pod creation (quota, admission) shows as ReplicaFailure until creations succeed again
-      const failure = createError
-        ? [
-            keepTimes(
-              {
-                type: 'ReplicaFailure',
-                status: 'True' as const,
-                reason: 'FailedCreate',
-                message: (createError as Error).message,
-              },
-              rs.status?.conditions,
-              now,
-            ),
-          ]
-        : [];
+      const { status, nextAvailable } = replicaSetStatus(rs, active, now, createError);
       const desired = {
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
         metadata: { name: req.name, namespace: req.namespace },
-        status: { ...status, ...(failure.length > 0 ? { conditions: failure } : {}) },
+        status,
       };
       if (needsApply(desired, rs, FIELD_MANAGER, 'status')) {
         try {
@@ -139,4 +82,94 @@ export function registerReplicaSets(sim: SimContext): void {
       if (createError) throw createError;
       return Number.isFinite(nextAvailable) ? { requeueAfter: Math.max(1, nextAvailable) } : undefined;
     });
+}
+
+/**
+ * Creates pods from the template up to `want` (at most MAX_BURST at once), adding them to `active`. Stops at
+ * the first refusal (quota, admission) and returns it: the next ones would be refused alike.
+ */
+async function createPods(
+  ctx: ReconcileContext,
+  rs: ReplicaSet,
+  active: Pod[],
+  want: number,
+  recorder: EventRecorder,
+): Promise<unknown> {
+  const n = Math.min(want - active.length, MAX_BURST);
+  for (let i = 0; i < n; i++) {
+    try {
+      const created = await ctx.client.create(podFromTemplate(rs, rs.spec.template));
+      active.push(created);
+      recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+    } catch (err) {
+      recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
+      return err;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Deletes the least valuable pods (deletionOrder) down to `want`, each with a uid precondition so a pod
+ * recreated under the same name survives; removes them from `active` and remembers them in `deleted`.
+ */
+async function deletePods(
+  ctx: ReconcileContext,
+  rs: ReplicaSet,
+  active: Pod[],
+  want: number,
+  deleted: Set<string>,
+  recorder: EventRecorder,
+): Promise<void> {
+  const victims = [...active].sort(deletionOrder).slice(0, active.length - want);
+  for (const pod of victims) {
+    try {
+      await ctx.client.delete(Pods, pod.metadata.name!, pod.metadata.namespace, {
+        preconditions: { uid: pod.metadata.uid! },
+      });
+    } catch (err) {
+      if (!isNotFound(err) && (err as { code?: number }).code !== 409) throw err;
+    }
+    deleted.add(pod.metadata.uid ?? '');
+    active.splice(active.indexOf(pod), 1);
+    recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+  }
+}
+
+/** The counts kube reports (zeros omitted) and, in ms, when the next pod becomes available (minReadySeconds). */
+function replicaSetStatus(rs: ReplicaSet, active: Pod[], now: number, createError: unknown) {
+  const minReady = rs.spec.minReadySeconds ?? 0;
+  let nextAvailable = Number.POSITIVE_INFINITY;
+  let available = 0;
+  for (const p of active) {
+    const wait = availableIn(p, minReady, now);
+    if (wait === 0) available++;
+    else nextAvailable = Math.min(nextAvailable, wait);
+  }
+  const template: Selector = selectorFromObject({ matchLabels: rs.spec.template.metadata?.labels ?? {} });
+  const counts = {
+    replicas: active.length,
+    ...omitZero({
+      fullyLabeledReplicas: active.filter((p) => template.matches(p.metadata.labels)).length,
+      readyReplicas: active.filter(isPodReady).length,
+      availableReplicas: available,
+      observedGeneration: rs.metadata.generation,
+    }),
+  };
+  // a failed pod creation (quota, admission) shows as ReplicaFailure until creations succeed again
+  const failure = createError
+    ? [
+        keepTimes(
+          {
+            type: 'ReplicaFailure',
+            status: 'True' as const,
+            reason: 'FailedCreate',
+            message: (createError as Error).message,
+          },
+          rs.status?.conditions,
+          now,
+        ),
+      ]
+    : [];
+  return { status: { ...counts, ...(failure.length > 0 ? { conditions: failure } : {}) }, nextAvailable };
 }
