@@ -55,39 +55,20 @@ const SERVING_NAMES = [
 export async function assembleServer(opts: AssemblyOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const identity = await loadIdentity(opts);
-  const store = new ObjectStore(opts.historyLimit);
-  const persistence = opts.dataDir ? openPersistence(opts.dataDir) : undefined;
-  persistence?.load(store);
-  const auth = new AuthStack(store, {
-    signingSeed: identity.ca.keyPem,
-    ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}),
-  });
-  auth.tokens.add(identity.adminToken, ADMIN_USER);
-  for (const [token, user] of Object.entries(opts.tokens ?? {})) auth.tokens.add(token, user);
-  const core = new ServerCore({
-    store,
-    bookmarkIntervalMs: opts.bookmarkIntervalMs,
-    serviceEndpoints: opts.serviceEndpoints ?? new ServiceEndpoints(),
-    admissionPlugins: [auth.escalationCheck, podSecurityAdmission(store)],
-    defaultPropagationPolicy,
-    ...(persistence ? { durable: () => persistence.flush() } : {}),
-    ...(opts.podLogs ? { podLogs: opts.podLogs } : {}),
-    ...(opts.warn ? { warn: opts.warn } : {}),
-    ...(opts.wrapAdmission ? { wrapAdmission: opts.wrapAdmission } : {}),
-  });
+  const { core, auth, persistence } = openCore(opts, identity);
   createSystemNamespaces(core);
   const crds = new CrdController(core);
   const controllers = new LifecycleControllers(core, { caPem: identity.ca.certPem });
   crds.start();
   controllers.start();
   auth.start();
-
   const audit = new AuditLog(undefined, opts.auditLogFile, opts.auditSink);
   const watches = new WatchRegistry();
   const faults = new FaultInjector(watches, () => {
     core.store.compact();
     core.paginator.expireAll();
   });
+  // the address the front reports (e.g. in the discovery's serverAddressByClientCIDRs): known once listening
   let address = `${host}:${opts.port ?? 6443}`;
   const front = new HttpFront({
     core,
@@ -131,6 +112,34 @@ export async function assembleServer(opts: AssemblyOptions): Promise<RunningServ
       opts.crds,
     );
   return running;
+}
+
+/**
+ * The store (loaded from the data dir when there is one), the authentication and authorization stack with
+ * the admin's and the given tokens, and the request-handling core over them.
+ */
+function openCore(opts: AssemblyOptions, identity: { ca: CertificateAuthority; adminToken: string }) {
+  const store = new ObjectStore(opts.historyLimit);
+  const persistence = opts.dataDir ? openPersistence(opts.dataDir) : undefined;
+  persistence?.load(store);
+  const auth = new AuthStack(store, {
+    signingSeed: identity.ca.keyPem,
+    ...(opts.tokensFile ? { tokensFile: opts.tokensFile } : {}),
+  });
+  auth.tokens.add(identity.adminToken, ADMIN_USER);
+  for (const [token, user] of Object.entries(opts.tokens ?? {})) auth.tokens.add(token, user);
+  const core = new ServerCore({
+    store,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    serviceEndpoints: opts.serviceEndpoints ?? new ServiceEndpoints(),
+    admissionPlugins: [auth.escalationCheck, podSecurityAdmission(store)],
+    defaultPropagationPolicy,
+    ...(persistence ? { durable: () => persistence.flush() } : {}),
+    ...(opts.podLogs ? { podLogs: opts.podLogs } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+    ...(opts.wrapAdmission ? { wrapAdmission: opts.wrapAdmission } : {}),
+  });
+  return { core, auth, persistence };
 }
 
 /** the CA and admin token: given, else persisted in the data dir, else new (and persisted there) */

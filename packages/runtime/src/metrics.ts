@@ -44,135 +44,69 @@ export class RuntimeMetrics {
   readonly watchRestarts: Counter<'resource' | 'reason'>;
   readonly watchRelists: Counter<'resource'>;
   readonly referencedWatches: Gauge<'name'>;
-  private readonly queueDepth: Gauge<'name'>;
-  private readonly queueAdds: Counter<'name'>;
-  private readonly queueRetries: Counter<'name'>;
-  private readonly queueLatency: Histogram<'name'>;
-  private readonly workDuration: Histogram<'name'>;
+  private readonly workqueue: ReturnType<typeof workqueueMetrics>;
   private readonly inFlight = new Map<string, InFlightWork>();
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
-    const registers = [registry];
-    this.reconcileTotal = new Counter({
-      name: 'controller_runtime_reconcile_total',
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers,
-    });
-    this.reconcileErrors = new Counter({
-      name: 'controller_runtime_reconcile_errors_total',
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.reconcileTime = new Histogram({
-      name: 'controller_runtime_reconcile_time_seconds',
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: RECONCILE_BUCKETS,
-      registers,
-    });
-    this.maxConcurrentReconciles = new Gauge({
-      name: 'controller_runtime_max_concurrent_reconciles',
-      help: 'Maximum number of concurrent reconciles per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.activeWorkers = new Gauge({
-      name: 'controller_runtime_active_workers',
-      help: 'Number of currently used workers per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.restRequests = new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'],
-      registers,
-    });
-    this.restLatency = new Histogram({
-      name: 'rest_client_request_duration_seconds',
-      help: 'Request latency in seconds. Broken down by verb, and host.',
-      labelNames: ['verb', 'host'],
-      buckets: REST_BUCKETS,
-      registers,
-    });
-    this.leaderStatus = new Gauge({
-      name: 'leader_election_master_status',
-      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
-      labelNames: ['name'],
-      registers,
-    });
-    this.watchRestarts = new Counter({
-      name: 'modelplane_watch_restarts_total',
-      help: 'Watch streams re-established, by cause',
-      labelNames: ['resource', 'reason'],
-      registers,
-    });
-    this.watchRelists = new Counter({
-      name: 'modelplane_watch_relists_total',
-      help: 'Full relists (initial, after 410 Gone or after a failed resume)',
-      labelNames: ['resource'],
-      registers,
-    });
-    this.referencedWatches = new Gauge({
-      name: 'modelplane_referenced_object_watches',
-      help: 'Objects watched one by one because another object references them (e.g. pull Secrets)',
-      labelNames: ['name'],
-      registers,
-    });
-    this.queueDepth = new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: ['name'],
-      registers,
-    });
-    this.queueAdds = new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
-      labelNames: ['name'],
-      registers,
-    });
-    this.queueRetries = new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
-      labelNames: ['name'],
-      registers,
-    });
-    this.queueLatency = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    this.workDuration = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes.',
-      labelNames: ['name'],
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    const inFlight = this.inFlight;
-    new Gauge({
-      name: 'workqueue_unfinished_work_seconds',
-      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
-      labelNames: ['name'],
-      registers,
-      collect() {
-        for (const [name, q] of inFlight) this.set({ name }, q.unfinishedWorkSeconds());
-      },
-    });
-    new Gauge({
-      name: 'workqueue_longest_running_processor_seconds',
-      help: 'How many seconds has the longest running processor for workqueue been running.',
-      labelNames: ['name'],
-      registers,
-      collect() {
-        for (const [name, q] of inFlight) this.set({ name }, q.longestRunningProcessorSeconds());
-      },
-    });
+    const { counter, gauge, histogram } = metricMakers(registry);
+    // controller-runtime's names and labels, so its dashboards and alerts work unchanged
+    this.reconcileTotal = counter(
+      'controller_runtime_reconcile_total',
+      'Total number of reconciliations per controller',
+      ['controller', 'result'],
+    );
+    this.reconcileErrors = counter(
+      'controller_runtime_reconcile_errors_total',
+      'Total number of reconciliation errors per controller',
+      ['controller'],
+    );
+    this.reconcileTime = histogram(
+      'controller_runtime_reconcile_time_seconds',
+      'Length of time per reconciliation per controller',
+      ['controller'],
+      RECONCILE_BUCKETS,
+    );
+    this.maxConcurrentReconciles = gauge(
+      'controller_runtime_max_concurrent_reconciles',
+      'Maximum number of concurrent reconciles per controller',
+      ['controller'],
+    );
+    this.activeWorkers = gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', [
+      'controller',
+    ]);
+    this.restRequests = counter(
+      'rest_client_requests_total',
+      'Number of HTTP requests, partitioned by status code, method, and host.',
+      ['code', 'method', 'host'],
+    );
+    this.restLatency = histogram(
+      'rest_client_request_duration_seconds',
+      'Request latency in seconds. Broken down by verb, and host.',
+      ['verb', 'host'],
+      REST_BUCKETS,
+    );
+    this.leaderStatus = gauge(
+      'leader_election_master_status',
+      'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+      ['name'],
+    );
+    this.watchRestarts = counter('modelplane_watch_restarts_total', 'Watch streams re-established, by cause', [
+      'resource',
+      'reason',
+    ]);
+    this.watchRelists = counter(
+      'modelplane_watch_relists_total',
+      'Full relists (initial, after 410 Gone or after a failed resume)',
+      ['resource'],
+    );
+    this.referencedWatches = gauge(
+      'modelplane_referenced_object_watches',
+      'Objects watched one by one because another object references them (e.g. pull Secrets)',
+      ['name'],
+    );
+    this.workqueue = workqueueMetrics(registry);
+    registerInFlightGauges(registry, this.inFlight);
   }
 
   /** metrics for the workqueue called `name`; `work` is read at scrape time for the in-flight gauges */
@@ -180,11 +114,11 @@ export class RuntimeMetrics {
     if (work) this.inFlight.set(name, work);
     const labels = { name };
     return {
-      add: () => this.queueAdds.inc(labels),
-      depth: (n) => this.queueDepth.set(labels, n),
-      queueLatency: (s) => this.queueLatency.observe(labels, s),
-      workDuration: (s) => this.workDuration.observe(labels, s),
-      retry: () => this.queueRetries.inc(labels),
+      add: () => this.workqueue.adds.inc(labels),
+      depth: (n) => this.workqueue.depth.set(labels, n),
+      queueLatency: (s) => this.workqueue.queueLatency.observe(labels, s),
+      workDuration: (s) => this.workqueue.workDuration.observe(labels, s),
+      retry: () => this.workqueue.retries.inc(labels),
     };
   }
 
@@ -196,6 +130,63 @@ export class RuntimeMetrics {
   async text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** one registry's metric constructors: name, help and label names, nothing else to repeat */
+function metricMakers(registry: Registry) {
+  const registers = [registry];
+  return {
+    counter: <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Counter<L>({ name, help, labelNames, registers }),
+    gauge: <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Gauge<L>({ name, help, labelNames, registers }),
+    histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+      new Histogram<L>({ name, help, labelNames, buckets, registers }),
+  };
+}
+
+/** client-go's workqueue metrics, by queue name */
+function workqueueMetrics(registry: Registry) {
+  const { counter, gauge, histogram } = metricMakers(registry);
+  return {
+    depth: gauge('workqueue_depth', 'Current depth of workqueue', ['name']),
+    adds: counter('workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']),
+    retries: counter('workqueue_retries_total', 'Total number of retries handled by workqueue', ['name']),
+    queueLatency: histogram(
+      'workqueue_queue_duration_seconds',
+      'How long in seconds an item stays in workqueue before being requested',
+      ['name'],
+      QUEUE_BUCKETS,
+    ),
+    workDuration: histogram(
+      'workqueue_work_duration_seconds',
+      'How long in seconds processing an item from workqueue takes.',
+      ['name'],
+      QUEUE_BUCKETS,
+    ),
+  };
+}
+
+/** the workqueue gauges read from each queue's in-flight work at scrape time */
+function registerInFlightGauges(registry: Registry, inFlight: Map<string, InFlightWork>): void {
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
+    labelNames: ['name'],
+    registers: [registry],
+    collect() {
+      for (const [name, q] of inFlight) this.set({ name }, q.unfinishedWorkSeconds());
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: ['name'],
+    registers: [registry],
+    collect() {
+      for (const [name, q] of inFlight) this.set({ name }, q.longestRunningProcessorSeconds());
+    },
+  });
 }
 
 let shared: RuntimeMetrics | undefined;

@@ -227,6 +227,7 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     timeoutMs: opts.startTimeoutMs ?? 60_000,
   };
   const processes: ControlPlaneProcess[] = [];
+  // stops what started, newest first, then removes the working directory (certificates, etcd data, logs)
   const stop = async () => {
     for (const p of [...processes].reverse()) await p.stop();
     rmSync(l.dir, { recursive: true, force: true });
@@ -240,44 +241,15 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     const admin = { url, caPem: pki.caPem, token: pki.adminToken };
     const args = apiServerArgs(l, pki, etcd.url, port, opts.apiServerArgs ?? []);
     processes.push(await startApiServerProcess(l, args, admin));
-    const config = (o: { token?: string; user?: string; namespace?: string } = {}) =>
-      kubeconfigYaml({
-        server: url,
-        caPem: pki.caPem,
-        token: o.token ?? pki.adminToken,
-        user: o.user ?? REAL_ADMIN_USER,
-        cluster: 'modelplane-real',
-        ...(o.namespace ? { namespace: o.namespace } : {}),
-      });
-    if (opts.controllerManager !== false)
-      processes.push(
-        await startControllerManager(
-          l,
-          pki,
-          config({ token: pki.kcmToken, user: KCM_USER }),
-          admin,
-          opts.controllerManagerArgs ?? [],
-        ),
-      );
+    const config = kubeconfigs(url, pki);
+    if (opts.controllerManager !== false) {
+      const kcmConfig = config({ token: pki.kcmToken, user: KCM_USER });
+      const extra = opts.controllerManagerArgs ?? [];
+      processes.push(await startControllerManager(l, pki, kcmConfig, admin, extra));
+    }
     return {
-      url,
-      port,
-      caPem: pki.caPem,
-      adminToken: pki.adminToken,
-      adminUser: REAL_ADMIN_USER,
-      etcdUrl: etcd.url,
-      dir: l.dir,
-      auditLogFile: join(l.dir, 'audit.log'),
-      pki,
-      processes,
+      ...controlPlaneParts(l, pki, etcd.url, url, port, processes),
       kubeconfigYaml: config,
-      kubeconfigForUser: (name, groups) => clientCertKubeconfig(url, pki, name, groups),
-      kubeletTls: async (ips) => {
-        const ca = await createCA({ certPem: pki.caPem, keyPem: pki.caKeyPem });
-        const serving = await ca.issue('kubelet', ['localhost'], ips);
-        return { ...serving, clientCaPem: pki.caPem };
-      },
-      audit: new RealAuditLog(join(l.dir, 'audit.log')),
       writeKubeconfig: (path) => {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, config(), { mode: 0o600 });
@@ -293,6 +265,50 @@ export async function startRealControlPlane(opts: RealControlPlaneOptions = {}):
     await stop();
     throw err;
   }
+}
+
+/** kubeconfigs for the control plane: the admin's by default, or another token, user name or namespace */
+function kubeconfigs(url: string, pki: RealPki) {
+  return (o: { token?: string; user?: string; namespace?: string } = {}) =>
+    kubeconfigYaml({
+      server: url,
+      caPem: pki.caPem,
+      token: o.token ?? pki.adminToken,
+      user: o.user ?? REAL_ADMIN_USER,
+      cluster: 'modelplane-real',
+      ...(o.namespace ? { namespace: o.namespace } : {}),
+    });
+}
+
+/** where the running control plane is and what it is made of: addresses, credentials, files and processes */
+function controlPlaneParts(
+  l: Launch,
+  pki: RealPki,
+  etcdUrl: string,
+  url: string,
+  port: number,
+  processes: ControlPlaneProcess[],
+): Omit<RealControlPlane, 'kubeconfigYaml' | 'writeKubeconfig' | 'restartApiServer' | 'stop'> {
+  return {
+    url,
+    port,
+    caPem: pki.caPem,
+    adminToken: pki.adminToken,
+    adminUser: REAL_ADMIN_USER,
+    etcdUrl,
+    dir: l.dir,
+    auditLogFile: join(l.dir, 'audit.log'),
+    pki,
+    processes,
+    kubeconfigForUser: (name, groups) => clientCertKubeconfig(url, pki, name, groups),
+    // serving certificates for the simulated kubelets, which kube-apiserver dials for pods/log
+    kubeletTls: async (ips) => {
+      const ca = await createCA({ certPem: pki.caPem, keyPem: pki.caKeyPem });
+      const serving = await ca.issue('kubelet', ['localhost'], ips);
+      return { ...serving, clientCaPem: pki.caPem };
+    },
+    audit: new RealAuditLog(join(l.dir, 'audit.log')),
+  };
 }
 
 async function clientCertKubeconfig(url: string, pki: RealPki, name: string, groups: string[]): Promise<string> {

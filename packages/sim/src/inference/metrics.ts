@@ -6,52 +6,53 @@ import type { InferenceEngine } from './engine.ts';
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80];
 const TOKEN_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
+type Labels = { model_name: string; engine: string };
+const LABEL_NAMES = ['model_name', 'engine'] as const;
+
 export function engineRegistry(engine: InferenceEngine, model: string): Registry {
   const registry = new Registry();
-  const registers = [registry];
-  const labels = { model_name: model, engine: '0' };
-  const labelNames = ['model_name', 'engine'] as const;
-  new Gauge({
-    name: 'vllm:kv_cache_usage_perc',
-    help: 'KV-cache usage. 1 means 100 percent usage.',
-    labelNames,
-    registers,
-    collect() {
-      this.set(labels, engine.kvCacheUsage);
-    },
-  });
-  new Gauge({
-    name: 'vllm:num_requests_running',
-    help: 'Number of requests in model execution batches.',
-    labelNames,
-    registers,
-    collect() {
-      this.set(labels, engine.numRunning);
-    },
-  });
-  new Gauge({
-    name: 'vllm:num_requests_waiting',
-    help: 'Number of requests waiting to be processed.',
-    labelNames,
-    registers,
-    collect() {
-      this.set(labels, engine.numWaiting);
-    },
-  });
+  const labels: Labels = { model_name: model, engine: '0' };
+  registerLoadGauges(engine, labels, registry);
+  registerCacheConfigInfo(engine, labels, registry);
+  engine.onFinished = requestMetrics(labels, registry);
+  return registry;
+}
+
+/** what the engine holds now, read at every scrape: the autoscaler's saturation signals */
+function registerLoadGauges(engine: InferenceEngine, labels: Labels, registry: Registry): void {
+  const gauges: Array<[name: string, help: string, read: () => number]> = [
+    ['vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', () => engine.kvCacheUsage],
+    ['vllm:num_requests_running', 'Number of requests in model execution batches.', () => engine.numRunning],
+    ['vllm:num_requests_waiting', 'Number of requests waiting to be processed.', () => engine.numWaiting],
+  ];
+  for (const [name, help, read] of gauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: LABEL_NAMES,
+      registers: [registry],
+      collect() {
+        this.set(labels, read());
+      },
+    });
+  }
+}
+
+/** vLLM's cache_config_info: the KV-cache geometry as labels, value 1 */
+function registerCacheConfigInfo(engine: InferenceEngine, labels: Labels, registry: Registry): void {
   const c = engine.capacity;
   const info = new Gauge({
     name: 'vllm:cache_config_info',
     help: 'Information of the LLMEngine CacheConfig',
     labelNames: [
-      'model_name',
-      'engine',
+      ...LABEL_NAMES,
       'block_size',
       'num_gpu_blocks',
       'cache_dtype',
       'enable_prefix_caching',
       'gpu_memory_utilization',
     ],
-    registers,
+    registers: [registry],
   });
   info.set(
     {
@@ -64,6 +65,15 @@ export function engineRegistry(engine: InferenceEngine, model: string): Registry
     },
     1,
   );
+}
+
+/**
+ * The per-request counters and histograms (exported at zero from the start, as vLLM does), and the function
+ * that records one finished request in them; aborted requests are not counted.
+ */
+function requestMetrics(labels: Labels, registry: Registry): InferenceEngine['onFinished'] {
+  const registers = [registry];
+  const labelNames = LABEL_NAMES;
   const success = new Counter({
     name: 'vllm:request_success_total',
     help: 'Count of successfully processed requests.',
@@ -71,56 +81,33 @@ export function engineRegistry(engine: InferenceEngine, model: string): Registry
     registers,
   });
   for (const reason of ['stop', 'length'] as const) success.inc({ ...labels, finished_reason: reason }, 0);
-  const promptTokens = new Counter({
-    name: 'vllm:prompt_tokens_total',
-    help: 'Number of prefill tokens processed.',
-    labelNames,
-    registers,
-  });
-  const generationTokens = new Counter({
-    name: 'vllm:generation_tokens_total',
-    help: 'Number of generation tokens processed.',
-    labelNames,
-    registers,
-  });
-  promptTokens.inc(labels, 0);
-  generationTokens.inc(labels, 0);
-  const promptHist = new Histogram({
-    name: 'vllm:request_prompt_tokens',
-    help: 'Number of prefill tokens processed.',
-    labelNames,
-    buckets: TOKEN_BUCKETS,
-    registers,
-  });
-  const genHist = new Histogram({
-    name: 'vllm:request_generation_tokens',
-    help: 'Number of generation tokens processed.',
-    labelNames,
-    buckets: TOKEN_BUCKETS,
-    registers,
-  });
-  const ttft = new Histogram({
-    name: 'vllm:time_to_first_token_seconds',
-    help: 'Histogram of time to first token in seconds.',
-    labelNames,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const e2e = new Histogram({
-    name: 'vllm:e2e_request_latency_seconds',
-    help: 'Histogram of e2e request latency in seconds.',
-    labelNames,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const queue = new Histogram({
-    name: 'vllm:request_queue_time_seconds',
-    help: 'Histogram of time spent in WAITING phase for request.',
-    labelNames,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  engine.onFinished = (r) => {
+  const counter = (name: string, help: string) => {
+    const c = new Counter({ name, help, labelNames, registers });
+    c.inc(labels, 0);
+    return c;
+  };
+  const promptTokens = counter('vllm:prompt_tokens_total', 'Number of prefill tokens processed.');
+  const generationTokens = counter('vllm:generation_tokens_total', 'Number of generation tokens processed.');
+  const histogram = (name: string, help: string, buckets: number[]) =>
+    new Histogram({ name, help, labelNames, buckets, registers });
+  const promptHist = histogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.', TOKEN_BUCKETS);
+  const genHist = histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', TOKEN_BUCKETS);
+  const ttft = histogram(
+    'vllm:time_to_first_token_seconds',
+    'Histogram of time to first token in seconds.',
+    LATENCY_BUCKETS,
+  );
+  const e2e = histogram(
+    'vllm:e2e_request_latency_seconds',
+    'Histogram of e2e request latency in seconds.',
+    LATENCY_BUCKETS,
+  );
+  const queue = histogram(
+    'vllm:request_queue_time_seconds',
+    'Histogram of time spent in WAITING phase for request.',
+    LATENCY_BUCKETS,
+  );
+  return (r) => {
     if (r.finishReason === 'abort') return;
     success.inc({ ...labels, finished_reason: r.finishReason });
     promptTokens.inc(labels, r.promptTokens);
@@ -131,5 +118,4 @@ export function engineRegistry(engine: InferenceEngine, model: string): Registry
     e2e.observe(labels, r.totalMs / 1000);
     queue.observe(labels, r.queuedMs / 1000);
   };
-  return registry;
 }

@@ -129,6 +129,41 @@ interface CompletionBody {
   stream_options?: { include_usage?: unknown };
 }
 
+interface CompletionRequest {
+  text: string;
+  promptTokens: number;
+  maxTokens: number;
+}
+
+/** The request's prompt and token budget, or the error vLLM answers (status, message, OpenAI error type). */
+function parseCompletion(
+  body: CompletionBody,
+  chat: boolean,
+  model: string,
+  engine: InferenceEngine,
+): CompletionRequest | { code: number; message: string; type: string } {
+  if (body.model !== undefined && body.model !== model)
+    return { code: 404, message: `The model \`${String(body.model)}\` does not exist.`, type: 'NotFoundError' };
+  const text = chat ? messagesText(body.messages) : promptText(body.prompt);
+  if (text === undefined) {
+    const message = chat
+      ? '"messages" must be a non-empty list of {role, content} objects'
+      : '"prompt" must be a string or a list of strings';
+    return { code: 400, message, type: 'BadRequestError' };
+  }
+  const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? 256);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    const message = `"max_tokens" must be a positive integer, got ${JSON.stringify(body.max_tokens)}`;
+    return { code: 400, message, type: 'BadRequestError' };
+  }
+  const promptTokens = Math.max(1, Math.ceil(text.length / 4));
+  if (promptTokens + maxTokens > engine.capacity.maxModelLen) {
+    const message = `This model's maximum context length is ${engine.capacity.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`;
+    return { code: 400, message, type: 'BadRequestError' };
+  }
+  return { text, promptTokens, maxTokens };
+}
+
 async function complete(
   res: http.ServerResponse,
   body: CompletionBody,
@@ -136,38 +171,15 @@ async function complete(
   model: string,
   engine: InferenceEngine,
 ): Promise<void> {
-  if (body.model !== undefined && body.model !== model)
-    return sendError(res, 404, `The model \`${String(body.model)}\` does not exist.`, 'NotFoundError');
-  const text = chat ? messagesText(body.messages) : promptText(body.prompt);
-  if (text === undefined)
-    return sendError(
-      res,
-      400,
-      chat
-        ? '"messages" must be a non-empty list of {role, content} objects'
-        : '"prompt" must be a string or a list of strings',
-      'BadRequestError',
-    );
-  const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? 256);
-  if (!Number.isInteger(maxTokens) || maxTokens < 1)
-    return sendError(
-      res,
-      400,
-      `"max_tokens" must be a positive integer, got ${JSON.stringify(body.max_tokens)}`,
-      'BadRequestError',
-    );
-  const promptTokens = Math.max(1, Math.ceil(text.length / 4));
-  if (promptTokens + maxTokens > engine.capacity.maxModelLen)
-    return sendError(
-      res,
-      400,
-      `This model's maximum context length is ${engine.capacity.maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
-      'BadRequestError',
-    );
+  const request = parseCompletion(body, chat, model, engine);
+  if ('code' in request) return sendError(res, request.code, request.message, request.type);
+  const { text, promptTokens, maxTokens } = request;
+  // the same prompt always gets the same answer: its length and words come from the prompt's hash
   const digest = createHash('sha256').update(text).digest();
   const naturalTokens = 16 + (digest[0]! % 48);
   const id = `${chat ? 'chatcmpl' : 'cmpl'}-${randomUUID().replaceAll('-', '')}`;
-  const created = Math.floor(Date.now() / 1000);
+  const head = { id, object: chat ? 'chat.completion.chunk' : 'text_completion', created: nowSeconds(), model };
+  // a client that goes away stops the generation (and frees its KV-cache)
   const abort = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) abort.abort();
@@ -179,64 +191,51 @@ async function complete(
     produced += n;
     return out.join(' ');
   };
-  const stream = body.stream === true;
+  const stream = body.stream === true ? eventStream(res, head, chat) : undefined;
+  let content = '';
+  const onTokens = (n: number) => {
+    const piece = `${content ? ' ' : ''}${words(n)}`;
+    content += piece;
+    stream?.piece(piece);
+  };
+  const result = await engine.generate({ promptTokens, naturalTokens, maxTokens, onTokens }, abort.signal);
+  if (result.finishReason === 'abort') return;
+  const usage = usageOf(result);
   if (stream)
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    return stream.finish(result.finishReason, body.stream_options?.include_usage === true ? usage : undefined);
+  const choice = chat
+    ? { index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: result.finishReason }
+    : { index: 0, text: content, logprobs: null, finish_reason: result.finishReason };
+  const object = chat ? 'chat.completion' : 'text_completion';
+  sendJson(res, 200, { id, object, created: head.created, model, choices: [choice], usage });
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * A streamed completion as server-sent events in OpenAI's chunk shape: for chat a first chunk with the role,
+ * one chunk per piece of text, a last one with the finish reason, the usage if asked for, then [DONE].
+ */
+function eventStream(res: http.ServerResponse, head: Record<string, unknown>, chat: boolean) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
   const chunk = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
-  const head = { id, object: chat ? 'chat.completion.chunk' : 'text_completion', created, model };
-  if (stream && chat)
+  const choice = (text: string | undefined, finish: string | null) =>
+    chat
+      ? { index: 0, delta: text === undefined ? {} : { content: text }, logprobs: null, finish_reason: finish }
+      : { index: 0, text: text ?? '', logprobs: null, finish_reason: finish };
+  if (chat)
     chunk({
       ...head,
       choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
     });
-  let content = '';
-  const result = await engine.generate(
-    {
-      promptTokens,
-      naturalTokens,
-      maxTokens,
-      onTokens: (n) => {
-        const piece = `${content ? ' ' : ''}${words(n)}`;
-        content += piece;
-        if (stream)
-          chunk({
-            ...head,
-            choices: [
-              chat
-                ? { index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }
-                : { index: 0, text: piece, logprobs: null, finish_reason: null },
-            ],
-          });
-      },
+  return {
+    piece: (text: string) => chunk({ ...head, choices: [choice(text, null)] }),
+    finish: (finishReason: string, usage: ReturnType<typeof usageOf> | undefined) => {
+      chunk({ ...head, choices: [choice(undefined, finishReason)] });
+      if (usage) chunk({ ...head, choices: [], usage });
+      res.end('data: [DONE]\n\n');
     },
-    abort.signal,
-  );
-  if (result.finishReason === 'abort') return;
-  const usage = usageOf(result);
-  if (stream) {
-    chunk({
-      ...head,
-      choices: [
-        chat
-          ? { index: 0, delta: {}, logprobs: null, finish_reason: result.finishReason }
-          : { index: 0, text: '', logprobs: null, finish_reason: result.finishReason },
-      ],
-    });
-    if (body.stream_options?.include_usage === true) chunk({ ...head, choices: [], usage });
-    res.end('data: [DONE]\n\n');
-    return;
-  }
-  const choice = chat
-    ? { index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: result.finishReason }
-    : { index: 0, text: content, logprobs: null, finish_reason: result.finishReason };
-  sendJson(res, 200, {
-    id,
-    object: chat ? 'chat.completion' : 'text_completion',
-    created,
-    model,
-    choices: [choice],
-    usage,
-  });
+  };
 }
 
 function usageOf(r: GenerationResult) {

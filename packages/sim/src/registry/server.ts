@@ -116,17 +116,47 @@ export interface SimRegistryServerOptions {
   maxPageSize?: number;
 }
 
-export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}): Promise<SimRegistryServer> {
-  const images = opts.images ?? SIM_MODEL_IMAGES;
-  const maxPageSize = opts.maxPageSize ?? 1000;
-  const content = buildContent(images, opts.otherImages ?? SIM_LLAMA_STACK_IMAGES);
-  const { blobs, tags, repositories } = content;
-  let available = true;
+/** what the registry serves and remembers: its content, the tokens it issued and its own origin */
+interface RegistryState {
+  content: Content;
+  maxPageSize: number;
+  /** false: every request is answered 503 (an outage) */
+  available: boolean;
   /** issued tokens: whether they were issued for the registry account */
-  const tokens = new Map<string, { authenticated: boolean }>();
-  const requests: string[] = [];
+  tokens: Map<string, { authenticated: boolean }>;
   /** the server's own origin: the token realm never echoes a request's Host header */
-  let origin = '';
+  origin: string;
+}
+
+type Headers = Record<string, string>;
+type Session = { authenticated: boolean } | undefined;
+
+/** the server's answers: a JSON (or given) body, or a Distribution API error */
+function replies(res: http.ServerResponse) {
+  const send = (status: number, body: unknown, headers: Headers = {}) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      ...headers,
+      'content-length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  };
+  const error = (status: number, code: string, message: string, headers: Headers = {}) =>
+    send(status, { errors: [{ code, message }] }, headers);
+  return { send, error };
+}
+type Replies = ReturnType<typeof replies>;
+
+export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}): Promise<SimRegistryServer> {
+  const state: RegistryState = {
+    content: buildContent(opts.images ?? SIM_MODEL_IMAGES, opts.otherImages ?? SIM_LLAMA_STACK_IMAGES),
+    maxPageSize: opts.maxPageSize ?? 1000,
+    available: true,
+    tokens: new Map(),
+    origin: '',
+  };
+  const requests: string[] = [];
   const sendError = (res: http.ServerResponse, status: number, message: string) => {
     const text = JSON.stringify({ errors: [{ code: status === 413 ? 'SIZE_INVALID' : 'UNSUPPORTED', message }] });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -137,82 +167,28 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
     { name: 'the simulated registry', maxBodyBytes: SIM_REGISTRY_MAX_BODY_BYTES, sendError },
     (req, res, { url }) => {
       requests.push(url.pathname);
-      if (!available) {
+      if (!state.available) {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
         return res.end('{"errors":[{"code":"UNAVAILABLE","message":"the registry is down"}]}');
       }
-      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-        const text = typeof body === 'string' ? body : JSON.stringify(body);
-        res.writeHead(status, {
-          'content-type': 'application/json',
-          ...headers,
-          'content-length': Buffer.byteLength(text),
-        });
-        res.end(text);
-      };
-      const error = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-        send(status, { errors: [{ code, message }] }, headers);
-      if (url.pathname === '/token') {
-        const authorization = req.headers.authorization ?? '';
-        let authenticated = false;
-        if (authorization.startsWith('Basic ')) {
-          const [user, ...pass] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
-          if (user !== SIM_REGISTRY_USERNAME || pass.join(':') !== SIM_REGISTRY_PASSWORD)
-            return error(401, 'UNAUTHORIZED', 'incorrect username or password');
-          authenticated = true;
-        }
-        const token = randomUUID();
-        tokens.set(token, { authenticated });
-        return send(200, { token, access_token: token, expires_in: 300 });
-      }
-      if (!url.pathname.startsWith('/v2/')) return error(404, 'NOT_FOUND', 'not found');
-      const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-      const session = tokens.get(bearer);
-      const challenge = (scope: string) => ({
-        'www-authenticate': `Bearer realm="${origin}/token",service="${SERVICE}",scope="${scope}"`,
-      });
+      const reply = replies(res);
+      if (url.pathname === '/token') return issueToken(state, req, reply);
+      if (!url.pathname.startsWith('/v2/')) return reply.error(404, 'NOT_FOUND', 'not found');
+      const session = state.tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
       const path = url.pathname.slice('/v2/'.length);
-      if (path === '_catalog') {
-        if (!session) return error(401, 'UNAUTHORIZED', 'authentication required', challenge('registry:catalog:*'));
-        const visible = [...repositories]
-          .filter(([, r]) => session.authenticated || !r.private)
-          .map(([name]) => name)
-          .sort();
-        const { items, link } = page(visible, url, maxPageSize);
-        return send(200, { repositories: items }, link ? { link } : {});
-      }
-      const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
-      if (!m) return error(404, 'NOT_FOUND', 'not found');
-      const [repository, what] = [m[1]!, m[2]!];
-      const repo = repositories.get(repository);
-      if (!session || (!session.authenticated && repo?.private))
-        return error(401, 'UNAUTHORIZED', 'authentication required', challenge(`repository:${repository}:pull`));
-      if (!repo) return error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
-      if (what === 'tags/list') {
-        const { items, link } = page([...repo.tags].sort(), url, maxPageSize);
-        return send(200, { name: repository, tags: items }, link ? { link } : {});
-      }
-      const ref = what.slice(what.indexOf('/') + 1);
-      const digest = ref.startsWith('sha256:') ? ref : tags.get(`${repository}:${ref}`);
-      const blob = digest ? blobs.get(digest) : undefined;
-      if (!blob)
-        return error(
-          404,
-          what.startsWith('blobs') ? 'BLOB_UNKNOWN' : 'MANIFEST_UNKNOWN',
-          `${ref} not found in ${repository}`,
-        );
-      return send(200, blob.body, { 'content-type': blob.mediaType, 'docker-content-digest': digest! });
+      if (path === '_catalog') return serveCatalog(state, session, url, reply);
+      return serveRepository(state, session, path, url, reply);
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
+  state.origin = `http://127.0.0.1:${port}`;
   return {
-    url: origin,
+    url: state.origin,
     requests,
-    setImage: (repository, tag, labels) => content.setImage(repository, tag, labels),
+    setImage: (repository, tag, labels) => state.content.setImage(repository, tag, labels),
     setAvailable: (value) => {
-      available = value;
+      state.available = value;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -220,4 +196,61 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
         server.close(() => resolve());
       }),
   };
+}
+
+/** the 401 challenge naming the token endpoint and the scope to ask for */
+function challenge(state: RegistryState, scope: string): Headers {
+  return { 'www-authenticate': `Bearer realm="${state.origin}/token",service="${SERVICE}",scope="${scope}"` };
+}
+
+/** /token: an anonymous token, or with Basic credentials of the registry account one that sees private images */
+function issueToken(state: RegistryState, req: http.IncomingMessage, reply: Replies) {
+  const authorization = req.headers.authorization ?? '';
+  let authenticated = false;
+  if (authorization.startsWith('Basic ')) {
+    const [user, ...pass] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
+    if (user !== SIM_REGISTRY_USERNAME || pass.join(':') !== SIM_REGISTRY_PASSWORD)
+      return reply.error(401, 'UNAUTHORIZED', 'incorrect username or password');
+    authenticated = true;
+  }
+  const token = randomUUID();
+  state.tokens.set(token, { authenticated });
+  reply.send(200, { token, access_token: token, expires_in: 300 });
+}
+
+/** /v2/_catalog: the repositories the token may see, one page at a time */
+function serveCatalog(state: RegistryState, session: Session, url: URL, reply: Replies) {
+  if (!session)
+    return reply.error(401, 'UNAUTHORIZED', 'authentication required', challenge(state, 'registry:catalog:*'));
+  const visible = [...state.content.repositories]
+    .filter(([, r]) => session.authenticated || !r.private)
+    .map(([name]) => name)
+    .sort();
+  const { items, link } = page(visible, url, state.maxPageSize);
+  reply.send(200, { repositories: items }, link ? { link } : {});
+}
+
+/** /v2/<repository>/tags/list, /manifests/<tag or digest> and /blobs/<digest>; private ones need the account */
+function serveRepository(state: RegistryState, session: Session, path: string, url: URL, reply: Replies) {
+  const m = /^(.+)\/(tags\/list|manifests\/[^/]+|blobs\/[^/]+)$/.exec(path);
+  if (!m) return reply.error(404, 'NOT_FOUND', 'not found');
+  const [repository, what] = [m[1]!, m[2]!];
+  const repo = state.content.repositories.get(repository);
+  if (!session || (!session.authenticated && repo?.private)) {
+    const scope = `repository:${repository}:pull`;
+    return reply.error(401, 'UNAUTHORIZED', 'authentication required', challenge(state, scope));
+  }
+  if (!repo) return reply.error(404, 'NAME_UNKNOWN', `repository name not known to registry: ${repository}`);
+  if (what === 'tags/list') {
+    const { items, link } = page([...repo.tags].sort(), url, state.maxPageSize);
+    return reply.send(200, { name: repository, tags: items }, link ? { link } : {});
+  }
+  const ref = what.slice(what.indexOf('/') + 1);
+  const digest = ref.startsWith('sha256:') ? ref : state.content.tags.get(`${repository}:${ref}`);
+  const blob = digest ? state.content.blobs.get(digest) : undefined;
+  if (!blob) {
+    const code = what.startsWith('blobs') ? 'BLOB_UNKNOWN' : 'MANIFEST_UNKNOWN';
+    return reply.error(404, code, `${ref} not found in ${repository}`);
+  }
+  reply.send(200, blob.body, { 'content-type': blob.mediaType, 'docker-content-digest': digest! });
 }

@@ -6,7 +6,7 @@
 // event when the provider changes, and one event per skipped CEL rule and generation.
 
 import { CustomResourceDefinitions } from '@modelplane/runtime/client';
-import { type Controller, nonStatusChanged } from '@modelplane/runtime/controller';
+import { type Controller, nonStatusChanged, type ReconcileContext } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { objectKeyString } from '@modelplane/runtime/meta';
 import { Counter } from 'prom-client';
@@ -93,6 +93,8 @@ export function coreReconciler(
   };
 }
 
+type ModelDeploymentInformer = Awaited<ReturnType<Manager['cache']['informer']>>;
+
 export async function registerKubeairunwayCoreController(
   mgr: Manager,
   opts: CoreControllerOptions = {},
@@ -103,17 +105,7 @@ export async function registerKubeairunwayCoreController(
     labelNames: ['provider', 'reason'],
     registers: [mgr.metrics.registry],
   });
-  // a ModelDeployment still waiting for a provider is what a provider or CRD change can unblock
-  await mgr.cache.indexField(ModelDeployments, UNSELECTED_INDEX, (o) =>
-    (o as { status?: { provider?: { name?: string } } }).status?.provider?.name ? [] : ['true'],
-  );
-  await mgr.cache.indexField(ModelDeployments, SELECTED_INDEX, (o) => {
-    const name = (o as { status?: { provider?: { name?: string } } }).status?.provider?.name;
-    return name ? [name] : [];
-  });
-  const mds = await mgr.cache.informer(ModelDeployments);
-  const keysOf = (list: readonly { metadata: { namespace?: string; name?: string } }[]) =>
-    list.map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
+  const mds = await indexModelDeploymentsByProvider(mgr);
   const unselected = () => keysOf(mds.store.byIndex(UNSELECTED_INDEX, 'true'));
   const reported = new BoundedSet(4096);
   const pipeline = new Pipeline({
@@ -123,34 +115,11 @@ export async function registerKubeairunwayCoreController(
     statusField: null,
     observedGeneration: true,
   });
-
   // a provider going stale or coming back: the deployments it owns follow (ProviderSelected, re-selection)
   let controller: Controller | undefined;
-  const owned = (provider: string) => keysOf(mds.store.byIndex(SELECTED_INDEX, provider));
-  const liveness = new ProviderLiveness({
-    now: opts.now ?? Date.now,
-    ...(opts.heartbeatStaleAfterMs !== undefined ? { staleAfterMs: opts.heartbeatStaleAfterMs } : {}),
-    onChange: (provider) => controller?.enqueueChange(owned(provider), undefined),
-  });
-  const ipcs = await mgr.cache.informer(InferenceProviderConfigs);
-  const observe = (ipc: InferenceProviderConfig) => {
-    if (liveness.observe(ipc)) controller?.enqueueChange(owned(ipc.metadata.name ?? ''), ipc);
-  };
-  ipcs.addHandler({
-    add: (o) => observe(o as InferenceProviderConfig),
-    update: (_old, o) => observe(o as InferenceProviderConfig),
-    delete: (o) => {
-      liveness.forget(o.metadata.name ?? '');
-      controller?.enqueueChange(owned(o.metadata.name ?? ''), undefined);
-    },
-  });
-  mgr.add({
-    name: 'kubeairunway-core-liveness',
-    needsLeaderElection: () => false,
-    start: async () => {},
-    stop: async () => liveness.stop(),
-  });
-
+  await watchProviderLiveness(mgr, opts, (provider, changed) =>
+    controller?.enqueueChange(keysOf(mds.store.byIndex(SELECTED_INDEX, provider)), changed),
+  );
   controller = mgr
     .controller(CORE_FIELD_MANAGER)
     // the decision depends on the object outside its status (spec, the pause annotation, labels, finalizers,
@@ -171,39 +140,107 @@ export async function registerKubeairunwayCoreController(
         log: ctx.log,
         signal: ctx.signal,
       });
-      const decision = (outcome.observation as CoreObservation | undefined)?.decision;
-      const chosen = decision?.selection?.provider;
-      if (outcome.statusWritten && decision && chosen && chosen !== previous.provider?.name && decision.validation.ok) {
-        selections.inc({ provider: chosen, reason: decision.selection!.reason });
-        // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a
-        // change of provider moves the deployment and is worth an event
-        if (previous.provider?.name)
-          ctx.recorder.event(
-            md,
-            'Normal',
-            'ProviderSelected',
-            `${decision.selection!.message} (was ${previous.provider.name})`,
-          );
-        // a dead provider that had claimed the deployment but built nothing cannot drop its finalizer: the
-        // core does, or deleting the deployment would wait for that provider forever
-        const observed = outcome.observation as CoreObservation | undefined;
-        if (previous.provider?.name && observed?.judgement.unbuilt)
-          await releaseFinalizer(ctx.client, md, providerFinalizer(previous.provider.name), ctx.log);
-      }
-      for (const s of decision?.skippedRules ?? []) {
-        // once per object generation and rule, not on every reconcile
-        const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
-        if (reported.add(key))
-          ctx.recorder.event(
-            md,
-            'Warning',
-            'SelectionRuleSkipped',
-            `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`,
-          );
-      }
+      const observed = outcome.observation as CoreObservation | undefined;
+      if (outcome.statusWritten && observed) await reportSelection(ctx, md, previous, observed, selections);
+      reportSkippedRules(ctx, md, observed?.decision.skippedRules ?? [], reported);
       return toResult(outcome);
     });
   return controller;
+}
+
+const keysOf = (list: readonly { metadata: { namespace?: string; name?: string } }[]) =>
+  list.map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));
+
+/**
+ * The ModelDeployment informer with two indexes: those still waiting for a provider (what a provider or CRD
+ * change can unblock) and those by selected provider (what a provider's liveness change moves).
+ */
+async function indexModelDeploymentsByProvider(mgr: Manager): Promise<ModelDeploymentInformer> {
+  const providerOf = (o: unknown) => (o as { status?: { provider?: { name?: string } } }).status?.provider?.name;
+  await mgr.cache.indexField(ModelDeployments, UNSELECTED_INDEX, (o) => (providerOf(o) ? [] : ['true']));
+  await mgr.cache.indexField(ModelDeployments, SELECTED_INDEX, (o) => {
+    const name = providerOf(o);
+    return name ? [name] : [];
+  });
+  return mgr.cache.informer(ModelDeployments);
+}
+
+/**
+ * Tracks each InferenceProviderConfig's heartbeat; `onChange` is told when a provider goes stale, comes back
+ * or is deleted (with the config that changed, when there is one).
+ */
+async function watchProviderLiveness(
+  mgr: Manager,
+  opts: CoreControllerOptions,
+  onChange: (provider: string, changed: InferenceProviderConfig | undefined) => void,
+): Promise<void> {
+  const liveness = new ProviderLiveness({
+    now: opts.now ?? Date.now,
+    ...(opts.heartbeatStaleAfterMs !== undefined ? { staleAfterMs: opts.heartbeatStaleAfterMs } : {}),
+    onChange: (provider) => onChange(provider, undefined),
+  });
+  const ipcs = await mgr.cache.informer(InferenceProviderConfigs);
+  const observe = (ipc: InferenceProviderConfig) => {
+    if (liveness.observe(ipc)) onChange(ipc.metadata.name ?? '', ipc);
+  };
+  ipcs.addHandler({
+    add: (o) => observe(o as InferenceProviderConfig),
+    update: (_old, o) => observe(o as InferenceProviderConfig),
+    delete: (o) => {
+      liveness.forget(o.metadata.name ?? '');
+      onChange(o.metadata.name ?? '', undefined);
+    },
+  });
+  mgr.add({
+    name: 'kubeairunway-core-liveness',
+    needsLeaderElection: () => false,
+    start: async () => {},
+    stop: async () => liveness.stop(),
+  });
+}
+
+/**
+ * A newly chosen provider: counted in the selection metric; a change of provider is also an event, and
+ * releases the finalizer of a dead provider that claimed the deployment but built nothing.
+ */
+async function reportSelection(
+  ctx: ReconcileContext,
+  md: ModelDeployment,
+  previous: Partial<CoreStatus>,
+  observed: CoreObservation,
+  selections: Counter<'provider' | 'reason'>,
+): Promise<void> {
+  const { decision } = observed;
+  const chosen = decision.selection?.provider;
+  if (!chosen || chosen === previous.provider?.name || !decision.validation.ok) return;
+  selections.inc({ provider: chosen, reason: decision.selection!.reason });
+  // the first choice is in status (provider.selectedReason, the ProviderSelected condition); a change of
+  // provider moves the deployment and is worth an event
+  const was = previous.provider?.name;
+  if (!was) return;
+  ctx.recorder.event(md, 'Normal', 'ProviderSelected', `${decision.selection!.message} (was ${was})`);
+  // a dead provider that had claimed the deployment but built nothing cannot drop its finalizer: the core
+  // does, or deleting the deployment would wait for that provider forever
+  if (observed.judgement.unbuilt) await releaseFinalizer(ctx.client, md, providerFinalizer(was), ctx.log);
+}
+
+/** one Warning per skipped CEL rule, once per object generation and rule, not on every reconcile */
+function reportSkippedRules(
+  ctx: ReconcileContext,
+  md: ModelDeployment,
+  skipped: CoreDecision['skippedRules'],
+  reported: BoundedSet,
+): void {
+  for (const s of skipped) {
+    const key = `${md.metadata.uid}/${md.metadata.generation}/${s.provider}/${s.rule}`;
+    if (reported.add(key))
+      ctx.recorder.event(
+        md,
+        'Warning',
+        'SelectionRuleSkipped',
+        `InferenceProviderConfig ${s.provider}: selection rule "${s.rule}" was skipped: ${s.error}`,
+      );
+  }
 }
 
 /** a set that forgets its oldest entries past `limit` */

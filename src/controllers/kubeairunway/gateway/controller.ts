@@ -31,13 +31,15 @@ export interface GatewayControllerOptions extends GatewayReconcilerOptions {
 
 const keyOf = (o: KubeObject) => objectKeyString(o.metadata.namespace, o.metadata.name ?? '');
 
+type DeploymentInformer = Awaited<ReturnType<Manager['cache']['informer']>>;
+/** queues reconciles of `keys`, caused by `changed` (undefined: a deletion) */
+type Enqueue = (keys: Iterable<string>, changed: KubeObject | undefined) => void;
+
 export async function registerGatewayController(
   mgr: Manager,
   opts: GatewayControllerOptions = {},
 ): Promise<Controller> {
-  // deployments by the model name they answer to (name ownership)
-  await mgr.cache.indexField(ModelDeployments, MODEL_NAME_INDEX, (o) => [routedModelName(o as ModelDeployment)]);
-  const deployments = await mgr.cache.informer(ModelDeployments);
+  const deployments = await indexDeployments(mgr);
   const claimantsOf = (modelName: string) =>
     deployments.store.byIndex(MODEL_NAME_INDEX, modelName) as ModelDeployment[];
   const pipeline = new Pipeline({
@@ -49,46 +51,9 @@ export async function registerGatewayController(
     observedGeneration: 'conditions',
     settleWindowMs: opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS,
   });
-  const all = () => deployments.store.list().map(keyOf);
-  /** a route or pool: its owning deployment, a deployment of the same name, and deployments naming it */
-  const related = (obj: KubeObject): string[] => {
-    const ns = obj.metadata.namespace;
-    const keys = new Set<string>();
-    const owner = controllerOf(obj);
-    if (owner?.kind === ModelDeployments.kind) keys.add(objectKeyString(ns, owner.name));
-    for (const md of deployments.store.list() as ModelDeployment[]) {
-      if (md.metadata.namespace !== ns) continue;
-      if (md.metadata.name === obj.metadata.name || md.spec.gateway?.httpRouteRef === obj.metadata.name)
-        keys.add(keyOf(md));
-    }
-    return [...keys];
-  };
-
   let controller: Controller | undefined;
-  const watching = new Set<string>();
-  const watchWhenServed = async (kind: KindRef<KubeObject>, keys: (o: KubeObject) => string[]) => {
-    if (watching.has(kind.kind)) return;
-    watching.add(kind.kind);
-    const informer = await mgr.cache.informer(kind).catch((err: unknown) => {
-      watching.delete(kind.kind);
-      throw err;
-    });
-    informer.addHandler({
-      add: (o) => controller?.enqueueChange(keys(o), o),
-      update: (old, o) => controller?.enqueueChange(new Set([...keys(old), ...keys(o)]), o),
-      delete: (o) => controller?.enqueueChange(keys(o), undefined),
-    });
-    await controller?.resync();
-  };
-  const watchServed = async (crds: Parameters<typeof servedGroupVersions>[0]) => {
-    const served = servedGroupVersions(crds);
-    if (served.has(GATEWAY_API_VERSION)) {
-      await watchWhenServed(Gateways, all);
-      await watchWhenServed(HTTPRoutes, related);
-    }
-    if (served.has(INFERENCE_POOL_API_VERSION)) await watchWhenServed(InferencePools, related);
-  };
-
+  const enqueue: Enqueue = (keys, changed) => controller?.enqueueChange(keys, changed);
+  const watchServed = servedKindsWatcher(mgr, deployments, enqueue, () => controller?.resync());
   // a deployment that claims, leaves or changes a model name, or starts or stops serving (its provider's
   // status.replicas.ready), changes who owns the name: the other claimants look again
   const peersOf = (md: ModelDeployment) =>
@@ -96,10 +61,9 @@ export async function registerGatewayController(
       .filter((o) => o.metadata.uid !== md.metadata.uid)
       .map(keyOf);
   deployments.addHandler({
-    add: (o) => controller?.enqueueChange(peersOf(o as ModelDeployment), o),
-    update: (old, o) =>
-      controller?.enqueueChange(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o),
-    delete: (o) => controller?.enqueueChange(peersOf(o as ModelDeployment), undefined),
+    add: (o) => enqueue(peersOf(o as ModelDeployment), o),
+    update: (old, o) => enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o),
+    delete: (o) => enqueue(peersOf(o as ModelDeployment), undefined),
   });
   controller = mgr
     .controller(GATEWAY_FIELD_MANAGER)
@@ -132,4 +96,60 @@ export async function registerGatewayController(
     delete: () => undefined,
   });
   return controller;
+}
+
+/** deployments by the model name they answer to (name ownership) */
+async function indexDeployments(mgr: Manager): Promise<DeploymentInformer> {
+  await mgr.cache.indexField(ModelDeployments, MODEL_NAME_INDEX, (o) => [routedModelName(o as ModelDeployment)]);
+  return mgr.cache.informer(ModelDeployments);
+}
+
+/**
+ * Watches Gateways, HTTPRoutes and InferencePools once the cluster serves their API (each kind once; a
+ * failed start is tried again on the next call), then looks at every deployment again. A Gateway concerns
+ * every deployment; a route or pool its owning deployment, a deployment of the same name and deployments
+ * naming it.
+ */
+function servedKindsWatcher(
+  mgr: Manager,
+  deployments: DeploymentInformer,
+  enqueue: Enqueue,
+  resync: () => Promise<unknown> | undefined,
+) {
+  const all = () => deployments.store.list().map(keyOf);
+  const related = (obj: KubeObject): string[] => {
+    const ns = obj.metadata.namespace;
+    const keys = new Set<string>();
+    const owner = controllerOf(obj);
+    if (owner?.kind === ModelDeployments.kind) keys.add(objectKeyString(ns, owner.name));
+    for (const md of deployments.store.list() as ModelDeployment[]) {
+      if (md.metadata.namespace !== ns) continue;
+      if (md.metadata.name === obj.metadata.name || md.spec.gateway?.httpRouteRef === obj.metadata.name)
+        keys.add(keyOf(md));
+    }
+    return [...keys];
+  };
+  const watching = new Set<string>();
+  const watchWhenServed = async (kind: KindRef<KubeObject>, keys: (o: KubeObject) => string[]) => {
+    if (watching.has(kind.kind)) return;
+    watching.add(kind.kind);
+    const informer = await mgr.cache.informer(kind).catch((err: unknown) => {
+      watching.delete(kind.kind);
+      throw err;
+    });
+    informer.addHandler({
+      add: (o) => enqueue(keys(o), o),
+      update: (old, o) => enqueue(new Set([...keys(old), ...keys(o)]), o),
+      delete: (o) => enqueue(keys(o), undefined),
+    });
+    await resync();
+  };
+  return async (crds: Parameters<typeof servedGroupVersions>[0]) => {
+    const served = servedGroupVersions(crds);
+    if (served.has(GATEWAY_API_VERSION)) {
+      await watchWhenServed(Gateways, all);
+      await watchWhenServed(HTTPRoutes, related);
+    }
+    if (served.has(INFERENCE_POOL_API_VERSION)) await watchWhenServed(InferencePools, related);
+  };
 }
