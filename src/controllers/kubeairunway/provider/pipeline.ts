@@ -177,55 +177,9 @@ export function providerReconciler(
       return { plan, optional, ...(mapped ? { mapped } : {}), ...(storagePlan ? { storage: storagePlan } : {}) };
     },
 
-    planResources(ctx, { plan, storage, optional }) {
-      const out = new PlanResult();
-      for (const o of storage?.delete ?? []) out.delete(o);
-      for (const o of storage?.apply ?? []) out.apply(o);
-      if (storage?.requeueAfterMs !== undefined) out.requeueAfter(storage.requeueAfterMs);
-      // the serving resource mounts the storage: it is applied only once that is ready (the model downloaded)
-      if (plan.kind === 'apply' && !storage?.block) {
-        out.apply(plan.desired);
-        for (const extra of def.extraObjects?.(prepare(ctx.object).effective) ?? []) out.apply(extra);
-        planOptionalObjects(def, prepare(ctx.object).effective, optional ?? [], out);
-      }
-      if (plan.kind === 'recreate') {
-        // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one
-        const { name, namespace, uid } = plan.object.metadata;
-        out.delete({
-          apiVersion: def.upstream.apiVersion,
-          kind: def.upstream.kind,
-          metadata: { name, namespace, ...(uid ? { uid } : {}) },
-        });
-      }
-      if (plan.kind === 'recreate' || plan.kind === 'waitForDeletion') out.requeueAfter(opts.pollMs);
-      if (plan.kind === 'crdMissing') out.requeueAfter(opts.discoveryRetryMs);
-      return out;
-    },
-
+    planResources: (ctx, observation) => planProviderResources(opts, prepare(ctx.object).effective, observation),
     // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
-    getComponentHealth: ({ plan, mapped, storage }) =>
-      plan.kind !== 'apply'
-        ? []
-        : storage?.block
-          ? [
-              {
-                component: 'Storage',
-                dependencyType: 'Downstream',
-                state: storage.block.failed ? 'Failed' : 'Progressing',
-                reason: storage.block.reason,
-                message: storage.block.message,
-              },
-            ]
-          : [
-              {
-                component: 'Resource',
-                dependencyType: 'Downstream',
-                state: mapped ? COMPONENT_STATE[mapped.phase] : 'Progressing',
-                reason: 'Upstream',
-                message: mapped?.message ?? '',
-              },
-            ],
-
+    getComponentHealth: componentHealth,
     setStatus(status, cm, { plan, mapped, storage }, ctx) {
       // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
       if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
@@ -247,6 +201,64 @@ export function providerReconciler(
       Object.assign(status, next);
     },
   };
+}
+
+/**
+ * The writes a sync plan asks for: the storage's objects first, then (once the storage is ready: the serving
+ * resource mounts it) the upstream object with its extra and optional objects; a recreate deletes exactly the
+ * old object; waiting plans look again after the poll or discovery interval.
+ */
+function planProviderResources(
+  opts: ProviderPipelineOptions,
+  effective: ModelDeployment,
+  { plan, storage, optional }: ProviderObservation,
+): PlanResult {
+  const { def } = opts;
+  const out = new PlanResult();
+  for (const o of storage?.delete ?? []) out.delete(o);
+  for (const o of storage?.apply ?? []) out.apply(o);
+  if (storage?.requeueAfterMs !== undefined) out.requeueAfter(storage.requeueAfterMs);
+  if (plan.kind === 'apply' && !storage?.block) {
+    out.apply(plan.desired);
+    for (const extra of def.extraObjects?.(effective) ?? []) out.apply(extra);
+    planOptionalObjects(def, effective, optional ?? [], out);
+  }
+  if (plan.kind === 'recreate') {
+    // exactly the object built from the old identity (uid precondition); the next reconcile creates the new one
+    const { name, namespace, uid } = plan.object.metadata;
+    out.delete({
+      apiVersion: def.upstream.apiVersion,
+      kind: def.upstream.kind,
+      metadata: { name, namespace, ...(uid ? { uid } : {}) },
+    });
+  }
+  if (plan.kind === 'recreate' || plan.kind === 'waitForDeletion') out.requeueAfter(opts.pollMs);
+  if (plan.kind === 'crdMissing') out.requeueAfter(opts.discoveryRetryMs);
+  return out;
+}
+
+/** the storage while it blocks the serving resource, else the upstream object's phase (none off the apply path) */
+function componentHealth({ plan, mapped, storage }: ProviderObservation) {
+  if (plan.kind !== 'apply') return [];
+  if (storage?.block)
+    return [
+      {
+        component: 'Storage',
+        dependencyType: 'Downstream' as const,
+        state: (storage.block.failed ? 'Failed' : 'Progressing') as ComponentState,
+        reason: storage.block.reason,
+        message: storage.block.message,
+      },
+    ];
+  return [
+    {
+      component: 'Resource',
+      dependencyType: 'Downstream' as const,
+      state: mapped ? COMPONENT_STATE[mapped.phase] : ('Progressing' as ComponentState),
+      reason: 'Upstream',
+      message: mapped?.message ?? '',
+    },
+  ];
 }
 
 export function providerPipeline(

@@ -176,26 +176,7 @@ export function selectProvider(
   }
 
   const spec = md.spec ?? { model: {} };
-  const engine = spec.engine?.type;
-  const gpuTypes = requestedGpuTypes(spec);
-  const gpu = gpuTypes !== undefined;
-  const mode = spec.serving?.mode ?? 'aggregated';
-  const zeroReplicas = wantsZeroReplicas(spec);
-  const now = opts.now ?? Date.now();
-  const staleAfter = opts.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
-
-  const notReady: string[] = [];
-  const candidates: PreparedProvider[] = [];
-  for (const config of providers) {
-    const readiness = providerReadiness(config, now, staleAfter);
-    if (!readiness.ready) {
-      notReady.push(`${config.metadata.name}: ${readiness.reason}`);
-      continue;
-    }
-    const p = prepareProvider(config);
-    if (supports(p, engine, gpuTypes, mode, zeroReplicas)) candidates.push(p);
-  }
-  const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}${zeroReplicas ? ', replicas=0' : ''}`;
+  const { candidates, notReady, wanted } = compatibleProviders(spec, providers, opts);
   if (notReady.length === providers.length) {
     const detail = notReady.length ? ` (${notReady.join('; ')})` : ' (no InferenceProviderConfig registered)';
     return { reason: 'NoHealthyProviders', message: `no healthy providers available${detail}`, skippedRules };
@@ -207,28 +188,13 @@ export function selectProvider(
       skippedRules,
     };
   }
-
+  // the CEL view of the spec, built once and only when a rule is evaluated
   let celSpec: unknown;
+  const cel = () => (celSpec ??= toCel(spec));
   let best: PreparedProvider | undefined;
   let bestPriority = -1;
   for (const p of candidates) {
-    // -1 until a rule is true: a priority-0 rule is evaluated too (so an error in it is reported), and a
-    // provider with no true rule still competes at priority 0
-    let priority = -1;
-    for (const rule of p.rules) {
-      if (rule.compileError !== undefined) {
-        skippedRules.push({ provider: p.name, rule: rule.condition, error: rule.compileError });
-        continue;
-      }
-      if (rule.priority <= priority) continue; // a true rule of this priority would not raise the maximum
-      celSpec ??= toCel(spec);
-      try {
-        if (evaluateBool(rule.program!, { spec: celSpec })) priority = rule.priority;
-      } catch (err) {
-        skippedRules.push({ provider: p.name, rule: rule.condition, error: (err as Error).message });
-      }
-    }
-    priority = Math.max(priority, 0);
+    const priority = rulePriority(p, cel, skippedRules);
     if (priority > bestPriority || (priority === bestPriority && p.name < best!.name)) {
       best = p;
       bestPriority = priority;
@@ -241,4 +207,59 @@ export function selectProvider(
     priority: bestPriority,
     skippedRules,
   };
+}
+
+/**
+ * The ready providers whose capabilities fit the spec (engine, GPU types, serving mode, scale to zero), the
+ * ones not ready with why, and the wanted capabilities as the messages name them.
+ */
+function compatibleProviders(
+  spec: ModelDeploymentSpec,
+  providers: ReadonlyArray<InferenceProviderConfig>,
+  opts: SelectionOptions,
+): { candidates: PreparedProvider[]; notReady: string[]; wanted: string } {
+  const engine = spec.engine?.type;
+  const gpuTypes = requestedGpuTypes(spec);
+  const mode = spec.serving?.mode ?? 'aggregated';
+  const zeroReplicas = wantsZeroReplicas(spec);
+  const now = opts.now ?? Date.now();
+  const staleAfter = opts.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
+  const notReady: string[] = [];
+  const candidates: PreparedProvider[] = [];
+  for (const config of providers) {
+    const readiness = providerReadiness(config, now, staleAfter);
+    if (!readiness.ready) {
+      notReady.push(`${config.metadata.name}: ${readiness.reason}`);
+      continue;
+    }
+    const p = prepareProvider(config);
+    if (supports(p, engine, gpuTypes, mode, zeroReplicas)) candidates.push(p);
+  }
+  const gpu = gpuTypes !== undefined;
+  const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}${zeroReplicas ? ', replicas=0' : ''}`;
+  return { candidates, notReady, wanted };
+}
+
+/**
+ * The highest priority among a provider's true rules, 0 when none is true. A rule that does not compile or
+ * fails to evaluate is skipped and reported in `skippedRules`.
+ */
+function rulePriority(p: PreparedProvider, cel: () => unknown, skippedRules: SkippedRule[]): number {
+  // -1 until a rule is true: a priority-0 rule is evaluated too (so an error in it is reported), and a
+  // provider with no true rule still competes at priority 0
+  let priority = -1;
+  for (const rule of p.rules) {
+    if (rule.compileError !== undefined) {
+      skippedRules.push({ provider: p.name, rule: rule.condition, error: rule.compileError });
+      continue;
+    }
+    if (rule.priority <= priority) continue; // a true rule of this priority would not raise the maximum
+    const spec = cel();
+    try {
+      if (evaluateBool(rule.program!, { spec })) priority = rule.priority;
+    } catch (err) {
+      skippedRules.push({ provider: p.name, rule: rule.condition, error: (err as Error).message });
+    }
+  }
+  return Math.max(priority, 0);
 }
