@@ -157,11 +157,8 @@ export async function startSimRegistryServer(opts: SimRegistryServerOptions = {}
     origin: '',
   };
   const requests: string[] = [];
-  const sendError = (res: http.ServerResponse, status: number, message: string) => {
-    const text = JSON.stringify({ errors: [{ code: status === 413 ? 'SIZE_INVALID' : 'UNSUPPORTED', message }] });
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
+  const sendError = (res: http.ServerResponse, status: number, message: string) =>
+    replies(res).error(status, status === 413 ? 'SIZE_INVALID' : 'UNSUPPORTED', message);
   const server = serveGuarded(
     http.createServer(),
     { name: 'the simulated registry', maxBodyBytes: SIM_REGISTRY_MAX_BODY_BYTES, sendError },
