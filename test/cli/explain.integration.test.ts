@@ -97,6 +97,20 @@ describe('modelplane explain', () => {
     );
   });
 
+  it("a predictor's pull refused: the pod condition with the Secret to add, not KServe's relay of it", () => {
+    const svc = service('Failed', [
+      ['ModelReady', 'True', 'ModelResolved', ''],
+      ['TemplateReady', 'True', 'Resolved', ''],
+      ['CacheReady', 'True', 'CacheReady', ''],
+      ['InferenceServiceReady', 'False', 'ModelLoadFailed', 'the model failed to load: ImagePullBackOff'],
+      ['InferenceServicePodsReady', 'False', 'ImagePullAuthFailure', 'pod p: pull refused; create a Secret …'],
+    ]);
+    assert.match(
+      explainChain({ service: svc, artifacts: [] }),
+      /has InferenceServicePodsReady=False ImagePullAuthFailure: pod p: pull refused; create a Secret …\.$/,
+    );
+  });
+
   it('a Running service', () => {
     assert.equal(
       explainChain({

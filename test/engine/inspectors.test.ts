@@ -141,6 +141,28 @@ describe('pods health', () => {
       ['Failed', 'PodOOMKilled', 'ResourceExhaustion'],
     ],
     [
+      // between two crashes the container runs, not ready yet: still the OOM, not "starting" (the state
+      // would flap between Failed and Starting with every restart)
+      'running again after an OOM kill, not ready',
+      [
+        pod('a', {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: 'False' }],
+          containerStatuses: [
+            {
+              ...STATUS_BASE,
+              name: 'main',
+              restartCount: 3,
+              state: { running: {} },
+              lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+            },
+          ],
+        }),
+      ],
+      {},
+      ['Failed', 'PodOOMKilled', 'ResourceExhaustion'],
+    ],
+    [
       'evicted',
       [pod('a', { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: ephemeral-storage.' })],
       {},

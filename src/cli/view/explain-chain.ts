@@ -65,10 +65,12 @@ const where = (o: Obj) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.name
 export function firstProblem(o: Obj | undefined): Condition | undefined {
   const all = conditions(o);
   const components = all.filter((c) => c.type !== 'Ready' && c.type.endsWith('Ready'));
+  // a pod's condition names the real cause (FailedScheduling, a pull refused and the Secret to add, an OOM
+  // kill) and what to do, where the Job or InferenceService condition beside it only relays or says "under way"
   const failed =
-    components.find((c) => c.status === 'False') ?? all.find((c) => c.type === 'AuthValid' && c.status === 'False');
-  // a pod's condition names the real cause of a wait (FailedScheduling, a pull in back-off) where the Job or
-  // predictor condition beside it only says it is still under way
+    components.find((c) => c.status === 'False' && c.type.endsWith('PodsReady')) ??
+    components.find((c) => c.status === 'False') ??
+    all.find((c) => c.type === 'AuthValid' && c.status === 'False');
   const waiting =
     components.find((c) => c.status === 'Unknown' && c.type.endsWith('PodsReady')) ??
     components.find((c) => c.status === 'Unknown');

@@ -167,6 +167,10 @@ export function inspectPod(pod: Pod, diag: PodDiagnostics = {}): PodFinding {
   }
   if (findCondition(pod.status?.conditions, 'Ready')?.status === 'True')
     return { pod: name, state: 'Ready', reason: 'PodsReady', message: '' };
+  // running again between two OOM kills: still the OOM until it becomes ready (else the state flaps between
+  // Failed and Starting with every restart of the crash loop)
+  const oom = oomKilled(pod);
+  if (oom && (oom.restartCount ?? 0) > 0) return failure(pod, name, logs, 'CrashLoopBackOff');
   return { pod: name, state: 'Starting', reason: 'PodsStarting', message: `pod ${name} is starting` };
 }
 
