@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serviceSpecSchema } from '../../../src/apis/aim/index.ts';
 import type { ModelDeploymentSpec } from '../../../src/apis/kubeairunway/index.ts';
+import { buildDesired } from '../../../src/controllers/kubeairunway/provider/desired.ts';
 import {
   type AIMService,
   aimProvider,
@@ -41,6 +42,8 @@ describe('aim transform', () => {
         },
       },
       template: { allowUnoptimized: true },
+      // routed by the gateway controller by model name, not by the namespace's AIM path template
+      routing: { enabled: false },
       replicas: 1,
       resources: { requests: { 'amd.com/gpu': '1' }, limits: { 'amd.com/gpu': '1' } },
       env: [
@@ -141,6 +144,18 @@ describe('aim overrides', () => {
     };
     assert.deepEqual(translateAimOverrides(withOverrides(overrides)), { spec: overrides });
     assert.deepEqual(aimProvider.overridePatch(withOverrides(overrides)), { spec: overrides });
+  });
+  it('the AIM path route is off unless the overrides turn it on (the gateway controller routes the deployment)', () => {
+    const desired = (overrides?: Record<string, unknown>) =>
+      buildDesired(aimProvider, {
+        ...withOverrides(overrides ?? {}),
+        metadata: { name: 'qwen', namespace: 'ml-team', uid: 'u' },
+      }) as unknown as AIMService;
+    assert.deepEqual(desired().spec.routing, { enabled: false });
+    assert.deepEqual(desired({ routing: { enabled: true, pathTemplate: '/{.metadata.namespace}/x' } }).spec.routing, {
+      enabled: true,
+      pathTemplate: '/{.metadata.namespace}/x',
+    });
   });
   it('nothing to translate: no patch', () => {
     assert.deepEqual(translateAimOverrides(md(AMD)), {});

@@ -10,6 +10,8 @@ import {
   parseOptimizationInterval,
   parseSaturationConfigMap,
 } from '../../../src/controllers/llmd/config/parse.ts';
+import type { VariantDecision } from '../../../src/controllers/llmd/decisions.ts';
+import type { ScalableWorkload, VariantAutoscaling } from '../../../src/controllers/llmd/kinds.ts';
 import { analyzeModel } from '../../../src/controllers/llmd/saturation/analyzer.ts';
 import {
   checkSample,
@@ -19,8 +21,6 @@ import {
   withheldForSamples,
 } from '../../../src/controllers/llmd/saturation/evidence.ts';
 import { calculateTargets, type VariantState } from '../../../src/controllers/llmd/saturation/targets.ts';
-import type { VariantDecision } from '../../../src/controllers/llmd/decisions.ts';
-import type { ScalableWorkload, VariantAutoscaling } from '../../../src/controllers/llmd/kinds.ts';
 import { setVariantStatus } from '../../../src/controllers/llmd/variantautoscaling/status.ts';
 import { ConditionManager } from '../../../src/engine/conditions.ts';
 import { FetchResult } from '../../../src/engine/fetch-result.ts';

@@ -5,11 +5,11 @@ import { kindRef } from '@modelplane/runtime/meta';
 import { CHECK_SIZE_CONTAINER, DOWNLOAD_CONTAINER, jobPhase } from '../../../common/model-storage/index.ts';
 import {
   type Clock,
+  type CoreEvent,
   type FetchContext,
   type FetchResult,
   fetch,
   fetchEventsFor,
-  type CoreEvent,
   type HealthReport,
   type Job,
   jobPodLog,

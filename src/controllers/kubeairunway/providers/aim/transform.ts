@@ -91,6 +91,11 @@ export function aimServiceFor(input: ModelDeployment): AIMService {
       // a custom model's templates are unoptimized (no AIM profile was tuned for it): without this the
       // service would wait for an optimized template that never comes (docs/aim.md, template selection)
       ...(model.custom ? { template: { allowUnoptimized: true } } : {}),
+      // the deployment's way in is the gateway controller's route (by model name, docs/kubeairunway.md
+      // "Gateway"); the namespace's AIM path route would be a second one, and its path template may need labels
+      // this AIMService does not carry (the quickstart's names labels['project']), which degrades the service and
+      // fails the deployment. spec.provider.overrides.routing turns it back on.
+      routing: { enabled: false },
       replicas: spec.scaling?.replicas ?? 1,
       ...(Object.keys(requests).length > 0
         ? { resources: { requests, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }
