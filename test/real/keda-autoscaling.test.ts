@@ -153,7 +153,9 @@ describe('the closed loop on real parts: KEDA and kube-controller-manager scale 
     process.stderr.write(
       `closed loop (real KEDA): replicas ${replicaChanges.map((c) => `${c.replicas}@${((c.at - t0) / 1000).toFixed(0)}s`).join(' → ')}; ${decisions().length} logged decisions (${decisions()
         .map((d) => `${d.from}→${d.to}`)
-        .join(', ')}); load ${JSON.stringify({ ok: summary.ok, errors: summary.errors, targets: summary.targets })}\n`,
+        .join(
+          ', ',
+        )}); load ${JSON.stringify({ ok: summary.ok, errors: summary.errors, targets: summary.targets, lastError: summary.lastError })}\n`,
     );
     assert.ok(
       decisions().some((d) => d.to > d.from && /scale-up trigger fired/.test(d.reason)),

@@ -11,6 +11,7 @@ import { ensureCrd } from '@modelplane/runtime/crd';
 import { Logger, parseLogLevel } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import type { KindRef, KubeObject } from '@modelplane/runtime/meta';
+import type { PrometheusClientOptions } from '@modelplane/runtime/prometheus';
 import { installSimulatedInfrastructure, startSimulatedKubelets } from '@modelplane/sim/cluster';
 import { externalCrds, type OperatorName, registerOperatorSimulators, ZERO_DELAYS } from '@modelplane/sim/operators';
 import type { OperatorDelays } from '@modelplane/sim/operators/delays';
@@ -41,7 +42,7 @@ export interface OperatorsCluster {
 const quiet = new Logger({}, parseLogLevel(process.env.SIM_TEST_LOG, 'silent'));
 
 export async function startOperatorsCluster(
-  opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays> } = {},
+  opts: { only?: OperatorName[]; delays?: Partial<OperatorDelays>; kedaPrometheus?: PrometheusClientOptions } = {},
 ): Promise<OperatorsCluster> {
   const logs = new PodLogStore();
   const cluster = await startTestCluster({ podLogs: (ns, pod, container, o) => logs.get(ns, pod, container, o) });
@@ -55,6 +56,7 @@ export async function startOperatorsCluster(
   registerOperatorSimulators(mgr, {
     delays: { ...ZERO_DELAYS, ...(opts.delays ?? {}) },
     ...(opts.only ? { only: opts.only } : {}),
+    ...(opts.kedaPrometheus ? { kedaPrometheus: opts.kedaPrometheus } : {}),
   });
   const workloads = registerWorkloadSimulators(mgr, {
     logs,

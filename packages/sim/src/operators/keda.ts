@@ -160,7 +160,11 @@ async function reconcileScaledObject(
       ...(recommendations.get(key) ?? []).filter((r) => Date.now() - r.at <= 600_000),
       { at: Date.now(), replicas: scaled.result.recommendation },
     ]);
-  const desired = scaled ? scaled.result.replicas : Math.min(max, Math.max(min, target.spec?.replicas ?? min));
+  // no prometheus trigger to read (cpu, the OpenTelemetry scaler…): an HPA at rest, as without a Prometheus
+  const desired =
+    scaled && scaled.readings.length > 0
+      ? scaled.result.replicas
+      : Math.min(max, Math.max(min, target.spec?.replicas ?? min));
   if (wait === 0) {
     await applyStatus(ctx, hpa, {
       currentReplicas: current,
