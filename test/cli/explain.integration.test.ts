@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { explainChain, firstProblem, type ServiceChain } from '../../src/cli/view/explain-chain.ts';
+import {
+  type ChainObject,
+  chainOf,
+  explainChain,
+  firstProblem,
+  type ServiceChain,
+} from '../../src/cli/view/explain-chain.ts';
 
 type Cond = [type: string, status: string, reason: string, message: string];
 const obj = (kind: string, name: string, status: string, conds: Cond[]) => ({
@@ -108,6 +114,32 @@ describe('modelplane explain', () => {
     assert.match(
       explainChain({ service: svc, artifacts: [] }),
       /has InferenceServicePodsReady=False ImagePullAuthFailure: pod p: pull refused; create a Secret …\.$/,
+    );
+  });
+
+  it('a service by image walks into the model with its image before the service resolved it', () => {
+    const svc = {
+      ...service('Failed', [['ModelReady', 'False', 'ModelNotReady', 'AIMModel ml/private-1 is Failed']]),
+      spec: { model: { image: 'org/private:1' } },
+    };
+    const models = [
+      { ...obj('AIMModel', 'other', 'Ready', [ready]), spec: { image: 'org/other:1' } },
+      {
+        ...obj('AIMModel', 'private-1', 'Failed', [
+          ['ImageMetadataReady', 'False', 'ImagePullAuthFailure', 'pull secret ml/regcred not found: create it'],
+        ]),
+        spec: { image: 'org/private:1' },
+      },
+    ];
+    const lookup = {
+      get: () => undefined,
+      list: (kind: string, namespace?: string) =>
+        kind === 'AIMModel' && namespace === 'ml' ? (models as ChainObject[]) : [],
+    };
+    assert.equal(
+      explainChain(chainOf(svc as ChainObject, lookup)),
+      'AIMService ml/chat is Failed. Walking AIMService ml/chat → AIMModel ml/private-1: AIMModel ml/private-1 ' +
+        '(Failed) has ImageMetadataReady=False ImagePullAuthFailure: pull secret ml/regcred not found: create it.',
     );
   });
 

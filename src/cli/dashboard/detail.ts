@@ -106,9 +106,12 @@ function chainPanel(state: DashboardState, svc: KubeObject): ChainPanel | undefi
 
 /** the paragraph `modelplane explain aimsvc/NAME` prints, from the objects the dashboard's informers hold */
 function explainPanel(state: DashboardState, svc: KubeObject): ExplainPanel {
-  const chain = chainOf(svc, (kind, name, namespace) =>
-    state.find(`aim.eai.amd.com/${kind}/${namespace ?? ''}/${name}`),
-  );
+  const group = 'aim.eai.amd.com';
+  const chain = chainOf(svc, {
+    get: (kind, name, namespace) => state.find(`${group}/${kind}/${namespace ?? ''}/${name}`),
+    list: (kind, namespace) =>
+      state.ofKind(kind, group).filter((o) => namespace === undefined || o.metadata.namespace === namespace),
+  });
   return {
     kind: 'explain',
     text: explainChain(chain),

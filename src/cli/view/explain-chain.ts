@@ -22,12 +22,32 @@ export interface ServiceChain {
   artifacts: Obj[];
 }
 
-/** finds one object of the chain by kind (AIMModel, AIMClusterModel, …), name and namespace (none: cluster-scoped) */
-export type ChainLookup = (kind: string, name: string, namespace?: string) => Obj | undefined;
+/** reads the chain's objects by kind (AIMModel, AIMClusterModel, …), name and namespace (none: cluster-scoped) */
+export interface ChainLookup {
+  get(kind: string, name: string, namespace?: string): Obj | undefined;
+  /** every object of the kind (in the namespace, for namespaced kinds) */
+  list(kind: string, namespace?: string): Obj[];
+}
 
 type Ref = { name: string; namespace?: string };
 const ref = (r: unknown): Ref | undefined =>
   typeof (r as Ref | undefined)?.name === 'string' && (r as Ref).name ? (r as Ref) : undefined;
+
+/**
+ * the model a service by image waits for, as the service controller picks it: a namespaced model with the
+ * image before a cluster one, a Ready one first, then by name
+ */
+function modelByImage(image: string, namespace: string, find: ChainLookup): Obj | undefined {
+  const withImage = (list: Obj[]) =>
+    list
+      .filter((m) => m.spec?.image === image)
+      .sort(
+        (a, b) =>
+          Number(isReady(b)) - Number(isReady(a)) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+      );
+  const own = withImage(find.list('AIMModel', namespace));
+  return own[0] ?? withImage(find.list('AIMClusterModel'))[0];
+}
 
 /** the chain of `service` as far as `find` has its links: the links its status resolved, else its spec names */
 export function chainOf(service: Obj, find: ChainLookup): ServiceChain {
@@ -35,18 +55,21 @@ export function chainOf(service: Obj, find: ChainLookup): ServiceChain {
   const st = service.status ?? {};
   const modelRef =
     ref(st.resolvedModel) ?? ref({ name: service.spec?.model?.name ?? service.spec?.model?.ref, namespace });
+  const image = service.spec?.model?.image;
   const model = modelRef
-    ? (find('AIMModel', modelRef.name, namespace) ?? find('AIMClusterModel', modelRef.name))
-    : undefined;
+    ? (find.get('AIMModel', modelRef.name, namespace) ?? find.get('AIMClusterModel', modelRef.name))
+    : typeof image === 'string' && image
+      ? modelByImage(image, namespace, find)
+      : undefined;
   const tplRef = ref(st.resolvedTemplate) ?? ref({ name: service.spec?.template?.name, namespace });
   const template = tplRef
-    ? (find('AIMServiceTemplate', tplRef.name, namespace) ?? find('AIMClusterServiceTemplate', tplRef.name))
+    ? (find.get('AIMServiceTemplate', tplRef.name, namespace) ?? find.get('AIMClusterServiceTemplate', tplRef.name))
     : undefined;
   const cacheName = ref(st.cache?.templateCacheRef)?.name;
-  const cache = cacheName ? find('AIMTemplateCache', cacheName, namespace) : undefined;
+  const cache = cacheName ? find.get('AIMTemplateCache', cacheName, namespace) : undefined;
   const artifacts: Obj[] = [];
   for (const a of Object.values((cache?.status?.artifacts ?? {}) as Record<string, { name?: unknown }>)) {
-    const art = typeof a?.name === 'string' && a.name ? find('AIMArtifact', a.name, namespace) : undefined;
+    const art = typeof a?.name === 'string' && a.name ? find.get('AIMArtifact', a.name, namespace) : undefined;
     if (art) artifacts.push(art);
   }
   return {

@@ -19,19 +19,30 @@ export async function readChain(
   const service = await client.getOrUndefined(kindRef<ChainObject>(AIM, 'AIMService'), name, namespace);
   if (!service) return undefined;
   const read = new Map<string, ChainObject | null>();
+  const listed = new Map<string, ChainObject[]>();
   for (;;) {
-    const wanted = new Map<string, [kind: string, name: string, namespace?: string]>();
-    const chain = chainOf(service, (kind, n, ns) => {
-      const key = `${kind}/${ns ?? ''}/${n}`;
-      if (!read.has(key)) wanted.set(key, [kind, n, ns]);
-      return read.get(key) ?? undefined;
+    const wanted = new Map<string, () => Promise<void>>();
+    const chain = chainOf(service, {
+      get: (kind, n, ns) => {
+        const key = `${kind}/${ns ?? ''}/${n}`;
+        if (!read.has(key))
+          wanted.set(key, async () => {
+            read.set(key, (await client.getOrUndefined(kindRef<ChainObject>(AIM, kind), n, ns)) ?? null);
+          });
+        return read.get(key) ?? undefined;
+      },
+      list: (kind, ns) => {
+        const key = `${kind}/${ns ?? ''}`;
+        if (!listed.has(key))
+          wanted.set(`list ${key}`, async () => {
+            const kr = kindRef<ChainObject>(AIM, kind);
+            listed.set(key, (await client.list(kr, ns ? { namespace: ns } : {})).items);
+          });
+        return listed.get(key) ?? [];
+      },
     });
     if (wanted.size === 0) return chain;
-    await Promise.all(
-      [...wanted].map(async ([key, [kind, n, ns]]) =>
-        read.set(key, (await client.getOrUndefined(kindRef<ChainObject>(AIM, kind), n, ns)) ?? null),
-      ),
-    );
+    await Promise.all([...wanted.values()].map((load) => load()));
   }
 }
 
