@@ -13,6 +13,7 @@ const REAL_SUITES = [
   'packages/runtime/test/predicates-property.integration.test.ts',
   'test/controllers/aim-process-rbac.integration.test.ts',
   'test/controllers/llmd/autoscaler-process-rbac.integration.test.ts',
+  'test/security/rbac-review.integration.test.ts',
   'test/cli/dashboard/signin.integration.test.ts',
   'test/controllers/aim/service-controller.integration.test.ts',
   'test/controllers/aim/runtime-config-integration.integration.test.ts',

@@ -11,20 +11,24 @@ export interface PolicyRule {
 }
 
 export const READ = ['get', 'list', 'watch'] as const;
-/** what server-side apply of owned children needs (create on first apply, patch after; delete for pruned children) */
-export const WRITE = ['create', 'patch', 'update', 'delete'] as const;
+/**
+ * what server-side apply of owned children needs (create on first apply, patch after; delete for pruned
+ * children). No controller replaces an object (PUT), so none may `update` (docs/security.md).
+ */
+export const WRITE = ['create', 'patch', 'delete'] as const;
 
 export function rule(apiGroup: string, resources: string[], verbs: readonly string[]): PolicyRule {
   return { apiGroups: [apiGroup], resources: [...resources], verbs: [...verbs] };
 }
 
-/** rules every controller process needs: events, and reading its own namespace's lease */
-export const COMMON_CLUSTER_RULES: readonly PolicyRule[] = [
-  rule('', ['events'], ['create', 'patch', 'update']),
-  rule('events.k8s.io', ['events'], ['create', 'patch', 'update']),
-];
+/**
+ * rules every controller process needs: its Events (events.k8s.io/v1, created and then merge-patched with
+ * their series by @modelplane/runtime/events; the core v1 API is never written)
+ */
+export const COMMON_CLUSTER_RULES: readonly PolicyRule[] = [rule('events.k8s.io', ['events'], ['create', 'patch'])];
+/** its Lease in its own namespace: read, created once, then renewed by replacing it with its resourceVersion */
 export const LEADER_ELECTION_RULES: readonly PolicyRule[] = [
-  rule('coordination.k8s.io', ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch']),
+  rule('coordination.k8s.io', ['leases'], ['get', 'create', 'update']),
 ];
 
 /**

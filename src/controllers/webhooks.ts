@@ -68,6 +68,11 @@ export function webhooksSet(): ControllerSet {
         [...READ, 'create', 'patch'],
       ),
     ],
-    namespaceRules: [rule('', ['secrets'], ['get', 'create', 'update'])],
+    // its serving certificate's Secret, in its own namespace: created once (a create names no object, so it
+    // cannot be narrowed by name), then read and renewed by name
+    namespaceRules: [
+      rule('', ['secrets'], ['create']),
+      { ...rule('', ['secrets'], ['get', 'update']), resourceNames: [WEBHOOK_CERT_SECRET] },
+    ],
   };
 }

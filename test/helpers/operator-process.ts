@@ -28,6 +28,8 @@ export interface ProcessOptions {
   env?: Record<string, string>;
   /** how long to wait for the process to say it started */
   startTimeoutMs?: number;
+  /** the namespace of its ServiceAccount, Roles and Lease (its POD_NAMESPACE; default DEPLOY_NAMESPACE) */
+  namespace?: string;
 }
 
 /** where a process's ServiceAccount kubeconfig comes from: a DevTestCluster (either backend), possibly routed through faults */
@@ -58,13 +60,14 @@ export async function startOperatorProcess(
   set: ControllerSet,
   opts: ProcessOptions = {},
 ): Promise<OperatorProcess> {
+  const namespace = opts.namespace ?? DEPLOY_NAMESPACE;
   const c = admin.withFieldManager('test-rbac');
-  await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEPLOY_NAMESPACE } });
-  for (const o of rbacObjects(set, DEPLOY_NAMESPACE)) await c.apply(o as never);
+  await c.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  for (const o of rbacObjects(set, namespace)) await c.apply(o as never);
   const sa = `modelplane-${set.name}`;
   const dir = mkdtempSync(join(tmpdir(), `modelplane-${set.name}-`));
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(DEPLOY_NAMESPACE, sa));
+  writeFileSync(kubeconfig, await credentials.serviceAccountKubeconfig(namespace, sa));
   const command = opts.command ?? 'run';
   // the aim and llamastack sets read image labels from a registry: like `modelplane dev`'s operator, the process gets the
   // simulated one (as a mirror of docker.io) unless the test names a mirror itself
@@ -88,7 +91,7 @@ export async function startOperatorProcess(
     ...extraArgs,
   ];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, POD_NAMESPACE: DEPLOY_NAMESPACE, MODELPLANE_LOG_LEVEL: 'info', ...opts.env },
+    env: { ...process.env, POD_NAMESPACE: namespace, MODELPLANE_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -111,7 +114,7 @@ export async function startOperatorProcess(
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    user: `system:serviceaccount:${DEPLOY_NAMESPACE}:${sa}`,
+    user: `system:serviceaccount:${namespace}:${sa}`,
     child,
     output: () => out,
     async stop(signal = 'SIGTERM') {

@@ -13,6 +13,8 @@ export interface AuditEntry {
   name: string;
   code: number;
   latencyMs: number;
+  /** the request's path and query as sent (selectors of a list or watch are in it) */
+  requestURI?: string;
   userAgent?: string;
   /** the authenticated user when the request impersonated `user` */
   impersonatedBy?: string;

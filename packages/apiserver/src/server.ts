@@ -108,6 +108,7 @@ export class HttpFront {
         name: info?.name ?? '',
         code,
         latencyMs: Math.round(latencyMs * 1000) / 1000,
+        ...(req.url ? { requestURI: req.url } : {}),
         ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
         ...(Object.keys(auditAnnotations).length > 0 ? { annotations: auditAnnotations } : {}),
       });

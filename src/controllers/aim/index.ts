@@ -84,7 +84,9 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       rule('autoscaling', ['horizontalpodautoscalers'], READ),
       // the pods a download, discovery or predictor waits for, read live while it is not done (their
       // events and last log lines say why: docs/aim.md, "Every wait names its cause")
-      rule('', ['pods', 'pods/log'], READ),
+      rule('', ['pods'], READ),
+      // a log is only ever read (pods/log serves get alone)
+      rule('', ['pods/log'], ['get']),
       rule('', ['events'], ['list']),
     ],
   };

@@ -66,8 +66,9 @@ export const AUTOSCALER_RBAC_RULES: readonly PolicyRule[] = [
     resourceNames: [DEFAULT_CONFIG_MAP_NAME, DEFAULT_SATURATION_CONFIG_MAP_NAME, DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME],
   },
   rule('apps', ['deployments', 'replicasets'], READ),
-  // scale from zero: the one write to a workload, through its /scale subresource (an HPA cannot leave 0)
-  rule('apps', ['deployments/scale'], ['get', 'patch', 'update']),
+  // scale from zero: the one write to a workload, a merge patch of its /scale subresource (an HPA cannot
+  // leave 0); the Deployment itself is read from the cache
+  rule('apps', ['deployments/scale'], ['patch']),
 ];
 
 /** the options from the environment, as llm-d's autoscaler reads them */

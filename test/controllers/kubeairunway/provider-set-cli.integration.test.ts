@@ -40,9 +40,9 @@ describe('providerControllerSet', () => {
       {
         apiGroups: ['kaito.sh'],
         resources: ['workspaces'],
-        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
       },
-      { apiGroups: ['kubeairunway.ai'], resources: ['inferenceproviderconfigs'], verbs: ['get', 'create', 'patch'] },
+      { apiGroups: ['kubeairunway.ai'], resources: ['inferenceproviderconfigs'], verbs: ['create', 'patch'] },
       {
         apiGroups: ['kubeairunway.ai'],
         resources: ['inferenceproviderconfigs/status', 'modeldeployments/status'],
@@ -51,7 +51,7 @@ describe('providerControllerSet', () => {
       {
         apiGroups: ['kubeairunway.ai'],
         resources: ['modeldeployments'],
-        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+        verbs: ['get', 'list', 'watch', 'patch'],
       },
       { apiGroups: ['kubeairunway.ai'], resources: ['modeldeployments/finalizers'], verbs: ['update'] },
     ]);

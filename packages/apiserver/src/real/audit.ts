@@ -36,6 +36,7 @@ export function toAuditEntry(e: AuditEvent): AuditEntry {
     name: ref.name ?? '',
     code: e.responseStatus?.code ?? 0,
     latencyMs: Date.parse(e.stageTimestamp) - Date.parse(e.requestReceivedTimestamp),
+    requestURI: e.requestURI,
     ...(e.userAgent ? { userAgent: e.userAgent } : {}),
     ...(impersonated ? { impersonatedBy: e.user?.username ?? '' } : {}),
     ...(e.annotations ? { annotations: e.annotations } : {}),

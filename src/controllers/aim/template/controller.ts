@@ -41,7 +41,8 @@ export const TEMPLATE_RBAC_RULES: readonly PolicyRule[] = [
   rule('aim.eai.amd.com', ['aimservicetemplates/status', 'aimclusterservicetemplates/status'], ['patch']),
   rule('aim.eai.amd.com', ['aimtemplatecaches'], [...READ, ...WRITE]),
   rule('batch', ['jobs'], [...READ, ...WRITE]),
-  rule('', ['pods', 'pods/log', 'nodes'], READ),
+  rule('', ['pods', 'nodes'], READ),
+  rule('', ['pods/log'], ['get']),
 ];
 
 export interface TemplateControllerOptions {

@@ -23,12 +23,12 @@ export function providerRules(
 ): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
   return [
-    // read through the cache; patch adds and removes the finalizer (update: controller-runtime parity)
-    rule(KAR_GROUP, [MODEL_DEPLOYMENT_PLURAL], [...READ, 'patch', 'update']),
+    // read through the cache; patch adds and removes the finalizer (never replaced: no update)
+    rule(KAR_GROUP, [MODEL_DEPLOYMENT_PLURAL], [...READ, 'patch']),
     rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/status`], ['patch']),
     // blockOwnerDeletion on the upstream object requires update on the owner's finalizers
     rule(KAR_GROUP, [`${MODEL_DEPLOYMENT_PLURAL}/finalizers`], ['update']),
-    rule(upstreamGroup, [def.upstreamResource], [...READ, 'create', 'update', 'patch', 'delete']),
+    rule(upstreamGroup, [def.upstreamResource], [...READ, 'create', 'patch', 'delete']),
     // objects applied beside the upstream one (llm-d's Service): server-side apply, garbage-collected with the
     // deployment, deleted when the deployment moves to another provider
     ...(def.extraResources ?? []).map((r) => rule(r.group, [r.resource], [...READ, 'create', 'patch', 'delete'])),
@@ -47,8 +47,8 @@ export function providerRules(
     ),
     // is the upstream operator running (its Deployment, found by label)?
     ...(def.operatorSelector ? [rule('apps', ['deployments'], ['list', 'watch'])] : []),
-    // registration: server-side apply creates it the first time, patches it after
-    rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['get', 'create', 'patch']),
+    // registration: server-side apply creates it the first time, patches it after (never read back)
+    rule(KAR_GROUP, [INFERENCE_PROVIDER_CONFIG_PLURAL], ['create', 'patch']),
     rule(KAR_GROUP, [`${INFERENCE_PROVIDER_CONFIG_PLURAL}/status`], ['patch']),
   ];
 }
