@@ -13,6 +13,7 @@ import {
   serviceModelIndex,
   serviceState,
 } from '../../../src/controllers/aim/service/index.ts';
+import { runningCacheHealth } from '../../../src/controllers/aim/service/running.ts';
 import { configKeyOf, runtimeConfigKeys } from '../../../src/controllers/aim/shared/config-watches.ts';
 import { runtimeConfigLabelPropagator } from '../../../src/controllers/aim/shared/label-propagator.ts';
 import type { AimRuntimeConfig } from '../../../src/controllers/aim/shared/runtime-config-source.ts';
@@ -203,6 +204,37 @@ describe('InferenceServiceReady before the InferenceService exists', () => {
       e.message,
       'InferenceService ml-team/qwen-chat does not exist yet: it is created once the model, template and cache are ' +
         'Ready (ModelReady, TemplateReady, CacheReady say what each waits for)',
+    );
+  });
+});
+
+describe('the cache of a running service', () => {
+  const cacheOf = (status: Record<string, unknown>) => ({
+    mode: 'Shared' as const,
+    name: 'tc',
+    cache: FetchResult.of({
+      apiVersion: 'aim.eai.amd.com/v1alpha1',
+      kind: 'AIMTemplateCache',
+      metadata: { name: 'tc', namespace: 'ml-team' },
+      spec: { templateName: 't', templateScope: 'Namespace' },
+      status,
+    } as never),
+  });
+  it('being rebuilt: CacheRebuilding; failed: says why from the cache, not "rebuilding"', () => {
+    const rebuilding = runningCacheHealth(cacheOf({ status: 'Progressing' }), true);
+    assert.equal(rebuilding?.reason, 'CacheRebuilding');
+    const failed = runningCacheHealth(
+      cacheOf({
+        status: 'Failed',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'TemplateNotFound', message: 'template t is gone' }],
+      }),
+      true,
+    );
+    assert.equal(failed?.state, 'Ready', 'the service keeps Running');
+    assert.equal(failed?.reason, 'CacheNotReadyWhileServing');
+    assert.equal(
+      failed?.message,
+      'AIMTemplateCache tc is Failed (template t is gone); the running InferenceService keeps serving from the volumes it mounts',
     );
   });
 });

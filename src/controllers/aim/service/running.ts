@@ -161,9 +161,17 @@ export function runningCacheHealth(
     };
   const s = cache.cache.value.status?.status;
   if (s === 'Ready') return { ...base, reason: 'CacheReady', message: `AIMTemplateCache ${cache.name} is Ready` };
+  if (s === 'Pending' || s === 'Progressing' || s === undefined)
+    return {
+      ...base,
+      reason: 'CacheRebuilding',
+      message: `AIMTemplateCache ${cache.name} is ${s ?? 'Pending'}; ${keeps}`,
+    };
+  // failed or not available: not being rebuilt, so say why (its own Ready condition), not "rebuilding"
+  const why = cache.cache.value.status?.conditions?.find((c) => c.type === 'Ready' && c.status !== 'True')?.message;
   return {
     ...base,
-    reason: 'CacheRebuilding',
-    message: `AIMTemplateCache ${cache.name} is ${s ?? 'Pending'}; ${keeps}`,
+    reason: 'CacheNotReadyWhileServing',
+    message: `AIMTemplateCache ${cache.name} is ${s}${why ? ` (${why})` : ''}; ${keeps}`,
   };
 }
