@@ -191,6 +191,11 @@ describe('Helm chart: the dashboard for many people, with TokenReview and impers
       ['port 0', ['--set', 'dashboard.port=0'], /dashboard\.port: 0 is not a port/],
       ['port 70000', ['--set', 'dashboard.port=70000'], /dashboard\.port: 70000 is not a port/],
       [
+        'a namespace that is a flag',
+        ['--set', 'dashboard.namespace=--kubeconfig=/etc/x'],
+        /dashboard\.namespace: "--kubeconfig=\/etc\/x" is not a namespace name/,
+      ],
+      [
         'an extra attribute with a space',
         ['--set', 'dashboard.impersonateUserExtras={a b}'],
         /dashboard\.impersonateUserExtras: "a b" is not an extra attribute key/,
