@@ -10,7 +10,7 @@ import type { ReconcileContext, Request } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
 import { type PrometheusClientOptions, promqlString, queryPrometheus } from '@modelplane/runtime/prometheus';
-import { buildConditions } from './conditions.ts';
+import { buildConditions, type ConditionInput } from './conditions.ts';
 import { SimDeployments } from './kinds.ts';
 import { applyStatus } from './workload.ts';
 
@@ -233,24 +233,29 @@ function stabilized(hpa: Hpa, recs: Recommendations, key: string, now: number, r
 }
 
 function scaledConditions(hpa: Hpa, raw: number, min: number, max: number) {
-  return hpaConditions(hpa, [
+  const reason = raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange';
+  const active = 'the HPA was able to successfully calculate a replica count from external metric';
+  return hpaConditions(hpa, scalingConditions(active, raw === min || raw === max, reason));
+}
+
+/**
+ * The conditions of an HPA that computed a replica count: AbleToScale, ScalingActive (`activeMessage` says
+ * from what) and ScalingLimited (`limited`, for `reason`). The simulated KEDA's HPA reports the same.
+ */
+export function scalingConditions(activeMessage: string, limited: boolean, reason: string): ConditionInput[] {
+  return [
     {
       type: 'AbleToScale',
       status: true,
       reason: 'ReadyForNewScale',
       message: 'recommended size matches current size',
     },
-    {
-      type: 'ScalingActive',
-      status: true,
-      reason: 'ValidMetricFound',
-      message: 'the HPA was able to successfully calculate a replica count from external metric',
-    },
+    { type: 'ScalingActive', status: true, reason: 'ValidMetricFound', message: activeMessage },
     {
       type: 'ScalingLimited',
-      status: raw === min || raw === max,
-      reason: raw === max ? 'TooManyReplicas' : raw === min ? 'TooFewReplicas' : 'DesiredWithinRange',
+      status: limited,
+      reason,
       message: 'the desired count is within the acceptable range',
     },
-  ]);
+  ];
 }

@@ -6,10 +6,12 @@
 // HPA at rest does (its status is written here because the simulated cluster has no HPA controller).
 
 import { ReverseIndex } from '@modelplane/apimachinery';
+import type { HorizontalPodAutoscaler } from '@modelplane/apimachinery/builtin';
 import { ignoreOwnStatusWrites, type ReconcileContext, type Request } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { controllerRef } from '@modelplane/runtime/meta';
+import { controllerRef, type KubeObject } from '@modelplane/runtime/meta';
 import { buildConditions, type ConditionInput } from './conditions.ts';
+import { scalingConditions } from './hpa.ts';
 import {
   kedaScale,
   type ScaledObjectScaling,
@@ -74,6 +76,14 @@ function externalMetricName(t: Trigger, i: number): string {
   return `s${i}-${t.name ?? t.type}`;
 }
 
+type KedaSpec = ScaledObjectScaling & {
+  scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string };
+  pollingInterval?: number;
+  triggers?: Trigger[];
+};
+type ScaleTargetRef = { apiVersion: string; kind: string; name: string };
+type Scaled = Awaited<ReturnType<typeof scaleOnTriggers>> | undefined;
+
 async function reconcileScaledObject(
   req: Request,
   ctx: ReconcileContext,
@@ -90,54 +100,90 @@ async function reconcileScaledObject(
     return;
   }
   if (so.metadata.deletionTimestamp) return;
-  const spec = (so.spec ?? {}) as ScaledObjectScaling & {
-    scaleTargetRef?: { apiVersion?: string; kind?: string; name?: string };
-    pollingInterval?: number;
-    triggers?: Trigger[];
-  };
+  const spec = (so.spec ?? {}) as KedaSpec;
   const ref = {
     apiVersion: spec.scaleTargetRef?.apiVersion ?? 'apps/v1',
     kind: spec.scaleTargetRef?.kind ?? 'Deployment',
     name: spec.scaleTargetRef?.name ?? '',
   };
+  // a Deployment event reconciles the ScaledObjects that scale it (it may appear after them)
   targets.set(key, [`${req.namespace}/${ref.name}`]);
-  const generation = so.metadata.generation ?? 1;
-  const conds = (c: ConditionInput[]) => buildConditions(so.status?.conditions, c, { observedGeneration: generation });
   const target =
     ref.kind === 'Deployment' && ref.apiVersion === 'apps/v1'
       ? await ctx.cache.get(SimDeployments, ref.name, req.namespace)
       : undefined;
   if (!target) {
-    const msg =
-      ref.kind === 'Deployment'
-        ? `ScaledObject doesn't have correct scaleTargetRef specification: Deployment ${req.namespace}/${ref.name} not found`
-        : `scaleTargetRef kind ${ref.kind} is not supported by the simulated KEDA (only apps/v1 Deployments)`;
-    await applyStatus(ctx, so, {
-      ...(so.status ?? {}),
-      conditions: conds([
-        { type: 'Ready', status: false, reason: 'ScaledObjectCheckFailed', message: msg },
-        { type: 'Active', status: 'Unknown', reason: 'ScaledObjectCheckFailed', message: msg },
-        fallback(),
-      ]),
-    });
+    await writeTargetMissing(ctx, so, ref);
     return;
   }
-
   const triggers = spec.triggers ?? [];
   const min = Math.max(1, spec.minReplicaCount ?? 0);
   const max = Math.max(min, spec.maxReplicaCount ?? 100);
-  const hpaName = `keda-hpa-${req.name}`;
-  const hpa = await applyChild(ctx, SimHPAs, {
+  const hpa = await applyChild(ctx, SimHPAs, kedaHpa(so, ref, triggers, min, max));
+  const wait = opts.clock.remaining(so, 'activation', opts.delays.kedaActivationMs);
+  const lastActive = (so.status as { lastActiveTime?: string } | undefined)?.lastActiveTime;
+  const scaled =
+    wait === 0 && opts.kedaPrometheus
+      ? await scaleOnTriggers(ctx, so, spec, target, opts, recommendations.get(key) ?? [], lastActive)
+      : undefined;
+  // the HPA part's recommendations of the last 10 minutes, for its scale-down stabilization
+  if (scaled?.result.recommendation !== undefined)
+    recommendations.set(key, [
+      ...(recommendations.get(key) ?? []).filter((r) => Date.now() - r.at <= 600_000),
+      { at: Date.now(), replicas: scaled.result.recommendation },
+    ]);
+  if (wait === 0) {
+    // no prometheus trigger to read (cpu, the OpenTelemetry scaler…): an HPA at rest, as without a Prometheus
+    const desired =
+      scaled && scaled.readings.length > 0
+        ? scaled.result.replicas
+        : Math.min(max, Math.max(min, target.spec?.replicas ?? min));
+    const current = target.status?.replicas ?? 0;
+    const currentMetrics = scaled ? hpaMetrics(req.name, triggers, scaled.readings, current) : [];
+    await writeHpaStatus(ctx, hpa, current, desired, currentMetrics);
+  }
+  await writeScaledObjectStatus(ctx, so, target, triggers, wait > 0, scaled, lastActive);
+  if (wait > 0) return { requeueAfter: wait };
+  // KEDA polls its triggers every pollingInterval (default 30 s)
+  return opts.kedaPrometheus ? { requeueAfter: Math.max(1, spec.pollingInterval ?? 30) * 1000 } : undefined;
+}
+
+function scaledObjectConditions(so: WithStatus, conditions: ConditionInput[]) {
+  return buildConditions(so.status?.conditions, conditions, { observedGeneration: so.metadata.generation ?? 1 });
+}
+
+/** Ready=False as KEDA words it: the target Deployment is missing, or the kind is one the simulator cannot scale. */
+function writeTargetMissing(ctx: ReconcileContext, so: WithStatus, ref: ScaleTargetRef) {
+  const ns = so.metadata.namespace ?? '';
+  const msg =
+    ref.kind === 'Deployment'
+      ? `ScaledObject doesn't have correct scaleTargetRef specification: Deployment ${ns}/${ref.name} not found`
+      : `scaleTargetRef kind ${ref.kind} is not supported by the simulated KEDA (only apps/v1 Deployments)`;
+  return applyStatus(ctx, so, {
+    ...(so.status ?? {}),
+    conditions: scaledObjectConditions(so, [
+      { type: 'Ready', status: false, reason: 'ScaledObjectCheckFailed', message: msg },
+      { type: 'Active', status: 'Unknown', reason: 'ScaledObjectCheckFailed', message: msg },
+      fallback(),
+    ]),
+  });
+}
+
+/** The `keda-hpa-<name>` HorizontalPodAutoscaler KEDA creates: one metric per trigger, labelled as KEDA labels it. */
+function kedaHpa(so: WithStatus, ref: ScaleTargetRef, triggers: Trigger[], min: number, max: number): KubeObject {
+  const name = so.metadata.name ?? '';
+  const hpaName = `keda-hpa-${name}`;
+  return {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
     metadata: {
       name: hpaName,
-      namespace: req.namespace,
+      namespace: so.metadata.namespace,
       labels: {
         'app.kubernetes.io/managed-by': 'keda-operator',
         'app.kubernetes.io/name': hpaName,
-        'app.kubernetes.io/part-of': req.name,
-        'scaledobject.keda.sh/name': req.name,
+        'app.kubernetes.io/part-of': name,
+        'scaledobject.keda.sh/name': name,
       },
       ownerReferences: [controllerRef(so)],
     },
@@ -145,73 +191,64 @@ async function reconcileScaledObject(
       scaleTargetRef: ref,
       minReplicas: min,
       maxReplicas: max,
-      metrics: triggers.map((t, i) => hpaMetric(req.name, t, i)),
+      metrics: triggers.map((t, i) => hpaMetric(name, t, i)),
     },
+  };
+}
+
+/** the HPA's status (no HPA controller in the simulated cluster writes it); HPA conditions carry no generation */
+function writeHpaStatus(
+  ctx: ReconcileContext,
+  hpa: HorizontalPodAutoscaler,
+  current: number,
+  desired: number,
+  currentMetrics: Json[],
+) {
+  const active = 'the HPA was able to successfully calculate a replica count';
+  return applyStatus(ctx, hpa, {
+    currentReplicas: current,
+    desiredReplicas: desired,
+    currentMetrics,
+    conditions: buildConditions(
+      (hpa.status as WithStatus['status'])?.conditions,
+      scalingConditions(active, false, 'DesiredWithinRange'),
+    ).map(({ observedGeneration: _o, ...c }) => c),
   });
-  const wait = opts.clock.remaining(so, 'activation', opts.delays.kedaActivationMs);
-  const current = target.status?.replicas ?? 0;
-  const lastActive = (so.status as { lastActiveTime?: string } | undefined)?.lastActiveTime;
-  const scaled =
-    wait === 0 && opts.kedaPrometheus
-      ? await scaleOnTriggers(ctx, so, spec, target, opts, recommendations.get(key) ?? [], lastActive)
-      : undefined;
-  if (scaled?.result.recommendation !== undefined)
-    recommendations.set(key, [
-      ...(recommendations.get(key) ?? []).filter((r) => Date.now() - r.at <= 600_000),
-      { at: Date.now(), replicas: scaled.result.recommendation },
-    ]);
-  // no prometheus trigger to read (cpu, the OpenTelemetry scaler…): an HPA at rest, as without a Prometheus
-  const desired =
-    scaled && scaled.readings.length > 0
-      ? scaled.result.replicas
-      : Math.min(max, Math.max(min, target.spec?.replicas ?? min));
-  if (wait === 0) {
-    await applyStatus(ctx, hpa, {
-      currentReplicas: current,
-      desiredReplicas: desired,
-      currentMetrics: scaled ? hpaMetrics(req.name, triggers, scaled.readings, current) : [],
-      conditions: buildConditions((hpa.status as WithStatus['status'])?.conditions, [
-        {
-          type: 'AbleToScale',
-          status: true,
-          reason: 'ReadyForNewScale',
-          message: 'recommended size matches current size',
-        },
-        {
-          type: 'ScalingActive',
-          status: true,
-          reason: 'ValidMetricFound',
-          message: 'the HPA was able to successfully calculate a replica count',
-        },
-        {
-          type: 'ScalingLimited',
-          status: false,
-          reason: 'DesiredWithinRange',
-          message: 'the desired count is within the acceptable range',
-        },
-      ]).map(({ observedGeneration: _o, ...c }) => c),
-    });
-  }
+}
+
+/**
+ * The ScaledObject's status: Ready, Active (Unknown until the first poll, then whether a trigger is active, and
+ * lastActiveTime with it), the HPA and the metrics KEDA serves for it, and the replicas it found the target at.
+ */
+function writeScaledObjectStatus(
+  ctx: ReconcileContext,
+  so: WithStatus,
+  target: Deployment,
+  triggers: Trigger[],
+  pending: boolean,
+  scaled: Scaled,
+  lastActive: string | undefined,
+) {
   const previousOriginal = (so.status as { originalReplicaCount?: number } | undefined)?.originalReplicaCount;
   const activeNow = scaled?.result.active === true;
-  await applyStatus(ctx, so, {
+  return applyStatus(ctx, so, {
     ...(activeNow ? { lastActiveTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
     ...(!activeNow && lastActive ? { lastActiveTime: lastActive } : {}),
     scaleTargetKind: 'apps/v1.Deployment',
     scaleTargetGVKR: { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' },
     originalReplicaCount: previousOriginal ?? target.spec?.replicas ?? 1,
-    hpaName,
+    hpaName: `keda-hpa-${so.metadata.name ?? ''}`,
     externalMetricNames: triggers
       .map((t, i) => (t.type === 'cpu' || t.type === 'memory' ? '' : externalMetricName(t, i)))
       .filter(Boolean),
-    conditions: conds([
+    conditions: scaledObjectConditions(so, [
       {
         type: 'Ready',
         status: true,
         reason: 'ScaledObjectReady',
         message: 'ScaledObject is defined correctly and is ready for scaling',
       },
-      wait > 0
+      pending
         ? { type: 'Active', status: 'Unknown', reason: 'ScalerPending', message: 'Waiting for the first metrics poll' }
         : activeNow
           ? {
@@ -229,9 +266,6 @@ async function reconcileScaledObject(
       fallback(),
     ]),
   });
-  if (wait > 0) return { requeueAfter: wait };
-  // KEDA polls its triggers every pollingInterval (default 30 s)
-  return opts.kedaPrometheus ? { requeueAfter: Math.max(1, spec.pollingInterval ?? 30) * 1000 } : undefined;
 }
 
 /** one poll of the triggers and KEDA's (or its HPA's) scaling of the target; the patch goes through /scale */
