@@ -170,6 +170,112 @@ async function checkModels(
   return (await Promise.all(checks)).filter((c): c is ModelCheck => c !== undefined);
 }
 
+/**
+ * When to look again though no event comes: Secrets and unwatched ConfigMaps send none, nor does a server's
+ * health or its model list (the recheck interval); a registry that failed is asked again after its backoff,
+ * a tag after the recheck. The shortest of those that apply; undefined when none does.
+ */
+function recheckAfterMs(obs: LlamaStackObservation, recheckMs: number): number | undefined {
+  const waits: number[] = [];
+  const unhealthy =
+    (obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy)) ||
+    obs.fetched.models?.some((m) => !listingGood(m.listing, m.expected));
+  if (referencesSecretsOrConfigMaps(obs) || unhealthy) waits.push(recheckMs);
+  const oci = obs.fetched.ociConfig;
+  if (oci) waits.push(oci.kind === 'unavailable' ? Math.max(oci.retryInMs, 1) : recheckMs);
+  return waits.length > 0 ? Math.min(...waits) : undefined;
+}
+
+/**
+ * What the distribution references: the operator's ConfigMap, the override config and CA bundle ConfigMaps,
+ * the Secrets its providers name, and the ModelDeployments or AIMServices serving its models.
+ */
+async function fetchReferenced(
+  opts: LlamaStackReconcilerOptions,
+  reader: ObjectReader,
+  live: ObjectReader,
+  object: LlamaStackDistribution,
+  spec: LlamaStackDistribution['spec'],
+) {
+  const ns = object.metadata.namespace!;
+  const override = spec.overrideConfig;
+  const ca = spec.networking?.tls?.caBundle;
+  const refs = referencedEndpoints(object);
+  const [operatorConfig, overrideConfig, caBundle, secrets, refObjects] = await Promise.all([
+    fetch(
+      reader,
+      ConfigMaps,
+      OPERATOR_CONFIGMAP,
+      opts.operatorNamespace,
+      operatorConfigMapInformer(opts.operatorNamespace),
+    ),
+    override
+      ? fetchReferencedConfigMap(reader, live, override.configMapName, override.configMapNamespace ?? ns)
+      : undefined,
+    ca ? fetchReferencedConfigMap(reader, live, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
+    fetchSecrets(live, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
+    Promise.all(
+      refs.map((r) =>
+        fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns),
+      ),
+    ),
+  ]);
+  return {
+    operatorConfig,
+    ...(overrideConfig ? { overrideConfig } : {}),
+    ...(caBundle ? { caBundle } : {}),
+    secrets,
+    refs: refs.map((r, i) => ({ ...r, object: refObjects[i]! })),
+  };
+}
+
+/** the objects the operator makes for distribution `name`, from the cache */
+async function fetchOwned(reader: ObjectReader, name: string, ns: string) {
+  const [
+    deployment,
+    service,
+    serviceAccount,
+    pvc,
+    pdb,
+    hpa,
+    networkPolicy,
+    ingress,
+    configMaps,
+    replicaSets,
+    caBundleConfigMap,
+  ] = await Promise.all([
+    fetch(reader, Deployments, name, ns),
+    fetch(reader, Services, serviceName(name), ns),
+    fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
+    fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
+    fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
+    fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
+    fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
+    fetch(reader, Ingresses, ingressName(name), ns),
+    fetchList(
+      reader,
+      ConfigMaps,
+      { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
+      GENERATED_CONFIGMAPS,
+    ),
+    fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
+    fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
+  ]);
+  return {
+    deployment,
+    service,
+    serviceAccount,
+    pvc,
+    pdb,
+    hpa,
+    networkPolicy,
+    ingress,
+    configMaps,
+    replicaSets,
+    caBundleConfigMap,
+  };
+}
+
 export function llamaStackReconciler(
   opts: LlamaStackReconcilerOptions,
 ): DomainReconciler<LlamaStackDistribution, LlamaStackFetch, LlamaStackObservation, unknown, LlamaStackStatus> {
@@ -183,109 +289,36 @@ export function llamaStackReconciler(
       const ns = object.metadata.namespace!;
       const name = object.metadata.name!;
       const spec = normalizeV1Alpha2Spec(object.spec);
-      const override = spec.overrideConfig;
-      const ca = spec.networking?.tls?.caBundle;
-      const refs = referencedEndpoints(object);
       const live = opts.byName ?? clientReader(client);
-      const [operatorConfig, overrideConfig, caBundle, secrets, refObjects] = await Promise.all([
-        fetch(
-          reader,
-          ConfigMaps,
-          OPERATOR_CONFIGMAP,
-          opts.operatorNamespace,
-          operatorConfigMapInformer(opts.operatorNamespace),
-        ),
-        override
-          ? fetchReferencedConfigMap(reader, live, override.configMapName, override.configMapNamespace ?? ns)
-          : undefined,
-        ca ? fetchReferencedConfigMap(reader, live, ca.configMapName, ca.configMapNamespace ?? ns) : undefined,
-        fetchSecrets(live, [...new Set(secretRefsOf(spec).map((r) => r.secret))], ns),
-        Promise.all(
-          refs.map((r) =>
-            fetch<KubeObject>(reader, r.kind === 'ModelDeployment' ? ModelDeployments : AIMServices, r.name, ns),
-          ),
-        ),
-      ]);
-      const [
-        deployment,
-        service,
-        serviceAccount,
-        pvc,
-        pdb,
-        hpa,
-        networkPolicy,
-        ingress,
-        configMaps,
-        replicaSets,
-        caBundleConfigMap,
-      ] = await Promise.all([
-        fetch(reader, Deployments, name, ns),
-        fetch(reader, Services, serviceName(name), ns),
-        fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
-        fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
-        fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
-        fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
-        fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
-        fetch(reader, Ingresses, ingressName(name), ns),
-        fetchList(
-          reader,
-          ConfigMaps,
-          { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
-          GENERATED_CONFIGMAPS,
-        ),
-        fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
-        fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
-      ]);
-      const rollout = completedRollout(deployment.ok() ? deployment.value : undefined);
+      const referenced = await fetchReferenced(opts, reader, live, object, spec);
+      const owned = await fetchOwned(reader, name, ns);
+      const rollout = completedRollout(owned.deployment.ok() ? owned.deployment.value : undefined);
       const port = spec.networking?.port ?? DEFAULT_PORT;
       const serviceUrl = opts.serviceUrl;
+      // the server's health, asked once per completed rollout (and again after the recheck while it is unwell)
       const server =
         rollout && serviceUrl
           ? await reports.get(object.metadata.uid ?? `${ns}/${name}`, rollout, Date.now(), async () =>
               probeServer(await serviceUrl(ns, serviceName(name), port)),
             )
           : undefined;
-      const withObjects = refs.map((r, i) => ({ ...r, object: refObjects[i]! }));
       const [models, ociConfig] = await Promise.all([
-        serviceUrl ? checkModels(object, withObjects, serviceUrl, listings) : undefined,
-        resolveOciConfig(opts.ociResolver, spec, operatorConfig),
+        serviceUrl ? checkModels(object, referenced.refs, serviceUrl, listings) : undefined,
+        resolveOciConfig(opts.ociResolver, spec, referenced.operatorConfig),
       ]);
       return {
         ...(ociConfig ? { ociConfig } : {}),
         ...(server ? { server } : {}),
         ...(models ? { models } : {}),
-        operatorConfig,
-        ...(overrideConfig ? { overrideConfig } : {}),
-        ...(caBundle ? { caBundle } : {}),
-        secrets,
-        refs: withObjects,
-        deployment,
-        service,
-        serviceAccount,
-        pvc,
-        pdb,
-        hpa,
-        networkPolicy,
-        ingress,
-        configMaps,
-        replicaSets,
-        caBundleConfigMap,
+        ...referenced,
+        ...owned,
       };
     },
     composeState: ({ object }, fetched) => observe(object, fetched),
     planResources: ({ object }, obs) => {
       const plan = planLlamaStack(object, obs, opts.operatorNamespace);
-      // Secrets and unwatched ConfigMaps send no events, nor does a server's health: read them again after a while
-      const unhealthy =
-        (obs.fetched.server && !(obs.fetched.server.reachable && obs.fetched.server.healthy)) ||
-        obs.fetched.models?.some((m) => !listingGood(m.listing, m.expected));
-      if (referencesSecretsOrConfigMaps(obs) || unhealthy) plan.requeueAfter(opts.recheckMs ?? REFERENCE_RECHECK_MS);
-      // a registry that failed is asked again after its backoff; a tag is asked again after the recheck
-      const oci = obs.fetched.ociConfig;
-      if (oci)
-        plan.requeueAfter(
-          oci.kind === 'unavailable' ? Math.max(oci.retryInMs, 1) : (opts.recheckMs ?? REFERENCE_RECHECK_MS),
-        );
+      const recheckAfter = recheckAfterMs(obs, opts.recheckMs ?? REFERENCE_RECHECK_MS);
+      if (recheckAfter !== undefined) plan.requeueAfter(recheckAfter);
       return plan;
     },
     getComponentHealth: (obs, { object }) => llamaStackHealth(object, obs),
