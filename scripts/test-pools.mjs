@@ -10,6 +10,7 @@
 //
 // The merge forwards one top-level test at a time (its start, subtests, output and result together), so the
 // spec reporter never sees two interleaved.
+import { setMaxListeners } from 'node:events';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
@@ -102,6 +103,8 @@ function diagnostic(message) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const pools = parsePools(process.argv.slice(2));
   const abort = new AbortController();
+  // every file's run() listens on the one signal for as long as the run lasts: hundreds of listeners, no leak
+  setMaxListeners(0, abort.signal);
   for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => abort.abort());
   const reporter = new spec();
   reporter.pipe(process.stdout, { end: false });
