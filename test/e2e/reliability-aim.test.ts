@@ -13,12 +13,26 @@
 // RELIABILITY_SEED=<seed> repeats the choices (the interleaving with the process still varies).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices } from '../../src/controllers/aim/shared/kinds.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { AIM_MODEL, AimWorkload, aimModelReady, installAimNamespace } from './helpers/aim-workload.ts';
-import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
+import {
+  AIM_MODEL,
+  AimWorkload,
+  aimModelReady,
+  inferenceServiceReady,
+  installAimNamespace,
+} from './helpers/aim-workload.ts';
+import {
+  answeredCodes,
+  answeredEach,
+  faultedRequests,
+  nowIso,
+  WRITE_VERBS,
+  waitConverged,
+  waitForFaulted,
+  writesInQuietPeriod,
+} from './helpers/convergence.ts';
 import {
   OperatorSlot,
   prng,
@@ -109,7 +123,11 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
       faults().closeWatches();
       await run(ops);
       faults().closeWatches();
-      await sleep(2_000);
+      // the faults outlast the last change: each kind answers the operator again after it
+      const last = nowIso();
+      await waitForFaulted('503 and 500 answers after the last change', faults(), last, (a) =>
+        answeredCodes(a, [503, 500]),
+      );
     } finally {
       for (const id of injected) faults().remove(id);
     }
@@ -171,14 +189,29 @@ describe('aim controllers under faults: nothing lost, nothing duplicated, always
     });
     try {
       await run(ops.splice(0, 6));
-      await sleep(6_000);
+      // their InferenceServices become Ready while every status write conflicts, and the write of that
+      // Ready status conflicts too: the requeue it needs is what converging afterwards proves
+      const first = [...w.expected.keys()];
+      await waitFor(
+        'the first InferenceServices Ready',
+        async () => {
+          const ready = await Promise.all(first.map((n) => inferenceServiceReady(cluster.admin, w.namespace, n)));
+          return ready.every(Boolean);
+        },
+        { timeoutMs: CONVERGE_TIMEOUT_MS },
+      );
+      const readyAt = nowIso();
+      await waitForFaulted('a status conflict for each of the first services after that', faults(), readyAt, (a) =>
+        answeredEach(a, first, 'aimservices/status', 409, 1),
+      );
     } finally {
       faults().remove(statusConflicts);
     }
     const conflicts = faults().add({ users, verbs: WRITE_VERBS, fraction: 0.4, conflict: true });
     try {
       await run(ops);
-      await sleep(2_000);
+      const last = nowIso();
+      await waitForFaulted('409 answers after the last change', faults(), last, (a) => answeredCodes(a, [409]));
     } finally {
       faults().remove(conflicts);
     }

@@ -10,11 +10,19 @@
 // and RELIABILITY_SEED=<seed> repeats the choices (the interleaving with the processes still varies).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
-import { faultedRequests, nowIso, WRITE_VERBS, waitConverged, writesInQuietPeriod } from './helpers/convergence.ts';
+import {
+  answeredCodes,
+  answeredEach,
+  faultedRequests,
+  nowIso,
+  WRITE_VERBS,
+  waitConverged,
+  waitForFaulted,
+  writesInQuietPeriod,
+} from './helpers/convergence.ts';
 import { ModelDeploymentWorkload } from './helpers/modeldeployment-workload.ts';
 import {
   between,
@@ -122,7 +130,11 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     });
     try {
       await run(ops.splice(0, 6));
-      await sleep(5_000);
+      // every one of them conflicted, and again when retried
+      const first = [...w.expected.keys()];
+      await waitForFaulted('two status conflicts for each of the first deployments', faults(), since, (a) =>
+        answeredEach(a, first, 'modeldeployments/status', 409, 2),
+      );
     } finally {
       faults().remove(statusConflicts);
     }
@@ -138,7 +150,11 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
       faults().closeWatches();
       await run(ops);
       faults().closeWatches();
-      await sleep(2_000);
+      // the faults outlast the last change: each kind answers the processes again after it
+      const last = nowIso();
+      await waitForFaulted('503, 409 and 500 answers after the last change', faults(), last, (a) =>
+        answeredCodes(a, [503, 409, 500]),
+      );
     } finally {
       for (const id of injected) faults().remove(id);
     }

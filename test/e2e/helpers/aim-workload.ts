@@ -54,6 +54,13 @@ export async function aimModelReady(admin: KubeClient, namespace: string): Promi
   return (model?.status as { status?: string } | undefined)?.status === 'Ready';
 }
 
+/** is the InferenceService `name` Ready (its Ready condition True)? */
+export async function inferenceServiceReady(admin: KubeClient, namespace: string, name: string): Promise<boolean> {
+  const isvc = await admin.getOrUndefined(InferenceServices, name, namespace);
+  const conditions = (isvc?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions;
+  return conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
 export class AimWorkload {
   /** name → the spec last written (absent: deleted) */
   readonly expected = new Map<string, ServiceSpec>();

@@ -2,7 +2,7 @@
 // times out names every object still wrong: children counted by their controller owner's uid (none missing,
 // none duplicated, none orphaned), and the audit log by the controllers' users for the steady-state check.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuditEntry } from '@modelplane/apiserver';
+import type { AuditEntry, FaultedRequest } from '@modelplane/apiserver';
 import type { TestFaults } from '@modelplane/apiserver/testing';
 import type { KubeClient } from '@modelplane/runtime/client';
 import { controllerOf, type KindRef, type KubeObject } from '@modelplane/runtime/meta';
@@ -90,6 +90,51 @@ export function faultedRequests(
   codes: readonly number[],
 ): number {
   return faults.faulted().filter((e) => e.time > sinceIso && users.includes(e.user) && codes.includes(e.code)).length;
+}
+
+/**
+ * Waits until the requests the injected faults answered since `sinceIso` satisfy `enough`: faults stay on
+ * until they hit what they are there to hit (every new object, the retries after a conflict), not for a
+ * fixed time that is too long on a quiet machine and may be too short on a loaded one.
+ */
+export async function waitForFaulted(
+  what: string,
+  faults: TestFaults,
+  sinceIso: string,
+  enough: (answered: FaultedRequest[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<void> {
+  let seen: FaultedRequest[] = [];
+  await waitFor(
+    what,
+    () => {
+      seen = faults.faulted().filter((e) => e.time > sinceIso);
+      return enough(seen);
+    },
+    {
+      timeoutMs,
+      intervalMs: 100,
+      detail: () => `${seen.length} faulted requests since ${sinceIso}, the last: ${JSON.stringify(seen.slice(-5))}`,
+    },
+  );
+}
+
+/** `answered` holds at least `times` answers `code` to each of `names` on `resource` */
+export function answeredEach(
+  answered: readonly FaultedRequest[],
+  names: readonly string[],
+  resource: string,
+  code: number,
+  times: number,
+): boolean {
+  return names.every(
+    (n) => answered.filter((e) => e.name === n && e.resource === resource && e.code === code).length >= times,
+  );
+}
+
+/** `answered` holds each of `codes` at least once */
+export function answeredCodes(answered: readonly FaultedRequest[], codes: readonly number[]): boolean {
+  return codes.every((c) => answered.some((e) => e.code === c));
 }
 
 /**
