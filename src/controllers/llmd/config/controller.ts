@@ -92,48 +92,79 @@ async function reconcileConfigMap(
   reported: Map<string, string>,
 ): Promise<void> {
   const ns = req.namespace ?? '';
-  // a ConfigMap's problems are reported once per version, not on every re-read of the same version
-  const firstRead = (cm: ConfigMap) => {
-    const key = `${cm.metadata.namespace}/${cm.metadata.name}`;
-    if (reported.get(key) === cm.metadata.resourceVersion) return false;
-    reported.set(key, cm.metadata.resourceVersion ?? '');
-    return true;
-  };
   const zeroName = names.scaleToZeroConfigMapName ?? DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME;
-  if (req.name === zeroName && ns === names.namespace) {
-    const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
-      namespace: ns,
-      fieldSelector: `metadata.name=${zeroName}`,
+  if (req.name === zeroName && ns === names.namespace) return readScaleToZeroConfig(ctx, cache, ns, zeroName, reported);
+  if (req.name === names.configMapName && ns === names.namespace)
+    return readOptimizationInterval(ctx, cache, names, reported);
+  if (req.name === names.saturationConfigMapName) return readSaturationConfig(req, ctx, cache, names, reported);
+}
+
+/** a ConfigMap's problems are reported once per version, not on every re-read of the same version */
+function firstRead(reported: Map<string, string>, cm: ConfigMap): boolean {
+  const key = `${cm.metadata.namespace}/${cm.metadata.name}`;
+  if (reported.get(key) === cm.metadata.resourceVersion) return false;
+  reported.set(key, cm.metadata.resourceVersion ?? '');
+  return true;
+}
+
+/** the scale-to-zero policies; a deleted ConfigMap leaves the last good policies in use */
+async function readScaleToZeroConfig(
+  ctx: ReconcileContext,
+  cache: ConfigCache,
+  ns: string,
+  zeroName: string,
+  reported: Map<string, string>,
+): Promise<void> {
+  const cm = await ctx.cache.get(ConfigMaps, zeroName, ns, {
+    namespace: ns,
+    fieldSelector: `metadata.name=${zeroName}`,
+  });
+  if (!cm) return; // deleted: the last good policies stay
+  const { config, problems } = parseScaleToZeroConfigMap(cm.data, cache.snapshot().scaleToZero);
+  cache.setScaleToZeroConfig(config);
+  if (problems.length && firstRead(reported, cm))
+    report(ctx, cm, problems, {
+      'kept-last-good': 'the last good version of this entry stays in use',
+      skipped: 'the entry is skipped, the others are used',
     });
-    if (!cm) return; // deleted: the last good policies stay
-    const { config, problems } = parseScaleToZeroConfigMap(cm.data, cache.snapshot().scaleToZero);
-    cache.setScaleToZeroConfig(config);
-    if (problems.length && firstRead(cm))
-      report(ctx, cm, problems, {
-        'kept-last-good': 'the last good version of this entry stays in use',
-        skipped: 'the entry is skipped, the others are used',
-      });
-    return;
-  }
-  if (req.name === names.configMapName && ns === names.namespace) {
-    const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
-      namespace: names.namespace,
-      fieldSelector: `metadata.name=${names.configMapName}`,
+}
+
+/** GLOBAL_OPT_INTERVAL of the main ConfigMap; a deleted ConfigMap or a bad value leaves the interval in use */
+async function readOptimizationInterval(
+  ctx: ReconcileContext,
+  cache: ConfigCache,
+  names: ConfigNames,
+  reported: Map<string, string>,
+): Promise<void> {
+  const cm = await ctx.cache.get(ConfigMaps, names.configMapName, names.namespace, {
+    namespace: names.namespace,
+    fieldSelector: `metadata.name=${names.configMapName}`,
+  });
+  if (!cm) return; // deleted: the interval in use stays
+  const { ms, problem } = parseOptimizationInterval(cm.data);
+  if (problem && firstRead(reported, cm))
+    report(ctx, cm, [problem], { 'kept-last-good': 'the previous interval stays in use', skipped: '' });
+  if (ms !== undefined && ms !== cache.snapshot().optimizationIntervalMs) {
+    cache.setOptimizationInterval(ms);
+    ctx.log.info('Updated global optimization config from ConfigMap', {
+      interval: cm.data?.GLOBAL_OPT_INTERVAL,
+      intervalMs: ms,
     });
-    if (!cm) return; // deleted: the interval in use stays
-    const { ms, problem } = parseOptimizationInterval(cm.data);
-    if (problem && firstRead(cm))
-      report(ctx, cm, [problem], { 'kept-last-good': 'the previous interval stays in use', skipped: '' });
-    if (ms !== undefined && ms !== cache.snapshot().optimizationIntervalMs) {
-      cache.setOptimizationInterval(ms);
-      ctx.log.info('Updated global optimization config from ConfigMap', {
-        interval: cm.data?.GLOBAL_OPT_INTERVAL,
-        intervalMs: ms,
-      });
-    }
-    return;
   }
-  if (req.name !== names.saturationConfigMapName) return;
+}
+
+/**
+ * The saturation ConfigMap: the global one in the autoscaler's namespace, or a namespace-local one that counts
+ * only in a tracked namespace (isTracked). Entries that do not parse keep their last good version.
+ */
+async function readSaturationConfig(
+  req: Request,
+  ctx: ReconcileContext,
+  cache: ConfigCache,
+  names: ConfigNames,
+  reported: Map<string, string>,
+): Promise<void> {
+  const ns = req.namespace ?? '';
   const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
     fieldSelector: `metadata.name=${names.saturationConfigMapName}`,
   });
@@ -154,7 +185,7 @@ async function reconcileConfigMap(
   const previous = global ? cache.snapshot().global : cache.snapshot().namespaces.get(ns);
   const { config, problems } = parseSaturationConfigMap(cm.data, previous);
   const outcome = cache.setSaturationConfig(global ? 'global' : { namespace: ns }, config);
-  if (problems.length && firstRead(cm))
+  if (problems.length && firstRead(reported, cm))
     report(
       ctx,
       cm,
