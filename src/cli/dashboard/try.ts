@@ -22,6 +22,13 @@ function modelNameOf(md: KubeObject): string | undefined {
   return status.gateway?.modelName ?? spec.gateway?.modelName ?? spec.model?.servedName ?? spec.model?.id;
 }
 
+/** `Type reason: message` of the first of `types` that is not True, for saying why there is no chat box */
+function notTrue(obj: KubeObject, types: readonly string[]): string | undefined {
+  const conditions = (((obj as Loose).status?.conditions ?? []) as Loose[]).filter((c) => c && typeof c === 'object');
+  const c = types.map((t) => conditions.find((x) => x.type === t)).find((x) => x && x.status !== 'True');
+  return c ? `${c.type} ${c.reason ?? c.status}: ${String(c.message ?? '').slice(0, 500)}` : undefined;
+}
+
 const httpUrl = (u: unknown): string | undefined =>
   typeof u === 'string' && /^https?:\/\/[^\s'"]+$/.test(u) ? u.replace(/\/+$/, '') : undefined;
 
@@ -61,6 +68,13 @@ export function tryPanel(md: KubeObject): TryPanel | undefined {
         : []),
     ],
     canChat: gateway !== undefined,
+    ...(gateway
+      ? {}
+      : {
+          noChat:
+            notTrue(md, ['GatewayReady']) ??
+            'it is not routed through a Gateway (status.endpoint.gatewayUrl is not set; see spec.gateway)',
+        }),
   };
 }
 
@@ -142,6 +156,15 @@ export function aimTryPanel(svc: KubeObject, world: AimWorld): TryPanel | undefi
         : []),
     ],
     canChat: gateway !== undefined,
+    ...(gateway
+      ? {}
+      : {
+          noChat:
+            notTrue(svc, ['RoutingReady', 'HTTPRouteReady']) ??
+            ((svc as Loose).status?.routing?.path
+              ? 'the Gateway its HTTPRoute is attached to has no address yet'
+              : 'it has no route on a Gateway (AIM routing is off: spec.routing.enabled, or its runtime config)'),
+        }),
   };
 }
 

@@ -136,6 +136,8 @@ export interface TryPanel {
   model: string;
   endpoints: Array<{ via: 'gateway' | 'direct'; url: string; curl: string; note: string }>;
   canChat: boolean;
+  /** why there is no chat box (canChat false), in the cluster's words: the condition that says so */
+  noChat?: string;
 }
 
 /** an AIMService's "why is this not Running" paragraph: the text `modelplane explain aimsvc/NAME` prints */

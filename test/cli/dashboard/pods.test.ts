@@ -148,8 +148,23 @@ describe('try it', () => {
       `curl -sS 'http://127.244.255.1/v1/chat/completions' -H 'content-type: application/json' -d '{"model":"served","messages":[{"role":"user","content":"Hello"}],"max_tokens":64}'`,
     );
     assert.equal(p.canChat, true);
+    assert.equal(p.noChat, undefined);
     const direct = tryPanel(md({ endpoint: { url: 'http://m.q.svc:8000' } }))!;
     assert.equal(direct.canChat, false);
+    assert.match(direct.noChat ?? '', /not routed through a Gateway/);
+    const conflict = tryPanel(
+      md({
+        endpoint: { url: 'http://m.q.svc:8000' },
+        conditions: [
+          { type: 'GatewayReady', status: 'False', reason: 'ModelNameConflict', message: 'served by quickstart/other' },
+        ],
+      }),
+    )!;
+    assert.equal(
+      conflict.noChat,
+      'GatewayReady ModelNameConflict: served by quickstart/other',
+      "in the cluster's words",
+    );
     assert.equal(direct.model, 'org/m');
     // a status URL that is not plain http(s) is not offered (nor would the chat send to it)
     assert.deepEqual(tryPanel(md({ endpoint: { gatewayUrl: "file:///etc/passwd' ; rm -rf /" } }))!.endpoints, []);
@@ -252,6 +267,19 @@ describe('try it on an AIMService', () => {
     const none = aimTryPanel(svc(), { routes: [route], gateways: [gw([])] })!;
     assert.deepEqual(none.endpoints, []);
     assert.equal(none.canChat, false);
+    assert.equal(none.noChat, 'the Gateway its HTTPRoute is attached to has no address yet');
+    const degraded = svc({
+      status: {
+        conditions: [
+          { type: 'RoutingReady', status: 'False', reason: 'PathTemplateInvalid', message: 'label project not found' },
+        ],
+      },
+    });
+    assert.equal(
+      aimTryPanel(degraded, { routes: [], gateways: [] })!.noChat,
+      'RoutingReady PathTemplateInvalid: label project not found',
+    );
+    assert.match(aimTryPanel(svc({ status: {} }), { routes: [], gateways: [] })!.noChat ?? '', /AIM routing is off/);
     assert.deepEqual(aimTryPanel(svc(), { routes: [], gateways: [gw(address)] })!.endpoints, [], 'no route');
     const odd = svc({ status: { routing: { path: "@evil.example/' ; rm -rf /" } } });
     assert.deepEqual(aimTryPanel(odd, { routes: [route], gateways: [gw(address)] })!.endpoints, []);

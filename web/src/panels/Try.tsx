@@ -100,7 +100,10 @@ export function TryView({ panel, resourceKey }: { panel: TryPanel; resourceKey: 
       {panel.canChat ? (
         <Chat resourceKey={resourceKey} model={panel.model} />
       ) : (
-        <p>The chat box appears once the model is routed through the Gateway (the status names its address).</p>
+        <p className="no-chat">
+          The chat box appears once the model is routed through the Gateway
+          {panel.noChat ? `; now: ${panel.noChat}` : ''}.
+        </p>
       )}
     </section>
   );
