@@ -15,7 +15,7 @@ import {
   AIMServices,
   AIMTemplateCaches,
 } from './shared/kinds.ts';
-import { watchReferencedSecrets } from './shared/secret-references.ts';
+import { LateSecretVersions, watchReferencedSecrets } from './shared/secret-references.ts';
 import { registerAimTemplateControllers, TEMPLATE_RBAC_RULES } from './template/controller.ts';
 
 export interface AimControllerSetOptions {
@@ -37,8 +37,11 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
       });
       await registerAimTemplateControllers(mgr, opts);
       const caches = await registerAimTemplateCacheController(mgr, opts);
+      // the Secret watch needs the controllers it feeds; the artifacts read its versions once it exists
+      const secretVersions = new LateSecretVersions();
       const artifacts = await registerAimArtifactController(mgr, {
         ...opts,
+        secretVersions,
         ...(setOpts.artifactRetryMs !== undefined ? { retryMs: setOpts.artifactRetryMs } : {}),
       });
       const services = await registerAimServiceController(mgr, opts);
@@ -46,7 +49,7 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
         ...opts,
         ...(env.imageRegistry ? { registry: env.imageRegistry } : {}),
       });
-      watchReferencedSecrets(mgr, env.operatorNamespace, [
+      const secretWatch = watchReferencedSecrets(mgr, env.operatorNamespace, [
         { kind: AIMModels, controller: models! },
         { kind: AIMClusterModels, controller: clusterModels! },
         { kind: AIMTemplateCaches, controller: caches },
@@ -54,6 +57,7 @@ export function aimControllerSet(setOpts: AimControllerSetOptions = {}): Control
         { kind: AIMServices, controller: services },
         { kind: AIMClusterModelSources, controller: sources },
       ]);
+      secretVersions.bind(secretWatch);
     },
     rules: [
       ...RUNTIME_CONFIG_RBAC_RULES,

@@ -41,6 +41,7 @@ function observe(download: KubeObject, extra: { downloadLog?: string; downloadPo
       checkSizeJob: FetchResult.notFound({ kind: 'Job', name: 'weights-check-size', namespace: NS }),
       downloadJob: FetchResult.of(download as never),
       attempt: 1,
+      secretVersions: {},
       now: Date.parse('2026-01-01T00:00:00Z'),
       ...(extra as object),
     },

@@ -8,12 +8,15 @@ import { downloadBaseEnv, downloadEnv, quantityBytes } from '../../../src/common
 import { artifactPipeline } from '../../../src/controllers/aim/artifact/controller.ts';
 import { downloadJobName } from '../../../src/controllers/aim/artifact/names.ts';
 import type { AIMArtifact } from '../../../src/controllers/aim/shared/kinds.ts';
+import { SECRET_VERSIONS_ANNOTATION } from '../../../src/controllers/aim/shared/secret-names.ts';
 import { ManualClock } from '../../../src/engine/index.ts';
 import { FakeCluster } from '../../engine/helpers/fake-cluster.ts';
 
 const API = 'aim.eai.amd.com/v1alpha1';
 const NS = 'team';
 const RETRY_MS = 60_000;
+/** what the Secret watch knows: `namespace/name` → resourceVersion */
+const secretVersions = new Map<string, string>();
 
 const job = (attempt: number, condition?: 'Complete' | 'Failed'): KubeObject => ({
   apiVersion: 'batch/v1',
@@ -41,7 +44,12 @@ function setup(status: Record<string, unknown>, ...objects: KubeObject[]) {
     status: { phase: 'Bound' },
   } as KubeObject);
   for (const o of objects) fake.put(o);
-  const pipeline = artifactPipeline({ operatorNamespace: 'aim-system', clock, retryMs: RETRY_MS });
+  const pipeline = artifactPipeline({
+    operatorNamespace: 'aim-system',
+    clock,
+    retryMs: RETRY_MS,
+    secretVersions: { resourceVersion: (ns, name) => secretVersions.get(`${ns}/${name}`) },
+  });
   const current = () => fake.getObject<AIMArtifact>(API, 'AIMArtifact', 'weights', NS)!;
   const run = () => pipeline.run(current(), fake.deps());
   const appliedJobs = () => fake.requests.filter((r) => r.verb === 'apply' && r.kind === 'Job').map((r) => r.name);
@@ -114,6 +122,50 @@ describe('AIMArtifact download retry', () => {
       const out = await t.run();
       assert.deepEqual(t.appliedJobs(), []);
       assert.equal(out.requeueAfterMs, 30_000);
+    });
+  });
+
+  describe('an auth failure and the Secret its token comes from: retried at once once the Secret changes', () => {
+    const fromSecret = [{ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: 'hf', key: 'token' } } }];
+    const failedRecording = (recorded: Record<string, string>): KubeObject => ({
+      ...job(1, 'Failed'),
+      metadata: {
+        ...job(1, 'Failed').metadata,
+        annotations: { [SECRET_VERSIONS_ANNOTATION]: JSON.stringify(recorded) },
+      },
+    });
+    const namingSecret = (t: ReturnType<typeof setup>) =>
+      t.fake.put({ ...t.current(), spec: { ...t.current().spec, env: fromSecret } } as KubeObject);
+    const cases: Array<[string, Record<string, string>, string | undefined, boolean]> = [
+      ['unchanged: waits for the retry time', { hf: '10' }, '10', false],
+      ['changed since the Job was created: retried now', { hf: '10' }, '11', true],
+      ['absent when the Job was created, created since: retried now', { hf: '' }, '12', true],
+      ['not known to the watch (yet): waits', { hf: '10' }, undefined, false],
+    ];
+    for (const [name, recorded, now, retried] of cases)
+      it(name, async () => {
+        secretVersions.clear();
+        if (now !== undefined) secretVersions.set(`${NS}/hf`, now);
+        const t = setup(failedStatus, failedRecording(recorded));
+        namingSecret(t);
+        const out = await t.run();
+        if (!retried) {
+          assert.deepEqual(t.appliedJobs(), []);
+          assert.equal(out.requeueAfterMs, 30_000);
+          return;
+        }
+        assert.deepEqual(t.deletedJobs(), [downloadJobName('weights', 1)]);
+        assert.deepEqual(t.appliedJobs(), [downloadJobName('weights', 2)]);
+        // the new Job records what it was created with: the next failure waits unless the Secret changes again
+        const next = t.fake.getObject<KubeObject>('batch/v1', 'Job', downloadJobName('weights', 2), NS);
+        assert.equal(next?.metadata.annotations?.[SECRET_VERSIONS_ANNOTATION], JSON.stringify({ hf: now }));
+      });
+    it('a Job without the record (an older one) never counts as changed', async () => {
+      secretVersions.set(`${NS}/hf`, '11');
+      const t = setup(failedStatus, job(1, 'Failed'));
+      namingSecret(t);
+      await t.run();
+      assert.deepEqual(t.appliedJobs(), []);
     });
   });
 

@@ -19,6 +19,7 @@ import { watchRuntimeConfigs } from '../shared/config-watches.ts';
 import { type AIMArtifact, AIMArtifacts } from '../shared/kinds.ts';
 import { runtimeConfigLabelPropagator } from '../shared/label-propagator.ts';
 import { AIM_PAUSE_ANNOTATIONS } from '../shared/reconcile-paused.ts';
+import type { SecretVersionSource } from '../shared/secret-names.ts';
 import {
   type AimRuntimeConfig,
   aimRuntimeConfigSource,
@@ -47,6 +48,8 @@ export interface ArtifactControllerOptions {
   clock?: Clock;
   /** how long a failed download waits before the next attempt (default 5 min) */
   retryMs?: number;
+  /** the versions of the Secrets artifacts name: a download refused for credentials starts again once one changes */
+  secretVersions?: SecretVersionSource;
 }
 
 export function artifactReconciler(
@@ -54,7 +57,12 @@ export function artifactReconciler(
 ): DomainReconciler<AIMArtifact, ArtifactFetch, ArtifactObservation, AimRuntimeConfig, EngineStatus> {
   const clock = opts.clock ?? systemClock;
   return {
-    fetchRemoteState: (ctx) => fetchArtifactState(ctx, clock),
+    fetchRemoteState: (ctx) =>
+      fetchArtifactState(
+        ctx,
+        clock,
+        opts.secretVersions ? { source: opts.secretVersions, operatorNamespace: opts.operatorNamespace } : undefined,
+      ),
     composeState: (ctx, fetched) =>
       composeArtifact(ctx.object, fetched, runtimeConfigValue(ctx), opts.retryMs ?? DEFAULT_DOWNLOAD_RETRY_MS),
     planResources: ({ object }, obs) => planArtifact(object, obs),

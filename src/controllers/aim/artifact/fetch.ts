@@ -18,6 +18,7 @@ import {
 } from '../../../engine/index.ts';
 import type { AIMArtifact as ArtifactObject } from '../shared/kinds.ts';
 import type { AimRuntimeConfig } from '../shared/runtime-config-source.ts';
+import { secretVersionsNow, type SecretVersionSource } from '../shared/secret-names.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 
 export const ArtifactJobs = kindRef<Job>('batch/v1', 'Job');
@@ -38,12 +39,15 @@ export interface ArtifactFetch {
   checkSizePods?: HealthReport;
   /** the PVC's events while it is not bound (a ProvisioningFailed says why it stays unbound) */
   pvcEvents?: CoreEvent[];
+  /** name → resourceVersion of the Secrets the artifact names ("": unknown or absent), from the Secret watch */
+  secretVersions: Record<string, string>;
   now: number;
 }
 
 export async function fetchArtifactState(
   ctx: FetchContext<ArtifactObject, AimRuntimeConfig>,
   clock: Clock,
+  secrets?: { source: SecretVersionSource; operatorNamespace: string },
 ): Promise<ArtifactFetch> {
   const a = ctx.object;
   const ns = a.metadata.namespace ?? '';
@@ -59,7 +63,8 @@ export async function fetchArtifactState(
   // apply, or was lost): go on from the retry, never back to the attempt it replaced
   const attempt = retryJob.ok() ? recorded + 1 : recorded;
   const downloadJob = retryJob.ok() ? retryJob : recordedJob;
-  const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, now: clock.now() };
+  const secretVersions = secrets ? secretVersionsNow(a, secrets.operatorNamespace, secrets.source) : {};
+  const out: ArtifactFetch = { pvc, checkSizeJob, downloadJob, attempt, secretVersions, now: clock.now() };
   if (pvc.ok() && pvc.value.status?.phase !== 'Bound') out.pvcEvents = await fetchEventsFor(ctx.client, pvc.value);
   const sizeKnown = a.spec.size !== undefined || a.status?.discoveredSizeBytes !== undefined;
   const sizeJob = checkSizeJob.ok() ? checkSizeJob.value : undefined;

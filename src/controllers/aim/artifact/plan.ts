@@ -42,6 +42,7 @@ import type { EngineStatus, MaybeHealth } from '../../../engine/types.ts';
 import type { AIMArtifact } from '../shared/kinds.ts';
 import { podProblem } from '../shared/pod-health.ts';
 import { type AimRuntimeConfig, runtimeConfigHealth } from '../shared/runtime-config-source.ts';
+import { SECRET_VERSIONS_ANNOTATION, secretsChangedSince, secretVersionsAnnotation } from '../shared/secret-names.ts';
 import type { ArtifactFetch } from './fetch.ts';
 import { checkSizeJobName, downloadJobName, pvcName } from './names.ts';
 import type { ArtifactObservation } from './observation.ts';
@@ -96,6 +97,13 @@ function podFix(a: AIMArtifact) {
     pullSecrets: `spec.imagePullSecrets of ${where}`,
     resources: `the node capacity its Jobs request (${where})`,
   };
+}
+
+/** a new download Job records the versions of the Secrets its artifact names (a later change retries it at once) */
+function withSecretVersions<T extends KubeObject>(job: T, versions: Readonly<Record<string, string>>): T {
+  if (Object.keys(versions).length === 0) return job;
+  const annotations = { ...job.metadata.annotations, [SECRET_VERSIONS_ANNOTATION]: secretVersionsAnnotation(versions) };
+  return { ...job, metadata: { ...job.metadata, annotations } };
 }
 
 /** a failed Job's pod that was killed for memory: the log cannot say so, the pod's status does */
@@ -156,9 +164,10 @@ export function composeArtifact(
         `download Job ${ns}/${downloadJobName(name, fetched.attempt)}`,
         'it is retried later',
       );
-    // credentials fixed since (a token added to the runtime config or the artifact's env): retry now
+    // credentials fixed since (a token added to the runtime config or the artifact's env, or a Secret it
+    // names created or changed): retry now
     obs.retry =
-      obs.failure.category === 'Auth' && envChanged(dl, obs.env)
+      obs.failure.category === 'Auth' && (envChanged(dl, obs.env) || secretsChangedSince(dl, fetched.secretVersions))
         ? { retry: true }
         : retryDecision(failedAt, fetched.now, retryMs);
   } else if (obs.downloadPhase === 'complete') {
@@ -222,7 +231,10 @@ export function planArtifact(a: AIMArtifact, obs: ArtifactObservation): PlanResu
   if (obs.retry?.retry && obs.downloadJob.ok()) plan.delete(obs.downloadJob.value);
   if (obs.downloadPhase === 'absent' || obs.retry?.retry)
     plan.apply(
-      buildDownloadJob({ ...jobInput(a, obs), name: downloadJobName(name, attempt), claimName: pvcName(name) }),
+      withSecretVersions(
+        buildDownloadJob({ ...jobInput(a, obs), name: downloadJobName(name, attempt), claimName: pvcName(name) }),
+        obs.secretVersions,
+      ),
     );
   if (obs.downloadPhase === 'running') plan.requeueAfter(PROGRESS_POLL_MS);
   return plan;

@@ -7,26 +7,8 @@ import { Secrets } from '@modelplane/runtime/client';
 import type { Controller } from '@modelplane/runtime/controller';
 import { ReferencedObjectWatch, type ReferencingSource } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import type { KindRef, KubeObject, ObjectKey } from '@modelplane/runtime/meta';
-
-interface SecretNamingSpec {
-  imagePullSecrets?: ReadonlyArray<{ name?: string }>;
-  env?: ReadonlyArray<{ valueFrom?: { secretKeyRef?: { name?: string } } }>;
-}
-
-/**
- * The Secrets `obj` names in spec.imagePullSecrets and spec.env[].valueFrom.secretKeyRef: in its own
- * namespace, or the operator's for cluster-scoped kinds (where their pull secrets live).
- */
-export function referencedSecrets(obj: KubeObject, operatorNamespace: string): ObjectKey[] {
-  const spec = (obj as { spec?: SecretNamingSpec }).spec;
-  const namespace = obj.metadata.namespace || operatorNamespace;
-  const names = [
-    ...(spec?.imagePullSecrets ?? []).map((s) => s?.name),
-    ...(spec?.env ?? []).map((e) => e?.valueFrom?.secretKeyRef?.name),
-  ];
-  return names.filter((n): n is string => typeof n === 'string' && n !== '').map((name) => ({ namespace, name }));
-}
+import type { KindRef } from '@modelplane/runtime/meta';
+import { referencedSecrets, type SecretVersionSource } from './secret-names.ts';
 
 /** one AIM kind whose objects may name Secrets, and the controller that reconciles them */
 export interface SecretReferencingKind {
@@ -56,4 +38,20 @@ export function watchReferencedSecrets(
   });
   mgr.add(watch);
   return watch;
+}
+
+/**
+ * the versions the watch knows, to a controller registered before the watch exists (the watch needs the
+ * controllers it feeds): unknown until bound
+ */
+export class LateSecretVersions implements SecretVersionSource {
+  private source: SecretVersionSource | undefined;
+
+  bind(source: SecretVersionSource): void {
+    this.source = source;
+  }
+
+  resourceVersion(namespace: string, name: string): string | undefined {
+    return this.source?.resourceVersion(namespace, name);
+  }
 }
