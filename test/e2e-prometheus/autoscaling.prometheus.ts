@@ -131,6 +131,9 @@ describe('saturation autoscaling with a real Prometheus: the closed-loop behavio
       load.on = false;
       load.inFlight = 0;
       assert.ok(summary.ok > 0, `the load generator got answers: ${JSON.stringify(summary)}`);
+      process.stderr.write(
+        `closed loop (dev): load ${JSON.stringify({ ok: summary.ok, errors: summary.errors, targets: summary.targets, lastError: summary.lastError })}\n`,
+      );
       await waitFor(
         'desired back to 1 and the Deployment at 1 ready replica',
         async () =>
