@@ -230,50 +230,32 @@ async function fetchReferenced(
 }
 
 /** the objects the operator makes for distribution `name`, from the cache */
-async function fetchOwned(reader: ObjectReader, name: string, ns: string) {
-  const [
-    deployment,
-    service,
-    serviceAccount,
-    pvc,
-    pdb,
-    hpa,
-    networkPolicy,
-    ingress,
-    configMaps,
-    replicaSets,
-    caBundleConfigMap,
-  ] = await Promise.all([
-    fetch(reader, Deployments, name, ns),
-    fetch(reader, Services, serviceName(name), ns),
-    fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
-    fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
-    fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
-    fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
-    fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
-    fetch(reader, Ingresses, ingressName(name), ns),
-    fetchList(
+function fetchOwned(reader: ObjectReader, name: string, ns: string) {
+  return allOf({
+    deployment: fetch(reader, Deployments, name, ns),
+    service: fetch(reader, Services, serviceName(name), ns),
+    serviceAccount: fetch(reader, ServiceAccounts, serviceAccountName(name), ns),
+    pvc: fetch(reader, PersistentVolumeClaims, pvcName(name), ns),
+    pdb: fetch(reader, PodDisruptionBudgets, pdbName(name), ns),
+    hpa: fetch(reader, HorizontalPodAutoscalers, hpaName(name), ns),
+    networkPolicy: fetch(reader, NetworkPolicies, networkPolicyName(name), ns),
+    ingress: fetch(reader, Ingresses, ingressName(name), ns),
+    configMaps: fetchList(
       reader,
       ConfigMaps,
       { namespace: ns, labelSelector: `${GENERATED_CONFIG_LABEL}=true,${INSTANCE_LABEL}=${name}` },
       GENERATED_CONFIGMAPS,
     ),
-    fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
-    fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
-  ]);
-  return {
-    deployment,
-    service,
-    serviceAccount,
-    pvc,
-    pdb,
-    hpa,
-    networkPolicy,
-    ingress,
-    configMaps,
-    replicaSets,
-    caBundleConfigMap,
-  };
+    replicaSets: fetchList(reader, ReplicaSets, { namespace: ns, labelSelector: `${INSTANCE_LABEL}=${name}` }),
+    caBundleConfigMap: fetch(reader, ConfigMaps, caBundleConfigMapName(name), ns, GENERATED_CONFIGMAPS),
+  });
+}
+
+/** every promise of `reads`, awaited together, under the same keys */
+async function allOf<T extends Record<string, Promise<unknown>>>(reads: T): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const keys = Object.keys(reads);
+  const values = await Promise.all(Object.values(reads));
+  return Object.fromEntries(keys.map((k, i) => [k, values[i]])) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 export function llamaStackReconciler(

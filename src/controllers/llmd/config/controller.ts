@@ -99,6 +99,12 @@ async function reconcileConfigMap(
   if (req.name === names.saturationConfigMapName) return readSaturationConfig(req, ctx, cache, names, reported);
 }
 
+/** what becomes of an entry that does not parse, when the others are usable */
+const ENTRY_BY_ENTRY: Record<EntryProblem['consequence'], string> = {
+  'kept-last-good': 'the last good version of this entry stays in use',
+  skipped: 'the entry is skipped, the others are used',
+};
+
 /** a ConfigMap's problems are reported once per version, not on every re-read of the same version */
 function firstRead(reported: Map<string, string>, cm: ConfigMap): boolean {
   const key = `${cm.metadata.namespace}/${cm.metadata.name}`;
@@ -122,11 +128,7 @@ async function readScaleToZeroConfig(
   if (!cm) return; // deleted: the last good policies stay
   const { config, problems } = parseScaleToZeroConfigMap(cm.data, cache.snapshot().scaleToZero);
   cache.setScaleToZeroConfig(config);
-  if (problems.length && firstRead(reported, cm))
-    report(ctx, cm, problems, {
-      'kept-last-good': 'the last good version of this entry stays in use',
-      skipped: 'the entry is skipped, the others are used',
-    });
+  if (problems.length && firstRead(reported, cm)) report(ctx, cm, problems, ENTRY_BY_ENTRY);
 }
 
 /** GLOBAL_OPT_INTERVAL of the main ConfigMap; a deleted ConfigMap or a bad value leaves the interval in use */
@@ -191,10 +193,7 @@ async function readSaturationConfig(
       cm,
       problems,
       outcome === 'updated'
-        ? {
-            'kept-last-good': 'the last good version of this entry stays in use',
-            skipped: 'the entry is skipped, the others are used',
-          }
+        ? ENTRY_BY_ENTRY
         : {
             'kept-last-good': 'no entry is usable, the last good configuration stays in use',
             skipped: 'no entry is usable, the last good configuration stays in use',
