@@ -70,7 +70,9 @@ async function runPool({ files, concurrency }, emit, signal) {
   const results = [];
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined && !signal?.aborted; file = queue.shift())
-      results.push(await forward(run({ files: [file], concurrency: 1, signal }), emit));
+      // forceExit: a file whose tests are done exits even if a failed test left a server or a timer behind
+      // (without it the run waited for that process forever)
+      results.push(await forward(run({ files: [file], concurrency: 1, forceExit: true, signal }), emit));
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
   return results;
