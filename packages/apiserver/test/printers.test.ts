@@ -328,6 +328,16 @@ describe('rows for other kinds', () => {
       ['x', 2, 2, 1, '5m', 'app,side', 'nginx:1,busybox', 'app=web'],
     ],
     [
+      'replicationcontroller (its selector a plain label map)',
+      '',
+      'ReplicationController',
+      obj('v1', 'ReplicationController', {
+        spec: { replicas: 3, selector: { app: 'web', tier: 'front' }, template },
+        status: { replicas: 3, readyReplicas: 2 },
+      }),
+      ['x', 3, 3, 2, '5m', 'app,side', 'nginx:1,busybox', 'app=web,tier=front'],
+    ],
+    [
       'running job',
       'batch',
       'Job',

@@ -55,18 +55,20 @@ export const deploymentPrinter: Printer = {
   },
 };
 
-const replicaSetColumns = (kindDoc: string) => () => [
-  NAME(),
-  col('Desired', 'integer', 'Replicas is the number of desired replicas.'),
-  col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
-  col('Ready', 'integer', `The number of ready replicas for this ${kindDoc}.`),
-  AGE(),
-  ...WIDE_TEMPLATE(),
-  SELECTOR('Selector is a label query over pods that should match the replica count.'),
-];
-
-export const replicaSetPrinter: Printer = {
-  columns: replicaSetColumns('replica set'),
+/**
+ * ReplicaSets and ReplicationControllers print alike; only their selectors differ (a LabelSelector, a plain
+ * label map).
+ */
+const replicaSetLikePrinter = (kindDoc: string, selectorCell: (selector: unknown) => string): Printer => ({
+  columns: () => [
+    NAME(),
+    col('Desired', 'integer', 'Replicas is the number of desired replicas.'),
+    col('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
+    col('Ready', 'integer', `The number of ready replicas for this ${kindDoc}.`),
+    AGE(),
+    ...WIDE_TEMPLATE(),
+    SELECTOR('Selector is a label query over pods that should match the replica count.'),
+  ],
   row: (o, now) => {
     const spec = rec(o.spec);
     const status = rec(o.status);
@@ -77,27 +79,15 @@ export const replicaSetPrinter: Printer = {
       int(status.readyReplicas),
       age(o, now),
       ...containerCells(templateSpec(o)),
-      formatLabelSelector(spec.selector as never),
+      selectorCell(spec.selector),
     ];
   },
-};
+});
 
-export const replicationControllerPrinter: Printer = {
-  columns: replicaSetColumns('replication controller'),
-  row: (o, now) => {
-    const spec = rec(o.spec);
-    const status = rec(o.status);
-    return [
-      o.metadata.name ?? '',
-      int(spec.replicas),
-      int(status.replicas),
-      int(status.readyReplicas),
-      age(o, now),
-      ...containerCells(templateSpec(o)),
-      formatLabels(strMap(spec.selector)),
-    ];
-  },
-};
+export const replicaSetPrinter = replicaSetLikePrinter('replica set', (s) => formatLabelSelector(s as never));
+export const replicationControllerPrinter = replicaSetLikePrinter('replication controller', (s) =>
+  formatLabels(strMap(s)),
+);
 
 export const statefulSetPrinter: Printer = {
   columns: () => [NAME(), col('Ready', 'string', 'Number of the pod with ready state'), AGE(), ...WIDE_TEMPLATE()],
