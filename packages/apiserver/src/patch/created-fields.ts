@@ -10,6 +10,7 @@
 // random objects of every built-in schema and a CRD schema, byte for byte.
 import { EMPTY_FIELDS, SMALL_SORT } from './fieldpath.ts';
 import { deepEqual, hasOwn, isObject, type Json, type JsonObject } from './json-value.ts';
+import { STRIPPED_METADATA_FIELDS } from './managed-fields.ts';
 import { compareTokens, fieldToken, type PathElement } from './path-elements.ts';
 import { fieldSchema, type PatchSchema, withZeroFields, zeroObject } from './schema.ts';
 import { indexList, isEmptyish, type ListEntry, type View, viewOf } from './typed-merge.ts';
@@ -26,19 +27,7 @@ interface Entry {
 }
 
 /** kube's stripMetaManager paths below metadata (metadata itself and apiVersion/kind are handled at the root). */
-const STRIPPED_META = new Set(
-  [
-    'name',
-    'namespace',
-    'creationTimestamp',
-    'selfLink',
-    'uid',
-    'clusterName',
-    'generation',
-    'managedFields',
-    'resourceVersion',
-  ].map(fieldToken),
-);
+const STRIPPED_META = new Set(STRIPPED_METADATA_FIELDS.map(fieldToken));
 const ROOT_STRIPPED = new Set([fieldToken('apiVersion'), fieldToken('kind')]);
 const METADATA = fieldToken('metadata');
 const STATUS = fieldToken('status');

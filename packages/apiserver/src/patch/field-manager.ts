@@ -8,7 +8,14 @@
 // status subresource and the main resource each only see their own part of the object.
 import { FieldSet } from './fieldpath.ts';
 import { deepEqual, isObject, type Json, type JsonObject } from './json-value.ts';
-import { capUpdateManagers, cloneManaged, type Managed, type ManagerSet, managerIdentifier } from './managed-fields.ts';
+import {
+  capUpdateManagers,
+  cloneManaged,
+  type Managed,
+  type ManagerSet,
+  managerIdentifier,
+  STRIPPED_METADATA_FIELDS,
+} from './managed-fields.ts';
 import { type PatchSchema, withZeroFields, zeroObject } from './schema.ts';
 import { type Comparison, compareTyped, mergeTyped } from './typed-merge.ts';
 import { ensureNamedFieldsAreMembers, removeItems, toFieldSet } from './typed-sets.ts';
@@ -42,17 +49,7 @@ const STRIPPED = FieldSet.of(
   [{ field: 'apiVersion' }],
   [{ field: 'kind' }],
   [{ field: 'metadata' }],
-  ...[
-    'name',
-    'namespace',
-    'creationTimestamp',
-    'selfLink',
-    'uid',
-    'clusterName',
-    'generation',
-    'managedFields',
-    'resourceVersion',
-  ].map((f) => [{ field: 'metadata' }, { field: f }]),
+  ...STRIPPED_METADATA_FIELDS.map((f) => [{ field: 'metadata' }, { field: f }]),
 );
 
 /** The part of a field set a request may own: only .status on /status, everything but .status on the main resource. */

@@ -7,6 +7,19 @@ import { FieldSet } from './fieldpath.ts';
 import { goQuote, isObject } from './json-value.ts';
 import { FieldPathError } from './path-elements.ts';
 
+/** kube's stripMetaManager fields below metadata: no manager ever owns them (nor apiVersion, kind, metadata) */
+export const STRIPPED_METADATA_FIELDS = [
+  'name',
+  'namespace',
+  'creationTimestamp',
+  'selfLink',
+  'uid',
+  'clusterName',
+  'generation',
+  'managedFields',
+  'resourceVersion',
+] as const;
+
 export type { ManagedFieldsEntry };
 
 export interface ManagerSet {
