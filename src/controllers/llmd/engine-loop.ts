@@ -220,7 +220,7 @@ export class SaturationEngine implements Runnable {
       return {
         name: w.name,
         target: woken ? w.current : (last ?? w.current),
-        action: 'no-change' as const,
+        action: woken ? ('scale-from-zero' as const) : ('no-change' as const),
         reason: woken
           ? `the model was woken from 0 to ${w.current} replicas; keeping ${w.current} until they report metrics (${w.withheld.message})`
           : w.withheld.message,

@@ -227,6 +227,7 @@ describe('scale to zero: the engine watches the whole window (injected clock)', 
     assert.equal(d.outcome, 'withheld');
     assert.equal(d.target, 1, 'not the old 0, which would have KEDA take it back to zero');
     assert.match(d.reason, /woken from 0 to 1 replicas/);
+    assert.equal(d.action, 'scale-from-zero');
     const next = await desiredAfter(1);
     assert.equal(next.target, 1, 'its first metrics: a fresh watch, so not straight back to 0');
   });

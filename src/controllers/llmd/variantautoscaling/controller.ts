@@ -155,6 +155,12 @@ function reportDecision(
       if (last !== undefined) {
         deps.metrics.set(v, d.target, d.current);
         published.set(key, d.target);
+        // woken by KEDA since a decision of 0: the decision changed, so it is said and counted once
+        if (d.action === 'scale-from-zero' && last === 0 && d.target > 0) {
+          deps.metrics.countScaling(v, 'up', d.action);
+          const message = `desired replicas 0 → ${d.target} (current ${d.current}): ${d.reason}`;
+          ctx.recorder.event(va, 'Normal', 'ScaledFromZero', message, 'Optimize');
+        }
       }
     }
     return;
