@@ -44,6 +44,7 @@ export class RuntimeMetrics {
   readonly watchRestarts: Counter<'resource' | 'reason'>;
   readonly watchRelists: Counter<'resource'>;
   readonly referencedWatches: Gauge<'name'>;
+  readonly referencedEvents: Counter<'name' | 'outcome'>;
   private readonly workqueue: ReturnType<typeof workqueueMetrics>;
   private readonly inFlight = new Map<string, InFlightWork>();
 
@@ -104,6 +105,11 @@ export class RuntimeMetrics {
       'modelplane_referenced_object_watches',
       'Objects watched one by one because another object references them (e.g. pull Secrets)',
       ['name'],
+    );
+    this.referencedEvents = counter(
+      'modelplane_referenced_object_events_total',
+      'Events of objects watched because another object references them: changed (the referencing objects were reconciled) or unchanged (a restarted watch replaying a version already seen)',
+      ['name', 'outcome'],
     );
     this.workqueue = workqueueMetrics(registry);
     registerInFlightGauges(registry, this.inFlight);

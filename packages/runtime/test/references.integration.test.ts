@@ -3,6 +3,7 @@
 // is never seen, and the watches follow the references (one per Secret, closed with the last reference).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type FaultInjection, startFaultInjection } from '@modelplane/apiserver/testing';
 import { Cache } from '../src/cache/cache.ts';
 import { KubeClient } from '../src/client/client.ts';
 import { Secrets } from '../src/client/kinds.ts';
@@ -132,5 +133,77 @@ describe('ReferencedObjectWatch', { timeout: 120_000 }, () => {
     });
     const seen = mine().map((e) => `${e.verb} ${e.namespace}/${e.name}`);
     assert.deepEqual([...new Set(seen)].sort(), [`watch ${NS}/other`, `watch ${NS}/regcred`]);
+  });
+});
+
+describe('ReferencedObjectWatch under watch faults', { timeout: 120_000 }, () => {
+  let cluster: TestCluster;
+  let injection: FaultInjection;
+  let client: KubeClient;
+  let cache: Cache;
+  let refs: ReferencedObjectWatch;
+  const enqueued: string[] = [];
+  const metrics = new RuntimeMetrics();
+
+  before(async () => {
+    cluster = await startCluster();
+    injection = await startFaultInjection(cluster.backend.real ?? cluster.srv);
+    await ensureNamespace(cluster.admin, NS);
+    // the operator's requests go where the faults act; the admin's never meet one
+    client = await KubeClient.create(injection.route(cluster.operatorKubeconfig), { timeoutMs: 3000 });
+    const tuning = { inactivityTimeoutMs: 1500, backoffInitialMs: 50, backoffMaxMs: 500 };
+    cache = new Cache({ client, metrics, tuning });
+    cache.start();
+    refs = new ReferencedObjectWatch({
+      name: 'widget-secrets',
+      kind: Secrets,
+      client,
+      cache,
+      tuning,
+      metrics,
+      sources: [
+        {
+          kind: Widgets,
+          references: (w: Widget) => (w.spec?.note ? [{ namespace: NS, name: w.spec.note }] : []),
+          controller: { enqueueChange: (_keys, changed) => enqueued.push(changed?.metadata.resourceVersion ?? '-') },
+        },
+      ],
+    });
+    await refs.start();
+  });
+
+  after(async () => {
+    injection?.faults.stallWatches(false);
+    await refs?.stop();
+    await cache?.stop();
+    client?.close();
+    await injection?.stop();
+    await cluster?.close();
+  });
+
+  it('a change made while the watch was down arrives once; a restarted watch replaying the same version adds nothing', async () => {
+    const faults = injection.faults;
+    await cluster.admin.create(naming('w', 'tok'));
+    const v1 = (await cluster.admin.create(secret('tok', 'a'))).metadata.resourceVersion!;
+    await waitFor(() => enqueued.includes(v1), 'the creation of tok', TIMEOUT);
+    // changed while no event can get through, then history compacted: the watch restarts from nothing
+    faults.stallWatches(true);
+    const v2 = (await cluster.admin.apply(secret('tok', 'b'))).metadata.resourceVersion!;
+    await faults.expireWatches();
+    faults.stallWatches(false);
+    faults.closeWatches();
+    await waitFor(() => enqueued.includes(v2), 'the change made while the watch was down', TIMEOUT);
+    // restarted from nothing after a 410 with nothing new: the replay of v2 is seen and enqueues nothing
+    const replays = async () =>
+      (await metrics.referencedEvents.get()).values.find((v) => v.labels.outcome === 'unchanged')?.value ?? 0;
+    const before = await replays();
+    await cluster.admin.create(secret('noise', 'x')); // history moves past v2 …
+    await faults.expireWatches(); // … and is compacted: resuming from v2 is refused (410)
+    faults.closeWatches();
+    await waitFor(async () => (await replays()) > before, 'the restarted watch replaying v2', TIMEOUT);
+    assert.deepEqual(enqueued, [v1, v2]);
+    const v3 = (await cluster.admin.apply(secret('tok', 'c'))).metadata.resourceVersion!;
+    await waitFor(() => enqueued.includes(v3), 'the next change', TIMEOUT);
+    assert.deepEqual(enqueued, [v1, v2, v3]);
   });
 });

@@ -174,7 +174,9 @@ export class ReferencedObjectWatch {
     if (!w) return;
     const rv = type === 'DELETED' ? undefined : obj.metadata.resourceVersion;
     // a restarted watch replays the object as it is: the same version is no change
-    if (type !== 'DELETED' && rv === w.resourceVersion) return;
+    const unchanged = type !== 'DELETED' && rv === w.resourceVersion;
+    this.opts.metrics?.referencedEvents.inc({ name: this.name, outcome: unchanged ? 'unchanged' : 'changed' });
+    if (unchanged) return;
     w.resourceVersion = rv;
     for (const [i, source] of this.opts.sources.entries()) {
       const keys = this.refs[i]!.owners.get(ref);
