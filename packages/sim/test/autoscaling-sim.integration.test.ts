@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { runLoad, servedModel, startInferenceServer } from '../src/inference/index.ts';
-import { replicasFor } from '../src/operators/hpa.ts';
+import { type Recommendations, replicasFor, stabilized } from '../src/operators/hpa.ts';
 import { podTargetGroups } from '../src/pod-discovery.ts';
 import { prometheusConfig } from '../src/prometheus.ts';
 
@@ -72,6 +72,27 @@ describe('replicasFor: the HPA arithmetic', () => {
   ];
   for (const [name, target, value, current, expected] of cases)
     it(name, () => assert.equal(replicasFor(target, value, current), expected));
+});
+
+describe('stabilized: the HPA scale-down stabilization window', () => {
+  const hpa = { spec: { behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } };
+  it('scales up at once, and down only to the highest recommendation within the window', () => {
+    const recs: Recommendations = new Map();
+    const t0 = 1_000_000;
+    assert.equal(stabilized(hpa, recs, 'ns/a', t0, 5, 2), 5, 'a scale-up is not held back');
+    assert.equal(stabilized(hpa, recs, 'ns/a', t0 + 10_000, 2, 5), 5, 'the 5 of 10 s ago holds the scale-down');
+    assert.equal(stabilized(hpa, recs, 'ns/a', t0 + 30_000, 3, 5), 5);
+    // past the window the 5 is forgotten: the highest within it (3, then 2) is where it goes
+    assert.equal(stabilized(hpa, recs, 'ns/a', t0 + 65_000, 2, 5), 3);
+    assert.equal(stabilized(hpa, recs, 'ns/a', t0 + 95_000, 2, 3), 2);
+    assert.deepEqual(recs.get('ns/b'), undefined, 'recommendations are kept per HPA');
+  });
+  it('keeps 300 s when the HPA names no window', () => {
+    const recs: Recommendations = new Map();
+    assert.equal(stabilized({}, recs, 'ns/a', 0, 4, 1), 4);
+    assert.equal(stabilized({}, recs, 'ns/a', 299_000, 1, 4), 4);
+    assert.equal(stabilized({}, recs, 'ns/a', 301_000, 1, 4), 1);
+  });
 });
 
 describe('Prometheus configuration and pod discovery', () => {

@@ -190,6 +190,22 @@ describe('rolling updates (kube arithmetic)', () => {
     assert.equal(done.status.unavailableReplicas, undefined);
     assert.equal(done.recheckAfter, undefined);
 
+    // scaled up after it completed: the rollout is under way again even before any progress (kube's
+    // ReplicaSetUpdated), and the progress deadline counts from now
+    const scaledUp = deploymentStatus({
+      d: { ...dep(3, 1, 0), status: done.status },
+      newRS: rs('d-abc', 2, 2, '1'),
+      all: [rs('d-abc', 2, 2, '1')],
+      created: false,
+      now: now + 10_000,
+    });
+    const updating = scaledUp.status.conditions?.find((c) => c.type === 'Progressing');
+    assert.deepEqual(
+      [updating?.status, updating?.reason, updating?.message],
+      ['True', 'ReplicaSetUpdated', 'ReplicaSet "d-abc" is progressing.'],
+    );
+    assert.equal(scaledUp.recheckAfter, 600_000);
+
     const quota = {
       ...rs('d-abc', 2, 0, '1'),
       status: {

@@ -89,7 +89,7 @@ export function registerHpaSimulator(mgr: Manager, opts: HpaSimulatorOptions): v
     });
 }
 
-type Recommendations = Map<string, Array<{ at: number; replicas: number }>>;
+export type Recommendations = Map<string, Array<{ at: number; replicas: number }>>;
 
 async function syncHpa(req: Request, ctx: ReconcileContext, opts: HpaSimulatorOptions, recs: Recommendations) {
   const key = `${req.namespace}/${req.name}`;
@@ -224,7 +224,14 @@ function writeNoProposal(
  * Scale-down stabilization: the recommendation is recorded, and a scale-down goes only as low as the highest
  * recommendation within the window (behavior.scaleDown.stabilizationWindowSeconds, 300 s by default).
  */
-function stabilized(hpa: Hpa, recs: Recommendations, key: string, now: number, raw: number, current: number) {
+export function stabilized(
+  hpa: Pick<Hpa, 'spec'>,
+  recs: Recommendations,
+  key: string,
+  now: number,
+  raw: number,
+  current: number,
+) {
   const window = (hpa.spec?.behavior?.scaleDown?.stabilizationWindowSeconds ?? 300) * 1000;
   const history = (recs.get(key) ?? []).filter((r) => now - r.at <= window);
   history.push({ at: now, replicas: raw });
