@@ -101,16 +101,7 @@ export class RuntimeMetrics {
       'Full relists (initial, after 410 Gone or after a failed resume)',
       ['resource'],
     );
-    this.referencedWatches = gauge(
-      'modelplane_referenced_object_watches',
-      'Objects watched one by one because another object references them (e.g. pull Secrets)',
-      ['name'],
-    );
-    this.referencedEvents = counter(
-      'modelplane_referenced_object_events_total',
-      'Events of objects watched because another object references them: changed (the referencing objects were reconciled) or unchanged (a restarted watch replaying a version already seen)',
-      ['name', 'outcome'],
-    );
+    ({ watches: this.referencedWatches, events: this.referencedEvents } = referencedObjectMetrics(registry));
     this.workqueue = workqueueMetrics(registry);
     registerInFlightGauges(registry, this.inFlight);
   }
@@ -201,4 +192,21 @@ let shared: RuntimeMetrics | undefined;
 export function sharedMetrics(): RuntimeMetrics {
   shared ??= new RuntimeMetrics();
   return shared;
+}
+
+/** the metrics of ReferencedObjectWatch (controller/references.ts) */
+function referencedObjectMetrics(registry: Registry) {
+  const { counter, gauge } = metricMakers(registry);
+  return {
+    watches: gauge(
+      'modelplane_referenced_object_watches',
+      'Objects watched one by one because another object references them (e.g. pull Secrets)',
+      ['name'],
+    ),
+    events: counter(
+      'modelplane_referenced_object_events_total',
+      'Events of objects watched because another object references them: changed (the referencing objects were reconciled) or unchanged (a restarted watch replaying a version already seen)',
+      ['name', 'outcome'],
+    ),
+  };
 }
