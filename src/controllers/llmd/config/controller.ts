@@ -79,24 +79,27 @@ export async function registerConfigController(
     .watches(Namespaces, localKey, { predicates: [(ev) => labelsChanged()(ev) || annotationsChanged()(ev)] })
     .watches(VariantAutoscalings, localKey, { predicates: [addOrDelete] })
     .complete(async (req, ctx) => {
-      await reconcileConfigMap(req, ctx, cache, names, reported);
+      await reconcileConfigMap(req, { ctx, cache, names, reported });
       read.add(`${req.namespace}/${req.name}`);
     });
 }
 
-async function reconcileConfigMap(
-  req: Request,
-  ctx: ReconcileContext,
-  cache: ConfigCache,
-  names: ConfigNames,
-  reported: Map<string, string>,
-): Promise<void> {
+/** what each read of a ConfigMap works with */
+interface ConfigRead {
+  ctx: ReconcileContext;
+  cache: ConfigCache;
+  names: ConfigNames;
+  /** the resourceVersion of each ConfigMap whose problems were reported */
+  reported: Map<string, string>;
+}
+
+async function reconcileConfigMap(req: Request, read: ConfigRead): Promise<void> {
+  const { names } = read;
   const ns = req.namespace ?? '';
   const zeroName = names.scaleToZeroConfigMapName ?? DEFAULT_SCALE_TO_ZERO_CONFIG_MAP_NAME;
-  if (req.name === zeroName && ns === names.namespace) return readScaleToZeroConfig(ctx, cache, ns, zeroName, reported);
-  if (req.name === names.configMapName && ns === names.namespace)
-    return readOptimizationInterval(ctx, cache, names, reported);
-  if (req.name === names.saturationConfigMapName) return readSaturationConfig(req, ctx, cache, names, reported);
+  if (req.name === zeroName && ns === names.namespace) return readScaleToZeroConfig(read, zeroName);
+  if (req.name === names.configMapName && ns === names.namespace) return readOptimizationInterval(read);
+  if (req.name === names.saturationConfigMapName) return readSaturationConfig(read, ns);
 }
 
 /** what becomes of an entry that does not parse, when the others are usable */
@@ -114,13 +117,8 @@ function firstRead(reported: Map<string, string>, cm: ConfigMap): boolean {
 }
 
 /** the scale-to-zero policies; a deleted ConfigMap leaves the last good policies in use */
-async function readScaleToZeroConfig(
-  ctx: ReconcileContext,
-  cache: ConfigCache,
-  ns: string,
-  zeroName: string,
-  reported: Map<string, string>,
-): Promise<void> {
+async function readScaleToZeroConfig({ ctx, cache, names, reported }: ConfigRead, zeroName: string): Promise<void> {
+  const ns = names.namespace;
   const cm = await ctx.cache.get(ConfigMaps, zeroName, ns, {
     namespace: ns,
     fieldSelector: `metadata.name=${zeroName}`,
@@ -132,12 +130,7 @@ async function readScaleToZeroConfig(
 }
 
 /** GLOBAL_OPT_INTERVAL of the main ConfigMap; a deleted ConfigMap or a bad value leaves the interval in use */
-async function readOptimizationInterval(
-  ctx: ReconcileContext,
-  cache: ConfigCache,
-  names: ConfigNames,
-  reported: Map<string, string>,
-): Promise<void> {
+async function readOptimizationInterval({ ctx, cache, names, reported }: ConfigRead): Promise<void> {
   const cm = await ctx.cache.get(ConfigMaps, names.configMapName, names.namespace, {
     namespace: names.namespace,
     fieldSelector: `metadata.name=${names.configMapName}`,
@@ -159,23 +152,17 @@ async function readOptimizationInterval(
  * The saturation ConfigMap: the global one in the autoscaler's namespace, or a namespace-local one that counts
  * only in a tracked namespace (isTracked). Entries that do not parse keep their last good version.
  */
-async function readSaturationConfig(
-  req: Request,
-  ctx: ReconcileContext,
-  cache: ConfigCache,
-  names: ConfigNames,
-  reported: Map<string, string>,
-): Promise<void> {
-  const ns = req.namespace ?? '';
-  const cm = await ctx.cache.get(ConfigMaps, req.name, ns, {
+async function readSaturationConfig({ ctx, cache, names, reported }: ConfigRead, ns: string): Promise<void> {
+  const name = names.saturationConfigMapName;
+  const cm = await ctx.cache.get(ConfigMaps, name, ns, {
     fieldSelector: `metadata.name=${names.saturationConfigMapName}`,
   });
   const global = ns === names.namespace;
   if (!cm) {
-    reported.delete(`${ns}/${req.name}`);
+    reported.delete(`${ns}/${name}`);
     if (global)
       ctx.log.info('the saturation ConfigMap was deleted; the last good configuration stays in use', {
-        configMap: `${ns}/${req.name}`,
+        configMap: `${ns}/${name}`,
       });
     else cache.removeNamespaceConfig(ns);
     return;
@@ -201,7 +188,7 @@ async function readSaturationConfig(
     );
   if (outcome === 'updated')
     ctx.log.info(`Updated ${global ? 'global' : 'namespace-local'} saturation config from ConfigMap`, {
-      configMap: `${ns}/${req.name}`,
+      configMap: `${ns}/${name}`,
       entries: config.overrides.length + (config.defaultConfig ? 1 : 0),
     });
 }
