@@ -124,6 +124,10 @@ export class ScaleFromZero implements Runnable {
     if (!(queued !== undefined && queued > 0)) return;
     const { va } = variants.find((v) => v.name === name)!;
     const target = va.spec.scaleTargetRef.name;
+    // the informer cache may lag the last wake-up (or KEDA's): read the target itself before waking it again,
+    // so one wake-up is one decision, one event and one count
+    const live = await this.opts.client.getOrUndefined(AutoscaledDeployments, target, ns);
+    if (!live || (live.spec?.replicas ?? 0) > 0) return;
     await this.opts.client.patch(AutoscaledDeployments, target, ns, { spec: { replicas: 1 } }, 'merge', {
       subresource: 'scale',
     });

@@ -134,4 +134,30 @@ describe('scale from zero (test cluster)', () => {
     );
     assert.deepEqual(await fromZero.runOnce(), []);
   });
+
+  it('a cache that still shows 0 after the wake-up: the target itself is read, so no second wake-up', async () => {
+    const lagging = new ScaleFromZero({
+      reader: {
+        list: (kind, o) => mgr.cache.list(kind, o),
+        get: async (kind, name, ns) => {
+          const obj = (await mgr.cache.get(kind, name, ns)) as { spec?: Record<string, unknown> } | undefined;
+          return (kind.kind === 'Deployment' && obj ? { ...obj, spec: { ...obj.spec, replicas: 0 } } : obj) as never;
+        },
+      },
+      client: mgr.client.withFieldManager('scale-from-zero'),
+      source: metrics,
+      recorder: mgr.recorder('scale-from-zero'),
+      log: {
+        info: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, ...fields }),
+        warn: () => undefined,
+      } as never,
+      decisions,
+      onDecision: (key) => told.push(key),
+    });
+    const before = lines.filter((l) => l.msg === 'scaling decision').length;
+    metrics.queued = 2;
+    assert.deepEqual(await lagging.runOnce(), [], 'z/cheap is at 1 already');
+    assert.equal(lines.filter((l) => l.msg === 'scaling decision').length, before);
+    assert.deepEqual(told, ['z/cheap']);
+  });
 });
