@@ -1,25 +1,17 @@
 // The parts of KubeRay's RayService (ray.io/v1) the provider writes and reads.
 
-import type {
-  RayPodTemplate as PodTemplate,
+import type { RayService } from '@modelplane/apimachinery/external';
+import { kindRef } from '@modelplane/runtime/meta';
+
+export type {
   RayClusterConfig,
+  RayPodTemplate as PodTemplate,
   RayService,
   RayServiceStatusDetail,
   ServeApplicationStatus,
   ServeDeploymentStatus,
   WorkerGroupSpec,
 } from '@modelplane/apimachinery/external';
-import { kindRef } from '@modelplane/runtime/meta';
-
-export type {
-  PodTemplate,
-  RayClusterConfig,
-  RayService,
-  RayServiceStatusDetail,
-  ServeApplicationStatus,
-  ServeDeploymentStatus,
-  WorkerGroupSpec,
-};
 
 export const RAY_API_VERSION = 'ray.io/v1';
 export const RAYSERVICE_KIND = 'RayService';
