@@ -232,15 +232,19 @@ describe('workload simulators: Deployments', () => {
         rss.reduce((n, r) => n + (r.spec.replicas ?? 0), 0),
       );
     }, 5);
-    await c.admin.patch(
-      Deployments,
-      'svc',
-      ns,
-      { spec: { template: { metadata: { labels: { app: 'svc', v: '2' } } } } },
-      'merge',
-    );
-    await ready(ns, 'svc', 4, 2);
-    clearInterval(watch);
+    // cleared however the rollout ends: a timed-out wait left the interval running and the file never exited
+    try {
+      await c.admin.patch(
+        Deployments,
+        'svc',
+        ns,
+        { spec: { template: { metadata: { labels: { app: 'svc', v: '2' } } } } },
+        'merge',
+      );
+      await ready(ns, 'svc', 4, 2);
+    } finally {
+      clearInterval(watch);
+    }
     assert.ok(minAvailable >= 4, `available dropped to ${minAvailable}`);
     assert.ok(maxPods <= 5, `more than replicas + maxSurge pods: ${maxPods}`);
   });
@@ -282,15 +286,18 @@ describe('workload simulators: Deployments', () => {
       const ps = await pods(ns).catch(() => []);
       if (new Set(ps.map((p) => p.spec.containers[0]!.image)).size > 1) overlap = true;
     }, 5);
-    await c.admin.patch(
-      Deployments,
-      'r',
-      ns,
-      { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } },
-      'strategic',
-    );
-    await ready(ns, 'r', 2, 2);
-    clearInterval(watch);
+    try {
+      await c.admin.patch(
+        Deployments,
+        'r',
+        ns,
+        { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } },
+        'strategic',
+      );
+      await ready(ns, 'r', 2, 2);
+    } finally {
+      clearInterval(watch);
+    }
     assert.equal(overlap, false, 'old and new pods ran at the same time');
   });
 

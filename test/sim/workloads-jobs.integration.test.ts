@@ -113,9 +113,14 @@ describe('workload simulators: Jobs', () => {
         ps.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed').length,
       );
     }, 3);
-    await c.admin.create(job('batch', ns, { completions: 3, parallelism: 2 }));
-    const j = await finished(ns, 'batch', 'Complete');
-    clearInterval(watch);
+    // cleared however the Job ends: a timed-out wait would leave the interval running and the file never exiting
+    let j: Awaited<ReturnType<typeof finished>>;
+    try {
+      await c.admin.create(job('batch', ns, { completions: 3, parallelism: 2 }));
+      j = await finished(ns, 'batch', 'Complete');
+    } finally {
+      clearInterval(watch);
+    }
     assert.equal(j.status?.succeeded, 3);
     assert.equal((await jobPods(ns)).filter((p) => p.status?.phase === 'Succeeded').length, 3);
     assert.ok(maxActive <= 2, `${maxActive} pods active at once`);
