@@ -19,7 +19,10 @@ import { RegistryHttp } from './http.ts';
 /** reads a Secret (`modelplane run`: the operator's client); undefined when it does not exist */
 export type SecretSource = (namespace: string, name: string) => Promise<PullSecret | undefined>;
 
-/** Secrets read one by one with the operator's client (RBAC: get secrets; never listed or watched) */
+/**
+ * Secrets read one by one with the operator's client (RBAC: get secrets; never listed: the watch of
+ * shared/secret-references.ts follows each named one by name, metadata only)
+ */
 export function kubeSecretSource(client: Pick<KubeClient, 'getOrUndefined'>): SecretSource {
   return (namespace, name) => client.getOrUndefined(Secrets, name, namespace);
 }
