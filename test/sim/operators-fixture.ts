@@ -84,11 +84,15 @@ export async function ensureNamespace(client: KubeClient, name: string): Promise
   await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-/** polls `probe` (which reads through the client) until it returns a value, or fails naming `what` */
+/**
+ * polls `probe` (which reads through the client) until it returns a value, or fails naming `what`. The default
+ * wait is long because a chain of simulated controllers on a loaded machine (several suites on 2 cores) can take
+ * tens of seconds; a passing test never waits for it.
+ */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
