@@ -9,7 +9,11 @@ export interface Pool {
 }
 export const COSTS_FILE: URL;
 export const WAITING_CPU_SHARE: number;
-export function loadTable(path?: string | URL): { files: Record<string, FileCost>; busyCpuShare: number };
+export function loadTable(path?: string | URL): {
+  files: Record<string, FileCost>;
+  busyCpuShare: number;
+  measured?: string;
+};
 export function costsOf(
   files: string[],
   costs: Record<string, FileCost>,

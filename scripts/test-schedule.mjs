@@ -19,12 +19,12 @@ export const WAITING_CPU_SHARE = 0.5;
  * one pool) when the table is missing or unreadable.
  */
 export function loadTable(path = COSTS_FILE) {
-  const empty = { files: {}, busyCpuShare: 1 };
+  const empty = { files: {}, busyCpuShare: 1, measured: undefined };
   if (!existsSync(path)) return empty;
   try {
     const table = JSON.parse(readFileSync(path, 'utf8'));
     const share = Number(table.busyCpuShare);
-    return { files: table.files ?? {}, busyCpuShare: share > 0 && share <= 4 ? share : 1 };
+    return { files: table.files ?? {}, busyCpuShare: share > 0 && share <= 4 ? share : 1, measured: table.measured };
   } catch (err) {
     console.error(`test-schedule: ${path}: ${err.message}; running the files in name order`);
     return empty;

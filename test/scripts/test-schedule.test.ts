@@ -105,17 +105,19 @@ describe('test schedule', () => {
   it('a missing or unreadable table means name order, with a message for the unreadable one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'modelplane-costs-'));
     try {
-      const empty = { files: {}, busyCpuShare: 1 };
+      const empty = { files: {}, busyCpuShare: 1, measured: undefined };
       assert.deepEqual(loadTable(join(dir, 'missing.json')), empty);
       writeFileSync(join(dir, 'bad.json'), '{');
       assert.deepEqual(loadTable(join(dir, 'bad.json')), empty);
       writeFileSync(
         join(dir, 'odd.json'),
-        JSON.stringify({ busyCpuShare: -1, files: { 'a.test.ts': { cpu: 1, wall: 2 } } }),
+        JSON.stringify({ measured: 'by hand', busyCpuShare: -1, files: { 'a.test.ts': { cpu: 1, wall: 2 } } }),
       );
+      // a share out of range means an idle machine's
       assert.deepEqual(loadTable(join(dir, 'odd.json')), {
         files: { 'a.test.ts': { cpu: 1, wall: 2 } },
         busyCpuShare: 1,
+        measured: 'by hand',
       });
       assert.deepEqual(planPools(['test/b.test.ts', 'test/a.test.ts'], { concurrency: 2 }), [
         { concurrency: 2, files: ['test/a.test.ts', 'test/b.test.ts'] },
