@@ -17,17 +17,27 @@ interface SecretNamingSpec {
 }
 
 /**
+ * A name a Secret can have (a DNS-1123 subdomain): anything else names no Secret, and must never reach a field
+ * selector (a comma would add a requirement of its own)
+ */
+function isSecretName(n: unknown): n is string {
+  return typeof n === 'string' && n.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(n);
+}
+
+/**
  * The Secrets `obj` names in spec.imagePullSecrets and spec.env[].valueFrom.secretKeyRef: in its own
  * namespace, or the operator's for cluster-scoped kinds (where their pull secrets live).
  */
 export function referencedSecrets(obj: KubeObject, operatorNamespace: string): ObjectKey[] {
   const spec = (obj as { spec?: SecretNamingSpec }).spec;
   const namespace = obj.metadata.namespace || operatorNamespace;
+  // the schema makes these lists; an informer handler still never throws on what it was given
+  const list = <T>(v: readonly T[] | undefined): readonly T[] => (Array.isArray(v) ? v : []);
   const names = [
-    ...(spec?.imagePullSecrets ?? []).map((s) => s?.name),
-    ...(spec?.env ?? []).map((e) => e?.valueFrom?.secretKeyRef?.name),
+    ...list(spec?.imagePullSecrets).map((s) => s?.name),
+    ...list(spec?.env).map((e) => e?.valueFrom?.secretKeyRef?.name),
   ];
-  return names.filter((n): n is string => typeof n === 'string' && n !== '').map((name) => ({ namespace, name }));
+  return names.filter(isSecretName).map((name) => ({ namespace, name }));
 }
 
 /** name → resourceVersion of every Secret `obj` names ("" while the version is unknown or the Secret absent) */
