@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { relative, resolve } from 'node:path';
 import { bundleTests } from './bundle-tests.mjs';
 import { buildOperatorBundle } from './operator-bundle.mjs';
-import { loadTable, planPools } from './test-schedule.mjs';
+import { npmTestPools } from './test-schedule.mjs';
 import { allTestFiles, isClusterTest } from './test-tiers.mjs';
 
 if (!process.argv.includes('--unit'))
@@ -24,15 +24,8 @@ const files =
     ? named.map((f) => relative(process.cwd(), resolve(f)))
     : allTestFiles().filter((f) => !unitOnly || !isClusterTest(f));
 // unit tests are pure and short: one file per core; cluster tests stay at two CPU-bound files at once, with
-// up to three files that mostly wait beside them (docs/testing.md, "Scheduling")
-const table = loadTable();
-const pools = planPools(files, {
-  costs: table.files,
-  busyCpuShare: table.busyCpuShare,
-  isCluster: isClusterTest,
-  concurrency: unitOnly ? Math.max(2, availableParallelism()) : 2,
-  waitingConcurrency: unitOnly ? 0 : 3,
-});
+// the files that mostly wait beside them (scripts/test-schedule.mjs)
+const pools = npmTestPools(files, { unitOnly, isCluster: isClusterTest, cores: availableParallelism() });
 // compiled ahead (scripts/bundle-tests.mjs) unless MODELPLANE_TEST_FROM_SOURCES=1 asks for tsx
 const fromSources = process.env.MODELPLANE_TEST_FROM_SOURCES === '1';
 const sources = { compiled: files, remove() {} };

@@ -9,6 +9,7 @@ export interface Pool {
 }
 export const COSTS_FILE: URL;
 export const WAITING_CPU_SHARE: number;
+export const WAITING_CONCURRENCY: number;
 export function loadTable(path?: string | URL): {
   files: Record<string, FileCost>;
   busyCpuShare: number;
@@ -28,5 +29,19 @@ export function planPools(
     isCluster?: (file: string) => boolean;
     concurrency?: number;
     waitingConcurrency?: number;
+  },
+): Pool[];
+export function simulatePools(
+  pools: Pool[],
+  costs: Record<string, FileCost>,
+  opts?: { busyCpuShare?: number; cores?: number; isCluster?: (file: string) => boolean },
+): number;
+export function npmTestPools(
+  files: string[],
+  opts?: {
+    unitOnly?: boolean;
+    table?: { files: Record<string, FileCost>; busyCpuShare: number };
+    isCluster?: (file: string) => boolean;
+    cores?: number;
   },
 ): Pool[];

@@ -10,6 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 
 export const COSTS_FILE = new URL('./test-costs.json', import.meta.url);
 
+/** how many files that mostly wait `npm test` runs at once, beside the two CPU-bound ones */
+export const WAITING_CONCURRENCY = 3;
+
 /** a file whose CPU share of its wall time is under this share of a unit file's mostly waits */
 export const WAITING_CPU_SHARE = 0.5;
 
@@ -71,4 +74,57 @@ export function planPools(files, opts) {
     { concurrency, files: busy.map((c) => c.file) },
     { concurrency: waitingConcurrency, files: waiting.map((c) => c.file) },
   ].filter((p) => p.files.length > 0);
+}
+
+/**
+ * The pools `npm test` (scripts/run-tests.mjs) runs `files` in: the unit tier one file per core, longest first;
+ * otherwise two CPU-bound files at a time beside WAITING_CONCURRENCY files that mostly wait.
+ */
+export function npmTestPools(
+  files,
+  { unitOnly = false, table = loadTable(), isCluster = () => false, cores = 2 } = {},
+) {
+  return planPools(files, {
+    costs: table.files,
+    busyCpuShare: table.busyCpuShare,
+    isCluster,
+    concurrency: unitOnly ? Math.max(2, cores) : 2,
+    waitingConcurrency: unitOnly ? 0 : WAITING_CONCURRENCY,
+  });
+}
+
+/**
+ * Predicts how long `pools` take on an idle machine of `cores` cores from the files' costs: each file needs
+ * its CPU seconds and lasts at least its quiet wall time, its measured wall time times `busyCpuShare` (under
+ * the load it was measured at, a busy file took 1/busyCpuShare as long); while the running files want more
+ * than `cores` cores, all of them slow down alike. A model, not a measurement: memory, disk and what the tests
+ * themselves wait for under contention are left out. docs/testing.md, "Scheduling", compares it with runs.
+ */
+export function simulatePools(pools, costs, { busyCpuShare = 1, cores = 2, isCluster = () => false } = {}) {
+  const known = new Map(
+    costsOf(
+      pools.flatMap((p) => p.files),
+      costs,
+      isCluster,
+    ).map((c) => [c.file, c]),
+  );
+  const queues = pools.map((p) => ({ waiting: [...p.files], concurrency: p.concurrency, running: [] }));
+  const start = (q) => {
+    while (q.running.length < q.concurrency && q.waiting.length > 0) {
+      const c = known.get(q.waiting.shift());
+      const quiet = Math.max(c.cpu / cores, c.wall * busyCpuShare, 0.01);
+      q.running.push({ left: quiet, demand: Math.min(cores, c.cpu / quiet) });
+    }
+  };
+  let now = 0;
+  for (queues.forEach(start); queues.some((q) => q.running.length > 0); queues.forEach(start)) {
+    const running = queues.flatMap((q) => q.running);
+    const demand = running.reduce((s, r) => s + r.demand, 0);
+    const rate = demand > cores ? cores / demand : 1;
+    const step = Math.min(...running.map((r) => r.left / rate));
+    now += step;
+    for (const r of running) r.left -= step * rate;
+    for (const q of queues) q.running = q.running.filter((r) => r.left > 1e-9);
+  }
+  return now;
 }

@@ -10,15 +10,17 @@
 // --costs records each file's CPU and wall seconds in scripts/test-costs.json (merged into what is
 // there), the table scripts/test-schedule.mjs orders and pools `npm test`'s files by; measure it with
 // --jobs 2 on a machine as quiet as you can get, since wall seconds follow the load. --from FILE reads the
-// figures of an earlier --json run instead of measuring.
+// figures of an earlier --json run instead of measuring. --simulate measures nothing: it predicts from the table
+// what the files take on an idle 2-core machine in name order two at a time and as scripts/run-tests.mjs
+// schedules them (scripts/test-schedule.mjs, simulatePools).
 //
-//   node scripts/test-times.mjs [--unit|--cluster] [--top N] [--jobs N] [--timeout S] [--json] [--costs] [--from FILE] [FILE…]
+//   node scripts/test-times.mjs [--unit|--cluster] [--top N] [--jobs N] [--timeout S] [--json] [--costs] [--from FILE] [--simulate] [FILE…]
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { bundleTests } from './bundle-tests.mjs';
 import { buildOperatorBundle } from './operator-bundle.mjs';
-import { COSTS_FILE, loadTable } from './test-schedule.mjs';
+import { COSTS_FILE, costsOf, loadTable, npmTestPools, simulatePools } from './test-schedule.mjs';
 import { allTestFiles, isClusterTest } from './test-tiers.mjs';
 
 function option(argv, name, fallback) {
@@ -39,6 +41,8 @@ function parseArgs(argv) {
     timeoutSeconds: option(argv, '--timeout', 600),
     json: argv.includes('--json'),
     costs: argv.includes('--costs'),
+    simulate: argv.includes('--simulate'),
+    unit: argv.includes('--unit'),
     from: argv.includes('--from') ? argv[argv.indexOf('--from') + 1] : undefined,
   };
 }
@@ -139,6 +143,21 @@ function writeCosts({ results, loads }, jobs) {
   writeFileSync(COSTS_FILE, costsJson({ measured, busyCpuShare, files: sorted }));
 }
 
+/** what the files would take on an idle 2-core machine by scripts/test-costs.json, as run before and now */
+function simulation(files, unitOnly) {
+  const table = loadTable();
+  const opts = { busyCpuShare: table.busyCpuShare, isCluster: isClusterTest };
+  const inOrder = simulatePools([{ concurrency: 2, files }], table.files, opts);
+  const planned = npmTestPools(files, { unitOnly, table, isCluster: isClusterTest });
+  const cpu = costsOf(files, table.files, isClusterTest).reduce((s, c) => s + c.cpu, 0);
+  const pools = planned.map((p) => `${p.files.length} files ${p.concurrency} at a time`).join(' beside ');
+  return [
+    `${files.length} files, ${cpu.toFixed(0)} CPU s by scripts/test-costs.json (busy share ${table.busyCpuShare}); predicted on an idle 2-core machine:`,
+    `  name order, 2 at a time: ${inOrder.toFixed(0)} s`,
+    `  longest first, ${pools}: ${simulatePools(planned, table.files, opts).toFixed(0)} s`,
+  ].join('\n');
+}
+
 /** the table as JSON with one line per file, as biome formats it */
 function costsJson({ measured, busyCpuShare, files }) {
   const lines = Object.entries(files).map(
@@ -149,6 +168,10 @@ function costsJson({ measured, busyCpuShare, files }) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
+if (opts.simulate) {
+  console.log(simulation(opts.files, opts.unit));
+  process.exit(0);
+}
 const measured = opts.from ? JSON.parse(readFileSync(opts.from, 'utf8')) : await measureFiles(opts);
 if (opts.costs) writeCosts(measured, opts.jobs);
 if (opts.json) console.log(JSON.stringify(measured, null, 1));

@@ -4,7 +4,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { costsOf, isWaiting, loadTable, planPools, WAITING_CPU_SHARE } from '../../scripts/test-schedule.mjs';
+import {
+  costsOf,
+  isWaiting,
+  loadTable,
+  npmTestPools,
+  planPools,
+  simulatePools,
+  WAITING_CONCURRENCY,
+  WAITING_CPU_SHARE,
+} from '../../scripts/test-schedule.mjs';
 import { allTestFiles, isClusterTest } from '../../scripts/test-tiers.mjs';
 
 const COSTS = {
@@ -125,6 +134,44 @@ describe('test schedule', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('npm test: the unit tier one file per core in one pool; the rest two CPU-bound beside the waiting ones', () => {
+    const table = { files: COSTS, busyCpuShare: 1 };
+    const files = Object.keys(COSTS);
+    assert.deepEqual(
+      npmTestPools(['test/a.test.ts'], { unitOnly: true, table, isCluster, cores: 8 }).map((p) => p.concurrency),
+      [8],
+    );
+    assert.deepEqual(
+      npmTestPools(files, { table, isCluster }).map((p) => p.concurrency),
+      [2, WAITING_CONCURRENCY],
+    );
+  });
+
+  it('the simulation: CPU-bound files take their CPU over the cores, however many run at once', () => {
+    const costs = Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`test/${n}.test.ts`, { cpu: 10, wall: 10 }]));
+    const files = Object.keys(costs);
+    for (const concurrency of [2, 4])
+      assert.ok(Math.abs(simulatePools([{ concurrency, files }], costs) - 20) < 1e-6, `${concurrency} at a time`);
+    assert.ok(Math.abs(simulatePools([{ concurrency: 1, files }], costs) - 40) < 1e-6, 'one at a time');
+  });
+
+  it('the simulation: two waiting files first, two at a time, hold the cores idle; beside the busy ones they do not', () => {
+    const costs = {
+      'test/e2e/w1.test.ts': { cpu: 1, wall: 100 },
+      'test/e2e/w2.test.ts': { cpu: 1, wall: 100 },
+      'test/b1.test.ts': { cpu: 50, wall: 50 },
+      'test/b2.test.ts': { cpu: 50, wall: 50 },
+    };
+    const files = Object.keys(costs);
+    const inOrder = simulatePools([{ concurrency: 2, files }], costs);
+    const pooled = simulatePools(planPools(files, { costs, concurrency: 2, waitingConcurrency: 3 }), costs);
+    assert.ok(Math.abs(inOrder - 150) < 1e-6, `in order: ${inOrder}`);
+    assert.ok(pooled >= 100 && pooled < 102, `pooled: ${pooled}`);
+    // measured under load (a busy file got half a core), the waits were half as long; the CPU seconds stay
+    const loaded = simulatePools([{ concurrency: 2, files }], costs, { busyCpuShare: 0.5 });
+    assert.ok(Math.abs(loaded - 100) < 1e-6, `at busy share 0.5: ${loaded}`);
   });
 
   it('the committed table names only files that exist, each with finite positive figures', () => {
