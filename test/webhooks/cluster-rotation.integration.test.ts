@@ -228,12 +228,14 @@ describe('certificate rotation while the API server keeps calling', () => {
     try {
       await a.rotateNow('all');
       const newCa = new X509Certificate(splitPemCerts(a.caPem())[0]!);
-      assert.ok(
-        !new X509Certificate(a.servingCertPem()).checkIssued(newCa),
-        'still serving a certificate of the old CA',
-      );
+      const onNewCa = () => new X509Certificate(a.servingCertPem()).checkIssued(newCa);
+      // the rule's one exception (src/webhooks/serving-certs.ts): a served certificate that has expired is
+      // replaced anyway. These live 3 s, and on a loaded machine the retries of the failing injection can
+      // outlast what was left of one, so the switch is a defect only while the old certificate is valid
+      const oldValid = () => Date.parse(new X509Certificate(before).validTo) > Date.now();
+      assert.ok(!onNewCa() || !oldValid(), 'still serving a certificate of the old CA while it is valid');
       await sleep(400);
-      assert.ok(!new X509Certificate(a.servingCertPem()).checkIssued(newCa));
+      assert.ok(!onNewCa() || !oldValid(), 'and still after 400 ms');
       c.server.faults.remove(fault);
       await waitFor(
         'A to serve a certificate of the new CA',
