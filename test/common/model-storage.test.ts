@@ -117,6 +117,20 @@ describe('PVC sizing', () => {
   });
 });
 
+describe('parseDownloadLog of a log read by its last lines', () => {
+  it('takes the protocol from the completion line when the "Trying" line was cut off', () => {
+    const tail = [
+      '2026-01-01T00:00:09Z INFO progress 90/100 bytes',
+      '2026-01-01T00:00:10Z INFO progress 100/100 bytes',
+      '2026-01-01T00:00:11Z INFO Download complete via XET: 100 bytes in /cache',
+    ].join('\n');
+    const p = parseDownloadLog(tail);
+    assert.equal(p.protocol, 'XET');
+    assert.equal(p.complete, true);
+    assert.equal(p.completedBytes, 100);
+  });
+});
+
 describe('jobPhase', () => {
   const job = (...conditions: Array<[string, string]>) => ({
     status: { conditions: conditions.map(([type, status]) => ({ type, status })) },

@@ -103,7 +103,12 @@ describe('ModelDeployment managed storage on modelplane dev', { timeout: 120_000
     assert.equal(pvc.metadata.ownerReferences?.[0]?.uid, downloading.metadata.uid, 'owned by the deployment');
 
     const downloaded = await waitCondition('qwen-cached', 'ModelDownloaded', (x) => x.status === 'True');
-    assert.match(condition(downloaded, 'ModelDownloaded')!.message!, /downloaded hf:\/\/Qwen\/Qwen3-0\.6B .* via XET/);
+    // the protocol is named while downloading (above); the final message names it when the finished pod's log
+    // could be read at that moment, which a live log read cannot promise
+    assert.match(
+      condition(downloaded, 'ModelDownloaded')!.message!,
+      /^download Job storage-e2e\/qwen-cached-model-download downloaded hf:\/\/Qwen\/Qwen3-0\.6B into PersistentVolumeClaim storage-e2e\/qwen-cached-cache(?: via XET)?$/,
+    );
     const running = await waitFor(
       'qwen-cached Running',
       async () => {

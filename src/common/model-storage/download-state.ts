@@ -52,6 +52,9 @@ export function parseDownloadLog(log: string | undefined): DownloadProgress {
     }
     if (/Download complete/.test(line)) {
       out.complete = true;
+      // the completion line names its protocol too: a log read by its last lines may have lost the "Trying" one
+      const via = /Download complete via ([^\s:]+)/.exec(line);
+      if (via) out.protocol = via[1];
       const bytes = /Download complete\b.*?(\d+) bytes/.exec(line);
       if (bytes) out.completedBytes = Number(bytes[1]);
     }
