@@ -72,7 +72,7 @@ async function runPool({ files, concurrency }, emit, signal) {
     for (let file = queue.shift(); file !== undefined && !signal?.aborted; file = queue.shift())
       // forceExit: a file whose tests are done exits even if a failed test left a server or a timer behind
       // (without it the run waited for that process forever)
-      results.push(await forward(run({ files: [file], concurrency: 1, forceExit: true, signal }), emit));
+      results.push({ file, ...(await forward(run({ files: [file], concurrency: 1, forceExit: true, signal }), emit)) });
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
   return results;
@@ -91,10 +91,19 @@ export async function runPools(pools, reporter, signal) {
   // a file always counts as at least one test (itself, when it reports none): no test at all, or a file not
   // run (the run was aborted), is a failure
   const files = pools.reduce((n, p) => n + p.files.length, 0);
-  const complete =
-    results.length === files && results.every((r) => COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0);
+  const incomplete = results
+    .filter((r) => !(COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0))
+    .map((r) => r.file);
+  const complete = results.length === files && incomplete.length === 0;
   if (!complete)
-    reporter.write(diagnostic('a test file reported no tests or no summary, or was not run: counted as failed'));
+    reporter.write(
+      diagnostic(
+        `counted as failed: ${[
+          ...incomplete.map((f) => `${f} reported no tests or no summary`),
+          ...(results.length < files ? [`${files - results.length} file(s) not run`] : []),
+        ].join('; ')}`,
+      ),
+    );
   return { total, ok: complete && total.fail === 0 && total.cancelled === 0 };
 }
 
