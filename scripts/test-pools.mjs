@@ -88,11 +88,12 @@ export async function runPools(pools, reporter, signal) {
   const total = Object.fromEntries(COUNTS.map((k) => [k, results.reduce((s, r) => s + (r[k] ?? 0), 0)]));
   for (const k of COUNTS) reporter.write(diagnostic(`${k} ${total[k]}`));
   reporter.write(diagnostic(`duration_ms ${(performance.now() - started).toFixed(5)}`));
-  // a file always counts as at least one test (itself, when it reports none): no test at all, or a file not
-  // run (the run was aborted), is a failure
+  // a file always counts as at least one test (itself, when it reports none): no test or suite at all, or a
+  // file not run (the run was aborted), is a failure; a skipped suite (a real-backend-only file run on the
+  // embedded backend) reports 0 tests and 1 suite, and is not
   const files = pools.reduce((n, p) => n + p.files.length, 0);
   const incomplete = results
-    .filter((r) => !(COUNTS.every((k) => Number.isFinite(r[k])) && r.tests > 0))
+    .filter((r) => !(COUNTS.every((k) => Number.isFinite(r[k])) && r.tests + r.suites > 0))
     .map((r) => r.file);
   const complete = results.length === files && incomplete.length === 0;
   if (!complete)

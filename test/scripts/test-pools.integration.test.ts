@@ -65,6 +65,15 @@ describe('test pools', () => {
     assert.match(failures, /crashing\.fixture\.mjs/);
   });
 
+  it('a file whose only suite is skipped (a real-backend-only file here) passes, as with node --test', () => {
+    const files = [fixture('passing'), fixture('skipped-suite')];
+    const ref = reference(files);
+    const got = pooled(['--pool=1', files[0]!, '--pool=1', files[1]!]);
+    assert.equal(ref.code, 0);
+    assert.equal(got.code, 0, got.out);
+    assert.doesNotMatch(got.out, /counted as failed/);
+  });
+
   it('a failure in one pool fails the run whichever pool it is in', () => {
     for (const args of [
       ['--pool=1', fixture('failing'), '--pool=1', fixture('passing')],
