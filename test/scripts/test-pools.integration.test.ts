@@ -105,12 +105,6 @@ describe('test pools', () => {
     assert.equal(summary(got.out).pass, 2);
   });
 
-  it('a file whose test leaves a timer behind still ends, and the run with it', () => {
-    const got = pooled(['--pool=1', fixture('leaking'), fixture('passing')]);
-    assert.equal(got.code, 0, got.out);
-    assert.deepEqual(summary(got.out), { tests: 5, suites: 2, pass: 4, fail: 0, cancelled: 0, skipped: 1, todo: 0 });
-  });
-
   it('arguments: files before any pool, or a pool of 0, are refused; empty pools are dropped', () => {
     assert.throws(() => parsePools(['x.test.mjs']), /x\.test\.mjs comes before any --pool=N/);
     assert.throws(() => parsePools(['--pool=0', 'x.test.mjs']), /--pool=0 needs a concurrency of 1 or more/);
