@@ -18,6 +18,7 @@ import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { partsOf } from '../src/handle.ts';
+import { askChild } from './lib/child-ipc.ts';
 import { compareBackends } from './lib/compare.ts';
 
 const GROUP = 'bench.modelplane.dev';
@@ -105,16 +106,7 @@ async function launch(inProcess: boolean, profileDir: string | undefined): Promi
     child.once('exit', (code) => reject(new Error(`the server process exited early (code ${code})`)));
     child.on('message', (m: { op: string; target?: Target }) => m.op === 'ready' && resolve(m.target!));
   });
-  const ask = <T>(op: string, pick: (m: Record<string, unknown>) => T) =>
-    new Promise<T>((resolve) => {
-      const onMessage = (m: Record<string, unknown>) => {
-        if (m.op !== op) return;
-        child.off('message', onMessage);
-        resolve(pick(m));
-      };
-      child.on('message', onMessage);
-      child.send({ op });
-    });
+  const ask = <T>(op: string, pick: (m: Record<string, unknown>) => T) => askChild(child, op, pick);
   return {
     target,
     usage: () => ask('cpu', (m) => ({ micros: m.micros as number, faults: m.faults as number })),

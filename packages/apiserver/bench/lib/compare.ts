@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
+import { askChild } from './child-ipc.ts';
 
 const log = (s: string) => process.stderr.write(`[bench apiserver] ${s}\n`);
 const SERVE_FLAG = '--serve-for-compare';
@@ -89,16 +90,7 @@ async function startEmbedded(): Promise<Running> {
     child.once('exit', (code) => reject(new Error(`the embedded server process exited early (code ${code})`)));
     child.on('message', (m: { op: string; startMs: number; target: Target }) => m.op === 'ready' && resolve(m));
   });
-  const ask = <T>(op: string, pick: (m: Record<string, unknown>) => T) =>
-    new Promise<T>((resolve) => {
-      const on = (m: Record<string, unknown>) => {
-        if (m.op !== op) return;
-        child.off('message', on);
-        resolve(pick(m));
-      };
-      child.on('message', on);
-      child.send({ op });
-    });
+  const ask = <T>(op: string, pick: (m: Record<string, unknown>) => T) => askChild(child, op, pick);
   return {
     ...ready,
     rssBytes: () => ask('rss', (m) => m.bytes as number),
