@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ENGINE_REQUIRES_GPU, NAME_WITH_DOTS } from '../../src/controllers/kubeairunway/validation/index.ts';
-import { type Browser, launchChromium } from './chromium.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { type Browser, launchChromium } from './chromium.ts';
 import { startWorld, type World } from './fixture.ts';
 import { seriousViolations, shot } from './page-checks.ts';
 

@@ -11,7 +11,7 @@ import { Logger } from '@modelplane/runtime/log';
 import { type Dashboard, ensureWebBuilt, startDashboard, WEB_DIST } from '../../src/cli/dashboard/index.ts';
 import { type DevCluster, startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { applyManifests } from '../../src/cli/dev/examples.ts';
-import { waitForProviders } from '../../src/cli/dev/providers-ready.ts';
+import { providerNames, waitForProviders } from '../../src/cli/dev/providers-ready.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../src/controllers/llmd/index.ts';
 import type { MetricsSource, PodLoad, WindowActivity } from '../../src/controllers/llmd/metrics-source/source.ts';
 import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
@@ -44,8 +44,7 @@ export interface World {
  * considers ready providers and is sticky (a deployment applied before KubeRay reports Ready stays on llm-d).
  */
 export async function applyQuickstart(cluster: DevCluster, log: Logger): Promise<void> {
-  const providers = PROVIDER_SETS.map((s) => s.name.replace(/^provider-/, ''));
-  await waitForProviders(cluster.manager.client, providers, log, 120_000);
+  await waitForProviders(cluster.manager.client, providerNames(PROVIDER_SETS), log, 120_000);
   await applyManifests(cluster.manager.client, resolve('examples/quickstart'));
 }
 

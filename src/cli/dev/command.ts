@@ -8,7 +8,7 @@ import { KubeClient } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
 import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd/index.ts';
 import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
-import { ALL_PROCESS_SETS, PROVIDER_SETS } from '../../controllers/sets.ts';
+import { ALL_PROCESS_SETS } from '../../controllers/sets.ts';
 import type { DecisionFeed } from '../dashboard/index.ts';
 import { parsePort } from '../options.ts';
 import { LogRouter } from '../view/logs.ts';
@@ -18,7 +18,7 @@ import { applyManifests } from './examples.ts';
 import { startLiveView } from './live.ts';
 import { devLoadRunner } from './load-runner.ts';
 import type { DevOptions } from './options.ts';
-import { waitForProviders } from './providers-ready.ts';
+import { providerNames, waitForProviders } from './providers-ready.ts';
 import { startRealDevCluster } from './real-cluster.ts';
 
 function fail(log: Logger, message: string, fields: Record<string, unknown> = {}): never {
@@ -219,11 +219,6 @@ export async function runDev(opts: DevOptions): Promise<void> {
     ].join('\n'),
   );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
-}
-
-/** the providers among the sets this dev cluster runs (`provider-<name>` registers InferenceProviderConfig <name>) */
-function providerNames(sets: readonly ControllerSet[]): string[] {
-  return sets.filter((s) => PROVIDER_SETS.some((p) => p.name === s.name)).map((s) => s.name.replace(/^provider-/, ''));
 }
 
 /** the controller sets `--controllers` selects (none with --no-controllers); a bad name ends the command */

@@ -5,6 +5,13 @@
 import type { KubeClient } from '@modelplane/runtime/client';
 import type { Logger } from '@modelplane/runtime/log';
 import { InferenceProviderConfigs } from '../../apis/kubeairunway/index.ts';
+import type { ControllerSet } from '../../controllers/registry.ts';
+import { PROVIDER_SETS } from '../../controllers/sets.ts';
+
+/** the providers among `sets` (`provider-<name>` registers InferenceProviderConfig <name>) */
+export function providerNames(sets: readonly ControllerSet[]): string[] {
+  return sets.filter((s) => PROVIDER_SETS.some((p) => p.name === s.name)).map((s) => s.name.replace(/^provider-/, ''));
+}
 
 /** the providers among `names` that are not Ready yet (missing, or status.ready not true) */
 export async function providersNotReady(client: KubeClient, names: readonly string[]): Promise<string[]> {
