@@ -80,7 +80,7 @@ describe('writes without a precondition retry on the latest object (GuaranteedUp
     hooks = await startWebhookServer({ dnsNames: ['slow.hooks.svc'] });
     partsOf(c.server).core.serviceEndpoints.register('hooks', 'slow', 443, hooks.url);
     hooks.on('/mutate', async (r) => {
-      const labels = r.request.object?.metadata?.labels ?? {};
+      const labels = (r.request.object ?? r.request.oldObject)?.metadata?.labels ?? {};
       const gate = [...held].find(([label]) => labels[label] === 'yes');
       if (gate) await gate[1]();
       else await delay();
@@ -98,7 +98,7 @@ describe('writes without a precondition retry on the latest object (GuaranteedUp
           clientConfig: { service: { namespace: 'hooks', name: 'slow', path: '/mutate' }, caBundle: hooks.caBundle },
           rules: [
             {
-              operations: ['CREATE', 'UPDATE'],
+              operations: ['CREATE', 'UPDATE', 'DELETE'],
               apiGroups: ['example.com', 'apps'],
               apiVersions: ['v1'],
               resources: ['racers', 'racers/status', 'deployments', 'deployments/status'],
@@ -293,5 +293,43 @@ describe('writes without a precondition retry on the latest object (GuaranteedUp
       'creator-a',
       'creator-b',
     ]);
+  });
+
+  it('a delete whose resourceVersion precondition held before admission but not after gets 409; without one it deletes', async () => {
+    const path = `${RACERS}/doomed`;
+    const create = async () => {
+      const made = await raw(c, 'POST', RACERS, {
+        apiVersion: 'example.com/v1',
+        kind: 'Racer',
+        metadata: { name: 'doomed', labels: { 'hold-delete': 'yes' } },
+        spec: {},
+      });
+      assert.equal(made.status, 201, made.text);
+      return made.json().metadata.resourceVersion as string;
+    };
+    const heldDelete = async (preconditions: Record<string, string>) => {
+      const released = holdWhileLabelled('hold-delete');
+      const deleting = raw(c, 'DELETE', path, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions });
+      await released.reached;
+      // a status write lands while the delete waits on the webhook
+      const status = await patch(`${path}/status`, MERGE, { status: { moved: true } });
+      assert.equal(status.status, 200, status.text);
+      released.release();
+      return deleting;
+    };
+    const rv = await create();
+    const conditional = await heldDelete({ resourceVersion: rv });
+    assert.equal(conditional.status, 409, conditional.text);
+    assert.match(
+      conditional.json().message,
+      new RegExp(`ResourceVersion in precondition: ${rv}, ResourceVersion in object meta: `),
+    );
+    const kept = await raw(c, 'GET', path);
+    assert.equal(kept.status, 200, 'the object a failed precondition protected is gone');
+    assert.deepEqual(kept.json().status, { moved: true });
+
+    const unconditional = await heldDelete({});
+    assert.equal(unconditional.status, 200, unconditional.text);
+    assert.equal((await raw(c, 'GET', path)).status, 404);
   });
 });

@@ -60,9 +60,11 @@ export class Deleter {
       dryRun: ctx.dryRun,
       warnings: ctx.warnings,
     });
-    // Admission may have waited (webhooks): decide on the latest version, not the one read before it.
+    // Admission may have waited (webhooks): decide on the latest version, not the one read before it, and
+    // check the client's preconditions again on it (kube's storage checks them on the object it deletes).
     const obj = store.get(rt.storageKey, namespace, name);
     if (!obj || obj.metadata.uid !== found.metadata.uid) throw errors.notFound(rt.plural, rt.group, name);
+    assertPreconditions(rt, name, obj, options);
 
     const finalizers = [...(obj.metadata.finalizers ?? [])];
     const policy = this.propagationPolicy(rt, options, ctx);
@@ -111,6 +113,11 @@ function assertDeletable(rt: ResourceType, name: string, obj: KubeObject, option
       kind: 'namespaces',
     });
   }
+  assertPreconditions(rt, name, obj, options);
+}
+
+/** the client's uid / resourceVersion preconditions, checked against `obj` */
+function assertPreconditions(rt: ResourceType, name: string, obj: KubeObject, options: DeleteOptions): void {
   const pre = options.preconditions;
   if (pre?.uid && pre.uid !== obj.metadata.uid) {
     throw errors.conflict(
