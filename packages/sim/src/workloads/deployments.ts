@@ -305,6 +305,8 @@ class DeploymentSync {
         await ctx.client.applyStatus(desired);
       } catch (err) {
         if (!isNotFound(err)) throw err;
+        // deleted meanwhile: no progress deadline left to watch (a look again would patch it once more)
+        return undefined;
       }
     }
     return recheckAfter !== undefined ? { requeueAfter: recheckAfter } : undefined;

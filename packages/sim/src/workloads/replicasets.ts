@@ -77,6 +77,8 @@ export function registerReplicaSets(sim: SimContext): void {
           await ctx.client.applyStatus(desired);
         } catch (err) {
           if (!isNotFound(err)) throw err;
+          // deleted meanwhile: its delete event follows; no minReadySeconds left to wait for
+          return undefined;
         }
       }
       if (createError) throw createError;

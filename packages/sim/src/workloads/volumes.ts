@@ -41,6 +41,12 @@ export function registerVolumeReclaimer(sim: SimContext): void {
         }
       }
       const desired = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: req.name }, status: { phase } };
-      if (needsApply(desired, pv, FIELD_MANAGER, 'status')) await ctx.client.applyStatus(desired);
+      if (!needsApply(desired, pv, FIELD_MANAGER, 'status')) return;
+      try {
+        await ctx.client.applyStatus(desired);
+      } catch (err) {
+        // the volume was deleted meanwhile: its delete event follows, and a retry would only repeat the 404
+        if (!isNotFound(err)) throw err;
+      }
     });
 }
