@@ -1,28 +1,19 @@
-// `npm run bench:smoke`: every benchmark (bench/*.ts and packages/*/bench/*.ts) in smoke mode
+// `npm run bench:smoke [NAME…]`: every benchmark (scripts/bench-list.mjs: bench/*.ts and packages/*/bench/*.ts) in smoke mode
 // (MODELPLANE_BENCH_SMOKE=1: small counts), one after the other, each required to exit 0 and end its output
 // with its result line (`<name>: …`). It checks that no benchmark rotted, not how fast anything is.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { smokePlan } from './bench-list.mjs';
 
-const benchDirs = [
-  'bench',
-  ...readdirSync('packages')
-    .sort()
-    .map((p) => join('packages', p, 'bench')),
-].filter((d) => existsSync(d));
-const files = benchDirs.flatMap((d) =>
-  readdirSync(d)
-    .filter((f) => f.endsWith('.ts'))
-    .sort()
-    .map((f) => join(d, f)),
-);
-const only = process.argv.slice(2);
+let plan;
+try {
+  plan = smokePlan(process.argv.slice(2));
+} catch (err) {
+  console.error(err.message);
+  process.exit(2);
+}
 const failed = [];
 const started = Date.now();
-for (const file of files) {
-  const name = file.split('/').at(-1).slice(0, -3);
-  if (only.length > 0 && !only.includes(name)) continue;
+for (const { name, file } of plan) {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, ['--import', 'tsx', file], {
     env: { ...process.env, MODELPLANE_BENCH_SMOKE: '1' },
