@@ -57,6 +57,9 @@ describe('ListWatch', () => {
   afterEach(async () => {
     await lw?.stop();
     lw = undefined;
+    // the server sees a stopped watch close a moment later; a test that counted it as its own open watch
+    // would stall the previous test's stream instead of its own
+    await waitFor(() => stub.openWatches() === 0, "the previous test's watch closed on the server");
   });
 
   function start(over: Partial<ListWatchOptions> = {}): ListWatch {
