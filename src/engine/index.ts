@@ -52,8 +52,8 @@ export { httpRouteHealth, jobHealth, pvcHealth } from './inspectors/workloads.ts
 export { jobPodLog } from './job-logs.ts';
 export { addLabelsIfAbsent, type LabelPropagator, staticLabels } from './labels.ts';
 export { extractOwned, ownedStatus } from './owned-fields.ts';
+export { Pipeline } from './pipeline.ts';
 export {
-  Pipeline,
   type PipelineOptions,
   pipelineReconciler,
   RequeueError,
@@ -62,7 +62,7 @@ export {
   type RunPhase,
   runtimeConfigValue,
   toResult,
-} from './pipeline.ts';
+} from './pipeline-contract.ts';
 export { type ObjectRef, type PlanApplyOptions, PlanResult } from './plan.ts';
 export {
   bestCandidate,
