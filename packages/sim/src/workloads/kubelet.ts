@@ -8,7 +8,8 @@ import type { ReconcileContext, Request } from '@modelplane/runtime/controller';
 import type { SimContext } from './context.ts';
 import { invalidFailureMessage, podFailure } from './failures.ts';
 import { type Node, Nodes, type Pod, Pods } from './kinds.ts';
-import { adoptPodRun, advance, type LogSink, newPodRun, nextDue, type PodRun } from './pod-run.ts';
+import { advance } from './pod-run.ts';
+import { adoptPodRun, type LogSink, newPodRun, nextDue, type PodRun } from './pod-run-state.ts';
 import { podStatus } from './pod-status.ts';
 import { fnv32a, isTerminal } from './util.ts';
 

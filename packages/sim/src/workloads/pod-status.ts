@@ -2,7 +2,7 @@
 // in the order kubelet writes them, container statuses, IPs, start time and QoS class.
 
 import type { Container, Pod, PodCondition, PodStatus } from './kinds.ts';
-import { type ContainerRun, containerStatus, type PodRun } from './pod-run.ts';
+import { type ContainerRun, containerStatus, type PodRun } from './pod-run-state.ts';
 import { keepTimes, kubeTime } from './util.ts';
 
 /** kubelet's getPhase: pending until every app container has run at least once */
