@@ -8,7 +8,7 @@
 import { CustomResourceDefinitions } from '@modelplane/runtime/client';
 import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { controllerOf, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
+import { controllerOf, deepEqual, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
 import {
   GATEWAY_FIELD_MANAGER,
   InferenceProviderConfigs,
@@ -19,6 +19,7 @@ import {
 import { DEFAULT_SETTLE_WINDOW_MS, Pipeline, toResult } from '../../../engine/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { GATEWAY_API_VERSION, Gateways, HTTPRoutes, INFERENCE_POOL_API_VERSION, InferencePools } from './kinds.ts';
+import { claimView } from './ownership.ts';
 import { routedModelName } from './route.ts';
 
 const MODEL_NAME_INDEX = 'kubeairunway.ai/gateway-model-name';
@@ -62,7 +63,12 @@ export async function registerGatewayController(
       .map(keyOf);
   deployments.addHandler({
     add: (o) => enqueue(peersOf(o as ModelDeployment), o),
-    update: (old, o) => enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o),
+    // only a change of what they read: every status write of every claimant reaching all the others made the
+    // work grow with the square of the claimants (437,550 reconciles for 1,000 deployments of 4 models)
+    update: (old, o) => {
+      if (deepEqual(claimView(old as ModelDeployment), claimView(o as ModelDeployment))) return;
+      enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o);
+    },
     delete: (o) => enqueue(peersOf(o as ModelDeployment), undefined),
   });
   controller = mgr

@@ -28,6 +28,26 @@ function holds(md: ModelDeployment, modelName: string, gateway: string): boolean
   return c !== undefined && HOLDING_REASONS.has(c.reason ?? '');
 }
 
+/**
+ * What of a deployment the other claimants of its model name read when they decide (ownership, sharing,
+ * their backends): everything outside its status, and of its status the provider, the endpoint and ready
+ * pods, the Gateway it holds and its GatewayReady reason. An update that leaves this unchanged (a phase,
+ * message or another condition) tells them nothing; one that changes it must reach each of them.
+ */
+export function claimView(md: ModelDeployment): unknown {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = md.metadata;
+  const s = md.status;
+  return {
+    metadata,
+    spec: md.spec,
+    provider: s?.provider?.name,
+    endpoint: s?.endpoint,
+    readyPods: s?.replicas?.ready,
+    gateway: s?.gateway,
+    gatewayReady: s?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason,
+  };
+}
+
 const created = (md: ModelDeployment) => Date.parse(md.metadata.creationTimestamp ?? '') || Number.MAX_SAFE_INTEGER;
 
 /**
