@@ -203,6 +203,40 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     assert.match(events[0]!.message, /zz-broken: selection rule "spec.engine.type ==" was skipped/);
   });
 
+  it('sees a status field it reads changed by someone else at once (no other event comes)', async () => {
+    await create('tampered', {
+      model: { id: 'Qwen/Qwen3-8B' },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    });
+    assert.equal(await selected('tampered'), 'dynamo');
+    // status.provider is what the core reads as the previous selection; an edit of it takes the field from
+    // the core's managedFields entry and changes nothing outside the status
+    await admin
+      .withFieldManager('by-hand')
+      .patch(
+        ModelDeployments,
+        'tampered',
+        NS,
+        { status: { provider: { name: 'kaito', selectedReason: 'edited' } } },
+        'merge',
+        {
+          subresource: 'status',
+        },
+      );
+    const judged = await waitFor('the core to judge the edited selection', async () => {
+      const md = await get('tampered');
+      const c = md.status?.conditions?.find((x) => x.type === 'ProviderSelected');
+      return c?.reason === 'PreviouslySelected' ? { md, c } : undefined;
+    });
+    assert.equal(judged.md.status?.provider?.name, 'kaito');
+    assert.match(judged.c.message ?? '', /edited/);
+    const core = judged.md.metadata.managedFields?.find(
+      (m) => m.manager === 'kubeairunway-core' && m.subresource === 'status',
+    );
+    assert.match(JSON.stringify(core?.fieldsV1), /"f:provider"/, 'the core owns status.provider again');
+  });
+
   it('leaves a paused deployment alone', async () => {
     await create(
       'paused',

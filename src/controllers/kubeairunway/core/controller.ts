@@ -6,9 +6,15 @@
 // event when the provider changes, and one event per skipped CEL rule and generation.
 
 import { CustomResourceDefinitions } from '@modelplane/runtime/client';
-import { type Controller, nonStatusChanged, type ReconcileContext } from '@modelplane/runtime/controller';
+import {
+  type Controller,
+  nonStatusChanged,
+  or,
+  type Predicate,
+  type ReconcileContext,
+} from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
-import { objectKeyString } from '@modelplane/runtime/meta';
+import { deepEqual, objectKeyString } from '@modelplane/runtime/meta';
 import { Counter } from 'prom-client';
 import {
   CORE_FIELD_MANAGER,
@@ -29,7 +35,7 @@ import {
 } from '../../../engine/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { ProviderLiveness, releaseFinalizer } from './liveness.ts';
-import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, judgeCore } from './plan.ts';
+import { type CoreDecision, type CoreJudgement, type CoreStatus, coreStatusFrom, hasBuilt, judgeCore } from './plan.ts';
 
 const UNSELECTED_INDEX = 'kubeairunway.ai/unselected';
 const SELECTED_INDEX = 'kubeairunway.ai/core-selected-provider';
@@ -123,9 +129,9 @@ export async function registerKubeairunwayCoreController(
   controller = mgr
     .controller(CORE_FIELD_MANAGER)
     // the decision depends on the object outside its status (spec, the pause annotation, labels, finalizers,
-    // deletion) and the core's own status fields: providers' status writes cannot change it, and
-    // reconciling on each of them doubled the core's work
-    .for(ModelDeployments, { predicates: [nonStatusChanged()] })
+    // deletion) and the status it reads: providers' other status writes cannot change it, and reconciling
+    // on each of them doubled the core's work
+    .for(ModelDeployments, { predicates: [or(nonStatusChanged(), coreStatusReadsChanged)] })
     .watches(InferenceProviderConfigs, unselected)
     .watches(CustomResourceDefinitions, unselected)
     .withOptions({ concurrency: 4, levelBased: true })
@@ -147,6 +153,15 @@ export async function registerKubeairunwayCoreController(
     });
   return controller;
 }
+
+/**
+ * What of a deployment's status the core's decision reads: the fields it owns (as its managedFields entry
+ * has them, so another writer taking one, e.g. `kubectl patch --subresource=status`, shows) and whether the
+ * provider built anything (a dead provider's unbuilt deployment is selected again).
+ */
+const statusCoreReads = (md: ModelDeployment) => ({ owned: ownedStatus(md, CORE_FIELD_MANAGER), built: hasBuilt(md) });
+const coreStatusReadsChanged: Predicate<ModelDeployment> = (ev) =>
+  ev.type !== 'update' || !deepEqual(statusCoreReads(ev.old), statusCoreReads(ev.obj));
 
 const keysOf = (list: readonly { metadata: { namespace?: string; name?: string } }[]) =>
   list.map((md) => objectKeyString(md.metadata.namespace, md.metadata.name!));

@@ -104,7 +104,7 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
 }
 
 /** whether the selected provider has built anything for `md` (reported its resource or its creation) */
-function hasBuilt(md: ModelDeployment): boolean {
+export function hasBuilt(md: ModelDeployment): boolean {
   return (
     Boolean(md.status?.provider?.resourceName) ||
     (md.status?.conditions ?? []).some((c) => c.type === CONDITION_RESOURCE_CREATED && c.status === 'True')
