@@ -11,6 +11,7 @@ import {
   routedModelName,
   selectGateway,
 } from '../../../src/controllers/kubeairunway/gateway/index.ts';
+import { holdingStatus } from './gateway-fixtures.ts';
 
 const UID = 'md-uid';
 const md = (
@@ -344,19 +345,7 @@ describe('planGateway', () => {
 });
 
 describe('model names on a Gateway', () => {
-  /** the status of a deployment that holds org/model on gateways/inference */
-  const holding = (since: string) => ({
-    gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
-    conditions: [
-      {
-        type: 'GatewayReady',
-        status: 'True' as const,
-        reason: 'HTTPRouteAccepted',
-        message: '',
-        lastTransitionTime: since,
-      },
-    ],
-  });
+  const holding = holdingStatus;
   const peer = (
     name: string,
     created: string,

@@ -25,6 +25,11 @@ import {
 } from './routing.ts';
 
 export const HOST_PORT_ADDRESS_TYPE = 'sim.modelplane.io/HostPort';
+/**
+ * the answer names the pod it came from (ip:port), as the Inference Extension's picker names the endpoint
+ * it chose to the proxy, so a client (or a test) sees which deployment served it
+ */
+export const DESTINATION_ENDPOINT_HEADER = 'x-gateway-destination-endpoint';
 /** the largest request body a Gateway listener accepts (413 past it) */
 export const GATEWAY_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** hop-by-hop headers end at the proxy; the body goes on with its own Content-Length */
@@ -253,7 +258,7 @@ function proxy(
     { hostname: t.hostname, port: t.port, method: req.method, path, headers: out },
     (up) => {
       up.on('error', () => res.destroy());
-      res.writeHead(up.statusCode ?? 502, up.headers);
+      res.writeHead(up.statusCode ?? 502, { ...up.headers, [DESTINATION_ENDPOINT_HEADER]: t.host });
       up.pipe(res);
     },
   );

@@ -1,5 +1,6 @@
 // The simulated Gateway's data plane for `modelplane dev` (docs/kubeairunway.md, "Gateway on the dev cluster").
 export {
+  DESTINATION_ENDPOINT_HEADER,
   type GatewayAddress,
   type GatewayAddressSource,
   GatewayDataPlane,

@@ -19,7 +19,7 @@ import {
 import { DEFAULT_SETTLE_WINDOW_MS, Pipeline, toResult } from '../../../engine/index.ts';
 import { servedGroupVersions } from '../served-apis.ts';
 import { GATEWAY_API_VERSION, Gateways, HTTPRoutes, INFERENCE_POOL_API_VERSION, InferencePools } from './kinds.ts';
-import { claimView } from './ownership.ts';
+import { claimView, RouteClaims } from './ownership.ts';
 import { routedModelName } from './route.ts';
 
 const MODEL_NAME_INDEX = 'kubeairunway.ai/gateway-model-name';
@@ -43,9 +43,10 @@ export async function registerGatewayController(
   const deployments = await indexDeployments(mgr);
   const claimantsOf = (modelName: string) =>
     deployments.store.byIndex(MODEL_NAME_INDEX, modelName) as ModelDeployment[];
+  const claims = new RouteClaims();
   const pipeline = new Pipeline({
     name: GATEWAY_FIELD_MANAGER,
-    reconciler: gatewayReconciler({ ...opts, claimantsOf }),
+    reconciler: gatewayReconciler({ ...opts, claimantsOf, claims }),
     pauseAnnotation: RECONCILE_PAUSED_ANNOTATION,
     statusField: null,
     // GatewayReady says which generation it judged; status.observedGeneration stays the core's and provider's
@@ -69,7 +70,10 @@ export async function registerGatewayController(
       if (deepEqual(claimView(old as ModelDeployment), claimView(o as ModelDeployment))) return;
       enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o);
     },
-    delete: (o) => enqueue(peersOf(o as ModelDeployment), undefined),
+    delete: (o) => {
+      claims.forget(o.metadata.uid ?? '');
+      enqueue(peersOf(o as ModelDeployment), undefined);
+    },
   });
   controller = mgr
     .controller(GATEWAY_FIELD_MANAGER)

@@ -1,9 +1,10 @@
 // Who serves a model name on a Gateway (docs/kubeairunway.md, "Model names on a Gateway"), pure. Requests
 // are routed by the name alone, so two deployments answering to one name would split or steal each other's
 // traffic silently. The first claimant keeps it: among the deployments that claim the name on the same
-// Gateway and have a ready pod, one that already holds the route (its status says so) wins, then the
-// oldest, then namespace/name. Others get ModelNameConflict, unless they and the owner all set
-// spec.gateway.weight in one namespace: then the owner's route carries one weighted backend per sharer.
+// Gateway and have a ready pod, one that already holds the route wins (its status says so, or this
+// controller routed it moments ago and the status write is still to come), then the oldest, then
+// namespace/name. Others get ModelNameConflict, unless they and the owner all set spec.gateway.weight in
+// one namespace: then the owner's route carries one weighted backend per sharer.
 import { CONDITION_GATEWAY_READY, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
 
 /** a deployment that answers to the name, and how many ready pods it has behind its Service */
@@ -52,13 +53,22 @@ const created = (md: ModelDeployment) => Date.parse(md.metadata.creationTimestam
 
 /**
  * `self`'s role for `modelName` on `gateway` (ns/name); `peers` are the other serving claimants on that
- * Gateway (the caller filters: enabled, not deleting, same Gateway, a ready pod).
+ * Gateway (the caller filters: enabled, not deleting, same Gateway, a ready pod); `routedUid` is the
+ * deployment this controller last routed for the name there (RouteClaims), which holds it too.
  */
-export function nameOwnership(self: Claim, peers: readonly Claim[], modelName: string, gateway: string): Ownership {
+export function nameOwnership(
+  self: Claim,
+  peers: readonly Claim[],
+  modelName: string,
+  gateway: string,
+  routedUid?: string,
+): Ownership {
   const all = [self, ...peers.filter((p) => p.md.metadata.uid !== self.md.metadata.uid)];
+  const holding = (md: ModelDeployment) =>
+    (routedUid !== undefined && md.metadata.uid === routedUid) || holds(md, modelName, gateway);
   const ranked = [...all].sort(
     (a, b) =>
-      Number(holds(b.md, modelName, gateway)) - Number(holds(a.md, modelName, gateway)) ||
+      Number(holding(b.md)) - Number(holding(a.md)) ||
       created(a.md) - created(b.md) ||
       where(a.md).localeCompare(where(b.md)),
   );
@@ -74,6 +84,39 @@ export function nameOwnership(self: Claim, peers: readonly Claim[], modelName: s
   return { role: 'conflict', owner: owner.md };
 }
 
+/**
+ * The deployment this controller last routed for each model name on each Gateway, in this process.
+ * A status write lags the route by the settle window, so a claimant judged in between would not see
+ * that the name is taken and would route it too: two routes for one name, traffic on the wrong one
+ * until the next reconcile. Reconciles decide synchronously (composeState), so reading this at
+ * decision time and recording right after leaves no gap; after a restart the statuses say it again.
+ */
+export class RouteClaims {
+  private readonly byKey = new Map<string, string>();
+  private readonly byUid = new Map<string, string>();
+
+  /** the uid routed for `modelName` on `gateway` (ns/name) */
+  holder(gateway: string, modelName: string): string | undefined {
+    return this.byKey.get(`${gateway} ${modelName}`);
+  }
+
+  /** `uid` now routes `claim` (undefined: nothing); what it routed before is released */
+  record(uid: string, claim?: { gateway: string; modelName: string }): void {
+    const previous = this.byUid.get(uid);
+    if (previous !== undefined && this.byKey.get(previous) === uid) this.byKey.delete(previous);
+    this.byUid.delete(uid);
+    if (!claim) return;
+    const key = `${claim.gateway} ${claim.modelName}`;
+    this.byKey.set(key, uid);
+    this.byUid.set(uid, key);
+  }
+
+  /** the deployment is gone */
+  forget(uid: string): void {
+    this.record(uid);
+  }
+}
+
 export function conflictMessage(
   md: ModelDeployment,
   owner: ModelDeployment,
@@ -87,30 +130,61 @@ export function conflictMessage(
 
 /**
  * The admission warning for `md` (docs/kubeairunway.md, "Model names on a Gateway"): another deployment
- * already holds its model name on a Gateway, and they do not both share it by weight. The webhook cannot
- * know the Gateway a new deployment will be routed through, so any holder of the name is reported.
+ * already holds its model name on a Gateway, or claims it too and is not routed yet (two created in one
+ * `kubectl apply`), and they do not both share it by weight. The webhook cannot know the Gateway a new
+ * deployment will be routed through, so any holder of the name is reported; a claimant only when their
+ * gatewayRefs do not name two different Gateways.
  */
 export function nameClaimWarning(
   md: ModelDeployment,
   others: readonly ModelDeployment[],
   modelName: string,
 ): string | undefined {
-  if (md.spec.gateway?.enabled === false || md.spec.gateway?.httpRouteRef) return undefined;
-  const holder = others.find((o) => {
-    if (
-      o.metadata.uid === md.metadata.uid ||
-      (o.metadata.namespace === md.metadata.namespace && o.metadata.name === md.metadata.name)
-    )
-      return false;
+  if (!claimsAName(md)) return undefined;
+  const rivals = others.filter(
+    (o) =>
+      o.metadata.uid !== md.metadata.uid &&
+      !(o.metadata.namespace === md.metadata.namespace && o.metadata.name === md.metadata.name) &&
+      !sharesByWeight(md, o),
+  );
+  const ref = gatewayRefOf(md);
+  const holder = rivals.find((o) => {
     const g = o.status?.gateway;
-    return g?.gatewayName !== undefined && holds(o, modelName, `${g.gatewayNamespace ?? ''}/${g.gatewayName}`);
+    if (g?.gatewayName === undefined) return false;
+    const gateway = `${g.gatewayNamespace ?? ''}/${g.gatewayName}`;
+    return (ref === undefined || ref === gateway) && holds(o, modelName, gateway);
   });
-  if (!holder) return undefined;
-  const sharing =
-    md.spec.gateway?.weight !== undefined &&
-    holder.spec.gateway?.weight !== undefined &&
-    holder.metadata.namespace === md.metadata.namespace;
-  if (sharing) return undefined;
-  const g = holder.status!.gateway!;
-  return `spec.gateway: model name "${modelName}" is already served through Gateway ${g.gatewayNamespace}/${g.gatewayName} by ModelDeployment ${where(holder)}; on that Gateway this deployment will get GatewayReady=False (ModelNameConflict) and not be routed: set another spec.gateway.modelName${holder.metadata.namespace === md.metadata.namespace ? ', or set spec.gateway.weight on both to share it' : ''}`;
+  const fix = (o: ModelDeployment) =>
+    `set another spec.gateway.modelName${o.metadata.namespace === md.metadata.namespace ? ', or set spec.gateway.weight on both to share it' : ''}`;
+  if (holder) {
+    const g = holder.status!.gateway!;
+    return `spec.gateway: model name "${modelName}" is already served through Gateway ${g.gatewayNamespace}/${g.gatewayName} by ModelDeployment ${where(holder)}; on that Gateway this deployment will get GatewayReady=False (ModelNameConflict) and not be routed: ${fix(holder)}`;
+  }
+  // a rival routed elsewhere was judged above; one not routed yet may still take the name here
+  const routed = (o: ModelDeployment) =>
+    HOLDING_REASONS.has(o.status?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '');
+  const claimant = rivals.find((o) => claimsAName(o) && !routed(o) && !o.metadata.deletionTimestamp && !apart(md, o));
+  if (!claimant) return undefined;
+  return `spec.gateway: model name "${modelName}" is also claimed by ModelDeployment ${where(claimant)}, not routed yet; one Gateway routes a name to one deployment, the first with a ready pod, and the other gets GatewayReady=False (ModelNameConflict): ${fix(claimant)}`;
+}
+
+/** routed by model name through a Gateway the controller picks or creates a route on */
+const claimsAName = (md: ModelDeployment) => md.spec.gateway?.enabled !== false && !md.spec.gateway?.httpRouteRef;
+
+const sharesByWeight = (a: ModelDeployment, b: ModelDeployment) =>
+  a.spec.gateway?.weight !== undefined &&
+  b.spec.gateway?.weight !== undefined &&
+  a.metadata.namespace === b.metadata.namespace;
+
+/** spec.gateway.gatewayRef as namespace/name, the namespace defaulted */
+function gatewayRefOf(md: ModelDeployment): string | undefined {
+  const r = md.spec.gateway?.gatewayRef;
+  return r ? `${r.namespace || md.metadata.namespace}/${r.name}` : undefined;
+}
+
+/** both name a Gateway in spec.gateway.gatewayRef, and not the same one */
+function apart(a: ModelDeployment, b: ModelDeployment): boolean {
+  const ra = gatewayRefOf(a);
+  const rb = gatewayRefOf(b);
+  return ra !== undefined && rb !== undefined && ra !== rb;
 }

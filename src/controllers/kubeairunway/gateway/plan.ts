@@ -40,6 +40,8 @@ export interface GatewayInputs {
   peers: readonly Claim[];
   /** the backends of sharers (spec.gateway.weight), by deployment uid: their pool or Service */
   peerBackends?: ReadonlyMap<string, RouteBackend>;
+  /** the uid this controller last routed for a model name on a Gateway (ns/name), read when deciding */
+  routedBy?: (gateway: string, modelName: string) => string | undefined;
 }
 
 export type Verdict = { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
@@ -57,6 +59,8 @@ export interface GatewayPlan {
   verdict?: Verdict;
   /** the route is ours and was just planned: its acceptance is still coming (drives the settle window) */
   routePending: boolean;
+  /** the model name it is routed for, and through which Gateway (ns/name): it owns the name there */
+  claim?: { gateway: string; modelName: string };
 }
 
 const DEFAULT_POOL_PATTERN = '{name}-pool';
@@ -169,6 +173,7 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
     claimantsOn(gateway, inputs),
     modelName,
     where(gateway),
+    inputs.routedBy?.(where(gateway), modelName),
   );
   if (owner.role === 'conflict')
     return unrouted(md, inputs, {
@@ -198,6 +203,7 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
     status: {},
     routePending: true,
     verdict: routeVerdict(inputs.route, gateway, modelName),
+    claim: { gateway: where(gateway), modelName },
   };
   fillStatus(plan, gateway, modelName);
   return plan;

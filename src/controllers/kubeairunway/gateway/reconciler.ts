@@ -32,7 +32,7 @@ import {
   type InferencePool,
   InferencePools,
 } from './kinds.ts';
-import type { Claim } from './ownership.ts';
+import type { Claim, RouteClaims } from './ownership.ts';
 import { type GatewayInputs, type GatewayPlan, planGateway, providerPool, type Verdict } from './plan.ts';
 import { type RouteBackend, routedModelName } from './route.ts';
 import type { GatewayRef } from './select-gateway.ts';
@@ -42,6 +42,8 @@ export interface GatewayReconcilerOptions {
   gateway?: GatewayRef;
   /** the deployments answering to a model name (the controller's index); default: a list from the reader */
   claimantsOf?: (modelName: string) => ModelDeployment[];
+  /** which deployment this controller routed for each name (ownership.ts); default: statuses only */
+  claims?: RouteClaims;
 }
 
 type GatewayEngineStatus = Record<string, unknown>;
@@ -160,7 +162,14 @@ export function gatewayReconciler(
 ): DomainReconciler<ModelDeployment, GatewayInputs, GatewayPlan, unknown, GatewayEngineStatus> {
   return {
     fetchRemoteState: ({ object, reader }) => fetchGatewayInputs(object, reader, opts.gateway, opts.claimantsOf),
-    composeState: ({ object }, inputs) => planGateway(object, inputs),
+    composeState: ({ object }, inputs) => {
+      const claims = opts.claims;
+      if (!claims) return planGateway(object, inputs);
+      // read and recorded in one synchronous step: no other reconcile decides in between
+      const plan = planGateway(object, { ...inputs, routedBy: (g, name) => claims.holder(g, name) });
+      claims.record(object.metadata.uid ?? '', plan.claim);
+      return plan;
+    },
     planResources(_ctx, plan) {
       const out = new PlanResult();
       if (plan.apply) out.apply(plan.apply);

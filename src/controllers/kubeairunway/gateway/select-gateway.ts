@@ -54,23 +54,27 @@ export function selectGateway(gateways: readonly Gateway[], sel: GatewaySelectio
     .filter((g) => g.metadata.labels?.[INFERENCE_GATEWAY_LABEL] === 'true')
     .sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
   if (labelled.length > 0) return { gateway: labelled[0]! };
+  // the Gateway it was routed through, still there but no longer labelled, or gone
+  const lost = sel.previous
+    ? `Gateway ${sel.previous.namespace}/${sel.previous.name}, which routed it, ${live.some((g) => is(g, sel.previous!)) ? `is no longer labelled ${INFERENCE_GATEWAY_LABEL}=true` : 'is gone'}`
+    : undefined;
   if (live.length === 1) {
     const only = live[0]!;
     if (!sel.previous || is(only, sel.previous)) return { gateway: only };
     return {
       reason: 'GatewayNotFound',
-      message: `Gateway ${sel.previous.namespace}/${sel.previous.name}, which routed it, is gone, and the route is not moved to ${keyOf(only)}, which is not labelled ${INFERENCE_GATEWAY_LABEL}=true: label the Gateway to route through, or name it in spec.gateway.gatewayRef`,
+      message: `${lost}, and the route is not moved to ${keyOf(only)}, which is not labelled ${INFERENCE_GATEWAY_LABEL}=true: label the Gateway to route through, or name it in spec.gateway.gatewayRef`,
     };
   }
   if (live.length === 0)
     return {
       reason: 'NoGateway',
-      message: sel.previous
-        ? `Gateway ${sel.previous.namespace}/${sel.previous.name}, which routed it, is gone and the cluster has no other Gateway: create one labelled ${INFERENCE_GATEWAY_LABEL}=true`
+      message: lost
+        ? `${lost} and the cluster has no other Gateway: create one labelled ${INFERENCE_GATEWAY_LABEL}=true`
         : 'the cluster has no Gateway: create one (gateway.networking.k8s.io/v1) for the deployment to be routed through',
     };
   return {
-    reason: sel.previous ? 'GatewayNotFound' : 'NoGateway',
-    message: `${sel.previous ? `Gateway ${sel.previous.namespace}/${sel.previous.name}, which routed it, is gone, and ` : ''}the cluster has ${live.length} Gateways (${live.map(keyOf).sort().join(', ')}) and none is labelled ${INFERENCE_GATEWAY_LABEL}=true: label the one to route through, or name it in spec.gateway.gatewayRef`,
+    reason: lost ? 'GatewayNotFound' : 'NoGateway',
+    message: `${lost ? `${lost}, and ` : ''}the cluster has ${live.length} Gateways (${live.map(keyOf).sort().join(', ')}) and none is labelled ${INFERENCE_GATEWAY_LABEL}=true: label the one to route through, or name it in spec.gateway.gatewayRef`,
   };
 }
