@@ -1,8 +1,9 @@
 // Every provider serves on `modelplane dev`, through the Gateway and directly (docs/kubeairunway.md,
 // "Gateway on the dev cluster"): one ModelDeployment per provider (KAITO, Dynamo, KubeRay, llm-d, AIM), each
 // answers one OpenAI chat request sent to the Gateway with its model name, and one sent straight to a ready
-// pod behind its Service (status.endpoint.service's Endpoints). AIM's KServe predictor pods run the
-// inference simulator like every other serving pod.
+// pod behind its Service (status.endpoint.service's Endpoints, at status.endpoint.port's target). The
+// Gateway's answer must come from one of those pods (x-gateway-destination-endpoint), not from another
+// deployment's. AIM's KServe predictor pods run the inference simulator like every other serving pod.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -35,12 +36,15 @@ const DEPLOYMENTS: ReadonlyArray<{ name: string; provider: string; model: string
 interface Md {
   status?: {
     provider?: { name?: string };
-    endpoint?: { service?: string; gatewayUrl?: string };
+    endpoint?: { service?: string; port?: number; gatewayUrl?: string };
     conditions?: Array<{ type: string; status: string; reason?: string }>;
   };
 }
 interface Endpoints {
-  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number }> }>;
+  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
+}
+interface Service {
+  spec: { ports: Array<{ port: number; name?: string; targetPort?: number | string }> };
 }
 
 describe('every provider answers a chat request on modelplane dev', { timeout: 300_000 }, () => {
@@ -95,11 +99,21 @@ describe('every provider answers a chat request on modelplane dev', { timeout: 3
         return res.status === 200 ? res : undefined;
       });
       assert.equal(((await viaGateway.json()) as { model: string }).model, d.model);
-      const ep = await get<Endpoints>(['get', 'endpoints', m.status!.endpoint!.service!, '-n', NS]);
-      const ip = ep.subsets?.[0]?.addresses?.[0]?.ip;
-      const port = ep.subsets?.[0]?.ports?.[0]?.port;
-      assert.ok(ip && port, JSON.stringify(ep));
-      const direct = await chat(`http://${ip}:${port}`, d.model);
+      // the pods behind status.endpoint: the Service's ready addresses at the port status.endpoint names
+      const service = m.status!.endpoint!.service!;
+      const svc = await get<Service>(['get', 'service', service, '-n', NS]);
+      const svcPort = svc.spec.ports.find((p) => p.port === m.status!.endpoint!.port) ?? svc.spec.ports[0]!;
+      const ep = await get<Endpoints>(['get', 'endpoints', service, '-n', NS]);
+      const subset = ep.subsets?.[0];
+      const port = (subset?.ports ?? []).find((p) => p.name === svcPort.name || p.port === svcPort.targetPort)?.port;
+      const pods = (subset?.addresses ?? []).map((a) => a.ip);
+      assert.ok(pods.length > 0 && port, JSON.stringify(ep));
+      const servedBy = viaGateway.headers.get('x-gateway-destination-endpoint') ?? '';
+      assert.ok(
+        pods.includes(servedBy.split(':')[0]!),
+        `the Gateway's answer came from ${servedBy}, not from a pod of Service ${service} (${pods.join(', ')})`,
+      );
+      const direct = await chat(`http://${pods[0]}:${port}`, d.model);
       assert.equal(direct.status, 200, await direct.clone().text());
       assert.equal(((await direct.json()) as { model: string }).model, d.model);
     });
