@@ -27,6 +27,13 @@ import { waitFor } from '../../helpers/wait.ts';
 import { eventsFor } from './provider-helpers.ts';
 
 const NS = 'default';
+const readyTrue = () => ({
+  type: 'Ready',
+  status: 'True' as const,
+  reason: 'DeploymentReady',
+  message: 'RayService created, pods are ready',
+  lastTransitionTime: new Date().toISOString(),
+});
 
 describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   let cluster: TestCluster;
@@ -116,12 +123,14 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     assert.equal(md.status?.message, 'SGLang engine requires GPU (set resources.gpu.count > 0)');
     assert.equal(md.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'False');
     assert.equal(md.status?.provider?.name, undefined);
-    // fixing the spec lets it proceed, and the core stops asserting phase
+    // fixing the spec lets it proceed: Pending until the selected provider acts (none runs here)
     await admin.patch(ModelDeployments, 'bad', NS, { spec: { resources: { gpu: { count: 1 } } } }, 'merge');
     assert.equal(await selected('bad'), 'dynamo');
-    const fixed = await waitFor('phase to be released', async () =>
-      (await get('bad')).status?.phase === undefined ? get('bad') : undefined,
-    );
+    const fixed = await waitFor('the validation message replaced', async () => {
+      const m = await get('bad');
+      return m.status?.message?.startsWith('waiting for provider dynamo to act on it') && m;
+    });
+    assert.equal(fixed.status?.phase, 'Pending');
     assert.equal(fixed.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'True');
   });
 
@@ -252,7 +261,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
   it('kubectl shows the printer columns', async () => {
     const out = await cluster.k(['get', 'md', '-n', NS, 'two-gpu']);
     assert.match(out, /^NAME\s+PHASE\s+PROVIDER\s+ENGINE\s+READY\s+AGE/);
-    assert.match(out, /two-gpu\s+kuberay\s+vllm/);
+    assert.match(out, /two-gpu\s+Pending\s+kuberay\s+vllm/);
   });
 
   it('a provider whose heartbeat goes stale (no event at all) loses what it has not built and is reported on what it has', async () => {
@@ -280,6 +289,13 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await create('dies-built', spec);
     assert.equal(await selected('dies-unbuilt'), 'kuberay');
     assert.equal(await selected('dies-built'), 'kuberay');
+    // between the selection and the provider's first status write the core says what the deployment waits for
+    const waiting = await get('dies-unbuilt');
+    assert.equal(waiting.status?.phase, 'Pending');
+    assert.match(
+      waiting.status?.message ?? '',
+      /^waiting for provider kuberay to act on it \(its last heartbeat at \S+Z; a provider silent for 180s is taken for dead, and a deployment it has not built is selected again\)$/,
+    );
     // kuberay had claimed dies-unbuilt (its finalizer, beside someone else's) but built nothing
     await cluster.k([
       'patch',
@@ -297,7 +313,12 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
         apiVersion: 'kubeairunway.ai/v1alpha1',
         kind: 'ModelDeployment',
         metadata: { name: 'dies-built', namespace: NS },
-        status: { phase: 'Running', provider: { resourceName: 'dies-built', resourceKind: 'RayService' } },
+        status: {
+          phase: 'Running',
+          message: 'RayService created, pods are ready',
+          provider: { resourceName: 'dies-built', resourceKind: 'RayService' },
+          conditions: [readyTrue()],
+        },
       } as ModelDeployment,
       { force: true },
     );
@@ -331,12 +352,61 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
       return found.length > 0 && found;
     });
     assert.match(events[0]!.note ?? '', /provider kuberay is unavailable/);
-    // it beats again: the condition follows
+    // nobody vouches for the Ready the dead provider wrote: Unknown, said by the core
+    const ready = await waitFor('dies-built Ready=Unknown', async () => {
+      const c = (await get('dies-built')).status?.conditions?.find((x) => x.type === 'Ready');
+      return c?.status === 'Unknown' && c;
+    });
+    assert.equal(ready.reason, 'ProviderUnavailable');
+    assert.match(ready.message ?? '', /^provider kuberay is unavailable: heartbeat stale: .*; what it built may still serve/);
+    // and kubectl get ipc says the dead provider is not ready
+    const dead = await waitFor('InferenceProviderConfig kuberay ready=false', async () => {
+      const ipc = await admin.get(InferenceProviderConfigs, 'kuberay');
+      return ipc.status?.ready === false && ipc;
+    });
+    const heartbeat = dead.status?.conditions?.find((c) => c.type === 'Heartbeat');
+    assert.deepEqual([heartbeat?.status, heartbeat?.reason], ['False', 'HeartbeatStale']);
+    assert.equal(
+      heartbeat?.message,
+      `no heartbeat since ${dead.status?.lastHeartbeat} (stale after 180s): the kuberay provider's controller is not running, so kubeairunway-core marked it not ready; start it (modelplane provider kuberay, or its Deployment) and check its logs`,
+    );
+    assert.match(await cluster.k(['get', 'ipc', 'kuberay']), /^kuberay\s+false\s+test\s+\d+m/m);
+    // it beats again: the conditions follow, and the core gives back what it held
     await beat(0);
     await waitFor('dies-built to be ProviderSelected=True again', async () => {
       const c = (await get('dies-built')).status?.conditions?.find((x) => x.type === 'ProviderSelected');
       return c?.status === 'True';
     });
+    await waitFor('the Heartbeat condition removed from kuberay', async () => {
+      const ipc = await admin.get(InferenceProviderConfigs, 'kuberay');
+      return ipc.status?.ready === true && !ipc.status.conditions?.some((c) => c.type === 'Heartbeat');
+    });
+    // the provider's first status write takes Ready back; the core held it until then (letting go of a
+    // condition it had taken would leave the entry without a status)
+    assert.equal((await get('dies-built')).status?.conditions?.find((c) => c.type === 'Ready')?.status, 'Unknown');
+    await admin.withFieldManager('kuberay-provider').applyStatus(
+      {
+        apiVersion: 'kubeairunway.ai/v1alpha1',
+        kind: 'ModelDeployment',
+        metadata: { name: 'dies-built', namespace: NS },
+        status: {
+          phase: 'Running',
+          message: 'RayService created, pods are ready',
+          provider: { resourceName: 'dies-built', resourceKind: 'RayService' },
+          conditions: [readyTrue()],
+        },
+      } as ModelDeployment,
+      { force: true },
+    );
+    // the core's next look lets go of what is left of Ready, and never takes it again from a live provider
+    await cluster.k(['annotate', 'md', 'dies-built', '-n', NS, 'example.com/touch=1']);
+    const back = await waitFor("the core's hold on Ready released", async () => {
+      const m = await get('dies-built');
+      const core = m.metadata.managedFields?.find((e) => e.manager === 'kubeairunway-core' && e.subresource === 'status');
+      return !JSON.stringify(core?.fieldsV1 ?? {}).includes('{\\"type\\":\\"Ready\\"}') && m;
+    });
+    assert.equal(back.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+    assert.equal(back.status?.phase, 'Running');
     assert.equal((await get('dies-unbuilt')).status?.provider?.name, 'dynamo', 're-selection is sticky');
   });
 });

@@ -30,6 +30,11 @@ const md = (spec: ModelDeployment['spec'], status?: ModelDeployment['status']): 
   spec,
   ...(status ? { status } : {}),
 });
+/** the core's phase message between selection and the provider's first status write */
+const WAITING = (p: string) =>
+  new RegExp(
+    `^waiting for provider ${p} to act on it \\(its last heartbeat at 2026-03-01T11:59:50.000Z; a provider silent for 180s is taken for dead, and a deployment it has not built is selected again\\)$`,
+  );
 const inputs = (over: Partial<Parameters<typeof planCoreStatus>[1]> = {}) => ({
   providers: providers(),
   apiServed: () => true,
@@ -53,15 +58,19 @@ describe('planCoreStatus', () => {
       name: '1 GPU vllm → dynamo',
       md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } } }),
       provider: 'dynamo',
+      phase: 'Pending',
       validated: 'True',
       selected: 'True',
+      message: WAITING('dynamo'),
     },
     {
       name: '2 GPU vllm → kuberay',
       md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 2 } } }),
       provider: 'kuberay',
+      phase: 'Pending',
       validated: 'True',
       selected: 'True',
+      message: WAITING('kuberay'),
     },
     {
       name: 'CPU llamacpp → kaito',
@@ -72,15 +81,19 @@ describe('planCoreStatus', () => {
         resources: { cpu: '4' },
       }),
       provider: 'kaito',
+      phase: 'Pending',
       validated: 'True',
       selected: 'True',
+      message: WAITING('kaito'),
     },
     {
       name: 'amd.com/gpu → aim',
       md: md({ model: { id: 'q' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1, type: 'amd.com/gpu' } } }),
       provider: 'aim',
+      phase: 'Pending',
       validated: 'True',
       selected: 'True',
+      message: WAITING('aim'),
     },
     {
       name: 'invalid spec (webhook bypassed) → Pending with docs/kubeairunway.md message, nothing selected',
@@ -124,8 +137,10 @@ describe('planCoreStatus', () => {
         { provider: { name: 'dynamo' } },
       ),
       provider: 'dynamo',
+      phase: 'Pending',
       validated: 'True',
       selected: 'True',
+      message: WAITING('dynamo'),
     },
   ];
   for (const c of cases) {
@@ -207,7 +222,8 @@ describe('planCoreStatus', () => {
         cond(d)?.message ?? '',
         /provider kuberay is unavailable: heartbeat stale: last at 2026-03-01T11:00:00.000Z, 3600s ago \(stale after 180s\).*selected again/,
       );
-      assert.equal(d.status.phase, undefined, 'selected: the new provider owns the phase');
+      assert.equal(d.status.phase, 'Pending', 'until dynamo writes, the core says what it waits for');
+      assert.match(d.status.message ?? '', WAITING('dynamo'));
     });
 
     it('keeps a provider that built something, with ProviderSelected=Unknown ProviderUnavailable naming the heartbeat age', () => {
@@ -219,6 +235,116 @@ describe('planCoreStatus', () => {
       assert.match(cond(d)?.message ?? '', /^provider kuberay is unavailable: heartbeat stale: .*3600s ago/);
       assert.equal(d.status.phase, undefined, 'the provider owns the phase of what it built');
       assert.equal(d.retrySelection, true);
+    });
+
+    const readyTrueAgain = () => ({
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'DeploymentReady',
+      message: 'pods are ready',
+      lastTransitionTime: '2026-03-01T12:00:00Z',
+    });
+
+    it('holds Ready at Unknown while the provider that built it is dead, and gives it back when it beats again', () => {
+      const built = {
+        ...picked,
+        provider: { ...picked.provider, resourceName: 'm', resourceKind: 'RayService' },
+        phase: 'Running' as const,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True' as const,
+            reason: 'DeploymentReady',
+            message: 'pods are ready',
+            lastTransitionTime: '2026-03-01T10:00:00Z',
+          },
+        ],
+      };
+      const down = planCoreStatus(md(gpu2, built), inputs({ providers: providers({ stale: ['kuberay'] }) }));
+      const ready = down.status.conditions.find((c) => c.type === 'Ready');
+      assert.deepEqual([ready?.status, ready?.reason], ['Unknown', 'ProviderUnavailable']);
+      assert.equal(
+        ready?.message,
+        'provider kuberay is unavailable: heartbeat stale: last at 2026-03-01T11:00:00.000Z, 3600s ago (stale after 180s), so its controller is not running; start its provider controller (modelplane provider kuberay, or its Deployment) and check its logs; what it built may still serve, but nothing watches it until the provider runs again',
+      );
+      assert.equal(down.status.phase, undefined, 'the phase stays the provider\'s');
+      // while it stays dead, the look again 30 s later only updates the age (no transition)
+      const again = planCoreStatus(
+        md(gpu2, { ...built, conditions: down.status.conditions }),
+        inputs({ now: NOW + 30_000, previous: down.status, providers: providers({ stale: ['kuberay'] }) }),
+      );
+      const later = again.status.conditions.find((c) => c.type === 'Ready');
+      assert.equal(later?.lastTransitionTime, ready?.lastTransitionTime);
+      assert.match(later?.message ?? '', /3630s ago/);
+      // the provider beats again: the core holds Ready until the provider's own write has taken it back
+      // (dropping it first would leave an entry without a status), then lets go of what is left
+      const up = planCoreStatus(
+        md(gpu2, { ...built, conditions: down.status.conditions }),
+        inputs({ previous: down.status }),
+      );
+      assert.deepEqual(
+        up.status.conditions.find((c) => c.type === 'Ready'),
+        down.status.conditions.find((c) => c.type === 'Ready'),
+      );
+      const takenBack = down.status.conditions.map((c) =>
+        c.type === 'Ready' ? { type: 'Ready', observedGeneration: 3 } : c,
+      );
+      const released = planCoreStatus(
+        md(gpu2, { ...built, conditions: [readyTrueAgain()] }),
+        inputs({ previous: { ...down.status, conditions: takenBack as typeof down.status.conditions } }),
+      );
+      assert.equal(
+        released.status.conditions.find((c) => c.type === 'Ready'),
+        undefined,
+      );
+    });
+
+    it('leaves Ready to a live provider that is not ready (its operator down): it still reconciles and reports', () => {
+      const built = { ...picked, provider: { ...picked.provider, resourceName: 'm' } };
+      const notReady = providers().map((p) =>
+        p.metadata.name === 'kuberay' ? { ...p, status: { ...p.status, ready: false } } : p,
+      );
+      const d = planCoreStatus(md(gpu2, built), inputs({ providers: notReady }));
+      assert.equal(cond(d)?.reason, 'ProviderUnavailable');
+      assert.equal(
+        d.status.conditions.find((c) => c.type === 'Ready'),
+        undefined,
+      );
+    });
+
+    it('stops saying what it waits for once the selected provider has written the status', () => {
+      const m = md(gpu2, picked);
+      const waiting = planCoreStatus(m, inputs());
+      assert.equal(waiting.status.phase, 'Pending');
+      assert.match(waiting.status.message ?? '', WAITING('kuberay'));
+      const acted: ModelDeployment = {
+        ...m,
+        metadata: {
+          ...m.metadata,
+          managedFields: [
+            { manager: 'kuberay-provider', operation: 'Apply', subresource: 'status', fieldsV1: { 'f:status': {} } },
+          ],
+        },
+      };
+      const after = planCoreStatus(acted, inputs({ previous: waiting.status }));
+      assert.equal(after.status.phase, undefined);
+      assert.equal(after.status.message, undefined);
+      // another manager's entry (the gateway's) is not the provider acting
+      const gateway: ModelDeployment = {
+        ...m,
+        metadata: {
+          ...m.metadata,
+          managedFields: [
+            {
+              manager: 'kubeairunway-gateway',
+              operation: 'Apply',
+              subresource: 'status',
+              fieldsV1: { 'f:status': {} },
+            },
+          ],
+        },
+      };
+      assert.equal(planCoreStatus(gateway, inputs()).status.phase, 'Pending');
     });
 
     it('holds an explicitly named provider, Pending while nothing is built', () => {

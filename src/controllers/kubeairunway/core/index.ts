@@ -4,6 +4,7 @@ import { READ, rule } from '../../rbac.ts';
 import type { ControllerSet } from '../../registry.ts';
 import { GATEWAY_RULES, type GatewayControllerOptions, registerGatewayController } from '../gateway/index.ts';
 import { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
+import { registerHeartbeatStatusController } from './heartbeat-status.ts';
 
 export { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 export { type CoreDecision, type CoreInputs, type CoreStatus, planCoreStatus } from './plan.ts';
@@ -17,6 +18,11 @@ export function kubeairunwayCoreSet(
     // the gateway controller is the core's, as in the public project (docs/kubeairunway.md, "Gateway")
     register: async (mgr) => [
       await registerKubeairunwayCoreController(mgr, opts),
+      // a dead provider's InferenceProviderConfig says ready: false (heartbeat-status.ts)
+      registerHeartbeatStatusController(mgr, {
+        ...(opts.now ? { now: opts.now } : {}),
+        ...(opts.heartbeatStaleAfterMs !== undefined ? { staleAfterMs: opts.heartbeatStaleAfterMs } : {}),
+      }),
       await registerGatewayController(mgr, opts.gateway),
     ],
     rules: [
@@ -24,6 +30,8 @@ export function kubeairunwayCoreSet(
       // the finalizer of a dead provider that a deployment was selected away from before it built anything
       rule(KAR_GROUP, ['modeldeployments'], ['patch']),
       rule(KAR_GROUP, ['modeldeployments/status'], ['patch']),
+      // ready: false and Heartbeat=False on a provider whose heartbeat went stale
+      rule(KAR_GROUP, ['inferenceproviderconfigs/status'], ['patch']),
       // "Provider '{name}' CRD not installed in cluster" needs to know which APIs are served
       rule('apiextensions.k8s.io', ['customresourcedefinitions'], READ),
       ...GATEWAY_RULES,

@@ -2,16 +2,21 @@
 // provider, and produce exactly the status fields the core owns in docs/kubeairunway.md's ownership table —
 // status.provider.{name, selectedReason}, conditions Validated and ProviderSelected — plus `phase: Pending`
 // with a message while the deployment cannot proceed ("the controller will accept the resource and set
-// status.phase: Pending with a descriptive message until validation passes"). Once a provider is selected
-// the core stops asserting phase, and the provider's field manager owns it.
+// status.phase: Pending with a descriptive message until validation passes"), or while the selected provider
+// has not written anything yet. Once the provider writes, its field manager owns the phase. While the
+// provider's heartbeat is stale on something it built, the core also holds Ready at Unknown
+// (docs/kubeairunway.md, "Provider readiness and heartbeats").
 import {
   CONDITION_PROVIDER_SELECTED,
+  CONDITION_READY,
   CONDITION_RESOURCE_CREATED,
   CONDITION_VALIDATED,
+  HEARTBEAT_STALE_AFTER_MS,
   type InferenceProviderConfig,
   type ModelDeployment,
+  providerFieldManager,
 } from '../../../apis/kubeairunway/index.ts';
-import { asWarning, type Condition, ConditionManager, quietWhenNew } from '../../../engine/conditions.ts';
+import { asWarning, type Condition, ConditionManager, quietWhenNew, silent } from '../../../engine/conditions.ts';
 import { providerReadiness, type SelectionResult, type SkippedRule, selectProvider } from '../selection/index.ts';
 import { upstreamKey } from '../served-apis.ts';
 import {
@@ -56,6 +61,10 @@ export interface CoreJudgement {
   unavailable?: string;
   /** nothing has been built for the deployment yet (no upstream resource reported) */
   unbuilt?: boolean;
+  /** `unavailable` because its heartbeat is stale: its process is gone, so nothing vouches for Ready */
+  stale?: boolean;
+  /** the selected provider is alive but has not written anything for the deployment yet: why it waits */
+  awaiting?: string;
 }
 
 /** The core's decision for `md`, with its conditions on a fresh ConditionManager over `inputs.previous`. */
@@ -85,22 +94,52 @@ export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgemen
   };
   const selection = selectProvider(defaulted, inputs.providers, opts);
   const chosen = selection.provider;
-  if (!chosen || selection.reason === 'AutoSelected') return { errors: [], selection };
-  // an earlier or explicit choice: is that provider still alive to act on it?
+  if (!chosen) return { errors: [], selection };
   const config = inputs.providers.find((p) => p.metadata.name === chosen);
+  const staleAfterMs = opts.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
+  if (selection.reason === 'AutoSelected') return { errors: [], selection, ...awaiting(md, config, staleAfterMs) };
+  // an earlier or explicit choice: is that provider still alive to act on it?
   const readiness = config
-    ? providerReadiness(config, inputs.now, opts.heartbeatStaleAfterMs)
+    ? providerReadiness(config, inputs.now, staleAfterMs)
     : { ready: false, reason: `no InferenceProviderConfig ${chosen} is registered; start its provider controller` };
-  if (readiness.ready) return { errors: [], selection };
+  if (readiness.ready) return { errors: [], selection, ...awaiting(md, config, staleAfterMs) };
   const unavailable = `provider ${chosen} is unavailable: ${readiness.reason}`;
   const unbuilt = !hasBuilt(md);
   if (selection.reason === 'PreviouslySelected' && unbuilt) {
     // nothing to lose yet: choose again among the providers that are alive (the dead one is not selectable)
     const again = selectProvider({ spec: defaulted.spec }, inputs.providers, opts);
     const message = `${again.message}; ${unavailable}, and had built nothing for this deployment, so it was selected again`;
-    return { errors: [], selection: { ...again, message }, unbuilt };
+    const next = inputs.providers.find((p) => p.metadata.name === again.provider);
+    return { errors: [], selection: { ...again, message }, unbuilt, ...awaiting(md, next, staleAfterMs) };
   }
-  return { errors: [], selection, unavailable, unbuilt };
+  return { errors: [], selection, unavailable, unbuilt, ...(readiness.stale ? { stale: true } : {}) };
+}
+
+/**
+ * While the selected (live) provider has not written the deployment's status yet, the core says so: a
+ * deployment is never left without a phase between selection and the provider's first word, and the
+ * message says when a silent provider is given up on.
+ */
+function awaiting(
+  md: ModelDeployment,
+  config: InferenceProviderConfig | undefined,
+  staleAfterMs: number,
+): { awaiting?: string } {
+  const name = config?.metadata.name;
+  if (!name || providerActed(md, name)) return {};
+  const beat = config.status?.lastHeartbeat;
+  const limit = `${Math.round(staleAfterMs / 1000)}s`;
+  return {
+    awaiting: beat
+      ? `waiting for provider ${name} to act on it (its last heartbeat at ${beat}; a provider silent for ${limit} is taken for dead, and a deployment it has not built is selected again)`
+      : `waiting for provider ${name} to act on it`,
+  };
+}
+
+/** whether provider `name` has written any of the deployment's status (its field manager's entry) */
+function providerActed(md: ModelDeployment, name: string): boolean {
+  const manager = providerFieldManager(name);
+  return (md.metadata.managedFields ?? []).some((e) => e.manager === manager && e.subresource === 'status');
 }
 
 /** whether the selected provider has built anything for `md` (reported its resource or its creation) */
@@ -136,23 +175,73 @@ export function coreStatusFrom(
   }
   // True at first sight is told by the status alone; a spec that becomes valid again is evented
   cm.markTrue(CONDITION_VALIDATED, 'ValidationSucceeded', 'spec passed validation', quietWhenNew());
-  if (selection.provider && judgement.unavailable) {
-    // the choice stands (something was built, or it was named explicitly) but nobody acts on it
-    cm.markUnknown(CONDITION_PROVIDER_SELECTED, 'ProviderUnavailable', judgement.unavailable, asWarning());
-    status.provider = inputs.previous.provider ?? { name: selection.provider, selectedReason: selection.message };
-    if (judgement.unbuilt) {
-      status.phase = 'Pending';
-      status.message = judgement.unavailable;
-    }
-  } else if (
+  if (selection.provider && judgement.unavailable) markUnavailable(judgement, selection, previous, cm, status);
+  else markSelection(selection, previous, cm, status);
+  if (!(selection.provider && judgement.stale && !judgement.unbuilt)) giveBackReady(previous, cm);
+  if (selection.provider && !judgement.unavailable && judgement.awaiting) {
+    status.phase = 'Pending';
+    status.message = judgement.awaiting;
+  }
+  status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED, CONDITION_READY]);
+  return {
+    status,
+    validation: { ok: true },
+    selection,
+    skippedRules: selection.skippedRules,
+    retrySelection: !selection.provider || judgement.unavailable !== undefined,
+  };
+}
+
+/** the choice stands (something was built, or it was named explicitly) but nobody acts on it */
+function markUnavailable(
+  judgement: CoreJudgement,
+  selection: SelectionResult,
+  previous: Partial<CoreStatus>,
+  cm: ConditionManager,
+  status: CoreStatus,
+): void {
+  const unavailable = judgement.unavailable ?? '';
+  cm.markUnknown(CONDITION_PROVIDER_SELECTED, 'ProviderUnavailable', unavailable, asWarning());
+  status.provider = previous.provider ?? { name: selection.provider ?? '', selectedReason: selection.message };
+  if (judgement.unbuilt) {
+    status.phase = 'Pending';
+    status.message = unavailable;
+  } else if (judgement.stale) {
+    // a dead process cannot take back a Ready it wrote: the core holds it at Unknown until the provider runs
+    // again, whose next status write takes the condition back (server-side apply, forced)
+    const message = `${unavailable}; what it built may still serve, but nothing watches it until the provider runs again`;
+    cm.markUnknown(CONDITION_READY, 'ProviderUnavailable', message, silent());
+  }
+}
+
+/**
+ * Ready is the provider's, except while its process is gone (markUnavailable). Dropping it from the core's
+ * apply while the core still owns its status would delete the fields the core took and leave the entry
+ * without a status: the core holds it until the provider's next status write has taken it back (the
+ * provider rewrites it on its first reconcile, since it no longer owns it), then lets go of what is left.
+ */
+function giveBackReady(previous: Partial<CoreStatus>, cm: ConditionManager): void {
+  const held = previous.conditions?.find((c) => c.type === CONDITION_READY);
+  if (held?.status) cm.keep(CONDITION_READY);
+  else cm.delete(CONDITION_READY);
+}
+
+/** a provider is chosen (or none could be): ProviderSelected and status.provider */
+function markSelection(
+  selection: SelectionResult,
+  previous: Partial<CoreStatus>,
+  cm: ConditionManager,
+  status: CoreStatus,
+): void {
+  if (
     selection.provider &&
     selection.reason === 'PreviouslySelected' &&
-    inputs.previous.provider?.name === selection.provider &&
+    previous.provider?.name === selection.provider &&
     cm.isTrue(CONDITION_PROVIDER_SELECTED)
   ) {
     // our own earlier choice: keep its recorded reason instead of rewriting it as "previously selected"
     cm.keep(CONDITION_PROVIDER_SELECTED);
-    status.provider = inputs.previous.provider;
+    status.provider = previous.provider;
   } else if (selection.provider) {
     cm.markTrue(CONDITION_PROVIDER_SELECTED, selection.reason, selection.message, quietWhenNew());
     status.provider = { name: selection.provider, selectedReason: selection.message };
@@ -161,14 +250,6 @@ export function coreStatusFrom(
     status.phase = 'Pending';
     status.message = selection.message;
   }
-  status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
-  return {
-    status,
-    validation: { ok: true },
-    selection,
-    skippedRules: selection.skippedRules,
-    retrySelection: !selection.provider || judgement.unavailable !== undefined,
-  };
 }
 
 function keepOrDrop(cm: ConditionManager, previous: Partial<CoreStatus>, type: string): void {

@@ -11,6 +11,11 @@ export interface ProviderReadiness {
   ready: boolean;
   /** why not, and what to do, for messages and events */
   reason?: string;
+  /**
+   * the heartbeat is older than the stale limit: the provider's process is gone (whatever status.ready
+   * says; the core writes ready=false for it, see docs/kubeairunway.md), with the age in seconds
+   */
+  stale?: { lastHeartbeat: string; ageSeconds: number };
 }
 
 function startIt(name: string): string {
@@ -24,6 +29,17 @@ export function providerReadiness(
 ): ProviderReadiness {
   const name = provider.metadata.name ?? '';
   const status = provider.status;
+  const beat = status?.lastHeartbeat ? Date.parse(status.lastHeartbeat) : Number.NaN;
+  // a stale heartbeat first: a dead process's last word (ready true, or the core's ready=false) says
+  // less than how long it has been silent
+  if (status?.lastHeartbeat && !Number.isNaN(beat) && now - beat > staleAfterMs) {
+    const ageSeconds = Math.round((now - beat) / 1000);
+    return {
+      ready: false,
+      reason: `heartbeat stale: last at ${status.lastHeartbeat}, ${ageSeconds}s ago (stale after ${Math.round(staleAfterMs / 1000)}s), so its controller is not running; ${startIt(name)}`,
+      stale: { lastHeartbeat: status.lastHeartbeat, ageSeconds },
+    };
+  }
   if (status?.ready !== true) {
     const why = status?.conditions?.find((c) => c.status === 'False' && c.message)?.message;
     return {
@@ -32,18 +48,11 @@ export function providerReadiness(
     };
   }
   if (!status.lastHeartbeat) return { ready: true };
-  const beat = Date.parse(status.lastHeartbeat);
   if (Number.isNaN(beat))
     return {
       ready: false,
       reason: `status.lastHeartbeat ${JSON.stringify(status.lastHeartbeat)} is not a timestamp; ${startIt(name)} (it rewrites the heartbeat)`,
     };
-  if (now - beat > staleAfterMs) {
-    return {
-      ready: false,
-      reason: `heartbeat stale: last at ${status.lastHeartbeat}, ${Math.round((now - beat) / 1000)}s ago (stale after ${Math.round(staleAfterMs / 1000)}s), so its controller is not running; ${startIt(name)}`,
-    };
-  }
   return { ready: true };
 }
 
