@@ -358,7 +358,10 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
       return c?.status === 'Unknown' && c;
     });
     assert.equal(ready.reason, 'ProviderUnavailable');
-    assert.match(ready.message ?? '', /^provider kuberay is unavailable: heartbeat stale: .*; what it built may still serve/);
+    assert.match(
+      ready.message ?? '',
+      /^provider kuberay is unavailable: heartbeat stale: .*; what it built may still serve/,
+    );
     // and kubectl get ipc says the dead provider is not ready
     const dead = await waitFor('InferenceProviderConfig kuberay ready=false', async () => {
       const ipc = await admin.get(InferenceProviderConfigs, 'kuberay');
@@ -402,7 +405,9 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await cluster.k(['annotate', 'md', 'dies-built', '-n', NS, 'example.com/touch=1']);
     const back = await waitFor("the core's hold on Ready released", async () => {
       const m = await get('dies-built');
-      const core = m.metadata.managedFields?.find((e) => e.manager === 'kubeairunway-core' && e.subresource === 'status');
+      const core = m.metadata.managedFields?.find(
+        (e) => e.manager === 'kubeairunway-core' && e.subresource === 'status',
+      );
       return !JSON.stringify(core?.fieldsV1 ?? {}).includes('{\\"type\\":\\"Ready\\"}') && m;
     });
     assert.equal(back.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');

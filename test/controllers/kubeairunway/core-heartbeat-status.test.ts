@@ -44,7 +44,10 @@ describe('planHeartbeatStatus', () => {
   it('is stable while the provider stays dead (no write per look), and lets go once it beats again', () => {
     const first = planHeartbeatStatus(beatAgo(181_000), NOW);
     const later = planHeartbeatStatus(beatAgo(181_000 + 600_000), NOW + 600_000, first.status);
-    assert.deepEqual(later.status.conditions?.[0]?.lastTransitionTime, first.status.conditions?.[0]?.lastTransitionTime);
+    assert.deepEqual(
+      later.status.conditions?.[0]?.lastTransitionTime,
+      first.status.conditions?.[0]?.lastTransitionTime,
+    );
     const back = planHeartbeatStatus(beatAgo(1_000), NOW, first.status);
     assert.deepEqual(back.status, {}, 'nothing owned: the core gives ready and the condition back');
   });

@@ -267,7 +267,7 @@ describe('planCoreStatus', () => {
         ready?.message,
         'provider kuberay is unavailable: heartbeat stale: last at 2026-03-01T11:00:00.000Z, 3600s ago (stale after 180s), so its controller is not running; start its provider controller (modelplane provider kuberay, or its Deployment) and check its logs; what it built may still serve, but nothing watches it until the provider runs again',
       );
-      assert.equal(down.status.phase, undefined, 'the phase stays the provider\'s');
+      assert.equal(down.status.phase, undefined, "the phase stays the provider's");
       // while it stays dead, the look again 30 s later only updates the age (no transition)
       const again = planCoreStatus(
         md(gpu2, { ...built, conditions: down.status.conditions }),
