@@ -279,6 +279,22 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
         },
         { force: true },
       );
+    // as the kuberay provider reports what it built: Running, Ready
+    const kuberayReportsRunning = () =>
+      admin.withFieldManager('kuberay-provider').applyStatus(
+        {
+          apiVersion: 'kubeairunway.ai/v1alpha1',
+          kind: 'ModelDeployment',
+          metadata: { name: 'dies-built', namespace: NS },
+          status: {
+            phase: 'Running',
+            message: 'RayService created, pods are ready',
+            provider: { resourceName: 'dies-built', resourceKind: 'RayService' },
+            conditions: [readyTrue()],
+          },
+        } as ModelDeployment,
+        { force: true },
+      );
     await beat(177_000);
     const spec = {
       model: { id: 'Qwen/Qwen3-8B' },
@@ -308,20 +324,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
       JSON.stringify({ metadata: { finalizers: ['example.com/keep', 'kubeairunway.ai/kuberay-provider'] } }),
     ]);
     // kuberay built dies-built's RayService before it died
-    await admin.withFieldManager('kuberay-provider').applyStatus(
-      {
-        apiVersion: 'kubeairunway.ai/v1alpha1',
-        kind: 'ModelDeployment',
-        metadata: { name: 'dies-built', namespace: NS },
-        status: {
-          phase: 'Running',
-          message: 'RayService created, pods are ready',
-          provider: { resourceName: 'dies-built', resourceKind: 'RayService' },
-          conditions: [readyTrue()],
-        },
-      } as ModelDeployment,
-      { force: true },
-    );
+    await kuberayReportsRunning();
     const moved = await waitFor(
       'dies-unbuilt to be selected again',
       async () => {
@@ -387,20 +390,7 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     // the provider's first status write takes Ready back; the core held it until then (letting go of a
     // condition it had taken would leave the entry without a status)
     assert.equal((await get('dies-built')).status?.conditions?.find((c) => c.type === 'Ready')?.status, 'Unknown');
-    await admin.withFieldManager('kuberay-provider').applyStatus(
-      {
-        apiVersion: 'kubeairunway.ai/v1alpha1',
-        kind: 'ModelDeployment',
-        metadata: { name: 'dies-built', namespace: NS },
-        status: {
-          phase: 'Running',
-          message: 'RayService created, pods are ready',
-          provider: { resourceName: 'dies-built', resourceKind: 'RayService' },
-          conditions: [readyTrue()],
-        },
-      } as ModelDeployment,
-      { force: true },
-    );
+    await kuberayReportsRunning();
     // the core's next look lets go of what is left of Ready, and never takes it again from a live provider
     await cluster.k(['annotate', 'md', 'dies-built', '-n', NS, 'example.com/touch=1']);
     const back = await waitFor("the core's hold on Ready released", async () => {

@@ -16,7 +16,7 @@ import {
   InferenceProviderConfigs,
 } from '../../../apis/kubeairunway/index.ts';
 import { type Condition, ConditionManager, silent } from '../../../engine/conditions.ts';
-import { type DomainReconciler, Pipeline, PlanResult, toResult } from '../../../engine/index.ts';
+import { type DomainReconciler, Pipeline, PlanResult } from '../../../engine/index.ts';
 import { providerReadiness, staleAt } from '../selection/index.ts';
 
 export const HEARTBEAT_CONDITION = 'Heartbeat';
@@ -101,13 +101,6 @@ export function registerHeartbeatStatusController(mgr: Manager, opts: HeartbeatS
     .complete(async (req, ctx) => {
       const ipc = await ctx.cache.get(InferenceProviderConfigs, req.name);
       if (!ipc) return {};
-      const outcome = await pipeline.run(ipc, {
-        client: ctx.client,
-        reader: ctx.cache,
-        recorder: ctx.recorder,
-        log: ctx.log,
-        signal: ctx.signal,
-      });
-      return toResult(outcome);
+      return pipeline.reconcile(ipc, ctx);
     });
 }
