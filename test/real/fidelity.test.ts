@@ -15,6 +15,7 @@ import { crudSteps, listSteps, patchSteps } from './fidelity/sequence-core.ts';
 import { expirySteps } from './fidelity/sequence-expiry.ts';
 import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } from './fidelity/sequence-more.ts';
 import { raceSteps } from './fidelity/sequence-races.ts';
+import { kubectlRaceSteps } from './fidelity/sequence-races-kubectl.ts';
 import { resumeSteps } from './fidelity/sequence-resume.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
@@ -29,6 +30,7 @@ const STEPS: Step[] = [
   ...rbacSteps,
   ...kubectlSteps,
   ...raceSteps,
+  ...kubectlRaceSteps,
   // last: it restarts the real kube-apiserver
   ...expirySteps,
   ...resumeSteps,

@@ -126,7 +126,27 @@ export const patchSteps: Step[] = [
   http('patch', 'malformed patch → BadRequest', 'PATCH', `${cms}/p`, '{not json', {
     contentType: 'application/merge-patch+json',
   }),
-  http('patch', 'unsupported patch content type', 'PATCH', `${cms}/p`, { data: {} }, { contentType: 'text/plain' }),
+  http(
+    'patch',
+    'unsupported patch content type',
+    'PATCH',
+    `${cms}/p`,
+    { data: {} },
+    {
+      contentType: 'text/plain',
+      headers: { 'Transfer-Encoding': 'chunked' },
+    },
+  ),
+  http(
+    'patch',
+    'unsupported patch content type, body of a known length',
+    'PATCH',
+    `${cms}/p`,
+    { data: {} },
+    {
+      contentType: 'text/plain',
+    },
+  ),
   http(
     'patch',
     'patch of a missing object → NotFound',

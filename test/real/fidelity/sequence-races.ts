@@ -10,10 +10,10 @@ import { NS } from './sequence-core.ts';
 import { GROUP } from './sequence-more.ts';
 import { answers, http, type Observation, type Step, type Target, wait } from './steps.ts';
 
-const racers = `/apis/${GROUP}/v1/namespaces/${NS}/racers`;
-const cms = `/api/v1/namespaces/${NS}/configmaps`;
-const MERGE = 'application/merge-patch+json';
-const RACE_LABEL = { 'fidelity-race': 'on' };
+export const racers = `/apis/${GROUP}/v1/namespaces/${NS}/racers`;
+export const cms = `/api/v1/namespaces/${NS}/configmaps`;
+export const MERGE = 'application/merge-patch+json';
+export const RACE_LABEL = { 'fidelity-race': 'on' };
 
 const RACER_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -65,17 +65,33 @@ const raceWebhook = (t: Target) => ({
   ],
 });
 
-interface Write {
+export interface Write {
   path: string;
   type: string;
-  body: unknown;
+  /** a patch unless said otherwise; a function builds the body when the write is sent */
+  method?: string;
+  body: unknown | ((t: Target) => Promise<unknown>);
 }
+
+/** a kubectl command of a race: its arguments, and what it reads on stdin and from its environment */
+export type KubectlRun = string[] | { args: string[]; input?: string; env?: Record<string, string> };
 
 /** sequential writes, one after the other (a controller's status writer) */
 async function writer(t: Target, writes: Write[]): Promise<number[]> {
   const codes: number[] = [];
-  for (const w of writes) codes.push((await raw(t, 'PATCH', w.path, w.body, { contentType: w.type })).status);
+  for (const w of writes) {
+    const body = typeof w.body === 'function' ? await w.body(t) : w.body;
+    codes.push((await raw(t, w.method ?? 'PATCH', w.path, body, { contentType: w.type })).status);
+  }
   return codes;
+}
+
+function runRacingKubectl(t: Target, run: KubectlRun): Promise<number | string> {
+  const { args, input, env } = Array.isArray(run) ? { args: run, input: undefined, env: undefined } : run;
+  const common = ['--kubeconfig', t.kubeconfig, '--cache-dir', join(t.dir, 'cache')];
+  return runKubectl([...common, ...args], input, 30_000, env).then((r) =>
+    r.code === 0 ? 200 : `kubectl ${r.code}: ${r.stderr}`,
+  );
 }
 
 /**
@@ -83,10 +99,10 @@ async function writer(t: Target, writes: Write[]): Promise<number[]> {
  * run beside them. The observation is the count of each status code (kubectl: its exit code) and the final
  * object as `pick` reduces it.
  */
-function race(
+export function race(
   name: string,
   writers: (t: Target) => Write[][],
-  kubectlPatches: string[][],
+  kubectlRuns: KubectlRun[] | ((t: Target) => KubectlRun[]),
   finalPath: string,
   pick: (o: any) => unknown,
 ): Step {
@@ -95,11 +111,8 @@ function race(
     area: 'races',
     counted: true,
     async run(t): Promise<Observation> {
-      const kubectl = kubectlPatches.map((args) =>
-        runKubectl(['--kubeconfig', t.kubeconfig, '--cache-dir', join(t.dir, 'cache'), ...args]).then((r) =>
-          r.code === 0 ? 200 : `kubectl ${r.code}: ${r.stderr}`,
-        ),
-      );
+      const runs = typeof kubectlRuns === 'function' ? kubectlRuns(t) : kubectlRuns;
+      const kubectl = runs.map((run) => runRacingKubectl(t, run));
       const results = await Promise.all([...writers(t).map((w) => writer(t, w)), ...kubectl]);
       const codes: Record<string, number> = {};
       for (const c of results.flat()) codes[String(c)] = (codes[String(c)] ?? 0) + 1;
@@ -109,7 +122,7 @@ function race(
   };
 }
 
-const range = (n: number) => [...Array(n).keys()];
+export const range = (n: number) => [...Array(n).keys()];
 
 const racerWriters = (): Write[][] => {
   const racer = `${racers}/racer`;

@@ -1,5 +1,6 @@
 // The fidelity sequence's admission webhook: refuses ConfigMaps labelled deny=true and labels the others
-// mutated=yes (kube-apiserver appends ?timeout=… to the path). Served over HTTPS with its own CA, called by URL so both backends reach it the same way.
+// mutated=yes (kube-apiserver appends ?timeout=… to the path). `/hold/<backend>` allows every request, but an
+// armed hold (armHold) keeps the first one open until released, so a test can land a write meanwhile. Served over HTTPS with its own CA, called by URL so both backends reach it the same way.
 import { createServer, type Server } from 'node:https';
 
 export interface FidelityWebhook {
@@ -28,6 +29,36 @@ function review(path: string, request: any): Record<string, unknown> {
   };
 }
 
+interface Hold {
+  reached(): void;
+  released: Promise<void>;
+}
+const holds = new Map<string, Hold>();
+
+/** the next request to `/hold/<key>` waits until `release()`; `reached` resolves once it arrived */
+export function armHold(key: string): { reached: Promise<void>; release(): void } {
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedP = new Promise<void>((res) => (reached = res));
+  holds.set(key, { reached, released: new Promise<void>((res) => (release = res)) });
+  return { reached: reachedP, release };
+}
+
+/** forgets a hold no request reached */
+export function disarmHold(key: string): void {
+  holds.delete(key);
+}
+
+/** waits while an armed hold keeps a `/hold/<key>` request; only the first request is held */
+async function holding(path: string): Promise<void> {
+  const key = path.startsWith('/hold/') ? path.slice('/hold/'.length) : undefined;
+  const hold = key === undefined ? undefined : holds.get(key);
+  if (!hold || key === undefined) return;
+  holds.delete(key);
+  hold.reached();
+  await hold.released;
+}
+
 /** `ca` issues the serving certificate (the embedded server's CA will do: both backends get its caBundle) */
 export async function startFidelityWebhook(ca: {
   caPem: string;
@@ -37,14 +68,18 @@ export async function startFidelityWebhook(ca: {
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
-    req.on('end', () => {
+    req.on('end', async () => {
       const parsed = JSON.parse(body || '{}');
+      const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+      await holding(path);
       res.setHeader('content-type', 'application/json');
       res.end(
         JSON.stringify({
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
-          response: review(new URL(req.url ?? '/', 'https://webhook').pathname, parsed.request),
+          response: path.startsWith('/hold/')
+            ? { uid: parsed.request?.uid, allowed: true }
+            : review(path, parsed.request),
         }),
       );
     });

@@ -121,7 +121,7 @@ export function checkRoute(
   info: RequestInfo,
   rt: ResourceType,
   method: string,
-  headers: { accept?: string; 'content-type'?: string },
+  headers: { accept?: string; 'content-type'?: string; 'content-length'?: string },
 ): void {
   if (!rt.builtin) {
     checkCustomResourceRoute(info, rt);
@@ -132,11 +132,14 @@ export function checkRoute(
   // (no HEAD routes: kube-apiserver answers HEAD on a resource with 405)
   if (!route.methods.includes(method)) throw routeMethodNotAllowed();
   if (!routeConsumes(method, headers['content-type']))
-    // (go-restful's words, with the empty list of representations it offers)
+    // go-restful's words: a body of a known length is refused as such; a chunked or empty one only once no
+    // route is left to produce an answer, with the (empty) list of representations those routes offer
     throw new StatusError(
       415,
       'UnsupportedMediaType',
-      '415: Unsupported Media Type\n\nAvailable representations: ',
+      Number(headers['content-length']) > 0
+        ? '415: Unsupported Media Type'
+        : '415: Unsupported Media Type\n\nAvailable representations: ',
       {},
     );
   const accept = headers.accept;

@@ -21,9 +21,17 @@ export function requireKubectl(): void {
     );
 }
 
-export function runKubectl(args: string[], input?: string, timeoutMs = 30_000): Promise<KubectlResult> {
+export function runKubectl(
+  args: string[],
+  input?: string,
+  timeoutMs = 30_000,
+  env: Record<string, string> = {},
+): Promise<KubectlResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn(KUBECTL, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: '' } });
+    const child = spawn(KUBECTL, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

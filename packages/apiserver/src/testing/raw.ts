@@ -40,9 +40,10 @@ export function raw(
         ca: server.caPem,
         headers: {
           Authorization: `Bearer ${opts.token ?? server.adminToken}`,
-          // a length always: Node sends a DELETE's body neither chunked nor sized otherwise
-          ...(data !== undefined
-            ? { 'Content-Type': opts.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(data) }
+          ...(data !== undefined ? { 'Content-Type': opts.contentType ?? 'application/json' } : {}),
+          // a length unless the caller sends the body chunked: Node frames a DELETE's body neither way itself
+          ...(data !== undefined && !opts.headers?.['Transfer-Encoding']
+            ? { 'Content-Length': Buffer.byteLength(data) }
             : {}),
           ...(opts.accept ? { Accept: opts.accept } : {}),
           ...opts.headers,
