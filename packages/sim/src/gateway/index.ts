@@ -7,7 +7,13 @@ export {
   type GatewayDataPlaneOptions,
   HOST_PORT_ADDRESS_TYPE,
 } from './data-plane.ts';
-export { EndpointPicker, type EndpointPickerOptions, type PodLoad, parseLoad } from './endpoint-picker.ts';
+export {
+  EndpointPicker,
+  type EndpointPickerOptions,
+  MAX_METRICS_BYTES,
+  type PodLoad,
+  parseLoad,
+} from './endpoint-picker.ts';
 export { DEFAULT_HOLD_MS, HeldRequests, QUEUE_METRIC } from './hold.ts';
 export {
   type AttachedRoute,
