@@ -1,7 +1,8 @@
 // Every provider serves on `modelplane dev`, through the Gateway and directly (docs/kubeairunway.md,
 // "Gateway on the dev cluster"): one ModelDeployment per provider (KAITO, Dynamo, KubeRay, llm-d, AIM), each
 // answers one OpenAI chat request sent to the Gateway with its model name, and one sent straight to a ready
-// pod behind its Service (status.endpoint.service's Endpoints, at status.endpoint.port's target). The
+// pod behind its Service (the Ready pods its selector picks, at status.endpoint.port's target: the simulated
+// pods' loopback IPs are no Endpoints addresses, as on kube-apiserver; docs/apiserver.md). The
 // Gateway's answer must come from one of those pods (x-gateway-destination-endpoint), not from another
 // deployment's. AIM's KServe predictor pods run the inference simulator like every other serving pod.
 import assert from 'node:assert/strict';
@@ -40,11 +41,18 @@ interface Md {
     conditions?: Array<{ type: string; status: string; reason?: string }>;
   };
 }
-interface Endpoints {
-  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ port: number; name?: string }> }>;
+interface PodList {
+  items: Array<{
+    metadata: { deletionTimestamp?: string };
+    spec: { containers: Array<{ ports?: Array<{ name?: string; containerPort: number }> }> };
+    status?: { podIP?: string; conditions?: Array<{ type: string; status: string }> };
+  }>;
 }
 interface Service {
-  spec: { ports: Array<{ port: number; name?: string; targetPort?: number | string }> };
+  spec: {
+    selector: Record<string, string>;
+    ports: Array<{ port: number; name?: string; targetPort?: number | string }>;
+  };
 }
 
 describe('every provider answers a chat request on modelplane dev', { timeout: 300_000 }, () => {
@@ -103,11 +111,20 @@ describe('every provider answers a chat request on modelplane dev', { timeout: 3
       const service = m.status!.endpoint!.service!;
       const svc = await get<Service>(['get', 'service', service, '-n', NS]);
       const svcPort = svc.spec.ports.find((p) => p.port === m.status!.endpoint!.port) ?? svc.spec.ports[0]!;
-      const ep = await get<Endpoints>(['get', 'endpoints', service, '-n', NS]);
-      const subset = ep.subsets?.[0];
-      const port = (subset?.ports ?? []).find((p) => p.name === svcPort.name || p.port === svcPort.targetPort)?.port;
-      const pods = (subset?.addresses ?? []).map((a) => a.ip);
-      assert.ok(pods.length > 0 && port, JSON.stringify(ep));
+      const selector = Object.entries(svc.spec.selector).map(([k, v]) => `${k}=${v}`);
+      const ready = (await get<PodList>(['get', 'pods', '-n', NS, '-l', selector.join(',')])).items.filter(
+        (p) =>
+          !p.metadata.deletionTimestamp &&
+          p.status?.podIP &&
+          p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      const target = svcPort.targetPort ?? svcPort.port;
+      const port =
+        typeof target === 'number'
+          ? target
+          : ready[0]?.spec.containers.flatMap((c) => c.ports ?? []).find((p) => p.name === target)?.containerPort;
+      const pods = ready.map((p) => p.status!.podIP!);
+      assert.ok(pods.length > 0 && port, `no Ready pod behind Service ${service}: ${JSON.stringify(svc)}`);
       const servedBy = viaGateway.headers.get('x-gateway-destination-endpoint') ?? '';
       assert.ok(
         pods.includes(servedBy.split(':')[0]!),

@@ -17,11 +17,13 @@ import { admissionSteps, crdSteps, kubectlSteps, lifecycleSteps, rbacSteps } fro
 import { raceSteps } from './fidelity/sequence-races.ts';
 import { kubectlRaceSteps } from './fidelity/sequence-races-kubectl.ts';
 import { resumeSteps } from './fidelity/sequence-resume.ts';
+import { validationSteps } from './fidelity/sequence-validation.ts';
 import type { Observation, Step, Target } from './fidelity/steps.ts';
 import { type FidelityWebhook, startFidelityWebhook } from './fidelity/webhook.ts';
 
 const STEPS: Step[] = [
   ...crudSteps,
+  ...validationSteps,
   ...patchSteps,
   ...listSteps,
   ...crdSteps,

@@ -11,7 +11,7 @@ import { raw } from '@modelplane/apiserver/testing';
 import { NS } from './sequence-core.ts';
 import { GROUP } from './sequence-more.ts';
 import { cms, MERGE, RACE_LABEL, race, racers, range, type Write } from './sequence-races.ts';
-import { action, http, type Observation, type Step, type Target } from './steps.ts';
+import { action, http, kubectl, type Observation, type Step, type Target } from './steps.ts';
 import { armHold, disarmHold } from './webhook.ts';
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -172,6 +172,13 @@ const configMapWriters = (): Write[][] => [
   range(4).map((i) => ({ path: `${cms}/racing`, type: MERGE, body: { data: { [`merged${i}`]: 'yes' } } })),
 ];
 
+const migrated = (labels: Record<string, string> | undefined, data: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'migrated', namespace: NS, ...(labels ? { labels } : {}) },
+  data,
+});
+
 /**
  * A delete of a racer while its DELETE admission webhook is held and a status write lands meanwhile: the
  * answer's code and reason, and whether the object is still there.
@@ -261,6 +268,27 @@ export const kubectlRaceSteps: Step[] = [
       managers: o.metadata?.managedFields?.map((m: any) => m.manager).sort(),
     }),
   ),
+  // kubectl's client-side to server-side apply migration: what last-applied lists passes to the applier
+  kubectl(
+    'races',
+    'client-side apply of a ConfigMap with a label',
+    ['apply', '-f', '-'],
+    JSON.stringify(migrated({ csa: 'yes' }, { a: '1' })),
+  ),
+  kubectl(
+    'races',
+    'server-side apply of it without the label, by another manager',
+    ['apply', '--server-side', '--field-manager=k-ssa-migrate', '-f', '-'],
+    JSON.stringify(migrated(undefined, { b: '2' })),
+  ),
+  http('races', 'the migrated ConfigMap', 'GET', `${cms}/migrated`, undefined, {
+    pick: (o) => ({
+      labels: o.metadata?.labels,
+      annotations: Object.keys(o.metadata?.annotations ?? {}),
+      data: o.data,
+      managers: o.metadata?.managedFields?.map((m: any) => `${m.manager}:${m.operation}`).sort(),
+    }),
+  }),
   http('races', 'create the racer to delete', 'POST', racers, racer('doomed', HOLD_LABEL), { pick: (b) => b.kind }),
   heldDelete('a delete whose resourceVersion moved while its webhook ran → Conflict, object kept', true),
   heldDelete('a delete without precondition while a status write lands → deleted', false),

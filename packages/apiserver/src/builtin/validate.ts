@@ -5,6 +5,7 @@ import type { ResourceType } from '../resource-types/resource-type.ts';
 import { checkCrd } from '../schema/index.ts';
 import { labelSelectorFromObject } from '../selectors/labels.ts';
 import type { KubeObject } from '../types.ts';
+import { validateEndpoints } from './validate-endpoints.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -123,6 +124,8 @@ export function validateBuiltin(rt: ResourceType, obj: KubeObject, old: KubeObje
       return validateConfigKeys(obj, ['data', 'binaryData']);
     case '/Secret':
       return validateConfigKeys(obj, ['data']);
+    case '/Endpoints':
+      return validateEndpoints(obj);
     case '/Service': {
       const ports = asObj(obj.spec).ports;
       const out: StatusCause[] = [];

@@ -41,6 +41,13 @@ function ipOrder(a: EndpointAddress, b: EndpointAddress): number {
   return key(a.ip).localeCompare(key(b.ip));
 }
 
+/**
+ * kube-apiserver refuses Endpoints addresses in the loopback range, where `modelplane dev`'s simulated nodes
+ * give their pods IPs (so the simulators can listen on them): such pods are left out, and clients find them
+ * from the Service's selector instead (as `modelplane load` does).
+ */
+const publishable = (ip: string) => !ip.startsWith('127.') && ip !== '::1';
+
 /** the subsets for a service and its pods (pure) */
 export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSubset[] {
   const ports = svc.spec?.ports ?? [];
@@ -51,7 +58,7 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
   >();
   for (const pod of pods) {
     const ip = pod.status?.podIP;
-    if (!ip || pod.metadata.deletionTimestamp || isTerminal(pod)) continue;
+    if (!ip || !publishable(ip) || pod.metadata.deletionTimestamp || isTerminal(pod)) continue;
     const resolved: NonNullable<EndpointSubset['ports']> = [];
     for (const sp of ports) {
       const port = resolvePort(sp, pod);
