@@ -85,7 +85,7 @@ const RULES: Array<[string, Record<string, unknown>, string]> = [
   [
     'provider CRD not installed',
     { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'llmd' } },
-    "Provider 'llmd' CRD not installed in cluster",
+    "Provider 'llmd' CRD not installed in cluster: inference.llm-d.example/v1alpha1 is not served; install the CRD of the provider's operator (the deployment proceeds once it is served)",
   ],
 ];
 

@@ -149,11 +149,15 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     await register('aim');
     const still = await waitFor('amd to say the CRD is missing', async () => {
       const m = await get('amd');
-      return m.status?.message?.startsWith('Provider') && m;
+      // (its registration's status lands just after its spec: until then it has reported no API)
+      return m.status?.message?.includes('is not served') && m;
     });
     assert.equal(still.status?.provider?.name, undefined);
     assert.equal(still.status?.phase, 'Pending');
-    assert.equal(still.status?.message, "Provider 'aim' CRD not installed in cluster");
+    assert.equal(
+      still.status?.message,
+      "Provider 'aim' CRD not installed in cluster: aim.eai.amd.com/v1alpha1 is not served; install the CRD of the provider's operator (the deployment proceeds once it is served)",
+    );
     assert.equal(still.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'False');
     // the CRD appears: the watch on CRDs brings the deployment back, nothing needs a restart
     for (const crd of aimCrds()) await ensureCrd(admin, crd);

@@ -193,7 +193,10 @@ describe('planCoreStatus', () => {
       md(spec),
       inputs({ providers: kuberay, apiServed: (k) => withoutRayService.has(k) }),
     );
-    assert.equal(refused.status.message, "Provider 'kuberay' CRD not installed in cluster");
+    assert.equal(
+      refused.status.message,
+      "Provider 'kuberay' CRD not installed in cluster: kind RayService of ray.io/v1 is not served; install the CRD of the provider's operator (the deployment proceeds once it is served)",
+    );
     assert.equal(refused.status.conditions.find((c) => c.type === 'Validated')?.status, 'False');
     const all = servedGroupVersions(crds);
     const admitted = planCoreStatus(md(spec), inputs({ providers: kuberay, apiServed: (k) => all.has(k) }));

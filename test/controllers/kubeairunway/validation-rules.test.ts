@@ -208,9 +208,28 @@ describe("docs/kubeairunway.md's validation table, exact messages", () => {
     );
     assert.deepEqual(
       validate(withProvider('kaito'), { providers, providerCrdInstalled: installed }).errors,
-      [{ field: 'spec.provider.name', message: "Provider 'kaito' CRD not installed in cluster" }],
-      'registered, upstream CRD missing',
+      [
+        {
+          field: 'spec.provider.name',
+          message:
+            "Provider 'kaito' CRD not installed in cluster: provider 'kaito' has not reported the API it builds (status.upstreamCRDVersion of InferenceProviderConfig kaito); start its provider controller",
+        },
+      ],
+      'registered, upstream CRD missing, the provider never said which',
     );
+    // the message names the missing kind the provider reported (per kind, not per group/version)
+    const reported = providers.map((p) =>
+      p.metadata.name === 'kaito'
+        ? { ...p, status: { upstreamCRDVersion: 'kaito.sh/v1beta1', upstreamKind: 'Workspace' } }
+        : p,
+    );
+    assert.deepEqual(validate(withProvider('kaito'), { providers: reported, providerCrdInstalled: installed }).errors, [
+      {
+        field: 'spec.provider.name',
+        message:
+          "Provider 'kaito' CRD not installed in cluster: kind Workspace of kaito.sh/v1beta1 is not served; install the CRD of the provider's operator (the deployment proceeds once it is served)",
+      },
+    ]);
     assert.deepEqual(validate(withProvider('dynamo'), { providers, providerCrdInstalled: installed }).errors, []);
     assert.deepEqual(
       validate(withProvider('direct'), { providers, providerCrdInstalled: () => false }).errors,

@@ -13,8 +13,21 @@ export const DISAGGREGATED_REQUIRES_PREFILL_GPU = 'Disaggregated mode requires s
 export const DISAGGREGATED_REQUIRES_DECODE_GPU = 'Disaggregated mode requires scaling.decode.gpu.count';
 export const ENGINE_TYPE_REQUIRED = 'engine.type is required';
 export const MODEL_ID_REQUIRED = 'model.id is required when source is huggingface';
-export function providerCrdNotInstalled(name: string): string {
-  return `Provider '${name}' CRD not installed in cluster`;
+/**
+ * The table's message, then which API is missing (per kind: a group/version stays served while another of its
+ * kinds is) and what to do, from what the provider's registration reports in its status
+ */
+export function providerCrdNotInstalled(
+  name: string,
+  upstream?: { upstreamCRDVersion?: string | undefined; upstreamKind?: string | undefined },
+): string {
+  const head = `Provider '${name}' CRD not installed in cluster`;
+  const gv = upstream?.upstreamCRDVersion;
+  if (!gv)
+    return `${head}: provider '${name}' has not reported the API it builds (status.upstreamCRDVersion of InferenceProviderConfig ${name}); start its provider controller`;
+  const kind = upstream.upstreamKind;
+  const what = kind ? `kind ${kind} of ${gv} is not served` : `${gv} is not served`;
+  return `${head}: ${what}; install the CRD of the provider's operator (the deployment proceeds once it is served)`;
 }
 /** scaling.replicas: 0 for a provider that always runs a pod */
 export function zeroReplicasUnsupported(

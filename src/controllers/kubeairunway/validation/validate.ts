@@ -18,7 +18,7 @@ import type { ValidationIssue, ValidationResult } from './types.ts';
 
 export interface ValidationContext {
   /** the registered InferenceProviderConfigs; when given, an explicitly named provider must be among them */
-  providers?: ReadonlyArray<Pick<InferenceProviderConfig, 'metadata' | 'spec'>>;
+  providers?: ReadonlyArray<Pick<InferenceProviderConfig, 'metadata' | 'spec'> & Partial<Pick<InferenceProviderConfig, 'status'>>>;
   /** whether the upstream CRD of `provider` is served; asked only for providers that require a CRD */
   providerCrdInstalled?: (provider: string) => boolean;
 }
@@ -128,7 +128,7 @@ function validateProviderName(
   }
   const needsCrd = config.spec?.capabilities?.requiresCRD !== false;
   if (needsCrd && ctx.providerCrdInstalled && !ctx.providerCrdInstalled(name))
-    err('spec.provider.name', m.providerCrdNotInstalled(name));
+    err('spec.provider.name', m.providerCrdNotInstalled(name, config.status));
 }
 
 function quantityOf(
