@@ -36,6 +36,8 @@ describe('providerControllerSet', () => {
       },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+      // its CRD, watched by name: a deletion changes readiness at once, not at the next heartbeat
+      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] },
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
       {
         apiGroups: ['kaito.sh'],

@@ -8,7 +8,7 @@
 // crash loop upstream had. The registration retries discovery and adds the watch when the CRD
 // appears.
 
-import { Deployments } from '@modelplane/runtime/client';
+import { type CustomResourceDefinition, CustomResourceDefinitions, Deployments } from '@modelplane/runtime/client';
 import {
   type Controller,
   ignoreFinalizerChange,
@@ -18,7 +18,13 @@ import {
 } from '@modelplane/runtime/controller';
 import type { Logger } from '@modelplane/runtime/log';
 import type { Manager } from '@modelplane/runtime/manager';
-import { controllerOf, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
+import {
+  controllerOf,
+  type KindRef,
+  type KubeObject,
+  objectKeyString,
+  parseApiVersion,
+} from '@modelplane/runtime/meta';
 import {
   FINALIZER_CLEANUP_TIMEOUT_MS,
   HEARTBEAT_INTERVAL_MS,
@@ -30,6 +36,7 @@ import {
 } from '../../../apis/kubeairunway/index.ts';
 import { DEFAULT_DOWNLOAD_RETRY_MS } from '../../../common/model-storage/index.ts';
 import { type Clock, DEFAULT_SETTLE_WINDOW_MS, systemClock } from '../../../engine/index.ts';
+import { servedGroupVersions } from '../served-apis.ts';
 import { StorageJobs, StoragePvcs } from '../storage/index.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { providerMetrics } from './metrics.ts';
@@ -174,8 +181,56 @@ export async function registerProviderController(
   // starts after the controllers and stops before them), so only the leader registers and heartbeats, and
   // stopping (shutdown or lost lease) reports ready=false before reconciling ends.
   mgr.add(registration);
-  if (opts.operatorSelector) await watchOperator(mgr, registration, opts.operatorSelector);
+  await watchReadinessSources(mgr, registration, def, opts.operatorSelector);
   return { controller, registration };
+}
+
+/** what the provider's readiness depends on, watched so a change is reported at once: its operator and its CRD */
+async function watchReadinessSources(
+  mgr: Manager,
+  registration: ProviderRegistration,
+  def: ProviderDefinition,
+  operatorSelector: string | undefined,
+): Promise<void> {
+  if (operatorSelector) await watchOperator(mgr, registration, operatorSelector);
+  if (def.config.capabilities?.requiresCRD !== false) await watchUpstreamCrd(mgr, registration, def);
+}
+
+/** how long the CRD watch waits before asking discovery again while it disagrees with the CRD (doubling) */
+const CRD_RECHECK_FIRST_MS = 250;
+const CRD_RECHECK_TRIES = 6;
+
+/**
+ * The upstream kind's CRD, watched by name: deleting it (or installing it) changes the provider's readiness
+ * (UpstreamCRDInstalled, status.ready) within a second instead of at the next heartbeat. Discovery, which the
+ * registration asks, may lag a moment behind the CRD object, so it is asked again a few times while the two
+ * disagree.
+ */
+async function watchUpstreamCrd(
+  mgr: Manager,
+  registration: ProviderRegistration,
+  def: ProviderDefinition,
+): Promise<void> {
+  const { group, version } = parseApiVersion(def.upstream.apiVersion);
+  const name = `${def.upstreamResource}.${group}`;
+  const crds = await mgr.cache.informer(CustomResourceDefinitions, { fieldSelector: `metadata.name=${name}` });
+  let timer: NodeJS.Timeout | undefined;
+  const servedNow = () =>
+    servedGroupVersions(crds.store.list() as CustomResourceDefinition[]).has(
+      `${group}/${version}/${def.upstream.kind}`,
+    );
+  const recheck = (tries: number, delayMs: number) => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (servedNow() === registration.upstreamServed) return;
+    void registration.beat().then(() => {
+      if (tries <= 1 || servedNow() === registration.upstreamServed) return;
+      timer = setTimeout(() => recheck(tries - 1, delayMs * 2), delayMs);
+      timer.unref();
+    });
+  };
+  const changed = () => recheck(CRD_RECHECK_TRIES, CRD_RECHECK_FIRST_MS);
+  crds.addHandler({ add: changed, update: changed, delete: changed });
 }
 
 /**

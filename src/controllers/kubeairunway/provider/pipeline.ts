@@ -9,6 +9,7 @@ import { isNoKindMatch } from '@modelplane/runtime/client';
 import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
 import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
 import {
+  type ApplyOutcome,
   type Clock,
   type ComponentState,
   type DomainReconciler,
@@ -28,7 +29,7 @@ import type { MappedStatus, ProviderDefinition } from './definition.ts';
 import { refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
 import { type OptionalView, planOptionalObjects, readOptionalObjects } from './optional-objects.ts';
-import { type PreparedSync, planSync, prepareSync, type SyncPlan } from './plan.ts';
+import { crdMissingMessage, type PreparedSync, planSync, prepareSync, type SyncPlan } from './plan.ts';
 import { computeProviderStatus, type ProviderStatus, type StatusOutcome } from './status.ts';
 
 export interface ProviderPipelineOptions {
@@ -185,11 +186,13 @@ export function providerReconciler(
       if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
       if (plan.kind === 'apply') markStorageConditions(cm, storage);
       const rejected = ctx.errors[0];
-      const outcome: StatusOutcome = rejected
-        ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
-        : storage?.block && plan.kind === 'apply'
-          ? { kind: 'storage', ...storage.block, created: plan.live !== undefined }
-          : outcomeOf(plan, mapped);
+      const outcome: StatusOutcome = upstreamNotServed(def, ctx.apply)
+        ? { kind: 'pending', reason: 'CRDNotInstalled', message: crdMissingMessage(def) }
+        : rejected
+          ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
+          : storage?.block && plan.kind === 'apply'
+            ? { kind: 'storage', ...storage.block, created: plan.live !== undefined }
+            : outcomeOf(plan, mapped);
       const before = structuredClone(status);
       const { status: next } = computeProviderStatus(
         before,
@@ -201,6 +204,21 @@ export function providerReconciler(
       Object.assign(status, next);
     },
   };
+}
+
+/**
+ * The upstream object's apply answered 404: a server-side apply creates what is absent, so the kind itself is
+ * no longer served (its CRD was deleted since the cache last saw it). Said as the missing CRD, not as a raw
+ * "could not find the requested resource".
+ */
+function upstreamNotServed(def: ProviderDefinition, apply: ApplyOutcome | undefined): boolean {
+  const stopped = apply?.stoppedAt;
+  return (
+    stopped?.verb === 'apply' &&
+    stopped.ref.kind === def.upstream.kind &&
+    stopped.ref.apiVersion === def.upstream.apiVersion &&
+    (stopped.error.reason === 'NotFound' || stopped.error.reason === 'KindNotServed')
+  );
 }
 
 /**

@@ -18,7 +18,7 @@ import { providerControllerName } from './names.ts';
 export function providerRules(
   def: Pick<
     ProviderDefinition,
-    'upstream' | 'upstreamResource' | 'extraResources' | 'storage' | 'optionalObjects' | 'operatorSelector'
+    'upstream' | 'upstreamResource' | 'extraResources' | 'storage' | 'optionalObjects' | 'operatorSelector' | 'config'
   >,
 ): PolicyRule[] {
   const upstreamGroup = parseApiVersion(def.upstream.apiVersion).group;
@@ -45,6 +45,10 @@ export function providerRules(
     ...(def.optionalObjects ?? []).map((o) =>
       rule(o.resource.group, [o.resource.resource], [...READ, 'create', 'patch', 'delete']),
     ),
+    // is the upstream kind's CRD there (watched by name, so its deletion is seen at once)?
+    ...(def.config.capabilities?.requiresCRD === false
+      ? []
+      : [rule('apiextensions.k8s.io', ['customresourcedefinitions'], ['list', 'watch'])]),
     // is the upstream operator running (its Deployment, found by label)?
     ...(def.operatorSelector ? [rule('apps', ['deployments'], ['list', 'watch'])] : []),
     // registration: server-side apply creates it the first time, patches it after (never read back)

@@ -18,7 +18,9 @@ import type { ValidationIssue, ValidationResult } from './types.ts';
 
 export interface ValidationContext {
   /** the registered InferenceProviderConfigs; when given, an explicitly named provider must be among them */
-  providers?: ReadonlyArray<Pick<InferenceProviderConfig, 'metadata' | 'spec'> & Partial<Pick<InferenceProviderConfig, 'status'>>>;
+  providers?: ReadonlyArray<
+    Pick<InferenceProviderConfig, 'metadata' | 'spec'> & Partial<Pick<InferenceProviderConfig, 'status'>>
+  >;
   /** whether the upstream CRD of `provider` is served; asked only for providers that require a CRD */
   providerCrdInstalled?: (provider: string) => boolean;
 }
