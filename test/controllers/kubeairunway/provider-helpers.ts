@@ -50,11 +50,14 @@ export const testKaito: ProviderDefinition<WithConditions> = {
       inference: { preset: { name: md.spec.model.id ?? 'custom' } },
     };
   },
-  mapStatus(ws, md): MappedStatus {
+  // as the real KAITO provider: the counts come from the Workspace, never from the deployment's spec
+  mapStatus(ws): MappedStatus {
     const cond = (t: string) => ws.status?.conditions?.find((c) => c.type === t);
     const endpoint = { service: ws.metadata.name ?? '', port: 80 };
-    const replicas = { desired: md.spec.scaling?.replicas ?? 1 };
-    if (cond('WorkspaceSucceeded')?.status === 'True') return { phase: 'Running', replicas, endpoint };
+    const desired = (ws.resource as { count?: number } | undefined)?.count ?? 1;
+    const replicas = { desired, ready: 0 };
+    if (cond('WorkspaceSucceeded')?.status === 'True')
+      return { phase: 'Running', replicas: { desired, ready: desired }, endpoint };
     if (cond('WorkspaceSucceeded')?.status === 'False')
       return { phase: 'Failed', message: cond('WorkspaceSucceeded')?.message ?? 'failed', replicas };
     const inference = cond('InferenceReady');

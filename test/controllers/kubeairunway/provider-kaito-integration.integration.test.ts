@@ -90,7 +90,7 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
       resourceKind: 'Workspace',
     });
     assert.deepEqual(m.status?.endpoint, { service: 'llama', port: 80, url: 'http://llama.ml.svc.cluster.local' });
-    assert.deepEqual(m.status?.replicas, { desired: 1 });
+    assert.deepEqual(m.status?.replicas, { desired: 1, ready: 1 });
     for (const [type, reason] of [
       ['ProviderCompatible', 'CompatibilityVerified'],
       ['ResourceCreated', 'ResourceCreated'],
@@ -260,6 +260,30 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     assert.equal(ev!.type, 'Warning');
   });
 
+  it('replicas: 0 stored while the webhook was down: refused as incompatible, and the Workspace built before keeps serving and being reported', async () => {
+    const before = await phase('llama', 'Running');
+    const count = (w: KubeObject | undefined) => (w?.resource as { count?: number } | undefined)?.count;
+    const countBefore = count(await ws());
+    await kubectl(['patch', 'md', 'llama', '-n', NS, '--type', 'merge', '-p', '{"spec":{"scaling":{"replicas":0}}}']);
+    const refused = await phase('llama', 'Failed');
+    assert.equal(
+      refused.status?.message,
+      'KAITO cannot run 0 replicas (it always runs at least one serving pod): set spec.scaling.replicas to 1 or more, or use a provider that runs 0 replicas',
+    );
+    assert.deepEqual(
+      [condition(refused, 'ProviderCompatible')?.status, condition(refused, 'Ready')?.status],
+      ['False', 'False'],
+    );
+    // what serves is still said: the resource, its ready pods and its endpoint (a gateway routes by them)
+    assert.deepEqual(refused.status?.provider?.resourceName, 'llama');
+    assert.deepEqual(refused.status?.replicas, before.status?.replicas);
+    assert.deepEqual(refused.status?.endpoint, before.status?.endpoint);
+    assert.equal(condition(refused, 'ResourceCreated')?.status, 'True');
+    assert.equal(count(await ws()), countBefore, 'the Workspace keeps its last valid count');
+    await kubectl(['patch', 'md', 'llama', '-n', NS, '--type', 'merge', '-p', '{"spec":{"scaling":{"replicas":1}}}']);
+    await phase('llama', 'Running');
+  });
+
   it('unknown overrides: a Warning once per generation, and the key is not applied', async () => {
     const overridden = MD_YAML.replace('name: llama', 'name: ov').replace(
       '  scaling:',
@@ -315,9 +339,10 @@ describe('provider skeleton on the dev cluster with the simulated KAITO', { time
     const text = await provider.metrics.text();
     assert.match(text, /kubeairunway_deployment_status\{provider="kaito",phase="Running"\} [12]/);
     assert.match(text, /kubeairunway_deployment_status\{provider="kaito",phase="Failed"\} 1/);
+    // sg's sglang and llama's replicas: 0
     assert.match(
       text,
-      /kubeairunway_reconciliation_errors_total\{provider="kaito",error_type="IncompatibleConfiguration"\} 1/,
+      /kubeairunway_reconciliation_errors_total\{provider="kaito",error_type="IncompatibleConfiguration"\} 2/,
     );
     await provider.stop();
     const stopped = await admin.get(InferenceProviderConfigs, 'kaito');

@@ -372,6 +372,55 @@ describe('computeProviderStatus', () => {
     assert.equal(cond(status, 'ResourceCreated'), undefined);
   });
 
+  it('incompatible with the resource built before still there: it keeps being reported (it still serves)', () => {
+    const mapped = {
+      phase: 'Running' as const,
+      replicas: { desired: 2, ready: 2, available: 2 },
+      endpoint: { service: 's', port: 80 },
+    };
+    const created = computeProviderStatus({}, { kind: 'created', object: widget(), mapped }, ctx()).status;
+    const { status } = computeProviderStatus(
+      created,
+      { kind: 'incompatible', messages: ['no'], serving: { object: widget(), mapped } },
+      ctx(),
+    );
+    assert.deepEqual([status.phase, status.message], ['Failed', 'no']);
+    assert.deepEqual(status.provider, created.provider);
+    assert.deepEqual(status.replicas, { desired: 2, ready: 2, available: 2 });
+    assert.deepEqual(status.endpoint, created.endpoint);
+    assert.equal(cond(status, 'ResourceCreated')?.status, 'True');
+    assert.deepEqual(
+      [cond(status, 'ProviderCompatible')?.status, cond(status, 'Ready')?.status, cond(status, 'Ready')?.reason],
+      ['False', 'False', 'IncompatibleConfiguration'],
+    );
+  });
+
+  it('never says Ready=True with 0 ready pods, whatever the upstream reports (seeded property)', () => {
+    let seed = 28;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const phases = ['Running', 'Deploying', 'Pending', 'Failed'] as const;
+    let before = {};
+    for (let i = 0; i < 2_000; i++) {
+      const desired = next(4);
+      const ready = next(5) - 1; // -1: not reported
+      const mapped = {
+        phase: phases[next(4)]!,
+        replicas: { desired, ...(ready >= 0 ? { ready } : {}) },
+      };
+      const { status } = computeProviderStatus(before, { kind: 'created', object: widget(), mapped }, ctx(T0 + i));
+      if (cond(status, 'Ready')?.status === 'True') {
+        assert.equal(status.phase, 'Running', JSON.stringify(mapped));
+        assert.notEqual(status.replicas?.ready, 0, JSON.stringify(mapped));
+      }
+      if (mapped.phase === 'Running' && ready === 0)
+        assert.equal(cond(status, 'Ready')?.reason, desired === 0 ? 'ScaledToZero' : 'DeploymentInProgress');
+      before = status;
+    }
+  });
+
   it('the same outcome again, later: identical status (nothing to write), lastTransitionTime kept', () => {
     const outcome: StatusOutcome = { kind: 'created', object: widget(), mapped: { phase: 'Running' } };
     const first = computeProviderStatus({}, outcome, ctx(T0)).status;

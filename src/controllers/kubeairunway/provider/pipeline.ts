@@ -6,6 +6,7 @@
 // the write, the settle window, the one status write, events.
 
 import { isNoKindMatch } from '@modelplane/runtime/client';
+import type { KubeObject } from '@modelplane/runtime/meta';
 import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
 import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
 import {
@@ -26,7 +27,7 @@ import {
 } from '../storage/index.ts';
 import { defaultModelDeployment } from '../validation/index.ts';
 import type { MappedStatus, ProviderDefinition } from './definition.ts';
-import { refOf } from './desired.ts';
+import { ownedBy, refOf } from './desired.ts';
 import type { UpstreamView } from './lifecycle.ts';
 import { type OptionalView, planOptionalObjects, readOptionalObjects } from './optional-objects.ts';
 import { crdMissingMessage, type PreparedSync, planSync, prepareSync, type SyncPlan } from './plan.ts';
@@ -51,6 +52,8 @@ export interface ProviderObservation {
   optional?: OptionalView[];
   /** the upstream object's status in the unified phases, when it exists and is ours */
   mapped?: MappedStatus;
+  /** the upstream object that serves the deployment (servingObject) */
+  serving?: KubeObject;
   /** spec.model.storage planned (only for a deployment that has some, on the apply path) */
   storage?: StoragePlan;
 }
@@ -78,10 +81,25 @@ export async function readUpstream(
   }
 }
 
-function mapStatus(def: ProviderDefinition, plan: SyncPlan, md: ModelDeployment): MappedStatus | undefined {
-  if (plan.kind !== 'apply' || !plan.live) return undefined;
+/**
+ * The upstream object that serves `md` as the plan sees it: the one it applies to, or, for a spec the provider
+ * refuses as incompatible, the one built from the last compatible spec (it keeps serving).
+ */
+function servingObject(plan: SyncPlan, upstream: UpstreamView, md: ModelDeployment): KubeObject | undefined {
+  if (plan.kind === 'apply') return plan.live;
+  if (plan.kind === 'incompatible' && upstream.state === 'present' && ownedBy(upstream.object, md))
+    return upstream.object;
+  return undefined;
+}
+
+function mapStatus(
+  def: ProviderDefinition,
+  live: KubeObject | undefined,
+  md: ModelDeployment,
+): MappedStatus | undefined {
+  if (!live) return undefined;
   try {
-    return def.mapStatus(plan.live, md);
+    return def.mapStatus(live, md);
   } catch (err) {
     return {
       phase: 'Deploying',
@@ -91,12 +109,16 @@ function mapStatus(def: ProviderDefinition, plan: SyncPlan, md: ModelDeployment)
 }
 
 /** the status outcome of a sync plan whose writes succeeded */
-export function outcomeOf(plan: SyncPlan, mapped: MappedStatus | undefined): StatusOutcome {
+export function outcomeOf(plan: SyncPlan, mapped: MappedStatus | undefined, serving?: KubeObject): StatusOutcome {
   switch (plan.kind) {
     case 'invalid':
       return { kind: 'invalid', message: plan.message };
     case 'incompatible':
-      return { kind: 'incompatible', messages: plan.messages };
+      return {
+        kind: 'incompatible',
+        messages: plan.messages,
+        ...(serving && mapped ? { serving: { object: serving, mapped } } : {}),
+      };
     case 'invalidOverrides':
       return { kind: 'failed', reason: 'InvalidOverrides', message: plan.messages.join('; ') };
     case 'transformFailed':
@@ -166,7 +188,8 @@ export function providerReconciler(
     composeState({ object }, { upstream, storage, optional }) {
       const { effective, sync } = prepare(object);
       const plan = planSync(def, effective, upstream, sync);
-      const mapped = mapStatus(def, plan, effective);
+      const serving = servingObject(plan, upstream, effective);
+      const mapped = mapStatus(def, serving, effective);
       const storagePlan =
         plan.kind === 'apply' && storage
           ? planStorage(effective, storage, {
@@ -175,13 +198,19 @@ export function providerReconciler(
               pollMs: PROGRESS_POLL_MS,
             })
           : undefined;
-      return { plan, optional, ...(mapped ? { mapped } : {}), ...(storagePlan ? { storage: storagePlan } : {}) };
+      return {
+        plan,
+        optional,
+        ...(mapped ? { mapped } : {}),
+        ...(serving ? { serving } : {}),
+        ...(storagePlan ? { storage: storagePlan } : {}),
+      };
     },
 
     planResources: (ctx, observation) => planProviderResources(opts, prepare(ctx.object).effective, observation),
     // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
     getComponentHealth: componentHealth,
-    setStatus(status, cm, { plan, mapped, storage }, ctx) {
+    setStatus(status, cm, { plan, mapped, serving, storage }, ctx) {
       // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
       if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
       if (plan.kind === 'apply') markStorageConditions(cm, storage);
@@ -192,7 +221,7 @@ export function providerReconciler(
           ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
           : storage?.block && plan.kind === 'apply'
             ? { kind: 'storage', ...storage.block, created: plan.live !== undefined }
-            : outcomeOf(plan, mapped);
+            : outcomeOf(plan, mapped, serving);
       const before = structuredClone(status);
       const { status: next } = computeProviderStatus(
         before,

@@ -30,7 +30,12 @@ export interface ProviderStatus {
 export type StatusOutcome =
   /** the spec fails validation (the webhook was bypassed): nothing reaches the upstream object */
   | { kind: 'invalid'; message: string }
-  | { kind: 'incompatible'; messages: string[] }
+  /**
+   * `serving`: the upstream object built from the last compatible spec is still there (the edit that made
+   * the spec incompatible was stored while the webhook was down): it keeps serving, and its replicas and
+   * endpoint are still reported (the gateway routes by them)
+   */
+  | { kind: 'incompatible'; messages: string[]; serving?: { object: KubeObject; mapped: MappedStatus } }
   /** nothing can be built or applied until the spec (or the conflicting object) changes */
   | {
       kind: 'failed';
@@ -111,9 +116,12 @@ export function computeProviderStatus(
     case 'incompatible': {
       const message = outcome.messages.join('; ');
       cm.markFalse(CONDITION_PROVIDER_COMPATIBLE, Reason.IncompatibleConfiguration, message, asWarning());
-      cm.delete(CONDITION_RESOURCE_CREATED);
       cm.markFalse(CONDITION_READY, Reason.IncompatibleConfiguration, message, silent());
       set('Failed', message);
+      if (outcome.serving) {
+        cm.keep(CONDITION_RESOURCE_CREATED);
+        servingFields(status, outcome.serving.object, outcome.serving.mapped, ctx.kind);
+      } else cm.delete(CONDITION_RESOURCE_CREATED);
       break;
     }
     case 'failed':
@@ -168,7 +176,6 @@ function created(
     asInfo(),
     quietWhenNew(),
   );
-  status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
   const ready = mapped.replicas?.ready;
   if (mapped.phase === 'Running' && ready === 0 && mapped.replicas?.desired === 0) {
     // what was asked for, and nothing serves: never Ready
@@ -198,6 +205,12 @@ function created(
     status.message = `${kind} created, waiting for pods to be ready${mapped.message ? `: ${mapped.message}` : ''}`;
     cm.markFalse(CONDITION_READY, Reason.DeploymentInProgress, status.message, silent());
   }
+  servingFields(status, object, mapped, kind);
+}
+
+/** what an existing upstream object serves: its name, replicas and endpoint */
+function servingFields(status: ProviderStatus, object: KubeObject, mapped: MappedStatus, kind: string): void {
+  status.provider = { resourceName: object.metadata.name ?? '', resourceKind: kind };
   const replicas = compact(mapped.replicas);
   if (replicas) status.replicas = replicas;
   const endpoint = compact(mapped.endpoint);
