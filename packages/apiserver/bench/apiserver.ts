@@ -439,7 +439,7 @@ async function watchLatency(c: Client, server: ServerControl, watchers: number, 
 const smoke = (full: string, small: string) => (process.env.MODELPLANE_BENCH_SMOKE === '1' ? small : full);
 
 /** `--backend embedded|real|both`: the side-by-side comparison of compare.ts, its own fixed load */
-async function compare(flag: string): Promise<void> {
+async function compare(flag: string, profileDir: string | undefined): Promise<void> {
   const known: Record<string, ReadonlyArray<'embedded' | 'real'>> = {
     embedded: ['embedded'],
     real: ['real'],
@@ -455,6 +455,7 @@ async function compare(flag: string): Promise<void> {
     listRuns: Number(smoke('7', '1')),
     watchers: Number(smoke('100', '5')),
     writes: Number(smoke('50', '5')),
+    ...(profileDir ? { profileDir } : {}),
   });
 }
 
@@ -477,7 +478,7 @@ async function main(): Promise<void> {
     },
   });
   if (values.serve) return serveAsChild();
-  if (values.backend !== undefined) return compare(values.backend);
+  if (values.backend !== undefined) return compare(values.backend, values.profile);
   const n = (k: keyof typeof values) => Number(values[k]);
   const size = n('object-bytes');
   const creates = n('creates');

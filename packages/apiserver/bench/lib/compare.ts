@@ -8,7 +8,7 @@
 //   watch      100 watchers, 50 writes one at a time: from sending each write until each watcher has its
 //              event, p99 over every delivery (none may be missing)
 //   rss        after the load: the server process (embedded) or etcd + kube-apiserver (real)
-//   cpu        the server's CPU time per create and per list (embedded: its process; real: etcd +
+//   cpu        the server's CPU time per create, per list and per watched write (embedded: its process; real: etcd +
 //              kube-apiserver, from /proc): on a loaded, shared machine the wall-clock figures say how the
 //              scheduler shares two cores between one Node thread and Go's many, these say what each costs
 // Last line: `apiserver: <backend figures> …` and, with both, the ratios (`×`: how many times better the
@@ -46,6 +46,8 @@ export interface CompareOptions {
   listRuns: number;
   watchers: number;
   writes: number;
+  /** runs the embedded server under `node --cpu-prof`, its profile written here */
+  profileDir?: string;
 }
 
 export interface Figures {
@@ -55,9 +57,10 @@ export interface Figures {
   pagedMs: number;
   watchP99Ms: number;
   rssMiB: number;
-  /** server CPU per create (µs) and per full list (ms): the load-independent cost of the two */
+  /** server CPU per create (µs), per full list (ms) and per watched write (ms, its fan-out to every watcher included) */
   createCpuUs: number;
   listCpuMs: number;
+  watchCpuMs: number;
 }
 
 // ---------- the embedded server, in a process of its own ----------
@@ -81,9 +84,10 @@ async function serveEmbedded(): Promise<void> {
 
 if (process.argv.includes(SERVE_FLAG)) void serveEmbedded();
 
-async function startEmbedded(): Promise<Running> {
+async function startEmbedded(profileDir: string | undefined): Promise<Running> {
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...profile],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ startMs: number; target: Target }>((resolve, reject) => {
@@ -250,7 +254,13 @@ function openWatch(t: Target, agent: Agent, ns: string, rv: string, seen: Map<st
   });
 }
 
-async function watchP99(t: Target, agent: Agent, o: CompareOptions): Promise<number> {
+/** the p99 delivery delay, and the server's CPU per write from the first write until every watcher has all */
+async function watchP99(
+  t: Target,
+  agent: Agent,
+  o: CompareOptions,
+  cpuMicros: () => Promise<number>,
+): Promise<{ p99: number; cpuMsPerWrite: number }> {
   const ns = 'bench-watch';
   await must(t, agent, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const rv = (await must(t, agent, 'GET', cms(ns))).metadata.resourceVersion as string;
@@ -258,6 +268,7 @@ async function watchP99(t: Target, agent: Agent, o: CompareOptions): Promise<num
   const seen = Array.from({ length: o.watchers }, () => new Map<string, number>());
   const closers = await Promise.all(seen.map((s) => openWatch(t, watchAgent, ns, rv, s)));
   const sent = new Map<string, number>();
+  const cpuBefore = await cpuMicros();
   for (let i = 0; i < o.writes; i++) {
     const name = `w-${i}`;
     sent.set(name, performance.now());
@@ -266,6 +277,7 @@ async function watchP99(t: Target, agent: Agent, o: CompareOptions): Promise<num
   }
   const deadline = Date.now() + 30_000;
   while (seen.some((s) => s.size < o.writes) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const cpuMsPerWrite = ((await cpuMicros()) - cpuBefore) / 1000 / o.writes;
   for (const close of closers) close();
   watchAgent.destroy();
   const delays: number[] = [];
@@ -275,11 +287,11 @@ async function watchP99(t: Target, agent: Agent, o: CompareOptions): Promise<num
       if (got === undefined) throw new Error(`a watcher never got ${name}`);
       delays.push(got - at);
     }
-  return percentile(delays, 99);
+  return { p99: percentile(delays, 99), cpuMsPerWrite };
 }
 
 async function measure(backend: 'embedded' | 'real', o: CompareOptions): Promise<Figures> {
-  const server = backend === 'embedded' ? await startEmbedded() : await startReal();
+  const server = backend === 'embedded' ? await startEmbedded(o.profileDir) : await startReal();
   log(`${backend}: ready in ${server.startMs.toFixed(0)} ms`);
   const agent = new Agent({ keepAlive: true, maxSockets: o.concurrency, ca: server.target.caPem });
   try {
@@ -298,16 +310,17 @@ async function measure(backend: 'embedded' | 'real', o: CompareOptions): Promise
     const list = await listTimes(t, agent, 'bench', o);
     // each run lists once in full and once in pages: the pages cost about the same again
     const listCpuMs = ((await server.cpuMicros()) - cpu) / 1000 / (2 * o.listRuns);
-    const watch = await watchP99(t, agent, o);
+    const watch = await watchP99(t, agent, o, () => server.cpuMicros());
     const rssMiB = (await server.rssBytes()) / 2 ** 20;
     const f: Figures = {
       createCpuUs,
       listCpuMs,
+      watchCpuMs: watch.cpuMsPerWrite,
       startMs: server.startMs,
       createsPerSec,
       listMs: list.full,
       pagedMs: list.paged,
-      watchP99Ms: watch,
+      watchP99Ms: watch.p99,
       rssMiB,
     };
     log(`${backend}: ${JSON.stringify(f)}`);
@@ -320,7 +333,7 @@ async function measure(backend: 'embedded' | 'real', o: CompareOptions): Promise
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const describe = (b: string, f: Figures) =>
-  `${b}: creates/s=${Math.round(f.createsPerSec)} list-ms=${r1(f.listMs)} list-paged-ms=${r1(f.pagedMs)} watch-p99-ms=${r1(f.watchP99Ms)} start-ms=${Math.round(f.startMs)} rss-mib=${Math.round(f.rssMiB)} cpu-us/create=${Math.round(f.createCpuUs)} cpu-ms/list=${r1(f.listCpuMs)}`;
+  `${b}: creates/s=${Math.round(f.createsPerSec)} list-ms=${r1(f.listMs)} list-paged-ms=${r1(f.pagedMs)} watch-p99-ms=${r1(f.watchP99Ms)} start-ms=${Math.round(f.startMs)} rss-mib=${Math.round(f.rssMiB)} cpu-us/create=${Math.round(f.createCpuUs)} cpu-ms/list=${r1(f.listCpuMs)} cpu-ms/watched-write=${r1(f.watchCpuMs)}`;
 
 /** embedded's figures relative to the real server's: above 1, the embedded server is better */
 export function ratios(e: Figures, r: Figures): Record<string, number> {
@@ -334,6 +347,7 @@ export function ratios(e: Figures, r: Figures): Record<string, number> {
     rss: x(r.rssMiB / e.rssMiB),
     'cpu/create': x(r.createCpuUs / e.createCpuUs),
     'cpu/list': x(r.listCpuMs / e.listCpuMs),
+    'cpu/watched-write': x(r.watchCpuMs / e.watchCpuMs),
   };
 }
 

@@ -6,7 +6,7 @@
 
 import { errors, StatusError } from '../errors.ts';
 import { type Negotiated, negotiateOutput } from '../http/negotiate.ts';
-import { objectJson } from '../http/object-json.ts';
+import { watchEventJson } from '../http/object-json.ts';
 import { encodeWatchFrame } from '../http/protobuf/encode.ts';
 import type { ResourceType } from '../resource-types/resource-type.ts';
 import type { StoredEvent } from '../storage/store.ts';
@@ -195,8 +195,8 @@ class WatchStream {
     let object = obj as Record<string, unknown>;
     if (type !== 'ERROR' && type !== 'BOOKMARK') {
       const o = obj as KubeObject;
-      // the object's text is shared by every watcher (and list) that sends it: JSON.stringify({ type, object })
-      if (!out.convert && !this.protobuf) return `{"type":${JSON.stringify(type)},"object":${objectJson(o)}}\n`;
+      // the event's bytes are shared by every watcher that sends it: JSON.stringify({ type, object })
+      if (!out.convert && !this.protobuf) return watchEventJson(type, o);
       if (out.convert === 'Table') {
         const { rt, info } = this.r;
         object = {

@@ -31,3 +31,19 @@ export function withJsonItems(head: Record<string, unknown>, key: string, items:
   for (let i = 0; i < items.length; i++) parts[i] = objectJson(items[i]!);
   return `${open.slice(0, -1)},${JSON.stringify(key)}:[${parts.join(',')}]}`;
 }
+
+/** the last watch event encoded: every watcher of a resource gets the same event in one synchronous fan-out */
+let lastEvent: { obj: object; type: string; bytes: Buffer } | undefined;
+
+/**
+ * A watch event's line, `{"type":…,"object":…}\n`, as bytes, shared by every watcher it goes to: the fan-out
+ * encodes each event once instead of once per watcher. Only the last event is kept (the fan-out of one
+ * commit runs without interruption), so nothing accumulates.
+ */
+export function watchEventJson(type: string, obj: object): Buffer {
+  if (lastEvent?.obj === obj && lastEvent.type === type) return lastEvent.bytes;
+  const bytes = Buffer.from(`{"type":${JSON.stringify(type)},"object":${objectJson(obj)}}\n`);
+  // an object that is not stored (frozen) may change before the next watcher: never shared
+  if (Object.isFrozen(obj)) lastEvent = { obj, type, bytes };
+  return bytes;
+}
