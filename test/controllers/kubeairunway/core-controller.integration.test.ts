@@ -175,7 +175,11 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
         metadata: { name: 'zz-broken' },
         spec: {
           capabilities: { engines: [{ name: 'vllm', gpuSupport: true }] },
-          selectionRules: [{ condition: 'spec.engine.type ==', priority: 1000 }],
+          // one that does not compile, and one at priority 0 that fails to evaluate (reported too)
+          selectionRules: [
+            { condition: 'spec.engine.type ==', priority: 1000 },
+            { condition: 'spec.model.nothing == 1', priority: 0 },
+          ],
         },
       } as never,
       { force: true },
@@ -210,10 +214,18 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
         'json',
       ]);
       const items = JSON.parse(out).items as Array<{ message: string; count?: number }>;
-      return items.length > 0 ? items : undefined;
+      return items.length >= 2 ? items : undefined;
     });
-    assert.equal(events.length, 1);
-    assert.match(events[0]!.message, /zz-broken: selection rule "spec.engine.type ==" was skipped/);
+    assert.equal(events.length, 2, 'one event per rule and generation');
+    const messages = events.map((e) => e.message).sort();
+    assert.match(
+      messages[0]!,
+      /^InferenceProviderConfig zz-broken: selection rule "spec.engine.type ==" was skipped: /,
+    );
+    assert.equal(
+      messages[1],
+      'InferenceProviderConfig zz-broken: selection rule "spec.model.nothing == 1" was skipped: no such key: nothing',
+    );
   });
 
   it('sees a status field it reads changed by someone else at once (no other event comes)', async () => {

@@ -450,7 +450,15 @@ describe('names whose children would exceed 63 characters are refused, naming th
       byName(VALID_GPU, 53)[0]!.message,
       /Dynamo's worker Service is named ".*-vllmworker" \(64 characters\).*at most 52 characters$/,
     );
-    assert.doesNotMatch(byName({ ...VALID_GPU, provider: { name: 'dynamo' } }, 53)[0]!.message, /prefill/);
+    // named Dynamo, aggregated: refused citing the worker it creates, never a prefill worker it does not
+    const dynamo = { ...VALID_GPU, provider: { name: 'dynamo' } };
+    assert.deepEqual(byName(dynamo, 52), []);
+    assert.deepEqual(
+      byName(dynamo, 53).map((e) => e.message),
+      [
+        `metadata.name "${name(53)}" is 53 characters, more than the 52 allowed: Dynamo's worker Service is named "${name(53)}-vllmworker" (64 characters), and such names are DNS labels of at most 63 characters; choose a name of at most 52 characters`,
+      ],
+    );
     const disaggregated = {
       model: { id: 'm' },
       engine: { type: 'vllm' as const },
