@@ -13,6 +13,8 @@ import { waitFor } from '../helpers/wait.ts';
 const NS_A = 'claims-a';
 const NS_B = 'claims-b';
 const WRITES = new Set(['create', 'patch', 'update', 'delete']);
+const FINALIZER = 'test.modelplane.io/hold';
+const HOLD = JSON.stringify([{ op: 'add', path: '/metadata/finalizers/-', value: FINALIZER }]);
 
 interface Md {
   status?: {
@@ -53,13 +55,35 @@ describe('one model name claimed twice on the dev Gateway (webhooks up)', { time
       },
       { timeoutMs: 90_000, detail: () => md(w) },
     );
-  /** the ready pod IPs behind the deployment's Service */
+  /** the IPs of the deployment's Ready pods (by its label: the real API server lists no loopback Endpoints) */
   const podsOf = async (w: Who) => {
-    const service = (await md(w)).status?.endpoint?.service;
-    const ep = JSON.parse(await cluster.k(['get', 'endpoints', service ?? '', '-n', w.namespace, '-o', 'json'])) as {
-      subsets?: Array<{ addresses?: Array<{ ip: string }> }>;
-    };
-    return (ep.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+    const pods = JSON.parse(
+      await cluster.k([
+        'get',
+        'pods',
+        '-n',
+        w.namespace,
+        '-l',
+        `kubeairunway.ai/model-deployment=${w.name}`,
+        '-o',
+        'json',
+      ]),
+    ) as { items: Array<{ status?: { podIP?: string; conditions?: Array<{ type: string; status: string }> } }> };
+    return pods.items
+      .filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      .map((p) => p.status?.podIP ?? '');
+  };
+  /** removes the test's finalizer (whatever its place in the list by now) */
+  const release = async (w: Who) => {
+    const finalizers = JSON.parse(
+      await cluster.k(['get', 'md', w.name, '-n', w.namespace, '-o', 'jsonpath={.metadata.finalizers}']),
+    ) as string[];
+    const at = finalizers.indexOf(FINALIZER);
+    const patch = [
+      { op: 'test', path: `/metadata/finalizers/${at}`, value: FINALIZER },
+      { op: 'remove', path: `/metadata/finalizers/${at}` },
+    ];
+    await cluster.k(['patch', 'md', w.name, '-n', w.namespace, '--type=json', '-p', JSON.stringify(patch)]);
   };
   /** `n` chat requests for `modelName` through the Gateway: the pod IP each answer came from */
   const servedBy = async (url: string, modelName: string, n: number) => {
@@ -161,15 +185,18 @@ describe('one model name claimed twice on the dev Gateway (webhooks up)', { time
         `no route was ever written for ${where(other)}`,
       );
       await assertOnlyOwnerServes(owner, other, modelName);
-      // the owner goes: the other takes the name over
-      await cluster.k(['delete', 'md', owner.name, '-n', owner.namespace]);
+      // the owner goes: the other takes the name over, and the owner's route goes as its deletion starts (held
+      // here by a finalizer of the test's, as the providers' cleanup holds it for seconds on a real cluster),
+      // not when the garbage collector gets to it — the older route would take the name's requests meanwhile
+      await cluster.k(['patch', 'md', owner.name, '-n', owner.namespace, '--type=json', '-p', HOLD]);
+      await cluster.k(['delete', 'md', owner.name, '-n', owner.namespace, '--wait=false']);
       await reason(other, 'HTTPRouteAccepted');
-      await waitFor('the name answered by the new owner', async () => {
-        const url = (await md(other)).status?.endpoint?.gatewayUrl ?? '';
-        const pods = await podsOf(other);
-        return (await servedBy(url, modelName, 1)).every((ip) => pods.includes(ip));
+      await waitFor(`${where(owner)}'s route withdrawn while it is being deleted`, async () => {
+        const gone = (await cluster.kubectl(['get', 'httproute', owner.name, '-n', owner.namespace])).code !== 0;
+        return gone && (await cluster.kubectl(['get', 'md', owner.name, '-n', owner.namespace])).code === 0;
       });
       await assertOnlyOwnerServes(other, owner, modelName);
+      await release(owner);
       await cluster.k(['delete', 'md', other.name, '-n', other.namespace]);
     });
   }

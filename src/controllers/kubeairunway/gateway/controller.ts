@@ -5,7 +5,7 @@
 // watched once the cluster serves them (a handler added then, as the providers watch their upstream kind),
 // so the operator starts, and reports CRDsNotAvailable, on a cluster without them.
 
-import { CustomResourceDefinitions } from '@modelplane/runtime/client';
+import { CustomResourceDefinitions, isConflict, isNotFound, type KubeClient } from '@modelplane/runtime/client';
 import { type Controller, ignoreOwnStatusWrites } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
 import { controllerOf, deepEqual, type KindRef, type KubeObject, objectKeyString } from '@modelplane/runtime/meta';
@@ -85,9 +85,16 @@ export async function registerGatewayController(
     )
     .withOptions({ fieldManager: GATEWAY_FIELD_MANAGER, concurrency: 2, levelBased: true })
     .complete(async (req, ctx) => {
-      await watchServed(await ctx.cache.list(CustomResourceDefinitions));
+      const crdList = await ctx.cache.list(CustomResourceDefinitions);
+      await watchServed(crdList);
       const md = await ctx.cache.get(ModelDeployments, req.name, req.namespace);
       if (!md) return {};
+      if (md.metadata.deletionTimestamp) {
+        claims.forget(md.metadata.uid ?? '');
+        if (servedGroupVersions(crdList).has(GATEWAY_API_VERSION))
+          await withdrawOnDeletion(md as ModelDeployment, ctx.cache, ctx.client);
+        return {};
+      }
       return toResult(
         await pipeline.run(md, {
           client: ctx.client,
@@ -106,6 +113,29 @@ export async function registerGatewayController(
     delete: () => undefined,
   });
   return controller;
+}
+
+/**
+ * A deployment being deleted stops serving its name at once: its route goes now, not when the garbage
+ * collector gets to it after the providers' cleanup (seconds on a real cluster), since meanwhile the next
+ * claimant's route would sit behind it, the older one, and its requests would reach no pod.
+ */
+async function withdrawOnDeletion(
+  md: ModelDeployment,
+  cache: Pick<Manager['cache'], 'get'>,
+  client: KubeClient,
+): Promise<void> {
+  const route = await cache.get(HTTPRoutes, md.metadata.name ?? '', md.metadata.namespace);
+  if (!route || controllerOf(route)?.uid !== md.metadata.uid) return;
+  try {
+    await client.delete(HTTPRoutes, route.metadata.name ?? '', route.metadata.namespace, {
+      propagationPolicy: 'Background',
+      ...(route.metadata.uid ? { preconditions: { uid: route.metadata.uid } } : {}),
+    });
+  } catch (err) {
+    // gone already, or replaced by another object of that name: nothing of ours to delete
+    if (!isNotFound(err) && !isConflict(err)) throw err;
+  }
 }
 
 /** deployments by the model name they answer to (name ownership) */
