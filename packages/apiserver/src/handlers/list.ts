@@ -1,6 +1,6 @@
 // LIST: namespace scoping, label and field selectors, limit/continue over a consistent snapshot, and
 // the response shapes (List, Table, PartialObjectMetadataList).
-import { withJsonItems } from '../http/object-json.ts';
+import { streamJsonList } from '../http/json-list-stream.ts';
 import { writeNegotiated } from '../http/respond.ts';
 import type { KubeObject } from '../types.ts';
 import { decodeListOptions, rvParam, validateListOptions } from './params.ts';
@@ -41,14 +41,14 @@ export async function listObjects(r: ResourceRequest): Promise<number> {
     listMeta.continue = page.continue;
     if (!r.query.get('labelSelector') && !r.query.get('fieldSelector')) listMeta.remainingItemCount = page.remaining;
   }
-  let body: unknown;
-  if (r.out.convert) body = convertList(r, page.items, listMeta);
-  else {
-    const gv = r.rt.group ? `${r.rt.group}/${r.info.version}` : r.info.version;
-    const head = { kind: r.rt.listKind, apiVersion: gv, metadata: listMeta };
-    // each stored object's text is serialised once and shared (http/object-json.ts)
-    body = r.out.format === 'json' ? withJsonItems(head, 'items', page.items) : { ...head, items: page.items };
+  if (r.out.convert) {
+    writeNegotiated(r.res, r.out, 200, convertList(r, page.items, listMeta));
+    return 200;
   }
-  writeNegotiated(r.res, r.out, 200, body);
+  const gv = r.rt.group ? `${r.rt.group}/${r.info.version}` : r.info.version;
+  const head = { kind: r.rt.listKind, apiVersion: gv, metadata: listMeta };
+  // compact JSON is written in pieces, each stored object's text serialised once and shared (http/object-json.ts)
+  if (r.out.format === 'json' && !r.out.pretty) streamJsonList(r.res, head, 'items', page.items);
+  else writeNegotiated(r.res, r.out, 200, { ...head, items: page.items });
   return 200;
 }

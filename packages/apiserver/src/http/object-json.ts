@@ -1,5 +1,5 @@
 // The JSON text of stored objects, computed once and shared: a watch event goes to every watcher of
-// its resource and a list repeats every object it holds, so serialising each stored object once instead
+// its resource and a list repeats every object it holds (http/json-list-stream.ts), so serialising each stored object once instead
 // of once per watcher and per list is most of their cost. Only frozen objects are cached: stored objects
 // are frozen (storage/immutable.ts), so their text can never go stale. Everything else is serialised
 // afresh each time.
@@ -19,17 +19,6 @@ export function objectJson(obj: object): string {
 /** JSON.stringify(obj), reusing the remembered text when there is one but never adding to the cache. */
 export function objectJsonIfCached(obj: object): string {
   return texts.get(obj) ?? JSON.stringify(obj);
-}
-
-/**
- * JSON.stringify of `{...head, [key]: items}` with each item's text from objectJson: the same bytes,
- * without serialising cached items again. `head` must have at least one property.
- */
-export function withJsonItems(head: Record<string, unknown>, key: string, items: object[]): string {
-  const open = JSON.stringify(head);
-  const parts = new Array<string>(items.length);
-  for (let i = 0; i < items.length; i++) parts[i] = objectJson(items[i]!);
-  return `${open.slice(0, -1)},${JSON.stringify(key)}:[${parts.join(',')}]}`;
 }
 
 /** the last watch event encoded: every watcher of a resource gets the same event in one synchronous fan-out */

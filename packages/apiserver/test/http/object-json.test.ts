@@ -2,7 +2,7 @@
 // bytes JSON.stringify({ type, object }) would give, and never shared for an object that may still change.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { watchEventJson, withJsonItems } from '../../src/http/object-json.ts';
+import { watchEventJson } from '../../src/http/object-json.ts';
 
 const stored = (name: string) =>
   Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: '7' }, data: { k: 'é"\n' } });
@@ -34,13 +34,5 @@ describe('watch event bytes', () => {
     const after = watchEventJson('ADDED', obj);
     assert.notEqual(after, before);
     assert.match(after.toString(), /"name":"changed"/);
-  });
-});
-
-describe('list JSON with shared item texts', () => {
-  it('is the bytes JSON.stringify would give', () => {
-    const items = [stored('x'), stored('y')];
-    const head = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '9' } };
-    assert.equal(withJsonItems(head, 'items', items), JSON.stringify({ ...head, items }));
   });
 });
