@@ -1,7 +1,7 @@
 // What a ModelDeployment's update must carry to make the other claimants of its model name look again
 // (claimView, docs/kubeairunway.md "Model names on a Gateway"): every field their decision reads, and
 // nothing it does not, so a provider's phase or message does not send every claimant of a popular model
-// through the gateway controller again.
+// through the gateway controller again. A deployment that cannot serve the name is no claimant at all.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeployment } from '../../../src/apis/kubeairunway/index.ts';
@@ -48,6 +48,13 @@ describe('claimView: what the other claimants of a model name read', () => {
     ['status.provider.selectedReason', (md) => (status(md).provider!.selectedReason = 'another reason')],
     ['status.replicas.desired', (md) => (status(md).replicas!.desired = 3)],
     ['another condition', (md) => (status(md).conditions![0]!.status = 'True')],
+    ['ready pods 1 → 3', (md) => (status(md).replicas!.ready = 3)],
+    ['labels and annotations', (md) => Object.assign(md.metadata, { labels: { a: 'b' }, annotations: { c: 'd' } })],
+    ['finalizers', (md) => (md.metadata.finalizers = ['kubeairunway.ai/kaito-provider'])],
+    [
+      'spec.gateway.modelName set to the name it answers to already',
+      (md) => (md.spec.gateway = { ...md.spec.gateway, modelName: 'org/model' }),
+    ],
     [
       'GatewayReady message and time',
       (md) => Object.assign(status(md).conditions![1]!, { message: 'z', lastTransitionTime: 'u' }),
@@ -66,7 +73,11 @@ describe('claimView: what the other claimants of a model name read', () => {
     ['spec.gateway.weight', (md) => (md.spec.gateway = { ...md.spec.gateway, weight: 10 })],
     ['spec.model', (md) => (md.spec.model = { id: 'org/other' })],
     ['deletion', (md) => (md.metadata.deletionTimestamp = '2026-01-01T00:01:00Z')],
-    ['labels', (md) => (md.metadata.labels = { a: 'b' })],
+    ['spec.gateway.gatewayRef', (md) => (md.spec.gateway = { ...md.spec.gateway, gatewayRef: { name: 'h' } })],
+    [
+      'spec.gateway.httpRouteRef (routes itself)',
+      (md) => (md.spec.gateway = { ...md.spec.gateway, httpRouteRef: 'r' }),
+    ],
     ['status.provider.name', (md) => (status(md).provider = { name: 'dynamo' })],
     ['status.endpoint', (md) => (status(md).endpoint = { service: 'm2', port: 80 })],
     ['status.replicas.ready', (md) => (status(md).replicas!.ready = 0)],
@@ -80,6 +91,22 @@ describe('claimView: what the other claimants of a model name read', () => {
     ],
     ['GatewayReady removed', (md) => (status(md).conditions = status(md).conditions!.slice(0, 1))],
   ];
+  it('a deployment that cannot serve the name shows nothing to them, whatever else changes', () => {
+    const idle = base();
+    status(idle).replicas!.ready = 0;
+    const edited = structuredClone(idle);
+    Object.assign(status(edited), {
+      provider: { name: 'dynamo' },
+      gateway: undefined,
+      endpoint: { service: 'x', port: 1 },
+    });
+    edited.spec.gateway = { modelName: 'other', weight: 5 };
+    assert.deepEqual(claimView(edited), claimView(idle));
+    const deleting = base();
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:01:00Z';
+    assert.deepEqual(claimView(deleting), claimView(idle));
+  });
+
   for (const [what, edit] of read)
     it(`an update of ${what} reaches them`, () => {
       const after = base();

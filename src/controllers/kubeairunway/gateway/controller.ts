@@ -55,26 +55,9 @@ export async function registerGatewayController(
   });
   let controller: Controller | undefined;
   const enqueue: Enqueue = (keys, changed) => controller?.enqueueChange(keys, changed);
-  const watchServed = servedKindsWatcher(mgr, deployments, enqueue, () => controller?.resync());
-  // a deployment that claims, leaves or changes a model name, or starts or stops serving (its provider's
-  // status.replicas.ready), changes who owns the name: the other claimants look again
-  const peersOf = (md: ModelDeployment) =>
-    claimantsOf(routedModelName(md))
-      .filter((o) => o.metadata.uid !== md.metadata.uid)
-      .map(keyOf);
-  deployments.addHandler({
-    add: (o) => enqueue(peersOf(o as ModelDeployment), o),
-    // only a change of what they read: every status write of every claimant reaching all the others made the
-    // work grow with the square of the claimants (437,550 reconciles for 1,000 deployments of 4 models)
-    update: (old, o) => {
-      if (deepEqual(claimView(old as ModelDeployment), claimView(o as ModelDeployment))) return;
-      enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o);
-    },
-    delete: (o) => {
-      claims.forget(o.metadata.uid ?? '');
-      enqueue(peersOf(o as ModelDeployment), undefined);
-    },
-  });
+  const served = servedKindsWatcher(mgr, deployments, enqueue, () => controller?.resync());
+  const watchServed = served.watch;
+  watchClaimants(deployments, claimantsOf, claims, served.gatewaysExist, enqueue);
   controller = mgr
     .controller(GATEWAY_FIELD_MANAGER)
     .for(ModelDeployments, { predicates: [ignoreOwnStatusWrites(GATEWAY_FIELD_MANAGER)] })
@@ -138,6 +121,39 @@ async function withdrawOnDeletion(
   }
 }
 
+/**
+ * A deployment that claims, leaves or changes a model name, or starts or stops serving (its provider's
+ * status.replicas.ready), changes who owns the name: the other claimants look again. Only on a change of
+ * what they read (claimView), and only while a Gateway exists (without one no plan looks at claimants; a
+ * Gateway appearing sends every deployment through again): every status write of every claimant reaching
+ * all the others made the work grow with the square of the claimants (437,550 reconciles for 1,000
+ * deployments of 4 models in bench modeldeployment).
+ */
+function watchClaimants(
+  deployments: DeploymentInformer,
+  claimantsOf: (modelName: string) => ModelDeployment[],
+  claims: RouteClaims,
+  gatewaysExist: () => boolean,
+  enqueue: Enqueue,
+): void {
+  const peersOf = (md: ModelDeployment) =>
+    claimantsOf(routedModelName(md))
+      .filter((o) => o.metadata.uid !== md.metadata.uid)
+      .map(keyOf);
+  deployments.addHandler({
+    add: (o) => gatewaysExist() && enqueue(peersOf(o as ModelDeployment), o),
+    update: (old, o) => {
+      if (!gatewaysExist()) return;
+      if (deepEqual(claimView(old as ModelDeployment), claimView(o as ModelDeployment))) return;
+      enqueue(new Set([...peersOf(old as ModelDeployment), ...peersOf(o as ModelDeployment)]), o);
+    },
+    delete: (o) => {
+      claims.forget(o.metadata.uid ?? '');
+      if (gatewaysExist()) enqueue(peersOf(o as ModelDeployment), undefined);
+    },
+  });
+}
+
 /** deployments by the model name they answer to (name ownership) */
 async function indexDeployments(mgr: Manager): Promise<DeploymentInformer> {
   await mgr.cache.indexField(ModelDeployments, MODEL_NAME_INDEX, (o) => [routedModelName(o as ModelDeployment)]);
@@ -170,6 +186,7 @@ function servedKindsWatcher(
     return [...keys];
   };
   const watching = new Set<string>();
+  let gateways: DeploymentInformer | undefined;
   const watchWhenServed = async (kind: KindRef<KubeObject>, keys: (o: KubeObject) => string[]) => {
     if (watching.has(kind.kind)) return;
     watching.add(kind.kind);
@@ -177,6 +194,7 @@ function servedKindsWatcher(
       watching.delete(kind.kind);
       throw err;
     });
+    if (kind === Gateways) gateways = informer;
     informer.addHandler({
       add: (o) => enqueue(keys(o), o),
       update: (old, o) => enqueue(new Set([...keys(old), ...keys(o)]), o),
@@ -184,7 +202,7 @@ function servedKindsWatcher(
     });
     await resync();
   };
-  return async (crds: Parameters<typeof servedGroupVersions>[0]) => {
+  const watch = async (crds: Parameters<typeof servedGroupVersions>[0]) => {
     const served = servedGroupVersions(crds);
     if (served.has(GATEWAY_API_VERSION)) {
       await watchWhenServed(Gateways, all);
@@ -192,4 +210,7 @@ function servedKindsWatcher(
     }
     if (served.has(INFERENCE_POOL_API_VERSION)) await watchWhenServed(InferencePools, related);
   };
+  /** is any Gateway in the cache? (none while the Gateway API is not served or not watched yet) */
+  const gatewaysExist = () => (gateways?.store.list().length ?? 0) > 0;
+  return { watch, gatewaysExist };
 }

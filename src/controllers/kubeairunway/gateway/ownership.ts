@@ -6,6 +6,7 @@
 // namespace/name. Others get ModelNameConflict, unless they and the owner all set spec.gateway.weight in
 // one namespace: then the owner's route carries one weighted backend per sharer.
 import { CONDITION_GATEWAY_READY, type ModelDeployment } from '../../../apis/kubeairunway/index.ts';
+import { routedModelName } from './route.ts';
 
 /** a deployment that answers to the name, and how many ready pods it has behind its Service */
 export interface Claim {
@@ -30,22 +31,36 @@ function holds(md: ModelDeployment, modelName: string, gateway: string): boolean
 }
 
 /**
- * What of a deployment the other claimants of its model name read when they decide (ownership, sharing,
- * their backends): everything outside its status, and of its status the provider, the endpoint and ready
- * pods, the Gateway it holds and its GatewayReady reason. An update that leaves this unchanged (a phase,
- * message or another condition) tells them nothing; one that changes it must reach each of them.
+ * What of a deployment the other claimants of its model name read when they decide: nothing while it cannot
+ * serve the name (no ready pod, deleting, gateway disabled or routed by its own HTTPRoute: the planner leaves
+ * such claimants out); otherwise what ranks it (holding the route, age, name), which Gateway it is on, whether
+ * it shares by weight, and the backend a sharer's route points at. An update that leaves this unchanged (a
+ * phase, a message, another condition, a ready-pod count that stays above 0) tells them nothing; one that
+ * changes it must reach each of them. Every claimant's status write reaching all the others made the work
+ * grow with the square of the claimants of a name.
  */
 export function claimView(md: ModelDeployment): unknown {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = md.metadata;
   const s = md.status;
+  const gw = md.spec.gateway;
+  const serving =
+    (s?.endpoint?.service ? (s.replicas?.ready ?? 0) : 0) > 0 &&
+    !md.metadata.deletionTimestamp &&
+    gw?.enabled !== false &&
+    !gw?.httpRouteRef;
+  if (!serving) return { serving };
+  const reason = s?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '';
   return {
-    metadata,
-    spec: md.spec,
-    provider: s?.provider?.name,
-    endpoint: s?.endpoint,
-    readyPods: s?.replicas?.ready,
+    serving,
+    name: routedModelName(md),
+    uid: md.metadata.uid,
+    where: where(md),
+    created: md.metadata.creationTimestamp,
+    gatewayRef: gw?.gatewayRef,
+    weight: gw?.weight,
     gateway: s?.gateway,
-    gatewayReady: s?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason,
+    holding: HOLDING_REASONS.has(reason),
+    provider: s?.provider?.name,
+    backend: [s?.endpoint?.service, s?.endpoint?.port],
   };
 }
 
