@@ -228,6 +228,24 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     );
   });
 
+  it('names the dead providers that could run it, when only providers that cannot are alive', () => {
+    // aim (AMD GPUs only) is alive; every provider that runs vLLM on an NVIDIA GPU has a stale heartbeat
+    const stale = new Date(NOW - 200_000).toISOString();
+    const providers = shipped().map((p) => (p.metadata.name === 'aim' ? p : ready(p, stale)));
+    const r = selectProvider(md(gpu1), providers, { now: NOW });
+    assert.equal(r.provider, undefined);
+    assert.equal(r.reason, 'NoHealthyProviders');
+    const dead = (n: string) =>
+      `${n}: heartbeat stale: last at 2026-03-01T11:56:40.000Z, 200s ago (stale after 180s), so its controller is not running; start its provider controller (modelplane provider ${n}, or its Deployment) and check its logs`;
+    assert.equal(
+      r.message,
+      `no healthy provider can run this configuration (engine=vllm, gpu=true, mode=aggregated): ${['dynamo', 'kaito', 'kuberay', 'llmd'].map(dead).join('; ')}`,
+    );
+    // nothing alive or dead fits: still "no compatible provider"
+    const sglangCpu = selectProvider(md({ model: { id: 'm' }, engine: { type: 'sglang' } }), providers, { now: NOW });
+    assert.equal(sglangCpu.reason, 'NoCompatibleProvider');
+  });
+
   it('treats a stale heartbeat as not ready (threshold is a parameter); one that never heartbeat is taken at its word', () => {
     const stale = new Date(NOW - 10 * 60_000).toISOString();
     const providers = shipped().map((p) => (p.metadata.name === 'dynamo' ? ready(p, stale) : p));

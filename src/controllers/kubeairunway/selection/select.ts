@@ -176,10 +176,18 @@ export function selectProvider(
   }
 
   const spec = md.spec ?? { model: {} };
-  const { candidates, notReady, wanted } = compatibleProviders(spec, providers, opts);
+  const { candidates, notReady, notReadyFitting, wanted } = compatibleProviders(spec, providers, opts);
   if (notReady.length === providers.length) {
     const detail = notReady.length ? ` (${notReady.join('; ')})` : ' (no InferenceProviderConfig registered)';
     return { reason: 'NoHealthyProviders', message: `no healthy providers available${detail}`, skippedRules };
+  }
+  if (candidates.length === 0 && notReadyFitting.length > 0) {
+    // some provider could run it, but none of those is alive: say which and why, not "no compatible provider"
+    return {
+      reason: 'NoHealthyProviders',
+      message: `no healthy provider can run this configuration (${wanted}): ${notReadyFitting.join('; ')}`,
+      skippedRules,
+    };
   }
   if (candidates.length === 0) {
     return {
@@ -217,7 +225,7 @@ function compatibleProviders(
   spec: ModelDeploymentSpec,
   providers: ReadonlyArray<InferenceProviderConfig>,
   opts: SelectionOptions,
-): { candidates: PreparedProvider[]; notReady: string[]; wanted: string } {
+): { candidates: PreparedProvider[]; notReady: string[]; notReadyFitting: string[]; wanted: string } {
   const engine = spec.engine?.type;
   const gpuTypes = requestedGpuTypes(spec);
   const mode = spec.serving?.mode ?? 'aggregated';
@@ -225,19 +233,20 @@ function compatibleProviders(
   const now = opts.now ?? Date.now();
   const staleAfter = opts.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
   const notReady: string[] = [];
+  const notReadyFitting: string[] = [];
   const candidates: PreparedProvider[] = [];
   for (const config of providers) {
     const readiness = providerReadiness(config, now, staleAfter);
+    const p = prepareProvider(config);
+    const fits = supports(p, engine, gpuTypes, mode, zeroReplicas);
     if (!readiness.ready) {
       notReady.push(`${config.metadata.name}: ${readiness.reason}`);
-      continue;
-    }
-    const p = prepareProvider(config);
-    if (supports(p, engine, gpuTypes, mode, zeroReplicas)) candidates.push(p);
+      if (fits) notReadyFitting.push(`${config.metadata.name}: ${readiness.reason}`);
+    } else if (fits) candidates.push(p);
   }
   const gpu = gpuTypes !== undefined;
   const wanted = `engine=${engine ?? '<none>'}, gpu=${gpu}, mode=${mode}${zeroReplicas ? ', replicas=0' : ''}`;
-  return { candidates, notReady, wanted };
+  return { candidates, notReady, notReadyFitting, wanted };
 }
 
 /**
