@@ -83,6 +83,24 @@ const RULES: Array<[string, Record<string, unknown>, string]> = [
     'model.id is required when source is huggingface',
   ],
   [
+    'a managed volume of 20 bytes (the floor is 1Mi)',
+    {
+      model: { id: 'm', storage: { volumes: [{ name: 'v', size: '20', mountPath: '/data' }] } },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    },
+    'spec.model.storage.volumes[0].size: 20 is below the minimum of 1Mi: set a larger size',
+  ],
+  [
+    'a managed volume of 1Ei (the ceiling is 64Ti)',
+    {
+      model: { id: 'm', storage: { volumes: [{ name: 'v', size: '1Ei', mountPath: '/data' }] } },
+      engine: { type: 'vllm' },
+      resources: { gpu: { count: 1 } },
+    },
+    'spec.model.storage.volumes[0].size: 1Ei exceeds the maximum of 64Ti: set a smaller size, or create the PVC yourself and name it in claimName',
+  ],
+  [
     'provider CRD not installed',
     { model: { id: 'm' }, engine: { type: 'vllm' }, resources: { gpu: { count: 1 } }, provider: { name: 'llmd' } },
     "Provider 'llmd' CRD not installed in cluster: inference.llm-d.example/v1alpha1 is not served; install the CRD of the provider's operator (the deployment proceeds once it is served)",

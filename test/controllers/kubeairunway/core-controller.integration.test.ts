@@ -134,6 +134,31 @@ describe('kubeairunway core controller', { timeout: 90_000 }, () => {
     assert.equal(fixed.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'True');
   });
 
+  it('holds a storage size outside its floor and ceiling at Pending when no webhook refused it, naming the field', async () => {
+    const sized = (size: string) => ({
+      model: { id: 'm', storage: { volumes: [{ name: 'v', size, mountPath: '/data' }] } },
+      engine: { type: 'vllm' as const },
+      resources: { gpu: { count: 1 } },
+    });
+    for (const [name, size, message] of [
+      ['tiny', '20', 'spec.model.storage.volumes[0].size: 20 is below the minimum of 1Mi: set a larger size'],
+      [
+        'huge',
+        '1Ei',
+        'spec.model.storage.volumes[0].size: 1Ei exceeds the maximum of 64Ti: set a smaller size, or create the PVC yourself and name it in claimName',
+      ],
+    ] as const) {
+      await create(name, sized(size));
+      const held = await waitFor(`${name} to be Pending`, async () => {
+        const m = await get(name);
+        return m.status?.phase === 'Pending' && m;
+      });
+      assert.equal(held.status?.message, message);
+      assert.equal(held.status?.provider?.name, undefined, 'nothing is selected for an invalid spec');
+      assert.equal(held.status?.conditions?.find((c) => c.type === 'Validated')?.status, 'False');
+    }
+  });
+
   it("Provider '{name}' CRD not installed in cluster: until the provider registers and its upstream CRD is served", async () => {
     await create('amd', {
       model: { id: 'Qwen/Qwen3-8B' },
