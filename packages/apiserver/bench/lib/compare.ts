@@ -337,7 +337,8 @@ const describe = (b: string, f: Figures) =>
 
 /** embedded's figures relative to the real server's: above 1, the embedded server is better */
 export function ratios(e: Figures, r: Figures): Record<string, number> {
-  const x = (v: number) => Math.round(v * 100) / 100;
+  // a figure one server's accounting could not resolve (0: below /proc's 10 ms ticks in smoke mode) has no ratio
+  const x = (v: number) => (Number.isFinite(v) && v > 0 ? Math.round(v * 100) / 100 : Number.NaN);
   return {
     creates: x(e.createsPerSec / r.createsPerSec),
     list: x(r.listMs / e.listMs),
@@ -360,7 +361,7 @@ export async function compareBackends(backends: ReadonlyArray<'embedded' | 'real
   if (e && r)
     parts.push(
       `ratios: ${Object.entries(ratios(e, r))
-        .map(([k, v]) => `${k}=${v}×`)
+        .map(([k, v]) => `${k}=${Number.isNaN(v) ? 'n/a' : `${v}×`}`)
         .join(' ')}`,
     );
   console.log(
