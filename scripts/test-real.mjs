@@ -52,6 +52,8 @@ const REAL_SUITES = [
   'test/e2e/aim-acceptance-service.test.ts',
   'test/e2e/aim-model-source.test.ts',
   'test/e2e/kubeairunway-gateway-dev.test.ts',
+  'test/e2e/kubeairunway-gateway-routing.test.ts',
+  'test/e2e/kubeairunway-name-claims.test.ts',
   'test/e2e/llamastack-quickstart-dev.test.ts',
   'packages/runtime/test/runtime.integration.test.ts',
   'packages/runtime/test/leader.integration.test.ts',
