@@ -115,6 +115,15 @@ describe('model-name ownership when claimants race', () => {
   });
 });
 
+/** a deployment that lost the name (GatewayReady=False ModelNameConflict) */
+const lost = (name: string): ModelDeployment => {
+  const md = deployment(name);
+  md.status!.conditions = [
+    { type: 'GatewayReady', status: 'False', reason: 'ModelNameConflict', message: '', lastTransitionTime: SECOND },
+  ];
+  return md;
+};
+
 describe('nameClaimWarning', () => {
   it('names the holder of the name and its Gateway', () => {
     const w = nameClaimWarning(deployment('b'), [deployment('owner', { holds: true })], 'org/model');
@@ -143,6 +152,9 @@ describe('nameClaimWarning', () => {
       ['other disabled', deployment('b'), deployment('a', { gateway: { enabled: false } })],
       ['gatewayRefs apart', deployment('b', { gateway: refTo('x') }), deployment('a', { gateway: refTo('y') })],
       ['held elsewhere', deployment('b', { gateway: refTo('x') }), deployment('a', { holds: true })],
+      // the owner edited: the deployment that lost the name to it is no news
+      ['the owner', deployment('b', { holds: true }), lost('a')],
+      ['lost already', deployment('b'), lost('a')],
     ];
     for (const [name, md, other] of quiet) assert.equal(nameClaimWarning(md, [other], 'org/model'), undefined, name);
   });

@@ -176,9 +176,12 @@ export function nameClaimWarning(
     return `spec.gateway: model name "${modelName}" is already served through Gateway ${g.gatewayNamespace}/${g.gatewayName} by ModelDeployment ${where(holder)}; on that Gateway this deployment will get GatewayReady=False (ModelNameConflict) and not be routed: ${fix(holder)}`;
   }
   // a rival routed elsewhere was judged above; one not routed yet may still take the name here
-  const routed = (o: ModelDeployment) =>
-    HOLDING_REASONS.has(o.status?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '');
-  const claimant = rivals.find((o) => claimsAName(o) && !routed(o) && !o.metadata.deletionTimestamp && !apart(md, o));
+  // md routed already keeps the name against them; one that lost it (ModelNameConflict) does not contend
+  const reason = (o: ModelDeployment) =>
+    o.status?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '';
+  if (HOLDING_REASONS.has(reason(md))) return undefined;
+  const contends = (o: ModelDeployment) => !HOLDING_REASONS.has(reason(o)) && reason(o) !== 'ModelNameConflict';
+  const claimant = rivals.find((o) => claimsAName(o) && contends(o) && !o.metadata.deletionTimestamp && !apart(md, o));
   if (!claimant) return undefined;
   return `spec.gateway: model name "${modelName}" is also claimed by ModelDeployment ${where(claimant)}, not routed yet; one Gateway routes a name to one deployment, the first with a ready pod, and the other gets GatewayReady=False (ModelNameConflict): ${fix(claimant)}`;
 }
