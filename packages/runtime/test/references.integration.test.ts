@@ -206,4 +206,22 @@ describe('ReferencedObjectWatch under watch faults', { timeout: 120_000 }, () =>
     await waitFor(() => enqueued.includes(v3), 'the next change', TIMEOUT);
     assert.deepEqual(enqueued, [v1, v2, v3]);
   });
+
+  it('a Secret deleted while the watch was down (its history expired) is reported deleted', async () => {
+    const faults = injection.faults;
+    await cluster.admin.create(naming('d', 'doomed'));
+    const v1 = (await cluster.admin.create(secret('doomed', 'a'))).metadata.resourceVersion!;
+    await waitFor(() => enqueued.includes(v1), 'the creation of doomed', TIMEOUT);
+    const deletions = () => enqueued.filter((e) => e === '-').length;
+    const before = deletions();
+    // deleted while no event can get through, then history compacted: the restarted watch from nothing
+    // replays what exists, and doomed does not
+    faults.stallWatches(true);
+    await cluster.admin.delete(Secrets, 'doomed', NS);
+    await faults.expireWatches();
+    faults.stallWatches(false);
+    faults.closeWatches();
+    await waitFor(() => deletions() > before, 'the deletion made while the watch was down', TIMEOUT);
+    assert.equal(deletions(), before + 1);
+  });
 });

@@ -22,6 +22,11 @@ export interface ListWatchHandler {
   /** the complete current state after a (re)list */
   replace(items: KubeObject[], resourceVersion: string): void;
   event(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void;
+  /**
+   * watchOnly: the watch starts again from nothing after its history expired (410). The current state
+   * comes as ADDED events, but an object deleted meanwhile sends none: the handler must look for itself.
+   */
+  restarted?(): void;
 }
 
 export interface ListWatchOptions {
@@ -37,8 +42,9 @@ export interface ListWatchOptions {
   watchAccept?: string;
   /**
    * never list: each (re)start is a watch without resourceVersion, whose synthetic ADDED events give the
-   * current state (RBAC: `watch` alone). replace() is never called; an object deleted while no watch ran is
-   * not reported. For a watch pinned to one object by fieldSelector, where a list adds nothing.
+   * current state (RBAC: `watch` alone). replace() is never called; an object deleted while no watch ran
+   * sends nothing, so a restart after the first start calls handler.restarted(). For a watch pinned to one
+   * object by fieldSelector, where a list adds nothing.
    */
   watchOnly?: boolean;
   pageSize?: number;
@@ -114,6 +120,7 @@ export class ListWatch {
     while (!this.stopped) {
       try {
         if (this.needList && this.opts.watchOnly) {
+          if (this.synced) this.opts.handler.restarted?.();
           this.rv = '';
           this.needList = false;
           this.synced = true;

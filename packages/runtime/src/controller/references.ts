@@ -3,7 +3,8 @@
 // listing or caching the referenced kind. Each referenced object gets its own metadata-only watch pinned by
 // `fieldSelector=metadata.name=<name>` and started without a list (RBAC: `watch` alone; the API server
 // authorizes such a watch as that one name), opened when the first object references it and closed when
-// the last reference goes. Objects nobody references are never seen: their events never reach the process.
+// the last reference goes. A watch whose history expired while it was down starts again from nothing and
+// reads the object once by name (`get`): a deletion meanwhile would send no event. Objects nobody references are never seen: their events never reach the process.
 //
 // The references come from the referencing kinds' informers (the cache the controllers already hold). A
 // watch's first events (the object as it is when the watch starts) count as a change too: the referencing
@@ -13,6 +14,7 @@ import type { Cache } from '../cache/cache.ts';
 import type { ListWatchTuning } from '../cache/informer.ts';
 import { ListWatch } from '../cache/listwatch.ts';
 import type { KubeClient } from '../client/client.ts';
+import { isNotFound } from '../client/errors.ts';
 import { collectionPath, type ResourceMapping } from '../client/mapper.ts';
 import type { Logger } from '../log.ts';
 import { type KindRef, type KubeObject, keyOf, type ObjectKey, objectKeyString } from '../meta/types.ts';
@@ -149,7 +151,11 @@ export class ReferencedObjectWatch {
         fieldSelector: `metadata.name=${name}`,
         watchAccept: PARTIAL_WATCH_ACCEPT,
         watchOnly: true,
-        handler: { replace: () => undefined, event: (type, obj) => this.changed(ref, type, obj) },
+        handler: {
+          replace: () => undefined,
+          event: (type, obj) => this.changed(ref, type, obj),
+          restarted: () => void this.recheck(ref, namespace, name),
+        },
         ...(this.opts.tuning ?? {}),
         ...(this.opts.logger ? { logger: this.opts.logger } : {}),
         ...(this.opts.metrics ? { metrics: this.opts.metrics } : {}),
@@ -167,6 +173,29 @@ export class ReferencedObjectWatch {
     this.watches.delete(ref);
     this.opts.metrics?.referencedWatches.set({ name: this.name }, this.watches.size);
     void w.listWatch.stop();
+  }
+
+  /**
+   * After a restart from nothing (history expired while the watch was down): a deletion meanwhile sends no
+   * event, so the object is read once by name. Gone → a deletion; there → its version, as an event would
+   * (the watch's replay of the same version then adds nothing). A read that fails leaves it to the watch.
+   */
+  private async recheck(ref: string, namespace: string | undefined, name: string): Promise<void> {
+    const m = this.mapping;
+    if (!m || !this.watches.has(ref)) return;
+    try {
+      const res = await this.opts.client.transport.request({
+        method: 'GET',
+        path: `${collectionPath(m, m.namespaced ? namespace : undefined)}/${encodeURIComponent(name)}`,
+        accept: PARTIAL_WATCH_ACCEPT,
+      });
+      const obj = res.body as KubeObject;
+      this.changed(ref, 'MODIFIED', { ...obj, metadata: obj.metadata ?? { name, namespace } });
+    } catch (err) {
+      if (isNotFound(err) && this.watches.get(ref)?.resourceVersion !== undefined)
+        this.changed(ref, 'DELETED', { metadata: { name, ...(namespace ? { namespace } : {}) } } as KubeObject);
+      else this.opts.logger?.debug('referenced object not read after a restart', { object: ref, error: err });
+    }
   }
 
   private changed(ref: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void {
