@@ -1,5 +1,6 @@
 // levelBased controllers (packages/runtime/src/controller/controller.ts, own-writes.ts): the echo of their own creates does not
-// reconcile them again, whether it arrives during the reconcile that wrote or after it; anyone else's
+// reconcile them again, whether it arrives during the reconcile that wrote or after it, but still reaches
+// the other keys the object maps to; anyone else's
 // change, and the answer to an update, still do; a successful reconcile cancels a requeueAfter still
 // pending for its key.
 import assert from 'node:assert/strict';
@@ -112,6 +113,37 @@ describe('levelBased controllers', () => {
     await c.stop();
   });
 
+  it('the echo of its own create is skipped only for the key that wrote: another key the child maps to is told', async () => {
+    t.stub.put(widget('peer'));
+    const calls: string[] = [];
+    const c = builder('peers')
+      .for(Widgets)
+      // a child concerns its creator and the Widget its label names (a peer, as a shared child or a claimant is)
+      .watches(ConfigMaps, (cm) => [`ns/${cm.metadata.labels?.creator}`, `ns/${cm.metadata.labels?.peer}`])
+      .withOptions({ levelBased: true, concurrency: 2 })
+      .complete(async (req, ctx) => {
+        calls.push(req.name);
+        if (req.name !== 'creator' || (await ctx.cache.get(ConfigMaps, 'shared', req.namespace))) return;
+        await ctx.client.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'shared', namespace: req.namespace, labels: { creator: 'creator', peer: 'peer' } },
+          data: { a: '1' },
+        });
+      });
+    await c.start();
+    await waitFor(() => calls.includes('peer'), 'the peer reconciled once');
+    t.stub.put(widget('creator'));
+    await waitFor(() => calls.filter((n) => n === 'peer').length === 2, 'the peer told of the child');
+    await settle();
+    await c.stop();
+    assert.deepEqual(
+      calls.filter((n) => n === 'creator'),
+      ['creator'],
+      "the creator's own echo reconciled it again",
+    );
+  });
+
   it('a successful reconcile cancels the requeueAfter an earlier one asked for', async () => {
     t.stub.put(widget('timer'));
     let calls = 0;
@@ -155,5 +187,18 @@ describe('OwnWrites', () => {
     own.record(obj('8'));
     own.record(obj('9'));
     assert.equal(own.isEcho(obj('5')), false, 'the oldest is forgotten past the limit');
+  });
+
+  it('a write made by the reconcile of one key is an echo for that key alone', () => {
+    const own = new OwnWrites();
+    own.record(obj('5'), 'ns/a');
+    assert.equal(own.isEcho(obj('5'), 'ns/a'), true);
+    assert.equal(own.isEcho(obj('5'), 'ns/b'), false, 'another key has not seen it');
+    own.hold('ns/b', obj('5'));
+    assert.equal(own.release('ns/b'), true, 'held for another key, the write is news');
+    own.hold('ns/a', obj('5'));
+    assert.equal(own.release('ns/a'), false);
+    own.record(obj('6'));
+    assert.equal(own.isEcho(obj('6'), 'ns/b'), true, 'a write made outside any reconcile is an echo for every key');
   });
 });

@@ -22,25 +22,35 @@ export function writeId(obj: KubeObject): string | undefined {
 }
 
 export class OwnWrites {
-  private readonly ids = new Set<string>();
+  /** each recorded write, with the key whose reconcile made it (undefined: made outside any reconcile) */
+  private readonly ids = new Map<string, string | undefined>();
   /** per key being reconciled: the writes whose events arrived meanwhile (undefined id: an event to honour) */
   private readonly held = new Map<string, Set<string | undefined>>();
 
   constructor(private readonly limit = 8192) {}
 
-  /** a write of ours whose answer is exactly what it made (a create) */
-  record(obj: KubeObject): void {
+  /** a write of ours whose answer is exactly what it made (a create), made by the reconcile of `key` */
+  record(obj: KubeObject, key?: string): void {
     const id = writeId(obj);
     if (!id) return;
-    this.ids.add(id);
+    this.ids.set(id, key);
     // forget the oldest: an echo comes within moments or, after a watch restart, not at all
-    if (this.ids.size > this.limit) this.ids.delete(this.ids.values().next().value!);
+    if (this.ids.size > this.limit) this.ids.delete(this.ids.keys().next().value!);
   }
 
-  /** is this event's object the result of one of our own writes? */
-  isEcho(obj: KubeObject): boolean {
+  /**
+   * is this event's object the result of one of our own writes, for `key`? Only the reconcile that wrote
+   * had the answer in hand: another key the object maps to (a peer, a second owner) has not seen it.
+   */
+  isEcho(obj: KubeObject, key?: string): boolean {
     const id = writeId(obj);
-    return id !== undefined && this.ids.has(id);
+    return id !== undefined && this.echoes(id, key);
+  }
+
+  private echoes(id: string, key: string | undefined): boolean {
+    if (!this.ids.has(id)) return false;
+    const writer = this.ids.get(id);
+    return writer === undefined || key === undefined || writer === key;
   }
 
   /** keeps an event for `key` (being reconciled) to judge when its reconcile ends */
@@ -53,12 +63,12 @@ export class OwnWrites {
     s.add(obj ? writeId(obj) : undefined);
   }
 
-  /** the reconcile of `key` ended: did anything but our own echoes arrive for it meanwhile? */
+  /** the reconcile of `key` ended: did anything but its own echoes arrive for it meanwhile? */
   release(key: string): boolean {
     const s = this.held.get(key);
     if (!s) return false;
     this.held.delete(key);
-    for (const id of s) if (id === undefined || !this.ids.has(id)) return true;
+    for (const id of s) if (id === undefined || !this.echoes(id, key)) return true;
     return false;
   }
 }

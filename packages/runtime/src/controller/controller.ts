@@ -6,6 +6,7 @@
 // do not wake it (own-writes.ts), and a reconcile that succeeds without asking to be requeued cancels a
 // retry or requeueAfter still pending for its key: the latest reconcile saw the newest state.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Cache, InformerSpec } from '../cache/cache.ts';
@@ -112,6 +113,8 @@ export class Controller {
   private readonly client: KubeClient;
   /** levelBased controllers only */
   private readonly ownWrites: OwnWrites | undefined;
+  /** the key whose reconcile is running (so a write is recorded as that key's own) */
+  private readonly reconciling = new AsyncLocalStorage<string>();
   private running = false;
   /** known once started; owner mapping needs to know whether the primary kind is namespaced */
   primaryMapping: ResourceMapping | undefined;
@@ -126,7 +129,7 @@ export class Controller {
     this.ownWrites = own;
     this.client = own
       ? opts.client.withOwnWriteObserver((obj, pure) => {
-          if (pure) own.record(obj);
+          if (pure) own.record(obj, this.reconciling.getStore());
         })
       : opts.client;
   }
@@ -232,8 +235,8 @@ export class Controller {
 
   private enqueueChangeOn(queue: WorkQueue, keys: Iterable<string>, changed: KubeObject | undefined): void {
     const own = this.ownWrites;
-    if (own && changed && own.isEcho(changed)) return;
     for (const key of keys) {
+      if (own && changed && own.isEcho(changed, key)) continue;
       if (own && queue.isProcessing(key)) own.hold(key, changed);
       else queue.add(key);
     }
@@ -314,7 +317,7 @@ export class Controller {
     this.metrics.activeWorkers.inc({ controller });
     const started = performance.now();
     try {
-      const result = (await this.opts.reconciler(parseKey(key), ctx)) ?? {};
+      const result = (await this.reconciling.run(key, () => this.opts.reconciler(parseKey(key), ctx))) ?? {};
       if (result.requeueAfter !== undefined && result.requeueAfter > 0) {
         queue.forget(key);
         queue.addAfter(key, result.requeueAfter);
