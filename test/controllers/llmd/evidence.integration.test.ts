@@ -164,6 +164,22 @@ describe('no decision without evidence (test cluster)', () => {
     assert.equal(condition(await get('dup', 'first'), 'TargetResolved')?.reason, 'TargetFound');
   });
 
+  it('the first of two VAs on one Deployment starts deleting (a finalizer holds it): the second takes the target at once', async () => {
+    // continues the test above: dup/first holds shared, dup/second is DuplicateTarget
+    const hold = { metadata: { finalizers: ['test.modelplane.io/hold'] } };
+    await cluster.admin.patch(VariantAutoscalings, 'first', 'dup', hold, 'merge');
+    await cluster.admin.delete(VariantAutoscalings, 'first', 'dup');
+    try {
+      // no cycle runs: only the deletion's event can tell the second
+      await waitFor(
+        'the second to hold the target',
+        async () => condition(await get('dup', 'second'), 'TargetResolved')?.reason === 'TargetFound',
+      );
+    } finally {
+      await cluster.admin.patch(VariantAutoscalings, 'first', 'dup', { metadata: { finalizers: null } }, 'merge');
+    }
+  });
+
   it('a NaN sample is dropped and named; the model keeps its size and does not claim success', async () => {
     const pods = await variantWorkload(cluster.admin, 'poison', 'p', 2);
     metrics.setAll(pods, 0.5, 0);

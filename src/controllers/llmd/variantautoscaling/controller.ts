@@ -11,6 +11,7 @@ import {
   type Request,
 } from '@modelplane/runtime/controller';
 import type { Manager } from '@modelplane/runtime/manager';
+import { deepEqual } from '@modelplane/runtime/meta';
 import { ACCELERATOR_LABEL, CONTROLLER_INSTANCE_LABEL } from '../../../apis/llmd/index.ts';
 import { type DomainReconciler, fetch, Pipeline, PlanResult, pipelineReconciler } from '../../../engine/index.ts';
 import type { DecisionStore, VariantDecision } from '../decisions.ts';
@@ -90,6 +91,11 @@ export async function registerVariantAutoscalingController(
   const runPipeline = pipelineReconciler(VariantAutoscalings, pipeline);
   const published = new Map<string, number>();
   const keyOf = (va: VariantAutoscaling) => `${va.metadata.namespace}/${va.metadata.name}`;
+  const claimOf = (va: VariantAutoscaling) => ({
+    kind: va.spec.scaleTargetRef.kind,
+    name: va.spec.scaleTargetRef.name,
+    claims: mine(va) && !va.metadata.deletionTimestamp,
+  });
   return (
     mgr
       .controller(VA_CONTROLLER)
@@ -104,9 +110,8 @@ export async function registerVariantAutoscalingController(
       // a Deployment's changes, and a VA claiming or releasing a target, concern every VA of that target
       .watches(AutoscaledDeployments, (d) => byTarget(d.metadata.namespace, d.metadata.name ?? '').map(keyOf))
       .watches(VariantAutoscalings, (va) => byTarget(va.metadata.namespace, va.spec.scaleTargetRef.name).map(keyOf), {
-        predicates: [
-          (ev) => ev.type !== 'update' || ev.old.spec.scaleTargetRef.name !== ev.obj.spec.scaleTargetRef.name,
-        ],
+        // what the other VAs of a target read of this one: whether it claims (ours, not deleting) and what
+        predicates: [(ev) => ev.type !== 'update' || !deepEqual(claimOf(ev.old), claimOf(ev.obj))],
       })
       .withOptions({ levelBased: true })
       .complete(async (req: Request, ctx: ReconcileContext) => {
