@@ -3,7 +3,8 @@
 // namespaces, exactly one is routed from the start — the operator never writes a route for the other (its
 // audit log says so) — the other gets ModelNameConflict naming the owner, kubectl prints the webhook's
 // warning, and every chat answer comes from the owner's pods (x-gateway-destination-endpoint). The owner
-// going hands the name over; renaming the owner hands it over, and renaming back does not take it back.
+// going hands the name over; an owner whose pods are gone for a while takes it back when they return;
+// renaming the owner hands it over, and renaming back does not take it back.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@modelplane/runtime/log';
@@ -201,7 +202,7 @@ describe('one model name claimed twice on the dev Gateway (webhooks up)', { time
     });
   }
 
-  it('renaming the owner hands the name over; renaming it back does not take it back', async () => {
+  it('an owner without pods for a while takes its name back; renaming it hands the name over, renaming back does not take it back', async () => {
     const x = { name: 'renamed', namespace: NS_A };
     const y = { name: 'waiting', namespace: NS_B };
     await cluster.k(['apply', '-f', '-'], JSON.stringify(deployment(x, 'dup')));
@@ -212,6 +213,28 @@ describe('one model name claimed twice on the dev Gateway (webhooks up)', { time
       /Warning: spec\.gateway: model name "dup" is already served through Gateway gateways\/inference-gateway by ModelDeployment claims-a\/renamed/,
     );
     await reason(y, 'ModelNameConflict');
+    // the owner's pods are gone for a while (its Deployment scaled to 0 upstream; its provider scales it back,
+    // but the new pods cannot be scheduled): the waiting claimant serves the name meanwhile, and the owner
+    // takes it back once a pod of its is ready again
+    const unschedulable = (value: string | null) =>
+      cluster.k([
+        'patch',
+        'deployment',
+        x.name,
+        '-n',
+        x.namespace,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { template: { metadata: { annotations: { 'sim.modelplane.io/fail': value } } } } }),
+      ]);
+    await unschedulable('Unschedulable');
+    await cluster.k(['scale', 'deployment', x.name, '-n', x.namespace, '--replicas=0']);
+    await reason(y, 'HTTPRouteAccepted');
+    await assertOnlyOwnerServes(y, x, 'dup');
+    await unschedulable(null);
+    await reason(x, 'HTTPRouteAccepted');
+    await reason(y, 'ModelNameConflict');
+    await assertOnlyOwnerServes(x, y, 'dup');
     const rename = (name: string) =>
       cluster.k([
         'patch',

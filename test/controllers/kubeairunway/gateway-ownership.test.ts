@@ -124,6 +124,59 @@ const lost = (name: string): ModelDeployment => {
   return md;
 };
 
+describe('an owner whose pods are gone for a while', () => {
+  const NOW = '2026-01-02T00:00:00Z';
+  const owner = deployment('owner');
+  owner.metadata.creationTimestamp = SECOND;
+  const waiting = (md: ModelDeployment, reason: string): ModelDeployment => ({
+    ...md,
+    status: {
+      ...md.status!,
+      replicas: { desired: 1, ready: 0 },
+      gateway: { modelName: 'org/model', gatewayNamespace: 'gateways', gatewayName: 'inference' },
+      conditions: [{ type: 'GatewayReady', status: 'False', reason, message: '', lastTransitionTime: NOW }],
+    },
+  });
+  const later = { ...deployment('later'), metadata: { ...deployment('later').metadata, creationTimestamp: NOW } };
+
+  it('keeps its claim while another serves the name, and takes it back when a pod is ready again', () => {
+    // the owner loses its pods: withdrawn, but status.gateway (its claim) stays, without an endpoint
+    const held = { ...owner, status: { ...owner.status!, ...holdingStatus(SECOND), replicas: { ready: 0 } } };
+    const down = planGateway(held, inputs([later], { readyPods: 0 }));
+    assert.equal(down.apply, undefined);
+    assert.deepEqual(down.status.gateway, {
+      modelName: 'org/model',
+      gatewayNamespace: 'gateways',
+      gatewayName: 'inference',
+    });
+    // meanwhile the later claimant serves the name
+    const meanwhile = planGateway(later, inputs([], { peers: [{ md: waiting(owner, 'NoReadyPods'), readyPods: 0 }] }));
+    assert.ok(meanwhile.apply, 'the later claimant is routed while the owner has no ready pod');
+    const laterHolding = { ...later, status: { ...later.status!, ...holdingStatus(NOW) } };
+    for (const reason of ['NoReadyPods', 'DeploymentNotRunning']) {
+      const back = { ...waiting(owner, reason), status: { ...waiting(owner, reason).status!, replicas: { ready: 1 } } };
+      assert.ok(planGateway(back, inputs([laterHolding])).apply, `${reason}: the owner takes its name back`);
+      assert.equal(planGateway(laterHolding, inputs([back])).verdict?.reason, 'ModelNameConflict');
+    }
+  });
+
+  it('a claim given up (renamed away, disabled, lost in a conflict) is not kept', () => {
+    const renamed = { ...owner, spec: { ...owner.spec, gateway: { modelName: 'other' } } };
+    const plan = planGateway(
+      { ...renamed, status: waiting(owner, 'NoReadyPods').status! },
+      inputs([], { readyPods: 0 }),
+    );
+    assert.equal(plan.status.gateway, undefined, 'the claim was on org/model');
+    const conflicted = {
+      ...waiting(owner, 'ModelNameConflict'),
+      status: { ...waiting(owner, 'ModelNameConflict').status! },
+    };
+    conflicted.status.replicas = { ready: 1 };
+    const laterHolding = { ...later, status: { ...later.status!, ...holdingStatus(NOW) } };
+    assert.equal(planGateway(conflicted, inputs([laterHolding])).verdict?.reason, 'ModelNameConflict');
+  });
+});
+
 describe('nameClaimWarning', () => {
   it('names the holder of the name and its Gateway', () => {
     const w = nameClaimWarning(deployment('b'), [deployment('owner', { holds: true })], 'org/model');

@@ -20,14 +20,26 @@ export type Ownership =
   | { role: 'conflict'; owner: ModelDeployment };
 
 const HOLDING_REASONS = new Set(['HTTPRouteAccepted', 'HTTPRoutePending']);
+/**
+ * an owner whose pods are gone for a while (a restart, a node drain) keeps its claim: status.gateway stays
+ * under these reasons (plan.ts) and another claimant serves the name meanwhile; when the owner has a ready
+ * pod again both hold it and the older keeps it (one rule for both sides, so they never flip), so a pod
+ * restart does not hand a name to a later deployment for good
+ */
+const WAITING_OWNER_REASONS = new Set(['NoReadyPods', 'DeploymentNotRunning']);
 const where = (md: ModelDeployment) => `${md.metadata.namespace ?? ''}/${md.metadata.name ?? ''}`;
+const gatewayReadyReason = (md: ModelDeployment) =>
+  md.status?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '';
 
-/** whether `md`'s status says it holds the route for `modelName` on the Gateway `gateway` (ns/name) */
-function holds(md: ModelDeployment, modelName: string, gateway: string): boolean {
+/**
+ * whether `md`'s status says it holds the name `modelName` on the Gateway `gateway` (ns/name): routed for
+ * it, or routed for it before and waiting for a ready pod again
+ */
+export function holds(md: ModelDeployment, modelName: string, gateway: string): boolean {
   const g = md.status?.gateway;
   if (g?.modelName !== modelName || `${g.gatewayNamespace ?? ''}/${g.gatewayName ?? ''}` !== gateway) return false;
-  const c = md.status?.conditions?.find((x) => x.type === CONDITION_GATEWAY_READY);
-  return c !== undefined && HOLDING_REASONS.has(c.reason ?? '');
+  const reason = gatewayReadyReason(md);
+  return HOLDING_REASONS.has(reason) || WAITING_OWNER_REASONS.has(reason);
 }
 
 /**
@@ -48,7 +60,7 @@ export function claimView(md: ModelDeployment): unknown {
     gw?.enabled !== false &&
     !gw?.httpRouteRef;
   if (!serving) return { serving };
-  const reason = s?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '';
+  const reason = gatewayReadyReason(md);
   return {
     serving,
     name: routedModelName(md),
@@ -58,7 +70,7 @@ export function claimView(md: ModelDeployment): unknown {
     gatewayRef: gw?.gatewayRef,
     weight: gw?.weight,
     gateway: s?.gateway,
-    holding: HOLDING_REASONS.has(reason),
+    holding: HOLDING_REASONS.has(reason) || WAITING_OWNER_REASONS.has(reason),
     provider: s?.provider?.name,
     backend: [s?.endpoint?.service, s?.endpoint?.port],
   };

@@ -9,7 +9,7 @@ import type { InferenceProviderConfig, ModelDeployment } from '../../../apis/kub
 import { categorize } from '../../../engine/errors.ts';
 import { httpRouteHealth } from '../../../engine/inspectors/workloads.ts';
 import type { Gateway, HTTPRoute, InferencePool } from './kinds.ts';
-import { type Claim, conflictMessage, nameOwnership } from './ownership.ts';
+import { type Claim, conflictMessage, holds, nameOwnership } from './ownership.ts';
 import {
   buildRoute,
   expandPattern,
@@ -159,7 +159,17 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
   // a route follows serving, not the phase: a deployment held at Pending by a rejected edit (the webhook
   // was down) still serves from its last valid spec, and keeps its route while a pod is ready
   const notServing = servingVerdict(md, inputs.readyPods, gateway);
-  if (notServing) return unrouted(md, inputs, notServing);
+  if (notServing) {
+    const plan = unrouted(md, inputs, notServing);
+    // an owner without a ready pod keeps its claim on the name (ownership.ts), without an endpoint
+    if (holds(md, modelName, where(gateway)))
+      plan.status.gateway = {
+        modelName,
+        gatewayNamespace: gateway.metadata.namespace ?? '',
+        gatewayName: gateway.metadata.name ?? '',
+      };
+    return plan;
+  }
   const ref = md.spec.gateway?.httpRouteRef;
   if (ref) return planReferencedRoute(md, inputs, gateway, ref, modelName);
   if (inputs.route && !ownRoute(md, inputs.route))
