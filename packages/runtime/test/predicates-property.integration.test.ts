@@ -21,6 +21,7 @@ import {
   nonStatusChanged,
   type Predicate,
 } from '../src/controller/predicates.ts';
+import type { Controller } from '../src/controller/controller.ts';
 import { ensureCrd } from '../src/crd/ensure.ts';
 import { Logger } from '../src/log.ts';
 import { Manager } from '../src/manager/manager.ts';
@@ -185,6 +186,9 @@ describe('update filters never hide a change (seeded property)', { timeout: 120_
   let mgr: Manager;
   /** per watcher: the view of each object its last reconcile saw */
   const seen = new Map<string, Map<string, Json>>();
+  const controllers: Controller[] = [];
+  /** per watcher: how many reconciles each object has had */
+  const reconciles = new Map<string, Map<string, number>>();
   /** per watcher: what its filter may skip, and the filter (as the operator's controllers combine them) */
   const watchers: Array<[string, Skips, Predicate<Gizmo>]> = [
     ...MANAGERS.map((m): [string, Skips, Predicate<Gizmo>] => [m, { status: m }, ignoreOwnStatusWrites(m)]),
@@ -204,13 +208,17 @@ describe('update filters never hide a change (seeded property)', { timeout: 120_
     for (const [name, skipped, predicate] of watchers) {
       const views = new Map<string, Json>();
       seen.set(name, views);
-      mgr
+      const counts = new Map<string, number>();
+      reconciles.set(name, counts);
+      const controller = mgr
         .controller(`watch-${name}`)
         .for(Gizmos, { predicates: [predicate] })
         .complete(async (req, ctx) => {
+          counts.set(req.name, (counts.get(req.name) ?? 0) + 1);
           const obj = await ctx.cache.get(Gizmos, req.name, req.namespace);
           if (obj) views.set(req.name, view(obj, skipped));
         });
+      controllers.push(controller);
     }
     await mgr.start();
   });
@@ -263,5 +271,23 @@ describe('update filters never hide a change (seeded property)', { timeout: 120_
       threats.sameManager > 0 && threats.twoManagers > 0,
       `the run did not race enough: ${JSON.stringify(threats)}`,
     );
+  });
+
+  it('a status field of its own that someone else removes reaches the watcher that owns it', async () => {
+    const name = 'removed';
+    await cluster.admin.create({ apiVersion: Gizmos.apiVersion, kind: Gizmos.kind, metadata: { name, namespace: NS } });
+    const alpha = cluster.admin.withFieldManager('alpha');
+    await statusWrite(alpha, 'alpha', name, 7, true);
+    const count = () => reconciles.get('alpha')!.get(name) ?? 0;
+    await waitFor(() => count() > 0, 'the watcher to reconcile the object', 30_000);
+    // its own write is an echo it skips; settle on the count it has
+    await waitFor(() => controllers.every((c) => c.pendingWork === 0), 'the watchers to be idle', 30_000);
+    const before = count();
+    // a JSON patch remove takes no ownership: only alpha's field set shows the change
+    await cluster.admin
+      .withFieldManager('by-hand')
+      .patch(Gizmos, name, NS, [{ op: 'remove', path: '/status/alpha' }], 'json', { subresource: 'status' });
+    await waitFor(() => count() > before, 'alpha to see its field removed', 30_000);
+    assert.equal((await cluster.admin.get(Gizmos, name, NS)).status?.alpha, undefined);
   });
 });

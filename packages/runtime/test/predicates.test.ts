@@ -193,6 +193,17 @@ describe('predicates', () => {
       want: true,
     },
     {
+      // a JSON patch `remove` (or a merge patch null) by someone else: no ownership taken, no value left,
+      // the rest of the status as it was; only our field set shows it
+      name: 'ignoreOwnStatusWrites passes our own status field removed by someone else',
+      pred: ignoreOwnStatusWrites('ctrl'),
+      ev: update(
+        widget({ status: { ready: true, phase: 'Running' }, managedFields: [owns('ctrl', 't1', 'ready', 'phase')] }),
+        widget({ rv: '2', status: { ready: true }, managedFields: [owns('ctrl', 't1', 'ready')] }),
+      ),
+      want: true,
+    },
+    {
       name: 'ignoreOwnStatusWrites passes a change to a field we share with another manager',
       pred: ignoreOwnStatusWrites('ctrl'),
       ev: update(

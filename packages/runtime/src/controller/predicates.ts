@@ -3,7 +3,7 @@
 
 import { deepEqual } from '../meta/equality.ts';
 import type { KubeObject } from '../meta/types.ts';
-import { statusOthersSee } from './status-ownership.ts';
+import { lostStatusFields, statusOthersSee } from './status-ownership.ts';
 
 export type ObjectEvent<T extends KubeObject = KubeObject> =
   | { type: 'add'; obj: T }
@@ -62,7 +62,8 @@ export function nonStatusChanged<T extends KubeObject>(): Predicate<T> {
 
 /**
  * Drops an update whose only change is to status fields `fieldManager` alone owns (its own status writes,
- * echoed back). Anything outside status, and any status field somebody else owns or shares, passes.
+ * echoed back). Anything outside status, any status field somebody else owns or shares, and a field of
+ * its own that went away (somebody removed it, or its own write dropped it) passes.
  * Decided from the two objects' values and managedFields field sets, never from managedFields timestamps,
  * which have one-second resolution: two writes by another manager in one second look alike there, and
  * the second must not be lost.
@@ -71,6 +72,7 @@ export function ignoreOwnStatusWrites<T extends KubeObject>(fieldManager: string
   return (ev) => {
     if (ev.type !== 'update') return true;
     if (!deepEqual(withoutStatus(ev.old), withoutStatus(ev.obj))) return true;
+    if (lostStatusFields(ev.old, ev.obj, fieldManager)) return true;
     return !deepEqual(statusOthersSee(ev.old, fieldManager), statusOthersSee(ev.obj, fieldManager));
   };
 }

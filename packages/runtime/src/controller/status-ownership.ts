@@ -29,6 +29,26 @@ function statusPaths(fields: FieldsV1 | undefined): string[] {
   return out;
 }
 
+/** the status paths `manager` owns (shared or not), as JSON strings */
+function ownedPaths(obj: KubeObject, manager: string): Set<string> {
+  const out = new Set<string>();
+  for (const e of obj.metadata.managedFields ?? [])
+    if (e.manager === manager) for (const p of statusPaths(e.fieldsV1 as FieldsV1 | undefined)) out.add(p);
+  return out;
+}
+
+/**
+ * Did `manager` lose a status field between two versions of an object? Another writer removing one of its
+ * fields (a JSON patch `remove`, a merge patch `null`) takes no ownership and leaves the rest of the status
+ * as it was, so only this shows it; the manager's own write that drops a field looks the same, and costs
+ * one reconcile that finds nothing to do.
+ */
+export function lostStatusFields(old: KubeObject, obj: KubeObject, manager: string): boolean {
+  const now = ownedPaths(obj, manager);
+  for (const p of ownedPaths(old, manager)) if (!now.has(p)) return true;
+  return false;
+}
+
 /** the status paths `manager` owns and no other manager does */
 function exclusivePaths(obj: KubeObject, manager: string): string[][] {
   const mine = new Set<string>();
