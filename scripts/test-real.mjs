@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const REAL_SUITES = [
   'test/real/control-plane.test.ts',
   'test/real/fidelity.test.ts',
+  'test/e2e/kubectl-races-dev.test.ts',
   'packages/runtime/test/predicates-property.integration.test.ts',
   'test/controllers/aim-process-rbac.integration.test.ts',
   'test/controllers/llmd/autoscaler-process-rbac.integration.test.ts',
