@@ -20,6 +20,12 @@ const TARGETS = ['llsd/llama-stack', 'md/gemma-cpu', 'aimsvc/qwen-chat', 'deploy
 /** kubectl edit's editor: adds the annotation EDIT_KEY under the edited object's metadata.annotations */
 const EDITOR = `#!/bin/sh\nsed -i "s/^  annotations:$/  annotations:\\n    $EDIT_KEY: \\"yes\\"/" "$1"\n`;
 
+interface Command {
+  args: string[];
+  input?: string;
+  env?: Record<string, string>;
+}
+
 interface Run {
   args: string[];
   code: number;
@@ -36,9 +42,9 @@ describe('kubectl writes racing the controllers on modelplane dev', { timeout: 4
     return { args, code: r.code, stderr: r.stderr };
   };
   /** one writer: its commands one after the other, as a user's loop would send them */
-  const sequence = async (commands: Array<() => Promise<Run>>): Promise<Run[]> => {
+  const sequence = async (commands: Command[]): Promise<Run[]> => {
     const out: Run[] = [];
-    for (const command of commands) out.push(await command());
+    for (const { args, input, env } of commands) out.push(await kubectl(args, input, env));
     return out;
   };
   const times = <T>(n: number, f: (i: number) => T) => Array.from({ length: n }, (_, i) => f(i));
@@ -80,72 +86,30 @@ describe('kubectl writes racing the controllers on modelplane dev', { timeout: 4
         metadata: { name: obj.metadata.name, namespace: NS },
       };
       const deployment = target.startsWith('deployment/');
-      const writers: Array<Array<() => Promise<Run>>> = [
-        times(
-          N,
-          (i) => () =>
-            kubectl([
-              'patch',
-              target,
-              '--type',
-              'merge',
-              '-p',
-              JSON.stringify({ metadata: { annotations: { [`merge-${i}`]: 'yes', 'merge-last': String(i) } } }),
-            ]),
+      const patch = (type: string, body: unknown): Command => ({
+        args: ['patch', target, '--type', type, '-p', JSON.stringify(body)],
+      });
+      const jsonAdd = (path: string, value: string) => patch('json', [{ op: 'add', path, value }]);
+      const applied = (i: number) =>
+        JSON.stringify({ ...identity, metadata: { ...identity.metadata, labels: { [`ssa-${i}`]: 'yes' } } });
+      const writers: Command[][] = [
+        times(N, (i) =>
+          patch('merge', { metadata: { annotations: { [`merge-${i}`]: 'yes', 'merge-last': String(i) } } }),
         ),
-        times(
-          N,
-          (i) => () =>
-            kubectl([
-              'patch',
-              target,
-              '--type',
-              'json',
-              '-p',
-              JSON.stringify([{ op: 'add', path: `/metadata/labels/json-${i}`, value: 'yes' }]),
-            ]),
-        ),
-        times(
-          N,
-          (i) => () =>
-            kubectl(
-              i % 2 ? ['annotate', target, `annotate-${i}=yes`] : ['label', '--overwrite', target, `label-last=${i}`],
-            ),
-        ),
-        times(
-          N,
-          (i) => () =>
-            kubectl(
-              ['apply', '--server-side', `--field-manager=races-${i}`, '-f', '-'],
-              JSON.stringify({ ...identity, metadata: { ...identity.metadata, labels: { [`ssa-${i}`]: 'yes' } } }),
-            ),
-        ),
-        times(3, (i) => () => kubectl(['edit', target], undefined, { KUBE_EDITOR: editor, EDIT_KEY: `edit-${i}` })),
-        times(
-          3,
-          (i) => () =>
-            kubectl([
-              'patch',
-              target,
-              '--type',
-              'json',
-              '-p',
-              JSON.stringify([{ op: 'add', path: '/metadata/finalizers/-', value: `example.com/races-${i}` }]),
-            ]),
-        ),
+        times(N, (i) => jsonAdd(`/metadata/labels/json-${i}`, 'yes')),
+        times(N, (i) => ({
+          args: i % 2 ? ['annotate', target, `annotate-${i}=yes`] : ['label', '--overwrite', target, `label-last=${i}`],
+        })),
+        times(N, (i) => ({
+          args: ['apply', '--server-side', `--field-manager=races-${i}`, '-f', '-'],
+          input: applied(i),
+        })),
+        times(3, (i) => ({ args: ['edit', target], env: { KUBE_EDITOR: editor, EDIT_KEY: `edit-${i}` } })),
+        times(3, (i) => jsonAdd('/metadata/finalizers/-', `example.com/races-${i}`)),
         ...(deployment
           ? [
-              times(N, (i) => () => kubectl(['scale', target, `--replicas=${1 + (i % 2)}`])),
-              times(
-                N,
-                (i) => () =>
-                  kubectl([
-                    'patch',
-                    target,
-                    '-p',
-                    JSON.stringify({ metadata: { annotations: { [`strategic-${i}`]: 'yes' } } }),
-                  ]),
-              ),
+              times(N, (i) => ({ args: ['scale', target, `--replicas=${1 + (i % 2)}`] })),
+              times(N, (i) => patch('strategic', { metadata: { annotations: { [`strategic-${i}`]: 'yes' } } })),
             ]
           : []),
       ];
