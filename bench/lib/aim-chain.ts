@@ -8,6 +8,7 @@
 
 import { Logger } from '@modelplane/runtime/log';
 import { type KubeObject, kindRef } from '@modelplane/runtime/meta';
+import { DEFAULT_NODE_POOL } from '@modelplane/sim/cluster';
 import { startDevCluster } from '../../src/cli/dev/cluster.ts';
 import { aimControllerSet } from '../../src/controllers/aim/index.ts';
 import { AIMServices, AIMTemplateCaches } from '../../src/controllers/aim/shared/kinds.ts';
@@ -21,6 +22,7 @@ const IMAGES = [
   'amdenterpriseai/aim-mistralai-mistral-7b-instruct-v0-3:0.8.2',
 ];
 const InferenceServices = kindRef<KubeObject>('serving.kserve.io/v1beta1', 'InferenceService');
+type Json = Record<string, any>;
 
 export interface ChainOptions {
   services: number;
@@ -31,11 +33,17 @@ export interface ChainOptions {
 export async function aimChainFigures(opts: ChainOptions): Promise<Record<string, string | number>> {
   const models = Math.max(1, Math.min(opts.models, IMAGES.length));
   progress(`  real chain: ${opts.services} services by image over ${models} models (discovery, selection, caches)`);
+  // one AMD GPU per service: enough AMD nodes for all of them (the default pool's 16 GPUs held 16 of 40)
+  const nodePool = {
+    ...DEFAULT_NODE_POOL,
+    amdNodes: Math.max(DEFAULT_NODE_POOL.amdNodes, Math.ceil(opts.services / 8)),
+  };
   const dev = await startDevCluster({
     port: 0,
     log: new Logger({}, 'silent'),
     controllers: true,
     sets: [aimControllerSet()],
+    nodePool,
   });
   try {
     const admin = dev.manager.client.withFieldManager('bench-user');
@@ -58,7 +66,10 @@ export async function aimChainFigures(opts: ChainOptions): Promise<Record<string
         opts.timeoutMs,
       );
     } catch {
-      // reported below as the share that converged
+      // a chain that does not converge is a failure, named by what the others wait for
+      throw new Error(
+        `aim chain: ${converged} of ${opts.services} AIMServices Running after ${opts.timeoutMs} ms; the others: ${await stuck(admin)}`,
+      );
     }
     const ms = Date.now() - start;
     const isvcs = (await admin.list(InferenceServices, { namespace: NS })).items;
@@ -78,4 +89,18 @@ export async function aimChainFigures(opts: ChainOptions): Promise<Record<string
   } finally {
     await dev.stop();
   }
+}
+
+/** the services not Running, counted by their status and first condition that is not True */
+async function stuck(admin: {
+  list: (kind: typeof AIMServices, o: { namespace: string }) => Promise<{ items: KubeObject[] }>;
+}): Promise<string> {
+  const counts = new Map<string, number>();
+  for (const s of (await admin.list(AIMServices, { namespace: NS })).items as Array<KubeObject & { status?: Json }>) {
+    if (s.status?.status === 'Running') continue;
+    const waiting = (s.status?.conditions ?? []).find((c: Json) => c.status !== 'True');
+    const why = `${s.status?.status ?? 'no status'}${waiting ? ` (${waiting.type}: ${waiting.reason})` : ''}`;
+    counts.set(why, (counts.get(why) ?? 0) + 1);
+  }
+  return [...counts].map(([why, n]) => `${n} ${why}`).join(', ');
 }

@@ -6,7 +6,12 @@ import type { KubeClient } from '@modelplane/runtime/client';
 import { ensureCrd } from '@modelplane/runtime/crd';
 import type { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
-import { claimPodNetwork, installSimulatedInfrastructure, startSimulatedKubelets } from '@modelplane/sim/cluster';
+import {
+  claimPodNetwork,
+  installSimulatedInfrastructure,
+  type NodePoolSpec,
+  startSimulatedKubelets,
+} from '@modelplane/sim/cluster';
 import { GatewayDataPlane } from '@modelplane/sim/gateway';
 import { registerLlamaStackSimulator } from '@modelplane/sim/llamastack';
 import { externalCrds, OPERATOR_NAMES, registerOperatorSimulators } from '@modelplane/sim/operators';
@@ -46,6 +51,8 @@ export interface DevClusterOptions {
    * and no simulated ScaledObject CRD (default `simulated`)
    */
   keda?: 'simulated' | 'real';
+  /** the simulated nodes (default DEFAULT_NODE_POOL: 2 CPU, 2 NVIDIA and 2 AMD nodes of 8 GPUs) */
+  nodePool?: NodePoolSpec;
 }
 
 export interface DevCluster<S = ApiServer> {
@@ -217,13 +224,13 @@ async function startSimulators(
 ): Promise<DevMetrics> {
   const { manager, podNetwork } = started;
   const endpoints = wiring.kubeletTls
-    ? await startSimulatedKubelets(wiring.logs, wiring.kubeletTls, podNetwork.network)
+    ? await startSimulatedKubelets(wiring.logs, wiring.kubeletTls, podNetwork.network, opts.nodePool)
     : undefined;
   started.kubelets = endpoints;
   await step('simulated nodes, storage class and gateway created', () =>
     installSimulatedInfrastructure(
       manager.client,
-      undefined,
+      opts.nodePool,
       podNetwork.network,
       endpoints && ((node) => endpoints.port(node)),
       { operatorDeployments: true },
