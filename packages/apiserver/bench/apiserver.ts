@@ -18,19 +18,12 @@ import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { partsOf } from '../src/handle.ts';
+import { Client, type Target } from './lib/bench-client.ts';
+import { benchObject, crd, GROUP, PLURAL } from './lib/bench-object.ts';
 import { askChild } from './lib/child-ipc.ts';
 import { compareBackends } from './lib/compare.ts';
 
-const GROUP = 'bench.modelplane.dev';
-const PLURAL = 'benchobjects';
-const KIND = 'BenchObject';
 const log = (s: string) => process.stderr.write(`[bench apiserver] ${s}\n`);
-
-interface Target {
-  port: number;
-  caPem: string;
-  token: string;
-}
 
 interface ServerControl {
   target: Target;
@@ -121,171 +114,6 @@ async function launch(inProcess: boolean, profileDir: string | undefined): Promi
 }
 
 // ---------- the client side ----------
-
-class Client {
-  readonly agent: Agent;
-
-  constructor(
-    readonly t: Target,
-    sockets: number,
-  ) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: sockets, ca: t.caPem });
-  }
-
-  call(
-    method: string,
-    path: string,
-    body?: string,
-    contentType = 'application/json',
-  ): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = {
-        Authorization: `Bearer ${this.t.token}`,
-        Accept: 'application/json',
-      };
-      if (body !== undefined)
-        Object.assign(headers, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
-      const req = request({ host: '127.0.0.1', port: this.t.port, method, path, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-
-  async must(method: string, path: string, body?: unknown): Promise<unknown> {
-    const r = await this.call(method, path, body === undefined ? undefined : JSON.stringify(body));
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.body.slice(0, 500)}`);
-    return JSON.parse(r.body);
-  }
-}
-
-function crd(): unknown {
-  const str = (max: number, extra: Record<string, unknown> = {}) => ({ type: 'string', maxLength: max, ...extra });
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${PLURAL}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural: PLURAL, singular: 'benchobject', kind: KIND, listKind: `${KIND}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  required: ['model', 'replicas'],
-                  'x-kubernetes-validations': [
-                    {
-                      rule: 'self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas',
-                      message: 'replicas must be within [minReplicas, maxReplicas]',
-                    },
-                    {
-                      rule: "self.engine != 'sglang' || self.env.size() <= 16",
-                      message: 'sglang supports at most 16 env entries',
-                    },
-                  ],
-                  properties: {
-                    model: {
-                      type: 'object',
-                      required: ['name'],
-                      properties: {
-                        name: str(63, { pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
-                        revision: str(64),
-                        uri: str(256, { format: 'uri' }),
-                      },
-                    },
-                    engine: { type: 'string', enum: ['vllm', 'sglang', 'tgi'], default: 'vllm' },
-                    replicas: { type: 'integer', minimum: 0, maximum: 100 },
-                    minReplicas: { type: 'integer', minimum: 0, default: 0 },
-                    maxReplicas: { type: 'integer', minimum: 1, default: 10 },
-                    resources: {
-                      type: 'object',
-                      properties: {
-                        gpu: { type: 'integer', minimum: 0, maximum: 8 },
-                        memory: {
-                          'x-kubernetes-int-or-string': true,
-                          anyOf: [{ type: 'integer' }, { type: 'string' }],
-                        },
-                      },
-                    },
-                    env: {
-                      type: 'array',
-                      maxItems: 64,
-                      'x-kubernetes-list-type': 'map',
-                      'x-kubernetes-list-map-keys': ['name'],
-                      items: { type: 'object', required: ['name'], properties: { name: str(128), value: str(1024) } },
-                    },
-                    tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: str(64) },
-                    description: str(4096),
-                  },
-                },
-                status: {
-                  type: 'object',
-                  properties: { phase: { type: 'string' }, observedGeneration: { type: 'integer' } },
-                },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
-
-/** a valid object whose JSON body is exactly `size` bytes (padded via spec.description) */
-function buildObject(name: string, size: number): string {
-  const obj = {
-    apiVersion: `${GROUP}/v1`,
-    kind: KIND,
-    metadata: {
-      name,
-      labels: { app: 'bench', 'bench.modelplane.dev/shard': String(name.length % 7) },
-      annotations: { 'bench.modelplane.dev/owner': 'apiserver-bench' },
-    },
-    spec: {
-      model: { name: 'llama-3-8b-instruct', revision: 'main', uri: 'hf://meta-llama/Meta-Llama-3-8B-Instruct' },
-      engine: 'vllm',
-      replicas: 2,
-      minReplicas: 1,
-      maxReplicas: 4,
-      resources: { gpu: 1, memory: '24Gi' },
-      env: Array.from({ length: 8 }, (_, i) => ({ name: `VLLM_OPTION_${i}`, value: `value-${i}-${'x'.repeat(20)}` })),
-      tags: ['llm', 'chat', 'bench'],
-      description: '',
-    },
-  };
-  const bare = JSON.stringify(obj).length;
-  obj.spec.description = 'd'.repeat(Math.max(0, size - bare));
-  return JSON.stringify(obj);
-}
-
-// The client builds each body from a cached template: JSON.stringify of a 2 KiB object per request cost the
-// client ~20 % of its CPU, and the client shares the machine's two cores with the server it measures.
-const templates = new Map<string, [string, string]>();
-function benchObject(name: string, size: number): string {
-  const key = `${size}:${name.length}`;
-  let t = templates.get(key);
-  if (!t) {
-    const placeholder = '#'.repeat(name.length);
-    const body = buildObject(placeholder, size);
-    const at = body.indexOf(placeholder);
-    t = [body.slice(0, at), body.slice(at + placeholder.length)];
-    templates.set(key, t);
-  }
-  return t[0] + name + t[1];
-}
 
 const col = (ns: string) => `/apis/${GROUP}/v1/namespaces/${ns}/${PLURAL}`;
 
