@@ -99,14 +99,17 @@ describe('a provider whose upstream operator is down on modelplane dev', { timeo
       crdCondition?.message ?? '',
       /^KubeRay's RayService CRD \(rayservices\.ray\.io, ray\.io\/v1\) is not installed/,
     );
-    const named = await cluster.kubectl(
-      ['apply', '-f', '-'],
-      JSON.stringify({
-        ...JSON.parse(twoGpu('named')),
-        spec: { ...JSON.parse(twoGpu('named')).spec, provider: { name: 'kuberay' } },
-      }),
-    );
-    assert.notEqual(named.code, 0);
+    // the webhook's own CRD cache follows the deletion too (a dry run: nothing is created while it catches up)
+    const named = await waitFor('the webhook to refuse provider.name: kuberay', async () => {
+      const r = await cluster.kubectl(
+        ['apply', '--dry-run=server', '-f', '-'],
+        JSON.stringify({
+          ...JSON.parse(twoGpu('named')),
+          spec: { ...JSON.parse(twoGpu('named')).spec, provider: { name: 'kuberay' } },
+        }),
+      );
+      return r.code !== 0 && r;
+    });
     assert.match(
       named.stderr,
       /denied the request: Provider 'kuberay' CRD not installed in cluster: kind RayService of ray\.io\/v1 is not served; install the CRD of the provider's operator \(the deployment proceeds once it is served\)/,

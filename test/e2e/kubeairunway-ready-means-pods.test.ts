@@ -130,11 +130,15 @@ describe('Ready means a ready pod, on every provider', { timeout: 300_000 }, () 
       await cluster.k(['apply', '-f', '-'], md(c.provider, { ...c.spec, provider: { name: c.provider } }, replicas));
     }
     for (const name of ZERO_CAPABLE) {
-      const zero = await waitFor(`${name} scaled to zero`, async () => {
-        const m = await get(name);
-        const ready = m.status?.conditions?.find((c) => c.type === 'Ready');
-        return ready?.reason === 'ScaledToZero' && m;
-      });
+      const zero = await waitFor(
+        `${name} scaled to zero`,
+        async () => {
+          const m = await get(name);
+          const ready = m.status?.conditions?.find((c) => c.type === 'Ready');
+          return ready?.reason === 'ScaledToZero' && m;
+        },
+        { timeoutMs: 60_000 },
+      );
       assert.equal(zero.status?.phase, 'Running');
       assert.deepEqual(zero.status?.replicas, { desired: 0, ready: 0, available: 0 });
       assert.equal(
