@@ -103,7 +103,7 @@ describe('kubeairunway core: liveness of the selected provider', { timeout: 90_0
     assert.deepEqual(released.metadata.finalizers, ['example.com/keep'], "only the dead provider's finalizer goes");
     assert.match(
       moved.status?.conditions?.find((c) => c.type === 'ProviderSelected')?.message ?? '',
-      /provider kuberay is unavailable: heartbeat stale: last at .*, 1[78]\ds ago \(stale after 180s\)/,
+      /provider kuberay is unavailable: heartbeat stale: last at .*, over [13]m ago \(stale after 180s\)/,
     );
     const held = await waitFor('dies-built to report ProviderUnavailable', async () => {
       const c = (await get('dies-built')).status?.conditions?.find((x) => x.type === 'ProviderSelected');

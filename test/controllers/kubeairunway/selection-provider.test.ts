@@ -8,6 +8,7 @@ import {
   type ModelDeployment,
 } from '../../../src/apis/kubeairunway/index.ts';
 import {
+  coarseAge,
   DEFAULT_PROVIDER_SPECS,
   defaultProviderConfig,
   providerReadiness,
@@ -236,7 +237,7 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
     assert.equal(r.provider, undefined);
     assert.equal(r.reason, 'NoHealthyProviders');
     const dead = (n: string) =>
-      `${n}: heartbeat stale: last at 2026-03-01T11:56:40.000Z, 200s ago (stale after 180s), so its controller is not running; start its provider controller (modelplane provider ${n}, or its Deployment) and check its logs`;
+      `${n}: heartbeat stale: last at 2026-03-01T11:56:40.000Z, over 3m ago (stale after 180s), so its controller is not running; start its provider controller (modelplane provider ${n}, or its Deployment) and check its logs`;
     assert.equal(
       r.message,
       `no healthy provider can run this configuration (engine=vllm, gpu=true, mode=aggregated): ${['dynamo', 'kaito', 'kuberay', 'llmd'].map(dead).join('; ')}`,
@@ -299,7 +300,7 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
         { metadata, status: { ready: true, lastHeartbeat: new Date(NOW - 181_000).toISOString() } },
         NOW,
       ).reason!,
-      /^heartbeat stale: last at .*, 181s ago \(stale after 180s\), so its controller is not running; start its provider controller \(modelplane provider dynamo, or its Deployment\) and check its logs$/,
+      /^heartbeat stale: last at .*, over 3m ago \(stale after 180s\), so its controller is not running; start its provider controller \(modelplane provider dynamo, or its Deployment\) and check its logs$/,
     );
     assert.equal(
       providerReadiness(
@@ -487,5 +488,25 @@ describe('provider selection: ties, readiness, stickiness and bad rules', () => 
       const vllm = DEFAULT_PROVIDER_SPECS[name].capabilities?.engines?.find((e) => e.name === 'vllm');
       assert.equal(vllm?.cpuSupport, false, name);
     }
+  });
+});
+
+describe('coarseAge: the age a stale heartbeat shows in messages', () => {
+  it('changes only at a few steps, so a dead provider does not rewrite its deployments at every look', () => {
+    const table: [number, string][] = [
+      [0, 'under 1m ago'],
+      [59, 'under 1m ago'],
+      [60, 'over 1m ago'],
+      [181, 'over 3m ago'],
+      [299, 'over 3m ago'],
+      [3_630, 'over 1h ago'],
+      [86_399, 'over 12h ago'],
+      [86_400, 'over 1d ago'],
+      [3 * 86_400 + 5, 'over 3d ago'],
+    ];
+    for (const [age, text] of table) assert.equal(coarseAge(age), text, `${age}s`);
+    // every distinct text over a week of looks every 30 s: the messages that can be written
+    const texts = new Set(Array.from({ length: (7 * 86_400) / 30 }, (_, i) => coarseAge(180 + i * 30)));
+    assert.ok(texts.size <= 16, `${texts.size} distinct messages in a week`);
   });
 });

@@ -3,7 +3,7 @@
 export { DEFAULT_PROVIDER_SPECS, defaultProviderConfig } from './default-providers.ts';
 export { explainSelection } from './explain.ts';
 export type { ProviderOutcome, RuleOutcome, SelectionExplanation } from './explanation.ts';
-export { type ProviderReadiness, providerReadiness, staleAt } from './readiness.ts';
+export { coarseAge, type ProviderReadiness, providerReadiness, staleAt } from './readiness.ts';
 export {
   type CompiledRule,
   capabilityMismatch,

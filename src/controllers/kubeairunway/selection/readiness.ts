@@ -18,6 +18,30 @@ export interface ProviderReadiness {
   stale?: { lastHeartbeat: string; ageSeconds: number };
 }
 
+// The age in a message is coarse on purpose: every deployment a dead provider owns carries it in its
+// conditions, and an age in seconds would rewrite each of them at every look (30 s) for as long as the
+// provider stays dead. With these steps a message changes a handful of times a day; the exact time of
+// the last heartbeat is in the same message.
+const AGE_STEPS_S: readonly [number, string][] = [
+  [86_400, '1d'],
+  [43_200, '12h'],
+  [21_600, '6h'],
+  [7_200, '2h'],
+  [3_600, '1h'],
+  [1_800, '30m'],
+  [600, '10m'],
+  [300, '5m'],
+  [180, '3m'],
+  [60, '1m'],
+];
+
+/** "over 5m ago", "over 3d ago", "under 1m ago": how long ago, in steps that change rarely */
+export function coarseAge(ageSeconds: number): string {
+  if (ageSeconds >= 2 * 86_400) return `over ${Math.floor(ageSeconds / 86_400)}d ago`;
+  const step = AGE_STEPS_S.find(([s]) => ageSeconds >= s);
+  return step ? `over ${step[1]} ago` : 'under 1m ago';
+}
+
 function startIt(name: string): string {
   return `start its provider controller (modelplane provider ${name}, or its Deployment) and check its logs`;
 }
@@ -36,7 +60,7 @@ export function providerReadiness(
     const ageSeconds = Math.round((now - beat) / 1000);
     return {
       ready: false,
-      reason: `heartbeat stale: last at ${status.lastHeartbeat}, ${ageSeconds}s ago (stale after ${Math.round(staleAfterMs / 1000)}s), so its controller is not running; ${startIt(name)}`,
+      reason: `heartbeat stale: last at ${status.lastHeartbeat}, ${coarseAge(ageSeconds)} (stale after ${Math.round(staleAfterMs / 1000)}s), so its controller is not running; ${startIt(name)}`,
       stale: { lastHeartbeat: status.lastHeartbeat, ageSeconds },
     };
   }
