@@ -280,7 +280,12 @@ describe('update filters never hide a change (seeded property)', { timeout: 120_
     await statusWrite(alpha, 'alpha', name, 7, true);
     const count = () => reconciles.get('alpha')!.get(name) ?? 0;
     await waitFor(() => count() > 0, 'the watcher to reconcile the object', 30_000);
-    // its own write is an echo it skips; settle on the count it has
+    // its own write has reached the watchers' cache (whatever it caused is queued or done): settle there
+    await waitFor(
+      async () => (await mgr.cache.get(Gizmos, name, NS))?.status?.alpha === 7,
+      'the status write to reach the cache',
+      30_000,
+    );
     await waitFor(() => controllers.every((c) => c.pendingWork === 0), 'the watchers to be idle', 30_000);
     const before = count();
     // a JSON patch remove takes no ownership: only alpha's field set shows the change
