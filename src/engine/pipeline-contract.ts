@@ -82,6 +82,8 @@ export interface RunOutcome {
   statusWritten: boolean;
   /** the status write lost a race with another writer; the key is requeued */
   statusConflict: boolean;
+  /** the status write answered 404: the object was deleted; nothing is requeued (its deletion event follows) */
+  objectGone?: boolean;
   /** a changed status was held back inside the settle window; requeueAfterMs says when it ends */
   statusHeld: boolean;
   /** retry with backoff (infrastructure errors) */
@@ -106,6 +108,8 @@ export function isPaused(object: KubeObject, annotation: string | readonly strin
 
 /** packages/runtime's Result for an outcome; infrastructure errors become a thrown RequeueError (exponential backoff) */
 export function toResult(outcome: RunOutcome): Result {
+  // a retry or a look again would only meet the 404 again while a stale cache still holds the object
+  if (outcome.objectGone) return {};
   if (outcome.requeueWithBackoff) throw new RequeueError(outcome.errors);
   // a lost status race is retried rather than left to the watch: the newer object's event may be one the
   // controller filters (its own status write), and a spurious 409 brings no event at all

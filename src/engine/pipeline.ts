@@ -291,6 +291,7 @@ export class Pipeline<T extends KubeObject, F, O = F, C = unknown, S extends Eng
       if (result === 'written') outcome.statusWritten = true;
       // someone wrote the object since our read: reconcile again (toResult requeues), from the newer object
       if (result === 'conflict') outcome.statusConflict = true;
+      if (result === 'gone') outcome.objectGone = true;
       if (result === 'conflict' || result === 'gone')
         log.debug(
           result === 'conflict'

@@ -11,6 +11,7 @@ import {
   Pipeline,
   PlanResult,
   SettleWindow,
+  toResult,
 } from '../../src/engine/index.ts';
 import { FakeCluster } from './helpers/fake-cluster.ts';
 import { type Widget, widget } from './helpers/scenario.ts';
@@ -94,6 +95,34 @@ describe('status after the apply', () => {
     const out = await again.run(t.current(), t.cluster.deps());
     assert.equal(out.apply?.applied, 0);
     assert.equal(fetches, 1);
+  });
+});
+
+describe('a status write answered 404', () => {
+  /** as a planner that watches a deadline does: it asks to look again later */
+  const lookingAgain = (r: DomainReconciler<Widget, Seen>) => {
+    const plan = r.planResources;
+    r.planResources = (ctx, obs) => plan(ctx, obs).requeueAfter(5000);
+    return r;
+  };
+
+  it('ends the run with nothing requeued, not even the look again its plan asked for', async () => {
+    const t = setup(lookingAgain(reconciler({ upstream: 'waiting' })));
+    const first = await t.run();
+    assert.equal(first.statusWritten, true);
+    assert.deepEqual(toResult(first), { requeueAfter: 5000 });
+    // deleted while a stale cache still holds it; the upstream broke meanwhile, so the status would change
+    const stale = t.current();
+    t.cluster.remove('test.modelplane.io/v1', 'Widget', 'w1', 'ns');
+    const before = t.cluster.count('applyStatus');
+    const broken = lookingAgain(reconciler({ upstream: 'broken' }));
+    const out = await new Pipeline<Widget, Seen>({ name: 'settle', reconciler: broken, clock: t.clock }).run(
+      stale,
+      t.cluster.deps(),
+    );
+    assert.equal(t.cluster.count('applyStatus'), before + 1, 'the status write was tried');
+    assert.equal(out.objectGone, true);
+    assert.deepEqual(toResult(out), {}, 'a run that met the 404 asked to run again');
   });
 });
 
