@@ -247,6 +247,24 @@ describe('rows', () => {
       { ready: false, tone: 'idle', state: 'NotAvailable' },
     ],
   ];
+  /** an HPA that computed a count from its metric, clamped to min/max (limited) or not */
+  const scaling = (limited: 'True' | 'False', reason: string): KubeObject =>
+    ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'h', namespace: 'q', creationTimestamp: '2026-01-01T00:00:00Z' },
+      status: {
+        conditions: [
+          { type: 'AbleToScale', status: 'True', reason: 'ReadyForNewScale' },
+          { type: 'ScalingActive', status: 'True', reason: 'ValidMetricFound' },
+          { type: 'ScalingLimited', status: limited, reason },
+        ],
+      },
+    }) as KubeObject;
+  cases.push(
+    ['an HPA whose desired count is within range is ready', scaling('False', 'DesiredWithinRange'), { ready: true }],
+    ['an HPA held at minReplicas is ready too', scaling('True', 'TooFewReplicas'), { ready: true }],
+  );
   for (const [name, obj, want] of cases) {
     it(name, () => {
       const row = rowOf(obj);

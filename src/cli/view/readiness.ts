@@ -71,7 +71,11 @@ const HPA_FIRST_METRIC_MS = 60_000;
  * a metric that is not there yet (ScalingActive=False FailedGet…Metric) is a wait for that first value.
  */
 function hpaReadiness(obj: KubeObject, conditions: Condition[], stale: boolean, now: number): Readiness {
-  const r = conditions.length > 0 ? fromConditions(conditions, stale) : { ready: false, status: 'Pending', reason: '' };
+  // ScalingLimited says whether the count was clamped to min/max (True: TooFewReplicas / TooManyReplicas,
+  // False: DesiredWithinRange): either is a working HPA, and counting False as not ready held `modelplane dev
+  // --exit-when-ready` until the autoscaler's decision happened to fall to minReplicas (a minute and more)
+  const judged = conditions.filter((c) => c.type !== 'ScalingLimited');
+  const r = judged.length > 0 ? fromConditions(judged, stale) : { ready: false, status: 'Pending', reason: '' };
   const active = conditions.find((c) => c.type === 'ScalingActive');
   const age = now - Date.parse(obj.metadata.creationTimestamp ?? '');
   const firstMetric = active?.status === 'False' && /^FailedGet\w*Metric$/.test(active.reason ?? '');
