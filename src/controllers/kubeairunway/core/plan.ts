@@ -65,6 +65,13 @@ export interface CoreJudgement {
   stale?: boolean;
   /** the selected provider is alive but has not written anything for the deployment yet: why it waits */
   awaiting?: string;
+  /**
+   * the provider in status.provider.name has written the deployment's status and its heartbeat is fresh: the
+   * phase and message are its to say (it judges the spec too, and its words may differ from the core's, e.g.
+   * Failed for an incompatible replica count the core refuses as invalid); were both to write them, each
+   * force-apply would take them from the other and the two would rewrite the status in a loop
+   */
+  providerHoldsPhase?: boolean;
 }
 
 /** The core's decision for `md`, with its conditions on a fresh ConditionManager over `inputs.previous`. */
@@ -78,6 +85,18 @@ export function planCoreStatus(md: ModelDeployment, inputs: CoreInputs): CoreDec
 
 /** validate (the webhook may have been bypassed), then select, unless the spec is invalid */
 export function judgeCore(md: ModelDeployment, inputs: CoreInputs): CoreJudgement {
+  const judgement = judgeSpecAndProvider(md, inputs);
+  return providerHoldsPhase(md, inputs) ? { ...judgement, providerHoldsPhase: true } : judgement;
+}
+
+function providerHoldsPhase(md: ModelDeployment, inputs: CoreInputs): boolean {
+  const name = md.status?.provider?.name;
+  const config = name ? inputs.providers.find((p) => p.metadata.name === name) : undefined;
+  if (!name || !config || !providerActed(md, name)) return false;
+  return !providerReadiness(config, inputs.now, inputs.heartbeatStaleAfterMs ?? HEARTBEAT_STALE_AFTER_MS).stale;
+}
+
+function judgeSpecAndProvider(md: ModelDeployment, inputs: CoreInputs): CoreJudgement {
   const defaulted = defaultModelDeployment(md);
   const result = validateModelDeployment(defaulted, undefined, {
     providers: inputs.providers,
@@ -171,6 +190,7 @@ export function coreStatusFrom(
     if (inputs.previous.provider) status.provider = inputs.previous.provider;
     keepOrDrop(cm, inputs.previous, CONDITION_PROVIDER_SELECTED);
     status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED]);
+    leavePhaseToProvider(judgement, status);
     return { status, validation: { ok: false, message }, skippedRules: [], retrySelection: false };
   }
   // True at first sight is told by the status alone; a spec that becomes valid again is evented
@@ -183,6 +203,7 @@ export function coreStatusFrom(
     status.message = judgement.awaiting;
   }
   status.conditions = pick(cm, [CONDITION_VALIDATED, CONDITION_PROVIDER_SELECTED, CONDITION_READY]);
+  leavePhaseToProvider(judgement, status);
   return {
     status,
     validation: { ok: true },
@@ -190,6 +211,13 @@ export function coreStatusFrom(
     skippedRules: selection.skippedRules,
     retrySelection: !selection.provider || judgement.unavailable !== undefined,
   };
+}
+
+/** a live provider that has spoken owns phase and message: the core says its part in its conditions only */
+function leavePhaseToProvider(judgement: CoreJudgement, status: CoreStatus): void {
+  if (!judgement.providerHoldsPhase) return;
+  delete status.phase;
+  delete status.message;
 }
 
 /** the choice stands (something was built, or it was named explicitly) but nobody acts on it */

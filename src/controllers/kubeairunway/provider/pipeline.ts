@@ -11,6 +11,7 @@ import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis
 import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
 import {
   type ApplyOutcome,
+  CategorizedError,
   type Clock,
   type ComponentState,
   type DomainReconciler,
@@ -211,11 +212,13 @@ export function providerReconciler(
     // drives the settle window: a Deploying/Pending upstream object right after our write may be held back
     getComponentHealth: componentHealth,
     setStatus(status, cm, { plan, mapped, serving, storage }, ctx) {
-      // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the grace period)
-      if (ctx.errors.some((e) => e.category === 'Infrastructure')) return;
+      // an outage keeps the status as it was (the engine retries with backoff, DependenciesReachable after the
+      // grace period); the upstream kind no longer served is no outage: what was built is gone, and says so
+      const notServed = upstreamNotServed(def, ctx.apply);
+      if (!notServed && ctx.errors.some((e) => e.category === 'Infrastructure')) return;
       if (plan.kind === 'apply') markStorageConditions(cm, storage);
       const rejected = ctx.errors[0];
-      const outcome: StatusOutcome = upstreamNotServed(def, ctx.apply)
+      const outcome: StatusOutcome = notServed
         ? { kind: 'pending', reason: 'CRDNotInstalled', message: crdMissingMessage(def) }
         : rejected
           ? { kind: 'failed', reason: 'ApplyFailed', message: rejected.message }
@@ -241,6 +244,8 @@ export function providerReconciler(
  * "could not find the requested resource".
  */
 function upstreamNotServed(def: ProviderDefinition, apply: ApplyOutcome | undefined): boolean {
+  // the client refused it itself (discovery no longer lists the kind): kindNotServedError's answer
+  if (apply?.errors.some((e) => e.reason === 'KindNotServed' && isOwnKind(def, e.cause))) return true;
   const stopped = apply?.stoppedAt;
   return (
     stopped?.verb === 'apply' &&
@@ -248,6 +253,24 @@ function upstreamNotServed(def: ProviderDefinition, apply: ApplyOutcome | undefi
     stopped.ref.apiVersion === def.upstream.apiVersion &&
     (stopped.error.reason === 'NotFound' || stopped.error.reason === 'KindNotServed')
   );
+}
+
+/**
+ * A write of the provider's own kind that the client refused because the cluster no longer serves it (its CRD
+ * was deleted, discovery already knows): the missing CRD in DependenciesReachable's message, not the client's
+ * raw "no matches for kind"; still retried with backoff, so the CRD's return brings the resource back.
+ */
+function kindNotServedError(def: ProviderDefinition, err: CategorizedError): CategorizedError {
+  const cause = err.cause;
+  if (!isOwnKind(def, cause)) return err;
+  return new CategorizedError('Infrastructure', 'KindNotServed', `${crdMissingMessage(def)}; retrying with backoff`, {
+    cause,
+  });
+}
+
+/** `err` is the client's refusal of the provider's own upstream kind as not served */
+function isOwnKind(def: ProviderDefinition, err: unknown): boolean {
+  return isNoKindMatch(err) && err.kind === def.upstream.kind && err.apiVersion === def.upstream.apiVersion;
 }
 
 /**
@@ -319,6 +342,7 @@ export function providerPipeline(
     statusField: null,
     observedGeneration: true,
     blockOwnerDeletion: true,
+    classifyWriteError: (err) => kindNotServedError(opts.def, err),
     settleWindowMs: opts.settleWindowMs,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
