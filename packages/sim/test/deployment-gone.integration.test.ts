@@ -1,7 +1,7 @@
-// The simulated Deployment controller and a Deployment deleted while it writes: the write answers 404 and
-// that ends the pass (no error, no retry, no look again later), instead of retrying a status patch on an
-// object that is gone. The second case holds the delete event back, so the controller's cache still has
-// the Deployment: any retry would reach the server, and the server's count of status patches shows it.
+// The simulated Deployment and ReplicaSet controllers and an object deleted while they write its status: the
+// write answers 404 and that ends the pass (no error, no retry, no look again later), instead of retrying a
+// status patch on an object that is gone. The cases that hold the delete event back keep the object in the
+// controller's cache: any retry would reach the server, and the server's count of status patches shows it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ApiServer, type AuditEntry, startApiServer } from '@modelplane/apiserver';
@@ -10,7 +10,7 @@ import type { Controller } from '@modelplane/runtime/controller';
 import { Logger } from '@modelplane/runtime/log';
 import { Manager } from '@modelplane/runtime/manager';
 import { registerWorkloadSimulators } from '../src/workloads/index.ts';
-import { Deployments, ReplicaSets } from '../src/workloads/kinds.ts';
+import { Deployments, Pods, ReplicaSets } from '../src/workloads/kinds.ts';
 import { PodLogStore } from '../src/workloads/pod-logs.ts';
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -21,91 +21,108 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, timeo
   }
 }
 
-describe('simulated Deployment controller: a Deployment deleted mid-pass', () => {
-  let server: ApiServer;
-  let mgr: Manager;
-  let admin: KubeClient;
-  const audit: AuditEntry[] = [];
-
+/** one simulator on a fresh embedded API server, with the server's audit and the controller's counters */
+function simulatorBed(only: 'deployments' | 'replicasets', controllerName: string) {
+  const t = {
+    server: undefined as unknown as ApiServer,
+    mgr: undefined as unknown as Manager,
+    admin: undefined as unknown as KubeClient,
+    audit: [] as AuditEntry[],
+    controller: () =>
+      (t.mgr as unknown as { controllers: Controller[] }).controllers.find((c) => c.name === controllerName)!,
+    reconcileErrors: async () =>
+      (await t.mgr.metrics.reconcileErrors.get()).values.find((v) => v.labels.controller === controllerName)?.value ??
+      0,
+    /** how the controller's reconciles ended so far, by result (success, error, requeue, requeue_after) */
+    results: async () => {
+      const out: Record<string, number> = {};
+      for (const v of (await t.mgr.metrics.reconcileTotal.get()).values)
+        if (v.labels.controller === controllerName) out[String(v.labels.result)] = v.value;
+      return out;
+    },
+    /** the results that moved since `earlier` */
+    since: async (earlier: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(await t.results())
+          .map(([r, n]) => [r, n - (earlier[r] ?? 0)])
+          .filter(([, n]) => n !== 0),
+      ),
+    /** the status patches of `resource` `name` the server answered, by code */
+    statusPatches: (resource: string, name: string) =>
+      t.audit.filter((e) => e.resource === `${resource}/status` && e.name === name && e.verb === 'patch'),
+  };
   before(async () => {
-    server = await startApiServer({ port: 0, auditSink: (e) => audit.push(e) });
-    admin = await KubeClient.create(server.kubeconfigYaml(), { fieldManager: 'test' });
-    mgr = await Manager.create({ kubeconfig: server.kubeconfigYaml(), logger: new Logger({}, 'silent') });
-    registerWorkloadSimulators(mgr, { logs: new PodLogStore(), only: ['deployments'], events: false });
-    await mgr.start();
+    t.server = await startApiServer({ port: 0, auditSink: (e) => t.audit.push(e) });
+    t.admin = await KubeClient.create(t.server.kubeconfigYaml(), { fieldManager: 'test' });
+    t.mgr = await Manager.create({ kubeconfig: t.server.kubeconfigYaml(), logger: new Logger({}, 'silent') });
+    registerWorkloadSimulators(t.mgr, { logs: new PodLogStore(), only: [only], events: false });
+    await t.mgr.start();
   });
   after(async () => {
-    server?.faults.clear();
-    await mgr?.stop();
-    admin?.close();
-    await server?.close();
+    t.server?.faults.clear();
+    await t.mgr?.stop();
+    t.admin?.close();
+    await t.server?.close();
   });
+  return t;
+}
 
+const labelled = (name: string) => ({
+  selector: { matchLabels: { app: name } },
+  template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+});
+
+describe('simulated Deployment controller: a Deployment deleted mid-pass', () => {
+  const t = simulatorBed('deployments', 'sim-deployment');
   const createDeployment = (name: string, replicas: number) =>
-    admin.create({
+    t.admin.create({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name, namespace: 'default' },
-      spec: {
-        replicas,
-        selector: { matchLabels: { app: name } },
-        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
-      },
+      spec: { replicas, ...labelled(name) },
     });
-  const deploymentController = () =>
-    (mgr as unknown as { controllers: Controller[] }).controllers.find((c) => c.name === 'sim-deployment')!;
-  const reconcileErrors = async () =>
-    (await mgr.metrics.reconcileErrors.get()).values.find((v) => v.labels.controller === 'sim-deployment')?.value ?? 0;
-  /** how the controller's reconciles ended so far, by result (success, error, requeue, requeue_after) */
-  const results = async () => {
-    const out: Record<string, number> = {};
-    for (const v of (await mgr.metrics.reconcileTotal.get()).values)
-      if (v.labels.controller === 'sim-deployment') out[String(v.labels.result)] = v.value;
-    return out;
-  };
 
   it('a 404 on its status write ends the pass: no reconcile error, no retry', async () => {
-    const controller = deploymentController();
+    const controller = t.controller();
     // the controller's writes to deployments/status wait, so the Deployment is deleted before they land
-    const held = server.faults.add({ verbs: ['patch'], resources: ['deployments/status'], latencyMs: 1500 });
+    const held = t.server.faults.add({ verbs: ['patch'], resources: ['deployments/status'], latencyMs: 1500 });
     await createDeployment('doomed', 1);
     // its ReplicaSet exists: the pass is now writing the Deployment's revision or status
     await until(
       'the ReplicaSet',
-      async () => (await admin.list(ReplicaSets, { namespace: 'default' })).items.length > 0,
+      async () => (await t.admin.list(ReplicaSets, { namespace: 'default' })).items.length > 0,
     );
-    await admin.delete(Deployments, 'doomed', 'default');
-    const statusWrites = () =>
-      audit.filter((e) => e.resource === 'deployments/status' && e.name === 'doomed' && e.verb === 'patch');
+    await t.admin.delete(Deployments, 'doomed', 'default');
+    const statusWrites = () => t.statusPatches('deployments', 'doomed');
     await until('the delayed status write to answer 404', () => statusWrites().some((e) => e.code === 404));
-    server.faults.remove(held);
+    t.server.faults.remove(held);
     await until('the controller to be idle', () => controller.pendingWork === 0);
-    assert.equal(await reconcileErrors(), 0, 'the 404 was reported as a reconcile error');
+    assert.equal(await t.reconcileErrors(), 0, 'the 404 was reported as a reconcile error');
     assert.deepEqual(
       statusWrites().map((e) => e.code),
       [404],
       'the status write was retried on a Deployment that is gone',
     );
   });
+
   it('mid-rollout, with its delete event held back: the first 404 is the last status patch', async () => {
-    const controller = deploymentController();
+    const controller = t.controller();
     await createDeployment('rolling', 2);
     // no ReplicaSet controller runs here: the rollout moves only when this test writes the ReplicaSet's status
     await until('the rollout to start and the controller to settle', async () => {
-      const d = await admin.get(Deployments, 'rolling', 'default');
+      const d = await t.admin.get(Deployments, 'rolling', 'default');
       return d.metadata.annotations?.['deployment.kubernetes.io/revision'] === '1' && controller.pendingWork === 0;
     });
-    const rs = (await admin.list(ReplicaSets, { namespace: 'default' })).items.find((r) =>
+    const rs = (await t.admin.list(ReplicaSets, { namespace: 'default' })).items.find((r) =>
       r.metadata.name?.startsWith('rolling-'),
     )!;
-    const statusPatches = () =>
-      audit.filter((e) => e.resource === 'deployments/status' && e.name === 'rolling' && e.verb === 'patch');
+    const statusPatches = () => t.statusPatches('deployments', 'rolling');
     const before = statusPatches().length;
-    const resultsBefore = await results();
+    const resultsBefore = await t.results();
     // one of two pods ready: the rollout is in progress (Progressing, a progress deadline to watch), and the
     // status write it causes is held long enough for the Deployment to be deleted under it
-    const held = server.faults.add({ verbs: ['patch'], resources: ['deployments/status'], latencyMs: 1500 });
-    await admin.patch(
+    const held = t.server.faults.add({ verbs: ['patch'], resources: ['deployments/status'], latencyMs: 1500 });
+    await t.admin.patch(
       ReplicaSets,
       rs.metadata.name!,
       'default',
@@ -114,21 +131,15 @@ describe('simulated Deployment controller: a Deployment deleted mid-pass', () =>
       { subresource: 'status' },
     );
     await until('the status write to be in flight', () => controller.pendingWork > 0);
-    server.faults.stallWatches(true);
+    t.server.faults.stallWatches(true);
     try {
-      await admin.delete(Deployments, 'rolling', 'default');
+      await t.admin.delete(Deployments, 'rolling', 'default');
       await until('the held status write to answer 404', () => statusPatches().some((e) => e.code === 404));
-      server.faults.remove(held);
+      t.server.faults.remove(held);
       await until('the pass to end', () => controller.pendingWork === 0);
       // the cache still holds the Deployment: a retry (error, requeue), or a look again at the progress
       // deadline (requeueAfter), would patch a Deployment that is gone; the pass that met the 404 succeeded
-      const after = await results();
-      const ended = Object.fromEntries(
-        Object.entries(after)
-          .map(([r, n]) => [r, n - (resultsBefore[r] ?? 0)])
-          .filter(([, n]) => n !== 0),
-      );
-      assert.deepEqual(ended, { success: 1 }, 'the pass that met the 404 asked to be run again');
+      assert.deepEqual(await t.since(resultsBefore), { success: 1 }, 'the pass that met the 404 asked to run again');
       assert.deepEqual(
         statusPatches()
           .slice(before)
@@ -137,9 +148,12 @@ describe('simulated Deployment controller: a Deployment deleted mid-pass', () =>
         'a status patch was retried on a Deployment that is gone',
       );
     } finally {
-      server.faults.stallWatches(false);
+      t.server.faults.stallWatches(false);
     }
-    await until('the delete to reach the cache', async () => !(await mgr.cache.get(Deployments, 'rolling', 'default')));
+    await until(
+      'the delete to reach the cache',
+      async () => !(await t.mgr.cache.get(Deployments, 'rolling', 'default')),
+    );
     await until('the controller to be idle', () => controller.pendingWork === 0);
     assert.deepEqual(
       statusPatches()
@@ -147,5 +161,59 @@ describe('simulated Deployment controller: a Deployment deleted mid-pass', () =>
         .map((e) => e.code),
       [404],
     );
+  });
+});
+
+describe('simulated ReplicaSet controller: a ReplicaSet deleted mid-pass', () => {
+  const t = simulatorBed('replicasets', 'sim-replicaset');
+
+  it('waiting out minReadySeconds, with its delete event held back: the first 404 is the last status patch', async () => {
+    const controller = t.controller();
+    await t.admin.create({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'slow', namespace: 'default' },
+      spec: { replicas: 1, minReadySeconds: 600, ...labelled('slow') },
+    });
+    // no kubelet runs here: the pod is ready only when this test says so
+    let pod: string | undefined;
+    await until('the pod and the controller to settle', async () => {
+      pod = (await t.admin.list(Pods, { namespace: 'default' })).items.find((p) => p.metadata.name?.startsWith('slow-'))
+        ?.metadata.name;
+      const rs = await t.admin.get(ReplicaSets, 'slow', 'default');
+      return pod !== undefined && rs.status?.replicas === 1 && controller.pendingWork === 0;
+    });
+    const statusPatches = () => t.statusPatches('replicasets', 'slow');
+    const before = statusPatches().length;
+    const resultsBefore = await t.results();
+    // the pod turns ready: the ReplicaSet counts it ready, and available only after minReadySeconds (a look
+    // again then); its status write is held long enough for the ReplicaSet to be deleted under it
+    const held = t.server.faults.add({ verbs: ['patch'], resources: ['replicasets/status'], latencyMs: 1500 });
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await t.admin.patch(
+      Pods,
+      pod!,
+      'default',
+      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } },
+      'merge',
+      { subresource: 'status' },
+    );
+    await until('the status write to be in flight', () => controller.pendingWork > 0);
+    t.server.faults.stallWatches(true);
+    try {
+      await t.admin.delete(ReplicaSets, 'slow', 'default');
+      await until('the held status write to answer 404', () => statusPatches().some((e) => e.code === 404));
+      t.server.faults.remove(held);
+      await until('the pass to end', () => controller.pendingWork === 0);
+      assert.deepEqual(await t.since(resultsBefore), { success: 1 }, 'the pass that met the 404 asked to run again');
+      assert.deepEqual(
+        statusPatches()
+          .slice(before)
+          .map((e) => e.code),
+        [404],
+      );
+    } finally {
+      t.server.faults.stallWatches(false);
+    }
   });
 });
