@@ -166,7 +166,11 @@ describe('an owner whose pods are gone for a while', () => {
       { ...renamed, status: waiting(owner, 'NoReadyPods').status! },
       inputs([], { readyPods: 0 }),
     );
-    assert.equal(plan.status.gateway, undefined, 'the claim was on org/model');
+    assert.deepEqual(
+      plan.status.gateway,
+      { gatewayNamespace: 'gateways', gatewayName: 'inference' },
+      'the claim was on org/model: only the Gateway it was judged on stays',
+    );
     const conflicted = {
       ...waiting(owner, 'ModelNameConflict'),
       status: { ...waiting(owner, 'ModelNameConflict').status! },
@@ -232,5 +236,47 @@ describe('a Gateway that loses its label', () => {
       'other',
       'the label moved to another Gateway: routed there',
     );
+  });
+});
+
+describe('the labelled Gateway goes under deployments it never routed', () => {
+  // what the gateway controller writes back: its plan's status.gateway and GatewayReady
+  const judged = (md: ModelDeployment, over: Partial<GatewayInputs>): ModelDeployment => {
+    const plan = planGateway(md, inputs([deployment('a', { holds: true })], over));
+    const conditions = plan.verdict
+      ? [{ type: 'GatewayReady', ...plan.verdict, lastTransitionTime: SECOND }]
+      : (md.status?.conditions ?? []);
+    const status = { ...md.status, conditions } as NonNullable<ModelDeployment['status']>;
+    if (plan.status.gateway) status.gateway = plan.status.gateway;
+    else delete status.gateway;
+    return { ...md, status };
+  };
+  const onlyKserve = { gateways: [gateway('kserve', false)] };
+
+  it('a claimant that lost the name is not routed through the unlabelled Gateway left', () => {
+    const lost = judged(deployment('b'), {});
+    assert.equal(lost.status?.conditions?.[0]?.reason, 'ModelNameConflict');
+    assert.deepEqual(lost.status?.gateway, { gatewayNamespace: 'gateways', gatewayName: 'inference' });
+    const plan = planGateway(lost, inputs([], onlyKserve));
+    assert.equal(plan.apply, undefined, 'no route on gateways/kserve');
+    assert.equal(plan.verdict?.reason, 'GatewayNotFound');
+    assert.equal(
+      plan.verdict?.message,
+      'ModelDeployment ns/b: Gateway gateways/inference, which it was judged on, is gone, and the route is not moved to gateways/kserve, which is not labelled kubeairunway.ai/inference-gateway=true: label the Gateway to route through, or name it in spec.gateway.gatewayRef',
+    );
+  });
+
+  it('a deployment still waiting for a ready pod is not routed there once it has one', () => {
+    const waiting = judged(deployment('c', { gateway: { modelName: 'other/model' } }), { readyPods: 0 });
+    assert.equal(waiting.status?.gateway?.modelName, undefined, 'no claim on its name while not serving');
+    assert.equal(waiting.status?.gateway?.gatewayName, 'inference');
+    const plan = planGateway(waiting, inputs([], onlyKserve));
+    assert.equal(plan.apply, undefined);
+    assert.equal(plan.verdict?.reason, 'GatewayNotFound');
+  });
+
+  it('a deployment never judged on a Gateway is still routed through the only one', () => {
+    const plan = planGateway(deployment('d', { gateway: { modelName: 'third/model' } }), inputs([], onlyKserve));
+    assert.equal(plan.apply?.kind, 'HTTPRoute');
   });
 });

@@ -385,7 +385,11 @@ describe('model names on a Gateway', () => {
     );
     assert.equal(plan.apply, undefined);
     assert.equal(plan.delete?.uid, 'route-uid', 'a route it held before is withdrawn');
-    assert.equal(plan.status.gateway, undefined);
+    assert.deepEqual(
+      plan.status.gateway,
+      { gatewayNamespace: 'gateways', gatewayName: 'inference' },
+      'no claim on the name, only the Gateway it was judged on',
+    );
   });
 
   it('the holder keeps the name against an older deployment that starts serving later', () => {

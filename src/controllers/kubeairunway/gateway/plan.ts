@@ -47,7 +47,11 @@ export interface GatewayInputs {
 export type Verdict = { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
 
 export interface GatewayStatus {
-  gateway?: { endpoint?: string; modelName: string; gatewayNamespace: string; gatewayName: string };
+  /**
+   * the Gateway it is routed through (with the model name), or, without a model name, the one it was judged on
+   * without being routed (a conflict, no ready pod yet): either way it is never moved to an unlabelled Gateway
+   */
+  gateway?: { endpoint?: string; modelName?: string; gatewayNamespace: string; gatewayName: string };
   endpoint?: { gatewayUrl: string };
 }
 
@@ -82,6 +86,15 @@ export function providerPool(
 
 function ownRoute(md: ModelDeployment, route: HTTPRoute | undefined): HTTPRoute | undefined {
   return route && controllerOf(route)?.uid === md.metadata.uid ? route : undefined;
+}
+
+/** status.gateway for a Gateway `md` is judged on: with `modelName` only when it holds that name there */
+function judgedOn(gateway: Gateway, modelName?: string): NonNullable<GatewayStatus['gateway']> {
+  return {
+    ...(modelName !== undefined ? { modelName } : {}),
+    gatewayNamespace: gateway.metadata.namespace ?? '',
+    gatewayName: gateway.metadata.name ?? '',
+  };
 }
 
 /** not routed: our route (if any) goes, and the status says why (no verdict: not applicable) */
@@ -131,7 +144,7 @@ export function planGateway(md: ModelDeployment, inputs: GatewayInputs): Gateway
       const g = md.status?.gateway;
       if (g?.gatewayName && !md.spec.gateway?.gatewayRef)
         plan.status.gateway = {
-          modelName: routedModelName(md),
+          ...(g.modelName ? { modelName: routedModelName(md) } : {}),
           gatewayNamespace: g.gatewayNamespace ?? '',
           gatewayName: g.gatewayName,
         };
@@ -149,7 +162,9 @@ export function gatewayFor(md: ModelDeployment, inputs: Pick<GatewayInputs, 'gat
   return selectGateway(inputs.gateways, {
     ...(ref ? { ref: { name: ref.name, namespace: ref.namespace || (md.metadata.namespace ?? '') } } : {}),
     ...(inputs.configured ? { configured: inputs.configured } : {}),
-    ...(g?.gatewayName ? { previous: { namespace: g.gatewayNamespace ?? '', name: g.gatewayName } } : {}),
+    ...(g?.gatewayName
+      ? { previous: { namespace: g.gatewayNamespace ?? '', name: g.gatewayName, routed: Boolean(g.modelName) } }
+      : {}),
   });
 }
 
@@ -161,13 +176,9 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
   const notServing = servingVerdict(md, inputs.readyPods, gateway);
   if (notServing) {
     const plan = unrouted(md, inputs, notServing);
-    // an owner without a ready pod keeps its claim on the name (ownership.ts), without an endpoint
-    if (holds(md, modelName, where(gateway)))
-      plan.status.gateway = {
-        modelName,
-        gatewayNamespace: gateway.metadata.namespace ?? '',
-        gatewayName: gateway.metadata.name ?? '',
-      };
+    // an owner without a ready pod keeps its claim on the name (ownership.ts), without an endpoint; any
+    // other keeps only the Gateway it was judged on
+    plan.status.gateway = judgedOn(gateway, holds(md, modelName, where(gateway)) ? modelName : undefined);
     return plan;
   }
   const ref = md.spec.gateway?.httpRouteRef;
@@ -185,12 +196,17 @@ function planRouted(md: ModelDeployment, inputs: GatewayInputs, gateway: Gateway
     where(gateway),
     inputs.routedBy?.(where(gateway), modelName),
   );
-  if (owner.role === 'conflict')
-    return unrouted(md, inputs, {
+  if (owner.role === 'conflict') {
+    const plan = unrouted(md, inputs, {
       status: 'False',
       reason: 'ModelNameConflict',
       message: conflictMessage(md, owner.owner, modelName, where(gateway)),
     });
+    // no claim on the name, but the Gateway it was judged on: when that one goes, it is not routed
+    // through an unlabelled one in its place (select-gateway.ts)
+    plan.status.gateway = judgedOn(gateway);
+    return plan;
+  }
   if (owner.role === 'sharer') {
     const plan = unrouted(md, inputs, {
       status: 'True',

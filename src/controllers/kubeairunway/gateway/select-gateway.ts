@@ -23,8 +23,8 @@ export interface GatewaySelection {
   ref?: GatewayRef;
   /** the operator's --gateway-namespace/--gateway-name */
   configured?: GatewayRef;
-  /** the Gateway the deployment is routed through now (status.gateway) */
-  previous?: GatewayRef;
+  /** the Gateway the deployment is routed through now, or was judged on without a route (status.gateway) */
+  previous?: GatewayRef & { routed?: boolean };
 }
 
 const keyOf = (g: Gateway) => `${g.metadata.namespace ?? ''}/${g.metadata.name ?? ''}`;
@@ -56,7 +56,7 @@ export function selectGateway(gateways: readonly Gateway[], sel: GatewaySelectio
   if (labelled.length > 0) return { gateway: labelled[0]! };
   // the Gateway it was routed through, still there but no longer labelled, or gone
   const lost = sel.previous
-    ? `Gateway ${sel.previous.namespace}/${sel.previous.name}, which routed it, ${live.some((g) => is(g, sel.previous!)) ? `is no longer labelled ${INFERENCE_GATEWAY_LABEL}=true` : 'is gone'}`
+    ? `Gateway ${sel.previous.namespace}/${sel.previous.name}, ${sel.previous.routed === false ? 'which it was judged on' : 'which routed it'}, ${live.some((g) => is(g, sel.previous!)) ? `is no longer labelled ${INFERENCE_GATEWAY_LABEL}=true` : 'is gone'}`
     : undefined;
   if (live.length === 1) {
     const only = live[0]!;
