@@ -51,6 +51,46 @@ function simulatorBed(only: 'deployments' | 'replicasets', controllerName: strin
     statusPatches: (resource: string, name: string) =>
       t.audit.filter((e) => e.resource === `${resource}/status` && e.name === name && e.verb === 'patch'),
   };
+  /**
+   * `change` makes the controller write `name`'s status; that write is held, the object deleted under it with
+   * its delete event held back (the cache still holds it), and the pass that meets the 404 must end as a
+   * success with that one status patch: a retry or a look again would patch the gone object once more.
+   */
+  const deleteUnderHeldStatusWrite = async (
+    kind: typeof Deployments | typeof ReplicaSets,
+    name: string,
+    change: () => Promise<unknown>,
+  ) => {
+    const controller = t.controller();
+    const resource = kind === Deployments ? 'deployments' : 'replicasets';
+    const statusPatches = () => t.statusPatches(resource, name);
+    const before = statusPatches().length;
+    const resultsBefore = await t.results();
+    const held = t.server.faults.add({ verbs: ['patch'], resources: [`${resource}/status`], latencyMs: 1500 });
+    await change();
+    await until('the status write to be in flight', () => controller.pendingWork > 0);
+    t.server.faults.stallWatches(true);
+    try {
+      await t.admin.delete(kind, name, 'default');
+      await until('the held status write to answer 404', () => statusPatches().some((e) => e.code === 404));
+      t.server.faults.remove(held);
+      await until('the pass to end', () => controller.pendingWork === 0);
+      assert.deepEqual(await t.since(resultsBefore), { success: 1 }, 'the pass that met the 404 asked to run again');
+      assert.deepEqual(
+        statusPatches()
+          .slice(before)
+          .map((e) => e.code),
+        [404],
+        `a status patch was retried on a ${kind.kind} that is gone`,
+      );
+    } finally {
+      t.server.faults.stallWatches(false);
+    }
+    return () =>
+      statusPatches()
+        .slice(before)
+        .map((e) => e.code);
+  };
   before(async () => {
     t.server = await startApiServer({ port: 0, auditSink: (e) => t.audit.push(e) });
     t.admin = await KubeClient.create(t.server.kubeconfigYaml(), { fieldManager: 'test' });
@@ -64,7 +104,7 @@ function simulatorBed(only: 'deployments' | 'replicasets', controllerName: strin
     t.admin?.close();
     await t.server?.close();
   });
-  return t;
+  return Object.assign(t, { deleteUnderHeldStatusWrite });
 }
 
 const labelled = (name: string) => ({
@@ -116,51 +156,23 @@ describe('simulated Deployment controller: a Deployment deleted mid-pass', () =>
     const rs = (await t.admin.list(ReplicaSets, { namespace: 'default' })).items.find((r) =>
       r.metadata.name?.startsWith('rolling-'),
     )!;
-    const statusPatches = () => t.statusPatches('deployments', 'rolling');
-    const before = statusPatches().length;
-    const resultsBefore = await t.results();
-    // one of two pods ready: the rollout is in progress (Progressing, a progress deadline to watch), and the
-    // status write it causes is held long enough for the Deployment to be deleted under it
-    const held = t.server.faults.add({ verbs: ['patch'], resources: ['deployments/status'], latencyMs: 1500 });
-    await t.admin.patch(
-      ReplicaSets,
-      rs.metadata.name!,
-      'default',
-      { status: { replicas: 2, readyReplicas: 1, availableReplicas: 1, observedGeneration: 1 } },
-      'merge',
-      { subresource: 'status' },
+    // one of two pods ready: the rollout is in progress (Progressing, a progress deadline to watch)
+    const after = await t.deleteUnderHeldStatusWrite(Deployments, 'rolling', () =>
+      t.admin.patch(
+        ReplicaSets,
+        rs.metadata.name!,
+        'default',
+        { status: { replicas: 2, readyReplicas: 1, availableReplicas: 1, observedGeneration: 1 } },
+        'merge',
+        { subresource: 'status' },
+      ),
     );
-    await until('the status write to be in flight', () => controller.pendingWork > 0);
-    t.server.faults.stallWatches(true);
-    try {
-      await t.admin.delete(Deployments, 'rolling', 'default');
-      await until('the held status write to answer 404', () => statusPatches().some((e) => e.code === 404));
-      t.server.faults.remove(held);
-      await until('the pass to end', () => controller.pendingWork === 0);
-      // the cache still holds the Deployment: a retry (error, requeue), or a look again at the progress
-      // deadline (requeueAfter), would patch a Deployment that is gone; the pass that met the 404 succeeded
-      assert.deepEqual(await t.since(resultsBefore), { success: 1 }, 'the pass that met the 404 asked to run again');
-      assert.deepEqual(
-        statusPatches()
-          .slice(before)
-          .map((e) => e.code),
-        [404],
-        'a status patch was retried on a Deployment that is gone',
-      );
-    } finally {
-      t.server.faults.stallWatches(false);
-    }
     await until(
       'the delete to reach the cache',
       async () => !(await t.mgr.cache.get(Deployments, 'rolling', 'default')),
     );
     await until('the controller to be idle', () => controller.pendingWork === 0);
-    assert.deepEqual(
-      statusPatches()
-        .slice(before)
-        .map((e) => e.code),
-      [404],
-    );
+    assert.deepEqual(after(), [404]);
   });
 });
 
@@ -183,37 +195,18 @@ describe('simulated ReplicaSet controller: a ReplicaSet deleted mid-pass', () =>
       const rs = await t.admin.get(ReplicaSets, 'slow', 'default');
       return pod !== undefined && rs.status?.replicas === 1 && controller.pendingWork === 0;
     });
-    const statusPatches = () => t.statusPatches('replicasets', 'slow');
-    const before = statusPatches().length;
-    const resultsBefore = await t.results();
     // the pod turns ready: the ReplicaSet counts it ready, and available only after minReadySeconds (a look
-    // again then); its status write is held long enough for the ReplicaSet to be deleted under it
-    const held = t.server.faults.add({ verbs: ['patch'], resources: ['replicasets/status'], latencyMs: 1500 });
+    // again then)
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await t.admin.patch(
-      Pods,
-      pod!,
-      'default',
-      { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } },
-      'merge',
-      { subresource: 'status' },
+    await t.deleteUnderHeldStatusWrite(ReplicaSets, 'slow', () =>
+      t.admin.patch(
+        Pods,
+        pod!,
+        'default',
+        { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } },
+        'merge',
+        { subresource: 'status' },
+      ),
     );
-    await until('the status write to be in flight', () => controller.pendingWork > 0);
-    t.server.faults.stallWatches(true);
-    try {
-      await t.admin.delete(ReplicaSets, 'slow', 'default');
-      await until('the held status write to answer 404', () => statusPatches().some((e) => e.code === 404));
-      t.server.faults.remove(held);
-      await until('the pass to end', () => controller.pendingWork === 0);
-      assert.deepEqual(await t.since(resultsBefore), { success: 1 }, 'the pass that met the 404 asked to run again');
-      assert.deepEqual(
-        statusPatches()
-          .slice(before)
-          .map((e) => e.code),
-        [404],
-      );
-    } finally {
-      t.server.faults.stallWatches(false);
-    }
   });
 });
