@@ -110,6 +110,23 @@ describe('planCoreStatus', () => {
       message: /engine\.type is required/,
     },
     {
+      // it is never selected again, so the message does not promise it
+      name: 'explicit provider not written yet → Pending, waiting for it however long it is silent',
+      md: md({
+        model: { id: 'q' },
+        engine: { type: 'vllm' },
+        resources: { gpu: { count: 1 } },
+        provider: { name: 'dynamo' },
+      }),
+      in: { providers: providers({ gv: { dynamo: 'nvidia.com/v1alpha1' } }) },
+      provider: 'dynamo',
+      phase: 'Pending',
+      validated: 'True',
+      selected: 'True',
+      message:
+        /^waiting for provider dynamo to act on it \(its last heartbeat at 2026-03-01T11:59:50\.000Z; it is named in spec\.provider\.name, so the deployment waits for it even when it is silent for over 180s: then ProviderSelected says so\)$/,
+    },
+    {
       name: 'explicit provider whose CRD is not served → Pending naming it',
       md: md({
         model: { id: 'q' },

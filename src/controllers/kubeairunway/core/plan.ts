@@ -121,7 +121,8 @@ function judgeSpecAndProvider(md: ModelDeployment, inputs: CoreInputs): CoreJudg
   const readiness = config
     ? providerReadiness(config, inputs.now, staleAfterMs)
     : { ready: false, reason: `no InferenceProviderConfig ${chosen} is registered; start its provider controller` };
-  if (readiness.ready) return { errors: [], selection, ...awaiting(md, config, staleAfterMs) };
+  if (readiness.ready)
+    return { errors: [], selection, ...awaiting(md, config, staleAfterMs, selection.reason === 'ExplicitSelection') };
   const unavailable = `provider ${chosen} is unavailable: ${readiness.reason}`;
   const unbuilt = !hasBuilt(md);
   if (selection.reason === 'PreviouslySelected' && unbuilt) {
@@ -143,14 +144,19 @@ function awaiting(
   md: ModelDeployment,
   config: InferenceProviderConfig | undefined,
   staleAfterMs: number,
+  explicit = false,
 ): { awaiting?: string } {
   const name = config?.metadata.name;
   if (!name || providerActed(md, name)) return {};
   const beat = config.status?.lastHeartbeat;
   const limit = `${Math.round(staleAfterMs / 1000)}s`;
+  // a provider named in the spec is never replaced: the message does not promise it
+  const then = explicit
+    ? `it is named in spec.provider.name, so the deployment waits for it even when it is silent for over ${limit}: then ProviderSelected says so`
+    : `a provider silent for ${limit} is taken for dead, and a deployment it has not built is selected again`;
   return {
     awaiting: beat
-      ? `waiting for provider ${name} to act on it (its last heartbeat at ${beat}; a provider silent for ${limit} is taken for dead, and a deployment it has not built is selected again)`
+      ? `waiting for provider ${name} to act on it (its last heartbeat at ${beat}; ${then})`
       : `waiting for provider ${name} to act on it`,
   };
 }
