@@ -92,4 +92,34 @@ describe('closed-loop trajectory checks', () => {
       [20],
     );
   });
+  it('a run that was back at rest sooner, and so stopped sampling, stays at its last sample', () => {
+    // the CI case: the faster run ended at rest 10 s before the slower one's last samples
+    const slow = run([
+      [0, 1, 1],
+      [60, 4, 1],
+      [78, 3, 0],
+      [84, 2, 0],
+      [90, 1, 0],
+      [96, 1, 0],
+    ]);
+    const fast = run([
+      [0, 1, 1],
+      [60, 4, 1],
+      [79, 3, 0],
+      [82, 2, 0],
+      [85, 1, 0],
+    ]);
+    assert.deepEqual(trajectoryMismatches(slow, fast, 8), []);
+    assert.deepEqual(trajectoryMismatches(fast, slow, 8), []);
+    // but a run that ended away from the other's level still differs
+    const stuck = run([
+      [0, 1, 1],
+      [60, 4, 1],
+      [79, 4, 0],
+    ]);
+    assert.deepEqual(
+      trajectoryMismatches(slow, stuck, 8).map((s) => s.t),
+      [84, 90, 96],
+    );
+  });
 });

@@ -38,8 +38,13 @@ export function isUnimodal(path: readonly number[]): boolean {
 /**
  * Points of run `a` that run `b` does not match within one step: no sample of `b` within `slackS` seconds
  * (same offset from the start of the load) has a desired count within one replica. Empty = the same
- * trajectory within one step.
+ * trajectory within one step. A run stops sampling once it is back at rest, so a run that got there sooner
+ * has no samples where the slower one still has some: past its end it stays at its last sample.
  */
 export function trajectoryMismatches(a: readonly Sample[], b: readonly Sample[], slackS: number): Sample[] {
-  return a.filter((p) => !b.some((q) => Math.abs(q.t - p.t) <= slackS && Math.abs(q.desired - p.desired) <= 1));
+  const end = b.at(-1);
+  const near = (p: Sample, q: Sample) => Math.abs(q.desired - p.desired) <= 1;
+  return a.filter(
+    (p) => !b.some((q) => Math.abs(q.t - p.t) <= slackS && near(p, q)) && !(end && p.t > end.t && near(p, end)),
+  );
 }
