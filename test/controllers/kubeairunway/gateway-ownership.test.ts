@@ -275,6 +275,47 @@ describe('the labelled Gateway goes under deployments it never routed', () => {
     assert.equal(plan.verdict?.reason, 'GatewayNotFound');
   });
 
+  it('when the Gateway is back, its owner keeps the name against an older deployment that had lost it', () => {
+    const ownerSince = '2026-01-05T00:00:00Z';
+    const owner = {
+      ...deployment('young', { holds: true }),
+      metadata: { ...deployment('young').metadata, creationTimestamp: ownerSince },
+    };
+    const older = {
+      ...deployment('old'),
+      status: { ...deployment('old').status!, ...judged(deployment('old'), {}).status },
+    };
+    assert.equal(older.status.conditions?.[0]?.reason, 'ModelNameConflict', 'old lost the name to young');
+    // deleted with no Gateway left, or with KServe's unlabelled one left
+    for (const gone of [{ gateways: [] as ReturnType<typeof gateway>[] }, onlyKserve]) {
+      const judgedGone = (md: ModelDeployment, peers: ModelDeployment[]) => {
+        const plan = planGateway(md, inputs(peers, gone));
+        const status = {
+          ...md.status!,
+          conditions: [{ type: 'GatewayReady', ...plan.verdict!, lastTransitionTime: SECOND }],
+        };
+        if (plan.status.gateway) status.gateway = plan.status.gateway;
+        return { ...md, status } as ModelDeployment;
+      };
+      const ownerGone = judgedGone(owner, [older]);
+      const olderGone = judgedGone(older, [owner]);
+      assert.equal(
+        ownerGone.status?.gateway?.modelName,
+        'org/model',
+        'the owner keeps its claim while its Gateway is gone',
+      );
+      assert.equal(olderGone.status?.gateway?.modelName, undefined);
+      // the labelled Gateway is created again: both serve, both are judged
+      const back = { gateways: [gateway('inference')] };
+      const kept = planGateway(ownerGone, inputs([olderGone], back));
+      assert.equal(kept.apply?.kind, 'HTTPRoute', JSON.stringify(kept.verdict));
+      const lost = planGateway(olderGone, inputs([ownerGone], back));
+      assert.equal(lost.apply, undefined);
+      assert.equal(lost.verdict?.reason, 'ModelNameConflict');
+      assert.match(lost.verdict?.message ?? '', /already served by ModelDeployment ns\/young/);
+    }
+  });
+
   it('a deployment never judged on a Gateway is still routed through the only one', () => {
     const plan = planGateway(deployment('d', { gateway: { modelName: 'third/model' } }), inputs([], onlyKserve));
     assert.equal(plan.apply?.kind, 'HTTPRoute');

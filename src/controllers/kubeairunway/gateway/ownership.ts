@@ -26,7 +26,9 @@ const HOLDING_REASONS = new Set(['HTTPRouteAccepted', 'HTTPRoutePending']);
  * pod again both hold it and the older keeps it (one rule for both sides, so they never flip), so a pod
  * restart does not hand a name to a later deployment for good
  */
-const WAITING_OWNER_REASONS = new Set(['NoReadyPods', 'DeploymentNotRunning']);
+// likewise an owner whose Gateway went (deleted, unlabelled): when it is back, the owner still holds the name,
+// not an older deployment that had lost it there (a loser's status.gateway carries no modelName: plan.ts)
+const WAITING_OWNER_REASONS = new Set(['NoReadyPods', 'DeploymentNotRunning', 'GatewayNotFound']);
 const where = (md: ModelDeployment) => `${md.metadata.namespace ?? ''}/${md.metadata.name ?? ''}`;
 const gatewayReadyReason = (md: ModelDeployment) =>
   md.status?.conditions?.find((c) => c.type === CONDITION_GATEWAY_READY)?.reason ?? '';

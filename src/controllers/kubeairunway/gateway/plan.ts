@@ -144,7 +144,8 @@ export function planGateway(md: ModelDeployment, inputs: GatewayInputs): Gateway
       const g = md.status?.gateway;
       if (g?.gatewayName && !md.spec.gateway?.gatewayRef)
         plan.status.gateway = {
-          ...(g.modelName ? { modelName: routedModelName(md) } : {}),
+          // its claim on the name stays while it still answers to it (ownership.ts)
+          ...(g.modelName && g.modelName === routedModelName(md) ? { modelName: g.modelName } : {}),
           gatewayNamespace: g.gatewayNamespace ?? '',
           gatewayName: g.gatewayName,
         };

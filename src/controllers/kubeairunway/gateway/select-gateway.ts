@@ -68,7 +68,8 @@ export function selectGateway(gateways: readonly Gateway[], sel: GatewaySelectio
   }
   if (live.length === 0)
     return {
-      reason: 'NoGateway',
+      // the Gateway it was on is gone: GatewayNotFound keeps its claim for when one is labelled again
+      reason: lost ? 'GatewayNotFound' : 'NoGateway',
       message: lost
         ? `${lost} and the cluster has no other Gateway: create one labelled ${INFERENCE_GATEWAY_LABEL}=true`
         : 'the cluster has no Gateway: create one (gateway.networking.k8s.io/v1) for the deployment to be routed through',
