@@ -28,32 +28,26 @@ interface Md {
   status?: { phase?: string; message?: string; conditions?: Condition[] };
 }
 
-const cpuDeployment = (name: string) =>
+const deployment = (name: string, spec: Record<string, unknown>) =>
   JSON.stringify({
     apiVersion: 'kubeairunway.ai/v1alpha1',
     kind: 'ModelDeployment',
     metadata: { name, namespace: NS },
-    spec: {
-      model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
-      engine: { type: 'llamacpp' },
-      image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
-      resources: { cpu: '4', memory: '8Gi' },
-      gateway: { enabled: false },
-    },
+    spec: { ...spec, gateway: { enabled: false } },
   });
-
+const cpuDeployment = (name: string) =>
+  deployment(name, {
+    model: { id: 'google/gemma-3-1b-it-qat-q4_0-gguf' },
+    engine: { type: 'llamacpp' },
+    image: 'ghcr.io/sozercan/llama-cpp-runner:latest',
+    resources: { cpu: '4', memory: '8Gi' },
+  });
 const rayDeployment = (name: string) =>
-  JSON.stringify({
-    apiVersion: 'kubeairunway.ai/v1alpha1',
-    kind: 'ModelDeployment',
-    metadata: { name, namespace: NS },
-    spec: {
-      model: { id: 'Qwen/Qwen3-8B' },
-      engine: { type: 'vllm' },
-      provider: { name: 'kuberay' },
-      resources: { gpu: { count: 2 } },
-      gateway: { enabled: false },
-    },
+  deployment(name, {
+    model: { id: 'Qwen/Qwen3-8B' },
+    engine: { type: 'vllm' },
+    provider: { name: 'kuberay' },
+    resources: { gpu: { count: 2 } },
   });
 
 describe('KubeAIRunway status on modelplane dev when core and provider disagree (webhook down)', {
