@@ -1,7 +1,8 @@
 // How `modelplane dev` applies the examples: cluster-scoped objects (the Namespace) first, each done before any
-// namespaced one starts; the namespaced ones concurrently; the refs in file order; the first failure in file
-// order is the one reported, naming the object and its file. The client here only records calls: what is
-// tested is the order and overlap of the applies, not the API server (test/cli/dev-quickstart covers that).
+// namespaced one starts; the namespaced ones concurrently, each after its gate (dev holds ModelDeployments until
+// the providers are Ready); the refs in file order; the first failure in file order is the one reported,
+// naming the object and its file. The client here only records calls: what is tested is the order and
+// overlap of the applies, not the API server (test/cli/dev-quickstart covers that).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,37 @@ describe('applyManifests (modelplane dev examples)', () => {
       assert.equal(rec.events.length, 12, 'each object applied exactly once');
       assert.equal(rec.maxInFlight(), 5, 'the five namespaced objects are applied at once');
       assert.equal(rec.manager(), 'modelplane-dev');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('holds a gated object until its gate opens while the others are applied, and keeps file order', async () => {
+    const dir = examplesDir({
+      '00-namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: ex}\n',
+      '10-a.yaml': `${cm('gated')}---\n${cm('a2')}`,
+      '20-b.yaml': cm('b1'),
+    });
+    try {
+      const rec = recordingClient();
+      let open!: () => void;
+      const gateOpen = new Promise<void>((r) => (open = r));
+      const applying = applyManifests(rec.client, dir, {
+        gate: (obj) => (obj.metadata.name === 'gated' ? gateOpen : undefined),
+      });
+      while (rec.events.filter((e) => e.startsWith('end ')).length < 3) await new Promise((r) => setImmediate(r));
+      assert.deepEqual(
+        rec.events.filter((e) => e.endsWith(' gated')),
+        [],
+        'nothing of the gated object before its gate',
+      );
+      open();
+      const refs = await applying;
+      assert.deepEqual(
+        refs.map((r) => r.name),
+        ['ex', 'gated', 'a2', 'b1'],
+      );
+      assert.deepEqual(rec.events.slice(-2), ['start gated', 'end gated']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

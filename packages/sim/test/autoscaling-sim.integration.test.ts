@@ -108,6 +108,9 @@ describe('Prometheus configuration and pod discovery', () => {
     });
     const httpSd = parse(prometheusConfig({ kubeconfigFile: '/k', httpDiscovery: 'http://127.0.0.1:1/' }));
     assert.equal(httpSd.scrape_configs[0].http_sd_configs[0].url, 'http://127.0.0.1:1/');
+    // Kubernetes discovery watches: its HTTP stand-in polls well under the scrape interval
+    assert.equal(httpSd.scrape_configs[0].http_sd_configs[0].refresh_interval, '250ms');
+    assert.equal(httpSd.global.scrape_interval, '2s');
     assert.deepEqual(httpSd.scrape_configs[0].relabel_configs, k8s.scrape_configs[0].relabel_configs);
   });
 

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { KUBE_BUILD_COMMAND, kubeBinDir, missingKubeBinaries, startRealControlPlane } from '@modelplane/apiserver/real';
 import { KubeClient } from '@modelplane/runtime/client';
 import { Logger, setProcessLogSink } from '@modelplane/runtime/log';
+import { MODEL_DEPLOYMENT_KIND } from '../../apis/kubeairunway/index.ts';
 import { type Autoscaler, autoscalerControllerSet } from '../../controllers/llmd/index.ts';
 import { type ControllerSet, selectControllerSets } from '../../controllers/registry.ts';
 import { ALL_PROCESS_SETS } from '../../controllers/sets.ts';
@@ -14,7 +15,7 @@ import { parsePort } from '../options.ts';
 import { LogRouter } from '../view/logs.ts';
 import { TerminalView } from '../view/terminal.ts';
 import { type DevCluster, type DevClusterOptions, startApiServerOnly, startDevCluster } from './cluster.ts';
-import { applyManifests } from './examples.ts';
+import { type ApplyOptions, applyManifests } from './examples.ts';
 import { startLiveView } from './live.ts';
 import { devLoadRunner } from './load-runner.ts';
 import type { DevOptions } from './options.ts';
@@ -204,13 +205,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
     if (opts.exitWhenReady) await stop('ready');
     return;
   }
-  if (cluster.operators.length > 0) await waitForProviders(cluster.manager.client, providerNames(sets), log, 60_000);
   const ok = await applyExamplesAndWatch(cluster.manager.client, examplesDir, {
     opts,
     view,
     log,
     timeoutSec,
     stoppers,
+    gate: providersGate(cluster, sets, log),
   });
   view.print(
     [
@@ -219,6 +220,18 @@ export async function runDev(opts: DevOptions): Promise<void> {
     ].join('\n'),
   );
   if (opts.exitWhenReady) await stop(ok ? 'ready' : 'timeout', ok ? 0 : 1);
+}
+
+/**
+ * Only a ModelDeployment's placement depends on which providers are Ready (providers-ready.ts): it waits for
+ * them, and the other examples (the autoscaling one is the slowest to converge) are applied meanwhile.
+ */
+function providersGate(cluster: DevCluster<DevServer>, sets: ControllerSet[], log: Logger): ApplyOptions['gate'] {
+  if (cluster.operators.length === 0) return undefined;
+  const ready = waitForProviders(cluster.manager.client, providerNames(sets), log, 60_000).catch((err: unknown) =>
+    log.warn('could not read the providers before applying the ModelDeployments', { error: err }),
+  );
+  return (obj) => (obj.kind === MODEL_DEPLOYMENT_KIND ? ready : undefined);
 }
 
 /** the controller sets `--controllers` selects (none with --no-controllers); a bad name ends the command */
@@ -237,9 +250,16 @@ function devControllerSets(opts: DevOptions, log: Logger, onAutoscaler: (a: Auto
 async function applyExamplesAndWatch(
   client: KubeClient,
   examplesDir: string,
-  ctx: { opts: DevOptions; view: TerminalView; log: Logger; timeoutSec: number; stoppers: Array<() => Promise<void>> },
+  ctx: {
+    opts: DevOptions;
+    view: TerminalView;
+    log: Logger;
+    timeoutSec: number;
+    stoppers: Array<() => Promise<void>>;
+    gate: ApplyOptions['gate'];
+  },
 ): Promise<boolean> {
-  const applied = await applyManifests(client, examplesDir);
+  const applied = await applyManifests(client, examplesDir, { gate: ctx.gate });
   ctx.log.info('examples applied', { dir: examplesDir, objects: applied.length });
   const live = await startLiveView({
     client,

@@ -32,25 +32,24 @@ export function readManifests(dir: string): Array<{ obj: KubeObject; file: strin
   return out;
 }
 
-/** how many objects are applied at once: the API server admits them independently */
-const APPLY_CONCURRENCY = 8;
+export interface ApplyOptions {
+  fieldManager?: string;
+  /** awaited before that object is applied (undefined: nothing to wait for) */
+  gate?: (obj: KubeObject) => Promise<void> | undefined;
+}
 
 /**
  * Cluster-scoped objects (the Namespace) are applied first, in file order: namespaced objects need them. The
  * namespaced ones follow concurrently (the controllers converge whatever order they arrive in, as after
- * `kubectl apply -f DIR`); applied one by one they made `modelplane dev` wait several seconds on a busy
- * machine before the last example (the autoscaling one) even existed. The result keeps file order, and the
- * first failure in file order is the one reported.
+ * `kubectl apply -f DIR`), each after its gate; applied one by one they made `modelplane dev` wait several
+ * seconds on a busy machine before the last example (the autoscaling one) even existed. The result keeps
+ * file order, and the first failure in file order is the one reported, once every apply has ended.
  */
-export async function applyManifests(
-  client: KubeClient,
-  dir: string,
-  fieldManager = 'modelplane-dev',
-): Promise<AppliedRef[]> {
-  const c = client.withFieldManager(fieldManager);
-  const manifests = readManifests(dir);
+export async function applyManifests(client: KubeClient, dir: string, opts: ApplyOptions = {}): Promise<AppliedRef[]> {
+  const c = client.withFieldManager(opts.fieldManager ?? 'modelplane-dev');
   const applyOne = async ({ obj, file }: { obj: KubeObject; file: string }): Promise<AppliedRef> => {
     try {
+      await opts.gate?.(obj);
       await c.apply(obj);
     } catch (e) {
       throw new Error(
@@ -65,28 +64,20 @@ export async function applyManifests(
       file,
     };
   };
-  const results = new Map<number, PromiseSettledResult<AppliedRef>>();
-  const namespaced: number[] = [];
-  for (const [i, m] of manifests.entries()) {
-    if (m.obj.metadata.namespace) namespaced.push(i);
-    else results.set(i, { status: 'fulfilled', value: await applyOne(m) });
-  }
-  let next = 0;
-  const worker = async () => {
-    while (next < namespaced.length) {
-      const i = namespaced[next++]!;
-      results.set(
-        i,
-        await applyOne(manifests[i]!).then(
-          (value) => ({ status: 'fulfilled', value }),
-          (reason: unknown) => ({ status: 'rejected', reason }),
-        ),
+  const manifests = readManifests(dir);
+  const results: Array<PromiseSettledResult<AppliedRef>> = [];
+  for (const [i, m] of manifests.entries())
+    if (!m.obj.metadata.namespace) results[i] = { status: 'fulfilled', value: await applyOne(m) };
+  await Promise.all(
+    manifests.map(async (m, i) => {
+      if (!m.obj.metadata.namespace) return;
+      results[i] = await applyOne(m).then(
+        (value) => ({ status: 'fulfilled', value }),
+        (reason: unknown) => ({ status: 'rejected', reason }),
       );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, namespaced.length) }, worker));
-  return manifests.map((_, i) => {
-    const r = results.get(i)!;
+    }),
+  );
+  return results.map((r) => {
     if (r.status === 'rejected') throw r.reason;
     return r.value;
   });
