@@ -126,14 +126,22 @@ describe('KubeAIRunway status on modelplane dev when core and provider disagree 
     await cluster.k(['apply', '-f', '-'], rayDeployment('ray-crd'));
     await running('ray-crd');
     const crd = JSON.parse(await cluster.k(['get', 'crd', 'rayservices.ray.io', '-o', 'json']));
-    await cluster.k(['delete', 'crd', 'rayservices.ray.io']);
+    // not waiting for the CRD's instances to go (kubectl would): the wait below is on what the user sees
+    await cluster.k(['delete', 'crd', 'rayservices.ray.io', '--wait=false']);
     const missing = await waitFor(
       'ray-crd ResourceCreated=False CRDNotInstalled',
       async () => {
         const m = await md('ray-crd');
         return cond(m, 'ResourceCreated')?.reason === 'CRDNotInstalled' ? m : undefined;
       },
-      { timeoutMs: 60_000, detail: () => md('ray-crd') },
+      {
+        timeoutMs: 60_000,
+        detail: async () => ({
+          md: await md('ray-crd'),
+          crd: (await cluster.kubectl(['get', 'crd', 'rayservices.ray.io', '-o', 'json'])).stdout,
+          rayservice: (await cluster.kubectl(['get', 'rayservice', 'ray-crd', '-n', NS, '-o', 'json'])).stdout,
+        }),
+      },
     );
     assert.equal(cond(missing, 'ResourceCreated')?.status, 'False');
     assert.notEqual(cond(missing, 'Ready')?.status, 'True', JSON.stringify(cond(missing, 'Ready')));

@@ -5,7 +5,7 @@
 // apply with the provider's field manager and a blockOwnerDeletion ownerReference, observing again after
 // the write, the settle window, the one status write, events.
 
-import { isNoKindMatch } from '@modelplane/runtime/client';
+import { ApiError, isNoKindMatch } from '@modelplane/runtime/client';
 import type { KubeObject } from '@modelplane/runtime/meta';
 import { type ModelDeployment, RECONCILE_PAUSED_ANNOTATION } from '../../../apis/kubeairunway/index.ts';
 import { PROGRESS_POLL_MS } from '../../../common/model-storage/index.ts';
@@ -256,11 +256,11 @@ function upstreamNotServed(def: ProviderDefinition, apply: ApplyOutcome | undefi
 }
 
 /**
- * A write of the provider's own kind that the client refused because the cluster no longer serves it (its CRD
- * was deleted, discovery already knows): the missing CRD in DependenciesReachable's message, not the client's
- * raw "no matches for kind"; still retried with backoff, so the CRD's return brings the resource back.
+ * A write of the provider's own kind refused because the cluster no longer serves it (its CRD was deleted:
+ * isOwnKind): the missing CRD in DependenciesReachable's message, not the raw "no matches for kind" or
+ * "HTTP 404"; still retried with backoff, so the CRD's return brings the resource back.
  */
-function kindNotServedError(def: ProviderDefinition, err: CategorizedError): CategorizedError {
+export function kindNotServedError(def: ProviderDefinition, err: CategorizedError): CategorizedError {
   const cause = err.cause;
   if (!isOwnKind(def, cause)) return err;
   return new CategorizedError('Infrastructure', 'KindNotServed', `${crdMissingMessage(def)}; retrying with backoff`, {
@@ -268,9 +268,20 @@ function kindNotServedError(def: ProviderDefinition, err: CategorizedError): Cat
   });
 }
 
-/** `err` is the client's refusal of the provider's own upstream kind as not served */
+/**
+ * `err` says the provider's own upstream kind is not served: the client refused it (discovery no longer lists
+ * it), or the server answered the apply 404 (a server-side apply creates what is absent, so the resource type
+ * itself is gone: the client's discovery was older than the CRD's deletion)
+ */
 function isOwnKind(def: ProviderDefinition, err: unknown): boolean {
-  return isNoKindMatch(err) && err.kind === def.upstream.kind && err.apiVersion === def.upstream.apiVersion;
+  if (isNoKindMatch(err)) return err.kind === def.upstream.kind && err.apiVersion === def.upstream.apiVersion;
+  return (
+    err instanceof ApiError &&
+    err.code === 404 &&
+    err.verb === 'PATCH' &&
+    err.path.startsWith(`/apis/${def.upstream.apiVersion}/`) &&
+    err.path.split('?')[0]!.split('/').includes(def.upstreamResource)
+  );
 }
 
 /**
