@@ -171,14 +171,22 @@ describe('KubeAIRunway routing on modelplane dev (webhook down)', { timeout: 240
       ['patch'],
       `one write (the fence) since resourceVersion ${rv}, none for the noise`,
     );
-    // no ready pod upstream: the route goes; the provider scales it back and the route returns
+    // no ready pod upstream: the route goes; the provider scales it back and the route returns. The nodes
+    // are cordoned first, so the pod the provider's drift correction brings back cannot be Ready at once (on
+    // kube-controller-manager it was, within the provider's settle window, and the route rightly stayed)
     const deleted = () => routeWrites('qwen-second').filter((e) => e.verb === 'delete').length;
     const deletes = deleted();
-    await cluster.k(['scale', 'deployment', 'qwen-second', '-n', NS, '--replicas=0']);
-    await waitFor('the route withdrawn while no pod is ready', async () => deleted() > deletes, {
-      timeoutMs: 60_000,
-      detail: () => md('qwen-second'),
-    });
+    const nodes = (await cluster.k(['get', 'nodes', '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ');
+    await cluster.k(['cordon', ...nodes]);
+    try {
+      await cluster.k(['scale', 'deployment', 'qwen-second', '-n', NS, '--replicas=0']);
+      await waitFor('the route withdrawn while no pod is ready', async () => deleted() > deletes, {
+        timeoutMs: 60_000,
+        detail: () => md('qwen-second'),
+      });
+    } finally {
+      await cluster.k(['uncordon', ...nodes]);
+    }
     await reason('qwen-second', 'HTTPRouteAccepted');
     assert.equal(await routeExists('qwen-second'), true);
     const url = (await md('qwen-second')).status?.endpoint?.gatewayUrl;
