@@ -47,6 +47,8 @@ export const UNUSED: Record<string, Record<string, string>> = {
   'kubeairunway-core': {
     'kubeairunway.ai/modeldeployments patch':
       'removes the finalizer of a provider that died before building anything for a deployment selected away from it',
+    'kubeairunway.ai/inferenceproviderconfigs/status patch':
+      'ready: false and Heartbeat=False on a provider whose heartbeat went stale (docs/kubeairunway.md): every provider of this run stays alive',
   },
   webhooks: {
     '[modelplane-webhooks] /secrets:modelplane-webhook-server-cert update':
