@@ -5,7 +5,7 @@
 //
 //   npm run bench -- modeldeployment [--backend embedded|real|both] [--count 1000] [--concurrency 16] [--runs 3] [--warmup 100] [--timeout 600]
 //                                    [--profile DIR] [--providers kaito,dynamo,kuberay,aim]
-//                                    [--provider-managers separate|shared]
+//                                    [--provider-managers separate|shared] [--core-concurrency N]
 //
 // Measured run: a fresh embedded API server with our and the external CRDs; the operator process as
 // `modelplane dev` runs it (`aim` + `kubeairunway-core` sets; the webhooks set is left out: admission is not
@@ -70,7 +70,7 @@ import {
   AIMServiceTemplates,
   AIMTemplateCaches,
 } from '../src/controllers/aim/shared/kinds.ts';
-import { kubeairunwayCoreSet } from '../src/controllers/kubeairunway/core/index.ts';
+import { CORE_CONCURRENCY, kubeairunwayCoreSet } from '../src/controllers/kubeairunway/core/index.ts';
 import { providerControllerName } from '../src/controllers/kubeairunway/provider/names.ts';
 import { BUILTIN_PROVIDER_DEFINITIONS } from '../src/controllers/kubeairunway/providers/index.ts';
 import { DEFAULT_POD_NAMESPACE, startOperator } from '../src/controllers/operator.ts';
@@ -130,7 +130,14 @@ const UPSTREAM: Record<BuiltinProvider, UpstreamKind | undefined> = {
   llmd: undefined,
 };
 
-const args = benchArgs({ providers: 'kaito,dynamo,kuberay,aim', 'provider-managers': 'separate' });
+const args = benchArgs({
+  providers: 'kaito,dynamo,kuberay,aim',
+  'provider-managers': 'separate',
+  'core-concurrency': String(CORE_CONCURRENCY),
+});
+const coreConcurrency = Number(args.extra['core-concurrency']);
+if (!Number.isInteger(coreConcurrency) || coreConcurrency < 1)
+  throw new Error(`--core-concurrency: expected a positive integer, got "${args.extra['core-concurrency']}"`);
 const sharedManager = args.extra['provider-managers'] === 'shared';
 if (!sharedManager && args.extra['provider-managers'] !== 'separate')
   throw new Error(`--provider-managers: expected separate or shared, got "${args.extra['provider-managers']}"`);
@@ -162,11 +169,11 @@ async function startOperators(server: BenchServer): Promise<Operators> {
     users.add(user);
     managers.push(await startOperator({ ...common, kubeconfig: await server.kubeconfigFor(user), name: user, sets }));
   };
+  const core = kubeairunwayCoreSet({ concurrency: coreConcurrency });
   const providerSets = (p: BuiltinProvider) => PROVIDER_SETS.filter((s) => s.name === providerControllerName(p));
-  if (sharedManager)
-    await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet(), ...providers.flatMap(providerSets)]);
+  if (sharedManager) await start(OPERATOR_USER, [aimControllerSet(), core, ...providers.flatMap(providerSets)]);
   else {
-    await start(OPERATOR_USER, [aimControllerSet(), kubeairunwayCoreSet()]);
+    await start(OPERATOR_USER, [aimControllerSet(), core]);
     for (const p of providers) await start(`modelplane-${p}`, providerSets(p));
   }
   const standIn = await Manager.create({
@@ -327,7 +334,7 @@ const scenario: Scenario<ModelDeployment> = {
   podLogs: (_ns, _pod, container) =>
     container === CHECK_SIZE_CONTAINER ? `${simSourceSize(`hf://${SPECS.aim.model?.id}`)}\n` : undefined,
   notResync: (e) => e.resource.startsWith('inferenceproviderconfigs'),
-  ...(sharedManager ? { variant: { 'provider-managers': 'shared' } } : {}),
+  variant: { 'core-concurrency': String(coreConcurrency), ...(sharedManager ? { 'provider-managers': 'shared' } : {}) },
 };
 
 runScenario(scenario, args).catch((err) => {

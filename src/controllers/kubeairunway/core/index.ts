@@ -6,7 +6,7 @@ import { GATEWAY_RULES, type GatewayControllerOptions, registerGatewayController
 import { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 import { registerHeartbeatStatusController } from './heartbeat-status.ts';
 
-export { type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
+export { CORE_CONCURRENCY, type CoreControllerOptions, registerKubeairunwayCoreController } from './controller.ts';
 export { type CoreDecision, type CoreInputs, type CoreStatus, planCoreStatus } from './plan.ts';
 
 export function kubeairunwayCoreSet(
