@@ -237,7 +237,11 @@ describe('ModelDeployment admission webhooks (webhooks set as a process)', { tim
     );
     // a different name, or both asking to share by weight: no warning
     const other = await apply(
-      md('other-name', { model: { id: 'Qwen/Qwen3-8B' }, engine: { type: 'vllm' }, gateway: { modelName: 'qwen-b' } }),
+      md('other-name', {
+        model: { id: 'Qwen/Qwen3-8B', servedName: 'qwen-b' },
+        engine: { type: 'vllm' },
+        gateway: { modelName: 'qwen-b' },
+      }),
     );
     assert.equal(other.code, 0, other.stderr);
     assert.doesNotMatch(other.stderr, /Warning/);

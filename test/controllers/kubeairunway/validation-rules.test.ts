@@ -407,6 +407,29 @@ describe('warnings (never block)', () => {
     it(name, () => assert.deepEqual(validate(spec), { errors: [], warnings: [warning] }));
   }
 
+  it('a Gateway model name the vLLM engine does not serve: its requests would be answered 404', () => {
+    assert.deepEqual(validate({ ...VALID_GPU, gateway: { modelName: 'shared-x' } }), {
+      errors: [],
+      warnings: [
+        'spec.gateway.modelName: requests for "shared-x" are routed to this deployment, but its engine serves "meta-llama/Llama-3.1-8B-Instruct" (spec.model.servedName, else spec.model.id) and answers any other model name 404 (model does not exist): set spec.model.servedName to "shared-x", or leave spec.gateway.modelName unset',
+      ],
+    });
+    // served under that name, routing off, or an engine that answers any name: nothing to say
+    const quiet: Spec[] = [
+      { ...VALID_GPU, model: { ...VALID_GPU.model, servedName: 'shared-x' }, gateway: { modelName: 'shared-x' } },
+      { ...VALID_GPU, gateway: { modelName: VALID_GPU.model.id } },
+      { ...VALID_GPU, gateway: { enabled: false, modelName: 'shared-x' } },
+      {
+        model: { id: 'g' },
+        engine: { type: 'llamacpp' },
+        image: 'runner',
+        resources: { cpu: '2' },
+        gateway: { modelName: 'x' },
+      },
+    ];
+    for (const spec of quiet) assert.deepEqual(validate(spec).warnings, [], JSON.stringify(spec));
+  });
+
   it('warns on an identity-field update (the resource is recreated) but not on a config-field update', () => {
     const old = defaultModelDeployment(md(VALID_GPU));
     const renamed = defaultModelDeployment(md({ ...VALID_GPU, model: { id: 'Qwen/Qwen2.5-7B' } }));

@@ -78,3 +78,7 @@ export const WARN_TRUST_REMOTE_CODE =
   'engine.trustRemoteCode is true: the model repository may run arbitrary code inside the serving pod';
 export const WARN_CONTEXT_LENGTH_TRTLLM =
   'engine.contextLength is ignored by the trtllm engine (it is fixed when the engine is built)';
+
+/** spec.gateway.modelName a vLLM, SGLang or TensorRT-LLM engine does not answer to (they refuse other names) */
+export const gatewayModelNameNotServed = (routed: string, served: string) =>
+  `spec.gateway.modelName: requests for "${routed}" are routed to this deployment, but its engine serves "${served}" (spec.model.servedName, else spec.model.id) and answers any other model name 404 (model does not exist): set spec.model.servedName to "${routed}", or leave spec.gateway.modelName unset`;

@@ -185,6 +185,20 @@ function validateEngineFields(
   }
   if (engine.trustRemoteCode === true) warnings.push(m.WARN_TRUST_REMOTE_CODE);
   if (engine.type === 'trtllm' && engine.contextLength !== undefined) warnings.push(m.WARN_CONTEXT_LENGTH_TRTLLM);
+  warnUnservedGatewayName(spec, warnings);
+}
+
+/**
+ * The Gateway routes by spec.gateway.modelName and forwards the body as it came; vLLM, SGLang and TensorRT-LLM
+ * answer only the name they serve (llama.cpp answers any), so a routed name they do not serve is answered 404
+ */
+function warnUnservedGatewayName(spec: ModelDeploymentSpec, warnings: string[]): void {
+  const routed = spec.gateway?.modelName;
+  const engine = spec.engine?.type;
+  if (!routed || spec.gateway?.enabled === false || modelSourceOf(spec) === 'custom') return;
+  if (engine !== 'vllm' && engine !== 'sglang' && engine !== 'trtllm') return;
+  const served = spec.model?.servedName || spec.model?.id;
+  if (served && served !== routed) warnings.push(m.gatewayModelNameNotServed(routed, served));
 }
 
 function validateLabels(
