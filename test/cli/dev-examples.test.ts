@@ -2,7 +2,7 @@
 // namespaced one starts; the namespaced ones concurrently, each after its gate (dev holds ModelDeployments until
 // the providers are Ready); the refs in file order; the first failure in file order is the one reported,
 // naming the object and its file. The client here only records calls: what is tested is the order and
-// overlap of the applies, not the API server (test/cli/dev-quickstart covers that).
+// overlap of the applies, not the API server (test/cli/dev-quickstart.integration.test.ts covers that).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
