@@ -10,9 +10,10 @@
 // and RELIABILITY_SEED=<seed> repeats the choices (the interleaving with the processes still varies).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
+import { InferenceProviderConfigs, ModelDeployments } from '../../src/apis/kubeairunway/index.ts';
 import { kubeairunwayCoreSet } from '../../src/controllers/kubeairunway/core/index.ts';
 import { PROVIDER_SETS } from '../../src/controllers/sets.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   answeredCodes,
   answeredEach,
@@ -109,6 +110,14 @@ describe('KubeAIRunway core and providers under faults: nothing lost, nothing du
     kaito = new OperatorSlot(cluster, providerSet('kaito'), { command: 'provider' });
     dynamo = new OperatorSlot(cluster, providerSet('dynamo'), { command: 'provider' });
     await Promise.all(slots().map((s) => s.start()));
+    // as a platform team does: the providers Ready before the first deployment, since selection is sticky
+    // (a deployment created while Dynamo was still checking its operator stayed on KAITO, which is right)
+    for (const name of ['kaito', 'dynamo'])
+      await waitFor(
+        `provider ${name} Ready`,
+        async () => (await cluster.admin.getOrUndefined(InferenceProviderConfigs, name))?.status?.ready === true,
+        { timeoutMs: 120_000 },
+      );
   });
 
   after(async () => {
