@@ -28,14 +28,19 @@ export interface VectorSample {
   value: [number, string];
 }
 
-/** runs one instant query; throws with Prometheus's own error text, naming the server and the query */
+/**
+ * runs one instant query, evaluated now or at `atSeconds` (Unix seconds); throws with Prometheus's own error
+ * text, naming the server and the query
+ */
 export async function queryPrometheus(
   opts: PrometheusClientOptions,
   promql: string,
   signal?: AbortSignal,
+  atSeconds?: number,
 ): Promise<VectorSample[]> {
   const where = `Prometheus at ${opts.baseUrl}`;
-  const url = `${opts.baseUrl.replace(/\/$/, '')}/api/v1/query?query=${encodeURIComponent(promql)}`;
+  const at = atSeconds !== undefined && Number.isFinite(atSeconds) ? `&time=${atSeconds}` : '';
+  const url = `${opts.baseUrl.replace(/\/$/, '')}/api/v1/query?query=${encodeURIComponent(promql)}${at}`;
   const timeout = AbortSignal.timeout(opts.timeoutMs ?? 5_000);
   const headers = {
     Accept: 'application/json',

@@ -29,6 +29,8 @@ export interface ScaleFromZeroOptions {
   onDecision?: (key: string) => void;
   controllerInstance?: string;
   intervalMs?: number;
+  /** the clock, in ms since the epoch (tests) */
+  now?: () => number;
 }
 
 /** the variant to wake: the cheapest (then the first by name) whose Deployment exists */
@@ -120,7 +122,15 @@ export class ScaleFromZero implements Runnable {
     );
     const name = variantToWake(variants);
     if (name === undefined) return;
-    const queued = await this.opts.source.queuedRequests?.(ns, modelID);
+    // the queue as KEDA's prometheus trigger sees it: KEDA evaluates its query at the current time cut to the
+    // whole second, so a sample newer than that is invisible to its next poll, which would find the woken model
+    // inactive, its cooldown long over, and take it straight back to 0 (docs/autoscaling.md, "Scale from zero")
+    const queued = await this.opts.source.queuedRequests?.(
+      ns,
+      modelID,
+      undefined,
+      Math.floor((this.opts.now ?? Date.now)() / 1000),
+    );
     if (!(queued !== undefined && queued > 0)) return;
     const { va } = variants.find((v) => v.name === name)!;
     const target = va.spec.scaleTargetRef.name;

@@ -29,9 +29,19 @@ export class SettableMetrics implements MetricsSource {
     return new Map(this.load);
   }
   queued: number | undefined = undefined;
-  async queuedRequests(): Promise<number | undefined> {
+  /** when the queue's sample was taken (Unix seconds): a query evaluated before it still sees 0 */
+  queuedAt: number | undefined = undefined;
+  /** the evaluation time of each queue query (undefined: now) */
+  queueAsked: Array<number | undefined> = [];
+  async queuedRequests(
+    _namespace?: string,
+    _modelID?: string,
+    _signal?: AbortSignal,
+    atSeconds?: number,
+  ): Promise<number | undefined> {
     if (this.failure) throw new Error(this.failure);
-    return this.queued;
+    this.queueAsked.push(atSeconds);
+    return atSeconds !== undefined && this.queuedAt !== undefined && atSeconds < this.queuedAt ? 0 : this.queued;
   }
   /** the peak of requests in flight in the window (undefined: unknown) */
   peakInFlight: number | undefined = 1;

@@ -51,6 +51,7 @@ describe('scale from zero (test cluster)', () => {
   const lines: Array<Record<string, unknown>> = [];
   const decisions = new DecisionStore();
   const told: string[] = [];
+  let clock: number | undefined;
   const replicas = async (ns: string, name: string) =>
     (await cluster.admin.get(AutoscaledDeployments, name, ns)).spec?.replicas;
 
@@ -71,6 +72,7 @@ describe('scale from zero (test cluster)', () => {
       } as never,
       decisions,
       onDecision: (key) => told.push(key),
+      now: () => clock ?? Date.now(),
     });
     await variantWorkload(cluster.admin, 'z', 'cheap', 0);
     await variantWorkload(cluster.admin, 'z', 'pricey', 0);
@@ -103,6 +105,26 @@ describe('scale from zero (test cluster)', () => {
     metrics.queued = undefined;
     assert.deepEqual(await fromZero.runOnce(), []);
     assert.equal(await replicas('z', 'cheap'), 0);
+  });
+
+  it('a queue sampled after the last whole second (not yet in KEDA’s view) wakes nothing', async () => {
+    // KEDA's prometheus trigger evaluates at the current time cut to the whole second: woken on a sample it
+    // cannot see yet, the model would be taken straight back to 0 by KEDA's next poll
+    metrics.queued = 2;
+    metrics.queuedAt = 1_700_000_000.4;
+    clock = 1_700_000_000_900;
+    try {
+      assert.deepEqual(await fromZero.runOnce(), []);
+      assert.equal(await replicas('z', 'cheap'), 0);
+      assert.equal(metrics.queueAsked.at(-1), 1_700_000_000, 'asked as of the last whole second');
+      assert.equal(lines.filter((l) => l.msg === 'scaling decision').length, 0);
+      clock = 1_700_000_001_050;
+      metrics.queuedAt = 1_700_000_001.1;
+      assert.deepEqual(await fromZero.runOnce(), [], 'still newer than the whole second');
+    } finally {
+      clock = undefined;
+      metrics.queuedAt = undefined;
+    }
   });
 
   it('requests waiting: the cheapest variant of the model at zero goes to 1, once, with an event and a logged decision', async () => {

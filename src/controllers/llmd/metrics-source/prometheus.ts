@@ -115,8 +115,13 @@ export class PrometheusMetricsSource implements MetricsSource {
     };
   }
 
-  async queuedRequests(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined> {
-    const r = await queryPrometheus(this.opts, queuedQuery(namespace, modelID), signal);
+  async queuedRequests(
+    namespace: string,
+    modelID: string,
+    signal?: AbortSignal,
+    atSeconds?: number,
+  ): Promise<number | undefined> {
+    const r = await queryPrometheus(this.opts, queuedQuery(namespace, modelID), signal, atSeconds);
     return r.length === 0 ? undefined : Number(r[0]!.value[1]);
   }
 }

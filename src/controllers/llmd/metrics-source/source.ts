@@ -39,8 +39,16 @@ export interface MetricsSource {
     windowSeconds: number,
     signal?: AbortSignal,
   ): Promise<WindowActivity>;
-  /** requests held at the gateway for the model (its flow-control queue; undefined: no data) */
-  queuedRequests?(namespace: string, modelID: string, signal?: AbortSignal): Promise<number | undefined>;
+  /**
+   * requests held at the gateway for the model (its flow-control queue; undefined: no data), now or as the
+   * source saw them at `atSeconds` (Unix seconds)
+   */
+  queuedRequests?(
+    namespace: string,
+    modelID: string,
+    signal?: AbortSignal,
+    atSeconds?: number,
+  ): Promise<number | undefined>;
 }
 
 /** what the autoscaler uses when no metrics backend is configured: every read fails with instructions */
