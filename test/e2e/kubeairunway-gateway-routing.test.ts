@@ -7,10 +7,9 @@
 // it back. Weighted sharers get the traffic their weights say (measured by the pod each answer names).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Logger } from '@modelplane/runtime/log';
-import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
-import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import type { DevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { startWebhooksDownCluster } from './helpers/webhooks-down-cluster.ts';
 
 const NS = 'routing';
 const QWEN = 'Qwen/Qwen2.5-0.5B-Instruct';
@@ -77,13 +76,7 @@ describe('KubeAIRunway routing on modelplane dev (webhook down)', { timeout: 240
     });
 
   before(async () => {
-    // no webhooks set: admission is down (failurePolicy Ignore), as in the probe of a rejected edit
-    cluster = await startDevTestCluster({
-      log: new Logger({ level: 'error' }),
-      controllers: true,
-      sets: [...CONTROLLER_SETS.filter((s) => s.name !== 'webhooks'), ...PROVIDER_SETS],
-      namespaces: [NS],
-    });
+    cluster = await startWebhooksDownCluster(NS);
   });
   after(async () => cluster?.stop());
 

@@ -10,10 +10,9 @@
 //   ready" beside a raw "no matches for kind" error, and builds it again once the CRD is back.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Logger } from '@modelplane/runtime/log';
-import { CONTROLLER_SETS, PROVIDER_SETS } from '../../src/controllers/sets.ts';
-import { type DevTestCluster, startDevTestCluster } from '../helpers/dev-cluster.ts';
+import type { DevTestCluster } from '../helpers/dev-cluster.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { startWebhooksDownCluster } from './helpers/webhooks-down-cluster.ts';
 
 const NS = 'edits';
 
@@ -69,13 +68,7 @@ describe('KubeAIRunway status on modelplane dev when core and provider disagree 
     });
 
   before(async () => {
-    // no webhooks set: admission is down (failurePolicy Ignore)
-    cluster = await startDevTestCluster({
-      log: new Logger({ level: 'error' }),
-      controllers: true,
-      sets: [...CONTROLLER_SETS.filter((s) => s.name !== 'webhooks'), ...PROVIDER_SETS],
-      namespaces: [NS],
-    });
+    cluster = await startWebhooksDownCluster(NS);
   });
   after(async () => cluster?.stop());
 
